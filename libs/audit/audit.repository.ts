@@ -1,0 +1,27 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { AuditEventEntity } from './audit-event.entity.js';
+
+@Injectable()
+export class AuditRepository {
+  constructor(@InjectRepository(AuditEventEntity) private readonly repo: Repository<AuditEventEntity>) {}
+
+  async insert(event: Partial<AuditEventEntity>, manager?: EntityManager): Promise<AuditEventEntity> {
+    const repo = manager ? manager.getRepository(AuditEventEntity) : this.repo;
+    return repo.save(repo.create(event));
+  }
+
+  async findByTarget(targetType: string, targetId: string, options: { skip: number; take: number }): Promise<[AuditEventEntity[], number]> {
+    return this.repo.findAndCount({ where: { targetType, targetId }, order: { createdAt: 'DESC', id: 'DESC' }, ...options });
+  }
+
+  async findByWorkspace(workspaceId: string, options: { skip: number; take: number; action?: string }): Promise<[AuditEventEntity[], number]> {
+    return this.repo.findAndCount({
+      where: { workspaceId, ...(options.action ? { action: options.action } : {}) },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      skip: options.skip,
+      take: options.take,
+    });
+  }
+}

@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Principal } from '../auth/roles.js';
+import { currentRequestId } from '../common/request-context.js';
+import { AuditEventEntity } from './audit-event.entity.js';
+import { AuditRepository } from './audit.repository.js';
+
+export interface AuditRecord {
+  /** The caller; undefined for the system itself (boot, workers). */
+  actor?: Pick<Principal, 'userId' | 'email'>;
+  workspaceId?: string | null;
+  /** dotted verb, e.g. `secret.revealed`, `member.role_changed`, `auth.login` */
+  action: string;
+  targetType: string;
+  targetId?: string | null;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * The shared audit trail: who did what to which record, when. Pass the transaction's
+ * manager so the entry commits (or rolls back) with the change it describes.
+ */
+@Injectable()
+export class AuditService {
+  constructor(private readonly repo: AuditRepository) {}
+
+  record(entry: AuditRecord, manager?: EntityManager): Promise<AuditEventEntity> {
+    return this.repo.insert(
+      {
+        workspaceId: entry.workspaceId ?? null,
+        actorId: entry.actor?.userId ?? null,
+        actorEmail: entry.actor?.email ?? null,
+        action: entry.action,
+        targetType: entry.targetType,
+        targetId: entry.targetId ?? null,
+        details: entry.details ?? {},
+        requestId: currentRequestId() ?? null,
+      },
+      manager,
+    );
+  }
+
+  forTarget(targetType: string, targetId: string, window: { skip: number; take: number }) {
+    return this.repo.findByTarget(targetType, targetId, window);
+  }
+
+  forWorkspace(workspaceId: string, window: { skip: number; take: number; action?: string }) {
+    return this.repo.findByWorkspace(workspaceId, window);
+  }
+}

@@ -1,0 +1,69 @@
+import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { ApiBearerAuth, ApiExtension, ApiForbiddenResponse, ApiNotFoundResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ProblemResponse } from '../common/problem.dto.js';
+import type { Principal, WorkspaceAccess, WorkspaceRole } from './roles.js';
+
+export const ACCESS_RULE = 'ews:access-rule';
+
+/**
+ * Where a route finds the workspace it acts on:
+ * - `{ param }`, `{ body }`, `{ query }`: a workspace id in that request part;
+ * - `{ resource, param }`: the workspace of the record whose id is in that path parameter,
+ *   looked up through the resolver the owning family registered (WorkspaceResourceRegistry).
+ */
+export type WorkspaceSource =
+  | { param: string }
+  | { body: string }
+  | { query: string; optional?: boolean }
+  | { resource: string; param: string };
+
+export type AccessRule =
+  | { kind: 'public' }
+  | { kind: 'authenticated' }
+  | { kind: 'system-admin'; orSelf?: string }
+  | { kind: 'workspace'; role: WorkspaceRole; from: WorkspaceSource };
+
+function describe(rule: AccessRule): string {
+  switch (rule.kind) {
+    case 'public':
+      return 'public';
+    case 'authenticated':
+      return 'any authenticated user';
+    case 'system-admin':
+      return rule.orSelf ? `system admin, or the user named by {${rule.orSelf}}` : 'system admin';
+    case 'workspace': {
+      const f = rule.from;
+      const where = 'resource' in f ? `the workspace of the ${f.resource} {${f.param}}` : 'param' in f ? `workspace {${f.param}}` : 'body' in f ? `workspace_id in the body (${f.body})` : `workspace in query ${f.query}`;
+      return `${rule.role} or above in ${where}`;
+    }
+  }
+}
+
+function rule(value: AccessRule) {
+  const decorators = [SetMetadata(ACCESS_RULE, value), ApiExtension('x-access', { rule: value.kind, ...value, summary: describe(value) })];
+  if (value.kind !== 'public') {
+    decorators.push(
+      ApiBearerAuth(),
+      ApiUnauthorizedResponse({ type: ProblemResponse, description: 'Missing, invalid, expired or revoked token' }),
+    );
+  }
+  if (value.kind === 'system-admin' || value.kind === 'workspace') {
+    decorators.push(ApiForbiddenResponse({ type: ProblemResponse, description: `Allowed: ${describe(value)}` }));
+  }
+  if (value.kind === 'workspace') {
+    decorators.push(ApiNotFoundResponse({ type: ProblemResponse, description: 'The workspace or record does not exist' }));
+  }
+  return applyDecorators(...decorators);
+}
+
+/** Anyone, without a token. */
+export const Public = () => rule({ kind: 'public' });
+/** Any authenticated user; the service decides what they see. */
+export const Authenticated = () => rule({ kind: 'authenticated' });
+/** System admins; with `orSelf`, also the user whose id is in that path parameter. */
+export const SystemAdmin = (options: { orSelf?: string } = {}) => rule({ kind: 'system-admin', ...options });
+/** A workspace role (or above) in the workspace named by `from`. System admins pass as owners. */
+export const WorkspaceRoleRequired = (role: WorkspaceRole, from: WorkspaceSource) => rule({ kind: 'workspace', role, from });
+
+export const CurrentUser = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => ctx.switchToHttp().getRequest().principal);
+export const CurrentWorkspace = createParamDecorator((_: unknown, ctx: ExecutionContext): WorkspaceAccess => ctx.switchToHttp().getRequest().workspaceAccess);

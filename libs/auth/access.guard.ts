@@ -1,0 +1,106 @@
+import { ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AuthGuard } from '@nestjs/passport';
+import type { Request } from 'express';
+import { DomainError, ForbiddenError, NotFoundError, UnauthenticatedError, ValidationFailedError } from '../common/domain-error.js';
+import { CommonErrors } from '../common/error-codes.js';
+import { requestContext } from '../common/request-context.js';
+import { isUuid } from '../common/uuid.js';
+import { AccessRepository } from './access.repository.js';
+import { ACCESS_RULE, AccessRule, WorkspaceSource } from './access.decorators.js';
+import { roleAtLeast, type Principal, type WorkspaceAccess, type WorkspaceRole } from './roles.js';
+import { WorkspaceResourceRegistry } from './workspace-resource.registry.js';
+
+type AuthedRequest = Request & { principal?: Principal; user?: Principal; workspaceAccess?: WorkspaceAccess };
+
+/**
+ * The one guard. Every route states its rule with a decorator from access.decorators.ts;
+ * a route without one requires authentication (secure by default). Order of answers:
+ * 401 (no valid token), 400 (malformed workspace or record id), 404 (no such workspace or
+ * record), 403 (not a member, or role too low).
+ */
+@Injectable()
+export class AccessGuard extends AuthGuard('jwt') {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly access: AccessRepository,
+    private readonly resources: WorkspaceResourceRegistry,
+  ) {
+    super();
+  }
+
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [context.getHandler(), context.getClass()]) ?? { kind: 'authenticated' };
+    if (rule.kind === 'public') return true;
+
+    await super.canActivate(context);
+    const req = context.switchToHttp().getRequest<AuthedRequest>();
+    const principal = req.user as Principal;
+    req.principal = principal;
+    const ctx = requestContext.getStore();
+    if (ctx) ctx.userId = principal.userId;
+
+    if (rule.kind === 'system-admin') {
+      if (principal.systemRole === 'admin') return true;
+      if (rule.orSelf && req.params[rule.orSelf] === principal.userId) return true;
+      throw new ForbiddenError('Only system admins may call this operation');
+    }
+    if (rule.kind === 'workspace') {
+      const workspaceId = await this.workspaceOf(rule.from, req);
+      if (workspaceId === undefined) return true;
+      req.workspaceAccess = await this.roleIn(workspaceId, principal, rule.role);
+    }
+    return true;
+  }
+
+  override handleRequest<T>(err: unknown, user: T, info: unknown): T {
+    if (err instanceof DomainError) throw err;
+    if (err || !user) {
+      const message = info instanceof Error ? info.message : undefined;
+      const detail =
+        message === 'No auth token' ? 'A bearer token is required (Authorization: Bearer <token>)'
+        : message === 'jwt expired' ? 'The token has expired; request a new one at POST /auth/token'
+        : 'The bearer token is invalid';
+      throw new UnauthenticatedError(detail);
+    }
+    return user;
+  }
+
+  private async workspaceOf(from: WorkspaceSource, req: AuthedRequest): Promise<string | undefined> {
+    if ('resource' in from) {
+      const id = req.params[from.param];
+      if (!isUuid(id)) throw new DomainError(CommonErrors.invalid_identifier, `${from.param} must be a UUID`);
+      const workspaceId = await this.resources.resolve(from.resource, id);
+      if (!workspaceId) throw new NotFoundError(from.resource, id);
+      return workspaceId;
+    }
+    const [part, name, value] =
+      'param' in from ? ['path', from.param, req.params[from.param]]
+      : 'body' in from ? ['body', from.body, (req.body as Record<string, unknown> | undefined)?.[from.body]]
+      : ['query', from.query, req.query[from.query]];
+    if (value === undefined || value === '') {
+      if ('query' in from && from.optional) return undefined;
+      throw new ValidationFailedError(`${name} is required`, [{ field: name, message: `${name} is required in the ${part}` }]);
+    }
+    if (!isUuid(value)) {
+      if (part === 'path') throw new DomainError(CommonErrors.invalid_identifier, `${name} must be a UUID`);
+      throw new ValidationFailedError(`${name} must be a UUID`, [{ field: name, message: `${name} must be a UUID` }]);
+    }
+    return value;
+  }
+
+  private async roleIn(workspaceId: string, principal: Principal, required: WorkspaceRole): Promise<WorkspaceAccess> {
+    const { exists, role } = await this.access.membership(workspaceId, principal.userId);
+    if (!exists) throw new NotFoundError('workspace', workspaceId);
+    if (principal.systemRole === 'admin') {
+      return { workspaceId, role: 'owner', viaSystemAdmin: role !== 'owner' };
+    }
+    if (!role) throw new ForbiddenError(`You are not a member of workspace ${workspaceId}`);
+    if (!roleAtLeast(role, required)) {
+      throw new ForbiddenError(`This operation needs the ${required} role or above in the workspace; yours is ${role}`);
+    }
+    return { workspaceId, role, viaSystemAdmin: false };
+  }
+}
+

@@ -1,0 +1,20 @@
+import { Global, Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { JwtModule } from '@nestjs/jwt';
+import { PassportModule } from '@nestjs/passport';
+import { AccessGuard } from './access.guard.js';
+import { AccessRepository } from './access.repository.js';
+import { JwtStrategy } from './jwt.strategy.js';
+import { PasswordHasher } from './password-hasher.js';
+import { SessionRepository } from './session.repository.js';
+import { TokenSigner } from './token-signer.js';
+import { WorkspaceResourceRegistry } from './workspace-resource.registry.js';
+
+/** Authentication and authorization shared by every family; the guard is global. */
+@Global()
+@Module({
+  imports: [PassportModule, JwtModule.register({})],
+  providers: [AccessRepository, WorkspaceResourceRegistry, JwtStrategy, TokenSigner, PasswordHasher, SessionRepository, { provide: APP_GUARD, useClass: AccessGuard }],
+  exports: [AccessRepository, WorkspaceResourceRegistry, TokenSigner, PasswordHasher, SessionRepository],
+})
+export class AuthLibModule {}

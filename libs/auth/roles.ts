@@ -1,0 +1,30 @@
+export const WORKSPACE_ROLES = ['viewer', 'member', 'admin', 'owner'] as const;
+export type WorkspaceRole = (typeof WORKSPACE_ROLES)[number];
+
+export const SYSTEM_ROLES = ['admin', 'user'] as const;
+export type SystemRole = (typeof SYSTEM_ROLES)[number];
+
+const RANK: Record<WorkspaceRole, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
+
+/** viewer < member < admin < owner */
+export function roleAtLeast(role: WorkspaceRole, required: WorkspaceRole): boolean {
+  return RANK[role] >= RANK[required];
+}
+
+/** The authenticated caller, as the guard puts it on the request. */
+export interface Principal {
+  userId: string;
+  email: string;
+  displayName: string;
+  systemRole: SystemRole;
+  tokenId: string;
+  tokenExpiresAt: Date;
+}
+
+/** The workspace a route acts on and the caller's effective role there. */
+export interface WorkspaceAccess {
+  workspaceId: string;
+  /** `owner` for system admins who are not members. */
+  role: WorkspaceRole;
+  viaSystemAdmin: boolean;
+}

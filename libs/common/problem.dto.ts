@@ -1,0 +1,26 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+export class ProblemFieldError {
+  @ApiProperty({ example: 'email' })
+  field: string;
+  @ApiProperty({ example: 'email must be an email' })
+  message: string;
+}
+
+/** RFC 9457 problem details; every error the service returns has this shape. */
+export class ProblemResponse {
+  @ApiProperty({ example: '/problems/validation-failed' })
+  type: string;
+  @ApiProperty({ example: 'Validation failed' })
+  title: string;
+  @ApiProperty({ example: 400 })
+  status: number;
+  @ApiProperty({ example: 'email must be an email' })
+  detail: string;
+  @ApiProperty({ example: 'validation_failed', description: 'Stable machine-readable code; see docs/errors.md' })
+  error_code: string;
+  @ApiPropertyOptional({ description: 'Correlates with the X-Request-Id header and the server logs' })
+  request_id?: string;
+  @ApiPropertyOptional({ type: [ProblemFieldError], description: 'Present on validation_failed' })
+  errors?: ProblemFieldError[];
+}

@@ -1,0 +1,101 @@
+import { PGlite } from '@electric-sql/pglite';
+import { createPgConfig } from '@electric-sql/pglite/node-postgres';
+import { pgcrypto } from '@electric-sql/pglite/contrib/pgcrypto';
+import { join } from 'node:path';
+import { DataSource, type DataSourceOptions, type MixedList } from 'typeorm';
+import { lockDataDirectory } from './embedded-lock.js';
+
+export interface DatabaseTarget {
+  /** PostgreSQL URL; when absent the embedded database under `dataDir` is used. */
+  url?: string;
+  dataDir: string;
+  poolSize: number;
+  entities: MixedList<Function | string>;
+  migrations: MixedList<Function | string>;
+  logging?: boolean;
+}
+
+export interface OpenedDatabase {
+  dataSource: DataSource;
+  kind: 'postgres' | 'embedded';
+  close(): Promise<void>;
+}
+
+function baseOptions(target: DatabaseTarget) {
+  return {
+    type: 'postgres' as const,
+    uuidExtension: 'pgcrypto' as const,
+    entities: target.entities,
+    migrations: target.migrations,
+    migrationsTableName: 'schema_migrations',
+    migrationsTransactionMode: 'each' as const,
+    synchronize: false,
+    logging: (target.logging ? ['error', 'warn', 'migration'] : ['error']) as Array<'error' | 'warn' | 'migration'>,
+    logger: 'simple-console' as const,
+  };
+}
+
+/**
+ * Opens PostgreSQL (DATABASE_URL) or the embedded PGlite database under DATA_DIR. PGlite is
+ * reached through its own node-postgres adapter with a pool of one connection, the only
+ * arrangement that keeps transactions apart; the data directory is locked first.
+ */
+export async function openDatabase(target: DatabaseTarget): Promise<OpenedDatabase> {
+  if (target.url) {
+    const options: DataSourceOptions = {
+      ...baseOptions(target),
+      url: target.url,
+      // migrate() holds an advisory lock on one connection while migrating on another.
+      poolSize: Math.max(2, target.poolSize),
+      connectTimeoutMS: 5_000,
+      extra: { idleTimeoutMillis: 30_000, query_timeout: 60_000 },
+      poolErrorHandler: () => undefined,
+    } as DataSourceOptions;
+    const dataSource = await new DataSource(options).initialize();
+    return { dataSource, kind: 'postgres', close: () => dataSource.destroy() };
+  }
+
+  const pgDir = join(target.dataDir, 'pgdata');
+  const release = await lockDataDirectory(target.dataDir);
+  let pglite: PGlite | undefined;
+  try {
+    pglite = await PGlite.create(pgDir, { extensions: { pgcrypto } });
+    const dataSource = await new DataSource({ ...baseOptions(target), poolSize: 1, extra: { ...createPgConfig(pglite) } } as DataSourceOptions).initialize();
+    const db = pglite;
+    return {
+      dataSource,
+      kind: 'embedded',
+      close: async () => {
+        await dataSource.destroy().catch(() => undefined);
+        await db.close().catch(() => undefined);
+        await release();
+      },
+    };
+  } catch (err) {
+    await pglite?.close().catch(() => undefined);
+    await release();
+    throw err;
+  }
+}
+
+/**
+ * Runs pending migrations. On PostgreSQL an advisory lock keeps two processes starting at
+ * once (API and workers) from migrating concurrently.
+ */
+export async function migrate(db: OpenedDatabase): Promise<string[]> {
+  const lockKey = 7_310_402_315;
+  if (db.kind === 'postgres') {
+    const runner = db.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.query('SELECT pg_advisory_lock($1)', [lockKey]);
+      const ran = await db.dataSource.runMigrations({ transaction: 'each' });
+      return ran.map((m) => m.name);
+    } finally {
+      await runner.query('SELECT pg_advisory_unlock($1)', [lockKey]).catch(() => undefined);
+      await runner.release();
+    }
+  }
+  const ran = await db.dataSource.runMigrations({ transaction: 'each' });
+  return ran.map((m) => m.name);
+}

@@ -1,0 +1,62 @@
+import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { DataSourceOptions } from 'typeorm';
+import { AppConfig } from '../../src/config/app-config.js';
+import { migrations } from '../../src/database/migrations/index.js';
+import { migrate, openDatabase, type OpenedDatabase } from './data-source.factory.js';
+
+export const OPENED_DATABASE = Symbol('OPENED_DATABASE');
+
+class DatabaseHandle {
+  db?: OpenedDatabase;
+}
+
+@Injectable()
+class DatabaseLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(OPENED_DATABASE) private readonly handle: DatabaseHandle) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.handle.db?.close();
+    this.handle.db = undefined;
+  }
+}
+
+/**
+ * One data source for the process: PostgreSQL when DATABASE_URL is set, else the embedded
+ * PGlite database under DATA_DIR. Pending migrations run before the first request.
+ */
+@Global()
+@Module({})
+export class DatabaseModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    const handle = new DatabaseHandle();
+    return {
+      module: DatabaseModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: () => ({
+            type: 'postgres',
+            autoLoadEntities: true,
+            synchronize: false,
+            retryAttempts: config.embedded ? 0 : 5,
+            retryDelay: 2000,
+          }),
+          dataSourceFactory: async (options?: DataSourceOptions) => {
+            const db = await openDatabase({
+              url: config.env.DATABASE_URL,
+              dataDir: config.dataDir,
+              poolSize: config.env.DATABASE_POOL_SIZE,
+              entities: (options?.entities ?? []) as Function[],
+              migrations,
+            });
+            handle.db = db;
+            await migrate(db);
+            return db.dataSource;
+          },
+        }),
+      ],
+      providers: [{ provide: OPENED_DATABASE, useValue: handle }, DatabaseLifecycle],
+      exports: [OPENED_DATABASE],
+    };
+  }
+}

@@ -1,0 +1,4 @@
+export * from './data-source.factory.js';
+export * from './database.module.js';
+export * from './embedded-lock.js';
+export * from './entity-columns.js';

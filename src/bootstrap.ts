@@ -1,0 +1,36 @@
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { Logger } from 'pino';
+import { bodyParsers, requestIdMiddleware } from '../libs/common/http-pipeline.js';
+import { createRootLogger, JsonLogger } from '../libs/common/logger.js';
+import { ProblemFilter } from '../libs/common/problem.filter.js';
+import { RouteTable } from '../libs/common/route-table.js';
+import { createValidationPipe } from '../libs/common/validation.js';
+import { AppModule } from './app.module.js';
+import type { AppConfig } from './config/app-config.js';
+import { buildOpenApiDocument, serveOpenApi } from './openapi.js';
+
+export interface CreatedApp {
+  app: NestExpressApplication;
+  logger: Logger;
+}
+
+/** Builds the HTTP application exactly as production runs it; tests call this too. */
+export async function createApp(config: AppConfig, logger: Logger = createRootLogger(config.env.LOG_LEVEL)): Promise<CreatedApp> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+    bodyParser: false,
+    logger: new JsonLogger(logger),
+    abortOnError: false,
+  });
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  app.use(requestIdMiddleware(logger));
+  for (const parser of bodyParsers(config.env.BODY_LIMIT)) app.use(parser);
+  app.useGlobalPipes(createValidationPipe());
+  const document = buildOpenApiDocument(app);
+  app.useGlobalFilters(new ProblemFilter(logger, RouteTable.fromOpenApi(document)));
+  serveOpenApi(app, document);
+  app.enableShutdownHooks();
+  await app.init();
+  return { app, logger };
+}

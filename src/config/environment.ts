@@ -1,0 +1,116 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  validateSync,
+} from 'class-validator';
+
+const toInt = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+const toBool = ({ value }: { value: unknown }) => {
+  if (typeof value !== 'string') return value;
+  const v = value.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  return value;
+};
+
+/**
+ * Every environment variable the service reads. Validated at boot: a bad value stops the
+ * process with a message naming each offending variable. docs/configuration.md is the reference.
+ */
+export class Environment {
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  PORT: number = 3000;
+
+  @IsOptional() @IsString()
+  HOST: string = '0.0.0.0';
+
+  @IsOptional() @IsString() @MinLength(1)
+  DATA_DIR: string = './data';
+
+  @IsOptional() @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
+  DATABASE_URL?: string;
+
+  @IsOptional() @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100)
+  DATABASE_POOL_SIZE: number = 10;
+
+  @IsOptional() @IsEmail()
+  ADMIN_EMAIL: string = 'admin@example.com';
+
+  @IsOptional() @IsString() @MinLength(8, { message: 'ADMIN_PASSWORD must be at least 8 characters' })
+  ADMIN_PASSWORD?: string;
+
+  @IsOptional() @IsString() @MinLength(32, { message: 'JWT_SECRET must be at least 32 characters' })
+  JWT_SECRET?: string;
+
+  @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'ENCRYPTION_KEY must be 32 bytes, base64 encoded (44 characters)' })
+  ENCRYPTION_KEY?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(60) @Max(7 * 24 * 3600)
+  TOKEN_TTL_SECONDS: number = 3600;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  LOGIN_MAX_FAILURES: number = 5;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(24 * 3600)
+  LOGIN_LOCKOUT_SECONDS: number = 900;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(24 * 90)
+  INVITATION_TTL_HOURS: number = 168;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(24 * 60)
+  RESET_TOKEN_TTL_MINUTES: number = 60;
+
+  @IsOptional() @IsString() @Matches(/^\d+(b|kb|mb)$/i, { message: 'BODY_LIMIT must look like 1mb, 512kb or 1048576b' })
+  BODY_LIMIT: string = '1mb';
+
+  @IsOptional() @Transform(toBool) @IsBoolean()
+  RUN_WORKERS: boolean = true;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(64)
+  QUEUE_CONCURRENCY: number = 2;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(5) @Max(3600)
+  JOB_LEASE_SECONDS: number = 30;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100)
+  JOB_MAX_ATTEMPTS: number = 3;
+
+  @IsOptional() @IsIn(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
+  LOG_LEVEL: string = 'info';
+
+  @IsOptional() @IsUrl({ require_tld: false, require_protocol: true })
+  PUBLIC_BASE_URL?: string;
+}
+
+export class ConfigurationError extends Error {}
+
+/** Parses and validates the environment; throws one error naming every bad variable. */
+export function loadEnvironment(source: NodeJS.ProcessEnv = process.env): Environment {
+  const known = Object.keys(new Environment());
+  const raw: Record<string, string> = {};
+  for (const key of [...known, 'DATABASE_URL', 'REDIS_URL', 'ADMIN_PASSWORD', 'JWT_SECRET', 'ENCRYPTION_KEY', 'PUBLIC_BASE_URL']) {
+    const value = source[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const env = plainToInstance(Environment, raw, { exposeDefaultValues: true });
+  const errors = validateSync(env, { forbidUnknownValues: false });
+  if (errors.length > 0) {
+    const lines = errors.map((e) => `  ${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+    throw new ConfigurationError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return env;
+}

@@ -1,0 +1,141 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AuditService } from '../../../libs/audit/audit.service.js';
+import { AccessRepository } from '../../../libs/auth/access.repository.js';
+import { PasswordHasher } from '../../../libs/auth/password-hasher.js';
+import type { Principal } from '../../../libs/auth/roles.js';
+import { SessionRepository } from '../../../libs/auth/session.repository.js';
+import { TokenSigner } from '../../../libs/auth/token-signer.js';
+import { CommonErrors, DomainError, ValidationFailedError } from '../../../libs/common/index.js';
+import { hashSecretToken } from '../../../libs/common/secret-token.js';
+import { AppConfig } from '../../config/app-config.js';
+import type { UserEntity } from '../users/entities/user.entity.js';
+import { UsersRepository } from '../users/users.repository.js';
+import { AuthErrors } from './auth.errors.js';
+import { LoginThrottleRepository } from './auth.repository.js';
+import type { MembershipSummary, MeResponse, TokenRequest, TokenResponse, VerifyResponse } from './dto/auth.dto.js';
+
+export interface ClientInfo {
+  ip?: string;
+  userAgent?: string;
+}
+
+@Injectable()
+export class AuthService {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly dataSource: DataSource,
+    private readonly users: UsersRepository,
+    private readonly hasher: PasswordHasher,
+    private readonly signer: TokenSigner,
+    private readonly sessions: SessionRepository,
+    private readonly access: AccessRepository,
+    private readonly throttle: LoginThrottleRepository,
+    private readonly audit: AuditService,
+  ) {}
+
+  async token(request: TokenRequest, client: ClientInfo): Promise<TokenResponse> {
+    const grant = request.grant_type ?? 'password';
+    if (grant === 'reset_token') return this.resetWithToken(request, client);
+    const email = (request.email ?? request.username ?? '').trim();
+    const missing = [!email && 'email', !request.password && 'password'].filter(Boolean) as string[];
+    if (missing.length) {
+      throw new ValidationFailedError(`${missing.join(' and ')} required`, missing.map((field) => ({ field, message: `${field} is required` })));
+    }
+    return this.login(email, request.password!, client);
+  }
+
+  /** Password login, throttled per email and client address: LOGIN_MAX_FAILURES, then 429. */
+  private async login(email: string, password: string, client: ClientInfo): Promise<TokenResponse> {
+    const key = `${email.toLowerCase()}|${client.ip ?? 'unknown'}`;
+    const locked = await this.throttle.lockedFor(key);
+    if (locked > 0) throw this.throttled(locked);
+    const user = await this.users.findByEmailWithPassword(email);
+    const valid = await this.hasher.verify(user?.passwordHash, password);
+    if (!user || !valid) {
+      const lockedNow = await this.throttle.recordFailure(key, this.config.env.LOGIN_MAX_FAILURES, this.config.env.LOGIN_LOCKOUT_SECONDS);
+      await this.audit.record({ action: 'auth.login_failed', targetType: 'user', targetId: user?.id ?? null, details: { email: email.toLowerCase(), ip: client.ip } });
+      if (lockedNow > 0) throw this.throttled(lockedNow);
+      throw new DomainError(AuthErrors.invalid_credentials, 'The email or password is wrong');
+    }
+    if (user.status !== 'active') throw new DomainError(AuthErrors.account_deactivated, 'This account is deactivated; ask a system admin to reactivate it');
+    await this.throttle.clear(key);
+    return this.issue(user, client, 'auth.login');
+  }
+
+  private throttled(seconds: number): DomainError {
+    return new DomainError(CommonErrors.rate_limited, `Too many failed logins; try again in ${seconds} seconds`, { retry_after_seconds: seconds }, { 'Retry-After': String(seconds) });
+  }
+
+  /** Sets a new password with a one-time reset token; every earlier token of the user is revoked. */
+  private async resetWithToken(request: TokenRequest, client: ClientInfo): Promise<TokenResponse> {
+    const missing = [!request.reset_token && 'reset_token', !request.new_password && 'new_password'].filter(Boolean) as string[];
+    if (missing.length) {
+      throw new ValidationFailedError(`${missing.join(' and ')} required`, missing.map((field) => ({ field, message: `${field} is required for grant_type reset_token` })));
+    }
+    const hash = await this.hasher.hash(request.new_password!);
+    const user = await this.dataSource.transaction(async (manager) => {
+      const userId = await this.users.consumeResetToken(hashSecretToken(request.reset_token!), manager);
+      if (!userId) throw new DomainError(AuthErrors.invalid_reset_token, 'The reset token is unknown, already used or expired');
+      const found = await this.users.findById(userId);
+      if (!found || found.status !== 'active') throw new DomainError(AuthErrors.account_deactivated, 'This account is deactivated');
+      await this.users.setPassword(userId, hash, manager);
+      await this.sessions.revokeAllOf(userId, 'password_reset', manager);
+      await this.audit.record({ actor: { userId, email: found.email }, action: 'user.password_reset_with_token', targetType: 'user', targetId: userId }, manager);
+      return found;
+    });
+    return this.issue(user, client, 'auth.login');
+  }
+
+  private async issue(user: UserEntity, client: ClientInfo, action: string): Promise<TokenResponse> {
+    const signed = this.signer.sign(user.id);
+    await this.sessions.create({ id: signed.tokenId, userId: user.id, expiresAt: signed.expiresAt, ip: client.ip, userAgent: client.userAgent });
+    await this.users.markLogin(user.id);
+    await this.audit.record({ actor: { userId: user.id, email: user.email }, action, targetType: 'user', targetId: user.id, details: { token_id: signed.tokenId, ip: client.ip } });
+    return { access_token: signed.token, token_type: 'bearer', expires_in: signed.ttlSeconds, expires_at: signed.expiresAt, user_id: user.id };
+  }
+
+  async logout(principal: Principal): Promise<void> {
+    await this.sessions.revoke(principal.tokenId, 'logout');
+    await this.audit.record({ actor: principal, action: 'auth.logout', targetType: 'user', targetId: principal.userId, details: { token_id: principal.tokenId } });
+  }
+
+  async me(userId: string, tokenExpiresAt?: Date): Promise<MeResponse> {
+    const user = await this.users.findById(userId);
+    if (!user) throw new DomainError(CommonErrors.unauthenticated, 'The user of this token no longer exists');
+    return {
+      id: user.id,
+      email: user.email,
+      display_name: user.displayName,
+      system_role: user.systemRole,
+      status: user.status,
+      last_login_at: user.lastLoginAt,
+      created_at: user.createdAt,
+      memberships: await this.memberships(user.id),
+      ...(tokenExpiresAt ? { token_expires_at: tokenExpiresAt } : {}),
+    };
+  }
+
+  /** Token introspection for other internal services (a gateway): 401 unless the token is live. */
+  async verify(token: string): Promise<VerifyResponse> {
+    const claims = this.signer.verify(token);
+    const session = claims?.jti ? await this.access.findActiveSession(claims.jti) : undefined;
+    if (!claims || !session || session.userId !== claims.sub) {
+      throw new DomainError(AuthErrors.invalid_token, 'The token is not valid: malformed, expired, revoked, or its user is deactivated');
+    }
+    return {
+      active: true,
+      user_id: session.userId,
+      email: session.email,
+      display_name: session.displayName,
+      system_role: session.systemRole,
+      token_id: claims.jti,
+      expires_at: session.expiresAt,
+      memberships: await this.memberships(session.userId),
+    };
+  }
+
+  private async memberships(userId: string): Promise<MembershipSummary[]> {
+    return (await this.access.membershipsOf(userId)).map((m) => ({ workspace_id: m.workspaceId, workspace_name: m.workspaceName, role: m.role, joined_at: m.joinedAt }));
+  }
+}

@@ -1,0 +1,99 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { SYSTEM_ROLES, WORKSPACE_ROLES, type SystemRole, type WorkspaceRole } from '../../../../libs/auth/roles.js';
+
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 256;
+
+/**
+ * Credentials for a token. JSON `{email, password}`, or the OAuth2 password form
+ * (`grant_type=password&username=…&password=…`, what Swagger UI's Authorize sends), or a
+ * one-time reset token: `{grant_type: "reset_token", reset_token, new_password}`.
+ */
+export class TokenRequest {
+  /** `password` (default) or `reset_token` */
+  @IsOptional() @IsIn(['password', 'reset_token'])
+  grant_type?: 'password' | 'reset_token';
+
+  @IsOptional() @IsEmail() @MaxLength(320)
+  email?: string;
+
+  /** OAuth2 form name for the email */
+  @IsOptional() @IsString() @MaxLength(320)
+  username?: string;
+
+  @IsOptional() @IsString() @MaxLength(PASSWORD_MAX)
+  password?: string;
+
+  /** From POST /users/{user_id}/reset-token */
+  @IsOptional() @IsString() @MaxLength(200)
+  reset_token?: string;
+
+  @IsOptional() @IsString() @MinLength(PASSWORD_MIN) @MaxLength(PASSWORD_MAX)
+  new_password?: string;
+
+  /** Ignored; accepted because OAuth2 clients send it. */
+  @IsOptional() @IsString() @MaxLength(1000)
+  scope?: string;
+
+  /** Ignored; accepted because OAuth2 clients send it. */
+  @IsOptional() @IsString() @MaxLength(200)
+  client_id?: string;
+
+  /** Ignored; accepted because OAuth2 clients send it. */
+  @IsOptional() @IsString() @MaxLength(200)
+  client_secret?: string;
+}
+
+export class TokenResponse {
+  /** Send as `Authorization: Bearer <access_token>` */
+  access_token: string;
+  @ApiProperty({ enum: ['bearer'] })
+  token_type: 'bearer';
+  /** Seconds until the token expires */
+  expires_in: number;
+  expires_at: Date;
+  user_id: string;
+}
+
+export class MembershipSummary {
+  workspace_id: string;
+  workspace_name: string;
+  @ApiProperty({ enum: WORKSPACE_ROLES })
+  role: WorkspaceRole;
+  joined_at: Date;
+}
+
+export class MeResponse {
+  id: string;
+  email: string;
+  display_name: string;
+  @ApiProperty({ enum: SYSTEM_ROLES })
+  system_role: SystemRole;
+  @ApiProperty({ enum: ['active', 'deactivated'] })
+  status: 'active' | 'deactivated';
+  last_login_at: Date | null;
+  created_at: Date;
+  memberships: MembershipSummary[];
+  /** When the token used for this call expires (absent when answering accept-invitation without a token). */
+  token_expires_at?: Date;
+}
+
+export class VerifyRequest {
+  /** The bearer token to check */
+  @IsString() @MinLength(1) @MaxLength(4096)
+  token: string;
+}
+
+export class VerifyResponse {
+  /** Always true: an invalid token is a 401 */
+  active: true;
+  user_id: string;
+  email: string;
+  display_name: string;
+  @ApiProperty({ enum: SYSTEM_ROLES })
+  system_role: SystemRole;
+  token_id: string;
+  expires_at: Date;
+  memberships: MembershipSummary[];
+}

@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { PasswordResetTokenEntity } from './entities/password-reset-token.entity.js';
+import { UserEntity } from './entities/user.entity.js';
+
+@Injectable()
+export class UsersRepository {
+  constructor(
+    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+    @InjectRepository(PasswordResetTokenEntity) private readonly resetTokens: Repository<PasswordResetTokenEntity>,
+  ) {}
+
+  findById(id: string): Promise<UserEntity | null> {
+    return this.users.findOne({ where: { id } });
+  }
+
+  /** With the password hash, for login. */
+  findByEmailWithPassword(email: string): Promise<UserEntity | null> {
+    return this.users
+      .createQueryBuilder('u')
+      .addSelect('u.passwordHash')
+      .where('lower(u.email) = lower(:email)', { email })
+      .getOne();
+  }
+
+  findByEmail(email: string): Promise<UserEntity | null> {
+    return this.users.createQueryBuilder('u').where('lower(u.email) = lower(:email)', { email }).getOne();
+  }
+
+  count(): Promise<number> {
+    return this.users.count();
+  }
+
+  async create(user: Pick<UserEntity, 'email' | 'displayName' | 'passwordHash' | 'systemRole'>, manager?: EntityManager): Promise<UserEntity> {
+    const repo = manager ? manager.getRepository(UserEntity) : this.users;
+    const saved = await repo.save(repo.create({ ...user, email: user.email.toLowerCase(), status: 'active', passwordChangedAt: user.passwordHash ? new Date() : null }));
+    return (await repo.findOne({ where: { id: saved.id } }))!;
+  }
+
+  async markLogin(id: string): Promise<void> {
+    await this.users.update({ id }, { lastLoginAt: () => 'now()' } as never);
+  }
+
+  async setPassword(id: string, passwordHash: string, manager?: EntityManager): Promise<void> {
+    const repo = manager ? manager.getRepository(UserEntity) : this.users;
+    await repo.update({ id }, { passwordHash, passwordChangedAt: new Date() });
+  }
+
+  async createResetToken(token: Pick<PasswordResetTokenEntity, 'userId' | 'tokenHash' | 'expiresAt' | 'createdBy'>): Promise<PasswordResetTokenEntity> {
+    return this.resetTokens.save(this.resetTokens.create(token));
+  }
+
+  /** Marks a live reset token used and returns its user id; null when unknown, used or expired. */
+  async consumeResetToken(tokenHash: string, manager: EntityManager): Promise<string | null> {
+    const [rows]: [Array<{ user_id: string }>, number] = await manager.query(
+      `UPDATE password_reset_tokens SET used_at = now()
+        WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()
+        RETURNING user_id`,
+      [tokenHash],
+    );
+    return rows[0]?.user_id ?? null;
+  }
+}

@@ -1,0 +1,80 @@
+import argon2 from 'argon2';
+import { randomBytes } from 'node:crypto';
+import type supertest from 'supertest';
+import type { DataSource } from 'typeorm';
+import type { WorkspaceRole } from '../../libs/auth/roles.js';
+
+export const DEFAULT_PASSWORD = 'correct-horse-battery';
+let defaultHash: Promise<string> | undefined;
+
+export interface TestUser {
+  id: string;
+  email: string;
+  password: string;
+  systemRole: 'admin' | 'user';
+}
+
+export interface Actor extends TestUser {
+  token: string;
+  /** `{ Authorization: 'Bearer …' }` for supertest's .set() */
+  auth: { Authorization: string };
+}
+
+/**
+ * Builders for test records (Immich's `ctx.newUser()` style). Users and memberships are
+ * written straight to the database so setup is fast; tokens come from the real login.
+ */
+export class Factory {
+  constructor(
+    private readonly http: ReturnType<typeof supertest>,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  async newUser(options: { systemRole?: 'admin' | 'user'; email?: string; password?: string; status?: 'active' | 'deactivated' } = {}): Promise<TestUser> {
+    const email = options.email ?? `user-${randomBytes(5).toString('hex')}@test.local`;
+    const password = options.password ?? DEFAULT_PASSWORD;
+    const hash = password === DEFAULT_PASSWORD ? await (defaultHash ??= argon2.hash(DEFAULT_PASSWORD, { type: argon2.argon2id })) : await argon2.hash(password, { type: argon2.argon2id });
+    const [row] = await this.dataSource.query(
+      `INSERT INTO users (email, display_name, password_hash, system_role, status) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+      [email, email.split('@')[0], hash, options.systemRole ?? 'user', options.status ?? 'active'],
+    );
+    return { id: row.id, email, password, systemRole: options.systemRole ?? 'user' };
+  }
+
+  async login(user: Pick<TestUser, 'email' | 'password'>): Promise<string> {
+    const res = await this.http.post('/auth/token').send({ email: user.email, password: user.password });
+    if (res.status !== 200) throw new Error(`login of ${user.email} failed: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.access_token;
+  }
+
+  /** A user with a live token. */
+  async actor(options: { systemRole?: 'admin' | 'user' } = {}): Promise<Actor> {
+    const user = await this.newUser(options);
+    const token = await this.login(user);
+    return { ...user, token, auth: { Authorization: `Bearer ${token}` } };
+  }
+
+  async newWorkspace(owner: Pick<TestUser, 'id'>, name = `ws-${randomBytes(3).toString('hex')}`): Promise<{ id: string; name: string }> {
+    const [row] = await this.dataSource.query(`INSERT INTO workspaces (name, created_by) VALUES ($1, $2) RETURNING id`, [name, owner.id]);
+    await this.addMember(row.id, owner.id, 'owner');
+    return { id: row.id, name };
+  }
+
+  async addMember(workspaceId: string, userId: string, role: WorkspaceRole): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO workspace_members (workspace_id, user_id, role) VALUES ($1, $2, $3)
+       ON CONFLICT (workspace_id, user_id) DO UPDATE SET role = EXCLUDED.role`,
+      [workspaceId, userId, role],
+    );
+  }
+
+  /** A workspace with one actor per role: owner, admin, member, viewer, and an outsider. */
+  async workspaceWithRoles(): Promise<{ workspace: { id: string; name: string } } & Record<WorkspaceRole | 'outsider', Actor>> {
+    const [owner, admin, member, viewer, outsider] = await Promise.all([this.actor(), this.actor(), this.actor(), this.actor(), this.actor()]);
+    const workspace = await this.newWorkspace(owner);
+    await this.addMember(workspace.id, admin.id, 'admin');
+    await this.addMember(workspace.id, member.id, 'member');
+    await this.addMember(workspace.id, viewer.id, 'viewer');
+    return { workspace, owner, admin, member, viewer, outsider };
+  }
+}

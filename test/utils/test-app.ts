@@ -1,0 +1,62 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import supertest from 'supertest';
+import { DataSource } from 'typeorm';
+import { createRootLogger } from '../../libs/common/logger.js';
+import { createApp } from '../../src/bootstrap.js';
+import { AppConfig } from '../../src/config/app-config.js';
+import { Factory } from '../factories/factory.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+
+export interface TestApp {
+  app: NestExpressApplication;
+  config: AppConfig;
+  dataSource: DataSource;
+  db: TestDatabase;
+  /** supertest bound to the app's HTTP server */
+  http: ReturnType<typeof supertest>;
+  factory: Factory;
+  close(): Promise<void>;
+}
+
+export const ADMIN_EMAIL = 'admin@test.local';
+export const ADMIN_PASSWORD = 'admin-password-1';
+
+/**
+ * The real application, as `npm start` builds it, on this test file's own PostgreSQL
+ * database. `env` overrides configuration (e.g. REDIS_URL, LOGIN_MAX_FAILURES).
+ */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const db = await createTestDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), 'ews-test-'));
+  const config = AppConfig.fromEnvironment({
+    DATABASE_URL: db.url,
+    DATA_DIR: dataDir,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    ADMIN_EMAIL,
+    ADMIN_PASSWORD,
+    DATABASE_POOL_SIZE: '4',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...env,
+  });
+  const { app } = await createApp(config, createRootLogger(config.env.LOG_LEVEL));
+  const http = supertest(app.getHttpServer());
+  const dataSource = app.get(DataSource);
+  return {
+    app,
+    config,
+    dataSource,
+    db,
+    http,
+    factory: new Factory(http, dataSource),
+    close: async () => {
+      await app.close();
+      await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
