@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { AuditModule } from '../libs/audit/audit.module.js';
 import { AuthLibModule } from '../libs/auth/auth-lib.module.js';
 import { MediaTypeGuard } from '../libs/common/media-type.guard.js';
+import { ReadinessModule } from '../libs/common/readiness.js';
 import { DatabaseModule } from '../libs/database/database.module.js';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
@@ -18,7 +19,7 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(config), AuthLibModule, AuditModule, ...FAMILY_MODULES],
+      imports: [ConfigModule.forRoot(config), ReadinessModule, DatabaseModule.forRoot(config), AuthLibModule, AuditModule, ...FAMILY_MODULES],
       providers: [{ provide: APP_GUARD, useClass: MediaTypeGuard }],
     };
   }

@@ -19,6 +19,7 @@ export type WorkspaceSource =
 
 export type AccessRule =
   | { kind: 'public' }
+  | { kind: 'optional-user' }
   | { kind: 'authenticated' }
   | { kind: 'system-admin'; orSelf?: string }
   | { kind: 'workspace'; role: WorkspaceRole; from: WorkspaceSource };
@@ -27,6 +28,8 @@ function describe(rule: AccessRule): string {
   switch (rule.kind) {
     case 'public':
       return 'public';
+    case 'optional-user':
+      return 'public; a bearer token, when sent, must be valid and identifies the caller';
     case 'authenticated':
       return 'any authenticated user';
     case 'system-admin':
@@ -41,7 +44,7 @@ function describe(rule: AccessRule): string {
 
 function rule(value: AccessRule) {
   const decorators = [SetMetadata(ACCESS_RULE, value), ApiExtension('x-access', { rule: value.kind, ...value, summary: describe(value) })];
-  if (value.kind !== 'public') {
+  if (value.kind !== 'public' && value.kind !== 'optional-user') {
     decorators.push(
       ApiBearerAuth(),
       ApiUnauthorizedResponse({ type: ProblemResponse, description: 'Missing, invalid, expired or revoked token' }),
@@ -58,6 +61,8 @@ function rule(value: AccessRule) {
 
 /** Anyone, without a token. */
 export const Public = () => rule({ kind: 'public' });
+/** Anyone; when a bearer token is sent it must be valid, and @CurrentUser() is its user (else undefined). */
+export const PublicWithOptionalUser = () => rule({ kind: 'optional-user' });
 /** Any authenticated user; the service decides what they see. */
 export const Authenticated = () => rule({ kind: 'authenticated' });
 /** System admins; with `orSelf`, also the user whose id is in that path parameter. */

@@ -33,9 +33,10 @@ export class AccessGuard extends AuthGuard('jwt') {
     if (context.getType() !== 'http') return true;
     const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [context.getHandler(), context.getClass()]) ?? { kind: 'authenticated' };
     if (rule.kind === 'public') return true;
+    const req = context.switchToHttp().getRequest<AuthedRequest>();
+    if (rule.kind === 'optional-user' && !req.headers.authorization) return true;
 
     await super.canActivate(context);
-    const req = context.switchToHttp().getRequest<AuthedRequest>();
     const principal = req.user as Principal;
     req.principal = principal;
     const ctx = requestContext.getStore();

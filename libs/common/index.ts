@@ -7,3 +7,5 @@ export * from './problem.dto.js';
 export * from './request-context.js';
 export * from './uuid.js';
 export * from './secret-token.js';
+export * from './readiness.js';
+export * from './timeout.js';

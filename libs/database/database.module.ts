@@ -1,7 +1,9 @@
-import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../../src/config/app-config.js';
+import { ReadinessRegistry } from '../common/readiness.js';
+import { withTimeout } from '../common/timeout.js';
 import { migrations } from '../../src/database/migrations/index.js';
 import { migrate, openDatabase, type OpenedDatabase } from './data-source.factory.js';
 
@@ -12,8 +14,19 @@ class DatabaseHandle {
 }
 
 @Injectable()
-class DatabaseLifecycle implements OnApplicationShutdown {
-  constructor(@Inject(OPENED_DATABASE) private readonly handle: DatabaseHandle) {}
+class DatabaseLifecycle implements OnApplicationShutdown, OnModuleInit {
+  constructor(
+    @Inject(OPENED_DATABASE) private readonly handle: DatabaseHandle,
+    private readonly readiness: ReadinessRegistry,
+  ) {}
+
+  onModuleInit(): void {
+    this.readiness.register('database', async () => {
+      const db = this.handle.db;
+      if (!db) throw new Error('the database is closed');
+      await withTimeout(db.dataSource.query('SELECT 1'), 2_000, 'the database did not answer within 2 s');
+    });
+  }
 
   async onApplicationShutdown(): Promise<void> {
     await this.handle.db?.close();

@@ -1,0 +1,39 @@
+import { Column, Entity, VersionColumn } from 'typeorm';
+import { BaseRecord } from '../../../../libs/database/entity-columns.js';
+
+/** An API key or credential, AES-256-GCM encrypted at rest; never leaves the service except by reveal. */
+@Entity('workspace_secrets')
+export class WorkspaceSecretEntity extends BaseRecord {
+  @Column({ name: 'workspace_id', type: 'uuid' })
+  workspaceId: string;
+
+  @Column({ type: 'text' })
+  name: string;
+
+  @Column({ type: 'text', default: '' })
+  description: string;
+
+  @Column({ type: 'bytea', select: false })
+  ciphertext: Buffer;
+
+  @Column({ type: 'bytea', select: false })
+  iv: Buffer;
+
+  @Column({ name: 'auth_tag', type: 'bytea', select: false })
+  authTag: Buffer;
+
+  @Column({ name: 'key_version', type: 'int', default: 1 })
+  keyVersion: number;
+
+  @Column({ name: 'created_by', type: 'uuid', nullable: true })
+  createdBy: string | null;
+
+  @Column({ name: 'updated_by', type: 'uuid', nullable: true })
+  updatedBy: string | null;
+
+  @Column({ name: 'last_revealed_at', type: 'timestamptz', nullable: true })
+  lastRevealedAt: Date | null;
+
+  @VersionColumn()
+  version: number;
+}
