@@ -117,6 +117,7 @@ export function mapDatabaseError(exception: unknown): Mapped | undefined {
 }
 
 function describeConstraint(detail?: string): string {
-  const match = detail?.match(/^Key \(([^)]+)\)=/);
-  return match ? match[1] : 'unique key';
+  // "Key (workspace_id, lower(name))=(…) already exists." → "workspace_id, name"
+  const match = detail?.match(/^Key \((.+?)\)=\(/);
+  return match ? match[1].replace(/\b(?:lower|upper)\(([^()]+)\)/g, '$1') : 'unique key';
 }

@@ -6,6 +6,7 @@ import { ReadinessRegistry } from '../common/readiness.js';
 import { withTimeout } from '../common/timeout.js';
 import { migrations } from '../../src/database/migrations/index.js';
 import { migrate, openDatabase, type OpenedDatabase } from './data-source.factory.js';
+import { TransactionRunner } from './transaction-runner.js';
 
 export const OPENED_DATABASE = Symbol('OPENED_DATABASE');
 
@@ -68,8 +69,8 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [{ provide: OPENED_DATABASE, useValue: handle }, DatabaseLifecycle],
-      exports: [OPENED_DATABASE],
+      providers: [{ provide: OPENED_DATABASE, useValue: handle }, DatabaseLifecycle, TransactionRunner],
+      exports: [OPENED_DATABASE, TransactionRunner],
     };
   }
 }

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import { AccessRepository } from '../../../libs/auth/access.repository.js';
 import { PasswordHasher } from '../../../libs/auth/password-hasher.js';
@@ -8,6 +7,7 @@ import { SessionRepository } from '../../../libs/auth/session.repository.js';
 import { TokenSigner } from '../../../libs/auth/token-signer.js';
 import { CommonErrors, DomainError, ValidationFailedError } from '../../../libs/common/index.js';
 import { hashSecretToken } from '../../../libs/common/secret-token.js';
+import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
 import { AppConfig } from '../../config/app-config.js';
 import type { UserEntity } from '../users/entities/user.entity.js';
 import { UsersRepository } from '../users/users.repository.js';
@@ -24,7 +24,7 @@ export interface ClientInfo {
 export class AuthService {
   constructor(
     private readonly config: AppConfig,
-    private readonly dataSource: DataSource,
+    private readonly transactions: TransactionRunner,
     private readonly users: UsersRepository,
     private readonly hasher: PasswordHasher,
     private readonly signer: TokenSigner,
@@ -74,7 +74,7 @@ export class AuthService {
       throw new ValidationFailedError(`${missing.join(' and ')} required`, missing.map((field) => ({ field, message: `${field} is required for grant_type reset_token` })));
     }
     const hash = await this.hasher.hash(request.new_password!);
-    const user = await this.dataSource.transaction(async (manager) => {
+    const user = await this.transactions.run(async (manager) => {
       const userId = await this.users.consumeResetToken(hashSecretToken(request.reset_token!), manager);
       if (!userId) throw new DomainError(AuthErrors.invalid_reset_token, 'The reset token is unknown, already used or expired');
       const found = await this.users.findById(userId);
