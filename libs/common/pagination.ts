@@ -62,7 +62,7 @@ export function PageOf<T>(item: TypeOf<T>): TypeOf<Page<T>> {
 export function parseSort<F extends string>(
   sort: string | undefined,
   allowed: Record<F, string>,
-  fallback: `${F}` | `-${F}`,
+  fallback: NoInfer<F> | `-${NoInfer<F>}`,
 ): { column: string; direction: 'ASC' | 'DESC' } {
   const value = sort ?? fallback;
   const desc = value.startsWith('-');
