@@ -1,10 +1,11 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, type Type } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AuditModule } from '../libs/audit/audit.module.js';
 import { AuthLibModule } from '../libs/auth/auth-lib.module.js';
 import { MediaTypeGuard } from '../libs/common/media-type.guard.js';
 import { ReadinessModule } from '../libs/common/readiness.js';
 import { DatabaseModule } from '../libs/database/database.module.js';
+import { QueueModule } from '../libs/queue/queue.module.js';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
@@ -16,10 +17,11 @@ export const FAMILY_MODULES = [StatusModule, AuthModule, UsersModule];
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  /** `extraModules` join the families (tests register test-only job handlers this way). */
+  static forRoot(config: AppConfig, extraModules: Array<Type | DynamicModule> = []): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), ReadinessModule, DatabaseModule.forRoot(config), AuthLibModule, AuditModule, ...FAMILY_MODULES],
+      imports: [ConfigModule.forRoot(config), ReadinessModule, DatabaseModule.forRoot(config), AuthLibModule, AuditModule, QueueModule, ...FAMILY_MODULES, ...extraModules],
       providers: [{ provide: APP_GUARD, useClass: MediaTypeGuard }],
     };
   }

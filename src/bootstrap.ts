@@ -1,3 +1,4 @@
+import type { DynamicModule, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Logger } from 'pino';
@@ -16,8 +17,12 @@ export interface CreatedApp {
 }
 
 /** Builds the HTTP application exactly as production runs it; tests call this too. */
-export async function createApp(config: AppConfig, logger: Logger = createRootLogger(config.env.LOG_LEVEL)): Promise<CreatedApp> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+export async function createApp(
+  config: AppConfig,
+  logger: Logger = createRootLogger(config.env.LOG_LEVEL),
+  options: { modules?: Array<Type | DynamicModule> } = {},
+): Promise<CreatedApp> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, options.modules), {
     bodyParser: false,
     logger: new JsonLogger(logger),
     abortOnError: false,

@@ -52,7 +52,14 @@ export async function openDatabase(target: DatabaseTarget): Promise<OpenedDataba
       poolErrorHandler: () => undefined,
     } as DataSourceOptions;
     const dataSource = await new DataSource(options).initialize();
-    return { dataSource, kind: 'postgres', close: () => dataSource.destroy() };
+    return {
+      dataSource,
+      kind: 'postgres',
+      // TypeORM's module may have destroyed it already during shutdown.
+      close: async () => {
+        if (dataSource.isInitialized) await dataSource.destroy();
+      },
+    };
   }
 
   const pgDir = join(target.dataDir, 'pgdata');
@@ -66,7 +73,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<OpenedDataba
       dataSource,
       kind: 'embedded',
       close: async () => {
-        await dataSource.destroy().catch(() => undefined);
+        if (dataSource.isInitialized) await dataSource.destroy();
         await db.close().catch(() => undefined);
         await release();
       },

@@ -89,6 +89,22 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100)
   JOB_MAX_ATTEMPTS: number = 3;
 
+  /** First retry delay of a failed job; each further attempt doubles it (capped at 10 minutes). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(600_000)
+  JOB_RETRY_DELAY_MS: number = 5000;
+
+  /** How often an idle in-process worker looks for due jobs (enqueues in the same process wake it at once). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(50) @Max(60_000)
+  QUEUE_POLL_INTERVAL_MS: number = 1000;
+
+  /** On shutdown, how long running jobs may finish before their leases are released for another worker. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(600)
+  QUEUE_SHUTDOWN_GRACE_SECONDS: number = 10;
+
+  /** Redis key prefix of the BullMQ queue; processes sharing a prefix (and Redis) share the queue. */
+  @IsOptional() @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'QUEUE_PREFIX must be 1-64 of A-Z a-z 0-9 _ -' })
+  QUEUE_PREFIX: string = 'ews';
+
   @IsOptional() @IsIn(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
   LOG_LEVEL: string = 'info';
 

@@ -1,3 +1,4 @@
+import type { DynamicModule, Type } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -25,12 +26,19 @@ export interface TestApp {
 export const ADMIN_EMAIL = 'admin@test.local';
 export const ADMIN_PASSWORD = 'admin-password-1';
 
+export interface TestAppOptions {
+  /** Extra modules (e.g. test-only job handlers) loaded next to the application's families. */
+  modules?: Array<Type | DynamicModule>;
+  /** Run on this database instead of a fresh one; close() then leaves it in place. */
+  database?: TestDatabase;
+}
+
 /**
  * The real application, as `npm start` builds it, on this test file's own PostgreSQL
  * database. `env` overrides configuration (e.g. REDIS_URL, LOGIN_MAX_FAILURES).
  */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const db = await createTestDatabase();
+export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
+  const db = options.database ?? (await createTestDatabase());
   const dataDir = mkdtempSync(join(tmpdir(), 'ews-test-'));
   const config = AppConfig.fromEnvironment({
     DATABASE_URL: db.url,
@@ -43,7 +51,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...env,
   });
-  const { app } = await createApp(config, createRootLogger(config.env.LOG_LEVEL));
+  const { app } = await createApp(config, createRootLogger(config.env.LOG_LEVEL), { modules: options.modules });
   const http = supertest(app.getHttpServer());
   const dataSource = app.get(DataSource);
   return {
@@ -55,7 +63,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     factory: new Factory(http, dataSource),
     close: async () => {
       await app.close();
-      await db.drop();
+      if (!options.database) await db.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

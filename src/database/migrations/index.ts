@@ -1,4 +1,5 @@
 import { Foundation1763800000000 } from './1763800000000-foundation.js';
+import { JobCancellation1763900000000 } from './1763900000000-job-cancellation.js';
 
 /** Every migration, in order. Families append theirs; the same list runs on PostgreSQL and PGlite. */
-export const migrations = [Foundation1763800000000];
+export const migrations = [Foundation1763800000000, JobCancellation1763900000000];

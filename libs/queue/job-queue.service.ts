@@ -1,0 +1,106 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { AppConfig } from '../../src/config/app-config.js';
+import { isUuid } from '../common/uuid.js';
+import { QUEUE_DRIVER, type QueueDriver } from './drivers/queue-driver.js';
+import { JobExecutor } from './job-executor.js';
+import { JobHandlerRegistry } from './job-handler.registry.js';
+import { JobRepository } from './job.repository.js';
+import { type EnqueueJob, type EnqueueResult, type Job, type JobFilter, JOB_STATUSES, type JobStatus, type JsonObject } from './job.types.js';
+
+const MAX_TYPE_LENGTH = 100;
+const MAX_IDEMPOTENCY_KEY_LENGTH = 200;
+
+/**
+ * The one way to start asynchronous work. `enqueue` writes the durable job record (in the
+ * caller's transaction when given its manager, so the family's record and its job commit or
+ * roll back together) and hands it to the driver only after the commit.
+ */
+@Injectable()
+export class JobQueue {
+  private readonly logger = new Logger('Queue');
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly repo: JobRepository,
+    private readonly registry: JobHandlerRegistry,
+    private readonly executor: JobExecutor,
+    @Inject(QUEUE_DRIVER) private readonly driver: QueueDriver,
+  ) {}
+
+  /** Which driver delivers jobs in this process. */
+  get driverKind(): QueueDriver['kind'] {
+    return this.driver.kind;
+  }
+
+  /** This process's worker id (the first part of the `lease_owner` of the jobs it runs). */
+  get workerId(): string {
+    return this.executor.identity.workerId;
+  }
+
+  async enqueue<P extends JsonObject>(request: EnqueueJob<P>, manager?: EntityManager): Promise<EnqueueResult<P>> {
+    const handler = this.registry.handler(request.type);
+    if (!handler) {
+      throw new Error(`cannot enqueue job type "${request.type}": no @JobHandler('${request.type}') method is registered (known: ${this.registry.types().join(', ') || 'none'})`);
+    }
+    if (request.type.length > MAX_TYPE_LENGTH) throw new Error(`job type "${request.type}" is longer than ${MAX_TYPE_LENGTH} characters`);
+    if (request.idempotencyKey && request.idempotencyKey.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+      throw new Error(`idempotency key is longer than ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
+    }
+    if (request.payload === null || typeof request.payload !== 'object' || Array.isArray(request.payload)) {
+      throw new Error(`job ${request.type}: the payload must be a JSON object`);
+    }
+    if (request.targetId && !isUuid(request.targetId)) throw new Error(`job ${request.type}: targetId must be a UUID`);
+    const maxAttempts = request.maxAttempts ?? handler.maxAttempts ?? this.config.env.JOB_MAX_ATTEMPTS;
+    if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 100) throw new Error(`job ${request.type}: maxAttempts must be an integer from 1 to 100`);
+
+    const { job, created } = await this.repo.insert({ ...request, maxAttempts }, manager);
+    if (created) this.repo.afterCommit(manager, () => this.driver.dispatch([job]));
+    return { job: job as Job<P>, created };
+  }
+
+  /** The job, or null (also for a malformed id). */
+  get(id: string, manager?: EntityManager): Promise<Job | null> {
+    return isUuid(id) ? this.repo.findById(id, manager) : Promise.resolve(null);
+  }
+
+  /** The newest job working for this record (optionally of one type). */
+  latestFor(targetType: string, targetId: string, type?: string): Promise<Job | null> {
+    return isUuid(targetId) ? this.repo.findLatestByTarget(targetType, targetId, type) : Promise.resolve(null);
+  }
+
+  /**
+   * A page of jobs for queue views. `order: 'claim'` lists in the order workers take them
+   * (what waits next); the default lists the newest first.
+   */
+  async list(filter: JobFilter, window: { skip: number; take: number }, order: 'newest' | 'claim' = 'newest'): Promise<{ items: Job[]; total: number }> {
+    const [items, total] = await this.repo.list(filter, window, order);
+    return { items, total };
+  }
+
+  /** How many jobs are in each state (every state present, zero when none). */
+  async countByStatus(filter: JobFilter = {}): Promise<Record<JobStatus, number>> {
+    const counts = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>;
+    for (const row of await this.repo.countByStatus(filter)) counts[row.status] = row.count;
+    return counts;
+  }
+
+  /**
+   * Cancels a queued job at once (its `@OnJobSettled` listeners run in the same transaction);
+   * for a running one records the request, and its handler's signal aborts (here at once,
+   * in other processes within about a second). A finished job is returned unchanged.
+   */
+  async cancel(id: string, manager?: EntityManager): Promise<Job | null> {
+    if (!isUuid(id)) return null;
+    const job = await this.repo.cancel(
+      id,
+      manager,
+      (j) => this.registry.settledListeners(j.type),
+      (err) => this.logger.error(`job ${id}: an @OnJobSettled listener failed: ${(err as Error)?.stack ?? err}`),
+    );
+    if (job?.status === 'running') {
+      this.repo.afterCommit(manager, () => this.executor.abortLocal(id, 'cancelled', 'the job was cancelled'));
+    }
+    return job;
+  }
+}

@@ -1,0 +1,66 @@
+import { BeforeApplicationShutdown, Global, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { AppConfig } from '../../src/config/app-config.js';
+import { ReadinessRegistry } from '../common/readiness.js';
+import { BullMqDriver } from './drivers/bullmq.driver.js';
+import { InProcessDriver } from './drivers/in-process.driver.js';
+import { QUEUE_DRIVER, type QueueDriver } from './drivers/queue-driver.js';
+import { JobExecutor } from './job-executor.js';
+import { JobHandlerRegistry } from './job-handler.registry.js';
+import { JobQueue } from './job-queue.service.js';
+import { JobRepository } from './job.repository.js';
+import { JobSweeper } from './job-sweeper.js';
+
+/**
+ * Registers the `queue` readiness probe, starts this process's workers once every module is
+ * up (when RUN_WORKERS), and stops them before the database closes.
+ */
+@Injectable()
+class QueueLifecycle implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Queue');
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly readiness: ReadinessRegistry,
+    @Inject(QUEUE_DRIVER) private readonly driver: QueueDriver,
+  ) {}
+
+  onModuleInit(): void {
+    this.readiness.register('queue', () => this.driver.probe());
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.env.RUN_WORKERS) await this.driver.startWorkers();
+    else this.logger.log(`workers are off in this process (RUN_WORKERS=false); the ${this.driver.kind} queue only takes jobs`);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.driver.stop();
+  }
+}
+
+/**
+ * Durable jobs for every 202 start: `JobQueue` to enqueue, `@JobHandler` to run,
+ * `@OnJobSettled` to mirror the outcome. BullMQ delivers when REDIS_URL is set, else the
+ * in-process driver polls the `jobs` table. See docs/queue.md.
+ */
+@Global()
+@Module({
+  imports: [DiscoveryModule],
+  providers: [
+    JobRepository,
+    JobHandlerRegistry,
+    JobExecutor,
+    JobSweeper,
+    {
+      provide: QUEUE_DRIVER,
+      inject: [AppConfig, JobRepository, JobExecutor, JobSweeper],
+      useFactory: (config: AppConfig, repo: JobRepository, executor: JobExecutor, sweeper: JobSweeper): QueueDriver =>
+        config.queueDriver === 'bullmq' ? new BullMqDriver(config, repo, executor, sweeper) : new InProcessDriver(config, repo, executor, sweeper),
+    },
+    JobQueue,
+    QueueLifecycle,
+  ],
+  exports: [JobQueue],
+})
+export class QueueModule {}
