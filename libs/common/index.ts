@@ -9,3 +9,4 @@ export * from './uuid.js';
 export * from './secret-token.js';
 export * from './readiness.js';
 export * from './timeout.js';
+export * from './uuid-param.js';

@@ -3,11 +3,14 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AdminBootstrapService } from './admin-bootstrap.service.js';
 import { PasswordResetTokenEntity } from './entities/password-reset-token.entity.js';
 import { UserEntity } from './entities/user.entity.js';
+import { UsersController } from './users.controller.js';
 import { UsersRepository } from './users.repository.js';
+import { UsersService } from './users.service.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([UserEntity, PasswordResetTokenEntity])],
-  providers: [UsersRepository, AdminBootstrapService],
-  exports: [UsersRepository],
+  controllers: [UsersController],
+  providers: [UsersRepository, UsersService, AdminBootstrapService],
+  exports: [UsersRepository, UsersService],
 })
 export class UsersModule {}

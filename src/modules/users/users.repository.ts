@@ -28,6 +28,43 @@ export class UsersRepository {
     return this.users.createQueryBuilder('u').where('lower(u.email) = lower(:email)', { email }).getOne();
   }
 
+  findByIdForUpdate(id: string, manager: EntityManager): Promise<UserEntity | null> {
+    return manager.getRepository(UserEntity).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  /** Ids of the active system admins, locked so two concurrent demotions cannot both pass. */
+  async lockActiveAdmins(manager: EntityManager): Promise<string[]> {
+    const rows: Array<{ id: string }> = await manager.query(
+      `SELECT id FROM users WHERE system_role = 'admin' AND status = 'active' ORDER BY id FOR UPDATE`,
+    );
+    return rows.map((r) => r.id);
+  }
+
+  async list(
+    filter: { q?: string; status?: string; systemRole?: string },
+    sort: { column: string; direction: 'ASC' | 'DESC' },
+    window: { skip: number; take: number },
+  ): Promise<[UserEntity[], number]> {
+    const qb = this.users.createQueryBuilder('u');
+    if (filter.q) {
+      const pattern = `%${filter.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      qb.andWhere('(lower(u.email) LIKE :pattern OR lower(u.display_name) LIKE :pattern)', { pattern });
+    }
+    if (filter.status) qb.andWhere('u.status = :status', { status: filter.status });
+    if (filter.systemRole) qb.andWhere('u.system_role = :role', { role: filter.systemRole });
+    return qb.orderBy(sort.column, sort.direction).addOrderBy('u.id', 'ASC').skip(window.skip).take(window.take).getManyAndCount();
+  }
+
+  async save(user: UserEntity, manager?: EntityManager): Promise<UserEntity> {
+    const repo = manager ? manager.getRepository(UserEntity) : this.users;
+    return repo.save(user);
+  }
+
+  /** Marks every unused reset token of the user used, so only the newest one works. */
+  async invalidateResetTokens(userId: string, manager?: EntityManager): Promise<void> {
+    await (manager ?? this.users.manager).query('UPDATE password_reset_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL', [userId]);
+  }
+
   count(): Promise<number> {
     return this.users.count();
   }
@@ -47,8 +84,9 @@ export class UsersRepository {
     await repo.update({ id }, { passwordHash, passwordChangedAt: new Date() });
   }
 
-  async createResetToken(token: Pick<PasswordResetTokenEntity, 'userId' | 'tokenHash' | 'expiresAt' | 'createdBy'>): Promise<PasswordResetTokenEntity> {
-    return this.resetTokens.save(this.resetTokens.create(token));
+  async createResetToken(token: Pick<PasswordResetTokenEntity, 'userId' | 'tokenHash' | 'expiresAt' | 'createdBy'>, manager?: EntityManager): Promise<PasswordResetTokenEntity> {
+    const repo = manager ? manager.getRepository(PasswordResetTokenEntity) : this.resetTokens;
+    return repo.save(repo.create(token));
   }
 
   /** Marks a live reset token used and returns its user id; null when unknown, used or expired. */

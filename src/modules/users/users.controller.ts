@@ -1,0 +1,113 @@
+import { Body, Controller, Get, HttpCode, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiPreconditionFailedResponse, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { CurrentUser, SystemAdmin } from '../../../libs/auth/access.decorators.js';
+import type { Principal } from '../../../libs/auth/roles.js';
+import { PageOf, type Page } from '../../../libs/common/pagination.js';
+import { ProblemResponse } from '../../../libs/common/problem.dto.js';
+import { UuidParam } from '../../../libs/common/uuid-param.js';
+import { CreateUserRequest, ListUsersQuery, ResetPasswordRequest, ResetTokenResponse, UpdateUserRequest, UserMembershipResponse, UserResponse } from './dto/user.dto.js';
+import { UsersService } from './users.service.js';
+
+@ApiTags('users')
+@Controller('users')
+export class UsersController {
+  constructor(private readonly users: UsersService) {}
+
+  /** Users of the service, filtered and sorted (system admins). */
+  @Get()
+  @SystemAdmin()
+  @ApiOkResponse({ type: PageOf(UserResponse) })
+  list(@Query() query: ListUsersQuery): Promise<Page<UserResponse>> {
+    return this.users.list(query);
+  }
+
+  /** Creates a user (system admins). Without a password, hand the user a reset token. */
+  @Post()
+  @SystemAdmin()
+  @ApiCreatedResponse({ type: UserResponse })
+  @ApiConflictResponse({ type: ProblemResponse, description: 'email_taken' })
+  create(@Body() body: CreateUserRequest, @CurrentUser() actor: Principal): Promise<UserResponse> {
+    return this.users.create(body, actor);
+  }
+
+  /** A user (system admins, or the user itself). Carries an ETag for If-Match on PATCH. */
+  @Get(':user_id')
+  @SystemAdmin({ orSelf: 'user_id' })
+  @ApiOkResponse({ type: UserResponse })
+  @ApiNotFoundResponse({ type: ProblemResponse })
+  async get(@UuidParam('user_id') id: string, @Res({ passthrough: true }) res: Response): Promise<UserResponse> {
+    const user = await this.users.get(id);
+    res.setHeader('ETag', this.users.etag(user));
+    return user;
+  }
+
+  /** Changes email, display name or system role (system admins). Send If-Match to avoid overwriting. */
+  @Patch(':user_id')
+  @SystemAdmin()
+  @ApiOkResponse({ type: UserResponse })
+  @ApiNotFoundResponse({ type: ProblemResponse })
+  @ApiConflictResponse({ type: ProblemResponse, description: 'email_taken, or last_admin when demoting the last active admin' })
+  @ApiPreconditionFailedResponse({ type: ProblemResponse, description: 'If-Match does not match the current ETag' })
+  async update(
+    @UuidParam('user_id') id: string,
+    @Body() body: UpdateUserRequest,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+    @CurrentUser() actor: Principal,
+  ): Promise<UserResponse> {
+    const user = await this.users.update(id, body, req, actor);
+    res.setHeader('ETag', this.users.etag(user));
+    return user;
+  }
+
+  /** Deactivates the user and revokes every token they hold (system admins). */
+  @Post(':user_id/deactivate')
+  @HttpCode(200)
+  @SystemAdmin()
+  @ApiOkResponse({ type: UserResponse })
+  @ApiNotFoundResponse({ type: ProblemResponse })
+  @ApiConflictResponse({ type: ProblemResponse, description: 'self_deactivation or last_admin' })
+  deactivate(@UuidParam('user_id') id: string, @CurrentUser() actor: Principal): Promise<UserResponse> {
+    return this.users.deactivate(id, actor);
+  }
+
+  /** Lets a deactivated user log in again (system admins). */
+  @Post(':user_id/reactivate')
+  @HttpCode(200)
+  @SystemAdmin()
+  @ApiOkResponse({ type: UserResponse })
+  @ApiNotFoundResponse({ type: ProblemResponse })
+  reactivate(@UuidParam('user_id') id: string, @CurrentUser() actor: Principal): Promise<UserResponse> {
+    return this.users.reactivate(id, actor);
+  }
+
+  /** Sets a new password and revokes every token of the user (system admins). */
+  @Post(':user_id/reset-password')
+  @HttpCode(200)
+  @SystemAdmin()
+  @ApiOkResponse({ type: UserResponse })
+  @ApiNotFoundResponse({ type: ProblemResponse })
+  resetPassword(@UuidParam('user_id') id: string, @Body() body: ResetPasswordRequest, @CurrentUser() actor: Principal): Promise<UserResponse> {
+    return this.users.resetPassword(id, body.password, actor);
+  }
+
+  /** Issues a one-time, expiring reset token, shown once (system admins). */
+  @Post(':user_id/reset-token')
+  @HttpCode(200)
+  @SystemAdmin()
+  @ApiOkResponse({ type: ResetTokenResponse })
+  @ApiNotFoundResponse({ type: ProblemResponse })
+  resetToken(@UuidParam('user_id') id: string, @CurrentUser() actor: Principal): Promise<ResetTokenResponse> {
+    return this.users.resetToken(id, actor);
+  }
+
+  /** The workspaces the user belongs to, with roles (system admins, or the user itself). */
+  @Get(':user_id/memberships')
+  @SystemAdmin({ orSelf: 'user_id' })
+  @ApiOkResponse({ type: [UserMembershipResponse] })
+  @ApiNotFoundResponse({ type: ProblemResponse })
+  memberships(@UuidParam('user_id') id: string): Promise<UserMembershipResponse[]> {
+    return this.users.memberships(id);
+  }
+}

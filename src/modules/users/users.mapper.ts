@@ -1,0 +1,18 @@
+import type { UserEntity } from './entities/user.entity.js';
+import type { UserResponse } from './dto/user.dto.js';
+
+export function toUserResponse(user: UserEntity): UserResponse {
+  return {
+    id: user.id,
+    email: user.email,
+    display_name: user.displayName,
+    system_role: user.systemRole,
+    status: user.status,
+    has_password: user.passwordChangedAt !== null,
+    last_login_at: user.lastLoginAt,
+    deactivated_at: user.deactivatedAt,
+    created_at: user.createdAt,
+    updated_at: user.updatedAt,
+    version: user.version,
+  };
+}

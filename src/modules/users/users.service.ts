@@ -1,0 +1,204 @@
+import { Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import type { EntityManager } from 'typeorm';
+import { AuditService } from '../../../libs/audit/audit.service.js';
+import { AccessRepository } from '../../../libs/auth/access.repository.js';
+import { PasswordHasher } from '../../../libs/auth/password-hasher.js';
+import type { Principal, SystemRole } from '../../../libs/auth/roles.js';
+import { SessionRepository } from '../../../libs/auth/session.repository.js';
+import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
+import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
+import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
+import { newSecretToken } from '../../../libs/common/secret-token.js';
+import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { AppConfig } from '../../config/app-config.js';
+import type { CreateUserRequest, ListUsersQuery, ResetTokenResponse, UpdateUserRequest, UserMembershipResponse, UserResponse } from './dto/user.dto.js';
+import type { UserEntity } from './entities/user.entity.js';
+import { UserErrors } from './users.errors.js';
+import { toUserResponse } from './users.mapper.js';
+import { UsersRepository } from './users.repository.js';
+
+const SORTS = { created_at: 'u.created_at', email: 'u.email', display_name: 'u.display_name' } as const;
+
+export interface NewUser {
+  email: string;
+  displayName: string;
+  password?: string;
+  systemRole?: SystemRole;
+}
+
+/** System admins manage users; a user may read itself and its memberships. */
+@Injectable()
+export class UsersService {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly users: UsersRepository,
+    private readonly hasher: PasswordHasher,
+    private readonly sessions: SessionRepository,
+    private readonly access: AccessRepository,
+    private readonly audit: AuditService,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  etag(user: UserResponse): string {
+    return strongEtag('user', user.id, user.version);
+  }
+
+  async list(query: ListUsersQuery): Promise<Page<UserResponse>> {
+    const [rows, total] = await this.users.list(
+      { q: query.q, status: query.status, systemRole: query.system_role },
+      parseSort(query.sort, SORTS, 'email'),
+      pageWindow(query),
+    );
+    return pageOf(rows, total, query, toUserResponse);
+  }
+
+  async get(id: string): Promise<UserResponse> {
+    return toUserResponse(await this.require(id));
+  }
+
+  /** Also used by workspaces (create a user straight into a workspace) and invitations. */
+  async createUser(input: NewUser, actor: Principal | undefined, manager?: EntityManager): Promise<UserEntity> {
+    if (await this.users.findByEmail(input.email)) throw this.emailTaken(input.email);
+    const passwordHash = input.password ? await this.hasher.hash(input.password) : null;
+    let user: UserEntity;
+    try {
+      user = await this.users.create({ email: input.email, displayName: input.displayName, passwordHash, systemRole: input.systemRole ?? 'user' }, manager);
+    } catch (err) {
+      if ((err as { driverError?: { code?: string } }).driverError?.code === '23505') throw this.emailTaken(input.email);
+      throw err;
+    }
+    await this.audit.record(
+      { actor, action: 'user.created', targetType: 'user', targetId: user.id, details: { email: user.email, system_role: user.systemRole, has_password: !!passwordHash } },
+      manager,
+    );
+    return user;
+  }
+
+  async create(body: CreateUserRequest, actor: Principal): Promise<UserResponse> {
+    const user = await this.transactions.run((manager) =>
+      this.createUser({ email: body.email, displayName: body.display_name, password: body.password, systemRole: body.system_role }, actor, manager),
+    );
+    return toUserResponse(user);
+  }
+
+  async update(id: string, body: UpdateUserRequest, req: Request, actor: Principal): Promise<UserResponse> {
+    return this.transactions.run(async (manager) => {
+      const user = await this.requireLocked(id, manager);
+      assertIfMatch(req, this.etag(toUserResponse(user)));
+      const changes: Record<string, unknown> = {};
+      if (body.email !== undefined && body.email.toLowerCase() !== user.email) {
+        const other = await this.users.findByEmail(body.email);
+        if (other && other.id !== user.id) throw this.emailTaken(body.email);
+        changes.email = { from: user.email, to: body.email.toLowerCase() };
+        user.email = body.email.toLowerCase();
+      }
+      if (body.display_name !== undefined && body.display_name !== user.displayName) {
+        changes.display_name = { from: user.displayName, to: body.display_name };
+        user.displayName = body.display_name;
+      }
+      if (body.system_role !== undefined && body.system_role !== user.systemRole) {
+        if (user.systemRole === 'admin' && user.status === 'active') await this.assertAnotherActiveAdmin(user.id, manager, 'demote');
+        await this.audit.record({ actor, action: 'user.system_role_changed', targetType: 'user', targetId: user.id, details: { from: user.systemRole, to: body.system_role } }, manager);
+        user.systemRole = body.system_role;
+      }
+      if (Object.keys(changes).length === 0 && body.system_role === undefined) return toUserResponse(user);
+      const saved = await this.users.save(user, manager);
+      if (Object.keys(changes).length) await this.audit.record({ actor, action: 'user.updated', targetType: 'user', targetId: user.id, details: changes }, manager);
+      return toUserResponse(saved);
+    });
+  }
+
+  /** Deactivation revokes every token of the user at once. Idempotent. */
+  async deactivate(id: string, actor: Principal): Promise<UserResponse> {
+    return this.transactions.run(async (manager) => {
+      const user = await this.requireLocked(id, manager);
+      if (user.status === 'deactivated') return toUserResponse(user);
+      if (user.id === actor.userId) throw new DomainError(UserErrors.self_deactivation, 'You cannot deactivate your own account');
+      if (user.systemRole === 'admin') await this.assertAnotherActiveAdmin(user.id, manager, 'deactivate');
+      user.status = 'deactivated';
+      user.deactivatedAt = new Date();
+      const saved = await this.users.save(user, manager);
+      const revoked = await this.sessions.revokeAllOf(user.id, 'deactivated', manager);
+      await this.audit.record({ actor, action: 'user.deactivated', targetType: 'user', targetId: user.id, details: { tokens_revoked: revoked } }, manager);
+      return toUserResponse(saved);
+    });
+  }
+
+  async reactivate(id: string, actor: Principal): Promise<UserResponse> {
+    return this.transactions.run(async (manager) => {
+      const user = await this.requireLocked(id, manager);
+      if (user.status === 'active') return toUserResponse(user);
+      user.status = 'active';
+      user.deactivatedAt = null;
+      const saved = await this.users.save(user, manager);
+      await this.audit.record({ actor, action: 'user.reactivated', targetType: 'user', targetId: user.id }, manager);
+      return toUserResponse(saved);
+    });
+  }
+
+  /** Sets the password; every token of the user is revoked (they log in again). */
+  async resetPassword(id: string, password: string, actor: Principal): Promise<UserResponse> {
+    const hash = await this.hasher.hash(password);
+    return this.transactions.run(async (manager) => {
+      const user = await this.requireLocked(id, manager);
+      await this.users.setPassword(user.id, hash, manager);
+      await this.users.invalidateResetTokens(user.id, manager);
+      const revoked = await this.sessions.revokeAllOf(user.id, 'password_reset', manager);
+      await this.audit.record({ actor, action: 'user.password_reset', targetType: 'user', targetId: user.id, details: { tokens_revoked: revoked } }, manager);
+      return toUserResponse((await this.users.findByIdForUpdate(user.id, manager))!);
+    });
+  }
+
+  /** A one-time token the user redeems at POST /auth/token; earlier unused ones stop working. */
+  async issueResetToken(userId: string, actor: Principal | undefined, manager?: EntityManager): Promise<{ token: string; expiresAt: Date }> {
+    const work = async (m: EntityManager) => {
+      const user = await this.requireLocked(userId, m);
+      const { token, hash } = newSecretToken('rst');
+      const expiresAt = new Date(Date.now() + this.config.env.RESET_TOKEN_TTL_MINUTES * 60_000);
+      await this.users.invalidateResetTokens(user.id, m);
+      await this.users.createResetToken({ userId: user.id, tokenHash: hash, expiresAt, createdBy: actor?.userId ?? null }, m);
+      await this.audit.record({ actor, action: 'user.reset_token_issued', targetType: 'user', targetId: user.id, details: { expires_at: expiresAt.toISOString() } }, m);
+      return { token, expiresAt };
+    };
+    return manager ? work(manager) : this.transactions.run(work);
+  }
+
+  async resetToken(id: string, actor: Principal): Promise<ResetTokenResponse> {
+    const { token, expiresAt } = await this.issueResetToken(id, actor);
+    return {
+      user_id: id,
+      reset_token: token,
+      expires_at: expiresAt,
+      usage: 'POST /auth/token with {"grant_type": "reset_token", "reset_token": "<this token>", "new_password": "<8 to 256 characters>"}; it works once',
+    };
+  }
+
+  async memberships(id: string): Promise<UserMembershipResponse[]> {
+    await this.require(id);
+    return (await this.access.membershipsOf(id)).map((m) => ({ workspace_id: m.workspaceId, workspace_name: m.workspaceName, role: m.role, joined_at: m.joinedAt }));
+  }
+
+  private async require(id: string): Promise<UserEntity> {
+    const user = await this.users.findById(id);
+    if (!user) throw new NotFoundError('user', id);
+    return user;
+  }
+
+  private async requireLocked(id: string, manager: EntityManager): Promise<UserEntity> {
+    const user = await this.users.findByIdForUpdate(id, manager);
+    if (!user) throw new NotFoundError('user', id);
+    return user;
+  }
+
+  private async assertAnotherActiveAdmin(userId: string, manager: EntityManager, verb: string): Promise<void> {
+    const admins = await this.users.lockActiveAdmins(manager);
+    if (!admins.some((id) => id !== userId)) {
+      throw new DomainError(UserErrors.last_admin, `Cannot ${verb} the last active system admin; make another user admin first`);
+    }
+  }
+
+  private emailTaken(email: string): DomainError {
+    return new DomainError(UserErrors.email_taken, `A user with email ${email.toLowerCase()} already exists`);
+  }
+}
