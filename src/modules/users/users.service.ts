@@ -18,7 +18,7 @@ import { UserErrors } from './users.errors.js';
 import { toUserResponse } from './users.mapper.js';
 import { UsersRepository } from './users.repository.js';
 
-const SORTS = { created_at: 'u.created_at', email: 'u.email', display_name: 'u.display_name' } as const;
+const SORTS = { created_at: 'u.created_at', email: 'u.email', display_name: 'lower(u.display_name)' } as const;
 
 export interface NewUser {
   email: string;

@@ -1,0 +1,75 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { IsEmail, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { WORKSPACE_ROLES, type WorkspaceRole } from '../../../../libs/auth/roles.js';
+import { PASSWORD_MAX, PASSWORD_MIN } from '../../auth/dto/auth.dto.js';
+
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+export class AddMemberRequest {
+  /** The user to add; give this or `email` */
+  @IsOptional() @IsUUID()
+  user_id?: string;
+
+  /** The email of an existing user; give this or `user_id` */
+  @IsOptional() @Transform(trim) @IsEmail() @MaxLength(320)
+  email?: string;
+
+  @ApiProperty({ enum: WORKSPACE_ROLES })
+  @IsIn(WORKSPACE_ROLES)
+  role: WorkspaceRole;
+}
+
+export class ChangeMemberRoleRequest {
+  @ApiProperty({ enum: WORKSPACE_ROLES })
+  @IsIn(WORKSPACE_ROLES)
+  role: WorkspaceRole;
+}
+
+export class CreateWorkspaceUserRequest {
+  @Transform(trim) @IsEmail() @MaxLength(320)
+  email: string;
+
+  @Transform(trim) @IsString() @MinLength(1) @MaxLength(200)
+  display_name: string;
+
+  /** Without one, the response carries a one-time reset_token for the user to set it */
+  @IsOptional() @IsString() @MinLength(PASSWORD_MIN) @MaxLength(PASSWORD_MAX)
+  password?: string;
+
+  @ApiProperty({ enum: WORKSPACE_ROLES })
+  @IsIn(WORKSPACE_ROLES)
+  role: WorkspaceRole;
+}
+
+export class UserCandidatesQuery {
+  /** Case-insensitive substring of the email or display name */
+  @IsOptional() @IsString() @MaxLength(200)
+  q?: string;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 50, default: 20 })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(50)
+  limit: number = 20;
+}
+
+export class WorkspaceMemberResponse {
+  workspace_id: string;
+  user_id: string;
+  email: string;
+  display_name: string;
+  @ApiProperty({ enum: WORKSPACE_ROLES })
+  role: WorkspaceRole;
+  @ApiProperty({ enum: ['active', 'deactivated'] })
+  user_status: 'active' | 'deactivated';
+  joined_at: Date;
+  added_by: string | null;
+  /** Only when POST /workspaces/{id}/users created the user without a password: shown once, redeem at POST /auth/token */
+  reset_token?: string;
+  reset_token_expires_at?: Date;
+}
+
+export class WorkspaceUserCandidateResponse {
+  id: string;
+  email: string;
+  display_name: string;
+}

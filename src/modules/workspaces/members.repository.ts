@@ -1,0 +1,99 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import type { WorkspaceRole } from '../../../libs/auth/roles.js';
+import { WorkspaceMemberEntity } from './entities/workspace-member.entity.js';
+
+export interface MemberRow {
+  workspaceId: string;
+  userId: string;
+  email: string;
+  displayName: string;
+  role: WorkspaceRole;
+  userStatus: 'active' | 'deactivated';
+  joinedAt: Date;
+  addedBy: string | null;
+}
+
+interface RawMember {
+  workspace_id: string;
+  user_id: string;
+  email: string;
+  display_name: string;
+  role: WorkspaceRole;
+  status: 'active' | 'deactivated';
+  created_at: Date;
+  added_by: string | null;
+}
+
+const toRow = (r: RawMember): MemberRow => ({
+  workspaceId: r.workspace_id,
+  userId: r.user_id,
+  email: r.email,
+  displayName: r.display_name,
+  role: r.role,
+  userStatus: r.status,
+  joinedAt: new Date(r.created_at),
+  addedBy: r.added_by,
+});
+
+const MEMBER_SELECT = `SELECT m.workspace_id, m.user_id, u.email, u.display_name, m.role, u.status, m.created_at, m.added_by
+  FROM workspace_members m JOIN users u ON u.id = m.user_id`;
+
+@Injectable()
+export class MembersRepository {
+  constructor(@InjectRepository(WorkspaceMemberEntity) private readonly repo: Repository<WorkspaceMemberEntity>) {}
+
+  private q(manager?: EntityManager) {
+    return manager ?? this.repo.manager;
+  }
+
+  async list(workspaceId: string): Promise<MemberRow[]> {
+    const rows: RawMember[] = await this.q().query(`${MEMBER_SELECT} WHERE m.workspace_id = $1 ORDER BY m.created_at, u.email`, [workspaceId]);
+    return rows.map(toRow);
+  }
+
+  async find(workspaceId: string, userId: string, manager?: EntityManager): Promise<MemberRow | null> {
+    const rows: RawMember[] = await this.q(manager).query(`${MEMBER_SELECT} WHERE m.workspace_id = $1 AND m.user_id = $2`, [workspaceId, userId]);
+    return rows[0] ? toRow(rows[0]) : null;
+  }
+
+  /** The membership row locked for a role change or removal. */
+  findForUpdate(workspaceId: string, userId: string, manager: EntityManager): Promise<WorkspaceMemberEntity | null> {
+    return manager.getRepository(WorkspaceMemberEntity).findOne({ where: { workspaceId, userId }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  /** Owners of the workspace, locked so two concurrent demotions cannot leave it without one. */
+  async lockOwners(workspaceId: string, manager: EntityManager): Promise<string[]> {
+    const rows: Array<{ user_id: string }> = await manager.query(
+      `SELECT user_id FROM workspace_members WHERE workspace_id = $1 AND role = 'owner' ORDER BY user_id FOR UPDATE`,
+      [workspaceId],
+    );
+    return rows.map((r) => r.user_id);
+  }
+
+  async insert(member: Pick<WorkspaceMemberEntity, 'workspaceId' | 'userId' | 'role' | 'addedBy'>, manager: EntityManager): Promise<void> {
+    await manager.getRepository(WorkspaceMemberEntity).insert(member);
+  }
+
+  async setRole(workspaceId: string, userId: string, role: WorkspaceRole, manager: EntityManager): Promise<void> {
+    await manager.getRepository(WorkspaceMemberEntity).update({ workspaceId, userId }, { role });
+  }
+
+  async delete(workspaceId: string, userId: string, manager: EntityManager): Promise<void> {
+    await manager.getRepository(WorkspaceMemberEntity).delete({ workspaceId, userId });
+  }
+
+  /** Active users who are not members, matching q, at most `limit`. */
+  async candidates(workspaceId: string, q: string | undefined, limit: number): Promise<Array<{ id: string; email: string; display_name: string }>> {
+    const pattern = q ? `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : '%';
+    return this.q().query(
+      `SELECT u.id, u.email, u.display_name FROM users u
+        WHERE u.status = 'active'
+          AND NOT EXISTS (SELECT 1 FROM workspace_members m WHERE m.workspace_id = $1 AND m.user_id = u.id)
+          AND (lower(u.email) LIKE $2 OR lower(u.display_name) LIKE $2)
+        ORDER BY u.email LIMIT $3`,
+      [workspaceId, pattern, limit],
+    );
+  }
+}

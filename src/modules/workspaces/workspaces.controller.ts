@@ -1,0 +1,77 @@
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiPreconditionFailedResponse, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Authenticated, CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
+import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
+import { PageOf, type Page } from '../../../libs/common/pagination.js';
+import { ProblemResponse } from '../../../libs/common/problem.dto.js';
+import { CreateWorkspaceRequest, EmbeddingConfigRequest, ListWorkspacesQuery, UpdateWorkspaceRequest, WorkspaceListItem, WorkspaceResponse } from './dto/workspace.dto.js';
+import { WorkspacesService } from './workspaces.service.js';
+
+const WORKSPACE = { param: 'workspace_id' };
+
+@ApiTags('workspaces')
+@Controller('workspaces')
+export class WorkspacesController {
+  constructor(private readonly workspaces: WorkspacesService) {}
+
+  /** The caller's workspaces (system admins: all, or `mine=true`). */
+  @Get()
+  @Authenticated()
+  @ApiOkResponse({ type: PageOf(WorkspaceListItem) })
+  list(@Query() query: ListWorkspacesQuery, @CurrentUser() caller: Principal): Promise<Page<WorkspaceListItem>> {
+    return this.workspaces.list(query, caller);
+  }
+
+  /** Creates a workspace; the caller becomes its owner. */
+  @Post()
+  @Authenticated()
+  @ApiCreatedResponse({ type: WorkspaceResponse })
+  create(@Body() body: CreateWorkspaceRequest, @CurrentUser() caller: Principal): Promise<WorkspaceResponse> {
+    return this.workspaces.create(body, caller);
+  }
+
+  /** A workspace with the caller's role; carries an ETag for If-Match on PATCH. */
+  @Get(':workspace_id')
+  @WorkspaceRoleRequired('viewer', WORKSPACE)
+  @ApiOkResponse({ type: WorkspaceResponse })
+  async get(@CurrentWorkspace() access: WorkspaceAccess, @CurrentUser() caller: Principal, @Res({ passthrough: true }) res: Response): Promise<WorkspaceResponse> {
+    const workspace = await this.workspaces.get(access, caller);
+    res.setHeader('ETag', this.workspaces.etag(workspace));
+    return workspace;
+  }
+
+  /** Renames or re-describes the workspace (admins). Send If-Match to avoid overwriting. */
+  @Patch(':workspace_id')
+  @WorkspaceRoleRequired('admin', WORKSPACE)
+  @ApiOkResponse({ type: WorkspaceResponse })
+  @ApiPreconditionFailedResponse({ type: ProblemResponse, description: 'If-Match does not match the current ETag' })
+  async update(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: UpdateWorkspaceRequest,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+    @CurrentUser() caller: Principal,
+  ): Promise<WorkspaceResponse> {
+    const workspace = await this.workspaces.update(access, body, req, caller);
+    res.setHeader('ETag', this.workspaces.etag(workspace));
+    return workspace;
+  }
+
+  /** Deletes the workspace and everything in it (owners). */
+  @Delete(':workspace_id')
+  @HttpCode(204)
+  @WorkspaceRoleRequired('owner', WORKSPACE)
+  @ApiNoContentResponse({ description: 'Deleted' })
+  async delete(@CurrentWorkspace() access: WorkspaceAccess, @CurrentUser() caller: Principal): Promise<void> {
+    await this.workspaces.delete(access, caller);
+  }
+
+  /** How the workspace embeds text for clustering and similarity (admins). `local` needs no network. */
+  @Put(':workspace_id/embedding-config')
+  @WorkspaceRoleRequired('admin', WORKSPACE)
+  @ApiOkResponse({ type: WorkspaceResponse })
+  setEmbeddingConfig(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: EmbeddingConfigRequest, @CurrentUser() caller: Principal): Promise<WorkspaceResponse> {
+    return this.workspaces.setEmbeddingConfig(access, body, caller);
+  }
+}

@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import type { WorkspaceRole } from '../../../libs/auth/roles.js';
+import { WorkspaceEntity } from './entities/workspace.entity.js';
+
+/** A workspace as one caller sees it: with their role and the member count. */
+export interface WorkspaceView {
+  workspace: WorkspaceEntity;
+  role: WorkspaceRole | null;
+  memberCount: number;
+}
+
+const LIKE_ESCAPE = /[\\%_]/g;
+
+@Injectable()
+export class WorkspacesRepository {
+  constructor(@InjectRepository(WorkspaceEntity) private readonly repo: Repository<WorkspaceEntity>) {}
+
+  private viewQuery(userId: string, manager?: EntityManager) {
+    return (manager ? manager.getRepository(WorkspaceEntity) : this.repo)
+      .createQueryBuilder('w')
+      .leftJoin('workspace_members', 'm', 'm.workspace_id = w.id AND m.user_id = :userId', { userId })
+      .addSelect('m.role', 'caller_role')
+      .addSelect('(SELECT count(*) FROM workspace_members c WHERE c.workspace_id = w.id)::int', 'member_count');
+  }
+
+  private static toView(entities: WorkspaceEntity[], raw: Array<{ caller_role: WorkspaceRole | null; member_count: number }>): WorkspaceView[] {
+    return entities.map((workspace, i) => ({ workspace, role: raw[i].caller_role ?? null, memberCount: Number(raw[i].member_count) }));
+  }
+
+  async list(
+    userId: string,
+    filter: { q?: string; onlyMine: boolean },
+    sort: { column: string; direction: 'ASC' | 'DESC' },
+    window: { skip: number; take: number },
+  ): Promise<[WorkspaceView[], number]> {
+    const qb = this.viewQuery(userId);
+    if (filter.onlyMine) qb.andWhere('m.user_id IS NOT NULL');
+    if (filter.q) qb.andWhere('lower(w.name) LIKE :pattern', { pattern: `%${filter.q.toLowerCase().replace(LIKE_ESCAPE, (c) => `\\${c}`)}%` });
+    const total = await qb.getCount();
+    const { entities, raw } = await qb.orderBy(sort.column, sort.direction).addOrderBy('w.id', 'ASC').offset(window.skip).limit(window.take).getRawAndEntities();
+    return [WorkspacesRepository.toView(entities, raw), total];
+  }
+
+  async findView(id: string, userId: string, manager?: EntityManager): Promise<WorkspaceView | null> {
+    const { entities, raw } = await this.viewQuery(userId, manager).where('w.id = :id', { id }).getRawAndEntities();
+    return entities.length ? WorkspacesRepository.toView(entities, raw)[0] : null;
+  }
+
+  findByIdForUpdate(id: string, manager: EntityManager): Promise<WorkspaceEntity | null> {
+    return manager.getRepository(WorkspaceEntity).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  create(workspace: Pick<WorkspaceEntity, 'name' | 'description' | 'createdBy'>, manager: EntityManager): Promise<WorkspaceEntity> {
+    const repo = manager.getRepository(WorkspaceEntity);
+    return repo.save(repo.create({ ...workspace, embeddingConfig: { provider: 'local' } }));
+  }
+
+  save(workspace: WorkspaceEntity, manager: EntityManager): Promise<WorkspaceEntity> {
+    return manager.getRepository(WorkspaceEntity).save(workspace);
+  }
+
+  async delete(id: string, manager: EntityManager): Promise<void> {
+    await manager.getRepository(WorkspaceEntity).delete({ id });
+  }
+}

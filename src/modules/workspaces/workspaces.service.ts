@@ -1,0 +1,107 @@
+import { Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import type { EntityManager } from 'typeorm';
+import { AuditService } from '../../../libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
+import { NotFoundError } from '../../../libs/common/domain-error.js';
+import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
+import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
+import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import type { CreateWorkspaceRequest, EmbeddingConfigRequest, ListWorkspacesQuery, UpdateWorkspaceRequest, WorkspaceListItem, WorkspaceResponse } from './dto/workspace.dto.js';
+import type { EmbeddingConfigValue } from './entities/workspace.entity.js';
+import { MembersRepository } from './members.repository.js';
+import { toWorkspaceListItem, toWorkspaceResponse } from './workspaces.mapper.js';
+import { WorkspacesRepository } from './workspaces.repository.js';
+
+// Names sort case-insensitively, as people read them.
+const SORTS = { name: 'lower(w.name)', created_at: 'w.created_at' } as const;
+
+@Injectable()
+export class WorkspacesService {
+  constructor(
+    private readonly workspaces: WorkspacesRepository,
+    private readonly members: MembersRepository,
+    private readonly audit: AuditService,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  etag(workspace: WorkspaceResponse): string {
+    return strongEtag('workspace', workspace.id, workspace.version);
+  }
+
+  /** A user's workspaces; system admins see all of them unless they ask for `mine`. */
+  async list(query: ListWorkspacesQuery, caller: Principal): Promise<Page<WorkspaceListItem>> {
+    const onlyMine = caller.systemRole !== 'admin' || query.mine === true;
+    const [views, total] = await this.workspaces.list(caller.userId, { q: query.q, onlyMine }, parseSort(query.sort, SORTS, 'name'), pageWindow(query));
+    return pageOf(views, total, query, toWorkspaceListItem);
+  }
+
+  /** Any active user may create a workspace; they become its owner. */
+  async create(body: CreateWorkspaceRequest, caller: Principal): Promise<WorkspaceResponse> {
+    return this.transactions.run(async (manager) => {
+      const workspace = await this.workspaces.create({ name: body.name, description: body.description ?? '', createdBy: caller.userId }, manager);
+      await this.members.insert({ workspaceId: workspace.id, userId: caller.userId, role: 'owner', addedBy: caller.userId }, manager);
+      await this.audit.record({ actor: caller, workspaceId: workspace.id, action: 'workspace.created', targetType: 'workspace', targetId: workspace.id, details: { name: workspace.name } }, manager);
+      return toWorkspaceResponse((await this.workspaces.findView(workspace.id, caller.userId, manager))!);
+    });
+  }
+
+  async get(access: WorkspaceAccess, caller: Principal): Promise<WorkspaceResponse> {
+    const view = await this.workspaces.findView(access.workspaceId, caller.userId);
+    if (!view) throw new NotFoundError('workspace', access.workspaceId);
+    return toWorkspaceResponse(view);
+  }
+
+  async update(access: WorkspaceAccess, body: UpdateWorkspaceRequest, req: Request, caller: Principal): Promise<WorkspaceResponse> {
+    return this.transactions.run(async (manager) => {
+      const current = await this.requireView(access.workspaceId, caller, manager);
+      assertIfMatch(req, this.etag(toWorkspaceResponse(current)));
+      const workspace = current.workspace;
+      const changes: Record<string, { from: string; to: string }> = {};
+      if (body.name !== undefined && body.name !== workspace.name) changes.name = { from: workspace.name, to: (workspace.name = body.name) };
+      if (body.description !== undefined && body.description !== workspace.description) {
+        changes.description = { from: workspace.description, to: (workspace.description = body.description) };
+      }
+      if (Object.keys(changes).length === 0) return toWorkspaceResponse(current);
+      await this.workspaces.save(workspace, manager);
+      await this.audit.record({ actor: caller, workspaceId: workspace.id, action: 'workspace.updated', targetType: 'workspace', targetId: workspace.id, details: changes }, manager);
+      return toWorkspaceResponse((await this.workspaces.findView(workspace.id, caller.userId, manager))!);
+    });
+  }
+
+  /** Deletes the workspace and, through the foreign keys, every record it holds. */
+  async delete(access: WorkspaceAccess, caller: Principal): Promise<void> {
+    await this.transactions.run(async (manager) => {
+      const workspace = await this.workspaces.findByIdForUpdate(access.workspaceId, manager);
+      if (!workspace) throw new NotFoundError('workspace', access.workspaceId);
+      await this.workspaces.delete(workspace.id, manager);
+      await this.audit.record({ actor: caller, workspaceId: workspace.id, action: 'workspace.deleted', targetType: 'workspace', targetId: workspace.id, details: { name: workspace.name } }, manager);
+    });
+  }
+
+  async setEmbeddingConfig(access: WorkspaceAccess, body: EmbeddingConfigRequest, caller: Principal): Promise<WorkspaceResponse> {
+    return this.transactions.run(async (manager) => {
+      const current = await this.requireView(access.workspaceId, caller, manager);
+      const next: EmbeddingConfigValue = {
+        provider: body.provider,
+        ...(body.config_ref !== undefined ? { config_ref: body.config_ref } : {}),
+        ...(body.model !== undefined ? { model: body.model } : {}),
+        ...(body.dimensions !== undefined ? { dimensions: body.dimensions } : {}),
+      };
+      const previous = current.workspace.embeddingConfig;
+      current.workspace.embeddingConfig = next;
+      await this.workspaces.save(current.workspace, manager);
+      await this.audit.record(
+        { actor: caller, workspaceId: access.workspaceId, action: 'workspace.embedding_config_changed', targetType: 'workspace', targetId: access.workspaceId, details: { from: previous, to: next } },
+        manager,
+      );
+      return toWorkspaceResponse((await this.workspaces.findView(access.workspaceId, caller.userId, manager))!);
+    });
+  }
+
+  private async requireView(id: string, caller: Principal, manager: EntityManager) {
+    const locked = await this.workspaces.findByIdForUpdate(id, manager);
+    if (!locked) throw new NotFoundError('workspace', id);
+    return (await this.workspaces.findView(id, caller.userId, manager))!;
+  }
+}
