@@ -1,0 +1,37 @@
+import { describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { AppConfig } from '../../src/config/app-config.js';
+import { SecretCipher, SecretDecryptionError } from './secret-cipher.js';
+
+const config = (key = randomBytes(32).toString('base64')) =>
+  AppConfig.fromEnvironment({ DATABASE_URL: 'postgres://x/y', JWT_SECRET: 'j'.repeat(40), ENCRYPTION_KEY: key, DATA_DIR: '/tmp/ews-cipher-spec' });
+
+describe('SecretCipher', () => {
+  const cipher = new SecretCipher(config());
+
+  it('round-trips, with a fresh IV each time and no plaintext in the ciphertext', () => {
+    const a = cipher.seal('sk-live-abcdef', 'ws:1');
+    const b = cipher.seal('sk-live-abcdef', 'ws:1');
+    expect(a.iv).toHaveLength(12);
+    expect(a.authTag).toHaveLength(16);
+    expect(a.iv.equals(b.iv)).toBe(false);
+    expect(a.ciphertext.toString('utf8')).not.toContain('sk-live');
+    expect(cipher.open(a, 'ws:1')).toBe('sk-live-abcdef');
+  });
+
+  it('refuses altered ciphertext, a wrong tag, other associated data or another key', () => {
+    const sealed = cipher.seal('value', 'ws:1/secret:1');
+    const flipped = Buffer.from(sealed.ciphertext);
+    flipped[0] ^= 1;
+    expect(() => cipher.open({ ...sealed, ciphertext: flipped }, 'ws:1/secret:1')).toThrow(SecretDecryptionError);
+    expect(() => cipher.open({ ...sealed, authTag: randomBytes(16) }, 'ws:1/secret:1')).toThrow(SecretDecryptionError);
+    expect(() => cipher.open(sealed, 'ws:2/secret:1')).toThrow(SecretDecryptionError);
+    expect(() => new SecretCipher(config()).open(sealed, 'ws:1/secret:1')).toThrow(SecretDecryptionError);
+    expect(() => cipher.open({ ...sealed, keyVersion: 9 }, 'ws:1/secret:1')).toThrow(SecretDecryptionError);
+  });
+
+  it('handles unicode and 64 KiB values', () => {
+    const big = 'ключ-🔑-'.repeat(4000);
+    expect(cipher.open(cipher.seal(big, 'x'), 'x')).toBe(big);
+  });
+});

@@ -1,0 +1,83 @@
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiPreconditionFailedResponse, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
+import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
+import { PageOf, type Page } from '../../../libs/common/pagination.js';
+import { ProblemResponse } from '../../../libs/common/problem.dto.js';
+import { UuidParam } from '../../../libs/common/uuid-param.js';
+import { CreateSecretRequest, ListSecretsQuery, UpdateSecretRequest, WorkspaceSecretResponse, WorkspaceSecretRevealResponse } from './dto/secret.dto.js';
+import { SecretsService } from './secrets.service.js';
+
+const WORKSPACE = { param: 'workspace_id' };
+
+@ApiTags('secrets')
+@Controller('workspaces/:workspace_id/secrets')
+export class SecretsController {
+  constructor(private readonly secrets: SecretsService) {}
+
+  /** Secret metadata (members; never values). */
+  @Get()
+  @WorkspaceRoleRequired('member', WORKSPACE)
+  @ApiOkResponse({ type: PageOf(WorkspaceSecretResponse) })
+  list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListSecretsQuery): Promise<Page<WorkspaceSecretResponse>> {
+    return this.secrets.list(access, query);
+  }
+
+  /** Stores a secret, encrypted at rest (admins). */
+  @Post()
+  @WorkspaceRoleRequired('admin', WORKSPACE)
+  @ApiCreatedResponse({ type: WorkspaceSecretResponse })
+  @ApiConflictResponse({ type: ProblemResponse, description: 'secret_name_taken' })
+  create(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: CreateSecretRequest, @CurrentUser() caller: Principal): Promise<WorkspaceSecretResponse> {
+    return this.secrets.create(access, body, caller);
+  }
+
+  /** A secret's metadata (members), with an ETag for If-Match on PATCH. */
+  @Get(':secret_id')
+  @WorkspaceRoleRequired('member', WORKSPACE)
+  @ApiOkResponse({ type: WorkspaceSecretResponse })
+  async get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('secret_id') id: string, @Res({ passthrough: true }) res: Response): Promise<WorkspaceSecretResponse> {
+    const secret = await this.secrets.get(access, id);
+    res.setHeader('ETag', this.secrets.etag(secret));
+    return secret;
+  }
+
+  /** Renames, re-describes or replaces the value (admins). */
+  @Patch(':secret_id')
+  @WorkspaceRoleRequired('admin', WORKSPACE)
+  @ApiOkResponse({ type: WorkspaceSecretResponse })
+  @ApiConflictResponse({ type: ProblemResponse, description: 'secret_name_taken' })
+  @ApiPreconditionFailedResponse({ type: ProblemResponse, description: 'If-Match does not match the current ETag' })
+  async update(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('secret_id') id: string,
+    @Body() body: UpdateSecretRequest,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+    @CurrentUser() caller: Principal,
+  ): Promise<WorkspaceSecretResponse> {
+    const secret = await this.secrets.update(access, id, body, req, caller);
+    res.setHeader('ETag', this.secrets.etag(secret));
+    return secret;
+  }
+
+  /** Returns the value (admins). Audited as secret.revealed. */
+  @Post(':secret_id/reveal')
+  @HttpCode(200)
+  @WorkspaceRoleRequired('admin', WORKSPACE)
+  @ApiOkResponse({ type: WorkspaceSecretRevealResponse })
+  @ApiConflictResponse({ type: ProblemResponse, description: 'secret_undecryptable' })
+  reveal(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('secret_id') id: string, @CurrentUser() caller: Principal): Promise<WorkspaceSecretRevealResponse> {
+    return this.secrets.reveal(access, id, caller);
+  }
+
+  /** Deletes the secret (admins). */
+  @Delete(':secret_id')
+  @HttpCode(204)
+  @WorkspaceRoleRequired('admin', WORKSPACE)
+  @ApiNoContentResponse({ description: 'Deleted' })
+  async delete(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('secret_id') id: string, @CurrentUser() caller: Principal): Promise<void> {
+    await this.secrets.delete(access, id, caller);
+  }
+}

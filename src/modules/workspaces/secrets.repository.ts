@@ -1,0 +1,62 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import type { Sealed } from '../../../libs/crypto/secret-cipher.js';
+import { WorkspaceSecretEntity } from './entities/workspace-secret.entity.js';
+
+@Injectable()
+export class SecretsRepository {
+  constructor(@InjectRepository(WorkspaceSecretEntity) private readonly repo: Repository<WorkspaceSecretEntity>) {}
+
+  async list(workspaceId: string, q: string | undefined, sort: { column: string; direction: 'ASC' | 'DESC' }, window: { skip: number; take: number }) {
+    const qb = this.repo.createQueryBuilder('s').where('s.workspace_id = :workspaceId', { workspaceId });
+    if (q) qb.andWhere('lower(s.name) LIKE :pattern', { pattern: `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` });
+    return qb.orderBy(sort.column, sort.direction).addOrderBy('s.id', 'ASC').skip(window.skip).take(window.take).getManyAndCount();
+  }
+
+  /** Metadata only, scoped to the workspace. */
+  find(workspaceId: string, id: string, manager?: EntityManager): Promise<WorkspaceSecretEntity | null> {
+    return (manager ? manager.getRepository(WorkspaceSecretEntity) : this.repo).findOne({ where: { id, workspaceId } });
+  }
+
+  findForUpdate(workspaceId: string, id: string, manager: EntityManager): Promise<WorkspaceSecretEntity | null> {
+    return manager.getRepository(WorkspaceSecretEntity).findOne({ where: { id, workspaceId }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  /** With the sealed value, for reveal and internal use. */
+  findSealed(workspaceId: string, id: string): Promise<WorkspaceSecretEntity | null> {
+    return this.repo
+      .createQueryBuilder('s')
+      .addSelect(['s.ciphertext', 's.iv', 's.authTag'])
+      .where('s.id = :id AND s.workspace_id = :workspaceId', { id, workspaceId })
+      .getOne();
+  }
+
+  async nameTaken(workspaceId: string, name: string, exceptId?: string, manager?: EntityManager): Promise<boolean> {
+    const rows: unknown[] = await (manager ?? this.repo.manager).query(
+      'SELECT 1 FROM workspace_secrets WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3',
+      [workspaceId, name, exceptId ?? null],
+    );
+    return rows.length > 0;
+  }
+
+  async insert(secret: Pick<WorkspaceSecretEntity, 'id' | 'workspaceId' | 'name' | 'description' | 'createdBy'> & Sealed, manager: EntityManager): Promise<WorkspaceSecretEntity> {
+    const repo = manager.getRepository(WorkspaceSecretEntity);
+    await repo.insert({ ...secret, updatedBy: secret.createdBy });
+    return (await repo.findOne({ where: { id: secret.id } }))!;
+  }
+
+  async save(secret: WorkspaceSecretEntity, sealed: Sealed | undefined, manager: EntityManager): Promise<WorkspaceSecretEntity> {
+    const repo = manager.getRepository(WorkspaceSecretEntity);
+    await repo.save(sealed ? Object.assign(secret, sealed) : secret);
+    return (await repo.findOne({ where: { id: secret.id } }))!;
+  }
+
+  async markRevealed(id: string): Promise<void> {
+    await this.repo.manager.query('UPDATE workspace_secrets SET last_revealed_at = now() WHERE id = $1', [id]);
+  }
+
+  async delete(id: string, manager: EntityManager): Promise<void> {
+    await manager.getRepository(WorkspaceSecretEntity).delete({ id });
+  }
+}

@@ -1,0 +1,139 @@
+import { Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import { randomUUID } from 'node:crypto';
+import { AuditService } from '../../../libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
+import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
+import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
+import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
+import { SecretCipher, SecretDecryptionError } from '../../../libs/crypto/secret-cipher.js';
+import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import type { CreateSecretRequest, ListSecretsQuery, UpdateSecretRequest, WorkspaceSecretResponse, WorkspaceSecretRevealResponse } from './dto/secret.dto.js';
+import type { WorkspaceSecretEntity } from './entities/workspace-secret.entity.js';
+import { SecretErrors } from './secrets.errors.js';
+import { SecretsRepository } from './secrets.repository.js';
+
+const SORTS = { name: 'lower(s.name)', created_at: 's.created_at' } as const;
+
+/** The associated data binding a ciphertext to its row. */
+const aad = (workspaceId: string, secretId: string) => `workspace_secret:${workspaceId}:${secretId}`;
+
+function toResponse(s: WorkspaceSecretEntity): WorkspaceSecretResponse {
+  return {
+    id: s.id,
+    workspace_id: s.workspaceId,
+    name: s.name,
+    description: s.description,
+    created_by: s.createdBy,
+    updated_by: s.updatedBy,
+    last_revealed_at: s.lastRevealedAt,
+    created_at: s.createdAt,
+    updated_at: s.updatedAt,
+    version: s.version,
+  };
+}
+
+/**
+ * Workspace secrets: encrypted at rest (AES-256-GCM), never in a response except reveal,
+ * which is audited. Other families refer to a secret by id and call `resolveValue`.
+ */
+@Injectable()
+export class SecretsService {
+  constructor(
+    private readonly secrets: SecretsRepository,
+    private readonly cipher: SecretCipher,
+    private readonly audit: AuditService,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  etag(secret: WorkspaceSecretResponse): string {
+    return strongEtag('secret', secret.id, secret.version);
+  }
+
+  async list(access: WorkspaceAccess, query: ListSecretsQuery): Promise<Page<WorkspaceSecretResponse>> {
+    const [rows, total] = await this.secrets.list(access.workspaceId, query.q, parseSort(query.sort, SORTS, 'name'), pageWindow(query));
+    return pageOf(rows, total, query, toResponse);
+  }
+
+  async get(access: WorkspaceAccess, id: string): Promise<WorkspaceSecretResponse> {
+    return toResponse(await this.require(access.workspaceId, id));
+  }
+
+  async create(access: WorkspaceAccess, body: CreateSecretRequest, caller: Principal): Promise<WorkspaceSecretResponse> {
+    return this.transactions.run(async (manager) => {
+      if (await this.secrets.nameTaken(access.workspaceId, body.name, undefined, manager)) throw this.nameTaken(body.name);
+      const id = randomUUID();
+      const sealed = this.cipher.seal(body.value, aad(access.workspaceId, id));
+      const secret = await this.secrets.insert({ id, workspaceId: access.workspaceId, name: body.name, description: body.description ?? '', createdBy: caller.userId, ...sealed }, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'secret.created', targetType: 'secret', targetId: id, details: { name: body.name } }, manager);
+      return toResponse(secret);
+    });
+  }
+
+  async update(access: WorkspaceAccess, id: string, body: UpdateSecretRequest, req: Request, caller: Principal): Promise<WorkspaceSecretResponse> {
+    return this.transactions.run(async (manager) => {
+      const secret = await this.secrets.findForUpdate(access.workspaceId, id, manager);
+      if (!secret) throw new NotFoundError('secret', id);
+      assertIfMatch(req, this.etag(toResponse(secret)));
+      const changed: string[] = [];
+      if (body.name !== undefined && body.name !== secret.name) {
+        if (await this.secrets.nameTaken(access.workspaceId, body.name, id, manager)) throw this.nameTaken(body.name);
+        secret.name = body.name;
+        changed.push('name');
+      }
+      if (body.description !== undefined && body.description !== secret.description) {
+        secret.description = body.description;
+        changed.push('description');
+      }
+      const sealed = body.value !== undefined ? this.cipher.seal(body.value, aad(access.workspaceId, id)) : undefined;
+      if (sealed) changed.push('value');
+      if (changed.length === 0) return toResponse(secret);
+      secret.updatedBy = caller.userId;
+      const saved = await this.secrets.save(secret, sealed, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'secret.updated', targetType: 'secret', targetId: id, details: { changed } }, manager);
+      return toResponse(saved);
+    });
+  }
+
+  async delete(access: WorkspaceAccess, id: string, caller: Principal): Promise<void> {
+    await this.transactions.run(async (manager) => {
+      const secret = await this.secrets.findForUpdate(access.workspaceId, id, manager);
+      if (!secret) throw new NotFoundError('secret', id);
+      await this.secrets.delete(id, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'secret.deleted', targetType: 'secret', targetId: id, details: { name: secret.name } }, manager);
+    });
+  }
+
+  /** The one way a value leaves the service; every reveal is in the audit trail. */
+  async reveal(access: WorkspaceAccess, id: string, caller: Principal): Promise<WorkspaceSecretRevealResponse> {
+    const value = await this.resolveValue(access.workspaceId, id);
+    const secret = await this.require(access.workspaceId, id);
+    await this.secrets.markRevealed(id);
+    await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'secret.revealed', targetType: 'secret', targetId: id, details: { name: secret.name } });
+    return { id, name: secret.name, value };
+  }
+
+  /** For other families (SUT connections, judges, trace sources): the decrypted value, for use inside the service only. */
+  async resolveValue(workspaceId: string, id: string): Promise<string> {
+    const secret = await this.secrets.findSealed(workspaceId, id);
+    if (!secret) throw new NotFoundError('secret', id);
+    try {
+      return this.cipher.open({ ciphertext: secret.ciphertext, iv: secret.iv, authTag: secret.authTag, keyVersion: secret.keyVersion }, aad(workspaceId, id));
+    } catch (err) {
+      if (err instanceof SecretDecryptionError) {
+        throw new DomainError(SecretErrors.secret_undecryptable, `Secret ${secret.name} cannot be decrypted with the current ENCRYPTION_KEY; set a new value`);
+      }
+      throw err;
+    }
+  }
+
+  private async require(workspaceId: string, id: string): Promise<WorkspaceSecretEntity> {
+    const secret = await this.secrets.find(workspaceId, id);
+    if (!secret) throw new NotFoundError('secret', id);
+    return secret;
+  }
+
+  private nameTaken(name: string): DomainError {
+    return new DomainError(SecretErrors.secret_name_taken, `The workspace already has a secret named ${name}`);
+  }
+}
