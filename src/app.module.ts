@@ -11,11 +11,12 @@ import { ConfigModule } from './config/config.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
 import { StatusModule } from './modules/status/status.module.js';
 import { UsersModule } from './modules/users/users.module.js';
+import { InvitationsModule } from './modules/workspaces/invitations.module.js';
 import { SecretsModule } from './modules/workspaces/secrets.module.js';
 import { WorkspacesModule } from './modules/workspaces/workspaces.module.js';
 
 /** The family modules the API serves; the worker process loads the same ones (their jobs). */
-export const FAMILY_MODULES = [StatusModule, AuthModule, UsersModule, WorkspacesModule, SecretsModule];
+export const FAMILY_MODULES = [StatusModule, AuthModule, UsersModule, WorkspacesModule, SecretsModule, InvitationsModule];
 
 @Module({})
 export class AppModule {

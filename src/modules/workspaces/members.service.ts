@@ -95,7 +95,7 @@ export class MembersService {
   }
 
   /** For accepted invitations: adds the membership, or raises an existing role (never lowers it). */
-  async addOrUpgradeMember(workspaceId: string, userId: string, role: WorkspaceRole, actor: Principal | undefined, manager: EntityManager): Promise<void> {
+  async addOrUpgradeMember(workspaceId: string, userId: string, role: WorkspaceRole, actor: Pick<Principal, 'userId' | 'email'> | undefined, manager: EntityManager): Promise<void> {
     const existing = await this.members.findForUpdate(workspaceId, userId, manager);
     if (!existing) {
       await this.members.insert({ workspaceId, userId, role, addedBy: actor?.userId ?? null }, manager);

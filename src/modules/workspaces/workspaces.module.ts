@@ -14,6 +14,6 @@ import { WorkspacesService } from './workspaces.service.js';
   imports: [TypeOrmModule.forFeature([WorkspaceEntity, WorkspaceMemberEntity]), UsersModule],
   controllers: [WorkspacesController, MembersController],
   providers: [WorkspacesService, WorkspacesRepository, MembersService, MembersRepository],
-  exports: [MembersService],
+  exports: [MembersService, MembersRepository],
 })
 export class WorkspacesModule {}

@@ -1,0 +1,184 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { AuditService } from '../../../libs/audit/audit.service.js';
+import { PasswordHasher } from '../../../libs/auth/password-hasher.js';
+import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
+import { DomainError, NotFoundError, UnauthenticatedError, ValidationFailedError } from '../../../libs/common/domain-error.js';
+import { hashSecretToken, newSecretToken } from '../../../libs/common/secret-token.js';
+import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { AppConfig } from '../../config/app-config.js';
+import { AuthErrors } from '../auth/auth.errors.js';
+import { AuthService } from '../auth/auth.service.js';
+import { PASSWORD_MIN, type MeResponse } from '../auth/dto/auth.dto.js';
+import type { UserEntity } from '../users/entities/user.entity.js';
+import { UsersRepository } from '../users/users.repository.js';
+import { UsersService } from '../users/users.service.js';
+import type { AcceptInvitationRequest, CreateInvitationRequest, CreateInvitationResponse, InvitationResponse, ListInvitationsQuery } from './dto/invitation.dto.js';
+import type { InvitationState, WorkspaceInvitationEntity } from './entities/workspace-invitation.entity.js';
+import { InvitationErrors } from './invitations.errors.js';
+import { InvitationsRepository } from './invitations.repository.js';
+import { MembersRepository } from './members.repository.js';
+import { MembersService } from './members.service.js';
+import { WorkspaceErrors } from './workspaces.errors.js';
+
+const ACCEPT_PATH = 'POST /auth/accept-invitation with {"token": "<token>", "password": "…"} (or with the invitee\'s bearer token)';
+
+export function stateOf(invitation: WorkspaceInvitationEntity, now = new Date()): InvitationState {
+  return invitation.status === 'pending' && invitation.expiresAt.getTime() <= now.getTime() ? 'expired' : invitation.status;
+}
+
+function toResponse(i: WorkspaceInvitationEntity): InvitationResponse {
+  return {
+    id: i.id,
+    workspace_id: i.workspaceId,
+    email: i.email,
+    role: i.role,
+    state: stateOf(i),
+    expires_at: i.expiresAt,
+    invited_by: i.invitedBy,
+    accepted_by: i.acceptedBy,
+    accepted_at: i.acceptedAt,
+    revoked_at: i.revokedAt,
+    sent_count: i.sentCount,
+    last_sent_at: i.lastSentAt,
+    created_at: i.createdAt,
+  };
+}
+
+/**
+ * Invitations: a workspace admin invites an email with a role; the token is shown once and
+ * stored hashed. Accepting proves control of the invited account (its bearer token or
+ * password) or creates the account, then adds the membership, in one transaction.
+ */
+@Injectable()
+export class InvitationsService {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly invitations: InvitationsRepository,
+    private readonly members: MembersRepository,
+    private readonly membersService: MembersService,
+    private readonly users: UsersRepository,
+    private readonly usersService: UsersService,
+    private readonly auth: AuthService,
+    private readonly hasher: PasswordHasher,
+    private readonly audit: AuditService,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  async list(access: WorkspaceAccess, query: ListInvitationsQuery): Promise<InvitationResponse[]> {
+    return (await this.invitations.list(access.workspaceId, query.state)).map(toResponse);
+  }
+
+  async create(access: WorkspaceAccess, body: CreateInvitationRequest, caller: Principal): Promise<CreateInvitationResponse> {
+    if (body.role === 'owner' && access.role !== 'owner') {
+      throw new DomainError(WorkspaceErrors.owner_role_required, `Only owners may invite owners; your role is ${access.role}`);
+    }
+    const email = body.email.toLowerCase();
+    return this.transactions.run(async (manager) => {
+      const user = await this.users.findByEmail(email);
+      if (user && (await this.members.find(access.workspaceId, user.id, manager))) {
+        throw new DomainError(WorkspaceErrors.already_member, `${email} is already a member of this workspace`);
+      }
+      const pending = await this.invitations.findLivePending(access.workspaceId, email, manager);
+      if (pending && stateOf(pending) === 'pending') {
+        throw new DomainError(InvitationErrors.invitation_pending, `${email} already has a pending invitation (${pending.id}); resend it instead`, { invitation_id: pending.id });
+      }
+      if (pending) await this.invitations.retireExpired(pending.id, manager);
+      const { token, hash } = newSecretToken('inv');
+      const invitation = await this.invitations.insert(
+        { workspaceId: access.workspaceId, email, role: body.role, tokenHash: hash, status: 'pending', expiresAt: this.expiry(), invitedBy: caller.userId, sentCount: 1, lastSentAt: new Date() },
+        manager,
+      );
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'invitation.created', targetType: 'invitation', targetId: invitation.id, details: { email, role: body.role } }, manager);
+      return { ...toResponse(invitation), token, accept_path: ACCEPT_PATH };
+    });
+  }
+
+  /** A new token and expiry; the old token stops working. */
+  async resend(access: WorkspaceAccess, id: string, caller: Principal): Promise<CreateInvitationResponse> {
+    return this.transactions.run(async (manager) => {
+      const invitation = await this.requireOpen(access.workspaceId, id, manager, 'resent');
+      const { token, hash } = newSecretToken('inv');
+      invitation.tokenHash = hash;
+      invitation.expiresAt = this.expiry();
+      invitation.sentCount += 1;
+      invitation.lastSentAt = new Date();
+      const saved = await this.invitations.save(invitation, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'invitation.resent', targetType: 'invitation', targetId: id, details: { sent_count: saved.sentCount } }, manager);
+      return { ...toResponse(saved), token, accept_path: ACCEPT_PATH };
+    });
+  }
+
+  async revoke(access: WorkspaceAccess, id: string, caller: Principal): Promise<InvitationResponse> {
+    return this.transactions.run(async (manager) => {
+      const invitation = await this.requireOpen(access.workspaceId, id, manager, 'revoked');
+      invitation.status = 'revoked';
+      invitation.revokedAt = new Date();
+      const saved = await this.invitations.save(invitation, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'invitation.revoked', targetType: 'invitation', targetId: id }, manager);
+      return toResponse(saved);
+    });
+  }
+
+  async accept(body: AcceptInvitationRequest, caller: Principal | undefined): Promise<MeResponse> {
+    const userId = await this.transactions.run(async (manager) => {
+      const invitation = await this.invitations.findByTokenHashForUpdate(hashSecretToken(body.token), manager);
+      if (!invitation) throw new DomainError(InvitationErrors.invalid_invitation, 'The invitation token is unknown or was replaced by a newer one');
+      const state = stateOf(invitation);
+      if (state === 'expired') throw new DomainError(InvitationErrors.invitation_expired, 'The invitation has expired; ask a workspace admin to resend it');
+      if (state === 'revoked') throw new DomainError(InvitationErrors.invitation_revoked, 'The invitation was revoked');
+      if (state === 'accepted') throw new DomainError(InvitationErrors.invitation_already_accepted, 'The invitation has already been accepted');
+
+      const user = (await this.existingInvitee(invitation, body, caller)) ?? (await this.newInvitee(invitation, body, caller, manager));
+      await this.membersService.addOrUpgradeMember(invitation.workspaceId, user.id, invitation.role, caller ?? { userId: user.id, email: user.email }, manager);
+      invitation.status = 'accepted';
+      invitation.acceptedBy = user.id;
+      invitation.acceptedAt = new Date();
+      await this.invitations.save(invitation, manager);
+      await this.audit.record(
+        { actor: { userId: user.id, email: user.email }, workspaceId: invitation.workspaceId, action: 'invitation.accepted', targetType: 'invitation', targetId: invitation.id, details: { role: invitation.role } },
+        manager,
+      );
+      return user.id;
+    });
+    return this.auth.me(userId, caller?.tokenExpiresAt);
+  }
+
+  /** The invited account, when it exists, after the caller proves it is theirs. */
+  private async existingInvitee(invitation: WorkspaceInvitationEntity, body: AcceptInvitationRequest, caller: Principal | undefined): Promise<UserEntity | null> {
+    const user = await this.users.findByEmailWithPassword(invitation.email);
+    if (!user) return null;
+    if (user.status !== 'active') throw new DomainError(InvitationErrors.invitation_account_deactivated, 'The invited account is deactivated');
+    if (caller) {
+      if (caller.userId !== user.id) throw new DomainError(InvitationErrors.invitation_email_mismatch, `This invitation is for ${invitation.email}, not for ${caller.email}`);
+      return user;
+    }
+    if (body.password === undefined) throw new UnauthenticatedError(`An account for ${invitation.email} exists: sign in (bearer token) or give its password`);
+    if (!(await this.hasher.verify(user.passwordHash, body.password))) throw new DomainError(AuthErrors.invalid_credentials, 'The password is wrong');
+    return user;
+  }
+
+  private async newInvitee(invitation: WorkspaceInvitationEntity, body: AcceptInvitationRequest, caller: Principal | undefined, manager: EntityManager): Promise<UserEntity> {
+    if (caller) throw new DomainError(InvitationErrors.invitation_email_mismatch, `This invitation is for ${invitation.email}, not for ${caller.email}`);
+    if (!body.password || body.password.length < PASSWORD_MIN) {
+      throw new ValidationFailedError(`A password of at least ${PASSWORD_MIN} characters is required to create the account`, [
+        { field: 'password', message: `password must be at least ${PASSWORD_MIN} characters to create the account for ${invitation.email}` },
+      ]);
+    }
+    return this.usersService.createUser({ email: invitation.email, displayName: body.display_name ?? invitation.email.split('@')[0], password: body.password }, undefined, manager);
+  }
+
+  private async requireOpen(workspaceId: string, id: string, manager: EntityManager, verb: string): Promise<WorkspaceInvitationEntity> {
+    const invitation = await this.invitations.findForUpdate(workspaceId, id, manager);
+    if (!invitation) throw new NotFoundError('invitation', id);
+    const state = stateOf(invitation);
+    if (state !== 'pending' && state !== 'expired') {
+      throw new DomainError(InvitationErrors.invitation_not_pending, `The invitation is ${state}; only pending or expired invitations can be ${verb}`);
+    }
+    return invitation;
+  }
+
+  private expiry(): Date {
+    return new Date(Date.now() + this.config.env.INVITATION_TTL_HOURS * 3_600_000);
+  }
+}
