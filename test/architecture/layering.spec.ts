@@ -61,3 +61,12 @@ describe('layering (STYLE.md habits)', () => {
     expect(missing).toEqual([]);
   });
 });
+
+describe('packaging', () => {
+  it('package-lock.json has every optional platform entry, so `npm ci` accepts it on a fresh machine', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const check = spawnSync(process.execPath, [join(root, '.ci', 'complete-lockfile.mjs'), '--check'], { encoding: 'utf8' });
+    expect(check.stderr).toBe('');
+    expect(check.status).toBe(0);
+  });
+});

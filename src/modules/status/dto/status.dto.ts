@@ -1,3 +1,5 @@
+import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
+
 export class LiveResponse {
   /** Always `ok` when the process answers. */
   status: 'ok';
@@ -5,4 +7,48 @@ export class LiveResponse {
   uptime_seconds: number;
   /** Service version (package.json). */
   version: string;
+}
+
+/** The outcome of one readiness probe. */
+export class ReadinessCheck {
+  /** `up` when the dependency answered within the bound, else `down`. */
+  status: 'up' | 'down';
+  /** How long the probe took, in milliseconds (the bound when it timed out). */
+  latency_ms: number;
+  /** Why the dependency is down; absent when it is up. */
+  error?: string;
+}
+
+export class ReadyResponse {
+  /** Always `ready` on a 200 answer; a dependency that is down makes the answer 503. */
+  status: 'ready';
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { $ref: getSchemaPath(ReadinessCheck) },
+    example: { database: { status: 'up', latency_ms: 2 }, queue: { status: 'up', latency_ms: 1 } },
+    description: 'One entry per registered dependency (`database`, `queue`, …).',
+  })
+  checks: Record<string, ReadinessCheck>;
+}
+
+/** The 503 answer of GET /ready: problem+json carrying the same `checks` object. */
+export class NotReadyProblem {
+  @ApiProperty({ example: '/problems/service-unavailable' })
+  type: string;
+  @ApiProperty({ example: 'Service unavailable' })
+  title: string;
+  @ApiProperty({ example: 503 })
+  status: number;
+  @ApiProperty({ example: 'Not ready: database is down (the database did not answer within 2 s)' })
+  detail: string;
+  @ApiProperty({ example: 'service_unavailable' })
+  error_code: string;
+  /** Correlates with the X-Request-Id header and the server logs. */
+  request_id?: string;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { $ref: getSchemaPath(ReadinessCheck) },
+    example: { database: { status: 'down', latency_ms: 2000, error: 'the database did not answer within 2 s' }, queue: { status: 'up', latency_ms: 1 } },
+  })
+  checks: Record<string, ReadinessCheck>;
 }

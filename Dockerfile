@@ -1,0 +1,44 @@
+# syntax=docker/dockerfile:1
+# Evaluation Workspace Service. Build: docker build -t ews .
+# Run:   docker run -p 3000:3000 -v ews-data:/data -e ADMIN_PASSWORD='change-me-now' ews
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# 1. Every dependency, for the build (TypeScript, the Nest CLI and its Swagger plugin).
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+
+# 2. Compile to dist/.
+FROM deps AS build
+COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY libs ./libs
+COPY src ./src
+RUN npm run build
+
+# 3. Production dependencies only.
+FROM ${NODE_IMAGE} AS prod-deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+# 4. The runtime image: production dependencies + dist, run as a non-root user.
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    PORT=3000 \
+    HOST=0.0.0.0 \
+    DATA_DIR=/data
+WORKDIR /app
+# The image's unprivileged `node` user (uid 1000) owns only the data directory.
+RUN mkdir -p /data && chown node:node /data
+COPY --from=prod-deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+USER node
+# The embedded database, its lock and the generated keys.json live here; mount a volume.
+VOLUME ["/data"]
+EXPOSE 3000
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# Plain node as PID 1 receives SIGTERM directly and shuts down gracefully (jobs, DATA_DIR lock).
+CMD ["node", "dist/src/main.js"]

@@ -1,0 +1,54 @@
+import { Body, Controller, Get, Put, Req, Res } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiHeader, ApiOkResponse, ApiPreconditionFailedResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { CurrentUser, Public, SystemAdmin } from '../../../libs/auth/access.decorators.js';
+import type { Principal } from '../../../libs/auth/roles.js';
+import { ProblemResponse } from '../../../libs/common/problem.dto.js';
+import { BrandingService } from './branding.service.js';
+import { BrandingResponse, UpdateBrandingRequest } from './dto/branding.dto.js';
+
+@ApiTags('branding')
+@Controller('branding')
+export class BrandingController {
+  constructor(private readonly branding: BrandingService) {}
+
+  /**
+   * The product name, colours and logo the UI shows. Carries a strong ETag; send it back as
+   * If-None-Match to get 304 with an empty body while nothing changed.
+   */
+  @Get()
+  @Public()
+  @ApiHeader({ name: 'If-None-Match', required: false, description: 'The ETag of a copy you hold; 304 when it is still current' })
+  @ApiOkResponse({ type: BrandingResponse, description: 'The current branding', headers: { ETag: { description: 'Strong entity tag of this representation', schema: { type: 'string' } } } })
+  @ApiResponse({ status: 304, description: 'Not modified: your copy (If-None-Match) is current; empty body' })
+  async read(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<BrandingResponse | undefined> {
+    const { body, etag, notModified } = await this.branding.read(req);
+    res.setHeader('ETag', etag).setHeader('Cache-Control', 'no-cache');
+    if (notModified) {
+      res.status(304);
+      return undefined;
+    }
+    return body;
+  }
+
+  /**
+   * Replace the branding (system admins). Send the ETag you read as If-Match to avoid
+   * overwriting someone else's change (412 when it is stale).
+   */
+  @Put()
+  @SystemAdmin()
+  @ApiHeader({ name: 'If-Match', required: false, description: 'The ETag you read; 412 when the branding changed since' })
+  @ApiOkResponse({ type: BrandingResponse, description: 'The saved branding', headers: { ETag: { description: 'Strong entity tag of the saved branding', schema: { type: 'string' } } } })
+  @ApiBadRequestResponse({ type: ProblemResponse, description: 'A field is missing or invalid; `errors` lists each one' })
+  @ApiPreconditionFailedResponse({ type: ProblemResponse, description: 'If-Match does not name the current branding' })
+  async replace(
+    @Body() body: UpdateBrandingRequest,
+    @CurrentUser() principal: Principal,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<BrandingResponse> {
+    const saved = await this.branding.replace(body, principal, req);
+    res.setHeader('ETag', saved.etag);
+    return saved.body;
+  }
+}

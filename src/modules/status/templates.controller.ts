@@ -1,0 +1,33 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiNotFoundResponse, ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../../../libs/auth/access.decorators.js';
+import { ProblemResponse } from '../../../libs/common/problem.dto.js';
+import { TemplateDetail, TemplateSummary } from './dto/template.dto.js';
+import { TemplatesService } from './templates.service.js';
+
+@ApiTags('templates')
+@Controller('templates')
+export class TemplatesController {
+  constructor(private readonly templates: TemplatesService) {}
+
+  /** The built-in project templates (customer support, RAG, summarisation, code, agents, …). */
+  @Get()
+  @Authenticated()
+  @ApiOkResponse({ type: [TemplateSummary], description: 'Every built-in template' })
+  list(): TemplateSummary[] {
+    return this.templates.list();
+  }
+
+  /**
+   * One template with its full dimension list; pass `dimensions` (as it is, or edited) to
+   * project creation.
+   */
+  @Get(':name')
+  @Authenticated()
+  @ApiParam({ name: 'name', description: 'A name listed by GET /templates', example: 'rag-question-answering' })
+  @ApiOkResponse({ type: TemplateDetail, description: 'The template with its dimensions and suggested metrics' })
+  @ApiNotFoundResponse({ type: ProblemResponse, description: 'No such template; `detail` and `available` list the names that exist (error_code template_not_found)' })
+  get(@Param('name') name: string): TemplateDetail {
+    return this.templates.get(name);
+  }
+}
