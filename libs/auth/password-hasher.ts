@@ -1,6 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import argon2 from 'argon2';
 
+/** Password length limits for every place that sets one. */
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 256;
+
 /** argon2id with the library's defaults (m=64 MiB, t=3, p=4), per OWASP's recommendation. */
 @Injectable()
 export class PasswordHasher {

@@ -33,16 +33,10 @@ export interface TestAppOptions {
   database?: TestDatabase;
 }
 
-/**
- * The real application, as `npm start` builds it, on this test file's own PostgreSQL
- * database. `env` overrides configuration (e.g. REDIS_URL, LOGIN_MAX_FAILURES).
- */
-export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
-  const db = options.database ?? (await createTestDatabase());
-  const dataDir = mkdtempSync(join(tmpdir(), 'ews-test-'));
-  const config = AppConfig.fromEnvironment({
-    DATABASE_URL: db.url,
-    DATA_DIR: dataDir,
+/** The configuration every test process (API or worker) gets for a test database. */
+export function testEnvironment(databaseUrl: string, env: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
     JWT_SECRET: randomBytes(32).toString('hex'),
     ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     ADMIN_EMAIL,
@@ -50,7 +44,17 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     DATABASE_POOL_SIZE: '4',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...env,
-  });
+  };
+}
+
+/**
+ * The real application, as `npm start` builds it, on this test file's own PostgreSQL
+ * database. `env` overrides configuration (e.g. REDIS_URL, LOGIN_MAX_FAILURES).
+ */
+export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
+  const db = options.database ?? (await createTestDatabase());
+  const dataDir = mkdtempSync(join(tmpdir(), 'ews-test-'));
+  const config = AppConfig.fromEnvironment({ ...testEnvironment(db.url), DATA_DIR: dataDir, ...env });
   const { app } = await createApp(config, createRootLogger(config.env.LOG_LEVEL), { modules: options.modules });
   const http = supertest(app.getHttpServer());
   const dataSource = app.get(DataSource);

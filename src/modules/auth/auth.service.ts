@@ -10,10 +10,12 @@ import { hashSecretToken } from '../../../libs/common/secret-token.js';
 import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
 import { AppConfig } from '../../config/app-config.js';
 import type { UserEntity } from '../users/entities/user.entity.js';
+import type { UserMembershipResponse } from '../users/dto/user.dto.js';
+import { toMembershipResponse, toUserResponse } from '../users/users.mapper.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { AuthErrors } from './auth.errors.js';
 import { LoginThrottleRepository } from './auth.repository.js';
-import type { MembershipSummary, MeResponse, TokenRequest, TokenResponse, VerifyResponse } from './dto/auth.dto.js';
+import type { MeResponse, TokenRequest, TokenResponse, VerifyResponse } from './dto/auth.dto.js';
 
 export interface ClientInfo {
   ip?: string;
@@ -104,13 +106,7 @@ export class AuthService {
     const user = await this.users.findById(userId);
     if (!user) throw new DomainError(CommonErrors.unauthenticated, 'The user of this token no longer exists');
     return {
-      id: user.id,
-      email: user.email,
-      display_name: user.displayName,
-      system_role: user.systemRole,
-      status: user.status,
-      last_login_at: user.lastLoginAt,
-      created_at: user.createdAt,
+      ...toUserResponse(user),
       memberships: await this.memberships(user.id),
       ...(tokenExpiresAt ? { token_expires_at: tokenExpiresAt } : {}),
     };
@@ -135,7 +131,7 @@ export class AuthService {
     };
   }
 
-  private async memberships(userId: string): Promise<MembershipSummary[]> {
-    return (await this.access.membershipsOf(userId)).map((m) => ({ workspace_id: m.workspaceId, workspace_name: m.workspaceName, role: m.role, joined_at: m.joinedAt }));
+  private async memberships(userId: string): Promise<UserMembershipResponse[]> {
+    return (await this.access.membershipsOf(userId)).map(toMembershipResponse);
   }
 }

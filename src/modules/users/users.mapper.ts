@@ -1,5 +1,5 @@
 import type { UserEntity } from './entities/user.entity.js';
-import type { UserResponse } from './dto/user.dto.js';
+import type { UserMembershipResponse, UserResponse } from './dto/user.dto.js';
 
 export function toUserResponse(user: UserEntity): UserResponse {
   return {
@@ -15,4 +15,8 @@ export function toUserResponse(user: UserEntity): UserResponse {
     updated_at: user.updatedAt,
     version: user.version,
   };
+}
+
+export function toMembershipResponse(m: { workspaceId: string; workspaceName: string; role: UserMembershipResponse['role']; joinedAt: Date }): UserMembershipResponse {
+  return { workspace_id: m.workspaceId, workspace_name: m.workspaceName, role: m.role, joined_at: m.joinedAt };
 }

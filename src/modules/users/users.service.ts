@@ -15,7 +15,7 @@ import { AppConfig } from '../../config/app-config.js';
 import type { CreateUserRequest, ListUsersQuery, ResetTokenResponse, UpdateUserRequest, UserMembershipResponse, UserResponse } from './dto/user.dto.js';
 import type { UserEntity } from './entities/user.entity.js';
 import { UserErrors } from './users.errors.js';
-import { toUserResponse } from './users.mapper.js';
+import { toMembershipResponse, toUserResponse } from './users.mapper.js';
 import { UsersRepository } from './users.repository.js';
 
 const SORTS = { created_at: 'u.created_at', email: 'u.email', display_name: 'lower(u.display_name)' } as const;
@@ -176,7 +176,7 @@ export class UsersService {
 
   async memberships(id: string): Promise<UserMembershipResponse[]> {
     await this.require(id);
-    return (await this.access.membershipsOf(id)).map((m) => ({ workspace_id: m.workspaceId, workspace_name: m.workspaceName, role: m.role, joined_at: m.joinedAt }));
+    return (await this.access.membershipsOf(id)).map(toMembershipResponse);
   }
 
   private async require(id: string): Promise<UserEntity> {

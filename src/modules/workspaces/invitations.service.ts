@@ -9,7 +9,8 @@ import { TransactionRunner } from '../../../libs/database/transaction-runner.js'
 import { AppConfig } from '../../config/app-config.js';
 import { AuthErrors } from '../auth/auth.errors.js';
 import { AuthService } from '../auth/auth.service.js';
-import { PASSWORD_MIN, type MeResponse } from '../auth/dto/auth.dto.js';
+import { PASSWORD_MIN } from '../../../libs/auth/password-hasher.js';
+import type { MeResponse } from '../auth/dto/auth.dto.js';
 import type { UserEntity } from '../users/entities/user.entity.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { UsersService } from '../users/users.service.js';

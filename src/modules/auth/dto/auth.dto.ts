@@ -1,9 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { PASSWORD_MAX, PASSWORD_MIN } from '../../../../libs/auth/password-hasher.js';
 import { SYSTEM_ROLES, WORKSPACE_ROLES, type SystemRole, type WorkspaceRole } from '../../../../libs/auth/roles.js';
+import { UserMembershipResponse, UserResponse } from '../../users/dto/user.dto.js';
 
-export const PASSWORD_MIN = 8;
-export const PASSWORD_MAX = 256;
 
 /**
  * Credentials for a token. JSON `{email, password}`, or the OAuth2 password form
@@ -56,25 +56,9 @@ export class TokenResponse {
   user_id: string;
 }
 
-export class MembershipSummary {
-  workspace_id: string;
-  workspace_name: string;
-  @ApiProperty({ enum: WORKSPACE_ROLES })
-  role: WorkspaceRole;
-  joined_at: Date;
-}
-
-export class MeResponse {
-  id: string;
-  email: string;
-  display_name: string;
-  @ApiProperty({ enum: SYSTEM_ROLES })
-  system_role: SystemRole;
-  @ApiProperty({ enum: ['active', 'deactivated'] })
-  status: 'active' | 'deactivated';
-  last_login_at: Date | null;
-  created_at: Date;
-  memberships: MembershipSummary[];
+/** The caller's account (a UserResponse) with their memberships. */
+export class MeResponse extends UserResponse {
+  memberships: UserMembershipResponse[];
   /** When the token used for this call expires (absent when answering accept-invitation without a token). */
   token_expires_at?: Date;
 }
@@ -95,5 +79,5 @@ export class VerifyResponse {
   system_role: SystemRole;
   token_id: string;
   expires_at: Date;
-  memberships: MembershipSummary[];
+  memberships: UserMembershipResponse[];
 }

@@ -3,7 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { SYSTEM_ROLES, WORKSPACE_ROLES, type SystemRole, type WorkspaceRole } from '../../../../libs/auth/roles.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
-import { PASSWORD_MAX, PASSWORD_MIN } from '../../auth/dto/auth.dto.js';
+import { PASSWORD_MAX, PASSWORD_MIN } from '../../../../libs/auth/password-hasher.js';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 

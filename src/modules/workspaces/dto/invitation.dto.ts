@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { WORKSPACE_ROLES, type WorkspaceRole } from '../../../../libs/auth/roles.js';
-import { PASSWORD_MAX, PASSWORD_MIN } from '../../auth/dto/auth.dto.js';
+import { PASSWORD_MAX } from '../../../../libs/auth/password-hasher.js';
 import type { InvitationState } from '../entities/workspace-invitation.entity.js';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -62,5 +62,3 @@ export class CreateInvitationResponse extends InvitationResponse {
   /** How the invitee accepts */
   accept_path: string;
 }
-
-export { PASSWORD_MIN };

@@ -1,8 +1,8 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
+import { CreateUserRequest } from '../../users/dto/user.dto.js';
 import { Transform, Type } from 'class-transformer';
-import { IsEmail, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsEmail, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import { WORKSPACE_ROLES, type WorkspaceRole } from '../../../../libs/auth/roles.js';
-import { PASSWORD_MAX, PASSWORD_MIN } from '../../auth/dto/auth.dto.js';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
@@ -26,17 +26,8 @@ export class ChangeMemberRoleRequest {
   role: WorkspaceRole;
 }
 
-export class CreateWorkspaceUserRequest {
-  @Transform(trim) @IsEmail() @MaxLength(320)
-  email: string;
-
-  @Transform(trim) @IsString() @MinLength(1) @MaxLength(200)
-  display_name: string;
-
-  /** Without one, the response carries a one-time reset_token for the user to set it */
-  @IsOptional() @IsString() @MinLength(PASSWORD_MIN) @MaxLength(PASSWORD_MAX)
-  password?: string;
-
+/** The user fields of POST /users (without a system role), plus the workspace role. */
+export class CreateWorkspaceUserRequest extends PickType(CreateUserRequest, ['email', 'display_name', 'password'] as const) {
   @ApiProperty({ enum: WORKSPACE_ROLES })
   @IsIn(WORKSPACE_ROLES)
   role: WorkspaceRole;

@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { JobQueue } from '../../../../libs/queue/job-queue.service.js';
 import { AppConfig } from '../../../../src/config/app-config.js';
 import { createWorker } from '../../../../src/worker.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../../../utils/test-app.js';
+import { testEnvironment } from '../../../utils/test-app.js';
 import { TestJobs, TestJobsModule } from './test-jobs.module.js';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -35,18 +35,7 @@ export async function deleteQueueKeys(prefix: string): Promise<number> {
 }
 
 /** What a worker process's environment holds, for the test database (and Redis) given. */
-export function workerEnvironment(databaseUrl: string, env: Record<string, string> = {}): Record<string, string> {
-  return {
-    DATABASE_URL: databaseUrl,
-    JWT_SECRET: randomBytes(32).toString('hex'),
-    ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    ADMIN_EMAIL,
-    ADMIN_PASSWORD,
-    DATABASE_POOL_SIZE: '4',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    ...env,
-  };
-}
+export const workerEnvironment = testEnvironment;
 
 export interface WorkerContext {
   context: INestApplicationContext;
