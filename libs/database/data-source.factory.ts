@@ -4,6 +4,8 @@ import { pgcrypto } from '@electric-sql/pglite/contrib/pgcrypto';
 import { join } from 'node:path';
 import { DataSource, type DataSourceOptions, type MixedList } from 'typeorm';
 import { lockDataDirectory } from './embedded-lock.js';
+import { TypeOrmJsonLogger } from './typeorm-logger.js';
+import type { Logger as PinoLogger } from 'pino';
 
 export interface DatabaseTarget {
   /** PostgreSQL URL; when absent the embedded database under `dataDir` is used. */
@@ -12,7 +14,8 @@ export interface DatabaseTarget {
   poolSize: number;
   entities: MixedList<Function | string>;
   migrations: MixedList<Function | string>;
-  logging?: boolean;
+  /** Where TypeORM's messages go (JSON lines); silent when absent. */
+  logger?: PinoLogger;
 }
 
 export interface OpenedDatabase {
@@ -30,8 +33,9 @@ function baseOptions(target: DatabaseTarget) {
     migrationsTableName: 'schema_migrations',
     migrationsTransactionMode: 'each' as const,
     synchronize: false,
-    logging: (target.logging ? ['error', 'warn', 'migration'] : ['error']) as Array<'error' | 'warn' | 'migration'>,
-    logger: 'simple-console' as const,
+    logging: (target.logger ? ['error', 'warn', 'migration'] : false) as Array<'error' | 'warn' | 'migration'> | false,
+    ...(target.logger ? { logger: new TypeOrmJsonLogger(target.logger) } : {}),
+    maxQueryExecutionTime: 2_000,
   };
 }
 

@@ -2,6 +2,7 @@ import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdow
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../../src/config/app-config.js';
+import { createRootLogger } from '../common/logger.js';
 import { ReadinessRegistry } from '../common/readiness.js';
 import { withTimeout } from '../common/timeout.js';
 import { migrations } from '../../src/database/migrations/index.js';
@@ -62,6 +63,7 @@ export class DatabaseModule {
               poolSize: config.env.DATABASE_POOL_SIZE,
               entities: (options?.entities ?? []) as Function[],
               migrations,
+              logger: createRootLogger(config.env.LOG_LEVEL),
             });
             handle.db = db;
             await migrate(db);
