@@ -56,8 +56,10 @@ export class AccessGuard extends AuthGuard('jwt') {
   }
 
   override handleRequest<T>(err: unknown, user: T, info: unknown): T {
-    if (err instanceof DomainError) throw err;
-    if (err || !user) {
+    // A failure while checking the session (the database is down) is not the caller's fault:
+    // let the filter answer it (503), never 401, so clients keep a valid token.
+    if (err) throw err;
+    if (!user) {
       const message = info instanceof Error ? info.message : undefined;
       const detail =
         message === 'No auth token' ? 'A bearer token is required (Authorization: Bearer <token>)'

@@ -59,6 +59,7 @@ describe('mapDatabaseError', () => {
     expect(down?.headers).toEqual({ 'Retry-After': '5' });
     expect(mapDatabaseError(new Error('Connection terminated unexpectedly'))?.problem.status).toBe(503);
     expect(mapDatabaseError({ driverError: { code: '57P01' } })?.problem.status).toBe(503);
+    expect(mapDatabaseError({ code: '55000', message: 'database "x" is not currently accepting connections' })?.problem.status).toBe(503);
   });
 
   it('leaves other errors alone', () => {

@@ -49,7 +49,9 @@ export class ProblemFilter implements ExceptionFilter {
     const req = ctx.getRequest<Request>();
     const res = ctx.getResponse<Response>();
     const { problem, headers } = this.map(exception, req);
-    if (problem.status >= 500) {
+    if (problem.status === 503) {
+      this.logger.warn({ err: exception, method: req.method, path: req.originalUrl }, 'dependency unavailable');
+    } else if (problem.status >= 500) {
       this.logger.error({ err: exception, method: req.method, path: req.originalUrl }, 'request failed');
     }
     writeProblem(res, problem, headers);
@@ -109,7 +111,7 @@ export function mapDatabaseError(exception: unknown): Mapped | undefined {
   if (
     (sqlState && PG_UNAVAILABLE.test(sqlState)) ||
     (sqlState && NETWORK_ERRORS.has(sqlState)) ||
-    /Connection terminated|connection timeout|Client has encountered a connection error|terminating connection|the database system is|timeout exceeded when trying to connect/i.test(message)
+    /Connection terminated|connection timeout|Client has encountered a connection error|terminating connection|the database system is|timeout exceeded when trying to connect|not currently accepting connections/i.test(message)
   ) {
     return { problem: buildProblem(CommonErrors.service_unavailable, 'The database is not reachable; retry shortly'), headers: { 'Retry-After': '5' } };
   }
