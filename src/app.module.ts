@@ -6,6 +6,8 @@ import { MediaTypeGuard } from '../libs/common/media-type.guard.js';
 import { ReadinessModule } from '../libs/common/readiness.js';
 import { DatabaseModule } from '../libs/database/database.module.js';
 import { QueueModule } from '../libs/queue/queue.module.js';
+import type { Logger } from 'pino';
+import { createRootLogger } from '../libs/common/logger.js';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
@@ -21,10 +23,10 @@ export const FAMILY_MODULES = [StatusModule, AuthModule, UsersModule, Workspaces
 @Module({})
 export class AppModule {
   /** `extraModules` join the families (tests register test-only job handlers this way). */
-  static forRoot(config: AppConfig, extraModules: Array<Type | DynamicModule> = []): DynamicModule {
+  static forRoot(config: AppConfig, extraModules: Array<Type | DynamicModule> = [], logger: Logger = createRootLogger(config.env.LOG_LEVEL)): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), ReadinessModule, DatabaseModule.forRoot(config), AuthLibModule, AuditModule, QueueModule, ...FAMILY_MODULES, ...extraModules],
+      imports: [ConfigModule.forRoot(config), ReadinessModule, DatabaseModule.forRoot(config, logger), AuthLibModule, AuditModule, QueueModule, ...FAMILY_MODULES, ...extraModules],
       providers: [{ provide: APP_GUARD, useClass: MediaTypeGuard }],
     };
   }

@@ -22,7 +22,7 @@ export async function createApp(
   logger: Logger = createRootLogger(config.env.LOG_LEVEL),
   options: { modules?: Array<Type | DynamicModule> } = {},
 ): Promise<CreatedApp> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, options.modules), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, options.modules, logger), {
     bodyParser: false,
     logger: new JsonLogger(logger),
     abortOnError: false,

@@ -23,7 +23,7 @@ export interface WorkerOptions {
  */
 export async function createWorker(config: AppConfig, options: WorkerOptions = {}): Promise<INestApplicationContext> {
   const logger = options.logger ?? createRootLogger(config.env.LOG_LEVEL);
-  return NestFactory.createApplicationContext(AppModule.forRoot(config, options.modules), { logger: new JsonLogger(logger), abortOnError: false });
+  return NestFactory.createApplicationContext(AppModule.forRoot(config, options.modules, logger), { logger: new JsonLogger(logger), abortOnError: false });
 }
 
 /** Closes the context on SIGTERM/SIGINT (running jobs get the shutdown grace) and exits 0. */

@@ -2,7 +2,7 @@ import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdow
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../../src/config/app-config.js';
-import { createRootLogger } from '../common/logger.js';
+import type { Logger } from 'pino';
 import { ReadinessRegistry } from '../common/readiness.js';
 import { withTimeout } from '../common/timeout.js';
 import { migrations } from '../../src/database/migrations/index.js';
@@ -43,7 +43,7 @@ class DatabaseLifecycle implements OnApplicationShutdown, OnModuleInit {
 @Global()
 @Module({})
 export class DatabaseModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot(config: AppConfig, logger: Logger): DynamicModule {
     const handle = new DatabaseHandle();
     return {
       module: DatabaseModule,
@@ -63,7 +63,7 @@ export class DatabaseModule {
               poolSize: config.env.DATABASE_POOL_SIZE,
               entities: (options?.entities ?? []) as Function[],
               migrations,
-              logger: createRootLogger(config.env.LOG_LEVEL),
+              logger,
             });
             handle.db = db;
             await migrate(db);

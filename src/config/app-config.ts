@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigurationError, Environment, loadEnvironment } from './environment.js';
@@ -6,6 +6,8 @@ import { ConfigurationError, Environment, loadEnvironment } from './environment.
 export interface KeyMaterial {
   jwtSecret: string;
   encryptionKey: Buffer;
+  /** Earlier encryption keys (ENCRYPTION_KEY_PREVIOUS), for secrets not yet re-sealed. */
+  previousEncryptionKeys: Buffer[];
   /** Signs expiring download URLs. */
   urlSigningKey: Buffer;
 }
@@ -72,8 +74,10 @@ export function resolveKeys(env: Environment): KeyMaterial {
   return {
     jwtSecret: env.JWT_SECRET ?? stored.jwt_secret,
     encryptionKey: Buffer.from(env.ENCRYPTION_KEY ?? stored.encryption_key, 'base64'),
+    previousEncryptionKeys: (env.ENCRYPTION_KEY_PREVIOUS ?? '').split(',').filter(Boolean).map((k) => Buffer.from(k, 'base64')),
+    // Derived, so a configured JWT_SECRET is never used as-is for a second purpose.
     urlSigningKey: env.JWT_SECRET
-      ? Buffer.from(`url:${env.JWT_SECRET}`)
+      ? createHmac('sha256', env.JWT_SECRET).update('url-signing').digest()
       : Buffer.from(stored.url_signing_key, 'base64'),
   };
 }

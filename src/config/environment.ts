@@ -59,6 +59,10 @@ export class Environment {
   @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'ENCRYPTION_KEY must be 32 bytes, base64 encoded (44 characters)' })
   ENCRYPTION_KEY?: string;
 
+  /** Earlier ENCRYPTION_KEYs, comma-separated: they still open secrets sealed with them until `npm run rotate-keys` re-seals those. */
+  @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=(,[A-Za-z0-9+/]{43}=)*$/, { message: 'ENCRYPTION_KEY_PREVIOUS must be a comma-separated list of 32-byte base64 keys' })
+  ENCRYPTION_KEY_PREVIOUS?: string;
+
   @IsOptional() @Transform(toInt) @IsInt() @Min(60) @Max(7 * 24 * 3600)
   TOKEN_TTL_SECONDS: number = 3600;
 
@@ -118,7 +122,7 @@ export class ConfigurationError extends Error {}
 export function loadEnvironment(source: NodeJS.ProcessEnv = process.env): Environment {
   const known = Object.keys(new Environment());
   const raw: Record<string, string> = {};
-  for (const key of [...known, 'DATABASE_URL', 'REDIS_URL', 'ADMIN_PASSWORD', 'JWT_SECRET', 'ENCRYPTION_KEY', 'PUBLIC_BASE_URL']) {
+  for (const key of [...known, 'DATABASE_URL', 'REDIS_URL', 'ADMIN_PASSWORD', 'JWT_SECRET', 'ENCRYPTION_KEY', 'ENCRYPTION_KEY_PREVIOUS', 'PUBLIC_BASE_URL']) {
     const value = source[key];
     if (value !== undefined && value !== '') raw[key] = value;
   }

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 import supertest from 'supertest';
 import { DataSource } from 'typeorm';
 import { createRootLogger } from '../../libs/common/logger.js';
@@ -29,6 +30,8 @@ export const ADMIN_PASSWORD = 'admin-password-1';
 export interface TestAppOptions {
   /** Extra modules (e.g. test-only job handlers) loaded next to the application's families. */
   modules?: Array<Type | DynamicModule>;
+  /** Where the app's JSON log lines go (e.g. a pino logger writing to an array). */
+  logger?: Logger;
   /** Run on this database instead of a fresh one; close() then leaves it in place. */
   database?: TestDatabase;
 }
@@ -55,7 +58,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
   const db = options.database ?? (await createTestDatabase());
   const dataDir = mkdtempSync(join(tmpdir(), 'ews-test-'));
   const config = AppConfig.fromEnvironment({ ...testEnvironment(db.url), DATA_DIR: dataDir, ...env });
-  const { app } = await createApp(config, createRootLogger(config.env.LOG_LEVEL), { modules: options.modules });
+  const { app } = await createApp(config, options.logger ?? createRootLogger(config.env.LOG_LEVEL), { modules: options.modules });
   const http = supertest(app.getHttpServer());
   const dataSource = app.get(DataSource);
   return {

@@ -52,6 +52,26 @@ export class SecretsRepository {
     return (await repo.findOne({ where: { id: secret.id } }))!;
   }
 
+  /** The next batch of sealed rows not under `keyId`, after `afterId`, locked for re-sealing. */
+  async nextToReseal(keyId: string, afterId: string, limit: number, manager: EntityManager): Promise<Array<{ id: string; workspaceId: string } & Sealed>> {
+    const rows: Array<{ id: string; workspace_id: string; ciphertext: Buffer; iv: Buffer; auth_tag: Buffer; key_id: string }> = await manager.query(
+      `SELECT id, workspace_id, ciphertext, iv, auth_tag, key_id FROM workspace_secrets
+        WHERE key_id <> $1 AND id > $2 ORDER BY id LIMIT $3 FOR UPDATE`,
+      [keyId, afterId, limit],
+    );
+    return rows.map((r) => ({ id: r.id, workspaceId: r.workspace_id, ciphertext: r.ciphertext, iv: r.iv, authTag: r.auth_tag, keyId: r.key_id }));
+  }
+
+  /** Replaces the sealed value only: re-sealing is not an edit (version and updated_at stay). */
+  async reseal(id: string, sealed: Sealed, manager: EntityManager): Promise<void> {
+    await manager.query('UPDATE workspace_secrets SET ciphertext = $2, iv = $3, auth_tag = $4, key_id = $5 WHERE id = $1', [id, sealed.ciphertext, sealed.iv, sealed.authTag, sealed.keyId]);
+  }
+
+  async countByKey(): Promise<Record<string, number>> {
+    const rows: Array<{ key_id: string; n: number }> = await this.repo.manager.query('SELECT key_id, count(*)::int AS n FROM workspace_secrets GROUP BY key_id');
+    return Object.fromEntries(rows.map((r) => [r.key_id, r.n]));
+  }
+
   async markRevealed(id: string): Promise<void> {
     await this.repo.manager.query('UPDATE workspace_secrets SET last_revealed_at = now() WHERE id = $1', [id]);
   }

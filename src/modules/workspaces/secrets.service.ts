@@ -15,6 +15,16 @@ import { SecretsRepository } from './secrets.repository.js';
 
 const SORTS = { name: 'lower(s.name)', created_at: 's.created_at' } as const;
 
+export interface KeyRotationReport {
+  /** The current key's id */
+  key_id: string;
+  resealed: number;
+  /** Secrets that opened with no configured key (left as they were) */
+  failed: string[];
+  /** Secrets per key id after the run */
+  by_key: Record<string, number>;
+}
+
 /** The associated data binding a ciphertext to its row. */
 const aad = (workspaceId: string, secretId: string) => `workspace_secret:${workspaceId}:${secretId}`;
 
@@ -118,13 +128,45 @@ export class SecretsService {
     const secret = await this.secrets.findSealed(workspaceId, id);
     if (!secret) throw new NotFoundError('secret', id);
     try {
-      return this.cipher.open({ ciphertext: secret.ciphertext, iv: secret.iv, authTag: secret.authTag, keyVersion: secret.keyVersion }, aad(workspaceId, id));
+      return this.cipher.open({ ciphertext: secret.ciphertext, iv: secret.iv, authTag: secret.authTag, keyId: secret.keyId }, aad(workspaceId, id));
     } catch (err) {
       if (err instanceof SecretDecryptionError) {
         throw new DomainError(SecretErrors.secret_undecryptable, `Secret ${secret.name} cannot be decrypted with the current ENCRYPTION_KEY; set a new value`);
       }
       throw err;
     }
+  }
+
+  /**
+   * Re-seals every secret not under the current ENCRYPTION_KEY (opened with a key of
+   * ENCRYPTION_KEY_PREVIOUS), in batches of one transaction each. A value that opens with no
+   * configured key is left as it is and reported. Safe to run again; a no-op when done.
+   */
+  async rotateEncryptionKey(batchSize = 100): Promise<KeyRotationReport> {
+    const keyId = this.cipher.currentKeyId;
+    let resealed = 0;
+    const failed: string[] = [];
+    let cursor = '00000000-0000-0000-0000-000000000000';
+    for (;;) {
+      const batch = await this.transactions.run(async (manager) => {
+        const rows = await this.secrets.nextToReseal(keyId, cursor, batchSize, manager);
+        for (const row of rows) {
+          try {
+            const value = this.cipher.open(row, aad(row.workspaceId, row.id));
+            await this.secrets.reseal(row.id, this.cipher.seal(value, aad(row.workspaceId, row.id)), manager);
+            resealed += 1;
+          } catch (err) {
+            if (!(err instanceof SecretDecryptionError)) throw err;
+            failed.push(row.id);
+          }
+        }
+        return rows;
+      });
+      if (batch.length < batchSize) break;
+      cursor = batch[batch.length - 1].id;
+    }
+    await this.audit.record({ action: 'secret.key_rotated', targetType: 'encryption_key', targetId: keyId, details: { resealed, failed: failed.length } });
+    return { key_id: keyId, resealed, failed, by_key: await this.secrets.countByKey() };
   }
 
   private async require(workspaceId: string, id: string): Promise<WorkspaceSecretEntity> {

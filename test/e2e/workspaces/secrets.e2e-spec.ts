@@ -31,7 +31,7 @@ describe('workspace secrets', () => {
   });
 
   it('stores the value encrypted: the row holds no plaintext, the response no value', async () => {
-    const [row] = await t.dataSource.query('SELECT ciphertext, iv, auth_tag, key_version FROM workspace_secrets WHERE id = $1', [secretId]);
+    const [row] = await t.dataSource.query('SELECT ciphertext, iv, auth_tag, key_id FROM workspace_secrets WHERE id = $1', [secretId]);
     expect(Buffer.from(row.ciphertext).toString('utf8')).not.toContain(PLAINTEXT);
     expect(Buffer.from(row.iv)).toHaveLength(12);
     expect(Buffer.from(row.auth_tag)).toHaveLength(16);

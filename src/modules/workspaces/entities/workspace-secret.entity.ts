@@ -22,8 +22,9 @@ export class WorkspaceSecretEntity extends BaseRecord {
   @Column({ name: 'auth_tag', type: 'bytea', select: false })
   authTag: Buffer;
 
-  @Column({ name: 'key_version', type: 'int', default: 1 })
-  keyVersion: number;
+  /** Fingerprint of the key that sealed the value (see libs/crypto/secret-cipher.ts). */
+  @Column({ name: 'key_id', type: 'text', default: '' })
+  keyId: string;
 
   @Column({ name: 'created_by', type: 'uuid', nullable: true })
   createdBy: string | null;
