@@ -6,7 +6,7 @@ import { AccessRepository } from '../../../libs/auth/access.repository.js';
 import { PasswordHasher } from '../../../libs/auth/password-hasher.js';
 import type { Principal, SystemRole } from '../../../libs/auth/roles.js';
 import { SessionRepository } from '../../../libs/auth/session.repository.js';
-import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
+import { DomainError, ForbiddenError, NotFoundError } from '../../../libs/common/domain-error.js';
 import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
 import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
 import { newSecretToken } from '../../../libs/common/secret-token.js';
@@ -40,6 +40,11 @@ export class UsersService {
     private readonly transactions: TransactionRunner,
   ) {}
 
+  /** The response record of a user; never carries the password hash. */
+  toResponse(user: UserEntity): UserResponse {
+    return toUserResponse(user);
+  }
+
   etag(user: UserResponse): string {
     return strongEtag('user', user.id, user.version);
   }
@@ -65,7 +70,7 @@ export class UsersService {
     try {
       user = await this.users.create({ email: input.email, displayName: input.displayName, passwordHash, systemRole: input.systemRole ?? 'user' }, manager);
     } catch (err) {
-      if ((err as { driverError?: { code?: string } }).driverError?.code === '23505') throw this.emailTaken(input.email);
+      if (isUniqueViolation(err)) throw this.emailTaken(input.email);
       throw err;
     }
     await this.audit.record(
@@ -84,6 +89,8 @@ export class UsersService {
 
   async update(id: string, body: UpdateUserRequest, req: Request, actor: Principal): Promise<UserResponse> {
     return this.transactions.run(async (manager) => {
+      // A role change locks the admin set before the user row: the same order as deactivate, so no deadlock.
+      const admins = body.system_role !== undefined ? await this.lockAdminsAsActor(actor, manager) : undefined;
       const user = await this.requireLocked(id, manager);
       assertIfMatch(req, this.etag(toUserResponse(user)));
       const changes: Record<string, unknown> = {};
@@ -98,27 +105,31 @@ export class UsersService {
         user.displayName = body.display_name;
       }
       if (body.system_role !== undefined && body.system_role !== user.systemRole) {
-        if (user.systemRole === 'admin' && user.status === 'active') await this.assertAnotherActiveAdmin(user.id, manager, 'demote');
+        if (user.systemRole === 'admin' && user.status === 'active') this.assertAnotherActiveAdmin(user.id, admins!, 'demote');
         await this.audit.record({ actor, action: 'user.system_role_changed', targetType: 'user', targetId: user.id, details: { from: user.systemRole, to: body.system_role } }, manager);
         user.systemRole = body.system_role;
       }
       if (Object.keys(changes).length === 0 && body.system_role === undefined) return toUserResponse(user);
-      const saved = await this.users.save(user, manager);
+      const saved = await this.users.save(user, manager).catch((err: unknown) => {
+        throw isUniqueViolation(err) ? this.emailTaken(body.email!) : err;
+      });
       if (Object.keys(changes).length) await this.audit.record({ actor, action: 'user.updated', targetType: 'user', targetId: user.id, details: changes }, manager);
       return toUserResponse(saved);
     });
   }
 
-  /** Deactivation revokes every token of the user at once. Idempotent. */
+  /** Deactivation revokes every token and unused reset token of the user at once. Idempotent. */
   async deactivate(id: string, actor: Principal): Promise<UserResponse> {
     return this.transactions.run(async (manager) => {
+      const admins = await this.lockAdminsAsActor(actor, manager);
       const user = await this.requireLocked(id, manager);
       if (user.status === 'deactivated') return toUserResponse(user);
       if (user.id === actor.userId) throw new DomainError(UserErrors.self_deactivation, 'You cannot deactivate your own account');
-      if (user.systemRole === 'admin') await this.assertAnotherActiveAdmin(user.id, manager, 'deactivate');
+      if (user.systemRole === 'admin') this.assertAnotherActiveAdmin(user.id, admins, 'deactivate');
       user.status = 'deactivated';
       user.deactivatedAt = new Date();
       const saved = await this.users.save(user, manager);
+      await this.users.invalidateResetTokens(user.id, manager);
       const revoked = await this.sessions.revokeAllOf(user.id, 'deactivated', manager);
       await this.audit.record({ actor, action: 'user.deactivated', targetType: 'user', targetId: user.id, details: { tokens_revoked: revoked } }, manager);
       return toUserResponse(saved);
@@ -191,9 +202,18 @@ export class UsersService {
     return user;
   }
 
-  private async assertAnotherActiveAdmin(userId: string, manager: EntityManager, verb: string): Promise<void> {
+  /**
+   * Locks the active admins (always before any user row, in id order) and checks the actor is
+   * still one of them: two admins demoting or deactivating each other at once cannot both win.
+   */
+  private async lockAdminsAsActor(actor: Principal, manager: EntityManager): Promise<string[]> {
     const admins = await this.users.lockActiveAdmins(manager);
-    if (!admins.some((id) => id !== userId)) {
+    if (!admins.includes(actor.userId)) throw new ForbiddenError('You are no longer an active system admin');
+    return admins;
+  }
+
+  private assertAnotherActiveAdmin(userId: string, activeAdmins: string[], verb: string): void {
+    if (!activeAdmins.some((id) => id !== userId)) {
       throw new DomainError(UserErrors.last_admin, `Cannot ${verb} the last active system admin; make another user admin first`);
     }
   }
@@ -201,4 +221,8 @@ export class UsersService {
   private emailTaken(email: string): DomainError {
     return new DomainError(UserErrors.email_taken, `A user with email ${email.toLowerCase()} already exists`);
   }
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return (err as { driverError?: { code?: string } }).driverError?.code === '23505';
 }

@@ -76,6 +76,16 @@ export class MembersRepository {
     await manager.getRepository(WorkspaceMemberEntity).insert(member);
   }
 
+  /** Inserts the membership unless the user is already a member; true when it inserted. */
+  async insertIfAbsent(member: Pick<WorkspaceMemberEntity, 'workspaceId' | 'userId' | 'role' | 'addedBy'>, manager: EntityManager): Promise<boolean> {
+    const rows: unknown[] = await manager.query(
+      `INSERT INTO workspace_members (workspace_id, user_id, role, added_by) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (workspace_id, user_id) DO NOTHING RETURNING user_id`,
+      [member.workspaceId, member.userId, member.role, member.addedBy],
+    );
+    return rows.length === 1;
+  }
+
   async setRole(workspaceId: string, userId: string, role: WorkspaceRole, manager: EntityManager): Promise<void> {
     await manager.getRepository(WorkspaceMemberEntity).update({ workspaceId, userId }, { role });
   }

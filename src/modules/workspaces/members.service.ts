@@ -4,6 +4,7 @@ import { AuditService } from '../../../libs/audit/audit.service.js';
 import { roleAtLeast, type Principal, type WorkspaceAccess, type WorkspaceRole } from '../../../libs/auth/roles.js';
 import { DomainError, ForbiddenError, NotFoundError, ValidationFailedError } from '../../../libs/common/domain-error.js';
 import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { UserErrors } from '../users/users.errors.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { UsersService } from '../users/users.service.js';
 import type { AddMemberRequest, CreateWorkspaceUserRequest, UserCandidatesQuery, WorkspaceMemberResponse, WorkspaceUserCandidateResponse } from './dto/member.dto.js';
@@ -38,10 +39,9 @@ export class MembersService {
     if (!user) throw new NotFoundError('user', body.user_id ?? body.email);
     if (user.status !== 'active') throw new DomainError(WorkspaceErrors.user_deactivated, `User ${user.email} is deactivated`);
     return this.transactions.run(async (manager) => {
-      if (await this.members.find(access.workspaceId, user.id, manager)) {
-        throw new DomainError(WorkspaceErrors.already_member, `${user.email} is already a member; change their role with PATCH`);
+      if (!(await this.members.insertIfAbsent({ workspaceId: access.workspaceId, userId: user.id, role: body.role, addedBy: caller.userId }, manager))) {
+        throw new DomainError(WorkspaceErrors.already_member, `${user.email} is already a member; change their role with PATCH /workspaces/${access.workspaceId}/members/${user.id}`);
       }
-      await this.members.insert({ workspaceId: access.workspaceId, userId: user.id, role: body.role, addedBy: caller.userId }, manager);
       await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'member.added', targetType: 'user', targetId: user.id, details: { role: body.role } }, manager);
       return toMemberResponse((await this.members.find(access.workspaceId, user.id, manager))!);
     });
@@ -49,11 +49,13 @@ export class MembersService {
 
   async changeRole(access: WorkspaceAccess, userId: string, role: WorkspaceRole, caller: Principal): Promise<WorkspaceMemberResponse> {
     return this.transactions.run(async (manager) => {
+      // Owner rows first (id order), then the target: one lock order, so owners acting on each other cannot deadlock.
+      const owners = await this.members.lockOwners(access.workspaceId, manager);
       const member = await this.members.findForUpdate(access.workspaceId, userId, manager);
       if (!member) throw new NotFoundError('member', userId);
       if (member.role === role) return toMemberResponse((await this.members.find(access.workspaceId, userId, manager))!);
-      if (member.role === 'owner' || role === 'owner') this.assertOwner(access, 'change the role of an owner or grant owner');
-      if (member.role === 'owner') await this.assertAnotherOwner(access.workspaceId, userId, manager, 'demote');
+      if (member.role === 'owner' || role === 'owner') this.assertStillOwner(access, caller, owners, 'grant the owner role or change the role of an owner');
+      if (member.role === 'owner') this.assertAnotherOwner(owners, userId, 'demote');
       await this.members.setRole(access.workspaceId, userId, role, manager);
       await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'member.role_changed', targetType: 'user', targetId: userId, details: { from: member.role, to: role } }, manager);
       return toMemberResponse((await this.members.find(access.workspaceId, userId, manager))!);
@@ -65,14 +67,16 @@ export class MembersService {
     const leaving = userId === caller.userId;
     if (!leaving && !roleAtLeast(access.role, 'admin')) throw new ForbiddenError(`Removing other members needs the admin role or above; yours is ${access.role}`);
     await this.transactions.run(async (manager) => {
+      // Owner rows first (id order), then the target: one lock order, so owners acting on each other cannot deadlock.
+      const owners = await this.members.lockOwners(access.workspaceId, manager);
       const member = await this.members.findForUpdate(access.workspaceId, userId, manager);
       if (!member) throw new NotFoundError('member', userId);
       if (member.role === 'owner') {
-        if (!leaving) this.assertOwner(access, 'remove an owner');
-        await this.assertAnotherOwner(access.workspaceId, userId, manager, 'remove');
+        if (!leaving) this.assertStillOwner(access, caller, owners, 'remove an owner');
+        this.assertAnotherOwner(owners, userId, 'remove');
       }
       await this.members.delete(access.workspaceId, userId, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: leaving ? 'member.left' : 'member.removed', targetType: 'user', targetId: userId, details: { role: member.role } }, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'member.removed', targetType: 'user', targetId: userId, details: { role: member.role, left: leaving } }, manager);
     });
   }
 
@@ -80,7 +84,12 @@ export class MembersService {
   async createUser(access: WorkspaceAccess, body: CreateWorkspaceUserRequest, caller: Principal): Promise<WorkspaceMemberResponse> {
     this.assertMayGrant(access, body.role);
     return this.transactions.run(async (manager) => {
-      const user = await this.usersService.createUser({ email: body.email, displayName: body.display_name, password: body.password }, caller, manager);
+      const user = await this.usersService.createUser({ email: body.email, displayName: body.display_name, password: body.password ?? undefined }, caller, manager).catch((err: unknown) => {
+        if (err instanceof DomainError && err.code === UserErrors.email_taken) {
+          throw new DomainError(UserErrors.email_taken, `${body.email.toLowerCase()} is already registered; add the existing user with POST /workspaces/${access.workspaceId}/members instead`);
+        }
+        throw err;
+      });
       await this.members.insert({ workspaceId: access.workspaceId, userId: user.id, role: body.role, addedBy: caller.userId }, manager);
       await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'workspace.user_created', targetType: 'user', targetId: user.id, details: { role: body.role } }, manager);
       const response = toMemberResponse((await this.members.find(access.workspaceId, user.id, manager))!);
@@ -94,16 +103,31 @@ export class MembersService {
     return this.members.candidates(access.workspaceId, query.q, query.limit);
   }
 
-  /** For accepted invitations: adds the membership, or raises an existing role (never lowers it). */
-  async addOrUpgradeMember(workspaceId: string, userId: string, role: WorkspaceRole, actor: Pick<Principal, 'userId' | 'email'> | undefined, manager: EntityManager): Promise<void> {
-    const existing = await this.members.findForUpdate(workspaceId, userId, manager);
-    if (!existing) {
-      await this.members.insert({ workspaceId, userId, role, addedBy: actor?.userId ?? null }, manager);
-      await this.audit.record({ actor, workspaceId, action: 'member.added', targetType: 'user', targetId: userId, details: { role, via: 'invitation' } }, manager);
-    } else if (!roleAtLeast(existing.role, role)) {
-      await this.members.setRole(workspaceId, userId, role, manager);
-      await this.audit.record({ actor, workspaceId, action: 'member.role_changed', targetType: 'user', targetId: userId, details: { from: existing.role, to: role, via: 'invitation' } }, manager);
-    }
+  /**
+   * For accepted invitations: adds the membership, or raises an existing role (never lowers it).
+   * Runs in the caller's transaction when given one. Answers the role the user holds afterwards.
+   */
+  async addOrUpgradeMember(
+    workspaceId: string,
+    userId: string,
+    role: WorkspaceRole,
+    actor: Pick<Principal, 'userId' | 'email'> | undefined,
+    manager?: EntityManager,
+  ): Promise<WorkspaceRole> {
+    const work = async (m: EntityManager): Promise<WorkspaceRole> => {
+      if (await this.members.insertIfAbsent({ workspaceId, userId, role, addedBy: actor?.userId ?? null }, m)) {
+        await this.audit.record({ actor, workspaceId, action: 'member.added', targetType: 'user', targetId: userId, details: { role, via: 'invitation' } }, m);
+        return role;
+      }
+      // Already a member (possibly added a moment ago by a concurrent request): raise, never lower.
+      const existing = await this.members.findForUpdate(workspaceId, userId, m);
+      if (!existing) return work(m); // removed again between the two statements: add afresh
+      if (roleAtLeast(existing.role, role)) return existing.role;
+      await this.members.setRole(workspaceId, userId, role, m);
+      await this.audit.record({ actor, workspaceId, action: 'member.role_changed', targetType: 'user', targetId: userId, details: { from: existing.role, to: role, via: 'invitation' } }, m);
+      return role;
+    };
+    return manager ? work(manager) : this.transactions.run(work);
   }
 
   private assertMayGrant(access: WorkspaceAccess, role: WorkspaceRole): void {
@@ -114,8 +138,15 @@ export class MembersService {
     if (access.role !== 'owner') throw new DomainError(WorkspaceErrors.owner_role_required, `Only owners may ${what}; your role is ${access.role}`);
   }
 
-  private async assertAnotherOwner(workspaceId: string, userId: string, manager: EntityManager, verb: string): Promise<void> {
-    const owners = await this.members.lockOwners(workspaceId, manager);
+  /** The guard read the caller's role before the locks; an owner demoted meanwhile is an owner no more. */
+  private assertStillOwner(access: WorkspaceAccess, caller: Principal, owners: string[], what: string): void {
+    this.assertOwner(access, what);
+    if (!access.viaSystemAdmin && !owners.includes(caller.userId)) {
+      throw new DomainError(WorkspaceErrors.owner_role_required, `Only owners may ${what}; you are no longer an owner of this workspace`);
+    }
+  }
+
+  private assertAnotherOwner(owners: string[], userId: string, verb: string): void {
     if (!owners.some((id) => id !== userId)) {
       throw new DomainError(WorkspaceErrors.last_owner, `Cannot ${verb} the last owner of the workspace; make another member owner first`);
     }

@@ -27,8 +27,10 @@ export class WorkspacesController {
   @Post()
   @Authenticated()
   @ApiCreatedResponse({ type: WorkspaceResponse })
-  create(@Body() body: CreateWorkspaceRequest, @CurrentUser() caller: Principal): Promise<WorkspaceResponse> {
-    return this.workspaces.create(body, caller);
+  async create(@Body() body: CreateWorkspaceRequest, @CurrentUser() caller: Principal, @Res({ passthrough: true }) res: Response): Promise<WorkspaceResponse> {
+    const workspace = await this.workspaces.create(body, caller);
+    res.setHeader('ETag', this.workspaces.etag(workspace));
+    return workspace;
   }
 
   /** A workspace with the caller's role; carries an ETag for If-Match on PATCH. */
@@ -67,11 +69,20 @@ export class WorkspacesController {
     await this.workspaces.delete(access, caller);
   }
 
-  /** How the workspace embeds text for clustering and similarity (admins). `local` needs no network. */
+  /** How the workspace embeds text for clustering and similarity (admins). `local` needs no network. Honours If-Match. */
   @Put(':workspace_id/embedding-config')
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiOkResponse({ type: WorkspaceResponse })
-  setEmbeddingConfig(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: EmbeddingConfigRequest, @CurrentUser() caller: Principal): Promise<WorkspaceResponse> {
-    return this.workspaces.setEmbeddingConfig(access, body, caller);
+  @ApiPreconditionFailedResponse({ type: ProblemResponse, description: 'If-Match does not match the current ETag' })
+  async setEmbeddingConfig(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: EmbeddingConfigRequest,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+    @CurrentUser() caller: Principal,
+  ): Promise<WorkspaceResponse> {
+    const workspace = await this.workspaces.setEmbeddingConfig(access, body, req, caller);
+    res.setHeader('ETag', this.workspaces.etag(workspace));
+    return workspace;
   }
 }

@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import type { EntityManager } from 'typeorm';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { NotFoundError } from '../../../libs/common/domain-error.js';
+import { NotFoundError, ValidationFailedError } from '../../../libs/common/domain-error.js';
 import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
 import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
@@ -79,9 +79,16 @@ export class WorkspacesService {
     });
   }
 
-  async setEmbeddingConfig(access: WorkspaceAccess, body: EmbeddingConfigRequest, caller: Principal): Promise<WorkspaceResponse> {
+  /** Replaces the embedding config (PUT semantics: absent fields are dropped). Unchanged is a no-op. */
+  async setEmbeddingConfig(access: WorkspaceAccess, body: EmbeddingConfigRequest, req: Request, caller: Principal): Promise<WorkspaceResponse> {
+    if (body.provider === 'local' && body.config_ref !== undefined) {
+      throw new ValidationFailedError('config_ref names a remote embedding config; leave it out for the local embedder', [
+        { field: 'config_ref', message: 'config_ref is only accepted when provider is remote' },
+      ]);
+    }
     return this.transactions.run(async (manager) => {
       const current = await this.requireView(access.workspaceId, caller, manager);
+      assertIfMatch(req, this.etag(toWorkspaceResponse(current)));
       const next: EmbeddingConfigValue = {
         provider: body.provider,
         ...(body.config_ref !== undefined ? { config_ref: body.config_ref } : {}),
@@ -89,6 +96,7 @@ export class WorkspacesService {
         ...(body.dimensions !== undefined ? { dimensions: body.dimensions } : {}),
       };
       const previous = current.workspace.embeddingConfig;
+      if (sameConfig(previous, next)) return toWorkspaceResponse(current);
       current.workspace.embeddingConfig = next;
       await this.workspaces.save(current.workspace, manager);
       await this.audit.record(
@@ -104,4 +112,8 @@ export class WorkspacesService {
     if (!locked) throw new NotFoundError('workspace', id);
     return (await this.workspaces.findView(id, caller.userId, manager))!;
   }
+}
+
+function sameConfig(a: EmbeddingConfigValue, b: EmbeddingConfigValue): boolean {
+  return a.provider === b.provider && a.config_ref === b.config_ref && a.model === b.model && a.dimensions === b.dimensions;
 }

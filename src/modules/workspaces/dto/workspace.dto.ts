@@ -1,11 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
 import { WORKSPACE_ROLES, type WorkspaceRole } from '../../../../libs/auth/roles.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 const bool = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
+// Optional, but never null: an explicit null is refused (400) rather than written over a required column.
+const present = (_: object, value: unknown) => value !== undefined;
 
 export const WORKSPACE_SORTS = ['name', '-name', 'created_at', '-created_at'] as const;
 
@@ -24,6 +26,7 @@ export class ListWorkspacesQuery extends PageQueryDto {
 }
 
 export class CreateWorkspaceRequest {
+  /** 1..100 characters, trimmed; need not be unique */
   @Transform(trim) @IsString() @MinLength(1) @MaxLength(100)
   name: string;
 
@@ -32,10 +35,11 @@ export class CreateWorkspaceRequest {
 }
 
 export class UpdateWorkspaceRequest {
-  @IsOptional() @Transform(trim) @IsString() @MinLength(1) @MaxLength(100)
+  @ValidateIf(present) @Transform(trim) @IsString() @MinLength(1) @MaxLength(100)
   name?: string;
 
-  @IsOptional() @IsString() @MaxLength(2000)
+  /** Send `""` to clear it */
+  @ValidateIf(present) @IsString() @MaxLength(2000)
   description?: string;
 }
 
@@ -45,15 +49,18 @@ export class EmbeddingConfigRequest {
   @IsIn(['local', 'remote'])
   provider: 'local' | 'remote';
 
-  /** Name or id of the embedding config; required when provider is `remote` */
+  /** Name or id of the embedding config; required when provider is `remote`, refused when `local` */
   @ValidateIf((o: EmbeddingConfigRequest) => o.provider === 'remote' || o.config_ref !== undefined)
   @IsString() @MinLength(1) @MaxLength(200)
   config_ref?: string;
 
-  @IsOptional() @IsString() @Matches(/^[A-Za-z0-9._:/@-]{1,200}$/)
+  /** Model name, overriding the config's (e.g. `text-embedding-3-small`) */
+  @ValidateIf(present) @IsString() @Matches(/^[A-Za-z0-9._:/@-]{1,200}$/)
   model?: string;
 
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(8192)
+  /** Vector size, 1..8192 */
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 8192 })
+  @ValidateIf(present) @IsInt() @Min(1) @Max(8192)
   dimensions?: number;
 }
 
@@ -62,6 +69,7 @@ export class EmbeddingConfig {
   provider: 'local' | 'remote';
   config_ref?: string;
   model?: string;
+  @ApiPropertyOptional({ type: 'integer' })
   dimensions?: number;
 }
 
