@@ -1,8 +1,6 @@
 import { DynamicModule, Module, type Type } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
 import { AuditModule } from '../libs/audit/audit.module.js';
 import { AuthLibModule } from '../libs/auth/auth-lib.module.js';
-import { MediaTypeGuard } from '../libs/common/media-type.guard.js';
 import { ReadinessModule } from '../libs/common/readiness.js';
 import { DatabaseModule } from '../libs/database/database.module.js';
 import { QueueModule } from '../libs/queue/queue.module.js';
@@ -11,6 +9,7 @@ import { createRootLogger } from '../libs/common/logger.js';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
+import { DatasetsModule } from './modules/datasets/datasets.module.js';
 import { StatusModule } from './modules/status/status.module.js';
 import { UsersModule } from './modules/users/users.module.js';
 import { InvitationsModule } from './modules/workspaces/invitations.module.js';
@@ -18,7 +17,7 @@ import { SecretsModule } from './modules/workspaces/secrets.module.js';
 import { WorkspacesModule } from './modules/workspaces/workspaces.module.js';
 
 /** The family modules the API serves; the worker process loads the same ones (their jobs). */
-export const FAMILY_MODULES = [StatusModule, AuthModule, UsersModule, WorkspacesModule, SecretsModule, InvitationsModule];
+export const FAMILY_MODULES = [StatusModule, AuthModule, UsersModule, WorkspacesModule, SecretsModule, InvitationsModule, DatasetsModule];
 
 @Module({})
 export class AppModule {
@@ -27,7 +26,6 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [ConfigModule.forRoot(config), ReadinessModule, DatabaseModule.forRoot(config, logger), AuthLibModule, AuditModule, QueueModule, ...FAMILY_MODULES, ...extraModules],
-      providers: [{ provide: APP_GUARD, useClass: MediaTypeGuard }],
     };
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import { EntityManager, LessThan, Repository } from 'typeorm';
 import { AuditEventEntity } from './audit-event.entity.js';
 
 @Injectable()
@@ -12,8 +12,10 @@ export class AuditRepository {
     return repo.save(repo.create(event));
   }
 
-  async findByTarget(targetType: string, targetId: string, options: { skip: number; take: number }): Promise<[AuditEventEntity[], number]> {
-    return this.repo.findAndCount({ where: { targetType, targetId }, order: { createdAt: 'DESC', id: 'DESC' }, ...options });
+  /** Newest first; `before` pages back in time. */
+  async findByTarget(targetType: string, targetId: string, options: { skip: number; take: number; before?: Date }): Promise<[AuditEventEntity[], number]> {
+    const { before, ...window } = options;
+    return this.repo.findAndCount({ where: { targetType, targetId, ...(before ? { createdAt: LessThan(before) } : {}) }, order: { createdAt: 'DESC', id: 'DESC' }, ...window });
   }
 
   async findByWorkspace(workspaceId: string, options: { skip: number; take: number; action?: string }): Promise<[AuditEventEntity[], number]> {

@@ -40,7 +40,7 @@ export class AuditService {
     );
   }
 
-  forTarget(targetType: string, targetId: string, window: { skip: number; take: number }) {
+  forTarget(targetType: string, targetId: string, window: { skip: number; take: number; before?: Date }) {
     return this.repo.findByTarget(targetType, targetId, window);
   }
 

@@ -9,13 +9,17 @@ export const ACCESS_RULE = 'ews:access-rule';
  * Where a route finds the workspace it acts on:
  * - `{ param }`, `{ body }`, `{ query }`: a workspace id in that request part;
  * - `{ resource, param }`: the workspace of the record whose id is in that path parameter,
- *   looked up through the resolver the owning family registered (WorkspaceResourceRegistry).
+ *   looked up through the resolver the owning family registered (WorkspaceResourceRegistry);
+ *   with `conceal`, a caller outside that workspace gets 404 as if the record did not exist
+ *   (for operations whose contract declares no 403);
+ * - `{ resource, query }`: the same, with the record id in a query parameter.
  */
 export type WorkspaceSource =
   | { param: string }
   | { body: string }
   | { query: string; optional?: boolean }
-  | { resource: string; param: string };
+  | { resource: string; param: string; conceal?: boolean }
+  | { resource: string; query: string };
 
 export type AccessRule =
   | { kind: 'public' }
@@ -36,7 +40,7 @@ function describe(rule: AccessRule): string {
       return rule.orSelf ? `system admin, or the user named by {${rule.orSelf}}` : 'system admin';
     case 'workspace': {
       const f = rule.from;
-      const where = 'resource' in f ? `the workspace of the ${f.resource} {${f.param}}` : 'param' in f ? `workspace {${f.param}}` : 'body' in f ? `workspace_id in the body (${f.body})` : `workspace in query ${f.query}`;
+      const where = 'resource' in f ? `the workspace of the ${f.resource} ${'param' in f ? `{${f.param}}` : `?${f.query}`}` : 'param' in f ? `workspace {${f.param}}` : 'body' in f ? `workspace_id in the body (${f.body})` : `workspace in query ${f.query}`;
       return `${rule.role} or above in ${where}`;
     }
   }
@@ -50,7 +54,8 @@ function rule(value: AccessRule) {
       ApiUnauthorizedResponse({ type: ProblemResponse, description: 'Missing, invalid, expired or revoked token' }),
     );
   }
-  if (value.kind === 'system-admin' || value.kind === 'workspace') {
+  const concealed = value.kind === 'workspace' && 'conceal' in value.from && value.from.conceal;
+  if (value.kind === 'system-admin' || (value.kind === 'workspace' && !concealed)) {
     decorators.push(ApiForbiddenResponse({ type: ProblemResponse, description: `Allowed: ${describe(value)}` }));
   }
   if (value.kind === 'workspace') {

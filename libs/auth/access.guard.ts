@@ -50,7 +50,10 @@ export class AccessGuard extends AuthGuard('jwt') {
     if (rule.kind === 'workspace') {
       const workspaceId = await this.workspaceOf(rule.from, req);
       if (workspaceId === undefined) return true;
-      req.workspaceAccess = await this.roleIn(workspaceId, principal, rule.role);
+      req.workspaceAccess = await this.roleIn(workspaceId, principal, rule.role).catch((err: unknown) => {
+        if (err instanceof ForbiddenError && 'conceal' in rule.from && rule.from.conceal) throw new NotFoundError(rule.from.resource, String(req.params[rule.from.param]));
+        throw err;
+      });
     }
     return true;
   }
@@ -72,8 +75,12 @@ export class AccessGuard extends AuthGuard('jwt') {
 
   private async workspaceOf(from: WorkspaceSource, req: AuthedRequest): Promise<string | undefined> {
     if ('resource' in from) {
-      const id = req.params[from.param];
-      if (!isUuid(id)) throw new DomainError(CommonErrors.invalid_identifier, `${from.param} must be a UUID`);
+      const [name, id] = 'param' in from ? [from.param, req.params[from.param]] : [from.query, req.query[from.query]];
+      if ('query' in from && (id === undefined || id === '')) throw new ValidationFailedError(`${name} is required`, [{ field: name, message: `${name} is required in the query` }]);
+      if (!isUuid(id)) {
+        if ('query' in from) throw new ValidationFailedError(`${name} must be a UUID`, [{ field: name, message: `${name} must be a UUID` }]);
+        throw new DomainError(CommonErrors.invalid_identifier, `${name} must be a UUID`);
+      }
       const workspaceId = await this.resources.resolve(from.resource, id);
       if (!workspaceId) throw new NotFoundError(from.resource, id);
       return workspaceId;

@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { MediaTypeGuard } from '../common/media-type.guard.js';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
 import { AccessGuard } from './access.guard.js';
@@ -14,7 +15,10 @@ import { WorkspaceResourceRegistry } from './workspace-resource.registry.js';
 @Global()
 @Module({
   imports: [PassportModule, JwtModule.register({})],
-  providers: [AccessRepository, WorkspaceResourceRegistry, JwtStrategy, TokenSigner, PasswordHasher, SessionRepository, { provide: APP_GUARD, useClass: AccessGuard }],
+  providers: [AccessRepository, WorkspaceResourceRegistry, JwtStrategy, TokenSigner, PasswordHasher, SessionRepository, { provide: APP_GUARD, useClass: AccessGuard },
+    // After the access guard, so a request without a token is 401 whatever its Content-Type.
+    { provide: APP_GUARD, useClass: MediaTypeGuard },
+  ],
   exports: [AccessRepository, WorkspaceResourceRegistry, TokenSigner, PasswordHasher, SessionRepository],
 })
 export class AuthLibModule {}

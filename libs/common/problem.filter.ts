@@ -14,7 +14,8 @@ const PG_CLIENT_ERRORS: Record<string, string> = {
   '22001': CommonErrors.validation_failed,
   '40001': CommonErrors.conflict,
 };
-const PG_UNAVAILABLE = /^(08|57P0[1-3]|53)/;
+// Connection exceptions, shutdowns and resource exhaustion; 08P01 (protocol violation) is a bug, not an outage.
+const PG_UNAVAILABLE = /^(08(?!P01)|57P0[1-3]|53)/;
 const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND']);
 
 const HTTP_STATUS_CODES: Record<number, string> = {

@@ -81,6 +81,18 @@ export class Environment {
   @IsOptional() @IsString() @Matches(/^\d+(b|kb|mb)$/i, { message: 'BODY_LIMIT must look like 1mb, 512kb or 1048576b' })
   BODY_LIMIT: string = '1mb';
 
+  /** Largest file POST /datasets/upload accepts, in bytes (default 1 GiB); larger is 413. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1024) @Max(64 * 1024 ** 3)
+  UPLOAD_MAX_BYTES: number = 1024 ** 3;
+
+  /** Most rows one upload may hold (default 1,000,000); more is 413. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100_000_000)
+  UPLOAD_MAX_ROWS: number = 1_000_000;
+
+  /** Lifetime of signed download URLs when the caller does not ask for one, in seconds. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(10) @Max(7 * 24 * 3600)
+  SIGNED_URL_TTL_SECONDS: number = 3600;
+
   @IsOptional() @Transform(toBool) @IsBoolean()
   RUN_WORKERS: boolean = true;
 
@@ -112,6 +124,7 @@ export class Environment {
   @IsOptional() @IsIn(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
   LOG_LEVEL: string = 'info';
 
+  /** The address clients reach the service at (e.g. https://evals.example.com), used in invitation links and signed URLs; default: the request's own host. */
   @IsOptional() @IsUrl({ require_tld: false, require_protocol: true })
   PUBLIC_BASE_URL?: string;
 }

@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { AppConfig } from '../../src/config/app-config.js';
+
+export interface SignedUrl {
+  url: string;
+  expires_at: Date;
+}
+
+export type SignatureCheck = 'valid' | 'expired' | 'invalid';
+
+/**
+ * URLs the service itself serves without a bearer token (downloads): an HMAC-SHA256 under the
+ * URL-signing key over the path, the signed query parameters (sorted) and the expiry. Changing
+ * any of them, or using the URL after `expires`, fails the check.
+ */
+@Injectable()
+export class UrlSigner {
+  constructor(private readonly config: AppConfig) {}
+
+  sign(req: Request, path: string, params: Record<string, string>, ttlSeconds: number): SignedUrl {
+    const expires = Math.floor(Date.now() / 1000) + ttlSeconds;
+    const query = new URLSearchParams({ ...params, expires: String(expires) });
+    query.sort();
+    query.set('signature', this.mac(path, query));
+    return { url: `${this.baseUrl(req)}${path}?${query.toString()}`, expires_at: new Date(expires * 1000) };
+  }
+
+  check(path: string, rawQuery: Record<string, unknown>): SignatureCheck {
+    const query = new URLSearchParams();
+    for (const [key, value] of Object.entries(rawQuery)) {
+      if (typeof value !== 'string') return 'invalid';
+      if (key !== 'signature') query.set(key, value);
+    }
+    query.sort();
+    const given = Buffer.from(typeof rawQuery.signature === 'string' ? rawQuery.signature : '', 'utf8');
+    const expected = Buffer.from(this.mac(path, query), 'utf8');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
+    const expires = Number(query.get('expires'));
+    return Number.isFinite(expires) && expires * 1000 > Date.now() ? 'valid' : 'expired';
+  }
+
+  private mac(path: string, query: URLSearchParams): string {
+    return createHmac('sha256', this.config.keys.urlSigningKey).update(`GET\n${path}\n${query.toString()}`).digest('base64url');
+  }
+
+  private baseUrl(req: Request): string {
+    const configured = this.config.env.PUBLIC_BASE_URL;
+    if (configured) return configured.replace(/\/$/, '');
+    return `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+  }
+}

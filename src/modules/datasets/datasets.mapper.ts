@@ -1,0 +1,70 @@
+import type { AuditEventEntity } from '../../../libs/audit/audit-event.entity.js';
+import type { AuditEntryResponse, DatasetResponse, DatasetVersionResponse, SnapshotResponse } from './dto/dataset.dto.js';
+import type { DatasetVersionEntity } from './entities/dataset-version.entity.js';
+import type { DatasetEntity } from './entities/dataset.entity.js';
+
+export const DOWNLOAD_FORMATS = ['csv', 'jsonl', 'parquet'] as const;
+export type DownloadFormat = (typeof DOWNLOAD_FORMATS)[number];
+
+export function toVersionResponse(v: DatasetVersionEntity): DatasetVersionResponse {
+  return {
+    id: v.id,
+    dataset_id: v.datasetId,
+    workspace_id: v.workspaceId,
+    number: v.number,
+    state: v.state,
+    message: v.message,
+    source: v.source,
+    parent_version_id: v.parentVersionId,
+    row_count: v.rowCount,
+    columns: v.columns.map((c) => c.name),
+    mapping: v.mapping,
+    content_sha256: v.contentSha256,
+    ...(v.upload ? { upload: v.upload } : {}),
+    ...(v.changes ? { changes: v.changes } : {}),
+    created_by: v.createdBy,
+    created_at: v.createdAt,
+    promoted_at: v.promotedAt,
+    retired_at: v.retiredAt,
+  };
+}
+
+export function toDatasetResponse(d: DatasetEntity, latest: DatasetVersionEntity | null, counts: { count: number; staged: number }): DatasetResponse {
+  return {
+    id: d.id,
+    workspace_id: d.workspaceId,
+    name: d.name,
+    description: d.description,
+    kind: d.kind,
+    tags: d.tags,
+    current_version_id: d.currentVersionId,
+    latest_version: latest ? toVersionResponse(latest) : null,
+    version_count: counts.count,
+    staged_edits: counts.staged,
+    created_by: d.createdBy,
+    created_at: d.createdAt,
+    updated_at: d.updatedAt,
+    version: d.version,
+  };
+}
+
+export function toSnapshotResponse(v: DatasetVersionEntity): SnapshotResponse {
+  return {
+    version_id: v.id,
+    version_number: v.number,
+    state: v.state,
+    row_count: v.rowCount,
+    content_sha256: v.contentSha256,
+    formats: [...DOWNLOAD_FORMATS],
+    created_at: v.createdAt,
+  };
+}
+
+export function toAuditEntry(e: AuditEventEntity): AuditEntryResponse {
+  return { id: e.id, action: e.action, actor_id: e.actorId, actor_email: e.actorEmail, details: e.details, request_id: e.requestId, created_at: e.createdAt };
+}
+
+/** A stored row as clients see it: its id under `_row_id`, then its columns. */
+export function rowObject(rowId: string, data: Record<string, unknown>): Record<string, unknown> {
+  return { _row_id: rowId, ...data };
+}

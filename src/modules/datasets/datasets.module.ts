@@ -1,0 +1,43 @@
+import { Module, OnModuleInit } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { WorkspaceResourceRegistry } from '../../../libs/auth/workspace-resource.registry.js';
+import { FileUploadInterceptor } from '../../../libs/common/upload.interceptor.js';
+import { UrlSigner } from '../../../libs/common/signed-url.js';
+import { BulkWriter } from '../../../libs/database/bulk-writer.js';
+import { DatasetsController } from './datasets.controller.js';
+import { DimensionAssignController, VersionDimensionsController } from './dimensions.controller.js';
+import { DimensionsRepository } from './dimensions.repository.js';
+import { DimensionsService } from './dimensions.service.js';
+import { PartitionsRepository } from './partitions.repository.js';
+import { PartitionsService } from './partitions.service.js';
+import { DatasetsRepository } from './datasets.repository.js';
+import { DatasetsService } from './datasets.service.js';
+import { DownloadService } from './download.service.js';
+import { DatasetVersionEntity } from './entities/dataset-version.entity.js';
+import { DatasetEntity } from './entities/dataset.entity.js';
+import { FilesController } from './files.controller.js';
+import { QueryService } from './query.service.js';
+import { RowsController } from './rows.controller.js';
+import { RowsRepository } from './rows.repository.js';
+import { RowsService } from './rows.service.js';
+import { DatasetVersionsController, VersionsController } from './versions.controller.js';
+import { VersionsService } from './versions.service.js';
+
+/** Datasets, their versions and rows: upload, staged edits and commits, query, download. */
+@Module({
+  imports: [TypeOrmModule.forFeature([DatasetEntity, DatasetVersionEntity])],
+  controllers: [DatasetsController, RowsController, VersionsController, DatasetVersionsController, DimensionAssignController, VersionDimensionsController, FilesController],
+  providers: [DatasetsService, DimensionsRepository, DimensionsService, PartitionsService, PartitionsRepository, DatasetsRepository, RowsRepository, RowsService, VersionsService, QueryService, DownloadService, BulkWriter, UrlSigner, FileUploadInterceptor],
+  exports: [DatasetsService, VersionsService, QueryService, RowsRepository, DatasetsRepository],
+})
+export class DatasetsModule implements OnModuleInit {
+  constructor(
+    private readonly registry: WorkspaceResourceRegistry,
+    private readonly datasets: DatasetsRepository,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register('dataset', (id) => this.datasets.workspaceOf(id));
+    this.registry.register('dataset_version', (id) => this.datasets.workspaceOfVersion(id));
+  }
+}

@@ -1,0 +1,277 @@
+import { Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import { randomUUID } from 'node:crypto';
+import { unlink } from 'node:fs/promises';
+import type { EntityManager } from 'typeorm';
+import { AuditService } from '../../../libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
+import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
+import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
+import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
+import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { AppConfig } from '../../config/app-config.js';
+import { DatasetErrors } from './datasets.errors.js';
+import { toAuditEntry, toDatasetResponse, toSnapshotResponse } from './datasets.mapper.js';
+import { DatasetsRepository } from './datasets.repository.js';
+import type {
+  AuditEntryResponse,
+  AuditQuery,
+  DatasetResponse,
+  ListDatasetsQuery,
+  SchemaResponse,
+  SnapshotResponse,
+  UpdateDatasetRequest,
+  UploadDatasetRequest,
+} from './dto/dataset.dto.js';
+import type { DatasetVersionEntity } from './entities/dataset-version.entity.js';
+import type { DatasetEntity } from './entities/dataset.entity.js';
+import { formatFromFilename, IngestError, readRows } from './ingest/row-sources.js';
+import { RowsRepository } from './rows.repository.js';
+import { normalizeRow, RowRuleError } from './rows.rules.js';
+
+const BATCH = 2000;
+
+export interface UploadedFile {
+  path: string;
+  originalname: string;
+  size: number;
+}
+
+/** Datasets: upload, list, read, edit, delete; their schema, snapshots and audit trail. */
+@Injectable()
+export class DatasetsService {
+  constructor(
+    private readonly datasets: DatasetsRepository,
+    private readonly rows: RowsRepository,
+    private readonly audit: AuditService,
+    private readonly transactions: TransactionRunner,
+    private readonly config: AppConfig,
+  ) {}
+
+  etag(dataset: Pick<DatasetResponse, 'id' | 'version'>): string {
+    return strongEtag('dataset', dataset.id, dataset.version);
+  }
+
+  async list(query: ListDatasetsQuery, caller: Principal): Promise<Page<DatasetResponse>> {
+    const sort = parseSort(query.sort, { name: 'd.name', created_at: 'd.created_at', updated_at: 'd.updated_at' }, '-created_at');
+    const memberOf = query.workspace_id || caller.systemRole === 'admin' ? undefined : caller.userId;
+    const [rows, total] = await this.datasets.list({ workspaceId: query.workspace_id, memberOf, q: query.q, kind: query.kind, tag: query.tag }, sort, pageWindow(query));
+    const responses = await this.responses(rows);
+    return pageOf(responses, total, query, (r) => r);
+  }
+
+  async get(access: WorkspaceAccess, id: string): Promise<DatasetResponse> {
+    return (await this.responses([await this.require(access, id)]))[0];
+  }
+
+  /**
+   * Streams the file into a new dataset (or a new version of `dataset_id`) in one transaction:
+   * a malformed file, a broken row rule or too many rows rolls everything back.
+   */
+  async upload(access: WorkspaceAccess, body: UploadDatasetRequest, file: UploadedFile | undefined, caller: Principal): Promise<DatasetResponse> {
+    if (!file) throw new DomainError(DatasetErrors.file_required, 'Send the file as the multipart part named `file`');
+    try {
+      const format = body.format ?? formatFromFilename(file.originalname);
+      if (!format) {
+        throw new DomainError(DatasetErrors.unsupported_format, `Cannot tell the format of "${file.originalname}"; send format=csv, json, jsonl or parquet`);
+      }
+      const datasetId = await this.transactions.run(async (manager) => {
+        const dataset = body.dataset_id ? await this.requireLocked(access, body.dataset_id, manager) : await this.create(access, body, file.originalname, caller, manager);
+        const number = dataset.latestVersion + 1;
+        const columnOrder: string[] = [];
+        const seen = new Set<string>();
+        let ordinal = dataset.nextOrdinal;
+        let count = 0;
+        const maxRows = this.config.env.UPLOAD_MAX_ROWS;
+        const source = readRows(file.path, format, { delimiter: body.delimiter });
+        async function* batches(): AsyncGenerator<Array<[string, number, string]>> {
+          let batch: Array<[string, number, string]> = [];
+          for await (const { where, data } of source) {
+            if (++count > maxRows) throw new DomainError(DatasetErrors.too_many_rows, `The file has more than ${maxRows} rows (UPLOAD_MAX_ROWS)`);
+            const row = normalizeRow(data, where);
+            for (const key of Object.keys(row.data)) {
+              if (!seen.has(key)) {
+                seen.add(key);
+                columnOrder.push(key);
+              }
+            }
+            batch.push([row.rowId ?? randomUUID(), ordinal++, row.json]);
+            if (batch.length === BATCH) {
+              yield batch;
+              batch = [];
+            }
+          }
+          if (batch.length) yield batch;
+        }
+        if (dataset.latestVersion > 0) await this.rows.closeAll(manager, dataset.id, number);
+        await this.rows.append(manager, dataset.id, number, batches()).catch((err: unknown) => {
+          if ((err as { code?: string; driverError?: { code?: string } }).code === '23505' || (err as { driverError?: { code?: string } }).driverError?.code === '23505') {
+            throw new DomainError(DatasetErrors.invalid_row, 'Two rows carry the same _row_id', { where: 'the file', reason: 'a _row_id appears twice' });
+          }
+          throw err;
+        });
+        if (count === 0) throw new DomainError(DatasetErrors.empty_dataset, 'The file holds no rows');
+        const version = await this.createVersion(dataset, number, columnOrder, { source: 'upload', message: body.message ?? '', upload: { filename: file.originalname, format, bytes: file.size } }, caller, manager);
+        await this.datasets.setCounters(dataset.id, { latestVersion: number, nextOrdinal: ordinal }, manager);
+        await this.audit.record(
+          { actor: caller, workspaceId: access.workspaceId, action: 'version.created', targetType: 'dataset', targetId: dataset.id, details: { version_id: version.id, number, source: 'upload', rows: count, format, filename: file.originalname, bytes: file.size } },
+          manager,
+        );
+        return dataset.id;
+      });
+      return this.get(access, datasetId);
+    } catch (err) {
+      if (err instanceof IngestError || err instanceof RowRuleError) {
+        throw new DomainError(DatasetErrors.malformed_file, `${err.where}: ${err.reason}`, { where: err.where, reason: err.reason });
+      }
+      throw err;
+    } finally {
+      await unlink(file.path).catch(() => undefined);
+    }
+  }
+
+  async update(access: WorkspaceAccess, id: string, body: UpdateDatasetRequest, req: Request, caller: Principal): Promise<DatasetResponse> {
+    await this.transactions.run(async (manager) => {
+      const dataset = await this.requireLocked(access, id, manager);
+      assertIfMatch(req, this.etag(dataset));
+      const changes: Record<string, { from: unknown; to: unknown }> = {};
+      if (body.name !== undefined && body.name !== dataset.name) {
+        if (await this.datasets.nameTaken(access.workspaceId, body.name, id, manager)) throw this.nameTaken(body.name);
+        changes.name = { from: dataset.name, to: body.name };
+        dataset.name = body.name;
+      }
+      if (body.description !== undefined && body.description !== dataset.description) {
+        changes.description = { from: dataset.description, to: body.description };
+        dataset.description = body.description;
+      }
+      if (body.tags !== undefined) {
+        const tags = [...new Set(body.tags)];
+        if (tags.join('\n') !== dataset.tags.join('\n')) {
+          changes.tags = { from: dataset.tags, to: tags };
+          dataset.tags = tags;
+        }
+      }
+      if (!Object.keys(changes).length) return;
+      dataset.updatedBy = caller.userId;
+      await this.datasets.save(dataset, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'dataset.updated', targetType: 'dataset', targetId: id, details: changes }, manager);
+    });
+    return this.get(access, id);
+  }
+
+  /** Deletes the dataset with its versions, rows, dimensions and partitions. */
+  async delete(access: WorkspaceAccess, id: string, caller: Principal): Promise<void> {
+    await this.transactions.run(async (manager) => {
+      const dataset = await this.requireLocked(access, id, manager);
+      await this.datasets.delete(id, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'dataset.deleted', targetType: 'dataset', targetId: id, details: { name: dataset.name, versions: dataset.latestVersion } }, manager);
+    });
+  }
+
+  async auditTrail(access: WorkspaceAccess, id: string, query: AuditQuery): Promise<AuditEntryResponse[]> {
+    await this.require(access, id);
+    const [entries] = await this.audit.forTarget('dataset', id, { skip: 0, take: query.limit, before: query.before ? new Date(query.before) : undefined });
+    return entries.map(toAuditEntry);
+  }
+
+  async schema(access: WorkspaceAccess, id: string, versionId: string | undefined): Promise<SchemaResponse> {
+    const dataset = await this.require(access, id);
+    const version = await this.resolveVersion(dataset, versionId);
+    return { dataset_id: id, version_id: version.id, version_number: version.number, row_count: version.rowCount, columns: version.columns, mapping: version.mapping };
+  }
+
+  async snapshots(access: WorkspaceAccess, id: string): Promise<SnapshotResponse[]> {
+    await this.require(access, id);
+    return (await this.datasets.allVersions(id)).map(toSnapshotResponse);
+  }
+
+  /** The version named, else the current one, else the newest; 404 when the dataset has none. */
+  async resolveVersion(dataset: DatasetEntity, versionId: string | undefined): Promise<DatasetVersionEntity> {
+    const version = versionId
+      ? await this.datasets.findVersion(dataset.id, versionId)
+      : dataset.currentVersionId
+        ? await this.datasets.findVersion(dataset.id, dataset.currentVersionId)
+        : await this.datasets.findVersionByNumber(dataset.id, dataset.latestVersion);
+    if (!version) throw new DomainError(DatasetErrors.version_not_found, versionId ? `Dataset ${dataset.id} has no version ${versionId}` : `Dataset ${dataset.id} has no version yet`);
+    return version;
+  }
+
+  /**
+   * Records a version whose rows are already written: statistics and content hash come from
+   * the rows themselves; columns keep `columnOrder` (the file's order, or the parent's).
+   */
+  async createVersion(
+    dataset: DatasetEntity,
+    number: number,
+    columnOrder: string[],
+    fields: Pick<DatasetVersionEntity, 'source' | 'message'> & Partial<Pick<DatasetVersionEntity, 'upload' | 'changes'>>,
+    caller: Principal,
+    manager: EntityManager,
+  ): Promise<DatasetVersionEntity> {
+    const stats = await this.rows.versionStats(manager, dataset.id, number, columnOrder);
+    const parent = number > 1 ? await this.datasets.findVersionByNumber(dataset.id, number - 1, manager) : null;
+    const columns = new Set(stats.columns.map((c) => c.name));
+    // The mapping carries over while its columns still exist.
+    const mapping = Object.fromEntries(
+      Object.entries(parent?.mapping ?? {})
+        .map(([field, value]) => [field, Array.isArray(value) ? value.filter((c) => columns.has(c)) : value])
+        .filter(([, value]) => (Array.isArray(value) ? value.length > 0 : columns.has(value as string))),
+    );
+    return this.datasets.insertVersion(
+      {
+        datasetId: dataset.id,
+        workspaceId: dataset.workspaceId,
+        number,
+        state: 'candidate',
+        parentVersionId: parent?.id ?? null,
+        rowCount: stats.rowCount,
+        columns: stats.columns,
+        contentSha256: stats.sha256,
+        mapping,
+        createdBy: caller.userId,
+        upload: fields.upload ?? null,
+        changes: fields.changes ?? null,
+        source: fields.source,
+        message: fields.message,
+      },
+      manager,
+    );
+  }
+
+  /** The dataset, in the caller's workspace (the guard resolved it from the path). */
+  async require(access: WorkspaceAccess, id: string, manager?: EntityManager): Promise<DatasetEntity> {
+    const dataset = await this.datasets.find(id, manager);
+    if (!dataset || dataset.workspaceId !== access.workspaceId) throw new NotFoundError('dataset', id);
+    return dataset;
+  }
+
+  async requireLocked(access: WorkspaceAccess, id: string, manager: EntityManager): Promise<DatasetEntity> {
+    const dataset = await this.datasets.findForUpdate(id, manager);
+    if (!dataset || dataset.workspaceId !== access.workspaceId) throw new NotFoundError('dataset', id);
+    return dataset;
+  }
+
+  async responses(datasets: DatasetEntity[]): Promise<DatasetResponse[]> {
+    const ids = datasets.map((d) => d.id);
+    const [summaries, latest] = await Promise.all([this.datasets.versionSummaries(ids), this.datasets.latestVersions(ids)]);
+    const latestById = new Map(latest.map((v) => [v.datasetId, v]));
+    return datasets.map((d) => toDatasetResponse(d, latestById.get(d.id) ?? null, summaries.get(d.id) ?? { count: 0, staged: 0 }));
+  }
+
+  private async create(access: WorkspaceAccess, body: UploadDatasetRequest, filename: string, caller: Principal, manager: EntityManager): Promise<DatasetEntity> {
+    const name = (body.name ?? filename.replace(/\.[^.]*$/, '')).trim().slice(0, 200) || 'dataset';
+    if (await this.datasets.nameTaken(access.workspaceId, name, undefined, manager)) throw this.nameTaken(name);
+    const dataset = await this.datasets.insert(
+      { workspaceId: access.workspaceId, name, description: body.description ?? '', kind: 'rows', tags: [...new Set(body.tags ?? [])], createdBy: caller.userId },
+      manager,
+    ).catch((err: unknown) => {
+      throw (err as { driverError?: { code?: string } }).driverError?.code === '23505' ? this.nameTaken(name) : err;
+    });
+    await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'dataset.created', targetType: 'dataset', targetId: dataset.id, details: { name } }, manager);
+    return dataset;
+  }
+
+  private nameTaken(name: string): DomainError {
+    return new DomainError(DatasetErrors.dataset_name_taken, `The workspace already has a dataset named "${name}"`);
+  }
+}

@@ -1,0 +1,146 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { visibleIn } from './rows.repository.js';
+
+export interface DimensionDefinition {
+  name: string;
+  description: string;
+  values: string[];
+}
+
+/**
+ * Dimensions of a dataset and their assignment to rows. Assignments belong to a row id, so they
+ * follow the row across versions; counts are always taken over one version's rows.
+ * Every row-selecting statement takes `$1` = dataset id and `$2` = version number.
+ */
+@Injectable()
+export class DimensionsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  private q(manager?: EntityManager) {
+    return manager ?? this.dataSource.manager;
+  }
+
+  async definitions(datasetId: string, manager?: EntityManager): Promise<DimensionDefinition[]> {
+    return this.q(manager).query('SELECT name, description, "values" FROM dataset_dimensions WHERE dataset_id = $1 ORDER BY name', [datasetId]);
+  }
+
+  /** Creates the dimension and adds the value when missing; says which it did. */
+  async ensure(datasetId: string, name: string, value: string, description: string, manager: EntityManager): Promise<{ createdDimension: boolean; createdValue: boolean }> {
+    const created: unknown[] = await manager.query(
+      `INSERT INTO dataset_dimensions (dataset_id, name, description, "values") VALUES ($1, $2, $3, ARRAY[$4]::text[])
+       ON CONFLICT (dataset_id, name) DO NOTHING RETURNING name`,
+      [datasetId, name, description, value],
+    );
+    if (created.length) return { createdDimension: true, createdValue: true };
+    const [, added]: [unknown, number] = await manager.query(
+      `UPDATE dataset_dimensions SET "values" = array_append("values", $3) WHERE dataset_id = $1 AND name = $2 AND NOT ($3 = ANY("values"))`,
+      [datasetId, name, value],
+    );
+    return { createdDimension: false, createdValue: added > 0 };
+  }
+
+  /**
+   * Assigns `value` of `dimension` to the version's rows matching `where` (SQL over alias `r`
+   * whose parameters follow $1..$5). Answers rows assigned and, of them, rows that had another value.
+   */
+  async assign(
+    manager: EntityManager,
+    req: { datasetId: string; version: number; dimension: string; value: string; userId: string; where: string; params: unknown[] },
+  ): Promise<{ assigned: number; reassigned: number }> {
+    const [row]: Array<{ assigned: number; reassigned: number }> = await manager.query(
+      `WITH target AS (
+         SELECT r.row_id FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND (${req.where})
+       ), previous AS (
+         SELECT count(*) AS n FROM dataset_row_dimensions d JOIN target t ON t.row_id = d.row_id
+          WHERE d.dataset_id = $1 AND d.dimension = $3 AND d.value <> $4
+       ), written AS (
+         INSERT INTO dataset_row_dimensions (dataset_id, row_id, dimension, value, assigned_by)
+         SELECT $1, t.row_id, $3, $4, $5 FROM target t
+         ON CONFLICT (dataset_id, row_id, dimension) DO UPDATE SET value = excluded.value, assigned_by = excluded.assigned_by, assigned_at = now()
+         RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM written)::int AS assigned, (SELECT n FROM previous)::int AS reassigned`,
+      [req.datasetId, req.version, req.dimension, req.value, req.userId, ...req.params],
+    );
+    return row;
+  }
+
+  /** Rows of the version per (dimension, value). */
+  async counts(datasetId: string, version: number): Promise<Array<{ dimension: string; value: string; count: number }>> {
+    return this.dataSource.query(
+      `SELECT d.dimension, d.value, count(*)::int AS count
+         FROM dataset_row_dimensions d JOIN dataset_rows r ON r.dataset_id = d.dataset_id AND r.row_id = d.row_id AND ${visibleIn('r', '$2')}
+        WHERE d.dataset_id = $1 GROUP BY d.dimension, d.value ORDER BY d.dimension, count(*) DESC, d.value`,
+      [datasetId, version],
+    );
+  }
+
+  /** SQL for a row's value of a dimension given by placeholder, over alias `r`. */
+  static valueOf(placeholder: string): string {
+    return `(SELECT d.value FROM dataset_row_dimensions d WHERE d.dataset_id = r.dataset_id AND d.row_id = r.row_id AND d.dimension = ${placeholder})`;
+  }
+
+  async countMatching(datasetId: string, version: number, where: string, params: unknown[]): Promise<number> {
+    const [{ n }]: Array<{ n: number }> = await this.dataSource.query(
+      `SELECT count(*)::int AS n FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND (${where})`,
+      [datasetId, version, ...params],
+    );
+    return n;
+  }
+
+  /** Counts of matching rows per combination of the grouping dimensions' values. */
+  async groups(datasetId: string, version: number, where: string, params: unknown[], groupBy: string[]): Promise<Array<{ values: Record<string, string | null>; count: number }>> {
+    if (!groupBy.length) return [];
+    const all = [datasetId, version, ...params];
+    const exprs = groupBy.map((name) => {
+      all.push(name);
+      return DimensionsRepository.valueOf(`$${all.length}`);
+    });
+    const rows: Array<Record<string, string | null> & { n: number }> = await this.dataSource.query(
+      `SELECT ${exprs.map((e, i) => `${e} AS g${i}`).join(', ')}, count(*)::int AS n
+         FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND (${where})
+        GROUP BY ${exprs.map((_, i) => i + 1).join(', ')} ORDER BY n DESC, ${exprs.map((_, i) => `g${i} NULLS LAST`).join(', ')}`,
+      all,
+    );
+    return rows.map((row) => ({ values: Object.fromEntries(groupBy.map((name, i) => [name, row[`g${i}`]])), count: row.n }));
+  }
+
+  /** A page of matching rows with their dimension values under `_dimensions`. */
+  async rows(datasetId: string, version: number, where: string, params: unknown[], limit: number, offset: number): Promise<Array<{ row_id: string; data: Record<string, unknown>; dims: Record<string, string> }>> {
+    return this.dataSource.query(
+      `SELECT r.row_id, r.data,
+              (SELECT coalesce(jsonb_object_agg(d.dimension, d.value), '{}'::jsonb) FROM dataset_row_dimensions d WHERE d.dataset_id = r.dataset_id AND d.row_id = r.row_id) AS dims
+         FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND (${where})
+        ORDER BY r.ordinal LIMIT ${Number(limit)} OFFSET ${Number(offset)}`,
+      [datasetId, version, ...params],
+    );
+  }
+
+  /**
+   * Members of a partition at session level: rows grouped by the session column (in order of
+   * their first row), or one session per row when the version maps no session column.
+   */
+  async sessions(
+    datasetId: string,
+    version: number,
+    where: string,
+    params: unknown[],
+    sessionColumn: string | undefined,
+    limit: number,
+    offset: number,
+  ): Promise<Array<{ session_id: string; row_ids: string[] }>> {
+    const all: unknown[] = [datasetId, version, ...params];
+    let key = 'r.row_id::text';
+    if (sessionColumn) {
+      all.push(sessionColumn);
+      key = `coalesce(r.data ->> $${all.length}, r.row_id::text)`;
+    }
+    return this.dataSource.query(
+      `SELECT ${key} AS session_id, array_agg(r.row_id::text ORDER BY r.ordinal) AS row_ids
+         FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND (${where})
+        GROUP BY 1 ORDER BY min(r.ordinal) LIMIT ${Number(limit)} OFFSET ${Number(offset)}`,
+      all,
+    );
+  }
+}

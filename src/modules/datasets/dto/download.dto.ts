@@ -1,0 +1,51 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
+import { DOWNLOAD_FORMATS, type DownloadFormat } from '../datasets.mapper.js';
+
+export class VersionDownloadQuery {
+  @ApiPropertyOptional({ enum: DOWNLOAD_FORMATS, default: 'csv' })
+  @IsOptional() @IsIn(DOWNLOAD_FORMATS)
+  format?: DownloadFormat;
+
+  /** Lifetime of the URL in seconds, 10..604800 (default SIGNED_URL_TTL_SECONDS, 3600) */
+  @ApiPropertyOptional({ minimum: 10, maximum: 604800 })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(10) @Max(604800)
+  expires_in?: number;
+}
+
+export class DatasetDownloadQuery extends VersionDownloadQuery {
+  /** The version to download; default: the current version, else the newest */
+  @IsOptional() @IsUUID()
+  version_id?: string;
+}
+
+export class PresignedUrlResponse {
+  /** GET this URL without a bearer token until `expires_at` */
+  url: string;
+  @ApiProperty({ enum: ['GET'] })
+  method: 'GET';
+  expires_at: Date;
+  @ApiProperty({ enum: DOWNLOAD_FORMATS })
+  format: DownloadFormat;
+  filename: string;
+  version_id: string;
+  /** Hash of the version's content (the same for every format) */
+  content_sha256: string;
+}
+
+export class SignedFileQuery {
+  @ApiProperty({ enum: DOWNLOAD_FORMATS })
+  @IsIn(DOWNLOAD_FORMATS)
+  format: DownloadFormat;
+
+  /** Unix time after which the URL is refused */
+  @ApiProperty()
+  @IsString() @Matches(/^\d{1,12}$/)
+  expires: string;
+
+  /** HMAC-SHA256 of the path, format and expiry */
+  @ApiProperty()
+  @IsString() @MaxLength(100)
+  signature: string;
+}

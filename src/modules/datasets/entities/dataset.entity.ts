@@ -1,0 +1,45 @@
+import { Column, Entity, VersionColumn } from 'typeorm';
+import { BaseRecord } from '../../../../libs/database/entity-columns.js';
+
+export const DATASET_KINDS = ['rows', 'traces'] as const;
+export type DatasetKind = (typeof DATASET_KINDS)[number];
+
+/** A named collection of test cases (or landed traces) whose content lives in immutable versions. */
+@Entity('datasets')
+export class DatasetEntity extends BaseRecord {
+  @Column({ name: 'workspace_id', type: 'uuid' })
+  workspaceId: string;
+
+  @Column({ type: 'text' })
+  name: string;
+
+  @Column({ type: 'text', default: '' })
+  description: string;
+
+  @Column({ type: 'text', default: 'rows' })
+  kind: DatasetKind;
+
+  @Column({ type: 'text', array: true, default: () => "'{}'" })
+  tags: string[];
+
+  /** The promoted version (null until one is promoted). */
+  @Column({ name: 'current_version_id', type: 'uuid', nullable: true })
+  currentVersionId: string | null;
+
+  /** Number of the newest version (0 before the first). */
+  @Column({ name: 'latest_version', type: 'integer', default: 0 })
+  latestVersion: number;
+
+  /** Next row ordinal to hand out; rows keep theirs across versions, so order is stable. */
+  @Column({ name: 'next_ordinal', type: 'bigint', default: 0, transformer: { to: (v: number) => v, from: (v: string | number) => Number(v) } })
+  nextOrdinal: number;
+
+  @Column({ name: 'created_by', type: 'uuid', nullable: true })
+  createdBy: string | null;
+
+  @Column({ name: 'updated_by', type: 'uuid', nullable: true })
+  updatedBy: string | null;
+
+  @VersionColumn()
+  version: number;
+}

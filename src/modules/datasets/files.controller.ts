@@ -1,0 +1,25 @@
+import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
+import { ApiForbiddenResponse, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Public } from '../../../libs/auth/access.decorators.js';
+import { ProblemResponse } from '../../../libs/common/problem.dto.js';
+import { UuidParam } from '../../../libs/common/uuid-param.js';
+import { DownloadService } from './download.service.js';
+import { SignedFileQuery } from './dto/download.dto.js';
+
+/** Files behind signed URLs: no bearer token, the signature and expiry in the query authorise them. */
+@ApiTags('files')
+@Controller('files')
+export class FilesController {
+  constructor(private readonly downloads: DownloadService) {}
+
+  /** Streams a dataset version as CSV, JSON Lines or Parquet. URLs come from download-url and download. */
+  @Get('dataset-versions/:version_id/:filename')
+  @Public()
+  @ApiProduces('text/csv', 'application/x-ndjson', 'application/vnd.apache.parquet')
+  @ApiOkResponse({ description: 'The file', schema: { type: 'string', format: 'binary' } })
+  @ApiForbiddenResponse({ type: ProblemResponse, description: 'invalid_signature or url_expired' })
+  async datasetVersion(@UuidParam('version_id') versionId: string, @Param('filename') filename: string, @Query() query: SignedFileQuery, @Req() req: Request, @Res() res: Response): Promise<void> {
+    await this.downloads.serve(req, res, versionId, filename, query.format);
+  }
+}

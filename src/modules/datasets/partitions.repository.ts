@@ -1,0 +1,51 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+
+export interface PartitionRow {
+  id: string;
+  dataset_id: string;
+  version_id: string;
+  name: string;
+  description: string;
+  level: 'session' | 'trace' | 'span';
+  dimension_values: Record<string, string[]>;
+  filter: Record<string, unknown> | null;
+  created_by: string | null;
+  created_at: Date;
+}
+
+const COLUMNS = 'id, dataset_id, version_id, name, description, level, dimension_values, filter, created_by, created_at';
+
+/** Saved partitions of dataset versions. */
+@Injectable()
+export class PartitionsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async nameTaken(versionId: string, name: string, manager: EntityManager): Promise<boolean> {
+    const rows: unknown[] = await manager.query('SELECT 1 FROM dataset_partitions WHERE version_id = $1 AND lower(name) = lower($2)', [versionId, name]);
+    return rows.length > 0;
+  }
+
+  async insert(p: Omit<PartitionRow, 'id' | 'created_at'> & { workspace_id: string }, manager: EntityManager): Promise<PartitionRow> {
+    const [created]: PartitionRow[] = await manager.query(
+      `INSERT INTO dataset_partitions (workspace_id, dataset_id, version_id, name, description, level, dimension_values, filter, created_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
+      [p.workspace_id, p.dataset_id, p.version_id, p.name, p.description, p.level, JSON.stringify(p.dimension_values), p.filter ? JSON.stringify(p.filter) : null, p.created_by],
+    );
+    return created;
+  }
+
+  list(versionId: string): Promise<PartitionRow[]> {
+    return this.dataSource.query(`SELECT ${COLUMNS} FROM dataset_partitions WHERE version_id = $1 ORDER BY created_at, id`, [versionId]);
+  }
+
+  async find(versionId: string, id: string): Promise<PartitionRow | undefined> {
+    const [row]: PartitionRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM dataset_partitions WHERE id = $1 AND version_id = $2`, [id, versionId]);
+    return row;
+  }
+
+  async delete(versionId: string, id: string, manager: EntityManager): Promise<boolean> {
+    const [, deleted]: [unknown, number] = await manager.query('DELETE FROM dataset_partitions WHERE id = $1 AND version_id = $2', [id, versionId]);
+    return deleted > 0;
+  }
+}

@@ -1,0 +1,119 @@
+import { Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { DomainError } from '../../../libs/common/domain-error.js';
+import { DatasetErrors } from './datasets.errors.js';
+import { rowObject } from './datasets.mapper.js';
+import type { QueryResponse, RowQueryRequest } from './dto/query.dto.js';
+import type { DatasetVersionEntity } from './entities/dataset-version.entity.js';
+import { compileFilter, compileProjection, compileSort, FilterError, type FilterContext } from './query-language.js';
+import { RowsRepository } from './rows.repository.js';
+
+const DEFAULT_LIMIT = 50;
+
+/** A compiled WHERE clause over alias `r`, its parameters numbered after $1 (dataset) and $2 (version). */
+export interface CompiledFilter {
+  where?: string;
+  params: unknown[];
+}
+
+/**
+ * Runs the JSON query language over a version's rows in SQL. Every value and JSON path key is a
+ * bind parameter; unknown columns and operators are 400 invalid_filter naming the member.
+ */
+@Injectable()
+export class QueryService {
+  constructor(private readonly rows: RowsRepository) {}
+
+  /** A context for the filter compiler over alias `r`, with $1 and $2 taken by dataset and version. */
+  context(version: DatasetVersionEntity, params: unknown[] = [version.datasetId, version.number]): FilterContext {
+    return {
+      rowExpr: 'r.data',
+      rowIdExpr: 'r.row_id',
+      dimensionExpr: (p: string) => `(SELECT d.value FROM dataset_row_dimensions d WHERE d.dataset_id = r.dataset_id AND d.row_id = r.row_id AND d.dimension = ${p})`,
+      columns: new Set(version.columns.map((c) => c.name)),
+      params,
+    };
+  }
+
+  /** Compiles a filter onto an existing context (its params grow); errors point under `root`. */
+  compileWith(ctx: FilterContext, filter: unknown, root: string): string {
+    return this.translate(() => compileFilter(filter, ctx), root);
+  }
+
+  /** Compiles a filter for RowsRepository (whose $1 and $2 are dataset and version). */
+  compile(version: DatasetVersionEntity, filter: unknown): CompiledFilter {
+    if (filter === undefined || filter === null) return { params: [] };
+    const ctx = this.context(version);
+    const where = this.translate(() => compileFilter(filter, ctx), '/filter');
+    return { where, params: ctx.params.slice(2) };
+  }
+
+  async query(version: DatasetVersionEntity, body: RowQueryRequest): Promise<QueryResponse> {
+    const ctx = this.context(version);
+    const where = body.filter !== undefined ? this.translate(() => compileFilter(body.filter, ctx), '/filter') : undefined;
+    const whereParams = ctx.params.length - 2;
+    const orderBy = body.sort !== undefined ? this.translate(() => compileSort(body.sort, ctx), '/sort') : undefined;
+    const dataExpr = body.select !== undefined ? this.translate(() => compileProjection(body.select, ctx), '/select') : undefined;
+    const limit = body.limit ?? DEFAULT_LIMIT;
+    const fingerprint = this.fingerprint(version, body, limit);
+    const offset = body.cursor !== undefined ? this.decodeCursor(body.cursor, fingerprint) : (body.offset ?? 0);
+    const withTotal = body.include_total ?? true;
+    const { rows, total } = await this.rows.page({
+      datasetId: version.datasetId,
+      version: version.number,
+      where,
+      orderBy: orderBy || undefined,
+      dataExpr,
+      params: ctx.params.slice(2),
+      whereParams,
+      limit: limit + 1,
+      offset,
+      withTotal,
+    });
+    const more = rows.length > limit;
+    return {
+      dataset_id: version.datasetId,
+      version_id: version.id,
+      version_number: version.number,
+      items: rows.slice(0, limit).map((r) => rowObject(r.row_id, r.data)),
+      ...(withTotal ? { total } : {}),
+      limit,
+      offset,
+      next_cursor: more ? this.encodeCursor(offset + limit, fingerprint) : null,
+    };
+  }
+
+  private translate<T>(compile: () => T, root: string): T {
+    try {
+      return compile();
+    } catch (err) {
+      if (err instanceof FilterError) {
+        const pointer = `${root}${err.path === '/' ? '' : err.path}`;
+        throw new DomainError(DatasetErrors.invalid_filter, `${pointer}: ${err.message}`, { pointer });
+      }
+      throw err;
+    }
+  }
+
+  /** Cursors are bound to the version and the query's shape, so one cannot be replayed on another query. */
+  private fingerprint(version: DatasetVersionEntity, body: RowQueryRequest, limit: number): string {
+    return createHash('sha256')
+      .update(JSON.stringify([version.id, body.filter ?? null, body.sort ?? null, body.select ?? null, limit]))
+      .digest('base64url')
+      .slice(0, 16);
+  }
+
+  private encodeCursor(offset: number, fingerprint: string): string {
+    return Buffer.from(JSON.stringify({ o: offset, f: fingerprint })).toString('base64url');
+  }
+
+  private decodeCursor(cursor: string, fingerprint: string): number {
+    try {
+      const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { o?: unknown; f?: unknown };
+      if (parsed.f === fingerprint && Number.isInteger(parsed.o) && (parsed.o as number) >= 0) return parsed.o as number;
+    } catch {
+      // fall through
+    }
+    throw new DomainError(DatasetErrors.invalid_cursor, 'The cursor was not issued for this query (same version, filter, sort, select and limit)');
+  }
+}

@@ -1,0 +1,54 @@
+import { isUuid } from '../../../libs/common/uuid.js';
+import { MAX_COLUMN_NAME, MAX_COLUMNS } from './ingest/row-sources.js';
+
+/** One row's JSON may take at most this many bytes. */
+export const MAX_ROW_BYTES = 1024 * 1024;
+/** Rows one insert, update or delete request may carry. */
+export const MAX_ROWS_PER_EDIT = 1000;
+/** The member of a row object that carries its id. */
+export const ROW_ID = '_row_id';
+
+export class RowRuleError extends Error {
+  constructor(
+    readonly where: string,
+    readonly reason: string,
+  ) {
+    super(`${where}: ${reason}`);
+  }
+}
+
+export interface NormalizedRow {
+  /** The row's own `_row_id`, when it carried one. */
+  rowId?: string;
+  data: Record<string, unknown>;
+  json: string;
+}
+
+/**
+ * The rules every stored row follows, whether uploaded or inserted: a JSON object of at most
+ * 1000 columns with names of 1..256 characters, at most 1 MiB, and an optional `_row_id` UUID
+ * (kept as the row's id, so a downloaded file uploads again with the same row ids).
+ */
+export function normalizeRow(row: Record<string, unknown>, where: string): NormalizedRow {
+  let rowId: string | undefined;
+  let data = row;
+  if (ROW_ID in row) {
+    const { [ROW_ID]: given, ...rest } = row;
+    if (given !== null && given !== '' && given !== undefined) {
+      if (typeof given !== 'string' || !isUuid(given)) throw new RowRuleError(where, `${ROW_ID} must be a UUID, found ${JSON.stringify(given)?.slice(0, 60)}`);
+      rowId = given.toLowerCase();
+    }
+    data = rest;
+  }
+  const keys = Object.keys(data);
+  if (keys.length > MAX_COLUMNS) throw new RowRuleError(where, `${keys.length} columns; at most ${MAX_COLUMNS} are allowed`);
+  for (const key of keys) {
+    if (!key.length) throw new RowRuleError(where, 'a column has an empty name');
+    if (key.length > MAX_COLUMN_NAME) throw new RowRuleError(where, `column name "${key.slice(0, 40)}…" is longer than ${MAX_COLUMN_NAME} characters`);
+  }
+  const json = JSON.stringify(data);
+  // JSON.stringify writes NUL as the escape \u0000 (an odd run of backslashes before u0000).
+  if (/(?:^|[^\\])(?:\\\\)*\\u0000/.test(json)) throw new RowRuleError(where, 'a value contains the NUL character (\\u0000), which cannot be stored');
+  if (Buffer.byteLength(json) > MAX_ROW_BYTES) throw new RowRuleError(where, `the row takes ${Buffer.byteLength(json)} bytes; at most ${MAX_ROW_BYTES} are allowed`);
+  return { rowId, data, json };
+}

@@ -1,0 +1,130 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { AuditService } from '../../../libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
+import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
+import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.js';
+import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { DatasetErrors } from './datasets.errors.js';
+import { toVersionResponse } from './datasets.mapper.js';
+import { DatasetsRepository } from './datasets.repository.js';
+import { DatasetsService } from './datasets.service.js';
+import type { DatasetVersionResponse, GetDatasetVersionResponse, ListVersionsQuery, MapVersionRequest } from './dto/dataset.dto.js';
+import type { ColumnMapping, DatasetVersionEntity } from './entities/dataset-version.entity.js';
+import type { DatasetEntity } from './entities/dataset.entity.js';
+
+/**
+ * The lifecycle of versions: a new version is a `candidate`; promote makes it the dataset's one
+ * `current` version (the previous current goes back to `candidate`); demote retires it.
+ */
+@Injectable()
+export class VersionsService {
+  constructor(
+    private readonly datasets: DatasetsRepository,
+    private readonly datasetsService: DatasetsService,
+    private readonly audit: AuditService,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  async list(access: WorkspaceAccess, datasetId: string, query: ListVersionsQuery): Promise<Page<DatasetVersionResponse>> {
+    await this.datasetsService.require(access, datasetId);
+    const [rows, total] = await this.datasets.listVersions(datasetId, query.state, pageWindow(query));
+    return pageOf(rows, total, query, toVersionResponse);
+  }
+
+  /** GET /dataset-versions/{id}: the version with its dataset and schema. */
+  async getById(access: WorkspaceAccess, versionId: string): Promise<GetDatasetVersionResponse> {
+    const version = await this.datasets.findVersionById(versionId);
+    if (!version || version.workspaceId !== access.workspaceId) throw new NotFoundError('dataset version', versionId);
+    const dataset = (await this.datasets.find(version.datasetId))!;
+    return {
+      ...toVersionResponse(version),
+      dataset: { id: dataset.id, name: dataset.name, kind: dataset.kind, current_version_id: dataset.currentVersionId },
+      schema: version.columns,
+    };
+  }
+
+  /** The version of the dataset named in the path, or 404. */
+  async require(access: WorkspaceAccess, datasetId: string, versionId: string): Promise<{ dataset: DatasetEntity; version: DatasetVersionEntity }> {
+    const dataset = await this.datasetsService.require(access, datasetId);
+    const version = await this.datasets.findVersion(datasetId, versionId);
+    if (!version) throw new DomainError(DatasetErrors.version_not_found, `Dataset ${datasetId} has no version ${versionId}`);
+    return { dataset, version };
+  }
+
+  /** Locks the dataset, then the version (always in this order), or 404. */
+  private async lock(access: WorkspaceAccess, datasetId: string, versionId: string, manager: EntityManager): Promise<DatasetVersionEntity> {
+    await this.datasetsService.requireLocked(access, datasetId, manager);
+    const version = await this.datasets.findVersionForUpdate(datasetId, versionId, manager);
+    if (!version) throw new DomainError(DatasetErrors.version_not_found, `Dataset ${datasetId} has no version ${versionId}`);
+    return version;
+  }
+
+  async promote(access: WorkspaceAccess, datasetId: string, versionId: string, caller: Principal): Promise<DatasetVersionResponse> {
+    return this.transactions.run(async (manager) => {
+      const version = await this.lock(access, datasetId, versionId, manager);
+      if (version.state === 'current') throw new DomainError(DatasetErrors.version_state_conflict, `Version ${version.number} is already the current version`);
+      const previous = await this.datasets.findCurrentVersion(datasetId, manager);
+      if (previous) {
+        previous.state = 'candidate';
+        await this.datasets.saveVersion(previous, manager);
+      }
+      const from = version.state;
+      version.state = 'current';
+      version.promotedAt = new Date();
+      version.retiredAt = null;
+      const saved = await this.datasets.saveVersion(version, manager);
+      await this.datasets.setCurrentVersion(datasetId, version.id, manager);
+      await this.audit.record(
+        { actor: caller, workspaceId: access.workspaceId, action: 'version.promoted', targetType: 'dataset', targetId: datasetId, details: { version_id: version.id, number: version.number, from, previous_current: previous?.number ?? null } },
+        manager,
+      );
+      return toVersionResponse(saved);
+    });
+  }
+
+  async demote(access: WorkspaceAccess, datasetId: string, versionId: string, caller: Principal): Promise<DatasetVersionResponse> {
+    return this.transactions.run(async (manager) => {
+      const version = await this.lock(access, datasetId, versionId, manager);
+      if (version.state === 'retired') throw new DomainError(DatasetErrors.version_state_conflict, `Version ${version.number} is already retired`);
+      const from = version.state;
+      version.state = 'retired';
+      version.retiredAt = new Date();
+      const saved = await this.datasets.saveVersion(version, manager);
+      if (from === 'current') await this.datasets.setCurrentVersion(datasetId, null, manager);
+      await this.audit.record(
+        { actor: caller, workspaceId: access.workspaceId, action: 'version.demoted', targetType: 'dataset', targetId: datasetId, details: { version_id: version.id, number: version.number, from } },
+        manager,
+      );
+      return toVersionResponse(saved);
+    });
+  }
+
+  /** Records how the version's columns map onto the canonical fields; every column named must exist. */
+  async map(access: WorkspaceAccess, datasetId: string, versionId: string, body: MapVersionRequest, caller: Principal): Promise<DatasetVersionResponse> {
+    return this.transactions.run(async (manager) => {
+      const version = await this.lock(access, datasetId, versionId, manager);
+      const columns = version.columns.map((c) => c.name);
+      const named = [body.input, body.expected_output, body.context, body.session_id, ...(body.metadata ?? [])].filter((c): c is string => c !== undefined);
+      const unknown = named.filter((c) => !columns.includes(c));
+      if (unknown.length) {
+        throw new DomainError(DatasetErrors.unknown_column, `Version ${version.number} has no column ${unknown.map((c) => `"${c}"`).join(', ')}`, { unknown, available: columns.slice(0, 200) });
+      }
+      const mapping: ColumnMapping = {
+        ...(body.input !== undefined ? { input: body.input } : {}),
+        ...(body.expected_output !== undefined ? { expected_output: body.expected_output } : {}),
+        ...(body.context !== undefined ? { context: body.context } : {}),
+        ...(body.session_id !== undefined ? { session_id: body.session_id } : {}),
+        ...(body.metadata !== undefined ? { metadata: [...new Set(body.metadata)] } : {}),
+      };
+      const before = version.mapping;
+      version.mapping = mapping;
+      const saved = await this.datasets.saveVersion(version, manager);
+      await this.audit.record(
+        { actor: caller, workspaceId: access.workspaceId, action: 'version.mapped', targetType: 'dataset', targetId: datasetId, details: { version_id: version.id, number: version.number, from: before, to: mapping } },
+        manager,
+      );
+      return toVersionResponse(saved);
+    });
+  }
+}
