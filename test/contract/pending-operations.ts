@@ -9,7 +9,6 @@ export const PENDING_OPERATIONS: ReadonlyArray<readonly [method: 'GET' | 'POST' 
   ['GET', '/analysis/properties/annotation'],
   ['GET', '/analysis/properties/text'],
   ['GET', '/analysis/properties/visual'],
-  ['GET', '/check-suggestions'],
   ['GET', '/sdk/versions'],
   ['GET', '/sdk/versions/{version}/download'],
   ['GET', '/examples/versions/{version}/download'],
@@ -27,9 +26,6 @@ export const PENDING_OPERATIONS: ReadonlyArray<readonly [method: 'GET' | 'POST' 
   ['POST', '/workspaces/{workspace_id}/metric-configs/{config_name}/versions'],
   ['GET', '/workspaces/{workspace_id}/metrics'],
   ['POST', '/workspaces/{workspace_id}/ops'],
-  // 4.4
-  ['GET', '/datasets/{dataset_id}/available-checks'],
-  ['GET', '/datasets/{dataset_id}/versions/quality-checks'],
   // 4.5
   ['GET', '/datasets/{dataset_id}/versions/{version_id}/analysis-runs'],
   ['POST', '/datasets/{dataset_id}/versions/{version_id}/analysis-runs'],
@@ -46,10 +42,6 @@ export const PENDING_OPERATIONS: ReadonlyArray<readonly [method: 'GET' | 'POST' 
   ['GET', '/datasets/{dataset_id}/versions/{version_id}/cluster-runs/latest'],
   ['GET', '/datasets/{dataset_id}/versions/{version_id}/cluster-runs/{run_id}'],
   ['GET', '/datasets/{dataset_id}/versions/{version_id}/cluster-runs/{run_id}/result'],
-  ['GET', '/datasets/{dataset_id}/versions/{version_id}/quality-checks'],
-  ['GET', '/datasets/{dataset_id}/versions/{version_id}/quality-checks/runs'],
-  ['GET', '/datasets/{dataset_id}/versions/{version_id}/quality-checks/runs/{run_id}'],
-  ['POST', '/datasets/{dataset_id}/versions/{version_id}/quality-checks:run'],
   ['GET', '/datasets/{dataset_id}/versions/{version_id}/topology'],
   ['GET', '/datasets/{dataset_id}/versions/{version_id}/trace-enrichment'],
   ['GET', '/datasets/{dataset_id}/versions/{version_id}/trace-enrichment/results'],

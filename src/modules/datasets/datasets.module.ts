@@ -17,6 +17,9 @@ import { DatasetVersionEntity } from './entities/dataset-version.entity.js';
 import { DatasetEntity } from './entities/dataset.entity.js';
 import { FilesController } from './files.controller.js';
 import { QueryService } from './query.service.js';
+import { QualityController } from './quality.controller.js';
+import { QualityRepository } from './quality.repository.js';
+import { QualityService } from './quality.service.js';
 import { RowsController } from './rows.controller.js';
 import { RowsRepository } from './rows.repository.js';
 import { RowsService } from './rows.service.js';
@@ -26,8 +29,8 @@ import { VersionsService } from './versions.service.js';
 /** Datasets, their versions and rows: upload, staged edits and commits, query, download. */
 @Module({
   imports: [TypeOrmModule.forFeature([DatasetEntity, DatasetVersionEntity])],
-  controllers: [DatasetsController, RowsController, VersionsController, DatasetVersionsController, DimensionAssignController, VersionDimensionsController, FilesController],
-  providers: [DatasetsService, DimensionsRepository, DimensionsService, PartitionsService, PartitionsRepository, DatasetsRepository, RowsRepository, RowsService, VersionsService, QueryService, DownloadService, BulkWriter, UrlSigner, FileUploadInterceptor],
+  controllers: [DatasetsController, RowsController, VersionsController, DatasetVersionsController, DimensionAssignController, VersionDimensionsController, QualityController, FilesController],
+  providers: [DatasetsService, QualityService, QualityRepository, DimensionsRepository, DimensionsService, PartitionsService, PartitionsRepository, DatasetsRepository, RowsRepository, RowsService, VersionsService, QueryService, DownloadService, BulkWriter, UrlSigner, FileUploadInterceptor],
   exports: [DatasetsService, VersionsService, QueryService, RowsRepository, DatasetsRepository],
 })
 export class DatasetsModule implements OnModuleInit {

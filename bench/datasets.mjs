@@ -1,0 +1,142 @@
+// Datasets at scale, through the real HTTP API:
+//  1. upload of a 100,000-row CSV to a committed version, beside a plain PostgreSQL COPY of the
+//     same rows into a bare table in the same run (the issue's bar: at most 3x the COPY);
+//  2. filtered queries over a 1,000,000-row version (eq through the GIN index, a range scan,
+//     a dimension-free page) with the indexes of the datasets migration.
+//
+//   npm run build && BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/datasets.mjs
+//   npm run build && node bench/datasets.mjs            # embedded PGlite (upload only, 100k rows)
+//
+// Creates its own database (or data directory) and removes it afterwards.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import supertest from 'supertest';
+import { createApp } from '../dist/src/bootstrap.js';
+import { AppConfig } from '../dist/src/config/app-config.js';
+
+const adminUrl = process.env.BENCH_DATABASE_URL;
+const uploadRows = Number(process.env.BENCH_UPLOAD_ROWS ?? 100_000);
+const queryRows = Number(process.env.BENCH_QUERY_ROWS ?? 1_000_000);
+const LANGS = ['en', 'fr', 'de', 'es', 'it'];
+
+function csvOf(n, offset = 0) {
+  const lines = ['id,question,answer,language,difficulty,score'];
+  for (let i = offset; i < offset + n; i++) {
+    lines.push(`${i},"What is question number ${i}, please?","Answer ${i} is ${(i * 7919) % 1000}",${LANGS[i % 5]},${i % 10},${((i * 31) % 1000) / 10}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+async function withDatabase(fn) {
+  if (!adminUrl) return fn(undefined);
+  const name = `ews_bench_ds_${process.pid}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  try {
+    return await fn(url.toString());
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+/** The same rows as JSON documents COPYed into a bare jsonb table: the floor any upload path is compared with. */
+async function plainCopy(databaseUrl, csv) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query('CREATE TABLE bench_copy (id bigint, data jsonb)');
+  const [header, ...lines] = csv.trim().split('\n');
+  const cols = header.split(',');
+  const started = performance.now();
+  const copy = client.query(copyFrom('COPY bench_copy (id, data) FROM STDIN (FORMAT csv)'));
+  async function* rows() {
+    for (let i = 0; i < lines.length; i += 5000) {
+      yield lines
+        .slice(i, i + 5000)
+        .map((line) => {
+          const m = line.match(/^(\d+),"([^"]*)","([^"]*)",(\w+),(\d+),([\d.]+)$/);
+          const doc = { [cols[0]]: Number(m[1]), [cols[1]]: m[2], [cols[2]]: m[3], [cols[3]]: m[4], [cols[4]]: Number(m[5]), [cols[5]]: Number(m[6]) };
+          return `${m[1]},"${JSON.stringify(doc).replace(/"/g, '""')}"\n`;
+        })
+        .join('');
+    }
+  }
+  await pipeline(Readable.from(rows()), copy);
+  const ms = performance.now() - started;
+  await client.query('DROP TABLE bench_copy');
+  await client.end();
+  return ms;
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+await withDatabase(async (databaseUrl) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ews-bench-ds-'));
+  const config = AppConfig.fromEnvironment({
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    DATA_DIR: dataDir,
+    ADMIN_EMAIL: 'bench@example.com',
+    ADMIN_PASSWORD: 'bench-password-1',
+    LOG_LEVEL: 'silent',
+    RUN_WORKERS: 'false',
+    UPLOAD_MAX_ROWS: String(Math.max(uploadRows, queryRows)),
+  });
+  const { app } = await createApp(config);
+  const http = supertest(app.getHttpServer());
+  try {
+    const login = await http.post('/auth/token').send({ email: 'bench@example.com', password: 'bench-password-1' }).expect(200);
+    const auth = { Authorization: `Bearer ${login.body.access_token}` };
+    const ws = (await http.post('/workspaces').set(auth).send({ name: 'bench' }).expect(201)).body.id;
+    const mode = databaseUrl ? 'PostgreSQL' : 'embedded PGlite';
+
+    const csv = csvOf(uploadRows);
+    const file = join(dataDir, 'upload.csv');
+    writeFileSync(file, csv);
+    const copyMs = databaseUrl ? await plainCopy(databaseUrl, csv) : undefined;
+    const t0 = performance.now();
+    const up = await http.post('/datasets/upload').query({ workspace_id: ws }).set(auth).attach('file', file).expect(201);
+    const uploadMs = performance.now() - t0;
+    console.log(`[${mode}] upload of ${uploadRows} CSV rows (${(csv.length / 1e6).toFixed(1)} MB) to a committed version: ${(uploadMs / 1000).toFixed(2)} s (${Math.round(uploadRows / (uploadMs / 1000))} rows/s)` +
+      (copyMs ? `; plain COPY of the same rows: ${(copyMs / 1000).toFixed(2)} s; ratio ${(uploadMs / copyMs).toFixed(2)}x` : ''));
+    console.log(`  version ${up.body.latest_version.number}: ${up.body.latest_version.row_count} rows, rss ${Math.round(process.memoryUsage().rss / 1e6)} MB`);
+
+    if (!databaseUrl) return;
+    // 1,000,000 rows: ten uploads of 100,000 into one dataset would replace; one file holds them all.
+    const bigFile = join(dataDir, 'big.csv');
+    writeFileSync(bigFile, csvOf(queryRows));
+    const tb = performance.now();
+    const big = await http.post('/datasets/upload').query({ workspace_id: ws }).set(auth).field('name', 'big').attach('file', bigFile).expect(201);
+    console.log(`[${mode}] upload of ${queryRows} rows: ${((performance.now() - tb) / 1000).toFixed(1)} s`);
+    const id = big.body.id;
+    const queries = {
+      'eq on a column (GIN containment), first page': { filter: { field: 'id', op: 'eq', value: 777_777 }, limit: 50 },
+      'in on a column, with total': { filter: { field: 'language', op: 'in', value: ['fr', 'de'] }, limit: 50 },
+      'eq, without total': { filter: { field: 'language', op: 'eq', value: 'fr' }, limit: 50, include_total: false },
+      'range (gte), without total': { filter: { field: 'score', op: 'gte', value: 99.5 }, limit: 50, include_total: false },
+      'and of eq + range, with total': { filter: { and: [{ field: 'language', op: 'eq', value: 'de' }, { field: 'difficulty', op: 'gte', value: 8 }] }, limit: 50 },
+      'no filter, page 1000': { limit: 50, offset: 50_000, include_total: false },
+    };
+    for (const [name, body] of Object.entries(queries)) {
+      const times = [];
+      let total;
+      for (let i = 0; i < 5; i++) {
+        const t = performance.now();
+        const res = await http.post(`/datasets/${id}/query`).set(auth).send(body).expect(200);
+        times.push(performance.now() - t);
+        total = res.body.total ?? `${res.body.items.length} on the page`;
+      }
+      console.log(`  query ${name}: median ${median(times).toFixed(0)} ms (matches: ${total})`);
+    }
+  } finally {
+    await app.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,77 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+export interface OperationRunRow<R> {
+  id: string;
+  dataset_id: string;
+  version_id: string;
+  kind: string;
+  state: 'running' | 'succeeded' | 'failed';
+  params: Record<string, unknown>;
+  verdict: 'pass' | 'warn' | 'fail' | null;
+  result: R | null;
+  error: string | null;
+  created_by: string | null;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+const COLUMNS = 'id, dataset_id, version_id, kind, state, params, verdict, result, error, created_by, created_at, finished_at';
+
+/** Data-operation runs (quality checks) of dataset versions: each run is kept with its verdict. */
+@Injectable()
+export class QualityRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async start<R>(run: { workspaceId: string; datasetId: string; versionId: string; kind: string; params: unknown; createdBy: string }): Promise<OperationRunRow<R>> {
+    const [row]: Array<OperationRunRow<R>> = await this.dataSource.query(
+      `INSERT INTO data_operation_runs (workspace_id, dataset_id, version_id, kind, state, params, created_by) VALUES ($1, $2, $3, $4, 'running', $5, $6) RETURNING ${COLUMNS}`,
+      [run.workspaceId, run.datasetId, run.versionId, run.kind, JSON.stringify(run.params), run.createdBy],
+    );
+    return row;
+  }
+
+  async succeed(id: string, verdict: string, result: unknown): Promise<void> {
+    await this.dataSource.query(`UPDATE data_operation_runs SET state = 'succeeded', verdict = $2, result = $3, finished_at = now() WHERE id = $1`, [id, verdict, JSON.stringify(result)]);
+  }
+
+  async fail(id: string, error: string): Promise<void> {
+    await this.dataSource.query(`UPDATE data_operation_runs SET state = 'failed', error = $2, finished_at = now() WHERE id = $1`, [id, error]);
+  }
+
+  async latestSucceeded<R>(versionId: string, kind: string): Promise<OperationRunRow<R> | undefined> {
+    const [row]: Array<OperationRunRow<R>> = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM data_operation_runs WHERE version_id = $1 AND kind = $2 AND state = 'succeeded' ORDER BY created_at DESC, id DESC LIMIT 1`,
+      [versionId, kind],
+    );
+    return row;
+  }
+
+  /** The newest successful result of every version of the dataset, newest version first. */
+  async latestPerVersion<R>(datasetId: string, kind: string): Promise<R[]> {
+    const rows: Array<{ result: R }> = await this.dataSource.query(
+      `SELECT latest.result FROM (
+         SELECT DISTINCT ON (o.version_id) o.result, v.number
+           FROM data_operation_runs o JOIN dataset_versions v ON v.id = o.version_id
+          WHERE o.dataset_id = $1 AND o.kind = $2 AND o.state = 'succeeded'
+          ORDER BY o.version_id, o.created_at DESC, o.id DESC
+       ) latest ORDER BY latest.number DESC`,
+      [datasetId, kind],
+    );
+    return rows.map((r) => r.result);
+  }
+
+  async page<R>(versionId: string, window: { skip: number; take: number }): Promise<[Array<OperationRunRow<R>>, number]> {
+    const rows: Array<OperationRunRow<R>> = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM data_operation_runs WHERE version_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+      [versionId, window.take, window.skip],
+    );
+    const [{ n }]: Array<{ n: number }> = await this.dataSource.query('SELECT count(*)::int AS n FROM data_operation_runs WHERE version_id = $1', [versionId]);
+    return [rows, n];
+  }
+
+  async find<R>(versionId: string, id: string): Promise<OperationRunRow<R> | undefined> {
+    const [row]: Array<OperationRunRow<R>> = await this.dataSource.query(`SELECT ${COLUMNS} FROM data_operation_runs WHERE id = $1 AND version_id = $2`, [id, versionId]);
+    return row;
+  }
+}
