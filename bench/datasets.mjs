@@ -8,7 +8,9 @@
 //   npm run build && node bench/datasets.mjs            # embedded PGlite (upload only, 100k rows)
 //
 // Creates its own database (or data directory) and removes it afterwards.
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -76,6 +78,12 @@ async function plainCopy(databaseUrl, csv) {
   return ms;
 }
 
+/** Uploads with curl, a client in its own process, so the server's event loop does only server work. */
+async function curlUpload(base, token, workspaceId, file, name) {
+  const { stdout } = await promisify(execFile)('curl', ['-sS', '-f', '-H', `Authorization: Bearer ${token}`, '-F', `file=@${file}`, ...(name ? ['-F', `name=${name}`] : []), `${base}/datasets/upload?workspace_id=${workspaceId}`], { maxBuffer: 64 * 1024 * 1024 });
+  return JSON.parse(stdout);
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 await withDatabase(async (databaseUrl) => {
@@ -90,6 +98,8 @@ await withDatabase(async (databaseUrl) => {
     UPLOAD_MAX_ROWS: String(Math.max(uploadRows, queryRows)),
   });
   const { app } = await createApp(config);
+  await app.listen(0, '127.0.0.1');
+  const base = await app.getUrl();
   const http = supertest(app.getHttpServer());
   try {
     const login = await http.post('/auth/token').send({ email: 'bench@example.com', password: 'bench-password-1' }).expect(200);
@@ -102,18 +112,18 @@ await withDatabase(async (databaseUrl) => {
     writeFileSync(file, csv);
     const copyMs = databaseUrl ? await plainCopy(databaseUrl, csv) : undefined;
     const t0 = performance.now();
-    const up = await http.post('/datasets/upload').query({ workspace_id: ws }).set(auth).attach('file', file).expect(201);
+    const up = { body: await curlUpload(base, login.body.access_token, ws, file) };
     const uploadMs = performance.now() - t0;
     console.log(`[${mode}] upload of ${uploadRows} CSV rows (${(csv.length / 1e6).toFixed(1)} MB) to a committed version: ${(uploadMs / 1000).toFixed(2)} s (${Math.round(uploadRows / (uploadMs / 1000))} rows/s)` +
       (copyMs ? `; plain COPY of the same rows: ${(copyMs / 1000).toFixed(2)} s; ratio ${(uploadMs / copyMs).toFixed(2)}x` : ''));
     console.log(`  version ${up.body.latest_version.number}: ${up.body.latest_version.row_count} rows, rss ${Math.round(process.memoryUsage().rss / 1e6)} MB`);
 
-    if (!databaseUrl) return;
+    if (!databaseUrl || !queryRows) return;
     // 1,000,000 rows: ten uploads of 100,000 into one dataset would replace; one file holds them all.
     const bigFile = join(dataDir, 'big.csv');
     writeFileSync(bigFile, csvOf(queryRows));
     const tb = performance.now();
-    const big = await http.post('/datasets/upload').query({ workspace_id: ws }).set(auth).field('name', 'big').attach('file', bigFile).expect(201);
+    const big = { body: await curlUpload(base, login.body.access_token, ws, bigFile, 'big') };
     console.log(`[${mode}] upload of ${queryRows} rows: ${((performance.now() - tb) / 1000).toFixed(1)} s`);
     const id = big.body.id;
     const queries = {
@@ -121,7 +131,7 @@ await withDatabase(async (databaseUrl) => {
       'in on a column, with total': { filter: { field: 'language', op: 'in', value: ['fr', 'de'] }, limit: 50 },
       'eq, without total': { filter: { field: 'language', op: 'eq', value: 'fr' }, limit: 50, include_total: false },
       'range (gte), without total': { filter: { field: 'score', op: 'gte', value: 99.5 }, limit: 50, include_total: false },
-      'and of eq + range, with total': { filter: { and: [{ field: 'language', op: 'eq', value: 'de' }, { field: 'difficulty', op: 'gte', value: 8 }] }, limit: 50 },
+      'and of eq + range, with total': { filter: { and: [{ field: 'language', op: 'eq', value: 'de' }, { field: 'difficulty', op: 'gte', value: 7 }] }, limit: 50 },
       'no filter, page 1000': { limit: 50, offset: 50_000, include_total: false },
     };
     for (const [name, body] of Object.entries(queries)) {

@@ -23,8 +23,9 @@ import type {
   UpdateDatasetRequest,
   UploadDatasetRequest,
 } from './dto/dataset.dto.js';
-import type { DatasetVersionEntity } from './entities/dataset-version.entity.js';
+import type { ColumnStats, DatasetVersionEntity } from './entities/dataset-version.entity.js';
 import type { DatasetEntity } from './entities/dataset.entity.js';
+import { ColumnStatsCollector } from './ingest/column-stats.js';
 import { formatFromFilename, IngestError, readRows } from './ingest/row-sources.js';
 import { RowsRepository } from './rows.repository.js';
 import { normalizeRow, RowRuleError } from './rows.rules.js';
@@ -80,6 +81,7 @@ export class DatasetsService {
         const number = dataset.latestVersion + 1;
         const columnOrder: string[] = [];
         const seen = new Set<string>();
+        const stats = new ColumnStatsCollector();
         let ordinal = dataset.nextOrdinal;
         let count = 0;
         const maxRows = this.config.env.UPLOAD_MAX_ROWS;
@@ -89,6 +91,7 @@ export class DatasetsService {
           for await (const { where, data } of source) {
             if (++count > maxRows) throw new DomainError(DatasetErrors.too_many_rows, `The file has more than ${maxRows} rows (UPLOAD_MAX_ROWS)`);
             const row = normalizeRow(data, where);
+            stats.add(row.data);
             for (const key of Object.keys(row.data)) {
               if (!seen.has(key)) {
                 seen.add(key);
@@ -111,7 +114,17 @@ export class DatasetsService {
           throw err;
         });
         if (count === 0) throw new DomainError(DatasetErrors.empty_dataset, 'The file holds no rows');
-        const version = await this.createVersion(dataset, number, columnOrder, { source: 'upload', message: body.message ?? '', upload: { filename: file.originalname, format, bytes: file.size } }, caller, manager);
+        const uncounted = stats.uncounted();
+        const recounted = uncounted.length ? await this.rows.distinctCounts(manager, dataset.id, number, uncounted) : {};
+        const version = await this.createVersion(
+          dataset,
+          number,
+          columnOrder,
+          { source: 'upload', message: body.message ?? '', upload: { filename: file.originalname, format, bytes: file.size } },
+          caller,
+          manager,
+          stats.finish(columnOrder, count, recounted),
+        );
         await this.datasets.setCounters(dataset.id, { latestVersion: number, nextOrdinal: ordinal }, manager);
         await this.audit.record(
           { actor: caller, workspaceId: access.workspaceId, action: 'version.created', targetType: 'dataset', targetId: dataset.id, details: { version_id: version.id, number, source: 'upload', rows: count, format, filename: file.originalname, bytes: file.size } },
@@ -197,8 +210,9 @@ export class DatasetsService {
   }
 
   /**
-   * Records a version whose rows are already written: statistics and content hash come from
-   * the rows themselves; columns keep `columnOrder` (the file's order, or the parent's).
+   * Records a version whose rows are already written: the content hash (and, unless an upload
+   * gathered them while parsing, the column statistics) come from the rows themselves; columns
+   * keep `columnOrder` (the file's order, or the parent's).
    */
   async createVersion(
     dataset: DatasetEntity,
@@ -207,8 +221,10 @@ export class DatasetsService {
     fields: Pick<DatasetVersionEntity, 'source' | 'message'> & Partial<Pick<DatasetVersionEntity, 'upload' | 'changes'>>,
     caller: Principal,
     manager: EntityManager,
+    gathered?: ColumnStats[],
   ): Promise<DatasetVersionEntity> {
-    const stats = await this.rows.versionStats(manager, dataset.id, number, columnOrder);
+    const { rowCount, sha256 } = await this.rows.contentHash(manager, dataset.id, number);
+    const stats = { rowCount, sha256, columns: gathered ?? (await this.rows.versionStats(manager, dataset.id, number, columnOrder, rowCount)) };
     const parent = number > 1 ? await this.datasets.findVersionByNumber(dataset.id, number - 1, manager) : null;
     const columns = new Set(stats.columns.map((c) => c.name));
     // The mapping carries over while its columns still exist.

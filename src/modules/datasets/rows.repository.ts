@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { BulkWriter, type BulkValue } from '../../../libs/database/bulk-writer.js';
 import type { ColumnStats } from './entities/dataset-version.entity.js';
+import { columnStats } from './ingest/column-stats.js';
 
 /** SQL that keeps the row records of version `$n` of alias `r`: added at or before n, not yet removed at n. */
 export function visibleIn(alias: string, placeholder: string): string {
@@ -79,14 +80,19 @@ export class RowsRepository {
     await manager.query('UPDATE dataset_rows SET removed_in = $2 WHERE dataset_id = $1 AND removed_in IS NULL', [datasetId, version]);
   }
 
-  /** Row count, content hash and per-column statistics of a version, in `columnOrder` then any other column. */
-  async versionStats(manager: EntityManager, datasetId: string, version: number, columnOrder: string[]): Promise<{ rowCount: number; sha256: string; columns: ColumnStats[] }> {
+  /** Row count and content hash of a version: SHA-256 over `row_id data` lines in row order (jsonb text, so key order does not matter). */
+  async contentHash(manager: EntityManager, datasetId: string, version: number): Promise<{ rowCount: number; sha256: string }> {
     const [summary]: Array<{ n: number; sha: string }> = await manager.query(
       `SELECT count(*)::int AS n,
               encode(sha256(convert_to(coalesce(string_agg(r.row_id::text || ' ' || r.data::text, E'\\n' ORDER BY r.ordinal), ''), 'UTF8')), 'hex') AS sha
          FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')}`,
       [datasetId, version],
     );
+    return { rowCount: summary.n, sha256: summary.sha };
+  }
+
+  /** Per-column statistics of a version, in `columnOrder` then any other column (commits; uploads gather them while parsing). */
+  async versionStats(manager: EntityManager, datasetId: string, version: number, columnOrder: string[], rowCount: number): Promise<ColumnStats[]> {
     const stats: Array<Record<string, string | number | null> & { key: string }> = await manager.query(
       `SELECT e.key,
               count(*) FILTER (WHERE jsonb_typeof(e.value) = 'string')::int AS string,
@@ -95,7 +101,6 @@ export class RowsRepository {
               count(*) FILTER (WHERE jsonb_typeof(e.value) = 'boolean')::int AS boolean,
               count(*) FILTER (WHERE jsonb_typeof(e.value) = 'object')::int AS object,
               count(*) FILTER (WHERE jsonb_typeof(e.value) = 'array')::int AS array,
-              count(DISTINCT e.value) FILTER (WHERE jsonb_typeof(e.value) <> 'null')::int AS distinct_count,
               min((e.value #>> '{}')::float8) FILTER (WHERE jsonb_typeof(e.value) = 'number') AS min,
               max((e.value #>> '{}')::float8) FILTER (WHERE jsonb_typeof(e.value) = 'number') AS max,
               min(length(e.value #>> '{}')) FILTER (WHERE jsonb_typeof(e.value) = 'string') AS min_length,
@@ -106,10 +111,34 @@ export class RowsRepository {
         GROUP BY e.key`,
       [datasetId, version],
     );
+    const distinct = await this.distinctCounts(manager, datasetId, version);
     const byKey = new Map(stats.map((s) => [s.key, s]));
     const order = [...columnOrder.filter((c) => byKey.has(c)), ...[...byKey.keys()].filter((k) => !columnOrder.includes(k)).sort()];
-    const columns = order.map((name) => columnStats(name, byKey.get(name)!, summary.n));
-    return { rowCount: summary.n, sha256: summary.sha, columns };
+    const num = (v: string | number | null | undefined) => (v === null || v === undefined ? null : Number(v));
+    return order.map((name) => {
+      const s = byKey.get(name)!;
+      return columnStats(name, s as unknown as Record<string, number>, rowCount, {
+        distinct: distinct[name] ?? 0,
+        min: num(s.min),
+        max: num(s.max),
+        minLength: num(s.min_length),
+        maxLength: num(s.max_length),
+        meanLength: num(s.mean_length),
+      });
+    });
+  }
+
+  /** Distinct non-null values per column (of `only`, or of every column), by hash aggregation. */
+  async distinctCounts(manager: EntityManager, datasetId: string, version: number, only?: string[]): Promise<Record<string, number>> {
+    const rows: Array<{ key: string; n: number }> = await manager.query(
+      `SELECT s.key, count(*)::int AS n FROM (
+         SELECT e.key, e.value FROM dataset_rows r CROSS JOIN LATERAL jsonb_each(r.data) e
+          WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND jsonb_typeof(e.value) <> 'null' ${only ? 'AND e.key = ANY($3::text[])' : ''}
+          GROUP BY e.key, e.value
+       ) s GROUP BY s.key`,
+      only ? [datasetId, version, only] : [datasetId, version],
+    );
+    return Object.fromEntries(rows.map((r) => [r.key, r.n]));
   }
 
   /** The ids among `rowIds` that are rows of the version. */
@@ -258,38 +287,4 @@ export class RowsRepository {
     );
     return rows.map((r) => r.row_id);
   }
-}
-
-const TYPES = ['string', 'integer', 'number', 'boolean', 'object', 'array'] as const;
-
-function columnStats(name: string, s: Record<string, string | number | null>, rowCount: number): ColumnStats {
-  const types: Record<string, number> = {};
-  let nonNull = 0;
-  for (const t of TYPES) {
-    const n = Number(s[t] ?? 0);
-    if (n) types[t] = n;
-    nonNull += n;
-  }
-  const nullCount = rowCount - nonNull;
-  if (nullCount) types.null = nullCount;
-  const numeric = (types.integer ?? 0) + (types.number ?? 0);
-  let type: ColumnStats['type'] = 'null';
-  if (nonNull) {
-    // integer and number together make a numeric column: `number` unless every value is whole.
-    if (numeric >= 0.9 * nonNull) type = types.number ? 'number' : 'integer';
-    else {
-      const top = Object.entries(types).find(([t, n]) => t !== 'null' && n >= 0.9 * nonNull);
-      type = top ? (top[0] as ColumnStats['type']) : 'mixed';
-    }
-  }
-  const num = (v: string | number | null | undefined) => (v === null || v === undefined ? null : Number(v));
-  return {
-    name,
-    type,
-    types,
-    null_count: nullCount,
-    distinct_count: Number(s.distinct_count ?? 0),
-    ...(numeric ? { min: num(s.min), max: num(s.max) } : {}),
-    ...(types.string ? { min_length: num(s.min_length), max_length: num(s.max_length), mean_length: num(s.mean_length) } : {}),
-  };
 }

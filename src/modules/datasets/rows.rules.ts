@@ -48,7 +48,7 @@ export function normalizeRow(row: Record<string, unknown>, where: string): Norma
   }
   const json = JSON.stringify(data);
   // JSON.stringify writes NUL as the escape \u0000 (an odd run of backslashes before u0000).
-  if (/(?:^|[^\\])(?:\\\\)*\\u0000/.test(json)) throw new RowRuleError(where, 'a value contains the NUL character (\\u0000), which cannot be stored');
+  if (json.includes('u0000') && /(?:^|[^\\])(?:\\\\)*\\u0000/.test(json)) throw new RowRuleError(where, 'a value contains the NUL character (\\u0000), which cannot be stored');
   if (Buffer.byteLength(json) > MAX_ROW_BYTES) throw new RowRuleError(where, `the row takes ${Buffer.byteLength(json)} bytes; at most ${MAX_ROW_BYTES} are allowed`);
   return { rowId, data, json };
 }

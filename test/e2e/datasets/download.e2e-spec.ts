@@ -6,6 +6,7 @@ import type { Request } from 'express';
 import supertest from 'supertest';
 import { UrlSigner } from '../../../libs/common/signed-url.js';
 import { expectProblem } from '../../utils/problem.js';
+import { uploadRows } from '../../utils/datasets.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 
 const ROWS = [
@@ -40,10 +41,7 @@ describe('datasets: signed download URLs, snapshots as CSV, JSON Lines and Parqu
   beforeAll(async () => {
     t = await startTestApp();
     r = await t.factory.workspaceWithRoles();
-    const res = await t.http.post('/datasets/upload').query({ workspace_id: r.workspace.id }).set(r.member.auth).attach('file', Buffer.from(JSON.stringify(ROWS)), 'quiz.json').expect(201);
-    datasetId = res.body.id;
-    versionId = res.body.latest_version.id;
-    rowIds = (await t.http.post(`/datasets/${datasetId}/query`).set(r.viewer.auth).send({}).expect(200)).body.items.map((row: { _row_id: string }) => row._row_id);
+    ({ datasetId, versionId, rowIds } = await uploadRows(t, r.member.auth, r.workspace.id, ROWS, 'quiz.json'));
   });
   afterAll(async () => t?.close());
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { expectProblem } from '../../utils/problem.js';
+import { uploadRows } from '../../utils/datasets.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 
 const ROWS = [
@@ -22,10 +23,7 @@ describe('datasets: quality checks and data-operation runs', () => {
   beforeAll(async () => {
     t = await startTestApp();
     r = await t.factory.workspaceWithRoles();
-    const res = await t.http.post('/datasets/upload').query({ workspace_id: r.workspace.id }).set(r.member.auth).attach('file', Buffer.from(JSON.stringify(ROWS)), 'faq.json').expect(201);
-    datasetId = res.body.id;
-    versionId = res.body.latest_version.id;
-    ids = (await t.http.post(`/datasets/${datasetId}/query`).set(r.viewer.auth).send({}).expect(200)).body.items.map((row: { _row_id: string }) => row._row_id);
+    ({ datasetId, versionId, rowIds: ids } = await uploadRows(t, r.member.auth, r.workspace.id, ROWS, 'faq.json'));
   });
   afterAll(async () => t?.close());
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { randomUUID } from 'node:crypto';
+import { RowsRepository } from '../../../src/modules/datasets/rows.repository.js';
 import { expectProblem } from '../../utils/problem.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 
@@ -16,6 +17,15 @@ describe('datasets: upload, read, edit, delete', () => {
     const req = t.http.post('/datasets/upload').query({ workspace_id: workspace }).set(auth);
     for (const [k, v] of Object.entries(fields)) void req.field(k, v);
     return req.attach('file', Buffer.from(file), filename);
+  };
+
+  /** The statistics an upload gathered while parsing equal what SQL computes over the stored rows (the commit path). */
+  const expectStatsMatchSql = async (id: string) => {
+    const schema = (await t.http.get(`/datasets/${id}/schema`).set(r.viewer.auth).expect(200)).body;
+    const rows = t.app.get(RowsRepository, { strict: false });
+    const sql = await t.dataSource.transaction((m) => rows.versionStats(m, id, schema.version_number, schema.columns.map((c: { name: string }) => c.name), schema.row_count));
+    const round = (cols: Array<Record<string, unknown>>) => cols.map((c) => ({ ...c, ...(typeof c.mean_length === 'number' ? { mean_length: Math.round(c.mean_length * 1e9) / 1e9 } : {}) }));
+    expect(round(schema.columns)).toEqual(round(sql as unknown as Array<Record<string, unknown>>));
   };
 
   beforeAll(async () => {
@@ -59,6 +69,7 @@ describe('datasets: upload, read, edit, delete', () => {
     // 0.5 and 1 are numbers; "007" is not a canonical number and stays a string.
     expect(col('score')).toEqual(expect.objectContaining({ type: 'mixed', types: { number: 1, integer: 1, string: 1 }, min: 0.5, max: 1 }));
     expect(col('question')).toEqual(expect.objectContaining({ type: 'string', distinct_count: 3, max_length: 18 }));
+    await expectStatsMatchSql(datasetId);
 
     const rows = await t.http.post(`/datasets/${datasetId}/query`).set(r.viewer.auth).send({}).expect(200);
     expect(rows.body.items.map((row: Record<string, unknown>) => [row.question, row.answer, row.difficulty, row.score])).toEqual([
@@ -75,6 +86,7 @@ describe('datasets: upload, read, edit, delete', () => {
     expect(a.body.latest_version).toEqual(expect.objectContaining({ row_count: 2, columns: ['input', 'meta'] }));
     const rows = await t.http.post(`/datasets/${a.body.id}/query`).set(r.viewer.auth).send({}).expect(200);
     expect(rows.body.items[0]).toEqual({ _row_id: id, input: 'a', meta: { lang: 'en', tags: ['x'] } });
+    await expectStatsMatchSql(a.body.id);
 
     const jsonl = '{"input":"x","n":1}\n\n{"input":"y","n":2.5}\n';
     const b = await upload(r.member.auth, jsonl, 'lines.ndjson', { name: 'Lines' }).expect(201);
@@ -94,6 +106,9 @@ describe('datasets: upload, read, edit, delete', () => {
       ['tokens', 'integer'],
       ['ok', 'boolean'],
     ]);
+    await expectStatsMatchSql(c.body.id);
+    const mixed = await upload(r.member.auth, JSON.stringify([{ v: { b: 1, a: 2 } }, { v: { a: 2, b: 1 } }, { v: 'é😀x' }, { v: 2.5 }, { v: 3 }, { v: null }, {}]), 'mixed.json').expect(201);
+    await expectStatsMatchSql(mixed.body.id);
   });
 
   it('refuses malformed files with the line and reason, creating nothing', async () => {
