@@ -16,6 +16,7 @@ import { DownloadService } from './download.service.js';
 import { DatasetVersionEntity } from './entities/dataset-version.entity.js';
 import { DatasetEntity } from './entities/dataset.entity.js';
 import { FilesController } from './files.controller.js';
+import { DatasetIndexMaintenance } from './index-maintenance.js';
 import { QueryService } from './query.service.js';
 import { QualityController } from './quality.controller.js';
 import { QualityRepository } from './quality.repository.js';
@@ -30,7 +31,7 @@ import { VersionsService } from './versions.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([DatasetEntity, DatasetVersionEntity])],
   controllers: [DatasetsController, RowsController, VersionsController, DatasetVersionsController, DimensionAssignController, VersionDimensionsController, QualityController, FilesController],
-  providers: [DatasetsService, QualityService, QualityRepository, DimensionsRepository, DimensionsService, PartitionsService, PartitionsRepository, DatasetsRepository, RowsRepository, RowsService, VersionsService, QueryService, DownloadService, BulkWriter, UrlSigner, FileUploadInterceptor],
+  providers: [DatasetsService, DatasetIndexMaintenance, QualityService, QualityRepository, DimensionsRepository, DimensionsService, PartitionsService, PartitionsRepository, DatasetsRepository, RowsRepository, RowsService, VersionsService, QueryService, DownloadService, BulkWriter, UrlSigner, FileUploadInterceptor],
   exports: [DatasetsService, VersionsService, QueryService, RowsRepository, DatasetsRepository],
 })
 export class DatasetsModule implements OnModuleInit {

@@ -25,6 +25,7 @@ import type {
 } from './dto/dataset.dto.js';
 import type { ColumnStats, DatasetVersionEntity } from './entities/dataset-version.entity.js';
 import type { DatasetEntity } from './entities/dataset.entity.js';
+import { DatasetIndexMaintenance } from './index-maintenance.js';
 import { ColumnStatsCollector } from './ingest/column-stats.js';
 import { formatFromFilename, IngestError, readRows } from './ingest/row-sources.js';
 import { RowsRepository } from './rows.repository.js';
@@ -47,6 +48,7 @@ export class DatasetsService {
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
     private readonly config: AppConfig,
+    private readonly indexMaintenance: DatasetIndexMaintenance,
   ) {}
 
   etag(dataset: Pick<DatasetResponse, 'id' | 'version'>): string {
@@ -126,6 +128,7 @@ export class DatasetsService {
           stats.finish(columnOrder, count, recounted),
         );
         await this.datasets.setCounters(dataset.id, { latestVersion: number, nextOrdinal: ordinal }, manager);
+        await this.indexMaintenance.afterBulkWrite(access.workspaceId, dataset.id, count, manager);
         await this.audit.record(
           { actor: caller, workspaceId: access.workspaceId, action: 'version.created', targetType: 'dataset', targetId: dataset.id, details: { version_id: version.id, number, source: 'upload', rows: count, format, filename: file.originalname, bytes: file.size } },
           manager,

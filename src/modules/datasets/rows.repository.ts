@@ -75,6 +75,12 @@ export class RowsRepository {
     );
   }
 
+  /** Merges the GIN index's pending list into the index; answers the pages merged. */
+  async mergePendingIndex(): Promise<number> {
+    const [row]: Array<{ merged: string | number }> = await this.dataSource.query("SELECT gin_clean_pending_list('dataset_rows_data_idx') AS merged");
+    return Number(row.merged);
+  }
+
   /** Closes every row still open, at `version` (an upload replacing the dataset's content). */
   async closeAll(manager: EntityManager, datasetId: string, version: number): Promise<void> {
     await manager.query('UPDATE dataset_rows SET removed_in = $2 WHERE dataset_id = $1 AND removed_in IS NULL', [datasetId, version]);

@@ -1,0 +1,119 @@
+import type supertest from 'supertest';
+import type { Test } from 'supertest';
+import { HTTP_METHODS, type OpenApiDocument, type OpenApiOperation } from '../contract/support/spec-operations.js';
+
+export type Schema = {
+  $ref?: string;
+  type?: string;
+  format?: string;
+  enum?: unknown[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  minItems?: number;
+  minimum?: number;
+  minLength?: number;
+  pattern?: string;
+  oneOf?: Schema[];
+  allOf?: Schema[];
+  additionalProperties?: boolean | Schema;
+  nullable?: boolean;
+};
+
+export interface WalkedOperation {
+  method: string;
+  /** OpenAPI path, e.g. /datasets/{dataset_id}/dimensions:assign */
+  path: string;
+  operation: OpenApiOperation;
+  rule: string;
+  /** The media type of the request body, when the operation takes one. */
+  consumes?: string;
+  bodySchema?: Schema;
+  pathParams: string[];
+  queryParams: Array<{ name: string; required: boolean; schema: Schema }>;
+}
+
+/** Every operation of the served document with what a caller needs to build a request. */
+export function walk(document: OpenApiDocument): WalkedOperation[] {
+  const ops: WalkedOperation[] = [];
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const method of HTTP_METHODS) {
+      const operation = item[method];
+      if (!operation) continue;
+      const parameters = (operation.parameters ?? []) as Array<{ name: string; in: string; required?: boolean; schema?: Schema }>;
+      const content = (operation.requestBody as { content?: Record<string, { schema?: Schema }> } | undefined)?.content ?? {};
+      const consumes = Object.keys(content)[0];
+      ops.push({
+        method: method.toUpperCase(),
+        path,
+        operation,
+        rule: operation['x-access']?.rule ?? 'none',
+        consumes,
+        bodySchema: consumes ? content[consumes].schema : undefined,
+        pathParams: [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]),
+        queryParams: parameters.filter((p) => p.in === 'query').map((p) => ({ name: p.name, required: p.required === true, schema: p.schema ?? {} })),
+      });
+    }
+  }
+  return ops;
+}
+
+export function resolve(document: OpenApiDocument, schema: Schema | undefined): Schema {
+  let s = schema ?? {};
+  for (let i = 0; s.$ref && i < 20; i++) s = (document.components?.schemas?.[s.$ref.replace('#/components/schemas/', '')] ?? {}) as Schema;
+  if (s.allOf?.length) return s.allOf.map((part) => resolve(document, part)).reduce((a, b) => ({ ...a, ...b, properties: { ...a.properties, ...b.properties }, required: [...(a.required ?? []), ...(b.required ?? [])] }), {});
+  return s;
+}
+
+/**
+ * A minimal valid value for a schema: required properties only, the first enum value, the
+ * smallest allowed number. `ids` supplies UUIDs by property name (workspace_id, dataset_id…).
+ */
+export function sample(document: OpenApiDocument, schema: Schema | undefined, ids: (name: string) => string | undefined, name = '', depth = 0): unknown {
+  const s = resolve(document, schema);
+  if (depth > 6) return undefined;
+  if (s.enum?.length) return s.enum[0];
+  if (s.oneOf?.length) return sample(document, s.oneOf[0], ids, name, depth + 1);
+  switch (s.type) {
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const prop of s.required ?? []) out[prop] = sample(document, s.properties?.[prop], ids, prop, depth + 1);
+      return out;
+    }
+    case 'array':
+      return s.minItems ? [sample(document, s.items, ids, name, depth + 1)] : [];
+    case 'integer':
+    case 'number':
+      return s.minimum ?? 1;
+    case 'boolean':
+      return true;
+    case 'string':
+      if (s.format === 'uuid' || name.endsWith('_id')) return ids(name) ?? '00000000-0000-4000-8000-000000000000';
+      if (s.format === 'email' || name.includes('email')) return `walk-${Math.random().toString(36).slice(2, 8)}@example.com`;
+      if (s.format === 'date-time') return new Date().toISOString();
+      if (s.format === 'binary') return 'binary';
+      if (name === 'password' || name.includes('password')) return 'walk-password-1234';
+      return 'walk-sample';
+    default:
+      return s.properties ? sample(document, { ...s, type: 'object' }, ids, name, depth) : 'walk-sample';
+  }
+}
+
+/** Fills `{param}` from `values`; throws naming a parameter it has no value for. */
+export function fillParams(path: string, values: (param: string) => string | undefined): string {
+  return path.replace(/\{([^}]+)\}/g, (_, param: string) => {
+    const value = values(param);
+    if (value === undefined) throw new Error(`no fixture for path parameter {${param}} (${path}): add one to test/security/fixtures.ts`);
+    return encodeURIComponent(value);
+  });
+}
+
+/** Sends one walked operation with its body (JSON, or a small CSV file for multipart uploads). */
+export function request(http: ReturnType<typeof supertest>, op: WalkedOperation, url: string, body: unknown, auth?: Record<string, string>): Test {
+  const verb = op.method.toLowerCase() as (typeof HTTP_METHODS)[number];
+  let req = http[verb](url);
+  if (auth) req = req.set(auth);
+  if (op.consumes === 'multipart/form-data') return req.attach('file', Buffer.from('question,answer\nq,a\n'), 'walk.csv');
+  if (op.consumes) return req.send(body as object);
+  return req;
+}
