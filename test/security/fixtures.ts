@@ -1,5 +1,6 @@
+import type { OpenApiDocument } from '../contract/support/spec-operations.js';
 import type { Actor } from '../factories/factory.js';
-import type { TestApp } from '../utils/test-app.js';
+import { startTestApp, type TestApp } from '../utils/test-app.js';
 
 /**
  * A workspace holding one record of every kind the API serves, made through the API, and the
@@ -78,4 +79,17 @@ export async function snapshot(t: TestApp, workspaceId: string): Promise<string>
     out[table_name] = await t.dataSource.query(`SELECT * FROM ${table_name} t WHERE ${where} ORDER BY t::text`, [workspaceId]);
   }
   return JSON.stringify(out);
+}
+
+/** What every OpenAPI-walking suite starts from: the app, its served document, and tenant A. */
+export interface Sweep {
+  t: TestApp;
+  document: OpenApiDocument;
+  a: Tenant;
+}
+
+export async function startSweep(label: string): Promise<Sweep> {
+  const t = await startTestApp();
+  const document = (await t.http.get('/openapi.json').expect(200)).body as OpenApiDocument;
+  return { t, document, a: await tenant(t, label) };
 }

@@ -3,8 +3,8 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import type { OpenApiDocument } from '../contract/support/spec-operations.js';
-import { startTestApp, type TestApp } from '../utils/test-app.js';
-import { tenant, type Tenant } from './fixtures.js';
+import type { TestApp } from '../utils/test-app.js';
+import { startSweep, type Tenant } from './fixtures.js';
 import { fillParams, request, sample, walk, type WalkedOperation } from './openapi-walk.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -69,9 +69,7 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
   const validators = new Map<string, ValidateFunction>();
 
   beforeAll(async () => {
-    t = await startTestApp();
-    document = (await t.http.get('/openapi.json').expect(200)).body as OpenApiDocument;
-    a = await tenant(t, 'fuzz');
+    ({ t, document, a } = await startSweep('fuzz'));
     ajv = addFormats(new Ajv({ strict: false, allErrors: false, validateFormats: true }));
     ajv.addSchema({ $id: 'openapi.json', components: jsonSchema(document.components) });
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { OpenApiDocument } from '../contract/support/spec-operations.js';
-import { startTestApp, type TestApp } from '../utils/test-app.js';
-import { tenant, type Tenant } from './fixtures.js';
+import type { TestApp } from '../utils/test-app.js';
+import { startSweep, type Tenant } from './fixtures.js';
 import { fillParams, request, resolve, sample, walk } from './openapi-walk.js';
 
 /** Fields the service owns: never accepted from a client unless an operation documents one as input. */
@@ -35,9 +35,7 @@ describe('security: mass assignment', () => {
   let a: Tenant;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    document = (await t.http.get('/openapi.json').expect(200)).body as OpenApiDocument;
-    a = await tenant(t, 'mass');
+    ({ t, document, a } = await startSweep('mass'));
   });
   afterAll(async () => t?.close());
 

@@ -3,8 +3,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OpenApiDocument } from '../contract/support/spec-operations.js';
-import { startTestApp, type TestApp } from '../utils/test-app.js';
-import { tenant, type Tenant } from './fixtures.js';
+import type { TestApp } from '../utils/test-app.js';
+import { startSweep, type Tenant } from './fixtures.js';
 import { fillParams, request, sample, walk } from './openapi-walk.js';
 
 const MATRIX = join(dirname(fileURLToPath(import.meta.url)), 'role-matrix.json');
@@ -31,9 +31,7 @@ describe('security: role matrix', () => {
   let a: Tenant;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    document = (await t.http.get('/openapi.json').expect(200)).body as OpenApiDocument;
-    a = await tenant(t, 'matrix');
+    ({ t, document, a } = await startSweep('matrix'));
   });
   afterAll(async () => t?.close());
 
