@@ -9,6 +9,8 @@ import { compileFilter, compileProjection, compileSort, FilterError, type Filter
 import { RowsRepository } from './rows.repository.js';
 
 const DEFAULT_LIMIT = 50;
+/** Totals are exact up to this many matching rows; beyond it `total_capped` is true (counting a million rows costs seconds). */
+export const TOTAL_CAP = 10_000;
 
 /** A compiled WHERE clause over alias `r`, its parameters numbered after $1 (dataset) and $2 (version). */
 export interface CompiledFilter {
@@ -56,9 +58,12 @@ export class QueryService {
     const dataExpr = body.select !== undefined ? this.translate(() => compileProjection(body.select, ctx), '/select') : undefined;
     const limit = body.limit ?? DEFAULT_LIMIT;
     const fingerprint = this.fingerprint(version, body, limit);
-    const offset = body.cursor !== undefined ? this.decodeCursor(body.cursor, fingerprint) : (body.offset ?? 0);
+    const cursor = body.cursor !== undefined ? this.decodeCursor(body.cursor, fingerprint) : undefined;
+    const offset = cursor?.offset ?? body.offset ?? 0;
     const withTotal = body.include_total ?? true;
-    const { rows, total } = await this.rows.page({
+    // In row order a cursor carries the last row's ordinal: each page is an index range, however deep.
+    const keyset = !orderBy;
+    const { rows, total, capped } = await this.rows.page({
       datasetId: version.datasetId,
       version: version.number,
       where,
@@ -68,7 +73,9 @@ export class QueryService {
       whereParams,
       limit: limit + 1,
       offset,
+      afterOrdinal: keyset ? cursor?.after : undefined,
       withTotal,
+      countLimit: TOTAL_CAP,
     });
     const more = rows.length > limit;
     return {
@@ -76,10 +83,10 @@ export class QueryService {
       version_id: version.id,
       version_number: version.number,
       items: rows.slice(0, limit).map((r) => rowObject(r.row_id, r.data)),
-      ...(withTotal ? { total } : {}),
+      ...(withTotal ? { total, total_capped: capped } : {}),
       limit,
       offset,
-      next_cursor: more ? this.encodeCursor(offset + limit, fingerprint) : null,
+      next_cursor: more ? this.encodeCursor({ offset: offset + limit, ...(keyset ? { after: rows[limit - 1].ordinal } : {}) }, fingerprint) : null,
     };
   }
 
@@ -103,14 +110,15 @@ export class QueryService {
       .slice(0, 16);
   }
 
-  private encodeCursor(offset: number, fingerprint: string): string {
-    return Buffer.from(JSON.stringify({ o: offset, f: fingerprint })).toString('base64url');
+  private encodeCursor(position: { offset: number; after?: number }, fingerprint: string): string {
+    return Buffer.from(JSON.stringify({ o: position.offset, a: position.after, f: fingerprint })).toString('base64url');
   }
 
-  private decodeCursor(cursor: string, fingerprint: string): number {
+  private decodeCursor(cursor: string, fingerprint: string): { offset: number; after?: number } {
     try {
-      const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { o?: unknown; f?: unknown };
-      if (parsed.f === fingerprint && Number.isInteger(parsed.o) && (parsed.o as number) >= 0) return parsed.o as number;
+      const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { o?: unknown; a?: unknown; f?: unknown };
+      const valid = (n: unknown) => Number.isInteger(n) && (n as number) >= 0;
+      if (parsed.f === fingerprint && valid(parsed.o) && (parsed.a === undefined || valid(parsed.a))) return { offset: parsed.o as number, after: parsed.a as number | undefined };
     } catch {
       // fall through
     }

@@ -39,6 +39,10 @@ export interface RowPageRequest {
   limit: number;
   offset: number;
   withTotal: boolean;
+  /** Keyset paging in row order: only rows after this ordinal (instead of skipping `offset` rows). */
+  afterOrdinal?: number;
+  /** Count at most this many matching rows; `capped` says when more match. */
+  countLimit?: number;
 }
 
 /**
@@ -75,9 +79,10 @@ export class RowsRepository {
     );
   }
 
-  /** Merges the GIN index's pending list into the index; answers the pages merged. */
+  /** Merges the GIN index's pending list into the index, then refreshes the planner's statistics; answers the pages merged. */
   async mergePendingIndex(): Promise<number> {
     const [row]: Array<{ merged: string | number }> = await this.dataSource.query("SELECT gin_clean_pending_list('dataset_rows_data_idx') AS merged");
+    await this.dataSource.query('ANALYZE dataset_rows');
     return Number(row.merged);
   }
 
@@ -167,20 +172,25 @@ export class RowsRepository {
     return new Map(rows.map((r) => [r.row_id, r]));
   }
 
-  /** One page of a version's rows: filtered, ordered (row order last), projected. */
-  async page(req: RowPageRequest, manager?: EntityManager): Promise<{ rows: StoredRow[]; total?: number }> {
+  /** One page of a version's rows: filtered, ordered (row order last), projected; the total counted up to a limit. */
+  async page(req: RowPageRequest, manager?: EntityManager): Promise<{ rows: StoredRow[]; total?: number; capped?: boolean }> {
     const where = `r.dataset_id = $1 AND ${visibleIn('r', '$2')}${req.where ? ` AND (${req.where})` : ''}`;
     const params = [req.datasetId, req.version, ...req.params];
     const order = [req.orderBy, 'r.ordinal'].filter(Boolean).join(', ');
+    const after = req.afterOrdinal !== undefined ? ` AND r.ordinal > ${Number(req.afterOrdinal)}` : '';
     const rows: StoredRow[] = await this.q(manager).query(
       `SELECT r.row_id, r.ordinal::float8 AS ordinal, ${req.dataExpr ?? 'r.data'} AS data FROM dataset_rows r
-        WHERE ${where} ORDER BY ${order} LIMIT ${Number(req.limit)} OFFSET ${Number(req.offset)}`,
+        WHERE ${where}${after} ORDER BY ${order} LIMIT ${Number(req.limit)} OFFSET ${req.afterOrdinal !== undefined ? 0 : Number(req.offset)}`,
       params,
     );
     if (!req.withTotal) return { rows };
     const countParams = params.slice(0, 2 + (req.whereParams ?? req.params.length));
-    const [{ n }]: Array<{ n: number }> = await this.q(manager).query(`SELECT count(*)::int AS n FROM dataset_rows r WHERE ${where}`, countParams);
-    return { rows, total: n };
+    const cap = req.countLimit;
+    const [{ n }]: Array<{ n: number }> = await this.q(manager).query(
+      cap ? `SELECT count(*)::int AS n FROM (SELECT 1 FROM dataset_rows r WHERE ${where} LIMIT ${Number(cap) + 1}) s` : `SELECT count(*)::int AS n FROM dataset_rows r WHERE ${where}`,
+      countParams,
+    );
+    return { rows, total: cap ? Math.min(n, cap) : n, capped: cap ? n > cap : false };
   }
 
   /** Every row of a version in order, a batch at a time (keyset paging on the ordinal): memory stays bounded. */

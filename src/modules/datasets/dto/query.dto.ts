@@ -39,7 +39,7 @@ export class RowQueryRequest {
   @IsOptional() @IsString() @MaxLength(2000)
   cursor?: string;
 
-  /** Count every matching row (default true; false is faster on large versions) */
+  /** Count the matching rows, up to 10,000 (default true; false skips the count) */
   @IsOptional() @IsBoolean()
   include_total?: boolean;
 }
@@ -57,9 +57,12 @@ export class QueryResponse {
   /** Matching rows: `_row_id` and the selected columns */
   @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true } })
   items: Array<Record<string, unknown>>;
-  /** Rows matching the filter (absent when include_total is false) */
+  /** Rows matching the filter, counted up to 10,000 (absent when include_total is false) */
   @ApiPropertyOptional()
   total?: number;
+  /** True when more than 10,000 rows match: `total` is then 10,000 */
+  @ApiPropertyOptional()
+  total_capped?: boolean;
   limit: number;
   offset: number;
   /** Pass as `cursor` for the next page; null on the last page. Versions are immutable, so pages stay stable. */
