@@ -16,12 +16,12 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
+import { withDatabase } from './support.mjs';
 import { from as copyFrom } from 'pg-copy-streams';
 import supertest from 'supertest';
 import { createApp } from '../dist/src/bootstrap.js';
 import { AppConfig } from '../dist/src/config/app-config.js';
 
-const adminUrl = process.env.BENCH_DATABASE_URL;
 const uploadRows = Number(process.env.BENCH_UPLOAD_ROWS ?? 100_000);
 const queryRows = Number(process.env.BENCH_QUERY_ROWS ?? 1_000_000);
 const LANGS = ['en', 'fr', 'de', 'es', 'it'];
@@ -34,21 +34,6 @@ function csvOf(n, offset = 0) {
   return `${lines.join('\n')}\n`;
 }
 
-async function withDatabase(fn) {
-  if (!adminUrl) return fn(undefined);
-  const name = `ews_bench_ds_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  try {
-    return await fn(url.toString());
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
-}
 
 /** The same rows as JSON documents COPYed into a bare jsonb table: the floor any upload path is compared with. */
 async function plainCopy(databaseUrl, csv) {

@@ -9,29 +9,13 @@ import autocannon from 'autocannon';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import { withDatabase } from './support.mjs';
 import { createApp } from '../dist/src/bootstrap.js';
 import { AppConfig } from '../dist/src/config/app-config.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
-const adminUrl = process.env.BENCH_DATABASE_URL;
 
-async function withDatabase(fn) {
-  if (!adminUrl) return fn(undefined);
-  const name = `ews_bench_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  try {
-    return await fn(url.toString());
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
-}
 
 function run(url, headers) {
   return new Promise((resolve, reject) => {
