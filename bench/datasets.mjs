@@ -19,6 +19,7 @@ import pg from 'pg';
 import { withDatabase } from './support.mjs';
 import { from as copyFrom } from 'pg-copy-streams';
 import supertest from 'supertest';
+import { DataSource } from 'typeorm';
 import { createApp } from '../dist/src/bootstrap.js';
 import { AppConfig } from '../dist/src/config/app-config.js';
 
@@ -69,6 +70,17 @@ async function curlUpload(base, token, workspaceId, file, name) {
   return JSON.parse(stdout);
 }
 
+/** Waits for the merge of the row index that an upload of the dataset scheduled, through the app's own connection; answers its duration. */
+async function mergeSeconds(app, datasetId) {
+  const db = app.get(DataSource);
+  for (;;) {
+    const [job] = await db.query(`SELECT status, extract(epoch FROM (finished_at - started_at))::float8 AS s, error FROM jobs WHERE type = 'datasets.merge-row-index' AND target_id = $1`, [datasetId]);
+    if (job?.status === 'succeeded') return Number(job.s);
+    if (job?.status === 'failed') throw new Error(`the index merge failed: ${JSON.stringify(job.error)}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 await withDatabase(async (databaseUrl) => {
@@ -101,6 +113,7 @@ await withDatabase(async (databaseUrl) => {
     console.log(`[${mode}] upload of ${uploadRows} CSV rows (${(csv.length / 1e6).toFixed(1)} MB) to a committed version: ${(uploadMs / 1000).toFixed(2)} s (${Math.round(uploadRows / (uploadMs / 1000))} rows/s)` +
       (copyMs ? `; plain COPY of the same rows: ${(copyMs / 1000).toFixed(2)} s; ratio ${(uploadMs / copyMs).toFixed(2)}x` : ''));
     console.log(`  version ${up.body.latest_version.number}: ${up.body.latest_version.row_count} rows, rss ${Math.round(process.memoryUsage().rss / 1e6)} MB`);
+    console.log(`  background merge of the row index after it: ${(await mergeSeconds(app, up.body.id)).toFixed(1)} s`);
 
     if (!databaseUrl || !queryRows) return;
     // 1,000,000 rows: ten uploads of 100,000 into one dataset would replace; one file holds them all.
@@ -110,18 +123,7 @@ await withDatabase(async (databaseUrl) => {
     const big = { body: await curlUpload(base, login.body.access_token, ws, bigFile, 'big') };
     console.log(`[${mode}] upload of ${queryRows} rows: ${((performance.now() - tb) / 1000).toFixed(1)} s`);
     const id = big.body.id;
-    // The upload scheduled a merge of the row index's pending list; wait for the in-process worker to finish it.
-    const db = new pg.Client({ connectionString: databaseUrl });
-    await db.connect();
-    for (;;) {
-      const [job] = (await db.query(`SELECT status, extract(epoch FROM (finished_at - started_at)) AS s FROM jobs WHERE type = 'datasets.merge-row-index' AND target_id = $1`, [id])).rows;
-      if (job?.status === 'succeeded') {
-        console.log(`  background merge of the row index after it: ${Number(job.s).toFixed(1)} s`);
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 500));
-    }
-    await db.end();
+    console.log(`  background merge of the row index after it: ${(await mergeSeconds(app, id)).toFixed(1)} s`);
     const queries = {
       'eq on a column (GIN containment), first page': { filter: { field: 'id', op: 'eq', value: 777_777 }, limit: 50 },
       'in on a column, with total': { filter: { field: 'language', op: 'in', value: ['fr', 'de'] }, limit: 50 },
