@@ -137,9 +137,6 @@ export const PENDING_OPERATIONS: ReadonlyArray<readonly [method: 'GET' | 'POST' 
   ['PUT', '/report-settings/prompts/{section_key}'],
   ['DELETE', '/report-settings/prompts/{section_key}'],
   // 4.10
-  ['GET', '/embedding-configs'],
-  ['POST', '/embedding-configs'],
-  ['GET', '/embedding-configs/{config_ref}'],
   ['GET', '/eval-configs'],
   ['POST', '/eval-configs'],
   ['GET', '/eval-configs/{eval_config_id}'],

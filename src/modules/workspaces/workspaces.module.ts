@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CataloguesModule } from '../catalogues/catalogues.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { WorkspaceMemberEntity } from './entities/workspace-member.entity.js';
 import { WorkspaceEntity } from './entities/workspace.entity.js';
@@ -11,7 +12,7 @@ import { WorkspacesRepository } from './workspaces.repository.js';
 import { WorkspacesService } from './workspaces.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([WorkspaceEntity, WorkspaceMemberEntity]), UsersModule],
+  imports: [TypeOrmModule.forFeature([WorkspaceEntity, WorkspaceMemberEntity]), UsersModule, CataloguesModule],
   controllers: [WorkspacesController, MembersController],
   providers: [WorkspacesService, WorkspacesRepository, MembersService, MembersRepository],
   exports: [MembersService, MembersRepository],

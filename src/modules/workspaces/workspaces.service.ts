@@ -7,6 +7,7 @@ import { NotFoundError, ValidationFailedError } from '../../../libs/common/domai
 import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
 import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { EmbeddingConfigsService } from '../catalogues/embedding-configs.service.js';
 import type { CreateWorkspaceRequest, EmbeddingConfigRequest, ListWorkspacesQuery, UpdateWorkspaceRequest, WorkspaceListItem, WorkspaceResponse } from './dto/workspace.dto.js';
 import type { EmbeddingConfigValue } from './entities/workspace.entity.js';
 import { MembersRepository } from './members.repository.js';
@@ -23,6 +24,7 @@ export class WorkspacesService {
     private readonly members: MembersRepository,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
+    private readonly embeddingConfigs: EmbeddingConfigsService,
   ) {}
 
   etag(workspace: WorkspaceResponse): string {
@@ -89,6 +91,11 @@ export class WorkspacesService {
     return this.transactions.run(async (manager) => {
       const current = await this.requireView(access.workspaceId, caller, manager);
       assertIfMatch(req, this.etag(toWorkspaceResponse(current)));
+      if (body.provider === 'remote' && !(await this.embeddingConfigs.exists(access.workspaceId, body.config_ref!, manager))) {
+        throw new ValidationFailedError(`The workspace has no embedding config "${body.config_ref}"; create it with POST /embedding-configs first`, [
+          { field: 'config_ref', message: 'names no embedding config of the workspace' },
+        ]);
+      }
       const next: EmbeddingConfigValue = {
         provider: body.provider,
         ...(body.config_ref !== undefined ? { config_ref: body.config_ref } : {}),

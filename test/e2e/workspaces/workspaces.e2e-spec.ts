@@ -194,8 +194,10 @@ describe('workspaces', () => {
 
   describe('PUT /workspaces/{workspace_id}/embedding-config', () => {
     it('switches to a remote config and back to local (admins), persisted and audited', async () => {
+      await t.http.post('/embedding-configs').set(roles.admin.auth).send({ workspace_id: ws, name: 'openai-small', provider: 'openai_compatible', base_url: 'https://api.example.com/v1', model: 'text-embedding-3-small' }).expect(201);
       const before = await t.http.get(`/workspaces/${ws}`).set(roles.admin.auth).expect(200);
       const remote = { provider: 'remote', config_ref: 'openai-small', model: 'text-embedding-3-small', dimensions: 1536 };
+      expectProblem(await t.http.put(`/workspaces/${ws}/embedding-config`).set(roles.admin.auth).send({ ...remote, config_ref: 'no-such-config' }), 400, 'validation_failed');
       const res = await t.http.put(`/workspaces/${ws}/embedding-config`).set(roles.admin.auth).set('If-Match', before.headers.etag).send(remote).expect(200);
       expect(res.body).toEqual(expect.objectContaining({ id: ws, embedding_config: remote, version: before.body.version + 1 }));
       const read = await t.http.get(`/workspaces/${ws}`).set(roles.viewer.auth).expect(200);

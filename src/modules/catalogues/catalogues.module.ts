@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { EmbeddingConfigsController } from './embedding-configs.controller.js';
+import { EmbeddingConfigsRepository } from './embedding-configs.repository.js';
+import { EmbeddingConfigsService } from './embedding-configs.service.js';
+import { EmbeddingConfigEntity } from './entities/embedding-config.entity.js';
+
+/** Configuration catalogues (embedding configs so far; judges, metric and eval configs come with issue 5). */
+@Module({
+  imports: [TypeOrmModule.forFeature([EmbeddingConfigEntity])],
+  controllers: [EmbeddingConfigsController],
+  providers: [EmbeddingConfigsService, EmbeddingConfigsRepository],
+  exports: [EmbeddingConfigsService],
+})
+export class CataloguesModule {}

@@ -1,0 +1,89 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsString, IsUrl, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import { PageQueryDto } from '../../../../libs/common/pagination.js';
+import { REMOTE_EMBEDDING_PROVIDERS, type RemoteEmbeddingProvider } from '../entities/embedding-config.entity.js';
+
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+const present = (_: object, value: unknown) => value !== undefined;
+
+export class WorkspaceQuery {
+  /** The workspace whose configurations these are */
+  @IsUUID()
+  workspace_id: string;
+}
+
+export class ListEmbeddingConfigsQuery extends PageQueryDto {
+  /** The workspace whose configurations to list */
+  @IsUUID()
+  workspace_id: string;
+}
+
+export class CreateEmbeddingConfigRequest {
+  /** The workspace that will own the configuration (admins) */
+  @IsUUID()
+  workspace_id: string;
+
+  /** Unique in the workspace, case-insensitively; `local` is the built-in embedder's */
+  @Transform(trim) @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, { message: 'name must be 1..100 letters, digits, spaces or . _ : - and start with a letter or digit' })
+  name: string;
+
+  @ValidateIf(present) @IsString() @MaxLength(2000)
+  description?: string;
+
+  @ApiProperty({ enum: REMOTE_EMBEDDING_PROVIDERS })
+  @IsIn(REMOTE_EMBEDDING_PROVIDERS)
+  provider: RemoteEmbeddingProvider;
+
+  /** The API's base URL, e.g. https://api.openai.com/v1 (embeddings are POSTed to `{base_url}/embeddings`) */
+  @IsUrl({ require_protocol: true, protocols: ['http', 'https'], require_tld: false }) @MaxLength(2000)
+  base_url: string;
+
+  /** Model name, e.g. text-embedding-3-small */
+  @IsString() @MinLength(1) @MaxLength(200)
+  model: string;
+
+  /** Vector size to ask for (models that support it), 1..8192 */
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 8192 })
+  @ValidateIf(present) @IsInt() @Min(1) @Max(8192)
+  dimensions?: number;
+
+  /** Texts per request, 1..2048 (default 64) */
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 2048, default: 64 })
+  @ValidateIf(present) @IsInt() @Min(1) @Max(2048)
+  batch_size?: number;
+
+  /** The workspace secret holding the API key */
+  @ValidateIf(present) @IsUUID()
+  secret_id?: string;
+}
+
+export class EmbeddingConfigResponse {
+  /** Null for the built-in local embedder */
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  id: string | null;
+  @ApiProperty({ type: 'string', format: 'uuid' })
+  workspace_id: string;
+  name: string;
+  description: string;
+  /** `local` (built in, no network) or a remote provider */
+  @ApiProperty({ enum: ['local', ...REMOTE_EMBEDDING_PROVIDERS] })
+  provider: 'local' | RemoteEmbeddingProvider;
+  /** True for the built-in local embedder */
+  builtin: boolean;
+  @ApiProperty({ type: 'string', nullable: true })
+  base_url: string | null;
+  model: string;
+  @ApiProperty({ type: 'integer', nullable: true })
+  dimensions: number | null;
+  batch_size: number;
+  /** The secret holding the API key (never its value) */
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  secret_id: string | null;
+  /** Whether this is the workspace's embedding config (PUT /workspaces/{id}/embedding-config) */
+  in_use: boolean;
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  created_by: string | null;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  created_at: Date | null;
+}

@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { EmbeddingConfigEntity } from './entities/embedding-config.entity.js';
+
+@Injectable()
+export class EmbeddingConfigsRepository {
+  constructor(@InjectRepository(EmbeddingConfigEntity) private readonly repo: Repository<EmbeddingConfigEntity>) {}
+
+  list(workspaceId: string): Promise<EmbeddingConfigEntity[]> {
+    return this.repo.find({ where: { workspaceId }, order: { name: 'ASC', id: 'ASC' } });
+  }
+
+  /** By id (a UUID) or by name, case-insensitively. */
+  async findByRef(workspaceId: string, ref: string, manager?: EntityManager): Promise<EmbeddingConfigEntity | null> {
+    const qb = (manager ? manager.getRepository(EmbeddingConfigEntity) : this.repo).createQueryBuilder('c').where('c.workspace_id = :workspaceId', { workspaceId });
+    if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(ref)) qb.andWhere('(c.id = CAST(:id AS uuid) OR lower(c.name) = lower(:ref))', { id: ref, ref });
+    else qb.andWhere('lower(c.name) = lower(:ref)', { ref });
+    return qb.getOne();
+  }
+
+  async secretInWorkspace(workspaceId: string, secretId: string, manager: EntityManager): Promise<boolean> {
+    const rows: unknown[] = await manager.query('SELECT 1 FROM workspace_secrets WHERE id = $1 AND workspace_id = $2', [secretId, workspaceId]);
+    return rows.length > 0;
+  }
+
+  /** The workspace's chosen embedding config (PUT /workspaces/{id}/embedding-config). */
+  async workspaceChoice(workspaceId: string): Promise<{ provider: 'local' | 'remote'; config_ref?: string }> {
+    const rows: Array<{ embedding_config: { provider: 'local' | 'remote'; config_ref?: string } | null }> = await this.repo.query('SELECT embedding_config FROM workspaces WHERE id = $1', [workspaceId]);
+    return rows[0]?.embedding_config ?? { provider: 'local' };
+  }
+
+  async insert(config: Partial<EmbeddingConfigEntity>, manager: EntityManager): Promise<EmbeddingConfigEntity> {
+    const repo = manager.getRepository(EmbeddingConfigEntity);
+    return repo.save(repo.create(config));
+  }
+}

@@ -1,0 +1,130 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { AuditService } from '../../../libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
+import { DomainError } from '../../../libs/common/domain-error.js';
+import { type Page } from '../../../libs/common/pagination.js';
+import { LOCAL_EMBEDDER } from '../../../libs/evaluation/local-embedder.js';
+import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { CatalogueErrors } from './catalogues.errors.js';
+import type { CreateEmbeddingConfigRequest, EmbeddingConfigResponse, ListEmbeddingConfigsQuery } from './dto/embedding-config.dto.js';
+import { EmbeddingConfigsRepository } from './embedding-configs.repository.js';
+import type { EmbeddingConfigEntity } from './entities/embedding-config.entity.js';
+
+export const LOCAL_CONFIG_NAME = 'local';
+
+/**
+ * Embedding configurations: the built-in local embedder (always there, named `local`, no
+ * network) and a workspace's remote ones. Clustering and similarity use the one the workspace
+ * chose with PUT /workspaces/{id}/embedding-config.
+ */
+@Injectable()
+export class EmbeddingConfigsService {
+  constructor(
+    private readonly configs: EmbeddingConfigsRepository,
+    private readonly audit: AuditService,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  /** The built-in local embedder first, then the workspace's configs by name. */
+  async list(access: WorkspaceAccess, query: ListEmbeddingConfigsQuery): Promise<Page<EmbeddingConfigResponse>> {
+    const [choice, rows] = await Promise.all([this.configs.workspaceChoice(access.workspaceId), this.configs.list(access.workspaceId)]);
+    const all = [this.local(access.workspaceId, choice), ...rows.map((r) => this.toResponse(r, choice))];
+    const start = (query.page - 1) * query.page_size;
+    return { items: all.slice(start, start + query.page_size), total: all.length, page: query.page, page_size: query.page_size };
+  }
+
+  /** By id or name; `local` is the built-in embedder. */
+  async get(access: WorkspaceAccess, ref: string): Promise<EmbeddingConfigResponse> {
+    const choice = await this.configs.workspaceChoice(access.workspaceId);
+    if (ref.toLowerCase() === LOCAL_CONFIG_NAME) return this.local(access.workspaceId, choice);
+    const config = await this.configs.findByRef(access.workspaceId, ref);
+    if (!config) throw await this.notFound(access.workspaceId, ref);
+    return this.toResponse(config, choice);
+  }
+
+  /** Whether `ref` names a remote config of the workspace (for PUT /workspaces/{id}/embedding-config). */
+  async exists(workspaceId: string, ref: string, manager?: EntityManager): Promise<boolean> {
+    return (await this.configs.findByRef(workspaceId, ref, manager)) !== null;
+  }
+
+  async create(access: WorkspaceAccess, body: CreateEmbeddingConfigRequest, caller: Principal): Promise<EmbeddingConfigResponse> {
+    if (body.name.toLowerCase() === LOCAL_CONFIG_NAME) throw this.nameTaken(body.name);
+    const created = await this.transactions.run(async (manager) => {
+      if (await this.configs.findByRef(access.workspaceId, body.name, manager)) throw this.nameTaken(body.name);
+      if (body.secret_id && !(await this.configs.secretInWorkspace(access.workspaceId, body.secret_id, manager))) {
+        throw new DomainError(CatalogueErrors.unknown_secret, `Workspace ${access.workspaceId} has no secret ${body.secret_id}`);
+      }
+      const config = await this.configs
+        .insert(
+          {
+            workspaceId: access.workspaceId,
+            name: body.name,
+            description: body.description ?? '',
+            provider: body.provider,
+            baseUrl: body.base_url.replace(/\/+$/, ''),
+            model: body.model,
+            dimensions: body.dimensions ?? null,
+            batchSize: body.batch_size ?? 64,
+            secretId: body.secret_id ?? null,
+            createdBy: caller.userId,
+          },
+          manager,
+        )
+        .catch((err: unknown) => {
+          throw (err as { driverError?: { code?: string } }).driverError?.code === '23505' ? this.nameTaken(body.name) : err;
+        });
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'embedding_config.created', targetType: 'embedding_config', targetId: config.id, details: { name: config.name, provider: config.provider, model: config.model } }, manager);
+      return config;
+    });
+    return this.toResponse(created, await this.configs.workspaceChoice(access.workspaceId));
+  }
+
+  private local(workspaceId: string, choice: { provider: string }): EmbeddingConfigResponse {
+    return {
+      id: null,
+      workspace_id: workspaceId,
+      name: LOCAL_CONFIG_NAME,
+      description: 'Built-in: hashed character 3- to 5-grams, deterministic, no network',
+      provider: 'local',
+      builtin: true,
+      base_url: null,
+      model: LOCAL_EMBEDDER.name,
+      dimensions: LOCAL_EMBEDDER.defaultDimensions,
+      batch_size: 1000,
+      secret_id: null,
+      in_use: choice.provider === 'local',
+      created_by: null,
+      created_at: null,
+    };
+  }
+
+  private toResponse(c: EmbeddingConfigEntity, choice: { provider: string; config_ref?: string }): EmbeddingConfigResponse {
+    const ref = choice.config_ref?.toLowerCase();
+    return {
+      id: c.id,
+      workspace_id: c.workspaceId,
+      name: c.name,
+      description: c.description,
+      provider: c.provider,
+      builtin: false,
+      base_url: c.baseUrl,
+      model: c.model,
+      dimensions: c.dimensions,
+      batch_size: c.batchSize,
+      secret_id: c.secretId,
+      in_use: choice.provider === 'remote' && (ref === c.id || ref === c.name.toLowerCase()),
+      created_by: c.createdBy,
+      created_at: c.createdAt,
+    };
+  }
+
+  private nameTaken(name: string): DomainError {
+    return new DomainError(CatalogueErrors.embedding_config_name_taken, `The workspace already has an embedding config named "${name}"${name.toLowerCase() === LOCAL_CONFIG_NAME ? ' (the built-in local embedder)' : ''}`);
+  }
+
+  private async notFound(workspaceId: string, ref: string): Promise<DomainError> {
+    const available = [LOCAL_CONFIG_NAME, ...(await this.configs.list(workspaceId)).map((c) => c.name)];
+    return new DomainError(CatalogueErrors.embedding_config_not_found, `No embedding config "${ref.slice(0, 200)}" in the workspace; it has ${available.join(', ')}`, { available });
+  }
+}
