@@ -1,4 +1,4 @@
-import { CreateDateColumn, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, CreateDateColumn, PrimaryGeneratedColumn, UpdateDateColumn, VersionColumn } from 'typeorm';
 
 /** id, created_at and updated_at: the columns every record has. */
 export abstract class BaseRecord {
@@ -10,4 +10,16 @@ export abstract class BaseRecord {
 
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt: Date;
+}
+
+/** A tenant record: its workspace, who created it, and the optimistic-concurrency version its ETag carries. */
+export abstract class WorkspaceRecord extends BaseRecord {
+  @Column({ name: 'workspace_id', type: 'uuid' })
+  workspaceId: string;
+
+  @Column({ name: 'created_by', type: 'uuid', nullable: true })
+  createdBy: string | null;
+
+  @VersionColumn()
+  version: number;
 }

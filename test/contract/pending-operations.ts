@@ -24,7 +24,6 @@ export const PENDING_OPERATIONS: ReadonlyArray<readonly [method: 'GET' | 'POST' 
   ['GET', '/workspaces/{workspace_id}/metric-config-defaults/{metric_name}/versions/'],
   ['GET', '/workspaces/{workspace_id}/metric-configs/resolved'],
   ['POST', '/workspaces/{workspace_id}/metric-configs/{config_name}/versions'],
-  ['GET', '/workspaces/{workspace_id}/metrics'],
   ['POST', '/workspaces/{workspace_id}/ops'],
   // 4.5
   ['GET', '/datasets/{dataset_id}/versions/{version_id}/analysis-runs'],

@@ -3,6 +3,7 @@ import { JobCancellation1763900000000 } from './1763900000000-job-cancellation.j
 import { SecretKeyId1764000000000 } from './1764000000000-secret-key-id.js';
 import { Datasets1764100000000 } from './1764100000000-datasets.js';
 import { EmbeddingConfigs1764200000000 } from './1764200000000-embedding-configs.js';
+import { AuditClockTime1764300000000 } from './1764300000000-audit-clock-time.js';
 
 /** Every migration, in order. Families append theirs; the same list runs on PostgreSQL and PGlite. */
-export const migrations = [Foundation1763800000000, JobCancellation1763900000000, SecretKeyId1764000000000, Datasets1764100000000, EmbeddingConfigs1764200000000];
+export const migrations = [Foundation1763800000000, JobCancellation1763900000000, SecretKeyId1764000000000, Datasets1764100000000, EmbeddingConfigs1764200000000, AuditClockTime1764300000000];

@@ -68,3 +68,28 @@ describe('embedding configs', () => {
     expectProblem(await t.http.get('/embedding-configs/local').query({ workspace_id: ws }), 401);
   });
 });
+
+describe('the workspace metric catalogue', () => {
+  let t: TestApp;
+  let r: Awaited<ReturnType<TestApp['factory']['workspaceWithRoles']>>;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    r = await t.factory.workspaceWithRoles();
+  });
+  afterAll(async () => t?.close());
+
+  it('lists the built-in metrics with what they need and their parameter schemas (viewers)', async () => {
+    const res = await t.http.get(`/workspaces/${r.workspace.id}/metrics`).set(r.viewer.auth).expect(200);
+    const byName = Object.fromEntries(res.body.metrics.map((m: { name: string }) => [m.name, m]));
+    expect(res.body.workspace_id).toBe(r.workspace.id);
+    expect(byName.rouge_l).toEqual(expect.objectContaining({ kind: 'deterministic', source: 'builtin', requires: ['expected_output'], better: 'higher', params_schema: expect.objectContaining({ type: 'object' }) }));
+    expect(byName.regex.params_schema.required).toEqual(['pattern']);
+    expect(byName.latency).toEqual(expect.objectContaining({ better: 'lower', requires: [] }));
+    expect(byName.faithfulness).toEqual(expect.objectContaining({ kind: 'judged', requires: ['context'], better: null, params_schema: null }));
+    expectProblem(await t.http.get(`/workspaces/${r.workspace.id}/metrics`).set(r.outsider.auth), 403);
+    expectProblem(await t.http.get(`/workspaces/${randomUUID()}/metrics`).set(r.viewer.auth), 404);
+    expectProblem(await t.http.get('/workspaces/nope/metrics').set(r.viewer.auth), 400);
+    expectProblem(await t.http.get(`/workspaces/${r.workspace.id}/metrics`), 401);
+  });
+});

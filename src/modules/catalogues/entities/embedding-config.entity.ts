@@ -1,15 +1,12 @@
-import { Column, Entity, VersionColumn } from 'typeorm';
-import { BaseRecord } from '../../../../libs/database/entity-columns.js';
+import { Column, Entity } from 'typeorm';
+import { WorkspaceRecord } from '../../../../libs/database/entity-columns.js';
 
 export const REMOTE_EMBEDDING_PROVIDERS = ['openai_compatible', 'azure_openai'] as const;
 export type RemoteEmbeddingProvider = (typeof REMOTE_EMBEDDING_PROVIDERS)[number];
 
 /** A remote embeddings endpoint a workspace can embed text with (its key is a workspace secret). */
 @Entity('embedding_configs')
-export class EmbeddingConfigEntity extends BaseRecord {
-  @Column({ name: 'workspace_id', type: 'uuid' })
-  workspaceId: string;
-
+export class EmbeddingConfigEntity extends WorkspaceRecord {
   @Column({ type: 'text' })
   name: string;
 
@@ -33,10 +30,4 @@ export class EmbeddingConfigEntity extends BaseRecord {
 
   @Column({ name: 'secret_id', type: 'uuid', nullable: true })
   secretId: string | null;
-
-  @Column({ name: 'created_by', type: 'uuid', nullable: true })
-  createdBy: string | null;
-
-  @VersionColumn()
-  version: number;
 }

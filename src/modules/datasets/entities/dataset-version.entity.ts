@@ -1,5 +1,5 @@
-import { Column, Entity, VersionColumn } from 'typeorm';
-import { BaseRecord } from '../../../../libs/database/entity-columns.js';
+import { Column, Entity } from 'typeorm';
+import { WorkspaceRecord } from '../../../../libs/database/entity-columns.js';
 
 export const VERSION_STATES = ['candidate', 'current', 'retired'] as const;
 export type VersionState = (typeof VERSION_STATES)[number];
@@ -43,12 +43,9 @@ export interface VersionChanges {
 
 /** One immutable state of a dataset's rows. */
 @Entity('dataset_versions')
-export class DatasetVersionEntity extends BaseRecord {
+export class DatasetVersionEntity extends WorkspaceRecord {
   @Column({ name: 'dataset_id', type: 'uuid' })
   datasetId: string;
-
-  @Column({ name: 'workspace_id', type: 'uuid' })
-  workspaceId: string;
 
   @Column({ type: 'integer' })
   number: number;
@@ -83,15 +80,9 @@ export class DatasetVersionEntity extends BaseRecord {
   @Column({ type: 'jsonb', nullable: true })
   changes: VersionChanges | null;
 
-  @Column({ name: 'created_by', type: 'uuid', nullable: true })
-  createdBy: string | null;
-
   @Column({ name: 'promoted_at', type: 'timestamptz', nullable: true })
   promotedAt: Date | null;
 
   @Column({ name: 'retired_at', type: 'timestamptz', nullable: true })
   retiredAt: Date | null;
-
-  @VersionColumn()
-  version: number;
 }

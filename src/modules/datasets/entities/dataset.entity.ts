@@ -1,15 +1,12 @@
-import { Column, Entity, VersionColumn } from 'typeorm';
-import { BaseRecord } from '../../../../libs/database/entity-columns.js';
+import { Column, Entity } from 'typeorm';
+import { WorkspaceRecord } from '../../../../libs/database/entity-columns.js';
 
 export const DATASET_KINDS = ['rows', 'traces'] as const;
 export type DatasetKind = (typeof DATASET_KINDS)[number];
 
 /** A named collection of test cases (or landed traces) whose content lives in immutable versions. */
 @Entity('datasets')
-export class DatasetEntity extends BaseRecord {
-  @Column({ name: 'workspace_id', type: 'uuid' })
-  workspaceId: string;
-
+export class DatasetEntity extends WorkspaceRecord {
   @Column({ type: 'text' })
   name: string;
 
@@ -34,12 +31,6 @@ export class DatasetEntity extends BaseRecord {
   @Column({ name: 'next_ordinal', type: 'bigint', default: 0, transformer: { to: (v: number) => v, from: (v: string | number) => Number(v) } })
   nextOrdinal: number;
 
-  @Column({ name: 'created_by', type: 'uuid', nullable: true })
-  createdBy: string | null;
-
   @Column({ name: 'updated_by', type: 'uuid', nullable: true })
   updatedBy: string | null;
-
-  @VersionColumn()
-  version: number;
 }

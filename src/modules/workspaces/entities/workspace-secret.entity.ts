@@ -1,12 +1,9 @@
-import { Column, Entity, VersionColumn } from 'typeorm';
-import { BaseRecord } from '../../../../libs/database/entity-columns.js';
+import { Column, Entity } from 'typeorm';
+import { WorkspaceRecord } from '../../../../libs/database/entity-columns.js';
 
 /** An API key or credential, AES-256-GCM encrypted at rest; never leaves the service except by reveal. */
 @Entity('workspace_secrets')
-export class WorkspaceSecretEntity extends BaseRecord {
-  @Column({ name: 'workspace_id', type: 'uuid' })
-  workspaceId: string;
-
+export class WorkspaceSecretEntity extends WorkspaceRecord {
   @Column({ type: 'text' })
   name: string;
 
@@ -26,15 +23,9 @@ export class WorkspaceSecretEntity extends BaseRecord {
   @Column({ name: 'key_id', type: 'text', default: '' })
   keyId: string;
 
-  @Column({ name: 'created_by', type: 'uuid', nullable: true })
-  createdBy: string | null;
-
   @Column({ name: 'updated_by', type: 'uuid', nullable: true })
   updatedBy: string | null;
 
   @Column({ name: 'last_revealed_at', type: 'timestamptz', nullable: true })
   lastRevealedAt: Date | null;
-
-  @VersionColumn()
-  version: number;
 }
