@@ -12,12 +12,6 @@ const DEFAULT_LIMIT = 50;
 /** Totals are exact up to this many matching rows; beyond it `total_capped` is true (counting a million rows costs seconds). */
 export const TOTAL_CAP = 10_000;
 
-/** A compiled WHERE clause over alias `r`, its parameters numbered after $1 (dataset) and $2 (version). */
-export interface CompiledFilter {
-  where?: string;
-  params: unknown[];
-}
-
 /**
  * Runs the JSON query language over a version's rows in SQL. Every value and JSON path key is a
  * bind parameter; unknown columns and operators are 400 invalid_filter naming the member.
@@ -40,14 +34,6 @@ export class QueryService {
   /** Compiles a filter onto an existing context (its params grow); errors point under `root`. */
   compileWith(ctx: FilterContext, filter: unknown, root: string): string {
     return this.translate(() => compileFilter(filter, ctx), root);
-  }
-
-  /** Compiles a filter for RowsRepository (whose $1 and $2 are dataset and version). */
-  compile(version: DatasetVersionEntity, filter: unknown): CompiledFilter {
-    if (filter === undefined || filter === null) return { params: [] };
-    const ctx = this.context(version);
-    const where = this.translate(() => compileFilter(filter, ctx), '/filter');
-    return { where, params: ctx.params.slice(2) };
   }
 
   async query(version: DatasetVersionEntity, body: RowQueryRequest): Promise<QueryResponse> {
