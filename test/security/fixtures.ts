@@ -40,6 +40,7 @@ export async function tenant(t: TestApp, label: string): Promise<Tenant> {
   await t.http.post(`/datasets/${datasetId}/dimensions:assign`).set(owner.auth).send({ dimension: 'topic', value: 'math', rule: { field: 'answer', op: 'eq', value: 4 } }).expect(201);
   const partition = (await t.http.post(`/datasets/${datasetId}/versions/${versionId}/partitions`).set(owner.auth).send({ name: 'math', dimension_values: { topic: ['math'] } }).expect(201)).body.id as string;
   const embeddingConfig = (await t.http.post('/embedding-configs').set(owner.auth).send({ workspace_id: ws, name: `embed-${label}`, provider: 'openai_compatible', base_url: 'https://embeddings.example.com/v1', model: 'm', secret_id: secret }).expect(201)).body.id as string;
+  const webhook = (await t.http.post('/notifications/config').set(owner.auth).send({ workspace_id: ws, name: `hook-${label}`, url: 'https://hooks.example.com/ews', events: ['run.failed'] }).expect(201)).body.id as string;
   const run = (await t.http.post(`/datasets/${datasetId}/versions/${versionId}/quality-checks:run`).set(owner.auth).send({}).expect(200)).body.run_id as string;
   return {
     workspaceId: ws,
@@ -56,6 +57,7 @@ export async function tenant(t: TestApp, label: string): Promise<Tenant> {
       partition_id: partition,
       run_id: run,
       config_ref: embeddingConfig,
+      notification_config_id: webhook,
     },
   };
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import type { Request } from 'express';
 import { randomUUID } from 'node:crypto';
 import { AuditService } from '../../../libs/audit/audit.service.js';
@@ -69,15 +70,17 @@ export class SecretsService {
     return toResponse(await this.require(access.workspaceId, id));
   }
 
-  async create(access: WorkspaceAccess, body: CreateSecretRequest, caller: Principal): Promise<WorkspaceSecretResponse> {
-    return this.transactions.run(async (manager) => {
-      if (await this.secrets.nameTaken(access.workspaceId, body.name, undefined, manager)) throw this.nameTaken(body.name);
+  /** Stores a secret; inside the caller's transaction when given one (another family creating a key it needs). */
+  async create(access: WorkspaceAccess, body: CreateSecretRequest, caller: Principal, manager?: EntityManager): Promise<WorkspaceSecretResponse> {
+    const work = async (m: EntityManager) => {
+      if (await this.secrets.nameTaken(access.workspaceId, body.name, undefined, m)) throw this.nameTaken(body.name);
       const id = randomUUID();
       const sealed = this.cipher.seal(body.value, aad(access.workspaceId, id));
-      const secret = await this.secrets.insert({ id, workspaceId: access.workspaceId, name: body.name, description: body.description ?? '', createdBy: caller.userId, ...sealed }, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'secret.created', targetType: 'secret', targetId: id, details: { name: body.name } }, manager);
+      const secret = await this.secrets.insert({ id, workspaceId: access.workspaceId, name: body.name, description: body.description ?? '', createdBy: caller.userId, ...sealed }, m);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'secret.created', targetType: 'secret', targetId: id, details: { name: body.name } }, m);
       return toResponse(secret);
-    });
+    };
+    return manager ? work(manager) : this.transactions.run(work);
   }
 
   async update(access: WorkspaceAccess, id: string, body: UpdateSecretRequest, req: Request, caller: Principal): Promise<WorkspaceSecretResponse> {
