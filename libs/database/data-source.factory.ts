@@ -56,6 +56,11 @@ export async function openDatabase(target: DatabaseTarget): Promise<OpenedDataba
       poolErrorHandler: () => undefined,
     } as DataSourceOptions;
     const dataSource = await new DataSource(options).initialize();
+    // A connection the server terminates can emit a second 'error' after TypeORM's query runner
+    // has released it and removed its listener; unheard, that one would crash the process. Every
+    // client keeps a listener of its own (the pool already discards broken clients).
+    const pool = (dataSource.driver as unknown as { master?: { on(event: 'connect', fn: (client: { on(event: 'error', fn: () => void): void }) => void): void } }).master;
+    pool?.on('connect', (client) => client.on('error', () => undefined));
     return {
       dataSource,
       kind: 'postgres',
