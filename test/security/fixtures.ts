@@ -1,15 +1,126 @@
+/**
+ * FIXTURE REGISTRY — one entry per path-parameter name.
+ *
+ * The security suites (isolation, role matrix, mass assignment, fuzz) call every operation of
+ * the served OpenAPI document with real ids. Each `{param}` in a path is filled from
+ * `FIXTURES[param]`, created through the HTTP API in a fresh workspace. An operation whose
+ * path parameter has no entry FAILS test/security/isolation, naming the parameter.
+ *
+ * Adding a family with a new path parameter (e.g. `{experiment_id}`):
+ *   1. Add one entry to FIXTURES, keyed by the parameter name exactly as the OpenAPI path spells it:
+ *        experiment_id: {
+ *          needs: ['dataset_id'],                       // entries whose ids `create` uses
+ *          create: async ({ t, owner, workspaceId, ids }) =>
+ *            (await created(t.http.post('/experiments').set(owner.auth)
+ *              .send({ workspace_id: workspaceId, dataset_id: ids.dataset_id }), 201, 'experiment_id')).id as string,
+ *        },
+ *   2. `create` makes the record in the given workspace as its owner and returns its id. Entries
+ *      are created in dependency order (`needs`), so use `ids.<param>` for the parent records.
+ *   3. If the parameter names no record (a catalogue name, a file name), do not add a fixture:
+ *      add it, with the reason, to NOT_RECORDS in isolation.e2e-spec.ts instead.
+ *   4. If the new table holds tenant rows without a `workspace_id` column, make sure
+ *      `snapshot()` below still reaches them (it follows `dataset_id` today).
+ *   5. If the operations' minimal generated bodies are refused for a rule between members,
+ *      add a BODY_HINTS entry in openapi-walk.ts.
+ */
 import type { OpenApiDocument } from '../contract/support/spec-operations.js';
 import type { Actor } from '../factories/factory.js';
 import { startTestApp, type TestApp } from '../utils/test-app.js';
 
+export interface FixtureContext {
+  t: TestApp;
+  label: string;
+  workspaceId: string;
+  owner: Actor;
+  /** A member (role `member`) of the workspace, never the caller of a sweep. */
+  member: Actor;
+  viewer: Actor;
+  /** The ids created so far, by parameter name (holds at least those listed in `needs`). */
+  ids: Readonly<Record<string, string>>;
+}
+
+export interface Fixture {
+  needs?: string[];
+  create(ctx: FixtureContext): Promise<string>;
+}
+
+/** The body of a response that must have `status`; otherwise an error naming the fixture. */
+export async function created(res: PromiseLike<{ status: number; body: Record<string, unknown> }>, status: number, what: string): Promise<Record<string, unknown>> {
+  const r = await res;
+  if (r.status !== status) throw new Error(`fixture ${what}: expected ${status}, got ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+  return r.body;
+}
+
+export const FIXTURES: Record<string, Fixture> = {
+  workspace_id: { create: async ({ workspaceId }) => workspaceId },
+  /** Another user of the workspace (not the caller): "system admin or self" operations must refuse a stranger. */
+  user_id: { create: async ({ member }) => member.id },
+  secret_id: {
+    create: async ({ t, owner, workspaceId, label }) =>
+      (await created(t.http.post(`/workspaces/${workspaceId}/secrets`).set(owner.auth).send({ name: `KEY_${label}`, value: `secret-${label}-value` }), 201, 'secret_id')).id as string,
+  },
+  invitation_id: {
+    create: async ({ t, owner, workspaceId, label }) => {
+      const b = await created(t.http.post(`/workspaces/${workspaceId}/invitations`).set(owner.auth).send({ email: `invitee-${label}@example.com`, role: 'member' }), 201, 'invitation_id');
+      return (b.id ?? (b.invitation as { id: string }).id) as string;
+    },
+  },
+  dataset_id: {
+    create: async ({ t, owner, workspaceId, label }) =>
+      (await created(
+        t.http
+          .post('/datasets/upload')
+          .query({ workspace_id: workspaceId })
+          .set(owner.auth)
+          .attach('file', Buffer.from('question,answer,conv\nWhat is 2+2?,4,c1\nCapital of France?,Paris,c2\n'), `data-${label}.csv`),
+        201,
+        'dataset_id',
+      )).id as string,
+  },
+  /** DatasetResponse: `current_version_id` is the promoted version (null until one is), `latest_version` the newest. */
+  version_id: {
+    needs: ['dataset_id'],
+    create: async ({ t, owner, ids }) => {
+      const ds = await created(t.http.get(`/datasets/${ids.dataset_id}`).set(owner.auth), 200, 'version_id');
+      return (ds.current_version_id ?? (ds.latest_version as { id: string }).id) as string;
+    },
+  },
+  partition_id: {
+    needs: ['dataset_id', 'version_id'],
+    create: async ({ t, owner, ids }) => {
+      await created(t.http.post(`/datasets/${ids.dataset_id}/dimensions:assign`).set(owner.auth).send({ dimension: 'topic', value: 'math', rule: { field: 'answer', op: 'eq', value: 4 } }), 201, 'partition_id (dimension)');
+      return (await created(t.http.post(`/datasets/${ids.dataset_id}/versions/${ids.version_id}/partitions`).set(owner.auth).send({ name: 'math', dimension_values: { topic: ['math'] } }), 201, 'partition_id')).id as string;
+    },
+  },
+  /** A quality-check run (GET …/quality-checks/runs/{run_id}). */
+  run_id: {
+    needs: ['dataset_id', 'version_id'],
+    create: async ({ t, owner, ids }) => (await created(t.http.post(`/datasets/${ids.dataset_id}/versions/${ids.version_id}/quality-checks:run`).set(owner.auth).send({}), 200, 'run_id')).run_id as string,
+  },
+  /** An embedding configuration, by id (`config_ref` also takes a name). */
+  config_ref: {
+    needs: ['secret_id'],
+    create: async ({ t, owner, workspaceId, label, ids }) =>
+      (await created(
+        t.http.post('/embedding-configs').set(owner.auth).send({ workspace_id: workspaceId, name: `embed-${label}`, provider: 'openai_compatible', base_url: 'https://embeddings.example.com/v1', model: 'm', secret_id: ids.secret_id }),
+        201,
+        'config_ref',
+      )).id as string,
+  },
+  /** A webhook (DELETE /notifications/config/{notification_config_id}). */
+  notification_config_id: {
+    create: async ({ t, owner, workspaceId, label }) =>
+      (await created(
+        t.http.post('/notifications/config').set(owner.auth).send({ workspace_id: workspaceId, name: `hook-${label}`, url: 'https://hooks.example.com/ews', events: ['run.failed'] }),
+        201,
+        'notification_config_id',
+      )).id as string,
+  },
+};
+
 /**
- * A workspace holding one record of every kind the API serves, made through the API, and the
- * value of every path parameter that names one of them. The isolation sweep and the fuzz suite
- * call every operation with these.
- *
- * A family that adds a path parameter adds its record here: create it in `tenant()` and return
- * its id under the parameter's name. An operation whose parameter has no value here fails the
- * sweep, naming the parameter.
+ * A workspace holding one record of every kind in FIXTURES, made through the API, and the
+ * value of every path parameter that names one of them.
  */
 export interface Tenant {
   workspaceId: string;
@@ -24,47 +135,26 @@ export async function tenant(t: TestApp, label: string): Promise<Tenant> {
   const owner = await t.factory.actor();
   const member = await t.factory.actor();
   const viewer = await t.factory.actor();
-  const ws = (await t.http.post('/workspaces').set(owner.auth).send({ name: `tenant ${label}` }).expect(201)).body.id as string;
+  const ws = (await created(t.http.post('/workspaces').set(owner.auth).send({ name: `tenant ${label}` }), 201, 'workspace')).id as string;
   await t.factory.addMember(ws, member.id, 'member');
   await t.factory.addMember(ws, viewer.id, 'viewer');
-  const secret = (await t.http.post(`/workspaces/${ws}/secrets`).set(owner.auth).send({ name: `KEY_${label}`, value: `secret-${label}-value` }).expect(201)).body.id as string;
-  const invitation = (await t.http.post(`/workspaces/${ws}/invitations`).set(owner.auth).send({ email: `invitee-${label}-${Date.now()}@example.com`, role: 'member' }).expect(201)).body;
-  const upload = await t.http
-    .post('/datasets/upload')
-    .query({ workspace_id: ws })
-    .set(owner.auth)
-    .attach('file', Buffer.from('question,answer,conv\nWhat is 2+2?,4,c1\nCapital of France?,Paris,c2\n'), `data-${label}.csv`)
-    .expect(201);
-  const datasetId = upload.body.id as string;
-  const versionId = upload.body.latest_version.id as string;
-  await t.http.post(`/datasets/${datasetId}/dimensions:assign`).set(owner.auth).send({ dimension: 'topic', value: 'math', rule: { field: 'answer', op: 'eq', value: 4 } }).expect(201);
-  const partition = (await t.http.post(`/datasets/${datasetId}/versions/${versionId}/partitions`).set(owner.auth).send({ name: 'math', dimension_values: { topic: ['math'] } }).expect(201)).body.id as string;
-  const embeddingConfig = (await t.http.post('/embedding-configs').set(owner.auth).send({ workspace_id: ws, name: `embed-${label}`, provider: 'openai_compatible', base_url: 'https://embeddings.example.com/v1', model: 'm', secret_id: secret }).expect(201)).body.id as string;
-  const webhook = (await t.http.post('/notifications/config').set(owner.auth).send({ workspace_id: ws, name: `hook-${label}`, url: 'https://hooks.example.com/ews', events: ['run.failed'] }).expect(201)).body.id as string;
-  const run = (await t.http.post(`/datasets/${datasetId}/versions/${versionId}/quality-checks:run`).set(owner.auth).send({}).expect(200)).body.run_id as string;
-  return {
-    workspaceId: ws,
-    owner,
-    member,
-    viewer,
-    params: {
-      workspace_id: ws,
-      user_id: member.id,
-      secret_id: secret,
-      invitation_id: invitation.id ?? invitation.invitation?.id,
-      dataset_id: datasetId,
-      version_id: versionId,
-      partition_id: partition,
-      run_id: run,
-      config_ref: embeddingConfig,
-      notification_config_id: webhook,
-    },
-  };
+  const ids: Record<string, string> = {};
+  const pending = new Set(Object.keys(FIXTURES));
+  while (pending.size) {
+    const ready = [...pending].filter((p) => (FIXTURES[p].needs ?? []).every((n) => n in ids));
+    if (!ready.length) throw new Error(`fixtures with unmet or circular needs: ${[...pending].join(', ')}`);
+    for (const param of ready) {
+      ids[param] = await FIXTURES[param].create({ t, label, workspaceId: ws, owner, member, viewer, ids });
+      pending.delete(param);
+    }
+  }
+  return { workspaceId: ws, owner, member, viewer, params: ids };
 }
 
 /**
- * Every row that belongs to the workspace, as JSON in a fixed order: tables with a workspace_id
- * column by it, tables with only a dataset_id by the workspace's datasets, plus the workspace row.
+ * Every row that belongs to the workspace, as JSON in a fixed order: the workspace row, the
+ * users who are its members, the rows of every table with a workspace_id column, and of tables
+ * with only a dataset_id, by the workspace's datasets.
  */
 export async function snapshot(t: TestApp, workspaceId: string): Promise<string> {
   const tables: Array<{ table_name: string; has_ws: boolean; has_ds: boolean }> = await t.dataSource.query(
@@ -77,10 +167,11 @@ export async function snapshot(t: TestApp, workspaceId: string): Promise<string>
   );
   const out: Record<string, unknown> = {};
   out.workspaces = await t.dataSource.query('SELECT * FROM workspaces WHERE id = $1', [workspaceId]);
+  out['users (members)'] = await t.dataSource.query('SELECT u.* FROM users u WHERE u.id IN (SELECT user_id FROM workspace_members WHERE workspace_id = $1) ORDER BY u.id', [workspaceId]);
   for (const { table_name, has_ws, has_ds } of tables) {
     if (!has_ws && !has_ds) continue;
     const where = has_ws ? 'workspace_id = $1' : 'dataset_id IN (SELECT id FROM datasets WHERE workspace_id = $1)';
-    out[table_name] = await t.dataSource.query(`SELECT * FROM ${table_name} t WHERE ${where} ORDER BY t::text`, [workspaceId]);
+    out[table_name] = await t.dataSource.query(`SELECT * FROM "${table_name}" t WHERE ${where} ORDER BY t::text`, [workspaceId]);
   }
   return JSON.stringify(out);
 }

@@ -5,11 +5,11 @@ import fc from 'fast-check';
 import type { OpenApiDocument } from '../contract/support/spec-operations.js';
 import type { TestApp } from '../utils/test-app.js';
 import { startSweep, type Tenant } from './fixtures.js';
-import { fillParams, request, sample, walk, type WalkedOperation } from './openapi-walk.js';
+import { fillParams, request, sample, validBody, walk, type WalkedOperation } from './openapi-walk.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const SEED = 20261122;
-const RUNS_PER_OPERATION = 12;
+const RUNS_PER_OPERATION = 16;
 /** Operations the fuzzer leaves alone, with why. */
 const SKIP: Record<string, string> = {
   'POST /auth/logout': 'would revoke the token the rest of the run uses',
@@ -24,34 +24,56 @@ type Variant =
   | { kind: 'not-an-object'; value: unknown }
   | { kind: 'bad-id'; param: number; value: string }
   | { kind: 'random-id'; param: number }
+  | { kind: 'bad-query'; param: number; value: string }
   | { kind: 'malformed-json' }
   | { kind: 'wrong-content-type' }
   | { kind: 'oversize' };
 
-/** OpenAPI 3.0 `nullable` as JSON Schema: a `null` type beside the schema's own. */
+/**
+ * An OpenAPI 3.0 schema as JSON Schema for ajv: `nullable` becomes a `null` type beside the
+ * schema's own, and objects that list their properties admit no others.
+ */
 function jsonSchema(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(jsonSchema);
   if (node === null || typeof node !== 'object') return node;
   const { nullable, ...rest } = node as Record<string, unknown>;
   const out = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, k === 'example' ? v : jsonSchema(v)]));
+  // A response member the document does not declare is a finding too (it may be a leak: a hash, a ciphertext).
+  if (out.properties && typeof out.properties === 'object' && out.additionalProperties === undefined && (out.type === 'object' || out.type === undefined)) out.additionalProperties = false;
   if (nullable !== true) return out;
   // `nullable` beside allOf/oneOf/$ref (the OpenAPI 3.0 idiom for a nullable reference) makes the whole schema nullable.
   if (typeof out.type === 'string' && !out.allOf && !out.oneOf && !out.$ref) return { ...out, type: [out.type, 'null'], ...(Array.isArray(out.enum) ? { enum: [...out.enum, null] } : {}) };
   return { anyOf: [out, { type: 'null' }] };
 }
 
-const variant: fc.Arbitrary<Variant> = fc.oneof(
-  fc.constant<Variant>({ kind: 'valid' }),
-  fc.record({ kind: fc.constant('wrong-type' as const), prop: fc.nat(), value: fc.jsonValue({ maxDepth: 2 }) }),
-  fc.record({ kind: fc.constant('missing' as const), prop: fc.nat() }),
-  fc.record({ kind: fc.constant('huge-string' as const), prop: fc.nat() }),
-  fc.record({ kind: fc.constant('not-an-object' as const), value: fc.oneof(fc.integer(), fc.string(), fc.constant(null), fc.array(fc.integer())) }),
-  fc.record({ kind: fc.constant('bad-id' as const), param: fc.nat(), value: fc.oneof(fc.string({ minLength: 1, maxLength: 40 }), fc.constant('1 OR 1=1'), fc.constant('../../etc/passwd'), fc.constant('%00')) }),
-  fc.record({ kind: fc.constant('random-id' as const), param: fc.nat() }),
-  fc.constant<Variant>({ kind: 'malformed-json' }),
-  fc.constant<Variant>({ kind: 'wrong-content-type' }),
-  fc.constant<Variant>({ kind: 'oversize' }),
-);
+/** The variants that apply to an operation: body ones when it takes a body, id ones when its path names records, query ones when it reads a query. */
+function variantsFor(op: WalkedOperation): fc.Arbitrary<Variant> {
+  const takesBody = op.consumes === 'application/json' || (!op.consumes && op.method !== 'GET' && op.method !== 'DELETE');
+  const arbitraries: Array<fc.Arbitrary<Variant>> = [fc.constant<Variant>({ kind: 'valid' })];
+  for (const [kind, arbitrary] of Object.entries(VARIANTS)) {
+    const applies =
+      ['wrong-type', 'missing', 'huge-string', 'not-an-object'].includes(kind) ? op.consumes === 'application/json'
+      : ['malformed-json', 'wrong-content-type', 'oversize'].includes(kind) ? takesBody
+      : ['bad-id', 'random-id'].includes(kind) ? op.pathParams.length > 0
+      : kind === 'bad-query' ? op.queryParams.length > 0
+      : false;
+    if (applies) arbitraries.push(arbitrary);
+  }
+  return fc.oneof(...arbitraries);
+}
+
+const VARIANTS: Record<string, fc.Arbitrary<Variant>> = {
+  'wrong-type': fc.record({ kind: fc.constant('wrong-type' as const), prop: fc.nat(), value: fc.jsonValue({ maxDepth: 2 }) }),
+  'missing': fc.record({ kind: fc.constant('missing' as const), prop: fc.nat() }),
+  'huge-string': fc.record({ kind: fc.constant('huge-string' as const), prop: fc.nat() }),
+  'not-an-object': fc.record({ kind: fc.constant('not-an-object' as const), value: fc.oneof(fc.integer(), fc.string(), fc.constant(null), fc.array(fc.integer())) }),
+  'bad-id': fc.record({ kind: fc.constant('bad-id' as const), param: fc.nat(), value: fc.oneof(fc.string({ minLength: 1, maxLength: 40 }), fc.constant('1 OR 1=1'), fc.constant('../../etc/passwd'), fc.constant('%00')) }),
+  'random-id': fc.record({ kind: fc.constant('random-id' as const), param: fc.nat() }),
+  'bad-query': fc.record({ kind: fc.constant('bad-query' as const), param: fc.nat(), value: fc.oneof(fc.constant('-1'), fc.constant('0'), fc.constant('1000000'), fc.constant('abc'), fc.constant('x'.repeat(10_000)), fc.constant('[]'), fc.string({ maxLength: 20 })) }),
+  'malformed-json': fc.constant<Variant>({ kind: 'malformed-json' }),
+  'wrong-content-type': fc.constant<Variant>({ kind: 'wrong-content-type' }),
+  'oversize': fc.constant<Variant>({ kind: 'oversize' }),
+};
 
 /**
  * Property-based fuzzing from the served OpenAPI document (OWASP API4, RFC 9457): for every
@@ -84,25 +106,38 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
     return validate;
   }
 
+  it('has a response validator that can fail: a real body passes, one with an undeclared member or without a required one does not', async () => {
+    const op = walk(document).find((o) => o.method === 'GET' && o.path === '/workspaces/{workspace_id}')!;
+    const validate = responseValidator(op, 200)!;
+    const body = (await t.http.get(`/workspaces/${a.workspaceId}`).set(a.owner.auth).expect(200)).body as Record<string, unknown>;
+    expect(validate(body)).toBe(true);
+    expect(validate({ ...body, password_hash: 'x' })).toBe(false);
+    const { id: _, ...withoutId } = body;
+    expect(validate(withoutId)).toBe(false);
+  });
+
   it('answers no 5xx, only well-formed problems, and only documented success bodies', async () => {
-    const stats = { sent: 0, validated: 0, fivexx: [] as string[], badProblems: [] as string[], badBodies: [] as string[] };
+    const sysadmin = await t.factory.actor({ systemRole: 'admin' });
+    const stats = { kinds: {} as Record<string, number>, sent: 0, validated: 0, fivexx: [] as string[], badProblems: [] as string[], badBodies: [] as string[] };
     // Destructive operations last, so the fixtures live for everything else.
     const ops = walk(document)
       .filter((op) => !SKIP[`${op.method} ${op.path}`])
-      .sort((x, y) => Number(x.method === 'DELETE') - Number(y.method === 'DELETE') || x.path.localeCompare(y.path));
+      // Deletes last and deepest first (a partition before its dataset, a member before the workspace).
+      .sort((x, y) => Number(x.method === 'DELETE') - Number(y.method === 'DELETE') || (x.method === 'DELETE' ? y.path.split('/').length - x.path.split('/').length : 0) || x.path.localeCompare(y.path));
     const idsOf = (name: string) => a.params[name];
-    for (const op of ops) {
+    for (const [index, op] of ops.entries()) {
       const params = (name: string) => a.params[name] ?? (name === 'name' ? 'summarisation' : name === 'filename' ? 'x.csv' : undefined);
       await fc.assert(
-        fc.asyncProperty(variant, async (v) => {
+        fc.asyncProperty(variantsFor(op), async (v) => {
           let url = fillParams(op.path, params);
           if ((v.kind === 'bad-id' || v.kind === 'random-id') && op.pathParams.length) {
             const target = op.pathParams[v.param % op.pathParams.length];
             const value = v.kind === 'bad-id' ? v.value : '6d1f8a0e-5b4c-4c1e-9a52-0f7b6f3f9c10';
             url = fillParams(op.path, (p) => (p === target ? value : params(p)));
           }
-          const query = Object.fromEntries(op.queryParams.filter((q) => q.required || ['workspace_id', 'dataset_id'].includes(q.name)).map((q) => [q.name, idsOf(q.name) ?? sample(document, q.schema, idsOf, q.name)]));
-          let body = op.bodySchema ? sample(document, op.bodySchema, idsOf) : undefined;
+          const query: Record<string, unknown> = Object.fromEntries(op.queryParams.filter((q) => q.required || ['workspace_id', 'dataset_id'].includes(q.name)).map((q) => [q.name, idsOf(q.name) ?? sample(document, q.schema, idsOf, q.name)]));
+          if (v.kind === 'bad-query' && op.queryParams.length) query[op.queryParams[v.param % op.queryParams.length].name] = v.value;
+          let body = validBody(document, op, idsOf);
           const props = body && typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : [];
           if (props.length && (v.kind === 'wrong-type' || v.kind === 'missing' || v.kind === 'huge-string')) {
             const prop = props[v.prop % props.length];
@@ -111,7 +146,7 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
             else (body as Record<string, unknown>)[prop] = v.kind === 'huge-string' ? 'x'.repeat(100_000) : v.value;
           }
           if (v.kind === 'not-an-object' && op.consumes === 'application/json') body = v.value;
-          let req = request(t.http, op, url, undefined, a.owner.auth).query(query);
+          let req = request(t.http, op, url, undefined, (op.rule === 'system-admin' ? sysadmin : a.owner).auth).query(query);
           if (op.consumes === 'application/json' || (!op.consumes && op.method !== 'GET' && op.method !== 'DELETE')) {
             if (v.kind === 'malformed-json') req = req.set('Content-Type', 'application/json').send('{"unterminated": ');
             else if (v.kind === 'wrong-content-type') req = req.set('Content-Type', 'text/plain').send('plain text');
@@ -120,6 +155,7 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
           }
           const res = await req;
           stats.sent++;
+          stats.kinds[v.kind] = (stats.kinds[v.kind] ?? 0) + 1;
           const label = `${op.method} ${url.slice(0, 120)} [${v.kind}]`;
           if (res.status >= 500) stats.fivexx.push(`${label}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
           const json = /json/.test(res.headers['content-type'] ?? '');
@@ -127,18 +163,25 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
             const b = res.body ?? {};
             const ok = /^application\/problem\+json/.test(res.headers['content-type'] ?? '') && ['type', 'title', 'detail', 'error_code'].every((m) => typeof b[m] === 'string') && b.status === res.status;
             if (!ok) stats.badProblems.push(`${label}: ${res.status} ${res.headers['content-type']} ${JSON.stringify(b).slice(0, 160)}`);
-          } else if (json && res.status !== 204) {
-            const validate = responseValidator(op, res.status);
-            if (validate) stats.validated++;
-            if (validate && !validate(res.body)) stats.badBodies.push(`${label}: ${ajv.errorsText(validate.errors)}`);
+          } else {
+            // A success must be one the operation documents, with the documented media type and schema.
+            const documented = op.operation.responses?.[String(res.status)];
+            const schema = documented?.content?.['application/json']?.schema;
+            if (!documented) stats.badBodies.push(`${label}: status ${res.status} is not documented (${Object.keys(op.operation.responses ?? {}).join(', ')})`);
+            else if (schema && !json) stats.badBodies.push(`${label}: ${res.status} documented as application/json, served as ${res.headers['content-type']}`);
+            else if (schema) {
+              const validate = responseValidator(op, res.status)!;
+              stats.validated++;
+              if (!validate(res.body)) stats.badBodies.push(`${label}: ${ajv.errorsText(validate.errors)}`);
+            }
           }
           return true;
         }),
-        { seed: SEED, numRuns: RUNS_PER_OPERATION, endOnFailure: true },
+        { seed: SEED + index, numRuns: RUNS_PER_OPERATION, endOnFailure: true },
       );
     }
-    process.stdout.write(
-      `\nsecurity/fuzz: ${stats.sent} requests over ${ops.length} operations (seed ${SEED}); ${stats.validated} success bodies validated against their schema; 5xx: ${stats.fivexx.length}; error bodies not problem+json: ${stats.badProblems.length}; success bodies not matching their schema: ${stats.badBodies.length}\n`,
+    console.log(
+      `security/fuzz: ${stats.sent} requests sent over ${ops.length} operations (seed ${SEED}, ${Object.entries(stats.kinds).map(([k, n]) => `${n} ${k}`).join(', ')}); ${stats.fivexx.length} × 5xx; ${stats.badProblems.length} error bodies not problem+json; ${stats.validated} success bodies validated, ${stats.badBodies.length} not matching their documented response`,
     );
     expect(stats.fivexx).toEqual([]);
     expect(stats.badProblems).toEqual([]);

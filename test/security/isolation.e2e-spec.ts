@@ -1,82 +1,201 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { OpenApiDocument } from '../contract/support/spec-operations.js';
+import type { Actor } from '../factories/factory.js';
 import { startTestApp, type TestApp } from '../utils/test-app.js';
-import { snapshot, tenant, type Tenant } from './fixtures.js';
-import { fillParams, request, sample, walk } from './openapi-walk.js';
+import { FIXTURES, snapshot, tenant, type Tenant } from './fixtures.js';
+import { fillParams, request, resolve, sample, validBody, walk, type WalkedOperation } from './openapi-walk.js';
 
+/** Access rules under which no record is protected (by the access rules): the sweep leaves these operations alone. */
 const PUBLIC = new Set(['public', 'optional-user']);
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-/** Query parameters that name a tenant's records; filled with workspace A's ids. */
-const RECORD_QUERY = ['workspace_id', 'dataset_id', 'version_id'];
-/** Path parameters that name no tenant record: global catalogues every user may read. */
-const NOT_RECORDS: Record<string, string> = { name: 'built-in project templates (GET /templates/{name})' };
+/**
+ * Path parameters that name no tenant record, with the value to send and why. Keep this small:
+ * a parameter that names a record needs a fixture in fixtures.ts instead.
+ */
+const NOT_RECORDS: Record<string, { value: string; reason: string }> = {
+  name: { value: 'summarisation', reason: 'built-in project templates (GET /templates/{name}), the same for every user' },
+};
+/**
+ * Body members that name a global record rather than a tenant's: users exist outside any
+ * workspace, and an admin of B may add any user to B (POST /workspaces/{id}/members). They are
+ * filled with A's member but never count as one of A's records in a mixed call.
+ */
+const GLOBAL_BODY_REFS = new Set(['user_id']);
+
+/** Where a request names a record: a path parameter, a query parameter or a top-level body member. */
+interface Slot {
+  in: 'path' | 'query' | 'body';
+  name: string;
+}
+
+function refused(res: { status: number; headers: Record<string, string>; body: { status?: number } }): boolean {
+  return [403, 404].includes(res.status) && /^application\/problem\+json/.test(res.headers['content-type'] ?? '') && res.body?.status === res.status;
+}
 
 /**
- * Tenant isolation (OWASP API1, API3, API5), walked from the served OpenAPI document: every
- * operation that names a record (in its path, or a workspace or dataset in its query) is
- * called by an admin of workspace B, and each write also by a viewer of B, with workspace A's
- * ids. Every call must be refused with 403 or 404 problem+json, and A's rows must be
- * byte-identical afterwards. A new operation is swept the moment it is served.
+ * Tenant isolation (OWASP API1, API3, API5), walked from the served OpenAPI document.
+ *
+ * 1. Every operation that names a record (in its path, or a workspace or record in its query or
+ *    body) is called by an admin of workspace B, and each write also by a viewer of B, with
+ *    workspace A's ids: refused with 403 or 404 problem+json.
+ * 2. Mixed ownership (the BOLA a guard alone does not catch): every assignment of A's and B's
+ *    ids to the record slots of an operation, with at least one of each, called by the admin of
+ *    B — B's workspace with A's secret, B's dataset with A's version, B's workspace in the body
+ *    with A's secret… The guard passes on B; the service must still refuse A's record.
+ *
+ * A's rows (and B's, for the mixed calls) must be byte-identical afterwards. A new operation is
+ * swept the moment it is served; one with a path parameter without a fixture fails the test.
  */
 describe('security: tenant isolation sweep', () => {
   let t: TestApp;
   let document: OpenApiDocument;
   let a: Tenant;
   let b: Tenant;
-  let bAdmin: { auth: Record<string, string> };
+  let bAdmin: Actor;
+  const figures = { operations: 0, calls: 0, refused: 0, mixedOperations: 0, mixedCalls: 0, mixedRefused: 0, rowsChanged: 0 };
 
   beforeAll(async () => {
     t = await startTestApp();
     document = (await t.http.get('/openapi.json').expect(200)).body as OpenApiDocument;
     [a, b] = [await tenant(t, 'a'), await tenant(t, 'b')];
-    const admin = await t.factory.actor();
-    await t.factory.addMember(b.workspaceId, admin.id, 'admin');
-    bAdmin = admin;
+    bAdmin = await t.factory.actor();
+    await t.factory.addMember(b.workspaceId, bAdmin.id, 'admin');
   });
-  afterAll(async () => t?.close());
+  afterAll(async () => {
+    console.log(
+      `security/isolation: ${figures.operations} operations naming a record, ${figures.calls} calls with workspace A's ids, ${figures.refused} refused; ` +
+        `${figures.mixedOperations} operations with mixed A/B ids, ${figures.mixedCalls} calls, ${figures.mixedRefused} refused; ${figures.rowsChanged} rows changed`,
+    );
+    await t?.close();
+  });
+
+  /** Operations that protect a record, destructive ones last so a wrongly accepted delete cannot hide other findings. */
+  function protectedOperations(): WalkedOperation[] {
+    return walk(document)
+      .filter((op) => !PUBLIC.has(op.rule))
+      .filter((op) => !(op.pathParams.length && op.pathParams.every((p) => p in NOT_RECORDS)))
+      .sort((x, y) => Number(x.method === 'DELETE') - Number(y.method === 'DELETE'));
+  }
+
+  /** The record slots of an operation: path parameters, and query parameters and top-level string body members named like a fixture. */
+  function slotsOf(op: WalkedOperation): Slot[] {
+    const slots: Slot[] = op.pathParams.filter((p) => !(p in NOT_RECORDS)).map((name) => ({ in: 'path' as const, name }));
+    for (const q of op.queryParams) if (q.name in FIXTURES) slots.push({ in: 'query', name: q.name });
+    if (op.consumes === 'application/json' && op.bodySchema) {
+      for (const [name, prop] of Object.entries(resolve(document, op.bodySchema).properties ?? {})) {
+        if (name in FIXTURES && !GLOBAL_BODY_REFS.has(name) && resolve(document, prop).type === 'string') slots.push({ in: 'body', name });
+      }
+    }
+    return slots;
+  }
+
+  /** One request, each slot filled with the id of the tenant `owner(slot)` names. */
+  function send(op: WalkedOperation, slots: Slot[], owner: (slot: Slot) => Tenant, auth: Record<string, string>) {
+    const value = (where: Slot['in'], name: string) => {
+      const slot = slots.find((s) => s.in === where && s.name === name);
+      return slot ? owner(slot).params[name] : name in NOT_RECORDS ? NOT_RECORDS[name].value : a.params[name];
+    };
+    const url = fillParams(op.path, (p) => value('path', p));
+    const query: Record<string, unknown> = Object.fromEntries(op.queryParams.filter((q) => q.required).map((q) => [q.name, sample(document, q.schema, () => undefined, q.name)]));
+    for (const s of slots.filter((x) => x.in === 'query')) query[s.name] = value('query', s.name);
+    let body = validBody(document, op, (n) => value('body', n));
+    if (body && typeof body === 'object' && !Array.isArray(body)) body = { ...body, ...Object.fromEntries(slots.filter((s) => s.in === 'body').map((s) => [s.name, value('body', s.name)])) };
+    return request(t.http, op, url, body, auth).query(query);
+  }
+
+  it('has a fixture for every path parameter of every operation that names a record', () => {
+    const missing = new Set<string>();
+    for (const op of protectedOperations()) for (const p of op.pathParams) if (!(p in FIXTURES) && !(p in NOT_RECORDS)) missing.add(`{${p}} (${op.method} ${op.path})`);
+    if (missing.size) throw new Error(`no fixture for path parameter(s) ${[...missing].join('; ')}: add one entry per parameter name to FIXTURES in test/security/fixtures.ts`);
+  });
 
   it('refuses every call on workspace A by members of workspace B, and changes no row of A', async () => {
     const before = await snapshot(t, a.workspaceId);
-    const ids = (name: string) => a.params[name];
     const failures: string[] = [];
-    let calls = 0;
-    let swept = 0;
-    for (const op of walk(document)) {
-      if (PUBLIC.has(op.rule) || op.pathParams.some((p) => p in NOT_RECORDS)) continue;
-      const recordQuery = op.queryParams.filter((q) => RECORD_QUERY.includes(q.name));
-      if (!op.pathParams.length && !recordQuery.length && !op.consumes) continue;
-      const url = fillParams(op.path, ids);
-      const query = Object.fromEntries(recordQuery.map((q) => [q.name, a.params[q.name]]));
-      const body = op.bodySchema ? sample(document, op.bodySchema, ids) : undefined;
-      // A body that names a workspace or dataset (e.g. POST /workspaces/{id}/... with workspace_id) carries A's too.
-      if (!op.pathParams.length && !recordQuery.length && !(body && typeof body === 'object' && Object.values(body).some((v) => Object.values(a.params).includes(v as string)))) continue;
-      swept++;
-      const callers = WRITES.has(op.method) ? [['admin of B', bAdmin.auth], ['viewer of B', b.viewer.auth]] : [['admin of B', bAdmin.auth]];
-      for (const [who, auth] of callers as Array<[string, Record<string, string>]>) {
-        calls++;
-        const res = await request(t.http, op, url, body, auth).query(query);
-        const problem = /^application\/problem\+json/.test(res.headers['content-type'] ?? '') && res.body?.status === res.status;
-        if (![403, 404].includes(res.status) || !problem) failures.push(`${op.method} ${op.path} as ${who}: ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`);
+    for (const op of protectedOperations()) {
+      const slots = slotsOf(op);
+      if (!slots.length) continue;
+      figures.operations++;
+      const callers: Array<[string, Actor]> = WRITES.has(op.method) ? [['admin of B', bAdmin], ['viewer of B', b.viewer]] : [['admin of B', bAdmin]];
+      for (const [who, caller] of callers) {
+        figures.calls++;
+        const res = await send(op, slots, () => a, caller.auth);
+        if (refused(res)) figures.refused++;
+        else failures.push(`${op.method} ${op.path} as ${who}: ${res.status} ${res.headers['content-type']} ${JSON.stringify(res.body).slice(0, 160)}`);
       }
     }
     const after = await snapshot(t, a.workspaceId);
-    const changed = before === after ? 0 : diffCount(before, after);
-    process.stdout.write(`\nsecurity/isolation: ${swept} operations swept, ${calls} calls made, ${calls - failures.length} refused, ${changed} rows of workspace A changed\n`);
+    figures.rowsChanged += diffCount(before, after);
     expect(failures).toEqual([]);
     expect(after).toBe(before);
-    expect(swept).toBeGreaterThanOrEqual(40);
+    // Workspaces, members, secrets, invitations, datasets, versions, partitions, runs, embedding configs, webhooks.
+    expect(figures.operations).toBeGreaterThanOrEqual(60);
   });
 
-  it('still serves workspace A to its own members (the fixtures are live, so the refusals above mean something)', async () => {
-    const ids = (name: string) => a.params[name];
-    for (const path of ['/workspaces/{workspace_id}', '/datasets/{dataset_id}', '/datasets/{dataset_id}/versions/{version_id}/partitions/{partition_id}/available-metrics', '/workspaces/{workspace_id}/secrets/{secret_id}']) {
-      await t.http.get(fillParams(path, ids)).set(a.owner.auth).expect(200);
+  it('refuses A’s records named beside B’s own (mixed ids) to the admin of B, and changes no row of A or B', async () => {
+    const [beforeA, beforeB] = [await snapshot(t, a.workspaceId), await snapshot(t, b.workspaceId)];
+    const failures: string[] = [];
+    for (const op of protectedOperations()) {
+      const slots = slotsOf(op);
+      if (slots.length < 2) continue;
+      figures.mixedOperations++;
+      // 403/404; or, when only body members name A's records, the 400 an id that exists nowhere gets (see sameAsUnknown).
+      // Each bit says the slot takes A's id: every assignment except all-A (the sweep above) and all-B (B's own records).
+      for (let mask = 1; mask < (1 << slots.length) - 1; mask++) {
+        const fromA = (s: Slot) => ((mask >> slots.indexOf(s)) & 1) === 1;
+        figures.mixedCalls++;
+        const res = await send(op, slots, (s) => (fromA(s) ? a : b), bAdmin.auth);
+        const aInBodyOnly = slots.filter(fromA).every((s) => s.in === 'body');
+        if (refused(res)) figures.mixedRefused++;
+        else if (aInBodyOnly && res.status === 400 && (await sameAsUnknown(op, slots, fromA, res))) figures.mixedRefused++;
+        else failures.push(`${op.method} ${op.path} with A's ${slots.filter(fromA).map((s) => `${s.in} ${s.name}`).join(', ')}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+      }
     }
+    const [afterA, afterB] = [await snapshot(t, a.workspaceId), await snapshot(t, b.workspaceId)];
+    figures.rowsChanged += diffCount(beforeA, afterA) + diffCount(beforeB, afterB);
+    expect(failures).toEqual([]);
+    expect(afterA).toBe(beforeA);
+    expect(afterB).toBe(beforeB);
+    expect(figures.mixedOperations).toBeGreaterThanOrEqual(20);
+  });
+
+  /**
+   * A body member naming another workspace's record (B's workspace in the body, A's secret
+   * beside it) may be refused as invalid input (400) rather than 403/404, provided the answer is
+   * exactly the one for an id that exists nowhere: no oracle for the existence of A's records.
+   */
+  async function sameAsUnknown(op: WalkedOperation, slots: Slot[], fromA: (s: Slot) => boolean, res: { status: number; headers: Record<string, string>; body: Record<string, unknown> }): Promise<boolean> {
+    if (!/^application\/problem\+json/.test(res.headers['content-type'] ?? '') || res.body?.status !== 400) return false;
+    const nowhere = tenantOfUnknownIds();
+    const other = await send(op, slots, (s) => (fromA(s) ? nowhere : b), bAdmin.auth);
+    const scrub = (x: unknown) => JSON.stringify(x).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<id>').replace(/"request_id":"[^"]*"/, '');
+    return other.status === res.status && scrub(other.body) === scrub(res.body);
+  }
+
+  function tenantOfUnknownIds(): Tenant {
+    return { ...a, params: Object.fromEntries(Object.keys(a.params).map((k) => [k, randomUUID()])) };
+  }
+
+  it('serves the same reads to workspace A’s own owner (the fixtures are live, so the refusals above mean something)', async () => {
+    const sysadmin = await t.factory.actor({ systemRole: 'admin' });
+    const failures: string[] = [];
+    let served = 0;
+    for (const op of protectedOperations().filter((o) => o.method === 'GET')) {
+      const slots = slotsOf(op);
+      if (!slots.length) continue;
+      const res = await send(op, slots, () => a, (op.rule === 'system-admin' ? sysadmin : a.owner).auth);
+      if (res.status === 200) served++;
+      else failures.push(`${op.method} ${op.path}: ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`);
+    }
+    expect(failures).toEqual([]);
+    expect(served).toBeGreaterThanOrEqual(25);
   });
 });
 
-/** How many top-level rows differ between two snapshots. */
+/** How many rows differ between two snapshots. */
 function diffCount(before: string, after: string): number {
+  if (before === after) return 0;
   const x = JSON.parse(before) as Record<string, unknown[]>;
   const y = JSON.parse(after) as Record<string, unknown[]>;
   let n = 0;

@@ -18,6 +18,7 @@ export type Schema = {
   allOf?: Schema[];
   additionalProperties?: boolean | Schema;
   nullable?: boolean;
+  example?: unknown;
 };
 
 export interface WalkedOperation {
@@ -89,14 +90,40 @@ export function sample(document: OpenApiDocument, schema: Schema | undefined, id
       return true;
     case 'string':
       if (s.format === 'uuid' || name.endsWith('_id')) return ids(name) ?? '00000000-0000-4000-8000-000000000000';
+      // A documented example satisfies rules the generator cannot (a `pattern`, a colour, a URL scheme).
+      if (typeof s.example === 'string') return s.example;
       if (s.format === 'email' || name.includes('email')) return `walk-${Math.random().toString(36).slice(2, 8)}@example.com`;
       if (s.format === 'date-time') return new Date().toISOString();
+      if (s.format === 'uri' || s.format === 'url' || /(^|_)url$/.test(name)) return 'https://walk.example.com/v1';
       if (s.format === 'binary') return 'binary';
       if (name === 'password' || name.includes('password')) return 'walk-password-1234';
       return 'walk-sample';
     default:
       return s.properties ? sample(document, { ...s, type: 'object' }, ids, name, depth) : 'walk-sample';
   }
+}
+
+/**
+ * Rules between members that a schema cannot state, merged into the generated body of these
+ * operations (keyed `METHOD /path` as the document spells it) so that it is valid. Add one when
+ * an operation's minimal body is refused with 400 for a reason other than the field under test.
+ */
+export const BODY_HINTS: Record<string, (ids: (name: string) => string | undefined) => Record<string, unknown>> = {
+  // config_ref is accepted only with provider `remote`.
+  'PUT /workspaces/{workspace_id}/embedding-config': (ids) => ({ provider: 'remote', config_ref: ids('config_ref') }),
+  // Exactly one of user_id and email.
+  'POST /workspaces/{workspace_id}/members': (ids) => ({ user_id: ids('user_id') }),
+  // Exactly one of row_ids and rule.
+  'POST /datasets/{dataset_id}/dimensions:assign': () => ({ rule: { field: 'answer', op: 'eq', value: 4 } }),
+};
+
+/** A plausible valid body for an operation: `sample()` of its request schema plus its BODY_HINTS. */
+export function validBody(document: OpenApiDocument, op: WalkedOperation, ids: (name: string) => string | undefined): unknown {
+  if (!op.bodySchema) return undefined;
+  const body = sample(document, op.bodySchema, ids);
+  const key = `${op.method} ${op.path}`;
+  const hint = Object.hasOwn(BODY_HINTS, key) ? BODY_HINTS[key] : undefined;
+  return hint && body && typeof body === 'object' && !Array.isArray(body) ? { ...body, ...hint(ids) } : body;
 }
 
 /** Fills `{param}` from `values`; throws naming a parameter it has no value for. */
