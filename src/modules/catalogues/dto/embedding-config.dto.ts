@@ -1,10 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsString, IsUrl, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import { IsIn, IsInt, IsString, IsUrl, IsUUID, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
+import { CreateCatalogueEntryRequest } from './catalogue-entry.dto.js';
 import { REMOTE_EMBEDDING_PROVIDERS, type RemoteEmbeddingProvider } from '../entities/embedding-config.entity.js';
 
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 const present = (_: object, value: unknown) => value !== undefined;
 
 export class WorkspaceQuery {
@@ -19,18 +18,7 @@ export class ListEmbeddingConfigsQuery extends PageQueryDto {
   workspace_id: string;
 }
 
-export class CreateEmbeddingConfigRequest {
-  /** The workspace that will own the configuration (admins) */
-  @IsUUID()
-  workspace_id: string;
-
-  /** Unique in the workspace, case-insensitively; `local` is the built-in embedder's */
-  @Transform(trim) @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, { message: 'name must be 1..100 letters, digits, spaces or . _ : - and start with a letter or digit' })
-  name: string;
-
-  @ValidateIf(present) @IsString() @MaxLength(2000)
-  description?: string;
-
+export class CreateEmbeddingConfigRequest extends CreateCatalogueEntryRequest {
   @ApiProperty({ enum: REMOTE_EMBEDDING_PROVIDERS })
   @IsIn(REMOTE_EMBEDDING_PROVIDERS)
   provider: RemoteEmbeddingProvider;

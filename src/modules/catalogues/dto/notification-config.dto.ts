@@ -1,10 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsString, IsUrl, IsUUID, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsUrl, IsUUID, MaxLength, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
+import { CreateCatalogueEntryRequest } from './catalogue-entry.dto.js';
 import { NOTIFICATION_EVENTS, type NotificationEvent } from '../entities/notification-config.entity.js';
 
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 const present = (_: object, value: unknown) => value !== undefined;
 
 export class ListNotificationConfigsQuery extends PageQueryDto {
@@ -13,18 +12,7 @@ export class ListNotificationConfigsQuery extends PageQueryDto {
   workspace_id: string;
 }
 
-export class CreateNotificationConfigRequest {
-  /** The workspace that will own the webhook (admins) */
-  @IsUUID()
-  workspace_id: string;
-
-  /** Unique in the workspace, case-insensitively */
-  @Transform(trim) @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, { message: 'name must be 1..100 letters, digits, spaces or . _ : - and start with a letter or digit' })
-  name: string;
-
-  @ValidateIf(present) @IsString() @MaxLength(2000)
-  description?: string;
-
+export class CreateNotificationConfigRequest extends CreateCatalogueEntryRequest {
   /** Where deliveries are POSTed (http or https) */
   @IsUrl({ require_protocol: true, protocols: ['http', 'https'], require_tld: false }) @MaxLength(2000)
   url: string;
