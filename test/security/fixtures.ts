@@ -51,6 +51,12 @@ export async function created(res: PromiseLike<{ status: number; body: Record<st
   return r.body;
 }
 
+/**
+ * Fixtures whose value is a name rather than an id: they name a record only as a path
+ * parameter. A query parameter or body member spelled the same (a new record's `name`) is text.
+ */
+export const NAMED_BY_TEXT = new Set(['name', 'config_name', 'metric_name', 'config_version']);
+
 export const FIXTURES: Record<string, Fixture> = {
   workspace_id: { create: async ({ workspaceId }) => workspaceId },
   /** Another user of the workspace (not the caller): "system admin or self" operations must refuse a stranger. */
@@ -115,6 +121,42 @@ export const FIXTURES: Record<string, Fixture> = {
         201,
         'notification_config_id',
       )).id as string,
+  },
+  sut_id: {
+    create: async ({ t, owner, workspaceId, label }) => (await created(t.http.post('/suts').set(owner.auth).send({ workspace_id: workspaceId, name: `sut-${label}` }), 201, 'sut_id')).id as string,
+  },
+  connection_id: {
+    needs: ['sut_id'],
+    create: async ({ t, owner, ids }) =>
+      (await created(t.http.post(`/suts/${ids.sut_id}/connections`).set(owner.auth).send({ name: 'rest', kind: 'http', http: { url: 'http://127.0.0.1:9/answer' }, timeout_ms: 200, retry: { max_attempts: 1 } }), 201, 'connection_id')).id as string,
+  },
+  judge_id: {
+    create: async ({ t, owner, workspaceId, label }) =>
+      (await created(t.http.post('/judges').set(owner.auth).send({ workspace_id: workspaceId, name: `judge-${label}`, provider: 'openai_compatible', base_url: 'http://127.0.0.1:9/v1', model: 'grader', timeout_ms: 1000, max_attempts: 1 }), 201, 'judge_id')).id as string,
+  },
+  /** A metric config, by name; its version 1 is {config_version}. */
+  config_name: {
+    create: async ({ t, owner, workspaceId, label }) =>
+      (await created(t.http.post('/metric-configs').set(owner.auth).send({ workspace_id: workspaceId, name: `mc-${label}`, kind: 'deterministic', metric: 'token_f1', threshold: 0.5 }), 201, 'config_name')).name as string,
+  },
+  config_version: { needs: ['config_name'], create: async () => '1' },
+  /** A metric the workspace pinned a default for (its own metric config's name). */
+  metric_name: {
+    needs: ['config_name'],
+    create: async ({ t, owner, workspaceId, ids }) => {
+      await created(t.http.post(`/workspaces/${workspaceId}/metric-config-defaults`).set(owner.auth).send({ defaults: [{ metric_name: ids.config_name, config_name: ids.config_name, config_version: 1 }] }), 201, 'metric_name');
+      return ids.config_name;
+    },
+  },
+  eval_config_id: {
+    needs: ['config_name', 'judge_id'],
+    create: async ({ t, owner, workspaceId, label, ids }) =>
+      (await created(t.http.post('/eval-configs').set(owner.auth).send({ workspace_id: workspaceId, name: `eval-${label}`, metrics: [{ config_name: ids.config_name }, { config_name: 'correctness' }], default_judge_id: ids.judge_id }), 201, 'eval_config_id')).id as string,
+  },
+  /** A custom op (and the registry op of the same name); its health check fails fast against a closed port. */
+  name: {
+    create: async ({ t, owner, workspaceId, label }) =>
+      ((await created(t.http.post(`/workspaces/${workspaceId}/custom_ops`).set(owner.auth).send({ name: `op-${label}`, kind: 'metric', endpoint_url: 'http://127.0.0.1:9/score', timeout_ms: 200 }), 201, 'name')).custom_op as { name: string }).name,
   },
 };
 

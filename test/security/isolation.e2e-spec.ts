@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { OpenApiDocument } from '../contract/support/spec-operations.js';
 import type { Actor } from '../factories/factory.js';
 import { startTestApp, type TestApp } from '../utils/test-app.js';
-import { FIXTURES, snapshot, tenant, type Tenant } from './fixtures.js';
-import { fillParams, request, resolve, sample, validBody, walk, type WalkedOperation } from './openapi-walk.js';
+import { FIXTURES, NAMED_BY_TEXT, snapshot, tenant, type Tenant } from './fixtures.js';
+import { fillParams, isFixedParam, request, resolve, sample, validBody, walk, type WalkedOperation } from './openapi-walk.js';
 
 /** Access rules under which no record is protected (by the access rules): the sweep leaves these operations alone. */
 const PUBLIC = new Set(['public', 'optional-user']);
@@ -14,7 +14,7 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * a parameter that names a record needs a fixture in fixtures.ts instead.
  */
 const NOT_RECORDS: Record<string, { value: string; reason: string }> = {
-  name: { value: 'summarisation', reason: 'built-in project templates (GET /templates/{name}), the same for every user' },
+  config_version: { value: '1', reason: 'a version number inside the metric config {config_name} names; every config has a version 1' },
 };
 /**
  * Body members that name a global record rather than a tenant's: users exist outside any
@@ -74,17 +74,17 @@ describe('security: tenant isolation sweep', () => {
   function protectedOperations(): WalkedOperation[] {
     return walk(document)
       .filter((op) => !PUBLIC.has(op.rule))
-      .filter((op) => !(op.pathParams.length && op.pathParams.every((p) => p in NOT_RECORDS)))
+      .filter((op) => !(op.pathParams.length && op.pathParams.every((p) => p in NOT_RECORDS || isFixedParam(op.path, p))))
       .sort((x, y) => Number(x.method === 'DELETE') - Number(y.method === 'DELETE'));
   }
 
   /** The record slots of an operation: path parameters, and query parameters and top-level string body members named like a fixture. */
   function slotsOf(op: WalkedOperation): Slot[] {
-    const slots: Slot[] = op.pathParams.filter((p) => !(p in NOT_RECORDS)).map((name) => ({ in: 'path' as const, name }));
-    for (const q of op.queryParams) if (q.name in FIXTURES) slots.push({ in: 'query', name: q.name });
+    const slots: Slot[] = op.pathParams.filter((p) => !(p in NOT_RECORDS) && !isFixedParam(op.path, p)).map((name) => ({ in: 'path' as const, name }));
+    for (const q of op.queryParams) if (q.name in FIXTURES && !NAMED_BY_TEXT.has(q.name)) slots.push({ in: 'query', name: q.name });
     if (op.consumes === 'application/json' && op.bodySchema) {
       for (const [name, prop] of Object.entries(resolve(document, op.bodySchema).properties ?? {})) {
-        if (name in FIXTURES && !GLOBAL_BODY_REFS.has(name) && resolve(document, prop).type === 'string') slots.push({ in: 'body', name });
+        if (name in FIXTURES && !NAMED_BY_TEXT.has(name) && !GLOBAL_BODY_REFS.has(name) && resolve(document, prop).type === 'string') slots.push({ in: 'body', name });
       }
     }
     return slots;

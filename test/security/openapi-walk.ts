@@ -115,6 +115,22 @@ export const BODY_HINTS: Record<string, (ids: (name: string) => string | undefin
   'POST /workspaces/{workspace_id}/members': (ids) => ({ user_id: ids('user_id') }),
   // Exactly one of row_ids and rule.
   'POST /datasets/{dataset_id}/dimensions:assign': () => ({ rule: { field: 'answer', op: 'eq', value: 4 } }),
+  // A connection's transport must fit its kind; offline needs none.
+  'POST /suts/{sut_id}/connections': () => ({ kind: 'offline' }),
+  // Paths must parse in their language.
+  'POST /suts/{sut_id}/connections/{connection_id}/adapter': () => ({ request: {}, response: { language: 'jmespath', output: 'answer' } }),
+  // The metric must exist for its kind.
+  'POST /metric-configs': () => ({ metric: 'exact_match' }),
+  // A default pins a config that computes the metric.
+  'POST /workspaces/{workspace_id}/metric-config-defaults': (ids) => ({ defaults: [{ metric_name: ids('config_name'), config_name: ids('config_name') }] }),
+  // Metrics must name the workspace's configs or built-ins.
+  'POST /eval-configs': (ids) => ({ metrics: [{ config_name: ids('config_name') }] }),
+  'PUT /eval-configs/{eval_config_id}': (ids) => ({ metrics: [{ config_name: ids('config_name') }] }),
+  // An op is served by one of the workspace's custom ops.
+  'POST /ops': (ids) => ({ name: 'walk_op', custom_op: ids('name') }),
+  'POST /workspaces/{workspace_id}/ops': (ids) => ({ name: 'walk_op', custom_op: ids('name') }),
+  // A custom op's endpoint that refuses at once, so its queued health check ends fast.
+  'POST /workspaces/{workspace_id}/custom_ops': () => ({ endpoint_url: 'http://127.0.0.1:9/score', timeout_ms: 200 }),
 };
 
 /** A plausible valid body for an operation: `sample()` of its request schema plus its BODY_HINTS. */
@@ -126,10 +142,18 @@ export function validBody(document: OpenApiDocument, op: WalkedOperation, ids: (
   return hint && body && typeof body === 'object' && !Array.isArray(body) ? { ...body, ...hint(ids) } : body;
 }
 
+/** Path parameters that name a built-in entry, the same for every tenant, on these paths (elsewhere the name is a tenant's record). */
+const FIXED_PATH_VALUES: Record<string, Record<string, string>> = { '/templates/{name}': { name: 'summarisation' } };
+
+/** Whether `{param}` of `path` names a built-in entry (the same for every tenant) rather than a record. */
+export function isFixedParam(path: string, param: string): boolean {
+  return FIXED_PATH_VALUES[path]?.[param] !== undefined;
+}
+
 /** Fills `{param}` from `values`; throws naming a parameter it has no value for. */
 export function fillParams(path: string, values: (param: string) => string | undefined): string {
   return path.replace(/\{([^}]+)\}/g, (_, param: string) => {
-    const value = values(param);
+    const value = FIXED_PATH_VALUES[path]?.[param] ?? values(param);
     if (value === undefined) throw new Error(`no fixture for path parameter {${param}} (${path}): add one to test/security/fixtures.ts`);
     return encodeURIComponent(value);
   });

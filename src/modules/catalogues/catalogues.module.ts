@@ -1,32 +1,65 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { WorkspaceResourceRegistry } from '../../../libs/auth/workspace-resource.registry.js';
+import { OpsModule } from '../ops/ops.module.js';
 import { SecretsModule } from '../workspaces/secrets.module.js';
 import { EmbeddingConfigsController } from './embedding-configs.controller.js';
 import { EmbeddingConfigsRepository } from './embedding-configs.repository.js';
 import { EmbeddingConfigsService } from './embedding-configs.service.js';
 import { EmbeddingConfigEntity } from './entities/embedding-config.entity.js';
+import { EvalConfigEntity } from './entities/eval-config.entity.js';
+import { JudgeEntity } from './entities/judge.entity.js';
+import { MetricConfigDefaultEntity } from './entities/metric-config-default.entity.js';
+import { MetricConfigEntity } from './entities/metric-config.entity.js';
 import { NotificationConfigEntity } from './entities/notification-config.entity.js';
+import { EvalConfigsController } from './eval-configs.controller.js';
+import { EvalConfigsRepository } from './eval-configs.repository.js';
+import { EvalConfigsService } from './eval-configs.service.js';
+import { JudgesController } from './judges.controller.js';
+import { JudgesRepository } from './judges.repository.js';
+import { JudgesService } from './judges.service.js';
 import { MetricCatalogueController } from './metric-catalogue.controller.js';
 import { MetricCatalogueService } from './metric-catalogue.service.js';
+import { MetricConfigsController } from './metric-configs.controller.js';
+import { MetricConfigsRepository } from './metric-configs.repository.js';
+import { MetricConfigsService } from './metric-configs.service.js';
+import { MetricDefaultsService } from './metric-defaults.service.js';
 import { NotificationConfigsController } from './notification-configs.controller.js';
 import { NotificationConfigsRepository } from './notification-configs.repository.js';
 import { NotificationConfigsService } from './notification-configs.service.js';
+import { WorkspaceMetricConfigsController } from './workspace-metric-configs.controller.js';
 
-/** Configuration catalogues: embedding configs, notification configs and the workspace metric catalogue so far; judges, metric and eval configs come with issue 5. */
+/** Configuration catalogues: judges, metric configs (versioned, with workspace defaults), eval configs, embedding configs, webhooks and the metric catalogue. */
 @Module({
-  imports: [TypeOrmModule.forFeature([EmbeddingConfigEntity, NotificationConfigEntity]), SecretsModule],
-  controllers: [EmbeddingConfigsController, MetricCatalogueController, NotificationConfigsController],
-  providers: [EmbeddingConfigsService, EmbeddingConfigsRepository, MetricCatalogueService, NotificationConfigsService, NotificationConfigsRepository],
-  exports: [EmbeddingConfigsService],
+  imports: [TypeOrmModule.forFeature([EmbeddingConfigEntity, NotificationConfigEntity, JudgeEntity, MetricConfigEntity, MetricConfigDefaultEntity, EvalConfigEntity]), SecretsModule, OpsModule],
+  controllers: [EmbeddingConfigsController, MetricCatalogueController, NotificationConfigsController, JudgesController, MetricConfigsController, WorkspaceMetricConfigsController, EvalConfigsController],
+  providers: [
+    EmbeddingConfigsService,
+    EmbeddingConfigsRepository,
+    MetricCatalogueService,
+    NotificationConfigsService,
+    NotificationConfigsRepository,
+    JudgesService,
+    JudgesRepository,
+    MetricConfigsService,
+    MetricConfigsRepository,
+    MetricDefaultsService,
+    EvalConfigsService,
+    EvalConfigsRepository,
+  ],
+  exports: [EmbeddingConfigsService, MetricConfigsService, MetricDefaultsService, JudgesRepository, EvalConfigsRepository],
 })
 export class CataloguesModule implements OnModuleInit {
   constructor(
     private readonly registry: WorkspaceResourceRegistry,
     private readonly notifications: NotificationConfigsRepository,
+    private readonly judges: JudgesRepository,
+    private readonly evalConfigs: EvalConfigsRepository,
   ) {}
 
   onModuleInit(): void {
     this.registry.register('notification_config', (id) => this.notifications.workspaceOf(id));
+    this.registry.register('judge', (id) => this.judges.workspaceOf(id));
+    this.registry.register('eval_config', (id) => this.evalConfigs.workspaceOf(id));
   }
 }

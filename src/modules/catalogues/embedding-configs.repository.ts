@@ -19,11 +19,6 @@ export class EmbeddingConfigsRepository {
     return qb.getOne();
   }
 
-  async secretInWorkspace(workspaceId: string, secretId: string, manager: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await manager.query('SELECT 1 FROM workspace_secrets WHERE id = $1 AND workspace_id = $2', [secretId, workspaceId]);
-    return rows.length > 0;
-  }
-
   /** The workspace's chosen embedding config (PUT /workspaces/{id}/embedding-config). */
   async workspaceChoice(workspaceId: string): Promise<{ provider: 'local' | 'remote'; config_ref?: string }> {
     const rows: Array<{ embedding_config: { provider: 'local' | 'remote'; config_ref?: string } | null }> = await this.repo.query('SELECT embedding_config FROM workspaces WHERE id = $1', [workspaceId]);

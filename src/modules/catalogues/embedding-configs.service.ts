@@ -6,6 +6,7 @@ import { DomainError } from '../../../libs/common/domain-error.js';
 import { type Page } from '../../../libs/common/pagination.js';
 import { LOCAL_EMBEDDER } from '../../../libs/evaluation/local-embedder.js';
 import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { SecretReferences } from '../workspaces/secret-references.js';
 import { CatalogueErrors } from './catalogues.errors.js';
 import type { CreateEmbeddingConfigRequest, EmbeddingConfigResponse, ListEmbeddingConfigsQuery } from './dto/embedding-config.dto.js';
 import { EmbeddingConfigsRepository } from './embedding-configs.repository.js';
@@ -22,6 +23,7 @@ export const LOCAL_CONFIG_NAME = 'local';
 export class EmbeddingConfigsService {
   constructor(
     private readonly configs: EmbeddingConfigsRepository,
+    private readonly secretReferences: SecretReferences,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
   ) {}
@@ -52,9 +54,7 @@ export class EmbeddingConfigsService {
     if (body.name.toLowerCase() === LOCAL_CONFIG_NAME) throw this.nameTaken(body.name);
     const created = await this.transactions.run(async (manager) => {
       if (await this.configs.findByRef(access.workspaceId, body.name, manager)) throw this.nameTaken(body.name);
-      if (body.secret_id && !(await this.configs.secretInWorkspace(access.workspaceId, body.secret_id, manager))) {
-        throw new DomainError(CatalogueErrors.unknown_secret, `Workspace ${access.workspaceId} has no secret ${body.secret_id}`);
-      }
+      if (body.secret_id) await this.secretReferences.requireUsable(access, body.secret_id, manager);
       const config = await this.configs
         .insert(
           {

@@ -14,7 +14,7 @@ export class MetricCatalogueController {
   @Get()
   @WorkspaceRoleRequired('viewer', { param: 'workspace_id' })
   @ApiOkResponse({ type: WorkspaceMetricCatalogue })
-  catalogue(@CurrentWorkspace() access: WorkspaceAccess): WorkspaceMetricCatalogue {
+  catalogue(@CurrentWorkspace() access: WorkspaceAccess): Promise<WorkspaceMetricCatalogue> {
     return this.metrics.catalogue(access.workspaceId);
   }
 }

@@ -6,11 +6,11 @@ import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js
 import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.js';
 import { SIGNATURE_HEADER } from '../../../libs/common/webhook-signature.js';
 import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { SecretReferences } from '../workspaces/secret-references.js';
 import { SecretsService } from '../workspaces/secrets.service.js';
 import { CatalogueErrors } from './catalogues.errors.js';
 import type { CreateNotificationConfigRequest, ListNotificationConfigsQuery, NotificationConfigResponse } from './dto/notification-config.dto.js';
 import type { NotificationConfigEntity } from './entities/notification-config.entity.js';
-import { EmbeddingConfigsRepository } from './embedding-configs.repository.js';
 import { NotificationConfigsRepository } from './notification-configs.repository.js';
 
 const SIGNING = { algorithm: 'HMAC-SHA256' as const, header: SIGNATURE_HEADER, format: 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">' };
@@ -23,7 +23,7 @@ const SIGNING = { algorithm: 'HMAC-SHA256' as const, header: SIGNATURE_HEADER, f
 export class NotificationConfigsService {
   constructor(
     private readonly configs: NotificationConfigsRepository,
-    private readonly embeddingConfigs: EmbeddingConfigsRepository,
+    private readonly secretReferences: SecretReferences,
     private readonly secrets: SecretsService,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
@@ -40,9 +40,7 @@ export class NotificationConfigsService {
         throw new DomainError(CatalogueErrors.notification_config_name_taken, `The workspace already has a webhook named "${body.name}"`);
       }
       let secretId = body.secret_id;
-      if (secretId && !(await this.embeddingConfigs.secretInWorkspace(access.workspaceId, secretId, manager))) {
-        throw new DomainError(CatalogueErrors.unknown_secret, `Workspace ${access.workspaceId} has no secret ${secretId}`);
-      }
+      if (secretId) await this.secretReferences.requireUsable(access, secretId, manager);
       if (!secretId) {
         const secret = await this.secrets.create(
           access,

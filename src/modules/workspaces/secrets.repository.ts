@@ -32,6 +32,11 @@ export class SecretsRepository {
       .getOne();
   }
 
+  async existsInWorkspace(workspaceId: string, id: string, manager?: EntityManager): Promise<boolean> {
+    const rows: unknown[] = await (manager ?? this.repo.manager).query('SELECT 1 FROM workspace_secrets WHERE id = $1 AND workspace_id = $2', [id, workspaceId]);
+    return rows.length > 0;
+  }
+
   async nameTaken(workspaceId: string, name: string, exceptId?: string, manager?: EntityManager): Promise<boolean> {
     const rows: unknown[] = await (manager ?? this.repo.manager).query(
       'SELECT 1 FROM workspace_secrets WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3',

@@ -1,6 +1,6 @@
 import { detect } from 'tinyld';
 import { findPii, type PiiKind } from './pii.js';
-import { asText, fnv1a, jaccard, mask, mix32, normalizeText, shingles, words } from './text.js';
+import { asText, jaccard, mask, mix32, normalizeText, shingles, words } from './text.js';
 
 // Bound once: a global lookup per call is slow where globals are intercepted (jest's sandbox) and this runs in hot loops.
 const { imul } = Math;

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import { TAG_PATTERN, UpdateLabelledRecordRequest } from '../../../../libs/common/labelled-record.dto.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { VERSION_STATES, type VersionState } from '../entities/dataset-version.entity.js';
 import { DATASET_KINDS, type DatasetKind } from '../entities/dataset.entity.js';
@@ -23,7 +24,6 @@ const tagList = ({ value }: { value: unknown }) => {
   return text ? text.split(',').map((t) => t.trim()) : [];
 };
 
-export const TAG_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}$/;
 export const DATASET_SORTS = ['name', '-name', 'created_at', '-created_at', 'updated_at', '-updated_at'] as const;
 
 export class ListDatasetsQuery extends PageQueryDto {
@@ -92,18 +92,7 @@ export class UploadDatasetForm extends UploadDatasetRequest {
   file: unknown;
 }
 
-export class UpdateDatasetRequest {
-  @ValidateIf(present) @Transform(trim) @IsString() @MinLength(1) @MaxLength(200)
-  name?: string;
-
-  /** Send `""` to clear it */
-  @ValidateIf(present) @IsString() @MaxLength(2000)
-  description?: string;
-
-  /** Replaces the tags */
-  @ValidateIf(present) @IsArray() @ArrayMaxSize(20) @Matches(TAG_PATTERN, { each: true })
-  tags?: string[];
-}
+export class UpdateDatasetRequest extends UpdateLabelledRecordRequest {}
 
 export class ColumnMappingDto {
   /** Column holding the input (prompt, question, conversation turn) */

@@ -1,0 +1,111 @@
+import { ApiProperty, ApiPropertyOptional, IntersectionType, OmitType } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { PageQueryDto } from '../../../../libs/common/pagination.js';
+import { CreateCatalogueEntryRequest } from './catalogue-entry.dto.js';
+import { CONFIG_NAME_PATTERN } from './metric-config.dto.js';
+
+const present = (_: object, value: unknown) => value !== undefined;
+const nullable = (_: object, value: unknown) => value !== undefined && value !== null;
+
+export class ListEvalConfigsQuery extends PageQueryDto {
+  @IsUUID()
+  workspace_id: string;
+
+  /** Names containing this text (case-insensitive) */
+  @IsOptional() @IsString() @MaxLength(100)
+  q?: string;
+}
+
+export class EvalMetricRefDto {
+  /** A metric config of the workspace, or a built-in metric name (scored with its defaults) */
+  @Matches(CONFIG_NAME_PATTERN)
+  config_name: string;
+
+  /** Pin a version; left out or null takes the version in force when a run starts (GET .../metric-configs/resolved) */
+  @ApiPropertyOptional({ type: 'integer', nullable: true, minimum: 1 })
+  @ValidateIf(nullable) @IsInt() @Min(1)
+  config_version?: number | null;
+
+  /** Overrides the config's row pass threshold (deterministic and custom metrics) */
+  @ApiPropertyOptional({ type: 'number', nullable: true })
+  @ValidateIf(nullable) @IsNumber({ allowNaN: false, allowInfinity: false })
+  threshold?: number | null;
+
+  /** The run fails when fewer rows than this share (0..1) pass this metric */
+  @ApiPropertyOptional({ type: 'number', nullable: true, minimum: 0, maximum: 1 })
+  @ValidateIf(nullable) @IsNumber() @Min(0) @Max(1)
+  min_pass_rate?: number | null;
+
+  /** Counts toward the row verdict (default true); false reports the metric only */
+  @ValidateIf(present) @IsBoolean()
+  gating?: boolean;
+}
+
+export class PassRuleDto {
+  /** A row passes when `all` its gating metrics pass (default) or when `any` does */
+  @ApiPropertyOptional({ enum: ['all', 'any'] })
+  @ValidateIf(present) @IsIn(['all', 'any'])
+  row?: 'all' | 'any';
+
+  /** The run passes when at least this share of rows pass (default 1) and each metric meets its min_pass_rate */
+  @ValidateIf(present) @IsNumber() @Min(0) @Max(1)
+  min_pass_rate?: number;
+
+  /** Rows whose SUT call failed count as failed (default true) or are left out of the rate */
+  @ValidateIf(present) @IsBoolean()
+  errors_fail?: boolean;
+}
+
+class EvalConfigFields {
+  /** 1..50 metrics, each named once */
+  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(50) @ValidateNested({ each: true }) @Type(() => EvalMetricRefDto)
+  metrics: EvalMetricRefDto[];
+
+  /** The judge for judged metrics whose config names none */
+  @ApiPropertyOptional({ type: 'string', format: 'uuid', nullable: true })
+  @ValidateIf(nullable) @IsUUID()
+  default_judge_id?: string | null;
+
+  @ValidateIf(present) @ValidateNested() @Type(() => PassRuleDto)
+  pass_rule?: PassRuleDto;
+}
+
+export class CreateEvalConfigRequest extends IntersectionType(CreateCatalogueEntryRequest, EvalConfigFields) {}
+
+/** Replaces the eval config as a whole. */
+export class ReplaceEvalConfigRequest extends IntersectionType(OmitType(CreateCatalogueEntryRequest, ['workspace_id'] as const), EvalConfigFields) {}
+
+export class EvalMetricRefResponse {
+  config_name: string;
+  @ApiProperty({ type: 'integer', nullable: true })
+  config_version: number | null;
+  @ApiProperty({ type: 'number', nullable: true })
+  threshold: number | null;
+  @ApiProperty({ type: 'number', nullable: true })
+  min_pass_rate: number | null;
+  gating: boolean;
+}
+
+export class PassRuleResponse {
+  @ApiProperty({ enum: ['all', 'any'] })
+  row: 'all' | 'any';
+  min_pass_rate: number;
+  errors_fail: boolean;
+}
+
+export class EvalConfigResponse {
+  id: string;
+  workspace_id: string;
+  name: string;
+  description: string;
+  @ApiProperty({ type: () => [EvalMetricRefResponse] })
+  metrics: EvalMetricRefResponse[];
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  default_judge_id: string | null;
+  pass_rule: PassRuleResponse;
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+}

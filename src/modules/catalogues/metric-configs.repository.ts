@@ -1,0 +1,126 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { MetricConfigDefaultEntity } from './entities/metric-config-default.entity.js';
+import { MetricConfigEntity } from './entities/metric-config.entity.js';
+
+export interface MetricConfigSummaryRow {
+  name: string;
+  kind: MetricConfigEntity['kind'];
+  metric: string;
+  description: string;
+  latest_version: number;
+  version_count: number;
+  frozen_versions: number[];
+  updated_at: Date;
+}
+
+/** Metric config versions and the workspace's pinned defaults: queries only. */
+@Injectable()
+export class MetricConfigsRepository {
+  constructor(
+    @InjectRepository(MetricConfigEntity) private readonly configs: Repository<MetricConfigEntity>,
+    @InjectRepository(MetricConfigDefaultEntity) private readonly defaults: Repository<MetricConfigDefaultEntity>,
+  ) {}
+
+  /** One line per name, from its newest version. */
+  async summaries(workspaceId: string, filter: { kind?: string; metric?: string; q?: string }, window: { skip: number; take: number }): Promise<[MetricConfigSummaryRow[], number]> {
+    const params: unknown[] = [workspaceId];
+    const where = ['workspace_id = $1'];
+    if (filter.kind) where.push(`kind = $${params.push(filter.kind)}`);
+    if (filter.metric) where.push(`lower(metric) = lower($${params.push(filter.metric)})`);
+    if (filter.q) where.push(`name ILIKE $${params.push(`%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)} ESCAPE '\\'`);
+    const grouped = `SELECT (array_agg(name ORDER BY config_version DESC))[1] AS name,
+        (array_agg(kind ORDER BY config_version DESC))[1] AS kind,
+        (array_agg(metric ORDER BY config_version DESC))[1] AS metric,
+        (array_agg(description ORDER BY config_version DESC))[1] AS description,
+        max(config_version)::int AS latest_version,
+        count(*)::int AS version_count,
+        coalesce(array_agg(config_version ORDER BY config_version) FILTER (WHERE first_used_at IS NOT NULL), '{}') AS frozen_versions,
+        max(updated_at) AS updated_at
+      FROM metric_configs WHERE ${where.join(' AND ')} GROUP BY lower(name) ORDER BY lower(name)`;
+    const [rows, count] = await Promise.all([
+      this.configs.query(`${grouped} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [...params, window.take, window.skip]) as Promise<MetricConfigSummaryRow[]>,
+      this.configs.query(`SELECT count(*)::int AS n FROM (${grouped}) g`, params) as Promise<Array<{ n: number }>>,
+    ]);
+    return [rows, count[0].n];
+  }
+
+  find(workspaceId: string, name: string, version: number | 'latest', manager?: EntityManager): Promise<MetricConfigEntity | null> {
+    const query = (manager ?? this.configs.manager).getRepository(MetricConfigEntity).createQueryBuilder('m').where('m.workspace_id = :workspaceId AND lower(m.name) = lower(:name)', { workspaceId, name });
+    if (version !== 'latest') query.andWhere('m.config_version = :version', { version });
+    return query.orderBy('m.config_version', 'DESC').getOne();
+  }
+
+  async lockName(workspaceId: string, name: string, manager: EntityManager): Promise<MetricConfigEntity[]> {
+    return manager
+      .getRepository(MetricConfigEntity)
+      .createQueryBuilder('m')
+      .setLock('pessimistic_write')
+      .where('m.workspace_id = :workspaceId AND lower(m.name) = lower(:name)', { workspaceId, name })
+      .orderBy('m.config_version', 'ASC')
+      .getMany();
+  }
+
+  /** Every version of the workspace, newest first per name (resolution and the catalogue read them all; a workspace has hundreds at most). */
+  all(workspaceId: string, manager?: EntityManager): Promise<MetricConfigEntity[]> {
+    return (manager ?? this.configs.manager).getRepository(MetricConfigEntity).find({ where: { workspaceId }, order: { name: 'ASC', configVersion: 'DESC' } });
+  }
+
+  save(config: Partial<MetricConfigEntity>, manager: EntityManager): Promise<MetricConfigEntity> {
+    const repo = manager.getRepository(MetricConfigEntity);
+    return repo.save(repo.create(config));
+  }
+
+  async delete(id: string, manager: EntityManager): Promise<void> {
+    await manager.getRepository(MetricConfigEntity).delete({ id });
+  }
+
+  /** Freezes versions a run is about to use; the first run is remembered. */
+  async markUsed(ids: string[], runId: string, manager: EntityManager): Promise<void> {
+    if (!ids.length) return;
+    await manager.query('UPDATE metric_configs SET first_used_at = now(), first_used_by_run = $2 WHERE id = ANY($1) AND first_used_at IS NULL', [ids, runId]);
+  }
+
+  async judgeInWorkspace(workspaceId: string, judgeId: string, manager?: EntityManager): Promise<boolean> {
+    const rows: unknown[] = await (manager ?? this.configs.manager).query('SELECT 1 FROM judges WHERE id = $1 AND workspace_id = $2', [judgeId, workspaceId]);
+    return rows.length > 0;
+  }
+
+  /** Eval configs that pin this exact version. */
+  async evalConfigsPinning(workspaceId: string, name: string, version: number, manager: EntityManager): Promise<string[]> {
+    const rows: Array<{ name: string }> = await manager.query(
+      `SELECT e.name FROM eval_configs e, jsonb_array_elements(e.metrics) m
+       WHERE e.workspace_id = $1 AND lower(m->>'config_name') = lower($2) AND (m->>'config_version')::int = $3 ORDER BY e.name`,
+      [workspaceId, name, version],
+    );
+    return rows.map((r) => r.name);
+  }
+
+  /** The newest default revision of each metric (cleared pins included). */
+  currentDefaults(workspaceId: string, manager?: EntityManager): Promise<MetricConfigDefaultEntity[]> {
+    return (manager ?? this.defaults.manager)
+      .getRepository(MetricConfigDefaultEntity)
+      .createQueryBuilder('d')
+      .distinctOn(['lower(d.metric_name)'])
+      .where('d.workspace_id = :workspaceId', { workspaceId })
+      .orderBy('lower(d.metric_name)')
+      .addOrderBy('d.revision', 'DESC')
+      .getMany();
+  }
+
+  defaultHistory(workspaceId: string, metricName: string): Promise<MetricConfigDefaultEntity[]> {
+    return this.defaults.createQueryBuilder('d').where('d.workspace_id = :workspaceId AND lower(d.metric_name) = lower(:metricName)', { workspaceId, metricName }).orderBy('d.revision', 'DESC').getMany();
+  }
+
+  /** Adds the next revision of a metric's default; callers serialise on the workspace row. */
+  async insertDefault(entry: Pick<MetricConfigDefaultEntity, 'workspaceId' | 'metricName' | 'configName' | 'configVersion' | 'note' | 'setBy'>, manager: EntityManager): Promise<MetricConfigDefaultEntity> {
+    const rows: Array<{ next: number }> = await manager.query('SELECT coalesce(max(revision), 0) + 1 AS next FROM metric_config_defaults WHERE workspace_id = $1 AND lower(metric_name) = lower($2)', [entry.workspaceId, entry.metricName]);
+    const repo = manager.getRepository(MetricConfigDefaultEntity);
+    return repo.save(repo.create({ ...entry, revision: rows[0].next, setAt: new Date() }));
+  }
+
+  async lockWorkspace(workspaceId: string, manager: EntityManager): Promise<void> {
+    await manager.query('SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId]);
+  }
+}

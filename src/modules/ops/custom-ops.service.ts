@@ -1,0 +1,209 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { AuditService } from '../../../libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
+import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
+import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { checkCustomOpHealth } from '../../../libs/evaluation/custom-op-client.js';
+import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
+import { JobQueue } from '../../../libs/queue/job-queue.service.js';
+import type { Job, JobContext } from '../../../libs/queue/job.types.js';
+import { SecretReferences } from '../workspaces/secret-references.js';
+import { SecretsService } from '../workspaces/secrets.service.js';
+import type { CustomOpDetailResponse, CustomOpPublishResponse, CustomOpRedeployResponse, CustomOpsListResponse, CustomOpStopResponse, CustomOpSummary, ListCustomOpsQuery, PublishCustomOpRequest, RedeployCustomOpRequest, StopCustomOpRequest } from './dto/ops.dto.js';
+import type { CustomOpRevisionEntity } from './entities/custom-op-revision.entity.js';
+import type { CustomOpEntity } from './entities/custom-op.entity.js';
+import { OpRegistry, registeredView } from './op-registry.service.js';
+import { OpsErrors } from './ops.errors.js';
+import { OpsRepository } from './ops.repository.js';
+
+export const DEPLOY_JOB = 'ops.custom-op-deploy';
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+interface DeployPayload {
+  custom_op_id: string;
+  revision: number;
+  [key: string]: string | number;
+}
+
+/**
+ * Custom ops: a workspace's own operation service. Publishing and redeploying add a revision in
+ * `deploying`; a queued health check moves it to `active` or `failed` (the reason kept); `stop`
+ * takes it out of use; only a stopped op no metric config scores with can be deleted.
+ */
+@Injectable()
+export class CustomOpsService {
+  constructor(
+    private readonly ops: OpsRepository,
+    private readonly registry: OpRegistry,
+    private readonly queue: JobQueue,
+    private readonly secretReferences: SecretReferences,
+    private readonly secrets: SecretsService,
+    private readonly audit: AuditService,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  async list(access: WorkspaceAccess, query: ListCustomOpsQuery): Promise<CustomOpsListResponse> {
+    const [rows, total] = await this.ops.pageCustomOps(access.workspaceId, query.state, { skip: (query.page - 1) * query.page_size, take: query.page_size });
+    return { items: rows.map(summary), total, page: query.page, page_size: query.page_size };
+  }
+
+  async detail(access: WorkspaceAccess, name: string, manager?: EntityManager): Promise<CustomOpDetailResponse> {
+    const op = await this.ops.findCustomOp(access.workspaceId, name, manager);
+    if (!op) throw new NotFoundError('custom op', name);
+    const [revisions, registered] = await Promise.all([this.ops.revisions(op.id, manager), this.ops.registered(access.workspaceId, manager)]);
+    const served = new Map<string, typeof registered>();
+    for (const r of registered.filter((r) => r.customOpId === op.id)) served.set(r.name.toLowerCase(), [...(served.get(r.name.toLowerCase()) ?? []), r]);
+    return { ...summary(op), revisions: revisions.map(revisionDto), ops: [...served.values()].map((versions) => registeredView(versions, op)) };
+  }
+
+  /** Creates the op (revision 1, deploying), registers the op of the same name, and queues its health check. */
+  async publish(access: WorkspaceAccess, body: PublishCustomOpRequest, caller: Principal): Promise<CustomOpPublishResponse> {
+    const { jobId } = await this.transactions.run(async (manager) => {
+      if (await this.ops.findCustomOp(access.workspaceId, body.name, manager)) throw new DomainError(OpsErrors.custom_op_name_taken, `The workspace already has custom op "${body.name}"; redeploy it with PATCH`);
+      if (body.secret_id) await this.secretReferences.requireUsable(access, body.secret_id, manager);
+      const op = await this.ops.saveCustomOp(
+        {
+          workspaceId: access.workspaceId,
+          name: body.name,
+          description: body.description ?? '',
+          state: 'deploying',
+          stateReason: 'health check queued',
+          revision: 1,
+          endpointUrl: body.endpoint_url,
+          healthUrl: body.health_url ?? '',
+          timeoutMs: body.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+          secretId: body.secret_id ?? null,
+          createdBy: caller.userId,
+        },
+        manager,
+      );
+      await this.registry.registerVersion(access.workspaceId, { name: body.name, kind: body.kind, description: body.description, params_schema: body.params_schema, customOpId: op.id }, caller, manager);
+      const job = await this.deploy(access.workspaceId, op, caller, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'custom_op.published', targetType: 'custom_op', targetId: op.id, details: { name: op.name, endpoint_url: op.endpointUrl } }, manager);
+      return { jobId: job };
+    });
+    const detail = await this.detail(access, body.name);
+    return { custom_op: detail, op: detail.ops.find((o) => o.name.toLowerCase() === body.name.toLowerCase())!, job_id: jobId };
+  }
+
+  /** A new revision (what the body leaves out stays) and a new health check; a new schema registers a new op version. */
+  async redeploy(access: WorkspaceAccess, name: string, body: RedeployCustomOpRequest, caller: Principal): Promise<CustomOpRedeployResponse> {
+    const { revision, jobId } = await this.transactions.run(async (manager) => {
+      const op = await this.ops.findCustomOp(access.workspaceId, name, manager, true);
+      if (!op) throw new NotFoundError('custom op', name);
+      if (body.secret_id) await this.secretReferences.requireUsable(access, body.secret_id, manager);
+      const before = op.endpointUrl;
+      op.endpointUrl = body.endpoint_url ?? op.endpointUrl;
+      op.healthUrl = body.health_url ?? op.healthUrl;
+      op.timeoutMs = body.timeout_ms ?? op.timeoutMs;
+      op.description = body.description ?? op.description;
+      op.secretId = body.secret_id === undefined ? op.secretId : body.secret_id;
+      if (op.secretId && op.endpointUrl !== before) this.secretReferences.requireAdmin(access, 'point a custom op that sends a secret elsewhere');
+      op.revision += 1;
+      op.state = 'deploying';
+      op.stateReason = 'health check queued';
+      await this.ops.saveCustomOp(op, manager);
+      if (body.params_schema) {
+        const [own] = await this.ops.versionsOf(access.workspaceId, op.name, manager);
+        await this.registry.registerVersion(access.workspaceId, { name: op.name, kind: own?.kind ?? 'metric', description: body.description, params_schema: body.params_schema, customOpId: op.id }, caller, manager);
+      }
+      const job = await this.deploy(access.workspaceId, op, caller, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'custom_op.redeployed', targetType: 'custom_op', targetId: op.id, details: { name: op.name, revision: op.revision, endpoint_url: { from: before, to: op.endpointUrl } } }, manager);
+      return { revision: op.revision, jobId: job };
+    });
+    return { custom_op: await this.detail(access, name), revision, job_id: jobId };
+  }
+
+  /** Takes the op out of use (runs can no longer call it); stopping a stopped op changes nothing. */
+  async stop(access: WorkspaceAccess, name: string, body: StopCustomOpRequest, caller: Principal): Promise<CustomOpStopResponse> {
+    return this.transactions.run(async (manager) => {
+      const op = await this.ops.findCustomOp(access.workspaceId, name, manager, true);
+      if (!op) throw new NotFoundError('custom op', name);
+      const previous = op.state;
+      if (previous !== 'stopped') {
+        op.state = 'stopped';
+        op.stateReason = body.reason ? `stopped by ${caller.email}: ${body.reason}` : `stopped by ${caller.email}`;
+        await this.ops.saveCustomOp(op, manager);
+        await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'custom_op.stopped', targetType: 'custom_op', targetId: op.id, details: { name: op.name, previous_state: previous, reason: body.reason ?? null } }, manager);
+      }
+      return { custom_op: summary(op), previous_state: previous };
+    });
+  }
+
+  /** Deletes a stopped op with its revisions and registered ops; refused while metric configs score with them. */
+  async delete(access: WorkspaceAccess, name: string, caller: Principal): Promise<void> {
+    await this.transactions.run(async (manager) => {
+      const op = await this.ops.findCustomOp(access.workspaceId, name, manager, true);
+      if (!op) throw new NotFoundError('custom op', name);
+      if (op.state !== 'stopped') throw new DomainError(OpsErrors.custom_op_not_stopped, `Custom op "${op.name}" is ${op.state}; stop it first (PATCH /workspaces/${access.workspaceId}/custom_ops/${op.name}/stop)`);
+      const users = await this.ops.metricConfigsUsing(access.workspaceId, op.id, manager);
+      if (users.length) throw new DomainError(OpsErrors.custom_op_in_use, `Metric configs score with ops of "${op.name}": ${users.join(', ')}`, { used_by: users });
+      await this.ops.deleteCustomOp(op.id, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'custom_op.deleted', targetType: 'custom_op', targetId: op.id, details: { name: op.name } }, manager);
+    });
+  }
+
+  /** The health check of one revision; a revision superseded meanwhile is left alone. */
+  @JobHandler(DEPLOY_JOB, { maxAttempts: 1 })
+  async checkRevision({ payload, signal }: JobContext<DeployPayload>): Promise<{ state: string; reason: string | null }> {
+    const target = await this.transactions.run((manager) => this.ops.findCustomOpById(payload.custom_op_id, manager));
+    if (!target || target.revision !== payload.revision || target.state !== 'deploying') return { state: 'superseded', reason: null };
+    const secret = target.secretId ? await this.secrets.resolveValue(target.workspaceId, target.secretId) : null;
+    signal.throwIfAborted();
+    const health = await checkCustomOpHealth({ endpoint_url: target.endpointUrl, health_url: target.healthUrl, timeout_ms: target.timeoutMs, secret }, target.name);
+    return this.transactions.run(async (manager) => {
+      const op = await this.ops.findCustomOpById(payload.custom_op_id, manager);
+      const revision = await this.ops.findRevision(payload.custom_op_id, payload.revision, manager);
+      if (!op || !revision) return { state: 'superseded', reason: null };
+      const outcome = health.healthy ? 'active' : 'failed';
+      await this.ops.saveRevision(Object.assign(revision, { outcome: op.revision === payload.revision ? outcome : 'superseded', reason: health.reason, health: { status_code: health.status_code, latency_ms: health.latency_ms, method: health.method, url: health.url }, checkedAt: new Date() }), manager);
+      if (op.revision !== payload.revision || op.state !== 'deploying') return { state: 'superseded', reason: null };
+      if (health.healthy) await this.ops.supersedeBefore(op.id, op.revision, manager);
+      await this.ops.saveCustomOp(Object.assign(op, { state: outcome, stateReason: health.healthy ? `revision ${op.revision} passed its health check` : health.reason, lastCheckedAt: new Date() }), manager);
+      return { state: outcome, reason: health.reason };
+    });
+  }
+
+  /** A check that never finished (worker lost, cancelled) still settles the revision: failed, with why. */
+  @OnJobSettled(DEPLOY_JOB)
+  async onDeploySettled(job: Job<DeployPayload>, manager: EntityManager): Promise<void> {
+    if (job.status === 'succeeded') return;
+    const op = await this.ops.findCustomOpById(job.payload.custom_op_id, manager);
+    if (!op || op.revision !== job.payload.revision || op.state !== 'deploying') return;
+    const reason = `the health check did not finish: ${job.error?.message ?? job.status}`;
+    await this.ops.saveCustomOp(Object.assign(op, { state: 'failed', stateReason: reason }), manager);
+    const revision = await this.ops.findRevision(op.id, op.revision, manager);
+    if (revision) await this.ops.saveRevision(Object.assign(revision, { outcome: 'failed', reason }), manager);
+  }
+
+  private async deploy(workspaceId: string, op: CustomOpEntity, caller: Principal, manager: EntityManager): Promise<string> {
+    await this.ops.saveRevision({ workspaceId, customOpId: op.id, revision: op.revision, endpointUrl: op.endpointUrl, healthUrl: op.healthUrl, timeoutMs: op.timeoutMs, outcome: 'deploying', createdBy: caller.userId }, manager);
+    const { job } = await this.queue.enqueue<DeployPayload>({ type: DEPLOY_JOB, payload: { custom_op_id: op.id, revision: op.revision }, workspaceId, targetType: 'custom_op', targetId: op.id }, manager);
+    return job.id;
+  }
+}
+
+function summary(op: CustomOpEntity): CustomOpSummary {
+  return {
+    id: op.id,
+    workspace_id: op.workspaceId,
+    name: op.name,
+    description: op.description,
+    state: op.state,
+    state_reason: op.stateReason,
+    revision: op.revision,
+    endpoint_url: op.endpointUrl,
+    health_url: op.healthUrl || null,
+    timeout_ms: op.timeoutMs,
+    secret_id: op.secretId,
+    last_checked_at: op.lastCheckedAt,
+    created_by: op.createdBy,
+    created_at: op.createdAt,
+    updated_at: op.updatedAt,
+  };
+}
+
+function revisionDto(r: CustomOpRevisionEntity) {
+  return { revision: r.revision, endpoint_url: r.endpointUrl, health_url: r.healthUrl || null, timeout_ms: r.timeoutMs, outcome: r.outcome, reason: r.reason, health: r.health, created_by: r.createdBy, created_at: r.createdAt, checked_at: r.checkedAt };
+}

@@ -1,0 +1,286 @@
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsObject, IsOptional, IsString, IsUrl, IsUUID, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { PageQueryDto } from '../../../../libs/common/pagination.js';
+import { IsBoundedJson } from '../../../../libs/common/record-validators.js';
+import { CUSTOM_OP_STATES, type CustomOpState } from '../entities/custom-op.entity.js';
+import { OP_KINDS, type OpKind } from '../entities/registry-op.entity.js';
+
+const present = (_: object, value: unknown) => value !== undefined;
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+const url = { require_protocol: true, protocols: ['http', 'https'], require_tld: false };
+export const OP_NAME_PATTERN = /^[a-z][a-z0-9_.-]{0,63}$/;
+const OP_NAME_MESSAGE = 'name must be 1..64 lower-case letters, digits or _ . - and start with a letter';
+const OP_SOURCES = ['builtin', 'workspace'] as const;
+
+export class OpsWorkspaceQuery {
+  /** The workspace whose operations to read */
+  @IsUUID()
+  workspace_id: string;
+}
+
+export class OpSchemaQuery extends OpsWorkspaceQuery {
+  /** A registered op's version (default the newest) */
+  @IsOptional() @Transform(({ value }) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value)) @IsInt() @Min(1)
+  version?: number;
+}
+
+export class ListRegistryQuery extends PageQueryDto {
+  @IsUUID()
+  workspace_id: string;
+
+  @ApiPropertyOptional({ enum: OP_KINDS })
+  @ValidateIf(present) @IsIn(OP_KINDS)
+  kind?: OpKind;
+
+  @ApiPropertyOptional({ enum: OP_SOURCES })
+  @ValidateIf(present) @IsIn(OP_SOURCES)
+  source?: (typeof OP_SOURCES)[number];
+}
+
+/** An operation served by one of the workspace's custom ops. */
+export class RegisterOpBody {
+  /** Unique in the workspace and not a built-in op's name; registering a name again adds a version */
+  @Transform(trim) @IsString() @Matches(OP_NAME_PATTERN, { message: OP_NAME_MESSAGE })
+  name: string;
+
+  @ApiProperty({ enum: OP_KINDS })
+  @IsIn(OP_KINDS)
+  kind: OpKind;
+
+  @ValidateIf(present) @IsString() @MaxLength(2000)
+  description?: string;
+
+  /** JSON Schema (draft-07) of the op's parameters; its root must be an object schema. Default: an object with no properties allowed */
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { type: 'object', properties: { min_length: { type: 'integer', minimum: 1 } }, additionalProperties: false } })
+  @ValidateIf(present) @IsObject() @IsBoundedJson(64_000)
+  params_schema?: Record<string, unknown>;
+
+  /** The custom op (by name) whose endpoint serves this operation; it receives {op: <name>, params, items} */
+  @Matches(OP_NAME_PATTERN, { message: 'custom_op must name a custom op of the workspace' })
+  custom_op: string;
+}
+
+export class RegisterOpRequest extends RegisterOpBody {
+  /** The workspace that registers the op (admins) */
+  @IsUUID()
+  workspace_id: string;
+}
+
+export class PublishCustomOpRequest extends OmitType(RegisterOpBody, ['custom_op'] as const) {
+  /** Where the service POSTs batches: {op, params, items} -> {results} (docs/ops.md) */
+  @IsUrl(url) @MaxLength(2000)
+  endpoint_url: string;
+
+  /** Checked with GET on each deploy (2xx = healthy); default: an empty batch POSTed to endpoint_url must answer {results: []} */
+  @ValidateIf(present) @IsUrl(url) @MaxLength(2000)
+  health_url?: string;
+
+  /** Per call, 100..300000 ms (default 30000) */
+  @ValidateIf(present) @IsInt() @Min(100) @Max(300_000)
+  timeout_ms?: number;
+
+  /** A workspace secret sent as `Authorization: Bearer <value>` (admins choose where secrets go) */
+  @ApiPropertyOptional({ type: 'string', format: 'uuid', nullable: true })
+  @ValidateIf((_, v) => v !== undefined && v !== null) @IsUUID()
+  secret_id?: string | null;
+}
+
+/** A new revision: what is left out stays as it was; the health check runs again. */
+export class RedeployCustomOpRequest {
+  @ValidateIf(present) @IsUrl(url) @MaxLength(2000)
+  endpoint_url?: string;
+
+  /** '' returns to the protocol probe */
+  @ValidateIf((_, v) => v !== undefined && v !== '') @IsUrl(url) @MaxLength(2000)
+  health_url?: string;
+
+  @ValidateIf(present) @IsInt() @Min(100) @Max(300_000)
+  timeout_ms?: number;
+
+  @ValidateIf(present) @IsString() @MaxLength(2000)
+  description?: string;
+
+  /** A new parameter schema: registers a new version of the op of the same name */
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
+  @ValidateIf(present) @IsObject() @IsBoundedJson(64_000)
+  params_schema?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: 'string', format: 'uuid', nullable: true })
+  @ValidateIf((_, v) => v !== undefined && v !== null) @IsUUID()
+  secret_id?: string | null;
+}
+
+export class StopCustomOpRequest {
+  /** Why it is stopped (kept with the state) */
+  @ValidateIf(present) @IsString() @MaxLength(500)
+  reason?: string;
+}
+
+export class ListCustomOpsQuery extends PageQueryDto {
+  @ApiPropertyOptional({ enum: CUSTOM_OP_STATES })
+  @ValidateIf(present) @IsIn(CUSTOM_OP_STATES)
+  state?: CustomOpState;
+}
+
+export class CustomOpRefDto {
+  name: string;
+  @ApiProperty({ enum: CUSTOM_OP_STATES })
+  state: CustomOpState;
+}
+
+export class RegistryOpView {
+  name: string;
+  @ApiProperty({ enum: OP_KINDS })
+  kind: OpKind;
+  description: string;
+  /** `builtin` (the service's own) or `workspace` (registered, served by a custom op) */
+  @ApiProperty({ enum: OP_SOURCES })
+  source: (typeof OP_SOURCES)[number];
+  /** Registered ops: the newest version; built-ins: 1 */
+  version: number;
+  /** Versions registered under the name */
+  version_count: number;
+  /** JSON Schema (draft-07) of the parameters; they are checked against it wherever the op is used */
+  @ApiProperty({ type: 'object', additionalProperties: true })
+  params_schema: Record<string, unknown>;
+  /** The custom op serving it (null for built-ins) */
+  @ApiProperty({ type: () => CustomOpRefDto, nullable: true })
+  custom_op: CustomOpRefDto | null;
+  /** Whether runs can use it now (its custom op is active) */
+  available: boolean;
+  @ApiProperty({ type: 'string', nullable: true })
+  unavailable_reason: string | null;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  registered_at: Date | null;
+}
+
+export class RegistryListResponse {
+  @ApiProperty({ type: () => [RegistryOpView] })
+  items: RegistryOpView[];
+  total: number;
+  page: number;
+  page_size: number;
+}
+
+export class OpCatalogueEntry {
+  name: string;
+  description: string;
+  @ApiProperty({ enum: OP_SOURCES })
+  source: (typeof OP_SOURCES)[number];
+  version: number;
+}
+
+export class OpCatalogueKinds {
+  @ApiProperty({ type: () => [OpCatalogueEntry] })
+  metric: OpCatalogueEntry[];
+  @ApiProperty({ type: () => [OpCatalogueEntry] })
+  check: OpCatalogueEntry[];
+  @ApiProperty({ type: () => [OpCatalogueEntry] })
+  enrichment: OpCatalogueEntry[];
+  @ApiProperty({ type: () => [OpCatalogueEntry] })
+  transform: OpCatalogueEntry[];
+}
+
+/** What the workspace can use now, by kind (unavailable registered ops are left out; the registry lists them). */
+export class OpCatalogue {
+  workspace_id: string;
+  kinds: OpCatalogueKinds;
+  total: number;
+}
+
+export class OpSchemaResponse {
+  name: string;
+  @ApiProperty({ enum: OP_KINDS })
+  kind: OpKind;
+  version: number;
+  /** The JSON Schema dialect */
+  dialect: string;
+  @ApiProperty({ type: 'object', additionalProperties: true })
+  schema: Record<string, unknown>;
+}
+
+export class CustomOpRevisionDto {
+  revision: number;
+  endpoint_url: string;
+  @ApiProperty({ type: 'string', nullable: true })
+  health_url: string | null;
+  timeout_ms: number;
+  /** deploying, active, failed, or superseded by a later revision */
+  @ApiProperty({ enum: ['deploying', 'active', 'failed', 'superseded'] })
+  outcome: string;
+  @ApiProperty({ type: 'string', nullable: true })
+  reason: string | null;
+  /** What the check saw: status_code, latency_ms, method, url */
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true })
+  health: Record<string, unknown> | null;
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  created_by: string | null;
+  created_at: Date;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  checked_at: Date | null;
+}
+
+export class CustomOpSummary {
+  id: string;
+  workspace_id: string;
+  name: string;
+  description: string;
+  @ApiProperty({ enum: CUSTOM_OP_STATES })
+  state: CustomOpState;
+  /** Why it is in this state (the failed check, who stopped it) */
+  @ApiProperty({ type: 'string', nullable: true })
+  state_reason: string | null;
+  revision: number;
+  endpoint_url: string;
+  /** null: the protocol probe checks it */
+  @ApiProperty({ type: 'string', nullable: true })
+  health_url: string | null;
+  timeout_ms: number;
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  secret_id: string | null;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  last_checked_at: Date | null;
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export class CustomOpsListResponse {
+  @ApiProperty({ type: () => [CustomOpSummary] })
+  items: CustomOpSummary[];
+  total: number;
+  page: number;
+  page_size: number;
+}
+
+export class CustomOpDetailResponse extends CustomOpSummary {
+  /** Newest first */
+  @ApiProperty({ type: () => [CustomOpRevisionDto] })
+  revisions: CustomOpRevisionDto[];
+  /** The registered operations it serves */
+  @ApiProperty({ type: () => [RegistryOpView] })
+  ops: RegistryOpView[];
+}
+
+export class CustomOpPublishResponse {
+  custom_op: CustomOpDetailResponse;
+  /** The op registered under the same name */
+  op: RegistryOpView;
+  /** The queued health check; the op's state moves to active or failed when it ends (read GET .../custom_ops/{name}) */
+  job_id: string;
+}
+
+export class CustomOpRedeployResponse {
+  custom_op: CustomOpDetailResponse;
+  revision: number;
+  job_id: string;
+}
+
+export class CustomOpStopResponse {
+  custom_op: CustomOpSummary;
+  /** The state before the stop */
+  @ApiProperty({ enum: CUSTOM_OP_STATES })
+  previous_state: CustomOpState;
+}

@@ -1,0 +1,83 @@
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiPreconditionFailedResponse, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Authenticated, CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
+import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
+import { PageOf, type Page } from '../../../libs/common/pagination.js';
+import { ProblemResponse } from '../../../libs/common/problem.dto.js';
+import { UuidParam } from '../../../libs/common/uuid-param.js';
+import { SUT_TEMPLATES } from '../../../libs/evaluation/sut/templates.js';
+import { CreateSutRequest, ListSutsQuery, SutResponse, UpdateSutRequest } from './dto/sut.dto.js';
+import { SutTemplateList } from './dto/template.dto.js';
+import { SutsService } from './suts.service.js';
+
+export const SUT = { resource: 'sut', param: 'sut_id' } as const;
+
+@ApiTags('suts')
+@Controller('suts')
+export class SutsController {
+  constructor(private readonly suts: SutsService) {}
+
+  /** The workspace's systems under test, by name (viewers); `q` searches names, `tag` filters. */
+  @Get()
+  @WorkspaceRoleRequired('viewer', { query: 'workspace_id' })
+  @ApiOkResponse({ type: PageOf(SutResponse) })
+  list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListSutsQuery): Promise<Page<SutResponse>> {
+    return this.suts.list(access, query);
+  }
+
+  /** Registers a system under test (members); reach it by adding connections. */
+  @Post()
+  @WorkspaceRoleRequired('member', { body: 'workspace_id' })
+  @ApiCreatedResponse({ type: SutResponse })
+  @ApiConflictResponse({ type: ProblemResponse, description: 'sut_name_taken' })
+  create(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: CreateSutRequest, @CurrentUser() caller: Principal): Promise<SutResponse> {
+    return this.suts.create(access, body, caller);
+  }
+
+  /** Ready connection + adapter templates: OpenAI-compatible chat, generic JSON REST, Anthropic messages, Azure OpenAI, a RAG endpoint (any signed-in user). */
+  @Get('templates')
+  @Authenticated()
+  @ApiOkResponse({ type: SutTemplateList })
+  templates(): SutTemplateList {
+    return { items: [...SUT_TEMPLATES], total: SUT_TEMPLATES.length };
+  }
+
+  /** One system (viewers); the ETag serves If-Match on PATCH. */
+  @Get(':sut_id')
+  @WorkspaceRoleRequired('viewer', SUT)
+  @ApiOkResponse({ type: SutResponse })
+  async get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('sut_id') id: string, @Res({ passthrough: true }) res: Response): Promise<SutResponse> {
+    const sut = await this.suts.get(access, id);
+    res.setHeader('ETag', this.suts.etag(sut));
+    return sut;
+  }
+
+  /** Renames, re-describes or re-tags (members). Honours If-Match. */
+  @Patch(':sut_id')
+  @WorkspaceRoleRequired('member', SUT)
+  @ApiOkResponse({ type: SutResponse })
+  @ApiConflictResponse({ type: ProblemResponse, description: 'sut_name_taken' })
+  @ApiPreconditionFailedResponse({ type: ProblemResponse, description: 'If-Match does not match the current ETag' })
+  async update(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('sut_id') id: string,
+    @Body() body: UpdateSutRequest,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+    @CurrentUser() caller: Principal,
+  ): Promise<SutResponse> {
+    const sut = await this.suts.update(access, id, body, req, caller);
+    res.setHeader('ETag', this.suts.etag(sut));
+    return sut;
+  }
+
+  /** Deletes the system with its connections and adapters (admins). */
+  @Delete(':sut_id')
+  @HttpCode(204)
+  @WorkspaceRoleRequired('admin', SUT)
+  @ApiNoContentResponse({ description: 'Deleted' })
+  async delete(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('sut_id') id: string, @CurrentUser() caller: Principal): Promise<void> {
+    await this.suts.delete(access, id, caller);
+  }
+}

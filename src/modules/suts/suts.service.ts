@@ -1,0 +1,104 @@
+import { Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import { AuditService } from '../../../libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
+import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
+import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
+import { type Page, pageWindow } from '../../../libs/common/pagination.js';
+import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import type { CreateSutRequest, ListSutsQuery, SutResponse, UpdateSutRequest } from './dto/sut.dto.js';
+import type { SutEntity } from './entities/sut.entity.js';
+import { SutErrors } from './suts.errors.js';
+import { SutsRepository } from './suts.repository.js';
+
+/** Systems under test: the applications a workspace evaluates (their connections are ConnectionsService's). */
+@Injectable()
+export class SutsService {
+  constructor(
+    private readonly suts: SutsRepository,
+    private readonly audit: AuditService,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  etag(sut: SutResponse): string {
+    return strongEtag('sut', sut.id, sut.updated_at.toISOString());
+  }
+
+  async list(access: WorkspaceAccess, query: ListSutsQuery): Promise<Page<SutResponse>> {
+    const [rows, total] = await this.suts.page(access.workspaceId, { q: query.q, tag: query.tag }, pageWindow(query));
+    const counts = await this.suts.connectionCounts(rows.map((r) => r.id));
+    return { items: rows.map((r) => toResponse(r, counts.get(r.id) ?? 0)), total, page: query.page, page_size: query.page_size };
+  }
+
+  async get(access: WorkspaceAccess, id: string): Promise<SutResponse> {
+    const sut = await this.suts.find(access.workspaceId, id);
+    if (!sut) throw new NotFoundError('SUT', id);
+    return toResponse(sut, (await this.suts.connectionCounts([id])).get(id) ?? 0);
+  }
+
+  async create(access: WorkspaceAccess, body: CreateSutRequest, caller: Principal): Promise<SutResponse> {
+    const sut = await this.transactions.run(async (manager) => {
+      if (await this.suts.sutNameTaken(access.workspaceId, body.name, null, manager)) throw nameTaken(body.name);
+      const created = await this.suts.saveSut({ workspaceId: access.workspaceId, name: body.name, description: body.description ?? '', tags: [...new Set(body.tags ?? [])], createdBy: caller.userId }, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'sut.created', targetType: 'sut', targetId: created.id, details: { name: created.name } }, manager);
+      return created;
+    });
+    return toResponse(sut, 0);
+  }
+
+  /** Renames, re-describes or re-tags; honours If-Match. */
+  async update(access: WorkspaceAccess, id: string, body: UpdateSutRequest, req: Request, caller: Principal): Promise<SutResponse> {
+    await this.transactions.run(async (manager) => {
+      const sut = await this.suts.findForUpdate(access.workspaceId, id, manager);
+      if (!sut) throw new NotFoundError('SUT', id);
+      assertIfMatch(req, this.etag(toResponse(sut, 0)));
+      const changes: Record<string, { from: unknown; to: unknown }> = {};
+      if (body.name !== undefined && body.name !== sut.name) {
+        if (await this.suts.sutNameTaken(access.workspaceId, body.name, id, manager)) throw nameTaken(body.name);
+        changes.name = { from: sut.name, to: body.name };
+        sut.name = body.name;
+      }
+      if (body.description !== undefined && body.description !== sut.description) {
+        changes.description = { from: sut.description, to: body.description };
+        sut.description = body.description;
+      }
+      const tags = body.tags === undefined ? undefined : [...new Set(body.tags)];
+      if (tags && tags.join('\n') !== sut.tags.join('\n')) {
+        changes.tags = { from: sut.tags, to: tags };
+        sut.tags = tags;
+      }
+      if (!Object.keys(changes).length) return;
+      await this.suts.saveSut(sut, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'sut.updated', targetType: 'sut', targetId: id, details: changes }, manager);
+    });
+    return this.get(access, id);
+  }
+
+  /** Deletes the system with its connections and adapters. */
+  async delete(access: WorkspaceAccess, id: string, caller: Principal): Promise<void> {
+    await this.transactions.run(async (manager) => {
+      const sut = await this.suts.findForUpdate(access.workspaceId, id, manager);
+      if (!sut) throw new NotFoundError('SUT', id);
+      await this.suts.deleteSut(id, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'sut.deleted', targetType: 'sut', targetId: id, details: { name: sut.name } }, manager);
+    });
+  }
+}
+
+function nameTaken(name: string): DomainError {
+  return new DomainError(SutErrors.sut_name_taken, `The workspace already has a system under test named "${name}"`);
+}
+
+function toResponse(s: SutEntity, connectionCount: number): SutResponse {
+  return {
+    id: s.id,
+    workspace_id: s.workspaceId,
+    name: s.name,
+    description: s.description,
+    tags: s.tags,
+    connection_count: connectionCount,
+    created_by: s.createdBy,
+    created_at: s.createdAt,
+    updated_at: s.updatedAt,
+  };
+}
