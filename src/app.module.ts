@@ -12,6 +12,7 @@ import { AuthModule } from './modules/auth/auth.module.js';
 import { CataloguesModule } from './modules/catalogues/catalogues.module.js';
 import { DatasetsModule } from './modules/datasets/datasets.module.js';
 import { OpsModule } from './modules/ops/ops.module.js';
+import { RunsModule } from './modules/runs/runs.module.js';
 import { StatusModule } from './modules/status/status.module.js';
 import { SutsModule } from './modules/suts/suts.module.js';
 import { UsersModule } from './modules/users/users.module.js';
@@ -20,7 +21,7 @@ import { SecretsModule } from './modules/workspaces/secrets.module.js';
 import { WorkspacesModule } from './modules/workspaces/workspaces.module.js';
 
 /** The family modules the API serves; the worker process loads the same ones (their jobs). */
-export const FAMILY_MODULES = [StatusModule, AuthModule, UsersModule, WorkspacesModule, SecretsModule, InvitationsModule, DatasetsModule, CataloguesModule, SutsModule, OpsModule];
+export const FAMILY_MODULES = [StatusModule, AuthModule, UsersModule, WorkspacesModule, SecretsModule, InvitationsModule, DatasetsModule, CataloguesModule, SutsModule, OpsModule, RunsModule];
 
 @Module({})
 export class AppModule {

@@ -42,6 +42,8 @@ export function allErrorCodes(): Array<ErrorCodeDefinition & { code: string; fam
 export const CommonErrors = defineErrorCodes('common', {
   validation_failed: { status: 400, title: 'Validation failed', description: 'The request body, query or path failed validation; `errors` lists each offending field.' },
   malformed_json: { status: 400, title: 'Malformed JSON', description: 'The body is not parseable JSON.' },
+  invalid_signature: { status: 403, title: 'Invalid signature', description: 'The signed URL was altered or signed for something else.' },
+  url_expired: { status: 403, title: 'URL expired', description: 'The signed URL has expired; ask for a new one.' },
   invalid_identifier: { status: 400, title: 'Invalid identifier', description: 'A path or query identifier is not a valid UUID.' },
   unauthenticated: { status: 401, title: 'Authentication required', description: 'No bearer token was sent, or it is malformed, expired or revoked.' },
   forbidden: { status: 403, title: 'Forbidden', description: 'The caller is authenticated but its role does not allow this operation on this workspace or record.' },

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AppConfig } from '../../src/config/app-config.js';
+import { DomainError } from './domain-error.js';
+import { CommonErrors } from './error-codes.js';
 
 export interface SignedUrl {
   url: string;
@@ -25,6 +27,13 @@ export class UrlSigner {
     query.sort();
     query.set('signature', this.mac(path, query));
     return { url: `${this.baseUrl(req)}${path}?${query.toString()}`, expires_at: new Date(expires * 1000) };
+  }
+
+  /** Throws 403 invalid_signature or url_expired unless the query signs this path and has not expired. */
+  assertValid(path: string, rawQuery: Record<string, unknown>): void {
+    const check = this.check(path, rawQuery);
+    if (check === 'invalid') throw new DomainError(CommonErrors.invalid_signature, 'The URL signature does not match; ask for a new URL');
+    if (check === 'expired') throw new DomainError(CommonErrors.url_expired, 'The URL has expired; ask for a new one');
   }
 
   check(path: string, rawQuery: Record<string, unknown>): SignatureCheck {

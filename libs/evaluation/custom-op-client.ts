@@ -53,3 +53,48 @@ export async function checkCustomOpHealth(endpoint: CustomOpEndpoint, op: string
     return done(null, `${method} ${url} failed: ${(error as Error).message}${cause}`);
   }
 }
+
+export interface CustomOpItem {
+  row_id: string;
+  input?: unknown;
+  output: string | null;
+  expected_output?: unknown;
+  context?: unknown;
+}
+
+export interface CustomOpResult {
+  row_id: string;
+  score: number | null;
+  passed: boolean | null;
+  detail: Record<string, unknown> | null;
+  error: string | null;
+}
+
+/** Sends one batch to a custom op; a failed call or a malformed answer gives every item an error (never a score). */
+export async function invokeCustomOp(endpoint: CustomOpEndpoint, op: string, params: Record<string, unknown>, items: CustomOpItem[], signal?: AbortSignal, doFetch: typeof fetch = fetch): Promise<CustomOpResult[]> {
+  const failAll = (error: string) => items.map((i) => ({ row_id: i.row_id, score: null, passed: null, detail: null, error }));
+  try {
+    const timeout = AbortSignal.timeout(endpoint.timeout_ms);
+    const response = await doFetch(endpoint.endpoint_url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', ...(endpoint.secret ? { authorization: `Bearer ${endpoint.secret}` } : {}) },
+      body: JSON.stringify({ op, params, items }),
+      signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
+    });
+    const text = await response.text();
+    if (!response.ok) return failAll(`custom op ${op} answered ${response.status}: ${text.slice(0, EXCERPT)}`);
+    const results = (JSON.parse(text) as { results?: unknown }).results;
+    if (!Array.isArray(results)) return failAll(`custom op ${op} answered without a results array`);
+    const byRow = new Map(results.filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null).map((r) => [String(r.row_id), r]));
+    return items.map((item) => {
+      const r = byRow.get(item.row_id);
+      if (!r) return { row_id: item.row_id, score: null, passed: null, detail: null, error: `custom op ${op} returned no result for this row` };
+      const score = typeof r.score === 'number' && Number.isFinite(r.score) ? r.score : null;
+      const error = typeof r.error === 'string' && r.error ? r.error : score === null ? `custom op ${op} returned no numeric score` : null;
+      return { row_id: item.row_id, score: error ? null : score, passed: typeof r.passed === 'boolean' ? r.passed : null, detail: typeof r.detail === 'object' && r.detail !== null ? (r.detail as Record<string, unknown>) : null, error };
+    });
+  } catch (error) {
+    const name = (error as Error).name;
+    return failAll(name === 'TimeoutError' ? `custom op ${op} did not answer within ${endpoint.timeout_ms} ms` : `custom op ${op} failed: ${(error as Error).message}`);
+  }
+}

@@ -56,7 +56,9 @@ export class FakeUpstream {
 
   async close(): Promise<void> {
     for (const res of this.open) res.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeAllConnections();
+    await closed;
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

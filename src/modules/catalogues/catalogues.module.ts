@@ -27,6 +27,7 @@ import { MetricDefaultsService } from './metric-defaults.service.js';
 import { NotificationConfigsController } from './notification-configs.controller.js';
 import { NotificationConfigsRepository } from './notification-configs.repository.js';
 import { NotificationConfigsService } from './notification-configs.service.js';
+import { NotificationDispatcher } from './notification-dispatcher.js';
 import { WorkspaceMetricConfigsController } from './workspace-metric-configs.controller.js';
 
 /** Configuration catalogues: judges, metric configs (versioned, with workspace defaults), eval configs, embedding configs, webhooks and the metric catalogue. */
@@ -46,8 +47,9 @@ import { WorkspaceMetricConfigsController } from './workspace-metric-configs.con
     MetricDefaultsService,
     EvalConfigsService,
     EvalConfigsRepository,
+    NotificationDispatcher,
   ],
-  exports: [EmbeddingConfigsService, MetricConfigsService, MetricDefaultsService, JudgesRepository, EvalConfigsRepository],
+  exports: [EmbeddingConfigsService, MetricConfigsService, MetricDefaultsService, JudgesRepository, EvalConfigsRepository, NotificationDispatcher],
 })
 export class CataloguesModule implements OnModuleInit {
   constructor(

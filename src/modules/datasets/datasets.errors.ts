@@ -13,6 +13,7 @@ export const DatasetErrors = defineErrorCodes('datasets', {
   row_edit_conflict: { status: 409, title: 'Conflicting staged edit', description: 'Another user has a staged edit of the same row; it must be committed or discarded first. `conflicts` names the rows and who staged them.' },
   nothing_to_commit: { status: 409, title: 'Nothing to commit', description: 'There are no staged row edits to commit.' },
   stale_edits: { status: 409, title: 'Stale staged edits', description: 'Staged edits refer to rows a newer version no longer has; `row_ids` lists them. Discard them and stage again.' },
+  unknown_row_source: { status: 400, title: 'Unknown dataset, version or partition', description: 'The dataset, version or partition a body names (e.g. to start a run) does not exist in the workspace, or the dataset has no version yet.' },
   version_not_found: { status: 404, title: 'Version not found', description: 'The dataset has no such version.' },
   version_state_conflict: { status: 409, title: 'Version state conflict', description: 'The version is already in the state the operation would put it in.' },
   unknown_column: { status: 400, title: 'Unknown column', description: 'A column named in a mapping, projection or rule is not a column of the version; `available` lists them.' },
@@ -24,6 +25,4 @@ export const DatasetErrors = defineErrorCodes('datasets', {
   operation_run_not_found: { status: 404, title: 'Run not found', description: 'The version has no such data-operation run.' },
   invalid_filter: { status: 400, title: 'Invalid filter', description: 'The filter, sort or projection is not valid in the query language (docs/query-language.md); `pointer` names the offending member.' },
   invalid_cursor: { status: 400, title: 'Invalid cursor', description: 'The cursor was not issued for this query, or is corrupt.' },
-  invalid_signature: { status: 403, title: 'Invalid signature', description: 'The signed URL was altered or signed for something else.' },
-  url_expired: { status: 403, title: 'URL expired', description: 'The signed URL has expired; ask for a new one.' },
 });

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { stringify } from 'csv-stringify';
 import type { Request, Response } from 'express';
-import { ByteWriter, parquetWriteRows } from 'hyparquet-writer';
+import { parquetWriteRows } from 'hyparquet-writer';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
+import { NotFoundError } from '../../../libs/common/domain-error.js';
+import { streamWriter } from '../../../libs/common/parquet-stream.js';
 import { UrlSigner } from '../../../libs/common/signed-url.js';
 import { AppConfig } from '../../config/app-config.js';
-import { DatasetErrors } from './datasets.errors.js';
 import type { DownloadFormat } from './datasets.mapper.js';
 import { DatasetsRepository } from './datasets.repository.js';
 import type { PresignedUrlResponse } from './dto/download.dto.js';
@@ -44,9 +44,7 @@ export class DownloadService {
   /** Checks the signature, then streams the file. */
   async serve(req: Request, res: Response, versionId: string, filename: string, format: DownloadFormat): Promise<void> {
     const path = `/files/dataset-versions/${versionId}/${encodeURIComponent(filename)}`;
-    const check = this.signer.check(path, req.query as Record<string, unknown>);
-    if (check === 'invalid') throw new DomainError(DatasetErrors.invalid_signature, 'The URL signature does not match; ask for a new download URL');
-    if (check === 'expired') throw new DomainError(DatasetErrors.url_expired, 'The download URL has expired; ask for a new one');
+    this.signer.assertValid(path, req.query as Record<string, unknown>);
     const version = await this.datasets.findVersionById(versionId);
     if (!version) throw new NotFoundError('dataset version', versionId);
     res.status(200);
@@ -142,25 +140,3 @@ function parquetValue(value: unknown, type: ParquetType): unknown {
 }
 
 /** A hyparquet-writer sink that flushes each filled megabyte to the response, honouring backpressure. */
-function streamWriter(out: Writable): ByteWriter & { flush(): Promise<void> } {
-  const writer = new ByteWriter() as ByteWriter & { flush(): Promise<void> };
-  const chunkSize = 1_000_000;
-  let pending: Promise<void> | undefined;
-  const flush = () => {
-    const chunk = new Uint8Array(writer.buffer.slice(0, writer.index));
-    writer.index = 0;
-    if (chunk.length && !out.write(chunk)) pending = once(out, 'drain').then(() => undefined);
-  };
-  const ensure = writer.ensure.bind(writer);
-  writer.ensure = (size: number) => {
-    if (writer.index > chunkSize) flush();
-    ensure(size);
-  };
-  writer.flush = async () => {
-    flush();
-    if (pending) await pending;
-    pending = undefined;
-  };
-  writer.finish = () => flush();
-  return writer;
-}

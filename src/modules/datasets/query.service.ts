@@ -31,6 +31,18 @@ export class QueryService {
     };
   }
 
+  /**
+   * Compiles a filter and a sort onto a context another family built (run results), with errors
+   * as 400 invalid_filter pointing into the body. `whereParams` are the bind values the filter
+   * needs (the context's own first), `params` those of filter and sort together.
+   */
+  compileQuery(ctx: FilterContext, filter: unknown, sort: unknown): { where: string; whereParams: unknown[]; orderBy?: string; params: unknown[] } {
+    const where = filter === undefined || filter === null ? 'TRUE' : this.translate(() => compileFilter(filter, ctx), '/filter');
+    const whereParams = [...ctx.params];
+    const orderBy = sort === undefined || sort === null ? undefined : this.translate(() => compileSort(sort, ctx), '/sort') || undefined;
+    return { where, whereParams, orderBy, params: [...ctx.params] };
+  }
+
   /** Compiles a filter onto an existing context (its params grow); errors point under `root`. */
   compileWith(ctx: FilterContext, filter: unknown, root: string): string {
     return this.translate(() => compileFilter(filter, ctx), root);

@@ -54,6 +54,14 @@ export class OpRegistry {
     return { name: latest.name, kind: latest.kind, source: 'workspace', version: latest.opVersion, params_schema: latest.paramsSchema, available: customOp?.state === 'active' };
   }
 
+  /** Where a registered op is served (for runs): its custom op's endpoint and state, or null for built-ins and unknown names. */
+  async endpointOf(workspaceId: string, name: string, manager?: EntityManager): Promise<{ name: string; endpoint_url: string; timeout_ms: number; secret_id: string | null; state: string } | null> {
+    const [latest] = await this.ops.versionsOf(workspaceId, name, manager);
+    if (!latest) return null;
+    const [customOp] = await this.ops.customOpsByIds([latest.customOpId], manager);
+    return customOp ? { name: latest.name, endpoint_url: customOp.endpointUrl, timeout_ms: customOp.timeoutMs, secret_id: customOp.secretId, state: customOp.state } : null;
+  }
+
   /** Errors of `params` against the op's schema ({field, message}); empty when they fit. */
   validateParams(op: Pick<ResolvedOp, 'params_schema'>, params: unknown): Array<{ field: string; message: string }> {
     const key = JSON.stringify(op.params_schema);

@@ -1,0 +1,89 @@
+import { Injectable } from '@nestjs/common';
+import type { WorkspaceAccess } from '../../../libs/auth/roles.js';
+import { DomainError } from '../../../libs/common/domain-error.js';
+import { valueAt } from '../../../libs/evaluation/row-context.js';
+import { diffRows, diffToCsv, type DiffResult } from '../../../libs/evaluation/runs/diff.js';
+import type { RunMetricSpec } from '../../../libs/evaluation/runs/run.types.js';
+import type { DiffQuery, RunDiffResponse, RunDiffRowResponse } from './dto/diff.dto.js';
+import type { RunEntity } from './entities/run.entity.js';
+import { itemResult } from './results.service.js';
+import { RunErrors } from './runs.errors.js';
+import { RunsRepository, type RunItemRow } from './runs.repository.js';
+import { RunsService } from './runs.service.js';
+
+interface Compared {
+  base: RunEntity;
+  candidate: RunEntity;
+  metrics: RunMetricSpec[];
+  diff: DiffResult;
+  baseItems: RunItemRow[];
+  candidateItems: RunItemRow[];
+}
+
+/** Two runs compared row by row (matched by row id): per metric deltas, regressions, improvements, new and missing rows. */
+@Injectable()
+export class DiffService {
+  constructor(
+    private readonly runsService: RunsService,
+    private readonly runs: RunsRepository,
+  ) {}
+
+  async diff(access: WorkspaceAccess, query: DiffQuery): Promise<RunDiffResponse> {
+    const c = await this.compare(access, query);
+    const rows = query.status ? c.diff.rows.filter((r) => r.status === query.status) : c.diff.rows;
+    const limit = query.limit ?? 100;
+    const offset = query.offset ?? 0;
+    return { base_run_id: c.base.id, candidate_run_id: c.candidate.id, metrics: c.metrics.map((m) => m.name), summary: c.diff.summary, rows: rows.slice(offset, offset + limit), total: rows.length, limit, offset };
+  }
+
+  async export(access: WorkspaceAccess, query: DiffQuery, format: 'csv' | 'json'): Promise<{ body: string; contentType: string; filename: string }> {
+    const c = await this.compare(access, query);
+    const rows = query.status ? c.diff.rows.filter((r) => r.status === query.status) : c.diff.rows;
+    const filename = `diff-${c.base.id.slice(0, 8)}-${c.candidate.id.slice(0, 8)}.${format}`;
+    if (format === 'csv') return { body: diffToCsv(rows, c.metrics.map((m) => m.name)), contentType: 'text/csv; charset=utf-8', filename };
+    return { body: JSON.stringify({ base_run_id: c.base.id, candidate_run_id: c.candidate.id, metrics: c.metrics.map((m) => m.name), summary: c.diff.summary, rows }), contentType: 'application/json', filename };
+  }
+
+  async row(access: WorkspaceAccess, query: DiffQuery & { row_id: string }): Promise<RunDiffRowResponse> {
+    const c = await this.compare(access, query);
+    const diffRow = c.diff.rows.find((r) => r.row_id === query.row_id);
+    if (!diffRow) throw new DomainError(RunErrors.diff_row_not_found, `Neither run has row ${query.row_id}`);
+    const baseItem = c.baseItems.find((i) => i.row_id === query.row_id) ?? null;
+    const candidateItem = c.candidateItems.find((i) => i.row_id === query.row_id) ?? null;
+    const row = (candidateItem ?? baseItem)!.data;
+    const mapping = (candidateItem ? c.candidate : c.base).snapshot.mapping;
+    const text = (v: unknown) => (v === undefined || v === null ? null : typeof v === 'string' ? v : JSON.stringify(v));
+    const side = (i: RunItemRow | null) => (i ? { status: i.status, output: i.output, passed: i.passed, latency_ms: i.latency_ms, scores: i.scores ?? {}, error: i.error } : null);
+    return {
+      base_run_id: c.base.id,
+      candidate_run_id: c.candidate.id,
+      row_id: query.row_id,
+      status: diffRow.status,
+      row,
+      input: text(valueAt(row, mapping.input ?? 'input')),
+      expected_output: text(valueAt(row, mapping.expected_output ?? 'expected_output')),
+      base: side(baseItem),
+      candidate: side(candidateItem),
+      metrics: diffRow.metrics,
+    };
+  }
+
+  private async compare(access: WorkspaceAccess, query: Pick<DiffQuery, 'base' | 'candidate' | 'tolerance'>): Promise<Compared> {
+    const base = await this.runsService.require(access, query.base);
+    const candidate = await this.runsService.require(access, query.candidate).catch(() => {
+      throw new DomainError(RunErrors.run_input_invalid, `The workspace of run ${query.base} has no run ${query.candidate}`, { field: 'candidate' });
+    });
+    const byName = new Map<string, RunMetricSpec>();
+    for (const m of [...base.snapshot.metrics, ...candidate.snapshot.metrics]) if (!byName.has(m.name)) byName.set(m.name, { name: m.name, better: m.better, gating: m.gating, min_pass_rate: m.min_pass_rate });
+    const metrics = [...byName.values()];
+    const [baseItems, candidateItems] = [await this.runs.items(base.id), await this.runs.items(candidate.id)];
+    // A row whose call failed counts as failed when the pass rule says errors fail.
+    const done = (items: RunItemRow[], run: RunEntity) => items.filter((i) => i.status !== 'pending').map((i) => ({ ...itemResult(i), passed: i.status === 'error' && run.snapshot.pass_rule.errors_fail ? false : i.passed }));
+    const diff = diffRows(done(baseItems, base), done(candidateItems, candidate), metrics, { tolerance: query.tolerance });
+    // Within a status, rows keep their dataset order.
+    const ordinal = new Map([...baseItems, ...candidateItems].map((i) => [i.row_id, Number(i.ordinal)]));
+    const rank = new Map(diff.rows.map((row, i) => [row.row_id, i]));
+    diff.rows.sort((a, b) => (a.status === b.status ? ordinal.get(a.row_id)! - ordinal.get(b.row_id)! : rank.get(a.row_id)! - rank.get(b.row_id)!));
+    return { base, candidate, metrics, diff, baseItems, candidateItems };
+  }
+}

@@ -1,0 +1,205 @@
+import { Injectable } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { parquetWriteRows } from 'hyparquet-writer';
+import { NotFoundError } from '../../../libs/common/domain-error.js';
+import { streamWriter } from '../../../libs/common/parquet-stream.js';
+import { UrlSigner } from '../../../libs/common/signed-url.js';
+import { valueAt } from '../../../libs/evaluation/row-context.js';
+import { summarize } from '../../../libs/evaluation/runs/summary.js';
+import type { ItemResult } from '../../../libs/evaluation/runs/run.types.js';
+import { AppConfig } from '../../config/app-config.js';
+import type { FilterContext } from '../datasets/query-language.js';
+import { QueryService } from '../datasets/query.service.js';
+import type { WorkspaceAccess } from '../../../libs/auth/roles.js';
+import type { RunItemResultDto, RunResultsQueryRequest, RunResultsQueryResponse, RunSessionResponse } from './dto/results.dto.js';
+import type { RunEntity } from './entities/run.entity.js';
+import { RunsRepository, type RunItemRow } from './runs.repository.js';
+import { RunsService } from './runs.service.js';
+
+/** The result fields the query language sees on each item (`row.<column>` for the dataset row). */
+const RESULT_FIELDS = ['row', 'row_id', 'repetition', 'session_id', 'turn', 'status', 'output', 'latency_ms', 'cost_usd', 'usage', 'extras', 'error', 'scores', 'passed', 'dimensions'];
+const ROW_EXPR = `jsonb_build_object('row', i.data, 'row_id', i.row_id, 'repetition', i.repetition, 'session_id', i.session_id, 'turn', i.turn, 'status', i.status, 'output', i.output,
+  'latency_ms', i.latency_ms, 'cost_usd', i.cost_usd, 'usage', i.usage, 'extras', i.extras, 'error', i.error, 'scores', i.scores, 'passed', i.passed, 'dimensions', i.dimensions)`;
+
+/** What a run produced: aggregates, filtered results, conversations, failure analysis, and a Parquet export. */
+@Injectable()
+export class ResultsService {
+  constructor(
+    private readonly runsService: RunsService,
+    private readonly runs: RunsRepository,
+    private readonly query: QueryService,
+    private readonly signer: UrlSigner,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** Per metric mean, pass rate and distribution, per dimension breakdown, latency and cost; over the items scored so far while the run is going. */
+  async results(access: WorkspaceAccess, id: string): Promise<Record<string, unknown>> {
+    const run = await this.runsService.require(access, id);
+    const items = await this.runs.items(id);
+    const scored = items.filter((i) => i.status !== 'pending' && i.scored_at).map(itemResult);
+    const summary = summarize(scored, run.snapshot.metrics, run.snapshot.pass_rule);
+    return { run_id: id, state: run.state, final: run.finishedAt !== null, passed: run.passed, pass_rule: run.snapshot.pass_rule, items: items.length, scored: scored.length, summary };
+  }
+
+  /** A page of results matching a filter in the dataset query language. */
+  async queryResults(access: WorkspaceAccess, id: string, body: RunResultsQueryRequest): Promise<RunResultsQueryResponse> {
+    await this.runsService.require(access, id);
+    const ctx: FilterContext = { rowExpr: ROW_EXPR, rowIdExpr: 'i.row_id', dimensionExpr: (p) => `(i.dimensions ->> ${p})`, columns: new Set(RESULT_FIELDS), params: [id] };
+    const compiled = this.query.compileQuery(ctx, body.filter, body.sort);
+    const limit = body.limit ?? 50;
+    const offset = body.offset ?? 0;
+    const { rows, total } = await this.runs.queryItems(compiled.where, compiled.whereParams, compiled.orderBy, compiled.params, limit, offset);
+    return { run_id: id, items: rows.map(itemDto), total, limit, offset };
+  }
+
+  /** The same results flattened for a table: the row's columns beside `_output`, `_passed`, `_status`, `_latency_ms` and `_score.<metric>`. */
+  async queryTable(access: WorkspaceAccess, id: string, body: RunResultsQueryRequest): Promise<Record<string, unknown>> {
+    const page = await this.queryResults(access, id, body);
+    return {
+      run_id: id,
+      total: page.total,
+      limit: page.limit,
+      offset: page.offset,
+      items: page.items.map((i) => ({
+        _row_id: i.row_id,
+        _repetition: i.repetition,
+        ...i.row,
+        _status: i.status,
+        _output: i.output,
+        _passed: i.passed,
+        _latency_ms: i.latency_ms,
+        _error: i.error?.code ?? null,
+        ...Object.fromEntries(Object.entries(i.scores).map(([name, s]) => [`_score.${name}`, (s as { score: number | null }).score])),
+      })),
+    };
+  }
+
+  async session(access: WorkspaceAccess, id: string, sessionId: string): Promise<RunSessionResponse> {
+    await this.runsService.require(access, id);
+    const turns = await this.runs.session(id, sessionId);
+    if (!turns.length) throw new NotFoundError('session', sessionId);
+    const verdicts = turns.map((t) => t.passed).filter((p): p is boolean => p !== null);
+    return { run_id: id, session_id: sessionId, turns: turns.map(itemDto), passed: verdicts.length ? verdicts.every(Boolean) : null };
+  }
+
+  /** Where the run fails: failed rows by metric and by dimension value (worst first), and the most frequent errors with example rows. */
+  async analysis(access: WorkspaceAccess, id: string): Promise<Record<string, unknown>> {
+    const run = await this.runsService.require(access, id);
+    const items = (await this.runs.items(id)).filter((i) => i.status !== 'pending');
+    const failed = items.filter((i) => i.status === 'error' || i.passed === false);
+    const byMetric = run.snapshot.metrics.map((m) => {
+      const verdicts = items.map((i) => i.scores?.[m.name]).filter((s) => s !== undefined);
+      const fails = verdicts.filter((s) => s!.passed === false).length;
+      const errors = verdicts.filter((s) => s!.score === null).length;
+      const judged = verdicts.filter((s) => s!.passed !== null).length;
+      return { metric: m.name, failed: fails, errors, fail_rate: judged ? round(fails / judged) : null, example_row_ids: items.filter((i) => i.scores?.[m.name]?.passed === false).slice(0, 5).map((i) => i.row_id) };
+    });
+    const byDimension: Array<{ dimension: string; value: string; rows: number; failed: number; fail_rate: number }> = [];
+    const groups = new Map<string, { rows: number; failed: number }>();
+    for (const item of items) {
+      for (const [dimension, value] of Object.entries(item.dimensions ?? {})) {
+        const key = JSON.stringify([dimension, value]);
+        const g = groups.get(key) ?? { rows: 0, failed: 0 };
+        g.rows++;
+        if (item.status === 'error' || item.passed === false) g.failed++;
+        groups.set(key, g);
+      }
+    }
+    for (const [key, g] of groups) {
+      const [dimension, value] = JSON.parse(key) as [string, string];
+      byDimension.push({ dimension, value, rows: g.rows, failed: g.failed, fail_rate: round(g.failed / g.rows) });
+    }
+    byDimension.sort((a, b) => b.fail_rate - a.fail_rate || b.failed - a.failed || a.dimension.localeCompare(b.dimension) || a.value.localeCompare(b.value));
+    const errors = new Map<string, { code: string; count: number; message: string; example_row_ids: string[] }>();
+    for (const item of items.filter((i) => i.error)) {
+      const e = errors.get(item.error!.code) ?? { code: item.error!.code, count: 0, message: item.error!.message, example_row_ids: [] };
+      e.count++;
+      if (e.example_row_ids.length < 5) e.example_row_ids.push(item.row_id);
+      errors.set(item.error!.code, e);
+    }
+    return {
+      run_id: id,
+      state: run.state,
+      rows: items.length,
+      failed_rows: failed.length,
+      fail_rate: items.length ? round(failed.length / items.length) : null,
+      by_metric: byMetric.sort((a, b) => (b.fail_rate ?? -1) - (a.fail_rate ?? -1)),
+      by_dimension: byDimension,
+      errors: [...errors.values()].sort((a, b) => b.count - a.count),
+    };
+  }
+
+  parquetUrl(req: Request, access: WorkspaceAccess, run: RunEntity): Record<string, unknown> {
+    const filename = `run-${run.id}.parquet`;
+    const path = `/files/runs/${run.id}/${filename}`;
+    const signed = this.signer.sign(req, path, {}, this.config.env.SIGNED_URL_TTL_SECONDS);
+    void access;
+    return { url: signed.url, method: 'GET', expires_at: signed.expires_at, format: 'parquet', filename, run_id: run.id, rows: run.total };
+  }
+
+  /** Streams the results as Parquet: a row per item, the row's mapped fields, output, latency, cost, verdict, and a score and verdict column per metric. */
+  async serveParquet(req: Request, res: Response, runId: string, filename: string): Promise<void> {
+    this.signer.assertValid(`/files/runs/${runId}/${encodeURIComponent(filename)}`, req.query as Record<string, unknown>);
+    const run = await this.runs.find(runId);
+    if (!run) throw new NotFoundError('run', runId);
+    const items = await this.runs.items(runId);
+    const metrics = run.snapshot.metrics.map((m) => m.name);
+    const mapping = run.snapshot.mapping;
+    res.status(200);
+    res.setHeader('Content-Type', 'application/vnd.apache.parquet');
+    res.setHeader('Content-Disposition', `attachment; filename="${filename.replace(/"/g, '')}"`);
+    const text = (v: unknown) => (v === undefined || v === null ? null : typeof v === 'string' ? v : JSON.stringify(v));
+    await parquetWriteRows({
+      writer: streamWriter(res),
+      rowGroupSize: 10_000,
+      columns: [
+        { name: 'row_id', type: 'STRING', nullable: false },
+        { name: 'repetition', type: 'INT32', nullable: false },
+        { name: 'session_id', type: 'STRING', nullable: true },
+        { name: 'turn', type: 'INT32', nullable: true },
+        { name: 'input', type: 'STRING', nullable: true },
+        { name: 'expected_output', type: 'STRING', nullable: true },
+        { name: 'status', type: 'STRING', nullable: false },
+        { name: 'output', type: 'STRING', nullable: true },
+        { name: 'latency_ms', type: 'DOUBLE', nullable: true },
+        { name: 'cost_usd', type: 'DOUBLE', nullable: true },
+        { name: 'error_code', type: 'STRING', nullable: true },
+        { name: 'passed', type: 'BOOLEAN', nullable: true },
+        ...metrics.flatMap((m) => [
+          { name: `score_${m}`, type: 'DOUBLE' as const, nullable: true },
+          { name: `passed_${m}`, type: 'BOOLEAN' as const, nullable: true },
+        ]),
+        { name: 'row_json', type: 'STRING', nullable: false },
+      ],
+      rows: items.map((i) => ({
+        row_id: i.row_id,
+        repetition: i.repetition,
+        session_id: i.session_id,
+        turn: i.turn,
+        input: text(valueAt(i.data, mapping.input ?? 'input')),
+        expected_output: text(valueAt(i.data, mapping.expected_output ?? 'expected_output')),
+        status: i.status,
+        output: i.output,
+        latency_ms: i.latency_ms,
+        cost_usd: i.cost_usd,
+        error_code: i.error?.code ?? null,
+        passed: i.passed,
+        ...Object.fromEntries(metrics.flatMap((m) => [[`score_${m}`, i.scores?.[m]?.score ?? null], [`passed_${m}`, i.scores?.[m]?.passed ?? null]])),
+        row_json: JSON.stringify(i.data),
+      })),
+    });
+    res.end();
+  }
+}
+
+function round(x: number): number {
+  return Math.round(x * 10_000) / 10_000;
+}
+
+export function itemResult(i: RunItemRow): ItemResult {
+  return { row_id: i.row_id, repetition: i.repetition, status: i.status as 'done' | 'error', output: i.output, latency_ms: i.latency_ms, cost_usd: i.cost_usd, error: i.error, scores: i.scores ?? {}, passed: i.passed, dimensions: i.dimensions };
+}
+
+function itemDto(i: RunItemRow): RunItemResultDto {
+  return { row_id: i.row_id, repetition: i.repetition, session_id: i.session_id, turn: i.turn, status: i.status, row: i.data, output: i.output, latency_ms: i.latency_ms, usage: i.usage, cost_usd: i.cost_usd, extras: i.extras, error: i.error, scores: i.scores ?? {}, passed: i.passed, dimensions: i.dimensions };
+}

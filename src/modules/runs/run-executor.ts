@@ -1,0 +1,276 @@
+import { Injectable, Logger } from '@nestjs/common';
+import pLimit from 'p-limit';
+import type { EntityManager } from 'typeorm';
+import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { rowContext } from '../../../libs/evaluation/row-context.js';
+import { RateGate } from '../../../libs/evaluation/runs/rate-gate.js';
+import { summarize } from '../../../libs/evaluation/runs/summary.js';
+import { callSut } from '../../../libs/evaluation/sut/sut-client.js';
+import type { ChatMessage } from '../../../libs/evaluation/sut/sut.types.js';
+import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
+import { JobFailure } from '../../../libs/queue/job-outcome.js';
+import { JobInterrupted, type Job, type JobContext } from '../../../libs/queue/job.types.js';
+import { SecretsService } from '../workspaces/secrets.service.js';
+import { TERMINAL_RUN_STATES, type RunEntity, type RunState } from './entities/run.entity.js';
+import { ItemScorer, type ScoringKeys } from './item-scorer.js';
+import { NotificationDispatcher } from '../catalogues/notification-dispatcher.js';
+import { RunsRepository, type RunItemRow } from './runs.repository.js';
+
+export const RUN_JOB = 'runs.execute';
+/** Row and judge errors recorded as events per run at most (the items keep every error). */
+const MAX_ERROR_EVENTS = 100;
+const PROGRESS_EVERY_MS = 1000;
+
+interface RunPayload {
+  run_id: string;
+  [key: string]: string;
+}
+
+/**
+ * Executes a run: calls the SUT for every pending item (the connection's concurrency and rate,
+ * turns of a session in order with the conversation so far), scores every answered item, and
+ * records each item as it finishes, so a restarted worker resumes without calling the SUT again
+ * for a finished row. Cancel stops new calls at once and keeps what was done.
+ */
+@Injectable()
+export class RunExecutor {
+  private readonly logger = new Logger('RunExecutor');
+
+  constructor(
+    private readonly runs: RunsRepository,
+    private readonly secrets: SecretsService,
+    private readonly notifications: NotificationDispatcher,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  @JobHandler(RUN_JOB, { maxAttempts: 5 })
+  async execute({ payload, signal, progress }: JobContext<RunPayload>): Promise<{ state: RunState; items: number }> {
+    const run = await this.runs.find(payload.run_id);
+    if (!run || TERMINAL_RUN_STATES.has(run.state) || run.state === 'awaiting_upload') return { state: run?.state ?? 'failed', items: 0 };
+    if (run.state === 'queued') await this.transition(run, 'running', null);
+    const snapshot = run.snapshot;
+    const items = await this.runs.items(run.id);
+    const keys = await this.keys(run);
+    const connectionKey = snapshot.connection.spec.auth ? await this.secret(run, snapshot.connection.spec.auth.secret_id, 'the connection') : null;
+    const scorer = new ItemScorer(snapshot.metrics, snapshot.pass_rule, snapshot.mapping, keys, signal);
+    const spec = snapshot.connection.spec;
+    const slots = pLimit(Math.max(1, Math.min(run.concurrency, spec.max_concurrency)));
+    const gate = new RateGate(spec.requests_per_second);
+    const tracker = new ProgressTracker(items, (data) => this.progress(run, data, progress));
+    let errorEvents = 0;
+    const note = async (type: string, data: Record<string, unknown>) => {
+      if (errorEvents++ < MAX_ERROR_EVENTS) await this.runs.appendEvent(run.id, run.workspaceId, type, data);
+    };
+
+    const runItem = async (item: RunItemRow, history: ChatMessage[]) => {
+      if (item.status === 'pending' && spec.kind === 'offline') {
+        const missing = { status: 'error' as const, output: null, latency_ms: null, usage: null, cost_usd: null, extras: null, error: { code: 'not_uploaded', message: 'no output was uploaded for this row' }, attempts: null };
+        await this.runs.saveOutcome(run.id, item.row_id, item.repetition, missing);
+        Object.assign(item, missing);
+      }
+      if (item.status === 'pending') {
+        const ctx = rowContext(item.data, snapshot.mapping, { row_id: item.row_id, history, session_id: item.session_id, turn: item.turn });
+        const result = await slots(async () => {
+          if (signal.aborted) return null;
+          await gate.wait(signal);
+          return signal.aborted ? null : callSut(spec, snapshot.adapter.spec, ctx, { secret: connectionKey, signal });
+        });
+        if (!result || result.error?.code === 'cancelled') return false;
+        const outcome = {
+          status: result.ok ? ('done' as const) : ('error' as const),
+          output: result.extracted?.output ?? null,
+          latency_ms: result.status_code === null && !result.ok ? null : result.latency_ms,
+          usage: result.extracted?.usage ?? null,
+          cost_usd: result.extracted?.cost_usd ?? null,
+          extras: result.extracted?.extras ?? null,
+          error: result.error ? { code: result.error.code, message: result.error.message } : null,
+          attempts: result.attempts,
+        };
+        await this.runs.saveOutcome(run.id, item.row_id, item.repetition, outcome);
+        Object.assign(item, outcome);
+        if (outcome.error) await note('row_error', { row_id: item.row_id, repetition: item.repetition, code: outcome.error.code, message: outcome.error.message, status_code: result.status_code });
+      }
+      if (!item.scored_at) {
+        if (signal.aborted) return false;
+        const scored = await scorer.score(item);
+        if (signal.aborted && scored.judgeErrors.some((e) => e.code === 'cancelled')) return false;
+        await this.runs.saveScores(run.id, item.row_id, item.repetition, scored.scores, scored.passed);
+        Object.assign(item, { scores: scored.scores, passed: scored.passed, scored_at: new Date() });
+        for (const e of scored.judgeErrors) await note('judge_error', { row_id: item.row_id, repetition: item.repetition, ...e });
+      }
+      await tracker.finished(item);
+      return true;
+    };
+
+    // Sessions run side by side; the turns of one session run in order, each seeing the conversation so far.
+    await Promise.all(
+      sessions(items).map(async (turns) => {
+        const history: ChatMessage[] = [];
+        for (const item of turns) {
+          if (signal.aborted || !(await runItem(item, [...history]))) return;
+          history.push({ role: 'user', content: textOf(rowContext(item.data, snapshot.mapping).input) }, { role: 'assistant', content: item.output ?? '' });
+        }
+      }),
+    );
+    await tracker.flush();
+    if (signal.aborted) {
+      const reason = signal.reason instanceof JobInterrupted ? signal.reason.reason : 'shutdown';
+      if (reason === 'cancelled') {
+        await this.finish(run.id, 'cancelled', 'cancelled by request; what was done is kept');
+        return { state: 'cancelled', items: items.length };
+      }
+      // A lost lease or a shutdown: the job goes back to the queue and resumes from the items recorded.
+      throw signal.reason instanceof Error ? signal.reason : new Error('interrupted');
+    }
+    await this.finish(run.id, 'succeeded', null);
+    return { state: 'succeeded', items: items.length };
+  }
+
+  /** A run whose job ended without the handler finishing it (failed for good, cancelled while queued, worker lost) ends too. */
+  @OnJobSettled(RUN_JOB)
+  async onSettled(job: Job<RunPayload>, manager: EntityManager): Promise<void> {
+    const run = await this.runs.findForUpdate(job.payload.run_id, manager);
+    if (!run || TERMINAL_RUN_STATES.has(run.state) || run.state === 'awaiting_upload') return;
+    const cancelled = job.status === 'cancelled';
+    await this.settle(run, cancelled ? 'cancelled' : 'failed', cancelled ? 'cancelled by request; what was done is kept' : `the run could not finish: ${job.error?.message ?? job.status}`, manager);
+  }
+
+  /** Ends a run: final counts, the summary over its scored items, the state event, and webhooks. */
+  async finish(runId: string, state: 'succeeded' | 'failed' | 'cancelled', reason: string | null): Promise<void> {
+    await this.transactions.run(async (manager) => {
+      const run = await this.runs.findForUpdate(runId, manager);
+      if (!run || TERMINAL_RUN_STATES.has(run.state)) return;
+      await this.settle(run, state, reason, manager);
+    });
+  }
+
+  private async settle(run: RunEntity, state: 'succeeded' | 'failed' | 'cancelled', reason: string | null, manager: EntityManager): Promise<void> {
+    const items = await this.runs.items(run.id, manager);
+    const summary = summarize(
+      items.filter((i) => i.status !== 'pending').map((i) => ({ row_id: i.row_id, repetition: i.repetition, status: i.status as 'done' | 'error', output: i.output, latency_ms: i.latency_ms, cost_usd: i.cost_usd, error: i.error, scores: i.scores ?? {}, passed: i.passed, dimensions: i.dimensions })),
+      run.snapshot.metrics,
+      run.snapshot.pass_rule,
+    );
+    const from = run.state;
+    Object.assign(run, { state, stateReason: reason, summary, passed: state === 'succeeded' ? summary.passed : null, completed: summary.completed, errored: summary.errored, finishedAt: new Date() });
+    await this.runs.save(run, manager);
+    await this.runs.appendEvent(run.id, run.workspaceId, 'state_changed', { from, to: state, reason, passed: run.passed, pass_rate: summary.pass_rate }, manager);
+    await this.notifications.dispatch(run.workspaceId, `run.${state}`, runEvent(run), manager);
+  }
+
+  private async transition(run: RunEntity, to: RunState, reason: string | null): Promise<void> {
+    await this.transactions.run(async (manager) => {
+      const locked = await this.runs.findForUpdate(run.id, manager);
+      if (!locked || locked.state === to) return;
+      const from = locked.state;
+      Object.assign(locked, { state: to, stateReason: reason, startedAt: locked.startedAt ?? new Date() });
+      await this.runs.save(locked, manager);
+      await this.runs.appendEvent(run.id, run.workspaceId, 'state_changed', { from, to, reason }, manager);
+    });
+    run.state = to;
+  }
+
+  private async progress(run: RunEntity, data: { done: number; total: number; completed: number; errored: number; rate_per_s: number | null; eta_s: number | null }, report: (p: Record<string, number | null>) => Promise<void>): Promise<void> {
+    await this.runs.setProgress(run.id, data);
+    await this.runs.appendEvent(run.id, run.workspaceId, 'progress', data);
+    await report(data).catch((err: unknown) => this.logger.warn(`progress of run ${run.id} not recorded on its job: ${(err as Error).message}`));
+  }
+
+  private async keys(run: RunEntity): Promise<ScoringKeys> {
+    const keys: ScoringKeys = { judges: new Map(), customOps: new Map() };
+    for (const m of run.snapshot.metrics) {
+      if (m.judge && !keys.judges.has(m.judge.id)) keys.judges.set(m.judge.id, m.judge.secret_id ? await this.secret(run, m.judge.secret_id, `judge ${m.judge.name}`) : null);
+      if (m.custom_op && !keys.customOps.has(m.custom_op.name)) keys.customOps.set(m.custom_op.name, m.custom_op.secret_id ? await this.secret(run, m.custom_op.secret_id, `custom op ${m.custom_op.name}`) : null);
+    }
+    return keys;
+  }
+
+  private async secret(run: RunEntity, secretId: string, what: string): Promise<string> {
+    try {
+      return await this.secrets.resolveValue(run.workspaceId, secretId);
+    } catch (err) {
+      throw new JobFailure(`the secret of ${what} cannot be read (${(err as Error).message}); set it again and rerun`, { code: 'secret_unavailable', retry: false });
+    }
+  }
+}
+
+/** Items grouped into conversations (a session and repetition), each in turn order; rows without a session stand alone. */
+function sessions(items: RunItemRow[]): RunItemRow[][] {
+  const groups = new Map<string, RunItemRow[]>();
+  for (const item of items) {
+    const key = item.session_id === null ? `row:${item.row_id}:${item.repetition}` : `session:${item.session_id}:${item.repetition}`;
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return [...groups.values()].map((g) => g.sort((a, b) => (a.turn ?? 0) - (b.turn ?? 0)));
+}
+
+/** What a webhook receives when a run ends. */
+function runEvent(run: RunEntity): Record<string, unknown> {
+  const s = run.summary;
+  return {
+    run_id: run.id,
+    name: run.name,
+    state: run.state,
+    reason: run.stateReason,
+    passed: run.passed,
+    sut: run.snapshot.sut,
+    dataset: run.snapshot.dataset,
+    eval_config: run.snapshot.eval_config,
+    summary: s ? { rows: s.rows, completed: s.completed, errored: s.errored, pass_rate: s.pass_rate, reasons: s.reasons, metrics: s.metrics.map((m) => ({ name: m.name, mean: m.mean, pass_rate: m.pass_rate })) } : null,
+    finished_at: run.finishedAt,
+  };
+}
+
+function textOf(value: unknown): string {
+  return value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** Counts finished items and reports progress (done/total, rate, ETA) at most once a second. */
+class ProgressTracker {
+  private readonly total: number;
+  private done: number;
+  private completed: number;
+  private errored: number;
+  private readonly startedAt = performance.now();
+  private readonly startDone: number;
+  private lastReport = 0;
+  private pending: Promise<void> = Promise.resolve();
+
+  constructor(
+    items: RunItemRow[],
+    private readonly report: (data: { done: number; total: number; completed: number; errored: number; rate_per_s: number | null; eta_s: number | null }) => Promise<void>,
+  ) {
+    this.total = items.length;
+    const finished = items.filter((i) => i.status !== 'pending' && i.scored_at);
+    this.done = finished.length;
+    this.startDone = this.done;
+    this.completed = finished.filter((i) => i.status === 'done').length;
+    this.errored = finished.filter((i) => i.status === 'error').length;
+  }
+
+  async finished(item: RunItemRow): Promise<void> {
+    this.done++;
+    if (item.status === 'done') this.completed++;
+    else this.errored++;
+    const now = performance.now();
+    if (now - this.lastReport >= PROGRESS_EVERY_MS) {
+      this.lastReport = now;
+      await this.emit();
+    }
+  }
+
+  async flush(): Promise<void> {
+    await this.pending;
+    await this.emit();
+  }
+
+  private emit(): Promise<void> {
+    const seconds = (performance.now() - this.startedAt) / 1000;
+    const rate = seconds > 0 ? (this.done - this.startDone) / seconds : null;
+    const eta = rate ? (this.total - this.done) / rate : null;
+    this.pending = this.report({ done: this.done, total: this.total, completed: this.completed, errored: this.errored, rate_per_s: rate === null ? null : Math.round(rate * 100) / 100, eta_s: eta === null ? null : Math.round(eta * 10) / 10 });
+    return this.pending;
+  }
+}

@@ -1,0 +1,37 @@
+import { Module, OnModuleInit } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { WorkspaceResourceRegistry } from '../../../libs/auth/workspace-resource.registry.js';
+import { UrlSigner } from '../../../libs/common/signed-url.js';
+import { CataloguesModule } from '../catalogues/catalogues.module.js';
+import { DatasetsModule } from '../datasets/datasets.module.js';
+import { OpsModule } from '../ops/ops.module.js';
+import { SutsModule } from '../suts/suts.module.js';
+import { SecretsModule } from '../workspaces/secrets.module.js';
+import { DiffService } from './diff.service.js';
+import { RunEntity } from './entities/run.entity.js';
+import { ResultsService } from './results.service.js';
+import { RunExecutor } from './run-executor.js';
+import { RunFilesController } from './run-files.controller.js';
+import { RunPlanner } from './run-planner.js';
+import { RunQueueService } from './run-queue.service.js';
+import { RunsController } from './runs.controller.js';
+import { RunsRepository } from './runs.repository.js';
+import { RunsService } from './runs.service.js';
+
+/** Runs: execution through the queue, events, results, diffs and exports. */
+@Module({
+  imports: [TypeOrmModule.forFeature([RunEntity]), DatasetsModule, SutsModule, CataloguesModule, OpsModule, SecretsModule],
+  controllers: [RunsController, RunFilesController],
+  providers: [RunsService, RunsRepository, RunExecutor, RunPlanner, ResultsService, DiffService, RunQueueService, UrlSigner],
+  exports: [RunsRepository],
+})
+export class RunsModule implements OnModuleInit {
+  constructor(
+    private readonly registry: WorkspaceResourceRegistry,
+    private readonly runs: RunsRepository,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register('run', (id) => this.runs.workspaceOf(id));
+  }
+}

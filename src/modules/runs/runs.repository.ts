@@ -1,0 +1,208 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import type { MetricScore } from '../../../libs/evaluation/runs/run.types.js';
+import type { RunSource } from '../datasets/run-source.service.js';
+import { RunEntity, type RunState } from './entities/run.entity.js';
+
+/** A row of a run as the executor and the result views read it. */
+export interface RunItemRow {
+  row_id: string;
+  repetition: number;
+  ordinal: string;
+  session_id: string | null;
+  turn: number | null;
+  data: Record<string, unknown>;
+  dimensions: Record<string, string>;
+  status: 'pending' | 'done' | 'error';
+  output: string | null;
+  latency_ms: number | null;
+  usage: { prompt_tokens: number | null; completion_tokens: number | null; total_tokens: number | null } | null;
+  cost_usd: number | null;
+  extras: Record<string, unknown> | null;
+  error: { code: string; message: string } | null;
+  attempts: number | null;
+  scores: Record<string, MetricScore> | null;
+  passed: boolean | null;
+  called_at: Date | null;
+  scored_at: Date | null;
+}
+
+export interface ItemOutcome {
+  status: 'done' | 'error';
+  output: string | null;
+  latency_ms: number | null;
+  usage: RunItemRow['usage'];
+  cost_usd: number | null;
+  extras: Record<string, unknown> | null;
+  error: { code: string; message: string } | null;
+  attempts: number | null;
+}
+
+export interface RunEventRow {
+  id: string;
+  type: string;
+  at: Date;
+  data: Record<string, unknown>;
+}
+
+export interface RunFilter {
+  workspaceIds: string[];
+  sutId?: string;
+  datasetId?: string;
+  state?: RunState;
+  states?: RunState[];
+  tag?: string;
+}
+
+const ITEM_COLUMNS = 'row_id, repetition, ordinal, session_id, turn, data, dimensions, status, output, latency_ms, usage, cost_usd, extras, error, attempts, scores, passed, called_at, scored_at';
+
+/** Runs, their items and events: queries only. */
+@Injectable()
+export class RunsRepository {
+  constructor(@InjectRepository(RunEntity) private readonly runs: Repository<RunEntity>) {}
+
+  private m(manager?: EntityManager): EntityManager {
+    return manager ?? this.runs.manager;
+  }
+
+  save(run: Partial<RunEntity>, manager?: EntityManager): Promise<RunEntity> {
+    const repo = this.m(manager).getRepository(RunEntity);
+    return repo.save(repo.create(run));
+  }
+
+  find(id: string, manager?: EntityManager): Promise<RunEntity | null> {
+    return this.m(manager).getRepository(RunEntity).findOne({ where: { id } });
+  }
+
+  findForUpdate(id: string, manager: EntityManager): Promise<RunEntity | null> {
+    return manager.getRepository(RunEntity).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  async workspaceOf(id: string): Promise<string | null> {
+    const rows: Array<{ workspace_id: string }> = await this.runs.query('SELECT workspace_id FROM runs WHERE id = $1', [id]);
+    return rows[0]?.workspace_id ?? null;
+  }
+
+  page(filter: RunFilter, window: { skip: number; take: number }): Promise<[RunEntity[], number]> {
+    const query = this.runs.createQueryBuilder('r').where('r.workspace_id IN (:...ws)', { ws: filter.workspaceIds });
+    if (filter.sutId) query.andWhere('r.sut_id = :sut', { sut: filter.sutId });
+    if (filter.datasetId) query.andWhere('r.dataset_id = :ds', { ds: filter.datasetId });
+    if (filter.state) query.andWhere('r.state = :state', { state: filter.state });
+    if (filter.states) query.andWhere('r.state IN (:...states)', { states: filter.states });
+    if (filter.tag) query.andWhere(':tag = ANY(r.tags)', { tag: filter.tag });
+    return query.orderBy('r.created_at', 'DESC').addOrderBy('r.id', 'DESC').skip(window.skip).take(window.take).getManyAndCount();
+  }
+
+  /**
+   * Creates the run's items from the source rows: a deterministic sample when asked (by a hash
+   * of row id and seed), times the repetitions, with each row's session and turn by the mapped
+   * session column and its dimension values. Returns how many items there are.
+   */
+  async materialize(runId: string, workspaceId: string, source: RunSource, opts: { repetitions: number; sample: { size: number; seed: number } | null }, manager: EntityManager): Promise<number> {
+    const params: unknown[] = [source.datasetId, source.versionNumber, ...source.params];
+    const p = (value: unknown) => `$${params.push(value)}`;
+    const session = source.mapping.session_id ? `(r.data ->> ${p(source.mapping.session_id)})` : 'NULL::text';
+    const sampled = opts.sample ? `ORDER BY md5(r.row_id::text || ${p(String(opts.sample.seed))}) LIMIT ${p(opts.sample.size)}` : '';
+    const rows: Array<{ n: number }> = await manager.query(
+      `WITH chosen AS (
+         SELECT r.row_id, r.ordinal, r.data, ${session} AS session_id FROM dataset_rows r
+          WHERE r.dataset_id = $1 AND r.added_in <= $2 AND (r.removed_in IS NULL OR r.removed_in > $2) AND (${source.where}) ${sampled}
+       ), inserted AS (
+         INSERT INTO run_items (run_id, workspace_id, row_id, repetition, ordinal, session_id, turn, data, dimensions)
+         SELECT ${p(runId)}, ${p(workspaceId)}, c.row_id, rep, c.ordinal, c.session_id,
+                CASE WHEN c.session_id IS NULL THEN NULL ELSE row_number() OVER (PARTITION BY c.session_id, rep ORDER BY c.ordinal)::int END,
+                c.data,
+                (SELECT coalesce(jsonb_object_agg(d.dimension, d.value), '{}'::jsonb) FROM dataset_row_dimensions d WHERE d.dataset_id = $1 AND d.row_id = c.row_id)
+           FROM chosen c CROSS JOIN generate_series(1, ${p(opts.repetitions)}::int) rep
+         RETURNING 1
+       ) SELECT count(*)::int AS n FROM inserted`,
+      params,
+    );
+    return rows[0].n;
+  }
+
+  /** Copies another run's items (all, those whose call failed, or those that failed), fresh, for a rerun. */
+  async materializeFrom(runId: string, workspaceId: string, fromRunId: string, mode: 'all' | 'errors' | 'failed', manager: EntityManager): Promise<number> {
+    const which = mode === 'all' ? 'TRUE' : mode === 'errors' ? `i.status = 'error'` : `(i.status = 'error' OR i.passed = false)`;
+    const rows: Array<{ n: number }> = await manager.query(
+      `WITH inserted AS (
+         INSERT INTO run_items (run_id, workspace_id, row_id, repetition, ordinal, session_id, turn, data, dimensions)
+         SELECT $1, $2, i.row_id, i.repetition, i.ordinal, i.session_id, i.turn, i.data, i.dimensions FROM run_items i WHERE i.run_id = $3 AND ${which}
+         RETURNING 1
+       ) SELECT count(*)::int AS n FROM inserted`,
+      [runId, workspaceId, fromRunId],
+    );
+    return rows[0].n;
+  }
+
+  /** Every item in execution order: sessions by their first row, turns in order. */
+  items(runId: string, manager?: EntityManager): Promise<RunItemRow[]> {
+    return this.m(manager).query(`SELECT ${ITEM_COLUMNS} FROM run_items WHERE run_id = $1 ORDER BY ordinal, repetition`, [runId]);
+  }
+
+  itemsByIds(runId: string, rowIds: string[], manager?: EntityManager): Promise<RunItemRow[]> {
+    return this.m(manager).query(`SELECT ${ITEM_COLUMNS} FROM run_items WHERE run_id = $1 AND row_id = ANY($2::uuid[]) ORDER BY ordinal, repetition`, [runId, rowIds]);
+  }
+
+  session(runId: string, sessionId: string): Promise<RunItemRow[]> {
+    return this.runs.query(`SELECT ${ITEM_COLUMNS} FROM run_items WHERE run_id = $1 AND session_id = $2 ORDER BY repetition, turn, ordinal`, [runId, sessionId]);
+  }
+
+  async saveOutcome(runId: string, rowId: string, repetition: number, outcome: ItemOutcome): Promise<void> {
+    await this.runs.query(
+      `UPDATE run_items SET status = $4, output = $5, latency_ms = $6, usage = $7, cost_usd = $8, extras = $9, error = $10, attempts = $11, called_at = now()
+        WHERE run_id = $1 AND row_id = $2 AND repetition = $3`,
+      [runId, rowId, repetition, outcome.status, outcome.output, outcome.latency_ms, outcome.usage === null ? null : JSON.stringify(outcome.usage), outcome.cost_usd, outcome.extras === null ? null : JSON.stringify(outcome.extras), outcome.error === null ? null : JSON.stringify(outcome.error), outcome.attempts],
+    );
+  }
+
+  async saveScores(runId: string, rowId: string, repetition: number, scores: Record<string, MetricScore>, passed: boolean | null): Promise<void> {
+    await this.runs.query('UPDATE run_items SET scores = $4, passed = $5, scored_at = now() WHERE run_id = $1 AND row_id = $2 AND repetition = $3', [runId, rowId, repetition, JSON.stringify(scores), passed]);
+  }
+
+  /** Outputs uploaded for an offline run, matched by row id (every repetition of the row). Returns the row ids the run does not have. */
+  async uploadOutputs(runId: string, outcomes: Array<{ row_id: string } & ItemOutcome>, manager: EntityManager): Promise<string[]> {
+    const rows: Array<{ row_id: string; matched: boolean }> = await manager.query(
+      `WITH given AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS g(row_id uuid, status text, output text, latency_ms double precision, usage jsonb, cost_usd double precision, extras jsonb, error jsonb)),
+            updated AS (
+              UPDATE run_items i SET status = g.status, output = g.output, latency_ms = g.latency_ms, usage = g.usage, cost_usd = g.cost_usd, extras = g.extras, error = g.error, attempts = NULL, called_at = now(), scores = NULL, passed = NULL, scored_at = NULL
+                FROM given g WHERE i.run_id = $1 AND i.row_id = g.row_id RETURNING i.row_id)
+       SELECT g.row_id, EXISTS (SELECT 1 FROM updated u WHERE u.row_id = g.row_id) AS matched FROM given g`,
+      [runId, JSON.stringify(outcomes)],
+    );
+    return rows.filter((r) => !r.matched).map((r) => r.row_id);
+  }
+
+  async counts(runId: string, manager?: EntityManager): Promise<{ total: number; completed: number; errored: number; pending: number; unscored: number }> {
+    const rows: Array<{ total: number; completed: number; errored: number; pending: number; unscored: number }> = await this.m(manager).query(
+      `SELECT count(*)::int AS total, count(*) FILTER (WHERE status = 'done')::int AS completed, count(*) FILTER (WHERE status = 'error')::int AS errored,
+              count(*) FILTER (WHERE status = 'pending')::int AS pending, count(*) FILTER (WHERE status <> 'pending' AND scored_at IS NULL)::int AS unscored
+         FROM run_items WHERE run_id = $1`,
+      [runId],
+    );
+    return rows[0];
+  }
+
+  async setProgress(runId: string, counts: { completed: number; errored: number }): Promise<void> {
+    await this.runs.query('UPDATE runs SET completed = $2, errored = $3, updated_at = now() WHERE id = $1', [runId, counts.completed, counts.errored]);
+  }
+
+  async appendEvent(runId: string, workspaceId: string, type: string, data: Record<string, unknown>, manager?: EntityManager): Promise<void> {
+    await this.m(manager).query('INSERT INTO run_events (run_id, workspace_id, type, data) VALUES ($1, $2, $3, $4)', [runId, workspaceId, type, JSON.stringify(data)]);
+  }
+
+  events(runId: string, after: string | null, limit: number): Promise<RunEventRow[]> {
+    return this.runs.query('SELECT id::text AS id, type, at, data FROM run_events WHERE run_id = $1 AND id > $2 ORDER BY id LIMIT $3', [runId, after ?? '0', limit]);
+  }
+
+  /** A page of items matching a compiled filter over `i` (`$1` is the run), in the given order; the count binds only the filter's values. */
+  async queryItems(where: string, whereParams: unknown[], orderBy: string | undefined, params: unknown[], limit: number, offset: number): Promise<{ rows: RunItemRow[]; total: number }> {
+    const base = `FROM run_items i WHERE i.run_id = $1 AND (${where})`;
+    const [rows, count] = await Promise.all([
+      this.runs.query(`SELECT ${ITEM_COLUMNS.split(', ').map((c) => `i.${c}`).join(', ')} ${base} ORDER BY ${orderBy ? `${orderBy}, ` : ''}i.ordinal, i.repetition LIMIT ${Number(limit)} OFFSET ${Number(offset)}`, params) as Promise<RunItemRow[]>,
+      this.runs.query(`SELECT count(*)::int AS n ${base}`, whereParams) as Promise<Array<{ n: number }>>,
+    ]);
+    return { rows, total: count[0].n };
+  }
+}

@@ -1,0 +1,234 @@
+import { Injectable } from '@nestjs/common';
+import { AuditService } from '../../../libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
+import { AccessRepository } from '../../../libs/auth/access.repository.js';
+import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
+import { type Page } from '../../../libs/common/pagination.js';
+import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { JobQueue } from '../../../libs/queue/job-queue.service.js';
+import { MetricConfigsService } from '../catalogues/metric-configs.service.js';
+import { RunSourceService } from '../datasets/run-source.service.js';
+import type { CreateRunRequest, EventsQuery, ListRunsQuery, RerunRequest, RunEventResponse, RunResponse, SutRunsQuery } from './dto/run.dto.js';
+import type { UploadOutputsRequest } from './dto/upload.dto.js';
+import { TERMINAL_RUN_STATES, type RunEntity } from './entities/run.entity.js';
+import { RUN_JOB, RunExecutor } from './run-executor.js';
+import { RunPlanner } from './run-planner.js';
+import { RunErrors } from './runs.errors.js';
+import { RunsRepository } from './runs.repository.js';
+
+const CANCEL_WAIT_MS = 5000;
+
+/** Starting, listing, cancelling, rerunning and feeding runs; their execution is RunExecutor's. */
+@Injectable()
+export class RunsService {
+  constructor(
+    private readonly runs: RunsRepository,
+    private readonly planner: RunPlanner,
+    private readonly sources: RunSourceService,
+    private readonly metricConfigs: MetricConfigsService,
+    private readonly executor: RunExecutor,
+    private readonly queue: JobQueue,
+    private readonly access: AccessRepository,
+    private readonly audit: AuditService,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  /** Snapshots the inputs, creates one item per row (and repetition), freezes the metric config versions used, and queues the run (offline runs wait for an upload). */
+  async create(access: WorkspaceAccess, body: CreateRunRequest, caller: Principal): Promise<RunResponse> {
+    if (!body.eval_config_id && !body.metrics) throw new DomainError(RunErrors.metrics_required, 'Name an eval_config_id or `metrics` to score the run with');
+    const source = await this.sources.resolve(access.workspaceId, body.dataset_id, body.version_id, body.partition_id);
+    const id = await this.transactions.run(async (manager) => {
+      const snapshot = await this.planner.snapshot(access.workspaceId, source, { sutId: body.sut_id, connectionId: body.connection_id, evalConfigId: body.eval_config_id, metrics: body.metrics, judgeId: body.judge_id }, manager);
+      const spec = snapshot.connection.spec;
+      const offline = spec.kind === 'offline';
+      const run = await this.runs.save(
+        {
+          workspaceId: access.workspaceId,
+          name: body.name || `${snapshot.sut.name} on ${source.datasetName} v${source.versionNumber}`,
+          datasetId: source.datasetId,
+          versionId: source.versionId,
+          partitionId: source.partitionId,
+          sutId: snapshot.sut.id,
+          connectionId: snapshot.connection.id,
+          evalConfigId: snapshot.eval_config?.id ?? null,
+          state: offline ? 'awaiting_upload' : 'queued',
+          snapshot,
+          concurrency: Math.min(body.concurrency ?? spec.max_concurrency, spec.max_concurrency),
+          sample: body.sample ? { size: body.sample.size, seed: body.sample.seed ?? 0 } : null,
+          repetitions: body.repetitions ?? 1,
+          tags: [...new Set(body.tags ?? [])],
+          createdBy: caller.userId,
+        },
+        manager,
+      );
+      run.total = await this.runs.materialize(run.id, access.workspaceId, source, { repetitions: run.repetitions, sample: run.sample }, manager);
+      if (!run.total) throw new DomainError(RunErrors.run_input_invalid, `The ${source.partitionId ? 'partition' : 'version'} has no rows to run`, { field: source.partitionId ? 'partition_id' : 'version_id' });
+      await this.metricConfigs.markUsed(snapshot.metrics.flatMap((m) => (m.config ? [m.config.id] : [])), run.id, manager);
+      if (!offline) run.jobId = (await this.queue.enqueue({ type: RUN_JOB, payload: { run_id: run.id }, workspaceId: access.workspaceId, targetType: 'run', targetId: run.id, createdBy: caller.userId }, manager)).job.id;
+      await this.runs.save(run, manager);
+      await this.runs.appendEvent(run.id, access.workspaceId, 'state_changed', { from: null, to: run.state, total: run.total }, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'run.created', targetType: 'run', targetId: run.id, details: { sut_id: run.sutId, dataset_id: run.datasetId, version_id: run.versionId, items: run.total } }, manager);
+      return run.id;
+    });
+    return this.get(access, id);
+  }
+
+  async list(caller: Principal, query: ListRunsQuery, workspaceIds?: string[]): Promise<Page<RunResponse>> {
+    const ids = workspaceIds ?? (query.workspace_id ? [query.workspace_id] : await this.access.workspaceIdsOf(caller.userId));
+    if (!ids.length) return { items: [], total: 0, page: query.page, page_size: query.page_size };
+    const [rows, total] = await this.runs.page({ workspaceIds: ids, sutId: query.sut_id, datasetId: query.dataset_id, state: query.state, tag: query.tag }, { skip: (query.page - 1) * query.page_size, take: query.page_size });
+    return { items: rows.map((r) => toResponse(r)), total, page: query.page, page_size: query.page_size };
+  }
+
+  async sutRuns(access: WorkspaceAccess, sutId: string, query: SutRunsQuery): Promise<Page<RunResponse>> {
+    const [rows, total] = await this.runs.page({ workspaceIds: [access.workspaceId], sutId, state: query.state }, { skip: (query.page - 1) * query.page_size, take: query.page_size });
+    return { items: rows.map((r) => toResponse(r)), total, page: query.page, page_size: query.page_size };
+  }
+
+  async get(access: WorkspaceAccess, id: string): Promise<RunResponse> {
+    return toResponse(await this.require(access, id), await this.runs.counts(id));
+  }
+
+  /** Stops new calls at once; the run ends `cancelled` with what was done kept. Waits a few seconds for the worker to stop. */
+  async cancel(access: WorkspaceAccess, id: string, caller: Principal): Promise<RunResponse> {
+    const run = await this.require(access, id);
+    if (TERMINAL_RUN_STATES.has(run.state)) throw new DomainError(RunErrors.run_not_active, `Run ${id} has already ended (${run.state})`);
+    await this.transactions.run(async (manager) => {
+      const locked = await this.runs.findForUpdate(id, manager);
+      if (!locked || TERMINAL_RUN_STATES.has(locked.state)) return;
+      locked.cancelRequestedAt = new Date();
+      await this.runs.save(locked, manager);
+      await this.runs.appendEvent(id, access.workspaceId, 'cancel_requested', { by: caller.userId }, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'run.cancelled', targetType: 'run', targetId: id, details: { state: locked.state } }, manager);
+    });
+    if (run.state === 'awaiting_upload' || !run.jobId) await this.executor.finish(id, 'cancelled', 'cancelled by request; what was done is kept');
+    else await this.queue.cancel(run.jobId);
+    const deadline = Date.now() + CANCEL_WAIT_MS;
+    while (Date.now() < deadline && !TERMINAL_RUN_STATES.has((await this.runs.find(id))!.state)) await new Promise((resolve) => setTimeout(resolve, 50));
+    return this.get(access, id);
+  }
+
+  /** A new run with the same snapshot, over all rows or only the failed ones. */
+  async rerun(access: WorkspaceAccess, id: string, body: RerunRequest, caller: Principal): Promise<RunResponse> {
+    const source = await this.require(access, id);
+    if (!TERMINAL_RUN_STATES.has(source.state)) throw new DomainError(RunErrors.run_still_active, `Run ${id} is ${source.state}; rerun it once it has ended (or cancel it)`);
+    const mode = body.mode ?? 'all';
+    const newId = await this.transactions.run(async (manager) => {
+      const offline = source.snapshot.connection.spec.kind === 'offline';
+      const run = await this.runs.save(
+        {
+          workspaceId: access.workspaceId,
+          name: `${source.name} (rerun${mode === 'all' ? '' : ` of ${mode}`})`,
+          datasetId: source.datasetId,
+          versionId: source.versionId,
+          partitionId: source.partitionId,
+          sutId: source.sutId,
+          connectionId: source.connectionId,
+          evalConfigId: source.evalConfigId,
+          state: offline ? 'awaiting_upload' : 'queued',
+          snapshot: source.snapshot,
+          concurrency: source.concurrency,
+          sample: source.sample,
+          repetitions: source.repetitions,
+          tags: source.tags,
+          rerunOf: source.id,
+          rerunMode: mode,
+          createdBy: caller.userId,
+        },
+        manager,
+      );
+      run.total = await this.runs.materializeFrom(run.id, access.workspaceId, source.id, mode, manager);
+      if (!run.total) throw new DomainError(RunErrors.nothing_to_rerun, mode === 'errors' ? `Run ${id} has no rows whose call failed` : `Run ${id} has no failed rows`);
+      if (!offline) run.jobId = (await this.queue.enqueue({ type: RUN_JOB, payload: { run_id: run.id }, workspaceId: access.workspaceId, targetType: 'run', targetId: run.id, createdBy: caller.userId }, manager)).job.id;
+      await this.runs.save(run, manager);
+      await this.runs.appendEvent(run.id, access.workspaceId, 'state_changed', { from: null, to: run.state, total: run.total, rerun_of: source.id, mode }, manager);
+      await this.runs.appendEvent(source.id, access.workspaceId, 'rerun_started', { run_id: run.id, mode }, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'run.rerun', targetType: 'run', targetId: run.id, details: { rerun_of: source.id, mode, items: run.total } }, manager);
+      return run.id;
+    });
+    return this.get(access, newId);
+  }
+
+  /** Outputs of an offline run, by row id; scoring is queued unless `complete: false`. */
+  async upload(access: WorkspaceAccess, id: string, body: UploadOutputsRequest, caller: Principal): Promise<RunResponse> {
+    await this.transactions.run(async (manager) => {
+      const run = await this.runs.findForUpdate(id, manager);
+      if (!run || run.workspaceId !== access.workspaceId) throw new NotFoundError('run', id);
+      if (run.state !== 'awaiting_upload') throw new DomainError(RunErrors.run_not_awaiting_upload, `Run ${id} is ${run.state}; outputs are uploaded to offline runs awaiting them`);
+      const unknown = await this.runs.uploadOutputs(
+        id,
+        body.results.map((r) => ({
+          row_id: r.row_id,
+          status: r.error || r.output === null ? 'error' : 'done',
+          output: r.output,
+          latency_ms: r.latency_ms ?? null,
+          usage: r.usage ? { prompt_tokens: r.usage.prompt_tokens ?? null, completion_tokens: r.usage.completion_tokens ?? null, total_tokens: r.usage.total_tokens ?? null } : null,
+          cost_usd: r.cost_usd ?? null,
+          extras: r.extras ?? null,
+          error: r.error ?? (r.output === null ? { code: 'no_output', message: 'the upload gave no output for this row' } : null),
+          attempts: null,
+        })),
+        manager,
+      );
+      if (unknown.length) throw new DomainError(RunErrors.upload_invalid, `${unknown.length} uploaded row ids are not rows of the run, e.g. ${unknown.slice(0, 5).join(', ')}`, { unknown_row_ids: unknown.slice(0, 100) });
+      await this.runs.appendEvent(id, access.workspaceId, 'upload_received', { outputs: body.results.length, complete: body.complete ?? true }, manager);
+      if (body.complete === false) return;
+      run.state = 'queued';
+      run.jobId = (await this.queue.enqueue({ type: RUN_JOB, payload: { run_id: id }, workspaceId: access.workspaceId, targetType: 'run', targetId: id, createdBy: caller.userId }, manager)).job.id;
+      await this.runs.save(run, manager);
+      await this.runs.appendEvent(id, access.workspaceId, 'state_changed', { from: 'awaiting_upload', to: 'queued' }, manager);
+    });
+    return this.get(access, id);
+  }
+
+  async events(access: WorkspaceAccess, id: string, query: EventsQuery): Promise<RunEventResponse[]> {
+    await this.require(access, id);
+    return (await this.runs.events(id, query.after ?? null, query.limit ?? 500)).map((e) => ({ seq: e.id, type: e.type, at: e.at, data: e.data }));
+  }
+
+  async require(access: WorkspaceAccess, id: string): Promise<RunEntity> {
+    const run = await this.runs.find(id);
+    if (!run || run.workspaceId !== access.workspaceId) throw new NotFoundError('run', id);
+    return run;
+  }
+}
+
+export function toResponse(r: RunEntity, counts?: { total: number; completed: number; errored: number; pending: number }): RunResponse {
+  const total = counts?.total ?? r.total;
+  const completed = counts?.completed ?? r.completed;
+  const errored = counts?.errored ?? r.errored;
+  const pending = counts?.pending ?? Math.max(0, total - completed - errored);
+  return {
+    id: r.id,
+    workspace_id: r.workspaceId,
+    name: r.name,
+    state: r.state,
+    state_reason: r.stateReason,
+    dataset_id: r.datasetId,
+    version_id: r.versionId,
+    partition_id: r.partitionId,
+    sut_id: r.sutId,
+    connection_id: r.connectionId,
+    connection_kind: r.snapshot.connection.spec.kind,
+    adapter_revision: r.snapshot.adapter.revision,
+    eval_config_id: r.evalConfigId,
+    metrics: r.snapshot.metrics.map((m) => ({ name: m.name, kind: m.kind, metric: m.metric, source: m.source, config_name: m.config?.name ?? null, config_version: m.config?.version ?? null, threshold: m.threshold, judge_id: m.judge?.id ?? null, gating: m.gating, min_pass_rate: m.min_pass_rate })),
+    pass_rule: r.snapshot.pass_rule,
+    concurrency: r.concurrency,
+    sample: r.sample,
+    repetitions: r.repetitions,
+    tags: r.tags,
+    rerun_of: r.rerunOf,
+    rerun_mode: r.rerunMode,
+    progress: { total, completed, errored, pending, percent: total ? Math.round(((total - pending) / total) * 1000) / 10 : 0 },
+    passed: r.passed,
+    summary: r.summary as unknown as Record<string, unknown> | null,
+    cancel_requested: r.cancelRequestedAt !== null,
+    job_id: r.jobId,
+    created_by: r.createdBy,
+    created_at: r.createdAt,
+    started_at: r.startedAt,
+    finished_at: r.finishedAt,
+    updated_at: r.updatedAt,
+  };
+}
