@@ -55,7 +55,7 @@ export async function created(res: PromiseLike<{ status: number; body: Record<st
  * Fixtures whose value is a name rather than an id: they name a record only as a path
  * parameter. A query parameter or body member spelled the same (a new record's `name`) is text.
  */
-export const NAMED_BY_TEXT = new Set(['name', 'config_name', 'metric_name', 'config_version']);
+export const NAMED_BY_TEXT = new Set(['name', 'config_name', 'metric_name', 'config_version', 'parent_id']);
 
 export const FIXTURES: Record<string, Fixture> = {
   workspace_id: { create: async ({ workspaceId }) => workspaceId },
@@ -98,10 +98,10 @@ export const FIXTURES: Record<string, Fixture> = {
       return (await created(t.http.post(`/datasets/${ids.dataset_id}/versions/${ids.version_id}/partitions`).set(owner.auth).send({ name: 'math', dimension_values: { topic: ['math'] } }), 201, 'partition_id')).id as string;
     },
   },
-  /** A quality-check run (GET …/quality-checks/runs/{run_id}). */
-  run_id: {
+  /** A quality-check run (GET …/quality-checks/runs/{run_id}: openapi-walk.ts PATH_FIXTURES sends this there). */
+  quality_run_id: {
     needs: ['dataset_id', 'version_id'],
-    create: async ({ t, owner, ids }) => (await created(t.http.post(`/datasets/${ids.dataset_id}/versions/${ids.version_id}/quality-checks:run`).set(owner.auth).send({}), 200, 'run_id')).run_id as string,
+    create: async ({ t, owner, ids }) => (await created(t.http.post(`/datasets/${ids.dataset_id}/versions/${ids.version_id}/quality-checks:run`).set(owner.auth).send({}), 200, 'quality_run_id')).run_id as string,
   },
   /** An embedding configuration, by id (`config_ref` also takes a name). */
   config_ref: {
@@ -153,6 +153,29 @@ export const FIXTURES: Record<string, Fixture> = {
     create: async ({ t, owner, workspaceId, label, ids }) =>
       (await created(t.http.post('/eval-configs').set(owner.auth).send({ workspace_id: workspaceId, name: `eval-${label}`, metrics: [{ config_name: ids.config_name }, { config_name: 'correctness' }], default_judge_id: ids.judge_id }), 201, 'eval_config_id')).id as string,
   },
+  /** An evaluation run through an offline connection: it waits for an upload, so it calls nothing. */
+  run_id: {
+    needs: ['dataset_id', 'version_id', 'sut_id'],
+    create: async ({ t, owner, workspaceId, ids }) => {
+      await created(t.http.post(`/datasets/${ids.dataset_id}/versions/${ids.version_id}/map`).set(owner.auth).send({ input: 'question', expected_output: 'answer', session_id: 'conv' }), 200, 'run_id (mapping)');
+      const connection = (await created(t.http.post(`/suts/${ids.sut_id}/connections`).set(owner.auth).send({ name: 'uploads', kind: 'offline' }), 201, 'run_id (connection)')).id as string;
+      const run = (await created(t.http.post('/runs').set(owner.auth).send({ workspace_id: workspaceId, dataset_id: ids.dataset_id, version_id: ids.version_id, sut_id: ids.sut_id, connection_id: connection, metrics: ['exact_match'] }), 202, 'run_id')).id as string;
+      // Outputs for every row, the run kept awaiting more: results, sessions and diffs have rows, and nothing is queued.
+      const items = (await created(t.http.post(`/runs/${run}/results/query`).set(owner.auth).send({}), 200, 'run_id (items)')).items as Array<{ row_id: string }>;
+      await created(t.http.put(`/runs/${run}/upload`).set(owner.auth).send({ results: items.map((i) => ({ row_id: i.row_id, output: '4' })), complete: false }), 202, 'run_id (upload)');
+      return run;
+    },
+  },
+  /** A dataset row (GET /runs/diff/row?row_id=). */
+  row_id: {
+    needs: ['dataset_id'],
+    create: async ({ t, owner, ids }) => ((await created(t.http.post(`/datasets/${ids.dataset_id}/query`).set(owner.auth).send({ limit: 1 }), 200, 'row_id')).items as Array<{ _row_id: string }>)[0]._row_id,
+  },
+  /** The runs GET /runs/diff compares (query parameters `base` and `candidate`). */
+  base: { needs: ['run_id'], create: async ({ ids }) => ids.run_id },
+  candidate: { needs: ['run_id'], create: async ({ ids }) => ids.run_id },
+  /** A conversation of the run (its sessions are the dataset's `conv` column). */
+  parent_id: { create: async () => 'c1' },
   /** A custom op (and the registry op of the same name); its health check fails fast against a closed port. */
   name: {
     create: async ({ t, owner, workspaceId, label }) =>

@@ -4,7 +4,7 @@ import type { OpenApiDocument } from '../contract/support/spec-operations.js';
 import type { Actor } from '../factories/factory.js';
 import { startTestApp, type TestApp } from '../utils/test-app.js';
 import { FIXTURES, NAMED_BY_TEXT, snapshot, tenant, type Tenant } from './fixtures.js';
-import { fillParams, isFixedParam, request, resolve, sample, validBody, walk, type WalkedOperation } from './openapi-walk.js';
+import { fillParams, fixtureFor, isFixedParam, request, resolve, sample, validBody, walk, type WalkedOperation } from './openapi-walk.js';
 
 /** Access rules under which no record is protected (by the access rules): the sweep leaves these operations alone. */
 const PUBLIC = new Set(['public', 'optional-user']);
@@ -14,6 +14,7 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * a parameter that names a record needs a fixture in fixtures.ts instead.
  */
 const NOT_RECORDS: Record<string, { value: string; reason: string }> = {
+  parent_id: { value: 'c1', reason: 'a session id inside the run {run_id} names' },
   config_version: { value: '1', reason: 'a version number inside the metric config {config_name} names; every config has a version 1' },
 };
 /**
@@ -80,7 +81,7 @@ describe('security: tenant isolation sweep', () => {
 
   /** The record slots of an operation: path parameters, and query parameters and top-level string body members named like a fixture. */
   function slotsOf(op: WalkedOperation): Slot[] {
-    const slots: Slot[] = op.pathParams.filter((p) => !(p in NOT_RECORDS) && !isFixedParam(op.path, p)).map((name) => ({ in: 'path' as const, name }));
+    const slots: Slot[] = op.pathParams.filter((p) => !(p in NOT_RECORDS) && !isFixedParam(op.path, p)).map((p) => ({ in: 'path' as const, name: fixtureFor(op.path, p) }));
     for (const q of op.queryParams) if (q.name in FIXTURES && !NAMED_BY_TEXT.has(q.name)) slots.push({ in: 'query', name: q.name });
     if (op.consumes === 'application/json' && op.bodySchema) {
       for (const [name, prop] of Object.entries(resolve(document, op.bodySchema).properties ?? {})) {

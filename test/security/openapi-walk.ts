@@ -145,6 +145,16 @@ export function validBody(document: OpenApiDocument, op: WalkedOperation, ids: (
 /** Path parameters that name a built-in entry, the same for every tenant, on these paths (elsewhere the name is a tenant's record). */
 const FIXED_PATH_VALUES: Record<string, Record<string, string>> = { '/templates/{name}': { name: 'summarisation' } };
 
+/** Path parameters whose record is of another kind on these paths than the fixture of the same name: the fixture to use instead. */
+const PATH_FIXTURES: Record<string, Record<string, string>> = {
+  '/datasets/{dataset_id}/versions/{version_id}/quality-checks/runs/{run_id}': { run_id: 'quality_run_id' },
+};
+
+/** The fixture that fills `{param}` of `path`. */
+export function fixtureFor(path: string, param: string): string {
+  return PATH_FIXTURES[path]?.[param] ?? param;
+}
+
 /** Whether `{param}` of `path` names a built-in entry (the same for every tenant) rather than a record. */
 export function isFixedParam(path: string, param: string): boolean {
   return FIXED_PATH_VALUES[path]?.[param] !== undefined;
@@ -153,7 +163,7 @@ export function isFixedParam(path: string, param: string): boolean {
 /** Fills `{param}` from `values`; throws naming a parameter it has no value for. */
 export function fillParams(path: string, values: (param: string) => string | undefined): string {
   return path.replace(/\{([^}]+)\}/g, (_, param: string) => {
-    const value = FIXED_PATH_VALUES[path]?.[param] ?? values(param);
+    const value = FIXED_PATH_VALUES[path]?.[param] ?? values(fixtureFor(path, param));
     if (value === undefined) throw new Error(`no fixture for path parameter {${param}} (${path}): add one to test/security/fixtures.ts`);
     return encodeURIComponent(value);
   });

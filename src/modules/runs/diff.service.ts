@@ -70,9 +70,7 @@ export class DiffService {
 
   private async compare(access: WorkspaceAccess, query: Pick<DiffQuery, 'base' | 'candidate' | 'tolerance'>): Promise<Compared> {
     const base = await this.runsService.require(access, query.base);
-    const candidate = await this.runsService.require(access, query.candidate).catch(() => {
-      throw new DomainError(RunErrors.run_input_invalid, `The workspace of run ${query.base} has no run ${query.candidate}`, { field: 'candidate' });
-    });
+    const candidate = await this.runsService.require(access, query.candidate);
     const byName = new Map<string, RunMetricSpec>();
     for (const m of [...base.snapshot.metrics, ...candidate.snapshot.metrics]) if (!byName.has(m.name)) byName.set(m.name, { name: m.name, better: m.better, gating: m.gating, min_pass_rate: m.min_pass_rate });
     const metrics = [...byName.values()];

@@ -56,7 +56,13 @@ export class RunExecutor {
     const spec = snapshot.connection.spec;
     const slots = pLimit(Math.max(1, Math.min(run.concurrency, spec.max_concurrency)));
     const gate = new RateGate(spec.requests_per_second);
-    const tracker = new ProgressTracker(items, (data) => this.progress(run, data, progress));
+    const scores = new ScoreBuffer((batch) => this.runs.saveScores(run.id, batch));
+    const tracker = new ProgressTracker(items, async (data) => {
+      await scores.flush();
+      await this.progress(run, data, progress);
+    });
+    // Conversations in progress at once: enough to keep every SUT slot busy, few enough to bound memory and database writes.
+    const lanes = pLimit(Math.max(8, 2 * Math.min(run.concurrency, spec.max_concurrency)));
     let errorEvents = 0;
     const note = async (type: string, data: Record<string, unknown>) => {
       if (errorEvents++ < MAX_ERROR_EVENTS) await this.runs.appendEvent(run.id, run.workspaceId, type, data);
@@ -94,8 +100,8 @@ export class RunExecutor {
         if (signal.aborted) return false;
         const scored = await scorer.score(item);
         if (signal.aborted && scored.judgeErrors.some((e) => e.code === 'cancelled')) return false;
-        await this.runs.saveScores(run.id, item.row_id, item.repetition, scored.scores, scored.passed);
         Object.assign(item, { scores: scored.scores, passed: scored.passed, scored_at: new Date() });
+        await scores.add({ row_id: item.row_id, repetition: item.repetition, scores: scored.scores, passed: scored.passed });
         for (const e of scored.judgeErrors) await note('judge_error', { row_id: item.row_id, repetition: item.repetition, ...e });
       }
       await tracker.finished(item);
@@ -104,14 +110,17 @@ export class RunExecutor {
 
     // Sessions run side by side; the turns of one session run in order, each seeing the conversation so far.
     await Promise.all(
-      sessions(items).map(async (turns) => {
-        const history: ChatMessage[] = [];
-        for (const item of turns) {
-          if (signal.aborted || !(await runItem(item, [...history]))) return;
-          history.push({ role: 'user', content: textOf(rowContext(item.data, snapshot.mapping).input) }, { role: 'assistant', content: item.output ?? '' });
-        }
-      }),
+      sessions(items).map((turns) =>
+        lanes(async () => {
+          const history: ChatMessage[] = [];
+          for (const item of turns) {
+            if (signal.aborted || !(await runItem(item, [...history]))) return;
+            history.push({ role: 'user', content: textOf(rowContext(item.data, snapshot.mapping).input) }, { role: 'assistant', content: item.output ?? '' });
+          }
+        }),
+      ),
     );
+    await scores.flush();
     await tracker.flush();
     if (signal.aborted) {
       const reason = signal.reason instanceof JobInterrupted ? signal.reason.reason : 'shutdown';
@@ -225,6 +234,28 @@ function runEvent(run: RunEntity): Record<string, unknown> {
 
 function textOf(value: unknown): string {
   return value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+type ScoredRow = Parameters<RunsRepository['saveScores']>[1][number];
+
+/** Collects item scores and writes them a batch at a time; scores lost with a crash are recomputed on resume (outputs are saved at once). */
+class ScoreBuffer {
+  private rows: ScoredRow[] = [];
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly write: (batch: ScoredRow[]) => Promise<void>) {}
+
+  async add(row: ScoredRow): Promise<void> {
+    this.rows.push(row);
+    if (this.rows.length >= 500) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    const batch = this.rows;
+    this.rows = [];
+    this.writing = this.writing.then(() => this.write(batch));
+    await this.writing;
+  }
 }
 
 /** Counts finished items and reports progress (done/total, rate, ETA) at most once a second. */

@@ -157,8 +157,15 @@ export class RunsRepository {
     );
   }
 
-  async saveScores(runId: string, rowId: string, repetition: number, scores: Record<string, MetricScore>, passed: boolean | null): Promise<void> {
-    await this.runs.query('UPDATE run_items SET scores = $4, passed = $5, scored_at = now() WHERE run_id = $1 AND row_id = $2 AND repetition = $3', [runId, rowId, repetition, JSON.stringify(scores), passed]);
+  /** Writes the scores of many items in one statement. */
+  async saveScores(runId: string, scored: Array<{ row_id: string; repetition: number; scores: Record<string, MetricScore>; passed: boolean | null }>): Promise<void> {
+    if (!scored.length) return;
+    await this.runs.query(
+      `UPDATE run_items i SET scores = s.scores, passed = s.passed, scored_at = now()
+         FROM jsonb_to_recordset($2::jsonb) AS s(row_id uuid, repetition int, scores jsonb, passed boolean)
+        WHERE i.run_id = $1 AND i.row_id = s.row_id AND i.repetition = s.repetition`,
+      [runId, JSON.stringify(scored)],
+    );
   }
 
   /** Outputs uploaded for an offline run, matched by row id (every repetition of the row). Returns the row ids the run does not have. */

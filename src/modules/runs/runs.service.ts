@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { AccessRepository } from '../../../libs/auth/access.repository.js';
+import { WorkspaceResourceRegistry } from '../../../libs/auth/workspace-resource.registry.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
 import { type Page } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
@@ -29,6 +30,7 @@ export class RunsService {
     private readonly executor: RunExecutor,
     private readonly queue: JobQueue,
     private readonly access: AccessRepository,
+    private readonly registry: WorkspaceResourceRegistry,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
   ) {}
@@ -76,6 +78,9 @@ export class RunsService {
   async list(caller: Principal, query: ListRunsQuery, workspaceIds?: string[]): Promise<Page<RunResponse>> {
     const ids = workspaceIds ?? (query.workspace_id ? [query.workspace_id] : await this.access.workspaceIdsOf(caller.userId));
     if (!ids.length) return { items: [], total: 0, page: query.page, page_size: query.page_size };
+    // A filter naming a SUT or dataset outside the listed workspaces is an unknown record, not an empty list.
+    if (query.sut_id && !ids.includes((await this.registry.resolve('sut', query.sut_id)) ?? '')) throw new NotFoundError('SUT', query.sut_id);
+    if (query.dataset_id && !ids.includes((await this.registry.resolve('dataset', query.dataset_id)) ?? '')) throw new NotFoundError('dataset', query.dataset_id);
     const [rows, total] = await this.runs.page({ workspaceIds: ids, sutId: query.sut_id, datasetId: query.dataset_id, state: query.state, tag: query.tag }, { skip: (query.page - 1) * query.page_size, take: query.page_size });
     return { items: rows.map((r) => toResponse(r)), total, page: query.page, page_size: query.page_size };
   }

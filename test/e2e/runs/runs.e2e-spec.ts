@@ -213,7 +213,7 @@ describe('runs', () => {
     expectProblem(await t.http.get(`/runs/${firstRun.id}/events`), 401);
     expectProblem(await t.http.get(`/runs/${randomUUID()}`).set(r.viewer.auth), 404);
     expectProblem(await t.http.get(`/runs/${firstRun.id}/sessions/none`).set(r.viewer.auth), 404);
-    expectProblem(await t.http.get('/runs/diff').query({ base: firstRun.id, candidate: randomUUID() }).set(r.viewer.auth), 400, 'run_input_invalid');
+    expectProblem(await t.http.get('/runs/diff').query({ base: firstRun.id, candidate: randomUUID() }).set(r.viewer.auth), 404);
     expectProblem(await t.http.get('/runs/diff').query({ base: firstRun.id }).set(r.viewer.auth), 400, 'validation_failed');
     expectProblem(await t.http.get('/runs/not-a-uuid').set(r.viewer.auth), 400);
   });

@@ -1,0 +1,119 @@
+// Runs at scale, through the real HTTP API and the in-process queue:
+//  1. 10,000 rows through a local SUT that answers in 50 ms, at concurrency 32: wall time from
+//     POST /runs to `succeeded`, as a ratio of the ideal 10,000 x 50 ms / 32 = 15.6 s, with the
+//     process's peak RSS sampled during the run;
+//  2. scoring 100,000 uploaded outputs of an offline run with deterministic metrics
+//     (exact_match, contains, token_f1, levenshtein, rouge_l, length): rows per second from
+//     the upload's end to `succeeded`.
+//
+//   npm run build && BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/runs.mjs
+//   npm run build && node bench/runs.mjs        # embedded PGlite
+//
+// Environment: BENCH_RUN_ROWS (10000), BENCH_SUT_MS (50), BENCH_CONCURRENCY (32), BENCH_SCORE_ROWS (100000).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import supertest from 'supertest';
+import { createApp } from '../dist/src/bootstrap.js';
+import { AppConfig } from '../dist/src/config/app-config.js';
+import { withDatabase } from './support.mjs';
+
+const runRows = Number(process.env.BENCH_RUN_ROWS ?? 10_000);
+const sutMs = Number(process.env.BENCH_SUT_MS ?? 50);
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const scoreRows = Number(process.env.BENCH_SCORE_ROWS ?? 100_000);
+
+/** A SUT answering every request after `sutMs`, as a remote model would. */
+async function startSut() {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => setTimeout(() => {
+      const input = JSON.parse(body).input;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ output: `answer to ${input}` }));
+    }, sutMs));
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}/answer`, close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }) };
+}
+
+async function settle(http, auth, id, peak) {
+  for (;;) {
+    const run = (await http.get(`/runs/${id}`).set(auth).expect(200)).body;
+    peak.rss = Math.max(peak.rss, process.memoryUsage().rss);
+    if (['succeeded', 'failed', 'cancelled'].includes(run.state)) return run;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function uploadJson(http, auth, ws, rows, name) {
+  const res = await http.post('/datasets/upload').query({ workspace_id: ws }).set(auth).field('name', name).attach('file', Buffer.from(JSON.stringify(rows)), `${name}.json`).expect(201);
+  return res.body;
+}
+
+await withDatabase(async (databaseUrl) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ews-bench-runs-'));
+  const config = AppConfig.fromEnvironment({
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    DATA_DIR: dataDir,
+    ADMIN_EMAIL: 'bench@example.com',
+    ADMIN_PASSWORD: 'bench-password-1',
+    LOG_LEVEL: 'silent',
+    UPLOAD_MAX_ROWS: String(Math.max(runRows, scoreRows)),
+    UPLOAD_MAX_BYTES: String(512 * 1024 * 1024),
+    BODY_LIMIT: '64mb',
+  });
+  const { app } = await createApp(config);
+  await app.listen(0, '127.0.0.1');
+  const http = supertest(app.getHttpServer());
+  const sut = await startSut();
+  const mode = databaseUrl ? 'PostgreSQL' : 'embedded PGlite';
+  try {
+    const login = await http.post('/auth/token').send({ email: 'bench@example.com', password: 'bench-password-1' }).expect(200);
+    const auth = { Authorization: `Bearer ${login.body.access_token}` };
+    const ws = (await http.post('/workspaces').set(auth).send({ name: 'bench' }).expect(201)).body.id;
+    const sutId = (await http.post('/suts').set(auth).send({ workspace_id: ws, name: 'bench-sut' }).expect(201)).body.id;
+    const connection = (await http.post(`/suts/${sutId}/connections`).set(auth).send({ name: 'local', kind: 'http', http: { url: sut.url }, max_concurrency: concurrency, timeout_ms: 10_000 }).expect(201)).body.id;
+
+    if (runRows) {
+      const dataset = await uploadJson(http, auth, ws, Array.from({ length: runRows }, (_, i) => ({ input: `question ${i}`, expected_output: `answer to question ${i}` })), 'run-bench');
+      const peak = { rss: process.memoryUsage().rss };
+      const before = process.memoryUsage().rss;
+      const t0 = performance.now();
+      const run = (await http.post('/runs').set(auth).send({ workspace_id: ws, dataset_id: dataset.id, sut_id: sutId, connection_id: connection, metrics: ['exact_match', 'token_f1'], concurrency }).expect(202)).body;
+      const done = await settle(http, auth, run.id, peak);
+      const seconds = (performance.now() - t0) / 1000;
+      const ideal = (runRows * sutMs) / 1000 / concurrency;
+      console.log(`[${mode}] run of ${runRows} rows, SUT ${sutMs} ms, concurrency ${concurrency}: ${seconds.toFixed(1)} s (ideal ${ideal.toFixed(1)} s, ratio ${(seconds / ideal).toFixed(2)}x); ${done.state}, ${done.progress.completed} answered, pass rate ${done.summary?.pass_rate}`);
+      console.log(`  rss before ${Math.round(before / 1e6)} MB, peak during the run ${Math.round(peak.rss / 1e6)} MB`);
+    }
+
+    if (scoreRows) {
+      const dataset = await uploadJson(http, auth, ws, Array.from({ length: scoreRows }, (_, i) => ({ input: `question ${i}`, expected_output: `the answer to question number ${i} is ${i * 7}` })), 'score-bench');
+      const offline = (await http.post(`/suts/${sutId}/connections`).set(auth).send({ name: 'offline', kind: 'offline' }).expect(201)).body.id;
+      const run = (await http.post('/runs').set(auth).send({ workspace_id: ws, dataset_id: dataset.id, sut_id: sutId, connection_id: offline, metrics: ['exact_match', 'contains', 'token_f1', 'levenshtein', 'rouge_l', 'length'] }).expect(202)).body;
+      const rowIds = [];
+      for (let offset = 0; offset < scoreRows; offset += 1000) {
+        const page = await http.post(`/runs/${run.id}/results/query`).set(auth).send({ limit: 1000, offset }).expect(200);
+        for (const item of page.body.items) rowIds.push([item.row_id, item.row.expected_output]);
+      }
+      const tu = performance.now();
+      for (let i = 0; i < rowIds.length; i += 10_000) {
+        const chunk = rowIds.slice(i, i + 10_000).map(([row_id, expected], j) => ({ row_id, output: (i + j) % 3 ? expected : `${expected} or so`, latency_ms: 40 }));
+        await http.put(`/runs/${run.id}/upload`).set(auth).send({ results: chunk, complete: i + 10_000 >= rowIds.length }).expect(202);
+      }
+      const uploadSeconds = (performance.now() - tu) / 1000;
+      const peak = { rss: process.memoryUsage().rss };
+      const t0 = performance.now();
+      const done = await settle(http, auth, run.id, peak);
+      const seconds = (performance.now() - t0) / 1000;
+      console.log(`[${mode}] scoring ${scoreRows} uploaded outputs with 6 deterministic metrics: ${seconds.toFixed(1)} s (${Math.round(scoreRows / seconds)} rows/s; upload ${uploadSeconds.toFixed(1)} s); ${done.state}, pass rate ${done.summary?.pass_rate}; peak rss ${Math.round(peak.rss / 1e6)} MB`);
+    }
+  } finally {
+    await sut.close();
+    await app.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
