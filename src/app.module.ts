@@ -13,6 +13,7 @@ import { CataloguesModule } from './modules/catalogues/catalogues.module.js';
 import { DatasetsModule } from './modules/datasets/datasets.module.js';
 import { OpsModule } from './modules/ops/ops.module.js';
 import { RunsModule } from './modules/runs/runs.module.js';
+import { SdgModule } from './modules/sdg/sdg.module.js';
 import { StatusModule } from './modules/status/status.module.js';
 import { SutsModule } from './modules/suts/suts.module.js';
 import { UsersModule } from './modules/users/users.module.js';
@@ -21,7 +22,7 @@ import { SecretsModule } from './modules/workspaces/secrets.module.js';
 import { WorkspacesModule } from './modules/workspaces/workspaces.module.js';
 
 /** The family modules the API serves; the worker process loads the same ones (their jobs). */
-export const FAMILY_MODULES = [StatusModule, AuthModule, UsersModule, WorkspacesModule, SecretsModule, InvitationsModule, DatasetsModule, CataloguesModule, SutsModule, OpsModule, RunsModule];
+export const FAMILY_MODULES = [StatusModule, AuthModule, UsersModule, WorkspacesModule, SecretsModule, InvitationsModule, DatasetsModule, CataloguesModule, SutsModule, OpsModule, RunsModule, SdgModule];
 
 @Module({})
 export class AppModule {

@@ -57,12 +57,6 @@ export const PENDING_OPERATIONS: ReadonlyArray<readonly [method: 'GET' | 'POST' 
   ['GET', '/test-packages/recommendations/{recommendation_id}'],
   ['PUT', '/test-packages/recommendations/{recommendation_id}'],
   ['DELETE', '/test-packages/recommendations/{recommendation_id}'],
-  // 4.7
-  ['GET', '/runs/diff/row/image'],
-  ['GET', '/sdg/adapters'],
-  ['POST', '/sdg/adapters'],
-  ['GET', '/sdg/adapters/{adapter_id}'],
-  ['POST', '/sdg/adapters/{adapter_id}/runs'],
   // 4.9
   ['GET', '/reports'],
   ['GET', '/reports/questions/{run_id}'],

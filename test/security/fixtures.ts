@@ -176,6 +176,11 @@ export const FIXTURES: Record<string, Fixture> = {
   candidate: { needs: ['run_id'], create: async ({ ids }) => ids.run_id },
   /** A conversation of the run (its sessions are the dataset's `conv` column). */
   parent_id: { create: async () => 'c1' },
+  /** A template SDG adapter (its runs add a candidate version to a dataset). */
+  adapter_id: {
+    create: async ({ t, owner, workspaceId, label }) =>
+      (await created(t.http.post('/sdg/adapters').set(owner.auth).send({ workspace_id: workspaceId, name: `sdg-${label}`, kind: 'template', columns: { question: 'What is {{index}} + {{index}}?' } }), 201, 'adapter_id')).id as string,
+  },
   /** A custom op (and the registry op of the same name); its health check fails fast against a closed port. */
   name: {
     create: async ({ t, owner, workspaceId, label }) =>

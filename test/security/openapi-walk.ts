@@ -129,6 +129,12 @@ export const BODY_HINTS: Record<string, (ids: (name: string) => string | undefin
   // An op is served by one of the workspace's custom ops.
   'POST /ops': (ids) => ({ name: 'walk_op', custom_op: ids('name') }),
   'POST /workspaces/{workspace_id}/ops': (ids) => ({ name: 'walk_op', custom_op: ids('name') }),
+  // A template adapter needs its column templates.
+  'POST /sdg/adapters': () => ({ kind: 'template', columns: { question: 'q{{index}}' } }),
+  // A run writes into a dataset of the workspace.
+  'POST /sdg/adapters/{adapter_id}/runs': (ids) => ({ target_dataset_id: ids('dataset_id') }),
+  // Runs name metrics to score with.
+  'POST /runs': () => ({ metrics: ['exact_match'] }),
   // A custom op's endpoint that refuses at once, so its queued health check ends fast.
   'POST /workspaces/{workspace_id}/custom_ops': () => ({ endpoint_url: 'http://127.0.0.1:9/score', timeout_ms: 200 }),
 };

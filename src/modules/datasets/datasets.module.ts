@@ -24,6 +24,7 @@ import { QualityService } from './quality.service.js';
 import { RowsController } from './rows.controller.js';
 import { RowsRepository } from './rows.repository.js';
 import { RowsService } from './rows.service.js';
+import { GeneratedRowsService } from './generated-rows.service.js';
 import { RunSourceService } from './run-source.service.js';
 import { DatasetVersionsController, VersionsController } from './versions.controller.js';
 import { VersionsService } from './versions.service.js';
@@ -32,8 +33,8 @@ import { VersionsService } from './versions.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([DatasetEntity, DatasetVersionEntity])],
   controllers: [DatasetsController, RowsController, VersionsController, DatasetVersionsController, DimensionAssignController, VersionDimensionsController, QualityController, FilesController],
-  providers: [DatasetsService, DatasetIndexMaintenance, QualityService, QualityRepository, DimensionsRepository, DimensionsService, PartitionsService, PartitionsRepository, DatasetsRepository, RowsRepository, RowsService, VersionsService, QueryService, DownloadService, BulkWriter, UrlSigner, FileUploadInterceptor, RunSourceService],
-  exports: [DatasetsService, VersionsService, QueryService, RowsRepository, DatasetsRepository, RunSourceService],
+  providers: [DatasetsService, DatasetIndexMaintenance, QualityService, QualityRepository, DimensionsRepository, DimensionsService, PartitionsService, PartitionsRepository, DatasetsRepository, RowsRepository, RowsService, VersionsService, QueryService, DownloadService, BulkWriter, UrlSigner, FileUploadInterceptor, RunSourceService, GeneratedRowsService],
+  exports: [DatasetsService, VersionsService, QueryService, RowsRepository, DatasetsRepository, RunSourceService, GeneratedRowsService],
 })
 export class DatasetsModule implements OnModuleInit {
   constructor(

@@ -123,7 +123,7 @@ export class DatasetsService {
           number,
           columnOrder,
           { source: 'upload', message: body.message ?? '', upload: { filename: file.originalname, format, bytes: file.size } },
-          caller,
+          caller.userId,
           manager,
           stats.finish(columnOrder, count, recounted),
         );
@@ -222,7 +222,7 @@ export class DatasetsService {
     number: number,
     columnOrder: string[],
     fields: Pick<DatasetVersionEntity, 'source' | 'message'> & Partial<Pick<DatasetVersionEntity, 'upload' | 'changes'>>,
-    caller: Principal,
+    createdBy: string | null,
     manager: EntityManager,
     gathered?: ColumnStats[],
   ): Promise<DatasetVersionEntity> {
@@ -247,7 +247,7 @@ export class DatasetsService {
         columns: stats.columns,
         contentSha256: stats.sha256,
         mapping,
-        createdBy: caller.userId,
+        createdBy,
         upload: fields.upload ?? null,
         changes: fields.changes ?? null,
         source: fields.source,

@@ -150,7 +150,7 @@ export class RowsService {
       const changes = await this.rows.applyStaged(manager, datasetId, next, dataset.nextOrdinal);
       const columnOrder = [...(head?.columns.map((c) => c.name) ?? [])];
       for (const edit of staged) for (const key of Object.keys(edit.data ?? {})) if (!columnOrder.includes(key)) columnOrder.push(key);
-      const version = await this.datasetsService.createVersion(dataset, next, columnOrder, { source: 'commit', message: body.message ?? '', changes }, caller, manager);
+      const version = await this.datasetsService.createVersion(dataset, next, columnOrder, { source: 'commit', message: body.message ?? '', changes }, caller.userId, manager);
       await this.datasets.setCounters(datasetId, { latestVersion: next, nextOrdinal: dataset.nextOrdinal + changes.inserted }, manager);
       await this.audit.record(
         { actor: caller, workspaceId: access.workspaceId, action: 'rows.committed', targetType: 'dataset', targetId: datasetId, details: { version_id: version.id, number: next, message: body.message ?? '', ...changes } },

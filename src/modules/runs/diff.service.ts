@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError } from '../../../libs/common/domain-error.js';
 import { valueAt } from '../../../libs/evaluation/row-context.js';
+import { renderDiffRowPng } from '../../../libs/evaluation/runs/diff-image.js';
 import { diffRows, diffToCsv, type DiffResult } from '../../../libs/evaluation/runs/diff.js';
 import type { RunMetricSpec } from '../../../libs/evaluation/runs/run.types.js';
 import type { DiffQuery, RunDiffResponse, RunDiffRowResponse } from './dto/diff.dto.js';
@@ -66,6 +67,22 @@ export class DiffService {
       candidate: side(candidateItem),
       metrics: diffRow.metrics,
     };
+  }
+
+  /** The row side by side as a PNG. */
+  async rowImage(access: WorkspaceAccess, query: DiffQuery & { row_id: string }): Promise<Buffer> {
+    const row = await this.row(access, query);
+    const side = (s: RunDiffRowResponse['base'], label: string) => (s ? { label, output: s.output, passed: s.passed, error: s.error ? `${s.error.code}: ${s.error.message}` : null } : null);
+    const [base, candidate] = [await this.runs.find(query.base), await this.runs.find(query.candidate)];
+    return renderDiffRowPng({
+      row_id: row.row_id,
+      status: row.status,
+      input: row.input,
+      expected_output: row.expected_output,
+      base: side(row.base, base?.name ?? query.base),
+      candidate: side(row.candidate, candidate?.name ?? query.candidate),
+      metrics: Object.entries(row.metrics).map(([name, m]) => ({ name, base: m.base, candidate: m.candidate, delta: m.delta })),
+    });
   }
 
   private async compare(access: WorkspaceAccess, query: Pick<DiffQuery, 'base' | 'candidate' | 'tolerance'>): Promise<Compared> {

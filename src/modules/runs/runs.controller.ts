@@ -76,6 +76,18 @@ export class RunsController {
     return this.diffs.row(access, query);
   }
 
+  /** One row side by side as a PNG image (viewers): status, input, expected output, both outputs with their verdicts, metric deltas. */
+  @Get('diff/row/image')
+  @WorkspaceRoleRequired('viewer', BASE_RUN)
+  @ApiProduces('image/png')
+  @ApiOkResponse({ description: 'The PNG image', schema: { type: 'string', format: 'binary' } })
+  async diffRowImage(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: DiffRowQuery, @Res() res: Response): Promise<void> {
+    const png = await this.diffs.rowImage(access, query);
+    res.status(200).setHeader('Content-Type', 'image/png');
+    res.setHeader('Cache-Control', 'private, max-age=0');
+    res.send(png);
+  }
+
   /** What waits and what runs (viewers): queued and running runs of the workspace with their queue position and progress. */
   @Get('queue')
   @WorkspaceRoleRequired('viewer', { query: 'workspace_id' })

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parquetReadObjects } from 'hyparquet';
+import { PNG } from 'pngjs';
 import { randomUUID } from 'node:crypto';
 import { verifyWebhook } from '../../../libs/common/webhook-signature.js';
 import { uploadRows, type UploadedDataset } from '../../utils/datasets.js';
@@ -148,6 +149,14 @@ describe('runs', () => {
     expect(regressed.body).toEqual(expect.objectContaining({ total: 1, rows: [expect.objectContaining({ metrics: expect.objectContaining({ exact_match: { base: 1, candidate: 0, delta: -1, base_passed: true, candidate_passed: false } }) })] }));
     const row = await t.http.get('/runs/diff/row').query({ base: firstRun.id, candidate: again.id, row_id: data.rowIds[0] }).set(r.viewer.auth).expect(200);
     expect(row.body).toEqual(expect.objectContaining({ status: 'regressed', input: 'capital of France?', expected_output: 'Paris', base: expect.objectContaining({ output: 'Paris', passed: true }), candidate: expect.objectContaining({ output: 'Lyon', passed: false }) }));
+    const image = await t.http.get('/runs/diff/row/image').query({ base: firstRun.id, candidate: again.id, row_id: data.rowIds[0] }).set(r.viewer.auth).buffer(true).parse((res, done) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => done(null, Buffer.concat(chunks)));
+    }).expect(200);
+    expect(image.headers['content-type']).toBe('image/png');
+    const png = PNG.sync.read(image.body as Buffer);
+    expect(png.width).toBe(1200);
     const csv = await t.http.get('/runs/diff/export').query({ base: firstRun.id, candidate: again.id }).set(r.viewer.auth).expect(200);
     expect(csv.headers['content-type']).toMatch(/^text\/csv/);
     expect(csv.text.split('\r\n')[0]).toBe('row_id,status,base_passed,candidate_passed,output_changed,exact_match_base,exact_match_candidate,exact_match_delta,f1_base,f1_candidate,f1_delta,latency_base,latency_candidate,latency_delta');

@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { NotFoundError } from '../../../libs/common/domain-error.js';
+import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { DatasetsRepository } from './datasets.repository.js';
+import { DatasetsService } from './datasets.service.js';
+import type { DatasetVersionEntity } from './entities/dataset-version.entity.js';
+import { RowsRepository } from './rows.repository.js';
+
+/** Rows made by another family (synthetic data generation) added as a new candidate version: the newest version's rows plus them, no existing version touched. */
+@Injectable()
+export class GeneratedRowsService {
+  constructor(
+    private readonly datasets: DatasetsRepository,
+    private readonly datasetsService: DatasetsService,
+    private readonly rows: RowsRepository,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  async appendVersion(workspaceId: string, datasetId: string, generated: Array<Record<string, unknown>>, message: string, createdBy: string | null): Promise<DatasetVersionEntity> {
+    return this.transactions.run(async (manager) => {
+      const dataset = await this.datasets.findForUpdate(datasetId, manager);
+      if (!dataset || dataset.workspaceId !== workspaceId) throw new NotFoundError('dataset', datasetId);
+      const head = await this.datasets.findVersionByNumber(datasetId, dataset.latestVersion, manager);
+      const next = dataset.latestVersion + 1;
+      const batch: Array<[string, number, string]> = generated.map((row, i) => [randomUUID(), dataset.nextOrdinal + i, JSON.stringify(row)]);
+      await this.rows.append(manager, datasetId, next, (async function* () {
+        for (let i = 0; i < batch.length; i += 5000) yield batch.slice(i, i + 5000);
+      })());
+      const columnOrder = [...(head?.columns.map((c) => c.name) ?? [])];
+      for (const row of generated) for (const key of Object.keys(row)) if (!columnOrder.includes(key)) columnOrder.push(key);
+      const version = await this.datasetsService.createVersion(dataset, next, columnOrder, { source: 'generated', message, changes: { inserted: generated.length, updated: 0, deleted: 0 } }, createdBy, manager);
+      await this.datasets.setCounters(datasetId, { latestVersion: next, nextOrdinal: dataset.nextOrdinal + generated.length }, manager);
+      return version;
+    });
+  }
+}

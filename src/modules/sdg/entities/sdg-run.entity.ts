@@ -1,0 +1,50 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+/** One generation: its inputs, progress and the candidate version it made. */
+@Entity('sdg_runs')
+export class SdgRunEntity {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column({ name: 'workspace_id', type: 'uuid' })
+  workspaceId: string;
+
+  @Column({ name: 'adapter_id', type: 'uuid' })
+  adapterId: string;
+
+  @Column({ name: 'target_dataset_id', type: 'uuid' })
+  targetDatasetId: string;
+
+  @Column({ type: 'text' })
+  state: 'queued' | 'running' | 'succeeded' | 'failed';
+
+  @Column({ name: 'state_reason', type: 'text', nullable: true })
+  stateReason: string | null;
+
+  @Column({ type: 'jsonb' })
+  params: { seed: { dataset_id: string; version_number: number; limit: number; where: string; params: unknown[] } | null; max_rows: number; message: string };
+
+  @Column({ type: 'integer', default: 0 })
+  generated: number;
+
+  @Column({ type: 'integer', default: 0 })
+  dropped: number;
+
+  @Column({ type: 'jsonb', default: [] })
+  errors: string[];
+
+  @Column({ name: 'version_id', type: 'uuid', nullable: true })
+  versionId: string | null;
+
+  @Column({ name: 'job_id', type: 'uuid', nullable: true })
+  jobId: string | null;
+
+  @Column({ name: 'created_by', type: 'uuid', nullable: true })
+  createdBy: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @Column({ name: 'finished_at', type: 'timestamptz', nullable: true })
+  finishedAt: Date | null;
+}

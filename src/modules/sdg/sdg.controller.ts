@@ -1,0 +1,51 @@
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
+import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
+import { PageOf, type Page } from '../../../libs/common/pagination.js';
+import { ProblemResponse } from '../../../libs/common/problem.dto.js';
+import { UuidParam } from '../../../libs/common/uuid-param.js';
+import { CreateSdgAdapterRequest, ListSdgAdaptersQuery, SdgAdapterResponse, SdgRunResponse, StartSdgRunRequest } from './dto/sdg.dto.js';
+import { SdgService } from './sdg.service.js';
+
+const ADAPTER = { resource: 'sdg_adapter', param: 'adapter_id' } as const;
+
+@ApiTags('synthetic data')
+@Controller('sdg/adapters')
+export class SdgController {
+  constructor(private readonly sdg: SdgService) {}
+
+  /** The workspace's SDG adapters with their latest runs (viewers). */
+  @Get()
+  @WorkspaceRoleRequired('viewer', { query: 'workspace_id' })
+  @ApiOkResponse({ type: PageOf(SdgAdapterResponse) })
+  list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListSdgAdaptersQuery): Promise<Page<SdgAdapterResponse>> {
+    return this.sdg.list(access, query);
+  }
+
+  /** Adds an adapter (members): templates over seed rows and dimension values, or an LLM prompt through a judge connection. */
+  @Post()
+  @WorkspaceRoleRequired('member', { body: 'workspace_id' })
+  @ApiCreatedResponse({ type: SdgAdapterResponse })
+  @ApiConflictResponse({ type: ProblemResponse, description: 'sdg_adapter_name_taken' })
+  create(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: CreateSdgAdapterRequest, @CurrentUser() caller: Principal): Promise<SdgAdapterResponse> {
+    return this.sdg.create(access, body, caller);
+  }
+
+  /** One adapter with its latest runs (viewers): poll it for a run's state. */
+  @Get(':adapter_id')
+  @WorkspaceRoleRequired('viewer', ADAPTER)
+  @ApiOkResponse({ type: SdgAdapterResponse })
+  get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('adapter_id') id: string): Promise<SdgAdapterResponse> {
+    return this.sdg.get(access, id);
+  }
+
+  /** Generates rows into a new candidate version of the target dataset (members, 202); existing versions are never touched. */
+  @Post(':adapter_id/runs')
+  @HttpCode(202)
+  @WorkspaceRoleRequired('member', ADAPTER)
+  @ApiAcceptedResponse({ type: SdgRunResponse })
+  startRun(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('adapter_id') id: string, @Body() body: StartSdgRunRequest, @CurrentUser() caller: Principal): Promise<SdgRunResponse> {
+    return this.sdg.startRun(access, id, body, caller);
+  }
+}

@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { SdgAdapterEntity } from './entities/sdg-adapter.entity.js';
+import { SdgRunEntity } from './entities/sdg-run.entity.js';
+
+@Injectable()
+export class SdgRepository {
+  constructor(
+    @InjectRepository(SdgAdapterEntity) private readonly adapters: Repository<SdgAdapterEntity>,
+    @InjectRepository(SdgRunEntity) private readonly runs: Repository<SdgRunEntity>,
+  ) {}
+
+  page(workspaceId: string, window: { skip: number; take: number }): Promise<[SdgAdapterEntity[], number]> {
+    return this.adapters.findAndCount({ where: { workspaceId }, order: { name: 'ASC', id: 'ASC' }, ...window });
+  }
+
+  find(workspaceId: string, id: string): Promise<SdgAdapterEntity | null> {
+    return this.adapters.findOne({ where: { id, workspaceId } });
+  }
+
+  async nameTaken(workspaceId: string, name: string, manager: EntityManager): Promise<boolean> {
+    const rows: unknown[] = await manager.query('SELECT 1 FROM sdg_adapters WHERE workspace_id = $1 AND lower(name) = lower($2)', [workspaceId, name]);
+    return rows.length > 0;
+  }
+
+  async workspaceOf(id: string): Promise<string | null> {
+    const rows: Array<{ workspace_id: string }> = await this.adapters.query('SELECT workspace_id FROM sdg_adapters WHERE id = $1', [id]);
+    return rows[0]?.workspace_id ?? null;
+  }
+
+  saveAdapter(adapter: Partial<SdgAdapterEntity>, manager: EntityManager): Promise<SdgAdapterEntity> {
+    const repo = manager.getRepository(SdgAdapterEntity);
+    return repo.save(repo.create(adapter));
+  }
+
+  /** The latest runs of each adapter given, newest first. */
+  async recentRuns(adapterIds: string[], limit: number): Promise<SdgRunEntity[]> {
+    if (!adapterIds.length) return [];
+    return this.runs.createQueryBuilder('r').where('r.adapter_id IN (:...ids)', { ids: adapterIds }).orderBy('r.created_at', 'DESC').limit(limit * adapterIds.length).getMany();
+  }
+
+  findRun(id: string, manager?: EntityManager): Promise<SdgRunEntity | null> {
+    return (manager ?? this.runs.manager).getRepository(SdgRunEntity).findOne({ where: { id } });
+  }
+
+  saveRun(run: Partial<SdgRunEntity>, manager?: EntityManager): Promise<SdgRunEntity> {
+    const repo = (manager ?? this.runs.manager).getRepository(SdgRunEntity);
+    return repo.save(repo.create(run));
+  }
+
+  /** Seed rows of a version (SQL selection over alias `r`), in dataset order. */
+  seedRows(datasetId: string, versionNumber: number, where: string, params: unknown[], limit: number): Promise<Array<{ data: Record<string, unknown> }>> {
+    return this.runs.query(
+      `SELECT r.data FROM dataset_rows r WHERE r.dataset_id = $1 AND r.added_in <= $2 AND (r.removed_in IS NULL OR r.removed_in > $2) AND (${where}) ORDER BY r.ordinal LIMIT ${Number(limit)}`,
+      [datasetId, versionNumber, ...params],
+    );
+  }
+}
