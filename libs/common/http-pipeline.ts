@@ -28,7 +28,7 @@ export function requestIdMiddleware(logger: Logger): RequestHandler {
 }
 
 /**
- * JSON and form body parsing whose failures are problem+json: malformed JSON is 400,
+ * JSON, form and JSON Lines body parsing whose failures are problem+json: malformed JSON is 400,
  * a body over the limit 413, a charset or encoding it cannot read 415.
  */
 export function bodyParsers(limit: string): RequestHandler[] {
@@ -50,5 +50,7 @@ export function bodyParsers(limit: string): RequestHandler[] {
   return [
     wrap(express.json({ limit, type: ['application/json', 'application/*+json'] })),
     wrap(express.urlencoded({ limit, extended: false })),
+    // JSON Lines stay text here; the routes that take them (declared by @ApiConsumes) parse the lines.
+    wrap(express.text({ limit, type: ['application/x-ndjson', 'application/jsonl'] })),
   ];
 }

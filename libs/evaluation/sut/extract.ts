@@ -59,7 +59,7 @@ function scanJsonPath(expr: string): { brackets: string[] } | { error: string } 
 }
 
 function runJsonPath(path: string, json: unknown): unknown[] {
-  const result: unknown = JSONPath({ path, json, wrap: true, eval: 'safe' });
+  const result: unknown = JSONPath({ path, json: json as object | null, wrap: true, eval: 'safe' });
   return Array.isArray(result) ? result : [];
 }
 

@@ -1,5 +1,5 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiConflictResponse, ApiExtraModels, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, Req, Res, UseInterceptors } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiConflictResponse, ApiConsumes, ApiExtraModels, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
@@ -12,6 +12,7 @@ import { RunResultsQueryRequest, RunResultsQueryResponse, RunSessionResponse } f
 import { CreateRunRequest, EventsQuery, ListRunsQuery, RerunRequest, RunEventResponse, RunResponse } from './dto/run.dto.js';
 import { QueueQuery, RunQueueResponse } from './dto/queue.dto.js';
 import { UploadOutputsRequest } from './dto/upload.dto.js';
+import { NdjsonBodyInterceptor } from './ndjson-body.interceptor.js';
 import { ResultsService } from './results.service.js';
 import { RunQueueService } from './run-queue.service.js';
 import { RunsService } from './runs.service.js';
@@ -132,9 +133,11 @@ export class RunsController {
     return this.runs.rerun(access, id, body, caller);
   }
 
-  /** The outputs of an offline run, by row id (members); scoring is queued (202). */
+  /** The outputs of an offline run, by row id (members): JSON `{results: [...]}` or JSON Lines (application/x-ndjson, one output object per line, scored at once); scoring is queued (202). */
   @Put(':run_id/upload')
   @HttpCode(202)
+  @UseInterceptors(NdjsonBodyInterceptor)
+  @ApiConsumes('application/json', 'application/x-ndjson')
   @WorkspaceRoleRequired('member', RUN)
   @ApiAcceptedResponse({ type: RunResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'run_not_awaiting_upload' })

@@ -192,7 +192,9 @@ describe('runs', () => {
     expectProblem(await t.http.put(`/runs/${run.id}/upload`).set(r.member.auth).send({ results: [{ row_id: randomUUID(), output: 'x' }] }), 400, 'upload_invalid');
     expectProblem(await t.http.put(`/runs/${run.id}/upload`).set(r.member.auth).send({ results: [{ row_id: 'nope', output: 'x' }] }), 400, 'validation_failed');
     await t.http.put(`/runs/${run.id}/upload`).set(r.member.auth).send({ results: [{ row_id: items[0].row_id, output: items[0].row.expected_output, latency_ms: 12 }], complete: false }).expect(202);
-    const uploaded = await t.http.put(`/runs/${run.id}/upload`).set(r.member.auth).send({ results: [{ row_id: items[1].row_id, output: 'wrong' }] }).expect(202);
+    expectProblem(await t.http.put(`/runs/${run.id}/upload`).set(r.member.auth).set('Content-Type', 'application/x-ndjson').send(`{"row_id": "${items[1].row_id}", "output": "x"}\nnot json\n`), 400, 'upload_invalid');
+    expectProblem(await t.http.put(`/runs/${run.id}/upload`).set(r.member.auth).set('Content-Type', 'text/plain').send('hello'), 415);
+    const uploaded = await t.http.put(`/runs/${run.id}/upload`).set(r.member.auth).set('Content-Type', 'application/x-ndjson').send(`{"row_id": "${items[1].row_id}", "output": "wrong"}\n\n`).expect(202);
     expect(uploaded.body.state).toBe('queued');
     const done = await settled(run.id);
     expect(done.progress).toEqual(expect.objectContaining({ total: 3, completed: 2, errored: 1 }));
