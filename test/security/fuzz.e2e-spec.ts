@@ -94,7 +94,7 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
     ({ t, document, a } = await startSweep('fuzz'));
     ajv = addFormats(new Ajv({ strict: false, allErrors: false, validateFormats: true }));
     ajv.addSchema({ $id: 'openapi.json', components: jsonSchema(document.components) });
-  });
+  }, 180_000);
   afterAll(async () => t?.close());
 
   function responseValidator(op: WalkedOperation, status: number): ValidateFunction | undefined {
@@ -190,5 +190,6 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
     expect(stats.badBodies).toEqual([]);
     expect(stats.sent).toBeGreaterThanOrEqual(500);
     expect(stats.validated).toBeGreaterThanOrEqual(100);
-  });
+    // A sweep of every operation: about 45 s alone on the 2-core machine, more beside other suites.
+  }, 240_000);
 });

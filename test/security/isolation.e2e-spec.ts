@@ -6,6 +6,9 @@ import { startTestApp, type TestApp } from '../utils/test-app.js';
 import { FIXTURES, NAMED_BY_TEXT, snapshot, tenant, type Tenant } from './fixtures.js';
 import { fillParams, fixtureFor, isFixedParam, request, resolve, sample, validBody, walk, type WalkedOperation } from './openapi-walk.js';
 
+/** Sweeps grow with every operation: far above jest's default, so a loaded machine does not fail them. */
+const SWEEP_TIMEOUT_MS = 180_000;
+
 /** Access rules under which no record is protected (by the access rules): the sweep leaves these operations alone. */
 const PUBLIC = new Set(['public', 'optional-user']);
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -62,7 +65,7 @@ describe('security: tenant isolation sweep', () => {
     [a, b] = [await tenant(t, 'a'), await tenant(t, 'b')];
     bAdmin = await t.factory.actor();
     await t.factory.addMember(b.workspaceId, bAdmin.id, 'admin');
-  });
+  }, SWEEP_TIMEOUT_MS);
   afterAll(async () => {
     console.log(
       `security/isolation: ${figures.operations} operations naming a record, ${figures.calls} calls with workspace A's ids, ${figures.refused} refused; ` +
@@ -132,7 +135,7 @@ describe('security: tenant isolation sweep', () => {
     expect(after).toBe(before);
     // Workspaces, members, secrets, invitations, datasets, versions, partitions, runs, embedding configs, webhooks.
     expect(figures.operations).toBeGreaterThanOrEqual(60);
-  });
+  }, SWEEP_TIMEOUT_MS);
 
   it('refuses A’s records named beside B’s own (mixed ids) to the admin of B, and changes no row of A or B', async () => {
     const [beforeA, beforeB] = [await snapshot(t, a.workspaceId), await snapshot(t, b.workspaceId)];
@@ -159,7 +162,7 @@ describe('security: tenant isolation sweep', () => {
     expect(afterA).toBe(beforeA);
     expect(afterB).toBe(beforeB);
     expect(figures.mixedOperations).toBeGreaterThanOrEqual(20);
-  });
+  }, SWEEP_TIMEOUT_MS);
 
   /**
    * A body member naming another workspace's record (B's workspace in the body, A's secret
@@ -191,7 +194,7 @@ describe('security: tenant isolation sweep', () => {
     }
     expect(failures).toEqual([]);
     expect(served).toBeGreaterThanOrEqual(25);
-  });
+  }, SWEEP_TIMEOUT_MS);
 });
 
 /** How many rows differ between two snapshots. */

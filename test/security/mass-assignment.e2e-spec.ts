@@ -4,6 +4,9 @@ import type { TestApp } from '../utils/test-app.js';
 import { startSweep, type Tenant } from './fixtures.js';
 import { fillParams, request, resolve, sample, validBody, walk } from './openapi-walk.js';
 
+/** Sweeps grow with every operation: far above jest's default, so a loaded machine does not fail them. */
+const SWEEP_TIMEOUT_MS = 180_000;
+
 /** Fields the service owns: never accepted from a client unless an operation documents one as input. */
 const SERVER_OWNED: Record<string, unknown> = {
   id: '6d1f8a0e-5b4c-4c1e-9a52-0f7b6f3f9c10',
@@ -42,7 +45,7 @@ describe('security: mass assignment', () => {
     const tables: Array<{ table_name: string }> = await t.dataSource.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`);
     // One round trip per snapshot: a row of counts, one column per table.
     countAll = `SELECT ${tables.filter((x) => !LOG_TABLES.has(x.table_name)).map((x) => `(SELECT count(*)::int FROM "${x.table_name}") AS "${x.table_name}"`).join(', ')}`;
-  });
+  }, SWEEP_TIMEOUT_MS);
   afterAll(async () => t?.close());
 
   async function rowCounts(): Promise<Record<string, number>> {
@@ -93,5 +96,5 @@ describe('security: mass assignment', () => {
     expect(failures).toEqual([]);
     expect(persisted).toEqual([]);
     expect(sent).toBeGreaterThanOrEqual(100);
-  });
+  }, SWEEP_TIMEOUT_MS);
 });
