@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { createRootLogger } from '../libs/common/logger.js';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
+import { AnalysisModule } from './modules/analysis/analysis.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
 import { CataloguesModule } from './modules/catalogues/catalogues.module.js';
 import { DatasetsModule } from './modules/datasets/datasets.module.js';
@@ -22,7 +23,7 @@ import { SecretsModule } from './modules/workspaces/secrets.module.js';
 import { WorkspacesModule } from './modules/workspaces/workspaces.module.js';
 
 /** The family modules the API serves; the worker process loads the same ones (their jobs). */
-export const FAMILY_MODULES = [StatusModule, AuthModule, UsersModule, WorkspacesModule, SecretsModule, InvitationsModule, DatasetsModule, CataloguesModule, SutsModule, OpsModule, RunsModule, SdgModule];
+export const FAMILY_MODULES = [StatusModule, AuthModule, UsersModule, WorkspacesModule, SecretsModule, InvitationsModule, DatasetsModule, CataloguesModule, SutsModule, OpsModule, RunsModule, SdgModule, AnalysisModule];
 
 @Module({})
 export class AppModule {

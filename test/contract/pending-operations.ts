@@ -6,28 +6,10 @@
  */
 export const PENDING_OPERATIONS: ReadonlyArray<readonly [method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string]> = [
   // 4.1
-  ['GET', '/analysis/properties/annotation'],
-  ['GET', '/analysis/properties/text'],
-  ['GET', '/analysis/properties/visual'],
   ['GET', '/sdk/versions'],
   ['GET', '/sdk/versions/{version}/download'],
   ['GET', '/examples/versions/{version}/download'],
   // 4.5
-  ['GET', '/datasets/{dataset_id}/versions/{version_id}/analysis-runs'],
-  ['POST', '/datasets/{dataset_id}/versions/{version_id}/analysis-runs'],
-  ['GET', '/datasets/{dataset_id}/versions/{version_id}/analysis-runs/{run_id}'],
-  ['GET', '/datasets/{dataset_id}/versions/{version_id}/analysis/annotation'],
-  ['POST', '/datasets/{dataset_id}/versions/{version_id}/analysis/annotation/query'],
-  ['GET', '/datasets/{dataset_id}/versions/{version_id}/analysis/schema'],
-  ['GET', '/datasets/{dataset_id}/versions/{version_id}/analysis/text'],
-  ['POST', '/datasets/{dataset_id}/versions/{version_id}/analysis/text/query'],
-  ['GET', '/datasets/{dataset_id}/versions/{version_id}/analysis/visual'],
-  ['POST', '/datasets/{dataset_id}/versions/{version_id}/analysis/visual/query'],
-  ['POST', '/datasets/{dataset_id}/versions/{version_id}/cluster-runs'],
-  ['GET', '/datasets/{dataset_id}/versions/{version_id}/cluster-runs/availability'],
-  ['GET', '/datasets/{dataset_id}/versions/{version_id}/cluster-runs/latest'],
-  ['GET', '/datasets/{dataset_id}/versions/{version_id}/cluster-runs/{run_id}'],
-  ['GET', '/datasets/{dataset_id}/versions/{version_id}/cluster-runs/{run_id}/result'],
   ['GET', '/datasets/{dataset_id}/versions/{version_id}/topology'],
   ['GET', '/datasets/{dataset_id}/versions/{version_id}/trace-enrichment'],
   ['GET', '/datasets/{dataset_id}/versions/{version_id}/trace-enrichment/results'],

@@ -57,6 +57,17 @@ export async function created(res: PromiseLike<{ status: number; body: Record<st
  */
 export const NAMED_BY_TEXT = new Set(['name', 'config_name', 'metric_name', 'config_version', 'parent_id']);
 
+/** Waits for a queued run the fixtures started to succeed, so the reads the sweeps make find its results. */
+async function settled(t: TestApp, owner: Actor, path: string, what: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    const state = (await created(t.http.get(path).set(owner.auth), 200, what)).state;
+    if (state === 'succeeded') return;
+    if (state === 'failed') throw new Error(`fixture ${what}: the run failed`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`fixture ${what}: the run did not finish`);
+}
+
 export const FIXTURES: Record<string, Fixture> = {
   workspace_id: { create: async ({ workspaceId }) => workspaceId },
   /** Another user of the workspace (not the caller): "system admin or self" operations must refuse a stranger. */
@@ -102,6 +113,26 @@ export const FIXTURES: Record<string, Fixture> = {
   quality_run_id: {
     needs: ['dataset_id', 'version_id'],
     create: async ({ t, owner, ids }) => (await created(t.http.post(`/datasets/${ids.dataset_id}/versions/${ids.version_id}/quality-checks:run`).set(owner.auth).send({}), 200, 'quality_run_id')).run_id as string,
+  },
+  /** The text, annotation and visual analyses of the version (GET …/analysis-runs/{run_id}). */
+  analysis_run_id: {
+    needs: ['dataset_id', 'version_id'],
+    create: async ({ t, owner, ids }) => {
+      const base = `/datasets/${ids.dataset_id}/versions/${ids.version_id}`;
+      const id = (await created(t.http.post(`${base}/analysis-runs`).set(owner.auth).send({}), 201, 'analysis_run_id')).id as string;
+      await settled(t, owner, `${base}/analysis-runs/${id}`, 'analysis_run_id');
+      return id;
+    },
+  },
+  /** A clustering of the version's questions (GET …/cluster-runs/{run_id}). */
+  cluster_run_id: {
+    needs: ['dataset_id', 'version_id'],
+    create: async ({ t, owner, ids }) => {
+      const base = `/datasets/${ids.dataset_id}/versions/${ids.version_id}`;
+      const id = (await created(t.http.post(`${base}/cluster-runs`).set(owner.auth).send({ column: 'question' }), 202, 'cluster_run_id')).id as string;
+      await settled(t, owner, `${base}/cluster-runs/${id}`, 'cluster_run_id');
+      return id;
+    },
   },
   /** An embedding configuration, by id (`config_ref` also takes a name). */
   config_ref: {

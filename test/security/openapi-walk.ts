@@ -154,6 +154,9 @@ const FIXED_PATH_VALUES: Record<string, Record<string, string>> = { '/templates/
 /** Path parameters whose record is of another kind on these paths than the fixture of the same name: the fixture to use instead. */
 const PATH_FIXTURES: Record<string, Record<string, string>> = {
   '/datasets/{dataset_id}/versions/{version_id}/quality-checks/runs/{run_id}': { run_id: 'quality_run_id' },
+  '/datasets/{dataset_id}/versions/{version_id}/analysis-runs/{run_id}': { run_id: 'analysis_run_id' },
+  '/datasets/{dataset_id}/versions/{version_id}/cluster-runs/{run_id}': { run_id: 'cluster_run_id' },
+  '/datasets/{dataset_id}/versions/{version_id}/cluster-runs/{run_id}/result': { run_id: 'cluster_run_id' },
 };
 
 /** The fixture that fills `{param}` of `path`. */

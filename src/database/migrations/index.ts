@@ -8,6 +8,7 @@ import { NotificationConfigs1764400000000 } from './1764400000000-notification-c
 import { SutsAndCatalogues1764500000000 } from './1764500000000-suts-and-catalogues.js';
 import { Runs1764600000000 } from './1764600000000-runs.js';
 import { Sdg1764700000000 } from './1764700000000-sdg.js';
+import { Analysis1764800000000 } from './1764800000000-analysis.js';
 
 /** Every migration, in order. Families append theirs; the same list runs on PostgreSQL and PGlite. */
-export const migrations = [Foundation1763800000000, JobCancellation1763900000000, SecretKeyId1764000000000, Datasets1764100000000, EmbeddingConfigs1764200000000, AuditClockTime1764300000000, NotificationConfigs1764400000000, SutsAndCatalogues1764500000000, Runs1764600000000, Sdg1764700000000];
+export const migrations = [Foundation1763800000000, JobCancellation1763900000000, SecretKeyId1764000000000, Datasets1764100000000, EmbeddingConfigs1764200000000, AuditClockTime1764300000000, NotificationConfigs1764400000000, SutsAndCatalogues1764500000000, Runs1764600000000, Sdg1764700000000, Analysis1764800000000];

@@ -4,9 +4,11 @@ import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError } from '../../../libs/common/domain-error.js';
 import { type Page } from '../../../libs/common/pagination.js';
-import { LOCAL_EMBEDDER } from '../../../libs/evaluation/local-embedder.js';
+import { embedRemote } from '../../../libs/evaluation/embeddings-client.js';
+import { LOCAL_EMBEDDER, localEmbed } from '../../../libs/evaluation/local-embedder.js';
 import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
 import { SecretReferences } from '../workspaces/secret-references.js';
+import { SecretsService } from '../workspaces/secrets.service.js';
 import { CatalogueErrors } from './catalogues.errors.js';
 import type { CreateEmbeddingConfigRequest, EmbeddingConfigResponse, ListEmbeddingConfigsQuery } from './dto/embedding-config.dto.js';
 import { EmbeddingConfigsRepository } from './embedding-configs.repository.js';
@@ -24,6 +26,7 @@ export class EmbeddingConfigsService {
   constructor(
     private readonly configs: EmbeddingConfigsRepository,
     private readonly secretReferences: SecretReferences,
+    private readonly secrets: SecretsService,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
   ) {}
@@ -78,6 +81,16 @@ export class EmbeddingConfigsService {
       return config;
     });
     return this.toResponse(created, await this.configs.workspaceChoice(access.workspaceId));
+  }
+
+  /** The embedder the workspace chose (the built-in local one unless a remote config is set), for clustering and visual analysis. */
+  async embedderFor(workspaceId: string): Promise<{ name: string; embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> }> {
+    const choice = await this.configs.workspaceChoice(workspaceId);
+    const config = choice.provider === 'remote' && choice.config_ref ? await this.configs.findByRef(workspaceId, choice.config_ref) : null;
+    if (!config) return { name: LOCAL_EMBEDDER.name, embed: async (texts) => texts.map((t) => localEmbed(t)) };
+    const key = config.secretId ? await this.secrets.resolveValue(workspaceId, config.secretId) : null;
+    const endpoint = { base_url: config.baseUrl, model: config.model, dimensions: config.dimensions, batch_size: config.batchSize, key, timeout_ms: 60_000 };
+    return { name: `${config.name} (${config.model})`, embed: (texts, signal) => embedRemote(endpoint, texts, signal) };
   }
 
   private local(workspaceId: string, choice: { provider: string }): EmbeddingConfigResponse {
