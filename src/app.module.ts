@@ -13,17 +13,21 @@ import { AuthModule } from './modules/auth/auth.module.js';
 import { CataloguesModule } from './modules/catalogues/catalogues.module.js';
 import { DatasetsModule } from './modules/datasets/datasets.module.js';
 import { OpsModule } from './modules/ops/ops.module.js';
+import { ProjectsModule } from './modules/projects/projects.module.js';
+import { ReportsModule } from './modules/reports/reports.module.js';
 import { RunsModule } from './modules/runs/runs.module.js';
 import { SdgModule } from './modules/sdg/sdg.module.js';
+import { SdkModule } from './modules/sdk/sdk.module.js';
 import { StatusModule } from './modules/status/status.module.js';
 import { SutsModule } from './modules/suts/suts.module.js';
+import { TracesModule } from './modules/traces/traces.module.js';
 import { UsersModule } from './modules/users/users.module.js';
 import { InvitationsModule } from './modules/workspaces/invitations.module.js';
 import { SecretsModule } from './modules/workspaces/secrets.module.js';
 import { WorkspacesModule } from './modules/workspaces/workspaces.module.js';
 
 /** The family modules the API serves; the worker process loads the same ones (their jobs). */
-export const FAMILY_MODULES = [StatusModule, AuthModule, UsersModule, WorkspacesModule, SecretsModule, InvitationsModule, DatasetsModule, CataloguesModule, SutsModule, OpsModule, RunsModule, SdgModule, AnalysisModule];
+export const FAMILY_MODULES = [StatusModule, AuthModule, UsersModule, WorkspacesModule, SecretsModule, InvitationsModule, DatasetsModule, CataloguesModule, SutsModule, OpsModule, RunsModule, SdgModule, AnalysisModule, TracesModule, ProjectsModule, ReportsModule, SdkModule];
 
 @Module({})
 export class AppModule {

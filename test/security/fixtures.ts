@@ -7,7 +7,7 @@
  * path parameter has no entry FAILS test/security/isolation, naming the parameter.
  *
  * Adding a family with a new path parameter (e.g. `{experiment_id}`):
- *   1. Add one entry to FIXTURES, keyed by the parameter name exactly as the OpenAPI path spells it:
+ *   1. Add one entry to FIXTURES (or to the family's file under test/security/fixtures/, spread into FIXTURES), keyed by the parameter name exactly as the OpenAPI path spells it:
  *        experiment_id: {
  *          needs: ['dataset_id'],                       // entries whose ids `create` uses
  *          create: async ({ t, owner, workspaceId, ids }) =>
@@ -26,47 +26,12 @@
 import type { OpenApiDocument } from '../contract/support/spec-operations.js';
 import type { Actor } from '../factories/factory.js';
 import { startTestApp, type TestApp } from '../utils/test-app.js';
+import { created, settled, type Fixture } from './fixture-kit.js';
+import { PROJECT_FIXTURES } from './fixtures/projects.js';
+import { REPORT_FIXTURES } from './fixtures/reports.js';
+import { TRACE_FIXTURES } from './fixtures/traces.js';
 
-export interface FixtureContext {
-  t: TestApp;
-  label: string;
-  workspaceId: string;
-  owner: Actor;
-  /** A member (role `member`) of the workspace, never the caller of a sweep. */
-  member: Actor;
-  viewer: Actor;
-  /** The ids created so far, by parameter name (holds at least those listed in `needs`). */
-  ids: Readonly<Record<string, string>>;
-}
-
-export interface Fixture {
-  needs?: string[];
-  create(ctx: FixtureContext): Promise<string>;
-}
-
-/** The body of a response that must have `status`; otherwise an error naming the fixture. */
-export async function created(res: PromiseLike<{ status: number; body: Record<string, unknown> }>, status: number, what: string): Promise<Record<string, unknown>> {
-  const r = await res;
-  if (r.status !== status) throw new Error(`fixture ${what}: expected ${status}, got ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
-  return r.body;
-}
-
-/**
- * Fixtures whose value is a name rather than an id: they name a record only as a path
- * parameter. A query parameter or body member spelled the same (a new record's `name`) is text.
- */
-export const NAMED_BY_TEXT = new Set(['name', 'config_name', 'metric_name', 'config_version', 'parent_id']);
-
-/** Waits for a queued run the fixtures started to succeed, so the reads the sweeps make find its results. */
-async function settled(t: TestApp, owner: Actor, path: string, what: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    const state = (await created(t.http.get(path).set(owner.auth), 200, what)).state;
-    if (state === 'succeeded') return;
-    if (state === 'failed') throw new Error(`fixture ${what}: the run failed`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`fixture ${what}: the run did not finish`);
-}
+export { created, NAMED_BY_TEXT, type Fixture, type FixtureContext } from './fixture-kit.js';
 
 export const FIXTURES: Record<string, Fixture> = {
   workspace_id: { create: async ({ workspaceId }) => workspaceId },
@@ -217,6 +182,9 @@ export const FIXTURES: Record<string, Fixture> = {
     create: async ({ t, owner, workspaceId, label }) =>
       ((await created(t.http.post(`/workspaces/${workspaceId}/custom_ops`).set(owner.auth).send({ name: `op-${label}`, kind: 'metric', endpoint_url: 'http://127.0.0.1:9/score', timeout_ms: 200 }), 201, 'name')).custom_op as { name: string }).name,
   },
+  ...PROJECT_FIXTURES,
+  ...REPORT_FIXTURES,
+  ...TRACE_FIXTURES,
 };
 
 /**

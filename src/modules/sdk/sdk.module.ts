@@ -1,0 +1,5 @@
+import { Module } from '@nestjs/common';
+
+/** Client SDK and example bundles for download. */
+@Module({})
+export class SdkModule {}
