@@ -1,5 +1,33 @@
-import { Module } from '@nestjs/common';
+import { Module, OnModuleInit } from '@nestjs/common';
+import { WorkspaceResourceRegistry } from '../../../libs/auth/workspace-resource.registry.js';
+import { FileUploadInterceptor } from '../../../libs/common/upload.interceptor.js';
+import { BulkWriter } from '../../../libs/database/bulk-writer.js';
+import { DatasetsModule } from '../datasets/datasets.module.js';
+import { SecretsModule } from '../workspaces/secrets.module.js';
+import { TraceDataController } from './trace-data.controller.js';
+import { TraceEnricher } from './trace-enrichment.js';
+import { TraceLanding } from './trace-landing.js';
+import { TraceVersionsService } from './trace-versions.service.js';
+import { TracesController } from './traces.controller.js';
+import { TracesRepository } from './traces.repository.js';
+import { TracesService } from './traces.service.js';
+import './traces.errors.js';
 
 /** Trace ingestion: detection, uploads, landing, drops, ground truth, topology, enrichment and tags. */
-@Module({})
-export class TracesModule {}
+@Module({
+  imports: [DatasetsModule, SecretsModule],
+  controllers: [TracesController, TraceDataController],
+  providers: [TracesService, TraceVersionsService, TracesRepository, TraceLanding, TraceEnricher, BulkWriter, FileUploadInterceptor],
+})
+export class TracesModule implements OnModuleInit {
+  constructor(
+    private readonly registry: WorkspaceResourceRegistry,
+    private readonly traces: TracesRepository,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register('trace_connection', (id) => this.traces.workspaceOf('trace_connections', id));
+    this.registry.register('trace_upload', (id) => this.traces.workspaceOf('trace_uploads', id));
+    this.registry.register('trace_ingest_run', (id) => this.traces.workspaceOf('trace_ingest_runs', id));
+  }
+}

@@ -57,7 +57,7 @@ export class DatasetVersionEntity extends WorkspaceRecord {
   message: string;
 
   @Column({ type: 'text' })
-  source: 'upload' | 'commit' | 'generated';
+  source: 'upload' | 'commit' | 'generated' | 'landed';
 
   @Column({ name: 'parent_version_id', type: 'uuid', nullable: true })
   parentVersionId: string | null;

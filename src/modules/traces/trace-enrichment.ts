@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
+import { JobFailure } from '../../../libs/queue/job-outcome.js';
+import type { Job, JobContext } from '../../../libs/queue/job.types.js';
+import { DEFAULT_PRICES, enrichTrace, type PriceTable } from '../../../libs/traces/enrichment.js';
+import type { CanonicalSpan } from '../../../libs/traces/span.types.js';
+import { DatasetsRepository } from '../datasets/datasets.repository.js';
+import { TracesRepository } from './traces.repository.js';
+
+export const TRACE_ENRICH_JOB = 'traces.enrich';
+const WRITE_BATCH = 1000;
+
+interface EnrichPayload {
+  enrichment_run_id: string;
+  [key: string]: string;
+}
+
+/** The built-in price table with a request's prices over it. */
+export function priceTable(overrides: Record<string, { input_per_1m: number; output_per_1m: number }> | null): PriceTable {
+  if (!overrides) return DEFAULT_PRICES;
+  const models = { ...DEFAULT_PRICES.models };
+  for (const [model, price] of Object.entries(overrides)) models[model.toLowerCase()] = price;
+  return { ...DEFAULT_PRICES, models };
+}
+
+/**
+ * Computes the per-trace fields of a trace version (duration, tokens, cost, errors, tool use,
+ * loops) from its spans, trace by trace in pages, and replaces the version's results in one
+ * transaction; progress is counted in traces.
+ */
+@Injectable()
+export class TraceEnricher {
+  constructor(
+    private readonly traces: TracesRepository,
+    private readonly datasets: DatasetsRepository,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  @JobHandler(TRACE_ENRICH_JOB, { maxAttempts: 3 })
+  async enrich({ payload, signal }: JobContext<EnrichPayload>): Promise<{ traces: number }> {
+    const run = await this.traces.findEnrichmentRun(payload.enrichment_run_id);
+    if (!run || run.state === 'succeeded' || run.state === 'failed' || run.state === 'cancelled') return { traces: run?.traces_done ?? 0 };
+    const version = await this.datasets.findVersion(run.dataset_id, run.version_id);
+    if (!version) throw new JobFailure('the trace version was deleted', { code: 'version_gone', retry: false });
+    const total = await this.traces.countTraces(run.dataset_id, version.number);
+    await this.traces.updateEnrichmentRun(run.id, { state: 'running', started_at: new Date(), traces_total: total, traces_done: 0 });
+    const prices = priceTable(run.prices);
+    const results: Array<{ trace_id: string; data: unknown }> = [];
+    let current: CanonicalSpan[] = [];
+    const finish = () => {
+      if (current.length) results.push({ trace_id: current[0].trace_id, data: enrichTrace(current, prices) });
+      current = [];
+    };
+    for await (const page of this.traces.spansByTrace(run.dataset_id, version.number)) {
+      signal.throwIfAborted();
+      for (const data of page as unknown as CanonicalSpan[]) {
+        if (current.length && current[0].trace_id !== data.trace_id) finish();
+        current.push(data);
+      }
+      await this.traces.updateEnrichmentRun(run.id, { traces_done: results.length });
+    }
+    finish();
+    await this.transactions.run(async (manager) => {
+      await this.traces.clearEnrichment(run.version_id, manager);
+      for (let i = 0; i < results.length; i += WRITE_BATCH) await this.traces.appendEnrichment(manager, run.workspace_id, run.dataset_id, run.version_id, results.slice(i, i + WRITE_BATCH));
+      await this.traces.updateEnrichmentRun(run.id, { state: 'succeeded', traces_total: results.length, traces_done: results.length, finished_at: new Date() }, manager);
+    });
+    return { traces: results.length };
+  }
+
+  @OnJobSettled(TRACE_ENRICH_JOB)
+  async onSettled(job: Job<EnrichPayload>, manager: EntityManager): Promise<void> {
+    if (job.status === 'succeeded') return;
+    const run = await this.traces.findEnrichmentRun(job.payload.enrichment_run_id, manager);
+    if (!run || run.state === 'succeeded' || run.state === 'failed') return;
+    await this.traces.updateEnrichmentRun(run.id, { state: job.status === 'cancelled' ? 'cancelled' : 'failed', error: { code: job.error?.code ?? job.status, message: job.error?.message ?? job.status }, finished_at: new Date() }, manager);
+  }
+}

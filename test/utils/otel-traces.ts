@@ -1,0 +1,97 @@
+/**
+ * Real OTLP payloads for tests: spans made by the OpenTelemetry JS SDK (sdk-trace-base) with
+ * OpenInference and GenAI attributes, serialised by the OpenTelemetry project's own OTLP
+ * serializers (JSON and protobuf), exactly as an exporter would send them.
+ */
+import { ROOT_CONTEXT, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+
+export interface SpanPlan {
+  name: string;
+  attributes?: Attributes;
+  /** Milliseconds from the trace's start */
+  start: number;
+  end: number;
+  error?: string;
+  children?: SpanPlan[];
+}
+
+/** Records the planned traces (one root plan per trace) and returns the SDK's finished spans. */
+export function recordTraces(roots: SpanPlan[], t0 = Date.UTC(2026, 10, 1, 12, 0, 0)): ReadableSpan[] {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const tracer = provider.getTracer('ews-tests', '1.0.0');
+  const open = (plan: SpanPlan, parent: Span | null, base: number): void => {
+    const ctx = parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT;
+    const span = tracer.startSpan(plan.name, { attributes: plan.attributes, startTime: base + plan.start }, ctx);
+    for (const child of plan.children ?? []) open(child, span, base);
+    if (plan.error) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: plan.error });
+      span.recordException({ name: 'Error', message: plan.error });
+    }
+    span.end(base + plan.end);
+  };
+  roots.forEach((root, i) => open(root, null, t0 + i * 60_000));
+  return exporter.getFinishedSpans();
+}
+
+export function otlpJson(spans: ReadableSpan[]): Record<string, unknown> {
+  return JSON.parse(Buffer.from(JsonTraceSerializer.serializeRequest(spans)!).toString('utf8'));
+}
+
+export function otlpProtobuf(spans: ReadableSpan[]): Buffer {
+  return Buffer.from(ProtobufTraceSerializer.serializeRequest(spans)!);
+}
+
+/** An OpenInference agent trace: agent -> llm (tokens), tool x2 (one fails), retriever. */
+export function agentTrace(session: string, question: string): SpanPlan {
+  return {
+    name: 'support-agent',
+    start: 0,
+    end: 1000,
+    attributes: { 'openinference.span.kind': 'AGENT', 'session.id': session, 'user.id': 'u-1', 'input.value': question, 'output.value': 'Your order ships tomorrow.', 'app.release': '2026.11' },
+    children: [
+      { name: 'search-docs', start: 10, end: 110, attributes: { 'openinference.span.kind': 'RETRIEVER', 'input.value': question, 'retrieval.documents.0.document.id': 'kb-1', 'retrieval.documents.0.document.content': 'Shipping takes 1 day', 'retrieval.documents.0.document.score': 0.9 } },
+      {
+        name: 'ChatCompletion',
+        start: 120,
+        end: 520,
+        attributes: {
+          'openinference.span.kind': 'LLM',
+          'llm.model_name': 'gpt-4o-mini',
+          'llm.token_count.prompt': 100,
+          'llm.token_count.completion': 20,
+          'llm.token_count.total': 120,
+          'input.value': question,
+          'output.value': 'Let me check the order.',
+          'llm.output_messages.0.message.role': 'assistant',
+          'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'lookup_order',
+          'llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments': '{"order":"A1"}',
+        },
+      },
+      { name: 'lookup_order', start: 530, end: 730, attributes: { 'openinference.span.kind': 'TOOL', 'tool.name': 'lookup_order', 'tool.parameters': '{"order":"A1"}' }, error: 'order service timed out' },
+      { name: 'lookup_order', start: 740, end: 840, attributes: { 'openinference.span.kind': 'TOOL', 'tool.name': 'lookup_order', 'tool.parameters': '{"order":"A1"}' } },
+    ],
+  };
+}
+
+/** An OpenTelemetry GenAI chat span (semantic conventions gen_ai.*). */
+export function genAiTrace(conversation: string): SpanPlan {
+  return {
+    name: 'chat gpt-4o',
+    start: 0,
+    end: 300,
+    attributes: {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.system': 'openai',
+      'gen_ai.request.model': 'gpt-4o',
+      'gen_ai.response.model': 'gpt-4o-2024-08-06',
+      'gen_ai.usage.input_tokens': 50,
+      'gen_ai.usage.output_tokens': 10,
+      'gen_ai.conversation.id': conversation,
+      'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'Hello' }] }]),
+      'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'Hi!' }] }]),
+    },
+  };
+}
