@@ -157,6 +157,15 @@ const PATH_FIXTURES: Record<string, Record<string, string>> = {
   '/datasets/{dataset_id}/versions/{version_id}/analysis-runs/{run_id}': { run_id: 'analysis_run_id' },
   '/datasets/{dataset_id}/versions/{version_id}/cluster-runs/{run_id}': { run_id: 'cluster_run_id' },
   '/datasets/{dataset_id}/versions/{version_id}/cluster-runs/{run_id}/result': { run_id: 'cluster_run_id' },
+  '/traces/connections/{connection_id}/land': { connection_id: 'trace_connection_id' },
+  '/traces/runs/{run_id}': { run_id: 'trace_run_id' },
+  '/traces/runs/{run_id}/drops': { run_id: 'trace_run_id' },
+  '/traces/versions/{version_id}/drops': { version_id: 'trace_version_id' },
+  '/traces/versions/{version_id}/ground-truth': { version_id: 'trace_version_id' },
+  '/traces/versions/{version_id}:promote': { version_id: 'trace_version_id' },
+  ...Object.fromEntries(
+    ['topology', 'trace-enrichment', 'trace-enrichment/results', 'trace-enrichment:recompute', 'trace-tags'].map((suffix) => [`/datasets/{dataset_id}/versions/{version_id}/${suffix}`, { dataset_id: 'trace_dataset_id', version_id: 'trace_version_id' }]),
+  ),
 };
 
 /** The fixture that fills `{param}` of `path`. */
