@@ -983,8 +983,9 @@ export function normaliseSpan(span: SourceSpan, convention: Convention | 'auto',
     // Non-attribute sources never overwrite a span attribute with the same key; such a clash is reported as dropped.
     const clashes: string[] = [];
     const addNonAttr = (k: string, val: AttributeValue): void => {
-      if (!(k in span.attributes) && !usedKeys.has(k)) candidates.push([k, val]);
-      else clashes.push(k);
+      if (usedKeys.has(k)) return;
+      if (k in span.attributes) clashes.push(k);
+      else candidates.push([k, val]);
     };
     for (const [k, val] of Object.entries(ctx.span.resource)) if (val !== undefined) addNonAttr(`resource.${k}`, val);
     if (span.scope?.name) addNonAttr('otel.scope.name', span.scope.name);

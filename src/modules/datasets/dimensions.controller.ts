@@ -151,7 +151,7 @@ export class VersionDimensionsController {
     @UuidParam('version_id') versionId: string,
     @UuidParam('partition_id') partitionId: string,
     @Query() query: ResolvePartitionQuery,
-  ): Promise<SessionPartition[]> {
+  ): Promise<Array<SessionPartition | TracePartition | SpanPartition>> {
     const { version } = await this.versions.require(access, id, versionId);
     return this.partitions.resolve(version, partitionId, query);
   }

@@ -143,4 +143,29 @@ export class DimensionsRepository {
       all,
     );
   }
+
+  /** Traces of a trace dataset's version among the matching span rows, with their spans in start order; the session is any span's of the whole trace. */
+  traces(datasetId: string, version: number, where: string, params: unknown[], limit: number, offset: number): Promise<Array<{ trace_id: string; session_id: string | null; row_ids: string[] }>> {
+    return this.dataSource.query(
+      `SELECT t.trace_id, t.row_ids,
+              (SELECT min(x.data ->> 'session_id') FROM dataset_rows x
+                WHERE x.dataset_id = $1 AND ${visibleIn('x', '$2')} AND x.data @> jsonb_build_object('trace_id', t.trace_id)) AS session_id
+         FROM (SELECT r.data ->> 'trace_id' AS trace_id, min(r.data ->> 'start_time') AS started,
+                      array_agg(r.row_id::text ORDER BY r.data ->> 'start_time', r.ordinal) AS row_ids
+                 FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND (${where})
+                GROUP BY 1 ORDER BY 2, 1 LIMIT ${Number(limit)} OFFSET ${Number(offset)}) t
+        ORDER BY t.started, t.trace_id`,
+      [datasetId, version, ...params],
+    );
+  }
+
+  /** The matching span rows of a trace dataset's version, by trace then start time. */
+  spans(datasetId: string, version: number, where: string, params: unknown[], limit: number, offset: number): Promise<Array<{ span_id: string; trace_id: string; row_id: string }>> {
+    return this.dataSource.query(
+      `SELECT r.data ->> 'span_id' AS span_id, r.data ->> 'trace_id' AS trace_id, r.row_id::text AS row_id
+         FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND (${where})
+        ORDER BY r.data ->> 'trace_id', r.data ->> 'start_time', r.ordinal LIMIT ${Number(limit)} OFFSET ${Number(offset)}`,
+      [datasetId, version, ...params],
+    );
+  }
 }

@@ -15,6 +15,8 @@ import type {
   PartitionResponse,
   ResolvePartitionQuery,
   SessionPartition,
+  SpanPartition,
+  TracePartition,
 } from './dto/dimensions.dto.js';
 import type { DatasetVersionEntity } from './entities/dataset-version.entity.js';
 import type { DatasetEntity } from './entities/dataset.entity.js';
@@ -65,17 +67,25 @@ export class PartitionsService {
     });
   }
 
-  async resolve(version: DatasetVersionEntity, partitionId: string, query: ResolvePartitionQuery): Promise<SessionPartition[]> {
+  /** Members of the partition at its level: sessions of rows, or for trace datasets traces (spans grouped by trace_id) or single spans. */
+  async resolve(version: DatasetVersionEntity, partitionId: string, query: ResolvePartitionQuery): Promise<Array<SessionPartition | TracePartition | SpanPartition>> {
     const partition = await this.require(version, partitionId);
     const selection = this.dimensionsService.select(version, partition.dimension_values, partition.filter ?? undefined);
+    const withRows = async <T extends { row_ids: string[] }>(members: T[]) => {
+      if (!query.include_rows) return members;
+      const full = await this.rows.byIds(version.datasetId, version.number, members.flatMap((m) => m.row_ids));
+      return members.map((m) => ({ ...m, rows: m.row_ids.map((id) => rowObject(id, full.get(id)!.data)) }));
+    };
+    if (partition.level === 'trace') {
+      const traces = await this.dimensions.traces(version.datasetId, version.number, selection.where, selection.params, query.limit, query.offset);
+      return withRows(traces.map((t) => ({ level: 'trace' as const, trace_id: t.trace_id, session_id: t.session_id, row_ids: t.row_ids })));
+    }
+    if (partition.level === 'span') {
+      const spans = await this.dimensions.spans(version.datasetId, version.number, selection.where, selection.params, query.limit, query.offset);
+      return spans.map((s) => ({ level: 'span' as const, span_id: s.span_id, trace_id: s.trace_id, row_id: s.row_id }));
+    }
     const sessions = await this.dimensions.sessions(version.datasetId, version.number, selection.where, selection.params, version.mapping.session_id, query.limit, query.offset);
-    const full = query.include_rows ? await this.rows.byIds(version.datasetId, version.number, sessions.flatMap((s) => s.row_ids)) : undefined;
-    return sessions.map((s) => ({
-      level: 'session' as const,
-      session_id: s.session_id,
-      row_ids: s.row_ids,
-      ...(full ? { rows: s.row_ids.map((id) => rowObject(id, full.get(id)!.data)) } : {}),
-    }));
+    return withRows(sessions.map((s) => ({ level: 'session' as const, session_id: s.session_id, row_ids: s.row_ids })));
   }
 
   availableMetrics(version: DatasetVersionEntity): DatasetVersionAvailableMetricsResponse {

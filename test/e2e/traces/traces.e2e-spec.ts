@@ -128,6 +128,19 @@ describe('trace ingestion', () => {
     expect(graph.edges).toHaveLength(3);
   });
 
+  it('resolves partitions of a trace version at trace and span level', async () => {
+    const base = `/datasets/${datasetId}/versions/${versionId}/partitions`;
+    const failing = (await t.http.post(base).set(r.member.auth).send({ name: 'failed tools', level: 'trace', filter: { field: 'status', op: 'eq', value: 'error' } }).expect(201)).body;
+    const traces = (await t.http.post(`${base}/${failing.id}/resolve`).set(r.viewer.auth).expect(200)).body;
+    expect(traces).toHaveLength(2);
+    expect(traces[0]).toEqual({ level: 'trace', trace_id: traceA, session_id: 's-1', row_ids: [expect.any(String)] });
+    const llmSpans = (await t.http.post(base).set(r.member.auth).send({ name: 'llm spans', level: 'span', filter: { field: 'kind', op: 'eq', value: 'llm' } }).expect(201)).body;
+    const spans = (await t.http.post(`${base}/${llmSpans.id}/resolve`).set(r.viewer.auth).expect(200)).body;
+    expect(spans).toHaveLength(2);
+    expect(spans.map((x: { level: string }) => x.level)).toEqual(['span', 'span']);
+    expect(spans.map((x: { trace_id: string }) => x.trace_id)).toContain(traceA);
+  });
+
   it('enriches each trace after landing (tokens, cost from the price table, errors, tools) and recomputes with a caller price', async () => {
     const status = await enriched(datasetId, versionId);
     expect(status).toEqual(expect.objectContaining({ state: 'succeeded', traces_total: 2, traces_done: 2, progress: 1 }));

@@ -222,7 +222,10 @@ export class TracePartition {
   trace_id: string;
   @ApiProperty({ type: 'string', nullable: true })
   session_id: string | null;
+  /** Span rows of the trace, in start order */
   row_ids: string[];
+  @ApiPropertyOptional({ type: 'array', items: { type: 'object', additionalProperties: true } })
+  rows?: Array<Record<string, unknown>>;
 }
 
 export class SpanPartition {
