@@ -34,6 +34,8 @@ RUN mkdir -p /data && chown node:node /data
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
+COPY sdk ./sdk
+COPY examples ./examples
 USER node
 # The embedded database, its lock and the generated keys.json live here; mount a volume.
 VOLUME ["/data"]

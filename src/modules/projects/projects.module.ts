@@ -1,5 +1,34 @@
-import { Module } from '@nestjs/common';
+import { Module, OnModuleInit } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { WorkspaceResourceRegistry } from '../../../libs/auth/workspace-resource.registry.js';
+import { ProjectEntity } from './entities/project.entity.js';
+import { RecommendationEntity } from './entities/recommendation.entity.js';
+import { TestPlanEntity, TestPlanVersionEntity } from './entities/test-plan.entity.js';
+import { ProjectsController } from './projects.controller.js';
+import { ProjectsRepository } from './projects.repository.js';
+import { ProjectsService } from './projects.service.js';
+import { RecommendationsController } from './recommendations.controller.js';
+import { RecommendationsService } from './recommendations.service.js';
+import { TestPlansController } from './test-plans.controller.js';
+import { TestPlansService } from './test-plans.service.js';
+import './projects.errors.js';
 
 /** Projects, test plans, coverage, trend and test-package recommendations. */
-@Module({})
-export class ProjectsModule {}
+@Module({
+  imports: [TypeOrmModule.forFeature([ProjectEntity, TestPlanEntity, TestPlanVersionEntity, RecommendationEntity])],
+  controllers: [ProjectsController, TestPlansController, RecommendationsController],
+  providers: [ProjectsService, TestPlansService, RecommendationsService, ProjectsRepository],
+  exports: [ProjectsRepository],
+})
+export class ProjectsModule implements OnModuleInit {
+  constructor(
+    private readonly registry: WorkspaceResourceRegistry,
+    private readonly repo: ProjectsRepository,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register('project', (id) => this.repo.workspaceOfProject(id));
+    this.registry.register('test_plan', (id) => this.repo.workspaceOfPlan(id));
+    this.registry.register('test_package_recommendation', (id) => this.repo.workspaceOfRecommendation(id));
+  }
+}

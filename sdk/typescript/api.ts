@@ -1,0 +1,10031 @@
+export interface AcceptInvitationRequest {
+  /**
+   * For a new account; defaults to the email's local part
+   * @minLength 1
+   * @maxLength 200
+   */
+  display_name?: string;
+  /**
+   * A new account's password; or, for an existing account without a bearer token, its current password
+   * @minLength 1
+   * @maxLength 256
+   */
+  password?: string;
+  /**
+   * The token from the invitation (shown once when it was created or resent)
+   * @minLength 1
+   * @maxLength 200
+   */
+  token: string;
+}
+
+export interface AdapterIssueDto {
+  code:
+    | "template_syntax"
+    | "unknown_placeholder"
+    | "missing_value"
+    | "path_syntax"
+    | "path_no_match"
+    | "not_a_number"
+    | "response_not_json"
+    | "invalid_spec";
+  message: string;
+  /** JSON Pointer into the adapter */
+  pointer: string;
+}
+
+export interface AdapterRequestDto {
+  /**
+   * Any JSON value; a string that is exactly one placeholder is replaced by the value itself
+   * @example {"question":"{{input}}","history":"{{history}}"}
+   */
+  body?: object;
+  /** Headers, templated */
+  headers?: Record<string, string>;
+  /**
+   * openai_chat only: the messages template; an element that is exactly "{{history}}" is spread into the earlier turns
+   * @maxItems 200
+   * @example [{"role":"system","content":"You are a support agent."},"{{history}}",{"role":"user","content":"{{input}}"}]
+   */
+  messages?: any[];
+  /** Query parameters, templated */
+  query?: Record<string, string>;
+}
+
+export interface AdapterResponse {
+  connection_id: string;
+  /** @format date-time */
+  created_at: string | null;
+  /** @format uuid */
+  created_by: string | null;
+  /**
+   * null for the kind's default adapter (no revision posted yet)
+   * @format uuid
+   */
+  id: string | null;
+  request: AdapterRequestDto;
+  response: AdapterResponseMappingDto;
+  /** 1, 2, … per POST; 0 for the kind's default */
+  revision: number;
+  /** `default` until an adapter is posted */
+  source: "default" | "custom";
+}
+
+export interface AdapterResponseMappingDto {
+  /**
+   * Where the SUT reports its own cost in USD
+   * @maxLength 500
+   */
+  cost_usd?: string;
+  /** More fields kept with each result, by name (e.g. contexts of a RAG answer) */
+  extras?: Record<string, string>;
+  /** The path language of every expression here */
+  language: "jsonpath" | "jmespath";
+  /**
+   * Where the output is, e.g. `$.choices[0].message.content` (JSONPath) or `choices[0].message.content` (JMESPath)
+   * @minLength 1
+   * @maxLength 500
+   */
+  output: string;
+  usage?: UsagePathsDto;
+}
+
+export interface AdapterValidateResult {
+  /** The revision checked; null when the adapter came in the body */
+  adapter_revision: number | null;
+  /** What was extracted from the sample response (null without one) */
+  extracted: ExtractedOutputDto | null;
+  issues: AdapterIssueDto[];
+  /** The request a run would send for the sample row (null when it cannot render) */
+  request: RenderedRequestDto | null;
+  /** True when the request rendered and (if a response was given) the output was extracted */
+  valid: boolean;
+}
+
+export interface AddMemberRequest {
+  /**
+   * The email of an existing user (case-insensitive); give this or `user_id`
+   * @format email
+   * @maxLength 320
+   */
+  email?: string;
+  role: "viewer" | "member" | "admin" | "owner";
+  /**
+   * The user to add; give this or `email`
+   * @format uuid
+   */
+  user_id?: string;
+}
+
+export interface AnalysisAnnotationParams {
+  datasetId: string;
+  versionId: string;
+}
+
+export interface AnalysisAnnotationQueryParams {
+  datasetId: string;
+  versionId: string;
+}
+
+export interface AnalysisAvailabilityParams {
+  datasetId: string;
+  versionId: string;
+}
+
+export interface AnalysisClusterResultParams {
+  datasetId: string;
+  runId: string;
+  versionId: string;
+}
+
+export interface AnalysisClusterRunParams {
+  datasetId: string;
+  runId: string;
+  versionId: string;
+}
+
+export interface AnalysisCreateClusterRunParams {
+  datasetId: string;
+  versionId: string;
+}
+
+export interface AnalysisCreateRunParams {
+  datasetId: string;
+  versionId: string;
+}
+
+export interface AnalysisGetRunParams {
+  datasetId: string;
+  runId: string;
+  versionId: string;
+}
+
+export interface AnalysisLatestParams {
+  datasetId: string;
+  versionId: string;
+}
+
+export interface AnalysisListRunsParams {
+  datasetId: string;
+  versionId: string;
+}
+
+export interface AnalysisPropertyDto {
+  description: string;
+  /** row (filterable with the analysis query paths), column or version */
+  level: "row" | "column" | "version";
+  name: string;
+  type: "integer" | "number" | "string" | "boolean";
+}
+
+export interface AnalysisQueryRequest {
+  /** A filter in the query language (docs/query-language.md) over the row properties of GET /analysis/properties/{kind}, e.g. {"field": "question.tokens", "op": "gt", "value": 500} */
+  filter?: Record<string, any>;
+  /**
+   * 1..1000, default 100
+   * @min 1
+   * @max 1000
+   */
+  limit?: number;
+  /**
+   * @min 0
+   * @max 10000000
+   */
+  offset?: number;
+  sort?: {
+    direction?: "asc" | "desc";
+    field: string;
+  }[];
+}
+
+export interface AnalysisRunResponse {
+  /** @format date-time */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  dataset_id: string;
+  /** @format date-time */
+  finished_at: string | null;
+  id: string;
+  /** @format uuid */
+  job_id: string | null;
+  kinds: ("text" | "annotation" | "visual")[];
+  /** The columns and seed used */
+  params: Record<string, any>;
+  /** {step, done, total} while running */
+  progress: Record<string, any> | null;
+  /** @format date-time */
+  started_at: string | null;
+  state: "queued" | "running" | "succeeded" | "failed";
+  state_reason: string | null;
+  version_id: string;
+  workspace_id: string;
+}
+
+export interface AnalysisSchemaParams {
+  datasetId: string;
+  versionId: string;
+}
+
+export interface AnalysisTextParams {
+  datasetId: string;
+  versionId: string;
+}
+
+export interface AnalysisTextQueryParams {
+  datasetId: string;
+  versionId: string;
+}
+
+export interface AnalysisVisualParams {
+  datasetId: string;
+  versionId: string;
+}
+
+export interface AnalysisVisualQueryParams {
+  datasetId: string;
+  versionId: string;
+}
+
+export interface AssignDimensionRequest {
+  /**
+   * Describes the dimension when this call creates it
+   * @maxLength 2000
+   */
+  description?: string;
+  /** The dimension (axis of coverage), e.g. `topic`; created on first use */
+  dimension: string;
+  /**
+   * Rows to assign (1..1000); give this or `rule`
+   * @minItems 1
+   */
+  row_ids?: string[];
+  /**
+   * Assign every row of the version that matches this filter (docs/query-language.md)
+   * @example {"field":"question","op":"contains","value":"refund"}
+   */
+  rule?: Record<string, any>;
+  /**
+   * The value to assign, e.g. `billing`; added to the dimension's values on first use
+   * @minLength 1
+   * @maxLength 200
+   */
+  value: string;
+  /**
+   * The version `rule` is evaluated on and `row_ids` must belong to; default: the current version, else the newest
+   * @format uuid
+   */
+  version_id?: string;
+}
+
+export interface AssignDimensionResponse {
+  /** Rows that now carry the value */
+  assigned: number;
+  /** The call created the dimension */
+  created_dimension: boolean;
+  /** The call added the value to the dimension */
+  created_value: boolean;
+  dataset_id: string;
+  dimension: string;
+  /** Of those, rows that carried another value of the dimension before */
+  reassigned: number;
+  value: string;
+  version_id: string;
+}
+
+export interface AuditEntryResponse {
+  /** Dotted verb: dataset.created, dataset.updated, version.created, version.promoted, rows.staged, rows.committed, ... */
+  action: string;
+  actor_email: string | null;
+  /** @format uuid */
+  actor_id: string | null;
+  /** @format date-time */
+  created_at: string;
+  /** What changed (row ids, counts, versions, before and after values) */
+  details: Record<string, any>;
+  id: string;
+  request_id: string | null;
+}
+
+export interface AvailableMetric {
+  /** Whether the version's mapping provides every field the metric reads */
+  available: boolean;
+  description: string;
+  kind: "deterministic" | "judged";
+  /** Fields the mapping lacks (map them with POST .../map) */
+  missing: ("input" | "expected_output" | "context")[];
+  name: string;
+  requires: ("input" | "expected_output" | "context")[];
+}
+
+export interface BrandingResponse {
+  /**
+   * Highlight colour, `#RRGGBB` (upper-case).
+   * @pattern ^#[0-9A-Fa-f]{6}$
+   * @example "#F59E0B"
+   */
+  accent_color: string;
+  /** An https URL, or an inline data URL `data:image/(png|jpeg|svg+xml);base64,…` of at most 256 KiB decoded (the bytes must be that image type; SVG without script or event handlers). Null when not set. */
+  favicon_url: string | null;
+  /**
+   * An https URL, or an inline data URL `data:image/(png|jpeg|svg+xml);base64,…` of at most 256 KiB decoded (the bytes must be that image type; SVG without script or event handlers).
+   * @example "https://example.com/logo.svg"
+   */
+  logo_url: string;
+  /**
+   * Main colour, `#RRGGBB` (upper-case).
+   * @pattern ^#[0-9A-Fa-f]{6}$
+   * @example "#1E3A8A"
+   */
+  primary_color: string;
+  /**
+   * Shown in the UI header and page titles.
+   * @example "Evaluation Workspace"
+   */
+  product_name: string;
+  /**
+   * Where users get help: an https URL or `mailto:` address; null when not set.
+   * @example "mailto:support@example.com"
+   */
+  support_url: string | null;
+  /**
+   * One line under the product name; null when not set.
+   * @example "Prove your LLM application is good enough, release after release."
+   */
+  tagline: string | null;
+  /**
+   * When an admin last saved the branding; null while the built-in defaults apply.
+   * @format date-time
+   */
+  updated_at: string | null;
+  /**
+   * 0 for the built-in defaults, then 1, 2, … on each PUT. The ETag header changes with it.
+   * @example 0
+   */
+  version: number;
+}
+
+export interface CatalogueMetric {
+  /** False for a custom op that is not active */
+  available: boolean;
+  /** Whether a larger score is better (similarities) or a smaller one (latency, cost, length); null for judged metrics, whose scale their config sets */
+  better: "higher" | "lower" | null;
+  description: string;
+  kind: "deterministic" | "judged" | "custom";
+  /** The newest version (metric configs and custom ops); null for built-ins */
+  latest_version: number | null;
+  /** The metric's name, as eval configs, defaults and runs refer to it */
+  name: string;
+  /** JSON Schema of the parameters (built-in deterministic metrics and custom ops; configs carry theirs already set) */
+  params_schema: Record<string, any> | null;
+  /** Canonical dataset fields the metric reads (map them on a dataset version) */
+  requires: ("input" | "expected_output" | "context")[];
+  /** `builtin` (the service's own), `metric_config` (the workspace's named config, newest version) or `custom_op` (a registered metric op) */
+  source: "builtin" | "metric_config" | "custom_op";
+}
+
+export interface ChangeMemberRoleRequest {
+  role: "viewer" | "member" | "admin" | "owner";
+}
+
+export interface ChatMessageDto {
+  /** @maxLength 100000 */
+  content: string;
+  role: "system" | "user" | "assistant" | "tool";
+}
+
+export interface CheckSuggestion {
+  check: string;
+  params: Record<string, any>;
+  /** Why this check suits the schema */
+  reason: string;
+}
+
+export interface ClusterDto {
+  /** The members closest to the centroid */
+  exemplar_row_ids: string[];
+  id: number;
+  /** Its three most distinctive terms (class-based TF-IDF) */
+  name: string;
+  size: number;
+  terms: {
+    term?: string;
+    weight?: number;
+  }[];
+}
+
+export interface ColumnMappingDto {
+  /** Column holding retrieved or supplied context */
+  context?: string;
+  /** Column holding the reference answer */
+  expected_output?: string;
+  /** Column holding the input (prompt, question, conversation turn) */
+  input?: string;
+  /** Columns carried along as metadata */
+  metadata?: string[];
+  /** Column grouping rows into conversations (multi-turn sessions) */
+  session_id?: string;
+}
+
+export interface ColumnStatsDto {
+  /** Number of distinct non-null values */
+  distinct_count: number;
+  max?: number | null;
+  max_length?: number | null;
+  mean_length?: number | null;
+  /** Smallest number (numeric columns) */
+  min?: number | null;
+  /** Shortest string, in characters (text columns) */
+  min_length?: number | null;
+  name: string;
+  null_count: number;
+  /** Dominant JSON type of the non-null values; `mixed` when none has 90% of them; `null` when every value is null */
+  type:
+    | "string"
+    | "integer"
+    | "number"
+    | "boolean"
+    | "object"
+    | "array"
+    | "null"
+    | "mixed";
+  /** Count of values per JSON type; rows without the column count as `null` */
+  types: Record<string, number>;
+}
+
+export interface CommitRowsRequest {
+  /**
+   * What the new version changes and why
+   * @maxLength 2000
+   */
+  message?: string;
+  /** Promote the new version to current at once (default false: it stays a candidate) */
+  promote?: boolean;
+}
+
+export interface ConnectionAuthDto {
+  /**
+   * For `header`: the header name, e.g. x-api-key
+   * @pattern ^[A-Za-z0-9-]{1,100}$
+   */
+  header?: string;
+  /**
+   * For `query`: the parameter name
+   * @pattern ^[A-Za-z0-9_.-]{1,100}$
+   */
+  param?: string;
+  /**
+   * For `header`: text before the value, e.g. "Token "
+   * @maxLength 50
+   */
+  prefix?: string;
+  /** `bearer`: Authorization: Bearer <value>; `header`: <header>: <prefix><value>; `query`: ?<param>=<value> */
+  scheme: "bearer" | "header" | "query";
+  /**
+   * The workspace secret whose value is sent (admins choose where a secret goes)
+   * @format uuid
+   */
+  secret_id: string;
+}
+
+export interface ConnectionAuthResponse {
+  header?: string;
+  param?: string;
+  prefix?: string;
+  scheme: "bearer" | "header" | "query";
+  /** The secret sent (its value never appears here) */
+  secret_id: string;
+}
+
+export interface ConnectionResponse {
+  /** The adapter revision in force; 0 while the kind's default adapter is used */
+  adapter_revision: number;
+  auth: ConnectionAuthResponse | null;
+  /** @format date-time */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  http: HttpTransportResponse | null;
+  id: string;
+  kind: "http" | "openai_chat" | "offline";
+  max_concurrency: number;
+  name: string;
+  openai_chat: OpenAiChatTransportResponse | null;
+  requests_per_second: number | null;
+  retry: RetryPolicyResponse;
+  sut_id: string;
+  timeout_ms: number;
+  /** @format date-time */
+  updated_at: string;
+  workspace_id: string;
+}
+
+export interface ConnectionTestErrorDto {
+  code:
+    | "timeout"
+    | "network"
+    | "http_status"
+    | "response_not_json"
+    | "extraction_failed"
+    | "render_failed"
+    | "cancelled";
+  issues?: AdapterIssueDto[];
+  message: string;
+}
+
+export interface ConnectionTestRequest {
+  /**
+   * Earlier turns of the conversation, for multi-turn rows
+   * @maxItems 200
+   */
+  history?: ChatMessageDto[];
+  /** Which columns are input, expected_output and context (defaults: columns of those names) */
+  mapping?: RowMappingDto;
+  /**
+   * The row's columns
+   * @example {"input":"Where is my order?","expected_output":"It ships tomorrow."}
+   */
+  row?: Record<string, any>;
+}
+
+export interface ConnectionTestResult {
+  adapter_revision: number;
+  attempts: number;
+  cost_usd: number | null;
+  error: ConnectionTestErrorDto | null;
+  extras: Record<string, any>;
+  latency_ms: number;
+  /** True when the SUT answered 2xx and the output was extracted */
+  ok: boolean;
+  output: string | null;
+  request: RenderedRequestDto;
+  /** The start of the body when the call failed */
+  response_excerpt: string | null;
+  status_code: number | null;
+  usage: TokenUsageDto | null;
+}
+
+export interface ConnectionsCreateAdapterParams {
+  connectionId: string;
+  sutId: string;
+}
+
+export interface ConnectionsCreateParams {
+  sutId: string;
+}
+
+export interface ConnectionsDeleteParams {
+  connectionId: string;
+  sutId: string;
+}
+
+export interface ConnectionsGetAdapterParams {
+  connectionId: string;
+  sutId: string;
+}
+
+export interface ConnectionsListParams {
+  sutId: string;
+}
+
+export interface ConnectionsTestParams {
+  connectionId: string;
+  sutId: string;
+}
+
+export interface ConnectionsUpdateParams {
+  connectionId: string;
+  sutId: string;
+}
+
+export interface ConnectionsValidateParams {
+  connectionId: string;
+  sutId: string;
+}
+
+export interface CreateAdapterRequest {
+  request: AdapterRequestDto;
+  response: AdapterResponseMappingDto;
+}
+
+export interface CreateAnalysisRunRequest {
+  /**
+   * Analyses to compute (default all three)
+   * @maxItems 3
+   * @minItems 1
+   */
+  kinds?: ("text" | "annotation" | "visual")[];
+  /**
+   * Label columns (default: columns with 2..20 repeating values); two or more are compared as annotators
+   * @maxItems 20
+   */
+  label_columns?: string[];
+  /**
+   * Seed of the projection and clustering (default 42)
+   * @min 0
+   * @max 2147483647
+   */
+  seed?: number;
+  /**
+   * Text columns (default: the columns holding mostly text)
+   * @maxItems 50
+   */
+  text_columns?: string[];
+  /**
+   * The column the visual analysis embeds (default: the mapped input, else the longest text column)
+   * @maxLength 256
+   */
+  visual_column?: string;
+}
+
+export interface CreateClusterRunRequest {
+  /**
+   * The text column to embed and cluster (default: the mapped input, else the longest text column)
+   * @maxLength 256
+   */
+  column?: string;
+  /**
+   * Clusters wanted; default chosen by silhouette between 2 and 10
+   * @min 2
+   * @max 50
+   */
+  k?: number;
+  /**
+   * The same seed gives the same clusters (default 42)
+   * @min 0
+   * @max 2147483647
+   */
+  seed?: number;
+}
+
+export interface CreateConnectionRequest {
+  /** The key to send, by secret reference; null removes it */
+  auth?: ConnectionAuthDto | null;
+  /** For kind http */
+  http?: HttpTransportDto;
+  /** `http` (a JSON endpoint), `openai_chat` (an OpenAI-compatible chat completions API) or `offline` (outputs are uploaded to the run) */
+  kind: "http" | "openai_chat" | "offline";
+  /**
+   * Calls a run keeps in flight at most, 1..256 (default 8)
+   * @min 1
+   * @max 256
+   */
+  max_concurrency?: number;
+  /**
+   * Unique within the SUT, case-insensitively (1..200 characters)
+   * @minLength 1
+   * @maxLength 200
+   */
+  name: string;
+  /** For kind openai_chat */
+  openai_chat?: OpenAiChatTransportDto;
+  /**
+   * Calls a run starts per second at most, 0.01..10000; null for no limit (default)
+   * @min 0.01
+   * @max 10000
+   */
+  requests_per_second?: number | null;
+  retry?: RetryPolicyDto;
+  /**
+   * Per attempt, 100..600000 ms (default 30000)
+   * @min 100
+   * @max 600000
+   */
+  timeout_ms?: number;
+}
+
+export interface CreateEmbeddingConfigRequest {
+  /**
+   * The API's base URL, e.g. https://api.openai.com/v1 (embeddings are POSTed to `{base_url}/embeddings`)
+   * @format uri
+   * @maxLength 2000
+   */
+  base_url: string;
+  /**
+   * Texts per request, 1..2048 (default 64)
+   * @min 1
+   * @max 2048
+   * @default 64
+   */
+  batch_size?: number;
+  /** @maxLength 2000 */
+  description?: string;
+  /**
+   * Vector size to ask for (models that support it), 1..8192
+   * @min 1
+   * @max 8192
+   */
+  dimensions?: number;
+  /**
+   * Model name, e.g. text-embedding-3-small
+   * @minLength 1
+   * @maxLength 200
+   */
+  model: string;
+  /**
+   * Unique in the workspace, case-insensitively
+   * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
+   */
+  name: string;
+  provider: "openai_compatible" | "azure_openai";
+  /**
+   * The workspace secret holding the API key
+   * @format uuid
+   */
+  secret_id?: string;
+  /**
+   * The workspace that will own the entry (admins)
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface CreateEvalConfigRequest {
+  /**
+   * The judge for judged metrics whose config names none
+   * @format uuid
+   */
+  default_judge_id?: string | null;
+  /** @maxLength 2000 */
+  description?: string;
+  /**
+   * 1..50 metrics, each named once
+   * @maxItems 50
+   * @minItems 1
+   */
+  metrics: EvalMetricRefDto[];
+  /**
+   * Unique in the workspace, case-insensitively
+   * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
+   */
+  name: string;
+  pass_rule?: PassRuleDto;
+  /**
+   * The workspace that will own the entry (admins)
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface CreateInvitationRequest {
+  /**
+   * @format email
+   * @maxLength 320
+   */
+  email: string;
+  role: "viewer" | "member" | "admin" | "owner";
+}
+
+export interface CreateInvitationResponse {
+  /** How the invitee accepts */
+  accept_path: string;
+  /** @format date-time */
+  accepted_at: string | null;
+  accepted_by: string | null;
+  /** @format date-time */
+  created_at: string;
+  email: string;
+  /** @format date-time */
+  expires_at: string;
+  id: string;
+  invited_by: string | null;
+  /** @format date-time */
+  last_sent_at: string;
+  /** @format date-time */
+  revoked_at: string | null;
+  role: "viewer" | "member" | "admin" | "owner";
+  sent_count: number;
+  /** `expired` is a pending invitation past expires_at */
+  state: "pending" | "accepted" | "revoked" | "expired";
+  /** Shown once: give it to the invitee (the service sends no email) */
+  token: string;
+  workspace_id: string;
+}
+
+export interface CreateJudgeRequest {
+  /**
+   * azure_openai: the API version (default 2024-10-21)
+   * @pattern ^\d{4}-\d{2}-\d{2}(-preview)?$
+   */
+  api_version?: string | null;
+  /**
+   * The API root: https://api.openai.com/v1 (openai_compatible), https://<resource>.openai.azure.com (azure_openai), https://api.anthropic.com (anthropic)
+   * @format uri
+   * @maxLength 2000
+   */
+  base_url: string;
+  /** @maxLength 2000 */
+  description?: string;
+  /** Ask for a JSON answer where the provider supports it (default true) */
+  json_mode?: boolean;
+  /**
+   * Attempts in all on 429, 5xx and timeouts, 1..10 (default 3)
+   * @min 1
+   * @max 10
+   */
+  max_attempts?: number;
+  /**
+   * Grading calls a run keeps in flight at most, 1..128 (default 4)
+   * @min 1
+   * @max 128
+   */
+  max_concurrency?: number;
+  /**
+   * The model, or for azure_openai the deployment name
+   * @minLength 1
+   * @maxLength 200
+   */
+  model: string;
+  /**
+   * Unique in the workspace, case-insensitively
+   * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
+   */
+  name: string;
+  /** Sent with every call: temperature, max_tokens, top_p, seed… (temperature 0 is advised for grading) */
+  parameters?: Record<string, any>;
+  provider: "openai_compatible" | "azure_openai" | "anthropic";
+  /**
+   * The workspace secret holding the API key (admins); null removes it
+   * @format uuid
+   */
+  secret_id?: string | null;
+  /**
+   * Per attempt, 1000..600000 ms (default 60000)
+   * @min 1000
+   * @max 600000
+   */
+  timeout_ms?: number;
+  /**
+   * The workspace that will own the entry (admins)
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface CreateMetricConfigRequest {
+  /** @maxLength 2000 */
+  description?: string;
+  /** Judged metrics: rubric, scale, pass rule, judge */
+  judged?: JudgedSpecDto;
+  /** `deterministic` (a built-in metric), `judged` (an LLM judge with a rubric) or `custom` (a registered op of kind metric) */
+  kind: "deterministic" | "judged" | "custom";
+  /**
+   * deterministic: exact_match, contains, regex, …; judged: llm_judge or correctness, answer_relevance, faithfulness, context_relevance, helpfulness; custom: the op's name
+   * @minLength 1
+   * @maxLength 100
+   */
+  metric: string;
+  /** Unique in the workspace (case-insensitive): 1..100 letters, digits or . _ : - */
+  name: string;
+  /** Parameters, checked against the metric's JSON Schema (GET /ops/{metric}/schema) */
+  params?: Record<string, any>;
+  /** Deterministic and custom metrics: rows pass when the score reaches this (at most this for latency, cost, length); null for none */
+  threshold?: number | null;
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface CreateMetricConfigVersionRequest {
+  /** @maxLength 2000 */
+  description?: string;
+  /**
+   * The version to start from (default the newest)
+   * @min 1
+   */
+  from_version?: number;
+  /** Judged metrics: rubric, scale, pass rule, judge */
+  judged?: JudgedSpecDto;
+  /** Parameters, checked against the metric's JSON Schema (GET /ops/{metric}/schema) */
+  params?: Record<string, any>;
+  /** Deterministic and custom metrics: rows pass when the score reaches this (at most this for latency, cost, length); null for none */
+  threshold?: number | null;
+}
+
+export interface CreateNotificationConfigRequest {
+  /** @maxLength 2000 */
+  description?: string;
+  /** Default true */
+  enabled?: boolean;
+  /** @minItems 1 */
+  events: (
+    | "run.succeeded"
+    | "run.failed"
+    | "run.cancelled"
+    | "quality_check.failed"
+    | "dataset.version_promoted"
+  )[];
+  /**
+   * Unique in the workspace, case-insensitively
+   * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
+   */
+  name: string;
+  /**
+   * The workspace secret whose value signs deliveries; left out, the service creates one (`webhook-<name>`, 32 random bytes) you read with POST .../secrets/{id}/reveal
+   * @format uuid
+   */
+  secret_id?: string;
+  /**
+   * Where deliveries are POSTed (http or https)
+   * @format uri
+   * @maxLength 2000
+   */
+  url: string;
+  /**
+   * The workspace that will own the entry (admins)
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface CreatePartitionRequest {
+  /** @maxLength 2000 */
+  description?: string;
+  /** Dimension -> accepted values */
+  dimension_values?: Record<string, string[]>;
+  /** A filter in the query language */
+  filter?: Record<string, any>;
+  /**
+   * What `resolve` lists: `session` (rows grouped by the mapped session_id column; one row, one session without it), or `trace` and `span` for trace datasets
+   * @default "session"
+   */
+  level?: "session" | "trace" | "span";
+  /**
+   * Unique within the version, 1..200 characters
+   * @minLength 1
+   * @maxLength 200
+   */
+  name: string;
+}
+
+export interface CreateRunRequest {
+  /**
+   * Calls in flight at most (1..256); default and ceiling: the connection's max_concurrency
+   * @min 1
+   * @max 256
+   */
+  concurrency?: number;
+  /** @format uuid */
+  connection_id: string;
+  /** @format uuid */
+  dataset_id: string;
+  /**
+   * The metrics, default judge and pass rule; or name `metrics`
+   * @format uuid
+   */
+  eval_config_id?: string;
+  /**
+   * The judge for judged metrics that name none
+   * @format uuid
+   */
+  judge_id?: string;
+  /**
+   * Metric names (configs or built-ins), resolved as GET .../metric-configs/resolved says, when there is no eval config
+   * @maxItems 50
+   * @minItems 1
+   */
+  metrics?: string[];
+  /** @maxLength 200 */
+  name?: string;
+  /**
+   * Only the rows of this partition of the version
+   * @format uuid
+   */
+  partition_id?: string;
+  /**
+   * Each row is sent this many times (1..10, default 1), e.g. to measure variance
+   * @min 1
+   * @max 10
+   */
+  repetitions?: number;
+  /** A deterministic sample of the rows */
+  sample?: RunSampleDto;
+  /** @format uuid */
+  sut_id: string;
+  /** @maxItems 20 */
+  tags?: string[];
+  /**
+   * Default: the dataset's current version, else its newest
+   * @format uuid
+   */
+  version_id?: string;
+  /**
+   * The workspace that runs it (members)
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface CreateSdgAdapterRequest {
+  /**
+   * template: column -> template over {{seed.<column>}}, {{dim.<name>}}, {{index}}
+   * @example {"input":"How do I {{dim.task}} in {{seed.product}}?","expected_output":"{{seed.answer}}"}
+   */
+  columns?: Record<string, string>;
+  /**
+   * llm: rows asked for per prompt, 1..20 (default 5)
+   * @min 1
+   * @max 20
+   */
+  count?: number;
+  /** @maxLength 2000 */
+  description?: string;
+  /** Write each dimension's value as a column too (default true) */
+  dimension_columns?: boolean;
+  /**
+   * Dimension -> values, combined with every seed row
+   * @example {"task":["reset a password","change plan"]}
+   */
+  dimensions?: Record<string, string[]>;
+  /**
+   * llm: the judge connection that generates
+   * @format uuid
+   */
+  judge_id?: string;
+  /** `template`: rows rendered from templates over seed rows and dimension values; `llm`: a judge connection generates (or paraphrases) rows from a prompt */
+  kind: "template" | "llm";
+  /**
+   * Unique in the workspace, case-insensitively
+   * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
+   */
+  name: string;
+  /**
+   * llm: the columns each generated row must have
+   * @maxItems 50
+   * @minItems 1
+   */
+  output_columns?: string[];
+  /**
+   * llm: the instruction, a template over {{seed.<column>}} and {{dim.<name>}}
+   * @minLength 1
+   * @maxLength 20000
+   */
+  prompt?: string;
+  /**
+   * The workspace that will own the entry (admins)
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface CreateSecretRequest {
+  /** @maxLength 1000 */
+  description?: string;
+  /** How other records refer to it in the UI, e.g. `OPENAI_API_KEY` */
+  name: string;
+  /**
+   * The secret itself; stored encrypted, returned only by reveal
+   * @minLength 1
+   * @maxLength 65536
+   */
+  value: string;
+}
+
+export interface CreateSutRequest {
+  /** @maxLength 2000 */
+  description?: string;
+  /**
+   * Unique in the workspace, case-insensitively (1..200 characters)
+   * @minLength 1
+   * @maxLength 200
+   */
+  name: string;
+  /**
+   * Up to 20 tags of 1..64 letters, digits or . _ : / -
+   * @maxItems 20
+   */
+  tags?: string[];
+  /**
+   * The workspace that will own the system (members)
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface CreateUserRequest {
+  /**
+   * @minLength 1
+   * @maxLength 200
+   */
+  display_name: string;
+  /**
+   * @format email
+   * @maxLength 320
+   */
+  email: string;
+  /**
+   * Without one the user cannot log in until given a reset token (POST /users/{id}/reset-token).
+   * @minLength 8
+   * @maxLength 256
+   */
+  password?: string;
+  /** @default "user" */
+  system_role?: "admin" | "user";
+}
+
+export interface CreateWorkspaceRequest {
+  /** @maxLength 2000 */
+  description?: string;
+  /**
+   * 1..100 characters, trimmed; need not be unique
+   * @minLength 1
+   * @maxLength 100
+   */
+  name: string;
+}
+
+export interface CreateWorkspaceUserRequest {
+  /**
+   * @minLength 1
+   * @maxLength 200
+   */
+  display_name: string;
+  /**
+   * @format email
+   * @maxLength 320
+   */
+  email: string;
+  /**
+   * Without one the user cannot log in until given a reset token (POST /users/{id}/reset-token).
+   * @minLength 8
+   * @maxLength 256
+   */
+  password?: string;
+  role: "viewer" | "member" | "admin" | "owner";
+}
+
+export interface CustomOpDetailResponse {
+  /** @format date-time */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  description: string;
+  endpoint_url: string;
+  /** null: the protocol probe checks it */
+  health_url: string | null;
+  id: string;
+  /** @format date-time */
+  last_checked_at: string | null;
+  name: string;
+  /** The registered operations it serves */
+  ops: RegistryOpView[];
+  revision: number;
+  /** Newest first */
+  revisions: CustomOpRevisionDto[];
+  /** @format uuid */
+  secret_id: string | null;
+  state: "deploying" | "active" | "failed" | "stopped";
+  /** Why it is in this state (the failed check, who stopped it) */
+  state_reason: string | null;
+  timeout_ms: number;
+  /** @format date-time */
+  updated_at: string;
+  workspace_id: string;
+}
+
+export interface CustomOpPublishResponse {
+  custom_op: CustomOpDetailResponse;
+  /** The queued health check; the op's state moves to active or failed when it ends (read GET .../custom_ops/{name}) */
+  job_id: string;
+  /** The op registered under the same name */
+  op: RegistryOpView;
+}
+
+export interface CustomOpRedeployResponse {
+  custom_op: CustomOpDetailResponse;
+  job_id: string;
+  revision: number;
+}
+
+export interface CustomOpRefDto {
+  name: string;
+  state: "deploying" | "active" | "failed" | "stopped";
+}
+
+export interface CustomOpRevisionDto {
+  /** @format date-time */
+  checked_at: string | null;
+  /** @format date-time */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  endpoint_url: string;
+  /** What the check saw: status_code, latency_ms, method, url */
+  health: Record<string, any> | null;
+  health_url: string | null;
+  /** deploying, active, failed, or superseded by a later revision */
+  outcome: "deploying" | "active" | "failed" | "superseded";
+  reason: string | null;
+  revision: number;
+  timeout_ms: number;
+}
+
+export interface CustomOpStopResponse {
+  custom_op: CustomOpSummary;
+  /** The state before the stop */
+  previous_state: "deploying" | "active" | "failed" | "stopped";
+}
+
+export interface CustomOpSummary {
+  /** @format date-time */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  description: string;
+  endpoint_url: string;
+  /** null: the protocol probe checks it */
+  health_url: string | null;
+  id: string;
+  /** @format date-time */
+  last_checked_at: string | null;
+  name: string;
+  revision: number;
+  /** @format uuid */
+  secret_id: string | null;
+  state: "deploying" | "active" | "failed" | "stopped";
+  /** Why it is in this state (the failed check, who stopped it) */
+  state_reason: string | null;
+  timeout_ms: number;
+  /** @format date-time */
+  updated_at: string;
+  workspace_id: string;
+}
+
+export interface CustomOpsListResponse {
+  items: CustomOpSummary[];
+  page: number;
+  page_size: number;
+  total: number;
+}
+
+export interface DataOperationRunResponse {
+  /** @format date-time */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  dataset_id: string;
+  error: string | null;
+  /** @format date-time */
+  finished_at: string | null;
+  id: string;
+  /** `quality_checks` */
+  kind: string;
+  /** The checks and params asked for */
+  params: Record<string, any>;
+  /** The verdict in full (when succeeded) */
+  result: DatasetQualityVerdictResponse | null;
+  state: "running" | "succeeded" | "failed";
+  verdict: "pass" | "warn" | "fail" | null;
+  version_id: string;
+}
+
+export interface DataOperationRunResponsePage {
+  items: DataOperationRunResponse[];
+  /** @min 1 */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   */
+  page_size: number;
+  /** Number of items matching the filters, across all pages */
+  total: number;
+}
+
+export interface DatasetClustersAvailability {
+  available: boolean;
+  dataset_id: string;
+  /** The embedder the workspace uses */
+  embedder: string;
+  max_rows: number;
+  /** Why not, when not */
+  reason: string | null;
+  rows: number;
+  suggested_column: string | null;
+  text_columns: TextColumnDto[];
+  version_id: string;
+}
+
+export interface DatasetClustersResult {
+  clusters: ClusterDto[];
+  column: string;
+  embedder: string;
+  k: number;
+  points: VisualPointDto[];
+  /** pca or umap */
+  projection: string;
+  run_id: string;
+  silhouette: number | null;
+}
+
+export interface DatasetClustersRun {
+  column: string;
+  /** @format date-time */
+  created_at: string;
+  dataset_id: string;
+  embedder: string | null;
+  /** @format date-time */
+  finished_at: string | null;
+  id: string;
+  /** @format uuid */
+  job_id: string | null;
+  k_requested: number | null;
+  progress: Record<string, any> | null;
+  seed: number;
+  state: "queued" | "running" | "succeeded" | "failed";
+  state_reason: string | null;
+  /** Once succeeded: the k chosen, its silhouette and the cluster count */
+  summary: {
+    k?: number;
+    rows?: number;
+    silhouette?: number | null;
+  } | null;
+  version_id: string;
+}
+
+export interface DatasetDimensionsQueryResponse {
+  dataset_id: string;
+  groups: DimensionGroupCount[];
+  /** Matching rows (with `_row_id` and `_dimensions`) */
+  items: Record<string, any>[];
+  limit: number;
+  offset: number;
+  /** Rows matching the dimension values and filter */
+  total: number;
+  version_id: string;
+}
+
+export interface DatasetDimensionsResponse {
+  dataset_id: string;
+  dimensions: DimensionSummary[];
+  row_count: number;
+  version_id: string;
+}
+
+export interface DatasetQualityVerdictResponse {
+  checks: QualityCheckResultDto[];
+  /** @format date-time */
+  created_at: string;
+  dataset_id: string;
+  rows_checked: number;
+  /** The data-operation run that produced the verdict */
+  run_id: string;
+  /** fail when any check failed, else warn when any warned, else pass */
+  verdict: "pass" | "warn" | "fail";
+  version_id: string;
+  version_number: number;
+}
+
+export interface DatasetQueryRequest {
+  /**
+   * `next_cursor` of the previous page of the same query
+   * @maxLength 2000
+   */
+  cursor?: string;
+  /**
+   * A filter in the query language (docs/query-language.md): {"and": [...]}, {"or": [...]}, {"not": {...}}, or a predicate {"field": "column.path", "op": "eq|ne|lt|lte|gt|gte|in|contains|starts_with|is_null", "value": ...}; {"dimension": "topic", "op": ..., "value": ...} tests a dimension value
+   * @example {"and":[{"field":"language","op":"eq","value":"en"},{"field":"metadata.difficulty","op":"gte","value":3}]}
+   */
+  filter?: Record<string, any>;
+  /** Count the matching rows, up to 10,000 (default true; false skips the count) */
+  include_total?: boolean;
+  /**
+   * Rows per page, 1..1000
+   * @min 1
+   * @max 1000
+   * @default 50
+   */
+  limit?: number;
+  /**
+   * Rows to skip (use either offset or cursor)
+   * @min 0
+   * @max 100000000
+   * @default 0
+   */
+  offset?: number;
+  /** Columns to return (default: all); `_row_id` always comes back */
+  select?: string[];
+  /**
+   * Sort keys, first wins; rows keep their dataset order after them
+   * @example [{"field":"score","direction":"desc"}]
+   */
+  sort?: {
+    direction?: "asc" | "desc";
+    field: string;
+  }[];
+  /**
+   * The version to query; default: the current version, else the newest
+   * @format uuid
+   */
+  version_id?: string;
+}
+
+export interface DatasetResponse {
+  /** @format date-time */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  /**
+   * The promoted version, if any
+   * @format uuid
+   */
+  current_version_id: string | null;
+  description: string;
+  id: string;
+  /** `rows` (test cases) or `traces` (landed production traces) */
+  kind: "rows" | "traces";
+  /** The newest version (null before the first) */
+  latest_version: DatasetVersionResponse | null;
+  name: string;
+  /** Row edits staged and not yet committed */
+  staged_edits: number;
+  tags: string[];
+  /** @format date-time */
+  updated_at: string;
+  /** Optimistic-concurrency counter (also in the ETag) */
+  version: number;
+  /** Number of versions */
+  version_count: number;
+  workspace_id: string;
+}
+
+export interface DatasetResponsePage {
+  items: DatasetResponse[];
+  /** @min 1 */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   */
+  page_size: number;
+  /** Number of items matching the filters, across all pages */
+  total: number;
+}
+
+export interface DatasetSelectableChecksResponse {
+  checks: SelectableCheck[];
+  dataset_id: string;
+  version_id: string;
+}
+
+export interface DatasetSummaryDto {
+  /** @format uuid */
+  current_version_id: string | null;
+  id: string;
+  kind: "rows" | "traces";
+  name: string;
+}
+
+export interface DatasetVersionAvailableMetricsResponse {
+  dataset_id: string;
+  /** The canonical fields mapped onto columns */
+  mapping: Record<string, any>;
+  metrics: AvailableMetric[];
+  version_id: string;
+}
+
+export interface DatasetVersionResponse {
+  /** SHA-256 over the version's rows (row id and content, in order): equal content, equal hash */
+  content_sha256: string;
+  /** What the commit changed, for versions made by a commit */
+  changes?: VersionChangesDto;
+  /** Column names in order */
+  columns: string[];
+  /** @format date-time */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  dataset_id: string;
+  id: string;
+  /** Canonical fields mapped onto columns (see POST .../map) */
+  mapping: ColumnMappingDto;
+  message: string;
+  /** 1, 2, 3, ... per dataset */
+  number: number;
+  /** @format uuid */
+  parent_version_id: string | null;
+  /** @format date-time */
+  promoted_at: string | null;
+  /** @format date-time */
+  retired_at: string | null;
+  row_count: number;
+  /** How the version was made: an upload, committed row edits, or rows generated by an SDG run */
+  source: "upload" | "commit" | "generated";
+  /** `candidate` when created; `current` once promoted (one per dataset); `retired` once demoted */
+  state: "candidate" | "current" | "retired";
+  /** The uploaded file, for versions made by an upload */
+  upload?: UploadInfoDto;
+  workspace_id: string;
+}
+
+export interface DatasetVersionResponsePage {
+  items: DatasetVersionResponse[];
+  /** @min 1 */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   */
+  page_size: number;
+  /** Number of items matching the filters, across all pages */
+  total: number;
+}
+
+export interface DatasetVersionsGetParams {
+  versionId: string;
+}
+
+export interface DatasetsAuditParams {
+  /**
+   * Only entries older than this instant (ISO 8601), to page back
+   * @pattern ^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$
+   */
+  before?: string;
+  datasetId: string;
+  /**
+   * Entries at most (newest first), 1..500
+   * @min 1
+   * @max 500
+   * @default 100
+   */
+  limit: number;
+}
+
+export interface DatasetsDeleteParams {
+  datasetId: string;
+}
+
+export interface DatasetsDownloadUrlParams {
+  datasetId: string;
+  /**
+   * Lifetime of the URL in seconds, 10..604800 (default SIGNED_URL_TTL_SECONDS, 3600)
+   * @min 10
+   * @max 604800
+   */
+  expires_in?: number;
+  /** @default "csv" */
+  format?: "csv" | "jsonl" | "parquet";
+  /**
+   * The version to download; default: the current version, else the newest
+   * @format uuid
+   */
+  version_id?: string;
+}
+
+export interface DatasetsGetParams {
+  datasetId: string;
+}
+
+export interface DatasetsListParams {
+  kind?: "rows" | "traces";
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * Case-insensitive substring of the name
+   * @maxLength 200
+   */
+  q?: string;
+  /** @default "-created_at" */
+  sort?:
+    | "name"
+    | "-name"
+    | "created_at"
+    | "-created_at"
+    | "updated_at"
+    | "-updated_at";
+  /** Only datasets carrying this tag */
+  tag?: string;
+  /**
+   * Only datasets of this workspace; without it, datasets of every workspace you belong to
+   * @format uuid
+   */
+  workspace_id?: string;
+}
+
+export interface DatasetsRunQueryParams {
+  datasetId: string;
+}
+
+export interface DatasetsSchemaParams {
+  datasetId: string;
+  /**
+   * The version to describe; default: the current version, else the newest
+   * @format uuid
+   */
+  version_id?: string;
+}
+
+export interface DatasetsSnapshotsParams {
+  datasetId: string;
+}
+
+export interface DatasetsUpdateParams {
+  datasetId: string;
+}
+
+export interface DatasetsUploadParams {
+  /**
+   * The workspace that will own the dataset (members and above)
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface DatasetsVersionListParams {
+  datasetId: string;
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  state?: "candidate" | "current" | "retired";
+}
+
+export interface DeleteRowsRequest {
+  /**
+   * Ids of the rows to stage for deletion (1..1000)
+   * @minItems 1
+   */
+  row_ids: string[];
+}
+
+export interface DiffMetricSummaryDto {
+  base_mean: number | null;
+  base_pass_rate: number | null;
+  candidate_mean: number | null;
+  candidate_pass_rate: number | null;
+  delta: number | null;
+  improvements: number;
+  name: string;
+  regressions: number;
+}
+
+export interface DiffRowDto {
+  base_passed: boolean | null;
+  candidate_passed: boolean | null;
+  metrics: Record<string, MetricDeltaDto>;
+  output_changed: boolean;
+  row_id: string;
+  status:
+    | "regressed"
+    | "improved"
+    | "unchanged"
+    | "changed"
+    | "new"
+    | "missing";
+}
+
+export interface DiffSideDto {
+  error: {
+    code?: string;
+    message?: string;
+  } | null;
+  latency_ms: number | null;
+  output: string | null;
+  passed: boolean | null;
+  scores: Record<string, any>;
+  status: "pending" | "done" | "error";
+}
+
+export interface DiffSummaryDto {
+  changed: number;
+  improved: number;
+  metrics: DiffMetricSummaryDto[];
+  missing: number;
+  new: number;
+  regressed: number;
+  rows: number;
+  unchanged: number;
+}
+
+export interface DimensionAssignAssignParams {
+  assign: string;
+  datasetId: string;
+}
+
+export interface DimensionDefinition {
+  /**
+   * @maxLength 500
+   * @example "What the customer is contacting support about."
+   */
+  description: string;
+  /**
+   * snake_case identifier, unique within the list.
+   * @pattern ^[a-z][a-z0-9_]{0,63}$
+   * @example "topic"
+   */
+  name: string;
+  /**
+   * @maxItems 50
+   * @minItems 1
+   */
+  values: DimensionValueDefinition[];
+}
+
+export interface DimensionGroupCount {
+  count: number;
+  /** The combination: dimension -> value (null when the row has none) */
+  values: Record<string, string | null>;
+}
+
+export interface DimensionSummary {
+  /** Rows of the version with a value of this dimension */
+  assigned_rows: number;
+  description: string;
+  name: string;
+  /** Rows of the version without one */
+  unassigned_rows: number;
+  values: DimensionValueCount[];
+}
+
+export interface DimensionValueCount {
+  /** Rows of the version with this value */
+  count: number;
+  value: string;
+}
+
+export interface DimensionValueDefinition {
+  /**
+   * What a row with this value is about; guides people (and rules) assigning values.
+   * @maxLength 500
+   * @example "Invoices, charges, refunds and payment methods."
+   */
+  description: string;
+  /**
+   * snake_case identifier, unique within its dimension.
+   * @pattern ^[a-z][a-z0-9_]{0,63}$
+   * @example "billing"
+   */
+  value: string;
+}
+
+export interface DimensionValueEntry {
+  count: number;
+  dimension: string;
+  /** Share of the version's rows, 0..1 */
+  share: number;
+  value: string;
+}
+
+export interface DimensionValuesResponse {
+  dataset_id: string;
+  row_count: number;
+  values: DimensionValueEntry[];
+  version_id: string;
+}
+
+export interface DimensionsQueryRequest {
+  /**
+   * Dimension -> accepted values; a row matches when it has one of the values of every dimension named
+   * @example {"topic":["billing","refunds"],"persona":["new customer"]}
+   */
+  dimensions?: Record<string, string[]>;
+  /** A further filter in the query language */
+  filter?: Record<string, any>;
+  /**
+   * Dimensions to count the matching rows by (each combination of their values, `null` for none)
+   * @maxItems 3
+   */
+  group_by?: string[];
+  /**
+   * Matching rows to return (0 for counts only)
+   * @min 0
+   * @max 1000
+   * @default 50
+   */
+  limit?: number;
+  /** @min 0 */
+  offset?: number;
+}
+
+export interface EmbeddingConfig {
+  config_ref?: string;
+  dimensions?: number;
+  model?: string;
+  provider: "local" | "remote";
+}
+
+export interface EmbeddingConfigRequest {
+  /**
+   * Name or id of the embedding config; required when provider is `remote`, refused when `local`
+   * @minLength 1
+   * @maxLength 200
+   */
+  config_ref?: string;
+  /**
+   * Vector size, 1..8192
+   * @min 1
+   * @max 8192
+   */
+  dimensions?: number;
+  /**
+   * Model name, overriding the config's (e.g. `text-embedding-3-small`)
+   * @pattern ^[A-Za-z0-9._:/@-]{1,200}$
+   */
+  model?: string;
+  /** `local`: the built-in embedder (no network, the default). `remote`: a config of GET /embedding-configs. */
+  provider: "local" | "remote";
+}
+
+export interface EmbeddingConfigResponse {
+  base_url: string | null;
+  batch_size: number;
+  /** True for the built-in local embedder */
+  builtin: boolean;
+  /** @format date-time */
+  created_at: string | null;
+  /** @format uuid */
+  created_by: string | null;
+  description: string;
+  dimensions: number | null;
+  /**
+   * Null for the built-in local embedder
+   * @format uuid
+   */
+  id: string | null;
+  /** Whether this is the workspace's embedding config (PUT /workspaces/{id}/embedding-config) */
+  in_use: boolean;
+  model: string;
+  name: string;
+  /** `local` (built in, no network) or a remote provider */
+  provider: "local" | "openai_compatible" | "azure_openai";
+  /**
+   * The secret holding the API key (never its value)
+   * @format uuid
+   */
+  secret_id: string | null;
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface EmbeddingConfigResponsePage {
+  items: EmbeddingConfigResponse[];
+  /** @min 1 */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   */
+  page_size: number;
+  /** Number of items matching the filters, across all pages */
+  total: number;
+}
+
+export interface EmbeddingConfigsGetParams {
+  configRef: string;
+  /**
+   * The workspace whose configurations these are
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface EmbeddingConfigsListParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * The workspace whose configurations to list
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface EvalConfigResponse {
+  /** @format date-time */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  /** @format uuid */
+  default_judge_id: string | null;
+  description: string;
+  id: string;
+  metrics: EvalMetricRefResponse[];
+  name: string;
+  pass_rule: PassRuleResponse;
+  /** @format date-time */
+  updated_at: string;
+  workspace_id: string;
+}
+
+export interface EvalConfigResponsePage {
+  items: EvalConfigResponse[];
+  /** @min 1 */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   */
+  page_size: number;
+  /** Number of items matching the filters, across all pages */
+  total: number;
+}
+
+export interface EvalConfigsDeleteParams {
+  evalConfigId: string;
+}
+
+export interface EvalConfigsGetParams {
+  evalConfigId: string;
+}
+
+export interface EvalConfigsListParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * Names containing this text (case-insensitive)
+   * @maxLength 100
+   */
+  q?: string;
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface EvalConfigsReplaceParams {
+  evalConfigId: string;
+}
+
+export interface EvalMetricRefDto {
+  /** A metric config of the workspace, or a built-in metric name (scored with its defaults) */
+  config_name: string;
+  /**
+   * Pin a version; left out or null takes the version in force when a run starts (GET .../metric-configs/resolved)
+   * @min 1
+   */
+  config_version?: number | null;
+  /** Counts toward the row verdict (default true); false reports the metric only */
+  gating?: boolean;
+  /**
+   * The run fails when fewer rows than this share (0..1) pass this metric
+   * @min 0
+   * @max 1
+   */
+  min_pass_rate?: number | null;
+  /** Overrides the config's row pass threshold (deterministic and custom metrics) */
+  threshold?: number | null;
+}
+
+export interface EvalMetricRefResponse {
+  config_name: string;
+  config_version: number | null;
+  gating: boolean;
+  min_pass_rate: number | null;
+  threshold: number | null;
+}
+
+export interface ExtractedOutputDto {
+  cost_usd: number | null;
+  extras: Record<string, any>;
+  output: string | null;
+  usage: TokenUsageDto;
+}
+
+export interface FilesDatasetVersionParams {
+  /**
+   * Unix time after which the URL is refused
+   * @pattern ^\d{1,12}$
+   */
+  expires: string;
+  filename: string;
+  format: "csv" | "jsonl" | "parquet";
+  /**
+   * HMAC-SHA256 of the path, format and expiry
+   * @maxLength 100
+   */
+  signature: string;
+  versionId: string;
+}
+
+export interface GetDatasetVersionResponse {
+  /** SHA-256 over the version's rows (row id and content, in order): equal content, equal hash */
+  content_sha256: string;
+  /** What the commit changed, for versions made by a commit */
+  changes?: VersionChangesDto;
+  /** Column names in order */
+  columns: string[];
+  /** @format date-time */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  /** The dataset the version belongs to */
+  dataset: DatasetSummaryDto;
+  dataset_id: string;
+  id: string;
+  /** Canonical fields mapped onto columns (see POST .../map) */
+  mapping: ColumnMappingDto;
+  message: string;
+  /** 1, 2, 3, ... per dataset */
+  number: number;
+  /** @format uuid */
+  parent_version_id: string | null;
+  /** @format date-time */
+  promoted_at: string | null;
+  /** @format date-time */
+  retired_at: string | null;
+  row_count: number;
+  /** Inferred column types and statistics */
+  schema: ColumnStatsDto[];
+  /** How the version was made: an upload, committed row edits, or rows generated by an SDG run */
+  source: "upload" | "commit" | "generated";
+  /** `candidate` when created; `current` once promoted (one per dataset); `retired` once demoted */
+  state: "candidate" | "current" | "retired";
+  /** The uploaded file, for versions made by an upload */
+  upload?: UploadInfoDto;
+  workspace_id: string;
+}
+
+export interface HttpTransportDto {
+  /** Static headers sent with every call (templated headers are the adapter's); put keys in `auth`, never here */
+  headers?: Record<string, string>;
+  /** @default "POST" */
+  method?: "POST" | "PUT" | "PATCH" | "GET";
+  /**
+   * The endpoint, http or https
+   * @format uri
+   * @maxLength 2000
+   */
+  url: string;
+}
+
+export interface HttpTransportResponse {
+  headers: Record<string, string>;
+  method: "POST" | "PUT" | "PATCH" | "GET";
+  url: string;
+}
+
+export interface InsertRowsRequest {
+  /**
+   * Rows to stage for insertion (1..1000), each a JSON object of columns; a `_row_id` (UUID) is kept as the row's id, else one is assigned
+   * @maxItems 1000
+   * @minItems 1
+   */
+  rows: Record<string, any>[];
+}
+
+export interface InvitationResponse {
+  /** @format date-time */
+  accepted_at: string | null;
+  accepted_by: string | null;
+  /** @format date-time */
+  created_at: string;
+  email: string;
+  /** @format date-time */
+  expires_at: string;
+  id: string;
+  invited_by: string | null;
+  /** @format date-time */
+  last_sent_at: string;
+  /** @format date-time */
+  revoked_at: string | null;
+  role: "viewer" | "member" | "admin" | "owner";
+  sent_count: number;
+  /** `expired` is a pending invitation past expires_at */
+  state: "pending" | "accepted" | "revoked" | "expired";
+  workspace_id: string;
+}
+
+export interface InvitationsCreateParams {
+  workspaceId: string;
+}
+
+export interface InvitationsListParams {
+  state?: "pending" | "accepted" | "revoked" | "expired";
+  workspaceId: string;
+}
+
+export interface InvitationsResendParams {
+  invitationId: string;
+  workspaceId: string;
+}
+
+export interface InvitationsRevokeParams {
+  invitationId: string;
+  workspaceId: string;
+}
+
+export interface JudgeConnectionResponse {
+  api_version: string | null;
+  base_url: string;
+  /** @format date-time */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  description: string;
+  id: string;
+  json_mode: boolean;
+  max_attempts: number;
+  max_concurrency: number;
+  model: string;
+  name: string;
+  parameters: Record<string, any>;
+  provider: "openai_compatible" | "azure_openai" | "anthropic";
+  /**
+   * The secret holding the key (its value never appears here)
+   * @format uuid
+   */
+  secret_id: string | null;
+  timeout_ms: number;
+  /** @format date-time */
+  updated_at: string;
+  workspace_id: string;
+}
+
+export interface JudgeConnectionResponsePage {
+  items: JudgeConnectionResponse[];
+  /** @min 1 */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   */
+  page_size: number;
+  /** Number of items matching the filters, across all pages */
+  total: number;
+}
+
+export interface JudgeErrorDto {
+  /** timeout, network, http_status, malformed_response, unparseable_verdict, off_scale */
+  code: string;
+  message: string;
+}
+
+export interface JudgeTestRequest {
+  /** @maxLength 20000 */
+  expected_output?: string;
+  /** @maxLength 20000 */
+  input?: string;
+  /** @maxLength 20000 */
+  output?: string;
+  /**
+   * A rubric to try instead of the built-in probe; placeholders {{input}}, {{output}}, {{expected_output}}, {{context}}
+   * @minLength 1
+   * @maxLength 20000
+   */
+  rubric?: string;
+  scale?: ScaleDto;
+}
+
+export interface JudgeTestResult {
+  /** The judge's text answer (first 4000 characters) */
+  answer: string | null;
+  attempts: number;
+  error: JudgeErrorDto | null;
+  latency_ms: number;
+  /** True when the judge answered and the answer parsed into a verdict on the scale */
+  ok: boolean;
+  response_excerpt: string | null;
+  status_code: number | null;
+  usage: JudgeUsageDto;
+  /** The parsed answer; null when there is none (see error) */
+  verdict: VerdictDto | null;
+}
+
+export interface JudgeUsageDto {
+  completion_tokens: number | null;
+  prompt_tokens: number | null;
+}
+
+export interface JudgedSpecDto {
+  /**
+   * The judge that grades; default the eval config's default judge
+   * @format uuid
+   */
+  judge_id?: string | null;
+  /**
+   * Label scales: the labels that pass (default the first label)
+   * @maxItems 20
+   * @minItems 1
+   */
+  pass_labels?: string[];
+  /**
+   * Numeric scales: rows pass when the normalised score (0..1) reaches this (default 0.75)
+   * @min 0
+   * @max 1
+   */
+  pass_threshold?: number;
+  /**
+   * The grading prompt; placeholders {{input}}, {{output}}, {{expected_output}}, {{context}}, {{row.<column>}}. Default: the built-in rubric of the metric
+   * @minLength 1
+   * @maxLength 20000
+   */
+  rubric?: string;
+  /** Default numeric 1..5 */
+  scale?: ScaleDto;
+}
+
+export interface JudgedSpecResponse {
+  /** @format uuid */
+  judge_id: string | null;
+  pass_labels: string[] | null;
+  pass_threshold: number | null;
+  rubric: string;
+  scale: ScaleDto;
+}
+
+export interface JudgesDeleteParams {
+  judgeId: string;
+}
+
+export interface JudgesGetParams {
+  judgeId: string;
+}
+
+export interface JudgesListParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  provider?: "openai_compatible" | "azure_openai" | "anthropic";
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface JudgesTestParams {
+  judgeId: string;
+}
+
+export interface JudgesUpdateParams {
+  judgeId: string;
+}
+
+export interface LiveResponse {
+  /** Always `ok` when the process answers. */
+  status: "ok";
+  /** Seconds since the process started. */
+  uptime_seconds: number;
+  /** Service version (package.json). */
+  version: string;
+}
+
+export interface MapVersionRequest {
+  /**
+   * @minLength 1
+   * @maxLength 256
+   */
+  context?: string;
+  /**
+   * @minLength 1
+   * @maxLength 256
+   */
+  expected_output?: string;
+  /**
+   * @minLength 1
+   * @maxLength 256
+   */
+  input?: string;
+  /** @maxItems 200 */
+  metadata?: string[];
+  /**
+   * @minLength 1
+   * @maxLength 256
+   */
+  session_id?: string;
+}
+
+export interface MeResponse {
+  /** @format date-time */
+  created_at: string;
+  /** @format date-time */
+  deactivated_at: string | null;
+  display_name: string;
+  email: string;
+  /** Whether a password is set (a user created without one logs in after redeeming a reset token) */
+  has_password: boolean;
+  id: string;
+  /** @format date-time */
+  last_login_at: string | null;
+  memberships: UserMembershipResponse[];
+  status: "active" | "deactivated";
+  system_role: "admin" | "user";
+  /**
+   * When the token used for this call expires (absent when answering accept-invitation without a token).
+   * @format date-time
+   */
+  token_expires_at?: string;
+  /** @format date-time */
+  updated_at: string;
+  /** Increments on every change; the ETag derives from it */
+  version: number;
+}
+
+export interface MembersAddParams {
+  workspaceId: string;
+}
+
+export interface MembersCandidatesParams {
+  /**
+   * @min 1
+   * @max 50
+   * @default 20
+   */
+  limit?: number;
+  /**
+   * Case-insensitive substring of the email or display name
+   * @maxLength 200
+   */
+  q?: string;
+  workspaceId: string;
+}
+
+export interface MembersChangeRoleParams {
+  userId: string;
+  workspaceId: string;
+}
+
+export interface MembersCreateUserParams {
+  workspaceId: string;
+}
+
+export interface MembersListParams {
+  workspaceId: string;
+}
+
+export interface MembersRemoveParams {
+  userId: string;
+  workspaceId: string;
+}
+
+export interface MetricCatalogueCatalogueParams {
+  workspaceId: string;
+}
+
+export interface MetricConfigResolution {
+  config_name: string | null;
+  config_version: number | null;
+  kind: "deterministic" | "judged" | "custom";
+  /** The metric computed (a built-in metric, llm_judge, or a custom op) */
+  metric: string;
+  /** The metric as runs and eval configs name it */
+  metric_name: string;
+  params: Record<string, any>;
+  /** Why, in a sentence */
+  reason: string;
+  /** What decided: the eval config's pin, the workspace default, the config's newest version, the built-in defaults, or a custom op's empty parameters */
+  source:
+    | "eval_config"
+    | "workspace_default"
+    | "latest_version"
+    | "builtin"
+    | "op_defaults";
+  threshold: number | null;
+}
+
+export interface MetricConfigResolutionListResponse {
+  /** @format uuid */
+  eval_config_id: string | null;
+  items: MetricConfigResolution[];
+  workspace_id: string;
+}
+
+export interface MetricConfigResponse {
+  /** @format date-time */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  description: string;
+  /** @format date-time */
+  first_used_at: string | null;
+  /** @format uuid */
+  first_used_by_run: string | null;
+  /** True once a run used this version: it can no longer be changed or deleted */
+  frozen: boolean;
+  id: string;
+  /** Whether this is the newest version of the name */
+  is_latest: boolean;
+  judged: JudgedSpecResponse | null;
+  kind: "deterministic" | "judged" | "custom";
+  metric: string;
+  name: string;
+  params: Record<string, any>;
+  threshold: number | null;
+  /** @format date-time */
+  updated_at: string;
+  /** 1, 2, … */
+  version: number;
+  workspace_id: string;
+}
+
+export interface MetricConfigSummary {
+  /** The newest version's description */
+  description: string;
+  /** Versions runs have used (frozen) */
+  frozen_versions: number[];
+  kind: "deterministic" | "judged" | "custom";
+  latest_version: number;
+  metric: string;
+  name: string;
+  /** @format date-time */
+  updated_at: string;
+  /** Versions the name has */
+  version_count: number;
+}
+
+export interface MetricConfigSummaryPage {
+  items: MetricConfigSummary[];
+  /** @min 1 */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   */
+  page_size: number;
+  /** Number of items matching the filters, across all pages */
+  total: number;
+}
+
+export interface MetricConfigsDeleteParams {
+  configName: string;
+  configVersion: string;
+  /**
+   * The workspace the config belongs to
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface MetricConfigsGetParams {
+  configName: string;
+  configVersion: string;
+  /**
+   * The workspace the config belongs to
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface MetricConfigsListParams {
+  kind?: "deterministic" | "judged" | "custom";
+  /**
+   * Only configs of this metric (e.g. bleu, llm_judge, or a custom op)
+   * @maxLength 100
+   */
+  metric?: string;
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * Names containing this text (case-insensitive)
+   * @maxLength 100
+   */
+  q?: string;
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface MetricConfigsUpdateParams {
+  configName: string;
+  configVersion: string;
+  /**
+   * The workspace the config belongs to
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface MetricDefaultEntryDto {
+  /** The config in force for it; null clears the pin (back to the newest version or the built-in defaults) */
+  config_name: string | null;
+  /**
+   * A version to pin; left out or null follows the config's newest version
+   * @min 1
+   */
+  config_version?: number | null;
+  /**
+   * The metric being pinned: a built-in metric (bleu, correctness…), a custom metric op, or a metric config name
+   * @minLength 1
+   * @maxLength 100
+   */
+  metric_name: string;
+  /**
+   * Why (kept in the history)
+   * @maxLength 500
+   */
+  note?: string;
+}
+
+export interface MetricDeltaDto {
+  base: number | null;
+  base_passed: boolean | null;
+  candidate: number | null;
+  candidate_passed: boolean | null;
+  delta: number | null;
+}
+
+export interface NotReadyProblem {
+  /** @example {"database":{"status":"down","latency_ms":2000,"error":"the database did not answer within 2 s"},"queue":{"status":"up","latency_ms":1}} */
+  checks: Record<string, ReadinessCheck>;
+  /** @example "Not ready: database is down (the database did not answer within 2 s)" */
+  detail: string;
+  /** @example "service_unavailable" */
+  error_code: string;
+  /** Correlates with the X-Request-Id header and the server logs. */
+  request_id?: string;
+  /** @example 503 */
+  status: number;
+  /** @example "Service unavailable" */
+  title: string;
+  /** @example "/problems/service-unavailable" */
+  type: string;
+}
+
+export interface NotificationConfigResponse {
+  /** @format date-time */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  description: string;
+  enabled: boolean;
+  events: (
+    | "run.succeeded"
+    | "run.failed"
+    | "run.cancelled"
+    | "quality_check.failed"
+    | "dataset.version_promoted"
+  )[];
+  id: string;
+  name: string;
+  /** Whether this call created that secret */
+  secret_created?: boolean;
+  /** The workspace secret that signs deliveries (its value never appears here) */
+  secret_id: string;
+  signing: WebhookSigningDto;
+  url: string;
+  workspace_id: string;
+}
+
+export interface NotificationConfigResponsePage {
+  items: NotificationConfigResponse[];
+  /** @min 1 */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   */
+  page_size: number;
+  /** Number of items matching the filters, across all pages */
+  total: number;
+}
+
+export interface NotificationConfigsDeleteParams {
+  notificationConfigId: string;
+}
+
+export interface NotificationConfigsListParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * The workspace whose webhooks to list
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface OpCatalogue {
+  kinds: OpCatalogueKinds;
+  total: number;
+  workspace_id: string;
+}
+
+export interface OpCatalogueEntry {
+  description: string;
+  name: string;
+  source: "builtin" | "workspace";
+  version: number;
+}
+
+export interface OpCatalogueKinds {
+  check: OpCatalogueEntry[];
+  enrichment: OpCatalogueEntry[];
+  metric: OpCatalogueEntry[];
+  transform: OpCatalogueEntry[];
+}
+
+export interface OpSchemaResponse {
+  /** The JSON Schema dialect */
+  dialect: string;
+  kind: "metric" | "check" | "enrichment" | "transform";
+  name: string;
+  schema: Record<string, any>;
+  version: number;
+}
+
+export interface OpenAiChatTransportDto {
+  /**
+   * The API root, e.g. https://api.openai.com/v1 (`/chat/completions` is appended)
+   * @format uri
+   * @maxLength 2000
+   */
+  base_url: string;
+  headers?: Record<string, string>;
+  /**
+   * @minLength 1
+   * @maxLength 200
+   */
+  model: string;
+  /** Sent in every body: temperature, max_tokens, top_p, seed, stop, response_format… */
+  parameters?: Record<string, any>;
+}
+
+export interface OpenAiChatTransportResponse {
+  base_url: string;
+  headers: Record<string, string>;
+  model: string;
+  parameters: Record<string, any>;
+}
+
+export interface OpsCatalogueParams {
+  /**
+   * The workspace whose operations to read
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface OpsGetParams {
+  name: string;
+  /**
+   * The workspace whose operations to read
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface OpsListParams {
+  kind?: "metric" | "check" | "enrichment" | "transform";
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  source?: "builtin" | "workspace";
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface OpsSchemaParams {
+  name: string;
+  /**
+   * A registered op's version (default the newest)
+   * @min 1
+   */
+  version?: number;
+  /**
+   * The workspace whose operations to read
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface PartitionAvailableMetricsResponse {
+  dataset_id: string;
+  /** The canonical fields mapped onto columns */
+  mapping: Record<string, any>;
+  metrics: AvailableMetric[];
+  partition_id: string;
+  /** Rows of the partition */
+  row_count: number;
+  version_id: string;
+}
+
+export interface PartitionResponse {
+  /** @format date-time */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  dataset_id: string;
+  description: string;
+  dimension_values: Record<string, string[]>;
+  filter: Record<string, any> | null;
+  id: string;
+  level: "session" | "trace" | "span";
+  name: string;
+  /** Rows the partition holds now (dimension assignments may change it) */
+  row_count: number;
+  version_id: string;
+}
+
+export interface PassRuleDto {
+  /** Rows whose SUT call failed count as failed (default true) or are left out of the rate */
+  errors_fail?: boolean;
+  /**
+   * The run passes when at least this share of rows pass (default 1) and each metric meets its min_pass_rate
+   * @min 0
+   * @max 1
+   */
+  min_pass_rate?: number;
+  /** A row passes when `all` its gating metrics pass (default) or when `any` does */
+  row?: "all" | "any";
+}
+
+export interface PassRuleResponse {
+  errors_fail: boolean;
+  min_pass_rate: number;
+  row: "all" | "any";
+}
+
+export interface PresignedUrlResponse {
+  /** Hash of the version's content (the same for every format) */
+  content_sha256: string;
+  /** @format date-time */
+  expires_at: string;
+  filename: string;
+  format: "csv" | "jsonl" | "parquet";
+  method: "GET";
+  /** GET this URL without a bearer token until `expires_at` */
+  url: string;
+  version_id: string;
+}
+
+export interface ProblemFieldError {
+  /** @example "email" */
+  field: string;
+  /** @example "email must be an email" */
+  message: string;
+}
+
+export interface ProblemResponse {
+  /** @example "email must be an email" */
+  detail: string;
+  /**
+   * Stable machine-readable code; see docs/errors.md
+   * @example "validation_failed"
+   */
+  error_code: string;
+  /** Present on validation_failed */
+  errors?: ProblemFieldError[];
+  /** Correlates with the X-Request-Id header and the server logs */
+  request_id?: string;
+  /** @example 400 */
+  status: number;
+  /** @example "Validation failed" */
+  title: string;
+  /** @example "/problems/validation-failed" */
+  type: string;
+}
+
+export interface PublishCustomOpRequest {
+  /** @maxLength 2000 */
+  description?: string;
+  /**
+   * Where the service POSTs batches: {op, params, items} -> {results} (docs/ops.md)
+   * @format uri
+   * @maxLength 2000
+   */
+  endpoint_url: string;
+  /**
+   * Checked with GET on each deploy (2xx = healthy); default: an empty batch POSTed to endpoint_url must answer {results: []}
+   * @format uri
+   * @maxLength 2000
+   */
+  health_url?: string;
+  kind: "metric" | "check" | "enrichment" | "transform";
+  /** Unique in the workspace and not a built-in op's name; registering a name again adds a version */
+  name: string;
+  /**
+   * JSON Schema (draft-07) of the op's parameters; its root must be an object schema. Default: an object with no properties allowed
+   * @example {"type":"object","properties":{"min_length":{"type":"integer","minimum":1}},"additionalProperties":false}
+   */
+  params_schema?: Record<string, any>;
+  /**
+   * A workspace secret sent as `Authorization: Bearer <value>` (admins choose where secrets go)
+   * @format uuid
+   */
+  secret_id?: string | null;
+  /**
+   * Per call, 100..300000 ms (default 30000)
+   * @min 100
+   * @max 300000
+   */
+  timeout_ms?: number;
+}
+
+export interface QualityAvailableParams {
+  datasetId: string;
+  /**
+   * The version the checks would run on; default: the current version, else the newest
+   * @format uuid
+   */
+  version_id?: string;
+}
+
+export interface QualityCheckParamDto {
+  /** Default value */
+  default: number | string | boolean | string[] | null;
+  description: string;
+  type: "number" | "string" | "boolean" | "string[]";
+}
+
+export interface QualityCheckResultDto {
+  /** affected_rows / rows checked */
+  affected_ratio: number;
+  affected_rows: number;
+  check: string;
+  findings: QualityFindingDto[];
+  status: "pass" | "warn" | "fail" | "skipped";
+  summary: string;
+}
+
+export interface QualityFindingDto {
+  column?: string;
+  detail?: Record<string, any>;
+  message: string;
+  /** Rows the finding is about */
+  row_ids: string[];
+}
+
+export interface QualityGetRunParams {
+  datasetId: string;
+  runId: string;
+  versionId: string;
+}
+
+export interface QualityLatestParams {
+  datasetId: string;
+  versionId: string;
+}
+
+export interface QualityPerVersionParams {
+  datasetId: string;
+}
+
+export interface QualityRunParams {
+  datasetId: string;
+  run: string;
+  versionId: string;
+}
+
+export interface QualityRunsParams {
+  datasetId: string;
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  versionId: string;
+}
+
+export interface QualitySuggestionsParams {
+  /**
+   * The dataset to suggest checks for
+   * @format uuid
+   */
+  dataset_id: string;
+  /**
+   * Its version; default: the current version, else the newest
+   * @format uuid
+   */
+  version_id?: string;
+}
+
+export interface QueryResponse {
+  dataset_id: string;
+  /** Matching rows: `_row_id` and the selected columns */
+  items: Record<string, any>[];
+  limit: number;
+  /** Pass as `cursor` for the next page; null on the last page. Versions are immutable, so pages stay stable. */
+  next_cursor: string | null;
+  offset: number;
+  /** Rows matching the filter, counted up to 10,000 (absent when include_total is false) */
+  total?: number;
+  /** True when more than 10,000 rows match: `total` is then 10,000 */
+  total_capped?: boolean;
+  version_id: string;
+  version_number: number;
+}
+
+export interface QueuedRunDto {
+  /** @format date-time */
+  created_at: string;
+  name: string;
+  /** 1 for the next to start; null while running */
+  position: number | null;
+  progress: RunProgressDto;
+  run_id: string;
+  /** @format date-time */
+  started_at: string | null;
+  state: "queued" | "running";
+}
+
+export interface ReadinessCheck {
+  /** Why the dependency is down; absent when it is up. */
+  error?: string;
+  /** How long the probe took, in milliseconds (the bound when it timed out). */
+  latency_ms: number;
+  /** `up` when the dependency answered within the bound, else `down`. */
+  status: "up" | "down";
+}
+
+export interface ReadyResponse {
+  /**
+   * One entry per registered dependency (`database`, `queue`, …).
+   * @example {"database":{"status":"up","latency_ms":2},"queue":{"status":"up","latency_ms":1}}
+   */
+  checks: Record<string, ReadinessCheck>;
+  /** Always `ready` on a 200 answer; a dependency that is down makes the answer 503. */
+  status: "ready";
+}
+
+export interface RedeployCustomOpRequest {
+  /** @maxLength 2000 */
+  description?: string;
+  /**
+   * @format uri
+   * @maxLength 2000
+   */
+  endpoint_url?: string;
+  /**
+   * '' returns to the protocol probe
+   * @format uri
+   * @maxLength 2000
+   */
+  health_url?: string;
+  /** A new parameter schema: registers a new version of the op of the same name */
+  params_schema?: Record<string, any>;
+  /** @format uuid */
+  secret_id?: string | null;
+  /**
+   * @min 100
+   * @max 300000
+   */
+  timeout_ms?: number;
+}
+
+export interface RegisterOpBody {
+  /** The custom op (by name) whose endpoint serves this operation; it receives {op: <name>, params, items} */
+  custom_op: string;
+  /** @maxLength 2000 */
+  description?: string;
+  kind: "metric" | "check" | "enrichment" | "transform";
+  /** Unique in the workspace and not a built-in op's name; registering a name again adds a version */
+  name: string;
+  /**
+   * JSON Schema (draft-07) of the op's parameters; its root must be an object schema. Default: an object with no properties allowed
+   * @example {"type":"object","properties":{"min_length":{"type":"integer","minimum":1}},"additionalProperties":false}
+   */
+  params_schema?: Record<string, any>;
+}
+
+export interface RegisterOpRequest {
+  /** The custom op (by name) whose endpoint serves this operation; it receives {op: <name>, params, items} */
+  custom_op: string;
+  /** @maxLength 2000 */
+  description?: string;
+  kind: "metric" | "check" | "enrichment" | "transform";
+  /** Unique in the workspace and not a built-in op's name; registering a name again adds a version */
+  name: string;
+  /**
+   * JSON Schema (draft-07) of the op's parameters; its root must be an object schema. Default: an object with no properties allowed
+   * @example {"type":"object","properties":{"min_length":{"type":"integer","minimum":1}},"additionalProperties":false}
+   */
+  params_schema?: Record<string, any>;
+  /**
+   * The workspace that registers the op (admins)
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface RegistryListResponse {
+  items: RegistryOpView[];
+  page: number;
+  page_size: number;
+  total: number;
+}
+
+export interface RegistryOpView {
+  /** Whether runs can use it now (its custom op is active) */
+  available: boolean;
+  /** The custom op serving it (null for built-ins) */
+  custom_op: CustomOpRefDto | null;
+  description: string;
+  kind: "metric" | "check" | "enrichment" | "transform";
+  name: string;
+  /** JSON Schema (draft-07) of the parameters; they are checked against it wherever the op is used */
+  params_schema: Record<string, any>;
+  /** @format date-time */
+  registered_at: string | null;
+  /** `builtin` (the service's own) or `workspace` (registered, served by a custom op) */
+  source: "builtin" | "workspace";
+  unavailable_reason: string | null;
+  /** Registered ops: the newest version; built-ins: 1 */
+  version: number;
+  /** Versions registered under the name */
+  version_count: number;
+}
+
+export interface RenderedRequestDto {
+  /** The JSON body */
+  body?: object;
+  /** Secrets show as *** */
+  headers: Record<string, string>;
+  method: string;
+  /** Secrets in the URL show as *** */
+  url: string;
+}
+
+export interface ReplaceEvalConfigRequest {
+  /**
+   * The judge for judged metrics whose config names none
+   * @format uuid
+   */
+  default_judge_id?: string | null;
+  /** @maxLength 2000 */
+  description?: string;
+  /**
+   * 1..50 metrics, each named once
+   * @maxItems 50
+   * @minItems 1
+   */
+  metrics: EvalMetricRefDto[];
+  /**
+   * Unique in the workspace, case-insensitively
+   * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
+   */
+  name: string;
+  pass_rule?: PassRuleDto;
+}
+
+export interface RerunRequest {
+  /** `all` rows again, only rows whose call failed (`errors`), or rows that errored or failed the pass rule (`failed`); default all */
+  mode?: "all" | "errors" | "failed";
+}
+
+export interface ResetPasswordRequest {
+  /**
+   * @minLength 8
+   * @maxLength 256
+   */
+  password: string;
+}
+
+export interface ResetTokenResponse {
+  /** @format date-time */
+  expires_at: string;
+  /** Shown once. Redeem with POST /auth/token {"grant_type": "reset_token", "reset_token", "new_password"}. */
+  reset_token: string;
+  /** How to redeem the token */
+  usage: string;
+  user_id: string;
+}
+
+export interface RetryPolicyDto {
+  /**
+   * Default 500; doubles per attempt with full jitter
+   * @min 0
+   * @max 60000
+   */
+  initial_backoff_ms?: number;
+  /**
+   * Calls in all, the first included (1..10, default 3)
+   * @min 1
+   * @max 10
+   */
+  max_attempts?: number;
+  /**
+   * Default 10000; also caps Retry-After
+   * @min 0
+   * @max 300000
+   */
+  max_backoff_ms?: number;
+  /**
+   * Default 408, 409, 425, 429, 500, 502, 503, 504
+   * @maxItems 50
+   */
+  retry_on_status?: number[];
+  /** Default true */
+  retry_on_timeout?: boolean;
+}
+
+export interface RetryPolicyResponse {
+  initial_backoff_ms: number;
+  max_attempts: number;
+  max_backoff_ms: number;
+  retry_on_status: number[];
+  retry_on_timeout: boolean;
+}
+
+export interface RowMappingDto {
+  /**
+   * Column holding retrieved context (default `context`)
+   * @maxLength 500
+   */
+  context?: string;
+  /**
+   * Column holding the reference answer (default `expected_output`)
+   * @maxLength 500
+   */
+  expected_output?: string;
+  /**
+   * Column holding the input (default `input`)
+   * @maxLength 500
+   */
+  input?: string;
+}
+
+export interface RowOperationResponse {
+  dataset_id: string;
+  deleted: number;
+  inserted: number;
+  /** Rows in the new version */
+  row_count: number;
+  updated: number;
+  /** The version the commit created */
+  version: DatasetVersionResponse;
+}
+
+export interface RowQueryRequest {
+  /**
+   * `next_cursor` of the previous page of the same query
+   * @maxLength 2000
+   */
+  cursor?: string;
+  /**
+   * A filter in the query language (docs/query-language.md): {"and": [...]}, {"or": [...]}, {"not": {...}}, or a predicate {"field": "column.path", "op": "eq|ne|lt|lte|gt|gte|in|contains|starts_with|is_null", "value": ...}; {"dimension": "topic", "op": ..., "value": ...} tests a dimension value
+   * @example {"and":[{"field":"language","op":"eq","value":"en"},{"field":"metadata.difficulty","op":"gte","value":3}]}
+   */
+  filter?: Record<string, any>;
+  /** Count the matching rows, up to 10,000 (default true; false skips the count) */
+  include_total?: boolean;
+  /**
+   * Rows per page, 1..1000
+   * @min 1
+   * @max 1000
+   * @default 50
+   */
+  limit?: number;
+  /**
+   * Rows to skip (use either offset or cursor)
+   * @min 0
+   * @max 100000000
+   * @default 0
+   */
+  offset?: number;
+  /** Columns to return (default: all); `_row_id` always comes back */
+  select?: string[];
+  /**
+   * Sort keys, first wins; rows keep their dataset order after them
+   * @example [{"field":"score","direction":"desc"}]
+   */
+  sort?: {
+    direction?: "asc" | "desc";
+    field: string;
+  }[];
+}
+
+export interface RowsCommitParams {
+  datasetId: string;
+}
+
+export interface RowsDeleteParams {
+  datasetId: string;
+}
+
+export interface RowsDiscardParams {
+  datasetId: string;
+}
+
+export interface RowsInsertParams {
+  datasetId: string;
+}
+
+export interface RowsStagedParams {
+  datasetId: string;
+}
+
+export interface RowsUpdateParams {
+  datasetId: string;
+}
+
+export interface RunDiffResponse {
+  base_run_id: string;
+  candidate_run_id: string;
+  limit: number;
+  /** Metrics compared (those of either run) */
+  metrics: string[];
+  offset: number;
+  /** Regressions first, then improvements, changes, new, missing, unchanged */
+  rows: DiffRowDto[];
+  summary: DiffSummaryDto;
+  /** Rows matching `status` (all rows without it) */
+  total: number;
+}
+
+export interface RunDiffRowResponse {
+  /** The first repetition of the row in each run; null when the run does not have the row */
+  base: DiffSideDto | null;
+  base_run_id: string;
+  candidate: DiffSideDto | null;
+  candidate_run_id: string;
+  expected_output: string | null;
+  input: string | null;
+  metrics: Record<string, MetricDeltaDto>;
+  /** The dataset row (from the candidate run, else the base) */
+  row: Record<string, any>;
+  row_id: string;
+  status:
+    | "regressed"
+    | "improved"
+    | "unchanged"
+    | "changed"
+    | "new"
+    | "missing";
+}
+
+export interface RunEventResponse {
+  /** @format date-time */
+  at: string;
+  data: Record<string, any>;
+  /** Increasing within the run: pass the last one as `after` */
+  seq: string;
+  /** state_changed, progress, row_error, judge_error, upload_received, rerun_started */
+  type: string;
+}
+
+export interface RunFilesParquetParams {
+  filename: string;
+  runId: string;
+}
+
+export interface RunFilesSutRunsParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  state?:
+    | "queued"
+    | "running"
+    | "awaiting_upload"
+    | "succeeded"
+    | "failed"
+    | "cancelled";
+  sutId: string;
+}
+
+export interface RunItemResultDto {
+  cost_usd: number | null;
+  dimensions: Record<string, string>;
+  error: {
+    code?: string;
+    message?: string;
+  } | null;
+  extras: Record<string, any> | null;
+  latency_ms: number | null;
+  output: string | null;
+  passed: boolean | null;
+  repetition: number;
+  /** The dataset row as the run saw it */
+  row: Record<string, any>;
+  row_id: string;
+  /** metric -> {score, passed, normalized, label, reason, detail, error} */
+  scores: Record<string, any>;
+  session_id: string | null;
+  /** pending (not called yet), done (answered), error (the call failed) */
+  status: "pending" | "done" | "error";
+  turn: number | null;
+  usage: Record<string, any> | null;
+}
+
+export interface RunMetricView {
+  config_name: string | null;
+  config_version: number | null;
+  gating: boolean;
+  /** @format uuid */
+  judge_id: string | null;
+  kind: "deterministic" | "judged" | "custom";
+  metric: string;
+  min_pass_rate: number | null;
+  name: string;
+  /** How it was chosen: eval_config, workspace_default, latest_version, builtin, op_defaults */
+  source: string;
+  threshold: number | null;
+}
+
+export interface RunProgressDto {
+  /** Items answered by the SUT */
+  completed: number;
+  /** Items whose call failed */
+  errored: number;
+  pending: number;
+  /** 0..100 */
+  percent: number;
+  total: number;
+}
+
+export interface RunQualityChecksRequest {
+  /**
+   * Checks to run, each `{ "check": id, "params": {...} }`; default: every applicable check with default params
+   * @example [{"check":"pii"},{"check":"near_duplicates","params":{"threshold":0.9}}]
+   */
+  checks?: {
+    check: string;
+    params?: Record<string, any>;
+  }[];
+}
+
+export interface RunQueueResponse {
+  /** Runs waiting for an offline upload */
+  awaiting_upload: number;
+  running: QueuedRunDto[];
+  waiting: QueuedRunDto[];
+  workspace_id: string;
+}
+
+export interface RunResponse {
+  adapter_revision: number;
+  cancel_requested: boolean;
+  concurrency: number;
+  connection_id: string;
+  /** offline runs wait for PUT /runs/{id}/upload */
+  connection_kind: "http" | "openai_chat" | "offline";
+  /** @format date-time */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  dataset_id: string;
+  /** @format uuid */
+  eval_config_id: string | null;
+  /** @format date-time */
+  finished_at: string | null;
+  id: string;
+  /** @format uuid */
+  job_id: string | null;
+  metrics: RunMetricView[];
+  name: string;
+  /** @format uuid */
+  partition_id: string | null;
+  pass_rule: {
+    errors_fail?: boolean;
+    min_pass_rate?: number;
+    row?: "all" | "any";
+  };
+  /** The verdict under the pass rule once the run succeeded */
+  passed: boolean | null;
+  progress: RunProgressDto;
+  repetitions: number;
+  rerun_mode: "all" | "errors" | "failed" | null;
+  /** @format uuid */
+  rerun_of: string | null;
+  sample: RunSampleDto | null;
+  /** @format date-time */
+  started_at: string | null;
+  /** queued, running, awaiting_upload (offline), succeeded, failed, cancelled */
+  state:
+    | "queued"
+    | "running"
+    | "awaiting_upload"
+    | "succeeded"
+    | "failed"
+    | "cancelled";
+  state_reason: string | null;
+  /** Set once the run ended: per metric aggregates, pass rate, latency, cost (GET .../results for breakdowns) */
+  summary: Record<string, any> | null;
+  sut_id: string;
+  tags: string[];
+  /** @format date-time */
+  updated_at: string;
+  version_id: string;
+  workspace_id: string;
+}
+
+export interface RunResponsePage {
+  items: RunResponse[];
+  /** @min 1 */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   */
+  page_size: number;
+  /** Number of items matching the filters, across all pages */
+  total: number;
+}
+
+export interface RunResultsQueryRequest {
+  /**
+   * A filter in the dataset query language (docs/query-language.md) over each result:
+   * `row.<column>`, `output`, `status` (done, error, pending), `passed`, `latency_ms`,
+   * `cost_usd`, `scores.<metric>.score`, `scores.<metric>.passed`, `error.code`, `session_id`,
+   * `turn`, `repetition`, `dimensions.<name>`
+   * @example {"and":[{"field":"passed","op":"eq","value":false},{"field":"scores.bleu.score","op":"lt","value":0.3}]}
+   */
+  filter?: Record<string, any>;
+  /**
+   * 1..1000, default 50
+   * @min 1
+   * @max 1000
+   */
+  limit?: number;
+  /**
+   * @min 0
+   * @max 10000000
+   */
+  offset?: number;
+  /** Sort keys over the same fields, first wins; results keep dataset order after them */
+  sort?: {
+    direction?: "asc" | "desc";
+    field: string;
+  }[];
+}
+
+export interface RunResultsQueryResponse {
+  items: RunItemResultDto[];
+  limit: number;
+  offset: number;
+  run_id: string;
+  total: number;
+}
+
+export interface RunSampleDto {
+  /**
+   * The same seed draws the same rows (default 0)
+   * @min 0
+   * @max 2147483647
+   */
+  seed?: number;
+  /**
+   * Rows to draw (at most the rows there are)
+   * @min 1
+   * @max 1000000
+   */
+  size: number;
+}
+
+export interface RunSessionResponse {
+  /** True when every turn with a verdict passed; null when none has one */
+  passed: boolean | null;
+  run_id: string;
+  session_id: string;
+  /** Turns in order (every repetition of the conversation, repetition then turn) */
+  turns: RunSessionTurnDto[];
+}
+
+export interface RunSessionTurnDto {
+  cost_usd: number | null;
+  dimensions: Record<string, string>;
+  error: {
+    code?: string;
+    message?: string;
+  } | null;
+  extras: Record<string, any> | null;
+  latency_ms: number | null;
+  output: string | null;
+  passed: boolean | null;
+  repetition: number;
+  /** The dataset row as the run saw it */
+  row: Record<string, any>;
+  row_id: string;
+  /** metric -> {score, passed, normalized, label, reason, detail, error} */
+  scores: Record<string, any>;
+  session_id: string | null;
+  /** pending (not called yet), done (answered), error (the call failed) */
+  status: "pending" | "done" | "error";
+  turn: number | null;
+  usage: Record<string, any> | null;
+}
+
+export interface RunsAnalysisParams {
+  runId: string;
+}
+
+export interface RunsCancelParams {
+  runId: string;
+}
+
+export interface RunsDiffParams {
+  /**
+   * The run compared against (e.g. the last release)
+   * @format uuid
+   */
+  base: string;
+  /**
+   * The run under review
+   * @format uuid
+   */
+  candidate: string;
+  /**
+   * Rows per page, 1..1000 (default 100)
+   * @min 1
+   * @max 1000
+   */
+  limit?: number;
+  /**
+   * @min 0
+   * @max 10000000
+   */
+  offset?: number;
+  /** Only rows of this status */
+  status?:
+    | "regressed"
+    | "improved"
+    | "unchanged"
+    | "changed"
+    | "new"
+    | "missing";
+  /**
+   * A score move smaller than this is no move (default 1e-9)
+   * @min 0
+   * @max 1000000
+   */
+  tolerance?: number;
+}
+
+export interface RunsDiffRowImageParams {
+  /** @format uuid */
+  base: string;
+  /** @format uuid */
+  candidate: string;
+  /**
+   * The dataset row
+   * @format uuid
+   */
+  row_id: string;
+}
+
+export interface RunsDiffRowParams {
+  /** @format uuid */
+  base: string;
+  /** @format uuid */
+  candidate: string;
+  /**
+   * The dataset row
+   * @format uuid
+   */
+  row_id: string;
+}
+
+export interface RunsEventsParams {
+  /**
+   * Only events after this `seq` (poll with the last one you saw)
+   * @pattern ^\d{1,18}$
+   */
+  after?: string;
+  /**
+   * 1..1000, default 500
+   * @min 1
+   * @max 1000
+   */
+  limit?: number;
+  runId: string;
+}
+
+export interface RunsExportParams {
+  /**
+   * The run compared against (e.g. the last release)
+   * @format uuid
+   */
+  base: string;
+  /**
+   * The run under review
+   * @format uuid
+   */
+  candidate: string;
+  /** csv (one line per row, a base/candidate/delta column triple per metric) or json (summary and every row); default csv */
+  format?: "csv" | "json";
+  /**
+   * Rows per page, 1..1000 (default 100)
+   * @min 1
+   * @max 1000
+   */
+  limit?: number;
+  /**
+   * @min 0
+   * @max 10000000
+   */
+  offset?: number;
+  /** Only rows of this status */
+  status?:
+    | "regressed"
+    | "improved"
+    | "unchanged"
+    | "changed"
+    | "new"
+    | "missing";
+  /**
+   * A score move smaller than this is no move (default 1e-9)
+   * @min 0
+   * @max 1000000
+   */
+  tolerance?: number;
+}
+
+export interface RunsGetParams {
+  runId: string;
+}
+
+export interface RunsListParams {
+  /** @format uuid */
+  dataset_id?: string;
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * Projects come with issue 9; accepted for forward compatibility and must be a UUID
+   * @format uuid
+   */
+  project_id?: string;
+  state?:
+    | "queued"
+    | "running"
+    | "awaiting_upload"
+    | "succeeded"
+    | "failed"
+    | "cancelled";
+  /** @format uuid */
+  sut_id?: string;
+  /** @maxLength 64 */
+  tag?: string;
+  /**
+   * Runs of this workspace; without it, of every workspace you belong to
+   * @format uuid
+   */
+  workspace_id?: string;
+}
+
+export interface RunsParquetUrlParams {
+  runId: string;
+}
+
+export interface RunsQueryResultsParams {
+  runId: string;
+}
+
+export interface RunsQueryTableParams {
+  runId: string;
+}
+
+export interface RunsQueueViewParams {
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface RunsRerunParams {
+  runId: string;
+}
+
+export interface RunsResultsSummaryParams {
+  runId: string;
+}
+
+export interface RunsSessionParams {
+  parentId: string;
+  runId: string;
+}
+
+export interface RunsUploadParams {
+  runId: string;
+}
+
+export interface ScaleDto {
+  /**
+   * @maxItems 20
+   * @minItems 2
+   */
+  labels?: string[];
+  /**
+   * @min -1000
+   * @max 1000
+   */
+  max?: number;
+  /**
+   * @min -1000
+   * @max 1000
+   */
+  min?: number;
+  /** label -> score; default evenly spaced from 1 (first label) to 0 (last) */
+  scores?: Record<string, number>;
+  /** `numeric` ({min, max}) or `labels` ({labels, scores?}) */
+  type: "numeric" | "labels";
+}
+
+export interface SchemaResponse {
+  columns: ColumnStatsDto[];
+  dataset_id: string;
+  mapping: ColumnMappingDto;
+  row_count: number;
+  version_id: string;
+  version_number: number;
+}
+
+export interface SdgAdapterResponse {
+  columns: Record<string, string> | null;
+  count: number | null;
+  /** @format date-time */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  description: string;
+  dimension_columns: boolean;
+  dimensions: Record<string, string[]>;
+  id: string;
+  /** @format uuid */
+  judge_id: string | null;
+  kind: "template" | "llm";
+  name: string;
+  output_columns: string[] | null;
+  prompt: string | null;
+  /** The latest runs, newest first (up to 5) */
+  recent_runs: SdgRunResponse[];
+  /** @format date-time */
+  updated_at: string;
+  workspace_id: string;
+}
+
+export interface SdgAdapterResponsePage {
+  items: SdgAdapterResponse[];
+  /** @min 1 */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   */
+  page_size: number;
+  /** Number of items matching the filters, across all pages */
+  total: number;
+}
+
+export interface SdgGetParams {
+  adapterId: string;
+}
+
+export interface SdgListParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface SdgRunResponse {
+  adapter_id: string;
+  /** @format date-time */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  /** Candidates left out (a seed column missing, an LLM row without the columns asked for) */
+  dropped: number;
+  /** The first reasons rows were dropped or a call failed */
+  errors: string[];
+  /** @format date-time */
+  finished_at: string | null;
+  generated: number;
+  id: string;
+  /** @format uuid */
+  job_id: string | null;
+  state: "queued" | "running" | "succeeded" | "failed";
+  state_reason: string | null;
+  target_dataset_id: string;
+  /**
+   * The candidate version made, once succeeded
+   * @format uuid
+   */
+  version_id: string | null;
+  workspace_id: string;
+}
+
+export interface SdgSeedDto {
+  /**
+   * Seed rows come from this dataset (its current version, or `version_id`)
+   * @format uuid
+   */
+  dataset_id: string;
+  /**
+   * Seed rows used at most, in dataset order (1..1000, default 100)
+   * @min 1
+   * @max 1000
+   */
+  limit?: number;
+  /** @format uuid */
+  version_id?: string;
+}
+
+export interface SdgStartRunParams {
+  adapterId: string;
+}
+
+export interface SecretsCreateParams {
+  workspaceId: string;
+}
+
+export interface SecretsDeleteParams {
+  secretId: string;
+  workspaceId: string;
+}
+
+export interface SecretsGetParams {
+  secretId: string;
+  workspaceId: string;
+}
+
+export interface SecretsListParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * Case-insensitive substring of the name
+   * @maxLength 100
+   */
+  q?: string;
+  /** @default "name" */
+  sort?: "name" | "-name" | "created_at" | "-created_at";
+  workspaceId: string;
+}
+
+export interface SecretsRevealParams {
+  secretId: string;
+  workspaceId: string;
+}
+
+export interface SecretsUpdateParams {
+  secretId: string;
+  workspaceId: string;
+}
+
+export interface SelectableCheck {
+  /** Whether the check applies to this version's columns and mapping */
+  applicable: boolean;
+  /** Columns the check would read */
+  columns: string[];
+  description: string;
+  /** Check id, e.g. `near_duplicates` */
+  id: string;
+  name: string;
+  params: Record<string, QualityCheckParamDto>;
+  /** Why it applies or not */
+  reason: string;
+}
+
+export interface SessionPartition {
+  level: "session";
+  /** Rows of the session, in dataset order */
+  row_ids: string[];
+  rows?: Record<string, any>[];
+  /** The session id (the mapped session_id column's value, or the row id of a single-row session) */
+  session_id: string;
+}
+
+export interface SetMetricDefaultsRequest {
+  /**
+   * 1..50 pins, one per metric
+   * @maxItems 50
+   * @minItems 1
+   */
+  defaults: MetricDefaultEntryDto[];
+}
+
+export interface SnapshotResponse {
+  content_sha256: string;
+  /** @format date-time */
+  created_at: string;
+  /** Formats the snapshot downloads as (GET .../download-url?format=) */
+  formats: ("csv" | "jsonl" | "parquet")[];
+  row_count: number;
+  state: "candidate" | "current" | "retired";
+  version_id: string;
+  version_number: number;
+}
+
+export interface SpanPartition {
+  level: "span";
+  row_id: string;
+  span_id: string;
+  trace_id: string;
+}
+
+export interface StagedEditResponse {
+  /** Number of the newest version when the edit was staged */
+  base_version: number;
+  op: "insert" | "update" | "delete";
+  /** The row as it will be (null for a deletion) */
+  row: Record<string, any> | null;
+  row_id: string;
+  /** @format date-time */
+  staged_at: string;
+  /** @format uuid */
+  staged_by: string | null;
+  staged_by_email: string | null;
+}
+
+export interface StartSdgRunRequest {
+  /**
+   * Rows generated at most (1..10000, default 1000)
+   * @min 1
+   * @max 10000
+   */
+  max_rows?: number;
+  /**
+   * The new version's message
+   * @maxLength 2000
+   */
+  message?: string;
+  seed?: SdgSeedDto;
+  /**
+   * The dataset that gets the generated rows as a new candidate version (the newest version's rows plus them)
+   * @format uuid
+   */
+  target_dataset_id: string;
+}
+
+export interface StopCustomOpRequest {
+  /**
+   * Why it is stopped (kept with the state)
+   * @maxLength 500
+   */
+  reason?: string;
+}
+
+export interface SuggestedMetric {
+  /** What it measures and why it matters for this use case. */
+  description: string;
+  /** `deterministic` metrics are computed; `judged` ones are graded by an LLM judge with a rubric. */
+  kind: "deterministic" | "judged";
+  /**
+   * Metric name as the metric catalogue knows it (e.g. `faithfulness`, `rouge_l`, `latency_p95_ms`).
+   * @example "faithfulness"
+   */
+  name: string;
+  /** A starting pass rule; null when the metric is informative only */
+  threshold?: SuggestedThreshold | null;
+}
+
+export interface SuggestedThreshold {
+  operator: ">=" | "<=";
+  /** @example 0.8 */
+  value: number;
+}
+
+export interface SuggestionResponse {
+  dataset_id: string;
+  suggestions: CheckSuggestion[];
+  version_id: string;
+}
+
+export interface SutResponse {
+  /** Connections the system has */
+  connection_count: number;
+  /** @format date-time */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  description: string;
+  id: string;
+  name: string;
+  tags: string[];
+  /** @format date-time */
+  updated_at: string;
+  workspace_id: string;
+}
+
+export interface SutResponsePage {
+  items: SutResponse[];
+  /** @min 1 */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   */
+  page_size: number;
+  /** Number of items matching the filters, across all pages */
+  total: number;
+}
+
+export interface SutTemplateConnectionDto {
+  /** Where the key goes ({scheme, header?, prefix?, param?}); add your secret_id */
+  auth: Record<string, any> | null;
+  /** For kind http: {url, method, headers} */
+  http?: Record<string, any> | null;
+  kind: "http" | "openai_chat" | "offline";
+  max_concurrency: number;
+  /** For kind openai_chat: {base_url, model, parameters, headers} */
+  openai_chat?: Record<string, any> | null;
+  requests_per_second: number | null;
+  retry: Record<string, any>;
+  timeout_ms: number;
+}
+
+export interface SutTemplateDto {
+  adapter: CreateAdapterRequest;
+  connection: SutTemplateConnectionDto;
+  description: string;
+  id: string;
+  name: string;
+  /** Which dataset columns the adapter reads */
+  row_mapping_hint: string;
+}
+
+export interface SutTemplateList {
+  items: SutTemplateDto[];
+  total: number;
+}
+
+export interface SutsDeleteParams {
+  sutId: string;
+}
+
+export interface SutsGetParams {
+  sutId: string;
+}
+
+export interface SutsListParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * Only systems whose name contains this text (case-insensitive)
+   * @maxLength 200
+   */
+  q?: string;
+  /**
+   * Only systems carrying this tag
+   * @maxLength 50
+   */
+  tag?: string;
+  /**
+   * The workspace whose systems to list
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface SutsUpdateParams {
+  sutId: string;
+}
+
+export interface TemplateDetail {
+  description: string;
+  /** The coverage dimensions, each with its values. Project creation accepts this list as it is, or edited. */
+  dimensions: DimensionDefinition[];
+  /** @example "customer-support-assistant" */
+  name: string;
+  suggested_metrics: SuggestedMetric[];
+  /** @example "Customer-support assistant" */
+  title: string;
+  /** @example "customer_support" */
+  use_case: string;
+}
+
+export interface TemplateSummary {
+  description: string;
+  /** @example 6 */
+  dimension_count: number;
+  /**
+   * Identifier to pass to GET /templates/{name}.
+   * @example "customer-support-assistant"
+   */
+  name: string;
+  /** @example "Customer-support assistant" */
+  title: string;
+  /**
+   * The kind of application: `customer_support`, `rag_qa`, `summarisation`, `code_assistant`, `agentic_workflow`, …
+   * @example "customer_support"
+   */
+  use_case: string;
+}
+
+export interface TemplatesGetParams {
+  /**
+   * A name listed by GET /templates
+   * @example "rag-question-answering"
+   */
+  name: string;
+}
+
+export interface TextAnalysisResult {
+  /** Per text column: lengths in characters, words and tokens (cl100k_base) with histograms, languages, vocabulary, top terms, readability, empty and near-empty rates */
+  columns: Record<string, any>[];
+  /** @format date-time */
+  computed_at: string;
+  dataset_id: string;
+  rows: number;
+  run_id: string;
+  version_id: string;
+}
+
+export interface TextColumnDto {
+  name: string;
+  /** Rows with a non-empty value */
+  non_empty: number;
+}
+
+export interface TokenRequest {
+  /**
+   * Ignored; accepted because OAuth2 clients send it.
+   * @maxLength 200
+   */
+  client_id?: string;
+  /**
+   * Ignored; accepted because OAuth2 clients send it.
+   * @maxLength 200
+   */
+  client_secret?: string;
+  /**
+   * @format email
+   * @maxLength 320
+   */
+  email?: string;
+  /** `password` (default) or `reset_token` */
+  grant_type?: "password" | "reset_token";
+  /**
+   * @minLength 8
+   * @maxLength 256
+   */
+  new_password?: string;
+  /** @maxLength 256 */
+  password?: string;
+  /**
+   * From POST /users/{user_id}/reset-token
+   * @maxLength 200
+   */
+  reset_token?: string;
+  /**
+   * Ignored; accepted because OAuth2 clients send it.
+   * @maxLength 1000
+   */
+  scope?: string;
+  /**
+   * OAuth2 form name for the email
+   * @maxLength 320
+   */
+  username?: string;
+}
+
+export interface TokenResponse {
+  /** Send as `Authorization: Bearer <access_token>` */
+  access_token: string;
+  /** @format date-time */
+  expires_at: string;
+  /** Seconds until the token expires */
+  expires_in: number;
+  token_type: "bearer";
+  user_id: string;
+}
+
+export interface TokenUsageDto {
+  completion_tokens: number | null;
+  prompt_tokens: number | null;
+  total_tokens: number | null;
+}
+
+export interface TracePartition {
+  level: "trace";
+  row_ids: string[];
+  session_id: string | null;
+  trace_id: string;
+}
+
+export interface UpdateBrandingRequest {
+  /**
+   * `#RRGGBB`.
+   * @pattern ^#[0-9A-Fa-f]{6}$
+   * @example "#F97316"
+   */
+  accent_color: string;
+  /** An https URL, or an inline data URL `data:image/(png|jpeg|svg+xml);base64,…` of at most 256 KiB decoded (the bytes must be that image type; SVG without script or event handlers). */
+  favicon_url?: string | null;
+  /**
+   * An https URL, or an inline data URL `data:image/(png|jpeg|svg+xml);base64,…` of at most 256 KiB decoded (the bytes must be that image type; SVG without script or event handlers).
+   * @example "https://example.com/logo.svg"
+   */
+  logo_url: string;
+  /**
+   * `#RRGGBB`.
+   * @pattern ^#[0-9A-Fa-f]{6}$
+   * @example "#0F766E"
+   */
+  primary_color: string;
+  /**
+   * 1-80 characters.
+   * @maxLength 80
+   * @pattern \S
+   */
+  product_name: string;
+  /**
+   * An https URL or `mailto:` address.
+   * @example "https://help.example.com"
+   */
+  support_url?: string | null;
+  /**
+   * Up to 200 characters.
+   * @maxLength 200
+   */
+  tagline?: string | null;
+}
+
+export interface UpdateConnectionRequest {
+  /** The key to send, by secret reference; null removes it */
+  auth?: ConnectionAuthDto | null;
+  /** For kind http */
+  http?: HttpTransportDto;
+  /**
+   * Calls a run keeps in flight at most, 1..256 (default 8)
+   * @min 1
+   * @max 256
+   */
+  max_concurrency?: number;
+  /**
+   * Unique within the SUT, case-insensitively
+   * @minLength 1
+   * @maxLength 200
+   */
+  name?: string;
+  /** For kind openai_chat */
+  openai_chat?: OpenAiChatTransportDto;
+  /**
+   * Calls a run starts per second at most, 0.01..10000; null for no limit (default)
+   * @min 0.01
+   * @max 10000
+   */
+  requests_per_second?: number | null;
+  retry?: RetryPolicyDto;
+  /**
+   * Per attempt, 100..600000 ms (default 30000)
+   * @min 100
+   * @max 600000
+   */
+  timeout_ms?: number;
+}
+
+export interface UpdateDatasetRequest {
+  /**
+   * Send `""` to clear it
+   * @maxLength 2000
+   */
+  description?: string;
+  /**
+   * @minLength 1
+   * @maxLength 200
+   */
+  name?: string;
+  /**
+   * Replaces the tags (up to 20)
+   * @maxItems 20
+   */
+  tags?: string[];
+}
+
+export interface UpdateJudgeRequest {
+  /**
+   * azure_openai: the API version (default 2024-10-21)
+   * @pattern ^\d{4}-\d{2}-\d{2}(-preview)?$
+   */
+  api_version?: string | null;
+  /**
+   * @format uri
+   * @maxLength 2000
+   */
+  base_url?: string;
+  /** @maxLength 2000 */
+  description?: string;
+  /** Ask for a JSON answer where the provider supports it (default true) */
+  json_mode?: boolean;
+  /**
+   * Attempts in all on 429, 5xx and timeouts, 1..10 (default 3)
+   * @min 1
+   * @max 10
+   */
+  max_attempts?: number;
+  /**
+   * Grading calls a run keeps in flight at most, 1..128 (default 4)
+   * @min 1
+   * @max 128
+   */
+  max_concurrency?: number;
+  /**
+   * @minLength 1
+   * @maxLength 200
+   */
+  model?: string;
+  /** @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$ */
+  name?: string;
+  /** Sent with every call: temperature, max_tokens, top_p, seed… (temperature 0 is advised for grading) */
+  parameters?: Record<string, any>;
+  /**
+   * The workspace secret holding the API key (admins); null removes it
+   * @format uuid
+   */
+  secret_id?: string | null;
+  /**
+   * Per attempt, 1000..600000 ms (default 60000)
+   * @min 1000
+   * @max 600000
+   */
+  timeout_ms?: number;
+}
+
+export interface UpdateMetricConfigRequest {
+  /** @maxLength 2000 */
+  description?: string;
+  /** Judged metrics: rubric, scale, pass rule, judge */
+  judged?: JudgedSpecDto;
+  /** Parameters, checked against the metric's JSON Schema (GET /ops/{metric}/schema) */
+  params?: Record<string, any>;
+  /** Deterministic and custom metrics: rows pass when the score reaches this (at most this for latency, cost, length); null for none */
+  threshold?: number | null;
+}
+
+export interface UpdateRowsRequest {
+  /** @default "merge" */
+  mode?: "merge" | "replace";
+  /**
+   * Row id -> new values (1..1000 rows). With `merge` (default) the given columns replace theirs and the others stay; with `replace` the object becomes the whole row
+   * @example {"0b8e6f3c-0f0e-4f7e-9a43-2d7c7c0e8a11":{"expected_output":"Paris"}}
+   */
+  rows: Record<string, Record<string, any>>;
+}
+
+export interface UpdateSecretRequest {
+  /** @maxLength 1000 */
+  description?: string;
+  name?: string;
+  /**
+   * A new value replaces the old one
+   * @minLength 1
+   * @maxLength 65536
+   */
+  value?: string;
+}
+
+export interface UpdateSutRequest {
+  /**
+   * Send `""` to clear it
+   * @maxLength 2000
+   */
+  description?: string;
+  /**
+   * @minLength 1
+   * @maxLength 200
+   */
+  name?: string;
+  /**
+   * Replaces the tags (up to 20)
+   * @maxItems 20
+   */
+  tags?: string[];
+}
+
+export interface UpdateUserRequest {
+  /**
+   * @minLength 1
+   * @maxLength 200
+   */
+  display_name?: string;
+  /**
+   * @format email
+   * @maxLength 320
+   */
+  email?: string;
+  system_role?: "admin" | "user";
+}
+
+export interface UpdateWorkspaceRequest {
+  /**
+   * Send `""` to clear it
+   * @maxLength 2000
+   */
+  description?: string;
+  /**
+   * @minLength 1
+   * @maxLength 100
+   */
+  name?: string;
+}
+
+export interface UploadDatasetForm {
+  /**
+   * Add the file as a new version of this dataset instead of creating one
+   * @format uuid
+   */
+  dataset_id?: string;
+  /**
+   * CSV field delimiter, one character (default `,`)
+   * @pattern ^[^\r\n"]$
+   */
+  delimiter?: string;
+  /** @maxLength 2000 */
+  description?: string;
+  /**
+   * The file: CSV (with a header line), JSON (an array of objects), JSON Lines or Parquet
+   * @format binary
+   */
+  file: File;
+  /** The file's format; by default taken from the file name's extension (.csv, .json, .jsonl or .ndjson, .parquet) */
+  format?: "csv" | "json" | "jsonl" | "parquet";
+  /**
+   * Message of the version the upload creates
+   * @maxLength 2000
+   */
+  message?: string;
+  /**
+   * Name of the new dataset (1..200 characters, unique in the workspace); defaults to the file name without its extension
+   * @minLength 1
+   * @maxLength 200
+   */
+  name?: string;
+  /**
+   * Tags: a JSON array or a comma-separated list
+   * @maxItems 20
+   */
+  tags?: string[];
+}
+
+export interface UploadInfoDto {
+  bytes: number;
+  filename: string;
+  format: "csv" | "json" | "jsonl" | "parquet";
+}
+
+export interface UploadOutputsRequest {
+  /** Score now (default true); false keeps the run awaiting more uploads */
+  complete?: boolean;
+  /**
+   * 1..10000 outputs per request (send more in several requests); rows never uploaded are recorded as errors when scoring starts
+   * @minItems 1
+   */
+  results: UploadedOutputDto[];
+}
+
+export interface UploadedErrorDto {
+  /** @maxLength 100 */
+  code: string;
+  /** @maxLength 10000 */
+  message: string;
+}
+
+export interface UploadedOutputDto {
+  /** @min 0 */
+  cost_usd?: number | null;
+  /** Why the system gave no output for this row */
+  error?: UploadedErrorDto;
+  /** Fields kept with the result (e.g. retrieved contexts) */
+  extras?: Record<string, any>;
+  /** @min 0 */
+  latency_ms?: number | null;
+  /**
+   * What the system answered; null with `error` for a row it failed on
+   * @maxLength 1000000
+   */
+  output: string | null;
+  /**
+   * The dataset row (its `_row_id`) this output answers; every repetition of the row takes it
+   * @format uuid
+   */
+  row_id: string;
+  usage?: {
+    completion_tokens?: number;
+    prompt_tokens?: number;
+    total_tokens?: number;
+  };
+}
+
+export interface UsagePathsDto {
+  /** @maxLength 500 */
+  completion_tokens?: string;
+  /** @maxLength 500 */
+  prompt_tokens?: string;
+  /** @maxLength 500 */
+  total_tokens?: string;
+}
+
+export interface UserMembershipResponse {
+  /** @format date-time */
+  joined_at: string;
+  role: "viewer" | "member" | "admin" | "owner";
+  workspace_id: string;
+  workspace_name: string;
+}
+
+export interface UserResponse {
+  /** @format date-time */
+  created_at: string;
+  /** @format date-time */
+  deactivated_at: string | null;
+  display_name: string;
+  email: string;
+  /** Whether a password is set (a user created without one logs in after redeeming a reset token) */
+  has_password: boolean;
+  id: string;
+  /** @format date-time */
+  last_login_at: string | null;
+  status: "active" | "deactivated";
+  system_role: "admin" | "user";
+  /** @format date-time */
+  updated_at: string;
+  /** Increments on every change; the ETag derives from it */
+  version: number;
+}
+
+export interface UserResponsePage {
+  items: UserResponse[];
+  /** @min 1 */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   */
+  page_size: number;
+  /** Number of items matching the filters, across all pages */
+  total: number;
+}
+
+export interface UsersDeactivateParams {
+  userId: string;
+}
+
+export interface UsersGetParams {
+  userId: string;
+}
+
+export interface UsersListParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * Case-insensitive substring of the email or display name
+   * @maxLength 200
+   */
+  q?: string;
+  /** @default "email" */
+  sort?:
+    | "created_at"
+    | "-created_at"
+    | "email"
+    | "-email"
+    | "display_name"
+    | "-display_name";
+  status?: "active" | "deactivated";
+  system_role?: "admin" | "user";
+}
+
+export interface UsersMembershipsParams {
+  userId: string;
+}
+
+export interface UsersReactivateParams {
+  userId: string;
+}
+
+export interface UsersResetPasswordParams {
+  userId: string;
+}
+
+export interface UsersResetTokenParams {
+  userId: string;
+}
+
+export interface UsersUpdateParams {
+  userId: string;
+}
+
+export interface ValidateAdapterRequest {
+  /** The adapter to check; default: the connection's adapter in force */
+  adapter?: CreateAdapterRequest;
+  /**
+   * Earlier turns of the conversation, for multi-turn rows
+   * @maxItems 200
+   */
+  history?: ChatMessageDto[];
+  /** Which columns are input, expected_output and context (defaults: columns of those names) */
+  mapping?: RowMappingDto;
+  /**
+   * Any JSON value (or a string for a non-JSON answer)
+   * @example {"choices":[{"message":{"content":"It ships tomorrow."}}],"usage":{"prompt_tokens":12,"completion_tokens":5}}
+   */
+  response?: object;
+  /**
+   * The row's columns
+   * @example {"input":"Where is my order?","expected_output":"It ships tomorrow."}
+   */
+  row?: Record<string, any>;
+}
+
+export interface VerdictDto {
+  label: string | null;
+  /** The score mapped to [0, 1] */
+  normalized: number;
+  reason: string | null;
+  score: number;
+}
+
+export interface VerifyRequest {
+  /**
+   * The bearer token to check
+   * @minLength 1
+   * @maxLength 4096
+   */
+  token: string;
+}
+
+export interface VerifyResponse {
+  /** Always true: an invalid token is a 401 */
+  active: boolean;
+  display_name: string;
+  email: string;
+  /** @format date-time */
+  expires_at: string;
+  memberships: UserMembershipResponse[];
+  system_role: "admin" | "user";
+  token_id: string;
+  user_id: string;
+}
+
+export interface VersionChangesDto {
+  deleted: number;
+  inserted: number;
+  updated: number;
+}
+
+export interface VersionDimensionsAvailableMetricsParams {
+  datasetId: string;
+  versionId: string;
+}
+
+export interface VersionDimensionsCreatePartitionParams {
+  datasetId: string;
+  versionId: string;
+}
+
+export interface VersionDimensionsDeletePartitionParams {
+  datasetId: string;
+  partitionId: string;
+  versionId: string;
+}
+
+export interface VersionDimensionsListPartitionsParams {
+  datasetId: string;
+  versionId: string;
+}
+
+export interface VersionDimensionsPartitionMetricsParams {
+  datasetId: string;
+  partitionId: string;
+  versionId: string;
+}
+
+export interface VersionDimensionsQueryParams {
+  datasetId: string;
+  versionId: string;
+}
+
+export interface VersionDimensionsResolveParams {
+  datasetId: string;
+  /**
+   * Include each member's rows in full (default false: ids only)
+   * @default false
+   */
+  include_rows: boolean;
+  /**
+   * Members per page, 1..1000
+   * @min 1
+   * @max 1000
+   * @default 100
+   */
+  limit: number;
+  /**
+   * @min 0
+   * @default 0
+   */
+  offset: number;
+  partitionId: string;
+  versionId: string;
+}
+
+export interface VersionDimensionsSummaryParams {
+  datasetId: string;
+  versionId: string;
+}
+
+export interface VersionDimensionsValuesParams {
+  datasetId: string;
+  /**
+   * Only this dimension (default: every dimension)
+   * @maxLength 100
+   */
+  dimension?: string;
+  versionId: string;
+}
+
+export interface VersionsDemoteParams {
+  datasetId: string;
+  versionId: string;
+}
+
+export interface VersionsDownloadParams {
+  datasetId: string;
+  /**
+   * Lifetime of the URL in seconds, 10..604800 (default SIGNED_URL_TTL_SECONDS, 3600)
+   * @min 10
+   * @max 604800
+   */
+  expires_in?: number;
+  /** @default "csv" */
+  format?: "csv" | "jsonl" | "parquet";
+  versionId: string;
+}
+
+export interface VersionsMapParams {
+  datasetId: string;
+  versionId: string;
+}
+
+export interface VersionsPromoteParams {
+  datasetId: string;
+  versionId: string;
+}
+
+export interface VersionsRunQueryParams {
+  datasetId: string;
+  versionId: string;
+}
+
+export interface VisualAnalysisResult {
+  clusters: VisualClusterDto[];
+  /** The column embedded */
+  column: string;
+  /** @format date-time */
+  computed_at: string;
+  dataset_id: string;
+  /** The workspace's embedder used */
+  embedder: string;
+  points: VisualPointDto[];
+  /** pca or umap */
+  projection: string;
+  run_id: string;
+  version_id: string;
+}
+
+export interface VisualClusterDto {
+  id: number;
+  name: string;
+  size: number;
+}
+
+export interface VisualPointDto {
+  cluster: number;
+  row_id: string;
+  x: number;
+  y: number;
+}
+
+export interface WebhookSigningDto {
+  algorithm: "HMAC-SHA256";
+  /** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" under the secret's value>` */
+  format: string;
+  /** The request header that carries the signature */
+  header: string;
+}
+
+export interface WorkspaceListItem {
+  /** @format date-time */
+  created_at: string;
+  description: string;
+  id: string;
+  member_count: number;
+  name: string;
+  role: "viewer" | "member" | "admin" | "owner" | null;
+  /** @format date-time */
+  updated_at: string;
+}
+
+export interface WorkspaceListItemPage {
+  items: WorkspaceListItem[];
+  /** @min 1 */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   */
+  page_size: number;
+  /** Number of items matching the filters, across all pages */
+  total: number;
+}
+
+export interface WorkspaceMemberResponse {
+  /** Who added the member (null when unknown, e.g. that user was deleted) */
+  added_by: string | null;
+  display_name: string;
+  email: string;
+  /**
+   * When the user became a member
+   * @format date-time
+   */
+  joined_at: string;
+  /**
+   * Only when POST /workspaces/{id}/users created the user without a password: a one-time token,
+   * shown once, that the user redeems at POST /auth/token (grant_type=reset_token) to set a password
+   */
+  reset_token?: string;
+  /**
+   * When `reset_token` stops working
+   * @format date-time
+   */
+  reset_token_expires_at?: string;
+  role: "viewer" | "member" | "admin" | "owner";
+  user_id: string;
+  user_status: "active" | "deactivated";
+  workspace_id: string;
+}
+
+export interface WorkspaceMetricCatalogue {
+  metrics: CatalogueMetric[];
+  workspace_id: string;
+}
+
+export interface WorkspaceMetricConfigDefault {
+  config_name: string | null;
+  /** null: follows the config's newest version */
+  config_version: number | null;
+  metric_name: string;
+  note: string;
+  /** 1, 2, … per metric */
+  revision: number;
+  /** @format date-time */
+  set_at: string;
+  /** @format uuid */
+  set_by: string | null;
+}
+
+export interface WorkspaceMetricConfigDefaultListResponse {
+  /** The pins in force (cleared ones are left out; their history keeps them) */
+  items: WorkspaceMetricConfigDefault[];
+  total: number;
+  workspace_id: string;
+}
+
+export interface WorkspaceMetricConfigDefaultVersionsResponse {
+  /** Newest first; the first is in force */
+  items: WorkspaceMetricConfigDefault[];
+  metric_name: string;
+  total: number;
+  workspace_id: string;
+}
+
+export interface WorkspaceMetricConfigsCreateVersionParams {
+  configName: string;
+  workspaceId: string;
+}
+
+export interface WorkspaceMetricConfigsDefaultVersionsParams {
+  metricName: string;
+  workspaceId: string;
+}
+
+export interface WorkspaceMetricConfigsListDefaultsParams {
+  workspaceId: string;
+}
+
+export interface WorkspaceMetricConfigsResolvedParams {
+  /**
+   * Resolve as a run with this eval config would
+   * @format uuid
+   */
+  eval_config_id?: string;
+  /**
+   * Only this metric
+   * @maxLength 100
+   */
+  metric?: string;
+  workspaceId: string;
+}
+
+export interface WorkspaceMetricConfigsSetDefaultsParams {
+  workspaceId: string;
+}
+
+export interface WorkspaceOpsDeleteParams {
+  name: string;
+  workspaceId: string;
+}
+
+export interface WorkspaceOpsDetailParams {
+  name: string;
+  workspaceId: string;
+}
+
+export interface WorkspaceOpsListParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  state?: "deploying" | "active" | "failed" | "stopped";
+  workspaceId: string;
+}
+
+export interface WorkspaceOpsPublishParams {
+  workspaceId: string;
+}
+
+export interface WorkspaceOpsRedeployParams {
+  name: string;
+  workspaceId: string;
+}
+
+export interface WorkspaceOpsRegisterParams {
+  workspaceId: string;
+}
+
+export interface WorkspaceOpsStopParams {
+  name: string;
+  workspaceId: string;
+}
+
+export interface WorkspaceResponse {
+  /** @format date-time */
+  created_at: string;
+  created_by: string | null;
+  description: string;
+  embedding_config: EmbeddingConfig;
+  id: string;
+  member_count: number;
+  name: string;
+  /** The caller's role; null for a system admin who is not a member */
+  role: "viewer" | "member" | "admin" | "owner" | null;
+  /** @format date-time */
+  updated_at: string;
+  version: number;
+}
+
+export interface WorkspaceSecretResponse {
+  /** @format date-time */
+  created_at: string;
+  created_by: string | null;
+  description: string;
+  id: string;
+  /** @format date-time */
+  last_revealed_at: string | null;
+  name: string;
+  /** @format date-time */
+  updated_at: string;
+  updated_by: string | null;
+  version: number;
+  workspace_id: string;
+}
+
+export interface WorkspaceSecretResponsePage {
+  items: WorkspaceSecretResponse[];
+  /** @min 1 */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   */
+  page_size: number;
+  /** Number of items matching the filters, across all pages */
+  total: number;
+}
+
+export interface WorkspaceSecretRevealResponse {
+  id: string;
+  name: string;
+  value: string;
+}
+
+export interface WorkspaceUserCandidateResponse {
+  display_name: string;
+  email: string;
+  id: string;
+}
+
+export interface WorkspacesDeleteParams {
+  workspaceId: string;
+}
+
+export interface WorkspacesGetParams {
+  workspaceId: string;
+}
+
+export interface WorkspacesListParams {
+  /** System admins see every workspace; `mine=true` restricts to their memberships */
+  mine?: boolean;
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * Case-insensitive substring of the name
+   * @maxLength 200
+   */
+  q?: string;
+  /** @default "name" */
+  sort?: "name" | "-name" | "created_at" | "-created_at";
+}
+
+export interface WorkspacesSetEmbeddingConfigParams {
+  workspaceId: string;
+}
+
+export interface WorkspacesUpdateParams {
+  workspaceId: string;
+}
+
+export type QueryParamsType = Record<string | number, any>;
+export type ResponseFormat = keyof Omit<Body, "body" | "bodyUsed">;
+
+export interface FullRequestParams extends Omit<RequestInit, "body"> {
+  /** set parameter to `true` for call `securityWorker` for this request */
+  secure?: boolean;
+  /** request path */
+  path: string;
+  /** content type of request body */
+  type?: ContentType;
+  /** query params */
+  query?: QueryParamsType;
+  /** format of response (i.e. response.json() -> format: "json") */
+  format?: ResponseFormat;
+  /** request body */
+  body?: unknown;
+  /** base url */
+  baseUrl?: string;
+  /** request cancellation token */
+  cancelToken?: CancelToken;
+}
+
+export type RequestParams = Omit<
+  FullRequestParams,
+  "body" | "method" | "query" | "path"
+>;
+
+export interface ApiConfig<SecurityDataType = unknown> {
+  baseUrl?: string;
+  baseApiParams?: Omit<RequestParams, "baseUrl" | "cancelToken" | "signal">;
+  securityWorker?: (
+    securityData: SecurityDataType | null,
+  ) => Promise<RequestParams | void> | RequestParams | void;
+  customFetch?: typeof fetch;
+}
+
+export interface HttpResponse<D extends unknown, E extends unknown = unknown>
+  extends Response {
+  data: D;
+  error: E;
+}
+
+type CancelToken = Symbol | string | number;
+
+export enum ContentType {
+  Json = "application/json",
+  JsonApi = "application/vnd.api+json",
+  FormData = "multipart/form-data",
+  UrlEncoded = "application/x-www-form-urlencoded",
+  Text = "text/plain",
+}
+
+export class HttpClient<SecurityDataType = unknown> {
+  public baseUrl: string = "";
+  private securityData: SecurityDataType | null = null;
+  private securityWorker?: ApiConfig<SecurityDataType>["securityWorker"];
+  private abortControllers = new Map<CancelToken, AbortController>();
+  private customFetch = (...fetchParams: Parameters<typeof fetch>) =>
+    fetch(...fetchParams);
+
+  private baseApiParams: RequestParams = {
+    credentials: "same-origin",
+    headers: {},
+    redirect: "follow",
+    referrerPolicy: "no-referrer",
+  };
+
+  constructor(apiConfig: ApiConfig<SecurityDataType> = {}) {
+    Object.assign(this, apiConfig);
+  }
+
+  public setSecurityData = (data: SecurityDataType | null) => {
+    this.securityData = data;
+  };
+
+  protected encodeQueryParam(key: string, value: any) {
+    const encodedKey = encodeURIComponent(key);
+    return `${encodedKey}=${encodeURIComponent(typeof value === "number" ? value : `${value}`)}`;
+  }
+
+  protected addQueryParam(query: QueryParamsType, key: string) {
+    return this.encodeQueryParam(key, query[key]);
+  }
+
+  protected addArrayQueryParam(query: QueryParamsType, key: string) {
+    const value = query[key];
+    return value.map((v: any) => this.encodeQueryParam(key, v)).join("&");
+  }
+
+  protected toQueryString(rawQuery?: QueryParamsType): string {
+    const query = rawQuery || {};
+    const keys = Object.keys(query).filter(
+      (key) => "undefined" !== typeof query[key],
+    );
+    return keys
+      .map((key) =>
+        Array.isArray(query[key])
+          ? this.addArrayQueryParam(query, key)
+          : this.addQueryParam(query, key),
+      )
+      .join("&");
+  }
+
+  protected addQueryParams(rawQuery?: QueryParamsType): string {
+    const queryString = this.toQueryString(rawQuery);
+    return queryString ? `?${queryString}` : "";
+  }
+
+  private contentFormatters: Record<ContentType, (input: any) => any> = {
+    [ContentType.Json]: (input: any) =>
+      input !== null && (typeof input === "object" || typeof input === "string")
+        ? JSON.stringify(input)
+        : input,
+    [ContentType.JsonApi]: (input: any) =>
+      input !== null && (typeof input === "object" || typeof input === "string")
+        ? JSON.stringify(input)
+        : input,
+    [ContentType.Text]: (input: any) =>
+      input !== null && typeof input !== "string"
+        ? JSON.stringify(input)
+        : input,
+    [ContentType.FormData]: (input: any) => {
+      if (input instanceof FormData) {
+        return input;
+      }
+
+      return Object.keys(input || {}).reduce((formData, key) => {
+        const property = input[key];
+        formData.append(
+          key,
+          property instanceof Blob
+            ? property
+            : typeof property === "object" && property !== null
+              ? JSON.stringify(property)
+              : `${property}`,
+        );
+        return formData;
+      }, new FormData());
+    },
+    [ContentType.UrlEncoded]: (input: any) => this.toQueryString(input),
+  };
+
+  protected mergeRequestParams(
+    params1: RequestParams,
+    params2?: RequestParams,
+  ): RequestParams {
+    return {
+      ...this.baseApiParams,
+      ...params1,
+      ...(params2 || {}),
+      headers: {
+        ...(this.baseApiParams.headers || {}),
+        ...(params1.headers || {}),
+        ...((params2 && params2.headers) || {}),
+      },
+    };
+  }
+
+  protected createAbortSignal = (
+    cancelToken: CancelToken,
+  ): AbortSignal | undefined => {
+    if (this.abortControllers.has(cancelToken)) {
+      const abortController = this.abortControllers.get(cancelToken);
+      if (abortController) {
+        return abortController.signal;
+      }
+      return void 0;
+    }
+
+    const abortController = new AbortController();
+    this.abortControllers.set(cancelToken, abortController);
+    return abortController.signal;
+  };
+
+  public abortRequest = (cancelToken: CancelToken) => {
+    const abortController = this.abortControllers.get(cancelToken);
+
+    if (abortController) {
+      abortController.abort();
+      this.abortControllers.delete(cancelToken);
+    }
+  };
+
+  public request = async <T = any, E = any>({
+    body,
+    secure,
+    path,
+    type,
+    query,
+    format,
+    baseUrl,
+    cancelToken,
+    ...params
+  }: FullRequestParams): Promise<T> => {
+    const secureParams =
+      ((typeof secure === "boolean" ? secure : this.baseApiParams.secure) &&
+        this.securityWorker &&
+        (await this.securityWorker(this.securityData))) ||
+      {};
+    const requestParams = this.mergeRequestParams(params, secureParams);
+    const queryString = query && this.toQueryString(query);
+    const payloadFormatter = this.contentFormatters[type || ContentType.Json];
+    const responseFormat = format || requestParams.format;
+
+    return this.customFetch(
+      `${baseUrl || this.baseUrl || ""}${path}${queryString ? `?${queryString}` : ""}`,
+      {
+        ...requestParams,
+        headers: {
+          ...(requestParams.headers || {}),
+          ...(type && type !== ContentType.FormData
+            ? { "Content-Type": type }
+            : {}),
+        },
+        signal:
+          (cancelToken
+            ? this.createAbortSignal(cancelToken)
+            : requestParams.signal) || null,
+        body:
+          typeof body === "undefined" || body === null
+            ? null
+            : payloadFormatter(body),
+      },
+    ).then(async (response) => {
+      const r = response as HttpResponse<T, E>;
+      r.data = null as unknown as T;
+      r.error = null as unknown as E;
+
+      const responseToParse = responseFormat ? response.clone() : response;
+      const data = !responseFormat
+        ? r
+        : await responseToParse[responseFormat]()
+            .then((data) => {
+              if (r.ok) {
+                r.data = data;
+              } else {
+                r.error = data;
+              }
+              return r;
+            })
+            .catch((e) => {
+              r.error = e;
+              return r;
+            });
+
+      if (cancelToken) {
+        this.abortControllers.delete(cancelToken);
+      }
+
+      if (!response.ok) throw data;
+      return data.data;
+    });
+  };
+}
+
+/**
+ * @title Evaluation Workspace Service
+ * @version 0.1.0
+ * @contact
+ *
+ * Keep test datasets, run your LLM application over them, score outputs with metrics and judges, compare runs, ingest traces and publish reports. Errors are application/problem+json (RFC 9457) with an error_code; see docs/errors.md.
+ */
+export class EvaluationWorkspaceClient<
+  SecurityDataType extends unknown,
+> extends HttpClient<SecurityDataType> {
+  live = {
+    /**
+     * No description
+     *
+     * @tags status
+     * @name StatusLive
+     * @summary Answers while the process is up; does not touch the database (use it as the liveness probe).
+     * @request GET:/live
+     * @response `200` `LiveResponse` The process is up
+     */
+    statusLive: (params: RequestParams = {}) =>
+      this.request<LiveResponse, any>({
+        path: `/live`,
+        method: "GET",
+        format: "json",
+        ...params,
+      }),
+  };
+  ready = {
+    /**
+     * No description
+     *
+     * @tags status
+     * @name StatusReady
+     * @summary Answers 200 when every dependency (the database, the queue) answers within 3 s; otherwise 503 problem+json naming the failing checks (use it as the readiness probe).
+     * @request GET:/ready
+     * @response `200` `ReadyResponse` Every dependency answered
+     * @response `503` `NotReadyProblem` A dependency is down; `checks` says which, Retry-After when to ask again
+     */
+    statusReady: (params: RequestParams = {}) =>
+      this.request<ReadyResponse, NotReadyProblem>({
+        path: `/ready`,
+        method: "GET",
+        format: "json",
+        ...params,
+      }),
+  };
+  branding = {
+    /**
+     * No description
+     *
+     * @tags branding
+     * @name BrandingRead
+     * @summary The product name, colours and logo the UI shows. Carries a strong ETag; send it back as If-None-Match to get 304 with an empty body while nothing changed.
+     * @request GET:/branding
+     * @response `200` `BrandingResponse` The current branding
+     * @response `304` `void` Not modified: your copy (If-None-Match) is current; empty body
+     */
+    brandingRead: (params: RequestParams = {}) =>
+      this.request<BrandingResponse, void>({
+        path: `/branding`,
+        method: "GET",
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags branding
+     * @name BrandingReplace
+     * @summary Replace the branding (system admins). Send the ETag you read as If-Match to avoid overwriting someone else's change (412 when it is stale).
+     * @request PUT:/branding
+     * @secure
+     * @response `200` `BrandingResponse` The saved branding
+     * @response `400` `ProblemResponse` A field is missing or invalid; `errors` lists each one
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: system admin
+     * @response `412` `ProblemResponse` If-Match does not name the current branding
+     */
+    brandingReplace: (
+      data: UpdateBrandingRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<BrandingResponse, ProblemResponse>({
+        path: `/branding`,
+        method: "PUT",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+  };
+  templates = {
+    /**
+     * No description
+     *
+     * @tags templates
+     * @name TemplatesGet
+     * @summary One template with its full dimension list; pass `dimensions` (as it is, or edited) to project creation.
+     * @request GET:/templates/{name}
+     * @secure
+     * @response `200` `TemplateDetail` The template with its dimensions and suggested metrics
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `404` `ProblemResponse` No such template; `detail` and `available` list the names that exist (error_code template_not_found)
+     */
+    templatesGet: ({ name }: TemplatesGetParams, params: RequestParams = {}) =>
+      this.request<TemplateDetail, ProblemResponse>({
+        path: `/templates/${name}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags templates
+     * @name TemplatesList
+     * @summary The built-in project templates (customer support, RAG, summarisation, code, agents, …).
+     * @request GET:/templates
+     * @secure
+     * @response `200` `(TemplateSummary)[]` Every built-in template
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     */
+    templatesList: (params: RequestParams = {}) =>
+      this.request<TemplateSummary[], ProblemResponse>({
+        path: `/templates`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+  };
+  auth = {
+    /**
+     * No description
+     *
+     * @tags auth
+     * @name AuthLogout
+     * @summary Revokes the token used for this call; it stops working at once.
+     * @request POST:/auth/logout
+     * @secure
+     * @response `204` `void` Logged out
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     */
+    authLogout: (params: RequestParams = {}) =>
+      this.request<void, ProblemResponse>({
+        path: `/auth/logout`,
+        method: "POST",
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags auth
+     * @name AuthMe
+     * @summary Who the token belongs to, with the caller's workspace memberships.
+     * @request GET:/auth/me
+     * @secure
+     * @response `200` `MeResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     */
+    authMe: (params: RequestParams = {}) =>
+      this.request<MeResponse, ProblemResponse>({
+        path: `/auth/me`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags auth
+     * @name AuthToken
+     * @summary Trade credentials for a bearer token (JSON, or the OAuth2 password form that Swagger UI's Authorize button sends). Repeated failures from one address are answered 429 with Retry-After.
+     * @request POST:/auth/token
+     * @response `200` `TokenResponse`
+     * @response `401` `ProblemResponse` Wrong email or password, deactivated account, or bad reset token
+     * @response `429` `ProblemResponse` Too many failed logins; see Retry-After
+     */
+    authToken: (data: TokenRequest, params: RequestParams = {}) =>
+      this.request<TokenResponse, ProblemResponse>({
+        path: `/auth/token`,
+        method: "POST",
+        body: data,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags invitations
+     * @name InvitationsAccept
+     * @summary Accepts an invitation. A new account is created with the given password; an existing account proves itself with its bearer token or its password. Answers who you are now.
+     * @request POST:/auth/accept-invitation
+     * @response `200` `MeResponse`
+     * @response `401` `ProblemResponse` Unknown token, or the existing account was not proven
+     * @response `403` `ProblemResponse` Expired, revoked or used invitation, or a token of another user
+     */
+    invitationsAccept: (
+      data: AcceptInvitationRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<MeResponse, ProblemResponse>({
+        path: `/auth/accept-invitation`,
+        method: "POST",
+        body: data,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+  };
+  internal = {
+    /**
+     * No description
+     *
+     * @tags auth
+     * @name AuthVerify
+     * @summary For internal services (a gateway): is this token live, and whose is it? 401 when not.
+     * @request POST:/internal/auth/verify
+     * @response `200` `VerifyResponse`
+     * @response `401` `ProblemResponse` The token is not live
+     */
+    authVerify: (data: VerifyRequest, params: RequestParams = {}) =>
+      this.request<VerifyResponse, ProblemResponse>({
+        path: `/internal/auth/verify`,
+        method: "POST",
+        body: data,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+  };
+  users = {
+    /**
+     * No description
+     *
+     * @tags users
+     * @name UsersCreate
+     * @summary Creates a user (system admins). Without a password, hand the user a reset token.
+     * @request POST:/users
+     * @secure
+     * @response `201` `UserResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: system admin
+     * @response `409` `ProblemResponse` email_taken
+     */
+    usersCreate: (data: CreateUserRequest, params: RequestParams = {}) =>
+      this.request<UserResponse, ProblemResponse>({
+        path: `/users`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags users
+     * @name UsersDeactivate
+     * @summary Deactivates the user and revokes every token they hold (system admins).
+     * @request POST:/users/{user_id}/deactivate
+     * @secure
+     * @response `200` `UserResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: system admin
+     * @response `404` `ProblemResponse`
+     * @response `409` `ProblemResponse` self_deactivation or last_admin
+     */
+    usersDeactivate: (
+      { userId }: UsersDeactivateParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<UserResponse, ProblemResponse>({
+        path: `/users/${userId}/deactivate`,
+        method: "POST",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags users
+     * @name UsersGet
+     * @summary A user (system admins, or the user itself). Carries an ETag for If-Match on PATCH.
+     * @request GET:/users/{user_id}
+     * @secure
+     * @response `200` `UserResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: system admin, or the user named by {user_id}
+     * @response `404` `ProblemResponse`
+     */
+    usersGet: ({ userId }: UsersGetParams, params: RequestParams = {}) =>
+      this.request<UserResponse, ProblemResponse>({
+        path: `/users/${userId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags users
+     * @name UsersList
+     * @summary Users of the service, filtered and sorted (system admins).
+     * @request GET:/users
+     * @secure
+     * @response `200` `UserResponsePage`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: system admin
+     */
+    usersList: (query: UsersListParams = {}, params: RequestParams = {}) =>
+      this.request<UserResponsePage, ProblemResponse>({
+        path: `/users`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags users
+     * @name UsersMemberships
+     * @summary The workspaces the user belongs to, with roles (system admins, or the user itself).
+     * @request GET:/users/{user_id}/memberships
+     * @secure
+     * @response `200` `(UserMembershipResponse)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: system admin, or the user named by {user_id}
+     * @response `404` `ProblemResponse`
+     */
+    usersMemberships: (
+      { userId }: UsersMembershipsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<UserMembershipResponse[], ProblemResponse>({
+        path: `/users/${userId}/memberships`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags users
+     * @name UsersReactivate
+     * @summary Lets a deactivated user log in again (system admins).
+     * @request POST:/users/{user_id}/reactivate
+     * @secure
+     * @response `200` `UserResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: system admin
+     * @response `404` `ProblemResponse`
+     */
+    usersReactivate: (
+      { userId }: UsersReactivateParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<UserResponse, ProblemResponse>({
+        path: `/users/${userId}/reactivate`,
+        method: "POST",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags users
+     * @name UsersResetPassword
+     * @summary Sets a new password and revokes every token of the user (system admins).
+     * @request POST:/users/{user_id}/reset-password
+     * @secure
+     * @response `200` `UserResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: system admin
+     * @response `404` `ProblemResponse`
+     */
+    usersResetPassword: (
+      { userId }: UsersResetPasswordParams,
+      data: ResetPasswordRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<UserResponse, ProblemResponse>({
+        path: `/users/${userId}/reset-password`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags users
+     * @name UsersResetToken
+     * @summary Issues a one-time, expiring reset token, shown once (system admins).
+     * @request POST:/users/{user_id}/reset-token
+     * @secure
+     * @response `200` `ResetTokenResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: system admin
+     * @response `404` `ProblemResponse`
+     */
+    usersResetToken: (
+      { userId }: UsersResetTokenParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ResetTokenResponse, ProblemResponse>({
+        path: `/users/${userId}/reset-token`,
+        method: "POST",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags users
+     * @name UsersUpdate
+     * @summary Changes email, display name or system role (system admins). Send If-Match to avoid overwriting.
+     * @request PATCH:/users/{user_id}
+     * @secure
+     * @response `200` `UserResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: system admin
+     * @response `404` `ProblemResponse`
+     * @response `409` `ProblemResponse` email_taken, or last_admin when demoting the last active admin
+     * @response `412` `ProblemResponse` If-Match does not match the current ETag
+     */
+    usersUpdate: (
+      { userId }: UsersUpdateParams,
+      data: UpdateUserRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<UserResponse, ProblemResponse>({
+        path: `/users/${userId}`,
+        method: "PATCH",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+  };
+  workspaces = {
+    /**
+     * No description
+     *
+     * @tags invitations
+     * @name InvitationsCreate
+     * @summary Invites an email with a role (admins; owners for the owner role). The token is shown once.
+     * @request POST:/workspaces/{workspace_id}/invitations
+     * @secure
+     * @response `201` `CreateInvitationResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` already_member or invitation_pending
+     */
+    invitationsCreate: (
+      { workspaceId }: InvitationsCreateParams,
+      data: CreateInvitationRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<CreateInvitationResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/invitations`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags invitations
+     * @name InvitationsList
+     * @summary The workspace's invitations, newest first (admins).
+     * @request GET:/workspaces/{workspace_id}/invitations
+     * @secure
+     * @response `200` `(InvitationResponse)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    invitationsList: (
+      { workspaceId, ...query }: InvitationsListParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<InvitationResponse[], ProblemResponse>({
+        path: `/workspaces/${workspaceId}/invitations`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags invitations
+     * @name InvitationsResend
+     * @summary Issues a new token and expiry for a pending or expired invitation (admins); the old token stops working.
+     * @request POST:/workspaces/{workspace_id}/invitations/{invitation_id}/resend
+     * @secure
+     * @response `200` `CreateInvitationResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` invitation_not_pending
+     */
+    invitationsResend: (
+      { invitationId, workspaceId }: InvitationsResendParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<CreateInvitationResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/invitations/${invitationId}/resend`,
+        method: "POST",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags invitations
+     * @name InvitationsRevoke
+     * @summary Revokes a pending or expired invitation (admins).
+     * @request POST:/workspaces/{workspace_id}/invitations/{invitation_id}/revoke
+     * @secure
+     * @response `200` `InvitationResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` invitation_not_pending
+     */
+    invitationsRevoke: (
+      { invitationId, workspaceId }: InvitationsRevokeParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<InvitationResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/invitations/${invitationId}/revoke`,
+        method: "POST",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags workspaces
+     * @name MembersAdd
+     * @summary Adds an existing user by id or email (admins; only owners grant owner).
+     * @request POST:/workspaces/{workspace_id}/members
+     * @secure
+     * @response `201` `WorkspaceMemberResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` already_member or user_deactivated
+     */
+    membersAdd: (
+      { workspaceId }: MembersAddParams,
+      data: AddMemberRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceMemberResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/members`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags workspaces
+     * @name MembersCandidates
+     * @summary Active users who are not members yet, to pick from when adding (admins).
+     * @request GET:/workspaces/{workspace_id}/user-candidates
+     * @secure
+     * @response `200` `(WorkspaceUserCandidateResponse)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    membersCandidates: (
+      { workspaceId, ...query }: MembersCandidatesParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceUserCandidateResponse[], ProblemResponse>({
+        path: `/workspaces/${workspaceId}/user-candidates`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags workspaces
+     * @name MembersChangeRole
+     * @summary Changes a member's role (admins; owners for anything touching the owner role).
+     * @request PATCH:/workspaces/{workspace_id}/members/{user_id}
+     * @secure
+     * @response `200` `WorkspaceMemberResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` last_owner
+     */
+    membersChangeRole: (
+      { userId, workspaceId }: MembersChangeRoleParams,
+      data: ChangeMemberRoleRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceMemberResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/members/${userId}`,
+        method: "PATCH",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags workspaces
+     * @name MembersCreateUser
+     * @summary Creates a user straight into the workspace (admins).
+     * @request POST:/workspaces/{workspace_id}/users
+     * @secure
+     * @response `201` `WorkspaceMemberResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` email_taken: add the existing user as a member instead
+     */
+    membersCreateUser: (
+      { workspaceId }: MembersCreateUserParams,
+      data: CreateWorkspaceUserRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceMemberResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/users`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags workspaces
+     * @name MembersList
+     * @summary Members with their roles.
+     * @request GET:/workspaces/{workspace_id}/members
+     * @secure
+     * @response `200` `(WorkspaceMemberResponse)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    membersList: (
+      { workspaceId }: MembersListParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceMemberResponse[], ProblemResponse>({
+        path: `/workspaces/${workspaceId}/members`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags workspaces
+     * @name MembersRemove
+     * @summary Removes a member (admins), or leaves (any member removing themselves). The last owner stays.
+     * @request DELETE:/workspaces/{workspace_id}/members/{user_id}
+     * @secure
+     * @response `204` `void` Removed
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` last_owner
+     */
+    membersRemove: (
+      { userId, workspaceId }: MembersRemoveParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/members/${userId}`,
+        method: "DELETE",
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags metrics
+     * @name MetricCatalogueCatalogue
+     * @summary The metrics the workspace can score runs with, what each needs from a dataset, and its parameter schema (viewers).
+     * @request GET:/workspaces/{workspace_id}/metrics
+     * @secure
+     * @response `200` `WorkspaceMetricCatalogue`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    metricCatalogueCatalogue: (
+      { workspaceId }: MetricCatalogueCatalogueParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceMetricCatalogue, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/metrics`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags secrets
+     * @name SecretsCreate
+     * @summary Stores a secret, encrypted at rest (admins).
+     * @request POST:/workspaces/{workspace_id}/secrets
+     * @secure
+     * @response `201` `WorkspaceSecretResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` secret_name_taken
+     */
+    secretsCreate: (
+      { workspaceId }: SecretsCreateParams,
+      data: CreateSecretRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceSecretResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/secrets`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags secrets
+     * @name SecretsDelete
+     * @summary Deletes the secret (admins).
+     * @request DELETE:/workspaces/{workspace_id}/secrets/{secret_id}
+     * @secure
+     * @response `204` `void` Deleted
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    secretsDelete: (
+      { secretId, workspaceId }: SecretsDeleteParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/secrets/${secretId}`,
+        method: "DELETE",
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags secrets
+     * @name SecretsGet
+     * @summary A secret's metadata (members), with an ETag for If-Match on PATCH.
+     * @request GET:/workspaces/{workspace_id}/secrets/{secret_id}
+     * @secure
+     * @response `200` `WorkspaceSecretResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    secretsGet: (
+      { secretId, workspaceId }: SecretsGetParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceSecretResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/secrets/${secretId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags secrets
+     * @name SecretsList
+     * @summary Secret metadata (members; never values).
+     * @request GET:/workspaces/{workspace_id}/secrets
+     * @secure
+     * @response `200` `WorkspaceSecretResponsePage`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    secretsList: (
+      { workspaceId, ...query }: SecretsListParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceSecretResponsePage, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/secrets`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags secrets
+     * @name SecretsReveal
+     * @summary Returns the value (admins). Audited as secret.revealed.
+     * @request POST:/workspaces/{workspace_id}/secrets/{secret_id}/reveal
+     * @secure
+     * @response `200` `WorkspaceSecretRevealResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` secret_undecryptable
+     */
+    secretsReveal: (
+      { secretId, workspaceId }: SecretsRevealParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceSecretRevealResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/secrets/${secretId}/reveal`,
+        method: "POST",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags secrets
+     * @name SecretsUpdate
+     * @summary Renames, re-describes or replaces the value (admins).
+     * @request PATCH:/workspaces/{workspace_id}/secrets/{secret_id}
+     * @secure
+     * @response `200` `WorkspaceSecretResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` secret_name_taken
+     * @response `412` `ProblemResponse` If-Match does not match the current ETag
+     */
+    secretsUpdate: (
+      { secretId, workspaceId }: SecretsUpdateParams,
+      data: UpdateSecretRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceSecretResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/secrets/${secretId}`,
+        method: "PATCH",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags metric configs
+     * @name WorkspaceMetricConfigsCreateVersion
+     * @summary The next version of a config (members): what the body leaves out is copied from `from_version` (default the newest).
+     * @request POST:/workspaces/{workspace_id}/metric-configs/{config_name}/versions
+     * @secure
+     * @response `201` `MetricConfigResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    workspaceMetricConfigsCreateVersion: (
+      { configName, workspaceId }: WorkspaceMetricConfigsCreateVersionParams,
+      data: CreateMetricConfigVersionRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<MetricConfigResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/metric-configs/${configName}/versions`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags metric configs
+     * @name WorkspaceMetricConfigsDefaultVersions
+     * @summary Every revision of one metric's default, newest first (viewers).
+     * @request GET:/workspaces/{workspace_id}/metric-config-defaults/{metric_name}/versions
+     * @secure
+     * @response `200` `WorkspaceMetricConfigDefaultVersionsResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    workspaceMetricConfigsDefaultVersions: (
+      { metricName, workspaceId }: WorkspaceMetricConfigsDefaultVersionsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<
+        WorkspaceMetricConfigDefaultVersionsResponse,
+        ProblemResponse
+      >({
+        path: `/workspaces/${workspaceId}/metric-config-defaults/${metricName}/versions`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags metric configs
+     * @name WorkspaceMetricConfigsListDefaults
+     * @summary The workspace's pinned default config per metric (viewers).
+     * @request GET:/workspaces/{workspace_id}/metric-config-defaults
+     * @secure
+     * @response `200` `WorkspaceMetricConfigDefaultListResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    workspaceMetricConfigsListDefaults: (
+      { workspaceId }: WorkspaceMetricConfigsListDefaultsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceMetricConfigDefaultListResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/metric-config-defaults`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags metric configs
+     * @name WorkspaceMetricConfigsResolved
+     * @summary Which config version is in force for each metric, and why (for an eval config when given) (viewers).
+     * @request GET:/workspaces/{workspace_id}/metric-configs/resolved
+     * @secure
+     * @response `200` `MetricConfigResolutionListResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    workspaceMetricConfigsResolved: (
+      { workspaceId, ...query }: WorkspaceMetricConfigsResolvedParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<MetricConfigResolutionListResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/metric-configs/resolved`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags metric configs
+     * @name WorkspaceMetricConfigsSetDefaults
+     * @summary Pins (or, with config_name null, clears) the default config of metrics (admins); each change is a revision.
+     * @request POST:/workspaces/{workspace_id}/metric-config-defaults
+     * @secure
+     * @response `201` `WorkspaceMetricConfigDefaultListResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    workspaceMetricConfigsSetDefaults: (
+      { workspaceId }: WorkspaceMetricConfigsSetDefaultsParams,
+      data: SetMetricDefaultsRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceMetricConfigDefaultListResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/metric-config-defaults`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags ops
+     * @name WorkspaceOpsDelete
+     * @summary Deletes a stopped op with its revisions and the ops it serves (admins).
+     * @request DELETE:/workspaces/{workspace_id}/custom_ops/{name}
+     * @secure
+     * @response `204` `void` Deleted
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` custom_op_not_stopped, custom_op_in_use
+     */
+    workspaceOpsDelete: (
+      { name, workspaceId }: WorkspaceOpsDeleteParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/custom_ops/${name}`,
+        method: "DELETE",
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags ops
+     * @name WorkspaceOpsDetail
+     * @summary One custom op with its revisions (newest first) and the ops it serves (viewers).
+     * @request GET:/workspaces/{workspace_id}/custom_ops/{name}
+     * @secure
+     * @response `200` `CustomOpDetailResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    workspaceOpsDetail: (
+      { name, workspaceId }: WorkspaceOpsDetailParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<CustomOpDetailResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/custom_ops/${name}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags ops
+     * @name WorkspaceOpsList
+     * @summary The workspace's custom ops with their state (viewers).
+     * @request GET:/workspaces/{workspace_id}/custom_ops
+     * @secure
+     * @response `200` `CustomOpsListResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    workspaceOpsList: (
+      { workspaceId, ...query }: WorkspaceOpsListParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<CustomOpsListResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/custom_ops`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags ops
+     * @name WorkspaceOpsPublish
+     * @summary Publishes an op backed by the workspace's HTTP endpoint (admins): it starts `deploying` and a queued health check makes it `active` or `failed`.
+     * @request POST:/workspaces/{workspace_id}/custom_ops
+     * @secure
+     * @response `201` `CustomOpPublishResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` custom_op_name_taken, op_name_reserved
+     */
+    workspaceOpsPublish: (
+      { workspaceId }: WorkspaceOpsPublishParams,
+      data: PublishCustomOpRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<CustomOpPublishResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/custom_ops`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags ops
+     * @name WorkspaceOpsRedeploy
+     * @summary Redeploys (admins): a new revision, health checked again.
+     * @request PATCH:/workspaces/{workspace_id}/custom_ops/{name}
+     * @secure
+     * @response `200` `CustomOpRedeployResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    workspaceOpsRedeploy: (
+      { name, workspaceId }: WorkspaceOpsRedeployParams,
+      data: RedeployCustomOpRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<CustomOpRedeployResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/custom_ops/${name}`,
+        method: "PATCH",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags ops
+     * @name WorkspaceOpsRegister
+     * @summary Registers an op served by one of the workspace's custom ops (admins); POST /ops with workspace_id in the body does the same.
+     * @request POST:/workspaces/{workspace_id}/ops
+     * @secure
+     * @response `201` `RegistryOpView`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` op_name_reserved, op_kind_change
+     */
+    workspaceOpsRegister: (
+      { workspaceId }: WorkspaceOpsRegisterParams,
+      data: RegisterOpBody,
+      params: RequestParams = {},
+    ) =>
+      this.request<RegistryOpView, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/ops`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags ops
+     * @name WorkspaceOpsStop
+     * @summary Stops the op (admins): runs can no longer use it; the reason is kept.
+     * @request PATCH:/workspaces/{workspace_id}/custom_ops/{name}/stop
+     * @secure
+     * @response `200` `CustomOpStopResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    workspaceOpsStop: (
+      { name, workspaceId }: WorkspaceOpsStopParams,
+      data: StopCustomOpRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<CustomOpStopResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/custom_ops/${name}/stop`,
+        method: "PATCH",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags workspaces
+     * @name WorkspacesCreate
+     * @summary Creates a workspace; the caller becomes its owner.
+     * @request POST:/workspaces
+     * @secure
+     * @response `201` `WorkspaceResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     */
+    workspacesCreate: (
+      data: CreateWorkspaceRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceResponse, ProblemResponse>({
+        path: `/workspaces`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags workspaces
+     * @name WorkspacesDelete
+     * @summary Deletes the workspace and everything in it (owners).
+     * @request DELETE:/workspaces/{workspace_id}
+     * @secure
+     * @response `204` `void` Deleted
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: owner or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    workspacesDelete: (
+      { workspaceId }: WorkspacesDeleteParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/workspaces/${workspaceId}`,
+        method: "DELETE",
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags workspaces
+     * @name WorkspacesGet
+     * @summary A workspace with the caller's role; carries an ETag for If-Match on PATCH.
+     * @request GET:/workspaces/{workspace_id}
+     * @secure
+     * @response `200` `WorkspaceResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    workspacesGet: (
+      { workspaceId }: WorkspacesGetParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags workspaces
+     * @name WorkspacesList
+     * @summary The caller's workspaces (system admins: all, or `mine=true`).
+     * @request GET:/workspaces
+     * @secure
+     * @response `200` `WorkspaceListItemPage`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     */
+    workspacesList: (
+      query: WorkspacesListParams = {},
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceListItemPage, ProblemResponse>({
+        path: `/workspaces`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags workspaces
+     * @name WorkspacesSetEmbeddingConfig
+     * @summary How the workspace embeds text for clustering and similarity (admins). `local` needs no network. Honours If-Match.
+     * @request PUT:/workspaces/{workspace_id}/embedding-config
+     * @secure
+     * @response `200` `WorkspaceResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `412` `ProblemResponse` If-Match does not match the current ETag
+     */
+    workspacesSetEmbeddingConfig: (
+      { workspaceId }: WorkspacesSetEmbeddingConfigParams,
+      data: EmbeddingConfigRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/embedding-config`,
+        method: "PUT",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags workspaces
+     * @name WorkspacesUpdate
+     * @summary Renames or re-describes the workspace (admins). Send If-Match to avoid overwriting.
+     * @request PATCH:/workspaces/{workspace_id}
+     * @secure
+     * @response `200` `WorkspaceResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `412` `ProblemResponse` If-Match does not match the current ETag
+     */
+    workspacesUpdate: (
+      { workspaceId }: WorkspacesUpdateParams,
+      data: UpdateWorkspaceRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}`,
+        method: "PATCH",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+  };
+  datasets = {
+    /**
+     * No description
+     *
+     * @tags analysis
+     * @name AnalysisAnnotation
+     * @summary Label distributions per label column, overall and per dimension value, and agreement (Cohen's or Fleiss' kappa) between columns labelling the same rows (viewers).
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/analysis/annotation
+     * @secure
+     * @response `200` `Record<string,any>`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    analysisAnnotation: (
+      { datasetId, versionId }: AnalysisAnnotationParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<Record<string, any>, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/analysis/annotation`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags analysis
+     * @name AnalysisAnnotationQuery
+     * @summary Rows by their annotation properties (viewers): the label columns, `labelled`, `agree`.
+     * @request POST:/datasets/{dataset_id}/versions/{version_id}/analysis/annotation/query
+     * @secure
+     * @response `200` `(Record<string,any>)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    analysisAnnotationQuery: (
+      { datasetId, versionId }: AnalysisAnnotationQueryParams,
+      data: AnalysisQueryRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<Record<string, any>[], ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/analysis/annotation/query`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags analysis
+     * @name AnalysisAvailability
+     * @summary Whether the version can be clustered, and why not (viewers).
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/cluster-runs/availability
+     * @secure
+     * @response `200` `DatasetClustersAvailability`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    analysisAvailability: (
+      { datasetId, versionId }: AnalysisAvailabilityParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetClustersAvailability, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/cluster-runs/availability`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags analysis
+     * @name AnalysisClusterResult
+     * @summary The clusters (sizes, names, terms, exemplar rows) and every row's 2-D point (viewers).
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/cluster-runs/{run_id}/result
+     * @secure
+     * @response `200` `DatasetClustersResult`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    analysisClusterResult: (
+      { datasetId, versionId, runId }: AnalysisClusterResultParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetClustersResult, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/cluster-runs/${runId}/result`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags analysis
+     * @name AnalysisClusterRun
+     * @summary One cluster run with its state (viewers).
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/cluster-runs/{run_id}
+     * @secure
+     * @response `200` `DatasetClustersRun`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    analysisClusterRun: (
+      { datasetId, versionId, runId }: AnalysisClusterRunParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetClustersRun, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/cluster-runs/${runId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags analysis
+     * @name AnalysisCreateClusterRun
+     * @summary Clusters a text column (members, 202): embedded with the workspace's embedder, k-means with k by silhouette, named by c-TF-IDF.
+     * @request POST:/datasets/{dataset_id}/versions/{version_id}/cluster-runs
+     * @secure
+     * @response `202` `DatasetClustersRun`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    analysisCreateClusterRun: (
+      { datasetId, versionId }: AnalysisCreateClusterRunParams,
+      data: CreateClusterRunRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetClustersRun, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/cluster-runs`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags analysis
+     * @name AnalysisCreateRun
+     * @summary Starts text, annotation and visual analyses of the version through the queue (members); read them under analysis/* once it succeeds.
+     * @request POST:/datasets/{dataset_id}/versions/{version_id}/analysis-runs
+     * @secure
+     * @response `201` `AnalysisRunResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    analysisCreateRun: (
+      { datasetId, versionId }: AnalysisCreateRunParams,
+      data: CreateAnalysisRunRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<AnalysisRunResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/analysis-runs`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags analysis
+     * @name AnalysisGetRun
+     * @summary One analysis run with its state and progress (viewers).
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/analysis-runs/{run_id}
+     * @secure
+     * @response `200` `AnalysisRunResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    analysisGetRun: (
+      { datasetId, versionId, runId }: AnalysisGetRunParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<AnalysisRunResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/analysis-runs/${runId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags analysis
+     * @name AnalysisLatest
+     * @summary The newest cluster run of the version, or null (viewers).
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/cluster-runs/latest
+     * @secure
+     * @response `200` `DatasetClustersRun` The newest run, or null when there is none
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    analysisLatest: (
+      { datasetId, versionId }: AnalysisLatestParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetClustersRun, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/cluster-runs/latest`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags analysis
+     * @name AnalysisListRuns
+     * @summary The version's analysis runs, newest first (viewers).
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/analysis-runs
+     * @secure
+     * @response `200` `(AnalysisRunResponse)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    analysisListRuns: (
+      { datasetId, versionId }: AnalysisListRunsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<AnalysisRunResponse[], ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/analysis-runs`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags analysis
+     * @name AnalysisSchema
+     * @summary What the analyses see in the version (viewers): text and label columns, the column embedded, row properties per analysis, the latest runs.
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/analysis/schema
+     * @secure
+     * @response `200` `Record<string,any>`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    analysisSchema: (
+      { datasetId, versionId }: AnalysisSchemaParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<Record<string, any>, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/analysis/schema`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags analysis
+     * @name AnalysisText
+     * @summary Per text column: lengths in characters, words and tokens, languages, vocabulary, top terms, readability, empty rates, with histograms (viewers).
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/analysis/text
+     * @secure
+     * @response `200` `TextAnalysisResult`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    analysisText: (
+      { datasetId, versionId }: AnalysisTextParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TextAnalysisResult, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/analysis/text`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags analysis
+     * @name AnalysisTextQuery
+     * @summary Rows by their text properties, e.g. `question.tokens` over 500 or `answer.language` not en (viewers).
+     * @request POST:/datasets/{dataset_id}/versions/{version_id}/analysis/text/query
+     * @secure
+     * @response `200` `(Record<string,any>)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    analysisTextQuery: (
+      { datasetId, versionId }: AnalysisTextQueryParams,
+      data: AnalysisQueryRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<Record<string, any>[], ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/analysis/text/query`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags analysis
+     * @name AnalysisVisual
+     * @summary A 2-D map of the rows' embeddings with cluster ids, for a scatter plot (viewers).
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/analysis/visual
+     * @secure
+     * @response `200` `VisualAnalysisResult`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    analysisVisual: (
+      { datasetId, versionId }: AnalysisVisualParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<VisualAnalysisResult, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/analysis/visual`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags analysis
+     * @name AnalysisVisualQuery
+     * @summary Rows by their map position or cluster (viewers).
+     * @request POST:/datasets/{dataset_id}/versions/{version_id}/analysis/visual/query
+     * @secure
+     * @response `200` `(Record<string,any>)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    analysisVisualQuery: (
+      { datasetId, versionId }: AnalysisVisualQueryParams,
+      data: AnalysisQueryRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<Record<string, any>[], ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/analysis/visual/query`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags datasets
+     * @name DatasetsAudit
+     * @summary Who changed what and when, newest first (viewers): uploads, edits staged and committed, promotions, mappings.
+     * @request GET:/datasets/{dataset_id}/audit
+     * @secure
+     * @response `200` `(AuditEntryResponse)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    datasetsAudit: (
+      { datasetId, ...query }: DatasetsAuditParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<AuditEntryResponse[], ProblemResponse>({
+        path: `/datasets/${datasetId}/audit`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags datasets
+     * @name DatasetsDelete
+     * @summary Deletes the dataset with every version, row, dimension and partition (admins).
+     * @request DELETE:/datasets/{dataset_id}
+     * @secure
+     * @response `204` `void` Deleted
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    datasetsDelete: (
+      { datasetId }: DatasetsDeleteParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/datasets/${datasetId}`,
+        method: "DELETE",
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags datasets
+     * @name DatasetsDownloadUrl
+     * @summary A signed, expiring URL that downloads a version as CSV, JSON Lines or Parquet without a token (viewers).
+     * @request GET:/datasets/{dataset_id}/download-url
+     * @secure
+     * @response `200` `PresignedUrlResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    datasetsDownloadUrl: (
+      { datasetId, ...query }: DatasetsDownloadUrlParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<PresignedUrlResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/download-url`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags datasets
+     * @name DatasetsGet
+     * @summary A dataset with its newest version (viewers); carries an ETag for If-Match on PATCH.
+     * @request GET:/datasets/{dataset_id}
+     * @secure
+     * @response `200` `DatasetResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    datasetsGet: (
+      { datasetId }: DatasetsGetParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags datasets
+     * @name DatasetsList
+     * @summary Datasets of a workspace (viewers), or of every workspace you belong to when `workspace_id` is left out.
+     * @request GET:/datasets
+     * @secure
+     * @response `200` `DatasetResponsePage`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    datasetsList: (
+      query: DatasetsListParams = {},
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetResponsePage, ProblemResponse>({
+        path: `/datasets`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags datasets
+     * @name DatasetsRunQuery
+     * @summary Filters, sorts, projects and pages a version's rows (viewers); see docs/query-language.md.
+     * @request POST:/datasets/{dataset_id}/query
+     * @secure
+     * @response `200` `QueryResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    datasetsRunQuery: (
+      { datasetId }: DatasetsRunQueryParams,
+      data: DatasetQueryRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<QueryResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/query`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags datasets
+     * @name DatasetsSchema
+     * @summary Inferred column types and statistics of a version (viewers).
+     * @request GET:/datasets/{dataset_id}/schema
+     * @secure
+     * @response `200` `SchemaResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    datasetsSchema: (
+      { datasetId, ...query }: DatasetsSchemaParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<SchemaResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/schema`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags datasets
+     * @name DatasetsSnapshots
+     * @summary The materialised content of every version: row count, content hash and download formats (viewers).
+     * @request GET:/datasets/{dataset_id}/snapshots
+     * @secure
+     * @response `200` `(SnapshotResponse)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    datasetsSnapshots: (
+      { datasetId }: DatasetsSnapshotsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<SnapshotResponse[], ProblemResponse>({
+        path: `/datasets/${datasetId}/snapshots`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags datasets
+     * @name DatasetsUpdate
+     * @summary Renames, re-describes or re-tags the dataset (members). Honours If-Match.
+     * @request PATCH:/datasets/{dataset_id}
+     * @secure
+     * @response `200` `DatasetResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` dataset_name_taken
+     * @response `412` `ProblemResponse` If-Match does not match the current ETag
+     */
+    datasetsUpdate: (
+      { datasetId }: DatasetsUpdateParams,
+      data: UpdateDatasetRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}`,
+        method: "PATCH",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags datasets
+     * @name DatasetsUpload
+     * @summary Uploads a CSV, JSON, JSON Lines or Parquet file (multipart, part `file`) as a new dataset with version 1, or as the next version of `dataset_id` (members). The file is streamed: its size is bounded by UPLOAD_MAX_BYTES (413) and its rows by UPLOAD_MAX_ROWS (413). A malformed file is 400 `malformed_file` naming the line or row, and creates nothing.
+     * @request POST:/datasets/upload
+     * @secure
+     * @response `201` `DatasetResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` dataset_name_taken
+     * @response `413` `ProblemResponse` payload_too_large (UPLOAD_MAX_BYTES) or too_many_rows (UPLOAD_MAX_ROWS)
+     */
+    datasetsUpload: (
+      query: DatasetsUploadParams,
+      data: UploadDatasetForm,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetResponse, ProblemResponse>({
+        path: `/datasets/upload`,
+        method: "POST",
+        query: query,
+        body: data,
+        secure: true,
+        type: ContentType.FormData,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags datasets
+     * @name DatasetsVersionList
+     * @summary Versions, newest first (viewers).
+     * @request GET:/datasets/{dataset_id}/versions
+     * @secure
+     * @response `200` `DatasetVersionResponsePage`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    datasetsVersionList: (
+      { datasetId, ...query }: DatasetsVersionListParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetVersionResponsePage, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags dataset dimensions
+     * @name DimensionAssignAssign
+     * @summary Assigns a dimension value to rows given by id or by a rule in the query language (members); creates the dimension and value on first use.
+     * @request POST:/datasets/{dataset_id}/dimensions:assign
+     * @secure
+     * @response `201` `AssignDimensionResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    dimensionAssignAssign: (
+      { datasetId, assign }: DimensionAssignAssignParams,
+      data: AssignDimensionRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<AssignDimensionResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/dimensions${assign}`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags dataset quality
+     * @name QualityAvailable
+     * @summary The quality checks, each with whether it applies to the version's columns and why (viewers).
+     * @request GET:/datasets/{dataset_id}/available-checks
+     * @secure
+     * @response `200` `DatasetSelectableChecksResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    qualityAvailable: (
+      { datasetId, ...query }: QualityAvailableParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetSelectableChecksResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/available-checks`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags dataset quality
+     * @name QualityGetRun
+     * @summary One data-operation run (viewers).
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/quality-checks/runs/{run_id}
+     * @secure
+     * @response `200` `DataOperationRunResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    qualityGetRun: (
+      { datasetId, versionId, runId }: QualityGetRunParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DataOperationRunResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/quality-checks/runs/${runId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags dataset quality
+     * @name QualityLatest
+     * @summary The newest verdict on the version (viewers); 404 no_quality_run before the first run.
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/quality-checks
+     * @secure
+     * @response `200` `DatasetQualityVerdictResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    qualityLatest: (
+      { datasetId, versionId }: QualityLatestParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetQualityVerdictResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/quality-checks`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags dataset quality
+     * @name QualityPerVersion
+     * @summary The newest verdict of every version that has been checked, newest version first (viewers).
+     * @request GET:/datasets/{dataset_id}/versions/quality-checks
+     * @secure
+     * @response `200` `(DatasetQualityVerdictResponse)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    qualityPerVersion: (
+      { datasetId }: QualityPerVersionParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetQualityVerdictResponse[], ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/quality-checks`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags dataset quality
+     * @name QualityRun
+     * @summary Runs quality checks on the version now and keeps the run (members).
+     * @request POST:/datasets/{dataset_id}/versions/{version_id}/quality-checks:run
+     * @secure
+     * @response `200` `DatasetQualityVerdictResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    qualityRun: (
+      { datasetId, versionId, run }: QualityRunParams,
+      data: RunQualityChecksRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetQualityVerdictResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/quality-checks${run}`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags dataset quality
+     * @name QualityRuns
+     * @summary Data-operation runs on the version, newest first (viewers).
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/quality-checks/runs
+     * @secure
+     * @response `200` `DataOperationRunResponsePage`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    qualityRuns: (
+      { datasetId, versionId, ...query }: QualityRunsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DataOperationRunResponsePage, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/quality-checks/runs`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags datasets
+     * @name RowsCommit
+     * @summary Turns every staged edit into a new immutable version, in one transaction.
+     * @request POST:/datasets/{dataset_id}/rows/commit
+     * @secure
+     * @response `200` `RowOperationResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` nothing_to_commit, stale_edits
+     */
+    rowsCommit: (
+      { datasetId }: RowsCommitParams,
+      data: CommitRowsRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<RowOperationResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/rows/commit`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags datasets
+     * @name RowsDelete
+     * @summary Stages rows for deletion by id; answers the ids staged.
+     * @request POST:/datasets/{dataset_id}/rows/delete
+     * @secure
+     * @response `200` `(string)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` row_edit_conflict
+     */
+    rowsDelete: (
+      { datasetId }: RowsDeleteParams,
+      data: DeleteRowsRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<string[], ProblemResponse>({
+        path: `/datasets/${datasetId}/rows/delete`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags datasets
+     * @name RowsDiscard
+     * @summary Discards every staged edit (members).
+     * @request DELETE:/datasets/{dataset_id}/rows/staged
+     * @secure
+     * @response `204` `void` Discarded
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    rowsDiscard: (
+      { datasetId }: RowsDiscardParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/datasets/${datasetId}/rows/staged`,
+        method: "DELETE",
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags datasets
+     * @name RowsInsert
+     * @summary Stages rows for insertion (1..1000); answers them with their `_row_id`.
+     * @request POST:/datasets/{dataset_id}/rows/insert
+     * @secure
+     * @response `200` `(Record<string,any>)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` row_exists, row_edit_conflict
+     */
+    rowsInsert: (
+      { datasetId }: RowsInsertParams,
+      data: InsertRowsRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<Record<string, any>[], ProblemResponse>({
+        path: `/datasets/${datasetId}/rows/insert`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags datasets
+     * @name RowsStaged
+     * @summary The staged edits, oldest first (viewers).
+     * @request GET:/datasets/{dataset_id}/rows/staged
+     * @secure
+     * @response `200` `(StagedEditResponse)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    rowsStaged: ({ datasetId }: RowsStagedParams, params: RequestParams = {}) =>
+      this.request<StagedEditResponse[], ProblemResponse>({
+        path: `/datasets/${datasetId}/rows/staged`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags datasets
+     * @name RowsUpdate
+     * @summary Stages new values for rows by id; answers row id -> the row as it will be.
+     * @request PATCH:/datasets/{dataset_id}/rows/update
+     * @secure
+     * @response `200` `Record<string,Record<string,any>>`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` row_edit_conflict
+     */
+    rowsUpdate: (
+      { datasetId }: RowsUpdateParams,
+      data: UpdateRowsRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<Record<string, Record<string, any>>, ProblemResponse>({
+        path: `/datasets/${datasetId}/rows/update`,
+        method: "PATCH",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags dataset dimensions
+     * @name VersionDimensionsAvailableMetrics
+     * @summary The built-in metrics the version's mapping supports, and what the others lack (viewers).
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/available-metrics
+     * @secure
+     * @response `200` `DatasetVersionAvailableMetricsResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    versionDimensionsAvailableMetrics: (
+      { datasetId, versionId }: VersionDimensionsAvailableMetricsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetVersionAvailableMetricsResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/available-metrics`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags dataset dimensions
+     * @name VersionDimensionsCreatePartition
+     * @summary Saves a slice of the version by dimension values and/or a filter (members).
+     * @request POST:/datasets/{dataset_id}/versions/{version_id}/partitions
+     * @secure
+     * @response `201` `PartitionResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` partition_name_taken
+     */
+    versionDimensionsCreatePartition: (
+      { datasetId, versionId }: VersionDimensionsCreatePartitionParams,
+      data: CreatePartitionRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<PartitionResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/partitions`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags dataset dimensions
+     * @name VersionDimensionsDeletePartition
+     * @summary Deletes a partition (members).
+     * @request DELETE:/datasets/{dataset_id}/versions/{version_id}/partitions/{partition_id}
+     * @secure
+     * @response `204` `void` Deleted
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    versionDimensionsDeletePartition: (
+      {
+        datasetId,
+        versionId,
+        partitionId,
+      }: VersionDimensionsDeletePartitionParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/partitions/${partitionId}`,
+        method: "DELETE",
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags dataset dimensions
+     * @name VersionDimensionsListPartitions
+     * @summary The version's partitions with their current row counts (viewers).
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/partitions
+     * @secure
+     * @response `200` `(PartitionResponse)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    versionDimensionsListPartitions: (
+      { datasetId, versionId }: VersionDimensionsListPartitionsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<PartitionResponse[], ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/partitions`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags dataset dimensions
+     * @name VersionDimensionsPartitionMetrics
+     * @summary The metrics the partition can be scored with (viewers).
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/partitions/{partition_id}/available-metrics
+     * @secure
+     * @response `200` `PartitionAvailableMetricsResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    versionDimensionsPartitionMetrics: (
+      {
+        datasetId,
+        versionId,
+        partitionId,
+      }: VersionDimensionsPartitionMetricsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<PartitionAvailableMetricsResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/partitions/${partitionId}/available-metrics`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags dataset dimensions
+     * @name VersionDimensionsQuery
+     * @summary Rows by dimension values (and a filter), with counts per combination of the grouping dimensions (viewers).
+     * @request POST:/datasets/{dataset_id}/versions/{version_id}/dimensions/query
+     * @secure
+     * @response `200` `DatasetDimensionsQueryResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    versionDimensionsQuery: (
+      { datasetId, versionId }: VersionDimensionsQueryParams,
+      data: DimensionsQueryRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetDimensionsQueryResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/dimensions/query`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags dataset dimensions
+     * @name VersionDimensionsResolve
+     * @summary The partition's members, paged: sessions of rows for test-case datasets (traces and spans for trace datasets) (viewers).
+     * @request POST:/datasets/{dataset_id}/versions/{version_id}/partitions/{partition_id}/resolve
+     * @secure
+     * @response `200` `((SessionPartition | TracePartition | SpanPartition))[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    versionDimensionsResolve: (
+      {
+        datasetId,
+        versionId,
+        partitionId,
+        ...query
+      }: VersionDimensionsResolveParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<
+        (SessionPartition | TracePartition | SpanPartition)[],
+        ProblemResponse
+      >({
+        path: `/datasets/${datasetId}/versions/${versionId}/partitions/${partitionId}/resolve`,
+        method: "POST",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags dataset dimensions
+     * @name VersionDimensionsSummary
+     * @summary Every dimension with its values and how many of the version's rows carry each (viewers).
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/dimensions
+     * @secure
+     * @response `200` `DatasetDimensionsResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    versionDimensionsSummary: (
+      { datasetId, versionId }: VersionDimensionsSummaryParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetDimensionsResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/dimensions`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags dataset dimensions
+     * @name VersionDimensionsValues
+     * @summary (dimension, value) pairs with row counts and shares (viewers).
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/dimensions/values
+     * @secure
+     * @response `200` `DimensionValuesResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    versionDimensionsValues: (
+      { datasetId, versionId, ...query }: VersionDimensionsValuesParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DimensionValuesResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/dimensions/values`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags dataset versions
+     * @name VersionsDemote
+     * @summary Retires the version (members); a retired version stays readable and can be promoted again.
+     * @request POST:/datasets/{dataset_id}/versions/{version_id}/demote
+     * @secure
+     * @response `200` `DatasetVersionResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` version_state_conflict: already retired
+     */
+    versionsDemote: (
+      { datasetId, versionId }: VersionsDemoteParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetVersionResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/demote`,
+        method: "POST",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags dataset versions
+     * @name VersionsDownload
+     * @summary A signed, expiring URL that downloads the version as CSV, JSON Lines or Parquet without a token (viewers).
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/download
+     * @secure
+     * @response `200` `PresignedUrlResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    versionsDownload: (
+      { datasetId, versionId, ...query }: VersionsDownloadParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<PresignedUrlResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/download`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags dataset versions
+     * @name VersionsMap
+     * @summary Maps canonical fields (input, expected_output, context, session_id, metadata) onto the version's columns (members).
+     * @request POST:/datasets/{dataset_id}/versions/{version_id}/map
+     * @secure
+     * @response `200` `DatasetVersionResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    versionsMap: (
+      { datasetId, versionId }: VersionsMapParams,
+      data: MapVersionRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetVersionResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/map`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags dataset versions
+     * @name VersionsPromote
+     * @summary Makes the version the dataset's current one (members); the previous current goes back to `candidate`.
+     * @request POST:/datasets/{dataset_id}/versions/{version_id}/promote
+     * @secure
+     * @response `200` `DatasetVersionResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` version_state_conflict: already current
+     */
+    versionsPromote: (
+      { datasetId, versionId }: VersionsPromoteParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetVersionResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/promote`,
+        method: "POST",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags dataset versions
+     * @name VersionsRunQuery
+     * @summary Filters, sorts, projects and pages the version's rows (viewers); see docs/query-language.md.
+     * @request POST:/datasets/{dataset_id}/versions/{version_id}/query
+     * @secure
+     * @response `200` `QueryResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    versionsRunQuery: (
+      { datasetId, versionId }: VersionsRunQueryParams,
+      data: RowQueryRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<QueryResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/query`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+  };
+  datasetVersions = {
+    /**
+     * No description
+     *
+     * @tags dataset versions
+     * @name DatasetVersionsGet
+     * @summary The version with its dataset and schema (viewers of its workspace; 404 for anyone else).
+     * @request GET:/dataset-versions/{version_id}
+     * @secure
+     * @response `200` `GetDatasetVersionResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    datasetVersionsGet: (
+      { versionId }: DatasetVersionsGetParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<GetDatasetVersionResponse, ProblemResponse>({
+        path: `/dataset-versions/${versionId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+  };
+  checkSuggestions = {
+    /**
+     * No description
+     *
+     * @tags dataset quality
+     * @name QualitySuggestions
+     * @summary Checks suited to a dataset's schema, with the reason for each (viewers of its workspace).
+     * @request GET:/check-suggestions
+     * @secure
+     * @response `200` `SuggestionResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset ?dataset_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    qualitySuggestions: (
+      query: QualitySuggestionsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<SuggestionResponse, ProblemResponse>({
+        path: `/check-suggestions`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+  };
+  files = {
+    /**
+     * No description
+     *
+     * @tags files
+     * @name FilesDatasetVersion
+     * @summary Streams a dataset version as CSV, JSON Lines or Parquet. URLs come from download-url and download.
+     * @request GET:/files/dataset-versions/{version_id}/{filename}
+     * @response `200` `File` The file
+     * @response `403` `ProblemResponse` invalid_signature or url_expired
+     */
+    filesDatasetVersion: (
+      { versionId, filename, ...query }: FilesDatasetVersionParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<File, ProblemResponse>({
+        path: `/files/dataset-versions/${versionId}/${filename}`,
+        method: "GET",
+        query: query,
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags runs
+     * @name RunFilesParquet
+     * @summary Streams a run's results as Parquet; URLs come from GET /runs/{run_id}/parquet-url (the signature authorises them).
+     * @request GET:/files/runs/{run_id}/{filename}
+     * @response `200` `File` The Parquet file
+     * @response `403` `ProblemResponse` invalid_signature or url_expired
+     */
+    runFilesParquet: (
+      { runId, filename }: RunFilesParquetParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<File, ProblemResponse>({
+        path: `/files/runs/${runId}/${filename}`,
+        method: "GET",
+        ...params,
+      }),
+  };
+  embeddingConfigs = {
+    /**
+     * No description
+     *
+     * @tags embedding configs
+     * @name EmbeddingConfigsCreate
+     * @summary Adds a remote embeddings endpoint (admins); its API key is a workspace secret, by reference.
+     * @request POST:/embedding-configs
+     * @secure
+     * @response `201` `EmbeddingConfigResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace_id in the body (workspace_id)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` embedding_config_name_taken
+     */
+    embeddingConfigsCreate: (
+      data: CreateEmbeddingConfigRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<EmbeddingConfigResponse, ProblemResponse>({
+        path: `/embedding-configs`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags embedding configs
+     * @name EmbeddingConfigsGet
+     * @summary A config by id or name (`local` is the built-in embedder) (viewers).
+     * @request GET:/embedding-configs/{config_ref}
+     * @secure
+     * @response `200` `EmbeddingConfigResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    embeddingConfigsGet: (
+      { configRef, ...query }: EmbeddingConfigsGetParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<EmbeddingConfigResponse, ProblemResponse>({
+        path: `/embedding-configs/${configRef}`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags embedding configs
+     * @name EmbeddingConfigsList
+     * @summary The built-in local embedder and the workspace's remote configs (viewers); `in_use` marks the workspace's choice.
+     * @request GET:/embedding-configs
+     * @secure
+     * @response `200` `EmbeddingConfigResponsePage`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    embeddingConfigsList: (
+      query: EmbeddingConfigsListParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<EmbeddingConfigResponsePage, ProblemResponse>({
+        path: `/embedding-configs`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+  };
+  notifications = {
+    /**
+     * No description
+     *
+     * @tags notifications
+     * @name NotificationConfigsCreate
+     * @summary Adds a webhook for some events, signed with a workspace secret (created when none is named) (admins).
+     * @request POST:/notifications/config
+     * @secure
+     * @response `201` `NotificationConfigResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace_id in the body (workspace_id)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` notification_config_name_taken
+     */
+    notificationConfigsCreate: (
+      data: CreateNotificationConfigRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<NotificationConfigResponse, ProblemResponse>({
+        path: `/notifications/config`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags notifications
+     * @name NotificationConfigsDelete
+     * @summary Deletes a webhook (admins).
+     * @request DELETE:/notifications/config/{notification_config_id}
+     * @secure
+     * @response `204` `void` Deleted
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the notification_config {notification_config_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    notificationConfigsDelete: (
+      { notificationConfigId }: NotificationConfigsDeleteParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/notifications/config/${notificationConfigId}`,
+        method: "DELETE",
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags notifications
+     * @name NotificationConfigsList
+     * @summary The workspace's webhooks (admins: they name where data is sent).
+     * @request GET:/notifications/config
+     * @secure
+     * @response `200` `NotificationConfigResponsePage`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    notificationConfigsList: (
+      query: NotificationConfigsListParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<NotificationConfigResponsePage, ProblemResponse>({
+        path: `/notifications/config`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+  };
+  judges = {
+    /**
+     * No description
+     *
+     * @tags judges
+     * @name JudgesCreate
+     * @summary Adds a judge (members; naming its key's secret is for admins).
+     * @request POST:/judges
+     * @secure
+     * @response `201` `JudgeConnectionResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` judge_name_taken
+     */
+    judgesCreate: (data: CreateJudgeRequest, params: RequestParams = {}) =>
+      this.request<JudgeConnectionResponse, ProblemResponse>({
+        path: `/judges`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags judges
+     * @name JudgesDelete
+     * @summary Deletes a judge no metric or eval config names (admins).
+     * @request DELETE:/judges/{judge_id}
+     * @secure
+     * @response `204` `void` Deleted
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the judge {judge_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` judge_in_use
+     */
+    judgesDelete: (
+      { judgeId }: JudgesDeleteParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/judges/${judgeId}`,
+        method: "DELETE",
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags judges
+     * @name JudgesGet
+     * @summary One judge (viewers); its key's value never appears.
+     * @request GET:/judges/{judge_id}
+     * @secure
+     * @response `200` `JudgeConnectionResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the judge {judge_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    judgesGet: ({ judgeId }: JudgesGetParams, params: RequestParams = {}) =>
+      this.request<JudgeConnectionResponse, ProblemResponse>({
+        path: `/judges/${judgeId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags judges
+     * @name JudgesList
+     * @summary The workspace's judges (viewers).
+     * @request GET:/judges
+     * @secure
+     * @response `200` `JudgeConnectionResponsePage`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    judgesList: (query: JudgesListParams, params: RequestParams = {}) =>
+      this.request<JudgeConnectionResponsePage, ProblemResponse>({
+        path: `/judges`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags judges
+     * @name JudgesTest
+     * @summary Sends a probe (or the given rubric and sample) and reports latency and the parsed verdict (members). An unparseable answer is an error, never a score.
+     * @request POST:/judges/{judge_id}/test
+     * @secure
+     * @response `200` `JudgeTestResult`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the judge {judge_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    judgesTest: (
+      { judgeId }: JudgesTestParams,
+      data: JudgeTestRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<JudgeTestResult, ProblemResponse>({
+        path: `/judges/${judgeId}/test`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags judges
+     * @name JudgesUpdate
+     * @summary Changes a judge (members; setting a secret or moving a judge that sends one is for admins).
+     * @request PATCH:/judges/{judge_id}
+     * @secure
+     * @response `200` `JudgeConnectionResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the judge {judge_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` judge_name_taken
+     */
+    judgesUpdate: (
+      { judgeId }: JudgesUpdateParams,
+      data: UpdateJudgeRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<JudgeConnectionResponse, ProblemResponse>({
+        path: `/judges/${judgeId}`,
+        method: "PATCH",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+  };
+  metricConfigs = {
+    /**
+     * No description
+     *
+     * @tags metric configs
+     * @name MetricConfigsCreate
+     * @summary Version 1 of a new config (members): parameters are checked against the metric's schema, rubrics parsed, judges looked up.
+     * @request POST:/metric-configs
+     * @secure
+     * @response `201` `MetricConfigResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` metric_config_name_taken
+     */
+    metricConfigsCreate: (
+      data: CreateMetricConfigRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<MetricConfigResponse, ProblemResponse>({
+        path: `/metric-configs`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags metric configs
+     * @name MetricConfigsDelete
+     * @summary Deletes a version no run used and nothing pins (members).
+     * @request DELETE:/metric-configs/{config_name}/{config_version}
+     * @secure
+     * @response `204` `void` Deleted
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` metric_config_frozen, metric_config_in_use
+     */
+    metricConfigsDelete: (
+      { configName, configVersion, ...query }: MetricConfigsDeleteParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/metric-configs/${configName}/${configVersion}`,
+        method: "DELETE",
+        query: query,
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags metric configs
+     * @name MetricConfigsGet
+     * @summary A version (`latest` for the newest) (viewers).
+     * @request GET:/metric-configs/{config_name}/{config_version}
+     * @secure
+     * @response `200` `MetricConfigResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    metricConfigsGet: (
+      { configName, configVersion, ...query }: MetricConfigsGetParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<MetricConfigResponse, ProblemResponse>({
+        path: `/metric-configs/${configName}/${configVersion}`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags metric configs
+     * @name MetricConfigsList
+     * @summary One line per config name, from its newest version (viewers).
+     * @request GET:/metric-configs
+     * @secure
+     * @response `200` `MetricConfigSummaryPage`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    metricConfigsList: (
+      query: MetricConfigsListParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<MetricConfigSummaryPage, ProblemResponse>({
+        path: `/metric-configs`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags metric configs
+     * @name MetricConfigsUpdate
+     * @summary Changes a version no run has used yet (members); a used version is frozen (409): create a new version.
+     * @request PUT:/metric-configs/{config_name}/{config_version}
+     * @secure
+     * @response `200` `MetricConfigResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` metric_config_frozen
+     */
+    metricConfigsUpdate: (
+      { configName, configVersion, ...query }: MetricConfigsUpdateParams,
+      data: UpdateMetricConfigRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<MetricConfigResponse, ProblemResponse>({
+        path: `/metric-configs/${configName}/${configVersion}`,
+        method: "PUT",
+        query: query,
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+  };
+  evalConfigs = {
+    /**
+     * No description
+     *
+     * @tags eval configs
+     * @name EvalConfigsCreate
+     * @summary A bundle of metrics, a default judge and a pass rule (members); every metric must resolve and every judged one have a judge.
+     * @request POST:/eval-configs
+     * @secure
+     * @response `201` `EvalConfigResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` eval_config_name_taken
+     */
+    evalConfigsCreate: (
+      data: CreateEvalConfigRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<EvalConfigResponse, ProblemResponse>({
+        path: `/eval-configs`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags eval configs
+     * @name EvalConfigsDelete
+     * @summary Deletes an eval config (members); runs that used it keep their snapshot.
+     * @request DELETE:/eval-configs/{eval_config_id}
+     * @secure
+     * @response `204` `void` Deleted
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the eval_config {eval_config_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    evalConfigsDelete: (
+      { evalConfigId }: EvalConfigsDeleteParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/eval-configs/${evalConfigId}`,
+        method: "DELETE",
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags eval configs
+     * @name EvalConfigsGet
+     * @summary One eval config (viewers); the ETag serves If-Match on PUT.
+     * @request GET:/eval-configs/{eval_config_id}
+     * @secure
+     * @response `200` `EvalConfigResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the eval_config {eval_config_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    evalConfigsGet: (
+      { evalConfigId }: EvalConfigsGetParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<EvalConfigResponse, ProblemResponse>({
+        path: `/eval-configs/${evalConfigId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags eval configs
+     * @name EvalConfigsList
+     * @summary The workspace's eval configs by name; `q` searches names (viewers).
+     * @request GET:/eval-configs
+     * @secure
+     * @response `200` `EvalConfigResponsePage`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    evalConfigsList: (
+      query: EvalConfigsListParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<EvalConfigResponsePage, ProblemResponse>({
+        path: `/eval-configs`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags eval configs
+     * @name EvalConfigsReplace
+     * @summary Replaces the eval config (members); honours If-Match. Runs keep the snapshot they started with.
+     * @request PUT:/eval-configs/{eval_config_id}
+     * @secure
+     * @response `200` `EvalConfigResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the eval_config {eval_config_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` eval_config_name_taken
+     * @response `412` `ProblemResponse` If-Match does not match the current ETag
+     */
+    evalConfigsReplace: (
+      { evalConfigId }: EvalConfigsReplaceParams,
+      data: ReplaceEvalConfigRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<EvalConfigResponse, ProblemResponse>({
+        path: `/eval-configs/${evalConfigId}`,
+        method: "PUT",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+  };
+  suts = {
+    /**
+     * No description
+     *
+     * @tags suts
+     * @name ConnectionsCreate
+     * @summary Adds a connection (members; naming a secret in `auth` is for admins).
+     * @request POST:/suts/{sut_id}/connections
+     * @secure
+     * @response `201` `ConnectionResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the sut {sut_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` connection_name_taken
+     */
+    connectionsCreate: (
+      { sutId }: ConnectionsCreateParams,
+      data: CreateConnectionRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ConnectionResponse, ProblemResponse>({
+        path: `/suts/${sutId}/connections`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags suts
+     * @name ConnectionsCreateAdapter
+     * @summary Adds an adapter revision after checking every template and path (members); 400 adapter_invalid lists each problem with a JSON Pointer.
+     * @request POST:/suts/{sut_id}/connections/{connection_id}/adapter
+     * @secure
+     * @response `201` `AdapterResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the sut {sut_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    connectionsCreateAdapter: (
+      { sutId, connectionId }: ConnectionsCreateAdapterParams,
+      data: CreateAdapterRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<AdapterResponse, ProblemResponse>({
+        path: `/suts/${sutId}/connections/${connectionId}/adapter`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags suts
+     * @name ConnectionsDelete
+     * @summary Deletes a connection with its adapter revisions (members).
+     * @request DELETE:/suts/{sut_id}/connections/{connection_id}
+     * @secure
+     * @response `204` `void` Deleted
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the sut {sut_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    connectionsDelete: (
+      { sutId, connectionId }: ConnectionsDeleteParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/suts/${sutId}/connections/${connectionId}`,
+        method: "DELETE",
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags suts
+     * @name ConnectionsGetAdapter
+     * @summary The adapter in force: the newest revision, or the kind's default (revision 0) (viewers).
+     * @request GET:/suts/{sut_id}/connections/{connection_id}/adapter
+     * @secure
+     * @response `200` `AdapterResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sut {sut_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    connectionsGetAdapter: (
+      { sutId, connectionId }: ConnectionsGetAdapterParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<AdapterResponse, ProblemResponse>({
+        path: `/suts/${sutId}/connections/${connectionId}/adapter`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags suts
+     * @name ConnectionsList
+     * @summary The system's connections with their limits and the adapter revision in force (viewers).
+     * @request GET:/suts/{sut_id}/connections
+     * @secure
+     * @response `200` `(ConnectionResponse)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sut {sut_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    connectionsList: (
+      { sutId }: ConnectionsListParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ConnectionResponse[], ProblemResponse>({
+        path: `/suts/${sutId}/connections`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags suts
+     * @name ConnectionsTest
+     * @summary One real call through the connection and its adapter (members): status, latency, extracted output or the error. A failing SUT is a result, not an error of this call.
+     * @request POST:/suts/{sut_id}/connections/{connection_id}/test
+     * @secure
+     * @response `200` `ConnectionTestResult`
+     * @response `400` `ProblemResponse` validation_failed, connection_not_callable (offline)
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the sut {sut_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    connectionsTest: (
+      { sutId, connectionId }: ConnectionsTestParams,
+      data: ConnectionTestRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ConnectionTestResult, ProblemResponse>({
+        path: `/suts/${sutId}/connections/${connectionId}/test`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags suts
+     * @name ConnectionsUpdate
+     * @summary Changes a connection (members; setting a secret, or pointing a connection that sends one elsewhere, is for admins).
+     * @request PATCH:/suts/{sut_id}/connections/{connection_id}
+     * @secure
+     * @response `200` `ConnectionResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the sut {sut_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` connection_name_taken
+     */
+    connectionsUpdate: (
+      { sutId, connectionId }: ConnectionsUpdateParams,
+      data: UpdateConnectionRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ConnectionResponse, ProblemResponse>({
+        path: `/suts/${sutId}/connections/${connectionId}`,
+        method: "PATCH",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags suts
+     * @name ConnectionsValidate
+     * @summary Dry run (members): renders the request for a sample row and extracts from a sample response, calling nothing; problems come back as `issues`.
+     * @request POST:/suts/{sut_id}/connections/{connection_id}/adapter/validate
+     * @secure
+     * @response `200` `AdapterValidateResult`
+     * @response `400` `ProblemResponse` validation_failed, adapter_invalid (a template or path does not parse)
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the sut {sut_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    connectionsValidate: (
+      { sutId, connectionId }: ConnectionsValidateParams,
+      data: ValidateAdapterRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<AdapterValidateResult, ProblemResponse>({
+        path: `/suts/${sutId}/connections/${connectionId}/adapter/validate`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags runs
+     * @name RunFilesSutRuns
+     * @summary The runs of one SUT, newest first (viewers).
+     * @request GET:/suts/{sut_id}/runs
+     * @secure
+     * @response `200` `RunResponsePage`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sut {sut_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    runFilesSutRuns: (
+      { sutId, ...query }: RunFilesSutRunsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<RunResponsePage, ProblemResponse>({
+        path: `/suts/${sutId}/runs`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags suts
+     * @name SutsCreate
+     * @summary Registers a system under test (members); reach it by adding connections.
+     * @request POST:/suts
+     * @secure
+     * @response `201` `SutResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` sut_name_taken
+     */
+    sutsCreate: (data: CreateSutRequest, params: RequestParams = {}) =>
+      this.request<SutResponse, ProblemResponse>({
+        path: `/suts`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags suts
+     * @name SutsDelete
+     * @summary Deletes the system with its connections and adapters (admins).
+     * @request DELETE:/suts/{sut_id}
+     * @secure
+     * @response `204` `void` Deleted
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the sut {sut_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    sutsDelete: ({ sutId }: SutsDeleteParams, params: RequestParams = {}) =>
+      this.request<void, ProblemResponse>({
+        path: `/suts/${sutId}`,
+        method: "DELETE",
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags suts
+     * @name SutsGet
+     * @summary One system (viewers); the ETag serves If-Match on PATCH.
+     * @request GET:/suts/{sut_id}
+     * @secure
+     * @response `200` `SutResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sut {sut_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    sutsGet: ({ sutId }: SutsGetParams, params: RequestParams = {}) =>
+      this.request<SutResponse, ProblemResponse>({
+        path: `/suts/${sutId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags suts
+     * @name SutsList
+     * @summary The workspace's systems under test, by name (viewers); `q` searches names, `tag` filters.
+     * @request GET:/suts
+     * @secure
+     * @response `200` `SutResponsePage`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    sutsList: (query: SutsListParams, params: RequestParams = {}) =>
+      this.request<SutResponsePage, ProblemResponse>({
+        path: `/suts`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags suts
+     * @name SutsTemplates
+     * @summary Ready connection + adapter templates: OpenAI-compatible chat, generic JSON REST, Anthropic messages, Azure OpenAI, a RAG endpoint (any signed-in user).
+     * @request GET:/suts/templates
+     * @secure
+     * @response `200` `SutTemplateList`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     */
+    sutsTemplates: (params: RequestParams = {}) =>
+      this.request<SutTemplateList, ProblemResponse>({
+        path: `/suts/templates`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags suts
+     * @name SutsUpdate
+     * @summary Renames, re-describes or re-tags (members). Honours If-Match.
+     * @request PATCH:/suts/{sut_id}
+     * @secure
+     * @response `200` `SutResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the sut {sut_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` sut_name_taken
+     * @response `412` `ProblemResponse` If-Match does not match the current ETag
+     */
+    sutsUpdate: (
+      { sutId }: SutsUpdateParams,
+      data: UpdateSutRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<SutResponse, ProblemResponse>({
+        path: `/suts/${sutId}`,
+        method: "PATCH",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+  };
+  ops = {
+    /**
+     * No description
+     *
+     * @tags ops
+     * @name OpsCatalogue
+     * @summary What the workspace can use now, by kind: built-in metrics and checks, and registered ops whose custom op is active (viewers).
+     * @request GET:/ops
+     * @secure
+     * @response `200` `OpCatalogue`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    opsCatalogue: (query: OpsCatalogueParams, params: RequestParams = {}) =>
+      this.request<OpCatalogue, ProblemResponse>({
+        path: `/ops`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags ops
+     * @name OpsGet
+     * @summary One op by name (viewers).
+     * @request GET:/ops/registry/{name}
+     * @secure
+     * @response `200` `RegistryOpView`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    opsGet: ({ name, ...query }: OpsGetParams, params: RequestParams = {}) =>
+      this.request<RegistryOpView, ProblemResponse>({
+        path: `/ops/registry/${name}`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags ops
+     * @name OpsList
+     * @summary Every op, available or not, with its availability and schema; filter by kind and source (viewers).
+     * @request GET:/ops/registry
+     * @secure
+     * @response `200` `RegistryListResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    opsList: (query: OpsListParams, params: RequestParams = {}) =>
+      this.request<RegistryListResponse, ProblemResponse>({
+        path: `/ops/registry`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags ops
+     * @name OpsRegister
+     * @summary Registers an op served by one of the workspace's custom ops (admins); a name registered again gets a new version.
+     * @request POST:/ops
+     * @secure
+     * @response `201` `RegistryOpView`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace_id in the body (workspace_id)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` op_name_reserved, op_kind_change
+     */
+    opsRegister: (data: RegisterOpRequest, params: RequestParams = {}) =>
+      this.request<RegistryOpView, ProblemResponse>({
+        path: `/ops`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags ops
+     * @name OpsSchema
+     * @summary The JSON Schema (draft-07) of an op's parameters, of its newest version or of `version` (viewers).
+     * @request GET:/ops/{name}/schema
+     * @secure
+     * @response `200` `OpSchemaResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    opsSchema: (
+      { name, ...query }: OpsSchemaParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<OpSchemaResponse, ProblemResponse>({
+        path: `/ops/${name}/schema`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+  };
+  runs = {
+    /**
+     * No description
+     *
+     * @tags runs
+     * @name RunsAnalysis
+     * @summary Where the run fails (viewers): failed rows by metric and by dimension value, worst first, and the most frequent errors.
+     * @request GET:/runs/{run_id}/analysis
+     * @secure
+     * @response `200` `Record<string,any>`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    runsAnalysis: ({ runId }: RunsAnalysisParams, params: RequestParams = {}) =>
+      this.request<Record<string, any>, ProblemResponse>({
+        path: `/runs/${runId}/analysis`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags runs
+     * @name RunsCancel
+     * @summary Stops new calls at once (members); the run ends cancelled with what was done kept.
+     * @request POST:/runs/{run_id}/cancel
+     * @secure
+     * @response `200` `RunResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` run_not_active
+     */
+    runsCancel: ({ runId }: RunsCancelParams, params: RequestParams = {}) =>
+      this.request<RunResponse, ProblemResponse>({
+        path: `/runs/${runId}/cancel`,
+        method: "POST",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags runs
+     * @name RunsCreate
+     * @summary Starts a run (members): the inputs are snapshotted, the metric config versions frozen, and the run queued (202); an offline connection waits for PUT .../upload.
+     * @request POST:/runs
+     * @secure
+     * @response `202` `RunResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    runsCreate: (data: CreateRunRequest, params: RequestParams = {}) =>
+      this.request<RunResponse, ProblemResponse>({
+        path: `/runs`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags runs
+     * @name RunsDiff
+     * @summary Compares two runs of a workspace row by row (viewers): per metric deltas, regressions first.
+     * @request GET:/runs/diff
+     * @secure
+     * @response `200` `RunDiffResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run ?base
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    runsDiff: (query: RunsDiffParams, params: RequestParams = {}) =>
+      this.request<RunDiffResponse, ProblemResponse>({
+        path: `/runs/diff`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags runs
+     * @name RunsDiffRow
+     * @summary One row side by side in both runs (viewers).
+     * @request GET:/runs/diff/row
+     * @secure
+     * @response `200` `RunDiffRowResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run ?base
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    runsDiffRow: (query: RunsDiffRowParams, params: RequestParams = {}) =>
+      this.request<RunDiffRowResponse, ProblemResponse>({
+        path: `/runs/diff/row`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags runs
+     * @name RunsDiffRowImage
+     * @summary One row side by side as a PNG image (viewers): status, input, expected output, both outputs with their verdicts, metric deltas.
+     * @request GET:/runs/diff/row/image
+     * @secure
+     * @response `200` `File` The PNG image
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run ?base
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    runsDiffRowImage: (
+      query: RunsDiffRowImageParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<Blob, ProblemResponse>({
+        path: `/runs/diff/row/image`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "blob",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags runs
+     * @name RunsEvents
+     * @summary The run's history in order (viewers): state changes, progress (done/total, rate, ETA), row and judge errors. Poll with `after`.
+     * @request GET:/runs/{run_id}/events
+     * @secure
+     * @response `200` `(RunEventResponse)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    runsEvents: (
+      { runId, ...query }: RunsEventsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<RunEventResponse[], ProblemResponse>({
+        path: `/runs/${runId}/events`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags runs
+     * @name RunsExport
+     * @summary The diff as a CSV (a line per row, base/candidate/delta per metric) or JSON file (viewers).
+     * @request GET:/runs/diff/export
+     * @secure
+     * @response `200` `Record<string,any>` The diff file
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run ?base
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    runsExport: (query: RunsExportParams, params: RequestParams = {}) =>
+      this.request<Record<string, any>, ProblemResponse>({
+        path: `/runs/diff/export`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags runs
+     * @name RunsGet
+     * @summary One run with its progress (viewers).
+     * @request GET:/runs/{run_id}
+     * @secure
+     * @response `200` `RunResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    runsGet: ({ runId }: RunsGetParams, params: RequestParams = {}) =>
+      this.request<RunResponse, ProblemResponse>({
+        path: `/runs/${runId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags runs
+     * @name RunsList
+     * @summary Runs, newest first (viewers): of a workspace, or of every workspace you belong to; filter by SUT, dataset, state, tag.
+     * @request GET:/runs
+     * @secure
+     * @response `200` `RunResponsePage`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    runsList: (query: RunsListParams = {}, params: RequestParams = {}) =>
+      this.request<RunResponsePage, ProblemResponse>({
+        path: `/runs`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags runs
+     * @name RunsParquetUrl
+     * @summary A signed URL to the results as Parquet (viewers).
+     * @request GET:/runs/{run_id}/parquet-url
+     * @secure
+     * @response `200` `Record<string,any>`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    runsParquetUrl: (
+      { runId }: RunsParquetUrlParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<Record<string, any>, ProblemResponse>({
+        path: `/runs/${runId}/parquet-url`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags runs
+     * @name RunsQueryResults
+     * @summary Row results filtered, sorted and paged in the query language (viewers).
+     * @request POST:/runs/{run_id}/results/query
+     * @secure
+     * @response `200` `RunResultsQueryResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    runsQueryResults: (
+      { runId }: RunsQueryResultsParams,
+      data: RunResultsQueryRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<RunResultsQueryResponse, ProblemResponse>({
+        path: `/runs/${runId}/results/query`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags runs
+     * @name RunsQueryTable
+     * @summary Results flattened for a table (viewers): the row's columns with `_output`, `_passed`, `_score.<metric>`; filtered and sorted in the query language.
+     * @request POST:/runs/{run_id}/query
+     * @secure
+     * @response `200` `Record<string,any>`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    runsQueryTable: (
+      { runId }: RunsQueryTableParams,
+      data: RunResultsQueryRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<Record<string, any>, ProblemResponse>({
+        path: `/runs/${runId}/query`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags runs
+     * @name RunsQueueView
+     * @summary What waits and what runs (viewers): queued and running runs of the workspace with their queue position and progress.
+     * @request GET:/runs/queue
+     * @secure
+     * @response `200` `RunQueueResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    runsQueueView: (query: RunsQueueViewParams, params: RequestParams = {}) =>
+      this.request<RunQueueResponse, ProblemResponse>({
+        path: `/runs/queue`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags runs
+     * @name RunsRerun
+     * @summary A new run with the same inputs (members): every row, or only those whose call failed, or those that failed (202).
+     * @request POST:/runs/{run_id}/rerun
+     * @secure
+     * @response `202` `RunResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` run_still_active, nothing_to_rerun
+     */
+    runsRerun: (
+      { runId }: RunsRerunParams,
+      data: RerunRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<RunResponse, ProblemResponse>({
+        path: `/runs/${runId}/rerun`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags runs
+     * @name RunsResultsSummary
+     * @summary Aggregates (viewers): per metric mean, pass rate and distribution, per dimension breakdown, latency, cost.
+     * @request GET:/runs/{run_id}/results
+     * @secure
+     * @response `200` `Record<string,any>`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    runsResultsSummary: (
+      { runId }: RunsResultsSummaryParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<Record<string, any>, ProblemResponse>({
+        path: `/runs/${runId}/results`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags runs
+     * @name RunsSession
+     * @summary A multi-turn conversation of the run in order (viewers).
+     * @request GET:/runs/{run_id}/sessions/{parent_id}
+     * @secure
+     * @response `200` `RunSessionResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    runsSession: (
+      { runId, parentId }: RunsSessionParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<RunSessionResponse, ProblemResponse>({
+        path: `/runs/${runId}/sessions/${parentId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags runs
+     * @name RunsUpload
+     * @summary The outputs of an offline run, by row id (members): JSON `{results: [...]}` or JSON Lines (application/x-ndjson, one output object per line, scored at once); scoring is queued (202).
+     * @request PUT:/runs/{run_id}/upload
+     * @secure
+     * @response `202` `RunResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` run_not_awaiting_upload
+     */
+    runsUpload: (
+      { runId }: RunsUploadParams,
+      data: UploadOutputsRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<RunResponse, ProblemResponse>({
+        path: `/runs/${runId}/upload`,
+        method: "PUT",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+  };
+  sdg = {
+    /**
+     * No description
+     *
+     * @tags synthetic data
+     * @name SdgCreate
+     * @summary Adds an adapter (members): templates over seed rows and dimension values, or an LLM prompt through a judge connection.
+     * @request POST:/sdg/adapters
+     * @secure
+     * @response `201` `SdgAdapterResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` sdg_adapter_name_taken
+     */
+    sdgCreate: (data: CreateSdgAdapterRequest, params: RequestParams = {}) =>
+      this.request<SdgAdapterResponse, ProblemResponse>({
+        path: `/sdg/adapters`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags synthetic data
+     * @name SdgGet
+     * @summary One adapter with its latest runs (viewers): poll it for a run's state.
+     * @request GET:/sdg/adapters/{adapter_id}
+     * @secure
+     * @response `200` `SdgAdapterResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sdg_adapter {adapter_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    sdgGet: ({ adapterId }: SdgGetParams, params: RequestParams = {}) =>
+      this.request<SdgAdapterResponse, ProblemResponse>({
+        path: `/sdg/adapters/${adapterId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags synthetic data
+     * @name SdgList
+     * @summary The workspace's SDG adapters with their latest runs (viewers).
+     * @request GET:/sdg/adapters
+     * @secure
+     * @response `200` `SdgAdapterResponsePage`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    sdgList: (query: SdgListParams, params: RequestParams = {}) =>
+      this.request<SdgAdapterResponsePage, ProblemResponse>({
+        path: `/sdg/adapters`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags synthetic data
+     * @name SdgStartRun
+     * @summary Generates rows into a new candidate version of the target dataset (members, 202); existing versions are never touched.
+     * @request POST:/sdg/adapters/{adapter_id}/runs
+     * @secure
+     * @response `202` `SdgRunResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the sdg_adapter {adapter_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    sdgStartRun: (
+      { adapterId }: SdgStartRunParams,
+      data: StartSdgRunRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<SdgRunResponse, ProblemResponse>({
+        path: `/sdg/adapters/${adapterId}/runs`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+  };
+  analysis = {
+    /**
+     * No description
+     *
+     * @tags analysis
+     * @name AnalysisPropertiesAnnotation
+     * @summary Properties of the annotation analysis (any signed-in user).
+     * @request GET:/analysis/properties/annotation
+     * @secure
+     * @response `200` `(AnalysisPropertyDto)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     */
+    analysisPropertiesAnnotation: (params: RequestParams = {}) =>
+      this.request<AnalysisPropertyDto[], ProblemResponse>({
+        path: `/analysis/properties/annotation`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags analysis
+     * @name AnalysisPropertiesText
+     * @summary Properties of the text analysis (any signed-in user).
+     * @request GET:/analysis/properties/text
+     * @secure
+     * @response `200` `(AnalysisPropertyDto)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     */
+    analysisPropertiesText: (params: RequestParams = {}) =>
+      this.request<AnalysisPropertyDto[], ProblemResponse>({
+        path: `/analysis/properties/text`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags analysis
+     * @name AnalysisPropertiesVisual
+     * @summary Properties of the visual analysis (any signed-in user).
+     * @request GET:/analysis/properties/visual
+     * @secure
+     * @response `200` `(AnalysisPropertyDto)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     */
+    analysisPropertiesVisual: (params: RequestParams = {}) =>
+      this.request<AnalysisPropertyDto[], ProblemResponse>({
+        path: `/analysis/properties/visual`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+  };
+}

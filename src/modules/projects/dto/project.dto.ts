@@ -1,0 +1,148 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsString, IsUUID, Matches, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { PageQueryDto } from '../../../../libs/common/pagination.js';
+import { CreateCatalogueEntryRequest } from '../../catalogues/dto/catalogue-entry.dto.js';
+import { DimensionDefinition } from '../../status/dto/template.dto.js';
+
+const present = (_: object, value: unknown) => value !== undefined;
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+export const MAX_PROJECT_DIMENSIONS = 20;
+export const MAX_PROJECT_LINKS = 100;
+
+export class ListProjectsQuery extends PageQueryDto {
+  @IsUUID()
+  workspace_id: string;
+
+  /** Projects whose name contains this text (case-insensitive) */
+  @ValidateIf(present) @IsString() @MaxLength(100)
+  q?: string;
+
+  /** `name`, `created_at` or `updated_at`, `-` for descending (default `name`) */
+  @ApiPropertyOptional({ enum: ['name', '-name', 'created_at', '-created_at', 'updated_at', '-updated_at'] })
+  @ValidateIf(present) @IsIn(['name', '-name', 'created_at', '-created_at', 'updated_at', '-updated_at'])
+  sort?: string;
+}
+
+export class CreateProjectRequest extends CreateCatalogueEntryRequest {
+  /** A built-in template name (GET /templates); when `dimensions` is left out the template's list is used */
+  @ValidateIf(present) @IsString() @MaxLength(100)
+  template?: string;
+
+  /** The coverage dimensions: GET /templates/{name} `dimensions` as it is, or edited (at most 20) */
+  @ApiPropertyOptional({ type: [DimensionDefinition], maxItems: MAX_PROJECT_DIMENSIONS })
+  @ValidateIf(present) @IsArray() @ArrayMaxSize(MAX_PROJECT_DIMENSIONS) @ValidateNested({ each: true }) @Type(() => DimensionDefinition)
+  dimensions?: DimensionDefinition[];
+
+  /** SUTs of the workspace evaluated by this project */
+  @ValidateIf(present) @IsArray() @ArrayMaxSize(MAX_PROJECT_LINKS) @IsUUID('all', { each: true })
+  sut_ids?: string[];
+
+  /** Datasets of the workspace whose rows the project's coverage counts */
+  @ValidateIf(present) @IsArray() @ArrayMaxSize(MAX_PROJECT_LINKS) @IsUUID('all', { each: true })
+  dataset_ids?: string[];
+}
+
+export class UpdateProjectRequest {
+  @ValidateIf(present) @Transform(trim) @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, { message: 'name must be 1..100 letters, digits, spaces or . _ : - and start with a letter or digit' })
+  name?: string;
+
+  @ValidateIf(present) @IsString() @MaxLength(2000)
+  description?: string;
+
+  /** Replaces the whole dimension list */
+  @ApiPropertyOptional({ type: [DimensionDefinition], maxItems: MAX_PROJECT_DIMENSIONS })
+  @ValidateIf(present) @IsArray() @ArrayMaxSize(MAX_PROJECT_DIMENSIONS) @ValidateNested({ each: true }) @Type(() => DimensionDefinition)
+  dimensions?: DimensionDefinition[];
+
+  /** Replaces the linked SUTs */
+  @ValidateIf(present) @IsArray() @ArrayMaxSize(MAX_PROJECT_LINKS) @IsUUID('all', { each: true })
+  sut_ids?: string[];
+
+  /** Replaces the linked datasets */
+  @ValidateIf(present) @IsArray() @ArrayMaxSize(MAX_PROJECT_LINKS) @IsUUID('all', { each: true })
+  dataset_ids?: string[];
+}
+
+export class MoveProjectRequest {
+  /** The workspace that receives the project (you must be an admin there and in the current one) */
+  @IsUUID()
+  workspace_id: string;
+}
+
+export class AttachTestPlanRequest {
+  /** The test plan's id or name */
+  @Transform(trim) @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, { message: 'test_plan must be a test plan id or name' })
+  test_plan: string;
+
+  /** The plan version to carry (default: its latest) */
+  @ValidateIf(present) @IsInt() @Min(1)
+  version?: number;
+}
+
+/** The test plan version a project carries. */
+export class ProjectTestPlanRef {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+  name: string;
+  /** The version number the project carries */
+  version: number;
+  /** The plan's newest version (newer than `version` means an update is available) */
+  latest_version: number;
+}
+
+export class ProjectResponse {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+  @ApiProperty({ format: 'uuid' })
+  workspace_id: string;
+  name: string;
+  description: string;
+  /** The template the project was created from, if any */
+  @ApiProperty({ type: 'string', nullable: true })
+  template: string | null;
+  /** The coverage dimensions with their values */
+  @ApiProperty({ type: [DimensionDefinition] })
+  dimensions: DimensionDefinition[];
+  @ApiProperty({ type: 'array', items: { type: 'string', format: 'uuid' } })
+  sut_ids: string[];
+  @ApiProperty({ type: 'array', items: { type: 'string', format: 'uuid' } })
+  dataset_ids: string[];
+  @ApiProperty({ type: ProjectTestPlanRef, nullable: true })
+  test_plan: ProjectTestPlanRef | null;
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The new project; `dimension_source` says where its dimensions came from. */
+export class ProjectCreateResponse extends ProjectResponse {
+  /** `template` (a template's list as it is), `template_edited`, `custom` (no template) or `none` */
+  @ApiProperty({ enum: ['template', 'template_edited', 'custom', 'none'] })
+  dimension_source: 'template' | 'template_edited' | 'custom' | 'none';
+}
+
+/** The project after a change; `changed` names the fields that changed. */
+export class ProjectPatchResponse extends ProjectResponse {
+  @ApiProperty({ type: 'array', items: { type: 'string' } })
+  changed: string[];
+}
+
+export class ProjectListItem {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+  @ApiProperty({ format: 'uuid' })
+  workspace_id: string;
+  name: string;
+  description: string;
+  @ApiProperty({ type: 'string', nullable: true })
+  template: string | null;
+  dimension_count: number;
+  sut_count: number;
+  dataset_count: number;
+  @ApiProperty({ type: ProjectTestPlanRef, nullable: true })
+  test_plan: ProjectTestPlanRef | null;
+  created_at: Date;
+  updated_at: Date;
+}

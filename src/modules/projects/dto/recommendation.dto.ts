@@ -1,0 +1,118 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsIn, IsString, IsUUID, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import { ThresholdDto, ThresholdResponse } from './test-plan.dto.js';
+
+const present = (_: object, value: unknown) => value !== undefined;
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+const KEY = /^[a-z][a-z0-9_]{0,63}$/;
+const NAME = /^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/;
+
+export class RecommendationWorkspaceQuery {
+  /** The workspace whose recommendations (with the built-in ones) are read or changed */
+  @IsUUID()
+  workspace_id: string;
+}
+
+export class ListRecommendationsQuery extends RecommendationWorkspaceQuery {
+  /** Only this use case (`rag_qa`, `customer_support`, …) */
+  @ValidateIf(present) @IsString() @Matches(KEY, { message: 'use_case must be lower-case snake_case' })
+  use_case?: string;
+
+  /** `builtin`, `workspace` or both (default) */
+  @ApiPropertyOptional({ enum: ['builtin', 'workspace'] })
+  @ValidateIf(present) @IsIn(['builtin', 'workspace'])
+  source?: 'builtin' | 'workspace';
+}
+
+export class RecommendedMetricDto {
+  /** The metric as runs name it */
+  @IsString() @Matches(NAME, { message: 'name must be 1..100 letters, digits, spaces or . _ : -' })
+  name: string;
+
+  @ApiProperty({ enum: ['deterministic', 'judged'] })
+  @IsIn(['deterministic', 'judged'])
+  kind: 'deterministic' | 'judged';
+
+  @ValidateIf(present) @IsString() @MaxLength(500)
+  description?: string;
+
+  /** A starting pass rule (omit for an informative metric) */
+  @ValidateIf(present) @ValidateNested() @Type(() => ThresholdDto)
+  threshold?: ThresholdDto;
+}
+
+/** The whole definition of a workspace recommendation (PUT replaces it all). */
+export class RecommendationDefinition {
+  @Transform(trim) @IsString() @Matches(NAME, { message: 'name must be 1..100 letters, digits, spaces or . _ : - and start with a letter or digit' })
+  name: string;
+
+  /** The kind of application (snake_case), e.g. `rag_qa` */
+  @ApiProperty({ example: 'rag_qa', pattern: KEY.source })
+  @IsString() @Matches(KEY, { message: 'use_case must be lower-case snake_case' })
+  use_case: string;
+
+  @ValidateIf(present) @IsString() @MaxLength(2000)
+  description?: string;
+
+  /** Metrics of the package (at most 50) */
+  @IsArray() @ArrayMaxSize(50) @ValidateNested({ each: true }) @Type(() => RecommendedMetricDto)
+  metrics: RecommendedMetricDto[];
+
+  /** Dataset quality checks to run (`exact_duplicates`, `pii`, …; at most 20) */
+  @ValidateIf(present) @IsArray() @ArrayMaxSize(20) @IsString({ each: true }) @Matches(KEY, { each: true, message: 'each check must be a check id' })
+  checks?: string[];
+
+  /** Dimensions to cover (snake_case names; at most 20) */
+  @ValidateIf(present) @IsArray() @ArrayMaxSize(20) @IsString({ each: true }) @Matches(KEY, { each: true, message: 'each dimension must be lower-case snake_case' })
+  dimensions?: string[];
+}
+
+export class CreateRecommendationRequest extends RecommendationDefinition {
+  /** The workspace that will own the recommendation (members) */
+  @IsUUID()
+  workspace_id: string;
+}
+
+export class RecommendedMetricResponse {
+  name: string;
+  @ApiProperty({ enum: ['deterministic', 'judged'] })
+  kind: 'deterministic' | 'judged';
+  description: string;
+  @ApiProperty({ type: ThresholdResponse, nullable: true })
+  threshold: ThresholdResponse | null;
+}
+
+export class RecommendedCheckResponse {
+  /** The quality check id (POST …/quality-checks:run) */
+  id: string;
+  /** Why the check matters for the use case */
+  reason: string;
+}
+
+/** A suggested package of metrics, quality checks and dimensions for a use case. */
+export class TestPackageRecommendation {
+  /** `builtin-<template>` for built-ins, a UUID for a workspace's own */
+  id: string;
+  /** null for built-ins */
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  workspace_id: string | null;
+  /** Built-ins are read-only */
+  builtin: boolean;
+  name: string;
+  use_case: string;
+  description: string;
+  /** The template a built-in is derived from */
+  @ApiProperty({ type: 'string', nullable: true })
+  template: string | null;
+  @ApiProperty({ type: [RecommendedMetricResponse] })
+  metrics: RecommendedMetricResponse[];
+  @ApiProperty({ type: [RecommendedCheckResponse] })
+  checks: RecommendedCheckResponse[];
+  @ApiProperty({ type: 'array', items: { type: 'string' } })
+  dimensions: string[];
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  created_at: Date | null;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  updated_at: Date | null;
+}

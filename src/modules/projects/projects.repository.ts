@@ -1,0 +1,262 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { visibleIn } from '../datasets/rows.repository.js';
+import type { DimensionCount, PairCount } from './coverage.js';
+import { ProjectEntity } from './entities/project.entity.js';
+import { RecommendationEntity } from './entities/recommendation.entity.js';
+import { TestPlanEntity, TestPlanVersionEntity } from './entities/test-plan.entity.js';
+import type { TrendCell } from './trend.js';
+
+const like = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** The dataset version coverage counts: the current one, else the latest. */
+const SOURCES = `SELECT d.id AS dataset_id, d.name, coalesce(cv.id, lv.id) AS version_id, coalesce(cv.number, d.latest_version) AS n,
+    CASE WHEN cv.id IS NULL THEN 'latest' ELSE 'current' END AS version_source
+  FROM datasets d
+  LEFT JOIN dataset_versions cv ON cv.id = d.current_version_id
+  LEFT JOIN dataset_versions lv ON lv.dataset_id = d.id AND lv.number = d.latest_version
+  WHERE d.workspace_id = $1 AND d.id = ANY($2::uuid[])`;
+
+/** Projects, test plans, recommendations, and the reads over datasets and runs that coverage and trend need: queries only. */
+@Injectable()
+export class ProjectsRepository {
+  constructor(
+    @InjectRepository(ProjectEntity) private readonly projects: Repository<ProjectEntity>,
+    @InjectRepository(TestPlanEntity) private readonly plans: Repository<TestPlanEntity>,
+    @InjectRepository(TestPlanVersionEntity) private readonly versions: Repository<TestPlanVersionEntity>,
+    @InjectRepository(RecommendationEntity) private readonly recommendations: Repository<RecommendationEntity>,
+  ) {}
+
+  private m(manager?: EntityManager): EntityManager {
+    return manager ?? this.projects.manager;
+  }
+
+  // Projects
+
+  page(workspaceId: string, filter: { q?: string; column: string; direction: 'ASC' | 'DESC' }, window: { skip: number; take: number }): Promise<[ProjectEntity[], number]> {
+    const query = this.projects.createQueryBuilder('p').where('p.workspace_id = :workspaceId', { workspaceId });
+    if (filter.q) query.andWhere(`p.name ILIKE :q ESCAPE '\\'`, { q: like(filter.q) });
+    return query.orderBy(filter.column, filter.direction).addOrderBy('p.id', 'ASC').skip(window.skip).take(window.take).getManyAndCount();
+  }
+
+  findProject(workspaceId: string, id: string, manager?: EntityManager): Promise<ProjectEntity | null> {
+    return this.m(manager).getRepository(ProjectEntity).findOne({ where: { id, workspaceId } });
+  }
+
+  async lockProject(workspaceId: string, id: string, manager: EntityManager): Promise<ProjectEntity | null> {
+    return manager.getRepository(ProjectEntity).createQueryBuilder('p').setLock('pessimistic_write').where('p.id = :id AND p.workspace_id = :workspaceId', { id, workspaceId }).getOne();
+  }
+
+  async projectNameTaken(workspaceId: string, name: string, exceptId: string | null, manager: EntityManager): Promise<boolean> {
+    const rows: unknown[] = await manager.query('SELECT 1 FROM projects WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3', [workspaceId, name, exceptId]);
+    return rows.length > 0;
+  }
+
+  saveProject(project: Partial<ProjectEntity>, manager: EntityManager): Promise<ProjectEntity> {
+    const repo = manager.getRepository(ProjectEntity);
+    return repo.save(repo.create(project));
+  }
+
+  async workspaceOfProject(id: string): Promise<string | null> {
+    const rows: Array<{ workspace_id: string }> = await this.projects.query('SELECT workspace_id FROM projects WHERE id = $1', [id]);
+    return rows[0]?.workspace_id ?? null;
+  }
+
+  /** Of `ids`, those that are not SUTs of the workspace. */
+  async missingSuts(workspaceId: string, ids: string[], manager?: EntityManager): Promise<string[]> {
+    if (!ids.length) return [];
+    const rows: Array<{ id: string }> = await this.m(manager).query('SELECT id FROM suts WHERE workspace_id = $1 AND id = ANY($2::uuid[])', [workspaceId, ids]);
+    const found = new Set(rows.map((r) => r.id));
+    return ids.filter((id) => !found.has(id));
+  }
+
+  /** Of `ids`, those that are not datasets of the workspace. */
+  async missingDatasets(workspaceId: string, ids: string[], manager?: EntityManager): Promise<string[]> {
+    if (!ids.length) return [];
+    const rows: Array<{ id: string }> = await this.m(manager).query('SELECT id FROM datasets WHERE workspace_id = $1 AND id = ANY($2::uuid[])', [workspaceId, ids]);
+    const found = new Set(rows.map((r) => r.id));
+    return ids.filter((id) => !found.has(id));
+  }
+
+  async versionOfDataset(workspaceId: string, datasetId: string, versionId: string, manager?: EntityManager): Promise<boolean> {
+    const rows: unknown[] = await this.m(manager).query('SELECT 1 FROM dataset_versions WHERE id = $1 AND dataset_id = $2 AND workspace_id = $3', [versionId, datasetId, workspaceId]);
+    return rows.length > 0;
+  }
+
+  async partitionOfDataset(workspaceId: string, datasetId: string, partitionId: string, manager?: EntityManager): Promise<boolean> {
+    const rows: unknown[] = await this.m(manager).query('SELECT 1 FROM dataset_partitions WHERE id = $1 AND dataset_id = $2 AND workspace_id = $3', [partitionId, datasetId, workspaceId]);
+    return rows.length > 0;
+  }
+
+  // Test plans
+
+  planPage(workspaceId: string, q: string | undefined, window: { skip: number; take: number }): Promise<[TestPlanEntity[], number]> {
+    const query = this.plans.createQueryBuilder('t').where('t.workspace_id = :workspaceId', { workspaceId });
+    if (q) query.andWhere(`t.name ILIKE :q ESCAPE '\\'`, { q: like(q) });
+    return query.orderBy('lower(t.name)', 'ASC').addOrderBy('t.id', 'ASC').skip(window.skip).take(window.take).getManyAndCount();
+  }
+
+  /** A plan by id (when `ref` is a UUID) or else by name, in the workspace. */
+  async findPlan(workspaceId: string, ref: string, manager?: EntityManager, lock = false): Promise<TestPlanEntity | null> {
+    const isId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(ref);
+    const one = (where: string) => {
+      const query = this.m(manager).getRepository(TestPlanEntity).createQueryBuilder('t').where(`t.workspace_id = :workspaceId AND ${where}`, { workspaceId, ref });
+      if (lock) query.setLock('pessimistic_write');
+      return query.getOne();
+    };
+    return (isId ? await one('t.id = :ref') : null) ?? one('lower(t.name) = lower(:ref)');
+  }
+
+  async planNameTaken(workspaceId: string, name: string, manager: EntityManager): Promise<boolean> {
+    const rows: unknown[] = await manager.query('SELECT 1 FROM test_plans WHERE workspace_id = $1 AND lower(name) = lower($2)', [workspaceId, name]);
+    return rows.length > 0;
+  }
+
+  savePlan(plan: Partial<TestPlanEntity>, manager: EntityManager): Promise<TestPlanEntity> {
+    const repo = manager.getRepository(TestPlanEntity);
+    return repo.save(repo.create(plan));
+  }
+
+  saveVersion(version: Partial<TestPlanVersionEntity>, manager: EntityManager): Promise<TestPlanVersionEntity> {
+    const repo = manager.getRepository(TestPlanVersionEntity);
+    return repo.save(repo.create(version));
+  }
+
+  findVersion(workspaceId: string, planId: string, number: number, manager?: EntityManager): Promise<TestPlanVersionEntity | null> {
+    return this.m(manager).getRepository(TestPlanVersionEntity).findOne({ where: { workspaceId, testPlanId: planId, number } });
+  }
+
+  versionPage(workspaceId: string, planId: string, window: { skip: number; take: number }): Promise<[TestPlanVersionEntity[], number]> {
+    return this.versions.findAndCount({ where: { workspaceId, testPlanId: planId }, order: { number: 'DESC' }, ...window });
+  }
+
+  /** The latest version of each plan given. */
+  async latestVersions(workspaceId: string, plans: TestPlanEntity[]): Promise<TestPlanVersionEntity[]> {
+    if (!plans.length) return [];
+    return this.versions
+      .createQueryBuilder('v')
+      .innerJoin(TestPlanEntity, 't', 't.id = v.test_plan_id AND t.latest_version = v.number')
+      .where('v.workspace_id = :workspaceId AND v.test_plan_id IN (:...ids)', { workspaceId, ids: plans.map((p) => p.id) })
+      .getMany();
+  }
+
+  /** Plans by id in the workspace (for project responses). */
+  plansByIds(workspaceId: string, ids: string[]): Promise<TestPlanEntity[]> {
+    if (!ids.length) return Promise.resolve([]);
+    return this.plans.createQueryBuilder('t').where('t.workspace_id = :workspaceId AND t.id IN (:...ids)', { workspaceId, ids }).getMany();
+  }
+
+  projectsUsingPlans(workspaceId: string, planIds: string[]): Promise<ProjectEntity[]> {
+    if (!planIds.length) return Promise.resolve([]);
+    return this.projects.createQueryBuilder('p').where('p.workspace_id = :workspaceId AND p.test_plan_id IN (:...planIds)', { workspaceId, planIds }).orderBy('lower(p.name)').getMany();
+  }
+
+  async workspaceOfPlan(id: string): Promise<string | null> {
+    const rows: Array<{ workspace_id: string }> = await this.plans.query('SELECT workspace_id FROM test_plans WHERE id = $1', [id]);
+    return rows[0]?.workspace_id ?? null;
+  }
+
+  // Recommendations
+
+  recommendationList(workspaceId: string, useCase?: string): Promise<RecommendationEntity[]> {
+    return this.recommendations.find({ where: { workspaceId, ...(useCase ? { useCase } : {}) }, order: { name: 'ASC', id: 'ASC' } });
+  }
+
+  findRecommendation(workspaceId: string, id: string, manager?: EntityManager): Promise<RecommendationEntity | null> {
+    return this.m(manager).getRepository(RecommendationEntity).findOne({ where: { id, workspaceId } });
+  }
+
+  async recommendationNameTaken(workspaceId: string, name: string, exceptId: string | null, manager: EntityManager): Promise<boolean> {
+    const rows: unknown[] = await manager.query('SELECT 1 FROM test_package_recommendations WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3', [workspaceId, name, exceptId]);
+    return rows.length > 0;
+  }
+
+  saveRecommendation(rec: Partial<RecommendationEntity>, manager: EntityManager): Promise<RecommendationEntity> {
+    const repo = manager.getRepository(RecommendationEntity);
+    return repo.save(repo.create(rec));
+  }
+
+  async deleteRecommendation(workspaceId: string, id: string, manager: EntityManager): Promise<void> {
+    await manager.getRepository(RecommendationEntity).delete({ id, workspaceId });
+  }
+
+  async workspaceOfRecommendation(id: string): Promise<string | null> {
+    const rows: Array<{ workspace_id: string }> = await this.recommendations.query('SELECT workspace_id FROM test_package_recommendations WHERE id = $1', [id]);
+    return rows[0]?.workspace_id ?? null;
+  }
+
+  // Coverage
+
+  /** The version of each dataset coverage counts, with its visible rows. */
+  coverageSources(workspaceId: string, datasetIds: string[]): Promise<Array<{ dataset_id: string; name: string; version_id: string | null; n: number; version_source: 'current' | 'latest'; rows: number }>> {
+    return this.projects.query(
+      `WITH src AS (${SOURCES})
+       SELECT src.dataset_id, src.name, src.version_id, src.n, src.version_source,
+              (SELECT count(*)::int FROM dataset_rows r WHERE r.dataset_id = src.dataset_id AND ${visibleIn('r', 'src.n')}) AS rows
+         FROM src ORDER BY lower(src.name), src.dataset_id`,
+      [workspaceId, datasetIds],
+    );
+  }
+
+  /** Rows per (dimension, value) over those versions, for the dimensions given. */
+  async dimensionCounts(workspaceId: string, datasetIds: string[], dimensions: string[]): Promise<DimensionCount[]> {
+    if (!datasetIds.length || !dimensions.length) return [];
+    return this.projects.query(
+      `WITH src AS (${SOURCES})
+       SELECT rd.dimension, rd.value, count(*)::int AS rows
+         FROM src JOIN dataset_rows r ON r.dataset_id = src.dataset_id AND ${visibleIn('r', 'src.n')}
+         JOIN dataset_row_dimensions rd ON rd.dataset_id = r.dataset_id AND rd.row_id = r.row_id
+        WHERE rd.dimension = ANY($3::text[])
+        GROUP BY rd.dimension, rd.value`,
+      [workspaceId, datasetIds, dimensions],
+    );
+  }
+
+  /** Rows per pair of values of two dimensions over those versions. */
+  async pairCounts(workspaceId: string, datasetIds: string[], a: string, b: string): Promise<PairCount[]> {
+    if (!datasetIds.length) return [];
+    const rows: Array<{ va: string; vb: string; rows: number }> = await this.projects.query(
+      `WITH src AS (${SOURCES})
+       SELECT da.value AS va, db.value AS vb, count(*)::int AS rows
+         FROM src JOIN dataset_rows r ON r.dataset_id = src.dataset_id AND ${visibleIn('r', 'src.n')}
+         JOIN dataset_row_dimensions da ON da.dataset_id = r.dataset_id AND da.row_id = r.row_id AND da.dimension = $3
+         JOIN dataset_row_dimensions db ON db.dataset_id = r.dataset_id AND db.row_id = r.row_id AND db.dimension = $4
+        GROUP BY da.value, db.value`,
+      [workspaceId, datasetIds, a, b],
+    );
+    return rows.map((r) => ({ dimensions: [a, b], values: [r.va, r.vb], rows: r.rows }));
+  }
+
+  // Trend
+
+  /** The project's runs (of its SUTs or datasets) in the window, oldest first. */
+  trendRuns(workspaceId: string, f: { sutIds: string[]; datasetIds: string[]; from?: Date; to?: Date; states: string[] }): Promise<Array<{ id: string; name: string; state: string; sut_id: string; dataset_id: string; created_at: Date }>> {
+    return this.projects.query(
+      `SELECT id, name, state, sut_id, dataset_id, created_at FROM runs
+        WHERE workspace_id = $1 AND (sut_id = ANY($2::uuid[]) OR dataset_id = ANY($3::uuid[])) AND state = ANY($4::text[])
+          AND ($5::timestamptz IS NULL OR created_at >= $5) AND ($6::timestamptz IS NULL OR created_at < $6)
+        ORDER BY created_at, id LIMIT 1000`,
+      [workspaceId, f.sutIds, f.datasetIds, f.states, f.from ?? null, f.to ?? null],
+    );
+  }
+
+  /** Per run, metric and group value: the sum, count, range and verdicts of numeric scores. */
+  async trendCells(workspaceId: string, runIds: string[], metrics: string[] | null, groupBy: string | null): Promise<TrendCell[]> {
+    if (!runIds.length) return [];
+    const rows: Array<Omit<TrendCell, 'created_at'> & { created_at: Date }> = await this.projects.query(
+      `SELECT r.id AS run_id, r.created_at, m.key AS metric, CASE WHEN $4::text IS NULL THEN NULL ELSE i.dimensions ->> $4::text END AS "group",
+              sum((m.value ->> 'score')::float8) AS sum, count(*)::int AS count,
+              min((m.value ->> 'score')::float8) AS min, max((m.value ->> 'score')::float8) AS max,
+              count(*) FILTER (WHERE m.value -> 'passed' = 'true'::jsonb)::int AS passed,
+              count(*) FILTER (WHERE jsonb_typeof(m.value -> 'passed') = 'boolean')::int AS verdicts
+         FROM runs r JOIN run_items i ON i.run_id = r.id AND i.workspace_id = r.workspace_id
+         CROSS JOIN LATERAL jsonb_each(coalesce(i.scores, '{}'::jsonb)) m
+        WHERE r.workspace_id = $1 AND r.id = ANY($2::uuid[]) AND jsonb_typeof(m.value -> 'score') = 'number'
+          AND ($3::text[] IS NULL OR m.key = ANY($3::text[]))
+        GROUP BY r.id, r.created_at, m.key, 4`,
+      [workspaceId, runIds, metrics, groupBy],
+    );
+    return rows.map((r) => ({ ...r, created_at: new Date(r.created_at), sum: Number(r.sum), min: Number(r.min), max: Number(r.max) }));
+  }
+}

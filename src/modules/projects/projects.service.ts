@@ -1,0 +1,251 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { AuditService } from '../../../libs/audit/audit.service.js';
+import { AccessRepository } from '../../../libs/auth/access.repository.js';
+import { roleAtLeast, type Principal, type WorkspaceAccess } from '../../../libs/auth/roles.js';
+import { DomainError, ForbiddenError, NotFoundError } from '../../../libs/common/domain-error.js';
+import { type Page, pageWindow, parseSort } from '../../../libs/common/pagination.js';
+import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { PROJECT_TEMPLATES } from '../status/templates/index.js';
+import type { DimensionDefinition } from '../status/dto/template.dto.js';
+import { buildCoverage, parsePairs } from './coverage.js';
+import type { CoverageQuery, ProjectCoverageResponse, ProjectTrendResponse, TrendRequest } from './dto/insights.dto.js';
+import type { AttachTestPlanRequest, CreateProjectRequest, ListProjectsQuery, MoveProjectRequest, ProjectCreateResponse, ProjectListItem, ProjectPatchResponse, ProjectResponse, UpdateProjectRequest } from './dto/project.dto.js';
+import type { ProjectDimension, ProjectEntity } from './entities/project.entity.js';
+import type { TestPlanEntity } from './entities/test-plan.entity.js';
+import { toProjectListItem, toProjectResponse } from './projects.mapper.js';
+import { ProjectErrors } from './projects.errors.js';
+import { ProjectsRepository } from './projects.repository.js';
+import { buildSeries } from './trend.js';
+
+const SORTS = { name: 'lower(p.name)', created_at: 'p.created_at', updated_at: 'p.updated_at' };
+const DEFAULT_TREND_STATES = ['queued', 'running', 'awaiting_upload', 'succeeded', 'failed'];
+
+/** Checks a dimension list: unique names, unique values in each. Returns a deep copy. */
+export function checkDimensions(dimensions: readonly DimensionDefinition[]): ProjectDimension[] {
+  const errors: string[] = [];
+  const names = new Set<string>();
+  for (const [i, d] of dimensions.entries()) {
+    if (names.has(d.name)) errors.push(`dimensions[${i}].name: "${d.name}" appears twice`);
+    names.add(d.name);
+    const values = new Set<string>();
+    for (const v of d.values) {
+      if (values.has(v.value)) errors.push(`dimensions[${i}] (${d.name}): value "${v.value}" appears twice`);
+      values.add(v.value);
+    }
+  }
+  if (errors.length) throw new DomainError(ProjectErrors.project_dimensions_invalid, errors.join('; '), { errors });
+  return dimensions.map((d) => ({ name: d.name, description: d.description, values: d.values.map((v) => ({ value: v.value, description: v.description })) }));
+}
+
+function sameDimensions(a: readonly ProjectDimension[], b: readonly ProjectDimension[]): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+const unique = (ids: readonly string[]) => [...new Set(ids.map((id) => id.toLowerCase()))];
+
+/** Projects: their dimensions and links, the test plan version they carry, moves, coverage and trend. */
+@Injectable()
+export class ProjectsService {
+  constructor(
+    private readonly repo: ProjectsRepository,
+    private readonly access: AccessRepository,
+    private readonly audit: AuditService,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  private async plansOf(workspaceId: string, projects: ProjectEntity[]): Promise<Map<string, TestPlanEntity>> {
+    const ids = [...new Set(projects.map((p) => p.testPlanId).filter((id): id is string => !!id))];
+    return new Map((await this.repo.plansByIds(workspaceId, ids)).map((p) => [p.id, p]));
+  }
+
+  private async response(p: ProjectEntity): Promise<ProjectResponse> {
+    return toProjectResponse(p, await this.plansOf(p.workspaceId, [p]));
+  }
+
+  private async load(access: WorkspaceAccess, id: string): Promise<ProjectEntity> {
+    const project = await this.repo.findProject(access.workspaceId, id);
+    if (!project) throw new NotFoundError('project', id);
+    return project;
+  }
+
+  async list(access: WorkspaceAccess, query: ListProjectsQuery): Promise<Page<ProjectListItem>> {
+    const sort = parseSort(query.sort, SORTS, 'name');
+    const [rows, total] = await this.repo.page(access.workspaceId, { q: query.q, ...sort }, pageWindow(query));
+    const plans = await this.plansOf(access.workspaceId, rows);
+    return { items: rows.map((p) => toProjectListItem(p, plans)), total, page: query.page, page_size: query.page_size };
+  }
+
+  async get(access: WorkspaceAccess, id: string): Promise<ProjectResponse> {
+    return this.response(await this.load(access, id));
+  }
+
+  private async checkLinks(workspaceId: string, sutIds: string[] | undefined, datasetIds: string[] | undefined, manager: EntityManager): Promise<void> {
+    if (sutIds?.length) {
+      const missing = await this.repo.missingSuts(workspaceId, sutIds, manager);
+      if (missing.length) throw new DomainError(ProjectErrors.unknown_sut, `Workspace ${workspaceId} has no SUT ${missing.join(', ')}`, { field: 'sut_ids', invalid: missing });
+    }
+    if (datasetIds?.length) {
+      const missing = await this.repo.missingDatasets(workspaceId, datasetIds, manager);
+      if (missing.length) throw new DomainError(ProjectErrors.unknown_dataset, `Workspace ${workspaceId} has no dataset ${missing.join(', ')}`, { field: 'dataset_ids', invalid: missing });
+    }
+  }
+
+  async create(access: WorkspaceAccess, body: CreateProjectRequest, caller: Principal): Promise<ProjectCreateResponse> {
+    const template = body.template === undefined ? null : PROJECT_TEMPLATES.find((t) => t.name === body.template);
+    if (template === undefined) {
+      const available = PROJECT_TEMPLATES.map((t) => t.name);
+      throw new DomainError(ProjectErrors.unknown_template, `No template is named '${String(body.template).slice(0, 100)}'; available templates: ${available.join(', ')}`, { field: 'template', available });
+    }
+    const templateDimensions = template ? checkDimensions(template.dimensions as DimensionDefinition[]) : null;
+    const dimensions = body.dimensions ? checkDimensions(body.dimensions) : (templateDimensions ?? []);
+    const source: ProjectCreateResponse['dimension_source'] = templateDimensions ? (sameDimensions(dimensions, templateDimensions) ? 'template' : 'template_edited') : dimensions.length ? 'custom' : 'none';
+    const sutIds = unique(body.sut_ids ?? []);
+    const datasetIds = unique(body.dataset_ids ?? []);
+    return this.transactions.run(async (manager) => {
+      if (await this.repo.projectNameTaken(access.workspaceId, body.name, null, manager)) throw new DomainError(ProjectErrors.project_name_taken, `The workspace already has a project named "${body.name}"`);
+      await this.checkLinks(access.workspaceId, sutIds, datasetIds, manager);
+      const project = await this.repo.saveProject({ workspaceId: access.workspaceId, name: body.name, description: body.description ?? '', template: template?.name ?? null, dimensions, sutIds, datasetIds, testPlanId: null, testPlanVersion: null, createdBy: caller.userId }, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'project.created', targetType: 'project', targetId: project.id, details: { name: project.name, template: project.template, dimensions: dimensions.length } }, manager);
+      return { ...toProjectResponse(project, new Map()), dimension_source: source };
+    });
+  }
+
+  async update(access: WorkspaceAccess, id: string, body: UpdateProjectRequest, caller: Principal): Promise<ProjectPatchResponse> {
+    const dimensions = body.dimensions ? checkDimensions(body.dimensions) : undefined;
+    return this.transactions.run(async (manager) => {
+      const project = await this.repo.lockProject(access.workspaceId, id, manager);
+      if (!project) throw new NotFoundError('project', id);
+      const changed: string[] = [];
+      if (body.name !== undefined && body.name !== project.name) {
+        if (await this.repo.projectNameTaken(access.workspaceId, body.name, project.id, manager)) throw new DomainError(ProjectErrors.project_name_taken, `The workspace already has a project named "${body.name}"`);
+        project.name = body.name;
+        changed.push('name');
+      }
+      if (body.description !== undefined && body.description !== project.description) {
+        project.description = body.description;
+        changed.push('description');
+      }
+      if (dimensions && !sameDimensions(dimensions, project.dimensions)) {
+        project.dimensions = dimensions;
+        changed.push('dimensions');
+      }
+      const sutIds = body.sut_ids ? unique(body.sut_ids) : undefined;
+      const datasetIds = body.dataset_ids ? unique(body.dataset_ids) : undefined;
+      await this.checkLinks(access.workspaceId, sutIds, datasetIds, manager);
+      if (sutIds && JSON.stringify(sutIds) !== JSON.stringify(project.sutIds)) {
+        project.sutIds = sutIds;
+        changed.push('sut_ids');
+      }
+      if (datasetIds && JSON.stringify(datasetIds) !== JSON.stringify(project.datasetIds)) {
+        project.datasetIds = datasetIds;
+        changed.push('dataset_ids');
+      }
+      const saved = changed.length ? await this.repo.saveProject(project, manager) : project;
+      if (changed.length) await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'project.updated', targetType: 'project', targetId: id, details: { fields: changed } }, manager);
+      return { ...(await this.response(saved)), changed };
+    });
+  }
+
+  /**
+   * Hands the project to another workspace where the caller is an admin too. Its SUT and dataset
+   * links and its test plan name records of the old workspace, so they are dropped.
+   */
+  async move(access: WorkspaceAccess, id: string, body: MoveProjectRequest, caller: Principal): Promise<ProjectResponse> {
+    const target = body.workspace_id.toLowerCase();
+    if (target === access.workspaceId) throw new DomainError(ProjectErrors.project_move_invalid, 'The project is already in that workspace');
+    const { exists, role } = await this.access.membership(target, caller.userId);
+    if (!exists) throw new NotFoundError('workspace', target);
+    if (caller.systemRole !== 'admin' && !(role && roleAtLeast(role, 'admin'))) throw new ForbiddenError(`Moving a project needs the admin role in the target workspace ${target} too; yours is ${role ?? 'none'}`);
+    return this.transactions.run(async (manager) => {
+      const project = await this.repo.lockProject(access.workspaceId, id, manager);
+      if (!project) throw new NotFoundError('project', id);
+      if (await this.repo.projectNameTaken(target, project.name, null, manager)) throw new DomainError(ProjectErrors.project_name_taken, `Workspace ${target} already has a project named "${project.name}"`);
+      const dropped = { sut_ids: project.sutIds, dataset_ids: project.datasetIds, test_plan_id: project.testPlanId };
+      Object.assign(project, { workspaceId: target, sutIds: [], datasetIds: [], testPlanId: null, testPlanVersion: null });
+      const saved = await this.repo.saveProject(project, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'project.moved_out', targetType: 'project', targetId: id, details: { to: target, dropped } }, manager);
+      await this.audit.record({ actor: caller, workspaceId: target, action: 'project.moved_in', targetType: 'project', targetId: id, details: { from: access.workspaceId } }, manager);
+      return toProjectResponse(saved, new Map());
+    });
+  }
+
+  /** POST attaches (refused when one is attached), PUT attaches or replaces. */
+  async attachPlan(access: WorkspaceAccess, id: string, body: AttachTestPlanRequest, replace: boolean, caller: Principal): Promise<ProjectPatchResponse> {
+    return this.transactions.run(async (manager) => {
+      const project = await this.repo.lockProject(access.workspaceId, id, manager);
+      if (!project) throw new NotFoundError('project', id);
+      if (!replace && project.testPlanId) throw new DomainError(ProjectErrors.project_test_plan_attached, `Project ${id} already carries a test plan; replace it with PUT /projects/${id}/test-plan`);
+      const plan = await this.repo.findPlan(access.workspaceId, body.test_plan, manager);
+      if (!plan) throw new DomainError(ProjectErrors.unknown_test_plan, `Workspace ${access.workspaceId} has no test plan "${body.test_plan}"`, { field: 'test_plan' });
+      const version = body.version ?? plan.latestVersion;
+      if (!(await this.repo.findVersion(access.workspaceId, plan.id, version, manager))) throw new DomainError(ProjectErrors.unknown_test_plan, `Test plan ${plan.name} has no version ${version} (latest is ${plan.latestVersion})`, { field: 'version' });
+      const changed = project.testPlanId === plan.id && project.testPlanVersion === version ? [] : ['test_plan'];
+      project.testPlanId = plan.id;
+      project.testPlanVersion = version;
+      const saved = changed.length ? await this.repo.saveProject(project, manager) : project;
+      if (changed.length) await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: replace ? 'project.test_plan_replaced' : 'project.test_plan_attached', targetType: 'project', targetId: id, details: { test_plan_id: plan.id, version } }, manager);
+      return { ...toProjectResponse(saved, new Map([[plan.id, plan]])), changed };
+    });
+  }
+
+  /** Detaches the plan; a project without one is answered as it is. */
+  async detachPlan(access: WorkspaceAccess, id: string, caller: Principal): Promise<ProjectResponse> {
+    return this.transactions.run(async (manager) => {
+      const project = await this.repo.lockProject(access.workspaceId, id, manager);
+      if (!project) throw new NotFoundError('project', id);
+      if (!project.testPlanId) return toProjectResponse(project, new Map());
+      const previous = { test_plan_id: project.testPlanId, version: project.testPlanVersion };
+      project.testPlanId = null;
+      project.testPlanVersion = null;
+      const saved = await this.repo.saveProject(project, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'project.test_plan_detached', targetType: 'project', targetId: id, details: previous }, manager);
+      return toProjectResponse(saved, new Map());
+    });
+  }
+
+  async coverage(access: WorkspaceAccess, id: string, query: CoverageQuery): Promise<ProjectCoverageResponse> {
+    const project = await this.load(access, id);
+    const names = project.dimensions.map((d) => d.name);
+    const { pairs, errors } = parsePairs(query.pairs, new Set(names));
+    if (errors.length) throw new DomainError(ProjectErrors.project_dimension_unknown, `pairs: ${errors.join('; ')}`, { field: 'pairs', errors, available: names });
+    const minRows = query.min_rows ?? 1;
+    const sources = await this.repo.coverageSources(access.workspaceId, project.datasetIds);
+    const datasetIds = sources.map((s) => s.dataset_id);
+    const counts = await this.repo.dimensionCounts(access.workspaceId, datasetIds, names);
+    const pairCounts = (await Promise.all(pairs.map(([a, b]) => this.repo.pairCounts(access.workspaceId, datasetIds, a, b)))).flat();
+    const totalRows = sources.reduce((n, s) => n + s.rows, 0);
+    const report = buildCoverage(project.dimensions, counts, totalRows, minRows, pairs, pairCounts);
+    return {
+      project_id: project.id,
+      min_rows: minRows,
+      datasets: sources.map((s) => ({ dataset_id: s.dataset_id, name: s.name, version_id: s.version_id, version_number: s.n, version_source: s.version_source, rows: s.rows })),
+      total_rows: totalRows,
+      ...report,
+    };
+  }
+
+  async trend(access: WorkspaceAccess, id: string, body: TrendRequest): Promise<ProjectTrendResponse> {
+    const project = await this.load(access, id);
+    if (body.from && body.to && body.from >= body.to) throw new DomainError(ProjectErrors.invalid_time_range, 'from must be before to', { field: 'from' });
+    const groupBy = body.group_by ?? null;
+    if (groupBy && !project.dimensions.some((d) => d.name === groupBy)) {
+      throw new DomainError(ProjectErrors.project_dimension_unknown, `group_by: the project has no dimension "${groupBy}"`, { field: 'group_by', available: project.dimensions.map((d) => d.name) });
+    }
+    const interval = body.interval ?? 'run';
+    const runs = await this.repo.trendRuns(access.workspaceId, { sutIds: project.sutIds, datasetIds: project.datasetIds, from: body.from, to: body.to, states: body.states ?? DEFAULT_TREND_STATES });
+    const cells = await this.repo.trendCells(access.workspaceId, runs.map((r) => r.id), body.metrics ?? null, groupBy);
+    const series = buildSeries(cells, interval);
+    return {
+      project_id: project.id,
+      interval,
+      group_by: groupBy,
+      from: body.from ?? null,
+      to: body.to ?? null,
+      metrics: body.metrics ?? [...new Set(cells.map((c) => c.metric))].sort(),
+      runs: runs.map((r) => ({ id: r.id, name: r.name, state: r.state, sut_id: r.sut_id, dataset_id: r.dataset_id, created_at: new Date(r.created_at) })),
+      series,
+    };
+  }
+}
+
