@@ -1,0 +1,142 @@
+// Trace landing at scale, through the real HTTP API: an OTLP/JSON file of 100,000 OpenInference
+// spans (10 per trace) is uploaded and landed by the queued job; the landing's spans per second
+// are measured beside a plain PostgreSQL COPY of the same normalised span rows into a bare jsonb
+// table in the same run (the issue's bar: at least a third of the COPY rate), with the process's
+// peak RSS while landing (the file is read as a stream, so memory stays flat as files grow).
+//
+//   npm run build && BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/traces.mjs
+//   npm run build && node bench/traces.mjs            # embedded PGlite (no COPY comparison)
+//
+// BENCH_SPANS (default 100000). Creates its own database (or data directory) and removes it afterwards.
+import { execFile } from 'node:child_process';
+import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import supertest from 'supertest';
+import { createApp } from '../dist/src/bootstrap.js';
+import { AppConfig } from '../dist/src/config/app-config.js';
+import { withDatabase } from './support.mjs';
+
+const spans = Number(process.env.BENCH_SPANS ?? 100_000);
+const PER_TRACE = 10;
+const hex = (n, width) => n.toString(16).padStart(width, '0');
+const str = (key, value) => ({ key, value: { stringValue: value } });
+const int = (key, value) => ({ key, value: { intValue: String(value) } });
+
+/** One OTLP/JSON ExportTraceServiceRequest, written as a stream: agent root, llm, tool, retriever children. */
+async function writeOtlp(path) {
+  async function* chunks() {
+    yield '{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"support-bot"}}]},"scopeSpans":[{"scope":{"name":"openinference.instrumentation","version":"1.0"},"spans":[';
+    const t0 = 1_793_000_000_000n * 1_000_000n;
+    for (let i = 0; i < spans; i++) {
+      const trace = Math.floor(i / PER_TRACE);
+      const j = i % PER_TRACE;
+      const start = t0 + BigInt(trace) * 60_000_000_000n + BigInt(j) * 100_000_000n;
+      const kind = j === 0 ? 'AGENT' : j % 3 === 1 ? 'LLM' : j % 3 === 2 ? 'TOOL' : 'RETRIEVER';
+      const attributes = [str('openinference.span.kind', kind), str('session.id', `session-${trace % 1000}`), str('input.value', `Question ${trace} step ${j}: where is my order ${trace}?`), str('output.value', `Answer for step ${j}`)];
+      if (kind === 'LLM') attributes.push(str('llm.model_name', 'gpt-4o-mini'), int('llm.token_count.prompt', 100 + j), int('llm.token_count.completion', 20), int('llm.token_count.total', 120 + j));
+      if (kind === 'TOOL') attributes.push(str('tool.name', `tool_${j % 4}`), str('tool.parameters', `{"order":${trace}}`));
+      const span = {
+        traceId: hex(trace + 1, 32),
+        spanId: hex(i + 1, 16),
+        ...(j ? { parentSpanId: hex(trace * PER_TRACE + 1, 16) } : {}),
+        name: j === 0 ? 'support-agent' : `${kind.toLowerCase()}-${j % 4}`,
+        kind: 1,
+        startTimeUnixNano: String(start),
+        endTimeUnixNano: String(start + BigInt(50 + ((i * 7919) % 400)) * 1_000_000n),
+        attributes,
+        status: { code: i % 97 === 0 ? 2 : 1, ...(i % 97 === 0 ? { message: 'tool failed' } : {}) },
+      };
+      yield `${i ? ',' : ''}${JSON.stringify(span)}`;
+    }
+    yield ']}]}]}';
+  }
+  await pipeline(Readable.from(chunks()), createWriteStream(path));
+}
+
+/** The landed rows' documents COPYed into a bare jsonb table: the floor a landing is compared with. */
+async function plainCopy(databaseUrl, datasetId) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const { rows } = await client.query('SELECT data::text AS data FROM dataset_rows WHERE dataset_id = $1', [datasetId]);
+  await client.query('CREATE TABLE bench_copy (id bigint, data jsonb)');
+  const started = performance.now();
+  const copy = client.query(copyFrom('COPY bench_copy (id, data) FROM STDIN (FORMAT csv)'));
+  async function* lines() {
+    for (let i = 0; i < rows.length; i += 5000) yield rows.slice(i, i + 5000).map((r, k) => `${i + k},"${r.data.replace(/"/g, '""')}"\n`).join('');
+  }
+  await pipeline(Readable.from(lines()), copy);
+  const ms = performance.now() - started;
+  await client.query('DROP TABLE bench_copy');
+  await client.end();
+  return { ms, rows: rows.length };
+}
+
+async function waitFor(http, auth, path, done) {
+  for (;;) {
+    const body = (await http.get(path).set(auth).expect(200)).body;
+    if (done(body)) return body;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+await withDatabase(async (databaseUrl) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ews-bench-traces-'));
+  const config = AppConfig.fromEnvironment({
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    DATA_DIR: dataDir,
+    ADMIN_EMAIL: 'bench@example.com',
+    ADMIN_PASSWORD: 'bench-password-1',
+    LOG_LEVEL: 'silent',
+    UPLOAD_MAX_BYTES: String(2 * 1024 * 1024 * 1024),
+  });
+  const { app } = await createApp(config);
+  await app.listen(0, '127.0.0.1');
+  const base = await app.getUrl();
+  const http = supertest(app.getHttpServer());
+  try {
+    const login = await http.post('/auth/token').send({ email: 'bench@example.com', password: 'bench-password-1' }).expect(200);
+    const auth = { Authorization: `Bearer ${login.body.access_token}` };
+    const ws = (await http.post('/workspaces').set(auth).send({ name: 'bench' }).expect(201)).body.id;
+    const mode = databaseUrl ? 'PostgreSQL' : 'embedded PGlite';
+    const file = join(dataDir, 'spans.json');
+    await writeOtlp(file);
+    const size = statSync(file).size;
+    const { stdout } = await promisify(execFile)('curl', ['-sS', '-f', '-H', `Authorization: Bearer ${login.body.access_token}`, '-F', `file=@${file}`, `${base}/traces/uploads?workspace_id=${ws}`], { maxBuffer: 1024 * 1024 });
+    const upload = JSON.parse(stdout);
+
+    let peak = process.memoryUsage().rss;
+    const before = peak;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 25);
+    const t0 = performance.now();
+    const started = (await http.post('/traces/land').set(auth).send({ workspace_id: ws, upload_id: upload.id, dataset_name: 'bench traces' }).expect(202)).body;
+    const run = await waitFor(http, auth, `/traces/runs/${started.id}`, (b) => ['succeeded', 'failed'].includes(b.state));
+    const landMs = performance.now() - t0;
+    clearInterval(sampler);
+    if (run.state !== 'succeeded') throw new Error(`the landing failed: ${JSON.stringify(run.error)}`);
+    const rate = run.counts.landed / (landMs / 1000);
+    const t1 = performance.now();
+    const enrichment = await waitFor(http, auth, `/datasets/${run.dataset_id}/versions/${run.version_id}/trace-enrichment`, (b) => ['succeeded', 'failed'].includes(b.state));
+    const enrichS = (performance.now() - t1) / 1000;
+    let line = `[${mode}] landing ${run.counts.landed} spans (${run.traces} traces) from a ${(size / 1e6).toFixed(0)} MB OTLP/JSON file: ${(landMs / 1000).toFixed(1)} s, ${Math.round(rate)} spans/s`;
+    if (databaseUrl) {
+      const copy = await plainCopy(databaseUrl, run.dataset_id);
+      const copyRate = copy.rows / (copy.ms / 1000);
+      line += `; plain COPY of the ${copy.rows} normalised rows: ${(copy.ms / 1000).toFixed(1)} s, ${Math.round(copyRate)} rows/s; landing = ${(rate / copyRate).toFixed(2)} of the COPY rate`;
+    }
+    console.log(line);
+    console.log(`  peak rss while landing ${Math.round(peak / 1e6)} MB (${Math.round(before / 1e6)} MB before); counts ${JSON.stringify(run.counts)}`);
+    console.log(`  enrichment of ${enrichment.traces_total} traces after it: ${enrichS.toFixed(1)} s more (${enrichment.state})`);
+    const t2 = performance.now();
+    const graph = (await http.get(`/datasets/${run.dataset_id}/versions/${run.version_id}/topology`).set(auth).expect(200)).body;
+    console.log(`  topology of ${graph.span_count} spans: ${((performance.now() - t2) / 1000).toFixed(1)} s, ${graph.nodes.length} nodes, ${graph.edges.length} edges`);
+  } finally {
+    await app.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
