@@ -12,6 +12,9 @@ const PG_CLIENT_ERRORS: Record<string, string> = {
   '23503': CommonErrors.conflict,
   '22P02': CommonErrors.validation_failed,
   '22001': CommonErrors.validation_failed,
+  // A NUL character in text, or a \u0000 escape in JSON: PostgreSQL stores neither.
+  '22021': CommonErrors.validation_failed,
+  '22P05': CommonErrors.validation_failed,
   '40001': CommonErrors.conflict,
 };
 // Connection exceptions, shutdowns and resource exhaustion; 08P01 (protocol violation) is a bug, not an outage.
@@ -105,7 +108,9 @@ export function mapDatabaseError(exception: unknown): Mapped | undefined {
           ? 'The record refers to, or is referred to by, another record that does not allow this change'
           : sqlState === '40001'
             ? 'A concurrent change conflicted with this one; retry the request'
-            : 'A value has the wrong format for its field';
+            : sqlState === '22021' || sqlState === '22P05'
+              ? 'A text value holds a character the database cannot store (NUL, U+0000)'
+              : 'A value has the wrong format for its field';
     return { problem: buildProblem(code, detail, driver.constraint ? { constraint: driver.constraint } : {}) };
   }
   const message = String(err?.message ?? '');

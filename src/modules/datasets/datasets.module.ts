@@ -34,7 +34,7 @@ import { VersionsService } from './versions.service.js';
   imports: [TypeOrmModule.forFeature([DatasetEntity, DatasetVersionEntity])],
   controllers: [DatasetsController, RowsController, VersionsController, DatasetVersionsController, DimensionAssignController, VersionDimensionsController, QualityController, FilesController],
   providers: [DatasetsService, DatasetIndexMaintenance, QualityService, QualityRepository, DimensionsRepository, DimensionsService, PartitionsService, PartitionsRepository, DatasetsRepository, RowsRepository, RowsService, VersionsService, QueryService, DownloadService, BulkWriter, UrlSigner, FileUploadInterceptor, RunSourceService, GeneratedRowsService],
-  exports: [DatasetsService, VersionsService, QueryService, RowsRepository, DatasetsRepository, RunSourceService, GeneratedRowsService],
+  exports: [DatasetsService, VersionsService, QueryService, RowsRepository, DatasetsRepository, RunSourceService, GeneratedRowsService, PartitionsService],
 })
 export class DatasetsModule implements OnModuleInit {
   constructor(

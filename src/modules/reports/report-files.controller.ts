@@ -1,0 +1,34 @@
+import { Controller, Get, Param, Req, Res } from '@nestjs/common';
+import { ApiForbiddenResponse, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Public } from '../../../libs/auth/access.decorators.js';
+import { ProblemResponse } from '../../../libs/common/problem.dto.js';
+import { UuidParam } from '../../../libs/common/uuid-param.js';
+import { ReportFilesService } from './report-files.service.js';
+
+/** Report files behind signed URLs (from content-url, download and export): the signature authorises them. */
+@ApiTags('reports')
+@Controller('files/reports/:report_id')
+export class ReportFilesController {
+  constructor(private readonly files: ReportFilesService) {}
+
+  /** The report's current content as Markdown or HTML. */
+  @Get('content/:filename')
+  @Public()
+  @ApiProduces('text/markdown', 'text/html')
+  @ApiOkResponse({ description: 'The report', schema: { type: 'string' } })
+  @ApiForbiddenResponse({ type: ProblemResponse, description: 'invalid_signature or url_expired' })
+  async content(@UuidParam('report_id') id: string, @Param('filename') filename: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    await this.files.serveContent(req, res, id, filename);
+  }
+
+  /** A stored export (Markdown, HTML or PDF). */
+  @Get('exports/:export_id/:filename')
+  @Public()
+  @ApiProduces('text/markdown', 'text/html', 'application/pdf')
+  @ApiOkResponse({ description: 'The exported file', schema: { type: 'string', format: 'binary' } })
+  @ApiForbiddenResponse({ type: ProblemResponse, description: 'invalid_signature or url_expired' })
+  async export(@UuidParam('report_id') id: string, @UuidParam('export_id') exportId: string, @Param('filename') filename: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    await this.files.serveExport(req, res, id, exportId, filename);
+  }
+}

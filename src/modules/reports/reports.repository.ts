@@ -1,0 +1,121 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { ReportConfigEntity } from './entities/report-config.entity.js';
+import { ReportExportEntity } from './entities/report-export.entity.js';
+import { ReportSectionPromptEntity } from './entities/report-section-prompt.entity.js';
+import { ReportSettingsEntity } from './entities/report-settings.entity.js';
+import { ReportEntity } from './entities/report.entity.js';
+
+/** Reports, their exports, configs, settings and section prompts: queries only, every one by workspace. */
+@Injectable()
+export class ReportsRepository {
+  constructor(
+    @InjectRepository(ReportEntity) private readonly reports: Repository<ReportEntity>,
+    @InjectRepository(ReportExportEntity) private readonly exports: Repository<ReportExportEntity>,
+    @InjectRepository(ReportConfigEntity) private readonly configs: Repository<ReportConfigEntity>,
+    @InjectRepository(ReportSettingsEntity) private readonly settings: Repository<ReportSettingsEntity>,
+    @InjectRepository(ReportSectionPromptEntity) private readonly prompts: Repository<ReportSectionPromptEntity>,
+  ) {}
+
+  page(workspaceId: string, runId: string | undefined, window: { skip: number; take: number }): Promise<[ReportEntity[], number]> {
+    return this.reports.findAndCount({ where: { workspaceId, ...(runId ? { runId } : {}) }, order: { createdAt: 'DESC', id: 'DESC' }, ...window });
+  }
+
+  find(workspaceId: string, id: string): Promise<ReportEntity | null> {
+    return this.reports.findOne({ where: { id, workspaceId } });
+  }
+
+  /** For signed-URL routes: the signature, not a workspace, authorises them. */
+  findById(id: string): Promise<ReportEntity | null> {
+    return this.reports.findOne({ where: { id } });
+  }
+
+  save(report: Partial<ReportEntity>): Promise<ReportEntity> {
+    return this.reports.save(this.reports.create(report));
+  }
+
+  async workspaceOf(id: string): Promise<string | null> {
+    const rows: Array<{ workspace_id: string }> = await this.reports.query('SELECT workspace_id FROM reports WHERE id = $1', [id]);
+    return rows[0]?.workspace_id ?? null;
+  }
+
+  /** The newest succeeded run of the same SUT on the same dataset created before this one. */
+  async previousRunId(workspaceId: string, run: { id: string; sutId: string; datasetId: string; createdAt: Date }): Promise<string | null> {
+    const rows: Array<{ id: string }> = await this.reports.query(
+      `SELECT id FROM runs WHERE workspace_id = $1 AND sut_id = $2 AND dataset_id = $3 AND id <> $4 AND created_at < $5 AND state = 'succeeded' ORDER BY created_at DESC, id DESC LIMIT 1`,
+      [workspaceId, run.sutId, run.datasetId, run.id, run.createdAt],
+    );
+    return rows[0]?.id ?? null;
+  }
+
+  saveExport(file: Partial<ReportExportEntity>): Promise<ReportExportEntity> {
+    return this.exports.save(this.exports.create(file));
+  }
+
+  /** The newest export of a format rendered from this version of the report (content not loaded). */
+  latestExport(workspaceId: string, reportId: string, format: string, reportVersion: number): Promise<ReportExportEntity | null> {
+    return this.exports.findOne({ where: { workspaceId, reportId, format: format as ReportExportEntity['format'], reportVersion }, order: { createdAt: 'DESC' } });
+  }
+
+  /** An export with its bytes, for the signed download route. */
+  exportWithContent(reportId: string, exportId: string): Promise<ReportExportEntity | null> {
+    return this.exports.createQueryBuilder('e').addSelect('e.content').where('e.id = :exportId AND e.report_id = :reportId', { exportId, reportId }).getOne();
+  }
+
+  listConfigs(workspaceId: string): Promise<ReportConfigEntity[]> {
+    return this.configs.find({ where: { workspaceId }, order: { name: 'ASC', id: 'ASC' } });
+  }
+
+  findConfig(workspaceId: string, id: string): Promise<ReportConfigEntity | null> {
+    return this.configs.findOne({ where: { id, workspaceId } });
+  }
+
+  async configWorkspaceOf(id: string): Promise<string | null> {
+    const rows: Array<{ workspace_id: string }> = await this.configs.query('SELECT workspace_id FROM report_configs WHERE id = $1', [id]);
+    return rows[0]?.workspace_id ?? null;
+  }
+
+  async configNameTaken(workspaceId: string, name: string, manager: EntityManager): Promise<boolean> {
+    const rows: unknown[] = await manager.query('SELECT 1 FROM report_configs WHERE workspace_id = $1 AND lower(name) = lower($2)', [workspaceId, name]);
+    return rows.length > 0;
+  }
+
+  saveConfig(config: Partial<ReportConfigEntity>, manager: EntityManager): Promise<ReportConfigEntity> {
+    const repo = manager.getRepository(ReportConfigEntity);
+    return repo.save(repo.create(config));
+  }
+
+  async deleteConfig(workspaceId: string, id: string, manager: EntityManager): Promise<boolean> {
+    const result = await manager.getRepository(ReportConfigEntity).delete({ id, workspaceId });
+    return (result.affected ?? 0) > 0;
+  }
+
+  findSettings(workspaceId: string): Promise<ReportSettingsEntity | null> {
+    return this.settings.findOne({ where: { workspaceId } });
+  }
+
+  saveSettings(settings: Partial<ReportSettingsEntity>): Promise<ReportSettingsEntity> {
+    return this.settings.save(this.settings.create(settings));
+  }
+
+  listPrompts(workspaceId: string): Promise<ReportSectionPromptEntity[]> {
+    return this.prompts.find({ where: { workspaceId } });
+  }
+
+  findPrompt(workspaceId: string, sectionKey: string): Promise<ReportSectionPromptEntity | null> {
+    return this.prompts.findOne({ where: { workspaceId, sectionKey } });
+  }
+
+  async upsertPrompt(workspaceId: string, sectionKey: string, prompt: string, userId: string | null): Promise<void> {
+    await this.prompts.query(
+      `INSERT INTO report_section_prompts (workspace_id, section_key, prompt, updated_by) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (workspace_id, section_key) DO UPDATE SET prompt = EXCLUDED.prompt, updated_by = EXCLUDED.updated_by, updated_at = now()`,
+      [workspaceId, sectionKey, prompt, userId],
+    );
+  }
+
+  async deletePrompt(workspaceId: string, sectionKey: string): Promise<void> {
+    await this.prompts.delete({ workspaceId, sectionKey });
+  }
+}
