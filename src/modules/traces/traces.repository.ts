@@ -242,14 +242,14 @@ export class TracesRepository {
 
   // Spans of a version
 
-  /** The version's spans (rows), ordered by trace then start time, in pages: what topology and enrichment read. */
+  /** The version's spans (rows), ordered by trace then row order, in pages: what topology and enrichment read (walks dataset_rows_trace_idx). */
   async *spansByTrace(datasetId: string, versionNumber: number, pageSize = 5000): AsyncGenerator<Array<Record<string, unknown>>> {
     let after: { trace: string; ordinal: string } | null = null;
     for (;;) {
       const rows: Array<{ data: Record<string, unknown>; ordinal: string; trace: string }> = await this.dataSource.query(
-        `SELECT r.data, r.ordinal, coalesce(r.data->>'trace_id', '') AS trace FROM dataset_rows r
-          WHERE ${VISIBLE} ${after ? `AND (coalesce(r.data->>'trace_id', ''), r.ordinal) > ($4, $5::bigint)` : ''}
-          ORDER BY coalesce(r.data->>'trace_id', ''), r.ordinal LIMIT $3`,
+        `SELECT r.data, r.ordinal, r.data ->> 'trace_id' AS trace FROM dataset_rows r
+          WHERE ${VISIBLE} AND r.data ? 'span_id' AND r.data ? 'trace_id' ${after ? `AND (r.data ->> 'trace_id', r.ordinal) > ($4, $5::bigint)` : ''}
+          ORDER BY r.data ->> 'trace_id', r.ordinal LIMIT $3`,
         after ? [datasetId, versionNumber, pageSize, after.trace, after.ordinal] : [datasetId, versionNumber, pageSize],
       );
       if (!rows.length) return;
