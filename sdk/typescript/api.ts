@@ -293,6 +293,19 @@ export interface AssignDimensionResponse {
   version_id: string;
 }
 
+export interface AttachTestPlanRequest {
+  /**
+   * The test plan's id or name
+   * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
+   */
+  test_plan: string;
+  /**
+   * The plan version to carry (default: its latest)
+   * @min 1
+   */
+  version?: number;
+}
+
 export interface AuditEntryResponse {
   /** Dotted verb: dataset.created, dataset.updated, version.created, version.promoted, rows.staged, rows.committed, ... */
   action: string;
@@ -363,6 +376,27 @@ export interface BrandingResponse {
    * @example 0
    */
   version: number;
+}
+
+export interface BundleFile {
+  /** The file's UTF-8 text */
+  content: string;
+  /**
+   * Path inside the bundle, `/`-separated
+   * @example "api.ts"
+   */
+  path: string;
+}
+
+export interface BundleResponse {
+  files: BundleFile[];
+  /** How to use the bundle */
+  instructions: string;
+  kind: "sdk" | "examples";
+  /** @example "typescript" */
+  language: string;
+  /** @example "0.1.0" */
+  version: string;
 }
 
 export interface CatalogueMetric {
@@ -603,6 +637,69 @@ export interface ConnectionsValidateParams {
   sutId: string;
 }
 
+export interface ConventionCandidateDto {
+  confidence: number;
+  convention:
+    | "openinference"
+    | "genai"
+    | "openllmetry"
+    | "langfuse"
+    | "plain_otel";
+  spans: number;
+}
+
+export interface CoverageDataset {
+  dataset_id: string;
+  name: string;
+  rows: number;
+  version_id: string | null;
+  version_number: number;
+  /** `current` (the promoted version) or `latest` (none is promoted) */
+  version_source: "current" | "latest";
+}
+
+export interface CoverageDimension {
+  covered_values: number;
+  name: string;
+  /** Values assigned in the data that the project's dimension does not list */
+  other_values: CoverageValue[];
+  total_values: number;
+  /** Rows with no value of this dimension */
+  unassigned_rows: number;
+  values: CoverageValue[];
+}
+
+export interface CoverageGap {
+  dimension: string;
+  /** Rows still needed to reach min_rows */
+  missing: number;
+  rows: number;
+  value: string;
+}
+
+export interface CoveragePair {
+  cells: CoveragePairCell[];
+  covered_cells: number;
+  dimensions: string[];
+  total_cells: number;
+}
+
+export interface CoveragePairCell {
+  covered: boolean;
+  rows: number;
+  values: string[];
+}
+
+export interface CoverageValue {
+  /** rows >= min_rows */
+  covered: boolean;
+  /** Rows assigned this value */
+  rows: number;
+  /** Share of the counted rows (0..1) */
+  share: number;
+  value: string;
+}
+
 export interface CreateAdapterRequest {
   request: AdapterRequestDto;
   response: AdapterResponseMappingDto;
@@ -765,6 +862,17 @@ export interface CreateEvalConfigRequest {
    * @format uuid
    */
   workspace_id: string;
+}
+
+export interface CreateGroundTruthRequest {
+  /**
+   * Expected outputs, one per trace (at most 10000); a new ground-truth version replaces the whole set
+   * @maxItems 10000
+   * @minItems 1
+   */
+  items: GroundTruthItem[];
+  /** @maxLength 2000 */
+  message?: string;
 }
 
 export interface CreateInvitationRequest {
@@ -957,6 +1065,123 @@ export interface CreatePartitionRequest {
   name: string;
 }
 
+export interface CreateProjectRequest {
+  /** Datasets of the workspace whose rows the project's coverage counts */
+  dataset_ids?: string[];
+  /** @maxLength 2000 */
+  description?: string;
+  /**
+   * The coverage dimensions: GET /templates/{name} `dimensions` as it is, or edited (at most 20)
+   * @maxItems 20
+   */
+  dimensions?: DimensionDefinition[];
+  /**
+   * Unique in the workspace, case-insensitively
+   * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
+   */
+  name: string;
+  /** SUTs of the workspace evaluated by this project */
+  sut_ids?: string[];
+  /**
+   * A built-in template name (GET /templates); when `dimensions` is left out the template's list is used
+   * @maxLength 100
+   */
+  template?: string;
+  /**
+   * The workspace that will own the entry (admins)
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface CreateRecommendationRequest {
+  /**
+   * Dataset quality checks to run (`exact_duplicates`, `pii`, …; at most 20)
+   * @maxItems 20
+   */
+  checks?: string[];
+  /** @maxLength 2000 */
+  description?: string;
+  /**
+   * Dimensions to cover (snake_case names; at most 20)
+   * @maxItems 20
+   */
+  dimensions?: string[];
+  /**
+   * Metrics of the package (at most 50)
+   * @maxItems 50
+   */
+  metrics: RecommendedMetricDto[];
+  name: string;
+  /**
+   * The kind of application (snake_case), e.g. `rag_qa`
+   * @pattern ^[a-z][a-z0-9_]{0,63}$
+   * @example "rag_qa"
+   */
+  use_case: string;
+  /**
+   * The workspace that will own the recommendation (members)
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface CreateReportConfigRequest {
+  /** @maxLength 2000 */
+  description?: string;
+  /**
+   * Unique in the workspace (case-insensitive), 1..100 characters
+   * @maxLength 100
+   * @pattern \S
+   */
+  name: string;
+  /**
+   * The sections, in report order (1..6, each key once)
+   * @minItems 1
+   */
+  sections: ReportConfigSectionDto[];
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface CreateReportRequest {
+  /**
+   * The run to compare against in `regressions` (default: the previous run of the same SUT on the same dataset)
+   * @format uuid
+   */
+  baseline_run_id?: string;
+  /**
+   * The report config choosing sections, order and questions (default: the workspace settings' default config, else every built-in section)
+   * @format uuid
+   */
+  config_id?: string;
+  /**
+   * The judge that writes each section's narrative (default: the workspace settings' judge; none: the deterministic template)
+   * @format uuid
+   */
+  judge_id?: string;
+  /**
+   * Only these sections, in this order (default: the config's)
+   * @minItems 1
+   */
+  sections?: (
+    | "summary"
+    | "metrics_overview"
+    | "results_by_dimension"
+    | "regressions"
+    | "failure_examples"
+    | "recommendations"
+  )[];
+  /** Write every narrative from the template even when a judge is configured */
+  template_only?: boolean;
+  /**
+   * The report's title (default: "Report: <run name>")
+   * @minLength 1
+   * @maxLength 300
+   */
+  title?: string;
+}
+
 export interface CreateRunRequest {
   /**
    * Calls in flight at most (1..256); default and ceiling: the connection's max_concurrency
@@ -1098,6 +1323,113 @@ export interface CreateSutRequest {
    * The workspace that will own the system (members)
    * @format uuid
    */
+  workspace_id: string;
+}
+
+export interface CreateTestPlanRequest {
+  /**
+   * Datasets (optionally a pinned version or a partition) the plan runs on (1..50)
+   * @minItems 1
+   */
+  datasets: PlanDatasetDto[];
+  /** @maxLength 2000 */
+  description?: string;
+  /**
+   * What version 1 is about
+   * @maxLength 2000
+   */
+  message?: string;
+  /**
+   * Metrics with their thresholds (1..50, unique names)
+   * @minItems 1
+   */
+  metrics: PlanMetricDto[];
+  /**
+   * Unique in the workspace, case-insensitively
+   * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
+   */
+  name: string;
+  /** When a release passes (default: every gating metric meets its threshold) */
+  release_rule?: ReleaseRuleDto;
+  /**
+   * The workspace that will own the entry (admins)
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface CreateTestPlanVersionRequest {
+  /**
+   * Datasets (optionally a pinned version or a partition) the plan runs on (1..50)
+   * @minItems 1
+   */
+  datasets?: PlanDatasetDto[];
+  /**
+   * A new description of the plan
+   * @maxLength 2000
+   */
+  description?: string;
+  /**
+   * The version to start from (default the latest); what the body leaves out is copied from it
+   * @min 1
+   */
+  from_version?: number;
+  /**
+   * What this version is about
+   * @maxLength 2000
+   */
+  message?: string;
+  /**
+   * Metrics with their thresholds (1..50, unique names)
+   * @minItems 1
+   */
+  metrics?: PlanMetricDto[];
+  /** When a release passes (default: every gating metric meets its threshold) */
+  release_rule?: ReleaseRuleDto;
+}
+
+export interface CreateTraceConnectionRequest {
+  /**
+   * The trace dataset landings from this connection go to (unless a landing names another)
+   * @format uuid
+   */
+  dataset_id?: string;
+  /** `otlp_file_url`: an OTLP/JSON, JSON Lines or OTLP/protobuf file at a URL; `langfuse`: a Langfuse-compatible public API; `phoenix`: a Phoenix-compatible REST API */
+  kind: "otlp_file_url" | "langfuse" | "phoenix";
+  /**
+   * @minLength 1
+   * @maxLength 200
+   */
+  name: string;
+  /**
+   * Records asked for per page from an API, 1..1000 (default 100)
+   * @min 1
+   * @max 1000
+   */
+  page_size?: number;
+  /**
+   * phoenix: the project whose spans are read (default `default`)
+   * @minLength 1
+   * @maxLength 200
+   */
+  project?: string;
+  /**
+   * langfuse: workspace secret holding the public key (Basic auth is public key : secret key)
+   * @format uuid
+   */
+  public_key_secret_id?: string;
+  /**
+   * Workspace secret holding the bearer token (otlp_file_url, phoenix) or the Langfuse secret key
+   * @format uuid
+   */
+  secret_id?: string;
+  /**
+   * The file URL (otlp_file_url) or the API's base URL (langfuse, phoenix), http or https
+   * @maxLength 2000
+   * @pattern ^https?:\/\/\S+$
+   */
+  url: string;
+  /** @format uuid */
   workspace_id: string;
 }
 
@@ -1508,8 +1840,8 @@ export interface DatasetVersionResponse {
   /** @format date-time */
   retired_at: string | null;
   row_count: number;
-  /** How the version was made: an upload, committed row edits, or rows generated by an SDG run */
-  source: "upload" | "commit" | "generated";
+  /** How the version was made: an upload, committed row edits, rows generated by an SDG run, or landed traces */
+  source: "upload" | "commit" | "generated" | "landed";
   /** `candidate` when created; `current` once promoted (one per dataset); `retired` once demoted */
   state: "candidate" | "current" | "retired";
   /** The uploaded file, for versions made by an upload */
@@ -1665,6 +1997,31 @@ export interface DeleteRowsRequest {
   row_ids: string[];
 }
 
+export interface DetectConventionsRequest {
+  /**
+   * A sample: OTLP/JSON requests and/or span records, at most 10000
+   * @minItems 1
+   */
+  records: Record<string, any>[];
+  /**
+   * Spans examined, 1..10000 (default 1000)
+   * @min 1
+   * @max 10000
+   */
+  sample?: number;
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface DetectUploadRequest {
+  /**
+   * Spans examined, 1..10000 (default 1000)
+   * @min 1
+   * @max 10000
+   */
+  sample?: number;
+}
+
 export interface DiffMetricSummaryDto {
   base_mean: number | null;
   base_pass_rate: number | null;
@@ -1754,6 +2111,20 @@ export interface DimensionSummary {
   values: DimensionValueCount[];
 }
 
+export interface DimensionThresholdDto {
+  /** A dimension name (snake_case) */
+  dimension: string;
+  threshold: ThresholdDto;
+  /** One of the dimension's values */
+  value: string;
+}
+
+export interface DimensionThresholdResponse {
+  dimension: string;
+  threshold: ThresholdResponse;
+  value: string;
+}
+
 export interface DimensionValueCount {
   /** Rows of the version with this value */
   count: number;
@@ -1812,6 +2183,20 @@ export interface DimensionsQueryRequest {
   limit?: number;
   /** @min 0 */
   offset?: number;
+}
+
+export interface DroppedRecordsDto {
+  count: number;
+  example_source_ref: string;
+  reason:
+    | "missing_trace_id"
+    | "missing_span_id"
+    | "invalid_id"
+    | "missing_timestamps"
+    | "end_before_start"
+    | "malformed_record"
+    | "unsupported_record"
+    | "record_too_large";
 }
 
 export interface EmbeddingConfig {
@@ -1916,6 +2301,12 @@ export interface EmbeddingConfigsListParams {
   workspace_id: string;
 }
 
+export interface EnrichmentFieldDto {
+  description: string;
+  name: string;
+  type: string;
+}
+
 export interface EvalConfigResponse {
   /** @format date-time */
   created_at: string;
@@ -2008,11 +2399,26 @@ export interface EvalMetricRefResponse {
   threshold: number | null;
 }
 
+export interface ExportReportRequest {
+  /** markdown, html or pdf (default: the workspace settings' default format) */
+  format?: "markdown" | "html" | "pdf";
+}
+
 export interface ExtractedOutputDto {
   cost_usd: number | null;
   extras: Record<string, any>;
   output: string | null;
   usage: TokenUsageDto;
+}
+
+export interface FieldMappingDto {
+  /** Share of the sampled spans whose field was filled, 0..1 */
+  coverage: number;
+  /** A canonical span field */
+  field: string;
+  /** Source attributes that filled it */
+  source_attributes: string[];
+  spans_mapped: number;
 }
 
 export interface FilesDatasetVersionParams {
@@ -2060,13 +2466,28 @@ export interface GetDatasetVersionResponse {
   row_count: number;
   /** Inferred column types and statistics */
   schema: ColumnStatsDto[];
-  /** How the version was made: an upload, committed row edits, or rows generated by an SDG run */
-  source: "upload" | "commit" | "generated";
+  /** How the version was made: an upload, committed row edits, rows generated by an SDG run, or landed traces */
+  source: "upload" | "commit" | "generated" | "landed";
   /** `candidate` when created; `current` once promoted (one per dataset); `retired` once demoted */
   state: "candidate" | "current" | "retired";
   /** The uploaded file, for versions made by an upload */
   upload?: UploadInfoDto;
   workspace_id: string;
+}
+
+export interface GroundTruthItem {
+  /** text or any JSON value */
+  expected_output: string | number | boolean | Record<string, any> | any[];
+  /** Labels of the expectation (e.g. `resolved`, `escalate`) */
+  labels?: Record<string, any>;
+  /** @maxLength 4000 */
+  notes?: string;
+  /**
+   * A trace of the version
+   * @minLength 1
+   * @maxLength 200
+   */
+  trace_id: string;
 }
 
 export interface HttpTransportDto {
@@ -2086,6 +2507,23 @@ export interface HttpTransportResponse {
   headers: Record<string, string>;
   method: "POST" | "PUT" | "PATCH" | "GET";
   url: string;
+}
+
+export interface IngestCountsDto {
+  /** Spans already in the dataset (or twice in this source): not written again */
+  deduplicated: number;
+  /** Records that could not be normalised: see /drops */
+  dropped: number;
+  /** New spans written to the version */
+  landed: number;
+  /** Spans and records read (received = landed + deduplicated + dropped) */
+  received: number;
+}
+
+export interface IngestSourceDto {
+  connection_id: string | null;
+  kind: "upload" | "inline" | "connection";
+  upload_id: string | null;
 }
 
 export interface InsertRowsRequest {
@@ -2289,6 +2727,141 @@ export interface JudgesTestParams {
 
 export interface JudgesUpdateParams {
   judgeId: string;
+}
+
+export interface LandFromConnectionRequest {
+  /**
+   * The convention to read attributes with; `auto` (default) picks it per span
+   * @default "auto"
+   */
+  convention?:
+    | "auto"
+    | "openinference"
+    | "genai"
+    | "openllmetry"
+    | "langfuse"
+    | "plain_otel";
+  /**
+   * An existing trace dataset to add a version to
+   * @format uuid
+   */
+  dataset_id?: string;
+  /**
+   * Or a dataset by name: created (kind `traces`) when the workspace has none of this name
+   * @minLength 1
+   * @maxLength 200
+   */
+  dataset_name?: string;
+  /** Keep attributes no canonical field takes under `attributes` (default true); false drops them */
+  keep_unmapped?: boolean;
+  /**
+   * Stop after this many records (default 100000)
+   * @min 1
+   * @max 1000000
+   */
+  max_records?: number;
+  /**
+   * The new version's message
+   * @maxLength 2000
+   */
+  message?: string;
+}
+
+export interface LandInlineRequest {
+  /**
+   * The convention to read attributes with; `auto` (default) picks it per span
+   * @default "auto"
+   */
+  convention?:
+    | "auto"
+    | "openinference"
+    | "genai"
+    | "openllmetry"
+    | "langfuse"
+    | "plain_otel";
+  /**
+   * An existing trace dataset to add a version to
+   * @format uuid
+   */
+  dataset_id?: string;
+  /**
+   * Or a dataset by name: created (kind `traces`) when the workspace has none of this name
+   * @minLength 1
+   * @maxLength 200
+   */
+  dataset_name?: string;
+  /** Keep attributes no canonical field takes under `attributes` (default true); false drops them */
+  keep_unmapped?: boolean;
+  /**
+   * The new version's message
+   * @maxLength 2000
+   */
+  message?: string;
+  /**
+   * OTLP/JSON ExportTraceServiceRequest objects and/or span records (OpenTelemetry, Phoenix, Langfuse or plain `trace_id`/`span_id` records), at most 10000
+   * @minItems 1
+   */
+  records: Record<string, any>[];
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface LandTracesRequest {
+  /**
+   * ... or pull from this connection (exactly one of the two)
+   * @format uuid
+   */
+  connection_id?: string;
+  /**
+   * The convention to read attributes with; `auto` (default) picks it per span
+   * @default "auto"
+   */
+  convention?:
+    | "auto"
+    | "openinference"
+    | "genai"
+    | "openllmetry"
+    | "langfuse"
+    | "plain_otel";
+  /**
+   * An existing trace dataset to add a version to
+   * @format uuid
+   */
+  dataset_id?: string;
+  /**
+   * Or a dataset by name: created (kind `traces`) when the workspace has none of this name
+   * @minLength 1
+   * @maxLength 200
+   */
+  dataset_name?: string;
+  /** Keep attributes no canonical field takes under `attributes` (default true); false drops them */
+  keep_unmapped?: boolean;
+  /**
+   * connection: stop after this many records (default 100000)
+   * @min 1
+   * @max 1000000
+   */
+  max_records?: number;
+  /**
+   * The new version's message
+   * @maxLength 2000
+   */
+  message?: string;
+  /**
+   * Land this upload (POST /traces/uploads) ...
+   * @format uuid
+   */
+  upload_id?: string;
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface LatencyStatsDto {
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+  mean: number;
 }
 
 export interface LiveResponse {
@@ -2563,6 +3136,14 @@ export interface MetricDeltaDto {
   delta: number | null;
 }
 
+export interface MoveProjectRequest {
+  /**
+   * The workspace that receives the project (you must be an admin there and in the current one)
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
 export interface NotReadyProblem {
   /** @example {"database":{"status":"down","latency_ms":2000,"error":"the database did not answer within 2 s"},"queue":{"status":"up","latency_ms":1}} */
   checks: Record<string, ReadinessCheck>;
@@ -2792,6 +3373,53 @@ export interface PassRuleResponse {
   row: "all" | "any";
 }
 
+export interface PlanDatasetDto {
+  /** @format uuid */
+  dataset_id: string;
+  /**
+   * Run only a partition of the dataset (one of its versions' partitions)
+   * @format uuid
+   */
+  partition_id?: string;
+  /**
+   * Pin a version of the dataset (default: its current, else latest, version when a run starts)
+   * @format uuid
+   */
+  version_id?: string;
+}
+
+export interface PlanDatasetResponse {
+  /** @format uuid */
+  dataset_id: string;
+  /** @format uuid */
+  partition_id: string | null;
+  /**
+   * A pinned version, or null for the dataset's current (else latest) version
+   * @format uuid
+   */
+  version_id: string | null;
+}
+
+export interface PlanMetricDto {
+  /** Counts toward the release rule (default true); false: reported only */
+  gating?: boolean;
+  /** The metric as runs name it (`exact_match`, a metric config name, `faithfulness`, …) */
+  name: string;
+  /**
+   * Thresholds for the rows of one dimension value (at most 100)
+   * @maxItems 100
+   */
+  per_dimension?: DimensionThresholdDto[];
+  threshold: ThresholdDto;
+}
+
+export interface PlanMetricResponse {
+  gating: boolean;
+  name: string;
+  per_dimension: DimensionThresholdResponse[];
+  threshold: ThresholdResponse;
+}
+
 export interface PresignedUrlResponse {
   /** Hash of the version's content (the same for every format) */
   content_sha256: string;
@@ -2832,6 +3460,215 @@ export interface ProblemResponse {
   type: string;
 }
 
+export interface ProjectCoverageResponse {
+  /** Covered values / all values over every dimension (null when the project has no dimensions) */
+  coverage_ratio: number | null;
+  datasets: CoverageDataset[];
+  dimensions: CoverageDimension[];
+  /** Values with fewer than min_rows rows, fewest first */
+  gaps: CoverageGap[];
+  min_rows: number;
+  pairs: CoveragePair[];
+  project_id: string;
+  total_rows: number;
+}
+
+export interface ProjectCreateResponse {
+  /** @format date-time */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  dataset_ids: string[];
+  description: string;
+  /** `template` (a template's list as it is), `template_edited`, `custom` (no template) or `none` */
+  dimension_source: "template" | "template_edited" | "custom" | "none";
+  /** The coverage dimensions with their values */
+  dimensions: DimensionDefinition[];
+  /** @format uuid */
+  id: string;
+  name: string;
+  sut_ids: string[];
+  /** The template the project was created from, if any */
+  template: string | null;
+  test_plan: ProjectTestPlanRef | null;
+  /** @format date-time */
+  updated_at: string;
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface ProjectListItem {
+  /** @format date-time */
+  created_at: string;
+  dataset_count: number;
+  description: string;
+  dimension_count: number;
+  /** @format uuid */
+  id: string;
+  name: string;
+  sut_count: number;
+  template: string | null;
+  test_plan: ProjectTestPlanRef | null;
+  /** @format date-time */
+  updated_at: string;
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface ProjectListItemPage {
+  items: ProjectListItem[];
+  /** @min 1 */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   */
+  page_size: number;
+  /** Number of items matching the filters, across all pages */
+  total: number;
+}
+
+export interface ProjectPatchResponse {
+  changed: string[];
+  /** @format date-time */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  dataset_ids: string[];
+  description: string;
+  /** The coverage dimensions with their values */
+  dimensions: DimensionDefinition[];
+  /** @format uuid */
+  id: string;
+  name: string;
+  sut_ids: string[];
+  /** The template the project was created from, if any */
+  template: string | null;
+  test_plan: ProjectTestPlanRef | null;
+  /** @format date-time */
+  updated_at: string;
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface ProjectResponse {
+  /** @format date-time */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  dataset_ids: string[];
+  description: string;
+  /** The coverage dimensions with their values */
+  dimensions: DimensionDefinition[];
+  /** @format uuid */
+  id: string;
+  name: string;
+  sut_ids: string[];
+  /** The template the project was created from, if any */
+  template: string | null;
+  test_plan: ProjectTestPlanRef | null;
+  /** @format date-time */
+  updated_at: string;
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface ProjectTestPlanRef {
+  /** @format uuid */
+  id: string;
+  /** The plan's newest version (newer than `version` means an update is available) */
+  latest_version: number;
+  name: string;
+  /** The version number the project carries */
+  version: number;
+}
+
+export interface ProjectTrendResponse {
+  /** @format date-time */
+  from: string | null;
+  group_by: string | null;
+  interval: "run" | "day" | "week";
+  metrics: string[];
+  project_id: string;
+  runs: TrendRun[];
+  series: TrendSeries[];
+  /** @format date-time */
+  to: string | null;
+}
+
+export interface ProjectsAttachPlanParams {
+  projectId: string;
+}
+
+export interface ProjectsCoverageParams {
+  /**
+   * A value is a gap when fewer rows than this cover it (1..100000, default 1)
+   * @min 1
+   * @max 100000
+   */
+  min_rows?: number;
+  /**
+   * Dimension pairs to cross, comma-separated `a:b` (at most 5), e.g. `topic:persona,topic:language`
+   * @pattern ^[a-z][a-z0-9_:,]{0,700}$
+   */
+  pairs?: string;
+  projectId: string;
+}
+
+export interface ProjectsDetachPlanParams {
+  projectId: string;
+}
+
+export interface ProjectsGetParams {
+  projectId: string;
+}
+
+export interface ProjectsListParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * Projects whose name contains this text (case-insensitive)
+   * @maxLength 100
+   */
+  q?: string;
+  /** `name`, `created_at` or `updated_at`, `-` for descending (default `name`) */
+  sort?:
+    | "name"
+    | "-name"
+    | "created_at"
+    | "-created_at"
+    | "updated_at"
+    | "-updated_at";
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface ProjectsMoveParams {
+  projectId: string;
+}
+
+export interface ProjectsReplacePlanParams {
+  projectId: string;
+}
+
+export interface ProjectsTrendParams {
+  projectId: string;
+}
+
+export interface ProjectsUpdateParams {
+  projectId: string;
+}
+
 export interface PublishCustomOpRequest {
   /** @maxLength 2000 */
   description?: string;
@@ -2866,6 +3703,36 @@ export interface PublishCustomOpRequest {
    * @max 300000
    */
   timeout_ms?: number;
+}
+
+export interface PutSectionPromptRequest {
+  /**
+   * The prompt (1..20,000 characters); placeholders: {{run_name}}, {{sut_name}}, {{dataset_name}}, {{section_title}}, {{questions}}, {{data}}
+   * @maxLength 20000
+   * @pattern \S
+   */
+  prompt: string;
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface PutTraceTagsRequest {
+  /**
+   * `add` (default) adds the tags to each trace; `replace` makes them each trace's only tags (an empty list clears them)
+   * @default "add"
+   */
+  mode?: "add" | "replace";
+  /**
+   * Tags: 1..100 characters of letters, digits, `-`, `_`, `.`, `:` or `/` (at most 50)
+   * @maxItems 50
+   */
+  tags: string[];
+  /**
+   * Traces of the version (at most 1000)
+   * @maxItems 1000
+   * @minItems 1
+   */
+  trace_ids: string[];
 }
 
 export interface QualityAvailableParams {
@@ -2969,6 +3836,39 @@ export interface QueryResponse {
   version_number: number;
 }
 
+export interface QuestionItem {
+  /** Stable within the schema: `<section>.<n>` */
+  id: string;
+  /** `builtin` (from the run's metrics and dimensions) or `config` (added by the report config) */
+  source: "builtin" | "config";
+  text: string;
+}
+
+export interface QuestionSchemaResponse {
+  /** @format uuid */
+  config_id: string | null;
+  /** The dimensions of the run's rows */
+  dimensions: string[];
+  /** An earlier run of the same SUT on the same dataset exists to compare with */
+  has_baseline: boolean;
+  /** The run's metrics */
+  metrics: string[];
+  run_id: string;
+  sections: QuestionSection[];
+}
+
+export interface QuestionSection {
+  key:
+    | "summary"
+    | "metrics_overview"
+    | "results_by_dimension"
+    | "regressions"
+    | "failure_examples"
+    | "recommendations";
+  questions: QuestionItem[];
+  title: string;
+}
+
 export interface QueuedRunDto {
   /** @format date-time */
   created_at: string;
@@ -3001,6 +3901,115 @@ export interface ReadyResponse {
   status: "ready";
 }
 
+export interface RecommendationDefinition {
+  /**
+   * Dataset quality checks to run (`exact_duplicates`, `pii`, …; at most 20)
+   * @maxItems 20
+   */
+  checks?: string[];
+  /** @maxLength 2000 */
+  description?: string;
+  /**
+   * Dimensions to cover (snake_case names; at most 20)
+   * @maxItems 20
+   */
+  dimensions?: string[];
+  /**
+   * Metrics of the package (at most 50)
+   * @maxItems 50
+   */
+  metrics: RecommendedMetricDto[];
+  name: string;
+  /**
+   * The kind of application (snake_case), e.g. `rag_qa`
+   * @pattern ^[a-z][a-z0-9_]{0,63}$
+   * @example "rag_qa"
+   */
+  use_case: string;
+}
+
+export interface RecommendationsDeleteParams {
+  /** `builtin-<template>` for a built-in recommendation, else the UUID of a workspace recommendation */
+  recommendationId: string;
+  /**
+   * The workspace whose recommendations (with the built-in ones) are read or changed
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface RecommendationsGetParams {
+  /** `builtin-<template>` for a built-in recommendation, else the UUID of a workspace recommendation */
+  recommendationId: string;
+  /**
+   * The workspace whose recommendations (with the built-in ones) are read or changed
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface RecommendationsListParams {
+  /** `builtin`, `workspace` or both (default) */
+  source?: "builtin" | "workspace";
+  /** Only this use case (`rag_qa`, `customer_support`, …) */
+  use_case?: string;
+  /**
+   * The workspace whose recommendations (with the built-in ones) are read or changed
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface RecommendationsReplaceParams {
+  /** `builtin-<template>` for a built-in recommendation, else the UUID of a workspace recommendation */
+  recommendationId: string;
+  /**
+   * The workspace whose recommendations (with the built-in ones) are read or changed
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface RecommendedCheckResponse {
+  /** The quality check id (POST …/quality-checks:run) */
+  id: string;
+  /** Why the check matters for the use case */
+  reason: string;
+}
+
+export interface RecommendedMetricDto {
+  /** @maxLength 500 */
+  description?: string;
+  kind: "deterministic" | "judged";
+  /** The metric as runs name it */
+  name: string;
+  /** A starting pass rule (omit for an informative metric) */
+  threshold?: ThresholdDto;
+}
+
+export interface RecommendedMetricResponse {
+  description: string;
+  kind: "deterministic" | "judged";
+  name: string;
+  threshold: ThresholdResponse | null;
+}
+
+export interface RecomputeEnrichmentRequest {
+  /**
+   * Model -> USD per 1M input and output tokens, over the built-in table (matched by model prefix)
+   * @example {"my-finetune":{"input_per_1m":0.3,"output_per_1m":1.2}}
+   */
+  prices?: Record<
+    string,
+    {
+      /** @min 0 */
+      input_per_1m: number;
+      /** @min 0 */
+      output_per_1m: number;
+    }
+  >;
+}
+
 export interface RedeployCustomOpRequest {
   /** @maxLength 2000 */
   description?: string;
@@ -3024,6 +4033,30 @@ export interface RedeployCustomOpRequest {
    * @max 300000
    */
   timeout_ms?: number;
+}
+
+export interface RegenerateReportRequest {
+  /**
+   * Rebuild with this judge instead of the one that built the report
+   * @format uuid
+   */
+  judge_id?: string;
+  /** Keep sections edited through PUT content as they are (default true); false rebuilds them too */
+  keep_edits?: boolean;
+  /**
+   * The sections to have, in order (default: the report's current sections; name a deleted one to bring it back)
+   * @minItems 1
+   */
+  sections?: (
+    | "summary"
+    | "metrics_overview"
+    | "results_by_dimension"
+    | "regressions"
+    | "failure_examples"
+    | "recommendations"
+  )[];
+  /** Write every narrative from the template */
+  template_only?: boolean;
 }
 
 export interface RegisterOpBody {
@@ -3089,6 +4122,31 @@ export interface RegistryOpView {
   version_count: number;
 }
 
+export interface ReleaseRuleDto {
+  /** Per-dimension thresholds must hold too (default true) */
+  include_dimension_thresholds?: boolean;
+  /**
+   * Required with mode `min_metrics_passing`; at most the number of gating metrics
+   * @min 1
+   */
+  min_metrics_passing?: number;
+  /**
+   * The run's row pass rate must reach this share, 0..1 (default: no such rule)
+   * @min 0
+   * @max 1
+   */
+  min_row_pass_rate?: number;
+  /** `all_metrics` (default): every gating metric meets its threshold; `min_metrics_passing`: at least `min_metrics_passing` do */
+  mode?: "all_metrics" | "min_metrics_passing";
+}
+
+export interface ReleaseRuleResponse {
+  include_dimension_thresholds: boolean;
+  min_metrics_passing: number | null;
+  min_row_pass_rate: number | null;
+  mode: "all_metrics" | "min_metrics_passing";
+}
+
 export interface RenderedRequestDto {
   /** The JSON body */
   body?: object;
@@ -3119,6 +4177,404 @@ export interface ReplaceEvalConfigRequest {
    */
   name: string;
   pass_rule?: PassRuleDto;
+}
+
+export interface ReportConfigResponse {
+  /** @format date-time */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  description: string;
+  id: string;
+  /** The workspace settings name this config as the default */
+  is_default: boolean;
+  name: string;
+  /** Section keys in report order */
+  section_keys: string[];
+  sections: ReportConfigSectionResponse[];
+  /** @format date-time */
+  updated_at: string;
+  workspace_id: string;
+}
+
+export interface ReportConfigSectionDto {
+  /** A built-in section */
+  key:
+    | "summary"
+    | "metrics_overview"
+    | "results_by_dimension"
+    | "regressions"
+    | "failure_examples"
+    | "recommendations";
+  /** Questions the section should answer beside the built-in ones (up to 20, each up to 500 characters) */
+  questions?: string[];
+  /**
+   * Its title in reports (default: the built-in title)
+   * @minLength 1
+   * @maxLength 200
+   */
+  title?: string;
+}
+
+export interface ReportConfigSectionResponse {
+  key:
+    | "summary"
+    | "metrics_overview"
+    | "results_by_dimension"
+    | "regressions"
+    | "failure_examples"
+    | "recommendations";
+  /** The config's extra questions */
+  questions: string[];
+  title: string;
+}
+
+export interface ReportConfigSummary {
+  /** @format date-time */
+  created_at: string;
+  description: string;
+  id: string;
+  /** The workspace settings name this config as the default */
+  is_default: boolean;
+  name: string;
+  /** Section keys in report order */
+  section_keys: string[];
+  /** @format date-time */
+  updated_at: string;
+  workspace_id: string;
+}
+
+export interface ReportConfigsDeleteParams {
+  configId: string;
+}
+
+export interface ReportConfigsGetParams {
+  configId: string;
+}
+
+export interface ReportConfigsListParams {
+  /**
+   * The workspace
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface ReportContentResponse {
+  /** The whole report as one Markdown document */
+  markdown: string;
+  report_id: string;
+  sections: ReportSectionContent[];
+  title: string;
+  /** @format date-time */
+  updated_at: string;
+  version: number;
+}
+
+export interface ReportContentUrlResponse {
+  content_type: string;
+  /** @format date-time */
+  expires_at: string;
+  format: "markdown" | "html";
+  report_id: string;
+  /** A signed URL the service serves without a token until `expires_at` */
+  url: string;
+}
+
+export interface ReportDownloadResponse {
+  content_type: string;
+  /**
+   * When the file was rendered
+   * @format date-time
+   */
+  created_at: string;
+  /** @format date-time */
+  expires_at: string;
+  /** The stored export the URL serves */
+  export_id: string;
+  filename: string;
+  format: "markdown" | "html" | "pdf";
+  method: string;
+  report_id: string;
+  size_bytes: number;
+  /** A signed URL the service serves without a token until `expires_at` */
+  url: string;
+}
+
+export interface ReportFilesContentParams {
+  filename: string;
+  reportId: string;
+}
+
+export interface ReportFilesExportParams {
+  exportId: string;
+  filename: string;
+  reportId: string;
+}
+
+export interface ReportResponse {
+  /**
+   * The earlier run `regressions` compares against
+   * @format uuid
+   */
+  baseline_run_id: string | null;
+  /** @format uuid */
+  config_id: string | null;
+  /** @format date-time */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  /** Sections changed through PUT content */
+  edited_sections: number;
+  /** @format date-time */
+  generated_at: string;
+  id: string;
+  /**
+   * The judge that wrote narratives (null: every narrative from the template)
+   * @format uuid
+   */
+  judge_id: string | null;
+  /** Sections whose narrative the judge wrote */
+  judge_sections: number;
+  /** The run the report is built from */
+  run_id: string;
+  /** Section keys in order */
+  section_keys: string[];
+  sections: ReportSectionContent[];
+  title: string;
+  /** @format date-time */
+  updated_at: string;
+  /** Increases with every change (edit, delete, regenerate) */
+  version: number;
+  workspace_id: string;
+}
+
+export interface ReportSectionContent {
+  /** The figures behind the section, computed from the run's results */
+  data: Record<string, any>;
+  /** Changed through PUT content since it was generated */
+  edited: boolean;
+  /** @format date-time */
+  edited_at: string | null;
+  /** @format uuid */
+  edited_by: string | null;
+  /** `judge`: the narrative came from the workspace's judge; `template`: from the deterministic template */
+  generated_by: "judge" | "template";
+  /** Why the judge's narrative was not used (the call failed); null otherwise */
+  judge_error: string | null;
+  key:
+    | "summary"
+    | "metrics_overview"
+    | "results_by_dimension"
+    | "regressions"
+    | "failure_examples"
+    | "recommendations";
+  /** Heading, narrative and figures as Markdown */
+  markdown: string;
+  /** The questions the section answers */
+  questions: string[];
+  title: string;
+}
+
+export interface ReportSectionPromptResponse {
+  /** The built-in prompt (what DELETE falls back to) */
+  builtin_prompt: string;
+  placeholders: string[];
+  /** The prompt in effect */
+  prompt: string;
+  section_key:
+    | "summary"
+    | "metrics_overview"
+    | "results_by_dimension"
+    | "regressions"
+    | "failure_examples"
+    | "recommendations";
+  /** `builtin`, or `custom` when the workspace replaced it */
+  source: "builtin" | "custom";
+  title: string;
+  /** @format date-time */
+  updated_at: string | null;
+  /** @format uuid */
+  updated_by: string | null;
+}
+
+export interface ReportSettingsDeletePromptParams {
+  sectionKey: string;
+  /**
+   * The workspace
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface ReportSettingsGetParams {
+  /**
+   * The workspace
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface ReportSettingsGetPromptParams {
+  sectionKey: string;
+  /**
+   * The workspace
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface ReportSettingsListPromptsParams {
+  /**
+   * The workspace
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface ReportSettingsPutPromptParams {
+  sectionKey: string;
+}
+
+export interface ReportSettingsResponse {
+  /** Sections whose prompt the workspace replaced */
+  custom_prompts: string[];
+  /** @format uuid */
+  default_config_id: string | null;
+  default_format: "markdown" | "html" | "pdf";
+  formats: ("markdown" | "html" | "pdf")[];
+  /** @format uuid */
+  judge_id: string | null;
+  /** @format date-time */
+  updated_at: string | null;
+  /** @format uuid */
+  updated_by: string | null;
+  workspace_id: string;
+}
+
+export interface ReportSummary {
+  /** @format uuid */
+  config_id: string | null;
+  /** @format date-time */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  /** Sections changed through PUT content */
+  edited_sections: number;
+  /** @format date-time */
+  generated_at: string;
+  id: string;
+  /** Sections whose narrative the judge wrote */
+  judge_sections: number;
+  /** The run the report is built from */
+  run_id: string;
+  /** Section keys in order */
+  section_keys: string[];
+  title: string;
+  /** @format date-time */
+  updated_at: string;
+  workspace_id: string;
+}
+
+export interface ReportSummaryPage {
+  items: ReportSummary[];
+  /** @min 1 */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   */
+  page_size: number;
+  /** Number of items matching the filters, across all pages */
+  total: number;
+}
+
+export interface ReportsContentParams {
+  reportId: string;
+}
+
+export interface ReportsContentUrlParams {
+  /** markdown (default) or html */
+  format?: "markdown" | "html";
+  reportId: string;
+}
+
+export interface ReportsCreateParams {
+  runId: string;
+}
+
+export interface ReportsDeleteSectionParams {
+  reportId: string;
+  sectionKey: string;
+}
+
+export interface ReportsDownloadParams {
+  /** The format (default: the workspace settings' default format for downloads, markdown for content URLs) */
+  format?: "markdown" | "html" | "pdf";
+  reportId: string;
+}
+
+export interface ReportsExportParams {
+  reportId: string;
+}
+
+export interface ReportsGetParams {
+  reportId: string;
+}
+
+export interface ReportsListParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * Only the reports of this run
+   * @format uuid
+   */
+  run_id?: string;
+  /**
+   * The workspace whose reports to list
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface ReportsPartitionMetricsParams {
+  runId: string;
+}
+
+export interface ReportsPartitionsParams {
+  runId: string;
+}
+
+export interface ReportsQuestionsParams {
+  /**
+   * Answer for this report config's sections and questions (default: the workspace settings' default config)
+   * @format uuid
+   */
+  config_id?: string;
+  runId: string;
+}
+
+export interface ReportsRegenerateParams {
+  reportId: string;
+}
+
+export interface ReportsSectionParams {
+  key: string;
+  reportId: string;
+}
+
+export interface ReportsUpdateContentParams {
+  reportId: string;
 }
 
 export interface RerunRequest {
@@ -3712,7 +5168,7 @@ export interface RunsListParams {
    */
   page_size?: number;
   /**
-   * Projects come with issue 9; accepted for forward compatibility and must be a UUID
+   * Only runs of this project's linked SUTs or datasets (the runs its trend reads)
    * @format uuid
    */
   project_id?: string;
@@ -3904,6 +5360,65 @@ export interface SdgStartRunParams {
   adapterId: string;
 }
 
+export interface SdkDownloadParams {
+  /**
+   * A version listed by GET /sdk/versions, or `latest`
+   * @example "latest"
+   */
+  version: string;
+}
+
+export interface SdkExamplesParams {
+  /**
+   * A version listed by GET /sdk/versions, or `latest`
+   * @example "latest"
+   */
+  version: string;
+}
+
+export interface SdkVersionInfo {
+  /** Files in the examples bundle */
+  example_files: number;
+  /**
+   * GET this for the examples bundle
+   * @example "/examples/versions/0.1.0/download"
+   */
+  examples_download: string;
+  /**
+   * What generated the client from the OpenAPI document
+   * @example "swagger-typescript-api"
+   */
+  generator: string;
+  /**
+   * The client's language
+   * @example "typescript"
+   */
+  language: string;
+  /** Operations the client covers */
+  operations: number;
+  /**
+   * GET this for the SDK bundle
+   * @example "/sdk/versions/0.1.0/download"
+   */
+  sdk_download: string;
+  /** Files in the SDK bundle */
+  sdk_files: number;
+  /**
+   * The version to pass to the download operations
+   * @example "0.1.0"
+   */
+  version: string;
+}
+
+export interface SdkVersionsResponse {
+  /**
+   * The newest version (`latest` is accepted for it in the download paths)
+   * @example "0.1.0"
+   */
+  latest: string;
+  versions: SdkVersionInfo[];
+}
+
 export interface SecretsCreateParams {
   workspaceId: string;
 }
@@ -3949,6 +5464,28 @@ export interface SecretsRevealParams {
 export interface SecretsUpdateParams {
   secretId: string;
   workspaceId: string;
+}
+
+export interface SectionEdit {
+  /** The section to change */
+  key:
+    | "summary"
+    | "metrics_overview"
+    | "results_by_dimension"
+    | "regressions"
+    | "failure_examples"
+    | "recommendations";
+  /**
+   * Its new Markdown (at most 100,000 characters)
+   * @maxLength 100000
+   */
+  markdown: string;
+  /**
+   * A new title
+   * @minLength 1
+   * @maxLength 300
+   */
+  title?: string;
 }
 
 export interface SelectableCheck {
@@ -4209,6 +5746,239 @@ export interface TemplatesGetParams {
   name: string;
 }
 
+export interface TestPackageRecommendation {
+  /** Built-ins are read-only */
+  builtin: boolean;
+  checks: RecommendedCheckResponse[];
+  /** @format date-time */
+  created_at: string | null;
+  description: string;
+  dimensions: string[];
+  /** `builtin-<template>` for built-ins, a UUID for a workspace's own */
+  id: string;
+  metrics: RecommendedMetricResponse[];
+  name: string;
+  /** The template a built-in is derived from */
+  template: string | null;
+  /** @format date-time */
+  updated_at: string | null;
+  use_case: string;
+  /**
+   * null for built-ins
+   * @format uuid
+   */
+  workspace_id: string | null;
+}
+
+export interface TestPlanDetailResponse {
+  /**
+   * When this version was created
+   * @format date-time
+   */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  datasets: PlanDatasetResponse[];
+  description: string;
+  /**
+   * The plan's id
+   * @format uuid
+   */
+  id: string;
+  /** Whether this is the plan's newest version */
+  is_latest: boolean;
+  /** The plan's newest version */
+  latest_version: number;
+  message: string;
+  metrics: PlanMetricResponse[];
+  name: string;
+  /** Projects of the workspace carrying any version of this plan */
+  projects: TestPlanProjectRef[];
+  release_rule: ReleaseRuleResponse;
+  /** This version's number */
+  version: number;
+  /**
+   * This version's id
+   * @format uuid
+   */
+  version_id: string;
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface TestPlanProjectRef {
+  /** @format uuid */
+  id: string;
+  name: string;
+  /** The plan version the project carries */
+  version: number;
+}
+
+export interface TestPlanResponse {
+  /**
+   * When this version was created
+   * @format date-time
+   */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  datasets: PlanDatasetResponse[];
+  description: string;
+  /**
+   * The plan's id
+   * @format uuid
+   */
+  id: string;
+  /** The plan's newest version */
+  latest_version: number;
+  message: string;
+  metrics: PlanMetricResponse[];
+  name: string;
+  release_rule: ReleaseRuleResponse;
+  /** This version's number */
+  version: number;
+  /**
+   * This version's id
+   * @format uuid
+   */
+  version_id: string;
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface TestPlanSummaryResponse {
+  /** @format date-time */
+  created_at: string;
+  /** Datasets of the latest version */
+  dataset_count: number;
+  description: string;
+  /** @format uuid */
+  id: string;
+  latest_version: number;
+  /** Metrics of the latest version */
+  metric_count: number;
+  name: string;
+  /** Projects carrying the plan */
+  project_count: number;
+  /** @format date-time */
+  updated_at: string;
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface TestPlanSummaryResponsePage {
+  items: TestPlanSummaryResponse[];
+  /** @min 1 */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   */
+  page_size: number;
+  /** Number of items matching the filters, across all pages */
+  total: number;
+}
+
+export interface TestPlanVersionPage {
+  items: TestPlanVersionSummary[];
+  latest_version: number;
+  name: string;
+  page: number;
+  page_size: number;
+  /** @format uuid */
+  test_plan_id: string;
+  total: number;
+}
+
+export interface TestPlanVersionSummary {
+  /** @format date-time */
+  created_at: string;
+  /** @format uuid */
+  created_by: string | null;
+  dataset_count: number;
+  message: string;
+  metric_count: number;
+  version: number;
+  /** @format uuid */
+  version_id: string;
+}
+
+export interface TestPlansCreateVersionParams {
+  /** The test plan id, or its name (unique in the workspace, case-insensitive) */
+  ref: string;
+  /**
+   * The workspace the plan belongs to ({ref} may be a name, unique only in its workspace)
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface TestPlansGetParams {
+  /** The test plan id, or its name (unique in the workspace, case-insensitive) */
+  ref: string;
+  /**
+   * The workspace the plan belongs to ({ref} may be a name, unique only in its workspace)
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface TestPlansGetVersionParams {
+  /** The test plan id, or its name (unique in the workspace, case-insensitive) */
+  ref: string;
+  /**
+   * A version number, or `latest`
+   * @example "1"
+   */
+  version: string;
+  /**
+   * The workspace the plan belongs to ({ref} may be a name, unique only in its workspace)
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface TestPlansListParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * Plans whose name contains this text (case-insensitive)
+   * @maxLength 100
+   */
+  q?: string;
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface TestPlansVersionsParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /** The test plan id, or its name (unique in the workspace, case-insensitive) */
+  ref: string;
+  /** @format uuid */
+  workspace_id: string;
+}
+
 export interface TextAnalysisResult {
   /** Per text column: lengths in characters, words and tokens (cl100k_base) with histograms, languages, vocabulary, top terms, readability, empty and near-empty rates */
   columns: Record<string, any>[];
@@ -4224,6 +5994,21 @@ export interface TextColumnDto {
   name: string;
   /** Rows with a non-empty value */
   non_empty: number;
+}
+
+export interface ThresholdDto {
+  /** `>=`: the mean score must be at least `value`; `<=`: at most (latency, cost) */
+  operator: ">=" | "<=";
+  /**
+   * @min -1000000000000
+   * @max 1000000000000
+   */
+  value: number;
+}
+
+export interface ThresholdResponse {
+  operator: ">=" | "<=";
+  value: number;
 }
 
 export interface TokenRequest {
@@ -4285,11 +6070,529 @@ export interface TokenUsageDto {
   total_tokens: number | null;
 }
 
+export interface TopologyEdgeDto {
+  calls: number;
+  error_rate: number;
+  errors: number;
+  latency_ms: LatencyStatsDto;
+  source: string;
+  target: string;
+}
+
+export interface TopologyGraph {
+  dataset_id: string;
+  edges: TopologyEdgeDto[];
+  nodes: TopologyNodeDto[];
+  /** Spans whose parent is not in the version (treated as roots) */
+  orphan_spans: number;
+  roots: Record<string, any>[];
+  span_count: number;
+  trace_count: number;
+  version_id: string;
+}
+
+export interface TopologyNodeDto {
+  calls: number;
+  error_rate: number;
+  errors: number;
+  id: string;
+  kind: string;
+  latency_ms: LatencyStatsDto;
+  name: string;
+  /** Distinct service.name values of the component's spans */
+  service_names: string[];
+}
+
+export interface TraceConventionDetectionResponse {
+  candidates: ConventionCandidateDto[];
+  /** 0..1 (see docs/traces.md) */
+  confidence: number;
+  /** The convention most spans follow */
+  convention:
+    | "openinference"
+    | "genai"
+    | "openllmetry"
+    | "langfuse"
+    | "plain_otel";
+  dropped_records: DroppedRecordsDto[];
+  field_mappings: FieldMappingDto[];
+  /** Spans examined */
+  sampled: number;
+  /** Spans read from the sample */
+  span_count: number;
+  unmapped_attributes: UnmappedAttributeDto[];
+  /** The upload examined, for :detect on an upload */
+  upload_id?: string;
+  warnings: string[];
+}
+
+export interface TraceCurrentVersionResponse {
+  dataset_id: string;
+  number: number;
+  /** The version that was current before (null if none) */
+  previous_version_id: string | null;
+  /** @format date-time */
+  promoted_at: string;
+  state: string;
+  /** The dataset's current version now */
+  version_id: string;
+}
+
+export interface TraceDataDeleteTagsParams {
+  datasetId: string;
+  /**
+   * Remove this tag (from `trace_id`, or from every trace of the version)
+   * @minLength 1
+   * @maxLength 100
+   */
+  tag?: string;
+  /**
+   * Remove tags of this trace (all its tags, or only `tag`)
+   * @minLength 1
+   * @maxLength 200
+   */
+  trace_id?: string;
+  versionId: string;
+}
+
+export interface TraceDataEnrichmentParams {
+  datasetId: string;
+  versionId: string;
+}
+
+export interface TraceDataListTagsParams {
+  datasetId: string;
+  /**
+   * Only this tag
+   * @maxLength 100
+   */
+  tag?: string;
+  /**
+   * Only the tags of this trace
+   * @maxLength 200
+   */
+  trace_id?: string;
+  versionId: string;
+}
+
+export interface TraceDataPutTagsParams {
+  datasetId: string;
+  versionId: string;
+}
+
+export interface TraceDataRecomputeParams {
+  datasetId: string;
+  recompute: string;
+  versionId: string;
+}
+
+export interface TraceDataResultsParams {
+  datasetId: string;
+  /** true: only traces with an error span; false: only those without */
+  has_error?: "true" | "false";
+  /**
+   * @min 1
+   * @max 1000
+   * @default 100
+   */
+  limit?: number;
+  loop_detected?: "true" | "false";
+  /** @min 0 */
+  max_duration_ms?: number;
+  /** @min 0 */
+  min_cost?: number;
+  /** @min 0 */
+  min_duration_ms?: number;
+  /**
+   * A model any LLM span of the trace used
+   * @maxLength 200
+   */
+  model?: string;
+  /**
+   * @min 0
+   * @max 10000000
+   * @default 0
+   */
+  offset?: number;
+  /** @default "asc" */
+  order?: "asc" | "desc";
+  /** @maxLength 200 */
+  session_id?: string;
+  /** @default "start_time" */
+  sort?:
+    | "duration_ms"
+    | "cost"
+    | "tokens_total"
+    | "error_count"
+    | "span_count"
+    | "start_time"
+    | "trace_id";
+  /**
+   * Only traces with this tag
+   * @maxLength 100
+   */
+  tag?: string;
+  /** @maxLength 200 */
+  trace_id?: string;
+  versionId: string;
+}
+
+export interface TraceDataTopologyParams {
+  datasetId: string;
+  /**
+   * Only traces with this tag
+   * @maxLength 100
+   */
+  tag?: string;
+  versionId: string;
+}
+
+export interface TraceDropRecordResponse {
+  /** @format date-time */
+  created_at: string;
+  detail: string;
+  id: string;
+  /** Order among the run's drops, from 1 */
+  ordinal: number;
+  /** the original record, as received */
+  payload: string | number | boolean | Record<string, any> | any[] | null;
+  reason:
+    | "missing_trace_id"
+    | "missing_span_id"
+    | "invalid_id"
+    | "missing_timestamps"
+    | "end_before_start"
+    | "malformed_record"
+    | "unsupported_record"
+    | "record_too_large";
+  run_id: string;
+  /** Where the record was in the source: `line 12`, `record 3, span 2` */
+  source_ref: string;
+  version_id: string | null;
+}
+
+export interface TraceEnrichmentStatusResponse {
+  dataset_id: string;
+  error?: Record<string, any> | null;
+  fields: EnrichmentFieldDto[];
+  /** @format date-time */
+  finished_at: string | null;
+  prices?: Record<string, any> | null;
+  /** traces_done / traces_total, 0..1 */
+  progress: number;
+  run_id: string | null;
+  /** @format date-time */
+  started_at: string | null;
+  /** `not_started` until a landing or a recompute queued one */
+  state:
+    | "not_started"
+    | "queued"
+    | "running"
+    | "succeeded"
+    | "failed"
+    | "cancelled";
+  traces_done: number;
+  traces_total: number;
+  version_id: string;
+}
+
+export interface TraceGroundTruthResponse {
+  /** @format date-time */
+  created_at: string;
+  created_by: string | null;
+  dataset_id: string;
+  id: string;
+  item_count: number;
+  items: GroundTruthItem[];
+  message: string;
+  /** 1, 2, 3, ... per trace version */
+  number: number;
+  version_id: string;
+  /** Every ground-truth version of this trace version, newest first */
+  versions: number[];
+}
+
+export interface TraceGroundTruthVersionResponse {
+  /** @format date-time */
+  created_at: string;
+  created_by: string | null;
+  dataset_id: string;
+  id: string;
+  item_count: number;
+  message: string;
+  /** 1, 2, 3, ... per trace version */
+  number: number;
+  version_id: string;
+}
+
+export interface TraceIngestRunDropsResponse {
+  by_reason: Record<string, number>;
+  items: TraceDropRecordResponse[];
+  limit: number;
+  offset: number;
+  run_id: string;
+  /** Drops of the run (all pages) */
+  total: number;
+}
+
+export interface TraceIngestRunResponse {
+  convention:
+    | "auto"
+    | "openinference"
+    | "genai"
+    | "openllmetry"
+    | "langfuse"
+    | "plain_otel";
+  /** Landed spans by the convention that read them */
+  conventions: Record<string, number>;
+  counts: IngestCountsDto;
+  /** @format date-time */
+  created_at: string;
+  created_by: string | null;
+  /** The trace dataset written to (null until the landing resolved it) */
+  dataset_id: string | null;
+  /** Drops by reason */
+  drop_reasons: Record<string, number>;
+  error?: Record<string, any> | null;
+  /** @format date-time */
+  finished_at: string | null;
+  id: string;
+  job_id: string | null;
+  keep_unmapped: boolean;
+  source: IngestSourceDto;
+  /** @format date-time */
+  started_at: string | null;
+  state: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+  /** Traces in the version the landing wrote (0 when nothing new landed) */
+  traces: number;
+  /** The version the landing created (null while running, or when nothing new landed) */
+  version_id: string | null;
+  workspace_id: string;
+}
+
 export interface TracePartition {
   level: "trace";
+  /** Span rows of the trace, in start order */
   row_ids: string[];
+  rows?: Record<string, any>[];
   session_id: string | null;
   trace_id: string;
+}
+
+export interface TraceSourceConnectionResponse {
+  /** @format date-time */
+  created_at: string;
+  created_by: string | null;
+  dataset_id: string | null;
+  id: string;
+  kind: "otlp_file_url" | "langfuse" | "phoenix";
+  /** @format date-time */
+  last_landed_at: string | null;
+  name: string;
+  page_size: number;
+  project: string | null;
+  public_key_secret_id: string | null;
+  secret_id: string | null;
+  url: string;
+  workspace_id: string;
+}
+
+export interface TraceTagResponse {
+  /** @format date-time */
+  created_at: string;
+  created_by: string | null;
+  tag: string;
+  trace_id: string;
+}
+
+export interface TraceUploadResponse {
+  sha256: string;
+  /** @format date-time */
+  created_at: string;
+  created_by: string | null;
+  filename: string;
+  /** What the file holds, from its first bytes: otlp_json, otlp_protobuf, jsonl or json */
+  format: string;
+  id: string;
+  size_bytes: number;
+  workspace_id: string;
+}
+
+export interface TracesCreateGroundTruthParams {
+  versionId: string;
+}
+
+export interface TracesDetectParams {
+  detect: string;
+}
+
+export interface TracesDetectUploadParams {
+  detect: string;
+  uploadId: string;
+}
+
+export interface TracesGetRunParams {
+  runId: string;
+}
+
+export interface TracesGroundTruthParams {
+  /**
+   * A ground-truth version number (default: the newest)
+   * @min 1
+   */
+  number?: number;
+  versionId: string;
+}
+
+export interface TracesLandFromConnectionParams {
+  connectionId: string;
+}
+
+export interface TracesLandInlineParams {
+  inline: string;
+}
+
+export interface TracesListConnectionsParams {
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface TracesPromoteParams {
+  promote: string;
+  versionId: string;
+}
+
+export interface TracesRunDropsParams {
+  /**
+   * @min 1
+   * @max 1000
+   * @default 100
+   */
+  limit?: number;
+  /**
+   * @min 0
+   * @max 10000000
+   * @default 0
+   */
+  offset?: number;
+  /** Only drops of this reason */
+  reason?:
+    | "missing_trace_id"
+    | "missing_span_id"
+    | "invalid_id"
+    | "missing_timestamps"
+    | "end_before_start"
+    | "malformed_record"
+    | "unsupported_record"
+    | "record_too_large";
+  runId: string;
+}
+
+export interface TracesUploadParams {
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface TracesVersionDropsParams {
+  /**
+   * @min 1
+   * @max 1000
+   * @default 100
+   */
+  limit?: number;
+  /**
+   * @min 0
+   * @max 10000000
+   * @default 0
+   */
+  offset?: number;
+  /** Only drops of this reason */
+  reason?:
+    | "missing_trace_id"
+    | "missing_span_id"
+    | "invalid_id"
+    | "missing_timestamps"
+    | "end_before_start"
+    | "malformed_record"
+    | "unsupported_record"
+    | "record_too_large";
+  versionId: string;
+}
+
+export interface TrendPoint {
+  /** The run's creation time, or the start of the day or week */
+  at: string;
+  /** Rows scored */
+  count: number;
+  max: number;
+  /** Mean score over the scored rows */
+  mean: number;
+  min: number;
+  /** Share of rows with a verdict that passed (null when none has one) */
+  pass_rate: number | null;
+  run_ids: string[];
+}
+
+export interface TrendRequest {
+  /**
+   * Runs created at or after this time
+   * @format date-time
+   */
+  from?: string;
+  /** A project dimension: one series per value (rows without a value are `null`) */
+  group_by?: string;
+  /** `run` (default): one point per run; `day` or `week`: runs pooled per UTC day or ISO week */
+  interval?: "run" | "day" | "week";
+  /**
+   * Metric names to plot (default: every metric the runs scored; at most 20)
+   * @maxItems 20
+   * @minItems 1
+   */
+  metrics?: string[];
+  /**
+   * Run states included (default every state but `cancelled`)
+   * @maxItems 6
+   */
+  states?: (
+    | "queued"
+    | "running"
+    | "awaiting_upload"
+    | "succeeded"
+    | "failed"
+    | "cancelled"
+  )[];
+  /**
+   * Runs created before this time
+   * @format date-time
+   */
+  to?: string;
+}
+
+export interface TrendRun {
+  /** @format date-time */
+  created_at: string;
+  dataset_id: string;
+  id: string;
+  name: string;
+  state: string;
+  sut_id: string;
+}
+
+export interface TrendSeries {
+  /** The `group_by` value (null: rows without one, or no grouping) */
+  group: string | null;
+  metric: string;
+  points: TrendPoint[];
+}
+
+export interface UnmappedAttributeDto {
+  examples: string[];
+  /** `kept` under `attributes` of the landed span, or `dropped` (over the size limit, or keep_unmapped false) */
+  fate: "kept" | "dropped";
+  key: string;
+  /** Spans carrying it */
+  spans: number;
+  spans_dropped: number;
 }
 
 export interface UpdateBrandingRequest {
@@ -4442,6 +6745,55 @@ export interface UpdateMetricConfigRequest {
   threshold?: number | null;
 }
 
+export interface UpdateProjectRequest {
+  /** Replaces the linked datasets */
+  dataset_ids?: string[];
+  /** @maxLength 2000 */
+  description?: string;
+  /**
+   * Replaces the whole dimension list
+   * @maxItems 20
+   */
+  dimensions?: DimensionDefinition[];
+  /** @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$ */
+  name?: string;
+  /** Replaces the linked SUTs */
+  sut_ids?: string[];
+}
+
+export interface UpdateReportContentRequest {
+  /** The sections to change; the others stay as they are */
+  sections: SectionEdit[];
+  /**
+   * A new report title
+   * @minLength 1
+   * @maxLength 300
+   */
+  title?: string;
+}
+
+export interface UpdateReportSettingsRequest {
+  /**
+   * The config new reports use when the request names none (null: every built-in section)
+   * @format uuid
+   */
+  default_config_id?: string | null;
+  /** The format of exports and downloads that name none; one of formats */
+  default_format?: "markdown" | "html" | "pdf";
+  /**
+   * Formats exports and downloads may use (1..3)
+   * @minItems 1
+   */
+  formats?: ("markdown" | "html" | "pdf")[];
+  /**
+   * The judge that writes narratives (null: the deterministic template)
+   * @format uuid
+   */
+  judge_id?: string | null;
+  /** @format uuid */
+  workspace_id: string;
+}
+
 export interface UpdateRowsRequest {
   /** @default "merge" */
   mode?: "merge" | "replace";
@@ -4561,6 +6913,14 @@ export interface UploadOutputsRequest {
    * @minItems 1
    */
   results: UploadedOutputDto[];
+}
+
+export interface UploadTracesForm {
+  /**
+   * The trace file: OTLP/JSON, JSON Lines, a JSON array of span records, or OTLP/protobuf (.pb)
+   * @format binary
+   */
+  file: File;
 }
 
 export interface UploadedErrorDto {
@@ -7855,6 +10215,190 @@ export class EvaluationWorkspaceClient<
     /**
      * No description
      *
+     * @tags traces
+     * @name TraceDataDeleteTags
+     * @summary Removes a trace's tags, a tag from every trace, or one tag from one trace (members).
+     * @request DELETE:/datasets/{dataset_id}/versions/{version_id}/trace-tags
+     * @secure
+     * @response `204` `void`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    traceDataDeleteTags: (
+      { datasetId, versionId, ...query }: TraceDataDeleteTagsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/trace-tags`,
+        method: "DELETE",
+        query: query,
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags traces
+     * @name TraceDataEnrichment
+     * @summary Progress of the version's per-trace enrichment (computed after each landing and on recompute) and the fields it derives (viewers).
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/trace-enrichment
+     * @secure
+     * @response `200` `TraceEnrichmentStatusResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    traceDataEnrichment: (
+      { datasetId, versionId }: TraceDataEnrichmentParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceEnrichmentStatusResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/trace-enrichment`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags traces
+     * @name TraceDataListTags
+     * @summary Tags on the version's traces, by trace then tag (viewers).
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/trace-tags
+     * @secure
+     * @response `200` `(TraceTagResponse)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    traceDataListTags: (
+      { datasetId, versionId, ...query }: TraceDataListTagsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceTagResponse[], ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/trace-tags`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags traces
+     * @name TraceDataPutTags
+     * @summary Adds tags to traces (or, with mode `replace`, sets their tags); answers the traces' tags (members).
+     * @request PUT:/datasets/{dataset_id}/versions/{version_id}/trace-tags
+     * @secure
+     * @response `200` `(TraceTagResponse)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    traceDataPutTags: (
+      { datasetId, versionId }: TraceDataPutTagsParams,
+      data: PutTraceTagsRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceTagResponse[], ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/trace-tags`,
+        method: "PUT",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags traces
+     * @name TraceDataRecompute
+     * @summary Queues a new enrichment of the version, optionally with model prices over the built-in table (members).
+     * @request POST:/datasets/{dataset_id}/versions/{version_id}/trace-enrichment:recompute
+     * @secure
+     * @response `200` `TraceEnrichmentStatusResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    traceDataRecompute: (
+      { datasetId, versionId, recompute }: TraceDataRecomputeParams,
+      data: RecomputeEnrichmentRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceEnrichmentStatusResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/trace-enrichment${recompute}`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags traces
+     * @name TraceDataResults
+     * @summary Per-trace enrichment results, filtered (errors, loops, model, tag, duration, cost), sorted and paged (viewers).
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/trace-enrichment/results
+     * @secure
+     * @response `200` `Record<string,any>`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    traceDataResults: (
+      { datasetId, versionId, ...query }: TraceDataResultsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<Record<string, any>, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/trace-enrichment/results`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags traces
+     * @name TraceDataTopology
+     * @summary The graph of components (agents, tools, LLM calls, retrievers) from parent-child spans, with call counts, error rates and latency percentiles per node and edge (viewers).
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/topology
+     * @secure
+     * @response `200` `TopologyGraph`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    traceDataTopology: (
+      { datasetId, versionId, ...query }: TraceDataTopologyParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TopologyGraph, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/topology`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
      * @tags dataset dimensions
      * @name VersionDimensionsAvailableMetrics
      * @summary The built-in metrics the version's mapping supports, and what the others lack (viewers).
@@ -8306,6 +10850,46 @@ export class EvaluationWorkspaceClient<
         path: `/files/dataset-versions/${versionId}/${filename}`,
         method: "GET",
         query: query,
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportFilesContent
+     * @summary The report's current content as Markdown or HTML.
+     * @request GET:/files/reports/{report_id}/content/{filename}
+     * @response `200` `string` The report
+     * @response `403` `ProblemResponse` invalid_signature or url_expired
+     */
+    reportFilesContent: (
+      { reportId, filename }: ReportFilesContentParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<string, ProblemResponse>({
+        path: `/files/reports/${reportId}/content/${filename}`,
+        method: "GET",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportFilesExport
+     * @summary A stored export (Markdown, HTML or PDF).
+     * @request GET:/files/reports/{report_id}/exports/{export_id}/{filename}
+     * @response `200` `File` The exported file
+     * @response `403` `ProblemResponse` invalid_signature or url_expired
+     */
+    reportFilesExport: (
+      { reportId, exportId, filename }: ReportFilesExportParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<File, ProblemResponse>({
+        path: `/files/reports/${reportId}/exports/${exportId}/${filename}`,
+        method: "GET",
         ...params,
       }),
 
@@ -10022,6 +12606,1671 @@ export class EvaluationWorkspaceClient<
     analysisPropertiesVisual: (params: RequestParams = {}) =>
       this.request<AnalysisPropertyDto[], ProblemResponse>({
         path: `/analysis/properties/visual`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+  };
+  traces = {
+    /**
+     * No description
+     *
+     * @tags traces
+     * @name TracesCreateConnection
+     * @summary Adds a source to pull traces from (members; naming a secret takes an admin): an OTLP file URL, a Langfuse-compatible or a Phoenix-compatible API.
+     * @request POST:/traces/connections
+     * @secure
+     * @response `201` `TraceSourceConnectionResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` trace_connection_name_taken
+     */
+    tracesCreateConnection: (
+      data: CreateTraceConnectionRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceSourceConnectionResponse, ProblemResponse>({
+        path: `/traces/connections`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags traces
+     * @name TracesCreateGroundTruth
+     * @summary Adds a new ground-truth version: expected outputs for traces of the version (members).
+     * @request POST:/traces/versions/{version_id}/ground-truth
+     * @secure
+     * @response `201` `TraceGroundTruthVersionResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset_version {version_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    tracesCreateGroundTruth: (
+      { versionId }: TracesCreateGroundTruthParams,
+      data: CreateGroundTruthRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceGroundTruthVersionResponse, ProblemResponse>({
+        path: `/traces/versions/${versionId}/ground-truth`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags traces
+     * @name TracesDetect
+     * @summary Which convention a sample of records follows, with a confidence, how each attribute maps onto the canonical span, and which attributes would be kept aside or dropped (viewers). Nothing is stored.
+     * @request POST:/traces/conventions:detect
+     * @secure
+     * @response `200` `TraceConventionDetectionResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace_id in the body (workspace_id)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    tracesDetect: (
+      { detect }: TracesDetectParams,
+      data: DetectConventionsRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceConventionDetectionResponse, ProblemResponse>({
+        path: `/traces/conventions${detect}`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags traces
+     * @name TracesDetectUpload
+     * @summary Convention detection over the first spans of an upload (viewers).
+     * @request POST:/traces/uploads/{upload_id}:detect
+     * @secure
+     * @response `200` `TraceConventionDetectionResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the trace_upload {upload_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    tracesDetectUpload: (
+      { uploadId, detect }: TracesDetectUploadParams,
+      data: DetectUploadRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceConventionDetectionResponse, ProblemResponse>({
+        path: `/traces/uploads/${uploadId}${detect}`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags traces
+     * @name TracesGetRun
+     * @summary An ingest run: state, counts (received = landed + deduplicated + dropped), drops by reason, the version written (viewers).
+     * @request GET:/traces/runs/{run_id}
+     * @secure
+     * @response `200` `TraceIngestRunResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the trace_ingest_run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    tracesGetRun: ({ runId }: TracesGetRunParams, params: RequestParams = {}) =>
+      this.request<TraceIngestRunResponse, ProblemResponse>({
+        path: `/traces/runs/${runId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags traces
+     * @name TracesGroundTruth
+     * @summary The version's ground truth: the newest set of expected outputs (or `number`), with every version number (viewers).
+     * @request GET:/traces/versions/{version_id}/ground-truth
+     * @secure
+     * @response `200` `TraceGroundTruthResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset_version {version_id}
+     * @response `404` `ProblemResponse` ground_truth_not_found The workspace or record does not exist
+     */
+    tracesGroundTruth: (
+      { versionId, ...query }: TracesGroundTruthParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceGroundTruthResponse, ProblemResponse>({
+        path: `/traces/versions/${versionId}/ground-truth`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags traces
+     * @name TracesLand
+     * @summary Lands an upload or a connection's traces into a new version of a trace dataset, through the queue (members, 202); idempotent: spans already landed are not written again.
+     * @request POST:/traces/land
+     * @secure
+     * @response `202` `TraceIngestRunResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    tracesLand: (data: LandTracesRequest, params: RequestParams = {}) =>
+      this.request<TraceIngestRunResponse, ProblemResponse>({
+        path: `/traces/land`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags traces
+     * @name TracesLandFromConnection
+     * @summary Pulls the connection's traces (page by page) into a new version of a trace dataset, through the queue (members, 202): poll GET /traces/runs/{id}.
+     * @request POST:/traces/connections/{connection_id}/land
+     * @secure
+     * @response `202` `TraceIngestRunResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the trace_connection {connection_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    tracesLandFromConnection: (
+      { connectionId }: TracesLandFromConnectionParams,
+      data: LandFromConnectionRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceIngestRunResponse, ProblemResponse>({
+        path: `/traces/connections/${connectionId}/land`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags traces
+     * @name TracesLandInline
+     * @summary Lands the records in the body (OTLP/JSON requests or span records, at most 10000), through the queue (members, 202).
+     * @request POST:/traces/land:inline
+     * @secure
+     * @response `202` `TraceIngestRunResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    tracesLandInline: (
+      { inline }: TracesLandInlineParams,
+      data: LandInlineRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceIngestRunResponse, ProblemResponse>({
+        path: `/traces/land${inline}`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags traces
+     * @name TracesListConnections
+     * @summary The workspace's trace source connections (viewers).
+     * @request GET:/traces/connections
+     * @secure
+     * @response `200` `(TraceSourceConnectionResponse)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    tracesListConnections: (
+      query: TracesListConnectionsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceSourceConnectionResponse[], ProblemResponse>({
+        path: `/traces/connections`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags traces
+     * @name TracesPromote
+     * @summary Makes the trace version its dataset's current version (members).
+     * @request POST:/traces/versions/{version_id}:promote
+     * @secure
+     * @response `200` `TraceCurrentVersionResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset_version {version_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    tracesPromote: (
+      { versionId, promote }: TracesPromoteParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceCurrentVersionResponse, ProblemResponse>({
+        path: `/traces/versions/${versionId}${promote}`,
+        method: "POST",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags traces
+     * @name TracesRunDrops
+     * @summary The records the run could not normalise, each with its reason and original payload, in source order (viewers).
+     * @request GET:/traces/runs/{run_id}/drops
+     * @secure
+     * @response `200` `TraceIngestRunDropsResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the trace_ingest_run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    tracesRunDrops: (
+      { runId, ...query }: TracesRunDropsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceIngestRunDropsResponse, ProblemResponse>({
+        path: `/traces/runs/${runId}/drops`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags traces
+     * @name TracesUpload
+     * @summary Uploads a trace file (multipart, part `file`; streamed to disk, at most UPLOAD_MAX_BYTES) to detect and land (members).
+     * @request POST:/traces/uploads
+     * @secure
+     * @response `201` `TraceUploadResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `413` `ProblemResponse` payload_too_large (UPLOAD_MAX_BYTES)
+     */
+    tracesUpload: (
+      query: TracesUploadParams,
+      data: UploadTracesForm,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceUploadResponse, ProblemResponse>({
+        path: `/traces/uploads`,
+        method: "POST",
+        query: query,
+        body: data,
+        secure: true,
+        type: ContentType.FormData,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags traces
+     * @name TracesVersionDrops
+     * @summary Drops of the landings that wrote this version (viewers).
+     * @request GET:/traces/versions/{version_id}/drops
+     * @secure
+     * @response `200` `(TraceDropRecordResponse)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset_version {version_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    tracesVersionDrops: (
+      { versionId, ...query }: TracesVersionDropsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceDropRecordResponse[], ProblemResponse>({
+        path: `/traces/versions/${versionId}/drops`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+  };
+  projects = {
+    /**
+     * No description
+     *
+     * @tags projects
+     * @name ProjectsAttachPlan
+     * @summary Attaches a test plan version (default its latest) to a project that has none (members).
+     * @request POST:/projects/{project_id}/test-plan
+     * @secure
+     * @response `200` `ProjectPatchResponse`
+     * @response `400` `ProblemResponse` validation_failed, unknown_test_plan
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the project {project_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` project_test_plan_attached
+     */
+    projectsAttachPlan: (
+      { projectId }: ProjectsAttachPlanParams,
+      data: AttachTestPlanRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ProjectPatchResponse, ProblemResponse>({
+        path: `/projects/${projectId}/test-plan`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags projects
+     * @name ProjectsCoverage
+     * @summary Rows of the project's datasets per dimension value (and chosen pairs), and the values with fewer than `min_rows` (viewers).
+     * @request GET:/projects/{project_id}/coverage
+     * @secure
+     * @response `200` `ProjectCoverageResponse`
+     * @response `400` `ProblemResponse` validation_failed, project_dimension_unknown
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the project {project_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    projectsCoverage: (
+      { projectId, ...query }: ProjectsCoverageParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ProjectCoverageResponse, ProblemResponse>({
+        path: `/projects/${projectId}/coverage`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags projects
+     * @name ProjectsCreate
+     * @summary Creates a project (members) from a template's dimension list (as it is or edited), with SUTs and datasets of the workspace.
+     * @request POST:/projects
+     * @secure
+     * @response `201` `ProjectCreateResponse`
+     * @response `400` `ProblemResponse` validation_failed, unknown_template, project_dimensions_invalid, unknown_sut, unknown_dataset
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` project_name_taken
+     */
+    projectsCreate: (data: CreateProjectRequest, params: RequestParams = {}) =>
+      this.request<ProjectCreateResponse, ProblemResponse>({
+        path: `/projects`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags projects
+     * @name ProjectsDetachPlan
+     * @summary Detaches the test plan (members); a project without one is answered unchanged.
+     * @request DELETE:/projects/{project_id}/test-plan
+     * @secure
+     * @response `200` `ProjectResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the project {project_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    projectsDetachPlan: (
+      { projectId }: ProjectsDetachPlanParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ProjectResponse, ProblemResponse>({
+        path: `/projects/${projectId}/test-plan`,
+        method: "DELETE",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags projects
+     * @name ProjectsGet
+     * @summary One project (viewers).
+     * @request GET:/projects/{project_id}
+     * @secure
+     * @response `200` `ProjectResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the project {project_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    projectsGet: (
+      { projectId }: ProjectsGetParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ProjectResponse, ProblemResponse>({
+        path: `/projects/${projectId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags projects
+     * @name ProjectsList
+     * @summary The workspace's projects (viewers); filter with `q`, sort by name, created_at or updated_at.
+     * @request GET:/projects
+     * @secure
+     * @response `200` `ProjectListItemPage`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    projectsList: (query: ProjectsListParams, params: RequestParams = {}) =>
+      this.request<ProjectListItemPage, ProblemResponse>({
+        path: `/projects`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags projects
+     * @name ProjectsMove
+     * @summary Moves the project to another workspace (admins of both); its links to the old workspace's SUTs, datasets and test plan are dropped.
+     * @request POST:/projects/{project_id}/move
+     * @secure
+     * @response `200` `ProjectResponse`
+     * @response `400` `ProblemResponse` validation_failed, project_move_invalid
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the project {project_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` project_name_taken
+     */
+    projectsMove: (
+      { projectId }: ProjectsMoveParams,
+      data: MoveProjectRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ProjectResponse, ProblemResponse>({
+        path: `/projects/${projectId}/move`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags projects
+     * @name ProjectsReplacePlan
+     * @summary Sets the project's test plan version, replacing any attached one (members).
+     * @request PUT:/projects/{project_id}/test-plan
+     * @secure
+     * @response `200` `ProjectPatchResponse`
+     * @response `400` `ProblemResponse` validation_failed, unknown_test_plan
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the project {project_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    projectsReplacePlan: (
+      { projectId }: ProjectsReplacePlanParams,
+      data: AttachTestPlanRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ProjectPatchResponse, ProblemResponse>({
+        path: `/projects/${projectId}/test-plan`,
+        method: "PUT",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags projects
+     * @name ProjectsTrend
+     * @summary Metric values of the project's runs (of its SUTs or datasets) over time, per dimension value, ready for a chart (viewers).
+     * @request POST:/projects/{project_id}/trend
+     * @secure
+     * @response `200` `ProjectTrendResponse`
+     * @response `400` `ProblemResponse` validation_failed, project_dimension_unknown, invalid_time_range
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the project {project_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    projectsTrend: (
+      { projectId }: ProjectsTrendParams,
+      data: TrendRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ProjectTrendResponse, ProblemResponse>({
+        path: `/projects/${projectId}/trend`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags projects
+     * @name ProjectsUpdate
+     * @summary Changes name, description, dimensions or links (members); lists replace the old ones.
+     * @request PATCH:/projects/{project_id}
+     * @secure
+     * @response `200` `ProjectPatchResponse`
+     * @response `400` `ProblemResponse` validation_failed, project_dimensions_invalid, unknown_sut, unknown_dataset
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the project {project_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` project_name_taken
+     */
+    projectsUpdate: (
+      { projectId }: ProjectsUpdateParams,
+      data: UpdateProjectRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ProjectPatchResponse, ProblemResponse>({
+        path: `/projects/${projectId}`,
+        method: "PATCH",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+  };
+  testPlans = {
+    /**
+     * No description
+     *
+     * @tags test plans
+     * @name TestPlansCreate
+     * @summary Version 1 of a new plan (members): datasets or partitions of the workspace, metrics with thresholds, the release rule.
+     * @request POST:/test-plans
+     * @secure
+     * @response `201` `TestPlanResponse`
+     * @response `400` `ProblemResponse` validation_failed, test_plan_invalid, unknown_dataset
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` test_plan_name_taken
+     */
+    testPlansCreate: (
+      data: CreateTestPlanRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<TestPlanResponse, ProblemResponse>({
+        path: `/test-plans`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags test plans
+     * @name TestPlansCreateVersion
+     * @summary A new version (members), from `from_version` (default the latest): what the body leaves out is copied. Versions never change.
+     * @request POST:/test-plans/{ref}/versions
+     * @secure
+     * @response `201` `TestPlanResponse`
+     * @response `400` `ProblemResponse` validation_failed, test_plan_invalid, unknown_dataset
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    testPlansCreateVersion: (
+      { ref, ...query }: TestPlansCreateVersionParams,
+      data: CreateTestPlanVersionRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<TestPlanResponse, ProblemResponse>({
+        path: `/test-plans/${ref}/versions`,
+        method: "POST",
+        query: query,
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags test plans
+     * @name TestPlansGet
+     * @summary The plan's latest version with the projects carrying it (viewers).
+     * @request GET:/test-plans/{ref}
+     * @secure
+     * @response `200` `TestPlanDetailResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    testPlansGet: (
+      { ref, ...query }: TestPlansGetParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TestPlanDetailResponse, ProblemResponse>({
+        path: `/test-plans/${ref}`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags test plans
+     * @name TestPlansGetVersion
+     * @summary One version (a number, or `latest`) (viewers).
+     * @request GET:/test-plans/{ref}/versions/{version}
+     * @secure
+     * @response `200` `TestPlanDetailResponse`
+     * @response `400` `ProblemResponse` invalid_test_plan_version
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    testPlansGetVersion: (
+      { ref, version, ...query }: TestPlansGetVersionParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TestPlanDetailResponse, ProblemResponse>({
+        path: `/test-plans/${ref}/versions/${version}`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags test plans
+     * @name TestPlansList
+     * @summary The workspace's test plans with their latest version's size (viewers).
+     * @request GET:/test-plans
+     * @secure
+     * @response `200` `TestPlanSummaryResponsePage`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    testPlansList: (query: TestPlansListParams, params: RequestParams = {}) =>
+      this.request<TestPlanSummaryResponsePage, ProblemResponse>({
+        path: `/test-plans`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags test plans
+     * @name TestPlansVersions
+     * @summary The plan's versions, newest first (viewers).
+     * @request GET:/test-plans/{ref}/versions
+     * @secure
+     * @response `200` `TestPlanVersionPage`
+     * @response `400` `ProblemResponse` validation_failed (page, page_size, workspace_id)
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    testPlansVersions: (
+      { ref, ...query }: TestPlansVersionsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TestPlanVersionPage, ProblemResponse>({
+        path: `/test-plans/${ref}/versions`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+  };
+  testPackages = {
+    /**
+     * No description
+     *
+     * @tags test packages
+     * @name RecommendationsCreate
+     * @summary A workspace recommendation (members): metrics, quality checks and dimensions for a use case.
+     * @request POST:/test-packages/recommendations
+     * @secure
+     * @response `201` `TestPackageRecommendation`
+     * @response `400` `ProblemResponse` validation_failed
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` recommendation_name_taken
+     */
+    recommendationsCreate: (
+      data: CreateRecommendationRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<TestPackageRecommendation, ProblemResponse>({
+        path: `/test-packages/recommendations`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags test packages
+     * @name RecommendationsDelete
+     * @summary Deletes a workspace recommendation (members); built-ins are read-only (403 builtin_recommendation_read_only).
+     * @request DELETE:/test-packages/recommendations/{recommendation_id}
+     * @secure
+     * @response `204` `void` Deleted
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    recommendationsDelete: (
+      { recommendationId, ...query }: RecommendationsDeleteParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/test-packages/recommendations/${recommendationId}`,
+        method: "DELETE",
+        query: query,
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags test packages
+     * @name RecommendationsGet
+     * @summary One recommendation, built-in or the workspace's (viewers).
+     * @request GET:/test-packages/recommendations/{recommendation_id}
+     * @secure
+     * @response `200` `TestPackageRecommendation`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    recommendationsGet: (
+      { recommendationId, ...query }: RecommendationsGetParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TestPackageRecommendation, ProblemResponse>({
+        path: `/test-packages/recommendations/${recommendationId}`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags test packages
+     * @name RecommendationsList
+     * @summary The built-in recommendations (one per project template) and the workspace's own (viewers).
+     * @request GET:/test-packages/recommendations
+     * @secure
+     * @response `200` `(TestPackageRecommendation)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    recommendationsList: (
+      query: RecommendationsListParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TestPackageRecommendation[], ProblemResponse>({
+        path: `/test-packages/recommendations`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags test packages
+     * @name RecommendationsReplace
+     * @summary Replaces a workspace recommendation (members); built-ins are read-only (403 builtin_recommendation_read_only).
+     * @request PUT:/test-packages/recommendations/{recommendation_id}
+     * @secure
+     * @response `200` `TestPackageRecommendation`
+     * @response `400` `ProblemResponse` validation_failed
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` recommendation_name_taken
+     */
+    recommendationsReplace: (
+      { recommendationId, ...query }: RecommendationsReplaceParams,
+      data: RecommendationDefinition,
+      params: RequestParams = {},
+    ) =>
+      this.request<TestPackageRecommendation, ProblemResponse>({
+        path: `/test-packages/recommendations/${recommendationId}`,
+        method: "PUT",
+        query: query,
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+  };
+  reports = {
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportsContent
+     * @summary Every section and the whole report as one Markdown document (viewers); the ETag serves If-Match on PUT content.
+     * @request GET:/reports/{report_id}/content
+     * @secure
+     * @response `200` `ReportContentResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    reportsContent: (
+      { reportId }: ReportsContentParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReportContentResponse, ProblemResponse>({
+        path: `/reports/${reportId}/content`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportsContentUrl
+     * @summary A signed, expiring URL to the report's current content as Markdown or HTML (viewers).
+     * @request GET:/reports/{report_id}/content-url
+     * @secure
+     * @response `200` `ReportContentUrlResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    reportsContentUrl: (
+      { reportId, ...query }: ReportsContentUrlParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReportContentUrlResponse, ProblemResponse>({
+        path: `/reports/${reportId}/content-url`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportsCreate
+     * @summary Builds a report from the run (members): every section's figures from its results, narratives from the judge when one is configured, else from the template.
+     * @request POST:/reports/{run_id}
+     * @secure
+     * @response `201` `ReportResponse`
+     * @response `400` `ProblemResponse` validation_failed, report_reference_invalid
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    reportsCreate: (
+      { runId }: ReportsCreateParams,
+      data: CreateReportRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReportResponse, ProblemResponse>({
+        path: `/reports/${runId}`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportsDeleteSection
+     * @summary Removes a section from the report (members); regenerate with `sections` naming it brings it back.
+     * @request DELETE:/reports/{report_id}/content/{section_key}
+     * @secure
+     * @response `200` `ReportContentResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the report {report_id}
+     * @response `404` `ProblemResponse` report_section_not_found The workspace or record does not exist
+     */
+    reportsDeleteSection: (
+      { reportId, sectionKey }: ReportsDeleteSectionParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReportContentResponse, ProblemResponse>({
+        path: `/reports/${reportId}/content/${sectionKey}`,
+        method: "DELETE",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportsDownload
+     * @summary A signed, expiring URL to the report's file in a format (viewers): the export of this version of the report, rendered and stored when there is none yet.
+     * @request GET:/reports/{report_id}/download
+     * @secure
+     * @response `200` `ReportDownloadResponse`
+     * @response `400` `ProblemResponse` report_format_not_enabled
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    reportsDownload: (
+      { reportId, ...query }: ReportsDownloadParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReportDownloadResponse, ProblemResponse>({
+        path: `/reports/${reportId}/download`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportsExport
+     * @summary Renders the report as Markdown, HTML or PDF and stores the file (members); answers a signed URL to it.
+     * @request POST:/reports/{report_id}/export
+     * @secure
+     * @response `200` `ReportDownloadResponse`
+     * @response `400` `ProblemResponse` validation_failed, report_format_not_enabled
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the report {report_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    reportsExport: (
+      { reportId }: ReportsExportParams,
+      data: ExportReportRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReportDownloadResponse, ProblemResponse>({
+        path: `/reports/${reportId}/export`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportsGet
+     * @summary One report with its sections (viewers); the ETag serves If-Match on PUT content.
+     * @request GET:/reports/{report_id}
+     * @secure
+     * @response `200` `ReportResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    reportsGet: ({ reportId }: ReportsGetParams, params: RequestParams = {}) =>
+      this.request<ReportResponse, ProblemResponse>({
+        path: `/reports/${reportId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportsList
+     * @summary The workspace's reports, newest first, optionally of one run (viewers).
+     * @request GET:/reports
+     * @secure
+     * @response `200` `ReportSummaryPage`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    reportsList: (query: ReportsListParams, params: RequestParams = {}) =>
+      this.request<ReportSummaryPage, ProblemResponse>({
+        path: `/reports`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportsPartitionMetrics
+     * @summary Partition id -> the metric names a report can show for it: the run's metrics, then the built-ins the version's mapping supports (viewers).
+     * @request GET:/reports/{run_id}/partitions/metrics
+     * @secure
+     * @response `200` `Record<string,(string)[]>`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    reportsPartitionMetrics: (
+      { runId }: ReportsPartitionMetricsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<Record<string, string[]>, ProblemResponse>({
+        path: `/reports/${runId}/partitions/metrics`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportsPartitions
+     * @summary The partitions of the dataset version the run executed (viewers).
+     * @request GET:/reports/{run_id}/partitions
+     * @secure
+     * @response `200` `(PartitionResponse)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    reportsPartitions: (
+      { runId }: ReportsPartitionsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<PartitionResponse[], ProblemResponse>({
+        path: `/reports/${runId}/partitions`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportsQuestions
+     * @summary The questions a report on this run answers, section by section, from its metrics and dimensions (viewers).
+     * @request GET:/reports/questions/{run_id}
+     * @secure
+     * @response `200` `QuestionSchemaResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    reportsQuestions: (
+      { runId, ...query }: ReportsQuestionsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<QuestionSchemaResponse, ProblemResponse>({
+        path: `/reports/questions/${runId}`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportsRegenerate
+     * @summary Rebuilds the report from its run (members), keeping edited sections unless `keep_edits` is false.
+     * @request POST:/reports/{report_id}/regenerate
+     * @secure
+     * @response `200` `ReportResponse`
+     * @response `400` `ProblemResponse` validation_failed, report_reference_invalid
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the report {report_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    reportsRegenerate: (
+      { reportId }: ReportsRegenerateParams,
+      data: RegenerateReportRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReportResponse, ProblemResponse>({
+        path: `/reports/${reportId}/regenerate`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportsSection
+     * @summary One section by its key (viewers).
+     * @request GET:/reports/{report_id}/content/{key}
+     * @secure
+     * @response `200` `ReportSectionContent`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
+     * @response `404` `ProblemResponse` report_section_not_found The workspace or record does not exist
+     */
+    reportsSection: (
+      { reportId, key }: ReportsSectionParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReportSectionContent, ProblemResponse>({
+        path: `/reports/${reportId}/content/${key}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportsUpdateContent
+     * @summary Edits sections' markdown and titles (members); edited sections are marked `edited`. Honours If-Match.
+     * @request PUT:/reports/{report_id}/content
+     * @secure
+     * @response `200` `ReportContentResponse`
+     * @response `400` `ProblemResponse` validation_failed, report_content_invalid
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the report {report_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `412` `ProblemResponse` If-Match does not match the current ETag
+     */
+    reportsUpdateContent: (
+      { reportId }: ReportsUpdateContentParams,
+      data: UpdateReportContentRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReportContentResponse, ProblemResponse>({
+        path: `/reports/${reportId}/content`,
+        method: "PUT",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+  };
+  reportConfigs = {
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportConfigsCreate
+     * @summary Adds a report config (members): its sections in order, their titles and extra questions.
+     * @request POST:/report-configs
+     * @secure
+     * @response `201` `ReportConfigResponse`
+     * @response `400` `ProblemResponse` validation_failed, report_config_invalid
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` report_config_name_taken
+     */
+    reportConfigsCreate: (
+      data: CreateReportConfigRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReportConfigResponse, ProblemResponse>({
+        path: `/report-configs`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportConfigsDelete
+     * @summary Deletes a report config (members); reports and settings that named it keep working without it.
+     * @request DELETE:/report-configs/{config_id}
+     * @secure
+     * @response `204` `void` Deleted
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the report_config {config_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    reportConfigsDelete: (
+      { configId }: ReportConfigsDeleteParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/report-configs/${configId}`,
+        method: "DELETE",
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportConfigsGet
+     * @summary One report config (viewers).
+     * @request GET:/report-configs/{config_id}
+     * @secure
+     * @response `200` `ReportConfigResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report_config {config_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    reportConfigsGet: (
+      { configId }: ReportConfigsGetParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReportConfigResponse, ProblemResponse>({
+        path: `/report-configs/${configId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportConfigsList
+     * @summary The workspace's report configs by name (viewers).
+     * @request GET:/report-configs
+     * @secure
+     * @response `200` `(ReportConfigSummary)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    reportConfigsList: (
+      query: ReportConfigsListParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReportConfigSummary[], ProblemResponse>({
+        path: `/report-configs`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportConfigsTemplate
+     * @summary A starting config as commented YAML: every built-in section in the default order (any authenticated user).
+     * @request GET:/report-configs/template
+     * @secure
+     * @response `200` `string` The template as YAML
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     */
+    reportConfigsTemplate: (params: RequestParams = {}) =>
+      this.request<string, ProblemResponse>({
+        path: `/report-configs/template`,
+        method: "GET",
+        secure: true,
+        ...params,
+      }),
+  };
+  reportSettings = {
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportSettingsDeletePrompt
+     * @summary Falls back to the built-in prompt (admins).
+     * @request DELETE:/report-settings/prompts/{section_key}
+     * @secure
+     * @response `204` `void` The built-in prompt applies again
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` report_section_key_unknown The workspace or record does not exist
+     */
+    reportSettingsDeletePrompt: (
+      { sectionKey, ...query }: ReportSettingsDeletePromptParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/report-settings/prompts/${sectionKey}`,
+        method: "DELETE",
+        query: query,
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportSettingsGet
+     * @summary The workspace's report defaults: config, judge and formats (viewers).
+     * @request GET:/report-settings
+     * @secure
+     * @response `200` `ReportSettingsResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    reportSettingsGet: (
+      query: ReportSettingsGetParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReportSettingsResponse, ProblemResponse>({
+        path: `/report-settings`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportSettingsGetPrompt
+     * @summary One section's prompt in effect (viewers).
+     * @request GET:/report-settings/prompts/{section_key}
+     * @secure
+     * @response `200` `ReportSectionPromptResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` report_section_key_unknown The workspace or record does not exist
+     */
+    reportSettingsGetPrompt: (
+      { sectionKey, ...query }: ReportSettingsGetPromptParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReportSectionPromptResponse, ProblemResponse>({
+        path: `/report-settings/prompts/${sectionKey}`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportSettingsListPrompts
+     * @summary Every section's prompt in effect, built-in or the workspace's own (viewers).
+     * @request GET:/report-settings/prompts
+     * @secure
+     * @response `200` `(ReportSectionPromptResponse)[]`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    reportSettingsListPrompts: (
+      query: ReportSettingsListPromptsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReportSectionPromptResponse[], ProblemResponse>({
+        path: `/report-settings/prompts`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportSettingsPutPrompt
+     * @summary Replaces a section's prompt for the workspace (admins).
+     * @request PUT:/report-settings/prompts/{section_key}
+     * @secure
+     * @response `200` `ReportSectionPromptResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace_id in the body (workspace_id)
+     * @response `404` `ProblemResponse` report_section_key_unknown The workspace or record does not exist
+     */
+    reportSettingsPutPrompt: (
+      { sectionKey }: ReportSettingsPutPromptParams,
+      data: PutSectionPromptRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReportSectionPromptResponse, ProblemResponse>({
+        path: `/report-settings/prompts/${sectionKey}`,
+        method: "PUT",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags reports
+     * @name ReportSettingsUpdate
+     * @summary Changes the workspace's report defaults (admins); members left out keep their value.
+     * @request PUT:/report-settings
+     * @secure
+     * @response `200` `ReportSettingsResponse`
+     * @response `400` `ProblemResponse` validation_failed, report_settings_invalid
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace_id in the body (workspace_id)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     */
+    reportSettingsUpdate: (
+      data: UpdateReportSettingsRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReportSettingsResponse, ProblemResponse>({
+        path: `/report-settings`,
+        method: "PUT",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+  };
+  sdk = {
+    /**
+     * No description
+     *
+     * @tags sdk
+     * @name SdkDownload
+     * @summary The typed TypeScript client of this version, generated from the service's OpenAPI document, as files (any authenticated user).
+     * @request GET:/sdk/versions/{version}/download
+     * @secure
+     * @response `200` `BundleResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `404` `ProblemResponse` sdk_version_not_found; `available` lists the versions
+     */
+    sdkDownload: ({ version }: SdkDownloadParams, params: RequestParams = {}) =>
+      this.request<BundleResponse, ProblemResponse>({
+        path: `/sdk/versions/${version}/download`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * No description
+     *
+     * @tags sdk
+     * @name SdkVersions
+     * @summary The client SDK versions with their download paths (any authenticated user).
+     * @request GET:/sdk/versions
+     * @secure
+     * @response `200` `SdkVersionsResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     */
+    sdkVersions: (params: RequestParams = {}) =>
+      this.request<SdkVersionsResponse, ProblemResponse>({
+        path: `/sdk/versions`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+  };
+  examples = {
+    /**
+     * No description
+     *
+     * @tags sdk
+     * @name SdkExamples
+     * @summary Example datasets (CSV, JSONL), eval configs and a script that runs a whole evaluation against the service (any authenticated user).
+     * @request GET:/examples/versions/{version}/download
+     * @secure
+     * @response `200` `BundleResponse`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `404` `ProblemResponse` sdk_version_not_found; `available` lists the versions
+     */
+    sdkExamples: ({ version }: SdkExamplesParams, params: RequestParams = {}) =>
+      this.request<BundleResponse, ProblemResponse>({
+        path: `/examples/versions/${version}/download`,
         method: "GET",
         secure: true,
         format: "json",

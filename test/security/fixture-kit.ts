@@ -33,7 +33,7 @@ export async function created(res: PromiseLike<{ status: number; body: Record<st
  * Fixtures whose value is a name rather than an id: they name a record only as a path
  * parameter. A query parameter or body member spelled the same (a new record's `name`) is text.
  */
-export const NAMED_BY_TEXT = new Set(['name', 'config_name', 'metric_name', 'config_version', 'parent_id']);
+export const NAMED_BY_TEXT = new Set(['name', 'config_name', 'metric_name', 'config_version', 'parent_id', 'key', 'section_key', 'version']);
 
 /** Waits for a queued run the fixtures started to succeed, so the reads the sweeps make find its results. */
 export async function settled(t: TestApp, owner: Actor, path: string, what: string): Promise<void> {

@@ -119,6 +119,9 @@ export const BODY_HINTS: Record<string, (ids: (name: string) => string | undefin
   'POST /suts/{sut_id}/connections': () => ({ kind: 'offline' }),
   // Paths must parse in their language.
   'POST /suts/{sut_id}/connections/{connection_id}/adapter': () => ({ request: {}, response: { language: 'jmespath', output: 'answer' } }),
+  // A plan is attached by its id or name.
+  'POST /projects/{project_id}/test-plan': (ids) => ({ test_plan: ids('ref') }),
+  'PUT /projects/{project_id}/test-plan': (ids) => ({ test_plan: ids('ref') }),
   // The metric must exist for its kind.
   'POST /metric-configs': () => ({ metric: 'exact_match' }),
   // A default pins a config that computes the metric.

@@ -53,6 +53,8 @@ export interface RunFilter {
   state?: RunState;
   states?: RunState[];
   tag?: string;
+  /** Runs of the project's linked SUTs or datasets */
+  projectId?: string;
 }
 
 const ITEM_COLUMNS = 'row_id, repetition, ordinal, session_id, turn, data, dimensions, status, output, latency_ms, usage, cost_usd, extras, error, attempts, scores, passed, called_at, scored_at';
@@ -91,6 +93,9 @@ export class RunsRepository {
     if (filter.state) query.andWhere('r.state = :state', { state: filter.state });
     if (filter.states) query.andWhere('r.state IN (:...states)', { states: filter.states });
     if (filter.tag) query.andWhere(':tag = ANY(r.tags)', { tag: filter.tag });
+    if (filter.projectId) {
+      query.andWhere('EXISTS (SELECT 1 FROM projects p WHERE p.id = :project AND p.workspace_id = r.workspace_id AND (r.sut_id = ANY(p.sut_ids) OR r.dataset_id = ANY(p.dataset_ids)))', { project: filter.projectId });
+    }
     return query.orderBy('r.created_at', 'DESC').addOrderBy('r.id', 'DESC').skip(window.skip).take(window.take).getManyAndCount();
   }
 

@@ -81,7 +81,8 @@ export class RunsService {
     // A filter naming a SUT or dataset outside the listed workspaces is an unknown record, not an empty list.
     if (query.sut_id && !ids.includes((await this.registry.resolve('sut', query.sut_id)) ?? '')) throw new NotFoundError('SUT', query.sut_id);
     if (query.dataset_id && !ids.includes((await this.registry.resolve('dataset', query.dataset_id)) ?? '')) throw new NotFoundError('dataset', query.dataset_id);
-    const [rows, total] = await this.runs.page({ workspaceIds: ids, sutId: query.sut_id, datasetId: query.dataset_id, state: query.state, tag: query.tag }, { skip: (query.page - 1) * query.page_size, take: query.page_size });
+    if (query.project_id && !ids.includes((await this.registry.resolve('project', query.project_id)) ?? '')) throw new NotFoundError('project', query.project_id);
+    const [rows, total] = await this.runs.page({ workspaceIds: ids, sutId: query.sut_id, datasetId: query.dataset_id, state: query.state, tag: query.tag, projectId: query.project_id }, { skip: (query.page - 1) * query.page_size, take: query.page_size });
     return { items: rows.map((r) => toResponse(r)), total, page: query.page, page_size: query.page_size };
   }
 

@@ -97,7 +97,7 @@ export class ListRunsQuery extends PageQueryDto {
   @IsOptional() @IsString() @MaxLength(64)
   tag?: string;
 
-  /** Projects come with issue 9; accepted for forward compatibility and must be a UUID */
+  /** Only runs of this project's linked SUTs or datasets (the runs its trend reads) */
   @IsOptional() @IsUUID()
   project_id?: string;
 }

@@ -6,7 +6,8 @@ import { CONVENTIONS, DROP_REASONS } from '../../../../libs/traces/span.types.js
 
 const present = (_: object, value: unknown) => value !== undefined;
 const OPEN = { type: 'object', additionalProperties: true } as const;
-const ANY = {} as const;
+/** Any JSON value (OpenAPI has no `any`: a oneOf of every JSON type). */
+const ANY = { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'object', additionalProperties: true }, { type: 'array', items: {} }] };
 
 export const CONNECTION_KINDS = ['otlp_file_url', 'langfuse', 'phoenix'] as const;
 export type ConnectionKind = (typeof CONNECTION_KINDS)[number];
@@ -327,7 +328,7 @@ export class GroundTruthItem {
   trace_id: string;
 
   /** What the trace should have produced: text or any JSON */
-  @ApiProperty({ description: 'text or any JSON value' })
+  @ApiProperty({ ...ANY, description: 'text or any JSON value' })
   @ValidateIf(() => true) @IsBoundedJson(64_000)
   expected_output: unknown;
 
