@@ -146,6 +146,10 @@ describe('projects, test plans and test packages', () => {
     const second = await runWith(['a', 'b', 'x', 'x']); // exact_match 1,1,0,0
     const trend = (await t.http.post(`/projects/${projectId}/trend`).set(r.viewer.auth).send({ metrics: ['exact_match'] }).expect(200)).body;
     expect(trend.runs.map((x: { id: string }) => x.id)).toEqual([first, second]);
+    // The runs list filters by project the same way (newest first); another workspace's project is unknown.
+    const listed = (await t.http.get('/runs').query({ workspace_id: ws, project_id: projectId }).set(r.viewer.auth).expect(200)).body;
+    expect(listed.items.map((x: { id: string }) => x.id)).toEqual([second, first]);
+    expectProblem(await t.http.get('/runs').query({ workspace_id: ws, project_id: randomUUID() }).set(r.viewer.auth), 404, 'not_found');
     expect(trend.series).toHaveLength(1);
     expect(trend.series[0].points.map((p: { run_ids: string[]; mean: number; count: number }) => [p.run_ids, p.mean, p.count])).toEqual([
       [[first], 0.75, 4],
