@@ -6343,7 +6343,7 @@ export interface TraceIngestRunResponse {
     | "openllmetry"
     | "langfuse"
     | "plain_otel";
-  /** Landed spans by the convention that read them */
+  /** Normalised spans (landed or deduplicated) by the convention that mapped them */
   conventions: Record<string, number>;
   counts: IngestCountsDto;
   /** @format date-time */

@@ -83,6 +83,12 @@ describe('trace ingestion', () => {
 
     const again = await settled((await t.http.post('/traces/land').set(r.member.auth).send({ workspace_id: ws, upload_id: upload.id, dataset_id: datasetId }).expect(202)).body.id);
     expect(again).toEqual(expect.objectContaining({ state: 'succeeded', version_id: null, counts: { received: 10, landed: 0, deduplicated: 10, dropped: 0 } }));
+
+    // The same spans as a pretty-printed OTLP/JSON document (read as a stream): still nothing new.
+    const json = (await t.http.post('/traces/uploads').query({ workspace_id: ws }).set(r.member.auth).attach('file', Buffer.from(JSON.stringify(otlpJson(agentSpans), null, 2)), 'export.json').expect(201)).body;
+    expect(json.format).toBe('otlp_json');
+    const asJson = await settled((await t.http.post('/traces/land').set(r.member.auth).send({ workspace_id: ws, upload_id: json.id, dataset_id: datasetId }).expect(202)).body.id);
+    expect(asJson).toEqual(expect.objectContaining({ state: 'succeeded', version_id: null, counts: { received: 10, landed: 0, deduplicated: 10, dropped: 0 }, conventions: { openinference: 10 } }));
   });
 
   it('lands inline records, keeping every record it cannot normalise with its reason and payload', async () => {
@@ -154,6 +160,9 @@ describe('trace ingestion', () => {
     expect(a.cost).toBeCloseTo(0.000027, 9);
     const errors = (await t.http.get(`/datasets/${datasetId}/versions/${versionId}/trace-enrichment/results`).query({ has_error: 'true', sort: 'duration_ms', order: 'desc' }).set(r.viewer.auth).expect(200)).body;
     expect(errors.total).toBe(2);
+    const byModel = (await t.http.get(`/datasets/${datasetId}/versions/${versionId}/trace-enrichment/results`).query({ model: 'gpt-4o-mini', min_duration_ms: 1000 }).set(r.viewer.auth).expect(200)).body;
+    expect(byModel.total).toBe(2);
+    expect((await t.http.get(`/datasets/${datasetId}/versions/${versionId}/trace-enrichment/results`).query({ model: 'gpt-4o' }).set(r.viewer.auth).expect(200)).body.total).toBe(0);
 
     const queued = (await t.http.post(`/datasets/${datasetId}/versions/${versionId}/trace-enrichment:recompute`).set(r.member.auth).send({ prices: { 'gpt-4o-mini': { input_per_1m: 1, output_per_1m: 2 } } }).expect(200)).body;
     expect(queued.state).toBe('queued');

@@ -264,7 +264,7 @@ export class TraceIngestRunResponse {
   /** Drops by reason */
   @ApiProperty({ type: 'object', additionalProperties: { type: 'integer' } })
   drop_reasons: Record<string, number>;
-  /** Landed spans by the convention that read them */
+  /** Normalised spans (landed or deduplicated) by the convention that mapped them */
   @ApiProperty({ type: 'object', additionalProperties: { type: 'integer' } })
   conventions: Record<string, number>;
   /** Traces in the version the landing wrote (0 when nothing new landed) */
