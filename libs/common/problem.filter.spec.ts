@@ -54,6 +54,9 @@ describe('mapDatabaseError', () => {
 
   it('turns invalid text representations into 400 and lost connections into 503 with Retry-After', () => {
     expect(mapDatabaseError({ driverError: { code: '22P02' } })?.problem.status).toBe(400);
+    const nul = mapDatabaseError({ driverError: { code: '22021', message: 'invalid byte sequence for encoding "UTF8": 0x00' } });
+    expect(nul?.problem).toEqual(expect.objectContaining({ status: 400, error_code: 'validation_failed', detail: expect.stringContaining('NUL') }));
+    expect(mapDatabaseError({ driverError: { code: '22P05' } })?.problem.status).toBe(400);
     const down = mapDatabaseError({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:5432' });
     expect(down?.problem.status).toBe(503);
     expect(down?.headers).toEqual({ 'Retry-After': '5' });

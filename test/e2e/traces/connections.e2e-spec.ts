@@ -115,6 +115,8 @@ describe('trace source connections', () => {
 
   it('checks connections: secrets of the workspace, admins for secrets, unique names, roles', async () => {
     expectProblem(await t.http.post('/traces/connections').set(r.owner.auth).send({ workspace_id: ws, name: 'x', kind: 'phoenix', url: 'ftp://nope' }), 400, 'validation_failed');
+    // PostgreSQL stores no NUL character: a clear 400, never a 500.
+    expectProblem(await t.http.post('/traces/connections').set(r.owner.auth).send({ workspace_id: ws, name: 'nul\u0000name', kind: 'phoenix', url: source.url() }), 400, 'validation_failed');
     expectProblem(await t.http.post('/traces/connections').set(r.owner.auth).send({ workspace_id: ws, name: 'x', kind: 'phoenix', url: source.url(), secret_id: '00000000-0000-4000-8000-000000000000' }), 400, 'unknown_secret');
     const key = await secret('ANOTHER', 'v');
     expectProblem(await t.http.post('/traces/connections').set(r.member.auth).send({ workspace_id: ws, name: 'x', kind: 'phoenix', url: source.url(), secret_id: key }), 403, 'secret_use_requires_admin');
