@@ -12,6 +12,8 @@ export class LiveResponse {
 /** The outcome of one readiness probe. */
 export class ReadinessCheck {
   /** `up` when the dependency answered within the bound, else `down`. */
+  // Explicit: the plugin orders a literal union as the compiler met its members, which differs between a cold and a warm ts-jest cache.
+  @ApiProperty({ enum: ['up', 'down'] })
   status: 'up' | 'down';
   /** How long the probe took, in milliseconds (the bound when it timed out). */
   latency_ms: number;
