@@ -13,6 +13,8 @@ import type { CanonicalSpan, Convention } from '../../../libs/traces/span.types.
 import { AppConfig } from '../../config/app-config.js';
 import { DatasetsRepository } from '../datasets/datasets.repository.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
+import { ColumnStatsCollector } from '../datasets/ingest/column-stats.js';
+import { RowsRepository } from '../datasets/rows.repository.js';
 import type { DatasetEntity } from '../datasets/entities/dataset.entity.js';
 import { SecretsService } from '../workspaces/secrets.service.js';
 import { pullConnection } from './connection-sources.js';
@@ -60,6 +62,7 @@ export class TraceLanding {
     private readonly traces: TracesRepository,
     private readonly datasets: DatasetsRepository,
     private readonly datasetsService: DatasetsService,
+    private readonly rows: RowsRepository,
     private readonly secrets: SecretsService,
     private readonly bulk: BulkWriter,
     private readonly queue: JobQueue,
@@ -150,6 +153,10 @@ export class TraceLanding {
     let dropped = 0;
     const dropReasons: Record<string, number> = {};
     const conventions: Record<string, number> = {};
+    // A first landing that writes every span it stages (none repeated) has the version's column
+    // statistics gathered on the way, as uploads do, instead of scanning the rows again (4-6 s per
+    // 100,000 spans); otherwise they are computed from the rows.
+    const collector = dataset.latestVersion === 0 ? new ColumnStatsCollector() : null;
     let spans: BulkValue[][] = [];
     let drops: Parameters<TracesRepository['appendDrops']>[1] = [];
     const flushSpans = async () => {
@@ -177,6 +184,7 @@ export class TraceLanding {
       }
       const span = result.span;
       conventions[span.convention] = (conventions[span.convention] ?? 0) + 1;
+      collector?.add(span as unknown as Record<string, unknown>);
       spans.push([spanRowId(dataset.id, span.trace_id, span.span_id), dataset.nextOrdinal + staged, jsonbText(span)]);
       staged++;
       if (spans.length >= STAGE_BATCH) await flushSpans();
@@ -207,6 +215,7 @@ export class TraceLanding {
         { source: 'landed', message: run.options.message ?? `Landed ${landed} spans (${run.source_kind})`, changes: { inserted: landed, updated: 0, deleted: 0 } },
         run.created_by,
         manager,
+        collector && landed === staged ? collector.finish(columns, landed, collector.uncounted().length ? await this.rows.distinctCounts(manager, dataset.id, next, collector.uncounted()) : {}) : undefined,
       );
       if (!Object.keys(version.mapping).length) {
         version.mapping = { ...TRACE_MAPPING };

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import { RowsRepository } from '../../../src/modules/datasets/rows.repository.js';
+import { SPAN_COLUMNS } from '../../../src/modules/traces/trace-landing.js';
 import { uploadRows } from '../../utils/datasets.js';
 import { agentTrace, genAiTrace, otlpJson, otlpProtobuf, recordTraces } from '../../utils/otel-traces.js';
 import { expectProblem } from '../../utils/problem.js';
@@ -73,6 +75,11 @@ describe('trace ingestion', () => {
     versionId = run.version_id;
     const version = (await t.http.get(`/dataset-versions/${versionId}`).set(r.viewer.auth).expect(200)).body;
     expect(version).toEqual(expect.objectContaining({ number: 1, source: 'landed', row_count: 10, dataset: expect.objectContaining({ kind: 'traces', name: 'production traces' }) }));
+
+    // Column statistics gathered while landing equal those the database computes from the rows.
+    const round = (cols: Array<Record<string, unknown>>) => cols.map((c) => ({ ...c, ...(typeof c.mean_length === 'number' ? { mean_length: Number(c.mean_length.toFixed(6)) } : {}) }));
+    const fromSql = await t.app.get(RowsRepository).versionStats(t.dataSource.manager, datasetId, 1, SPAN_COLUMNS.map(String), 10);
+    expect(round(version.schema)).toEqual(round(fromSql as unknown as Array<Record<string, unknown>>));
 
     // The spans are rows of the version: queryable like any dataset.
     const llm = (await t.http.post(`/datasets/${datasetId}/versions/${versionId}/query`).set(r.viewer.auth).send({ filter: { field: 'kind', op: 'eq', value: 'llm' } }).expect(200)).body.items;

@@ -1,0 +1,111 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isoToNanos, readRecords, readTraceFile, sniffBuffer, type ReadItem, type TraceFileFormat } from './readers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'ews-readers-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function read(text: string, format: TraceFileFormat): Promise<ReadItem[]> {
+  const path = join(dir, `f-${Math.random().toString(36).slice(2)}`);
+  writeFileSync(path, text);
+  const out: ReadItem[] = [];
+  for await (const item of readTraceFile(path, format)) out.push(item);
+  return out;
+}
+
+const otlpSpan = (spanId: string, extra: Record<string, unknown> = {}) => ({
+  traceId: '0af7651916cd43dd8448eb211c80319c',
+  spanId,
+  name: `span-${spanId}`,
+  kind: 3,
+  startTimeUnixNano: '1793000000000000000',
+  endTimeUnixNano: '1793000000250000000',
+  attributes: [
+    { key: 'llm.model_name', value: { stringValue: 'gpt-4o' } },
+    { key: 'llm.token_count.prompt', value: { intValue: '12' } },
+    { key: 'tags', value: { arrayValue: { values: [{ stringValue: 'a' }, { boolValue: true }] } } },
+  ],
+  status: { code: 2, message: 'boom' },
+  ...extra,
+});
+const request = (spans: unknown[]) => ({
+  resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'bot' } }] }, scopeSpans: [{ scope: { name: 'openinference', version: '1.2' }, spans }] }],
+});
+
+describe('trace readers', () => {
+  it('tells formats apart from their first bytes and name', () => {
+    expect(sniffBuffer(Buffer.from(JSON.stringify(request([otlpSpan('b7ad6b7169203331')]), null, 2)))).toBe('otlp_json');
+    expect(sniffBuffer(Buffer.from(`${JSON.stringify(request([]))}\n${JSON.stringify(request([]))}\n`))).toBe('jsonl');
+    expect(sniffBuffer(Buffer.from('[{"trace_id": "t"}]'))).toBe('json');
+    expect(sniffBuffer(Buffer.from('{"data": []}'))).toBe('json');
+    expect(sniffBuffer(Buffer.from([0x0a, 0x12, 0x0a]))).toBe('otlp_protobuf');
+    expect(sniffBuffer(Buffer.from('{}'), 'x.pb')).toBe('otlp_protobuf');
+  });
+
+  it('streams an OTLP/JSON document: resource, scope, attributes, kinds, status', async () => {
+    const items = await read(JSON.stringify(request([otlpSpan('b7ad6b7169203331'), otlpSpan('c7ad6b7169203332', { parentSpanId: 'b7ad6b7169203331' })])), 'otlp_json');
+    expect(items).toHaveLength(2);
+    const [first, second] = items.map((i) => ('span' in i ? i.span : null));
+    expect(first).toEqual(
+      expect.objectContaining({
+        trace_id: '0af7651916cd43dd8448eb211c80319c',
+        span_id: 'b7ad6b7169203331',
+        parent_span_id: null,
+        otel_kind: 'client',
+        status_code: 'error',
+        status_message: 'boom',
+        resource: { 'service.name': 'bot' },
+        scope: { name: 'openinference', version: '1.2' },
+        attributes: { 'llm.model_name': 'gpt-4o', 'llm.token_count.prompt': 12, tags: ['a', true] },
+        source_ref: 'span 1',
+      }),
+    );
+    expect(second?.parent_span_id).toBe('b7ad6b7169203331');
+  });
+
+  it('keeps the spans read before a document breaks, then one drop saying where', async () => {
+    const whole = JSON.stringify(request([otlpSpan('b7ad6b7169203331'), otlpSpan('c7ad6b7169203332')]));
+    const items = await read(whole.slice(0, whole.lastIndexOf('{"traceId"') + 40), 'otlp_json');
+    expect(items.filter((i) => 'span' in i)).toHaveLength(1);
+    expect(items[items.length - 1]).toEqual({ drop: expect.objectContaining({ reason: 'malformed_record', source_ref: 'after span 1' }) });
+  });
+
+  it('reads JSON Lines of requests and records, dropping lines that are not JSON', async () => {
+    const lines = [JSON.stringify(request([otlpSpan('b7ad6b7169203331')])), 'not json', JSON.stringify({ trace_id: 't-1', span_id: 's-1', name: 'plain', start_time: '2026-11-01T00:00:00.123456Z', end_time: 1793000000 })].join('\n');
+    const items = await read(lines, 'jsonl');
+    expect(items.map((i) => ('span' in i ? i.span.source_ref : `${i.drop.reason} ${i.drop.source_ref}`))).toEqual(['line 1, span 1', 'malformed_record line 2', 'line 3']);
+    const plain = items[2] as { span: { start_time_unix_nano: string; end_time_unix_nano: string } };
+    expect(plain.span.start_time_unix_nano).toBe('1793491200123456000');
+    expect(plain.span.end_time_unix_nano).toBe('1793000000000000000');
+  });
+
+  it('reads arrays of Phoenix spans and objects holding Langfuse observations', async () => {
+    const phoenix = [{ name: 'llm', context: { trace_id: 'pt', span_id: 'ps' }, parent_id: null, span_kind: 'LLM', start_time: '2026-11-01T09:00:00+00:00', end_time: '2026-11-01T09:00:01+00:00', status_code: 'OK', attributes: { llm: { model_name: 'gpt-4o' } } }];
+    const [p] = await read(JSON.stringify(phoenix), 'json');
+    expect('span' in p && p.span.attributes).toEqual({ 'llm.model_name': 'gpt-4o', 'openinference.span.kind': 'LLM' });
+    const langfuse = { data: [{ id: 'o1', traceId: 'lt', type: 'GENERATION', name: 'g', startTime: '2026-11-01T09:00:00Z', model: 'gpt-4o', usage: { input: 3, output: 4 } }] };
+    const [l] = await read(JSON.stringify(langfuse), 'json');
+    expect('span' in l && l.span.attributes).toEqual(expect.objectContaining({ 'langfuse.observation.type': 'generation', 'langfuse.observation.model.name': 'gpt-4o', 'langfuse.observation.usage_details': '{"input":3,"output":4}' }));
+  });
+
+  it('drops records of no known shape with their payload', () => {
+    const items = [...readRecords([{ hello: 1 }, 42, null])];
+    expect(items.map((i) => ('drop' in i ? [i.drop.reason, i.drop.payload] : null))).toEqual([
+      ['unsupported_record', { hello: 1 }],
+      ['unsupported_record', 42],
+      ['unsupported_record', null],
+    ]);
+  });
+
+  it('converts ISO times and epoch numbers of any unit to nanoseconds', () => {
+    expect(isoToNanos('2026-11-01T00:00:00Z')).toBe('1793491200000000000');
+    expect(isoToNanos('2026-11-01T00:00:00.000000001Z')).toBe('1793491200000000001');
+    expect(isoToNanos('2026-11-01T01:00:00+01:00')).toBe('1793491200000000000');
+    expect(isoToNanos(1793491200)).toBe('1793491200000000000');
+    expect(isoToNanos(1793491200123)).toBe('1793491200123000000');
+    expect(isoToNanos('yesterday')).toBeNull();
+    expect(isoToNanos(null)).toBeNull();
+  });
+});
