@@ -84,6 +84,11 @@ export function* readProtobuf(bytes: Uint8Array, where: string): Generator<ReadI
   yield* otlpRequestSpans(request, where);
 }
 
+/** readRecords as an async iterable, the shape every other source has. */
+export async function* readRecordsAsync(records: unknown[], wherePrefix = 'record'): AsyncGenerator<ReadItem> {
+  yield* readRecords(records, wherePrefix);
+}
+
 /** Records in the body of land:inline or a parsed JSON document: each an OTLP request or a span record. */
 export function* readRecords(records: unknown[], wherePrefix = 'record'): Generator<ReadItem> {
   for (let i = 0; i < records.length; i++) yield* recordSpans(records[i], `${wherePrefix} ${i + 1}`);

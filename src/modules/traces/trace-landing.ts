@@ -8,7 +8,7 @@ import { JobFailure } from '../../../libs/queue/job-outcome.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import type { Job, JobContext } from '../../../libs/queue/job.types.js';
 import { normaliseSpan } from '../../../libs/traces/conventions.js';
-import { readRecords, readTraceFile, type ReadItem, type TraceFileFormat } from '../../../libs/traces/readers.js';
+import { readRecordsAsync, readTraceFile, type ReadItem, type TraceFileFormat } from '../../../libs/traces/readers.js';
 import type { CanonicalSpan, Convention } from '../../../libs/traces/span.types.js';
 import { AppConfig } from '../../config/app-config.js';
 import { DatasetsRepository } from '../datasets/datasets.repository.js';
@@ -110,7 +110,7 @@ export class TraceLanding {
   }
 
   private async open(run: IngestRunRow, signal: AbortSignal): Promise<AsyncIterable<ReadItem>> {
-    if (run.source_kind === 'inline') return toAsync(readRecords(run.inline_records ?? []));
+    if (run.source_kind === 'inline') return readRecordsAsync(run.inline_records ?? []);
     if (run.source_kind === 'upload') {
       const upload = run.upload_id ? await this.traces.findUpload(run.workspace_id, run.upload_id) : null;
       if (!upload) throw new JobFailure('the upload was deleted before it landed', { code: 'upload_gone', retry: false });
@@ -238,7 +238,3 @@ const STAGE_COLUMNS = [
   { name: 'ordinal', type: 'bigint' as const },
   { name: 'data', type: 'jsonb' as const },
 ];
-
-async function* toAsync<T>(items: Iterable<T>): AsyncGenerator<T> {
-  yield* items;
-}

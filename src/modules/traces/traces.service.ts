@@ -10,7 +10,7 @@ import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js
 import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { detectConventions } from '../../../libs/traces/conventions.js';
-import { readRecords, readTraceFile, sniffFormat, type ReadItem, type TraceFileFormat } from '../../../libs/traces/readers.js';
+import { readRecordsAsync, readTraceFile, sniffFormat, type ReadItem, type TraceFileFormat } from '../../../libs/traces/readers.js';
 import type { Drop, SourceSpan } from '../../../libs/traces/span.types.js';
 import { AppConfig } from '../../config/app-config.js';
 import type { UploadedFile } from '../datasets/datasets.service.js';
@@ -114,7 +114,7 @@ export class TracesService {
   }
 
   async detectRecords(records: unknown[], sample: number | undefined): Promise<TraceConventionDetectionResponse> {
-    return this.detect(toAsync(readRecords(records)), sample);
+    return this.detect(readRecordsAsync(records), sample);
   }
 
   private async detect(source: AsyncIterable<ReadItem>, sample = 1000): Promise<TraceConventionDetectionResponse> {
@@ -289,8 +289,4 @@ export function toRun(row: IngestRunRow): TraceIngestRunResponse {
 
 export function toDrop(row: DropRow): TraceDropRecordResponse {
   return { id: row.id, run_id: row.run_id, version_id: row.version_id, ordinal: row.ordinal, reason: row.reason, detail: row.detail, source_ref: row.source_ref, payload: row.payload, created_at: row.created_at };
-}
-
-async function* toAsync<T>(items: Iterable<T>): AsyncGenerator<T> {
-  yield* items;
 }

@@ -3,6 +3,7 @@ import { FakeUpstream } from '../../utils/fake-upstream.js';
 import { agentTrace, genAiTrace, otlpJson, recordTraces } from '../../utils/otel-traces.js';
 import { expectProblem } from '../../utils/problem.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
+import { landingSettled } from '../../utils/traces.js';
 
 describe('trace source connections', () => {
   let t: TestApp;
@@ -11,14 +12,7 @@ describe('trace source connections', () => {
   let source: FakeUpstream;
   const secret = async (name: string, value: string) => (await t.http.post(`/workspaces/${ws}/secrets`).set(r.owner.auth).send({ name, value }).expect(201)).body.id as string;
 
-  async function settled(runId: string): Promise<Record<string, any>> {
-    for (let i = 0; i < 400; i++) {
-      const run = (await t.http.get(`/traces/runs/${runId}`).set(r.viewer.auth).expect(200)).body;
-      if (['succeeded', 'failed', 'cancelled'].includes(run.state)) return run;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error('the landing did not finish');
-  }
+  const settled = (runId: string) => landingSettled(t, r.viewer.auth, runId);
 
   beforeAll(async () => {
     t = await startTestApp();

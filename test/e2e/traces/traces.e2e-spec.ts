@@ -6,6 +6,7 @@ import { uploadRows } from '../../utils/datasets.js';
 import { agentTrace, genAiTrace, otlpJson, otlpProtobuf, recordTraces } from '../../utils/otel-traces.js';
 import { expectProblem } from '../../utils/problem.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
+import { landingSettled } from '../../utils/traces.js';
 
 describe('trace ingestion', () => {
   let t: TestApp;
@@ -15,14 +16,7 @@ describe('trace ingestion', () => {
   const agentSpans = recordTraces([agentTrace('s-1', 'Where is my order A1?'), agentTrace('s-2', 'When does A1 ship?')]);
   const traceA = agentSpans.find((s) => s.name === 'support-agent')!.spanContext().traceId;
 
-  async function settled(runId: string): Promise<Record<string, any>> {
-    for (let i = 0; i < 400; i++) {
-      const run = (await t.http.get(`/traces/runs/${runId}`).set(r.viewer.auth).expect(200)).body;
-      if (['succeeded', 'failed', 'cancelled'].includes(run.state)) return run;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error('the landing did not finish');
-  }
+  const settled = (runId: string) => landingSettled(t, r.viewer.auth, runId);
 
   async function enriched(datasetId: string, versionId: string): Promise<Record<string, any>> {
     for (let i = 0; i < 400; i++) {
