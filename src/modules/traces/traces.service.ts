@@ -157,13 +157,13 @@ export class TracesService {
     }
     const connection = await this.traces.findConnection(access.workspaceId, body.connection_id!);
     if (!connection) throw new DomainError(TraceErrors.trace_source_invalid, `Workspace ${access.workspaceId} has no trace connection ${body.connection_id}`, { field: 'connection_id' });
-    return this.start(access, { kind: 'connection', connection_id: connection.id }, { dataset_id: connection.dataset_id ?? undefined, ...body }, caller);
+    return this.start(access, { kind: 'connection', connection_id: connection.id }, withConnectionTarget(body, connection), caller);
   }
 
   async landFromConnection(access: WorkspaceAccess, connectionId: string, body: LandFromConnectionRequest, caller: Principal): Promise<TraceIngestRunResponse> {
     const connection = await this.traces.findConnection(access.workspaceId, connectionId);
     if (!connection) throw new NotFoundError('trace connection', connectionId);
-    return this.start(access, { kind: 'connection', connection_id: connection.id }, { dataset_id: connection.dataset_id ?? undefined, ...body }, caller);
+    return this.start(access, { kind: 'connection', connection_id: connection.id }, withConnectionTarget(body, connection), caller);
   }
 
   async landInline(access: WorkspaceAccess, body: LandInlineRequest, caller: Principal): Promise<TraceIngestRunResponse> {
@@ -240,6 +240,11 @@ export class TracesService {
     if (!dataset || dataset.workspaceId !== workspaceId) throw new DomainError(TraceErrors.trace_dataset_invalid, `Workspace ${workspaceId} has no dataset ${datasetId}`, { field: 'dataset_id' });
     if (dataset.kind !== 'traces') throw new DomainError(TraceErrors.trace_dataset_invalid, `"${dataset.name}" holds test cases; traces land in datasets of kind traces (name a new dataset_name to create one)`, { field: 'dataset_id' });
   }
+}
+
+/** A landing names its target dataset, or goes to the connection's. */
+function withConnectionTarget<T extends LandingOptions>(body: T, connection: TraceConnectionRow): T {
+  return body.dataset_id || body.dataset_name || !connection.dataset_id ? body : { ...body, dataset_id: connection.dataset_id };
 }
 
 export function toConnection(row: TraceConnectionRow): TraceSourceConnectionResponse {

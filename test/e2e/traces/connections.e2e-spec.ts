@@ -37,6 +37,14 @@ describe('trace source connections', () => {
     const listed = (await t.http.get('/traces/connections').query({ workspace_id: ws }).set(r.viewer.auth).expect(200)).body;
     expect(listed.find((c: { id: string }) => c.id === connection.id).last_landed_at).not.toBeNull();
 
+    // A connection with a dataset lands there unless the landing names another target.
+    const bound = (await t.http.post('/traces/connections').set(r.owner.auth).send({ workspace_id: ws, name: 'bound file', kind: 'otlp_file_url', url: source.url('/exports/traces.jsonl'), secret_id: token, dataset_id: run.dataset_id }).expect(201)).body;
+    const into = await settled((await t.http.post(`/traces/connections/${bound.id}/land`).set(r.member.auth).send({}).expect(202)).body.id);
+    expect(into).toEqual(expect.objectContaining({ state: 'succeeded', dataset_id: run.dataset_id, counts: { received: 6, landed: 0, deduplicated: 6, dropped: 0 } }));
+    const elsewhere = await settled((await t.http.post('/traces/land').set(r.member.auth).send({ workspace_id: ws, connection_id: bound.id, dataset_name: 'copy' }).expect(202)).body.id);
+    expect(elsewhere.dataset_id).not.toBe(run.dataset_id);
+    expect(elsewhere.counts.landed).toBe(6);
+
     // A source that refuses the credentials fails the run, with the reason; nothing lands.
     const wrong = await secret('WRONG_TOKEN', 'nope');
     const refused = (await t.http.post('/traces/connections').set(r.owner.auth).send({ workspace_id: ws, name: 'wrong key', kind: 'otlp_file_url', url: source.url('/exports/traces.jsonl'), secret_id: wrong }).expect(201)).body;
