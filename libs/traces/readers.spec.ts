@@ -2,12 +2,13 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { agentTrace, otlpProtobuf, recordTraces } from '../../test/utils/otel-traces.js';
 import { isoToNanos, readRecords, readTraceFile, sniffBuffer, type ReadItem, type TraceFileFormat } from './readers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ews-readers-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function read(text: string, format: TraceFileFormat): Promise<ReadItem[]> {
+async function read(text: string | Buffer, format: TraceFileFormat): Promise<ReadItem[]> {
   const path = join(dir, `f-${Math.random().toString(36).slice(2)}`);
   writeFileSync(path, text);
   const out: ReadItem[] = [];
@@ -63,6 +64,19 @@ describe('trace readers', () => {
       }),
     );
     expect(second?.parent_span_id).toBe('b7ad6b7169203331');
+  });
+
+  it('walks an OTLP/protobuf file made by the OpenTelemetry SDK span by span, and stops with a drop where it breaks', async () => {
+    const bytes = otlpProtobuf(recordTraces([agentTrace('s-1', 'q')]));
+    const items = await read(bytes, 'otlp_protobuf');
+    const spans = items.flatMap((i) => ('span' in i ? [i.span] : []));
+    expect(spans).toHaveLength(5);
+    expect(new Set(spans.map((x) => x.trace_id)).size).toBe(1);
+    expect(spans.find((x) => x.name === 'support-agent')).toEqual(expect.objectContaining({ parent_span_id: null, scope: { name: 'ews-tests', version: '1.0.0' }, attributes: expect.objectContaining({ 'session.id': 's-1' }) }));
+    expect(spans.filter((x) => x.parent_span_id === spans.find((y) => y.name === 'support-agent')!.span_id)).toHaveLength(4);
+    expect(spans[0].resource).toEqual(expect.objectContaining({ 'service.name': expect.any(String) }));
+    const cut = await read(bytes.subarray(0, bytes.length - 7), 'otlp_protobuf');
+    expect(cut[cut.length - 1]).toEqual({ drop: expect.objectContaining({ reason: 'malformed_record' }) });
   });
 
   it('keeps the spans read before a document breaks, then one drop saying where', async () => {

@@ -22,9 +22,18 @@ interface ProtobufType {
 }
 /** The protocol types generated from opentelemetry-proto, shipped inside @opentelemetry/otlp-transformer (no package entry point exports them). */
 const otlpRoot = require('@opentelemetry/otlp-transformer/build/src/generated/root.js') as {
-  opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: ProtobufType } } } } };
+  opentelemetry: {
+    proto: {
+      trace: { v1: { Span: ProtobufType } };
+      resource: { v1: { Resource: ProtobufType } };
+      common: { v1: { InstrumentationScope: ProtobufType } };
+    };
+  };
 };
-const ExportTraceServiceRequest = otlpRoot.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+const ProtoSpan = otlpRoot.opentelemetry.proto.trace.v1.Span;
+const ProtoResource = otlpRoot.opentelemetry.proto.resource.v1.Resource;
+const ProtoScope = otlpRoot.opentelemetry.proto.common.v1.InstrumentationScope;
+const TO_OBJECT = { longs: String, enums: Number, bytes: Array, defaults: false, arrays: true };
 
 export const TRACE_FILE_FORMATS = ['otlp_json', 'otlp_protobuf', 'jsonl', 'json'] as const;
 export type TraceFileFormat = (typeof TRACE_FILE_FORMATS)[number];
@@ -61,8 +70,7 @@ export function sniffBuffer(head: Buffer, filename = ''): TraceFileFormat {
 /** Every span (or drop) of a file, in file order. */
 export async function* readTraceFile(path: string, format: TraceFileFormat): AsyncGenerator<ReadItem> {
   if (format === 'otlp_protobuf') {
-    const { readFile } = await import('node:fs/promises');
-    yield* readProtobuf(await readFile(path), 'request');
+    yield* readProtobufFile(path);
   } else if (format === 'jsonl') {
     yield* readJsonLines(path);
   } else if (format === 'otlp_json') {
@@ -72,21 +80,107 @@ export async function* readTraceFile(path: string, format: TraceFileFormat): Asy
   }
 }
 
-/** The spans of one OTLP/protobuf ExportTraceServiceRequest. */
-export function* readProtobuf(bytes: Uint8Array, where: string): Generator<ReadItem> {
-  let request: Record<string, unknown>;
-  try {
-    request = ExportTraceServiceRequest.toObject(ExportTraceServiceRequest.decode(bytes), { longs: String, enums: Number, bytes: Array, defaults: false, arrays: true });
-  } catch (err) {
-    yield { drop: { reason: 'malformed_record', detail: `not an OTLP/protobuf ExportTraceServiceRequest: ${(err as Error).message}`, source_ref: where, payload: { bytes: bytes.length, base64_head: Buffer.from(bytes.subarray(0, 256)).toString('base64') } } };
-    return;
-  }
-  yield* otlpRequestSpans(request, where);
-}
-
 /** readRecords as an async iterable, the shape every other source has. */
 export async function* readRecordsAsync(records: unknown[], wherePrefix = 'record'): AsyncGenerator<ReadItem> {
   yield* readRecords(records, wherePrefix);
+}
+
+/**
+ * An OTLP/protobuf ExportTraceServiceRequest file read span by span, in flat memory however large
+ * it is: the length-delimited envelope (resource_spans = 1; in it resource = 1, scope_spans = 2
+ * or the older instrumentation_library_spans = 1000; in those scope = 1, spans = 2) is walked
+ * from the file, and each Resource, InstrumentationScope and Span is decoded by OpenTelemetry's
+ * generated protocol types.
+ */
+async function* readProtobufFile(path: string): AsyncGenerator<ReadItem> {
+  const file = await FileWindow.open(path);
+  let n = 0;
+  const broken = (detail: string): ReadItem => ({ drop: { reason: 'malformed_record', detail: `not an OTLP/protobuf ExportTraceServiceRequest: ${detail}`, source_ref: n ? `after span ${n}` : 'the file', payload: { bytes: file.size } } });
+  try {
+    for await (const rs of file.fields(0, file.size, [1])) {
+      // The resource (and each scope) is looked up first, wherever it sits in its message.
+      let resource: Record<string, AttributeValue> = {};
+      for await (const res of file.fields(rs.start, rs.end, [1])) resource = attributesOf((ProtoResource.toObject(ProtoResource.decode(await file.bytes(res.start, res.end)), TO_OBJECT) as { attributes?: unknown }).attributes);
+      for await (const ss of file.fields(rs.start, rs.end, [2, 1000])) {
+        let scope = { name: '', version: '' };
+        for await (const sc of file.fields(ss.start, ss.end, [1])) {
+          const o = ProtoScope.toObject(ProtoScope.decode(await file.bytes(sc.start, sc.end)), TO_OBJECT) as { name?: string; version?: string };
+          scope = { name: String(o.name ?? ''), version: String(o.version ?? '') };
+        }
+        for await (const span of file.fields(ss.start, ss.end, [2])) {
+          n++;
+          yield spanOf(ProtoSpan.toObject(ProtoSpan.decode(await file.bytes(span.start, span.end)), TO_OBJECT), resource, scope, `span ${n}`);
+        }
+      }
+    }
+  } catch (err) {
+    yield broken((err as Error).message);
+  } finally {
+    await file.close();
+  }
+}
+
+/** Positional reads of a file through a 1 MB window: the protobuf envelope is walked without loading the file. */
+class FileWindow {
+  private window = Buffer.alloc(0);
+  private windowStart = 0;
+
+  private constructor(
+    private readonly handle: import('node:fs/promises').FileHandle,
+    readonly size: number,
+  ) {}
+
+  static async open(path: string): Promise<FileWindow> {
+    const handle = await open(path, 'r');
+    return new FileWindow(handle, (await handle.stat()).size);
+  }
+
+  async bytes(start: number, end: number): Promise<Buffer> {
+    if (end > this.size) throw new Error(`a field runs past the end of the file (byte ${end} of ${this.size})`);
+    if (start < this.windowStart || end > this.windowStart + this.window.length) {
+      const length = Math.max(end - start, 1 << 20);
+      const buffer = Buffer.alloc(Math.min(length, this.size - start));
+      const { bytesRead } = await this.handle.read(buffer, 0, buffer.length, start);
+      this.window = buffer.subarray(0, bytesRead);
+      this.windowStart = start;
+    }
+    return this.window.subarray(start - this.windowStart, end - this.windowStart);
+  }
+
+  async close(): Promise<void> {
+    await this.handle.close();
+  }
+
+  /** The length-delimited fields numbered `wanted` of the message in [start, end), in order; other fields are skipped. */
+  async *fields(start: number, end: number, wanted: number[]): AsyncGenerator<{ field: number; start: number; end: number }> {
+    let pos = start;
+    while (pos < end) {
+      const [tag, afterTag] = await this.varint(pos, end);
+      const field = Number(tag >> 3n);
+      const wire = Number(tag & 7n);
+      if (wire === 2) {
+        const [length, afterLength] = await this.varint(afterTag, end);
+        const stop = afterLength + Number(length);
+        if (stop > end) throw new Error(`field ${field} at byte ${pos} is longer than its message`);
+        if (wanted.includes(field)) yield { field, start: afterLength, end: stop };
+        pos = stop;
+      } else if (wire === 0) pos = (await this.varint(afterTag, end))[1];
+      else if (wire === 1) pos = afterTag + 8;
+      else if (wire === 5) pos = afterTag + 4;
+      else throw new Error(`wire type ${wire} at byte ${pos}`);
+    }
+    if (pos !== end) throw new Error('a message ends inside a field');
+  }
+
+  private async varint(pos: number, end: number): Promise<[bigint, number]> {
+    const bytes = await this.bytes(pos, Math.min(pos + 10, end));
+    let value = 0n;
+    for (let i = 0; i < bytes.length; i++) {
+      value |= BigInt(bytes[i] & 0x7f) << BigInt(7 * i);
+      if (!(bytes[i] & 0x80)) return [value, pos + i + 1];
+    }
+    throw new Error(`a varint at byte ${pos} does not end`);
+  }
 }
 
 /** Records in the body of land:inline or a parsed JSON document: each an OTLP request or a span record. */
