@@ -6,6 +6,7 @@ import { DatabaseModule } from '../libs/database/database.module.js';
 import { QueueModule } from '../libs/queue/queue.module.js';
 import type { Logger } from 'pino';
 import { createRootLogger } from '../libs/common/logger.js';
+import { configureOutbound } from '../libs/common/outbound.js';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { AnalysisModule } from './modules/analysis/analysis.module.js';
@@ -33,6 +34,8 @@ export const FAMILY_MODULES = [StatusModule, AuthModule, UsersModule, Workspaces
 export class AppModule {
   /** `extraModules` join the families (tests register test-only job handlers this way). */
   static forRoot(config: AppConfig, extraModules: Array<Type | DynamicModule> = [], logger: Logger = createRootLogger(config.env.LOG_LEVEL)): DynamicModule {
+    // The API and the worker are both composed here: one place sets the process's outbound policy.
+    configureOutbound({ blockPrivate: config.env.OUTBOUND_BLOCK_PRIVATE });
     return {
       module: AppModule,
       imports: [ConfigModule.forRoot(config), ReadinessModule, DatabaseModule.forRoot(config, logger), AuthLibModule, AuditModule, QueueModule, ...FAMILY_MODULES, ...extraModules],

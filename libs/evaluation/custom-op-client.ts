@@ -4,6 +4,7 @@
  * The deploy check is GET <health_url> answering 2xx, or, without a health URL, the same POST
  * with an empty batch answering 2xx with `results: []`.
  */
+import { outboundFetch } from '../common/outbound.js';
 
 export interface CustomOpEndpoint {
   endpoint_url: string;
@@ -26,7 +27,7 @@ export interface HealthCheck {
 
 const EXCERPT = 300;
 
-export async function checkCustomOpHealth(endpoint: CustomOpEndpoint, op: string, doFetch: typeof fetch = fetch): Promise<HealthCheck> {
+export async function checkCustomOpHealth(endpoint: CustomOpEndpoint, op: string, doFetch: typeof fetch = outboundFetch): Promise<HealthCheck> {
   const probe = endpoint.health_url === '';
   const url = probe ? endpoint.endpoint_url : endpoint.health_url;
   const method = probe ? 'POST' : 'GET';
@@ -71,7 +72,7 @@ export interface CustomOpResult {
 }
 
 /** Sends one batch to a custom op; a failed call or a malformed answer gives every item an error (never a score). */
-export async function invokeCustomOp(endpoint: CustomOpEndpoint, op: string, params: Record<string, unknown>, items: CustomOpItem[], signal?: AbortSignal, doFetch: typeof fetch = fetch): Promise<CustomOpResult[]> {
+export async function invokeCustomOp(endpoint: CustomOpEndpoint, op: string, params: Record<string, unknown>, items: CustomOpItem[], signal?: AbortSignal, doFetch: typeof fetch = outboundFetch): Promise<CustomOpResult[]> {
   const failAll = (error: string) => items.map((i) => ({ row_id: i.row_id, score: null, passed: null, detail: null, error }));
   try {
     const timeout = AbortSignal.timeout(endpoint.timeout_ms);

@@ -1,4 +1,6 @@
 /** An OpenAI-compatible embeddings endpoint: POST {base_url}/embeddings {model, input[, dimensions]} -> {data: [{index, embedding}]}. */
+import { outboundFetch } from '../common/outbound.js';
+
 export interface RemoteEmbeddingEndpoint {
   base_url: string;
   model: string;
@@ -9,7 +11,7 @@ export interface RemoteEmbeddingEndpoint {
 }
 
 /** Embeds texts in batches, in order; a failed batch throws with the endpoint's answer (the caller's job fails with it). */
-export async function embedRemote(endpoint: RemoteEmbeddingEndpoint, texts: string[], signal?: AbortSignal, doFetch: typeof fetch = fetch): Promise<Float32Array[]> {
+export async function embedRemote(endpoint: RemoteEmbeddingEndpoint, texts: string[], signal?: AbortSignal, doFetch: typeof fetch = outboundFetch): Promise<Float32Array[]> {
   const out: Float32Array[] = [];
   for (let start = 0; start < texts.length; start += endpoint.batch_size) {
     const input = texts.slice(start, start + endpoint.batch_size);

@@ -96,6 +96,10 @@ export class Environment {
   @IsOptional() @Transform(toBool) @IsBoolean()
   RUN_WORKERS: boolean = true;
 
+  /** Refuse outbound calls (SUTs, judges, embeddings, custom ops, webhooks, trace sources) to loopback and private addresses too; link-local and cloud metadata addresses are always refused */
+  @IsOptional() @Transform(toBool) @IsBoolean()
+  OUTBOUND_BLOCK_PRIVATE: boolean = false;
+
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(64)
   QUEUE_CONCURRENCY: number = 2;
 

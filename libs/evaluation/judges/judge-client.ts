@@ -4,6 +4,7 @@
  */
 import type { JudgeCallResult, JudgeConnection, JudgeCredential } from './judge.types.js';
 import { buildJudgeRequest, parseJudgeResponse, type JudgeMessage, type JudgeUsage } from './providers.js';
+import { outboundFetch } from '../../common/outbound.js';
 
 export interface CallJudgeOptions {
   /** Cancels the whole call, backoff included (the result is `cancelled`). */
@@ -30,7 +31,7 @@ interface AttemptOutcome {
 }
 
 export async function callJudge(conn: JudgeConnection, key: JudgeCredential, messages: JudgeMessage[], opts: CallJudgeOptions = {}): Promise<JudgeCallResult> {
-  const doFetch = opts.fetch ?? fetch;
+  const doFetch = opts.fetch ?? outboundFetch;
   const sleep = opts.sleep ?? sleepUnlessAborted;
   const maxAttempts = Math.max(1, Math.floor(conn.max_attempts));
   const started = performance.now();

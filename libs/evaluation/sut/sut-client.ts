@@ -1,6 +1,7 @@
 import { renderRequest } from './adapter.js';
 import { extractResponse } from './extract.js';
 import type { AdapterSpec, ConnectionSpec, RenderedRequest, RetryPolicy, RowContext, SutCallResult } from './sut.types.js';
+import { outboundFetch } from '../../common/outbound.js';
 
 /** How much of a failed response's body is kept for diagnosis. */
 const EXCERPT_CHARS = 4096;
@@ -84,7 +85,7 @@ export async function callSut(conn: ConnectionSpec, adapter: AdapterSpec, row: R
     return { ...base, ok: false, status_code: null, latency_ms: 0, attempts: 0, error: { code: 'render_failed', message: `the request could not be rendered: ${rendered.issues.map((issue) => issue.message).join('; ')}`, issues: rendered.issues } };
   }
 
-  const doFetch = opts.fetch ?? fetch;
+  const doFetch = opts.fetch ?? outboundFetch;
   const sleep = opts.sleep ?? defaultSleep;
   const policy = conn.retry;
   const maxAttempts = Math.max(1, policy.max_attempts);

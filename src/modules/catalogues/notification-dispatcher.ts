@@ -8,6 +8,7 @@ import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import type { JobContext } from '../../../libs/queue/job.types.js';
 import { SecretsService } from '../workspaces/secrets.service.js';
 import { NotificationConfigsRepository } from './notification-configs.repository.js';
+import { outboundFetch } from '../../../libs/common/outbound.js';
 
 export const DELIVERY_JOB = 'notifications.deliver';
 const DELIVERY_TIMEOUT_MS = 10_000;
@@ -55,7 +56,7 @@ export class NotificationDispatcher {
     let status: number | null = null;
     let error: string | null = null;
     try {
-      const response = await fetch(delivery.url, {
+      const response = await outboundFetch(delivery.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'user-agent': 'evaluation-workspace-service', [SIGNATURE_HEADER]: signWebhook(secret, body), 'x-ews-event': delivery.event, 'x-ews-delivery': delivery.id },
         body,

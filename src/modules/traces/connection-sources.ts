@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { JobFailure } from '../../../libs/queue/job-outcome.js';
 import { langfuseObservation, readTraceFile, recordSpans, sniffFormat, type ReadItem } from '../../../libs/traces/readers.js';
 import type { TraceConnectionRow } from './traces.repository.js';
+import { outboundFetch } from '../../../libs/common/outbound.js';
 
 export interface ConnectionCredentials {
   /** Bearer token (otlp_file_url, phoenix) or Langfuse secret key */
@@ -111,10 +112,12 @@ function api(base: string, path: string, query: Record<string, string | number>)
 async function request(url: string, headers: Record<string, string>, options: PullOptions): Promise<Response> {
   let res: Response;
   try {
-    res = await fetch(url, { headers: { accept: 'application/json, application/x-protobuf, */*', ...headers }, signal: AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs ?? 60_000)]) });
+    res = await outboundFetch(url, { headers: { accept: 'application/json, application/x-protobuf, */*', ...headers }, signal: AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs ?? 60_000)]) });
   } catch (err) {
     if (options.signal.aborted) throw err;
-    throw new JobFailure(`the source did not answer: ${(err as Error).message}`, { code: 'source_unreachable' });
+    const cause = (err as Error).cause instanceof Error ? `: ${((err as Error).cause as Error).message}` : '';
+    // A refused address will not become allowed by retrying.
+    throw new JobFailure(`the source did not answer: ${(err as Error).message}${cause}`, { code: 'source_unreachable', retry: !cause.includes('never calls') && !cause.includes('OUTBOUND_BLOCK_PRIVATE') });
   }
   if (!res.ok) {
     const text = (await res.text().catch(() => '')).slice(0, 300);

@@ -115,6 +115,13 @@ describe('trace source connections', () => {
     expect(graph.edges.map((e: { source: string; target: string }) => `${e.source} -> ${e.target}`).sort()).toEqual(['chain:chain-p1 -> llm:llm-p2', 'chain:chain-p1 -> tool:tool-p3']);
   });
 
+  it('never calls a cloud metadata address: the landing fails at once, saying why', async () => {
+    const connection = (await t.http.post('/traces/connections').set(r.owner.auth).send({ workspace_id: ws, name: 'metadata', kind: 'otlp_file_url', url: 'http://169.254.169.254/latest/meta-data/iam/security-credentials/' }).expect(201)).body;
+    const run = await settled((await t.http.post(`/traces/connections/${connection.id}/land`).set(r.member.auth).send({ dataset_name: 'stolen' }).expect(202)).body.id);
+    expect(run).toEqual(expect.objectContaining({ state: 'failed', version_id: null, error: expect.objectContaining({ code: 'source_unreachable' }) }));
+    expect(run.error.message).toContain('169.254.169.254 is a linkLocal address; the service never calls one');
+  });
+
   it('checks connections: secrets of the workspace, admins for secrets, unique names, roles', async () => {
     expectProblem(await t.http.post('/traces/connections').set(r.owner.auth).send({ workspace_id: ws, name: 'x', kind: 'phoenix', url: 'ftp://nope' }), 400, 'validation_failed');
     // PostgreSQL stores no NUL character: a clear 400, never a 500.
