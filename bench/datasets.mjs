@@ -9,19 +9,15 @@
 //
 // Creates its own database (or data directory) and removes it afterwards.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
-import { withDatabase } from './support.mjs';
+import { withBenchApp, withDatabase } from './support.mjs';
 import { from as copyFrom } from 'pg-copy-streams';
-import supertest from 'supertest';
 import { DataSource } from 'typeorm';
-import { createApp } from '../dist/src/bootstrap.js';
-import { AppConfig } from '../dist/src/config/app-config.js';
 
 const uploadRows = Number(process.env.BENCH_UPLOAD_ROWS ?? 100_000);
 const queryRows = Number(process.env.BENCH_QUERY_ROWS ?? 1_000_000);
@@ -83,32 +79,14 @@ async function mergeSeconds(app, datasetId) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-await withDatabase(async (databaseUrl) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'ews-bench-ds-'));
-  const config = AppConfig.fromEnvironment({
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    DATA_DIR: dataDir,
-    ADMIN_EMAIL: 'bench@example.com',
-    ADMIN_PASSWORD: 'bench-password-1',
-    LOG_LEVEL: 'silent',
-    UPLOAD_MAX_ROWS: String(Math.max(uploadRows, queryRows)),
-  });
-  const { app } = await createApp(config);
-  await app.listen(0, '127.0.0.1');
-  const base = await app.getUrl();
-  const http = supertest(app.getHttpServer());
-  try {
-    const login = await http.post('/auth/token').send({ email: 'bench@example.com', password: 'bench-password-1' }).expect(200);
-    const auth = { Authorization: `Bearer ${login.body.access_token}` };
-    const ws = (await http.post('/workspaces').set(auth).send({ name: 'bench' }).expect(201)).body.id;
-    const mode = databaseUrl ? 'PostgreSQL' : 'embedded PGlite';
-
+await withDatabase((databaseUrl) =>
+  withBenchApp(databaseUrl, { UPLOAD_MAX_ROWS: String(Math.max(uploadRows, queryRows)) }, async ({ app, base, http, token, auth, ws, dataDir, mode }) => {
     const csv = csvOf(uploadRows);
     const file = join(dataDir, 'upload.csv');
     writeFileSync(file, csv);
     const copyMs = databaseUrl ? await plainCopy(databaseUrl, csv) : undefined;
     const t0 = performance.now();
-    const up = { body: await curlUpload(base, login.body.access_token, ws, file) };
+    const up = { body: await curlUpload(base, token, ws, file) };
     const uploadMs = performance.now() - t0;
     console.log(`[${mode}] upload of ${uploadRows} CSV rows (${(csv.length / 1e6).toFixed(1)} MB) to a committed version: ${(uploadMs / 1000).toFixed(2)} s (${Math.round(uploadRows / (uploadMs / 1000))} rows/s)` +
       (copyMs ? `; plain COPY of the same rows: ${(copyMs / 1000).toFixed(2)} s; ratio ${(uploadMs / copyMs).toFixed(2)}x` : ''));
@@ -120,7 +98,7 @@ await withDatabase(async (databaseUrl) => {
     const bigFile = join(dataDir, 'big.csv');
     writeFileSync(bigFile, csvOf(queryRows));
     const tb = performance.now();
-    const big = { body: await curlUpload(base, login.body.access_token, ws, bigFile, 'big') };
+    const big = { body: await curlUpload(base, token, ws, bigFile, 'big') };
     console.log(`[${mode}] upload of ${queryRows} rows: ${((performance.now() - tb) / 1000).toFixed(1)} s`);
     const id = big.body.id;
     console.log(`  background merge of the row index after it: ${(await mergeSeconds(app, id)).toFixed(1)} s`);
@@ -143,8 +121,5 @@ await withDatabase(async (databaseUrl) => {
       }
       console.log(`  query ${name}: median ${median(times).toFixed(0)} ms (matches: ${total})`);
     }
-  } finally {
-    await app.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-});
+  }),
+);

@@ -21,3 +21,39 @@ export async function withDatabase(fn) {
     await admin.end();
   }
 }
+
+/**
+ * The real application (as `npm start` builds it, from dist/) on `databaseUrl` (or embedded) with
+ * a fresh DATA_DIR, listening on a free port, with a logged-in system admin and a workspace;
+ * closed and its data directory removed after `fn`.
+ */
+export async function withBenchApp(databaseUrl, env, fn) {
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { default: supertest } = await import('supertest');
+  const { createApp } = await import('../dist/src/bootstrap.js');
+  const { AppConfig } = await import('../dist/src/config/app-config.js');
+  const dataDir = mkdtempSync(join(tmpdir(), 'ews-bench-'));
+  const config = AppConfig.fromEnvironment({
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    DATA_DIR: dataDir,
+    ADMIN_EMAIL: 'bench@example.com',
+    ADMIN_PASSWORD: 'bench-password-1',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const { app } = await createApp(config);
+  await app.listen(0, '127.0.0.1');
+  try {
+    const base = await app.getUrl();
+    const http = supertest(app.getHttpServer());
+    const token = (await http.post('/auth/token').send({ email: 'bench@example.com', password: 'bench-password-1' }).expect(200)).body.access_token;
+    const auth = { Authorization: `Bearer ${token}` };
+    const ws = (await http.post('/workspaces').set(auth).send({ name: 'bench' }).expect(201)).body.id;
+    return await fn({ app, base, http, token, auth, ws, dataDir, mode: databaseUrl ? 'PostgreSQL' : 'embedded PGlite' });
+  } finally {
+    await app.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

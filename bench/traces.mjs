@@ -9,18 +9,14 @@
 //
 // BENCH_SPANS (default 100000). Creates its own database (or data directory) and removes it afterwards.
 import { execFile } from 'node:child_process';
-import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createWriteStream, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import supertest from 'supertest';
-import { createApp } from '../dist/src/bootstrap.js';
-import { AppConfig } from '../dist/src/config/app-config.js';
-import { withDatabase } from './support.mjs';
+import { withBenchApp, withDatabase } from './support.mjs';
 
 const spans = Number(process.env.BENCH_SPANS ?? 100_000);
 const PER_TRACE = 10;
@@ -85,29 +81,12 @@ async function waitFor(http, auth, path, done) {
   }
 }
 
-await withDatabase(async (databaseUrl) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'ews-bench-traces-'));
-  const config = AppConfig.fromEnvironment({
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    DATA_DIR: dataDir,
-    ADMIN_EMAIL: 'bench@example.com',
-    ADMIN_PASSWORD: 'bench-password-1',
-    LOG_LEVEL: 'silent',
-    UPLOAD_MAX_BYTES: String(2 * 1024 * 1024 * 1024),
-  });
-  const { app } = await createApp(config);
-  await app.listen(0, '127.0.0.1');
-  const base = await app.getUrl();
-  const http = supertest(app.getHttpServer());
-  try {
-    const login = await http.post('/auth/token').send({ email: 'bench@example.com', password: 'bench-password-1' }).expect(200);
-    const auth = { Authorization: `Bearer ${login.body.access_token}` };
-    const ws = (await http.post('/workspaces').set(auth).send({ name: 'bench' }).expect(201)).body.id;
-    const mode = databaseUrl ? 'PostgreSQL' : 'embedded PGlite';
+await withDatabase((databaseUrl) =>
+  withBenchApp(databaseUrl, { UPLOAD_MAX_BYTES: String(2 * 1024 * 1024 * 1024) }, async ({ base, http, token, auth, ws, dataDir, mode }) => {
     const file = join(dataDir, 'spans.json');
     await writeOtlp(file);
     const size = statSync(file).size;
-    const { stdout } = await promisify(execFile)('curl', ['-sS', '-f', '-H', `Authorization: Bearer ${login.body.access_token}`, '-F', `file=@${file}`, `${base}/traces/uploads?workspace_id=${ws}`], { maxBuffer: 1024 * 1024 });
+    const { stdout } = await promisify(execFile)('curl', ['-sS', '-f', '-H', `Authorization: Bearer ${token}`, '-F', `file=@${file}`, `${base}/traces/uploads?workspace_id=${ws}`], { maxBuffer: 1024 * 1024 });
     const upload = JSON.parse(stdout);
 
     let peak = process.memoryUsage().rss;
@@ -135,8 +114,5 @@ await withDatabase(async (databaseUrl) => {
     const t2 = performance.now();
     const graph = (await http.get(`/datasets/${run.dataset_id}/versions/${run.version_id}/topology`).set(auth).expect(200)).body;
     console.log(`  topology of ${graph.span_count} spans: ${((performance.now() - t2) / 1000).toFixed(1)} s, ${graph.nodes.length} nodes, ${graph.edges.length} edges`);
-  } finally {
-    await app.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-});
+  }),
+);

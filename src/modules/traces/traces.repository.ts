@@ -130,6 +130,14 @@ export class TracesRepository {
     return manager ?? this.dataSource;
   }
 
+  /** Sets the given columns of one run row (objects stored as jsonb); column names come from the typed callers, never from requests. */
+  private async update(table: 'trace_ingest_runs' | 'trace_enrichment_runs', id: string, fields: object, manager: EntityManager | undefined, extra = ''): Promise<void> {
+    const entries = Object.entries(fields);
+    if (!entries.length) return;
+    const values = entries.map(([, v]) => (v !== null && typeof v === 'object' && !(v instanceof Date) ? JSON.stringify(v) : v));
+    await this.m(manager).query(`UPDATE ${table} SET ${entries.map(([k], i) => `${k} = $${i + 2}`).join(', ')}${extra} WHERE id = $1`, [id, ...values]);
+  }
+
   // Connections
 
   async insertConnection(row: Omit<TraceConnectionRow, 'id' | 'created_at' | 'updated_at' | 'last_landed_at'>, manager: EntityManager): Promise<TraceConnectionRow> {
@@ -187,11 +195,7 @@ export class TracesRepository {
   }
 
   async updateRun(id: string, fields: Partial<Omit<IngestRunRow, 'id'>>, manager?: EntityManager): Promise<void> {
-    const entries = Object.entries(fields);
-    if (!entries.length) return;
-    const sets = entries.map(([k], i) => `${k} = $${i + 2}`);
-    const values = entries.map(([, v]) => (v !== null && typeof v === 'object' && !(v instanceof Date) ? JSON.stringify(v) : v));
-    await this.m(manager).query(`UPDATE trace_ingest_runs SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, [id, ...values]);
+    await this.update('trace_ingest_runs', id, fields, manager, ', updated_at = now()');
   }
 
   // Drops
@@ -312,9 +316,7 @@ export class TracesRepository {
   }
 
   async updateEnrichmentRun(id: string, fields: Partial<Pick<EnrichmentRunRow, 'state' | 'traces_total' | 'traces_done' | 'error' | 'job_id' | 'started_at' | 'finished_at'>>, manager?: EntityManager): Promise<void> {
-    const entries = Object.entries(fields);
-    const values = entries.map(([, v]) => (v !== null && typeof v === 'object' && !(v instanceof Date) ? JSON.stringify(v) : v));
-    await this.m(manager).query(`UPDATE trace_enrichment_runs SET ${entries.map(([k], i) => `${k} = $${i + 2}`).join(', ')} WHERE id = $1`, [id, ...values]);
+    await this.update('trace_enrichment_runs', id, fields, manager);
   }
 
   async clearEnrichment(versionId: string, manager: EntityManager): Promise<void> {
