@@ -2,18 +2,22 @@ import type { DynamicModule, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Logger } from 'pino';
-import { bodyParsers, requestIdMiddleware } from '../libs/common/http-pipeline.js';
+import { HttpDrain } from '../libs/common/http-drain.js';
+import { answerClientErrors, bodyParsers, requestIdMiddleware } from '../libs/common/http-pipeline.js';
 import { createRootLogger, JsonLogger } from '../libs/common/logger.js';
 import { ProblemFilter } from '../libs/common/problem.filter.js';
 import { RouteTable } from '../libs/common/route-table.js';
 import { createValidationPipe } from '../libs/common/validation.js';
 import { AppModule } from './app.module.js';
 import type { AppConfig } from './config/app-config.js';
+import { trustProxySetting } from './config/trusted-proxies.js';
 import { buildOpenApiDocument, serveOpenApi } from './openapi.js';
 
 export interface CreatedApp {
   app: NestExpressApplication;
   logger: Logger;
+  /** Requests in flight, and the drain a shutdown runs (src/shutdown.ts). */
+  drain: HttpDrain;
 }
 
 /** Builds the HTTP application exactly as production runs it; tests call this too. */
@@ -28,14 +32,18 @@ export async function createApp(
     abortOnError: false,
   });
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  // X-Forwarded-For is believed only from proxies the operator names; otherwise req.ip is the peer.
+  app.set('trust proxy', trustProxySetting(config.env.TRUSTED_PROXIES));
+  const drain = new HttpDrain();
+  app.use(drain.middleware());
   app.use(requestIdMiddleware(logger));
   for (const parser of bodyParsers(config.env.BODY_LIMIT)) app.use(parser);
   app.useGlobalPipes(createValidationPipe());
   const document = buildOpenApiDocument(app);
   app.useGlobalFilters(new ProblemFilter(logger, RouteTable.fromOpenApi(document)));
   serveOpenApi(app, document);
-  app.enableShutdownHooks();
+  // No enableShutdownHooks(): signals belong to GracefulShutdown (src/main.ts), which bounds the close.
+  answerClientErrors(app.getHttpServer());
   await app.init();
-  return { app, logger };
+  return { app, logger, drain };
 }

@@ -1,13 +1,19 @@
 import 'reflect-metadata';
+import { createRootLogger } from '../libs/common/logger.js';
 import { DataDirLockedError } from '../libs/database/embedded-lock.js';
 import { AppConfig } from './config/app-config.js';
 import { ConfigurationError } from './config/environment.js';
 import { createApp } from './bootstrap.js';
+import { GracefulShutdown } from './shutdown.js';
 
 async function main(): Promise<void> {
   const config = AppConfig.fromEnvironment();
-  const { app, logger } = await createApp(config);
+  const logger = createRootLogger(config.env.LOG_LEVEL);
+  // Listening from the start: a signal during boot stops the service once it is up (or at the deadline).
+  const shutdown = new GracefulShutdown(config.env, logger, { servesHttp: true }).listen();
+  const { app, drain } = await createApp(config, logger);
   await app.listen(config.env.PORT, config.env.HOST);
+  shutdown.attach({ app, http: { server: app.getHttpServer(), drain } });
   const url = await app.getUrl();
   logger.info(
     { url, database: config.embedded ? `embedded (${config.dataDir})` : 'postgresql', queue: config.queueDriver, workers: config.env.RUN_WORKERS },

@@ -10,6 +10,7 @@ import { JobQueue } from '../libs/queue/job-queue.service.js';
 import { AppModule } from './app.module.js';
 import { AppConfig } from './config/app-config.js';
 import { ConfigurationError } from './config/environment.js';
+import { GracefulShutdown } from './shutdown.js';
 
 export interface WorkerOptions {
   logger?: Logger;
@@ -26,32 +27,12 @@ export async function createWorker(config: AppConfig, options: WorkerOptions = {
   return NestFactory.createApplicationContext(AppModule.forRoot(config, options.modules, logger), { logger: new JsonLogger(logger), abortOnError: false });
 }
 
-/** Closes the context on SIGTERM/SIGINT (running jobs get the shutdown grace) and exits 0. */
+/**
+ * Closes the context on SIGTERM/SIGINT (running jobs get the shutdown grace, database work still
+ * running after it is aborted) and exits 0; see GracefulShutdown for the bounds.
+ */
 export function exitOnSignals(context: INestApplicationContext, config: AppConfig, logger: Logger): void {
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'worker stopping');
-    // Bounded: a handler that ignores its abort signal cannot keep the process alive forever.
-    const deadline = setTimeout(() => {
-      logger.error('worker did not stop in time; exiting');
-      process.exit(1);
-    }, (config.env.QUEUE_SHUTDOWN_GRACE_SECONDS + 20) * 1000);
-    deadline.unref();
-    context
-      .close()
-      .then(() => {
-        logger.info('worker stopped');
-        process.exit(0);
-      })
-      .catch((err) => {
-        logger.error({ err: err?.message }, 'worker failed to stop cleanly');
-        process.exit(1);
-      });
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  new GracefulShutdown(config.env, logger, { servesHttp: false, messages: { stopping: 'worker stopping', stopped: 'worker stopped' } }).listen().attach({ app: context });
 }
 
 async function main(): Promise<void> {

@@ -1,14 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, LessThan, Repository } from 'typeorm';
+import { LessThan } from 'typeorm';
+import { Db } from '../database/unit-of-work.js';
 import { AuditEventEntity } from './audit-event.entity.js';
 
 @Injectable()
 export class AuditRepository {
-  constructor(@InjectRepository(AuditEventEntity) private readonly repo: Repository<AuditEventEntity>) {}
+  constructor(private readonly db: Db) {}
 
-  async insert(event: Partial<AuditEventEntity>, manager?: EntityManager): Promise<AuditEventEntity> {
-    const repo = manager ? manager.getRepository(AuditEventEntity) : this.repo;
+  private get repo() {
+    return this.db.repository(AuditEventEntity);
+  }
+
+  async insert(event: Partial<AuditEventEntity>): Promise<AuditEventEntity> {
+    const repo = this.repo;
     return repo.save(repo.create(event));
   }
 

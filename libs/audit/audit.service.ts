@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { Principal } from '../auth/roles.js';
 import { currentRequestId } from '../common/request-context.js';
 import { AuditEventEntity } from './audit-event.entity.js';
@@ -17,27 +16,24 @@ export interface AuditRecord {
 }
 
 /**
- * The shared audit trail: who did what to which record, when. Pass the transaction's
- * manager so the entry commits (or rolls back) with the change it describes.
+ * The shared audit trail: who did what to which record, when. Recorded inside a unit of work,
+ * the entry commits (or rolls back) with the change it describes.
  */
 @Injectable()
 export class AuditService {
   constructor(private readonly repo: AuditRepository) {}
 
-  record(entry: AuditRecord, manager?: EntityManager): Promise<AuditEventEntity> {
-    return this.repo.insert(
-      {
-        workspaceId: entry.workspaceId ?? null,
-        actorId: entry.actor?.userId ?? null,
-        actorEmail: entry.actor?.email ?? null,
-        action: entry.action,
-        targetType: entry.targetType,
-        targetId: entry.targetId ?? null,
-        details: entry.details ?? {},
-        requestId: currentRequestId() ?? null,
-      },
-      manager,
-    );
+  record(entry: AuditRecord): Promise<AuditEventEntity> {
+    return this.repo.insert({
+      workspaceId: entry.workspaceId ?? null,
+      actorId: entry.actor?.userId ?? null,
+      actorEmail: entry.actor?.email ?? null,
+      action: entry.action,
+      targetType: entry.targetType,
+      targetId: entry.targetId ?? null,
+      details: entry.details ?? {},
+      requestId: currentRequestId() ?? null,
+    });
   }
 
   forTarget(targetType: string, targetId: string, window: { skip: number; take: number; before?: Date }) {

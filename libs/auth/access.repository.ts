@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { Db } from '../database/unit-of-work.js';
 import type { SystemRole, WorkspaceRole } from './roles.js';
 
 export interface ActiveSession {
@@ -13,12 +13,12 @@ export interface ActiveSession {
 /** The read queries every request's authorization needs: token sessions and memberships. */
 @Injectable()
 export class AccessRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly db: Db) {}
 
   /** The session of an unrevoked, unexpired token whose user is active; undefined otherwise. */
   async findActiveSession(tokenId: string): Promise<ActiveSession | undefined> {
     const rows: Array<{ user_id: string; email: string; display_name: string; system_role: SystemRole; expires_at: Date }> =
-      await this.dataSource.query(
+      await this.db.query(
         `SELECT t.user_id, u.email, u.display_name, u.system_role, t.expires_at
            FROM auth_tokens t JOIN users u ON u.id = t.user_id
           WHERE t.id = $1 AND t.revoked_at IS NULL AND t.expires_at > now() AND u.status = 'active'`,
@@ -30,7 +30,7 @@ export class AccessRepository {
 
   /** Whether the workspace exists and, if so, the user's role in it (null when not a member). */
   async membership(workspaceId: string, userId: string): Promise<{ exists: boolean; role: WorkspaceRole | null }> {
-    const rows: Array<{ role: WorkspaceRole | null }> = await this.dataSource.query(
+    const rows: Array<{ role: WorkspaceRole | null }> = await this.db.query(
       `SELECT m.role FROM workspaces w
          LEFT JOIN workspace_members m ON m.workspace_id = w.id AND m.user_id = $2
         WHERE w.id = $1`,
@@ -41,7 +41,7 @@ export class AccessRepository {
 
   /** The user's memberships with workspace names, oldest first. */
   async membershipsOf(userId: string): Promise<Array<{ workspaceId: string; workspaceName: string; role: WorkspaceRole; joinedAt: Date }>> {
-    const rows: Array<{ workspace_id: string; name: string; role: WorkspaceRole; created_at: Date }> = await this.dataSource.query(
+    const rows: Array<{ workspace_id: string; name: string; role: WorkspaceRole; created_at: Date }> = await this.db.query(
       `SELECT m.workspace_id, w.name, m.role, m.created_at
          FROM workspace_members m JOIN workspaces w ON w.id = m.workspace_id
         WHERE m.user_id = $1 ORDER BY m.created_at, w.name`,
@@ -52,7 +52,7 @@ export class AccessRepository {
 
   /** Ids of the workspaces the user belongs to, for lists that span the caller's workspaces. */
   async workspaceIdsOf(userId: string): Promise<string[]> {
-    const rows: Array<{ workspace_id: string }> = await this.dataSource.query(
+    const rows: Array<{ workspace_id: string }> = await this.db.query(
       'SELECT workspace_id FROM workspace_members WHERE user_id = $1',
       [userId],
     );

@@ -54,9 +54,18 @@ describe('mapDatabaseError', () => {
 
   it('turns invalid text representations into 400 and lost connections into 503 with Retry-After', () => {
     expect(mapDatabaseError({ driverError: { code: '22P02' } })?.problem.status).toBe(400);
+    // A referenced row: PostgreSQL 15 says foreign_key_violation, PostgreSQL 17 (PGlite) restrict_violation for ON DELETE RESTRICT.
+    for (const code of ['23503', '23001']) {
+      expect(mapDatabaseError({ driverError: { code, constraint: 'sut_connections_secret_id_fkey' } })?.problem).toEqual(
+        expect.objectContaining({ status: 409, error_code: 'conflict', constraint: 'sut_connections_secret_id_fkey' }),
+      );
+    }
     const nul = mapDatabaseError({ driverError: { code: '22021', message: 'invalid byte sequence for encoding "UTF8": 0x00' } });
     expect(nul?.problem).toEqual(expect.objectContaining({ status: 400, error_code: 'validation_failed', detail: expect.stringContaining('NUL') }));
     expect(mapDatabaseError({ driverError: { code: '22P05' } })?.problem.status).toBe(400);
+    expect(mapDatabaseError({ driverError: { code: '22003', message: 'value "9007199254740993" is out of range for type integer' } })?.problem).toEqual(
+      expect.objectContaining({ status: 400, error_code: 'validation_failed', detail: 'A number is out of range for its field' }),
+    );
     const down = mapDatabaseError({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:5432' });
     expect(down?.problem.status).toBe(503);
     expect(down?.headers).toEqual({ 'Retry-After': '5' });

@@ -10,8 +10,12 @@ import { RouteTable } from './route-table.js';
 const PG_CLIENT_ERRORS: Record<string, string> = {
   '23505': CommonErrors.unique_violation,
   '23503': CommonErrors.conflict,
+  // ON DELETE RESTRICT: PostgreSQL 17 (the embedded PGlite) reports it as restrict_violation.
+  '23001': CommonErrors.conflict,
   '22P02': CommonErrors.validation_failed,
   '22001': CommonErrors.validation_failed,
+  // A number past its column's range (DTOs bound every integer; this is the backstop).
+  '22003': CommonErrors.validation_failed,
   // A NUL character in text, or a \u0000 escape in JSON: PostgreSQL stores neither.
   '22021': CommonErrors.validation_failed,
   '22P05': CommonErrors.validation_failed,
@@ -104,13 +108,15 @@ export function mapDatabaseError(exception: unknown): Mapped | undefined {
     const detail =
       sqlState === '23505'
         ? `A record with the same ${describeConstraint(driver.detail)} already exists`
-        : sqlState === '23503'
+        : sqlState === '23503' || sqlState === '23001'
           ? 'The record refers to, or is referred to by, another record that does not allow this change'
           : sqlState === '40001'
             ? 'A concurrent change conflicted with this one; retry the request'
             : sqlState === '22021' || sqlState === '22P05'
               ? 'A text value holds a character the database cannot store (NUL, U+0000)'
-              : 'A value has the wrong format for its field';
+              : sqlState === '22003'
+                ? 'A number is out of range for its field'
+                : 'A value has the wrong format for its field';
     return { problem: buildProblem(code, detail, driver.constraint ? { constraint: driver.constraint } : {}) };
   }
   const message = String(err?.message ?? '');

@@ -10,6 +10,16 @@ export type ReadinessProbe = () => Promise<void>;
 @Injectable()
 export class ReadinessRegistry {
   private readonly probes = new Map<string, ReadinessProbe>();
+  private stopping = false;
+
+  /** From the shutdown signal on, the process is not ready, whatever its dependencies say. */
+  beginShutdown(): void {
+    this.stopping = true;
+  }
+
+  get shuttingDown(): boolean {
+    return this.stopping;
+  }
 
   register(name: string, probe: ReadinessProbe): void {
     this.probes.set(name, probe);

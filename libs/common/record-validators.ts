@@ -1,4 +1,5 @@
-import { registerDecorator, type ValidationOptions } from 'class-validator';
+import { Type } from 'class-transformer';
+import { registerDecorator, ValidateNested, type ValidationArguments, type ValidationOptions } from 'class-validator';
 
 /** A plain object whose values are all strings (headers, query parameters): at most `maxKeys` keys, names and values bounded. */
 export function IsStringRecord(maxKeys = 50, options?: ValidationOptions): PropertyDecorator {
@@ -32,4 +33,40 @@ export function IsBoundedJson(maxBytes: number, options?: ValidationOptions): Pr
         },
       },
     });
+}
+
+const kindOf = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
+const isPlainObject = (value: unknown): boolean => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * A nested request object validated as `type` (with `each`, a list of them). ValidateNested
+ * alone walks an array found in an object's place element by element, so `[[{...}]]` or `[[]]`
+ * would pass as a list of objects and reach the service as arrays (a TypeError, a 500); here
+ * anything but a JSON object in an object's place is refused naming its path (`metrics.0`).
+ */
+export function NestedObject(type: () => new () => object, options: { each?: boolean } = {}): PropertyDecorator {
+  return (target, propertyName) => {
+    Type(type)(target, propertyName as string);
+    ValidateNested({ each: options.each })(target, propertyName as string);
+    registerDecorator({
+      name: 'isNestedObject',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      // The nested class, for tools that walk request DTOs (test/architecture/request-dtos.spec.ts).
+      constraints: [type],
+      validator: {
+        validate(value: unknown) {
+          if (!options.each) return isPlainObject(value);
+          // A list that is not an array is IsArray's to refuse.
+          return !Array.isArray(value) || value.every(isPlainObject);
+        },
+        defaultMessage(args: ValidationArguments) {
+          if (!options.each) return `${args.property} must be an object, found ${kindOf(args.value)}`;
+          const list = args.value as unknown[];
+          const index = list.findIndex((v) => !isPlainObject(v));
+          return `${args.property}.${index} must be an object, found ${kindOf(list[index])}`;
+        },
+      },
+    });
+  };
 }

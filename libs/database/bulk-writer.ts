@@ -3,8 +3,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { EntityManager } from 'typeorm';
 import { AppConfig } from '../../src/config/app-config.js';
+import { Db } from './unit-of-work.js';
 
 export interface BulkColumn {
   name: string;
@@ -16,7 +16,7 @@ export interface BulkColumn {
 export type BulkValue = string | number | null;
 
 /**
- * Appends many rows in the caller's transaction. On PostgreSQL one `COPY ... FROM STDIN` takes
+ * Appends many rows in the open unit of work's transaction. On PostgreSQL one `COPY ... FROM STDIN` takes
  * every batch (the fastest path, about 2x a multi-row INSERT); the embedded database has no
  * COPY through its adapter, so each batch becomes one parameterised
  * `INSERT ... SELECT FROM unnest($1::type[], ...)`. Either way there is never one INSERT per row.
@@ -25,9 +25,14 @@ export type BulkValue = string | number | null;
  */
 @Injectable()
 export class BulkWriter {
-  constructor(private readonly config: AppConfig) {}
+  constructor(
+    private readonly config: AppConfig,
+    private readonly db: Db,
+  ) {}
 
-  async append(manager: EntityManager, table: string, columns: BulkColumn[], batches: AsyncIterable<BulkValue[][]>): Promise<number> {
+  async append(table: string, columns: BulkColumn[], batches: AsyncIterable<BulkValue[][]>): Promise<number> {
+    const manager = this.db.manager;
+    if (!this.db.manager.queryRunner?.isTransactionActive) throw new Error(`BulkWriter.append(${table}) runs inside a unit of work (TransactionRunner.run)`);
     const quotedColumns = columns.map((c) => `"${c.name}"`).join(', ');
     let written = 0;
     if (this.config.embedded) {
@@ -35,12 +40,12 @@ export class BulkWriter {
       const sql = `INSERT INTO ${table} (${quotedColumns}) SELECT * FROM unnest(${casts})`;
       for await (const batch of batches) {
         if (!batch.length) continue;
-        await manager.query(sql, columns.map((_, i) => batch.map((row) => row[i])));
+        await this.db.query(sql, columns.map((_, i) => batch.map((row) => row[i])));
         written += batch.length;
       }
       return written;
     }
-    const client = (manager.queryRunner as unknown as { databaseConnection: PoolClient }).databaseConnection;
+    const client = (this.db.manager.queryRunner as unknown as { databaseConnection: PoolClient }).databaseConnection;
     const copy = client.query(copyFrom(`COPY ${table} (${quotedColumns}) FROM STDIN (FORMAT csv)`));
     async function* csvLines() {
       for await (const batch of batches) {

@@ -2,10 +2,23 @@ import { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { pgcrypto } from '@electric-sql/pglite/contrib/pgcrypto';
 import { join } from 'node:path';
+import pg from 'pg';
 import { DataSource, type DataSourceOptions, type MixedList } from 'typeorm';
 import { lockDataDirectory } from './embedded-lock.js';
 import { TypeOrmJsonLogger } from './typeorm-logger.js';
 import type { Logger as PinoLogger } from 'pino';
+
+/** How long a request waits for a free connection of the PostgreSQL pool before it answers 503. */
+export const POOL_WAIT_MS = 30_000;
+/** How long opening one connection to PostgreSQL may take (an unreachable server answers 503 after it). */
+export const CONNECT_TIMEOUT_MS = 5_000;
+
+/** A node-postgres client that gives up connecting after CONNECT_TIMEOUT_MS, whatever the pool waits. */
+class ConnectWithin extends pg.Client {
+  constructor(config: pg.ClientConfig) {
+    super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  }
+}
 
 export interface DatabaseTarget {
   /** PostgreSQL URL; when absent the embedded database under `dataDir` is used. */
@@ -51,8 +64,11 @@ export async function openDatabase(target: DatabaseTarget): Promise<OpenedDataba
       url: target.url,
       // migrate() holds an advisory lock on one connection while migrating on another.
       poolSize: Math.max(2, target.poolSize),
-      connectTimeoutMS: 5_000,
-      extra: { idleTimeoutMillis: 30_000, query_timeout: 60_000 },
+      // node-postgres uses one timeout for two waits: for a free connection of the pool, and for a
+      // new connection to the server. A burst of requests queues for the pool (up to
+      // POOL_WAIT_MS, then 503) while an unreachable server still fails within CONNECT_TIMEOUT_MS.
+      connectTimeoutMS: POOL_WAIT_MS,
+      extra: { idleTimeoutMillis: 30_000, query_timeout: 60_000, Client: ConnectWithin },
       poolErrorHandler: () => undefined,
     } as DataSourceOptions;
     const dataSource = await new DataSource(options).initialize();
@@ -72,7 +88,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<OpenedDataba
   }
 
   const pgDir = join(target.dataDir, 'pgdata');
-  const release = await lockDataDirectory(target.dataDir);
+  const release = await lockDataDirectory(target.dataDir, { logger: target.logger });
   let pglite: PGlite | undefined;
   try {
     pglite = await PGlite.create(pgDir, { extensions: { pgcrypto } });

@@ -1,13 +1,14 @@
 import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import type { DataSourceOptions } from 'typeorm';
+import { DataSource, type DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../../src/config/app-config.js';
 import type { Logger } from 'pino';
 import { ReadinessRegistry } from '../common/readiness.js';
 import { withTimeout } from '../common/timeout.js';
 import { migrations } from '../../src/database/migrations/index.js';
 import { migrate, openDatabase, type OpenedDatabase } from './data-source.factory.js';
-import { TransactionRunner } from './transaction-runner.js';
+import { DatabaseShutdown } from './database-shutdown.js';
+import { Db, refuseQueriesOutsideTransaction, TransactionRunner } from './unit-of-work.js';
 
 export const OPENED_DATABASE = Symbol('OPENED_DATABASE');
 
@@ -20,9 +21,11 @@ class DatabaseLifecycle implements OnApplicationShutdown, OnModuleInit {
   constructor(
     @Inject(OPENED_DATABASE) private readonly handle: DatabaseHandle,
     private readonly readiness: ReadinessRegistry,
+    private readonly dataSource: DataSource,
   ) {}
 
   onModuleInit(): void {
+    refuseQueriesOutsideTransaction(this.dataSource);
     this.readiness.register('database', async () => {
       const db = this.handle.db;
       if (!db) throw new Error('the database is closed');
@@ -38,7 +41,9 @@ class DatabaseLifecycle implements OnApplicationShutdown, OnModuleInit {
 
 /**
  * One data source for the process: PostgreSQL when DATABASE_URL is set, else the embedded
- * PGlite database under DATA_DIR. Pending migrations run before the first request.
+ * PGlite database under DATA_DIR. Pending migrations run before the first request. The open
+ * transaction travels in the async context: repositories reach it through `Db`,
+ * units of work open it through `TransactionRunner`, and a query outside it is refused.
  */
 @Global()
 @Module({})
@@ -71,8 +76,8 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [{ provide: OPENED_DATABASE, useValue: handle }, DatabaseLifecycle, TransactionRunner],
-      exports: [OPENED_DATABASE, TransactionRunner],
+      providers: [{ provide: OPENED_DATABASE, useValue: handle }, DatabaseLifecycle, TransactionRunner, Db, DatabaseShutdown],
+      exports: [OPENED_DATABASE, TransactionRunner, Db, DatabaseShutdown],
     };
   }
 }

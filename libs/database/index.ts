@@ -1,5 +1,6 @@
 export * from './data-source.factory.js';
 export * from './database.module.js';
+export * from './database-shutdown.js';
 export * from './embedded-lock.js';
 export * from './entity-columns.js';
-export * from './transaction-runner.js';
+export * from './unit-of-work.js';

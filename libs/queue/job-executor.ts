@@ -73,6 +73,12 @@ export class JobExecutor {
     return this.active.size;
   }
 
+  /** The attempts running in this process. */
+  running(): Array<{ id: string; type: string; started_ms_ago: number }> {
+    const now = Date.now();
+    return [...this.active.values()].map(({ job }) => ({ id: job.id, type: job.type, started_ms_ago: job.startedAt ? now - job.startedAt.getTime() : 0 }));
+  }
+
   /** Claims the next due job and starts it; null when none is due (or the executor is closing). */
   claimNext(): Promise<{ finished: Promise<ExecutionOutcome> } | null> {
     return this.claim((token) => this.repo.claimNext(token, this.leaseSeconds));
@@ -88,7 +94,13 @@ export class JobExecutor {
     const claiming = (async () => {
       const token = this.identity.nextClaimToken();
       const job = await query(token);
-      return job ? { finished: this.start(job, token) } : null;
+      if (!job) return null;
+      if (this.closing) {
+        // The claim landed after shutdown began (it waited for a connection): hand the job back unstarted.
+        await this.repo.release([job.id], [token]).catch((err) => this.logger.warn(`shutdown: could not hand back job ${job.id} claimed while stopping: ${(err as Error).message}`));
+        return null;
+      }
+      return { finished: this.start(job, token) };
     })();
     // Shutdown waits for claims in flight, so a job claimed meanwhile is not left behind.
     this.claims.add(claiming);
@@ -109,10 +121,13 @@ export class JobExecutor {
    */
   async shutdown(graceMs: number): Promise<Job[]> {
     this.closing = true;
-    await Promise.allSettled([...this.claims]);
+    const graceEnds = Date.now() + graceMs;
+    // The grace counts from now: a claim waiting for a connection (the embedded database has one,
+    // which a running job may hold) must not postpone it. A claim landing later hands its job back.
+    await settleWithin([...this.claims], graceMs);
     const running = [...this.active.values()];
     if (running.length) {
-      await settleWithin(running.map((entry) => entry.done), graceMs);
+      await settleWithin(running.map((entry) => entry.done), Math.max(0, graceEnds - Date.now()));
     }
     const unfinished = [...this.active.values()];
     this.stopCancelWatch();
@@ -136,8 +151,8 @@ export class JobExecutor {
       entry.detach();
       this.active.delete(entry.token);
     }
-    // A moment for handlers that honour the signal to clean up while the database is open.
-    await settleWithin(unfinished.map((e) => e.ran).filter((p): p is Promise<unknown> => !!p), ABORTED_HANDLER_SETTLE_MS);
+    // A moment for handlers that honour the signal to clean up (and late claims to hand back) while the database is open.
+    await settleWithin([...unfinished.map((e) => e.ran).filter((p): p is Promise<unknown> => !!p), ...this.claims], ABORTED_HANDLER_SETTLE_MS);
     return released;
   }
 

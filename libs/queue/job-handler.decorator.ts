@@ -27,8 +27,8 @@ export const JobHandler = (type: string, options: JobHandlerOptions = {}): Metho
 
 /**
  * Marks a provider method called when a job of these types reaches a terminal state
- * (succeeded, failed or cancelled), with `(job, manager)` inside the transaction that records
- * the state: write the family record's status with that manager and it commits with the job.
+ * (succeeded, failed or cancelled), with `(job)` inside the unit of work that records the
+ * state: the family record's status written there commits with the job.
  * Runs for every way a job ends, including a worker lost for good or a cancel before it ran.
  * A listener that throws is logged and rolled back alone (a savepoint); the job's state stands.
  */

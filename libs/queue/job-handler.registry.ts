@@ -1,6 +1,5 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import type { EntityManager } from 'typeorm';
 import { JOB_HANDLER, JOB_SETTLED, type JobHandlerMetadata } from './job-handler.decorator.js';
 import type { Job, JobHandlerFunction } from './job.types.js';
 
@@ -12,7 +11,7 @@ export interface RegisteredHandler {
   run: JobHandlerFunction;
 }
 
-export type SettledListener = (job: Job, manager: EntityManager) => Promise<void>;
+export type SettledListener = (job: Job) => Promise<void>;
 
 /**
  * Finds the `@JobHandler` and `@OnJobSettled` methods of every provider at boot, so a family

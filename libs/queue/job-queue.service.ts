@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { AppConfig } from '../../src/config/app-config.js';
 import { isUuid } from '../common/uuid.js';
 import { QUEUE_DRIVER, type QueueDriver } from './drivers/queue-driver.js';
@@ -13,8 +12,8 @@ const MAX_IDEMPOTENCY_KEY_LENGTH = 200;
 
 /**
  * The one way to start asynchronous work. `enqueue` writes the durable job record (in the
- * caller's transaction when given its manager, so the family's record and its job commit or
- * roll back together) and hands it to the driver only after the commit.
+ * caller's unit of work when one is open, so the family's record and its job commit or roll
+ * back together) and hands it to the driver only after the commit.
  */
 @Injectable()
 export class JobQueue {
@@ -38,7 +37,7 @@ export class JobQueue {
     return this.executor.identity.workerId;
   }
 
-  async enqueue<P extends JsonObject>(request: EnqueueJob<P>, manager?: EntityManager): Promise<EnqueueResult<P>> {
+  async enqueue<P extends JsonObject>(request: EnqueueJob<P>): Promise<EnqueueResult<P>> {
     const handler = this.registry.handler(request.type);
     if (!handler) {
       throw new Error(`cannot enqueue job type "${request.type}": no @JobHandler('${request.type}') method is registered (known: ${this.registry.types().join(', ') || 'none'})`);
@@ -54,14 +53,14 @@ export class JobQueue {
     const maxAttempts = request.maxAttempts ?? handler.maxAttempts ?? this.config.env.JOB_MAX_ATTEMPTS;
     if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 100) throw new Error(`job ${request.type}: maxAttempts must be an integer from 1 to 100`);
 
-    const { job, created } = await this.repo.insert({ ...request, maxAttempts }, manager);
-    if (created) this.repo.afterCommit(manager, () => this.driver.dispatch([job]));
+    const { job, created } = await this.repo.insert({ ...request, maxAttempts });
+    if (created) this.repo.afterCommit(() => this.driver.dispatch([job]));
     return { job: job as Job<P>, created };
   }
 
   /** The job, or null (also for a malformed id). */
-  get(id: string, manager?: EntityManager): Promise<Job | null> {
-    return isUuid(id) ? this.repo.findById(id, manager) : Promise.resolve(null);
+  get(id: string): Promise<Job | null> {
+    return isUuid(id) ? this.repo.findById(id) : Promise.resolve(null);
   }
 
   /** The newest job working for this record (optionally of one type). */
@@ -78,6 +77,20 @@ export class JobQueue {
     return { items, total };
   }
 
+  /**
+   * Stops this process's workers: no more claims, running jobs get QUEUE_SHUTDOWN_GRACE_SECONDS,
+   * then are aborted and handed back. Idempotent; the shutdown sequence starts it early so jobs
+   * and requests drain at the same time.
+   */
+  stopWorkers(): Promise<void> {
+    return this.driver.stop();
+  }
+
+  /** The jobs this process is running now (shutdown reports them). */
+  running(): Array<{ id: string; type: string; started_ms_ago: number }> {
+    return this.executor.running();
+  }
+
   /** How many jobs are in each state (every state present, zero when none). */
   async countByStatus(filter: JobFilter = {}): Promise<Record<JobStatus, number>> {
     const counts = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>;
@@ -90,16 +103,15 @@ export class JobQueue {
    * for a running one records the request, and its handler's signal aborts (here at once,
    * in other processes within about a second). A finished job is returned unchanged.
    */
-  async cancel(id: string, manager?: EntityManager): Promise<Job | null> {
+  async cancel(id: string): Promise<Job | null> {
     if (!isUuid(id)) return null;
     const job = await this.repo.cancel(
       id,
-      manager,
       (j) => this.registry.settledListeners(j.type),
       (err) => this.logger.error(`job ${id}: an @OnJobSettled listener failed: ${(err as Error)?.stack ?? err}`),
     );
     if (job?.status === 'running') {
-      this.repo.afterCommit(manager, () => this.executor.abortLocal(id, 'cancelled', 'the job was cancelled'));
+      this.repo.afterCommit(() => this.executor.abortLocal(id, 'cancelled', 'the job was cancelled'));
     }
     return job;
   }

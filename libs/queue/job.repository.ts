@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource, type EntityManager, type EntitySubscriberInterface, type QueryRunner, type TransactionCommitEvent, type TransactionRollbackEvent } from 'typeorm';
+import { DataSource, type EntitySubscriberInterface, type QueryRunner, type TransactionCommitEvent, type TransactionRollbackEvent } from 'typeorm';
+import { Db, TransactionRunner } from '../database/unit-of-work.js';
 import type { JobTransition } from './job-outcome.js';
 import type { EnqueueJob, Job, JobFilter, JobStatus, JsonObject, JsonValue } from './job.types.js';
 
@@ -7,7 +8,7 @@ import type { EnqueueJob, Job, JobFilter, JobStatus, JsonObject, JsonValue } fro
 export type JobUpdate = JobTransition | { status: 'succeeded'; result: JsonValue };
 
 /** Runs inside the transaction that moves a job to a terminal state (the `@OnJobSettled` hooks). */
-export type SettledHook = (job: Job, manager: EntityManager) => Promise<void>;
+export type SettledHook = (job: Job) => Promise<void>;
 
 interface JobRow {
   id: string;
@@ -87,17 +88,21 @@ export class JobRepository implements EntitySubscriberInterface {
   private readonly logger = new Logger('Queue');
   private readonly pending = new WeakMap<QueryRunner, PendingAfterCommit[]>();
 
-  constructor(private readonly dataSource: DataSource) {
+  constructor(
+    dataSource: DataSource,
+    private readonly db: Db,
+    private readonly transactions: TransactionRunner,
+  ) {
     // Listens for commits and rollbacks so work can wait for the caller's transaction.
     dataSource.subscribers.push(this);
   }
 
   /**
-   * Runs `fn` once `manager`'s transaction commits (at once without a transaction); drops it
-   * when the transaction, or the savepoint it was registered in, rolls back.
+   * Runs `fn` once the open transaction commits (at once without one); drops it when the
+   * transaction, or the savepoint it was registered in, rolls back.
    */
-  afterCommit(manager: EntityManager | undefined, fn: () => void): void {
-    const runner = manager?.queryRunner;
+  afterCommit(fn: () => void): void {
+    const runner = this.db.manager.queryRunner;
     if (!runner || !runner.isTransactionActive) {
       this.runSafely(fn);
       return;
@@ -134,13 +139,9 @@ export class JobRepository implements EntitySubscriberInterface {
     else this.pending.delete(runner);
   }
 
-  private db(manager?: EntityManager): Pick<EntityManager, 'query'> {
-    return manager ?? this.dataSource;
-  }
-
   /** Inserts the job, or returns the existing one with the same (type, idempotency key). */
-  async insert(request: EnqueueJob & { maxAttempts: number }, manager?: EntityManager): Promise<{ job: Job; created: boolean }> {
-    const db = this.db(manager);
+  async insert(request: EnqueueJob & { maxAttempts: number }): Promise<{ job: Job; created: boolean }> {
+    const db = this.db;
     const rows: JobRow[] = await db.query(
       `INSERT INTO jobs (type, payload, workspace_id, target_type, target_id, idempotency_key, max_attempts, priority, run_after, created_by)
        VALUES ($1, $2::jsonb, $3, $4, $5, $6, $7, $8, COALESCE($9::timestamptz, now()), $10)
@@ -164,13 +165,13 @@ export class JobRepository implements EntitySubscriberInterface {
     return { job: toJob(existing[0]), created: false };
   }
 
-  async findById(id: string, manager?: EntityManager): Promise<Job | null> {
-    const rows: JobRow[] = await this.db(manager).query('SELECT * FROM jobs WHERE id = $1', [id]);
+  async findById(id: string): Promise<Job | null> {
+    const rows: JobRow[] = await this.db.query('SELECT * FROM jobs WHERE id = $1', [id]);
     return rows.length ? toJob(rows[0]) : null;
   }
 
   async findLatestByTarget(targetType: string, targetId: string, type?: string): Promise<Job | null> {
-    const rows: JobRow[] = await this.dataSource.query(
+    const rows: JobRow[] = await this.db.query(
       `SELECT * FROM jobs WHERE target_type = $1 AND target_id = $2 AND ($3::text IS NULL OR type = $3)
        ORDER BY created_at DESC, id DESC LIMIT 1`,
       [targetType, targetId, type ?? null],
@@ -197,23 +198,23 @@ export class JobRepository implements EntitySubscriberInterface {
   async list(filter: JobFilter, window: { skip: number; take: number }, order: 'newest' | 'claim'): Promise<[Job[], number]> {
     const { sql, params } = this.where(filter);
     const orderBy = order === 'claim' ? 'priority DESC, run_after, created_at, id' : 'created_at DESC, id DESC';
-    const rows: JobRow[] = await this.dataSource.query(
+    const rows: JobRow[] = await this.db.query(
       `SELECT * FROM jobs ${sql} ORDER BY ${orderBy} OFFSET $${params.length + 1} LIMIT $${params.length + 2}`,
       [...params, window.skip, window.take],
     );
-    const [{ total }] = await this.dataSource.query(`SELECT count(*)::int AS total FROM jobs ${sql}`, params);
+    const [{ total }] = await this.db.query(`SELECT count(*)::int AS total FROM jobs ${sql}`, params);
     return [rows.map(toJob), total];
   }
 
   async countByStatus(filter: JobFilter): Promise<Array<{ status: JobStatus; count: number }>> {
     const { sql, params } = this.where(filter);
-    return this.dataSource.query(`SELECT status, count(*)::int AS count FROM jobs ${sql} GROUP BY status`, params);
+    return this.db.query(`SELECT status, count(*)::int AS count FROM jobs ${sql} GROUP BY status`, params);
   }
 
   /** Takes the next due queued job (skipping rows other workers are taking). */
   async claimNext(token: string, leaseSeconds: number): Promise<Job | null> {
     const rows = updatedRows(
-      await this.dataSource.query(
+      await this.db.query(
         `UPDATE jobs SET ${CLAIM_SET}
          WHERE id = (SELECT id FROM jobs WHERE status = 'queued' AND run_after <= now()
                      ORDER BY priority DESC, run_after, created_at FOR UPDATE SKIP LOCKED LIMIT 1)
@@ -231,7 +232,7 @@ export class JobRepository implements EntitySubscriberInterface {
    */
   async claimById(id: string, token: string, leaseSeconds: number): Promise<Job | null> {
     const rows = updatedRows(
-      await this.dataSource.query(
+      await this.db.query(
         `UPDATE jobs SET ${CLAIM_SET}
          WHERE id = $3 AND status = 'queued' AND run_after <= now() + interval '2 seconds'
          RETURNING *`,
@@ -244,7 +245,7 @@ export class JobRepository implements EntitySubscriberInterface {
   /** Extends a lease still held (and not yet expired); null when it is lost. */
   async heartbeat(id: string, token: string, leaseSeconds: number): Promise<{ cancelRequested: boolean } | null> {
     const rows = updatedRows(
-      await this.dataSource.query(
+      await this.db.query(
         `UPDATE jobs SET lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
          WHERE id = $1 AND lease_owner = $2 AND status = 'running' AND lease_expires_at > now()
          RETURNING cancel_requested_at`,
@@ -255,7 +256,7 @@ export class JobRepository implements EntitySubscriberInterface {
   }
 
   async saveProgress(id: string, token: string, progress: JsonObject): Promise<boolean> {
-    const [, affected] = (await this.dataSource.query(
+    const [, affected] = (await this.db.query(
       `UPDATE jobs SET progress = $3::jsonb, updated_at = now() WHERE id = $1 AND lease_owner = $2 AND status = 'running'`,
       [id, token, json(progress)],
     )) as [unknown, number];
@@ -265,16 +266,16 @@ export class JobRepository implements EntitySubscriberInterface {
   /** Which of these running jobs have a cancellation request. */
   async cancelRequested(ids: string[]): Promise<string[]> {
     if (!ids.length) return [];
-    const rows: Array<{ id: string }> = await this.dataSource.query(
+    const rows: Array<{ id: string }> = await this.db.query(
       `SELECT id FROM jobs WHERE id = ANY($1::uuid[]) AND cancel_requested_at IS NOT NULL`,
       [ids],
     );
     return rows.map((r) => r.id);
   }
 
-  private async apply(manager: EntityManager, id: string, update: JobUpdate): Promise<Job> {
+  private async apply(id: string, update: JobUpdate): Promise<Job> {
     const rows = updatedRows(
-      await manager.query(
+      await this.db.query(
         `UPDATE jobs SET
            status = $2,
            run_after = CASE WHEN $2 = 'queued' THEN now() + make_interval(secs => $3) ELSE run_after END,
@@ -299,10 +300,10 @@ export class JobRepository implements EntitySubscriberInterface {
   }
 
   /** Runs the settled hooks in a savepoint each, so one failing hook cannot undo the transition. */
-  private async runHooks(job: Job, manager: EntityManager, hooks: SettledHook[], onHookError: (err: unknown) => void): Promise<void> {
+  private async runHooks(job: Job, hooks: SettledHook[], onHookError: (err: unknown) => void): Promise<void> {
     for (const hook of hooks) {
       try {
-        await manager.transaction((inner) => hook(job, inner));
+        await this.transactions.savepoint(() => hook(job));
       } catch (err) {
         onHookError(err);
       }
@@ -320,21 +321,21 @@ export class JobRepository implements EntitySubscriberInterface {
     hooks: SettledHook[],
     onHookError: (err: unknown) => void,
   ): Promise<Job | null> {
-    return this.dataSource.transaction(async (manager) => {
-      const rows: JobRow[] = await manager.query(
+    return this.transactions.run(async () => {
+      const rows: JobRow[] = await this.db.query(
         `SELECT * FROM jobs WHERE id = $1 AND lease_owner = $2 AND status = 'running' FOR UPDATE`,
         [id, token],
       );
       if (!rows.length) return null;
-      const job = await this.apply(manager, id, decide(toJob(rows[0])));
-      if (job.status !== 'queued') await this.runHooks(job, manager, hooks, onHookError);
+      const job = await this.apply(id, decide(toJob(rows[0])));
+      if (job.status !== 'queued') await this.runHooks(job, hooks, onHookError);
       return job;
     });
   }
 
   /** Running jobs whose lease expired (their worker died or hung). */
   async expiredLeases(limit: number): Promise<Array<{ id: string; type: string }>> {
-    return this.dataSource.query(
+    return this.db.query(
       `SELECT id, type FROM jobs WHERE status = 'running' AND lease_expires_at < now() ORDER BY lease_expires_at LIMIT $1`,
       [limit],
     );
@@ -347,14 +348,14 @@ export class JobRepository implements EntitySubscriberInterface {
     hooks: SettledHook[],
     onHookError: (err: unknown) => void,
   ): Promise<Job | null> {
-    return this.dataSource.transaction(async (manager) => {
-      const rows: JobRow[] = await manager.query(
+    return this.transactions.run(async () => {
+      const rows: JobRow[] = await this.db.query(
         `SELECT * FROM jobs WHERE id = $1 AND status = 'running' AND lease_expires_at < now() FOR UPDATE SKIP LOCKED`,
         [id],
       );
       if (!rows.length) return null;
-      const job = await this.apply(manager, id, decide(toJob(rows[0])));
-      if (job.status !== 'queued') await this.runHooks(job, manager, hooks, onHookError);
+      const job = await this.apply(id, decide(toJob(rows[0])));
+      if (job.status !== 'queued') await this.runHooks(job, hooks, onHookError);
       return job;
     });
   }
@@ -366,7 +367,7 @@ export class JobRepository implements EntitySubscriberInterface {
   async release(ids: string[], tokens: string[]): Promise<Job[]> {
     if (!ids.length) return [];
     const rows = updatedRows(
-      await this.dataSource.query(
+      await this.db.query(
         `UPDATE jobs SET status = 'queued', attempts = GREATEST(attempts - 1, 0), run_after = now(),
            lease_owner = NULL, lease_expires_at = NULL, started_at = NULL, updated_at = now()
          WHERE id = ANY($1::uuid[]) AND lease_owner = ANY($2::text[]) AND status = 'running' AND cancel_requested_at IS NULL
@@ -381,43 +382,37 @@ export class JobRepository implements EntitySubscriberInterface {
    * Cancels a queued job at once (with its settled hooks), or records the request on a running
    * one. Terminal jobs are returned unchanged.
    */
-  async cancel(
-    id: string,
-    manager: EntityManager | undefined,
-    hooks: (job: Job) => SettledHook[],
-    onHookError: (err: unknown) => void,
-  ): Promise<Job | null> {
-    const work = async (m: EntityManager): Promise<Job | null> => {
-      const rows: JobRow[] = await m.query('SELECT * FROM jobs WHERE id = $1 FOR UPDATE', [id]);
+  async cancel(id: string, hooks: (job: Job) => SettledHook[], onHookError: (err: unknown) => void): Promise<Job | null> {
+    return this.transactions.run(async (): Promise<Job | null> => {
+      const rows: JobRow[] = await this.db.query('SELECT * FROM jobs WHERE id = $1 FOR UPDATE', [id]);
       if (!rows.length) return null;
       const current = toJob(rows[0]);
       if (current.status === 'queued') {
         const error = { message: 'cancelled while queued', code: 'cancelled', attempts: current.attempts, at: new Date().toISOString() };
         const cancelled = updatedRows(
-          await m.query(
+          await this.db.query(
             `UPDATE jobs SET status = 'cancelled', cancel_requested_at = now(), error = $2::jsonb, finished_at = now(), updated_at = now()
              WHERE id = $1 RETURNING *`,
             [id, json(error)],
           ),
         );
         const job = toJob(cancelled[0]);
-        await this.runHooks(job, m, hooks(job), onHookError);
+        await this.runHooks(job, hooks(job), onHookError);
         return job;
       }
       if (current.status === 'running' && !current.cancelRequestedAt) {
         const updated = updatedRows(
-          await m.query(`UPDATE jobs SET cancel_requested_at = now(), updated_at = now() WHERE id = $1 RETURNING *`, [id]),
+          await this.db.query(`UPDATE jobs SET cancel_requested_at = now(), updated_at = now() WHERE id = $1 RETURNING *`, [id]),
         );
         return toJob(updated[0]);
       }
       return current;
-    };
-    return manager ? work(manager) : this.dataSource.transaction(work);
+    });
   }
 
   /** Queued jobs due for a while: BullMQ should hold them; the sweeper re-adds any it lost. */
   async overdueQueued(overdueSeconds: number, limit: number): Promise<Job[]> {
-    const rows: JobRow[] = await this.dataSource.query(
+    const rows: JobRow[] = await this.db.query(
       `SELECT * FROM jobs WHERE status = 'queued' AND run_after <= now() - make_interval(secs => $1)
        ORDER BY priority DESC, run_after, created_at LIMIT $2`,
       [overdueSeconds, limit],
@@ -427,6 +422,6 @@ export class JobRepository implements EntitySubscriberInterface {
 
   /** The readiness probe of the in-process queue: the jobs table answers. */
   async ping(): Promise<void> {
-    await this.dataSource.query('SELECT 1 FROM jobs LIMIT 1');
+    await this.db.query('SELECT 1 FROM jobs LIMIT 1');
   }
 }

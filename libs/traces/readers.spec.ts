@@ -113,6 +113,47 @@ describe('trace readers', () => {
     ]);
   });
 
+  it('drops records nested deeper than 64 levels in every format, and reads on', async () => {
+    const deep = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
+    const fine = JSON.stringify({ trace_id: 't-1', span_id: 's-1', name: 'fine', start_time: '2026-11-01T00:00:00Z', end_time: '2026-11-01T00:00:01Z' });
+    const lines = await read(`{"trace_id": "t-1", "span_id": "s-0", "x": ${deep(100_000)}}\n${fine}\n`, 'jsonl');
+    expect(lines.map((i) => ('span' in i ? i.span.source_ref : [i.drop.reason, i.drop.source_ref, i.drop.detail]))).toEqual([['malformed_record', 'line 1', 'nests arrays and objects deeper than 64 levels'], 'line 2']);
+    const array = await read(`[{"trace_id": "t-1", "span_id": "s-0", "x": ${deep(5_000)}}, ${fine}]`, 'json');
+    expect(array.map((i) => ('span' in i ? i.span.source_ref : `${i.drop.reason} ${i.drop.source_ref}`))).toEqual(['malformed_record record 1', 'record 2']);
+    const otlp = JSON.stringify(request([otlpSpan('b7ad6b7169203331'), otlpSpan('c7ad6b7169203332')])).replace('"kind":3', `"kind":3,"deep":${deep(5_000)}`);
+    const stream = await read(otlp, 'otlp_json');
+    expect(stream.map((i) => ('span' in i ? i.span.source_ref : `${i.drop.reason} ${i.drop.source_ref}`))).toEqual(['malformed_record span 1', 'span 2']);
+    expect([...readRecords([JSON.parse(`{"x": ${deep(65)}}`)])]).toEqual([{ drop: expect.objectContaining({ reason: 'malformed_record', source_ref: 'record 1', payload: null }) }]);
+  });
+
+  it('drops an OTLP/protobuf span whose AnyValue nests past the decoder\'s stack, and reads the spans after it', async () => {
+    const varint = (n: number) => {
+      const out: number[] = [];
+      for (; n > 0x7f; n >>>= 7) out.push((n & 0x7f) | 0x80);
+      out.push(n);
+      return Buffer.from(out);
+    };
+    const field = (no: number, bytes: Buffer) => Buffer.concat([varint((no << 3) | 2), varint(bytes.length), bytes]);
+    // AnyValue{array_value: ArrayValue{values: [AnyValue{…}]}}, 100,000 levels, built from the inside out.
+    const inner = field(1, Buffer.from('leaf'));
+    const prefixes: Buffer[] = [];
+    let length = inner.length;
+    for (let i = 0; i < 100_000; i++) {
+      const arrayValue = Buffer.concat([varint((1 << 3) | 2), varint(length)]);
+      length += arrayValue.length;
+      const anyValue = Buffer.concat([varint((5 << 3) | 2), varint(length)]);
+      length += anyValue.length;
+      // Reversed below: the outermost AnyValue comes first, each ArrayValue right after its AnyValue.
+      prefixes.push(arrayValue, anyValue);
+    }
+    const value = Buffer.concat([...prefixes.reverse(), inner]);
+    const span = (id: number, attribute?: Buffer) =>
+      Buffer.concat([field(1, Buffer.alloc(16, 1)), field(2, Buffer.alloc(8, id)), field(5, Buffer.from(`span-${id}`)), ...(attribute ? [field(9, Buffer.concat([field(1, Buffer.from('deep')), field(2, attribute)]))] : [])]);
+    const file = field(1, field(2, Buffer.concat([field(2, span(1, value)), field(2, span(2))])));
+    const items = await read(file, 'otlp_protobuf');
+    expect(items.map((i) => ('span' in i ? i.span.name : `${i.drop.reason} ${i.drop.source_ref}`))).toEqual(['malformed_record span 1', 'span-2']);
+  });
+
   it('converts ISO times and epoch numbers of any unit to nanoseconds', () => {
     expect(isoToNanos('2026-11-01T00:00:00Z')).toBe('1793491200000000000');
     expect(isoToNanos('2026-11-01T00:00:00.000000001Z')).toBe('1793491200000000001');

@@ -12,6 +12,7 @@ import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
+import { MAX_BODY_DEPTH, scanJson, valueDepth } from '../common/json-limits.js';
 import type { AttributeValue, Drop, SourceSpan } from './span.types.js';
 
 const require = createRequire(import.meta.url);
@@ -42,6 +43,13 @@ export type ReadItem = { span: SourceSpan } | { drop: Drop };
 
 /** Spans of a record larger than this are not read (the record is dropped as `record_too_large`). */
 export const MAX_RECORD_BYTES = 4 * 1024 * 1024;
+/** A record (a line, an array element, an OTLP span or resource) nested deeper than this is dropped as `malformed_record`: what reads it next recurses. */
+export const MAX_RECORD_DEPTH = MAX_BODY_DEPTH;
+
+const tooDeep = (where: string, payload: Drop['payload'] = null): ReadItem => ({
+  drop: { reason: 'malformed_record', detail: `nests arrays and objects deeper than ${MAX_RECORD_DEPTH} levels`, source_ref: where, payload },
+});
+const isTooDeep = (value: unknown): boolean => valueDepth(value, MAX_RECORD_DEPTH) > MAX_RECORD_DEPTH;
 
 const SPAN_KINDS = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'];
 
@@ -100,7 +108,11 @@ async function* readProtobufFile(path: string): AsyncGenerator<ReadItem> {
     for await (const rs of file.fields(0, file.size, [1])) {
       // The resource (and each scope) is looked up first, wherever it sits in its message.
       let resource: Record<string, AttributeValue> = {};
-      for await (const res of file.fields(rs.start, rs.end, [1])) resource = attributesOf((ProtoResource.toObject(ProtoResource.decode(await file.bytes(res.start, res.end)), TO_OBJECT) as { attributes?: unknown }).attributes);
+      for await (const res of file.fields(rs.start, rs.end, [1])) {
+        const decoded = ProtoResource.toObject(ProtoResource.decode(await file.bytes(res.start, res.end)), TO_OBJECT) as { attributes?: unknown };
+        if (isTooDeep(decoded)) yield tooDeep(`the resource after span ${n}`);
+        else resource = attributesOf(decoded.attributes);
+      }
       for await (const ss of file.fields(rs.start, rs.end, [2, 1000])) {
         let scope = { name: '', version: '' };
         for await (const sc of file.fields(ss.start, ss.end, [1])) {
@@ -109,7 +121,19 @@ async function* readProtobufFile(path: string): AsyncGenerator<ReadItem> {
         }
         for await (const span of file.fields(ss.start, ss.end, [2])) {
           n++;
-          yield spanOf(ProtoSpan.toObject(ProtoSpan.decode(await file.bytes(span.start, span.end)), TO_OBJECT), resource, scope, `span ${n}`);
+          const bytes = await file.bytes(span.start, span.end);
+          let decoded: Record<string, unknown>;
+          try {
+            decoded = ProtoSpan.toObject(ProtoSpan.decode(bytes), TO_OBJECT);
+          } catch (err) {
+            // The generated decoder recurses into nested AnyValues: a span nested past the stack is this span's problem only.
+            if (err instanceof RangeError) {
+              yield tooDeep(`span ${n}`, { bytes: bytes.length });
+              continue;
+            }
+            throw err;
+          }
+          yield isTooDeep(decoded) ? tooDeep(`span ${n}`, { bytes: bytes.length }) : spanOf(decoded, resource, scope, `span ${n}`);
         }
       }
     }
@@ -199,6 +223,11 @@ async function* readJsonLines(path: string): AsyncGenerator<ReadItem> {
       yield { drop: { reason: 'record_too_large', detail: `${line.length} characters; a record may have at most ${MAX_RECORD_BYTES}`, source_ref: where, payload: { head: line.slice(0, 1024) } } };
       continue;
     }
+    // Before JSON.parse: a deep line is refused on its text, and never built.
+    if (scanJson(line, MAX_RECORD_DEPTH).tooDeep) {
+      yield tooDeep(where, { head: line.slice(0, 1024) });
+      continue;
+    }
     const value = safeParse(line);
     if (value === undefined) {
       yield { drop: { reason: 'malformed_record', detail: 'not valid JSON', source_ref: where, payload: { text: line.slice(0, 8192) } } };
@@ -238,7 +267,12 @@ async function* readOtlpJsonStream(path: string): AsyncGenerator<ReadItem> {
   let n = 0;
   try {
     for await (const item of jsonValues(path, ['$.resourceSpans.*.resource', '$.resourceSpans.*.scopeSpans.*.scope', '$.resourceSpans.*.scopeSpans.*.spans.*'])) {
-      if (item.key === 'resource') {
+      if (isTooDeep(item.value)) {
+        if (item.key !== 'resource' && item.key !== 'scope') n++;
+        yield tooDeep(item.key === 'resource' ? `the resource after span ${n}` : item.key === 'scope' ? `the scope after span ${n}` : `span ${n}`);
+        // A resource that cannot be read leaves its spans without one rather than with the previous one.
+        if (item.key === 'resource') resource = {};
+      } else if (item.key === 'resource') {
         resource = attributesOf((item.value as { attributes?: unknown }).attributes);
         scope = { name: '', version: '' };
       } else if (item.key === 'scope') {
@@ -274,6 +308,10 @@ async function* readJsonArrayStream(path: string): AsyncGenerator<ReadItem> {
 
 /** One record of any supported shape. */
 export function* recordSpans(record: unknown, where: string): Generator<ReadItem> {
+  if (isTooDeep(record)) {
+    yield tooDeep(where);
+    return;
+  }
   if (!record || typeof record !== 'object' || Array.isArray(record)) {
     yield { drop: { reason: 'unsupported_record', detail: `expected an object, got ${Array.isArray(record) ? 'an array' : typeof record}`, source_ref: where, payload: record ?? null } };
     return;

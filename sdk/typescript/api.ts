@@ -302,6 +302,7 @@ export interface AttachTestPlanRequest {
   /**
    * The plan version to carry (default: its latest)
    * @min 1
+   * @max 2147483647
    */
   version?: number;
 }
@@ -999,6 +1000,7 @@ export interface CreateMetricConfigVersionRequest {
   /**
    * The version to start from (default the newest)
    * @min 1
+   * @max 2147483647
    */
   from_version?: number;
   /** Judged metrics: rubric, scale, pass rule, judge */
@@ -1372,6 +1374,7 @@ export interface CreateTestPlanVersionRequest {
   /**
    * The version to start from (default the latest); what the body leaves out is copied from it
    * @min 1
+   * @max 2147483647
    */
   from_version?: number;
   /**
@@ -2181,7 +2184,10 @@ export interface DimensionsQueryRequest {
    * @default 50
    */
   limit?: number;
-  /** @min 0 */
+  /**
+   * @min 0
+   * @max 10000000
+   */
   offset?: number;
 }
 
@@ -2377,6 +2383,7 @@ export interface EvalMetricRefDto {
   /**
    * Pin a version; left out or null takes the version in force when a run starts (GET .../metric-configs/resolved)
    * @min 1
+   * @max 2147483647
    */
   config_version?: number | null;
   /** Counts toward the row verdict (default true); false reports the metric only */
@@ -3113,6 +3120,7 @@ export interface MetricDefaultEntryDto {
   /**
    * A version to pin; left out or null follows the config's newest version
    * @min 1
+   * @max 2147483647
    */
   config_version?: number | null;
   /**
@@ -3317,6 +3325,7 @@ export interface OpsSchemaParams {
   /**
    * A registered op's version (default the newest)
    * @min 1
+   * @max 2147483647
    */
   version?: number;
   /**
@@ -4128,6 +4137,7 @@ export interface ReleaseRuleDto {
   /**
    * Required with mode `min_metrics_passing`; at most the number of gating metrics
    * @min 1
+   * @max 50
    */
   min_metrics_passing?: number;
   /**
@@ -6439,6 +6449,7 @@ export interface TracesGroundTruthParams {
   /**
    * A ground-truth version number (default: the newest)
    * @min 1
+   * @max 2147483647
    */
   number?: number;
   versionId: string;
@@ -7170,6 +7181,7 @@ export interface VersionDimensionsResolveParams {
   limit: number;
   /**
    * @min 0
+   * @max 10000000
    * @default 0
    */
   offset: number;
@@ -7957,11 +7969,11 @@ export class EvaluationWorkspaceClient<
      *
      * @tags auth
      * @name AuthToken
-     * @summary Trade credentials for a bearer token (JSON, or the OAuth2 password form that Swagger UI's Authorize button sends). Repeated failures from one address are answered 429 with Retry-After.
+     * @summary Trade credentials for a bearer token (JSON, or the OAuth2 password form that Swagger UI's Authorize button sends). After LOGIN_MAX_FAILURES failures for one email from one address, attempts are answered 429 rate_limited; when too many logins are being checked at once, 429 auth_busy. Both carry Retry-After.
      * @request POST:/auth/token
      * @response `200` `TokenResponse`
      * @response `401` `ProblemResponse` Wrong email or password, deactivated account, or bad reset token
-     * @response `429` `ProblemResponse` Too many failed logins; see Retry-After
+     * @response `429` `ProblemResponse` rate_limited: too many failed logins; auth_busy: too many logins being checked at once. See Retry-After
      */
     authToken: (data: TokenRequest, params: RequestParams = {}) =>
       this.request<TokenResponse, ProblemResponse>({
@@ -7983,6 +7995,7 @@ export class EvaluationWorkspaceClient<
      * @response `200` `MeResponse`
      * @response `401` `ProblemResponse` Unknown token, or the existing account was not proven
      * @response `403` `ProblemResponse` Expired, revoked or used invitation, or a token of another user
+     * @response `429` `ProblemResponse` auth_busy: too many passwords being checked at once (only without a bearer token); see Retry-After
      */
     invitationsAccept: (
       data: AcceptInvitationRequest,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { getMetadataStorage } from 'class-validator';
+import express from 'express';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppConfig, resolveKeys } from './app-config.js';
 import { ConfigurationError, Environment, loadEnvironment } from './environment.js';
+import { trustProxySetting } from './trusted-proxies.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -109,6 +111,26 @@ describe('environment', () => {
     expect(failure({ TOKEN_TTL_SECONDS: '10' })).toMatch(/^  TOKEN_TTL_SECONDS: /m);
     expect(failure({ QUEUE_CONCURRENCY: '0' })).toMatch(/^  QUEUE_CONCURRENCY: /m);
     expect(failure({ JOB_LEASE_SECONDS: '1.5' })).toMatch(/^  JOB_LEASE_SECONDS: /m);
+  });
+
+  it('takes TRUSTED_PROXIES as addresses, CIDR ranges or range names, each one express accepts', () => {
+    for (const value of ['loopback', '10.0.0.0/8, 192.168.1.7,fd00::/8 , ::1', 'linklocal,uniquelocal,172.16.0.0/12', '::ffff:10.0.0.1', '2001:db8::/32']) {
+      const env = loadEnvironment({ TRUSTED_PROXIES: value });
+      expect(() => express().set('trust proxy', trustProxySetting(env.TRUSTED_PROXIES))).not.toThrow();
+    }
+    expect(trustProxySetting(loadEnvironment({}).TRUSTED_PROXIES)).toBe(false);
+    for (const value of ['10.0.0.300', '10.0.0.0/33', 'fd00::/129', 'everything', 'true', '2', '10.0.0.1,,10.0.0.2', 'fe80::1%eth0', '10.0.0.0/8/8', '0.0.0.0/0', '::/0']) {
+      expect([value, failure({ TRUSTED_PROXIES: value })]).toEqual([value, expect.stringMatching(/^  TRUSTED_PROXIES: TRUSTED_PROXIES /m)]);
+    }
+  });
+
+  it('bounds password hashing: at least 2 at once by default, and a queue of twice that unless set', () => {
+    const env = loadEnvironment({});
+    expect(env.PASSWORD_HASH_CONCURRENCY).toBeGreaterThanOrEqual(2);
+    expect(env.PASSWORD_HASH_QUEUE).toBeUndefined();
+    expect(loadEnvironment({ PASSWORD_HASH_CONCURRENCY: '3', PASSWORD_HASH_QUEUE: '0' })).toEqual(expect.objectContaining({ PASSWORD_HASH_CONCURRENCY: 3, PASSWORD_HASH_QUEUE: 0 }));
+    expect(failure({ PASSWORD_HASH_CONCURRENCY: '0' })).toMatch(/^  PASSWORD_HASH_CONCURRENCY: /m);
+    expect(failure({ PASSWORD_HASH_QUEUE: '-1' })).toMatch(/^  PASSWORD_HASH_QUEUE: /m);
   });
 
   it('reads every variable it validates (none is silently ignored)', () => {

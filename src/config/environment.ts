@@ -11,8 +11,11 @@ import {
   Max,
   Min,
   MinLength,
+  ValidateBy,
   validateSync,
 } from 'class-validator';
+import { availableParallelism } from 'node:os';
+import { trustedProxiesProblem } from './trusted-proxies.js';
 
 const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
@@ -23,6 +26,15 @@ const toBool = ({ value }: { value: unknown }) => {
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
   return value;
 };
+
+/**
+ * Hashes at once by default: one per core, at least 2, and at most half of libuv's thread pool
+ * (argon2 runs there), so file and DNS work keeps threads of its own.
+ */
+export function defaultHashConcurrency(): number {
+  const pool = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+  return Math.max(2, Math.min(availableParallelism(), Math.floor(pool / 2)));
+}
 
 /**
  * Every environment variable the service reads. Validated at boot: a bad value stops the
@@ -72,11 +84,28 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(24 * 3600)
   LOGIN_LOCKOUT_SECONDS: number = 900;
 
+  /** Password hashes and verifies (argon2id, 64 MiB each) computed at once in this process. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(64)
+  PASSWORD_HASH_CONCURRENCY: number = defaultHashConcurrency();
+
+  /** Anonymous callers (logins) that may wait for a hashing slot; beyond them, 429 auth_busy at once. Default: twice the concurrency. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(1000)
+  PASSWORD_HASH_QUEUE?: number;
+
+  /** Proxies whose X-Forwarded-For (and -Proto, -Host) are believed: IPs, CIDR ranges, or loopback, linklocal, uniquelocal. Unset: none. */
+  @IsOptional()
+  @ValidateBy({ name: 'trustedProxies', validator: { validate: (v) => typeof v === 'string' && !trustedProxiesProblem(v), defaultMessage: (a) => trustedProxiesProblem(String(a?.value)) ?? 'TRUSTED_PROXIES is invalid' } })
+  TRUSTED_PROXIES?: string;
+
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(24 * 90)
   INVITATION_TTL_HOURS: number = 168;
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(24 * 60)
   RESET_TOKEN_TTL_MINUTES: number = 60;
+
+  /** On SIGTERM/SIGINT, how long requests in flight may finish before their connections are closed (docs/operations.md, Shutdown). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(600)
+  SHUTDOWN_GRACE_SECONDS: number = 10;
 
   @IsOptional() @IsString() @Matches(/^\d+(b|kb|mb)$/i, { message: 'BODY_LIMIT must look like 1mb, 512kb or 1048576b' })
   BODY_LIMIT: string = '1mb';
@@ -139,7 +168,7 @@ export class ConfigurationError extends Error {}
 export function loadEnvironment(source: NodeJS.ProcessEnv = process.env): Environment {
   const known = Object.keys(new Environment());
   const raw: Record<string, string> = {};
-  for (const key of [...known, 'DATABASE_URL', 'REDIS_URL', 'ADMIN_PASSWORD', 'JWT_SECRET', 'ENCRYPTION_KEY', 'ENCRYPTION_KEY_PREVIOUS', 'PUBLIC_BASE_URL']) {
+  for (const key of [...known, 'DATABASE_URL', 'REDIS_URL', 'ADMIN_PASSWORD', 'JWT_SECRET', 'ENCRYPTION_KEY', 'ENCRYPTION_KEY_PREVIOUS', 'PUBLIC_BASE_URL', 'PASSWORD_HASH_QUEUE', 'TRUSTED_PROXIES']) {
     const value = source[key];
     if (value !== undefined && value !== '') raw[key] = value;
   }

@@ -35,6 +35,19 @@ describe('layering (STYLE.md habits)', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('no code is handed an EntityManager or holds a connection of its own: the unit of work carries the transaction', () => {
+    // A repository reached outside the open transaction waits forever on the embedded database's one
+    // connection (libs/database/unit-of-work.ts); queries go through Db, units of work through TransactionRunner.
+    const own = /^libs\/database\//;
+    const handed = files.filter((f) => !own.test(f.path) && /\bEntityManager\b/.test(f.text)).map((f) => f.path);
+    const injected = files
+      .filter((f) => !own.test(f.path) && !f.path.includes('/migrations/'))
+      .filter((f) => /@InjectRepository\(|@InjectDataSource\(|\.transaction\(|\.createQueryRunner\(/.test(f.text) || /readonly \w+: DataSource\b/.test(f.text))
+      .map((f) => f.path);
+    expect(handed).toEqual([]);
+    expect(injected).toEqual([]);
+  });
+
   it('only controllers (and the HTTP plumbing in libs/common, libs/auth) import express', () => {
     const allowed = /(\.controller\.ts$|^libs\/common\/|^libs\/auth\/|^src\/bootstrap\.ts$|^libs\/queue\/.*accepted.*\.ts$)/;
     const offenders = files.filter((f) => !allowed.test(f.path) && importsValueFrom(f.text, 'express')).map((f) => f.path);

@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { Actor } from '../factories/factory.js';
 import { startTestApp, type TestApp } from '../utils/test-app.js';
 import { loadUntil, sleep, summarise } from './support/load.js';
 import { PrivatePostgres } from './support/private-postgres.js';
+import { describeOn } from '../utils/database-mode.js';
 
 /** A real stop and start of the PostgreSQL server under load: 503s, then recovery without a restart. */
-describe('faults: PostgreSQL server stopped and started', () => {
+describeOn('postgres', 'stops and starts a PostgreSQL server of its own')('faults: PostgreSQL server stopped and started', () => {
   let pg: PrivatePostgres;
   let t: TestApp;
   let actor: Actor;
@@ -13,7 +14,7 @@ describe('faults: PostgreSQL server stopped and started', () => {
 
   beforeAll(async () => {
     pg = PrivatePostgres.create();
-    t = await startTestApp({}, { database: { name: 'ews', url: pg.url, drop: async () => undefined } });
+    t = await startTestApp({}, { database: { kind: 'postgres', name: 'ews', url: pg.url, drop: async () => undefined } });
     actor = await t.factory.actor();
     await t.factory.newWorkspace(actor);
   });

@@ -5,11 +5,13 @@ import fc from 'fast-check';
 import type { OpenApiDocument } from '../contract/support/spec-operations.js';
 import type { TestApp } from '../utils/test-app.js';
 import { startSweep, type Tenant } from './fixtures.js';
-import { fillParams, fixtureFor, request, sample, validBody, walk, type WalkedOperation } from './openapi-walk.js';
+import { bodyMembers, fillParams, fixtureFor, request, sample, validBody, walk, withValueAt, type BodyMember, type Schema, type WalkedOperation } from './openapi-walk.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const SEED = 20261122;
 const RUNS_PER_OPERATION = 16;
+/** Hostile-input runs per operation that takes a JSON body or a numeric query parameter (a second property, so the classic variants keep their share). */
+const HOSTILE_RUNS_PER_OPERATION = 6;
 /** Operations the fuzzer leaves alone, with why. */
 const SKIP: Record<string, string> = {
   'POST /auth/logout': 'would revoke the token the rest of the run uses',
@@ -28,6 +30,75 @@ type Variant =
   | { kind: 'malformed-json' }
   | { kind: 'wrong-content-type' }
   | { kind: 'oversize' };
+
+/**
+ * Hostile input (docs/security.md): each aims at one member of the body (by index into the
+ * members of its kind) or one query parameter, so every shape reaches every place it fits.
+ */
+type HostileVariant =
+  /** The whole body, or one member's value, nested `levels` deep. */
+  | { kind: 'deep'; where: 'body' | 'member'; shape: 'array' | 'object'; levels: number; member: number }
+  /** A string member holding an unpaired UTF-16 surrogate (a \uD800-\uDFFF escape without its pair). */
+  | { kind: 'lone-surrogate'; member: number; text: string }
+  /** In a list of objects an array, an empty array, null or a scalar where an element belongs; or an array where an object belongs. */
+  | { kind: 'array-for-object'; member: number; shape: 'empty' | 'wrapped' | 'null' | 'scalar' }
+  /** null in an optional member. */
+  | { kind: 'null-member'; member: number }
+  /** A number member set to a value at or past the edges of a double or of 2^53 (raw JSON text: 1e400 is not a JS number). */
+  | { kind: 'extreme-number'; member: number; raw: string }
+  /** A numeric query parameter set to the same, or to NaN-like text. */
+  | { kind: 'extreme-query'; param: number; value: string };
+
+const EXTREME_NUMBERS = ['9007199254740993', '-9007199254740993', '1e308', '-1e308', '1e-308', '1e400', '-1e400', '2147483648', '-0'];
+const EXTREME_QUERY = ['9007199254740993', '1e308', '-1e308', '1e400', '1e-308', 'NaN', 'Infinity', '-Infinity', '2147483648', '0x10', ''];
+
+/** The members of an operation's body each hostile kind can aim at. */
+interface Targets {
+  strings: BodyMember[];
+  objectPlaces: BodyMember[];
+  optional: BodyMember[];
+  numbers: BodyMember[];
+  numericQuery: Array<{ name: string; schema: Schema }>;
+}
+
+function targetsOf(document: OpenApiDocument, op: WalkedOperation): Targets {
+  const members = op.consumes === 'application/json' ? bodyMembers(document, op.bodySchema) : [];
+  const isObject = (m: BodyMember) => m.schema.type === 'object' || (!m.schema.type && !!m.schema.properties);
+  return {
+    strings: members.filter((m) => m.schema.type === 'string'),
+    // A list element or a member whose schema is an object: where an array must not pass for one.
+    objectPlaces: members.filter((m) => isObject(m) && m.schema.properties !== undefined),
+    optional: members.filter((m) => m.optional),
+    numbers: members.filter((m) => m.schema.type === 'integer' || m.schema.type === 'number'),
+    numericQuery: op.queryParams.filter((q) => q.schema.type === 'integer' || q.schema.type === 'number'),
+  };
+}
+
+function hostileVariantsFor(op: WalkedOperation, targets: Targets): fc.Arbitrary<HostileVariant> | undefined {
+  const arbitraries: Array<fc.Arbitrary<HostileVariant>> = [];
+  if (op.consumes === 'application/json') {
+    arbitraries.push(
+      fc.record({ kind: fc.constant('deep' as const), where: fc.constantFrom('body' as const, 'member' as const), shape: fc.constantFrom('array' as const, 'object' as const), levels: fc.constantFrom(65, 5_000, 100_000), member: fc.nat() }),
+    );
+    if (targets.strings.length) arbitraries.push(fc.record({ kind: fc.constant('lone-surrogate' as const), member: fc.nat(), text: fc.constantFrom('\ud800', 'x\udfff', '\udc00\ud800', 'ok \ud83d') }));
+    // Weighted: few operations have nested objects, and each has several places and four shapes to try.
+    if (targets.objectPlaces.length) arbitraries.push(...Array.from({ length: 3 }, () => fc.record({ kind: fc.constant('array-for-object' as const), member: fc.nat(), shape: fc.constantFrom('empty' as const, 'wrapped' as const, 'null' as const, 'scalar' as const) })));
+    if (targets.optional.length) arbitraries.push(fc.record({ kind: fc.constant('null-member' as const), member: fc.nat() }));
+    if (targets.numbers.length) arbitraries.push(fc.record({ kind: fc.constant('extreme-number' as const), member: fc.nat(), raw: fc.constantFrom(...EXTREME_NUMBERS) }));
+  }
+  if (targets.numericQuery.length) arbitraries.push(fc.record({ kind: fc.constant('extreme-query' as const), param: fc.nat(), value: fc.constantFrom(...EXTREME_QUERY) }));
+  return arbitraries.length ? fc.oneof(...arbitraries) : undefined;
+}
+
+/** Serialises `body`, then swaps each placeholder string for raw JSON text (numbers JSON.stringify cannot write, nests it would overflow on). */
+function withRaw(body: unknown, raw: Record<string, string>): string {
+  let text = JSON.stringify(body === undefined ? {} : body);
+  for (const [marker, json] of Object.entries(raw)) text = text.replace(JSON.stringify(marker), () => json);
+  return text;
+}
+
+const nest = (shape: 'array' | 'object', levels: number) => (shape === 'array' ? '['.repeat(levels) + ']'.repeat(levels) : '{"a":'.repeat(levels) + '1' + '}'.repeat(levels));
+const dotted = (path: Array<string | number>) => path.join('.');
 
 /**
  * An OpenAPI 3.0 schema as JSON Schema for ajv: `nullable` becomes a `null` type beside the
@@ -118,7 +189,7 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
 
   it('answers no 5xx, only well-formed problems, and only documented success bodies', async () => {
     const sysadmin = await t.factory.actor({ systemRole: 'admin' });
-    const stats = { kinds: {} as Record<string, number>, sent: 0, validated: 0, fivexx: [] as string[], badProblems: [] as string[], badBodies: [] as string[] };
+    const stats = { kinds: {} as Record<string, number>, hostile: {} as Record<string, number>, sent: 0, validated: 0, fivexx: [] as string[], badProblems: [] as string[], badBodies: [] as string[], hostileMissed: [] as string[], hostileMs: 0 };
     // Destructive operations last, so the fixtures live for everything else.
     const ops = walk(document)
       .filter((op) => !SKIP[`${op.method} ${op.path}`])
@@ -181,15 +252,92 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
         }),
         { seed: SEED + index, numRuns: RUNS_PER_OPERATION, endOnFailure: true },
       );
+      const targets = targetsOf(document, op);
+      const hostile = hostileVariantsFor(op, targets);
+      if (!hostile) continue;
+      const hostileStarted = Date.now();
+      await fc.assert(
+        fc.asyncProperty(hostile, async (v) => {
+          const url = fillParams(op.path, params);
+          const query: Record<string, unknown> = Object.fromEntries(op.queryParams.filter((q) => q.required || ['workspace_id', 'dataset_id'].includes(q.name)).map((q) => [q.name, idsOf(q.name) ?? sample(document, q.schema, idsOf, q.name)]));
+          const base = validBody(document, op, idsOf);
+          let text: string | undefined = op.consumes === 'application/json' ? JSON.stringify(base ?? {}) : undefined;
+          let target = '';
+          // What the answer must be, beyond "below 500": the json_too_deep code, a 400 naming a field, or any 4xx.
+          let expect: { code?: string; field?: string; refused?: boolean } = {};
+          if (v.kind === 'deep') {
+            const deep = nest(v.shape, v.levels);
+            const members = targets.strings.length ? [...targets.strings, ...targets.objectPlaces] : [];
+            if (v.where === 'body' || !members.length) text = deep;
+            else {
+              const m = members[v.member % members.length];
+              target = dotted(m.path);
+              text = withRaw(withValueAt(document, base, op.bodySchema, m.path, '\u0000DEEP', idsOf), { '\u0000DEEP': deep });
+            }
+            if (v.levels > 64) expect = { code: 'json_too_deep' };
+          } else if (v.kind === 'lone-surrogate') {
+            const m = targets.strings[v.member % targets.strings.length];
+            target = dotted(m.path);
+            text = JSON.stringify(withValueAt(document, base, op.bodySchema, m.path, v.text, idsOf));
+            expect = { code: 'validation_failed', field: target };
+          } else if (v.kind === 'array-for-object') {
+            const m = targets.objectPlaces[v.member % targets.objectPlaces.length];
+            target = dotted(m.path);
+            const element = sample(document, m.schema, idsOf, String(m.path.at(-1)));
+            const value = v.shape === 'empty' ? [] : v.shape === 'wrapped' ? [element] : v.shape === 'null' ? null : 42;
+            text = JSON.stringify(withValueAt(document, base, op.bodySchema, m.path, value, idsOf));
+            // An array, null or a number is not an object; a list of open objects (records, rows) may say what it does with one instead.
+            if (m.schema.additionalProperties !== true && !(v.shape === 'null' && m.nullable)) expect = { refused: true };
+          } else if (v.kind === 'null-member') {
+            const m = targets.optional[v.member % targets.optional.length];
+            target = dotted(m.path);
+            text = JSON.stringify(withValueAt(document, base, op.bodySchema, m.path, null, idsOf));
+            // null is accepted only where the document says `nullable` (docs/api-conventions.md, Null in request bodies).
+            if (!m.nullable) expect = { refused: true };
+          } else if (v.kind === 'extreme-number') {
+            const m = targets.numbers[v.member % targets.numbers.length];
+            target = dotted(m.path);
+            text = withRaw(withValueAt(document, base, op.bodySchema, m.path, '\u0000NUMBER', idsOf), { '\u0000NUMBER': v.raw });
+            // Every integer has a documented maximum of at most 2^31 - 1, and 1e400 is no finite number.
+            if ((m.schema.type === 'integer' && v.raw !== '-0') || /e400/.test(v.raw)) expect = { refused: true };
+          } else {
+            const q = targets.numericQuery[v.param % targets.numericQuery.length];
+            target = q.name;
+            query[q.name] = v.value;
+            if (q.schema.type === 'integer' && !['0x10', ''].includes(v.value)) expect = { refused: true };
+          }
+          const caller = (op.rule === 'system-admin' ? sysadmin : a.owner).auth;
+          let req = request(t.http, op, url, undefined, caller).query(query);
+          if (text !== undefined) req = req.set('Content-Type', 'application/json').send(text);
+          const res = await req;
+          stats.sent++;
+          stats.hostile[v.kind] = (stats.hostile[v.kind] ?? 0) + 1;
+          const label = `${op.method} ${url.slice(0, 120)} [${v.kind}${target ? ` ${target}` : ''}${'raw' in v ? `=${v.raw}` : 'value' in v ? `=${v.value}` : 'shape' in v ? ` ${v.shape}` : ''}${'levels' in v ? ` ${v.levels}` : ''}]`;
+          if (res.status >= 500) stats.fivexx.push(`${label}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+          if (res.status >= 400) {
+            const b = res.body ?? {};
+            const ok = /^application\/problem\+json/.test(res.headers['content-type'] ?? '') && ['type', 'title', 'detail', 'error_code'].every((m) => typeof b[m] === 'string') && b.status === res.status;
+            if (!ok) stats.badProblems.push(`${label}: ${res.status} ${res.headers['content-type']} ${JSON.stringify(b).slice(0, 160)}`);
+          }
+          // Access is decided after the body is read, so these hold for every caller.
+          if (expect.code && (res.status !== 400 || res.body?.error_code !== expect.code)) stats.hostileMissed.push(`${label}: expected 400 ${expect.code}, got ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`);
+          else if (expect.field !== undefined && !(res.body?.errors ?? []).some((e: { field?: string }) => e.field === expect.field)) stats.hostileMissed.push(`${label}: the 400 does not name ${expect.field}: ${JSON.stringify(res.body).slice(0, 160)}`);
+          else if (expect.refused && res.status < 400) stats.hostileMissed.push(`${label}: accepted with ${res.status}`);
+          return true;
+        }),
+        { seed: SEED + 7919 * (index + 1), numRuns: HOSTILE_RUNS_PER_OPERATION, endOnFailure: true },
+      );
+      stats.hostileMs += Date.now() - hostileStarted;
     }
     console.log(
-      `security/fuzz: ${stats.sent} requests sent over ${ops.length} operations (seed ${SEED}, ${Object.entries(stats.kinds).map(([k, n]) => `${n} ${k}`).join(', ')}); ${stats.fivexx.length} × 5xx; ${stats.badProblems.length} error bodies not problem+json; ${stats.validated} success bodies validated, ${stats.badBodies.length} not matching their documented response`,
+      `security/fuzz: ${stats.sent} requests sent over ${ops.length} operations (seed ${SEED}, ${Object.entries(stats.kinds).map(([k, n]) => `${n} ${k}`).join(', ')}; hostile, in ${Math.round(stats.hostileMs / 1000)} s: ${Object.entries(stats.hostile).map(([k, n]) => `${n} ${k}`).join(', ')}); ${stats.fivexx.length} × 5xx; ${stats.badProblems.length} error bodies not problem+json; ${stats.hostileMissed.length} hostile inputs not refused as documented; ${stats.validated} success bodies validated, ${stats.badBodies.length} not matching their documented response`,
     );
     expect(stats.fivexx).toEqual([]);
     expect(stats.badProblems).toEqual([]);
     expect(stats.badBodies).toEqual([]);
+    expect(stats.hostileMissed).toEqual([]);
     expect(stats.sent).toBeGreaterThanOrEqual(500);
     expect(stats.validated).toBeGreaterThanOrEqual(100);
     // A sweep of every operation: about 45 s alone on the 2-core machine, more beside other suites.
-  }, 240_000);
+  }, 600_000);
 });

@@ -199,3 +199,59 @@ export function request(http: ReturnType<typeof supertest>, op: WalkedOperation,
   if (op.consumes) return req.send(body as object);
   return req;
 }
+
+/** A member a request body can hold, found by walking its schema: `path` from the body's root (`0` for a list's element). */
+export interface BodyMember {
+  path: Array<string | number>;
+  schema: Schema;
+  /** Not in its object's `required` (a list element counts as required). */
+  optional: boolean;
+  /** Documented `nullable` (beside a `$ref` or `allOf` too, which `schema`, resolved, no longer shows). */
+  nullable: boolean;
+}
+
+/**
+ * Every member of a request body schema down to `maxDepth` levels, optional ones too: what the
+ * fuzzer's hostile variants aim at (a string for an unpaired surrogate, an optional member for
+ * null, a list of objects for an array in an object's place, a number for an extreme value).
+ */
+export function bodyMembers(document: OpenApiDocument, schema: Schema | undefined, maxDepth = 5): BodyMember[] {
+  const out: BodyMember[] = [];
+  const visit = (node: Schema | undefined, path: Array<string | number>, depth: number) => {
+    const s = resolve(document, node);
+    if (depth >= maxDepth) return;
+    if (s.type === 'array' && s.items) {
+      const item = resolve(document, s.items);
+      out.push({ path: [...path, 0], schema: item, optional: false, nullable: s.items.nullable === true || item.nullable === true });
+      visit(s.items, [...path, 0], depth + 1);
+      return;
+    }
+    for (const [name, child] of Object.entries(s.properties ?? {})) {
+      const resolved = resolve(document, child);
+      out.push({ path: [...path, name], schema: resolved, optional: !(s.required ?? []).includes(name), nullable: child.nullable === true || resolved.nullable === true });
+      visit(child, [...path, name], depth + 1);
+    }
+  };
+  visit(schema, [], 0);
+  return out;
+}
+
+/**
+ * `body` with `value` at `path`; containers missing on the way are filled with the schema's
+ * minimal sample (a list with one element), so the rest of the body stays as valid as it was.
+ */
+export function withValueAt(document: OpenApiDocument, body: unknown, schema: Schema | undefined, path: Array<string | number>, value: unknown, ids: (name: string) => string | undefined): unknown {
+  if (!path.length) return value;
+  const s = resolve(document, schema);
+  const [head, ...rest] = path;
+  if (typeof head === 'number') {
+    const list = Array.isArray(body) && body.length ? [...body] : [sample(document, s.items, ids, '', 1)];
+    list[head] = withValueAt(document, list[head], s.items, rest, value, ids);
+    return list;
+  }
+  const object = body && typeof body === 'object' && !Array.isArray(body) ? { ...(body as Record<string, unknown>) } : {};
+  const child = s.properties?.[head];
+  const current = head in object ? object[head] : rest.length ? sample(document, { ...resolve(document, child), minItems: 1 }, ids, head, 1) : undefined;
+  object[head] = withValueAt(document, current, child, rest, value, ids);
+  return object;
+}

@@ -1,18 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { keyIdOf } from '../../libs/crypto/secret-cipher.js';
-import { ADMIN_URL, databaseUrl } from '../utils/database.js';
+import { ADMIN_URL, createTestDatabase, databaseUrl, type TestDatabase } from '../utils/database.js';
 import { startTestApp, testEnvironment, type TestApp } from '../utils/test-app.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CANARY = `canary-${randomBytes(12).toString('hex')}`;
 const keyA = randomBytes(32).toString('base64');
 const keyB = randomBytes(32).toString('base64');
+
+/** Every file under a directory, read whole (the embedded database's files at rest). */
+function filesUnder(dir: string): Array<{ path: string; bytes: Buffer }> {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => ({ path: join(e.parentPath, e.name), bytes: readFileSync(join(e.parentPath, e.name)) }));
+}
 
 /** Runs the real `rotate-keys` command (from source) against the test database. */
 function rotateKeys(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -29,6 +37,7 @@ function rotateKeys(env: Record<string, string>): Promise<{ code: number | null;
 }
 
 describe('secrets at rest: canary and key rotation', () => {
+  let db: TestDatabase;
   let t: TestApp;
   let ws: string;
   let admin: { auth: { Authorization: string } };
@@ -38,7 +47,8 @@ describe('secrets at rest: canary and key rotation', () => {
 
   beforeAll(async () => {
     const sink = new Writable({ write: (chunk, _enc, done) => (logs.push(String(chunk)), done()) });
-    t = await startTestApp({ ENCRYPTION_KEY: keyA, LOG_LEVEL: 'trace' }, { logger: pino({ level: 'trace' }, sink) });
+    db = await createTestDatabase();
+    t = await startTestApp({ ENCRYPTION_KEY: keyA, LOG_LEVEL: 'trace' }, { logger: pino({ level: 'trace' }, sink), database: db });
     const r = await t.factory.workspaceWithRoles();
     ws = r.workspace.id;
     admin = r.admin;
@@ -55,6 +65,7 @@ describe('secrets at rest: canary and key rotation', () => {
   });
   afterAll(async () => {
     await t?.close();
+    await db?.drop();
   });
 
   it('appears in no response but reveal', () => {
@@ -69,10 +80,21 @@ describe('secrets at rest: canary and key rotation', () => {
     expect(all).not.toContain(CANARY);
   });
 
-  it('appears nowhere in a dump of the database, as text or as hex', () => {
-    const url = new URL(databaseUrl(t.db.name));
+  it('appears nowhere in a dump of the database, as text or as hex', async () => {
+    if (db.kind === 'embedded') {
+      // No pg_dump for PGlite: every file of DATA_DIR (tables, indexes, WAL) after a checkpoint.
+      await t.dataSource.query('CHECKPOINT');
+      const [{ ciphertext }] = (await t.dataSource.query('SELECT ciphertext FROM workspace_secrets WHERE id = $1', [secretIds[0]])) as Array<{ ciphertext: Buffer }>;
+      const files = filesUnder(db.dataDir);
+      expect(files.some((f) => f.bytes.includes(ciphertext))).toBe(true);
+      for (const needle of [CANARY, Buffer.from(CANARY).toString('hex'), Buffer.from(CANARY).toString('base64')]) {
+        expect(files.filter((f) => f.bytes.includes(needle)).map((f) => f.path)).toEqual([]);
+      }
+      return;
+    }
+    const url = new URL(databaseUrl(db.name));
     const admin = new URL(ADMIN_URL);
-    const dump = spawnSync('pg_dump', ['-h', url.hostname, '-p', url.port || '5432', '-U', admin.username || 'postgres', '--data-only', t.db.name], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const dump = spawnSync('pg_dump', ['-h', url.hostname, '-p', url.port || '5432', '-U', admin.username || 'postgres', '--data-only', db.name], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
     expect(dump.status).toBe(0);
     expect(dump.stdout).toContain('workspace_secrets');
     expect(dump.stdout).not.toContain(CANARY);
@@ -86,8 +108,10 @@ describe('secrets at rest: canary and key rotation', () => {
   });
 
   it('rotates: with the new key and the old one as previous, the command re-seals every secret, which all still reveal', async () => {
-    const env = testEnvironment(t.db.url, { ENCRYPTION_KEY: keyB, ENCRYPTION_KEY_PREVIOUS: keyA, DATA_DIR: t.config.dataDir });
+    const env = testEnvironment(db, { ENCRYPTION_KEY: keyB, ENCRYPTION_KEY_PREVIOUS: keyA, DATA_DIR: t.config.dataDir });
     const newId = keyIdOf(Buffer.from(keyB, 'base64'));
+    // The embedded database serves one process: the service stops before the command opens DATA_DIR.
+    if (db.kind === 'embedded') await t.close();
 
     const rotated = await rotateKeys(env);
     expect(rotated.stderr).toBe('');
@@ -99,7 +123,7 @@ describe('secrets at rest: canary and key rotation', () => {
     expect(JSON.parse(again.stdout.trim().split('\n').pop()!).resealed).toBe(0);
 
     // The old key is gone from configuration: every secret still reveals under the new one.
-    const after = await startTestApp({ ENCRYPTION_KEY: keyB }, { database: t.db });
+    const after = await startTestApp({ ENCRYPTION_KEY: keyB }, { database: db });
     try {
       const owner = await after.factory.actor({ systemRole: 'admin' });
       const values: string[] = [];
@@ -112,7 +136,7 @@ describe('secrets at rest: canary and key rotation', () => {
 
   it('reports, and leaves alone, secrets that no configured key opens', async () => {
     const stranger = randomBytes(32).toString('base64');
-    const res = await rotateKeys(testEnvironment(t.db.url, { ENCRYPTION_KEY: stranger, DATA_DIR: t.config.dataDir }));
+    const res = await rotateKeys(testEnvironment(db, { ENCRYPTION_KEY: stranger, DATA_DIR: t.config.dataDir }));
     expect(res.code).toBe(1);
     const report = JSON.parse(res.stdout.trim().split('\n').pop()!);
     expect(report.resealed).toBe(0);

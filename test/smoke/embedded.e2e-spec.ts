@@ -74,6 +74,26 @@ describe('smoke: embedded mode (PGlite under DATA_DIR, in-process queue)', () =>
     expect(read.body.name).toBe('smoke-workspace');
   });
 
+  it('has a second user, an accepted invitation, and 100 parallel invitations, all answered', async () => {
+    const auth = { Authorization: `Bearer ${token}` };
+    const second = await http.post('/users').set(auth).send({ email: 'second@example.com', display_name: 'Second', password: 'second-password-1' }).expect(201);
+    await http.post('/auth/token').send({ email: 'second@example.com', password: 'second-password-1' }).expect(200);
+    const ws = (await http.post('/workspaces').set(auth).send({ name: 'invitations' }).expect(201)).body.id as string;
+    const invitation = await http.post(`/workspaces/${ws}/invitations`).set(auth).send({ email: 'invited@example.com', role: 'member' }).expect(201);
+    const accepted = await http.post('/auth/accept-invitation').send({ token: invitation.body.token, password: 'invited-password', display_name: 'Invited' }).expect(200);
+    const members = await http.get(`/workspaces/${ws}/members`).set(auth).expect(200);
+    expect(members.body.map((m: { user_id: string }) => m.user_id)).toEqual(expect.arrayContaining([accepted.body.id]));
+
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => http.post(`/workspaces/${ws}/invitations`).set(auth).send({ email: `parallel-${i}@example.com`, role: 'viewer' })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(100).fill(201));
+    const pending = await http.get(`/workspaces/${ws}/invitations`).set(auth).query({ state: 'pending' }).expect(200);
+    expect(new Set(pending.body.map((i: { email: string }) => i.email)).size).toBe(100);
+    expect(second.body.email).toBe('second@example.com');
+    await http.get('/ready').expect(200);
+  });
+
   it('generated keys.json in DATA_DIR, readable by the owner only (0600)', () => {
     const file = join(dataDir, 'keys.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);

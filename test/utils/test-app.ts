@@ -12,6 +12,7 @@ import { createApp } from '../../src/bootstrap.js';
 import { AppConfig } from '../../src/config/app-config.js';
 import { Factory } from '../factories/factory.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { watchPool } from './embedded-watchdog.js';
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -21,7 +22,8 @@ export interface TestApp {
   /** supertest bound to the app's HTTP server */
   http: ReturnType<typeof supertest>;
   factory: Factory;
-  close(): Promise<void>;
+  /** Stops the app (bounded, see CLOSE_BOUND_MS) and drops its database unless it was given one. */
+  close(withinMs?: number): Promise<void>;
 }
 
 export const ADMIN_EMAIL = 'admin@test.local';
@@ -36,10 +38,13 @@ export interface TestAppOptions {
   database?: TestDatabase;
 }
 
-/** The configuration every test process (API or worker) gets for a test database. */
-export function testEnvironment(databaseUrl: string, env: Record<string, string> = {}): Record<string, string> {
+/**
+ * The configuration every test process (API, worker or command) gets for a test database:
+ * DATABASE_URL on PostgreSQL, DATA_DIR (and nothing else) on the embedded database.
+ */
+export function testEnvironment(db: TestDatabase, env: Record<string, string> = {}): Record<string, string> {
   return {
-    DATABASE_URL: databaseUrl,
+    ...(db.kind === 'postgres' ? { DATABASE_URL: db.url } : { DATA_DIR: db.dataDir }),
     JWT_SECRET: randomBytes(32).toString('hex'),
     ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     ADMIN_EMAIL,
@@ -50,28 +55,101 @@ export function testEnvironment(databaseUrl: string, env: Record<string, string>
   };
 }
 
+/** How long close() waits for the app to shut down before it reports it and moves on. */
+const CLOSE_BOUND_MS = 15_000;
+
 /**
- * The real application, as `npm start` builds it, on this test file's own PostgreSQL
- * database. `env` overrides configuration (e.g. REDIS_URL, LOGIN_MAX_FAILURES).
+ * The real application, as `npm start` builds it, on this test file's own database: a
+ * PostgreSQL database, or on the embedded mode (TEST_DATABASE=embedded) a DATA_DIR of its own
+ * with no DATABASE_URL and the in-process queue. `env` overrides configuration (e.g.
+ * REDIS_URL, LOGIN_MAX_FAILURES).
  */
-export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
+export function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
+  const starting = bootTestApp(env, options);
+  booting.add(starting);
+  starting.then(
+    () => booting.delete(starting),
+    () => booting.delete(starting),
+  );
+  return starting;
+}
+
+/** This test file's apps still running, and boots under way (a hook that timed out leaves one). */
+const running = new Set<TestApp>();
+const booting = new Set<Promise<TestApp>>();
+
+/**
+ * Closes what a test file left running: an app its afterAll did not close, or one whose boot
+ * outlived a timed-out beforeAll (it would otherwise keep its database, queue poller and, on
+ * the embedded mode, PGlite alive in the jest worker for the next files). Run after every e2e
+ * file (test/utils/jest/e2e-cleanup.ts); bounded by `withinMs`.
+ */
+export async function closeLeftoverApps(withinMs: number): Promise<number> {
+  const deadline = Date.now() + withinMs;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.allSettled(booting), new Promise((resolve) => (timer = setTimeout(resolve, withinMs)))]);
+  clearTimeout(timer);
+  const leftovers = [...running];
+  await Promise.all(leftovers.map((app) => app.close(Math.max(1_000, deadline - Date.now()))));
+  return leftovers.length;
+}
+
+async function bootTestApp(env: Record<string, string>, options: TestAppOptions): Promise<TestApp> {
+  const started = performance.now();
   const db = options.database ?? (await createTestDatabase());
-  const dataDir = mkdtempSync(join(tmpdir(), 'ews-test-'));
-  const config = AppConfig.fromEnvironment({ ...testEnvironment(db.url), DATA_DIR: dataDir, ...env });
-  const { app } = await createApp(config, options.logger ?? createRootLogger(config.env.LOG_LEVEL), { modules: options.modules });
+  const databaseReady = performance.now();
+  const dataDir = db.kind === 'embedded' ? db.dataDir : mkdtempSync(join(tmpdir(), 'ews-test-'));
+  const removeOwn = async () => {
+    if (!options.database) await db.drop();
+    if (db.kind === 'postgres') rmSync(dataDir, { recursive: true, force: true });
+  };
+  let app: NestExpressApplication;
+  let config: AppConfig;
+  try {
+    config = AppConfig.fromEnvironment({ ...testEnvironment(db), DATA_DIR: dataDir, ...env });
+    ({ app } = await createApp(config, options.logger ?? createRootLogger(config.env.LOG_LEVEL), { modules: options.modules }));
+  } catch (err) {
+    await removeOwn();
+    throw err;
+  }
   const http = supertest(app.getHttpServer());
   const dataSource = app.get(DataSource);
-  return {
+  let closing: Promise<void> | undefined;
+  if (db.kind === 'embedded') watchPool((dataSource.driver as unknown as { master?: unknown }).master);
+  if (process.env.TEST_TIMINGS) {
+    process.stderr.write(`[test-app] ${db.kind}: database ${Math.round(databaseReady - started)} ms, app boot ${Math.round(performance.now() - databaseReady)} ms\n`);
+  }
+  const testApp: TestApp = {
     app,
     config,
     dataSource,
     db,
     http,
     factory: new Factory(http, dataSource),
-    close: async () => {
-      await app.close();
-      if (!options.database) await db.drop();
-      rmSync(dataDir, { recursive: true, force: true });
+    // Idempotent: a test may stop the app early (the embedded DATA_DIR serves one process).
+    close: (withinMs = CLOSE_BOUND_MS) => {
+      running.delete(testApp);
+      return (closing ??= (async () => {
+        await closeWithin(app, withinMs);
+        await removeOwn();
+      })());
     },
   };
+  running.add(testApp);
+  return testApp;
+}
+
+/**
+ * app.close(), bounded: a shutdown stuck behind a request or job that never ends is reported
+ * on stderr and left behind, so afterAll (and the next test file) never waits forever.
+ */
+async function closeWithin(app: NestExpressApplication, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const closing = app.close().then(() => true);
+  const bounded = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    if (!(await Promise.race([closing, bounded]))) process.stderr.write(`\n[test-app] app.close() did not finish within ${ms} ms; left behind\n`);
+  } finally {
+    clearTimeout(timer);
+  }
 }

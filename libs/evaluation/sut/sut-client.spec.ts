@@ -159,9 +159,11 @@ describe('callSut against a local server', () => {
     const result = await callSut(conn('/limited?id=c1&after=100', { retry: { ...fastRetry, max_backoff_ms: 10_000 } }), adapter, row, {
       secret: null,
       signal: controller.signal,
+      // Aborted once the 429 is in (inside the 10 s backoff), however long the call itself took.
       fetch: async (input, init) => {
-        setTimeout(() => controller.abort(), 20);
-        return fetch(input, init);
+        const response = await fetch(input, init);
+        setTimeout(() => controller.abort(), 200);
+        return response;
       },
     });
     expect(result).toMatchObject({ attempts: 1, status_code: 429, error: { code: 'cancelled' } });

@@ -52,6 +52,7 @@ export class BullMqDriver implements QueueDriver {
   private sweepTimer?: NodeJS.Timeout;
   private sweeping = false;
   private stopped = false;
+  private stopping?: Promise<void>;
 
   constructor(
     private readonly config: AppConfig,
@@ -118,8 +119,12 @@ export class BullMqDriver implements QueueDriver {
     return { claimed: true };
   }
 
-  async stop(): Promise<void> {
-    if (this.stopped) return;
+  /** Idempotent: a second caller (the shutdown sequence, then the module hook) awaits the same stop. */
+  stop(): Promise<void> {
+    return (this.stopping ??= this.shutdown());
+  }
+
+  private async shutdown(): Promise<void> {
     this.stopped = true;
     clearInterval(this.sweepTimer);
     // Stop fetching; BullMQ's close waits for the processors, which end when their handler

@@ -27,6 +27,7 @@ export class InProcessDriver implements QueueDriver {
   private readonly timers = new Set<NodeJS.Timeout>();
   private sweepTimer?: NodeJS.Timeout;
   private sweeping = false;
+  private stopping?: Promise<void>;
 
   constructor(
     private readonly config: AppConfig,
@@ -62,15 +63,21 @@ export class InProcessDriver implements QueueDriver {
     this.logger.log(`in-process workers started (${this.executor.identity.workerId}, concurrency ${this.config.env.QUEUE_CONCURRENCY})`);
   }
 
-  async stop(): Promise<void> {
+  /** Idempotent: a second caller (the shutdown sequence, then the module hook) awaits the same stop. */
+  stop(): Promise<void> {
+    return (this.stopping ??= this.shutdown());
+  }
+
+  private async shutdown(): Promise<void> {
     if (!this.running) return;
     this.running = false;
     clearInterval(this.sweepTimer);
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     this.wake();
-    await this.loop;
-    await this.executor.shutdown(this.config.env.QUEUE_SHUTDOWN_GRACE_SECONDS * 1000);
+    // The grace starts now, not when the loop's last claim returns: on the embedded database that
+    // claim waits for the one connection, which a running job may hold until it is aborted.
+    await Promise.all([this.loop, this.executor.shutdown(this.config.env.QUEUE_SHUTDOWN_GRACE_SECONDS * 1000)]);
   }
 
   probe(): Promise<void> {

@@ -12,7 +12,7 @@ export interface QueueDriver {
   dispatch(jobs: Array<Pick<Job, 'id' | 'type' | 'runAfter' | 'priority'>>): void;
   /** Starts taking jobs in this process (RUN_WORKERS). */
   startWorkers(): Promise<void>;
-  /** Stops taking jobs, lets running ones finish within the grace period, closes connections. */
+  /** Stops taking jobs, lets running ones finish within the grace period, closes connections. Idempotent: later calls return the first call's promise. */
   stop(): Promise<void>;
   /** Readiness: rejects when the queue's backing service does not answer. */
   probe(): Promise<void>;

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { annotationAnalysis, labelColumns } from '../../../libs/dataset-analysis/annotation.js';
 import { analyzeTextColumn, textColumns, textProperties } from '../../../libs/dataset-analysis/text.js';
 import { clusterTexts } from '../../../libs/dataset-analysis/clustering.js';
@@ -93,12 +92,12 @@ export class AnalysisRunner {
 
   /** A job that ended without its handler finishing the run marks it failed, with why. */
   @OnJobSettled(ANALYSIS_JOB, CLUSTER_JOB)
-  async onSettled(job: Job<RunPayload>, manager: EntityManager): Promise<void> {
+  async onSettled(job: Job<RunPayload>): Promise<void> {
     if (job.status === 'succeeded') return;
     const table = job.type === ANALYSIS_JOB ? 'analysis_runs' : 'cluster_runs';
-    const run = table === 'analysis_runs' ? await this.analysis.find('analysis_runs', job.payload.run_id, manager) : await this.analysis.find('cluster_runs', job.payload.run_id, manager);
+    const run = table === 'analysis_runs' ? await this.analysis.find('analysis_runs', job.payload.run_id) : await this.analysis.find('cluster_runs', job.payload.run_id);
     if (!run || run.state === 'succeeded' || run.state === 'failed') return;
-    await this.analysis.setState(table, run.id, 'failed', { reason: job.error?.message ?? job.status }, manager);
+    await this.analysis.setState(table, run.id, 'failed', { reason: job.error?.message ?? job.status });
   }
 
   private async text(runId: string, rows: Row[], columns: string[]): Promise<void> {

@@ -4,7 +4,7 @@ import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js
 import { TEXT_PROPERTIES, VISUAL_PROPERTIES } from '../../../libs/dataset-analysis/properties.js';
 import { labelColumns } from '../../../libs/dataset-analysis/annotation.js';
 import { textColumns } from '../../../libs/dataset-analysis/text.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { EmbeddingConfigsService } from '../catalogues/embedding-configs.service.js';
 import type { FilterContext } from '../datasets/query-language.js';
@@ -50,11 +50,11 @@ export class AnalysisService {
     const unknown = [...(body.text_columns ?? []), ...(body.label_columns ?? []), ...(body.visual_column ? [body.visual_column] : [])].filter((c) => !columns.includes(c));
     if (unknown.length) throw new DomainError(DatasetErrors.unknown_column, `Version ${version.number} has no column ${unknown.map((c) => `"${c}"`).join(', ')}`, { unknown, available: columns });
     const kinds = [...new Set(body.kinds ?? ANALYSIS_KINDS)];
-    const id = await this.transactions.run(async (manager) => {
+    const id = await this.transactions.run(async () => {
       const params = { version_number: version.number, mapped_input: version.mapping.input, text_columns: body.text_columns, label_columns: body.label_columns, visual_column: body.visual_column, seed: body.seed ?? DEFAULT_SEED };
-      const runId = await this.analysis.insertRun('analysis_runs', { workspace_id: access.workspaceId, dataset_id: datasetId, version_id: versionId, params, created_by: caller.userId, kinds }, manager);
-      const { job } = await this.queue.enqueue({ type: ANALYSIS_JOB, payload: { run_id: runId }, workspaceId: access.workspaceId, targetType: 'dataset', targetId: datasetId, createdBy: caller.userId }, manager);
-      await this.analysis.setJob('analysis_runs', runId, job.id, manager);
+      const runId = await this.analysis.insertRun('analysis_runs', { workspace_id: access.workspaceId, dataset_id: datasetId, version_id: versionId, params, created_by: caller.userId, kinds });
+      const { job } = await this.queue.enqueue({ type: ANALYSIS_JOB, payload: { run_id: runId }, workspaceId: access.workspaceId, targetType: 'dataset', targetId: datasetId, createdBy: caller.userId });
+      await this.analysis.setJob('analysis_runs', runId, job.id);
       return runId;
     });
     return runResponse((await this.analysis.find('analysis_runs', id))!);
@@ -130,10 +130,10 @@ export class AnalysisService {
     const column = body.column ?? availability.suggested_column;
     const usable = availability.text_columns.find((c) => c.name === column);
     if (!availability.available || !column || (usable?.non_empty ?? 0) < MIN_CLUSTER_ROWS) throw new DomainError(AnalysisErrors.not_clusterable, availability.reason ?? `column "${column}" has fewer than ${MIN_CLUSTER_ROWS} non-empty text values`);
-    const id = await this.transactions.run(async (manager) => {
-      const runId = await this.analysis.insertRun('cluster_runs', { workspace_id: access.workspaceId, dataset_id: datasetId, version_id: versionId, params: { version_number: version.number, column, k: body.k ?? null, seed: body.seed ?? DEFAULT_SEED }, created_by: caller.userId }, manager);
-      const { job } = await this.queue.enqueue({ type: CLUSTER_JOB, payload: { run_id: runId }, workspaceId: access.workspaceId, targetType: 'dataset', targetId: datasetId, createdBy: caller.userId }, manager);
-      await this.analysis.setJob('cluster_runs', runId, job.id, manager);
+    const id = await this.transactions.run(async () => {
+      const runId = await this.analysis.insertRun('cluster_runs', { workspace_id: access.workspaceId, dataset_id: datasetId, version_id: versionId, params: { version_number: version.number, column, k: body.k ?? null, seed: body.seed ?? DEFAULT_SEED }, created_by: caller.userId });
+      const { job } = await this.queue.enqueue({ type: CLUSTER_JOB, payload: { run_id: runId }, workspaceId: access.workspaceId, targetType: 'dataset', targetId: datasetId, createdBy: caller.userId });
+      await this.analysis.setJob('cluster_runs', runId, job.id);
       return runId;
     });
     return clusterRunResponse((await this.analysis.find('cluster_runs', id))!);

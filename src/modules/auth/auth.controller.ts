@@ -14,7 +14,9 @@ export class AuthController {
 
   /**
    * Trade credentials for a bearer token (JSON, or the OAuth2 password form that Swagger UI's
-   * Authorize button sends). Repeated failures from one address are answered 429 with Retry-After.
+   * Authorize button sends). After LOGIN_MAX_FAILURES failures for one email from one address,
+   * attempts are answered 429 rate_limited; when too many logins are being checked at once, 429
+   * auth_busy. Both carry Retry-After.
    */
   @Post('auth/token')
   @HttpCode(200)
@@ -23,7 +25,7 @@ export class AuthController {
   @ApiBody({ type: TokenRequest })
   @ApiOkResponse({ type: TokenResponse })
   @ApiUnauthorizedResponse({ type: ProblemResponse, description: 'Wrong email or password, deactivated account, or bad reset token' })
-  @ApiTooManyRequestsResponse({ type: ProblemResponse, description: 'Too many failed logins; see Retry-After' })
+  @ApiTooManyRequestsResponse({ type: ProblemResponse, description: 'rate_limited: too many failed logins; auth_busy: too many logins being checked at once. See Retry-After' })
   token(@Body() body: TokenRequest, @Req() req: Request): Promise<TokenResponse> {
     return this.auth.token(body, { ip: req.ip, userAgent: req.header('user-agent') });
   }

@@ -1,43 +1,55 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { Db } from '../../../libs/database/unit-of-work.js';
 
-/** Failed-login counters, kept in the database so every API process shares them. */
+// The window (or lock) of the existing row is over: this attempt starts a new one.
+const FRESH = `(t.locked_until <= now() OR (t.locked_until IS NULL AND t.window_started_at <= now() - make_interval(secs => $3)))`;
+// The key is locked, or this attempt would be one past the limit: refused, and not counted.
+const REFUSED = `(t.locked_until IS NOT NULL OR t.failures >= $2)`;
+
+/**
+ * Failed-login counters, kept in the database so every API process shares them. `failures`
+ * counts the attempts of the window that were let through to a password check (failed, or
+ * still being checked); a success deletes the row.
+ */
 @Injectable()
 export class LoginThrottleRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly db: Db) {}
 
-  /** Seconds the key stays locked; 0 when it is not locked. */
-  async lockedFor(key: string): Promise<number> {
-    const rows: Array<{ seconds: number }> = await this.dataSource.query(
-      `SELECT ceil(extract(epoch FROM locked_until - now()))::int AS seconds
-         FROM login_throttle WHERE key = $1 AND locked_until > now()`,
-      [key],
+  /**
+   * Counts an attempt before its password is checked, in one statement (the row lock orders
+   * concurrent attempts, so none is lost): the first `max` of a window go through; any later one
+   * is refused and locks the key for `lockSeconds` from then. Returns the seconds the key stays
+   * locked: 0 means go ahead and check the password.
+   */
+  async beginAttempt(key: string, max: number, lockSeconds: number): Promise<number> {
+    const rows: Array<{ locked_seconds: number }> = await this.db.query(
+      `INSERT INTO login_throttle AS t (key, failures, window_started_at) VALUES ($1, 1, now())
+       ON CONFLICT (key) DO UPDATE SET
+         failures = CASE WHEN ${FRESH} THEN 1 WHEN ${REFUSED} THEN t.failures ELSE t.failures + 1 END,
+         window_started_at = CASE WHEN ${FRESH} THEN now() ELSE t.window_started_at END,
+         locked_until = CASE WHEN ${FRESH} THEN NULL
+                             WHEN ${REFUSED} THEN coalesce(t.locked_until, now() + make_interval(secs => $3))
+                             ELSE NULL END
+       RETURNING CASE WHEN t.locked_until > now() THEN greatest(1, ceil(extract(epoch FROM t.locked_until - now())))::int ELSE 0 END AS locked_seconds`,
+      [key, max, lockSeconds],
     );
-    return rows[0]?.seconds ?? 0;
+    return rows[0].locked_seconds;
   }
 
   /**
-   * Counts a failure in the current window; at `max` failures the key is locked for
-   * `lockSeconds`. Returns the seconds locked (0 when not locked yet).
+   * Takes back an attempt that was let through but never judged (the password check was refused
+   * for load); the lock goes too when the count falls below `max` again.
    */
-  async recordFailure(key: string, max: number, lockSeconds: number): Promise<number> {
-    const rows: Array<{ failures: number }> = await this.dataSource.query(
-      `INSERT INTO login_throttle AS t (key, failures, window_started_at) VALUES ($1, 1, now())
-       ON CONFLICT (key) DO UPDATE SET
-         failures = CASE WHEN t.window_started_at < now() - make_interval(secs => $2) THEN 1 ELSE t.failures + 1 END,
-         window_started_at = CASE WHEN t.window_started_at < now() - make_interval(secs => $2) THEN now() ELSE t.window_started_at END
-       RETURNING failures`,
-      [key, lockSeconds],
+  async refundAttempt(key: string, max: number): Promise<void> {
+    await this.db.query(
+      `UPDATE login_throttle SET failures = greatest(failures - 1, 0),
+         locked_until = CASE WHEN failures - 1 < $2 THEN NULL ELSE locked_until END
+       WHERE key = $1 AND failures > 0`,
+      [key, max],
     );
-    if (rows[0].failures < max) return 0;
-    await this.dataSource.query(
-      `UPDATE login_throttle SET locked_until = now() + make_interval(secs => $2), failures = 0, window_started_at = now() WHERE key = $1`,
-      [key, lockSeconds],
-    );
-    return lockSeconds;
   }
 
   async clear(key: string): Promise<void> {
-    await this.dataSource.query('DELETE FROM login_throttle WHERE key = $1', [key]);
+    await this.db.query('DELETE FROM login_throttle WHERE key = $1', [key]);
   }
 }

@@ -7,7 +7,7 @@ import { SessionRepository } from '../../../libs/auth/session.repository.js';
 import { TokenSigner } from '../../../libs/auth/token-signer.js';
 import { CommonErrors, DomainError, ValidationFailedError } from '../../../libs/common/index.js';
 import { hashSecretToken } from '../../../libs/common/secret-token.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { AppConfig } from '../../config/app-config.js';
 import type { UserEntity } from '../users/entities/user.entity.js';
 import type { UserMembershipResponse } from '../users/dto/user.dto.js';
@@ -47,21 +47,32 @@ export class AuthService {
     return this.login(email, request.password!, client);
   }
 
-  /** Password login, throttled per email and client address: LOGIN_MAX_FAILURES, then 429. */
+  /**
+   * Password login, throttled per email and client address: LOGIN_MAX_FAILURES failures, then
+   * 429. The attempt is counted before the password is checked, so a locked key costs no hash
+   * and parallel guesses cannot slip past the count.
+   */
   private async login(email: string, password: string, client: ClientInfo): Promise<TokenResponse> {
+    this.hasher.ensureCapacity();
     const key = `${email.toLowerCase()}|${client.ip ?? 'unknown'}`;
-    const locked = await this.throttle.lockedFor(key);
+    const max = this.config.env.LOGIN_MAX_FAILURES;
+    const locked = await this.throttle.beginAttempt(key, max, this.config.env.LOGIN_LOCKOUT_SECONDS);
     if (locked > 0) throw this.throttled(locked);
     const user = await this.users.findByEmailWithPassword(email);
-    const valid = await this.hasher.verify(user?.passwordHash, password);
+    let valid: boolean;
+    try {
+      valid = await this.hasher.verify(user?.passwordHash, password);
+    } catch (err) {
+      // Refused for load (auth_busy): the password was never judged, so the attempt must not count.
+      await this.throttle.refundAttempt(key, max);
+      throw err;
+    }
     if (!user || !valid) {
-      const lockedNow = await this.throttle.recordFailure(key, this.config.env.LOGIN_MAX_FAILURES, this.config.env.LOGIN_LOCKOUT_SECONDS);
       await this.audit.record({ action: 'auth.login_failed', targetType: 'user', targetId: user?.id ?? null, details: { email: email.toLowerCase(), ip: client.ip } });
-      if (lockedNow > 0) throw this.throttled(lockedNow);
       throw new DomainError(AuthErrors.invalid_credentials, 'The email or password is wrong');
     }
-    if (user.status !== 'active') throw new DomainError(AuthErrors.account_deactivated, 'This account is deactivated; ask a system admin to reactivate it');
     await this.throttle.clear(key);
+    if (user.status !== 'active') throw new DomainError(AuthErrors.account_deactivated, 'This account is deactivated; ask a system admin to reactivate it');
     return this.issue(user, client, 'auth.login');
   }
 
@@ -76,14 +87,14 @@ export class AuthService {
       throw new ValidationFailedError(`${missing.join(' and ')} required`, missing.map((field) => ({ field, message: `${field} is required for grant_type reset_token` })));
     }
     const hash = await this.hasher.hash(request.new_password!);
-    const user = await this.transactions.run(async (manager) => {
-      const userId = await this.users.consumeResetToken(hashSecretToken(request.reset_token!), manager);
+    const user = await this.transactions.run(async () => {
+      const userId = await this.users.consumeResetToken(hashSecretToken(request.reset_token!));
       if (!userId) throw new DomainError(AuthErrors.invalid_reset_token, 'The reset token is unknown, already used or expired');
-      const found = await this.users.findById(userId);
+      const found = await this.users.findByIdForUpdate(userId);
       if (!found || found.status !== 'active') throw new DomainError(AuthErrors.account_deactivated, 'This account is deactivated');
-      await this.users.setPassword(userId, hash, manager);
-      await this.sessions.revokeAllOf(userId, 'password_reset', manager);
-      await this.audit.record({ actor: { userId, email: found.email }, action: 'user.password_reset_with_token', targetType: 'user', targetId: userId }, manager);
+      await this.users.setPassword(userId, hash);
+      await this.sessions.revokeAllOf(userId, 'password_reset');
+      await this.audit.record({ actor: { userId, email: found.email }, action: 'user.password_reset_with_token', targetType: 'user', targetId: userId });
       return found;
     });
     return this.issue(user, client, 'auth.login');

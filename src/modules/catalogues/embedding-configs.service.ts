@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError } from '../../../libs/common/domain-error.js';
 import { type Page } from '../../../libs/common/pagination.js';
 import { embedRemote } from '../../../libs/evaluation/embeddings-client.js';
 import { LOCAL_EMBEDDER, localEmbed } from '../../../libs/evaluation/local-embedder.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { SecretReferences } from '../workspaces/secret-references.js';
 import { SecretsService } from '../workspaces/secrets.service.js';
 import { CatalogueErrors } from './catalogues.errors.js';
@@ -49,15 +48,15 @@ export class EmbeddingConfigsService {
   }
 
   /** Whether `ref` names a remote config of the workspace (for PUT /workspaces/{id}/embedding-config). */
-  async exists(workspaceId: string, ref: string, manager?: EntityManager): Promise<boolean> {
-    return (await this.configs.findByRef(workspaceId, ref, manager)) !== null;
+  async exists(workspaceId: string, ref: string): Promise<boolean> {
+    return (await this.configs.findByRef(workspaceId, ref)) !== null;
   }
 
   async create(access: WorkspaceAccess, body: CreateEmbeddingConfigRequest, caller: Principal): Promise<EmbeddingConfigResponse> {
     if (body.name.toLowerCase() === LOCAL_CONFIG_NAME) throw this.nameTaken(body.name);
-    const created = await this.transactions.run(async (manager) => {
-      if (await this.configs.findByRef(access.workspaceId, body.name, manager)) throw this.nameTaken(body.name);
-      if (body.secret_id) await this.secretReferences.requireUsable(access, body.secret_id, manager);
+    const created = await this.transactions.run(async () => {
+      if (await this.configs.findByRef(access.workspaceId, body.name)) throw this.nameTaken(body.name);
+      if (body.secret_id) await this.secretReferences.requireUsable(access, body.secret_id);
       const config = await this.configs
         .insert(
           {
@@ -72,12 +71,11 @@ export class EmbeddingConfigsService {
             secretId: body.secret_id ?? null,
             createdBy: caller.userId,
           },
-          manager,
         )
         .catch((err: unknown) => {
           throw (err as { driverError?: { code?: string } }).driverError?.code === '23505' ? this.nameTaken(body.name) : err;
         });
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'embedding_config.created', targetType: 'embedding_config', targetId: config.id, details: { name: config.name, provider: config.provider, model: config.model } }, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'embedding_config.created', targetType: 'embedding_config', targetId: config.id, details: { name: config.name, provider: config.provider, model: config.model } });
       return config;
     });
     return this.toResponse(created, await this.configs.workspaceChoice(access.workspaceId));

@@ -1,11 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
 import { EvalConfigEntity } from './entities/eval-config.entity.js';
+import { Db } from '../../../libs/database/unit-of-work.js';
 
 @Injectable()
 export class EvalConfigsRepository {
-  constructor(@InjectRepository(EvalConfigEntity) private readonly repo: Repository<EvalConfigEntity>) {}
+  constructor(private readonly db: Db) {}
+
+  private get repo() {
+    return this.db.repository(EvalConfigEntity);
+  }
 
   page(workspaceId: string, q: string | undefined, window: { skip: number; take: number }): Promise<[EvalConfigEntity[], number]> {
     const query = this.repo.createQueryBuilder('e').where('e.workspace_id = :workspaceId', { workspaceId });
@@ -13,16 +16,16 @@ export class EvalConfigsRepository {
     return query.orderBy('lower(e.name)').addOrderBy('e.id').skip(window.skip).take(window.take).getManyAndCount();
   }
 
-  find(workspaceId: string, id: string, manager?: EntityManager): Promise<EvalConfigEntity | null> {
-    return (manager ?? this.repo.manager).getRepository(EvalConfigEntity).findOne({ where: { id, workspaceId } });
+  find(workspaceId: string, id: string): Promise<EvalConfigEntity | null> {
+    return this.repo.findOne({ where: { id, workspaceId } });
   }
 
-  findForUpdate(workspaceId: string, id: string, manager: EntityManager): Promise<EvalConfigEntity | null> {
-    return manager.getRepository(EvalConfigEntity).findOne({ where: { id, workspaceId }, lock: { mode: 'pessimistic_write' } });
+  findForUpdate(workspaceId: string, id: string): Promise<EvalConfigEntity | null> {
+    return this.repo.findOne({ where: { id, workspaceId }, lock: { mode: 'pessimistic_write' } });
   }
 
-  async nameTaken(workspaceId: string, name: string, exceptId: string | null, manager: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await manager.query('SELECT 1 FROM eval_configs WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3', [workspaceId, name, exceptId]);
+  async nameTaken(workspaceId: string, name: string, exceptId: string | null): Promise<boolean> {
+    const rows: unknown[] = await this.db.query('SELECT 1 FROM eval_configs WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3', [workspaceId, name, exceptId]);
     return rows.length > 0;
   }
 
@@ -31,12 +34,12 @@ export class EvalConfigsRepository {
     return rows[0]?.workspace_id ?? null;
   }
 
-  save(config: Partial<EvalConfigEntity>, manager: EntityManager): Promise<EvalConfigEntity> {
-    const repo = manager.getRepository(EvalConfigEntity);
+  save(config: Partial<EvalConfigEntity>): Promise<EvalConfigEntity> {
+    const repo = this.repo;
     return repo.save(repo.create(config));
   }
 
-  async delete(id: string, manager: EntityManager): Promise<void> {
-    await manager.getRepository(EvalConfigEntity).delete({ id });
+  async delete(id: string): Promise<void> {
+    await this.repo.delete({ id });
   }
 }

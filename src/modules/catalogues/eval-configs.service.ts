@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import type { EntityManager } from 'typeorm';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
 import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
 import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { CatalogueErrors } from './catalogues.errors.js';
 import type { CreateEvalConfigRequest, EvalConfigResponse, ListEvalConfigsQuery, ReplaceEvalConfigRequest } from './dto/eval-config.dto.js';
 import type { EvalConfigEntity, EvalMetricRef, PassRule } from './entities/eval-config.entity.js';
@@ -44,46 +43,46 @@ export class EvalConfigsService {
   }
 
   async create(access: WorkspaceAccess, body: CreateEvalConfigRequest, caller: Principal): Promise<EvalConfigResponse> {
-    return this.transactions.run(async (manager) => {
-      if (await this.evalConfigs.nameTaken(access.workspaceId, body.name, null, manager)) throw nameTaken(body.name);
-      const fields = await this.checked(access.workspaceId, body, manager);
-      const config = await this.evalConfigs.save({ workspaceId: access.workspaceId, name: body.name, description: body.description ?? '', ...fields, createdBy: caller.userId }, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'eval_config.created', targetType: 'eval_config', targetId: config.id, details: { name: config.name, metrics: config.metrics.map((m) => m.config_name) } }, manager);
+    return this.transactions.run(async () => {
+      if (await this.evalConfigs.nameTaken(access.workspaceId, body.name, null)) throw nameTaken(body.name);
+      const fields = await this.checked(access.workspaceId, body);
+      const config = await this.evalConfigs.save({ workspaceId: access.workspaceId, name: body.name, description: body.description ?? '', ...fields, createdBy: caller.userId });
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'eval_config.created', targetType: 'eval_config', targetId: config.id, details: { name: config.name, metrics: config.metrics.map((m) => m.config_name) } });
       return toResponse(config);
     });
   }
 
   /** Replaces the whole config; honours If-Match. Runs keep the snapshot they started with. */
   async replace(access: WorkspaceAccess, id: string, body: ReplaceEvalConfigRequest, req: Request, caller: Principal): Promise<EvalConfigResponse> {
-    return this.transactions.run(async (manager) => {
-      const config = await this.evalConfigs.findForUpdate(access.workspaceId, id, manager);
+    return this.transactions.run(async () => {
+      const config = await this.evalConfigs.findForUpdate(access.workspaceId, id);
       if (!config) throw new NotFoundError('eval config', id);
       assertIfMatch(req, this.etag(toResponse(config)));
-      if (body.name.toLowerCase() !== config.name.toLowerCase() && (await this.evalConfigs.nameTaken(access.workspaceId, body.name, id, manager))) throw nameTaken(body.name);
-      Object.assign(config, { name: body.name, description: body.description ?? '', ...(await this.checked(access.workspaceId, body, manager)) });
-      const saved = await this.evalConfigs.save(config, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'eval_config.replaced', targetType: 'eval_config', targetId: id, details: { name: saved.name, metrics: saved.metrics.map((m) => m.config_name) } }, manager);
+      if (body.name.toLowerCase() !== config.name.toLowerCase() && (await this.evalConfigs.nameTaken(access.workspaceId, body.name, id))) throw nameTaken(body.name);
+      Object.assign(config, { name: body.name, description: body.description ?? '', ...(await this.checked(access.workspaceId, body)) });
+      const saved = await this.evalConfigs.save(config);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'eval_config.replaced', targetType: 'eval_config', targetId: id, details: { name: saved.name, metrics: saved.metrics.map((m) => m.config_name) } });
       return toResponse(saved);
     });
   }
 
   async delete(access: WorkspaceAccess, id: string, caller: Principal): Promise<void> {
-    await this.transactions.run(async (manager) => {
-      const config = await this.evalConfigs.findForUpdate(access.workspaceId, id, manager);
+    await this.transactions.run(async () => {
+      const config = await this.evalConfigs.findForUpdate(access.workspaceId, id);
       if (!config) throw new NotFoundError('eval config', id);
-      await this.evalConfigs.delete(id, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'eval_config.deleted', targetType: 'eval_config', targetId: id, details: { name: config.name } }, manager);
+      await this.evalConfigs.delete(id);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'eval_config.deleted', targetType: 'eval_config', targetId: id, details: { name: config.name } });
     });
   }
 
   /** Every metric resolves to a config (or a built-in), pinned versions exist, and every judged metric has a judge. */
-  private async checked(workspaceId: string, body: CreateEvalConfigRequest | ReplaceEvalConfigRequest, manager: EntityManager): Promise<Pick<EvalConfigEntity, 'metrics' | 'defaultJudgeId' | 'passRule'>> {
+  private async checked(workspaceId: string, body: CreateEvalConfigRequest | ReplaceEvalConfigRequest): Promise<Pick<EvalConfigEntity, 'metrics' | 'defaultJudgeId' | 'passRule'>> {
     const defaultJudgeId = body.default_judge_id ?? null;
-    if (defaultJudgeId && !(await this.metricConfigs.judgeInWorkspace(workspaceId, defaultJudgeId, manager))) {
+    if (defaultJudgeId && !(await this.metricConfigs.judgeInWorkspace(workspaceId, defaultJudgeId))) {
       throw new DomainError(CatalogueErrors.unknown_judge, `Workspace ${workspaceId} has no judge ${defaultJudgeId}`, { field: 'default_judge_id' });
     }
     const metrics: EvalMetricRef[] = body.metrics.map((m) => ({ config_name: m.config_name, config_version: m.config_version ?? null, threshold: m.threshold ?? null, min_pass_rate: m.min_pass_rate ?? null, gating: m.gating ?? true }));
-    const inputs = await this.defaults.inputs(workspaceId, manager);
+    const inputs = await this.defaults.inputs(workspaceId);
     const seen = new Set<string>();
     for (const [i, ref] of metrics.entries()) {
       const field = `metrics.${i}`;

@@ -1,26 +1,29 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
 import { JudgeEntity } from './entities/judge.entity.js';
+import { Db } from '../../../libs/database/unit-of-work.js';
 
 @Injectable()
 export class JudgesRepository {
-  constructor(@InjectRepository(JudgeEntity) private readonly repo: Repository<JudgeEntity>) {}
+  constructor(private readonly db: Db) {}
+
+  private get repo() {
+    return this.db.repository(JudgeEntity);
+  }
 
   page(workspaceId: string, provider: string | undefined, window: { skip: number; take: number }): Promise<[JudgeEntity[], number]> {
     return this.repo.findAndCount({ where: { workspaceId, ...(provider ? { provider: provider as JudgeEntity['provider'] } : {}) }, order: { name: 'ASC', id: 'ASC' }, ...window });
   }
 
-  find(workspaceId: string, id: string, manager?: EntityManager): Promise<JudgeEntity | null> {
-    return (manager ?? this.repo.manager).getRepository(JudgeEntity).findOne({ where: { id, workspaceId } });
+  find(workspaceId: string, id: string): Promise<JudgeEntity | null> {
+    return this.repo.findOne({ where: { id, workspaceId } });
   }
 
-  findForUpdate(workspaceId: string, id: string, manager: EntityManager): Promise<JudgeEntity | null> {
-    return manager.getRepository(JudgeEntity).findOne({ where: { id, workspaceId }, lock: { mode: 'pessimistic_write' } });
+  findForUpdate(workspaceId: string, id: string): Promise<JudgeEntity | null> {
+    return this.repo.findOne({ where: { id, workspaceId }, lock: { mode: 'pessimistic_write' } });
   }
 
-  async nameTaken(workspaceId: string, name: string, exceptId: string | null, manager: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await manager.query('SELECT 1 FROM judges WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3', [workspaceId, name, exceptId]);
+  async nameTaken(workspaceId: string, name: string, exceptId: string | null): Promise<boolean> {
+    const rows: unknown[] = await this.db.query('SELECT 1 FROM judges WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3', [workspaceId, name, exceptId]);
     return rows.length > 0;
   }
 
@@ -30,8 +33,8 @@ export class JudgesRepository {
   }
 
   /** What refers to the judge: metric config versions and eval configs, by name. */
-  async references(id: string, manager: EntityManager): Promise<string[]> {
-    const rows: Array<{ ref: string }> = await manager.query(
+  async references(id: string): Promise<string[]> {
+    const rows: Array<{ ref: string }> = await this.db.query(
       `SELECT 'metric config ' || name || ' v' || config_version AS ref FROM metric_configs WHERE judge_id = $1
        UNION ALL SELECT 'eval config ' || name FROM eval_configs WHERE default_judge_id = $1 ORDER BY 1 LIMIT 20`,
       [id],
@@ -39,12 +42,12 @@ export class JudgesRepository {
     return rows.map((r) => r.ref);
   }
 
-  save(judge: Partial<JudgeEntity>, manager: EntityManager): Promise<JudgeEntity> {
-    const repo = manager.getRepository(JudgeEntity);
+  save(judge: Partial<JudgeEntity>): Promise<JudgeEntity> {
+    const repo = this.repo;
     return repo.save(repo.create(judge));
   }
 
-  async delete(id: string, manager: EntityManager): Promise<void> {
-    await manager.getRepository(JudgeEntity).delete({ id });
+  async delete(id: string): Promise<void> {
+    await this.repo.delete({ id });
   }
 }

@@ -3,7 +3,7 @@ import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
 import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { grade, PROBE } from '../../../libs/evaluation/judges/grade.js';
 import type { JudgeConnection, VerdictScale } from '../../../libs/evaluation/judges/judge.types.js';
 import { checkRubric } from '../../../libs/evaluation/judges/rubric.js';
@@ -37,9 +37,9 @@ export class JudgesService {
   }
 
   async create(access: WorkspaceAccess, body: CreateJudgeRequest, caller: Principal): Promise<JudgeConnectionResponse> {
-    return this.transactions.run(async (manager) => {
-      if (await this.judges.nameTaken(access.workspaceId, body.name, null, manager)) throw nameTaken(body.name);
-      if (body.secret_id) await this.secretReferences.requireUsable(access, body.secret_id, manager);
+    return this.transactions.run(async () => {
+      if (await this.judges.nameTaken(access.workspaceId, body.name, null)) throw nameTaken(body.name);
+      if (body.secret_id) await this.secretReferences.requireUsable(access, body.secret_id);
       const judge = await this.judges.save(
         {
           workspaceId: access.workspaceId,
@@ -57,21 +57,20 @@ export class JudgesService {
           secretId: body.secret_id ?? null,
           createdBy: caller.userId,
         },
-        manager,
       );
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'judge.created', targetType: 'judge', targetId: judge.id, details: { name: judge.name, provider: judge.provider, base_url: judge.baseUrl, model: judge.model } }, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'judge.created', targetType: 'judge', targetId: judge.id, details: { name: judge.name, provider: judge.provider, base_url: judge.baseUrl, model: judge.model } });
       return toResponse(judge);
     });
   }
 
   /** Setting a secret, or pointing a judge that sends one elsewhere, is for admins. */
   async update(access: WorkspaceAccess, id: string, body: UpdateJudgeRequest, caller: Principal): Promise<JudgeConnectionResponse> {
-    return this.transactions.run(async (manager) => {
-      const judge = await this.judges.findForUpdate(access.workspaceId, id, manager);
+    return this.transactions.run(async () => {
+      const judge = await this.judges.findForUpdate(access.workspaceId, id);
       if (!judge) throw new NotFoundError('judge', id);
       const before = { base_url: judge.baseUrl, secret_id: judge.secretId };
-      if (body.name !== undefined && body.name.toLowerCase() !== judge.name.toLowerCase() && (await this.judges.nameTaken(access.workspaceId, body.name, id, manager))) throw nameTaken(body.name);
-      if (body.secret_id) await this.secretReferences.requireUsable(access, body.secret_id, manager);
+      if (body.name !== undefined && body.name.toLowerCase() !== judge.name.toLowerCase() && (await this.judges.nameTaken(access.workspaceId, body.name, id))) throw nameTaken(body.name);
+      if (body.secret_id) await this.secretReferences.requireUsable(access, body.secret_id);
       Object.assign(judge, {
         name: body.name ?? judge.name,
         description: body.description ?? judge.description,
@@ -86,21 +85,21 @@ export class JudgesService {
         secretId: body.secret_id === undefined ? judge.secretId : body.secret_id,
       });
       if (judge.secretId && judge.baseUrl !== before.base_url) this.secretReferences.requireAdmin(access, 'change where a judge that sends a secret points');
-      const saved = await this.judges.save(judge, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'judge.updated', targetType: 'judge', targetId: id, details: { fields: Object.keys(body), base_url: { from: before.base_url, to: saved.baseUrl }, secret_id: { from: before.secret_id, to: saved.secretId } } }, manager);
+      const saved = await this.judges.save(judge);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'judge.updated', targetType: 'judge', targetId: id, details: { fields: Object.keys(body), base_url: { from: before.base_url, to: saved.baseUrl }, secret_id: { from: before.secret_id, to: saved.secretId } } });
       return toResponse(saved);
     });
   }
 
   /** Refused while a metric config version or an eval config names the judge. */
   async delete(access: WorkspaceAccess, id: string, caller: Principal): Promise<void> {
-    await this.transactions.run(async (manager) => {
-      const judge = await this.judges.findForUpdate(access.workspaceId, id, manager);
+    await this.transactions.run(async () => {
+      const judge = await this.judges.findForUpdate(access.workspaceId, id);
       if (!judge) throw new NotFoundError('judge', id);
-      const references = await this.judges.references(id, manager);
+      const references = await this.judges.references(id);
       if (references.length) throw new DomainError(CatalogueErrors.judge_in_use, `Judge "${judge.name}" is used by ${references.join(', ')}`, { used_by: references });
-      await this.judges.delete(id, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'judge.deleted', targetType: 'judge', targetId: id, details: { name: judge.name } }, manager);
+      await this.judges.delete(id);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'judge.deleted', targetType: 'judge', targetId: id, details: { name: judge.name } });
     });
   }
 

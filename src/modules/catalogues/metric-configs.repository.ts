@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
 import { MetricConfigDefaultEntity } from './entities/metric-config-default.entity.js';
 import { MetricConfigEntity } from './entities/metric-config.entity.js';
+import { Db } from '../../../libs/database/unit-of-work.js';
 
 export interface MetricConfigSummaryRow {
   name: string;
@@ -18,10 +17,16 @@ export interface MetricConfigSummaryRow {
 /** Metric config versions and the workspace's pinned defaults: queries only. */
 @Injectable()
 export class MetricConfigsRepository {
-  constructor(
-    @InjectRepository(MetricConfigEntity) private readonly configs: Repository<MetricConfigEntity>,
-    @InjectRepository(MetricConfigDefaultEntity) private readonly defaults: Repository<MetricConfigDefaultEntity>,
+  constructor(private readonly db: Db, 
   ) {}
+
+  private get configs() {
+    return this.db.repository(MetricConfigEntity);
+  }
+
+  private get defaults() {
+    return this.db.repository(MetricConfigDefaultEntity);
+  }
 
   /** One line per name, from its newest version. */
   async summaries(workspaceId: string, filter: { kind?: string; metric?: string; q?: string }, window: { skip: number; take: number }): Promise<[MetricConfigSummaryRow[], number]> {
@@ -46,15 +51,15 @@ export class MetricConfigsRepository {
     return [rows, count[0].n];
   }
 
-  find(workspaceId: string, name: string, version: number | 'latest', manager?: EntityManager): Promise<MetricConfigEntity | null> {
-    const query = (manager ?? this.configs.manager).getRepository(MetricConfigEntity).createQueryBuilder('m').where('m.workspace_id = :workspaceId AND lower(m.name) = lower(:name)', { workspaceId, name });
+  find(workspaceId: string, name: string, version: number | 'latest'): Promise<MetricConfigEntity | null> {
+    const query = this.configs.createQueryBuilder('m').where('m.workspace_id = :workspaceId AND lower(m.name) = lower(:name)', { workspaceId, name });
     if (version !== 'latest') query.andWhere('m.config_version = :version', { version });
     return query.orderBy('m.config_version', 'DESC').getOne();
   }
 
-  async lockName(workspaceId: string, name: string, manager: EntityManager): Promise<MetricConfigEntity[]> {
-    return manager
-      .getRepository(MetricConfigEntity)
+  async lockName(workspaceId: string, name: string): Promise<MetricConfigEntity[]> {
+    return this.db
+      .repository(MetricConfigEntity)
       .createQueryBuilder('m')
       .setLock('pessimistic_write')
       .where('m.workspace_id = :workspaceId AND lower(m.name) = lower(:name)', { workspaceId, name })
@@ -63,33 +68,33 @@ export class MetricConfigsRepository {
   }
 
   /** Every version of the workspace, newest first per name (resolution and the catalogue read them all; a workspace has hundreds at most). */
-  all(workspaceId: string, manager?: EntityManager): Promise<MetricConfigEntity[]> {
-    return (manager ?? this.configs.manager).getRepository(MetricConfigEntity).find({ where: { workspaceId }, order: { name: 'ASC', configVersion: 'DESC' } });
+  all(workspaceId: string): Promise<MetricConfigEntity[]> {
+    return this.configs.find({ where: { workspaceId }, order: { name: 'ASC', configVersion: 'DESC' } });
   }
 
-  save(config: Partial<MetricConfigEntity>, manager: EntityManager): Promise<MetricConfigEntity> {
-    const repo = manager.getRepository(MetricConfigEntity);
+  save(config: Partial<MetricConfigEntity>): Promise<MetricConfigEntity> {
+    const repo = this.configs;
     return repo.save(repo.create(config));
   }
 
-  async delete(id: string, manager: EntityManager): Promise<void> {
-    await manager.getRepository(MetricConfigEntity).delete({ id });
+  async delete(id: string): Promise<void> {
+    await this.configs.delete({ id });
   }
 
   /** Freezes versions a run is about to use; the first run is remembered. */
-  async markUsed(ids: string[], runId: string, manager: EntityManager): Promise<void> {
+  async markUsed(ids: string[], runId: string): Promise<void> {
     if (!ids.length) return;
-    await manager.query('UPDATE metric_configs SET first_used_at = now(), first_used_by_run = $2 WHERE id = ANY($1) AND first_used_at IS NULL', [ids, runId]);
+    await this.db.query('UPDATE metric_configs SET first_used_at = now(), first_used_by_run = $2 WHERE id = ANY($1) AND first_used_at IS NULL', [ids, runId]);
   }
 
-  async judgeInWorkspace(workspaceId: string, judgeId: string, manager?: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await (manager ?? this.configs.manager).query('SELECT 1 FROM judges WHERE id = $1 AND workspace_id = $2', [judgeId, workspaceId]);
+  async judgeInWorkspace(workspaceId: string, judgeId: string): Promise<boolean> {
+    const rows: unknown[] = await this.db.query('SELECT 1 FROM judges WHERE id = $1 AND workspace_id = $2', [judgeId, workspaceId]);
     return rows.length > 0;
   }
 
   /** Eval configs that pin this exact version. */
-  async evalConfigsPinning(workspaceId: string, name: string, version: number, manager: EntityManager): Promise<string[]> {
-    const rows: Array<{ name: string }> = await manager.query(
+  async evalConfigsPinning(workspaceId: string, name: string, version: number): Promise<string[]> {
+    const rows: Array<{ name: string }> = await this.db.query(
       `SELECT e.name FROM eval_configs e, jsonb_array_elements(e.metrics) m
        WHERE e.workspace_id = $1 AND lower(m->>'config_name') = lower($2) AND (m->>'config_version')::int = $3 ORDER BY e.name`,
       [workspaceId, name, version],
@@ -98,8 +103,8 @@ export class MetricConfigsRepository {
   }
 
   /** The newest default revision of each metric (cleared pins included). */
-  currentDefaults(workspaceId: string, manager?: EntityManager): Promise<MetricConfigDefaultEntity[]> {
-    return (manager ?? this.defaults.manager)
+  currentDefaults(workspaceId: string): Promise<MetricConfigDefaultEntity[]> {
+    return this.db.manager
       .getRepository(MetricConfigDefaultEntity)
       .createQueryBuilder('d')
       .distinctOn(['lower(d.metric_name)'])
@@ -114,13 +119,13 @@ export class MetricConfigsRepository {
   }
 
   /** Adds the next revision of a metric's default; callers serialise on the workspace row. */
-  async insertDefault(entry: Pick<MetricConfigDefaultEntity, 'workspaceId' | 'metricName' | 'configName' | 'configVersion' | 'note' | 'setBy'>, manager: EntityManager): Promise<MetricConfigDefaultEntity> {
-    const rows: Array<{ next: number }> = await manager.query('SELECT coalesce(max(revision), 0) + 1 AS next FROM metric_config_defaults WHERE workspace_id = $1 AND lower(metric_name) = lower($2)', [entry.workspaceId, entry.metricName]);
-    const repo = manager.getRepository(MetricConfigDefaultEntity);
+  async insertDefault(entry: Pick<MetricConfigDefaultEntity, 'workspaceId' | 'metricName' | 'configName' | 'configVersion' | 'note' | 'setBy'>): Promise<MetricConfigDefaultEntity> {
+    const rows: Array<{ next: number }> = await this.db.query('SELECT coalesce(max(revision), 0) + 1 AS next FROM metric_config_defaults WHERE workspace_id = $1 AND lower(metric_name) = lower($2)', [entry.workspaceId, entry.metricName]);
+    const repo = this.defaults;
     return repo.save(repo.create({ ...entry, revision: rows[0].next, setAt: new Date() }));
   }
 
-  async lockWorkspace(workspaceId: string, manager: EntityManager): Promise<void> {
-    await manager.query('SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId]);
+  async lockWorkspace(workspaceId: string): Promise<void> {
+    await this.db.query('SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId]);
   }
 }

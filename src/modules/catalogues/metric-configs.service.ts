@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
 import { type Page, pageWindow } from '../../../libs/common/pagination.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { DETERMINISTIC_METRICS, deterministicMetric, MetricParamsError, validateMetricParams } from '../../../libs/evaluation/deterministic-metrics.js';
 import { GENERIC_JUDGED_METRIC, JUDGED_METRIC_DEFAULTS, judgedMetricDefault } from '../../../libs/evaluation/judged-metrics.js';
 import { checkRubric } from '../../../libs/evaluation/judges/rubric.js';
@@ -47,75 +46,75 @@ export class MetricConfigsService {
 
   /** Version 1 of a new name. */
   async create(access: WorkspaceAccess, body: CreateMetricConfigRequest, caller: Principal): Promise<MetricConfigResponse> {
-    return this.transactions.run(async (manager) => {
-      if ((await this.configs.lockName(access.workspaceId, body.name, manager)).length) {
+    return this.transactions.run(async () => {
+      if ((await this.configs.lockName(access.workspaceId, body.name)).length) {
         throw new DomainError(CatalogueErrors.metric_config_name_taken, `The workspace already has metric config "${body.name}"; add a version with POST /workspaces/${access.workspaceId}/metric-configs/${body.name}/versions`);
       }
-      const definition = await this.define(access.workspaceId, body.kind, body.metric, body, undefined, manager);
-      const config = await this.configs.save({ workspaceId: access.workspaceId, name: body.name, configVersion: 1, kind: body.kind, ...definition, createdBy: caller.userId }, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'metric_config.created', targetType: 'metric_config', targetId: config.id, details: { name: config.name, version: 1, kind: config.kind, metric: config.metric } }, manager);
+      const definition = await this.define(access.workspaceId, body.kind, body.metric, body, undefined);
+      const config = await this.configs.save({ workspaceId: access.workspaceId, name: body.name, configVersion: 1, kind: body.kind, ...definition, createdBy: caller.userId });
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'metric_config.created', targetType: 'metric_config', targetId: config.id, details: { name: config.name, version: 1, kind: config.kind, metric: config.metric } });
       return toResponse(config, true);
     });
   }
 
   /** The next version of a name, starting from `from_version` (default the newest): what the body leaves out is copied. */
   async createVersion(access: WorkspaceAccess, name: string, body: CreateMetricConfigVersionRequest, caller: Principal): Promise<MetricConfigResponse> {
-    return this.transactions.run(async (manager) => {
-      const versions = await this.configs.lockName(access.workspaceId, name, manager);
+    return this.transactions.run(async () => {
+      const versions = await this.configs.lockName(access.workspaceId, name);
       if (!versions.length) throw notFound(name);
       const base = body.from_version === undefined ? versions[versions.length - 1] : versions.find((v) => v.configVersion === body.from_version);
       if (!base) throw notFound(name, String(body.from_version));
-      const definition = await this.define(access.workspaceId, base.kind, base.metric, body, base, manager);
+      const definition = await this.define(access.workspaceId, base.kind, base.metric, body, base);
       const next = versions[versions.length - 1].configVersion + 1;
-      const config = await this.configs.save({ workspaceId: access.workspaceId, name: base.name, configVersion: next, kind: base.kind, ...definition, createdBy: caller.userId }, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'metric_config.version_created', targetType: 'metric_config', targetId: config.id, details: { name: config.name, version: next, from_version: base.configVersion } }, manager);
+      const config = await this.configs.save({ workspaceId: access.workspaceId, name: base.name, configVersion: next, kind: base.kind, ...definition, createdBy: caller.userId });
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'metric_config.version_created', targetType: 'metric_config', targetId: config.id, details: { name: config.name, version: next, from_version: base.configVersion } });
       return toResponse(config, true);
     });
   }
 
   /** Replaces a version's definition (what the body leaves out stays); refused once a run used it. */
   async update(access: WorkspaceAccess, name: string, version: string, body: UpdateMetricConfigRequest, caller: Principal): Promise<MetricConfigResponse> {
-    return this.transactions.run(async (manager) => {
-      const versions = await this.configs.lockName(access.workspaceId, name, manager);
+    return this.transactions.run(async () => {
+      const versions = await this.configs.lockName(access.workspaceId, name);
       const wanted = parseVersion(version);
       const config = wanted === 'latest' ? versions[versions.length - 1] : versions.find((v) => v.configVersion === wanted);
       if (!config) throw notFound(name, version);
       assertNotFrozen(config);
-      Object.assign(config, await this.define(access.workspaceId, config.kind, config.metric, body, config, manager));
-      const saved = await this.configs.save(config, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'metric_config.updated', targetType: 'metric_config', targetId: config.id, details: { name: config.name, version: config.configVersion, fields: Object.keys(body) } }, manager);
+      Object.assign(config, await this.define(access.workspaceId, config.kind, config.metric, body, config));
+      const saved = await this.configs.save(config);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'metric_config.updated', targetType: 'metric_config', targetId: config.id, details: { name: config.name, version: config.configVersion, fields: Object.keys(body) } });
       return toResponse(saved, versions[versions.length - 1].configVersion === saved.configVersion);
     });
   }
 
   /** Refused once a run used the version, or while a workspace default or an eval config pins it. */
   async delete(access: WorkspaceAccess, name: string, version: string, caller: Principal): Promise<void> {
-    await this.transactions.run(async (manager) => {
-      await this.configs.lockWorkspace(access.workspaceId, manager);
+    await this.transactions.run(async () => {
+      await this.configs.lockWorkspace(access.workspaceId);
       const wanted = parseVersion(version);
-      const versions = await this.configs.lockName(access.workspaceId, name, manager);
+      const versions = await this.configs.lockName(access.workspaceId, name);
       const config = wanted === 'latest' ? versions[versions.length - 1] : versions.find((v) => v.configVersion === wanted);
       if (!config) throw notFound(name, version);
       assertNotFrozen(config);
       const pins = [
-        ...(await this.configs.currentDefaults(access.workspaceId, manager))
+        ...(await this.configs.currentDefaults(access.workspaceId))
           .filter((d) => d.configName?.toLowerCase() === config.name.toLowerCase() && (d.configVersion === config.configVersion || (d.configVersion === null && versions.length === 1)))
           .map((d) => `the workspace default for ${d.metricName}`),
-        ...(await this.configs.evalConfigsPinning(access.workspaceId, config.name, config.configVersion, manager)).map((e) => `eval config ${e}`),
+        ...(await this.configs.evalConfigsPinning(access.workspaceId, config.name, config.configVersion)).map((e) => `eval config ${e}`),
       ];
       if (pins.length) throw new DomainError(CatalogueErrors.metric_config_in_use, `${config.name} v${config.configVersion} is pinned by ${pins.join(', ')}`, { used_by: pins });
-      await this.configs.delete(config.id, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'metric_config.deleted', targetType: 'metric_config', targetId: config.id, details: { name: config.name, version: config.configVersion } }, manager);
+      await this.configs.delete(config.id);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'metric_config.deleted', targetType: 'metric_config', targetId: config.id, details: { name: config.name, version: config.configVersion } });
     });
   }
 
   /** Runs call this when they start: the versions they use are frozen from then on. */
-  async markUsed(configIds: string[], runId: string, manager: EntityManager): Promise<void> {
-    await this.configs.markUsed(configIds, runId, manager);
+  async markUsed(configIds: string[], runId: string): Promise<void> {
+    await this.configs.markUsed(configIds, runId);
   }
 
   /** Checks a definition against its kind and metric, filling what the body leaves out from `base` (or the metric's defaults). */
-  private async define(workspaceId: string, kind: MetricConfigKind, metric: string, body: MetricConfigDefinition, base: MetricConfigEntity | undefined, manager: EntityManager): Promise<Definition> {
+  private async define(workspaceId: string, kind: MetricConfigKind, metric: string, body: MetricConfigDefinition, base: MetricConfigEntity | undefined): Promise<Definition> {
     const description = body.description ?? base?.description ?? '';
     const params = body.params ?? base?.params ?? {};
     const threshold = body.threshold !== undefined ? body.threshold : (base?.threshold ?? null);
@@ -124,7 +123,7 @@ export class MetricConfigsService {
       if (body.threshold !== undefined && body.threshold !== null) throw paramsInvalid(metric, [{ field: 'threshold', message: 'judged metrics pass by judged.pass_threshold (numeric scales) or judged.pass_labels' }]);
       const judged = this.judgedSpec(metric, body.judged, base?.judged ?? null);
       const judgeId = body.judged?.judge_id !== undefined ? body.judged.judge_id : (base?.judgeId ?? null);
-      if (judgeId && !(await this.configs.judgeInWorkspace(workspaceId, judgeId, manager))) throw new DomainError(CatalogueErrors.unknown_judge, `Workspace ${workspaceId} has no judge ${judgeId}`, { field: 'judged.judge_id' });
+      if (judgeId && !(await this.configs.judgeInWorkspace(workspaceId, judgeId))) throw new DomainError(CatalogueErrors.unknown_judge, `Workspace ${workspaceId} has no judge ${judgeId}`, { field: 'judged.judge_id' });
       return { description, metric: judged.metric, params: {}, threshold: null, judged: judged.spec, judgeId };
     }
     if (body.judged !== undefined) throw paramsInvalid(metric, [{ field: 'judged', message: `only judged metrics take judged settings; this is a ${kind} metric` }]);
@@ -140,7 +139,7 @@ export class MetricConfigsService {
       }
       return { description, metric: known.name, params, threshold, judged: null, judgeId: null };
     }
-    const op = await this.ops.lookup(workspaceId, metric, manager);
+    const op = await this.ops.lookup(workspaceId, metric);
     if (!op || op.kind !== 'metric' || op.source === 'builtin') {
       throw new DomainError(CatalogueErrors.unknown_metric, `The workspace registers no custom metric op "${metric}" (GET /ops/registry lists them)`);
     }

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { BUILTIN_METRICS } from '../../../libs/evaluation/metric-catalogue.js';
 import { OpRegistry } from '../ops/op-registry.service.js';
 import { CatalogueErrors } from './catalogues.errors.js';
@@ -31,8 +30,8 @@ export class MetricDefaultsService {
     private readonly transactions: TransactionRunner,
   ) {}
 
-  async list(access: WorkspaceAccess, manager?: EntityManager): Promise<WorkspaceMetricConfigDefaultListResponse> {
-    const items = (await this.configs.currentDefaults(access.workspaceId, manager)).filter((d) => d.configName !== null).map(defaultDto);
+  async list(access: WorkspaceAccess): Promise<WorkspaceMetricConfigDefaultListResponse> {
+    const items = (await this.configs.currentDefaults(access.workspaceId)).filter((d) => d.configName !== null).map(defaultDto);
     return { workspace_id: access.workspaceId, items, total: items.length };
   }
 
@@ -41,9 +40,9 @@ export class MetricDefaultsService {
     const names = body.defaults.map((d) => d.metric_name.toLowerCase());
     const repeated = names.find((n, i) => names.indexOf(n) !== i);
     if (repeated) throw new DomainError(CatalogueErrors.metric_default_invalid, `metric "${repeated}" is named twice`, { field: 'defaults' });
-    return this.transactions.run(async (manager) => {
-      await this.configs.lockWorkspace(access.workspaceId, manager);
-      const inputs = await this.inputs(access.workspaceId, manager);
+    return this.transactions.run(async () => {
+      await this.configs.lockWorkspace(access.workspaceId);
+      const inputs = await this.inputs(access.workspaceId);
       const known = new Set(metricNames(inputs).map((n) => n.toLowerCase()));
       for (const [i, entry] of body.defaults.entries()) {
         const field = `defaults.${i}`;
@@ -58,10 +57,10 @@ export class MetricDefaultsService {
             throw new DomainError(CatalogueErrors.metric_default_invalid, `${field}: ${config.name} computes ${config.metric}, not ${entry.metric_name}`, { field: `${field}.config_name` });
           }
         }
-        const saved = await this.configs.insertDefault({ workspaceId: access.workspaceId, metricName: entry.metric_name, configName: entry.config_name === null ? null : (inputs.configs.find((c) => c.name.toLowerCase() === entry.config_name!.toLowerCase())?.name ?? entry.config_name), configVersion: entry.config_name === null ? null : (entry.config_version ?? null), note: entry.note ?? '', setBy: caller.userId }, manager);
-        await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'metric_default.set', targetType: 'metric_default', targetId: saved.id, details: { metric_name: saved.metricName, config_name: saved.configName, config_version: saved.configVersion, revision: saved.revision } }, manager);
+        const saved = await this.configs.insertDefault({ workspaceId: access.workspaceId, metricName: entry.metric_name, configName: entry.config_name === null ? null : (inputs.configs.find((c) => c.name.toLowerCase() === entry.config_name!.toLowerCase())?.name ?? entry.config_name), configVersion: entry.config_name === null ? null : (entry.config_version ?? null), note: entry.note ?? '', setBy: caller.userId });
+        await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'metric_default.set', targetType: 'metric_default', targetId: saved.id, details: { metric_name: saved.metricName, config_name: saved.configName, config_version: saved.configVersion, revision: saved.revision } });
       }
-      return this.list(access, manager);
+      return this.list(access);
     });
   }
 
@@ -77,7 +76,7 @@ export class MetricDefaultsService {
   async resolved(access: WorkspaceAccess, query: ResolveMetricConfigsQuery): Promise<MetricConfigResolutionListResponse> {
     const evalConfig = query.eval_config_id ? await this.evalConfigs.find(access.workspaceId, query.eval_config_id) : null;
     if (query.eval_config_id && !evalConfig) throw new NotFoundError('eval config', query.eval_config_id);
-    const inputs = await this.inputs(access.workspaceId, undefined, evalConfig);
+    const inputs = await this.inputs(access.workspaceId, evalConfig);
     const names = query.metric ? [query.metric] : metricNames(inputs);
     const items = names.map((n) => resolveMetric(n, inputs)).filter((r): r is Resolution => r !== null);
     if (query.metric && !items.length) throw new NotFoundError('metric', query.metric);
@@ -89,8 +88,8 @@ export class MetricDefaultsService {
   }
 
   /** What resolution reads for a workspace (and an eval config). */
-  async inputs(workspaceId: string, manager?: EntityManager, evalConfig?: EvalConfigEntity | null): Promise<ResolutionInputs> {
-    const [configs, defaults, ops] = await Promise.all([this.configs.all(workspaceId, manager), this.configs.currentDefaults(workspaceId, manager), this.ops.views(workspaceId, manager)]);
+  async inputs(workspaceId: string, evalConfig?: EvalConfigEntity | null): Promise<ResolutionInputs> {
+    const [configs, defaults, ops] = await Promise.all([this.configs.all(workspaceId), this.configs.currentDefaults(workspaceId), this.ops.views(workspaceId)]);
     return {
       configs,
       defaults,

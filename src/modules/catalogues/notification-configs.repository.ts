@@ -1,18 +1,21 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
 import { NotificationConfigEntity } from './entities/notification-config.entity.js';
+import { Db } from '../../../libs/database/unit-of-work.js';
 
 @Injectable()
 export class NotificationConfigsRepository {
-  constructor(@InjectRepository(NotificationConfigEntity) private readonly repo: Repository<NotificationConfigEntity>) {}
+  constructor(private readonly db: Db) {}
+
+  private get repo() {
+    return this.db.repository(NotificationConfigEntity);
+  }
 
   page(workspaceId: string, window: { skip: number; take: number }): Promise<[NotificationConfigEntity[], number]> {
     return this.repo.findAndCount({ where: { workspaceId }, order: { name: 'ASC', id: 'ASC' }, ...window });
   }
 
-  async nameTaken(workspaceId: string, name: string, manager: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await manager.query('SELECT 1 FROM notification_configs WHERE workspace_id = $1 AND lower(name) = lower($2)', [workspaceId, name]);
+  async nameTaken(workspaceId: string, name: string): Promise<boolean> {
+    const rows: unknown[] = await this.db.query('SELECT 1 FROM notification_configs WHERE workspace_id = $1 AND lower(name) = lower($2)', [workspaceId, name]);
     return rows.length > 0;
   }
 
@@ -21,26 +24,26 @@ export class NotificationConfigsRepository {
     return rows[0]?.workspace_id ?? null;
   }
 
-  findForUpdate(workspaceId: string, id: string, manager: EntityManager): Promise<NotificationConfigEntity | null> {
-    return manager.getRepository(NotificationConfigEntity).findOne({ where: { id, workspaceId }, lock: { mode: 'pessimistic_write' } });
+  findForUpdate(workspaceId: string, id: string): Promise<NotificationConfigEntity | null> {
+    return this.repo.findOne({ where: { id, workspaceId }, lock: { mode: 'pessimistic_write' } });
   }
 
-  async insert(config: Partial<NotificationConfigEntity>, manager: EntityManager): Promise<NotificationConfigEntity> {
-    const repo = manager.getRepository(NotificationConfigEntity);
+  async insert(config: Partial<NotificationConfigEntity>): Promise<NotificationConfigEntity> {
+    const repo = this.repo;
     return repo.save(repo.create(config));
   }
 
-  async delete(id: string, manager: EntityManager): Promise<void> {
-    await manager.getRepository(NotificationConfigEntity).delete({ id });
+  async delete(id: string): Promise<void> {
+    await this.repo.delete({ id });
   }
 
   /** Enabled configs of the workspace that want this event. */
-  subscribed(workspaceId: string, event: string, manager: EntityManager): Promise<NotificationConfigEntity[]> {
-    return manager.getRepository(NotificationConfigEntity).createQueryBuilder('c').where('c.workspace_id = :workspaceId AND c.enabled AND :event = ANY(c.events)', { workspaceId, event }).orderBy('c.name').getMany();
+  subscribed(workspaceId: string, event: string): Promise<NotificationConfigEntity[]> {
+    return this.repo.createQueryBuilder('c').where('c.workspace_id = :workspaceId AND c.enabled AND :event = ANY(c.events)', { workspaceId, event }).orderBy('c.name').getMany();
   }
 
-  async insertDelivery(d: { id: string; workspaceId: string; configId: string; event: string; payload: Record<string, unknown> }, manager: EntityManager): Promise<void> {
-    await manager.query('INSERT INTO notification_deliveries (id, workspace_id, config_id, event, payload) VALUES ($1, $2, $3, $4, $5)', [d.id, d.workspaceId, d.configId, d.event, JSON.stringify(d.payload)]);
+  async insertDelivery(d: { id: string; workspaceId: string; configId: string; event: string; payload: Record<string, unknown> }): Promise<void> {
+    await this.db.query('INSERT INTO notification_deliveries (id, workspace_id, config_id, event, payload) VALUES ($1, $2, $3, $4, $5)', [d.id, d.workspaceId, d.configId, d.event, JSON.stringify(d.payload)]);
   }
 
   async delivery(id: string): Promise<DeliveryRow | null> {

@@ -5,7 +5,7 @@ import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
 import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.js';
 import { SIGNATURE_HEADER } from '../../../libs/common/webhook-signature.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { SecretReferences } from '../workspaces/secret-references.js';
 import { SecretsService } from '../workspaces/secrets.service.js';
 import { CatalogueErrors } from './catalogues.errors.js';
@@ -35,37 +35,35 @@ export class NotificationConfigsService {
   }
 
   async create(access: WorkspaceAccess, body: CreateNotificationConfigRequest, caller: Principal): Promise<NotificationConfigResponse> {
-    return this.transactions.run(async (manager) => {
-      if (await this.configs.nameTaken(access.workspaceId, body.name, manager)) {
+    return this.transactions.run(async () => {
+      if (await this.configs.nameTaken(access.workspaceId, body.name)) {
         throw new DomainError(CatalogueErrors.notification_config_name_taken, `The workspace already has a webhook named "${body.name}"`);
       }
       let secretId = body.secret_id;
-      if (secretId) await this.secretReferences.requireUsable(access, secretId, manager);
+      if (secretId) await this.secretReferences.requireUsable(access, secretId);
       if (!secretId) {
         const secret = await this.secrets.create(
           access,
           { name: `webhook-${body.name.toLowerCase().replace(/[^a-z0-9._-]+/g, '-')}`, value: randomBytes(32).toString('base64url'), description: `Signs the deliveries of webhook "${body.name}"` },
           caller,
-          manager,
         );
         secretId = secret.id;
       }
       const config = await this.configs.insert(
         { workspaceId: access.workspaceId, name: body.name, description: body.description ?? '', url: body.url, events: [...new Set(body.events)], enabled: body.enabled ?? true, secretId, createdBy: caller.userId },
-        manager,
       );
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'notification_config.created', targetType: 'notification_config', targetId: config.id, details: { name: config.name, url: config.url, events: config.events } }, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'notification_config.created', targetType: 'notification_config', targetId: config.id, details: { name: config.name, url: config.url, events: config.events } });
       return toResponse(config, body.secret_id === undefined);
     });
   }
 
   /** Deletes the webhook; the secret that signed it stays (delete it under secrets when no longer needed). */
   async delete(access: WorkspaceAccess, id: string, caller: Principal): Promise<void> {
-    await this.transactions.run(async (manager) => {
-      const config = await this.configs.findForUpdate(access.workspaceId, id, manager);
+    await this.transactions.run(async () => {
+      const config = await this.configs.findForUpdate(access.workspaceId, id);
       if (!config) throw new NotFoundError('notification config', id);
-      await this.configs.delete(id, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'notification_config.deleted', targetType: 'notification_config', targetId: id, details: { name: config.name } }, manager);
+      await this.configs.delete(id);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'notification_config.deleted', targetType: 'notification_config', targetId: id, details: { name: config.name } });
     });
   }
 }

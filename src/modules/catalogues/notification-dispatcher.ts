@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
 import { SIGNATURE_HEADER, signWebhook } from '../../../libs/common/webhook-signature.js';
 import { JobHandler } from '../../../libs/queue/job-handler.decorator.js';
 import { JobFailure } from '../../../libs/queue/job-outcome.js';
@@ -35,13 +34,13 @@ export class NotificationDispatcher {
   ) {}
 
   /** Queues the event's deliveries inside the caller's transaction. */
-  async dispatch(workspaceId: string, event: string, data: Record<string, unknown>, manager: EntityManager): Promise<number> {
-    const targets = await this.configs.subscribed(workspaceId, event, manager);
+  async dispatch(workspaceId: string, event: string, data: Record<string, unknown>): Promise<number> {
+    const targets = await this.configs.subscribed(workspaceId, event);
     for (const config of targets) {
       const id = randomUUID();
       const payload = { id, event, workspace_id: workspaceId, created_at: new Date().toISOString(), data };
-      await this.configs.insertDelivery({ id, workspaceId, configId: config.id, event, payload }, manager);
-      await this.queue.enqueue<DeliveryPayload>({ type: DELIVERY_JOB, payload: { delivery_id: id }, workspaceId, targetType: 'notification_config', targetId: config.id, maxAttempts: DELIVERY_ATTEMPTS }, manager);
+      await this.configs.insertDelivery({ id, workspaceId, configId: config.id, event, payload });
+      await this.queue.enqueue<DeliveryPayload>({ type: DELIVERY_JOB, payload: { delivery_id: id }, workspaceId, targetType: 'notification_config', targetId: config.id, maxAttempts: DELIVERY_ATTEMPTS });
     }
     return targets.length;
   }

@@ -5,7 +5,7 @@ export const DatasetErrors = defineErrorCodes('datasets', {
   malformed_file: { status: 400, title: 'Malformed file', description: 'The uploaded file cannot be read as its format; `where` names the line or row and `reason` says what is wrong. Nothing was created.' },
   unsupported_format: { status: 400, title: 'Unsupported format', description: 'The file format is neither given nor recognisable from the file name; send `format` (csv, json, jsonl or parquet).' },
   file_required: { status: 400, title: 'File required', description: 'The multipart body has no `file` part.' },
-  invalid_row: { status: 400, title: 'Invalid row', description: 'A row breaks a rule: not an object, too many columns, a column name too long, a `_row_id` that is not a UUID or repeats, or a row over 1 MiB.' },
+  invalid_row: { status: 400, title: 'Invalid row', description: 'A row breaks a rule: not an object, too many columns, a column name too long, a `_row_id` that is not a UUID or repeats, nesting deeper than 32 levels, text with NUL or an unpaired surrogate, or a row over 1 MiB.' },
   too_many_rows: { status: 413, title: 'Too many rows', description: 'The upload has more rows than UPLOAD_MAX_ROWS allows.' },
   empty_dataset: { status: 400, title: 'Empty dataset', description: 'The file holds no rows.' },
   row_not_found: { status: 404, title: 'Row not found', description: 'A row id names no row of the dataset\'s newest version; `row_ids` lists them.' },

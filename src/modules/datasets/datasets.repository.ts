@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
 import { DatasetVersionEntity, type VersionState } from './entities/dataset-version.entity.js';
 import { DatasetEntity, type DatasetKind } from './entities/dataset.entity.js';
+import { Db } from '../../../libs/database/unit-of-work.js';
 
 export interface DatasetListFilter {
   workspaceId?: string;
@@ -16,17 +15,23 @@ export interface DatasetListFilter {
 /** Datasets and their version records (the rows themselves are in RowsRepository). */
 @Injectable()
 export class DatasetsRepository {
-  constructor(
-    @InjectRepository(DatasetEntity) private readonly datasets: Repository<DatasetEntity>,
-    @InjectRepository(DatasetVersionEntity) private readonly versions: Repository<DatasetVersionEntity>,
+  constructor(private readonly db: Db, 
   ) {}
 
-  private repo(manager?: EntityManager) {
-    return manager ? manager.getRepository(DatasetEntity) : this.datasets;
+  private get datasets() {
+    return this.db.repository(DatasetEntity);
   }
 
-  private versionRepo(manager?: EntityManager) {
-    return manager ? manager.getRepository(DatasetVersionEntity) : this.versions;
+  private get versions() {
+    return this.db.repository(DatasetVersionEntity);
+  }
+
+  private repo() {
+    return this.datasets;
+  }
+
+  private versionRepo() {
+    return this.versions;
   }
 
   async list(filter: DatasetListFilter, sort: { column: string; direction: 'ASC' | 'DESC' }, window: { skip: number; take: number }) {
@@ -39,12 +44,12 @@ export class DatasetsRepository {
     return qb.orderBy(sort.column, sort.direction).addOrderBy('d.id', 'ASC').skip(window.skip).take(window.take).getManyAndCount();
   }
 
-  find(id: string, manager?: EntityManager): Promise<DatasetEntity | null> {
-    return this.repo(manager).findOne({ where: { id } });
+  find(id: string): Promise<DatasetEntity | null> {
+    return this.repo().findOne({ where: { id } });
   }
 
-  findForUpdate(id: string, manager: EntityManager): Promise<DatasetEntity | null> {
-    return manager.getRepository(DatasetEntity).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+  findForUpdate(id: string): Promise<DatasetEntity | null> {
+    return this.datasets.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
   }
 
   async workspaceOf(id: string): Promise<string | null> {
@@ -57,69 +62,69 @@ export class DatasetsRepository {
     return rows[0]?.workspace_id ?? null;
   }
 
-  async nameTaken(workspaceId: string, name: string, exceptId: string | undefined, manager?: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await (manager ?? this.datasets.manager).query(
+  async nameTaken(workspaceId: string, name: string, exceptId: string | undefined): Promise<boolean> {
+    const rows: unknown[] = await this.db.query(
       'SELECT 1 FROM datasets WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3',
       [workspaceId, name, exceptId ?? null],
     );
     return rows.length > 0;
   }
 
-  async insert(dataset: Pick<DatasetEntity, 'workspaceId' | 'name' | 'description' | 'kind' | 'tags' | 'createdBy'>, manager: EntityManager): Promise<DatasetEntity> {
-    const repo = manager.getRepository(DatasetEntity);
+  async insert(dataset: Pick<DatasetEntity, 'workspaceId' | 'name' | 'description' | 'kind' | 'tags' | 'createdBy'>): Promise<DatasetEntity> {
+    const repo = this.datasets;
     const { identifiers } = await repo.insert({ ...dataset, updatedBy: dataset.createdBy });
     return (await repo.findOne({ where: { id: identifiers[0].id as string } }))!;
   }
 
-  save(dataset: DatasetEntity, manager: EntityManager): Promise<DatasetEntity> {
-    return manager.getRepository(DatasetEntity).save(dataset);
+  save(dataset: DatasetEntity): Promise<DatasetEntity> {
+    return this.datasets.save(dataset);
   }
 
   /** Bumps counters without touching the record's version (ETag) or updated_at. */
-  async setCounters(id: string, counters: { latestVersion?: number; nextOrdinal?: number }, manager: EntityManager): Promise<void> {
-    await manager.query(
+  async setCounters(id: string, counters: { latestVersion?: number; nextOrdinal?: number }): Promise<void> {
+    await this.db.query(
       'UPDATE datasets SET latest_version = COALESCE($2, latest_version), next_ordinal = COALESCE($3, next_ordinal) WHERE id = $1',
       [id, counters.latestVersion ?? null, counters.nextOrdinal ?? null],
     );
   }
 
-  async setCurrentVersion(id: string, versionId: string | null, manager: EntityManager): Promise<void> {
-    await manager.query('UPDATE datasets SET current_version_id = $2 WHERE id = $1', [id, versionId]);
+  async setCurrentVersion(id: string, versionId: string | null): Promise<void> {
+    await this.db.query('UPDATE datasets SET current_version_id = $2 WHERE id = $1', [id, versionId]);
   }
 
-  async delete(id: string, manager: EntityManager): Promise<void> {
-    await manager.getRepository(DatasetEntity).delete({ id });
+  async delete(id: string): Promise<void> {
+    await this.datasets.delete({ id });
   }
 
   // Versions
 
-  insertVersion(version: Partial<DatasetVersionEntity>, manager: EntityManager): Promise<DatasetVersionEntity> {
-    const repo = manager.getRepository(DatasetVersionEntity);
+  insertVersion(version: Partial<DatasetVersionEntity>): Promise<DatasetVersionEntity> {
+    const repo = this.versions;
     return repo.save(repo.create(version));
   }
 
-  saveVersion(version: DatasetVersionEntity, manager: EntityManager): Promise<DatasetVersionEntity> {
-    return manager.getRepository(DatasetVersionEntity).save(version);
+  saveVersion(version: DatasetVersionEntity): Promise<DatasetVersionEntity> {
+    return this.versions.save(version);
   }
 
-  findVersion(datasetId: string, versionId: string, manager?: EntityManager): Promise<DatasetVersionEntity | null> {
-    return this.versionRepo(manager).findOne({ where: { id: versionId, datasetId } });
+  findVersion(datasetId: string, versionId: string): Promise<DatasetVersionEntity | null> {
+    return this.versionRepo().findOne({ where: { id: versionId, datasetId } });
   }
 
   findVersionById(versionId: string): Promise<DatasetVersionEntity | null> {
     return this.versions.findOne({ where: { id: versionId } });
   }
 
-  findVersionForUpdate(datasetId: string, versionId: string, manager: EntityManager): Promise<DatasetVersionEntity | null> {
-    return manager.getRepository(DatasetVersionEntity).findOne({ where: { id: versionId, datasetId }, lock: { mode: 'pessimistic_write' } });
+  findVersionForUpdate(datasetId: string, versionId: string): Promise<DatasetVersionEntity | null> {
+    return this.versions.findOne({ where: { id: versionId, datasetId }, lock: { mode: 'pessimistic_write' } });
   }
 
-  findVersionByNumber(datasetId: string, number: number, manager?: EntityManager): Promise<DatasetVersionEntity | null> {
-    return this.versionRepo(manager).findOne({ where: { datasetId, number } });
+  findVersionByNumber(datasetId: string, number: number): Promise<DatasetVersionEntity | null> {
+    return this.versionRepo().findOne({ where: { datasetId, number } });
   }
 
-  findCurrentVersion(datasetId: string, manager: EntityManager): Promise<DatasetVersionEntity | null> {
-    return manager.getRepository(DatasetVersionEntity).findOne({ where: { datasetId, state: 'current' }, lock: { mode: 'pessimistic_write' } });
+  findCurrentVersion(datasetId: string): Promise<DatasetVersionEntity | null> {
+    return this.versions.findOne({ where: { datasetId, state: 'current' }, lock: { mode: 'pessimistic_write' } });
   }
 
   listVersions(datasetId: string, state: VersionState | undefined, window: { skip: number; take: number }) {

@@ -2,13 +2,12 @@ import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { randomUUID } from 'node:crypto';
 import { unlink } from 'node:fs/promises';
-import type { EntityManager } from 'typeorm';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
 import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
 import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { AppConfig } from '../../config/app-config.js';
 import { DatasetErrors } from './datasets.errors.js';
 import { toAuditEntry, toDatasetResponse, toSnapshotResponse } from './datasets.mapper.js';
@@ -78,8 +77,8 @@ export class DatasetsService {
       if (!format) {
         throw new DomainError(DatasetErrors.unsupported_format, `Cannot tell the format of "${file.originalname}"; send format=csv, json, jsonl or parquet`);
       }
-      const datasetId = await this.transactions.run(async (manager) => {
-        const dataset = body.dataset_id ? await this.requireLocked(access, body.dataset_id, manager) : await this.create(access, body, file.originalname, caller, manager);
+      const datasetId = await this.transactions.run(async () => {
+        const dataset = body.dataset_id ? await this.requireLocked(access, body.dataset_id) : await this.create(access, body, file.originalname, caller);
         const number = dataset.latestVersion + 1;
         const columnOrder: string[] = [];
         const seen = new Set<string>();
@@ -108,8 +107,8 @@ export class DatasetsService {
           }
           if (batch.length) yield batch;
         }
-        if (dataset.latestVersion > 0) await this.rows.closeAll(manager, dataset.id, number);
-        await this.rows.append(manager, dataset.id, number, batches()).catch((err: unknown) => {
+        if (dataset.latestVersion > 0) await this.rows.closeAll(dataset.id, number);
+        await this.rows.append(dataset.id, number, batches()).catch((err: unknown) => {
           if ((err as { code?: string; driverError?: { code?: string } }).code === '23505' || (err as { driverError?: { code?: string } }).driverError?.code === '23505') {
             throw new DomainError(DatasetErrors.invalid_row, 'Two rows carry the same _row_id', { where: 'the file', reason: 'a _row_id appears twice' });
           }
@@ -117,21 +116,19 @@ export class DatasetsService {
         });
         if (count === 0) throw new DomainError(DatasetErrors.empty_dataset, 'The file holds no rows');
         const uncounted = stats.uncounted();
-        const recounted = uncounted.length ? await this.rows.distinctCounts(manager, dataset.id, number, uncounted) : {};
+        const recounted = uncounted.length ? await this.rows.distinctCounts(dataset.id, number, uncounted) : {};
         const version = await this.createVersion(
           dataset,
           number,
           columnOrder,
           { source: 'upload', message: body.message ?? '', upload: { filename: file.originalname, format, bytes: file.size } },
           caller.userId,
-          manager,
           stats.finish(columnOrder, count, recounted),
         );
-        await this.datasets.setCounters(dataset.id, { latestVersion: number, nextOrdinal: ordinal }, manager);
-        await this.indexMaintenance.afterBulkWrite(access.workspaceId, dataset.id, count, manager);
+        await this.datasets.setCounters(dataset.id, { latestVersion: number, nextOrdinal: ordinal });
+        await this.indexMaintenance.afterBulkWrite(access.workspaceId, dataset.id, count);
         await this.audit.record(
           { actor: caller, workspaceId: access.workspaceId, action: 'version.created', targetType: 'dataset', targetId: dataset.id, details: { version_id: version.id, number, source: 'upload', rows: count, format, filename: file.originalname, bytes: file.size } },
-          manager,
         );
         return dataset.id;
       });
@@ -147,12 +144,12 @@ export class DatasetsService {
   }
 
   async update(access: WorkspaceAccess, id: string, body: UpdateDatasetRequest, req: Request, caller: Principal): Promise<DatasetResponse> {
-    await this.transactions.run(async (manager) => {
-      const dataset = await this.requireLocked(access, id, manager);
+    await this.transactions.run(async () => {
+      const dataset = await this.requireLocked(access, id);
       assertIfMatch(req, this.etag(dataset));
       const changes: Record<string, { from: unknown; to: unknown }> = {};
       if (body.name !== undefined && body.name !== dataset.name) {
-        if (await this.datasets.nameTaken(access.workspaceId, body.name, id, manager)) throw this.nameTaken(body.name);
+        if (await this.datasets.nameTaken(access.workspaceId, body.name, id)) throw this.nameTaken(body.name);
         changes.name = { from: dataset.name, to: body.name };
         dataset.name = body.name;
       }
@@ -169,18 +166,18 @@ export class DatasetsService {
       }
       if (!Object.keys(changes).length) return;
       dataset.updatedBy = caller.userId;
-      await this.datasets.save(dataset, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'dataset.updated', targetType: 'dataset', targetId: id, details: changes }, manager);
+      await this.datasets.save(dataset);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'dataset.updated', targetType: 'dataset', targetId: id, details: changes });
     });
     return this.get(access, id);
   }
 
   /** Deletes the dataset with its versions, rows, dimensions and partitions. */
   async delete(access: WorkspaceAccess, id: string, caller: Principal): Promise<void> {
-    await this.transactions.run(async (manager) => {
-      const dataset = await this.requireLocked(access, id, manager);
-      await this.datasets.delete(id, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'dataset.deleted', targetType: 'dataset', targetId: id, details: { name: dataset.name, versions: dataset.latestVersion } }, manager);
+    await this.transactions.run(async () => {
+      const dataset = await this.requireLocked(access, id);
+      await this.datasets.delete(id);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'dataset.deleted', targetType: 'dataset', targetId: id, details: { name: dataset.name, versions: dataset.latestVersion } });
     });
   }
 
@@ -223,12 +220,11 @@ export class DatasetsService {
     columnOrder: string[],
     fields: Pick<DatasetVersionEntity, 'source' | 'message'> & Partial<Pick<DatasetVersionEntity, 'upload' | 'changes'>>,
     createdBy: string | null,
-    manager: EntityManager,
     gathered?: ColumnStats[],
   ): Promise<DatasetVersionEntity> {
-    const { rowCount, sha256 } = await this.rows.contentHash(manager, dataset.id, number);
-    const stats = { rowCount, sha256, columns: gathered ?? (await this.rows.versionStats(manager, dataset.id, number, columnOrder, rowCount)) };
-    const parent = number > 1 ? await this.datasets.findVersionByNumber(dataset.id, number - 1, manager) : null;
+    const { rowCount, sha256 } = await this.rows.contentHash(dataset.id, number);
+    const stats = { rowCount, sha256, columns: gathered ?? (await this.rows.versionStats(dataset.id, number, columnOrder, rowCount)) };
+    const parent = number > 1 ? await this.datasets.findVersionByNumber(dataset.id, number - 1) : null;
     const columns = new Set(stats.columns.map((c) => c.name));
     // The mapping carries over while its columns still exist.
     const mapping = Object.fromEntries(
@@ -253,19 +249,18 @@ export class DatasetsService {
         source: fields.source,
         message: fields.message,
       },
-      manager,
     );
   }
 
   /** The dataset, in the caller's workspace (the guard resolved it from the path). */
-  async require(access: WorkspaceAccess, id: string, manager?: EntityManager): Promise<DatasetEntity> {
-    const dataset = await this.datasets.find(id, manager);
+  async require(access: WorkspaceAccess, id: string): Promise<DatasetEntity> {
+    const dataset = await this.datasets.find(id);
     if (!dataset || dataset.workspaceId !== access.workspaceId) throw new NotFoundError('dataset', id);
     return dataset;
   }
 
-  async requireLocked(access: WorkspaceAccess, id: string, manager: EntityManager): Promise<DatasetEntity> {
-    const dataset = await this.datasets.findForUpdate(id, manager);
+  async requireLocked(access: WorkspaceAccess, id: string): Promise<DatasetEntity> {
+    const dataset = await this.datasets.findForUpdate(id);
     if (!dataset || dataset.workspaceId !== access.workspaceId) throw new NotFoundError('dataset', id);
     return dataset;
   }
@@ -277,16 +272,15 @@ export class DatasetsService {
     return datasets.map((d) => toDatasetResponse(d, latestById.get(d.id) ?? null, summaries.get(d.id) ?? { count: 0, staged: 0 }));
   }
 
-  private async create(access: WorkspaceAccess, body: UploadDatasetRequest, filename: string, caller: Principal, manager: EntityManager): Promise<DatasetEntity> {
+  private async create(access: WorkspaceAccess, body: UploadDatasetRequest, filename: string, caller: Principal): Promise<DatasetEntity> {
     const name = (body.name ?? filename.replace(/\.[^.]*$/, '')).trim().slice(0, 200) || 'dataset';
-    if (await this.datasets.nameTaken(access.workspaceId, name, undefined, manager)) throw this.nameTaken(name);
+    if (await this.datasets.nameTaken(access.workspaceId, name, undefined)) throw this.nameTaken(name);
     const dataset = await this.datasets.insert(
       { workspaceId: access.workspaceId, name, description: body.description ?? '', kind: 'rows', tags: [...new Set(body.tags ?? [])], createdBy: caller.userId },
-      manager,
     ).catch((err: unknown) => {
       throw (err as { driverError?: { code?: string } }).driverError?.code === '23505' ? this.nameTaken(name) : err;
     });
-    await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'dataset.created', targetType: 'dataset', targetId: dataset.id, details: { name } }, manager);
+    await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'dataset.created', targetType: 'dataset', targetId: dataset.id, details: { name } });
     return dataset;
   }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
 import { visibleIn } from './rows.repository.js';
+import { Db } from '../../../libs/database/unit-of-work.js';
 
 export interface DimensionDefinition {
   name: string;
@@ -15,25 +15,25 @@ export interface DimensionDefinition {
  */
 @Injectable()
 export class DimensionsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly db: Db) {}
 
-  private q(manager?: EntityManager) {
-    return manager ?? this.dataSource.manager;
+  private q() {
+    return this.db.manager;
   }
 
-  async definitions(datasetId: string, manager?: EntityManager): Promise<DimensionDefinition[]> {
-    return this.q(manager).query('SELECT name, description, "values" FROM dataset_dimensions WHERE dataset_id = $1 ORDER BY name', [datasetId]);
+  async definitions(datasetId: string): Promise<DimensionDefinition[]> {
+    return this.q().query('SELECT name, description, "values" FROM dataset_dimensions WHERE dataset_id = $1 ORDER BY name', [datasetId]);
   }
 
   /** Creates the dimension and adds the value when missing; says which it did. */
-  async ensure(datasetId: string, name: string, value: string, description: string, manager: EntityManager): Promise<{ createdDimension: boolean; createdValue: boolean }> {
-    const created: unknown[] = await manager.query(
+  async ensure(datasetId: string, name: string, value: string, description: string): Promise<{ createdDimension: boolean; createdValue: boolean }> {
+    const created: unknown[] = await this.db.query(
       `INSERT INTO dataset_dimensions (dataset_id, name, description, "values") VALUES ($1, $2, $3, ARRAY[$4]::text[])
        ON CONFLICT (dataset_id, name) DO NOTHING RETURNING name`,
       [datasetId, name, description, value],
     );
     if (created.length) return { createdDimension: true, createdValue: true };
-    const [, added]: [unknown, number] = await manager.query(
+    const [, added]: [unknown, number] = await this.db.query(
       `UPDATE dataset_dimensions SET "values" = array_append("values", $3) WHERE dataset_id = $1 AND name = $2 AND NOT ($3 = ANY("values"))`,
       [datasetId, name, value],
     );
@@ -44,11 +44,9 @@ export class DimensionsRepository {
    * Assigns `value` of `dimension` to the version's rows matching `where` (SQL over alias `r`
    * whose parameters follow $1..$5). Answers rows assigned and, of them, rows that had another value.
    */
-  async assign(
-    manager: EntityManager,
-    req: { datasetId: string; version: number; dimension: string; value: string; userId: string; where: string; params: unknown[] },
+  async assign(req: { datasetId: string; version: number; dimension: string; value: string; userId: string; where: string; params: unknown[] },
   ): Promise<{ assigned: number; reassigned: number }> {
-    const [row]: Array<{ assigned: number; reassigned: number }> = await manager.query(
+    const [row]: Array<{ assigned: number; reassigned: number }> = await this.db.query(
       `WITH target AS (
          SELECT r.row_id FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND (${req.where})
        ), previous AS (
@@ -68,7 +66,7 @@ export class DimensionsRepository {
 
   /** Rows of the version per (dimension, value). */
   async counts(datasetId: string, version: number): Promise<Array<{ dimension: string; value: string; count: number }>> {
-    return this.dataSource.query(
+    return this.db.query(
       `SELECT d.dimension, d.value, count(*)::int AS count
          FROM dataset_row_dimensions d JOIN dataset_rows r ON r.dataset_id = d.dataset_id AND r.row_id = d.row_id AND ${visibleIn('r', '$2')}
         WHERE d.dataset_id = $1 GROUP BY d.dimension, d.value ORDER BY d.dimension, count(*) DESC, d.value`,
@@ -82,7 +80,7 @@ export class DimensionsRepository {
   }
 
   async countMatching(datasetId: string, version: number, where: string, params: unknown[]): Promise<number> {
-    const [{ n }]: Array<{ n: number }> = await this.dataSource.query(
+    const [{ n }]: Array<{ n: number }> = await this.db.query(
       `SELECT count(*)::int AS n FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND (${where})`,
       [datasetId, version, ...params],
     );
@@ -97,7 +95,7 @@ export class DimensionsRepository {
       all.push(name);
       return DimensionsRepository.valueOf(`$${all.length}`);
     });
-    const rows: Array<Record<string, string | null> & { n: number }> = await this.dataSource.query(
+    const rows: Array<Record<string, string | null> & { n: number }> = await this.db.query(
       `SELECT ${exprs.map((e, i) => `${e} AS g${i}`).join(', ')}, count(*)::int AS n
          FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND (${where})
         GROUP BY ${exprs.map((_, i) => i + 1).join(', ')} ORDER BY n DESC, ${exprs.map((_, i) => `g${i} NULLS LAST`).join(', ')}`,
@@ -108,7 +106,7 @@ export class DimensionsRepository {
 
   /** A page of matching rows with their dimension values under `_dimensions`. */
   async rows(datasetId: string, version: number, where: string, params: unknown[], limit: number, offset: number): Promise<Array<{ row_id: string; data: Record<string, unknown>; dims: Record<string, string> }>> {
-    return this.dataSource.query(
+    return this.db.query(
       `SELECT r.row_id, r.data,
               (SELECT coalesce(jsonb_object_agg(d.dimension, d.value), '{}'::jsonb) FROM dataset_row_dimensions d WHERE d.dataset_id = r.dataset_id AND d.row_id = r.row_id) AS dims
          FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND (${where})
@@ -136,7 +134,7 @@ export class DimensionsRepository {
       all.push(sessionColumn);
       key = `coalesce(r.data ->> $${all.length}, r.row_id::text)`;
     }
-    return this.dataSource.query(
+    return this.db.query(
       `SELECT ${key} AS session_id, array_agg(r.row_id::text ORDER BY r.ordinal) AS row_ids
          FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND (${where})
         GROUP BY 1 ORDER BY min(r.ordinal) LIMIT ${Number(limit)} OFFSET ${Number(offset)}`,
@@ -146,7 +144,7 @@ export class DimensionsRepository {
 
   /** Traces of a trace dataset's version among the matching span rows, with their spans in start order; the session is any span's of the whole trace. */
   traces(datasetId: string, version: number, where: string, params: unknown[], limit: number, offset: number): Promise<Array<{ trace_id: string; session_id: string | null; row_ids: string[] }>> {
-    return this.dataSource.query(
+    return this.db.query(
       `SELECT t.trace_id, t.row_ids,
               (SELECT min(x.data ->> 'session_id') FROM dataset_rows x
                 WHERE x.dataset_id = $1 AND ${visibleIn('x', '$2')} AND x.data @> jsonb_build_object('trace_id', t.trace_id)) AS session_id
@@ -161,7 +159,7 @@ export class DimensionsRepository {
 
   /** The matching span rows of a trace dataset's version, by trace then start time. */
   spans(datasetId: string, version: number, where: string, params: unknown[], limit: number, offset: number): Promise<Array<{ span_id: string; trace_id: string; row_id: string }>> {
-    return this.dataSource.query(
+    return this.db.query(
       `SELECT r.data ->> 'span_id' AS span_id, r.data ->> 'trace_id' AS trace_id, r.row_id::text AS row_id
          FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND (${where})
         ORDER BY r.data ->> 'trace_id', r.data ->> 'start_time', r.ordinal LIMIT ${Number(limit)} OFFSET ${Number(offset)}`,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, ValidationFailedError } from '../../../libs/common/domain-error.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { DatasetErrors } from './datasets.errors.js';
 import { rowObject } from './datasets.mapper.js';
 import { DatasetsService } from './datasets.service.js';
@@ -56,10 +56,10 @@ export class DimensionsService {
       const ctx = this.query.context(version, [...leading]);
       selection = { where: this.query.compileWith(ctx, body.rule, '/rule'), params: ctx.params.slice(leading.length) };
     }
-    return this.transactions.run(async (manager) => {
-      await this.datasetsService.requireLocked(access, datasetId, manager);
-      const created = await this.dimensions.ensure(datasetId, body.dimension, body.value, body.description ?? '', manager);
-      const counts = await this.dimensions.assign(manager, { datasetId, version: version.number, dimension: body.dimension, value: body.value, userId: caller.userId, ...selection });
+    return this.transactions.run(async () => {
+      await this.datasetsService.requireLocked(access, datasetId);
+      const created = await this.dimensions.ensure(datasetId, body.dimension, body.value, body.description ?? '');
+      const counts = await this.dimensions.assign({ datasetId, version: version.number, dimension: body.dimension, value: body.value, userId: caller.userId, ...selection });
       await this.audit.record(
         {
           actor: caller,
@@ -69,7 +69,6 @@ export class DimensionsService {
           targetId: datasetId,
           details: { dimension: body.dimension, value: body.value, version_id: version.id, ...(body.rule ? { rule: body.rule } : { row_ids: body.row_ids!.slice(0, 100) }), ...counts },
         },
-        manager,
       );
       return {
         dataset_id: datasetId,

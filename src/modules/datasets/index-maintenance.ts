@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { JobHandler } from '../../../libs/queue/job-handler.decorator.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { RowsRepository } from './rows.repository.js';
@@ -20,9 +19,9 @@ export class DatasetIndexMaintenance {
   ) {}
 
   /** Call inside the write's transaction: the job is dispatched once it commits. */
-  async afterBulkWrite(workspaceId: string, datasetId: string, rowsWritten: number, manager: EntityManager): Promise<void> {
+  async afterBulkWrite(workspaceId: string, datasetId: string, rowsWritten: number): Promise<void> {
     if (rowsWritten < MERGE_AFTER_ROWS) return;
-    await this.queue.enqueue({ type: 'datasets.merge-row-index', payload: { rows: rowsWritten }, workspaceId, targetType: 'dataset', targetId: datasetId }, manager);
+    await this.queue.enqueue({ type: 'datasets.merge-row-index', payload: { rows: rowsWritten }, workspaceId, targetType: 'dataset', targetId: datasetId });
   }
 
   @JobHandler('datasets.merge-row-index')

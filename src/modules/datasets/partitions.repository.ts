@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { Db } from '../../../libs/database/unit-of-work.js';
 
 export interface PartitionRow {
   id: string;
@@ -19,15 +19,15 @@ const COLUMNS = 'id, dataset_id, version_id, name, description, level, dimension
 /** Saved partitions of dataset versions. */
 @Injectable()
 export class PartitionsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly db: Db) {}
 
-  async nameTaken(versionId: string, name: string, manager: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await manager.query('SELECT 1 FROM dataset_partitions WHERE version_id = $1 AND lower(name) = lower($2)', [versionId, name]);
+  async nameTaken(versionId: string, name: string): Promise<boolean> {
+    const rows: unknown[] = await this.db.query('SELECT 1 FROM dataset_partitions WHERE version_id = $1 AND lower(name) = lower($2)', [versionId, name]);
     return rows.length > 0;
   }
 
-  async insert(p: Omit<PartitionRow, 'id' | 'created_at'> & { workspace_id: string }, manager: EntityManager): Promise<PartitionRow> {
-    const [created]: PartitionRow[] = await manager.query(
+  async insert(p: Omit<PartitionRow, 'id' | 'created_at'> & { workspace_id: string }): Promise<PartitionRow> {
+    const [created]: PartitionRow[] = await this.db.query(
       `INSERT INTO dataset_partitions (workspace_id, dataset_id, version_id, name, description, level, dimension_values, filter, created_by)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
       [p.workspace_id, p.dataset_id, p.version_id, p.name, p.description, p.level, JSON.stringify(p.dimension_values), p.filter ? JSON.stringify(p.filter) : null, p.created_by],
@@ -36,16 +36,16 @@ export class PartitionsRepository {
   }
 
   list(versionId: string): Promise<PartitionRow[]> {
-    return this.dataSource.query(`SELECT ${COLUMNS} FROM dataset_partitions WHERE version_id = $1 ORDER BY created_at, id`, [versionId]);
+    return this.db.query(`SELECT ${COLUMNS} FROM dataset_partitions WHERE version_id = $1 ORDER BY created_at, id`, [versionId]);
   }
 
   async find(versionId: string, id: string): Promise<PartitionRow | undefined> {
-    const [row]: PartitionRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM dataset_partitions WHERE id = $1 AND version_id = $2`, [id, versionId]);
+    const [row]: PartitionRow[] = await this.db.query(`SELECT ${COLUMNS} FROM dataset_partitions WHERE id = $1 AND version_id = $2`, [id, versionId]);
     return row;
   }
 
-  async delete(versionId: string, id: string, manager: EntityManager): Promise<boolean> {
-    const [, deleted]: [unknown, number] = await manager.query('DELETE FROM dataset_partitions WHERE id = $1 AND version_id = $2', [id, versionId]);
+  async delete(versionId: string, id: string): Promise<boolean> {
+    const [, deleted]: [unknown, number] = await this.db.query('DELETE FROM dataset_partitions WHERE id = $1 AND version_id = $2', [id, versionId]);
     return deleted > 0;
   }
 }

@@ -3,7 +3,7 @@ import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError } from '../../../libs/common/domain-error.js';
 import { metricAvailability } from '../../../libs/evaluation/metric-catalogue.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { DatasetErrors } from './datasets.errors.js';
 import { rowObject } from './datasets.mapper.js';
 import { DimensionsRepository } from './dimensions.repository.js';
@@ -43,13 +43,12 @@ export class PartitionsService {
     await this.dimensionsService.assertKnown(dataset.id, Object.keys(body.dimension_values ?? {}));
     // Compiling proves the filter and dimension values valid before anything is stored.
     this.dimensionsService.select(version, body.dimension_values, body.filter);
-    const row = await this.transactions.run(async (manager) => {
-      if (await this.partitions.nameTaken(version.id, body.name, manager)) throw new DomainError(DatasetErrors.partition_name_taken, `Version ${version.number} already has a partition named "${body.name}"`);
+    const row = await this.transactions.run(async () => {
+      if (await this.partitions.nameTaken(version.id, body.name)) throw new DomainError(DatasetErrors.partition_name_taken, `Version ${version.number} already has a partition named "${body.name}"`);
       const created = await this.partitions.insert(
         { workspace_id: access.workspaceId, dataset_id: dataset.id, version_id: version.id, name: body.name, description: body.description ?? '', level, dimension_values: body.dimension_values ?? {}, filter: body.filter ?? null, created_by: caller.userId },
-        manager,
       );
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'partition.created', targetType: 'dataset', targetId: dataset.id, details: { partition_id: created.id, name: body.name, version_id: version.id } }, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'partition.created', targetType: 'dataset', targetId: dataset.id, details: { partition_id: created.id, name: body.name, version_id: version.id } });
       return created;
     });
     return this.toResponse(row, version);
@@ -61,9 +60,9 @@ export class PartitionsService {
   }
 
   async delete(access: WorkspaceAccess, datasetId: string, version: DatasetVersionEntity, partitionId: string, caller: Principal): Promise<void> {
-    await this.transactions.run(async (manager) => {
-      if (!(await this.partitions.delete(version.id, partitionId, manager))) throw this.notFound(partitionId, version);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'partition.deleted', targetType: 'dataset', targetId: datasetId, details: { partition_id: partitionId, version_id: version.id } }, manager);
+    await this.transactions.run(async () => {
+      if (!(await this.partitions.delete(version.id, partitionId))) throw this.notFound(partitionId, version);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'partition.deleted', targetType: 'dataset', targetId: datasetId, details: { partition_id: partitionId, version_id: version.id } });
     });
   }
 

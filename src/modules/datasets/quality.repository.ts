@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { Db } from '../../../libs/database/unit-of-work.js';
 
 export interface OperationRunRow<R> {
   id: string;
@@ -21,10 +21,10 @@ const COLUMNS = 'id, dataset_id, version_id, kind, state, params, verdict, resul
 /** Data-operation runs (quality checks) of dataset versions: each run is kept with its verdict. */
 @Injectable()
 export class QualityRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly db: Db) {}
 
   async start<R>(run: { workspaceId: string; datasetId: string; versionId: string; kind: string; params: unknown; createdBy: string }): Promise<OperationRunRow<R>> {
-    const [row]: Array<OperationRunRow<R>> = await this.dataSource.query(
+    const [row]: Array<OperationRunRow<R>> = await this.db.query(
       `INSERT INTO data_operation_runs (workspace_id, dataset_id, version_id, kind, state, params, created_by) VALUES ($1, $2, $3, $4, 'running', $5, $6) RETURNING ${COLUMNS}`,
       [run.workspaceId, run.datasetId, run.versionId, run.kind, JSON.stringify(run.params), run.createdBy],
     );
@@ -32,15 +32,15 @@ export class QualityRepository {
   }
 
   async succeed(id: string, verdict: string, result: unknown): Promise<void> {
-    await this.dataSource.query(`UPDATE data_operation_runs SET state = 'succeeded', verdict = $2, result = $3, finished_at = now() WHERE id = $1`, [id, verdict, JSON.stringify(result)]);
+    await this.db.query(`UPDATE data_operation_runs SET state = 'succeeded', verdict = $2, result = $3, finished_at = now() WHERE id = $1`, [id, verdict, JSON.stringify(result)]);
   }
 
   async fail(id: string, error: string): Promise<void> {
-    await this.dataSource.query(`UPDATE data_operation_runs SET state = 'failed', error = $2, finished_at = now() WHERE id = $1`, [id, error]);
+    await this.db.query(`UPDATE data_operation_runs SET state = 'failed', error = $2, finished_at = now() WHERE id = $1`, [id, error]);
   }
 
   async latestSucceeded<R>(versionId: string, kind: string): Promise<OperationRunRow<R> | undefined> {
-    const [row]: Array<OperationRunRow<R>> = await this.dataSource.query(
+    const [row]: Array<OperationRunRow<R>> = await this.db.query(
       `SELECT ${COLUMNS} FROM data_operation_runs WHERE version_id = $1 AND kind = $2 AND state = 'succeeded' ORDER BY created_at DESC, id DESC LIMIT 1`,
       [versionId, kind],
     );
@@ -49,7 +49,7 @@ export class QualityRepository {
 
   /** The newest successful result of every version of the dataset, newest version first. */
   async latestPerVersion<R>(datasetId: string, kind: string): Promise<R[]> {
-    const rows: Array<{ result: R }> = await this.dataSource.query(
+    const rows: Array<{ result: R }> = await this.db.query(
       `SELECT latest.result FROM (
          SELECT DISTINCT ON (o.version_id) o.result, v.number
            FROM data_operation_runs o JOIN dataset_versions v ON v.id = o.version_id
@@ -62,16 +62,16 @@ export class QualityRepository {
   }
 
   async page<R>(versionId: string, window: { skip: number; take: number }): Promise<[Array<OperationRunRow<R>>, number]> {
-    const rows: Array<OperationRunRow<R>> = await this.dataSource.query(
+    const rows: Array<OperationRunRow<R>> = await this.db.query(
       `SELECT ${COLUMNS} FROM data_operation_runs WHERE version_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
       [versionId, window.take, window.skip],
     );
-    const [{ n }]: Array<{ n: number }> = await this.dataSource.query('SELECT count(*)::int AS n FROM data_operation_runs WHERE version_id = $1', [versionId]);
+    const [{ n }]: Array<{ n: number }> = await this.db.query('SELECT count(*)::int AS n FROM data_operation_runs WHERE version_id = $1', [versionId]);
     return [rows, n];
   }
 
   async find<R>(versionId: string, id: string): Promise<OperationRunRow<R> | undefined> {
-    const [row]: Array<OperationRunRow<R>> = await this.dataSource.query(`SELECT ${COLUMNS} FROM data_operation_runs WHERE id = $1 AND version_id = $2`, [id, versionId]);
+    const [row]: Array<OperationRunRow<R>> = await this.db.query(`SELECT ${COLUMNS} FROM data_operation_runs WHERE id = $1 AND version_id = $2`, [id, versionId]);
     return row;
   }
 }

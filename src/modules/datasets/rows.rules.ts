@@ -1,3 +1,4 @@
+import { loneSurrogatePath, MAX_VALUE_DEPTH, valueDepth } from '../../../libs/common/json-limits.js';
 import { isUuid } from '../../../libs/common/uuid.js';
 import { MAX_COLUMN_NAME, MAX_COLUMNS } from './ingest/row-sources.js';
 
@@ -26,8 +27,9 @@ export interface NormalizedRow {
 
 /**
  * The rules every stored row follows, whether uploaded or inserted: a JSON object of at most
- * 1000 columns with names of 1..256 characters, at most 1 MiB, and an optional `_row_id` UUID
- * (kept as the row's id, so a downloaded file uploads again with the same row ids).
+ * 1000 columns with names of 1..256 characters, nested at most 32 levels (MAX_VALUE_DEPTH), at
+ * most 1 MiB, text without NUL or unpaired surrogates, and an optional `_row_id` UUID (kept as
+ * the row's id, so a downloaded file uploads again with the same row ids).
  */
 export function normalizeRow(row: Record<string, unknown>, where: string): NormalizedRow {
   let rowId: string | undefined;
@@ -46,7 +48,14 @@ export function normalizeRow(row: Record<string, unknown>, where: string): Norma
     if (!key.length) throw new RowRuleError(where, 'a column has an empty name');
     if (key.length > MAX_COLUMN_NAME) throw new RowRuleError(where, `column name "${key.slice(0, 40)}…" is longer than ${MAX_COLUMN_NAME} characters`);
   }
+  // Before anything recursive (JSON.stringify, PostgreSQL's jsonb parser) sees the row.
+  if (valueDepth(data, MAX_VALUE_DEPTH) > MAX_VALUE_DEPTH) throw new RowRuleError(where, `the row nests arrays and objects deeper than ${MAX_VALUE_DEPTH} levels`);
   const json = JSON.stringify(data);
+  // JSON.stringify writes an unpaired surrogate as a \udXXX escape; PostgreSQL refuses it in jsonb.
+  if (json.includes('\\ud')) {
+    const field = loneSurrogatePath(data);
+    if (field !== undefined) throw new RowRuleError(where, `column ${field} holds an unpaired UTF-16 surrogate (a \\uD800-\\uDFFF escape without its pair), which is not text`);
+  }
   // JSON.stringify writes NUL as the escape \u0000 (an odd run of backslashes before u0000).
   if (json.includes('u0000') && /(?:^|[^\\])(?:\\\\)*\\u0000/.test(json)) throw new RowRuleError(where, 'a value contains the NUL character (\\u0000), which cannot be stored');
   if (Buffer.byteLength(json) > MAX_ROW_BYTES) throw new RowRuleError(where, `the row takes ${Buffer.byteLength(json)} bytes; at most ${MAX_ROW_BYTES} are allowed`);

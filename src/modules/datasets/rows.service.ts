@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, ValidationFailedError } from '../../../libs/common/domain-error.js';
 import { isUuid } from '../../../libs/common/uuid.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { DatasetErrors } from './datasets.errors.js';
 import { rowObject, toVersionResponse } from './datasets.mapper.js';
 import { DatasetsRepository } from './datasets.repository.js';
@@ -40,19 +39,18 @@ export class RowsService {
     const ids = normalized.map((r) => r.rowId ?? randomUUID());
     const repeated = ids.filter((id, i) => ids.indexOf(id) !== i);
     if (repeated.length) throw new DomainError(DatasetErrors.invalid_row, `_row_id ${repeated[0]} appears twice in the request`, { row_ids: [...new Set(repeated)] });
-    return this.transactions.run(async (manager) => {
-      const dataset = await this.datasetsService.requireLocked(access, datasetId, manager);
-      const existing = await this.rows.existing(datasetId, dataset.latestVersion, ids, manager);
+    return this.transactions.run(async () => {
+      const dataset = await this.datasetsService.requireLocked(access, datasetId);
+      const existing = await this.rows.existing(datasetId, dataset.latestVersion, ids);
       if (existing.size) throw new DomainError(DatasetErrors.row_exists, `The dataset already has row ${[...existing][0]}; update it instead`, { row_ids: [...existing] });
-      const staged = await this.rows.stagedFor(datasetId, ids, manager);
+      const staged = await this.rows.stagedFor(datasetId, ids);
       this.assertNoConflict(staged, caller);
       if (staged.size) throw new DomainError(DatasetErrors.row_exists, `Row ${[...staged.keys()][0]} is already staged; update it instead`, { row_ids: [...staged.keys()] });
       await this.rows.stageMany(
         datasetId,
         normalized.map((r, i) => this.edit(ids[i], 'insert', r.data, dataset, caller)),
-        manager,
       );
-      await this.recordStaged(access, datasetId, 'insert', ids, caller, manager);
+      await this.recordStaged(access, datasetId, 'insert', ids, caller);
       return normalized.map((r, i) => rowObject(ids[i], r.data));
     });
   }
@@ -69,11 +67,11 @@ export class RowsService {
       }
     }
     const ids = entries.map(([id]) => id.toLowerCase());
-    return this.transactions.run(async (manager) => {
-      const dataset = await this.datasetsService.requireLocked(access, datasetId, manager);
-      const staged = await this.rows.stagedFor(datasetId, ids, manager);
+    return this.transactions.run(async () => {
+      const dataset = await this.datasetsService.requireLocked(access, datasetId);
+      const staged = await this.rows.stagedFor(datasetId, ids);
       this.assertNoConflict(staged, caller);
-      const stored = await this.rows.byIds(datasetId, dataset.latestVersion, ids, manager);
+      const stored = await this.rows.byIds(datasetId, dataset.latestVersion, ids);
       const deleted = ids.filter((id) => staged.get(id)?.op === 'delete');
       if (deleted.length) throw new DomainError(DatasetErrors.row_not_found, `Row ${deleted[0]} is staged for deletion`, { row_ids: deleted });
       const missing = ids.filter((id) => !stored.has(id) && !staged.has(id));
@@ -86,30 +84,29 @@ export class RowsService {
         result[id] = rowObject(id, data);
         return this.edit(id, staged.get(id)?.op === 'insert' ? 'insert' : 'update', data, dataset, caller);
       });
-      await this.rows.stageMany(datasetId, edits, manager);
-      await this.recordStaged(access, datasetId, 'update', ids, caller, manager);
+      await this.rows.stageMany(datasetId, edits);
+      await this.recordStaged(access, datasetId, 'update', ids, caller);
       return result;
     });
   }
 
   async delete(access: WorkspaceAccess, datasetId: string, body: DeleteRowsRequest, caller: Principal): Promise<string[]> {
     const ids = [...new Set(body.row_ids.map((id) => id.toLowerCase()))];
-    return this.transactions.run(async (manager) => {
-      const dataset = await this.datasetsService.requireLocked(access, datasetId, manager);
-      const staged = await this.rows.stagedFor(datasetId, ids, manager);
+    return this.transactions.run(async () => {
+      const dataset = await this.datasetsService.requireLocked(access, datasetId);
+      const staged = await this.rows.stagedFor(datasetId, ids);
       this.assertNoConflict(staged, caller);
-      const stored = await this.rows.existing(datasetId, dataset.latestVersion, ids, manager);
+      const stored = await this.rows.existing(datasetId, dataset.latestVersion, ids);
       const missing = ids.filter((id) => !stored.has(id) && !staged.has(id));
       if (missing.length) throw new DomainError(DatasetErrors.row_not_found, `The dataset has no row ${missing[0]}`, { row_ids: missing });
       // Deleting a row that was only staged for insertion simply drops that insertion.
       const stagedInserts = ids.filter((id) => staged.get(id)?.op === 'insert');
-      await this.rows.unstage(datasetId, stagedInserts, manager);
+      await this.rows.unstage(datasetId, stagedInserts);
       await this.rows.stageMany(
         datasetId,
         ids.filter((id) => stored.has(id)).map((id) => this.edit(id, 'delete', null, dataset, caller)),
-        manager,
       );
-      await this.recordStaged(access, datasetId, 'delete', ids, caller, manager);
+      await this.recordStaged(access, datasetId, 'delete', ids, caller);
       return ids;
     });
   }
@@ -128,33 +125,32 @@ export class RowsService {
   }
 
   async discard(access: WorkspaceAccess, datasetId: string, caller: Principal): Promise<void> {
-    await this.transactions.run(async (manager) => {
-      await this.datasetsService.requireLocked(access, datasetId, manager);
-      const discarded = await this.rows.discardStaged(datasetId, manager);
-      if (discarded) await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'rows.discarded', targetType: 'dataset', targetId: datasetId, details: { edits: discarded } }, manager);
+    await this.transactions.run(async () => {
+      await this.datasetsService.requireLocked(access, datasetId);
+      const discarded = await this.rows.discardStaged(datasetId);
+      if (discarded) await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'rows.discarded', targetType: 'dataset', targetId: datasetId, details: { edits: discarded } });
     });
   }
 
   /** Turns every staged edit into a new version, in one transaction. */
   async commit(access: WorkspaceAccess, datasetId: string, body: CommitRowsRequest, caller: Principal): Promise<RowOperationResponse> {
-    const result = await this.transactions.run(async (manager) => {
-      const dataset = await this.datasetsService.requireLocked(access, datasetId, manager);
-      const staged = await this.rows.staged(datasetId, manager);
+    const result = await this.transactions.run(async () => {
+      const dataset = await this.datasetsService.requireLocked(access, datasetId);
+      const staged = await this.rows.staged(datasetId);
       if (!staged.length) throw new DomainError(DatasetErrors.nothing_to_commit, 'No row edits are staged; stage some with rows/insert, rows/update or rows/delete');
-      const stale = await this.rows.staleStaged(datasetId, dataset.latestVersion, manager);
+      const stale = await this.rows.staleStaged(datasetId, dataset.latestVersion);
       if (stale.length) {
         throw new DomainError(DatasetErrors.stale_edits, `${stale.length} staged edits name rows that version ${dataset.latestVersion} no longer has; discard them (DELETE rows/staged) and stage again`, { row_ids: stale.slice(0, 1000) });
       }
-      const head = await this.datasets.findVersionByNumber(datasetId, dataset.latestVersion, manager);
+      const head = await this.datasets.findVersionByNumber(datasetId, dataset.latestVersion);
       const next = dataset.latestVersion + 1;
-      const changes = await this.rows.applyStaged(manager, datasetId, next, dataset.nextOrdinal);
+      const changes = await this.rows.applyStaged(datasetId, next, dataset.nextOrdinal);
       const columnOrder = [...(head?.columns.map((c) => c.name) ?? [])];
       for (const edit of staged) for (const key of Object.keys(edit.data ?? {})) if (!columnOrder.includes(key)) columnOrder.push(key);
-      const version = await this.datasetsService.createVersion(dataset, next, columnOrder, { source: 'commit', message: body.message ?? '', changes }, caller.userId, manager);
-      await this.datasets.setCounters(datasetId, { latestVersion: next, nextOrdinal: dataset.nextOrdinal + changes.inserted }, manager);
+      const version = await this.datasetsService.createVersion(dataset, next, columnOrder, { source: 'commit', message: body.message ?? '', changes }, caller.userId);
+      await this.datasets.setCounters(datasetId, { latestVersion: next, nextOrdinal: dataset.nextOrdinal + changes.inserted });
       await this.audit.record(
         { actor: caller, workspaceId: access.workspaceId, action: 'rows.committed', targetType: 'dataset', targetId: datasetId, details: { version_id: version.id, number: next, message: body.message ?? '', ...changes } },
-        manager,
       );
       return { version, changes };
     });
@@ -186,10 +182,9 @@ export class RowsService {
     );
   }
 
-  private recordStaged(access: WorkspaceAccess, datasetId: string, op: string, ids: string[], caller: Principal, manager: EntityManager) {
+  private recordStaged(access: WorkspaceAccess, datasetId: string, op: string, ids: string[], caller: Principal) {
     return this.audit.record(
       { actor: caller, workspaceId: access.workspaceId, action: 'rows.staged', targetType: 'dataset', targetId: datasetId, details: { op, count: ids.length, row_ids: ids.slice(0, AUDIT_ROW_IDS) } },
-      manager,
     );
   }
 }

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
 import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { DatasetErrors } from './datasets.errors.js';
 import { toVersionResponse } from './datasets.mapper.js';
 import { DatasetsRepository } from './datasets.repository.js';
@@ -53,48 +52,46 @@ export class VersionsService {
   }
 
   /** Locks the dataset, then the version (always in this order), or 404. */
-  private async lock(access: WorkspaceAccess, datasetId: string, versionId: string, manager: EntityManager): Promise<DatasetVersionEntity> {
-    await this.datasetsService.requireLocked(access, datasetId, manager);
-    const version = await this.datasets.findVersionForUpdate(datasetId, versionId, manager);
+  private async lock(access: WorkspaceAccess, datasetId: string, versionId: string): Promise<DatasetVersionEntity> {
+    await this.datasetsService.requireLocked(access, datasetId);
+    const version = await this.datasets.findVersionForUpdate(datasetId, versionId);
     if (!version) throw new DomainError(DatasetErrors.version_not_found, `Dataset ${datasetId} has no version ${versionId}`);
     return version;
   }
 
   async promote(access: WorkspaceAccess, datasetId: string, versionId: string, caller: Principal): Promise<DatasetVersionResponse> {
-    return this.transactions.run(async (manager) => {
-      const version = await this.lock(access, datasetId, versionId, manager);
+    return this.transactions.run(async () => {
+      const version = await this.lock(access, datasetId, versionId);
       if (version.state === 'current') throw new DomainError(DatasetErrors.version_state_conflict, `Version ${version.number} is already the current version`);
-      const previous = await this.datasets.findCurrentVersion(datasetId, manager);
+      const previous = await this.datasets.findCurrentVersion(datasetId);
       if (previous) {
         previous.state = 'candidate';
-        await this.datasets.saveVersion(previous, manager);
+        await this.datasets.saveVersion(previous);
       }
       const from = version.state;
       version.state = 'current';
       version.promotedAt = new Date();
       version.retiredAt = null;
-      const saved = await this.datasets.saveVersion(version, manager);
-      await this.datasets.setCurrentVersion(datasetId, version.id, manager);
+      const saved = await this.datasets.saveVersion(version);
+      await this.datasets.setCurrentVersion(datasetId, version.id);
       await this.audit.record(
         { actor: caller, workspaceId: access.workspaceId, action: 'version.promoted', targetType: 'dataset', targetId: datasetId, details: { version_id: version.id, number: version.number, from, previous_current: previous?.number ?? null } },
-        manager,
       );
       return toVersionResponse(saved);
     });
   }
 
   async demote(access: WorkspaceAccess, datasetId: string, versionId: string, caller: Principal): Promise<DatasetVersionResponse> {
-    return this.transactions.run(async (manager) => {
-      const version = await this.lock(access, datasetId, versionId, manager);
+    return this.transactions.run(async () => {
+      const version = await this.lock(access, datasetId, versionId);
       if (version.state === 'retired') throw new DomainError(DatasetErrors.version_state_conflict, `Version ${version.number} is already retired`);
       const from = version.state;
       version.state = 'retired';
       version.retiredAt = new Date();
-      const saved = await this.datasets.saveVersion(version, manager);
-      if (from === 'current') await this.datasets.setCurrentVersion(datasetId, null, manager);
+      const saved = await this.datasets.saveVersion(version);
+      if (from === 'current') await this.datasets.setCurrentVersion(datasetId, null);
       await this.audit.record(
         { actor: caller, workspaceId: access.workspaceId, action: 'version.demoted', targetType: 'dataset', targetId: datasetId, details: { version_id: version.id, number: version.number, from } },
-        manager,
       );
       return toVersionResponse(saved);
     });
@@ -102,8 +99,8 @@ export class VersionsService {
 
   /** Records how the version's columns map onto the canonical fields; every column named must exist. */
   async map(access: WorkspaceAccess, datasetId: string, versionId: string, body: MapVersionRequest, caller: Principal): Promise<DatasetVersionResponse> {
-    return this.transactions.run(async (manager) => {
-      const version = await this.lock(access, datasetId, versionId, manager);
+    return this.transactions.run(async () => {
+      const version = await this.lock(access, datasetId, versionId);
       const columns = version.columns.map((c) => c.name);
       const named = [body.input, body.expected_output, body.context, body.session_id, ...(body.metadata ?? [])].filter((c): c is string => c !== undefined);
       const unknown = named.filter((c) => !columns.includes(c));
@@ -119,10 +116,9 @@ export class VersionsService {
       };
       const before = version.mapping;
       version.mapping = mapping;
-      const saved = await this.datasets.saveVersion(version, manager);
+      const saved = await this.datasets.saveVersion(version);
       await this.audit.record(
         { actor: caller, workspaceId: access.workspaceId, action: 'version.mapped', targetType: 'dataset', targetId: datasetId, details: { version_id: version.id, number: version.number, from: before, to: mapping } },
-        manager,
       );
       return toVersionResponse(saved);
     });

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { checkCustomOpHealth } from '../../../libs/evaluation/custom-op-client.js';
 import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
@@ -48,10 +47,10 @@ export class CustomOpsService {
     return { items: rows.map(summary), total, page: query.page, page_size: query.page_size };
   }
 
-  async detail(access: WorkspaceAccess, name: string, manager?: EntityManager): Promise<CustomOpDetailResponse> {
-    const op = await this.ops.findCustomOp(access.workspaceId, name, manager);
+  async detail(access: WorkspaceAccess, name: string): Promise<CustomOpDetailResponse> {
+    const op = await this.ops.findCustomOp(access.workspaceId, name);
     if (!op) throw new NotFoundError('custom op', name);
-    const [revisions, registered] = await Promise.all([this.ops.revisions(op.id, manager), this.ops.registered(access.workspaceId, manager)]);
+    const [revisions, registered] = await Promise.all([this.ops.revisions(op.id), this.ops.registered(access.workspaceId)]);
     const served = new Map<string, typeof registered>();
     for (const r of registered.filter((r) => r.customOpId === op.id)) served.set(r.name.toLowerCase(), [...(served.get(r.name.toLowerCase()) ?? []), r]);
     return { ...summary(op), revisions: revisions.map(revisionDto), ops: [...served.values()].map((versions) => registeredView(versions, op)) };
@@ -59,9 +58,9 @@ export class CustomOpsService {
 
   /** Creates the op (revision 1, deploying), registers the op of the same name, and queues its health check. */
   async publish(access: WorkspaceAccess, body: PublishCustomOpRequest, caller: Principal): Promise<CustomOpPublishResponse> {
-    const { jobId } = await this.transactions.run(async (manager) => {
-      if (await this.ops.findCustomOp(access.workspaceId, body.name, manager)) throw new DomainError(OpsErrors.custom_op_name_taken, `The workspace already has custom op "${body.name}"; redeploy it with PATCH`);
-      if (body.secret_id) await this.secretReferences.requireUsable(access, body.secret_id, manager);
+    const { jobId } = await this.transactions.run(async () => {
+      if (await this.ops.findCustomOp(access.workspaceId, body.name)) throw new DomainError(OpsErrors.custom_op_name_taken, `The workspace already has custom op "${body.name}"; redeploy it with PATCH`);
+      if (body.secret_id) await this.secretReferences.requireUsable(access, body.secret_id);
       const op = await this.ops.saveCustomOp(
         {
           workspaceId: access.workspaceId,
@@ -76,11 +75,10 @@ export class CustomOpsService {
           secretId: body.secret_id ?? null,
           createdBy: caller.userId,
         },
-        manager,
       );
-      await this.registry.registerVersion(access.workspaceId, { name: body.name, kind: body.kind, description: body.description, params_schema: body.params_schema, customOpId: op.id }, caller, manager);
-      const job = await this.deploy(access.workspaceId, op, caller, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'custom_op.published', targetType: 'custom_op', targetId: op.id, details: { name: op.name, endpoint_url: op.endpointUrl } }, manager);
+      await this.registry.registerVersion(access.workspaceId, { name: body.name, kind: body.kind, description: body.description, params_schema: body.params_schema, customOpId: op.id }, caller);
+      const job = await this.deploy(access.workspaceId, op, caller);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'custom_op.published', targetType: 'custom_op', targetId: op.id, details: { name: op.name, endpoint_url: op.endpointUrl } });
       return { jobId: job };
     });
     const detail = await this.detail(access, body.name);
@@ -89,10 +87,10 @@ export class CustomOpsService {
 
   /** A new revision (what the body leaves out stays) and a new health check; a new schema registers a new op version. */
   async redeploy(access: WorkspaceAccess, name: string, body: RedeployCustomOpRequest, caller: Principal): Promise<CustomOpRedeployResponse> {
-    const { revision, jobId } = await this.transactions.run(async (manager) => {
-      const op = await this.ops.findCustomOp(access.workspaceId, name, manager, true);
+    const { revision, jobId } = await this.transactions.run(async () => {
+      const op = await this.ops.findCustomOp(access.workspaceId, name, true);
       if (!op) throw new NotFoundError('custom op', name);
-      if (body.secret_id) await this.secretReferences.requireUsable(access, body.secret_id, manager);
+      if (body.secret_id) await this.secretReferences.requireUsable(access, body.secret_id);
       const before = op.endpointUrl;
       op.endpointUrl = body.endpoint_url ?? op.endpointUrl;
       op.healthUrl = body.health_url ?? op.healthUrl;
@@ -103,13 +101,13 @@ export class CustomOpsService {
       op.revision += 1;
       op.state = 'deploying';
       op.stateReason = 'health check queued';
-      await this.ops.saveCustomOp(op, manager);
+      await this.ops.saveCustomOp(op);
       if (body.params_schema) {
-        const [own] = await this.ops.versionsOf(access.workspaceId, op.name, manager);
-        await this.registry.registerVersion(access.workspaceId, { name: op.name, kind: own?.kind ?? 'metric', description: body.description, params_schema: body.params_schema, customOpId: op.id }, caller, manager);
+        const [own] = await this.ops.versionsOf(access.workspaceId, op.name);
+        await this.registry.registerVersion(access.workspaceId, { name: op.name, kind: own?.kind ?? 'metric', description: body.description, params_schema: body.params_schema, customOpId: op.id }, caller);
       }
-      const job = await this.deploy(access.workspaceId, op, caller, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'custom_op.redeployed', targetType: 'custom_op', targetId: op.id, details: { name: op.name, revision: op.revision, endpoint_url: { from: before, to: op.endpointUrl } } }, manager);
+      const job = await this.deploy(access.workspaceId, op, caller);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'custom_op.redeployed', targetType: 'custom_op', targetId: op.id, details: { name: op.name, revision: op.revision, endpoint_url: { from: before, to: op.endpointUrl } } });
       return { revision: op.revision, jobId: job };
     });
     return { custom_op: await this.detail(access, name), revision, job_id: jobId };
@@ -117,15 +115,15 @@ export class CustomOpsService {
 
   /** Takes the op out of use (runs can no longer call it); stopping a stopped op changes nothing. */
   async stop(access: WorkspaceAccess, name: string, body: StopCustomOpRequest, caller: Principal): Promise<CustomOpStopResponse> {
-    return this.transactions.run(async (manager) => {
-      const op = await this.ops.findCustomOp(access.workspaceId, name, manager, true);
+    return this.transactions.run(async () => {
+      const op = await this.ops.findCustomOp(access.workspaceId, name, true);
       if (!op) throw new NotFoundError('custom op', name);
       const previous = op.state;
       if (previous !== 'stopped') {
         op.state = 'stopped';
         op.stateReason = body.reason ? `stopped by ${caller.email}: ${body.reason}` : `stopped by ${caller.email}`;
-        await this.ops.saveCustomOp(op, manager);
-        await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'custom_op.stopped', targetType: 'custom_op', targetId: op.id, details: { name: op.name, previous_state: previous, reason: body.reason ?? null } }, manager);
+        await this.ops.saveCustomOp(op);
+        await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'custom_op.stopped', targetType: 'custom_op', targetId: op.id, details: { name: op.name, previous_state: previous, reason: body.reason ?? null } });
       }
       return { custom_op: summary(op), previous_state: previous };
     });
@@ -133,53 +131,53 @@ export class CustomOpsService {
 
   /** Deletes a stopped op with its revisions and registered ops; refused while metric configs score with them. */
   async delete(access: WorkspaceAccess, name: string, caller: Principal): Promise<void> {
-    await this.transactions.run(async (manager) => {
-      const op = await this.ops.findCustomOp(access.workspaceId, name, manager, true);
+    await this.transactions.run(async () => {
+      const op = await this.ops.findCustomOp(access.workspaceId, name, true);
       if (!op) throw new NotFoundError('custom op', name);
       if (op.state !== 'stopped') throw new DomainError(OpsErrors.custom_op_not_stopped, `Custom op "${op.name}" is ${op.state}; stop it first (PATCH /workspaces/${access.workspaceId}/custom_ops/${op.name}/stop)`);
-      const users = await this.ops.metricConfigsUsing(access.workspaceId, op.id, manager);
+      const users = await this.ops.metricConfigsUsing(access.workspaceId, op.id);
       if (users.length) throw new DomainError(OpsErrors.custom_op_in_use, `Metric configs score with ops of "${op.name}": ${users.join(', ')}`, { used_by: users });
-      await this.ops.deleteCustomOp(op.id, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'custom_op.deleted', targetType: 'custom_op', targetId: op.id, details: { name: op.name } }, manager);
+      await this.ops.deleteCustomOp(op.id);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'custom_op.deleted', targetType: 'custom_op', targetId: op.id, details: { name: op.name } });
     });
   }
 
   /** The health check of one revision; a revision superseded meanwhile is left alone. */
   @JobHandler(DEPLOY_JOB, { maxAttempts: 1 })
   async checkRevision({ payload, signal }: JobContext<DeployPayload>): Promise<{ state: string; reason: string | null }> {
-    const target = await this.transactions.run((manager) => this.ops.findCustomOpById(payload.custom_op_id, manager));
+    const target = await this.transactions.run(() => this.ops.findCustomOpById(payload.custom_op_id));
     if (!target || target.revision !== payload.revision || target.state !== 'deploying') return { state: 'superseded', reason: null };
     const secret = target.secretId ? await this.secrets.resolveValue(target.workspaceId, target.secretId) : null;
     signal.throwIfAborted();
     const health = await checkCustomOpHealth({ endpoint_url: target.endpointUrl, health_url: target.healthUrl, timeout_ms: target.timeoutMs, secret }, target.name);
-    return this.transactions.run(async (manager) => {
-      const op = await this.ops.findCustomOpById(payload.custom_op_id, manager);
-      const revision = await this.ops.findRevision(payload.custom_op_id, payload.revision, manager);
+    return this.transactions.run(async () => {
+      const op = await this.ops.findCustomOpById(payload.custom_op_id);
+      const revision = await this.ops.findRevision(payload.custom_op_id, payload.revision);
       if (!op || !revision) return { state: 'superseded', reason: null };
       const outcome = health.healthy ? 'active' : 'failed';
-      await this.ops.saveRevision(Object.assign(revision, { outcome: op.revision === payload.revision ? outcome : 'superseded', reason: health.reason, health: { status_code: health.status_code, latency_ms: health.latency_ms, method: health.method, url: health.url }, checkedAt: new Date() }), manager);
+      await this.ops.saveRevision(Object.assign(revision, { outcome: op.revision === payload.revision ? outcome : 'superseded', reason: health.reason, health: { status_code: health.status_code, latency_ms: health.latency_ms, method: health.method, url: health.url }, checkedAt: new Date() }));
       if (op.revision !== payload.revision || op.state !== 'deploying') return { state: 'superseded', reason: null };
-      if (health.healthy) await this.ops.supersedeBefore(op.id, op.revision, manager);
-      await this.ops.saveCustomOp(Object.assign(op, { state: outcome, stateReason: health.healthy ? `revision ${op.revision} passed its health check` : health.reason, lastCheckedAt: new Date() }), manager);
+      if (health.healthy) await this.ops.supersedeBefore(op.id, op.revision);
+      await this.ops.saveCustomOp(Object.assign(op, { state: outcome, stateReason: health.healthy ? `revision ${op.revision} passed its health check` : health.reason, lastCheckedAt: new Date() }));
       return { state: outcome, reason: health.reason };
     });
   }
 
   /** A check that never finished (worker lost, cancelled) still settles the revision: failed, with why. */
   @OnJobSettled(DEPLOY_JOB)
-  async onDeploySettled(job: Job<DeployPayload>, manager: EntityManager): Promise<void> {
+  async onDeploySettled(job: Job<DeployPayload>): Promise<void> {
     if (job.status === 'succeeded') return;
-    const op = await this.ops.findCustomOpById(job.payload.custom_op_id, manager);
+    const op = await this.ops.findCustomOpById(job.payload.custom_op_id);
     if (!op || op.revision !== job.payload.revision || op.state !== 'deploying') return;
     const reason = `the health check did not finish: ${job.error?.message ?? job.status}`;
-    await this.ops.saveCustomOp(Object.assign(op, { state: 'failed', stateReason: reason }), manager);
-    const revision = await this.ops.findRevision(op.id, op.revision, manager);
-    if (revision) await this.ops.saveRevision(Object.assign(revision, { outcome: 'failed', reason }), manager);
+    await this.ops.saveCustomOp(Object.assign(op, { state: 'failed', stateReason: reason }));
+    const revision = await this.ops.findRevision(op.id, op.revision);
+    if (revision) await this.ops.saveRevision(Object.assign(revision, { outcome: 'failed', reason }));
   }
 
-  private async deploy(workspaceId: string, op: CustomOpEntity, caller: Principal, manager: EntityManager): Promise<string> {
-    await this.ops.saveRevision({ workspaceId, customOpId: op.id, revision: op.revision, endpointUrl: op.endpointUrl, healthUrl: op.healthUrl, timeoutMs: op.timeoutMs, outcome: 'deploying', createdBy: caller.userId }, manager);
-    const { job } = await this.queue.enqueue<DeployPayload>({ type: DEPLOY_JOB, payload: { custom_op_id: op.id, revision: op.revision }, workspaceId, targetType: 'custom_op', targetId: op.id }, manager);
+  private async deploy(workspaceId: string, op: CustomOpEntity, caller: Principal): Promise<string> {
+    await this.ops.saveRevision({ workspaceId, customOpId: op.id, revision: op.revision, endpointUrl: op.endpointUrl, healthUrl: op.healthUrl, timeoutMs: op.timeoutMs, outcome: 'deploying', createdBy: caller.userId });
+    const { job } = await this.queue.enqueue<DeployPayload>({ type: DEPLOY_JOB, payload: { custom_op_id: op.id, revision: op.revision }, workspaceId, targetType: 'custom_op', targetId: op.id });
     return job.id;
   }
 }

@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { EntityManager } from 'typeorm';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { BUILTIN_OPS } from './builtin-ops.js';
 import type { ListRegistryQuery, OpCatalogue, OpSchemaResponse, RegisterOpBody, RegistryListResponse, RegistryOpView } from './dto/ops.dto.js';
 import type { CustomOpEntity } from './entities/custom-op.entity.js';
@@ -45,20 +44,20 @@ export class OpRegistry {
   ) {}
 
   /** A built-in or registered op by name (case-insensitive), or null. */
-  async lookup(workspaceId: string, name: string, manager?: EntityManager): Promise<ResolvedOp | null> {
+  async lookup(workspaceId: string, name: string): Promise<ResolvedOp | null> {
     const builtin = BUILTIN_OPS.find((o) => o.name === name.toLowerCase());
     if (builtin) return { name: builtin.name, kind: builtin.kind, source: 'builtin', version: 1, params_schema: builtin.params_schema, available: true };
-    const [latest] = await this.ops.versionsOf(workspaceId, name, manager);
+    const [latest] = await this.ops.versionsOf(workspaceId, name);
     if (!latest) return null;
-    const [customOp] = await this.ops.customOpsByIds([latest.customOpId], manager);
+    const [customOp] = await this.ops.customOpsByIds([latest.customOpId]);
     return { name: latest.name, kind: latest.kind, source: 'workspace', version: latest.opVersion, params_schema: latest.paramsSchema, available: customOp?.state === 'active' };
   }
 
   /** Where a registered op is served (for runs): its custom op's endpoint and state, or null for built-ins and unknown names. */
-  async endpointOf(workspaceId: string, name: string, manager?: EntityManager): Promise<{ name: string; endpoint_url: string; timeout_ms: number; secret_id: string | null; state: string } | null> {
-    const [latest] = await this.ops.versionsOf(workspaceId, name, manager);
+  async endpointOf(workspaceId: string, name: string): Promise<{ name: string; endpoint_url: string; timeout_ms: number; secret_id: string | null; state: string } | null> {
+    const [latest] = await this.ops.versionsOf(workspaceId, name);
     if (!latest) return null;
-    const [customOp] = await this.ops.customOpsByIds([latest.customOpId], manager);
+    const [customOp] = await this.ops.customOpsByIds([latest.customOpId]);
     return customOp ? { name: latest.name, endpoint_url: customOp.endpointUrl, timeout_ms: customOp.timeoutMs, secret_id: customOp.secretId, state: customOp.state } : null;
   }
 
@@ -107,30 +106,30 @@ export class OpRegistry {
 
   /** Registers an op served by a custom op (a name registered again gets a new version). */
   async register(access: WorkspaceAccess, body: RegisterOpBody, caller: Principal): Promise<RegistryOpView> {
-    await this.transactions.run(async (manager) => {
-      const customOp = await this.ops.findCustomOp(access.workspaceId, body.custom_op, manager, true);
+    await this.transactions.run(async () => {
+      const customOp = await this.ops.findCustomOp(access.workspaceId, body.custom_op, true);
       if (!customOp) throw new DomainError(OpsErrors.unknown_custom_op, `The workspace has no custom op "${body.custom_op}"; publish one with POST /workspaces/${access.workspaceId}/custom_ops`);
-      await this.registerVersion(access.workspaceId, { ...body, customOpId: customOp.id }, caller, manager);
+      await this.registerVersion(access.workspaceId, { ...body, customOpId: customOp.id }, caller);
     });
     return this.get(access, body.name);
   }
 
   /** Adds a version of `name` (checking its schema and that a name keeps its kind); used by register and by custom op publish/redeploy. */
-  async registerVersion(workspaceId: string, op: { name: string; kind: RegistryOpEntity['kind']; description?: string; params_schema?: Record<string, unknown>; customOpId: string }, caller: Principal, manager: EntityManager): Promise<RegistryOpEntity> {
+  async registerVersion(workspaceId: string, op: { name: string; kind: RegistryOpEntity['kind']; description?: string; params_schema?: Record<string, unknown>; customOpId: string }, caller: Principal): Promise<RegistryOpEntity> {
     if (BUILTIN_OPS.some((b) => b.name === op.name.toLowerCase())) throw new DomainError(OpsErrors.op_name_reserved, `"${op.name}" is a built-in op; choose another name`);
     const schema = op.params_schema ?? NO_PARAMS;
     assertSchema(schema);
-    const [latest] = await this.ops.versionsOf(workspaceId, op.name, manager);
+    const [latest] = await this.ops.versionsOf(workspaceId, op.name);
     if (latest && latest.kind !== op.kind) throw new DomainError(OpsErrors.op_kind_change, `"${op.name}" is registered as a ${latest.kind}; a name keeps its kind across versions`);
-    const saved = await this.ops.insertOpVersion({ workspaceId, name: op.name, kind: op.kind, description: op.description ?? latest?.description ?? '', paramsSchema: schema, customOpId: op.customOpId, createdBy: caller.userId }, manager);
-    await this.audit.record({ actor: caller, workspaceId, action: 'op.registered', targetType: 'op', targetId: saved.id, details: { name: saved.name, version: saved.opVersion, kind: saved.kind } }, manager);
+    const saved = await this.ops.insertOpVersion({ workspaceId, name: op.name, kind: op.kind, description: op.description ?? latest?.description ?? '', paramsSchema: schema, customOpId: op.customOpId, createdBy: caller.userId });
+    await this.audit.record({ actor: caller, workspaceId, action: 'op.registered', targetType: 'op', targetId: saved.id, details: { name: saved.name, version: saved.opVersion, kind: saved.kind } });
     return saved;
   }
 
   /** Built-ins first, then the workspace's registered ops by name (newest version each). */
-  async views(workspaceId: string, manager?: EntityManager): Promise<RegistryOpView[]> {
-    const registered = await this.ops.registered(workspaceId, manager);
-    const customOps = new Map((await this.ops.customOpsByIds([...new Set(registered.map((r) => r.customOpId))], manager)).map((c) => [c.id, c]));
+  async views(workspaceId: string): Promise<RegistryOpView[]> {
+    const registered = await this.ops.registered(workspaceId);
+    const customOps = new Map((await this.ops.customOpsByIds([...new Set(registered.map((r) => r.customOpId))])).map((c) => [c.id, c]));
     const byName = new Map<string, RegistryOpEntity[]>();
     for (const op of registered) byName.set(op.name.toLowerCase(), [...(byName.get(op.name.toLowerCase()) ?? []), op]);
     const builtins: RegistryOpView[] = BUILTIN_OPS.map((b) => ({ name: b.name, kind: b.kind, description: b.description, source: 'builtin', version: 1, version_count: 1, params_schema: b.params_schema, custom_op: null, available: true, unavailable_reason: null, registered_at: null }));

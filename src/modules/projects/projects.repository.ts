@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
 import { visibleIn } from '../datasets/rows.repository.js';
 import type { DimensionCount, PairCount } from './coverage.js';
 import { ProjectEntity } from './entities/project.entity.js';
 import { RecommendationEntity } from './entities/recommendation.entity.js';
 import { TestPlanEntity, TestPlanVersionEntity } from './entities/test-plan.entity.js';
 import type { TrendCell } from './trend.js';
+import { Db } from '../../../libs/database/unit-of-work.js';
 
 const like = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
@@ -21,15 +20,23 @@ const SOURCES = `SELECT d.id AS dataset_id, d.name, coalesce(cv.id, lv.id) AS ve
 /** Projects, test plans, recommendations, and the reads over datasets and runs that coverage and trend need: queries only. */
 @Injectable()
 export class ProjectsRepository {
-  constructor(
-    @InjectRepository(ProjectEntity) private readonly projects: Repository<ProjectEntity>,
-    @InjectRepository(TestPlanEntity) private readonly plans: Repository<TestPlanEntity>,
-    @InjectRepository(TestPlanVersionEntity) private readonly versions: Repository<TestPlanVersionEntity>,
-    @InjectRepository(RecommendationEntity) private readonly recommendations: Repository<RecommendationEntity>,
+  constructor(private readonly db: Db, 
   ) {}
 
-  private m(manager?: EntityManager): EntityManager {
-    return manager ?? this.projects.manager;
+  private get projects() {
+    return this.db.repository(ProjectEntity);
+  }
+
+  private get plans() {
+    return this.db.repository(TestPlanEntity);
+  }
+
+  private get versions() {
+    return this.db.repository(TestPlanVersionEntity);
+  }
+
+  private get recommendations() {
+    return this.db.repository(RecommendationEntity);
   }
 
   // Projects
@@ -40,21 +47,21 @@ export class ProjectsRepository {
     return query.orderBy(filter.column, filter.direction).addOrderBy('p.id', 'ASC').skip(window.skip).take(window.take).getManyAndCount();
   }
 
-  findProject(workspaceId: string, id: string, manager?: EntityManager): Promise<ProjectEntity | null> {
-    return this.m(manager).getRepository(ProjectEntity).findOne({ where: { id, workspaceId } });
+  findProject(workspaceId: string, id: string): Promise<ProjectEntity | null> {
+    return this.projects.findOne({ where: { id, workspaceId } });
   }
 
-  async lockProject(workspaceId: string, id: string, manager: EntityManager): Promise<ProjectEntity | null> {
-    return manager.getRepository(ProjectEntity).createQueryBuilder('p').setLock('pessimistic_write').where('p.id = :id AND p.workspace_id = :workspaceId', { id, workspaceId }).getOne();
+  async lockProject(workspaceId: string, id: string): Promise<ProjectEntity | null> {
+    return this.projects.createQueryBuilder('p').setLock('pessimistic_write').where('p.id = :id AND p.workspace_id = :workspaceId', { id, workspaceId }).getOne();
   }
 
-  async projectNameTaken(workspaceId: string, name: string, exceptId: string | null, manager: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await manager.query('SELECT 1 FROM projects WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3', [workspaceId, name, exceptId]);
+  async projectNameTaken(workspaceId: string, name: string, exceptId: string | null): Promise<boolean> {
+    const rows: unknown[] = await this.db.query('SELECT 1 FROM projects WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3', [workspaceId, name, exceptId]);
     return rows.length > 0;
   }
 
-  saveProject(project: Partial<ProjectEntity>, manager: EntityManager): Promise<ProjectEntity> {
-    const repo = manager.getRepository(ProjectEntity);
+  saveProject(project: Partial<ProjectEntity>): Promise<ProjectEntity> {
+    const repo = this.projects;
     return repo.save(repo.create(project));
   }
 
@@ -64,28 +71,28 @@ export class ProjectsRepository {
   }
 
   /** Of `ids`, those that are not SUTs of the workspace. */
-  async missingSuts(workspaceId: string, ids: string[], manager?: EntityManager): Promise<string[]> {
+  async missingSuts(workspaceId: string, ids: string[]): Promise<string[]> {
     if (!ids.length) return [];
-    const rows: Array<{ id: string }> = await this.m(manager).query('SELECT id FROM suts WHERE workspace_id = $1 AND id = ANY($2::uuid[])', [workspaceId, ids]);
+    const rows: Array<{ id: string }> = await this.db.query('SELECT id FROM suts WHERE workspace_id = $1 AND id = ANY($2::uuid[])', [workspaceId, ids]);
     const found = new Set(rows.map((r) => r.id));
     return ids.filter((id) => !found.has(id));
   }
 
   /** Of `ids`, those that are not datasets of the workspace. */
-  async missingDatasets(workspaceId: string, ids: string[], manager?: EntityManager): Promise<string[]> {
+  async missingDatasets(workspaceId: string, ids: string[]): Promise<string[]> {
     if (!ids.length) return [];
-    const rows: Array<{ id: string }> = await this.m(manager).query('SELECT id FROM datasets WHERE workspace_id = $1 AND id = ANY($2::uuid[])', [workspaceId, ids]);
+    const rows: Array<{ id: string }> = await this.db.query('SELECT id FROM datasets WHERE workspace_id = $1 AND id = ANY($2::uuid[])', [workspaceId, ids]);
     const found = new Set(rows.map((r) => r.id));
     return ids.filter((id) => !found.has(id));
   }
 
-  async versionOfDataset(workspaceId: string, datasetId: string, versionId: string, manager?: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await this.m(manager).query('SELECT 1 FROM dataset_versions WHERE id = $1 AND dataset_id = $2 AND workspace_id = $3', [versionId, datasetId, workspaceId]);
+  async versionOfDataset(workspaceId: string, datasetId: string, versionId: string): Promise<boolean> {
+    const rows: unknown[] = await this.db.query('SELECT 1 FROM dataset_versions WHERE id = $1 AND dataset_id = $2 AND workspace_id = $3', [versionId, datasetId, workspaceId]);
     return rows.length > 0;
   }
 
-  async partitionOfDataset(workspaceId: string, datasetId: string, partitionId: string, manager?: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await this.m(manager).query('SELECT 1 FROM dataset_partitions WHERE id = $1 AND dataset_id = $2 AND workspace_id = $3', [partitionId, datasetId, workspaceId]);
+  async partitionOfDataset(workspaceId: string, datasetId: string, partitionId: string): Promise<boolean> {
+    const rows: unknown[] = await this.db.query('SELECT 1 FROM dataset_partitions WHERE id = $1 AND dataset_id = $2 AND workspace_id = $3', [partitionId, datasetId, workspaceId]);
     return rows.length > 0;
   }
 
@@ -98,33 +105,33 @@ export class ProjectsRepository {
   }
 
   /** A plan by id (when `ref` is a UUID) or else by name, in the workspace. */
-  async findPlan(workspaceId: string, ref: string, manager?: EntityManager, lock = false): Promise<TestPlanEntity | null> {
+  async findPlan(workspaceId: string, ref: string, lock = false): Promise<TestPlanEntity | null> {
     const isId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(ref);
     const one = (where: string) => {
-      const query = this.m(manager).getRepository(TestPlanEntity).createQueryBuilder('t').where(`t.workspace_id = :workspaceId AND ${where}`, { workspaceId, ref });
+      const query = this.plans.createQueryBuilder('t').where(`t.workspace_id = :workspaceId AND ${where}`, { workspaceId, ref });
       if (lock) query.setLock('pessimistic_write');
       return query.getOne();
     };
     return (isId ? await one('t.id = :ref') : null) ?? one('lower(t.name) = lower(:ref)');
   }
 
-  async planNameTaken(workspaceId: string, name: string, manager: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await manager.query('SELECT 1 FROM test_plans WHERE workspace_id = $1 AND lower(name) = lower($2)', [workspaceId, name]);
+  async planNameTaken(workspaceId: string, name: string): Promise<boolean> {
+    const rows: unknown[] = await this.db.query('SELECT 1 FROM test_plans WHERE workspace_id = $1 AND lower(name) = lower($2)', [workspaceId, name]);
     return rows.length > 0;
   }
 
-  savePlan(plan: Partial<TestPlanEntity>, manager: EntityManager): Promise<TestPlanEntity> {
-    const repo = manager.getRepository(TestPlanEntity);
+  savePlan(plan: Partial<TestPlanEntity>): Promise<TestPlanEntity> {
+    const repo = this.plans;
     return repo.save(repo.create(plan));
   }
 
-  saveVersion(version: Partial<TestPlanVersionEntity>, manager: EntityManager): Promise<TestPlanVersionEntity> {
-    const repo = manager.getRepository(TestPlanVersionEntity);
+  saveVersion(version: Partial<TestPlanVersionEntity>): Promise<TestPlanVersionEntity> {
+    const repo = this.versions;
     return repo.save(repo.create(version));
   }
 
-  findVersion(workspaceId: string, planId: string, number: number, manager?: EntityManager): Promise<TestPlanVersionEntity | null> {
-    return this.m(manager).getRepository(TestPlanVersionEntity).findOne({ where: { workspaceId, testPlanId: planId, number } });
+  findVersion(workspaceId: string, planId: string, number: number): Promise<TestPlanVersionEntity | null> {
+    return this.versions.findOne({ where: { workspaceId, testPlanId: planId, number } });
   }
 
   versionPage(workspaceId: string, planId: string, window: { skip: number; take: number }): Promise<[TestPlanVersionEntity[], number]> {
@@ -163,22 +170,22 @@ export class ProjectsRepository {
     return this.recommendations.find({ where: { workspaceId, ...(useCase ? { useCase } : {}) }, order: { name: 'ASC', id: 'ASC' } });
   }
 
-  findRecommendation(workspaceId: string, id: string, manager?: EntityManager): Promise<RecommendationEntity | null> {
-    return this.m(manager).getRepository(RecommendationEntity).findOne({ where: { id, workspaceId } });
+  findRecommendation(workspaceId: string, id: string): Promise<RecommendationEntity | null> {
+    return this.recommendations.findOne({ where: { id, workspaceId } });
   }
 
-  async recommendationNameTaken(workspaceId: string, name: string, exceptId: string | null, manager: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await manager.query('SELECT 1 FROM test_package_recommendations WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3', [workspaceId, name, exceptId]);
+  async recommendationNameTaken(workspaceId: string, name: string, exceptId: string | null): Promise<boolean> {
+    const rows: unknown[] = await this.db.query('SELECT 1 FROM test_package_recommendations WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3', [workspaceId, name, exceptId]);
     return rows.length > 0;
   }
 
-  saveRecommendation(rec: Partial<RecommendationEntity>, manager: EntityManager): Promise<RecommendationEntity> {
-    const repo = manager.getRepository(RecommendationEntity);
+  saveRecommendation(rec: Partial<RecommendationEntity>): Promise<RecommendationEntity> {
+    const repo = this.recommendations;
     return repo.save(repo.create(rec));
   }
 
-  async deleteRecommendation(workspaceId: string, id: string, manager: EntityManager): Promise<void> {
-    await manager.getRepository(RecommendationEntity).delete({ id, workspaceId });
+  async deleteRecommendation(workspaceId: string, id: string): Promise<void> {
+    await this.recommendations.delete({ id, workspaceId });
   }
 
   async workspaceOfRecommendation(id: string): Promise<string | null> {

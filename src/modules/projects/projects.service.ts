@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import { AccessRepository } from '../../../libs/auth/access.repository.js';
 import { roleAtLeast, type Principal, type WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, ForbiddenError, NotFoundError } from '../../../libs/common/domain-error.js';
 import { type Page, pageWindow, parseSort } from '../../../libs/common/pagination.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { PROJECT_TEMPLATES } from '../status/templates/index.js';
 import type { DimensionDefinition } from '../status/dto/template.dto.js';
 import { buildCoverage, parsePairs } from './coverage.js';
@@ -80,13 +79,13 @@ export class ProjectsService {
     return this.response(await this.load(access, id));
   }
 
-  private async checkLinks(workspaceId: string, sutIds: string[] | undefined, datasetIds: string[] | undefined, manager: EntityManager): Promise<void> {
+  private async checkLinks(workspaceId: string, sutIds: string[] | undefined, datasetIds: string[] | undefined): Promise<void> {
     if (sutIds?.length) {
-      const missing = await this.repo.missingSuts(workspaceId, sutIds, manager);
+      const missing = await this.repo.missingSuts(workspaceId, sutIds);
       if (missing.length) throw new DomainError(ProjectErrors.unknown_sut, `Workspace ${workspaceId} has no SUT ${missing.join(', ')}`, { field: 'sut_ids', invalid: missing });
     }
     if (datasetIds?.length) {
-      const missing = await this.repo.missingDatasets(workspaceId, datasetIds, manager);
+      const missing = await this.repo.missingDatasets(workspaceId, datasetIds);
       if (missing.length) throw new DomainError(ProjectErrors.unknown_dataset, `Workspace ${workspaceId} has no dataset ${missing.join(', ')}`, { field: 'dataset_ids', invalid: missing });
     }
   }
@@ -102,23 +101,23 @@ export class ProjectsService {
     const source: ProjectCreateResponse['dimension_source'] = templateDimensions ? (sameDimensions(dimensions, templateDimensions) ? 'template' : 'template_edited') : dimensions.length ? 'custom' : 'none';
     const sutIds = unique(body.sut_ids ?? []);
     const datasetIds = unique(body.dataset_ids ?? []);
-    return this.transactions.run(async (manager) => {
-      if (await this.repo.projectNameTaken(access.workspaceId, body.name, null, manager)) throw new DomainError(ProjectErrors.project_name_taken, `The workspace already has a project named "${body.name}"`);
-      await this.checkLinks(access.workspaceId, sutIds, datasetIds, manager);
-      const project = await this.repo.saveProject({ workspaceId: access.workspaceId, name: body.name, description: body.description ?? '', template: template?.name ?? null, dimensions, sutIds, datasetIds, testPlanId: null, testPlanVersion: null, createdBy: caller.userId }, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'project.created', targetType: 'project', targetId: project.id, details: { name: project.name, template: project.template, dimensions: dimensions.length } }, manager);
+    return this.transactions.run(async () => {
+      if (await this.repo.projectNameTaken(access.workspaceId, body.name, null)) throw new DomainError(ProjectErrors.project_name_taken, `The workspace already has a project named "${body.name}"`);
+      await this.checkLinks(access.workspaceId, sutIds, datasetIds);
+      const project = await this.repo.saveProject({ workspaceId: access.workspaceId, name: body.name, description: body.description ?? '', template: template?.name ?? null, dimensions, sutIds, datasetIds, testPlanId: null, testPlanVersion: null, createdBy: caller.userId });
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'project.created', targetType: 'project', targetId: project.id, details: { name: project.name, template: project.template, dimensions: dimensions.length } });
       return { ...toProjectResponse(project, new Map()), dimension_source: source };
     });
   }
 
   async update(access: WorkspaceAccess, id: string, body: UpdateProjectRequest, caller: Principal): Promise<ProjectPatchResponse> {
     const dimensions = body.dimensions ? checkDimensions(body.dimensions) : undefined;
-    return this.transactions.run(async (manager) => {
-      const project = await this.repo.lockProject(access.workspaceId, id, manager);
+    return this.transactions.run(async () => {
+      const project = await this.repo.lockProject(access.workspaceId, id);
       if (!project) throw new NotFoundError('project', id);
       const changed: string[] = [];
       if (body.name !== undefined && body.name !== project.name) {
-        if (await this.repo.projectNameTaken(access.workspaceId, body.name, project.id, manager)) throw new DomainError(ProjectErrors.project_name_taken, `The workspace already has a project named "${body.name}"`);
+        if (await this.repo.projectNameTaken(access.workspaceId, body.name, project.id)) throw new DomainError(ProjectErrors.project_name_taken, `The workspace already has a project named "${body.name}"`);
         project.name = body.name;
         changed.push('name');
       }
@@ -132,7 +131,7 @@ export class ProjectsService {
       }
       const sutIds = body.sut_ids ? unique(body.sut_ids) : undefined;
       const datasetIds = body.dataset_ids ? unique(body.dataset_ids) : undefined;
-      await this.checkLinks(access.workspaceId, sutIds, datasetIds, manager);
+      await this.checkLinks(access.workspaceId, sutIds, datasetIds);
       if (sutIds && JSON.stringify(sutIds) !== JSON.stringify(project.sutIds)) {
         project.sutIds = sutIds;
         changed.push('sut_ids');
@@ -141,8 +140,8 @@ export class ProjectsService {
         project.datasetIds = datasetIds;
         changed.push('dataset_ids');
       }
-      const saved = changed.length ? await this.repo.saveProject(project, manager) : project;
-      if (changed.length) await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'project.updated', targetType: 'project', targetId: id, details: { fields: changed } }, manager);
+      const saved = changed.length ? await this.repo.saveProject(project) : project;
+      if (changed.length) await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'project.updated', targetType: 'project', targetId: id, details: { fields: changed } });
       return { ...(await this.response(saved)), changed };
     });
   }
@@ -157,49 +156,49 @@ export class ProjectsService {
     const { exists, role } = await this.access.membership(target, caller.userId);
     if (!exists) throw new NotFoundError('workspace', target);
     if (caller.systemRole !== 'admin' && !(role && roleAtLeast(role, 'admin'))) throw new ForbiddenError(`Moving a project needs the admin role in the target workspace ${target} too; yours is ${role ?? 'none'}`);
-    return this.transactions.run(async (manager) => {
-      const project = await this.repo.lockProject(access.workspaceId, id, manager);
+    return this.transactions.run(async () => {
+      const project = await this.repo.lockProject(access.workspaceId, id);
       if (!project) throw new NotFoundError('project', id);
-      if (await this.repo.projectNameTaken(target, project.name, null, manager)) throw new DomainError(ProjectErrors.project_name_taken, `Workspace ${target} already has a project named "${project.name}"`);
+      if (await this.repo.projectNameTaken(target, project.name, null)) throw new DomainError(ProjectErrors.project_name_taken, `Workspace ${target} already has a project named "${project.name}"`);
       const dropped = { sut_ids: project.sutIds, dataset_ids: project.datasetIds, test_plan_id: project.testPlanId };
       Object.assign(project, { workspaceId: target, sutIds: [], datasetIds: [], testPlanId: null, testPlanVersion: null });
-      const saved = await this.repo.saveProject(project, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'project.moved_out', targetType: 'project', targetId: id, details: { to: target, dropped } }, manager);
-      await this.audit.record({ actor: caller, workspaceId: target, action: 'project.moved_in', targetType: 'project', targetId: id, details: { from: access.workspaceId } }, manager);
+      const saved = await this.repo.saveProject(project);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'project.moved_out', targetType: 'project', targetId: id, details: { to: target, dropped } });
+      await this.audit.record({ actor: caller, workspaceId: target, action: 'project.moved_in', targetType: 'project', targetId: id, details: { from: access.workspaceId } });
       return toProjectResponse(saved, new Map());
     });
   }
 
   /** POST attaches (refused when one is attached), PUT attaches or replaces. */
   async attachPlan(access: WorkspaceAccess, id: string, body: AttachTestPlanRequest, replace: boolean, caller: Principal): Promise<ProjectPatchResponse> {
-    return this.transactions.run(async (manager) => {
-      const project = await this.repo.lockProject(access.workspaceId, id, manager);
+    return this.transactions.run(async () => {
+      const project = await this.repo.lockProject(access.workspaceId, id);
       if (!project) throw new NotFoundError('project', id);
       if (!replace && project.testPlanId) throw new DomainError(ProjectErrors.project_test_plan_attached, `Project ${id} already carries a test plan; replace it with PUT /projects/${id}/test-plan`);
-      const plan = await this.repo.findPlan(access.workspaceId, body.test_plan, manager);
+      const plan = await this.repo.findPlan(access.workspaceId, body.test_plan);
       if (!plan) throw new DomainError(ProjectErrors.unknown_test_plan, `Workspace ${access.workspaceId} has no test plan "${body.test_plan}"`, { field: 'test_plan' });
       const version = body.version ?? plan.latestVersion;
-      if (!(await this.repo.findVersion(access.workspaceId, plan.id, version, manager))) throw new DomainError(ProjectErrors.unknown_test_plan, `Test plan ${plan.name} has no version ${version} (latest is ${plan.latestVersion})`, { field: 'version' });
+      if (!(await this.repo.findVersion(access.workspaceId, plan.id, version))) throw new DomainError(ProjectErrors.unknown_test_plan, `Test plan ${plan.name} has no version ${version} (latest is ${plan.latestVersion})`, { field: 'version' });
       const changed = project.testPlanId === plan.id && project.testPlanVersion === version ? [] : ['test_plan'];
       project.testPlanId = plan.id;
       project.testPlanVersion = version;
-      const saved = changed.length ? await this.repo.saveProject(project, manager) : project;
-      if (changed.length) await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: replace ? 'project.test_plan_replaced' : 'project.test_plan_attached', targetType: 'project', targetId: id, details: { test_plan_id: plan.id, version } }, manager);
+      const saved = changed.length ? await this.repo.saveProject(project) : project;
+      if (changed.length) await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: replace ? 'project.test_plan_replaced' : 'project.test_plan_attached', targetType: 'project', targetId: id, details: { test_plan_id: plan.id, version } });
       return { ...toProjectResponse(saved, new Map([[plan.id, plan]])), changed };
     });
   }
 
   /** Detaches the plan; a project without one is answered as it is. */
   async detachPlan(access: WorkspaceAccess, id: string, caller: Principal): Promise<ProjectResponse> {
-    return this.transactions.run(async (manager) => {
-      const project = await this.repo.lockProject(access.workspaceId, id, manager);
+    return this.transactions.run(async () => {
+      const project = await this.repo.lockProject(access.workspaceId, id);
       if (!project) throw new NotFoundError('project', id);
       if (!project.testPlanId) return toProjectResponse(project, new Map());
       const previous = { test_plan_id: project.testPlanId, version: project.testPlanVersion };
       project.testPlanId = null;
       project.testPlanVersion = null;
-      const saved = await this.repo.saveProject(project, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'project.test_plan_detached', targetType: 'project', targetId: id, details: previous }, manager);
+      const saved = await this.repo.saveProject(project);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'project.test_plan_detached', targetType: 'project', targetId: id, details: previous });
       return toProjectResponse(saved, new Map());
     });
   }

@@ -3,7 +3,7 @@ import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError, ValidationFailedError } from '../../../libs/common/domain-error.js';
 import { isUuid } from '../../../libs/common/uuid.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { BUILTIN_PREFIX, builtinRecommendations, checkReason } from './builtin-recommendations.js';
 import type { CreateRecommendationRequest, ListRecommendationsQuery, RecommendationDefinition, TestPackageRecommendation } from './dto/recommendation.dto.js';
 import type { RecommendationEntity } from './entities/recommendation.entity.js';
@@ -65,10 +65,10 @@ export class RecommendationsService {
 
   async create(access: WorkspaceAccess, body: CreateRecommendationRequest, caller: Principal): Promise<TestPackageRecommendation> {
     const def = definition(body);
-    return this.transactions.run(async (manager) => {
-      if (await this.repo.recommendationNameTaken(access.workspaceId, def.name, null, manager)) throw new DomainError(ProjectErrors.recommendation_name_taken, `The workspace already has a recommendation named "${def.name}"`);
-      const rec = await this.repo.saveRecommendation({ workspaceId: access.workspaceId, ...def, createdBy: caller.userId }, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'test_package_recommendation.created', targetType: 'test_package_recommendation', targetId: rec.id, details: { name: rec.name, use_case: rec.useCase } }, manager);
+    return this.transactions.run(async () => {
+      if (await this.repo.recommendationNameTaken(access.workspaceId, def.name, null)) throw new DomainError(ProjectErrors.recommendation_name_taken, `The workspace already has a recommendation named "${def.name}"`);
+      const rec = await this.repo.saveRecommendation({ workspaceId: access.workspaceId, ...def, createdBy: caller.userId });
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'test_package_recommendation.created', targetType: 'test_package_recommendation', targetId: rec.id, details: { name: rec.name, use_case: rec.useCase } });
       return toRecommendation(rec);
     });
   }
@@ -76,19 +76,19 @@ export class RecommendationsService {
   async replace(access: WorkspaceAccess, id: string, body: RecommendationDefinition, caller: Principal): Promise<TestPackageRecommendation> {
     const existing = await this.own(access, id);
     const def = definition(body);
-    return this.transactions.run(async (manager) => {
-      if (await this.repo.recommendationNameTaken(access.workspaceId, def.name, existing.id, manager)) throw new DomainError(ProjectErrors.recommendation_name_taken, `The workspace already has a recommendation named "${def.name}"`);
-      const rec = await this.repo.saveRecommendation(Object.assign(existing, def), manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'test_package_recommendation.updated', targetType: 'test_package_recommendation', targetId: rec.id, details: { name: rec.name } }, manager);
+    return this.transactions.run(async () => {
+      if (await this.repo.recommendationNameTaken(access.workspaceId, def.name, existing.id)) throw new DomainError(ProjectErrors.recommendation_name_taken, `The workspace already has a recommendation named "${def.name}"`);
+      const rec = await this.repo.saveRecommendation(Object.assign(existing, def));
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'test_package_recommendation.updated', targetType: 'test_package_recommendation', targetId: rec.id, details: { name: rec.name } });
       return toRecommendation(rec);
     });
   }
 
   async delete(access: WorkspaceAccess, id: string, caller: Principal): Promise<void> {
     const existing = await this.own(access, id);
-    await this.transactions.run(async (manager) => {
-      await this.repo.deleteRecommendation(access.workspaceId, existing.id, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'test_package_recommendation.deleted', targetType: 'test_package_recommendation', targetId: existing.id, details: { name: existing.name } }, manager);
+    await this.transactions.run(async () => {
+      await this.repo.deleteRecommendation(access.workspaceId, existing.id);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'test_package_recommendation.deleted', targetType: 'test_package_recommendation', targetId: existing.id, details: { name: existing.name } });
     });
   }
 }

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
 import { type Page, pageWindow } from '../../../libs/common/pagination.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import type { CreateTestPlanRequest, CreateTestPlanVersionRequest, ListTestPlansQuery, ListTestPlanVersionsQuery, PlanDatasetDto, PlanMetricDto, ReleaseRuleDto, TestPlanDetailResponse, TestPlanResponse, TestPlanSummaryResponse, TestPlanVersionPage } from './dto/test-plan.dto.js';
 import type { PlanDatasetSpec, PlanMetricSpec, ReleaseRuleSpec, TestPlanEntity, TestPlanVersionEntity } from './entities/test-plan.entity.js';
 import { toTestPlanResponse, toTestPlanSummary, toVersionSummary } from './projects.mapper.js';
@@ -54,21 +53,21 @@ export class TestPlansService {
     private readonly transactions: TransactionRunner,
   ) {}
 
-  private async plan(workspaceId: string, ref: string, manager?: EntityManager, lock = false): Promise<TestPlanEntity> {
+  private async plan(workspaceId: string, ref: string, lock = false): Promise<TestPlanEntity> {
     // Names follow the catalogue name rule; anything else cannot name a plan (and is never sent to the database).
-    const plan = /^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/.test(ref) ? await this.repo.findPlan(workspaceId, ref, manager, lock) : null;
+    const plan = /^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/.test(ref) ? await this.repo.findPlan(workspaceId, ref, lock) : null;
     if (!plan) throw new NotFoundError('test plan', ref.slice(0, 100));
     return plan;
   }
 
-  private async checkDatasets(workspaceId: string, datasets: readonly PlanDatasetDto[] | readonly PlanDatasetSpec[], manager: EntityManager): Promise<PlanDatasetSpec[]> {
+  private async checkDatasets(workspaceId: string, datasets: readonly PlanDatasetDto[] | readonly PlanDatasetSpec[]): Promise<PlanDatasetSpec[]> {
     const invalid: string[] = [];
-    const missing = await this.repo.missingDatasets(workspaceId, [...new Set(datasets.map((d) => d.dataset_id.toLowerCase()))], manager);
+    const missing = await this.repo.missingDatasets(workspaceId, [...new Set(datasets.map((d) => d.dataset_id.toLowerCase()))]);
     invalid.push(...missing.map((id) => `dataset ${id}`));
     for (const d of datasets) {
       if (missing.includes(d.dataset_id.toLowerCase())) continue;
-      if (d.version_id && !(await this.repo.versionOfDataset(workspaceId, d.dataset_id, d.version_id, manager))) invalid.push(`version ${d.version_id} of dataset ${d.dataset_id}`);
-      if (d.partition_id && !(await this.repo.partitionOfDataset(workspaceId, d.dataset_id, d.partition_id, manager))) invalid.push(`partition ${d.partition_id} of dataset ${d.dataset_id}`);
+      if (d.version_id && !(await this.repo.versionOfDataset(workspaceId, d.dataset_id, d.version_id))) invalid.push(`version ${d.version_id} of dataset ${d.dataset_id}`);
+      if (d.partition_id && !(await this.repo.partitionOfDataset(workspaceId, d.dataset_id, d.partition_id))) invalid.push(`partition ${d.partition_id} of dataset ${d.dataset_id}`);
     }
     if (invalid.length) throw new DomainError(ProjectErrors.unknown_dataset, `Workspace ${workspaceId} has no ${invalid.join(', ')}`, { field: 'datasets', invalid });
     return datasets.map((d) => ({ dataset_id: d.dataset_id.toLowerCase(), version_id: d.version_id ?? null, partition_id: d.partition_id ?? null }));
@@ -83,31 +82,31 @@ export class TestPlansService {
 
   async create(access: WorkspaceAccess, body: CreateTestPlanRequest, caller: Principal): Promise<TestPlanResponse> {
     const definition = planDefinition(body.metrics, body.release_rule);
-    return this.transactions.run(async (manager) => {
-      if (await this.repo.planNameTaken(access.workspaceId, body.name, manager)) throw new DomainError(ProjectErrors.test_plan_name_taken, `The workspace already has a test plan named "${body.name}"; add a version with POST /test-plans/${body.name}/versions`);
-      const datasets = await this.checkDatasets(access.workspaceId, body.datasets, manager);
-      const plan = await this.repo.savePlan({ workspaceId: access.workspaceId, name: body.name, description: body.description ?? '', latestVersion: 1, createdBy: caller.userId }, manager);
-      const version = await this.repo.saveVersion({ workspaceId: access.workspaceId, testPlanId: plan.id, number: 1, message: body.message ?? '', datasets, ...definition, createdBy: caller.userId }, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'test_plan.created', targetType: 'test_plan', targetId: plan.id, details: { name: plan.name, version: 1 } }, manager);
+    return this.transactions.run(async () => {
+      if (await this.repo.planNameTaken(access.workspaceId, body.name)) throw new DomainError(ProjectErrors.test_plan_name_taken, `The workspace already has a test plan named "${body.name}"; add a version with POST /test-plans/${body.name}/versions`);
+      const datasets = await this.checkDatasets(access.workspaceId, body.datasets);
+      const plan = await this.repo.savePlan({ workspaceId: access.workspaceId, name: body.name, description: body.description ?? '', latestVersion: 1, createdBy: caller.userId });
+      const version = await this.repo.saveVersion({ workspaceId: access.workspaceId, testPlanId: plan.id, number: 1, message: body.message ?? '', datasets, ...definition, createdBy: caller.userId });
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'test_plan.created', targetType: 'test_plan', targetId: plan.id, details: { name: plan.name, version: 1 } });
       return toTestPlanResponse(plan, version);
     });
   }
 
   /** The next version, from `from_version` (default the latest): what the body leaves out is copied. */
   async createVersion(access: WorkspaceAccess, ref: string, body: CreateTestPlanVersionRequest, caller: Principal): Promise<TestPlanResponse> {
-    return this.transactions.run(async (manager) => {
-      const plan = await this.plan(access.workspaceId, ref, manager, true);
+    return this.transactions.run(async () => {
+      const plan = await this.plan(access.workspaceId, ref, true);
       const baseNumber = body.from_version ?? plan.latestVersion;
-      const base = await this.repo.findVersion(access.workspaceId, plan.id, baseNumber, manager);
+      const base = await this.repo.findVersion(access.workspaceId, plan.id, baseNumber);
       if (!base) throw new DomainError(ProjectErrors.test_plan_invalid, `from_version: ${plan.name} has no version ${baseNumber} (latest is ${plan.latestVersion})`, { errors: ['from_version names no version'] });
       const definition = planDefinition(body.metrics ?? base.metrics, body.release_rule ?? (body.metrics ? base.releaseRule : base.releaseRule));
-      const datasets = await this.checkDatasets(access.workspaceId, body.datasets ?? base.datasets, manager);
+      const datasets = await this.checkDatasets(access.workspaceId, body.datasets ?? base.datasets);
       const number = plan.latestVersion + 1;
       plan.latestVersion = number;
       if (body.description !== undefined) plan.description = body.description;
-      const saved = await this.repo.savePlan(plan, manager);
-      const version = await this.repo.saveVersion({ workspaceId: access.workspaceId, testPlanId: plan.id, number, message: body.message ?? '', datasets, ...definition, createdBy: caller.userId }, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'test_plan.version_created', targetType: 'test_plan', targetId: plan.id, details: { version: number, from_version: baseNumber } }, manager);
+      const saved = await this.repo.savePlan(plan);
+      const version = await this.repo.saveVersion({ workspaceId: access.workspaceId, testPlanId: plan.id, number, message: body.message ?? '', datasets, ...definition, createdBy: caller.userId });
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'test_plan.version_created', targetType: 'test_plan', targetId: plan.id, details: { version: number, from_version: baseNumber } });
       return toTestPlanResponse(saved, version);
     });
   }

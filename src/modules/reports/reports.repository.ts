@@ -1,22 +1,36 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
 import { ReportConfigEntity } from './entities/report-config.entity.js';
 import { ReportExportEntity } from './entities/report-export.entity.js';
 import { ReportSectionPromptEntity } from './entities/report-section-prompt.entity.js';
 import { ReportSettingsEntity } from './entities/report-settings.entity.js';
 import { ReportEntity } from './entities/report.entity.js';
+import { Db } from '../../../libs/database/unit-of-work.js';
 
 /** Reports, their exports, configs, settings and section prompts: queries only, every one by workspace. */
 @Injectable()
 export class ReportsRepository {
-  constructor(
-    @InjectRepository(ReportEntity) private readonly reports: Repository<ReportEntity>,
-    @InjectRepository(ReportExportEntity) private readonly exports: Repository<ReportExportEntity>,
-    @InjectRepository(ReportConfigEntity) private readonly configs: Repository<ReportConfigEntity>,
-    @InjectRepository(ReportSettingsEntity) private readonly settings: Repository<ReportSettingsEntity>,
-    @InjectRepository(ReportSectionPromptEntity) private readonly prompts: Repository<ReportSectionPromptEntity>,
+  constructor(private readonly db: Db, 
   ) {}
+
+  private get reports() {
+    return this.db.repository(ReportEntity);
+  }
+
+  private get exports() {
+    return this.db.repository(ReportExportEntity);
+  }
+
+  private get configs() {
+    return this.db.repository(ReportConfigEntity);
+  }
+
+  private get settings() {
+    return this.db.repository(ReportSettingsEntity);
+  }
+
+  private get prompts() {
+    return this.db.repository(ReportSectionPromptEntity);
+  }
 
   page(workspaceId: string, runId: string | undefined, window: { skip: number; take: number }): Promise<[ReportEntity[], number]> {
     return this.reports.findAndCount({ where: { workspaceId, ...(runId ? { runId } : {}) }, order: { createdAt: 'DESC', id: 'DESC' }, ...window });
@@ -76,18 +90,18 @@ export class ReportsRepository {
     return rows[0]?.workspace_id ?? null;
   }
 
-  async configNameTaken(workspaceId: string, name: string, manager: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await manager.query('SELECT 1 FROM report_configs WHERE workspace_id = $1 AND lower(name) = lower($2)', [workspaceId, name]);
+  async configNameTaken(workspaceId: string, name: string): Promise<boolean> {
+    const rows: unknown[] = await this.db.query('SELECT 1 FROM report_configs WHERE workspace_id = $1 AND lower(name) = lower($2)', [workspaceId, name]);
     return rows.length > 0;
   }
 
-  saveConfig(config: Partial<ReportConfigEntity>, manager: EntityManager): Promise<ReportConfigEntity> {
-    const repo = manager.getRepository(ReportConfigEntity);
+  saveConfig(config: Partial<ReportConfigEntity>): Promise<ReportConfigEntity> {
+    const repo = this.configs;
     return repo.save(repo.create(config));
   }
 
-  async deleteConfig(workspaceId: string, id: string, manager: EntityManager): Promise<boolean> {
-    const result = await manager.getRepository(ReportConfigEntity).delete({ id, workspaceId });
+  async deleteConfig(workspaceId: string, id: string): Promise<boolean> {
+    const result = await this.configs.delete({ id, workspaceId });
     return (result.affected ?? 0) > 0;
   }
 

@@ -1,7 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import pLimit from 'p-limit';
-import type { EntityManager } from 'typeorm';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { rowContext } from '../../../libs/evaluation/row-context.js';
 import { RateGate } from '../../../libs/evaluation/runs/rate-gate.js';
 import { summarize } from '../../../libs/evaluation/runs/summary.js';
@@ -137,24 +136,24 @@ export class RunExecutor {
 
   /** A run whose job ended without the handler finishing it (failed for good, cancelled while queued, worker lost) ends too. */
   @OnJobSettled(RUN_JOB)
-  async onSettled(job: Job<RunPayload>, manager: EntityManager): Promise<void> {
-    const run = await this.runs.findForUpdate(job.payload.run_id, manager);
+  async onSettled(job: Job<RunPayload>): Promise<void> {
+    const run = await this.runs.findForUpdate(job.payload.run_id);
     if (!run || TERMINAL_RUN_STATES.has(run.state) || run.state === 'awaiting_upload') return;
     const cancelled = job.status === 'cancelled';
-    await this.settle(run, cancelled ? 'cancelled' : 'failed', cancelled ? 'cancelled by request; what was done is kept' : `the run could not finish: ${job.error?.message ?? job.status}`, manager);
+    await this.settle(run, cancelled ? 'cancelled' : 'failed', cancelled ? 'cancelled by request; what was done is kept' : `the run could not finish: ${job.error?.message ?? job.status}`);
   }
 
   /** Ends a run: final counts, the summary over its scored items, the state event, and webhooks. */
   async finish(runId: string, state: 'succeeded' | 'failed' | 'cancelled', reason: string | null): Promise<void> {
-    await this.transactions.run(async (manager) => {
-      const run = await this.runs.findForUpdate(runId, manager);
+    await this.transactions.run(async () => {
+      const run = await this.runs.findForUpdate(runId);
       if (!run || TERMINAL_RUN_STATES.has(run.state)) return;
-      await this.settle(run, state, reason, manager);
+      await this.settle(run, state, reason);
     });
   }
 
-  private async settle(run: RunEntity, state: 'succeeded' | 'failed' | 'cancelled', reason: string | null, manager: EntityManager): Promise<void> {
-    const items = await this.runs.items(run.id, manager);
+  private async settle(run: RunEntity, state: 'succeeded' | 'failed' | 'cancelled', reason: string | null): Promise<void> {
+    const items = await this.runs.items(run.id);
     const summary = summarize(
       items.filter((i) => i.status !== 'pending').map((i) => ({ row_id: i.row_id, repetition: i.repetition, status: i.status as 'done' | 'error', output: i.output, latency_ms: i.latency_ms, cost_usd: i.cost_usd, error: i.error, scores: i.scores ?? {}, passed: i.passed, dimensions: i.dimensions })),
       run.snapshot.metrics,
@@ -162,19 +161,19 @@ export class RunExecutor {
     );
     const from = run.state;
     Object.assign(run, { state, stateReason: reason, summary, passed: state === 'succeeded' ? summary.passed : null, completed: summary.completed, errored: summary.errored, finishedAt: new Date() });
-    await this.runs.save(run, manager);
-    await this.runs.appendEvent(run.id, run.workspaceId, 'state_changed', { from, to: state, reason, passed: run.passed, pass_rate: summary.pass_rate }, manager);
-    await this.notifications.dispatch(run.workspaceId, `run.${state}`, runEvent(run), manager);
+    await this.runs.save(run);
+    await this.runs.appendEvent(run.id, run.workspaceId, 'state_changed', { from, to: state, reason, passed: run.passed, pass_rate: summary.pass_rate });
+    await this.notifications.dispatch(run.workspaceId, `run.${state}`, runEvent(run));
   }
 
   private async transition(run: RunEntity, to: RunState, reason: string | null): Promise<void> {
-    await this.transactions.run(async (manager) => {
-      const locked = await this.runs.findForUpdate(run.id, manager);
+    await this.transactions.run(async () => {
+      const locked = await this.runs.findForUpdate(run.id);
       if (!locked || locked.state === to) return;
       const from = locked.state;
       Object.assign(locked, { state: to, stateReason: reason, startedAt: locked.startedAt ?? new Date() });
-      await this.runs.save(locked, manager);
-      await this.runs.appendEvent(run.id, run.workspaceId, 'state_changed', { from, to, reason }, manager);
+      await this.runs.save(locked);
+      await this.runs.appendEvent(run.id, run.workspaceId, 'state_changed', { from, to, reason });
     });
     run.state = to;
   }

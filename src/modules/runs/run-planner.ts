@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { DomainError } from '../../../libs/common/domain-error.js';
 import { deterministicMetric } from '../../../libs/evaluation/deterministic-metrics.js';
 import { judgedMetricDefault } from '../../../libs/evaluation/judged-metrics.js';
@@ -50,22 +49,22 @@ export class RunPlanner {
     private readonly ops: OpRegistry,
   ) {}
 
-  async snapshot(workspaceId: string, source: RunSource, inputs: RunInputs, manager: EntityManager): Promise<RunSnapshot> {
-    const sut = await this.suts.find(workspaceId, inputs.sutId, manager);
+  async snapshot(workspaceId: string, source: RunSource, inputs: RunInputs): Promise<RunSnapshot> {
+    const sut = await this.suts.find(workspaceId, inputs.sutId);
     if (!sut) throw invalid(`Workspace ${workspaceId} has no SUT ${inputs.sutId}`, 'sut_id');
-    const connection = await this.suts.findConnection(sut.id, inputs.connectionId, manager);
+    const connection = await this.suts.findConnection(sut.id, inputs.connectionId);
     if (!connection) throw invalid(`SUT ${sut.name} has no connection ${inputs.connectionId}`, 'connection_id');
-    const adapter = (await this.suts.currentAdapters([connection.id], manager)).get(connection.id);
+    const adapter = (await this.suts.currentAdapters([connection.id])).get(connection.id);
 
     let evalConfig: EvalConfigEntity | null = null;
     if (inputs.evalConfigId) {
-      evalConfig = await this.evalConfigs.find(workspaceId, inputs.evalConfigId, manager);
+      evalConfig = await this.evalConfigs.find(workspaceId, inputs.evalConfigId);
       if (!evalConfig) throw invalid(`Workspace ${workspaceId} has no eval config ${inputs.evalConfigId}`, 'eval_config_id');
     }
     const refs: EvalMetricRef[] = evalConfig?.metrics ?? (inputs.metrics ?? []).map((name) => ({ config_name: name, config_version: null, threshold: null, min_pass_rate: null, gating: true }));
     if (!refs.length) throw new DomainError(RunErrors.metrics_required, 'Name an eval_config_id or at least one metric to score the run with');
     const judgeId = inputs.judgeId ?? evalConfig?.defaultJudgeId ?? null;
-    const resolution = await this.defaults.inputs(workspaceId, manager, evalConfig);
+    const resolution = await this.defaults.inputs(workspaceId, evalConfig);
     const metrics: RunMetric[] = [];
     for (const [i, ref] of refs.entries()) {
       const field = evalConfig ? `eval config metric ${i}` : `metrics.${i}`;
@@ -91,12 +90,12 @@ export class RunPlanner {
         metric.judged = config?.judged ?? builtinJudged(resolved.metric);
         const id = config?.judgeId ?? judgeId;
         if (!id) throw new DomainError(CatalogueErrors.judge_required, `${field}: ${ref.config_name} is judged and no judge is named: set judge_id (or the eval config's default judge)`);
-        const judge = await this.judges.find(workspaceId, id, manager);
+        const judge = await this.judges.find(workspaceId, id);
         if (!judge) throw invalid(`Workspace ${workspaceId} has no judge ${id}`, 'judge_id');
         metric.judge = { id: judge.id, name: judge.name, connection: judgeConnection(judge), secret_id: judge.secretId, max_concurrency: judge.maxConcurrency };
       }
       if (resolved.kind === 'custom') {
-        const endpoint = await this.ops.endpointOf(workspaceId, resolved.metric, manager);
+        const endpoint = await this.ops.endpointOf(workspaceId, resolved.metric);
         if (!endpoint || endpoint.state !== 'active') throw new DomainError(RunErrors.metric_unavailable, `${field}: custom metric ${resolved.metric} is not served by an active custom op${endpoint ? ` (its op is ${endpoint.state})` : ''}`);
         metric.custom_op = { name: endpoint.name, endpoint_url: endpoint.endpoint_url, timeout_ms: endpoint.timeout_ms, secret_id: endpoint.secret_id };
       }

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
 import type { MetricScore } from '../../../libs/evaluation/runs/run.types.js';
 import type { RunSource } from '../datasets/run-source.service.js';
 import { RunEntity, type RunState } from './entities/run.entity.js';
+import { Db } from '../../../libs/database/unit-of-work.js';
 
 /** A row of a run as the executor and the result views read it. */
 export interface RunItemRow {
@@ -62,23 +61,23 @@ const ITEM_COLUMNS = 'row_id, repetition, ordinal, session_id, turn, data, dimen
 /** Runs, their items and events: queries only. */
 @Injectable()
 export class RunsRepository {
-  constructor(@InjectRepository(RunEntity) private readonly runs: Repository<RunEntity>) {}
+  constructor(private readonly db: Db) {}
 
-  private m(manager?: EntityManager): EntityManager {
-    return manager ?? this.runs.manager;
+  private get runs() {
+    return this.db.repository(RunEntity);
   }
 
-  save(run: Partial<RunEntity>, manager?: EntityManager): Promise<RunEntity> {
-    const repo = this.m(manager).getRepository(RunEntity);
+  save(run: Partial<RunEntity>): Promise<RunEntity> {
+    const repo = this.runs;
     return repo.save(repo.create(run));
   }
 
-  find(id: string, manager?: EntityManager): Promise<RunEntity | null> {
-    return this.m(manager).getRepository(RunEntity).findOne({ where: { id } });
+  find(id: string): Promise<RunEntity | null> {
+    return this.runs.findOne({ where: { id } });
   }
 
-  findForUpdate(id: string, manager: EntityManager): Promise<RunEntity | null> {
-    return manager.getRepository(RunEntity).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+  findForUpdate(id: string): Promise<RunEntity | null> {
+    return this.runs.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
   }
 
   async workspaceOf(id: string): Promise<string | null> {
@@ -104,12 +103,12 @@ export class RunsRepository {
    * of row id and seed), times the repetitions, with each row's session and turn by the mapped
    * session column and its dimension values. Returns how many items there are.
    */
-  async materialize(runId: string, workspaceId: string, source: RunSource, opts: { repetitions: number; sample: { size: number; seed: number } | null }, manager: EntityManager): Promise<number> {
+  async materialize(runId: string, workspaceId: string, source: RunSource, opts: { repetitions: number; sample: { size: number; seed: number } | null }): Promise<number> {
     const params: unknown[] = [source.datasetId, source.versionNumber, ...source.params];
     const p = (value: unknown) => `$${params.push(value)}`;
     const session = source.mapping.session_id ? `(r.data ->> ${p(source.mapping.session_id)})` : 'NULL::text';
     const sampled = opts.sample ? `ORDER BY md5(r.row_id::text || ${p(String(opts.sample.seed))}) LIMIT ${p(opts.sample.size)}` : '';
-    const rows: Array<{ n: number }> = await manager.query(
+    const rows: Array<{ n: number }> = await this.db.query(
       `WITH chosen AS (
          SELECT r.row_id, r.ordinal, r.data, ${session} AS session_id FROM dataset_rows r
           WHERE r.dataset_id = $1 AND r.added_in <= $2 AND (r.removed_in IS NULL OR r.removed_in > $2) AND (${source.where}) ${sampled}
@@ -128,9 +127,9 @@ export class RunsRepository {
   }
 
   /** Copies another run's items (all, those whose call failed, or those that failed), fresh, for a rerun. */
-  async materializeFrom(runId: string, workspaceId: string, fromRunId: string, mode: 'all' | 'errors' | 'failed', manager: EntityManager): Promise<number> {
+  async materializeFrom(runId: string, workspaceId: string, fromRunId: string, mode: 'all' | 'errors' | 'failed'): Promise<number> {
     const which = mode === 'all' ? 'TRUE' : mode === 'errors' ? `i.status = 'error'` : `(i.status = 'error' OR i.passed = false)`;
-    const rows: Array<{ n: number }> = await manager.query(
+    const rows: Array<{ n: number }> = await this.db.query(
       `WITH inserted AS (
          INSERT INTO run_items (run_id, workspace_id, row_id, repetition, ordinal, session_id, turn, data, dimensions)
          SELECT $1, $2, i.row_id, i.repetition, i.ordinal, i.session_id, i.turn, i.data, i.dimensions FROM run_items i WHERE i.run_id = $3 AND ${which}
@@ -142,12 +141,12 @@ export class RunsRepository {
   }
 
   /** Every item in execution order: sessions by their first row, turns in order. */
-  items(runId: string, manager?: EntityManager): Promise<RunItemRow[]> {
-    return this.m(manager).query(`SELECT ${ITEM_COLUMNS} FROM run_items WHERE run_id = $1 ORDER BY ordinal, repetition`, [runId]);
+  items(runId: string): Promise<RunItemRow[]> {
+    return this.db.query(`SELECT ${ITEM_COLUMNS} FROM run_items WHERE run_id = $1 ORDER BY ordinal, repetition`, [runId]);
   }
 
-  itemsByIds(runId: string, rowIds: string[], manager?: EntityManager): Promise<RunItemRow[]> {
-    return this.m(manager).query(`SELECT ${ITEM_COLUMNS} FROM run_items WHERE run_id = $1 AND row_id = ANY($2::uuid[]) ORDER BY ordinal, repetition`, [runId, rowIds]);
+  itemsByIds(runId: string, rowIds: string[]): Promise<RunItemRow[]> {
+    return this.db.query(`SELECT ${ITEM_COLUMNS} FROM run_items WHERE run_id = $1 AND row_id = ANY($2::uuid[]) ORDER BY ordinal, repetition`, [runId, rowIds]);
   }
 
   session(runId: string, sessionId: string): Promise<RunItemRow[]> {
@@ -174,8 +173,8 @@ export class RunsRepository {
   }
 
   /** Outputs uploaded for an offline run, matched by row id (every repetition of the row). Returns the row ids the run does not have. */
-  async uploadOutputs(runId: string, outcomes: Array<{ row_id: string } & ItemOutcome>, manager: EntityManager): Promise<string[]> {
-    const rows: Array<{ row_id: string; matched: boolean }> = await manager.query(
+  async uploadOutputs(runId: string, outcomes: Array<{ row_id: string } & ItemOutcome>): Promise<string[]> {
+    const rows: Array<{ row_id: string; matched: boolean }> = await this.db.query(
       `WITH given AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS g(row_id uuid, status text, output text, latency_ms double precision, usage jsonb, cost_usd double precision, extras jsonb, error jsonb)),
             updated AS (
               UPDATE run_items i SET status = g.status, output = g.output, latency_ms = g.latency_ms, usage = g.usage, cost_usd = g.cost_usd, extras = g.extras, error = g.error, attempts = NULL, called_at = now(), scores = NULL, passed = NULL, scored_at = NULL
@@ -186,8 +185,8 @@ export class RunsRepository {
     return rows.filter((r) => !r.matched).map((r) => r.row_id);
   }
 
-  async counts(runId: string, manager?: EntityManager): Promise<{ total: number; completed: number; errored: number; pending: number; unscored: number }> {
-    const rows: Array<{ total: number; completed: number; errored: number; pending: number; unscored: number }> = await this.m(manager).query(
+  async counts(runId: string): Promise<{ total: number; completed: number; errored: number; pending: number; unscored: number }> {
+    const rows: Array<{ total: number; completed: number; errored: number; pending: number; unscored: number }> = await this.db.query(
       `SELECT count(*)::int AS total, count(*) FILTER (WHERE status = 'done')::int AS completed, count(*) FILTER (WHERE status = 'error')::int AS errored,
               count(*) FILTER (WHERE status = 'pending')::int AS pending, count(*) FILTER (WHERE status <> 'pending' AND scored_at IS NULL)::int AS unscored
          FROM run_items WHERE run_id = $1`,
@@ -200,8 +199,8 @@ export class RunsRepository {
     await this.runs.query('UPDATE runs SET completed = $2, errored = $3, updated_at = now() WHERE id = $1', [runId, counts.completed, counts.errored]);
   }
 
-  async appendEvent(runId: string, workspaceId: string, type: string, data: Record<string, unknown>, manager?: EntityManager): Promise<void> {
-    await this.m(manager).query('INSERT INTO run_events (run_id, workspace_id, type, data) VALUES ($1, $2, $3, $4)', [runId, workspaceId, type, JSON.stringify(data)]);
+  async appendEvent(runId: string, workspaceId: string, type: string, data: Record<string, unknown>): Promise<void> {
+    await this.db.query('INSERT INTO run_events (run_id, workspace_id, type, data) VALUES ($1, $2, $3, $4)', [runId, workspaceId, type, JSON.stringify(data)]);
   }
 
   events(runId: string, after: string | null, limit: number): Promise<RunEventRow[]> {

@@ -5,7 +5,7 @@ import { AccessRepository } from '../../../libs/auth/access.repository.js';
 import { WorkspaceResourceRegistry } from '../../../libs/auth/workspace-resource.registry.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
 import { type Page } from '../../../libs/common/pagination.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { MetricConfigsService } from '../catalogues/metric-configs.service.js';
 import { RunSourceService } from '../datasets/run-source.service.js';
@@ -39,8 +39,8 @@ export class RunsService {
   async create(access: WorkspaceAccess, body: CreateRunRequest, caller: Principal): Promise<RunResponse> {
     if (!body.eval_config_id && !body.metrics) throw new DomainError(RunErrors.metrics_required, 'Name an eval_config_id or `metrics` to score the run with');
     const source = await this.sources.resolve(access.workspaceId, body.dataset_id, body.version_id, body.partition_id);
-    const id = await this.transactions.run(async (manager) => {
-      const snapshot = await this.planner.snapshot(access.workspaceId, source, { sutId: body.sut_id, connectionId: body.connection_id, evalConfigId: body.eval_config_id, metrics: body.metrics, judgeId: body.judge_id }, manager);
+    const id = await this.transactions.run(async () => {
+      const snapshot = await this.planner.snapshot(access.workspaceId, source, { sutId: body.sut_id, connectionId: body.connection_id, evalConfigId: body.eval_config_id, metrics: body.metrics, judgeId: body.judge_id });
       const spec = snapshot.connection.spec;
       const offline = spec.kind === 'offline';
       const run = await this.runs.save(
@@ -61,15 +61,14 @@ export class RunsService {
           tags: [...new Set(body.tags ?? [])],
           createdBy: caller.userId,
         },
-        manager,
       );
-      run.total = await this.runs.materialize(run.id, access.workspaceId, source, { repetitions: run.repetitions, sample: run.sample }, manager);
+      run.total = await this.runs.materialize(run.id, access.workspaceId, source, { repetitions: run.repetitions, sample: run.sample });
       if (!run.total) throw new DomainError(RunErrors.run_input_invalid, `The ${source.partitionId ? 'partition' : 'version'} has no rows to run`, { field: source.partitionId ? 'partition_id' : 'version_id' });
-      await this.metricConfigs.markUsed(snapshot.metrics.flatMap((m) => (m.config ? [m.config.id] : [])), run.id, manager);
-      if (!offline) run.jobId = (await this.queue.enqueue({ type: RUN_JOB, payload: { run_id: run.id }, workspaceId: access.workspaceId, targetType: 'run', targetId: run.id, createdBy: caller.userId }, manager)).job.id;
-      await this.runs.save(run, manager);
-      await this.runs.appendEvent(run.id, access.workspaceId, 'state_changed', { from: null, to: run.state, total: run.total }, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'run.created', targetType: 'run', targetId: run.id, details: { sut_id: run.sutId, dataset_id: run.datasetId, version_id: run.versionId, items: run.total } }, manager);
+      await this.metricConfigs.markUsed(snapshot.metrics.flatMap((m) => (m.config ? [m.config.id] : [])), run.id);
+      if (!offline) run.jobId = (await this.queue.enqueue({ type: RUN_JOB, payload: { run_id: run.id }, workspaceId: access.workspaceId, targetType: 'run', targetId: run.id, createdBy: caller.userId })).job.id;
+      await this.runs.save(run);
+      await this.runs.appendEvent(run.id, access.workspaceId, 'state_changed', { from: null, to: run.state, total: run.total });
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'run.created', targetType: 'run', targetId: run.id, details: { sut_id: run.sutId, dataset_id: run.datasetId, version_id: run.versionId, items: run.total } });
       return run.id;
     });
     return this.get(access, id);
@@ -99,13 +98,13 @@ export class RunsService {
   async cancel(access: WorkspaceAccess, id: string, caller: Principal): Promise<RunResponse> {
     const run = await this.require(access, id);
     if (TERMINAL_RUN_STATES.has(run.state)) throw new DomainError(RunErrors.run_not_active, `Run ${id} has already ended (${run.state})`);
-    await this.transactions.run(async (manager) => {
-      const locked = await this.runs.findForUpdate(id, manager);
+    await this.transactions.run(async () => {
+      const locked = await this.runs.findForUpdate(id);
       if (!locked || TERMINAL_RUN_STATES.has(locked.state)) return;
       locked.cancelRequestedAt = new Date();
-      await this.runs.save(locked, manager);
-      await this.runs.appendEvent(id, access.workspaceId, 'cancel_requested', { by: caller.userId }, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'run.cancelled', targetType: 'run', targetId: id, details: { state: locked.state } }, manager);
+      await this.runs.save(locked);
+      await this.runs.appendEvent(id, access.workspaceId, 'cancel_requested', { by: caller.userId });
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'run.cancelled', targetType: 'run', targetId: id, details: { state: locked.state } });
     });
     if (run.state === 'awaiting_upload' || !run.jobId) await this.executor.finish(id, 'cancelled', 'cancelled by request; what was done is kept');
     else await this.queue.cancel(run.jobId);
@@ -119,7 +118,7 @@ export class RunsService {
     const source = await this.require(access, id);
     if (!TERMINAL_RUN_STATES.has(source.state)) throw new DomainError(RunErrors.run_still_active, `Run ${id} is ${source.state}; rerun it once it has ended (or cancel it)`);
     const mode = body.mode ?? 'all';
-    const newId = await this.transactions.run(async (manager) => {
+    const newId = await this.transactions.run(async () => {
       const offline = source.snapshot.connection.spec.kind === 'offline';
       const run = await this.runs.save(
         {
@@ -141,15 +140,14 @@ export class RunsService {
           rerunMode: mode,
           createdBy: caller.userId,
         },
-        manager,
       );
-      run.total = await this.runs.materializeFrom(run.id, access.workspaceId, source.id, mode, manager);
+      run.total = await this.runs.materializeFrom(run.id, access.workspaceId, source.id, mode);
       if (!run.total) throw new DomainError(RunErrors.nothing_to_rerun, mode === 'errors' ? `Run ${id} has no rows whose call failed` : `Run ${id} has no failed rows`);
-      if (!offline) run.jobId = (await this.queue.enqueue({ type: RUN_JOB, payload: { run_id: run.id }, workspaceId: access.workspaceId, targetType: 'run', targetId: run.id, createdBy: caller.userId }, manager)).job.id;
-      await this.runs.save(run, manager);
-      await this.runs.appendEvent(run.id, access.workspaceId, 'state_changed', { from: null, to: run.state, total: run.total, rerun_of: source.id, mode }, manager);
-      await this.runs.appendEvent(source.id, access.workspaceId, 'rerun_started', { run_id: run.id, mode }, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'run.rerun', targetType: 'run', targetId: run.id, details: { rerun_of: source.id, mode, items: run.total } }, manager);
+      if (!offline) run.jobId = (await this.queue.enqueue({ type: RUN_JOB, payload: { run_id: run.id }, workspaceId: access.workspaceId, targetType: 'run', targetId: run.id, createdBy: caller.userId })).job.id;
+      await this.runs.save(run);
+      await this.runs.appendEvent(run.id, access.workspaceId, 'state_changed', { from: null, to: run.state, total: run.total, rerun_of: source.id, mode });
+      await this.runs.appendEvent(source.id, access.workspaceId, 'rerun_started', { run_id: run.id, mode });
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'run.rerun', targetType: 'run', targetId: run.id, details: { rerun_of: source.id, mode, items: run.total } });
       return run.id;
     });
     return this.get(access, newId);
@@ -157,8 +155,8 @@ export class RunsService {
 
   /** Outputs of an offline run, by row id; scoring is queued unless `complete: false`. */
   async upload(access: WorkspaceAccess, id: string, body: UploadOutputsRequest, caller: Principal): Promise<RunResponse> {
-    await this.transactions.run(async (manager) => {
-      const run = await this.runs.findForUpdate(id, manager);
+    await this.transactions.run(async () => {
+      const run = await this.runs.findForUpdate(id);
       if (!run || run.workspaceId !== access.workspaceId) throw new NotFoundError('run', id);
       if (run.state !== 'awaiting_upload') throw new DomainError(RunErrors.run_not_awaiting_upload, `Run ${id} is ${run.state}; outputs are uploaded to offline runs awaiting them`);
       const unknown = await this.runs.uploadOutputs(
@@ -174,15 +172,14 @@ export class RunsService {
           error: r.error ?? (r.output === null ? { code: 'no_output', message: 'the upload gave no output for this row' } : null),
           attempts: null,
         })),
-        manager,
       );
       if (unknown.length) throw new DomainError(RunErrors.upload_invalid, `${unknown.length} uploaded row ids are not rows of the run, e.g. ${unknown.slice(0, 5).join(', ')}`, { unknown_row_ids: unknown.slice(0, 100) });
-      await this.runs.appendEvent(id, access.workspaceId, 'upload_received', { outputs: body.results.length, complete: body.complete ?? true }, manager);
+      await this.runs.appendEvent(id, access.workspaceId, 'upload_received', { outputs: body.results.length, complete: body.complete ?? true });
       if (body.complete === false) return;
       run.state = 'queued';
-      run.jobId = (await this.queue.enqueue({ type: RUN_JOB, payload: { run_id: id }, workspaceId: access.workspaceId, targetType: 'run', targetId: id, createdBy: caller.userId }, manager)).job.id;
-      await this.runs.save(run, manager);
-      await this.runs.appendEvent(id, access.workspaceId, 'state_changed', { from: 'awaiting_upload', to: 'queued' }, manager);
+      run.jobId = (await this.queue.enqueue({ type: RUN_JOB, payload: { run_id: id }, workspaceId: access.workspaceId, targetType: 'run', targetId: id, createdBy: caller.userId })).job.id;
+      await this.runs.save(run);
+      await this.runs.appendEvent(id, access.workspaceId, 'state_changed', { from: 'awaiting_upload', to: 'queued' });
     });
     return this.get(access, id);
   }

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { jsonrepair } from 'jsonrepair';
-import type { EntityManager } from 'typeorm';
 import { callJudge } from '../../../libs/evaluation/judges/judge-client.js';
 import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
 import { JobFailure } from '../../../libs/queue/job-outcome.js';
@@ -91,11 +90,11 @@ export class SdgGenerator {
   }
 
   @OnJobSettled(SDG_JOB)
-  async onSettled(job: Job<SdgPayload>, manager: EntityManager): Promise<void> {
+  async onSettled(job: Job<SdgPayload>): Promise<void> {
     if (job.status === 'succeeded') return;
-    const run = await this.sdg.findRun(job.payload.sdg_run_id, manager);
+    const run = await this.sdg.findRun(job.payload.sdg_run_id);
     if (!run || run.state === 'succeeded' || run.state === 'failed') return;
-    await this.sdg.saveRun(Object.assign(run, { state: 'failed', stateReason: job.error?.message ?? job.status, finishedAt: new Date() }), manager);
+    await this.sdg.saveRun(Object.assign(run, { state: 'failed', stateReason: job.error?.message ?? job.status, finishedAt: new Date() }));
   }
 
   /** One prompt's rows from the LLM: a JSON object {rows: [...]} (or an array), repaired when slightly malformed. */

@@ -1,15 +1,20 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
 import { SdgAdapterEntity } from './entities/sdg-adapter.entity.js';
 import { SdgRunEntity } from './entities/sdg-run.entity.js';
+import { Db } from '../../../libs/database/unit-of-work.js';
 
 @Injectable()
 export class SdgRepository {
-  constructor(
-    @InjectRepository(SdgAdapterEntity) private readonly adapters: Repository<SdgAdapterEntity>,
-    @InjectRepository(SdgRunEntity) private readonly runs: Repository<SdgRunEntity>,
+  constructor(private readonly db: Db, 
   ) {}
+
+  private get adapters() {
+    return this.db.repository(SdgAdapterEntity);
+  }
+
+  private get runs() {
+    return this.db.repository(SdgRunEntity);
+  }
 
   page(workspaceId: string, window: { skip: number; take: number }): Promise<[SdgAdapterEntity[], number]> {
     return this.adapters.findAndCount({ where: { workspaceId }, order: { name: 'ASC', id: 'ASC' }, ...window });
@@ -19,8 +24,8 @@ export class SdgRepository {
     return this.adapters.findOne({ where: { id, workspaceId } });
   }
 
-  async nameTaken(workspaceId: string, name: string, manager: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await manager.query('SELECT 1 FROM sdg_adapters WHERE workspace_id = $1 AND lower(name) = lower($2)', [workspaceId, name]);
+  async nameTaken(workspaceId: string, name: string): Promise<boolean> {
+    const rows: unknown[] = await this.db.query('SELECT 1 FROM sdg_adapters WHERE workspace_id = $1 AND lower(name) = lower($2)', [workspaceId, name]);
     return rows.length > 0;
   }
 
@@ -29,8 +34,8 @@ export class SdgRepository {
     return rows[0]?.workspace_id ?? null;
   }
 
-  saveAdapter(adapter: Partial<SdgAdapterEntity>, manager: EntityManager): Promise<SdgAdapterEntity> {
-    const repo = manager.getRepository(SdgAdapterEntity);
+  saveAdapter(adapter: Partial<SdgAdapterEntity>): Promise<SdgAdapterEntity> {
+    const repo = this.adapters;
     return repo.save(repo.create(adapter));
   }
 
@@ -40,12 +45,12 @@ export class SdgRepository {
     return this.runs.createQueryBuilder('r').where('r.adapter_id IN (:...ids)', { ids: adapterIds }).orderBy('r.created_at', 'DESC').limit(limit * adapterIds.length).getMany();
   }
 
-  findRun(id: string, manager?: EntityManager): Promise<SdgRunEntity | null> {
-    return (manager ?? this.runs.manager).getRepository(SdgRunEntity).findOne({ where: { id } });
+  findRun(id: string): Promise<SdgRunEntity | null> {
+    return this.runs.findOne({ where: { id } });
   }
 
-  saveRun(run: Partial<SdgRunEntity>, manager?: EntityManager): Promise<SdgRunEntity> {
-    const repo = (manager ?? this.runs.manager).getRepository(SdgRunEntity);
+  saveRun(run: Partial<SdgRunEntity>): Promise<SdgRunEntity> {
+    const repo = this.runs;
     return repo.save(repo.create(run));
   }
 

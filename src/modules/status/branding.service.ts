@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal } from '../../../libs/auth/roles.js';
 import { assertIfMatch, ifNoneMatch, strongEtag } from '../../../libs/common/etag.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { DEFAULT_BRANDING, type BrandingValue } from './branding.defaults.js';
 import type { BrandingResponse, UpdateBrandingRequest } from './dto/branding.dto.js';
 import type { SettingEntity } from './entities/setting.entity.js';
@@ -61,15 +61,14 @@ export class BrandingService {
       favicon_url: input.favicon_url ?? null,
       support_url: input.support_url ?? null,
     };
-    const saved = await this.transactions.run(async (manager) => {
-      await this.settings.lock(BRANDING_KEY, manager);
-      const before = toResponse(await this.settings.find(BRANDING_KEY, manager));
+    const saved = await this.transactions.run(async () => {
+      await this.settings.lock(BRANDING_KEY);
+      const before = toResponse(await this.settings.find(BRANDING_KEY));
       assertIfMatch(req as Request, represent(before).etag);
-      const setting = await this.settings.write(BRANDING_KEY, { ...value }, actor.userId, manager);
+      const setting = await this.settings.write(BRANDING_KEY, { ...value }, actor.userId);
       const changed = (Object.keys(value) as Array<keyof BrandingValue>).filter((field) => before[field] !== value[field]);
       await this.audit.record(
         { actor, action: 'branding.updated', targetType: 'settings', targetId: BRANDING_KEY, details: { version: setting.version, changed_fields: changed } },
-        manager,
       );
       return setting;
     });

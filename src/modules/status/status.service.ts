@@ -25,8 +25,12 @@ export class StatusService {
     return { status: 'ok', uptime_seconds: Math.round(process.uptime()), version: packageJson.version };
   }
 
-  /** Runs every registered probe at once; any probe down (or slower than the bound) makes the answer 503. */
+  /** Runs every registered probe at once; any probe down (or slower than the bound), or a shutdown under way, makes the answer 503. */
   async ready(): Promise<ReadyResponse> {
+    if (this.readiness.shuttingDown) {
+      const checks = { shutdown: { status: 'down' as const, latency_ms: 0, error: 'the service is shutting down' } };
+      throw new DomainError(CommonErrors.service_unavailable, 'Not ready: the service is shutting down', { checks }, { 'Retry-After': '5', 'Cache-Control': 'no-store' });
+    }
     const results = await Promise.all(
       this.readiness.entries().map(async ([name, probe]): Promise<[string, ReadinessCheck]> => {
         const started = performance.now();

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { rowContext } from '../../../libs/evaluation/row-context.js';
 import { checkAdapter, DEFAULT_RETRY, defaultAdapter, renderRequest } from '../../../libs/evaluation/sut/adapter.js';
 import { extractResponse } from '../../../libs/evaluation/sut/extract.js';
@@ -44,10 +44,10 @@ export class ConnectionsService {
   async create(access: WorkspaceAccess, sutId: string, body: CreateConnectionRequest, caller: Principal): Promise<ConnectionResponse> {
     const transport = transportFor(body.kind, body);
     if (body.kind === 'offline' && body.auth) throw new DomainError(SutErrors.connection_transport_invalid, 'An offline connection sends nothing: it takes no auth');
-    const connection = await this.transactions.run(async (manager) => {
-      await this.requireSut(access, sutId, manager);
-      if (await this.suts.connectionNameTaken(sutId, body.name, null, manager)) throw nameTaken(body.name);
-      if (body.auth) await this.useSecret(access, body.auth, manager);
+    const connection = await this.transactions.run(async () => {
+      await this.requireSut(access, sutId);
+      if (await this.suts.connectionNameTaken(sutId, body.name, null)) throw nameTaken(body.name);
+      if (body.auth) await this.useSecret(access, body.auth);
       const created = await this.suts.saveConnection(
         {
           workspaceId: access.workspaceId,
@@ -60,9 +60,8 @@ export class ConnectionsService {
           limits: limitsOf(body, { ...DEFAULT_LIMITS, retry: DEFAULT_RETRY }),
           createdBy: caller.userId,
         },
-        manager,
       );
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'sut_connection.created', targetType: 'sut_connection', targetId: created.id, details: { sut_id: sutId, name: created.name, kind: created.kind, destination: destinationOf(created) } }, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'sut_connection.created', targetType: 'sut_connection', targetId: created.id, details: { sut_id: sutId, name: created.name, kind: created.kind, destination: destinationOf(created) } });
       return created;
     });
     return toResponse(connection, 0);
@@ -70,13 +69,13 @@ export class ConnectionsService {
 
   /** `http` / `openai_chat` replace the transport as a whole; `retry` is merged over the current policy; `auth: null` removes the key. */
   async update(access: WorkspaceAccess, sutId: string, id: string, body: UpdateConnectionRequest, caller: Principal): Promise<ConnectionResponse> {
-    const updated = await this.transactions.run(async (manager) => {
-      await this.requireSut(access, sutId, manager);
-      const connection = await this.suts.findConnectionForUpdate(sutId, id, manager);
+    const updated = await this.transactions.run(async () => {
+      await this.requireSut(access, sutId);
+      const connection = await this.suts.findConnectionForUpdate(sutId, id);
       if (!connection) throw new NotFoundError('connection', id);
       const before = { destination: destinationOf(connection), secret_id: connection.secretId };
       if (body.name !== undefined && body.name !== connection.name) {
-        if (await this.suts.connectionNameTaken(sutId, body.name, id, manager)) throw nameTaken(body.name);
+        if (await this.suts.connectionNameTaken(sutId, body.name, id)) throw nameTaken(body.name);
         connection.name = body.name;
       }
       if (body.http !== undefined || body.openai_chat !== undefined) connection.transport = transportFor(connection.kind, body);
@@ -85,15 +84,15 @@ export class ConnectionsService {
         connection.secretId = null;
       } else if (body.auth !== undefined) {
         if (connection.kind === 'offline') throw new DomainError(SutErrors.connection_transport_invalid, 'An offline connection sends nothing: it takes no auth');
-        await this.useSecret(access, body.auth, manager);
+        await this.useSecret(access, body.auth);
         connection.auth = authShape(body.auth);
         connection.secretId = body.auth.secret_id;
       }
       const destination = destinationOf(connection);
       if (connection.secretId && destination !== before.destination) this.secretReferences.requireAdmin(access, 'change where a connection that sends a secret points');
       connection.limits = limitsOf(body, connection.limits);
-      const saved = await this.suts.saveConnection(connection, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'sut_connection.updated', targetType: 'sut_connection', targetId: id, details: { sut_id: sutId, fields: Object.keys(body), destination: { from: before.destination, to: destination }, secret_id: { from: before.secret_id, to: connection.secretId } } }, manager);
+      const saved = await this.suts.saveConnection(connection);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'sut_connection.updated', targetType: 'sut_connection', targetId: id, details: { sut_id: sutId, fields: Object.keys(body), destination: { from: before.destination, to: destination }, secret_id: { from: before.secret_id, to: connection.secretId } } });
       return saved;
     });
     const adapter = (await this.suts.currentAdapters([id])).get(id);
@@ -101,12 +100,12 @@ export class ConnectionsService {
   }
 
   async delete(access: WorkspaceAccess, sutId: string, id: string, caller: Principal): Promise<void> {
-    await this.transactions.run(async (manager) => {
-      await this.requireSut(access, sutId, manager);
-      const connection = await this.suts.findConnectionForUpdate(sutId, id, manager);
+    await this.transactions.run(async () => {
+      await this.requireSut(access, sutId);
+      const connection = await this.suts.findConnectionForUpdate(sutId, id);
       if (!connection) throw new NotFoundError('connection', id);
-      await this.suts.deleteConnection(id, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'sut_connection.deleted', targetType: 'sut_connection', targetId: id, details: { sut_id: sutId, name: connection.name } }, manager);
+      await this.suts.deleteConnection(id);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'sut_connection.deleted', targetType: 'sut_connection', targetId: id, details: { sut_id: sutId, name: connection.name } });
     });
   }
 
@@ -120,13 +119,13 @@ export class ConnectionsService {
   /** Adds a revision after checking every template and path; earlier revisions stay as runs recorded them. */
   async createAdapter(access: WorkspaceAccess, sutId: string, id: string, body: CreateAdapterRequest, caller: Principal): Promise<AdapterResponse> {
     const spec = specOfBody(body);
-    return this.transactions.run(async (manager) => {
-      await this.requireSut(access, sutId, manager);
-      const connection = await this.suts.findConnectionForUpdate(sutId, id, manager);
+    return this.transactions.run(async () => {
+      await this.requireSut(access, sutId);
+      const connection = await this.suts.findConnectionForUpdate(sutId, id);
       if (!connection) throw new NotFoundError('connection', id);
       assertAdapter(spec, connection);
-      const adapter = await this.suts.insertAdapter({ workspaceId: access.workspaceId, connectionId: id, spec, createdBy: caller.userId }, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'sut_adapter.created', targetType: 'sut_connection', targetId: id, details: { sut_id: sutId, revision: adapter.revision } }, manager);
+      const adapter = await this.suts.insertAdapter({ workspaceId: access.workspaceId, connectionId: id, spec, createdBy: caller.userId });
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'sut_adapter.created', targetType: 'sut_connection', targetId: id, details: { sut_id: sutId, revision: adapter.revision } });
       return adapterResponse(connection, adapter);
     });
   }
@@ -181,8 +180,8 @@ export class ConnectionsService {
     };
   }
 
-  private async requireSut(access: WorkspaceAccess, sutId: string, manager?: Parameters<SutsRepository['find']>[2]): Promise<void> {
-    if (!(await this.suts.find(access.workspaceId, sutId, manager))) throw new NotFoundError('SUT', sutId);
+  private async requireSut(access: WorkspaceAccess, sutId: string): Promise<void> {
+    if (!(await this.suts.find(access.workspaceId, sutId))) throw new NotFoundError('SUT', sutId);
   }
 
   private async requireConnection(access: WorkspaceAccess, sutId: string, id: string): Promise<ConnectionEntity> {
@@ -192,10 +191,10 @@ export class ConnectionsService {
     return connection;
   }
 
-  private async useSecret(access: WorkspaceAccess, auth: ConnectionAuthDto, manager: Parameters<SecretReferences['requireUsable']>[2]): Promise<void> {
+  private async useSecret(access: WorkspaceAccess, auth: ConnectionAuthDto): Promise<void> {
     if (auth.scheme === 'header' && !auth.header) throw new DomainError(SutErrors.auth_incomplete, 'auth.scheme `header` needs auth.header (e.g. x-api-key)');
     if (auth.scheme === 'query' && !auth.param) throw new DomainError(SutErrors.auth_incomplete, 'auth.scheme `query` needs auth.param (e.g. api_key)');
-    await this.secretReferences.requireUsable(access, auth.secret_id, manager);
+    await this.secretReferences.requireUsable(access, auth.secret_id);
   }
 }
 

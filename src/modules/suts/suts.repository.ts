@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
 import { AdapterEntity } from './entities/adapter.entity.js';
 import { ConnectionEntity } from './entities/connection.entity.js';
 import { SutEntity } from './entities/sut.entity.js';
+import { Db } from '../../../libs/database/unit-of-work.js';
 
 export interface SutFilter {
   q?: string;
@@ -13,10 +12,16 @@ export interface SutFilter {
 /** Systems under test, their connections and adapter revisions: queries only. */
 @Injectable()
 export class SutsRepository {
-  constructor(
-    @InjectRepository(SutEntity) private readonly suts: Repository<SutEntity>,
-    @InjectRepository(ConnectionEntity) private readonly connections: Repository<ConnectionEntity>,
+  constructor(private readonly db: Db, 
   ) {}
+
+  private get suts() {
+    return this.db.repository(SutEntity);
+  }
+
+  private get connections() {
+    return this.db.repository(ConnectionEntity);
+  }
 
   async page(workspaceId: string, filter: SutFilter, window: { skip: number; take: number }): Promise<[SutEntity[], number]> {
     const query = this.suts.createQueryBuilder('s').where('s.workspace_id = :workspaceId', { workspaceId });
@@ -26,22 +31,22 @@ export class SutsRepository {
   }
 
   /** Connections per SUT, for a page of SUTs. */
-  async connectionCounts(sutIds: string[], manager?: EntityManager): Promise<Map<string, number>> {
+  async connectionCounts(sutIds: string[]): Promise<Map<string, number>> {
     if (!sutIds.length) return new Map();
-    const rows: Array<{ sut_id: string; n: number }> = await (manager ?? this.suts.manager).query('SELECT sut_id, count(*)::int AS n FROM sut_connections WHERE sut_id = ANY($1) GROUP BY sut_id', [sutIds]);
+    const rows: Array<{ sut_id: string; n: number }> = await this.db.query('SELECT sut_id, count(*)::int AS n FROM sut_connections WHERE sut_id = ANY($1) GROUP BY sut_id', [sutIds]);
     return new Map(rows.map((r) => [r.sut_id, r.n]));
   }
 
-  find(workspaceId: string, id: string, manager?: EntityManager): Promise<SutEntity | null> {
-    return (manager ?? this.suts.manager).getRepository(SutEntity).findOne({ where: { id, workspaceId } });
+  find(workspaceId: string, id: string): Promise<SutEntity | null> {
+    return this.suts.findOne({ where: { id, workspaceId } });
   }
 
-  findForUpdate(workspaceId: string, id: string, manager: EntityManager): Promise<SutEntity | null> {
-    return manager.getRepository(SutEntity).findOne({ where: { id, workspaceId }, lock: { mode: 'pessimistic_write' } });
+  findForUpdate(workspaceId: string, id: string): Promise<SutEntity | null> {
+    return this.suts.findOne({ where: { id, workspaceId }, lock: { mode: 'pessimistic_write' } });
   }
 
-  async sutNameTaken(workspaceId: string, name: string, exceptId: string | null, manager: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await manager.query('SELECT 1 FROM suts WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3', [workspaceId, name, exceptId]);
+  async sutNameTaken(workspaceId: string, name: string, exceptId: string | null): Promise<boolean> {
+    const rows: unknown[] = await this.db.query('SELECT 1 FROM suts WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3', [workspaceId, name, exceptId]);
     return rows.length > 0;
   }
 
@@ -50,45 +55,45 @@ export class SutsRepository {
     return rows[0]?.workspace_id ?? null;
   }
 
-  saveSut(sut: Partial<SutEntity>, manager: EntityManager): Promise<SutEntity> {
-    const repo = manager.getRepository(SutEntity);
+  saveSut(sut: Partial<SutEntity>): Promise<SutEntity> {
+    const repo = this.suts;
     return repo.save(repo.create(sut));
   }
 
-  async deleteSut(id: string, manager: EntityManager): Promise<void> {
-    await manager.getRepository(SutEntity).delete({ id });
+  async deleteSut(id: string): Promise<void> {
+    await this.suts.delete({ id });
   }
 
   listConnections(sutId: string): Promise<ConnectionEntity[]> {
     return this.connections.find({ where: { sutId }, order: { name: 'ASC', id: 'ASC' } });
   }
 
-  findConnection(sutId: string, id: string, manager?: EntityManager): Promise<ConnectionEntity | null> {
-    return (manager ?? this.connections.manager).getRepository(ConnectionEntity).findOne({ where: { id, sutId } });
+  findConnection(sutId: string, id: string): Promise<ConnectionEntity | null> {
+    return this.connections.findOne({ where: { id, sutId } });
   }
 
-  findConnectionForUpdate(sutId: string, id: string, manager: EntityManager): Promise<ConnectionEntity | null> {
-    return manager.getRepository(ConnectionEntity).findOne({ where: { id, sutId }, lock: { mode: 'pessimistic_write' } });
+  findConnectionForUpdate(sutId: string, id: string): Promise<ConnectionEntity | null> {
+    return this.connections.findOne({ where: { id, sutId }, lock: { mode: 'pessimistic_write' } });
   }
 
-  async connectionNameTaken(sutId: string, name: string, exceptId: string | null, manager: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await manager.query('SELECT 1 FROM sut_connections WHERE sut_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3', [sutId, name, exceptId]);
+  async connectionNameTaken(sutId: string, name: string, exceptId: string | null): Promise<boolean> {
+    const rows: unknown[] = await this.db.query('SELECT 1 FROM sut_connections WHERE sut_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3', [sutId, name, exceptId]);
     return rows.length > 0;
   }
 
-  saveConnection(connection: Partial<ConnectionEntity>, manager: EntityManager): Promise<ConnectionEntity> {
-    const repo = manager.getRepository(ConnectionEntity);
+  saveConnection(connection: Partial<ConnectionEntity>): Promise<ConnectionEntity> {
+    const repo = this.connections;
     return repo.save(repo.create(connection));
   }
 
-  async deleteConnection(id: string, manager: EntityManager): Promise<void> {
-    await manager.getRepository(ConnectionEntity).delete({ id });
+  async deleteConnection(id: string): Promise<void> {
+    await this.connections.delete({ id });
   }
 
   /** The newest adapter revision of each connection given. */
-  async currentAdapters(connectionIds: string[], manager?: EntityManager): Promise<Map<string, AdapterEntity>> {
+  async currentAdapters(connectionIds: string[]): Promise<Map<string, AdapterEntity>> {
     if (!connectionIds.length) return new Map();
-    const rows = await (manager ?? this.connections.manager)
+    const rows = await this.db.manager
       .getRepository(AdapterEntity)
       .createQueryBuilder('a')
       .distinctOn(['a.connection_id'])
@@ -100,9 +105,9 @@ export class SutsRepository {
   }
 
   /** Adds the next revision; the caller holds the connection's row lock, so revisions do not race. */
-  async insertAdapter(adapter: Pick<AdapterEntity, 'workspaceId' | 'connectionId' | 'spec' | 'createdBy'>, manager: EntityManager): Promise<AdapterEntity> {
-    const rows: Array<{ next: number }> = await manager.query('SELECT coalesce(max(revision), 0) + 1 AS next FROM sut_adapters WHERE connection_id = $1', [adapter.connectionId]);
-    const repo = manager.getRepository(AdapterEntity);
+  async insertAdapter(adapter: Pick<AdapterEntity, 'workspaceId' | 'connectionId' | 'spec' | 'createdBy'>): Promise<AdapterEntity> {
+    const rows: Array<{ next: number }> = await this.db.query('SELECT coalesce(max(revision), 0) + 1 AS next FROM sut_adapters WHERE connection_id = $1', [adapter.connectionId]);
+    const repo = this.db.repository(AdapterEntity);
     return repo.save(repo.create({ ...adapter, revision: rows[0].next }));
   }
 }

@@ -5,7 +5,7 @@ import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
 import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
 import { type Page, pageWindow } from '../../../libs/common/pagination.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import type { CreateSutRequest, ListSutsQuery, SutResponse, UpdateSutRequest } from './dto/sut.dto.js';
 import type { SutEntity } from './entities/sut.entity.js';
 import { SutErrors } from './suts.errors.js';
@@ -37,10 +37,10 @@ export class SutsService {
   }
 
   async create(access: WorkspaceAccess, body: CreateSutRequest, caller: Principal): Promise<SutResponse> {
-    const sut = await this.transactions.run(async (manager) => {
-      if (await this.suts.sutNameTaken(access.workspaceId, body.name, null, manager)) throw nameTaken(body.name);
-      const created = await this.suts.saveSut({ workspaceId: access.workspaceId, name: body.name, description: body.description ?? '', tags: [...new Set(body.tags ?? [])], createdBy: caller.userId }, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'sut.created', targetType: 'sut', targetId: created.id, details: { name: created.name } }, manager);
+    const sut = await this.transactions.run(async () => {
+      if (await this.suts.sutNameTaken(access.workspaceId, body.name, null)) throw nameTaken(body.name);
+      const created = await this.suts.saveSut({ workspaceId: access.workspaceId, name: body.name, description: body.description ?? '', tags: [...new Set(body.tags ?? [])], createdBy: caller.userId });
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'sut.created', targetType: 'sut', targetId: created.id, details: { name: created.name } });
       return created;
     });
     return toResponse(sut, 0);
@@ -48,13 +48,13 @@ export class SutsService {
 
   /** Renames, re-describes or re-tags; honours If-Match. */
   async update(access: WorkspaceAccess, id: string, body: UpdateSutRequest, req: Request, caller: Principal): Promise<SutResponse> {
-    await this.transactions.run(async (manager) => {
-      const sut = await this.suts.findForUpdate(access.workspaceId, id, manager);
+    await this.transactions.run(async () => {
+      const sut = await this.suts.findForUpdate(access.workspaceId, id);
       if (!sut) throw new NotFoundError('SUT', id);
       assertIfMatch(req, this.etag(toResponse(sut, 0)));
       const changes: Record<string, { from: unknown; to: unknown }> = {};
       if (body.name !== undefined && body.name !== sut.name) {
-        if (await this.suts.sutNameTaken(access.workspaceId, body.name, id, manager)) throw nameTaken(body.name);
+        if (await this.suts.sutNameTaken(access.workspaceId, body.name, id)) throw nameTaken(body.name);
         changes.name = { from: sut.name, to: body.name };
         sut.name = body.name;
       }
@@ -68,19 +68,19 @@ export class SutsService {
         sut.tags = tags;
       }
       if (!Object.keys(changes).length) return;
-      await this.suts.saveSut(sut, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'sut.updated', targetType: 'sut', targetId: id, details: changes }, manager);
+      await this.suts.saveSut(sut);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'sut.updated', targetType: 'sut', targetId: id, details: changes });
     });
     return this.get(access, id);
   }
 
   /** Deletes the system with its connections and adapters. */
   async delete(access: WorkspaceAccess, id: string, caller: Principal): Promise<void> {
-    await this.transactions.run(async (manager) => {
-      const sut = await this.suts.findForUpdate(access.workspaceId, id, manager);
+    await this.transactions.run(async () => {
+      const sut = await this.suts.findForUpdate(access.workspaceId, id);
       if (!sut) throw new NotFoundError('SUT', id);
-      await this.suts.deleteSut(id, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'sut.deleted', targetType: 'sut', targetId: id, details: { name: sut.name } }, manager);
+      await this.suts.deleteSut(id);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'sut.deleted', targetType: 'sut', targetId: id, details: { name: sut.name } });
     });
   }
 }

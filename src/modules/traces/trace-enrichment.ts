@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
 import { JobFailure } from '../../../libs/queue/job-outcome.js';
 import type { Job, JobContext } from '../../../libs/queue/job.types.js';
@@ -62,19 +61,19 @@ export class TraceEnricher {
       await this.traces.updateEnrichmentRun(run.id, { traces_done: results.length });
     }
     finish();
-    await this.transactions.run(async (manager) => {
-      await this.traces.clearEnrichment(run.version_id, manager);
-      for (let i = 0; i < results.length; i += WRITE_BATCH) await this.traces.appendEnrichment(manager, run.workspace_id, run.dataset_id, run.version_id, results.slice(i, i + WRITE_BATCH));
-      await this.traces.updateEnrichmentRun(run.id, { state: 'succeeded', traces_total: results.length, traces_done: results.length, finished_at: new Date() }, manager);
+    await this.transactions.run(async () => {
+      await this.traces.clearEnrichment(run.version_id);
+      for (let i = 0; i < results.length; i += WRITE_BATCH) await this.traces.appendEnrichment(run.workspace_id, run.dataset_id, run.version_id, results.slice(i, i + WRITE_BATCH));
+      await this.traces.updateEnrichmentRun(run.id, { state: 'succeeded', traces_total: results.length, traces_done: results.length, finished_at: new Date() });
     });
     return { traces: results.length };
   }
 
   @OnJobSettled(TRACE_ENRICH_JOB)
-  async onSettled(job: Job<EnrichPayload>, manager: EntityManager): Promise<void> {
+  async onSettled(job: Job<EnrichPayload>): Promise<void> {
     if (job.status === 'succeeded') return;
-    const run = await this.traces.findEnrichmentRun(job.payload.enrichment_run_id, manager);
+    const run = await this.traces.findEnrichmentRun(job.payload.enrichment_run_id);
     if (!run || run.state === 'succeeded' || run.state === 'failed') return;
-    await this.traces.updateEnrichmentRun(run.id, { state: job.status === 'cancelled' ? 'cancelled' : 'failed', error: { code: job.error?.code ?? job.status, message: job.error?.message ?? job.status }, finished_at: new Date() }, manager);
+    await this.traces.updateEnrichmentRun(run.id, { state: job.status === 'cancelled' ? 'cancelled' : 'failed', error: { code: job.error?.code ?? job.status, message: job.error?.message ?? job.status }, finished_at: new Date() });
   }
 }

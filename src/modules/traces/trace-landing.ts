@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
 import { BulkWriter, type BulkValue } from '../../../libs/database/bulk-writer.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { Db, TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
 import { JobFailure } from '../../../libs/queue/job-outcome.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
@@ -67,17 +66,18 @@ export class TraceLanding {
     private readonly bulk: BulkWriter,
     private readonly queue: JobQueue,
     private readonly transactions: TransactionRunner,
+    private readonly db: Db,
   ) {}
 
   @JobHandler(TRACE_LAND_JOB, { maxAttempts: 3 })
   async land({ payload, signal }: JobContext<LandPayload>): Promise<{ landed: number; dropped: number; version_id: string | null }> {
-    const run = await this.traces.findRun(payload.ingest_run_id, undefined, true);
+    const run = await this.traces.findRun(payload.ingest_run_id, true);
     if (!run || run.state === 'succeeded' || run.state === 'failed' || run.state === 'cancelled') return { landed: run?.landed ?? 0, dropped: run?.dropped ?? 0, version_id: run?.version_id ?? null };
     await this.traces.updateRun(run.id, { state: 'running', started_at: new Date() });
     const source = await this.open(run, signal);
-    return this.transactions.run(async (manager) => {
-      const dataset = await this.targetDataset(run, manager);
-      const outcome = await this.stageAndWrite(run, dataset, source, manager, signal);
+    return this.transactions.run(async () => {
+      const dataset = await this.targetDataset(run);
+      const outcome = await this.stageAndWrite(run, dataset, source, signal);
       await this.traces.updateRun(
         run.id,
         {
@@ -94,19 +94,18 @@ export class TraceLanding {
           finished_at: new Date(),
           inline_records: null,
         },
-        manager,
       );
-      if (run.connection_id) await this.traces.touchConnection(run.connection_id, manager);
+      if (run.connection_id) await this.traces.touchConnection(run.connection_id);
       return { landed: outcome.landed, dropped: outcome.dropped, version_id: outcome.versionId };
     });
   }
 
   @OnJobSettled(TRACE_LAND_JOB)
-  async onSettled(job: Job<LandPayload>, manager: EntityManager): Promise<void> {
+  async onSettled(job: Job<LandPayload>): Promise<void> {
     if (job.status === 'succeeded') return;
-    const run = await this.traces.findRun(job.payload.ingest_run_id, manager);
+    const run = await this.traces.findRun(job.payload.ingest_run_id);
     if (!run || run.state === 'succeeded' || run.state === 'failed') return;
-    await this.traces.updateRun(run.id, { state: job.status === 'cancelled' ? 'cancelled' : 'failed', error: { code: job.error?.code ?? job.status, message: job.error?.message ?? job.status }, finished_at: new Date() }, manager);
+    await this.traces.updateRun(run.id, { state: job.status === 'cancelled' ? 'cancelled' : 'failed', error: { code: job.error?.code ?? job.status, message: job.error?.message ?? job.status }, finished_at: new Date() });
   }
 
   private async open(run: IngestRunRow, signal: AbortSignal): Promise<AsyncIterable<ReadItem>> {
@@ -124,27 +123,27 @@ export class TraceLanding {
   }
 
   /** The run's trace dataset, locked for this landing: named by id, or by name (created as a trace dataset when missing). */
-  private async targetDataset(run: IngestRunRow, manager: EntityManager): Promise<DatasetEntity> {
+  private async targetDataset(run: IngestRunRow): Promise<DatasetEntity> {
     const id = run.dataset_id ?? run.options.dataset_id;
     if (id) {
-      const dataset = await this.datasets.findForUpdate(id, manager);
+      const dataset = await this.datasets.findForUpdate(id);
       if (!dataset || dataset.workspaceId !== run.workspace_id || dataset.kind !== 'traces') throw new JobFailure(`dataset ${id} is no longer a trace dataset of the workspace`, { code: 'dataset_gone', retry: false });
       return dataset;
     }
     const name = run.options.dataset_name ?? `traces ${new Date().toISOString().slice(0, 10)}`;
-    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`trace-dataset:${run.workspace_id}:${name.toLowerCase()}`]);
-    const existing: Array<{ id: string; kind: string }> = await manager.query('SELECT id, kind FROM datasets WHERE workspace_id = $1 AND lower(name) = lower($2)', [run.workspace_id, name]);
+    await this.db.lock(`trace-dataset:${run.workspace_id}:${name.toLowerCase()}`);
+    const existing: Array<{ id: string; kind: string }> = await this.db.query('SELECT id, kind FROM datasets WHERE workspace_id = $1 AND lower(name) = lower($2)', [run.workspace_id, name]);
     if (existing[0]) {
       if (existing[0].kind !== 'traces') throw new JobFailure(`"${name}" is a test-case dataset; land into a trace dataset`, { code: 'dataset_gone', retry: false });
-      return (await this.datasets.findForUpdate(existing[0].id, manager))!;
+      return (await this.datasets.findForUpdate(existing[0].id))!;
     }
-    const created = await this.datasets.insert({ workspaceId: run.workspace_id, name, description: 'Landed production traces', kind: 'traces', tags: ['traces'], createdBy: run.created_by }, manager);
-    return (await this.datasets.findForUpdate(created.id, manager))!;
+    const created = await this.datasets.insert({ workspaceId: run.workspace_id, name, description: 'Landed production traces', kind: 'traces', tags: ['traces'], createdBy: run.created_by });
+    return (await this.datasets.findForUpdate(created.id))!;
   }
 
-  private async stageAndWrite(run: IngestRunRow, dataset: DatasetEntity, source: AsyncIterable<ReadItem>, manager: EntityManager, signal: AbortSignal) {
-    await manager.query('CREATE TEMP TABLE IF NOT EXISTS trace_stage (row_id uuid NOT NULL, ordinal bigint NOT NULL, data jsonb NOT NULL) ON COMMIT DROP');
-    await manager.query('TRUNCATE trace_stage');
+  private async stageAndWrite(run: IngestRunRow, dataset: DatasetEntity, source: AsyncIterable<ReadItem>, signal: AbortSignal) {
+    await this.db.query('CREATE TEMP TABLE IF NOT EXISTS trace_stage (row_id uuid NOT NULL, ordinal bigint NOT NULL, data jsonb NOT NULL) ON COMMIT DROP');
+    await this.db.query('TRUNCATE trace_stage');
     const next = dataset.latestVersion + 1;
     const keepUnmapped = run.options.keep_unmapped !== false;
     const convention = (run.options.convention ?? 'auto') as Convention | 'auto';
@@ -158,17 +157,17 @@ export class TraceLanding {
     // 100,000 spans); otherwise they are computed from the rows.
     const collector = dataset.latestVersion === 0 ? new ColumnStatsCollector() : null;
     let spans: BulkValue[][] = [];
-    let drops: Parameters<TracesRepository['appendDrops']>[1] = [];
+    let drops: Parameters<TracesRepository['appendDrops']>[0] = [];
     const flushSpans = async () => {
       if (!spans.length) return;
       const batch = spans;
       spans = [];
-      await this.bulk.append(manager, 'trace_stage', STAGE_COLUMNS, (async function* () {
+      await this.bulk.append('trace_stage', STAGE_COLUMNS, (async function* () {
         yield batch;
       })());
     };
     const flushDrops = async () => {
-      await this.traces.appendDrops(manager, drops);
+      await this.traces.appendDrops(drops);
       drops = [];
     };
     for await (const item of source) {
@@ -192,7 +191,7 @@ export class TraceLanding {
     await flushSpans();
     await flushDrops();
     // Spans the dataset already holds (any version still showing them) or that came twice are not written again.
-    const [{ landed }]: Array<{ landed: number }> = await manager.query(
+    const [{ landed }]: Array<{ landed: number }> = await this.db.query(
       `WITH fresh AS (
          SELECT DISTINCT ON (s.row_id) s.row_id, s.ordinal, s.data FROM trace_stage s ORDER BY s.row_id, s.ordinal
        ), written AS (
@@ -206,7 +205,7 @@ export class TraceLanding {
     let versionId: string | null = null;
     let traces = 0;
     if (landed > 0) {
-      const head = dataset.latestVersion ? await this.datasets.findVersionByNumber(dataset.id, dataset.latestVersion, manager) : null;
+      const head = dataset.latestVersion ? await this.datasets.findVersionByNumber(dataset.id, dataset.latestVersion) : null;
       const columns = [...SPAN_COLUMNS.map(String), ...(head?.columns.map((c) => c.name).filter((c) => !SPAN_COLUMNS.includes(c as keyof CanonicalSpan)) ?? [])];
       const version = await this.datasetsService.createVersion(
         dataset,
@@ -214,20 +213,19 @@ export class TraceLanding {
         columns,
         { source: 'landed', message: run.options.message ?? `Landed ${landed} spans (${run.source_kind})`, changes: { inserted: landed, updated: 0, deleted: 0 } },
         run.created_by,
-        manager,
-        collector && landed === staged ? collector.finish(columns, landed, collector.uncounted().length ? await this.rows.distinctCounts(manager, dataset.id, next, collector.uncounted()) : {}) : undefined,
+        collector && landed === staged ? collector.finish(columns, landed, collector.uncounted().length ? await this.rows.distinctCounts(dataset.id, next, collector.uncounted()) : {}) : undefined,
       );
       if (!Object.keys(version.mapping).length) {
         version.mapping = { ...TRACE_MAPPING };
-        await this.datasets.saveVersion(version, manager);
+        await this.datasets.saveVersion(version);
       }
-      await this.datasets.setCounters(dataset.id, { latestVersion: next, nextOrdinal: dataset.nextOrdinal + staged }, manager);
-      await this.traces.setDropsVersion(run.id, version.id, manager);
+      await this.datasets.setCounters(dataset.id, { latestVersion: next, nextOrdinal: dataset.nextOrdinal + staged });
+      await this.traces.setDropsVersion(run.id, version.id);
       versionId = version.id;
-      traces = await this.traces.countTraces(dataset.id, next, manager);
-      const enrichment = await this.traces.insertEnrichmentRun({ workspace_id: run.workspace_id, dataset_id: dataset.id, version_id: version.id, trigger: 'landing', prices: null, created_by: run.created_by }, manager);
-      const job = await this.queue.enqueue({ type: TRACE_ENRICH_JOB, payload: { enrichment_run_id: enrichment.id }, workspaceId: run.workspace_id, targetType: 'dataset', targetId: dataset.id, createdBy: run.created_by }, manager);
-      await this.traces.updateEnrichmentRun(enrichment.id, { job_id: job.job.id }, manager);
+      traces = await this.traces.countTraces(dataset.id, next);
+      const enrichment = await this.traces.insertEnrichmentRun({ workspace_id: run.workspace_id, dataset_id: dataset.id, version_id: version.id, trigger: 'landing', prices: null, created_by: run.created_by });
+      const job = await this.queue.enqueue({ type: TRACE_ENRICH_JOB, payload: { enrichment_run_id: enrichment.id }, workspaceId: run.workspace_id, targetType: 'dataset', targetId: dataset.id, createdBy: run.created_by });
+      await this.traces.updateEnrichmentRun(enrichment.id, { job_id: job.job.id });
     }
     return { received, landed, dropped, dropReasons, conventions, traces, versionId };
   }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { ENRICHMENT_FIELDS } from '../../../libs/traces/enrichment.js';
 import { buildTopology, type TopologySpan } from '../../../libs/traces/topology.js';
@@ -83,12 +83,11 @@ export class TraceVersionsService {
       throw new DomainError(TraceErrors.unknown_traces, `Each trace takes one expected output; named twice: ${[...new Set(twice)].slice(0, 5).join(', ')}`, { trace_ids: [...new Set(twice)].slice(0, 20) });
     }
     await this.requireTraces(dataset.id, version, ids);
-    const row = await this.transactions.run(async (manager) => {
+    const row = await this.transactions.run(async () => {
       const created = await this.traces.insertGroundTruth(
         { workspace_id: access.workspaceId, dataset_id: dataset.id, version_id: version.id, message: body.message ?? '', items: body.items.map((i) => ({ trace_id: i.trace_id, expected_output: i.expected_output, ...(i.notes !== undefined ? { notes: i.notes } : {}), ...(i.labels ? { labels: i.labels } : {}) })), item_count: body.items.length, created_by: caller.userId },
-        manager,
       );
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'ground_truth.created', targetType: 'dataset', targetId: dataset.id, details: { version_id: version.id, number: created.number, items: created.item_count } }, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'ground_truth.created', targetType: 'dataset', targetId: dataset.id, details: { version_id: version.id, number: created.number, items: created.item_count } });
       return created;
     });
     return toGroundTruthVersion(row);
@@ -134,10 +133,10 @@ export class TraceVersionsService {
   async recompute(access: WorkspaceAccess, datasetId: string, versionId: string, body: RecomputeEnrichmentRequest, caller: Principal): Promise<TraceEnrichmentStatusResponse> {
     const { version } = await this.traceVersion(access, datasetId, versionId);
     const prices = body.prices ? checkPrices(body.prices) : null;
-    const run = await this.transactions.run(async (manager) => {
-      const created = await this.traces.insertEnrichmentRun({ workspace_id: access.workspaceId, dataset_id: datasetId, version_id: version.id, trigger: 'recompute', prices, created_by: caller.userId }, manager);
-      const { job } = await this.queue.enqueue({ type: TRACE_ENRICH_JOB, payload: { enrichment_run_id: created.id }, workspaceId: access.workspaceId, targetType: 'dataset', targetId: datasetId, createdBy: caller.userId }, manager);
-      await this.traces.updateEnrichmentRun(created.id, { job_id: job.id }, manager);
+    const run = await this.transactions.run(async () => {
+      const created = await this.traces.insertEnrichmentRun({ workspace_id: access.workspaceId, dataset_id: datasetId, version_id: version.id, trigger: 'recompute', prices, created_by: caller.userId });
+      const { job } = await this.queue.enqueue({ type: TRACE_ENRICH_JOB, payload: { enrichment_run_id: created.id }, workspaceId: access.workspaceId, targetType: 'dataset', targetId: datasetId, createdBy: caller.userId });
+      await this.traces.updateEnrichmentRun(created.id, { job_id: job.id });
       return { ...created, job_id: job.id };
     });
     return toStatus(datasetId, version.id, run);
@@ -191,9 +190,9 @@ export class TraceVersionsService {
     const tags = [...new Set(body.tags)];
     if (!tags.length && body.mode !== 'replace') throw new DomainError(TraceErrors.trace_tags_query_invalid, 'Adding no tag changes nothing: name `tags`, or use mode `replace` with an empty list to clear the traces\' tags');
     await this.requireTraces(datasetId, version, traceIds);
-    await this.transactions.run(async (manager) => {
-      await this.traces.putTags(manager, { workspace_id: access.workspaceId, dataset_id: datasetId, version_id: version.id, created_by: caller.userId }, traceIds, tags, body.mode === 'replace');
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'trace_tags.set', targetType: 'dataset', targetId: datasetId, details: { version_id: version.id, traces: traceIds.length, tags, mode: body.mode ?? 'add' } }, manager);
+    await this.transactions.run(async () => {
+      await this.traces.putTags({ workspace_id: access.workspaceId, dataset_id: datasetId, version_id: version.id, created_by: caller.userId }, traceIds, tags, body.mode === 'replace');
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'trace_tags.set', targetType: 'dataset', targetId: datasetId, details: { version_id: version.id, traces: traceIds.length, tags, mode: body.mode ?? 'add' } });
     });
     const wanted = new Set(traceIds);
     return (await this.traces.listTags(version.id)).filter((t) => wanted.has(t.trace_id));

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
 import { BulkWriter, type BulkValue } from '../../../libs/database/bulk-writer.js';
 import { jsonbText } from './jsonb.js';
+import { Db } from '../../../libs/database/unit-of-work.js';
 
 export interface TraceConnectionRow {
   id: string;
@@ -122,26 +122,22 @@ const VISIBLE = 'r.dataset_id = $1 AND r.added_in <= $2 AND (r.removed_in IS NUL
 @Injectable()
 export class TracesRepository {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly db: Db,
     private readonly bulk: BulkWriter,
   ) {}
 
-  private m(manager?: EntityManager): EntityManager | DataSource {
-    return manager ?? this.dataSource;
-  }
-
   /** Sets the given columns of one run row (objects stored as jsonb); column names come from the typed callers, never from requests. */
-  private async update(table: 'trace_ingest_runs' | 'trace_enrichment_runs', id: string, fields: object, manager: EntityManager | undefined, extra = ''): Promise<void> {
+  private async update(table: 'trace_ingest_runs' | 'trace_enrichment_runs', id: string, fields: object, extra = ''): Promise<void> {
     const entries = Object.entries(fields);
     if (!entries.length) return;
     const values = entries.map(([, v]) => (v !== null && typeof v === 'object' && !(v instanceof Date) ? JSON.stringify(v) : v));
-    await this.m(manager).query(`UPDATE ${table} SET ${entries.map(([k], i) => `${k} = $${i + 2}`).join(', ')}${extra} WHERE id = $1`, [id, ...values]);
+    await this.db.query(`UPDATE ${table} SET ${entries.map(([k], i) => `${k} = $${i + 2}`).join(', ')}${extra} WHERE id = $1`, [id, ...values]);
   }
 
   // Connections
 
-  async insertConnection(row: Omit<TraceConnectionRow, 'id' | 'created_at' | 'updated_at' | 'last_landed_at'>, manager: EntityManager): Promise<TraceConnectionRow> {
-    const [created] = await manager.query(
+  async insertConnection(row: Omit<TraceConnectionRow, 'id' | 'created_at' | 'updated_at' | 'last_landed_at'>): Promise<TraceConnectionRow> {
+    const [created] = await this.db.query(
       `INSERT INTO trace_connections (workspace_id, name, kind, url, settings, secret_id, public_key_secret_id, dataset_id, created_by)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
       [row.workspace_id, row.name, row.kind, row.url, JSON.stringify(row.settings), row.secret_id, row.public_key_secret_id, row.dataset_id, row.created_by],
@@ -149,26 +145,26 @@ export class TracesRepository {
     return created;
   }
 
-  async connectionNameTaken(workspaceId: string, name: string, manager: EntityManager): Promise<boolean> {
-    return (await manager.query('SELECT 1 FROM trace_connections WHERE workspace_id = $1 AND lower(name) = lower($2)', [workspaceId, name])).length > 0;
+  async connectionNameTaken(workspaceId: string, name: string): Promise<boolean> {
+    return (await this.db.query('SELECT 1 FROM trace_connections WHERE workspace_id = $1 AND lower(name) = lower($2)', [workspaceId, name])).length > 0;
   }
 
   listConnections(workspaceId: string): Promise<TraceConnectionRow[]> {
-    return this.dataSource.query('SELECT * FROM trace_connections WHERE workspace_id = $1 ORDER BY lower(name), id', [workspaceId]);
+    return this.db.query('SELECT * FROM trace_connections WHERE workspace_id = $1 ORDER BY lower(name), id', [workspaceId]);
   }
 
   async findConnection(workspaceId: string, id: string): Promise<TraceConnectionRow | null> {
-    return (await this.dataSource.query('SELECT * FROM trace_connections WHERE workspace_id = $1 AND id = $2', [workspaceId, id]))[0] ?? null;
+    return (await this.db.query('SELECT * FROM trace_connections WHERE workspace_id = $1 AND id = $2', [workspaceId, id]))[0] ?? null;
   }
 
-  async touchConnection(id: string, manager?: EntityManager): Promise<void> {
-    await this.m(manager).query('UPDATE trace_connections SET last_landed_at = now() WHERE id = $1', [id]);
+  async touchConnection(id: string): Promise<void> {
+    await this.db.query('UPDATE trace_connections SET last_landed_at = now() WHERE id = $1', [id]);
   }
 
   // Uploads
 
   async insertUpload(row: Omit<TraceUploadRow, 'created_at'>): Promise<TraceUploadRow> {
-    const [created] = await this.dataSource.query(
+    const [created] = await this.db.query(
       'INSERT INTO trace_uploads (id, workspace_id, filename, format, size_bytes, sha256, path, created_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *',
       [row.id, row.workspace_id, row.filename, row.format, row.size_bytes, row.sha256, row.path, row.created_by],
     );
@@ -176,13 +172,13 @@ export class TracesRepository {
   }
 
   async findUpload(workspaceId: string, id: string): Promise<TraceUploadRow | null> {
-    return (await this.dataSource.query('SELECT * FROM trace_uploads WHERE workspace_id = $1 AND id = $2', [workspaceId, id]))[0] ?? null;
+    return (await this.db.query('SELECT * FROM trace_uploads WHERE workspace_id = $1 AND id = $2', [workspaceId, id]))[0] ?? null;
   }
 
   // Ingest runs
 
-  async insertRun(row: Pick<IngestRunRow, 'workspace_id' | 'dataset_id' | 'source_kind' | 'upload_id' | 'connection_id' | 'options' | 'created_by'> & { inline_records: unknown[] | null }, manager: EntityManager): Promise<IngestRunRow> {
-    const [created] = await manager.query(
+  async insertRun(row: Pick<IngestRunRow, 'workspace_id' | 'dataset_id' | 'source_kind' | 'upload_id' | 'connection_id' | 'options' | 'created_by'> & { inline_records: unknown[] | null }): Promise<IngestRunRow> {
+    const [created] = await this.db.query(
       `INSERT INTO trace_ingest_runs (workspace_id, dataset_id, source_kind, upload_id, connection_id, inline_records, options, created_by)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${RUN_COLUMNS}`,
       [row.workspace_id, row.dataset_id, row.source_kind, row.upload_id, row.connection_id, row.inline_records ? JSON.stringify(row.inline_records) : null, JSON.stringify(row.options), row.created_by],
@@ -190,21 +186,20 @@ export class TracesRepository {
     return created;
   }
 
-  async findRun(id: string, manager?: EntityManager, withRecords = false): Promise<IngestRunRow | null> {
-    return (await this.m(manager).query(`SELECT ${RUN_COLUMNS}${withRecords ? ', inline_records' : ''} FROM trace_ingest_runs WHERE id = $1`, [id]))[0] ?? null;
+  async findRun(id: string, withRecords = false): Promise<IngestRunRow | null> {
+    return (await this.db.query(`SELECT ${RUN_COLUMNS}${withRecords ? ', inline_records' : ''} FROM trace_ingest_runs WHERE id = $1`, [id]))[0] ?? null;
   }
 
-  async updateRun(id: string, fields: Partial<Omit<IngestRunRow, 'id'>>, manager?: EntityManager): Promise<void> {
-    await this.update('trace_ingest_runs', id, fields, manager, ', updated_at = now()');
+  async updateRun(id: string, fields: Partial<Omit<IngestRunRow, 'id'>>): Promise<void> {
+    await this.update('trace_ingest_runs', id, fields, ', updated_at = now()');
   }
 
   // Drops
 
-  async appendDrops(manager: EntityManager, drops: Array<{ workspace_id: string; run_id: string; dataset_id: string | null; ordinal: number; reason: string; detail: string; source_ref: string; payload: unknown }>): Promise<void> {
+  async appendDrops(drops: Array<{ workspace_id: string; run_id: string; dataset_id: string | null; ordinal: number; reason: string; detail: string; source_ref: string; payload: unknown }>): Promise<void> {
     if (!drops.length) return;
     const rows: BulkValue[][] = drops.map((d) => [d.workspace_id, d.run_id, d.dataset_id, d.ordinal, d.reason, d.detail, d.source_ref, jsonbText(d.payload ?? null)]);
     await this.bulk.append(
-      manager,
       'trace_drops',
       [
         { name: 'workspace_id', type: 'uuid' },
@@ -222,23 +217,23 @@ export class TracesRepository {
     );
   }
 
-  async setDropsVersion(runId: string, versionId: string, manager: EntityManager): Promise<void> {
-    await manager.query('UPDATE trace_drops SET version_id = $2 WHERE run_id = $1', [runId, versionId]);
+  async setDropsVersion(runId: string, versionId: string): Promise<void> {
+    await this.db.query('UPDATE trace_drops SET version_id = $2 WHERE run_id = $1', [runId, versionId]);
   }
 
-  async clearDrops(runId: string, manager: EntityManager): Promise<void> {
-    await manager.query('DELETE FROM trace_drops WHERE run_id = $1', [runId]);
+  async clearDrops(runId: string): Promise<void> {
+    await this.db.query('DELETE FROM trace_drops WHERE run_id = $1', [runId]);
   }
 
   runDrops(runId: string, reason: string | undefined, limit: number, offset: number): Promise<DropRow[]> {
-    return this.dataSource.query(
+    return this.db.query(
       `SELECT id, run_id, version_id, ordinal, reason, detail, source_ref, payload, created_at FROM trace_drops WHERE run_id = $1 AND ($2::text IS NULL OR reason = $2) ORDER BY ordinal LIMIT $3 OFFSET $4`,
       [runId, reason ?? null, limit, offset],
     );
   }
 
   versionDrops(versionId: string, reason: string | undefined, limit: number, offset: number): Promise<DropRow[]> {
-    return this.dataSource.query(
+    return this.db.query(
       `SELECT id, run_id, version_id, ordinal, reason, detail, source_ref, payload, created_at FROM trace_drops WHERE version_id = $1 AND ($2::text IS NULL OR reason = $2) ORDER BY created_at, run_id, ordinal LIMIT $3 OFFSET $4`,
       [versionId, reason ?? null, limit, offset],
     );
@@ -250,7 +245,7 @@ export class TracesRepository {
   async *spansByTrace(datasetId: string, versionNumber: number, pageSize = 5000): AsyncGenerator<Array<Record<string, unknown>>> {
     let after: { trace: string; ordinal: string } | null = null;
     for (;;) {
-      const rows: Array<{ data: Record<string, unknown>; ordinal: string; trace: string }> = await this.dataSource.query(
+      const rows: Array<{ data: Record<string, unknown>; ordinal: string; trace: string }> = await this.db.query(
         `SELECT r.data, r.ordinal, r.data ->> 'trace_id' AS trace FROM dataset_rows r
           WHERE ${VISIBLE} AND r.data ? 'span_id' AND r.data ? 'trace_id' ${after ? `AND (r.data ->> 'trace_id', r.ordinal) > ($4, $5::bigint)` : ''}
           ORDER BY r.data ->> 'trace_id', r.ordinal LIMIT $3`,
@@ -264,23 +259,23 @@ export class TracesRepository {
     }
   }
 
-  async countTraces(datasetId: string, versionNumber: number, manager?: EntityManager): Promise<number> {
-    const [row] = await this.m(manager).query(`SELECT count(DISTINCT r.data->>'trace_id')::int AS n FROM dataset_rows r WHERE ${VISIBLE}`, [datasetId, versionNumber]);
+  async countTraces(datasetId: string, versionNumber: number): Promise<number> {
+    const [row] = await this.db.query(`SELECT count(DISTINCT r.data->>'trace_id')::int AS n FROM dataset_rows r WHERE ${VISIBLE}`, [datasetId, versionNumber]);
     return row.n;
   }
 
   /** Which of these trace ids the version holds. */
   async knownTraces(datasetId: string, versionNumber: number, traceIds: string[]): Promise<Set<string>> {
     if (!traceIds.length) return new Set();
-    const rows: Array<{ t: string }> = await this.dataSource.query(`SELECT DISTINCT r.data->>'trace_id' AS t FROM dataset_rows r WHERE ${VISIBLE} AND r.data->>'trace_id' = ANY($3::text[])`, [datasetId, versionNumber, traceIds]);
+    const rows: Array<{ t: string }> = await this.db.query(`SELECT DISTINCT r.data->>'trace_id' AS t FROM dataset_rows r WHERE ${VISIBLE} AND r.data->>'trace_id' = ANY($3::text[])`, [datasetId, versionNumber, traceIds]);
     return new Set(rows.map((r) => r.t));
   }
 
   // Ground truth
 
-  async insertGroundTruth(row: Omit<GroundTruthRow, 'id' | 'created_at' | 'number'>, manager: EntityManager): Promise<GroundTruthRow> {
-    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ground-truth:${row.version_id}`]);
-    const [created] = await manager.query(
+  async insertGroundTruth(row: Omit<GroundTruthRow, 'id' | 'created_at' | 'number'>): Promise<GroundTruthRow> {
+    await this.db.lock(`ground-truth:${row.version_id}`);
+    const [created] = await this.db.query(
       `INSERT INTO trace_ground_truth_versions (workspace_id, dataset_id, version_id, number, message, items, item_count, created_by)
        VALUES ($1, $2, $3, (SELECT coalesce(max(number), 0) + 1 FROM trace_ground_truth_versions WHERE version_id = $3), $4, $5, $6, $7) RETURNING *`,
       [row.workspace_id, row.dataset_id, row.version_id, row.message, JSON.stringify(row.items), row.item_count, row.created_by],
@@ -289,44 +284,43 @@ export class TracesRepository {
   }
 
   async groundTruth(versionId: string, number?: number): Promise<GroundTruthRow | null> {
-    const rows = await this.dataSource.query(`SELECT * FROM trace_ground_truth_versions WHERE version_id = $1 ${number ? 'AND number = $2' : ''} ORDER BY number DESC LIMIT 1`, number ? [versionId, number] : [versionId]);
+    const rows = await this.db.query(`SELECT * FROM trace_ground_truth_versions WHERE version_id = $1 ${number ? 'AND number = $2' : ''} ORDER BY number DESC LIMIT 1`, number ? [versionId, number] : [versionId]);
     return rows[0] ?? null;
   }
 
   async groundTruthNumbers(versionId: string): Promise<number[]> {
-    return (await this.dataSource.query('SELECT number FROM trace_ground_truth_versions WHERE version_id = $1 ORDER BY number DESC', [versionId])).map((r: { number: number }) => r.number);
+    return (await this.db.query('SELECT number FROM trace_ground_truth_versions WHERE version_id = $1 ORDER BY number DESC', [versionId])).map((r: { number: number }) => r.number);
   }
 
   // Enrichment
 
-  async insertEnrichmentRun(row: Pick<EnrichmentRunRow, 'workspace_id' | 'dataset_id' | 'version_id' | 'trigger' | 'prices'> & { created_by: string | null }, manager: EntityManager): Promise<EnrichmentRunRow> {
-    const [created] = await manager.query(
+  async insertEnrichmentRun(row: Pick<EnrichmentRunRow, 'workspace_id' | 'dataset_id' | 'version_id' | 'trigger' | 'prices'> & { created_by: string | null }): Promise<EnrichmentRunRow> {
+    const [created] = await this.db.query(
       'INSERT INTO trace_enrichment_runs (workspace_id, dataset_id, version_id, trigger, prices, created_by) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *',
       [row.workspace_id, row.dataset_id, row.version_id, row.trigger, row.prices ? JSON.stringify(row.prices) : null, row.created_by],
     );
     return created;
   }
 
-  async findEnrichmentRun(id: string, manager?: EntityManager): Promise<EnrichmentRunRow | null> {
-    return (await this.m(manager).query('SELECT * FROM trace_enrichment_runs WHERE id = $1', [id]))[0] ?? null;
+  async findEnrichmentRun(id: string): Promise<EnrichmentRunRow | null> {
+    return (await this.db.query('SELECT * FROM trace_enrichment_runs WHERE id = $1', [id]))[0] ?? null;
   }
 
   async latestEnrichmentRun(versionId: string): Promise<EnrichmentRunRow | null> {
-    return (await this.dataSource.query('SELECT * FROM trace_enrichment_runs WHERE version_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1', [versionId]))[0] ?? null;
+    return (await this.db.query('SELECT * FROM trace_enrichment_runs WHERE version_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1', [versionId]))[0] ?? null;
   }
 
-  async updateEnrichmentRun(id: string, fields: Partial<Pick<EnrichmentRunRow, 'state' | 'traces_total' | 'traces_done' | 'error' | 'job_id' | 'started_at' | 'finished_at'>>, manager?: EntityManager): Promise<void> {
-    await this.update('trace_enrichment_runs', id, fields, manager);
+  async updateEnrichmentRun(id: string, fields: Partial<Pick<EnrichmentRunRow, 'state' | 'traces_total' | 'traces_done' | 'error' | 'job_id' | 'started_at' | 'finished_at'>>): Promise<void> {
+    await this.update('trace_enrichment_runs', id, fields);
   }
 
-  async clearEnrichment(versionId: string, manager: EntityManager): Promise<void> {
-    await manager.query('DELETE FROM trace_enrichment_results WHERE version_id = $1', [versionId]);
+  async clearEnrichment(versionId: string): Promise<void> {
+    await this.db.query('DELETE FROM trace_enrichment_results WHERE version_id = $1', [versionId]);
   }
 
-  async appendEnrichment(manager: EntityManager, workspaceId: string, datasetId: string, versionId: string, results: Array<{ trace_id: string; data: unknown }>): Promise<void> {
+  async appendEnrichment(workspaceId: string, datasetId: string, versionId: string, results: Array<{ trace_id: string; data: unknown }>): Promise<void> {
     if (!results.length) return;
     await this.bulk.append(
-      manager,
       'trace_enrichment_results',
       [
         { name: 'workspace_id', type: 'uuid' },
@@ -344,27 +338,27 @@ export class TracesRepository {
   /** Enrichment results under parameterised conditions over `e.data` (built by the service), with the total matching. */
   async enrichmentPage(versionId: string, where: string[], params: unknown[], orderBy: string, limit: number, offset: number): Promise<{ items: Array<Record<string, unknown>>; total: number }> {
     const conditions = ['e.version_id = $1', ...where].join(' AND ');
-    const rows: Array<{ data: Record<string, unknown>; total: number }> = await this.dataSource.query(
+    const rows: Array<{ data: Record<string, unknown>; total: number }> = await this.db.query(
       `SELECT e.data, count(*) OVER ()::int AS total FROM trace_enrichment_results e WHERE ${conditions} ORDER BY ${orderBy}, e.trace_id LIMIT ${Number(limit)} OFFSET ${Number(offset)}`,
       [versionId, ...params],
     );
-    const total = rows[0]?.total ?? (offset > 0 ? (await this.dataSource.query(`SELECT count(*)::int AS n FROM trace_enrichment_results e WHERE ${conditions}`, [versionId, ...params]))[0].n : 0);
+    const total = rows[0]?.total ?? (offset > 0 ? (await this.db.query(`SELECT count(*)::int AS n FROM trace_enrichment_results e WHERE ${conditions}`, [versionId, ...params]))[0].n : 0);
     return { items: rows.map((r) => r.data), total };
   }
 
   // Tags
 
   listTags(versionId: string, traceId?: string, tag?: string): Promise<TagRow[]> {
-    return this.dataSource.query(
+    return this.db.query(
       'SELECT trace_id, tag, created_by, created_at FROM trace_tags WHERE version_id = $1 AND ($2::text IS NULL OR trace_id = $2) AND ($3::text IS NULL OR tag = $3) ORDER BY trace_id, tag',
       [versionId, traceId ?? null, tag ?? null],
     );
   }
 
-  async putTags(manager: EntityManager, row: { workspace_id: string; dataset_id: string; version_id: string; created_by: string | null }, traceIds: string[], tags: string[], replace: boolean): Promise<void> {
-    if (replace) await manager.query('DELETE FROM trace_tags WHERE version_id = $1 AND trace_id = ANY($2::text[]) AND NOT (tag = ANY($3::text[]))', [row.version_id, traceIds, tags]);
+  async putTags(row: { workspace_id: string; dataset_id: string; version_id: string; created_by: string | null }, traceIds: string[], tags: string[], replace: boolean): Promise<void> {
+    if (replace) await this.db.query('DELETE FROM trace_tags WHERE version_id = $1 AND trace_id = ANY($2::text[]) AND NOT (tag = ANY($3::text[]))', [row.version_id, traceIds, tags]);
     if (!tags.length) return;
-    await manager.query(
+    await this.db.query(
       `INSERT INTO trace_tags (workspace_id, dataset_id, version_id, trace_id, tag, created_by)
        SELECT $1, $2, $3, t.trace_id, g.tag, $6 FROM unnest($4::text[]) AS t(trace_id) CROSS JOIN unnest($5::text[]) AS g(tag)
        ON CONFLICT (version_id, trace_id, tag) DO NOTHING`,
@@ -373,7 +367,7 @@ export class TracesRepository {
   }
 
   async deleteTags(versionId: string, traceId: string | undefined, tag: string | undefined): Promise<number> {
-    const [row] = await this.dataSource.query(
+    const [row] = await this.db.query(
       'WITH gone AS (DELETE FROM trace_tags WHERE version_id = $1 AND ($2::text IS NULL OR trace_id = $2) AND ($3::text IS NULL OR tag = $3) RETURNING 1) SELECT count(*)::int AS n FROM gone',
       [versionId, traceId ?? null, tag ?? null],
     );
@@ -383,7 +377,7 @@ export class TracesRepository {
   // Access
 
   async workspaceOf(table: 'trace_connections' | 'trace_uploads' | 'trace_ingest_runs', id: string): Promise<string | null> {
-    return (await this.dataSource.query(`SELECT workspace_id FROM ${table} WHERE id = $1`, [id]))[0]?.workspace_id ?? null;
+    return (await this.db.query(`SELECT workspace_id FROM ${table} WHERE id = $1`, [id]))[0]?.workspace_id ?? null;
   }
 }
 

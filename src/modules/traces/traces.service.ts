@@ -3,11 +3,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { EntityManager } from 'typeorm';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { Db, TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { detectConventions } from '../../../libs/traces/conventions.js';
 import { readRecordsAsync, readTraceFile, sniffFormat, type ReadItem, type TraceFileFormat } from '../../../libs/traces/readers.js';
@@ -48,6 +47,7 @@ export class TracesService {
     private readonly queue: JobQueue,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
+    private readonly db: Db,
   ) {}
 
   // Connections
@@ -58,11 +58,11 @@ export class TracesService {
     }
     if (body.public_key_secret_id && body.kind !== 'langfuse') throw new DomainError(TraceErrors.trace_connection_invalid, '`public_key_secret_id` is for langfuse connections only', { field: 'public_key_secret_id' });
     if (body.project && body.kind !== 'phoenix') throw new DomainError(TraceErrors.trace_connection_invalid, '`project` is for phoenix connections only', { field: 'project' });
-    return this.transactions.run(async (manager) => {
-      if (body.secret_id) await this.secretReferences.requireUsable(access, body.secret_id, manager);
-      if (body.public_key_secret_id) await this.secretReferences.requireUsable(access, body.public_key_secret_id, manager);
-      if (body.dataset_id) await this.requireTraceDataset(access.workspaceId, body.dataset_id, manager);
-      if (await this.traces.connectionNameTaken(access.workspaceId, body.name, manager)) throw new DomainError(TraceErrors.trace_connection_name_taken, `The workspace already has a trace connection named "${body.name}"`);
+    return this.transactions.run(async () => {
+      if (body.secret_id) await this.secretReferences.requireUsable(access, body.secret_id);
+      if (body.public_key_secret_id) await this.secretReferences.requireUsable(access, body.public_key_secret_id);
+      if (body.dataset_id) await this.requireTraceDataset(access.workspaceId, body.dataset_id);
+      if (await this.traces.connectionNameTaken(access.workspaceId, body.name)) throw new DomainError(TraceErrors.trace_connection_name_taken, `The workspace already has a trace connection named "${body.name}"`);
       const row = await this.traces.insertConnection(
         {
           workspace_id: access.workspaceId,
@@ -75,9 +75,8 @@ export class TracesService {
           dataset_id: body.dataset_id ?? null,
           created_by: caller.userId,
         },
-        manager,
       );
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'trace_connection.created', targetType: 'trace_connection', targetId: row.id, details: { name: row.name, kind: row.kind } }, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'trace_connection.created', targetType: 'trace_connection', targetId: row.id, details: { name: row.name, kind: row.kind } });
       return toConnection(row);
     });
   }
@@ -177,10 +176,10 @@ export class TracesService {
     caller: Principal,
   ): Promise<TraceIngestRunResponse> {
     if (body.dataset_id && body.dataset_name) throw new DomainError(TraceErrors.trace_dataset_invalid, 'Name the target dataset by `dataset_id` or by `dataset_name`, not both', { field: 'dataset_name' });
-    return this.transactions.run(async (manager) => {
-      if (body.dataset_id) await this.requireTraceDataset(access.workspaceId, body.dataset_id, manager);
+    return this.transactions.run(async () => {
+      if (body.dataset_id) await this.requireTraceDataset(access.workspaceId, body.dataset_id);
       if (body.dataset_name) {
-        const rows: Array<{ kind: string }> = await manager.query('SELECT kind FROM datasets WHERE workspace_id = $1 AND lower(name) = lower($2)', [access.workspaceId, body.dataset_name]);
+        const rows: Array<{ kind: string }> = await this.db.query('SELECT kind FROM datasets WHERE workspace_id = $1 AND lower(name) = lower($2)', [access.workspaceId, body.dataset_name]);
         if (rows[0] && rows[0].kind !== 'traces') throw new DomainError(TraceErrors.trace_dataset_invalid, `"${body.dataset_name}" is a test-case dataset; name a trace dataset or a new name`, { field: 'dataset_name' });
       }
       const options: IngestOptions = {
@@ -202,11 +201,10 @@ export class TracesService {
           options,
           created_by: caller.userId,
         },
-        manager,
       );
-      const { job } = await this.queue.enqueue({ type: TRACE_LAND_JOB, payload: { ingest_run_id: run.id }, workspaceId: access.workspaceId, targetType: 'trace_ingest_run', targetId: run.id, createdBy: caller.userId }, manager);
-      await this.traces.updateRun(run.id, { job_id: job.id }, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'traces.landing_started', targetType: 'trace_ingest_run', targetId: run.id, details: { source: source.kind, dataset_id: body.dataset_id ?? null, dataset_name: body.dataset_name ?? null } }, manager);
+      const { job } = await this.queue.enqueue({ type: TRACE_LAND_JOB, payload: { ingest_run_id: run.id }, workspaceId: access.workspaceId, targetType: 'trace_ingest_run', targetId: run.id, createdBy: caller.userId });
+      await this.traces.updateRun(run.id, { job_id: job.id });
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'traces.landing_started', targetType: 'trace_ingest_run', targetId: run.id, details: { source: source.kind, dataset_id: body.dataset_id ?? null, dataset_name: body.dataset_name ?? null } });
       return toRun({ ...run, job_id: job.id });
     });
   }
@@ -235,8 +233,8 @@ export class TracesService {
     return upload;
   }
 
-  private async requireTraceDataset(workspaceId: string, datasetId: string, manager: EntityManager): Promise<void> {
-    const dataset = await this.datasets.findForUpdate(datasetId, manager);
+  private async requireTraceDataset(workspaceId: string, datasetId: string): Promise<void> {
+    const dataset = await this.datasets.findForUpdate(datasetId);
     if (!dataset || dataset.workspaceId !== workspaceId) throw new DomainError(TraceErrors.trace_dataset_invalid, `Workspace ${workspaceId} has no dataset ${datasetId}`, { field: 'dataset_id' });
     if (dataset.kind !== 'traces') throw new DomainError(TraceErrors.trace_dataset_invalid, `"${dataset.name}" holds test cases; traces land in datasets of kind traces (name a new dataset_name to create one)`, { field: 'dataset_id' });
   }

@@ -1,15 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import { Db } from '../../../libs/database/unit-of-work.js';
 import { PasswordResetTokenEntity } from './entities/password-reset-token.entity.js';
 import { UserEntity } from './entities/user.entity.js';
 
 @Injectable()
 export class UsersRepository {
-  constructor(
-    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
-    @InjectRepository(PasswordResetTokenEntity) private readonly resetTokens: Repository<PasswordResetTokenEntity>,
-  ) {}
+  constructor(private readonly db: Db) {}
+
+  private get users() {
+    return this.db.repository(UserEntity);
+  }
+
+  private get resetTokens() {
+    return this.db.repository(PasswordResetTokenEntity);
+  }
 
   findById(id: string): Promise<UserEntity | null> {
     return this.users.findOne({ where: { id } });
@@ -28,13 +32,13 @@ export class UsersRepository {
     return this.users.createQueryBuilder('u').where('lower(u.email) = lower(:email)', { email }).getOne();
   }
 
-  findByIdForUpdate(id: string, manager: EntityManager): Promise<UserEntity | null> {
-    return manager.getRepository(UserEntity).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+  findByIdForUpdate(id: string): Promise<UserEntity | null> {
+    return this.users.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
   }
 
   /** Ids of the active system admins, locked so two concurrent demotions cannot both pass. */
-  async lockActiveAdmins(manager: EntityManager): Promise<string[]> {
-    const rows: Array<{ id: string }> = await manager.query(
+  async lockActiveAdmins(): Promise<string[]> {
+    const rows: Array<{ id: string }> = await this.db.query(
       `SELECT id FROM users WHERE system_role = 'admin' AND status = 'active' ORDER BY id FOR UPDATE`,
     );
     return rows.map((r) => r.id);
@@ -55,22 +59,21 @@ export class UsersRepository {
     return qb.orderBy(sort.column, sort.direction).addOrderBy('u.id', 'ASC').skip(window.skip).take(window.take).getManyAndCount();
   }
 
-  async save(user: UserEntity, manager?: EntityManager): Promise<UserEntity> {
-    const repo = manager ? manager.getRepository(UserEntity) : this.users;
-    return repo.save(user);
+  async save(user: UserEntity): Promise<UserEntity> {
+    return this.users.save(user);
   }
 
   /** Marks every unused reset token of the user used, so only the newest one works. */
-  async invalidateResetTokens(userId: string, manager?: EntityManager): Promise<void> {
-    await (manager ?? this.users.manager).query('UPDATE password_reset_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL', [userId]);
+  async invalidateResetTokens(userId: string): Promise<void> {
+    await this.db.query('UPDATE password_reset_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL', [userId]);
   }
 
   count(): Promise<number> {
     return this.users.count();
   }
 
-  async create(user: Pick<UserEntity, 'email' | 'displayName' | 'passwordHash' | 'systemRole'>, manager?: EntityManager): Promise<UserEntity> {
-    const repo = manager ? manager.getRepository(UserEntity) : this.users;
+  async create(user: Pick<UserEntity, 'email' | 'displayName' | 'passwordHash' | 'systemRole'>): Promise<UserEntity> {
+    const repo = this.users;
     const saved = await repo.save(repo.create({ ...user, email: user.email.toLowerCase(), status: 'active', passwordChangedAt: user.passwordHash ? new Date() : null }));
     return (await repo.findOne({ where: { id: saved.id } }))!;
   }
@@ -79,19 +82,18 @@ export class UsersRepository {
     await this.users.update({ id }, { lastLoginAt: () => 'now()' } as never);
   }
 
-  async setPassword(id: string, passwordHash: string, manager?: EntityManager): Promise<void> {
-    const repo = manager ? manager.getRepository(UserEntity) : this.users;
-    await repo.update({ id }, { passwordHash, passwordChangedAt: new Date() });
+  async setPassword(id: string, passwordHash: string): Promise<void> {
+    await this.users.update({ id }, { passwordHash, passwordChangedAt: new Date() });
   }
 
-  async createResetToken(token: Pick<PasswordResetTokenEntity, 'userId' | 'tokenHash' | 'expiresAt' | 'createdBy'>, manager?: EntityManager): Promise<PasswordResetTokenEntity> {
-    const repo = manager ? manager.getRepository(PasswordResetTokenEntity) : this.resetTokens;
+  async createResetToken(token: Pick<PasswordResetTokenEntity, 'userId' | 'tokenHash' | 'expiresAt' | 'createdBy'>): Promise<PasswordResetTokenEntity> {
+    const repo = this.resetTokens;
     return repo.save(repo.create(token));
   }
 
   /** Marks a live reset token used and returns its user id; null when unknown, used or expired. */
-  async consumeResetToken(tokenHash: string, manager: EntityManager): Promise<string | null> {
-    const [rows]: [Array<{ user_id: string }>, number] = await manager.query(
+  async consumeResetToken(tokenHash: string): Promise<string | null> {
+    const [rows]: [Array<{ user_id: string }>, number] = await this.db.query(
       `UPDATE password_reset_tokens SET used_at = now()
         WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()
         RETURNING user_id`,

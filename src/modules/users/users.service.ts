@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import type { EntityManager } from 'typeorm';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import { AccessRepository } from '../../../libs/auth/access.repository.js';
 import { PasswordHasher } from '../../../libs/auth/password-hasher.js';
@@ -10,7 +9,7 @@ import { DomainError, ForbiddenError, NotFoundError } from '../../../libs/common
 import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
 import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
 import { newSecretToken } from '../../../libs/common/secret-token.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { AppConfig } from '../../config/app-config.js';
 import type { CreateUserRequest, ListUsersQuery, ResetTokenResponse, UpdateUserRequest, UserMembershipResponse, UserResponse } from './dto/user.dto.js';
 import type { UserEntity } from './entities/user.entity.js';
@@ -23,7 +22,8 @@ const SORTS = { created_at: 'u.created_at', email: 'u.email', display_name: 'low
 export interface NewUser {
   email: string;
   displayName: string;
-  password?: string;
+  /** From `hashPassword`, computed before the unit of work opens: a hash takes 64 MiB and tens of milliseconds. */
+  passwordHash: string | null;
   systemRole?: SystemRole;
 }
 
@@ -62,36 +62,41 @@ export class UsersService {
     return toUserResponse(await this.require(id));
   }
 
+  /** The hash `createUser` takes; null without a password (the user sets one with a reset token). */
+  hashPassword(password: string | undefined | null): Promise<string | null> {
+    return password ? this.hasher.hash(password) : Promise.resolve(null);
+  }
+
   /** Also used by workspaces (create a user straight into a workspace) and invitations. */
-  async createUser(input: NewUser, actor: Principal | undefined, manager?: EntityManager): Promise<UserEntity> {
+  async createUser(input: NewUser, actor: Principal | undefined): Promise<UserEntity> {
     if (await this.users.findByEmail(input.email)) throw this.emailTaken(input.email);
-    const passwordHash = input.password ? await this.hasher.hash(input.password) : null;
+    const passwordHash = input.passwordHash;
     let user: UserEntity;
     try {
-      user = await this.users.create({ email: input.email, displayName: input.displayName, passwordHash, systemRole: input.systemRole ?? 'user' }, manager);
+      user = await this.users.create({ email: input.email, displayName: input.displayName, passwordHash, systemRole: input.systemRole ?? 'user' });
     } catch (err) {
       if (isUniqueViolation(err)) throw this.emailTaken(input.email);
       throw err;
     }
     await this.audit.record(
       { actor, action: 'user.created', targetType: 'user', targetId: user.id, details: { email: user.email, system_role: user.systemRole, has_password: !!passwordHash } },
-      manager,
     );
     return user;
   }
 
   async create(body: CreateUserRequest, actor: Principal): Promise<UserResponse> {
-    const user = await this.transactions.run((manager) =>
-      this.createUser({ email: body.email, displayName: body.display_name, password: body.password, systemRole: body.system_role }, actor, manager),
+    const passwordHash = await this.hashPassword(body.password);
+    const user = await this.transactions.run(() =>
+      this.createUser({ email: body.email, displayName: body.display_name, passwordHash, systemRole: body.system_role }, actor),
     );
     return toUserResponse(user);
   }
 
   async update(id: string, body: UpdateUserRequest, req: Request, actor: Principal): Promise<UserResponse> {
-    return this.transactions.run(async (manager) => {
+    return this.transactions.run(async () => {
       // A role change locks the admin set before the user row: the same order as deactivate, so no deadlock.
-      const admins = body.system_role !== undefined ? await this.lockAdminsAsActor(actor, manager) : undefined;
-      const user = await this.requireLocked(id, manager);
+      const admins = body.system_role !== undefined ? await this.lockAdminsAsActor(actor) : undefined;
+      const user = await this.requireLocked(id);
       assertIfMatch(req, this.etag(toUserResponse(user)));
       const changes: Record<string, unknown> = {};
       if (body.email !== undefined && body.email.toLowerCase() !== user.email) {
@@ -106,44 +111,44 @@ export class UsersService {
       }
       if (body.system_role !== undefined && body.system_role !== user.systemRole) {
         if (user.systemRole === 'admin' && user.status === 'active') this.assertAnotherActiveAdmin(user.id, admins!, 'demote');
-        await this.audit.record({ actor, action: 'user.system_role_changed', targetType: 'user', targetId: user.id, details: { from: user.systemRole, to: body.system_role } }, manager);
+        await this.audit.record({ actor, action: 'user.system_role_changed', targetType: 'user', targetId: user.id, details: { from: user.systemRole, to: body.system_role } });
         user.systemRole = body.system_role;
       }
       if (Object.keys(changes).length === 0 && body.system_role === undefined) return toUserResponse(user);
-      const saved = await this.users.save(user, manager).catch((err: unknown) => {
+      const saved = await this.users.save(user).catch((err: unknown) => {
         throw isUniqueViolation(err) ? this.emailTaken(body.email!) : err;
       });
-      if (Object.keys(changes).length) await this.audit.record({ actor, action: 'user.updated', targetType: 'user', targetId: user.id, details: changes }, manager);
+      if (Object.keys(changes).length) await this.audit.record({ actor, action: 'user.updated', targetType: 'user', targetId: user.id, details: changes });
       return toUserResponse(saved);
     });
   }
 
   /** Deactivation revokes every token and unused reset token of the user at once. Idempotent. */
   async deactivate(id: string, actor: Principal): Promise<UserResponse> {
-    return this.transactions.run(async (manager) => {
-      const admins = await this.lockAdminsAsActor(actor, manager);
-      const user = await this.requireLocked(id, manager);
+    return this.transactions.run(async () => {
+      const admins = await this.lockAdminsAsActor(actor);
+      const user = await this.requireLocked(id);
       if (user.status === 'deactivated') return toUserResponse(user);
       if (user.id === actor.userId) throw new DomainError(UserErrors.self_deactivation, 'You cannot deactivate your own account');
       if (user.systemRole === 'admin') this.assertAnotherActiveAdmin(user.id, admins, 'deactivate');
       user.status = 'deactivated';
       user.deactivatedAt = new Date();
-      const saved = await this.users.save(user, manager);
-      await this.users.invalidateResetTokens(user.id, manager);
-      const revoked = await this.sessions.revokeAllOf(user.id, 'deactivated', manager);
-      await this.audit.record({ actor, action: 'user.deactivated', targetType: 'user', targetId: user.id, details: { tokens_revoked: revoked } }, manager);
+      const saved = await this.users.save(user);
+      await this.users.invalidateResetTokens(user.id);
+      const revoked = await this.sessions.revokeAllOf(user.id, 'deactivated');
+      await this.audit.record({ actor, action: 'user.deactivated', targetType: 'user', targetId: user.id, details: { tokens_revoked: revoked } });
       return toUserResponse(saved);
     });
   }
 
   async reactivate(id: string, actor: Principal): Promise<UserResponse> {
-    return this.transactions.run(async (manager) => {
-      const user = await this.requireLocked(id, manager);
+    return this.transactions.run(async () => {
+      const user = await this.requireLocked(id);
       if (user.status === 'active') return toUserResponse(user);
       user.status = 'active';
       user.deactivatedAt = null;
-      const saved = await this.users.save(user, manager);
-      await this.audit.record({ actor, action: 'user.reactivated', targetType: 'user', targetId: user.id }, manager);
+      const saved = await this.users.save(user);
+      await this.audit.record({ actor, action: 'user.reactivated', targetType: 'user', targetId: user.id });
       return toUserResponse(saved);
     });
   }
@@ -151,28 +156,28 @@ export class UsersService {
   /** Sets the password; every token of the user is revoked (they log in again). */
   async resetPassword(id: string, password: string, actor: Principal): Promise<UserResponse> {
     const hash = await this.hasher.hash(password);
-    return this.transactions.run(async (manager) => {
-      const user = await this.requireLocked(id, manager);
-      await this.users.setPassword(user.id, hash, manager);
-      await this.users.invalidateResetTokens(user.id, manager);
-      const revoked = await this.sessions.revokeAllOf(user.id, 'password_reset', manager);
-      await this.audit.record({ actor, action: 'user.password_reset', targetType: 'user', targetId: user.id, details: { tokens_revoked: revoked } }, manager);
-      return toUserResponse((await this.users.findByIdForUpdate(user.id, manager))!);
+    return this.transactions.run(async () => {
+      const user = await this.requireLocked(id);
+      await this.users.setPassword(user.id, hash);
+      await this.users.invalidateResetTokens(user.id);
+      const revoked = await this.sessions.revokeAllOf(user.id, 'password_reset');
+      await this.audit.record({ actor, action: 'user.password_reset', targetType: 'user', targetId: user.id, details: { tokens_revoked: revoked } });
+      return toUserResponse((await this.users.findByIdForUpdate(user.id))!);
     });
   }
 
   /** A one-time token the user redeems at POST /auth/token; earlier unused ones stop working. */
-  async issueResetToken(userId: string, actor: Principal | undefined, manager?: EntityManager): Promise<{ token: string; expiresAt: Date }> {
-    const work = async (m: EntityManager) => {
-      const user = await this.requireLocked(userId, m);
+  async issueResetToken(userId: string, actor: Principal | undefined): Promise<{ token: string; expiresAt: Date }> {
+    const work = async () => {
+      const user = await this.requireLocked(userId);
       const { token, hash } = newSecretToken('rst');
       const expiresAt = new Date(Date.now() + this.config.env.RESET_TOKEN_TTL_MINUTES * 60_000);
-      await this.users.invalidateResetTokens(user.id, m);
-      await this.users.createResetToken({ userId: user.id, tokenHash: hash, expiresAt, createdBy: actor?.userId ?? null }, m);
-      await this.audit.record({ actor, action: 'user.reset_token_issued', targetType: 'user', targetId: user.id, details: { expires_at: expiresAt.toISOString() } }, m);
+      await this.users.invalidateResetTokens(user.id);
+      await this.users.createResetToken({ userId: user.id, tokenHash: hash, expiresAt, createdBy: actor?.userId ?? null });
+      await this.audit.record({ actor, action: 'user.reset_token_issued', targetType: 'user', targetId: user.id, details: { expires_at: expiresAt.toISOString() } });
       return { token, expiresAt };
     };
-    return manager ? work(manager) : this.transactions.run(work);
+    return this.transactions.run(work);
   }
 
   async resetToken(id: string, actor: Principal): Promise<ResetTokenResponse> {
@@ -196,8 +201,8 @@ export class UsersService {
     return user;
   }
 
-  private async requireLocked(id: string, manager: EntityManager): Promise<UserEntity> {
-    const user = await this.users.findByIdForUpdate(id, manager);
+  private async requireLocked(id: string): Promise<UserEntity> {
+    const user = await this.users.findByIdForUpdate(id);
     if (!user) throw new NotFoundError('user', id);
     return user;
   }
@@ -206,8 +211,8 @@ export class UsersService {
    * Locks the active admins (always before any user row, in id order) and checks the actor is
    * still one of them: two admins demoting or deactivating each other at once cannot both win.
    */
-  private async lockAdminsAsActor(actor: Principal, manager: EntityManager): Promise<string[]> {
-    const admins = await this.users.lockActiveAdmins(manager);
+  private async lockAdminsAsActor(actor: Principal): Promise<string[]> {
+    const admins = await this.users.lockActiveAdmins();
     if (!admins.includes(actor.userId)) throw new ForbiddenError('You are no longer an active system admin');
     return admins;
   }

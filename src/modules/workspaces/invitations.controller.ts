@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiForbiddenResponse, ApiOkResponse, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiCreatedResponse, ApiForbiddenResponse, ApiOkResponse, ApiTags, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, PublicWithOptionalUser, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
@@ -62,6 +62,7 @@ export class InvitationsController {
   @ApiOkResponse({ type: MeResponse })
   @ApiUnauthorizedResponse({ type: ProblemResponse, description: 'Unknown token, or the existing account was not proven' })
   @ApiForbiddenResponse({ type: ProblemResponse, description: 'Expired, revoked or used invitation, or a token of another user' })
+  @ApiTooManyRequestsResponse({ type: ProblemResponse, description: 'auth_busy: too many passwords being checked at once (only without a bearer token); see Retry-After' })
   accept(@Body() body: AcceptInvitationRequest, @CurrentUser() caller: Principal | undefined): Promise<MeResponse> {
     return this.invitations.accept(body, caller);
   }

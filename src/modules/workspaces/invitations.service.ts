@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import { PasswordHasher } from '../../../libs/auth/password-hasher.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError, UnauthenticatedError, ValidationFailedError } from '../../../libs/common/domain-error.js';
 import { hashSecretToken, newSecretToken } from '../../../libs/common/secret-token.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { AppConfig } from '../../config/app-config.js';
 import { AuthErrors } from '../auth/auth.errors.js';
 import { AuthService } from '../auth/auth.service.js';
@@ -75,70 +74,69 @@ export class InvitationsService {
       throw new DomainError(WorkspaceErrors.owner_role_required, `Only owners may invite owners; your role is ${access.role}`);
     }
     const email = body.email.toLowerCase();
-    return this.transactions.run(async (manager) => {
+    return this.transactions.run(async () => {
+      await this.invitations.lockEmail(access.workspaceId, email);
       const user = await this.users.findByEmail(email);
-      if (user && (await this.members.find(access.workspaceId, user.id, manager))) {
+      if (user && (await this.members.find(access.workspaceId, user.id))) {
         throw new DomainError(WorkspaceErrors.already_member, `${email} is already a member of this workspace`);
       }
-      const pending = await this.invitations.findLivePending(access.workspaceId, email, manager);
+      const pending = await this.invitations.findLivePending(access.workspaceId, email);
       if (pending && stateOf(pending) === 'pending') {
         throw new DomainError(InvitationErrors.invitation_pending, `${email} already has a pending invitation (${pending.id}); resend it instead`, { invitation_id: pending.id });
       }
-      if (pending) await this.invitations.retireExpired(pending.id, manager);
+      if (pending) await this.invitations.retireExpired(pending.id);
       const { token, hash } = newSecretToken('inv');
       const invitation = await this.invitations.insert(
         { workspaceId: access.workspaceId, email, role: body.role, tokenHash: hash, status: 'pending', expiresAt: this.expiry(), invitedBy: caller.userId, sentCount: 1, lastSentAt: new Date() },
-        manager,
       );
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'invitation.created', targetType: 'invitation', targetId: invitation.id, details: { email, role: body.role } }, manager);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'invitation.created', targetType: 'invitation', targetId: invitation.id, details: { email, role: body.role } });
       return { ...toResponse(invitation), token, accept_path: ACCEPT_PATH };
     });
   }
 
   /** A new token and expiry; the old token stops working. */
   async resend(access: WorkspaceAccess, id: string, caller: Principal): Promise<CreateInvitationResponse> {
-    return this.transactions.run(async (manager) => {
-      const invitation = await this.requireOpen(access.workspaceId, id, manager, 'resent');
+    return this.transactions.run(async () => {
+      const invitation = await this.requireOpen(access.workspaceId, id, 'resent');
       const { token, hash } = newSecretToken('inv');
       invitation.tokenHash = hash;
       invitation.expiresAt = this.expiry();
       invitation.sentCount += 1;
       invitation.lastSentAt = new Date();
-      const saved = await this.invitations.save(invitation, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'invitation.resent', targetType: 'invitation', targetId: id, details: { sent_count: saved.sentCount } }, manager);
+      const saved = await this.invitations.save(invitation);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'invitation.resent', targetType: 'invitation', targetId: id, details: { sent_count: saved.sentCount } });
       return { ...toResponse(saved), token, accept_path: ACCEPT_PATH };
     });
   }
 
   async revoke(access: WorkspaceAccess, id: string, caller: Principal): Promise<InvitationResponse> {
-    return this.transactions.run(async (manager) => {
-      const invitation = await this.requireOpen(access.workspaceId, id, manager, 'revoked');
+    return this.transactions.run(async () => {
+      const invitation = await this.requireOpen(access.workspaceId, id, 'revoked');
       invitation.status = 'revoked';
       invitation.revokedAt = new Date();
-      const saved = await this.invitations.save(invitation, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'invitation.revoked', targetType: 'invitation', targetId: id }, manager);
+      const saved = await this.invitations.save(invitation);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'invitation.revoked', targetType: 'invitation', targetId: id });
       return toResponse(saved);
     });
   }
 
   async accept(body: AcceptInvitationRequest, caller: Principal | undefined): Promise<MeResponse> {
-    const userId = await this.transactions.run(async (manager) => {
-      const invitation = await this.invitations.findByTokenHashForUpdate(hashSecretToken(body.token), manager);
+    const userId = await this.transactions.run(async () => {
+      const invitation = await this.invitations.findByTokenHashForUpdate(hashSecretToken(body.token));
       if (!invitation) throw new DomainError(InvitationErrors.invalid_invitation, 'The invitation token is unknown or was replaced by a newer one');
       const state = stateOf(invitation);
       if (state === 'expired') throw new DomainError(InvitationErrors.invitation_expired, 'The invitation has expired; ask a workspace admin to resend it');
       if (state === 'revoked') throw new DomainError(InvitationErrors.invitation_revoked, 'The invitation was revoked');
       if (state === 'accepted') throw new DomainError(InvitationErrors.invitation_already_accepted, 'The invitation has already been accepted');
 
-      const user = (await this.existingInvitee(invitation, body, caller)) ?? (await this.newInvitee(invitation, body, caller, manager));
-      await this.membersService.addOrUpgradeMember(invitation.workspaceId, user.id, invitation.role, caller ?? { userId: user.id, email: user.email }, manager);
+      const user = (await this.existingInvitee(invitation, body, caller)) ?? (await this.newInvitee(invitation, body, caller));
+      await this.membersService.addOrUpgradeMember(invitation.workspaceId, user.id, invitation.role, caller ?? { userId: user.id, email: user.email });
       invitation.status = 'accepted';
       invitation.acceptedBy = user.id;
       invitation.acceptedAt = new Date();
-      await this.invitations.save(invitation, manager);
+      await this.invitations.save(invitation);
       await this.audit.record(
         { actor: { userId: user.id, email: user.email }, workspaceId: invitation.workspaceId, action: 'invitation.accepted', targetType: 'invitation', targetId: invitation.id, details: { role: invitation.role } },
-        manager,
       );
       return user.id;
     });
@@ -159,18 +157,19 @@ export class InvitationsService {
     return user;
   }
 
-  private async newInvitee(invitation: WorkspaceInvitationEntity, body: AcceptInvitationRequest, caller: Principal | undefined, manager: EntityManager): Promise<UserEntity> {
+  private async newInvitee(invitation: WorkspaceInvitationEntity, body: AcceptInvitationRequest, caller: Principal | undefined): Promise<UserEntity> {
     if (caller) throw new DomainError(InvitationErrors.invitation_email_mismatch, `This invitation is for ${invitation.email}, not for ${caller.email}`);
     if (!body.password || body.password.length < PASSWORD_MIN) {
       throw new ValidationFailedError(`A password of at least ${PASSWORD_MIN} characters is required to create the account`, [
         { field: 'password', message: `password must be at least ${PASSWORD_MIN} characters to create the account for ${invitation.email}` },
       ]);
     }
-    return this.usersService.createUser({ email: invitation.email, displayName: body.display_name ?? invitation.email.split('@')[0], password: body.password }, undefined, manager);
+    const passwordHash = await this.usersService.hashPassword(body.password);
+    return this.usersService.createUser({ email: invitation.email, displayName: body.display_name ?? invitation.email.split('@')[0], passwordHash }, undefined);
   }
 
-  private async requireOpen(workspaceId: string, id: string, manager: EntityManager, verb: string): Promise<WorkspaceInvitationEntity> {
-    const invitation = await this.invitations.findForUpdate(workspaceId, id, manager);
+  private async requireOpen(workspaceId: string, id: string, verb: string): Promise<WorkspaceInvitationEntity> {
+    const invitation = await this.invitations.findForUpdate(workspaceId, id);
     if (!invitation) throw new NotFoundError('invitation', id);
     const state = stateOf(invitation);
     if (state !== 'pending' && state !== 'expired') {

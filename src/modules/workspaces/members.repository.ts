@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
 import type { WorkspaceRole } from '../../../libs/auth/roles.js';
 import { WorkspaceMemberEntity } from './entities/workspace-member.entity.js';
+import { Db } from '../../../libs/database/unit-of-work.js';
 
 export interface MemberRow {
   workspaceId: string;
@@ -42,10 +41,14 @@ const MEMBER_SELECT = `SELECT m.workspace_id, m.user_id, u.email, u.display_name
 
 @Injectable()
 export class MembersRepository {
-  constructor(@InjectRepository(WorkspaceMemberEntity) private readonly repo: Repository<WorkspaceMemberEntity>) {}
+  constructor(private readonly db: Db) {}
 
-  private q(manager?: EntityManager) {
-    return manager ?? this.repo.manager;
+  private get repo() {
+    return this.db.repository(WorkspaceMemberEntity);
+  }
+
+  private q() {
+    return this.db.manager;
   }
 
   async list(workspaceId: string): Promise<MemberRow[]> {
@@ -53,32 +56,32 @@ export class MembersRepository {
     return rows.map(toRow);
   }
 
-  async find(workspaceId: string, userId: string, manager?: EntityManager): Promise<MemberRow | null> {
-    const rows: RawMember[] = await this.q(manager).query(`${MEMBER_SELECT} WHERE m.workspace_id = $1 AND m.user_id = $2`, [workspaceId, userId]);
+  async find(workspaceId: string, userId: string): Promise<MemberRow | null> {
+    const rows: RawMember[] = await this.q().query(`${MEMBER_SELECT} WHERE m.workspace_id = $1 AND m.user_id = $2`, [workspaceId, userId]);
     return rows[0] ? toRow(rows[0]) : null;
   }
 
   /** The membership row locked for a role change or removal. */
-  findForUpdate(workspaceId: string, userId: string, manager: EntityManager): Promise<WorkspaceMemberEntity | null> {
-    return manager.getRepository(WorkspaceMemberEntity).findOne({ where: { workspaceId, userId }, lock: { mode: 'pessimistic_write' } });
+  findForUpdate(workspaceId: string, userId: string): Promise<WorkspaceMemberEntity | null> {
+    return this.repo.findOne({ where: { workspaceId, userId }, lock: { mode: 'pessimistic_write' } });
   }
 
   /** Owners of the workspace, locked so two concurrent demotions cannot leave it without one. */
-  async lockOwners(workspaceId: string, manager: EntityManager): Promise<string[]> {
-    const rows: Array<{ user_id: string }> = await manager.query(
+  async lockOwners(workspaceId: string): Promise<string[]> {
+    const rows: Array<{ user_id: string }> = await this.db.query(
       `SELECT user_id FROM workspace_members WHERE workspace_id = $1 AND role = 'owner' ORDER BY user_id FOR UPDATE`,
       [workspaceId],
     );
     return rows.map((r) => r.user_id);
   }
 
-  async insert(member: Pick<WorkspaceMemberEntity, 'workspaceId' | 'userId' | 'role' | 'addedBy'>, manager: EntityManager): Promise<void> {
-    await manager.getRepository(WorkspaceMemberEntity).insert(member);
+  async insert(member: Pick<WorkspaceMemberEntity, 'workspaceId' | 'userId' | 'role' | 'addedBy'>): Promise<void> {
+    await this.repo.insert(member);
   }
 
   /** Inserts the membership unless the user is already a member; true when it inserted. */
-  async insertIfAbsent(member: Pick<WorkspaceMemberEntity, 'workspaceId' | 'userId' | 'role' | 'addedBy'>, manager: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await manager.query(
+  async insertIfAbsent(member: Pick<WorkspaceMemberEntity, 'workspaceId' | 'userId' | 'role' | 'addedBy'>): Promise<boolean> {
+    const rows: unknown[] = await this.db.query(
       `INSERT INTO workspace_members (workspace_id, user_id, role, added_by) VALUES ($1, $2, $3, $4)
        ON CONFLICT (workspace_id, user_id) DO NOTHING RETURNING user_id`,
       [member.workspaceId, member.userId, member.role, member.addedBy],
@@ -86,12 +89,12 @@ export class MembersRepository {
     return rows.length === 1;
   }
 
-  async setRole(workspaceId: string, userId: string, role: WorkspaceRole, manager: EntityManager): Promise<void> {
-    await manager.getRepository(WorkspaceMemberEntity).update({ workspaceId, userId }, { role });
+  async setRole(workspaceId: string, userId: string, role: WorkspaceRole): Promise<void> {
+    await this.repo.update({ workspaceId, userId }, { role });
   }
 
-  async delete(workspaceId: string, userId: string, manager: EntityManager): Promise<void> {
-    await manager.getRepository(WorkspaceMemberEntity).delete({ workspaceId, userId });
+  async delete(workspaceId: string, userId: string): Promise<void> {
+    await this.repo.delete({ workspaceId, userId });
   }
 
   /** Active users who are not members, matching q, at most `limit`. */

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import { roleAtLeast, type Principal, type WorkspaceAccess, type WorkspaceRole } from '../../../libs/auth/roles.js';
 import { DomainError, ForbiddenError, NotFoundError, ValidationFailedError } from '../../../libs/common/domain-error.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { UserErrors } from '../users/users.errors.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { UsersService } from '../users/users.service.js';
@@ -38,27 +37,27 @@ export class MembersService {
     const user = body.user_id ? await this.users.findById(body.user_id) : await this.users.findByEmail(body.email!);
     if (!user) throw new NotFoundError('user', body.user_id ?? body.email);
     if (user.status !== 'active') throw new DomainError(WorkspaceErrors.user_deactivated, `User ${user.email} is deactivated`);
-    return this.transactions.run(async (manager) => {
-      if (!(await this.members.insertIfAbsent({ workspaceId: access.workspaceId, userId: user.id, role: body.role, addedBy: caller.userId }, manager))) {
+    return this.transactions.run(async () => {
+      if (!(await this.members.insertIfAbsent({ workspaceId: access.workspaceId, userId: user.id, role: body.role, addedBy: caller.userId }))) {
         throw new DomainError(WorkspaceErrors.already_member, `${user.email} is already a member; change their role with PATCH /workspaces/${access.workspaceId}/members/${user.id}`);
       }
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'member.added', targetType: 'user', targetId: user.id, details: { role: body.role } }, manager);
-      return toMemberResponse((await this.members.find(access.workspaceId, user.id, manager))!);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'member.added', targetType: 'user', targetId: user.id, details: { role: body.role } });
+      return toMemberResponse((await this.members.find(access.workspaceId, user.id))!);
     });
   }
 
   async changeRole(access: WorkspaceAccess, userId: string, role: WorkspaceRole, caller: Principal): Promise<WorkspaceMemberResponse> {
-    return this.transactions.run(async (manager) => {
+    return this.transactions.run(async () => {
       // Owner rows first (id order), then the target: one lock order, so owners acting on each other cannot deadlock.
-      const owners = await this.members.lockOwners(access.workspaceId, manager);
-      const member = await this.members.findForUpdate(access.workspaceId, userId, manager);
+      const owners = await this.members.lockOwners(access.workspaceId);
+      const member = await this.members.findForUpdate(access.workspaceId, userId);
       if (!member) throw new NotFoundError('member', userId);
-      if (member.role === role) return toMemberResponse((await this.members.find(access.workspaceId, userId, manager))!);
+      if (member.role === role) return toMemberResponse((await this.members.find(access.workspaceId, userId))!);
       if (member.role === 'owner' || role === 'owner') this.assertStillOwner(access, caller, owners, 'grant the owner role or change the role of an owner');
       if (member.role === 'owner') this.assertAnotherOwner(owners, userId, 'demote');
-      await this.members.setRole(access.workspaceId, userId, role, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'member.role_changed', targetType: 'user', targetId: userId, details: { from: member.role, to: role } }, manager);
-      return toMemberResponse((await this.members.find(access.workspaceId, userId, manager))!);
+      await this.members.setRole(access.workspaceId, userId, role);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'member.role_changed', targetType: 'user', targetId: userId, details: { from: member.role, to: role } });
+      return toMemberResponse((await this.members.find(access.workspaceId, userId))!);
     });
   }
 
@@ -66,35 +65,36 @@ export class MembersService {
   async remove(access: WorkspaceAccess, userId: string, caller: Principal): Promise<void> {
     const leaving = userId === caller.userId;
     if (!leaving && !roleAtLeast(access.role, 'admin')) throw new ForbiddenError(`Removing other members needs the admin role or above; yours is ${access.role}`);
-    await this.transactions.run(async (manager) => {
+    await this.transactions.run(async () => {
       // Owner rows first (id order), then the target: one lock order, so owners acting on each other cannot deadlock.
-      const owners = await this.members.lockOwners(access.workspaceId, manager);
-      const member = await this.members.findForUpdate(access.workspaceId, userId, manager);
+      const owners = await this.members.lockOwners(access.workspaceId);
+      const member = await this.members.findForUpdate(access.workspaceId, userId);
       if (!member) throw new NotFoundError('member', userId);
       if (member.role === 'owner') {
         if (!leaving) this.assertStillOwner(access, caller, owners, 'remove an owner');
         this.assertAnotherOwner(owners, userId, 'remove');
       }
-      await this.members.delete(access.workspaceId, userId, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'member.removed', targetType: 'user', targetId: userId, details: { role: member.role, left: leaving } }, manager);
+      await this.members.delete(access.workspaceId, userId);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'member.removed', targetType: 'user', targetId: userId, details: { role: member.role, left: leaving } });
     });
   }
 
   /** Creates a user straight into the workspace; without a password the response carries a one-time reset token. */
   async createUser(access: WorkspaceAccess, body: CreateWorkspaceUserRequest, caller: Principal): Promise<WorkspaceMemberResponse> {
     this.assertMayGrant(access, body.role);
-    return this.transactions.run(async (manager) => {
-      const user = await this.usersService.createUser({ email: body.email, displayName: body.display_name, password: body.password ?? undefined }, caller, manager).catch((err: unknown) => {
+    const passwordHash = await this.usersService.hashPassword(body.password);
+    return this.transactions.run(async () => {
+      const user = await this.usersService.createUser({ email: body.email, displayName: body.display_name, passwordHash }, caller).catch((err: unknown) => {
         if (err instanceof DomainError && err.code === UserErrors.email_taken) {
           throw new DomainError(UserErrors.email_taken, `${body.email.toLowerCase()} is already registered; add the existing user with POST /workspaces/${access.workspaceId}/members instead`);
         }
         throw err;
       });
-      await this.members.insert({ workspaceId: access.workspaceId, userId: user.id, role: body.role, addedBy: caller.userId }, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'workspace.user_created', targetType: 'user', targetId: user.id, details: { role: body.role } }, manager);
-      const response = toMemberResponse((await this.members.find(access.workspaceId, user.id, manager))!);
+      await this.members.insert({ workspaceId: access.workspaceId, userId: user.id, role: body.role, addedBy: caller.userId });
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'workspace.user_created', targetType: 'user', targetId: user.id, details: { role: body.role } });
+      const response = toMemberResponse((await this.members.find(access.workspaceId, user.id))!);
       if (body.password) return response;
-      const reset = await this.usersService.issueResetToken(user.id, caller, manager);
+      const reset = await this.usersService.issueResetToken(user.id, caller);
       return { ...response, reset_token: reset.token, reset_token_expires_at: reset.expiresAt };
     });
   }
@@ -112,22 +112,21 @@ export class MembersService {
     userId: string,
     role: WorkspaceRole,
     actor: Pick<Principal, 'userId' | 'email'> | undefined,
-    manager?: EntityManager,
   ): Promise<WorkspaceRole> {
-    const work = async (m: EntityManager): Promise<WorkspaceRole> => {
-      if (await this.members.insertIfAbsent({ workspaceId, userId, role, addedBy: actor?.userId ?? null }, m)) {
-        await this.audit.record({ actor, workspaceId, action: 'member.added', targetType: 'user', targetId: userId, details: { role, via: 'invitation' } }, m);
+    const work = async (): Promise<WorkspaceRole> => {
+      if (await this.members.insertIfAbsent({ workspaceId, userId, role, addedBy: actor?.userId ?? null })) {
+        await this.audit.record({ actor, workspaceId, action: 'member.added', targetType: 'user', targetId: userId, details: { role, via: 'invitation' } });
         return role;
       }
       // Already a member (possibly added a moment ago by a concurrent request): raise, never lower.
-      const existing = await this.members.findForUpdate(workspaceId, userId, m);
-      if (!existing) return work(m); // removed again between the two statements: add afresh
+      const existing = await this.members.findForUpdate(workspaceId, userId);
+      if (!existing) return work(); // removed again between the two statements: add afresh
       if (roleAtLeast(existing.role, role)) return existing.role;
-      await this.members.setRole(workspaceId, userId, role, m);
-      await this.audit.record({ actor, workspaceId, action: 'member.role_changed', targetType: 'user', targetId: userId, details: { from: existing.role, to: role, via: 'invitation' } }, m);
+      await this.members.setRole(workspaceId, userId, role);
+      await this.audit.record({ actor, workspaceId, action: 'member.role_changed', targetType: 'user', targetId: userId, details: { from: existing.role, to: role, via: 'invitation' } });
       return role;
     };
-    return manager ? work(manager) : this.transactions.run(work);
+    return this.transactions.run(work);
   }
 
   private assertMayGrant(access: WorkspaceAccess, role: WorkspaceRole): void {

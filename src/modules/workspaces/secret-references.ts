@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { roleAtLeast, type WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError } from '../../../libs/common/domain-error.js';
 import { SecretErrors } from './secrets.errors.js';
@@ -15,9 +14,9 @@ export class SecretReferences {
   constructor(private readonly secrets: SecretsRepository) {}
 
   /** Checks a secret the body names: the caller is an admin and the secret belongs to the workspace. */
-  async requireUsable(access: WorkspaceAccess, secretId: string, manager?: EntityManager): Promise<void> {
+  async requireUsable(access: WorkspaceAccess, secretId: string): Promise<void> {
     this.requireAdmin(access, 'name a secret');
-    if (!(await this.secrets.existsInWorkspace(access.workspaceId, secretId, manager))) {
+    if (!(await this.secrets.existsInWorkspace(access.workspaceId, secretId))) {
       throw new DomainError(SecretErrors.unknown_secret, `Workspace ${access.workspaceId} has no secret ${secretId}`, { field: 'secret_id' });
     }
   }

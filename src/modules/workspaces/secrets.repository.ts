@@ -1,12 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
 import type { Sealed } from '../../../libs/crypto/secret-cipher.js';
 import { WorkspaceSecretEntity } from './entities/workspace-secret.entity.js';
+import { Db } from '../../../libs/database/unit-of-work.js';
 
 @Injectable()
 export class SecretsRepository {
-  constructor(@InjectRepository(WorkspaceSecretEntity) private readonly repo: Repository<WorkspaceSecretEntity>) {}
+  constructor(private readonly db: Db) {}
+
+  private get repo() {
+    return this.db.repository(WorkspaceSecretEntity);
+  }
 
   async list(workspaceId: string, q: string | undefined, sort: { column: string; direction: 'ASC' | 'DESC' }, window: { skip: number; take: number }) {
     const qb = this.repo.createQueryBuilder('s').where('s.workspace_id = :workspaceId', { workspaceId });
@@ -15,12 +18,12 @@ export class SecretsRepository {
   }
 
   /** Metadata only, scoped to the workspace. */
-  find(workspaceId: string, id: string, manager?: EntityManager): Promise<WorkspaceSecretEntity | null> {
-    return (manager ? manager.getRepository(WorkspaceSecretEntity) : this.repo).findOne({ where: { id, workspaceId } });
+  find(workspaceId: string, id: string): Promise<WorkspaceSecretEntity | null> {
+    return (this.repo).findOne({ where: { id, workspaceId } });
   }
 
-  findForUpdate(workspaceId: string, id: string, manager: EntityManager): Promise<WorkspaceSecretEntity | null> {
-    return manager.getRepository(WorkspaceSecretEntity).findOne({ where: { id, workspaceId }, lock: { mode: 'pessimistic_write' } });
+  findForUpdate(workspaceId: string, id: string): Promise<WorkspaceSecretEntity | null> {
+    return this.repo.findOne({ where: { id, workspaceId }, lock: { mode: 'pessimistic_write' } });
   }
 
   /** With the sealed value, for reveal and internal use. */
@@ -32,34 +35,34 @@ export class SecretsRepository {
       .getOne();
   }
 
-  async existsInWorkspace(workspaceId: string, id: string, manager?: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await (manager ?? this.repo.manager).query('SELECT 1 FROM workspace_secrets WHERE id = $1 AND workspace_id = $2', [id, workspaceId]);
+  async existsInWorkspace(workspaceId: string, id: string): Promise<boolean> {
+    const rows: unknown[] = await this.db.query('SELECT 1 FROM workspace_secrets WHERE id = $1 AND workspace_id = $2', [id, workspaceId]);
     return rows.length > 0;
   }
 
-  async nameTaken(workspaceId: string, name: string, exceptId?: string, manager?: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await (manager ?? this.repo.manager).query(
+  async nameTaken(workspaceId: string, name: string, exceptId?: string): Promise<boolean> {
+    const rows: unknown[] = await this.db.query(
       'SELECT 1 FROM workspace_secrets WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3',
       [workspaceId, name, exceptId ?? null],
     );
     return rows.length > 0;
   }
 
-  async insert(secret: Pick<WorkspaceSecretEntity, 'id' | 'workspaceId' | 'name' | 'description' | 'createdBy'> & Sealed, manager: EntityManager): Promise<WorkspaceSecretEntity> {
-    const repo = manager.getRepository(WorkspaceSecretEntity);
+  async insert(secret: Pick<WorkspaceSecretEntity, 'id' | 'workspaceId' | 'name' | 'description' | 'createdBy'> & Sealed): Promise<WorkspaceSecretEntity> {
+    const repo = this.repo;
     await repo.insert({ ...secret, updatedBy: secret.createdBy });
     return (await repo.findOne({ where: { id: secret.id } }))!;
   }
 
-  async save(secret: WorkspaceSecretEntity, sealed: Sealed | undefined, manager: EntityManager): Promise<WorkspaceSecretEntity> {
-    const repo = manager.getRepository(WorkspaceSecretEntity);
+  async save(secret: WorkspaceSecretEntity, sealed: Sealed | undefined): Promise<WorkspaceSecretEntity> {
+    const repo = this.repo;
     await repo.save(sealed ? Object.assign(secret, sealed) : secret);
     return (await repo.findOne({ where: { id: secret.id } }))!;
   }
 
   /** The next batch of sealed rows not under `keyId`, after `afterId`, locked for re-sealing. */
-  async nextToReseal(keyId: string, afterId: string, limit: number, manager: EntityManager): Promise<Array<{ id: string; workspaceId: string } & Sealed>> {
-    const rows: Array<{ id: string; workspace_id: string; ciphertext: Buffer; iv: Buffer; auth_tag: Buffer; key_id: string }> = await manager.query(
+  async nextToReseal(keyId: string, afterId: string, limit: number): Promise<Array<{ id: string; workspaceId: string } & Sealed>> {
+    const rows: Array<{ id: string; workspace_id: string; ciphertext: Buffer; iv: Buffer; auth_tag: Buffer; key_id: string }> = await this.db.query(
       `SELECT id, workspace_id, ciphertext, iv, auth_tag, key_id FROM workspace_secrets
         WHERE key_id <> $1 AND id > $2 ORDER BY id LIMIT $3 FOR UPDATE`,
       [keyId, afterId, limit],
@@ -68,20 +71,20 @@ export class SecretsRepository {
   }
 
   /** Replaces the sealed value only: re-sealing is not an edit (version and updated_at stay). */
-  async reseal(id: string, sealed: Sealed, manager: EntityManager): Promise<void> {
-    await manager.query('UPDATE workspace_secrets SET ciphertext = $2, iv = $3, auth_tag = $4, key_id = $5 WHERE id = $1', [id, sealed.ciphertext, sealed.iv, sealed.authTag, sealed.keyId]);
+  async reseal(id: string, sealed: Sealed): Promise<void> {
+    await this.db.query('UPDATE workspace_secrets SET ciphertext = $2, iv = $3, auth_tag = $4, key_id = $5 WHERE id = $1', [id, sealed.ciphertext, sealed.iv, sealed.authTag, sealed.keyId]);
   }
 
   async countByKey(): Promise<Record<string, number>> {
-    const rows: Array<{ key_id: string; n: number }> = await this.repo.manager.query('SELECT key_id, count(*)::int AS n FROM workspace_secrets GROUP BY key_id');
+    const rows: Array<{ key_id: string; n: number }> = await this.db.query('SELECT key_id, count(*)::int AS n FROM workspace_secrets GROUP BY key_id');
     return Object.fromEntries(rows.map((r) => [r.key_id, r.n]));
   }
 
   async markRevealed(id: string): Promise<void> {
-    await this.repo.manager.query('UPDATE workspace_secrets SET last_revealed_at = now() WHERE id = $1', [id]);
+    await this.db.query('UPDATE workspace_secrets SET last_revealed_at = now() WHERE id = $1', [id]);
   }
 
-  async delete(id: string, manager: EntityManager): Promise<void> {
-    await manager.getRepository(WorkspaceSecretEntity).delete({ id });
+  async delete(id: string): Promise<void> {
+    await this.repo.delete({ id });
   }
 }

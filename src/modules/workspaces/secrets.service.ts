@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { Request } from 'express';
 import { randomUUID } from 'node:crypto';
 import { AuditService } from '../../../libs/audit/audit.service.js';
@@ -8,7 +7,7 @@ import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js
 import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
 import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
 import { SecretCipher, SecretDecryptionError } from '../../../libs/crypto/secret-cipher.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import type { CreateSecretRequest, ListSecretsQuery, UpdateSecretRequest, WorkspaceSecretResponse, WorkspaceSecretRevealResponse } from './dto/secret.dto.js';
 import type { WorkspaceSecretEntity } from './entities/workspace-secret.entity.js';
 import { SecretErrors } from './secrets.errors.js';
@@ -71,26 +70,26 @@ export class SecretsService {
   }
 
   /** Stores a secret; inside the caller's transaction when given one (another family creating a key it needs). */
-  async create(access: WorkspaceAccess, body: CreateSecretRequest, caller: Principal, manager?: EntityManager): Promise<WorkspaceSecretResponse> {
-    const work = async (m: EntityManager) => {
-      if (await this.secrets.nameTaken(access.workspaceId, body.name, undefined, m)) throw this.nameTaken(body.name);
+  async create(access: WorkspaceAccess, body: CreateSecretRequest, caller: Principal): Promise<WorkspaceSecretResponse> {
+    const work = async () => {
+      if (await this.secrets.nameTaken(access.workspaceId, body.name, undefined)) throw this.nameTaken(body.name);
       const id = randomUUID();
       const sealed = this.cipher.seal(body.value, aad(access.workspaceId, id));
-      const secret = await this.secrets.insert({ id, workspaceId: access.workspaceId, name: body.name, description: body.description ?? '', createdBy: caller.userId, ...sealed }, m);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'secret.created', targetType: 'secret', targetId: id, details: { name: body.name } }, m);
+      const secret = await this.secrets.insert({ id, workspaceId: access.workspaceId, name: body.name, description: body.description ?? '', createdBy: caller.userId, ...sealed });
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'secret.created', targetType: 'secret', targetId: id, details: { name: body.name } });
       return toResponse(secret);
     };
-    return manager ? work(manager) : this.transactions.run(work);
+    return this.transactions.run(work);
   }
 
   async update(access: WorkspaceAccess, id: string, body: UpdateSecretRequest, req: Request, caller: Principal): Promise<WorkspaceSecretResponse> {
-    return this.transactions.run(async (manager) => {
-      const secret = await this.secrets.findForUpdate(access.workspaceId, id, manager);
+    return this.transactions.run(async () => {
+      const secret = await this.secrets.findForUpdate(access.workspaceId, id);
       if (!secret) throw new NotFoundError('secret', id);
       assertIfMatch(req, this.etag(toResponse(secret)));
       const changed: string[] = [];
       if (body.name !== undefined && body.name !== secret.name) {
-        if (await this.secrets.nameTaken(access.workspaceId, body.name, id, manager)) throw this.nameTaken(body.name);
+        if (await this.secrets.nameTaken(access.workspaceId, body.name, id)) throw this.nameTaken(body.name);
         secret.name = body.name;
         changed.push('name');
       }
@@ -102,18 +101,18 @@ export class SecretsService {
       if (sealed) changed.push('value');
       if (changed.length === 0) return toResponse(secret);
       secret.updatedBy = caller.userId;
-      const saved = await this.secrets.save(secret, sealed, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'secret.updated', targetType: 'secret', targetId: id, details: { changed } }, manager);
+      const saved = await this.secrets.save(secret, sealed);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'secret.updated', targetType: 'secret', targetId: id, details: { changed } });
       return toResponse(saved);
     });
   }
 
   async delete(access: WorkspaceAccess, id: string, caller: Principal): Promise<void> {
-    await this.transactions.run(async (manager) => {
-      const secret = await this.secrets.findForUpdate(access.workspaceId, id, manager);
+    await this.transactions.run(async () => {
+      const secret = await this.secrets.findForUpdate(access.workspaceId, id);
       if (!secret) throw new NotFoundError('secret', id);
-      await this.secrets.delete(id, manager);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'secret.deleted', targetType: 'secret', targetId: id, details: { name: secret.name } }, manager);
+      await this.secrets.delete(id);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'secret.deleted', targetType: 'secret', targetId: id, details: { name: secret.name } });
     });
   }
 
@@ -151,12 +150,12 @@ export class SecretsService {
     const failed: string[] = [];
     let cursor = '00000000-0000-0000-0000-000000000000';
     for (;;) {
-      const batch = await this.transactions.run(async (manager) => {
-        const rows = await this.secrets.nextToReseal(keyId, cursor, batchSize, manager);
+      const batch = await this.transactions.run(async () => {
+        const rows = await this.secrets.nextToReseal(keyId, cursor, batchSize);
         for (const row of rows) {
           try {
             const value = this.cipher.open(row, aad(row.workspaceId, row.id));
-            await this.secrets.reseal(row.id, this.cipher.seal(value, aad(row.workspaceId, row.id)), manager);
+            await this.secrets.reseal(row.id, this.cipher.seal(value, aad(row.workspaceId, row.id)));
             resealed += 1;
           } catch (err) {
             if (!(err instanceof SecretDecryptionError)) throw err;

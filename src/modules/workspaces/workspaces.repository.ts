@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
 import type { WorkspaceRole } from '../../../libs/auth/roles.js';
 import { WorkspaceEntity } from './entities/workspace.entity.js';
+import { Db } from '../../../libs/database/unit-of-work.js';
 
 /** A workspace as one caller sees it: with their role and the member count. */
 export interface WorkspaceView {
@@ -15,10 +14,14 @@ const LIKE_ESCAPE = /[\\%_]/g;
 
 @Injectable()
 export class WorkspacesRepository {
-  constructor(@InjectRepository(WorkspaceEntity) private readonly repo: Repository<WorkspaceEntity>) {}
+  constructor(private readonly db: Db) {}
 
-  private viewQuery(userId: string, manager?: EntityManager) {
-    return (manager ? manager.getRepository(WorkspaceEntity) : this.repo)
+  private get repo() {
+    return this.db.repository(WorkspaceEntity);
+  }
+
+  private viewQuery(userId: string) {
+    return (this.repo)
       .createQueryBuilder('w')
       .leftJoin('workspace_members', 'm', 'm.workspace_id = w.id AND m.user_id = :userId', { userId })
       .addSelect('m.role', 'caller_role')
@@ -43,25 +46,25 @@ export class WorkspacesRepository {
     return [WorkspacesRepository.toView(entities, raw), total];
   }
 
-  async findView(id: string, userId: string, manager?: EntityManager): Promise<WorkspaceView | null> {
-    const { entities, raw } = await this.viewQuery(userId, manager).where('w.id = :id', { id }).getRawAndEntities();
+  async findView(id: string, userId: string): Promise<WorkspaceView | null> {
+    const { entities, raw } = await this.viewQuery(userId).where('w.id = :id', { id }).getRawAndEntities();
     return entities.length ? WorkspacesRepository.toView(entities, raw)[0] : null;
   }
 
-  findByIdForUpdate(id: string, manager: EntityManager): Promise<WorkspaceEntity | null> {
-    return manager.getRepository(WorkspaceEntity).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+  findByIdForUpdate(id: string): Promise<WorkspaceEntity | null> {
+    return this.repo.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
   }
 
-  create(workspace: Pick<WorkspaceEntity, 'name' | 'description' | 'createdBy'>, manager: EntityManager): Promise<WorkspaceEntity> {
-    const repo = manager.getRepository(WorkspaceEntity);
+  create(workspace: Pick<WorkspaceEntity, 'name' | 'description' | 'createdBy'>): Promise<WorkspaceEntity> {
+    const repo = this.repo;
     return repo.save(repo.create({ ...workspace, embeddingConfig: { provider: 'local' } }));
   }
 
-  save(workspace: WorkspaceEntity, manager: EntityManager): Promise<WorkspaceEntity> {
-    return manager.getRepository(WorkspaceEntity).save(workspace);
+  save(workspace: WorkspaceEntity): Promise<WorkspaceEntity> {
+    return this.repo.save(workspace);
   }
 
-  async delete(id: string, manager: EntityManager): Promise<void> {
-    await manager.getRepository(WorkspaceEntity).delete({ id });
+  async delete(id: string): Promise<void> {
+    await this.repo.delete({ id });
   }
 }

@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import type { EntityManager } from 'typeorm';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { NotFoundError, ValidationFailedError } from '../../../libs/common/domain-error.js';
 import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
 import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
-import { TransactionRunner } from '../../../libs/database/transaction-runner.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { EmbeddingConfigsService } from '../catalogues/embedding-configs.service.js';
 import type { CreateWorkspaceRequest, EmbeddingConfigRequest, ListWorkspacesQuery, UpdateWorkspaceRequest, WorkspaceListItem, WorkspaceResponse } from './dto/workspace.dto.js';
 import type { EmbeddingConfigValue } from './entities/workspace.entity.js';
@@ -40,11 +39,11 @@ export class WorkspacesService {
 
   /** Any active user may create a workspace; they become its owner. */
   async create(body: CreateWorkspaceRequest, caller: Principal): Promise<WorkspaceResponse> {
-    return this.transactions.run(async (manager) => {
-      const workspace = await this.workspaces.create({ name: body.name, description: body.description ?? '', createdBy: caller.userId }, manager);
-      await this.members.insert({ workspaceId: workspace.id, userId: caller.userId, role: 'owner', addedBy: caller.userId }, manager);
-      await this.audit.record({ actor: caller, workspaceId: workspace.id, action: 'workspace.created', targetType: 'workspace', targetId: workspace.id, details: { name: workspace.name } }, manager);
-      return toWorkspaceResponse((await this.workspaces.findView(workspace.id, caller.userId, manager))!);
+    return this.transactions.run(async () => {
+      const workspace = await this.workspaces.create({ name: body.name, description: body.description ?? '', createdBy: caller.userId });
+      await this.members.insert({ workspaceId: workspace.id, userId: caller.userId, role: 'owner', addedBy: caller.userId });
+      await this.audit.record({ actor: caller, workspaceId: workspace.id, action: 'workspace.created', targetType: 'workspace', targetId: workspace.id, details: { name: workspace.name } });
+      return toWorkspaceResponse((await this.workspaces.findView(workspace.id, caller.userId))!);
     });
   }
 
@@ -55,8 +54,8 @@ export class WorkspacesService {
   }
 
   async update(access: WorkspaceAccess, body: UpdateWorkspaceRequest, req: Request, caller: Principal): Promise<WorkspaceResponse> {
-    return this.transactions.run(async (manager) => {
-      const current = await this.requireView(access.workspaceId, caller, manager);
+    return this.transactions.run(async () => {
+      const current = await this.requireView(access.workspaceId, caller);
       assertIfMatch(req, this.etag(toWorkspaceResponse(current)));
       const workspace = current.workspace;
       const changes: Record<string, { from: string; to: string }> = {};
@@ -65,19 +64,19 @@ export class WorkspacesService {
         changes.description = { from: workspace.description, to: (workspace.description = body.description) };
       }
       if (Object.keys(changes).length === 0) return toWorkspaceResponse(current);
-      await this.workspaces.save(workspace, manager);
-      await this.audit.record({ actor: caller, workspaceId: workspace.id, action: 'workspace.updated', targetType: 'workspace', targetId: workspace.id, details: changes }, manager);
-      return toWorkspaceResponse((await this.workspaces.findView(workspace.id, caller.userId, manager))!);
+      await this.workspaces.save(workspace);
+      await this.audit.record({ actor: caller, workspaceId: workspace.id, action: 'workspace.updated', targetType: 'workspace', targetId: workspace.id, details: changes });
+      return toWorkspaceResponse((await this.workspaces.findView(workspace.id, caller.userId))!);
     });
   }
 
   /** Deletes the workspace and, through the foreign keys, every record it holds. */
   async delete(access: WorkspaceAccess, caller: Principal): Promise<void> {
-    await this.transactions.run(async (manager) => {
-      const workspace = await this.workspaces.findByIdForUpdate(access.workspaceId, manager);
+    await this.transactions.run(async () => {
+      const workspace = await this.workspaces.findByIdForUpdate(access.workspaceId);
       if (!workspace) throw new NotFoundError('workspace', access.workspaceId);
-      await this.workspaces.delete(workspace.id, manager);
-      await this.audit.record({ actor: caller, workspaceId: workspace.id, action: 'workspace.deleted', targetType: 'workspace', targetId: workspace.id, details: { name: workspace.name } }, manager);
+      await this.workspaces.delete(workspace.id);
+      await this.audit.record({ actor: caller, workspaceId: workspace.id, action: 'workspace.deleted', targetType: 'workspace', targetId: workspace.id, details: { name: workspace.name } });
     });
   }
 
@@ -88,10 +87,10 @@ export class WorkspacesService {
         { field: 'config_ref', message: 'config_ref is only accepted when provider is remote' },
       ]);
     }
-    return this.transactions.run(async (manager) => {
-      const current = await this.requireView(access.workspaceId, caller, manager);
+    return this.transactions.run(async () => {
+      const current = await this.requireView(access.workspaceId, caller);
       assertIfMatch(req, this.etag(toWorkspaceResponse(current)));
-      if (body.provider === 'remote' && !(await this.embeddingConfigs.exists(access.workspaceId, body.config_ref!, manager))) {
+      if (body.provider === 'remote' && !(await this.embeddingConfigs.exists(access.workspaceId, body.config_ref!))) {
         throw new ValidationFailedError(`The workspace has no embedding config "${body.config_ref}"; create it with POST /embedding-configs first`, [
           { field: 'config_ref', message: 'names no embedding config of the workspace' },
         ]);
@@ -105,19 +104,18 @@ export class WorkspacesService {
       const previous = current.workspace.embeddingConfig;
       if (sameConfig(previous, next)) return toWorkspaceResponse(current);
       current.workspace.embeddingConfig = next;
-      await this.workspaces.save(current.workspace, manager);
+      await this.workspaces.save(current.workspace);
       await this.audit.record(
         { actor: caller, workspaceId: access.workspaceId, action: 'workspace.embedding_config_changed', targetType: 'workspace', targetId: access.workspaceId, details: { from: previous, to: next } },
-        manager,
       );
-      return toWorkspaceResponse((await this.workspaces.findView(access.workspaceId, caller.userId, manager))!);
+      return toWorkspaceResponse((await this.workspaces.findView(access.workspaceId, caller.userId))!);
     });
   }
 
-  private async requireView(id: string, caller: Principal, manager: EntityManager) {
-    const locked = await this.workspaces.findByIdForUpdate(id, manager);
+  private async requireView(id: string, caller: Principal) {
+    const locked = await this.workspaces.findByIdForUpdate(id);
     if (!locked) throw new NotFoundError('workspace', id);
-    return (await this.workspaces.findView(id, caller.userId, manager))!;
+    return (await this.workspaces.findView(id, caller.userId))!;
   }
 }
 

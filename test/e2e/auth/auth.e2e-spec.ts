@@ -40,12 +40,13 @@ describe('auth', () => {
       expectProblem(await t.http.post('/auth/token').send({ grant_type: 'client_credentials' }), 400, 'validation_failed');
     });
 
-    it('throttles repeated failures with 429 and Retry-After, even for the right password', async () => {
+    it('throttles after LOGIN_MAX_FAILURES failures with 429 and Retry-After, even for the right password', async () => {
       const user = await t.factory.newUser();
-      for (let i = 0; i < 2; i++) expectProblem(await t.http.post('/auth/token').send({ email: user.email, password: 'bad-password' }), 401);
-      const third = await t.http.post('/auth/token').send({ email: user.email, password: 'bad-password' });
-      expectProblem(third, 429, 'rate_limited');
-      expect(Number(third.headers['retry-after'])).toBeGreaterThan(0);
+      for (let i = 0; i < 3; i++) expectProblem(await t.http.post('/auth/token').send({ email: user.email, password: 'bad-password' }), 401);
+      const fourth = await t.http.post('/auth/token').send({ email: user.email, password: 'bad-password' });
+      expectProblem(fourth, 429, 'rate_limited');
+      expect(Number(fourth.headers['retry-after'])).toBeGreaterThan(0);
+      expect(Number(fourth.headers['retry-after'])).toBeLessThanOrEqual(120);
       const right = await t.http.post('/auth/token').send({ email: user.email, password: user.password });
       expectProblem(right, 429, 'rate_limited');
     });

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { MetricConfigsService } from '../../../src/modules/catalogues/metric-configs.service.js';
 import { expectProblem } from '../../utils/problem.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 
 describe('metric configs, workspace defaults and resolution', () => {
   let t: TestApp;
@@ -67,7 +68,7 @@ describe('metric configs, workspace defaults and resolution', () => {
     // A run starting with v1 freezes it (runs call this; issue 6 wires it to POST /runs).
     const runId = randomUUID();
     const v1 = (await version('strict-match', 1).expect(200)).body.id as string;
-    await t.dataSource.transaction((manager) => t.app.get(MetricConfigsService).markUsed([v1], runId, manager));
+    await t.app.get(TransactionRunner).run(() => t.app.get(MetricConfigsService).markUsed([v1], runId));
     const frozen = await version('strict-match', 1).expect(200);
     expect(frozen.body).toEqual(expect.objectContaining({ frozen: true, first_used_by_run: runId }));
     expectProblem(await t.http.put('/metric-configs/strict-match/1').query({ workspace_id: ws }).set(r.member.auth).send({ threshold: 0.1 }), 409, 'metric_config_frozen');

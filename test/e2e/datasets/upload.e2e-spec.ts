@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { RowsRepository } from '../../../src/modules/datasets/rows.repository.js';
 import { expectProblem } from '../../utils/problem.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 
 const CSV = 'question,answer,difficulty,score\n"What is 2+2?",4,easy,0.5\n"Capital of France?",Paris,medium,1\n"Say ""hi""",hi,,007\n';
 
@@ -23,7 +24,7 @@ describe('datasets: upload, read, edit, delete', () => {
   const expectStatsMatchSql = async (id: string) => {
     const schema = (await t.http.get(`/datasets/${id}/schema`).set(r.viewer.auth).expect(200)).body;
     const rows = t.app.get(RowsRepository, { strict: false });
-    const sql = await t.dataSource.transaction((m) => rows.versionStats(m, id, schema.version_number, schema.columns.map((c: { name: string }) => c.name), schema.row_count));
+    const sql = await t.app.get(TransactionRunner).run(() => rows.versionStats(id, schema.version_number, schema.columns.map((c: { name: string }) => c.name), schema.row_count));
     const round = (cols: Array<Record<string, unknown>>) => cols.map((c) => ({ ...c, ...(typeof c.mean_length === 'number' ? { mean_length: Math.round(c.mean_length * 1e9) / 1e9 } : {}) }));
     expect(round(schema.columns)).toEqual(round(sql as unknown as Array<Record<string, unknown>>));
   };

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { ReadinessRegistry } from '../../../libs/common/readiness.js';
 import { BULLMQ_QUEUE_NAME, bullJobId } from '../../../libs/queue/drivers/bullmq.driver.js';
@@ -7,8 +7,9 @@ import { startTestApp, type TestApp } from '../../utils/test-app.js';
 import { invocations, settledRows, waitFor, waitForStatus } from './support/probes.js';
 import { createProbeTables, TestJobsModule } from './support/test-jobs.module.js';
 import { deleteQueueKeys, startWorkerContext, TEST_REDIS_URL, uniqueQueuePrefix, type WorkerContext } from './support/worker-context.js';
+import { describeOn } from '../../utils/database-mode.js';
 
-describe('queue: BullMQ driver (API without workers, two worker processes)', () => {
+describeOn('postgres', 'BullMQ on Redis with worker contexts beside the API on one database; the embedded database serves one process')('queue: BullMQ driver (API without workers, two worker processes)', () => {
   const prefix = uniqueQueuePrefix();
   const env = { REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, JOB_RETRY_DELAY_MS: '50', JOB_LEASE_SECONDS: '5', QUEUE_CONCURRENCY: '3' };
   let api: TestApp;
@@ -20,7 +21,7 @@ describe('queue: BullMQ driver (API without workers, two worker processes)', () 
     api = await startTestApp({ ...env, RUN_WORKERS: 'false' }, { modules: [TestJobsModule] });
     await createProbeTables(api.dataSource);
     queue = api.app.get(JobQueue);
-    workers = await Promise.all([startWorkerContext(api.db.url, { ...env, RUN_WORKERS: 'true' }), startWorkerContext(api.db.url, { ...env, RUN_WORKERS: 'true' })]);
+    workers = await Promise.all([startWorkerContext(api.db, { ...env, RUN_WORKERS: 'true' }), startWorkerContext(api.db, { ...env, RUN_WORKERS: 'true' })]);
     redis = new Redis(TEST_REDIS_URL);
   });
   afterAll(async () => {
@@ -113,7 +114,7 @@ describe('queue: BullMQ driver (API without workers, two worker processes)', () 
     const probe = new Map(api.app.get(ReadinessRegistry).entries()).get('queue')!;
     await expect(probe()).resolves.toBeUndefined();
 
-    const unreachable = await startWorkerContext(api.db.url, { ...env, REDIS_URL: 'redis://127.0.0.1:1', RUN_WORKERS: 'false' });
+    const unreachable = await startWorkerContext(api.db, { ...env, REDIS_URL: 'redis://127.0.0.1:1', RUN_WORKERS: 'false' });
     try {
       const broken = new Map(unreachable.context.get(ReadinessRegistry).entries()).get('queue')!;
       const started = Date.now();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { createTestDatabase, type TestDatabase } from '../../utils/database.js';
+import { itOn } from '../../utils/database-mode.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 import { invocations, waitFor, waitForStatus } from './support/probes.js';
 import { createProbeTables, TestJobsModule } from './support/test-jobs.module.js';
@@ -8,7 +9,8 @@ import { startWorkerContext } from './support/worker-context.js';
 
 const FAST = { QUEUE_POLL_INTERVAL_MS: '100', JOB_RETRY_DELAY_MS: '50', JOB_LEASE_SECONDS: '5' };
 
-describe('queue: durable across restarts (in-process driver on PostgreSQL)', () => {
+/** The in-process driver, as `npm start` runs it, on either database: jobs outlive the process. */
+describe('queue: durable across restarts (in-process driver)', () => {
   let db: TestDatabase;
   const open: TestApp[] = [];
 
@@ -74,9 +76,9 @@ describe('queue: durable across restarts (in-process driver on PostgreSQL)', () 
     await stop(second);
   });
 
-  it('two processes polling one database run each job exactly once', async () => {
+  itOn('postgres', 'a second process on the same database; the embedded database serves one process')('two processes polling one database run each job exactly once', async () => {
     const api = await start({ QUEUE_CONCURRENCY: '3' });
-    const other = await startWorkerContext(db.url, { ...FAST, QUEUE_CONCURRENCY: '3' });
+    const other = await startWorkerContext(db, { ...FAST, QUEUE_CONCURRENCY: '3' });
     try {
       const queue = api.app.get(JobQueue);
       const ids: string[] = [];

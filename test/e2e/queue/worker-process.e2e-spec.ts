@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,9 +8,10 @@ import { invocations, settledRows, waitFor, waitForStatus } from './support/prob
 import { createProbeTables, TestJobsModule } from './support/test-jobs.module.js';
 import { deleteQueueKeys, startWorkerContext, TEST_REDIS_URL, uniqueQueuePrefix, workerEnvironment } from './support/worker-context.js';
 import { spawnWorker, type WorkerProcess } from './support/worker-process.js';
+import { describeOn } from '../../utils/database-mode.js';
 
 /** Worker processes started by `src/worker.ts`'s createWorker, killed and stopped for real. */
-describe('queue: worker processes (BullMQ)', () => {
+describeOn('postgres', 'spawns worker processes with DATABASE_URL and REDIS_URL; the embedded database serves one process')('queue: worker processes (BullMQ)', () => {
   const prefix = uniqueQueuePrefix();
   const env = { REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, JOB_LEASE_SECONDS: '5', JOB_RETRY_DELAY_MS: '50' };
   const dataDir = mkdtempSync(join(tmpdir(), 'ews-worker-proc-'));
@@ -19,7 +20,7 @@ describe('queue: worker processes (BullMQ)', () => {
   const children: WorkerProcess[] = [];
 
   const spawn = async (extra: Record<string, string> = {}) => {
-    const child = await spawnWorker({ ...workerEnvironment(api.db.url, { ...env, ...extra }), DATA_DIR: dataDir, RUN_WORKERS: 'true' });
+    const child = await spawnWorker({ ...workerEnvironment(api.db, { ...env, ...extra }), DATA_DIR: dataDir, RUN_WORKERS: 'true' });
     children.push(child);
     return child;
   };
@@ -46,7 +47,7 @@ describe('queue: worker processes (BullMQ)', () => {
     expect(await doomed.exited).toEqual({ code: null, signal: 'SIGKILL' });
     expect((await queue.get(job.id))?.status).toBe('running'); // nobody knows yet: the lease says so
 
-    const survivor = await startWorkerContext(api.db.url, { ...env, RUN_WORKERS: 'true' });
+    const survivor = await startWorkerContext(api.db, { ...env, RUN_WORKERS: 'true' });
     try {
       const done = await waitForStatus(queue, job.id, 'succeeded', 15_000);
       expect(done.attempts).toBe(2);

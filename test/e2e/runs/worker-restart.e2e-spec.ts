@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,9 +7,10 @@ import { FakeUpstream } from '../../utils/fake-upstream.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 import { deleteQueueKeys, startWorkerContext, TEST_REDIS_URL, uniqueQueuePrefix, workerEnvironment } from '../queue/support/worker-context.js';
 import { spawnWorker } from '../queue/support/worker-process.js';
+import { describeOn } from '../../utils/database-mode.js';
 
 /** A run survives its worker process being SIGKILLed: another worker resumes it without calling the SUT again for a finished row. */
-describe('runs: a worker killed mid-run', () => {
+describeOn('postgres', 'spawns worker processes with DATABASE_URL and REDIS_URL; the embedded database serves one process')('runs: a worker killed mid-run', () => {
   const prefix = uniqueQueuePrefix();
   const env = { REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, JOB_LEASE_SECONDS: '5', JOB_RETRY_DELAY_MS: '50' };
   const dataDir = mkdtempSync(join(tmpdir(), 'ews-run-restart-'));
@@ -38,7 +39,7 @@ describe('runs: a worker killed mid-run', () => {
 
     // Workers share the API's keys (an in-process worker registers the JWT strategy process-wide).
     const shared = { ...env, JWT_SECRET: api.config.env.JWT_SECRET!, ENCRYPTION_KEY: api.config.env.ENCRYPTION_KEY! };
-    const doomed = await spawnWorker({ ...workerEnvironment(api.db.url, shared), DATA_DIR: dataDir, RUN_WORKERS: 'true' });
+    const doomed = await spawnWorker({ ...workerEnvironment(api.db, shared), DATA_DIR: dataDir, RUN_WORKERS: 'true' });
     const answered = async () => Number((await api.dataSource.query(`SELECT count(*) FROM run_items WHERE run_id = $1 AND status <> 'pending'`, [run.id]))[0].count);
     for (let i = 0; i < 200 && (await answered()) < 10; i++) await new Promise((resolve) => setTimeout(resolve, 25));
     doomed.child.kill('SIGKILL');
@@ -48,7 +49,7 @@ describe('runs: a worker killed mid-run', () => {
     expect(finishedBeforeKill.size).toBeGreaterThanOrEqual(10);
     expect(finishedBeforeKill.size).toBeLessThan(40);
 
-    const survivor = await startWorkerContext(api.db.url, { ...shared, RUN_WORKERS: 'true' });
+    const survivor = await startWorkerContext(api.db, { ...shared, RUN_WORKERS: 'true' });
     try {
       let state = '';
       for (let i = 0; i < 400 && state !== 'succeeded'; i++) {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ReadinessRegistry } from '../../../libs/common/readiness.js';
-import { withAdminClient } from '../../utils/database.js';
+import { requirePostgres, withAdminClient } from '../../utils/database.js';
+import { itOn } from '../../utils/database-mode.js';
 import { expectProblem } from '../../utils/problem.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 
@@ -68,8 +69,8 @@ describe('status: GET /live and GET /ready', () => {
     await t.http.get('/ready').expect(200);
   });
 
-  it('is 503 while PostgreSQL refuses the service its connections, and recovers when it accepts them again', async () => {
-    const name = t.db.name;
+  itOn('postgres', 'refuses and terminates the PostgreSQL connections of the app')('is 503 while PostgreSQL refuses the service its connections, and recovers when it accepts them again', async () => {
+    const { name } = requirePostgres(t.db);
     await withAdminClient(async (admin) => {
       try {
         await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
@@ -93,5 +94,16 @@ describe('status: GET /live and GET /ready', () => {
     }
     expect(recovered.status).toBe(200);
     expect(recovered.body.checks.database.status).toBe('up');
+  });
+
+  // Last: the app does not come back from it.
+  it('is 503 from the shutdown signal on, naming it, while /live still answers', async () => {
+    t.app.get(ReadinessRegistry).beginShutdown();
+    const res = await t.http.get('/ready');
+    expectProblem(res, 503, 'service_unavailable');
+    expect(res.body.detail).toBe('Not ready: the service is shutting down');
+    expect(res.body.checks).toEqual({ shutdown: { status: 'down', latency_ms: 0, error: 'the service is shutting down' } });
+    expect(res.headers['retry-after']).toBe('5');
+    await t.http.get('/live').expect(200);
   });
 });

@@ -72,7 +72,7 @@ describe('trace ingestion', () => {
 
     // Column statistics gathered while landing equal those the database computes from the rows.
     const round = (cols: Array<Record<string, unknown>>) => cols.map((c) => ({ ...c, ...(typeof c.mean_length === 'number' ? { mean_length: Number(c.mean_length.toFixed(6)) } : {}) }));
-    const fromSql = await t.app.get(RowsRepository).versionStats(t.dataSource.manager, datasetId, 1, SPAN_COLUMNS.map(String), 10);
+    const fromSql = await t.app.get(RowsRepository).versionStats(datasetId, 1, SPAN_COLUMNS.map(String), 10);
     expect(round(version.schema)).toEqual(round(fromSql as unknown as Array<Record<string, unknown>>));
 
     // The spans are rows of the version: queryable like any dataset.

@@ -42,9 +42,12 @@ describe('users: rules', () => {
 
   /**
    * Starts the requests while a third admin's row is locked, waits until every one of them is
-   * blocked on a row lock, then lets them all go: their transactions overlap for certain.
+   * blocked on a row lock, then lets them all go: their transactions overlap for certain. The
+   * embedded database runs one transaction at a time (one connection, which a held lock would
+   * keep from the requests): there the requests are all in flight at once and it serialises them.
    */
   const raceBehindLock = async (lockedUserId: string, requests: Array<PromiseLike<Response>>): Promise<Response[]> => {
+    if (t.db.kind === 'embedded') return Promise.all(requests.map((r) => Promise.resolve(r)));
     const holder = t.dataSource.createQueryRunner();
     await holder.connect();
     await holder.startTransaction();
@@ -69,8 +72,15 @@ describe('users: rules', () => {
     it('deactivating each other: one wins, the loser is 403 (no longer an admin), never a deadlock or 500', async () => {
       const [a, b, third] = await Promise.all([t.factory.actor({ systemRole: 'admin' }), t.factory.actor({ systemRole: 'admin' }), t.factory.newUser({ systemRole: 'admin' })]);
       const results = await raceBehindLock(third.id, [t.http.post(`/users/${b.id}/deactivate`).set(a.auth), t.http.post(`/users/${a.id}/deactivate`).set(b.auth)]);
-      expect(results.map((r) => r.status).sort()).toEqual([200, 403]);
-      expectProblem(results.find((r) => r.status === 403)!, 403, 'forbidden');
+      const statuses = results.map((r) => r.status).sort();
+      if (t.db.kind === 'embedded') {
+        // Serialised, the loser may reach the token check after the winner's commit: 401 (its tokens were revoked).
+        expect(statuses[0]).toBe(200);
+        expect([401, 403]).toContain(statuses[1]);
+      } else {
+        expect(statuses).toEqual([200, 403]);
+        expectProblem(results.find((r) => r.status === 403)!, 403, 'forbidden');
+      }
       expect(await activeAdmins([a.id, b.id])).toHaveLength(1);
     });
 

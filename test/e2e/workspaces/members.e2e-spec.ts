@@ -4,6 +4,7 @@ import type { Actor } from '../../factories/factory.js';
 import { MembersService } from '../../../src/modules/workspaces/members.service.js';
 import { expectProblem } from '../../utils/problem.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 
 describe('workspace members, users and candidates', () => {
   let t: TestApp;
@@ -408,8 +409,8 @@ describe('workspace members, users and candidates', () => {
       const { owner, id } = await soloWorkspace('rollback');
       const u = await t.factory.newUser();
       await expect(
-        t.dataSource.transaction(async (manager) => {
-          await members.addOrUpgradeMember(id, u.id, 'member', { userId: owner.id, email: owner.email }, manager);
+        t.app.get(TransactionRunner).run(async () => {
+          await members.addOrUpgradeMember(id, u.id, 'member', { userId: owner.id, email: owner.email });
           throw new Error('invitation failed later');
         }),
       ).rejects.toThrow('invitation failed later');

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsObject, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 
 const present = (_: object, value: unknown) => value !== undefined;
 export const ANALYSIS_KINDS = ['text', 'annotation', 'visual'] as const;
@@ -62,18 +62,18 @@ export class AnalysisRunResponse {
 export class AnalysisQueryRequest {
   /** A filter in the query language (docs/query-language.md) over the row properties of GET /analysis/properties/{kind}, e.g. {"field": "question.tokens", "op": "gt", "value": 500} */
   @ApiPropertyOptional(OPEN)
-  @IsOptional() @IsObject()
+  @ValidateIf(present) @IsObject()
   filter?: Record<string, unknown>;
 
   @ApiPropertyOptional({ type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, direction: { type: 'string', enum: ['asc', 'desc'] } }, required: ['field'] } })
-  @IsOptional() @IsArray()
+  @ValidateIf(present) @IsArray()
   sort?: Array<Record<string, unknown>>;
 
   /** 1..1000, default 100 */
-  @IsOptional() @IsInt() @Min(1) @Max(1000)
+  @ValidateIf(present) @IsInt() @Min(1) @Max(1000)
   limit?: number;
 
-  @IsOptional() @IsInt() @Min(0) @Max(10_000_000)
+  @ValidateIf(present) @IsInt() @Min(0) @Max(10_000_000)
   offset?: number;
 }
 

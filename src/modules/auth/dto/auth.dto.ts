@@ -1,9 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsEmail, IsIn, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../../../../libs/auth/password-hasher.js';
 import { SYSTEM_ROLES, type SystemRole } from '../../../../libs/auth/roles.js';
 import { UserMembershipResponse, UserResponse } from '../../users/dto/user.dto.js';
 
+// Optional, but never null: an explicit null is refused (400) rather than read as absent or written over a column.
+const present = (_: object, value: unknown) => value !== undefined;
 
 /**
  * Credentials for a token. JSON `{email, password}`, or the OAuth2 password form
@@ -12,36 +14,36 @@ import { UserMembershipResponse, UserResponse } from '../../users/dto/user.dto.j
  */
 export class TokenRequest {
   /** `password` (default) or `reset_token` */
-  @IsOptional() @IsIn(['password', 'reset_token'])
+  @ValidateIf(present) @IsIn(['password', 'reset_token'])
   grant_type?: 'password' | 'reset_token';
 
-  @IsOptional() @IsEmail() @MaxLength(320)
+  @ValidateIf(present) @IsEmail() @MaxLength(320)
   email?: string;
 
   /** OAuth2 form name for the email */
-  @IsOptional() @IsString() @MaxLength(320)
+  @ValidateIf(present) @IsString() @MaxLength(320)
   username?: string;
 
-  @IsOptional() @IsString() @MaxLength(PASSWORD_MAX)
+  @ValidateIf(present) @IsString() @MaxLength(PASSWORD_MAX)
   password?: string;
 
   /** From POST /users/{user_id}/reset-token */
-  @IsOptional() @IsString() @MaxLength(200)
+  @ValidateIf(present) @IsString() @MaxLength(200)
   reset_token?: string;
 
-  @IsOptional() @IsString() @MinLength(PASSWORD_MIN) @MaxLength(PASSWORD_MAX)
+  @ValidateIf(present) @IsString() @MinLength(PASSWORD_MIN) @MaxLength(PASSWORD_MAX)
   new_password?: string;
 
   /** Ignored; accepted because OAuth2 clients send it. */
-  @IsOptional() @IsString() @MaxLength(1000)
+  @ValidateIf(present) @IsString() @MaxLength(1000)
   scope?: string;
 
   /** Ignored; accepted because OAuth2 clients send it. */
-  @IsOptional() @IsString() @MaxLength(200)
+  @ValidateIf(present) @IsString() @MaxLength(200)
   client_id?: string;
 
   /** Ignored; accepted because OAuth2 clients send it. */
-  @IsOptional() @IsString() @MaxLength(200)
+  @ValidateIf(present) @IsString() @MaxLength(200)
   client_secret?: string;
 }
 

@@ -1,9 +1,10 @@
 import { ApiProperty, ApiPropertyOptional, IntersectionType, OmitType } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { CreateCatalogueEntryRequest } from './catalogue-entry.dto.js';
 import { CONFIG_NAME_PATTERN } from './metric-config.dto.js';
+import { NestedObject } from '../../../../libs/common/record-validators.js';
 
 const present = (_: object, value: unknown) => value !== undefined;
 const nullable = (_: object, value: unknown) => value !== undefined && value !== null;
@@ -23,8 +24,8 @@ export class EvalMetricRefDto {
   config_name: string;
 
   /** Pin a version; left out or null takes the version in force when a run starts (GET .../metric-configs/resolved) */
-  @ApiPropertyOptional({ type: 'integer', nullable: true, minimum: 1 })
-  @ValidateIf(nullable) @IsInt() @Min(1)
+  @ApiPropertyOptional({ type: 'integer', nullable: true, minimum: 1, maximum: MAX_INT32 })
+  @ValidateIf(nullable) @IsInt() @Min(1) @Max(MAX_INT32)
   config_version?: number | null;
 
   /** Overrides the config's row pass threshold (deterministic and custom metrics) */
@@ -59,7 +60,7 @@ export class PassRuleDto {
 
 class EvalConfigFields {
   /** 1..50 metrics, each named once */
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(50) @ValidateNested({ each: true }) @Type(() => EvalMetricRefDto)
+  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(50) @NestedObject(() => EvalMetricRefDto, { each: true })
   metrics: EvalMetricRefDto[];
 
   /** The judge for judged metrics whose config names none */
@@ -67,7 +68,7 @@ class EvalConfigFields {
   @ValidateIf(nullable) @IsUUID()
   default_judge_id?: string | null;
 
-  @ValidateIf(present) @ValidateNested() @Type(() => PassRuleDto)
+  @ValidateIf(present) @NestedObject(() => PassRuleDto)
   pass_rule?: PassRuleDto;
 }
 

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsString, IsUrl, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf, ValidateNested } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsString, IsUrl, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
-import { IsBoundedJson } from '../../../../libs/common/record-validators.js';
+import { IsBoundedJson, NestedObject } from '../../../../libs/common/record-validators.js';
 import { JUDGE_PROVIDERS, type JudgeProvider } from '../../../../libs/evaluation/judges/judge.types.js';
 import { CreateCatalogueEntryRequest } from './catalogue-entry.dto.js';
 
@@ -107,7 +107,7 @@ export class JudgeTestRequest {
   @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(20_000)
   rubric?: string;
 
-  @ValidateIf(present) @ValidateNested() @Type(() => ScaleDto)
+  @ValidateIf(present) @NestedObject(() => ScaleDto)
   scale?: ScaleDto;
 
   @ValidateIf(present) @IsString() @MaxLength(20_000)

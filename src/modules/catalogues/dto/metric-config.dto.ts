@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf, ValidateNested } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
-import { IsBoundedJson } from '../../../../libs/common/record-validators.js';
+import { IsBoundedJson, NestedObject } from '../../../../libs/common/record-validators.js';
 import { METRIC_CONFIG_KINDS, type MetricConfigKind } from '../entities/metric-config.entity.js';
 import { ScaleDto } from './judge.dto.js';
 
@@ -39,7 +40,7 @@ export class JudgedSpecDto {
   rubric?: string;
 
   /** Default numeric 1..5 */
-  @ValidateIf(present) @ValidateNested() @Type(() => ScaleDto)
+  @ValidateIf(present) @NestedObject(() => ScaleDto)
   scale?: ScaleDto;
 
   /** Numeric scales: rows pass when the normalised score (0..1) reaches this (default 0.75) */
@@ -72,7 +73,7 @@ export class MetricConfigDefinition {
   threshold?: number | null;
 
   /** Judged metrics: rubric, scale, pass rule, judge */
-  @ValidateIf(present) @ValidateNested() @Type(() => JudgedSpecDto)
+  @ValidateIf(present) @NestedObject(() => JudgedSpecDto)
   judged?: JudgedSpecDto;
 }
 
@@ -96,7 +97,7 @@ export class CreateMetricConfigRequest extends MetricConfigDefinition {
 
 export class CreateMetricConfigVersionRequest extends MetricConfigDefinition {
   /** The version to start from (default the newest) */
-  @ValidateIf(present) @IsInt() @Min(1)
+  @ValidateIf(present) @IsInt() @Min(1) @Max(MAX_INT32)
   from_version?: number;
 }
 

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsOptional, IsString, IsUUID, Matches, MaxLength, Min, MinLength, ValidateIf, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
 import { METRIC_CONFIG_KINDS, type MetricConfigKind } from '../entities/metric-config.entity.js';
 import { CONFIG_NAME_PATTERN } from './metric-config.dto.js';
+import { NestedObject } from '../../../../libs/common/record-validators.js';
 
 const present = (_: object, value: unknown) => value !== undefined;
 
@@ -17,8 +18,8 @@ export class MetricDefaultEntryDto {
   config_name: string | null;
 
   /** A version to pin; left out or null follows the config's newest version */
-  @ApiPropertyOptional({ type: 'integer', nullable: true, minimum: 1 })
-  @ValidateIf((_, v) => v !== undefined && v !== null) @IsInt() @Min(1)
+  @ApiPropertyOptional({ type: 'integer', nullable: true, minimum: 1, maximum: MAX_INT32 })
+  @ValidateIf((_, v) => v !== undefined && v !== null) @IsInt() @Min(1) @Max(MAX_INT32)
   config_version?: number | null;
 
   /** Why (kept in the history) */
@@ -28,7 +29,7 @@ export class MetricDefaultEntryDto {
 
 export class SetMetricDefaultsRequest {
   /** 1..50 pins, one per metric */
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(50) @ValidateNested({ each: true }) @Type(() => MetricDefaultEntryDto)
+  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(50) @NestedObject(() => MetricDefaultEntryDto, { each: true })
   defaults: MetricDefaultEntryDto[];
 }
 

@@ -105,23 +105,23 @@ export class DimensionValuesResponse {
 export class DimensionsQueryRequest {
   /** Dimension -> accepted values; a row matches when it has one of the values of every dimension named */
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, example: { topic: ['billing', 'refunds'], persona: ['new customer'] } })
-  @IsOptional() @IsObject()
+  @ValidateIf(present) @IsObject()
   dimensions?: Record<string, string[]>;
 
   /** A further filter in the query language */
   @ApiPropertyOptional({ type: 'object', additionalProperties: true })
-  @IsOptional() @IsObject()
+  @ValidateIf(present) @IsObject()
   filter?: Record<string, unknown>;
 
   /** Dimensions to count the matching rows by (each combination of their values, `null` for none) */
-  @IsOptional() @IsArray() @ArrayMaxSize(3) @IsString({ each: true })
+  @ValidateIf(present) @IsArray() @ArrayMaxSize(3) @IsString({ each: true })
   group_by?: string[];
 
   @ApiPropertyOptional({ minimum: 0, maximum: 1000, default: 50, description: 'Matching rows to return (0 for counts only)' })
-  @IsOptional() @IsInt() @Min(0) @Max(1000)
+  @ValidateIf(present) @IsInt() @Min(0) @Max(1000)
   limit?: number;
 
-  @IsOptional() @IsInt() @Min(0)
+  @ValidateIf(present) @IsInt() @Min(0) @Max(10_000_000)
   offset?: number;
 }
 
@@ -154,22 +154,22 @@ export class CreatePartitionRequest {
   @Transform(trim) @IsString() @MinLength(1) @MaxLength(200)
   name: string;
 
-  @IsOptional() @IsString() @MaxLength(2000)
+  @ValidateIf(present) @IsString() @MaxLength(2000)
   description?: string;
 
   /** What `resolve` lists: `session` (rows grouped by the mapped session_id column; one row, one session without it), or `trace` and `span` for trace datasets */
   @ApiPropertyOptional({ enum: PARTITION_LEVELS, default: 'session' })
-  @IsOptional() @IsIn(PARTITION_LEVELS)
+  @ValidateIf(present) @IsIn(PARTITION_LEVELS)
   level?: PartitionLevel;
 
   /** Dimension -> accepted values */
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } })
-  @IsOptional() @IsObject()
+  @ValidateIf(present) @IsObject()
   dimension_values?: Record<string, string[]>;
 
   /** A filter in the query language */
   @ApiPropertyOptional({ type: 'object', additionalProperties: true })
-  @IsOptional() @IsObject()
+  @ValidateIf(present) @IsObject()
   filter?: Record<string, unknown>;
 }
 
@@ -197,7 +197,7 @@ export class ResolvePartitionQuery {
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000)
   limit: number = 100;
 
-  @IsOptional() @Type(() => Number) @IsInt() @Min(0)
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(10_000_000)
   offset: number = 0;
 
   /** Include each member's rows in full (default false: ids only) */

@@ -1,6 +1,9 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { IsArray, IsOptional, IsUUID } from 'class-validator';
+import { IsArray, IsOptional, IsUUID, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
+
+// Optional, but never null: an explicit null is refused (400) rather than read as absent or written over a column.
+const present = (_: object, value: unknown) => value !== undefined;
 
 export class QualityCheckParamDto {
   @ApiProperty({ enum: ['number', 'string', 'boolean', 'string[]'] })
@@ -41,7 +44,7 @@ export class AvailableChecksQuery {
 export class RunQualityChecksRequest {
   /** Checks to run, each `{ "check": id, "params": {...} }`; default: every applicable check with default params */
   @ApiPropertyOptional({ type: 'array', items: { type: 'object', properties: { check: { type: 'string' }, params: { type: 'object', additionalProperties: true } }, required: ['check'] }, example: [{ check: 'pii' }, { check: 'near_duplicates', params: { threshold: 0.9 } }] })
-  @IsOptional() @IsArray()
+  @ValidateIf(present) @IsArray()
   checks?: unknown[];
 }
 

@@ -1,5 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsArray, IsBoolean, IsInt, IsObject, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+import { IsArray, IsBoolean, IsInt, IsObject, IsString, IsUUID, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+
+// Optional, but never null: an explicit null is refused (400) rather than read as absent or written over a column.
+const present = (_: object, value: unknown) => value !== undefined;
 
 export const MAX_QUERY_LIMIT = 1000;
 
@@ -13,40 +16,40 @@ const filterSchema = {
 
 export class RowQueryRequest {
   @ApiPropertyOptional(filterSchema)
-  @IsOptional() @IsObject()
+  @ValidateIf(present) @IsObject()
   filter?: Record<string, unknown>;
 
   /** Sort keys, first wins; rows keep their dataset order after them */
   @ApiPropertyOptional({ type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, direction: { type: 'string', enum: ['asc', 'desc'] } }, required: ['field'] }, example: [{ field: 'score', direction: 'desc' }] })
-  @IsOptional() @IsArray()
+  @ValidateIf(present) @IsArray()
   sort?: Array<Record<string, unknown>>;
 
   /** Columns to return (default: all); `_row_id` always comes back */
-  @IsOptional() @IsArray() @IsString({ each: true })
+  @ValidateIf(present) @IsArray() @IsString({ each: true })
   select?: string[];
 
   /** Rows per page, 1..1000 */
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_QUERY_LIMIT, default: 50 })
-  @IsOptional() @IsInt() @Min(1) @Max(MAX_QUERY_LIMIT)
+  @ValidateIf(present) @IsInt() @Min(1) @Max(MAX_QUERY_LIMIT)
   limit?: number;
 
   /** Rows to skip (use either offset or cursor) */
   @ApiPropertyOptional({ minimum: 0, default: 0 })
-  @IsOptional() @IsInt() @Min(0) @Max(100_000_000)
+  @ValidateIf(present) @IsInt() @Min(0) @Max(100_000_000)
   offset?: number;
 
   /** `next_cursor` of the previous page of the same query */
-  @IsOptional() @IsString() @MaxLength(2000)
+  @ValidateIf(present) @IsString() @MaxLength(2000)
   cursor?: string;
 
   /** Count the matching rows, up to 10,000 (default true; false skips the count) */
-  @IsOptional() @IsBoolean()
+  @ValidateIf(present) @IsBoolean()
   include_total?: boolean;
 }
 
 export class DatasetQueryRequest extends RowQueryRequest {
   /** The version to query; default: the current version, else the newest */
-  @IsOptional() @IsUUID()
+  @ValidateIf(present) @IsUUID()
   version_id?: string;
 }
 

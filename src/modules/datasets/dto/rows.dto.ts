@@ -1,7 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsObject, IsString, IsUUID, MaxLength, ValidateIf } from 'class-validator';
 import { MAX_ROWS_PER_EDIT } from '../rows.rules.js';
 import { DatasetVersionResponse } from './dataset.dto.js';
+
+// Optional, but never null: an explicit null is refused (400) rather than read as absent or written over a column.
+const present = (_: object, value: unknown) => value !== undefined;
 
 export class InsertRowsRequest {
   /** Rows to stage for insertion (1..1000), each a JSON object of columns; a `_row_id` (UUID) is kept as the row's id, else one is assigned */
@@ -17,7 +20,7 @@ export class UpdateRowsRequest {
   rows: Record<string, Record<string, unknown>>;
 
   @ApiPropertyOptional({ enum: ['merge', 'replace'], default: 'merge' })
-  @IsOptional() @IsIn(['merge', 'replace'])
+  @ValidateIf(present) @IsIn(['merge', 'replace'])
   mode?: 'merge' | 'replace';
 }
 
@@ -29,11 +32,11 @@ export class DeleteRowsRequest {
 
 export class CommitRowsRequest {
   /** What the new version changes and why */
-  @IsOptional() @IsString() @MaxLength(2000)
+  @ValidateIf(present) @IsString() @MaxLength(2000)
   message?: string;
 
   /** Promote the new version to current at once (default false: it stays a candidate) */
-  @IsOptional() @IsBoolean()
+  @ValidateIf(present) @IsBoolean()
   promote?: boolean;
 }
 

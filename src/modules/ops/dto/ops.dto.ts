@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsObject, IsOptional, IsString, IsUrl, IsUUID, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { IsBoundedJson } from '../../../../libs/common/record-validators.js';
 import { CUSTOM_OP_STATES, type CustomOpState } from '../entities/custom-op.entity.js';
@@ -21,7 +22,7 @@ export class OpsWorkspaceQuery {
 
 export class OpSchemaQuery extends OpsWorkspaceQuery {
   /** A registered op's version (default the newest) */
-  @IsOptional() @Transform(({ value }) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value)) @IsInt() @Min(1)
+  @IsOptional() @Transform(({ value }) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value)) @IsInt() @Min(1) @Max(MAX_INT32)
   version?: number;
 }
 

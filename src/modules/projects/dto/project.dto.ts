@@ -1,8 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsString, IsUUID, Matches, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { CreateCatalogueEntryRequest } from '../../catalogues/dto/catalogue-entry.dto.js';
+import { NestedObject } from '../../../../libs/common/record-validators.js';
 import { DimensionDefinition } from '../../status/dto/template.dto.js';
 
 const present = (_: object, value: unknown) => value !== undefined;
@@ -31,7 +33,7 @@ export class CreateProjectRequest extends CreateCatalogueEntryRequest {
 
   /** The coverage dimensions: GET /templates/{name} `dimensions` as it is, or edited (at most 20) */
   @ApiPropertyOptional({ type: [DimensionDefinition], maxItems: MAX_PROJECT_DIMENSIONS })
-  @ValidateIf(present) @IsArray() @ArrayMaxSize(MAX_PROJECT_DIMENSIONS) @ValidateNested({ each: true }) @Type(() => DimensionDefinition)
+  @ValidateIf(present) @IsArray() @ArrayMaxSize(MAX_PROJECT_DIMENSIONS) @NestedObject(() => DimensionDefinition, { each: true })
   dimensions?: DimensionDefinition[];
 
   /** SUTs of the workspace evaluated by this project */
@@ -52,7 +54,7 @@ export class UpdateProjectRequest {
 
   /** Replaces the whole dimension list */
   @ApiPropertyOptional({ type: [DimensionDefinition], maxItems: MAX_PROJECT_DIMENSIONS })
-  @ValidateIf(present) @IsArray() @ArrayMaxSize(MAX_PROJECT_DIMENSIONS) @ValidateNested({ each: true }) @Type(() => DimensionDefinition)
+  @ValidateIf(present) @IsArray() @ArrayMaxSize(MAX_PROJECT_DIMENSIONS) @NestedObject(() => DimensionDefinition, { each: true })
   dimensions?: DimensionDefinition[];
 
   /** Replaces the linked SUTs */
@@ -76,7 +78,7 @@ export class AttachTestPlanRequest {
   test_plan: string;
 
   /** The plan version to carry (default: its latest) */
-  @ValidateIf(present) @IsInt() @Min(1)
+  @ValidateIf(present) @IsInt() @Min(1) @Max(MAX_INT32)
   version?: number;
 }
 

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsString, IsUUID, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsIn, IsString, IsUUID, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { ThresholdDto, ThresholdResponse } from './test-plan.dto.js';
+import { NestedObject } from '../../../../libs/common/record-validators.js';
 
 const present = (_: object, value: unknown) => value !== undefined;
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -38,7 +39,7 @@ export class RecommendedMetricDto {
   description?: string;
 
   /** A starting pass rule (omit for an informative metric) */
-  @ValidateIf(present) @ValidateNested() @Type(() => ThresholdDto)
+  @ValidateIf(present) @NestedObject(() => ThresholdDto)
   threshold?: ThresholdDto;
 }
 
@@ -56,7 +57,7 @@ export class RecommendationDefinition {
   description?: string;
 
   /** Metrics of the package (at most 50) */
-  @IsArray() @ArrayMaxSize(50) @ValidateNested({ each: true }) @Type(() => RecommendedMetricDto)
+  @IsArray() @ArrayMaxSize(50) @NestedObject(() => RecommendedMetricDto, { each: true })
   metrics: RecommendedMetricDto[];
 
   /** Dataset quality checks to run (`exact_duplicates`, `pii`, …; at most 20) */

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { CreateCatalogueEntryRequest } from '../../catalogues/dto/catalogue-entry.dto.js';
+import { NestedObject } from '../../../../libs/common/record-validators.js';
 
 const present = (_: object, value: unknown) => value !== undefined;
 const KEY = /^[a-z][a-z0-9_]{0,63}$/;
@@ -49,7 +50,7 @@ export class DimensionThresholdDto {
   @IsString() @Matches(KEY, { message: 'value must be lower-case snake_case' })
   value: string;
 
-  @ValidateNested() @Type(() => ThresholdDto)
+  @NestedObject(() => ThresholdDto)
   threshold: ThresholdDto;
 }
 
@@ -58,11 +59,11 @@ export class PlanMetricDto {
   @IsString() @Matches(METRIC, { message: 'name must be 1..100 letters, digits, spaces or . _ : -' })
   name: string;
 
-  @ValidateNested() @Type(() => ThresholdDto)
+  @NestedObject(() => ThresholdDto)
   threshold: ThresholdDto;
 
   /** Thresholds for the rows of one dimension value (at most 100) */
-  @ValidateIf(present) @IsArray() @ArrayMaxSize(100) @ValidateNested({ each: true }) @Type(() => DimensionThresholdDto)
+  @ValidateIf(present) @IsArray() @ArrayMaxSize(100) @NestedObject(() => DimensionThresholdDto, { each: true })
   per_dimension?: DimensionThresholdDto[];
 
   /** Counts toward the release rule (default true); false: reported only */
@@ -90,7 +91,7 @@ export class ReleaseRuleDto {
   mode?: 'all_metrics' | 'min_metrics_passing';
 
   /** Required with mode `min_metrics_passing`; at most the number of gating metrics */
-  @ValidateIf(present) @IsInt() @Min(1)
+  @ValidateIf(present) @IsInt() @Min(1) @Max(MAX_PLAN_METRICS)
   min_metrics_passing?: number;
 
   /** Per-dimension thresholds must hold too (default true) */
@@ -105,15 +106,15 @@ export class ReleaseRuleDto {
 /** What a test plan version defines. */
 export class TestPlanDefinitionRequest {
   /** Datasets (optionally a pinned version or a partition) the plan runs on (1..50) */
-  @ValidateIf(present) @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_PLAN_DATASETS) @ValidateNested({ each: true }) @Type(() => PlanDatasetDto)
+  @ValidateIf(present) @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_PLAN_DATASETS) @NestedObject(() => PlanDatasetDto, { each: true })
   datasets?: PlanDatasetDto[];
 
   /** Metrics with their thresholds (1..50, unique names) */
-  @ValidateIf(present) @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_PLAN_METRICS) @ValidateNested({ each: true }) @Type(() => PlanMetricDto)
+  @ValidateIf(present) @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_PLAN_METRICS) @NestedObject(() => PlanMetricDto, { each: true })
   metrics?: PlanMetricDto[];
 
   /** When a release passes (default: every gating metric meets its threshold) */
-  @ValidateIf(present) @ValidateNested() @Type(() => ReleaseRuleDto)
+  @ValidateIf(present) @NestedObject(() => ReleaseRuleDto)
   release_rule?: ReleaseRuleDto;
 
   /** What this version is about */
@@ -123,15 +124,15 @@ export class TestPlanDefinitionRequest {
 
 export class CreateTestPlanRequest extends CreateCatalogueEntryRequest {
   /** Datasets (optionally a pinned version or a partition) the plan runs on (1..50) */
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_PLAN_DATASETS) @ValidateNested({ each: true }) @Type(() => PlanDatasetDto)
+  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_PLAN_DATASETS) @NestedObject(() => PlanDatasetDto, { each: true })
   datasets: PlanDatasetDto[];
 
   /** Metrics with their thresholds (1..50, unique names) */
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_PLAN_METRICS) @ValidateNested({ each: true }) @Type(() => PlanMetricDto)
+  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_PLAN_METRICS) @NestedObject(() => PlanMetricDto, { each: true })
   metrics: PlanMetricDto[];
 
   /** When a release passes (default: every gating metric meets its threshold) */
-  @ValidateIf(present) @ValidateNested() @Type(() => ReleaseRuleDto)
+  @ValidateIf(present) @NestedObject(() => ReleaseRuleDto)
   release_rule?: ReleaseRuleDto;
 
   /** What version 1 is about */
@@ -141,7 +142,7 @@ export class CreateTestPlanRequest extends CreateCatalogueEntryRequest {
 
 export class CreateTestPlanVersionRequest extends TestPlanDefinitionRequest {
   /** The version to start from (default the latest); what the body leaves out is copied from it */
-  @ValidateIf(present) @IsInt() @Min(1)
+  @ValidateIf(present) @IsInt() @Min(1) @Max(MAX_INT32)
   from_version?: number;
 
   /** A new description of the plan */

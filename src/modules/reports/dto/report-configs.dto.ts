@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsString, IsUUID, Matches, MaxLength, MinLength, ValidateIf, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsString, IsUUID, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { NestedObject } from '../../../../libs/common/record-validators.js';
 import { REPORT_FORMATS, SECTION_KEYS, type ReportFormat, type SectionKey } from '../../../../libs/reports/report.types.js';
 
 const present = (_: object, value: unknown) => value !== undefined;
@@ -43,7 +43,7 @@ export class CreateReportConfigRequest {
 
   /** The sections, in report order (1..6, each key once) */
   @ApiProperty({ type: () => [ReportConfigSectionDto] })
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(SECTION_KEYS.length) @ValidateNested({ each: true }) @Type(() => ReportConfigSectionDto)
+  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(SECTION_KEYS.length) @NestedObject(() => ReportConfigSectionDto, { each: true })
   sections: ReportConfigSectionDto[];
 }
 

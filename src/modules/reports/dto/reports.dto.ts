@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, IsUUID, MaxLength, MinLength, ValidateIf, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, IsUUID, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
+import { NestedObject } from '../../../../libs/common/record-validators.js';
 import { REPORT_FORMATS, SECTION_KEYS, type ReportFormat, type SectionKey } from '../../../../libs/reports/report.types.js';
 
 const present = (_: object, value: unknown) => value !== undefined;
@@ -88,7 +88,7 @@ export class UpdateReportContentRequest {
 
   /** The sections to change; the others stay as they are */
   @ApiProperty({ type: () => [SectionEdit] })
-  @IsArray() @ArrayMaxSize(SECTION_KEYS.length) @ValidateNested({ each: true }) @Type(() => SectionEdit)
+  @IsArray() @ArrayMaxSize(SECTION_KEYS.length) @NestedObject(() => SectionEdit, { each: true })
   sections: SectionEdit[];
 }
 

@@ -1,5 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsArray, IsInt, IsObject, IsOptional, Max, Min } from 'class-validator';
+import { IsArray, IsInt, IsObject, Max, Min, ValidateIf } from 'class-validator';
+
+// Optional, but never null: an explicit null is refused (400) rather than read as absent or written over a column.
+const present = (_: object, value: unknown) => value !== undefined;
 
 export const MAX_RESULTS_LIMIT = 1000;
 
@@ -11,19 +14,19 @@ export class RunResultsQueryRequest {
    * `turn`, `repetition`, `dimensions.<name>`
    */
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { and: [{ field: 'passed', op: 'eq', value: false }, { field: 'scores.bleu.score', op: 'lt', value: 0.3 }] } })
-  @IsOptional() @IsObject()
+  @ValidateIf(present) @IsObject()
   filter?: Record<string, unknown>;
 
   /** Sort keys over the same fields, first wins; results keep dataset order after them */
   @ApiPropertyOptional({ type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, direction: { type: 'string', enum: ['asc', 'desc'] } }, required: ['field'] } })
-  @IsOptional() @IsArray()
+  @ValidateIf(present) @IsArray()
   sort?: Array<Record<string, unknown>>;
 
   /** 1..1000, default 50 */
-  @IsOptional() @IsInt() @Min(1) @Max(MAX_RESULTS_LIMIT)
+  @ValidateIf(present) @IsInt() @Min(1) @Max(MAX_RESULTS_LIMIT)
   limit?: number;
 
-  @IsOptional() @IsInt() @Min(0) @Max(10_000_000)
+  @ValidateIf(present) @IsInt() @Min(0) @Max(10_000_000)
   offset?: number;
 }
 

@@ -1,9 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { TAG_PATTERN } from '../../../../libs/common/labelled-record.dto.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { RUN_STATES, type RunState } from '../entities/run.entity.js';
+import { NestedObject } from '../../../../libs/common/record-validators.js';
 
 const present = (_: object, value: unknown) => value !== undefined;
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -60,7 +61,7 @@ export class CreateRunRequest {
   concurrency?: number;
 
   /** A deterministic sample of the rows */
-  @ValidateIf(present) @ValidateNested() @Type(() => RunSampleDto)
+  @ValidateIf(present) @NestedObject(() => RunSampleDto)
   sample?: RunSampleDto;
 
   /** Each row is sent this many times (1..10, default 1), e.g. to measure variance */

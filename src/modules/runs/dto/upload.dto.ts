@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsNumber, IsObject, IsString, IsUUID, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsNumber, IsObject, IsString, IsUUID, MaxLength, Min, ValidateIf } from 'class-validator';
+import { NestedObject } from '../../../../libs/common/record-validators.js';
 
 const present = (_: object, value: unknown) => value !== undefined;
 const nullable = (_: object, value: unknown) => value !== undefined && value !== null;
@@ -41,13 +41,13 @@ export class UploadedOutputDto {
   extras?: Record<string, unknown>;
 
   /** Why the system gave no output for this row */
-  @ValidateIf(present) @ValidateNested() @Type(() => UploadedErrorDto)
+  @ValidateIf(present) @NestedObject(() => UploadedErrorDto)
   error?: UploadedErrorDto;
 }
 
 export class UploadOutputsRequest {
   /** 1..10000 outputs per request (send more in several requests); rows never uploaded are recorded as errors when scoring starts */
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_UPLOAD_OUTPUTS) @ValidateNested({ each: true }) @Type(() => UploadedOutputDto)
+  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_UPLOAD_OUTPUTS) @NestedObject(() => UploadedOutputDto, { each: true })
   results: UploadedOutputDto[];
 
   /** Score now (default true); false keeps the run awaiting more uploads */

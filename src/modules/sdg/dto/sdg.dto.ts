@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsString, IsUUID, Max, MaxLength, Min, MinLength, ValidateIf, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsString, IsUUID, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
-import { IsBoundedJson, IsStringRecord } from '../../../../libs/common/record-validators.js';
+import { IsBoundedJson, IsStringRecord, NestedObject } from '../../../../libs/common/record-validators.js';
 import { CreateCatalogueEntryRequest } from '../../catalogues/dto/catalogue-entry.dto.js';
 
 const present = (_: object, value: unknown) => value !== undefined;
@@ -69,7 +68,7 @@ export class StartSdgRunRequest {
   @IsUUID()
   target_dataset_id: string;
 
-  @ValidateIf(present) @ValidateNested() @Type(() => SdgSeedDto)
+  @ValidateIf(present) @NestedObject(() => SdgSeedDto)
   seed?: SdgSeedDto;
 
   /** Rows generated at most (1..10000, default 1000) */

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsString, Matches, MaxLength } from 'class-validator';
+import { NestedObject } from '../../../../libs/common/record-validators.js';
 
 /** Dimension names and values are identifiers: lower-case snake_case, 1-64 characters. */
 export const DIMENSION_KEY_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
@@ -38,8 +38,7 @@ export class DimensionDefinition {
   description: string;
 
   @ApiProperty({ type: [DimensionValueDefinition], minItems: 1, maxItems: MAX_DIMENSION_VALUES })
-  @ValidateNested({ each: true })
-  @Type(() => DimensionValueDefinition)
+  @NestedObject(() => DimensionValueDefinition, { each: true })
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_DIMENSION_VALUES)
   values: DimensionValueDefinition[];

@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsObject, IsString, MaxLength, MinLength, ValidateIf, ValidateNested } from 'class-validator';
-import { IsBoundedJson, IsStringRecord } from '../../../../libs/common/record-validators.js';
+import { ArrayMaxSize, IsArray, IsIn, IsObject, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { IsBoundedJson, IsStringRecord, NestedObject } from '../../../../libs/common/record-validators.js';
 import { PATH_LANGUAGES, type PathLanguage } from '../../../../libs/evaluation/sut/sut.types.js';
 
 const present = (_: object, value: unknown) => value !== undefined;
@@ -48,7 +47,7 @@ export class AdapterResponseMappingDto {
   @IsString() @MinLength(1) @MaxLength(500)
   output: string;
 
-  @ValidateIf(present) @ValidateNested() @Type(() => UsagePathsDto)
+  @ValidateIf(present) @NestedObject(() => UsagePathsDto)
   usage?: UsagePathsDto;
 
   /** Where the SUT reports its own cost in USD */
@@ -62,10 +61,10 @@ export class AdapterResponseMappingDto {
 }
 
 export class CreateAdapterRequest {
-  @ValidateNested() @Type(() => AdapterRequestDto)
+  @NestedObject(() => AdapterRequestDto)
   request: AdapterRequestDto;
 
-  @ValidateNested() @Type(() => AdapterResponseMappingDto)
+  @NestedObject(() => AdapterResponseMappingDto)
   response: AdapterResponseMappingDto;
 }
 
@@ -116,18 +115,18 @@ export class SampleRowDto {
   row?: Record<string, unknown>;
 
   /** Which columns are input, expected_output and context (defaults: columns of those names) */
-  @ValidateIf(present) @ValidateNested() @Type(() => RowMappingDto)
+  @ValidateIf(present) @NestedObject(() => RowMappingDto)
   mapping?: RowMappingDto;
 
   /** Earlier turns of the conversation, for multi-turn rows */
   @ApiPropertyOptional({ type: () => [ChatMessageDto] })
-  @ValidateIf(present) @IsArray() @ArrayMaxSize(200) @ValidateNested({ each: true }) @Type(() => ChatMessageDto)
+  @ValidateIf(present) @IsArray() @ArrayMaxSize(200) @NestedObject(() => ChatMessageDto, { each: true })
   history?: ChatMessageDto[];
 }
 
 export class ValidateAdapterRequest extends SampleRowDto {
   /** The adapter to check; default: the connection's adapter in force */
-  @ValidateIf(present) @ValidateNested() @Type(() => CreateAdapterRequest)
+  @ValidateIf(present) @NestedObject(() => CreateAdapterRequest)
   adapter?: CreateAdapterRequest;
 
   /** A response body as the SUT would answer, to try the extraction on */

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsString, IsUrl, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf, ValidateNested } from 'class-validator';
-import { IsBoundedJson, IsStringRecord } from '../../../../libs/common/record-validators.js';
+import { Transform } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsString, IsUrl, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import { IsBoundedJson, IsStringRecord, NestedObject } from '../../../../libs/common/record-validators.js';
 import { CONNECTION_KINDS, HTTP_METHODS, type ConnectionKind, type HttpMethod } from '../../../../libs/evaluation/sut/sut.types.js';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -90,16 +90,16 @@ export class RetryPolicyDto {
 /** What a connection holds beside its name; `kind` is fixed at creation. */
 class ConnectionFields {
   /** For kind http */
-  @ValidateIf(present) @ValidateNested() @Type(() => HttpTransportDto)
+  @ValidateIf(present) @NestedObject(() => HttpTransportDto)
   http?: HttpTransportDto;
 
   /** For kind openai_chat */
-  @ValidateIf(present) @ValidateNested() @Type(() => OpenAiChatTransportDto)
+  @ValidateIf(present) @NestedObject(() => OpenAiChatTransportDto)
   openai_chat?: OpenAiChatTransportDto;
 
   /** The key to send, by secret reference; null removes it */
   @ApiPropertyOptional({ type: () => ConnectionAuthDto, nullable: true })
-  @ValidateIf((_, v) => v !== undefined && v !== null) @ValidateNested() @Type(() => ConnectionAuthDto)
+  @ValidateIf((_, v) => v !== undefined && v !== null) @NestedObject(() => ConnectionAuthDto)
   auth?: ConnectionAuthDto | null;
 
   /** Per attempt, 100..600000 ms (default 30000) */
@@ -115,7 +115,7 @@ class ConnectionFields {
   @ValidateIf((_, v) => v !== undefined && v !== null) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0.01) @Max(10_000)
   requests_per_second?: number | null;
 
-  @ValidateIf(present) @ValidateNested() @Type(() => RetryPolicyDto)
+  @ValidateIf(present) @NestedObject(() => RetryPolicyDto)
   retry?: RetryPolicyDto;
 }
 

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf, ValidateNested } from 'class-validator';
-import { IsBoundedJson } from '../../../../libs/common/record-validators.js';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
+import { IsBoundedJson, NestedObject } from '../../../../libs/common/record-validators.js';
 import { CONVENTIONS, DROP_REASONS } from '../../../../libs/traces/span.types.js';
 
 const present = (_: object, value: unknown) => value !== undefined;
@@ -344,7 +345,7 @@ export class GroundTruthItem {
 export class CreateGroundTruthRequest {
   /** Expected outputs, one per trace (at most 10000); a new ground-truth version replaces the whole set */
   @ApiProperty({ type: [GroundTruthItem] })
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(10_000) @ValidateNested({ each: true }) @Type(() => GroundTruthItem)
+  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(10_000) @NestedObject(() => GroundTruthItem, { each: true })
   items: GroundTruthItem[];
 
   @ValidateIf(present) @IsString() @MaxLength(2000)
@@ -373,7 +374,7 @@ export class TraceGroundTruthResponse extends TraceGroundTruthVersionResponse {
 
 export class GroundTruthQuery {
   /** A ground-truth version number (default: the newest) */
-  @ValidateIf(present) @Type(() => Number) @IsInt() @Min(1)
+  @ValidateIf(present) @Type(() => Number) @IsInt() @Min(1) @Max(MAX_INT32)
   number?: number;
 }
 
@@ -496,11 +497,11 @@ export class EnrichmentResultsQuery {
   /** Only traces with this tag */
   @ValidateIf(present) @IsString() @MaxLength(100)
   tag?: string;
-  @ValidateIf(present) @Type(() => Number) @Min(0)
+  @ValidateIf(present) @Type(() => Number) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0)
   min_duration_ms?: number;
-  @ValidateIf(present) @Type(() => Number) @Min(0)
+  @ValidateIf(present) @Type(() => Number) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0)
   max_duration_ms?: number;
-  @ValidateIf(present) @Type(() => Number) @Min(0)
+  @ValidateIf(present) @Type(() => Number) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0)
   min_cost?: number;
   @ApiPropertyOptional({ enum: ENRICHMENT_SORTS, default: 'start_time' })
   @ValidateIf(present) @IsIn(ENRICHMENT_SORTS)

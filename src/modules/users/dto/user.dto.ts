@@ -1,9 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { SYSTEM_ROLES, WORKSPACE_ROLES, type SystemRole, type WorkspaceRole } from '../../../../libs/auth/roles.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../../../../libs/auth/password-hasher.js';
+
+// Optional, but never null: an explicit null is refused (400) rather than read as absent or written over a column.
+const present = (_: object, value: unknown) => value !== undefined;
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
@@ -35,23 +38,23 @@ export class CreateUserRequest {
   display_name: string;
 
   /** Without one the user cannot log in until given a reset token (POST /users/{id}/reset-token). */
-  @IsOptional() @IsString() @MinLength(PASSWORD_MIN) @MaxLength(PASSWORD_MAX)
+  @ValidateIf(present) @IsString() @MinLength(PASSWORD_MIN) @MaxLength(PASSWORD_MAX)
   password?: string;
 
   @ApiPropertyOptional({ enum: SYSTEM_ROLES, default: 'user' })
-  @IsOptional() @IsIn(SYSTEM_ROLES)
+  @ValidateIf(present) @IsIn(SYSTEM_ROLES)
   system_role?: SystemRole;
 }
 
 export class UpdateUserRequest {
-  @IsOptional() @Transform(trim) @IsEmail() @MaxLength(320)
+  @ValidateIf(present) @Transform(trim) @IsEmail() @MaxLength(320)
   email?: string;
 
-  @IsOptional() @Transform(trim) @IsString() @MinLength(1) @MaxLength(200)
+  @ValidateIf(present) @Transform(trim) @IsString() @MinLength(1) @MaxLength(200)
   display_name?: string;
 
   @ApiPropertyOptional({ enum: SYSTEM_ROLES })
-  @IsOptional() @IsIn(SYSTEM_ROLES)
+  @ValidateIf(present) @IsIn(SYSTEM_ROLES)
   system_role?: SystemRole;
 }
 

@@ -1,9 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { WORKSPACE_ROLES, type WorkspaceRole } from '../../../../libs/auth/roles.js';
 import { PASSWORD_MAX } from '../../../../libs/auth/password-hasher.js';
 import type { InvitationState } from '../entities/workspace-invitation.entity.js';
+
+// Optional, but never null: an explicit null is refused (400) rather than read as absent or written over a column.
+const present = (_: object, value: unknown) => value !== undefined;
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 export const INVITATION_STATES = ['pending', 'accepted', 'revoked', 'expired'] as const;
@@ -29,11 +32,11 @@ export class AcceptInvitationRequest {
   token: string;
 
   /** For a new account; defaults to the email's local part */
-  @IsOptional() @Transform(trim) @IsString() @MinLength(1) @MaxLength(200)
+  @ValidateIf(present) @Transform(trim) @IsString() @MinLength(1) @MaxLength(200)
   display_name?: string;
 
   /** A new account's password; or, for an existing account without a bearer token, its current password */
-  @IsOptional() @IsString() @MinLength(1) @MaxLength(PASSWORD_MAX)
+  @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(PASSWORD_MAX)
   password?: string;
 }
 

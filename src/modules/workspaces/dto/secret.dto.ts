@@ -1,6 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
+
+// Optional, but never null: an explicit null is refused (400) rather than read as absent or written over a column.
+const present = (_: object, value: unknown) => value !== undefined;
 
 export const SECRET_VALUE_MAX = 65_536;
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
@@ -26,19 +29,19 @@ export class CreateSecretRequest {
   @IsString() @MinLength(1) @MaxLength(SECRET_VALUE_MAX)
   value: string;
 
-  @IsOptional() @IsString() @MaxLength(1000)
+  @ValidateIf(present) @IsString() @MaxLength(1000)
   description?: string;
 }
 
 export class UpdateSecretRequest {
-  @IsOptional() @IsString() @Matches(NAME, { message: NAME_MESSAGE })
+  @ValidateIf(present) @IsString() @Matches(NAME, { message: NAME_MESSAGE })
   name?: string;
 
   /** A new value replaces the old one */
-  @IsOptional() @IsString() @MinLength(1) @MaxLength(SECRET_VALUE_MAX)
+  @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(SECRET_VALUE_MAX)
   value?: string;
 
-  @IsOptional() @IsString() @MaxLength(1000)
+  @ValidateIf(present) @IsString() @MaxLength(1000)
   description?: string;
 }
 

@@ -30,7 +30,7 @@ export class CreateWorkspaceRequest {
   @Transform(trim) @IsString() @MinLength(1) @MaxLength(100)
   name: string;
 
-  @IsOptional() @IsString() @MaxLength(2000)
+  @ValidateIf(present) @IsString() @MaxLength(2000)
   description?: string;
 }
 

@@ -33,7 +33,8 @@ export interface Invocation {
   note: string | null;
 }
 
-export function invocations(dataSource: DataSource, jobId: string): Promise<Invocation[]> {
+/** Through the data source, or a test's own transaction (the embedded database's one connection may be held by it). */
+export function invocations(dataSource: Pick<DataSource, 'query'>, jobId: string): Promise<Invocation[]> {
   return dataSource.query('SELECT job_id, attempt, worker, note FROM test_job_invocations WHERE job_id = $1 ORDER BY at, attempt', [jobId]);
 }
 

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Injectable, Module, Param, Post } from '@nestjs/common';
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { Db } from '../../../../libs/database/unit-of-work.js';
 import { Public } from '../../../../libs/auth/access.decorators.js';
 import { NotFoundError } from '../../../../libs/common/domain-error.js';
 import { AcceptedAt } from '../../../../libs/queue/accepted.decorator.js';
@@ -41,6 +42,7 @@ export class TestJobs {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly db: Db,
     private readonly queue: JobQueue,
   ) {}
 
@@ -128,8 +130,8 @@ export class TestJobs {
 
   @OnJobSettled('test.echo', 'test.flaky', 'test.permanent')
   @OnJobSettled('test.gated', 'test.wait-for-abort', 'test.stall-first')
-  async settled(job: Job, manager: EntityManager) {
-    await manager.query('INSERT INTO test_job_settled (job_id, status) VALUES ($1, $2)', [job.id, job.status]);
+  async settled(job: Job) {
+    await this.db.query('INSERT INTO test_job_settled (job_id, status) VALUES ($1, $2)', [job.id, job.status]);
   }
 }
 

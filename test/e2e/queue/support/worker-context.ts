@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { JobQueue } from '../../../../libs/queue/job-queue.service.js';
 import { AppConfig } from '../../../../src/config/app-config.js';
 import { createWorker } from '../../../../src/worker.js';
+import { requirePostgres, type TestDatabase } from '../../../utils/database.js';
 import { testEnvironment } from '../../../utils/test-app.js';
 import { TestJobs, TestJobsModule } from './test-jobs.module.js';
 
@@ -34,8 +35,10 @@ export async function deleteQueueKeys(prefix: string): Promise<number> {
   }
 }
 
-/** What a worker process's environment holds, for the test database (and Redis) given. */
-export const workerEnvironment = testEnvironment;
+/** What a worker process's environment holds, for the test database (and Redis) given: PostgreSQL only. */
+export function workerEnvironment(db: TestDatabase, env: Record<string, string> = {}): Record<string, string> {
+  return testEnvironment(requirePostgres(db), env);
+}
 
 export interface WorkerContext {
   context: INestApplicationContext;
@@ -44,10 +47,14 @@ export interface WorkerContext {
   close(): Promise<void>;
 }
 
-/** A worker (no HTTP) built by `createWorker`, as `npm run start:worker` builds it, with the test handlers. */
-export async function startWorkerContext(databaseUrl: string, env: Record<string, string> = {}): Promise<WorkerContext> {
+/**
+ * A worker (no HTTP) built by `createWorker`, as `npm run start:worker` builds it, with the test
+ * handlers, beside the API on the same database: PostgreSQL only (the embedded database serves
+ * one process).
+ */
+export async function startWorkerContext(db: TestDatabase, env: Record<string, string> = {}): Promise<WorkerContext> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ews-worker-'));
-  const config = AppConfig.fromEnvironment({ ...workerEnvironment(databaseUrl, env), DATA_DIR: dataDir });
+  const config = AppConfig.fromEnvironment({ ...workerEnvironment(db, env), DATA_DIR: dataDir });
   const context = await createWorker(config, { modules: [TestJobsModule] });
   return {
     context,

@@ -1,0 +1,82 @@
+import type { Server } from 'node:http';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { CommonErrors } from './error-codes.js';
+import { buildProblem, writeProblem } from './problem.js';
+
+/** Still answered while draining: the probes say what is going on. */
+const PROBE_PATHS = new Set(['/live', '/ready']);
+
+export interface InFlightRequest {
+  method: string;
+  path: string;
+  request_id?: string;
+  age_ms: number;
+}
+
+/**
+ * The HTTP side of a bounded shutdown. Knows the requests in flight; on `drain` the server stops
+ * accepting connections, running requests get the grace period and answer with
+ * `Connection: close`, and a request that still arrives on an open connection is answered 503
+ * (`Connection: close`; the probes still answer, /ready with 503). `closeConnections` then
+ * destroys whatever is left.
+ */
+export class HttpDrain {
+  private draining = false;
+  private readonly inFlight = new Map<Response, { method: string; path: string; started: number }>();
+  private onIdle?: () => void;
+
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  /** First in the pipeline, so every request is counted from its arrival until its response closes. */
+  middleware(): RequestHandler {
+    return (req: Request, res: Response, next: NextFunction) => {
+      if (this.draining) {
+        res.setHeader('Connection', 'close');
+        if (!PROBE_PATHS.has(req.path)) {
+          return writeProblem(res, buildProblem(CommonErrors.service_unavailable, 'The service is shutting down; retry on another instance'), { 'Retry-After': '5' });
+        }
+      }
+      this.inFlight.set(res, { method: req.method, path: req.originalUrl.split('?')[0], started: Date.now() });
+      res.once('close', () => {
+        this.inFlight.delete(res);
+        if (!this.inFlight.size) this.onIdle?.();
+      });
+      next();
+    };
+  }
+
+  pending(): InFlightRequest[] {
+    const now = Date.now();
+    return [...this.inFlight].map(([res, r]) => {
+      const requestId = res.getHeader('X-Request-Id');
+      return { method: r.method, path: r.path, ...(requestId ? { request_id: String(requestId) } : {}), age_ms: now - r.started };
+    });
+  }
+
+  /** Stops accepting connections and waits up to `graceMs` for the requests in flight; returns those left. */
+  async drain(server: Server, graceMs: number): Promise<InFlightRequest[]> {
+    this.draining = true;
+    if (server.listening) server.close();
+    server.closeIdleConnections();
+    // Node keeps a connection open after its response even once the server is closed: these end with it.
+    for (const res of this.inFlight.keys()) if (!res.headersSent) res.setHeader('Connection', 'close');
+    if (this.inFlight.size) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, graceMs);
+        this.onIdle = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.onIdle = undefined;
+    }
+    return this.pending();
+  }
+
+  /** Destroys every connection left (the requests still running lose theirs). */
+  closeConnections(server: Server): void {
+    server.closeAllConnections();
+  }
+}

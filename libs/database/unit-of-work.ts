@@ -1,0 +1,145 @@
+import { Injectable } from '@nestjs/common';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { DataSource, type EntityManager, type EntityTarget, type ObjectLiteral, type QueryRunner, type Repository } from 'typeorm';
+
+/**
+ * The unit of work open in an async context. Mutable: when the work ends, `manager` is cleared,
+ * so a callback the work left behind (a timer, an unawaited promise) no longer reaches a
+ * transaction that has committed and whose connection went back to the pool.
+ */
+interface UnitOfWorkScope {
+  manager: EntityManager | undefined;
+}
+
+const scope = new AsyncLocalStorage<UnitOfWorkScope>();
+
+/** The open transaction's entity manager in this async context, if any. */
+function openManager(): EntityManager | undefined {
+  return scope.getStore()?.manager;
+}
+
+/**
+ * Queues the queries of one transaction's connection: work may start several at once (a
+ * `Promise.all` of repository reads), and a node-postgres client given a query while another
+ * runs warns in pg 8 and fails in pg 9. The queries of a transaction run one at a time anyway.
+ */
+function oneQueryAtATime(runner: QueryRunner | undefined): void {
+  if (!runner) return;
+  const query = runner.query.bind(runner);
+  let tail: Promise<unknown> = Promise.resolve();
+  runner.query = ((...args: Parameters<QueryRunner['query']>) => {
+    const next = tail.then(() => query(...args));
+    tail = next.catch(() => undefined);
+    return next;
+  }) as QueryRunner['query'];
+}
+
+async function within<T>(manager: EntityManager | undefined, work: () => Promise<T>): Promise<T> {
+  const store: UnitOfWorkScope = { manager };
+  try {
+    return await scope.run(store, work);
+  } finally {
+    store.manager = undefined;
+  }
+}
+
+/**
+ * What every repository reads and writes through. Inside a unit of work (TransactionRunner.run)
+ * it is the open transaction's manager, carried by the async context of the request or job;
+ * outside one it is the data source's. No repository is handed a manager: forgetting one used to
+ * send a query outside the transaction, which waits forever on the embedded database's single
+ * connection and holds a second pool connection on PostgreSQL.
+ */
+@Injectable()
+export class Db {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The open transaction's entity manager, or the data source's when none is open here. */
+  get manager(): EntityManager {
+    return openManager() ?? this.dataSource.manager;
+  }
+
+  get inTransaction(): boolean {
+    return openManager() !== undefined;
+  }
+
+  repository<T extends ObjectLiteral>(entity: EntityTarget<T>): Repository<T> {
+    return this.manager.getRepository(entity);
+  }
+
+  /**
+   * Serialises the units of work that take the same key until this one's transaction ends (a
+   * transaction-scoped advisory lock): check-then-insert rules with no unique index to lean on.
+   */
+  async lock(key: string): Promise<void> {
+    if (!this.inTransaction) throw new Error(`Db.lock(${key}) holds until the transaction ends: call it inside a unit of work`);
+    await this.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
+  }
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  query<T = any>(sql: string, parameters?: unknown[]): Promise<T> {
+    return this.manager.query(sql, parameters);
+  }
+}
+
+/**
+ * Opens units of work. Everything the work calls (repositories, the audit trail, the job queue)
+ * joins its transaction through the async context, and a unit of work started inside another
+ * joins the outer one, so callers compose without knowing whether one is open.
+ *
+ * A small equivalent of `@nestjs-cls/transactional`, which cannot be loaded here: it is
+ * CommonJS requiring the ESM-only NestJS 12, which Node runs but jest's ESM runtime (before
+ * Node 24.9) does not (docs/architecture.md).
+ */
+@Injectable()
+export class TransactionRunner {
+  constructor(private readonly dataSource: DataSource) {}
+
+  run<T>(work: () => Promise<T>): Promise<T> {
+    if (openManager()) return work();
+    return this.dataSource.transaction((manager) => {
+      oneQueryAtATime(manager.queryRunner);
+      return within(manager, work);
+    });
+  }
+
+  /** Runs work in a savepoint of the open transaction (a transaction of its own when none is open): its failure undoes only its own writes. */
+  savepoint<T>(work: () => Promise<T>): Promise<T> {
+    const open = openManager();
+    if (!open) return this.run(work);
+    return open.transaction((inner) => within(inner, work));
+  }
+
+  /**
+   * Runs work apart from the caller's transaction, on connections of its own (background work
+   * started from a request, which outlives it). On the embedded database, which has one
+   * connection, the work waits until the caller's transaction ends: never await it inside one.
+   */
+  outside<T>(work: () => Promise<T>): Promise<T> {
+    return within(undefined, work);
+  }
+}
+
+export class QueryOutsideTransactionError extends Error {
+  constructor() {
+    super(
+      'a query was issued outside the open transaction of this unit of work (through the data source or a TypeORM repository ' +
+        'instead of Db): on the embedded database it would wait forever for the one connection the transaction holds',
+    );
+    this.name = 'QueryOutsideTransactionError';
+  }
+}
+
+/**
+ * Makes a query outside the open transaction impossible: while a unit of work is open in the
+ * current async context, the data source refuses to hand out another connection. Every query
+ * TypeORM issues without a query runner of its own asks `createQueryRunner` for one, so this is
+ * the one place such a query passes.
+ */
+export function refuseQueriesOutsideTransaction(dataSource: DataSource): void {
+  const create = dataSource.createQueryRunner.bind(dataSource);
+  dataSource.createQueryRunner = ((...args: Parameters<DataSource['createQueryRunner']>) => {
+    if (openManager()) throw new QueryOutsideTransactionError();
+    return create(...args);
+  }) as DataSource['createQueryRunner'];
+}

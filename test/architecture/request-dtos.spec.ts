@@ -1,0 +1,120 @@
+import { describe, expect, it } from '@jest/globals';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
+import { getMetadataStorage } from 'class-validator';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { MAX_INT32 } from '../../libs/common/json-limits.js';
+
+const root = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', '..');
+
+function controllers(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return controllers(path);
+    return path.endsWith('.controller.ts') ? [path] : [];
+  });
+}
+
+interface Metadata {
+  propertyName: string;
+  name?: string;
+  type: string;
+  constraints?: unknown[];
+}
+
+type Dto = new () => object;
+
+/**
+ * Rules every request DTO follows, read from the class-validator metadata of every class a
+ * controller takes as `@Body()` or `@Query()` (and the classes nested in them), so a new
+ * member cannot forget them (docs/api-conventions.md: Limits, Null in request bodies):
+ * - an integer has a `@Max` of at most 2^31 - 1, and a member with bounds is typed with
+ *   `@IsInt`/`@IsNumber` (which refuse NaN and Infinity), so `?offset=1e308` or
+ *   `"limit": 9007199254740993` is a 400 naming it, never PostgreSQL's "out of range";
+ * - a body member takes `null` only where the OpenAPI document says `nullable`: `@IsOptional`
+ *   (which lets null through) only there, `@ValidateIf(present)` elsewhere;
+ * - nested objects are declared with `@NestedObject`, which refuses an array in an object's place.
+ */
+describe('request DTOs', () => {
+  const bodies = new Set<Dto>();
+  const queries = new Set<Dto>();
+  const storage = getMetadataStorage() as unknown as { getTargetValidationMetadatas(target: Dto, schema: string, always: boolean, strictGroups: boolean): Metadata[] };
+  const document = JSON.parse(readFileSync(join(root, 'docs', 'openapi.json'), 'utf8')) as { components: { schemas: Record<string, { properties?: Record<string, { nullable?: boolean }> }> } };
+
+  /** Every DTO reachable from `roots` through @NestedObject, with the path it was reached by. */
+  function reachable(roots: Set<Dto>): Map<Dto, string> {
+    const seen = new Map<Dto, string>();
+    const visit = (cls: Dto, via: string) => {
+      if (seen.has(cls)) return;
+      seen.set(cls, via);
+      for (const m of storage.getTargetValidationMetadatas(cls, '', true, false)) {
+        if (m.name === 'isNestedObject') visit((m.constraints![0] as () => Dto)(), `${via} > ${cls.name}.${m.propertyName}`);
+      }
+    };
+    for (const cls of roots) visit(cls, cls.name);
+    return seen;
+  }
+
+  const properties = (cls: Dto): Map<string, Metadata[]> => {
+    const out = new Map<string, Metadata[]>();
+    for (const m of storage.getTargetValidationMetadatas(cls, '', true, false)) out.set(m.propertyName, [...(out.get(m.propertyName) ?? []), m]);
+    return out;
+  };
+
+  it('are found: every controller argument typed with a class', async () => {
+    for (const file of controllers(join(root, 'src'))) {
+      const mod = (await import(file)) as Record<string, unknown>;
+      for (const cls of Object.values(mod)) {
+        if (typeof cls !== 'function') continue;
+        for (const method of Object.getOwnPropertyNames(cls.prototype)) {
+          const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, cls, method) ?? {}) as Record<string, { index: number }>;
+          const types = (Reflect.getMetadata('design:paramtypes', cls.prototype, method) ?? []) as Dto[];
+          for (const [key, arg] of Object.entries(args)) {
+            const kind = Number(key.split(':')[0]);
+            const type = types[arg.index];
+            if (!type || !storage.getTargetValidationMetadatas(type, '', true, false).length) continue;
+            if (kind === RouteParamtypes.BODY) bodies.add(type);
+            if (kind === RouteParamtypes.QUERY) queries.add(type);
+          }
+        }
+      }
+    }
+    expect(bodies.size).toBeGreaterThan(50);
+    expect(queries.size).toBeGreaterThan(30);
+  });
+
+  it('bound every integer (at most 2^31 - 1) and type every bounded member as a number', () => {
+    const offenders: string[] = [];
+    for (const [cls, via] of reachable(new Set([...bodies, ...queries]))) {
+      for (const [property, metas] of properties(cls)) {
+        const names = new Set(metas.map((m) => m.name));
+        const max = metas.find((m) => m.name === 'max')?.constraints?.[0] as number | undefined;
+        if (names.has('isInt') && (max === undefined || max > MAX_INT32)) offenders.push(`${via}: ${property} is an integer without @Max(<= ${MAX_INT32})`);
+        if ((names.has('min') || names.has('max')) && !names.has('isInt') && !names.has('isNumber')) offenders.push(`${via}: ${property} has bounds but no @IsInt or @IsNumber (NaN and Infinity would pass)`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('let null through (@IsOptional) only where the document says nullable', () => {
+    const offenders: string[] = [];
+    for (const [cls, via] of reachable(bodies)) {
+      for (const [property, metas] of properties(cls)) {
+        if (!metas.some((m) => m.name === 'isOptional')) continue;
+        if (document.components.schemas[cls.name]?.properties?.[property]?.nullable !== true) offenders.push(`${via}: ${property} takes null (@IsOptional) but the document does not say nullable; use @ValidateIf(present)`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('declare nested objects with @NestedObject (an array in an object\'s place is refused)', () => {
+    const offenders: string[] = [];
+    for (const [cls, via] of reachable(new Set([...bodies, ...queries]))) {
+      for (const [property, metas] of properties(cls)) {
+        if (metas.some((m) => m.type === 'nestedValidation') && !metas.some((m) => m.name === 'isNestedObject')) offenders.push(`${via}: ${property} uses @ValidateNested without @NestedObject`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+});
