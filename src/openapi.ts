@@ -1,8 +1,43 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import packageJson from '../package.json' with { type: 'json' };
+import { completeOpenApiDocument } from '../libs/common/openapi-completion.js';
 
 export const API_TITLE = 'Evaluation Workspace Service';
+
+/** What each tag of the document groups, in the order a user meets them. */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  status: 'Liveness and readiness probes.',
+  branding: 'The name, logo and colours a deployment shows.',
+  templates: 'Built-in project templates to start from.',
+  auth: 'Log in (JSON or the OAuth2 password form), log out, the caller, password resets.',
+  users: 'Accounts of the deployment (system admins), deactivation, password changes.',
+  workspaces: 'Workspaces, their members and roles; every record belongs to one workspace.',
+  secrets: 'Encrypted workspace secrets (API keys of SUTs and judges), revealed only through `reveal`.',
+  invitations: 'Invitations of people into a workspace by e-mail, and their acceptance.',
+  datasets: 'Test datasets: rows, uploads, staged edits, commits and exports.',
+  'dataset versions': 'Immutable committed versions of a dataset, their rows and labels.',
+  'dataset dimensions': 'Dimensions that slice a dataset (topic, difficulty, …) and the partitions they define.',
+  'dataset quality': 'Quality checks of a dataset version (duplicates, empty fields, leakage) and their findings.',
+  files: 'Files attached to dataset rows.',
+  'embedding configs': 'The embedding model a workspace uses for similarity, clustering and semantic metrics.',
+  metrics: 'The catalogue of built-in metrics.',
+  notifications: 'Webhooks a workspace is notified through when runs and analyses settle.',
+  judges: 'LLM judges: model, rubric and scale, with their versions.',
+  'metric configs': 'Configured metrics (thresholds, judges, parameters) with their versions and workspace defaults.',
+  'eval configs': 'Sets of metric configs a run scores with.',
+  suts: 'Systems under test: connections (HTTP, OpenAI-compatible), adapters, validation and test calls.',
+  ops: 'The operation registry: built-in and custom operations runs and analyses apply.',
+  runs: 'Runs of a SUT over a dataset version: start, progress, results, verdicts, diffs and offline uploads.',
+  'synthetic data': 'Synthetic data generation through adapters.',
+  analysis: 'Analyses of dataset versions (text, annotation, visual) and clustering runs.',
+  traces: 'Trace ingestion (OTLP, JSONL, Phoenix, Langfuse) into trace datasets, connections, topology and enrichment.',
+  projects: 'Projects grouping datasets, SUTs and runs, with coverage and trends.',
+  'test plans': 'Test plans of a project: thresholds and the release rule, with versions.',
+  'test packages': 'Recommended test packages for a project.',
+  reports: 'Reports from runs: sections, narratives, edits and exports (Markdown, HTML, PDF).',
+  sdk: 'The generated TypeScript SDK and examples bundle.',
+};
 
 /** The OpenAPI document: Bearer tokens, plus the OAuth2 password flow Swagger UI's Authorize button uses. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -16,9 +51,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
     .addOAuth2({ type: 'oauth2', flows: { password: { tokenUrl: '/auth/token', scopes: {} } } }, 'oauth2')
     .build();
-  return SwaggerModule.createDocument(app, config, {
+  const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (controllerKey: string, methodKey: string) => `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
   });
+  // Relative: Try it out calls the server that served the document, whatever its address.
+  return completeOpenApiDocument(document, { tags: TAG_DESCRIPTIONS, servers: [{ url: '/', description: 'This service' }] });
 }
 
 export function serveOpenApi(app: INestApplication, document: OpenAPIObject): void {
@@ -26,6 +63,7 @@ export function serveOpenApi(app: INestApplication, document: OpenAPIObject): vo
     jsonDocumentUrl: 'openapi.json',
     yamlDocumentUrl: 'openapi.yaml',
     customSiteTitle: API_TITLE,
-    swaggerOptions: { persistAuthorization: true },
+    // deepLinking: #/tag/operationId opens (and links to) one operation; Swagger UI renders only what is near the viewport.
+    swaggerOptions: { persistAuthorization: true, deepLinking: true },
   });
 }

@@ -35,19 +35,22 @@ export class PasswordHasher {
   private dummy?: Promise<string>;
   private readonly slots: LimitFunction;
   private readonly queue: number;
+  private readonly options: { type: typeof argon2.argon2id; memoryCost: number; timeCost: number; parallelism: number };
 
   constructor(config: AppConfig) {
     this.slots = pLimit(config.env.PASSWORD_HASH_CONCURRENCY);
     this.queue = config.env.PASSWORD_HASH_QUEUE ?? 2 * config.env.PASSWORD_HASH_CONCURRENCY;
+    const { PASSWORD_HASH_MEMORY_KIB: memoryCost, PASSWORD_HASH_TIME_COST: timeCost, PASSWORD_HASH_PARALLELISM: parallelism } = config.env;
+    this.options = { type: argon2.argon2id, memoryCost, timeCost, parallelism };
   }
 
   hash(password: string): Promise<string> {
-    return this.gated(() => argon2.hash(password, { type: argon2.argon2id }));
+    return this.gated(() => argon2.hash(password, this.options));
   }
 
   verify(hash: string | null | undefined, password: string): Promise<boolean> {
     return this.gated(async () => {
-      const target = hash ?? (await (this.dummy ??= argon2.hash('not-a-real-password', { type: argon2.argon2id })));
+      const target = hash ?? (await (this.dummy ??= argon2.hash('not-a-real-password', this.options)));
       try {
         return (await argon2.verify(target, password)) && !!hash;
       } catch {

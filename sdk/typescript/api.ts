@@ -118,55 +118,147 @@ export interface AddMemberRequest {
 }
 
 export interface AnalysisAnnotationParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface AnalysisAnnotationQueryParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface AnalysisAvailabilityParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface AnalysisClusterResultParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The run's id
+   * @format uuid
+   */
   runId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface AnalysisClusterRunParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The run's id
+   * @format uuid
+   */
   runId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface AnalysisCreateClusterRunParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface AnalysisCreateRunParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface AnalysisGetRunParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The run's id
+   * @format uuid
+   */
   runId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface AnalysisLatestParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface AnalysisListRunsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
@@ -223,27 +315,67 @@ export interface AnalysisRunResponse {
 }
 
 export interface AnalysisSchemaParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface AnalysisTextParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface AnalysisTextQueryParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface AnalysisVisualParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface AnalysisVisualQueryParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
@@ -601,40 +733,96 @@ export interface ConnectionTestResult {
 }
 
 export interface ConnectionsCreateAdapterParams {
+  /**
+   * The connection's id
+   * @format uuid
+   */
   connectionId: string;
+  /**
+   * The sut's id
+   * @format uuid
+   */
   sutId: string;
 }
 
 export interface ConnectionsCreateParams {
+  /**
+   * The sut's id
+   * @format uuid
+   */
   sutId: string;
 }
 
 export interface ConnectionsDeleteParams {
+  /**
+   * The connection's id
+   * @format uuid
+   */
   connectionId: string;
+  /**
+   * The sut's id
+   * @format uuid
+   */
   sutId: string;
 }
 
 export interface ConnectionsGetAdapterParams {
+  /**
+   * The connection's id
+   * @format uuid
+   */
   connectionId: string;
+  /**
+   * The sut's id
+   * @format uuid
+   */
   sutId: string;
 }
 
 export interface ConnectionsListParams {
+  /**
+   * The sut's id
+   * @format uuid
+   */
   sutId: string;
 }
 
 export interface ConnectionsTestParams {
+  /**
+   * The connection's id
+   * @format uuid
+   */
   connectionId: string;
+  /**
+   * The sut's id
+   * @format uuid
+   */
   sutId: string;
 }
 
 export interface ConnectionsUpdateParams {
+  /**
+   * The connection's id
+   * @format uuid
+   */
   connectionId: string;
+  /**
+   * The sut's id
+   * @format uuid
+   */
   sutId: string;
 }
 
 export interface ConnectionsValidateParams {
+  /**
+   * The connection's id
+   * @format uuid
+   */
   connectionId: string;
+  /**
+   * The sut's id
+   * @format uuid
+   */
   sutId: string;
 }
 
@@ -1866,6 +2054,10 @@ export interface DatasetVersionResponsePage {
 }
 
 export interface DatasetVersionsGetParams {
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
@@ -1875,6 +2067,10 @@ export interface DatasetsAuditParams {
    * @pattern ^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$
    */
   before?: string;
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
   /**
    * Entries at most (newest first), 1..500
@@ -1886,10 +2082,18 @@ export interface DatasetsAuditParams {
 }
 
 export interface DatasetsDeleteParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
 }
 
 export interface DatasetsDownloadUrlParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
   /**
    * Lifetime of the URL in seconds, 10..604800 (default SIGNED_URL_TTL_SECONDS, 3600)
@@ -1907,6 +2111,10 @@ export interface DatasetsDownloadUrlParams {
 }
 
 export interface DatasetsGetParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
 }
 
@@ -1947,10 +2155,18 @@ export interface DatasetsListParams {
 }
 
 export interface DatasetsRunQueryParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
 }
 
 export interface DatasetsSchemaParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
   /**
    * The version to describe; default: the current version, else the newest
@@ -1960,10 +2176,18 @@ export interface DatasetsSchemaParams {
 }
 
 export interface DatasetsSnapshotsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
 }
 
 export interface DatasetsUpdateParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
 }
 
@@ -1976,6 +2200,10 @@ export interface DatasetsUploadParams {
 }
 
 export interface DatasetsVersionListParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
   /**
    * 1-based page number
@@ -2076,6 +2304,10 @@ export interface DiffSummaryDto {
 
 export interface DimensionAssignAssignParams {
   assign: string;
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
 }
 
@@ -2344,10 +2576,18 @@ export interface EvalConfigResponsePage {
 }
 
 export interface EvalConfigsDeleteParams {
+  /**
+   * The eval config's id
+   * @format uuid
+   */
   evalConfigId: string;
 }
 
 export interface EvalConfigsGetParams {
+  /**
+   * The eval config's id
+   * @format uuid
+   */
   evalConfigId: string;
 }
 
@@ -2374,6 +2614,10 @@ export interface EvalConfigsListParams {
 }
 
 export interface EvalConfigsReplaceParams {
+  /**
+   * The eval config's id
+   * @format uuid
+   */
   evalConfigId: string;
 }
 
@@ -2441,6 +2685,10 @@ export interface FilesDatasetVersionParams {
    * @maxLength 100
    */
   signature: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
@@ -2565,21 +2813,45 @@ export interface InvitationResponse {
 }
 
 export interface InvitationsCreateParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
 export interface InvitationsListParams {
   state?: "pending" | "accepted" | "revoked" | "expired";
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
 export interface InvitationsResendParams {
+  /**
+   * The invitation's id
+   * @format uuid
+   */
   invitationId: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
 export interface InvitationsRevokeParams {
+  /**
+   * The invitation's id
+   * @format uuid
+   */
   invitationId: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
@@ -2703,10 +2975,18 @@ export interface JudgedSpecResponse {
 }
 
 export interface JudgesDeleteParams {
+  /**
+   * The judge's id
+   * @format uuid
+   */
   judgeId: string;
 }
 
 export interface JudgesGetParams {
+  /**
+   * The judge's id
+   * @format uuid
+   */
   judgeId: string;
 }
 
@@ -2729,10 +3009,18 @@ export interface JudgesListParams {
 }
 
 export interface JudgesTestParams {
+  /**
+   * The judge's id
+   * @format uuid
+   */
   judgeId: string;
 }
 
 export interface JudgesUpdateParams {
+  /**
+   * The judge's id
+   * @format uuid
+   */
   judgeId: string;
 }
 
@@ -2932,6 +3220,10 @@ export interface MeResponse {
 }
 
 export interface MembersAddParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
@@ -2947,28 +3239,60 @@ export interface MembersCandidatesParams {
    * @maxLength 200
    */
   q?: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
 export interface MembersChangeRoleParams {
+  /**
+   * The user's id
+   * @format uuid
+   */
   userId: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
 export interface MembersCreateUserParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
 export interface MembersListParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
 export interface MembersRemoveParams {
+  /**
+   * The user's id
+   * @format uuid
+   */
   userId: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
 export interface MetricCatalogueCatalogueParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
@@ -3208,6 +3532,10 @@ export interface NotificationConfigResponsePage {
 }
 
 export interface NotificationConfigsDeleteParams {
+  /**
+   * The notification config's id
+   * @format uuid
+   */
   notificationConfigId: string;
 }
 
@@ -3606,6 +3934,10 @@ export interface ProjectTrendResponse {
 }
 
 export interface ProjectsAttachPlanParams {
+  /**
+   * The project's id
+   * @format uuid
+   */
   projectId: string;
 }
 
@@ -3621,14 +3953,26 @@ export interface ProjectsCoverageParams {
    * @pattern ^[a-z][a-z0-9_:,]{0,700}$
    */
   pairs?: string;
+  /**
+   * The project's id
+   * @format uuid
+   */
   projectId: string;
 }
 
 export interface ProjectsDetachPlanParams {
+  /**
+   * The project's id
+   * @format uuid
+   */
   projectId: string;
 }
 
 export interface ProjectsGetParams {
+  /**
+   * The project's id
+   * @format uuid
+   */
   projectId: string;
 }
 
@@ -3663,18 +4007,34 @@ export interface ProjectsListParams {
 }
 
 export interface ProjectsMoveParams {
+  /**
+   * The project's id
+   * @format uuid
+   */
   projectId: string;
 }
 
 export interface ProjectsReplacePlanParams {
+  /**
+   * The project's id
+   * @format uuid
+   */
   projectId: string;
 }
 
 export interface ProjectsTrendParams {
+  /**
+   * The project's id
+   * @format uuid
+   */
   projectId: string;
 }
 
 export interface ProjectsUpdateParams {
+  /**
+   * The project's id
+   * @format uuid
+   */
   projectId: string;
 }
 
@@ -3745,6 +4105,10 @@ export interface PutTraceTagsRequest {
 }
 
 export interface QualityAvailableParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
   /**
    * The version the checks would run on; default: the current version, else the newest
@@ -3779,27 +4143,63 @@ export interface QualityFindingDto {
 }
 
 export interface QualityGetRunParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The run's id
+   * @format uuid
+   */
   runId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface QualityLatestParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface QualityPerVersionParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
 }
 
 export interface QualityRunParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
   run: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface QualityRunsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
   /**
    * 1-based page number
@@ -3813,6 +4213,10 @@ export interface QualityRunsParams {
    * @default 50
    */
   page_size?: number;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
@@ -4255,10 +4659,18 @@ export interface ReportConfigSummary {
 }
 
 export interface ReportConfigsDeleteParams {
+  /**
+   * The config's id
+   * @format uuid
+   */
   configId: string;
 }
 
 export interface ReportConfigsGetParams {
+  /**
+   * The config's id
+   * @format uuid
+   */
   configId: string;
 }
 
@@ -4313,12 +4725,24 @@ export interface ReportDownloadResponse {
 
 export interface ReportFilesContentParams {
   filename: string;
+  /**
+   * The report's id
+   * @format uuid
+   */
   reportId: string;
 }
 
 export interface ReportFilesExportParams {
+  /**
+   * The export's id
+   * @format uuid
+   */
   exportId: string;
   filename: string;
+  /**
+   * The report's id
+   * @format uuid
+   */
   reportId: string;
 }
 
@@ -4500,20 +4924,36 @@ export interface ReportSummaryPage {
 }
 
 export interface ReportsContentParams {
+  /**
+   * The report's id
+   * @format uuid
+   */
   reportId: string;
 }
 
 export interface ReportsContentUrlParams {
   /** markdown (default) or html */
   format?: "markdown" | "html";
+  /**
+   * The report's id
+   * @format uuid
+   */
   reportId: string;
 }
 
 export interface ReportsCreateParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
   runId: string;
 }
 
 export interface ReportsDeleteSectionParams {
+  /**
+   * The report's id
+   * @format uuid
+   */
   reportId: string;
   sectionKey: string;
 }
@@ -4521,14 +4961,26 @@ export interface ReportsDeleteSectionParams {
 export interface ReportsDownloadParams {
   /** The format (default: the workspace settings' default format for downloads, markdown for content URLs) */
   format?: "markdown" | "html" | "pdf";
+  /**
+   * The report's id
+   * @format uuid
+   */
   reportId: string;
 }
 
 export interface ReportsExportParams {
+  /**
+   * The report's id
+   * @format uuid
+   */
   reportId: string;
 }
 
 export interface ReportsGetParams {
+  /**
+   * The report's id
+   * @format uuid
+   */
   reportId: string;
 }
 
@@ -4558,10 +5010,18 @@ export interface ReportsListParams {
 }
 
 export interface ReportsPartitionMetricsParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
   runId: string;
 }
 
 export interface ReportsPartitionsParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
   runId: string;
 }
 
@@ -4571,19 +5031,35 @@ export interface ReportsQuestionsParams {
    * @format uuid
    */
   config_id?: string;
+  /**
+   * The run's id
+   * @format uuid
+   */
   runId: string;
 }
 
 export interface ReportsRegenerateParams {
+  /**
+   * The report's id
+   * @format uuid
+   */
   reportId: string;
 }
 
 export interface ReportsSectionParams {
   key: string;
+  /**
+   * The report's id
+   * @format uuid
+   */
   reportId: string;
 }
 
 export interface ReportsUpdateContentParams {
+  /**
+   * The report's id
+   * @format uuid
+   */
   reportId: string;
 }
 
@@ -4715,26 +5191,50 @@ export interface RowQueryRequest {
 }
 
 export interface RowsCommitParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
 }
 
 export interface RowsDeleteParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
 }
 
 export interface RowsDiscardParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
 }
 
 export interface RowsInsertParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
 }
 
 export interface RowsStagedParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
 }
 
 export interface RowsUpdateParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
 }
 
@@ -4785,6 +5285,10 @@ export interface RunEventResponse {
 
 export interface RunFilesParquetParams {
   filename: string;
+  /**
+   * The run's id
+   * @format uuid
+   */
   runId: string;
 }
 
@@ -4808,6 +5312,10 @@ export interface RunFilesSutRunsParams {
     | "succeeded"
     | "failed"
     | "cancelled";
+  /**
+   * The sut's id
+   * @format uuid
+   */
   sutId: string;
 }
 
@@ -5034,10 +5542,18 @@ export interface RunSessionTurnDto {
 }
 
 export interface RunsAnalysisParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
   runId: string;
 }
 
 export interface RunsCancelParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
   runId: string;
 }
 
@@ -5115,6 +5631,10 @@ export interface RunsEventsParams {
    * @max 1000
    */
   limit?: number;
+  /**
+   * The run's id
+   * @format uuid
+   */
   runId: string;
 }
 
@@ -5159,6 +5679,10 @@ export interface RunsExportParams {
 }
 
 export interface RunsGetParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
   runId: string;
 }
 
@@ -5201,14 +5725,26 @@ export interface RunsListParams {
 }
 
 export interface RunsParquetUrlParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
   runId: string;
 }
 
 export interface RunsQueryResultsParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
   runId: string;
 }
 
 export interface RunsQueryTableParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
   runId: string;
 }
 
@@ -5218,19 +5754,35 @@ export interface RunsQueueViewParams {
 }
 
 export interface RunsRerunParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
   runId: string;
 }
 
 export interface RunsResultsSummaryParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
   runId: string;
 }
 
 export interface RunsSessionParams {
   parentId: string;
+  /**
+   * The run's id
+   * @format uuid
+   */
   runId: string;
 }
 
 export interface RunsUploadParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
   runId: string;
 }
 
@@ -5303,6 +5855,10 @@ export interface SdgAdapterResponsePage {
 }
 
 export interface SdgGetParams {
+  /**
+   * The adapter's id
+   * @format uuid
+   */
   adapterId: string;
 }
 
@@ -5367,6 +5923,10 @@ export interface SdgSeedDto {
 }
 
 export interface SdgStartRunParams {
+  /**
+   * The adapter's id
+   * @format uuid
+   */
   adapterId: string;
 }
 
@@ -5430,16 +5990,36 @@ export interface SdkVersionsResponse {
 }
 
 export interface SecretsCreateParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
 export interface SecretsDeleteParams {
+  /**
+   * The secret's id
+   * @format uuid
+   */
   secretId: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
 export interface SecretsGetParams {
+  /**
+   * The secret's id
+   * @format uuid
+   */
   secretId: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
@@ -5463,16 +6043,36 @@ export interface SecretsListParams {
   q?: string;
   /** @default "name" */
   sort?: "name" | "-name" | "created_at" | "-created_at";
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
 export interface SecretsRevealParams {
+  /**
+   * The secret's id
+   * @format uuid
+   */
   secretId: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
 export interface SecretsUpdateParams {
+  /**
+   * The secret's id
+   * @format uuid
+   */
   secretId: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
@@ -5676,10 +6276,18 @@ export interface SutTemplateList {
 }
 
 export interface SutsDeleteParams {
+  /**
+   * The sut's id
+   * @format uuid
+   */
   sutId: string;
 }
 
 export interface SutsGetParams {
+  /**
+   * The sut's id
+   * @format uuid
+   */
   sutId: string;
 }
 
@@ -5714,6 +6322,10 @@ export interface SutsListParams {
 }
 
 export interface SutsUpdateParams {
+  /**
+   * The sut's id
+   * @format uuid
+   */
   sutId: string;
 }
 
@@ -6149,6 +6761,10 @@ export interface TraceCurrentVersionResponse {
 }
 
 export interface TraceDataDeleteTagsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
   /**
    * Remove this tag (from `trace_id`, or from every trace of the version)
@@ -6162,15 +6778,31 @@ export interface TraceDataDeleteTagsParams {
    * @maxLength 200
    */
   trace_id?: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface TraceDataEnrichmentParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface TraceDataListTagsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
   /**
    * Only this tag
@@ -6182,21 +6814,45 @@ export interface TraceDataListTagsParams {
    * @maxLength 200
    */
   trace_id?: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface TraceDataPutTagsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface TraceDataRecomputeParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
   recompute: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface TraceDataResultsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
   /** true: only traces with an error span; false: only those without */
   has_error?: "true" | "false";
@@ -6244,16 +6900,28 @@ export interface TraceDataResultsParams {
   tag?: string;
   /** @maxLength 200 */
   trace_id?: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface TraceDataTopologyParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
   /**
    * Only traces with this tag
    * @maxLength 100
    */
   tag?: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
@@ -6429,6 +7097,10 @@ export interface TraceUploadResponse {
 }
 
 export interface TracesCreateGroundTruthParams {
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
@@ -6438,10 +7110,18 @@ export interface TracesDetectParams {
 
 export interface TracesDetectUploadParams {
   detect: string;
+  /**
+   * The upload's id
+   * @format uuid
+   */
   uploadId: string;
 }
 
 export interface TracesGetRunParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
   runId: string;
 }
 
@@ -6452,10 +7132,18 @@ export interface TracesGroundTruthParams {
    * @max 2147483647
    */
   number?: number;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface TracesLandFromConnectionParams {
+  /**
+   * The connection's id
+   * @format uuid
+   */
   connectionId: string;
 }
 
@@ -6470,6 +7158,10 @@ export interface TracesListConnectionsParams {
 
 export interface TracesPromoteParams {
   promote: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
@@ -6496,6 +7188,10 @@ export interface TracesRunDropsParams {
     | "malformed_record"
     | "unsupported_record"
     | "record_too_large";
+  /**
+   * The run's id
+   * @format uuid
+   */
   runId: string;
 }
 
@@ -6527,6 +7223,10 @@ export interface TracesVersionDropsParams {
     | "malformed_record"
     | "unsupported_record"
     | "record_too_large";
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
@@ -7018,10 +7718,18 @@ export interface UserResponsePage {
 }
 
 export interface UsersDeactivateParams {
+  /**
+   * The user's id
+   * @format uuid
+   */
   userId: string;
 }
 
 export interface UsersGetParams {
+  /**
+   * The user's id
+   * @format uuid
+   */
   userId: string;
 }
 
@@ -7056,22 +7764,42 @@ export interface UsersListParams {
 }
 
 export interface UsersMembershipsParams {
+  /**
+   * The user's id
+   * @format uuid
+   */
   userId: string;
 }
 
 export interface UsersReactivateParams {
+  /**
+   * The user's id
+   * @format uuid
+   */
   userId: string;
 }
 
 export interface UsersResetPasswordParams {
+  /**
+   * The user's id
+   * @format uuid
+   */
   userId: string;
 }
 
 export interface UsersResetTokenParams {
+  /**
+   * The user's id
+   * @format uuid
+   */
   userId: string;
 }
 
 export interface UsersUpdateParams {
+  /**
+   * The user's id
+   * @format uuid
+   */
   userId: string;
 }
 
@@ -7134,38 +7862,98 @@ export interface VersionChangesDto {
 }
 
 export interface VersionDimensionsAvailableMetricsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface VersionDimensionsCreatePartitionParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface VersionDimensionsDeletePartitionParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The partition's id
+   * @format uuid
+   */
   partitionId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface VersionDimensionsListPartitionsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface VersionDimensionsPartitionMetricsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The partition's id
+   * @format uuid
+   */
   partitionId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface VersionDimensionsQueryParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface VersionDimensionsResolveParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
   /**
    * Include each member's rows in full (default false: ids only)
@@ -7185,31 +7973,67 @@ export interface VersionDimensionsResolveParams {
    * @default 0
    */
   offset: number;
+  /**
+   * The partition's id
+   * @format uuid
+   */
   partitionId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface VersionDimensionsSummaryParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface VersionDimensionsValuesParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
   /**
    * Only this dimension (default: every dimension)
    * @maxLength 100
    */
   dimension?: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface VersionsDemoteParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface VersionsDownloadParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
   /**
    * Lifetime of the URL in seconds, 10..604800 (default SIGNED_URL_TTL_SECONDS, 3600)
@@ -7219,21 +8043,49 @@ export interface VersionsDownloadParams {
   expires_in?: number;
   /** @default "csv" */
   format?: "csv" | "jsonl" | "parquet";
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface VersionsMapParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface VersionsPromoteParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
 export interface VersionsRunQueryParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
   datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
   versionId: string;
 }
 
@@ -7361,15 +8213,27 @@ export interface WorkspaceMetricConfigDefaultVersionsResponse {
 
 export interface WorkspaceMetricConfigsCreateVersionParams {
   configName: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
 export interface WorkspaceMetricConfigsDefaultVersionsParams {
   metricName: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
 export interface WorkspaceMetricConfigsListDefaultsParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
@@ -7384,20 +8248,36 @@ export interface WorkspaceMetricConfigsResolvedParams {
    * @maxLength 100
    */
   metric?: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
 export interface WorkspaceMetricConfigsSetDefaultsParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
 export interface WorkspaceOpsDeleteParams {
   name: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
 export interface WorkspaceOpsDetailParams {
   name: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
@@ -7415,24 +8295,44 @@ export interface WorkspaceOpsListParams {
    */
   page_size?: number;
   state?: "deploying" | "active" | "failed" | "stopped";
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
 export interface WorkspaceOpsPublishParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
 export interface WorkspaceOpsRedeployParams {
   name: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
 export interface WorkspaceOpsRegisterParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
 export interface WorkspaceOpsStopParams {
   name: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
@@ -7494,10 +8394,18 @@ export interface WorkspaceUserCandidateResponse {
 }
 
 export interface WorkspacesDeleteParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
 export interface WorkspacesGetParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
@@ -7526,10 +8434,18 @@ export interface WorkspacesListParams {
 }
 
 export interface WorkspacesSetEmbeddingConfigParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
 export interface WorkspacesUpdateParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
   workspaceId: string;
 }
 
@@ -7586,7 +8502,7 @@ export enum ContentType {
 }
 
 export class HttpClient<SecurityDataType = unknown> {
-  public baseUrl: string = "";
+  public baseUrl: string = "/";
   private securityData: SecurityDataType | null = null;
   private securityWorker?: ApiConfig<SecurityDataType>["securityWorker"];
   private abortControllers = new Map<CancelToken, AbortController>();
@@ -7791,6 +8707,7 @@ export class HttpClient<SecurityDataType = unknown> {
 /**
  * @title Evaluation Workspace Service
  * @version 0.1.0
+ * @baseUrl /
  * @contact
  *
  * Keep test datasets, run your LLM application over them, score outputs with metrics and judges, compare runs, ingest traces and publish reports. Errors are application/problem+json (RFC 9457) with an error_code; see docs/errors.md.
@@ -7800,11 +8717,11 @@ export class EvaluationWorkspaceClient<
 > extends HttpClient<SecurityDataType> {
   live = {
     /**
-     * No description
+     * @description Answers while the process is up; does not touch the database (use it as the liveness probe).
      *
      * @tags status
      * @name StatusLive
-     * @summary Answers while the process is up; does not touch the database (use it as the liveness probe).
+     * @summary Answers while the process is up; does not touch the database (use it as the liveness probe)
      * @request GET:/live
      * @response `200` `LiveResponse` The process is up
      */
@@ -7818,11 +8735,11 @@ export class EvaluationWorkspaceClient<
   };
   ready = {
     /**
-     * No description
+     * @description Answers 200 when every dependency (the database, the queue) answers within 3 s; otherwise 503 problem+json naming the failing checks (use it as the readiness probe).
      *
      * @tags status
      * @name StatusReady
-     * @summary Answers 200 when every dependency (the database, the queue) answers within 3 s; otherwise 503 problem+json naming the failing checks (use it as the readiness probe).
+     * @summary Answers 200 when every dependency (the database, the queue) answers within 3 s; otherwise 503 problem+json naming the failing checks (use it as the readiness probe)
      * @request GET:/ready
      * @response `200` `ReadyResponse` Every dependency answered
      * @response `503` `NotReadyProblem` A dependency is down; `checks` says which, Retry-After when to ask again
@@ -7837,17 +8754,18 @@ export class EvaluationWorkspaceClient<
   };
   branding = {
     /**
-     * No description
+     * @description The product name, colours and logo the UI shows. Carries a strong ETag; send it back as If-None-Match to get 304 with an empty body while nothing changed.
      *
      * @tags branding
      * @name BrandingRead
-     * @summary The product name, colours and logo the UI shows. Carries a strong ETag; send it back as If-None-Match to get 304 with an empty body while nothing changed.
+     * @summary The product name, colours and logo the UI shows
      * @request GET:/branding
      * @response `200` `BrandingResponse` The current branding
      * @response `304` `void` Not modified: your copy (If-None-Match) is current; empty body
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     brandingRead: (params: RequestParams = {}) =>
-      this.request<BrandingResponse, void>({
+      this.request<BrandingResponse, void | ProblemResponse>({
         path: `/branding`,
         method: "GET",
         format: "json",
@@ -7855,11 +8773,11 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Replace the branding (system admins). Send the ETag you read as If-Match to avoid overwriting someone else's change (412 when it is stale).
      *
      * @tags branding
      * @name BrandingReplace
-     * @summary Replace the branding (system admins). Send the ETag you read as If-Match to avoid overwriting someone else's change (412 when it is stale).
+     * @summary Replace the branding (system admins)
      * @request PUT:/branding
      * @secure
      * @response `200` `BrandingResponse` The saved branding
@@ -7867,6 +8785,9 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: system admin
      * @response `412` `ProblemResponse` If-Match does not name the current branding
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     brandingReplace: (
       data: UpdateBrandingRequest,
@@ -7884,16 +8805,18 @@ export class EvaluationWorkspaceClient<
   };
   templates = {
     /**
-     * No description
+     * @description One template with its full dimension list; pass `dimensions` (as it is, or edited) to project creation.
      *
      * @tags templates
      * @name TemplatesGet
-     * @summary One template with its full dimension list; pass `dimensions` (as it is, or edited) to project creation.
+     * @summary One template with its full dimension list; pass `dimensions` (as it is, or edited) to project creation
      * @request GET:/templates/{name}
      * @secure
      * @response `200` `TemplateDetail` The template with its dimensions and suggested metrics
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `404` `ProblemResponse` No such template; `detail` and `available` list the names that exist (error_code template_not_found)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     templatesGet: ({ name }: TemplatesGetParams, params: RequestParams = {}) =>
       this.request<TemplateDetail, ProblemResponse>({
@@ -7905,15 +8828,16 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The built-in project templates (customer support, RAG, summarisation, code, agents, …).
      *
      * @tags templates
      * @name TemplatesList
-     * @summary The built-in project templates (customer support, RAG, summarisation, code, agents, …).
+     * @summary The built-in project templates (customer support, RAG, summarisation, code, agents, …)
      * @request GET:/templates
      * @secure
      * @response `200` `(TemplateSummary)[]` Every built-in template
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     templatesList: (params: RequestParams = {}) =>
       this.request<TemplateSummary[], ProblemResponse>({
@@ -7926,15 +8850,16 @@ export class EvaluationWorkspaceClient<
   };
   auth = {
     /**
-     * No description
+     * @description Revokes the token used for this call; it stops working at once.
      *
      * @tags auth
      * @name AuthLogout
-     * @summary Revokes the token used for this call; it stops working at once.
+     * @summary Revokes the token used for this call; it stops working at once
      * @request POST:/auth/logout
      * @secure
      * @response `204` `void` Logged out
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     authLogout: (params: RequestParams = {}) =>
       this.request<void, ProblemResponse>({
@@ -7945,15 +8870,16 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Who the token belongs to, with the caller's workspace memberships.
      *
      * @tags auth
      * @name AuthMe
-     * @summary Who the token belongs to, with the caller's workspace memberships.
+     * @summary Who the token belongs to, with the caller's workspace memberships
      * @request GET:/auth/me
      * @secure
      * @response `200` `MeResponse`
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     authMe: (params: RequestParams = {}) =>
       this.request<MeResponse, ProblemResponse>({
@@ -7965,15 +8891,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Trade credentials for a bearer token (JSON, or the OAuth2 password form that Swagger UI's Authorize button sends). After LOGIN_MAX_FAILURES failures for one email from one address, attempts are answered 429 rate_limited; when too many logins are being checked at once, 429 auth_busy. Both carry Retry-After.
      *
      * @tags auth
      * @name AuthToken
-     * @summary Trade credentials for a bearer token (JSON, or the OAuth2 password form that Swagger UI's Authorize button sends). After LOGIN_MAX_FAILURES failures for one email from one address, attempts are answered 429 rate_limited; when too many logins are being checked at once, 429 auth_busy. Both carry Retry-After.
+     * @summary Trade credentials for a bearer token (JSON, or the OAuth2 password form that Swagger UI's Authorize button sends)
      * @request POST:/auth/token
      * @response `200` `TokenResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Wrong email or password, deactivated account, or bad reset token
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `429` `ProblemResponse` rate_limited: too many failed logins; auth_busy: too many logins being checked at once. See Retry-After
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     authToken: (data: TokenRequest, params: RequestParams = {}) =>
       this.request<TokenResponse, ProblemResponse>({
@@ -7986,16 +8916,20 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Accepts an invitation. A new account is created with the given password; an existing account proves itself with its bearer token or its password. Answers who you are now.
      *
      * @tags invitations
      * @name InvitationsAccept
-     * @summary Accepts an invitation. A new account is created with the given password; an existing account proves itself with its bearer token or its password. Answers who you are now.
+     * @summary Accepts an invitation
      * @request POST:/auth/accept-invitation
      * @response `200` `MeResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Unknown token, or the existing account was not proven
      * @response `403` `ProblemResponse` Expired, revoked or used invitation, or a token of another user
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `429` `ProblemResponse` auth_busy: too many passwords being checked at once (only without a bearer token); see Retry-After
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     invitationsAccept: (
       data: AcceptInvitationRequest,
@@ -8012,14 +8946,18 @@ export class EvaluationWorkspaceClient<
   };
   internal = {
     /**
-     * No description
+     * @description For internal services (a gateway): is this token live, and whose is it? 401 when not.
      *
      * @tags auth
      * @name AuthVerify
-     * @summary For internal services (a gateway): is this token live, and whose is it? 401 when not.
+     * @summary For internal services (a gateway): is this token live, and whose is it? 401 when not
      * @request POST:/internal/auth/verify
      * @response `200` `VerifyResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` The token is not live
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     authVerify: (data: VerifyRequest, params: RequestParams = {}) =>
       this.request<VerifyResponse, ProblemResponse>({
@@ -8033,17 +8971,21 @@ export class EvaluationWorkspaceClient<
   };
   users = {
     /**
-     * No description
+     * @description Creates a user (system admins). Without a password, hand the user a reset token.
      *
      * @tags users
      * @name UsersCreate
-     * @summary Creates a user (system admins). Without a password, hand the user a reset token.
+     * @summary Creates a user (system admins)
      * @request POST:/users
      * @secure
      * @response `201` `UserResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: system admin
      * @response `409` `ProblemResponse` email_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     usersCreate: (data: CreateUserRequest, params: RequestParams = {}) =>
       this.request<UserResponse, ProblemResponse>({
@@ -8057,18 +8999,20 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Deactivates the user and revokes every token they hold (system admins).
      *
      * @tags users
      * @name UsersDeactivate
-     * @summary Deactivates the user and revokes every token they hold (system admins).
+     * @summary Deactivates the user and revokes every token they hold (system admins)
      * @request POST:/users/{user_id}/deactivate
      * @secure
      * @response `200` `UserResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: system admin
      * @response `404` `ProblemResponse`
      * @response `409` `ProblemResponse` self_deactivation or last_admin
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     usersDeactivate: (
       { userId }: UsersDeactivateParams,
@@ -8083,17 +9027,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description A user (system admins, or the user itself). Carries an ETag for If-Match on PATCH.
      *
      * @tags users
      * @name UsersGet
-     * @summary A user (system admins, or the user itself). Carries an ETag for If-Match on PATCH.
+     * @summary A user (system admins, or the user itself)
      * @request GET:/users/{user_id}
      * @secure
      * @response `200` `UserResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: system admin, or the user named by {user_id}
      * @response `404` `ProblemResponse`
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     usersGet: ({ userId }: UsersGetParams, params: RequestParams = {}) =>
       this.request<UserResponse, ProblemResponse>({
@@ -8105,16 +9051,18 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Users of the service, filtered and sorted (system admins).
      *
      * @tags users
      * @name UsersList
-     * @summary Users of the service, filtered and sorted (system admins).
+     * @summary Users of the service, filtered and sorted (system admins)
      * @request GET:/users
      * @secure
      * @response `200` `UserResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: system admin
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     usersList: (query: UsersListParams = {}, params: RequestParams = {}) =>
       this.request<UserResponsePage, ProblemResponse>({
@@ -8127,17 +9075,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The workspaces the user belongs to, with roles (system admins, or the user itself).
      *
      * @tags users
      * @name UsersMemberships
-     * @summary The workspaces the user belongs to, with roles (system admins, or the user itself).
+     * @summary The workspaces the user belongs to, with roles (system admins, or the user itself)
      * @request GET:/users/{user_id}/memberships
      * @secure
      * @response `200` `(UserMembershipResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: system admin, or the user named by {user_id}
      * @response `404` `ProblemResponse`
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     usersMemberships: (
       { userId }: UsersMembershipsParams,
@@ -8152,17 +9102,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Lets a deactivated user log in again (system admins).
      *
      * @tags users
      * @name UsersReactivate
-     * @summary Lets a deactivated user log in again (system admins).
+     * @summary Lets a deactivated user log in again (system admins)
      * @request POST:/users/{user_id}/reactivate
      * @secure
      * @response `200` `UserResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: system admin
      * @response `404` `ProblemResponse`
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     usersReactivate: (
       { userId }: UsersReactivateParams,
@@ -8177,17 +9129,21 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Sets a new password and revokes every token of the user (system admins).
      *
      * @tags users
      * @name UsersResetPassword
-     * @summary Sets a new password and revokes every token of the user (system admins).
+     * @summary Sets a new password and revokes every token of the user (system admins)
      * @request POST:/users/{user_id}/reset-password
      * @secure
      * @response `200` `UserResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: system admin
      * @response `404` `ProblemResponse`
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     usersResetPassword: (
       { userId }: UsersResetPasswordParams,
@@ -8205,17 +9161,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Issues a one-time, expiring reset token, shown once (system admins).
      *
      * @tags users
      * @name UsersResetToken
-     * @summary Issues a one-time, expiring reset token, shown once (system admins).
+     * @summary Issues a one-time, expiring reset token, shown once (system admins)
      * @request POST:/users/{user_id}/reset-token
      * @secure
      * @response `200` `ResetTokenResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: system admin
      * @response `404` `ProblemResponse`
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     usersResetToken: (
       { userId }: UsersResetTokenParams,
@@ -8230,19 +9188,23 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Changes email, display name or system role (system admins). Send If-Match to avoid overwriting.
      *
      * @tags users
      * @name UsersUpdate
-     * @summary Changes email, display name or system role (system admins). Send If-Match to avoid overwriting.
+     * @summary Changes email, display name or system role (system admins)
      * @request PATCH:/users/{user_id}
      * @secure
      * @response `200` `UserResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: system admin
      * @response `404` `ProblemResponse`
      * @response `409` `ProblemResponse` email_taken, or last_admin when demoting the last active admin
      * @response `412` `ProblemResponse` If-Match does not match the current ETag
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     usersUpdate: (
       { userId }: UsersUpdateParams,
@@ -8261,18 +9223,22 @@ export class EvaluationWorkspaceClient<
   };
   workspaces = {
     /**
-     * No description
+     * @description Invites an email with a role (admins; owners for the owner role). The token is shown once.
      *
      * @tags invitations
      * @name InvitationsCreate
-     * @summary Invites an email with a role (admins; owners for the owner role). The token is shown once.
+     * @summary Invites an email with a role (admins; owners for the owner role)
      * @request POST:/workspaces/{workspace_id}/invitations
      * @secure
      * @response `201` `CreateInvitationResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` already_member or invitation_pending
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     invitationsCreate: (
       { workspaceId }: InvitationsCreateParams,
@@ -8290,17 +9256,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The workspace's invitations, newest first (admins).
      *
      * @tags invitations
      * @name InvitationsList
-     * @summary The workspace's invitations, newest first (admins).
+     * @summary The workspace's invitations, newest first (admins)
      * @request GET:/workspaces/{workspace_id}/invitations
      * @secure
      * @response `200` `(InvitationResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     invitationsList: (
       { workspaceId, ...query }: InvitationsListParams,
@@ -8316,21 +9284,23 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Issues a new token and expiry for a pending or expired invitation (admins); the old token stops working.
      *
      * @tags invitations
      * @name InvitationsResend
-     * @summary Issues a new token and expiry for a pending or expired invitation (admins); the old token stops working.
+     * @summary Issues a new token and expiry for a pending or expired invitation (admins); the old token stops working
      * @request POST:/workspaces/{workspace_id}/invitations/{invitation_id}/resend
      * @secure
      * @response `200` `CreateInvitationResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` invitation_not_pending
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     invitationsResend: (
-      { invitationId, workspaceId }: InvitationsResendParams,
+      { workspaceId, invitationId }: InvitationsResendParams,
       params: RequestParams = {},
     ) =>
       this.request<CreateInvitationResponse, ProblemResponse>({
@@ -8342,21 +9312,23 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Revokes a pending or expired invitation (admins).
      *
      * @tags invitations
      * @name InvitationsRevoke
-     * @summary Revokes a pending or expired invitation (admins).
+     * @summary Revokes a pending or expired invitation (admins)
      * @request POST:/workspaces/{workspace_id}/invitations/{invitation_id}/revoke
      * @secure
      * @response `200` `InvitationResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` invitation_not_pending
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     invitationsRevoke: (
-      { invitationId, workspaceId }: InvitationsRevokeParams,
+      { workspaceId, invitationId }: InvitationsRevokeParams,
       params: RequestParams = {},
     ) =>
       this.request<InvitationResponse, ProblemResponse>({
@@ -8368,18 +9340,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Adds an existing user by id or email (admins; only owners grant owner).
      *
      * @tags workspaces
      * @name MembersAdd
-     * @summary Adds an existing user by id or email (admins; only owners grant owner).
+     * @summary Adds an existing user by id or email (admins; only owners grant owner)
      * @request POST:/workspaces/{workspace_id}/members
      * @secure
      * @response `201` `WorkspaceMemberResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` already_member or user_deactivated
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     membersAdd: (
       { workspaceId }: MembersAddParams,
@@ -8397,17 +9373,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Active users who are not members yet, to pick from when adding (admins).
      *
      * @tags workspaces
      * @name MembersCandidates
-     * @summary Active users who are not members yet, to pick from when adding (admins).
+     * @summary Active users who are not members yet, to pick from when adding (admins)
      * @request GET:/workspaces/{workspace_id}/user-candidates
      * @secure
      * @response `200` `(WorkspaceUserCandidateResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     membersCandidates: (
       { workspaceId, ...query }: MembersCandidatesParams,
@@ -8423,21 +9401,25 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Changes a member's role (admins; owners for anything touching the owner role).
      *
      * @tags workspaces
      * @name MembersChangeRole
-     * @summary Changes a member's role (admins; owners for anything touching the owner role).
+     * @summary Changes a member's role (admins; owners for anything touching the owner role)
      * @request PATCH:/workspaces/{workspace_id}/members/{user_id}
      * @secure
      * @response `200` `WorkspaceMemberResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` last_owner
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     membersChangeRole: (
-      { userId, workspaceId }: MembersChangeRoleParams,
+      { workspaceId, userId }: MembersChangeRoleParams,
       data: ChangeMemberRoleRequest,
       params: RequestParams = {},
     ) =>
@@ -8452,18 +9434,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Creates a user straight into the workspace (admins).
      *
      * @tags workspaces
      * @name MembersCreateUser
-     * @summary Creates a user straight into the workspace (admins).
+     * @summary Creates a user straight into the workspace (admins)
      * @request POST:/workspaces/{workspace_id}/users
      * @secure
      * @response `201` `WorkspaceMemberResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` email_taken: add the existing user as a member instead
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     membersCreateUser: (
       { workspaceId }: MembersCreateUserParams,
@@ -8481,17 +9467,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Members with their roles.
      *
      * @tags workspaces
      * @name MembersList
-     * @summary Members with their roles.
+     * @summary Members with their roles
      * @request GET:/workspaces/{workspace_id}/members
      * @secure
      * @response `200` `(WorkspaceMemberResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     membersList: (
       { workspaceId }: MembersListParams,
@@ -8506,21 +9494,23 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Removes a member (admins), or leaves (any member removing themselves). The last owner stays.
      *
      * @tags workspaces
      * @name MembersRemove
-     * @summary Removes a member (admins), or leaves (any member removing themselves). The last owner stays.
+     * @summary Removes a member (admins), or leaves (any member removing themselves)
      * @request DELETE:/workspaces/{workspace_id}/members/{user_id}
      * @secure
      * @response `204` `void` Removed
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` last_owner
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     membersRemove: (
-      { userId, workspaceId }: MembersRemoveParams,
+      { workspaceId, userId }: MembersRemoveParams,
       params: RequestParams = {},
     ) =>
       this.request<void, ProblemResponse>({
@@ -8531,17 +9521,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The metrics the workspace can score runs with, what each needs from a dataset, and its parameter schema (viewers).
      *
      * @tags metrics
      * @name MetricCatalogueCatalogue
-     * @summary The metrics the workspace can score runs with, what each needs from a dataset, and its parameter schema (viewers).
+     * @summary The metrics the workspace can score runs with, what each needs from a dataset, and its parameter schema (viewers)
      * @request GET:/workspaces/{workspace_id}/metrics
      * @secure
      * @response `200` `WorkspaceMetricCatalogue`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     metricCatalogueCatalogue: (
       { workspaceId }: MetricCatalogueCatalogueParams,
@@ -8556,18 +9548,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Stores a secret, encrypted at rest (admins).
      *
      * @tags secrets
      * @name SecretsCreate
-     * @summary Stores a secret, encrypted at rest (admins).
+     * @summary Stores a secret, encrypted at rest (admins)
      * @request POST:/workspaces/{workspace_id}/secrets
      * @secure
      * @response `201` `WorkspaceSecretResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` secret_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     secretsCreate: (
       { workspaceId }: SecretsCreateParams,
@@ -8585,20 +9581,23 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Deletes the secret (admins).
      *
      * @tags secrets
      * @name SecretsDelete
-     * @summary Deletes the secret (admins).
+     * @summary Deletes the secret (admins)
      * @request DELETE:/workspaces/{workspace_id}/secrets/{secret_id}
      * @secure
      * @response `204` `void` Deleted
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     secretsDelete: (
-      { secretId, workspaceId }: SecretsDeleteParams,
+      { workspaceId, secretId }: SecretsDeleteParams,
       params: RequestParams = {},
     ) =>
       this.request<void, ProblemResponse>({
@@ -8609,20 +9608,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description A secret's metadata (members), with an ETag for If-Match on PATCH.
      *
      * @tags secrets
      * @name SecretsGet
-     * @summary A secret's metadata (members), with an ETag for If-Match on PATCH.
+     * @summary A secret's metadata (members), with an ETag for If-Match on PATCH
      * @request GET:/workspaces/{workspace_id}/secrets/{secret_id}
      * @secure
      * @response `200` `WorkspaceSecretResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     secretsGet: (
-      { secretId, workspaceId }: SecretsGetParams,
+      { workspaceId, secretId }: SecretsGetParams,
       params: RequestParams = {},
     ) =>
       this.request<WorkspaceSecretResponse, ProblemResponse>({
@@ -8634,17 +9635,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Secret metadata (members; never values).
      *
      * @tags secrets
      * @name SecretsList
-     * @summary Secret metadata (members; never values).
+     * @summary Secret metadata (members; never values)
      * @request GET:/workspaces/{workspace_id}/secrets
      * @secure
      * @response `200` `WorkspaceSecretResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     secretsList: (
       { workspaceId, ...query }: SecretsListParams,
@@ -8660,21 +9663,23 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Returns the value (admins). Audited as secret.revealed.
      *
      * @tags secrets
      * @name SecretsReveal
-     * @summary Returns the value (admins). Audited as secret.revealed.
+     * @summary Returns the value (admins)
      * @request POST:/workspaces/{workspace_id}/secrets/{secret_id}/reveal
      * @secure
      * @response `200` `WorkspaceSecretRevealResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` secret_undecryptable
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     secretsReveal: (
-      { secretId, workspaceId }: SecretsRevealParams,
+      { workspaceId, secretId }: SecretsRevealParams,
       params: RequestParams = {},
     ) =>
       this.request<WorkspaceSecretRevealResponse, ProblemResponse>({
@@ -8686,22 +9691,26 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Renames, re-describes or replaces the value (admins).
      *
      * @tags secrets
      * @name SecretsUpdate
-     * @summary Renames, re-describes or replaces the value (admins).
+     * @summary Renames, re-describes or replaces the value (admins)
      * @request PATCH:/workspaces/{workspace_id}/secrets/{secret_id}
      * @secure
      * @response `200` `WorkspaceSecretResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` secret_name_taken
      * @response `412` `ProblemResponse` If-Match does not match the current ETag
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     secretsUpdate: (
-      { secretId, workspaceId }: SecretsUpdateParams,
+      { workspaceId, secretId }: SecretsUpdateParams,
       data: UpdateSecretRequest,
       params: RequestParams = {},
     ) =>
@@ -8716,20 +9725,25 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The next version of a config (members): what the body leaves out is copied from `from_version` (default the newest).
      *
      * @tags metric configs
      * @name WorkspaceMetricConfigsCreateVersion
-     * @summary The next version of a config (members): what the body leaves out is copied from `from_version` (default the newest).
+     * @summary The next version of a config (members): what the body leaves out is copied from `from_version` (default the newest)
      * @request POST:/workspaces/{workspace_id}/metric-configs/{config_name}/versions
      * @secure
      * @response `201` `MetricConfigResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     workspaceMetricConfigsCreateVersion: (
-      { configName, workspaceId }: WorkspaceMetricConfigsCreateVersionParams,
+      { workspaceId, configName }: WorkspaceMetricConfigsCreateVersionParams,
       data: CreateMetricConfigVersionRequest,
       params: RequestParams = {},
     ) =>
@@ -8744,20 +9758,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Every revision of one metric's default, newest first (viewers).
      *
      * @tags metric configs
      * @name WorkspaceMetricConfigsDefaultVersions
-     * @summary Every revision of one metric's default, newest first (viewers).
+     * @summary Every revision of one metric's default, newest first (viewers)
      * @request GET:/workspaces/{workspace_id}/metric-config-defaults/{metric_name}/versions
      * @secure
      * @response `200` `WorkspaceMetricConfigDefaultVersionsResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     workspaceMetricConfigsDefaultVersions: (
-      { metricName, workspaceId }: WorkspaceMetricConfigsDefaultVersionsParams,
+      { workspaceId, metricName }: WorkspaceMetricConfigsDefaultVersionsParams,
       params: RequestParams = {},
     ) =>
       this.request<
@@ -8772,17 +9788,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The workspace's pinned default config per metric (viewers).
      *
      * @tags metric configs
      * @name WorkspaceMetricConfigsListDefaults
-     * @summary The workspace's pinned default config per metric (viewers).
+     * @summary The workspace's pinned default config per metric (viewers)
      * @request GET:/workspaces/{workspace_id}/metric-config-defaults
      * @secure
      * @response `200` `WorkspaceMetricConfigDefaultListResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     workspaceMetricConfigsListDefaults: (
       { workspaceId }: WorkspaceMetricConfigsListDefaultsParams,
@@ -8797,17 +9815,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Which config version is in force for each metric, and why (for an eval config when given) (viewers).
      *
      * @tags metric configs
      * @name WorkspaceMetricConfigsResolved
-     * @summary Which config version is in force for each metric, and why (for an eval config when given) (viewers).
+     * @summary Which config version is in force for each metric, and why (for an eval config when given) (viewers)
      * @request GET:/workspaces/{workspace_id}/metric-configs/resolved
      * @secure
      * @response `200` `MetricConfigResolutionListResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     workspaceMetricConfigsResolved: (
       { workspaceId, ...query }: WorkspaceMetricConfigsResolvedParams,
@@ -8823,17 +9843,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Pins (or, with config_name null, clears) the default config of metrics (admins); each change is a revision.
      *
      * @tags metric configs
      * @name WorkspaceMetricConfigsSetDefaults
-     * @summary Pins (or, with config_name null, clears) the default config of metrics (admins); each change is a revision.
+     * @summary Pins (or, with config_name null, clears) the default config of metrics (admins); each change is a revision
      * @request POST:/workspaces/{workspace_id}/metric-config-defaults
      * @secure
      * @response `201` `WorkspaceMetricConfigDefaultListResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     workspaceMetricConfigsSetDefaults: (
       { workspaceId }: WorkspaceMetricConfigsSetDefaultsParams,
@@ -8851,21 +9876,23 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Deletes a stopped op with its revisions and the ops it serves (admins).
      *
      * @tags ops
      * @name WorkspaceOpsDelete
-     * @summary Deletes a stopped op with its revisions and the ops it serves (admins).
+     * @summary Deletes a stopped op with its revisions and the ops it serves (admins)
      * @request DELETE:/workspaces/{workspace_id}/custom_ops/{name}
      * @secure
      * @response `204` `void` Deleted
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` custom_op_not_stopped, custom_op_in_use
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     workspaceOpsDelete: (
-      { name, workspaceId }: WorkspaceOpsDeleteParams,
+      { workspaceId, name }: WorkspaceOpsDeleteParams,
       params: RequestParams = {},
     ) =>
       this.request<void, ProblemResponse>({
@@ -8876,20 +9903,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description One custom op with its revisions (newest first) and the ops it serves (viewers).
      *
      * @tags ops
      * @name WorkspaceOpsDetail
-     * @summary One custom op with its revisions (newest first) and the ops it serves (viewers).
+     * @summary One custom op with its revisions (newest first) and the ops it serves (viewers)
      * @request GET:/workspaces/{workspace_id}/custom_ops/{name}
      * @secure
      * @response `200` `CustomOpDetailResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     workspaceOpsDetail: (
-      { name, workspaceId }: WorkspaceOpsDetailParams,
+      { workspaceId, name }: WorkspaceOpsDetailParams,
       params: RequestParams = {},
     ) =>
       this.request<CustomOpDetailResponse, ProblemResponse>({
@@ -8901,17 +9930,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The workspace's custom ops with their state (viewers).
      *
      * @tags ops
      * @name WorkspaceOpsList
-     * @summary The workspace's custom ops with their state (viewers).
+     * @summary The workspace's custom ops with their state (viewers)
      * @request GET:/workspaces/{workspace_id}/custom_ops
      * @secure
      * @response `200` `CustomOpsListResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     workspaceOpsList: (
       { workspaceId, ...query }: WorkspaceOpsListParams,
@@ -8927,18 +9958,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Publishes an op backed by the workspace's HTTP endpoint (admins): it starts `deploying` and a queued health check makes it `active` or `failed`.
      *
      * @tags ops
      * @name WorkspaceOpsPublish
-     * @summary Publishes an op backed by the workspace's HTTP endpoint (admins): it starts `deploying` and a queued health check makes it `active` or `failed`.
+     * @summary Publishes an op backed by the workspace's HTTP endpoint (admins): it starts `deploying` and a queued health check makes it `active` or `failed`
      * @request POST:/workspaces/{workspace_id}/custom_ops
      * @secure
      * @response `201` `CustomOpPublishResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` custom_op_name_taken, op_name_reserved
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     workspaceOpsPublish: (
       { workspaceId }: WorkspaceOpsPublishParams,
@@ -8956,20 +9991,25 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Redeploys (admins): a new revision, health checked again.
      *
      * @tags ops
      * @name WorkspaceOpsRedeploy
-     * @summary Redeploys (admins): a new revision, health checked again.
+     * @summary Redeploys (admins): a new revision, health checked again
      * @request PATCH:/workspaces/{workspace_id}/custom_ops/{name}
      * @secure
      * @response `200` `CustomOpRedeployResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     workspaceOpsRedeploy: (
-      { name, workspaceId }: WorkspaceOpsRedeployParams,
+      { workspaceId, name }: WorkspaceOpsRedeployParams,
       data: RedeployCustomOpRequest,
       params: RequestParams = {},
     ) =>
@@ -8984,18 +10024,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Registers an op served by one of the workspace's custom ops (admins); POST /ops with workspace_id in the body does the same.
      *
      * @tags ops
      * @name WorkspaceOpsRegister
-     * @summary Registers an op served by one of the workspace's custom ops (admins); POST /ops with workspace_id in the body does the same.
+     * @summary Registers an op served by one of the workspace's custom ops (admins); POST /ops with workspace_id in the body does the same
      * @request POST:/workspaces/{workspace_id}/ops
      * @secure
      * @response `201` `RegistryOpView`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` op_name_reserved, op_kind_change
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     workspaceOpsRegister: (
       { workspaceId }: WorkspaceOpsRegisterParams,
@@ -9013,20 +10057,25 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Stops the op (admins): runs can no longer use it; the reason is kept.
      *
      * @tags ops
      * @name WorkspaceOpsStop
-     * @summary Stops the op (admins): runs can no longer use it; the reason is kept.
+     * @summary Stops the op (admins): runs can no longer use it; the reason is kept
      * @request PATCH:/workspaces/{workspace_id}/custom_ops/{name}/stop
      * @secure
      * @response `200` `CustomOpStopResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     workspaceOpsStop: (
-      { name, workspaceId }: WorkspaceOpsStopParams,
+      { workspaceId, name }: WorkspaceOpsStopParams,
       data: StopCustomOpRequest,
       params: RequestParams = {},
     ) =>
@@ -9041,15 +10090,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Creates a workspace; the caller becomes its owner.
      *
      * @tags workspaces
      * @name WorkspacesCreate
-     * @summary Creates a workspace; the caller becomes its owner.
+     * @summary Creates a workspace; the caller becomes its owner
      * @request POST:/workspaces
      * @secure
      * @response `201` `WorkspaceResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     workspacesCreate: (
       data: CreateWorkspaceRequest,
@@ -9066,17 +10119,20 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Deletes the workspace and everything in it (owners).
      *
      * @tags workspaces
      * @name WorkspacesDelete
-     * @summary Deletes the workspace and everything in it (owners).
+     * @summary Deletes the workspace and everything in it (owners)
      * @request DELETE:/workspaces/{workspace_id}
      * @secure
      * @response `204` `void` Deleted
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: owner or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     workspacesDelete: (
       { workspaceId }: WorkspacesDeleteParams,
@@ -9090,17 +10146,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description A workspace with the caller's role; carries an ETag for If-Match on PATCH.
      *
      * @tags workspaces
      * @name WorkspacesGet
-     * @summary A workspace with the caller's role; carries an ETag for If-Match on PATCH.
+     * @summary A workspace with the caller's role; carries an ETag for If-Match on PATCH
      * @request GET:/workspaces/{workspace_id}
      * @secure
      * @response `200` `WorkspaceResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     workspacesGet: (
       { workspaceId }: WorkspacesGetParams,
@@ -9115,15 +10173,17 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The caller's workspaces (system admins: all, or `mine=true`).
      *
      * @tags workspaces
      * @name WorkspacesList
-     * @summary The caller's workspaces (system admins: all, or `mine=true`).
+     * @summary The caller's workspaces (system admins: all, or `mine=true`)
      * @request GET:/workspaces
      * @secure
      * @response `200` `WorkspaceListItemPage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     workspacesList: (
       query: WorkspacesListParams = {},
@@ -9139,18 +10199,23 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description How the workspace embeds text for clustering and similarity (admins). `local` needs no network. Honours If-Match.
      *
      * @tags workspaces
      * @name WorkspacesSetEmbeddingConfig
-     * @summary How the workspace embeds text for clustering and similarity (admins). `local` needs no network. Honours If-Match.
+     * @summary How the workspace embeds text for clustering and similarity (admins)
      * @request PUT:/workspaces/{workspace_id}/embedding-config
      * @secure
      * @response `200` `WorkspaceResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `412` `ProblemResponse` If-Match does not match the current ETag
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     workspacesSetEmbeddingConfig: (
       { workspaceId }: WorkspacesSetEmbeddingConfigParams,
@@ -9168,18 +10233,23 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Renames or re-describes the workspace (admins). Send If-Match to avoid overwriting.
      *
      * @tags workspaces
      * @name WorkspacesUpdate
-     * @summary Renames or re-describes the workspace (admins). Send If-Match to avoid overwriting.
+     * @summary Renames or re-describes the workspace (admins)
      * @request PATCH:/workspaces/{workspace_id}
      * @secure
      * @response `200` `WorkspaceResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `412` `ProblemResponse` If-Match does not match the current ETag
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     workspacesUpdate: (
       { workspaceId }: WorkspacesUpdateParams,
@@ -9198,17 +10268,19 @@ export class EvaluationWorkspaceClient<
   };
   datasets = {
     /**
-     * No description
+     * @description Label distributions per label column, overall and per dimension value, and agreement (Cohen's or Fleiss' kappa) between columns labelling the same rows (viewers).
      *
      * @tags analysis
      * @name AnalysisAnnotation
-     * @summary Label distributions per label column, overall and per dimension value, and agreement (Cohen's or Fleiss' kappa) between columns labelling the same rows (viewers).
+     * @summary Label distributions per label column, overall and per dimension value, and agreement (Cohen's or Fleiss' kappa) between columns labelling the same rows (viewers)
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/analysis/annotation
      * @secure
      * @response `200` `Record<string,any>`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     analysisAnnotation: (
       { datasetId, versionId }: AnalysisAnnotationParams,
@@ -9223,17 +10295,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Rows by their annotation properties (viewers): the label columns, `labelled`, `agree`.
      *
      * @tags analysis
      * @name AnalysisAnnotationQuery
-     * @summary Rows by their annotation properties (viewers): the label columns, `labelled`, `agree`.
+     * @summary Rows by their annotation properties (viewers): the label columns, `labelled`, `agree`
      * @request POST:/datasets/{dataset_id}/versions/{version_id}/analysis/annotation/query
      * @secure
      * @response `200` `(Record<string,any>)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     analysisAnnotationQuery: (
       { datasetId, versionId }: AnalysisAnnotationQueryParams,
@@ -9251,17 +10328,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Whether the version can be clustered, and why not (viewers).
      *
      * @tags analysis
      * @name AnalysisAvailability
-     * @summary Whether the version can be clustered, and why not (viewers).
+     * @summary Whether the version can be clustered, and why not (viewers)
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/cluster-runs/availability
      * @secure
      * @response `200` `DatasetClustersAvailability`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     analysisAvailability: (
       { datasetId, versionId }: AnalysisAvailabilityParams,
@@ -9276,17 +10355,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The clusters (sizes, names, terms, exemplar rows) and every row's 2-D point (viewers).
      *
      * @tags analysis
      * @name AnalysisClusterResult
-     * @summary The clusters (sizes, names, terms, exemplar rows) and every row's 2-D point (viewers).
+     * @summary The clusters (sizes, names, terms, exemplar rows) and every row's 2-D point (viewers)
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/cluster-runs/{run_id}/result
      * @secure
      * @response `200` `DatasetClustersResult`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     analysisClusterResult: (
       { datasetId, versionId, runId }: AnalysisClusterResultParams,
@@ -9301,17 +10382,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description One cluster run with its state (viewers).
      *
      * @tags analysis
      * @name AnalysisClusterRun
-     * @summary One cluster run with its state (viewers).
+     * @summary One cluster run with its state (viewers)
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/cluster-runs/{run_id}
      * @secure
      * @response `200` `DatasetClustersRun`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     analysisClusterRun: (
       { datasetId, versionId, runId }: AnalysisClusterRunParams,
@@ -9326,17 +10409,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Clusters a text column (members, 202): embedded with the workspace's embedder, k-means with k by silhouette, named by c-TF-IDF.
      *
      * @tags analysis
      * @name AnalysisCreateClusterRun
-     * @summary Clusters a text column (members, 202): embedded with the workspace's embedder, k-means with k by silhouette, named by c-TF-IDF.
+     * @summary Clusters a text column (members, 202): embedded with the workspace's embedder, k-means with k by silhouette, named by c-TF-IDF
      * @request POST:/datasets/{dataset_id}/versions/{version_id}/cluster-runs
      * @secure
      * @response `202` `DatasetClustersRun`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     analysisCreateClusterRun: (
       { datasetId, versionId }: AnalysisCreateClusterRunParams,
@@ -9354,17 +10442,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Starts text, annotation and visual analyses of the version through the queue (members); read them under analysis/* once it succeeds.
      *
      * @tags analysis
      * @name AnalysisCreateRun
-     * @summary Starts text, annotation and visual analyses of the version through the queue (members); read them under analysis/* once it succeeds.
+     * @summary Starts text, annotation and visual analyses of the version through the queue (members); read them under analysis/* once it succeeds
      * @request POST:/datasets/{dataset_id}/versions/{version_id}/analysis-runs
      * @secure
      * @response `201` `AnalysisRunResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     analysisCreateRun: (
       { datasetId, versionId }: AnalysisCreateRunParams,
@@ -9382,17 +10475,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description One analysis run with its state and progress (viewers).
      *
      * @tags analysis
      * @name AnalysisGetRun
-     * @summary One analysis run with its state and progress (viewers).
+     * @summary One analysis run with its state and progress (viewers)
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/analysis-runs/{run_id}
      * @secure
      * @response `200` `AnalysisRunResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     analysisGetRun: (
       { datasetId, versionId, runId }: AnalysisGetRunParams,
@@ -9407,17 +10502,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The newest cluster run of the version, or null (viewers).
      *
      * @tags analysis
      * @name AnalysisLatest
-     * @summary The newest cluster run of the version, or null (viewers).
+     * @summary The newest cluster run of the version, or null (viewers)
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/cluster-runs/latest
      * @secure
      * @response `200` `DatasetClustersRun` The newest run, or null when there is none
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     analysisLatest: (
       { datasetId, versionId }: AnalysisLatestParams,
@@ -9432,17 +10529,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The version's analysis runs, newest first (viewers).
      *
      * @tags analysis
      * @name AnalysisListRuns
-     * @summary The version's analysis runs, newest first (viewers).
+     * @summary The version's analysis runs, newest first (viewers)
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/analysis-runs
      * @secure
      * @response `200` `(AnalysisRunResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     analysisListRuns: (
       { datasetId, versionId }: AnalysisListRunsParams,
@@ -9457,17 +10556,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description What the analyses see in the version (viewers): text and label columns, the column embedded, row properties per analysis, the latest runs.
      *
      * @tags analysis
      * @name AnalysisSchema
-     * @summary What the analyses see in the version (viewers): text and label columns, the column embedded, row properties per analysis, the latest runs.
+     * @summary What the analyses see in the version (viewers): text and label columns, the column embedded, row properties per analysis, the latest runs
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/analysis/schema
      * @secure
      * @response `200` `Record<string,any>`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     analysisSchema: (
       { datasetId, versionId }: AnalysisSchemaParams,
@@ -9482,17 +10583,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Per text column: lengths in characters, words and tokens, languages, vocabulary, top terms, readability, empty rates, with histograms (viewers).
      *
      * @tags analysis
      * @name AnalysisText
-     * @summary Per text column: lengths in characters, words and tokens, languages, vocabulary, top terms, readability, empty rates, with histograms (viewers).
+     * @summary Per text column: lengths in characters, words and tokens, languages, vocabulary, top terms, readability, empty rates, with histograms (viewers)
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/analysis/text
      * @secure
      * @response `200` `TextAnalysisResult`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     analysisText: (
       { datasetId, versionId }: AnalysisTextParams,
@@ -9507,17 +10610,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Rows by their text properties, e.g. `question.tokens` over 500 or `answer.language` not en (viewers).
      *
      * @tags analysis
      * @name AnalysisTextQuery
-     * @summary Rows by their text properties, e.g. `question.tokens` over 500 or `answer.language` not en (viewers).
+     * @summary Rows by their text properties, e.g
      * @request POST:/datasets/{dataset_id}/versions/{version_id}/analysis/text/query
      * @secure
      * @response `200` `(Record<string,any>)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     analysisTextQuery: (
       { datasetId, versionId }: AnalysisTextQueryParams,
@@ -9535,17 +10643,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description A 2-D map of the rows' embeddings with cluster ids, for a scatter plot (viewers).
      *
      * @tags analysis
      * @name AnalysisVisual
-     * @summary A 2-D map of the rows' embeddings with cluster ids, for a scatter plot (viewers).
+     * @summary A 2-D map of the rows' embeddings with cluster ids, for a scatter plot (viewers)
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/analysis/visual
      * @secure
      * @response `200` `VisualAnalysisResult`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     analysisVisual: (
       { datasetId, versionId }: AnalysisVisualParams,
@@ -9560,17 +10670,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Rows by their map position or cluster (viewers).
      *
      * @tags analysis
      * @name AnalysisVisualQuery
-     * @summary Rows by their map position or cluster (viewers).
+     * @summary Rows by their map position or cluster (viewers)
      * @request POST:/datasets/{dataset_id}/versions/{version_id}/analysis/visual/query
      * @secure
      * @response `200` `(Record<string,any>)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     analysisVisualQuery: (
       { datasetId, versionId }: AnalysisVisualQueryParams,
@@ -9588,17 +10703,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Who changed what and when, newest first (viewers): uploads, edits staged and committed, promotions, mappings.
      *
      * @tags datasets
      * @name DatasetsAudit
-     * @summary Who changed what and when, newest first (viewers): uploads, edits staged and committed, promotions, mappings.
+     * @summary Who changed what and when, newest first (viewers): uploads, edits staged and committed, promotions, mappings
      * @request GET:/datasets/{dataset_id}/audit
      * @secure
      * @response `200` `(AuditEntryResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     datasetsAudit: (
       { datasetId, ...query }: DatasetsAuditParams,
@@ -9614,17 +10731,20 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Deletes the dataset with every version, row, dimension and partition (admins).
      *
      * @tags datasets
      * @name DatasetsDelete
-     * @summary Deletes the dataset with every version, row, dimension and partition (admins).
+     * @summary Deletes the dataset with every version, row, dimension and partition (admins)
      * @request DELETE:/datasets/{dataset_id}
      * @secure
      * @response `204` `void` Deleted
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     datasetsDelete: (
       { datasetId }: DatasetsDeleteParams,
@@ -9638,17 +10758,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description A signed, expiring URL that downloads a version as CSV, JSON Lines or Parquet without a token (viewers).
      *
      * @tags datasets
      * @name DatasetsDownloadUrl
-     * @summary A signed, expiring URL that downloads a version as CSV, JSON Lines or Parquet without a token (viewers).
+     * @summary A signed, expiring URL that downloads a version as CSV, JSON Lines or Parquet without a token (viewers)
      * @request GET:/datasets/{dataset_id}/download-url
      * @secure
      * @response `200` `PresignedUrlResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     datasetsDownloadUrl: (
       { datasetId, ...query }: DatasetsDownloadUrlParams,
@@ -9664,17 +10786,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description A dataset with its newest version (viewers); carries an ETag for If-Match on PATCH.
      *
      * @tags datasets
      * @name DatasetsGet
-     * @summary A dataset with its newest version (viewers); carries an ETag for If-Match on PATCH.
+     * @summary A dataset with its newest version (viewers); carries an ETag for If-Match on PATCH
      * @request GET:/datasets/{dataset_id}
      * @secure
      * @response `200` `DatasetResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     datasetsGet: (
       { datasetId }: DatasetsGetParams,
@@ -9689,17 +10813,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Datasets of a workspace (viewers), or of every workspace you belong to when `workspace_id` is left out.
      *
      * @tags datasets
      * @name DatasetsList
-     * @summary Datasets of a workspace (viewers), or of every workspace you belong to when `workspace_id` is left out.
+     * @summary Datasets of a workspace (viewers), or of every workspace you belong to when `workspace_id` is left out
      * @request GET:/datasets
      * @secure
      * @response `200` `DatasetResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     datasetsList: (
       query: DatasetsListParams = {},
@@ -9715,17 +10841,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Filters, sorts, projects and pages a version's rows (viewers); see docs/query-language.md.
      *
      * @tags datasets
      * @name DatasetsRunQuery
-     * @summary Filters, sorts, projects and pages a version's rows (viewers); see docs/query-language.md.
+     * @summary Filters, sorts, projects and pages a version's rows (viewers); see docs/query-language.md
      * @request POST:/datasets/{dataset_id}/query
      * @secure
      * @response `200` `QueryResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     datasetsRunQuery: (
       { datasetId }: DatasetsRunQueryParams,
@@ -9743,17 +10874,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Inferred column types and statistics of a version (viewers).
      *
      * @tags datasets
      * @name DatasetsSchema
-     * @summary Inferred column types and statistics of a version (viewers).
+     * @summary Inferred column types and statistics of a version (viewers)
      * @request GET:/datasets/{dataset_id}/schema
      * @secure
      * @response `200` `SchemaResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     datasetsSchema: (
       { datasetId, ...query }: DatasetsSchemaParams,
@@ -9769,17 +10902,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The materialised content of every version: row count, content hash and download formats (viewers).
      *
      * @tags datasets
      * @name DatasetsSnapshots
-     * @summary The materialised content of every version: row count, content hash and download formats (viewers).
+     * @summary The materialised content of every version: row count, content hash and download formats (viewers)
      * @request GET:/datasets/{dataset_id}/snapshots
      * @secure
      * @response `200` `(SnapshotResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     datasetsSnapshots: (
       { datasetId }: DatasetsSnapshotsParams,
@@ -9794,19 +10929,23 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Renames, re-describes or re-tags the dataset (members). Honours If-Match.
      *
      * @tags datasets
      * @name DatasetsUpdate
-     * @summary Renames, re-describes or re-tags the dataset (members). Honours If-Match.
+     * @summary Renames, re-describes or re-tags the dataset (members)
      * @request PATCH:/datasets/{dataset_id}
      * @secure
      * @response `200` `DatasetResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` dataset_name_taken
      * @response `412` `ProblemResponse` If-Match does not match the current ETag
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     datasetsUpdate: (
       { datasetId }: DatasetsUpdateParams,
@@ -9824,19 +10963,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Uploads a CSV, JSON, JSON Lines or Parquet file (multipart, part `file`) as a new dataset with version 1, or as the next version of `dataset_id` (members). The file is streamed: its size is bounded by UPLOAD_MAX_BYTES (413) and its rows by UPLOAD_MAX_ROWS (413). A malformed file is 400 `malformed_file` naming the line or row, and creates nothing.
      *
      * @tags datasets
      * @name DatasetsUpload
-     * @summary Uploads a CSV, JSON, JSON Lines or Parquet file (multipart, part `file`) as a new dataset with version 1, or as the next version of `dataset_id` (members). The file is streamed: its size is bounded by UPLOAD_MAX_BYTES (413) and its rows by UPLOAD_MAX_ROWS (413). A malformed file is 400 `malformed_file` naming the line or row, and creates nothing.
+     * @summary Uploads a CSV, JSON, JSON Lines or Parquet file (multipart, part `file`) as a new dataset with version 1, or as the next version of `dataset_id` (members)
      * @request POST:/datasets/upload
      * @secure
      * @response `201` `DatasetResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` dataset_name_taken
      * @response `413` `ProblemResponse` payload_too_large (UPLOAD_MAX_BYTES) or too_many_rows (UPLOAD_MAX_ROWS)
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     datasetsUpload: (
       query: DatasetsUploadParams,
@@ -9855,17 +10997,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Versions, newest first (viewers).
      *
      * @tags datasets
      * @name DatasetsVersionList
-     * @summary Versions, newest first (viewers).
+     * @summary Versions, newest first (viewers)
      * @request GET:/datasets/{dataset_id}/versions
      * @secure
      * @response `200` `DatasetVersionResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     datasetsVersionList: (
       { datasetId, ...query }: DatasetsVersionListParams,
@@ -9881,17 +11025,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Assigns a dimension value to rows given by id or by a rule in the query language (members); creates the dimension and value on first use.
      *
      * @tags dataset dimensions
      * @name DimensionAssignAssign
-     * @summary Assigns a dimension value to rows given by id or by a rule in the query language (members); creates the dimension and value on first use.
+     * @summary Assigns a dimension value to rows given by id or by a rule in the query language (members); creates the dimension and value on first use
      * @request POST:/datasets/{dataset_id}/dimensions:assign
      * @secure
      * @response `201` `AssignDimensionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     dimensionAssignAssign: (
       { datasetId, assign }: DimensionAssignAssignParams,
@@ -9909,17 +11058,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The quality checks, each with whether it applies to the version's columns and why (viewers).
      *
      * @tags dataset quality
      * @name QualityAvailable
-     * @summary The quality checks, each with whether it applies to the version's columns and why (viewers).
+     * @summary The quality checks, each with whether it applies to the version's columns and why (viewers)
      * @request GET:/datasets/{dataset_id}/available-checks
      * @secure
      * @response `200` `DatasetSelectableChecksResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     qualityAvailable: (
       { datasetId, ...query }: QualityAvailableParams,
@@ -9935,17 +11086,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description One data-operation run (viewers).
      *
      * @tags dataset quality
      * @name QualityGetRun
-     * @summary One data-operation run (viewers).
+     * @summary One data-operation run (viewers)
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/quality-checks/runs/{run_id}
      * @secure
      * @response `200` `DataOperationRunResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     qualityGetRun: (
       { datasetId, versionId, runId }: QualityGetRunParams,
@@ -9960,17 +11113,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The newest verdict on the version (viewers); 404 no_quality_run before the first run.
      *
      * @tags dataset quality
      * @name QualityLatest
-     * @summary The newest verdict on the version (viewers); 404 no_quality_run before the first run.
+     * @summary The newest verdict on the version (viewers); 404 no_quality_run before the first run
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/quality-checks
      * @secure
      * @response `200` `DatasetQualityVerdictResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     qualityLatest: (
       { datasetId, versionId }: QualityLatestParams,
@@ -9985,17 +11140,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The newest verdict of every version that has been checked, newest version first (viewers).
      *
      * @tags dataset quality
      * @name QualityPerVersion
-     * @summary The newest verdict of every version that has been checked, newest version first (viewers).
+     * @summary The newest verdict of every version that has been checked, newest version first (viewers)
      * @request GET:/datasets/{dataset_id}/versions/quality-checks
      * @secure
      * @response `200` `(DatasetQualityVerdictResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     qualityPerVersion: (
       { datasetId }: QualityPerVersionParams,
@@ -10010,17 +11167,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Runs quality checks on the version now and keeps the run (members).
      *
      * @tags dataset quality
      * @name QualityRun
-     * @summary Runs quality checks on the version now and keeps the run (members).
+     * @summary Runs quality checks on the version now and keeps the run (members)
      * @request POST:/datasets/{dataset_id}/versions/{version_id}/quality-checks:run
      * @secure
      * @response `200` `DatasetQualityVerdictResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     qualityRun: (
       { datasetId, versionId, run }: QualityRunParams,
@@ -10038,17 +11200,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Data-operation runs on the version, newest first (viewers).
      *
      * @tags dataset quality
      * @name QualityRuns
-     * @summary Data-operation runs on the version, newest first (viewers).
+     * @summary Data-operation runs on the version, newest first (viewers)
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/quality-checks/runs
      * @secure
      * @response `200` `DataOperationRunResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     qualityRuns: (
       { datasetId, versionId, ...query }: QualityRunsParams,
@@ -10064,18 +11228,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Turns every staged edit into a new immutable version, in one transaction.
      *
      * @tags datasets
      * @name RowsCommit
-     * @summary Turns every staged edit into a new immutable version, in one transaction.
+     * @summary Turns every staged edit into a new immutable version, in one transaction
      * @request POST:/datasets/{dataset_id}/rows/commit
      * @secure
      * @response `200` `RowOperationResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` nothing_to_commit, stale_edits
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     rowsCommit: (
       { datasetId }: RowsCommitParams,
@@ -10093,18 +11261,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Stages rows for deletion by id; answers the ids staged.
      *
      * @tags datasets
      * @name RowsDelete
-     * @summary Stages rows for deletion by id; answers the ids staged.
+     * @summary Stages rows for deletion by id; answers the ids staged
      * @request POST:/datasets/{dataset_id}/rows/delete
      * @secure
      * @response `200` `(string)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` row_edit_conflict
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     rowsDelete: (
       { datasetId }: RowsDeleteParams,
@@ -10122,17 +11294,20 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Discards every staged edit (members).
      *
      * @tags datasets
      * @name RowsDiscard
-     * @summary Discards every staged edit (members).
+     * @summary Discards every staged edit (members)
      * @request DELETE:/datasets/{dataset_id}/rows/staged
      * @secure
      * @response `204` `void` Discarded
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     rowsDiscard: (
       { datasetId }: RowsDiscardParams,
@@ -10146,18 +11321,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Stages rows for insertion (1..1000); answers them with their `_row_id`.
      *
      * @tags datasets
      * @name RowsInsert
-     * @summary Stages rows for insertion (1..1000); answers them with their `_row_id`.
+     * @summary Stages rows for insertion (1..1000); answers them with their `_row_id`
      * @request POST:/datasets/{dataset_id}/rows/insert
      * @secure
      * @response `200` `(Record<string,any>)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` row_exists, row_edit_conflict
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     rowsInsert: (
       { datasetId }: RowsInsertParams,
@@ -10175,17 +11354,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The staged edits, oldest first (viewers).
      *
      * @tags datasets
      * @name RowsStaged
-     * @summary The staged edits, oldest first (viewers).
+     * @summary The staged edits, oldest first (viewers)
      * @request GET:/datasets/{dataset_id}/rows/staged
      * @secure
      * @response `200` `(StagedEditResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     rowsStaged: ({ datasetId }: RowsStagedParams, params: RequestParams = {}) =>
       this.request<StagedEditResponse[], ProblemResponse>({
@@ -10197,18 +11378,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Stages new values for rows by id; answers row id -> the row as it will be.
      *
      * @tags datasets
      * @name RowsUpdate
-     * @summary Stages new values for rows by id; answers row id -> the row as it will be.
+     * @summary Stages new values for rows by id; answers row id -> the row as it will be
      * @request PATCH:/datasets/{dataset_id}/rows/update
      * @secure
      * @response `200` `Record<string,Record<string,any>>`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` row_edit_conflict
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     rowsUpdate: (
       { datasetId }: RowsUpdateParams,
@@ -10226,17 +11411,20 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Removes a trace's tags, a tag from every trace, or one tag from one trace (members).
      *
      * @tags traces
      * @name TraceDataDeleteTags
-     * @summary Removes a trace's tags, a tag from every trace, or one tag from one trace (members).
+     * @summary Removes a trace's tags, a tag from every trace, or one tag from one trace (members)
      * @request DELETE:/datasets/{dataset_id}/versions/{version_id}/trace-tags
      * @secure
      * @response `204` `void`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     traceDataDeleteTags: (
       { datasetId, versionId, ...query }: TraceDataDeleteTagsParams,
@@ -10251,17 +11439,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Progress of the version's per-trace enrichment (computed after each landing and on recompute) and the fields it derives (viewers).
      *
      * @tags traces
      * @name TraceDataEnrichment
-     * @summary Progress of the version's per-trace enrichment (computed after each landing and on recompute) and the fields it derives (viewers).
+     * @summary Progress of the version's per-trace enrichment (computed after each landing and on recompute) and the fields it derives (viewers)
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/trace-enrichment
      * @secure
      * @response `200` `TraceEnrichmentStatusResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     traceDataEnrichment: (
       { datasetId, versionId }: TraceDataEnrichmentParams,
@@ -10276,17 +11466,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Tags on the version's traces, by trace then tag (viewers).
      *
      * @tags traces
      * @name TraceDataListTags
-     * @summary Tags on the version's traces, by trace then tag (viewers).
+     * @summary Tags on the version's traces, by trace then tag (viewers)
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/trace-tags
      * @secure
      * @response `200` `(TraceTagResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     traceDataListTags: (
       { datasetId, versionId, ...query }: TraceDataListTagsParams,
@@ -10302,17 +11494,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Adds tags to traces (or, with mode `replace`, sets their tags); answers the traces' tags (members).
      *
      * @tags traces
      * @name TraceDataPutTags
-     * @summary Adds tags to traces (or, with mode `replace`, sets their tags); answers the traces' tags (members).
+     * @summary Adds tags to traces (or, with mode `replace`, sets their tags); answers the traces' tags (members)
      * @request PUT:/datasets/{dataset_id}/versions/{version_id}/trace-tags
      * @secure
      * @response `200` `(TraceTagResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     traceDataPutTags: (
       { datasetId, versionId }: TraceDataPutTagsParams,
@@ -10330,17 +11527,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Queues a new enrichment of the version, optionally with model prices over the built-in table (members).
      *
      * @tags traces
      * @name TraceDataRecompute
-     * @summary Queues a new enrichment of the version, optionally with model prices over the built-in table (members).
+     * @summary Queues a new enrichment of the version, optionally with model prices over the built-in table (members)
      * @request POST:/datasets/{dataset_id}/versions/{version_id}/trace-enrichment:recompute
      * @secure
      * @response `200` `TraceEnrichmentStatusResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     traceDataRecompute: (
       { datasetId, versionId, recompute }: TraceDataRecomputeParams,
@@ -10358,17 +11560,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Per-trace enrichment results, filtered (errors, loops, model, tag, duration, cost), sorted and paged (viewers).
      *
      * @tags traces
      * @name TraceDataResults
-     * @summary Per-trace enrichment results, filtered (errors, loops, model, tag, duration, cost), sorted and paged (viewers).
+     * @summary Per-trace enrichment results, filtered (errors, loops, model, tag, duration, cost), sorted and paged (viewers)
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/trace-enrichment/results
      * @secure
      * @response `200` `Record<string,any>`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     traceDataResults: (
       { datasetId, versionId, ...query }: TraceDataResultsParams,
@@ -10384,17 +11588,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The graph of components (agents, tools, LLM calls, retrievers) from parent-child spans, with call counts, error rates and latency percentiles per node and edge (viewers).
      *
      * @tags traces
      * @name TraceDataTopology
-     * @summary The graph of components (agents, tools, LLM calls, retrievers) from parent-child spans, with call counts, error rates and latency percentiles per node and edge (viewers).
+     * @summary The graph of components (agents, tools, LLM calls, retrievers) from parent-child spans, with call counts, error rates and latency percentiles per node and edge (viewers)
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/topology
      * @secure
      * @response `200` `TopologyGraph`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     traceDataTopology: (
       { datasetId, versionId, ...query }: TraceDataTopologyParams,
@@ -10410,17 +11616,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The built-in metrics the version's mapping supports, and what the others lack (viewers).
      *
      * @tags dataset dimensions
      * @name VersionDimensionsAvailableMetrics
-     * @summary The built-in metrics the version's mapping supports, and what the others lack (viewers).
+     * @summary The built-in metrics the version's mapping supports, and what the others lack (viewers)
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/available-metrics
      * @secure
      * @response `200` `DatasetVersionAvailableMetricsResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     versionDimensionsAvailableMetrics: (
       { datasetId, versionId }: VersionDimensionsAvailableMetricsParams,
@@ -10435,18 +11643,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Saves a slice of the version by dimension values and/or a filter (members).
      *
      * @tags dataset dimensions
      * @name VersionDimensionsCreatePartition
-     * @summary Saves a slice of the version by dimension values and/or a filter (members).
+     * @summary Saves a slice of the version by dimension values and/or a filter (members)
      * @request POST:/datasets/{dataset_id}/versions/{version_id}/partitions
      * @secure
      * @response `201` `PartitionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` partition_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     versionDimensionsCreatePartition: (
       { datasetId, versionId }: VersionDimensionsCreatePartitionParams,
@@ -10464,17 +11676,20 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Deletes a partition (members).
      *
      * @tags dataset dimensions
      * @name VersionDimensionsDeletePartition
-     * @summary Deletes a partition (members).
+     * @summary Deletes a partition (members)
      * @request DELETE:/datasets/{dataset_id}/versions/{version_id}/partitions/{partition_id}
      * @secure
      * @response `204` `void` Deleted
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     versionDimensionsDeletePartition: (
       {
@@ -10492,17 +11707,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The version's partitions with their current row counts (viewers).
      *
      * @tags dataset dimensions
      * @name VersionDimensionsListPartitions
-     * @summary The version's partitions with their current row counts (viewers).
+     * @summary The version's partitions with their current row counts (viewers)
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/partitions
      * @secure
      * @response `200` `(PartitionResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     versionDimensionsListPartitions: (
       { datasetId, versionId }: VersionDimensionsListPartitionsParams,
@@ -10517,17 +11734,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The metrics the partition can be scored with (viewers).
      *
      * @tags dataset dimensions
      * @name VersionDimensionsPartitionMetrics
-     * @summary The metrics the partition can be scored with (viewers).
+     * @summary The metrics the partition can be scored with (viewers)
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/partitions/{partition_id}/available-metrics
      * @secure
      * @response `200` `PartitionAvailableMetricsResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     versionDimensionsPartitionMetrics: (
       {
@@ -10546,17 +11765,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Rows by dimension values (and a filter), with counts per combination of the grouping dimensions (viewers).
      *
      * @tags dataset dimensions
      * @name VersionDimensionsQuery
-     * @summary Rows by dimension values (and a filter), with counts per combination of the grouping dimensions (viewers).
+     * @summary Rows by dimension values (and a filter), with counts per combination of the grouping dimensions (viewers)
      * @request POST:/datasets/{dataset_id}/versions/{version_id}/dimensions/query
      * @secure
      * @response `200` `DatasetDimensionsQueryResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     versionDimensionsQuery: (
       { datasetId, versionId }: VersionDimensionsQueryParams,
@@ -10574,17 +11798,20 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The partition's members, paged: sessions of rows for test-case datasets (traces and spans for trace datasets) (viewers).
      *
      * @tags dataset dimensions
      * @name VersionDimensionsResolve
-     * @summary The partition's members, paged: sessions of rows for test-case datasets (traces and spans for trace datasets) (viewers).
+     * @summary The partition's members, paged: sessions of rows for test-case datasets (traces and spans for trace datasets) (viewers)
      * @request POST:/datasets/{dataset_id}/versions/{version_id}/partitions/{partition_id}/resolve
      * @secure
      * @response `200` `((SessionPartition | TracePartition | SpanPartition))[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     versionDimensionsResolve: (
       {
@@ -10608,17 +11835,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Every dimension with its values and how many of the version's rows carry each (viewers).
      *
      * @tags dataset dimensions
      * @name VersionDimensionsSummary
-     * @summary Every dimension with its values and how many of the version's rows carry each (viewers).
+     * @summary Every dimension with its values and how many of the version's rows carry each (viewers)
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/dimensions
      * @secure
      * @response `200` `DatasetDimensionsResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     versionDimensionsSummary: (
       { datasetId, versionId }: VersionDimensionsSummaryParams,
@@ -10633,17 +11862,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description (dimension, value) pairs with row counts and shares (viewers).
      *
      * @tags dataset dimensions
      * @name VersionDimensionsValues
-     * @summary (dimension, value) pairs with row counts and shares (viewers).
+     * @summary (dimension, value) pairs with row counts and shares (viewers)
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/dimensions/values
      * @secure
      * @response `200` `DimensionValuesResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     versionDimensionsValues: (
       { datasetId, versionId, ...query }: VersionDimensionsValuesParams,
@@ -10659,18 +11890,20 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Retires the version (members); a retired version stays readable and can be promoted again.
      *
      * @tags dataset versions
      * @name VersionsDemote
-     * @summary Retires the version (members); a retired version stays readable and can be promoted again.
+     * @summary Retires the version (members); a retired version stays readable and can be promoted again
      * @request POST:/datasets/{dataset_id}/versions/{version_id}/demote
      * @secure
      * @response `200` `DatasetVersionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` version_state_conflict: already retired
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     versionsDemote: (
       { datasetId, versionId }: VersionsDemoteParams,
@@ -10685,17 +11918,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description A signed, expiring URL that downloads the version as CSV, JSON Lines or Parquet without a token (viewers).
      *
      * @tags dataset versions
      * @name VersionsDownload
-     * @summary A signed, expiring URL that downloads the version as CSV, JSON Lines or Parquet without a token (viewers).
+     * @summary A signed, expiring URL that downloads the version as CSV, JSON Lines or Parquet without a token (viewers)
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/download
      * @secure
      * @response `200` `PresignedUrlResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     versionsDownload: (
       { datasetId, versionId, ...query }: VersionsDownloadParams,
@@ -10711,17 +11946,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Maps canonical fields (input, expected_output, context, session_id, metadata) onto the version's columns (members).
      *
      * @tags dataset versions
      * @name VersionsMap
-     * @summary Maps canonical fields (input, expected_output, context, session_id, metadata) onto the version's columns (members).
+     * @summary Maps canonical fields (input, expected_output, context, session_id, metadata) onto the version's columns (members)
      * @request POST:/datasets/{dataset_id}/versions/{version_id}/map
      * @secure
      * @response `200` `DatasetVersionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     versionsMap: (
       { datasetId, versionId }: VersionsMapParams,
@@ -10739,18 +11979,20 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Makes the version the dataset's current one (members); the previous current goes back to `candidate`.
      *
      * @tags dataset versions
      * @name VersionsPromote
-     * @summary Makes the version the dataset's current one (members); the previous current goes back to `candidate`.
+     * @summary Makes the version the dataset's current one (members); the previous current goes back to `candidate`
      * @request POST:/datasets/{dataset_id}/versions/{version_id}/promote
      * @secure
      * @response `200` `DatasetVersionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` version_state_conflict: already current
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     versionsPromote: (
       { datasetId, versionId }: VersionsPromoteParams,
@@ -10765,17 +12007,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Filters, sorts, projects and pages the version's rows (viewers); see docs/query-language.md.
      *
      * @tags dataset versions
      * @name VersionsRunQuery
-     * @summary Filters, sorts, projects and pages the version's rows (viewers); see docs/query-language.md.
+     * @summary Filters, sorts, projects and pages the version's rows (viewers); see docs/query-language.md
      * @request POST:/datasets/{dataset_id}/versions/{version_id}/query
      * @secure
      * @response `200` `QueryResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     versionsRunQuery: (
       { datasetId, versionId }: VersionsRunQueryParams,
@@ -10794,16 +12041,18 @@ export class EvaluationWorkspaceClient<
   };
   datasetVersions = {
     /**
-     * No description
+     * @description The version with its dataset and schema (viewers of its workspace; 404 for anyone else).
      *
      * @tags dataset versions
      * @name DatasetVersionsGet
-     * @summary The version with its dataset and schema (viewers of its workspace; 404 for anyone else).
+     * @summary The version with its dataset and schema (viewers of its workspace; 404 for anyone else)
      * @request GET:/dataset-versions/{version_id}
      * @secure
      * @response `200` `GetDatasetVersionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     datasetVersionsGet: (
       { versionId }: DatasetVersionsGetParams,
@@ -10819,17 +12068,19 @@ export class EvaluationWorkspaceClient<
   };
   checkSuggestions = {
     /**
-     * No description
+     * @description Checks suited to a dataset's schema, with the reason for each (viewers of its workspace).
      *
      * @tags dataset quality
      * @name QualitySuggestions
-     * @summary Checks suited to a dataset's schema, with the reason for each (viewers of its workspace).
+     * @summary Checks suited to a dataset's schema, with the reason for each (viewers of its workspace)
      * @request GET:/check-suggestions
      * @secure
      * @response `200` `SuggestionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset ?dataset_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     qualitySuggestions: (
       query: QualitySuggestionsParams,
@@ -10846,14 +12097,17 @@ export class EvaluationWorkspaceClient<
   };
   files = {
     /**
-     * No description
+     * @description Streams a dataset version as CSV, JSON Lines or Parquet. URLs come from download-url and download.
      *
      * @tags files
      * @name FilesDatasetVersion
-     * @summary Streams a dataset version as CSV, JSON Lines or Parquet. URLs come from download-url and download.
+     * @summary Streams a dataset version as CSV, JSON Lines or Parquet
      * @request GET:/files/dataset-versions/{version_id}/{filename}
      * @response `200` `File` The file
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `403` `ProblemResponse` invalid_signature or url_expired
+     * @response `404` `ProblemResponse` The record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     filesDatasetVersion: (
       { versionId, filename, ...query }: FilesDatasetVersionParams,
@@ -10867,14 +12121,17 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The report's current content as Markdown or HTML.
      *
      * @tags reports
      * @name ReportFilesContent
-     * @summary The report's current content as Markdown or HTML.
+     * @summary The report's current content as Markdown or HTML
      * @request GET:/files/reports/{report_id}/content/{filename}
      * @response `200` `string` The report
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `403` `ProblemResponse` invalid_signature or url_expired
+     * @response `404` `ProblemResponse` The record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportFilesContent: (
       { reportId, filename }: ReportFilesContentParams,
@@ -10887,14 +12144,17 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description A stored export (Markdown, HTML or PDF).
      *
      * @tags reports
      * @name ReportFilesExport
-     * @summary A stored export (Markdown, HTML or PDF).
+     * @summary A stored export (Markdown, HTML or PDF)
      * @request GET:/files/reports/{report_id}/exports/{export_id}/{filename}
      * @response `200` `File` The exported file
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `403` `ProblemResponse` invalid_signature or url_expired
+     * @response `404` `ProblemResponse` The record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportFilesExport: (
       { reportId, exportId, filename }: ReportFilesExportParams,
@@ -10907,14 +12167,17 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Streams a run's results as Parquet; URLs come from GET /runs/{run_id}/parquet-url (the signature authorises them).
      *
      * @tags runs
      * @name RunFilesParquet
-     * @summary Streams a run's results as Parquet; URLs come from GET /runs/{run_id}/parquet-url (the signature authorises them).
+     * @summary Streams a run's results as Parquet; URLs come from GET /runs/{run_id}/parquet-url (the signature authorises them)
      * @request GET:/files/runs/{run_id}/{filename}
      * @response `200` `File` The Parquet file
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `403` `ProblemResponse` invalid_signature or url_expired
+     * @response `404` `ProblemResponse` The record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     runFilesParquet: (
       { runId, filename }: RunFilesParquetParams,
@@ -10928,18 +12191,22 @@ export class EvaluationWorkspaceClient<
   };
   embeddingConfigs = {
     /**
-     * No description
+     * @description Adds a remote embeddings endpoint (admins); its API key is a workspace secret, by reference.
      *
      * @tags embedding configs
      * @name EmbeddingConfigsCreate
-     * @summary Adds a remote embeddings endpoint (admins); its API key is a workspace secret, by reference.
+     * @summary Adds a remote embeddings endpoint (admins); its API key is a workspace secret, by reference
      * @request POST:/embedding-configs
      * @secure
      * @response `201` `EmbeddingConfigResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace_id in the body (workspace_id)
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` embedding_config_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     embeddingConfigsCreate: (
       data: CreateEmbeddingConfigRequest,
@@ -10956,17 +12223,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description A config by id or name (`local` is the built-in embedder) (viewers).
      *
      * @tags embedding configs
      * @name EmbeddingConfigsGet
-     * @summary A config by id or name (`local` is the built-in embedder) (viewers).
+     * @summary A config by id or name (`local` is the built-in embedder) (viewers)
      * @request GET:/embedding-configs/{config_ref}
      * @secure
      * @response `200` `EmbeddingConfigResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     embeddingConfigsGet: (
       { configRef, ...query }: EmbeddingConfigsGetParams,
@@ -10982,17 +12251,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The built-in local embedder and the workspace's remote configs (viewers); `in_use` marks the workspace's choice.
      *
      * @tags embedding configs
      * @name EmbeddingConfigsList
-     * @summary The built-in local embedder and the workspace's remote configs (viewers); `in_use` marks the workspace's choice.
+     * @summary The built-in local embedder and the workspace's remote configs (viewers); `in_use` marks the workspace's choice
      * @request GET:/embedding-configs
      * @secure
      * @response `200` `EmbeddingConfigResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     embeddingConfigsList: (
       query: EmbeddingConfigsListParams,
@@ -11009,18 +12280,22 @@ export class EvaluationWorkspaceClient<
   };
   notifications = {
     /**
-     * No description
+     * @description Adds a webhook for some events, signed with a workspace secret (created when none is named) (admins).
      *
      * @tags notifications
      * @name NotificationConfigsCreate
-     * @summary Adds a webhook for some events, signed with a workspace secret (created when none is named) (admins).
+     * @summary Adds a webhook for some events, signed with a workspace secret (created when none is named) (admins)
      * @request POST:/notifications/config
      * @secure
      * @response `201` `NotificationConfigResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace_id in the body (workspace_id)
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` notification_config_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     notificationConfigsCreate: (
       data: CreateNotificationConfigRequest,
@@ -11037,17 +12312,20 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Deletes a webhook (admins).
      *
      * @tags notifications
      * @name NotificationConfigsDelete
-     * @summary Deletes a webhook (admins).
+     * @summary Deletes a webhook (admins)
      * @request DELETE:/notifications/config/{notification_config_id}
      * @secure
      * @response `204` `void` Deleted
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the notification_config {notification_config_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     notificationConfigsDelete: (
       { notificationConfigId }: NotificationConfigsDeleteParams,
@@ -11061,17 +12339,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The workspace's webhooks (admins: they name where data is sent).
      *
      * @tags notifications
      * @name NotificationConfigsList
-     * @summary The workspace's webhooks (admins: they name where data is sent).
+     * @summary The workspace's webhooks (admins: they name where data is sent)
      * @request GET:/notifications/config
      * @secure
      * @response `200` `NotificationConfigResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     notificationConfigsList: (
       query: NotificationConfigsListParams,
@@ -11088,18 +12368,22 @@ export class EvaluationWorkspaceClient<
   };
   judges = {
     /**
-     * No description
+     * @description Adds a judge (members; naming its key's secret is for admins).
      *
      * @tags judges
      * @name JudgesCreate
-     * @summary Adds a judge (members; naming its key's secret is for admins).
+     * @summary Adds a judge (members; naming its key's secret is for admins)
      * @request POST:/judges
      * @secure
      * @response `201` `JudgeConnectionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` judge_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     judgesCreate: (data: CreateJudgeRequest, params: RequestParams = {}) =>
       this.request<JudgeConnectionResponse, ProblemResponse>({
@@ -11113,18 +12397,20 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Deletes a judge no metric or eval config names (admins).
      *
      * @tags judges
      * @name JudgesDelete
-     * @summary Deletes a judge no metric or eval config names (admins).
+     * @summary Deletes a judge no metric or eval config names (admins)
      * @request DELETE:/judges/{judge_id}
      * @secure
      * @response `204` `void` Deleted
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the judge {judge_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` judge_in_use
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     judgesDelete: (
       { judgeId }: JudgesDeleteParams,
@@ -11138,17 +12424,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description One judge (viewers); its key's value never appears.
      *
      * @tags judges
      * @name JudgesGet
-     * @summary One judge (viewers); its key's value never appears.
+     * @summary One judge (viewers); its key's value never appears
      * @request GET:/judges/{judge_id}
      * @secure
      * @response `200` `JudgeConnectionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the judge {judge_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     judgesGet: ({ judgeId }: JudgesGetParams, params: RequestParams = {}) =>
       this.request<JudgeConnectionResponse, ProblemResponse>({
@@ -11160,17 +12448,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The workspace's judges (viewers).
      *
      * @tags judges
      * @name JudgesList
-     * @summary The workspace's judges (viewers).
+     * @summary The workspace's judges (viewers)
      * @request GET:/judges
      * @secure
      * @response `200` `JudgeConnectionResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     judgesList: (query: JudgesListParams, params: RequestParams = {}) =>
       this.request<JudgeConnectionResponsePage, ProblemResponse>({
@@ -11183,17 +12473,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Sends a probe (or the given rubric and sample) and reports latency and the parsed verdict (members). An unparseable answer is an error, never a score.
      *
      * @tags judges
      * @name JudgesTest
-     * @summary Sends a probe (or the given rubric and sample) and reports latency and the parsed verdict (members). An unparseable answer is an error, never a score.
+     * @summary Sends a probe (or the given rubric and sample) and reports latency and the parsed verdict (members)
      * @request POST:/judges/{judge_id}/test
      * @secure
      * @response `200` `JudgeTestResult`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the judge {judge_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     judgesTest: (
       { judgeId }: JudgesTestParams,
@@ -11211,18 +12506,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Changes a judge (members; setting a secret or moving a judge that sends one is for admins).
      *
      * @tags judges
      * @name JudgesUpdate
-     * @summary Changes a judge (members; setting a secret or moving a judge that sends one is for admins).
+     * @summary Changes a judge (members; setting a secret or moving a judge that sends one is for admins)
      * @request PATCH:/judges/{judge_id}
      * @secure
      * @response `200` `JudgeConnectionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the judge {judge_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` judge_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     judgesUpdate: (
       { judgeId }: JudgesUpdateParams,
@@ -11241,18 +12540,22 @@ export class EvaluationWorkspaceClient<
   };
   metricConfigs = {
     /**
-     * No description
+     * @description Version 1 of a new config (members): parameters are checked against the metric's schema, rubrics parsed, judges looked up.
      *
      * @tags metric configs
      * @name MetricConfigsCreate
-     * @summary Version 1 of a new config (members): parameters are checked against the metric's schema, rubrics parsed, judges looked up.
+     * @summary Version 1 of a new config (members): parameters are checked against the metric's schema, rubrics parsed, judges looked up
      * @request POST:/metric-configs
      * @secure
      * @response `201` `MetricConfigResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` metric_config_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     metricConfigsCreate: (
       data: CreateMetricConfigRequest,
@@ -11269,18 +12572,20 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Deletes a version no run used and nothing pins (members).
      *
      * @tags metric configs
      * @name MetricConfigsDelete
-     * @summary Deletes a version no run used and nothing pins (members).
+     * @summary Deletes a version no run used and nothing pins (members)
      * @request DELETE:/metric-configs/{config_name}/{config_version}
      * @secure
      * @response `204` `void` Deleted
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` metric_config_frozen, metric_config_in_use
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     metricConfigsDelete: (
       { configName, configVersion, ...query }: MetricConfigsDeleteParams,
@@ -11295,17 +12600,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description A version (`latest` for the newest) (viewers).
      *
      * @tags metric configs
      * @name MetricConfigsGet
-     * @summary A version (`latest` for the newest) (viewers).
+     * @summary A version (`latest` for the newest) (viewers)
      * @request GET:/metric-configs/{config_name}/{config_version}
      * @secure
      * @response `200` `MetricConfigResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     metricConfigsGet: (
       { configName, configVersion, ...query }: MetricConfigsGetParams,
@@ -11321,17 +12628,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description One line per config name, from its newest version (viewers).
      *
      * @tags metric configs
      * @name MetricConfigsList
-     * @summary One line per config name, from its newest version (viewers).
+     * @summary One line per config name, from its newest version (viewers)
      * @request GET:/metric-configs
      * @secure
      * @response `200` `MetricConfigSummaryPage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     metricConfigsList: (
       query: MetricConfigsListParams,
@@ -11347,18 +12656,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Changes a version no run has used yet (members); a used version is frozen (409): create a new version.
      *
      * @tags metric configs
      * @name MetricConfigsUpdate
-     * @summary Changes a version no run has used yet (members); a used version is frozen (409): create a new version.
+     * @summary Changes a version no run has used yet (members); a used version is frozen (409): create a new version
      * @request PUT:/metric-configs/{config_name}/{config_version}
      * @secure
      * @response `200` `MetricConfigResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` metric_config_frozen
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     metricConfigsUpdate: (
       { configName, configVersion, ...query }: MetricConfigsUpdateParams,
@@ -11378,18 +12691,22 @@ export class EvaluationWorkspaceClient<
   };
   evalConfigs = {
     /**
-     * No description
+     * @description A bundle of metrics, a default judge and a pass rule (members); every metric must resolve and every judged one have a judge.
      *
      * @tags eval configs
      * @name EvalConfigsCreate
-     * @summary A bundle of metrics, a default judge and a pass rule (members); every metric must resolve and every judged one have a judge.
+     * @summary A bundle of metrics, a default judge and a pass rule (members); every metric must resolve and every judged one have a judge
      * @request POST:/eval-configs
      * @secure
      * @response `201` `EvalConfigResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` eval_config_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     evalConfigsCreate: (
       data: CreateEvalConfigRequest,
@@ -11406,17 +12723,20 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Deletes an eval config (members); runs that used it keep their snapshot.
      *
      * @tags eval configs
      * @name EvalConfigsDelete
-     * @summary Deletes an eval config (members); runs that used it keep their snapshot.
+     * @summary Deletes an eval config (members); runs that used it keep their snapshot
      * @request DELETE:/eval-configs/{eval_config_id}
      * @secure
      * @response `204` `void` Deleted
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the eval_config {eval_config_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     evalConfigsDelete: (
       { evalConfigId }: EvalConfigsDeleteParams,
@@ -11430,17 +12750,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description One eval config (viewers); the ETag serves If-Match on PUT.
      *
      * @tags eval configs
      * @name EvalConfigsGet
-     * @summary One eval config (viewers); the ETag serves If-Match on PUT.
+     * @summary One eval config (viewers); the ETag serves If-Match on PUT
      * @request GET:/eval-configs/{eval_config_id}
      * @secure
      * @response `200` `EvalConfigResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the eval_config {eval_config_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     evalConfigsGet: (
       { evalConfigId }: EvalConfigsGetParams,
@@ -11455,17 +12777,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The workspace's eval configs by name; `q` searches names (viewers).
      *
      * @tags eval configs
      * @name EvalConfigsList
-     * @summary The workspace's eval configs by name; `q` searches names (viewers).
+     * @summary The workspace's eval configs by name; `q` searches names (viewers)
      * @request GET:/eval-configs
      * @secure
      * @response `200` `EvalConfigResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     evalConfigsList: (
       query: EvalConfigsListParams,
@@ -11481,19 +12805,23 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Replaces the eval config (members); honours If-Match. Runs keep the snapshot they started with.
      *
      * @tags eval configs
      * @name EvalConfigsReplace
-     * @summary Replaces the eval config (members); honours If-Match. Runs keep the snapshot they started with.
+     * @summary Replaces the eval config (members); honours If-Match
      * @request PUT:/eval-configs/{eval_config_id}
      * @secure
      * @response `200` `EvalConfigResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the eval_config {eval_config_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` eval_config_name_taken
      * @response `412` `ProblemResponse` If-Match does not match the current ETag
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     evalConfigsReplace: (
       { evalConfigId }: EvalConfigsReplaceParams,
@@ -11512,18 +12840,22 @@ export class EvaluationWorkspaceClient<
   };
   suts = {
     /**
-     * No description
+     * @description Adds a connection (members; naming a secret in `auth` is for admins).
      *
      * @tags suts
      * @name ConnectionsCreate
-     * @summary Adds a connection (members; naming a secret in `auth` is for admins).
+     * @summary Adds a connection (members; naming a secret in `auth` is for admins)
      * @request POST:/suts/{sut_id}/connections
      * @secure
      * @response `201` `ConnectionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the sut {sut_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` connection_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     connectionsCreate: (
       { sutId }: ConnectionsCreateParams,
@@ -11541,17 +12873,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Adds an adapter revision after checking every template and path (members); 400 adapter_invalid lists each problem with a JSON Pointer.
      *
      * @tags suts
      * @name ConnectionsCreateAdapter
-     * @summary Adds an adapter revision after checking every template and path (members); 400 adapter_invalid lists each problem with a JSON Pointer.
+     * @summary Adds an adapter revision after checking every template and path (members); 400 adapter_invalid lists each problem with a JSON Pointer
      * @request POST:/suts/{sut_id}/connections/{connection_id}/adapter
      * @secure
      * @response `201` `AdapterResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the sut {sut_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     connectionsCreateAdapter: (
       { sutId, connectionId }: ConnectionsCreateAdapterParams,
@@ -11569,17 +12906,20 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Deletes a connection with its adapter revisions (members).
      *
      * @tags suts
      * @name ConnectionsDelete
-     * @summary Deletes a connection with its adapter revisions (members).
+     * @summary Deletes a connection with its adapter revisions (members)
      * @request DELETE:/suts/{sut_id}/connections/{connection_id}
      * @secure
      * @response `204` `void` Deleted
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the sut {sut_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     connectionsDelete: (
       { sutId, connectionId }: ConnectionsDeleteParams,
@@ -11593,17 +12933,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The adapter in force: the newest revision, or the kind's default (revision 0) (viewers).
      *
      * @tags suts
      * @name ConnectionsGetAdapter
-     * @summary The adapter in force: the newest revision, or the kind's default (revision 0) (viewers).
+     * @summary The adapter in force: the newest revision, or the kind's default (revision 0) (viewers)
      * @request GET:/suts/{sut_id}/connections/{connection_id}/adapter
      * @secure
      * @response `200` `AdapterResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sut {sut_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     connectionsGetAdapter: (
       { sutId, connectionId }: ConnectionsGetAdapterParams,
@@ -11618,17 +12960,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The system's connections with their limits and the adapter revision in force (viewers).
      *
      * @tags suts
      * @name ConnectionsList
-     * @summary The system's connections with their limits and the adapter revision in force (viewers).
+     * @summary The system's connections with their limits and the adapter revision in force (viewers)
      * @request GET:/suts/{sut_id}/connections
      * @secure
      * @response `200` `(ConnectionResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sut {sut_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     connectionsList: (
       { sutId }: ConnectionsListParams,
@@ -11643,11 +12987,11 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description One real call through the connection and its adapter (members): status, latency, extracted output or the error. A failing SUT is a result, not an error of this call.
      *
      * @tags suts
      * @name ConnectionsTest
-     * @summary One real call through the connection and its adapter (members): status, latency, extracted output or the error. A failing SUT is a result, not an error of this call.
+     * @summary One real call through the connection and its adapter (members): status, latency, extracted output or the error
      * @request POST:/suts/{sut_id}/connections/{connection_id}/test
      * @secure
      * @response `200` `ConnectionTestResult`
@@ -11655,6 +12999,10 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the sut {sut_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     connectionsTest: (
       { sutId, connectionId }: ConnectionsTestParams,
@@ -11672,18 +13020,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Changes a connection (members; setting a secret, or pointing a connection that sends one elsewhere, is for admins).
      *
      * @tags suts
      * @name ConnectionsUpdate
-     * @summary Changes a connection (members; setting a secret, or pointing a connection that sends one elsewhere, is for admins).
+     * @summary Changes a connection (members; setting a secret, or pointing a connection that sends one elsewhere, is for admins)
      * @request PATCH:/suts/{sut_id}/connections/{connection_id}
      * @secure
      * @response `200` `ConnectionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the sut {sut_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` connection_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     connectionsUpdate: (
       { sutId, connectionId }: ConnectionsUpdateParams,
@@ -11701,11 +13053,11 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Dry run (members): renders the request for a sample row and extracts from a sample response, calling nothing; problems come back as `issues`.
      *
      * @tags suts
      * @name ConnectionsValidate
-     * @summary Dry run (members): renders the request for a sample row and extracts from a sample response, calling nothing; problems come back as `issues`.
+     * @summary Dry run (members): renders the request for a sample row and extracts from a sample response, calling nothing; problems come back as `issues`
      * @request POST:/suts/{sut_id}/connections/{connection_id}/adapter/validate
      * @secure
      * @response `200` `AdapterValidateResult`
@@ -11713,6 +13065,10 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the sut {sut_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     connectionsValidate: (
       { sutId, connectionId }: ConnectionsValidateParams,
@@ -11730,17 +13086,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The runs of one SUT, newest first (viewers).
      *
      * @tags runs
      * @name RunFilesSutRuns
-     * @summary The runs of one SUT, newest first (viewers).
+     * @summary The runs of one SUT, newest first (viewers)
      * @request GET:/suts/{sut_id}/runs
      * @secure
      * @response `200` `RunResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sut {sut_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     runFilesSutRuns: (
       { sutId, ...query }: RunFilesSutRunsParams,
@@ -11756,18 +13114,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Registers a system under test (members); reach it by adding connections.
      *
      * @tags suts
      * @name SutsCreate
-     * @summary Registers a system under test (members); reach it by adding connections.
+     * @summary Registers a system under test (members); reach it by adding connections
      * @request POST:/suts
      * @secure
      * @response `201` `SutResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` sut_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     sutsCreate: (data: CreateSutRequest, params: RequestParams = {}) =>
       this.request<SutResponse, ProblemResponse>({
@@ -11781,17 +13143,20 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Deletes the system with its connections and adapters (admins).
      *
      * @tags suts
      * @name SutsDelete
-     * @summary Deletes the system with its connections and adapters (admins).
+     * @summary Deletes the system with its connections and adapters (admins)
      * @request DELETE:/suts/{sut_id}
      * @secure
      * @response `204` `void` Deleted
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the sut {sut_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     sutsDelete: ({ sutId }: SutsDeleteParams, params: RequestParams = {}) =>
       this.request<void, ProblemResponse>({
@@ -11802,17 +13167,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description One system (viewers); the ETag serves If-Match on PATCH.
      *
      * @tags suts
      * @name SutsGet
-     * @summary One system (viewers); the ETag serves If-Match on PATCH.
+     * @summary One system (viewers); the ETag serves If-Match on PATCH
      * @request GET:/suts/{sut_id}
      * @secure
      * @response `200` `SutResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sut {sut_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     sutsGet: ({ sutId }: SutsGetParams, params: RequestParams = {}) =>
       this.request<SutResponse, ProblemResponse>({
@@ -11824,17 +13191,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The workspace's systems under test, by name (viewers); `q` searches names, `tag` filters.
      *
      * @tags suts
      * @name SutsList
-     * @summary The workspace's systems under test, by name (viewers); `q` searches names, `tag` filters.
+     * @summary The workspace's systems under test, by name (viewers); `q` searches names, `tag` filters
      * @request GET:/suts
      * @secure
      * @response `200` `SutResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     sutsList: (query: SutsListParams, params: RequestParams = {}) =>
       this.request<SutResponsePage, ProblemResponse>({
@@ -11847,15 +13216,16 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Ready connection + adapter templates: OpenAI-compatible chat, generic JSON REST, Anthropic messages, Azure OpenAI, a RAG endpoint (any signed-in user).
      *
      * @tags suts
      * @name SutsTemplates
-     * @summary Ready connection + adapter templates: OpenAI-compatible chat, generic JSON REST, Anthropic messages, Azure OpenAI, a RAG endpoint (any signed-in user).
+     * @summary Ready connection + adapter templates: OpenAI-compatible chat, generic JSON REST, Anthropic messages, Azure OpenAI, a RAG endpoint (any signed-in user)
      * @request GET:/suts/templates
      * @secure
      * @response `200` `SutTemplateList`
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     sutsTemplates: (params: RequestParams = {}) =>
       this.request<SutTemplateList, ProblemResponse>({
@@ -11867,19 +13237,23 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Renames, re-describes or re-tags (members). Honours If-Match.
      *
      * @tags suts
      * @name SutsUpdate
-     * @summary Renames, re-describes or re-tags (members). Honours If-Match.
+     * @summary Renames, re-describes or re-tags (members)
      * @request PATCH:/suts/{sut_id}
      * @secure
      * @response `200` `SutResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the sut {sut_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` sut_name_taken
      * @response `412` `ProblemResponse` If-Match does not match the current ETag
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     sutsUpdate: (
       { sutId }: SutsUpdateParams,
@@ -11898,17 +13272,19 @@ export class EvaluationWorkspaceClient<
   };
   ops = {
     /**
-     * No description
+     * @description What the workspace can use now, by kind: built-in metrics and checks, and registered ops whose custom op is active (viewers).
      *
      * @tags ops
      * @name OpsCatalogue
-     * @summary What the workspace can use now, by kind: built-in metrics and checks, and registered ops whose custom op is active (viewers).
+     * @summary What the workspace can use now, by kind: built-in metrics and checks, and registered ops whose custom op is active (viewers)
      * @request GET:/ops
      * @secure
      * @response `200` `OpCatalogue`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     opsCatalogue: (query: OpsCatalogueParams, params: RequestParams = {}) =>
       this.request<OpCatalogue, ProblemResponse>({
@@ -11921,17 +13297,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description One op by name (viewers).
      *
      * @tags ops
      * @name OpsGet
-     * @summary One op by name (viewers).
+     * @summary One op by name (viewers)
      * @request GET:/ops/registry/{name}
      * @secure
      * @response `200` `RegistryOpView`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     opsGet: ({ name, ...query }: OpsGetParams, params: RequestParams = {}) =>
       this.request<RegistryOpView, ProblemResponse>({
@@ -11944,17 +13322,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Every op, available or not, with its availability and schema; filter by kind and source (viewers).
      *
      * @tags ops
      * @name OpsList
-     * @summary Every op, available or not, with its availability and schema; filter by kind and source (viewers).
+     * @summary Every op, available or not, with its availability and schema; filter by kind and source (viewers)
      * @request GET:/ops/registry
      * @secure
      * @response `200` `RegistryListResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     opsList: (query: OpsListParams, params: RequestParams = {}) =>
       this.request<RegistryListResponse, ProblemResponse>({
@@ -11967,18 +13347,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Registers an op served by one of the workspace's custom ops (admins); a name registered again gets a new version.
      *
      * @tags ops
      * @name OpsRegister
-     * @summary Registers an op served by one of the workspace's custom ops (admins); a name registered again gets a new version.
+     * @summary Registers an op served by one of the workspace's custom ops (admins); a name registered again gets a new version
      * @request POST:/ops
      * @secure
      * @response `201` `RegistryOpView`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace_id in the body (workspace_id)
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` op_name_reserved, op_kind_change
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     opsRegister: (data: RegisterOpRequest, params: RequestParams = {}) =>
       this.request<RegistryOpView, ProblemResponse>({
@@ -11992,17 +13376,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The JSON Schema (draft-07) of an op's parameters, of its newest version or of `version` (viewers).
      *
      * @tags ops
      * @name OpsSchema
-     * @summary The JSON Schema (draft-07) of an op's parameters, of its newest version or of `version` (viewers).
+     * @summary The JSON Schema (draft-07) of an op's parameters, of its newest version or of `version` (viewers)
      * @request GET:/ops/{name}/schema
      * @secure
      * @response `200` `OpSchemaResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     opsSchema: (
       { name, ...query }: OpsSchemaParams,
@@ -12019,17 +13405,19 @@ export class EvaluationWorkspaceClient<
   };
   runs = {
     /**
-     * No description
+     * @description Where the run fails (viewers): failed rows by metric and by dimension value, worst first, and the most frequent errors.
      *
      * @tags runs
      * @name RunsAnalysis
-     * @summary Where the run fails (viewers): failed rows by metric and by dimension value, worst first, and the most frequent errors.
+     * @summary Where the run fails (viewers): failed rows by metric and by dimension value, worst first, and the most frequent errors
      * @request GET:/runs/{run_id}/analysis
      * @secure
      * @response `200` `Record<string,any>`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     runsAnalysis: ({ runId }: RunsAnalysisParams, params: RequestParams = {}) =>
       this.request<Record<string, any>, ProblemResponse>({
@@ -12041,18 +13429,20 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Stops new calls at once (members); the run ends cancelled with what was done kept.
      *
      * @tags runs
      * @name RunsCancel
-     * @summary Stops new calls at once (members); the run ends cancelled with what was done kept.
+     * @summary Stops new calls at once (members); the run ends cancelled with what was done kept
      * @request POST:/runs/{run_id}/cancel
      * @secure
      * @response `200` `RunResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` run_not_active
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     runsCancel: ({ runId }: RunsCancelParams, params: RequestParams = {}) =>
       this.request<RunResponse, ProblemResponse>({
@@ -12064,17 +13454,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Starts a run (members): the inputs are snapshotted, the metric config versions frozen, and the run queued (202); an offline connection waits for PUT .../upload.
      *
      * @tags runs
      * @name RunsCreate
-     * @summary Starts a run (members): the inputs are snapshotted, the metric config versions frozen, and the run queued (202); an offline connection waits for PUT .../upload.
+     * @summary Starts a run (members): the inputs are snapshotted, the metric config versions frozen, and the run queued (202); an offline connection waits for PUT .../upload
      * @request POST:/runs
      * @secure
      * @response `202` `RunResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     runsCreate: (data: CreateRunRequest, params: RequestParams = {}) =>
       this.request<RunResponse, ProblemResponse>({
@@ -12088,17 +13483,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Compares two runs of a workspace row by row (viewers): per metric deltas, regressions first.
      *
      * @tags runs
      * @name RunsDiff
-     * @summary Compares two runs of a workspace row by row (viewers): per metric deltas, regressions first.
+     * @summary Compares two runs of a workspace row by row (viewers): per metric deltas, regressions first
      * @request GET:/runs/diff
      * @secure
      * @response `200` `RunDiffResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run ?base
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     runsDiff: (query: RunsDiffParams, params: RequestParams = {}) =>
       this.request<RunDiffResponse, ProblemResponse>({
@@ -12111,17 +13508,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description One row side by side in both runs (viewers).
      *
      * @tags runs
      * @name RunsDiffRow
-     * @summary One row side by side in both runs (viewers).
+     * @summary One row side by side in both runs (viewers)
      * @request GET:/runs/diff/row
      * @secure
      * @response `200` `RunDiffRowResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run ?base
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     runsDiffRow: (query: RunsDiffRowParams, params: RequestParams = {}) =>
       this.request<RunDiffRowResponse, ProblemResponse>({
@@ -12134,17 +13533,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description One row side by side as a PNG image (viewers): status, input, expected output, both outputs with their verdicts, metric deltas.
      *
      * @tags runs
      * @name RunsDiffRowImage
-     * @summary One row side by side as a PNG image (viewers): status, input, expected output, both outputs with their verdicts, metric deltas.
+     * @summary One row side by side as a PNG image (viewers): status, input, expected output, both outputs with their verdicts, metric deltas
      * @request GET:/runs/diff/row/image
      * @secure
      * @response `200` `File` The PNG image
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run ?base
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     runsDiffRowImage: (
       query: RunsDiffRowImageParams,
@@ -12160,17 +13561,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The run's history in order (viewers): state changes, progress (done/total, rate, ETA), row and judge errors. Poll with `after`.
      *
      * @tags runs
      * @name RunsEvents
-     * @summary The run's history in order (viewers): state changes, progress (done/total, rate, ETA), row and judge errors. Poll with `after`.
+     * @summary The run's history in order (viewers): state changes, progress (done/total, rate, ETA), row and judge errors
      * @request GET:/runs/{run_id}/events
      * @secure
      * @response `200` `(RunEventResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     runsEvents: (
       { runId, ...query }: RunsEventsParams,
@@ -12186,17 +13589,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The diff as a CSV (a line per row, base/candidate/delta per metric) or JSON file (viewers).
      *
      * @tags runs
      * @name RunsExport
-     * @summary The diff as a CSV (a line per row, base/candidate/delta per metric) or JSON file (viewers).
+     * @summary The diff as a CSV (a line per row, base/candidate/delta per metric) or JSON file (viewers)
      * @request GET:/runs/diff/export
      * @secure
      * @response `200` `Record<string,any>` The diff file
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run ?base
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     runsExport: (query: RunsExportParams, params: RequestParams = {}) =>
       this.request<Record<string, any>, ProblemResponse>({
@@ -12209,17 +13614,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description One run with its progress (viewers).
      *
      * @tags runs
      * @name RunsGet
-     * @summary One run with its progress (viewers).
+     * @summary One run with its progress (viewers)
      * @request GET:/runs/{run_id}
      * @secure
      * @response `200` `RunResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     runsGet: ({ runId }: RunsGetParams, params: RequestParams = {}) =>
       this.request<RunResponse, ProblemResponse>({
@@ -12231,17 +13638,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Runs, newest first (viewers): of a workspace, or of every workspace you belong to; filter by SUT, dataset, state, tag.
      *
      * @tags runs
      * @name RunsList
-     * @summary Runs, newest first (viewers): of a workspace, or of every workspace you belong to; filter by SUT, dataset, state, tag.
+     * @summary Runs, newest first (viewers): of a workspace, or of every workspace you belong to; filter by SUT, dataset, state, tag
      * @request GET:/runs
      * @secure
      * @response `200` `RunResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     runsList: (query: RunsListParams = {}, params: RequestParams = {}) =>
       this.request<RunResponsePage, ProblemResponse>({
@@ -12254,17 +13663,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description A signed URL to the results as Parquet (viewers).
      *
      * @tags runs
      * @name RunsParquetUrl
-     * @summary A signed URL to the results as Parquet (viewers).
+     * @summary A signed URL to the results as Parquet (viewers)
      * @request GET:/runs/{run_id}/parquet-url
      * @secure
      * @response `200` `Record<string,any>`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     runsParquetUrl: (
       { runId }: RunsParquetUrlParams,
@@ -12279,17 +13690,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Row results filtered, sorted and paged in the query language (viewers).
      *
      * @tags runs
      * @name RunsQueryResults
-     * @summary Row results filtered, sorted and paged in the query language (viewers).
+     * @summary Row results filtered, sorted and paged in the query language (viewers)
      * @request POST:/runs/{run_id}/results/query
      * @secure
      * @response `200` `RunResultsQueryResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     runsQueryResults: (
       { runId }: RunsQueryResultsParams,
@@ -12307,17 +13723,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Results flattened for a table (viewers): the row's columns with `_output`, `_passed`, `_score.<metric>`; filtered and sorted in the query language.
      *
      * @tags runs
      * @name RunsQueryTable
-     * @summary Results flattened for a table (viewers): the row's columns with `_output`, `_passed`, `_score.<metric>`; filtered and sorted in the query language.
+     * @summary Results flattened for a table (viewers): the row's columns with `_output`, `_passed`, `_score.<metric>`; filtered and sorted in the query language
      * @request POST:/runs/{run_id}/query
      * @secure
      * @response `200` `Record<string,any>`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     runsQueryTable: (
       { runId }: RunsQueryTableParams,
@@ -12335,17 +13756,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description What waits and what runs (viewers): queued and running runs of the workspace with their queue position and progress.
      *
      * @tags runs
      * @name RunsQueueView
-     * @summary What waits and what runs (viewers): queued and running runs of the workspace with their queue position and progress.
+     * @summary What waits and what runs (viewers): queued and running runs of the workspace with their queue position and progress
      * @request GET:/runs/queue
      * @secure
      * @response `200` `RunQueueResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     runsQueueView: (query: RunsQueueViewParams, params: RequestParams = {}) =>
       this.request<RunQueueResponse, ProblemResponse>({
@@ -12358,18 +13781,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description A new run with the same inputs (members): every row, or only those whose call failed, or those that failed (202).
      *
      * @tags runs
      * @name RunsRerun
-     * @summary A new run with the same inputs (members): every row, or only those whose call failed, or those that failed (202).
+     * @summary A new run with the same inputs (members): every row, or only those whose call failed, or those that failed (202)
      * @request POST:/runs/{run_id}/rerun
      * @secure
      * @response `202` `RunResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` run_still_active, nothing_to_rerun
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     runsRerun: (
       { runId }: RunsRerunParams,
@@ -12387,17 +13814,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Aggregates (viewers): per metric mean, pass rate and distribution, per dimension breakdown, latency, cost.
      *
      * @tags runs
      * @name RunsResultsSummary
-     * @summary Aggregates (viewers): per metric mean, pass rate and distribution, per dimension breakdown, latency, cost.
+     * @summary Aggregates (viewers): per metric mean, pass rate and distribution, per dimension breakdown, latency, cost
      * @request GET:/runs/{run_id}/results
      * @secure
      * @response `200` `Record<string,any>`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     runsResultsSummary: (
       { runId }: RunsResultsSummaryParams,
@@ -12412,17 +13841,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description A multi-turn conversation of the run in order (viewers).
      *
      * @tags runs
      * @name RunsSession
-     * @summary A multi-turn conversation of the run in order (viewers).
+     * @summary A multi-turn conversation of the run in order (viewers)
      * @request GET:/runs/{run_id}/sessions/{parent_id}
      * @secure
      * @response `200` `RunSessionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     runsSession: (
       { runId, parentId }: RunsSessionParams,
@@ -12437,18 +13868,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The outputs of an offline run, by row id (members): JSON `{results: [...]}` or JSON Lines (application/x-ndjson, one output object per line, scored at once); scoring is queued (202).
      *
      * @tags runs
      * @name RunsUpload
-     * @summary The outputs of an offline run, by row id (members): JSON `{results: [...]}` or JSON Lines (application/x-ndjson, one output object per line, scored at once); scoring is queued (202).
+     * @summary The outputs of an offline run, by row id (members): JSON `{results: [...]}` or JSON Lines (application/x-ndjson, one output object per line, scored at once); scoring is queued (202)
      * @request PUT:/runs/{run_id}/upload
      * @secure
      * @response `202` `RunResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` run_not_awaiting_upload
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     runsUpload: (
       { runId }: RunsUploadParams,
@@ -12467,18 +13902,22 @@ export class EvaluationWorkspaceClient<
   };
   sdg = {
     /**
-     * No description
+     * @description Adds an adapter (members): templates over seed rows and dimension values, or an LLM prompt through a judge connection.
      *
      * @tags synthetic data
      * @name SdgCreate
-     * @summary Adds an adapter (members): templates over seed rows and dimension values, or an LLM prompt through a judge connection.
+     * @summary Adds an adapter (members): templates over seed rows and dimension values, or an LLM prompt through a judge connection
      * @request POST:/sdg/adapters
      * @secure
      * @response `201` `SdgAdapterResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` sdg_adapter_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     sdgCreate: (data: CreateSdgAdapterRequest, params: RequestParams = {}) =>
       this.request<SdgAdapterResponse, ProblemResponse>({
@@ -12492,17 +13931,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description One adapter with its latest runs (viewers): poll it for a run's state.
      *
      * @tags synthetic data
      * @name SdgGet
-     * @summary One adapter with its latest runs (viewers): poll it for a run's state.
+     * @summary One adapter with its latest runs (viewers): poll it for a run's state
      * @request GET:/sdg/adapters/{adapter_id}
      * @secure
      * @response `200` `SdgAdapterResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sdg_adapter {adapter_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     sdgGet: ({ adapterId }: SdgGetParams, params: RequestParams = {}) =>
       this.request<SdgAdapterResponse, ProblemResponse>({
@@ -12514,17 +13955,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The workspace's SDG adapters with their latest runs (viewers).
      *
      * @tags synthetic data
      * @name SdgList
-     * @summary The workspace's SDG adapters with their latest runs (viewers).
+     * @summary The workspace's SDG adapters with their latest runs (viewers)
      * @request GET:/sdg/adapters
      * @secure
      * @response `200` `SdgAdapterResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     sdgList: (query: SdgListParams, params: RequestParams = {}) =>
       this.request<SdgAdapterResponsePage, ProblemResponse>({
@@ -12537,17 +13980,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Generates rows into a new candidate version of the target dataset (members, 202); existing versions are never touched.
      *
      * @tags synthetic data
      * @name SdgStartRun
-     * @summary Generates rows into a new candidate version of the target dataset (members, 202); existing versions are never touched.
+     * @summary Generates rows into a new candidate version of the target dataset (members, 202); existing versions are never touched
      * @request POST:/sdg/adapters/{adapter_id}/runs
      * @secure
      * @response `202` `SdgRunResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the sdg_adapter {adapter_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     sdgStartRun: (
       { adapterId }: SdgStartRunParams,
@@ -12566,15 +14014,16 @@ export class EvaluationWorkspaceClient<
   };
   analysis = {
     /**
-     * No description
+     * @description Properties of the annotation analysis (any signed-in user).
      *
      * @tags analysis
      * @name AnalysisPropertiesAnnotation
-     * @summary Properties of the annotation analysis (any signed-in user).
+     * @summary Properties of the annotation analysis (any signed-in user)
      * @request GET:/analysis/properties/annotation
      * @secure
      * @response `200` `(AnalysisPropertyDto)[]`
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     analysisPropertiesAnnotation: (params: RequestParams = {}) =>
       this.request<AnalysisPropertyDto[], ProblemResponse>({
@@ -12586,15 +14035,16 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Properties of the text analysis (any signed-in user).
      *
      * @tags analysis
      * @name AnalysisPropertiesText
-     * @summary Properties of the text analysis (any signed-in user).
+     * @summary Properties of the text analysis (any signed-in user)
      * @request GET:/analysis/properties/text
      * @secure
      * @response `200` `(AnalysisPropertyDto)[]`
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     analysisPropertiesText: (params: RequestParams = {}) =>
       this.request<AnalysisPropertyDto[], ProblemResponse>({
@@ -12606,15 +14056,16 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Properties of the visual analysis (any signed-in user).
      *
      * @tags analysis
      * @name AnalysisPropertiesVisual
-     * @summary Properties of the visual analysis (any signed-in user).
+     * @summary Properties of the visual analysis (any signed-in user)
      * @request GET:/analysis/properties/visual
      * @secure
      * @response `200` `(AnalysisPropertyDto)[]`
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     analysisPropertiesVisual: (params: RequestParams = {}) =>
       this.request<AnalysisPropertyDto[], ProblemResponse>({
@@ -12627,18 +14078,22 @@ export class EvaluationWorkspaceClient<
   };
   traces = {
     /**
-     * No description
+     * @description Adds a source to pull traces from (members; naming a secret takes an admin): an OTLP file URL, a Langfuse-compatible or a Phoenix-compatible API.
      *
      * @tags traces
      * @name TracesCreateConnection
-     * @summary Adds a source to pull traces from (members; naming a secret takes an admin): an OTLP file URL, a Langfuse-compatible or a Phoenix-compatible API.
+     * @summary Adds a source to pull traces from (members; naming a secret takes an admin): an OTLP file URL, a Langfuse-compatible or a Phoenix-compatible API
      * @request POST:/traces/connections
      * @secure
      * @response `201` `TraceSourceConnectionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` trace_connection_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     tracesCreateConnection: (
       data: CreateTraceConnectionRequest,
@@ -12655,17 +14110,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Adds a new ground-truth version: expected outputs for traces of the version (members).
      *
      * @tags traces
      * @name TracesCreateGroundTruth
-     * @summary Adds a new ground-truth version: expected outputs for traces of the version (members).
+     * @summary Adds a new ground-truth version: expected outputs for traces of the version (members)
      * @request POST:/traces/versions/{version_id}/ground-truth
      * @secure
      * @response `201` `TraceGroundTruthVersionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset_version {version_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     tracesCreateGroundTruth: (
       { versionId }: TracesCreateGroundTruthParams,
@@ -12683,17 +14143,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Which convention a sample of records follows, with a confidence, how each attribute maps onto the canonical span, and which attributes would be kept aside or dropped (viewers). Nothing is stored.
      *
      * @tags traces
      * @name TracesDetect
-     * @summary Which convention a sample of records follows, with a confidence, how each attribute maps onto the canonical span, and which attributes would be kept aside or dropped (viewers). Nothing is stored.
+     * @summary Which convention a sample of records follows, with a confidence, how each attribute maps onto the canonical span, and which attributes would be kept aside or dropped (viewers)
      * @request POST:/traces/conventions:detect
      * @secure
      * @response `200` `TraceConventionDetectionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace_id in the body (workspace_id)
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     tracesDetect: (
       { detect }: TracesDetectParams,
@@ -12711,17 +14176,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Convention detection over the first spans of an upload (viewers).
      *
      * @tags traces
      * @name TracesDetectUpload
-     * @summary Convention detection over the first spans of an upload (viewers).
+     * @summary Convention detection over the first spans of an upload (viewers)
      * @request POST:/traces/uploads/{upload_id}:detect
      * @secure
      * @response `200` `TraceConventionDetectionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the trace_upload {upload_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     tracesDetectUpload: (
       { uploadId, detect }: TracesDetectUploadParams,
@@ -12739,17 +14209,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description An ingest run: state, counts (received = landed + deduplicated + dropped), drops by reason, the version written (viewers).
      *
      * @tags traces
      * @name TracesGetRun
-     * @summary An ingest run: state, counts (received = landed + deduplicated + dropped), drops by reason, the version written (viewers).
+     * @summary An ingest run: state, counts (received = landed + deduplicated + dropped), drops by reason, the version written (viewers)
      * @request GET:/traces/runs/{run_id}
      * @secure
      * @response `200` `TraceIngestRunResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the trace_ingest_run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     tracesGetRun: ({ runId }: TracesGetRunParams, params: RequestParams = {}) =>
       this.request<TraceIngestRunResponse, ProblemResponse>({
@@ -12761,17 +14233,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The version's ground truth: the newest set of expected outputs (or `number`), with every version number (viewers).
      *
      * @tags traces
      * @name TracesGroundTruth
-     * @summary The version's ground truth: the newest set of expected outputs (or `number`), with every version number (viewers).
+     * @summary The version's ground truth: the newest set of expected outputs (or `number`), with every version number (viewers)
      * @request GET:/traces/versions/{version_id}/ground-truth
      * @secure
      * @response `200` `TraceGroundTruthResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset_version {version_id}
      * @response `404` `ProblemResponse` ground_truth_not_found The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     tracesGroundTruth: (
       { versionId, ...query }: TracesGroundTruthParams,
@@ -12787,17 +14261,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Lands an upload or a connection's traces into a new version of a trace dataset, through the queue (members, 202); idempotent: spans already landed are not written again.
      *
      * @tags traces
      * @name TracesLand
-     * @summary Lands an upload or a connection's traces into a new version of a trace dataset, through the queue (members, 202); idempotent: spans already landed are not written again.
+     * @summary Lands an upload or a connection's traces into a new version of a trace dataset, through the queue (members, 202); idempotent: spans already landed are not written again
      * @request POST:/traces/land
      * @secure
      * @response `202` `TraceIngestRunResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     tracesLand: (data: LandTracesRequest, params: RequestParams = {}) =>
       this.request<TraceIngestRunResponse, ProblemResponse>({
@@ -12811,17 +14290,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Pulls the connection's traces (page by page) into a new version of a trace dataset, through the queue (members, 202): poll GET /traces/runs/{id}.
      *
      * @tags traces
      * @name TracesLandFromConnection
-     * @summary Pulls the connection's traces (page by page) into a new version of a trace dataset, through the queue (members, 202): poll GET /traces/runs/{id}.
+     * @summary Pulls the connection's traces (page by page) into a new version of a trace dataset, through the queue (members, 202): poll GET /traces/runs/{id}
      * @request POST:/traces/connections/{connection_id}/land
      * @secure
      * @response `202` `TraceIngestRunResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the trace_connection {connection_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     tracesLandFromConnection: (
       { connectionId }: TracesLandFromConnectionParams,
@@ -12839,17 +14323,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Lands the records in the body (OTLP/JSON requests or span records, at most 10000), through the queue (members, 202).
      *
      * @tags traces
      * @name TracesLandInline
-     * @summary Lands the records in the body (OTLP/JSON requests or span records, at most 10000), through the queue (members, 202).
+     * @summary Lands the records in the body (OTLP/JSON requests or span records, at most 10000), through the queue (members, 202)
      * @request POST:/traces/land:inline
      * @secure
      * @response `202` `TraceIngestRunResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     tracesLandInline: (
       { inline }: TracesLandInlineParams,
@@ -12867,17 +14356,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The workspace's trace source connections (viewers).
      *
      * @tags traces
      * @name TracesListConnections
-     * @summary The workspace's trace source connections (viewers).
+     * @summary The workspace's trace source connections (viewers)
      * @request GET:/traces/connections
      * @secure
      * @response `200` `(TraceSourceConnectionResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     tracesListConnections: (
       query: TracesListConnectionsParams,
@@ -12893,17 +14384,20 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Makes the trace version its dataset's current version (members).
      *
      * @tags traces
      * @name TracesPromote
-     * @summary Makes the trace version its dataset's current version (members).
+     * @summary Makes the trace version its dataset's current version (members)
      * @request POST:/traces/versions/{version_id}:promote
      * @secure
      * @response `200` `TraceCurrentVersionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset_version {version_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     tracesPromote: (
       { versionId, promote }: TracesPromoteParams,
@@ -12918,17 +14412,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The records the run could not normalise, each with its reason and original payload, in source order (viewers).
      *
      * @tags traces
      * @name TracesRunDrops
-     * @summary The records the run could not normalise, each with its reason and original payload, in source order (viewers).
+     * @summary The records the run could not normalise, each with its reason and original payload, in source order (viewers)
      * @request GET:/traces/runs/{run_id}/drops
      * @secure
      * @response `200` `TraceIngestRunDropsResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the trace_ingest_run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     tracesRunDrops: (
       { runId, ...query }: TracesRunDropsParams,
@@ -12944,18 +14440,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Uploads a trace file (multipart, part `file`; streamed to disk, at most UPLOAD_MAX_BYTES) to detect and land (members).
      *
      * @tags traces
      * @name TracesUpload
-     * @summary Uploads a trace file (multipart, part `file`; streamed to disk, at most UPLOAD_MAX_BYTES) to detect and land (members).
+     * @summary Uploads a trace file (multipart, part `file`; streamed to disk, at most UPLOAD_MAX_BYTES) to detect and land (members)
      * @request POST:/traces/uploads
      * @secure
      * @response `201` `TraceUploadResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` payload_too_large (UPLOAD_MAX_BYTES)
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     tracesUpload: (
       query: TracesUploadParams,
@@ -12974,17 +14474,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Drops of the landings that wrote this version (viewers).
      *
      * @tags traces
      * @name TracesVersionDrops
-     * @summary Drops of the landings that wrote this version (viewers).
+     * @summary Drops of the landings that wrote this version (viewers)
      * @request GET:/traces/versions/{version_id}/drops
      * @secure
      * @response `200` `(TraceDropRecordResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset_version {version_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     tracesVersionDrops: (
       { versionId, ...query }: TracesVersionDropsParams,
@@ -13001,11 +14503,11 @@ export class EvaluationWorkspaceClient<
   };
   projects = {
     /**
-     * No description
+     * @description Attaches a test plan version (default its latest) to a project that has none (members).
      *
      * @tags projects
      * @name ProjectsAttachPlan
-     * @summary Attaches a test plan version (default its latest) to a project that has none (members).
+     * @summary Attaches a test plan version (default its latest) to a project that has none (members)
      * @request POST:/projects/{project_id}/test-plan
      * @secure
      * @response `200` `ProjectPatchResponse`
@@ -13014,6 +14516,9 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the project {project_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` project_test_plan_attached
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     projectsAttachPlan: (
       { projectId }: ProjectsAttachPlanParams,
@@ -13031,11 +14536,11 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Rows of the project's datasets per dimension value (and chosen pairs), and the values with fewer than `min_rows` (viewers).
      *
      * @tags projects
      * @name ProjectsCoverage
-     * @summary Rows of the project's datasets per dimension value (and chosen pairs), and the values with fewer than `min_rows` (viewers).
+     * @summary Rows of the project's datasets per dimension value (and chosen pairs), and the values with fewer than `min_rows` (viewers)
      * @request GET:/projects/{project_id}/coverage
      * @secure
      * @response `200` `ProjectCoverageResponse`
@@ -13043,6 +14548,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the project {project_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     projectsCoverage: (
       { projectId, ...query }: ProjectsCoverageParams,
@@ -13058,11 +14564,11 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Creates a project (members) from a template's dimension list (as it is or edited), with SUTs and datasets of the workspace.
      *
      * @tags projects
      * @name ProjectsCreate
-     * @summary Creates a project (members) from a template's dimension list (as it is or edited), with SUTs and datasets of the workspace.
+     * @summary Creates a project (members) from a template's dimension list (as it is or edited), with SUTs and datasets of the workspace
      * @request POST:/projects
      * @secure
      * @response `201` `ProjectCreateResponse`
@@ -13071,6 +14577,9 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` project_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     projectsCreate: (data: CreateProjectRequest, params: RequestParams = {}) =>
       this.request<ProjectCreateResponse, ProblemResponse>({
@@ -13084,17 +14593,20 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Detaches the test plan (members); a project without one is answered unchanged.
      *
      * @tags projects
      * @name ProjectsDetachPlan
-     * @summary Detaches the test plan (members); a project without one is answered unchanged.
+     * @summary Detaches the test plan (members); a project without one is answered unchanged
      * @request DELETE:/projects/{project_id}/test-plan
      * @secure
      * @response `200` `ProjectResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the project {project_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     projectsDetachPlan: (
       { projectId }: ProjectsDetachPlanParams,
@@ -13109,17 +14621,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description One project (viewers).
      *
      * @tags projects
      * @name ProjectsGet
-     * @summary One project (viewers).
+     * @summary One project (viewers)
      * @request GET:/projects/{project_id}
      * @secure
      * @response `200` `ProjectResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the project {project_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     projectsGet: (
       { projectId }: ProjectsGetParams,
@@ -13134,17 +14648,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The workspace's projects (viewers); filter with `q`, sort by name, created_at or updated_at.
      *
      * @tags projects
      * @name ProjectsList
-     * @summary The workspace's projects (viewers); filter with `q`, sort by name, created_at or updated_at.
+     * @summary The workspace's projects (viewers); filter with `q`, sort by name, created_at or updated_at
      * @request GET:/projects
      * @secure
      * @response `200` `ProjectListItemPage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     projectsList: (query: ProjectsListParams, params: RequestParams = {}) =>
       this.request<ProjectListItemPage, ProblemResponse>({
@@ -13157,11 +14673,11 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Moves the project to another workspace (admins of both); its links to the old workspace's SUTs, datasets and test plan are dropped.
      *
      * @tags projects
      * @name ProjectsMove
-     * @summary Moves the project to another workspace (admins of both); its links to the old workspace's SUTs, datasets and test plan are dropped.
+     * @summary Moves the project to another workspace (admins of both); its links to the old workspace's SUTs, datasets and test plan are dropped
      * @request POST:/projects/{project_id}/move
      * @secure
      * @response `200` `ProjectResponse`
@@ -13170,6 +14686,9 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the project {project_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` project_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     projectsMove: (
       { projectId }: ProjectsMoveParams,
@@ -13187,11 +14706,11 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Sets the project's test plan version, replacing any attached one (members).
      *
      * @tags projects
      * @name ProjectsReplacePlan
-     * @summary Sets the project's test plan version, replacing any attached one (members).
+     * @summary Sets the project's test plan version, replacing any attached one (members)
      * @request PUT:/projects/{project_id}/test-plan
      * @secure
      * @response `200` `ProjectPatchResponse`
@@ -13199,6 +14718,10 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the project {project_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     projectsReplacePlan: (
       { projectId }: ProjectsReplacePlanParams,
@@ -13216,11 +14739,11 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Metric values of the project's runs (of its SUTs or datasets) over time, per dimension value, ready for a chart (viewers).
      *
      * @tags projects
      * @name ProjectsTrend
-     * @summary Metric values of the project's runs (of its SUTs or datasets) over time, per dimension value, ready for a chart (viewers).
+     * @summary Metric values of the project's runs (of its SUTs or datasets) over time, per dimension value, ready for a chart (viewers)
      * @request POST:/projects/{project_id}/trend
      * @secure
      * @response `200` `ProjectTrendResponse`
@@ -13228,6 +14751,10 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the project {project_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     projectsTrend: (
       { projectId }: ProjectsTrendParams,
@@ -13245,11 +14772,11 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Changes name, description, dimensions or links (members); lists replace the old ones.
      *
      * @tags projects
      * @name ProjectsUpdate
-     * @summary Changes name, description, dimensions or links (members); lists replace the old ones.
+     * @summary Changes name, description, dimensions or links (members); lists replace the old ones
      * @request PATCH:/projects/{project_id}
      * @secure
      * @response `200` `ProjectPatchResponse`
@@ -13258,6 +14785,9 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the project {project_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` project_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     projectsUpdate: (
       { projectId }: ProjectsUpdateParams,
@@ -13276,11 +14806,11 @@ export class EvaluationWorkspaceClient<
   };
   testPlans = {
     /**
-     * No description
+     * @description Version 1 of a new plan (members): datasets or partitions of the workspace, metrics with thresholds, the release rule.
      *
      * @tags test plans
      * @name TestPlansCreate
-     * @summary Version 1 of a new plan (members): datasets or partitions of the workspace, metrics with thresholds, the release rule.
+     * @summary Version 1 of a new plan (members): datasets or partitions of the workspace, metrics with thresholds, the release rule
      * @request POST:/test-plans
      * @secure
      * @response `201` `TestPlanResponse`
@@ -13289,6 +14819,9 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` test_plan_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     testPlansCreate: (
       data: CreateTestPlanRequest,
@@ -13305,11 +14838,11 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description A new version (members), from `from_version` (default the latest): what the body leaves out is copied. Versions never change.
      *
      * @tags test plans
      * @name TestPlansCreateVersion
-     * @summary A new version (members), from `from_version` (default the latest): what the body leaves out is copied. Versions never change.
+     * @summary A new version (members), from `from_version` (default the latest): what the body leaves out is copied
      * @request POST:/test-plans/{ref}/versions
      * @secure
      * @response `201` `TestPlanResponse`
@@ -13317,6 +14850,10 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     testPlansCreateVersion: (
       { ref, ...query }: TestPlansCreateVersionParams,
@@ -13335,17 +14872,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The plan's latest version with the projects carrying it (viewers).
      *
      * @tags test plans
      * @name TestPlansGet
-     * @summary The plan's latest version with the projects carrying it (viewers).
+     * @summary The plan's latest version with the projects carrying it (viewers)
      * @request GET:/test-plans/{ref}
      * @secure
      * @response `200` `TestPlanDetailResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     testPlansGet: (
       { ref, ...query }: TestPlansGetParams,
@@ -13361,11 +14900,11 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description One version (a number, or `latest`) (viewers).
      *
      * @tags test plans
      * @name TestPlansGetVersion
-     * @summary One version (a number, or `latest`) (viewers).
+     * @summary One version (a number, or `latest`) (viewers)
      * @request GET:/test-plans/{ref}/versions/{version}
      * @secure
      * @response `200` `TestPlanDetailResponse`
@@ -13373,6 +14912,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     testPlansGetVersion: (
       { ref, version, ...query }: TestPlansGetVersionParams,
@@ -13388,17 +14928,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The workspace's test plans with their latest version's size (viewers).
      *
      * @tags test plans
      * @name TestPlansList
-     * @summary The workspace's test plans with their latest version's size (viewers).
+     * @summary The workspace's test plans with their latest version's size (viewers)
      * @request GET:/test-plans
      * @secure
      * @response `200` `TestPlanSummaryResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     testPlansList: (query: TestPlansListParams, params: RequestParams = {}) =>
       this.request<TestPlanSummaryResponsePage, ProblemResponse>({
@@ -13411,11 +14953,11 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The plan's versions, newest first (viewers).
      *
      * @tags test plans
      * @name TestPlansVersions
-     * @summary The plan's versions, newest first (viewers).
+     * @summary The plan's versions, newest first (viewers)
      * @request GET:/test-plans/{ref}/versions
      * @secure
      * @response `200` `TestPlanVersionPage`
@@ -13423,6 +14965,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     testPlansVersions: (
       { ref, ...query }: TestPlansVersionsParams,
@@ -13439,11 +14982,11 @@ export class EvaluationWorkspaceClient<
   };
   testPackages = {
     /**
-     * No description
+     * @description A workspace recommendation (members): metrics, quality checks and dimensions for a use case.
      *
      * @tags test packages
      * @name RecommendationsCreate
-     * @summary A workspace recommendation (members): metrics, quality checks and dimensions for a use case.
+     * @summary A workspace recommendation (members): metrics, quality checks and dimensions for a use case
      * @request POST:/test-packages/recommendations
      * @secure
      * @response `201` `TestPackageRecommendation`
@@ -13452,6 +14995,9 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` recommendation_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     recommendationsCreate: (
       data: CreateRecommendationRequest,
@@ -13468,17 +15014,20 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Deletes a workspace recommendation (members); built-ins are read-only (403 builtin_recommendation_read_only).
      *
      * @tags test packages
      * @name RecommendationsDelete
-     * @summary Deletes a workspace recommendation (members); built-ins are read-only (403 builtin_recommendation_read_only).
+     * @summary Deletes a workspace recommendation (members); built-ins are read-only (403 builtin_recommendation_read_only)
      * @request DELETE:/test-packages/recommendations/{recommendation_id}
      * @secure
      * @response `204` `void` Deleted
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     recommendationsDelete: (
       { recommendationId, ...query }: RecommendationsDeleteParams,
@@ -13493,17 +15042,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description One recommendation, built-in or the workspace's (viewers).
      *
      * @tags test packages
      * @name RecommendationsGet
-     * @summary One recommendation, built-in or the workspace's (viewers).
+     * @summary One recommendation, built-in or the workspace's (viewers)
      * @request GET:/test-packages/recommendations/{recommendation_id}
      * @secure
      * @response `200` `TestPackageRecommendation`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     recommendationsGet: (
       { recommendationId, ...query }: RecommendationsGetParams,
@@ -13519,17 +15070,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The built-in recommendations (one per project template) and the workspace's own (viewers).
      *
      * @tags test packages
      * @name RecommendationsList
-     * @summary The built-in recommendations (one per project template) and the workspace's own (viewers).
+     * @summary The built-in recommendations (one per project template) and the workspace's own (viewers)
      * @request GET:/test-packages/recommendations
      * @secure
      * @response `200` `(TestPackageRecommendation)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     recommendationsList: (
       query: RecommendationsListParams,
@@ -13545,11 +15098,11 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Replaces a workspace recommendation (members); built-ins are read-only (403 builtin_recommendation_read_only).
      *
      * @tags test packages
      * @name RecommendationsReplace
-     * @summary Replaces a workspace recommendation (members); built-ins are read-only (403 builtin_recommendation_read_only).
+     * @summary Replaces a workspace recommendation (members); built-ins are read-only (403 builtin_recommendation_read_only)
      * @request PUT:/test-packages/recommendations/{recommendation_id}
      * @secure
      * @response `200` `TestPackageRecommendation`
@@ -13558,6 +15111,9 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` recommendation_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     recommendationsReplace: (
       { recommendationId, ...query }: RecommendationsReplaceParams,
@@ -13577,17 +15133,19 @@ export class EvaluationWorkspaceClient<
   };
   reports = {
     /**
-     * No description
+     * @description Every section and the whole report as one Markdown document (viewers); the ETag serves If-Match on PUT content.
      *
      * @tags reports
      * @name ReportsContent
-     * @summary Every section and the whole report as one Markdown document (viewers); the ETag serves If-Match on PUT content.
+     * @summary Every section and the whole report as one Markdown document (viewers); the ETag serves If-Match on PUT content
      * @request GET:/reports/{report_id}/content
      * @secure
      * @response `200` `ReportContentResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportsContent: (
       { reportId }: ReportsContentParams,
@@ -13602,17 +15160,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description A signed, expiring URL to the report's current content as Markdown or HTML (viewers).
      *
      * @tags reports
      * @name ReportsContentUrl
-     * @summary A signed, expiring URL to the report's current content as Markdown or HTML (viewers).
+     * @summary A signed, expiring URL to the report's current content as Markdown or HTML (viewers)
      * @request GET:/reports/{report_id}/content-url
      * @secure
      * @response `200` `ReportContentUrlResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportsContentUrl: (
       { reportId, ...query }: ReportsContentUrlParams,
@@ -13628,11 +15188,11 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Builds a report from the run (members): every section's figures from its results, narratives from the judge when one is configured, else from the template.
      *
      * @tags reports
      * @name ReportsCreate
-     * @summary Builds a report from the run (members): every section's figures from its results, narratives from the judge when one is configured, else from the template.
+     * @summary Builds a report from the run (members): every section's figures from its results, narratives from the judge when one is configured, else from the template
      * @request POST:/reports/{run_id}
      * @secure
      * @response `201` `ReportResponse`
@@ -13640,6 +15200,10 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportsCreate: (
       { runId }: ReportsCreateParams,
@@ -13657,17 +15221,20 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Removes a section from the report (members); regenerate with `sections` naming it brings it back.
      *
      * @tags reports
      * @name ReportsDeleteSection
-     * @summary Removes a section from the report (members); regenerate with `sections` naming it brings it back.
+     * @summary Removes a section from the report (members); regenerate with `sections` naming it brings it back
      * @request DELETE:/reports/{report_id}/content/{section_key}
      * @secure
      * @response `200` `ReportContentResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the report {report_id}
      * @response `404` `ProblemResponse` report_section_not_found The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportsDeleteSection: (
       { reportId, sectionKey }: ReportsDeleteSectionParams,
@@ -13682,11 +15249,11 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description A signed, expiring URL to the report's file in a format (viewers): the export of this version of the report, rendered and stored when there is none yet.
      *
      * @tags reports
      * @name ReportsDownload
-     * @summary A signed, expiring URL to the report's file in a format (viewers): the export of this version of the report, rendered and stored when there is none yet.
+     * @summary A signed, expiring URL to the report's file in a format (viewers): the export of this version of the report, rendered and stored when there is none yet
      * @request GET:/reports/{report_id}/download
      * @secure
      * @response `200` `ReportDownloadResponse`
@@ -13694,6 +15261,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportsDownload: (
       { reportId, ...query }: ReportsDownloadParams,
@@ -13709,11 +15277,11 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Renders the report as Markdown, HTML or PDF and stores the file (members); answers a signed URL to it.
      *
      * @tags reports
      * @name ReportsExport
-     * @summary Renders the report as Markdown, HTML or PDF and stores the file (members); answers a signed URL to it.
+     * @summary Renders the report as Markdown, HTML or PDF and stores the file (members); answers a signed URL to it
      * @request POST:/reports/{report_id}/export
      * @secure
      * @response `200` `ReportDownloadResponse`
@@ -13721,6 +15289,10 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the report {report_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportsExport: (
       { reportId }: ReportsExportParams,
@@ -13738,17 +15310,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description One report with its sections (viewers); the ETag serves If-Match on PUT content.
      *
      * @tags reports
      * @name ReportsGet
-     * @summary One report with its sections (viewers); the ETag serves If-Match on PUT content.
+     * @summary One report with its sections (viewers); the ETag serves If-Match on PUT content
      * @request GET:/reports/{report_id}
      * @secure
      * @response `200` `ReportResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportsGet: ({ reportId }: ReportsGetParams, params: RequestParams = {}) =>
       this.request<ReportResponse, ProblemResponse>({
@@ -13760,17 +15334,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The workspace's reports, newest first, optionally of one run (viewers).
      *
      * @tags reports
      * @name ReportsList
-     * @summary The workspace's reports, newest first, optionally of one run (viewers).
+     * @summary The workspace's reports, newest first, optionally of one run (viewers)
      * @request GET:/reports
      * @secure
      * @response `200` `ReportSummaryPage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportsList: (query: ReportsListParams, params: RequestParams = {}) =>
       this.request<ReportSummaryPage, ProblemResponse>({
@@ -13783,17 +15359,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Partition id -> the metric names a report can show for it: the run's metrics, then the built-ins the version's mapping supports (viewers).
      *
      * @tags reports
      * @name ReportsPartitionMetrics
-     * @summary Partition id -> the metric names a report can show for it: the run's metrics, then the built-ins the version's mapping supports (viewers).
+     * @summary Partition id -> the metric names a report can show for it: the run's metrics, then the built-ins the version's mapping supports (viewers)
      * @request GET:/reports/{run_id}/partitions/metrics
      * @secure
      * @response `200` `Record<string,(string)[]>`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportsPartitionMetrics: (
       { runId }: ReportsPartitionMetricsParams,
@@ -13808,17 +15386,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The partitions of the dataset version the run executed (viewers).
      *
      * @tags reports
      * @name ReportsPartitions
-     * @summary The partitions of the dataset version the run executed (viewers).
+     * @summary The partitions of the dataset version the run executed (viewers)
      * @request GET:/reports/{run_id}/partitions
      * @secure
      * @response `200` `(PartitionResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportsPartitions: (
       { runId }: ReportsPartitionsParams,
@@ -13833,17 +15413,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The questions a report on this run answers, section by section, from its metrics and dimensions (viewers).
      *
      * @tags reports
      * @name ReportsQuestions
-     * @summary The questions a report on this run answers, section by section, from its metrics and dimensions (viewers).
+     * @summary The questions a report on this run answers, section by section, from its metrics and dimensions (viewers)
      * @request GET:/reports/questions/{run_id}
      * @secure
      * @response `200` `QuestionSchemaResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportsQuestions: (
       { runId, ...query }: ReportsQuestionsParams,
@@ -13859,11 +15441,11 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Rebuilds the report from its run (members), keeping edited sections unless `keep_edits` is false.
      *
      * @tags reports
      * @name ReportsRegenerate
-     * @summary Rebuilds the report from its run (members), keeping edited sections unless `keep_edits` is false.
+     * @summary Rebuilds the report from its run (members), keeping edited sections unless `keep_edits` is false
      * @request POST:/reports/{report_id}/regenerate
      * @secure
      * @response `200` `ReportResponse`
@@ -13871,6 +15453,10 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the report {report_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportsRegenerate: (
       { reportId }: ReportsRegenerateParams,
@@ -13888,17 +15474,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description One section by its key (viewers).
      *
      * @tags reports
      * @name ReportsSection
-     * @summary One section by its key (viewers).
+     * @summary One section by its key (viewers)
      * @request GET:/reports/{report_id}/content/{key}
      * @secure
      * @response `200` `ReportSectionContent`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
      * @response `404` `ProblemResponse` report_section_not_found The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportsSection: (
       { reportId, key }: ReportsSectionParams,
@@ -13913,11 +15501,11 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Edits sections' markdown and titles (members); edited sections are marked `edited`. Honours If-Match.
      *
      * @tags reports
      * @name ReportsUpdateContent
-     * @summary Edits sections' markdown and titles (members); edited sections are marked `edited`. Honours If-Match.
+     * @summary Edits sections' markdown and titles (members); edited sections are marked `edited`
      * @request PUT:/reports/{report_id}/content
      * @secure
      * @response `200` `ReportContentResponse`
@@ -13925,7 +15513,11 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the report {report_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `412` `ProblemResponse` If-Match does not match the current ETag
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportsUpdateContent: (
       { reportId }: ReportsUpdateContentParams,
@@ -13944,11 +15536,11 @@ export class EvaluationWorkspaceClient<
   };
   reportConfigs = {
     /**
-     * No description
+     * @description Adds a report config (members): its sections in order, their titles and extra questions.
      *
      * @tags reports
      * @name ReportConfigsCreate
-     * @summary Adds a report config (members): its sections in order, their titles and extra questions.
+     * @summary Adds a report config (members): its sections in order, their titles and extra questions
      * @request POST:/report-configs
      * @secure
      * @response `201` `ReportConfigResponse`
@@ -13957,6 +15549,9 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` report_config_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportConfigsCreate: (
       data: CreateReportConfigRequest,
@@ -13973,17 +15568,20 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Deletes a report config (members); reports and settings that named it keep working without it.
      *
      * @tags reports
      * @name ReportConfigsDelete
-     * @summary Deletes a report config (members); reports and settings that named it keep working without it.
+     * @summary Deletes a report config (members); reports and settings that named it keep working without it
      * @request DELETE:/report-configs/{config_id}
      * @secure
      * @response `204` `void` Deleted
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the report_config {config_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportConfigsDelete: (
       { configId }: ReportConfigsDeleteParams,
@@ -13997,17 +15595,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description One report config (viewers).
      *
      * @tags reports
      * @name ReportConfigsGet
-     * @summary One report config (viewers).
+     * @summary One report config (viewers)
      * @request GET:/report-configs/{config_id}
      * @secure
      * @response `200` `ReportConfigResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report_config {config_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportConfigsGet: (
       { configId }: ReportConfigsGetParams,
@@ -14022,17 +15622,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The workspace's report configs by name (viewers).
      *
      * @tags reports
      * @name ReportConfigsList
-     * @summary The workspace's report configs by name (viewers).
+     * @summary The workspace's report configs by name (viewers)
      * @request GET:/report-configs
      * @secure
      * @response `200` `(ReportConfigSummary)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportConfigsList: (
       query: ReportConfigsListParams,
@@ -14048,15 +15650,16 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description A starting config as commented YAML: every built-in section in the default order (any authenticated user).
      *
      * @tags reports
      * @name ReportConfigsTemplate
-     * @summary A starting config as commented YAML: every built-in section in the default order (any authenticated user).
+     * @summary A starting config as commented YAML: every built-in section in the default order (any authenticated user)
      * @request GET:/report-configs/template
      * @secure
      * @response `200` `string` The template as YAML
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportConfigsTemplate: (params: RequestParams = {}) =>
       this.request<string, ProblemResponse>({
@@ -14068,17 +15671,20 @@ export class EvaluationWorkspaceClient<
   };
   reportSettings = {
     /**
-     * No description
+     * @description Falls back to the built-in prompt (admins).
      *
      * @tags reports
      * @name ReportSettingsDeletePrompt
-     * @summary Falls back to the built-in prompt (admins).
+     * @summary Falls back to the built-in prompt (admins)
      * @request DELETE:/report-settings/prompts/{section_key}
      * @secure
      * @response `204` `void` The built-in prompt applies again
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` report_section_key_unknown The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportSettingsDeletePrompt: (
       { sectionKey, ...query }: ReportSettingsDeletePromptParams,
@@ -14093,17 +15699,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The workspace's report defaults: config, judge and formats (viewers).
      *
      * @tags reports
      * @name ReportSettingsGet
-     * @summary The workspace's report defaults: config, judge and formats (viewers).
+     * @summary The workspace's report defaults: config, judge and formats (viewers)
      * @request GET:/report-settings
      * @secure
      * @response `200` `ReportSettingsResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportSettingsGet: (
       query: ReportSettingsGetParams,
@@ -14119,17 +15727,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description One section's prompt in effect (viewers).
      *
      * @tags reports
      * @name ReportSettingsGetPrompt
-     * @summary One section's prompt in effect (viewers).
+     * @summary One section's prompt in effect (viewers)
      * @request GET:/report-settings/prompts/{section_key}
      * @secure
      * @response `200` `ReportSectionPromptResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` report_section_key_unknown The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportSettingsGetPrompt: (
       { sectionKey, ...query }: ReportSettingsGetPromptParams,
@@ -14145,17 +15755,19 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Every section's prompt in effect, built-in or the workspace's own (viewers).
      *
      * @tags reports
      * @name ReportSettingsListPrompts
-     * @summary Every section's prompt in effect, built-in or the workspace's own (viewers).
+     * @summary Every section's prompt in effect, built-in or the workspace's own (viewers)
      * @request GET:/report-settings/prompts
      * @secure
      * @response `200` `(ReportSectionPromptResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportSettingsListPrompts: (
       query: ReportSettingsListPromptsParams,
@@ -14171,17 +15783,22 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Replaces a section's prompt for the workspace (admins).
      *
      * @tags reports
      * @name ReportSettingsPutPrompt
-     * @summary Replaces a section's prompt for the workspace (admins).
+     * @summary Replaces a section's prompt for the workspace (admins)
      * @request PUT:/report-settings/prompts/{section_key}
      * @secure
      * @response `200` `ReportSectionPromptResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace_id in the body (workspace_id)
      * @response `404` `ProblemResponse` report_section_key_unknown The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportSettingsPutPrompt: (
       { sectionKey }: ReportSettingsPutPromptParams,
@@ -14199,11 +15816,11 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description Changes the workspace's report defaults (admins); members left out keep their value.
      *
      * @tags reports
      * @name ReportSettingsUpdate
-     * @summary Changes the workspace's report defaults (admins); members left out keep their value.
+     * @summary Changes the workspace's report defaults (admins); members left out keep their value
      * @request PUT:/report-settings
      * @secure
      * @response `200` `ReportSettingsResponse`
@@ -14211,6 +15828,10 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace_id in the body (workspace_id)
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reportSettingsUpdate: (
       data: UpdateReportSettingsRequest,
@@ -14228,16 +15849,18 @@ export class EvaluationWorkspaceClient<
   };
   sdk = {
     /**
-     * No description
+     * @description The typed TypeScript client of this version, generated from the service's OpenAPI document, as files (any authenticated user).
      *
      * @tags sdk
      * @name SdkDownload
-     * @summary The typed TypeScript client of this version, generated from the service's OpenAPI document, as files (any authenticated user).
+     * @summary The typed TypeScript client of this version, generated from the service's OpenAPI document, as files (any authenticated user)
      * @request GET:/sdk/versions/{version}/download
      * @secure
      * @response `200` `BundleResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `404` `ProblemResponse` sdk_version_not_found; `available` lists the versions
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     sdkDownload: ({ version }: SdkDownloadParams, params: RequestParams = {}) =>
       this.request<BundleResponse, ProblemResponse>({
@@ -14249,15 +15872,16 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * No description
+     * @description The client SDK versions with their download paths (any authenticated user).
      *
      * @tags sdk
      * @name SdkVersions
-     * @summary The client SDK versions with their download paths (any authenticated user).
+     * @summary The client SDK versions with their download paths (any authenticated user)
      * @request GET:/sdk/versions
      * @secure
      * @response `200` `SdkVersionsResponse`
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     sdkVersions: (params: RequestParams = {}) =>
       this.request<SdkVersionsResponse, ProblemResponse>({
@@ -14270,16 +15894,18 @@ export class EvaluationWorkspaceClient<
   };
   examples = {
     /**
-     * No description
+     * @description Example datasets (CSV, JSONL), eval configs and a script that runs a whole evaluation against the service (any authenticated user).
      *
      * @tags sdk
      * @name SdkExamples
-     * @summary Example datasets (CSV, JSONL), eval configs and a script that runs a whole evaluation against the service (any authenticated user).
+     * @summary Example datasets (CSV, JSONL), eval configs and a script that runs a whole evaluation against the service (any authenticated user)
      * @request GET:/examples/versions/{version}/download
      * @secure
      * @response `200` `BundleResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `404` `ProblemResponse` sdk_version_not_found; `available` lists the versions
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     sdkExamples: ({ version }: SdkExamplesParams, params: RequestParams = {}) =>
       this.request<BundleResponse, ProblemResponse>({

@@ -84,6 +84,20 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(24 * 3600)
   LOGIN_LOCKOUT_SECONDS: number = 900;
 
+  /**
+   * The cost of a new password hash (argon2id): memory in KiB, passes, lanes. The defaults are
+   * argon2's own (64 MiB, 3, 4), above OWASP's minimum (19 MiB, 2, 1). A stored hash carries the
+   * parameters it was made with, so changing them never locks anyone out.
+   */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1024) @Max(4 * 1024 * 1024)
+  PASSWORD_HASH_MEMORY_KIB: number = 65536;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(32)
+  PASSWORD_HASH_TIME_COST: number = 3;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(16)
+  PASSWORD_HASH_PARALLELISM: number = 4;
+
   /** Password hashes and verifies (argon2id, 64 MiB each) computed at once in this process. */
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(64)
   PASSWORD_HASH_CONCURRENCY: number = defaultHashConcurrency();

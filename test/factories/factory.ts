@@ -5,7 +5,6 @@ import type { DataSource } from 'typeorm';
 import type { WorkspaceRole } from '../../libs/auth/roles.js';
 
 export const DEFAULT_PASSWORD = 'correct-horse-battery';
-let defaultHash: Promise<string> | undefined;
 
 export interface TestUser {
   id: string;
@@ -28,12 +27,20 @@ export class Factory {
   constructor(
     private readonly http: ReturnType<typeof supertest>,
     private readonly dataSource: DataSource,
+    /** The app's hashing cost (PASSWORD_HASH_*), so a login verifies at the cost the app would have hashed at. */
+    private readonly hashing: { memoryCost: number; timeCost: number; parallelism: number } = { memoryCost: 65536, timeCost: 3, parallelism: 4 },
   ) {}
+
+  private defaultHash?: Promise<string>;
+
+  private hash(password: string): Promise<string> {
+    return argon2.hash(password, { type: argon2.argon2id, ...this.hashing });
+  }
 
   async newUser(options: { systemRole?: 'admin' | 'user'; email?: string; password?: string; status?: 'active' | 'deactivated' } = {}): Promise<TestUser> {
     const email = options.email ?? `user-${randomBytes(5).toString('hex')}@test.local`;
     const password = options.password ?? DEFAULT_PASSWORD;
-    const hash = password === DEFAULT_PASSWORD ? await (defaultHash ??= argon2.hash(DEFAULT_PASSWORD, { type: argon2.argon2id })) : await argon2.hash(password, { type: argon2.argon2id });
+    const hash = password === DEFAULT_PASSWORD ? await (this.defaultHash ??= this.hash(DEFAULT_PASSWORD)) : await this.hash(password);
     const [row] = await this.dataSource.query(
       `INSERT INTO users (email, display_name, password_hash, system_role, status) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
       [email, email.split('@')[0], hash, options.systemRole ?? 'user', options.status ?? 'active'],

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Response } from 'supertest';
 import type { Actor, TestUser } from '../factories/factory.js';
 import { expectProblem } from '../utils/problem.js';
-import { startTestApp, type TestApp } from '../utils/test-app.js';
+import { DEFAULT_PASSWORD_HASHING, startTestApp, type TestApp } from '../utils/test-app.js';
 
 const CONCURRENCY = 2;
 const QUEUE = 4;
@@ -42,7 +42,7 @@ describe('login flood: bounded password hashing', () => {
   let victim: TestUser;
   let admin: Actor;
   beforeAll(async () => {
-    t = await startTestApp({ PASSWORD_HASH_CONCURRENCY: String(CONCURRENCY), PASSWORD_HASH_QUEUE: String(QUEUE) });
+    t = await startTestApp({ ...DEFAULT_PASSWORD_HASHING, PASSWORD_HASH_CONCURRENCY: String(CONCURRENCY), PASSWORD_HASH_QUEUE: String(QUEUE) });
     real = await t.factory.newUser();
     victim = await t.factory.newUser();
     admin = await t.factory.actor({ systemRole: 'admin' });

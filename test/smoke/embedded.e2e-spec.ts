@@ -9,14 +9,17 @@ import { DataDirLockedError, openDatabase } from '../../libs/database/index.js';
 import { createApp } from '../../src/bootstrap.js';
 import { AppConfig } from '../../src/config/app-config.js';
 import { migrations } from '../../src/database/migrations/index.js';
+import { describeOn } from '../utils/database-mode.js';
 
-jest.setTimeout(120_000);
+// A fresh DATA_DIR: initdb and every migration on PGlite, which takes a minute or more on the
+// loaded 2-core machine (the e2e files copy a migrated template instead).
+jest.setTimeout(300_000);
 
 /**
  * The default mode of `npm start`: no DATABASE_URL, no REDIS_URL, nothing prepared. The real
  * application on PGlite under a fresh DATA_DIR, booted twice to prove the data survives.
  */
-describe('smoke: embedded mode (PGlite under DATA_DIR, in-process queue)', () => {
+describeOn('embedded', 'starts from a DATA_DIR alone, whatever the project; once is enough')('smoke: embedded mode (PGlite under DATA_DIR, in-process queue)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'ews-smoke-'));
   const env = { DATA_DIR: dataDir, ADMIN_EMAIL: 'smoke-admin@example.com', ADMIN_PASSWORD: 'smoke-password-1', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' };
   let app: NestExpressApplication | undefined;

@@ -39,6 +39,14 @@ export interface TestAppOptions {
 }
 
 /**
+ * Password hashing at the service's default cost (argon2id, 64 MiB, 3 passes, 4 lanes). Test
+ * processes hash at argon2's cheapest settings (1 MiB, 1 pass: the same code, ~1 ms instead of
+ * ~0.6 s a hash on the 2-core machine); the files about hashing under load pass this to measure
+ * what a deployment meets.
+ */
+export const DEFAULT_PASSWORD_HASHING = { PASSWORD_HASH_MEMORY_KIB: '65536', PASSWORD_HASH_TIME_COST: '3', PASSWORD_HASH_PARALLELISM: '4' };
+
+/**
  * The configuration every test process (API, worker or command) gets for a test database:
  * DATABASE_URL on PostgreSQL, DATA_DIR (and nothing else) on the embedded database.
  */
@@ -50,6 +58,9 @@ export function testEnvironment(db: TestDatabase, env: Record<string, string> = 
     ADMIN_EMAIL,
     ADMIN_PASSWORD,
     DATABASE_POOL_SIZE: '4',
+    PASSWORD_HASH_MEMORY_KIB: '1024',
+    PASSWORD_HASH_TIME_COST: '1',
+    PASSWORD_HASH_PARALLELISM: '1',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...env,
   };
@@ -125,7 +136,7 @@ async function bootTestApp(env: Record<string, string>, options: TestAppOptions)
     dataSource,
     db,
     http,
-    factory: new Factory(http, dataSource),
+    factory: new Factory(http, dataSource, { memoryCost: config.env.PASSWORD_HASH_MEMORY_KIB, timeCost: config.env.PASSWORD_HASH_TIME_COST, parallelism: config.env.PASSWORD_HASH_PARALLELISM }),
     // Idempotent: a test may stop the app early (the embedded DATA_DIR serves one process).
     close: (withinMs = CLOSE_BOUND_MS) => {
       running.delete(testApp);

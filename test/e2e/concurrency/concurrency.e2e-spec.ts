@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { Response } from 'supertest';
 import { uploadRows } from '../../utils/datasets.js';
 import { FakeUpstream } from '../../utils/fake-upstream.js';
-import { startTestApp, type TestApp } from '../../utils/test-app.js';
+import { DEFAULT_PASSWORD_HASHING, startTestApp, type TestApp } from '../../utils/test-app.js';
 
 jest.setTimeout(300_000);
 
@@ -40,7 +40,7 @@ describe('100 parallel requests', () => {
   const statuses = (answers: Response[]) => answers.reduce<Record<number, number>>((acc, a) => ({ ...acc, [a.status]: (acc[a.status] ?? 0) + 1 }), {});
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp(DEFAULT_PASSWORD_HASHING);
     r = await t.factory.workspaceWithRoles();
     ws = r.workspace.id;
     const root = await t.factory.actor({ systemRole: 'admin' });

@@ -3,8 +3,7 @@ import { installEmbeddedWatchdog, takeEmbeddedDeadlocks } from '../embedded-watc
 
 // A hang costs seconds, not minutes: a query stuck behind the one connection fails after
 // TEST_EMBEDDED_WAIT_MS (8 s). Tests and hooks keep the 120 s of the PostgreSQL project: the
-// embedded database serialises every query, and tests that create users (argon2 at 64 MiB)
-// take tens of seconds on a loaded 2-core machine (a file may raise it).
+// embedded database serialises every query (a file may raise it).
 jest.setTimeout(Number(process.env.TEST_EMBEDDED_TIMEOUT_MS ?? 120_000));
 
 // Before the test file loads, so the app's boot is watched too; a test during which a query

@@ -1,0 +1,104 @@
+import { describe, expect, it } from '@jest/globals';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { completeOpenApiDocument, exampleProblem } from './openapi-completion.js';
+import { UuidParam } from './uuid-param.js';
+import '../auth/password-hasher.js'; // registers auth_busy
+
+UuidParam('thing_id');
+
+function documentOf(paths: Record<string, unknown>): OpenAPIObject {
+  return { openapi: '3.0.0', info: { title: 't', version: '1' }, paths, components: {} } as OpenAPIObject;
+}
+
+const workspaceWrite = { rule: 'workspace', role: 'member', from: { param: 'workspace_id' } };
+
+describe('completeOpenApiDocument', () => {
+  it('declares every path parameter, typed as a UUID where the route validates one', () => {
+    const doc = completeOpenApiDocument(
+      documentOf({
+        '/workspaces/{workspace_id}/things/{thing_id}/{name}': {
+          get: { tags: ['things'], summary: 'Reads a thing', parameters: [{ name: 'thing_id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'ok' } }, 'x-access': workspaceWrite },
+        },
+      }),
+      { tags: { things: 'Things.' }, servers: [{ url: '/' }] },
+    );
+    const parameters = doc.paths['/workspaces/{workspace_id}/things/{thing_id}/{name}'].get!.parameters as Array<{ name: string; in: string; required: boolean; schema: unknown }>;
+    expect(parameters.map((p) => [p.name, p.in, p.required, p.schema])).toEqual([
+      ['workspace_id', 'path', true, { type: 'string', format: 'uuid' }],
+      ['thing_id', 'path', true, { type: 'string', format: 'uuid' }],
+      ['name', 'path', true, { type: 'string' }],
+    ]);
+  });
+
+  it('lets a protected operation take the token from either scheme, and leaves public ones alone', () => {
+    const doc = completeOpenApiDocument(
+      documentOf({
+        '/things': {
+          get: { tags: ['things'], summary: 's', security: [{ bearer: [] }], responses: { 200: { description: 'ok' } }, 'x-access': { rule: 'authenticated' } },
+          post: { tags: ['things'], summary: 's', responses: { 200: { description: 'ok' } }, 'x-access': { rule: 'public' } },
+        },
+      }),
+      { tags: { things: 'Things.' }, servers: [{ url: '/' }] },
+    );
+    expect(doc.paths['/things'].get!.security).toEqual([{ bearer: [] }, { oauth2: [] }]);
+    expect(doc.paths['/things'].post!.security).toBeUndefined();
+    expect(Object.keys(doc.paths['/things'].post!.responses)).not.toContain('401');
+  });
+
+  it('documents the error statuses an operation can answer as problem+json with an example per code', () => {
+    const doc = completeOpenApiDocument(
+      documentOf({
+        '/workspaces/{workspace_id}/things': {
+          post: {
+            tags: ['things'],
+            summary: 'Creates a thing. Names are unique in the workspace.',
+            requestBody: { content: { 'application/json': { schema: { type: 'object' } } } },
+            responses: {
+              201: { description: 'created' },
+              429: { description: 'auth_busy: too many passwords being checked at once', content: { 'application/json': { schema: { $ref: '#/components/schemas/ProblemResponse' } } } },
+            },
+            'x-access': workspaceWrite,
+          },
+        },
+        '/live': { get: { tags: ['things'], summary: 'Alive', responses: { 200: { description: 'ok' } }, 'x-access': { rule: 'public' } } },
+      }),
+      { tags: { things: 'Things.' }, servers: [{ url: '/' }] },
+    );
+    const operation = doc.paths['/workspaces/{workspace_id}/things'].post!;
+    const responses = operation.responses as Record<string, { content: Record<string, { schema: unknown; examples: Record<string, { $ref: string }> }>; headers?: object }>;
+    expect(Object.keys(responses).sort()).toEqual(['201', '400', '401', '404', '409', '413', '415', '429', '503']);
+    for (const status of ['400', '401', '404', '409', '413', '415', '429', '503']) {
+      expect(Object.keys(responses[status].content)).toEqual(['application/problem+json']);
+      expect(responses[status].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/ProblemResponse' });
+    }
+    const refs = (status: string) => Object.values(responses[status].content['application/problem+json'].examples).map((e) => e.$ref);
+    expect(refs('400')).toEqual(['#/components/examples/problem_validation_failed', '#/components/examples/problem_invalid_identifier', '#/components/examples/problem_malformed_json', '#/components/examples/problem_json_too_deep']);
+    expect(refs('429')).toEqual(['#/components/examples/problem_auth_busy']);
+    expect(refs('409')).toEqual(['#/components/examples/problem_conflict', '#/components/examples/problem_unique_violation']);
+    expect(responses['503'].headers).toHaveProperty('Retry-After');
+    const examples = doc.components!.examples as Record<string, { value: Record<string, unknown> }>;
+    for (const [name, example] of Object.entries(examples)) {
+      expect(example.value).toEqual(expect.objectContaining({ error_code: name.replace(/^problem_/, ''), type: `/problems/${name.replace(/^problem_/, '').replace(/_/g, '-')}` }));
+    }
+    expect(examples.problem_not_found.value.status).toBe(404);
+    expect(examples.problem_auth_busy.value.status).toBe(429);
+    // Liveness needs nothing that can be down.
+    expect(Object.keys(doc.paths['/live'].get!.responses)).toEqual(['200']);
+    // The doc comment is split into a one-line summary and the description.
+    expect(operation.summary).toBe('Creates a thing');
+    expect(operation.description).toBe('Creates a thing. Names are unique in the workspace.');
+  });
+
+  it('describes every tag and names the server, and refuses a tag without a description', () => {
+    const paths = { '/things': { get: { tags: ['things'], summary: 's', responses: { 200: { description: 'ok' } }, 'x-access': { rule: 'public' } } } };
+    const doc = completeOpenApiDocument(documentOf(paths), { tags: { things: 'Things.' }, servers: [{ url: '/' }] });
+    expect(doc.tags).toEqual([{ name: 'things', description: 'Things.' }]);
+    expect(doc.servers).toEqual([{ url: '/' }]);
+    expect(() => completeOpenApiDocument(documentOf(paths), { tags: {}, servers: [] })).toThrow(/things/);
+  });
+
+  it('builds example problems from the error-code registry', () => {
+    expect(exampleProblem('unauthenticated')).toEqual(expect.objectContaining({ status: 401, title: 'Authentication required', error_code: 'unauthenticated' }));
+    expect(() => exampleProblem('no_such_code')).toThrow(/no_such_code/);
+  });
+});
