@@ -55,6 +55,10 @@ if (unknown.length) throw new Error(`TEST_PROJECTS: no project named ${unknown.j
 
 export default {
   maxWorkers: 2,
+  // Each e2e file loads the whole application into the worker's module registry, and under ESM
+  // jest keeps part of it: a worker grew to 4.5 GB after 50 files and every file after ran
+  // slower (GC). A worker over this limit after a file is replaced by a fresh one.
+  workerIdleMemoryLimit: '1536MB',
   // Jest takes the test timeout from the global configuration only; e2e-embedded lowers it
   // in its setup file (test/utils/jest/embedded-watchdog.ts).
   testTimeout: 120000,

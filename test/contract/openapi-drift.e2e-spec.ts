@@ -78,6 +78,12 @@ describe('OpenAPI document', () => {
     expect(missing).toEqual([]);
   });
 
+  it('describes every tag (src/openapi.ts TAG_DESCRIPTIONS)', () => {
+    const tags = (served as { tags?: Array<{ name: string; description?: string }> }).tags ?? [];
+    expect(tags.length).toBeGreaterThan(0);
+    expect(tags.filter((tag) => !tag.description?.trim()).map((tag) => tag.name)).toEqual([]);
+  });
+
   it('states the access rule of every operation (x-access)', () => {
     const missing = [...documentedOperations(served).values()].filter(({ operation }) => !operation['x-access']?.rule).map(({ method, path }) => `${method} ${path}`);
     expect(missing).toEqual([]);
