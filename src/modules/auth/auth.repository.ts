@@ -19,7 +19,9 @@ export class LoginThrottleRepository {
    * Counts an attempt before its password is checked, in one statement (the row lock orders
    * concurrent attempts, so none is lost): the first `max` of a window go through; any later one
    * is refused and locks the key for `lockSeconds` from then. Returns the seconds the key stays
-   * locked: 0 means go ahead and check the password.
+   * locked: 0 means go ahead and check the password. At most `lockSeconds`: now() is each
+   * transaction's start, and an attempt that began just before the one that set the lock (it
+   * waited for the row) would otherwise count a second more than the lock lasts.
    */
   async beginAttempt(key: string, max: number, lockSeconds: number): Promise<number> {
     const rows: Array<{ locked_seconds: number }> = await this.db.query(
@@ -30,7 +32,7 @@ export class LoginThrottleRepository {
          locked_until = CASE WHEN ${FRESH} THEN NULL
                              WHEN ${REFUSED} THEN coalesce(t.locked_until, now() + make_interval(secs => $3))
                              ELSE NULL END
-       RETURNING CASE WHEN t.locked_until > now() THEN greatest(1, ceil(extract(epoch FROM t.locked_until - now())))::int ELSE 0 END AS locked_seconds`,
+       RETURNING CASE WHEN t.locked_until > now() THEN least($3, greatest(1, ceil(extract(epoch FROM t.locked_until - now()))))::int ELSE 0 END AS locked_seconds`,
       [key, max, lockSeconds],
     );
     return rows[0].locked_seconds;
