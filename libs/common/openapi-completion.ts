@@ -164,7 +164,9 @@ function declareErrors(path: string, method: (typeof METHODS)[number], operation
   if (!isPublic) add('401');
   if (parameters.some((p) => p.in === 'path')) add('404');
   if (method !== 'get' && access?.rule === 'workspace') add('409');
-  if (body) {
+  // Any body sent to a POST, PUT or PATCH meets the size limit and the media-type check, even
+  // where the operation takes none.
+  if (body || method === 'post' || method === 'put' || method === 'patch') {
     add('413');
     add('415');
   }

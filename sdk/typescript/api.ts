@@ -8859,6 +8859,8 @@ export class EvaluationWorkspaceClient<
      * @secure
      * @response `204` `void` Logged out
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     authLogout: (params: RequestParams = {}) =>
@@ -9012,6 +9014,8 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: system admin
      * @response `404` `ProblemResponse`
      * @response `409` `ProblemResponse` self_deactivation or last_admin
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     usersDeactivate: (
@@ -9114,6 +9118,8 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: system admin
      * @response `404` `ProblemResponse`
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     usersReactivate: (
@@ -9173,6 +9179,8 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: system admin
      * @response `404` `ProblemResponse`
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     usersResetToken: (
@@ -9297,6 +9305,8 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` invitation_not_pending
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     invitationsResend: (
@@ -9325,6 +9335,8 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` invitation_not_pending
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     invitationsRevoke: (
@@ -9676,6 +9688,8 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` secret_undecryptable
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     secretsReveal: (
@@ -11811,6 +11825,8 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     versionDimensionsResolve: (
@@ -11903,6 +11919,8 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` version_state_conflict: already retired
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     versionsDemote: (
@@ -11992,6 +12010,8 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` version_state_conflict: already current
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     versionsPromote: (
@@ -13442,6 +13462,8 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` run_not_active
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     runsCancel: ({ runId }: RunsCancelParams, params: RequestParams = {}) =>
@@ -14397,6 +14419,8 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset_version {version_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     tracesPromote: (

@@ -189,7 +189,7 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
 
   it('answers no 5xx, only well-formed problems, and only documented success bodies', async () => {
     const sysadmin = await t.factory.actor({ systemRole: 'admin' });
-    const stats = { kinds: {} as Record<string, number>, hostile: {} as Record<string, number>, sent: 0, validated: 0, fivexx: [] as string[], badProblems: [] as string[], badBodies: [] as string[], hostileMissed: [] as string[], hostileMs: 0 };
+    const stats = { kinds: {} as Record<string, number>, hostile: {} as Record<string, number>, sent: 0, validated: 0, fivexx: [] as string[], badProblems: [] as string[], badBodies: [] as string[], undocumentedErrors: [] as string[], hostileMissed: [] as string[], hostileMs: 0 };
     // Destructive operations last, so the fixtures live for everything else.
     const ops = walk(document)
       .filter((op) => !SKIP[`${op.method} ${op.path}`])
@@ -234,6 +234,8 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
             const b = res.body ?? {};
             const ok = /^application\/problem\+json/.test(res.headers['content-type'] ?? '') && ['type', 'title', 'detail', 'error_code'].every((m) => typeof b[m] === 'string') && b.status === res.status;
             if (!ok) stats.badProblems.push(`${label}: ${res.status} ${res.headers['content-type']} ${JSON.stringify(b).slice(0, 160)}`);
+            // An error status a client can meet is one the operation documents (generated clients type them).
+            if (!op.operation.responses?.[String(res.status)]) stats.undocumentedErrors.push(`${label}: ${res.status} ${b.error_code} is not documented (${Object.keys(op.operation.responses ?? {}).join(', ')})`);
           } else {
             // A success must be one the operation documents, with the documented media type and schema.
             const documented = op.operation.responses?.[String(res.status)];
@@ -330,10 +332,11 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
       stats.hostileMs += Date.now() - hostileStarted;
     }
     console.log(
-      `security/fuzz: ${stats.sent} requests sent over ${ops.length} operations (seed ${SEED}, ${Object.entries(stats.kinds).map(([k, n]) => `${n} ${k}`).join(', ')}; hostile, in ${Math.round(stats.hostileMs / 1000)} s: ${Object.entries(stats.hostile).map(([k, n]) => `${n} ${k}`).join(', ')}); ${stats.fivexx.length} × 5xx; ${stats.badProblems.length} error bodies not problem+json; ${stats.hostileMissed.length} hostile inputs not refused as documented; ${stats.validated} success bodies validated, ${stats.badBodies.length} not matching their documented response`,
+      `security/fuzz: ${stats.sent} requests sent over ${ops.length} operations (seed ${SEED}, ${Object.entries(stats.kinds).map(([k, n]) => `${n} ${k}`).join(', ')}; hostile, in ${Math.round(stats.hostileMs / 1000)} s: ${Object.entries(stats.hostile).map(([k, n]) => `${n} ${k}`).join(', ')}); ${stats.fivexx.length} × 5xx; ${stats.badProblems.length} error bodies not problem+json; ${stats.undocumentedErrors.length} error statuses not documented; ${stats.hostileMissed.length} hostile inputs not refused as documented; ${stats.validated} success bodies validated, ${stats.badBodies.length} not matching their documented response`,
     );
     expect(stats.fivexx).toEqual([]);
     expect(stats.badProblems).toEqual([]);
+    expect(stats.undocumentedErrors).toEqual([]);
     expect(stats.badBodies).toEqual([]);
     expect(stats.hostileMissed).toEqual([]);
     expect(stats.sent).toBeGreaterThanOrEqual(500);
