@@ -64,3 +64,19 @@ export const CommonErrors = defineErrorCodes('common', {
   internal_error: { status: 500, title: 'Internal server error', description: 'An unexpected failure; the log line with the same request id has the details.' },
   service_unavailable: { status: 503, title: 'Service unavailable', description: 'The database or the queue does not answer; retry later.' },
 });
+
+/** The code an error of each HTTP status stands for when nothing more specific names one. */
+export const CODE_FOR_STATUS: Readonly<Record<number, string>> = {
+  400: CommonErrors.validation_failed,
+  401: CommonErrors.unauthenticated,
+  403: CommonErrors.forbidden,
+  404: CommonErrors.not_found,
+  405: CommonErrors.method_not_allowed,
+  409: CommonErrors.conflict,
+  412: CommonErrors.precondition_failed,
+  413: CommonErrors.payload_too_large,
+  415: CommonErrors.unsupported_media_type,
+  428: CommonErrors.precondition_required,
+  429: CommonErrors.rate_limited,
+  503: CommonErrors.service_unavailable,
+};

@@ -1,6 +1,6 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { allErrorCodes, CommonErrors, errorCodeDefinition } from './error-codes.js';
-import { PROBLEM_CONTENT_TYPE, problemType } from './problem.js';
+import { allErrorCodes, CODE_FOR_STATUS, CommonErrors, errorCodeDefinition } from './error-codes.js';
+import { buildProblem, PROBLEM_CONTENT_TYPE } from './problem.js';
 import { UUID_PATH_PARAMETERS } from './uuid-param.js';
 
 type Paths = OpenAPIObject['paths'];
@@ -35,21 +35,6 @@ const EXAMPLE_DETAILS: Record<string, { detail: string; extensions?: Record<stri
   [CommonErrors.service_unavailable]: { detail: 'The database is not reachable; retry shortly' },
 };
 
-/** The code an undescribed response of each status stands for. */
-const DEFAULT_CODE: Record<string, string> = {
-  '400': CommonErrors.validation_failed,
-  '401': CommonErrors.unauthenticated,
-  '403': CommonErrors.forbidden,
-  '404': CommonErrors.not_found,
-  '409': CommonErrors.conflict,
-  '412': CommonErrors.precondition_failed,
-  '413': CommonErrors.payload_too_large,
-  '415': CommonErrors.unsupported_media_type,
-  '428': CommonErrors.precondition_required,
-  '429': CommonErrors.rate_limited,
-  '503': CommonErrors.service_unavailable,
-};
-
 const DESCRIPTIONS: Record<string, string> = {
   '400': 'The request failed validation (body, query or path); `errors` lists each offending field',
   '401': 'Missing, invalid, expired or revoked token',
@@ -67,7 +52,7 @@ export function exampleProblem(code: string): Record<string, unknown> {
   const def = errorCodeDefinition(code);
   if (!def) throw new Error(`no error code ${code} in the catalogue`);
   const sample = EXAMPLE_DETAILS[code];
-  return { type: problemType(code), title: def.title, status: def.status, detail: sample?.detail ?? def.description, error_code: code, request_id: EXAMPLE_REQUEST_ID, ...sample?.extensions };
+  return { ...buildProblem(code, sample?.detail ?? def.description, sample?.extensions), request_id: EXAMPLE_REQUEST_ID };
 }
 
 export interface CompletionOptions {
@@ -137,8 +122,7 @@ function declarePathParameters(path: string, operation: Operation): void {
     }
     const uuid = UUID_PATH_PARAMETERS.has(name) || access?.from?.param === name;
     parameter.schema = uuid ? { type: 'string', format: 'uuid' } : { type: 'string', ...(parameter.schema ?? {}) };
-    parameter.description ??= uuid ? `The ${name.replace(/_id$/, '').replace(/_/g, ' ')}'s id` : undefined;
-    if (parameter.description === undefined) delete parameter.description;
+    if (uuid) parameter.description ??= `The ${name.replace(/_id$/, '').replace(/_/g, ' ')}'s id`;
   }
 }
 
@@ -198,8 +182,9 @@ function exampleName(code: string): string {
 }
 
 function codesFor(status: string, description: string | undefined, shape: { body: unknown; query: boolean; uuidPath: boolean }): string[] {
+  const words = new Set(description?.match(/\w+/g));
   const named = allErrorCodes()
-    .filter((c) => String(c.status) === status && new RegExp(`\\b${c.code}\\b`).test(description ?? ''))
+    .filter((c) => String(c.status) === status && words.has(c.code))
     .map((c) => c.code);
   if (named.length) return named;
   if (status === '400') {
@@ -210,6 +195,6 @@ function codesFor(status: string, description: string | undefined, shape: { body
     ];
   }
   if (status === '409') return [CommonErrors.conflict, CommonErrors.unique_violation];
-  const fallback = DEFAULT_CODE[status];
+  const fallback = CODE_FOR_STATUS[Number(status)];
   return fallback ? [fallback] : [];
 }

@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus } from
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { DomainError } from './domain-error.js';
-import { CommonErrors } from './error-codes.js';
+import { CODE_FOR_STATUS, CommonErrors } from './error-codes.js';
 import { buildProblem, Problem, writeProblem } from './problem.js';
 import { RouteTable } from './route-table.js';
 
@@ -24,20 +24,6 @@ const PG_CLIENT_ERRORS: Record<string, string> = {
 // Connection exceptions, shutdowns and resource exhaustion; 08P01 (protocol violation) is a bug, not an outage.
 const PG_UNAVAILABLE = /^(08(?!P01)|57P0[1-3]|53)/;
 const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND']);
-
-const HTTP_STATUS_CODES: Record<number, string> = {
-  400: CommonErrors.validation_failed,
-  401: CommonErrors.unauthenticated,
-  403: CommonErrors.forbidden,
-  404: CommonErrors.not_found,
-  405: CommonErrors.method_not_allowed,
-  409: CommonErrors.conflict,
-  412: CommonErrors.precondition_failed,
-  413: CommonErrors.payload_too_large,
-  415: CommonErrors.unsupported_media_type,
-  429: CommonErrors.rate_limited,
-  503: CommonErrors.service_unavailable,
-};
 
 interface Mapped {
   problem: Problem;
@@ -90,7 +76,7 @@ export class ProblemFilter implements ExceptionFilter {
       }
       return { problem: buildProblem(CommonErrors.route_not_found, `No operation answers ${req.method} ${path}`) };
     }
-    const code = HTTP_STATUS_CODES[status] ?? (status >= 500 ? CommonErrors.internal_error : CommonErrors.validation_failed);
+    const code = CODE_FOR_STATUS[status] ?? (status >= 500 ? CommonErrors.internal_error : CommonErrors.validation_failed);
     const detail = Array.isArray(message) ? message.join('; ') : typeof message === 'string' ? message : exception.message;
     const problem = buildProblem(code, status >= 500 ? 'An unexpected error occurred' : detail);
     problem.status = status >= 500 ? problem.status : status;

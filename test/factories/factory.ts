@@ -28,7 +28,7 @@ export class Factory {
     private readonly http: ReturnType<typeof supertest>,
     private readonly dataSource: DataSource,
     /** The app's hashing cost (PASSWORD_HASH_*), so a login verifies at the cost the app would have hashed at. */
-    private readonly hashing: { memoryCost: number; timeCost: number; parallelism: number } = { memoryCost: 65536, timeCost: 3, parallelism: 4 },
+    private readonly hashing: { memoryCost: number; timeCost: number; parallelism: number },
   ) {}
 
   private defaultHash?: Promise<string>;

@@ -10,6 +10,7 @@ import { DataSource } from 'typeorm';
 import { createRootLogger } from '../../libs/common/logger.js';
 import { createApp } from '../../src/bootstrap.js';
 import { AppConfig } from '../../src/config/app-config.js';
+import { Environment } from '../../src/config/environment.js';
 import { Factory } from '../factories/factory.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { watchPool } from './embedded-watchdog.js';
@@ -39,12 +40,17 @@ export interface TestAppOptions {
 }
 
 /**
- * Password hashing at the service's default cost (argon2id, 64 MiB, 3 passes, 4 lanes). Test
+ * Password hashing at the service's own default cost (argon2id, 64 MiB, 3 passes, 4 lanes). Test
  * processes hash at argon2's cheapest settings (1 MiB, 1 pass: the same code, ~1 ms instead of
  * ~0.6 s a hash on the 2-core machine); the files about hashing under load pass this to measure
  * what a deployment meets.
  */
-export const DEFAULT_PASSWORD_HASHING = { PASSWORD_HASH_MEMORY_KIB: '65536', PASSWORD_HASH_TIME_COST: '3', PASSWORD_HASH_PARALLELISM: '4' };
+const serviceDefaults = new Environment();
+export const DEFAULT_PASSWORD_HASHING = {
+  PASSWORD_HASH_MEMORY_KIB: String(serviceDefaults.PASSWORD_HASH_MEMORY_KIB),
+  PASSWORD_HASH_TIME_COST: String(serviceDefaults.PASSWORD_HASH_TIME_COST),
+  PASSWORD_HASH_PARALLELISM: String(serviceDefaults.PASSWORD_HASH_PARALLELISM),
+};
 
 /**
  * The configuration every test process (API, worker or command) gets for a test database:

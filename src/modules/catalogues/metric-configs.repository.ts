@@ -17,8 +17,7 @@ export interface MetricConfigSummaryRow {
 /** Metric config versions and the workspace's pinned defaults: queries only. */
 @Injectable()
 export class MetricConfigsRepository {
-  constructor(private readonly db: Db, 
-  ) {}
+  constructor(private readonly db: Db) {}
 
   private get configs() {
     return this.db.repository(MetricConfigEntity);

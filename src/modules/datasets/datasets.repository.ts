@@ -15,8 +15,7 @@ export interface DatasetListFilter {
 /** Datasets and their version records (the rows themselves are in RowsRepository). */
 @Injectable()
 export class DatasetsRepository {
-  constructor(private readonly db: Db, 
-  ) {}
+  constructor(private readonly db: Db) {}
 
   private get datasets() {
     return this.db.repository(DatasetEntity);

@@ -7,8 +7,7 @@ import { Db } from '../../../libs/database/unit-of-work.js';
 /** Registered op versions, custom ops and their revisions: queries only. */
 @Injectable()
 export class OpsRepository {
-  constructor(private readonly db: Db, 
-  ) {}
+  constructor(private readonly db: Db) {}
 
   private get ops() {
     return this.db.repository(RegistryOpEntity);

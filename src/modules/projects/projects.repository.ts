@@ -20,8 +20,7 @@ const SOURCES = `SELECT d.id AS dataset_id, d.name, coalesce(cv.id, lv.id) AS ve
 /** Projects, test plans, recommendations, and the reads over datasets and runs that coverage and trend need: queries only. */
 @Injectable()
 export class ProjectsRepository {
-  constructor(private readonly db: Db, 
-  ) {}
+  constructor(private readonly db: Db) {}
 
   private get projects() {
     return this.db.repository(ProjectEntity);

@@ -9,8 +9,7 @@ import { Db } from '../../../libs/database/unit-of-work.js';
 /** Reports, their exports, configs, settings and section prompts: queries only, every one by workspace. */
 @Injectable()
 export class ReportsRepository {
-  constructor(private readonly db: Db, 
-  ) {}
+  constructor(private readonly db: Db) {}
 
   private get reports() {
     return this.db.repository(ReportEntity);

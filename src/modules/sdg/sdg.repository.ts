@@ -5,8 +5,7 @@ import { Db } from '../../../libs/database/unit-of-work.js';
 
 @Injectable()
 export class SdgRepository {
-  constructor(private readonly db: Db, 
-  ) {}
+  constructor(private readonly db: Db) {}
 
   private get adapters() {
     return this.db.repository(SdgAdapterEntity);

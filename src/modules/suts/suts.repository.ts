@@ -12,8 +12,7 @@ export interface SutFilter {
 /** Systems under test, their connections and adapter revisions: queries only. */
 @Injectable()
 export class SutsRepository {
-  constructor(private readonly db: Db, 
-  ) {}
+  constructor(private readonly db: Db) {}
 
   private get suts() {
     return this.db.repository(SutEntity);
