@@ -9,6 +9,7 @@ import { createRootLogger } from '../libs/common/logger.js';
 import { configureOutbound } from '../libs/common/outbound.js';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
+import { ApiKeysModule } from './modules/api-keys/api-keys.module.js';
 import { AnalysisModule } from './modules/analysis/analysis.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
 import { CataloguesModule } from './modules/catalogues/catalogues.module.js';
@@ -28,7 +29,7 @@ import { SecretsModule } from './modules/workspaces/secrets.module.js';
 import { WorkspacesModule } from './modules/workspaces/workspaces.module.js';
 
 /** The family modules the API serves; the worker process loads the same ones (their jobs). */
-export const FAMILY_MODULES = [StatusModule, AuthModule, UsersModule, WorkspacesModule, SecretsModule, InvitationsModule, DatasetsModule, CataloguesModule, SutsModule, OpsModule, RunsModule, SdgModule, AnalysisModule, TracesModule, ProjectsModule, ReportsModule, SdkModule];
+export const FAMILY_MODULES = [StatusModule, AuthModule, UsersModule, WorkspacesModule, ApiKeysModule, SecretsModule, InvitationsModule, DatasetsModule, CataloguesModule, SutsModule, OpsModule, RunsModule, SdgModule, AnalysisModule, TracesModule, ProjectsModule, ReportsModule, SdkModule];
 
 @Module({})
 export class AppModule {

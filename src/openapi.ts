@@ -14,6 +14,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   users: 'Accounts of the deployment (system admins), deactivation, password changes.',
   workspaces: 'Workspaces, their members and roles; every record belongs to one workspace.',
   secrets: 'Encrypted workspace secrets (API keys of SUTs and judges), revealed only through `reveal`.',
+  'api-keys': 'Machine credentials for CI jobs and trace exporters: a key acts for its creator in one workspace, at a role no higher than theirs (`Authorization: Bearer ews_…`). An addition beside the specification.',
   invitations: 'Invitations of people into a workspace by e-mail, and their acceptance.',
   datasets: 'Test datasets: rows, uploads, staged edits, commits and exports.',
   'dataset versions': 'Immutable committed versions of a dataset, their rows and labels.',
@@ -48,7 +49,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'Errors are application/problem+json (RFC 9457) with an error_code; see docs/errors.md.',
     )
     .setVersion(packageJson.version)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'A token from POST /auth/token (a JWT, one hour), or an API key of a workspace (`ews_…`, POST /workspaces/{workspace_id}/api-keys).' })
     .addOAuth2({ type: 'oauth2', flows: { password: { tokenUrl: '/auth/token', scopes: {} } } }, 'oauth2')
     .build();
   const document = SwaggerModule.createDocument(app, config, {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../auth/roles.js';
-import { currentRequestId } from '../common/request-context.js';
+import { currentApiKeyId, currentRequestId } from '../common/request-context.js';
 import { AuditEventEntity } from './audit-event.entity.js';
 import { AuditRepository } from './audit.repository.js';
 
@@ -23,7 +23,9 @@ export interface AuditRecord {
 export class AuditService {
   constructor(private readonly repo: AuditRepository) {}
 
+  /** An entry made by a request authenticated with an API key names the key in `details.api_key_id`. */
   record(entry: AuditRecord): Promise<AuditEventEntity> {
+    const apiKeyId = entry.actor ? currentApiKeyId() : undefined;
     return this.repo.insert({
       workspaceId: entry.workspaceId ?? null,
       actorId: entry.actor?.userId ?? null,
@@ -31,7 +33,7 @@ export class AuditService {
       action: entry.action,
       targetType: entry.targetType,
       targetId: entry.targetId ?? null,
-      details: entry.details ?? {},
+      details: apiKeyId ? { ...entry.details, api_key_id: apiKeyId } : (entry.details ?? {}),
       requestId: currentRequestId() ?? null,
     });
   }

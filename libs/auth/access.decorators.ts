@@ -21,14 +21,28 @@ export type WorkspaceSource =
   | { resource: string; param: string; conceal?: boolean }
   | { resource: string; query: string };
 
+/**
+ * `apiKeys: false`: a user's token only, never an API key (creating workspaces or keys, logging
+ * out, accepting an invitation). System-admin operations never take an API key.
+ */
 export type AccessRule =
   | { kind: 'public' }
   | { kind: 'optional-user' }
-  | { kind: 'authenticated' }
+  | { kind: 'authenticated'; apiKeys?: false }
   | { kind: 'system-admin'; orSelf?: string }
-  | { kind: 'workspace'; role: WorkspaceRole; from: WorkspaceSource };
+  | { kind: 'workspace'; role: WorkspaceRole; from: WorkspaceSource; apiKeys?: false };
+
+/** Whether a route takes an API key in place of a user's token. */
+export function acceptsApiKeys(rule: AccessRule): boolean {
+  return (rule.kind === 'authenticated' || rule.kind === 'workspace') && rule.apiKeys !== false;
+}
 
 function describe(rule: AccessRule): string {
+  const who = describeWho(rule);
+  return rule.kind === 'public' || rule.kind === 'optional-user' || acceptsApiKeys(rule) ? who : `${who} (a user's token, not an API key)`;
+}
+
+function describeWho(rule: AccessRule): string {
   switch (rule.kind) {
     case 'public':
       return 'public';
@@ -68,12 +82,12 @@ function rule(value: AccessRule) {
 export const Public = () => rule({ kind: 'public' });
 /** Anyone; when a bearer token is sent it must be valid, and @CurrentUser() is its user (else undefined). */
 export const PublicWithOptionalUser = () => rule({ kind: 'optional-user' });
-/** Any authenticated user; the service decides what they see. */
-export const Authenticated = () => rule({ kind: 'authenticated' });
+/** Any authenticated user; the service decides what they see. `{ apiKeys: false }`: a user's token only. */
+export const Authenticated = (options: { apiKeys?: false } = {}) => rule({ kind: 'authenticated', ...options });
 /** System admins; with `orSelf`, also the user whose id is in that path parameter. */
 export const SystemAdmin = (options: { orSelf?: string } = {}) => rule({ kind: 'system-admin', ...options });
 /** A workspace role (or above) in the workspace named by `from`. System admins pass as owners. */
-export const WorkspaceRoleRequired = (role: WorkspaceRole, from: WorkspaceSource) => rule({ kind: 'workspace', role, from });
+export const WorkspaceRoleRequired = (role: WorkspaceRole, from: WorkspaceSource, options: { apiKeys?: false } = {}) => rule({ kind: 'workspace', role, from, ...options });
 
 export const CurrentUser = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => ctx.switchToHttp().getRequest().principal);
 export const CurrentWorkspace = createParamDecorator((_: unknown, ctx: ExecutionContext): WorkspaceAccess => ctx.switchToHttp().getRequest().workspaceAccess);

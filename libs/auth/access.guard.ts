@@ -7,8 +7,9 @@ import { CommonErrors } from '../common/error-codes.js';
 import { requestContext } from '../common/request-context.js';
 import { isUuid } from '../common/uuid.js';
 import { AccessRepository } from './access.repository.js';
-import { ACCESS_RULE, AccessRule, WorkspaceSource } from './access.decorators.js';
-import { roleAtLeast, type Principal, type WorkspaceAccess, type WorkspaceRole } from './roles.js';
+import { ACCESS_RULE, acceptsApiKeys, AccessRule, WorkspaceSource } from './access.decorators.js';
+import { ApiKeyVerifier, bearerApiKey } from './api-key-verifier.js';
+import { lowerRole, roleAtLeast, type Principal, type WorkspaceAccess, type WorkspaceRole } from './roles.js';
 import { WorkspaceResourceRegistry } from './workspace-resource.registry.js';
 
 type AuthedRequest = Request & { principal?: Principal; user?: Principal; workspaceAccess?: WorkspaceAccess };
@@ -18,6 +19,10 @@ type AuthedRequest = Request & { principal?: Principal; user?: Principal; worksp
  * a route without one requires authentication (secure by default). Order of answers:
  * 401 (no valid token), 400 (malformed workspace or record id), 404 (no such workspace or
  * record), 403 (not a member, or role too low).
+ *
+ * A bearer that starts with `ews_` is an API key: it acts for its creator inside its own
+ * workspace only, with the lower of its role and the creator's current one; routes marked
+ * `apiKeys: false` and system-admin routes refuse it (403).
  */
 @Injectable()
 export class AccessGuard extends AuthGuard('jwt') {
@@ -25,6 +30,7 @@ export class AccessGuard extends AuthGuard('jwt') {
     private readonly reflector: Reflector,
     private readonly access: AccessRepository,
     private readonly resources: WorkspaceResourceRegistry,
+    private readonly apiKeys: ApiKeyVerifier,
   ) {
     super();
   }
@@ -36,11 +42,13 @@ export class AccessGuard extends AuthGuard('jwt') {
     const req = context.switchToHttp().getRequest<AuthedRequest>();
     if (rule.kind === 'optional-user' && !req.headers.authorization) return true;
 
-    await super.canActivate(context);
-    const principal = req.user as Principal;
+    const principal = await this.authenticate(context, req);
     req.principal = principal;
     const ctx = requestContext.getStore();
-    if (ctx) ctx.userId = principal.userId;
+    if (ctx) Object.assign(ctx, { userId: principal.userId, apiKeyId: principal.apiKey?.id });
+    if (principal.apiKey && !acceptsApiKeys(rule)) {
+      throw new ForbiddenError(`API keys cannot call this operation; use a user's token (POST /auth/token)`);
+    }
 
     if (rule.kind === 'system-admin') {
       if (principal.systemRole === 'admin') return true;
@@ -50,12 +58,25 @@ export class AccessGuard extends AuthGuard('jwt') {
     if (rule.kind === 'workspace') {
       const workspaceId = await this.workspaceOf(rule.from, req);
       if (workspaceId === undefined) return true;
+      const key = principal.apiKey;
+      if (key && key.workspaceId !== workspaceId) {
+        if ('conceal' in rule.from && rule.from.conceal) throw new NotFoundError(rule.from.resource, String(req.params[rule.from.param]));
+        throw new ForbiddenError(`This API key is scoped to workspace ${key.workspaceId}`);
+      }
       req.workspaceAccess = await this.roleIn(workspaceId, principal, rule.role).catch((err: unknown) => {
         if (err instanceof ForbiddenError && 'conceal' in rule.from && rule.from.conceal) throw new NotFoundError(rule.from.resource, String(req.params[rule.from.param]));
         throw err;
       });
     }
     return true;
+  }
+
+  /** The caller: an API key's principal, or the JWT strategy's (passport) for any other bearer. */
+  private async authenticate(context: ExecutionContext, req: AuthedRequest): Promise<Principal> {
+    const key = bearerApiKey(req.headers.authorization);
+    if (key) return this.apiKeys.verify(key, { ip: req.ip });
+    await super.canActivate(context);
+    return req.user as Principal;
   }
 
   override handleRequest<T>(err: unknown, user: T, info: unknown): T {
@@ -107,10 +128,12 @@ export class AccessGuard extends AuthGuard('jwt') {
       return { workspaceId, role: 'owner', viaSystemAdmin: role !== 'owner' };
     }
     if (!role) throw new ForbiddenError(`You are not a member of workspace ${workspaceId}`);
-    if (!roleAtLeast(role, required)) {
-      throw new ForbiddenError(`This operation needs the ${required} role or above in the workspace; yours is ${role}`);
+    const effective = principal.apiKey ? lowerRole(role, principal.apiKey.role) : role;
+    if (!roleAtLeast(effective, required)) {
+      const whose = principal.apiKey ? `this API key's is ${effective} (key role ${principal.apiKey.role}, its creator's ${role})` : `yours is ${role}`;
+      throw new ForbiddenError(`This operation needs the ${required} role or above in the workspace; ${whose}`);
     }
-    return { workspaceId, role, viaSystemAdmin: false };
+    return { workspaceId, role: effective, viaSystemAdmin: false };
   }
 }
 

@@ -5,6 +5,7 @@ import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
 import { AccessGuard } from './access.guard.js';
 import { AccessRepository } from './access.repository.js';
+import { ApiKeyVerifier } from './api-key-verifier.js';
 import { JwtStrategy } from './jwt.strategy.js';
 import { PasswordHasher } from './password-hasher.js';
 import { SessionRepository } from './session.repository.js';
@@ -15,10 +16,10 @@ import { WorkspaceResourceRegistry } from './workspace-resource.registry.js';
 @Global()
 @Module({
   imports: [PassportModule, JwtModule.register({})],
-  providers: [AccessRepository, WorkspaceResourceRegistry, JwtStrategy, TokenSigner, PasswordHasher, SessionRepository, { provide: APP_GUARD, useClass: AccessGuard },
+  providers: [AccessRepository, ApiKeyVerifier, WorkspaceResourceRegistry, JwtStrategy, TokenSigner, PasswordHasher, SessionRepository, { provide: APP_GUARD, useClass: AccessGuard },
     // After the access guard, so a request without a token is 401 whatever its Content-Type.
     { provide: APP_GUARD, useClass: MediaTypeGuard },
   ],
-  exports: [AccessRepository, WorkspaceResourceRegistry, TokenSigner, PasswordHasher, SessionRepository],
+  exports: [AccessRepository, ApiKeyVerifier, WorkspaceResourceRegistry, TokenSigner, PasswordHasher, SessionRepository],
 })
 export class AuthLibModule {}

@@ -6,3 +6,4 @@ export * from './workspace-resource.registry.js';
 export * from './auth-lib.module.js';
 export * from './password-hasher.js';
 export * from './session.repository.js';
+export * from './api-key-verifier.js';

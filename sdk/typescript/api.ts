@@ -379,6 +379,146 @@ export interface AnalysisVisualQueryParams {
   versionId: string;
 }
 
+export interface ApiKeyCreatedResponse {
+  /**
+   * @format date-time
+   * @example "2026-11-24T08:00:00.000Z"
+   */
+  created_at: string;
+  /**
+   * The user the key acts for
+   * @format uuid
+   * @example "3c2d7f7a-9d1e-4b8a-8f0e-2a4b6c8d0e12"
+   */
+  created_by: string;
+  /**
+   * @format date-time
+   * @example "2027-06-30T00:00:00.000Z"
+   */
+  expires_at: string | null;
+  /**
+   * @format uuid
+   * @example "5b0f6a3e-2f4c-4d7e-9a51-0c8e2b7d1f44"
+   */
+  id: string;
+  /**
+   * The key, shown only in this answer: send it as `Authorization: Bearer <key>`
+   * @example "ews_8f3a2c91d07b_Qm9vdHN0cmFwLWtleS1leGFtcGxlLW5vdC1yZWFsLTEyMzQ"
+   */
+  key: string;
+  /**
+   * The last call made with it (updated at most once a minute)
+   * @format date-time
+   * @example "2026-11-24T09:12:44.000Z"
+   */
+  last_used_at: string | null;
+  /** @example "10.0.4.17" */
+  last_used_ip: string | null;
+  /** @example "github-actions" */
+  name: string;
+  /**
+   * The key's first characters (`ews_<prefix>`), to recognise it in logs and settings
+   * @example "ews_8f3a2c91d07b"
+   */
+  prefix: string;
+  /**
+   * @format date-time
+   * @example null
+   */
+  revoked_at: string | null;
+  /**
+   * `revoked` (DELETE), `member_removed` or `user_deactivated`
+   * @example null
+   */
+  revoked_reason: string | null;
+  /** @example "member" */
+  role: "viewer" | "member" | "admin" | "owner";
+  /**
+   * `active`, `expired` or `revoked`
+   * @example "active"
+   */
+  status: "active" | "expired" | "revoked";
+  /**
+   * @format uuid
+   * @example "0d6c1f0e-8a8b-4f57-b1e4-6d7b6a1c2e90"
+   */
+  workspace_id: string;
+}
+
+export interface ApiKeyResponse {
+  /**
+   * @format date-time
+   * @example "2026-11-24T08:00:00.000Z"
+   */
+  created_at: string;
+  /**
+   * The user the key acts for
+   * @format uuid
+   * @example "3c2d7f7a-9d1e-4b8a-8f0e-2a4b6c8d0e12"
+   */
+  created_by: string;
+  /**
+   * @format date-time
+   * @example "2027-06-30T00:00:00.000Z"
+   */
+  expires_at: string | null;
+  /**
+   * @format uuid
+   * @example "5b0f6a3e-2f4c-4d7e-9a51-0c8e2b7d1f44"
+   */
+  id: string;
+  /**
+   * The last call made with it (updated at most once a minute)
+   * @format date-time
+   * @example "2026-11-24T09:12:44.000Z"
+   */
+  last_used_at: string | null;
+  /** @example "10.0.4.17" */
+  last_used_ip: string | null;
+  /** @example "github-actions" */
+  name: string;
+  /**
+   * The key's first characters (`ews_<prefix>`), to recognise it in logs and settings
+   * @example "ews_8f3a2c91d07b"
+   */
+  prefix: string;
+  /**
+   * @format date-time
+   * @example null
+   */
+  revoked_at: string | null;
+  /**
+   * `revoked` (DELETE), `member_removed` or `user_deactivated`
+   * @example null
+   */
+  revoked_reason: string | null;
+  /** @example "member" */
+  role: "viewer" | "member" | "admin" | "owner";
+  /**
+   * `active`, `expired` or `revoked`
+   * @example "active"
+   */
+  status: "active" | "expired" | "revoked";
+  /**
+   * @format uuid
+   * @example "0d6c1f0e-8a8b-4f57-b1e4-6d7b6a1c2e90"
+   */
+  workspace_id: string;
+}
+
+export interface ApiKeyResponsePage {
+  items: ApiKeyResponse[];
+  /** @min 1 */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   */
+  page_size: number;
+  /** Number of items matching the filters, across all pages */
+  total: number;
+}
+
 export interface AssignDimensionRequest {
   /**
    * Describes the dimension when this call creates it
@@ -922,6 +1062,36 @@ export interface CreateAnalysisRunRequest {
    * @maxLength 256
    */
   visual_column?: string;
+}
+
+export interface CreateApiKeyParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
+export interface CreateApiKeyRequest {
+  /**
+   * When the key stops working (ISO 8601 date-time in the future); without it the key works until revoked
+   * @format date-time
+   * @example "2027-06-30T00:00:00Z"
+   */
+  expires_at?: string;
+  /**
+   * What the key is for, e.g. `github-actions` or `otel-collector`
+   * @minLength 1
+   * @maxLength 100
+   * @pattern ^\S.{0,99}$
+   * @example "github-actions"
+   */
+  name: string;
+  /**
+   * The key's role in the workspace: at most your own. It acts with the lower of this and your role at the time of each call.
+   * @example "member"
+   */
+  role: "viewer" | "member" | "admin" | "owner";
 }
 
 export interface CreateClusterRunRequest {
@@ -2692,6 +2862,19 @@ export interface FilesDatasetVersionParams {
   versionId: string;
 }
 
+export interface GetApiKeyParams {
+  /**
+   * The api key's id
+   * @format uuid
+   */
+  apiKeyId: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
 export interface GetDatasetVersionResponse {
   /** SHA-256 over the version's rows (row id and content, in order): equal content, equal hash */
   content_sha256: string;
@@ -3157,6 +3340,36 @@ export interface LatencyStatsDto {
   p99: number;
   max: number;
   mean: number;
+}
+
+export interface ListApiKeysParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * Case-insensitive substring of the name
+   * @maxLength 100
+   */
+  q?: string;
+  /**
+   * `active` (default), `expired`, `revoked` or `all`
+   * @default "active"
+   */
+  status?: "active" | "expired" | "revoked" | "all";
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
 }
 
 export interface LiveResponse {
@@ -5120,6 +5333,19 @@ export interface RetryPolicyResponse {
   max_backoff_ms: number;
   retry_on_status: number[];
   retry_on_timeout: boolean;
+}
+
+export interface RevokeApiKeyParams {
+  /**
+   * The api key's id
+   * @format uuid
+   */
+  apiKeyId: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
 }
 
 export interface RowMappingDto {
@@ -8783,7 +9009,7 @@ export class EvaluationWorkspaceClient<
      * @response `200` `BrandingResponse` The saved branding
      * @response `400` `ProblemResponse` A field is missing or invalid; `errors` lists each one
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: system admin
+     * @response `403` `ProblemResponse` Allowed: system admin (a user's token, not an API key)
      * @response `412` `ProblemResponse` If-Match does not name the current branding
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
@@ -8872,7 +9098,7 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description Who the token belongs to, with the caller's workspace memberships.
+     * @description Who the token belongs to, with the caller's workspace memberships. With an API key: its creator, in the key's workspace only, at the key's effective role.
      *
      * @tags auth
      * @name AuthMe
@@ -8983,7 +9209,7 @@ export class EvaluationWorkspaceClient<
      * @response `201` `UserResponse`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: system admin
+     * @response `403` `ProblemResponse` Allowed: system admin (a user's token, not an API key)
      * @response `409` `ProblemResponse` email_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
@@ -9011,7 +9237,7 @@ export class EvaluationWorkspaceClient<
      * @response `200` `UserResponse`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: system admin
+     * @response `403` `ProblemResponse` Allowed: system admin (a user's token, not an API key)
      * @response `404` `ProblemResponse`
      * @response `409` `ProblemResponse` self_deactivation or last_admin
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
@@ -9041,7 +9267,7 @@ export class EvaluationWorkspaceClient<
      * @response `200` `UserResponse`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: system admin, or the user named by {user_id}
+     * @response `403` `ProblemResponse` Allowed: system admin, or the user named by {user_id} (a user's token, not an API key)
      * @response `404` `ProblemResponse`
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
@@ -9065,7 +9291,7 @@ export class EvaluationWorkspaceClient<
      * @response `200` `UserResponsePage`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: system admin
+     * @response `403` `ProblemResponse` Allowed: system admin (a user's token, not an API key)
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     usersList: (query: UsersListParams = {}, params: RequestParams = {}) =>
@@ -9089,7 +9315,7 @@ export class EvaluationWorkspaceClient<
      * @response `200` `(UserMembershipResponse)[]`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: system admin, or the user named by {user_id}
+     * @response `403` `ProblemResponse` Allowed: system admin, or the user named by {user_id} (a user's token, not an API key)
      * @response `404` `ProblemResponse`
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
@@ -9116,7 +9342,7 @@ export class EvaluationWorkspaceClient<
      * @response `200` `UserResponse`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: system admin
+     * @response `403` `ProblemResponse` Allowed: system admin (a user's token, not an API key)
      * @response `404` `ProblemResponse`
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
@@ -9145,7 +9371,7 @@ export class EvaluationWorkspaceClient<
      * @response `200` `UserResponse`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: system admin
+     * @response `403` `ProblemResponse` Allowed: system admin (a user's token, not an API key)
      * @response `404` `ProblemResponse`
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
@@ -9177,7 +9403,7 @@ export class EvaluationWorkspaceClient<
      * @response `200` `ResetTokenResponse`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: system admin
+     * @response `403` `ProblemResponse` Allowed: system admin (a user's token, not an API key)
      * @response `404` `ProblemResponse`
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
@@ -9206,7 +9432,7 @@ export class EvaluationWorkspaceClient<
      * @response `200` `UserResponse`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: system admin
+     * @response `403` `ProblemResponse` Allowed: system admin (a user's token, not an API key)
      * @response `404` `ProblemResponse`
      * @response `409` `ProblemResponse` email_taken, or last_admin when demoting the last active admin
      * @response `412` `ProblemResponse` If-Match does not match the current ETag
@@ -9230,6 +9456,66 @@ export class EvaluationWorkspaceClient<
       }),
   };
   workspaces = {
+    /**
+     * @description Creates a key that acts for you in this workspace, with a role no higher than yours and an optional expiry (any member, with a user's token). The key is in this answer only: send it as `Authorization: Bearer <key>`. Audited as api_key.created.
+     *
+     * @tags api-keys
+     * @name CreateApiKey
+     * @summary Creates a key that acts for you in this workspace, with a role no higher than yours and an optional expiry (any member, with a user's token)
+     * @request POST:/workspaces/{workspace_id}/api-keys
+     * @secure
+     * @response `201` `ApiKeyCreatedResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id} (a user's token, not an API key)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` api_key_limit_reached
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    createApiKey: (
+      { workspaceId }: CreateApiKeyParams,
+      data: CreateApiKeyRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ApiKeyCreatedResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/api-keys`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description One key's metadata (its creator, or an admin).
+     *
+     * @tags api-keys
+     * @name GetApiKey
+     * @summary One key's metadata (its creator, or an admin)
+     * @request GET:/workspaces/{workspace_id}/api-keys/{api_key_id}
+     * @secure
+     * @response `200` `ApiKeyResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getApiKey: (
+      { workspaceId, apiKeyId }: GetApiKeyParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ApiKeyResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/api-keys/${apiKeyId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
     /**
      * @description Invites an email with a role (admins; owners for the owner role). The token is shown once.
      *
@@ -9346,6 +9632,34 @@ export class EvaluationWorkspaceClient<
       this.request<InvitationResponse, ProblemResponse>({
         path: `/workspaces/${workspaceId}/invitations/${invitationId}/revoke`,
         method: "POST",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Keys of the workspace (admins: all of them; other members: their own), newest first; never the keys themselves.
+     *
+     * @tags api-keys
+     * @name ListApiKeys
+     * @summary Keys of the workspace (admins: all of them; other members: their own), newest first; never the keys themselves
+     * @request GET:/workspaces/{workspace_id}/api-keys
+     * @secure
+     * @response `200` `ApiKeyResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listApiKeys: (
+      { workspaceId, ...query }: ListApiKeysParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ApiKeyResponsePage, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/api-keys`,
+        method: "GET",
+        query: query,
         secure: true,
         format: "json",
         ...params,
@@ -9556,6 +9870,33 @@ export class EvaluationWorkspaceClient<
         method: "GET",
         secure: true,
         format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Revokes the key at once (its creator, or an admin); it answers 401 from the next call. Audited as api_key.revoked.
+     *
+     * @tags api-keys
+     * @name RevokeApiKey
+     * @summary Revokes the key at once (its creator, or an admin); it answers 401 from the next call
+     * @request DELETE:/workspaces/{workspace_id}/api-keys/{api_key_id}
+     * @secure
+     * @response `204` `void` Revoked (or already revoked)
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    revokeApiKey: (
+      { workspaceId, apiKeyId }: RevokeApiKeyParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/api-keys/${apiKeyId}`,
+        method: "DELETE",
+        secure: true,
         ...params,
       }),
 

@@ -41,6 +41,10 @@ export const FIXTURES: Record<string, Fixture> = {
     create: async ({ t, owner, workspaceId, label }) =>
       (await created(t.http.post(`/workspaces/${workspaceId}/secrets`).set(owner.auth).send({ name: `KEY_${label}`, value: `secret-${label}-value` }), 201, 'secret_id')).id as string,
   },
+  api_key_id: {
+    create: async ({ t, member, workspaceId, label }) =>
+      (await created(t.http.post(`/workspaces/${workspaceId}/api-keys`).set(member.auth).send({ name: `ci-${label}`, role: 'member' }), 201, 'api_key_id')).id as string,
+  },
   invitation_id: {
     create: async ({ t, owner, workspaceId, label }) => {
       const b = await created(t.http.post(`/workspaces/${workspaceId}/invitations`).set(owner.auth).send({ email: `invitee-${label}@example.com`, role: 'member' }), 201, 'invitation_id');

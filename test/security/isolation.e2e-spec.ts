@@ -44,8 +44,9 @@ function refused(res: { status: number; headers: Record<string, string>; body: {
  * Tenant isolation (OWASP API1, API3, API5), walked from the served OpenAPI document.
  *
  * 1. Every operation that names a record (in its path, or a workspace or record in its query or
- *    body) is called by an admin of workspace B, and each write also by a viewer of B, with
- *    workspace A's ids: refused with 403 or 404 problem+json.
+ *    body) is called by an admin of workspace B, by an API key of B whose creator administers A
+ *    too, and each write also by a viewer of B, with workspace A's ids: refused with 403 or 404
+ *    problem+json.
  * 2. Mixed ownership (the BOLA a guard alone does not catch): every assignment of A's and B's
  *    ids to the record slots of an operation, with at least one of each, called by the admin of
  *    B — B's workspace with A's secret, B's dataset with A's version, B's workspace in the body
@@ -60,6 +61,7 @@ describe('security: tenant isolation sweep', () => {
   let a: Tenant;
   let b: Tenant;
   let bAdmin: Actor;
+  let bKey: Actor;
   const figures = { operations: 0, calls: 0, refused: 0, mixedOperations: 0, mixedCalls: 0, mixedRefused: 0, rowsChanged: 0 };
 
   beforeAll(async () => {
@@ -68,6 +70,12 @@ describe('security: tenant isolation sweep', () => {
     [a, b] = [await tenant(t, 'a'), await tenant(t, 'b')];
     bAdmin = await t.factory.actor();
     await t.factory.addMember(b.workspaceId, bAdmin.id, 'admin');
+    // An admin of both workspaces whose API key belongs to B: the key must not reach A, though its creator can.
+    const both = await t.factory.actor();
+    await t.factory.addMember(a.workspaceId, both.id, 'admin');
+    await t.factory.addMember(b.workspaceId, both.id, 'admin');
+    const key = await t.http.post(`/workspaces/${b.workspaceId}/api-keys`).set(both.auth).send({ name: 'b-only', role: 'admin' }).expect(201);
+    bKey = { ...both, auth: { Authorization: `Bearer ${key.body.key}` } };
   }, SWEEP_TIMEOUT_MS);
   afterAll(async () => {
     console.log(
@@ -125,7 +133,7 @@ describe('security: tenant isolation sweep', () => {
       const slots = slotsOf(op);
       if (!slots.length) continue;
       figures.operations++;
-      const callers: Array<[string, Actor]> = WRITES.has(op.method) ? [['admin of B', bAdmin], ['viewer of B', b.viewer]] : [['admin of B', bAdmin]];
+      const callers: Array<[string, Actor]> = [['admin of B', bAdmin], ['API key of B made by an admin of A and B', bKey], ...(WRITES.has(op.method) ? [['viewer of B', b.viewer] as [string, Actor]] : [])];
       for (const [who, caller] of callers) {
         figures.calls++;
         const res = await send(op, slots, () => a, caller.auth);

@@ -16,12 +16,16 @@ const ROLES = ['viewer', 'member', 'admin', 'owner'] as const;
 /** Routes the router serves that the OpenAPI document leaves out on purpose (none today; say why for each). */
 const UNDOCUMENTED_ROUTES = new Map<string, string>([]);
 
-/** The access rule of an operation as the matrix writes it: `public`, `authenticated`, `system-admin(-or-self)` or the least workspace role. */
-function ruleOf(access: { rule?: string; role?: string; orSelf?: string } | undefined): string {
+/**
+ * The access rule of an operation as the matrix writes it: `public`, `authenticated`,
+ * `system-admin(-or-self)` or the least workspace role; `, no API key` when a key is refused.
+ */
+function ruleOf(access: { rule?: string; role?: string; orSelf?: string; apiKeys?: boolean } | undefined): string {
   if (!access?.rule) return 'none';
-  if (access.rule === 'workspace') return access.role!;
+  const noKey = access.apiKeys === false ? ', no API key' : '';
+  if (access.rule === 'workspace') return `${access.role!}${noKey}`;
   if (access.rule === 'system-admin') return access.orSelf ? 'system-admin-or-self' : 'system-admin';
-  return access.rule;
+  return `${access.rule}${noKey}`;
 }
 
 /**
@@ -73,7 +77,7 @@ describe('security: role matrix', () => {
   afterAll(async () => {
     console.log(
       `security/role-matrix: ${figures.served} served operations, ${figures.matrix} in role-matrix.json, ${figures.mismatches} mismatches; ${figures.routes} routes read from the controllers, ${figures.docDiffers} whose x-access differs from the guard; ` +
-        `${figures.below} workspace writes called one role below their threshold, ${figures.belowRefused} refused with 403 problem+json`,
+        `${figures.below} workspace writes called one role below their threshold (members and API keys), ${figures.belowRefused} refused with 403 problem+json`,
     );
     await t?.close();
   });
@@ -101,26 +105,37 @@ describe('security: role matrix', () => {
     expect(enforced.size).toBeGreaterThanOrEqual(documented.size);
   });
 
-  it('refuses every workspace write to a member one role below its threshold', async () => {
+  /**
+   * Every workspace write, called by a member one role below its threshold, and by an API key
+   * of the workspace's owner whose own role is one below: a key's role caps its creator's.
+   */
+  it('refuses every workspace write to a member, or an owner\'s API key, one role below its threshold', async () => {
     const below: Record<string, { auth: Record<string, string> } | undefined> = { member: a.viewer, admin: a.member, owner: undefined, viewer: undefined };
     const admin = await t.factory.actor();
     await t.factory.addMember(a.workspaceId, admin.id, 'admin');
     below.owner = admin;
+    const keyBelow: Record<string, Record<string, string>> = {};
+    for (const [rule, role] of [['member', 'viewer'], ['admin', 'member'], ['owner', 'admin']]) {
+      const key = await t.http.post(`/workspaces/${a.workspaceId}/api-keys`).set(a.owner.auth).send({ name: `below-${rule}`, role }).expect(201);
+      keyBelow[rule] = { Authorization: `Bearer ${key.body.key}` };
+    }
     const ids = (name: string) => a.params[name];
     const failures: string[] = [];
     let calls = 0;
     for (const op of walk(document)) {
       const rule = ruleOf(op.operation['x-access'] as never);
       if (!(ROLES as readonly string[]).includes(rule) || op.method === 'GET') continue;
-      const caller = below[rule];
-      if (!caller) continue;
+      const callers = [below[rule]?.auth, keyBelow[rule]].filter((c): c is Record<string, string> => c !== undefined);
       const query = Object.fromEntries(op.queryParams.filter((q) => ['workspace_id', 'dataset_id'].includes(q.name)).map((q) => [q.name, ids(q.name)]));
-      const res = await request(t.http, op, fillParams(op.path, ids), validBody(document, op, ids), caller.auth).query(query);
-      calls++;
-      if (res.status !== 403 || !/^application\/problem\+json/.test(res.headers['content-type'] ?? '') || res.body?.status !== 403) failures.push(`${op.method} ${op.path} (needs ${rule}): ${res.status} ${JSON.stringify(res.body).slice(0, 120)}`);
+      for (const auth of callers) {
+        const res = await request(t.http, op, fillParams(op.path, ids), validBody(document, op, ids), auth).query(query);
+        calls++;
+        const who = auth === keyBelow[rule] ? 'API key' : 'member';
+        if (res.status !== 403 || !/^application\/problem\+json/.test(res.headers['content-type'] ?? '') || res.body?.status !== 403) failures.push(`${op.method} ${op.path} (needs ${rule}) as ${who}: ${res.status} ${JSON.stringify(res.body).slice(0, 120)}`);
+      }
     }
     Object.assign(figures, { below: calls, belowRefused: calls - failures.length });
     expect(failures).toEqual([]);
-    expect(calls).toBeGreaterThanOrEqual(20);
+    expect(calls).toBeGreaterThanOrEqual(40);
   });
 });

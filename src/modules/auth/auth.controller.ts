@@ -30,18 +30,18 @@ export class AuthController {
     return this.auth.token(body, { ip: req.ip, userAgent: req.header('user-agent') });
   }
 
-  /** Who the token belongs to, with the caller's workspace memberships. */
+  /** Who the token belongs to, with the caller's workspace memberships. With an API key: its creator, in the key's workspace only, at the key's effective role. */
   @Get('auth/me')
   @Authenticated()
   @ApiOkResponse({ type: MeResponse })
   me(@CurrentUser() principal: Principal): Promise<MeResponse> {
-    return this.auth.me(principal.userId, principal.tokenExpiresAt);
+    return this.auth.me(principal.userId, principal.tokenExpiresAt, principal.apiKey);
   }
 
   /** Revokes the token used for this call; it stops working at once. */
   @Post('auth/logout')
   @HttpCode(204)
-  @Authenticated()
+  @Authenticated({ apiKeys: false })
   @ApiNoContentResponse({ description: 'Logged out' })
   async logout(@CurrentUser() principal: Principal): Promise<void> {
     await this.auth.logout(principal);

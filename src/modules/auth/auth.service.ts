@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import { AccessRepository } from '../../../libs/auth/access.repository.js';
 import { PasswordHasher } from '../../../libs/auth/password-hasher.js';
-import type { Principal } from '../../../libs/auth/roles.js';
+import { lowerRole, type Principal } from '../../../libs/auth/roles.js';
 import { SessionRepository } from '../../../libs/auth/session.repository.js';
 import { TokenSigner } from '../../../libs/auth/token-signer.js';
 import { CommonErrors, DomainError, ValidationFailedError } from '../../../libs/common/index.js';
@@ -113,12 +113,15 @@ export class AuthService {
     await this.audit.record({ actor: principal, action: 'auth.logout', targetType: 'user', targetId: principal.userId, details: { token_id: principal.tokenId } });
   }
 
-  async me(userId: string, tokenExpiresAt?: Date): Promise<MeResponse> {
+  /** With an API key, the memberships are the key's workspace only, at the key's effective role. */
+  async me(userId: string, tokenExpiresAt?: Date, apiKey?: Principal['apiKey']): Promise<MeResponse> {
     const user = await this.users.findById(userId);
     if (!user) throw new DomainError(CommonErrors.unauthenticated, 'The user of this token no longer exists');
+    const memberships = await this.memberships(user.id);
     return {
       ...toUserResponse(user),
-      memberships: await this.memberships(user.id),
+      ...(apiKey ? { system_role: 'user' as const } : {}),
+      memberships: apiKey ? memberships.filter((m) => m.workspace_id === apiKey.workspaceId).map((m) => ({ ...m, role: lowerRole(m.role, apiKey.role) })) : memberships,
       ...(tokenExpiresAt ? { token_expires_at: tokenExpiresAt } : {}),
     };
   }

@@ -56,8 +56,10 @@ export class DatasetsService {
 
   async list(query: ListDatasetsQuery, caller: Principal): Promise<Page<DatasetResponse>> {
     const sort = parseSort(query.sort, { name: 'd.name', created_at: 'd.created_at', updated_at: 'd.updated_at' }, '-created_at');
-    const memberOf = query.workspace_id || caller.systemRole === 'admin' ? undefined : caller.userId;
-    const [rows, total] = await this.datasets.list({ workspaceId: query.workspace_id, memberOf, q: query.q, kind: query.kind, tag: query.tag }, sort, pageWindow(query));
+    // Without workspace_id: every workspace the caller belongs to (an API key: its own).
+    const workspaceId = query.workspace_id ?? caller.apiKey?.workspaceId;
+    const memberOf = workspaceId || caller.systemRole === 'admin' ? undefined : caller.userId;
+    const [rows, total] = await this.datasets.list({ workspaceId, memberOf, q: query.q, kind: query.kind, tag: query.tag }, sort, pageWindow(query));
     const responses = await this.responses(rows);
     return pageOf(responses, total, query, (r) => r);
   }

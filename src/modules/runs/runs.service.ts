@@ -75,7 +75,8 @@ export class RunsService {
   }
 
   async list(caller: Principal, query: ListRunsQuery, workspaceIds?: string[]): Promise<Page<RunResponse>> {
-    const ids = workspaceIds ?? (query.workspace_id ? [query.workspace_id] : await this.access.workspaceIdsOf(caller.userId));
+    const own = query.workspace_id ?? caller.apiKey?.workspaceId;
+    const ids = workspaceIds ?? (own ? [own] : await this.access.workspaceIdsOf(caller.userId));
     if (!ids.length) return { items: [], total: 0, page: query.page, page_size: query.page_size };
     // A filter naming a SUT or dataset outside the listed workspaces is an unknown record, not an empty list.
     if (query.sut_id && !ids.includes((await this.registry.resolve('sut', query.sut_id)) ?? '')) throw new NotFoundError('SUT', query.sut_id);

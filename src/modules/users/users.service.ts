@@ -11,6 +11,7 @@ import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/p
 import { newSecretToken } from '../../../libs/common/secret-token.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { AppConfig } from '../../config/app-config.js';
+import { ApiKeysService } from '../api-keys/api-keys.service.js';
 import type { CreateUserRequest, ListUsersQuery, ResetTokenResponse, UpdateUserRequest, UserMembershipResponse, UserResponse } from './dto/user.dto.js';
 import type { UserEntity } from './entities/user.entity.js';
 import { UserErrors } from './users.errors.js';
@@ -38,6 +39,7 @@ export class UsersService {
     private readonly access: AccessRepository,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
+    private readonly apiKeys: ApiKeysService,
   ) {}
 
   /** The response record of a user; never carries the password hash. */
@@ -123,7 +125,7 @@ export class UsersService {
     });
   }
 
-  /** Deactivation revokes every token and unused reset token of the user at once. Idempotent. */
+  /** Deactivation revokes every token, API key and unused reset token of the user at once. Idempotent. */
   async deactivate(id: string, actor: Principal): Promise<UserResponse> {
     return this.transactions.run(async () => {
       const admins = await this.lockAdminsAsActor(actor);
@@ -136,7 +138,8 @@ export class UsersService {
       const saved = await this.users.save(user);
       await this.users.invalidateResetTokens(user.id);
       const revoked = await this.sessions.revokeAllOf(user.id, 'deactivated');
-      await this.audit.record({ actor, action: 'user.deactivated', targetType: 'user', targetId: user.id, details: { tokens_revoked: revoked } });
+      const keysRevoked = await this.apiKeys.revokeAllOf(user.id, null, 'user_deactivated', actor);
+      await this.audit.record({ actor, action: 'user.deactivated', targetType: 'user', targetId: user.id, details: { tokens_revoked: revoked, api_keys_revoked: keysRevoked } });
       return toUserResponse(saved);
     });
   }

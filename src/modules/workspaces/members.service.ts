@@ -3,6 +3,7 @@ import { AuditService } from '../../../libs/audit/audit.service.js';
 import { roleAtLeast, type Principal, type WorkspaceAccess, type WorkspaceRole } from '../../../libs/auth/roles.js';
 import { DomainError, ForbiddenError, NotFoundError, ValidationFailedError } from '../../../libs/common/domain-error.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import { ApiKeysService } from '../api-keys/api-keys.service.js';
 import { UserErrors } from '../users/users.errors.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { UsersService } from '../users/users.service.js';
@@ -23,6 +24,7 @@ export class MembersService {
     private readonly usersService: UsersService,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
+    private readonly apiKeys: ApiKeysService,
   ) {}
 
   async list(access: WorkspaceAccess): Promise<WorkspaceMemberResponse[]> {
@@ -61,7 +63,7 @@ export class MembersService {
     });
   }
 
-  /** Admins remove others; anyone may remove themselves (leave). */
+  /** Admins remove others; anyone may remove themselves (leave). The member's API keys there are revoked. */
   async remove(access: WorkspaceAccess, userId: string, caller: Principal): Promise<void> {
     const leaving = userId === caller.userId;
     if (!leaving && !roleAtLeast(access.role, 'admin')) throw new ForbiddenError(`Removing other members needs the admin role or above; yours is ${access.role}`);
@@ -76,6 +78,8 @@ export class MembersService {
       }
       await this.members.delete(access.workspaceId, userId);
       await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'member.removed', targetType: 'user', targetId: userId, details: { role: member.role, left: leaving } });
+      // The member's keys die with the membership (re-adding them must not bring old keys back).
+      await this.apiKeys.revokeAllOf(userId, access.workspaceId, 'member_removed', caller);
     });
   }
 

@@ -25,7 +25,7 @@ export class WorkspacesController {
 
   /** Creates a workspace; the caller becomes its owner. */
   @Post()
-  @Authenticated()
+  @Authenticated({ apiKeys: false })
   @ApiCreatedResponse({ type: WorkspaceResponse })
   async create(@Body() body: CreateWorkspaceRequest, @CurrentUser() caller: Principal, @Res({ passthrough: true }) res: Response): Promise<WorkspaceResponse> {
     const workspace = await this.workspaces.create(body, caller);

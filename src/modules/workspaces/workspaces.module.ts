@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApiKeysModule } from '../api-keys/api-keys.module.js';
 import { CataloguesModule } from '../catalogues/catalogues.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { WorkspaceMemberEntity } from './entities/workspace-member.entity.js';
@@ -12,7 +13,7 @@ import { WorkspacesRepository } from './workspaces.repository.js';
 import { WorkspacesService } from './workspaces.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([WorkspaceEntity, WorkspaceMemberEntity]), UsersModule, CataloguesModule],
+  imports: [TypeOrmModule.forFeature([WorkspaceEntity, WorkspaceMemberEntity]), UsersModule, CataloguesModule, ApiKeysModule],
   controllers: [WorkspacesController, MembersController],
   providers: [WorkspacesService, WorkspacesRepository, MembersService, MembersRepository],
   exports: [MembersService, MembersRepository],

@@ -34,12 +34,13 @@ export class WorkspacesRepository {
 
   async list(
     userId: string,
-    filter: { q?: string; onlyMine: boolean },
+    filter: { q?: string; onlyMine: boolean; only?: string },
     sort: { column: string; direction: 'ASC' | 'DESC' },
     window: { skip: number; take: number },
   ): Promise<[WorkspaceView[], number]> {
     const qb = this.viewQuery(userId);
     if (filter.onlyMine) qb.andWhere('m.user_id IS NOT NULL');
+    if (filter.only) qb.andWhere('w.id = :only', { only: filter.only });
     if (filter.q) qb.andWhere('lower(w.name) LIKE :pattern', { pattern: `%${filter.q.toLowerCase().replace(LIKE_ESCAPE, (c) => `\\${c}`)}%` });
     const total = await qb.getCount();
     const { entities, raw } = await qb.orderBy(sort.column, sort.direction).addOrderBy('w.id', 'ASC').offset(window.skip).limit(window.take).getRawAndEntities();

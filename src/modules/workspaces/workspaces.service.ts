@@ -30,10 +30,11 @@ export class WorkspacesService {
     return strongEtag('workspace', workspace.id, workspace.version);
   }
 
-  /** A user's workspaces; system admins see all of them unless they ask for `mine`. */
+  /** A user's workspaces; system admins see all of them unless they ask for `mine`; an API key its own. */
   async list(query: ListWorkspacesQuery, caller: Principal): Promise<Page<WorkspaceListItem>> {
     const onlyMine = caller.systemRole !== 'admin' || query.mine === true;
-    const [views, total] = await this.workspaces.list(caller.userId, { q: query.q, onlyMine }, parseSort(query.sort, SORTS, 'name'), pageWindow(query));
+    // An API key sees the one workspace it belongs to.
+    const [views, total] = await this.workspaces.list(caller.userId, { q: query.q, onlyMine, only: caller.apiKey?.workspaceId }, parseSort(query.sort, SORTS, 'name'), pageWindow(query));
     return pageOf(views, total, query, toWorkspaceListItem);
   }
 
