@@ -102,6 +102,14 @@ export interface AdapterValidateResult {
   valid: boolean;
 }
 
+export interface AddMemberParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
 export interface AddMemberRequest {
   /**
    * The email of an existing user (case-insensitive); give this or `user_id`
@@ -115,151 +123,6 @@ export interface AddMemberRequest {
    * @format uuid
    */
   user_id?: string;
-}
-
-export interface AnalysisAnnotationParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface AnalysisAnnotationQueryParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface AnalysisAvailabilityParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface AnalysisClusterResultParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The run's id
-   * @format uuid
-   */
-  runId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface AnalysisClusterRunParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The run's id
-   * @format uuid
-   */
-  runId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface AnalysisCreateClusterRunParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface AnalysisCreateRunParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface AnalysisGetRunParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The run's id
-   * @format uuid
-   */
-  runId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface AnalysisLatestParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface AnalysisListRunsParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
 }
 
 export interface AnalysisPropertyDto {
@@ -312,71 +175,6 @@ export interface AnalysisRunResponse {
   state_reason: string | null;
   version_id: string;
   workspace_id: string;
-}
-
-export interface AnalysisSchemaParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface AnalysisTextParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface AnalysisTextQueryParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface AnalysisVisualParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface AnalysisVisualQueryParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
 }
 
 export interface ApiKeyCreatedResponse {
@@ -565,6 +363,23 @@ export interface AssignDimensionResponse {
   version_id: string;
 }
 
+export interface AssignDimensionValueParams {
+  assign: string;
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+}
+
+export interface AttachProjectTestPlanParams {
+  /**
+   * The project's id
+   * @format uuid
+   */
+  projectId: string;
+}
+
 export interface AttachTestPlanRequest {
   /**
    * The test plan's id or name
@@ -672,6 +487,14 @@ export interface BundleResponse {
   version: string;
 }
 
+export interface CancelRunParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+}
+
 export interface CatalogueMetric {
   /** False for a custom op that is not active */
   available: boolean;
@@ -768,6 +591,14 @@ export interface CommitRowsRequest {
   message?: string;
   /** Promote the new version to current at once (default false: it stays a candidate) */
   promote?: boolean;
+}
+
+export interface CommitStagedRowsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
 }
 
 export interface ConnectionAuthDto {
@@ -870,100 +701,6 @@ export interface ConnectionTestResult {
   response_excerpt: string | null;
   status_code: number | null;
   usage: TokenUsageDto | null;
-}
-
-export interface ConnectionsCreateAdapterParams {
-  /**
-   * The connection's id
-   * @format uuid
-   */
-  connectionId: string;
-  /**
-   * The sut's id
-   * @format uuid
-   */
-  sutId: string;
-}
-
-export interface ConnectionsCreateParams {
-  /**
-   * The sut's id
-   * @format uuid
-   */
-  sutId: string;
-}
-
-export interface ConnectionsDeleteParams {
-  /**
-   * The connection's id
-   * @format uuid
-   */
-  connectionId: string;
-  /**
-   * The sut's id
-   * @format uuid
-   */
-  sutId: string;
-}
-
-export interface ConnectionsGetAdapterParams {
-  /**
-   * The connection's id
-   * @format uuid
-   */
-  connectionId: string;
-  /**
-   * The sut's id
-   * @format uuid
-   */
-  sutId: string;
-}
-
-export interface ConnectionsListParams {
-  /**
-   * The sut's id
-   * @format uuid
-   */
-  sutId: string;
-}
-
-export interface ConnectionsTestParams {
-  /**
-   * The connection's id
-   * @format uuid
-   */
-  connectionId: string;
-  /**
-   * The sut's id
-   * @format uuid
-   */
-  sutId: string;
-}
-
-export interface ConnectionsUpdateParams {
-  /**
-   * The connection's id
-   * @format uuid
-   */
-  connectionId: string;
-  /**
-   * The sut's id
-   * @format uuid
-   */
-  sutId: string;
-}
-
-export interface ConnectionsValidateParams {
-  /**
-   * The connection's id
-   * @format uuid
-   */
-  connectionId: string;
-  /**
-   * The sut's id
-   * @format uuid
-   */
-  sutId: string;
 }
 
 export interface ConventionCandidateDto {
@@ -1114,6 +851,19 @@ export interface CreateClusterRunRequest {
   seed?: number;
 }
 
+export interface CreateConnectionAdapterParams {
+  /**
+   * The connection's id
+   * @format uuid
+   */
+  connectionId: string;
+  /**
+   * The sut's id
+   * @format uuid
+   */
+  sutId: string;
+}
+
 export interface CreateConnectionRequest {
   /** The key to send, by secret reference; null removes it */
   auth?: ConnectionAuthDto | null;
@@ -1234,6 +984,14 @@ export interface CreateGroundTruthRequest {
   message?: string;
 }
 
+export interface CreateInvitationParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
 export interface CreateInvitationRequest {
   /**
    * @format email
@@ -1352,6 +1110,15 @@ export interface CreateMetricConfigRequest {
   workspace_id: string;
 }
 
+export interface CreateMetricConfigVersionParams {
+  configName: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
 export interface CreateMetricConfigVersionRequest {
   /** @maxLength 2000 */
   description?: string;
@@ -1403,6 +1170,19 @@ export interface CreateNotificationConfigRequest {
    * @format uuid
    */
   workspace_id: string;
+}
+
+export interface CreatePartitionParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
 }
 
 export interface CreatePartitionRequest {
@@ -1502,6 +1282,14 @@ export interface CreateReportConfigRequest {
   sections: ReportConfigSectionDto[];
   /** @format uuid */
   workspace_id: string;
+}
+
+export interface CreateReportParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
 }
 
 export interface CreateReportRequest {
@@ -1652,6 +1440,14 @@ export interface CreateSdgAdapterRequest {
   workspace_id: string;
 }
 
+export interface CreateSecretParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
 export interface CreateSecretRequest {
   /** @maxLength 1000 */
   description?: string;
@@ -1663,6 +1459,14 @@ export interface CreateSecretRequest {
    * @maxLength 65536
    */
   value: string;
+}
+
+export interface CreateSutConnectionParams {
+  /**
+   * The sut's id
+   * @format uuid
+   */
+  sutId: string;
 }
 
 export interface CreateSutRequest {
@@ -1713,6 +1517,16 @@ export interface CreateTestPlanRequest {
   release_rule?: ReleaseRuleDto;
   /**
    * The workspace that will own the entry (admins)
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface CreateTestPlanVersionParams {
+  /** The test plan id, or its name (unique in the workspace, case-insensitive) */
+  ref: string;
+  /**
+   * The workspace the plan belongs to ({ref} may be a name, unique only in its workspace)
    * @format uuid
    */
   workspace_id: string;
@@ -1794,6 +1608,14 @@ export interface CreateTraceConnectionRequest {
   workspace_id: string;
 }
 
+export interface CreateTraceGroundTruthParams {
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
 export interface CreateUserRequest {
   /**
    * @minLength 1
@@ -1824,6 +1646,14 @@ export interface CreateWorkspaceRequest {
    * @maxLength 100
    */
   name: string;
+}
+
+export interface CreateWorkspaceUserParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
 }
 
 export interface CreateWorkspaceUserRequest {
@@ -2223,7 +2053,76 @@ export interface DatasetVersionResponsePage {
   total: number;
 }
 
-export interface DatasetVersionsGetParams {
+export interface DeactivateUserParams {
+  /**
+   * The user's id
+   * @format uuid
+   */
+  userId: string;
+}
+
+export interface DeleteCustomOpParams {
+  name: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
+export interface DeleteDatasetParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+}
+
+export interface DeleteEvalConfigParams {
+  /**
+   * The eval config's id
+   * @format uuid
+   */
+  evalConfigId: string;
+}
+
+export interface DeleteJudgeParams {
+  /**
+   * The judge's id
+   * @format uuid
+   */
+  judgeId: string;
+}
+
+export interface DeleteMetricConfigVersionParams {
+  configName: string;
+  configVersion: string;
+  /**
+   * The workspace the config belongs to
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface DeleteNotificationConfigParams {
+  /**
+   * The notification config's id
+   * @format uuid
+   */
+  notificationConfigId: string;
+}
+
+export interface DeletePartitionParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * The partition's id
+   * @format uuid
+   */
+  partitionId: string;
   /**
    * The version's id
    * @format uuid
@@ -2231,163 +2130,48 @@ export interface DatasetVersionsGetParams {
   versionId: string;
 }
 
-export interface DatasetsAuditParams {
+export interface DeleteRecommendationParams {
+  /** `builtin-<template>` for a built-in recommendation, else the UUID of a workspace recommendation */
+  recommendationId: string;
   /**
-   * Only entries older than this instant (ISO 8601), to page back
-   * @pattern ^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$
-   */
-  before?: string;
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * Entries at most (newest first), 1..500
-   * @min 1
-   * @max 500
-   * @default 100
-   */
-  limit: number;
-}
-
-export interface DatasetsDeleteParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-}
-
-export interface DatasetsDownloadUrlParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * Lifetime of the URL in seconds, 10..604800 (default SIGNED_URL_TTL_SECONDS, 3600)
-   * @min 10
-   * @max 604800
-   */
-  expires_in?: number;
-  /** @default "csv" */
-  format?: "csv" | "jsonl" | "parquet";
-  /**
-   * The version to download; default: the current version, else the newest
-   * @format uuid
-   */
-  version_id?: string;
-}
-
-export interface DatasetsGetParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-}
-
-export interface DatasetsListParams {
-  kind?: "rows" | "traces";
-  /**
-   * 1-based page number
-   * @min 1
-   * @default 1
-   */
-  page?: number;
-  /**
-   * @min 1
-   * @max 200
-   * @default 50
-   */
-  page_size?: number;
-  /**
-   * Case-insensitive substring of the name
-   * @maxLength 200
-   */
-  q?: string;
-  /** @default "-created_at" */
-  sort?:
-    | "name"
-    | "-name"
-    | "created_at"
-    | "-created_at"
-    | "updated_at"
-    | "-updated_at";
-  /** Only datasets carrying this tag */
-  tag?: string;
-  /**
-   * Only datasets of this workspace; without it, datasets of every workspace you belong to
-   * @format uuid
-   */
-  workspace_id?: string;
-}
-
-export interface DatasetsRunQueryParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-}
-
-export interface DatasetsSchemaParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The version to describe; default: the current version, else the newest
-   * @format uuid
-   */
-  version_id?: string;
-}
-
-export interface DatasetsSnapshotsParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-}
-
-export interface DatasetsUpdateParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-}
-
-export interface DatasetsUploadParams {
-  /**
-   * The workspace that will own the dataset (members and above)
+   * The workspace whose recommendations (with the built-in ones) are read or changed
    * @format uuid
    */
   workspace_id: string;
 }
 
-export interface DatasetsVersionListParams {
+export interface DeleteReportConfigParams {
+  /**
+   * The config's id
+   * @format uuid
+   */
+  configId: string;
+}
+
+export interface DeleteReportPromptParams {
+  sectionKey: string;
+  /**
+   * The workspace
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface DeleteReportSectionParams {
+  /**
+   * The report's id
+   * @format uuid
+   */
+  reportId: string;
+  sectionKey: string;
+}
+
+export interface DeleteRowsParams {
   /**
    * The dataset's id
    * @format uuid
    */
   datasetId: string;
-  /**
-   * 1-based page number
-   * @min 1
-   * @default 1
-   */
-  page?: number;
-  /**
-   * @min 1
-   * @max 200
-   * @default 50
-   */
-  page_size?: number;
-  state?: "candidate" | "current" | "retired";
 }
 
 export interface DeleteRowsRequest {
@@ -2396,6 +2180,69 @@ export interface DeleteRowsRequest {
    * @minItems 1
    */
   row_ids: string[];
+}
+
+export interface DeleteSecretParams {
+  /**
+   * The secret's id
+   * @format uuid
+   */
+  secretId: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
+export interface DeleteSutConnectionParams {
+  /**
+   * The connection's id
+   * @format uuid
+   */
+  connectionId: string;
+  /**
+   * The sut's id
+   * @format uuid
+   */
+  sutId: string;
+}
+
+export interface DeleteSutParams {
+  /**
+   * The sut's id
+   * @format uuid
+   */
+  sutId: string;
+}
+
+export interface DeleteWorkspaceParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
+export interface DemoteDatasetVersionParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface DetachProjectTestPlanParams {
+  /**
+   * The project's id
+   * @format uuid
+   */
+  projectId: string;
 }
 
 export interface DetectConventionsRequest {
@@ -2412,6 +2259,19 @@ export interface DetectConventionsRequest {
   sample?: number;
   /** @format uuid */
   workspace_id: string;
+}
+
+export interface DetectTraceConventionParams {
+  detect: string;
+}
+
+export interface DetectTraceUploadConventionParams {
+  detect: string;
+  /**
+   * The upload's id
+   * @format uuid
+   */
+  uploadId: string;
 }
 
 export interface DetectUploadRequest {
@@ -2470,15 +2330,6 @@ export interface DiffSummaryDto {
   regressed: number;
   rows: number;
   unchanged: number;
-}
-
-export interface DimensionAssignAssignParams {
-  assign: string;
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
 }
 
 export interface DimensionDefinition {
@@ -2593,6 +2444,82 @@ export interface DimensionsQueryRequest {
   offset?: number;
 }
 
+export interface DiscardStagedRowsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+}
+
+export interface DownloadDatasetVersionFileParams {
+  /**
+   * Unix time after which the URL is refused
+   * @pattern ^\d{1,12}$
+   */
+  expires: string;
+  filename: string;
+  format: "csv" | "jsonl" | "parquet";
+  /**
+   * HMAC-SHA256 of the path, format and expiry
+   * @maxLength 100
+   */
+  signature: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface DownloadExamplesParams {
+  /**
+   * A version listed by GET /sdk/versions, or `latest`
+   * @example "latest"
+   */
+  version: string;
+}
+
+export interface DownloadReportContentParams {
+  filename: string;
+  /**
+   * The report's id
+   * @format uuid
+   */
+  reportId: string;
+}
+
+export interface DownloadReportExportParams {
+  /**
+   * The export's id
+   * @format uuid
+   */
+  exportId: string;
+  filename: string;
+  /**
+   * The report's id
+   * @format uuid
+   */
+  reportId: string;
+}
+
+export interface DownloadRunParquetParams {
+  filename: string;
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+}
+
+export interface DownloadSdkParams {
+  /**
+   * A version listed by GET /sdk/versions, or `latest`
+   * @example "latest"
+   */
+  version: string;
+}
+
 export interface DroppedRecordsDto {
   count: number;
   example_source_ref: string;
@@ -2680,35 +2607,6 @@ export interface EmbeddingConfigResponsePage {
   total: number;
 }
 
-export interface EmbeddingConfigsGetParams {
-  configRef: string;
-  /**
-   * The workspace whose configurations these are
-   * @format uuid
-   */
-  workspace_id: string;
-}
-
-export interface EmbeddingConfigsListParams {
-  /**
-   * 1-based page number
-   * @min 1
-   * @default 1
-   */
-  page?: number;
-  /**
-   * @min 1
-   * @max 200
-   * @default 50
-   */
-  page_size?: number;
-  /**
-   * The workspace whose configurations to list
-   * @format uuid
-   */
-  workspace_id: string;
-}
-
 export interface EnrichmentFieldDto {
   description: string;
   name: string;
@@ -2745,52 +2643,6 @@ export interface EvalConfigResponsePage {
   total: number;
 }
 
-export interface EvalConfigsDeleteParams {
-  /**
-   * The eval config's id
-   * @format uuid
-   */
-  evalConfigId: string;
-}
-
-export interface EvalConfigsGetParams {
-  /**
-   * The eval config's id
-   * @format uuid
-   */
-  evalConfigId: string;
-}
-
-export interface EvalConfigsListParams {
-  /**
-   * 1-based page number
-   * @min 1
-   * @default 1
-   */
-  page?: number;
-  /**
-   * @min 1
-   * @max 200
-   * @default 50
-   */
-  page_size?: number;
-  /**
-   * Names containing this text (case-insensitive)
-   * @maxLength 100
-   */
-  q?: string;
-  /** @format uuid */
-  workspace_id: string;
-}
-
-export interface EvalConfigsReplaceParams {
-  /**
-   * The eval config's id
-   * @format uuid
-   */
-  evalConfigId: string;
-}
-
 export interface EvalMetricRefDto {
   /** A metric config of the workspace, or a built-in metric name (scored with its defaults) */
   config_name: string;
@@ -2820,9 +2672,57 @@ export interface EvalMetricRefResponse {
   threshold: number | null;
 }
 
+export interface ExportReportParams {
+  /**
+   * The report's id
+   * @format uuid
+   */
+  reportId: string;
+}
+
 export interface ExportReportRequest {
   /** markdown, html or pdf (default: the workspace settings' default format) */
   format?: "markdown" | "html" | "pdf";
+}
+
+export interface ExportRunDiffParams {
+  /**
+   * The run compared against (e.g. the last release)
+   * @format uuid
+   */
+  base: string;
+  /**
+   * The run under review
+   * @format uuid
+   */
+  candidate: string;
+  /** csv (one line per row, a base/candidate/delta column triple per metric) or json (summary and every row); default csv */
+  format?: "csv" | "json";
+  /**
+   * Rows per page, 1..1000 (default 100)
+   * @min 1
+   * @max 1000
+   */
+  limit?: number;
+  /**
+   * @min 0
+   * @max 10000000
+   */
+  offset?: number;
+  /** Only rows of this status */
+  status?:
+    | "regressed"
+    | "improved"
+    | "unchanged"
+    | "changed"
+    | "new"
+    | "missing";
+  /**
+   * A score move smaller than this is no move (default 1e-9)
+   * @min 0
+   * @max 1000000
+   */
+  tolerance?: number;
 }
 
 export interface ExtractedOutputDto {
@@ -2842,19 +2742,43 @@ export interface FieldMappingDto {
   spans_mapped: number;
 }
 
-export interface FilesDatasetVersionParams {
+export interface GetAnalysisRunParams {
   /**
-   * Unix time after which the URL is refused
-   * @pattern ^\d{1,12}$
+   * The dataset's id
+   * @format uuid
    */
-  expires: string;
-  filename: string;
-  format: "csv" | "jsonl" | "parquet";
+  datasetId: string;
   /**
-   * HMAC-SHA256 of the path, format and expiry
-   * @maxLength 100
+   * The run's id
+   * @format uuid
    */
-  signature: string;
+  runId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface GetAnalysisSchemaParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface GetAnnotationAnalysisParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
   /**
    * The version's id
    * @format uuid
@@ -2873,6 +2797,148 @@ export interface GetApiKeyParams {
    * @format uuid
    */
   workspaceId: string;
+}
+
+export interface GetClusterRunParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface GetClusterRunResultParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface GetClusteringAvailabilityParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface GetConnectionAdapterParams {
+  /**
+   * The connection's id
+   * @format uuid
+   */
+  connectionId: string;
+  /**
+   * The sut's id
+   * @format uuid
+   */
+  sutId: string;
+}
+
+export interface GetCustomOpParams {
+  name: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
+export interface GetDatasetDownloadUrlParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * Lifetime of the URL in seconds, 10..604800 (default SIGNED_URL_TTL_SECONDS, 3600)
+   * @min 10
+   * @max 604800
+   */
+  expires_in?: number;
+  /** @default "csv" */
+  format?: "csv" | "jsonl" | "parquet";
+  /**
+   * The version to download; default: the current version, else the newest
+   * @format uuid
+   */
+  version_id?: string;
+}
+
+export interface GetDatasetParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+}
+
+export interface GetDatasetSchemaParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * The version to describe; default: the current version, else the newest
+   * @format uuid
+   */
+  version_id?: string;
+}
+
+export interface GetDatasetVersionDownloadUrlParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * Lifetime of the URL in seconds, 10..604800 (default SIGNED_URL_TTL_SECONDS, 3600)
+   * @min 10
+   * @max 604800
+   */
+  expires_in?: number;
+  /** @default "csv" */
+  format?: "csv" | "jsonl" | "parquet";
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface GetDatasetVersionParams {
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
 }
 
 export interface GetDatasetVersionResponse {
@@ -2911,6 +2977,489 @@ export interface GetDatasetVersionResponse {
   /** The uploaded file, for versions made by an upload */
   upload?: UploadInfoDto;
   workspace_id: string;
+}
+
+export interface GetEmbeddingConfigParams {
+  configRef: string;
+  /**
+   * The workspace whose configurations these are
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface GetEvalConfigParams {
+  /**
+   * The eval config's id
+   * @format uuid
+   */
+  evalConfigId: string;
+}
+
+export interface GetJudgeParams {
+  /**
+   * The judge's id
+   * @format uuid
+   */
+  judgeId: string;
+}
+
+export interface GetLatestClusterRunParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface GetLatestQualityVerdictParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface GetMetricConfigVersionParams {
+  configName: string;
+  configVersion: string;
+  /**
+   * The workspace the config belongs to
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface GetOpSchemaParams {
+  name: string;
+  /**
+   * A registered op's version (default the newest)
+   * @min 1
+   * @max 2147483647
+   */
+  version?: number;
+  /**
+   * The workspace whose operations to read
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface GetProjectCoverageParams {
+  /**
+   * A value is a gap when fewer rows than this cover it (1..100000, default 1)
+   * @min 1
+   * @max 100000
+   */
+  min_rows?: number;
+  /**
+   * Dimension pairs to cross, comma-separated `a:b` (at most 5), e.g. `topic:persona,topic:language`
+   * @pattern ^[a-z][a-z0-9_:,]{0,700}$
+   */
+  pairs?: string;
+  /**
+   * The project's id
+   * @format uuid
+   */
+  projectId: string;
+}
+
+export interface GetProjectParams {
+  /**
+   * The project's id
+   * @format uuid
+   */
+  projectId: string;
+}
+
+export interface GetProjectTrendParams {
+  /**
+   * The project's id
+   * @format uuid
+   */
+  projectId: string;
+}
+
+export interface GetQualityCheckRunParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface GetRecommendationParams {
+  /** `builtin-<template>` for a built-in recommendation, else the UUID of a workspace recommendation */
+  recommendationId: string;
+  /**
+   * The workspace whose recommendations (with the built-in ones) are read or changed
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface GetRegisteredOpParams {
+  name: string;
+  /**
+   * The workspace whose operations to read
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface GetReportConfigParams {
+  /**
+   * The config's id
+   * @format uuid
+   */
+  configId: string;
+}
+
+export interface GetReportContentParams {
+  /**
+   * The report's id
+   * @format uuid
+   */
+  reportId: string;
+}
+
+export interface GetReportContentUrlParams {
+  /** markdown (default) or html */
+  format?: "markdown" | "html";
+  /**
+   * The report's id
+   * @format uuid
+   */
+  reportId: string;
+}
+
+export interface GetReportDownloadUrlParams {
+  /** The format (default: the workspace settings' default format for downloads, markdown for content URLs) */
+  format?: "markdown" | "html" | "pdf";
+  /**
+   * The report's id
+   * @format uuid
+   */
+  reportId: string;
+}
+
+export interface GetReportParams {
+  /**
+   * The report's id
+   * @format uuid
+   */
+  reportId: string;
+}
+
+export interface GetReportPromptParams {
+  sectionKey: string;
+  /**
+   * The workspace
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface GetReportSectionParams {
+  key: string;
+  /**
+   * The report's id
+   * @format uuid
+   */
+  reportId: string;
+}
+
+export interface GetReportSettingsParams {
+  /**
+   * The workspace
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface GetRunDiffParams {
+  /**
+   * The run compared against (e.g. the last release)
+   * @format uuid
+   */
+  base: string;
+  /**
+   * The run under review
+   * @format uuid
+   */
+  candidate: string;
+  /**
+   * Rows per page, 1..1000 (default 100)
+   * @min 1
+   * @max 1000
+   */
+  limit?: number;
+  /**
+   * @min 0
+   * @max 10000000
+   */
+  offset?: number;
+  /** Only rows of this status */
+  status?:
+    | "regressed"
+    | "improved"
+    | "unchanged"
+    | "changed"
+    | "new"
+    | "missing";
+  /**
+   * A score move smaller than this is no move (default 1e-9)
+   * @min 0
+   * @max 1000000
+   */
+  tolerance?: number;
+}
+
+export interface GetRunDiffRowImageParams {
+  /** @format uuid */
+  base: string;
+  /** @format uuid */
+  candidate: string;
+  /**
+   * The dataset row
+   * @format uuid
+   */
+  row_id: string;
+}
+
+export interface GetRunDiffRowParams {
+  /** @format uuid */
+  base: string;
+  /** @format uuid */
+  candidate: string;
+  /**
+   * The dataset row
+   * @format uuid
+   */
+  row_id: string;
+}
+
+export interface GetRunFailureAnalysisParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+}
+
+export interface GetRunParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+}
+
+export interface GetRunParquetUrlParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+}
+
+export interface GetRunQueueParams {
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface GetRunResultsSummaryParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+}
+
+export interface GetRunSessionParams {
+  parentId: string;
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+}
+
+export interface GetSdgAdapterParams {
+  /**
+   * The adapter's id
+   * @format uuid
+   */
+  adapterId: string;
+}
+
+export interface GetSecretParams {
+  /**
+   * The secret's id
+   * @format uuid
+   */
+  secretId: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
+export interface GetSutParams {
+  /**
+   * The sut's id
+   * @format uuid
+   */
+  sutId: string;
+}
+
+export interface GetTemplateParams {
+  /**
+   * A name listed by GET /templates
+   * @example "rag-question-answering"
+   */
+  name: string;
+}
+
+export interface GetTestPlanParams {
+  /** The test plan id, or its name (unique in the workspace, case-insensitive) */
+  ref: string;
+  /**
+   * The workspace the plan belongs to ({ref} may be a name, unique only in its workspace)
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface GetTestPlanVersionParams {
+  /** The test plan id, or its name (unique in the workspace, case-insensitive) */
+  ref: string;
+  /**
+   * A version number, or `latest`
+   * @example "1"
+   */
+  version: string;
+  /**
+   * The workspace the plan belongs to ({ref} may be a name, unique only in its workspace)
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface GetTextAnalysisParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface GetTraceEnrichmentParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface GetTraceGroundTruthParams {
+  /**
+   * A ground-truth version number (default: the newest)
+   * @min 1
+   * @max 2147483647
+   */
+  number?: number;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface GetTraceLandingRunParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+}
+
+export interface GetTraceTopologyParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * Only traces with this tag
+   * @maxLength 100
+   */
+  tag?: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface GetUserParams {
+  /**
+   * The user's id
+   * @format uuid
+   */
+  userId: string;
+}
+
+export interface GetVisualAnalysisParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface GetWorkspaceParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
 }
 
 export interface GroundTruthItem {
@@ -2964,6 +3513,14 @@ export interface IngestSourceDto {
   upload_id: string | null;
 }
 
+export interface InsertRowsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+}
+
 export interface InsertRowsRequest {
   /**
    * Rows to stage for insertion (1..1000), each a JSON object of columns; a `_row_id` (UUID) is kept as the row's id, else one is assigned
@@ -2995,47 +3552,12 @@ export interface InvitationResponse {
   workspace_id: string;
 }
 
-export interface InvitationsCreateParams {
+export interface IssueResetTokenParams {
   /**
-   * The workspace's id
+   * The user's id
    * @format uuid
    */
-  workspaceId: string;
-}
-
-export interface InvitationsListParams {
-  state?: "pending" | "accepted" | "revoked" | "expired";
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface InvitationsResendParams {
-  /**
-   * The invitation's id
-   * @format uuid
-   */
-  invitationId: string;
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface InvitationsRevokeParams {
-  /**
-   * The invitation's id
-   * @format uuid
-   */
-  invitationId: string;
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
+  userId: string;
 }
 
 export interface JudgeConnectionResponse {
@@ -3157,56 +3679,6 @@ export interface JudgedSpecResponse {
   scale: ScaleDto;
 }
 
-export interface JudgesDeleteParams {
-  /**
-   * The judge's id
-   * @format uuid
-   */
-  judgeId: string;
-}
-
-export interface JudgesGetParams {
-  /**
-   * The judge's id
-   * @format uuid
-   */
-  judgeId: string;
-}
-
-export interface JudgesListParams {
-  /**
-   * 1-based page number
-   * @min 1
-   * @default 1
-   */
-  page?: number;
-  /**
-   * @min 1
-   * @max 200
-   * @default 50
-   */
-  page_size?: number;
-  provider?: "openai_compatible" | "azure_openai" | "anthropic";
-  /** @format uuid */
-  workspace_id: string;
-}
-
-export interface JudgesTestParams {
-  /**
-   * The judge's id
-   * @format uuid
-   */
-  judgeId: string;
-}
-
-export interface JudgesUpdateParams {
-  /**
-   * The judge's id
-   * @format uuid
-   */
-  judgeId: string;
-}
-
 export interface LandFromConnectionRequest {
   /**
    * The convention to read attributes with; `auto` (default) picks it per span
@@ -3284,6 +3756,18 @@ export interface LandInlineRequest {
   workspace_id: string;
 }
 
+export interface LandInlineTracesParams {
+  inline: string;
+}
+
+export interface LandTracesFromConnectionParams {
+  /**
+   * The connection's id
+   * @format uuid
+   */
+  connectionId: string;
+}
+
 export interface LandTracesRequest {
   /**
    * ... or pull from this connection (exactly one of the two)
@@ -3342,6 +3826,19 @@ export interface LatencyStatsDto {
   mean: number;
 }
 
+export interface ListAnalysisRunsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
 export interface ListApiKeysParams {
   /**
    * 1-based page number
@@ -3372,6 +3869,996 @@ export interface ListApiKeysParams {
   workspaceId: string;
 }
 
+export interface ListAvailableMetricsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface ListAvailablePartitionMetricsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * The partition's id
+   * @format uuid
+   */
+  partitionId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface ListAvailableQualityChecksParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * The version the checks would run on; default: the current version, else the newest
+   * @format uuid
+   */
+  version_id?: string;
+}
+
+export interface ListCustomOpsParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  state?: "deploying" | "active" | "failed" | "stopped";
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
+export interface ListDatasetAuditEntriesParams {
+  /**
+   * Only entries older than this instant (ISO 8601), to page back
+   * @pattern ^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$
+   */
+  before?: string;
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * Entries at most (newest first), 1..500
+   * @min 1
+   * @max 500
+   * @default 100
+   */
+  limit: number;
+}
+
+export interface ListDatasetSnapshotsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+}
+
+export interface ListDatasetVersionsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  state?: "candidate" | "current" | "retired";
+}
+
+export interface ListDatasetsParams {
+  kind?: "rows" | "traces";
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * Case-insensitive substring of the name
+   * @maxLength 200
+   */
+  q?: string;
+  /** @default "-created_at" */
+  sort?:
+    | "name"
+    | "-name"
+    | "created_at"
+    | "-created_at"
+    | "updated_at"
+    | "-updated_at";
+  /** Only datasets carrying this tag */
+  tag?: string;
+  /**
+   * Only datasets of this workspace; without it, datasets of every workspace you belong to
+   * @format uuid
+   */
+  workspace_id?: string;
+}
+
+export interface ListDimensionValuesParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * Only this dimension (default: every dimension)
+   * @maxLength 100
+   */
+  dimension?: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface ListDimensionsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface ListEmbeddingConfigsParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * The workspace whose configurations to list
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface ListEvalConfigsParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * Names containing this text (case-insensitive)
+   * @maxLength 100
+   */
+  q?: string;
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface ListInvitationsParams {
+  state?: "pending" | "accepted" | "revoked" | "expired";
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
+export interface ListJudgesParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  provider?: "openai_compatible" | "azure_openai" | "anthropic";
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface ListLatestQualityVerdictsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+}
+
+export interface ListMembersParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
+export interface ListMetricConfigDefaultVersionsParams {
+  metricName: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
+export interface ListMetricConfigDefaultsParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
+export interface ListMetricConfigsParams {
+  kind?: "deterministic" | "judged" | "custom";
+  /**
+   * Only configs of this metric (e.g. bleu, llm_judge, or a custom op)
+   * @maxLength 100
+   */
+  metric?: string;
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * Names containing this text (case-insensitive)
+   * @maxLength 100
+   */
+  q?: string;
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface ListMetricsParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
+export interface ListNotificationConfigsParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * The workspace whose webhooks to list
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface ListOpsParams {
+  /**
+   * The workspace whose operations to read
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface ListPartitionsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface ListProjectsParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * Projects whose name contains this text (case-insensitive)
+   * @maxLength 100
+   */
+  q?: string;
+  /** `name`, `created_at` or `updated_at`, `-` for descending (default `name`) */
+  sort?:
+    | "name"
+    | "-name"
+    | "created_at"
+    | "-created_at"
+    | "updated_at"
+    | "-updated_at";
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface ListQualityCheckRunsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface ListQualityCheckSuggestionsParams {
+  /**
+   * The dataset to suggest checks for
+   * @format uuid
+   */
+  dataset_id: string;
+  /**
+   * Its version; default: the current version, else the newest
+   * @format uuid
+   */
+  version_id?: string;
+}
+
+export interface ListRecommendationsParams {
+  /** `builtin`, `workspace` or both (default) */
+  source?: "builtin" | "workspace";
+  /** Only this use case (`rag_qa`, `customer_support`, …) */
+  use_case?: string;
+  /**
+   * The workspace whose recommendations (with the built-in ones) are read or changed
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface ListRegisteredOpsParams {
+  kind?: "metric" | "check" | "enrichment" | "transform";
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  source?: "builtin" | "workspace";
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface ListReportConfigsParams {
+  /**
+   * The workspace
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface ListReportPartitionMetricsParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+}
+
+export interface ListReportPartitionsParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+}
+
+export interface ListReportPromptsParams {
+  /**
+   * The workspace
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface ListReportQuestionsParams {
+  /**
+   * Answer for this report config's sections and questions (default: the workspace settings' default config)
+   * @format uuid
+   */
+  config_id?: string;
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+}
+
+export interface ListReportsParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * Only the reports of this run
+   * @format uuid
+   */
+  run_id?: string;
+  /**
+   * The workspace whose reports to list
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface ListResolvedMetricConfigsParams {
+  /**
+   * Resolve as a run with this eval config would
+   * @format uuid
+   */
+  eval_config_id?: string;
+  /**
+   * Only this metric
+   * @maxLength 100
+   */
+  metric?: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
+export interface ListRunEventsParams {
+  /**
+   * Only events after this `seq` (poll with the last one you saw)
+   * @pattern ^\d{1,18}$
+   */
+  after?: string;
+  /**
+   * 1..1000, default 500
+   * @min 1
+   * @max 1000
+   */
+  limit?: number;
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+}
+
+export interface ListRunsParams {
+  /** @format uuid */
+  dataset_id?: string;
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * Only runs of this project's linked SUTs or datasets (the runs its trend reads)
+   * @format uuid
+   */
+  project_id?: string;
+  state?:
+    | "queued"
+    | "running"
+    | "awaiting_upload"
+    | "succeeded"
+    | "failed"
+    | "cancelled";
+  /** @format uuid */
+  sut_id?: string;
+  /** @maxLength 64 */
+  tag?: string;
+  /**
+   * Runs of this workspace; without it, of every workspace you belong to
+   * @format uuid
+   */
+  workspace_id?: string;
+}
+
+export interface ListSdgAdaptersParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface ListSecretsParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * Case-insensitive substring of the name
+   * @maxLength 100
+   */
+  q?: string;
+  /** @default "name" */
+  sort?: "name" | "-name" | "created_at" | "-created_at";
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
+export interface ListStagedRowsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+}
+
+export interface ListSutConnectionsParams {
+  /**
+   * The sut's id
+   * @format uuid
+   */
+  sutId: string;
+}
+
+export interface ListSutRunsParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  state?:
+    | "queued"
+    | "running"
+    | "awaiting_upload"
+    | "succeeded"
+    | "failed"
+    | "cancelled";
+  /**
+   * The sut's id
+   * @format uuid
+   */
+  sutId: string;
+}
+
+export interface ListSutsParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * Only systems whose name contains this text (case-insensitive)
+   * @maxLength 200
+   */
+  q?: string;
+  /**
+   * Only systems carrying this tag
+   * @maxLength 50
+   */
+  tag?: string;
+  /**
+   * The workspace whose systems to list
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface ListTestPlanVersionsParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /** The test plan id, or its name (unique in the workspace, case-insensitive) */
+  ref: string;
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface ListTestPlansParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * Plans whose name contains this text (case-insensitive)
+   * @maxLength 100
+   */
+  q?: string;
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface ListTraceConnectionsParams {
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface ListTraceEnrichmentResultsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /** true: only traces with an error span; false: only those without */
+  has_error?: "true" | "false";
+  /**
+   * @min 1
+   * @max 1000
+   * @default 100
+   */
+  limit?: number;
+  loop_detected?: "true" | "false";
+  /** @min 0 */
+  max_duration_ms?: number;
+  /** @min 0 */
+  min_cost?: number;
+  /** @min 0 */
+  min_duration_ms?: number;
+  /**
+   * A model any LLM span of the trace used
+   * @maxLength 200
+   */
+  model?: string;
+  /**
+   * @min 0
+   * @max 10000000
+   * @default 0
+   */
+  offset?: number;
+  /** @default "asc" */
+  order?: "asc" | "desc";
+  /** @maxLength 200 */
+  session_id?: string;
+  /** @default "start_time" */
+  sort?:
+    | "duration_ms"
+    | "cost"
+    | "tokens_total"
+    | "error_count"
+    | "span_count"
+    | "start_time"
+    | "trace_id";
+  /**
+   * Only traces with this tag
+   * @maxLength 100
+   */
+  tag?: string;
+  /** @maxLength 200 */
+  trace_id?: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface ListTraceLandingRunDropsParams {
+  /**
+   * @min 1
+   * @max 1000
+   * @default 100
+   */
+  limit?: number;
+  /**
+   * @min 0
+   * @max 10000000
+   * @default 0
+   */
+  offset?: number;
+  /** Only drops of this reason */
+  reason?:
+    | "missing_trace_id"
+    | "missing_span_id"
+    | "invalid_id"
+    | "missing_timestamps"
+    | "end_before_start"
+    | "malformed_record"
+    | "unsupported_record"
+    | "record_too_large";
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+}
+
+export interface ListTraceTagsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * Only this tag
+   * @maxLength 100
+   */
+  tag?: string;
+  /**
+   * Only the tags of this trace
+   * @maxLength 200
+   */
+  trace_id?: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface ListTraceVersionDropsParams {
+  /**
+   * @min 1
+   * @max 1000
+   * @default 100
+   */
+  limit?: number;
+  /**
+   * @min 0
+   * @max 10000000
+   * @default 0
+   */
+  offset?: number;
+  /** Only drops of this reason */
+  reason?:
+    | "missing_trace_id"
+    | "missing_span_id"
+    | "invalid_id"
+    | "missing_timestamps"
+    | "end_before_start"
+    | "malformed_record"
+    | "unsupported_record"
+    | "record_too_large";
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface ListUserCandidatesParams {
+  /**
+   * @min 1
+   * @max 50
+   * @default 20
+   */
+  limit?: number;
+  /**
+   * Case-insensitive substring of the email or display name
+   * @maxLength 200
+   */
+  q?: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
+export interface ListUserMembershipsParams {
+  /**
+   * The user's id
+   * @format uuid
+   */
+  userId: string;
+}
+
+export interface ListUsersParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * Case-insensitive substring of the email or display name
+   * @maxLength 200
+   */
+  q?: string;
+  /** @default "email" */
+  sort?:
+    | "created_at"
+    | "-created_at"
+    | "email"
+    | "-email"
+    | "display_name"
+    | "-display_name";
+  status?: "active" | "deactivated";
+  system_role?: "admin" | "user";
+}
+
+export interface ListWorkspacesParams {
+  /** System admins see every workspace; `mine=true` restricts to their memberships */
+  mine?: boolean;
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * Case-insensitive substring of the name
+   * @maxLength 200
+   */
+  q?: string;
+  /** @default "name" */
+  sort?: "name" | "-name" | "created_at" | "-created_at";
+}
+
 export interface LiveResponse {
   /** Always `ok` when the process answers. */
   status: "ok";
@@ -3379,6 +4866,19 @@ export interface LiveResponse {
   uptime_seconds: number;
   /** Service version (package.json). */
   version: string;
+}
+
+export interface MapDatasetVersionFieldsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
 }
 
 export interface MapVersionRequest {
@@ -3430,83 +4930,6 @@ export interface MeResponse {
   updated_at: string;
   /** Increments on every change; the ETag derives from it */
   version: number;
-}
-
-export interface MembersAddParams {
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface MembersCandidatesParams {
-  /**
-   * @min 1
-   * @max 50
-   * @default 20
-   */
-  limit?: number;
-  /**
-   * Case-insensitive substring of the email or display name
-   * @maxLength 200
-   */
-  q?: string;
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface MembersChangeRoleParams {
-  /**
-   * The user's id
-   * @format uuid
-   */
-  userId: string;
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface MembersCreateUserParams {
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface MembersListParams {
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface MembersRemoveParams {
-  /**
-   * The user's id
-   * @format uuid
-   */
-  userId: string;
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface MetricCatalogueCatalogueParams {
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
 }
 
 export interface MetricConfigResolution {
@@ -3593,64 +5016,6 @@ export interface MetricConfigSummaryPage {
   total: number;
 }
 
-export interface MetricConfigsDeleteParams {
-  configName: string;
-  configVersion: string;
-  /**
-   * The workspace the config belongs to
-   * @format uuid
-   */
-  workspace_id: string;
-}
-
-export interface MetricConfigsGetParams {
-  configName: string;
-  configVersion: string;
-  /**
-   * The workspace the config belongs to
-   * @format uuid
-   */
-  workspace_id: string;
-}
-
-export interface MetricConfigsListParams {
-  kind?: "deterministic" | "judged" | "custom";
-  /**
-   * Only configs of this metric (e.g. bleu, llm_judge, or a custom op)
-   * @maxLength 100
-   */
-  metric?: string;
-  /**
-   * 1-based page number
-   * @min 1
-   * @default 1
-   */
-  page?: number;
-  /**
-   * @min 1
-   * @max 200
-   * @default 50
-   */
-  page_size?: number;
-  /**
-   * Names containing this text (case-insensitive)
-   * @maxLength 100
-   */
-  q?: string;
-  /** @format uuid */
-  workspace_id: string;
-}
-
-export interface MetricConfigsUpdateParams {
-  configName: string;
-  configVersion: string;
-  /**
-   * The workspace the config belongs to
-   * @format uuid
-   */
-  workspace_id: string;
-}
-
 export interface MetricDefaultEntryDto {
   /** The config in force for it; null clears the pin (back to the newest version or the built-in defaults) */
   config_name: string | null;
@@ -3679,6 +5044,14 @@ export interface MetricDeltaDto {
   candidate: number | null;
   candidate_passed: boolean | null;
   delta: number | null;
+}
+
+export interface MoveProjectParams {
+  /**
+   * The project's id
+   * @format uuid
+   */
+  projectId: string;
 }
 
 export interface MoveProjectRequest {
@@ -3744,34 +5117,6 @@ export interface NotificationConfigResponsePage {
   total: number;
 }
 
-export interface NotificationConfigsDeleteParams {
-  /**
-   * The notification config's id
-   * @format uuid
-   */
-  notificationConfigId: string;
-}
-
-export interface NotificationConfigsListParams {
-  /**
-   * 1-based page number
-   * @min 1
-   * @default 1
-   */
-  page?: number;
-  /**
-   * @min 1
-   * @max 200
-   * @default 50
-   */
-  page_size?: number;
-  /**
-   * The workspace whose webhooks to list
-   * @format uuid
-   */
-  workspace_id: string;
-}
-
 export interface OpCatalogue {
   kinds: OpCatalogueKinds;
   total: number;
@@ -3823,57 +5168,6 @@ export interface OpenAiChatTransportResponse {
   headers: Record<string, string>;
   model: string;
   parameters: Record<string, any>;
-}
-
-export interface OpsCatalogueParams {
-  /**
-   * The workspace whose operations to read
-   * @format uuid
-   */
-  workspace_id: string;
-}
-
-export interface OpsGetParams {
-  name: string;
-  /**
-   * The workspace whose operations to read
-   * @format uuid
-   */
-  workspace_id: string;
-}
-
-export interface OpsListParams {
-  kind?: "metric" | "check" | "enrichment" | "transform";
-  /**
-   * 1-based page number
-   * @min 1
-   * @default 1
-   */
-  page?: number;
-  /**
-   * @min 1
-   * @max 200
-   * @default 50
-   */
-  page_size?: number;
-  source?: "builtin" | "workspace";
-  /** @format uuid */
-  workspace_id: string;
-}
-
-export interface OpsSchemaParams {
-  name: string;
-  /**
-   * A registered op's version (default the newest)
-   * @min 1
-   * @max 2147483647
-   */
-  version?: number;
-  /**
-   * The workspace whose operations to read
-   * @format uuid
-   */
-  workspace_id: string;
 }
 
 export interface PartitionAvailableMetricsResponse {
@@ -4146,109 +5440,34 @@ export interface ProjectTrendResponse {
   to: string | null;
 }
 
-export interface ProjectsAttachPlanParams {
+export interface PromoteDatasetVersionParams {
   /**
-   * The project's id
+   * The dataset's id
    * @format uuid
    */
-  projectId: string;
-}
-
-export interface ProjectsCoverageParams {
+  datasetId: string;
   /**
-   * A value is a gap when fewer rows than this cover it (1..100000, default 1)
-   * @min 1
-   * @max 100000
-   */
-  min_rows?: number;
-  /**
-   * Dimension pairs to cross, comma-separated `a:b` (at most 5), e.g. `topic:persona,topic:language`
-   * @pattern ^[a-z][a-z0-9_:,]{0,700}$
-   */
-  pairs?: string;
-  /**
-   * The project's id
+   * The version's id
    * @format uuid
    */
-  projectId: string;
+  versionId: string;
 }
 
-export interface ProjectsDetachPlanParams {
+export interface PromoteTraceVersionParams {
+  promote: string;
   /**
-   * The project's id
+   * The version's id
    * @format uuid
    */
-  projectId: string;
+  versionId: string;
 }
 
-export interface ProjectsGetParams {
+export interface PublishCustomOpParams {
   /**
-   * The project's id
+   * The workspace's id
    * @format uuid
    */
-  projectId: string;
-}
-
-export interface ProjectsListParams {
-  /**
-   * 1-based page number
-   * @min 1
-   * @default 1
-   */
-  page?: number;
-  /**
-   * @min 1
-   * @max 200
-   * @default 50
-   */
-  page_size?: number;
-  /**
-   * Projects whose name contains this text (case-insensitive)
-   * @maxLength 100
-   */
-  q?: string;
-  /** `name`, `created_at` or `updated_at`, `-` for descending (default `name`) */
-  sort?:
-    | "name"
-    | "-name"
-    | "created_at"
-    | "-created_at"
-    | "updated_at"
-    | "-updated_at";
-  /** @format uuid */
-  workspace_id: string;
-}
-
-export interface ProjectsMoveParams {
-  /**
-   * The project's id
-   * @format uuid
-   */
-  projectId: string;
-}
-
-export interface ProjectsReplacePlanParams {
-  /**
-   * The project's id
-   * @format uuid
-   */
-  projectId: string;
-}
-
-export interface ProjectsTrendParams {
-  /**
-   * The project's id
-   * @format uuid
-   */
-  projectId: string;
-}
-
-export interface ProjectsUpdateParams {
-  /**
-   * The project's id
-   * @format uuid
-   */
-  projectId: string;
+  workspaceId: string;
 }
 
 export interface PublishCustomOpRequest {
@@ -4317,19 +5536,6 @@ export interface PutTraceTagsRequest {
   trace_ids: string[];
 }
 
-export interface QualityAvailableParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The version the checks would run on; default: the current version, else the newest
-   * @format uuid
-   */
-  version_id?: string;
-}
-
 export interface QualityCheckParamDto {
   /** Default value */
   default: number | string | boolean | string[] | null;
@@ -4355,25 +5561,7 @@ export interface QualityFindingDto {
   row_ids: string[];
 }
 
-export interface QualityGetRunParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The run's id
-   * @format uuid
-   */
-  runId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface QualityLatestParams {
+export interface QueryAnnotationAnalysisParams {
   /**
    * The dataset's id
    * @format uuid
@@ -4386,7 +5574,7 @@ export interface QualityLatestParams {
   versionId: string;
 }
 
-export interface QualityPerVersionParams {
+export interface QueryDatasetParams {
   /**
    * The dataset's id
    * @format uuid
@@ -4394,13 +5582,12 @@ export interface QualityPerVersionParams {
   datasetId: string;
 }
 
-export interface QualityRunParams {
+export interface QueryDatasetVersionParams {
   /**
    * The dataset's id
    * @format uuid
    */
   datasetId: string;
-  run: string;
   /**
    * The version's id
    * @format uuid
@@ -4408,42 +5595,17 @@ export interface QualityRunParams {
   versionId: string;
 }
 
-export interface QualityRunsParams {
+export interface QueryDimensionsParams {
   /**
    * The dataset's id
    * @format uuid
    */
   datasetId: string;
   /**
-   * 1-based page number
-   * @min 1
-   * @default 1
-   */
-  page?: number;
-  /**
-   * @min 1
-   * @max 200
-   * @default 50
-   */
-  page_size?: number;
-  /**
    * The version's id
    * @format uuid
    */
   versionId: string;
-}
-
-export interface QualitySuggestionsParams {
-  /**
-   * The dataset to suggest checks for
-   * @format uuid
-   */
-  dataset_id: string;
-  /**
-   * Its version; default: the current version, else the newest
-   * @format uuid
-   */
-  version_id?: string;
 }
 
 export interface QueryResponse {
@@ -4460,6 +5622,48 @@ export interface QueryResponse {
   total_capped?: boolean;
   version_id: string;
   version_number: number;
+}
+
+export interface QueryRunResultsParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+}
+
+export interface QueryRunTableParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+}
+
+export interface QueryTextAnalysisParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface QueryVisualAnalysisParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
 }
 
 export interface QuestionItem {
@@ -4508,6 +5712,14 @@ export interface QueuedRunDto {
   state: "queued" | "running";
 }
 
+export interface ReactivateUserParams {
+  /**
+   * The user's id
+   * @format uuid
+   */
+  userId: string;
+}
+
 export interface ReadinessCheck {
   /** Why the dependency is down; absent when it is up. */
   error?: string;
@@ -4554,48 +5766,6 @@ export interface RecommendationDefinition {
   use_case: string;
 }
 
-export interface RecommendationsDeleteParams {
-  /** `builtin-<template>` for a built-in recommendation, else the UUID of a workspace recommendation */
-  recommendationId: string;
-  /**
-   * The workspace whose recommendations (with the built-in ones) are read or changed
-   * @format uuid
-   */
-  workspace_id: string;
-}
-
-export interface RecommendationsGetParams {
-  /** `builtin-<template>` for a built-in recommendation, else the UUID of a workspace recommendation */
-  recommendationId: string;
-  /**
-   * The workspace whose recommendations (with the built-in ones) are read or changed
-   * @format uuid
-   */
-  workspace_id: string;
-}
-
-export interface RecommendationsListParams {
-  /** `builtin`, `workspace` or both (default) */
-  source?: "builtin" | "workspace";
-  /** Only this use case (`rag_qa`, `customer_support`, …) */
-  use_case?: string;
-  /**
-   * The workspace whose recommendations (with the built-in ones) are read or changed
-   * @format uuid
-   */
-  workspace_id: string;
-}
-
-export interface RecommendationsReplaceParams {
-  /** `builtin-<template>` for a built-in recommendation, else the UUID of a workspace recommendation */
-  recommendationId: string;
-  /**
-   * The workspace whose recommendations (with the built-in ones) are read or changed
-   * @format uuid
-   */
-  workspace_id: string;
-}
-
 export interface RecommendedCheckResponse {
   /** The quality check id (POST …/quality-checks:run) */
   id: string;
@@ -4636,6 +5806,29 @@ export interface RecomputeEnrichmentRequest {
   >;
 }
 
+export interface RecomputeTraceEnrichmentParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  recompute: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface RedeployCustomOpParams {
+  name: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
 export interface RedeployCustomOpRequest {
   /** @maxLength 2000 */
   description?: string;
@@ -4659,6 +5852,14 @@ export interface RedeployCustomOpRequest {
    * @max 300000
    */
   timeout_ms?: number;
+}
+
+export interface RegenerateReportParams {
+  /**
+   * The report's id
+   * @format uuid
+   */
+  reportId: string;
 }
 
 export interface RegenerateReportRequest {
@@ -4720,6 +5921,14 @@ export interface RegisterOpRequest {
   workspace_id: string;
 }
 
+export interface RegisterWorkspaceOpParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
 export interface RegistryListResponse {
   items: RegistryOpView[];
   page: number;
@@ -4774,6 +5983,19 @@ export interface ReleaseRuleResponse {
   mode: "all_metrics" | "min_metrics_passing";
 }
 
+export interface RemoveMemberParams {
+  /**
+   * The user's id
+   * @format uuid
+   */
+  userId: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
 export interface RenderedRequestDto {
   /** The JSON body */
   body?: object;
@@ -4782,6 +6004,14 @@ export interface RenderedRequestDto {
   method: string;
   /** Secrets in the URL show as *** */
   url: string;
+}
+
+export interface ReplaceEvalConfigParams {
+  /**
+   * The eval config's id
+   * @format uuid
+   */
+  evalConfigId: string;
 }
 
 export interface ReplaceEvalConfigRequest {
@@ -4804,6 +6034,38 @@ export interface ReplaceEvalConfigRequest {
    */
   name: string;
   pass_rule?: PassRuleDto;
+}
+
+export interface ReplaceMetricConfigVersionParams {
+  configName: string;
+  configVersion: string;
+  /**
+   * The workspace the config belongs to
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface ReplaceProjectTestPlanParams {
+  /**
+   * The project's id
+   * @format uuid
+   */
+  projectId: string;
+}
+
+export interface ReplaceRecommendationParams {
+  /** `builtin-<template>` for a built-in recommendation, else the UUID of a workspace recommendation */
+  recommendationId: string;
+  /**
+   * The workspace whose recommendations (with the built-in ones) are read or changed
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface ReplaceReportPromptParams {
+  sectionKey: string;
 }
 
 export interface ReportConfigResponse {
@@ -4871,30 +6133,6 @@ export interface ReportConfigSummary {
   workspace_id: string;
 }
 
-export interface ReportConfigsDeleteParams {
-  /**
-   * The config's id
-   * @format uuid
-   */
-  configId: string;
-}
-
-export interface ReportConfigsGetParams {
-  /**
-   * The config's id
-   * @format uuid
-   */
-  configId: string;
-}
-
-export interface ReportConfigsListParams {
-  /**
-   * The workspace
-   * @format uuid
-   */
-  workspace_id: string;
-}
-
 export interface ReportContentResponse {
   /** The whole report as one Markdown document */
   markdown: string;
@@ -4934,29 +6172,6 @@ export interface ReportDownloadResponse {
   size_bytes: number;
   /** A signed URL the service serves without a token until `expires_at` */
   url: string;
-}
-
-export interface ReportFilesContentParams {
-  filename: string;
-  /**
-   * The report's id
-   * @format uuid
-   */
-  reportId: string;
-}
-
-export interface ReportFilesExportParams {
-  /**
-   * The export's id
-   * @format uuid
-   */
-  exportId: string;
-  filename: string;
-  /**
-   * The report's id
-   * @format uuid
-   */
-  reportId: string;
 }
 
 export interface ReportResponse {
@@ -5045,44 +6260,6 @@ export interface ReportSectionPromptResponse {
   updated_by: string | null;
 }
 
-export interface ReportSettingsDeletePromptParams {
-  sectionKey: string;
-  /**
-   * The workspace
-   * @format uuid
-   */
-  workspace_id: string;
-}
-
-export interface ReportSettingsGetParams {
-  /**
-   * The workspace
-   * @format uuid
-   */
-  workspace_id: string;
-}
-
-export interface ReportSettingsGetPromptParams {
-  sectionKey: string;
-  /**
-   * The workspace
-   * @format uuid
-   */
-  workspace_id: string;
-}
-
-export interface ReportSettingsListPromptsParams {
-  /**
-   * The workspace
-   * @format uuid
-   */
-  workspace_id: string;
-}
-
-export interface ReportSettingsPutPromptParams {
-  sectionKey: string;
-}
-
 export interface ReportSettingsResponse {
   /** Sections whose prompt the workspace replaced */
   custom_prompts: string[];
@@ -5136,149 +6313,30 @@ export interface ReportSummaryPage {
   total: number;
 }
 
-export interface ReportsContentParams {
-  /**
-   * The report's id
-   * @format uuid
-   */
-  reportId: string;
-}
-
-export interface ReportsContentUrlParams {
-  /** markdown (default) or html */
-  format?: "markdown" | "html";
-  /**
-   * The report's id
-   * @format uuid
-   */
-  reportId: string;
-}
-
-export interface ReportsCreateParams {
+export interface RerunParams {
   /**
    * The run's id
    * @format uuid
    */
   runId: string;
-}
-
-export interface ReportsDeleteSectionParams {
-  /**
-   * The report's id
-   * @format uuid
-   */
-  reportId: string;
-  sectionKey: string;
-}
-
-export interface ReportsDownloadParams {
-  /** The format (default: the workspace settings' default format for downloads, markdown for content URLs) */
-  format?: "markdown" | "html" | "pdf";
-  /**
-   * The report's id
-   * @format uuid
-   */
-  reportId: string;
-}
-
-export interface ReportsExportParams {
-  /**
-   * The report's id
-   * @format uuid
-   */
-  reportId: string;
-}
-
-export interface ReportsGetParams {
-  /**
-   * The report's id
-   * @format uuid
-   */
-  reportId: string;
-}
-
-export interface ReportsListParams {
-  /**
-   * 1-based page number
-   * @min 1
-   * @default 1
-   */
-  page?: number;
-  /**
-   * @min 1
-   * @max 200
-   * @default 50
-   */
-  page_size?: number;
-  /**
-   * Only the reports of this run
-   * @format uuid
-   */
-  run_id?: string;
-  /**
-   * The workspace whose reports to list
-   * @format uuid
-   */
-  workspace_id: string;
-}
-
-export interface ReportsPartitionMetricsParams {
-  /**
-   * The run's id
-   * @format uuid
-   */
-  runId: string;
-}
-
-export interface ReportsPartitionsParams {
-  /**
-   * The run's id
-   * @format uuid
-   */
-  runId: string;
-}
-
-export interface ReportsQuestionsParams {
-  /**
-   * Answer for this report config's sections and questions (default: the workspace settings' default config)
-   * @format uuid
-   */
-  config_id?: string;
-  /**
-   * The run's id
-   * @format uuid
-   */
-  runId: string;
-}
-
-export interface ReportsRegenerateParams {
-  /**
-   * The report's id
-   * @format uuid
-   */
-  reportId: string;
-}
-
-export interface ReportsSectionParams {
-  key: string;
-  /**
-   * The report's id
-   * @format uuid
-   */
-  reportId: string;
-}
-
-export interface ReportsUpdateContentParams {
-  /**
-   * The report's id
-   * @format uuid
-   */
-  reportId: string;
 }
 
 export interface RerunRequest {
   /** `all` rows again, only rows whose call failed (`errors`), or rows that errored or failed the pass rule (`failed`); default all */
   mode?: "all" | "errors" | "failed";
+}
+
+export interface ResendInvitationParams {
+  /**
+   * The invitation's id
+   * @format uuid
+   */
+  invitationId: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
 }
 
 export interface ResetPasswordRequest {
@@ -5297,6 +6355,50 @@ export interface ResetTokenResponse {
   /** How to redeem the token */
   usage: string;
   user_id: string;
+}
+
+export interface ResetUserPasswordParams {
+  /**
+   * The user's id
+   * @format uuid
+   */
+  userId: string;
+}
+
+export interface ResolvePartitionParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * Include each member's rows in full (default false: ids only)
+   * @default false
+   */
+  include_rows: boolean;
+  /**
+   * Members per page, 1..1000
+   * @min 1
+   * @max 1000
+   * @default 100
+   */
+  limit: number;
+  /**
+   * @min 0
+   * @max 10000000
+   * @default 0
+   */
+  offset: number;
+  /**
+   * The partition's id
+   * @format uuid
+   */
+  partitionId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
 }
 
 export interface RetryPolicyDto {
@@ -5335,12 +6437,38 @@ export interface RetryPolicyResponse {
   retry_on_timeout: boolean;
 }
 
+export interface RevealSecretParams {
+  /**
+   * The secret's id
+   * @format uuid
+   */
+  secretId: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
 export interface RevokeApiKeyParams {
   /**
    * The api key's id
    * @format uuid
    */
   apiKeyId: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
+export interface RevokeInvitationParams {
+  /**
+   * The invitation's id
+   * @format uuid
+   */
+  invitationId: string;
   /**
    * The workspace's id
    * @format uuid
@@ -5416,54 +6544,6 @@ export interface RowQueryRequest {
   }[];
 }
 
-export interface RowsCommitParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-}
-
-export interface RowsDeleteParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-}
-
-export interface RowsDiscardParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-}
-
-export interface RowsInsertParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-}
-
-export interface RowsStagedParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-}
-
-export interface RowsUpdateParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-}
-
 export interface RunDiffResponse {
   base_run_id: string;
   candidate_run_id: string;
@@ -5507,42 +6587,6 @@ export interface RunEventResponse {
   seq: string;
   /** state_changed, progress, row_error, judge_error, upload_received, rerun_started */
   type: string;
-}
-
-export interface RunFilesParquetParams {
-  filename: string;
-  /**
-   * The run's id
-   * @format uuid
-   */
-  runId: string;
-}
-
-export interface RunFilesSutRunsParams {
-  /**
-   * 1-based page number
-   * @min 1
-   * @default 1
-   */
-  page?: number;
-  /**
-   * @min 1
-   * @max 200
-   * @default 50
-   */
-  page_size?: number;
-  state?:
-    | "queued"
-    | "running"
-    | "awaiting_upload"
-    | "succeeded"
-    | "failed"
-    | "cancelled";
-  /**
-   * The sut's id
-   * @format uuid
-   */
-  sutId: string;
 }
 
 export interface RunItemResultDto {
@@ -5593,6 +6637,20 @@ export interface RunProgressDto {
   /** 0..100 */
   percent: number;
   total: number;
+}
+
+export interface RunQualityChecksParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  run: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
 }
 
 export interface RunQualityChecksRequest {
@@ -5767,251 +6825,6 @@ export interface RunSessionTurnDto {
   usage: Record<string, any> | null;
 }
 
-export interface RunsAnalysisParams {
-  /**
-   * The run's id
-   * @format uuid
-   */
-  runId: string;
-}
-
-export interface RunsCancelParams {
-  /**
-   * The run's id
-   * @format uuid
-   */
-  runId: string;
-}
-
-export interface RunsDiffParams {
-  /**
-   * The run compared against (e.g. the last release)
-   * @format uuid
-   */
-  base: string;
-  /**
-   * The run under review
-   * @format uuid
-   */
-  candidate: string;
-  /**
-   * Rows per page, 1..1000 (default 100)
-   * @min 1
-   * @max 1000
-   */
-  limit?: number;
-  /**
-   * @min 0
-   * @max 10000000
-   */
-  offset?: number;
-  /** Only rows of this status */
-  status?:
-    | "regressed"
-    | "improved"
-    | "unchanged"
-    | "changed"
-    | "new"
-    | "missing";
-  /**
-   * A score move smaller than this is no move (default 1e-9)
-   * @min 0
-   * @max 1000000
-   */
-  tolerance?: number;
-}
-
-export interface RunsDiffRowImageParams {
-  /** @format uuid */
-  base: string;
-  /** @format uuid */
-  candidate: string;
-  /**
-   * The dataset row
-   * @format uuid
-   */
-  row_id: string;
-}
-
-export interface RunsDiffRowParams {
-  /** @format uuid */
-  base: string;
-  /** @format uuid */
-  candidate: string;
-  /**
-   * The dataset row
-   * @format uuid
-   */
-  row_id: string;
-}
-
-export interface RunsEventsParams {
-  /**
-   * Only events after this `seq` (poll with the last one you saw)
-   * @pattern ^\d{1,18}$
-   */
-  after?: string;
-  /**
-   * 1..1000, default 500
-   * @min 1
-   * @max 1000
-   */
-  limit?: number;
-  /**
-   * The run's id
-   * @format uuid
-   */
-  runId: string;
-}
-
-export interface RunsExportParams {
-  /**
-   * The run compared against (e.g. the last release)
-   * @format uuid
-   */
-  base: string;
-  /**
-   * The run under review
-   * @format uuid
-   */
-  candidate: string;
-  /** csv (one line per row, a base/candidate/delta column triple per metric) or json (summary and every row); default csv */
-  format?: "csv" | "json";
-  /**
-   * Rows per page, 1..1000 (default 100)
-   * @min 1
-   * @max 1000
-   */
-  limit?: number;
-  /**
-   * @min 0
-   * @max 10000000
-   */
-  offset?: number;
-  /** Only rows of this status */
-  status?:
-    | "regressed"
-    | "improved"
-    | "unchanged"
-    | "changed"
-    | "new"
-    | "missing";
-  /**
-   * A score move smaller than this is no move (default 1e-9)
-   * @min 0
-   * @max 1000000
-   */
-  tolerance?: number;
-}
-
-export interface RunsGetParams {
-  /**
-   * The run's id
-   * @format uuid
-   */
-  runId: string;
-}
-
-export interface RunsListParams {
-  /** @format uuid */
-  dataset_id?: string;
-  /**
-   * 1-based page number
-   * @min 1
-   * @default 1
-   */
-  page?: number;
-  /**
-   * @min 1
-   * @max 200
-   * @default 50
-   */
-  page_size?: number;
-  /**
-   * Only runs of this project's linked SUTs or datasets (the runs its trend reads)
-   * @format uuid
-   */
-  project_id?: string;
-  state?:
-    | "queued"
-    | "running"
-    | "awaiting_upload"
-    | "succeeded"
-    | "failed"
-    | "cancelled";
-  /** @format uuid */
-  sut_id?: string;
-  /** @maxLength 64 */
-  tag?: string;
-  /**
-   * Runs of this workspace; without it, of every workspace you belong to
-   * @format uuid
-   */
-  workspace_id?: string;
-}
-
-export interface RunsParquetUrlParams {
-  /**
-   * The run's id
-   * @format uuid
-   */
-  runId: string;
-}
-
-export interface RunsQueryResultsParams {
-  /**
-   * The run's id
-   * @format uuid
-   */
-  runId: string;
-}
-
-export interface RunsQueryTableParams {
-  /**
-   * The run's id
-   * @format uuid
-   */
-  runId: string;
-}
-
-export interface RunsQueueViewParams {
-  /** @format uuid */
-  workspace_id: string;
-}
-
-export interface RunsRerunParams {
-  /**
-   * The run's id
-   * @format uuid
-   */
-  runId: string;
-}
-
-export interface RunsResultsSummaryParams {
-  /**
-   * The run's id
-   * @format uuid
-   */
-  runId: string;
-}
-
-export interface RunsSessionParams {
-  parentId: string;
-  /**
-   * The run's id
-   * @format uuid
-   */
-  runId: string;
-}
-
-export interface RunsUploadParams {
-  /**
-   * The run's id
-   * @format uuid
-   */
-  runId: string;
-}
-
 export interface ScaleDto {
   /**
    * @maxItems 20
@@ -6080,31 +6893,6 @@ export interface SdgAdapterResponsePage {
   total: number;
 }
 
-export interface SdgGetParams {
-  /**
-   * The adapter's id
-   * @format uuid
-   */
-  adapterId: string;
-}
-
-export interface SdgListParams {
-  /**
-   * 1-based page number
-   * @min 1
-   * @default 1
-   */
-  page?: number;
-  /**
-   * @min 1
-   * @max 200
-   * @default 50
-   */
-  page_size?: number;
-  /** @format uuid */
-  workspace_id: string;
-}
-
 export interface SdgRunResponse {
   adapter_id: string;
   /** @format date-time */
@@ -6148,30 +6936,6 @@ export interface SdgSeedDto {
   version_id?: string;
 }
 
-export interface SdgStartRunParams {
-  /**
-   * The adapter's id
-   * @format uuid
-   */
-  adapterId: string;
-}
-
-export interface SdkDownloadParams {
-  /**
-   * A version listed by GET /sdk/versions, or `latest`
-   * @example "latest"
-   */
-  version: string;
-}
-
-export interface SdkExamplesParams {
-  /**
-   * A version listed by GET /sdk/versions, or `latest`
-   * @example "latest"
-   */
-  version: string;
-}
-
 export interface SdkVersionInfo {
   /** Files in the examples bundle */
   example_files: number;
@@ -6213,93 +6977,6 @@ export interface SdkVersionsResponse {
    */
   latest: string;
   versions: SdkVersionInfo[];
-}
-
-export interface SecretsCreateParams {
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface SecretsDeleteParams {
-  /**
-   * The secret's id
-   * @format uuid
-   */
-  secretId: string;
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface SecretsGetParams {
-  /**
-   * The secret's id
-   * @format uuid
-   */
-  secretId: string;
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface SecretsListParams {
-  /**
-   * 1-based page number
-   * @min 1
-   * @default 1
-   */
-  page?: number;
-  /**
-   * @min 1
-   * @max 200
-   * @default 50
-   */
-  page_size?: number;
-  /**
-   * Case-insensitive substring of the name
-   * @maxLength 100
-   */
-  q?: string;
-  /** @default "name" */
-  sort?: "name" | "-name" | "created_at" | "-created_at";
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface SecretsRevealParams {
-  /**
-   * The secret's id
-   * @format uuid
-   */
-  secretId: string;
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface SecretsUpdateParams {
-  /**
-   * The secret's id
-   * @format uuid
-   */
-  secretId: string;
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
 }
 
 export interface SectionEdit {
@@ -6347,6 +7024,14 @@ export interface SessionPartition {
   session_id: string;
 }
 
+export interface SetMetricConfigDefaultsParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
 export interface SetMetricDefaultsRequest {
   /**
    * 1..50 pins, one per metric
@@ -6354,6 +7039,14 @@ export interface SetMetricDefaultsRequest {
    * @minItems 1
    */
   defaults: MetricDefaultEntryDto[];
+}
+
+export interface SetWorkspaceEmbeddingConfigParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
 }
 
 export interface SnapshotResponse {
@@ -6389,6 +7082,40 @@ export interface StagedEditResponse {
   staged_by_email: string | null;
 }
 
+export interface StartAnalysisRunParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface StartClusterRunParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface StartSdgRunParams {
+  /**
+   * The adapter's id
+   * @format uuid
+   */
+  adapterId: string;
+}
+
 export interface StartSdgRunRequest {
   /**
    * Rows generated at most (1..10000, default 1000)
@@ -6407,6 +7134,15 @@ export interface StartSdgRunRequest {
    * @format uuid
    */
   target_dataset_id: string;
+}
+
+export interface StopCustomOpParams {
+  name: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
 }
 
 export interface StopCustomOpRequest {
@@ -6501,58 +7237,17 @@ export interface SutTemplateList {
   total: number;
 }
 
-export interface SutsDeleteParams {
+export interface TagTracesParams {
   /**
-   * The sut's id
+   * The dataset's id
    * @format uuid
    */
-  sutId: string;
-}
-
-export interface SutsGetParams {
+  datasetId: string;
   /**
-   * The sut's id
+   * The version's id
    * @format uuid
    */
-  sutId: string;
-}
-
-export interface SutsListParams {
-  /**
-   * 1-based page number
-   * @min 1
-   * @default 1
-   */
-  page?: number;
-  /**
-   * @min 1
-   * @max 200
-   * @default 50
-   */
-  page_size?: number;
-  /**
-   * Only systems whose name contains this text (case-insensitive)
-   * @maxLength 200
-   */
-  q?: string;
-  /**
-   * Only systems carrying this tag
-   * @maxLength 50
-   */
-  tag?: string;
-  /**
-   * The workspace whose systems to list
-   * @format uuid
-   */
-  workspace_id: string;
-}
-
-export interface SutsUpdateParams {
-  /**
-   * The sut's id
-   * @format uuid
-   */
-  sutId: string;
+  versionId: string;
 }
 
 export interface TemplateDetail {
@@ -6586,12 +7281,12 @@ export interface TemplateSummary {
   use_case: string;
 }
 
-export interface TemplatesGetParams {
+export interface TestJudgeParams {
   /**
-   * A name listed by GET /templates
-   * @example "rag-question-answering"
+   * The judge's id
+   * @format uuid
    */
-  name: string;
+  judgeId: string;
 }
 
 export interface TestPackageRecommendation {
@@ -6751,80 +7446,17 @@ export interface TestPlanVersionSummary {
   version_id: string;
 }
 
-export interface TestPlansCreateVersionParams {
-  /** The test plan id, or its name (unique in the workspace, case-insensitive) */
-  ref: string;
+export interface TestSutConnectionParams {
   /**
-   * The workspace the plan belongs to ({ref} may be a name, unique only in its workspace)
+   * The connection's id
    * @format uuid
    */
-  workspace_id: string;
-}
-
-export interface TestPlansGetParams {
-  /** The test plan id, or its name (unique in the workspace, case-insensitive) */
-  ref: string;
+  connectionId: string;
   /**
-   * The workspace the plan belongs to ({ref} may be a name, unique only in its workspace)
+   * The sut's id
    * @format uuid
    */
-  workspace_id: string;
-}
-
-export interface TestPlansGetVersionParams {
-  /** The test plan id, or its name (unique in the workspace, case-insensitive) */
-  ref: string;
-  /**
-   * A version number, or `latest`
-   * @example "1"
-   */
-  version: string;
-  /**
-   * The workspace the plan belongs to ({ref} may be a name, unique only in its workspace)
-   * @format uuid
-   */
-  workspace_id: string;
-}
-
-export interface TestPlansListParams {
-  /**
-   * 1-based page number
-   * @min 1
-   * @default 1
-   */
-  page?: number;
-  /**
-   * @min 1
-   * @max 200
-   * @default 50
-   */
-  page_size?: number;
-  /**
-   * Plans whose name contains this text (case-insensitive)
-   * @maxLength 100
-   */
-  q?: string;
-  /** @format uuid */
-  workspace_id: string;
-}
-
-export interface TestPlansVersionsParams {
-  /**
-   * 1-based page number
-   * @min 1
-   * @default 1
-   */
-  page?: number;
-  /**
-   * @min 1
-   * @max 200
-   * @default 50
-   */
-  page_size?: number;
-  /** The test plan id, or its name (unique in the workspace, case-insensitive) */
-  ref: string;
-  /** @format uuid */
-  workspace_id: string;
+  sutId: string;
 }
 
 export interface TextAnalysisResult {
@@ -6984,171 +7616,6 @@ export interface TraceCurrentVersionResponse {
   state: string;
   /** The dataset's current version now */
   version_id: string;
-}
-
-export interface TraceDataDeleteTagsParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * Remove this tag (from `trace_id`, or from every trace of the version)
-   * @minLength 1
-   * @maxLength 100
-   */
-  tag?: string;
-  /**
-   * Remove tags of this trace (all its tags, or only `tag`)
-   * @minLength 1
-   * @maxLength 200
-   */
-  trace_id?: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface TraceDataEnrichmentParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface TraceDataListTagsParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * Only this tag
-   * @maxLength 100
-   */
-  tag?: string;
-  /**
-   * Only the tags of this trace
-   * @maxLength 200
-   */
-  trace_id?: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface TraceDataPutTagsParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface TraceDataRecomputeParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  recompute: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface TraceDataResultsParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /** true: only traces with an error span; false: only those without */
-  has_error?: "true" | "false";
-  /**
-   * @min 1
-   * @max 1000
-   * @default 100
-   */
-  limit?: number;
-  loop_detected?: "true" | "false";
-  /** @min 0 */
-  max_duration_ms?: number;
-  /** @min 0 */
-  min_cost?: number;
-  /** @min 0 */
-  min_duration_ms?: number;
-  /**
-   * A model any LLM span of the trace used
-   * @maxLength 200
-   */
-  model?: string;
-  /**
-   * @min 0
-   * @max 10000000
-   * @default 0
-   */
-  offset?: number;
-  /** @default "asc" */
-  order?: "asc" | "desc";
-  /** @maxLength 200 */
-  session_id?: string;
-  /** @default "start_time" */
-  sort?:
-    | "duration_ms"
-    | "cost"
-    | "tokens_total"
-    | "error_count"
-    | "span_count"
-    | "start_time"
-    | "trace_id";
-  /**
-   * Only traces with this tag
-   * @maxLength 100
-   */
-  tag?: string;
-  /** @maxLength 200 */
-  trace_id?: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface TraceDataTopologyParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * Only traces with this tag
-   * @maxLength 100
-   */
-  tag?: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
 }
 
 export interface TraceDropRecordResponse {
@@ -7322,140 +7789,6 @@ export interface TraceUploadResponse {
   workspace_id: string;
 }
 
-export interface TracesCreateGroundTruthParams {
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface TracesDetectParams {
-  detect: string;
-}
-
-export interface TracesDetectUploadParams {
-  detect: string;
-  /**
-   * The upload's id
-   * @format uuid
-   */
-  uploadId: string;
-}
-
-export interface TracesGetRunParams {
-  /**
-   * The run's id
-   * @format uuid
-   */
-  runId: string;
-}
-
-export interface TracesGroundTruthParams {
-  /**
-   * A ground-truth version number (default: the newest)
-   * @min 1
-   * @max 2147483647
-   */
-  number?: number;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface TracesLandFromConnectionParams {
-  /**
-   * The connection's id
-   * @format uuid
-   */
-  connectionId: string;
-}
-
-export interface TracesLandInlineParams {
-  inline: string;
-}
-
-export interface TracesListConnectionsParams {
-  /** @format uuid */
-  workspace_id: string;
-}
-
-export interface TracesPromoteParams {
-  promote: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface TracesRunDropsParams {
-  /**
-   * @min 1
-   * @max 1000
-   * @default 100
-   */
-  limit?: number;
-  /**
-   * @min 0
-   * @max 10000000
-   * @default 0
-   */
-  offset?: number;
-  /** Only drops of this reason */
-  reason?:
-    | "missing_trace_id"
-    | "missing_span_id"
-    | "invalid_id"
-    | "missing_timestamps"
-    | "end_before_start"
-    | "malformed_record"
-    | "unsupported_record"
-    | "record_too_large";
-  /**
-   * The run's id
-   * @format uuid
-   */
-  runId: string;
-}
-
-export interface TracesUploadParams {
-  /** @format uuid */
-  workspace_id: string;
-}
-
-export interface TracesVersionDropsParams {
-  /**
-   * @min 1
-   * @max 1000
-   * @default 100
-   */
-  limit?: number;
-  /**
-   * @min 0
-   * @max 10000000
-   * @default 0
-   */
-  offset?: number;
-  /** Only drops of this reason */
-  reason?:
-    | "missing_trace_id"
-    | "missing_span_id"
-    | "invalid_id"
-    | "missing_timestamps"
-    | "end_before_start"
-    | "malformed_record"
-    | "unsupported_record"
-    | "record_too_large";
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
 export interface TrendPoint {
   /** The run's creation time, or the start of the day or week */
   at: string;
@@ -7532,6 +7865,31 @@ export interface UnmappedAttributeDto {
   spans_dropped: number;
 }
 
+export interface UntagTracesParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * Remove this tag (from `trace_id`, or from every trace of the version)
+   * @minLength 1
+   * @maxLength 100
+   */
+  tag?: string;
+  /**
+   * Remove tags of this trace (all its tags, or only `tag`)
+   * @minLength 1
+   * @maxLength 200
+   */
+  trace_id?: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
 export interface UpdateBrandingRequest {
   /**
    * `#RRGGBB`.
@@ -7604,6 +7962,14 @@ export interface UpdateConnectionRequest {
   timeout_ms?: number;
 }
 
+export interface UpdateDatasetParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+}
+
 export interface UpdateDatasetRequest {
   /**
    * Send `""` to clear it
@@ -7620,6 +7986,14 @@ export interface UpdateDatasetRequest {
    * @maxItems 20
    */
   tags?: string[];
+}
+
+export interface UpdateJudgeParams {
+  /**
+   * The judge's id
+   * @format uuid
+   */
+  judgeId: string;
 }
 
 export interface UpdateJudgeRequest {
@@ -7671,6 +8045,19 @@ export interface UpdateJudgeRequest {
   timeout_ms?: number;
 }
 
+export interface UpdateMemberRoleParams {
+  /**
+   * The user's id
+   * @format uuid
+   */
+  userId: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
 export interface UpdateMetricConfigRequest {
   /** @maxLength 2000 */
   description?: string;
@@ -7680,6 +8067,14 @@ export interface UpdateMetricConfigRequest {
   params?: Record<string, any>;
   /** Deterministic and custom metrics: rows pass when the score reaches this (at most this for latency, cost, length); null for none */
   threshold?: number | null;
+}
+
+export interface UpdateProjectParams {
+  /**
+   * The project's id
+   * @format uuid
+   */
+  projectId: string;
 }
 
 export interface UpdateProjectRequest {
@@ -7696,6 +8091,14 @@ export interface UpdateProjectRequest {
   name?: string;
   /** Replaces the linked SUTs */
   sut_ids?: string[];
+}
+
+export interface UpdateReportContentParams {
+  /**
+   * The report's id
+   * @format uuid
+   */
+  reportId: string;
 }
 
 export interface UpdateReportContentRequest {
@@ -7731,6 +8134,14 @@ export interface UpdateReportSettingsRequest {
   workspace_id: string;
 }
 
+export interface UpdateRowsParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+}
+
 export interface UpdateRowsRequest {
   /** @default "merge" */
   mode?: "merge" | "replace";
@@ -7739,6 +8150,19 @@ export interface UpdateRowsRequest {
    * @example {"0b8e6f3c-0f0e-4f7e-9a43-2d7c7c0e8a11":{"expected_output":"Paris"}}
    */
   rows: Record<string, Record<string, any>>;
+}
+
+export interface UpdateSecretParams {
+  /**
+   * The secret's id
+   * @format uuid
+   */
+  secretId: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
 }
 
 export interface UpdateSecretRequest {
@@ -7751,6 +8175,27 @@ export interface UpdateSecretRequest {
    * @maxLength 65536
    */
   value?: string;
+}
+
+export interface UpdateSutConnectionParams {
+  /**
+   * The connection's id
+   * @format uuid
+   */
+  connectionId: string;
+  /**
+   * The sut's id
+   * @format uuid
+   */
+  sutId: string;
+}
+
+export interface UpdateSutParams {
+  /**
+   * The sut's id
+   * @format uuid
+   */
+  sutId: string;
 }
 
 export interface UpdateSutRequest {
@@ -7771,6 +8216,14 @@ export interface UpdateSutRequest {
   tags?: string[];
 }
 
+export interface UpdateUserParams {
+  /**
+   * The user's id
+   * @format uuid
+   */
+  userId: string;
+}
+
 export interface UpdateUserRequest {
   /**
    * @minLength 1
@@ -7783,6 +8236,14 @@ export interface UpdateUserRequest {
    */
   email?: string;
   system_role?: "admin" | "user";
+}
+
+export interface UpdateWorkspaceParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
 }
 
 export interface UpdateWorkspaceRequest {
@@ -7836,6 +8297,14 @@ export interface UploadDatasetForm {
   tags?: string[];
 }
 
+export interface UploadDatasetParams {
+  /**
+   * The workspace that will own the dataset (members and above)
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
 export interface UploadInfoDto {
   bytes: number;
   filename: string;
@@ -7850,6 +8319,19 @@ export interface UploadOutputsRequest {
    * @minItems 1
    */
   results: UploadedOutputDto[];
+}
+
+export interface UploadRunOutputsParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+}
+
+export interface UploadTraceFileParams {
+  /** @format uuid */
+  workspace_id: string;
 }
 
 export interface UploadTracesForm {
@@ -7943,92 +8425,6 @@ export interface UserResponsePage {
   total: number;
 }
 
-export interface UsersDeactivateParams {
-  /**
-   * The user's id
-   * @format uuid
-   */
-  userId: string;
-}
-
-export interface UsersGetParams {
-  /**
-   * The user's id
-   * @format uuid
-   */
-  userId: string;
-}
-
-export interface UsersListParams {
-  /**
-   * 1-based page number
-   * @min 1
-   * @default 1
-   */
-  page?: number;
-  /**
-   * @min 1
-   * @max 200
-   * @default 50
-   */
-  page_size?: number;
-  /**
-   * Case-insensitive substring of the email or display name
-   * @maxLength 200
-   */
-  q?: string;
-  /** @default "email" */
-  sort?:
-    | "created_at"
-    | "-created_at"
-    | "email"
-    | "-email"
-    | "display_name"
-    | "-display_name";
-  status?: "active" | "deactivated";
-  system_role?: "admin" | "user";
-}
-
-export interface UsersMembershipsParams {
-  /**
-   * The user's id
-   * @format uuid
-   */
-  userId: string;
-}
-
-export interface UsersReactivateParams {
-  /**
-   * The user's id
-   * @format uuid
-   */
-  userId: string;
-}
-
-export interface UsersResetPasswordParams {
-  /**
-   * The user's id
-   * @format uuid
-   */
-  userId: string;
-}
-
-export interface UsersResetTokenParams {
-  /**
-   * The user's id
-   * @format uuid
-   */
-  userId: string;
-}
-
-export interface UsersUpdateParams {
-  /**
-   * The user's id
-   * @format uuid
-   */
-  userId: string;
-}
-
 export interface ValidateAdapterRequest {
   /** The adapter to check; default: the connection's adapter in force */
   adapter?: CreateAdapterRequest;
@@ -8049,6 +8445,19 @@ export interface ValidateAdapterRequest {
    * @example {"input":"Where is my order?","expected_output":"It ships tomorrow."}
    */
   row?: Record<string, any>;
+}
+
+export interface ValidateConnectionAdapterParams {
+  /**
+   * The connection's id
+   * @format uuid
+   */
+  connectionId: string;
+  /**
+   * The sut's id
+   * @format uuid
+   */
+  sutId: string;
 }
 
 export interface VerdictDto {
@@ -8085,234 +8494,6 @@ export interface VersionChangesDto {
   deleted: number;
   inserted: number;
   updated: number;
-}
-
-export interface VersionDimensionsAvailableMetricsParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface VersionDimensionsCreatePartitionParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface VersionDimensionsDeletePartitionParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The partition's id
-   * @format uuid
-   */
-  partitionId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface VersionDimensionsListPartitionsParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface VersionDimensionsPartitionMetricsParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The partition's id
-   * @format uuid
-   */
-  partitionId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface VersionDimensionsQueryParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface VersionDimensionsResolveParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * Include each member's rows in full (default false: ids only)
-   * @default false
-   */
-  include_rows: boolean;
-  /**
-   * Members per page, 1..1000
-   * @min 1
-   * @max 1000
-   * @default 100
-   */
-  limit: number;
-  /**
-   * @min 0
-   * @max 10000000
-   * @default 0
-   */
-  offset: number;
-  /**
-   * The partition's id
-   * @format uuid
-   */
-  partitionId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface VersionDimensionsSummaryParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface VersionDimensionsValuesParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * Only this dimension (default: every dimension)
-   * @maxLength 100
-   */
-  dimension?: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface VersionsDemoteParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface VersionsDownloadParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * Lifetime of the URL in seconds, 10..604800 (default SIGNED_URL_TTL_SECONDS, 3600)
-   * @min 10
-   * @max 604800
-   */
-  expires_in?: number;
-  /** @default "csv" */
-  format?: "csv" | "jsonl" | "parquet";
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface VersionsMapParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface VersionsPromoteParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
-}
-
-export interface VersionsRunQueryParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-  /**
-   * The version's id
-   * @format uuid
-   */
-  versionId: string;
 }
 
 export interface VisualAnalysisResult {
@@ -8437,131 +8618,6 @@ export interface WorkspaceMetricConfigDefaultVersionsResponse {
   workspace_id: string;
 }
 
-export interface WorkspaceMetricConfigsCreateVersionParams {
-  configName: string;
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface WorkspaceMetricConfigsDefaultVersionsParams {
-  metricName: string;
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface WorkspaceMetricConfigsListDefaultsParams {
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface WorkspaceMetricConfigsResolvedParams {
-  /**
-   * Resolve as a run with this eval config would
-   * @format uuid
-   */
-  eval_config_id?: string;
-  /**
-   * Only this metric
-   * @maxLength 100
-   */
-  metric?: string;
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface WorkspaceMetricConfigsSetDefaultsParams {
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface WorkspaceOpsDeleteParams {
-  name: string;
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface WorkspaceOpsDetailParams {
-  name: string;
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface WorkspaceOpsListParams {
-  /**
-   * 1-based page number
-   * @min 1
-   * @default 1
-   */
-  page?: number;
-  /**
-   * @min 1
-   * @max 200
-   * @default 50
-   */
-  page_size?: number;
-  state?: "deploying" | "active" | "failed" | "stopped";
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface WorkspaceOpsPublishParams {
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface WorkspaceOpsRedeployParams {
-  name: string;
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface WorkspaceOpsRegisterParams {
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface WorkspaceOpsStopParams {
-  name: string;
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
 export interface WorkspaceResponse {
   /** @format date-time */
   created_at: string;
@@ -8617,62 +8673,6 @@ export interface WorkspaceUserCandidateResponse {
   display_name: string;
   email: string;
   id: string;
-}
-
-export interface WorkspacesDeleteParams {
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface WorkspacesGetParams {
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface WorkspacesListParams {
-  /** System admins see every workspace; `mine=true` restricts to their memberships */
-  mine?: boolean;
-  /**
-   * 1-based page number
-   * @min 1
-   * @default 1
-   */
-  page?: number;
-  /**
-   * @min 1
-   * @max 200
-   * @default 50
-   */
-  page_size?: number;
-  /**
-   * Case-insensitive substring of the name
-   * @maxLength 200
-   */
-  q?: string;
-  /** @default "name" */
-  sort?: "name" | "-name" | "created_at" | "-created_at";
-}
-
-export interface WorkspacesSetEmbeddingConfigParams {
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
-}
-
-export interface WorkspacesUpdateParams {
-  /**
-   * The workspace's id
-   * @format uuid
-   */
-  workspaceId: string;
 }
 
 export type QueryParamsType = Record<string | number, any>;
@@ -8946,12 +8946,12 @@ export class EvaluationWorkspaceClient<
      * @description Answers while the process is up; does not touch the database (use it as the liveness probe).
      *
      * @tags status
-     * @name StatusLive
+     * @name GetLiveness
      * @summary Answers while the process is up; does not touch the database (use it as the liveness probe)
      * @request GET:/live
      * @response `200` `LiveResponse` The process is up
      */
-    statusLive: (params: RequestParams = {}) =>
+    getLiveness: (params: RequestParams = {}) =>
       this.request<LiveResponse, any>({
         path: `/live`,
         method: "GET",
@@ -8964,13 +8964,13 @@ export class EvaluationWorkspaceClient<
      * @description Answers 200 when every dependency (the database, the queue) answers within 3 s; otherwise 503 problem+json naming the failing checks (use it as the readiness probe).
      *
      * @tags status
-     * @name StatusReady
+     * @name GetReadiness
      * @summary Answers 200 when every dependency (the database, the queue) answers within 3 s; otherwise 503 problem+json naming the failing checks (use it as the readiness probe)
      * @request GET:/ready
      * @response `200` `ReadyResponse` Every dependency answered
      * @response `503` `NotReadyProblem` A dependency is down; `checks` says which, Retry-After when to ask again
      */
-    statusReady: (params: RequestParams = {}) =>
+    getReadiness: (params: RequestParams = {}) =>
       this.request<ReadyResponse, NotReadyProblem>({
         path: `/ready`,
         method: "GET",
@@ -8983,14 +8983,14 @@ export class EvaluationWorkspaceClient<
      * @description The product name, colours and logo the UI shows. Carries a strong ETag; send it back as If-None-Match to get 304 with an empty body while nothing changed.
      *
      * @tags branding
-     * @name BrandingRead
+     * @name GetBranding
      * @summary The product name, colours and logo the UI shows
      * @request GET:/branding
      * @response `200` `BrandingResponse` The current branding
      * @response `304` `void` Not modified: your copy (If-None-Match) is current; empty body
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    brandingRead: (params: RequestParams = {}) =>
+    getBranding: (params: RequestParams = {}) =>
       this.request<BrandingResponse, void | ProblemResponse>({
         path: `/branding`,
         method: "GET",
@@ -9002,7 +9002,7 @@ export class EvaluationWorkspaceClient<
      * @description Replace the branding (system admins). Send the ETag you read as If-Match to avoid overwriting someone else's change (412 when it is stale).
      *
      * @tags branding
-     * @name BrandingReplace
+     * @name ReplaceBranding
      * @summary Replace the branding (system admins)
      * @request PUT:/branding
      * @secure
@@ -9015,7 +9015,7 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    brandingReplace: (
+    replaceBranding: (
       data: UpdateBrandingRequest,
       params: RequestParams = {},
     ) =>
@@ -9034,7 +9034,7 @@ export class EvaluationWorkspaceClient<
      * @description One template with its full dimension list; pass `dimensions` (as it is, or edited) to project creation.
      *
      * @tags templates
-     * @name TemplatesGet
+     * @name GetTemplate
      * @summary One template with its full dimension list; pass `dimensions` (as it is, or edited) to project creation
      * @request GET:/templates/{name}
      * @secure
@@ -9044,7 +9044,7 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` No such template; `detail` and `available` list the names that exist (error_code template_not_found)
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    templatesGet: ({ name }: TemplatesGetParams, params: RequestParams = {}) =>
+    getTemplate: ({ name }: GetTemplateParams, params: RequestParams = {}) =>
       this.request<TemplateDetail, ProblemResponse>({
         path: `/templates/${name}`,
         method: "GET",
@@ -9057,7 +9057,7 @@ export class EvaluationWorkspaceClient<
      * @description The built-in project templates (customer support, RAG, summarisation, code, agents, …).
      *
      * @tags templates
-     * @name TemplatesList
+     * @name ListTemplates
      * @summary The built-in project templates (customer support, RAG, summarisation, code, agents, …)
      * @request GET:/templates
      * @secure
@@ -9065,7 +9065,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    templatesList: (params: RequestParams = {}) =>
+    listTemplates: (params: RequestParams = {}) =>
       this.request<TemplateSummary[], ProblemResponse>({
         path: `/templates`,
         method: "GET",
@@ -9076,24 +9076,31 @@ export class EvaluationWorkspaceClient<
   };
   auth = {
     /**
-     * @description Revokes the token used for this call; it stops working at once.
+     * @description Accepts an invitation. A new account is created with the given password; an existing account proves itself with its bearer token or its password. Answers who you are now.
      *
-     * @tags auth
-     * @name AuthLogout
-     * @summary Revokes the token used for this call; it stops working at once
-     * @request POST:/auth/logout
-     * @secure
-     * @response `204` `void` Logged out
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @tags invitations
+     * @name AcceptInvitation
+     * @summary Accepts an invitation
+     * @request POST:/auth/accept-invitation
+     * @response `200` `MeResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Unknown token, or the existing account was not proven
+     * @response `403` `ProblemResponse` Expired, revoked or used invitation, or a token of another user
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` auth_busy: too many passwords being checked at once (only without a bearer token); see Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    authLogout: (params: RequestParams = {}) =>
-      this.request<void, ProblemResponse>({
-        path: `/auth/logout`,
+    acceptInvitation: (
+      data: AcceptInvitationRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<MeResponse, ProblemResponse>({
+        path: `/auth/accept-invitation`,
         method: "POST",
-        secure: true,
+        body: data,
+        type: ContentType.Json,
+        format: "json",
         ...params,
       }),
 
@@ -9101,7 +9108,7 @@ export class EvaluationWorkspaceClient<
      * @description Who the token belongs to, with the caller's workspace memberships. With an API key: its creator, in the key's workspace only, at the key's effective role.
      *
      * @tags auth
-     * @name AuthMe
+     * @name GetCurrentUser
      * @summary Who the token belongs to, with the caller's workspace memberships
      * @request GET:/auth/me
      * @secure
@@ -9109,7 +9116,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    authMe: (params: RequestParams = {}) =>
+    getCurrentUser: (params: RequestParams = {}) =>
       this.request<MeResponse, ProblemResponse>({
         path: `/auth/me`,
         method: "GET",
@@ -9122,7 +9129,7 @@ export class EvaluationWorkspaceClient<
      * @description Trade credentials for a bearer token (JSON, or the OAuth2 password form that Swagger UI's Authorize button sends). After LOGIN_MAX_FAILURES failures for one email from one address, attempts are answered 429 rate_limited; when too many logins are being checked at once, 429 auth_busy. Both carry Retry-After.
      *
      * @tags auth
-     * @name AuthToken
+     * @name IssueToken
      * @summary Trade credentials for a bearer token (JSON, or the OAuth2 password form that Swagger UI's Authorize button sends)
      * @request POST:/auth/token
      * @response `200` `TokenResponse`
@@ -9133,7 +9140,7 @@ export class EvaluationWorkspaceClient<
      * @response `429` `ProblemResponse` rate_limited: too many failed logins; auth_busy: too many logins being checked at once. See Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    authToken: (data: TokenRequest, params: RequestParams = {}) =>
+    issueToken: (data: TokenRequest, params: RequestParams = {}) =>
       this.request<TokenResponse, ProblemResponse>({
         path: `/auth/token`,
         method: "POST",
@@ -9144,31 +9151,24 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description Accepts an invitation. A new account is created with the given password; an existing account proves itself with its bearer token or its password. Answers who you are now.
+     * @description Revokes the token used for this call; it stops working at once.
      *
-     * @tags invitations
-     * @name InvitationsAccept
-     * @summary Accepts an invitation
-     * @request POST:/auth/accept-invitation
-     * @response `200` `MeResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Unknown token, or the existing account was not proven
-     * @response `403` `ProblemResponse` Expired, revoked or used invitation, or a token of another user
+     * @tags auth
+     * @name Logout
+     * @summary Revokes the token used for this call; it stops working at once
+     * @request POST:/auth/logout
+     * @secure
+     * @response `204` `void` Logged out
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `429` `ProblemResponse` auth_busy: too many passwords being checked at once (only without a bearer token); see Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    invitationsAccept: (
-      data: AcceptInvitationRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<MeResponse, ProblemResponse>({
-        path: `/auth/accept-invitation`,
+    logout: (params: RequestParams = {}) =>
+      this.request<void, ProblemResponse>({
+        path: `/auth/logout`,
         method: "POST",
-        body: data,
-        type: ContentType.Json,
-        format: "json",
+        secure: true,
         ...params,
       }),
   };
@@ -9177,7 +9177,7 @@ export class EvaluationWorkspaceClient<
      * @description For internal services (a gateway): is this token live, and whose is it? 401 when not.
      *
      * @tags auth
-     * @name AuthVerify
+     * @name VerifyToken
      * @summary For internal services (a gateway): is this token live, and whose is it? 401 when not
      * @request POST:/internal/auth/verify
      * @response `200` `VerifyResponse`
@@ -9187,7 +9187,7 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    authVerify: (data: VerifyRequest, params: RequestParams = {}) =>
+    verifyToken: (data: VerifyRequest, params: RequestParams = {}) =>
       this.request<VerifyResponse, ProblemResponse>({
         path: `/internal/auth/verify`,
         method: "POST",
@@ -9202,7 +9202,7 @@ export class EvaluationWorkspaceClient<
      * @description Creates a user (system admins). Without a password, hand the user a reset token.
      *
      * @tags users
-     * @name UsersCreate
+     * @name CreateUser
      * @summary Creates a user (system admins)
      * @request POST:/users
      * @secure
@@ -9215,7 +9215,7 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    usersCreate: (data: CreateUserRequest, params: RequestParams = {}) =>
+    createUser: (data: CreateUserRequest, params: RequestParams = {}) =>
       this.request<UserResponse, ProblemResponse>({
         path: `/users`,
         method: "POST",
@@ -9230,7 +9230,7 @@ export class EvaluationWorkspaceClient<
      * @description Deactivates the user and revokes every token they hold (system admins).
      *
      * @tags users
-     * @name UsersDeactivate
+     * @name DeactivateUser
      * @summary Deactivates the user and revokes every token they hold (system admins)
      * @request POST:/users/{user_id}/deactivate
      * @secure
@@ -9244,8 +9244,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    usersDeactivate: (
-      { userId }: UsersDeactivateParams,
+    deactivateUser: (
+      { userId }: DeactivateUserParams,
       params: RequestParams = {},
     ) =>
       this.request<UserResponse, ProblemResponse>({
@@ -9260,7 +9260,7 @@ export class EvaluationWorkspaceClient<
      * @description A user (system admins, or the user itself). Carries an ETag for If-Match on PATCH.
      *
      * @tags users
-     * @name UsersGet
+     * @name GetUser
      * @summary A user (system admins, or the user itself)
      * @request GET:/users/{user_id}
      * @secure
@@ -9271,7 +9271,7 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse`
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    usersGet: ({ userId }: UsersGetParams, params: RequestParams = {}) =>
+    getUser: ({ userId }: GetUserParams, params: RequestParams = {}) =>
       this.request<UserResponse, ProblemResponse>({
         path: `/users/${userId}`,
         method: "GET",
@@ -9281,24 +9281,29 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description Users of the service, filtered and sorted (system admins).
+     * @description Issues a one-time, expiring reset token, shown once (system admins).
      *
      * @tags users
-     * @name UsersList
-     * @summary Users of the service, filtered and sorted (system admins)
-     * @request GET:/users
+     * @name IssueResetToken
+     * @summary Issues a one-time, expiring reset token, shown once (system admins)
+     * @request POST:/users/{user_id}/reset-token
      * @secure
-     * @response `200` `UserResponsePage`
+     * @response `200` `ResetTokenResponse`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: system admin (a user's token, not an API key)
+     * @response `404` `ProblemResponse`
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    usersList: (query: UsersListParams = {}, params: RequestParams = {}) =>
-      this.request<UserResponsePage, ProblemResponse>({
-        path: `/users`,
-        method: "GET",
-        query: query,
+    issueResetToken: (
+      { userId }: IssueResetTokenParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ResetTokenResponse, ProblemResponse>({
+        path: `/users/${userId}/reset-token`,
+        method: "POST",
         secure: true,
         format: "json",
         ...params,
@@ -9308,7 +9313,7 @@ export class EvaluationWorkspaceClient<
      * @description The workspaces the user belongs to, with roles (system admins, or the user itself).
      *
      * @tags users
-     * @name UsersMemberships
+     * @name ListUserMemberships
      * @summary The workspaces the user belongs to, with roles (system admins, or the user itself)
      * @request GET:/users/{user_id}/memberships
      * @secure
@@ -9319,8 +9324,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse`
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    usersMemberships: (
-      { userId }: UsersMembershipsParams,
+    listUserMemberships: (
+      { userId }: ListUserMembershipsParams,
       params: RequestParams = {},
     ) =>
       this.request<UserMembershipResponse[], ProblemResponse>({
@@ -9332,10 +9337,34 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description Users of the service, filtered and sorted (system admins).
+     *
+     * @tags users
+     * @name ListUsers
+     * @summary Users of the service, filtered and sorted (system admins)
+     * @request GET:/users
+     * @secure
+     * @response `200` `UserResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: system admin (a user's token, not an API key)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listUsers: (query: ListUsersParams = {}, params: RequestParams = {}) =>
+      this.request<UserResponsePage, ProblemResponse>({
+        path: `/users`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description Lets a deactivated user log in again (system admins).
      *
      * @tags users
-     * @name UsersReactivate
+     * @name ReactivateUser
      * @summary Lets a deactivated user log in again (system admins)
      * @request POST:/users/{user_id}/reactivate
      * @secure
@@ -9348,8 +9377,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    usersReactivate: (
-      { userId }: UsersReactivateParams,
+    reactivateUser: (
+      { userId }: ReactivateUserParams,
       params: RequestParams = {},
     ) =>
       this.request<UserResponse, ProblemResponse>({
@@ -9364,7 +9393,7 @@ export class EvaluationWorkspaceClient<
      * @description Sets a new password and revokes every token of the user (system admins).
      *
      * @tags users
-     * @name UsersResetPassword
+     * @name ResetUserPassword
      * @summary Sets a new password and revokes every token of the user (system admins)
      * @request POST:/users/{user_id}/reset-password
      * @secure
@@ -9377,8 +9406,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    usersResetPassword: (
-      { userId }: UsersResetPasswordParams,
+    resetUserPassword: (
+      { userId }: ResetUserPasswordParams,
       data: ResetPasswordRequest,
       params: RequestParams = {},
     ) =>
@@ -9393,39 +9422,10 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description Issues a one-time, expiring reset token, shown once (system admins).
-     *
-     * @tags users
-     * @name UsersResetToken
-     * @summary Issues a one-time, expiring reset token, shown once (system admins)
-     * @request POST:/users/{user_id}/reset-token
-     * @secure
-     * @response `200` `ResetTokenResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: system admin (a user's token, not an API key)
-     * @response `404` `ProblemResponse`
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    usersResetToken: (
-      { userId }: UsersResetTokenParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<ResetTokenResponse, ProblemResponse>({
-        path: `/users/${userId}/reset-token`,
-        method: "POST",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
      * @description Changes email, display name or system role (system admins). Send If-Match to avoid overwriting.
      *
      * @tags users
-     * @name UsersUpdate
+     * @name UpdateUser
      * @summary Changes email, display name or system role (system admins)
      * @request PATCH:/users/{user_id}
      * @secure
@@ -9440,8 +9440,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    usersUpdate: (
-      { userId }: UsersUpdateParams,
+    updateUser: (
+      { userId }: UpdateUserParams,
       data: UpdateUserRequest,
       params: RequestParams = {},
     ) =>
@@ -9456,6 +9456,39 @@ export class EvaluationWorkspaceClient<
       }),
   };
   workspaces = {
+    /**
+     * @description Adds an existing user by id or email (admins; only owners grant owner).
+     *
+     * @tags workspaces
+     * @name AddMember
+     * @summary Adds an existing user by id or email (admins; only owners grant owner)
+     * @request POST:/workspaces/{workspace_id}/members
+     * @secure
+     * @response `201` `WorkspaceMemberResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` already_member or user_deactivated
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    addMember: (
+      { workspaceId }: AddMemberParams,
+      data: AddMemberRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceMemberResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/members`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
     /**
      * @description Creates a key that acts for you in this workspace, with a role no higher than yours and an optional expiry (any member, with a user's token). The key is in this answer only: send it as `Authorization: Bearer <key>`. Audited as api_key.created.
      *
@@ -9490,6 +9523,248 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description Invites an email with a role (admins; owners for the owner role). The token is shown once.
+     *
+     * @tags invitations
+     * @name CreateInvitation
+     * @summary Invites an email with a role (admins; owners for the owner role)
+     * @request POST:/workspaces/{workspace_id}/invitations
+     * @secure
+     * @response `201` `CreateInvitationResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` already_member or invitation_pending
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    createInvitation: (
+      { workspaceId }: CreateInvitationParams,
+      data: CreateInvitationRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<CreateInvitationResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/invitations`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The next version of a config (members): what the body leaves out is copied from `from_version` (default the newest).
+     *
+     * @tags metric configs
+     * @name CreateMetricConfigVersion
+     * @summary The next version of a config (members): what the body leaves out is copied from `from_version` (default the newest)
+     * @request POST:/workspaces/{workspace_id}/metric-configs/{config_name}/versions
+     * @secure
+     * @response `201` `MetricConfigResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    createMetricConfigVersion: (
+      { workspaceId, configName }: CreateMetricConfigVersionParams,
+      data: CreateMetricConfigVersionRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<MetricConfigResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/metric-configs/${configName}/versions`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Stores a secret, encrypted at rest (admins).
+     *
+     * @tags secrets
+     * @name CreateSecret
+     * @summary Stores a secret, encrypted at rest (admins)
+     * @request POST:/workspaces/{workspace_id}/secrets
+     * @secure
+     * @response `201` `WorkspaceSecretResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` secret_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    createSecret: (
+      { workspaceId }: CreateSecretParams,
+      data: CreateSecretRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceSecretResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/secrets`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Creates a workspace; the caller becomes its owner.
+     *
+     * @tags workspaces
+     * @name CreateWorkspace
+     * @summary Creates a workspace; the caller becomes its owner
+     * @request POST:/workspaces
+     * @secure
+     * @response `201` `WorkspaceResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    createWorkspace: (
+      data: CreateWorkspaceRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceResponse, ProblemResponse>({
+        path: `/workspaces`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Creates a user straight into the workspace (admins).
+     *
+     * @tags workspaces
+     * @name CreateWorkspaceUser
+     * @summary Creates a user straight into the workspace (admins)
+     * @request POST:/workspaces/{workspace_id}/users
+     * @secure
+     * @response `201` `WorkspaceMemberResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` email_taken: add the existing user as a member instead
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    createWorkspaceUser: (
+      { workspaceId }: CreateWorkspaceUserParams,
+      data: CreateWorkspaceUserRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceMemberResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/users`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Deletes a stopped op with its revisions and the ops it serves (admins).
+     *
+     * @tags ops
+     * @name DeleteCustomOp
+     * @summary Deletes a stopped op with its revisions and the ops it serves (admins)
+     * @request DELETE:/workspaces/{workspace_id}/custom_ops/{name}
+     * @secure
+     * @response `204` `void` Deleted
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` custom_op_not_stopped, custom_op_in_use
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    deleteCustomOp: (
+      { workspaceId, name }: DeleteCustomOpParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/custom_ops/${name}`,
+        method: "DELETE",
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * @description Deletes the secret (admins).
+     *
+     * @tags secrets
+     * @name DeleteSecret
+     * @summary Deletes the secret (admins)
+     * @request DELETE:/workspaces/{workspace_id}/secrets/{secret_id}
+     * @secure
+     * @response `204` `void` Deleted
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    deleteSecret: (
+      { workspaceId, secretId }: DeleteSecretParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/secrets/${secretId}`,
+        method: "DELETE",
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * @description Deletes the workspace and everything in it (owners).
+     *
+     * @tags workspaces
+     * @name DeleteWorkspace
+     * @summary Deletes the workspace and everything in it (owners)
+     * @request DELETE:/workspaces/{workspace_id}
+     * @secure
+     * @response `204` `void` Deleted
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: owner or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    deleteWorkspace: (
+      { workspaceId }: DeleteWorkspaceParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/workspaces/${workspaceId}`,
+        method: "DELETE",
+        secure: true,
+        ...params,
+      }),
+
+    /**
      * @description One key's metadata (its creator, or an admin).
      *
      * @tags api-keys
@@ -9517,121 +9792,81 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description Invites an email with a role (admins; owners for the owner role). The token is shown once.
+     * @description One custom op with its revisions (newest first) and the ops it serves (viewers).
      *
-     * @tags invitations
-     * @name InvitationsCreate
-     * @summary Invites an email with a role (admins; owners for the owner role)
-     * @request POST:/workspaces/{workspace_id}/invitations
+     * @tags ops
+     * @name GetCustomOp
+     * @summary One custom op with its revisions (newest first) and the ops it serves (viewers)
+     * @request GET:/workspaces/{workspace_id}/custom_ops/{name}
      * @secure
-     * @response `201` `CreateInvitationResponse`
+     * @response `200` `CustomOpDetailResponse`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` already_member or invitation_pending
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    invitationsCreate: (
-      { workspaceId }: InvitationsCreateParams,
-      data: CreateInvitationRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<CreateInvitationResponse, ProblemResponse>({
-        path: `/workspaces/${workspaceId}/invitations`,
-        method: "POST",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description The workspace's invitations, newest first (admins).
-     *
-     * @tags invitations
-     * @name InvitationsList
-     * @summary The workspace's invitations, newest first (admins)
-     * @request GET:/workspaces/{workspace_id}/invitations
-     * @secure
-     * @response `200` `(InvitationResponse)[]`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    invitationsList: (
-      { workspaceId, ...query }: InvitationsListParams,
+    getCustomOp: (
+      { workspaceId, name }: GetCustomOpParams,
       params: RequestParams = {},
     ) =>
-      this.request<InvitationResponse[], ProblemResponse>({
-        path: `/workspaces/${workspaceId}/invitations`,
+      this.request<CustomOpDetailResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/custom_ops/${name}`,
         method: "GET",
-        query: query,
         secure: true,
         format: "json",
         ...params,
       }),
 
     /**
-     * @description Issues a new token and expiry for a pending or expired invitation (admins); the old token stops working.
+     * @description A secret's metadata (members), with an ETag for If-Match on PATCH.
      *
-     * @tags invitations
-     * @name InvitationsResend
-     * @summary Issues a new token and expiry for a pending or expired invitation (admins); the old token stops working
-     * @request POST:/workspaces/{workspace_id}/invitations/{invitation_id}/resend
+     * @tags secrets
+     * @name GetSecret
+     * @summary A secret's metadata (members), with an ETag for If-Match on PATCH
+     * @request GET:/workspaces/{workspace_id}/secrets/{secret_id}
      * @secure
-     * @response `200` `CreateInvitationResponse`
+     * @response `200` `WorkspaceSecretResponse`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` invitation_not_pending
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    invitationsResend: (
-      { workspaceId, invitationId }: InvitationsResendParams,
+    getSecret: (
+      { workspaceId, secretId }: GetSecretParams,
       params: RequestParams = {},
     ) =>
-      this.request<CreateInvitationResponse, ProblemResponse>({
-        path: `/workspaces/${workspaceId}/invitations/${invitationId}/resend`,
-        method: "POST",
+      this.request<WorkspaceSecretResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/secrets/${secretId}`,
+        method: "GET",
         secure: true,
         format: "json",
         ...params,
       }),
 
     /**
-     * @description Revokes a pending or expired invitation (admins).
+     * @description A workspace with the caller's role; carries an ETag for If-Match on PATCH.
      *
-     * @tags invitations
-     * @name InvitationsRevoke
-     * @summary Revokes a pending or expired invitation (admins)
-     * @request POST:/workspaces/{workspace_id}/invitations/{invitation_id}/revoke
+     * @tags workspaces
+     * @name GetWorkspace
+     * @summary A workspace with the caller's role; carries an ETag for If-Match on PATCH
+     * @request GET:/workspaces/{workspace_id}
      * @secure
-     * @response `200` `InvitationResponse`
+     * @response `200` `WorkspaceResponse`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` invitation_not_pending
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    invitationsRevoke: (
-      { workspaceId, invitationId }: InvitationsRevokeParams,
+    getWorkspace: (
+      { workspaceId }: GetWorkspaceParams,
       params: RequestParams = {},
     ) =>
-      this.request<InvitationResponse, ProblemResponse>({
-        path: `/workspaces/${workspaceId}/invitations/${invitationId}/revoke`,
-        method: "POST",
+      this.request<WorkspaceResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}`,
+        method: "GET",
         secure: true,
         format: "json",
         ...params,
@@ -9666,34 +9901,224 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description Adds an existing user by id or email (admins; only owners grant owner).
+     * @description The workspace's custom ops with their state (viewers).
      *
-     * @tags workspaces
-     * @name MembersAdd
-     * @summary Adds an existing user by id or email (admins; only owners grant owner)
-     * @request POST:/workspaces/{workspace_id}/members
+     * @tags ops
+     * @name ListCustomOps
+     * @summary The workspace's custom ops with their state (viewers)
+     * @request GET:/workspaces/{workspace_id}/custom_ops
      * @secure
-     * @response `201` `WorkspaceMemberResponse`
+     * @response `200` `CustomOpsListResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listCustomOps: (
+      { workspaceId, ...query }: ListCustomOpsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<CustomOpsListResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/custom_ops`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The workspace's invitations, newest first (admins).
+     *
+     * @tags invitations
+     * @name ListInvitations
+     * @summary The workspace's invitations, newest first (admins)
+     * @request GET:/workspaces/{workspace_id}/invitations
+     * @secure
+     * @response `200` `(InvitationResponse)[]`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` already_member or user_deactivated
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    membersAdd: (
-      { workspaceId }: MembersAddParams,
-      data: AddMemberRequest,
+    listInvitations: (
+      { workspaceId, ...query }: ListInvitationsParams,
       params: RequestParams = {},
     ) =>
-      this.request<WorkspaceMemberResponse, ProblemResponse>({
-        path: `/workspaces/${workspaceId}/members`,
-        method: "POST",
-        body: data,
+      this.request<InvitationResponse[], ProblemResponse>({
+        path: `/workspaces/${workspaceId}/invitations`,
+        method: "GET",
+        query: query,
         secure: true,
-        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Members with their roles.
+     *
+     * @tags workspaces
+     * @name ListMembers
+     * @summary Members with their roles
+     * @request GET:/workspaces/{workspace_id}/members
+     * @secure
+     * @response `200` `(WorkspaceMemberResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listMembers: (
+      { workspaceId }: ListMembersParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceMemberResponse[], ProblemResponse>({
+        path: `/workspaces/${workspaceId}/members`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The workspace's pinned default config per metric (viewers).
+     *
+     * @tags metric configs
+     * @name ListMetricConfigDefaults
+     * @summary The workspace's pinned default config per metric (viewers)
+     * @request GET:/workspaces/{workspace_id}/metric-config-defaults
+     * @secure
+     * @response `200` `WorkspaceMetricConfigDefaultListResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listMetricConfigDefaults: (
+      { workspaceId }: ListMetricConfigDefaultsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceMetricConfigDefaultListResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/metric-config-defaults`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Every revision of one metric's default, newest first (viewers).
+     *
+     * @tags metric configs
+     * @name ListMetricConfigDefaultVersions
+     * @summary Every revision of one metric's default, newest first (viewers)
+     * @request GET:/workspaces/{workspace_id}/metric-config-defaults/{metric_name}/versions
+     * @secure
+     * @response `200` `WorkspaceMetricConfigDefaultVersionsResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listMetricConfigDefaultVersions: (
+      { workspaceId, metricName }: ListMetricConfigDefaultVersionsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<
+        WorkspaceMetricConfigDefaultVersionsResponse,
+        ProblemResponse
+      >({
+        path: `/workspaces/${workspaceId}/metric-config-defaults/${metricName}/versions`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The metrics the workspace can score runs with, what each needs from a dataset, and its parameter schema (viewers).
+     *
+     * @tags metrics
+     * @name ListMetrics
+     * @summary The metrics the workspace can score runs with, what each needs from a dataset, and its parameter schema (viewers)
+     * @request GET:/workspaces/{workspace_id}/metrics
+     * @secure
+     * @response `200` `WorkspaceMetricCatalogue`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listMetrics: (
+      { workspaceId }: ListMetricsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceMetricCatalogue, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/metrics`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Which config version is in force for each metric, and why (for an eval config when given) (viewers).
+     *
+     * @tags metric configs
+     * @name ListResolvedMetricConfigs
+     * @summary Which config version is in force for each metric, and why (for an eval config when given) (viewers)
+     * @request GET:/workspaces/{workspace_id}/metric-configs/resolved
+     * @secure
+     * @response `200` `MetricConfigResolutionListResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listResolvedMetricConfigs: (
+      { workspaceId, ...query }: ListResolvedMetricConfigsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<MetricConfigResolutionListResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/metric-configs/resolved`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Secret metadata (members; never values).
+     *
+     * @tags secrets
+     * @name ListSecrets
+     * @summary Secret metadata (members; never values)
+     * @request GET:/workspaces/{workspace_id}/secrets
+     * @secure
+     * @response `200` `WorkspaceSecretResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listSecrets: (
+      { workspaceId, ...query }: ListSecretsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceSecretResponsePage, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/secrets`,
+        method: "GET",
+        query: query,
+        secure: true,
         format: "json",
         ...params,
       }),
@@ -9702,7 +10127,7 @@ export class EvaluationWorkspaceClient<
      * @description Active users who are not members yet, to pick from when adding (admins).
      *
      * @tags workspaces
-     * @name MembersCandidates
+     * @name ListUserCandidates
      * @summary Active users who are not members yet, to pick from when adding (admins)
      * @request GET:/workspaces/{workspace_id}/user-candidates
      * @secure
@@ -9713,8 +10138,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    membersCandidates: (
-      { workspaceId, ...query }: MembersCandidatesParams,
+    listUserCandidates: (
+      { workspaceId, ...query }: ListUserCandidatesParams,
       params: RequestParams = {},
     ) =>
       this.request<WorkspaceUserCandidateResponse[], ProblemResponse>({
@@ -9727,63 +10152,56 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description Changes a member's role (admins; owners for anything touching the owner role).
+     * @description The caller's workspaces (system admins: all, or `mine=true`).
      *
      * @tags workspaces
-     * @name MembersChangeRole
-     * @summary Changes a member's role (admins; owners for anything touching the owner role)
-     * @request PATCH:/workspaces/{workspace_id}/members/{user_id}
+     * @name ListWorkspaces
+     * @summary The caller's workspaces (system admins: all, or `mine=true`)
+     * @request GET:/workspaces
      * @secure
-     * @response `200` `WorkspaceMemberResponse`
+     * @response `200` `WorkspaceListItemPage`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` last_owner
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    membersChangeRole: (
-      { workspaceId, userId }: MembersChangeRoleParams,
-      data: ChangeMemberRoleRequest,
+    listWorkspaces: (
+      query: ListWorkspacesParams = {},
       params: RequestParams = {},
     ) =>
-      this.request<WorkspaceMemberResponse, ProblemResponse>({
-        path: `/workspaces/${workspaceId}/members/${userId}`,
-        method: "PATCH",
-        body: data,
+      this.request<WorkspaceListItemPage, ProblemResponse>({
+        path: `/workspaces`,
+        method: "GET",
+        query: query,
         secure: true,
-        type: ContentType.Json,
         format: "json",
         ...params,
       }),
 
     /**
-     * @description Creates a user straight into the workspace (admins).
+     * @description Publishes an op backed by the workspace's HTTP endpoint (admins): it starts `deploying` and a queued health check makes it `active` or `failed`.
      *
-     * @tags workspaces
-     * @name MembersCreateUser
-     * @summary Creates a user straight into the workspace (admins)
-     * @request POST:/workspaces/{workspace_id}/users
+     * @tags ops
+     * @name PublishCustomOp
+     * @summary Publishes an op backed by the workspace's HTTP endpoint (admins): it starts `deploying` and a queued health check makes it `active` or `failed`
+     * @request POST:/workspaces/{workspace_id}/custom_ops
      * @secure
-     * @response `201` `WorkspaceMemberResponse`
+     * @response `201` `CustomOpPublishResponse`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` email_taken: add the existing user as a member instead
+     * @response `409` `ProblemResponse` custom_op_name_taken, op_name_reserved
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    membersCreateUser: (
-      { workspaceId }: MembersCreateUserParams,
-      data: CreateWorkspaceUserRequest,
+    publishCustomOp: (
+      { workspaceId }: PublishCustomOpParams,
+      data: PublishCustomOpRequest,
       params: RequestParams = {},
     ) =>
-      this.request<WorkspaceMemberResponse, ProblemResponse>({
-        path: `/workspaces/${workspaceId}/users`,
+      this.request<CustomOpPublishResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/custom_ops`,
         method: "POST",
         body: data,
         secure: true,
@@ -9793,28 +10211,67 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description Members with their roles.
+     * @description Redeploys (admins): a new revision, health checked again.
      *
-     * @tags workspaces
-     * @name MembersList
-     * @summary Members with their roles
-     * @request GET:/workspaces/{workspace_id}/members
+     * @tags ops
+     * @name RedeployCustomOp
+     * @summary Redeploys (admins): a new revision, health checked again
+     * @request PATCH:/workspaces/{workspace_id}/custom_ops/{name}
      * @secure
-     * @response `200` `(WorkspaceMemberResponse)[]`
+     * @response `200` `CustomOpRedeployResponse`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    membersList: (
-      { workspaceId }: MembersListParams,
+    redeployCustomOp: (
+      { workspaceId, name }: RedeployCustomOpParams,
+      data: RedeployCustomOpRequest,
       params: RequestParams = {},
     ) =>
-      this.request<WorkspaceMemberResponse[], ProblemResponse>({
-        path: `/workspaces/${workspaceId}/members`,
-        method: "GET",
+      this.request<CustomOpRedeployResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/custom_ops/${name}`,
+        method: "PATCH",
+        body: data,
         secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Registers an op served by one of the workspace's custom ops (admins); POST /ops with workspace_id in the body does the same.
+     *
+     * @tags ops
+     * @name RegisterWorkspaceOp
+     * @summary Registers an op served by one of the workspace's custom ops (admins); POST /ops with workspace_id in the body does the same
+     * @request POST:/workspaces/{workspace_id}/ops
+     * @secure
+     * @response `201` `RegistryOpView`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` op_name_reserved, op_kind_change
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    registerWorkspaceOp: (
+      { workspaceId }: RegisterWorkspaceOpParams,
+      data: RegisterOpBody,
+      params: RequestParams = {},
+    ) =>
+      this.request<RegistryOpView, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/ops`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
         format: "json",
         ...params,
       }),
@@ -9823,7 +10280,7 @@ export class EvaluationWorkspaceClient<
      * @description Removes a member (admins), or leaves (any member removing themselves). The last owner stays.
      *
      * @tags workspaces
-     * @name MembersRemove
+     * @name RemoveMember
      * @summary Removes a member (admins), or leaves (any member removing themselves)
      * @request DELETE:/workspaces/{workspace_id}/members/{user_id}
      * @secure
@@ -9835,8 +10292,8 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` last_owner
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    membersRemove: (
-      { workspaceId, userId }: MembersRemoveParams,
+    removeMember: (
+      { workspaceId, userId }: RemoveMemberParams,
       params: RequestParams = {},
     ) =>
       this.request<void, ProblemResponse>({
@@ -9847,27 +10304,60 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description The metrics the workspace can score runs with, what each needs from a dataset, and its parameter schema (viewers).
+     * @description Issues a new token and expiry for a pending or expired invitation (admins); the old token stops working.
      *
-     * @tags metrics
-     * @name MetricCatalogueCatalogue
-     * @summary The metrics the workspace can score runs with, what each needs from a dataset, and its parameter schema (viewers)
-     * @request GET:/workspaces/{workspace_id}/metrics
+     * @tags invitations
+     * @name ResendInvitation
+     * @summary Issues a new token and expiry for a pending or expired invitation (admins); the old token stops working
+     * @request POST:/workspaces/{workspace_id}/invitations/{invitation_id}/resend
      * @secure
-     * @response `200` `WorkspaceMetricCatalogue`
+     * @response `200` `CreateInvitationResponse`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` invitation_not_pending
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    metricCatalogueCatalogue: (
-      { workspaceId }: MetricCatalogueCatalogueParams,
+    resendInvitation: (
+      { workspaceId, invitationId }: ResendInvitationParams,
       params: RequestParams = {},
     ) =>
-      this.request<WorkspaceMetricCatalogue, ProblemResponse>({
-        path: `/workspaces/${workspaceId}/metrics`,
-        method: "GET",
+      this.request<CreateInvitationResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/invitations/${invitationId}/resend`,
+        method: "POST",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Returns the value (admins). Audited as secret.revealed.
+     *
+     * @tags secrets
+     * @name RevealSecret
+     * @summary Returns the value (admins)
+     * @request POST:/workspaces/{workspace_id}/secrets/{secret_id}/reveal
+     * @secure
+     * @response `200` `WorkspaceSecretRevealResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` secret_undecryptable
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    revealSecret: (
+      { workspaceId, secretId }: RevealSecretParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceSecretRevealResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/secrets/${secretId}/reveal`,
+        method: "POST",
         secure: true,
         format: "json",
         ...params,
@@ -9901,297 +10391,30 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description Stores a secret, encrypted at rest (admins).
+     * @description Revokes a pending or expired invitation (admins).
      *
-     * @tags secrets
-     * @name SecretsCreate
-     * @summary Stores a secret, encrypted at rest (admins)
-     * @request POST:/workspaces/{workspace_id}/secrets
+     * @tags invitations
+     * @name RevokeInvitation
+     * @summary Revokes a pending or expired invitation (admins)
+     * @request POST:/workspaces/{workspace_id}/invitations/{invitation_id}/revoke
      * @secure
-     * @response `201` `WorkspaceSecretResponse`
+     * @response `200` `InvitationResponse`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` secret_name_taken
+     * @response `409` `ProblemResponse` invitation_not_pending
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    secretsCreate: (
-      { workspaceId }: SecretsCreateParams,
-      data: CreateSecretRequest,
+    revokeInvitation: (
+      { workspaceId, invitationId }: RevokeInvitationParams,
       params: RequestParams = {},
     ) =>
-      this.request<WorkspaceSecretResponse, ProblemResponse>({
-        path: `/workspaces/${workspaceId}/secrets`,
+      this.request<InvitationResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/invitations/${invitationId}/revoke`,
         method: "POST",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Deletes the secret (admins).
-     *
-     * @tags secrets
-     * @name SecretsDelete
-     * @summary Deletes the secret (admins)
-     * @request DELETE:/workspaces/{workspace_id}/secrets/{secret_id}
-     * @secure
-     * @response `204` `void` Deleted
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    secretsDelete: (
-      { workspaceId, secretId }: SecretsDeleteParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<void, ProblemResponse>({
-        path: `/workspaces/${workspaceId}/secrets/${secretId}`,
-        method: "DELETE",
-        secure: true,
-        ...params,
-      }),
-
-    /**
-     * @description A secret's metadata (members), with an ETag for If-Match on PATCH.
-     *
-     * @tags secrets
-     * @name SecretsGet
-     * @summary A secret's metadata (members), with an ETag for If-Match on PATCH
-     * @request GET:/workspaces/{workspace_id}/secrets/{secret_id}
-     * @secure
-     * @response `200` `WorkspaceSecretResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in workspace {workspace_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    secretsGet: (
-      { workspaceId, secretId }: SecretsGetParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<WorkspaceSecretResponse, ProblemResponse>({
-        path: `/workspaces/${workspaceId}/secrets/${secretId}`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Secret metadata (members; never values).
-     *
-     * @tags secrets
-     * @name SecretsList
-     * @summary Secret metadata (members; never values)
-     * @request GET:/workspaces/{workspace_id}/secrets
-     * @secure
-     * @response `200` `WorkspaceSecretResponsePage`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in workspace {workspace_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    secretsList: (
-      { workspaceId, ...query }: SecretsListParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<WorkspaceSecretResponsePage, ProblemResponse>({
-        path: `/workspaces/${workspaceId}/secrets`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Returns the value (admins). Audited as secret.revealed.
-     *
-     * @tags secrets
-     * @name SecretsReveal
-     * @summary Returns the value (admins)
-     * @request POST:/workspaces/{workspace_id}/secrets/{secret_id}/reveal
-     * @secure
-     * @response `200` `WorkspaceSecretRevealResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` secret_undecryptable
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    secretsReveal: (
-      { workspaceId, secretId }: SecretsRevealParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<WorkspaceSecretRevealResponse, ProblemResponse>({
-        path: `/workspaces/${workspaceId}/secrets/${secretId}/reveal`,
-        method: "POST",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Renames, re-describes or replaces the value (admins).
-     *
-     * @tags secrets
-     * @name SecretsUpdate
-     * @summary Renames, re-describes or replaces the value (admins)
-     * @request PATCH:/workspaces/{workspace_id}/secrets/{secret_id}
-     * @secure
-     * @response `200` `WorkspaceSecretResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` secret_name_taken
-     * @response `412` `ProblemResponse` If-Match does not match the current ETag
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    secretsUpdate: (
-      { workspaceId, secretId }: SecretsUpdateParams,
-      data: UpdateSecretRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<WorkspaceSecretResponse, ProblemResponse>({
-        path: `/workspaces/${workspaceId}/secrets/${secretId}`,
-        method: "PATCH",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description The next version of a config (members): what the body leaves out is copied from `from_version` (default the newest).
-     *
-     * @tags metric configs
-     * @name WorkspaceMetricConfigsCreateVersion
-     * @summary The next version of a config (members): what the body leaves out is copied from `from_version` (default the newest)
-     * @request POST:/workspaces/{workspace_id}/metric-configs/{config_name}/versions
-     * @secure
-     * @response `201` `MetricConfigResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in workspace {workspace_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    workspaceMetricConfigsCreateVersion: (
-      { workspaceId, configName }: WorkspaceMetricConfigsCreateVersionParams,
-      data: CreateMetricConfigVersionRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<MetricConfigResponse, ProblemResponse>({
-        path: `/workspaces/${workspaceId}/metric-configs/${configName}/versions`,
-        method: "POST",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Every revision of one metric's default, newest first (viewers).
-     *
-     * @tags metric configs
-     * @name WorkspaceMetricConfigsDefaultVersions
-     * @summary Every revision of one metric's default, newest first (viewers)
-     * @request GET:/workspaces/{workspace_id}/metric-config-defaults/{metric_name}/versions
-     * @secure
-     * @response `200` `WorkspaceMetricConfigDefaultVersionsResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    workspaceMetricConfigsDefaultVersions: (
-      { workspaceId, metricName }: WorkspaceMetricConfigsDefaultVersionsParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<
-        WorkspaceMetricConfigDefaultVersionsResponse,
-        ProblemResponse
-      >({
-        path: `/workspaces/${workspaceId}/metric-config-defaults/${metricName}/versions`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description The workspace's pinned default config per metric (viewers).
-     *
-     * @tags metric configs
-     * @name WorkspaceMetricConfigsListDefaults
-     * @summary The workspace's pinned default config per metric (viewers)
-     * @request GET:/workspaces/{workspace_id}/metric-config-defaults
-     * @secure
-     * @response `200` `WorkspaceMetricConfigDefaultListResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    workspaceMetricConfigsListDefaults: (
-      { workspaceId }: WorkspaceMetricConfigsListDefaultsParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<WorkspaceMetricConfigDefaultListResponse, ProblemResponse>({
-        path: `/workspaces/${workspaceId}/metric-config-defaults`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Which config version is in force for each metric, and why (for an eval config when given) (viewers).
-     *
-     * @tags metric configs
-     * @name WorkspaceMetricConfigsResolved
-     * @summary Which config version is in force for each metric, and why (for an eval config when given) (viewers)
-     * @request GET:/workspaces/{workspace_id}/metric-configs/resolved
-     * @secure
-     * @response `200` `MetricConfigResolutionListResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    workspaceMetricConfigsResolved: (
-      { workspaceId, ...query }: WorkspaceMetricConfigsResolvedParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<MetricConfigResolutionListResponse, ProblemResponse>({
-        path: `/workspaces/${workspaceId}/metric-configs/resolved`,
-        method: "GET",
-        query: query,
         secure: true,
         format: "json",
         ...params,
@@ -10201,7 +10424,7 @@ export class EvaluationWorkspaceClient<
      * @description Pins (or, with config_name null, clears) the default config of metrics (admins); each change is a revision.
      *
      * @tags metric configs
-     * @name WorkspaceMetricConfigsSetDefaults
+     * @name SetMetricConfigDefaults
      * @summary Pins (or, with config_name null, clears) the default config of metrics (admins); each change is a revision
      * @request POST:/workspaces/{workspace_id}/metric-config-defaults
      * @secure
@@ -10215,8 +10438,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    workspaceMetricConfigsSetDefaults: (
-      { workspaceId }: WorkspaceMetricConfigsSetDefaultsParams,
+    setMetricConfigDefaults: (
+      { workspaceId }: SetMetricConfigDefaultsParams,
       data: SetMetricDefaultsRequest,
       params: RequestParams = {},
     ) =>
@@ -10231,333 +10454,10 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description Deletes a stopped op with its revisions and the ops it serves (admins).
-     *
-     * @tags ops
-     * @name WorkspaceOpsDelete
-     * @summary Deletes a stopped op with its revisions and the ops it serves (admins)
-     * @request DELETE:/workspaces/{workspace_id}/custom_ops/{name}
-     * @secure
-     * @response `204` `void` Deleted
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` custom_op_not_stopped, custom_op_in_use
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    workspaceOpsDelete: (
-      { workspaceId, name }: WorkspaceOpsDeleteParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<void, ProblemResponse>({
-        path: `/workspaces/${workspaceId}/custom_ops/${name}`,
-        method: "DELETE",
-        secure: true,
-        ...params,
-      }),
-
-    /**
-     * @description One custom op with its revisions (newest first) and the ops it serves (viewers).
-     *
-     * @tags ops
-     * @name WorkspaceOpsDetail
-     * @summary One custom op with its revisions (newest first) and the ops it serves (viewers)
-     * @request GET:/workspaces/{workspace_id}/custom_ops/{name}
-     * @secure
-     * @response `200` `CustomOpDetailResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    workspaceOpsDetail: (
-      { workspaceId, name }: WorkspaceOpsDetailParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<CustomOpDetailResponse, ProblemResponse>({
-        path: `/workspaces/${workspaceId}/custom_ops/${name}`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description The workspace's custom ops with their state (viewers).
-     *
-     * @tags ops
-     * @name WorkspaceOpsList
-     * @summary The workspace's custom ops with their state (viewers)
-     * @request GET:/workspaces/{workspace_id}/custom_ops
-     * @secure
-     * @response `200` `CustomOpsListResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    workspaceOpsList: (
-      { workspaceId, ...query }: WorkspaceOpsListParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<CustomOpsListResponse, ProblemResponse>({
-        path: `/workspaces/${workspaceId}/custom_ops`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Publishes an op backed by the workspace's HTTP endpoint (admins): it starts `deploying` and a queued health check makes it `active` or `failed`.
-     *
-     * @tags ops
-     * @name WorkspaceOpsPublish
-     * @summary Publishes an op backed by the workspace's HTTP endpoint (admins): it starts `deploying` and a queued health check makes it `active` or `failed`
-     * @request POST:/workspaces/{workspace_id}/custom_ops
-     * @secure
-     * @response `201` `CustomOpPublishResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` custom_op_name_taken, op_name_reserved
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    workspaceOpsPublish: (
-      { workspaceId }: WorkspaceOpsPublishParams,
-      data: PublishCustomOpRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<CustomOpPublishResponse, ProblemResponse>({
-        path: `/workspaces/${workspaceId}/custom_ops`,
-        method: "POST",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Redeploys (admins): a new revision, health checked again.
-     *
-     * @tags ops
-     * @name WorkspaceOpsRedeploy
-     * @summary Redeploys (admins): a new revision, health checked again
-     * @request PATCH:/workspaces/{workspace_id}/custom_ops/{name}
-     * @secure
-     * @response `200` `CustomOpRedeployResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    workspaceOpsRedeploy: (
-      { workspaceId, name }: WorkspaceOpsRedeployParams,
-      data: RedeployCustomOpRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<CustomOpRedeployResponse, ProblemResponse>({
-        path: `/workspaces/${workspaceId}/custom_ops/${name}`,
-        method: "PATCH",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Registers an op served by one of the workspace's custom ops (admins); POST /ops with workspace_id in the body does the same.
-     *
-     * @tags ops
-     * @name WorkspaceOpsRegister
-     * @summary Registers an op served by one of the workspace's custom ops (admins); POST /ops with workspace_id in the body does the same
-     * @request POST:/workspaces/{workspace_id}/ops
-     * @secure
-     * @response `201` `RegistryOpView`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` op_name_reserved, op_kind_change
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    workspaceOpsRegister: (
-      { workspaceId }: WorkspaceOpsRegisterParams,
-      data: RegisterOpBody,
-      params: RequestParams = {},
-    ) =>
-      this.request<RegistryOpView, ProblemResponse>({
-        path: `/workspaces/${workspaceId}/ops`,
-        method: "POST",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Stops the op (admins): runs can no longer use it; the reason is kept.
-     *
-     * @tags ops
-     * @name WorkspaceOpsStop
-     * @summary Stops the op (admins): runs can no longer use it; the reason is kept
-     * @request PATCH:/workspaces/{workspace_id}/custom_ops/{name}/stop
-     * @secure
-     * @response `200` `CustomOpStopResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    workspaceOpsStop: (
-      { workspaceId, name }: WorkspaceOpsStopParams,
-      data: StopCustomOpRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<CustomOpStopResponse, ProblemResponse>({
-        path: `/workspaces/${workspaceId}/custom_ops/${name}/stop`,
-        method: "PATCH",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Creates a workspace; the caller becomes its owner.
-     *
-     * @tags workspaces
-     * @name WorkspacesCreate
-     * @summary Creates a workspace; the caller becomes its owner
-     * @request POST:/workspaces
-     * @secure
-     * @response `201` `WorkspaceResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    workspacesCreate: (
-      data: CreateWorkspaceRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<WorkspaceResponse, ProblemResponse>({
-        path: `/workspaces`,
-        method: "POST",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Deletes the workspace and everything in it (owners).
-     *
-     * @tags workspaces
-     * @name WorkspacesDelete
-     * @summary Deletes the workspace and everything in it (owners)
-     * @request DELETE:/workspaces/{workspace_id}
-     * @secure
-     * @response `204` `void` Deleted
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: owner or above in workspace {workspace_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    workspacesDelete: (
-      { workspaceId }: WorkspacesDeleteParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<void, ProblemResponse>({
-        path: `/workspaces/${workspaceId}`,
-        method: "DELETE",
-        secure: true,
-        ...params,
-      }),
-
-    /**
-     * @description A workspace with the caller's role; carries an ETag for If-Match on PATCH.
-     *
-     * @tags workspaces
-     * @name WorkspacesGet
-     * @summary A workspace with the caller's role; carries an ETag for If-Match on PATCH
-     * @request GET:/workspaces/{workspace_id}
-     * @secure
-     * @response `200` `WorkspaceResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    workspacesGet: (
-      { workspaceId }: WorkspacesGetParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<WorkspaceResponse, ProblemResponse>({
-        path: `/workspaces/${workspaceId}`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description The caller's workspaces (system admins: all, or `mine=true`).
-     *
-     * @tags workspaces
-     * @name WorkspacesList
-     * @summary The caller's workspaces (system admins: all, or `mine=true`)
-     * @request GET:/workspaces
-     * @secure
-     * @response `200` `WorkspaceListItemPage`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    workspacesList: (
-      query: WorkspacesListParams = {},
-      params: RequestParams = {},
-    ) =>
-      this.request<WorkspaceListItemPage, ProblemResponse>({
-        path: `/workspaces`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
      * @description How the workspace embeds text for clustering and similarity (admins). `local` needs no network. Honours If-Match.
      *
      * @tags workspaces
-     * @name WorkspacesSetEmbeddingConfig
+     * @name SetWorkspaceEmbeddingConfig
      * @summary How the workspace embeds text for clustering and similarity (admins)
      * @request PUT:/workspaces/{workspace_id}/embedding-config
      * @secure
@@ -10572,8 +10472,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    workspacesSetEmbeddingConfig: (
-      { workspaceId }: WorkspacesSetEmbeddingConfigParams,
+    setWorkspaceEmbeddingConfig: (
+      { workspaceId }: SetWorkspaceEmbeddingConfigParams,
       data: EmbeddingConfigRequest,
       params: RequestParams = {},
     ) =>
@@ -10588,10 +10488,110 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description Stops the op (admins): runs can no longer use it; the reason is kept.
+     *
+     * @tags ops
+     * @name StopCustomOp
+     * @summary Stops the op (admins): runs can no longer use it; the reason is kept
+     * @request PATCH:/workspaces/{workspace_id}/custom_ops/{name}/stop
+     * @secure
+     * @response `200` `CustomOpStopResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    stopCustomOp: (
+      { workspaceId, name }: StopCustomOpParams,
+      data: StopCustomOpRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<CustomOpStopResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/custom_ops/${name}/stop`,
+        method: "PATCH",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Changes a member's role (admins; owners for anything touching the owner role).
+     *
+     * @tags workspaces
+     * @name UpdateMemberRole
+     * @summary Changes a member's role (admins; owners for anything touching the owner role)
+     * @request PATCH:/workspaces/{workspace_id}/members/{user_id}
+     * @secure
+     * @response `200` `WorkspaceMemberResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` last_owner
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    updateMemberRole: (
+      { workspaceId, userId }: UpdateMemberRoleParams,
+      data: ChangeMemberRoleRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceMemberResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/members/${userId}`,
+        method: "PATCH",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Renames, re-describes or replaces the value (admins).
+     *
+     * @tags secrets
+     * @name UpdateSecret
+     * @summary Renames, re-describes or replaces the value (admins)
+     * @request PATCH:/workspaces/{workspace_id}/secrets/{secret_id}
+     * @secure
+     * @response `200` `WorkspaceSecretResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` secret_name_taken
+     * @response `412` `ProblemResponse` If-Match does not match the current ETag
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    updateSecret: (
+      { workspaceId, secretId }: UpdateSecretParams,
+      data: UpdateSecretRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<WorkspaceSecretResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/secrets/${secretId}`,
+        method: "PATCH",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description Renames or re-describes the workspace (admins). Send If-Match to avoid overwriting.
      *
      * @tags workspaces
-     * @name WorkspacesUpdate
+     * @name UpdateWorkspace
      * @summary Renames or re-describes the workspace (admins)
      * @request PATCH:/workspaces/{workspace_id}
      * @secure
@@ -10606,8 +10606,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    workspacesUpdate: (
-      { workspaceId }: WorkspacesUpdateParams,
+    updateWorkspace: (
+      { workspaceId }: UpdateWorkspaceParams,
       data: UpdateWorkspaceRequest,
       params: RequestParams = {},
     ) =>
@@ -10623,767 +10623,10 @@ export class EvaluationWorkspaceClient<
   };
   datasets = {
     /**
-     * @description Label distributions per label column, overall and per dimension value, and agreement (Cohen's or Fleiss' kappa) between columns labelling the same rows (viewers).
-     *
-     * @tags analysis
-     * @name AnalysisAnnotation
-     * @summary Label distributions per label column, overall and per dimension value, and agreement (Cohen's or Fleiss' kappa) between columns labelling the same rows (viewers)
-     * @request GET:/datasets/{dataset_id}/versions/{version_id}/analysis/annotation
-     * @secure
-     * @response `200` `Record<string,any>`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    analysisAnnotation: (
-      { datasetId, versionId }: AnalysisAnnotationParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<Record<string, any>, ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/analysis/annotation`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Rows by their annotation properties (viewers): the label columns, `labelled`, `agree`.
-     *
-     * @tags analysis
-     * @name AnalysisAnnotationQuery
-     * @summary Rows by their annotation properties (viewers): the label columns, `labelled`, `agree`
-     * @request POST:/datasets/{dataset_id}/versions/{version_id}/analysis/annotation/query
-     * @secure
-     * @response `200` `(Record<string,any>)[]`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    analysisAnnotationQuery: (
-      { datasetId, versionId }: AnalysisAnnotationQueryParams,
-      data: AnalysisQueryRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<Record<string, any>[], ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/analysis/annotation/query`,
-        method: "POST",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Whether the version can be clustered, and why not (viewers).
-     *
-     * @tags analysis
-     * @name AnalysisAvailability
-     * @summary Whether the version can be clustered, and why not (viewers)
-     * @request GET:/datasets/{dataset_id}/versions/{version_id}/cluster-runs/availability
-     * @secure
-     * @response `200` `DatasetClustersAvailability`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    analysisAvailability: (
-      { datasetId, versionId }: AnalysisAvailabilityParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<DatasetClustersAvailability, ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/cluster-runs/availability`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description The clusters (sizes, names, terms, exemplar rows) and every row's 2-D point (viewers).
-     *
-     * @tags analysis
-     * @name AnalysisClusterResult
-     * @summary The clusters (sizes, names, terms, exemplar rows) and every row's 2-D point (viewers)
-     * @request GET:/datasets/{dataset_id}/versions/{version_id}/cluster-runs/{run_id}/result
-     * @secure
-     * @response `200` `DatasetClustersResult`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    analysisClusterResult: (
-      { datasetId, versionId, runId }: AnalysisClusterResultParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<DatasetClustersResult, ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/cluster-runs/${runId}/result`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description One cluster run with its state (viewers).
-     *
-     * @tags analysis
-     * @name AnalysisClusterRun
-     * @summary One cluster run with its state (viewers)
-     * @request GET:/datasets/{dataset_id}/versions/{version_id}/cluster-runs/{run_id}
-     * @secure
-     * @response `200` `DatasetClustersRun`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    analysisClusterRun: (
-      { datasetId, versionId, runId }: AnalysisClusterRunParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<DatasetClustersRun, ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/cluster-runs/${runId}`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Clusters a text column (members, 202): embedded with the workspace's embedder, k-means with k by silhouette, named by c-TF-IDF.
-     *
-     * @tags analysis
-     * @name AnalysisCreateClusterRun
-     * @summary Clusters a text column (members, 202): embedded with the workspace's embedder, k-means with k by silhouette, named by c-TF-IDF
-     * @request POST:/datasets/{dataset_id}/versions/{version_id}/cluster-runs
-     * @secure
-     * @response `202` `DatasetClustersRun`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    analysisCreateClusterRun: (
-      { datasetId, versionId }: AnalysisCreateClusterRunParams,
-      data: CreateClusterRunRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<DatasetClustersRun, ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/cluster-runs`,
-        method: "POST",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Starts text, annotation and visual analyses of the version through the queue (members); read them under analysis/* once it succeeds.
-     *
-     * @tags analysis
-     * @name AnalysisCreateRun
-     * @summary Starts text, annotation and visual analyses of the version through the queue (members); read them under analysis/* once it succeeds
-     * @request POST:/datasets/{dataset_id}/versions/{version_id}/analysis-runs
-     * @secure
-     * @response `201` `AnalysisRunResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    analysisCreateRun: (
-      { datasetId, versionId }: AnalysisCreateRunParams,
-      data: CreateAnalysisRunRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<AnalysisRunResponse, ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/analysis-runs`,
-        method: "POST",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description One analysis run with its state and progress (viewers).
-     *
-     * @tags analysis
-     * @name AnalysisGetRun
-     * @summary One analysis run with its state and progress (viewers)
-     * @request GET:/datasets/{dataset_id}/versions/{version_id}/analysis-runs/{run_id}
-     * @secure
-     * @response `200` `AnalysisRunResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    analysisGetRun: (
-      { datasetId, versionId, runId }: AnalysisGetRunParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<AnalysisRunResponse, ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/analysis-runs/${runId}`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description The newest cluster run of the version, or null (viewers).
-     *
-     * @tags analysis
-     * @name AnalysisLatest
-     * @summary The newest cluster run of the version, or null (viewers)
-     * @request GET:/datasets/{dataset_id}/versions/{version_id}/cluster-runs/latest
-     * @secure
-     * @response `200` `DatasetClustersRun` The newest run, or null when there is none
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    analysisLatest: (
-      { datasetId, versionId }: AnalysisLatestParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<DatasetClustersRun, ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/cluster-runs/latest`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description The version's analysis runs, newest first (viewers).
-     *
-     * @tags analysis
-     * @name AnalysisListRuns
-     * @summary The version's analysis runs, newest first (viewers)
-     * @request GET:/datasets/{dataset_id}/versions/{version_id}/analysis-runs
-     * @secure
-     * @response `200` `(AnalysisRunResponse)[]`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    analysisListRuns: (
-      { datasetId, versionId }: AnalysisListRunsParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<AnalysisRunResponse[], ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/analysis-runs`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description What the analyses see in the version (viewers): text and label columns, the column embedded, row properties per analysis, the latest runs.
-     *
-     * @tags analysis
-     * @name AnalysisSchema
-     * @summary What the analyses see in the version (viewers): text and label columns, the column embedded, row properties per analysis, the latest runs
-     * @request GET:/datasets/{dataset_id}/versions/{version_id}/analysis/schema
-     * @secure
-     * @response `200` `Record<string,any>`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    analysisSchema: (
-      { datasetId, versionId }: AnalysisSchemaParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<Record<string, any>, ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/analysis/schema`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Per text column: lengths in characters, words and tokens, languages, vocabulary, top terms, readability, empty rates, with histograms (viewers).
-     *
-     * @tags analysis
-     * @name AnalysisText
-     * @summary Per text column: lengths in characters, words and tokens, languages, vocabulary, top terms, readability, empty rates, with histograms (viewers)
-     * @request GET:/datasets/{dataset_id}/versions/{version_id}/analysis/text
-     * @secure
-     * @response `200` `TextAnalysisResult`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    analysisText: (
-      { datasetId, versionId }: AnalysisTextParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<TextAnalysisResult, ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/analysis/text`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Rows by their text properties, e.g. `question.tokens` over 500 or `answer.language` not en (viewers).
-     *
-     * @tags analysis
-     * @name AnalysisTextQuery
-     * @summary Rows by their text properties, e.g
-     * @request POST:/datasets/{dataset_id}/versions/{version_id}/analysis/text/query
-     * @secure
-     * @response `200` `(Record<string,any>)[]`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    analysisTextQuery: (
-      { datasetId, versionId }: AnalysisTextQueryParams,
-      data: AnalysisQueryRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<Record<string, any>[], ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/analysis/text/query`,
-        method: "POST",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description A 2-D map of the rows' embeddings with cluster ids, for a scatter plot (viewers).
-     *
-     * @tags analysis
-     * @name AnalysisVisual
-     * @summary A 2-D map of the rows' embeddings with cluster ids, for a scatter plot (viewers)
-     * @request GET:/datasets/{dataset_id}/versions/{version_id}/analysis/visual
-     * @secure
-     * @response `200` `VisualAnalysisResult`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    analysisVisual: (
-      { datasetId, versionId }: AnalysisVisualParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<VisualAnalysisResult, ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/analysis/visual`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Rows by their map position or cluster (viewers).
-     *
-     * @tags analysis
-     * @name AnalysisVisualQuery
-     * @summary Rows by their map position or cluster (viewers)
-     * @request POST:/datasets/{dataset_id}/versions/{version_id}/analysis/visual/query
-     * @secure
-     * @response `200` `(Record<string,any>)[]`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    analysisVisualQuery: (
-      { datasetId, versionId }: AnalysisVisualQueryParams,
-      data: AnalysisQueryRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<Record<string, any>[], ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/analysis/visual/query`,
-        method: "POST",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Who changed what and when, newest first (viewers): uploads, edits staged and committed, promotions, mappings.
-     *
-     * @tags datasets
-     * @name DatasetsAudit
-     * @summary Who changed what and when, newest first (viewers): uploads, edits staged and committed, promotions, mappings
-     * @request GET:/datasets/{dataset_id}/audit
-     * @secure
-     * @response `200` `(AuditEntryResponse)[]`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    datasetsAudit: (
-      { datasetId, ...query }: DatasetsAuditParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<AuditEntryResponse[], ProblemResponse>({
-        path: `/datasets/${datasetId}/audit`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Deletes the dataset with every version, row, dimension and partition (admins).
-     *
-     * @tags datasets
-     * @name DatasetsDelete
-     * @summary Deletes the dataset with every version, row, dimension and partition (admins)
-     * @request DELETE:/datasets/{dataset_id}
-     * @secure
-     * @response `204` `void` Deleted
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    datasetsDelete: (
-      { datasetId }: DatasetsDeleteParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<void, ProblemResponse>({
-        path: `/datasets/${datasetId}`,
-        method: "DELETE",
-        secure: true,
-        ...params,
-      }),
-
-    /**
-     * @description A signed, expiring URL that downloads a version as CSV, JSON Lines or Parquet without a token (viewers).
-     *
-     * @tags datasets
-     * @name DatasetsDownloadUrl
-     * @summary A signed, expiring URL that downloads a version as CSV, JSON Lines or Parquet without a token (viewers)
-     * @request GET:/datasets/{dataset_id}/download-url
-     * @secure
-     * @response `200` `PresignedUrlResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    datasetsDownloadUrl: (
-      { datasetId, ...query }: DatasetsDownloadUrlParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<PresignedUrlResponse, ProblemResponse>({
-        path: `/datasets/${datasetId}/download-url`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description A dataset with its newest version (viewers); carries an ETag for If-Match on PATCH.
-     *
-     * @tags datasets
-     * @name DatasetsGet
-     * @summary A dataset with its newest version (viewers); carries an ETag for If-Match on PATCH
-     * @request GET:/datasets/{dataset_id}
-     * @secure
-     * @response `200` `DatasetResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    datasetsGet: (
-      { datasetId }: DatasetsGetParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<DatasetResponse, ProblemResponse>({
-        path: `/datasets/${datasetId}`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Datasets of a workspace (viewers), or of every workspace you belong to when `workspace_id` is left out.
-     *
-     * @tags datasets
-     * @name DatasetsList
-     * @summary Datasets of a workspace (viewers), or of every workspace you belong to when `workspace_id` is left out
-     * @request GET:/datasets
-     * @secure
-     * @response `200` `DatasetResponsePage`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    datasetsList: (
-      query: DatasetsListParams = {},
-      params: RequestParams = {},
-    ) =>
-      this.request<DatasetResponsePage, ProblemResponse>({
-        path: `/datasets`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Filters, sorts, projects and pages a version's rows (viewers); see docs/query-language.md.
-     *
-     * @tags datasets
-     * @name DatasetsRunQuery
-     * @summary Filters, sorts, projects and pages a version's rows (viewers); see docs/query-language.md
-     * @request POST:/datasets/{dataset_id}/query
-     * @secure
-     * @response `200` `QueryResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    datasetsRunQuery: (
-      { datasetId }: DatasetsRunQueryParams,
-      data: DatasetQueryRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<QueryResponse, ProblemResponse>({
-        path: `/datasets/${datasetId}/query`,
-        method: "POST",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Inferred column types and statistics of a version (viewers).
-     *
-     * @tags datasets
-     * @name DatasetsSchema
-     * @summary Inferred column types and statistics of a version (viewers)
-     * @request GET:/datasets/{dataset_id}/schema
-     * @secure
-     * @response `200` `SchemaResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    datasetsSchema: (
-      { datasetId, ...query }: DatasetsSchemaParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<SchemaResponse, ProblemResponse>({
-        path: `/datasets/${datasetId}/schema`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description The materialised content of every version: row count, content hash and download formats (viewers).
-     *
-     * @tags datasets
-     * @name DatasetsSnapshots
-     * @summary The materialised content of every version: row count, content hash and download formats (viewers)
-     * @request GET:/datasets/{dataset_id}/snapshots
-     * @secure
-     * @response `200` `(SnapshotResponse)[]`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    datasetsSnapshots: (
-      { datasetId }: DatasetsSnapshotsParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<SnapshotResponse[], ProblemResponse>({
-        path: `/datasets/${datasetId}/snapshots`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Renames, re-describes or re-tags the dataset (members). Honours If-Match.
-     *
-     * @tags datasets
-     * @name DatasetsUpdate
-     * @summary Renames, re-describes or re-tags the dataset (members)
-     * @request PATCH:/datasets/{dataset_id}
-     * @secure
-     * @response `200` `DatasetResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` dataset_name_taken
-     * @response `412` `ProblemResponse` If-Match does not match the current ETag
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    datasetsUpdate: (
-      { datasetId }: DatasetsUpdateParams,
-      data: UpdateDatasetRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<DatasetResponse, ProblemResponse>({
-        path: `/datasets/${datasetId}`,
-        method: "PATCH",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Uploads a CSV, JSON, JSON Lines or Parquet file (multipart, part `file`) as a new dataset with version 1, or as the next version of `dataset_id` (members). The file is streamed: its size is bounded by UPLOAD_MAX_BYTES (413) and its rows by UPLOAD_MAX_ROWS (413). A malformed file is 400 `malformed_file` naming the line or row, and creates nothing.
-     *
-     * @tags datasets
-     * @name DatasetsUpload
-     * @summary Uploads a CSV, JSON, JSON Lines or Parquet file (multipart, part `file`) as a new dataset with version 1, or as the next version of `dataset_id` (members)
-     * @request POST:/datasets/upload
-     * @secure
-     * @response `201` `DatasetResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in workspace in query workspace_id
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` dataset_name_taken
-     * @response `413` `ProblemResponse` payload_too_large (UPLOAD_MAX_BYTES) or too_many_rows (UPLOAD_MAX_ROWS)
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    datasetsUpload: (
-      query: DatasetsUploadParams,
-      data: UploadDatasetForm,
-      params: RequestParams = {},
-    ) =>
-      this.request<DatasetResponse, ProblemResponse>({
-        path: `/datasets/upload`,
-        method: "POST",
-        query: query,
-        body: data,
-        secure: true,
-        type: ContentType.FormData,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Versions, newest first (viewers).
-     *
-     * @tags datasets
-     * @name DatasetsVersionList
-     * @summary Versions, newest first (viewers)
-     * @request GET:/datasets/{dataset_id}/versions
-     * @secure
-     * @response `200` `DatasetVersionResponsePage`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    datasetsVersionList: (
-      { datasetId, ...query }: DatasetsVersionListParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<DatasetVersionResponsePage, ProblemResponse>({
-        path: `/datasets/${datasetId}/versions`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
      * @description Assigns a dimension value to rows given by id or by a rule in the query language (members); creates the dimension and value on first use.
      *
      * @tags dataset dimensions
-     * @name DimensionAssignAssign
+     * @name AssignDimensionValue
      * @summary Assigns a dimension value to rows given by id or by a rule in the query language (members); creates the dimension and value on first use
      * @request POST:/datasets/{dataset_id}/dimensions:assign
      * @secure
@@ -11397,8 +10640,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    dimensionAssignAssign: (
-      { datasetId, assign }: DimensionAssignAssignParams,
+    assignDimensionValue: (
+      { datasetId, assign }: AssignDimensionValueParams,
       data: AssignDimensionRequest,
       params: RequestParams = {},
     ) =>
@@ -11413,180 +10656,10 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description The quality checks, each with whether it applies to the version's columns and why (viewers).
-     *
-     * @tags dataset quality
-     * @name QualityAvailable
-     * @summary The quality checks, each with whether it applies to the version's columns and why (viewers)
-     * @request GET:/datasets/{dataset_id}/available-checks
-     * @secure
-     * @response `200` `DatasetSelectableChecksResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    qualityAvailable: (
-      { datasetId, ...query }: QualityAvailableParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<DatasetSelectableChecksResponse, ProblemResponse>({
-        path: `/datasets/${datasetId}/available-checks`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description One data-operation run (viewers).
-     *
-     * @tags dataset quality
-     * @name QualityGetRun
-     * @summary One data-operation run (viewers)
-     * @request GET:/datasets/{dataset_id}/versions/{version_id}/quality-checks/runs/{run_id}
-     * @secure
-     * @response `200` `DataOperationRunResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    qualityGetRun: (
-      { datasetId, versionId, runId }: QualityGetRunParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<DataOperationRunResponse, ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/quality-checks/runs/${runId}`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description The newest verdict on the version (viewers); 404 no_quality_run before the first run.
-     *
-     * @tags dataset quality
-     * @name QualityLatest
-     * @summary The newest verdict on the version (viewers); 404 no_quality_run before the first run
-     * @request GET:/datasets/{dataset_id}/versions/{version_id}/quality-checks
-     * @secure
-     * @response `200` `DatasetQualityVerdictResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    qualityLatest: (
-      { datasetId, versionId }: QualityLatestParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<DatasetQualityVerdictResponse, ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/quality-checks`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description The newest verdict of every version that has been checked, newest version first (viewers).
-     *
-     * @tags dataset quality
-     * @name QualityPerVersion
-     * @summary The newest verdict of every version that has been checked, newest version first (viewers)
-     * @request GET:/datasets/{dataset_id}/versions/quality-checks
-     * @secure
-     * @response `200` `(DatasetQualityVerdictResponse)[]`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    qualityPerVersion: (
-      { datasetId }: QualityPerVersionParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<DatasetQualityVerdictResponse[], ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/quality-checks`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Runs quality checks on the version now and keeps the run (members).
-     *
-     * @tags dataset quality
-     * @name QualityRun
-     * @summary Runs quality checks on the version now and keeps the run (members)
-     * @request POST:/datasets/{dataset_id}/versions/{version_id}/quality-checks:run
-     * @secure
-     * @response `200` `DatasetQualityVerdictResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    qualityRun: (
-      { datasetId, versionId, run }: QualityRunParams,
-      data: RunQualityChecksRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<DatasetQualityVerdictResponse, ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/quality-checks${run}`,
-        method: "POST",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Data-operation runs on the version, newest first (viewers).
-     *
-     * @tags dataset quality
-     * @name QualityRuns
-     * @summary Data-operation runs on the version, newest first (viewers)
-     * @request GET:/datasets/{dataset_id}/versions/{version_id}/quality-checks/runs
-     * @secure
-     * @response `200` `DataOperationRunResponsePage`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    qualityRuns: (
-      { datasetId, versionId, ...query }: QualityRunsParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<DataOperationRunResponsePage, ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/quality-checks/runs`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
      * @description Turns every staged edit into a new immutable version, in one transaction.
      *
      * @tags datasets
-     * @name RowsCommit
+     * @name CommitStagedRows
      * @summary Turns every staged edit into a new immutable version, in one transaction
      * @request POST:/datasets/{dataset_id}/rows/commit
      * @secure
@@ -11600,8 +10673,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    rowsCommit: (
-      { datasetId }: RowsCommitParams,
+    commitStagedRows: (
+      { datasetId }: CommitStagedRowsParams,
       data: CommitRowsRequest,
       params: RequestParams = {},
     ) =>
@@ -11616,392 +10689,10 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description Stages rows for deletion by id; answers the ids staged.
-     *
-     * @tags datasets
-     * @name RowsDelete
-     * @summary Stages rows for deletion by id; answers the ids staged
-     * @request POST:/datasets/{dataset_id}/rows/delete
-     * @secure
-     * @response `200` `(string)[]`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` row_edit_conflict
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    rowsDelete: (
-      { datasetId }: RowsDeleteParams,
-      data: DeleteRowsRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<string[], ProblemResponse>({
-        path: `/datasets/${datasetId}/rows/delete`,
-        method: "POST",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Discards every staged edit (members).
-     *
-     * @tags datasets
-     * @name RowsDiscard
-     * @summary Discards every staged edit (members)
-     * @request DELETE:/datasets/{dataset_id}/rows/staged
-     * @secure
-     * @response `204` `void` Discarded
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    rowsDiscard: (
-      { datasetId }: RowsDiscardParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<void, ProblemResponse>({
-        path: `/datasets/${datasetId}/rows/staged`,
-        method: "DELETE",
-        secure: true,
-        ...params,
-      }),
-
-    /**
-     * @description Stages rows for insertion (1..1000); answers them with their `_row_id`.
-     *
-     * @tags datasets
-     * @name RowsInsert
-     * @summary Stages rows for insertion (1..1000); answers them with their `_row_id`
-     * @request POST:/datasets/{dataset_id}/rows/insert
-     * @secure
-     * @response `200` `(Record<string,any>)[]`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` row_exists, row_edit_conflict
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    rowsInsert: (
-      { datasetId }: RowsInsertParams,
-      data: InsertRowsRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<Record<string, any>[], ProblemResponse>({
-        path: `/datasets/${datasetId}/rows/insert`,
-        method: "POST",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description The staged edits, oldest first (viewers).
-     *
-     * @tags datasets
-     * @name RowsStaged
-     * @summary The staged edits, oldest first (viewers)
-     * @request GET:/datasets/{dataset_id}/rows/staged
-     * @secure
-     * @response `200` `(StagedEditResponse)[]`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    rowsStaged: ({ datasetId }: RowsStagedParams, params: RequestParams = {}) =>
-      this.request<StagedEditResponse[], ProblemResponse>({
-        path: `/datasets/${datasetId}/rows/staged`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Stages new values for rows by id; answers row id -> the row as it will be.
-     *
-     * @tags datasets
-     * @name RowsUpdate
-     * @summary Stages new values for rows by id; answers row id -> the row as it will be
-     * @request PATCH:/datasets/{dataset_id}/rows/update
-     * @secure
-     * @response `200` `Record<string,Record<string,any>>`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` row_edit_conflict
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    rowsUpdate: (
-      { datasetId }: RowsUpdateParams,
-      data: UpdateRowsRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<Record<string, Record<string, any>>, ProblemResponse>({
-        path: `/datasets/${datasetId}/rows/update`,
-        method: "PATCH",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Removes a trace's tags, a tag from every trace, or one tag from one trace (members).
-     *
-     * @tags traces
-     * @name TraceDataDeleteTags
-     * @summary Removes a trace's tags, a tag from every trace, or one tag from one trace (members)
-     * @request DELETE:/datasets/{dataset_id}/versions/{version_id}/trace-tags
-     * @secure
-     * @response `204` `void`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    traceDataDeleteTags: (
-      { datasetId, versionId, ...query }: TraceDataDeleteTagsParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<void, ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/trace-tags`,
-        method: "DELETE",
-        query: query,
-        secure: true,
-        ...params,
-      }),
-
-    /**
-     * @description Progress of the version's per-trace enrichment (computed after each landing and on recompute) and the fields it derives (viewers).
-     *
-     * @tags traces
-     * @name TraceDataEnrichment
-     * @summary Progress of the version's per-trace enrichment (computed after each landing and on recompute) and the fields it derives (viewers)
-     * @request GET:/datasets/{dataset_id}/versions/{version_id}/trace-enrichment
-     * @secure
-     * @response `200` `TraceEnrichmentStatusResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    traceDataEnrichment: (
-      { datasetId, versionId }: TraceDataEnrichmentParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<TraceEnrichmentStatusResponse, ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/trace-enrichment`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Tags on the version's traces, by trace then tag (viewers).
-     *
-     * @tags traces
-     * @name TraceDataListTags
-     * @summary Tags on the version's traces, by trace then tag (viewers)
-     * @request GET:/datasets/{dataset_id}/versions/{version_id}/trace-tags
-     * @secure
-     * @response `200` `(TraceTagResponse)[]`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    traceDataListTags: (
-      { datasetId, versionId, ...query }: TraceDataListTagsParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<TraceTagResponse[], ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/trace-tags`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Adds tags to traces (or, with mode `replace`, sets their tags); answers the traces' tags (members).
-     *
-     * @tags traces
-     * @name TraceDataPutTags
-     * @summary Adds tags to traces (or, with mode `replace`, sets their tags); answers the traces' tags (members)
-     * @request PUT:/datasets/{dataset_id}/versions/{version_id}/trace-tags
-     * @secure
-     * @response `200` `(TraceTagResponse)[]`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    traceDataPutTags: (
-      { datasetId, versionId }: TraceDataPutTagsParams,
-      data: PutTraceTagsRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<TraceTagResponse[], ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/trace-tags`,
-        method: "PUT",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Queues a new enrichment of the version, optionally with model prices over the built-in table (members).
-     *
-     * @tags traces
-     * @name TraceDataRecompute
-     * @summary Queues a new enrichment of the version, optionally with model prices over the built-in table (members)
-     * @request POST:/datasets/{dataset_id}/versions/{version_id}/trace-enrichment:recompute
-     * @secure
-     * @response `200` `TraceEnrichmentStatusResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    traceDataRecompute: (
-      { datasetId, versionId, recompute }: TraceDataRecomputeParams,
-      data: RecomputeEnrichmentRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<TraceEnrichmentStatusResponse, ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/trace-enrichment${recompute}`,
-        method: "POST",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Per-trace enrichment results, filtered (errors, loops, model, tag, duration, cost), sorted and paged (viewers).
-     *
-     * @tags traces
-     * @name TraceDataResults
-     * @summary Per-trace enrichment results, filtered (errors, loops, model, tag, duration, cost), sorted and paged (viewers)
-     * @request GET:/datasets/{dataset_id}/versions/{version_id}/trace-enrichment/results
-     * @secure
-     * @response `200` `Record<string,any>`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    traceDataResults: (
-      { datasetId, versionId, ...query }: TraceDataResultsParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<Record<string, any>, ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/trace-enrichment/results`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description The graph of components (agents, tools, LLM calls, retrievers) from parent-child spans, with call counts, error rates and latency percentiles per node and edge (viewers).
-     *
-     * @tags traces
-     * @name TraceDataTopology
-     * @summary The graph of components (agents, tools, LLM calls, retrievers) from parent-child spans, with call counts, error rates and latency percentiles per node and edge (viewers)
-     * @request GET:/datasets/{dataset_id}/versions/{version_id}/topology
-     * @secure
-     * @response `200` `TopologyGraph`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    traceDataTopology: (
-      { datasetId, versionId, ...query }: TraceDataTopologyParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<TopologyGraph, ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/topology`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description The built-in metrics the version's mapping supports, and what the others lack (viewers).
-     *
-     * @tags dataset dimensions
-     * @name VersionDimensionsAvailableMetrics
-     * @summary The built-in metrics the version's mapping supports, and what the others lack (viewers)
-     * @request GET:/datasets/{dataset_id}/versions/{version_id}/available-metrics
-     * @secure
-     * @response `200` `DatasetVersionAvailableMetricsResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    versionDimensionsAvailableMetrics: (
-      { datasetId, versionId }: VersionDimensionsAvailableMetricsParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<DatasetVersionAvailableMetricsResponse, ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/available-metrics`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
      * @description Saves a slice of the version by dimension values and/or a filter (members).
      *
      * @tags dataset dimensions
-     * @name VersionDimensionsCreatePartition
+     * @name CreatePartition
      * @summary Saves a slice of the version by dimension values and/or a filter (members)
      * @request POST:/datasets/{dataset_id}/versions/{version_id}/partitions
      * @secure
@@ -12015,8 +10706,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    versionDimensionsCreatePartition: (
-      { datasetId, versionId }: VersionDimensionsCreatePartitionParams,
+    createPartition: (
+      { datasetId, versionId }: CreatePartitionParams,
       data: CreatePartitionRequest,
       params: RequestParams = {},
     ) =>
@@ -12031,10 +10722,37 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description Deletes the dataset with every version, row, dimension and partition (admins).
+     *
+     * @tags datasets
+     * @name DeleteDataset
+     * @summary Deletes the dataset with every version, row, dimension and partition (admins)
+     * @request DELETE:/datasets/{dataset_id}
+     * @secure
+     * @response `204` `void` Deleted
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    deleteDataset: (
+      { datasetId }: DeleteDatasetParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/datasets/${datasetId}`,
+        method: "DELETE",
+        secure: true,
+        ...params,
+      }),
+
+    /**
      * @description Deletes a partition (members).
      *
      * @tags dataset dimensions
-     * @name VersionDimensionsDeletePartition
+     * @name DeletePartition
      * @summary Deletes a partition (members)
      * @request DELETE:/datasets/{dataset_id}/versions/{version_id}/partitions/{partition_id}
      * @secure
@@ -12046,12 +10764,8 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    versionDimensionsDeletePartition: (
-      {
-        datasetId,
-        versionId,
-        partitionId,
-      }: VersionDimensionsDeletePartitionParams,
+    deletePartition: (
+      { datasetId, versionId, partitionId }: DeletePartitionParams,
       params: RequestParams = {},
     ) =>
       this.request<void, ProblemResponse>({
@@ -12062,26 +10776,636 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description The version's partitions with their current row counts (viewers).
+     * @description Stages rows for deletion by id; answers the ids staged.
      *
-     * @tags dataset dimensions
-     * @name VersionDimensionsListPartitions
-     * @summary The version's partitions with their current row counts (viewers)
-     * @request GET:/datasets/{dataset_id}/versions/{version_id}/partitions
+     * @tags datasets
+     * @name DeleteRows
+     * @summary Stages rows for deletion by id; answers the ids staged
+     * @request POST:/datasets/{dataset_id}/rows/delete
      * @secure
-     * @response `200` `(PartitionResponse)[]`
+     * @response `200` `(string)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` row_edit_conflict
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    deleteRows: (
+      { datasetId }: DeleteRowsParams,
+      data: DeleteRowsRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<string[], ProblemResponse>({
+        path: `/datasets/${datasetId}/rows/delete`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Retires the version (members); a retired version stays readable and can be promoted again.
+     *
+     * @tags dataset versions
+     * @name DemoteDatasetVersion
+     * @summary Retires the version (members); a retired version stays readable and can be promoted again
+     * @request POST:/datasets/{dataset_id}/versions/{version_id}/demote
+     * @secure
+     * @response `200` `DatasetVersionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` version_state_conflict: already retired
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    demoteDatasetVersion: (
+      { datasetId, versionId }: DemoteDatasetVersionParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetVersionResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/demote`,
+        method: "POST",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Discards every staged edit (members).
+     *
+     * @tags datasets
+     * @name DiscardStagedRows
+     * @summary Discards every staged edit (members)
+     * @request DELETE:/datasets/{dataset_id}/rows/staged
+     * @secure
+     * @response `204` `void` Discarded
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    discardStagedRows: (
+      { datasetId }: DiscardStagedRowsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/datasets/${datasetId}/rows/staged`,
+        method: "DELETE",
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * @description One analysis run with its state and progress (viewers).
+     *
+     * @tags analysis
+     * @name GetAnalysisRun
+     * @summary One analysis run with its state and progress (viewers)
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/analysis-runs/{run_id}
+     * @secure
+     * @response `200` `AnalysisRunResponse`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    versionDimensionsListPartitions: (
-      { datasetId, versionId }: VersionDimensionsListPartitionsParams,
+    getAnalysisRun: (
+      { datasetId, versionId, runId }: GetAnalysisRunParams,
       params: RequestParams = {},
     ) =>
-      this.request<PartitionResponse[], ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/partitions`,
+      this.request<AnalysisRunResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/analysis-runs/${runId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description What the analyses see in the version (viewers): text and label columns, the column embedded, row properties per analysis, the latest runs.
+     *
+     * @tags analysis
+     * @name GetAnalysisSchema
+     * @summary What the analyses see in the version (viewers): text and label columns, the column embedded, row properties per analysis, the latest runs
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/analysis/schema
+     * @secure
+     * @response `200` `Record<string,any>`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getAnalysisSchema: (
+      { datasetId, versionId }: GetAnalysisSchemaParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<Record<string, any>, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/analysis/schema`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Label distributions per label column, overall and per dimension value, and agreement (Cohen's or Fleiss' kappa) between columns labelling the same rows (viewers).
+     *
+     * @tags analysis
+     * @name GetAnnotationAnalysis
+     * @summary Label distributions per label column, overall and per dimension value, and agreement (Cohen's or Fleiss' kappa) between columns labelling the same rows (viewers)
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/analysis/annotation
+     * @secure
+     * @response `200` `Record<string,any>`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getAnnotationAnalysis: (
+      { datasetId, versionId }: GetAnnotationAnalysisParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<Record<string, any>, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/analysis/annotation`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Whether the version can be clustered, and why not (viewers).
+     *
+     * @tags analysis
+     * @name GetClusteringAvailability
+     * @summary Whether the version can be clustered, and why not (viewers)
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/cluster-runs/availability
+     * @secure
+     * @response `200` `DatasetClustersAvailability`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getClusteringAvailability: (
+      { datasetId, versionId }: GetClusteringAvailabilityParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetClustersAvailability, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/cluster-runs/availability`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description One cluster run with its state (viewers).
+     *
+     * @tags analysis
+     * @name GetClusterRun
+     * @summary One cluster run with its state (viewers)
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/cluster-runs/{run_id}
+     * @secure
+     * @response `200` `DatasetClustersRun`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getClusterRun: (
+      { datasetId, versionId, runId }: GetClusterRunParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetClustersRun, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/cluster-runs/${runId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The clusters (sizes, names, terms, exemplar rows) and every row's 2-D point (viewers).
+     *
+     * @tags analysis
+     * @name GetClusterRunResult
+     * @summary The clusters (sizes, names, terms, exemplar rows) and every row's 2-D point (viewers)
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/cluster-runs/{run_id}/result
+     * @secure
+     * @response `200` `DatasetClustersResult`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getClusterRunResult: (
+      { datasetId, versionId, runId }: GetClusterRunResultParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetClustersResult, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/cluster-runs/${runId}/result`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description A dataset with its newest version (viewers); carries an ETag for If-Match on PATCH.
+     *
+     * @tags datasets
+     * @name GetDataset
+     * @summary A dataset with its newest version (viewers); carries an ETag for If-Match on PATCH
+     * @request GET:/datasets/{dataset_id}
+     * @secure
+     * @response `200` `DatasetResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getDataset: ({ datasetId }: GetDatasetParams, params: RequestParams = {}) =>
+      this.request<DatasetResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description A signed, expiring URL that downloads a version as CSV, JSON Lines or Parquet without a token (viewers).
+     *
+     * @tags datasets
+     * @name GetDatasetDownloadUrl
+     * @summary A signed, expiring URL that downloads a version as CSV, JSON Lines or Parquet without a token (viewers)
+     * @request GET:/datasets/{dataset_id}/download-url
+     * @secure
+     * @response `200` `PresignedUrlResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getDatasetDownloadUrl: (
+      { datasetId, ...query }: GetDatasetDownloadUrlParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<PresignedUrlResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/download-url`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Inferred column types and statistics of a version (viewers).
+     *
+     * @tags datasets
+     * @name GetDatasetSchema
+     * @summary Inferred column types and statistics of a version (viewers)
+     * @request GET:/datasets/{dataset_id}/schema
+     * @secure
+     * @response `200` `SchemaResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getDatasetSchema: (
+      { datasetId, ...query }: GetDatasetSchemaParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<SchemaResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/schema`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description A signed, expiring URL that downloads the version as CSV, JSON Lines or Parquet without a token (viewers).
+     *
+     * @tags dataset versions
+     * @name GetDatasetVersionDownloadUrl
+     * @summary A signed, expiring URL that downloads the version as CSV, JSON Lines or Parquet without a token (viewers)
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/download
+     * @secure
+     * @response `200` `PresignedUrlResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getDatasetVersionDownloadUrl: (
+      { datasetId, versionId, ...query }: GetDatasetVersionDownloadUrlParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<PresignedUrlResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/download`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The newest cluster run of the version, or null (viewers).
+     *
+     * @tags analysis
+     * @name GetLatestClusterRun
+     * @summary The newest cluster run of the version, or null (viewers)
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/cluster-runs/latest
+     * @secure
+     * @response `200` `DatasetClustersRun` The newest run, or null when there is none
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getLatestClusterRun: (
+      { datasetId, versionId }: GetLatestClusterRunParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetClustersRun, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/cluster-runs/latest`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The newest verdict on the version (viewers); 404 no_quality_run before the first run.
+     *
+     * @tags dataset quality
+     * @name GetLatestQualityVerdict
+     * @summary The newest verdict on the version (viewers); 404 no_quality_run before the first run
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/quality-checks
+     * @secure
+     * @response `200` `DatasetQualityVerdictResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getLatestQualityVerdict: (
+      { datasetId, versionId }: GetLatestQualityVerdictParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetQualityVerdictResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/quality-checks`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description One data-operation run (viewers).
+     *
+     * @tags dataset quality
+     * @name GetQualityCheckRun
+     * @summary One data-operation run (viewers)
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/quality-checks/runs/{run_id}
+     * @secure
+     * @response `200` `DataOperationRunResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getQualityCheckRun: (
+      { datasetId, versionId, runId }: GetQualityCheckRunParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DataOperationRunResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/quality-checks/runs/${runId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Per text column: lengths in characters, words and tokens, languages, vocabulary, top terms, readability, empty rates, with histograms (viewers).
+     *
+     * @tags analysis
+     * @name GetTextAnalysis
+     * @summary Per text column: lengths in characters, words and tokens, languages, vocabulary, top terms, readability, empty rates, with histograms (viewers)
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/analysis/text
+     * @secure
+     * @response `200` `TextAnalysisResult`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getTextAnalysis: (
+      { datasetId, versionId }: GetTextAnalysisParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TextAnalysisResult, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/analysis/text`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Progress of the version's per-trace enrichment (computed after each landing and on recompute) and the fields it derives (viewers).
+     *
+     * @tags traces
+     * @name GetTraceEnrichment
+     * @summary Progress of the version's per-trace enrichment (computed after each landing and on recompute) and the fields it derives (viewers)
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/trace-enrichment
+     * @secure
+     * @response `200` `TraceEnrichmentStatusResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getTraceEnrichment: (
+      { datasetId, versionId }: GetTraceEnrichmentParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceEnrichmentStatusResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/trace-enrichment`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The graph of components (agents, tools, LLM calls, retrievers) from parent-child spans, with call counts, error rates and latency percentiles per node and edge (viewers).
+     *
+     * @tags traces
+     * @name GetTraceTopology
+     * @summary The graph of components (agents, tools, LLM calls, retrievers) from parent-child spans, with call counts, error rates and latency percentiles per node and edge (viewers)
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/topology
+     * @secure
+     * @response `200` `TopologyGraph`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getTraceTopology: (
+      { datasetId, versionId, ...query }: GetTraceTopologyParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TopologyGraph, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/topology`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description A 2-D map of the rows' embeddings with cluster ids, for a scatter plot (viewers).
+     *
+     * @tags analysis
+     * @name GetVisualAnalysis
+     * @summary A 2-D map of the rows' embeddings with cluster ids, for a scatter plot (viewers)
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/analysis/visual
+     * @secure
+     * @response `200` `VisualAnalysisResult`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getVisualAnalysis: (
+      { datasetId, versionId }: GetVisualAnalysisParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<VisualAnalysisResult, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/analysis/visual`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Stages rows for insertion (1..1000); answers them with their `_row_id`.
+     *
+     * @tags datasets
+     * @name InsertRows
+     * @summary Stages rows for insertion (1..1000); answers them with their `_row_id`
+     * @request POST:/datasets/{dataset_id}/rows/insert
+     * @secure
+     * @response `200` `(Record<string,any>)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` row_exists, row_edit_conflict
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    insertRows: (
+      { datasetId }: InsertRowsParams,
+      data: InsertRowsRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<Record<string, any>[], ProblemResponse>({
+        path: `/datasets/${datasetId}/rows/insert`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The version's analysis runs, newest first (viewers).
+     *
+     * @tags analysis
+     * @name ListAnalysisRuns
+     * @summary The version's analysis runs, newest first (viewers)
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/analysis-runs
+     * @secure
+     * @response `200` `(AnalysisRunResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listAnalysisRuns: (
+      { datasetId, versionId }: ListAnalysisRunsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<AnalysisRunResponse[], ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/analysis-runs`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The built-in metrics the version's mapping supports, and what the others lack (viewers).
+     *
+     * @tags dataset dimensions
+     * @name ListAvailableMetrics
+     * @summary The built-in metrics the version's mapping supports, and what the others lack (viewers)
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/available-metrics
+     * @secure
+     * @response `200` `DatasetVersionAvailableMetricsResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listAvailableMetrics: (
+      { datasetId, versionId }: ListAvailableMetricsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetVersionAvailableMetricsResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/available-metrics`,
         method: "GET",
         secure: true,
         format: "json",
@@ -12092,7 +11416,7 @@ export class EvaluationWorkspaceClient<
      * @description The metrics the partition can be scored with (viewers).
      *
      * @tags dataset dimensions
-     * @name VersionDimensionsPartitionMetrics
+     * @name ListAvailablePartitionMetrics
      * @summary The metrics the partition can be scored with (viewers)
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/partitions/{partition_id}/available-metrics
      * @secure
@@ -12103,12 +11427,12 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    versionDimensionsPartitionMetrics: (
+    listAvailablePartitionMetrics: (
       {
         datasetId,
         versionId,
         partitionId,
-      }: VersionDimensionsPartitionMetricsParams,
+      }: ListAvailablePartitionMetricsParams,
       params: RequestParams = {},
     ) =>
       this.request<PartitionAvailableMetricsResponse, ProblemResponse>({
@@ -12120,71 +11444,138 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description Rows by dimension values (and a filter), with counts per combination of the grouping dimensions (viewers).
+     * @description The quality checks, each with whether it applies to the version's columns and why (viewers).
      *
-     * @tags dataset dimensions
-     * @name VersionDimensionsQuery
-     * @summary Rows by dimension values (and a filter), with counts per combination of the grouping dimensions (viewers)
-     * @request POST:/datasets/{dataset_id}/versions/{version_id}/dimensions/query
+     * @tags dataset quality
+     * @name ListAvailableQualityChecks
+     * @summary The quality checks, each with whether it applies to the version's columns and why (viewers)
+     * @request GET:/datasets/{dataset_id}/available-checks
      * @secure
-     * @response `200` `DatasetDimensionsQueryResponse`
+     * @response `200` `DatasetSelectableChecksResponse`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    versionDimensionsQuery: (
-      { datasetId, versionId }: VersionDimensionsQueryParams,
-      data: DimensionsQueryRequest,
+    listAvailableQualityChecks: (
+      { datasetId, ...query }: ListAvailableQualityChecksParams,
       params: RequestParams = {},
     ) =>
-      this.request<DatasetDimensionsQueryResponse, ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/dimensions/query`,
-        method: "POST",
-        body: data,
+      this.request<DatasetSelectableChecksResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/available-checks`,
+        method: "GET",
+        query: query,
         secure: true,
-        type: ContentType.Json,
         format: "json",
         ...params,
       }),
 
     /**
-     * @description The partition's members, paged: sessions of rows for test-case datasets (traces and spans for trace datasets) (viewers).
+     * @description Who changed what and when, newest first (viewers): uploads, edits staged and committed, promotions, mappings.
      *
-     * @tags dataset dimensions
-     * @name VersionDimensionsResolve
-     * @summary The partition's members, paged: sessions of rows for test-case datasets (traces and spans for trace datasets) (viewers)
-     * @request POST:/datasets/{dataset_id}/versions/{version_id}/partitions/{partition_id}/resolve
+     * @tags datasets
+     * @name ListDatasetAuditEntries
+     * @summary Who changed what and when, newest first (viewers): uploads, edits staged and committed, promotions, mappings
+     * @request GET:/datasets/{dataset_id}/audit
      * @secure
-     * @response `200` `((SessionPartition | TracePartition | SpanPartition))[]`
+     * @response `200` `(AuditEntryResponse)[]`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    versionDimensionsResolve: (
-      {
-        datasetId,
-        versionId,
-        partitionId,
-        ...query
-      }: VersionDimensionsResolveParams,
+    listDatasetAuditEntries: (
+      { datasetId, ...query }: ListDatasetAuditEntriesParams,
       params: RequestParams = {},
     ) =>
-      this.request<
-        (SessionPartition | TracePartition | SpanPartition)[],
-        ProblemResponse
-      >({
-        path: `/datasets/${datasetId}/versions/${versionId}/partitions/${partitionId}/resolve`,
-        method: "POST",
+      this.request<AuditEntryResponse[], ProblemResponse>({
+        path: `/datasets/${datasetId}/audit`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Datasets of a workspace (viewers), or of every workspace you belong to when `workspace_id` is left out.
+     *
+     * @tags datasets
+     * @name ListDatasets
+     * @summary Datasets of a workspace (viewers), or of every workspace you belong to when `workspace_id` is left out
+     * @request GET:/datasets
+     * @secure
+     * @response `200` `DatasetResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listDatasets: (
+      query: ListDatasetsParams = {},
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetResponsePage, ProblemResponse>({
+        path: `/datasets`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The materialised content of every version: row count, content hash and download formats (viewers).
+     *
+     * @tags datasets
+     * @name ListDatasetSnapshots
+     * @summary The materialised content of every version: row count, content hash and download formats (viewers)
+     * @request GET:/datasets/{dataset_id}/snapshots
+     * @secure
+     * @response `200` `(SnapshotResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listDatasetSnapshots: (
+      { datasetId }: ListDatasetSnapshotsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<SnapshotResponse[], ProblemResponse>({
+        path: `/datasets/${datasetId}/snapshots`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Versions, newest first (viewers).
+     *
+     * @tags datasets
+     * @name ListDatasetVersions
+     * @summary Versions, newest first (viewers)
+     * @request GET:/datasets/{dataset_id}/versions
+     * @secure
+     * @response `200` `DatasetVersionResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listDatasetVersions: (
+      { datasetId, ...query }: ListDatasetVersionsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetVersionResponsePage, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions`,
+        method: "GET",
         query: query,
         secure: true,
         format: "json",
@@ -12195,7 +11586,7 @@ export class EvaluationWorkspaceClient<
      * @description Every dimension with its values and how many of the version's rows carry each (viewers).
      *
      * @tags dataset dimensions
-     * @name VersionDimensionsSummary
+     * @name ListDimensions
      * @summary Every dimension with its values and how many of the version's rows carry each (viewers)
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/dimensions
      * @secure
@@ -12206,8 +11597,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    versionDimensionsSummary: (
-      { datasetId, versionId }: VersionDimensionsSummaryParams,
+    listDimensions: (
+      { datasetId, versionId }: ListDimensionsParams,
       params: RequestParams = {},
     ) =>
       this.request<DatasetDimensionsResponse, ProblemResponse>({
@@ -12222,7 +11613,7 @@ export class EvaluationWorkspaceClient<
      * @description (dimension, value) pairs with row counts and shares (viewers).
      *
      * @tags dataset dimensions
-     * @name VersionDimensionsValues
+     * @name ListDimensionValues
      * @summary (dimension, value) pairs with row counts and shares (viewers)
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/dimensions/values
      * @secure
@@ -12233,8 +11624,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    versionDimensionsValues: (
-      { datasetId, versionId, ...query }: VersionDimensionsValuesParams,
+    listDimensionValues: (
+      { datasetId, versionId, ...query }: ListDimensionValuesParams,
       params: RequestParams = {},
     ) =>
       this.request<DimensionValuesResponse, ProblemResponse>({
@@ -12247,56 +11638,163 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description Retires the version (members); a retired version stays readable and can be promoted again.
+     * @description The newest verdict of every version that has been checked, newest version first (viewers).
      *
-     * @tags dataset versions
-     * @name VersionsDemote
-     * @summary Retires the version (members); a retired version stays readable and can be promoted again
-     * @request POST:/datasets/{dataset_id}/versions/{version_id}/demote
+     * @tags dataset quality
+     * @name ListLatestQualityVerdicts
+     * @summary The newest verdict of every version that has been checked, newest version first (viewers)
+     * @request GET:/datasets/{dataset_id}/versions/quality-checks
      * @secure
-     * @response `200` `DatasetVersionResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` version_state_conflict: already retired
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    versionsDemote: (
-      { datasetId, versionId }: VersionsDemoteParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<DatasetVersionResponse, ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/demote`,
-        method: "POST",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description A signed, expiring URL that downloads the version as CSV, JSON Lines or Parquet without a token (viewers).
-     *
-     * @tags dataset versions
-     * @name VersionsDownload
-     * @summary A signed, expiring URL that downloads the version as CSV, JSON Lines or Parquet without a token (viewers)
-     * @request GET:/datasets/{dataset_id}/versions/{version_id}/download
-     * @secure
-     * @response `200` `PresignedUrlResponse`
+     * @response `200` `(DatasetQualityVerdictResponse)[]`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    versionsDownload: (
-      { datasetId, versionId, ...query }: VersionsDownloadParams,
+    listLatestQualityVerdicts: (
+      { datasetId }: ListLatestQualityVerdictsParams,
       params: RequestParams = {},
     ) =>
-      this.request<PresignedUrlResponse, ProblemResponse>({
-        path: `/datasets/${datasetId}/versions/${versionId}/download`,
+      this.request<DatasetQualityVerdictResponse[], ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/quality-checks`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The version's partitions with their current row counts (viewers).
+     *
+     * @tags dataset dimensions
+     * @name ListPartitions
+     * @summary The version's partitions with their current row counts (viewers)
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/partitions
+     * @secure
+     * @response `200` `(PartitionResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listPartitions: (
+      { datasetId, versionId }: ListPartitionsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<PartitionResponse[], ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/partitions`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Data-operation runs on the version, newest first (viewers).
+     *
+     * @tags dataset quality
+     * @name ListQualityCheckRuns
+     * @summary Data-operation runs on the version, newest first (viewers)
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/quality-checks/runs
+     * @secure
+     * @response `200` `DataOperationRunResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listQualityCheckRuns: (
+      { datasetId, versionId, ...query }: ListQualityCheckRunsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DataOperationRunResponsePage, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/quality-checks/runs`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The staged edits, oldest first (viewers).
+     *
+     * @tags datasets
+     * @name ListStagedRows
+     * @summary The staged edits, oldest first (viewers)
+     * @request GET:/datasets/{dataset_id}/rows/staged
+     * @secure
+     * @response `200` `(StagedEditResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listStagedRows: (
+      { datasetId }: ListStagedRowsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<StagedEditResponse[], ProblemResponse>({
+        path: `/datasets/${datasetId}/rows/staged`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Per-trace enrichment results, filtered (errors, loops, model, tag, duration, cost), sorted and paged (viewers).
+     *
+     * @tags traces
+     * @name ListTraceEnrichmentResults
+     * @summary Per-trace enrichment results, filtered (errors, loops, model, tag, duration, cost), sorted and paged (viewers)
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/trace-enrichment/results
+     * @secure
+     * @response `200` `Record<string,any>`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listTraceEnrichmentResults: (
+      { datasetId, versionId, ...query }: ListTraceEnrichmentResultsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<Record<string, any>, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/trace-enrichment/results`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Tags on the version's traces, by trace then tag (viewers).
+     *
+     * @tags traces
+     * @name ListTraceTags
+     * @summary Tags on the version's traces, by trace then tag (viewers)
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/trace-tags
+     * @secure
+     * @response `200` `(TraceTagResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listTraceTags: (
+      { datasetId, versionId, ...query }: ListTraceTagsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceTagResponse[], ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/trace-tags`,
         method: "GET",
         query: query,
         secure: true,
@@ -12308,7 +11806,7 @@ export class EvaluationWorkspaceClient<
      * @description Maps canonical fields (input, expected_output, context, session_id, metadata) onto the version's columns (members).
      *
      * @tags dataset versions
-     * @name VersionsMap
+     * @name MapDatasetVersionFields
      * @summary Maps canonical fields (input, expected_output, context, session_id, metadata) onto the version's columns (members)
      * @request POST:/datasets/{dataset_id}/versions/{version_id}/map
      * @secure
@@ -12322,8 +11820,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    versionsMap: (
-      { datasetId, versionId }: VersionsMapParams,
+    mapDatasetVersionFields: (
+      { datasetId, versionId }: MapDatasetVersionFieldsParams,
       data: MapVersionRequest,
       params: RequestParams = {},
     ) =>
@@ -12341,7 +11839,7 @@ export class EvaluationWorkspaceClient<
      * @description Makes the version the dataset's current one (members); the previous current goes back to `candidate`.
      *
      * @tags dataset versions
-     * @name VersionsPromote
+     * @name PromoteDatasetVersion
      * @summary Makes the version the dataset's current one (members); the previous current goes back to `candidate`
      * @request POST:/datasets/{dataset_id}/versions/{version_id}/promote
      * @secure
@@ -12355,8 +11853,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    versionsPromote: (
-      { datasetId, versionId }: VersionsPromoteParams,
+    promoteDatasetVersion: (
+      { datasetId, versionId }: PromoteDatasetVersionParams,
       params: RequestParams = {},
     ) =>
       this.request<DatasetVersionResponse, ProblemResponse>({
@@ -12368,10 +11866,76 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description Rows by their annotation properties (viewers): the label columns, `labelled`, `agree`.
+     *
+     * @tags analysis
+     * @name QueryAnnotationAnalysis
+     * @summary Rows by their annotation properties (viewers): the label columns, `labelled`, `agree`
+     * @request POST:/datasets/{dataset_id}/versions/{version_id}/analysis/annotation/query
+     * @secure
+     * @response `200` `(Record<string,any>)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    queryAnnotationAnalysis: (
+      { datasetId, versionId }: QueryAnnotationAnalysisParams,
+      data: AnalysisQueryRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<Record<string, any>[], ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/analysis/annotation/query`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Filters, sorts, projects and pages a version's rows (viewers); see docs/query-language.md.
+     *
+     * @tags datasets
+     * @name QueryDataset
+     * @summary Filters, sorts, projects and pages a version's rows (viewers); see docs/query-language.md
+     * @request POST:/datasets/{dataset_id}/query
+     * @secure
+     * @response `200` `QueryResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    queryDataset: (
+      { datasetId }: QueryDatasetParams,
+      data: DatasetQueryRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<QueryResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/query`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description Filters, sorts, projects and pages the version's rows (viewers); see docs/query-language.md.
      *
      * @tags dataset versions
-     * @name VersionsRunQuery
+     * @name QueryDatasetVersion
      * @summary Filters, sorts, projects and pages the version's rows (viewers); see docs/query-language.md
      * @request POST:/datasets/{dataset_id}/versions/{version_id}/query
      * @secure
@@ -12385,8 +11949,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    versionsRunQuery: (
-      { datasetId, versionId }: VersionsRunQueryParams,
+    queryDatasetVersion: (
+      { datasetId, versionId }: QueryDatasetVersionParams,
       data: RowQueryRequest,
       params: RequestParams = {},
     ) =>
@@ -12399,13 +11963,440 @@ export class EvaluationWorkspaceClient<
         format: "json",
         ...params,
       }),
+
+    /**
+     * @description Rows by dimension values (and a filter), with counts per combination of the grouping dimensions (viewers).
+     *
+     * @tags dataset dimensions
+     * @name QueryDimensions
+     * @summary Rows by dimension values (and a filter), with counts per combination of the grouping dimensions (viewers)
+     * @request POST:/datasets/{dataset_id}/versions/{version_id}/dimensions/query
+     * @secure
+     * @response `200` `DatasetDimensionsQueryResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    queryDimensions: (
+      { datasetId, versionId }: QueryDimensionsParams,
+      data: DimensionsQueryRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetDimensionsQueryResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/dimensions/query`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Rows by their text properties, e.g. `question.tokens` over 500 or `answer.language` not en (viewers).
+     *
+     * @tags analysis
+     * @name QueryTextAnalysis
+     * @summary Rows by their text properties, e.g
+     * @request POST:/datasets/{dataset_id}/versions/{version_id}/analysis/text/query
+     * @secure
+     * @response `200` `(Record<string,any>)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    queryTextAnalysis: (
+      { datasetId, versionId }: QueryTextAnalysisParams,
+      data: AnalysisQueryRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<Record<string, any>[], ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/analysis/text/query`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Rows by their map position or cluster (viewers).
+     *
+     * @tags analysis
+     * @name QueryVisualAnalysis
+     * @summary Rows by their map position or cluster (viewers)
+     * @request POST:/datasets/{dataset_id}/versions/{version_id}/analysis/visual/query
+     * @secure
+     * @response `200` `(Record<string,any>)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    queryVisualAnalysis: (
+      { datasetId, versionId }: QueryVisualAnalysisParams,
+      data: AnalysisQueryRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<Record<string, any>[], ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/analysis/visual/query`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Queues a new enrichment of the version, optionally with model prices over the built-in table (members).
+     *
+     * @tags traces
+     * @name RecomputeTraceEnrichment
+     * @summary Queues a new enrichment of the version, optionally with model prices over the built-in table (members)
+     * @request POST:/datasets/{dataset_id}/versions/{version_id}/trace-enrichment:recompute
+     * @secure
+     * @response `200` `TraceEnrichmentStatusResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    recomputeTraceEnrichment: (
+      { datasetId, versionId, recompute }: RecomputeTraceEnrichmentParams,
+      data: RecomputeEnrichmentRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceEnrichmentStatusResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/trace-enrichment${recompute}`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The partition's members, paged: sessions of rows for test-case datasets (traces and spans for trace datasets) (viewers).
+     *
+     * @tags dataset dimensions
+     * @name ResolvePartition
+     * @summary The partition's members, paged: sessions of rows for test-case datasets (traces and spans for trace datasets) (viewers)
+     * @request POST:/datasets/{dataset_id}/versions/{version_id}/partitions/{partition_id}/resolve
+     * @secure
+     * @response `200` `((SessionPartition | TracePartition | SpanPartition))[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    resolvePartition: (
+      { datasetId, versionId, partitionId, ...query }: ResolvePartitionParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<
+        (SessionPartition | TracePartition | SpanPartition)[],
+        ProblemResponse
+      >({
+        path: `/datasets/${datasetId}/versions/${versionId}/partitions/${partitionId}/resolve`,
+        method: "POST",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Runs quality checks on the version now and keeps the run (members).
+     *
+     * @tags dataset quality
+     * @name RunQualityChecks
+     * @summary Runs quality checks on the version now and keeps the run (members)
+     * @request POST:/datasets/{dataset_id}/versions/{version_id}/quality-checks:run
+     * @secure
+     * @response `200` `DatasetQualityVerdictResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    runQualityChecks: (
+      { datasetId, versionId, run }: RunQualityChecksParams,
+      data: RunQualityChecksRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetQualityVerdictResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/quality-checks${run}`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Starts text, annotation and visual analyses of the version through the queue (members); read them under analysis/* once it succeeds.
+     *
+     * @tags analysis
+     * @name StartAnalysisRun
+     * @summary Starts text, annotation and visual analyses of the version through the queue (members); read them under analysis/* once it succeeds
+     * @request POST:/datasets/{dataset_id}/versions/{version_id}/analysis-runs
+     * @secure
+     * @response `201` `AnalysisRunResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    startAnalysisRun: (
+      { datasetId, versionId }: StartAnalysisRunParams,
+      data: CreateAnalysisRunRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<AnalysisRunResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/analysis-runs`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Clusters a text column (members, 202): embedded with the workspace's embedder, k-means with k by silhouette, named by c-TF-IDF.
+     *
+     * @tags analysis
+     * @name StartClusterRun
+     * @summary Clusters a text column (members, 202): embedded with the workspace's embedder, k-means with k by silhouette, named by c-TF-IDF
+     * @request POST:/datasets/{dataset_id}/versions/{version_id}/cluster-runs
+     * @secure
+     * @response `202` `DatasetClustersRun`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    startClusterRun: (
+      { datasetId, versionId }: StartClusterRunParams,
+      data: CreateClusterRunRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetClustersRun, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/cluster-runs`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Adds tags to traces (or, with mode `replace`, sets their tags); answers the traces' tags (members).
+     *
+     * @tags traces
+     * @name TagTraces
+     * @summary Adds tags to traces (or, with mode `replace`, sets their tags); answers the traces' tags (members)
+     * @request PUT:/datasets/{dataset_id}/versions/{version_id}/trace-tags
+     * @secure
+     * @response `200` `(TraceTagResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    tagTraces: (
+      { datasetId, versionId }: TagTracesParams,
+      data: PutTraceTagsRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceTagResponse[], ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/trace-tags`,
+        method: "PUT",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Removes a trace's tags, a tag from every trace, or one tag from one trace (members).
+     *
+     * @tags traces
+     * @name UntagTraces
+     * @summary Removes a trace's tags, a tag from every trace, or one tag from one trace (members)
+     * @request DELETE:/datasets/{dataset_id}/versions/{version_id}/trace-tags
+     * @secure
+     * @response `204` `void`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    untagTraces: (
+      { datasetId, versionId, ...query }: UntagTracesParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/trace-tags`,
+        method: "DELETE",
+        query: query,
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * @description Renames, re-describes or re-tags the dataset (members). Honours If-Match.
+     *
+     * @tags datasets
+     * @name UpdateDataset
+     * @summary Renames, re-describes or re-tags the dataset (members)
+     * @request PATCH:/datasets/{dataset_id}
+     * @secure
+     * @response `200` `DatasetResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` dataset_name_taken
+     * @response `412` `ProblemResponse` If-Match does not match the current ETag
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    updateDataset: (
+      { datasetId }: UpdateDatasetParams,
+      data: UpdateDatasetRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetResponse, ProblemResponse>({
+        path: `/datasets/${datasetId}`,
+        method: "PATCH",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Stages new values for rows by id; answers row id -> the row as it will be.
+     *
+     * @tags datasets
+     * @name UpdateRows
+     * @summary Stages new values for rows by id; answers row id -> the row as it will be
+     * @request PATCH:/datasets/{dataset_id}/rows/update
+     * @secure
+     * @response `200` `Record<string,Record<string,any>>`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` row_edit_conflict
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    updateRows: (
+      { datasetId }: UpdateRowsParams,
+      data: UpdateRowsRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<Record<string, Record<string, any>>, ProblemResponse>({
+        path: `/datasets/${datasetId}/rows/update`,
+        method: "PATCH",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Uploads a CSV, JSON, JSON Lines or Parquet file (multipart, part `file`) as a new dataset with version 1, or as the next version of `dataset_id` (members). The file is streamed: its size is bounded by UPLOAD_MAX_BYTES (413) and its rows by UPLOAD_MAX_ROWS (413). A malformed file is 400 `malformed_file` naming the line or row, and creates nothing.
+     *
+     * @tags datasets
+     * @name UploadDataset
+     * @summary Uploads a CSV, JSON, JSON Lines or Parquet file (multipart, part `file`) as a new dataset with version 1, or as the next version of `dataset_id` (members)
+     * @request POST:/datasets/upload
+     * @secure
+     * @response `201` `DatasetResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` dataset_name_taken
+     * @response `413` `ProblemResponse` payload_too_large (UPLOAD_MAX_BYTES) or too_many_rows (UPLOAD_MAX_ROWS)
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    uploadDataset: (
+      query: UploadDatasetParams,
+      data: UploadDatasetForm,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetResponse, ProblemResponse>({
+        path: `/datasets/upload`,
+        method: "POST",
+        query: query,
+        body: data,
+        secure: true,
+        type: ContentType.FormData,
+        format: "json",
+        ...params,
+      }),
   };
   datasetVersions = {
     /**
      * @description The version with its dataset and schema (viewers of its workspace; 404 for anyone else).
      *
      * @tags dataset versions
-     * @name DatasetVersionsGet
+     * @name GetDatasetVersion
      * @summary The version with its dataset and schema (viewers of its workspace; 404 for anyone else)
      * @request GET:/dataset-versions/{version_id}
      * @secure
@@ -12415,8 +12406,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    datasetVersionsGet: (
-      { versionId }: DatasetVersionsGetParams,
+    getDatasetVersion: (
+      { versionId }: GetDatasetVersionParams,
       params: RequestParams = {},
     ) =>
       this.request<GetDatasetVersionResponse, ProblemResponse>({
@@ -12432,7 +12423,7 @@ export class EvaluationWorkspaceClient<
      * @description Checks suited to a dataset's schema, with the reason for each (viewers of its workspace).
      *
      * @tags dataset quality
-     * @name QualitySuggestions
+     * @name ListQualityCheckSuggestions
      * @summary Checks suited to a dataset's schema, with the reason for each (viewers of its workspace)
      * @request GET:/check-suggestions
      * @secure
@@ -12443,8 +12434,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    qualitySuggestions: (
-      query: QualitySuggestionsParams,
+    listQualityCheckSuggestions: (
+      query: ListQualityCheckSuggestionsParams,
       params: RequestParams = {},
     ) =>
       this.request<SuggestionResponse, ProblemResponse>({
@@ -12461,7 +12452,7 @@ export class EvaluationWorkspaceClient<
      * @description Streams a dataset version as CSV, JSON Lines or Parquet. URLs come from download-url and download.
      *
      * @tags files
-     * @name FilesDatasetVersion
+     * @name DownloadDatasetVersionFile
      * @summary Streams a dataset version as CSV, JSON Lines or Parquet
      * @request GET:/files/dataset-versions/{version_id}/{filename}
      * @response `200` `File` The file
@@ -12470,8 +12461,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    filesDatasetVersion: (
-      { versionId, filename, ...query }: FilesDatasetVersionParams,
+    downloadDatasetVersionFile: (
+      { versionId, filename, ...query }: DownloadDatasetVersionFileParams,
       params: RequestParams = {},
     ) =>
       this.request<File, ProblemResponse>({
@@ -12485,7 +12476,7 @@ export class EvaluationWorkspaceClient<
      * @description The report's current content as Markdown or HTML.
      *
      * @tags reports
-     * @name ReportFilesContent
+     * @name DownloadReportContent
      * @summary The report's current content as Markdown or HTML
      * @request GET:/files/reports/{report_id}/content/{filename}
      * @response `200` `string` The report
@@ -12494,8 +12485,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    reportFilesContent: (
-      { reportId, filename }: ReportFilesContentParams,
+    downloadReportContent: (
+      { reportId, filename }: DownloadReportContentParams,
       params: RequestParams = {},
     ) =>
       this.request<string, ProblemResponse>({
@@ -12508,7 +12499,7 @@ export class EvaluationWorkspaceClient<
      * @description A stored export (Markdown, HTML or PDF).
      *
      * @tags reports
-     * @name ReportFilesExport
+     * @name DownloadReportExport
      * @summary A stored export (Markdown, HTML or PDF)
      * @request GET:/files/reports/{report_id}/exports/{export_id}/{filename}
      * @response `200` `File` The exported file
@@ -12517,8 +12508,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    reportFilesExport: (
-      { reportId, exportId, filename }: ReportFilesExportParams,
+    downloadReportExport: (
+      { reportId, exportId, filename }: DownloadReportExportParams,
       params: RequestParams = {},
     ) =>
       this.request<File, ProblemResponse>({
@@ -12531,7 +12522,7 @@ export class EvaluationWorkspaceClient<
      * @description Streams a run's results as Parquet; URLs come from GET /runs/{run_id}/parquet-url (the signature authorises them).
      *
      * @tags runs
-     * @name RunFilesParquet
+     * @name DownloadRunParquet
      * @summary Streams a run's results as Parquet; URLs come from GET /runs/{run_id}/parquet-url (the signature authorises them)
      * @request GET:/files/runs/{run_id}/{filename}
      * @response `200` `File` The Parquet file
@@ -12540,8 +12531,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    runFilesParquet: (
-      { runId, filename }: RunFilesParquetParams,
+    downloadRunParquet: (
+      { runId, filename }: DownloadRunParquetParams,
       params: RequestParams = {},
     ) =>
       this.request<File, ProblemResponse>({
@@ -12555,7 +12546,7 @@ export class EvaluationWorkspaceClient<
      * @description Adds a remote embeddings endpoint (admins); its API key is a workspace secret, by reference.
      *
      * @tags embedding configs
-     * @name EmbeddingConfigsCreate
+     * @name CreateEmbeddingConfig
      * @summary Adds a remote embeddings endpoint (admins); its API key is a workspace secret, by reference
      * @request POST:/embedding-configs
      * @secure
@@ -12569,7 +12560,7 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    embeddingConfigsCreate: (
+    createEmbeddingConfig: (
       data: CreateEmbeddingConfigRequest,
       params: RequestParams = {},
     ) =>
@@ -12587,7 +12578,7 @@ export class EvaluationWorkspaceClient<
      * @description A config by id or name (`local` is the built-in embedder) (viewers).
      *
      * @tags embedding configs
-     * @name EmbeddingConfigsGet
+     * @name GetEmbeddingConfig
      * @summary A config by id or name (`local` is the built-in embedder) (viewers)
      * @request GET:/embedding-configs/{config_ref}
      * @secure
@@ -12598,8 +12589,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    embeddingConfigsGet: (
-      { configRef, ...query }: EmbeddingConfigsGetParams,
+    getEmbeddingConfig: (
+      { configRef, ...query }: GetEmbeddingConfigParams,
       params: RequestParams = {},
     ) =>
       this.request<EmbeddingConfigResponse, ProblemResponse>({
@@ -12615,7 +12606,7 @@ export class EvaluationWorkspaceClient<
      * @description The built-in local embedder and the workspace's remote configs (viewers); `in_use` marks the workspace's choice.
      *
      * @tags embedding configs
-     * @name EmbeddingConfigsList
+     * @name ListEmbeddingConfigs
      * @summary The built-in local embedder and the workspace's remote configs (viewers); `in_use` marks the workspace's choice
      * @request GET:/embedding-configs
      * @secure
@@ -12626,8 +12617,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    embeddingConfigsList: (
-      query: EmbeddingConfigsListParams,
+    listEmbeddingConfigs: (
+      query: ListEmbeddingConfigsParams,
       params: RequestParams = {},
     ) =>
       this.request<EmbeddingConfigResponsePage, ProblemResponse>({
@@ -12644,7 +12635,7 @@ export class EvaluationWorkspaceClient<
      * @description Adds a webhook for some events, signed with a workspace secret (created when none is named) (admins).
      *
      * @tags notifications
-     * @name NotificationConfigsCreate
+     * @name CreateNotificationConfig
      * @summary Adds a webhook for some events, signed with a workspace secret (created when none is named) (admins)
      * @request POST:/notifications/config
      * @secure
@@ -12658,7 +12649,7 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    notificationConfigsCreate: (
+    createNotificationConfig: (
       data: CreateNotificationConfigRequest,
       params: RequestParams = {},
     ) =>
@@ -12676,7 +12667,7 @@ export class EvaluationWorkspaceClient<
      * @description Deletes a webhook (admins).
      *
      * @tags notifications
-     * @name NotificationConfigsDelete
+     * @name DeleteNotificationConfig
      * @summary Deletes a webhook (admins)
      * @request DELETE:/notifications/config/{notification_config_id}
      * @secure
@@ -12688,8 +12679,8 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    notificationConfigsDelete: (
-      { notificationConfigId }: NotificationConfigsDeleteParams,
+    deleteNotificationConfig: (
+      { notificationConfigId }: DeleteNotificationConfigParams,
       params: RequestParams = {},
     ) =>
       this.request<void, ProblemResponse>({
@@ -12703,7 +12694,7 @@ export class EvaluationWorkspaceClient<
      * @description The workspace's webhooks (admins: they name where data is sent).
      *
      * @tags notifications
-     * @name NotificationConfigsList
+     * @name ListNotificationConfigs
      * @summary The workspace's webhooks (admins: they name where data is sent)
      * @request GET:/notifications/config
      * @secure
@@ -12714,8 +12705,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    notificationConfigsList: (
-      query: NotificationConfigsListParams,
+    listNotificationConfigs: (
+      query: ListNotificationConfigsParams,
       params: RequestParams = {},
     ) =>
       this.request<NotificationConfigResponsePage, ProblemResponse>({
@@ -12732,7 +12723,7 @@ export class EvaluationWorkspaceClient<
      * @description Adds a judge (members; naming its key's secret is for admins).
      *
      * @tags judges
-     * @name JudgesCreate
+     * @name CreateJudge
      * @summary Adds a judge (members; naming its key's secret is for admins)
      * @request POST:/judges
      * @secure
@@ -12746,7 +12737,7 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    judgesCreate: (data: CreateJudgeRequest, params: RequestParams = {}) =>
+    createJudge: (data: CreateJudgeRequest, params: RequestParams = {}) =>
       this.request<JudgeConnectionResponse, ProblemResponse>({
         path: `/judges`,
         method: "POST",
@@ -12761,7 +12752,7 @@ export class EvaluationWorkspaceClient<
      * @description Deletes a judge no metric or eval config names (admins).
      *
      * @tags judges
-     * @name JudgesDelete
+     * @name DeleteJudge
      * @summary Deletes a judge no metric or eval config names (admins)
      * @request DELETE:/judges/{judge_id}
      * @secure
@@ -12773,10 +12764,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` judge_in_use
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    judgesDelete: (
-      { judgeId }: JudgesDeleteParams,
-      params: RequestParams = {},
-    ) =>
+    deleteJudge: ({ judgeId }: DeleteJudgeParams, params: RequestParams = {}) =>
       this.request<void, ProblemResponse>({
         path: `/judges/${judgeId}`,
         method: "DELETE",
@@ -12788,7 +12776,7 @@ export class EvaluationWorkspaceClient<
      * @description One judge (viewers); its key's value never appears.
      *
      * @tags judges
-     * @name JudgesGet
+     * @name GetJudge
      * @summary One judge (viewers); its key's value never appears
      * @request GET:/judges/{judge_id}
      * @secure
@@ -12799,7 +12787,7 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    judgesGet: ({ judgeId }: JudgesGetParams, params: RequestParams = {}) =>
+    getJudge: ({ judgeId }: GetJudgeParams, params: RequestParams = {}) =>
       this.request<JudgeConnectionResponse, ProblemResponse>({
         path: `/judges/${judgeId}`,
         method: "GET",
@@ -12812,7 +12800,7 @@ export class EvaluationWorkspaceClient<
      * @description The workspace's judges (viewers).
      *
      * @tags judges
-     * @name JudgesList
+     * @name ListJudges
      * @summary The workspace's judges (viewers)
      * @request GET:/judges
      * @secure
@@ -12823,7 +12811,7 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    judgesList: (query: JudgesListParams, params: RequestParams = {}) =>
+    listJudges: (query: ListJudgesParams, params: RequestParams = {}) =>
       this.request<JudgeConnectionResponsePage, ProblemResponse>({
         path: `/judges`,
         method: "GET",
@@ -12837,7 +12825,7 @@ export class EvaluationWorkspaceClient<
      * @description Sends a probe (or the given rubric and sample) and reports latency and the parsed verdict (members). An unparseable answer is an error, never a score.
      *
      * @tags judges
-     * @name JudgesTest
+     * @name TestJudge
      * @summary Sends a probe (or the given rubric and sample) and reports latency and the parsed verdict (members)
      * @request POST:/judges/{judge_id}/test
      * @secure
@@ -12851,8 +12839,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    judgesTest: (
-      { judgeId }: JudgesTestParams,
+    testJudge: (
+      { judgeId }: TestJudgeParams,
       data: JudgeTestRequest,
       params: RequestParams = {},
     ) =>
@@ -12870,7 +12858,7 @@ export class EvaluationWorkspaceClient<
      * @description Changes a judge (members; setting a secret or moving a judge that sends one is for admins).
      *
      * @tags judges
-     * @name JudgesUpdate
+     * @name UpdateJudge
      * @summary Changes a judge (members; setting a secret or moving a judge that sends one is for admins)
      * @request PATCH:/judges/{judge_id}
      * @secure
@@ -12884,8 +12872,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    judgesUpdate: (
-      { judgeId }: JudgesUpdateParams,
+    updateJudge: (
+      { judgeId }: UpdateJudgeParams,
       data: UpdateJudgeRequest,
       params: RequestParams = {},
     ) =>
@@ -12904,7 +12892,7 @@ export class EvaluationWorkspaceClient<
      * @description Version 1 of a new config (members): parameters are checked against the metric's schema, rubrics parsed, judges looked up.
      *
      * @tags metric configs
-     * @name MetricConfigsCreate
+     * @name CreateMetricConfig
      * @summary Version 1 of a new config (members): parameters are checked against the metric's schema, rubrics parsed, judges looked up
      * @request POST:/metric-configs
      * @secure
@@ -12918,7 +12906,7 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    metricConfigsCreate: (
+    createMetricConfig: (
       data: CreateMetricConfigRequest,
       params: RequestParams = {},
     ) =>
@@ -12936,7 +12924,7 @@ export class EvaluationWorkspaceClient<
      * @description Deletes a version no run used and nothing pins (members).
      *
      * @tags metric configs
-     * @name MetricConfigsDelete
+     * @name DeleteMetricConfigVersion
      * @summary Deletes a version no run used and nothing pins (members)
      * @request DELETE:/metric-configs/{config_name}/{config_version}
      * @secure
@@ -12948,8 +12936,8 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` metric_config_frozen, metric_config_in_use
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    metricConfigsDelete: (
-      { configName, configVersion, ...query }: MetricConfigsDeleteParams,
+    deleteMetricConfigVersion: (
+      { configName, configVersion, ...query }: DeleteMetricConfigVersionParams,
       params: RequestParams = {},
     ) =>
       this.request<void, ProblemResponse>({
@@ -12964,7 +12952,7 @@ export class EvaluationWorkspaceClient<
      * @description A version (`latest` for the newest) (viewers).
      *
      * @tags metric configs
-     * @name MetricConfigsGet
+     * @name GetMetricConfigVersion
      * @summary A version (`latest` for the newest) (viewers)
      * @request GET:/metric-configs/{config_name}/{config_version}
      * @secure
@@ -12975,8 +12963,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    metricConfigsGet: (
-      { configName, configVersion, ...query }: MetricConfigsGetParams,
+    getMetricConfigVersion: (
+      { configName, configVersion, ...query }: GetMetricConfigVersionParams,
       params: RequestParams = {},
     ) =>
       this.request<MetricConfigResponse, ProblemResponse>({
@@ -12992,7 +12980,7 @@ export class EvaluationWorkspaceClient<
      * @description One line per config name, from its newest version (viewers).
      *
      * @tags metric configs
-     * @name MetricConfigsList
+     * @name ListMetricConfigs
      * @summary One line per config name, from its newest version (viewers)
      * @request GET:/metric-configs
      * @secure
@@ -13003,8 +12991,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    metricConfigsList: (
-      query: MetricConfigsListParams,
+    listMetricConfigs: (
+      query: ListMetricConfigsParams,
       params: RequestParams = {},
     ) =>
       this.request<MetricConfigSummaryPage, ProblemResponse>({
@@ -13020,7 +13008,7 @@ export class EvaluationWorkspaceClient<
      * @description Changes a version no run has used yet (members); a used version is frozen (409): create a new version.
      *
      * @tags metric configs
-     * @name MetricConfigsUpdate
+     * @name ReplaceMetricConfigVersion
      * @summary Changes a version no run has used yet (members); a used version is frozen (409): create a new version
      * @request PUT:/metric-configs/{config_name}/{config_version}
      * @secure
@@ -13034,8 +13022,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    metricConfigsUpdate: (
-      { configName, configVersion, ...query }: MetricConfigsUpdateParams,
+    replaceMetricConfigVersion: (
+      { configName, configVersion, ...query }: ReplaceMetricConfigVersionParams,
       data: UpdateMetricConfigRequest,
       params: RequestParams = {},
     ) =>
@@ -13055,7 +13043,7 @@ export class EvaluationWorkspaceClient<
      * @description A bundle of metrics, a default judge and a pass rule (members); every metric must resolve and every judged one have a judge.
      *
      * @tags eval configs
-     * @name EvalConfigsCreate
+     * @name CreateEvalConfig
      * @summary A bundle of metrics, a default judge and a pass rule (members); every metric must resolve and every judged one have a judge
      * @request POST:/eval-configs
      * @secure
@@ -13069,7 +13057,7 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    evalConfigsCreate: (
+    createEvalConfig: (
       data: CreateEvalConfigRequest,
       params: RequestParams = {},
     ) =>
@@ -13087,7 +13075,7 @@ export class EvaluationWorkspaceClient<
      * @description Deletes an eval config (members); runs that used it keep their snapshot.
      *
      * @tags eval configs
-     * @name EvalConfigsDelete
+     * @name DeleteEvalConfig
      * @summary Deletes an eval config (members); runs that used it keep their snapshot
      * @request DELETE:/eval-configs/{eval_config_id}
      * @secure
@@ -13099,8 +13087,8 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    evalConfigsDelete: (
-      { evalConfigId }: EvalConfigsDeleteParams,
+    deleteEvalConfig: (
+      { evalConfigId }: DeleteEvalConfigParams,
       params: RequestParams = {},
     ) =>
       this.request<void, ProblemResponse>({
@@ -13114,7 +13102,7 @@ export class EvaluationWorkspaceClient<
      * @description One eval config (viewers); the ETag serves If-Match on PUT.
      *
      * @tags eval configs
-     * @name EvalConfigsGet
+     * @name GetEvalConfig
      * @summary One eval config (viewers); the ETag serves If-Match on PUT
      * @request GET:/eval-configs/{eval_config_id}
      * @secure
@@ -13125,8 +13113,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    evalConfigsGet: (
-      { evalConfigId }: EvalConfigsGetParams,
+    getEvalConfig: (
+      { evalConfigId }: GetEvalConfigParams,
       params: RequestParams = {},
     ) =>
       this.request<EvalConfigResponse, ProblemResponse>({
@@ -13141,7 +13129,7 @@ export class EvaluationWorkspaceClient<
      * @description The workspace's eval configs by name; `q` searches names (viewers).
      *
      * @tags eval configs
-     * @name EvalConfigsList
+     * @name ListEvalConfigs
      * @summary The workspace's eval configs by name; `q` searches names (viewers)
      * @request GET:/eval-configs
      * @secure
@@ -13152,8 +13140,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    evalConfigsList: (
-      query: EvalConfigsListParams,
+    listEvalConfigs: (
+      query: ListEvalConfigsParams,
       params: RequestParams = {},
     ) =>
       this.request<EvalConfigResponsePage, ProblemResponse>({
@@ -13169,7 +13157,7 @@ export class EvaluationWorkspaceClient<
      * @description Replaces the eval config (members); honours If-Match. Runs keep the snapshot they started with.
      *
      * @tags eval configs
-     * @name EvalConfigsReplace
+     * @name ReplaceEvalConfig
      * @summary Replaces the eval config (members); honours If-Match
      * @request PUT:/eval-configs/{eval_config_id}
      * @secure
@@ -13184,8 +13172,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    evalConfigsReplace: (
-      { evalConfigId }: EvalConfigsReplaceParams,
+    replaceEvalConfig: (
+      { evalConfigId }: ReplaceEvalConfigParams,
       data: ReplaceEvalConfigRequest,
       params: RequestParams = {},
     ) =>
@@ -13201,43 +13189,10 @@ export class EvaluationWorkspaceClient<
   };
   suts = {
     /**
-     * @description Adds a connection (members; naming a secret in `auth` is for admins).
-     *
-     * @tags suts
-     * @name ConnectionsCreate
-     * @summary Adds a connection (members; naming a secret in `auth` is for admins)
-     * @request POST:/suts/{sut_id}/connections
-     * @secure
-     * @response `201` `ConnectionResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the sut {sut_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` connection_name_taken
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    connectionsCreate: (
-      { sutId }: ConnectionsCreateParams,
-      data: CreateConnectionRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<ConnectionResponse, ProblemResponse>({
-        path: `/suts/${sutId}/connections`,
-        method: "POST",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
      * @description Adds an adapter revision after checking every template and path (members); 400 adapter_invalid lists each problem with a JSON Pointer.
      *
      * @tags suts
-     * @name ConnectionsCreateAdapter
+     * @name CreateConnectionAdapter
      * @summary Adds an adapter revision after checking every template and path (members); 400 adapter_invalid lists each problem with a JSON Pointer
      * @request POST:/suts/{sut_id}/connections/{connection_id}/adapter
      * @secure
@@ -13251,8 +13206,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    connectionsCreateAdapter: (
-      { sutId, connectionId }: ConnectionsCreateAdapterParams,
+    createConnectionAdapter: (
+      { sutId, connectionId }: CreateConnectionAdapterParams,
       data: CreateAdapterRequest,
       params: RequestParams = {},
     ) =>
@@ -13267,10 +13222,96 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description Registers a system under test (members); reach it by adding connections.
+     *
+     * @tags suts
+     * @name CreateSut
+     * @summary Registers a system under test (members); reach it by adding connections
+     * @request POST:/suts
+     * @secure
+     * @response `201` `SutResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` sut_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    createSut: (data: CreateSutRequest, params: RequestParams = {}) =>
+      this.request<SutResponse, ProblemResponse>({
+        path: `/suts`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Adds a connection (members; naming a secret in `auth` is for admins).
+     *
+     * @tags suts
+     * @name CreateSutConnection
+     * @summary Adds a connection (members; naming a secret in `auth` is for admins)
+     * @request POST:/suts/{sut_id}/connections
+     * @secure
+     * @response `201` `ConnectionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the sut {sut_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` connection_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    createSutConnection: (
+      { sutId }: CreateSutConnectionParams,
+      data: CreateConnectionRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ConnectionResponse, ProblemResponse>({
+        path: `/suts/${sutId}/connections`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Deletes the system with its connections and adapters (admins).
+     *
+     * @tags suts
+     * @name DeleteSut
+     * @summary Deletes the system with its connections and adapters (admins)
+     * @request DELETE:/suts/{sut_id}
+     * @secure
+     * @response `204` `void` Deleted
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the sut {sut_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    deleteSut: ({ sutId }: DeleteSutParams, params: RequestParams = {}) =>
+      this.request<void, ProblemResponse>({
+        path: `/suts/${sutId}`,
+        method: "DELETE",
+        secure: true,
+        ...params,
+      }),
+
+    /**
      * @description Deletes a connection with its adapter revisions (members).
      *
      * @tags suts
-     * @name ConnectionsDelete
+     * @name DeleteSutConnection
      * @summary Deletes a connection with its adapter revisions (members)
      * @request DELETE:/suts/{sut_id}/connections/{connection_id}
      * @secure
@@ -13282,8 +13323,8 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    connectionsDelete: (
-      { sutId, connectionId }: ConnectionsDeleteParams,
+    deleteSutConnection: (
+      { sutId, connectionId }: DeleteSutConnectionParams,
       params: RequestParams = {},
     ) =>
       this.request<void, ProblemResponse>({
@@ -13297,7 +13338,7 @@ export class EvaluationWorkspaceClient<
      * @description The adapter in force: the newest revision, or the kind's default (revision 0) (viewers).
      *
      * @tags suts
-     * @name ConnectionsGetAdapter
+     * @name GetConnectionAdapter
      * @summary The adapter in force: the newest revision, or the kind's default (revision 0) (viewers)
      * @request GET:/suts/{sut_id}/connections/{connection_id}/adapter
      * @secure
@@ -13308,8 +13349,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    connectionsGetAdapter: (
-      { sutId, connectionId }: ConnectionsGetAdapterParams,
+    getConnectionAdapter: (
+      { sutId, connectionId }: GetConnectionAdapterParams,
       params: RequestParams = {},
     ) =>
       this.request<AdapterResponse, ProblemResponse>({
@@ -13321,10 +13362,34 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description One system (viewers); the ETag serves If-Match on PATCH.
+     *
+     * @tags suts
+     * @name GetSut
+     * @summary One system (viewers); the ETag serves If-Match on PATCH
+     * @request GET:/suts/{sut_id}
+     * @secure
+     * @response `200` `SutResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sut {sut_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getSut: ({ sutId }: GetSutParams, params: RequestParams = {}) =>
+      this.request<SutResponse, ProblemResponse>({
+        path: `/suts/${sutId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description The system's connections with their limits and the adapter revision in force (viewers).
      *
      * @tags suts
-     * @name ConnectionsList
+     * @name ListSutConnections
      * @summary The system's connections with their limits and the adapter revision in force (viewers)
      * @request GET:/suts/{sut_id}/connections
      * @secure
@@ -13335,8 +13400,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    connectionsList: (
-      { sutId }: ConnectionsListParams,
+    listSutConnections: (
+      { sutId }: ListSutConnectionsParams,
       params: RequestParams = {},
     ) =>
       this.request<ConnectionResponse[], ProblemResponse>({
@@ -13348,10 +13413,84 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description The runs of one SUT, newest first (viewers).
+     *
+     * @tags runs
+     * @name ListSutRuns
+     * @summary The runs of one SUT, newest first (viewers)
+     * @request GET:/suts/{sut_id}/runs
+     * @secure
+     * @response `200` `RunResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sut {sut_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listSutRuns: (
+      { sutId, ...query }: ListSutRunsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<RunResponsePage, ProblemResponse>({
+        path: `/suts/${sutId}/runs`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The workspace's systems under test, by name (viewers); `q` searches names, `tag` filters.
+     *
+     * @tags suts
+     * @name ListSuts
+     * @summary The workspace's systems under test, by name (viewers); `q` searches names, `tag` filters
+     * @request GET:/suts
+     * @secure
+     * @response `200` `SutResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listSuts: (query: ListSutsParams, params: RequestParams = {}) =>
+      this.request<SutResponsePage, ProblemResponse>({
+        path: `/suts`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Ready connection + adapter templates: OpenAI-compatible chat, generic JSON REST, Anthropic messages, Azure OpenAI, a RAG endpoint (any signed-in user).
+     *
+     * @tags suts
+     * @name ListSutTemplates
+     * @summary Ready connection + adapter templates: OpenAI-compatible chat, generic JSON REST, Anthropic messages, Azure OpenAI, a RAG endpoint (any signed-in user)
+     * @request GET:/suts/templates
+     * @secure
+     * @response `200` `SutTemplateList`
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listSutTemplates: (params: RequestParams = {}) =>
+      this.request<SutTemplateList, ProblemResponse>({
+        path: `/suts/templates`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description One real call through the connection and its adapter (members): status, latency, extracted output or the error. A failing SUT is a result, not an error of this call.
      *
      * @tags suts
-     * @name ConnectionsTest
+     * @name TestSutConnection
      * @summary One real call through the connection and its adapter (members): status, latency, extracted output or the error
      * @request POST:/suts/{sut_id}/connections/{connection_id}/test
      * @secure
@@ -13365,8 +13504,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    connectionsTest: (
-      { sutId, connectionId }: ConnectionsTestParams,
+    testSutConnection: (
+      { sutId, connectionId }: TestSutConnectionParams,
       data: ConnectionTestRequest,
       params: RequestParams = {},
     ) =>
@@ -13381,10 +13520,44 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description Renames, re-describes or re-tags (members). Honours If-Match.
+     *
+     * @tags suts
+     * @name UpdateSut
+     * @summary Renames, re-describes or re-tags (members)
+     * @request PATCH:/suts/{sut_id}
+     * @secure
+     * @response `200` `SutResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the sut {sut_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` sut_name_taken
+     * @response `412` `ProblemResponse` If-Match does not match the current ETag
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    updateSut: (
+      { sutId }: UpdateSutParams,
+      data: UpdateSutRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<SutResponse, ProblemResponse>({
+        path: `/suts/${sutId}`,
+        method: "PATCH",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description Changes a connection (members; setting a secret, or pointing a connection that sends one elsewhere, is for admins).
      *
      * @tags suts
-     * @name ConnectionsUpdate
+     * @name UpdateSutConnection
      * @summary Changes a connection (members; setting a secret, or pointing a connection that sends one elsewhere, is for admins)
      * @request PATCH:/suts/{sut_id}/connections/{connection_id}
      * @secure
@@ -13398,8 +13571,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    connectionsUpdate: (
-      { sutId, connectionId }: ConnectionsUpdateParams,
+    updateSutConnection: (
+      { sutId, connectionId }: UpdateSutConnectionParams,
       data: UpdateConnectionRequest,
       params: RequestParams = {},
     ) =>
@@ -13417,7 +13590,7 @@ export class EvaluationWorkspaceClient<
      * @description Dry run (members): renders the request for a sample row and extracts from a sample response, calling nothing; problems come back as `issues`.
      *
      * @tags suts
-     * @name ConnectionsValidate
+     * @name ValidateConnectionAdapter
      * @summary Dry run (members): renders the request for a sample row and extracts from a sample response, calling nothing; problems come back as `issues`
      * @request POST:/suts/{sut_id}/connections/{connection_id}/adapter/validate
      * @secure
@@ -13431,8 +13604,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    connectionsValidate: (
-      { sutId, connectionId }: ConnectionsValidateParams,
+    validateConnectionAdapter: (
+      { sutId, connectionId }: ValidateConnectionAdapterParams,
       data: ValidateAdapterRequest,
       params: RequestParams = {},
     ) =>
@@ -13445,211 +13618,29 @@ export class EvaluationWorkspaceClient<
         format: "json",
         ...params,
       }),
-
-    /**
-     * @description The runs of one SUT, newest first (viewers).
-     *
-     * @tags runs
-     * @name RunFilesSutRuns
-     * @summary The runs of one SUT, newest first (viewers)
-     * @request GET:/suts/{sut_id}/runs
-     * @secure
-     * @response `200` `RunResponsePage`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sut {sut_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    runFilesSutRuns: (
-      { sutId, ...query }: RunFilesSutRunsParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<RunResponsePage, ProblemResponse>({
-        path: `/suts/${sutId}/runs`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Registers a system under test (members); reach it by adding connections.
-     *
-     * @tags suts
-     * @name SutsCreate
-     * @summary Registers a system under test (members); reach it by adding connections
-     * @request POST:/suts
-     * @secure
-     * @response `201` `SutResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` sut_name_taken
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    sutsCreate: (data: CreateSutRequest, params: RequestParams = {}) =>
-      this.request<SutResponse, ProblemResponse>({
-        path: `/suts`,
-        method: "POST",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Deletes the system with its connections and adapters (admins).
-     *
-     * @tags suts
-     * @name SutsDelete
-     * @summary Deletes the system with its connections and adapters (admins)
-     * @request DELETE:/suts/{sut_id}
-     * @secure
-     * @response `204` `void` Deleted
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the sut {sut_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    sutsDelete: ({ sutId }: SutsDeleteParams, params: RequestParams = {}) =>
-      this.request<void, ProblemResponse>({
-        path: `/suts/${sutId}`,
-        method: "DELETE",
-        secure: true,
-        ...params,
-      }),
-
-    /**
-     * @description One system (viewers); the ETag serves If-Match on PATCH.
-     *
-     * @tags suts
-     * @name SutsGet
-     * @summary One system (viewers); the ETag serves If-Match on PATCH
-     * @request GET:/suts/{sut_id}
-     * @secure
-     * @response `200` `SutResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sut {sut_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    sutsGet: ({ sutId }: SutsGetParams, params: RequestParams = {}) =>
-      this.request<SutResponse, ProblemResponse>({
-        path: `/suts/${sutId}`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description The workspace's systems under test, by name (viewers); `q` searches names, `tag` filters.
-     *
-     * @tags suts
-     * @name SutsList
-     * @summary The workspace's systems under test, by name (viewers); `q` searches names, `tag` filters
-     * @request GET:/suts
-     * @secure
-     * @response `200` `SutResponsePage`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    sutsList: (query: SutsListParams, params: RequestParams = {}) =>
-      this.request<SutResponsePage, ProblemResponse>({
-        path: `/suts`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Ready connection + adapter templates: OpenAI-compatible chat, generic JSON REST, Anthropic messages, Azure OpenAI, a RAG endpoint (any signed-in user).
-     *
-     * @tags suts
-     * @name SutsTemplates
-     * @summary Ready connection + adapter templates: OpenAI-compatible chat, generic JSON REST, Anthropic messages, Azure OpenAI, a RAG endpoint (any signed-in user)
-     * @request GET:/suts/templates
-     * @secure
-     * @response `200` `SutTemplateList`
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    sutsTemplates: (params: RequestParams = {}) =>
-      this.request<SutTemplateList, ProblemResponse>({
-        path: `/suts/templates`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Renames, re-describes or re-tags (members). Honours If-Match.
-     *
-     * @tags suts
-     * @name SutsUpdate
-     * @summary Renames, re-describes or re-tags (members)
-     * @request PATCH:/suts/{sut_id}
-     * @secure
-     * @response `200` `SutResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the sut {sut_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` sut_name_taken
-     * @response `412` `ProblemResponse` If-Match does not match the current ETag
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    sutsUpdate: (
-      { sutId }: SutsUpdateParams,
-      data: UpdateSutRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<SutResponse, ProblemResponse>({
-        path: `/suts/${sutId}`,
-        method: "PATCH",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
   };
   ops = {
     /**
-     * @description What the workspace can use now, by kind: built-in metrics and checks, and registered ops whose custom op is active (viewers).
+     * @description The JSON Schema (draft-07) of an op's parameters, of its newest version or of `version` (viewers).
      *
      * @tags ops
-     * @name OpsCatalogue
-     * @summary What the workspace can use now, by kind: built-in metrics and checks, and registered ops whose custom op is active (viewers)
-     * @request GET:/ops
+     * @name GetOpSchema
+     * @summary The JSON Schema (draft-07) of an op's parameters, of its newest version or of `version` (viewers)
+     * @request GET:/ops/{name}/schema
      * @secure
-     * @response `200` `OpCatalogue`
+     * @response `200` `OpSchemaResponse`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    opsCatalogue: (query: OpsCatalogueParams, params: RequestParams = {}) =>
-      this.request<OpCatalogue, ProblemResponse>({
-        path: `/ops`,
+    getOpSchema: (
+      { name, ...query }: GetOpSchemaParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<OpSchemaResponse, ProblemResponse>({
+        path: `/ops/${name}/schema`,
         method: "GET",
         query: query,
         secure: true,
@@ -13661,7 +13652,7 @@ export class EvaluationWorkspaceClient<
      * @description One op by name (viewers).
      *
      * @tags ops
-     * @name OpsGet
+     * @name GetRegisteredOp
      * @summary One op by name (viewers)
      * @request GET:/ops/registry/{name}
      * @secure
@@ -13672,9 +13663,37 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    opsGet: ({ name, ...query }: OpsGetParams, params: RequestParams = {}) =>
+    getRegisteredOp: (
+      { name, ...query }: GetRegisteredOpParams,
+      params: RequestParams = {},
+    ) =>
       this.request<RegistryOpView, ProblemResponse>({
         path: `/ops/registry/${name}`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description What the workspace can use now, by kind: built-in metrics and checks, and registered ops whose custom op is active (viewers).
+     *
+     * @tags ops
+     * @name ListOps
+     * @summary What the workspace can use now, by kind: built-in metrics and checks, and registered ops whose custom op is active (viewers)
+     * @request GET:/ops
+     * @secure
+     * @response `200` `OpCatalogue`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listOps: (query: ListOpsParams, params: RequestParams = {}) =>
+      this.request<OpCatalogue, ProblemResponse>({
+        path: `/ops`,
         method: "GET",
         query: query,
         secure: true,
@@ -13686,7 +13705,7 @@ export class EvaluationWorkspaceClient<
      * @description Every op, available or not, with its availability and schema; filter by kind and source (viewers).
      *
      * @tags ops
-     * @name OpsList
+     * @name ListRegisteredOps
      * @summary Every op, available or not, with its availability and schema; filter by kind and source (viewers)
      * @request GET:/ops/registry
      * @secure
@@ -13697,7 +13716,10 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    opsList: (query: OpsListParams, params: RequestParams = {}) =>
+    listRegisteredOps: (
+      query: ListRegisteredOpsParams,
+      params: RequestParams = {},
+    ) =>
       this.request<RegistryListResponse, ProblemResponse>({
         path: `/ops/registry`,
         method: "GET",
@@ -13711,7 +13733,7 @@ export class EvaluationWorkspaceClient<
      * @description Registers an op served by one of the workspace's custom ops (admins); a name registered again gets a new version.
      *
      * @tags ops
-     * @name OpsRegister
+     * @name RegisterOp
      * @summary Registers an op served by one of the workspace's custom ops (admins); a name registered again gets a new version
      * @request POST:/ops
      * @secure
@@ -13725,7 +13747,7 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    opsRegister: (data: RegisterOpRequest, params: RequestParams = {}) =>
+    registerOp: (data: RegisterOpRequest, params: RequestParams = {}) =>
       this.request<RegistryOpView, ProblemResponse>({
         path: `/ops`,
         method: "POST",
@@ -13735,65 +13757,13 @@ export class EvaluationWorkspaceClient<
         format: "json",
         ...params,
       }),
-
-    /**
-     * @description The JSON Schema (draft-07) of an op's parameters, of its newest version or of `version` (viewers).
-     *
-     * @tags ops
-     * @name OpsSchema
-     * @summary The JSON Schema (draft-07) of an op's parameters, of its newest version or of `version` (viewers)
-     * @request GET:/ops/{name}/schema
-     * @secure
-     * @response `200` `OpSchemaResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    opsSchema: (
-      { name, ...query }: OpsSchemaParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<OpSchemaResponse, ProblemResponse>({
-        path: `/ops/${name}/schema`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
   };
   runs = {
-    /**
-     * @description Where the run fails (viewers): failed rows by metric and by dimension value, worst first, and the most frequent errors.
-     *
-     * @tags runs
-     * @name RunsAnalysis
-     * @summary Where the run fails (viewers): failed rows by metric and by dimension value, worst first, and the most frequent errors
-     * @request GET:/runs/{run_id}/analysis
-     * @secure
-     * @response `200` `Record<string,any>`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    runsAnalysis: ({ runId }: RunsAnalysisParams, params: RequestParams = {}) =>
-      this.request<Record<string, any>, ProblemResponse>({
-        path: `/runs/${runId}/analysis`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
     /**
      * @description Stops new calls at once (members); the run ends cancelled with what was done kept.
      *
      * @tags runs
-     * @name RunsCancel
+     * @name CancelRun
      * @summary Stops new calls at once (members); the run ends cancelled with what was done kept
      * @request POST:/runs/{run_id}/cancel
      * @secure
@@ -13807,7 +13777,7 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    runsCancel: ({ runId }: RunsCancelParams, params: RequestParams = {}) =>
+    cancelRun: ({ runId }: CancelRunParams, params: RequestParams = {}) =>
       this.request<RunResponse, ProblemResponse>({
         path: `/runs/${runId}/cancel`,
         method: "POST",
@@ -13817,145 +13787,10 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description Starts a run (members): the inputs are snapshotted, the metric config versions frozen, and the run queued (202); an offline connection waits for PUT .../upload.
-     *
-     * @tags runs
-     * @name RunsCreate
-     * @summary Starts a run (members): the inputs are snapshotted, the metric config versions frozen, and the run queued (202); an offline connection waits for PUT .../upload
-     * @request POST:/runs
-     * @secure
-     * @response `202` `RunResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    runsCreate: (data: CreateRunRequest, params: RequestParams = {}) =>
-      this.request<RunResponse, ProblemResponse>({
-        path: `/runs`,
-        method: "POST",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Compares two runs of a workspace row by row (viewers): per metric deltas, regressions first.
-     *
-     * @tags runs
-     * @name RunsDiff
-     * @summary Compares two runs of a workspace row by row (viewers): per metric deltas, regressions first
-     * @request GET:/runs/diff
-     * @secure
-     * @response `200` `RunDiffResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run ?base
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    runsDiff: (query: RunsDiffParams, params: RequestParams = {}) =>
-      this.request<RunDiffResponse, ProblemResponse>({
-        path: `/runs/diff`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description One row side by side in both runs (viewers).
-     *
-     * @tags runs
-     * @name RunsDiffRow
-     * @summary One row side by side in both runs (viewers)
-     * @request GET:/runs/diff/row
-     * @secure
-     * @response `200` `RunDiffRowResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run ?base
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    runsDiffRow: (query: RunsDiffRowParams, params: RequestParams = {}) =>
-      this.request<RunDiffRowResponse, ProblemResponse>({
-        path: `/runs/diff/row`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description One row side by side as a PNG image (viewers): status, input, expected output, both outputs with their verdicts, metric deltas.
-     *
-     * @tags runs
-     * @name RunsDiffRowImage
-     * @summary One row side by side as a PNG image (viewers): status, input, expected output, both outputs with their verdicts, metric deltas
-     * @request GET:/runs/diff/row/image
-     * @secure
-     * @response `200` `File` The PNG image
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run ?base
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    runsDiffRowImage: (
-      query: RunsDiffRowImageParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<Blob, ProblemResponse>({
-        path: `/runs/diff/row/image`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "blob",
-        ...params,
-      }),
-
-    /**
-     * @description The run's history in order (viewers): state changes, progress (done/total, rate, ETA), row and judge errors. Poll with `after`.
-     *
-     * @tags runs
-     * @name RunsEvents
-     * @summary The run's history in order (viewers): state changes, progress (done/total, rate, ETA), row and judge errors
-     * @request GET:/runs/{run_id}/events
-     * @secure
-     * @response `200` `(RunEventResponse)[]`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    runsEvents: (
-      { runId, ...query }: RunsEventsParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<RunEventResponse[], ProblemResponse>({
-        path: `/runs/${runId}/events`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
      * @description The diff as a CSV (a line per row, base/candidate/delta per metric) or JSON file (viewers).
      *
      * @tags runs
-     * @name RunsExport
+     * @name ExportRunDiff
      * @summary The diff as a CSV (a line per row, base/candidate/delta per metric) or JSON file (viewers)
      * @request GET:/runs/diff/export
      * @secure
@@ -13966,7 +13801,7 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    runsExport: (query: RunsExportParams, params: RequestParams = {}) =>
+    exportRunDiff: (query: ExportRunDiffParams, params: RequestParams = {}) =>
       this.request<Record<string, any>, ProblemResponse>({
         path: `/runs/diff/export`,
         method: "GET",
@@ -13980,7 +13815,7 @@ export class EvaluationWorkspaceClient<
      * @description One run with its progress (viewers).
      *
      * @tags runs
-     * @name RunsGet
+     * @name GetRun
      * @summary One run with its progress (viewers)
      * @request GET:/runs/{run_id}
      * @secure
@@ -13991,7 +13826,7 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    runsGet: ({ runId }: RunsGetParams, params: RequestParams = {}) =>
+    getRun: ({ runId }: GetRunParams, params: RequestParams = {}) =>
       this.request<RunResponse, ProblemResponse>({
         path: `/runs/${runId}`,
         method: "GET",
@@ -14001,25 +13836,105 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description Runs, newest first (viewers): of a workspace, or of every workspace you belong to; filter by SUT, dataset, state, tag.
+     * @description Compares two runs of a workspace row by row (viewers): per metric deltas, regressions first.
      *
      * @tags runs
-     * @name RunsList
-     * @summary Runs, newest first (viewers): of a workspace, or of every workspace you belong to; filter by SUT, dataset, state, tag
-     * @request GET:/runs
+     * @name GetRunDiff
+     * @summary Compares two runs of a workspace row by row (viewers): per metric deltas, regressions first
+     * @request GET:/runs/diff
      * @secure
-     * @response `200` `RunResponsePage`
+     * @response `200` `RunDiffResponse`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run ?base
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    runsList: (query: RunsListParams = {}, params: RequestParams = {}) =>
-      this.request<RunResponsePage, ProblemResponse>({
-        path: `/runs`,
+    getRunDiff: (query: GetRunDiffParams, params: RequestParams = {}) =>
+      this.request<RunDiffResponse, ProblemResponse>({
+        path: `/runs/diff`,
         method: "GET",
         query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description One row side by side in both runs (viewers).
+     *
+     * @tags runs
+     * @name GetRunDiffRow
+     * @summary One row side by side in both runs (viewers)
+     * @request GET:/runs/diff/row
+     * @secure
+     * @response `200` `RunDiffRowResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run ?base
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getRunDiffRow: (query: GetRunDiffRowParams, params: RequestParams = {}) =>
+      this.request<RunDiffRowResponse, ProblemResponse>({
+        path: `/runs/diff/row`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description One row side by side as a PNG image (viewers): status, input, expected output, both outputs with their verdicts, metric deltas.
+     *
+     * @tags runs
+     * @name GetRunDiffRowImage
+     * @summary One row side by side as a PNG image (viewers): status, input, expected output, both outputs with their verdicts, metric deltas
+     * @request GET:/runs/diff/row/image
+     * @secure
+     * @response `200` `File` The PNG image
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run ?base
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getRunDiffRowImage: (
+      query: GetRunDiffRowImageParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<Blob, ProblemResponse>({
+        path: `/runs/diff/row/image`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "blob",
+        ...params,
+      }),
+
+    /**
+     * @description Where the run fails (viewers): failed rows by metric and by dimension value, worst first, and the most frequent errors.
+     *
+     * @tags runs
+     * @name GetRunFailureAnalysis
+     * @summary Where the run fails (viewers): failed rows by metric and by dimension value, worst first, and the most frequent errors
+     * @request GET:/runs/{run_id}/analysis
+     * @secure
+     * @response `200` `Record<string,any>`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getRunFailureAnalysis: (
+      { runId }: GetRunFailureAnalysisParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<Record<string, any>, ProblemResponse>({
+        path: `/runs/${runId}/analysis`,
+        method: "GET",
         secure: true,
         format: "json",
         ...params,
@@ -14029,7 +13944,7 @@ export class EvaluationWorkspaceClient<
      * @description A signed URL to the results as Parquet (viewers).
      *
      * @tags runs
-     * @name RunsParquetUrl
+     * @name GetRunParquetUrl
      * @summary A signed URL to the results as Parquet (viewers)
      * @request GET:/runs/{run_id}/parquet-url
      * @secure
@@ -14040,8 +13955,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    runsParquetUrl: (
-      { runId }: RunsParquetUrlParams,
+    getRunParquetUrl: (
+      { runId }: GetRunParquetUrlParams,
       params: RequestParams = {},
     ) =>
       this.request<Record<string, any>, ProblemResponse>({
@@ -14053,10 +13968,142 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description What waits and what runs (viewers): queued and running runs of the workspace with their queue position and progress.
+     *
+     * @tags runs
+     * @name GetRunQueue
+     * @summary What waits and what runs (viewers): queued and running runs of the workspace with their queue position and progress
+     * @request GET:/runs/queue
+     * @secure
+     * @response `200` `RunQueueResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getRunQueue: (query: GetRunQueueParams, params: RequestParams = {}) =>
+      this.request<RunQueueResponse, ProblemResponse>({
+        path: `/runs/queue`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Aggregates (viewers): per metric mean, pass rate and distribution, per dimension breakdown, latency, cost.
+     *
+     * @tags runs
+     * @name GetRunResultsSummary
+     * @summary Aggregates (viewers): per metric mean, pass rate and distribution, per dimension breakdown, latency, cost
+     * @request GET:/runs/{run_id}/results
+     * @secure
+     * @response `200` `Record<string,any>`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getRunResultsSummary: (
+      { runId }: GetRunResultsSummaryParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<Record<string, any>, ProblemResponse>({
+        path: `/runs/${runId}/results`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description A multi-turn conversation of the run in order (viewers).
+     *
+     * @tags runs
+     * @name GetRunSession
+     * @summary A multi-turn conversation of the run in order (viewers)
+     * @request GET:/runs/{run_id}/sessions/{parent_id}
+     * @secure
+     * @response `200` `RunSessionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getRunSession: (
+      { runId, parentId }: GetRunSessionParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<RunSessionResponse, ProblemResponse>({
+        path: `/runs/${runId}/sessions/${parentId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The run's history in order (viewers): state changes, progress (done/total, rate, ETA), row and judge errors. Poll with `after`.
+     *
+     * @tags runs
+     * @name ListRunEvents
+     * @summary The run's history in order (viewers): state changes, progress (done/total, rate, ETA), row and judge errors
+     * @request GET:/runs/{run_id}/events
+     * @secure
+     * @response `200` `(RunEventResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listRunEvents: (
+      { runId, ...query }: ListRunEventsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<RunEventResponse[], ProblemResponse>({
+        path: `/runs/${runId}/events`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Runs, newest first (viewers): of a workspace, or of every workspace you belong to; filter by SUT, dataset, state, tag.
+     *
+     * @tags runs
+     * @name ListRuns
+     * @summary Runs, newest first (viewers): of a workspace, or of every workspace you belong to; filter by SUT, dataset, state, tag
+     * @request GET:/runs
+     * @secure
+     * @response `200` `RunResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listRuns: (query: ListRunsParams = {}, params: RequestParams = {}) =>
+      this.request<RunResponsePage, ProblemResponse>({
+        path: `/runs`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description Row results filtered, sorted and paged in the query language (viewers).
      *
      * @tags runs
-     * @name RunsQueryResults
+     * @name QueryRunResults
      * @summary Row results filtered, sorted and paged in the query language (viewers)
      * @request POST:/runs/{run_id}/results/query
      * @secure
@@ -14070,8 +14117,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    runsQueryResults: (
-      { runId }: RunsQueryResultsParams,
+    queryRunResults: (
+      { runId }: QueryRunResultsParams,
       data: RunResultsQueryRequest,
       params: RequestParams = {},
     ) =>
@@ -14089,7 +14136,7 @@ export class EvaluationWorkspaceClient<
      * @description Results flattened for a table (viewers): the row's columns with `_output`, `_passed`, `_score.<metric>`; filtered and sorted in the query language.
      *
      * @tags runs
-     * @name RunsQueryTable
+     * @name QueryRunTable
      * @summary Results flattened for a table (viewers): the row's columns with `_output`, `_passed`, `_score.<metric>`; filtered and sorted in the query language
      * @request POST:/runs/{run_id}/query
      * @secure
@@ -14103,8 +14150,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    runsQueryTable: (
-      { runId }: RunsQueryTableParams,
+    queryRunTable: (
+      { runId }: QueryRunTableParams,
       data: RunResultsQueryRequest,
       params: RequestParams = {},
     ) =>
@@ -14119,35 +14166,10 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description What waits and what runs (viewers): queued and running runs of the workspace with their queue position and progress.
-     *
-     * @tags runs
-     * @name RunsQueueView
-     * @summary What waits and what runs (viewers): queued and running runs of the workspace with their queue position and progress
-     * @request GET:/runs/queue
-     * @secure
-     * @response `200` `RunQueueResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    runsQueueView: (query: RunsQueueViewParams, params: RequestParams = {}) =>
-      this.request<RunQueueResponse, ProblemResponse>({
-        path: `/runs/queue`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
      * @description A new run with the same inputs (members): every row, or only those whose call failed, or those that failed (202).
      *
      * @tags runs
-     * @name RunsRerun
+     * @name Rerun
      * @summary A new run with the same inputs (members): every row, or only those whose call failed, or those that failed (202)
      * @request POST:/runs/{run_id}/rerun
      * @secure
@@ -14161,8 +14183,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    runsRerun: (
-      { runId }: RunsRerunParams,
+    rerun: (
+      { runId }: RerunParams,
       data: RerunRequest,
       params: RequestParams = {},
     ) =>
@@ -14177,55 +14199,30 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description Aggregates (viewers): per metric mean, pass rate and distribution, per dimension breakdown, latency, cost.
+     * @description Starts a run (members): the inputs are snapshotted, the metric config versions frozen, and the run queued (202); an offline connection waits for PUT .../upload.
      *
      * @tags runs
-     * @name RunsResultsSummary
-     * @summary Aggregates (viewers): per metric mean, pass rate and distribution, per dimension breakdown, latency, cost
-     * @request GET:/runs/{run_id}/results
+     * @name StartRun
+     * @summary Starts a run (members): the inputs are snapshotted, the metric config versions frozen, and the run queued (202); an offline connection waits for PUT .../upload
+     * @request POST:/runs
      * @secure
-     * @response `200` `Record<string,any>`
+     * @response `202` `RunResponse`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    runsResultsSummary: (
-      { runId }: RunsResultsSummaryParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<Record<string, any>, ProblemResponse>({
-        path: `/runs/${runId}/results`,
-        method: "GET",
+    startRun: (data: CreateRunRequest, params: RequestParams = {}) =>
+      this.request<RunResponse, ProblemResponse>({
+        path: `/runs`,
+        method: "POST",
+        body: data,
         secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description A multi-turn conversation of the run in order (viewers).
-     *
-     * @tags runs
-     * @name RunsSession
-     * @summary A multi-turn conversation of the run in order (viewers)
-     * @request GET:/runs/{run_id}/sessions/{parent_id}
-     * @secure
-     * @response `200` `RunSessionResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    runsSession: (
-      { runId, parentId }: RunsSessionParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<RunSessionResponse, ProblemResponse>({
-        path: `/runs/${runId}/sessions/${parentId}`,
-        method: "GET",
-        secure: true,
+        type: ContentType.Json,
         format: "json",
         ...params,
       }),
@@ -14234,7 +14231,7 @@ export class EvaluationWorkspaceClient<
      * @description The outputs of an offline run, by row id (members): JSON `{results: [...]}` or JSON Lines (application/x-ndjson, one output object per line, scored at once); scoring is queued (202).
      *
      * @tags runs
-     * @name RunsUpload
+     * @name UploadRunOutputs
      * @summary The outputs of an offline run, by row id (members): JSON `{results: [...]}` or JSON Lines (application/x-ndjson, one output object per line, scored at once); scoring is queued (202)
      * @request PUT:/runs/{run_id}/upload
      * @secure
@@ -14248,8 +14245,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    runsUpload: (
-      { runId }: RunsUploadParams,
+    uploadRunOutputs: (
+      { runId }: UploadRunOutputsParams,
       data: UploadOutputsRequest,
       params: RequestParams = {},
     ) =>
@@ -14268,7 +14265,7 @@ export class EvaluationWorkspaceClient<
      * @description Adds an adapter (members): templates over seed rows and dimension values, or an LLM prompt through a judge connection.
      *
      * @tags synthetic data
-     * @name SdgCreate
+     * @name CreateSdgAdapter
      * @summary Adds an adapter (members): templates over seed rows and dimension values, or an LLM prompt through a judge connection
      * @request POST:/sdg/adapters
      * @secure
@@ -14282,7 +14279,10 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    sdgCreate: (data: CreateSdgAdapterRequest, params: RequestParams = {}) =>
+    createSdgAdapter: (
+      data: CreateSdgAdapterRequest,
+      params: RequestParams = {},
+    ) =>
       this.request<SdgAdapterResponse, ProblemResponse>({
         path: `/sdg/adapters`,
         method: "POST",
@@ -14297,7 +14297,7 @@ export class EvaluationWorkspaceClient<
      * @description One adapter with its latest runs (viewers): poll it for a run's state.
      *
      * @tags synthetic data
-     * @name SdgGet
+     * @name GetSdgAdapter
      * @summary One adapter with its latest runs (viewers): poll it for a run's state
      * @request GET:/sdg/adapters/{adapter_id}
      * @secure
@@ -14308,7 +14308,10 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    sdgGet: ({ adapterId }: SdgGetParams, params: RequestParams = {}) =>
+    getSdgAdapter: (
+      { adapterId }: GetSdgAdapterParams,
+      params: RequestParams = {},
+    ) =>
       this.request<SdgAdapterResponse, ProblemResponse>({
         path: `/sdg/adapters/${adapterId}`,
         method: "GET",
@@ -14321,7 +14324,7 @@ export class EvaluationWorkspaceClient<
      * @description The workspace's SDG adapters with their latest runs (viewers).
      *
      * @tags synthetic data
-     * @name SdgList
+     * @name ListSdgAdapters
      * @summary The workspace's SDG adapters with their latest runs (viewers)
      * @request GET:/sdg/adapters
      * @secure
@@ -14332,7 +14335,10 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    sdgList: (query: SdgListParams, params: RequestParams = {}) =>
+    listSdgAdapters: (
+      query: ListSdgAdaptersParams,
+      params: RequestParams = {},
+    ) =>
       this.request<SdgAdapterResponsePage, ProblemResponse>({
         path: `/sdg/adapters`,
         method: "GET",
@@ -14346,7 +14352,7 @@ export class EvaluationWorkspaceClient<
      * @description Generates rows into a new candidate version of the target dataset (members, 202); existing versions are never touched.
      *
      * @tags synthetic data
-     * @name SdgStartRun
+     * @name StartSdgRun
      * @summary Generates rows into a new candidate version of the target dataset (members, 202); existing versions are never touched
      * @request POST:/sdg/adapters/{adapter_id}/runs
      * @secure
@@ -14360,8 +14366,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    sdgStartRun: (
-      { adapterId }: SdgStartRunParams,
+    startSdgRun: (
+      { adapterId }: StartSdgRunParams,
       data: StartSdgRunRequest,
       params: RequestParams = {},
     ) =>
@@ -14380,7 +14386,7 @@ export class EvaluationWorkspaceClient<
      * @description Properties of the annotation analysis (any signed-in user).
      *
      * @tags analysis
-     * @name AnalysisPropertiesAnnotation
+     * @name GetAnnotationAnalysisProperties
      * @summary Properties of the annotation analysis (any signed-in user)
      * @request GET:/analysis/properties/annotation
      * @secure
@@ -14388,7 +14394,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    analysisPropertiesAnnotation: (params: RequestParams = {}) =>
+    getAnnotationAnalysisProperties: (params: RequestParams = {}) =>
       this.request<AnalysisPropertyDto[], ProblemResponse>({
         path: `/analysis/properties/annotation`,
         method: "GET",
@@ -14401,7 +14407,7 @@ export class EvaluationWorkspaceClient<
      * @description Properties of the text analysis (any signed-in user).
      *
      * @tags analysis
-     * @name AnalysisPropertiesText
+     * @name GetTextAnalysisProperties
      * @summary Properties of the text analysis (any signed-in user)
      * @request GET:/analysis/properties/text
      * @secure
@@ -14409,7 +14415,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    analysisPropertiesText: (params: RequestParams = {}) =>
+    getTextAnalysisProperties: (params: RequestParams = {}) =>
       this.request<AnalysisPropertyDto[], ProblemResponse>({
         path: `/analysis/properties/text`,
         method: "GET",
@@ -14422,7 +14428,7 @@ export class EvaluationWorkspaceClient<
      * @description Properties of the visual analysis (any signed-in user).
      *
      * @tags analysis
-     * @name AnalysisPropertiesVisual
+     * @name GetVisualAnalysisProperties
      * @summary Properties of the visual analysis (any signed-in user)
      * @request GET:/analysis/properties/visual
      * @secure
@@ -14430,7 +14436,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    analysisPropertiesVisual: (params: RequestParams = {}) =>
+    getVisualAnalysisProperties: (params: RequestParams = {}) =>
       this.request<AnalysisPropertyDto[], ProblemResponse>({
         path: `/analysis/properties/visual`,
         method: "GET",
@@ -14444,7 +14450,7 @@ export class EvaluationWorkspaceClient<
      * @description Adds a source to pull traces from (members; naming a secret takes an admin): an OTLP file URL, a Langfuse-compatible or a Phoenix-compatible API.
      *
      * @tags traces
-     * @name TracesCreateConnection
+     * @name CreateTraceConnection
      * @summary Adds a source to pull traces from (members; naming a secret takes an admin): an OTLP file URL, a Langfuse-compatible or a Phoenix-compatible API
      * @request POST:/traces/connections
      * @secure
@@ -14458,7 +14464,7 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    tracesCreateConnection: (
+    createTraceConnection: (
       data: CreateTraceConnectionRequest,
       params: RequestParams = {},
     ) =>
@@ -14476,7 +14482,7 @@ export class EvaluationWorkspaceClient<
      * @description Adds a new ground-truth version: expected outputs for traces of the version (members).
      *
      * @tags traces
-     * @name TracesCreateGroundTruth
+     * @name CreateTraceGroundTruth
      * @summary Adds a new ground-truth version: expected outputs for traces of the version (members)
      * @request POST:/traces/versions/{version_id}/ground-truth
      * @secure
@@ -14490,8 +14496,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    tracesCreateGroundTruth: (
-      { versionId }: TracesCreateGroundTruthParams,
+    createTraceGroundTruth: (
+      { versionId }: CreateTraceGroundTruthParams,
       data: CreateGroundTruthRequest,
       params: RequestParams = {},
     ) =>
@@ -14509,7 +14515,7 @@ export class EvaluationWorkspaceClient<
      * @description Which convention a sample of records follows, with a confidence, how each attribute maps onto the canonical span, and which attributes would be kept aside or dropped (viewers). Nothing is stored.
      *
      * @tags traces
-     * @name TracesDetect
+     * @name DetectTraceConvention
      * @summary Which convention a sample of records follows, with a confidence, how each attribute maps onto the canonical span, and which attributes would be kept aside or dropped (viewers)
      * @request POST:/traces/conventions:detect
      * @secure
@@ -14523,8 +14529,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    tracesDetect: (
-      { detect }: TracesDetectParams,
+    detectTraceConvention: (
+      { detect }: DetectTraceConventionParams,
       data: DetectConventionsRequest,
       params: RequestParams = {},
     ) =>
@@ -14542,7 +14548,7 @@ export class EvaluationWorkspaceClient<
      * @description Convention detection over the first spans of an upload (viewers).
      *
      * @tags traces
-     * @name TracesDetectUpload
+     * @name DetectTraceUploadConvention
      * @summary Convention detection over the first spans of an upload (viewers)
      * @request POST:/traces/uploads/{upload_id}:detect
      * @secure
@@ -14556,8 +14562,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    tracesDetectUpload: (
-      { uploadId, detect }: TracesDetectUploadParams,
+    detectTraceUploadConvention: (
+      { uploadId, detect }: DetectTraceUploadConventionParams,
       data: DetectUploadRequest,
       params: RequestParams = {},
     ) =>
@@ -14572,34 +14578,10 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description An ingest run: state, counts (received = landed + deduplicated + dropped), drops by reason, the version written (viewers).
-     *
-     * @tags traces
-     * @name TracesGetRun
-     * @summary An ingest run: state, counts (received = landed + deduplicated + dropped), drops by reason, the version written (viewers)
-     * @request GET:/traces/runs/{run_id}
-     * @secure
-     * @response `200` `TraceIngestRunResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the trace_ingest_run {run_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    tracesGetRun: ({ runId }: TracesGetRunParams, params: RequestParams = {}) =>
-      this.request<TraceIngestRunResponse, ProblemResponse>({
-        path: `/traces/runs/${runId}`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
      * @description The version's ground truth: the newest set of expected outputs (or `number`), with every version number (viewers).
      *
      * @tags traces
-     * @name TracesGroundTruth
+     * @name GetTraceGroundTruth
      * @summary The version's ground truth: the newest set of expected outputs (or `number`), with every version number (viewers)
      * @request GET:/traces/versions/{version_id}/ground-truth
      * @secure
@@ -14610,8 +14592,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` ground_truth_not_found The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    tracesGroundTruth: (
-      { versionId, ...query }: TracesGroundTruthParams,
+    getTraceGroundTruth: (
+      { versionId, ...query }: GetTraceGroundTruthParams,
       params: RequestParams = {},
     ) =>
       this.request<TraceGroundTruthResponse, ProblemResponse>({
@@ -14624,63 +14606,28 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description Lands an upload or a connection's traces into a new version of a trace dataset, through the queue (members, 202); idempotent: spans already landed are not written again.
+     * @description An ingest run: state, counts (received = landed + deduplicated + dropped), drops by reason, the version written (viewers).
      *
      * @tags traces
-     * @name TracesLand
-     * @summary Lands an upload or a connection's traces into a new version of a trace dataset, through the queue (members, 202); idempotent: spans already landed are not written again
-     * @request POST:/traces/land
+     * @name GetTraceLandingRun
+     * @summary An ingest run: state, counts (received = landed + deduplicated + dropped), drops by reason, the version written (viewers)
+     * @request GET:/traces/runs/{run_id}
      * @secure
-     * @response `202` `TraceIngestRunResponse`
+     * @response `200` `TraceIngestRunResponse`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the trace_ingest_run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    tracesLand: (data: LandTracesRequest, params: RequestParams = {}) =>
-      this.request<TraceIngestRunResponse, ProblemResponse>({
-        path: `/traces/land`,
-        method: "POST",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Pulls the connection's traces (page by page) into a new version of a trace dataset, through the queue (members, 202): poll GET /traces/runs/{id}.
-     *
-     * @tags traces
-     * @name TracesLandFromConnection
-     * @summary Pulls the connection's traces (page by page) into a new version of a trace dataset, through the queue (members, 202): poll GET /traces/runs/{id}
-     * @request POST:/traces/connections/{connection_id}/land
-     * @secure
-     * @response `202` `TraceIngestRunResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the trace_connection {connection_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    tracesLandFromConnection: (
-      { connectionId }: TracesLandFromConnectionParams,
-      data: LandFromConnectionRequest,
+    getTraceLandingRun: (
+      { runId }: GetTraceLandingRunParams,
       params: RequestParams = {},
     ) =>
       this.request<TraceIngestRunResponse, ProblemResponse>({
-        path: `/traces/connections/${connectionId}/land`,
-        method: "POST",
-        body: data,
+        path: `/traces/runs/${runId}`,
+        method: "GET",
         secure: true,
-        type: ContentType.Json,
         format: "json",
         ...params,
       }),
@@ -14689,7 +14636,7 @@ export class EvaluationWorkspaceClient<
      * @description Lands the records in the body (OTLP/JSON requests or span records, at most 10000), through the queue (members, 202).
      *
      * @tags traces
-     * @name TracesLandInline
+     * @name LandInlineTraces
      * @summary Lands the records in the body (OTLP/JSON requests or span records, at most 10000), through the queue (members, 202)
      * @request POST:/traces/land:inline
      * @secure
@@ -14703,8 +14650,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    tracesLandInline: (
-      { inline }: TracesLandInlineParams,
+    landInlineTraces: (
+      { inline }: LandInlineTracesParams,
       data: LandInlineRequest,
       params: RequestParams = {},
     ) =>
@@ -14719,10 +14666,72 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description Lands an upload or a connection's traces into a new version of a trace dataset, through the queue (members, 202); idempotent: spans already landed are not written again.
+     *
+     * @tags traces
+     * @name LandTraces
+     * @summary Lands an upload or a connection's traces into a new version of a trace dataset, through the queue (members, 202); idempotent: spans already landed are not written again
+     * @request POST:/traces/land
+     * @secure
+     * @response `202` `TraceIngestRunResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    landTraces: (data: LandTracesRequest, params: RequestParams = {}) =>
+      this.request<TraceIngestRunResponse, ProblemResponse>({
+        path: `/traces/land`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Pulls the connection's traces (page by page) into a new version of a trace dataset, through the queue (members, 202): poll GET /traces/runs/{id}.
+     *
+     * @tags traces
+     * @name LandTracesFromConnection
+     * @summary Pulls the connection's traces (page by page) into a new version of a trace dataset, through the queue (members, 202): poll GET /traces/runs/{id}
+     * @request POST:/traces/connections/{connection_id}/land
+     * @secure
+     * @response `202` `TraceIngestRunResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the trace_connection {connection_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    landTracesFromConnection: (
+      { connectionId }: LandTracesFromConnectionParams,
+      data: LandFromConnectionRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceIngestRunResponse, ProblemResponse>({
+        path: `/traces/connections/${connectionId}/land`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description The workspace's trace source connections (viewers).
      *
      * @tags traces
-     * @name TracesListConnections
+     * @name ListTraceConnections
      * @summary The workspace's trace source connections (viewers)
      * @request GET:/traces/connections
      * @secure
@@ -14733,8 +14742,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    tracesListConnections: (
-      query: TracesListConnectionsParams,
+    listTraceConnections: (
+      query: ListTraceConnectionsParams,
       params: RequestParams = {},
     ) =>
       this.request<TraceSourceConnectionResponse[], ProblemResponse>({
@@ -14747,10 +14756,66 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description The records the run could not normalise, each with its reason and original payload, in source order (viewers).
+     *
+     * @tags traces
+     * @name ListTraceLandingRunDrops
+     * @summary The records the run could not normalise, each with its reason and original payload, in source order (viewers)
+     * @request GET:/traces/runs/{run_id}/drops
+     * @secure
+     * @response `200` `TraceIngestRunDropsResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the trace_ingest_run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listTraceLandingRunDrops: (
+      { runId, ...query }: ListTraceLandingRunDropsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceIngestRunDropsResponse, ProblemResponse>({
+        path: `/traces/runs/${runId}/drops`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Drops of the landings that wrote this version (viewers).
+     *
+     * @tags traces
+     * @name ListTraceVersionDrops
+     * @summary Drops of the landings that wrote this version (viewers)
+     * @request GET:/traces/versions/{version_id}/drops
+     * @secure
+     * @response `200` `(TraceDropRecordResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset_version {version_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listTraceVersionDrops: (
+      { versionId, ...query }: ListTraceVersionDropsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceDropRecordResponse[], ProblemResponse>({
+        path: `/traces/versions/${versionId}/drops`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description Makes the trace version its dataset's current version (members).
      *
      * @tags traces
-     * @name TracesPromote
+     * @name PromoteTraceVersion
      * @summary Makes the trace version its dataset's current version (members)
      * @request POST:/traces/versions/{version_id}:promote
      * @secure
@@ -14764,8 +14829,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    tracesPromote: (
-      { versionId, promote }: TracesPromoteParams,
+    promoteTraceVersion: (
+      { versionId, promote }: PromoteTraceVersionParams,
       params: RequestParams = {},
     ) =>
       this.request<TraceCurrentVersionResponse, ProblemResponse>({
@@ -14777,38 +14842,10 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description The records the run could not normalise, each with its reason and original payload, in source order (viewers).
-     *
-     * @tags traces
-     * @name TracesRunDrops
-     * @summary The records the run could not normalise, each with its reason and original payload, in source order (viewers)
-     * @request GET:/traces/runs/{run_id}/drops
-     * @secure
-     * @response `200` `TraceIngestRunDropsResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the trace_ingest_run {run_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    tracesRunDrops: (
-      { runId, ...query }: TracesRunDropsParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<TraceIngestRunDropsResponse, ProblemResponse>({
-        path: `/traces/runs/${runId}/drops`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
      * @description Uploads a trace file (multipart, part `file`; streamed to disk, at most UPLOAD_MAX_BYTES) to detect and land (members).
      *
      * @tags traces
-     * @name TracesUpload
+     * @name UploadTraceFile
      * @summary Uploads a trace file (multipart, part `file`; streamed to disk, at most UPLOAD_MAX_BYTES) to detect and land (members)
      * @request POST:/traces/uploads
      * @secure
@@ -14822,8 +14859,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    tracesUpload: (
-      query: TracesUploadParams,
+    uploadTraceFile: (
+      query: UploadTraceFileParams,
       data: UploadTracesForm,
       params: RequestParams = {},
     ) =>
@@ -14837,41 +14874,13 @@ export class EvaluationWorkspaceClient<
         format: "json",
         ...params,
       }),
-
-    /**
-     * @description Drops of the landings that wrote this version (viewers).
-     *
-     * @tags traces
-     * @name TracesVersionDrops
-     * @summary Drops of the landings that wrote this version (viewers)
-     * @request GET:/traces/versions/{version_id}/drops
-     * @secure
-     * @response `200` `(TraceDropRecordResponse)[]`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset_version {version_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    tracesVersionDrops: (
-      { versionId, ...query }: TracesVersionDropsParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<TraceDropRecordResponse[], ProblemResponse>({
-        path: `/traces/versions/${versionId}/drops`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
   };
   projects = {
     /**
      * @description Attaches a test plan version (default its latest) to a project that has none (members).
      *
      * @tags projects
-     * @name ProjectsAttachPlan
+     * @name AttachProjectTestPlan
      * @summary Attaches a test plan version (default its latest) to a project that has none (members)
      * @request POST:/projects/{project_id}/test-plan
      * @secure
@@ -14885,8 +14894,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    projectsAttachPlan: (
-      { projectId }: ProjectsAttachPlanParams,
+    attachProjectTestPlan: (
+      { projectId }: AttachProjectTestPlanParams,
       data: AttachTestPlanRequest,
       params: RequestParams = {},
     ) =>
@@ -14901,38 +14910,10 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description Rows of the project's datasets per dimension value (and chosen pairs), and the values with fewer than `min_rows` (viewers).
-     *
-     * @tags projects
-     * @name ProjectsCoverage
-     * @summary Rows of the project's datasets per dimension value (and chosen pairs), and the values with fewer than `min_rows` (viewers)
-     * @request GET:/projects/{project_id}/coverage
-     * @secure
-     * @response `200` `ProjectCoverageResponse`
-     * @response `400` `ProblemResponse` validation_failed, project_dimension_unknown
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the project {project_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    projectsCoverage: (
-      { projectId, ...query }: ProjectsCoverageParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<ProjectCoverageResponse, ProblemResponse>({
-        path: `/projects/${projectId}/coverage`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
      * @description Creates a project (members) from a template's dimension list (as it is or edited), with SUTs and datasets of the workspace.
      *
      * @tags projects
-     * @name ProjectsCreate
+     * @name CreateProject
      * @summary Creates a project (members) from a template's dimension list (as it is or edited), with SUTs and datasets of the workspace
      * @request POST:/projects
      * @secure
@@ -14946,7 +14927,7 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    projectsCreate: (data: CreateProjectRequest, params: RequestParams = {}) =>
+    createProject: (data: CreateProjectRequest, params: RequestParams = {}) =>
       this.request<ProjectCreateResponse, ProblemResponse>({
         path: `/projects`,
         method: "POST",
@@ -14961,7 +14942,7 @@ export class EvaluationWorkspaceClient<
      * @description Detaches the test plan (members); a project without one is answered unchanged.
      *
      * @tags projects
-     * @name ProjectsDetachPlan
+     * @name DetachProjectTestPlan
      * @summary Detaches the test plan (members); a project without one is answered unchanged
      * @request DELETE:/projects/{project_id}/test-plan
      * @secure
@@ -14973,8 +14954,8 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    projectsDetachPlan: (
-      { projectId }: ProjectsDetachPlanParams,
+    detachProjectTestPlan: (
+      { projectId }: DetachProjectTestPlanParams,
       params: RequestParams = {},
     ) =>
       this.request<ProjectResponse, ProblemResponse>({
@@ -14989,7 +14970,7 @@ export class EvaluationWorkspaceClient<
      * @description One project (viewers).
      *
      * @tags projects
-     * @name ProjectsGet
+     * @name GetProject
      * @summary One project (viewers)
      * @request GET:/projects/{project_id}
      * @secure
@@ -15000,10 +14981,7 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    projectsGet: (
-      { projectId }: ProjectsGetParams,
-      params: RequestParams = {},
-    ) =>
+    getProject: ({ projectId }: GetProjectParams, params: RequestParams = {}) =>
       this.request<ProjectResponse, ProblemResponse>({
         path: `/projects/${projectId}`,
         method: "GET",
@@ -15013,10 +14991,71 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description Rows of the project's datasets per dimension value (and chosen pairs), and the values with fewer than `min_rows` (viewers).
+     *
+     * @tags projects
+     * @name GetProjectCoverage
+     * @summary Rows of the project's datasets per dimension value (and chosen pairs), and the values with fewer than `min_rows` (viewers)
+     * @request GET:/projects/{project_id}/coverage
+     * @secure
+     * @response `200` `ProjectCoverageResponse`
+     * @response `400` `ProblemResponse` validation_failed, project_dimension_unknown
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the project {project_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getProjectCoverage: (
+      { projectId, ...query }: GetProjectCoverageParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ProjectCoverageResponse, ProblemResponse>({
+        path: `/projects/${projectId}/coverage`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Metric values of the project's runs (of its SUTs or datasets) over time, per dimension value, ready for a chart (viewers).
+     *
+     * @tags projects
+     * @name GetProjectTrend
+     * @summary Metric values of the project's runs (of its SUTs or datasets) over time, per dimension value, ready for a chart (viewers)
+     * @request POST:/projects/{project_id}/trend
+     * @secure
+     * @response `200` `ProjectTrendResponse`
+     * @response `400` `ProblemResponse` validation_failed, project_dimension_unknown, invalid_time_range
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the project {project_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getProjectTrend: (
+      { projectId }: GetProjectTrendParams,
+      data: TrendRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ProjectTrendResponse, ProblemResponse>({
+        path: `/projects/${projectId}/trend`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description The workspace's projects (viewers); filter with `q`, sort by name, created_at or updated_at.
      *
      * @tags projects
-     * @name ProjectsList
+     * @name ListProjects
      * @summary The workspace's projects (viewers); filter with `q`, sort by name, created_at or updated_at
      * @request GET:/projects
      * @secure
@@ -15027,7 +15066,7 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    projectsList: (query: ProjectsListParams, params: RequestParams = {}) =>
+    listProjects: (query: ListProjectsParams, params: RequestParams = {}) =>
       this.request<ProjectListItemPage, ProblemResponse>({
         path: `/projects`,
         method: "GET",
@@ -15041,7 +15080,7 @@ export class EvaluationWorkspaceClient<
      * @description Moves the project to another workspace (admins of both); its links to the old workspace's SUTs, datasets and test plan are dropped.
      *
      * @tags projects
-     * @name ProjectsMove
+     * @name MoveProject
      * @summary Moves the project to another workspace (admins of both); its links to the old workspace's SUTs, datasets and test plan are dropped
      * @request POST:/projects/{project_id}/move
      * @secure
@@ -15055,8 +15094,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    projectsMove: (
-      { projectId }: ProjectsMoveParams,
+    moveProject: (
+      { projectId }: MoveProjectParams,
       data: MoveProjectRequest,
       params: RequestParams = {},
     ) =>
@@ -15074,7 +15113,7 @@ export class EvaluationWorkspaceClient<
      * @description Sets the project's test plan version, replacing any attached one (members).
      *
      * @tags projects
-     * @name ProjectsReplacePlan
+     * @name ReplaceProjectTestPlan
      * @summary Sets the project's test plan version, replacing any attached one (members)
      * @request PUT:/projects/{project_id}/test-plan
      * @secure
@@ -15088,8 +15127,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    projectsReplacePlan: (
-      { projectId }: ProjectsReplacePlanParams,
+    replaceProjectTestPlan: (
+      { projectId }: ReplaceProjectTestPlanParams,
       data: AttachTestPlanRequest,
       params: RequestParams = {},
     ) =>
@@ -15104,43 +15143,10 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description Metric values of the project's runs (of its SUTs or datasets) over time, per dimension value, ready for a chart (viewers).
-     *
-     * @tags projects
-     * @name ProjectsTrend
-     * @summary Metric values of the project's runs (of its SUTs or datasets) over time, per dimension value, ready for a chart (viewers)
-     * @request POST:/projects/{project_id}/trend
-     * @secure
-     * @response `200` `ProjectTrendResponse`
-     * @response `400` `ProblemResponse` validation_failed, project_dimension_unknown, invalid_time_range
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the project {project_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    projectsTrend: (
-      { projectId }: ProjectsTrendParams,
-      data: TrendRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<ProjectTrendResponse, ProblemResponse>({
-        path: `/projects/${projectId}/trend`,
-        method: "POST",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
      * @description Changes name, description, dimensions or links (members); lists replace the old ones.
      *
      * @tags projects
-     * @name ProjectsUpdate
+     * @name UpdateProject
      * @summary Changes name, description, dimensions or links (members); lists replace the old ones
      * @request PATCH:/projects/{project_id}
      * @secure
@@ -15154,8 +15160,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    projectsUpdate: (
-      { projectId }: ProjectsUpdateParams,
+    updateProject: (
+      { projectId }: UpdateProjectParams,
       data: UpdateProjectRequest,
       params: RequestParams = {},
     ) =>
@@ -15174,7 +15180,7 @@ export class EvaluationWorkspaceClient<
      * @description Version 1 of a new plan (members): datasets or partitions of the workspace, metrics with thresholds, the release rule.
      *
      * @tags test plans
-     * @name TestPlansCreate
+     * @name CreateTestPlan
      * @summary Version 1 of a new plan (members): datasets or partitions of the workspace, metrics with thresholds, the release rule
      * @request POST:/test-plans
      * @secure
@@ -15188,10 +15194,7 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    testPlansCreate: (
-      data: CreateTestPlanRequest,
-      params: RequestParams = {},
-    ) =>
+    createTestPlan: (data: CreateTestPlanRequest, params: RequestParams = {}) =>
       this.request<TestPlanResponse, ProblemResponse>({
         path: `/test-plans`,
         method: "POST",
@@ -15206,7 +15209,7 @@ export class EvaluationWorkspaceClient<
      * @description A new version (members), from `from_version` (default the latest): what the body leaves out is copied. Versions never change.
      *
      * @tags test plans
-     * @name TestPlansCreateVersion
+     * @name CreateTestPlanVersion
      * @summary A new version (members), from `from_version` (default the latest): what the body leaves out is copied
      * @request POST:/test-plans/{ref}/versions
      * @secure
@@ -15220,8 +15223,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    testPlansCreateVersion: (
-      { ref, ...query }: TestPlansCreateVersionParams,
+    createTestPlanVersion: (
+      { ref, ...query }: CreateTestPlanVersionParams,
       data: CreateTestPlanVersionRequest,
       params: RequestParams = {},
     ) =>
@@ -15240,7 +15243,7 @@ export class EvaluationWorkspaceClient<
      * @description The plan's latest version with the projects carrying it (viewers).
      *
      * @tags test plans
-     * @name TestPlansGet
+     * @name GetTestPlan
      * @summary The plan's latest version with the projects carrying it (viewers)
      * @request GET:/test-plans/{ref}
      * @secure
@@ -15251,8 +15254,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    testPlansGet: (
-      { ref, ...query }: TestPlansGetParams,
+    getTestPlan: (
+      { ref, ...query }: GetTestPlanParams,
       params: RequestParams = {},
     ) =>
       this.request<TestPlanDetailResponse, ProblemResponse>({
@@ -15268,7 +15271,7 @@ export class EvaluationWorkspaceClient<
      * @description One version (a number, or `latest`) (viewers).
      *
      * @tags test plans
-     * @name TestPlansGetVersion
+     * @name GetTestPlanVersion
      * @summary One version (a number, or `latest`) (viewers)
      * @request GET:/test-plans/{ref}/versions/{version}
      * @secure
@@ -15279,8 +15282,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    testPlansGetVersion: (
-      { ref, version, ...query }: TestPlansGetVersionParams,
+    getTestPlanVersion: (
+      { ref, version, ...query }: GetTestPlanVersionParams,
       params: RequestParams = {},
     ) =>
       this.request<TestPlanDetailResponse, ProblemResponse>({
@@ -15296,7 +15299,7 @@ export class EvaluationWorkspaceClient<
      * @description The workspace's test plans with their latest version's size (viewers).
      *
      * @tags test plans
-     * @name TestPlansList
+     * @name ListTestPlans
      * @summary The workspace's test plans with their latest version's size (viewers)
      * @request GET:/test-plans
      * @secure
@@ -15307,7 +15310,7 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    testPlansList: (query: TestPlansListParams, params: RequestParams = {}) =>
+    listTestPlans: (query: ListTestPlansParams, params: RequestParams = {}) =>
       this.request<TestPlanSummaryResponsePage, ProblemResponse>({
         path: `/test-plans`,
         method: "GET",
@@ -15321,7 +15324,7 @@ export class EvaluationWorkspaceClient<
      * @description The plan's versions, newest first (viewers).
      *
      * @tags test plans
-     * @name TestPlansVersions
+     * @name ListTestPlanVersions
      * @summary The plan's versions, newest first (viewers)
      * @request GET:/test-plans/{ref}/versions
      * @secure
@@ -15332,8 +15335,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    testPlansVersions: (
-      { ref, ...query }: TestPlansVersionsParams,
+    listTestPlanVersions: (
+      { ref, ...query }: ListTestPlanVersionsParams,
       params: RequestParams = {},
     ) =>
       this.request<TestPlanVersionPage, ProblemResponse>({
@@ -15350,7 +15353,7 @@ export class EvaluationWorkspaceClient<
      * @description A workspace recommendation (members): metrics, quality checks and dimensions for a use case.
      *
      * @tags test packages
-     * @name RecommendationsCreate
+     * @name CreateRecommendation
      * @summary A workspace recommendation (members): metrics, quality checks and dimensions for a use case
      * @request POST:/test-packages/recommendations
      * @secure
@@ -15364,7 +15367,7 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    recommendationsCreate: (
+    createRecommendation: (
       data: CreateRecommendationRequest,
       params: RequestParams = {},
     ) =>
@@ -15382,7 +15385,7 @@ export class EvaluationWorkspaceClient<
      * @description Deletes a workspace recommendation (members); built-ins are read-only (403 builtin_recommendation_read_only).
      *
      * @tags test packages
-     * @name RecommendationsDelete
+     * @name DeleteRecommendation
      * @summary Deletes a workspace recommendation (members); built-ins are read-only (403 builtin_recommendation_read_only)
      * @request DELETE:/test-packages/recommendations/{recommendation_id}
      * @secure
@@ -15394,8 +15397,8 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    recommendationsDelete: (
-      { recommendationId, ...query }: RecommendationsDeleteParams,
+    deleteRecommendation: (
+      { recommendationId, ...query }: DeleteRecommendationParams,
       params: RequestParams = {},
     ) =>
       this.request<void, ProblemResponse>({
@@ -15410,7 +15413,7 @@ export class EvaluationWorkspaceClient<
      * @description One recommendation, built-in or the workspace's (viewers).
      *
      * @tags test packages
-     * @name RecommendationsGet
+     * @name GetRecommendation
      * @summary One recommendation, built-in or the workspace's (viewers)
      * @request GET:/test-packages/recommendations/{recommendation_id}
      * @secure
@@ -15421,8 +15424,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    recommendationsGet: (
-      { recommendationId, ...query }: RecommendationsGetParams,
+    getRecommendation: (
+      { recommendationId, ...query }: GetRecommendationParams,
       params: RequestParams = {},
     ) =>
       this.request<TestPackageRecommendation, ProblemResponse>({
@@ -15438,7 +15441,7 @@ export class EvaluationWorkspaceClient<
      * @description The built-in recommendations (one per project template) and the workspace's own (viewers).
      *
      * @tags test packages
-     * @name RecommendationsList
+     * @name ListRecommendations
      * @summary The built-in recommendations (one per project template) and the workspace's own (viewers)
      * @request GET:/test-packages/recommendations
      * @secure
@@ -15449,8 +15452,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    recommendationsList: (
-      query: RecommendationsListParams,
+    listRecommendations: (
+      query: ListRecommendationsParams,
       params: RequestParams = {},
     ) =>
       this.request<TestPackageRecommendation[], ProblemResponse>({
@@ -15466,7 +15469,7 @@ export class EvaluationWorkspaceClient<
      * @description Replaces a workspace recommendation (members); built-ins are read-only (403 builtin_recommendation_read_only).
      *
      * @tags test packages
-     * @name RecommendationsReplace
+     * @name ReplaceRecommendation
      * @summary Replaces a workspace recommendation (members); built-ins are read-only (403 builtin_recommendation_read_only)
      * @request PUT:/test-packages/recommendations/{recommendation_id}
      * @secure
@@ -15480,8 +15483,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    recommendationsReplace: (
-      { recommendationId, ...query }: RecommendationsReplaceParams,
+    replaceRecommendation: (
+      { recommendationId, ...query }: ReplaceRecommendationParams,
       data: RecommendationDefinition,
       params: RequestParams = {},
     ) =>
@@ -15498,65 +15501,10 @@ export class EvaluationWorkspaceClient<
   };
   reports = {
     /**
-     * @description Every section and the whole report as one Markdown document (viewers); the ETag serves If-Match on PUT content.
-     *
-     * @tags reports
-     * @name ReportsContent
-     * @summary Every section and the whole report as one Markdown document (viewers); the ETag serves If-Match on PUT content
-     * @request GET:/reports/{report_id}/content
-     * @secure
-     * @response `200` `ReportContentResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    reportsContent: (
-      { reportId }: ReportsContentParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<ReportContentResponse, ProblemResponse>({
-        path: `/reports/${reportId}/content`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description A signed, expiring URL to the report's current content as Markdown or HTML (viewers).
-     *
-     * @tags reports
-     * @name ReportsContentUrl
-     * @summary A signed, expiring URL to the report's current content as Markdown or HTML (viewers)
-     * @request GET:/reports/{report_id}/content-url
-     * @secure
-     * @response `200` `ReportContentUrlResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    reportsContentUrl: (
-      { reportId, ...query }: ReportsContentUrlParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<ReportContentUrlResponse, ProblemResponse>({
-        path: `/reports/${reportId}/content-url`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
      * @description Builds a report from the run (members): every section's figures from its results, narratives from the judge when one is configured, else from the template.
      *
      * @tags reports
-     * @name ReportsCreate
+     * @name CreateReport
      * @summary Builds a report from the run (members): every section's figures from its results, narratives from the judge when one is configured, else from the template
      * @request POST:/reports/{run_id}
      * @secure
@@ -15570,8 +15518,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    reportsCreate: (
-      { runId }: ReportsCreateParams,
+    createReport: (
+      { runId }: CreateReportParams,
       data: CreateReportRequest,
       params: RequestParams = {},
     ) =>
@@ -15589,7 +15537,7 @@ export class EvaluationWorkspaceClient<
      * @description Removes a section from the report (members); regenerate with `sections` naming it brings it back.
      *
      * @tags reports
-     * @name ReportsDeleteSection
+     * @name DeleteReportSection
      * @summary Removes a section from the report (members); regenerate with `sections` naming it brings it back
      * @request DELETE:/reports/{report_id}/content/{section_key}
      * @secure
@@ -15601,8 +15549,8 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    reportsDeleteSection: (
-      { reportId, sectionKey }: ReportsDeleteSectionParams,
+    deleteReportSection: (
+      { reportId, sectionKey }: DeleteReportSectionParams,
       params: RequestParams = {},
     ) =>
       this.request<ReportContentResponse, ProblemResponse>({
@@ -15614,38 +15562,10 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description A signed, expiring URL to the report's file in a format (viewers): the export of this version of the report, rendered and stored when there is none yet.
-     *
-     * @tags reports
-     * @name ReportsDownload
-     * @summary A signed, expiring URL to the report's file in a format (viewers): the export of this version of the report, rendered and stored when there is none yet
-     * @request GET:/reports/{report_id}/download
-     * @secure
-     * @response `200` `ReportDownloadResponse`
-     * @response `400` `ProblemResponse` report_format_not_enabled
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    reportsDownload: (
-      { reportId, ...query }: ReportsDownloadParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<ReportDownloadResponse, ProblemResponse>({
-        path: `/reports/${reportId}/download`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
      * @description Renders the report as Markdown, HTML or PDF and stores the file (members); answers a signed URL to it.
      *
      * @tags reports
-     * @name ReportsExport
+     * @name ExportReport
      * @summary Renders the report as Markdown, HTML or PDF and stores the file (members); answers a signed URL to it
      * @request POST:/reports/{report_id}/export
      * @secure
@@ -15659,8 +15579,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    reportsExport: (
-      { reportId }: ReportsExportParams,
+    exportReport: (
+      { reportId }: ExportReportParams,
       data: ExportReportRequest,
       params: RequestParams = {},
     ) =>
@@ -15678,7 +15598,7 @@ export class EvaluationWorkspaceClient<
      * @description One report with its sections (viewers); the ETag serves If-Match on PUT content.
      *
      * @tags reports
-     * @name ReportsGet
+     * @name GetReport
      * @summary One report with its sections (viewers); the ETag serves If-Match on PUT content
      * @request GET:/reports/{report_id}
      * @secure
@@ -15689,7 +15609,7 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    reportsGet: ({ reportId }: ReportsGetParams, params: RequestParams = {}) =>
+    getReport: ({ reportId }: GetReportParams, params: RequestParams = {}) =>
       this.request<ReportResponse, ProblemResponse>({
         path: `/reports/${reportId}`,
         method: "GET",
@@ -15699,25 +15619,110 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description The workspace's reports, newest first, optionally of one run (viewers).
+     * @description Every section and the whole report as one Markdown document (viewers); the ETag serves If-Match on PUT content.
      *
      * @tags reports
-     * @name ReportsList
-     * @summary The workspace's reports, newest first, optionally of one run (viewers)
-     * @request GET:/reports
+     * @name GetReportContent
+     * @summary Every section and the whole report as one Markdown document (viewers); the ETag serves If-Match on PUT content
+     * @request GET:/reports/{report_id}/content
      * @secure
-     * @response `200` `ReportSummaryPage`
+     * @response `200` `ReportContentResponse`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    reportsList: (query: ReportsListParams, params: RequestParams = {}) =>
-      this.request<ReportSummaryPage, ProblemResponse>({
-        path: `/reports`,
+    getReportContent: (
+      { reportId }: GetReportContentParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReportContentResponse, ProblemResponse>({
+        path: `/reports/${reportId}/content`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description A signed, expiring URL to the report's current content as Markdown or HTML (viewers).
+     *
+     * @tags reports
+     * @name GetReportContentUrl
+     * @summary A signed, expiring URL to the report's current content as Markdown or HTML (viewers)
+     * @request GET:/reports/{report_id}/content-url
+     * @secure
+     * @response `200` `ReportContentUrlResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getReportContentUrl: (
+      { reportId, ...query }: GetReportContentUrlParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReportContentUrlResponse, ProblemResponse>({
+        path: `/reports/${reportId}/content-url`,
         method: "GET",
         query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description A signed, expiring URL to the report's file in a format (viewers): the export of this version of the report, rendered and stored when there is none yet.
+     *
+     * @tags reports
+     * @name GetReportDownloadUrl
+     * @summary A signed, expiring URL to the report's file in a format (viewers): the export of this version of the report, rendered and stored when there is none yet
+     * @request GET:/reports/{report_id}/download
+     * @secure
+     * @response `200` `ReportDownloadResponse`
+     * @response `400` `ProblemResponse` report_format_not_enabled
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getReportDownloadUrl: (
+      { reportId, ...query }: GetReportDownloadUrlParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReportDownloadResponse, ProblemResponse>({
+        path: `/reports/${reportId}/download`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description One section by its key (viewers).
+     *
+     * @tags reports
+     * @name GetReportSection
+     * @summary One section by its key (viewers)
+     * @request GET:/reports/{report_id}/content/{key}
+     * @secure
+     * @response `200` `ReportSectionContent`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
+     * @response `404` `ProblemResponse` report_section_not_found The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getReportSection: (
+      { reportId, key }: GetReportSectionParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReportSectionContent, ProblemResponse>({
+        path: `/reports/${reportId}/content/${key}`,
+        method: "GET",
         secure: true,
         format: "json",
         ...params,
@@ -15727,7 +15732,7 @@ export class EvaluationWorkspaceClient<
      * @description Partition id -> the metric names a report can show for it: the run's metrics, then the built-ins the version's mapping supports (viewers).
      *
      * @tags reports
-     * @name ReportsPartitionMetrics
+     * @name ListReportPartitionMetrics
      * @summary Partition id -> the metric names a report can show for it: the run's metrics, then the built-ins the version's mapping supports (viewers)
      * @request GET:/reports/{run_id}/partitions/metrics
      * @secure
@@ -15738,8 +15743,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    reportsPartitionMetrics: (
-      { runId }: ReportsPartitionMetricsParams,
+    listReportPartitionMetrics: (
+      { runId }: ListReportPartitionMetricsParams,
       params: RequestParams = {},
     ) =>
       this.request<Record<string, string[]>, ProblemResponse>({
@@ -15754,7 +15759,7 @@ export class EvaluationWorkspaceClient<
      * @description The partitions of the dataset version the run executed (viewers).
      *
      * @tags reports
-     * @name ReportsPartitions
+     * @name ListReportPartitions
      * @summary The partitions of the dataset version the run executed (viewers)
      * @request GET:/reports/{run_id}/partitions
      * @secure
@@ -15765,8 +15770,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    reportsPartitions: (
-      { runId }: ReportsPartitionsParams,
+    listReportPartitions: (
+      { runId }: ListReportPartitionsParams,
       params: RequestParams = {},
     ) =>
       this.request<PartitionResponse[], ProblemResponse>({
@@ -15781,7 +15786,7 @@ export class EvaluationWorkspaceClient<
      * @description The questions a report on this run answers, section by section, from its metrics and dimensions (viewers).
      *
      * @tags reports
-     * @name ReportsQuestions
+     * @name ListReportQuestions
      * @summary The questions a report on this run answers, section by section, from its metrics and dimensions (viewers)
      * @request GET:/reports/questions/{run_id}
      * @secure
@@ -15792,8 +15797,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    reportsQuestions: (
-      { runId, ...query }: ReportsQuestionsParams,
+    listReportQuestions: (
+      { runId, ...query }: ListReportQuestionsParams,
       params: RequestParams = {},
     ) =>
       this.request<QuestionSchemaResponse, ProblemResponse>({
@@ -15806,10 +15811,35 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description The workspace's reports, newest first, optionally of one run (viewers).
+     *
+     * @tags reports
+     * @name ListReports
+     * @summary The workspace's reports, newest first, optionally of one run (viewers)
+     * @request GET:/reports
+     * @secure
+     * @response `200` `ReportSummaryPage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listReports: (query: ListReportsParams, params: RequestParams = {}) =>
+      this.request<ReportSummaryPage, ProblemResponse>({
+        path: `/reports`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description Rebuilds the report from its run (members), keeping edited sections unless `keep_edits` is false.
      *
      * @tags reports
-     * @name ReportsRegenerate
+     * @name RegenerateReport
      * @summary Rebuilds the report from its run (members), keeping edited sections unless `keep_edits` is false
      * @request POST:/reports/{report_id}/regenerate
      * @secure
@@ -15823,8 +15853,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    reportsRegenerate: (
-      { reportId }: ReportsRegenerateParams,
+    regenerateReport: (
+      { reportId }: RegenerateReportParams,
       data: RegenerateReportRequest,
       params: RequestParams = {},
     ) =>
@@ -15839,37 +15869,10 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description One section by its key (viewers).
-     *
-     * @tags reports
-     * @name ReportsSection
-     * @summary One section by its key (viewers)
-     * @request GET:/reports/{report_id}/content/{key}
-     * @secure
-     * @response `200` `ReportSectionContent`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
-     * @response `404` `ProblemResponse` report_section_not_found The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    reportsSection: (
-      { reportId, key }: ReportsSectionParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<ReportSectionContent, ProblemResponse>({
-        path: `/reports/${reportId}/content/${key}`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
      * @description Edits sections' markdown and titles (members); edited sections are marked `edited`. Honours If-Match.
      *
      * @tags reports
-     * @name ReportsUpdateContent
+     * @name UpdateReportContent
      * @summary Edits sections' markdown and titles (members); edited sections are marked `edited`
      * @request PUT:/reports/{report_id}/content
      * @secure
@@ -15884,8 +15887,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    reportsUpdateContent: (
-      { reportId }: ReportsUpdateContentParams,
+    updateReportContent: (
+      { reportId }: UpdateReportContentParams,
       data: UpdateReportContentRequest,
       params: RequestParams = {},
     ) =>
@@ -15904,7 +15907,7 @@ export class EvaluationWorkspaceClient<
      * @description Adds a report config (members): its sections in order, their titles and extra questions.
      *
      * @tags reports
-     * @name ReportConfigsCreate
+     * @name CreateReportConfig
      * @summary Adds a report config (members): its sections in order, their titles and extra questions
      * @request POST:/report-configs
      * @secure
@@ -15918,7 +15921,7 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    reportConfigsCreate: (
+    createReportConfig: (
       data: CreateReportConfigRequest,
       params: RequestParams = {},
     ) =>
@@ -15936,7 +15939,7 @@ export class EvaluationWorkspaceClient<
      * @description Deletes a report config (members); reports and settings that named it keep working without it.
      *
      * @tags reports
-     * @name ReportConfigsDelete
+     * @name DeleteReportConfig
      * @summary Deletes a report config (members); reports and settings that named it keep working without it
      * @request DELETE:/report-configs/{config_id}
      * @secure
@@ -15948,8 +15951,8 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    reportConfigsDelete: (
-      { configId }: ReportConfigsDeleteParams,
+    deleteReportConfig: (
+      { configId }: DeleteReportConfigParams,
       params: RequestParams = {},
     ) =>
       this.request<void, ProblemResponse>({
@@ -15963,7 +15966,7 @@ export class EvaluationWorkspaceClient<
      * @description One report config (viewers).
      *
      * @tags reports
-     * @name ReportConfigsGet
+     * @name GetReportConfig
      * @summary One report config (viewers)
      * @request GET:/report-configs/{config_id}
      * @secure
@@ -15974,8 +15977,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    reportConfigsGet: (
-      { configId }: ReportConfigsGetParams,
+    getReportConfig: (
+      { configId }: GetReportConfigParams,
       params: RequestParams = {},
     ) =>
       this.request<ReportConfigResponse, ProblemResponse>({
@@ -15987,10 +15990,30 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description A starting config as commented YAML: every built-in section in the default order (any authenticated user).
+     *
+     * @tags reports
+     * @name GetReportConfigTemplate
+     * @summary A starting config as commented YAML: every built-in section in the default order (any authenticated user)
+     * @request GET:/report-configs/template
+     * @secure
+     * @response `200` `string` The template as YAML
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getReportConfigTemplate: (params: RequestParams = {}) =>
+      this.request<string, ProblemResponse>({
+        path: `/report-configs/template`,
+        method: "GET",
+        secure: true,
+        ...params,
+      }),
+
+    /**
      * @description The workspace's report configs by name (viewers).
      *
      * @tags reports
-     * @name ReportConfigsList
+     * @name ListReportConfigs
      * @summary The workspace's report configs by name (viewers)
      * @request GET:/report-configs
      * @secure
@@ -16001,8 +16024,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    reportConfigsList: (
-      query: ReportConfigsListParams,
+    listReportConfigs: (
+      query: ListReportConfigsParams,
       params: RequestParams = {},
     ) =>
       this.request<ReportConfigSummary[], ProblemResponse>({
@@ -16013,33 +16036,13 @@ export class EvaluationWorkspaceClient<
         format: "json",
         ...params,
       }),
-
-    /**
-     * @description A starting config as commented YAML: every built-in section in the default order (any authenticated user).
-     *
-     * @tags reports
-     * @name ReportConfigsTemplate
-     * @summary A starting config as commented YAML: every built-in section in the default order (any authenticated user)
-     * @request GET:/report-configs/template
-     * @secure
-     * @response `200` `string` The template as YAML
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    reportConfigsTemplate: (params: RequestParams = {}) =>
-      this.request<string, ProblemResponse>({
-        path: `/report-configs/template`,
-        method: "GET",
-        secure: true,
-        ...params,
-      }),
   };
   reportSettings = {
     /**
      * @description Falls back to the built-in prompt (admins).
      *
      * @tags reports
-     * @name ReportSettingsDeletePrompt
+     * @name DeleteReportPrompt
      * @summary Falls back to the built-in prompt (admins)
      * @request DELETE:/report-settings/prompts/{section_key}
      * @secure
@@ -16051,8 +16054,8 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    reportSettingsDeletePrompt: (
-      { sectionKey, ...query }: ReportSettingsDeletePromptParams,
+    deleteReportPrompt: (
+      { sectionKey, ...query }: DeleteReportPromptParams,
       params: RequestParams = {},
     ) =>
       this.request<void, ProblemResponse>({
@@ -16064,38 +16067,10 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description The workspace's report defaults: config, judge and formats (viewers).
-     *
-     * @tags reports
-     * @name ReportSettingsGet
-     * @summary The workspace's report defaults: config, judge and formats (viewers)
-     * @request GET:/report-settings
-     * @secure
-     * @response `200` `ReportSettingsResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    reportSettingsGet: (
-      query: ReportSettingsGetParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<ReportSettingsResponse, ProblemResponse>({
-        path: `/report-settings`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
      * @description One section's prompt in effect (viewers).
      *
      * @tags reports
-     * @name ReportSettingsGetPrompt
+     * @name GetReportPrompt
      * @summary One section's prompt in effect (viewers)
      * @request GET:/report-settings/prompts/{section_key}
      * @secure
@@ -16106,8 +16081,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` report_section_key_unknown The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    reportSettingsGetPrompt: (
-      { sectionKey, ...query }: ReportSettingsGetPromptParams,
+    getReportPrompt: (
+      { sectionKey, ...query }: GetReportPromptParams,
       params: RequestParams = {},
     ) =>
       this.request<ReportSectionPromptResponse, ProblemResponse>({
@@ -16120,10 +16095,38 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description The workspace's report defaults: config, judge and formats (viewers).
+     *
+     * @tags reports
+     * @name GetReportSettings
+     * @summary The workspace's report defaults: config, judge and formats (viewers)
+     * @request GET:/report-settings
+     * @secure
+     * @response `200` `ReportSettingsResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getReportSettings: (
+      query: GetReportSettingsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReportSettingsResponse, ProblemResponse>({
+        path: `/report-settings`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description Every section's prompt in effect, built-in or the workspace's own (viewers).
      *
      * @tags reports
-     * @name ReportSettingsListPrompts
+     * @name ListReportPrompts
      * @summary Every section's prompt in effect, built-in or the workspace's own (viewers)
      * @request GET:/report-settings/prompts
      * @secure
@@ -16134,8 +16137,8 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    reportSettingsListPrompts: (
-      query: ReportSettingsListPromptsParams,
+    listReportPrompts: (
+      query: ListReportPromptsParams,
       params: RequestParams = {},
     ) =>
       this.request<ReportSectionPromptResponse[], ProblemResponse>({
@@ -16151,7 +16154,7 @@ export class EvaluationWorkspaceClient<
      * @description Replaces a section's prompt for the workspace (admins).
      *
      * @tags reports
-     * @name ReportSettingsPutPrompt
+     * @name ReplaceReportPrompt
      * @summary Replaces a section's prompt for the workspace (admins)
      * @request PUT:/report-settings/prompts/{section_key}
      * @secure
@@ -16165,8 +16168,8 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    reportSettingsPutPrompt: (
-      { sectionKey }: ReportSettingsPutPromptParams,
+    replaceReportPrompt: (
+      { sectionKey }: ReplaceReportPromptParams,
       data: PutSectionPromptRequest,
       params: RequestParams = {},
     ) =>
@@ -16184,7 +16187,7 @@ export class EvaluationWorkspaceClient<
      * @description Changes the workspace's report defaults (admins); members left out keep their value.
      *
      * @tags reports
-     * @name ReportSettingsUpdate
+     * @name UpdateReportSettings
      * @summary Changes the workspace's report defaults (admins); members left out keep their value
      * @request PUT:/report-settings
      * @secure
@@ -16198,7 +16201,7 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    reportSettingsUpdate: (
+    updateReportSettings: (
       data: UpdateReportSettingsRequest,
       params: RequestParams = {},
     ) =>
@@ -16217,7 +16220,7 @@ export class EvaluationWorkspaceClient<
      * @description The typed TypeScript client of this version, generated from the service's OpenAPI document, as files (any authenticated user).
      *
      * @tags sdk
-     * @name SdkDownload
+     * @name DownloadSdk
      * @summary The typed TypeScript client of this version, generated from the service's OpenAPI document, as files (any authenticated user)
      * @request GET:/sdk/versions/{version}/download
      * @secure
@@ -16227,7 +16230,7 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` sdk_version_not_found; `available` lists the versions
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    sdkDownload: ({ version }: SdkDownloadParams, params: RequestParams = {}) =>
+    downloadSdk: ({ version }: DownloadSdkParams, params: RequestParams = {}) =>
       this.request<BundleResponse, ProblemResponse>({
         path: `/sdk/versions/${version}/download`,
         method: "GET",
@@ -16240,7 +16243,7 @@ export class EvaluationWorkspaceClient<
      * @description The client SDK versions with their download paths (any authenticated user).
      *
      * @tags sdk
-     * @name SdkVersions
+     * @name ListSdkVersions
      * @summary The client SDK versions with their download paths (any authenticated user)
      * @request GET:/sdk/versions
      * @secure
@@ -16248,7 +16251,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    sdkVersions: (params: RequestParams = {}) =>
+    listSdkVersions: (params: RequestParams = {}) =>
       this.request<SdkVersionsResponse, ProblemResponse>({
         path: `/sdk/versions`,
         method: "GET",
@@ -16262,7 +16265,7 @@ export class EvaluationWorkspaceClient<
      * @description Example datasets (CSV, JSONL), eval configs and a script that runs a whole evaluation against the service (any authenticated user).
      *
      * @tags sdk
-     * @name SdkExamples
+     * @name DownloadExamples
      * @summary Example datasets (CSV, JSONL), eval configs and a script that runs a whole evaluation against the service (any authenticated user)
      * @request GET:/examples/versions/{version}/download
      * @secure
@@ -16272,7 +16275,10 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse` sdk_version_not_found; `available` lists the versions
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    sdkExamples: ({ version }: SdkExamplesParams, params: RequestParams = {}) =>
+    downloadExamples: (
+      { version }: DownloadExamplesParams,
+      params: RequestParams = {},
+    ) =>
       this.request<BundleResponse, ProblemResponse>({
         path: `/examples/versions/${version}/download`,
         method: "GET",

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
@@ -28,6 +28,7 @@ export class AnalysisController {
 
   /** The version's analysis runs, newest first (viewers). */
   @Get('analysis-runs')
+  @ApiOperation({ operationId: 'listAnalysisRuns' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: [AnalysisRunResponse] })
   listRuns(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string): Promise<AnalysisRunResponse[]> {
@@ -36,6 +37,7 @@ export class AnalysisController {
 
   /** Starts text, annotation and visual analyses of the version through the queue (members); read them under analysis/* once it succeeds. */
   @Post('analysis-runs')
+  @ApiOperation({ operationId: 'startAnalysisRun' })
   @WorkspaceRoleRequired('member', DATASET)
   @ApiCreatedResponse({ type: AnalysisRunResponse })
   createRun(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string, @Body() body: CreateAnalysisRunRequest, @CurrentUser() caller: Principal): Promise<AnalysisRunResponse> {
@@ -44,6 +46,7 @@ export class AnalysisController {
 
   /** One analysis run with its state and progress (viewers). */
   @Get('analysis-runs/:run_id')
+  @ApiOperation({ operationId: 'getAnalysisRun' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: AnalysisRunResponse })
   getRun(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string, @UuidParam('run_id') runId: string): Promise<AnalysisRunResponse> {
@@ -52,6 +55,7 @@ export class AnalysisController {
 
   /** Label distributions per label column, overall and per dimension value, and agreement (Cohen's or Fleiss' kappa) between columns labelling the same rows (viewers). */
   @Get('analysis/annotation')
+  @ApiOperation({ operationId: 'getAnnotationAnalysis' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ schema: OPEN })
   annotation(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string): Promise<Record<string, unknown>> {
@@ -60,6 +64,7 @@ export class AnalysisController {
 
   /** Rows by their annotation properties (viewers): the label columns, `labelled`, `agree`. */
   @Post('analysis/annotation/query')
+  @ApiOperation({ operationId: 'queryAnnotationAnalysis' })
   @HttpCode(200)
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ schema: ROWS })
@@ -69,6 +74,7 @@ export class AnalysisController {
 
   /** What the analyses see in the version (viewers): text and label columns, the column embedded, row properties per analysis, the latest runs. */
   @Get('analysis/schema')
+  @ApiOperation({ operationId: 'getAnalysisSchema' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ schema: OPEN })
   schema(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string): Promise<Record<string, unknown>> {
@@ -77,6 +83,7 @@ export class AnalysisController {
 
   /** Per text column: lengths in characters, words and tokens, languages, vocabulary, top terms, readability, empty rates, with histograms (viewers). */
   @Get('analysis/text')
+  @ApiOperation({ operationId: 'getTextAnalysis' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: TextAnalysisResult })
   text(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string): Promise<TextAnalysisResult> {
@@ -85,6 +92,7 @@ export class AnalysisController {
 
   /** Rows by their text properties, e.g. `question.tokens` over 500 or `answer.language` not en (viewers). */
   @Post('analysis/text/query')
+  @ApiOperation({ operationId: 'queryTextAnalysis' })
   @HttpCode(200)
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ schema: ROWS })
@@ -94,6 +102,7 @@ export class AnalysisController {
 
   /** A 2-D map of the rows' embeddings with cluster ids, for a scatter plot (viewers). */
   @Get('analysis/visual')
+  @ApiOperation({ operationId: 'getVisualAnalysis' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: VisualAnalysisResult })
   visual(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string): Promise<VisualAnalysisResult> {
@@ -102,6 +111,7 @@ export class AnalysisController {
 
   /** Rows by their map position or cluster (viewers). */
   @Post('analysis/visual/query')
+  @ApiOperation({ operationId: 'queryVisualAnalysis' })
   @HttpCode(200)
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ schema: ROWS })
@@ -111,6 +121,7 @@ export class AnalysisController {
 
   /** Clusters a text column (members, 202): embedded with the workspace's embedder, k-means with k by silhouette, named by c-TF-IDF. */
   @Post('cluster-runs')
+  @ApiOperation({ operationId: 'startClusterRun' })
   @HttpCode(202)
   @WorkspaceRoleRequired('member', DATASET)
   @ApiAcceptedResponse({ type: DatasetClustersRun })
@@ -120,6 +131,7 @@ export class AnalysisController {
 
   /** Whether the version can be clustered, and why not (viewers). */
   @Get('cluster-runs/availability')
+  @ApiOperation({ operationId: 'getClusteringAvailability' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DatasetClustersAvailability })
   availability(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string): Promise<DatasetClustersAvailability> {
@@ -128,6 +140,7 @@ export class AnalysisController {
 
   /** The newest cluster run of the version, or null (viewers). */
   @Get('cluster-runs/latest')
+  @ApiOperation({ operationId: 'getLatestClusterRun' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DatasetClustersRun, description: 'The newest run, or null when there is none' })
   async latest(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string, @Res() res: Response): Promise<void> {
@@ -137,6 +150,7 @@ export class AnalysisController {
 
   /** One cluster run with its state (viewers). */
   @Get('cluster-runs/:run_id')
+  @ApiOperation({ operationId: 'getClusterRun' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DatasetClustersRun })
   clusterRun(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string, @UuidParam('run_id') runId: string): Promise<DatasetClustersRun> {
@@ -145,6 +159,7 @@ export class AnalysisController {
 
   /** The clusters (sizes, names, terms, exemplar rows) and every row's 2-D point (viewers). */
   @Get('cluster-runs/:run_id/result')
+  @ApiOperation({ operationId: 'getClusterRunResult' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DatasetClustersResult })
   clusterResult(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string, @UuidParam('run_id') runId: string): Promise<DatasetClustersResult> {

@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AnalysisPropertyDto } from './dto/analysis.dto.js';
 import { Authenticated } from '../../../libs/auth/access.decorators.js';
 import { ANNOTATION_PROPERTIES, TEXT_PROPERTIES, VISUAL_PROPERTIES, type AnalysisProperty } from '../../../libs/dataset-analysis/properties.js';
@@ -11,6 +11,7 @@ import { ANNOTATION_PROPERTIES, TEXT_PROPERTIES, VISUAL_PROPERTIES, type Analysi
 export class AnalysisPropertiesController {
   /** Properties of the annotation analysis (any signed-in user). */
   @Get('annotation')
+  @ApiOperation({ operationId: 'getAnnotationAnalysisProperties' })
   @Authenticated()
   @ApiOkResponse({ type: [AnalysisPropertyDto] })
   annotation(): readonly AnalysisProperty[] {
@@ -19,6 +20,7 @@ export class AnalysisPropertiesController {
 
   /** Properties of the text analysis (any signed-in user). */
   @Get('text')
+  @ApiOperation({ operationId: 'getTextAnalysisProperties' })
   @Authenticated()
   @ApiOkResponse({ type: [AnalysisPropertyDto] })
   text(): readonly AnalysisProperty[] {
@@ -27,6 +29,7 @@ export class AnalysisPropertiesController {
 
   /** Properties of the visual analysis (any signed-in user). */
   @Get('visual')
+  @ApiOperation({ operationId: 'getVisualAnalysisProperties' })
   @Authenticated()
   @ApiOkResponse({ type: [AnalysisPropertyDto] })
   visual(): readonly AnalysisProperty[] {

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiNoContentResponse, ApiOkResponse, ApiTags, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Authenticated, CurrentUser, Public } from '../../../libs/auth/access.decorators.js';
 import type { Principal } from '../../../libs/auth/roles.js';
@@ -19,6 +19,7 @@ export class AuthController {
    * auth_busy. Both carry Retry-After.
    */
   @Post('auth/token')
+  @ApiOperation({ operationId: 'issueToken' })
   @HttpCode(200)
   @Public()
   @ApiConsumes('application/json', 'application/x-www-form-urlencoded')
@@ -32,6 +33,7 @@ export class AuthController {
 
   /** Who the token belongs to, with the caller's workspace memberships. With an API key: its creator, in the key's workspace only, at the key's effective role. */
   @Get('auth/me')
+  @ApiOperation({ operationId: 'getCurrentUser' })
   @Authenticated()
   @ApiOkResponse({ type: MeResponse })
   me(@CurrentUser() principal: Principal): Promise<MeResponse> {
@@ -40,6 +42,7 @@ export class AuthController {
 
   /** Revokes the token used for this call; it stops working at once. */
   @Post('auth/logout')
+  @ApiOperation({ operationId: 'logout' })
   @HttpCode(204)
   @Authenticated({ apiKeys: false })
   @ApiNoContentResponse({ description: 'Logged out' })
@@ -49,6 +52,7 @@ export class AuthController {
 
   /** For internal services (a gateway): is this token live, and whose is it? 401 when not. */
   @Post('internal/auth/verify')
+  @ApiOperation({ operationId: 'verifyToken' })
   @HttpCode(200)
   @Public()
   @ApiOkResponse({ type: VerifyResponse })

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiPreconditionFailedResponse, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiPreconditionFailedResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
@@ -18,6 +18,7 @@ export class EvalConfigsController {
 
   /** The workspace's eval configs by name; `q` searches names (viewers). */
   @Get()
+  @ApiOperation({ operationId: 'listEvalConfigs' })
   @WorkspaceRoleRequired('viewer', { query: 'workspace_id' })
   @ApiOkResponse({ type: PageOf(EvalConfigResponse) })
   list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListEvalConfigsQuery): Promise<Page<EvalConfigResponse>> {
@@ -26,6 +27,7 @@ export class EvalConfigsController {
 
   /** A bundle of metrics, a default judge and a pass rule (members); every metric must resolve and every judged one have a judge. */
   @Post()
+  @ApiOperation({ operationId: 'createEvalConfig' })
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
   @ApiCreatedResponse({ type: EvalConfigResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'eval_config_name_taken' })
@@ -35,6 +37,7 @@ export class EvalConfigsController {
 
   /** One eval config (viewers); the ETag serves If-Match on PUT. */
   @Get(':eval_config_id')
+  @ApiOperation({ operationId: 'getEvalConfig' })
   @WorkspaceRoleRequired('viewer', EVAL_CONFIG)
   @ApiOkResponse({ type: EvalConfigResponse })
   async get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('eval_config_id') id: string, @Res({ passthrough: true }) res: Response): Promise<EvalConfigResponse> {
@@ -45,6 +48,7 @@ export class EvalConfigsController {
 
   /** Replaces the eval config (members); honours If-Match. Runs keep the snapshot they started with. */
   @Put(':eval_config_id')
+  @ApiOperation({ operationId: 'replaceEvalConfig' })
   @WorkspaceRoleRequired('member', EVAL_CONFIG)
   @ApiOkResponse({ type: EvalConfigResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'eval_config_name_taken' })
@@ -64,6 +68,7 @@ export class EvalConfigsController {
 
   /** Deletes an eval config (members); runs that used it keep their snapshot. */
   @Delete(':eval_config_id')
+  @ApiOperation({ operationId: 'deleteEvalConfig' })
   @HttpCode(204)
   @WorkspaceRoleRequired('member', EVAL_CONFIG)
   @ApiNoContentResponse({ description: 'Deleted' })

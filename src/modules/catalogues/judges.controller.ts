@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
@@ -17,6 +17,7 @@ export class JudgesController {
 
   /** The workspace's judges (viewers). */
   @Get()
+  @ApiOperation({ operationId: 'listJudges' })
   @WorkspaceRoleRequired('viewer', { query: 'workspace_id' })
   @ApiOkResponse({ type: PageOf(JudgeConnectionResponse) })
   list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListJudgesQuery): Promise<Page<JudgeConnectionResponse>> {
@@ -25,6 +26,7 @@ export class JudgesController {
 
   /** Adds a judge (members; naming its key's secret is for admins). */
   @Post()
+  @ApiOperation({ operationId: 'createJudge' })
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
   @ApiCreatedResponse({ type: JudgeConnectionResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'judge_name_taken' })
@@ -34,6 +36,7 @@ export class JudgesController {
 
   /** One judge (viewers); its key's value never appears. */
   @Get(':judge_id')
+  @ApiOperation({ operationId: 'getJudge' })
   @WorkspaceRoleRequired('viewer', JUDGE)
   @ApiOkResponse({ type: JudgeConnectionResponse })
   get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('judge_id') id: string): Promise<JudgeConnectionResponse> {
@@ -42,6 +45,7 @@ export class JudgesController {
 
   /** Changes a judge (members; setting a secret or moving a judge that sends one is for admins). */
   @Patch(':judge_id')
+  @ApiOperation({ operationId: 'updateJudge' })
   @WorkspaceRoleRequired('member', JUDGE)
   @ApiOkResponse({ type: JudgeConnectionResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'judge_name_taken' })
@@ -51,6 +55,7 @@ export class JudgesController {
 
   /** Deletes a judge no metric or eval config names (admins). */
   @Delete(':judge_id')
+  @ApiOperation({ operationId: 'deleteJudge' })
   @HttpCode(204)
   @WorkspaceRoleRequired('admin', JUDGE)
   @ApiNoContentResponse({ description: 'Deleted' })
@@ -61,6 +66,7 @@ export class JudgesController {
 
   /** Sends a probe (or the given rubric and sample) and reports latency and the parsed verdict (members). An unparseable answer is an error, never a score. */
   @Post(':judge_id/test')
+  @ApiOperation({ operationId: 'testJudge' })
   @HttpCode(200)
   @WorkspaceRoleRequired('member', JUDGE)
   @ApiOkResponse({ type: JudgeTestResult })

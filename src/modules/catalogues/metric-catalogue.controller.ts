@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { WorkspaceMetricCatalogue } from './dto/metric-catalogue.dto.js';
@@ -12,6 +12,7 @@ export class MetricCatalogueController {
 
   /** The metrics the workspace can score runs with, what each needs from a dataset, and its parameter schema (viewers). */
   @Get()
+  @ApiOperation({ operationId: 'listMetrics' })
   @WorkspaceRoleRequired('viewer', { param: 'workspace_id' })
   @ApiOkResponse({ type: WorkspaceMetricCatalogue })
   catalogue(@CurrentWorkspace() access: WorkspaceAccess): Promise<WorkspaceMetricCatalogue> {

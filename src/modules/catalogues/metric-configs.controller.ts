@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
@@ -16,6 +16,7 @@ export class MetricConfigsController {
 
   /** One line per config name, from its newest version (viewers). */
   @Get()
+  @ApiOperation({ operationId: 'listMetricConfigs' })
   @WorkspaceRoleRequired('viewer', IN_WORKSPACE)
   @ApiOkResponse({ type: PageOf(MetricConfigSummary) })
   list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListMetricConfigsQuery): Promise<Page<MetricConfigSummary>> {
@@ -24,6 +25,7 @@ export class MetricConfigsController {
 
   /** Version 1 of a new config (members): parameters are checked against the metric's schema, rubrics parsed, judges looked up. */
   @Post()
+  @ApiOperation({ operationId: 'createMetricConfig' })
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
   @ApiCreatedResponse({ type: MetricConfigResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'metric_config_name_taken' })
@@ -33,6 +35,7 @@ export class MetricConfigsController {
 
   /** A version (`latest` for the newest) (viewers). */
   @Get(':config_name/:config_version')
+  @ApiOperation({ operationId: 'getMetricConfigVersion' })
   @WorkspaceRoleRequired('viewer', IN_WORKSPACE)
   @ApiOkResponse({ type: MetricConfigResponse })
   get(@CurrentWorkspace() access: WorkspaceAccess, @Param('config_name') name: string, @Param('config_version') version: string, @Query() _query: WorkspaceQuery): Promise<MetricConfigResponse> {
@@ -41,6 +44,7 @@ export class MetricConfigsController {
 
   /** Changes a version no run has used yet (members); a used version is frozen (409): create a new version. */
   @Put(':config_name/:config_version')
+  @ApiOperation({ operationId: 'replaceMetricConfigVersion' })
   @WorkspaceRoleRequired('member', IN_WORKSPACE)
   @ApiOkResponse({ type: MetricConfigResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'metric_config_frozen' })
@@ -57,6 +61,7 @@ export class MetricConfigsController {
 
   /** Deletes a version no run used and nothing pins (members). */
   @Delete(':config_name/:config_version')
+  @ApiOperation({ operationId: 'deleteMetricConfigVersion' })
   @HttpCode(204)
   @WorkspaceRoleRequired('member', IN_WORKSPACE)
   @ApiNoContentResponse({ description: 'Deleted' })

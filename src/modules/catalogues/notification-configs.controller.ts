@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
@@ -15,6 +15,7 @@ export class NotificationConfigsController {
 
   /** The workspace's webhooks (admins: they name where data is sent). */
   @Get()
+  @ApiOperation({ operationId: 'listNotificationConfigs' })
   @WorkspaceRoleRequired('admin', { query: 'workspace_id' })
   @ApiOkResponse({ type: PageOf(NotificationConfigResponse) })
   list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListNotificationConfigsQuery): Promise<Page<NotificationConfigResponse>> {
@@ -23,6 +24,7 @@ export class NotificationConfigsController {
 
   /** Adds a webhook for some events, signed with a workspace secret (created when none is named) (admins). */
   @Post()
+  @ApiOperation({ operationId: 'createNotificationConfig' })
   @WorkspaceRoleRequired('admin', { body: 'workspace_id' })
   @ApiCreatedResponse({ type: NotificationConfigResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'notification_config_name_taken' })
@@ -32,6 +34,7 @@ export class NotificationConfigsController {
 
   /** Deletes a webhook (admins). */
   @Delete(':notification_config_id')
+  @ApiOperation({ operationId: 'deleteNotificationConfig' })
   @HttpCode(204)
   @WorkspaceRoleRequired('admin', { resource: 'notification_config', param: 'notification_config_id' })
   @ApiNoContentResponse({ description: 'Deleted' })

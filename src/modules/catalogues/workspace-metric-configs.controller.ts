@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { CreateMetricConfigVersionRequest, MetricConfigResponse } from './dto/metric-config.dto.js';
@@ -19,6 +19,7 @@ export class WorkspaceMetricConfigsController {
 
   /** The workspace's pinned default config per metric (viewers). */
   @Get('metric-config-defaults')
+  @ApiOperation({ operationId: 'listMetricConfigDefaults' })
   @WorkspaceRoleRequired('viewer', WORKSPACE)
   @ApiOkResponse({ type: WorkspaceMetricConfigDefaultListResponse })
   listDefaults(@CurrentWorkspace() access: WorkspaceAccess): Promise<WorkspaceMetricConfigDefaultListResponse> {
@@ -27,6 +28,7 @@ export class WorkspaceMetricConfigsController {
 
   /** Pins (or, with config_name null, clears) the default config of metrics (admins); each change is a revision. */
   @Post('metric-config-defaults')
+  @ApiOperation({ operationId: 'setMetricConfigDefaults' })
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiCreatedResponse({ type: WorkspaceMetricConfigDefaultListResponse })
   setDefaults(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: SetMetricDefaultsRequest, @CurrentUser() caller: Principal): Promise<WorkspaceMetricConfigDefaultListResponse> {
@@ -35,6 +37,7 @@ export class WorkspaceMetricConfigsController {
 
   /** Every revision of one metric's default, newest first (viewers). */
   @Get('metric-config-defaults/:metric_name/versions')
+  @ApiOperation({ operationId: 'listMetricConfigDefaultVersions' })
   @WorkspaceRoleRequired('viewer', WORKSPACE)
   @ApiOkResponse({ type: WorkspaceMetricConfigDefaultVersionsResponse })
   defaultVersions(@CurrentWorkspace() access: WorkspaceAccess, @Param('metric_name') metricName: string): Promise<WorkspaceMetricConfigDefaultVersionsResponse> {
@@ -43,6 +46,7 @@ export class WorkspaceMetricConfigsController {
 
   /** Which config version is in force for each metric, and why (for an eval config when given) (viewers). */
   @Get('metric-configs/resolved')
+  @ApiOperation({ operationId: 'listResolvedMetricConfigs' })
   @WorkspaceRoleRequired('viewer', WORKSPACE)
   @ApiOkResponse({ type: MetricConfigResolutionListResponse })
   resolved(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ResolveMetricConfigsQuery): Promise<MetricConfigResolutionListResponse> {
@@ -51,6 +55,7 @@ export class WorkspaceMetricConfigsController {
 
   /** The next version of a config (members): what the body leaves out is copied from `from_version` (default the newest). */
   @Post('metric-configs/:config_name/versions')
+  @ApiOperation({ operationId: 'createMetricConfigVersion' })
   @WorkspaceRoleRequired('member', WORKSPACE)
   @ApiCreatedResponse({ type: MetricConfigResponse })
   createVersion(@CurrentWorkspace() access: WorkspaceAccess, @Param('config_name') name: string, @Body() body: CreateMetricConfigVersionRequest, @CurrentUser() caller: Principal): Promise<MetricConfigResponse> {

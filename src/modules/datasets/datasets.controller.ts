@@ -6,6 +6,7 @@ import {
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
+  ApiOperation,
   ApiPayloadTooLargeResponse,
   ApiPreconditionFailedResponse,
   ApiTags,
@@ -53,6 +54,7 @@ export class DatasetsController {
 
   /** Datasets of a workspace (viewers), or of every workspace you belong to when `workspace_id` is left out. */
   @Get()
+  @ApiOperation({ operationId: 'listDatasets' })
   @WorkspaceRoleRequired('viewer', { query: 'workspace_id', optional: true })
   @ApiOkResponse({ type: PageOf(DatasetResponse) })
   list(@Query() query: ListDatasetsQuery, @CurrentUser() caller: Principal): Promise<Page<DatasetResponse>> {
@@ -66,6 +68,7 @@ export class DatasetsController {
    * malformed file is 400 `malformed_file` naming the line or row, and creates nothing.
    */
   @Post('upload')
+  @ApiOperation({ operationId: 'uploadDataset' })
   @WorkspaceRoleRequired('member', { query: 'workspace_id' })
   @UseInterceptors(FileUploadInterceptor)
   @ApiConsumes('multipart/form-data')
@@ -89,6 +92,7 @@ export class DatasetsController {
 
   /** A dataset with its newest version (viewers); carries an ETag for If-Match on PATCH. */
   @Get(':dataset_id')
+  @ApiOperation({ operationId: 'getDataset' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DatasetResponse })
   async get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @Res({ passthrough: true }) res: Response): Promise<DatasetResponse> {
@@ -99,6 +103,7 @@ export class DatasetsController {
 
   /** Renames, re-describes or re-tags the dataset (members). Honours If-Match. */
   @Patch(':dataset_id')
+  @ApiOperation({ operationId: 'updateDataset' })
   @WorkspaceRoleRequired('member', DATASET)
   @ApiOkResponse({ type: DatasetResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'dataset_name_taken' })
@@ -118,6 +123,7 @@ export class DatasetsController {
 
   /** Deletes the dataset with every version, row, dimension and partition (admins). */
   @Delete(':dataset_id')
+  @ApiOperation({ operationId: 'deleteDataset' })
   @HttpCode(204)
   @WorkspaceRoleRequired('admin', DATASET)
   @ApiNoContentResponse({ description: 'Deleted' })
@@ -127,6 +133,7 @@ export class DatasetsController {
 
   /** Who changed what and when, newest first (viewers): uploads, edits staged and committed, promotions, mappings. */
   @Get(':dataset_id/audit')
+  @ApiOperation({ operationId: 'listDatasetAuditEntries' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: [AuditEntryResponse] })
   audit(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @Query() query: AuditQuery): Promise<AuditEntryResponse[]> {
@@ -135,6 +142,7 @@ export class DatasetsController {
 
   /** Inferred column types and statistics of a version (viewers). */
   @Get(':dataset_id/schema')
+  @ApiOperation({ operationId: 'getDatasetSchema' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: SchemaResponse })
   schema(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @Query() query: SchemaQuery): Promise<SchemaResponse> {
@@ -143,6 +151,7 @@ export class DatasetsController {
 
   /** The materialised content of every version: row count, content hash and download formats (viewers). */
   @Get(':dataset_id/snapshots')
+  @ApiOperation({ operationId: 'listDatasetSnapshots' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: [SnapshotResponse] })
   snapshots(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string): Promise<SnapshotResponse[]> {
@@ -151,6 +160,7 @@ export class DatasetsController {
 
   /** Versions, newest first (viewers). */
   @Get(':dataset_id/versions')
+  @ApiOperation({ operationId: 'listDatasetVersions' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: PageOf(DatasetVersionResponse) })
   versionList(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @Query() query: ListVersionsQuery): Promise<Page<DatasetVersionResponse>> {
@@ -159,6 +169,7 @@ export class DatasetsController {
 
   /** A signed, expiring URL that downloads a version as CSV, JSON Lines or Parquet without a token (viewers). */
   @Get(':dataset_id/download-url')
+  @ApiOperation({ operationId: 'getDatasetDownloadUrl' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: PresignedUrlResponse })
   async downloadUrl(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @Query() query: DatasetDownloadQuery, @Req() req: Request): Promise<PresignedUrlResponse> {
@@ -169,6 +180,7 @@ export class DatasetsController {
 
   /** Filters, sorts, projects and pages a version's rows (viewers); see docs/query-language.md. */
   @Post(':dataset_id/query')
+  @ApiOperation({ operationId: 'queryDataset' })
   @HttpCode(200)
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: QueryResponse })

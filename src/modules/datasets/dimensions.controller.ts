@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiCreatedResponse, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
@@ -35,6 +35,7 @@ export class DimensionAssignController {
 
   /** Assigns a dimension value to rows given by id or by a rule in the query language (members); creates the dimension and value on first use. */
   @Post('dimensions\\:assign')
+  @ApiOperation({ operationId: 'assignDimensionValue' })
   @WorkspaceRoleRequired('member', DATASET)
   @ApiCreatedResponse({ type: AssignDimensionResponse })
   assign(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @Body() body: AssignDimensionRequest, @CurrentUser() caller: Principal): Promise<AssignDimensionResponse> {
@@ -55,6 +56,7 @@ export class VersionDimensionsController {
 
   /** Every dimension with its values and how many of the version's rows carry each (viewers). */
   @Get('dimensions')
+  @ApiOperation({ operationId: 'listDimensions' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DatasetDimensionsResponse })
   async summary(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @UuidParam('version_id') versionId: string): Promise<DatasetDimensionsResponse> {
@@ -64,6 +66,7 @@ export class VersionDimensionsController {
 
   /** (dimension, value) pairs with row counts and shares (viewers). */
   @Get('dimensions/values')
+  @ApiOperation({ operationId: 'listDimensionValues' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DimensionValuesResponse })
   async values(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @UuidParam('version_id') versionId: string, @Query() query: DimensionValuesQuery): Promise<DimensionValuesResponse> {
@@ -73,6 +76,7 @@ export class VersionDimensionsController {
 
   /** Rows by dimension values (and a filter), with counts per combination of the grouping dimensions (viewers). */
   @Post('dimensions/query')
+  @ApiOperation({ operationId: 'queryDimensions' })
   @HttpCode(200)
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DatasetDimensionsQueryResponse })
@@ -83,6 +87,7 @@ export class VersionDimensionsController {
 
   /** The built-in metrics the version's mapping supports, and what the others lack (viewers). */
   @Get('available-metrics')
+  @ApiOperation({ operationId: 'listAvailableMetrics' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DatasetVersionAvailableMetricsResponse })
   async availableMetrics(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @UuidParam('version_id') versionId: string): Promise<DatasetVersionAvailableMetricsResponse> {
@@ -92,6 +97,7 @@ export class VersionDimensionsController {
 
   /** The version's partitions with their current row counts (viewers). */
   @Get('partitions')
+  @ApiOperation({ operationId: 'listPartitions' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: [PartitionResponse] })
   async listPartitions(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @UuidParam('version_id') versionId: string): Promise<PartitionResponse[]> {
@@ -101,6 +107,7 @@ export class VersionDimensionsController {
 
   /** Saves a slice of the version by dimension values and/or a filter (members). */
   @Post('partitions')
+  @ApiOperation({ operationId: 'createPartition' })
   @WorkspaceRoleRequired('member', DATASET)
   @ApiCreatedResponse({ type: PartitionResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'partition_name_taken' })
@@ -117,6 +124,7 @@ export class VersionDimensionsController {
 
   /** Deletes a partition (members). */
   @Delete('partitions/:partition_id')
+  @ApiOperation({ operationId: 'deletePartition' })
   @HttpCode(204)
   @WorkspaceRoleRequired('member', DATASET)
   @ApiNoContentResponse({ description: 'Deleted' })
@@ -133,6 +141,7 @@ export class VersionDimensionsController {
 
   /** The metrics the partition can be scored with (viewers). */
   @Get('partitions/:partition_id/available-metrics')
+  @ApiOperation({ operationId: 'listAvailablePartitionMetrics' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: PartitionAvailableMetricsResponse })
   async partitionMetrics(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @UuidParam('version_id') versionId: string, @UuidParam('partition_id') partitionId: string): Promise<PartitionAvailableMetricsResponse> {
@@ -142,6 +151,7 @@ export class VersionDimensionsController {
 
   /** The partition's members, paged: sessions of rows for test-case datasets (traces and spans for trace datasets) (viewers). */
   @Post('partitions/:partition_id/resolve')
+  @ApiOperation({ operationId: 'resolvePartition' })
   @HttpCode(200)
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ schema: { type: 'array', items: { oneOf: [{ $ref: getSchemaPath(SessionPartition) }, { $ref: getSchemaPath(TracePartition) }, { $ref: getSchemaPath(SpanPartition) }] } } })

@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
-import { ApiForbiddenResponse, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../../../libs/auth/access.decorators.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
@@ -15,6 +15,7 @@ export class FilesController {
 
   /** Streams a dataset version as CSV, JSON Lines or Parquet. URLs come from download-url and download. */
   @Get('dataset-versions/:version_id/:filename')
+  @ApiOperation({ operationId: 'downloadDatasetVersionFile' })
   @Public()
   @ApiProduces('text/csv', 'application/x-ndjson', 'application/vnd.apache.parquet')
   @ApiOkResponse({ description: 'The file', schema: { type: 'string', format: 'binary' } })

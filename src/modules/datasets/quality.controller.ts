@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
@@ -34,6 +34,7 @@ export class QualityController {
 
   /** The quality checks, each with whether it applies to the version's columns and why (viewers). */
   @Get('datasets/:dataset_id/available-checks')
+  @ApiOperation({ operationId: 'listAvailableQualityChecks' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DatasetSelectableChecksResponse })
   async available(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @Query() query: AvailableChecksQuery): Promise<DatasetSelectableChecksResponse> {
@@ -43,6 +44,7 @@ export class QualityController {
 
   /** The newest verdict of every version that has been checked, newest version first (viewers). */
   @Get('datasets/:dataset_id/versions/quality-checks')
+  @ApiOperation({ operationId: 'listLatestQualityVerdicts' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: [DatasetQualityVerdictResponse] })
   async perVersion(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string): Promise<DatasetQualityVerdictResponse[]> {
@@ -52,6 +54,7 @@ export class QualityController {
 
   /** The newest verdict on the version (viewers); 404 no_quality_run before the first run. */
   @Get('datasets/:dataset_id/versions/:version_id/quality-checks')
+  @ApiOperation({ operationId: 'getLatestQualityVerdict' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DatasetQualityVerdictResponse })
   async latest(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @UuidParam('version_id') versionId: string): Promise<DatasetQualityVerdictResponse> {
@@ -61,6 +64,7 @@ export class QualityController {
 
   /** Runs quality checks on the version now and keeps the run (members). */
   @Post('datasets/:dataset_id/versions/:version_id/quality-checks\\:run')
+  @ApiOperation({ operationId: 'runQualityChecks' })
   @HttpCode(200)
   @WorkspaceRoleRequired('member', DATASET)
   @ApiOkResponse({ type: DatasetQualityVerdictResponse })
@@ -77,6 +81,7 @@ export class QualityController {
 
   /** Data-operation runs on the version, newest first (viewers). */
   @Get('datasets/:dataset_id/versions/:version_id/quality-checks/runs')
+  @ApiOperation({ operationId: 'listQualityCheckRuns' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: PageOf(DataOperationRunResponse) })
   async runs(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @UuidParam('version_id') versionId: string, @Query() query: ListOperationRunsQuery): Promise<Page<DataOperationRunResponse>> {
@@ -86,6 +91,7 @@ export class QualityController {
 
   /** One data-operation run (viewers). */
   @Get('datasets/:dataset_id/versions/:version_id/quality-checks/runs/:run_id')
+  @ApiOperation({ operationId: 'getQualityCheckRun' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DataOperationRunResponse })
   async getRun(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @UuidParam('version_id') versionId: string, @UuidParam('run_id') runId: string): Promise<DataOperationRunResponse> {
@@ -95,6 +101,7 @@ export class QualityController {
 
   /** Checks suited to a dataset's schema, with the reason for each (viewers of its workspace). */
   @Get('check-suggestions')
+  @ApiOperation({ operationId: 'listQualityCheckSuggestions' })
   @WorkspaceRoleRequired('viewer', { resource: 'dataset', query: 'dataset_id' })
   @ApiOkResponse({ type: SuggestionResponse })
   async suggestions(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: CheckSuggestionsQuery): Promise<SuggestionResponse> {

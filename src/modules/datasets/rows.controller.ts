@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import { ApiConflictResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
@@ -17,6 +17,7 @@ export class RowsController {
 
   /** Stages rows for insertion (1..1000); answers them with their `_row_id`. */
   @Post('insert')
+  @ApiOperation({ operationId: 'insertRows' })
   @HttpCode(200)
   @WorkspaceRoleRequired('member', DATASET)
   @ApiOkResponse({ schema: { type: 'array', items: { type: 'object', additionalProperties: true } } })
@@ -27,6 +28,7 @@ export class RowsController {
 
   /** Stages new values for rows by id; answers row id -> the row as it will be. */
   @Patch('update')
+  @ApiOperation({ operationId: 'updateRows' })
   @WorkspaceRoleRequired('member', DATASET)
   @ApiOkResponse({ schema: { type: 'object', additionalProperties: { type: 'object', additionalProperties: true } } })
   @ApiConflictResponse({ type: ProblemResponse, description: 'row_edit_conflict' })
@@ -36,6 +38,7 @@ export class RowsController {
 
   /** Stages rows for deletion by id; answers the ids staged. */
   @Post('delete')
+  @ApiOperation({ operationId: 'deleteRows' })
   @HttpCode(200)
   @WorkspaceRoleRequired('member', DATASET)
   @ApiOkResponse({ schema: { type: 'array', items: { type: 'string', format: 'uuid' } } })
@@ -46,6 +49,7 @@ export class RowsController {
 
   /** Turns every staged edit into a new immutable version, in one transaction. */
   @Post('commit')
+  @ApiOperation({ operationId: 'commitStagedRows' })
   @HttpCode(200)
   @WorkspaceRoleRequired('member', DATASET)
   @ApiOkResponse({ type: RowOperationResponse })
@@ -56,6 +60,7 @@ export class RowsController {
 
   /** The staged edits, oldest first (viewers). */
   @Get('staged')
+  @ApiOperation({ operationId: 'listStagedRows' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: [StagedEditResponse] })
   staged(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string): Promise<StagedEditResponse[]> {
@@ -64,6 +69,7 @@ export class RowsController {
 
   /** Discards every staged edit (members). */
   @Delete('staged')
+  @ApiOperation({ operationId: 'discardStagedRows' })
   @HttpCode(204)
   @WorkspaceRoleRequired('member', DATASET)
   @ApiNoContentResponse({ description: 'Discarded' })

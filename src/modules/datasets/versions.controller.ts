@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Query, Req } from '@nestjs/common';
-import { ApiConflictResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
@@ -26,6 +26,7 @@ export class VersionsController {
 
   /** Makes the version the dataset's current one (members); the previous current goes back to `candidate`. */
   @Post('promote')
+  @ApiOperation({ operationId: 'promoteDatasetVersion' })
   @HttpCode(200)
   @WorkspaceRoleRequired('member', DATASET)
   @ApiOkResponse({ type: DatasetVersionResponse })
@@ -36,6 +37,7 @@ export class VersionsController {
 
   /** Retires the version (members); a retired version stays readable and can be promoted again. */
   @Post('demote')
+  @ApiOperation({ operationId: 'demoteDatasetVersion' })
   @HttpCode(200)
   @WorkspaceRoleRequired('member', DATASET)
   @ApiOkResponse({ type: DatasetVersionResponse })
@@ -46,6 +48,7 @@ export class VersionsController {
 
   /** Maps canonical fields (input, expected_output, context, session_id, metadata) onto the version's columns (members). */
   @Post('map')
+  @ApiOperation({ operationId: 'mapDatasetVersionFields' })
   @HttpCode(200)
   @WorkspaceRoleRequired('member', DATASET)
   @ApiOkResponse({ type: DatasetVersionResponse })
@@ -61,6 +64,7 @@ export class VersionsController {
 
   /** Filters, sorts, projects and pages the version's rows (viewers); see docs/query-language.md. */
   @Post('query')
+  @ApiOperation({ operationId: 'queryDatasetVersion' })
   @HttpCode(200)
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: QueryResponse })
@@ -71,6 +75,7 @@ export class VersionsController {
 
   /** A signed, expiring URL that downloads the version as CSV, JSON Lines or Parquet without a token (viewers). */
   @Get('download')
+  @ApiOperation({ operationId: 'getDatasetVersionDownloadUrl' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: PresignedUrlResponse })
   async download(
@@ -93,6 +98,7 @@ export class DatasetVersionsController {
 
   /** The version with its dataset and schema (viewers of its workspace; 404 for anyone else). */
   @Get(':version_id')
+  @ApiOperation({ operationId: 'getDatasetVersion' })
   @WorkspaceRoleRequired('viewer', { resource: 'dataset_version', param: 'version_id', conceal: true })
   @ApiOkResponse({ type: GetDatasetVersionResponse })
   get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('version_id') versionId: string): Promise<GetDatasetVersionResponse> {

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
@@ -13,6 +13,7 @@ export class OpsController {
 
   /** What the workspace can use now, by kind: built-in metrics and checks, and registered ops whose custom op is active (viewers). */
   @Get()
+  @ApiOperation({ operationId: 'listOps' })
   @WorkspaceRoleRequired('viewer', { query: 'workspace_id' })
   @ApiOkResponse({ type: OpCatalogue })
   catalogue(@CurrentWorkspace() access: WorkspaceAccess, @Query() _query: OpsWorkspaceQuery): Promise<OpCatalogue> {
@@ -21,6 +22,7 @@ export class OpsController {
 
   /** Registers an op served by one of the workspace's custom ops (admins); a name registered again gets a new version. */
   @Post()
+  @ApiOperation({ operationId: 'registerOp' })
   @WorkspaceRoleRequired('admin', { body: 'workspace_id' })
   @ApiCreatedResponse({ type: RegistryOpView })
   @ApiConflictResponse({ type: ProblemResponse, description: 'op_name_reserved, op_kind_change' })
@@ -31,6 +33,7 @@ export class OpsController {
 
   /** Every op, available or not, with its availability and schema; filter by kind and source (viewers). */
   @Get('registry')
+  @ApiOperation({ operationId: 'listRegisteredOps' })
   @WorkspaceRoleRequired('viewer', { query: 'workspace_id' })
   @ApiOkResponse({ type: RegistryListResponse })
   list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListRegistryQuery): Promise<RegistryListResponse> {
@@ -39,6 +42,7 @@ export class OpsController {
 
   /** One op by name (viewers). */
   @Get('registry/:name')
+  @ApiOperation({ operationId: 'getRegisteredOp' })
   @WorkspaceRoleRequired('viewer', { query: 'workspace_id' })
   @ApiOkResponse({ type: RegistryOpView })
   get(@CurrentWorkspace() access: WorkspaceAccess, @Param('name') name: string, @Query() _query: OpsWorkspaceQuery): Promise<RegistryOpView> {
@@ -47,6 +51,7 @@ export class OpsController {
 
   /** The JSON Schema (draft-07) of an op's parameters, of its newest version or of `version` (viewers). */
   @Get(':name/schema')
+  @ApiOperation({ operationId: 'getOpSchema' })
   @WorkspaceRoleRequired('viewer', { query: 'workspace_id' })
   @ApiOkResponse({ type: OpSchemaResponse })
   schema(@CurrentWorkspace() access: WorkspaceAccess, @Param('name') name: string, @Query() query: OpSchemaQuery): Promise<OpSchemaResponse> {

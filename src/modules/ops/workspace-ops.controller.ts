@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
@@ -31,6 +31,7 @@ export class WorkspaceOpsController {
 
   /** Registers an op served by one of the workspace's custom ops (admins); POST /ops with workspace_id in the body does the same. */
   @Post('ops')
+  @ApiOperation({ operationId: 'registerWorkspaceOp' })
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiCreatedResponse({ type: RegistryOpView })
   @ApiConflictResponse({ type: ProblemResponse, description: 'op_name_reserved, op_kind_change' })
@@ -40,6 +41,7 @@ export class WorkspaceOpsController {
 
   /** The workspace's custom ops with their state (viewers). */
   @Get('custom_ops')
+  @ApiOperation({ operationId: 'listCustomOps' })
   @WorkspaceRoleRequired('viewer', WORKSPACE)
   @ApiOkResponse({ type: CustomOpsListResponse })
   list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListCustomOpsQuery): Promise<CustomOpsListResponse> {
@@ -48,6 +50,7 @@ export class WorkspaceOpsController {
 
   /** Publishes an op backed by the workspace's HTTP endpoint (admins): it starts `deploying` and a queued health check makes it `active` or `failed`. */
   @Post('custom_ops')
+  @ApiOperation({ operationId: 'publishCustomOp' })
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiCreatedResponse({ type: CustomOpPublishResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'custom_op_name_taken, op_name_reserved' })
@@ -57,6 +60,7 @@ export class WorkspaceOpsController {
 
   /** One custom op with its revisions (newest first) and the ops it serves (viewers). */
   @Get('custom_ops/:name')
+  @ApiOperation({ operationId: 'getCustomOp' })
   @WorkspaceRoleRequired('viewer', WORKSPACE)
   @ApiOkResponse({ type: CustomOpDetailResponse })
   detail(@CurrentWorkspace() access: WorkspaceAccess, @Param('name') name: string): Promise<CustomOpDetailResponse> {
@@ -65,6 +69,7 @@ export class WorkspaceOpsController {
 
   /** Redeploys (admins): a new revision, health checked again. */
   @Patch('custom_ops/:name')
+  @ApiOperation({ operationId: 'redeployCustomOp' })
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiOkResponse({ type: CustomOpRedeployResponse })
   redeploy(@CurrentWorkspace() access: WorkspaceAccess, @Param('name') name: string, @Body() body: RedeployCustomOpRequest, @CurrentUser() caller: Principal): Promise<CustomOpRedeployResponse> {
@@ -73,6 +78,7 @@ export class WorkspaceOpsController {
 
   /** Stops the op (admins): runs can no longer use it; the reason is kept. */
   @Patch('custom_ops/:name/stop')
+  @ApiOperation({ operationId: 'stopCustomOp' })
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiOkResponse({ type: CustomOpStopResponse })
   stop(@CurrentWorkspace() access: WorkspaceAccess, @Param('name') name: string, @Body() body: StopCustomOpRequest, @CurrentUser() caller: Principal): Promise<CustomOpStopResponse> {
@@ -81,6 +87,7 @@ export class WorkspaceOpsController {
 
   /** Deletes a stopped op with its revisions and the ops it serves (admins). */
   @Delete('custom_ops/:name')
+  @ApiOperation({ operationId: 'deleteCustomOp' })
   @HttpCode(204)
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiNoContentResponse({ description: 'Deleted' })

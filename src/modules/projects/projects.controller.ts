@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Put, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
@@ -18,6 +18,7 @@ export class ProjectsController {
 
   /** The workspace's projects (viewers); filter with `q`, sort by name, created_at or updated_at. */
   @Get()
+  @ApiOperation({ operationId: 'listProjects' })
   @WorkspaceRoleRequired('viewer', { query: 'workspace_id' })
   @ApiOkResponse({ type: PageOf(ProjectListItem) })
   list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListProjectsQuery): Promise<Page<ProjectListItem>> {
@@ -26,6 +27,7 @@ export class ProjectsController {
 
   /** Creates a project (members) from a template's dimension list (as it is or edited), with SUTs and datasets of the workspace. */
   @Post()
+  @ApiOperation({ operationId: 'createProject' })
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
   @ApiCreatedResponse({ type: ProjectCreateResponse })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, unknown_template, project_dimensions_invalid, unknown_sut, unknown_dataset' })
@@ -36,6 +38,7 @@ export class ProjectsController {
 
   /** One project (viewers). */
   @Get(':project_id')
+  @ApiOperation({ operationId: 'getProject' })
   @WorkspaceRoleRequired('viewer', PROJECT)
   @ApiOkResponse({ type: ProjectResponse })
   get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('project_id') id: string): Promise<ProjectResponse> {
@@ -44,6 +47,7 @@ export class ProjectsController {
 
   /** Changes name, description, dimensions or links (members); lists replace the old ones. */
   @Patch(':project_id')
+  @ApiOperation({ operationId: 'updateProject' })
   @WorkspaceRoleRequired('member', PROJECT)
   @ApiOkResponse({ type: ProjectPatchResponse })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, project_dimensions_invalid, unknown_sut, unknown_dataset' })
@@ -54,6 +58,7 @@ export class ProjectsController {
 
   /** Rows of the project's datasets per dimension value (and chosen pairs), and the values with fewer than `min_rows` (viewers). */
   @Get(':project_id/coverage')
+  @ApiOperation({ operationId: 'getProjectCoverage' })
   @WorkspaceRoleRequired('viewer', PROJECT)
   @ApiOkResponse({ type: ProjectCoverageResponse })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, project_dimension_unknown' })
@@ -63,6 +68,7 @@ export class ProjectsController {
 
   /** Moves the project to another workspace (admins of both); its links to the old workspace's SUTs, datasets and test plan are dropped. */
   @Post(':project_id/move')
+  @ApiOperation({ operationId: 'moveProject' })
   @HttpCode(200)
   @WorkspaceRoleRequired('admin', PROJECT)
   @ApiOkResponse({ type: ProjectResponse })
@@ -74,6 +80,7 @@ export class ProjectsController {
 
   /** Metric values of the project's runs (of its SUTs or datasets) over time, per dimension value, ready for a chart (viewers). */
   @Post(':project_id/trend')
+  @ApiOperation({ operationId: 'getProjectTrend' })
   @HttpCode(200)
   @WorkspaceRoleRequired('viewer', PROJECT)
   @ApiOkResponse({ type: ProjectTrendResponse })
@@ -84,6 +91,7 @@ export class ProjectsController {
 
   /** Attaches a test plan version (default its latest) to a project that has none (members). */
   @Post(':project_id/test-plan')
+  @ApiOperation({ operationId: 'attachProjectTestPlan' })
   @HttpCode(200)
   @WorkspaceRoleRequired('member', PROJECT)
   @ApiOkResponse({ type: ProjectPatchResponse })
@@ -95,6 +103,7 @@ export class ProjectsController {
 
   /** Sets the project's test plan version, replacing any attached one (members). */
   @Put(':project_id/test-plan')
+  @ApiOperation({ operationId: 'replaceProjectTestPlan' })
   @WorkspaceRoleRequired('member', PROJECT)
   @ApiOkResponse({ type: ProjectPatchResponse })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, unknown_test_plan' })
@@ -104,6 +113,7 @@ export class ProjectsController {
 
   /** Detaches the test plan (members); a project without one is answered unchanged. */
   @Delete(':project_id/test-plan')
+  @ApiOperation({ operationId: 'detachProjectTestPlan' })
   @HttpCode(200)
   @WorkspaceRoleRequired('member', PROJECT)
   @ApiOkResponse({ type: ProjectResponse })

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
@@ -16,6 +16,7 @@ export class RecommendationsController {
 
   /** The built-in recommendations (one per project template) and the workspace's own (viewers). */
   @Get()
+  @ApiOperation({ operationId: 'listRecommendations' })
   @WorkspaceRoleRequired('viewer', IN_WORKSPACE)
   @ApiOkResponse({ type: [TestPackageRecommendation] })
   list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListRecommendationsQuery): Promise<TestPackageRecommendation[]> {
@@ -24,6 +25,7 @@ export class RecommendationsController {
 
   /** A workspace recommendation (members): metrics, quality checks and dimensions for a use case. */
   @Post()
+  @ApiOperation({ operationId: 'createRecommendation' })
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
   @ApiCreatedResponse({ type: TestPackageRecommendation })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed' })
@@ -34,6 +36,7 @@ export class RecommendationsController {
 
   /** One recommendation, built-in or the workspace's (viewers). */
   @Get(':recommendation_id')
+  @ApiOperation({ operationId: 'getRecommendation' })
   @WorkspaceRoleRequired('viewer', IN_WORKSPACE)
   @ApiParam(ID)
   @ApiOkResponse({ type: TestPackageRecommendation })
@@ -43,6 +46,7 @@ export class RecommendationsController {
 
   /** Replaces a workspace recommendation (members); built-ins are read-only (403 builtin_recommendation_read_only). */
   @Put(':recommendation_id')
+  @ApiOperation({ operationId: 'replaceRecommendation' })
   @WorkspaceRoleRequired('member', IN_WORKSPACE)
   @ApiParam(ID)
   @ApiOkResponse({ type: TestPackageRecommendation })
@@ -54,6 +58,7 @@ export class RecommendationsController {
 
   /** Deletes a workspace recommendation (members); built-ins are read-only (403 builtin_recommendation_read_only). */
   @Delete(':recommendation_id')
+  @ApiOperation({ operationId: 'deleteRecommendation' })
   @HttpCode(204)
   @WorkspaceRoleRequired('member', IN_WORKSPACE)
   @ApiParam(ID)

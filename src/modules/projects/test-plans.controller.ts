@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
@@ -17,6 +17,7 @@ export class TestPlansController {
 
   /** The workspace's test plans with their latest version's size (viewers). */
   @Get()
+  @ApiOperation({ operationId: 'listTestPlans' })
   @WorkspaceRoleRequired('viewer', IN_WORKSPACE)
   @ApiOkResponse({ type: PageOf(TestPlanSummaryResponse) })
   list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListTestPlansQuery): Promise<Page<TestPlanSummaryResponse>> {
@@ -25,6 +26,7 @@ export class TestPlansController {
 
   /** Version 1 of a new plan (members): datasets or partitions of the workspace, metrics with thresholds, the release rule. */
   @Post()
+  @ApiOperation({ operationId: 'createTestPlan' })
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
   @ApiCreatedResponse({ type: TestPlanResponse })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, test_plan_invalid, unknown_dataset' })
@@ -35,6 +37,7 @@ export class TestPlansController {
 
   /** The plan's latest version with the projects carrying it (viewers). */
   @Get(':ref')
+  @ApiOperation({ operationId: 'getTestPlan' })
   @WorkspaceRoleRequired('viewer', IN_WORKSPACE)
   @ApiParam(REF)
   @ApiOkResponse({ type: TestPlanDetailResponse })
@@ -44,6 +47,7 @@ export class TestPlansController {
 
   /** The plan's versions, newest first (viewers). */
   @Get(':ref/versions')
+  @ApiOperation({ operationId: 'listTestPlanVersions' })
   @WorkspaceRoleRequired('viewer', IN_WORKSPACE)
   @ApiParam(REF)
   @ApiOkResponse({ type: TestPlanVersionPage })
@@ -54,6 +58,7 @@ export class TestPlansController {
 
   /** A new version (members), from `from_version` (default the latest): what the body leaves out is copied. Versions never change. */
   @Post(':ref/versions')
+  @ApiOperation({ operationId: 'createTestPlanVersion' })
   @WorkspaceRoleRequired('member', IN_WORKSPACE)
   @ApiParam(REF)
   @ApiCreatedResponse({ type: TestPlanResponse })
@@ -64,6 +69,7 @@ export class TestPlansController {
 
   /** One version (a number, or `latest`) (viewers). */
   @Get(':ref/versions/:version')
+  @ApiOperation({ operationId: 'getTestPlanVersion' })
   @WorkspaceRoleRequired('viewer', IN_WORKSPACE)
   @ApiParam(REF)
   @ApiParam({ name: 'version', description: 'A version number, or `latest`', example: '1' })

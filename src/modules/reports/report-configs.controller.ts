@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
@@ -16,6 +16,7 @@ export class ReportConfigsController {
 
   /** The workspace's report configs by name (viewers). */
   @Get()
+  @ApiOperation({ operationId: 'listReportConfigs' })
   @WorkspaceRoleRequired('viewer', { query: 'workspace_id' })
   @ApiOkResponse({ type: [ReportConfigSummary] })
   list(@CurrentWorkspace() access: WorkspaceAccess, @Query() _query: WorkspaceQuery): Promise<ReportConfigSummary[]> {
@@ -24,6 +25,7 @@ export class ReportConfigsController {
 
   /** Adds a report config (members): its sections in order, their titles and extra questions. */
   @Post()
+  @ApiOperation({ operationId: 'createReportConfig' })
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
   @ApiCreatedResponse({ type: ReportConfigResponse })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, report_config_invalid' })
@@ -34,6 +36,7 @@ export class ReportConfigsController {
 
   /** A starting config as commented YAML: every built-in section in the default order (any authenticated user). */
   @Get('template')
+  @ApiOperation({ operationId: 'getReportConfigTemplate' })
   @Authenticated()
   @Header('Content-Type', 'text/plain; charset=utf-8')
   @ApiProduces('text/plain')
@@ -44,6 +47,7 @@ export class ReportConfigsController {
 
   /** One report config (viewers). */
   @Get(':config_id')
+  @ApiOperation({ operationId: 'getReportConfig' })
   @WorkspaceRoleRequired('viewer', CONFIG)
   @ApiOkResponse({ type: ReportConfigResponse })
   get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('config_id') id: string): Promise<ReportConfigResponse> {
@@ -52,6 +56,7 @@ export class ReportConfigsController {
 
   /** Deletes a report config (members); reports and settings that named it keep working without it. */
   @Delete(':config_id')
+  @ApiOperation({ operationId: 'deleteReportConfig' })
   @HttpCode(204)
   @WorkspaceRoleRequired('member', CONFIG)
   @ApiNoContentResponse({ description: 'Deleted' })

@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Req, Res } from '@nestjs/common';
-import { ApiForbiddenResponse, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../../../libs/auth/access.decorators.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
@@ -14,6 +14,7 @@ export class ReportFilesController {
 
   /** The report's current content as Markdown or HTML. */
   @Get('content/:filename')
+  @ApiOperation({ operationId: 'downloadReportContent' })
   @Public()
   @ApiProduces('text/markdown', 'text/html')
   @ApiOkResponse({ description: 'The report', schema: { type: 'string' } })
@@ -24,6 +25,7 @@ export class ReportFilesController {
 
   /** A stored export (Markdown, HTML or PDF). */
   @Get('exports/:export_id/:filename')
+  @ApiOperation({ operationId: 'downloadReportExport' })
   @Public()
   @ApiProduces('text/markdown', 'text/html', 'application/pdf')
   @ApiOkResponse({ description: 'The exported file', schema: { type: 'string', format: 'binary' } })

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
@@ -15,6 +15,7 @@ export class ReportSettingsController {
 
   /** The workspace's report defaults: config, judge and formats (viewers). */
   @Get()
+  @ApiOperation({ operationId: 'getReportSettings' })
   @WorkspaceRoleRequired('viewer', WORKSPACE_QUERY)
   @ApiOkResponse({ type: ReportSettingsResponse })
   get(@CurrentWorkspace() access: WorkspaceAccess, @Query() _query: WorkspaceQuery): Promise<ReportSettingsResponse> {
@@ -23,6 +24,7 @@ export class ReportSettingsController {
 
   /** Changes the workspace's report defaults (admins); members left out keep their value. */
   @Put()
+  @ApiOperation({ operationId: 'updateReportSettings' })
   @WorkspaceRoleRequired('admin', { body: 'workspace_id' })
   @ApiOkResponse({ type: ReportSettingsResponse })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, report_settings_invalid' })
@@ -32,6 +34,7 @@ export class ReportSettingsController {
 
   /** Every section's prompt in effect, built-in or the workspace's own (viewers). */
   @Get('prompts')
+  @ApiOperation({ operationId: 'listReportPrompts' })
   @WorkspaceRoleRequired('viewer', WORKSPACE_QUERY)
   @ApiOkResponse({ type: [ReportSectionPromptResponse] })
   listPrompts(@CurrentWorkspace() access: WorkspaceAccess, @Query() _query: WorkspaceQuery): Promise<ReportSectionPromptResponse[]> {
@@ -40,6 +43,7 @@ export class ReportSettingsController {
 
   /** One section's prompt in effect (viewers). */
   @Get('prompts/:section_key')
+  @ApiOperation({ operationId: 'getReportPrompt' })
   @WorkspaceRoleRequired('viewer', WORKSPACE_QUERY)
   @ApiOkResponse({ type: ReportSectionPromptResponse })
   @ApiNotFoundResponse({ type: ProblemResponse, description: 'report_section_key_unknown' })
@@ -49,6 +53,7 @@ export class ReportSettingsController {
 
   /** Replaces a section's prompt for the workspace (admins). */
   @Put('prompts/:section_key')
+  @ApiOperation({ operationId: 'replaceReportPrompt' })
   @WorkspaceRoleRequired('admin', { body: 'workspace_id' })
   @ApiOkResponse({ type: ReportSectionPromptResponse })
   @ApiNotFoundResponse({ type: ProblemResponse, description: 'report_section_key_unknown' })
@@ -58,6 +63,7 @@ export class ReportSettingsController {
 
   /** Falls back to the built-in prompt (admins). */
   @Delete('prompts/:section_key')
+  @ApiOperation({ operationId: 'deleteReportPrompt' })
   @HttpCode(204)
   @WorkspaceRoleRequired('admin', WORKSPACE_QUERY)
   @ApiNoContentResponse({ description: 'The built-in prompt applies again' })

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiPreconditionFailedResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiPreconditionFailedResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
@@ -44,6 +44,7 @@ export class ReportsController {
 
   /** The workspace's reports, newest first, optionally of one run (viewers). */
   @Get()
+  @ApiOperation({ operationId: 'listReports' })
   @WorkspaceRoleRequired('viewer', { query: 'workspace_id' })
   @ApiOkResponse({ type: PageOf(ReportSummary) })
   list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListReportsQuery): Promise<Page<ReportSummary>> {
@@ -52,6 +53,7 @@ export class ReportsController {
 
   /** The questions a report on this run answers, section by section, from its metrics and dimensions (viewers). */
   @Get('questions/:run_id')
+  @ApiOperation({ operationId: 'listReportQuestions' })
   @WorkspaceRoleRequired('viewer', RUN)
   @ApiOkResponse({ type: QuestionSchemaResponse })
   questions(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') runId: string, @Query() query: QuestionsQuery): Promise<QuestionSchemaResponse> {
@@ -60,6 +62,7 @@ export class ReportsController {
 
   /** Builds a report from the run (members): every section's figures from its results, narratives from the judge when one is configured, else from the template. */
   @Post(':run_id')
+  @ApiOperation({ operationId: 'createReport' })
   @WorkspaceRoleRequired('member', RUN)
   @ApiCreatedResponse({ type: ReportResponse })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, report_reference_invalid' })
@@ -69,6 +72,7 @@ export class ReportsController {
 
   /** One report with its sections (viewers); the ETag serves If-Match on PUT content. */
   @Get(':report_id')
+  @ApiOperation({ operationId: 'getReport' })
   @WorkspaceRoleRequired('viewer', REPORT)
   @ApiOkResponse({ type: ReportResponse })
   async get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('report_id') id: string, @Res({ passthrough: true }) res: Response): Promise<ReportResponse> {
@@ -79,6 +83,7 @@ export class ReportsController {
 
   /** Every section and the whole report as one Markdown document (viewers); the ETag serves If-Match on PUT content. */
   @Get(':report_id/content')
+  @ApiOperation({ operationId: 'getReportContent' })
   @WorkspaceRoleRequired('viewer', REPORT)
   @ApiOkResponse({ type: ReportContentResponse })
   async content(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('report_id') id: string, @Res({ passthrough: true }) res: Response): Promise<ReportContentResponse> {
@@ -89,6 +94,7 @@ export class ReportsController {
 
   /** Edits sections' markdown and titles (members); edited sections are marked `edited`. Honours If-Match. */
   @Put(':report_id/content')
+  @ApiOperation({ operationId: 'updateReportContent' })
   @WorkspaceRoleRequired('member', REPORT)
   @ApiOkResponse({ type: ReportContentResponse })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, report_content_invalid' })
@@ -108,6 +114,7 @@ export class ReportsController {
 
   /** A signed, expiring URL to the report's current content as Markdown or HTML (viewers). */
   @Get(':report_id/content-url')
+  @ApiOperation({ operationId: 'getReportContentUrl' })
   @WorkspaceRoleRequired('viewer', REPORT)
   @ApiOkResponse({ type: ReportContentUrlResponse })
   async contentUrl(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('report_id') id: string, @Query() query: ContentUrlQuery, @Req() req: Request): Promise<ReportContentUrlResponse> {
@@ -116,6 +123,7 @@ export class ReportsController {
 
   /** One section by its key (viewers). */
   @Get(':report_id/content/:key')
+  @ApiOperation({ operationId: 'getReportSection' })
   @WorkspaceRoleRequired('viewer', REPORT)
   @ApiOkResponse({ type: ReportSectionContent })
   @ApiNotFoundResponse({ type: ProblemResponse, description: 'report_section_not_found' })
@@ -125,6 +133,7 @@ export class ReportsController {
 
   /** Removes a section from the report (members); regenerate with `sections` naming it brings it back. */
   @Delete(':report_id/content/:section_key')
+  @ApiOperation({ operationId: 'deleteReportSection' })
   @WorkspaceRoleRequired('member', REPORT)
   @ApiOkResponse({ type: ReportContentResponse })
   @ApiNotFoundResponse({ type: ProblemResponse, description: 'report_section_not_found' })
@@ -134,6 +143,7 @@ export class ReportsController {
 
   /** A signed, expiring URL to the report's file in a format (viewers): the export of this version of the report, rendered and stored when there is none yet. */
   @Get(':report_id/download')
+  @ApiOperation({ operationId: 'getReportDownloadUrl' })
   @WorkspaceRoleRequired('viewer', REPORT)
   @ApiOkResponse({ type: ReportDownloadResponse })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'report_format_not_enabled' })
@@ -143,6 +153,7 @@ export class ReportsController {
 
   /** Renders the report as Markdown, HTML or PDF and stores the file (members); answers a signed URL to it. */
   @Post(':report_id/export')
+  @ApiOperation({ operationId: 'exportReport' })
   @HttpCode(200)
   @WorkspaceRoleRequired('member', REPORT)
   @ApiOkResponse({ type: ReportDownloadResponse })
@@ -153,6 +164,7 @@ export class ReportsController {
 
   /** Rebuilds the report from its run (members), keeping edited sections unless `keep_edits` is false. */
   @Post(':report_id/regenerate')
+  @ApiOperation({ operationId: 'regenerateReport' })
   @HttpCode(200)
   @WorkspaceRoleRequired('member', REPORT)
   @ApiOkResponse({ type: ReportResponse })
@@ -163,6 +175,7 @@ export class ReportsController {
 
   /** The partitions of the dataset version the run executed (viewers). */
   @Get(':run_id/partitions')
+  @ApiOperation({ operationId: 'listReportPartitions' })
   @WorkspaceRoleRequired('viewer', RUN)
   @ApiOkResponse({ type: [PartitionResponse] })
   partitions(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') runId: string): Promise<PartitionResponse[]> {
@@ -171,6 +184,7 @@ export class ReportsController {
 
   /** Partition id -> the metric names a report can show for it: the run's metrics, then the built-ins the version's mapping supports (viewers). */
   @Get(':run_id/partitions/metrics')
+  @ApiOperation({ operationId: 'listReportPartitionMetrics' })
   @WorkspaceRoleRequired('viewer', RUN)
   @ApiOkResponse({ schema: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } } })
   partitionMetrics(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') runId: string): Promise<Record<string, string[]>> {

@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
-import { ApiForbiddenResponse, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentWorkspace, Public, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { WorkspaceAccess } from '../../../libs/auth/roles.js';
@@ -20,6 +20,7 @@ export class RunFilesController {
 
   /** Streams a run's results as Parquet; URLs come from GET /runs/{run_id}/parquet-url (the signature authorises them). */
   @Get('files/runs/:run_id/:filename')
+  @ApiOperation({ operationId: 'downloadRunParquet' })
   @Public()
   @ApiProduces('application/vnd.apache.parquet')
   @ApiOkResponse({ description: 'The Parquet file', schema: { type: 'string', format: 'binary' } })
@@ -30,6 +31,7 @@ export class RunFilesController {
 
   /** The runs of one SUT, newest first (viewers). */
   @Get('suts/:sut_id/runs')
+  @ApiOperation({ operationId: 'listSutRuns' })
   @WorkspaceRoleRequired('viewer', { resource: 'sut', param: 'sut_id' })
   @ApiOkResponse({ type: PageOf(RunResponse) })
   sutRuns(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('sut_id') sutId: string, @Query() query: SutRunsQuery): Promise<Page<RunResponse>> {

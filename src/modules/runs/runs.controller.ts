@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, Req, Res, UseInterceptors } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiConflictResponse, ApiConsumes, ApiExtraModels, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiConflictResponse, ApiConsumes, ApiExtraModels, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
@@ -34,6 +34,7 @@ export class RunsController {
 
   /** Runs, newest first (viewers): of a workspace, or of every workspace you belong to; filter by SUT, dataset, state, tag. */
   @Get()
+  @ApiOperation({ operationId: 'listRuns' })
   @WorkspaceRoleRequired('viewer', { query: 'workspace_id', optional: true })
   @ApiOkResponse({ type: PageOf(RunResponse) })
   list(@Query() query: ListRunsQuery, @CurrentUser() caller: Principal): Promise<Page<RunResponse>> {
@@ -42,6 +43,7 @@ export class RunsController {
 
   /** Starts a run (members): the inputs are snapshotted, the metric config versions frozen, and the run queued (202); an offline connection waits for PUT .../upload. */
   @Post()
+  @ApiOperation({ operationId: 'startRun' })
   @HttpCode(202)
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
   @ApiAcceptedResponse({ type: RunResponse })
@@ -51,6 +53,7 @@ export class RunsController {
 
   /** Compares two runs of a workspace row by row (viewers): per metric deltas, regressions first. */
   @Get('diff')
+  @ApiOperation({ operationId: 'getRunDiff' })
   @WorkspaceRoleRequired('viewer', BASE_RUN)
   @ApiOkResponse({ type: RunDiffResponse })
   diff(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: DiffQuery): Promise<RunDiffResponse> {
@@ -59,6 +62,7 @@ export class RunsController {
 
   /** The diff as a CSV (a line per row, base/candidate/delta per metric) or JSON file (viewers). */
   @Get('diff/export')
+  @ApiOperation({ operationId: 'exportRunDiff' })
   @WorkspaceRoleRequired('viewer', BASE_RUN)
   @ApiProduces('text/csv', 'application/json')
   @ApiOkResponse({ description: 'The diff file', schema: OBJECT })
@@ -71,6 +75,7 @@ export class RunsController {
 
   /** One row side by side in both runs (viewers). */
   @Get('diff/row')
+  @ApiOperation({ operationId: 'getRunDiffRow' })
   @WorkspaceRoleRequired('viewer', BASE_RUN)
   @ApiOkResponse({ type: RunDiffRowResponse })
   diffRow(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: DiffRowQuery): Promise<RunDiffRowResponse> {
@@ -79,6 +84,7 @@ export class RunsController {
 
   /** One row side by side as a PNG image (viewers): status, input, expected output, both outputs with their verdicts, metric deltas. */
   @Get('diff/row/image')
+  @ApiOperation({ operationId: 'getRunDiffRowImage' })
   @WorkspaceRoleRequired('viewer', BASE_RUN)
   @ApiProduces('image/png')
   @ApiOkResponse({ description: 'The PNG image', schema: { type: 'string', format: 'binary' } })
@@ -91,6 +97,7 @@ export class RunsController {
 
   /** What waits and what runs (viewers): queued and running runs of the workspace with their queue position and progress. */
   @Get('queue')
+  @ApiOperation({ operationId: 'getRunQueue' })
   @WorkspaceRoleRequired('viewer', { query: 'workspace_id' })
   @ApiOkResponse({ type: RunQueueResponse })
   queueView(@CurrentWorkspace() access: WorkspaceAccess, @Query() _query: QueueQuery): Promise<RunQueueResponse> {
@@ -99,6 +106,7 @@ export class RunsController {
 
   /** One run with its progress (viewers). */
   @Get(':run_id')
+  @ApiOperation({ operationId: 'getRun' })
   @WorkspaceRoleRequired('viewer', RUN)
   @ApiOkResponse({ type: RunResponse })
   get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') id: string): Promise<RunResponse> {
@@ -107,6 +115,7 @@ export class RunsController {
 
   /** Where the run fails (viewers): failed rows by metric and by dimension value, worst first, and the most frequent errors. */
   @Get(':run_id/analysis')
+  @ApiOperation({ operationId: 'getRunFailureAnalysis' })
   @WorkspaceRoleRequired('viewer', RUN)
   @ApiOkResponse({ schema: OBJECT })
   analysis(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') id: string): Promise<Record<string, unknown>> {
@@ -115,6 +124,7 @@ export class RunsController {
 
   /** Stops new calls at once (members); the run ends cancelled with what was done kept. */
   @Post(':run_id/cancel')
+  @ApiOperation({ operationId: 'cancelRun' })
   @HttpCode(200)
   @WorkspaceRoleRequired('member', RUN)
   @ApiOkResponse({ type: RunResponse })
@@ -125,6 +135,7 @@ export class RunsController {
 
   /** A new run with the same inputs (members): every row, or only those whose call failed, or those that failed (202). */
   @Post(':run_id/rerun')
+  @ApiOperation({ operationId: 'rerun' })
   @HttpCode(202)
   @WorkspaceRoleRequired('member', RUN)
   @ApiAcceptedResponse({ type: RunResponse })
@@ -135,6 +146,7 @@ export class RunsController {
 
   /** The outputs of an offline run, by row id (members): JSON `{results: [...]}` or JSON Lines (application/x-ndjson, one output object per line, scored at once); scoring is queued (202). */
   @Put(':run_id/upload')
+  @ApiOperation({ operationId: 'uploadRunOutputs' })
   @HttpCode(202)
   @UseInterceptors(NdjsonBodyInterceptor)
   @ApiConsumes('application/json', 'application/x-ndjson')
@@ -147,6 +159,7 @@ export class RunsController {
 
   /** The run's history in order (viewers): state changes, progress (done/total, rate, ETA), row and judge errors. Poll with `after`. */
   @Get(':run_id/events')
+  @ApiOperation({ operationId: 'listRunEvents' })
   @WorkspaceRoleRequired('viewer', RUN)
   @ApiOkResponse({ type: [RunEventResponse] })
   events(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') id: string, @Query() query: EventsQuery): Promise<RunEventResponse[]> {
@@ -155,6 +168,7 @@ export class RunsController {
 
   /** A signed URL to the results as Parquet (viewers). */
   @Get(':run_id/parquet-url')
+  @ApiOperation({ operationId: 'getRunParquetUrl' })
   @WorkspaceRoleRequired('viewer', RUN)
   @ApiOkResponse({ schema: OBJECT })
   async parquetUrl(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') id: string, @Req() req: Request): Promise<Record<string, unknown>> {
@@ -163,6 +177,7 @@ export class RunsController {
 
   /** Results flattened for a table (viewers): the row's columns with `_output`, `_passed`, `_score.<metric>`; filtered and sorted in the query language. */
   @Post(':run_id/query')
+  @ApiOperation({ operationId: 'queryRunTable' })
   @HttpCode(200)
   @WorkspaceRoleRequired('viewer', RUN)
   @ApiOkResponse({ schema: OBJECT })
@@ -172,6 +187,7 @@ export class RunsController {
 
   /** Aggregates (viewers): per metric mean, pass rate and distribution, per dimension breakdown, latency, cost. */
   @Get(':run_id/results')
+  @ApiOperation({ operationId: 'getRunResultsSummary' })
   @WorkspaceRoleRequired('viewer', RUN)
   @ApiOkResponse({ schema: OBJECT })
   resultsSummary(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') id: string): Promise<Record<string, unknown>> {
@@ -180,6 +196,7 @@ export class RunsController {
 
   /** Row results filtered, sorted and paged in the query language (viewers). */
   @Post(':run_id/results/query')
+  @ApiOperation({ operationId: 'queryRunResults' })
   @HttpCode(200)
   @WorkspaceRoleRequired('viewer', RUN)
   @ApiOkResponse({ type: RunResultsQueryResponse })
@@ -189,6 +206,7 @@ export class RunsController {
 
   /** A multi-turn conversation of the run in order (viewers). */
   @Get(':run_id/sessions/:parent_id')
+  @ApiOperation({ operationId: 'getRunSession' })
   @WorkspaceRoleRequired('viewer', RUN)
   @ApiOkResponse({ type: RunSessionResponse })
   session(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') id: string, @Param('parent_id') sessionId: string): Promise<RunSessionResponse> {

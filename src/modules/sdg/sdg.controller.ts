@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
@@ -17,6 +17,7 @@ export class SdgController {
 
   /** The workspace's SDG adapters with their latest runs (viewers). */
   @Get()
+  @ApiOperation({ operationId: 'listSdgAdapters' })
   @WorkspaceRoleRequired('viewer', { query: 'workspace_id' })
   @ApiOkResponse({ type: PageOf(SdgAdapterResponse) })
   list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListSdgAdaptersQuery): Promise<Page<SdgAdapterResponse>> {
@@ -25,6 +26,7 @@ export class SdgController {
 
   /** Adds an adapter (members): templates over seed rows and dimension values, or an LLM prompt through a judge connection. */
   @Post()
+  @ApiOperation({ operationId: 'createSdgAdapter' })
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
   @ApiCreatedResponse({ type: SdgAdapterResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'sdg_adapter_name_taken' })
@@ -34,6 +36,7 @@ export class SdgController {
 
   /** One adapter with its latest runs (viewers): poll it for a run's state. */
   @Get(':adapter_id')
+  @ApiOperation({ operationId: 'getSdgAdapter' })
   @WorkspaceRoleRequired('viewer', ADAPTER)
   @ApiOkResponse({ type: SdgAdapterResponse })
   get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('adapter_id') id: string): Promise<SdgAdapterResponse> {
@@ -42,6 +45,7 @@ export class SdgController {
 
   /** Generates rows into a new candidate version of the target dataset (members, 202); existing versions are never touched. */
   @Post(':adapter_id/runs')
+  @ApiOperation({ operationId: 'startSdgRun' })
   @HttpCode(202)
   @WorkspaceRoleRequired('member', ADAPTER)
   @ApiAcceptedResponse({ type: SdgRunResponse })

@@ -1,5 +1,5 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import { ApiNotFoundResponse, ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../../libs/auth/access.decorators.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { BundleResponse, SdkVersionsResponse } from './dto/sdk.dto.js';
@@ -14,6 +14,7 @@ export class SdkController {
 
   /** The client SDK versions with their download paths (any authenticated user). */
   @Get('sdk/versions')
+  @ApiOperation({ operationId: 'listSdkVersions' })
   @Authenticated()
   @ApiOkResponse({ type: SdkVersionsResponse })
   versions(): SdkVersionsResponse {
@@ -22,6 +23,7 @@ export class SdkController {
 
   /** The typed TypeScript client of this version, generated from the service's OpenAPI document, as files (any authenticated user). */
   @Get('sdk/versions/:version/download')
+  @ApiOperation({ operationId: 'downloadSdk' })
   @Authenticated()
   @ApiParam(VERSION)
   @ApiOkResponse({ type: BundleResponse })
@@ -32,6 +34,7 @@ export class SdkController {
 
   /** Example datasets (CSV, JSONL), eval configs and a script that runs a whole evaluation against the service (any authenticated user). */
   @Get('examples/versions/:version/download')
+  @ApiOperation({ operationId: 'downloadExamples' })
   @Authenticated()
   @ApiParam(VERSION)
   @ApiOkResponse({ type: BundleResponse })

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Put, Req, Res } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiHeader, ApiOkResponse, ApiPreconditionFailedResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiPreconditionFailedResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentUser, Public, SystemAdmin } from '../../../libs/auth/access.decorators.js';
 import type { Principal } from '../../../libs/auth/roles.js';
@@ -17,6 +17,7 @@ export class BrandingController {
    * If-None-Match to get 304 with an empty body while nothing changed.
    */
   @Get()
+  @ApiOperation({ operationId: 'getBranding' })
   @Public()
   @ApiHeader({ name: 'If-None-Match', required: false, description: 'The ETag of a copy you hold; 304 when it is still current' })
   @ApiOkResponse({ type: BrandingResponse, description: 'The current branding', headers: { ETag: { description: 'Strong entity tag of this representation', schema: { type: 'string' } } } })
@@ -36,6 +37,7 @@ export class BrandingController {
    * overwriting someone else's change (412 when it is stale).
    */
   @Put()
+  @ApiOperation({ operationId: 'replaceBranding' })
   @SystemAdmin()
   @ApiHeader({ name: 'If-Match', required: false, description: 'The ETag you read; 412 when the branding changed since' })
   @ApiOkResponse({ type: BrandingResponse, description: 'The saved branding', headers: { ETag: { description: 'Strong entity tag of the saved branding', schema: { type: 'string' } } } })

@@ -1,5 +1,5 @@
 import { Controller, Get, Header } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { Public } from '../../../libs/auth/access.decorators.js';
 import { LiveResponse, NotReadyProblem, ReadinessCheck, ReadyResponse } from './dto/status.dto.js';
 import { StatusService } from './status.service.js';
@@ -12,6 +12,7 @@ export class StatusController {
 
   /** Answers while the process is up; does not touch the database (use it as the liveness probe). */
   @Get('live')
+  @ApiOperation({ operationId: 'getLiveness' })
   @Public()
   @Header('Cache-Control', 'no-store')
   @ApiOkResponse({ type: LiveResponse, description: 'The process is up' })
@@ -24,6 +25,7 @@ export class StatusController {
    * 503 problem+json naming the failing checks (use it as the readiness probe).
    */
   @Get('ready')
+  @ApiOperation({ operationId: 'getReadiness' })
   @Public()
   @Header('Cache-Control', 'no-store')
   @ApiOkResponse({ type: ReadyResponse, description: 'Every dependency answered' })

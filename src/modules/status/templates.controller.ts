@@ -1,5 +1,5 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import { ApiNotFoundResponse, ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../../libs/auth/access.decorators.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { TemplateDetail, TemplateSummary } from './dto/template.dto.js';
@@ -12,6 +12,7 @@ export class TemplatesController {
 
   /** The built-in project templates (customer support, RAG, summarisation, code, agents, …). */
   @Get()
+  @ApiOperation({ operationId: 'listTemplates' })
   @Authenticated()
   @ApiOkResponse({ type: [TemplateSummary], description: 'Every built-in template' })
   list(): TemplateSummary[] {
@@ -23,6 +24,7 @@ export class TemplatesController {
    * project creation.
    */
   @Get(':name')
+  @ApiOperation({ operationId: 'getTemplate' })
   @Authenticated()
   @ApiParam({ name: 'name', description: 'A name listed by GET /templates', example: 'rag-question-answering' })
   @ApiOkResponse({ type: TemplateDetail, description: 'The template with its dimensions and suggested metrics' })

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
@@ -16,6 +16,7 @@ export class ConnectionsController {
 
   /** The system's connections with their limits and the adapter revision in force (viewers). */
   @Get()
+  @ApiOperation({ operationId: 'listSutConnections' })
   @WorkspaceRoleRequired('viewer', SUT)
   @ApiOkResponse({ type: [ConnectionResponse] })
   list(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('sut_id') sutId: string): Promise<ConnectionResponse[]> {
@@ -24,6 +25,7 @@ export class ConnectionsController {
 
   /** Adds a connection (members; naming a secret in `auth` is for admins). */
   @Post()
+  @ApiOperation({ operationId: 'createSutConnection' })
   @WorkspaceRoleRequired('member', SUT)
   @ApiCreatedResponse({ type: ConnectionResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'connection_name_taken' })
@@ -33,6 +35,7 @@ export class ConnectionsController {
 
   /** Changes a connection (members; setting a secret, or pointing a connection that sends one elsewhere, is for admins). */
   @Patch(':connection_id')
+  @ApiOperation({ operationId: 'updateSutConnection' })
   @WorkspaceRoleRequired('member', SUT)
   @ApiOkResponse({ type: ConnectionResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'connection_name_taken' })
@@ -48,6 +51,7 @@ export class ConnectionsController {
 
   /** Deletes a connection with its adapter revisions (members). */
   @Delete(':connection_id')
+  @ApiOperation({ operationId: 'deleteSutConnection' })
   @HttpCode(204)
   @WorkspaceRoleRequired('member', SUT)
   @ApiNoContentResponse({ description: 'Deleted' })
@@ -57,6 +61,7 @@ export class ConnectionsController {
 
   /** The adapter in force: the newest revision, or the kind's default (revision 0) (viewers). */
   @Get(':connection_id/adapter')
+  @ApiOperation({ operationId: 'getConnectionAdapter' })
   @WorkspaceRoleRequired('viewer', SUT)
   @ApiOkResponse({ type: AdapterResponse })
   getAdapter(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('sut_id') sutId: string, @UuidParam('connection_id') id: string): Promise<AdapterResponse> {
@@ -65,6 +70,7 @@ export class ConnectionsController {
 
   /** Adds an adapter revision after checking every template and path (members); 400 adapter_invalid lists each problem with a JSON Pointer. */
   @Post(':connection_id/adapter')
+  @ApiOperation({ operationId: 'createConnectionAdapter' })
   @WorkspaceRoleRequired('member', SUT)
   @ApiCreatedResponse({ type: AdapterResponse })
   createAdapter(
@@ -79,6 +85,7 @@ export class ConnectionsController {
 
   /** Dry run (members): renders the request for a sample row and extracts from a sample response, calling nothing; problems come back as `issues`. */
   @Post(':connection_id/adapter/validate')
+  @ApiOperation({ operationId: 'validateConnectionAdapter' })
   @HttpCode(200)
   @WorkspaceRoleRequired('member', SUT)
   @ApiOkResponse({ type: AdapterValidateResult })
@@ -89,6 +96,7 @@ export class ConnectionsController {
 
   /** One real call through the connection and its adapter (members): status, latency, extracted output or the error. A failing SUT is a result, not an error of this call. */
   @Post(':connection_id/test')
+  @ApiOperation({ operationId: 'testSutConnection' })
   @HttpCode(200)
   @WorkspaceRoleRequired('member', SUT)
   @ApiOkResponse({ type: ConnectionTestResult })

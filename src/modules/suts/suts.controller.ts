@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiPreconditionFailedResponse, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiPreconditionFailedResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Authenticated, CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
@@ -20,6 +20,7 @@ export class SutsController {
 
   /** The workspace's systems under test, by name (viewers); `q` searches names, `tag` filters. */
   @Get()
+  @ApiOperation({ operationId: 'listSuts' })
   @WorkspaceRoleRequired('viewer', { query: 'workspace_id' })
   @ApiOkResponse({ type: PageOf(SutResponse) })
   list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListSutsQuery): Promise<Page<SutResponse>> {
@@ -28,6 +29,7 @@ export class SutsController {
 
   /** Registers a system under test (members); reach it by adding connections. */
   @Post()
+  @ApiOperation({ operationId: 'createSut' })
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
   @ApiCreatedResponse({ type: SutResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'sut_name_taken' })
@@ -37,6 +39,7 @@ export class SutsController {
 
   /** Ready connection + adapter templates: OpenAI-compatible chat, generic JSON REST, Anthropic messages, Azure OpenAI, a RAG endpoint (any signed-in user). */
   @Get('templates')
+  @ApiOperation({ operationId: 'listSutTemplates' })
   @Authenticated()
   @ApiOkResponse({ type: SutTemplateList })
   templates(): SutTemplateList {
@@ -45,6 +48,7 @@ export class SutsController {
 
   /** One system (viewers); the ETag serves If-Match on PATCH. */
   @Get(':sut_id')
+  @ApiOperation({ operationId: 'getSut' })
   @WorkspaceRoleRequired('viewer', SUT)
   @ApiOkResponse({ type: SutResponse })
   async get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('sut_id') id: string, @Res({ passthrough: true }) res: Response): Promise<SutResponse> {
@@ -55,6 +59,7 @@ export class SutsController {
 
   /** Renames, re-describes or re-tags (members). Honours If-Match. */
   @Patch(':sut_id')
+  @ApiOperation({ operationId: 'updateSut' })
   @WorkspaceRoleRequired('member', SUT)
   @ApiOkResponse({ type: SutResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'sut_name_taken' })
@@ -74,6 +79,7 @@ export class SutsController {
 
   /** Deletes the system with its connections and adapters (admins). */
   @Delete(':sut_id')
+  @ApiOperation({ operationId: 'deleteSut' })
   @HttpCode(204)
   @WorkspaceRoleRequired('admin', SUT)
   @ApiNoContentResponse({ description: 'Deleted' })

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
@@ -26,6 +26,7 @@ export class TraceDataController {
 
   /** The graph of components (agents, tools, LLM calls, retrievers) from parent-child spans, with call counts, error rates and latency percentiles per node and edge (viewers). */
   @Get('topology')
+  @ApiOperation({ operationId: 'getTraceTopology' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: TopologyGraph })
   topology(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string, @Query() query: TopologyQuery): Promise<TopologyGraph> {
@@ -34,6 +35,7 @@ export class TraceDataController {
 
   /** Progress of the version's per-trace enrichment (computed after each landing and on recompute) and the fields it derives (viewers). */
   @Get('trace-enrichment')
+  @ApiOperation({ operationId: 'getTraceEnrichment' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: TraceEnrichmentStatusResponse })
   enrichment(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string): Promise<TraceEnrichmentStatusResponse> {
@@ -42,6 +44,7 @@ export class TraceDataController {
 
   /** Per-trace enrichment results, filtered (errors, loops, model, tag, duration, cost), sorted and paged (viewers). */
   @Get('trace-enrichment/results')
+  @ApiOperation({ operationId: 'listTraceEnrichmentResults' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ schema: { type: 'object', additionalProperties: true } })
   results(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string, @Query() query: EnrichmentResultsQuery): Promise<Record<string, unknown>> {
@@ -50,6 +53,7 @@ export class TraceDataController {
 
   /** Queues a new enrichment of the version, optionally with model prices over the built-in table (members). */
   @Post('trace-enrichment\\:recompute')
+  @ApiOperation({ operationId: 'recomputeTraceEnrichment' })
   @HttpCode(200)
   @WorkspaceRoleRequired('member', DATASET)
   @ApiOkResponse({ type: TraceEnrichmentStatusResponse })
@@ -59,6 +63,7 @@ export class TraceDataController {
 
   /** Tags on the version's traces, by trace then tag (viewers). */
   @Get('trace-tags')
+  @ApiOperation({ operationId: 'listTraceTags' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: [TraceTagResponse] })
   listTags(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string, @Query() query: TraceTagsQuery): Promise<TraceTagResponse[]> {
@@ -67,6 +72,7 @@ export class TraceDataController {
 
   /** Adds tags to traces (or, with mode `replace`, sets their tags); answers the traces' tags (members). */
   @Put('trace-tags')
+  @ApiOperation({ operationId: 'tagTraces' })
   @WorkspaceRoleRequired('member', DATASET)
   @ApiOkResponse({ type: [TraceTagResponse] })
   putTags(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string, @Body() body: PutTraceTagsRequest, @CurrentUser() caller: Principal): Promise<TraceTagResponse[]> {
@@ -75,6 +81,7 @@ export class TraceDataController {
 
   /** Removes a trace's tags, a tag from every trace, or one tag from one trace (members). */
   @Delete('trace-tags')
+  @ApiOperation({ operationId: 'untagTraces' })
   @HttpCode(204)
   @WorkspaceRoleRequired('member', DATASET)
   @ApiNoContentResponse()

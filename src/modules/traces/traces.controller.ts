@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Query, UploadedFile, UseInterceptors } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBody, ApiConflictResponse, ApiConsumes, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiPayloadTooLargeResponse, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBody, ApiConflictResponse, ApiConsumes, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
@@ -46,6 +46,7 @@ export class TracesController {
 
   /** The workspace's trace source connections (viewers). */
   @Get('connections')
+  @ApiOperation({ operationId: 'listTraceConnections' })
   @WorkspaceRoleRequired('viewer', { query: 'workspace_id' })
   @ApiOkResponse({ type: [TraceSourceConnectionResponse] })
   listConnections(@CurrentWorkspace() access: WorkspaceAccess, @Query() _query: WorkspaceQuery): Promise<TraceSourceConnectionResponse[]> {
@@ -54,6 +55,7 @@ export class TracesController {
 
   /** Adds a source to pull traces from (members; naming a secret takes an admin): an OTLP file URL, a Langfuse-compatible or a Phoenix-compatible API. */
   @Post('connections')
+  @ApiOperation({ operationId: 'createTraceConnection' })
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
   @ApiCreatedResponse({ type: TraceSourceConnectionResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'trace_connection_name_taken' })
@@ -63,6 +65,7 @@ export class TracesController {
 
   /** Pulls the connection's traces (page by page) into a new version of a trace dataset, through the queue (members, 202): poll GET /traces/runs/{id}. */
   @Post('connections/:connection_id/land')
+  @ApiOperation({ operationId: 'landTracesFromConnection' })
   @HttpCode(202)
   @WorkspaceRoleRequired('member', CONNECTION)
   @ApiAcceptedResponse({ type: TraceIngestRunResponse })
@@ -72,6 +75,7 @@ export class TracesController {
 
   /** Which convention a sample of records follows, with a confidence, how each attribute maps onto the canonical span, and which attributes would be kept aside or dropped (viewers). Nothing is stored. */
   @Post('conventions\\:detect')
+  @ApiOperation({ operationId: 'detectTraceConvention' })
   @HttpCode(200)
   @WorkspaceRoleRequired('viewer', { body: 'workspace_id' })
   @ApiOkResponse({ type: TraceConventionDetectionResponse })
@@ -81,6 +85,7 @@ export class TracesController {
 
   /** Lands an upload or a connection's traces into a new version of a trace dataset, through the queue (members, 202); idempotent: spans already landed are not written again. */
   @Post('land')
+  @ApiOperation({ operationId: 'landTraces' })
   @HttpCode(202)
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
   @ApiAcceptedResponse({ type: TraceIngestRunResponse })
@@ -90,6 +95,7 @@ export class TracesController {
 
   /** Lands the records in the body (OTLP/JSON requests or span records, at most 10000), through the queue (members, 202). */
   @Post('land\\:inline')
+  @ApiOperation({ operationId: 'landInlineTraces' })
   @HttpCode(202)
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
   @ApiAcceptedResponse({ type: TraceIngestRunResponse })
@@ -99,6 +105,7 @@ export class TracesController {
 
   /** An ingest run: state, counts (received = landed + deduplicated + dropped), drops by reason, the version written (viewers). */
   @Get('runs/:run_id')
+  @ApiOperation({ operationId: 'getTraceLandingRun' })
   @WorkspaceRoleRequired('viewer', INGEST_RUN)
   @ApiOkResponse({ type: TraceIngestRunResponse })
   getRun(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') id: string): Promise<TraceIngestRunResponse> {
@@ -107,6 +114,7 @@ export class TracesController {
 
   /** The records the run could not normalise, each with its reason and original payload, in source order (viewers). */
   @Get('runs/:run_id/drops')
+  @ApiOperation({ operationId: 'listTraceLandingRunDrops' })
   @WorkspaceRoleRequired('viewer', INGEST_RUN)
   @ApiOkResponse({ type: TraceIngestRunDropsResponse })
   runDrops(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') id: string, @Query() query: DropsQuery): Promise<TraceIngestRunDropsResponse> {
@@ -115,6 +123,7 @@ export class TracesController {
 
   /** Uploads a trace file (multipart, part `file`; streamed to disk, at most UPLOAD_MAX_BYTES) to detect and land (members). */
   @Post('uploads')
+  @ApiOperation({ operationId: 'uploadTraceFile' })
   @WorkspaceRoleRequired('member', { query: 'workspace_id' })
   @UseInterceptors(FileUploadInterceptor)
   @ApiConsumes('multipart/form-data')
@@ -127,6 +136,7 @@ export class TracesController {
 
   /** Convention detection over the first spans of an upload (viewers). */
   @Post('uploads/:upload_id\\:detect')
+  @ApiOperation({ operationId: 'detectTraceUploadConvention' })
   @HttpCode(200)
   @WorkspaceRoleRequired('viewer', UPLOAD)
   @ApiOkResponse({ type: TraceConventionDetectionResponse })
@@ -136,6 +146,7 @@ export class TracesController {
 
   /** Drops of the landings that wrote this version (viewers). */
   @Get('versions/:version_id/drops')
+  @ApiOperation({ operationId: 'listTraceVersionDrops' })
   @WorkspaceRoleRequired('viewer', VERSION)
   @ApiOkResponse({ type: [TraceDropRecordResponse] })
   versionDrops(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('version_id') id: string, @Query() query: DropsQuery): Promise<TraceDropRecordResponse[]> {
@@ -144,6 +155,7 @@ export class TracesController {
 
   /** The version's ground truth: the newest set of expected outputs (or `number`), with every version number (viewers). */
   @Get('versions/:version_id/ground-truth')
+  @ApiOperation({ operationId: 'getTraceGroundTruth' })
   @WorkspaceRoleRequired('viewer', VERSION)
   @ApiOkResponse({ type: TraceGroundTruthResponse })
   @ApiNotFoundResponse({ type: ProblemResponse, description: 'ground_truth_not_found' })
@@ -153,6 +165,7 @@ export class TracesController {
 
   /** Adds a new ground-truth version: expected outputs for traces of the version (members). */
   @Post('versions/:version_id/ground-truth')
+  @ApiOperation({ operationId: 'createTraceGroundTruth' })
   @WorkspaceRoleRequired('member', VERSION)
   @ApiCreatedResponse({ type: TraceGroundTruthVersionResponse })
   createGroundTruth(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('version_id') id: string, @Body() body: CreateGroundTruthRequest, @CurrentUser() caller: Principal): Promise<TraceGroundTruthVersionResponse> {
@@ -161,6 +174,7 @@ export class TracesController {
 
   /** Makes the trace version its dataset's current version (members). */
   @Post('versions/:version_id\\:promote')
+  @ApiOperation({ operationId: 'promoteTraceVersion' })
   @HttpCode(200)
   @WorkspaceRoleRequired('member', VERSION)
   @ApiOkResponse({ type: TraceCurrentVersionResponse })

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Patch, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiPreconditionFailedResponse, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiPreconditionFailedResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentUser, SystemAdmin } from '../../../libs/auth/access.decorators.js';
 import type { Principal } from '../../../libs/auth/roles.js';
@@ -16,6 +16,7 @@ export class UsersController {
 
   /** Users of the service, filtered and sorted (system admins). */
   @Get()
+  @ApiOperation({ operationId: 'listUsers' })
   @SystemAdmin()
   @ApiOkResponse({ type: PageOf(UserResponse) })
   list(@Query() query: ListUsersQuery): Promise<Page<UserResponse>> {
@@ -24,6 +25,7 @@ export class UsersController {
 
   /** Creates a user (system admins). Without a password, hand the user a reset token. */
   @Post()
+  @ApiOperation({ operationId: 'createUser' })
   @SystemAdmin()
   @ApiCreatedResponse({ type: UserResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'email_taken' })
@@ -33,6 +35,7 @@ export class UsersController {
 
   /** A user (system admins, or the user itself). Carries an ETag for If-Match on PATCH. */
   @Get(':user_id')
+  @ApiOperation({ operationId: 'getUser' })
   @SystemAdmin({ orSelf: 'user_id' })
   @ApiOkResponse({ type: UserResponse })
   @ApiNotFoundResponse({ type: ProblemResponse })
@@ -44,6 +47,7 @@ export class UsersController {
 
   /** Changes email, display name or system role (system admins). Send If-Match to avoid overwriting. */
   @Patch(':user_id')
+  @ApiOperation({ operationId: 'updateUser' })
   @SystemAdmin()
   @ApiOkResponse({ type: UserResponse })
   @ApiNotFoundResponse({ type: ProblemResponse })
@@ -63,6 +67,7 @@ export class UsersController {
 
   /** Deactivates the user and revokes every token they hold (system admins). */
   @Post(':user_id/deactivate')
+  @ApiOperation({ operationId: 'deactivateUser' })
   @HttpCode(200)
   @SystemAdmin()
   @ApiOkResponse({ type: UserResponse })
@@ -74,6 +79,7 @@ export class UsersController {
 
   /** Lets a deactivated user log in again (system admins). */
   @Post(':user_id/reactivate')
+  @ApiOperation({ operationId: 'reactivateUser' })
   @HttpCode(200)
   @SystemAdmin()
   @ApiOkResponse({ type: UserResponse })
@@ -84,6 +90,7 @@ export class UsersController {
 
   /** Sets a new password and revokes every token of the user (system admins). */
   @Post(':user_id/reset-password')
+  @ApiOperation({ operationId: 'resetUserPassword' })
   @HttpCode(200)
   @SystemAdmin()
   @ApiOkResponse({ type: UserResponse })
@@ -94,6 +101,7 @@ export class UsersController {
 
   /** Issues a one-time, expiring reset token, shown once (system admins). */
   @Post(':user_id/reset-token')
+  @ApiOperation({ operationId: 'issueResetToken' })
   @HttpCode(200)
   @SystemAdmin()
   @ApiOkResponse({ type: ResetTokenResponse })
@@ -104,6 +112,7 @@ export class UsersController {
 
   /** The workspaces the user belongs to, with roles (system admins, or the user itself). */
   @Get(':user_id/memberships')
+  @ApiOperation({ operationId: 'listUserMemberships' })
   @SystemAdmin({ orSelf: 'user_id' })
   @ApiOkResponse({ type: [UserMembershipResponse] })
   @ApiNotFoundResponse({ type: ProblemResponse })

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiForbiddenResponse, ApiOkResponse, ApiTags, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiCreatedResponse, ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiTags, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, PublicWithOptionalUser, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
@@ -17,6 +17,7 @@ export class InvitationsController {
 
   /** The workspace's invitations, newest first (admins). */
   @Get('workspaces/:workspace_id/invitations')
+  @ApiOperation({ operationId: 'listInvitations' })
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiOkResponse({ type: [InvitationResponse] })
   list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListInvitationsQuery): Promise<InvitationResponse[]> {
@@ -25,6 +26,7 @@ export class InvitationsController {
 
   /** Invites an email with a role (admins; owners for the owner role). The token is shown once. */
   @Post('workspaces/:workspace_id/invitations')
+  @ApiOperation({ operationId: 'createInvitation' })
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiCreatedResponse({ type: CreateInvitationResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'already_member or invitation_pending' })
@@ -34,6 +36,7 @@ export class InvitationsController {
 
   /** Issues a new token and expiry for a pending or expired invitation (admins); the old token stops working. */
   @Post('workspaces/:workspace_id/invitations/:invitation_id/resend')
+  @ApiOperation({ operationId: 'resendInvitation' })
   @HttpCode(200)
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiOkResponse({ type: CreateInvitationResponse })
@@ -44,6 +47,7 @@ export class InvitationsController {
 
   /** Revokes a pending or expired invitation (admins). */
   @Post('workspaces/:workspace_id/invitations/:invitation_id/revoke')
+  @ApiOperation({ operationId: 'revokeInvitation' })
   @HttpCode(200)
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiOkResponse({ type: InvitationResponse })
@@ -57,6 +61,7 @@ export class InvitationsController {
    * account proves itself with its bearer token or its password. Answers who you are now.
    */
   @Post('auth/accept-invitation')
+  @ApiOperation({ operationId: 'acceptInvitation' })
   @HttpCode(200)
   @PublicWithOptionalUser()
   @ApiOkResponse({ type: MeResponse })

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
@@ -16,6 +16,7 @@ export class MembersController {
 
   /** Members with their roles. */
   @Get('members')
+  @ApiOperation({ operationId: 'listMembers' })
   @WorkspaceRoleRequired('viewer', WORKSPACE)
   @ApiOkResponse({ type: [WorkspaceMemberResponse] })
   list(@CurrentWorkspace() access: WorkspaceAccess): Promise<WorkspaceMemberResponse[]> {
@@ -24,6 +25,7 @@ export class MembersController {
 
   /** Adds an existing user by id or email (admins; only owners grant owner). */
   @Post('members')
+  @ApiOperation({ operationId: 'addMember' })
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiCreatedResponse({ type: WorkspaceMemberResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'already_member or user_deactivated' })
@@ -33,6 +35,7 @@ export class MembersController {
 
   /** Changes a member's role (admins; owners for anything touching the owner role). */
   @Patch('members/:user_id')
+  @ApiOperation({ operationId: 'updateMemberRole' })
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiOkResponse({ type: WorkspaceMemberResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'last_owner' })
@@ -47,6 +50,7 @@ export class MembersController {
 
   /** Removes a member (admins), or leaves (any member removing themselves). The last owner stays. */
   @Delete('members/:user_id')
+  @ApiOperation({ operationId: 'removeMember' })
   @HttpCode(204)
   @WorkspaceRoleRequired('viewer', WORKSPACE)
   @ApiNoContentResponse({ description: 'Removed' })
@@ -57,6 +61,7 @@ export class MembersController {
 
   /** Creates a user straight into the workspace (admins). */
   @Post('users')
+  @ApiOperation({ operationId: 'createWorkspaceUser' })
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiCreatedResponse({ type: WorkspaceMemberResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'email_taken: add the existing user as a member instead' })
@@ -66,6 +71,7 @@ export class MembersController {
 
   /** Active users who are not members yet, to pick from when adding (admins). */
   @Get('user-candidates')
+  @ApiOperation({ operationId: 'listUserCandidates' })
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiOkResponse({ type: [WorkspaceUserCandidateResponse] })
   candidates(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: UserCandidatesQuery): Promise<WorkspaceUserCandidateResponse[]> {

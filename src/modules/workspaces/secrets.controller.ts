@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiPreconditionFailedResponse, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiPreconditionFailedResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
@@ -18,6 +18,7 @@ export class SecretsController {
 
   /** Secret metadata (members; never values). */
   @Get()
+  @ApiOperation({ operationId: 'listSecrets' })
   @WorkspaceRoleRequired('member', WORKSPACE)
   @ApiOkResponse({ type: PageOf(WorkspaceSecretResponse) })
   list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListSecretsQuery): Promise<Page<WorkspaceSecretResponse>> {
@@ -26,6 +27,7 @@ export class SecretsController {
 
   /** Stores a secret, encrypted at rest (admins). */
   @Post()
+  @ApiOperation({ operationId: 'createSecret' })
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiCreatedResponse({ type: WorkspaceSecretResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'secret_name_taken' })
@@ -35,6 +37,7 @@ export class SecretsController {
 
   /** A secret's metadata (members), with an ETag for If-Match on PATCH. */
   @Get(':secret_id')
+  @ApiOperation({ operationId: 'getSecret' })
   @WorkspaceRoleRequired('member', WORKSPACE)
   @ApiOkResponse({ type: WorkspaceSecretResponse })
   async get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('secret_id') id: string, @Res({ passthrough: true }) res: Response): Promise<WorkspaceSecretResponse> {
@@ -45,6 +48,7 @@ export class SecretsController {
 
   /** Renames, re-describes or replaces the value (admins). */
   @Patch(':secret_id')
+  @ApiOperation({ operationId: 'updateSecret' })
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiOkResponse({ type: WorkspaceSecretResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'secret_name_taken' })
@@ -64,6 +68,7 @@ export class SecretsController {
 
   /** Returns the value (admins). Audited as secret.revealed. */
   @Post(':secret_id/reveal')
+  @ApiOperation({ operationId: 'revealSecret' })
   @HttpCode(200)
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiOkResponse({ type: WorkspaceSecretRevealResponse })
@@ -74,6 +79,7 @@ export class SecretsController {
 
   /** Deletes the secret (admins). */
   @Delete(':secret_id')
+  @ApiOperation({ operationId: 'deleteSecret' })
   @HttpCode(204)
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiNoContentResponse({ description: 'Deleted' })

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiPreconditionFailedResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiPreconditionFailedResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Authenticated, CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
@@ -17,6 +17,7 @@ export class WorkspacesController {
 
   /** The caller's workspaces (system admins: all, or `mine=true`). */
   @Get()
+  @ApiOperation({ operationId: 'listWorkspaces' })
   @Authenticated()
   @ApiOkResponse({ type: PageOf(WorkspaceListItem) })
   list(@Query() query: ListWorkspacesQuery, @CurrentUser() caller: Principal): Promise<Page<WorkspaceListItem>> {
@@ -25,6 +26,7 @@ export class WorkspacesController {
 
   /** Creates a workspace; the caller becomes its owner. */
   @Post()
+  @ApiOperation({ operationId: 'createWorkspace' })
   @Authenticated({ apiKeys: false })
   @ApiCreatedResponse({ type: WorkspaceResponse })
   async create(@Body() body: CreateWorkspaceRequest, @CurrentUser() caller: Principal, @Res({ passthrough: true }) res: Response): Promise<WorkspaceResponse> {
@@ -35,6 +37,7 @@ export class WorkspacesController {
 
   /** A workspace with the caller's role; carries an ETag for If-Match on PATCH. */
   @Get(':workspace_id')
+  @ApiOperation({ operationId: 'getWorkspace' })
   @WorkspaceRoleRequired('viewer', WORKSPACE)
   @ApiOkResponse({ type: WorkspaceResponse })
   async get(@CurrentWorkspace() access: WorkspaceAccess, @CurrentUser() caller: Principal, @Res({ passthrough: true }) res: Response): Promise<WorkspaceResponse> {
@@ -45,6 +48,7 @@ export class WorkspacesController {
 
   /** Renames or re-describes the workspace (admins). Send If-Match to avoid overwriting. */
   @Patch(':workspace_id')
+  @ApiOperation({ operationId: 'updateWorkspace' })
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiOkResponse({ type: WorkspaceResponse })
   @ApiPreconditionFailedResponse({ type: ProblemResponse, description: 'If-Match does not match the current ETag' })
@@ -62,6 +66,7 @@ export class WorkspacesController {
 
   /** Deletes the workspace and everything in it (owners). */
   @Delete(':workspace_id')
+  @ApiOperation({ operationId: 'deleteWorkspace' })
   @HttpCode(204)
   @WorkspaceRoleRequired('owner', WORKSPACE)
   @ApiNoContentResponse({ description: 'Deleted' })
@@ -71,6 +76,7 @@ export class WorkspacesController {
 
   /** How the workspace embeds text for clustering and similarity (admins). `local` needs no network. Honours If-Match. */
   @Put(':workspace_id/embedding-config')
+  @ApiOperation({ operationId: 'setWorkspaceEmbeddingConfig' })
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiOkResponse({ type: WorkspaceResponse })
   @ApiPreconditionFailedResponse({ type: ProblemResponse, description: 'If-Match does not match the current ETag' })

@@ -57,8 +57,8 @@ describe('Swagger UI in a browser', () => {
   it('serves the document with every path parameter a field to fill', async () => {
     const page = await openDocs();
     await page.goto('about:blank');
-    await page.goto(`${base}/docs#/workspaces/Members_list`);
-    const block = page.locator('#operations-workspaces-Members_list');
+    await page.goto(`${base}/docs#/workspaces/listMembers`);
+    const block = page.locator('#operations-workspaces-listMembers');
     await block.locator('tr[data-param-name="workspace_id"] input').waitFor({ state: 'attached' });
     await expect(block.locator('tr[data-param-name="workspace_id"]').innerText()).resolves.toContain('workspace_id');
     await page.context().close();
@@ -66,7 +66,7 @@ describe('Swagger UI in a browser', () => {
 
   it('after Authorize with the OAuth2 password flow, Try it out sends the token', async () => {
     const page = await openDocs();
-    const anonymous = await tryItOut(page, 'auth', 'Auth_me');
+    const anonymous = await tryItOut(page, 'auth', 'getCurrentUser');
     expect(anonymous.status).toBe(401);
 
     await page.locator('button.authorize').first().click();
@@ -81,10 +81,10 @@ describe('Swagger UI in a browser', () => {
     await modal.locator('button.btn-done').first().click();
 
     // Authorize persists (persistAuthorization): the next load sends the token too.
-    const me = await tryItOut(page, 'auth', 'Auth_me');
+    const me = await tryItOut(page, 'auth', 'getCurrentUser');
     expect(me.status).toBe(200);
     expect(JSON.parse(me.body)).toEqual(expect.objectContaining({ email: r.member.email }));
-    const members = await tryItOut(page, 'workspaces', 'Members_list', { workspace_id: r.workspace.id });
+    const members = await tryItOut(page, 'workspaces', 'listMembers', { workspace_id: r.workspace.id });
     expect(members.status).toBe(200);
     expect(JSON.stringify(JSON.parse(members.body))).toContain(r.viewer.email);
     await page.context().close();
@@ -97,9 +97,9 @@ describe('Swagger UI in a browser', () => {
     await modal.locator('.auth-container input[aria-label="auth-bearer-value"]').fill(r.viewer.token);
     await modal.locator('.auth-container:has(input[aria-label="auth-bearer-value"]) button.authorize').click();
     await modal.locator('button.btn-done').first().click();
-    const members = await tryItOut(page, 'workspaces', 'Members_list', { workspace_id: r.workspace.id });
+    const members = await tryItOut(page, 'workspaces', 'listMembers', { workspace_id: r.workspace.id });
     expect(members.status).toBe(200);
-    const me = await tryItOut(page, 'auth', 'Auth_me');
+    const me = await tryItOut(page, 'auth', 'getCurrentUser');
     expect(JSON.parse(me.body)).toEqual(expect.objectContaining({ email: r.viewer.email }));
     await page.context().close();
   });

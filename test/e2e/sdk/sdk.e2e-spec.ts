@@ -55,7 +55,7 @@ describe('SDK and example downloads', () => {
 
     const dir = writeBundle(bundle);
     dirs.push(dir);
-    writeFileSync(join(dir, 'usage.ts'), `import { EvaluationWorkspaceClient } from './index';\nconst api = new EvaluationWorkspaceClient({ baseUrl: 'http://localhost:3000' });\nexport const ready: Promise<unknown> = api.live.statusLive();\n`);
+    writeFileSync(join(dir, 'usage.ts'), `import { EvaluationWorkspaceClient } from './index';\nconst api = new EvaluationWorkspaceClient({ baseUrl: 'http://localhost:3000' });\nexport const ready: Promise<unknown> = api.live.getLiveness();\n`);
     const program = ts.createProgram([join(dir, 'index.ts')], { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'], skipLibCheck: true, types: [] });
     const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     expect(diagnostics).toEqual([]);
