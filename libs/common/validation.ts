@@ -4,6 +4,11 @@ import { ValidationFailedError } from './domain-error.js';
 function flatten(errors: ValidationError[], prefix = ''): Array<{ field: string; message: string }> {
   return errors.flatMap((error) => {
     const field = prefix ? `${prefix}.${error.property}` : error.property;
+    // Optional members skip validation when absent (ValidateIf / IsOptional), so a constraint that
+    // failed on an absent value means the member is required: say so, not "must be one of …".
+    if (error.value === undefined && error.constraints && Object.keys(error.constraints).length > 0) {
+      return [{ field, message: `${field} is required` }];
+    }
     const own = Object.values(error.constraints ?? {}).map((message) => ({
       field,
       message: message.startsWith('property ') && message.endsWith('should not exist')
@@ -25,7 +30,8 @@ export function createValidationPipe(): ValidationPipe {
     forbidNonWhitelisted: true,
     transform: true,
     transformOptions: { enableImplicitConversion: false },
-    validationError: { target: false, value: false },
+    // The value is read to tell a missing member from a wrong one; no error message repeats it.
+    validationError: { target: false, value: true },
     exceptionFactory: (errors) => {
       const list = flatten(errors);
       const detail = list.length === 1 ? list[0].message : `${list.length} fields are invalid: ${[...new Set(list.map((e) => e.field))].join(', ')}`;

@@ -39,7 +39,7 @@ export interface AdapterRequestDto {
    * Any JSON value; a string that is exactly one placeholder is replaced by the value itself
    * @example {"question":"{{input}}","history":"{{history}}"}
    */
-  body?: object;
+  body?: Record<string, any> | any[] | string | number | boolean | null;
   /** Headers, templated */
   headers?: Record<string, string>;
   /**
@@ -3313,6 +3313,19 @@ export interface GetSdgAdapterParams {
   adapterId: string;
 }
 
+export interface GetSdgRunParams {
+  /**
+   * The adapter's id
+   * @format uuid
+   */
+  adapterId: string;
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+}
+
 export interface GetSecretParams {
   /**
    * The secret's id
@@ -4419,9 +4432,12 @@ export interface ListResolvedMetricConfigsParams {
 export interface ListRunEventsParams {
   /**
    * Only events after this `seq` (poll with the last one you saw)
-   * @pattern ^\d{1,18}$
+   * @format int64
+   * @min 0
+   * @max 9007199254740991
+   * @example 42
    */
-  after?: string;
+  after?: number;
   /**
    * 1..1000, default 500
    * @min 1
@@ -5997,8 +6013,8 @@ export interface RemoveMemberParams {
 }
 
 export interface RenderedRequestDto {
-  /** The JSON body */
-  body?: object;
+  /** The JSON body, any JSON value */
+  body?: Record<string, any> | any[] | string | number | boolean | null;
   /** Secrets show as *** */
   headers: Record<string, string>;
   method: string;
@@ -6583,8 +6599,13 @@ export interface RunEventResponse {
   /** @format date-time */
   at: string;
   data: Record<string, any>;
-  /** Increasing within the run: pass the last one as `after` */
-  seq: string;
+  /**
+   * Increasing within the run (the service's event counter, so not consecutive): pass the last one as `after`
+   * @format int64
+   * @min 1
+   * @example 1042
+   */
+  seq: number;
   /** state_changed, progress, row_error, judge_error, upload_received, rerun_started */
   type: string;
 }
@@ -12204,7 +12225,8 @@ export class EvaluationWorkspaceClient<
      * @summary Clusters a text column (members, 202): embedded with the workspace's embedder, k-means with k by silhouette, named by c-TF-IDF
      * @request POST:/datasets/{dataset_id}/versions/{version_id}/cluster-runs
      * @secure
-     * @response `202` `DatasetClustersRun`
+     * @response `201` `DatasetClustersRun`
+     * @response `202` `DatasetClustersRun` Accepted: the work runs asynchronously; poll the Location for its state.
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
@@ -14173,7 +14195,8 @@ export class EvaluationWorkspaceClient<
      * @summary A new run with the same inputs (members): every row, or only those whose call failed, or those that failed (202)
      * @request POST:/runs/{run_id}/rerun
      * @secure
-     * @response `202` `RunResponse`
+     * @response `201` `RunResponse`
+     * @response `202` `RunResponse` Accepted: the work runs asynchronously; poll the Location for its state.
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the run {run_id}
@@ -14206,7 +14229,8 @@ export class EvaluationWorkspaceClient<
      * @summary Starts a run (members): the inputs are snapshotted, the metric config versions frozen, and the run queued (202); an offline connection waits for PUT .../upload
      * @request POST:/runs
      * @secure
-     * @response `202` `RunResponse`
+     * @response `201` `RunResponse`
+     * @response `202` `RunResponse` Accepted: the work runs asynchronously; poll the Location for its state.
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
@@ -14235,7 +14259,8 @@ export class EvaluationWorkspaceClient<
      * @summary The outputs of an offline run, by row id (members): JSON `{results: [...]}` or JSON Lines (application/x-ndjson, one output object per line, scored at once); scoring is queued (202)
      * @request PUT:/runs/{run_id}/upload
      * @secure
-     * @response `202` `RunResponse`
+     * @response `200` `RunResponse`
+     * @response `202` `RunResponse` Accepted: the work runs asynchronously; poll the Location for its state.
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the run {run_id}
@@ -14321,6 +14346,33 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description One run of the adapter (viewers): poll it until `succeeded` (then `version_id` is the candidate version) or `failed`. The Location of POST …/runs.
+     *
+     * @tags synthetic data
+     * @name GetSdgRun
+     * @summary One run of the adapter (viewers): poll it until `succeeded` (then `version_id` is the candidate version) or `failed`
+     * @request GET:/sdg/adapters/{adapter_id}/runs/{run_id}
+     * @secure
+     * @response `200` `SdgRunResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sdg_adapter {adapter_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getSdgRun: (
+      { adapterId, runId }: GetSdgRunParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<SdgRunResponse, ProblemResponse>({
+        path: `/sdg/adapters/${adapterId}/runs/${runId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description The workspace's SDG adapters with their latest runs (viewers).
      *
      * @tags synthetic data
@@ -14356,7 +14408,8 @@ export class EvaluationWorkspaceClient<
      * @summary Generates rows into a new candidate version of the target dataset (members, 202); existing versions are never touched
      * @request POST:/sdg/adapters/{adapter_id}/runs
      * @secure
-     * @response `202` `SdgRunResponse`
+     * @response `201` `SdgRunResponse`
+     * @response `202` `SdgRunResponse` Accepted: the work runs asynchronously; poll the Location for its state.
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the sdg_adapter {adapter_id}
@@ -14640,7 +14693,8 @@ export class EvaluationWorkspaceClient<
      * @summary Lands the records in the body (OTLP/JSON requests or span records, at most 10000), through the queue (members, 202)
      * @request POST:/traces/land:inline
      * @secure
-     * @response `202` `TraceIngestRunResponse`
+     * @response `201` `TraceIngestRunResponse`
+     * @response `202` `TraceIngestRunResponse` Accepted: the work runs asynchronously; poll the Location for its state.
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
@@ -14673,7 +14727,8 @@ export class EvaluationWorkspaceClient<
      * @summary Lands an upload or a connection's traces into a new version of a trace dataset, through the queue (members, 202); idempotent: spans already landed are not written again
      * @request POST:/traces/land
      * @secure
-     * @response `202` `TraceIngestRunResponse`
+     * @response `201` `TraceIngestRunResponse`
+     * @response `202` `TraceIngestRunResponse` Accepted: the work runs asynchronously; poll the Location for its state.
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
@@ -14702,7 +14757,8 @@ export class EvaluationWorkspaceClient<
      * @summary Pulls the connection's traces (page by page) into a new version of a trace dataset, through the queue (members, 202): poll GET /traces/runs/{id}
      * @request POST:/traces/connections/{connection_id}/land
      * @secure
-     * @response `202` `TraceIngestRunResponse`
+     * @response `201` `TraceIngestRunResponse`
+     * @response `202` `TraceIngestRunResponse` Accepted: the work runs asynchronously; poll the Location for its state.
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the trace_connection {connection_id}

@@ -78,6 +78,19 @@ describe('OpenAPI document', () => {
     expect(missing).toEqual([]);
   });
 
+  it('declares a Location header on every 202 (where to follow the work: libs/queue/accepted.decorator.ts)', () => {
+    const accepted: string[] = [];
+    const missing: string[] = [];
+    for (const { method, path, operation } of documentedOperations(served).values()) {
+      const response = (operation.responses ?? {})['202'] as { headers?: Record<string, unknown> } | undefined;
+      if (!response) continue;
+      accepted.push(`${method} ${path}`);
+      if (!response.headers?.Location) missing.push(`${method} ${path}`);
+    }
+    expect(missing).toEqual([]);
+    expect(accepted.length).toBeGreaterThanOrEqual(8);
+  });
+
   it('describes every tag (src/openapi.ts TAG_DESCRIPTIONS)', () => {
     const tags = (served as { tags?: Array<{ name: string; description?: string }> }).tags ?? [];
     expect(tags.length).toBeGreaterThan(0);

@@ -181,6 +181,15 @@ export const FIXTURES: Record<string, Fixture> = {
     create: async ({ t, owner, workspaceId, label }) =>
       (await created(t.http.post('/sdg/adapters').set(owner.auth).send({ workspace_id: workspaceId, name: `sdg-${label}`, kind: 'template', columns: { question: 'What is {{index}} + {{index}}?' } }), 201, 'adapter_id')).id as string,
   },
+  /** A finished run of that adapter (GET /sdg/adapters/{adapter_id}/runs/{run_id}: openapi-walk.ts PATH_FIXTURES sends this there). */
+  sdg_run_id: {
+    needs: ['adapter_id', 'dataset_id'],
+    create: async ({ t, owner, ids }) => {
+      const run = await created(t.http.post(`/sdg/adapters/${ids.adapter_id}/runs`).set(owner.auth).send({ target_dataset_id: ids.dataset_id, max_rows: 2 }), 202, 'sdg_run_id');
+      await settled(t, owner, `/sdg/adapters/${ids.adapter_id}/runs/${run.id as string}`, 'sdg_run_id');
+      return run.id as string;
+    },
+  },
   /** A custom op (and the registry op of the same name); its health check fails fast against a closed port. */
   name: {
     create: async ({ t, owner, workspaceId, label }) =>

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import type { OpenApiDocument } from '../contract/support/spec-operations.js';
 import type { TestApp } from '../utils/test-app.js';
 import { startSweep, type Tenant } from './fixtures.js';
-import { bodyMembers, fillParams, fixtureFor, request, sample, validBody, walk, withValueAt, type BodyMember, type Schema, type WalkedOperation } from './openapi-walk.js';
+import { bodyMembers, fillParams, fixtureFor, request, resolve, sample, validBody, walk, withValueAt, type BodyMember, type Schema, type WalkedOperation } from './openapi-walk.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const SEED = 20261122;
@@ -189,7 +189,7 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
 
   it('answers no 5xx, only well-formed problems, and only documented success bodies', async () => {
     const sysadmin = await t.factory.actor({ systemRole: 'admin' });
-    const stats = { kinds: {} as Record<string, number>, hostile: {} as Record<string, number>, sent: 0, validated: 0, fivexx: [] as string[], badProblems: [] as string[], badBodies: [] as string[], undocumentedErrors: [] as string[], hostileMissed: [] as string[], hostileMs: 0 };
+    const stats = { kinds: {} as Record<string, number>, hostile: {} as Record<string, number>, sent: 0, validated: 0, fivexx: [] as string[], badProblems: [] as string[], badBodies: [] as string[], undocumentedErrors: [] as string[], missingNotRequired: [] as string[], hostileMissed: [] as string[], hostileMs: 0 };
     // Destructive operations last, so the fixtures live for everything else.
     const ops = walk(document)
       .filter((op) => !SKIP[`${op.method} ${op.path}`])
@@ -210,8 +210,10 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
           if (v.kind === 'bad-query' && op.queryParams.length) query[op.queryParams[v.param % op.queryParams.length].name] = v.value;
           let body = validBody(document, op, idsOf);
           const props = body && typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : [];
+          let removed: string | undefined;
           if (props.length && (v.kind === 'wrong-type' || v.kind === 'missing' || v.kind === 'huge-string')) {
             const prop = props[v.prop % props.length];
+            if (v.kind === 'missing') removed = prop;
             body = { ...(body as object) };
             if (v.kind === 'missing') delete (body as Record<string, unknown>)[prop];
             else (body as Record<string, unknown>)[prop] = v.kind === 'huge-string' ? 'x'.repeat(100_000) : v.value;
@@ -236,6 +238,11 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
             if (!ok) stats.badProblems.push(`${label}: ${res.status} ${res.headers['content-type']} ${JSON.stringify(b).slice(0, 160)}`);
             // An error status a client can meet is one the operation documents (generated clients type them).
             if (!op.operation.responses?.[String(res.status)]) stats.undocumentedErrors.push(`${label}: ${res.status} ${b.error_code} is not documented (${Object.keys(op.operation.responses ?? {}).join(', ')})`);
+            // A required member left out is named as required, whatever its type (not "must be one of …").
+            if (removed && b.error_code === 'validation_failed' && (resolve(document, op.bodySchema!).required ?? []).includes(removed)) {
+              const said = ((b.errors ?? []) as Array<{ field: string; message: string }>).filter((e) => e.field === removed).map((e) => e.message);
+              if (said.length && !said.some((m) => m.startsWith(`${removed} is required`))) stats.missingNotRequired.push(`${label}: ${removed}: ${said.join('; ')}`);
+            }
           } else {
             // A success must be one the operation documents, with the documented media type and schema.
             const documented = op.operation.responses?.[String(res.status)];
@@ -306,7 +313,10 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
             const q = targets.numericQuery[v.param % targets.numericQuery.length];
             target = q.name;
             query[q.name] = v.value;
-            if (q.schema.type === 'integer' && !['0x10', ''].includes(v.value)) expect = { refused: true };
+            // Refused unless a whole number within the documented maximum (2^31 - 1 for all but int64 counters such as a run event's seq).
+            const n = Number(v.value);
+            const withinMaximum = Number.isSafeInteger(n) && n <= ((q.schema as { maximum?: number }).maximum ?? 2 ** 31 - 1);
+            if (q.schema.type === 'integer' && !['0x10', ''].includes(v.value) && !withinMaximum) expect = { refused: true };
           }
           const caller = (op.rule === 'system-admin' ? sysadmin : a.owner).auth;
           let req = request(t.http, op, url, undefined, caller).query(query);
@@ -332,11 +342,12 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
       stats.hostileMs += Date.now() - hostileStarted;
     }
     console.log(
-      `security/fuzz: ${stats.sent} requests sent over ${ops.length} operations (seed ${SEED}, ${Object.entries(stats.kinds).map(([k, n]) => `${n} ${k}`).join(', ')}; hostile, in ${Math.round(stats.hostileMs / 1000)} s: ${Object.entries(stats.hostile).map(([k, n]) => `${n} ${k}`).join(', ')}); ${stats.fivexx.length} × 5xx; ${stats.badProblems.length} error bodies not problem+json; ${stats.undocumentedErrors.length} error statuses not documented; ${stats.hostileMissed.length} hostile inputs not refused as documented; ${stats.validated} success bodies validated, ${stats.badBodies.length} not matching their documented response`,
+      `security/fuzz: ${stats.sent} requests sent over ${ops.length} operations (seed ${SEED}, ${Object.entries(stats.kinds).map(([k, n]) => `${n} ${k}`).join(', ')}; hostile, in ${Math.round(stats.hostileMs / 1000)} s: ${Object.entries(stats.hostile).map(([k, n]) => `${n} ${k}`).join(', ')}); ${stats.fivexx.length} × 5xx; ${stats.badProblems.length} error bodies not problem+json; ${stats.undocumentedErrors.length} error statuses not documented; ${stats.missingNotRequired.length} required members left out and not called required; ${stats.hostileMissed.length} hostile inputs not refused as documented; ${stats.validated} success bodies validated, ${stats.badBodies.length} not matching their documented response`,
     );
     expect(stats.fivexx).toEqual([]);
     expect(stats.badProblems).toEqual([]);
     expect(stats.undocumentedErrors).toEqual([]);
+    expect(stats.missingNotRequired).toEqual([]);
     expect(stats.badBodies).toEqual([]);
     expect(stats.hostileMissed).toEqual([]);
     expect(stats.sent).toBeGreaterThanOrEqual(500);

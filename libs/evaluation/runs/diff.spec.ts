@@ -162,3 +162,13 @@ describe('diffToCsv', () => {
     expect(diffToCsv([], [])).toBe('row_id,status,base_passed,candidate_passed,output_changed\r\n');
   });
 });
+
+describe('diffRows on one scale', () => {
+  it('compares a judged rubric by its 0..1 normalisation, so its delta reads like any other metric', () => {
+    const rubric: RunMetricSpec[] = [{ name: 'correctness', better: 'higher', gating: true, min_pass_rate: null }];
+    const judged = (score: number): MetricScore => ({ score, passed: null, normalized: (score - 1) / 4 });
+    const diff = diffRows([item('r', { correctness: judged(2) }, null)], [item('r', { correctness: judged(5) }, null)], rubric);
+    expect(diff.rows[0].metrics.correctness).toMatchObject({ base: 0.25, candidate: 1, delta: 0.75 });
+    expect(diff.summary.metrics[0]).toMatchObject({ base_mean: 0.25, candidate_mean: 1 });
+  });
+});

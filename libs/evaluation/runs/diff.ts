@@ -1,7 +1,7 @@
 /** Row-by-row comparison of two runs over the same dataset, and its CSV export. */
 import { stringify } from 'csv-stringify/sync';
 import type { DiffRow, DiffStatus, DiffSummary, ItemResult, MetricDelta, RunMetricSpec } from './run.types.js';
-import { isScore, mean, rate } from './stats.js';
+import { isScore, mean, rate, reportedScore } from './stats.js';
 
 // Bound once: global lookups are slow inside jest's sandbox and this runs per row.
 const { hasOwn } = Object;
@@ -49,7 +49,8 @@ function fold(items: readonly ItemResult[], metrics: readonly RunMetricSpec[]): 
     const scores = new Map<string, { score: number | null; passed: boolean | null }>();
     for (const metric of metrics) {
       const entries = reps.map((r) => (hasOwn(r.scores, metric.name) ? r.scores[metric.name] : undefined));
-      const values = entries.map((e) => e?.score).filter(isScore);
+      // On the metric's one scale (0..1 for judged rubrics), so deltas compare across metrics.
+      const values = entries.map(reportedScore).filter(isScore);
       scores.set(metric.name, { score: mean(values), passed: majority(entries.map((e) => e?.passed)) });
     }
     folded.set(rowId, { passed: majority(reps.map((r) => r.passed)), output: reps[0].output, scores });

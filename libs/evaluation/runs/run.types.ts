@@ -65,6 +65,10 @@ export interface MetricSummary {
   scored: number;
   /** Rows where the metric could not be computed. */
   errors: number;
+  /** `normalized` when every score has a 0..1 normalisation (judged rubrics, 0..1 metrics): the statistics below are on 0..1; `raw` otherwise (latency, counts). */
+  scale: 'normalized' | 'raw';
+  /** Mean of the raw scores (a rubric's own 1..5, say); equal to `mean` on the raw scale. */
+  raw_mean: number | null;
   mean: number | null;
   median: number | null;
   p90: number | null;

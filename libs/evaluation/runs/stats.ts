@@ -77,3 +77,14 @@ export function roundNano(value: number): number {
 export function isScore(value: number | null | undefined): value is number {
   return typeof value === 'number' && finite(value);
 }
+
+/**
+ * The value a metric reports on its one documented scale: the score normalised to 0..1 where the
+ * metric has a scale (judged rubrics, labels, 0..1 metrics), else the raw score (latency, counts).
+ * Summaries, diffs and the results table use it; the raw score stays beside it.
+ */
+export function reportedScore(entry: { score: number | null; normalized?: number | null } | undefined): number | null {
+  if (entry === undefined) return null;
+  if (isScore(entry.normalized)) return entry.normalized;
+  return isScore(entry.score) ? entry.score : null;
+}

@@ -140,3 +140,28 @@ describe('statistics helpers', () => {
     expect(nearestRank([], 0.5)).toBeNull();
   });
 });
+
+describe('summarize on one scale', () => {
+  // A 1..5 rubric (normalised (score - 1) / 4) beside latency in ms (no scale).
+  const judged = (score: number, passed: boolean): MetricScore => ({ score, passed, normalized: (score - 1) / 4 });
+  const scaled: RunMetricSpec[] = [
+    { name: 'correctness', better: 'higher', gating: true, min_pass_rate: null },
+    { name: 'latency', better: 'lower', gating: false, min_pass_rate: null },
+  ];
+  const rows = [
+    item('a', { scores: { correctness: judged(5, true), latency: s(200, true) }, passed: true }),
+    item('b', { scores: { correctness: judged(3, false), latency: s(400, true) }, passed: false }),
+    item('c', { scores: { correctness: judged(4, true), latency: s(600, false) }, passed: true }),
+  ];
+  const summary = summarize(rows, scaled, strict);
+  const of = (name: string) => summary.metrics.find((m) => m.name === name)!;
+
+  it('reports a judged rubric on 0..1 (its pass threshold\'s scale), the raw 1..5 mean beside it', () => {
+    expect(of('correctness')).toMatchObject({ scale: 'normalized', min: 0.5, max: 1, raw_mean: 4 });
+    expect(of('correctness').mean).toBeCloseTo(0.75, 12);
+  });
+
+  it('keeps a metric without a scale raw', () => {
+    expect(of('latency')).toMatchObject({ scale: 'raw', mean: 400, raw_mean: 400, min: 200, max: 600 });
+  });
+});

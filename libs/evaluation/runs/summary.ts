@@ -1,6 +1,6 @@
 /** A run's summary: row counts, the run verdict, per-metric statistics, latency, cost and dimension breakdowns. */
 import type { DimensionBreakdown, ItemResult, MetricSummary, PassRule, RunMetricSpec, RunSummary } from './run.types.js';
-import { histogram, isScore, mean, median, nearestRank, populationStd, rate, roundNano, sortAscending } from './stats.js';
+import { histogram, isScore, mean, median, nearestRank, populationStd, rate, reportedScore, roundNano, sortAscending } from './stats.js';
 
 // Bound once: global lookups are slow inside jest's sandbox and this runs per row.
 const { hasOwn } = Object;
@@ -20,6 +20,8 @@ export function countRows(items: readonly ItemResult[], rule: PassRule): { passe
 
 export function summarizeMetric(items: readonly ItemResult[], metric: RunMetricSpec): MetricSummary {
   const values: number[] = [];
+  const raw: number[] = [];
+  let normalized = true;
   let errors = 0;
   let passed = 0;
   let failed = 0;
@@ -30,8 +32,12 @@ export function summarizeMetric(items: readonly ItemResult[], metric: RunMetricS
       if (item.status === 'error') errors++;
       continue;
     }
-    if (isScore(entry.score)) values.push(entry.score);
-    else if (entry.error) errors++;
+    const value = reportedScore(entry);
+    if (value !== null && isScore(entry.score)) {
+      values.push(value);
+      raw.push(entry.score);
+      if (!isScore(entry.normalized)) normalized = false;
+    } else if (entry.error) errors++;
     if (entry.passed === true) passed++;
     else if (entry.passed === false) failed++;
   }
@@ -42,6 +48,8 @@ export function summarizeMetric(items: readonly ItemResult[], metric: RunMetricS
     name: metric.name,
     scored: sorted.length,
     errors,
+    scale: normalized && sorted.length > 0 ? 'normalized' : 'raw',
+    raw_mean: mean(raw),
     mean: centre,
     median: median(sorted),
     p90: nearestRank(sorted, 0.9),

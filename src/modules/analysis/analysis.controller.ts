@@ -1,9 +1,10 @@
 import { Body, Controller, Get, HttpCode, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
+import { AcceptedAt } from '../../../libs/queue/accepted.decorator.js';
 import { AnalysisService } from './analysis.service.js';
 import {
   AnalysisQueryRequest,
@@ -122,9 +123,8 @@ export class AnalysisController {
   /** Clusters a text column (members, 202): embedded with the workspace's embedder, k-means with k by silhouette, named by c-TF-IDF. */
   @Post('cluster-runs')
   @ApiOperation({ operationId: 'startClusterRun' })
-  @HttpCode(202)
   @WorkspaceRoleRequired('member', DATASET)
-  @ApiAcceptedResponse({ type: DatasetClustersRun })
+  @AcceptedAt({ type: DatasetClustersRun, location: (run) => `/datasets/${run.dataset_id}/versions/${run.version_id}/cluster-runs/${run.id}` })
   createClusterRun(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string, @Body() body: CreateClusterRunRequest, @CurrentUser() caller: Principal): Promise<DatasetClustersRun> {
     return this.analysis.createClusterRun(access, datasetId, versionId, body, caller);
   }

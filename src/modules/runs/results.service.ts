@@ -5,11 +5,13 @@ import { NotFoundError } from '../../../libs/common/domain-error.js';
 import { streamWriter } from '../../../libs/common/parquet-stream.js';
 import { UrlSigner } from '../../../libs/common/signed-url.js';
 import { valueAt } from '../../../libs/evaluation/row-context.js';
+import { reportedScore } from '../../../libs/evaluation/runs/stats.js';
 import { summarize } from '../../../libs/evaluation/runs/summary.js';
 import type { ItemResult } from '../../../libs/evaluation/runs/run.types.js';
 import { AppConfig } from '../../config/app-config.js';
 import type { FilterContext } from '../datasets/query-language.js';
 import { QueryService } from '../datasets/query.service.js';
+import { VersionsService } from '../datasets/versions.service.js';
 import type { WorkspaceAccess } from '../../../libs/auth/roles.js';
 import type { RunItemResultDto, RunResultsQueryRequest, RunResultsQueryResponse, RunSessionResponse } from './dto/results.dto.js';
 import type { RunEntity } from './entities/run.entity.js';
@@ -21,6 +23,17 @@ const RESULT_FIELDS = ['row', 'row_id', 'repetition', 'session_id', 'turn', 'sta
 const ROW_EXPR = `jsonb_build_object('row', i.data, 'row_id', i.row_id, 'repetition', i.repetition, 'session_id', i.session_id, 'turn', i.turn, 'status', i.status, 'output', i.output,
   'latency_ms', i.latency_ms, 'cost_usd', i.cost_usd, 'usage', i.usage, 'extras', i.extras, 'error', i.error, 'scores', i.scores, 'passed', i.passed, 'dimensions', i.dimensions)`;
 
+/**
+ * The table of POST /runs/{run_id}/query, which its filter and sort name too: the dataset row's
+ * own columns, then the result under `_`-prefixed names and each metric's score as
+ * `_score.<metric>` (on the metric's one scale: normalised 0..1 where it has one, as
+ * reportedScore). One vocabulary for what it answers and what it filters on.
+ */
+const TABLE_EXPR = `(coalesce(i.data, '{}'::jsonb) || jsonb_build_object('_repetition', i.repetition, '_status', i.status, '_output', i.output, '_passed', i.passed, '_latency_ms', i.latency_ms, '_error', i.error -> 'code')
+  || (SELECT coalesce(jsonb_object_agg('_score.' || s.key, CASE WHEN jsonb_typeof(s.value -> 'normalized') = 'number' THEN s.value -> 'normalized' ELSE s.value -> 'score' END), '{}'::jsonb) FROM jsonb_each(coalesce(i.scores, '{}'::jsonb)) s))`;
+const TABLE_RESULT_COLUMNS = ['_repetition', '_status', '_output', '_passed', '_latency_ms', '_error'];
+const DIMENSION_EXPR = (p: string) => `(i.dimensions ->> ${p})`;
+
 /** What a run produced: aggregates, filtered results, conversations, failure analysis, and a Parquet export. */
 @Injectable()
 export class ResultsService {
@@ -28,6 +41,7 @@ export class ResultsService {
     private readonly runsService: RunsService,
     private readonly runs: RunsRepository,
     private readonly query: QueryService,
+    private readonly versions: VersionsService,
     private readonly signer: UrlSigner,
     private readonly config: AppConfig,
   ) {}
@@ -44,17 +58,20 @@ export class ResultsService {
   /** A page of results matching a filter in the dataset query language. */
   async queryResults(access: WorkspaceAccess, id: string, body: RunResultsQueryRequest): Promise<RunResultsQueryResponse> {
     await this.runsService.require(access, id);
-    const ctx: FilterContext = { rowExpr: ROW_EXPR, rowIdExpr: 'i.row_id', dimensionExpr: (p) => `(i.dimensions ->> ${p})`, columns: new Set(RESULT_FIELDS), params: [id] };
-    const compiled = this.query.compileQuery(ctx, body.filter, body.sort);
-    const limit = body.limit ?? 50;
-    const offset = body.offset ?? 0;
-    const { rows, total } = await this.runs.queryItems(compiled.where, compiled.whereParams, compiled.orderBy, compiled.params, limit, offset);
-    return { run_id: id, items: rows.map(itemDto), total, limit, offset };
+    return this.page({ rowExpr: ROW_EXPR, rowIdExpr: 'i.row_id', dimensionExpr: DIMENSION_EXPR, columns: new Set(RESULT_FIELDS), params: [id] }, id, body);
   }
 
-  /** The same results flattened for a table: the row's columns beside `_output`, `_passed`, `_status`, `_latency_ms` and `_score.<metric>`. */
+  /**
+   * The same results flattened for a table: the row's columns beside `_row_id`, `_repetition`,
+   * `_status`, `_output`, `_passed`, `_latency_ms`, `_error` and `_score.<metric>`; the filter
+   * and sort name those same columns (`{"field": "topic", ...}`, `{"field": "_passed", ...}`).
+   */
   async queryTable(access: WorkspaceAccess, id: string, body: RunResultsQueryRequest): Promise<Record<string, unknown>> {
-    const page = await this.queryResults(access, id, body);
+    const run = await this.runsService.require(access, id);
+    const { dataset } = run.snapshot;
+    const { version } = await this.versions.require(access, dataset.id, dataset.version_id);
+    const columns = new Set([...version.columns.map((c) => c.name), ...TABLE_RESULT_COLUMNS, ...run.snapshot.metrics.map((m) => `_score.${m.name}`)]);
+    const page = await this.page({ rowExpr: TABLE_EXPR, rowIdExpr: 'i.row_id', dimensionExpr: DIMENSION_EXPR, columns, params: [id] }, id, body);
     return {
       run_id: id,
       total: page.total,
@@ -69,9 +86,17 @@ export class ResultsService {
         _passed: i.passed,
         _latency_ms: i.latency_ms,
         _error: i.error?.code ?? null,
-        ...Object.fromEntries(Object.entries(i.scores).map(([name, s]) => [`_score.${name}`, (s as { score: number | null }).score])),
+        ...Object.fromEntries(Object.entries(i.scores).map(([name, s]) => [`_score.${name}`, reportedScore(s as { score: number | null; normalized?: number | null })])),
       })),
     };
+  }
+
+  private async page(ctx: FilterContext, id: string, body: RunResultsQueryRequest): Promise<RunResultsQueryResponse> {
+    const compiled = this.query.compileQuery(ctx, body.filter, body.sort);
+    const limit = body.limit ?? 50;
+    const offset = body.offset ?? 0;
+    const { rows, total } = await this.runs.queryItems(compiled.where, compiled.whereParams, compiled.orderBy, compiled.params, limit, offset);
+    return { run_id: id, items: rows.map(itemDto), total, limit, offset };
   }
 
   async session(access: WorkspaceAccess, id: string, sessionId: string): Promise<RunSessionResponse> {

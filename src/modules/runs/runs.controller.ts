@@ -1,11 +1,12 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, Req, Res, UseInterceptors } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiConflictResponse, ApiConsumes, ApiExtraModels, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiConsumes, ApiExtraModels, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
+import { AcceptedAt } from '../../../libs/queue/accepted.decorator.js';
 import { DiffService } from './diff.service.js';
 import { DiffExportQuery, DiffQuery, DiffRowQuery, MetricDeltaDto, RunDiffResponse, RunDiffRowResponse } from './dto/diff.dto.js';
 import { RunResultsQueryRequest, RunResultsQueryResponse, RunSessionResponse } from './dto/results.dto.js';
@@ -19,6 +20,7 @@ import { RunsService } from './runs.service.js';
 
 const RUN = { resource: 'run', param: 'run_id' } as const;
 const BASE_RUN = { resource: 'run', query: 'base' } as const;
+const RUN_LOCATION = (run: RunResponse) => `/runs/${run.id}`;
 const OBJECT = { type: 'object', additionalProperties: true } as const;
 
 @ApiTags('runs')
@@ -44,9 +46,8 @@ export class RunsController {
   /** Starts a run (members): the inputs are snapshotted, the metric config versions frozen, and the run queued (202); an offline connection waits for PUT .../upload. */
   @Post()
   @ApiOperation({ operationId: 'startRun' })
-  @HttpCode(202)
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
-  @ApiAcceptedResponse({ type: RunResponse })
+  @AcceptedAt({ type: RunResponse, location: RUN_LOCATION })
   create(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: CreateRunRequest, @CurrentUser() caller: Principal): Promise<RunResponse> {
     return this.runs.create(access, body, caller);
   }
@@ -136,9 +137,8 @@ export class RunsController {
   /** A new run with the same inputs (members): every row, or only those whose call failed, or those that failed (202). */
   @Post(':run_id/rerun')
   @ApiOperation({ operationId: 'rerun' })
-  @HttpCode(202)
   @WorkspaceRoleRequired('member', RUN)
-  @ApiAcceptedResponse({ type: RunResponse })
+  @AcceptedAt({ type: RunResponse, location: RUN_LOCATION })
   @ApiConflictResponse({ type: ProblemResponse, description: 'run_still_active, nothing_to_rerun' })
   rerun(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') id: string, @Body() body: RerunRequest, @CurrentUser() caller: Principal): Promise<RunResponse> {
     return this.runs.rerun(access, id, body, caller);
@@ -147,11 +147,10 @@ export class RunsController {
   /** The outputs of an offline run, by row id (members): JSON `{results: [...]}` or JSON Lines (application/x-ndjson, one output object per line, scored at once); scoring is queued (202). */
   @Put(':run_id/upload')
   @ApiOperation({ operationId: 'uploadRunOutputs' })
-  @HttpCode(202)
   @UseInterceptors(NdjsonBodyInterceptor)
   @ApiConsumes('application/json', 'application/x-ndjson')
   @WorkspaceRoleRequired('member', RUN)
-  @ApiAcceptedResponse({ type: RunResponse })
+  @AcceptedAt({ type: RunResponse, location: RUN_LOCATION })
   @ApiConflictResponse({ type: ProblemResponse, description: 'run_not_awaiting_upload' })
   upload(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') id: string, @Body() body: UploadOutputsRequest, @CurrentUser() caller: Principal): Promise<RunResponse> {
     return this.runs.upload(access, id, body, caller);

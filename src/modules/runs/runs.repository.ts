@@ -203,8 +203,9 @@ export class RunsRepository {
     await this.db.query('INSERT INTO run_events (run_id, workspace_id, type, data) VALUES ($1, $2, $3, $4)', [runId, workspaceId, type, JSON.stringify(data)]);
   }
 
-  events(runId: string, after: string | null, limit: number): Promise<RunEventRow[]> {
-    return this.runs.query('SELECT id::text AS id, type, at, data FROM run_events WHERE run_id = $1 AND id > $2 ORDER BY id LIMIT $3', [runId, after ?? '0', limit]);
+  /** Events after `after` (the bigint id, as text: pg answers int8 as a string; the service makes it a number). */
+  events(runId: string, after: number, limit: number): Promise<RunEventRow[]> {
+    return this.runs.query('SELECT id::text AS id, type, at, data FROM run_events WHERE run_id = $1 AND id > $2 ORDER BY id LIMIT $3', [runId, String(after), limit]);
   }
 
   /** A page of items matching a compiled filter over `i` (`$1` is the run), in the given order; the count binds only the filter's values. */

@@ -187,7 +187,7 @@ export class RunsService {
 
   async events(access: WorkspaceAccess, id: string, query: EventsQuery): Promise<RunEventResponse[]> {
     await this.require(access, id);
-    return (await this.runs.events(id, query.after ?? null, query.limit ?? 500)).map((e) => ({ seq: e.id, type: e.type, at: e.at, data: e.data }));
+    return (await this.runs.events(id, query.after ?? 0, query.limit ?? 500)).map((e) => ({ seq: Number(e.id), type: e.type, at: e.at, data: e.data }));
   }
 
   async require(access: WorkspaceAccess, id: string): Promise<RunEntity> {

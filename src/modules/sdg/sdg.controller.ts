@@ -1,10 +1,11 @@
-import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Post, Query } from '@nestjs/common';
+import { ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
+import { AcceptedAt } from '../../../libs/queue/accepted.decorator.js';
 import { CreateSdgAdapterRequest, ListSdgAdaptersQuery, SdgAdapterResponse, SdgRunResponse, StartSdgRunRequest } from './dto/sdg.dto.js';
 import { SdgService } from './sdg.service.js';
 
@@ -46,10 +47,18 @@ export class SdgController {
   /** Generates rows into a new candidate version of the target dataset (members, 202); existing versions are never touched. */
   @Post(':adapter_id/runs')
   @ApiOperation({ operationId: 'startSdgRun' })
-  @HttpCode(202)
   @WorkspaceRoleRequired('member', ADAPTER)
-  @ApiAcceptedResponse({ type: SdgRunResponse })
+  @AcceptedAt({ type: SdgRunResponse, location: (run) => `/sdg/adapters/${run.adapter_id}/runs/${run.id}` })
   startRun(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('adapter_id') id: string, @Body() body: StartSdgRunRequest, @CurrentUser() caller: Principal): Promise<SdgRunResponse> {
     return this.sdg.startRun(access, id, body, caller);
+  }
+
+  /** One run of the adapter (viewers): poll it until `succeeded` (then `version_id` is the candidate version) or `failed`. The Location of POST …/runs. */
+  @Get(':adapter_id/runs/:run_id')
+  @ApiOperation({ operationId: 'getSdgRun' })
+  @WorkspaceRoleRequired('viewer', ADAPTER)
+  @ApiOkResponse({ type: SdgRunResponse })
+  getRun(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('adapter_id') id: string, @UuidParam('run_id') runId: string): Promise<SdgRunResponse> {
+    return this.sdg.getRun(access, id, runId);
   }
 }

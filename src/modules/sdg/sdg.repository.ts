@@ -44,6 +44,11 @@ export class SdgRepository {
     return this.runs.createQueryBuilder('r').where('r.adapter_id IN (:...ids)', { ids: adapterIds }).orderBy('r.created_at', 'DESC').limit(limit * adapterIds.length).getMany();
   }
 
+  /** A run of the adapter, in the workspace. */
+  findRunOf(workspaceId: string, adapterId: string, id: string): Promise<SdgRunEntity | null> {
+    return this.runs.findOne({ where: { id, adapterId, workspaceId } });
+  }
+
   findRun(id: string): Promise<SdgRunEntity | null> {
     return this.runs.findOne({ where: { id } });
   }

@@ -36,6 +36,12 @@ export class SdgService {
     return { items: rows.map((r) => toResponse(r, runs)), total, page: query.page, page_size: query.page_size };
   }
 
+  async getRun(access: WorkspaceAccess, adapterId: string, runId: string): Promise<SdgRunResponse> {
+    const run = await this.sdg.findRunOf(access.workspaceId, adapterId, runId);
+    if (!run) throw new NotFoundError('SDG run', runId);
+    return runResponse(run);
+  }
+
   async get(access: WorkspaceAccess, id: string): Promise<SdgAdapterResponse> {
     const adapter = await this.sdg.find(access.workspaceId, id);
     if (!adapter) throw new NotFoundError('SDG adapter', id);

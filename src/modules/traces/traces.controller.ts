@@ -1,10 +1,11 @@
 import { Body, Controller, Get, HttpCode, Post, Query, UploadedFile, UseInterceptors } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBody, ApiConflictResponse, ApiConsumes, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConflictResponse, ApiConsumes, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { FileUploadInterceptor } from '../../../libs/common/upload.interceptor.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
+import { AcceptedAt } from '../../../libs/queue/accepted.decorator.js';
 import type { UploadedFile as StoredUpload } from '../datasets/datasets.service.js';
 import {
   CreateGroundTruthRequest,
@@ -35,6 +36,7 @@ const CONNECTION = { resource: 'trace_connection', param: 'connection_id' } as c
 const UPLOAD = { resource: 'trace_upload', param: 'upload_id' } as const;
 const INGEST_RUN = { resource: 'trace_ingest_run', param: 'run_id' } as const;
 const VERSION = { resource: 'dataset_version', param: 'version_id' } as const;
+const INGEST_RUN_LOCATION = (run: TraceIngestRunResponse) => `/traces/runs/${run.id}`;
 
 @ApiTags('traces')
 @Controller('traces')
@@ -66,9 +68,8 @@ export class TracesController {
   /** Pulls the connection's traces (page by page) into a new version of a trace dataset, through the queue (members, 202): poll GET /traces/runs/{id}. */
   @Post('connections/:connection_id/land')
   @ApiOperation({ operationId: 'landTracesFromConnection' })
-  @HttpCode(202)
   @WorkspaceRoleRequired('member', CONNECTION)
-  @ApiAcceptedResponse({ type: TraceIngestRunResponse })
+  @AcceptedAt({ type: TraceIngestRunResponse, location: INGEST_RUN_LOCATION })
   landFromConnection(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('connection_id') id: string, @Body() body: LandFromConnectionRequest, @CurrentUser() caller: Principal): Promise<TraceIngestRunResponse> {
     return this.traces.landFromConnection(access, id, body, caller);
   }
@@ -86,9 +87,8 @@ export class TracesController {
   /** Lands an upload or a connection's traces into a new version of a trace dataset, through the queue (members, 202); idempotent: spans already landed are not written again. */
   @Post('land')
   @ApiOperation({ operationId: 'landTraces' })
-  @HttpCode(202)
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
-  @ApiAcceptedResponse({ type: TraceIngestRunResponse })
+  @AcceptedAt({ type: TraceIngestRunResponse, location: INGEST_RUN_LOCATION })
   land(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: LandTracesRequest, @CurrentUser() caller: Principal): Promise<TraceIngestRunResponse> {
     return this.traces.land(access, body, caller);
   }
@@ -96,9 +96,8 @@ export class TracesController {
   /** Lands the records in the body (OTLP/JSON requests or span records, at most 10000), through the queue (members, 202). */
   @Post('land\\:inline')
   @ApiOperation({ operationId: 'landInlineTraces' })
-  @HttpCode(202)
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
-  @ApiAcceptedResponse({ type: TraceIngestRunResponse })
+  @AcceptedAt({ type: TraceIngestRunResponse, location: INGEST_RUN_LOCATION })
   landInline(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: LandInlineRequest, @CurrentUser() caller: Principal): Promise<TraceIngestRunResponse> {
     return this.traces.landInline(access, body, caller);
   }

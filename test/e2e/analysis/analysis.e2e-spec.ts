@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { uploadRows, type UploadedDataset } from '../../utils/datasets.js';
 import { expectProblem } from '../../utils/problem.js';
+import { followLocation } from '../../utils/accepted.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 
 const TOPICS: Record<string, string[]> = {
@@ -89,7 +90,9 @@ describe('analyses and clustering of a version', () => {
     expect((await t.http.get(`${base()}/cluster-runs/latest`).set(r.viewer.auth).expect(200)).body).toBeNull();
 
     const body = { column: 'question', seed: 11, k: 3 };
-    const started = (await t.http.post(`${base()}/cluster-runs`).set(r.member.auth).send(body).expect(202)).body;
+    const accepted = await t.http.post(`${base()}/cluster-runs`).set(r.member.auth).send(body).expect(202);
+    await followLocation(t, accepted, r.viewer.auth);
+    const started = accepted.body;
     expect(started).toEqual(expect.objectContaining({ state: 'queued', column: 'question', k_requested: 3, seed: 11 }));
     const done = await settled(`${base()}/cluster-runs/${started.id}`);
     expect(done).toEqual(expect.objectContaining({ state: 'succeeded', summary: expect.objectContaining({ k: 3, rows: 16 }) }));

@@ -6,6 +6,7 @@ import { verifyWebhook } from '../../../libs/common/webhook-signature.js';
 import { uploadRows, type UploadedDataset } from '../../utils/datasets.js';
 import { FakeUpstream, type RecordedRequest } from '../../utils/fake-upstream.js';
 import { expectProblem } from '../../utils/problem.js';
+import { followLocation } from '../../utils/accepted.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 
 type Run = { id: string; state: string; progress: { total: number; completed: number; errored: number; pending: number }; passed: boolean | null; summary: Record<string, unknown> | null };
@@ -70,6 +71,7 @@ describe('runs', () => {
 
   it('runs a dataset through the SUT, scores every row, records errors, events, results and a signed webhook', async () => {
     const started = await t.http.post('/runs').set(r.member.auth).send({ workspace_id: ws, dataset_id: data.datasetId, sut_id: sutId, connection_id: connectionId, eval_config_id: evalConfigId, tags: ['nightly'] }).expect(202);
+    await followLocation(t, started, r.viewer.auth);
     expect(started.body).toEqual(expect.objectContaining({ state: 'queued', connection_kind: 'http', adapter_revision: 1, eval_config_id: evalConfigId, progress: expect.objectContaining({ total: 6 }), tags: ['nightly'] }));
     expect(started.body.metrics.map((m: { name: string; source: string }) => `${m.name}:${m.source}`)).toEqual(['exact_match:builtin', 'f1:latest_version', 'latency:builtin']);
     firstRun = await settled(started.body.id);
@@ -83,7 +85,8 @@ describe('runs', () => {
     expect(sut.received('POST', '/answer').filter((q) => (q.body as { question: string }).question.includes('Fiji'))).toHaveLength(2);
     expect(sut.received('POST', '/answer')).toHaveLength(7);
 
-    const events = (await t.http.get(`/runs/${firstRun.id}/events`).set(r.viewer.auth).expect(200)).body as Array<{ seq: string; type: string; data: Record<string, unknown> }>;
+    const events = (await t.http.get(`/runs/${firstRun.id}/events`).set(r.viewer.auth).expect(200)).body as Array<{ seq: number; type: string; data: Record<string, unknown> }>;
+    expect(events.every((e, i) => Number.isInteger(e.seq) && (i === 0 || e.seq > events[i - 1].seq))).toBe(true);
     expect(events.filter((e) => e.type === 'state_changed').map((e) => e.data.to)).toEqual(['queued', 'running', 'succeeded']);
     expect(events.find((e) => e.type === 'row_error')?.data).toEqual(expect.objectContaining({ code: 'http_status', status_code: 500, row_id: data.rowIds[5] }));
     expect(events.filter((e) => e.type === 'progress').at(-1)?.data).toEqual(expect.objectContaining({ done: 6, total: 6 }));
@@ -93,7 +96,7 @@ describe('runs', () => {
     const failed = await t.http.post(`/runs/${firstRun.id}/results/query`).set(r.viewer.auth).send({ filter: { field: 'passed', op: 'eq', value: false }, sort: [{ field: 'row.input', direction: 'asc' }] }).expect(200);
     expect(failed.body.items.map((i: { output: string }) => i.output)).toEqual(['Valparaiso', 'Cusco']);
     expect(failed.body.items[0]).toEqual(expect.objectContaining({ status: 'done', row: ROWS[4], scores: expect.objectContaining({ exact_match: expect.objectContaining({ score: 0 }) }) }));
-    const errored = await t.http.post(`/runs/${firstRun.id}/query`).set(r.viewer.auth).send({ filter: { field: 'status', op: 'eq', value: 'error' } }).expect(200);
+    const errored = await t.http.post(`/runs/${firstRun.id}/query`).set(r.viewer.auth).send({ filter: { field: '_status', op: 'eq', value: 'error' } }).expect(200);
     expect(errored.body.items).toEqual([expect.objectContaining({ _row_id: data.rowIds[5], input: 'capital of Fiji?', _status: 'error', _output: null, _error: 'http_status' })]);
     expectProblem(await t.http.post(`/runs/${firstRun.id}/results/query`).set(r.viewer.auth).send({ filter: { field: 'nope', op: 'eq', value: 1 } }), 400, 'invalid_filter');
 
@@ -133,6 +136,7 @@ describe('runs', () => {
   it('reruns only the rows whose call failed, and compares two runs row by row', async () => {
     answers = { ...answers, Fiji: 'Suva' };
     const rerun = await t.http.post(`/runs/${firstRun.id}/rerun`).set(r.member.auth).send({ mode: 'errors' }).expect(202);
+    await followLocation(t, rerun, r.viewer.auth);
     expect(rerun.body).toEqual(expect.objectContaining({ rerun_of: firstRun.id, rerun_mode: 'errors', progress: expect.objectContaining({ total: 1 }) }));
     expect((await settled(rerun.body.id)).progress).toEqual(expect.objectContaining({ completed: 1, errored: 0 }));
 
@@ -195,11 +199,28 @@ describe('runs', () => {
     expectProblem(await t.http.put(`/runs/${run.id}/upload`).set(r.member.auth).set('Content-Type', 'application/x-ndjson').send(`{"row_id": "${items[1].row_id}", "output": "x"}\nnot json\n`), 400, 'upload_invalid');
     expectProblem(await t.http.put(`/runs/${run.id}/upload`).set(r.member.auth).set('Content-Type', 'text/plain').send('hello'), 415);
     const uploaded = await t.http.put(`/runs/${run.id}/upload`).set(r.member.auth).set('Content-Type', 'application/x-ndjson').send(`{"row_id": "${items[1].row_id}", "output": "wrong"}\n\n`).expect(202);
+    await followLocation(t, uploaded, r.viewer.auth);
     expect(uploaded.body.state).toBe('queued');
     const done = await settled(run.id);
     expect(done.progress).toEqual(expect.objectContaining({ total: 3, completed: 2, errored: 1 }));
     const missing = (await t.http.post(`/runs/${run.id}/results/query`).set(r.viewer.auth).send({ filter: { field: 'status', op: 'eq', value: 'error' } }).expect(200)).body.items;
     expect(missing).toEqual([expect.objectContaining({ row_id: items[2].row_id, error: expect.objectContaining({ code: 'not_uploaded' }) })]);
+
+    // The table (POST /runs/{id}/query) filters and sorts on the very columns it answers with.
+    const table = (body: Record<string, unknown>) => t.http.post(`/runs/${run.id}/query`).set(r.viewer.auth).send(body);
+    const all = (await table({}).expect(200)).body.items as Array<Record<string, unknown>>;
+    expect(Object.keys(all[0])).toEqual(expect.arrayContaining(['_row_id', 'input', 'expected_output', '_status', '_output', '_passed', '_score.exact_match', '_score.contains']));
+    const passed = (await table({ filter: { field: '_passed', op: 'eq', value: true } }).expect(200)).body.items;
+    expect(passed).toEqual([expect.objectContaining({ _row_id: items[0].row_id, _passed: true, '_score.exact_match': 1 })]);
+    const byColumn = (await table({ filter: { field: 'expected_output', op: 'eq', value: items[1].row.expected_output } }).expect(200)).body.items;
+    expect(byColumn).toEqual([expect.objectContaining({ _row_id: items[1].row_id, _output: 'wrong', _passed: false })]);
+    const errored = (await table({ filter: { field: '_error', op: 'eq', value: 'not_uploaded' } }).expect(200)).body.items;
+    expect(errored.map((x: { _row_id: string }) => x._row_id)).toEqual([items[2].row_id]);
+    const sorted = (await table({ filter: { field: '_status', op: 'eq', value: 'done' }, sort: [{ field: '_score.exact_match', direction: 'desc' }] }).expect(200)).body.items;
+    expect(sorted.map((x: { _row_id: string }) => x._row_id)).toEqual([items[0].row_id, items[1].row_id]);
+    const unknown = await table({ filter: { field: 'passed', op: 'eq', value: true } });
+    expectProblem(unknown, 400, 'invalid_filter');
+    expect(unknown.body.detail).toContain('"_passed"');
     expectProblem(await t.http.put(`/runs/${run.id}/upload`).set(r.member.auth).send({ results: [{ row_id: items[0].row_id, output: 'x' }] }), 409, 'run_not_awaiting_upload');
   });
 

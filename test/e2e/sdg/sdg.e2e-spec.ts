@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { uploadRows, type UploadedDataset } from '../../utils/datasets.js';
 import { chatCompletion, FakeUpstream } from '../../utils/fake-upstream.js';
 import { expectProblem } from '../../utils/problem.js';
+import { followLocation } from '../../utils/accepted.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 
 describe('synthetic data generation', () => {
@@ -47,6 +48,7 @@ describe('synthetic data generation', () => {
       .expect(201);
     expect(adapter.body).toEqual(expect.objectContaining({ kind: 'template', dimensions: { task: ['share a file', 'reset my password'] }, dimension_columns: true, recent_runs: [] }));
     const started = await t.http.post(`/sdg/adapters/${adapter.body.id}/runs`).set(r.member.auth).send({ target_dataset_id: target.datasetId, seed: { dataset_id: seed.datasetId }, message: 'how-to questions' }).expect(202);
+    await followLocation(t, started, r.viewer.auth);
     expect(started.body).toEqual(expect.objectContaining({ state: 'queued', target_dataset_id: target.datasetId, job_id: expect.any(String) }));
     const run = await finished(adapter.body.id, started.body.id);
     expect(run).toEqual(expect.objectContaining({ state: 'succeeded', generated: 4, dropped: 0, version_id: expect.any(String) }));

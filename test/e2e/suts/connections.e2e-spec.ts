@@ -81,6 +81,11 @@ describe('SUT connections, adapters, validate and test', () => {
     expectProblem(badTemplate, 400, 'adapter_invalid');
     expect(badTemplate.body.issues.map((i: { pointer: string; code: string }) => `${i.pointer} ${i.code}`).sort()).toEqual(['/request/body/a~1b unknown_placeholder', '/request/body/q template_syntax']);
     expectProblem(await t.http.post(adapterUrl).set(r.member.auth).send({ request: {}, response: { language: 'xpath', output: '/a' } }), 400, 'validation_failed');
+    // A required enum left out is called required, not "must be one of".
+    const noLanguage = await t.http.post(adapterUrl).set(r.member.auth).send({ request: {}, response: { output: 'answer' } });
+    expectProblem(noLanguage, 400, 'validation_failed');
+    expect(noLanguage.body.errors).toEqual([{ field: 'response.language', message: 'response.language is required' }]);
+    expect(noLanguage.body.detail).toBe('response.language is required');
 
     const adapter = { request: { body: { question: '{{input}}', history: '{{history}}', meta: { lang: '{{row.meta.lang | default("en")}}' } }, headers: { 'X-Row': '{{row_id}}' } }, response: { language: 'jmespath', output: 'answer', usage: { prompt_tokens: 'usage.in', completion_tokens: 'usage.out' }, extras: { sources: 'sources[].title' } } };
     const posted = await t.http.post(adapterUrl).set(r.member.auth).send(adapter).expect(201);

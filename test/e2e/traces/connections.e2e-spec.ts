@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { FakeUpstream } from '../../utils/fake-upstream.js';
 import { agentTrace, genAiTrace, otlpJson, recordTraces } from '../../utils/otel-traces.js';
 import { expectProblem } from '../../utils/problem.js';
+import { followLocation } from '../../utils/accepted.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 import { landingSettled } from '../../utils/traces.js';
 
@@ -32,7 +33,9 @@ describe('trace source connections', () => {
     const connection = (await t.http.post('/traces/connections').set(r.owner.auth).send({ workspace_id: ws, name: 'collector file', kind: 'otlp_file_url', url: source.url('/exports/traces.jsonl'), secret_id: token }).expect(201)).body;
     expect(connection).toEqual(expect.objectContaining({ kind: 'otlp_file_url', secret_id: token, page_size: 100, last_landed_at: null }));
     expect(JSON.stringify(connection)).not.toContain('file-token');
-    const run = await settled((await t.http.post(`/traces/connections/${connection.id}/land`).set(r.member.auth).send({ dataset_name: 'pulled' }).expect(202)).body.id);
+    const landing = await t.http.post(`/traces/connections/${connection.id}/land`).set(r.member.auth).send({ dataset_name: 'pulled' }).expect(202);
+    await followLocation(t, landing, r.viewer.auth);
+    const run = await settled(landing.body.id);
     expect(run).toEqual(expect.objectContaining({ state: 'succeeded', counts: { received: 6, landed: 6, deduplicated: 0, dropped: 0 }, conventions: { openinference: 5, genai: 1 }, traces: 2 }));
     const listed = (await t.http.get('/traces/connections').query({ workspace_id: ws }).set(r.viewer.auth).expect(200)).body;
     expect(listed.find((c: { id: string }) => c.id === connection.id).last_landed_at).not.toBeNull();

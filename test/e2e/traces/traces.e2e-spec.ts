@@ -5,6 +5,7 @@ import { SPAN_COLUMNS } from '../../../src/modules/traces/trace-landing.js';
 import { uploadRows } from '../../utils/datasets.js';
 import { agentTrace, genAiTrace, otlpJson, otlpProtobuf, recordTraces } from '../../utils/otel-traces.js';
 import { expectProblem } from '../../utils/problem.js';
+import { followLocation } from '../../utils/accepted.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 import { landingSettled } from '../../utils/traces.js';
 
@@ -63,6 +64,7 @@ describe('trace ingestion', () => {
 
     const started = await t.http.post('/traces/land').set(r.member.auth).send({ workspace_id: ws, upload_id: upload.id, dataset_name: 'production traces' }).expect(202);
     expect(started.body).toEqual(expect.objectContaining({ state: 'queued', source: { kind: 'upload', upload_id: upload.id, connection_id: null }, job_id: expect.any(String) }));
+    await followLocation(t, started, r.viewer.auth);
     const run = await settled(started.body.id);
     expect(run).toEqual(expect.objectContaining({ state: 'succeeded', counts: { received: 10, landed: 10, deduplicated: 0, dropped: 0 }, traces: 2, conventions: { openinference: 10 } }));
     datasetId = run.dataset_id;
@@ -101,6 +103,7 @@ describe('trace ingestion', () => {
       { hello: 'world' },
     ];
     const started = await t.http.post('/traces/land:inline').set(r.member.auth).send({ workspace_id: ws, dataset_id: datasetId, records: [genai, ...broken, otlpJson(agentSpans)] }).expect(202);
+    await followLocation(t, started, r.viewer.auth);
     const run = await settled(started.body.id);
     expect(run.counts).toEqual({ received: 15, landed: 1, deduplicated: 10, dropped: 4 });
     expect(run.counts.received).toBe(run.counts.landed + run.counts.deduplicated + run.counts.dropped);

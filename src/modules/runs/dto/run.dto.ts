@@ -111,8 +111,9 @@ export class SutRunsQuery extends PageQueryDto {
 
 export class EventsQuery {
   /** Only events after this `seq` (poll with the last one you saw) */
-  @IsOptional() @Matches(/^\d{1,18}$/)
-  after?: string;
+  @ApiPropertyOptional({ type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, example: 42 })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(Number.MAX_SAFE_INTEGER)
+  after?: number;
 
   /** 1..1000, default 500 */
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000)
@@ -205,8 +206,9 @@ export class RunResponse {
 }
 
 export class RunEventResponse {
-  /** Increasing within the run: pass the last one as `after` */
-  seq: string;
+  /** Increasing within the run (the service's event counter, so not consecutive): pass the last one as `after` */
+  @ApiProperty({ type: 'integer', format: 'int64', minimum: 1, example: 1042 })
+  seq: number;
   /** state_changed, progress, row_error, judge_error, upload_received, rerun_started */
   type: string;
   at: Date;

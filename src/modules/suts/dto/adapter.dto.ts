@@ -5,10 +5,12 @@ import { PATH_LANGUAGES, type PathLanguage } from '../../../../libs/evaluation/s
 
 const present = (_: object, value: unknown) => value !== undefined;
 const TEMPLATE_LIMIT = 64_000;
+/** Any JSON value (OpenAPI 3.0 has no `any` type; a schema without a type would be read as an object by the CLI plugin). */
+export const ANY_JSON = { oneOf: [{ type: 'object', additionalProperties: true }, { type: 'array', items: {} }, { type: 'string' }, { type: 'number' }, { type: 'boolean' }], nullable: true } as const;
 
 export class AdapterRequestDto {
   /** http: the JSON body template; openai_chat: merged over {model, messages, ...parameters}. Strings may hold {{placeholders}} (docs/suts.md) */
-  @ApiPropertyOptional({ description: 'Any JSON value; a string that is exactly one placeholder is replaced by the value itself', example: { question: '{{input}}', history: '{{history}}' } })
+  @ApiPropertyOptional({ ...ANY_JSON, description: 'Any JSON value; a string that is exactly one placeholder is replaced by the value itself', example: { question: '{{input}}', history: '{{history}}' } })
   @ValidateIf(present) @IsBoundedJson(TEMPLATE_LIMIT)
   body?: unknown;
 
@@ -152,7 +154,7 @@ export class RenderedRequestDto {
   /** Secrets show as *** */
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
   headers: Record<string, string>;
-  @ApiPropertyOptional({ description: 'The JSON body' })
+  @ApiPropertyOptional({ ...ANY_JSON, description: 'The JSON body, any JSON value' })
   body?: unknown;
 }
 
