@@ -6,7 +6,7 @@ import { baseUrl, dataOf, journey } from '../journey.js';
 import { client } from './generated/client.gen.js';
 // The generated functions this journey calls, named after the document's operationIds: a renamed
 // operationId changes this import only.
-import { authToken as signIn, datasetsList as listDatasets, datasetsUpload as uploadDataset, secretsCreate as createSecret, secretsList as listSecrets, workspacesCreate as createWorkspace } from './generated/sdk.gen.js';
+import { createSecret, createWorkspace, issueToken as signIn, listDatasets, listSecrets, uploadDataset } from './generated/sdk.gen.js';
 
 let token = '';
 client.setConfig({ baseUrl, auth: () => token });

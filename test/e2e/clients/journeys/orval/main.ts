@@ -6,7 +6,7 @@ import { baseUrl, failed, journey } from '../journey.js';
 import { connection } from './fetcher.js';
 // The generated functions this journey calls, named after the document's operationIds: a renamed
 // operationId changes this import only.
-import { authToken as signIn, datasetsList as listDatasets, datasetsUpload as uploadDataset, secretsCreate as createSecret, secretsList as listSecrets, workspacesCreate as createWorkspace } from './generated/api.js';
+import { createSecret, createWorkspace, issueToken as signIn, listDatasets, listSecrets, uploadDataset } from './generated/api.js';
 
 connection.baseUrl = baseUrl;
 
