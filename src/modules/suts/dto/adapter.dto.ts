@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsObject, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { IsBoundedJson, IsStringRecord, NestedObject } from '../../../../libs/common/record-validators.js';
 import { PATH_LANGUAGES, type PathLanguage } from '../../../../libs/evaluation/sut/sut.types.js';
@@ -6,11 +6,11 @@ import { PATH_LANGUAGES, type PathLanguage } from '../../../../libs/evaluation/s
 const present = (_: object, value: unknown) => value !== undefined;
 const TEMPLATE_LIMIT = 64_000;
 /** Any JSON value (OpenAPI 3.0 has no `any` type; a schema without a type would be read as an object by the CLI plugin). */
-export const ANY_JSON = { oneOf: [{ type: 'object', additionalProperties: true }, { type: 'array', items: {} }, { type: 'string' }, { type: 'number' }, { type: 'boolean' }], nullable: true } as const;
+export const ANY_JSON: { oneOf: Array<Record<string, unknown>>; nullable: true } = { oneOf: [{ type: 'object', additionalProperties: true }, { type: 'array', items: {} }, { type: 'string' }, { type: 'number' }, { type: 'boolean' }], nullable: true };
 
 export class AdapterRequestDto {
   /** http: the JSON body template; openai_chat: merged over {model, messages, ...parameters}. Strings may hold {{placeholders}} (docs/suts.md) */
-  @ApiPropertyOptional({ ...ANY_JSON, description: 'Any JSON value; a string that is exactly one placeholder is replaced by the value itself', example: { question: '{{input}}', history: '{{history}}' } })
+  @ApiPropertyOptional({ ...ANY_JSON, description: 'Any JSON value; a string that is exactly one placeholder is replaced by the value itself', example: { question: '{{input}}', history: '{{history}}' } } as ApiPropertyOptions)
   @ValidateIf(present) @IsBoundedJson(TEMPLATE_LIMIT)
   body?: unknown;
 
@@ -154,7 +154,7 @@ export class RenderedRequestDto {
   /** Secrets show as *** */
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
   headers: Record<string, string>;
-  @ApiPropertyOptional({ ...ANY_JSON, description: 'The JSON body, any JSON value' })
+  @ApiPropertyOptional({ ...ANY_JSON, description: 'The JSON body, any JSON value' } as ApiPropertyOptions)
   body?: unknown;
 }
 
