@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { completeOpenApiDocument, exampleProblem } from './openapi-completion.js';
+import { completeOpenApiDocument, composeExample, exampleProblem } from './openapi-completion.js';
 import { UuidParam } from './uuid-param.js';
 import '../auth/password-hasher.js'; // registers auth_busy
 
@@ -100,5 +100,90 @@ describe('completeOpenApiDocument', () => {
   it('builds example problems from the error-code registry', () => {
     expect(exampleProblem('unauthenticated')).toEqual(expect.objectContaining({ status: 401, title: 'Authentication required', error_code: 'unauthenticated' }));
     expect(() => exampleProblem('no_such_code')).toThrow(/no_such_code/);
+  });
+});
+
+describe('request body examples', () => {
+  const schemas = {
+    Thing: {
+      type: 'object',
+      properties: {
+        name: { type: 'string', example: 'faq-golden-set' },
+        kind: { type: 'string', enum: ['rows', 'traces'] },
+        limit: { type: 'integer', default: 50 },
+        note: { type: 'string' },
+        owner: { nullable: true, type: 'object', allOf: [{ $ref: '#/components/schemas/Owner' }] },
+        tags: { type: 'array', items: { type: 'string', example: 'golden' } },
+        parts: { type: 'array', items: { $ref: '#/components/schemas/Part' } },
+      },
+      required: ['name', 'kind'],
+    },
+    Owner: { type: 'object', properties: { id: { type: 'string', format: 'uuid', example: '2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a' } } },
+    Part: { type: 'object', properties: { label: { type: 'string', example: 'billing' }, child: { $ref: '#/components/schemas/Part' } } },
+    Whole: { type: 'object', properties: { a: { type: 'string', example: 'x' }, b: { type: 'string', example: 'y' } }, example: { a: 'chosen' } },
+    Mixed: { allOf: [{ $ref: '#/components/schemas/Owner' }, { $ref: '#/components/schemas/Whole' }] },
+    Nothing: { type: 'object', properties: { free: { type: 'string' } } },
+  };
+  const documentWithBody = (content: Record<string, unknown>) =>
+    ({
+      openapi: '3.0.0',
+      info: { title: 't', version: '1' },
+      components: { schemas },
+      paths: { '/things': { post: { tags: ['things'], summary: 's', requestBody: { required: true, content }, responses: { 201: { description: 'created' } }, 'x-access': { rule: 'public' } } } },
+    }) as unknown as OpenAPIObject;
+  const media = (doc: OpenAPIObject, type: string) => (doc.paths['/things'].post!.requestBody as { content: Record<string, { example?: unknown; examples?: unknown }> }).content[type];
+
+  it('composes an object from its properties\' examples, through $ref, nullable allOf and arrays, with enum and default values', () => {
+    expect(composeExample({ $ref: '#/components/schemas/Thing' }, schemas)).toEqual({
+      name: 'faq-golden-set',
+      kind: 'rows',
+      limit: 50,
+      owner: { id: '2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a' },
+      tags: ['golden'],
+      // A schema that contains itself stops at the second visit.
+      parts: [{ label: 'billing' }],
+    });
+  });
+
+  it('prefers an example set on the schema itself, and merges the parts of an allOf', () => {
+    expect(composeExample({ $ref: '#/components/schemas/Whole' }, schemas)).toEqual({ a: 'chosen' });
+    expect(composeExample({ $ref: '#/components/schemas/Mixed' }, schemas)).toEqual({ id: '2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a', a: 'chosen' });
+    expect(composeExample({ oneOf: [{ type: 'string' }, { type: 'number', example: 3 }] }, schemas)).toBe(3);
+  });
+
+  it('gives nothing where no part of the schema has an example', () => {
+    expect(composeExample({ $ref: '#/components/schemas/Nothing' }, schemas)).toBeUndefined();
+    expect(composeExample({ $ref: '#/components/schemas/Missing' }, schemas)).toBeUndefined();
+    expect(composeExample({ type: 'array', items: { type: 'string' } }, schemas)).toBeUndefined();
+  });
+
+  it('sets the example of JSON and form request bodies that have none, and leaves the others', () => {
+    const doc = completeOpenApiDocument(
+      documentWithBody({
+        'application/json': { schema: { $ref: '#/components/schemas/Part' } },
+        'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/Part' } },
+        'application/merge-patch+json': { schema: { $ref: '#/components/schemas/Part' }, examples: { one: { value: { label: 'kept' } } } },
+        'multipart/form-data': { schema: { $ref: '#/components/schemas/Part' } },
+        'application/x-ndjson': { schema: { $ref: '#/components/schemas/Part' } },
+      }),
+      { tags: {}, servers: [] },
+    );
+    expect(media(doc, 'application/json').example).toEqual({ label: 'billing' });
+    expect(media(doc, 'application/x-www-form-urlencoded').example).toEqual({ label: 'billing' });
+    expect(media(doc, 'application/merge-patch+json').example).toBeUndefined();
+    expect(media(doc, 'multipart/form-data').example).toBeUndefined();
+    expect(media(doc, 'application/x-ndjson').example).toBeUndefined();
+    // A copy: changing the body's example leaves the schema's examples alone.
+    (media(doc, 'application/json').example as { label: string }).label = 'changed';
+    expect(schemas.Part.properties.label.example).toBe('billing');
+  });
+
+  it('keeps an example the operation already gives, and sets none it cannot compose', () => {
+    const doc = completeOpenApiDocument(
+      documentWithBody({ 'application/json': { schema: { $ref: '#/components/schemas/Part' }, example: { label: 'given' } }, 'application/problem+json': { schema: { $ref: '#/components/schemas/Nothing' } } }),
+      { tags: {}, servers: [] },
+    );
+    expect(media(doc, 'application/json').example).toEqual({ label: 'given' });
+    expect(media(doc, 'application/problem+json')).not.toHaveProperty('example');
   });
 });

@@ -1,5 +1,6 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { allErrorCodes, CODE_FOR_STATUS, CommonErrors, errorCodeDefinition } from './error-codes.js';
+import { EXAMPLE_ID } from './openapi-examples.js';
 import { buildProblem, PROBLEM_CONTENT_TYPE } from './problem.js';
 import { UUID_PATH_PARAMETERS } from './uuid-param.js';
 
@@ -9,10 +10,25 @@ type Operation = NonNullable<PathItem['get']>;
 type Parameter = { name: string; in: string; required?: boolean; description?: string; schema?: Record<string, unknown> };
 type Response = { description: string; content?: Record<string, { schema?: unknown; example?: unknown; examples?: Record<string, { $ref: string }> }>; headers?: Record<string, unknown> };
 type Access = { rule?: string; from?: { param?: string } };
+/** The parts of an OpenAPI 3.0 schema object an example is composed from. */
+export type SchemaObject = {
+  $ref?: string;
+  example?: unknown;
+  default?: unknown;
+  enum?: unknown[];
+  properties?: Record<string, SchemaObject>;
+  items?: SchemaObject;
+  allOf?: SchemaObject[];
+  oneOf?: SchemaObject[];
+  anyOf?: SchemaObject[];
+  [keyword: string]: unknown;
+};
+type MediaType = { schema?: SchemaObject; example?: unknown; examples?: unknown };
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 const PROBLEM_SCHEMA = '#/components/schemas/ProblemResponse';
-const EXAMPLE_REQUEST_ID = '3f0c2d4e-8b1a-4c5d-9e7f-6a2b1c0d9e8f';
+/** Media types whose example is a JSON value composed from the schema (not multipart files or JSON Lines). */
+const COMPOSED_MEDIA_TYPE = /^application\/(json|x-www-form-urlencoded|[\w.-]+\+json)$/;
 
 /** A realistic `detail` for the codes a client meets most; the others show the catalogue's line. */
 const EXAMPLE_DETAILS: Record<string, { detail: string; extensions?: Record<string, unknown> }> = {
@@ -52,7 +68,7 @@ export function exampleProblem(code: string): Record<string, unknown> {
   const def = errorCodeDefinition(code);
   if (!def) throw new Error(`no error code ${code} in the catalogue`);
   const sample = EXAMPLE_DETAILS[code];
-  return { ...buildProblem(code, sample?.detail ?? def.description, sample?.extensions), request_id: EXAMPLE_REQUEST_ID };
+  return { ...buildProblem(code, sample?.detail ?? def.description, sample?.extensions), request_id: EXAMPLE_ID.request };
 }
 
 export interface CompletionOptions {
@@ -70,6 +86,8 @@ export interface CompletionOptions {
  * - every error status an operation can answer, as application/problem+json with the problem
  *   schema and one example per error code (from the error-code registry; a response whose
  *   description names codes, e.g. "rate_limited: …; auth_busy: …", gets an example of each);
+ * - an example of every JSON (and form) request body that has none, composed from its schema's
+ *   property examples (`composeExample`);
  * - tag descriptions (from `options.tags`) and `servers`.
  */
 export function completeOpenApiDocument(document: OpenAPIObject, options: CompletionOptions): OpenAPIObject {
@@ -84,6 +102,7 @@ export function completeOpenApiDocument(document: OpenAPIObject, options: Comple
       declarePathParameters(path, operation);
       acceptEveryBearer(operation);
       declareErrors(path, method, operation, usedCodes);
+      exampleRequestBody(operation, document.components?.schemas as Record<string, SchemaObject> | undefined);
     }
   }
   // A tag without a description (a test module's) is listed bare; openapi-drift requires one for every served tag.
@@ -197,4 +216,58 @@ function codesFor(status: string, description: string | undefined, shape: { body
   if (status === '409') return [CommonErrors.conflict, CommonErrors.unique_violation];
   const fallback = CODE_FOR_STATUS[Number(status)];
   return fallback ? [fallback] : [];
+}
+
+/** Gives each JSON or form content of the request body without an example one composed from its schema. */
+function exampleRequestBody(operation: Operation, schemas: Record<string, SchemaObject> = {}): void {
+  const body = operation.requestBody as { content?: Record<string, MediaType> } | undefined;
+  for (const [type, media] of Object.entries(body?.content ?? {})) {
+    if (!media.schema || media.example !== undefined || media.examples !== undefined || !COMPOSED_MEDIA_TYPE.test(type)) continue;
+    const example = composeExample(media.schema, schemas);
+    if (example !== undefined) media.example = structuredClone(example);
+  }
+}
+
+/**
+ * An example value of `schema`, composed from the examples its parts carry: the schema's own
+ * `example`, else (through `$ref`, `allOf`, the first of `oneOf`/`anyOf`) an object of its
+ * properties' examples, an array of one example item, or the `default` or first `enum` value.
+ * Undefined when nothing in the schema gives one; a property without one is left out (a required
+ * one too, which the example-validating contract test then reports).
+ */
+export function composeExample(schema: SchemaObject | undefined, schemas: Record<string, SchemaObject>, seen: ReadonlySet<string> = new Set()): unknown {
+  if (!schema) return undefined;
+  if (schema.example !== undefined) return schema.example;
+  if (schema.$ref) {
+    const name = schema.$ref.replace(/^#\/components\/schemas\//, '');
+    // A schema that contains itself: stop at the second visit.
+    return seen.has(name) ? undefined : composeExample(schemas[name], schemas, new Set(seen).add(name));
+  }
+  if (schema.allOf) {
+    const parts = schema.allOf.map((part) => composeExample(part, schemas, seen)).filter((part) => part !== undefined);
+    if (parts.length === 1 && !schema.properties) return parts[0];
+    const own = schema.properties ? composeExample({ properties: schema.properties }, schemas, seen) : undefined;
+    const objects = [...parts, own].filter((part): part is Record<string, unknown> => isPlainObject(part));
+    return objects.length ? Object.assign({}, ...objects) : undefined;
+  }
+  for (const alternative of schema.oneOf ?? schema.anyOf ?? []) {
+    const example = composeExample(alternative, schemas, seen);
+    if (example !== undefined) return example;
+  }
+  if (schema.properties) {
+    const entries = Object.entries(schema.properties)
+      .map(([name, property]) => [name, composeExample(property, schemas, seen)] as const)
+      .filter(([, value]) => value !== undefined);
+    if (entries.length) return Object.fromEntries(entries);
+  }
+  if (schema.items) {
+    const item = composeExample(schema.items, schemas, seen);
+    if (item !== undefined) return [item];
+  }
+  if (schema.default !== undefined) return schema.default;
+  return schema.enum?.[0];
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -43,11 +43,11 @@ export function PageOf<T>(item: TypeOf<T>): TypeOf<Page<T>> {
   class PageDto implements Page<T> {
     @ApiProperty({ type: () => [item] })
     items: T[];
-    @ApiProperty({ description: 'Number of items matching the filters, across all pages' })
+    @ApiProperty({ description: 'Number of items matching the filters, across all pages', example: 42 })
     total: number;
-    @ApiProperty({ minimum: 1 })
+    @ApiProperty({ minimum: 1, example: 1 })
     page: number;
-    @ApiProperty({ minimum: 1, maximum: MAX_PAGE_SIZE })
+    @ApiProperty({ minimum: 1, maximum: MAX_PAGE_SIZE, example: DEFAULT_PAGE_SIZE })
     page_size: number;
   }
   Object.defineProperty(PageDto, 'name', { value: `${item.name}Page` });

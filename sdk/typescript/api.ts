@@ -3,23 +3,27 @@ export interface AcceptInvitationRequest {
    * For a new account; defaults to the email's local part
    * @minLength 1
    * @maxLength 200
+   * @example "Grace Hopper"
    */
   display_name?: string;
   /**
    * A new account's password; or, for an existing account without a bearer token, its current password
    * @minLength 1
    * @maxLength 256
+   * @example "correct-horse-battery-staple"
    */
   password?: string;
   /**
    * The token from the invitation (shown once when it was created or resent)
    * @minLength 1
    * @maxLength 200
+   * @example "inv_example-invitation-token-not-a-real-one"
    */
   token: string;
 }
 
 export interface AdapterIssueDto {
+  /** @example "path_no_match" */
   code:
     | "template_syntax"
     | "unknown_placeholder"
@@ -29,8 +33,12 @@ export interface AdapterIssueDto {
     | "not_a_number"
     | "response_not_json"
     | "invalid_spec";
+  /** @example "$.answer matched nothing in the sample response" */
   message: string;
-  /** JSON Pointer into the adapter */
+  /**
+   * JSON Pointer into the adapter
+   * @example "/response/output"
+   */
   pointer: string;
 }
 
@@ -39,8 +47,11 @@ export interface AdapterRequestDto {
    * Any JSON value; a string that is exactly one placeholder is replaced by the value itself
    * @example {"question":"{{input}}","history":"{{history}}"}
    */
-  body?: Record<string, any> | any[] | string | number | boolean | null;
-  /** Headers, templated */
+  body?: Record<string, any> | any[] | string | number | boolean;
+  /**
+   * Headers, templated
+   * @example {"X-Request-Source":"evaluation"}
+   */
   headers?: Record<string, string>;
   /**
    * openai_chat only: the messages template; an element that is exactly "{{history}}" is spread into the earlier turns
@@ -48,26 +59,43 @@ export interface AdapterRequestDto {
    * @example [{"role":"system","content":"You are a support agent."},"{{history}}",{"role":"user","content":"{{input}}"}]
    */
   messages?: any[];
-  /** Query parameters, templated */
+  /**
+   * Query parameters, templated
+   * @example {"locale":"en"}
+   */
   query?: Record<string, string>;
 }
 
 export interface AdapterResponse {
+  /** @example "9535f71a-4c76-4544-92c7-d0117af05d92" */
   connection_id: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string | null;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
   /**
    * null for the kind's default adapter (no revision posted yet)
    * @format uuid
+   * @example "6b4d6ef7-4d2b-4ce8-af33-df2d01b3e53f"
    */
   id: string | null;
   request: AdapterRequestDto;
   response: AdapterResponseMappingDto;
-  /** 1, 2, … per POST; 0 for the kind's default */
+  /**
+   * 1, 2, … per POST; 0 for the kind's default
+   * @example 2
+   */
   revision: number;
-  /** `default` until an adapter is posted */
+  /**
+   * `default` until an adapter is posted
+   * @example "custom"
+   */
   source: "default" | "custom";
 }
 
@@ -75,30 +103,45 @@ export interface AdapterResponseMappingDto {
   /**
    * Where the SUT reports its own cost in USD
    * @maxLength 500
+   * @example "$.cost.usd"
    */
   cost_usd?: string;
-  /** More fields kept with each result, by name (e.g. contexts of a RAG answer) */
+  /**
+   * More fields kept with each result, by name (e.g. contexts of a RAG answer)
+   * @example {"sources":"$.sources"}
+   */
   extras?: Record<string, string>;
-  /** The path language of every expression here */
+  /**
+   * The path language of every expression here
+   * @example "jsonpath"
+   */
   language: "jsonpath" | "jmespath";
   /**
    * Where the output is, e.g. `$.choices[0].message.content` (JSONPath) or `choices[0].message.content` (JMESPath)
    * @minLength 1
    * @maxLength 500
+   * @example "$.answer"
    */
   output: string;
   usage?: UsagePathsDto;
 }
 
 export interface AdapterValidateResult {
-  /** The revision checked; null when the adapter came in the body */
+  /**
+   * The revision checked; null when the adapter came in the body
+   * @example null
+   */
   adapter_revision: number | null;
   /** What was extracted from the sample response (null without one) */
   extracted: ExtractedOutputDto | null;
+  /** @example [] */
   issues: AdapterIssueDto[];
   /** The request a run would send for the sample row (null when it cannot render) */
   request: RenderedRequestDto | null;
-  /** True when the request rendered and (if a response was given) the output was extracted */
+  /**
+   * True when the request rendered and (if a response was given) the output was extracted
+   * @example true
+   */
   valid: boolean;
 }
 
@@ -110,43 +153,59 @@ export interface AddMemberParams {
   workspaceId: string;
 }
 
+/** @example {"email":"grace.hopper@example.com","role":"member"} */
 export interface AddMemberRequest {
   /**
    * The email of an existing user (case-insensitive); give this or `user_id`
    * @format email
    * @maxLength 320
+   * @example "grace.hopper@example.com"
    */
   email?: string;
+  /** @example "member" */
   role: "viewer" | "member" | "admin" | "owner";
   /**
    * The user to add; give this or `email`
    * @format uuid
+   * @example "7decc0e4-66f7-48ce-95ab-9a5bb71185c6"
    */
   user_id?: string;
 }
 
 export interface AnalysisPropertyDto {
+  /** @example "Tokens of the question (cl100k_base)" */
   description: string;
-  /** row (filterable with the analysis query paths), column or version */
+  /**
+   * row (filterable with the analysis query paths), column or version
+   * @example "row"
+   */
   level: "row" | "column" | "version";
+  /** @example "question.tokens" */
   name: string;
+  /** @example "integer" */
   type: "integer" | "number" | "string" | "boolean";
 }
 
 export interface AnalysisQueryRequest {
-  /** A filter in the query language (docs/query-language.md) over the row properties of GET /analysis/properties/{kind}, e.g. {"field": "question.tokens", "op": "gt", "value": 500} */
+  /**
+   * A filter in the query language (docs/query-language.md) over the row properties of GET /analysis/properties/{kind}, e.g. {"field": "question.tokens", "op": "gt", "value": 500}
+   * @example {"field":"question.tokens","op":"gt","value":50}
+   */
   filter?: Record<string, any>;
   /**
    * 1..1000, default 100
    * @min 1
    * @max 1000
+   * @example 100
    */
   limit?: number;
   /**
    * @min 0
    * @max 10000000
+   * @example 0
    */
   offset?: number;
+  /** @example [{"field":"question.tokens","direction":"desc"}] */
   sort?: {
     direction?: "asc" | "desc";
     field: string;
@@ -154,26 +213,54 @@ export interface AnalysisQueryRequest {
 }
 
 export interface AnalysisRunResponse {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:07:04.000Z"
+   */
   finished_at: string | null;
+  /** @example "efc67246-99cf-4379-9046-84c9213e480e" */
   id: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "fc7b3a5d-aa83-4122-8a09-9989bf9cc2ae"
+   */
   job_id: string | null;
+  /** @example ["text","annotation","visual"] */
   kinds: ("text" | "annotation" | "visual")[];
-  /** The columns and seed used */
+  /**
+   * The columns and seed used
+   * @example {"text_columns":["question","answer"],"label_columns":["topic"],"visual_column":"question","seed":42}
+   */
   params: Record<string, any>;
-  /** {step, done, total} while running */
+  /**
+   * {step, done, total} while running
+   * @example null
+   */
   progress: Record<string, any> | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:06:00.000Z"
+   */
   started_at: string | null;
+  /** @example "succeeded" */
   state: "queued" | "running" | "succeeded" | "failed";
+  /** @example null */
   state_reason: string | null;
+  /** @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df" */
   version_id: string;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
@@ -306,28 +393,41 @@ export interface ApiKeyResponse {
 
 export interface ApiKeyResponsePage {
   items: ApiKeyResponse[];
-  /** @min 1 */
+  /**
+   * @min 1
+   * @example 1
+   */
   page: number;
   /**
    * @min 1
    * @max 200
+   * @example 50
    */
   page_size: number;
-  /** Number of items matching the filters, across all pages */
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
   total: number;
 }
 
+/** @example {"dimension":"topic","value":"cancellation","row_ids":["6c861b83-60a8-4bcf-845d-126ac56874a4"],"version_id":"89fa3cc1-e563-4ad1-af4c-d5becdca17df","description":"What the customer is contacting support about"} */
 export interface AssignDimensionRequest {
   /**
    * Describes the dimension when this call creates it
    * @maxLength 2000
+   * @example "What the customer is contacting support about"
    */
   description?: string;
-  /** The dimension (axis of coverage), e.g. `topic`; created on first use */
+  /**
+   * The dimension (axis of coverage), e.g. `topic`; created on first use
+   * @example "topic"
+   */
   dimension: string;
   /**
    * Rows to assign (1..1000); give this or `rule`
    * @minItems 1
+   * @example ["6c861b83-60a8-4bcf-845d-126ac56874a4"]
    */
   row_ids?: string[];
   /**
@@ -339,27 +439,45 @@ export interface AssignDimensionRequest {
    * The value to assign, e.g. `billing`; added to the dimension's values on first use
    * @minLength 1
    * @maxLength 200
+   * @example "cancellation"
    */
   value: string;
   /**
    * The version `rule` is evaluated on and `row_ids` must belong to; default: the current version, else the newest
    * @format uuid
+   * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   version_id?: string;
 }
 
 export interface AssignDimensionResponse {
-  /** Rows that now carry the value */
+  /**
+   * Rows that now carry the value
+   * @example 1
+   */
   assigned: number;
-  /** The call created the dimension */
+  /**
+   * The call created the dimension
+   * @example false
+   */
   created_dimension: boolean;
-  /** The call added the value to the dimension */
+  /**
+   * The call added the value to the dimension
+   * @example false
+   */
   created_value: boolean;
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
+  /** @example "topic" */
   dimension: string;
-  /** Of those, rows that carried another value of the dimension before */
+  /**
+   * Of those, rows that carried another value of the dimension before
+   * @example 1
+   */
   reassigned: number;
+  /** @example "cancellation" */
   value: string;
+  /** @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df" */
   version_id: string;
 }
 
@@ -384,38 +502,65 @@ export interface AttachTestPlanRequest {
   /**
    * The test plan's id or name
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
+   * @example "support-release-plan"
    */
   test_plan: string;
   /**
    * The plan version to carry (default: its latest)
    * @min 1
    * @max 2147483647
+   * @example 3
    */
   version?: number;
 }
 
 export interface AuditEntryResponse {
-  /** Dotted verb: dataset.created, dataset.updated, version.created, version.promoted, rows.staged, rows.committed, ... */
+  /**
+   * Dotted verb: dataset.created, dataset.updated, version.created, version.promoted, rows.staged, rows.committed, ...
+   * @example "rows.committed"
+   */
   action: string;
+  /** @example "ada.lovelace@example.com" */
   actor_email: string | null;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   actor_id: string | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** What changed (row ids, counts, versions, before and after values) */
+  /**
+   * What changed (row ids, counts, versions, before and after values)
+   * @example {"version":3,"inserted":12,"updated":3,"deleted":1}
+   */
   details: Record<string, any>;
+  /** @example "4d3c2b1a-9e8f-4a7b-8c6d-5e4f3a2b1c0d" */
   id: string;
+  /** @example "3f0c2d4e-8b1a-4c5d-9e7f-6a2b1c0d9e8f" */
   request_id: string | null;
 }
 
 export interface AvailableMetric {
-  /** Whether the version's mapping provides every field the metric reads */
+  /**
+   * Whether the version's mapping provides every field the metric reads
+   * @example true
+   */
   available: boolean;
+  /** @example "A judge checks the output is supported by the context" */
   description: string;
+  /** @example "judged" */
   kind: "deterministic" | "judged";
-  /** Fields the mapping lacks (map them with POST .../map) */
+  /**
+   * Fields the mapping lacks (map them with POST .../map)
+   * @example []
+   */
   missing: ("input" | "expected_output" | "context")[];
+  /** @example "faithfulness" */
   name: string;
+  /** @example ["context"] */
   requires: ("input" | "expected_output" | "context")[];
 }
 
@@ -426,7 +571,10 @@ export interface BrandingResponse {
    * @example "#F59E0B"
    */
   accent_color: string;
-  /** An https URL, or an inline data URL `data:image/(png|jpeg|svg+xml);base64,…` of at most 256 KiB decoded (the bytes must be that image type; SVG without script or event handlers). Null when not set. */
+  /**
+   * An https URL, or an inline data URL `data:image/(png|jpeg|svg+xml);base64,…` of at most 256 KiB decoded (the bytes must be that image type; SVG without script or event handlers). Null when not set.
+   * @example "https://example.com/favicon.png"
+   */
   favicon_url: string | null;
   /**
    * An https URL, or an inline data URL `data:image/(png|jpeg|svg+xml);base64,…` of at most 256 KiB decoded (the bytes must be that image type; SVG without script or event handlers).
@@ -457,6 +605,7 @@ export interface BrandingResponse {
   /**
    * When an admin last saved the branding; null while the built-in defaults apply.
    * @format date-time
+   * @example null
    */
   updated_at: string | null;
   /**
@@ -467,7 +616,11 @@ export interface BrandingResponse {
 }
 
 export interface BundleFile {
-  /** The file's UTF-8 text */
+  /**
+   * The file's UTF-8 text
+   * @example "export * from './api';
+   * "
+   */
   content: string;
   /**
    * Path inside the bundle, `/`-separated
@@ -478,8 +631,12 @@ export interface BundleFile {
 
 export interface BundleResponse {
   files: BundleFile[];
-  /** How to use the bundle */
+  /**
+   * How to use the bundle
+   * @example "Write each file at its path in a folder (e.g. src/ews/), then: import { EvaluationWorkspaceClient } from "./ews"."
+   */
   instructions: string;
+  /** @example "sdk" */
   kind: "sdk" | "examples";
   /** @example "typescript" */
   language: string;
@@ -496,48 +653,90 @@ export interface CancelRunParams {
 }
 
 export interface CatalogueMetric {
-  /** False for a custom op that is not active */
+  /**
+   * False for a custom op that is not active
+   * @example true
+   */
   available: boolean;
-  /** Whether a larger score is better (similarities) or a smaller one (latency, cost, length); null for judged metrics, whose scale their config sets */
+  /**
+   * Whether a larger score is better (similarities) or a smaller one (latency, cost, length); null for judged metrics, whose scale their config sets
+   * @example "higher"
+   */
   better: "higher" | "lower" | null;
+  /** @example "ROUGE-L F-measure of the output against the expected output" */
   description: string;
+  /** @example "deterministic" */
   kind: "deterministic" | "judged" | "custom";
-  /** The newest version (metric configs and custom ops); null for built-ins */
+  /**
+   * The newest version (metric configs and custom ops); null for built-ins
+   * @example null
+   */
   latest_version: number | null;
-  /** The metric's name, as eval configs, defaults and runs refer to it */
+  /**
+   * The metric's name, as eval configs, defaults and runs refer to it
+   * @example "rouge_l"
+   */
   name: string;
-  /** JSON Schema of the parameters (built-in deterministic metrics and custom ops; configs carry theirs already set) */
+  /**
+   * JSON Schema of the parameters (built-in deterministic metrics and custom ops; configs carry theirs already set)
+   * @example {"type":"object","properties":{"threshold":{"type":"number"}},"additionalProperties":false}
+   */
   params_schema: Record<string, any> | null;
-  /** Canonical dataset fields the metric reads (map them on a dataset version) */
+  /**
+   * Canonical dataset fields the metric reads (map them on a dataset version)
+   * @example ["expected_output"]
+   */
   requires: ("input" | "expected_output" | "context")[];
-  /** `builtin` (the service's own), `metric_config` (the workspace's named config, newest version) or `custom_op` (a registered metric op) */
+  /**
+   * `builtin` (the service's own), `metric_config` (the workspace's named config, newest version) or `custom_op` (a registered metric op)
+   * @example "builtin"
+   */
   source: "builtin" | "metric_config" | "custom_op";
 }
 
 export interface ChangeMemberRoleRequest {
+  /** @example "admin" */
   role: "viewer" | "member" | "admin" | "owner";
 }
 
 export interface ChatMessageDto {
-  /** @maxLength 100000 */
+  /**
+   * @maxLength 100000
+   * @example "I forgot my password."
+   */
   content: string;
+  /** @example "user" */
   role: "system" | "user" | "assistant" | "tool";
 }
 
 export interface CheckSuggestion {
+  /** @example "near_duplicates" */
   check: string;
+  /** @example {"threshold":0.85} */
   params: Record<string, any>;
-  /** Why this check suits the schema */
+  /**
+   * Why this check suits the schema
+   * @example ""question" holds free text, where paraphrased copies creep in"
+   */
   reason: string;
 }
 
 export interface ClusterDto {
-  /** The members closest to the centroid */
+  /**
+   * The members closest to the centroid
+   * @example ["0b8e6f3c-0f0e-4f7e-9a43-2d7c7c0e8a11"]
+   */
   exemplar_row_ids: string[];
+  /** @example 2 */
   id: number;
-  /** Its three most distinctive terms (class-based TF-IDF) */
+  /**
+   * Its three most distinctive terms (class-based TF-IDF)
+   * @example "password reset login"
+   */
   name: string;
+  /** @example 37 */
   size: number;
+  /** @example [{"term":"password","weight":0.41},{"term":"reset","weight":0.33}] */
   terms: {
     term?: string;
     weight?: number;
@@ -545,31 +744,63 @@ export interface ClusterDto {
 }
 
 export interface ColumnMappingDto {
-  /** Column holding retrieved or supplied context */
+  /**
+   * Column holding retrieved or supplied context
+   * @example "context"
+   */
   context?: string;
-  /** Column holding the reference answer */
+  /**
+   * Column holding the reference answer
+   * @example "answer"
+   */
   expected_output?: string;
-  /** Column holding the input (prompt, question, conversation turn) */
+  /**
+   * Column holding the input (prompt, question, conversation turn)
+   * @example "question"
+   */
   input?: string;
-  /** Columns carried along as metadata */
+  /**
+   * Columns carried along as metadata
+   * @example ["topic","language"]
+   */
   metadata?: string[];
-  /** Column grouping rows into conversations (multi-turn sessions) */
+  /**
+   * Column grouping rows into conversations (multi-turn sessions)
+   * @example "conversation_id"
+   */
   session_id?: string;
 }
 
 export interface ColumnStatsDto {
-  /** Number of distinct non-null values */
+  /**
+   * Number of distinct non-null values
+   * @example 211
+   */
   distinct_count: number;
+  /** @example null */
   max?: number | null;
+  /** @example 388 */
   max_length?: number | null;
+  /** @example 74.6 */
   mean_length?: number | null;
-  /** Smallest number (numeric columns) */
+  /**
+   * Smallest number (numeric columns)
+   * @example null
+   */
   min?: number | null;
-  /** Shortest string, in characters (text columns) */
+  /**
+   * Shortest string, in characters (text columns)
+   * @example 12
+   */
   min_length?: number | null;
+  /** @example "question" */
   name: string;
+  /** @example 0 */
   null_count: number;
-  /** Dominant JSON type of the non-null values; `mixed` when none has 90% of them; `null` when every value is null */
+  /**
+   * Dominant JSON type of the non-null values; `mixed` when none has 90% of them; `null` when every value is null
+   * @example "string"
+   */
   type:
     | "string"
     | "integer"
@@ -579,7 +810,10 @@ export interface ColumnStatsDto {
     | "array"
     | "null"
     | "mixed";
-  /** Count of values per JSON type; rows without the column count as `null` */
+  /**
+   * Count of values per JSON type; rows without the column count as `null`
+   * @example {"string":214}
+   */
   types: Record<string, number>;
 }
 
@@ -587,9 +821,13 @@ export interface CommitRowsRequest {
   /**
    * What the new version changes and why
    * @maxLength 2000
+   * @example "Add billing-date questions, fix two answers"
    */
   message?: string;
-  /** Promote the new version to current at once (default false: it stays a candidate) */
+  /**
+   * Promote the new version to current at once (default false: it stays a candidate)
+   * @example true
+   */
   promote?: boolean;
 }
 
@@ -601,64 +839,100 @@ export interface CommitStagedRowsParams {
   datasetId: string;
 }
 
+/** @example {"secret_id":"7571d304-22fc-477d-bce6-15c4e3b0f69d","scheme":"bearer"} */
 export interface ConnectionAuthDto {
   /**
    * For `header`: the header name, e.g. x-api-key
    * @pattern ^[A-Za-z0-9-]{1,100}$
+   * @example "x-api-key"
    */
   header?: string;
   /**
    * For `query`: the parameter name
    * @pattern ^[A-Za-z0-9_.-]{1,100}$
+   * @example "api_key"
    */
   param?: string;
   /**
    * For `header`: text before the value, e.g. "Token "
    * @maxLength 50
+   * @example "Token "
    */
   prefix?: string;
-  /** `bearer`: Authorization: Bearer <value>; `header`: <header>: <prefix><value>; `query`: ?<param>=<value> */
+  /**
+   * `bearer`: Authorization: Bearer <value>; `header`: <header>: <prefix><value>; `query`: ?<param>=<value>
+   * @example "bearer"
+   */
   scheme: "bearer" | "header" | "query";
   /**
    * The workspace secret whose value is sent (admins choose where a secret goes)
    * @format uuid
+   * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id: string;
 }
 
 export interface ConnectionAuthResponse {
+  /** @example "x-api-key" */
   header?: string;
+  /** @example "api_key" */
   param?: string;
+  /** @example "Token " */
   prefix?: string;
+  /** @example "bearer" */
   scheme: "bearer" | "header" | "query";
-  /** The secret sent (its value never appears here) */
+  /**
+   * The secret sent (its value never appears here)
+   * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
+   */
   secret_id: string;
 }
 
 export interface ConnectionResponse {
-  /** The adapter revision in force; 0 while the kind's default adapter is used */
+  /**
+   * The adapter revision in force; 0 while the kind's default adapter is used
+   * @example 2
+   */
   adapter_revision: number;
   auth: ConnectionAuthResponse | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
   http: HttpTransportResponse | null;
+  /** @example "9535f71a-4c76-4544-92c7-d0117af05d92" */
   id: string;
+  /** @example "http" */
   kind: "http" | "openai_chat" | "offline";
+  /** @example 8 */
   max_concurrency: number;
+  /** @example "production-api" */
   name: string;
   openai_chat: OpenAiChatTransportResponse | null;
+  /** @example null */
   requests_per_second: number | null;
   retry: RetryPolicyResponse;
+  /** @example "a92b7315-b960-467d-9b3d-45e8b02b3351" */
   sut_id: string;
+  /** @example 30000 */
   timeout_ms: number;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface ConnectionTestErrorDto {
+  /** @example "http_status" */
   code:
     | "timeout"
     | "network"
@@ -668,9 +942,11 @@ export interface ConnectionTestErrorDto {
     | "render_failed"
     | "cancelled";
   issues?: AdapterIssueDto[];
+  /** @example "The SUT answered 503 Service Unavailable" */
   message: string;
 }
 
+/** @example {"row":{"question":"How do I reset my password?","answer":"Open Settings > Security and choose Reset password.","topic":"account_access","language":"en"},"mapping":{"input":"question","expected_output":"answer"}} */
 export interface ConnectionTestRequest {
   /**
    * Earlier turns of the conversation, for multi-turn rows
@@ -681,91 +957,144 @@ export interface ConnectionTestRequest {
   mapping?: RowMappingDto;
   /**
    * The row's columns
-   * @example {"input":"Where is my order?","expected_output":"It ships tomorrow."}
+   * @example {"question":"How do I reset my password?","answer":"Open Settings > Security and choose Reset password.","topic":"account_access","language":"en"}
    */
   row?: Record<string, any>;
 }
 
 export interface ConnectionTestResult {
+  /** @example 2 */
   adapter_revision: number;
+  /** @example 1 */
   attempts: number;
+  /** @example 0.00041 */
   cost_usd: number | null;
   error: ConnectionTestErrorDto | null;
+  /** @example {"sources":["kb/security/reset-password"]} */
   extras: Record<string, any>;
+  /** @example 1040 */
   latency_ms: number;
-  /** True when the SUT answered 2xx and the output was extracted */
+  /**
+   * True when the SUT answered 2xx and the output was extracted
+   * @example true
+   */
   ok: boolean;
+  /** @example "Open Settings > Security and choose Reset password; the link expires after one hour." */
   output: string | null;
   request: RenderedRequestDto;
-  /** The start of the body when the call failed */
+  /**
+   * The start of the body when the call failed
+   * @example null
+   */
   response_excerpt: string | null;
+  /** @example 200 */
   status_code: number | null;
   usage: TokenUsageDto | null;
 }
 
 export interface ConventionCandidateDto {
+  /** @example 0.92 */
   confidence: number;
+  /** @example "openinference" */
   convention:
     | "openinference"
     | "genai"
     | "openllmetry"
     | "langfuse"
     | "plain_otel";
+  /** @example 1204 */
   spans: number;
 }
 
 export interface CoverageDataset {
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
+  /** @example "faq-golden-set" */
   name: string;
+  /** @example 214 */
   rows: number;
+  /** @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df" */
   version_id: string | null;
+  /** @example 3 */
   version_number: number;
-  /** `current` (the promoted version) or `latest` (none is promoted) */
+  /**
+   * `current` (the promoted version) or `latest` (none is promoted)
+   * @example "current"
+   */
   version_source: "current" | "latest";
 }
 
 export interface CoverageDimension {
+  /** @example 5 */
   covered_values: number;
+  /** @example "topic" */
   name: string;
   /** Values assigned in the data that the project's dimension does not list */
   other_values: CoverageValue[];
+  /** @example 6 */
   total_values: number;
-  /** Rows with no value of this dimension */
+  /**
+   * Rows with no value of this dimension
+   * @example 13
+   */
   unassigned_rows: number;
   values: CoverageValue[];
 }
 
 export interface CoverageGap {
+  /** @example "topic" */
   dimension: string;
-  /** Rows still needed to reach min_rows */
+  /**
+   * Rows still needed to reach min_rows
+   * @example 1
+   */
   missing: number;
+  /** @example 0 */
   rows: number;
+  /** @example "shipping" */
   value: string;
 }
 
 export interface CoveragePair {
   cells: CoveragePairCell[];
+  /** @example 14 */
   covered_cells: number;
+  /** @example ["topic","customer_persona"] */
   dimensions: string[];
+  /** @example 18 */
   total_cells: number;
 }
 
 export interface CoveragePairCell {
+  /** @example true */
   covered: boolean;
+  /** @example 11 */
   rows: number;
+  /** @example ["billing","new_customer"] */
   values: string[];
 }
 
 export interface CoverageValue {
-  /** rows >= min_rows */
+  /**
+   * rows >= min_rows
+   * @example true
+   */
   covered: boolean;
-  /** Rows assigned this value */
+  /**
+   * Rows assigned this value
+   * @example 38
+   */
   rows: number;
-  /** Share of the counted rows (0..1) */
+  /**
+   * Share of the counted rows (0..1)
+   * @example 0.18
+   */
   share: number;
+  /** @example "billing" */
   value: string;
 }
 
+/** @example {"request":{"body":{"question":"{{input}}","history":"{{history}}"},"headers":{"X-Request-Source":"evaluation"}},"response":{"language":"jsonpath","output":"$.answer","usage":{"prompt_tokens":"$.usage.prompt_tokens","completion_tokens":"$.usage.completion_tokens","total_tokens":"$.usage.total_tokens"},"extras":{"sources":"$.sources"}}} */
 export interface CreateAdapterRequest {
   request: AdapterRequestDto;
   response: AdapterResponseMappingDto;
@@ -776,27 +1105,32 @@ export interface CreateAnalysisRunRequest {
    * Analyses to compute (default all three)
    * @maxItems 3
    * @minItems 1
+   * @example ["text","annotation","visual"]
    */
   kinds?: ("text" | "annotation" | "visual")[];
   /**
    * Label columns (default: columns with 2..20 repeating values); two or more are compared as annotators
    * @maxItems 20
+   * @example ["topic"]
    */
   label_columns?: string[];
   /**
    * Seed of the projection and clustering (default 42)
    * @min 0
    * @max 2147483647
+   * @example 42
    */
   seed?: number;
   /**
    * Text columns (default: the columns holding mostly text)
    * @maxItems 50
+   * @example ["question","answer"]
    */
   text_columns?: string[];
   /**
    * The column the visual analysis embeds (default: the mapped input, else the longest text column)
    * @maxLength 256
+   * @example "question"
    */
   visual_column?: string;
 }
@@ -835,18 +1169,21 @@ export interface CreateClusterRunRequest {
   /**
    * The text column to embed and cluster (default: the mapped input, else the longest text column)
    * @maxLength 256
+   * @example "question"
    */
   column?: string;
   /**
    * Clusters wanted; default chosen by silhouette between 2 and 10
    * @min 2
    * @max 50
+   * @example 6
    */
   k?: number;
   /**
    * The same seed gives the same clusters (default 42)
    * @min 0
    * @max 2147483647
+   * @example 42
    */
   seed?: number;
 }
@@ -864,23 +1201,29 @@ export interface CreateConnectionAdapterParams {
   sutId: string;
 }
 
+/** @example {"name":"production-api","kind":"http","http":{"url":"https://support-bot.example.com/v2/answer","method":"POST"},"auth":{"secret_id":"7571d304-22fc-477d-bce6-15c4e3b0f69d","scheme":"bearer"},"timeout_ms":30000,"max_concurrency":8,"retry":{"max_attempts":3}} */
 export interface CreateConnectionRequest {
   /** The key to send, by secret reference; null removes it */
   auth?: ConnectionAuthDto | null;
   /** For kind http */
   http?: HttpTransportDto;
-  /** `http` (a JSON endpoint), `openai_chat` (an OpenAI-compatible chat completions API) or `offline` (outputs are uploaded to the run) */
+  /**
+   * `http` (a JSON endpoint), `openai_chat` (an OpenAI-compatible chat completions API) or `offline` (outputs are uploaded to the run)
+   * @example "http"
+   */
   kind: "http" | "openai_chat" | "offline";
   /**
    * Calls a run keeps in flight at most, 1..256 (default 8)
    * @min 1
    * @max 256
+   * @example 8
    */
   max_concurrency?: number;
   /**
    * Unique within the SUT, case-insensitively (1..200 characters)
    * @minLength 1
    * @maxLength 200
+   * @example "production-api"
    */
   name: string;
   /** For kind openai_chat */
@@ -889,6 +1232,7 @@ export interface CreateConnectionRequest {
    * Calls a run starts per second at most, 0.01..10000; null for no limit (default)
    * @min 0.01
    * @max 10000
+   * @example 5
    */
   requests_per_second?: number | null;
   retry?: RetryPolicyDto;
@@ -896,6 +1240,7 @@ export interface CreateConnectionRequest {
    * Per attempt, 100..600000 ms (default 30000)
    * @min 100
    * @max 600000
+   * @example 30000
    */
   timeout_ms?: number;
 }
@@ -905,6 +1250,7 @@ export interface CreateEmbeddingConfigRequest {
    * The API's base URL, e.g. https://api.openai.com/v1 (embeddings are POSTed to `{base_url}/embeddings`)
    * @format uri
    * @maxLength 2000
+   * @example "https://api.openai.com/v1"
    */
   base_url: string;
   /**
@@ -912,47 +1258,62 @@ export interface CreateEmbeddingConfigRequest {
    * @min 1
    * @max 2048
    * @default 64
+   * @example 64
    */
   batch_size?: number;
-  /** @maxLength 2000 */
+  /**
+   * @maxLength 2000
+   * @example "OpenAI small embeddings for clustering and semantic metrics"
+   */
   description?: string;
   /**
    * Vector size to ask for (models that support it), 1..8192
    * @min 1
    * @max 8192
+   * @example 512
    */
   dimensions?: number;
   /**
    * Model name, e.g. text-embedding-3-small
    * @minLength 1
    * @maxLength 200
+   * @example "text-embedding-3-small"
    */
   model: string;
   /**
    * Unique in the workspace, case-insensitively
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
+   * @example "openai-small"
    */
   name: string;
+  /** @example "openai_compatible" */
   provider: "openai_compatible" | "azure_openai";
   /**
    * The workspace secret holding the API key
    * @format uuid
+   * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id?: string;
   /**
    * The workspace that will own the entry (admins)
    * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
 }
 
+/** @example {"workspace_id":"8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b","name":"support-release-gate","description":"What a release of support-bot-v2 must pass","metrics":[{"config_name":"answer-correctness","config_version":2,"min_pass_rate":0.9},{"config_name":"faithfulness"},{"config_name":"latency","threshold":2500,"gating":false}],"default_judge_id":"e171b466-fde7-4636-a3d1-b73872eb9e36","pass_rule":{"row":"all","min_pass_rate":0.9,"errors_fail":true}} */
 export interface CreateEvalConfigRequest {
   /**
    * The judge for judged metrics whose config names none
    * @format uuid
+   * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   default_judge_id?: string | null;
-  /** @maxLength 2000 */
+  /**
+   * @maxLength 2000
+   * @example "OpenAI small embeddings for clustering and semantic metrics"
+   */
   description?: string;
   /**
    * 1..50 metrics, each named once
@@ -963,12 +1324,14 @@ export interface CreateEvalConfigRequest {
   /**
    * Unique in the workspace, case-insensitively
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
+   * @example "openai-small"
    */
   name: string;
   pass_rule?: PassRuleDto;
   /**
    * The workspace that will own the entry (admins)
    * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
 }
@@ -980,7 +1343,10 @@ export interface CreateGroundTruthRequest {
    * @minItems 1
    */
   items: GroundTruthItem[];
-  /** @maxLength 2000 */
+  /**
+   * @maxLength 2000
+   * @example "Refund conversations reviewed by the billing team"
+   */
   message?: string;
 }
 
@@ -996,117 +1362,190 @@ export interface CreateInvitationRequest {
   /**
    * @format email
    * @maxLength 320
+   * @example "grace.hopper@example.com"
    */
   email: string;
+  /** @example "member" */
   role: "viewer" | "member" | "admin" | "owner";
 }
 
 export interface CreateInvitationResponse {
-  /** How the invitee accepts */
+  /**
+   * How the invitee accepts
+   * @example "POST /auth/accept-invitation with {"token": "<token>", "password": "…"} (or with the invitee's bearer token)"
+   */
   accept_path: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example null
+   */
   accepted_at: string | null;
+  /** @example null */
   accepted_by: string | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
+  /** @example "grace.hopper@example.com" */
   email: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-20T09:30:00.000Z"
+   */
   expires_at: string;
+  /** @example "67dde1eb-57e4-4070-bf3f-db08d2f03590" */
   id: string;
+  /** @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a" */
   invited_by: string | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   last_sent_at: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example null
+   */
   revoked_at: string | null;
+  /** @example "member" */
   role: "viewer" | "member" | "admin" | "owner";
+  /** @example 1 */
   sent_count: number;
-  /** `expired` is a pending invitation past expires_at */
+  /**
+   * `expired` is a pending invitation past expires_at
+   * @example "pending"
+   */
   state: "pending" | "accepted" | "revoked" | "expired";
-  /** Shown once: give it to the invitee (the service sends no email) */
+  /**
+   * Shown once: give it to the invitee (the service sends no email)
+   * @example "inv_example-invitation-token-not-a-real-one"
+   */
   token: string;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
+/** @example {"workspace_id":"8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b","name":"gpt-4o-mini-judge","description":"Grades answers for correctness and faithfulness","provider":"openai_compatible","base_url":"https://api.openai.com/v1","model":"gpt-4o-mini","parameters":{"temperature":0,"max_tokens":512},"json_mode":true,"timeout_ms":60000,"max_attempts":3,"max_concurrency":4,"secret_id":"7571d304-22fc-477d-bce6-15c4e3b0f69d"} */
 export interface CreateJudgeRequest {
   /**
    * azure_openai: the API version (default 2024-10-21)
    * @pattern ^\d{4}-\d{2}-\d{2}(-preview)?$
+   * @example "2024-10-21"
    */
   api_version?: string | null;
   /**
    * The API root: https://api.openai.com/v1 (openai_compatible), https://<resource>.openai.azure.com (azure_openai), https://api.anthropic.com (anthropic)
    * @format uri
    * @maxLength 2000
+   * @example "https://api.openai.com/v1"
    */
   base_url: string;
-  /** @maxLength 2000 */
+  /**
+   * @maxLength 2000
+   * @example "OpenAI small embeddings for clustering and semantic metrics"
+   */
   description?: string;
-  /** Ask for a JSON answer where the provider supports it (default true) */
+  /**
+   * Ask for a JSON answer where the provider supports it (default true)
+   * @example true
+   */
   json_mode?: boolean;
   /**
    * Attempts in all on 429, 5xx and timeouts, 1..10 (default 3)
    * @min 1
    * @max 10
+   * @example 3
    */
   max_attempts?: number;
   /**
    * Grading calls a run keeps in flight at most, 1..128 (default 4)
    * @min 1
    * @max 128
+   * @example 4
    */
   max_concurrency?: number;
   /**
    * The model, or for azure_openai the deployment name
    * @minLength 1
    * @maxLength 200
+   * @example "gpt-4o-mini"
    */
   model: string;
   /**
    * Unique in the workspace, case-insensitively
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
+   * @example "openai-small"
    */
   name: string;
-  /** Sent with every call: temperature, max_tokens, top_p, seed… (temperature 0 is advised for grading) */
+  /**
+   * Sent with every call: temperature, max_tokens, top_p, seed… (temperature 0 is advised for grading)
+   * @example {"temperature":0,"max_tokens":512}
+   */
   parameters?: Record<string, any>;
+  /** @example "openai_compatible" */
   provider: "openai_compatible" | "azure_openai" | "anthropic";
   /**
    * The workspace secret holding the API key (admins); null removes it
    * @format uuid
+   * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id?: string | null;
   /**
    * Per attempt, 1000..600000 ms (default 60000)
    * @min 1000
    * @max 600000
+   * @example 60000
    */
   timeout_ms?: number;
   /**
    * The workspace that will own the entry (admins)
    * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
 }
 
+/** @example {"workspace_id":"8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b","name":"answer-correctness","kind":"judged","metric":"correctness","description":"Correctness against the reviewed answer, graded 1 to 5","judged":{"rubric":"Grade how well the answer matches the reference.\nQuestion: {{input}}\nAnswer: {{output}}\nReference: {{expected_output}}\n1 = wrong or missing, 5 = correct and complete.","scale":{"type":"numeric","min":1,"max":5},"pass_threshold":0.75,"judge_id":"e171b466-fde7-4636-a3d1-b73872eb9e36"}} */
 export interface CreateMetricConfigRequest {
-  /** @maxLength 2000 */
+  /**
+   * @maxLength 2000
+   * @example "Correctness against the reviewed answer, graded 1 to 5"
+   */
   description?: string;
   /** Judged metrics: rubric, scale, pass rule, judge */
   judged?: JudgedSpecDto;
-  /** `deterministic` (a built-in metric), `judged` (an LLM judge with a rubric) or `custom` (a registered op of kind metric) */
+  /**
+   * `deterministic` (a built-in metric), `judged` (an LLM judge with a rubric) or `custom` (a registered op of kind metric)
+   * @example "judged"
+   */
   kind: "deterministic" | "judged" | "custom";
   /**
    * deterministic: exact_match, contains, regex, …; judged: llm_judge or correctness, answer_relevance, faithfulness, context_relevance, helpfulness; custom: the op's name
    * @minLength 1
    * @maxLength 100
+   * @example "correctness"
    */
   metric: string;
-  /** Unique in the workspace (case-insensitive): 1..100 letters, digits or . _ : - */
+  /**
+   * Unique in the workspace (case-insensitive): 1..100 letters, digits or . _ : -
+   * @example "answer-correctness"
+   */
   name: string;
-  /** Parameters, checked against the metric's JSON Schema (GET /ops/{metric}/schema) */
+  /**
+   * Parameters, checked against the metric's JSON Schema (GET /ops/{metric}/schema)
+   * @example {"case_sensitive":false}
+   */
   params?: Record<string, any>;
-  /** Deterministic and custom metrics: rows pass when the score reaches this (at most this for latency, cost, length); null for none */
+  /**
+   * Deterministic and custom metrics: rows pass when the score reaches this (at most this for latency, cost, length); null for none
+   * @example 0.6
+   */
   threshold?: number | null;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
   workspace_id: string;
 }
 
@@ -1119,29 +1558,50 @@ export interface CreateMetricConfigVersionParams {
   workspaceId: string;
 }
 
+/** @example {"from_version":2,"description":"Stricter: passes from 4 of 5","judged":{"pass_threshold":0.8}} */
 export interface CreateMetricConfigVersionRequest {
-  /** @maxLength 2000 */
+  /**
+   * @maxLength 2000
+   * @example "Correctness against the reviewed answer, graded 1 to 5"
+   */
   description?: string;
   /**
    * The version to start from (default the newest)
    * @min 1
    * @max 2147483647
+   * @example 2
    */
   from_version?: number;
   /** Judged metrics: rubric, scale, pass rule, judge */
   judged?: JudgedSpecDto;
-  /** Parameters, checked against the metric's JSON Schema (GET /ops/{metric}/schema) */
+  /**
+   * Parameters, checked against the metric's JSON Schema (GET /ops/{metric}/schema)
+   * @example {"case_sensitive":false}
+   */
   params?: Record<string, any>;
-  /** Deterministic and custom metrics: rows pass when the score reaches this (at most this for latency, cost, length); null for none */
+  /**
+   * Deterministic and custom metrics: rows pass when the score reaches this (at most this for latency, cost, length); null for none
+   * @example 0.6
+   */
   threshold?: number | null;
 }
 
+/** @example {"workspace_id":"8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b","name":"ci-alerts","description":"Tell the release channel when a run fails","url":"https://hooks.example.com/ews","events":["run.failed","quality_check.failed"],"enabled":true} */
 export interface CreateNotificationConfigRequest {
-  /** @maxLength 2000 */
+  /**
+   * @maxLength 2000
+   * @example "OpenAI small embeddings for clustering and semantic metrics"
+   */
   description?: string;
-  /** Default true */
+  /**
+   * Default true
+   * @example true
+   */
   enabled?: boolean;
-  /** @minItems 1 */
+  /**
+   * @minItems 1
+   * @example ["run.failed","quality_check.failed"]
+   */
   events: (
     | "run.succeeded"
     | "run.failed"
@@ -1152,22 +1612,26 @@ export interface CreateNotificationConfigRequest {
   /**
    * Unique in the workspace, case-insensitively
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
+   * @example "openai-small"
    */
   name: string;
   /**
    * The workspace secret whose value signs deliveries; left out, the service creates one (`webhook-<name>`, 32 random bytes) you read with POST .../secrets/{id}/reveal
    * @format uuid
+   * @example "a4155dda-ae8f-4bb5-8444-ab992e5aabc9"
    */
   secret_id?: string;
   /**
    * Where deliveries are POSTed (http or https)
    * @format uri
    * @maxLength 2000
+   * @example "https://hooks.example.com/ews"
    */
   url: string;
   /**
    * The workspace that will own the entry (admins)
    * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
 }
@@ -1186,29 +1650,47 @@ export interface CreatePartitionParams {
 }
 
 export interface CreatePartitionRequest {
-  /** @maxLength 2000 */
+  /**
+   * @maxLength 2000
+   * @example "English billing questions"
+   */
   description?: string;
-  /** Dimension -> accepted values */
+  /**
+   * Dimension -> accepted values
+   * @example {"topic":["billing","returns_refunds"]}
+   */
   dimension_values?: Record<string, string[]>;
-  /** A filter in the query language */
+  /**
+   * A filter in the query language
+   * @example {"field":"language","op":"eq","value":"en"}
+   */
   filter?: Record<string, any>;
   /**
    * What `resolve` lists: `session` (rows grouped by the mapped session_id column; one row, one session without it), or `trace` and `span` for trace datasets
    * @default "session"
+   * @example "session"
    */
   level?: "session" | "trace" | "span";
   /**
    * Unique within the version, 1..200 characters
    * @minLength 1
    * @maxLength 200
+   * @example "billing-en"
    */
   name: string;
 }
 
+/** @example {"workspace_id":"8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b","name":"support-bot-release","description":"Release gate of the support assistant","template":"customer-support-assistant","dimensions":[{"name":"topic","description":"What the customer is contacting support about.","values":[{"value":"billing","description":"Invoices, charges, failed payments, payment methods and taxes."},{"value":"account_access","description":"Login problems, password resets, two-factor authentication and locked accounts."}]}],"sut_ids":["a92b7315-b960-467d-9b3d-45e8b02b3351"],"dataset_ids":["6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"]} */
 export interface CreateProjectRequest {
-  /** Datasets of the workspace whose rows the project's coverage counts */
+  /**
+   * Datasets of the workspace whose rows the project's coverage counts
+   * @example ["6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"]
+   */
   dataset_ids?: string[];
-  /** @maxLength 2000 */
+  /**
+   * @maxLength 2000
+   * @example "OpenAI small embeddings for clustering and semantic metrics"
+   */
   description?: string;
   /**
    * The coverage dimensions: GET /templates/{name} `dimensions` as it is, or edited (at most 20)
@@ -1218,18 +1700,24 @@ export interface CreateProjectRequest {
   /**
    * Unique in the workspace, case-insensitively
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
+   * @example "openai-small"
    */
   name: string;
-  /** SUTs of the workspace evaluated by this project */
+  /**
+   * SUTs of the workspace evaluated by this project
+   * @example ["a92b7315-b960-467d-9b3d-45e8b02b3351"]
+   */
   sut_ids?: string[];
   /**
    * A built-in template name (GET /templates); when `dimensions` is left out the template's list is used
    * @maxLength 100
+   * @example "customer-support-assistant"
    */
   template?: string;
   /**
    * The workspace that will own the entry (admins)
    * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
 }
@@ -1238,13 +1726,18 @@ export interface CreateRecommendationRequest {
   /**
    * Dataset quality checks to run (`exact_duplicates`, `pii`, …; at most 20)
    * @maxItems 20
+   * @example ["exact_duplicates","pii"]
    */
   checks?: string[];
-  /** @maxLength 2000 */
+  /**
+   * @maxLength 2000
+   * @example "What every retrieval-backed support assistant should be tested for"
+   */
   description?: string;
   /**
    * Dimensions to cover (snake_case names; at most 20)
    * @maxItems 20
+   * @example ["topic","customer_persona"]
    */
   dimensions?: string[];
   /**
@@ -1252,6 +1745,7 @@ export interface CreateRecommendationRequest {
    * @maxItems 50
    */
   metrics: RecommendedMetricDto[];
+  /** @example "Support RAG essentials" */
   name: string;
   /**
    * The kind of application (snake_case), e.g. `rag_qa`
@@ -1262,17 +1756,23 @@ export interface CreateRecommendationRequest {
   /**
    * The workspace that will own the recommendation (members)
    * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
 }
 
+/** @example {"workspace_id":"8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b","name":"release-review","description":"What the release board reads","sections":[{"key":"summary","title":"Release summary","questions":["Is the release ready to ship?"]},{"key":"regressions"},{"key":"failure_examples"}]} */
 export interface CreateReportConfigRequest {
-  /** @maxLength 2000 */
+  /**
+   * @maxLength 2000
+   * @example "What the release board reads"
+   */
   description?: string;
   /**
    * Unique in the workspace (case-insensitive), 1..100 characters
    * @maxLength 100
    * @pattern \S
+   * @example "release-review"
    */
   name: string;
   /**
@@ -1280,7 +1780,10 @@ export interface CreateReportConfigRequest {
    * @minItems 1
    */
   sections: ReportConfigSectionDto[];
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
   workspace_id: string;
 }
 
@@ -1296,21 +1799,25 @@ export interface CreateReportRequest {
   /**
    * The run to compare against in `regressions` (default: the previous run of the same SUT on the same dataset)
    * @format uuid
+   * @example "27e1b0d8-e509-43eb-a23c-37b7a89187e2"
    */
   baseline_run_id?: string;
   /**
    * The report config choosing sections, order and questions (default: the workspace settings' default config, else every built-in section)
    * @format uuid
+   * @example "15115010-2486-4f4c-a504-6dd7adf2f0b4"
    */
   config_id?: string;
   /**
    * The judge that writes each section's narrative (default: the workspace settings' judge; none: the deterministic template)
    * @format uuid
+   * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id?: string;
   /**
    * Only these sections, in this order (default: the config's)
    * @minItems 1
+   * @example ["summary","metrics_overview","regressions"]
    */
   sections?: (
     | "summary"
@@ -1320,74 +1827,103 @@ export interface CreateReportRequest {
     | "failure_examples"
     | "recommendations"
   )[];
-  /** Write every narrative from the template even when a judge is configured */
+  /**
+   * Write every narrative from the template even when a judge is configured
+   * @example false
+   */
   template_only?: boolean;
   /**
    * The report's title (default: "Report: <run name>")
    * @minLength 1
    * @maxLength 300
+   * @example "support-bot-v2 release review"
    */
   title?: string;
 }
 
+/** @example {"workspace_id":"8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b","name":"support-bot-v2 nightly 2025-05-13","dataset_id":"6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c","version_id":"89fa3cc1-e563-4ad1-af4c-d5becdca17df","sut_id":"a92b7315-b960-467d-9b3d-45e8b02b3351","connection_id":"9535f71a-4c76-4544-92c7-d0117af05d92","eval_config_id":"fbe89949-95ca-4fae-9022-be8b4fd7304c","concurrency":8,"repetitions":1,"tags":["nightly","release-candidate"]} */
 export interface CreateRunRequest {
   /**
    * Calls in flight at most (1..256); default and ceiling: the connection's max_concurrency
    * @min 1
    * @max 256
+   * @example 8
    */
   concurrency?: number;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "9535f71a-4c76-4544-92c7-d0117af05d92"
+   */
   connection_id: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"
+   */
   dataset_id: string;
   /**
    * The metrics, default judge and pass rule; or name `metrics`
    * @format uuid
+   * @example "fbe89949-95ca-4fae-9022-be8b4fd7304c"
    */
   eval_config_id?: string;
   /**
    * The judge for judged metrics that name none
    * @format uuid
+   * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id?: string;
   /**
    * Metric names (configs or built-ins), resolved as GET .../metric-configs/resolved says, when there is no eval config
    * @maxItems 50
    * @minItems 1
+   * @example ["answer-correctness","faithfulness","latency"]
    */
   metrics?: string[];
-  /** @maxLength 200 */
+  /**
+   * @maxLength 200
+   * @example "support-bot-v2 nightly 2025-05-13"
+   */
   name?: string;
   /**
    * Only the rows of this partition of the version
    * @format uuid
+   * @example "e6c2feed-97c3-43e5-b733-96f1ee7aa5e0"
    */
   partition_id?: string;
   /**
    * Each row is sent this many times (1..10, default 1), e.g. to measure variance
    * @min 1
    * @max 10
+   * @example 1
    */
   repetitions?: number;
   /** A deterministic sample of the rows */
   sample?: RunSampleDto;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "a92b7315-b960-467d-9b3d-45e8b02b3351"
+   */
   sut_id: string;
-  /** @maxItems 20 */
+  /**
+   * @maxItems 20
+   * @example ["nightly","release-candidate"]
+   */
   tags?: string[];
   /**
    * Default: the dataset's current version, else its newest
    * @format uuid
+   * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   version_id?: string;
   /**
    * The workspace that runs it (members)
    * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
 }
 
+/** @example {"workspace_id":"8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b","name":"faq-paraphrases","description":"Paraphrases the golden questions per task","kind":"template","columns":{"input":"How do I {{dim.task}} in {{seed.product}}?","expected_output":"{{seed.answer}}"},"dimensions":{"task":["reset a password","change plan"]},"dimension_columns":true} */
 export interface CreateSdgAdapterRequest {
   /**
    * template: column -> template over {{seed.<column>}}, {{dim.<name>}}, {{index}}
@@ -1398,11 +1934,18 @@ export interface CreateSdgAdapterRequest {
    * llm: rows asked for per prompt, 1..20 (default 5)
    * @min 1
    * @max 20
+   * @example 5
    */
   count?: number;
-  /** @maxLength 2000 */
+  /**
+   * @maxLength 2000
+   * @example "OpenAI small embeddings for clustering and semantic metrics"
+   */
   description?: string;
-  /** Write each dimension's value as a column too (default true) */
+  /**
+   * Write each dimension's value as a column too (default true)
+   * @example true
+   */
   dimension_columns?: boolean;
   /**
    * Dimension -> values, combined with every seed row
@@ -1412,30 +1955,38 @@ export interface CreateSdgAdapterRequest {
   /**
    * llm: the judge connection that generates
    * @format uuid
+   * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id?: string;
-  /** `template`: rows rendered from templates over seed rows and dimension values; `llm`: a judge connection generates (or paraphrases) rows from a prompt */
+  /**
+   * `template`: rows rendered from templates over seed rows and dimension values; `llm`: a judge connection generates (or paraphrases) rows from a prompt
+   * @example "template"
+   */
   kind: "template" | "llm";
   /**
    * Unique in the workspace, case-insensitively
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
+   * @example "openai-small"
    */
   name: string;
   /**
    * llm: the columns each generated row must have
    * @maxItems 50
    * @minItems 1
+   * @example ["question","answer"]
    */
   output_columns?: string[];
   /**
    * llm: the instruction, a template over {{seed.<column>}} and {{dim.<name>}}
    * @minLength 1
    * @maxLength 20000
+   * @example "Write {{count}} questions a customer could ask about {{dim.task}}, each with the answer from: {{seed.answer}}"
    */
   prompt?: string;
   /**
    * The workspace that will own the entry (admins)
    * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
 }
@@ -1449,14 +2000,21 @@ export interface CreateSecretParams {
 }
 
 export interface CreateSecretRequest {
-  /** @maxLength 1000 */
+  /**
+   * @maxLength 1000
+   * @example "Key of the judge and SUT calls of support-bot-v2"
+   */
   description?: string;
-  /** How other records refer to it in the UI, e.g. `OPENAI_API_KEY` */
+  /**
+   * How other records refer to it in the UI, e.g. `OPENAI_API_KEY`
+   * @example "OPENAI_API_KEY"
+   */
   name: string;
   /**
    * The secret itself; stored encrypted, returned only by reveal
    * @minLength 1
    * @maxLength 65536
+   * @example "sk-test-0000example0000key0000"
    */
   value: string;
 }
@@ -1470,37 +2028,48 @@ export interface CreateSutConnectionParams {
 }
 
 export interface CreateSutRequest {
-  /** @maxLength 2000 */
+  /**
+   * @maxLength 2000
+   * @example "Support assistant with retrieval over the help centre"
+   */
   description?: string;
   /**
    * Unique in the workspace, case-insensitively (1..200 characters)
    * @minLength 1
    * @maxLength 200
+   * @example "support-bot-v2"
    */
   name: string;
   /**
    * Up to 20 tags of 1..64 letters, digits or . _ : / -
    * @maxItems 20
+   * @example ["production","rag"]
    */
   tags?: string[];
   /**
    * The workspace that will own the system (members)
    * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
 }
 
+/** @example {"workspace_id":"8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b","name":"support-release-plan","description":"The bar a support-bot release must clear","datasets":[{"dataset_id":"6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c","version_id":"89fa3cc1-e563-4ad1-af4c-d5becdca17df"}],"metrics":[{"name":"answer-correctness","threshold":{"operator":">=","value":0.8},"per_dimension":[{"dimension":"topic","value":"billing","threshold":{"operator":">=","value":0.9}}],"gating":true},{"name":"latency","threshold":{"operator":"<=","value":2500},"gating":false}],"release_rule":{"mode":"all_metrics","include_dimension_thresholds":true,"min_row_pass_rate":0.9},"message":"First plan for the May release"} */
 export interface CreateTestPlanRequest {
   /**
    * Datasets (optionally a pinned version or a partition) the plan runs on (1..50)
    * @minItems 1
    */
   datasets: PlanDatasetDto[];
-  /** @maxLength 2000 */
+  /**
+   * @maxLength 2000
+   * @example "OpenAI small embeddings for clustering and semantic metrics"
+   */
   description?: string;
   /**
    * What version 1 is about
    * @maxLength 2000
+   * @example "First plan for the May release"
    */
   message?: string;
   /**
@@ -1511,6 +2080,7 @@ export interface CreateTestPlanRequest {
   /**
    * Unique in the workspace, case-insensitively
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
+   * @example "openai-small"
    */
   name: string;
   /** When a release passes (default: every gating metric meets its threshold) */
@@ -1518,6 +2088,7 @@ export interface CreateTestPlanRequest {
   /**
    * The workspace that will own the entry (admins)
    * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
 }
@@ -1532,6 +2103,7 @@ export interface CreateTestPlanVersionParams {
   workspace_id: string;
 }
 
+/** @example {"from_version":2,"metrics":[{"name":"answer-correctness","threshold":{"operator":">=","value":0.8},"per_dimension":[{"dimension":"topic","value":"billing","threshold":{"operator":">=","value":0.9}}],"gating":true},{"name":"latency","threshold":{"operator":"<=","value":2500},"gating":false}],"message":"Billing answers must reach 0.9"} */
 export interface CreateTestPlanVersionRequest {
   /**
    * Datasets (optionally a pinned version or a partition) the plan runs on (1..50)
@@ -1541,17 +2113,20 @@ export interface CreateTestPlanVersionRequest {
   /**
    * A new description of the plan
    * @maxLength 2000
+   * @example "The bar a support-bot release must clear"
    */
   description?: string;
   /**
    * The version to start from (default the latest); what the body leaves out is copied from it
    * @min 1
    * @max 2147483647
+   * @example 2
    */
   from_version?: number;
   /**
    * What this version is about
    * @maxLength 2000
+   * @example "Billing answers must reach 0.9"
    */
   message?: string;
   /**
@@ -1563,48 +2138,62 @@ export interface CreateTestPlanVersionRequest {
   release_rule?: ReleaseRuleDto;
 }
 
+/** @example {"workspace_id":"8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b","name":"langfuse-production","kind":"langfuse","url":"https://cloud.langfuse.com","secret_id":"7571d304-22fc-477d-bce6-15c4e3b0f69d","public_key_secret_id":"a4155dda-ae8f-4bb5-8444-ab992e5aabc9","page_size":100,"dataset_id":"f0eef60d-4b04-4046-aa3a-779fe13e072d"} */
 export interface CreateTraceConnectionRequest {
   /**
    * The trace dataset landings from this connection go to (unless a landing names another)
    * @format uuid
+   * @example "f0eef60d-4b04-4046-aa3a-779fe13e072d"
    */
   dataset_id?: string;
-  /** `otlp_file_url`: an OTLP/JSON, JSON Lines or OTLP/protobuf file at a URL; `langfuse`: a Langfuse-compatible public API; `phoenix`: a Phoenix-compatible REST API */
+  /**
+   * `otlp_file_url`: an OTLP/JSON, JSON Lines or OTLP/protobuf file at a URL; `langfuse`: a Langfuse-compatible public API; `phoenix`: a Phoenix-compatible REST API
+   * @example "langfuse"
+   */
   kind: "otlp_file_url" | "langfuse" | "phoenix";
   /**
    * @minLength 1
    * @maxLength 200
+   * @example "langfuse-production"
    */
   name: string;
   /**
    * Records asked for per page from an API, 1..1000 (default 100)
    * @min 1
    * @max 1000
+   * @example 100
    */
   page_size?: number;
   /**
    * phoenix: the project whose spans are read (default `default`)
    * @minLength 1
    * @maxLength 200
+   * @example "default"
    */
   project?: string;
   /**
    * langfuse: workspace secret holding the public key (Basic auth is public key : secret key)
    * @format uuid
+   * @example "a4155dda-ae8f-4bb5-8444-ab992e5aabc9"
    */
   public_key_secret_id?: string;
   /**
    * Workspace secret holding the bearer token (otlp_file_url, phoenix) or the Langfuse secret key
    * @format uuid
+   * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id?: string;
   /**
    * The file URL (otlp_file_url) or the API's base URL (langfuse, phoenix), http or https
    * @maxLength 2000
    * @pattern ^https?:\/\/\S+$
+   * @example "https://cloud.langfuse.com"
    */
   url: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
   workspace_id: string;
 }
 
@@ -1620,30 +2209,40 @@ export interface CreateUserRequest {
   /**
    * @minLength 1
    * @maxLength 200
+   * @example "Grace Hopper"
    */
   display_name: string;
   /**
    * @format email
    * @maxLength 320
+   * @example "grace.hopper@example.com"
    */
   email: string;
   /**
    * Without one the user cannot log in until given a reset token (POST /users/{id}/reset-token).
    * @minLength 8
    * @maxLength 256
+   * @example "correct-horse-battery-staple"
    */
   password?: string;
-  /** @default "user" */
+  /**
+   * @default "user"
+   * @example "user"
+   */
   system_role?: "admin" | "user";
 }
 
 export interface CreateWorkspaceRequest {
-  /** @maxLength 2000 */
+  /**
+   * @maxLength 2000
+   * @example "Evaluations of the support assistant before each release"
+   */
   description?: string;
   /**
    * 1..100 characters, trimmed; need not be unique
    * @minLength 1
    * @maxLength 100
+   * @example "Customer support QA"
    */
   name: string;
 }
@@ -1660,54 +2259,90 @@ export interface CreateWorkspaceUserRequest {
   /**
    * @minLength 1
    * @maxLength 200
+   * @example "Grace Hopper"
    */
   display_name: string;
   /**
    * @format email
    * @maxLength 320
+   * @example "grace.hopper@example.com"
    */
   email: string;
   /**
    * Without one the user cannot log in until given a reset token (POST /users/{id}/reset-token).
    * @minLength 8
    * @maxLength 256
+   * @example "correct-horse-battery-staple"
    */
   password?: string;
+  /** @example "member" */
   role: "viewer" | "member" | "admin" | "owner";
 }
 
 export interface CustomOpDetailResponse {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
+  /** @example "Share of toxic sentences in the answer, from the moderation model" */
   description: string;
+  /** @example "https://ops.example.com/toxicity" */
   endpoint_url: string;
-  /** null: the protocol probe checks it */
+  /**
+   * null: the protocol probe checks it
+   * @example "https://ops.example.com/healthz"
+   */
   health_url: string | null;
+  /** @example "529836c2-8075-4340-b74d-dc1be3c9556a" */
   id: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   last_checked_at: string | null;
+  /** @example "toxicity-scorer" */
   name: string;
   /** The registered operations it serves */
   ops: RegistryOpView[];
+  /** @example 1 */
   revision: number;
   /** Newest first */
   revisions: CustomOpRevisionDto[];
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
+   */
   secret_id: string | null;
+  /** @example "active" */
   state: "deploying" | "active" | "failed" | "stopped";
-  /** Why it is in this state (the failed check, who stopped it) */
+  /**
+   * Why it is in this state (the failed check, who stopped it)
+   * @example null
+   */
   state_reason: string | null;
+  /** @example 30000 */
   timeout_ms: number;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface CustomOpPublishResponse {
   custom_op: CustomOpDetailResponse;
-  /** The queued health check; the op's state moves to active or failed when it ends (read GET .../custom_ops/{name}) */
+  /**
+   * The queued health check; the op's state moves to active or failed when it ends (read GET .../custom_ops/{name})
+   * @example "fc7b3a5d-aa83-4122-8a09-9989bf9cc2ae"
+   */
   job_id: string;
   /** The op registered under the same name */
   op: RegistryOpView;
@@ -1715,207 +2350,368 @@ export interface CustomOpPublishResponse {
 
 export interface CustomOpRedeployResponse {
   custom_op: CustomOpDetailResponse;
+  /** @example "fc7b3a5d-aa83-4122-8a09-9989bf9cc2ae" */
   job_id: string;
+  /** @example 2 */
   revision: number;
 }
 
 export interface CustomOpRefDto {
+  /** @example "toxicity-scorer" */
   name: string;
+  /** @example "active" */
   state: "deploying" | "active" | "failed" | "stopped";
 }
 
 export interface CustomOpRevisionDto {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   checked_at: string | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
+  /** @example "https://ops.example.com/toxicity" */
   endpoint_url: string;
-  /** What the check saw: status_code, latency_ms, method, url */
+  /**
+   * What the check saw: status_code, latency_ms, method, url
+   * @example {"status_code":200,"latency_ms":84,"method":"GET","url":"https://ops.example.com/healthz"}
+   */
   health: Record<string, any> | null;
+  /** @example "https://ops.example.com/healthz" */
   health_url: string | null;
-  /** deploying, active, failed, or superseded by a later revision */
+  /**
+   * deploying, active, failed, or superseded by a later revision
+   * @example "active"
+   */
   outcome: "deploying" | "active" | "failed" | "superseded";
+  /** @example null */
   reason: string | null;
+  /** @example 1 */
   revision: number;
+  /** @example 30000 */
   timeout_ms: number;
 }
 
 export interface CustomOpStopResponse {
   custom_op: CustomOpSummary;
-  /** The state before the stop */
+  /**
+   * The state before the stop
+   * @example "active"
+   */
   previous_state: "deploying" | "active" | "failed" | "stopped";
 }
 
 export interface CustomOpSummary {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
+  /** @example "Share of toxic sentences in the answer, from the moderation model" */
   description: string;
+  /** @example "https://ops.example.com/toxicity" */
   endpoint_url: string;
-  /** null: the protocol probe checks it */
+  /**
+   * null: the protocol probe checks it
+   * @example "https://ops.example.com/healthz"
+   */
   health_url: string | null;
+  /** @example "529836c2-8075-4340-b74d-dc1be3c9556a" */
   id: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   last_checked_at: string | null;
+  /** @example "toxicity-scorer" */
   name: string;
+  /** @example 1 */
   revision: number;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
+   */
   secret_id: string | null;
+  /** @example "active" */
   state: "deploying" | "active" | "failed" | "stopped";
-  /** Why it is in this state (the failed check, who stopped it) */
+  /**
+   * Why it is in this state (the failed check, who stopped it)
+   * @example null
+   */
   state_reason: string | null;
+  /** @example 30000 */
   timeout_ms: number;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface CustomOpsListResponse {
   items: CustomOpSummary[];
+  /** @example 1 */
   page: number;
+  /** @example 50 */
   page_size: number;
+  /** @example 1 */
   total: number;
 }
 
 export interface DataOperationRunResponse {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
+  /** @example null */
   error: string | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:07:04.000Z"
+   */
   finished_at: string | null;
+  /** @example "05e5fc47-409a-4408-b6bc-f9483b99e829" */
   id: string;
-  /** `quality_checks` */
+  /**
+   * `quality_checks`
+   * @example "quality_checks"
+   */
   kind: string;
-  /** The checks and params asked for */
+  /**
+   * The checks and params asked for
+   * @example {"checks":[{"check":"pii"},{"check":"near_duplicates","params":{"threshold":0.9}}]}
+   */
   params: Record<string, any>;
   /** The verdict in full (when succeeded) */
   result: DatasetQualityVerdictResponse | null;
+  /** @example "succeeded" */
   state: "running" | "succeeded" | "failed";
+  /** @example "warn" */
   verdict: "pass" | "warn" | "fail" | null;
+  /** @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df" */
   version_id: string;
 }
 
 export interface DataOperationRunResponsePage {
   items: DataOperationRunResponse[];
-  /** @min 1 */
+  /**
+   * @min 1
+   * @example 1
+   */
   page: number;
   /**
    * @min 1
    * @max 200
+   * @example 50
    */
   page_size: number;
-  /** Number of items matching the filters, across all pages */
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
   total: number;
 }
 
 export interface DatasetClustersAvailability {
+  /** @example true */
   available: boolean;
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
-  /** The embedder the workspace uses */
+  /**
+   * The embedder the workspace uses
+   * @example "local-char-ngram"
+   */
   embedder: string;
+  /** @example 50000 */
   max_rows: number;
-  /** Why not, when not */
+  /**
+   * Why not, when not
+   * @example null
+   */
   reason: string | null;
+  /** @example 214 */
   rows: number;
+  /** @example "question" */
   suggested_column: string | null;
   text_columns: TextColumnDto[];
+  /** @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df" */
   version_id: string;
 }
 
 export interface DatasetClustersResult {
   clusters: ClusterDto[];
+  /** @example "question" */
   column: string;
+  /** @example "local-char-ngram" */
   embedder: string;
+  /** @example 6 */
   k: number;
   points: VisualPointDto[];
-  /** pca or umap */
+  /**
+   * pca or umap
+   * @example "pca"
+   */
   projection: string;
+  /** @example "b780f90b-310d-41d8-a044-c965d12e0857" */
   run_id: string;
+  /** @example 0.31 */
   silhouette: number | null;
 }
 
 export interface DatasetClustersRun {
+  /** @example "question" */
   column: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
+  /** @example "local-char-ngram" */
   embedder: string | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:07:04.000Z"
+   */
   finished_at: string | null;
+  /** @example "b780f90b-310d-41d8-a044-c965d12e0857" */
   id: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "fc7b3a5d-aa83-4122-8a09-9989bf9cc2ae"
+   */
   job_id: string | null;
+  /** @example 6 */
   k_requested: number | null;
+  /** @example null */
   progress: Record<string, any> | null;
+  /** @example 42 */
   seed: number;
+  /** @example "succeeded" */
   state: "queued" | "running" | "succeeded" | "failed";
+  /** @example null */
   state_reason: string | null;
-  /** Once succeeded: the k chosen, its silhouette and the cluster count */
+  /**
+   * Once succeeded: the k chosen, its silhouette and the cluster count
+   * @example {"k":6,"silhouette":0.31,"rows":214}
+   */
   summary: {
     k?: number;
     rows?: number;
     silhouette?: number | null;
   } | null;
+  /** @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df" */
   version_id: string;
 }
 
 export interface DatasetDimensionsQueryResponse {
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
   groups: DimensionGroupCount[];
-  /** Matching rows (with `_row_id` and `_dimensions`) */
+  /**
+   * Matching rows (with `_row_id` and `_dimensions`)
+   * @example [{"_row_id":"0b8e6f3c-0f0e-4f7e-9a43-2d7c7c0e8a11","question":"How do I reset my password?","answer":"Open Settings > Security and choose Reset password.","topic":"account_access","language":"en","_dimensions":{"topic":"account_access","customer_persona":"new_customer"}}]
+   */
   items: Record<string, any>[];
+  /** @example 20 */
   limit: number;
+  /** @example 0 */
   offset: number;
-  /** Rows matching the dimension values and filter */
+  /**
+   * Rows matching the dimension values and filter
+   * @example 11
+   */
   total: number;
+  /** @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df" */
   version_id: string;
 }
 
 export interface DatasetDimensionsResponse {
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
   dimensions: DimensionSummary[];
+  /** @example 214 */
   row_count: number;
+  /** @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df" */
   version_id: string;
 }
 
 export interface DatasetQualityVerdictResponse {
   checks: QualityCheckResultDto[];
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
+  /** @example 214 */
   rows_checked: number;
-  /** The data-operation run that produced the verdict */
+  /**
+   * The data-operation run that produced the verdict
+   * @example "05e5fc47-409a-4408-b6bc-f9483b99e829"
+   */
   run_id: string;
-  /** fail when any check failed, else warn when any warned, else pass */
+  /**
+   * fail when any check failed, else warn when any warned, else pass
+   * @example "warn"
+   */
   verdict: "pass" | "warn" | "fail";
+  /** @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df" */
   version_id: string;
+  /** @example 3 */
   version_number: number;
 }
 
+/** @example {"filter":{"and":[{"field":"language","op":"eq","value":"en"},{"field":"topic","op":"in","value":["billing","returns_refunds"]}]},"sort":[{"field":"topic","direction":"asc"}],"select":["question","answer","topic"],"limit":50,"offset":0,"include_total":true,"version_id":"89fa3cc1-e563-4ad1-af4c-d5becdca17df"} */
 export interface DatasetQueryRequest {
   /**
    * `next_cursor` of the previous page of the same query
    * @maxLength 2000
+   * @example "eyJvZmZzZXQiOjUwfQ"
    */
   cursor?: string;
   /**
    * A filter in the query language (docs/query-language.md): {"and": [...]}, {"or": [...]}, {"not": {...}}, or a predicate {"field": "column.path", "op": "eq|ne|lt|lte|gt|gte|in|contains|starts_with|is_null", "value": ...}; {"dimension": "topic", "op": ..., "value": ...} tests a dimension value
-   * @example {"and":[{"field":"language","op":"eq","value":"en"},{"field":"metadata.difficulty","op":"gte","value":3}]}
+   * @example {"and":[{"field":"language","op":"eq","value":"en"},{"field":"topic","op":"in","value":["billing","returns_refunds"]}]}
    */
   filter?: Record<string, any>;
-  /** Count the matching rows, up to 10,000 (default true; false skips the count) */
+  /**
+   * Count the matching rows, up to 10,000 (default true; false skips the count)
+   * @example true
+   */
   include_total?: boolean;
   /**
    * Rows per page, 1..1000
    * @min 1
    * @max 1000
    * @default 50
+   * @example 50
    */
   limit?: number;
   /**
@@ -1923,13 +2719,17 @@ export interface DatasetQueryRequest {
    * @min 0
    * @max 100000000
    * @default 0
+   * @example 0
    */
   offset?: number;
-  /** Columns to return (default: all); `_row_id` always comes back */
+  /**
+   * Columns to return (default: all); `_row_id` always comes back
+   * @example ["question","answer","topic"]
+   */
   select?: string[];
   /**
    * Sort keys, first wins; rows keep their dataset order after them
-   * @example [{"field":"score","direction":"desc"}]
+   * @example [{"field":"topic","direction":"asc"}]
    */
   sort?: {
     direction?: "asc" | "desc";
@@ -1938,118 +2738,208 @@ export interface DatasetQueryRequest {
   /**
    * The version to query; default: the current version, else the newest
    * @format uuid
+   * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   version_id?: string;
 }
 
 export interface DatasetResponse {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
   /**
    * The promoted version, if any
    * @format uuid
+   * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   current_version_id: string | null;
+  /** @example "Questions customers asked in April, with answers reviewed by the support team" */
   description: string;
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   id: string;
-  /** `rows` (test cases) or `traces` (landed production traces) */
+  /**
+   * `rows` (test cases) or `traces` (landed production traces)
+   * @example "rows"
+   */
   kind: "rows" | "traces";
   /** The newest version (null before the first) */
   latest_version: DatasetVersionResponse | null;
+  /** @example "faq-golden-set" */
   name: string;
-  /** Row edits staged and not yet committed */
+  /**
+   * Row edits staged and not yet committed
+   * @example 0
+   */
   staged_edits: number;
+  /** @example ["golden","faq"] */
   tags: string[];
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string;
-  /** Optimistic-concurrency counter (also in the ETag) */
+  /**
+   * Optimistic-concurrency counter (also in the ETag)
+   * @example 5
+   */
   version: number;
-  /** Number of versions */
+  /**
+   * Number of versions
+   * @example 3
+   */
   version_count: number;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface DatasetResponsePage {
   items: DatasetResponse[];
-  /** @min 1 */
+  /**
+   * @min 1
+   * @example 1
+   */
   page: number;
   /**
    * @min 1
    * @max 200
+   * @example 50
    */
   page_size: number;
-  /** Number of items matching the filters, across all pages */
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
   total: number;
 }
 
 export interface DatasetSelectableChecksResponse {
   checks: SelectableCheck[];
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
+  /** @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df" */
   version_id: string;
 }
 
 export interface DatasetSummaryDto {
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
+   */
   current_version_id: string | null;
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   id: string;
+  /** @example "rows" */
   kind: "rows" | "traces";
+  /** @example "faq-golden-set" */
   name: string;
 }
 
 export interface DatasetVersionAvailableMetricsResponse {
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
-  /** The canonical fields mapped onto columns */
+  /**
+   * The canonical fields mapped onto columns
+   * @example {"input":"question","expected_output":"answer","context":"context"}
+   */
   mapping: Record<string, any>;
   metrics: AvailableMetric[];
+  /** @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df" */
   version_id: string;
 }
 
 export interface DatasetVersionResponse {
-  /** SHA-256 over the version's rows (row id and content, in order): equal content, equal hash */
+  /**
+   * SHA-256 over the version's rows (row id and content, in order): equal content, equal hash
+   * @example "9f2c4a1be0d3c5f7a8b6e4d2c0a1f3e5b7d9c8a6f4e2d0b1c3a5e7f9d8b6c4a2"
+   */
   content_sha256: string;
   /** What the commit changed, for versions made by a commit */
   changes?: VersionChangesDto;
-  /** Column names in order */
+  /**
+   * Column names in order
+   * @example ["question","answer","context","conversation_id","topic","language"]
+   */
   columns: string[];
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
+  /** @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df" */
   id: string;
   /** Canonical fields mapped onto columns (see POST .../map) */
   mapping: ColumnMappingDto;
+  /** @example "April questions, reviewed" */
   message: string;
-  /** 1, 2, 3, ... per dataset */
+  /**
+   * 1, 2, 3, ... per dataset
+   * @example 3
+   */
   number: number;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "ed0be736-a7bd-4869-9e2f-d6dbdd29b445"
+   */
   parent_version_id: string | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   promoted_at: string | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example null
+   */
   retired_at: string | null;
+  /** @example 214 */
   row_count: number;
-  /** How the version was made: an upload, committed row edits, rows generated by an SDG run, or landed traces */
+  /**
+   * How the version was made: an upload, committed row edits, rows generated by an SDG run, or landed traces
+   * @example "commit"
+   */
   source: "upload" | "commit" | "generated" | "landed";
-  /** `candidate` when created; `current` once promoted (one per dataset); `retired` once demoted */
+  /**
+   * `candidate` when created; `current` once promoted (one per dataset); `retired` once demoted
+   * @example "current"
+   */
   state: "candidate" | "current" | "retired";
   /** The uploaded file, for versions made by an upload */
   upload?: UploadInfoDto;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface DatasetVersionResponsePage {
   items: DatasetVersionResponse[];
-  /** @min 1 */
+  /**
+   * @min 1
+   * @example 1
+   */
   page: number;
   /**
    * @min 1
    * @max 200
+   * @example 50
    */
   page_size: number;
-  /** Number of items matching the filters, across all pages */
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
   total: number;
 }
 
@@ -2178,6 +3068,7 @@ export interface DeleteRowsRequest {
   /**
    * Ids of the rows to stage for deletion (1..1000)
    * @minItems 1
+   * @example ["69f1ff1c-e24a-4a1b-9b43-2656779f2185"]
    */
   row_ids: string[];
 }
@@ -2249,15 +3140,20 @@ export interface DetectConventionsRequest {
   /**
    * A sample: OTLP/JSON requests and/or span records, at most 10000
    * @minItems 1
+   * @example [{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"support-bot"}}]},"scopeSpans":[{"spans":[{"traceId":"4bf92f3577b34da6a3ce929d0e0e4736","spanId":"00f067aa0ba902b7","name":"ChatCompletion","kind":3,"startTimeUnixNano":"1747145160000000000","endTimeUnixNano":"1747145161040000000","attributes":[{"key":"openinference.span.kind","value":{"stringValue":"LLM"}},{"key":"llm.model_name","value":{"stringValue":"gpt-4o-mini"}}]}]}]}]}]
    */
   records: Record<string, any>[];
   /**
    * Spans examined, 1..10000 (default 1000)
    * @min 1
    * @max 10000
+   * @example 1000
    */
   sample?: number;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
   workspace_id: string;
 }
 
@@ -2279,27 +3175,42 @@ export interface DetectUploadRequest {
    * Spans examined, 1..10000 (default 1000)
    * @min 1
    * @max 10000
+   * @example 1000
    */
   sample?: number;
 }
 
 export interface DiffMetricSummaryDto {
+  /** @example 0.84 */
   base_mean: number | null;
+  /** @example 0.91 */
   base_pass_rate: number | null;
+  /** @example 0.86 */
   candidate_mean: number | null;
+  /** @example 0.93 */
   candidate_pass_rate: number | null;
+  /** @example 0.02 */
   delta: number | null;
+  /** @example 9 */
   improvements: number;
+  /** @example "answer-correctness" */
   name: string;
+  /** @example 4 */
   regressions: number;
 }
 
 export interface DiffRowDto {
+  /** @example true */
   base_passed: boolean | null;
+  /** @example false */
   candidate_passed: boolean | null;
+  /** @example {"answer-correctness":{"base":0.75,"candidate":0.5,"delta":-0.25,"base_passed":true,"candidate_passed":false}} */
   metrics: Record<string, MetricDeltaDto>;
+  /** @example true */
   output_changed: boolean;
+  /** @example "6c861b83-60a8-4bcf-845d-126ac56874a4" */
   row_id: string;
+  /** @example "regressed" */
   status:
     | "regressed"
     | "improved"
@@ -2310,25 +3221,38 @@ export interface DiffRowDto {
 }
 
 export interface DiffSideDto {
+  /** @example null */
   error: {
     code?: string;
     message?: string;
   } | null;
+  /** @example 980 */
   latency_ms: number | null;
+  /** @example "Settings > Plan > Cancel." */
   output: string | null;
+  /** @example false */
   passed: boolean | null;
+  /** @example {"answer-correctness":{"score":3,"normalized":0.5,"passed":false}} */
   scores: Record<string, any>;
+  /** @example "done" */
   status: "pending" | "done" | "error";
 }
 
 export interface DiffSummaryDto {
+  /** @example 5 */
   changed: number;
+  /** @example 9 */
   improved: number;
   metrics: DiffMetricSummaryDto[];
+  /** @example 0 */
   missing: number;
+  /** @example 0 */
   new: number;
+  /** @example 4 */
   regressed: number;
+  /** @example 214 */
   rows: number;
+  /** @example 196 */
   unchanged: number;
 }
 
@@ -2352,38 +3276,62 @@ export interface DimensionDefinition {
 }
 
 export interface DimensionGroupCount {
+  /** @example 11 */
   count: number;
-  /** The combination: dimension -> value (null when the row has none) */
+  /**
+   * The combination: dimension -> value (null when the row has none)
+   * @example {"topic":"account_access","customer_persona":"new_customer"}
+   */
   values: Record<string, string | null>;
 }
 
 export interface DimensionSummary {
-  /** Rows of the version with a value of this dimension */
+  /**
+   * Rows of the version with a value of this dimension
+   * @example 201
+   */
   assigned_rows: number;
+  /** @example "What the customer is contacting support about" */
   description: string;
+  /** @example "topic" */
   name: string;
-  /** Rows of the version without one */
+  /**
+   * Rows of the version without one
+   * @example 13
+   */
   unassigned_rows: number;
   values: DimensionValueCount[];
 }
 
 export interface DimensionThresholdDto {
-  /** A dimension name (snake_case) */
+  /**
+   * A dimension name (snake_case)
+   * @example "topic"
+   */
   dimension: string;
   threshold: ThresholdDto;
-  /** One of the dimension's values */
+  /**
+   * One of the dimension's values
+   * @example "billing"
+   */
   value: string;
 }
 
 export interface DimensionThresholdResponse {
+  /** @example "topic" */
   dimension: string;
   threshold: ThresholdResponse;
+  /** @example "billing" */
   value: string;
 }
 
 export interface DimensionValueCount {
-  /** Rows of the version with this value */
+  /**
+   * Rows of the version with this value
+   * @example 38
+   */
   count: number;
+  /** @example "billing" */
   value: string;
 }
 
@@ -2403,31 +3351,44 @@ export interface DimensionValueDefinition {
 }
 
 export interface DimensionValueEntry {
+  /** @example 38 */
   count: number;
+  /** @example "topic" */
   dimension: string;
-  /** Share of the version's rows, 0..1 */
+  /**
+   * Share of the version's rows, 0..1
+   * @example 0.18
+   */
   share: number;
+  /** @example "billing" */
   value: string;
 }
 
 export interface DimensionValuesResponse {
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
+  /** @example 214 */
   row_count: number;
   values: DimensionValueEntry[];
+  /** @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df" */
   version_id: string;
 }
 
 export interface DimensionsQueryRequest {
   /**
    * Dimension -> accepted values; a row matches when it has one of the values of every dimension named
-   * @example {"topic":["billing","refunds"],"persona":["new customer"]}
+   * @example {"topic":["account_access","billing"],"customer_persona":["new_customer"]}
    */
   dimensions?: Record<string, string[]>;
-  /** A further filter in the query language */
+  /**
+   * A further filter in the query language
+   * @example {"field":"language","op":"eq","value":"en"}
+   */
   filter?: Record<string, any>;
   /**
    * Dimensions to count the matching rows by (each combination of their values, `null` for none)
    * @maxItems 3
+   * @example ["topic"]
    */
   group_by?: string[];
   /**
@@ -2435,11 +3396,13 @@ export interface DimensionsQueryRequest {
    * @min 0
    * @max 1000
    * @default 50
+   * @example 20
    */
   limit?: number;
   /**
    * @min 0
    * @max 10000000
+   * @example 0
    */
   offset?: number;
 }
@@ -2521,8 +3484,11 @@ export interface DownloadSdkParams {
 }
 
 export interface DroppedRecordsDto {
+  /** @example 3 */
   count: number;
+  /** @example "line 12" */
   example_source_ref: string;
+  /** @example "missing_span_id" */
   reason:
     | "missing_trace_id"
     | "missing_span_id"
@@ -2535,140 +3501,226 @@ export interface DroppedRecordsDto {
 }
 
 export interface EmbeddingConfig {
+  /** @example "openai-small" */
   config_ref?: string;
+  /** @example 512 */
   dimensions?: number;
+  /** @example "text-embedding-3-small" */
   model?: string;
+  /** @example "remote" */
   provider: "local" | "remote";
 }
 
+/** @example {"provider":"remote","config_ref":"openai-small","model":"text-embedding-3-small","dimensions":512} */
 export interface EmbeddingConfigRequest {
   /**
    * Name or id of the embedding config; required when provider is `remote`, refused when `local`
    * @minLength 1
    * @maxLength 200
+   * @example "openai-small"
    */
   config_ref?: string;
   /**
    * Vector size, 1..8192
    * @min 1
    * @max 8192
+   * @example 512
    */
   dimensions?: number;
   /**
    * Model name, overriding the config's (e.g. `text-embedding-3-small`)
    * @pattern ^[A-Za-z0-9._:/@-]{1,200}$
+   * @example "text-embedding-3-small"
    */
   model?: string;
-  /** `local`: the built-in embedder (no network, the default). `remote`: a config of GET /embedding-configs. */
+  /**
+   * `local`: the built-in embedder (no network, the default). `remote`: a config of GET /embedding-configs.
+   * @example "remote"
+   */
   provider: "local" | "remote";
 }
 
 export interface EmbeddingConfigResponse {
+  /** @example "https://api.openai.com/v1" */
   base_url: string | null;
+  /** @example 64 */
   batch_size: number;
-  /** True for the built-in local embedder */
+  /**
+   * True for the built-in local embedder
+   * @example false
+   */
   builtin: boolean;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string | null;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
+  /** @example "OpenAI small embeddings for clustering and semantic metrics" */
   description: string;
+  /** @example 512 */
   dimensions: number | null;
   /**
    * Null for the built-in local embedder
    * @format uuid
+   * @example "6d206dd2-0e8b-4d3b-970b-0abf6cd1b2e0"
    */
   id: string | null;
-  /** Whether this is the workspace's embedding config (PUT /workspaces/{id}/embedding-config) */
+  /**
+   * Whether this is the workspace's embedding config (PUT /workspaces/{id}/embedding-config)
+   * @example true
+   */
   in_use: boolean;
+  /** @example "text-embedding-3-small" */
   model: string;
+  /** @example "openai-small" */
   name: string;
-  /** `local` (built in, no network) or a remote provider */
+  /**
+   * `local` (built in, no network) or a remote provider
+   * @example "openai_compatible"
+   */
   provider: "local" | "openai_compatible" | "azure_openai";
   /**
    * The secret holding the API key (never its value)
    * @format uuid
+   * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id: string | null;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
   workspace_id: string;
 }
 
 export interface EmbeddingConfigResponsePage {
   items: EmbeddingConfigResponse[];
-  /** @min 1 */
+  /**
+   * @min 1
+   * @example 1
+   */
   page: number;
   /**
    * @min 1
    * @max 200
+   * @example 50
    */
   page_size: number;
-  /** Number of items matching the filters, across all pages */
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
   total: number;
 }
 
 export interface EnrichmentFieldDto {
+  /** @example "Cost of the trace in USD, from token usage and model prices" */
   description: string;
+  /** @example "cost" */
   name: string;
+  /** @example "number" */
   type: string;
 }
 
 export interface EvalConfigResponse {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
+   */
   default_judge_id: string | null;
+  /** @example "What a release of support-bot-v2 must pass" */
   description: string;
+  /** @example "fbe89949-95ca-4fae-9022-be8b4fd7304c" */
   id: string;
   metrics: EvalMetricRefResponse[];
+  /** @example "support-release-gate" */
   name: string;
   pass_rule: PassRuleResponse;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface EvalConfigResponsePage {
   items: EvalConfigResponse[];
-  /** @min 1 */
+  /**
+   * @min 1
+   * @example 1
+   */
   page: number;
   /**
    * @min 1
    * @max 200
+   * @example 50
    */
   page_size: number;
-  /** Number of items matching the filters, across all pages */
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
   total: number;
 }
 
 export interface EvalMetricRefDto {
-  /** A metric config of the workspace, or a built-in metric name (scored with its defaults) */
+  /**
+   * A metric config of the workspace, or a built-in metric name (scored with its defaults)
+   * @example "answer-correctness"
+   */
   config_name: string;
   /**
    * Pin a version; left out or null takes the version in force when a run starts (GET .../metric-configs/resolved)
    * @min 1
    * @max 2147483647
+   * @example 2
    */
   config_version?: number | null;
-  /** Counts toward the row verdict (default true); false reports the metric only */
+  /**
+   * Counts toward the row verdict (default true); false reports the metric only
+   * @example true
+   */
   gating?: boolean;
   /**
    * The run fails when fewer rows than this share (0..1) pass this metric
    * @min 0
    * @max 1
+   * @example 0.9
    */
   min_pass_rate?: number | null;
-  /** Overrides the config's row pass threshold (deterministic and custom metrics) */
+  /**
+   * Overrides the config's row pass threshold (deterministic and custom metrics)
+   * @example 0.6
+   */
   threshold?: number | null;
 }
 
 export interface EvalMetricRefResponse {
+  /** @example "answer-correctness" */
   config_name: string;
+  /** @example 2 */
   config_version: number | null;
+  /** @example true */
   gating: boolean;
+  /** @example 0.9 */
   min_pass_rate: number | null;
+  /** @example null */
   threshold: number | null;
 }
 
@@ -2681,7 +3733,10 @@ export interface ExportReportParams {
 }
 
 export interface ExportReportRequest {
-  /** markdown, html or pdf (default: the workspace settings' default format) */
+  /**
+   * markdown, html or pdf (default: the workspace settings' default format)
+   * @example "pdf"
+   */
   format?: "markdown" | "html" | "pdf";
 }
 
@@ -2726,19 +3781,32 @@ export interface ExportRunDiffParams {
 }
 
 export interface ExtractedOutputDto {
+  /** @example 0.00041 */
   cost_usd: number | null;
+  /** @example {"sources":["kb/security/reset-password"]} */
   extras: Record<string, any>;
+  /** @example "Open Settings > Security and choose Reset password; the link expires after one hour." */
   output: string | null;
   usage: TokenUsageDto;
 }
 
 export interface FieldMappingDto {
-  /** Share of the sampled spans whose field was filled, 0..1 */
+  /**
+   * Share of the sampled spans whose field was filled, 0..1
+   * @example 0.97
+   */
   coverage: number;
-  /** A canonical span field */
+  /**
+   * A canonical span field
+   * @example "model"
+   */
   field: string;
-  /** Source attributes that filled it */
+  /**
+   * Source attributes that filled it
+   * @example ["llm.model_name","gen_ai.request.model"]
+   */
   source_attributes: string[];
+  /** @example 812 */
   spans_mapped: number;
 }
 
@@ -2942,40 +4010,75 @@ export interface GetDatasetVersionParams {
 }
 
 export interface GetDatasetVersionResponse {
-  /** SHA-256 over the version's rows (row id and content, in order): equal content, equal hash */
+  /**
+   * SHA-256 over the version's rows (row id and content, in order): equal content, equal hash
+   * @example "9f2c4a1be0d3c5f7a8b6e4d2c0a1f3e5b7d9c8a6f4e2d0b1c3a5e7f9d8b6c4a2"
+   */
   content_sha256: string;
   /** What the commit changed, for versions made by a commit */
   changes?: VersionChangesDto;
-  /** Column names in order */
+  /**
+   * Column names in order
+   * @example ["question","answer","context","conversation_id","topic","language"]
+   */
   columns: string[];
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
   /** The dataset the version belongs to */
   dataset: DatasetSummaryDto;
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
+  /** @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df" */
   id: string;
   /** Canonical fields mapped onto columns (see POST .../map) */
   mapping: ColumnMappingDto;
+  /** @example "April questions, reviewed" */
   message: string;
-  /** 1, 2, 3, ... per dataset */
+  /**
+   * 1, 2, 3, ... per dataset
+   * @example 3
+   */
   number: number;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "ed0be736-a7bd-4869-9e2f-d6dbdd29b445"
+   */
   parent_version_id: string | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   promoted_at: string | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example null
+   */
   retired_at: string | null;
+  /** @example 214 */
   row_count: number;
   /** Inferred column types and statistics */
   schema: ColumnStatsDto[];
-  /** How the version was made: an upload, committed row edits, rows generated by an SDG run, or landed traces */
+  /**
+   * How the version was made: an upload, committed row edits, rows generated by an SDG run, or landed traces
+   * @example "commit"
+   */
   source: "upload" | "commit" | "generated" | "landed";
-  /** `candidate` when created; `current` once promoted (one per dataset); `retired` once demoted */
+  /**
+   * `candidate` when created; `current` once promoted (one per dataset); `retired` once demoted
+   * @example "current"
+   */
   state: "candidate" | "current" | "retired";
   /** The uploaded file, for versions made by an upload */
   upload?: UploadInfoDto;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
@@ -3476,53 +4579,88 @@ export interface GetWorkspaceParams {
 }
 
 export interface GroundTruthItem {
-  /** text or any JSON value */
+  /**
+   * text or any JSON value
+   * @example "Your refund was issued on 12 May and reaches your card within 5 business days."
+   */
   expected_output: string | number | boolean | Record<string, any> | any[];
-  /** Labels of the expectation (e.g. `resolved`, `escalate`) */
+  /**
+   * Labels of the expectation (e.g. `resolved`, `escalate`)
+   * @example {"outcome":"resolved"}
+   */
   labels?: Record<string, any>;
-  /** @maxLength 4000 */
+  /**
+   * @maxLength 4000
+   * @example "Checked against the billing system"
+   */
   notes?: string;
   /**
    * A trace of the version
    * @minLength 1
    * @maxLength 200
+   * @example "4bf92f3577b34da6a3ce929d0e0e4736"
    */
   trace_id: string;
 }
 
 export interface HttpTransportDto {
-  /** Static headers sent with every call (templated headers are the adapter's); put keys in `auth`, never here */
+  /**
+   * Static headers sent with every call (templated headers are the adapter's); put keys in `auth`, never here
+   * @example {"X-Client":"evaluation-workspace"}
+   */
   headers?: Record<string, string>;
-  /** @default "POST" */
+  /**
+   * @default "POST"
+   * @example "POST"
+   */
   method?: "POST" | "PUT" | "PATCH" | "GET";
   /**
    * The endpoint, http or https
    * @format uri
    * @maxLength 2000
+   * @example "https://support-bot.example.com/v2/answer"
    */
   url: string;
 }
 
 export interface HttpTransportResponse {
+  /** @example {} */
   headers: Record<string, string>;
+  /** @example "POST" */
   method: "POST" | "PUT" | "PATCH" | "GET";
+  /** @example "https://support-bot.example.com/v2/answer" */
   url: string;
 }
 
 export interface IngestCountsDto {
-  /** Spans already in the dataset (or twice in this source): not written again */
+  /**
+   * Spans already in the dataset (or twice in this source): not written again
+   * @example 24
+   */
   deduplicated: number;
-  /** Records that could not be normalised: see /drops */
+  /**
+   * Records that could not be normalised: see /drops
+   * @example 3
+   */
   dropped: number;
-  /** New spans written to the version */
+  /**
+   * New spans written to the version
+   * @example 1180
+   */
   landed: number;
-  /** Spans and records read (received = landed + deduplicated + dropped) */
+  /**
+   * Spans and records read (received = landed + deduplicated + dropped)
+   * @example 1207
+   */
   received: number;
 }
 
 export interface IngestSourceDto {
+  /** @example null */
   connection_id: string | null;
+  /** @example "upload" */
   kind: "upload" | "inline" | "connection";
+  /** @example "1c2cf2f5-dcc2-4610-b190-6e541af34b2c" */
   upload_id: string | null;
 }
 
@@ -3539,29 +4677,55 @@ export interface InsertRowsRequest {
    * Rows to stage for insertion (1..1000), each a JSON object of columns; a `_row_id` (UUID) is kept as the row's id, else one is assigned
    * @maxItems 1000
    * @minItems 1
+   * @example [{"question":"Can I change my billing date?","answer":"Yes: Settings > Billing > Billing date, once per month.","topic":"billing","language":"en"}]
    */
   rows: Record<string, any>[];
 }
 
 export interface InvitationResponse {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example null
+   */
   accepted_at: string | null;
+  /** @example null */
   accepted_by: string | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
+  /** @example "grace.hopper@example.com" */
   email: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-20T09:30:00.000Z"
+   */
   expires_at: string;
+  /** @example "67dde1eb-57e4-4070-bf3f-db08d2f03590" */
   id: string;
+  /** @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a" */
   invited_by: string | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   last_sent_at: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example null
+   */
   revoked_at: string | null;
+  /** @example "member" */
   role: "viewer" | "member" | "admin" | "owner";
+  /** @example 1 */
   sent_count: number;
-  /** `expired` is a pending invitation past expires_at */
+  /**
+   * `expired` is a pending invitation past expires_at
+   * @example "pending"
+   */
   state: "pending" | "accepted" | "revoked" | "expired";
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
@@ -3574,76 +4738,134 @@ export interface IssueResetTokenParams {
 }
 
 export interface JudgeConnectionResponse {
+  /** @example null */
   api_version: string | null;
+  /** @example "https://api.openai.com/v1" */
   base_url: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
+  /** @example "Grades answers for correctness and faithfulness" */
   description: string;
+  /** @example "e171b466-fde7-4636-a3d1-b73872eb9e36" */
   id: string;
+  /** @example true */
   json_mode: boolean;
+  /** @example 3 */
   max_attempts: number;
+  /** @example 4 */
   max_concurrency: number;
+  /** @example "gpt-4o-mini" */
   model: string;
+  /** @example "gpt-4o-mini-judge" */
   name: string;
+  /** @example {"temperature":0,"max_tokens":512} */
   parameters: Record<string, any>;
+  /** @example "openai_compatible" */
   provider: "openai_compatible" | "azure_openai" | "anthropic";
   /**
    * The secret holding the key (its value never appears here)
    * @format uuid
+   * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id: string | null;
+  /** @example 60000 */
   timeout_ms: number;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface JudgeConnectionResponsePage {
   items: JudgeConnectionResponse[];
-  /** @min 1 */
+  /**
+   * @min 1
+   * @example 1
+   */
   page: number;
   /**
    * @min 1
    * @max 200
+   * @example 50
    */
   page_size: number;
-  /** Number of items matching the filters, across all pages */
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
   total: number;
 }
 
 export interface JudgeErrorDto {
-  /** timeout, network, http_status, malformed_response, unparseable_verdict, off_scale */
+  /**
+   * timeout, network, http_status, malformed_response, unparseable_verdict, off_scale
+   * @example "timeout"
+   */
   code: string;
+  /** @example "The judge did not answer within 60000 ms" */
   message: string;
 }
 
 export interface JudgeTestRequest {
-  /** @maxLength 20000 */
+  /**
+   * @maxLength 20000
+   * @example "Open Settings > Security and choose Reset password."
+   */
   expected_output?: string;
-  /** @maxLength 20000 */
+  /**
+   * @maxLength 20000
+   * @example "How do I reset my password?"
+   */
   input?: string;
-  /** @maxLength 20000 */
+  /**
+   * @maxLength 20000
+   * @example "Go to Settings > Security and click Reset password."
+   */
   output?: string;
   /**
    * A rubric to try instead of the built-in probe; placeholders {{input}}, {{output}}, {{expected_output}}, {{context}}
    * @minLength 1
    * @maxLength 20000
+   * @example "Grade how well the answer matches the reference.
+   * Question: {{input}}
+   * Answer: {{output}}
+   * Reference: {{expected_output}}
+   * 1 = wrong or missing, 5 = correct and complete."
    */
   rubric?: string;
   scale?: ScaleDto;
 }
 
 export interface JudgeTestResult {
-  /** The judge's text answer (first 4000 characters) */
+  /**
+   * The judge's text answer (first 4000 characters)
+   * @example "{"score": 4, "reason": "Same steps as the reference; omits that the link expires."}"
+   */
   answer: string | null;
+  /** @example 1 */
   attempts: number;
   error: JudgeErrorDto | null;
+  /** @example 843 */
   latency_ms: number;
-  /** True when the judge answered and the answer parsed into a verdict on the scale */
+  /**
+   * True when the judge answered and the answer parsed into a verdict on the scale
+   * @example true
+   */
   ok: boolean;
+  /** @example null */
   response_excerpt: string | null;
+  /** @example 200 */
   status_code: number | null;
   usage: JudgeUsageDto;
   /** The parsed answer; null when there is none (see error) */
@@ -3651,7 +4873,9 @@ export interface JudgeTestResult {
 }
 
 export interface JudgeUsageDto {
+  /** @example 41 */
   completion_tokens: number | null;
+  /** @example 182 */
   prompt_tokens: number | null;
 }
 
@@ -3659,24 +4883,32 @@ export interface JudgedSpecDto {
   /**
    * The judge that grades; default the eval config's default judge
    * @format uuid
+   * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id?: string | null;
   /**
    * Label scales: the labels that pass (default the first label)
    * @maxItems 20
    * @minItems 1
+   * @example ["correct"]
    */
   pass_labels?: string[];
   /**
    * Numeric scales: rows pass when the normalised score (0..1) reaches this (default 0.75)
    * @min 0
    * @max 1
+   * @example 0.75
    */
   pass_threshold?: number;
   /**
    * The grading prompt; placeholders {{input}}, {{output}}, {{expected_output}}, {{context}}, {{row.<column>}}. Default: the built-in rubric of the metric
    * @minLength 1
    * @maxLength 20000
+   * @example "Grade how well the answer matches the reference.
+   * Question: {{input}}
+   * Answer: {{output}}
+   * Reference: {{expected_output}}
+   * 1 = wrong or missing, 5 = correct and complete."
    */
   rubric?: string;
   /** Default numeric 1..5 */
@@ -3684,18 +4916,32 @@ export interface JudgedSpecDto {
 }
 
 export interface JudgedSpecResponse {
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
+   */
   judge_id: string | null;
+  /** @example null */
   pass_labels: string[] | null;
+  /** @example 0.75 */
   pass_threshold: number | null;
+  /**
+   * @example "Grade how well the answer matches the reference.
+   * Question: {{input}}
+   * Answer: {{output}}
+   * Reference: {{expected_output}}
+   * 1 = wrong or missing, 5 = correct and complete."
+   */
   rubric: string;
   scale: ScaleDto;
 }
 
+/** @example {"dataset_id":"f0eef60d-4b04-4046-aa3a-779fe13e072d","convention":"langfuse","max_records":20000,"message":"Langfuse traces of 13 May"} */
 export interface LandFromConnectionRequest {
   /**
    * The convention to read attributes with; `auto` (default) picks it per span
    * @default "auto"
+   * @example "auto"
    */
   convention?:
     | "auto"
@@ -3707,33 +4953,42 @@ export interface LandFromConnectionRequest {
   /**
    * An existing trace dataset to add a version to
    * @format uuid
+   * @example "f0eef60d-4b04-4046-aa3a-779fe13e072d"
    */
   dataset_id?: string;
   /**
    * Or a dataset by name: created (kind `traces`) when the workspace has none of this name
    * @minLength 1
    * @maxLength 200
+   * @example "support-bot-production-traces"
    */
   dataset_name?: string;
-  /** Keep attributes no canonical field takes under `attributes` (default true); false drops them */
+  /**
+   * Keep attributes no canonical field takes under `attributes` (default true); false drops them
+   * @example true
+   */
   keep_unmapped?: boolean;
   /**
    * Stop after this many records (default 100000)
    * @min 1
    * @max 1000000
+   * @example 20000
    */
   max_records?: number;
   /**
    * The new version's message
    * @maxLength 2000
+   * @example "Production traces of 13 May"
    */
   message?: string;
 }
 
+/** @example {"workspace_id":"8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b","dataset_name":"support-bot-production-traces","convention":"auto","records":[{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"support-bot"}}]},"scopeSpans":[{"spans":[{"traceId":"4bf92f3577b34da6a3ce929d0e0e4736","spanId":"00f067aa0ba902b7","name":"ChatCompletion","kind":3,"startTimeUnixNano":"1747145160000000000","endTimeUnixNano":"1747145161040000000","attributes":[{"key":"openinference.span.kind","value":{"stringValue":"LLM"}},{"key":"llm.model_name","value":{"stringValue":"gpt-4o-mini"}}]}]}]}]}]} */
 export interface LandInlineRequest {
   /**
    * The convention to read attributes with; `auto` (default) picks it per span
    * @default "auto"
+   * @example "auto"
    */
   convention?:
     | "auto"
@@ -3745,27 +5000,37 @@ export interface LandInlineRequest {
   /**
    * An existing trace dataset to add a version to
    * @format uuid
+   * @example "f0eef60d-4b04-4046-aa3a-779fe13e072d"
    */
   dataset_id?: string;
   /**
    * Or a dataset by name: created (kind `traces`) when the workspace has none of this name
    * @minLength 1
    * @maxLength 200
+   * @example "support-bot-production-traces"
    */
   dataset_name?: string;
-  /** Keep attributes no canonical field takes under `attributes` (default true); false drops them */
+  /**
+   * Keep attributes no canonical field takes under `attributes` (default true); false drops them
+   * @example true
+   */
   keep_unmapped?: boolean;
   /**
    * The new version's message
    * @maxLength 2000
+   * @example "Production traces of 13 May"
    */
   message?: string;
   /**
    * OTLP/JSON ExportTraceServiceRequest objects and/or span records (OpenTelemetry, Phoenix, Langfuse or plain `trace_id`/`span_id` records), at most 10000
    * @minItems 1
+   * @example [{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"support-bot"}}]},"scopeSpans":[{"spans":[{"traceId":"4bf92f3577b34da6a3ce929d0e0e4736","spanId":"00f067aa0ba902b7","name":"ChatCompletion","kind":3,"startTimeUnixNano":"1747145160000000000","endTimeUnixNano":"1747145161040000000","attributes":[{"key":"openinference.span.kind","value":{"stringValue":"LLM"}},{"key":"llm.model_name","value":{"stringValue":"gpt-4o-mini"}}]}]}]}]}]
    */
   records: Record<string, any>[];
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
   workspace_id: string;
 }
 
@@ -3781,15 +5046,18 @@ export interface LandTracesFromConnectionParams {
   connectionId: string;
 }
 
+/** @example {"workspace_id":"8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b","upload_id":"1c2cf2f5-dcc2-4610-b190-6e541af34b2c","dataset_id":"f0eef60d-4b04-4046-aa3a-779fe13e072d","convention":"auto","keep_unmapped":true,"message":"Production traces of 13 May"} */
 export interface LandTracesRequest {
   /**
    * ... or pull from this connection (exactly one of the two)
    * @format uuid
+   * @example "9890244a-b700-49c4-ac22-d5dfb3c2ffde"
    */
   connection_id?: string;
   /**
    * The convention to read attributes with; `auto` (default) picks it per span
    * @default "auto"
+   * @example "auto"
    */
   convention?:
     | "auto"
@@ -3801,41 +5069,57 @@ export interface LandTracesRequest {
   /**
    * An existing trace dataset to add a version to
    * @format uuid
+   * @example "f0eef60d-4b04-4046-aa3a-779fe13e072d"
    */
   dataset_id?: string;
   /**
    * Or a dataset by name: created (kind `traces`) when the workspace has none of this name
    * @minLength 1
    * @maxLength 200
+   * @example "support-bot-production-traces"
    */
   dataset_name?: string;
-  /** Keep attributes no canonical field takes under `attributes` (default true); false drops them */
+  /**
+   * Keep attributes no canonical field takes under `attributes` (default true); false drops them
+   * @example true
+   */
   keep_unmapped?: boolean;
   /**
    * connection: stop after this many records (default 100000)
    * @min 1
    * @max 1000000
+   * @example 100000
    */
   max_records?: number;
   /**
    * The new version's message
    * @maxLength 2000
+   * @example "Production traces of 13 May"
    */
   message?: string;
   /**
    * Land this upload (POST /traces/uploads) ...
    * @format uuid
+   * @example "1c2cf2f5-dcc2-4610-b190-6e541af34b2c"
    */
   upload_id?: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
   workspace_id: string;
 }
 
 export interface LatencyStatsDto {
+  /** @example 1040 */
   p50: number;
+  /** @example 2310 */
   p95: number;
+  /** @example 2710 */
   p99: number;
+  /** @example 4120 */
   max: number;
+  /** @example 1180 */
   mean: number;
 }
 
@@ -4876,11 +6160,20 @@ export interface ListWorkspacesParams {
 }
 
 export interface LiveResponse {
-  /** Always `ok` when the process answers. */
+  /**
+   * Always `ok` when the process answers.
+   * @example "ok"
+   */
   status: "ok";
-  /** Seconds since the process started. */
+  /**
+   * Seconds since the process started.
+   * @example 86400
+   */
   uptime_seconds: number;
-  /** Service version (package.json). */
+  /**
+   * Service version (package.json).
+   * @example "0.1.0"
+   */
   version: string;
 }
 
@@ -4901,164 +6194,282 @@ export interface MapVersionRequest {
   /**
    * @minLength 1
    * @maxLength 256
+   * @example "context"
    */
   context?: string;
   /**
    * @minLength 1
    * @maxLength 256
+   * @example "answer"
    */
   expected_output?: string;
   /**
    * @minLength 1
    * @maxLength 256
+   * @example "question"
    */
   input?: string;
-  /** @maxItems 200 */
+  /**
+   * @maxItems 200
+   * @example ["topic","language"]
+   */
   metadata?: string[];
   /**
    * @minLength 1
    * @maxLength 256
+   * @example "conversation_id"
    */
   session_id?: string;
 }
 
 export interface MeResponse {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example null
+   */
   deactivated_at: string | null;
+  /** @example "Ada Lovelace" */
   display_name: string;
+  /** @example "ada.lovelace@example.com" */
   email: string;
-  /** Whether a password is set (a user created without one logs in after redeeming a reset token) */
+  /**
+   * Whether a password is set (a user created without one logs in after redeeming a reset token)
+   * @example true
+   */
   has_password: boolean;
+  /** @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a" */
   id: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   last_login_at: string | null;
   memberships: UserMembershipResponse[];
+  /** @example "active" */
   status: "active" | "deactivated";
+  /** @example "user" */
   system_role: "admin" | "user";
   /**
    * When the token used for this call expires (absent when answering accept-invitation without a token).
    * @format date-time
+   * @example "2025-05-13T15:05:12.000Z"
    */
   token_expires_at?: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string;
-  /** Increments on every change; the ETag derives from it */
+  /**
+   * Increments on every change; the ETag derives from it
+   * @example 3
+   */
   version: number;
 }
 
 export interface MetricConfigResolution {
+  /** @example "answer-correctness" */
   config_name: string | null;
+  /** @example 2 */
   config_version: number | null;
+  /** @example "judged" */
   kind: "deterministic" | "judged" | "custom";
-  /** The metric computed (a built-in metric, llm_judge, or a custom op) */
+  /**
+   * The metric computed (a built-in metric, llm_judge, or a custom op)
+   * @example "correctness"
+   */
   metric: string;
-  /** The metric as runs and eval configs name it */
+  /**
+   * The metric as runs and eval configs name it
+   * @example "correctness"
+   */
   metric_name: string;
+  /** @example {} */
   params: Record<string, any>;
-  /** Why, in a sentence */
+  /**
+   * Why, in a sentence
+   * @example "The workspace pins answer-correctness version 2 for correctness"
+   */
   reason: string;
-  /** What decided: the eval config's pin, the workspace default, the config's newest version, the built-in defaults, or a custom op's empty parameters */
+  /**
+   * What decided: the eval config's pin, the workspace default, the config's newest version, the built-in defaults, or a custom op's empty parameters
+   * @example "workspace_default"
+   */
   source:
     | "eval_config"
     | "workspace_default"
     | "latest_version"
     | "builtin"
     | "op_defaults";
+  /** @example null */
   threshold: number | null;
 }
 
 export interface MetricConfigResolutionListResponse {
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "fbe89949-95ca-4fae-9022-be8b4fd7304c"
+   */
   eval_config_id: string | null;
   items: MetricConfigResolution[];
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface MetricConfigResponse {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
+  /** @example "Correctness against the reviewed answer, graded 1 to 5" */
   description: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:06:00.000Z"
+   */
   first_used_at: string | null;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "27e1b0d8-e509-43eb-a23c-37b7a89187e2"
+   */
   first_used_by_run: string | null;
-  /** True once a run used this version: it can no longer be changed or deleted */
+  /**
+   * True once a run used this version: it can no longer be changed or deleted
+   * @example true
+   */
   frozen: boolean;
+  /** @example "3f5a0983-0d67-4a7e-a129-973f816631f0" */
   id: string;
-  /** Whether this is the newest version of the name */
+  /**
+   * Whether this is the newest version of the name
+   * @example true
+   */
   is_latest: boolean;
   judged: JudgedSpecResponse | null;
+  /** @example "judged" */
   kind: "deterministic" | "judged" | "custom";
+  /** @example "correctness" */
   metric: string;
+  /** @example "answer-correctness" */
   name: string;
+  /** @example {} */
   params: Record<string, any>;
+  /** @example null */
   threshold: number | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string;
-  /** 1, 2, … */
+  /**
+   * 1, 2, …
+   * @example 2
+   */
   version: number;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface MetricConfigSummary {
-  /** The newest version's description */
+  /**
+   * The newest version's description
+   * @example "Correctness against the reviewed answer, graded 1 to 5"
+   */
   description: string;
-  /** Versions runs have used (frozen) */
+  /**
+   * Versions runs have used (frozen)
+   * @example [1,2]
+   */
   frozen_versions: number[];
+  /** @example "judged" */
   kind: "deterministic" | "judged" | "custom";
+  /** @example 2 */
   latest_version: number;
+  /** @example "correctness" */
   metric: string;
+  /** @example "answer-correctness" */
   name: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string;
-  /** Versions the name has */
+  /**
+   * Versions the name has
+   * @example 2
+   */
   version_count: number;
 }
 
 export interface MetricConfigSummaryPage {
   items: MetricConfigSummary[];
-  /** @min 1 */
+  /**
+   * @min 1
+   * @example 1
+   */
   page: number;
   /**
    * @min 1
    * @max 200
+   * @example 50
    */
   page_size: number;
-  /** Number of items matching the filters, across all pages */
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
   total: number;
 }
 
 export interface MetricDefaultEntryDto {
-  /** The config in force for it; null clears the pin (back to the newest version or the built-in defaults) */
+  /**
+   * The config in force for it; null clears the pin (back to the newest version or the built-in defaults)
+   * @example "answer-correctness"
+   */
   config_name: string | null;
   /**
    * A version to pin; left out or null follows the config's newest version
    * @min 1
    * @max 2147483647
+   * @example 2
    */
   config_version?: number | null;
   /**
    * The metric being pinned: a built-in metric (bleu, correctness…), a custom metric op, or a metric config name
    * @minLength 1
    * @maxLength 100
+   * @example "correctness"
    */
   metric_name: string;
   /**
    * Why (kept in the history)
    * @maxLength 500
+   * @example "Pin version 2 for the May release"
    */
   note?: string;
 }
 
 export interface MetricDeltaDto {
+  /** @example 0.75 */
   base: number | null;
+  /** @example true */
   base_passed: boolean | null;
+  /** @example 0.5 */
   candidate: number | null;
+  /** @example false */
   candidate_passed: boolean | null;
+  /** @example -0.25 */
   delta: number | null;
 }
 
@@ -5074,6 +6485,7 @@ export interface MoveProjectRequest {
   /**
    * The workspace that receives the project (you must be an admin there and in the current one)
    * @format uuid
+   * @example "c76382bf-32c5-4ecd-b7b0-686fa9ee9fa3"
    */
   workspace_id: string;
 }
@@ -5085,7 +6497,10 @@ export interface NotReadyProblem {
   detail: string;
   /** @example "service_unavailable" */
   error_code: string;
-  /** Correlates with the X-Request-Id header and the server logs. */
+  /**
+   * Correlates with the X-Request-Id header and the server logs.
+   * @example "3f0c2d4e-8b1a-4c5d-9e7f-6a2b1c0d9e8f"
+   */
   request_id?: string;
   /** @example 503 */
   status: number;
@@ -5096,12 +6511,21 @@ export interface NotReadyProblem {
 }
 
 export interface NotificationConfigResponse {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
+  /** @example "Tell the release channel when a run fails" */
   description: string;
+  /** @example true */
   enabled: boolean;
+  /** @example ["run.failed","quality_check.failed"] */
   events: (
     | "run.succeeded"
     | "run.failed"
@@ -5109,40 +6533,63 @@ export interface NotificationConfigResponse {
     | "quality_check.failed"
     | "dataset.version_promoted"
   )[];
+  /** @example "6e2d5c3d-61f8-4620-b504-e65050e19b29" */
   id: string;
+  /** @example "ci-alerts" */
   name: string;
-  /** Whether this call created that secret */
+  /**
+   * Whether this call created that secret
+   * @example true
+   */
   secret_created?: boolean;
-  /** The workspace secret that signs deliveries (its value never appears here) */
+  /**
+   * The workspace secret that signs deliveries (its value never appears here)
+   * @example "a4155dda-ae8f-4bb5-8444-ab992e5aabc9"
+   */
   secret_id: string;
   signing: WebhookSigningDto;
+  /** @example "https://hooks.example.com/ews" */
   url: string;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface NotificationConfigResponsePage {
   items: NotificationConfigResponse[];
-  /** @min 1 */
+  /**
+   * @min 1
+   * @example 1
+   */
   page: number;
   /**
    * @min 1
    * @max 200
+   * @example 50
    */
   page_size: number;
-  /** Number of items matching the filters, across all pages */
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
   total: number;
 }
 
 export interface OpCatalogue {
   kinds: OpCatalogueKinds;
+  /** @example 23 */
   total: number;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface OpCatalogueEntry {
+  /** @example "Share of toxic sentences in the answer, from the moderation model" */
   description: string;
+  /** @example "toxicity-scorer" */
   name: string;
+  /** @example "workspace" */
   source: "builtin" | "workspace";
+  /** @example 1 */
   version: number;
 }
 
@@ -5154,11 +6601,18 @@ export interface OpCatalogueKinds {
 }
 
 export interface OpSchemaResponse {
-  /** The JSON Schema dialect */
+  /**
+   * The JSON Schema dialect
+   * @example "http://json-schema.org/draft-07/schema#"
+   */
   dialect: string;
+  /** @example "metric" */
   kind: "metric" | "check" | "enrichment" | "transform";
+  /** @example "rouge_l" */
   name: string;
+  /** @example {"type":"object","properties":{"threshold":{"type":"number"}},"additionalProperties":false} */
   schema: Record<string, any>;
+  /** @example 1 */
   version: number;
 }
 
@@ -5167,103 +6621,167 @@ export interface OpenAiChatTransportDto {
    * The API root, e.g. https://api.openai.com/v1 (`/chat/completions` is appended)
    * @format uri
    * @maxLength 2000
+   * @example "https://api.openai.com/v1"
    */
   base_url: string;
+  /** @example {"OpenAI-Organization":"org-example"} */
   headers?: Record<string, string>;
   /**
    * @minLength 1
    * @maxLength 200
+   * @example "gpt-4o-mini"
    */
   model: string;
-  /** Sent in every body: temperature, max_tokens, top_p, seed, stop, response_format… */
+  /**
+   * Sent in every body: temperature, max_tokens, top_p, seed, stop, response_format…
+   * @example {"temperature":0,"max_tokens":512}
+   */
   parameters?: Record<string, any>;
 }
 
 export interface OpenAiChatTransportResponse {
+  /** @example "https://api.openai.com/v1" */
   base_url: string;
+  /** @example {} */
   headers: Record<string, string>;
+  /** @example "gpt-4o-mini" */
   model: string;
+  /** @example {"temperature":0} */
   parameters: Record<string, any>;
 }
 
 export interface PartitionAvailableMetricsResponse {
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
-  /** The canonical fields mapped onto columns */
+  /**
+   * The canonical fields mapped onto columns
+   * @example {"input":"question","expected_output":"answer","context":"context"}
+   */
   mapping: Record<string, any>;
   metrics: AvailableMetric[];
+  /** @example "e6c2feed-97c3-43e5-b733-96f1ee7aa5e0" */
   partition_id: string;
-  /** Rows of the partition */
+  /**
+   * Rows of the partition
+   * @example 41
+   */
   row_count: number;
+  /** @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df" */
   version_id: string;
 }
 
 export interface PartitionResponse {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
+  /** @example "English billing questions" */
   description: string;
+  /** @example {"topic":["billing","returns_refunds"]} */
   dimension_values: Record<string, string[]>;
+  /** @example {"field":"language","op":"eq","value":"en"} */
   filter: Record<string, any> | null;
+  /** @example "e6c2feed-97c3-43e5-b733-96f1ee7aa5e0" */
   id: string;
+  /** @example "session" */
   level: "session" | "trace" | "span";
+  /** @example "billing-en" */
   name: string;
-  /** Rows the partition holds now (dimension assignments may change it) */
+  /**
+   * Rows the partition holds now (dimension assignments may change it)
+   * @example 41
+   */
   row_count: number;
+  /** @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df" */
   version_id: string;
 }
 
 export interface PassRuleDto {
-  /** Rows whose SUT call failed count as failed (default true) or are left out of the rate */
+  /**
+   * Rows whose SUT call failed count as failed (default true) or are left out of the rate
+   * @example true
+   */
   errors_fail?: boolean;
   /**
    * The run passes when at least this share of rows pass (default 1) and each metric meets its min_pass_rate
    * @min 0
    * @max 1
+   * @example 0.9
    */
   min_pass_rate?: number;
-  /** A row passes when `all` its gating metrics pass (default) or when `any` does */
+  /**
+   * A row passes when `all` its gating metrics pass (default) or when `any` does
+   * @example "all"
+   */
   row?: "all" | "any";
 }
 
 export interface PassRuleResponse {
+  /** @example true */
   errors_fail: boolean;
+  /** @example 0.9 */
   min_pass_rate: number;
+  /** @example "all" */
   row: "all" | "any";
 }
 
 export interface PlanDatasetDto {
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"
+   */
   dataset_id: string;
   /**
    * Run only a partition of the dataset (one of its versions' partitions)
    * @format uuid
+   * @example "e6c2feed-97c3-43e5-b733-96f1ee7aa5e0"
    */
   partition_id?: string;
   /**
    * Pin a version of the dataset (default: its current, else latest, version when a run starts)
    * @format uuid
+   * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   version_id?: string;
 }
 
 export interface PlanDatasetResponse {
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"
+   */
   dataset_id: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example null
+   */
   partition_id: string | null;
   /**
    * A pinned version, or null for the dataset's current (else latest) version
    * @format uuid
+   * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   version_id: string | null;
 }
 
 export interface PlanMetricDto {
-  /** Counts toward the release rule (default true); false: reported only */
+  /**
+   * Counts toward the release rule (default true); false: reported only
+   * @example true
+   */
   gating?: boolean;
-  /** The metric as runs name it (`exact_match`, a metric config name, `faithfulness`, …) */
+  /**
+   * The metric as runs name it (`exact_match`, a metric config name, `faithfulness`, …)
+   * @example "answer-correctness"
+   */
   name: string;
   /**
    * Thresholds for the rows of one dimension value (at most 100)
@@ -5274,22 +6792,37 @@ export interface PlanMetricDto {
 }
 
 export interface PlanMetricResponse {
+  /** @example true */
   gating: boolean;
+  /** @example "answer-correctness" */
   name: string;
   per_dimension: DimensionThresholdResponse[];
   threshold: ThresholdResponse;
 }
 
 export interface PresignedUrlResponse {
-  /** Hash of the version's content (the same for every format) */
+  /**
+   * Hash of the version's content (the same for every format)
+   * @example "9f2c4a1be0d3c5f7a8b6e4d2c0a1f3e5b7d9c8a6f4e2d0b1c3a5e7f9d8b6c4a2"
+   */
   content_sha256: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-20T09:30:00.000Z"
+   */
   expires_at: string;
+  /** @example "faq-golden-set-v3.csv" */
   filename: string;
+  /** @example "csv" */
   format: "csv" | "jsonl" | "parquet";
+  /** @example "GET" */
   method: "GET";
-  /** GET this URL without a bearer token until `expires_at` */
+  /**
+   * GET this URL without a bearer token until `expires_at`
+   * @example "https://eval.example.com/datasets/files/6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c/89fa3cc1-e563-4ad1-af4c-d5becdca17df?format=csv&expires=1747733400&signature=3b1f…"
+   */
   url: string;
+  /** @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df" */
   version_id: string;
 }
 
@@ -5310,7 +6843,10 @@ export interface ProblemResponse {
   error_code: string;
   /** Present on validation_failed */
   errors?: ProblemFieldError[];
-  /** Correlates with the X-Request-Id header and the server logs */
+  /**
+   * Correlates with the X-Request-Id header and the server logs
+   * @example "3f0c2d4e-8b1a-4c5d-9e7f-6a2b1c0d9e8f"
+   */
   request_id?: string;
   /** @example 400 */
   status: number;
@@ -5321,138 +6857,259 @@ export interface ProblemResponse {
 }
 
 export interface ProjectCoverageResponse {
-  /** Covered values / all values over every dimension (null when the project has no dimensions) */
+  /**
+   * Covered values / all values over every dimension (null when the project has no dimensions)
+   * @example 0.83
+   */
   coverage_ratio: number | null;
   datasets: CoverageDataset[];
   dimensions: CoverageDimension[];
   /** Values with fewer than min_rows rows, fewest first */
   gaps: CoverageGap[];
+  /** @example 1 */
   min_rows: number;
   pairs: CoveragePair[];
+  /** @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010" */
   project_id: string;
+  /** @example 214 */
   total_rows: number;
 }
 
 export interface ProjectCreateResponse {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
+  /** @example ["6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"] */
   dataset_ids: string[];
+  /** @example "Release gate of the support assistant" */
   description: string;
-  /** `template` (a template's list as it is), `template_edited`, `custom` (no template) or `none` */
+  /**
+   * `template` (a template's list as it is), `template_edited`, `custom` (no template) or `none`
+   * @example "template_edited"
+   */
   dimension_source: "template" | "template_edited" | "custom" | "none";
   /** The coverage dimensions with their values */
   dimensions: DimensionDefinition[];
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010"
+   */
   id: string;
+  /** @example "support-bot-release" */
   name: string;
+  /** @example ["a92b7315-b960-467d-9b3d-45e8b02b3351"] */
   sut_ids: string[];
-  /** The template the project was created from, if any */
+  /**
+   * The template the project was created from, if any
+   * @example "customer-support-assistant"
+   */
   template: string | null;
   test_plan: ProjectTestPlanRef | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
   workspace_id: string;
 }
 
 export interface ProjectListItem {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
+  /** @example 1 */
   dataset_count: number;
+  /** @example "Release gate of the support assistant" */
   description: string;
+  /** @example 2 */
   dimension_count: number;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010"
+   */
   id: string;
+  /** @example "support-bot-release" */
   name: string;
+  /** @example 1 */
   sut_count: number;
+  /** @example "customer-support-assistant" */
   template: string | null;
   test_plan: ProjectTestPlanRef | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
   workspace_id: string;
 }
 
 export interface ProjectListItemPage {
   items: ProjectListItem[];
-  /** @min 1 */
+  /**
+   * @min 1
+   * @example 1
+   */
   page: number;
   /**
    * @min 1
    * @max 200
+   * @example 50
    */
   page_size: number;
-  /** Number of items matching the filters, across all pages */
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
   total: number;
 }
 
 export interface ProjectPatchResponse {
+  /** @example ["description","dataset_ids"] */
   changed: string[];
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
+  /** @example ["6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"] */
   dataset_ids: string[];
+  /** @example "Release gate of the support assistant" */
   description: string;
   /** The coverage dimensions with their values */
   dimensions: DimensionDefinition[];
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010"
+   */
   id: string;
+  /** @example "support-bot-release" */
   name: string;
+  /** @example ["a92b7315-b960-467d-9b3d-45e8b02b3351"] */
   sut_ids: string[];
-  /** The template the project was created from, if any */
+  /**
+   * The template the project was created from, if any
+   * @example "customer-support-assistant"
+   */
   template: string | null;
   test_plan: ProjectTestPlanRef | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
   workspace_id: string;
 }
 
 export interface ProjectResponse {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
+  /** @example ["6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"] */
   dataset_ids: string[];
+  /** @example "Release gate of the support assistant" */
   description: string;
   /** The coverage dimensions with their values */
   dimensions: DimensionDefinition[];
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010"
+   */
   id: string;
+  /** @example "support-bot-release" */
   name: string;
+  /** @example ["a92b7315-b960-467d-9b3d-45e8b02b3351"] */
   sut_ids: string[];
-  /** The template the project was created from, if any */
+  /**
+   * The template the project was created from, if any
+   * @example "customer-support-assistant"
+   */
   template: string | null;
   test_plan: ProjectTestPlanRef | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
   workspace_id: string;
 }
 
 export interface ProjectTestPlanRef {
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "fff19340-5181-49eb-ab99-294933175b23"
+   */
   id: string;
-  /** The plan's newest version (newer than `version` means an update is available) */
+  /**
+   * The plan's newest version (newer than `version` means an update is available)
+   * @example 3
+   */
   latest_version: number;
+  /** @example "support-release-plan" */
   name: string;
-  /** The version number the project carries */
+  /**
+   * The version number the project carries
+   * @example 3
+   */
   version: number;
 }
 
 export interface ProjectTrendResponse {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-04-01T00:00:00.000Z"
+   */
   from: string | null;
+  /** @example "topic" */
   group_by: string | null;
+  /** @example "week" */
   interval: "run" | "day" | "week";
+  /** @example ["answer-correctness","latency"] */
   metrics: string[];
+  /** @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010" */
   project_id: string;
   runs: TrendRun[];
   series: TrendSeries[];
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-06-01T00:00:00.000Z"
+   */
   to: string | null;
 }
 
@@ -5487,22 +7144,31 @@ export interface PublishCustomOpParams {
 }
 
 export interface PublishCustomOpRequest {
-  /** @maxLength 2000 */
+  /**
+   * @maxLength 2000
+   * @example "Share of toxic sentences in the answer, from the moderation model"
+   */
   description?: string;
   /**
    * Where the service POSTs batches: {op, params, items} -> {results} (docs/ops.md)
    * @format uri
    * @maxLength 2000
+   * @example "https://ops.example.com/toxicity"
    */
   endpoint_url: string;
   /**
    * Checked with GET on each deploy (2xx = healthy); default: an empty batch POSTed to endpoint_url must answer {results: []}
    * @format uri
    * @maxLength 2000
+   * @example "https://ops.example.com/healthz"
    */
   health_url?: string;
+  /** @example "metric" */
   kind: "metric" | "check" | "enrichment" | "transform";
-  /** Unique in the workspace and not a built-in op's name; registering a name again adds a version */
+  /**
+   * Unique in the workspace and not a built-in op's name; registering a name again adds a version
+   * @example "toxicity-scorer"
+   */
   name: string;
   /**
    * JSON Schema (draft-07) of the op's parameters; its root must be an object schema. Default: an object with no properties allowed
@@ -5512,12 +7178,14 @@ export interface PublishCustomOpRequest {
   /**
    * A workspace secret sent as `Authorization: Bearer <value>` (admins choose where secrets go)
    * @format uuid
+   * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id?: string | null;
   /**
    * Per call, 100..300000 ms (default 30000)
    * @min 100
    * @max 300000
+   * @example 30000
    */
   timeout_ms?: number;
 }
@@ -5527,9 +7195,19 @@ export interface PutSectionPromptRequest {
    * The prompt (1..20,000 characters); placeholders: {{run_name}}, {{sut_name}}, {{dataset_name}}, {{section_title}}, {{questions}}, {{data}}
    * @maxLength 20000
    * @pattern \S
+   * @example "Write a short executive summary (3 to 5 sentences) of the evaluation run "{{run_name}}" of {{sut_name}} on {{dataset_name}} for the release board. Use only the figures given.
+   *
+   * Questions to answer:
+   * {{questions}}
+   *
+   * Figures (JSON):
+   * {{data}}"
    */
   prompt: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
   workspace_id: string;
 }
 
@@ -5537,43 +7215,64 @@ export interface PutTraceTagsRequest {
   /**
    * `add` (default) adds the tags to each trace; `replace` makes them each trace's only tags (an empty list clears them)
    * @default "add"
+   * @example "replace"
    */
   mode?: "add" | "replace";
   /**
    * Tags: 1..100 characters of letters, digits, `-`, `_`, `.`, `:` or `/` (at most 50)
    * @maxItems 50
+   * @example []
    */
   tags: string[];
   /**
    * Traces of the version (at most 1000)
    * @maxItems 1000
    * @minItems 1
+   * @example ["4bf92f3577b34da6a3ce929d0e0e4736","5b8efff798038103d269b633813fc60c"]
    */
   trace_ids: string[];
 }
 
 export interface QualityCheckParamDto {
-  /** Default value */
+  /**
+   * Default value
+   * @example 0.85
+   */
   default: number | string | boolean | string[] | null;
+  /** @example "Jaccard similarity at or above which two texts are near duplicates" */
   description: string;
+  /** @example "number" */
   type: "number" | "string" | "boolean" | "string[]";
 }
 
 export interface QualityCheckResultDto {
-  /** affected_rows / rows checked */
+  /**
+   * affected_rows / rows checked
+   * @example 0.0093
+   */
   affected_ratio: number;
+  /** @example 2 */
   affected_rows: number;
+  /** @example "near_duplicates" */
   check: string;
   findings: QualityFindingDto[];
+  /** @example "warn" */
   status: "pass" | "warn" | "fail" | "skipped";
+  /** @example "2 rows are near duplicates of another" */
   summary: string;
 }
 
 export interface QualityFindingDto {
+  /** @example "question" */
   column?: string;
+  /** @example {"similarity":0.91} */
   detail?: Record<string, any>;
+  /** @example "Near duplicates (similarity 0.91)" */
   message: string;
-  /** Rows the finding is about */
+  /**
+   * Rows the finding is about
+   * @example ["0b8e6f3c-0f0e-4f7e-9a43-2d7c7c0e8a11","69f1ff1c-e24a-4a1b-9b43-2656779f2185"]
+   */
   row_ids: string[];
 }
 
@@ -5625,18 +7324,35 @@ export interface QueryDimensionsParams {
 }
 
 export interface QueryResponse {
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
-  /** Matching rows: `_row_id` and the selected columns */
+  /**
+   * Matching rows: `_row_id` and the selected columns
+   * @example [{"_row_id":"0b8e6f3c-0f0e-4f7e-9a43-2d7c7c0e8a11","question":"How do I reset my password?","answer":"Open Settings > Security and choose Reset password.","topic":"account_access","language":"en"}]
+   */
   items: Record<string, any>[];
+  /** @example 50 */
   limit: number;
-  /** Pass as `cursor` for the next page; null on the last page. Versions are immutable, so pages stay stable. */
+  /**
+   * Pass as `cursor` for the next page; null on the last page. Versions are immutable, so pages stay stable.
+   * @example "eyJvZmZzZXQiOjUwfQ"
+   */
   next_cursor: string | null;
+  /** @example 0 */
   offset: number;
-  /** Rows matching the filter, counted up to 10,000 (absent when include_total is false) */
+  /**
+   * Rows matching the filter, counted up to 10,000 (absent when include_total is false)
+   * @example 57
+   */
   total?: number;
-  /** True when more than 10,000 rows match: `total` is then 10,000 */
+  /**
+   * True when more than 10,000 rows match: `total` is then 10,000
+   * @example false
+   */
   total_capped?: boolean;
+  /** @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df" */
   version_id: string;
+  /** @example 3 */
   version_number: number;
 }
 
@@ -5683,27 +7399,48 @@ export interface QueryVisualAnalysisParams {
 }
 
 export interface QuestionItem {
-  /** Stable within the schema: `<section>.<n>` */
+  /**
+   * Stable within the schema: `<section>.<n>`
+   * @example "summary.1"
+   */
   id: string;
-  /** `builtin` (from the run's metrics and dimensions) or `config` (added by the report config) */
+  /**
+   * `builtin` (from the run's metrics and dimensions) or `config` (added by the report config)
+   * @example "builtin"
+   */
   source: "builtin" | "config";
+  /** @example "Did the run pass its pass rule?" */
   text: string;
 }
 
 export interface QuestionSchemaResponse {
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "15115010-2486-4f4c-a504-6dd7adf2f0b4"
+   */
   config_id: string | null;
-  /** The dimensions of the run's rows */
+  /**
+   * The dimensions of the run's rows
+   * @example ["topic","customer_persona"]
+   */
   dimensions: string[];
-  /** An earlier run of the same SUT on the same dataset exists to compare with */
+  /**
+   * An earlier run of the same SUT on the same dataset exists to compare with
+   * @example true
+   */
   has_baseline: boolean;
-  /** The run's metrics */
+  /**
+   * The run's metrics
+   * @example ["answer-correctness","faithfulness","latency"]
+   */
   metrics: string[];
+  /** @example "cab22811-9604-4326-bc9d-ff3c6d2bd1d4" */
   run_id: string;
   sections: QuestionSection[];
 }
 
 export interface QuestionSection {
+  /** @example "summary" */
   key:
     | "summary"
     | "metrics_overview"
@@ -5712,19 +7449,32 @@ export interface QuestionSection {
     | "failure_examples"
     | "recommendations";
   questions: QuestionItem[];
+  /** @example "Summary" */
   title: string;
 }
 
 export interface QueuedRunDto {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
+  /** @example "support-bot-v2 nightly 2025-05-13" */
   name: string;
-  /** 1 for the next to start; null while running */
+  /**
+   * 1 for the next to start; null while running
+   * @example null
+   */
   position: number | null;
   progress: RunProgressDto;
+  /** @example "cab22811-9604-4326-bc9d-ff3c6d2bd1d4" */
   run_id: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:06:00.000Z"
+   */
   started_at: string | null;
+  /** @example "running" */
   state: "queued" | "running";
 }
 
@@ -5737,11 +7487,20 @@ export interface ReactivateUserParams {
 }
 
 export interface ReadinessCheck {
-  /** Why the dependency is down; absent when it is up. */
+  /**
+   * Why the dependency is down; absent when it is up.
+   * @example "the database did not answer within 2 s"
+   */
   error?: string;
-  /** How long the probe took, in milliseconds (the bound when it timed out). */
+  /**
+   * How long the probe took, in milliseconds (the bound when it timed out).
+   * @example 2000
+   */
   latency_ms: number;
-  /** `up` when the dependency answered within the bound, else `down`. */
+  /**
+   * `up` when the dependency answered within the bound, else `down`.
+   * @example "down"
+   */
   status: "up" | "down";
 }
 
@@ -5751,7 +7510,10 @@ export interface ReadyResponse {
    * @example {"database":{"status":"up","latency_ms":2},"queue":{"status":"up","latency_ms":1}}
    */
   checks: Record<string, ReadinessCheck>;
-  /** Always `ready` on a 200 answer; a dependency that is down makes the answer 503. */
+  /**
+   * Always `ready` on a 200 answer; a dependency that is down makes the answer 503.
+   * @example "ready"
+   */
   status: "ready";
 }
 
@@ -5759,13 +7521,18 @@ export interface RecommendationDefinition {
   /**
    * Dataset quality checks to run (`exact_duplicates`, `pii`, …; at most 20)
    * @maxItems 20
+   * @example ["exact_duplicates","pii"]
    */
   checks?: string[];
-  /** @maxLength 2000 */
+  /**
+   * @maxLength 2000
+   * @example "What every retrieval-backed support assistant should be tested for"
+   */
   description?: string;
   /**
    * Dimensions to cover (snake_case names; at most 20)
    * @maxItems 20
+   * @example ["topic","customer_persona"]
    */
   dimensions?: string[];
   /**
@@ -5773,6 +7540,7 @@ export interface RecommendationDefinition {
    * @maxItems 50
    */
   metrics: RecommendedMetricDto[];
+  /** @example "Support RAG essentials" */
   name: string;
   /**
    * The kind of application (snake_case), e.g. `rag_qa`
@@ -5783,25 +7551,41 @@ export interface RecommendationDefinition {
 }
 
 export interface RecommendedCheckResponse {
-  /** The quality check id (POST …/quality-checks:run) */
+  /**
+   * The quality check id (POST …/quality-checks:run)
+   * @example "pii"
+   */
   id: string;
-  /** Why the check matters for the use case */
+  /**
+   * Why the check matters for the use case
+   * @example "Support transcripts carry e-mail addresses and phone numbers"
+   */
   reason: string;
 }
 
 export interface RecommendedMetricDto {
-  /** @maxLength 500 */
+  /**
+   * @maxLength 500
+   * @example "Answers stay within the retrieved help-centre articles"
+   */
   description?: string;
+  /** @example "judged" */
   kind: "deterministic" | "judged";
-  /** The metric as runs name it */
+  /**
+   * The metric as runs name it
+   * @example "faithfulness"
+   */
   name: string;
   /** A starting pass rule (omit for an informative metric) */
   threshold?: ThresholdDto;
 }
 
 export interface RecommendedMetricResponse {
+  /** @example "Answers stay within the retrieved help-centre articles" */
   description: string;
+  /** @example "judged" */
   kind: "deterministic" | "judged";
+  /** @example "faithfulness" */
   name: string;
   threshold: ThresholdResponse | null;
 }
@@ -5846,26 +7630,38 @@ export interface RedeployCustomOpParams {
 }
 
 export interface RedeployCustomOpRequest {
-  /** @maxLength 2000 */
+  /**
+   * @maxLength 2000
+   * @example "Share of toxic sentences in the answer, from the moderation model v2"
+   */
   description?: string;
   /**
    * @format uri
    * @maxLength 2000
+   * @example "https://ops.example.com/toxicity"
    */
   endpoint_url?: string;
   /**
    * '' returns to the protocol probe
    * @format uri
    * @maxLength 2000
+   * @example "https://ops.example.com/healthz"
    */
   health_url?: string;
-  /** A new parameter schema: registers a new version of the op of the same name */
+  /**
+   * A new parameter schema: registers a new version of the op of the same name
+   * @example {"type":"object","properties":{"min_length":{"type":"integer","minimum":1}},"additionalProperties":false}
+   */
   params_schema?: Record<string, any>;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
+   */
   secret_id?: string | null;
   /**
    * @min 100
    * @max 300000
+   * @example 45000
    */
   timeout_ms?: number;
 }
@@ -5882,13 +7678,18 @@ export interface RegenerateReportRequest {
   /**
    * Rebuild with this judge instead of the one that built the report
    * @format uuid
+   * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id?: string;
-  /** Keep sections edited through PUT content as they are (default true); false rebuilds them too */
+  /**
+   * Keep sections edited through PUT content as they are (default true); false rebuilds them too
+   * @example true
+   */
   keep_edits?: boolean;
   /**
    * The sections to have, in order (default: the report's current sections; name a deleted one to bring it back)
    * @minItems 1
+   * @example ["summary","metrics_overview","regressions"]
    */
   sections?: (
     | "summary"
@@ -5898,17 +7699,30 @@ export interface RegenerateReportRequest {
     | "failure_examples"
     | "recommendations"
   )[];
-  /** Write every narrative from the template */
+  /**
+   * Write every narrative from the template
+   * @example false
+   */
   template_only?: boolean;
 }
 
 export interface RegisterOpBody {
-  /** The custom op (by name) whose endpoint serves this operation; it receives {op: <name>, params, items} */
+  /**
+   * The custom op (by name) whose endpoint serves this operation; it receives {op: <name>, params, items}
+   * @example "toxicity-scorer"
+   */
   custom_op: string;
-  /** @maxLength 2000 */
+  /**
+   * @maxLength 2000
+   * @example "Share of toxic sentences in the answer, from the moderation model"
+   */
   description?: string;
+  /** @example "metric" */
   kind: "metric" | "check" | "enrichment" | "transform";
-  /** Unique in the workspace and not a built-in op's name; registering a name again adds a version */
+  /**
+   * Unique in the workspace and not a built-in op's name; registering a name again adds a version
+   * @example "toxicity-scorer"
+   */
   name: string;
   /**
    * JSON Schema (draft-07) of the op's parameters; its root must be an object schema. Default: an object with no properties allowed
@@ -5918,12 +7732,22 @@ export interface RegisterOpBody {
 }
 
 export interface RegisterOpRequest {
-  /** The custom op (by name) whose endpoint serves this operation; it receives {op: <name>, params, items} */
+  /**
+   * The custom op (by name) whose endpoint serves this operation; it receives {op: <name>, params, items}
+   * @example "toxicity-scorer"
+   */
   custom_op: string;
-  /** @maxLength 2000 */
+  /**
+   * @maxLength 2000
+   * @example "Share of toxic sentences in the answer, from the moderation model"
+   */
   description?: string;
+  /** @example "metric" */
   kind: "metric" | "check" | "enrichment" | "transform";
-  /** Unique in the workspace and not a built-in op's name; registering a name again adds a version */
+  /**
+   * Unique in the workspace and not a built-in op's name; registering a name again adds a version
+   * @example "toxicity-scorer"
+   */
   name: string;
   /**
    * JSON Schema (draft-07) of the op's parameters; its root must be an object schema. Default: an object with no properties allowed
@@ -5933,6 +7757,7 @@ export interface RegisterOpRequest {
   /**
    * The workspace that registers the op (admins)
    * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
 }
@@ -5947,55 +7772,93 @@ export interface RegisterWorkspaceOpParams {
 
 export interface RegistryListResponse {
   items: RegistryOpView[];
+  /** @example 1 */
   page: number;
+  /** @example 50 */
   page_size: number;
+  /** @example 23 */
   total: number;
 }
 
 export interface RegistryOpView {
-  /** Whether runs can use it now (its custom op is active) */
+  /**
+   * Whether runs can use it now (its custom op is active)
+   * @example true
+   */
   available: boolean;
   /** The custom op serving it (null for built-ins) */
   custom_op: CustomOpRefDto | null;
+  /** @example "Share of toxic sentences in the answer, from the moderation model" */
   description: string;
+  /** @example "metric" */
   kind: "metric" | "check" | "enrichment" | "transform";
+  /** @example "toxicity-scorer" */
   name: string;
-  /** JSON Schema (draft-07) of the parameters; they are checked against it wherever the op is used */
+  /**
+   * JSON Schema (draft-07) of the parameters; they are checked against it wherever the op is used
+   * @example {"type":"object","properties":{},"additionalProperties":false}
+   */
   params_schema: Record<string, any>;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   registered_at: string | null;
-  /** `builtin` (the service's own) or `workspace` (registered, served by a custom op) */
+  /**
+   * `builtin` (the service's own) or `workspace` (registered, served by a custom op)
+   * @example "workspace"
+   */
   source: "builtin" | "workspace";
+  /** @example null */
   unavailable_reason: string | null;
-  /** Registered ops: the newest version; built-ins: 1 */
+  /**
+   * Registered ops: the newest version; built-ins: 1
+   * @example 1
+   */
   version: number;
-  /** Versions registered under the name */
+  /**
+   * Versions registered under the name
+   * @example 1
+   */
   version_count: number;
 }
 
+/** @example {"mode":"all_metrics","include_dimension_thresholds":true,"min_row_pass_rate":0.9} */
 export interface ReleaseRuleDto {
-  /** Per-dimension thresholds must hold too (default true) */
+  /**
+   * Per-dimension thresholds must hold too (default true)
+   * @example true
+   */
   include_dimension_thresholds?: boolean;
   /**
    * Required with mode `min_metrics_passing`; at most the number of gating metrics
    * @min 1
    * @max 50
+   * @example 2
    */
   min_metrics_passing?: number;
   /**
    * The run's row pass rate must reach this share, 0..1 (default: no such rule)
    * @min 0
    * @max 1
+   * @example 0.9
    */
   min_row_pass_rate?: number;
-  /** `all_metrics` (default): every gating metric meets its threshold; `min_metrics_passing`: at least `min_metrics_passing` do */
+  /**
+   * `all_metrics` (default): every gating metric meets its threshold; `min_metrics_passing`: at least `min_metrics_passing` do
+   * @example "all_metrics"
+   */
   mode?: "all_metrics" | "min_metrics_passing";
 }
 
 export interface ReleaseRuleResponse {
+  /** @example true */
   include_dimension_thresholds: boolean;
+  /** @example null */
   min_metrics_passing: number | null;
+  /** @example 0.9 */
   min_row_pass_rate: number | null;
+  /** @example "all_metrics" */
   mode: "all_metrics" | "min_metrics_passing";
 }
 
@@ -6013,12 +7876,22 @@ export interface RemoveMemberParams {
 }
 
 export interface RenderedRequestDto {
-  /** The JSON body, any JSON value */
-  body?: Record<string, any> | any[] | string | number | boolean | null;
-  /** Secrets show as *** */
+  /**
+   * The JSON body, any JSON value
+   * @example {"question":"How do I reset my password?","history":[]}
+   */
+  body?: Record<string, any> | any[] | string | number | boolean;
+  /**
+   * Secrets show as ***
+   * @example {"content-type":"application/json","authorization":"Bearer ***"}
+   */
   headers: Record<string, string>;
+  /** @example "POST" */
   method: string;
-  /** Secrets in the URL show as *** */
+  /**
+   * Secrets in the URL show as ***
+   * @example "https://support-bot.example.com/v2/answer"
+   */
   url: string;
 }
 
@@ -6030,13 +7903,18 @@ export interface ReplaceEvalConfigParams {
   evalConfigId: string;
 }
 
+/** @example {"name":"support-release-gate","description":"What a release of support-bot-v2 must pass","metrics":[{"config_name":"answer-correctness","config_version":2,"min_pass_rate":0.9},{"config_name":"faithfulness"},{"config_name":"latency","threshold":2500,"gating":false}],"default_judge_id":"e171b466-fde7-4636-a3d1-b73872eb9e36","pass_rule":{"row":"all","min_pass_rate":0.95,"errors_fail":true}} */
 export interface ReplaceEvalConfigRequest {
   /**
    * The judge for judged metrics whose config names none
    * @format uuid
+   * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   default_judge_id?: string | null;
-  /** @maxLength 2000 */
+  /**
+   * @maxLength 2000
+   * @example "OpenAI small embeddings for clustering and semantic metrics"
+   */
   description?: string;
   /**
    * 1..50 metrics, each named once
@@ -6047,6 +7925,7 @@ export interface ReplaceEvalConfigRequest {
   /**
    * Unique in the workspace, case-insensitively
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
+   * @example "openai-small"
    */
   name: string;
   pass_rule?: PassRuleDto;
@@ -6085,25 +7964,47 @@ export interface ReplaceReportPromptParams {
 }
 
 export interface ReportConfigResponse {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
+  /** @example "What the release board reads" */
   description: string;
+  /** @example "15115010-2486-4f4c-a504-6dd7adf2f0b4" */
   id: string;
-  /** The workspace settings name this config as the default */
+  /**
+   * The workspace settings name this config as the default
+   * @example true
+   */
   is_default: boolean;
+  /** @example "release-review" */
   name: string;
-  /** Section keys in report order */
+  /**
+   * Section keys in report order
+   * @example ["summary","regressions","failure_examples"]
+   */
   section_keys: string[];
   sections: ReportConfigSectionResponse[];
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface ReportConfigSectionDto {
-  /** A built-in section */
+  /**
+   * A built-in section
+   * @example "summary"
+   */
   key:
     | "summary"
     | "metrics_overview"
@@ -6111,17 +8012,22 @@ export interface ReportConfigSectionDto {
     | "regressions"
     | "failure_examples"
     | "recommendations";
-  /** Questions the section should answer beside the built-in ones (up to 20, each up to 500 characters) */
+  /**
+   * Questions the section should answer beside the built-in ones (up to 20, each up to 500 characters)
+   * @example ["Is the release ready to ship?"]
+   */
   questions?: string[];
   /**
    * Its title in reports (default: the built-in title)
    * @minLength 1
    * @maxLength 200
+   * @example "Release summary"
    */
   title?: string;
 }
 
 export interface ReportConfigSectionResponse {
+  /** @example "summary" */
   key:
     | "summary"
     | "metrics_overview"
@@ -6129,64 +8035,122 @@ export interface ReportConfigSectionResponse {
     | "regressions"
     | "failure_examples"
     | "recommendations";
-  /** The config's extra questions */
+  /**
+   * The config's extra questions
+   * @example ["Is the release ready to ship?"]
+   */
   questions: string[];
+  /** @example "Release summary" */
   title: string;
 }
 
 export interface ReportConfigSummary {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
+  /** @example "What the release board reads" */
   description: string;
+  /** @example "15115010-2486-4f4c-a504-6dd7adf2f0b4" */
   id: string;
-  /** The workspace settings name this config as the default */
+  /**
+   * The workspace settings name this config as the default
+   * @example true
+   */
   is_default: boolean;
+  /** @example "release-review" */
   name: string;
-  /** Section keys in report order */
+  /**
+   * Section keys in report order
+   * @example ["summary","regressions","failure_examples"]
+   */
   section_keys: string[];
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface ReportContentResponse {
-  /** The whole report as one Markdown document */
+  /**
+   * The whole report as one Markdown document
+   * @example "# support-bot-v2 release review
+   *
+   * ## Summary
+   *
+   * The run passed its pass rule: 199 of 214 rows (93%) passed, above the 90% the release needs. Two calls timed out."
+   */
   markdown: string;
+  /** @example "43488329-2fac-4156-acc1-c4e948966c8d" */
   report_id: string;
   sections: ReportSectionContent[];
+  /** @example "support-bot-v2 release review" */
   title: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string;
+  /** @example 1 */
   version: number;
 }
 
 export interface ReportContentUrlResponse {
+  /** @example "text/markdown; charset=utf-8" */
   content_type: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-20T09:30:00.000Z"
+   */
   expires_at: string;
+  /** @example "markdown" */
   format: "markdown" | "html";
+  /** @example "43488329-2fac-4156-acc1-c4e948966c8d" */
   report_id: string;
-  /** A signed URL the service serves without a token until `expires_at` */
+  /**
+   * A signed URL the service serves without a token until `expires_at`
+   * @example "https://eval.example.com/reports/files/43488329-2fac-4156-acc1-c4e948966c8d/content?format=markdown&expires=1747733400&signature=9c4e…"
+   */
   url: string;
 }
 
 export interface ReportDownloadResponse {
+  /** @example "application/pdf" */
   content_type: string;
   /**
    * When the file was rendered
    * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
    */
   created_at: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-20T09:30:00.000Z"
+   */
   expires_at: string;
-  /** The stored export the URL serves */
+  /**
+   * The stored export the URL serves
+   * @example "c3141298-a7ee-4566-bfb7-3da25f5af77a"
+   */
   export_id: string;
+  /** @example "support-bot-v2-release-review.pdf" */
   filename: string;
+  /** @example "pdf" */
   format: "markdown" | "html" | "pdf";
+  /** @example "GET" */
   method: string;
+  /** @example "43488329-2fac-4156-acc1-c4e948966c8d" */
   report_id: string;
+  /** @example 48211 */
   size_bytes: number;
-  /** A signed URL the service serves without a token until `expires_at` */
+  /**
+   * A signed URL the service serves without a token until `expires_at`
+   * @example "https://eval.example.com/reports/files/43488329-2fac-4156-acc1-c4e948966c8d/exports/c3141298-a7ee-4566-bfb7-3da25f5af77a?expires=1747733400&signature=51af…"
+   */
   url: string;
 }
 
@@ -6194,52 +8158,106 @@ export interface ReportResponse {
   /**
    * The earlier run `regressions` compares against
    * @format uuid
+   * @example "27e1b0d8-e509-43eb-a23c-37b7a89187e2"
    */
   baseline_run_id: string | null;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "15115010-2486-4f4c-a504-6dd7adf2f0b4"
+   */
   config_id: string | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
-  /** Sections changed through PUT content */
+  /**
+   * Sections changed through PUT content
+   * @example 0
+   */
   edited_sections: number;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:07:04.000Z"
+   */
   generated_at: string;
+  /** @example "43488329-2fac-4156-acc1-c4e948966c8d" */
   id: string;
   /**
    * The judge that wrote narratives (null: every narrative from the template)
    * @format uuid
+   * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id: string | null;
-  /** Sections whose narrative the judge wrote */
+  /**
+   * Sections whose narrative the judge wrote
+   * @example 3
+   */
   judge_sections: number;
-  /** The run the report is built from */
+  /**
+   * The run the report is built from
+   * @example "cab22811-9604-4326-bc9d-ff3c6d2bd1d4"
+   */
   run_id: string;
-  /** Section keys in order */
+  /**
+   * Section keys in order
+   * @example ["summary","metrics_overview","regressions"]
+   */
   section_keys: string[];
   sections: ReportSectionContent[];
+  /** @example "support-bot-v2 release review" */
   title: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string;
-  /** Increases with every change (edit, delete, regenerate) */
+  /**
+   * Increases with every change (edit, delete, regenerate)
+   * @example 1
+   */
   version: number;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface ReportSectionContent {
-  /** The figures behind the section, computed from the run's results */
+  /**
+   * The figures behind the section, computed from the run's results
+   * @example {"rows":214,"passed_rows":199,"pass_rate":0.93,"passed":true}
+   */
   data: Record<string, any>;
-  /** Changed through PUT content since it was generated */
+  /**
+   * Changed through PUT content since it was generated
+   * @example false
+   */
   edited: boolean;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example null
+   */
   edited_at: string | null;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example null
+   */
   edited_by: string | null;
-  /** `judge`: the narrative came from the workspace's judge; `template`: from the deterministic template */
+  /**
+   * `judge`: the narrative came from the workspace's judge; `template`: from the deterministic template
+   * @example "judge"
+   */
   generated_by: "judge" | "template";
-  /** Why the judge's narrative was not used (the call failed); null otherwise */
+  /**
+   * Why the judge's narrative was not used (the call failed); null otherwise
+   * @example null
+   */
   judge_error: string | null;
+  /** @example "summary" */
   key:
     | "summary"
     | "metrics_overview"
@@ -6247,19 +8265,42 @@ export interface ReportSectionContent {
     | "regressions"
     | "failure_examples"
     | "recommendations";
-  /** Heading, narrative and figures as Markdown */
+  /**
+   * Heading, narrative and figures as Markdown
+   * @example "## Summary
+   *
+   * The run passed its pass rule: 199 of 214 rows (93%) passed, above the 90% the release needs. Two calls timed out."
+   */
   markdown: string;
-  /** The questions the section answers */
+  /**
+   * The questions the section answers
+   * @example ["Did the run pass its pass rule?"]
+   */
   questions: string[];
+  /** @example "Summary" */
   title: string;
 }
 
 export interface ReportSectionPromptResponse {
-  /** The built-in prompt (what DELETE falls back to) */
+  /**
+   * The built-in prompt (what DELETE falls back to)
+   * @example "Write a short executive summary (3 to 5 sentences) of the evaluation run "{{run_name}}" of {{sut_name}} on {{dataset_name}}. …"
+   */
   builtin_prompt: string;
+  /** @example ["{{run_name}}","{{sut_name}}","{{dataset_name}}","{{section_title}}","{{questions}}","{{data}}"] */
   placeholders: string[];
-  /** The prompt in effect */
+  /**
+   * The prompt in effect
+   * @example "Write a short executive summary (3 to 5 sentences) of the evaluation run "{{run_name}}" of {{sut_name}} on {{dataset_name}} for the release board. Use only the figures given.
+   *
+   * Questions to answer:
+   * {{questions}}
+   *
+   * Figures (JSON):
+   * {{data}}"
+   */
   prompt: string;
+  /** @example "summary" */
   section_key:
     | "summary"
     | "metrics_overview"
@@ -6267,65 +8308,130 @@ export interface ReportSectionPromptResponse {
     | "regressions"
     | "failure_examples"
     | "recommendations";
-  /** `builtin`, or `custom` when the workspace replaced it */
+  /**
+   * `builtin`, or `custom` when the workspace replaced it
+   * @example "custom"
+   */
   source: "builtin" | "custom";
+  /** @example "Summary" */
   title: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string | null;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   updated_by: string | null;
 }
 
 export interface ReportSettingsResponse {
-  /** Sections whose prompt the workspace replaced */
+  /**
+   * Sections whose prompt the workspace replaced
+   * @example ["summary"]
+   */
   custom_prompts: string[];
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "15115010-2486-4f4c-a504-6dd7adf2f0b4"
+   */
   default_config_id: string | null;
+  /** @example "pdf" */
   default_format: "markdown" | "html" | "pdf";
+  /** @example ["markdown","html","pdf"] */
   formats: ("markdown" | "html" | "pdf")[];
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
+   */
   judge_id: string | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string | null;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   updated_by: string | null;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface ReportSummary {
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "15115010-2486-4f4c-a504-6dd7adf2f0b4"
+   */
   config_id: string | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
-  /** Sections changed through PUT content */
+  /**
+   * Sections changed through PUT content
+   * @example 0
+   */
   edited_sections: number;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:07:04.000Z"
+   */
   generated_at: string;
+  /** @example "43488329-2fac-4156-acc1-c4e948966c8d" */
   id: string;
-  /** Sections whose narrative the judge wrote */
+  /**
+   * Sections whose narrative the judge wrote
+   * @example 3
+   */
   judge_sections: number;
-  /** The run the report is built from */
+  /**
+   * The run the report is built from
+   * @example "cab22811-9604-4326-bc9d-ff3c6d2bd1d4"
+   */
   run_id: string;
-  /** Section keys in order */
+  /**
+   * Section keys in order
+   * @example ["summary","metrics_overview","regressions"]
+   */
   section_keys: string[];
+  /** @example "support-bot-v2 release review" */
   title: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface ReportSummaryPage {
   items: ReportSummary[];
-  /** @min 1 */
+  /**
+   * @min 1
+   * @example 1
+   */
   page: number;
   /**
    * @min 1
    * @max 200
+   * @example 50
    */
   page_size: number;
-  /** Number of items matching the filters, across all pages */
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
   total: number;
 }
 
@@ -6338,7 +8444,10 @@ export interface RerunParams {
 }
 
 export interface RerunRequest {
-  /** `all` rows again, only rows whose call failed (`errors`), or rows that errored or failed the pass rule (`failed`); default all */
+  /**
+   * `all` rows again, only rows whose call failed (`errors`), or rows that errored or failed the pass rule (`failed`); default all
+   * @example "errors"
+   */
   mode?: "all" | "errors" | "failed";
 }
 
@@ -6359,17 +8468,28 @@ export interface ResetPasswordRequest {
   /**
    * @minLength 8
    * @maxLength 256
+   * @example "a-new-and-longer-passphrase"
    */
   password: string;
 }
 
 export interface ResetTokenResponse {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T15:05:12.000Z"
+   */
   expires_at: string;
-  /** Shown once. Redeem with POST /auth/token {"grant_type": "reset_token", "reset_token", "new_password"}. */
+  /**
+   * Shown once. Redeem with POST /auth/token {"grant_type": "reset_token", "reset_token", "new_password"}.
+   * @example "rst_example-reset-token-not-a-real-one"
+   */
   reset_token: string;
-  /** How to redeem the token */
+  /**
+   * How to redeem the token
+   * @example "POST /auth/token with {"grant_type": "reset_token", "reset_token": "<this token>", "new_password": "<8 to 256 characters>"}; it works once"
+   */
   usage: string;
+  /** @example "7decc0e4-66f7-48ce-95ab-9a5bb71185c6" */
   user_id: string;
 }
 
@@ -6422,34 +8542,46 @@ export interface RetryPolicyDto {
    * Default 500; doubles per attempt with full jitter
    * @min 0
    * @max 60000
+   * @example 500
    */
   initial_backoff_ms?: number;
   /**
    * Calls in all, the first included (1..10, default 3)
    * @min 1
    * @max 10
+   * @example 3
    */
   max_attempts?: number;
   /**
    * Default 10000; also caps Retry-After
    * @min 0
    * @max 300000
+   * @example 10000
    */
   max_backoff_ms?: number;
   /**
    * Default 408, 409, 425, 429, 500, 502, 503, 504
    * @maxItems 50
+   * @example [408,429,500,502,503,504]
    */
   retry_on_status?: number[];
-  /** Default true */
+  /**
+   * Default true
+   * @example true
+   */
   retry_on_timeout?: boolean;
 }
 
 export interface RetryPolicyResponse {
+  /** @example 500 */
   initial_backoff_ms: number;
+  /** @example 3 */
   max_attempts: number;
+  /** @example 10000 */
   max_backoff_ms: number;
+  /** @example [408,429,500,502,503,504] */
   retry_on_status: number[];
+  /** @example true */
   retry_on_timeout: boolean;
 }
 
@@ -6496,49 +8628,65 @@ export interface RowMappingDto {
   /**
    * Column holding retrieved context (default `context`)
    * @maxLength 500
+   * @example "context"
    */
   context?: string;
   /**
    * Column holding the reference answer (default `expected_output`)
    * @maxLength 500
+   * @example "answer"
    */
   expected_output?: string;
   /**
    * Column holding the input (default `input`)
    * @maxLength 500
+   * @example "question"
    */
   input?: string;
 }
 
 export interface RowOperationResponse {
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
+  /** @example 1 */
   deleted: number;
+  /** @example 12 */
   inserted: number;
-  /** Rows in the new version */
+  /**
+   * Rows in the new version
+   * @example 214
+   */
   row_count: number;
+  /** @example 3 */
   updated: number;
   /** The version the commit created */
   version: DatasetVersionResponse;
 }
 
+/** @example {"filter":{"and":[{"field":"language","op":"eq","value":"en"},{"field":"topic","op":"in","value":["billing","returns_refunds"]}]},"sort":[{"field":"topic","direction":"asc"}],"select":["question","answer","topic"],"limit":50,"offset":0,"include_total":true} */
 export interface RowQueryRequest {
   /**
    * `next_cursor` of the previous page of the same query
    * @maxLength 2000
+   * @example "eyJvZmZzZXQiOjUwfQ"
    */
   cursor?: string;
   /**
    * A filter in the query language (docs/query-language.md): {"and": [...]}, {"or": [...]}, {"not": {...}}, or a predicate {"field": "column.path", "op": "eq|ne|lt|lte|gt|gte|in|contains|starts_with|is_null", "value": ...}; {"dimension": "topic", "op": ..., "value": ...} tests a dimension value
-   * @example {"and":[{"field":"language","op":"eq","value":"en"},{"field":"metadata.difficulty","op":"gte","value":3}]}
+   * @example {"and":[{"field":"language","op":"eq","value":"en"},{"field":"topic","op":"in","value":["billing","returns_refunds"]}]}
    */
   filter?: Record<string, any>;
-  /** Count the matching rows, up to 10,000 (default true; false skips the count) */
+  /**
+   * Count the matching rows, up to 10,000 (default true; false skips the count)
+   * @example true
+   */
   include_total?: boolean;
   /**
    * Rows per page, 1..1000
    * @min 1
    * @max 1000
    * @default 50
+   * @example 50
    */
   limit?: number;
   /**
@@ -6546,13 +8694,17 @@ export interface RowQueryRequest {
    * @min 0
    * @max 100000000
    * @default 0
+   * @example 0
    */
   offset?: number;
-  /** Columns to return (default: all); `_row_id` always comes back */
+  /**
+   * Columns to return (default: all); `_row_id` always comes back
+   * @example ["question","answer","topic"]
+   */
   select?: string[];
   /**
    * Sort keys, first wins; rows keep their dataset order after them
-   * @example [{"field":"score","direction":"desc"}]
+   * @example [{"field":"topic","direction":"asc"}]
    */
   sort?: {
     direction?: "asc" | "desc";
@@ -6561,31 +8713,51 @@ export interface RowQueryRequest {
 }
 
 export interface RunDiffResponse {
+  /** @example "27e1b0d8-e509-43eb-a23c-37b7a89187e2" */
   base_run_id: string;
+  /** @example "cab22811-9604-4326-bc9d-ff3c6d2bd1d4" */
   candidate_run_id: string;
+  /** @example 100 */
   limit: number;
-  /** Metrics compared (those of either run) */
+  /**
+   * Metrics compared (those of either run)
+   * @example ["answer-correctness","faithfulness","latency"]
+   */
   metrics: string[];
+  /** @example 0 */
   offset: number;
   /** Regressions first, then improvements, changes, new, missing, unchanged */
   rows: DiffRowDto[];
   summary: DiffSummaryDto;
-  /** Rows matching `status` (all rows without it) */
+  /**
+   * Rows matching `status` (all rows without it)
+   * @example 214
+   */
   total: number;
 }
 
 export interface RunDiffRowResponse {
   /** The first repetition of the row in each run; null when the run does not have the row */
   base: DiffSideDto | null;
+  /** @example "27e1b0d8-e509-43eb-a23c-37b7a89187e2" */
   base_run_id: string;
   candidate: DiffSideDto | null;
+  /** @example "cab22811-9604-4326-bc9d-ff3c6d2bd1d4" */
   candidate_run_id: string;
+  /** @example "Settings > Plan > Cancel; the plan stays active until the end of the billing period." */
   expected_output: string | null;
+  /** @example "How do I cancel my plan?" */
   input: string | null;
+  /** @example {"answer-correctness":{"base":0.75,"candidate":0.5,"delta":-0.25,"base_passed":true,"candidate_passed":false}} */
   metrics: Record<string, MetricDeltaDto>;
-  /** The dataset row (from the candidate run, else the base) */
+  /**
+   * The dataset row (from the candidate run, else the base)
+   * @example {"question":"How do I cancel my plan?","answer":"Settings > Plan > Cancel; the plan stays active until the end of the billing period.","topic":"cancellation","language":"en"}
+   */
   row: Record<string, any>;
+  /** @example "6c861b83-60a8-4bcf-845d-126ac56874a4" */
   row_id: string;
+  /** @example "regressed" */
   status:
     | "regressed"
     | "improved"
@@ -6596,8 +8768,12 @@ export interface RunDiffRowResponse {
 }
 
 export interface RunEventResponse {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:07:04.000Z"
+   */
   at: string;
+  /** @example {"from":"running","to":"succeeded","reason":null,"passed":true,"pass_rate":0.93} */
   data: Record<string, any>;
   /**
    * Increasing within the run (the service's event counter, so not consecutive): pass the last one as `after`
@@ -6606,57 +8782,106 @@ export interface RunEventResponse {
    * @example 1042
    */
   seq: number;
-  /** state_changed, progress, row_error, judge_error, upload_received, rerun_started */
+  /**
+   * state_changed, progress, row_error, judge_error, upload_received, rerun_started
+   * @example "state_changed"
+   */
   type: string;
 }
 
 export interface RunItemResultDto {
+  /** @example 0.00041 */
   cost_usd: number | null;
+  /** @example {"topic":"account_access"} */
   dimensions: Record<string, string>;
+  /** @example null */
   error: {
     code?: string;
     message?: string;
   } | null;
+  /** @example {"sources":["kb/security/reset-password"]} */
   extras: Record<string, any> | null;
+  /** @example 1040 */
   latency_ms: number | null;
+  /** @example "Open Settings > Security and choose Reset password; the link expires after one hour." */
   output: string | null;
+  /** @example true */
   passed: boolean | null;
+  /** @example 1 */
   repetition: number;
-  /** The dataset row as the run saw it */
+  /**
+   * The dataset row as the run saw it
+   * @example {"question":"How do I reset my password?","answer":"Open Settings > Security and choose Reset password.","topic":"account_access","language":"en"}
+   */
   row: Record<string, any>;
+  /** @example "0b8e6f3c-0f0e-4f7e-9a43-2d7c7c0e8a11" */
   row_id: string;
-  /** metric -> {score, passed, normalized, label, reason, detail, error} */
+  /**
+   * metric -> {score, passed, normalized, label, reason, detail, error}
+   * @example {"answer-correctness":{"score":5,"normalized":1,"passed":true,"label":null,"reason":"Same steps as the reference, and adds the expiry."},"latency":{"score":1040,"passed":true}}
+   */
   scores: Record<string, any>;
+  /** @example null */
   session_id: string | null;
-  /** pending (not called yet), done (answered), error (the call failed) */
+  /**
+   * pending (not called yet), done (answered), error (the call failed)
+   * @example "done"
+   */
   status: "pending" | "done" | "error";
+  /** @example null */
   turn: number | null;
+  /** @example {"prompt_tokens":412,"completion_tokens":38,"total_tokens":450} */
   usage: Record<string, any> | null;
 }
 
 export interface RunMetricView {
+  /** @example "answer-correctness" */
   config_name: string | null;
+  /** @example 2 */
   config_version: number | null;
+  /** @example true */
   gating: boolean;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
+   */
   judge_id: string | null;
+  /** @example "judged" */
   kind: "deterministic" | "judged" | "custom";
+  /** @example "correctness" */
   metric: string;
+  /** @example 0.9 */
   min_pass_rate: number | null;
+  /** @example "answer-correctness" */
   name: string;
-  /** How it was chosen: eval_config, workspace_default, latest_version, builtin, op_defaults */
+  /**
+   * How it was chosen: eval_config, workspace_default, latest_version, builtin, op_defaults
+   * @example "eval_config"
+   */
   source: string;
+  /** @example null */
   threshold: number | null;
 }
 
 export interface RunProgressDto {
-  /** Items answered by the SUT */
+  /**
+   * Items answered by the SUT
+   * @example 212
+   */
   completed: number;
-  /** Items whose call failed */
+  /**
+   * Items whose call failed
+   * @example 2
+   */
   errored: number;
+  /** @example 0 */
   pending: number;
-  /** 0..100 */
+  /**
+   * 0..100
+   * @example 100
+   */
   percent: number;
+  /** @example 214 */
   total: number;
 }
 
@@ -6686,52 +8911,98 @@ export interface RunQualityChecksRequest {
 }
 
 export interface RunQueueResponse {
-  /** Runs waiting for an offline upload */
+  /**
+   * Runs waiting for an offline upload
+   * @example 0
+   */
   awaiting_upload: number;
   running: QueuedRunDto[];
   waiting: QueuedRunDto[];
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface RunResponse {
+  /** @example 2 */
   adapter_revision: number;
+  /** @example false */
   cancel_requested: boolean;
+  /** @example 8 */
   concurrency: number;
+  /** @example "9535f71a-4c76-4544-92c7-d0117af05d92" */
   connection_id: string;
-  /** offline runs wait for PUT /runs/{id}/upload */
+  /**
+   * offline runs wait for PUT /runs/{id}/upload
+   * @example "http"
+   */
   connection_kind: "http" | "openai_chat" | "offline";
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "fbe89949-95ca-4fae-9022-be8b4fd7304c"
+   */
   eval_config_id: string | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:07:04.000Z"
+   */
   finished_at: string | null;
+  /** @example "cab22811-9604-4326-bc9d-ff3c6d2bd1d4" */
   id: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "fc7b3a5d-aa83-4122-8a09-9989bf9cc2ae"
+   */
   job_id: string | null;
   metrics: RunMetricView[];
+  /** @example "support-bot-v2 nightly 2025-05-13" */
   name: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "e6c2feed-97c3-43e5-b733-96f1ee7aa5e0"
+   */
   partition_id: string | null;
+  /** @example {"row":"all","min_pass_rate":0.9,"errors_fail":true} */
   pass_rule: {
     errors_fail?: boolean;
     min_pass_rate?: number;
     row?: "all" | "any";
   };
-  /** The verdict under the pass rule once the run succeeded */
+  /**
+   * The verdict under the pass rule once the run succeeded
+   * @example true
+   */
   passed: boolean | null;
   progress: RunProgressDto;
+  /** @example 1 */
   repetitions: number;
   rerun_mode: "all" | "errors" | "failed" | null;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example null
+   */
   rerun_of: string | null;
   sample: RunSampleDto | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:06:00.000Z"
+   */
   started_at: string | null;
-  /** queued, running, awaiting_upload (offline), succeeded, failed, cancelled */
+  /**
+   * queued, running, awaiting_upload (offline), succeeded, failed, cancelled
+   * @example "succeeded"
+   */
   state:
     | "queued"
     | "running"
@@ -6739,27 +9010,45 @@ export interface RunResponse {
     | "succeeded"
     | "failed"
     | "cancelled";
+  /** @example null */
   state_reason: string | null;
-  /** Set once the run ended: per metric aggregates, pass rate, latency, cost (GET .../results for breakdowns) */
+  /**
+   * Set once the run ended: per metric aggregates, pass rate, latency, cost (GET .../results for breakdowns)
+   * @example {"rows":214,"completed":212,"errored":2,"passed_rows":199,"failed_rows":15,"pass_rate":0.93,"passed":true,"reasons":[],"latency_ms":{"mean":1180,"p50":1040,"p90":1890,"p99":2710},"cost_usd_total":0.84}
+   */
   summary: Record<string, any> | null;
+  /** @example "a92b7315-b960-467d-9b3d-45e8b02b3351" */
   sut_id: string;
+  /** @example ["nightly","release-candidate"] */
   tags: string[];
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string;
+  /** @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df" */
   version_id: string;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface RunResponsePage {
   items: RunResponse[];
-  /** @min 1 */
+  /**
+   * @min 1
+   * @example 1
+   */
   page: number;
   /**
    * @min 1
    * @max 200
+   * @example 50
    */
   page_size: number;
-  /** Number of items matching the filters, across all pages */
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
   total: number;
 }
 
@@ -6769,21 +9058,26 @@ export interface RunResultsQueryRequest {
    * `row.<column>`, `output`, `status` (done, error, pending), `passed`, `latency_ms`,
    * `cost_usd`, `scores.<metric>.score`, `scores.<metric>.passed`, `error.code`, `session_id`,
    * `turn`, `repetition`, `dimensions.<name>`
-   * @example {"and":[{"field":"passed","op":"eq","value":false},{"field":"scores.bleu.score","op":"lt","value":0.3}]}
+   * @example {"and":[{"field":"passed","op":"eq","value":false},{"field":"dimensions.topic","op":"eq","value":"billing"}]}
    */
   filter?: Record<string, any>;
   /**
    * 1..1000, default 50
    * @min 1
    * @max 1000
+   * @example 50
    */
   limit?: number;
   /**
    * @min 0
    * @max 10000000
+   * @example 0
    */
   offset?: number;
-  /** Sort keys over the same fields, first wins; results keep dataset order after them */
+  /**
+   * Sort keys over the same fields, first wins; results keep dataset order after them
+   * @example [{"field":"latency_ms","direction":"desc"}]
+   */
   sort?: {
     direction?: "asc" | "desc";
     field: string;
@@ -6792,9 +9086,13 @@ export interface RunResultsQueryRequest {
 
 export interface RunResultsQueryResponse {
   items: RunItemResultDto[];
+  /** @example 50 */
   limit: number;
+  /** @example 0 */
   offset: number;
+  /** @example "cab22811-9604-4326-bc9d-ff3c6d2bd1d4" */
   run_id: string;
+  /** @example 15 */
   total: number;
 }
 
@@ -6803,141 +9101,239 @@ export interface RunSampleDto {
    * The same seed draws the same rows (default 0)
    * @min 0
    * @max 2147483647
+   * @example 7
    */
   seed?: number;
   /**
    * Rows to draw (at most the rows there are)
    * @min 1
    * @max 1000000
+   * @example 100
    */
   size: number;
 }
 
 export interface RunSessionResponse {
-  /** True when every turn with a verdict passed; null when none has one */
+  /**
+   * True when every turn with a verdict passed; null when none has one
+   * @example true
+   */
   passed: boolean | null;
+  /** @example "cab22811-9604-4326-bc9d-ff3c6d2bd1d4" */
   run_id: string;
+  /** @example "conv-0193" */
   session_id: string;
   /** Turns in order (every repetition of the conversation, repetition then turn) */
   turns: RunSessionTurnDto[];
 }
 
 export interface RunSessionTurnDto {
+  /** @example 0.00041 */
   cost_usd: number | null;
+  /** @example {"topic":"account_access"} */
   dimensions: Record<string, string>;
+  /** @example null */
   error: {
     code?: string;
     message?: string;
   } | null;
+  /** @example {"sources":["kb/security/reset-password"]} */
   extras: Record<string, any> | null;
+  /** @example 1040 */
   latency_ms: number | null;
+  /** @example "Open Settings > Security and choose Reset password; the link expires after one hour." */
   output: string | null;
+  /** @example true */
   passed: boolean | null;
+  /** @example 1 */
   repetition: number;
-  /** The dataset row as the run saw it */
+  /**
+   * The dataset row as the run saw it
+   * @example {"question":"How do I reset my password?","answer":"Open Settings > Security and choose Reset password.","topic":"account_access","language":"en"}
+   */
   row: Record<string, any>;
+  /** @example "0b8e6f3c-0f0e-4f7e-9a43-2d7c7c0e8a11" */
   row_id: string;
-  /** metric -> {score, passed, normalized, label, reason, detail, error} */
+  /**
+   * metric -> {score, passed, normalized, label, reason, detail, error}
+   * @example {"answer-correctness":{"score":5,"normalized":1,"passed":true,"label":null,"reason":"Same steps as the reference, and adds the expiry."},"latency":{"score":1040,"passed":true}}
+   */
   scores: Record<string, any>;
+  /** @example null */
   session_id: string | null;
-  /** pending (not called yet), done (answered), error (the call failed) */
+  /**
+   * pending (not called yet), done (answered), error (the call failed)
+   * @example "done"
+   */
   status: "pending" | "done" | "error";
+  /** @example null */
   turn: number | null;
+  /** @example {"prompt_tokens":412,"completion_tokens":38,"total_tokens":450} */
   usage: Record<string, any> | null;
 }
 
+/** @example {"type":"numeric","min":1,"max":5} */
 export interface ScaleDto {
   /**
    * @maxItems 20
    * @minItems 2
+   * @example ["correct","partially_correct","incorrect"]
    */
   labels?: string[];
   /**
    * @min -1000
    * @max 1000
+   * @example 5
    */
   max?: number;
   /**
    * @min -1000
    * @max 1000
+   * @example 1
    */
   min?: number;
-  /** label -> score; default evenly spaced from 1 (first label) to 0 (last) */
+  /**
+   * label -> score; default evenly spaced from 1 (first label) to 0 (last)
+   * @example {"correct":1,"partially_correct":0.5,"incorrect":0}
+   */
   scores?: Record<string, number>;
-  /** `numeric` ({min, max}) or `labels` ({labels, scores?}) */
+  /**
+   * `numeric` ({min, max}) or `labels` ({labels, scores?})
+   * @example "numeric"
+   */
   type: "numeric" | "labels";
 }
 
 export interface SchemaResponse {
   columns: ColumnStatsDto[];
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
   mapping: ColumnMappingDto;
+  /** @example 214 */
   row_count: number;
+  /** @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df" */
   version_id: string;
+  /** @example 3 */
   version_number: number;
 }
 
 export interface SdgAdapterResponse {
+  /** @example {"input":"How do I {{dim.task}} in {{seed.product}}?","expected_output":"{{seed.answer}}"} */
   columns: Record<string, string> | null;
+  /** @example null */
   count: number | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
+  /** @example "Paraphrases the golden questions per task" */
   description: string;
+  /** @example true */
   dimension_columns: boolean;
+  /** @example {"task":["reset a password","change plan"]} */
   dimensions: Record<string, string[]>;
+  /** @example "c3ebed4f-a227-4ee3-a299-c84e18aecb04" */
   id: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example null
+   */
   judge_id: string | null;
+  /** @example "template" */
   kind: "template" | "llm";
+  /** @example "faq-paraphrases" */
   name: string;
+  /** @example null */
   output_columns: string[] | null;
+  /** @example null */
   prompt: string | null;
   /** The latest runs, newest first (up to 5) */
   recent_runs: SdgRunResponse[];
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface SdgAdapterResponsePage {
   items: SdgAdapterResponse[];
-  /** @min 1 */
+  /**
+   * @min 1
+   * @example 1
+   */
   page: number;
   /**
    * @min 1
    * @max 200
+   * @example 50
    */
   page_size: number;
-  /** Number of items matching the filters, across all pages */
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
   total: number;
 }
 
 export interface SdgRunResponse {
+  /** @example "c3ebed4f-a227-4ee3-a299-c84e18aecb04" */
   adapter_id: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
-  /** Candidates left out (a seed column missing, an LLM row without the columns asked for) */
+  /**
+   * Candidates left out (a seed column missing, an LLM row without the columns asked for)
+   * @example 4
+   */
   dropped: number;
-  /** The first reasons rows were dropped or a call failed */
+  /**
+   * The first reasons rows were dropped or a call failed
+   * @example ["seed row 17 has no column product"]
+   */
   errors: string[];
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:07:04.000Z"
+   */
   finished_at: string | null;
+  /** @example 428 */
   generated: number;
+  /** @example "de9ce042-6ae0-40e2-8f9f-b99d76e2b4ca" */
   id: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "fc7b3a5d-aa83-4122-8a09-9989bf9cc2ae"
+   */
   job_id: string | null;
+  /** @example "succeeded" */
   state: "queued" | "running" | "succeeded" | "failed";
+  /** @example null */
   state_reason: string | null;
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   target_dataset_id: string;
   /**
    * The candidate version made, once succeeded
    * @format uuid
+   * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   version_id: string | null;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
@@ -6945,20 +9341,28 @@ export interface SdgSeedDto {
   /**
    * Seed rows come from this dataset (its current version, or `version_id`)
    * @format uuid
+   * @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"
    */
   dataset_id: string;
   /**
    * Seed rows used at most, in dataset order (1..1000, default 100)
    * @min 1
    * @max 1000
+   * @example 100
    */
   limit?: number;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
+   */
   version_id?: string;
 }
 
 export interface SdkVersionInfo {
-  /** Files in the examples bundle */
+  /**
+   * Files in the examples bundle
+   * @example 6
+   */
   example_files: number;
   /**
    * GET this for the examples bundle
@@ -6975,14 +9379,20 @@ export interface SdkVersionInfo {
    * @example "typescript"
    */
   language: string;
-  /** Operations the client covers */
+  /**
+   * Operations the client covers
+   * @example 251
+   */
   operations: number;
   /**
    * GET this for the SDK bundle
    * @example "/sdk/versions/0.1.0/download"
    */
   sdk_download: string;
-  /** Files in the SDK bundle */
+  /**
+   * Files in the SDK bundle
+   * @example 3
+   */
   sdk_files: number;
   /**
    * The version to pass to the download operations
@@ -7001,7 +9411,10 @@ export interface SdkVersionsResponse {
 }
 
 export interface SectionEdit {
-  /** The section to change */
+  /**
+   * The section to change
+   * @example "summary"
+   */
   key:
     | "summary"
     | "metrics_overview"
@@ -7012,36 +9425,62 @@ export interface SectionEdit {
   /**
    * Its new Markdown (at most 100,000 characters)
    * @maxLength 100000
+   * @example "## Summary
+   *
+   * The run passed its pass rule: 199 of 214 rows (93%) passed, above the 90% the release needs. Two calls timed out."
    */
   markdown: string;
   /**
    * A new title
    * @minLength 1
    * @maxLength 300
+   * @example "Release summary"
    */
   title?: string;
 }
 
 export interface SelectableCheck {
-  /** Whether the check applies to this version's columns and mapping */
+  /**
+   * Whether the check applies to this version's columns and mapping
+   * @example true
+   */
   applicable: boolean;
-  /** Columns the check would read */
+  /**
+   * Columns the check would read
+   * @example ["question"]
+   */
   columns: string[];
+  /** @example "Rows whose text is nearly the same" */
   description: string;
-  /** Check id, e.g. `near_duplicates` */
+  /**
+   * Check id, e.g. `near_duplicates`
+   * @example "near_duplicates"
+   */
   id: string;
+  /** @example "Near duplicates" */
   name: string;
   params: Record<string, QualityCheckParamDto>;
-  /** Why it applies or not */
+  /**
+   * Why it applies or not
+   * @example "compares the text of "question""
+   */
   reason: string;
 }
 
 export interface SessionPartition {
+  /** @example "session" */
   level: "session";
-  /** Rows of the session, in dataset order */
+  /**
+   * Rows of the session, in dataset order
+   * @example ["0b8e6f3c-0f0e-4f7e-9a43-2d7c7c0e8a11","6c861b83-60a8-4bcf-845d-126ac56874a4"]
+   */
   row_ids: string[];
+  /** @example [{"_row_id":"0b8e6f3c-0f0e-4f7e-9a43-2d7c7c0e8a11","question":"How do I reset my password?","conversation_id":"conv-0193"}] */
   rows?: Record<string, any>[];
-  /** The session id (the mapped session_id column's value, or the row id of a single-row session) */
+  /**
+   * The session id (the mapped session_id column's value, or the row id of a single-row session)
+   * @example "conv-0193"
+   */
   session_id: string;
 }
 
@@ -7071,35 +9510,65 @@ export interface SetWorkspaceEmbeddingConfigParams {
 }
 
 export interface SnapshotResponse {
+  /** @example "9f2c4a1be0d3c5f7a8b6e4d2c0a1f3e5b7d9c8a6f4e2d0b1c3a5e7f9d8b6c4a2" */
   content_sha256: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** Formats the snapshot downloads as (GET .../download-url?format=) */
+  /**
+   * Formats the snapshot downloads as (GET .../download-url?format=)
+   * @example ["csv","jsonl","parquet"]
+   */
   formats: ("csv" | "jsonl" | "parquet")[];
+  /** @example 214 */
   row_count: number;
+  /** @example "current" */
   state: "candidate" | "current" | "retired";
+  /** @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df" */
   version_id: string;
+  /** @example 3 */
   version_number: number;
 }
 
 export interface SpanPartition {
+  /** @example "span" */
   level: "span";
+  /** @example "0b8e6f3c-0f0e-4f7e-9a43-2d7c7c0e8a11" */
   row_id: string;
+  /** @example "00f067aa0ba902b7" */
   span_id: string;
+  /** @example "4bf92f3577b34da6a3ce929d0e0e4736" */
   trace_id: string;
 }
 
 export interface StagedEditResponse {
-  /** Number of the newest version when the edit was staged */
+  /**
+   * Number of the newest version when the edit was staged
+   * @example 3
+   */
   base_version: number;
+  /** @example "update" */
   op: "insert" | "update" | "delete";
-  /** The row as it will be (null for a deletion) */
+  /**
+   * The row as it will be (null for a deletion)
+   * @example {"question":"How do I cancel my plan?","answer":"Settings > Plan > Cancel; the plan stays active until the end of the billing period.","topic":"cancellation","language":"en"}
+   */
   row: Record<string, any> | null;
+  /** @example "6c861b83-60a8-4bcf-845d-126ac56874a4" */
   row_id: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   staged_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   staged_by: string | null;
+  /** @example "ada.lovelace@example.com" */
   staged_by_email: string | null;
 }
 
@@ -7142,17 +9611,20 @@ export interface StartSdgRunRequest {
    * Rows generated at most (1..10000, default 1000)
    * @min 1
    * @max 10000
+   * @example 500
    */
   max_rows?: number;
   /**
    * The new version's message
    * @maxLength 2000
+   * @example "Paraphrased questions for the May release"
    */
   message?: string;
   seed?: SdgSeedDto;
   /**
    * The dataset that gets the generated rows as a new candidate version (the newest version's rows plus them)
    * @format uuid
+   * @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"
    */
   target_dataset_id: string;
 }
@@ -7170,14 +9642,21 @@ export interface StopCustomOpRequest {
   /**
    * Why it is stopped (kept with the state)
    * @maxLength 500
+   * @example "The moderation model is being replaced"
    */
   reason?: string;
 }
 
 export interface SuggestedMetric {
-  /** What it measures and why it matters for this use case. */
+  /**
+   * What it measures and why it matters for this use case.
+   * @example "Answers stay within the retrieved help-centre articles"
+   */
   description: string;
-  /** `deterministic` metrics are computed; `judged` ones are graded by an LLM judge with a rubric. */
+  /**
+   * `deterministic` metrics are computed; `judged` ones are graded by an LLM judge with a rubric.
+   * @example "judged"
+   */
   kind: "deterministic" | "judged";
   /**
    * Metric name as the metric catalogue knows it (e.g. `faithfulness`, `rouge_l`, `latency_p95_ms`).
@@ -7189,72 +9668,120 @@ export interface SuggestedMetric {
 }
 
 export interface SuggestedThreshold {
+  /** @example ">=" */
   operator: ">=" | "<=";
   /** @example 0.8 */
   value: number;
 }
 
 export interface SuggestionResponse {
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
   suggestions: CheckSuggestion[];
+  /** @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df" */
   version_id: string;
 }
 
 export interface SutResponse {
-  /** Connections the system has */
+  /**
+   * Connections the system has
+   * @example 2
+   */
   connection_count: number;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
+  /** @example "Support assistant with retrieval over the help centre" */
   description: string;
+  /** @example "a92b7315-b960-467d-9b3d-45e8b02b3351" */
   id: string;
+  /** @example "support-bot-v2" */
   name: string;
+  /** @example ["production","rag"] */
   tags: string[];
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface SutResponsePage {
   items: SutResponse[];
-  /** @min 1 */
+  /**
+   * @min 1
+   * @example 1
+   */
   page: number;
   /**
    * @min 1
    * @max 200
+   * @example 50
    */
   page_size: number;
-  /** Number of items matching the filters, across all pages */
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
   total: number;
 }
 
 export interface SutTemplateConnectionDto {
-  /** Where the key goes ({scheme, header?, prefix?, param?}); add your secret_id */
+  /**
+   * Where the key goes ({scheme, header?, prefix?, param?}); add your secret_id
+   * @example {"scheme":"bearer"}
+   */
   auth: Record<string, any> | null;
-  /** For kind http: {url, method, headers} */
+  /**
+   * For kind http: {url, method, headers}
+   * @example null
+   */
   http?: Record<string, any> | null;
+  /** @example "openai_chat" */
   kind: "http" | "openai_chat" | "offline";
+  /** @example 4 */
   max_concurrency: number;
-  /** For kind openai_chat: {base_url, model, parameters, headers} */
+  /**
+   * For kind openai_chat: {base_url, model, parameters, headers}
+   * @example {"base_url":"https://api.openai.com/v1","model":"gpt-4o-mini","parameters":{"temperature":0},"headers":{}}
+   */
   openai_chat?: Record<string, any> | null;
+  /** @example null */
   requests_per_second: number | null;
+  /** @example {"max_attempts":3,"initial_backoff_ms":500,"max_backoff_ms":10000,"retry_on_status":[408,409,425,429,500,502,503,504],"retry_on_timeout":true} */
   retry: Record<string, any>;
+  /** @example 60000 */
   timeout_ms: number;
 }
 
 export interface SutTemplateDto {
   adapter: CreateAdapterRequest;
   connection: SutTemplateConnectionDto;
+  /** @example "Any /chat/completions endpoint: OpenAI, vLLM, Ollama, LiteLLM, OpenRouter… The earlier turns of a session are sent as history." */
   description: string;
+  /** @example "openai_chat" */
   id: string;
+  /** @example "OpenAI-compatible chat" */
   name: string;
-  /** Which dataset columns the adapter reads */
+  /**
+   * Which dataset columns the adapter reads
+   * @example "Map the column with the user message to input; expected_output is used by the metrics, not sent."
+   */
   row_mapping_hint: string;
 }
 
 export interface SutTemplateList {
   items: SutTemplateDto[];
+  /** @example 3 */
   total: number;
 }
 
@@ -7272,6 +9799,7 @@ export interface TagTracesParams {
 }
 
 export interface TemplateDetail {
+  /** @example "A chat assistant answering customer questions from a help centre" */
   description: string;
   /** The coverage dimensions, each with its values. Project creation accepts this list as it is, or edited. */
   dimensions: DimensionDefinition[];
@@ -7285,6 +9813,7 @@ export interface TemplateDetail {
 }
 
 export interface TemplateSummary {
+  /** @example "A chat assistant answering customer questions from a help centre" */
   description: string;
   /** @example 6 */
   dimension_count: number;
@@ -7311,25 +9840,45 @@ export interface TestJudgeParams {
 }
 
 export interface TestPackageRecommendation {
-  /** Built-ins are read-only */
+  /**
+   * Built-ins are read-only
+   * @example true
+   */
   builtin: boolean;
   checks: RecommendedCheckResponse[];
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example null
+   */
   created_at: string | null;
+  /** @example "Metrics, checks and dimensions for a support assistant" */
   description: string;
+  /** @example ["topic","customer_persona","intent"] */
   dimensions: string[];
-  /** `builtin-<template>` for built-ins, a UUID for a workspace's own */
+  /**
+   * `builtin-<template>` for built-ins, a UUID for a workspace's own
+   * @example "builtin-customer-support-assistant"
+   */
   id: string;
   metrics: RecommendedMetricResponse[];
+  /** @example "Customer-support assistant" */
   name: string;
-  /** The template a built-in is derived from */
+  /**
+   * The template a built-in is derived from
+   * @example "customer-support-assistant"
+   */
   template: string | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example null
+   */
   updated_at: string | null;
+  /** @example "customer_support" */
   use_case: string;
   /**
    * null for built-ins
    * @format uuid
+   * @example null
    */
   workspace_id: string | null;
 }
@@ -7338,43 +9887,71 @@ export interface TestPlanDetailResponse {
   /**
    * When this version was created
    * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
    */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
   datasets: PlanDatasetResponse[];
+  /** @example "The bar a support-bot release must clear" */
   description: string;
   /**
    * The plan's id
    * @format uuid
+   * @example "fff19340-5181-49eb-ab99-294933175b23"
    */
   id: string;
-  /** Whether this is the plan's newest version */
+  /**
+   * Whether this is the plan's newest version
+   * @example true
+   */
   is_latest: boolean;
-  /** The plan's newest version */
+  /**
+   * The plan's newest version
+   * @example 3
+   */
   latest_version: number;
+  /** @example "Billing answers must reach 0.9" */
   message: string;
   metrics: PlanMetricResponse[];
+  /** @example "support-release-plan" */
   name: string;
   /** Projects of the workspace carrying any version of this plan */
   projects: TestPlanProjectRef[];
   release_rule: ReleaseRuleResponse;
-  /** This version's number */
+  /**
+   * This version's number
+   * @example 3
+   */
   version: number;
   /**
    * This version's id
    * @format uuid
+   * @example "2fc1aebf-8f1f-498c-9a27-c8829fb02bc3"
    */
   version_id: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
   workspace_id: string;
 }
 
 export interface TestPlanProjectRef {
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010"
+   */
   id: string;
+  /** @example "support-bot-release" */
   name: string;
-  /** The plan version the project carries */
+  /**
+   * The plan version the project carries
+   * @example 3
+   */
   version: number;
 }
 
@@ -7382,88 +9959,158 @@ export interface TestPlanResponse {
   /**
    * When this version was created
    * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
    */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
   datasets: PlanDatasetResponse[];
+  /** @example "The bar a support-bot release must clear" */
   description: string;
   /**
    * The plan's id
    * @format uuid
+   * @example "fff19340-5181-49eb-ab99-294933175b23"
    */
   id: string;
-  /** The plan's newest version */
+  /**
+   * The plan's newest version
+   * @example 3
+   */
   latest_version: number;
+  /** @example "Billing answers must reach 0.9" */
   message: string;
   metrics: PlanMetricResponse[];
+  /** @example "support-release-plan" */
   name: string;
   release_rule: ReleaseRuleResponse;
-  /** This version's number */
+  /**
+   * This version's number
+   * @example 3
+   */
   version: number;
   /**
    * This version's id
    * @format uuid
+   * @example "2fc1aebf-8f1f-498c-9a27-c8829fb02bc3"
    */
   version_id: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
   workspace_id: string;
 }
 
 export interface TestPlanSummaryResponse {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** Datasets of the latest version */
+  /**
+   * Datasets of the latest version
+   * @example 1
+   */
   dataset_count: number;
+  /** @example "The bar a support-bot release must clear" */
   description: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "fff19340-5181-49eb-ab99-294933175b23"
+   */
   id: string;
+  /** @example 3 */
   latest_version: number;
-  /** Metrics of the latest version */
+  /**
+   * Metrics of the latest version
+   * @example 2
+   */
   metric_count: number;
+  /** @example "support-release-plan" */
   name: string;
-  /** Projects carrying the plan */
+  /**
+   * Projects carrying the plan
+   * @example 1
+   */
   project_count: number;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
   workspace_id: string;
 }
 
 export interface TestPlanSummaryResponsePage {
   items: TestPlanSummaryResponse[];
-  /** @min 1 */
+  /**
+   * @min 1
+   * @example 1
+   */
   page: number;
   /**
    * @min 1
    * @max 200
+   * @example 50
    */
   page_size: number;
-  /** Number of items matching the filters, across all pages */
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
   total: number;
 }
 
 export interface TestPlanVersionPage {
   items: TestPlanVersionSummary[];
+  /** @example 3 */
   latest_version: number;
+  /** @example "support-release-plan" */
   name: string;
+  /** @example 1 */
   page: number;
+  /** @example 50 */
   page_size: number;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "fff19340-5181-49eb-ab99-294933175b23"
+   */
   test_plan_id: string;
+  /** @example 3 */
   total: number;
 }
 
 export interface TestPlanVersionSummary {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   created_by: string | null;
+  /** @example 1 */
   dataset_count: number;
+  /** @example "Billing answers must reach 0.9" */
   message: string;
+  /** @example 2 */
   metric_count: number;
+  /** @example 3 */
   version: number;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2fc1aebf-8f1f-498c-9a27-c8829fb02bc3"
+   */
   version_id: string;
 }
 
@@ -7481,134 +10128,210 @@ export interface TestSutConnectionParams {
 }
 
 export interface TextAnalysisResult {
-  /** Per text column: lengths in characters, words and tokens (cl100k_base) with histograms, languages, vocabulary, top terms, readability, empty and near-empty rates */
+  /**
+   * Per text column: lengths in characters, words and tokens (cl100k_base) with histograms, languages, vocabulary, top terms, readability, empty and near-empty rates
+   * @example [{"name":"question","tokens":{"mean":14.2,"p95":31},"languages":{"en":0.97,"de":0.03}}]
+   */
   columns: Record<string, any>[];
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:07:04.000Z"
+   */
   computed_at: string;
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
+  /** @example 214 */
   rows: number;
+  /** @example "efc67246-99cf-4379-9046-84c9213e480e" */
   run_id: string;
+  /** @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df" */
   version_id: string;
 }
 
 export interface TextColumnDto {
+  /** @example "question" */
   name: string;
-  /** Rows with a non-empty value */
+  /**
+   * Rows with a non-empty value
+   * @example 214
+   */
   non_empty: number;
 }
 
 export interface ThresholdDto {
-  /** `>=`: the mean score must be at least `value`; `<=`: at most (latency, cost) */
+  /**
+   * `>=`: the mean score must be at least `value`; `<=`: at most (latency, cost)
+   * @example ">="
+   */
   operator: ">=" | "<=";
   /**
    * @min -1000000000000
    * @max 1000000000000
+   * @example 0.8
    */
   value: number;
 }
 
 export interface ThresholdResponse {
+  /** @example ">=" */
   operator: ">=" | "<=";
+  /** @example 0.8 */
   value: number;
 }
 
+/** @example {"grant_type":"password","email":"ada.lovelace@example.com","password":"correct-horse-battery-staple"} */
 export interface TokenRequest {
   /**
    * Ignored; accepted because OAuth2 clients send it.
    * @maxLength 200
+   * @example "swagger-ui"
    */
   client_id?: string;
   /**
    * Ignored; accepted because OAuth2 clients send it.
    * @maxLength 200
+   * @example "not-used"
    */
   client_secret?: string;
   /**
    * @format email
    * @maxLength 320
+   * @example "ada.lovelace@example.com"
    */
   email?: string;
-  /** `password` (default) or `reset_token` */
+  /**
+   * `password` (default) or `reset_token`
+   * @example "password"
+   */
   grant_type?: "password" | "reset_token";
   /**
    * @minLength 8
    * @maxLength 256
+   * @example "a-new-and-longer-passphrase"
    */
   new_password?: string;
-  /** @maxLength 256 */
+  /**
+   * @maxLength 256
+   * @example "correct-horse-battery-staple"
+   */
   password?: string;
   /**
    * From POST /users/{user_id}/reset-token
    * @maxLength 200
+   * @example "rst_example-reset-token-not-a-real-one"
    */
   reset_token?: string;
   /**
    * Ignored; accepted because OAuth2 clients send it.
    * @maxLength 1000
+   * @example "profile"
    */
   scope?: string;
   /**
    * OAuth2 form name for the email
    * @maxLength 320
+   * @example "ada.lovelace@example.com"
    */
   username?: string;
 }
 
 export interface TokenResponse {
-  /** Send as `Authorization: Bearer <access_token>` */
+  /**
+   * Send as `Authorization: Bearer <access_token>`
+   * @example "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIyZjRlNmE4Yy0xYjNkLTRmNWUtOGE3Yy05ZTBiMWQyYzNmNGEifQ.example-signature"
+   */
   access_token: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T15:05:12.000Z"
+   */
   expires_at: string;
-  /** Seconds until the token expires */
+  /**
+   * Seconds until the token expires
+   * @example 3600
+   */
   expires_in: number;
+  /** @example "bearer" */
   token_type: "bearer";
+  /** @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a" */
   user_id: string;
 }
 
 export interface TokenUsageDto {
+  /** @example 38 */
   completion_tokens: number | null;
+  /** @example 412 */
   prompt_tokens: number | null;
+  /** @example 450 */
   total_tokens: number | null;
 }
 
 export interface TopologyEdgeDto {
+  /** @example 412 */
   calls: number;
+  /** @example 0.0073 */
   error_rate: number;
+  /** @example 3 */
   errors: number;
   latency_ms: LatencyStatsDto;
+  /** @example "agent:support-bot" */
   source: string;
+  /** @example "llm:gpt-4o-mini" */
   target: string;
 }
 
 export interface TopologyGraph {
+  /** @example "f0eef60d-4b04-4046-aa3a-779fe13e072d" */
   dataset_id: string;
   edges: TopologyEdgeDto[];
   nodes: TopologyNodeDto[];
-  /** Spans whose parent is not in the version (treated as roots) */
+  /**
+   * Spans whose parent is not in the version (treated as roots)
+   * @example 0
+   */
   orphan_spans: number;
+  /** @example [{"id":"agent:support-bot","calls":96}] */
   roots: Record<string, any>[];
+  /** @example 1180 */
   span_count: number;
+  /** @example 96 */
   trace_count: number;
+  /** @example "c126235b-f123-4f0a-83b8-ae22e7b83c4d" */
   version_id: string;
 }
 
 export interface TopologyNodeDto {
+  /** @example 412 */
   calls: number;
+  /** @example 0.0073 */
   error_rate: number;
+  /** @example 3 */
   errors: number;
+  /** @example "llm:gpt-4o-mini" */
   id: string;
+  /** @example "llm" */
   kind: string;
   latency_ms: LatencyStatsDto;
+  /** @example "gpt-4o-mini" */
   name: string;
-  /** Distinct service.name values of the component's spans */
+  /**
+   * Distinct service.name values of the component's spans
+   * @example ["support-bot"]
+   */
   service_names: string[];
 }
 
 export interface TraceConventionDetectionResponse {
   candidates: ConventionCandidateDto[];
-  /** 0..1 (see docs/traces.md) */
+  /**
+   * 0..1 (see docs/traces.md)
+   * @example 0.92
+   */
   confidence: number;
-  /** The convention most spans follow */
+  /**
+   * The convention most spans follow
+   * @example "openinference"
+   */
   convention:
     | "openinference"
     | "genai"
@@ -7617,37 +10340,71 @@ export interface TraceConventionDetectionResponse {
     | "plain_otel";
   dropped_records: DroppedRecordsDto[];
   field_mappings: FieldMappingDto[];
-  /** Spans examined */
+  /**
+   * Spans examined
+   * @example 1000
+   */
   sampled: number;
-  /** Spans read from the sample */
+  /**
+   * Spans read from the sample
+   * @example 1204
+   */
   span_count: number;
   unmapped_attributes: UnmappedAttributeDto[];
-  /** The upload examined, for :detect on an upload */
+  /**
+   * The upload examined, for :detect on an upload
+   * @example "1c2cf2f5-dcc2-4610-b190-6e541af34b2c"
+   */
   upload_id?: string;
+  /** @example ["3 records had no span id and were left out"] */
   warnings: string[];
 }
 
 export interface TraceCurrentVersionResponse {
+  /** @example "f0eef60d-4b04-4046-aa3a-779fe13e072d" */
   dataset_id: string;
+  /** @example 4 */
   number: number;
-  /** The version that was current before (null if none) */
+  /**
+   * The version that was current before (null if none)
+   * @example "d6a0f5e2-3c1b-4e7a-9f8d-2b4c6e8a0f13"
+   */
   previous_version_id: string | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   promoted_at: string;
+  /** @example "current" */
   state: string;
-  /** The dataset's current version now */
+  /**
+   * The dataset's current version now
+   * @example "c126235b-f123-4f0a-83b8-ae22e7b83c4d"
+   */
   version_id: string;
 }
 
 export interface TraceDropRecordResponse {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
+  /** @example "The record has a trace id but no span id" */
   detail: string;
+  /** @example "8ba5910e-dce7-4905-95d8-741cfacb7b9b" */
   id: string;
-  /** Order among the run's drops, from 1 */
+  /**
+   * Order among the run's drops, from 1
+   * @example 1
+   */
   ordinal: number;
-  /** the original record, as received */
+  /**
+   * the original record, as received
+   * @example {"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","name":"retrieve"}
+   */
   payload: string | number | boolean | Record<string, any> | any[] | null;
+  /** @example "missing_span_id" */
   reason:
     | "missing_trace_id"
     | "missing_span_id"
@@ -7657,25 +10414,46 @@ export interface TraceDropRecordResponse {
     | "malformed_record"
     | "unsupported_record"
     | "record_too_large";
+  /** @example "d92aed34-d835-4276-b59e-0b2a492cade7" */
   run_id: string;
-  /** Where the record was in the source: `line 12`, `record 3, span 2` */
+  /**
+   * Where the record was in the source: `line 12`, `record 3, span 2`
+   * @example "line 12"
+   */
   source_ref: string;
+  /** @example "c126235b-f123-4f0a-83b8-ae22e7b83c4d" */
   version_id: string | null;
 }
 
 export interface TraceEnrichmentStatusResponse {
+  /** @example "f0eef60d-4b04-4046-aa3a-779fe13e072d" */
   dataset_id: string;
+  /** @example null */
   error?: Record<string, any> | null;
   fields: EnrichmentFieldDto[];
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:07:04.000Z"
+   */
   finished_at: string | null;
+  /** @example null */
   prices?: Record<string, any> | null;
-  /** traces_done / traces_total, 0..1 */
+  /**
+   * traces_done / traces_total, 0..1
+   * @example 1
+   */
   progress: number;
+  /** @example "d92aed34-d835-4276-b59e-0b2a492cade7" */
   run_id: string | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:06:00.000Z"
+   */
   started_at: string | null;
-  /** `not_started` until a landing or a recompute queued one */
+  /**
+   * `not_started` until a landing or a recompute queued one
+   * @example "succeeded"
+   */
   state:
     | "not_started"
     | "queued"
@@ -7683,51 +10461,89 @@ export interface TraceEnrichmentStatusResponse {
     | "succeeded"
     | "failed"
     | "cancelled";
+  /** @example 96 */
   traces_done: number;
+  /** @example 96 */
   traces_total: number;
+  /** @example "c126235b-f123-4f0a-83b8-ae22e7b83c4d" */
   version_id: string;
 }
 
 export interface TraceGroundTruthResponse {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
+  /** @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a" */
   created_by: string | null;
+  /** @example "f0eef60d-4b04-4046-aa3a-779fe13e072d" */
   dataset_id: string;
+  /** @example "35ba2ad3-e467-445e-87dd-49b42320a300" */
   id: string;
+  /** @example 48 */
   item_count: number;
   items: GroundTruthItem[];
+  /** @example "Refund conversations reviewed by the billing team" */
   message: string;
-  /** 1, 2, 3, ... per trace version */
+  /**
+   * 1, 2, 3, ... per trace version
+   * @example 2
+   */
   number: number;
+  /** @example "c126235b-f123-4f0a-83b8-ae22e7b83c4d" */
   version_id: string;
-  /** Every ground-truth version of this trace version, newest first */
+  /**
+   * Every ground-truth version of this trace version, newest first
+   * @example [2,1]
+   */
   versions: number[];
 }
 
 export interface TraceGroundTruthVersionResponse {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
+  /** @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a" */
   created_by: string | null;
+  /** @example "f0eef60d-4b04-4046-aa3a-779fe13e072d" */
   dataset_id: string;
+  /** @example "35ba2ad3-e467-445e-87dd-49b42320a300" */
   id: string;
+  /** @example 48 */
   item_count: number;
+  /** @example "Refund conversations reviewed by the billing team" */
   message: string;
-  /** 1, 2, 3, ... per trace version */
+  /**
+   * 1, 2, 3, ... per trace version
+   * @example 2
+   */
   number: number;
+  /** @example "c126235b-f123-4f0a-83b8-ae22e7b83c4d" */
   version_id: string;
 }
 
 export interface TraceIngestRunDropsResponse {
+  /** @example {"missing_span_id":3} */
   by_reason: Record<string, number>;
   items: TraceDropRecordResponse[];
+  /** @example 100 */
   limit: number;
+  /** @example 0 */
   offset: number;
+  /** @example "d92aed34-d835-4276-b59e-0b2a492cade7" */
   run_id: string;
-  /** Drops of the run (all pages) */
+  /**
+   * Drops of the run (all pages)
+   * @example 3
+   */
   total: number;
 }
 
 export interface TraceIngestRunResponse {
+  /** @example "auto" */
   convention:
     | "auto"
     | "openinference"
@@ -7735,92 +10551,180 @@ export interface TraceIngestRunResponse {
     | "openllmetry"
     | "langfuse"
     | "plain_otel";
-  /** Normalised spans (landed or deduplicated) by the convention that mapped them */
+  /**
+   * Normalised spans (landed or deduplicated) by the convention that mapped them
+   * @example {"openinference":1180,"plain_otel":24}
+   */
   conventions: Record<string, number>;
   counts: IngestCountsDto;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
+  /** @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a" */
   created_by: string | null;
-  /** The trace dataset written to (null until the landing resolved it) */
+  /**
+   * The trace dataset written to (null until the landing resolved it)
+   * @example "f0eef60d-4b04-4046-aa3a-779fe13e072d"
+   */
   dataset_id: string | null;
-  /** Drops by reason */
+  /**
+   * Drops by reason
+   * @example {"missing_span_id":3}
+   */
   drop_reasons: Record<string, number>;
+  /** @example null */
   error?: Record<string, any> | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:07:04.000Z"
+   */
   finished_at: string | null;
+  /** @example "d92aed34-d835-4276-b59e-0b2a492cade7" */
   id: string;
+  /** @example "fc7b3a5d-aa83-4122-8a09-9989bf9cc2ae" */
   job_id: string | null;
+  /** @example true */
   keep_unmapped: boolean;
   source: IngestSourceDto;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:06:00.000Z"
+   */
   started_at: string | null;
+  /** @example "succeeded" */
   state: "queued" | "running" | "succeeded" | "failed" | "cancelled";
-  /** Traces in the version the landing wrote (0 when nothing new landed) */
+  /**
+   * Traces in the version the landing wrote (0 when nothing new landed)
+   * @example 96
+   */
   traces: number;
-  /** The version the landing created (null while running, or when nothing new landed) */
+  /**
+   * The version the landing created (null while running, or when nothing new landed)
+   * @example "c126235b-f123-4f0a-83b8-ae22e7b83c4d"
+   */
   version_id: string | null;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface TracePartition {
+  /** @example "trace" */
   level: "trace";
-  /** Span rows of the trace, in start order */
+  /**
+   * Span rows of the trace, in start order
+   * @example ["0b8e6f3c-0f0e-4f7e-9a43-2d7c7c0e8a11"]
+   */
   row_ids: string[];
+  /** @example [{"_row_id":"0b8e6f3c-0f0e-4f7e-9a43-2d7c7c0e8a11","span_id":"00f067aa0ba902b7","name":"ChatCompletion"}] */
   rows?: Record<string, any>[];
+  /** @example "conv-0193" */
   session_id: string | null;
+  /** @example "4bf92f3577b34da6a3ce929d0e0e4736" */
   trace_id: string;
 }
 
 export interface TraceSourceConnectionResponse {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
+  /** @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a" */
   created_by: string | null;
+  /** @example "f0eef60d-4b04-4046-aa3a-779fe13e072d" */
   dataset_id: string | null;
+  /** @example "9890244a-b700-49c4-ac22-d5dfb3c2ffde" */
   id: string;
+  /** @example "langfuse" */
   kind: "otlp_file_url" | "langfuse" | "phoenix";
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:07:04.000Z"
+   */
   last_landed_at: string | null;
+  /** @example "langfuse-production" */
   name: string;
+  /** @example 100 */
   page_size: number;
+  /** @example null */
   project: string | null;
+  /** @example "a4155dda-ae8f-4bb5-8444-ab992e5aabc9" */
   public_key_secret_id: string | null;
+  /** @example "7571d304-22fc-477d-bce6-15c4e3b0f69d" */
   secret_id: string | null;
+  /** @example "https://cloud.langfuse.com" */
   url: string;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface TraceTagResponse {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
+  /** @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a" */
   created_by: string | null;
+  /** @example "escalated" */
   tag: string;
+  /** @example "4bf92f3577b34da6a3ce929d0e0e4736" */
   trace_id: string;
 }
 
 export interface TraceUploadResponse {
+  /** @example "b7e2c1d0f4a3958e6d7c8b9a0f1e2d3c4b5a69788796a5b4c3d2e1f0a9b8c7d6" */
   sha256: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
+  /** @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a" */
   created_by: string | null;
+  /** @example "traces-2025-05-13.jsonl" */
   filename: string;
-  /** What the file holds, from its first bytes: otlp_json, otlp_protobuf, jsonl or json */
+  /**
+   * What the file holds, from its first bytes: otlp_json, otlp_protobuf, jsonl or json
+   * @example "jsonl"
+   */
   format: string;
+  /** @example "1c2cf2f5-dcc2-4610-b190-6e541af34b2c" */
   id: string;
+  /** @example 1843221 */
   size_bytes: number;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface TrendPoint {
-  /** The run's creation time, or the start of the day or week */
+  /**
+   * The run's creation time, or the start of the day or week
+   * @example "2025-05-12T00:00:00.000Z"
+   */
   at: string;
-  /** Rows scored */
+  /**
+   * Rows scored
+   * @example 426
+   */
   count: number;
+  /** @example 1 */
   max: number;
-  /** Mean score over the scored rows */
+  /**
+   * Mean score over the scored rows
+   * @example 0.86
+   */
   mean: number;
+  /** @example 0.25 */
   min: number;
-  /** Share of rows with a verdict that passed (null when none has one) */
+  /**
+   * Share of rows with a verdict that passed (null when none has one)
+   * @example 0.92
+   */
   pass_rate: number | null;
+  /** @example ["27e1b0d8-e509-43eb-a23c-37b7a89187e2","cab22811-9604-4326-bc9d-ff3c6d2bd1d4"] */
   run_ids: string[];
 }
 
@@ -7828,21 +10732,30 @@ export interface TrendRequest {
   /**
    * Runs created at or after this time
    * @format date-time
+   * @example "2025-04-01T00:00:00.000Z"
    */
   from?: string;
-  /** A project dimension: one series per value (rows without a value are `null`) */
+  /**
+   * A project dimension: one series per value (rows without a value are `null`)
+   * @example "topic"
+   */
   group_by?: string;
-  /** `run` (default): one point per run; `day` or `week`: runs pooled per UTC day or ISO week */
+  /**
+   * `run` (default): one point per run; `day` or `week`: runs pooled per UTC day or ISO week
+   * @example "week"
+   */
   interval?: "run" | "day" | "week";
   /**
    * Metric names to plot (default: every metric the runs scored; at most 20)
    * @maxItems 20
    * @minItems 1
+   * @example ["answer-correctness","latency"]
    */
   metrics?: string[];
   /**
    * Run states included (default every state but `cancelled`)
    * @maxItems 6
+   * @example ["succeeded","failed"]
    */
   states?: (
     | "queued"
@@ -7855,34 +10768,56 @@ export interface TrendRequest {
   /**
    * Runs created before this time
    * @format date-time
+   * @example "2025-06-01T00:00:00.000Z"
    */
   to?: string;
 }
 
 export interface TrendRun {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
+  /** @example "cab22811-9604-4326-bc9d-ff3c6d2bd1d4" */
   id: string;
+  /** @example "support-bot-v2 nightly 2025-05-13" */
   name: string;
+  /** @example "succeeded" */
   state: string;
+  /** @example "a92b7315-b960-467d-9b3d-45e8b02b3351" */
   sut_id: string;
 }
 
 export interface TrendSeries {
-  /** The `group_by` value (null: rows without one, or no grouping) */
+  /**
+   * The `group_by` value (null: rows without one, or no grouping)
+   * @example "billing"
+   */
   group: string | null;
+  /** @example "answer-correctness" */
   metric: string;
   points: TrendPoint[];
 }
 
 export interface UnmappedAttributeDto {
+  /** @example ["acme-eu","acme-us"] */
   examples: string[];
-  /** `kept` under `attributes` of the landed span, or `dropped` (over the size limit, or keep_unmapped false) */
+  /**
+   * `kept` under `attributes` of the landed span, or `dropped` (over the size limit, or keep_unmapped false)
+   * @example "kept"
+   */
   fate: "kept" | "dropped";
+  /** @example "app.tenant_id" */
   key: string;
-  /** Spans carrying it */
+  /**
+   * Spans carrying it
+   * @example 1204
+   */
   spans: number;
+  /** @example 0 */
   spans_dropped: number;
 }
 
@@ -7918,7 +10853,10 @@ export interface UpdateBrandingRequest {
    * @example "#F97316"
    */
   accent_color: string;
-  /** An https URL, or an inline data URL `data:image/(png|jpeg|svg+xml);base64,…` of at most 256 KiB decoded (the bytes must be that image type; SVG without script or event handlers). */
+  /**
+   * An https URL, or an inline data URL `data:image/(png|jpeg|svg+xml);base64,…` of at most 256 KiB decoded (the bytes must be that image type; SVG without script or event handlers).
+   * @example "https://example.com/favicon.png"
+   */
   favicon_url?: string | null;
   /**
    * An https URL, or an inline data URL `data:image/(png|jpeg|svg+xml);base64,…` of at most 256 KiB decoded (the bytes must be that image type; SVG without script or event handlers).
@@ -7935,6 +10873,7 @@ export interface UpdateBrandingRequest {
    * 1-80 characters.
    * @maxLength 80
    * @pattern \S
+   * @example "Acme Eval"
    */
   product_name: string;
   /**
@@ -7945,10 +10884,12 @@ export interface UpdateBrandingRequest {
   /**
    * Up to 200 characters.
    * @maxLength 200
+   * @example "Every release measured before it ships."
    */
   tagline?: string | null;
 }
 
+/** @example {"timeout_ms":45000,"max_concurrency":4,"requests_per_second":2} */
 export interface UpdateConnectionRequest {
   /** The key to send, by secret reference; null removes it */
   auth?: ConnectionAuthDto | null;
@@ -7958,12 +10899,14 @@ export interface UpdateConnectionRequest {
    * Calls a run keeps in flight at most, 1..256 (default 8)
    * @min 1
    * @max 256
+   * @example 8
    */
   max_concurrency?: number;
   /**
    * Unique within the SUT, case-insensitively
    * @minLength 1
    * @maxLength 200
+   * @example "production-api"
    */
   name?: string;
   /** For kind openai_chat */
@@ -7972,6 +10915,7 @@ export interface UpdateConnectionRequest {
    * Calls a run starts per second at most, 0.01..10000; null for no limit (default)
    * @min 0.01
    * @max 10000
+   * @example 5
    */
   requests_per_second?: number | null;
   retry?: RetryPolicyDto;
@@ -7979,6 +10923,7 @@ export interface UpdateConnectionRequest {
    * Per attempt, 100..600000 ms (default 30000)
    * @min 100
    * @max 600000
+   * @example 30000
    */
   timeout_ms?: number;
 }
@@ -7995,16 +10940,19 @@ export interface UpdateDatasetRequest {
   /**
    * Send `""` to clear it
    * @maxLength 2000
+   * @example "Questions customers asked in April, with answers reviewed by the support team"
    */
   description?: string;
   /**
    * @minLength 1
    * @maxLength 200
+   * @example "faq-golden-set"
    */
   name?: string;
   /**
    * Replaces the tags (up to 20)
    * @maxItems 20
+   * @example ["golden","faq"]
    */
   tags?: string[];
 }
@@ -8017,51 +10965,71 @@ export interface UpdateJudgeParams {
   judgeId: string;
 }
 
+/** @example {"model":"gpt-4o","parameters":{"temperature":0,"max_tokens":1024},"max_concurrency":8} */
 export interface UpdateJudgeRequest {
   /**
    * azure_openai: the API version (default 2024-10-21)
    * @pattern ^\d{4}-\d{2}-\d{2}(-preview)?$
+   * @example "2024-10-21"
    */
   api_version?: string | null;
   /**
    * @format uri
    * @maxLength 2000
+   * @example "https://api.openai.com/v1"
    */
   base_url?: string;
-  /** @maxLength 2000 */
+  /**
+   * @maxLength 2000
+   * @example "Grades answers for correctness and faithfulness"
+   */
   description?: string;
-  /** Ask for a JSON answer where the provider supports it (default true) */
+  /**
+   * Ask for a JSON answer where the provider supports it (default true)
+   * @example true
+   */
   json_mode?: boolean;
   /**
    * Attempts in all on 429, 5xx and timeouts, 1..10 (default 3)
    * @min 1
    * @max 10
+   * @example 3
    */
   max_attempts?: number;
   /**
    * Grading calls a run keeps in flight at most, 1..128 (default 4)
    * @min 1
    * @max 128
+   * @example 4
    */
   max_concurrency?: number;
   /**
    * @minLength 1
    * @maxLength 200
+   * @example "gpt-4o"
    */
   model?: string;
-  /** @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$ */
+  /**
+   * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
+   * @example "gpt-4o-mini-judge"
+   */
   name?: string;
-  /** Sent with every call: temperature, max_tokens, top_p, seed… (temperature 0 is advised for grading) */
+  /**
+   * Sent with every call: temperature, max_tokens, top_p, seed… (temperature 0 is advised for grading)
+   * @example {"temperature":0,"max_tokens":512}
+   */
   parameters?: Record<string, any>;
   /**
    * The workspace secret holding the API key (admins); null removes it
    * @format uuid
+   * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id?: string | null;
   /**
    * Per attempt, 1000..600000 ms (default 60000)
    * @min 1000
    * @max 600000
+   * @example 60000
    */
   timeout_ms?: number;
 }
@@ -8079,14 +11047,24 @@ export interface UpdateMemberRoleParams {
   workspaceId: string;
 }
 
+/** @example {"description":"Correctness against the reviewed answer, graded 1 to 5","judged":{"rubric":"Grade how well the answer matches the reference.\nQuestion: {{input}}\nAnswer: {{output}}\nReference: {{expected_output}}\n1 = wrong or missing, 5 = correct and complete.","scale":{"type":"numeric","min":1,"max":5},"pass_threshold":0.75,"judge_id":"e171b466-fde7-4636-a3d1-b73872eb9e36"}} */
 export interface UpdateMetricConfigRequest {
-  /** @maxLength 2000 */
+  /**
+   * @maxLength 2000
+   * @example "Correctness against the reviewed answer, graded 1 to 5"
+   */
   description?: string;
   /** Judged metrics: rubric, scale, pass rule, judge */
   judged?: JudgedSpecDto;
-  /** Parameters, checked against the metric's JSON Schema (GET /ops/{metric}/schema) */
+  /**
+   * Parameters, checked against the metric's JSON Schema (GET /ops/{metric}/schema)
+   * @example {"case_sensitive":false}
+   */
   params?: Record<string, any>;
-  /** Deterministic and custom metrics: rows pass when the score reaches this (at most this for latency, cost, length); null for none */
+  /**
+   * Deterministic and custom metrics: rows pass when the score reaches this (at most this for latency, cost, length); null for none
+   * @example 0.6
+   */
   threshold?: number | null;
 }
 
@@ -8099,18 +11077,30 @@ export interface UpdateProjectParams {
 }
 
 export interface UpdateProjectRequest {
-  /** Replaces the linked datasets */
+  /**
+   * Replaces the linked datasets
+   * @example ["6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c","f0eef60d-4b04-4046-aa3a-779fe13e072d"]
+   */
   dataset_ids?: string[];
-  /** @maxLength 2000 */
+  /**
+   * @maxLength 2000
+   * @example "Release gate of the support assistant, with order lookups"
+   */
   description?: string;
   /**
    * Replaces the whole dimension list
    * @maxItems 20
    */
   dimensions?: DimensionDefinition[];
-  /** @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$ */
+  /**
+   * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
+   * @example "support-bot-release"
+   */
   name?: string;
-  /** Replaces the linked SUTs */
+  /**
+   * Replaces the linked SUTs
+   * @example ["a92b7315-b960-467d-9b3d-45e8b02b3351"]
+   */
   sut_ids?: string[];
 }
 
@@ -8129,6 +11119,7 @@ export interface UpdateReportContentRequest {
    * A new report title
    * @minLength 1
    * @maxLength 300
+   * @example "support-bot-v2 release review"
    */
   title?: string;
 }
@@ -8137,21 +11128,30 @@ export interface UpdateReportSettingsRequest {
   /**
    * The config new reports use when the request names none (null: every built-in section)
    * @format uuid
+   * @example "15115010-2486-4f4c-a504-6dd7adf2f0b4"
    */
   default_config_id?: string | null;
-  /** The format of exports and downloads that name none; one of formats */
+  /**
+   * The format of exports and downloads that name none; one of formats
+   * @example "pdf"
+   */
   default_format?: "markdown" | "html" | "pdf";
   /**
    * Formats exports and downloads may use (1..3)
    * @minItems 1
+   * @example ["markdown","html","pdf"]
    */
   formats?: ("markdown" | "html" | "pdf")[];
   /**
    * The judge that writes narratives (null: the deterministic template)
    * @format uuid
+   * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id?: string | null;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
   workspace_id: string;
 }
 
@@ -8164,11 +11164,14 @@ export interface UpdateRowsParams {
 }
 
 export interface UpdateRowsRequest {
-  /** @default "merge" */
+  /**
+   * @default "merge"
+   * @example "merge"
+   */
   mode?: "merge" | "replace";
   /**
    * Row id -> new values (1..1000 rows). With `merge` (default) the given columns replace theirs and the others stay; with `replace` the object becomes the whole row
-   * @example {"0b8e6f3c-0f0e-4f7e-9a43-2d7c7c0e8a11":{"expected_output":"Paris"}}
+   * @example {"6c861b83-60a8-4bcf-845d-126ac56874a4":{"answer":"Settings > Plan > Cancel; the plan stays active until the end of the billing period."}}
    */
   rows: Record<string, Record<string, any>>;
 }
@@ -8187,13 +11190,18 @@ export interface UpdateSecretParams {
 }
 
 export interface UpdateSecretRequest {
-  /** @maxLength 1000 */
+  /**
+   * @maxLength 1000
+   * @example "Rotated key of the support-bot-v2 calls"
+   */
   description?: string;
+  /** @example "OPENAI_API_KEY" */
   name?: string;
   /**
    * A new value replaces the old one
    * @minLength 1
    * @maxLength 65536
+   * @example "sk-test-0000example0000key0000"
    */
   value?: string;
 }
@@ -8219,20 +11227,24 @@ export interface UpdateSutParams {
   sutId: string;
 }
 
+/** @example {"name":"support-bot-v2","description":"Support assistant with retrieval over the help centre and order lookups","tags":["production","rag"]} */
 export interface UpdateSutRequest {
   /**
    * Send `""` to clear it
    * @maxLength 2000
+   * @example "Questions customers asked in April, with answers reviewed by the support team"
    */
   description?: string;
   /**
    * @minLength 1
    * @maxLength 200
+   * @example "faq-golden-set"
    */
   name?: string;
   /**
    * Replaces the tags (up to 20)
    * @maxItems 20
+   * @example ["golden","faq"]
    */
   tags?: string[];
 }
@@ -8249,13 +11261,16 @@ export interface UpdateUserRequest {
   /**
    * @minLength 1
    * @maxLength 200
+   * @example "Grace B. Hopper"
    */
   display_name?: string;
   /**
    * @format email
    * @maxLength 320
+   * @example "grace.hopper@example.com"
    */
   email?: string;
+  /** @example "user" */
   system_role?: "admin" | "user";
 }
 
@@ -8271,11 +11286,13 @@ export interface UpdateWorkspaceRequest {
   /**
    * Send `""` to clear it
    * @maxLength 2000
+   * @example "Evaluations of the support assistant and its retrieval"
    */
   description?: string;
   /**
    * @minLength 1
    * @maxLength 100
+   * @example "Customer support QA"
    */
   name?: string;
 }
@@ -8284,36 +11301,47 @@ export interface UploadDatasetForm {
   /**
    * Add the file as a new version of this dataset instead of creating one
    * @format uuid
+   * @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"
    */
   dataset_id?: string;
   /**
    * CSV field delimiter, one character (default `,`)
    * @pattern ^[^\r\n"]$
+   * @example ","
    */
   delimiter?: string;
-  /** @maxLength 2000 */
+  /**
+   * @maxLength 2000
+   * @example "Questions customers asked in April, with answers reviewed by the support team"
+   */
   description?: string;
   /**
    * The file: CSV (with a header line), JSON (an array of objects), JSON Lines or Parquet
    * @format binary
    */
   file: File;
-  /** The file's format; by default taken from the file name's extension (.csv, .json, .jsonl or .ndjson, .parquet) */
+  /**
+   * The file's format; by default taken from the file name's extension (.csv, .json, .jsonl or .ndjson, .parquet)
+   * @example "csv"
+   */
   format?: "csv" | "json" | "jsonl" | "parquet";
   /**
    * Message of the version the upload creates
    * @maxLength 2000
+   * @example "April questions, reviewed"
    */
   message?: string;
   /**
    * Name of the new dataset (1..200 characters, unique in the workspace); defaults to the file name without its extension
    * @minLength 1
    * @maxLength 200
+   * @example "faq-golden-set"
    */
   name?: string;
   /**
    * Tags: a JSON array or a comma-separated list
    * @maxItems 20
+   * @example ["golden","faq"]
    */
   tags?: string[];
 }
@@ -8327,13 +11355,19 @@ export interface UploadDatasetParams {
 }
 
 export interface UploadInfoDto {
+  /** @example 48213 */
   bytes: number;
+  /** @example "faq-golden-set.csv" */
   filename: string;
+  /** @example "csv" */
   format: "csv" | "json" | "jsonl" | "parquet";
 }
 
 export interface UploadOutputsRequest {
-  /** Score now (default true); false keeps the run awaiting more uploads */
+  /**
+   * Score now (default true); false keeps the run awaiting more uploads
+   * @example true
+   */
   complete?: boolean;
   /**
    * 1..10000 outputs per request (send more in several requests); rows never uploaded are recorded as errors when scoring starts
@@ -8364,31 +11398,50 @@ export interface UploadTracesForm {
 }
 
 export interface UploadedErrorDto {
-  /** @maxLength 100 */
+  /**
+   * @maxLength 100
+   * @example "timeout"
+   */
   code: string;
-  /** @maxLength 10000 */
+  /**
+   * @maxLength 10000
+   * @example "The assistant did not answer within 30 s"
+   */
   message: string;
 }
 
+/** @example {"row_id":"0b8e6f3c-0f0e-4f7e-9a43-2d7c7c0e8a11","output":"Open Settings > Security and choose Reset password; the link expires after one hour.","latency_ms":1040,"usage":{"prompt_tokens":412,"completion_tokens":38,"total_tokens":450},"cost_usd":0.00041,"extras":{"sources":["kb/security/reset-password"]}} */
 export interface UploadedOutputDto {
-  /** @min 0 */
+  /**
+   * @min 0
+   * @example 0.00041
+   */
   cost_usd?: number | null;
   /** Why the system gave no output for this row */
   error?: UploadedErrorDto;
-  /** Fields kept with the result (e.g. retrieved contexts) */
+  /**
+   * Fields kept with the result (e.g. retrieved contexts)
+   * @example {"sources":["kb/security/reset-password"]}
+   */
   extras?: Record<string, any>;
-  /** @min 0 */
+  /**
+   * @min 0
+   * @example 1040
+   */
   latency_ms?: number | null;
   /**
    * What the system answered; null with `error` for a row it failed on
    * @maxLength 1000000
+   * @example "Open Settings > Security and choose Reset password; the link expires after one hour."
    */
   output: string | null;
   /**
    * The dataset row (its `_row_id`) this output answers; every repetition of the row takes it
    * @format uuid
+   * @example "0b8e6f3c-0f0e-4f7e-9a43-2d7c7c0e8a11"
    */
   row_id: string;
+  /** @example {"prompt_tokens":412,"completion_tokens":38,"total_tokens":450} */
   usage?: {
     completion_tokens?: number;
     prompt_tokens?: number;
@@ -8397,55 +11450,101 @@ export interface UploadedOutputDto {
 }
 
 export interface UsagePathsDto {
-  /** @maxLength 500 */
+  /**
+   * @maxLength 500
+   * @example "$.usage.completion_tokens"
+   */
   completion_tokens?: string;
-  /** @maxLength 500 */
+  /**
+   * @maxLength 500
+   * @example "$.usage.prompt_tokens"
+   */
   prompt_tokens?: string;
-  /** @maxLength 500 */
+  /**
+   * @maxLength 500
+   * @example "$.usage.total_tokens"
+   */
   total_tokens?: string;
 }
 
 export interface UserMembershipResponse {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   joined_at: string;
+  /** @example "owner" */
   role: "viewer" | "member" | "admin" | "owner";
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
+  /** @example "Customer support QA" */
   workspace_name: string;
 }
 
 export interface UserResponse {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example null
+   */
   deactivated_at: string | null;
+  /** @example "Ada Lovelace" */
   display_name: string;
+  /** @example "ada.lovelace@example.com" */
   email: string;
-  /** Whether a password is set (a user created without one logs in after redeeming a reset token) */
+  /**
+   * Whether a password is set (a user created without one logs in after redeeming a reset token)
+   * @example true
+   */
   has_password: boolean;
+  /** @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a" */
   id: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   last_login_at: string | null;
+  /** @example "active" */
   status: "active" | "deactivated";
+  /** @example "user" */
   system_role: "admin" | "user";
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string;
-  /** Increments on every change; the ETag derives from it */
+  /**
+   * Increments on every change; the ETag derives from it
+   * @example 3
+   */
   version: number;
 }
 
 export interface UserResponsePage {
   items: UserResponse[];
-  /** @min 1 */
+  /**
+   * @min 1
+   * @example 1
+   */
   page: number;
   /**
    * @min 1
    * @max 200
+   * @example 50
    */
   page_size: number;
-  /** Number of items matching the filters, across all pages */
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
   total: number;
 }
 
+/** @example {"row":{"question":"How do I reset my password?","answer":"Open Settings > Security and choose Reset password.","topic":"account_access","language":"en"},"mapping":{"input":"question","expected_output":"answer"},"adapter":{"request":{"body":{"question":"{{input}}","history":"{{history}}"},"headers":{"X-Request-Source":"evaluation"}},"response":{"language":"jsonpath","output":"$.answer","usage":{"prompt_tokens":"$.usage.prompt_tokens","completion_tokens":"$.usage.completion_tokens","total_tokens":"$.usage.total_tokens"},"extras":{"sources":"$.sources"}}},"response":{"answer":"Open Settings > Security and choose Reset password; the link expires after one hour.","sources":["kb/security/reset-password"],"usage":{"prompt_tokens":412,"completion_tokens":38,"total_tokens":450}}} */
 export interface ValidateAdapterRequest {
   /** The adapter to check; default: the connection's adapter in force */
   adapter?: CreateAdapterRequest;
@@ -8458,12 +11557,12 @@ export interface ValidateAdapterRequest {
   mapping?: RowMappingDto;
   /**
    * Any JSON value (or a string for a non-JSON answer)
-   * @example {"choices":[{"message":{"content":"It ships tomorrow."}}],"usage":{"prompt_tokens":12,"completion_tokens":5}}
+   * @example {"answer":"Open Settings > Security and choose Reset password; the link expires after one hour.","sources":["kb/security/reset-password"],"usage":{"prompt_tokens":412,"completion_tokens":38,"total_tokens":450}}
    */
-  response?: object;
+  response?: Record<string, any> | any[] | string | number | boolean;
   /**
    * The row's columns
-   * @example {"input":"Where is my order?","expected_output":"It ships tomorrow."}
+   * @example {"question":"How do I reset my password?","answer":"Open Settings > Security and choose Reset password.","topic":"account_access","language":"en"}
    */
   row?: Record<string, any>;
 }
@@ -8482,10 +11581,16 @@ export interface ValidateConnectionAdapterParams {
 }
 
 export interface VerdictDto {
+  /** @example null */
   label: string | null;
-  /** The score mapped to [0, 1] */
+  /**
+   * The score mapped to [0, 1]
+   * @example 0.75
+   */
   normalized: number;
+  /** @example "Same steps as the reference; omits that the link expires." */
   reason: string | null;
+  /** @example 4 */
   score: number;
 }
 
@@ -8494,205 +11599,344 @@ export interface VerifyRequest {
    * The bearer token to check
    * @minLength 1
    * @maxLength 4096
+   * @example "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIyZjRlNmE4Yy0xYjNkLTRmNWUtOGE3Yy05ZTBiMWQyYzNmNGEifQ.example-signature"
    */
   token: string;
 }
 
 export interface VerifyResponse {
-  /** Always true: an invalid token is a 401 */
+  /**
+   * Always true: an invalid token is a 401
+   * @example true
+   */
   active: boolean;
+  /** @example "Ada Lovelace" */
   display_name: string;
+  /** @example "ada.lovelace@example.com" */
   email: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T15:05:12.000Z"
+   */
   expires_at: string;
   memberships: UserMembershipResponse[];
+  /** @example "user" */
   system_role: "admin" | "user";
+  /** @example "64a841c7-c213-4bde-b6f6-4549729dc851" */
   token_id: string;
+  /** @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a" */
   user_id: string;
 }
 
 export interface VersionChangesDto {
+  /** @example 1 */
   deleted: number;
+  /** @example 12 */
   inserted: number;
+  /** @example 3 */
   updated: number;
 }
 
 export interface VisualAnalysisResult {
   clusters: VisualClusterDto[];
-  /** The column embedded */
+  /**
+   * The column embedded
+   * @example "question"
+   */
   column: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:07:04.000Z"
+   */
   computed_at: string;
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
-  /** The workspace's embedder used */
+  /**
+   * The workspace's embedder used
+   * @example "local-char-ngram"
+   */
   embedder: string;
   points: VisualPointDto[];
-  /** pca or umap */
+  /**
+   * pca or umap
+   * @example "pca"
+   */
   projection: string;
+  /** @example "efc67246-99cf-4379-9046-84c9213e480e" */
   run_id: string;
+  /** @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df" */
   version_id: string;
 }
 
 export interface VisualClusterDto {
+  /** @example 2 */
   id: number;
+  /** @example "password reset login" */
   name: string;
+  /** @example 37 */
   size: number;
 }
 
 export interface VisualPointDto {
+  /** @example 2 */
   cluster: number;
+  /** @example "0b8e6f3c-0f0e-4f7e-9a43-2d7c7c0e8a11" */
   row_id: string;
+  /** @example 0.42 */
   x: number;
+  /** @example -1.17 */
   y: number;
 }
 
 export interface WebhookSigningDto {
+  /** @example "HMAC-SHA256" */
   algorithm: "HMAC-SHA256";
-  /** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" under the secret's value>` */
+  /**
+   * `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" under the secret's value>`
+   * @example "t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">"
+   */
   format: string;
-  /** The request header that carries the signature */
+  /**
+   * The request header that carries the signature
+   * @example "X-EWS-Signature"
+   */
   header: string;
 }
 
 export interface WorkspaceListItem {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
+  /** @example "Evaluations of the support assistant before each release" */
   description: string;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   id: string;
+  /** @example 4 */
   member_count: number;
+  /** @example "Customer support QA" */
   name: string;
+  /** @example "owner" */
   role: "viewer" | "member" | "admin" | "owner" | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string;
 }
 
 export interface WorkspaceListItemPage {
   items: WorkspaceListItem[];
-  /** @min 1 */
+  /**
+   * @min 1
+   * @example 1
+   */
   page: number;
   /**
    * @min 1
    * @max 200
+   * @example 50
    */
   page_size: number;
-  /** Number of items matching the filters, across all pages */
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
   total: number;
 }
 
 export interface WorkspaceMemberResponse {
-  /** Who added the member (null when unknown, e.g. that user was deleted) */
+  /**
+   * Who added the member (null when unknown, e.g. that user was deleted)
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   added_by: string | null;
+  /** @example "Grace Hopper" */
   display_name: string;
+  /** @example "grace.hopper@example.com" */
   email: string;
   /**
    * When the user became a member
    * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
    */
   joined_at: string;
   /**
    * Only when POST /workspaces/{id}/users created the user without a password: a one-time token,
    * shown once, that the user redeems at POST /auth/token (grant_type=reset_token) to set a password
+   * @example "rst_example-reset-token-not-a-real-one"
    */
   reset_token?: string;
   /**
    * When `reset_token` stops working
    * @format date-time
+   * @example "2025-05-13T15:05:12.000Z"
    */
   reset_token_expires_at?: string;
+  /** @example "member" */
   role: "viewer" | "member" | "admin" | "owner";
+  /** @example "7decc0e4-66f7-48ce-95ab-9a5bb71185c6" */
   user_id: string;
+  /** @example "active" */
   user_status: "active" | "deactivated";
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface WorkspaceMetricCatalogue {
   metrics: CatalogueMetric[];
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface WorkspaceMetricConfigDefault {
+  /** @example "answer-correctness" */
   config_name: string | null;
-  /** null: follows the config's newest version */
+  /**
+   * null: follows the config's newest version
+   * @example 2
+   */
   config_version: number | null;
+  /** @example "correctness" */
   metric_name: string;
+  /** @example "Pin version 2 for the May release" */
   note: string;
-  /** 1, 2, … per metric */
+  /**
+   * 1, 2, … per metric
+   * @example 3
+   */
   revision: number;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   set_at: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
   set_by: string | null;
 }
 
 export interface WorkspaceMetricConfigDefaultListResponse {
   /** The pins in force (cleared ones are left out; their history keeps them) */
   items: WorkspaceMetricConfigDefault[];
+  /** @example 1 */
   total: number;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface WorkspaceMetricConfigDefaultVersionsResponse {
   /** Newest first; the first is in force */
   items: WorkspaceMetricConfigDefault[];
+  /** @example "correctness" */
   metric_name: string;
+  /** @example 3 */
   total: number;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface WorkspaceResponse {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
+  /** @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a" */
   created_by: string | null;
+  /** @example "Evaluations of the support assistant before each release" */
   description: string;
   embedding_config: EmbeddingConfig;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   id: string;
+  /** @example 4 */
   member_count: number;
+  /** @example "Customer support QA" */
   name: string;
-  /** The caller's role; null for a system admin who is not a member */
+  /**
+   * The caller's role; null for a system admin who is not a member
+   * @example "owner"
+   */
   role: "viewer" | "member" | "admin" | "owner" | null;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string;
+  /** @example 2 */
   version: number;
 }
 
 export interface WorkspaceSecretResponse {
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
   created_at: string;
+  /** @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a" */
   created_by: string | null;
+  /** @example "Key of the judge and SUT calls of support-bot-v2" */
   description: string;
+  /** @example "7571d304-22fc-477d-bce6-15c4e3b0f69d" */
   id: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example null
+   */
   last_revealed_at: string | null;
+  /** @example "OPENAI_API_KEY" */
   name: string;
-  /** @format date-time */
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
   updated_at: string;
+  /** @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a" */
   updated_by: string | null;
+  /** @example 1 */
   version: number;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
 
 export interface WorkspaceSecretResponsePage {
   items: WorkspaceSecretResponse[];
-  /** @min 1 */
+  /**
+   * @min 1
+   * @example 1
+   */
   page: number;
   /**
    * @min 1
    * @max 200
+   * @example 50
    */
   page_size: number;
-  /** Number of items matching the filters, across all pages */
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
   total: number;
 }
 
 export interface WorkspaceSecretRevealResponse {
+  /** @example "7571d304-22fc-477d-bce6-15c4e3b0f69d" */
   id: string;
+  /** @example "OPENAI_API_KEY" */
   name: string;
+  /** @example "sk-test-0000example0000key0000" */
   value: string;
 }
 
 export interface WorkspaceUserCandidateResponse {
+  /** @example "Grace Hopper" */
   display_name: string;
+  /** @example "grace.hopper@example.com" */
   email: string;
+  /** @example "7decc0e4-66f7-48ce-95ab-9a5bb71185c6" */
   id: string;
 }
 

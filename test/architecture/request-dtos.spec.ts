@@ -84,13 +84,17 @@ describe('request DTOs', () => {
     expect(queries.size).toBeGreaterThan(30);
   });
 
-  it('bound every integer (at most 2^31 - 1) and type every bounded member as a number', () => {
+  /** Integers allowed past 2^31 - 1 (up to 2^53 - 1), with why. */
+  const INT64_MEMBERS: Record<string, string> = { 'EventsQuery.after': "a run event's seq: the service-wide event counter (bigint), which outgrows int32" };
+
+  it('bound every integer (at most 2^31 - 1, or 2^53 - 1 for the int64 counters listed) and type every bounded member as a number', () => {
     const offenders: string[] = [];
     for (const [cls, via] of reachable(new Set([...bodies, ...queries]))) {
       for (const [property, metas] of properties(cls)) {
         const names = new Set(metas.map((m) => m.name));
         const max = metas.find((m) => m.name === 'max')?.constraints?.[0] as number | undefined;
-        if (names.has('isInt') && (max === undefined || max > MAX_INT32)) offenders.push(`${via}: ${property} is an integer without @Max(<= ${MAX_INT32})`);
+        const limit = INT64_MEMBERS[`${via}.${property}`] ? Number.MAX_SAFE_INTEGER : MAX_INT32;
+        if (names.has('isInt') && (max === undefined || max > limit)) offenders.push(`${via}: ${property} is an integer without @Max(<= ${limit})`);
         if ((names.has('min') || names.has('max')) && !names.has('isInt') && !names.has('isNumber')) offenders.push(`${via}: ${property} has bounds but no @IsInt or @IsNumber (NaN and Infinity would pass)`);
       }
     }

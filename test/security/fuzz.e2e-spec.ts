@@ -17,6 +17,7 @@ const SKIP: Record<string, string> = {
   'POST /auth/logout': 'would revoke the token the rest of the run uses',
 };
 
+
 /** A broken variant of a valid request, or the valid one. */
 type Variant =
   | { kind: 'valid' }

@@ -229,7 +229,9 @@ export function bodyMembers(document: OpenApiDocument, schema: Schema | undefine
     }
     for (const [name, child] of Object.entries(s.properties ?? {})) {
       const resolved = resolve(document, child);
-      out.push({ path: [...path, name], schema: resolved, optional: !(s.required ?? []).includes(name), nullable: child.nullable === true || resolved.nullable === true });
+      // Or an alternative of a oneOf that takes null (how an "any JSON value" member says it, OpenAPI 3.0 having no null type).
+      const nullable = child.nullable === true || resolved.nullable === true || (resolved.oneOf ?? []).some((alt) => alt.nullable === true);
+      out.push({ path: [...path, name], schema: resolved, optional: !(s.required ?? []).includes(name), nullable });
       visit(child, [...path, name], depth + 1);
     }
   };

@@ -1,8 +1,9 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEmail, IsIn, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../../../../libs/auth/password-hasher.js';
 import { SYSTEM_ROLES, type SystemRole } from '../../../../libs/auth/roles.js';
 import { UserMembershipResponse, UserResponse } from '../../users/dto/user.dto.js';
+import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_CREDENTIAL, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
 
 // Optional, but never null: an explicit null is refused (400) rather than read as absent or written over a column.
 const present = (_: object, value: unknown) => value !== undefined;
@@ -12,49 +13,63 @@ const present = (_: object, value: unknown) => value !== undefined;
  * (`grant_type=password&username=…&password=…`, what Swagger UI's Authorize sends), or a
  * one-time reset token: `{grant_type: "reset_token", reset_token, new_password}`.
  */
+@ApiSchemaExample({ grant_type: 'password', email: EXAMPLE_NAME.userEmail, password: EXAMPLE_CREDENTIAL.password })
 export class TokenRequest {
   /** `password` (default) or `reset_token` */
+  @ApiPropertyOptional({ example: 'password' })
   @ValidateIf(present) @IsIn(['password', 'reset_token'])
   grant_type?: 'password' | 'reset_token';
 
+  @ApiPropertyOptional({ example: EXAMPLE_NAME.userEmail })
   @ValidateIf(present) @IsEmail() @MaxLength(320)
   email?: string;
 
   /** OAuth2 form name for the email */
+  @ApiPropertyOptional({ example: EXAMPLE_NAME.userEmail })
   @ValidateIf(present) @IsString() @MaxLength(320)
   username?: string;
 
+  @ApiPropertyOptional({ example: EXAMPLE_CREDENTIAL.password })
   @ValidateIf(present) @IsString() @MaxLength(PASSWORD_MAX)
   password?: string;
 
   /** From POST /users/{user_id}/reset-token */
+  @ApiPropertyOptional({ example: EXAMPLE_CREDENTIAL.resetToken })
   @ValidateIf(present) @IsString() @MaxLength(200)
   reset_token?: string;
 
+  @ApiPropertyOptional({ example: EXAMPLE_CREDENTIAL.newPassword })
   @ValidateIf(present) @IsString() @MinLength(PASSWORD_MIN) @MaxLength(PASSWORD_MAX)
   new_password?: string;
 
   /** Ignored; accepted because OAuth2 clients send it. */
+  @ApiPropertyOptional({ example: 'profile' })
   @ValidateIf(present) @IsString() @MaxLength(1000)
   scope?: string;
 
   /** Ignored; accepted because OAuth2 clients send it. */
+  @ApiPropertyOptional({ example: 'swagger-ui' })
   @ValidateIf(present) @IsString() @MaxLength(200)
   client_id?: string;
 
   /** Ignored; accepted because OAuth2 clients send it. */
+  @ApiPropertyOptional({ example: 'not-used' })
   @ValidateIf(present) @IsString() @MaxLength(200)
   client_secret?: string;
 }
 
 export class TokenResponse {
   /** Send as `Authorization: Bearer <access_token>` */
+  @ApiProperty({ example: EXAMPLE_CREDENTIAL.accessToken })
   access_token: string;
-  @ApiProperty({ enum: ['bearer'] })
+  @ApiProperty({ enum: ['bearer'], example: 'bearer' })
   token_type: 'bearer';
   /** Seconds until the token expires */
+  @ApiProperty({ example: 3600 })
   expires_in: number;
+  @ApiProperty({ example: EXAMPLE_AT.tokenExpires })
   expires_at: Date;
+  @ApiProperty({ example: EXAMPLE_ID.user })
   user_id: string;
 }
 
@@ -62,24 +77,32 @@ export class TokenResponse {
 export class MeResponse extends UserResponse {
   memberships: UserMembershipResponse[];
   /** When the token used for this call expires (absent when answering accept-invitation without a token). */
+  @ApiPropertyOptional({ example: EXAMPLE_AT.tokenExpires })
   token_expires_at?: Date;
 }
 
 export class VerifyRequest {
   /** The bearer token to check */
+  @ApiProperty({ example: EXAMPLE_CREDENTIAL.accessToken })
   @IsString() @MinLength(1) @MaxLength(4096)
   token: string;
 }
 
 export class VerifyResponse {
   /** Always true: an invalid token is a 401 */
+  @ApiProperty({ example: true })
   active: true;
+  @ApiProperty({ example: EXAMPLE_ID.user })
   user_id: string;
+  @ApiProperty({ example: EXAMPLE_NAME.userEmail })
   email: string;
+  @ApiProperty({ example: EXAMPLE_NAME.user })
   display_name: string;
-  @ApiProperty({ enum: SYSTEM_ROLES })
+  @ApiProperty({ enum: SYSTEM_ROLES, example: 'user' })
   system_role: SystemRole;
+  @ApiProperty({ example: EXAMPLE_ID.token })
   token_id: string;
+  @ApiProperty({ example: EXAMPLE_AT.tokenExpires })
   expires_at: Date;
   memberships: UserMembershipResponse[];
 }

@@ -1,5 +1,7 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsString, IsUUID, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 const present = (_: object, value: unknown) => value !== undefined;
@@ -7,13 +9,16 @@ const present = (_: object, value: unknown) => value !== undefined;
 /** What every new catalogue entry names: its workspace, a name unique there, a description. */
 export class CreateCatalogueEntryRequest {
   /** The workspace that will own the entry (admins) */
+  @ApiProperty({ example: EXAMPLE_ID.workspace })
   @IsUUID()
   workspace_id: string;
 
   /** Unique in the workspace, case-insensitively */
+  @ApiProperty({ example: EXAMPLE_NAME.embeddingConfig })
   @Transform(trim) @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, { message: 'name must be 1..100 letters, digits, spaces or . _ : - and start with a letter or digit' })
   name: string;
 
+  @ApiPropertyOptional({ example: 'OpenAI small embeddings for clustering and semantic metrics' })
   @ValidateIf(present) @IsString() @MaxLength(2000)
   description?: string;
 }

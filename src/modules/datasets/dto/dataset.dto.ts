@@ -6,6 +6,10 @@ import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { VERSION_STATES, type VersionState } from '../entities/dataset-version.entity.js';
 import { DATASET_KINDS, type DatasetKind } from '../entities/dataset.entity.js';
 import { UPLOAD_FORMATS, type UploadFormat } from '../ingest/row-sources.js';
+import { EXAMPLE_AT, EXAMPLE_CONTENT_SHA256, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+
+// Values the examples below share.
+const EXAMPLE_DESCRIPTION = 'Questions customers asked in April, with answers reviewed by the support team';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 // Optional, but never null: an explicit null is refused (400) rather than written over a required column.
@@ -57,31 +61,36 @@ export class UploadDatasetQuery {
 /** The multipart text fields next to the `file` part. */
 export class UploadDatasetRequest {
   /** Name of the new dataset (1..200 characters, unique in the workspace); defaults to the file name without its extension */
+  @ApiPropertyOptional({ example: EXAMPLE_NAME.dataset })
   @ValidateIf(present) @Transform(trim) @IsString() @MinLength(1) @MaxLength(200)
   name?: string;
 
   /** Add the file as a new version of this dataset instead of creating one */
+  @ApiPropertyOptional({ example: EXAMPLE_ID.dataset })
   @ValidateIf(present) @IsUUID()
   dataset_id?: string;
 
+  @ApiPropertyOptional({ example: EXAMPLE_DESCRIPTION })
   @ValidateIf(present) @IsString() @MaxLength(2000)
   description?: string;
 
   /** Tags: a JSON array or a comma-separated list */
-  @ApiPropertyOptional({ type: [String] })
+  @ApiPropertyOptional({ type: [String], example: ['golden', 'faq'] })
   @ValidateIf(present) @Transform(tagList) @IsArray() @ArrayMaxSize(20) @Matches(TAG_PATTERN, { each: true })
   tags?: string[];
 
   /** The file's format; by default taken from the file name's extension (.csv, .json, .jsonl or .ndjson, .parquet) */
-  @ApiPropertyOptional({ enum: UPLOAD_FORMATS })
+  @ApiPropertyOptional({ enum: UPLOAD_FORMATS, example: 'csv' })
   @ValidateIf(present) @IsIn(UPLOAD_FORMATS)
   format?: UploadFormat;
 
   /** CSV field delimiter, one character (default `,`) */
+  @ApiPropertyOptional({ example: ',' })
   @ValidateIf(present) @IsString() @Matches(/^[^\r\n"]$/, { message: 'delimiter must be one character other than a quote or a line break' })
   delimiter?: string;
 
   /** Message of the version the upload creates */
+  @ApiPropertyOptional({ example: 'April questions, reviewed' })
   @ValidateIf(present) @IsString() @MaxLength(2000)
   message?: string;
 }
@@ -96,71 +105,92 @@ export class UpdateDatasetRequest extends UpdateLabelledRecordRequest {}
 
 export class ColumnMappingDto {
   /** Column holding the input (prompt, question, conversation turn) */
+  @ApiPropertyOptional({ example: 'question' })
   input?: string;
   /** Column holding the reference answer */
+  @ApiPropertyOptional({ example: 'answer' })
   expected_output?: string;
   /** Column holding retrieved or supplied context */
+  @ApiPropertyOptional({ example: 'context' })
   context?: string;
   /** Column grouping rows into conversations (multi-turn sessions) */
+  @ApiPropertyOptional({ example: 'conversation_id' })
   session_id?: string;
   /** Columns carried along as metadata */
+  @ApiPropertyOptional({ example: ['topic', 'language'] })
   metadata?: string[];
 }
 
 export class UploadInfoDto {
+  @ApiProperty({ example: 'faq-golden-set.csv' })
   filename: string;
-  @ApiProperty({ enum: UPLOAD_FORMATS })
+  @ApiProperty({ enum: UPLOAD_FORMATS, example: 'csv' })
   format: string;
+  @ApiProperty({ example: 48213 })
   bytes: number;
 }
 
 export class VersionChangesDto {
+  @ApiProperty({ example: 12 })
   inserted: number;
+  @ApiProperty({ example: 3 })
   updated: number;
+  @ApiProperty({ example: 1 })
   deleted: number;
 }
 
 export class DatasetSummaryDto {
+  @ApiProperty({ example: EXAMPLE_ID.dataset })
   id: string;
+  @ApiProperty({ example: EXAMPLE_NAME.dataset })
   name: string;
-  @ApiProperty({ enum: DATASET_KINDS })
+  @ApiProperty({ enum: DATASET_KINDS, example: 'rows' })
   kind: DatasetKind;
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.version })
   current_version_id: string | null;
 }
 
 export class DatasetVersionResponse {
+  @ApiProperty({ example: EXAMPLE_ID.version })
   id: string;
+  @ApiProperty({ example: EXAMPLE_ID.dataset })
   dataset_id: string;
+  @ApiProperty({ example: EXAMPLE_ID.workspace })
   workspace_id: string;
   /** 1, 2, 3, ... per dataset */
+  @ApiProperty({ example: 3 })
   number: number;
   /** `candidate` when created; `current` once promoted (one per dataset); `retired` once demoted */
-  @ApiProperty({ enum: VERSION_STATES })
+  @ApiProperty({ enum: VERSION_STATES, example: 'current' })
   state: VersionState;
+  @ApiProperty({ example: 'April questions, reviewed' })
   message: string;
   /** `upload` (a file) or `commit` (staged row edits) */
-  @ApiProperty({ enum: ['upload', 'commit', 'generated', 'landed'], description: 'How the version was made: an upload, committed row edits, rows generated by an SDG run, or landed traces' })
+  @ApiProperty({ enum: ['upload', 'commit', 'generated', 'landed'], description: 'How the version was made: an upload, committed row edits, rows generated by an SDG run, or landed traces', example: 'commit' })
   source: 'upload' | 'commit' | 'generated' | 'landed';
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.previousVersion })
   parent_version_id: string | null;
+  @ApiProperty({ example: 214 })
   row_count: number;
   /** Column names in order */
+  @ApiProperty({ example: ['question', 'answer', 'context', 'conversation_id', 'topic', 'language'] })
   columns: string[];
   /** Canonical fields mapped onto columns (see POST .../map) */
   mapping: ColumnMappingDto;
   /** SHA-256 over the version's rows (row id and content, in order): equal content, equal hash */
+  @ApiProperty({ example: EXAMPLE_CONTENT_SHA256 })
   content_sha256: string;
   @ApiPropertyOptional({ description: 'The uploaded file, for versions made by an upload' })
   upload?: UploadInfoDto;
   @ApiPropertyOptional({ description: 'What the commit changed, for versions made by a commit' })
   changes?: VersionChangesDto;
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.user })
   created_by: string | null;
+  @ApiProperty({ example: EXAMPLE_AT.created })
   created_at: Date;
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, example: EXAMPLE_AT.updated })
   promoted_at: Date | null;
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, example: null })
   retired_at: Date | null;
 }
 
@@ -168,61 +198,78 @@ export class DatasetVersionResponse {
 
 
 export class DatasetResponse {
+  @ApiProperty({ example: EXAMPLE_ID.dataset })
   id: string;
+  @ApiProperty({ example: EXAMPLE_ID.workspace })
   workspace_id: string;
+  @ApiProperty({ example: EXAMPLE_NAME.dataset })
   name: string;
+  @ApiProperty({ example: EXAMPLE_DESCRIPTION })
   description: string;
   /** `rows` (test cases) or `traces` (landed production traces) */
-  @ApiProperty({ enum: DATASET_KINDS })
+  @ApiProperty({ enum: DATASET_KINDS, example: 'rows' })
   kind: DatasetKind;
+  @ApiProperty({ example: ['golden', 'faq'] })
   tags: string[];
   /** The promoted version, if any */
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.version })
   current_version_id: string | null;
   /** The newest version (null before the first) */
   @ApiProperty({ type: () => DatasetVersionResponse, nullable: true })
   latest_version: DatasetVersionResponse | null;
   /** Number of versions */
+  @ApiProperty({ example: 3 })
   version_count: number;
   /** Row edits staged and not yet committed */
+  @ApiProperty({ example: 0 })
   staged_edits: number;
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.user })
   created_by: string | null;
+  @ApiProperty({ example: EXAMPLE_AT.created })
   created_at: Date;
+  @ApiProperty({ example: EXAMPLE_AT.updated })
   updated_at: Date;
   /** Optimistic-concurrency counter (also in the ETag) */
+  @ApiProperty({ example: 5 })
   version: number;
 }
 
 export class ColumnStatsDto {
+  @ApiProperty({ example: 'question' })
   name: string;
   /** Dominant JSON type of the non-null values; `mixed` when none has 90% of them; `null` when every value is null */
-  @ApiProperty({ enum: ['string', 'integer', 'number', 'boolean', 'object', 'array', 'null', 'mixed'] })
+  @ApiProperty({ enum: ['string', 'integer', 'number', 'boolean', 'object', 'array', 'null', 'mixed'], example: 'string' })
   type: string;
   /** Count of values per JSON type; rows without the column count as `null` */
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'integer' } })
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'integer' }, example: { string: 214 } })
   types: Record<string, number>;
+  @ApiProperty({ example: 0 })
   null_count: number;
   /** Number of distinct non-null values */
+  @ApiProperty({ example: 211 })
   distinct_count: number;
   /** Smallest number (numeric columns) */
-  @ApiPropertyOptional({ type: 'number', nullable: true })
+  @ApiPropertyOptional({ type: 'number', nullable: true, example: null })
   min?: number | null;
-  @ApiPropertyOptional({ type: 'number', nullable: true })
+  @ApiPropertyOptional({ type: 'number', nullable: true, example: null })
   max?: number | null;
   /** Shortest string, in characters (text columns) */
-  @ApiPropertyOptional({ type: 'integer', nullable: true })
+  @ApiPropertyOptional({ type: 'integer', nullable: true, example: 12 })
   min_length?: number | null;
-  @ApiPropertyOptional({ type: 'integer', nullable: true })
+  @ApiPropertyOptional({ type: 'integer', nullable: true, example: 388 })
   max_length?: number | null;
-  @ApiPropertyOptional({ type: 'number', nullable: true })
+  @ApiPropertyOptional({ type: 'number', nullable: true, example: 74.6 })
   mean_length?: number | null;
 }
 
 export class SchemaResponse {
+  @ApiProperty({ example: EXAMPLE_ID.dataset })
   dataset_id: string;
+  @ApiProperty({ example: EXAMPLE_ID.version })
   version_id: string;
+  @ApiProperty({ example: 3 })
   version_number: number;
+  @ApiProperty({ example: 214 })
   row_count: number;
   @ApiProperty({ type: () => [ColumnStatsDto] })
   columns: ColumnStatsDto[];
@@ -252,31 +299,39 @@ export class ListVersionsQuery extends PageQueryDto {
 }
 
 export class SnapshotResponse {
+  @ApiProperty({ example: EXAMPLE_ID.version })
   version_id: string;
+  @ApiProperty({ example: 3 })
   version_number: number;
-  @ApiProperty({ enum: VERSION_STATES })
+  @ApiProperty({ enum: VERSION_STATES, example: 'current' })
   state: VersionState;
+  @ApiProperty({ example: 214 })
   row_count: number;
+  @ApiProperty({ example: EXAMPLE_CONTENT_SHA256 })
   content_sha256: string;
   /** Formats the snapshot downloads as (GET .../download-url?format=) */
-  @ApiProperty({ enum: ['csv', 'jsonl', 'parquet'], isArray: true })
+  @ApiProperty({ enum: ['csv', 'jsonl', 'parquet'], isArray: true, example: ['csv', 'jsonl', 'parquet'] })
   formats: string[];
+  @ApiProperty({ example: EXAMPLE_AT.created })
   created_at: Date;
 }
 
 export class AuditEntryResponse {
+  @ApiProperty({ example: '4d3c2b1a-9e8f-4a7b-8c6d-5e4f3a2b1c0d' })
   id: string;
   /** Dotted verb: dataset.created, dataset.updated, version.created, version.promoted, rows.staged, rows.committed, ... */
+  @ApiProperty({ example: 'rows.committed' })
   action: string;
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.user })
   actor_id: string | null;
-  @ApiProperty({ type: 'string', nullable: true })
+  @ApiProperty({ type: 'string', nullable: true, example: EXAMPLE_NAME.userEmail })
   actor_email: string | null;
   /** What changed (row ids, counts, versions, before and after values) */
-  @ApiProperty({ type: 'object', additionalProperties: true })
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { version: 3, inserted: 12, updated: 3, deleted: 1 } })
   details: Record<string, unknown>;
-  @ApiProperty({ type: 'string', nullable: true })
+  @ApiProperty({ type: 'string', nullable: true, example: EXAMPLE_ID.request })
   request_id: string | null;
+  @ApiProperty({ example: EXAMPLE_AT.created })
   created_at: Date;
 }
 
@@ -292,14 +347,19 @@ export class AuditQuery {
 
 /** Maps canonical fields onto the version's columns; every named column must exist. Replaces the whole mapping. */
 export class MapVersionRequest {
+  @ApiPropertyOptional({ example: 'question' })
   @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(256)
   input?: string;
+  @ApiPropertyOptional({ example: 'answer' })
   @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(256)
   expected_output?: string;
+  @ApiPropertyOptional({ example: 'context' })
   @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(256)
   context?: string;
+  @ApiPropertyOptional({ example: 'conversation_id' })
   @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(256)
   session_id?: string;
+  @ApiPropertyOptional({ example: ['topic', 'language'] })
   @ValidateIf(present) @IsArray() @ArrayMaxSize(200) @IsString({ each: true })
   metadata?: string[];
 }

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
 import { DOWNLOAD_FORMATS, type DownloadFormat } from '../datasets.mapper.js';
+import { EXAMPLE_AT, EXAMPLE_CONTENT_SHA256, EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
 
 export class VersionDownloadQuery {
   @ApiPropertyOptional({ enum: DOWNLOAD_FORMATS, default: 'csv' })
@@ -22,15 +23,20 @@ export class DatasetDownloadQuery extends VersionDownloadQuery {
 
 export class PresignedUrlResponse {
   /** GET this URL without a bearer token until `expires_at` */
+  @ApiProperty({ example: 'https://eval.example.com/datasets/files/6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c/89fa3cc1-e563-4ad1-af4c-d5becdca17df?format=csv&expires=1747733400&signature=3b1f…' })
   url: string;
-  @ApiProperty({ enum: ['GET'] })
+  @ApiProperty({ enum: ['GET'], example: 'GET' })
   method: 'GET';
+  @ApiProperty({ example: EXAMPLE_AT.expires })
   expires_at: Date;
-  @ApiProperty({ enum: DOWNLOAD_FORMATS })
+  @ApiProperty({ enum: DOWNLOAD_FORMATS, example: 'csv' })
   format: DownloadFormat;
+  @ApiProperty({ example: 'faq-golden-set-v3.csv' })
   filename: string;
+  @ApiProperty({ example: EXAMPLE_ID.version })
   version_id: string;
   /** Hash of the version's content (the same for every format) */
+  @ApiProperty({ example: EXAMPLE_CONTENT_SHA256 })
   content_sha256: string;
 }
 

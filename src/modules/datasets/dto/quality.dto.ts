@@ -1,35 +1,45 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { IsArray, IsOptional, IsUUID, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
+import { EXAMPLE_AT, EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
 
 // Optional, but never null: an explicit null is refused (400) rather than read as absent or written over a column.
 const present = (_: object, value: unknown) => value !== undefined;
 
 export class QualityCheckParamDto {
-  @ApiProperty({ enum: ['number', 'string', 'boolean', 'string[]'] })
+  @ApiProperty({ enum: ['number', 'string', 'boolean', 'string[]'], example: 'number' })
   type: string;
-  @ApiProperty({ description: 'Default value', nullable: true, oneOf: [{ type: 'number' }, { type: 'string' }, { type: 'boolean' }, { type: 'array', items: { type: 'string' } }] })
+  @ApiProperty({ description: 'Default value', nullable: true, oneOf: [{ type: 'number' }, { type: 'string' }, { type: 'boolean' }, { type: 'array', items: { type: 'string' } }], example: 0.85 })
   default: unknown;
+  @ApiProperty({ example: 'Jaccard similarity at or above which two texts are near duplicates' })
   description: string;
 }
 
 export class SelectableCheck {
   /** Check id, e.g. `near_duplicates` */
+  @ApiProperty({ example: 'near_duplicates' })
   id: string;
+  @ApiProperty({ example: 'Near duplicates' })
   name: string;
+  @ApiProperty({ example: 'Rows whose text is nearly the same' })
   description: string;
   /** Whether the check applies to this version's columns and mapping */
+  @ApiProperty({ example: true })
   applicable: boolean;
   /** Why it applies or not */
+  @ApiProperty({ example: 'compares the text of "question"' })
   reason: string;
   /** Columns the check would read */
+  @ApiProperty({ example: ['question'] })
   columns: string[];
   @ApiProperty({ type: 'object', additionalProperties: { $ref: getSchemaPath(QualityCheckParamDto) } })
   params: Record<string, QualityCheckParamDto>;
 }
 
 export class DatasetSelectableChecksResponse {
+  @ApiProperty({ example: EXAMPLE_ID.dataset })
   dataset_id: string;
+  @ApiProperty({ example: EXAMPLE_ID.version })
   version_id: string;
   @ApiProperty({ type: () => [SelectableCheck] })
   checks: SelectableCheck[];
@@ -50,21 +60,27 @@ export class RunQualityChecksRequest {
 
 export class QualityFindingDto {
   /** Rows the finding is about */
+  @ApiProperty({ example: [EXAMPLE_ID.rows[0], EXAMPLE_ID.rows[2]] })
   row_ids: string[];
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ example: 'question' })
   column?: string;
+  @ApiProperty({ example: 'Near duplicates (similarity 0.91)' })
   message: string;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { similarity: 0.91 } })
   detail?: Record<string, unknown>;
 }
 
 export class QualityCheckResultDto {
+  @ApiProperty({ example: 'near_duplicates' })
   check: string;
-  @ApiProperty({ enum: ['pass', 'warn', 'fail', 'skipped'] })
+  @ApiProperty({ enum: ['pass', 'warn', 'fail', 'skipped'], example: 'warn' })
   status: 'pass' | 'warn' | 'fail' | 'skipped';
+  @ApiProperty({ example: '2 rows are near duplicates of another' })
   summary: string;
+  @ApiProperty({ example: 2 })
   affected_rows: number;
   /** affected_rows / rows checked */
+  @ApiProperty({ example: 0.0093 })
   affected_ratio: number;
   @ApiProperty({ type: () => [QualityFindingDto] })
   findings: QualityFindingDto[];
@@ -72,41 +88,52 @@ export class QualityCheckResultDto {
 
 export class DatasetQualityVerdictResponse {
   /** The data-operation run that produced the verdict */
+  @ApiProperty({ example: EXAMPLE_ID.qualityRun })
   run_id: string;
+  @ApiProperty({ example: EXAMPLE_ID.dataset })
   dataset_id: string;
+  @ApiProperty({ example: EXAMPLE_ID.version })
   version_id: string;
+  @ApiProperty({ example: 3 })
   version_number: number;
   /** fail when any check failed, else warn when any warned, else pass */
-  @ApiProperty({ enum: ['pass', 'warn', 'fail'] })
+  @ApiProperty({ enum: ['pass', 'warn', 'fail'], example: 'warn' })
   verdict: 'pass' | 'warn' | 'fail';
+  @ApiProperty({ example: 214 })
   rows_checked: number;
   @ApiProperty({ type: () => [QualityCheckResultDto] })
   checks: QualityCheckResultDto[];
+  @ApiProperty({ example: EXAMPLE_AT.created })
   created_at: Date;
 }
 
 export class DataOperationRunResponse {
+  @ApiProperty({ example: EXAMPLE_ID.qualityRun })
   id: string;
+  @ApiProperty({ example: EXAMPLE_ID.dataset })
   dataset_id: string;
+  @ApiProperty({ example: EXAMPLE_ID.version })
   version_id: string;
   /** `quality_checks` */
+  @ApiProperty({ example: 'quality_checks' })
   kind: string;
-  @ApiProperty({ enum: ['running', 'succeeded', 'failed'] })
+  @ApiProperty({ enum: ['running', 'succeeded', 'failed'], example: 'succeeded' })
   state: 'running' | 'succeeded' | 'failed';
   /** The checks and params asked for */
-  @ApiProperty({ type: 'object', additionalProperties: true })
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { checks: [{ check: 'pii' }, { check: 'near_duplicates', params: { threshold: 0.9 } }] } })
   params: Record<string, unknown>;
-  @ApiProperty({ enum: ['pass', 'warn', 'fail'], nullable: true })
+  @ApiProperty({ enum: ['pass', 'warn', 'fail'], nullable: true, example: 'warn' })
   verdict: 'pass' | 'warn' | 'fail' | null;
   /** The verdict in full (when succeeded) */
   @ApiProperty({ type: () => DatasetQualityVerdictResponse, nullable: true })
   result: DatasetQualityVerdictResponse | null;
-  @ApiProperty({ type: 'string', nullable: true })
+  @ApiProperty({ type: 'string', nullable: true, example: null })
   error: string | null;
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.user })
   created_by: string | null;
+  @ApiProperty({ example: EXAMPLE_AT.created })
   created_at: Date;
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, example: EXAMPLE_AT.finished })
   finished_at: Date | null;
 }
 
@@ -123,15 +150,19 @@ export class CheckSuggestionsQuery {
 }
 
 export class CheckSuggestion {
+  @ApiProperty({ example: 'near_duplicates' })
   check: string;
   /** Why this check suits the schema */
+  @ApiProperty({ example: '"question" holds free text, where paraphrased copies creep in' })
   reason: string;
-  @ApiProperty({ type: 'object', additionalProperties: true })
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { threshold: 0.85 } })
   params: Record<string, unknown>;
 }
 
 export class SuggestionResponse {
+  @ApiProperty({ example: EXAMPLE_ID.dataset })
   dataset_id: string;
+  @ApiProperty({ example: EXAMPLE_ID.version })
   version_id: string;
   @ApiProperty({ type: () => [CheckSuggestion] })
   suggestions: CheckSuggestion[];

@@ -3,6 +3,7 @@ import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsString, IsUUID, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { ThresholdDto, ThresholdResponse } from './test-plan.dto.js';
 import { NestedObject } from '../../../../libs/common/record-validators.js';
+import { EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
 
 const present = (_: object, value: unknown) => value !== undefined;
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -28,13 +29,15 @@ export class ListRecommendationsQuery extends RecommendationWorkspaceQuery {
 
 export class RecommendedMetricDto {
   /** The metric as runs name it */
+  @ApiProperty({ example: 'faithfulness' })
   @IsString() @Matches(NAME, { message: 'name must be 1..100 letters, digits, spaces or . _ : -' })
   name: string;
 
-  @ApiProperty({ enum: ['deterministic', 'judged'] })
+  @ApiProperty({ enum: ['deterministic', 'judged'], example: 'judged' })
   @IsIn(['deterministic', 'judged'])
   kind: 'deterministic' | 'judged';
 
+  @ApiPropertyOptional({ example: 'Answers stay within the retrieved help-centre articles' })
   @ValidateIf(present) @IsString() @MaxLength(500)
   description?: string;
 
@@ -45,6 +48,7 @@ export class RecommendedMetricDto {
 
 /** The whole definition of a workspace recommendation (PUT replaces it all). */
 export class RecommendationDefinition {
+  @ApiProperty({ example: 'Support RAG essentials' })
   @Transform(trim) @IsString() @Matches(NAME, { message: 'name must be 1..100 letters, digits, spaces or . _ : - and start with a letter or digit' })
   name: string;
 
@@ -53,6 +57,7 @@ export class RecommendationDefinition {
   @IsString() @Matches(KEY, { message: 'use_case must be lower-case snake_case' })
   use_case: string;
 
+  @ApiPropertyOptional({ example: 'What every retrieval-backed support assistant should be tested for' })
   @ValidateIf(present) @IsString() @MaxLength(2000)
   description?: string;
 
@@ -61,24 +66,29 @@ export class RecommendationDefinition {
   metrics: RecommendedMetricDto[];
 
   /** Dataset quality checks to run (`exact_duplicates`, `pii`, …; at most 20) */
+  @ApiPropertyOptional({ example: ['exact_duplicates', 'pii'] })
   @ValidateIf(present) @IsArray() @ArrayMaxSize(20) @IsString({ each: true }) @Matches(KEY, { each: true, message: 'each check must be a check id' })
   checks?: string[];
 
   /** Dimensions to cover (snake_case names; at most 20) */
+  @ApiPropertyOptional({ example: ['topic', 'customer_persona'] })
   @ValidateIf(present) @IsArray() @ArrayMaxSize(20) @IsString({ each: true }) @Matches(KEY, { each: true, message: 'each dimension must be lower-case snake_case' })
   dimensions?: string[];
 }
 
 export class CreateRecommendationRequest extends RecommendationDefinition {
   /** The workspace that will own the recommendation (members) */
+  @ApiProperty({ example: EXAMPLE_ID.workspace })
   @IsUUID()
   workspace_id: string;
 }
 
 export class RecommendedMetricResponse {
+  @ApiProperty({ example: 'faithfulness' })
   name: string;
-  @ApiProperty({ enum: ['deterministic', 'judged'] })
+  @ApiProperty({ enum: ['deterministic', 'judged'], example: 'judged' })
   kind: 'deterministic' | 'judged';
+  @ApiProperty({ example: 'Answers stay within the retrieved help-centre articles' })
   description: string;
   @ApiProperty({ type: ThresholdResponse, nullable: true })
   threshold: ThresholdResponse | null;
@@ -86,34 +96,41 @@ export class RecommendedMetricResponse {
 
 export class RecommendedCheckResponse {
   /** The quality check id (POST …/quality-checks:run) */
+  @ApiProperty({ example: 'pii' })
   id: string;
   /** Why the check matters for the use case */
+  @ApiProperty({ example: 'Support transcripts carry e-mail addresses and phone numbers' })
   reason: string;
 }
 
 /** A suggested package of metrics, quality checks and dimensions for a use case. */
 export class TestPackageRecommendation {
   /** `builtin-<template>` for built-ins, a UUID for a workspace's own */
+  @ApiProperty({ example: 'builtin-customer-support-assistant' })
   id: string;
   /** null for built-ins */
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: null })
   workspace_id: string | null;
   /** Built-ins are read-only */
+  @ApiProperty({ example: true })
   builtin: boolean;
+  @ApiProperty({ example: 'Customer-support assistant' })
   name: string;
+  @ApiProperty({ example: 'customer_support' })
   use_case: string;
+  @ApiProperty({ example: 'Metrics, checks and dimensions for a support assistant' })
   description: string;
   /** The template a built-in is derived from */
-  @ApiProperty({ type: 'string', nullable: true })
+  @ApiProperty({ type: 'string', nullable: true, example: 'customer-support-assistant' })
   template: string | null;
   @ApiProperty({ type: [RecommendedMetricResponse] })
   metrics: RecommendedMetricResponse[];
   @ApiProperty({ type: [RecommendedCheckResponse] })
   checks: RecommendedCheckResponse[];
-  @ApiProperty({ type: 'array', items: { type: 'string' } })
+  @ApiProperty({ type: 'array', items: { type: 'string' }, example: ['topic', 'customer_persona', 'intent'] })
   dimensions: string[];
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, example: null })
   created_at: Date | null;
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, example: null })
   updated_at: Date | null;
 }

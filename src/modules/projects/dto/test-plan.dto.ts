@@ -4,6 +4,13 @@ import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { CreateCatalogueEntryRequest } from '../../catalogues/dto/catalogue-entry.dto.js';
 import { NestedObject } from '../../../../libs/common/record-validators.js';
+import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+
+// Values the examples below share.
+const EXAMPLE_DESCRIPTION = 'The bar a support-bot release must clear';
+const EXAMPLE_MESSAGE = 'Billing answers must reach 0.9';
+const EXAMPLE_METRICS = [{ name: EXAMPLE_NAME.metricConfig, threshold: { operator: '>=', value: 0.8 }, per_dimension: [{ dimension: 'topic', value: 'billing', threshold: { operator: '>=', value: 0.9 } }], gating: true }, { name: 'latency', threshold: { operator: '<=', value: 2500 }, gating: false }];
+const EXAMPLE_RELEASE_RULE = { mode: 'all_metrics', include_dimension_thresholds: true, min_row_pass_rate: 0.9 };
 
 const present = (_: object, value: unknown) => value !== undefined;
 const KEY = /^[a-z][a-z0-9_]{0,63}$/;
@@ -33,20 +40,23 @@ export class ListTestPlanVersionsQuery extends PageQueryDto {
 
 export class ThresholdDto {
   /** `>=`: the mean score must be at least `value`; `<=`: at most (latency, cost) */
-  @ApiProperty({ enum: ['>=', '<='] })
+  @ApiProperty({ enum: ['>=', '<='], example: '>=' })
   @IsIn(['>=', '<='])
   operator: '>=' | '<=';
 
+  @ApiProperty({ example: 0.8 })
   @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(-1e12) @Max(1e12)
   value: number;
 }
 
 export class DimensionThresholdDto {
   /** A dimension name (snake_case) */
+  @ApiProperty({ example: 'topic' })
   @IsString() @Matches(KEY, { message: 'dimension must be lower-case snake_case' })
   dimension: string;
 
   /** One of the dimension's values */
+  @ApiProperty({ example: 'billing' })
   @IsString() @Matches(KEY, { message: 'value must be lower-case snake_case' })
   value: string;
 
@@ -56,6 +66,7 @@ export class DimensionThresholdDto {
 
 export class PlanMetricDto {
   /** The metric as runs name it (`exact_match`, a metric config name, `faithfulness`, …) */
+  @ApiProperty({ example: EXAMPLE_NAME.metricConfig })
   @IsString() @Matches(METRIC, { message: 'name must be 1..100 letters, digits, spaces or . _ : -' })
   name: string;
 
@@ -67,38 +78,46 @@ export class PlanMetricDto {
   per_dimension?: DimensionThresholdDto[];
 
   /** Counts toward the release rule (default true); false: reported only */
+  @ApiPropertyOptional({ example: true })
   @ValidateIf(present) @IsBoolean()
   gating?: boolean;
 }
 
 export class PlanDatasetDto {
+  @ApiProperty({ example: EXAMPLE_ID.dataset })
   @IsUUID()
   dataset_id: string;
 
   /** Pin a version of the dataset (default: its current, else latest, version when a run starts) */
+  @ApiPropertyOptional({ example: EXAMPLE_ID.version })
   @ValidateIf(present) @IsUUID()
   version_id?: string;
 
   /** Run only a partition of the dataset (one of its versions' partitions) */
+  @ApiPropertyOptional({ example: EXAMPLE_ID.partition })
   @ValidateIf(present) @IsUUID()
   partition_id?: string;
 }
 
+@ApiSchemaExample(EXAMPLE_RELEASE_RULE)
 export class ReleaseRuleDto {
   /** `all_metrics` (default): every gating metric meets its threshold; `min_metrics_passing`: at least `min_metrics_passing` do */
-  @ApiPropertyOptional({ enum: ['all_metrics', 'min_metrics_passing'] })
+  @ApiPropertyOptional({ enum: ['all_metrics', 'min_metrics_passing'], example: 'all_metrics' })
   @ValidateIf(present) @IsIn(['all_metrics', 'min_metrics_passing'])
   mode?: 'all_metrics' | 'min_metrics_passing';
 
   /** Required with mode `min_metrics_passing`; at most the number of gating metrics */
+  @ApiPropertyOptional({ example: 2 })
   @ValidateIf(present) @IsInt() @Min(1) @Max(MAX_PLAN_METRICS)
   min_metrics_passing?: number;
 
   /** Per-dimension thresholds must hold too (default true) */
+  @ApiPropertyOptional({ example: true })
   @ValidateIf(present) @IsBoolean()
   include_dimension_thresholds?: boolean;
 
   /** The run's row pass rate must reach this share, 0..1 (default: no such rule) */
+  @ApiPropertyOptional({ example: 0.9 })
   @ValidateIf(present) @IsNumber() @Min(0) @Max(1)
   min_row_pass_rate?: number;
 }
@@ -118,10 +137,12 @@ export class TestPlanDefinitionRequest {
   release_rule?: ReleaseRuleDto;
 
   /** What this version is about */
+  @ApiPropertyOptional({ example: EXAMPLE_MESSAGE })
   @ValidateIf(present) @IsString() @MaxLength(2000)
   message?: string;
 }
 
+@ApiSchemaExample({ workspace_id: EXAMPLE_ID.workspace, name: EXAMPLE_NAME.testPlan, description: EXAMPLE_DESCRIPTION, datasets: [{ dataset_id: EXAMPLE_ID.dataset, version_id: EXAMPLE_ID.version }], metrics: EXAMPLE_METRICS, release_rule: EXAMPLE_RELEASE_RULE, message: 'First plan for the May release' })
 export class CreateTestPlanRequest extends CreateCatalogueEntryRequest {
   /** Datasets (optionally a pinned version or a partition) the plan runs on (1..50) */
   @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_PLAN_DATASETS) @NestedObject(() => PlanDatasetDto, { each: true })
@@ -136,99 +157,118 @@ export class CreateTestPlanRequest extends CreateCatalogueEntryRequest {
   release_rule?: ReleaseRuleDto;
 
   /** What version 1 is about */
+  @ApiPropertyOptional({ example: 'First plan for the May release' })
   @ValidateIf(present) @IsString() @MaxLength(2000)
   message?: string;
 }
 
+@ApiSchemaExample({ from_version: 2, metrics: EXAMPLE_METRICS, message: EXAMPLE_MESSAGE })
 export class CreateTestPlanVersionRequest extends TestPlanDefinitionRequest {
   /** The version to start from (default the latest); what the body leaves out is copied from it */
+  @ApiPropertyOptional({ example: 2 })
   @ValidateIf(present) @IsInt() @Min(1) @Max(MAX_INT32)
   from_version?: number;
 
   /** A new description of the plan */
+  @ApiPropertyOptional({ example: EXAMPLE_DESCRIPTION })
   @ValidateIf(present) @IsString() @MaxLength(2000)
   description?: string;
 }
 
 export class ThresholdResponse {
-  @ApiProperty({ enum: ['>=', '<='] })
+  @ApiProperty({ enum: ['>=', '<='], example: '>=' })
   operator: '>=' | '<=';
+  @ApiProperty({ example: 0.8 })
   value: number;
 }
 
 export class DimensionThresholdResponse {
+  @ApiProperty({ example: 'topic' })
   dimension: string;
+  @ApiProperty({ example: 'billing' })
   value: string;
   threshold: ThresholdResponse;
 }
 
 export class PlanMetricResponse {
+  @ApiProperty({ example: EXAMPLE_NAME.metricConfig })
   name: string;
   threshold: ThresholdResponse;
   @ApiProperty({ type: [DimensionThresholdResponse] })
   per_dimension: DimensionThresholdResponse[];
+  @ApiProperty({ example: true })
   gating: boolean;
 }
 
 export class PlanDatasetResponse {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.dataset })
   dataset_id: string;
   /** A pinned version, or null for the dataset's current (else latest) version */
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.version })
   version_id: string | null;
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: null })
   partition_id: string | null;
 }
 
 export class ReleaseRuleResponse {
-  @ApiProperty({ enum: ['all_metrics', 'min_metrics_passing'] })
+  @ApiProperty({ enum: ['all_metrics', 'min_metrics_passing'], example: 'all_metrics' })
   mode: 'all_metrics' | 'min_metrics_passing';
-  @ApiProperty({ type: 'integer', nullable: true })
+  @ApiProperty({ type: 'integer', nullable: true, example: null })
   min_metrics_passing: number | null;
+  @ApiProperty({ example: true })
   include_dimension_thresholds: boolean;
-  @ApiProperty({ type: 'number', nullable: true })
+  @ApiProperty({ type: 'number', nullable: true, example: 0.9 })
   min_row_pass_rate: number | null;
 }
 
 /** A test plan version as created. */
 export class TestPlanResponse {
   /** The plan's id */
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.testPlan })
   id: string;
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.workspace })
   workspace_id: string;
+  @ApiProperty({ example: EXAMPLE_NAME.testPlan })
   name: string;
+  @ApiProperty({ example: EXAMPLE_DESCRIPTION })
   description: string;
   /** This version's number */
+  @ApiProperty({ example: 3 })
   version: number;
   /** The plan's newest version */
+  @ApiProperty({ example: 3 })
   latest_version: number;
   /** This version's id */
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.testPlanVersion })
   version_id: string;
+  @ApiProperty({ example: EXAMPLE_MESSAGE })
   message: string;
   @ApiProperty({ type: [PlanDatasetResponse] })
   datasets: PlanDatasetResponse[];
   @ApiProperty({ type: [PlanMetricResponse] })
   metrics: PlanMetricResponse[];
   release_rule: ReleaseRuleResponse;
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.user })
   created_by: string | null;
   /** When this version was created */
+  @ApiProperty({ example: EXAMPLE_AT.created })
   created_at: Date;
 }
 
 export class TestPlanProjectRef {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.project })
   id: string;
+  @ApiProperty({ example: EXAMPLE_NAME.project })
   name: string;
   /** The plan version the project carries */
+  @ApiProperty({ example: 3 })
   version: number;
 }
 
 /** A test plan version with the projects that carry the plan. */
 export class TestPlanDetailResponse extends TestPlanResponse {
   /** Whether this is the plan's newest version */
+  @ApiProperty({ example: true })
   is_latest: boolean;
   /** Projects of the workspace carrying any version of this plan */
   @ApiProperty({ type: [TestPlanProjectRef] })
@@ -236,44 +276,62 @@ export class TestPlanDetailResponse extends TestPlanResponse {
 }
 
 export class TestPlanSummaryResponse {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.testPlan })
   id: string;
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.workspace })
   workspace_id: string;
+  @ApiProperty({ example: EXAMPLE_NAME.testPlan })
   name: string;
+  @ApiProperty({ example: EXAMPLE_DESCRIPTION })
   description: string;
+  @ApiProperty({ example: 3 })
   latest_version: number;
   /** Metrics of the latest version */
+  @ApiProperty({ example: 2 })
   metric_count: number;
   /** Datasets of the latest version */
+  @ApiProperty({ example: 1 })
   dataset_count: number;
   /** Projects carrying the plan */
+  @ApiProperty({ example: 1 })
   project_count: number;
+  @ApiProperty({ example: EXAMPLE_AT.created })
   created_at: Date;
+  @ApiProperty({ example: EXAMPLE_AT.updated })
   updated_at: Date;
 }
 
 export class TestPlanVersionSummary {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.testPlanVersion })
   version_id: string;
+  @ApiProperty({ example: 3 })
   version: number;
+  @ApiProperty({ example: EXAMPLE_MESSAGE })
   message: string;
+  @ApiProperty({ example: 2 })
   metric_count: number;
+  @ApiProperty({ example: 1 })
   dataset_count: number;
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.user })
   created_by: string | null;
+  @ApiProperty({ example: EXAMPLE_AT.created })
   created_at: Date;
 }
 
 /** A page of a test plan's versions, newest first. */
 export class TestPlanVersionPage {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.testPlan })
   test_plan_id: string;
+  @ApiProperty({ example: EXAMPLE_NAME.testPlan })
   name: string;
+  @ApiProperty({ example: 3 })
   latest_version: number;
   @ApiProperty({ type: [TestPlanVersionSummary] })
   items: TestPlanVersionSummary[];
+  @ApiProperty({ example: 3 })
   total: number;
+  @ApiProperty({ example: 1 })
   page: number;
+  @ApiProperty({ example: 50 })
   page_size: number;
 }

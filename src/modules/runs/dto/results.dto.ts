@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsArray, IsInt, IsObject, Max, Min, ValidateIf } from 'class-validator';
+import { EXAMPLE_ID, EXAMPLE_OUTPUT, EXAMPLE_ROW } from '../../../../libs/common/openapi-examples.js';
 
 // Optional, but never null: an explicit null is refused (400) rather than read as absent or written over a column.
 const present = (_: object, value: unknown) => value !== undefined;
@@ -13,75 +14,85 @@ export class RunResultsQueryRequest {
    * `cost_usd`, `scores.<metric>.score`, `scores.<metric>.passed`, `error.code`, `session_id`,
    * `turn`, `repetition`, `dimensions.<name>`
    */
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { and: [{ field: 'passed', op: 'eq', value: false }, { field: 'scores.bleu.score', op: 'lt', value: 0.3 }] } })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { and: [{ field: 'passed', op: 'eq', value: false }, { field: 'dimensions.topic', op: 'eq', value: 'billing' }] } })
   @ValidateIf(present) @IsObject()
   filter?: Record<string, unknown>;
 
   /** Sort keys over the same fields, first wins; results keep dataset order after them */
-  @ApiPropertyOptional({ type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, direction: { type: 'string', enum: ['asc', 'desc'] } }, required: ['field'] } })
+  @ApiPropertyOptional({ type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, direction: { type: 'string', enum: ['asc', 'desc'] } }, required: ['field'] }, example: [{ field: 'latency_ms', direction: 'desc' }] })
   @ValidateIf(present) @IsArray()
   sort?: Array<Record<string, unknown>>;
 
   /** 1..1000, default 50 */
+  @ApiPropertyOptional({ example: 50 })
   @ValidateIf(present) @IsInt() @Min(1) @Max(MAX_RESULTS_LIMIT)
   limit?: number;
 
+  @ApiPropertyOptional({ example: 0 })
   @ValidateIf(present) @IsInt() @Min(0) @Max(10_000_000)
   offset?: number;
 }
 
 export class RunItemResultDto {
+  @ApiProperty({ example: EXAMPLE_ID.rows[0] })
   row_id: string;
+  @ApiProperty({ example: 1 })
   repetition: number;
-  @ApiProperty({ type: 'string', nullable: true })
+  @ApiProperty({ type: 'string', nullable: true, example: null })
   session_id: string | null;
-  @ApiProperty({ type: 'integer', nullable: true })
+  @ApiProperty({ type: 'integer', nullable: true, example: null })
   turn: number | null;
   /** pending (not called yet), done (answered), error (the call failed) */
-  @ApiProperty({ enum: ['pending', 'done', 'error'] })
+  @ApiProperty({ enum: ['pending', 'done', 'error'], example: 'done' })
   status: string;
   /** The dataset row as the run saw it */
-  @ApiProperty({ type: 'object', additionalProperties: true })
+  @ApiProperty({ type: 'object', additionalProperties: true, example: EXAMPLE_ROW })
   row: Record<string, unknown>;
-  @ApiProperty({ type: 'string', nullable: true })
+  @ApiProperty({ type: 'string', nullable: true, example: EXAMPLE_OUTPUT })
   output: string | null;
-  @ApiProperty({ type: 'number', nullable: true })
+  @ApiProperty({ type: 'number', nullable: true, example: 1040 })
   latency_ms: number | null;
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true })
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, example: { prompt_tokens: 412, completion_tokens: 38, total_tokens: 450 } })
   usage: Record<string, unknown> | null;
-  @ApiProperty({ type: 'number', nullable: true })
+  @ApiProperty({ type: 'number', nullable: true, example: 0.00041 })
   cost_usd: number | null;
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true })
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, example: { sources: ['kb/security/reset-password'] } })
   extras: Record<string, unknown> | null;
-  @ApiProperty({ type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } }, nullable: true })
+  @ApiProperty({ type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } }, nullable: true, example: null })
   error: { code: string; message: string } | null;
   /** metric -> {score, passed, normalized, label, reason, detail, error} */
-  @ApiProperty({ type: 'object', additionalProperties: true })
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { 'answer-correctness': { score: 5, normalized: 1, passed: true, label: null, reason: 'Same steps as the reference, and adds the expiry.' }, latency: { score: 1040, passed: true } } })
   scores: Record<string, unknown>;
-  @ApiProperty({ type: 'boolean', nullable: true })
+  @ApiProperty({ type: 'boolean', nullable: true, example: true })
   passed: boolean | null;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, example: { topic: 'account_access' } })
   dimensions: Record<string, string>;
 }
 
 export class RunResultsQueryResponse {
+  @ApiProperty({ example: EXAMPLE_ID.run })
   run_id: string;
   @ApiProperty({ type: () => [RunItemResultDto] })
   items: RunItemResultDto[];
+  @ApiProperty({ example: 15 })
   total: number;
+  @ApiProperty({ example: 50 })
   limit: number;
+  @ApiProperty({ example: 0 })
   offset: number;
 }
 
 export class RunSessionTurnDto extends RunItemResultDto {}
 
 export class RunSessionResponse {
+  @ApiProperty({ example: EXAMPLE_ID.run })
   run_id: string;
+  @ApiProperty({ example: 'conv-0193' })
   session_id: string;
   /** Turns in order (every repetition of the conversation, repetition then turn) */
   @ApiProperty({ type: () => [RunSessionTurnDto] })
   turns: RunSessionTurnDto[];
   /** True when every turn with a verdict passed; null when none has one */
-  @ApiProperty({ type: 'boolean', nullable: true })
+  @ApiProperty({ type: 'boolean', nullable: true, example: true })
   passed: boolean | null;
 }

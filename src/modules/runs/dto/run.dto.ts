@@ -5,58 +5,73 @@ import { TAG_PATTERN } from '../../../../libs/common/labelled-record.dto.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { RUN_STATES, type RunState } from '../entities/run.entity.js';
 import { NestedObject } from '../../../../libs/common/record-validators.js';
+import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
 
 const present = (_: object, value: unknown) => value !== undefined;
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
 export class RunSampleDto {
   /** Rows to draw (at most the rows there are) */
+  @ApiProperty({ example: 100 })
   @IsInt() @Min(1) @Max(1_000_000)
   size: number;
 
   /** The same seed draws the same rows (default 0) */
+  @ApiPropertyOptional({ example: 7 })
   @ValidateIf(present) @IsInt() @Min(0) @Max(2_147_483_647)
   seed?: number;
 }
 
+@ApiSchemaExample({ workspace_id: EXAMPLE_ID.workspace, name: EXAMPLE_NAME.run, dataset_id: EXAMPLE_ID.dataset, version_id: EXAMPLE_ID.version, sut_id: EXAMPLE_ID.sut, connection_id: EXAMPLE_ID.connection, eval_config_id: EXAMPLE_ID.evalConfig, concurrency: 8, repetitions: 1, tags: ['nightly', 'release-candidate'] })
 export class CreateRunRequest {
   /** The workspace that runs it (members) */
+  @ApiProperty({ example: EXAMPLE_ID.workspace })
   @IsUUID()
   workspace_id: string;
 
+  @ApiPropertyOptional({ example: EXAMPLE_NAME.run })
   @ValidateIf(present) @Transform(trim) @IsString() @MaxLength(200)
   name?: string;
 
+  @ApiProperty({ example: EXAMPLE_ID.dataset })
   @IsUUID()
   dataset_id: string;
 
   /** Default: the dataset's current version, else its newest */
+  @ApiPropertyOptional({ example: EXAMPLE_ID.version })
   @ValidateIf(present) @IsUUID()
   version_id?: string;
 
   /** Only the rows of this partition of the version */
+  @ApiPropertyOptional({ example: EXAMPLE_ID.partition })
   @ValidateIf(present) @IsUUID()
   partition_id?: string;
 
+  @ApiProperty({ example: EXAMPLE_ID.sut })
   @IsUUID()
   sut_id: string;
 
+  @ApiProperty({ example: EXAMPLE_ID.connection })
   @IsUUID()
   connection_id: string;
 
   /** The metrics, default judge and pass rule; or name `metrics` */
+  @ApiPropertyOptional({ example: EXAMPLE_ID.evalConfig })
   @ValidateIf(present) @IsUUID()
   eval_config_id?: string;
 
   /** Metric names (configs or built-ins), resolved as GET .../metric-configs/resolved says, when there is no eval config */
+  @ApiPropertyOptional({ example: ['answer-correctness', 'faithfulness', 'latency'] })
   @ValidateIf(present) @IsArray() @ArrayMinSize(1) @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(100, { each: true })
   metrics?: string[];
 
   /** The judge for judged metrics that name none */
+  @ApiPropertyOptional({ example: EXAMPLE_ID.judge })
   @ValidateIf(present) @IsUUID()
   judge_id?: string;
 
   /** Calls in flight at most (1..256); default and ceiling: the connection's max_concurrency */
+  @ApiPropertyOptional({ example: 8 })
   @ValidateIf(present) @IsInt() @Min(1) @Max(256)
   concurrency?: number;
 
@@ -65,9 +80,11 @@ export class CreateRunRequest {
   sample?: RunSampleDto;
 
   /** Each row is sent this many times (1..10, default 1), e.g. to measure variance */
+  @ApiPropertyOptional({ example: 1 })
   @ValidateIf(present) @IsInt() @Min(1) @Max(10)
   repetitions?: number;
 
+  @ApiPropertyOptional({ example: ['nightly', 'release-candidate'] })
   @ValidateIf(present) @IsArray() @ArrayMaxSize(20) @Matches(TAG_PATTERN, { each: true })
   tags?: string[];
 }
@@ -75,7 +92,7 @@ export class CreateRunRequest {
 export const RERUN_MODES = ['all', 'errors', 'failed'] as const;
 export class RerunRequest {
   /** `all` rows again, only rows whose call failed (`errors`), or rows that errored or failed the pass rule (`failed`); default all */
-  @ApiPropertyOptional({ enum: RERUN_MODES })
+  @ApiPropertyOptional({ enum: RERUN_MODES, example: 'errors' })
   @ValidateIf(present) @IsIn(RERUN_MODES)
   mode?: (typeof RERUN_MODES)[number];
 }
@@ -121,87 +138,110 @@ export class EventsQuery {
 }
 
 export class RunMetricView {
+  @ApiProperty({ example: EXAMPLE_NAME.metricConfig })
   name: string;
-  @ApiProperty({ enum: ['deterministic', 'judged', 'custom'] })
+  @ApiProperty({ enum: ['deterministic', 'judged', 'custom'], example: 'judged' })
   kind: string;
+  @ApiProperty({ example: 'correctness' })
   metric: string;
   /** How it was chosen: eval_config, workspace_default, latest_version, builtin, op_defaults */
+  @ApiProperty({ example: 'eval_config' })
   source: string;
-  @ApiProperty({ type: 'string', nullable: true })
+  @ApiProperty({ type: 'string', nullable: true, example: EXAMPLE_NAME.metricConfig })
   config_name: string | null;
-  @ApiProperty({ type: 'integer', nullable: true })
+  @ApiProperty({ type: 'integer', nullable: true, example: 2 })
   config_version: number | null;
-  @ApiProperty({ type: 'number', nullable: true })
+  @ApiProperty({ type: 'number', nullable: true, example: null })
   threshold: number | null;
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.judge })
   judge_id: string | null;
+  @ApiProperty({ example: true })
   gating: boolean;
-  @ApiProperty({ type: 'number', nullable: true })
+  @ApiProperty({ type: 'number', nullable: true, example: 0.9 })
   min_pass_rate: number | null;
 }
 
 export class RunProgressDto {
+  @ApiProperty({ example: 214 })
   total: number;
   /** Items answered by the SUT */
+  @ApiProperty({ example: 212 })
   completed: number;
   /** Items whose call failed */
+  @ApiProperty({ example: 2 })
   errored: number;
+  @ApiProperty({ example: 0 })
   pending: number;
   /** 0..100 */
+  @ApiProperty({ example: 100 })
   percent: number;
 }
 
 export class RunResponse {
+  @ApiProperty({ example: EXAMPLE_ID.run })
   id: string;
+  @ApiProperty({ example: EXAMPLE_ID.workspace })
   workspace_id: string;
+  @ApiProperty({ example: EXAMPLE_NAME.run })
   name: string;
   /** queued, running, awaiting_upload (offline), succeeded, failed, cancelled */
-  @ApiProperty({ enum: RUN_STATES })
+  @ApiProperty({ enum: RUN_STATES, example: 'succeeded' })
   state: RunState;
-  @ApiProperty({ type: 'string', nullable: true })
+  @ApiProperty({ type: 'string', nullable: true, example: null })
   state_reason: string | null;
+  @ApiProperty({ example: EXAMPLE_ID.dataset })
   dataset_id: string;
+  @ApiProperty({ example: EXAMPLE_ID.version })
   version_id: string;
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.partition })
   partition_id: string | null;
+  @ApiProperty({ example: EXAMPLE_ID.sut })
   sut_id: string;
+  @ApiProperty({ example: EXAMPLE_ID.connection })
   connection_id: string;
   /** offline runs wait for PUT /runs/{id}/upload */
-  @ApiProperty({ enum: ['http', 'openai_chat', 'offline'] })
+  @ApiProperty({ enum: ['http', 'openai_chat', 'offline'], example: 'http' })
   connection_kind: string;
+  @ApiProperty({ example: 2 })
   adapter_revision: number;
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.evalConfig })
   eval_config_id: string | null;
   @ApiProperty({ type: () => [RunMetricView] })
   metrics: RunMetricView[];
-  @ApiProperty({ type: 'object', properties: { row: { type: 'string', enum: ['all', 'any'] }, min_pass_rate: { type: 'number' }, errors_fail: { type: 'boolean' } } })
+  @ApiProperty({ type: 'object', properties: { row: { type: 'string', enum: ['all', 'any'] }, min_pass_rate: { type: 'number' }, errors_fail: { type: 'boolean' } }, example: { row: 'all', min_pass_rate: 0.9, errors_fail: true } })
   pass_rule: { row: 'all' | 'any'; min_pass_rate: number; errors_fail: boolean };
+  @ApiProperty({ example: 8 })
   concurrency: number;
   @ApiProperty({ type: () => RunSampleDto, nullable: true })
   sample: RunSampleDto | null;
+  @ApiProperty({ example: 1 })
   repetitions: number;
+  @ApiProperty({ example: ['nightly', 'release-candidate'] })
   tags: string[];
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: null })
   rerun_of: string | null;
   @ApiProperty({ type: 'string', nullable: true, enum: RERUN_MODES })
   rerun_mode: string | null;
   progress: RunProgressDto;
   /** The verdict under the pass rule once the run succeeded */
-  @ApiProperty({ type: 'boolean', nullable: true })
+  @ApiProperty({ type: 'boolean', nullable: true, example: true })
   passed: boolean | null;
   /** Set once the run ended: per metric aggregates, pass rate, latency, cost (GET .../results for breakdowns) */
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true })
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, example: { rows: 214, completed: 212, errored: 2, passed_rows: 199, failed_rows: 15, pass_rate: 0.93, passed: true, reasons: [], latency_ms: { mean: 1180, p50: 1040, p90: 1890, p99: 2710 }, cost_usd_total: 0.84 } })
   summary: Record<string, unknown> | null;
+  @ApiProperty({ example: false })
   cancel_requested: boolean;
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.job })
   job_id: string | null;
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.user })
   created_by: string | null;
+  @ApiProperty({ example: EXAMPLE_AT.created })
   created_at: Date;
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, example: EXAMPLE_AT.started })
   started_at: Date | null;
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, example: EXAMPLE_AT.finished })
   finished_at: Date | null;
+  @ApiProperty({ example: EXAMPLE_AT.updated })
   updated_at: Date;
 }
 
@@ -210,8 +250,10 @@ export class RunEventResponse {
   @ApiProperty({ type: 'integer', format: 'int64', minimum: 1, example: 1042 })
   seq: number;
   /** state_changed, progress, row_error, judge_error, upload_received, rerun_started */
+  @ApiProperty({ example: 'state_changed' })
   type: string;
+  @ApiProperty({ example: EXAMPLE_AT.finished })
   at: Date;
-  @ApiProperty({ type: 'object', additionalProperties: true })
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { from: 'running', to: 'succeeded', reason: null, passed: true, pass_rate: 0.93 } })
   data: Record<string, unknown>;
 }

@@ -1,42 +1,47 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsNumber, IsObject, IsString, IsUUID, MaxLength, Min, ValidateIf } from 'class-validator';
 import { NestedObject } from '../../../../libs/common/record-validators.js';
+import { ApiSchemaExample, EXAMPLE_ID, EXAMPLE_OUTPUT } from '../../../../libs/common/openapi-examples.js';
 
 const present = (_: object, value: unknown) => value !== undefined;
 const nullable = (_: object, value: unknown) => value !== undefined && value !== null;
 export const MAX_UPLOAD_OUTPUTS = 10_000;
 
 export class UploadedErrorDto {
+  @ApiProperty({ example: 'timeout' })
   @IsString() @MaxLength(100)
   code: string;
+  @ApiProperty({ example: 'The assistant did not answer within 30 s' })
   @IsString() @MaxLength(10_000)
   message: string;
 }
 
+@ApiSchemaExample({ row_id: EXAMPLE_ID.rows[0], output: EXAMPLE_OUTPUT, latency_ms: 1040, usage: { prompt_tokens: 412, completion_tokens: 38, total_tokens: 450 }, cost_usd: 0.00041, extras: { sources: ['kb/security/reset-password'] } })
 export class UploadedOutputDto {
   /** The dataset row (its `_row_id`) this output answers; every repetition of the row takes it */
+  @ApiProperty({ example: EXAMPLE_ID.rows[0] })
   @IsUUID()
   row_id: string;
 
   /** What the system answered; null with `error` for a row it failed on */
-  @ApiProperty({ type: 'string', nullable: true })
+  @ApiProperty({ type: 'string', nullable: true, example: EXAMPLE_OUTPUT })
   @ValidateIf(nullable) @IsString() @MaxLength(1_000_000)
   output: string | null;
 
-  @ApiPropertyOptional({ type: 'number', nullable: true })
+  @ApiPropertyOptional({ type: 'number', nullable: true, example: 1040 })
   @ValidateIf(nullable) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0)
   latency_ms?: number | null;
 
-  @ApiPropertyOptional({ type: 'object', properties: { prompt_tokens: { type: 'number' }, completion_tokens: { type: 'number' }, total_tokens: { type: 'number' } } })
+  @ApiPropertyOptional({ type: 'object', properties: { prompt_tokens: { type: 'number' }, completion_tokens: { type: 'number' }, total_tokens: { type: 'number' } }, example: { prompt_tokens: 412, completion_tokens: 38, total_tokens: 450 } })
   @ValidateIf(present) @IsObject()
   usage?: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number };
 
-  @ApiPropertyOptional({ type: 'number', nullable: true })
+  @ApiPropertyOptional({ type: 'number', nullable: true, example: 0.00041 })
   @ValidateIf(nullable) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0)
   cost_usd?: number | null;
 
   /** Fields kept with the result (e.g. retrieved contexts) */
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { sources: ['kb/security/reset-password'] } })
   @ValidateIf(present) @IsObject()
   extras?: Record<string, unknown>;
 
@@ -51,6 +56,7 @@ export class UploadOutputsRequest {
   results: UploadedOutputDto[];
 
   /** Score now (default true); false keeps the run awaiting more uploads */
+  @ApiPropertyOptional({ example: true })
   @ValidateIf(present) @IsBoolean()
   complete?: boolean;
 }

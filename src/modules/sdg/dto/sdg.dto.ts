@@ -3,6 +3,7 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, 
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { IsBoundedJson, IsStringRecord, NestedObject } from '../../../../libs/common/record-validators.js';
 import { CreateCatalogueEntryRequest } from '../../catalogues/dto/catalogue-entry.dto.js';
+import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
 
 const present = (_: object, value: unknown) => value !== undefined;
 export const SDG_KINDS = ['template', 'llm'] as const;
@@ -13,9 +14,10 @@ export class ListSdgAdaptersQuery extends PageQueryDto {
   workspace_id: string;
 }
 
+@ApiSchemaExample({ workspace_id: EXAMPLE_ID.workspace, name: 'faq-paraphrases', description: 'Paraphrases the golden questions per task', kind: 'template', columns: { input: 'How do I {{dim.task}} in {{seed.product}}?', expected_output: '{{seed.answer}}' }, dimensions: { task: ['reset a password', 'change plan'] }, dimension_columns: true })
 export class CreateSdgAdapterRequest extends CreateCatalogueEntryRequest {
   /** `template`: rows rendered from templates over seed rows and dimension values; `llm`: a judge connection generates (or paraphrases) rows from a prompt */
-  @ApiProperty({ enum: SDG_KINDS })
+  @ApiProperty({ enum: SDG_KINDS, example: 'template' })
   @IsIn(SDG_KINDS)
   kind: (typeof SDG_KINDS)[number];
 
@@ -25,14 +27,17 @@ export class CreateSdgAdapterRequest extends CreateCatalogueEntryRequest {
   columns?: Record<string, string>;
 
   /** llm: the instruction, a template over {{seed.<column>}} and {{dim.<name>}} */
+  @ApiPropertyOptional({ example: 'Write {{count}} questions a customer could ask about {{dim.task}}, each with the answer from: {{seed.answer}}' })
   @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(20_000)
   prompt?: string;
 
   /** llm: the columns each generated row must have */
+  @ApiPropertyOptional({ example: ['question', 'answer'] })
   @ValidateIf(present) @IsArray() @ArrayMinSize(1) @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(200, { each: true })
   output_columns?: string[];
 
   /** llm: rows asked for per prompt, 1..20 (default 5) */
+  @ApiPropertyOptional({ example: 5 })
   @ValidateIf(present) @IsInt() @Min(1) @Max(20)
   count?: number;
 
@@ -42,29 +47,35 @@ export class CreateSdgAdapterRequest extends CreateCatalogueEntryRequest {
   dimensions?: Record<string, string[]>;
 
   /** Write each dimension's value as a column too (default true) */
+  @ApiPropertyOptional({ example: true })
   @ValidateIf(present) @IsBoolean()
   dimension_columns?: boolean;
 
   /** llm: the judge connection that generates */
+  @ApiPropertyOptional({ example: EXAMPLE_ID.judge })
   @ValidateIf(present) @IsUUID()
   judge_id?: string;
 }
 
 export class SdgSeedDto {
   /** Seed rows come from this dataset (its current version, or `version_id`) */
+  @ApiProperty({ example: EXAMPLE_ID.dataset })
   @IsUUID()
   dataset_id: string;
 
+  @ApiPropertyOptional({ example: EXAMPLE_ID.version })
   @ValidateIf(present) @IsUUID()
   version_id?: string;
 
   /** Seed rows used at most, in dataset order (1..1000, default 100) */
+  @ApiPropertyOptional({ example: 100 })
   @ValidateIf(present) @IsInt() @Min(1) @Max(1000)
   limit?: number;
 }
 
 export class StartSdgRunRequest {
   /** The dataset that gets the generated rows as a new candidate version (the newest version's rows plus them) */
+  @ApiProperty({ example: EXAMPLE_ID.dataset })
   @IsUUID()
   target_dataset_id: string;
 
@@ -72,66 +83,82 @@ export class StartSdgRunRequest {
   seed?: SdgSeedDto;
 
   /** Rows generated at most (1..10000, default 1000) */
+  @ApiPropertyOptional({ example: 500 })
   @ValidateIf(present) @IsInt() @Min(1) @Max(10_000)
   max_rows?: number;
 
   /** The new version's message */
+  @ApiPropertyOptional({ example: 'Paraphrased questions for the May release' })
   @ValidateIf(present) @IsString() @MaxLength(2000)
   message?: string;
 }
 
 export class SdgRunResponse {
+  @ApiProperty({ example: EXAMPLE_ID.sdgRun })
   id: string;
+  @ApiProperty({ example: EXAMPLE_ID.sdgAdapter })
   adapter_id: string;
+  @ApiProperty({ example: EXAMPLE_ID.workspace })
   workspace_id: string;
-  @ApiProperty({ enum: SDG_RUN_STATES })
+  @ApiProperty({ enum: SDG_RUN_STATES, example: 'succeeded' })
   state: string;
-  @ApiProperty({ type: 'string', nullable: true })
+  @ApiProperty({ type: 'string', nullable: true, example: null })
   state_reason: string | null;
+  @ApiProperty({ example: EXAMPLE_ID.dataset })
   target_dataset_id: string;
   /** The candidate version made, once succeeded */
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.version })
   version_id: string | null;
+  @ApiProperty({ example: 428 })
   generated: number;
   /** Candidates left out (a seed column missing, an LLM row without the columns asked for) */
+  @ApiProperty({ example: 4 })
   dropped: number;
   /** The first reasons rows were dropped or a call failed */
-  @ApiProperty({ type: 'array', items: { type: 'string' } })
+  @ApiProperty({ type: 'array', items: { type: 'string' }, example: ['seed row 17 has no column product'] })
   errors: string[];
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.job })
   job_id: string | null;
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.user })
   created_by: string | null;
+  @ApiProperty({ example: EXAMPLE_AT.created })
   created_at: Date;
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, example: EXAMPLE_AT.finished })
   finished_at: Date | null;
 }
 
 export class SdgAdapterResponse {
+  @ApiProperty({ example: EXAMPLE_ID.sdgAdapter })
   id: string;
+  @ApiProperty({ example: EXAMPLE_ID.workspace })
   workspace_id: string;
+  @ApiProperty({ example: 'faq-paraphrases' })
   name: string;
+  @ApiProperty({ example: 'Paraphrases the golden questions per task' })
   description: string;
-  @ApiProperty({ enum: SDG_KINDS })
+  @ApiProperty({ enum: SDG_KINDS, example: 'template' })
   kind: string;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, nullable: true })
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, nullable: true, example: { input: 'How do I {{dim.task}} in {{seed.product}}?', expected_output: '{{seed.answer}}' } })
   columns: Record<string, string> | null;
-  @ApiProperty({ type: 'string', nullable: true })
+  @ApiProperty({ type: 'string', nullable: true, example: null })
   prompt: string | null;
-  @ApiProperty({ type: 'array', items: { type: 'string' }, nullable: true })
+  @ApiProperty({ type: 'array', items: { type: 'string' }, nullable: true, example: null })
   output_columns: string[] | null;
-  @ApiProperty({ type: 'integer', nullable: true })
+  @ApiProperty({ type: 'integer', nullable: true, example: null })
   count: number | null;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } })
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, example: { task: ['reset a password', 'change plan'] } })
   dimensions: Record<string, string[]>;
+  @ApiProperty({ example: true })
   dimension_columns: boolean;
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: null })
   judge_id: string | null;
   /** The latest runs, newest first (up to 5) */
   @ApiProperty({ type: () => [SdgRunResponse] })
   recent_runs: SdgRunResponse[];
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.user })
   created_by: string | null;
+  @ApiProperty({ example: EXAMPLE_AT.created })
   created_at: Date;
+  @ApiProperty({ example: EXAMPLE_AT.updated })
   updated_at: Date;
 }

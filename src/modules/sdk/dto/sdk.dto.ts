@@ -11,10 +11,13 @@ export class SdkVersionInfo {
   @ApiProperty({ example: 'swagger-typescript-api' })
   generator: string;
   /** Operations the client covers */
+  @ApiProperty({ example: 251 })
   operations: number;
   /** Files in the SDK bundle */
+  @ApiProperty({ example: 3 })
   sdk_files: number;
   /** Files in the examples bundle */
+  @ApiProperty({ example: 6 })
   example_files: number;
   /** GET this for the SDK bundle */
   @ApiProperty({ example: '/sdk/versions/0.1.0/download' })
@@ -38,18 +41,20 @@ export class BundleFile {
   @ApiProperty({ example: 'api.ts' })
   path: string;
   /** The file's UTF-8 text */
+  @ApiProperty({ example: 'export * from \'./api\';\n' })
   content: string;
 }
 
 /** A downloadable bundle: write each file at its path. */
 export class BundleResponse {
-  @ApiProperty({ enum: ['sdk', 'examples'] })
+  @ApiProperty({ enum: ['sdk', 'examples'], example: 'sdk' })
   kind: 'sdk' | 'examples';
   @ApiProperty({ example: '0.1.0' })
   version: string;
   @ApiProperty({ example: 'typescript' })
   language: string;
   /** How to use the bundle */
+  @ApiProperty({ example: 'Write each file at its path in a folder (e.g. src/ews/), then: import { EvaluationWorkspaceClient } from "./ews".' })
   instructions: string;
   @ApiProperty({ type: [BundleFile] })
   files: BundleFile[];

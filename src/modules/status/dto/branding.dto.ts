@@ -37,13 +37,13 @@ export class BrandingResponse {
   accent_color: string;
   @ApiProperty({ description: IMAGE_URL_DOC, example: 'https://example.com/logo.svg' })
   logo_url: string;
-  @ApiProperty({ type: String, nullable: true, description: `${IMAGE_URL_DOC} Null when not set.` })
+  @ApiProperty({ type: String, nullable: true, description: `${IMAGE_URL_DOC} Null when not set.`, example: 'https://example.com/favicon.png' })
   favicon_url: string | null;
   /** Where users get help: an https URL or `mailto:` address; null when not set. */
   @ApiProperty({ type: String, nullable: true, example: 'mailto:support@example.com' })
   support_url: string | null;
   /** When an admin last saved the branding; null while the built-in defaults apply. */
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null })
   updated_at: string | null;
   /** 0 for the built-in defaults, then 1, 2, … on each PUT. The ETag header changes with it. */
   @ApiProperty({ example: 0 })
@@ -53,12 +53,14 @@ export class BrandingResponse {
 /** The whole branding; PUT replaces every field (omitted optional fields become null). */
 export class UpdateBrandingRequest {
   /** 1-80 characters. */
+  @ApiProperty({ example: 'Acme Eval' })
   @IsString()
   @MaxLength(80)
   @Matches(/\S/, { message: 'product_name must not be empty' })
   product_name: string;
 
   /** Up to 200 characters. */
+  @ApiPropertyOptional({ example: 'Every release measured before it ships.' })
   @IsOptional()
   @IsString()
   @MaxLength(200)
@@ -78,7 +80,7 @@ export class UpdateBrandingRequest {
   @checkedBy('isImageUrl', imageUrlProblem)
   logo_url: string;
 
-  @ApiPropertyOptional({ type: String, nullable: true, description: IMAGE_URL_DOC })
+  @ApiPropertyOptional({ type: String, nullable: true, description: IMAGE_URL_DOC, example: 'https://example.com/favicon.png' })
   @IsOptional()
   @checkedBy('isImageUrl', imageUrlProblem)
   favicon_url?: string | null;

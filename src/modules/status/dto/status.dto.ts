@@ -1,11 +1,15 @@
-import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
 
 export class LiveResponse {
   /** Always `ok` when the process answers. */
+  @ApiProperty({ example: 'ok' })
   status: 'ok';
   /** Seconds since the process started. */
+  @ApiProperty({ example: 86400 })
   uptime_seconds: number;
   /** Service version (package.json). */
+  @ApiProperty({ example: '0.1.0' })
   version: string;
 }
 
@@ -13,16 +17,19 @@ export class LiveResponse {
 export class ReadinessCheck {
   /** `up` when the dependency answered within the bound, else `down`. */
   // Explicit: the plugin orders a literal union as the compiler met its members, which differs between a cold and a warm ts-jest cache.
-  @ApiProperty({ enum: ['up', 'down'] })
+  @ApiProperty({ enum: ['up', 'down'], example: 'down' })
   status: 'up' | 'down';
   /** How long the probe took, in milliseconds (the bound when it timed out). */
+  @ApiProperty({ example: 2000 })
   latency_ms: number;
   /** Why the dependency is down; absent when it is up. */
+  @ApiPropertyOptional({ example: 'the database did not answer within 2 s' })
   error?: string;
 }
 
 export class ReadyResponse {
   /** Always `ready` on a 200 answer; a dependency that is down makes the answer 503. */
+  @ApiProperty({ example: 'ready' })
   status: 'ready';
   @ApiProperty({
     type: 'object',
@@ -46,6 +53,7 @@ export class NotReadyProblem {
   @ApiProperty({ example: 'service_unavailable' })
   error_code: string;
   /** Correlates with the X-Request-Id header and the server logs. */
+  @ApiPropertyOptional({ example: EXAMPLE_ID.request })
   request_id?: string;
   @ApiProperty({
     type: 'object',

@@ -46,7 +46,7 @@ export class DimensionDefinition {
 
 /** A pass rule a template suggests for a metric. */
 export class SuggestedThreshold {
-  @ApiProperty({ enum: ['>=', '<='] })
+  @ApiProperty({ enum: ['>=', '<='], example: '>=' })
   operator: '>=' | '<=';
   @ApiProperty({ example: 0.8 })
   value: number;
@@ -58,10 +58,10 @@ export class SuggestedMetric {
   @ApiProperty({ example: 'faithfulness' })
   name: string;
   /** `deterministic` metrics are computed; `judged` ones are graded by an LLM judge with a rubric. */
-  @ApiProperty({ enum: ['deterministic', 'judged'] })
+  @ApiProperty({ enum: ['deterministic', 'judged'], example: 'judged' })
   kind: 'deterministic' | 'judged';
   /** What it measures and why it matters for this use case. */
-  @ApiProperty()
+  @ApiProperty({ example: 'Answers stay within the retrieved help-centre articles' })
   description: string;
   @ApiPropertyOptional({ type: SuggestedThreshold, nullable: true, description: 'A starting pass rule; null when the metric is informative only' })
   threshold: SuggestedThreshold | null;
@@ -74,7 +74,7 @@ export class TemplateSummary {
   name: string;
   @ApiProperty({ example: 'Customer-support assistant' })
   title: string;
-  @ApiProperty()
+  @ApiProperty({ example: 'A chat assistant answering customer questions from a help centre' })
   description: string;
   /** The kind of application: `customer_support`, `rag_qa`, `summarisation`, `code_assistant`, `agentic_workflow`, … */
   @ApiProperty({ example: 'customer_support' })
@@ -89,7 +89,7 @@ export class TemplateDetail {
   name: string;
   @ApiProperty({ example: 'Customer-support assistant' })
   title: string;
-  @ApiProperty()
+  @ApiProperty({ example: 'A chat assistant answering customer questions from a help centre' })
   description: string;
   @ApiProperty({ example: 'customer_support' })
   use_case: string;

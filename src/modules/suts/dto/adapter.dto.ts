@@ -2,11 +2,19 @@ import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nest
 import { ArrayMaxSize, IsArray, IsIn, IsObject, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { IsBoundedJson, IsStringRecord, NestedObject } from '../../../../libs/common/record-validators.js';
 import { PATH_LANGUAGES, type PathLanguage } from '../../../../libs/evaluation/sut/sut.types.js';
+import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_OUTPUT, EXAMPLE_ROW } from '../../../../libs/common/openapi-examples.js';
 
 const present = (_: object, value: unknown) => value !== undefined;
 const TEMPLATE_LIMIT = 64_000;
-/** Any JSON value (OpenAPI 3.0 has no `any` type; a schema without a type would be read as an object by the CLI plugin). */
-export const ANY_JSON: { oneOf: Array<Record<string, unknown>>; nullable: true } = { oneOf: [{ type: 'object', additionalProperties: true }, { type: 'array', items: {} }, { type: 'string' }, { type: 'number' }, { type: 'boolean' }], nullable: true };
+/** Any JSON value, null included (OpenAPI 3.0 has no `any` type, and `nullable` needs a `type`: null is the object alternative's). */
+export const ANY_JSON: { oneOf: Array<Record<string, unknown>> } = { oneOf: [{ type: 'object', additionalProperties: true, nullable: true }, { type: 'array', items: {} }, { type: 'string' }, { type: 'number' }, { type: 'boolean' }] };
+
+/** The adapter of the examples: support-bot-v2's JSON API, and what it answers. */
+const EXAMPLE_ADAPTER = {
+  request: { body: { question: '{{input}}', history: '{{history}}' }, headers: { 'X-Request-Source': 'evaluation' } },
+  response: { language: 'jsonpath', output: '$.answer', usage: { prompt_tokens: '$.usage.prompt_tokens', completion_tokens: '$.usage.completion_tokens', total_tokens: '$.usage.total_tokens' }, extras: { sources: '$.sources' } },
+};
+const EXAMPLE_SUT_ANSWER = { answer: EXAMPLE_OUTPUT, sources: ['kb/security/reset-password'], usage: { prompt_tokens: 412, completion_tokens: 38, total_tokens: 450 } };
 
 export class AdapterRequestDto {
   /** http: the JSON body template; openai_chat: merged over {model, messages, ...parameters}. Strings may hold {{placeholders}} (docs/suts.md) */
@@ -20,32 +28,36 @@ export class AdapterRequestDto {
   messages?: unknown[];
 
   /** Headers, templated */
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { 'X-Request-Source': 'evaluation' } })
   @ValidateIf(present) @IsStringRecord(50)
   headers?: Record<string, string>;
 
   /** Query parameters, templated */
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { locale: 'en' } })
   @ValidateIf(present) @IsStringRecord(50)
   query?: Record<string, string>;
 }
 
 export class UsagePathsDto {
+  @ApiPropertyOptional({ example: '$.usage.prompt_tokens' })
   @ValidateIf(present) @IsString() @MaxLength(500)
   prompt_tokens?: string;
+  @ApiPropertyOptional({ example: '$.usage.completion_tokens' })
   @ValidateIf(present) @IsString() @MaxLength(500)
   completion_tokens?: string;
+  @ApiPropertyOptional({ example: '$.usage.total_tokens' })
   @ValidateIf(present) @IsString() @MaxLength(500)
   total_tokens?: string;
 }
 
 export class AdapterResponseMappingDto {
   /** The path language of every expression here */
-  @ApiProperty({ enum: PATH_LANGUAGES })
+  @ApiProperty({ enum: PATH_LANGUAGES, example: 'jsonpath' })
   @IsIn(PATH_LANGUAGES)
   language: PathLanguage;
 
   /** Where the output is, e.g. `$.choices[0].message.content` (JSONPath) or `choices[0].message.content` (JMESPath) */
+  @ApiProperty({ example: '$.answer' })
   @IsString() @MinLength(1) @MaxLength(500)
   output: string;
 
@@ -53,15 +65,17 @@ export class AdapterResponseMappingDto {
   usage?: UsagePathsDto;
 
   /** Where the SUT reports its own cost in USD */
+  @ApiPropertyOptional({ example: '$.cost.usd' })
   @ValidateIf(present) @IsString() @MaxLength(500)
   cost_usd?: string;
 
   /** More fields kept with each result, by name (e.g. contexts of a RAG answer) */
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { sources: '$.sources' } })
   @ValidateIf(present) @IsStringRecord(20)
   extras?: Record<string, string>;
 }
 
+@ApiSchemaExample(EXAMPLE_ADAPTER)
 export class CreateAdapterRequest {
   @NestedObject(() => AdapterRequestDto)
   request: AdapterRequestDto;
@@ -72,39 +86,45 @@ export class CreateAdapterRequest {
 
 export class AdapterResponse {
   /** null for the kind's default adapter (no revision posted yet) */
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.adapter })
   id: string | null;
+  @ApiProperty({ example: EXAMPLE_ID.connection })
   connection_id: string;
   /** 1, 2, … per POST; 0 for the kind's default */
+  @ApiProperty({ example: 2 })
   revision: number;
   /** `default` until an adapter is posted */
-  @ApiProperty({ enum: ['default', 'custom'] })
+  @ApiProperty({ enum: ['default', 'custom'], example: 'custom' })
   source: 'default' | 'custom';
   request: AdapterRequestDto;
   response: AdapterResponseMappingDto;
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.user })
   created_by: string | null;
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, example: EXAMPLE_AT.created })
   created_at: Date | null;
 }
 
 export class ChatMessageDto {
-  @ApiProperty({ enum: ['system', 'user', 'assistant', 'tool'] })
+  @ApiProperty({ enum: ['system', 'user', 'assistant', 'tool'], example: 'user' })
   @IsIn(['system', 'user', 'assistant', 'tool'])
   role: 'system' | 'user' | 'assistant' | 'tool';
 
+  @ApiProperty({ example: 'I forgot my password.' })
   @IsString() @MaxLength(100_000)
   content: string;
 }
 
 export class RowMappingDto {
   /** Column holding the input (default `input`) */
+  @ApiPropertyOptional({ example: 'question' })
   @ValidateIf(present) @IsString() @MaxLength(500)
   input?: string;
   /** Column holding the reference answer (default `expected_output`) */
+  @ApiPropertyOptional({ example: 'answer' })
   @ValidateIf(present) @IsString() @MaxLength(500)
   expected_output?: string;
   /** Column holding retrieved context (default `context`) */
+  @ApiPropertyOptional({ example: 'context' })
   @ValidateIf(present) @IsString() @MaxLength(500)
   context?: string;
 }
@@ -112,7 +132,7 @@ export class RowMappingDto {
 /** A sample row, as a run would pass it. */
 export class SampleRowDto {
   /** The row's columns */
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { input: 'Where is my order?', expected_output: 'It ships tomorrow.' } })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: EXAMPLE_ROW })
   @ValidateIf(present) @IsObject() @IsBoundedJson(256_000)
   row?: Record<string, unknown>;
 
@@ -126,61 +146,68 @@ export class SampleRowDto {
   history?: ChatMessageDto[];
 }
 
+@ApiSchemaExample({ row: EXAMPLE_ROW, mapping: { input: 'question', expected_output: 'answer' }, adapter: EXAMPLE_ADAPTER, response: EXAMPLE_SUT_ANSWER })
 export class ValidateAdapterRequest extends SampleRowDto {
   /** The adapter to check; default: the connection's adapter in force */
   @ValidateIf(present) @NestedObject(() => CreateAdapterRequest)
   adapter?: CreateAdapterRequest;
 
   /** A response body as the SUT would answer, to try the extraction on */
-  @ApiPropertyOptional({ description: 'Any JSON value (or a string for a non-JSON answer)', example: { choices: [{ message: { content: 'It ships tomorrow.' } }], usage: { prompt_tokens: 12, completion_tokens: 5 } } })
+  @ApiPropertyOptional({ ...ANY_JSON, description: 'Any JSON value (or a string for a non-JSON answer)', example: EXAMPLE_SUT_ANSWER } as ApiPropertyOptions)
   @ValidateIf(present) @IsBoundedJson(1_000_000)
   response?: unknown;
 }
 
+@ApiSchemaExample({ row: EXAMPLE_ROW, mapping: { input: 'question', expected_output: 'answer' } })
 export class ConnectionTestRequest extends SampleRowDto {}
 
 export class AdapterIssueDto {
   /** JSON Pointer into the adapter */
+  @ApiProperty({ example: '/response/output' })
   pointer: string;
-  @ApiProperty({ enum: ['template_syntax', 'unknown_placeholder', 'missing_value', 'path_syntax', 'path_no_match', 'not_a_number', 'response_not_json', 'invalid_spec'] })
+  @ApiProperty({ enum: ['template_syntax', 'unknown_placeholder', 'missing_value', 'path_syntax', 'path_no_match', 'not_a_number', 'response_not_json', 'invalid_spec'], example: 'path_no_match' })
   code: string;
+  @ApiProperty({ example: '$.answer matched nothing in the sample response' })
   message: string;
 }
 
 export class RenderedRequestDto {
+  @ApiProperty({ example: 'POST' })
   method: string;
   /** Secrets in the URL show as *** */
+  @ApiProperty({ example: 'https://support-bot.example.com/v2/answer' })
   url: string;
   /** Secrets show as *** */
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, example: { 'content-type': 'application/json', authorization: 'Bearer ***' } })
   headers: Record<string, string>;
-  @ApiPropertyOptional({ ...ANY_JSON, description: 'The JSON body, any JSON value' } as ApiPropertyOptions)
+  @ApiPropertyOptional({ ...ANY_JSON, description: 'The JSON body, any JSON value', example: { question: 'How do I reset my password?', history: [] } } as ApiPropertyOptions)
   body?: unknown;
 }
 
 export class TokenUsageDto {
-  @ApiProperty({ type: 'number', nullable: true })
+  @ApiProperty({ type: 'number', nullable: true, example: 412 })
   prompt_tokens: number | null;
-  @ApiProperty({ type: 'number', nullable: true })
+  @ApiProperty({ type: 'number', nullable: true, example: 38 })
   completion_tokens: number | null;
-  @ApiProperty({ type: 'number', nullable: true })
+  @ApiProperty({ type: 'number', nullable: true, example: 450 })
   total_tokens: number | null;
 }
 
 export class ExtractedOutputDto {
-  @ApiProperty({ type: 'string', nullable: true })
+  @ApiProperty({ type: 'string', nullable: true, example: EXAMPLE_OUTPUT })
   output: string | null;
   usage: TokenUsageDto;
-  @ApiProperty({ type: 'number', nullable: true })
+  @ApiProperty({ type: 'number', nullable: true, example: 0.00041 })
   cost_usd: number | null;
-  @ApiProperty({ type: 'object', additionalProperties: true })
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { sources: ['kb/security/reset-password'] } })
   extras: Record<string, unknown>;
 }
 
 export class AdapterValidateResult {
   /** True when the request rendered and (if a response was given) the output was extracted */
+  @ApiProperty({ example: true })
   valid: boolean;
-  @ApiProperty({ type: () => [AdapterIssueDto] })
+  @ApiProperty({ type: () => [AdapterIssueDto], example: [] })
   issues: AdapterIssueDto[];
   /** The request a run would send for the sample row (null when it cannot render) */
   @ApiProperty({ type: () => RenderedRequestDto, nullable: true })
@@ -189,13 +216,14 @@ export class AdapterValidateResult {
   @ApiProperty({ type: () => ExtractedOutputDto, nullable: true })
   extracted: ExtractedOutputDto | null;
   /** The revision checked; null when the adapter came in the body */
-  @ApiProperty({ type: 'integer', nullable: true })
+  @ApiProperty({ type: 'integer', nullable: true, example: null })
   adapter_revision: number | null;
 }
 
 export class ConnectionTestErrorDto {
-  @ApiProperty({ enum: ['timeout', 'network', 'http_status', 'response_not_json', 'extraction_failed', 'render_failed', 'cancelled'] })
+  @ApiProperty({ enum: ['timeout', 'network', 'http_status', 'response_not_json', 'extraction_failed', 'render_failed', 'cancelled'], example: 'http_status' })
   code: string;
+  @ApiProperty({ example: 'The SUT answered 503 Service Unavailable' })
   message: string;
   @ApiPropertyOptional({ type: () => [AdapterIssueDto] })
   issues?: AdapterIssueDto[];
@@ -203,24 +231,28 @@ export class ConnectionTestErrorDto {
 
 export class ConnectionTestResult {
   /** True when the SUT answered 2xx and the output was extracted */
+  @ApiProperty({ example: true })
   ok: boolean;
-  @ApiProperty({ type: 'integer', nullable: true })
+  @ApiProperty({ type: 'integer', nullable: true, example: 200 })
   status_code: number | null;
+  @ApiProperty({ example: 1040 })
   latency_ms: number;
+  @ApiProperty({ example: 1 })
   attempts: number;
   request: RenderedRequestDto;
-  @ApiProperty({ type: 'string', nullable: true })
+  @ApiProperty({ type: 'string', nullable: true, example: EXAMPLE_OUTPUT })
   output: string | null;
   @ApiProperty({ type: () => TokenUsageDto, nullable: true })
   usage: TokenUsageDto | null;
-  @ApiProperty({ type: 'number', nullable: true })
+  @ApiProperty({ type: 'number', nullable: true, example: 0.00041 })
   cost_usd: number | null;
-  @ApiProperty({ type: 'object', additionalProperties: true })
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { sources: ['kb/security/reset-password'] } })
   extras: Record<string, unknown>;
   @ApiProperty({ type: () => ConnectionTestErrorDto, nullable: true })
   error: ConnectionTestErrorDto | null;
   /** The start of the body when the call failed */
-  @ApiProperty({ type: 'string', nullable: true })
+  @ApiProperty({ type: 'string', nullable: true, example: null })
   response_excerpt: string | null;
+  @ApiProperty({ example: 2 })
   adapter_revision: number;
 }

@@ -3,6 +3,10 @@ import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsString, IsUrl, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
 import { IsBoundedJson, IsStringRecord, NestedObject } from '../../../../libs/common/record-validators.js';
 import { CONNECTION_KINDS, HTTP_METHODS, type ConnectionKind, type HttpMethod } from '../../../../libs/evaluation/sut/sut.types.js';
+import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+
+// Values the examples below share.
+const EXAMPLE_URL = 'https://support-bot.example.com/v2/answer';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 const present = (_: object, value: unknown) => value !== undefined;
@@ -11,78 +15,91 @@ const AUTH_SCHEMES = ['bearer', 'header', 'query'] as const;
 
 export class HttpTransportDto {
   /** The endpoint, http or https */
+  @ApiProperty({ example: EXAMPLE_URL })
   @IsUrl(url) @MaxLength(2000)
   url: string;
 
-  @ApiPropertyOptional({ enum: HTTP_METHODS, default: 'POST' })
+  @ApiPropertyOptional({ enum: HTTP_METHODS, default: 'POST', example: 'POST' })
   @ValidateIf(present) @IsIn(HTTP_METHODS)
   method?: HttpMethod;
 
   /** Static headers sent with every call (templated headers are the adapter's); put keys in `auth`, never here */
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { 'X-Client': 'evaluation-workspace' } })
   @ValidateIf(present) @IsStringRecord(50)
   headers?: Record<string, string>;
 }
 
 export class OpenAiChatTransportDto {
   /** The API root, e.g. https://api.openai.com/v1 (`/chat/completions` is appended) */
+  @ApiProperty({ example: 'https://api.openai.com/v1' })
   @IsUrl(url) @MaxLength(2000)
   base_url: string;
 
+  @ApiProperty({ example: 'gpt-4o-mini' })
   @IsString() @MinLength(1) @MaxLength(200)
   model: string;
 
   /** Sent in every body: temperature, max_tokens, top_p, seed, stop, response_format… */
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { temperature: 0, max_tokens: 512 } })
   @ValidateIf(present) @IsObject() @IsBoundedJson(16_000)
   parameters?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { 'OpenAI-Organization': 'org-example' } })
   @ValidateIf(present) @IsStringRecord(50)
   headers?: Record<string, string>;
 }
 
+@ApiSchemaExample({ secret_id: EXAMPLE_ID.secret, scheme: 'bearer' })
 export class ConnectionAuthDto {
   /** The workspace secret whose value is sent (admins choose where a secret goes) */
+  @ApiProperty({ example: EXAMPLE_ID.secret })
   @IsUUID()
   secret_id: string;
 
   /** `bearer`: Authorization: Bearer <value>; `header`: <header>: <prefix><value>; `query`: ?<param>=<value> */
-  @ApiProperty({ enum: AUTH_SCHEMES })
+  @ApiProperty({ enum: AUTH_SCHEMES, example: 'bearer' })
   @IsIn(AUTH_SCHEMES)
   scheme: (typeof AUTH_SCHEMES)[number];
 
   /** For `header`: the header name, e.g. x-api-key */
+  @ApiPropertyOptional({ example: 'x-api-key' })
   @ValidateIf(present) @Matches(/^[A-Za-z0-9-]{1,100}$/)
   header?: string;
 
   /** For `header`: text before the value, e.g. "Token " */
+  @ApiPropertyOptional({ example: 'Token ' })
   @ValidateIf(present) @IsString() @MaxLength(50)
   prefix?: string;
 
   /** For `query`: the parameter name */
+  @ApiPropertyOptional({ example: 'api_key' })
   @ValidateIf(present) @Matches(/^[A-Za-z0-9_.-]{1,100}$/)
   param?: string;
 }
 
 export class RetryPolicyDto {
   /** Calls in all, the first included (1..10, default 3) */
+  @ApiPropertyOptional({ example: 3 })
   @ValidateIf(present) @IsInt() @Min(1) @Max(10)
   max_attempts?: number;
 
   /** Default 500; doubles per attempt with full jitter */
+  @ApiPropertyOptional({ example: 500 })
   @ValidateIf(present) @IsInt() @Min(0) @Max(60_000)
   initial_backoff_ms?: number;
 
   /** Default 10000; also caps Retry-After */
+  @ApiPropertyOptional({ example: 10000 })
   @ValidateIf(present) @IsInt() @Min(0) @Max(300_000)
   max_backoff_ms?: number;
 
   /** Default 408, 409, 425, 429, 500, 502, 503, 504 */
+  @ApiPropertyOptional({ example: [408, 429, 500, 502, 503, 504] })
   @ValidateIf(present) @IsArray() @ArrayMaxSize(50) @IsInt({ each: true }) @Min(400, { each: true }) @Max(599, { each: true })
   retry_on_status?: number[];
 
   /** Default true */
+  @ApiPropertyOptional({ example: true })
   @ValidateIf(present) @IsBoolean()
   retry_on_timeout?: boolean;
 }
@@ -103,15 +120,17 @@ class ConnectionFields {
   auth?: ConnectionAuthDto | null;
 
   /** Per attempt, 100..600000 ms (default 30000) */
+  @ApiPropertyOptional({ example: 30000 })
   @ValidateIf(present) @IsInt() @Min(100) @Max(600_000)
   timeout_ms?: number;
 
   /** Calls a run keeps in flight at most, 1..256 (default 8) */
+  @ApiPropertyOptional({ example: 8 })
   @ValidateIf(present) @IsInt() @Min(1) @Max(256)
   max_concurrency?: number;
 
   /** Calls a run starts per second at most, 0.01..10000; null for no limit (default) */
-  @ApiPropertyOptional({ type: 'number', nullable: true, minimum: 0.01, maximum: 10_000 })
+  @ApiPropertyOptional({ type: 'number', nullable: true, minimum: 0.01, maximum: 10_000, example: 5 })
   @ValidateIf((_, v) => v !== undefined && v !== null) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0.01) @Max(10_000)
   requests_per_second?: number | null;
 
@@ -119,67 +138,84 @@ class ConnectionFields {
   retry?: RetryPolicyDto;
 }
 
+@ApiSchemaExample({ timeout_ms: 45000, max_concurrency: 4, requests_per_second: 2 })
 export class UpdateConnectionRequest extends ConnectionFields {
   /** Unique within the SUT, case-insensitively */
+  @ApiPropertyOptional({ example: EXAMPLE_NAME.connection })
   @ValidateIf(present) @Transform(trim) @IsString() @MinLength(1) @MaxLength(200)
   name?: string;
 }
 
+@ApiSchemaExample({ name: EXAMPLE_NAME.connection, kind: 'http', http: { url: EXAMPLE_URL, method: 'POST' }, auth: { secret_id: EXAMPLE_ID.secret, scheme: 'bearer' }, timeout_ms: 30000, max_concurrency: 8, retry: { max_attempts: 3 } })
 export class CreateConnectionRequest extends ConnectionFields {
   /** Unique within the SUT, case-insensitively (1..200 characters) */
+  @ApiProperty({ example: EXAMPLE_NAME.connection })
   @Transform(trim) @IsString() @MinLength(1) @MaxLength(200)
   name: string;
 
   /** `http` (a JSON endpoint), `openai_chat` (an OpenAI-compatible chat completions API) or `offline` (outputs are uploaded to the run) */
-  @ApiProperty({ enum: CONNECTION_KINDS })
+  @ApiProperty({ enum: CONNECTION_KINDS, example: 'http' })
   @IsIn(CONNECTION_KINDS)
   kind: ConnectionKind;
 }
 
 export class RetryPolicyResponse {
+  @ApiProperty({ example: 3 })
   max_attempts: number;
+  @ApiProperty({ example: 500 })
   initial_backoff_ms: number;
+  @ApiProperty({ example: 10000 })
   max_backoff_ms: number;
+  @ApiProperty({ example: [408, 429, 500, 502, 503, 504] })
   retry_on_status: number[];
+  @ApiProperty({ example: true })
   retry_on_timeout: boolean;
 }
 
 export class HttpTransportResponse {
+  @ApiProperty({ example: EXAMPLE_URL })
   url: string;
-  @ApiProperty({ enum: HTTP_METHODS })
+  @ApiProperty({ enum: HTTP_METHODS, example: 'POST' })
   method: HttpMethod;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, example: {} })
   headers: Record<string, string>;
 }
 
 export class OpenAiChatTransportResponse {
+  @ApiProperty({ example: 'https://api.openai.com/v1' })
   base_url: string;
+  @ApiProperty({ example: 'gpt-4o-mini' })
   model: string;
-  @ApiProperty({ type: 'object', additionalProperties: true })
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { temperature: 0 } })
   parameters: Record<string, unknown>;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, example: {} })
   headers: Record<string, string>;
 }
 
 export class ConnectionAuthResponse {
   /** The secret sent (its value never appears here) */
+  @ApiProperty({ example: EXAMPLE_ID.secret })
   secret_id: string;
-  @ApiProperty({ enum: AUTH_SCHEMES })
+  @ApiProperty({ enum: AUTH_SCHEMES, example: 'bearer' })
   scheme: (typeof AUTH_SCHEMES)[number];
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ example: 'x-api-key' })
   header?: string;
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ example: 'Token ' })
   prefix?: string;
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ example: 'api_key' })
   param?: string;
 }
 
 export class ConnectionResponse {
+  @ApiProperty({ example: EXAMPLE_ID.connection })
   id: string;
+  @ApiProperty({ example: EXAMPLE_ID.sut })
   sut_id: string;
+  @ApiProperty({ example: EXAMPLE_ID.workspace })
   workspace_id: string;
+  @ApiProperty({ example: EXAMPLE_NAME.connection })
   name: string;
-  @ApiProperty({ enum: CONNECTION_KINDS })
+  @ApiProperty({ enum: CONNECTION_KINDS, example: 'http' })
   kind: ConnectionKind;
   @ApiProperty({ type: () => HttpTransportResponse, nullable: true })
   http: HttpTransportResponse | null;
@@ -187,15 +223,20 @@ export class ConnectionResponse {
   openai_chat: OpenAiChatTransportResponse | null;
   @ApiProperty({ type: () => ConnectionAuthResponse, nullable: true })
   auth: ConnectionAuthResponse | null;
+  @ApiProperty({ example: 30000 })
   timeout_ms: number;
+  @ApiProperty({ example: 8 })
   max_concurrency: number;
-  @ApiProperty({ type: 'number', nullable: true })
+  @ApiProperty({ type: 'number', nullable: true, example: null })
   requests_per_second: number | null;
   retry: RetryPolicyResponse;
   /** The adapter revision in force; 0 while the kind's default adapter is used */
+  @ApiProperty({ example: 2 })
   adapter_revision: number;
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.user })
   created_by: string | null;
+  @ApiProperty({ example: EXAMPLE_AT.created })
   created_at: Date;
+  @ApiProperty({ example: EXAMPLE_AT.updated })
   updated_at: Date;
 }

@@ -4,6 +4,7 @@ import { IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength, ValidateIf }
 import { WORKSPACE_ROLES, type WorkspaceRole } from '../../../../libs/auth/roles.js';
 import { PASSWORD_MAX } from '../../../../libs/auth/password-hasher.js';
 import type { InvitationState } from '../entities/workspace-invitation.entity.js';
+import { EXAMPLE_AT, EXAMPLE_CREDENTIAL, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
 
 // Optional, but never null: an explicit null is refused (400) rather than read as absent or written over a column.
 const present = (_: object, value: unknown) => value !== undefined;
@@ -18,50 +19,67 @@ export class ListInvitationsQuery {
 }
 
 export class CreateInvitationRequest {
+  @ApiProperty({ example: EXAMPLE_NAME.memberEmail })
   @Transform(trim) @IsEmail() @MaxLength(320)
   email: string;
 
-  @ApiProperty({ enum: WORKSPACE_ROLES })
+  @ApiProperty({ enum: WORKSPACE_ROLES, example: 'member' })
   @IsIn(WORKSPACE_ROLES)
   role: WorkspaceRole;
 }
 
 export class AcceptInvitationRequest {
   /** The token from the invitation (shown once when it was created or resent) */
+  @ApiProperty({ example: EXAMPLE_CREDENTIAL.invitationToken })
   @IsString() @MinLength(1) @MaxLength(200)
   token: string;
 
   /** For a new account; defaults to the email's local part */
+  @ApiPropertyOptional({ example: EXAMPLE_NAME.member })
   @ValidateIf(present) @Transform(trim) @IsString() @MinLength(1) @MaxLength(200)
   display_name?: string;
 
   /** A new account's password; or, for an existing account without a bearer token, its current password */
+  @ApiPropertyOptional({ example: EXAMPLE_CREDENTIAL.password })
   @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(PASSWORD_MAX)
   password?: string;
 }
 
 export class InvitationResponse {
+  @ApiProperty({ example: EXAMPLE_ID.invitation })
   id: string;
+  @ApiProperty({ example: EXAMPLE_ID.workspace })
   workspace_id: string;
+  @ApiProperty({ example: EXAMPLE_NAME.memberEmail })
   email: string;
-  @ApiProperty({ enum: WORKSPACE_ROLES })
+  @ApiProperty({ enum: WORKSPACE_ROLES, example: 'member' })
   role: WorkspaceRole;
   /** `expired` is a pending invitation past expires_at */
-  @ApiProperty({ enum: INVITATION_STATES })
+  @ApiProperty({ enum: INVITATION_STATES, example: 'pending' })
   state: InvitationState;
+  @ApiProperty({ example: EXAMPLE_AT.expires })
   expires_at: Date;
+  @ApiProperty({ example: EXAMPLE_ID.user })
   invited_by: string | null;
+  @ApiProperty({ example: null })
   accepted_by: string | null;
+  @ApiProperty({ example: null })
   accepted_at: Date | null;
+  @ApiProperty({ example: null })
   revoked_at: Date | null;
+  @ApiProperty({ example: 1 })
   sent_count: number;
+  @ApiProperty({ example: EXAMPLE_AT.created })
   last_sent_at: Date;
+  @ApiProperty({ example: EXAMPLE_AT.created })
   created_at: Date;
 }
 
 export class CreateInvitationResponse extends InvitationResponse {
   /** Shown once: give it to the invitee (the service sends no email) */
+  @ApiProperty({ example: EXAMPLE_CREDENTIAL.invitationToken })
   token: string;
   /** How the invitee accepts */
+  @ApiProperty({ example: 'POST /auth/accept-invitation with {"token": "<token>", "password": "…"} (or with the invitee\'s bearer token)' })
   accept_path: string;
 }

@@ -1,6 +1,7 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
+import { EXAMPLE_AT, EXAMPLE_CREDENTIAL, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
 
 // Optional, but never null: an explicit null is refused (400) rather than read as absent or written over a column.
 const present = (_: object, value: unknown) => value !== undefined;
@@ -22,45 +23,64 @@ export class ListSecretsQuery extends PageQueryDto {
 
 export class CreateSecretRequest {
   /** How other records refer to it in the UI, e.g. `OPENAI_API_KEY` */
+  @ApiProperty({ example: EXAMPLE_NAME.secret })
   @IsString() @Matches(NAME, { message: NAME_MESSAGE })
   name: string;
 
   /** The secret itself; stored encrypted, returned only by reveal */
+  @ApiProperty({ example: EXAMPLE_CREDENTIAL.apiKey })
   @IsString() @MinLength(1) @MaxLength(SECRET_VALUE_MAX)
   value: string;
 
+  @ApiPropertyOptional({ example: 'Key of the judge and SUT calls of support-bot-v2' })
   @ValidateIf(present) @IsString() @MaxLength(1000)
   description?: string;
 }
 
 export class UpdateSecretRequest {
+  @ApiPropertyOptional({ example: EXAMPLE_NAME.secret })
   @ValidateIf(present) @IsString() @Matches(NAME, { message: NAME_MESSAGE })
   name?: string;
 
   /** A new value replaces the old one */
+  @ApiPropertyOptional({ example: EXAMPLE_CREDENTIAL.apiKey })
   @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(SECRET_VALUE_MAX)
   value?: string;
 
+  @ApiPropertyOptional({ example: 'Rotated key of the support-bot-v2 calls' })
   @ValidateIf(present) @IsString() @MaxLength(1000)
   description?: string;
 }
 
 /** A secret's metadata. The value is never part of it. */
 export class WorkspaceSecretResponse {
+  @ApiProperty({ example: EXAMPLE_ID.secret })
   id: string;
+  @ApiProperty({ example: EXAMPLE_ID.workspace })
   workspace_id: string;
+  @ApiProperty({ example: EXAMPLE_NAME.secret })
   name: string;
+  @ApiProperty({ example: 'Key of the judge and SUT calls of support-bot-v2' })
   description: string;
+  @ApiProperty({ example: EXAMPLE_ID.user })
   created_by: string | null;
+  @ApiProperty({ example: EXAMPLE_ID.user })
   updated_by: string | null;
+  @ApiProperty({ example: null })
   last_revealed_at: Date | null;
+  @ApiProperty({ example: EXAMPLE_AT.created })
   created_at: Date;
+  @ApiProperty({ example: EXAMPLE_AT.updated })
   updated_at: Date;
+  @ApiProperty({ example: 1 })
   version: number;
 }
 
 export class WorkspaceSecretRevealResponse {
+  @ApiProperty({ example: EXAMPLE_ID.secret })
   id: string;
+  @ApiProperty({ example: EXAMPLE_NAME.secret })
   name: string;
+  @ApiProperty({ example: EXAMPLE_CREDENTIAL.apiKey })
   value: string;
 }
