@@ -1,6 +1,9 @@
 import { Type } from 'class-transformer';
 import { registerDecorator, ValidateNested, type ValidationArguments, type ValidationOptions } from 'class-validator';
 
+/** The OpenAPI schema of any JSON value (OpenAPI has no `any`: a oneOf of every JSON type). */
+export const ANY_JSON = { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'object', additionalProperties: true }, { type: 'array', items: {} }] };
+
 /** A plain object whose values are all strings (headers, query parameters): at most `maxKeys` keys, names and values bounded. */
 export function IsStringRecord(maxKeys = 50, options?: ValidationOptions): PropertyDecorator {
   return (target, propertyName) =>

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsObject, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
-import { IsBoundedJson, IsStringRecord, NestedObject } from '../../../../libs/common/record-validators.js';
+import { ANY_JSON, IsBoundedJson, IsStringRecord, NestedObject } from '../../../../libs/common/record-validators.js';
 import { PATH_LANGUAGES, type PathLanguage } from '../../../../libs/evaluation/sut/sut.types.js';
 
 const present = (_: object, value: unknown) => value !== undefined;
@@ -8,7 +8,7 @@ const TEMPLATE_LIMIT = 64_000;
 
 export class AdapterRequestDto {
   /** http: the JSON body template; openai_chat: merged over {model, messages, ...parameters}. Strings may hold {{placeholders}} (docs/suts.md) */
-  @ApiPropertyOptional({ description: 'Any JSON value; a string that is exactly one placeholder is replaced by the value itself', example: { question: '{{input}}', history: '{{history}}' } })
+  @ApiPropertyOptional({ ...ANY_JSON, nullable: true, description: 'Any JSON value; a string that is exactly one placeholder is replaced by the value itself', example: { question: '{{input}}', history: '{{history}}' } })
   @ValidateIf(present) @IsBoundedJson(TEMPLATE_LIMIT)
   body?: unknown;
 
@@ -152,7 +152,7 @@ export class RenderedRequestDto {
   /** Secrets show as *** */
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
   headers: Record<string, string>;
-  @ApiPropertyOptional({ description: 'The JSON body' })
+  @ApiPropertyOptional({ ...ANY_JSON, nullable: true, description: 'The JSON body: any JSON value (a template that is exactly one placeholder renders as the value itself)' })
   body?: unknown;
 }
 
