@@ -9,7 +9,7 @@ import { createClient, EwsApiError, isEwsApiError, pages, paginate, type ClientO
  * retries, errors, paging and multipart uploads. test/e2e/sdk/sdk-package.e2e-spec.ts runs the
  * built package against the service.
  */
-type Call = { method: string; url: string; headers: Headers; body: string; probe: unknown };
+type Call = { method: string; url: string; headers: Headers; body: string; redirect: RequestInit['redirect']; probe: unknown };
 type Answer = { status?: number; body?: unknown; headers?: Record<string, string> };
 
 const BASE = 'http://ews.test';
@@ -21,7 +21,7 @@ function stubbed(route: (call: Call, index: number) => Answer, options: Partial<
   const calls: Call[] = [];
   const fetch = async (input: string | URL | Request, init: RequestInit = {}) => {
     const seen = probe();
-    const call = { method: init.method ?? 'GET', url: String(input), headers: new Headers(init.headers), body: init.body == null ? '' : await new Response(init.body).text(), probe: seen };
+    const call = { method: init.method ?? 'GET', url: String(input), headers: new Headers(init.headers), body: init.body == null ? '' : await new Response(init.body).text(), redirect: init.redirect, probe: seen };
     calls.push(call);
     const { status = 200, body = {}, headers = {} } = route(call, calls.length - 1);
     const text = typeof body === 'string' ? body : JSON.stringify(body);
@@ -149,6 +149,8 @@ describe('SDK client', () => {
           `question,answer\nWhat is 2+2?,4\n\r\n--${boundary}--\r\n`,
       );
       expect(first.headers.get('authorization')).toBe('Bearer ews_key');
+      // Following a redirect, Node's fetch would keep the whole body sent in memory.
+      expect(first.redirect).toBe('error');
 
       await client.uploadTraceFile({ workspaceId: WS, file: new TextEncoder().encode('{"resourceSpans":[]}'), filename: 'spans "a".json', contentType: 'application/json' });
       expect(calls.at(-1)!.body).toContain('name="file"; filename="spans %22a%22.json"\r\nContent-Type: application/json\r\n\r\n{"resourceSpans":[]}\r\n');

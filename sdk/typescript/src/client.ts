@@ -77,11 +77,12 @@ export class EwsClient extends EvaluationWorkspaceClient<never> {
   /**
    * The generated operations send multipart bodies as FormData, which holds in-memory Blobs
    * only; the helpers write the body themselves (upload.ts) and send it through the same
-   * transport, so that a stream is sent as it is read.
+   * transport, so that a stream is sent as it is read. `redirect: 'error'`: to follow a
+   * redirect Node's fetch (undici) keeps every byte of the body sent, the whole file in memory.
    */
   async #upload<T>(path: string, query: Record<string, string>, fields: object, file: UploadFile): Promise<T> {
     const { body, contentType } = await multipartBody({ ...fields }, file);
-    const init = { method: 'POST', body, duplex: 'half', headers: { 'Content-Type': contentType, Authorization: await this.#authorization() } } satisfies RequestInit & { duplex: 'half' };
+    const init = { method: 'POST', body, duplex: 'half', redirect: 'error', headers: { 'Content-Type': contentType, Authorization: await this.#authorization() } } satisfies RequestInit & { duplex: 'half' };
     const response = await this.#send(`${this.baseUrl}${path}${this.addQueryParams(query)}`, init);
     return (await response.json()) as T;
   }
