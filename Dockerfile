@@ -9,11 +9,12 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 
-# 2. Compile to dist/.
+# 2. Compile to dist/, and pack the SDK package into dist/sdk (postbuild: sdk/pack.mjs).
 FROM deps AS build
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY libs ./libs
 COPY src ./src
+COPY sdk ./sdk
 RUN npm run build
 
 # 3. Production dependencies only.

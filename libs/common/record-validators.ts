@@ -1,6 +1,14 @@
 import { Type } from 'class-transformer';
 import { registerDecorator, ValidateNested, type ValidationArguments, type ValidationOptions } from 'class-validator';
 
+/** The OpenAPI schema of any JSON value (OpenAPI has no `any`: a oneOf of every JSON type). */
+export const ANY_JSON = { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'object', additionalProperties: true }, { type: 'array', items: {} }] };
+/**
+ * The same, null included. OpenAPI 3.0 has no null type and `nullable` needs a `type` beside it
+ * (Spectral refuses an example otherwise), so null is the object alternative's.
+ */
+export const ANY_JSON_OR_NULL = { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'object', additionalProperties: true, nullable: true }, { type: 'array', items: {} }] };
+
 /** A plain object whose values are all strings (headers, query parameters): at most `maxKeys` keys, names and values bounded. */
 export function IsStringRecord(maxKeys = 50, options?: ValidationOptions): PropertyDecorator {
   return (target, propertyName) =>

@@ -17,11 +17,12 @@ export function findRoot(from: string = dirname(fileURLToPath(import.meta.url)))
   return null;
 }
 
-/** Every file under `dir`, sorted, as bundle entries with `/`-separated paths. */
-export function readTree(dir: string): Array<{ path: string; content: string }> {
+/** Every file under `dir`, sorted, as bundle entries with `/`-separated paths; `skip` leaves out files and folders by name. */
+export function readTree(dir: string, skip: (name: string) => boolean = () => false): Array<{ path: string; content: string }> {
   const out: Array<{ path: string; content: string }> = [];
   const walk = (d: string) => {
     for (const name of readdirSync(d).sort()) {
+      if (skip(name)) continue;
       const full = join(d, name);
       if (statSync(full).isDirectory()) walk(full);
       else out.push({ path: relative(dir, full).split(sep).join('/'), content: readFileSync(full, 'utf8') });

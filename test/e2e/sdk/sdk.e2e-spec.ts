@@ -1,24 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
-import ts from 'typescript';
+import { join } from 'node:path';
 import { expectProblem } from '../../utils/problem.js';
+import { compileProject, repoRoot, run, writeBundle, type Bundle } from '../../utils/sdk-package.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestApp, type TestApp } from '../../utils/test-app.js';
-
-type Bundle = { kind: string; version: string; files: Array<{ path: string; content: string }> };
-
-function writeBundle(bundle: Bundle): string {
-  const dir = mkdtempSync(join(tmpdir(), `ews-${bundle.kind}-`));
-  for (const f of bundle.files) {
-    mkdirSync(dirname(join(dir, f.path)), { recursive: true });
-    writeFileSync(join(dir, f.path), f.content);
-  }
-  return dir;
-}
 
 describe('SDK and example downloads', () => {
   let t: TestApp;
@@ -43,22 +29,24 @@ describe('SDK and example downloads', () => {
     expectProblem(await t.http.get('/sdk/versions'), 401);
   });
 
-  it('hands out a typed client that compiles, and 404 naming the versions for an unknown one', async () => {
+  it('hands out the SDK package sources, which type-check with lib ES2022 and no DOM, and 404 naming the versions for an unknown one', async () => {
     const { latest } = (await t.http.get('/sdk/versions').set(auth).expect(200)).body;
     const bundle = (await t.http.get(`/sdk/versions/${latest}/download`).set(auth).expect(200)).body as Bundle;
     expect(bundle).toEqual(expect.objectContaining({ kind: 'sdk', version: latest }));
-    expect(bundle.files.map((f) => f.path)).toEqual(expect.arrayContaining(['api.ts', 'index.ts', 'sdk.json']));
-    const api = bundle.files.find((f) => f.path === 'api.ts')!.content;
+    expect(bundle.instructions).toContain('npm install && npm run build');
+    expect(bundle.files.map((f) => f.path)).toEqual(expect.arrayContaining(['package.json', 'tsconfig.json', 'tsconfig.cjs.json', 'README.md', 'src/index.ts', 'src/client.ts', 'src/generated/api.ts', 'sdk.json']));
+    expect(JSON.parse(bundle.files.find((f) => f.path === 'package.json')!.content)).toEqual(expect.objectContaining({ name: '@ews/sdk', version: latest }));
+    const api = bundle.files.find((f) => f.path === 'src/generated/api.ts')!.content;
     expect(api).toContain('class EvaluationWorkspaceClient');
     expect(api).toMatch(/\/datasets\/\$\{/);
     expect((await t.http.get('/sdk/versions/latest/download').set(auth).expect(200)).body.files).toEqual(bundle.files);
 
+    // The package's own tsconfig (the ESM build's): ES2022 and @types/node, no DOM lib.
     const dir = writeBundle(bundle);
     dirs.push(dir);
-    writeFileSync(join(dir, 'usage.ts'), `import { EvaluationWorkspaceClient } from './index';\nconst api = new EvaluationWorkspaceClient({ baseUrl: 'http://localhost:3000' });\nexport const ready: Promise<unknown> = api.live.getLiveness();\n`);
-    const program = ts.createProgram([join(dir, 'index.ts')], { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'], skipLibCheck: true, types: [] });
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    const { diagnostics, options } = compileProject(dir, { noEmit: true, typeRoots: [join(repoRoot, 'node_modules', '@types')] });
     expect(diagnostics).toEqual([]);
+    expect(options.lib).toEqual(['lib.es2022.d.ts']);
 
     const missing = await t.http.get('/sdk/versions/9.9.9/download').set(auth);
     expectProblem(missing, 404, 'sdk_version_not_found');
@@ -77,7 +65,7 @@ describe('SDK and example downloads', () => {
     dirs.push(dir);
     await t.app.listen(0, '127.0.0.1');
     const { port } = t.app.getHttpServer().address() as AddressInfo;
-    const { stdout } = await promisify(execFile)(process.execPath, [join(dir, 'scripts', 'run-evaluation.mjs')], { env: { ...process.env, EWS_URL: `http://127.0.0.1:${port}`, EWS_EMAIL: ADMIN_EMAIL, EWS_PASSWORD: ADMIN_PASSWORD }, timeout: 60_000 });
+    const { stdout } = await run(process.execPath, [join(dir, 'scripts', 'run-evaluation.mjs')], { env: { ...process.env, EWS_URL: `http://127.0.0.1:${port}`, EWS_EMAIL: ADMIN_EMAIL, EWS_PASSWORD: ADMIN_PASSWORD }, timeout: 60_000 });
     const outcome = JSON.parse(stdout.trim().split('\n').pop()!);
     // Five rows, the last answered wrongly: exact match 4/5, above the 0.6 pass rate of support-quick.
     expect(outcome).toEqual(expect.objectContaining({ state: 'succeeded', passed: true, rows: 5, pass_rate: 0.8 }));

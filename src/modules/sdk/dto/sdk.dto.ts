@@ -38,7 +38,7 @@ export class SdkVersionsResponse {
 
 export class BundleFile {
   /** Path inside the bundle, `/`-separated */
-  @ApiProperty({ example: 'api.ts' })
+  @ApiProperty({ example: 'src/client.ts' })
   path: string;
   /** The file's UTF-8 text */
   @ApiProperty({ example: 'export * from \'./api\';\n' })

@@ -1,13 +1,11 @@
 import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsObject, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
-import { IsBoundedJson, IsStringRecord, NestedObject } from '../../../../libs/common/record-validators.js';
+import { ANY_JSON_OR_NULL, IsBoundedJson, IsStringRecord, NestedObject } from '../../../../libs/common/record-validators.js';
 import { PATH_LANGUAGES, type PathLanguage } from '../../../../libs/evaluation/sut/sut.types.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_OUTPUT, EXAMPLE_ROW } from '../../../../libs/common/openapi-examples.js';
 
 const present = (_: object, value: unknown) => value !== undefined;
 const TEMPLATE_LIMIT = 64_000;
-/** Any JSON value, null included (OpenAPI 3.0 has no `any` type, and `nullable` needs a `type`: null is the object alternative's). */
-export const ANY_JSON: { oneOf: Array<Record<string, unknown>> } = { oneOf: [{ type: 'object', additionalProperties: true, nullable: true }, { type: 'array', items: {} }, { type: 'string' }, { type: 'number' }, { type: 'boolean' }] };
 
 /** The adapter of the examples: support-bot-v2's JSON API, and what it answers. */
 const EXAMPLE_ADAPTER = {
@@ -18,7 +16,7 @@ const EXAMPLE_SUT_ANSWER = { answer: EXAMPLE_OUTPUT, sources: ['kb/security/rese
 
 export class AdapterRequestDto {
   /** http: the JSON body template; openai_chat: merged over {model, messages, ...parameters}. Strings may hold {{placeholders}} (docs/suts.md) */
-  @ApiPropertyOptional({ ...ANY_JSON, description: 'Any JSON value; a string that is exactly one placeholder is replaced by the value itself', example: { question: '{{input}}', history: '{{history}}' } } as ApiPropertyOptions)
+  @ApiPropertyOptional({ ...ANY_JSON_OR_NULL, description: 'Any JSON value; a string that is exactly one placeholder is replaced by the value itself', example: { question: '{{input}}', history: '{{history}}' } } as ApiPropertyOptions)
   @ValidateIf(present) @IsBoundedJson(TEMPLATE_LIMIT)
   body?: unknown;
 
@@ -153,7 +151,7 @@ export class ValidateAdapterRequest extends SampleRowDto {
   adapter?: CreateAdapterRequest;
 
   /** A response body as the SUT would answer, to try the extraction on */
-  @ApiPropertyOptional({ ...ANY_JSON, description: 'Any JSON value (or a string for a non-JSON answer)', example: EXAMPLE_SUT_ANSWER } as ApiPropertyOptions)
+  @ApiPropertyOptional({ ...ANY_JSON_OR_NULL, description: 'Any JSON value (or a string for a non-JSON answer)', example: EXAMPLE_SUT_ANSWER } as ApiPropertyOptions)
   @ValidateIf(present) @IsBoundedJson(1_000_000)
   response?: unknown;
 }
@@ -180,7 +178,7 @@ export class RenderedRequestDto {
   /** Secrets show as *** */
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, example: { 'content-type': 'application/json', authorization: 'Bearer ***' } })
   headers: Record<string, string>;
-  @ApiPropertyOptional({ ...ANY_JSON, description: 'The JSON body, any JSON value', example: { question: 'How do I reset my password?', history: [] } } as ApiPropertyOptions)
+  @ApiPropertyOptional({ ...ANY_JSON_OR_NULL, description: 'The JSON body, any JSON value', example: { question: 'How do I reset my password?', history: [] } } as ApiPropertyOptions)
   body?: unknown;
 }
 

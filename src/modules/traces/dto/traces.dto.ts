@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
 import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
-import { IsBoundedJson, NestedObject } from '../../../../libs/common/record-validators.js';
+import { ANY_JSON as ANY, IsBoundedJson, NestedObject } from '../../../../libs/common/record-validators.js';
 import { CONVENTIONS, DROP_REASONS } from '../../../../libs/traces/span.types.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME, EXAMPLE_TRACE } from '../../../../libs/common/openapi-examples.js';
 
@@ -11,8 +11,6 @@ const EXAMPLE_OTLP_REQUEST = { resourceSpans: [{ resource: { attributes: [{ key:
 
 const present = (_: object, value: unknown) => value !== undefined;
 const OPEN = { type: 'object', additionalProperties: true } as const;
-/** Any JSON value (OpenAPI has no `any`: a oneOf of every JSON type). */
-const ANY = { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'object', additionalProperties: true }, { type: 'array', items: {} }] };
 
 export const CONNECTION_KINDS = ['otlp_file_url', 'langfuse', 'phoenix'] as const;
 export type ConnectionKind = (typeof CONNECTION_KINDS)[number];

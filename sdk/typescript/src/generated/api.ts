@@ -1,3 +1,4 @@
+/* Evaluation Workspace Service client 0.1.0: generated from docs/openapi.json by swagger-typescript-api (npm run sdk). Do not edit. */
 export interface AcceptInvitationRequest {
   /**
    * For a new account; defaults to the email's local part
@@ -47,7 +48,7 @@ export interface AdapterRequestDto {
    * Any JSON value; a string that is exactly one placeholder is replaced by the value itself
    * @example {"question":"{{input}}","history":"{{history}}"}
    */
-  body?: Record<string, any> | any[] | string | number | boolean;
+  body?: string | number | boolean | Record<string, any> | any[];
   /**
    * Headers, templated
    * @example {"X-Request-Source":"evaluation"}
@@ -624,7 +625,7 @@ export interface BundleFile {
   content: string;
   /**
    * Path inside the bundle, `/`-separated
-   * @example "api.ts"
+   * @example "src/client.ts"
    */
   path: string;
 }
@@ -3473,6 +3474,14 @@ export interface DownloadRunParquetParams {
    * @format uuid
    */
   runId: string;
+}
+
+export interface DownloadSdkPackageParams {
+  /**
+   * A version listed by GET /sdk/versions, or `latest`
+   * @example "latest"
+   */
+  version: string;
 }
 
 export interface DownloadSdkParams {
@@ -7880,7 +7889,7 @@ export interface RenderedRequestDto {
    * The JSON body, any JSON value
    * @example {"question":"How do I reset my password?","history":[]}
    */
-  body?: Record<string, any> | any[] | string | number | boolean;
+  body?: string | number | boolean | Record<string, any> | any[];
   /**
    * Secrets show as ***
    * @example {"content-type":"application/json","authorization":"Bearer ***"}
@@ -11559,7 +11568,7 @@ export interface ValidateAdapterRequest {
    * Any JSON value (or a string for a non-JSON answer)
    * @example {"answer":"Open Settings > Security and choose Reset password; the link expires after one hour.","sources":["kb/security/reset-password"],"usage":{"prompt_tokens":412,"completion_tokens":38,"total_tokens":450}}
    */
-  response?: Record<string, any> | any[] | string | number | boolean;
+  response?: string | number | boolean | Record<string, any> | any[];
   /**
    * The row's columns
    * @example {"question":"How do I reset my password?","answer":"Open Settings > Security and choose Reset password.","topic":"account_access","language":"en"}
@@ -11941,7 +11950,7 @@ export interface WorkspaceUserCandidateResponse {
 }
 
 export type QueryParamsType = Record<string | number, any>;
-export type ResponseFormat = keyof Omit<Body, "body" | "bodyUsed">;
+export type ResponseFormat = "arrayBuffer" | "blob" | "formData" | "json" | "text";
 
 export interface FullRequestParams extends Omit<RequestInit, "body"> {
   /** set parameter to `true` for call `securityWorker` for this request */
@@ -12171,7 +12180,7 @@ export class HttpClient<SecurityDataType = unknown> {
       const responseToParse = responseFormat ? response.clone() : response;
       const data = !responseFormat
         ? r
-        : await responseToParse[responseFormat]()
+        : await (responseToParse[responseFormat]() as Promise<any>)
             .then((data) => {
               if (r.ok) {
                 r.data = data;
@@ -19517,11 +19526,11 @@ export class EvaluationWorkspaceClient<
   };
   sdk = {
     /**
-     * @description The typed TypeScript client of this version, generated from the service's OpenAPI document, as files (any authenticated user).
+     * @description The sources of the TypeScript SDK package (@ews/sdk) of this version, its client generated from the service's OpenAPI document, as files (any authenticated user).
      *
      * @tags sdk
      * @name DownloadSdk
-     * @summary The typed TypeScript client of this version, generated from the service's OpenAPI document, as files (any authenticated user)
+     * @summary The sources of the TypeScript SDK package (@ews/sdk) of this version, its client generated from the service's OpenAPI document, as files (any authenticated user)
      * @request GET:/sdk/versions/{version}/download
      * @secure
      * @response `200` `BundleResponse`
@@ -19536,6 +19545,31 @@ export class EvaluationWorkspaceClient<
         method: "GET",
         secure: true,
         format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The TypeScript SDK package (@ews/sdk) of this version built, as `npm pack` makes it: `npm install ./ews-sdk-<version>.tgz` (any authenticated user).
+     *
+     * @tags sdk
+     * @name DownloadSdkPackage
+     * @summary The TypeScript SDK package (@ews/sdk) of this version built, as `npm pack` makes it: `npm install ./ews-sdk-<version>.tgz` (any authenticated user)
+     * @request GET:/sdk/versions/{version}/package.tgz
+     * @secure
+     * @response `200` `File` The npm package tarball
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `404` `ProblemResponse` sdk_version_not_found; `available` lists the versions
+     * @response `503` `ProblemResponse` sdk_package_missing: the service was built without packing the SDK; service_unavailable: the database does not answer (Retry-After)
+     */
+    downloadSdkPackage: (
+      { version }: DownloadSdkPackageParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<Blob, ProblemResponse>({
+        path: `/sdk/versions/${version}/package.tgz`,
+        method: "GET",
+        secure: true,
         ...params,
       }),
 

@@ -1,0 +1,60 @@
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import ts from 'typescript';
+
+/** Helpers of the SDK tests (test/e2e/sdk): bundles written out, consumer projects compiled and run. */
+export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const run = promisify(execFile);
+
+export type Bundle = { kind: string; version: string; instructions: string; files: Array<{ path: string; content: string }> };
+
+/** sdk/pack.mjs: builds and packs the package in `from` into `to` (default dist/sdk, where the service serves it from), as `npm run build` does. */
+export async function packSdk(options: { from?: string; to?: string } = {}): Promise<string> {
+  const { packSdk: pack } = (await import(pathToFileURL(join(repoRoot, 'sdk', 'pack.mjs')).href)) as { packSdk: typeof packSdk };
+  return pack(options);
+}
+
+/** Writes each file of a downloaded bundle at its path in a new temporary folder. */
+export function writeBundle(bundle: Bundle): string {
+  const dir = mkdtempSync(join(tmpdir(), `ews-${bundle.kind}-`));
+  for (const f of bundle.files) writeFiles(dir, { [f.path]: f.content });
+  return dir;
+}
+
+export function writeFiles(dir: string, files: Record<string, string>): void {
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+}
+
+/**
+ * A consumer project's node_modules: the package copied in as `npm install` would put it,
+ * and (when asked) @types/node linked from the repository: no registry in tests.
+ */
+export function installInto(project: string, packageDir: string, { typesNode }: { typesNode: boolean }): void {
+  cpSync(packageDir, join(project, 'node_modules', '@ews', 'sdk'), { recursive: true });
+  if (typesNode) {
+    mkdirSync(join(project, 'node_modules', '@types'), { recursive: true });
+    symlinkSync(join(repoRoot, 'node_modules', '@types', 'node'), join(project, 'node_modules', '@types', 'node'), 'junction');
+  }
+}
+
+/** Compiles a project by its tsconfig.json as `tsc -p` would; answers every diagnostic, one line each. */
+export function compileProject(dir: string, overrides: ts.CompilerOptions = {}): { diagnostics: string[]; options: ts.CompilerOptions } {
+  const configPath = join(dir, 'tsconfig.json');
+  const { config, error } = ts.readConfigFile(configPath, ts.sys.readFile);
+  if (error) return { diagnostics: [ts.flattenDiagnosticMessageText(error.messageText, '\n')], options: {} };
+  const parsed = ts.parseJsonConfigFileContent(config, ts.sys, dir, overrides, configPath);
+  const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options, projectReferences: parsed.projectReferences });
+  const emitted = parsed.options.noEmit ? [] : program.emit().diagnostics;
+  const diagnostics = [...parsed.errors, ...ts.getPreEmitDiagnostics(program), ...emitted].map((d) => {
+    const where = d.file && d.start !== undefined ? `${d.file.fileName.replace(dir, '.')}(${d.file.getLineAndCharacterOfPosition(d.start).line + 1}): ` : '';
+    return `${where}TS${d.code} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
+  });
+  return { diagnostics, options: parsed.options };
+}
