@@ -122,7 +122,7 @@ describe('users', () => {
       expectProblem(await t.http.get('/auth/me').set(target.auth), 401);
       expectProblem(await t.http.get('/auth/me').set('Authorization', `Bearer ${second}`), 401);
       expectProblem(await t.http.post('/auth/token').send({ email: target.email, password: target.password }), 401, 'account_deactivated');
-      expect((await audit('user.deactivated', target.id))[0].details).toEqual({ tokens_revoked: 2 });
+      expect((await audit('user.deactivated', target.id))[0].details).toEqual({ tokens_revoked: 2, api_keys_revoked: 0 });
       await t.http.post(`/users/${target.id}/deactivate`).set(admin.auth).expect(200);
       const back = await t.http.post(`/users/${target.id}/reactivate`).set(admin.auth).expect(200);
       expect(back.body).toEqual(expect.objectContaining({ status: 'active', deactivated_at: null }));
