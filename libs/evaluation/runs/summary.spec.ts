@@ -161,6 +161,12 @@ describe('summarize on one scale', () => {
     expect(of('correctness').mean).toBeCloseTo(0.75, 12);
   });
 
+  it('calls an unbounded count raw even when it passes its score as normalised', () => {
+    const count: RunMetricSpec[] = [{ name: 'length', better: 'higher', gating: false, min_pass_rate: null }];
+    const summary = summarize([item('x', { scores: { length: { score: 42, passed: null, normalized: 42 } } })], count, strict);
+    expect(summary.metrics[0]).toMatchObject({ scale: 'raw', mean: 42, raw_mean: 42 });
+  });
+
   it('keeps a metric without a scale raw', () => {
     expect(of('latency')).toMatchObject({ scale: 'raw', mean: 400, raw_mean: 400, min: 200, max: 600 });
   });

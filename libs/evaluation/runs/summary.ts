@@ -36,7 +36,8 @@ export function summarizeMetric(items: readonly ItemResult[], metric: RunMetricS
     if (value !== null && isScore(entry.score)) {
       values.push(value);
       raw.push(entry.score);
-      if (!isScore(entry.normalized)) normalized = false;
+      // A metric whose "normalised" value leaves 0..1 (an unbounded higher-is-better count such as length) has no scale.
+      if (!isScore(entry.normalized) || entry.normalized < 0 || entry.normalized > 1) normalized = false;
     } else if (entry.error) errors++;
     if (entry.passed === true) passed++;
     else if (entry.passed === false) failed++;

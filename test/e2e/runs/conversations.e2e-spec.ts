@@ -89,6 +89,17 @@ describe('runs: conversations, judges, rate limits and malformed answers', () =>
     expect(c1.turns[0].scores.answer_relevance).toEqual(expect.objectContaining({ score: 5, passed: true, normalized: 1, reason: 'on topic' }));
     expect(c1.turns[1].scores.answer_relevance).toEqual(expect.objectContaining({ score: null, passed: null, error: expect.stringContaining('unparseable_verdict') }));
     expect(c1.turns[1].scores.length.score).toBeGreaterThan(0);
+    // The judged rubric (1..5) is summarised on its 0..1 scale, with the raw mean beside; length has no scale.
+    const metricsOf = (await t.http.get(`/runs/${run.id}/results`).set(r.viewer.auth).expect(200)).body.summary.metrics as Array<{ name: string; scale: string; mean: number; raw_mean: number; max: number }>;
+    const relevance = metricsOf.find((m) => m.name === 'answer_relevance')!;
+    expect(relevance.scale).toBe('normalized');
+    expect(relevance.max).toBeLessThanOrEqual(1);
+    expect(relevance.raw_mean).toBeGreaterThanOrEqual(1);
+    expect(relevance.mean).toBeCloseTo((relevance.raw_mean - 1) / 4, 9);
+    expect(metricsOf.find((m) => m.name === 'length')).toEqual(expect.objectContaining({ scale: 'raw' }));
+    const table = (await t.http.post(`/runs/${run.id}/query`).set(r.viewer.auth).send({ filter: { field: '_score.answer_relevance', op: 'eq', value: 1 } }).expect(200)).body.items as Array<Record<string, unknown>>;
+    expect(table.length).toBeGreaterThan(0);
+    expect(table.every((row) => row['_score.answer_relevance'] === 1)).toBe(true);
     const events = (await t.http.get(`/runs/${run.id}/events`).set(r.viewer.auth).expect(200)).body as Array<{ type: string; data: Record<string, unknown> }>;
     expect(events.filter((e) => e.type === 'judge_error')).toEqual([expect.objectContaining({ data: expect.objectContaining({ metric: 'answer_relevance', judge: 'grader', code: 'unparseable_verdict' }) })]);
     expect(events.filter((e) => e.type === 'row_error')).toEqual([expect.objectContaining({ data: expect.objectContaining({ code: 'response_not_json' }) })]);
