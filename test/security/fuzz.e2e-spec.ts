@@ -3,6 +3,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import type { OpenApiDocument } from '../contract/support/spec-operations.js';
+import { ensureSdkPackage } from '../utils/sdk-package.js';
 import type { TestApp } from '../utils/test-app.js';
 import { startSweep, type Tenant } from './fixtures.js';
 import { bodyMembers, fillParams, fixtureFor, request, resolve, sample, validBody, walk, withValueAt, type BodyMember, type Schema, type WalkedOperation } from './openapi-walk.js';
@@ -163,6 +164,7 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
   const validators = new Map<string, ValidateFunction>();
 
   beforeAll(async () => {
+    await ensureSdkPackage();
     ({ t, document, a } = await startSweep('fuzz'));
     ajv = addFormats(new Ajv({ strict: false, allErrors: false, validateFormats: true }));
     ajv.addSchema({ $id: 'openapi.json', components: jsonSchema(document.components) });

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -16,6 +16,16 @@ export type Bundle = { kind: string; version: string; instructions: string; file
 export async function packSdk(options: { from?: string; to?: string } = {}): Promise<string> {
   const { packSdk: pack } = (await import(pathToFileURL(join(repoRoot, 'sdk', 'pack.mjs')).href)) as { packSdk: typeof packSdk };
   return pack(options);
+}
+
+/**
+ * The tarball GET /sdk/versions/{version}/package.tgz serves exists, as after `npm run build`:
+ * `npm test` runs on a clone that was never built, and suites that call every operation (the
+ * fuzz suite) must not depend on the SDK test having packed it first.
+ */
+export async function ensureSdkPackage(): Promise<void> {
+  const { version } = JSON.parse(readFileSync(join(repoRoot, 'sdk', 'typescript', 'package.json'), 'utf8')) as { version: string };
+  if (!existsSync(join(repoRoot, 'dist', 'sdk', `ews-sdk-${version}.tgz`))) await packSdk();
 }
 
 /** Writes each file of a downloaded bundle at its path in a new temporary folder. */
