@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { SystemRole, WorkspaceRole } from '../../../libs/auth/roles.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import type { ApiKeyStatusFilter } from './dto/api-key.dto.js';
+import { containsPattern } from '../../../libs/database/like.js';
 
 export interface ApiKeyRow {
   id: string;
@@ -55,7 +56,7 @@ export class ApiKeysRepository {
 
   /** A page of the workspace's keys, newest first; only `createdBy`'s when given. */
   async list(workspaceId: string, filter: { status: ApiKeyStatusFilter; q?: string; createdBy?: string }, window: { skip: number; take: number }): Promise<[ApiKeyRow[], number]> {
-    const params: unknown[] = [workspaceId, filter.createdBy ?? null, filter.q ? `%${filter.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null];
+    const params: unknown[] = [workspaceId, filter.createdBy ?? null, filter.q ? containsPattern(filter.q.toLowerCase()) : null];
     const where = `k.workspace_id = $1 AND ($2::uuid IS NULL OR k.user_id = $2) AND ($3::text IS NULL OR lower(k.name) LIKE $3) AND ${STATUS[filter.status]}`;
     const rows: Array<ApiKeyRow & { total: number }> = await this.db.query(
       `SELECT ${COLUMNS}, count(*) OVER ()::int AS total FROM api_keys k WHERE ${where} ORDER BY k.created_at DESC, k.id LIMIT $4 OFFSET $5`,

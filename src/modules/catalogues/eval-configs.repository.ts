@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EvalConfigEntity } from './entities/eval-config.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { containsPattern } from '../../../libs/database/like.js';
 
 @Injectable()
 export class EvalConfigsRepository {
@@ -12,7 +13,7 @@ export class EvalConfigsRepository {
 
   page(workspaceId: string, q: string | undefined, window: { skip: number; take: number }): Promise<[EvalConfigEntity[], number]> {
     const query = this.repo.createQueryBuilder('e').where('e.workspace_id = :workspaceId', { workspaceId });
-    if (q) query.andWhere(`e.name ILIKE :q ESCAPE '\\'`, { q: `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` });
+    if (q) query.andWhere(`e.name ILIKE :q ESCAPE '\\'`, { q: containsPattern(q) });
     return query.orderBy('lower(e.name)').addOrderBy('e.id').skip(window.skip).take(window.take).getManyAndCount();
   }
 

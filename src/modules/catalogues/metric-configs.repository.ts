@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { MetricConfigDefaultEntity } from './entities/metric-config-default.entity.js';
 import { MetricConfigEntity } from './entities/metric-config.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { containsPattern } from '../../../libs/database/like.js';
 
 export interface MetricConfigSummaryRow {
   name: string;
@@ -33,7 +34,7 @@ export class MetricConfigsRepository {
     const where = ['workspace_id = $1'];
     if (filter.kind) where.push(`kind = $${params.push(filter.kind)}`);
     if (filter.metric) where.push(`lower(metric) = lower($${params.push(filter.metric)})`);
-    if (filter.q) where.push(`name ILIKE $${params.push(`%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)} ESCAPE '\\'`);
+    if (filter.q) where.push(`name ILIKE $${params.push(containsPattern(filter.q))} ESCAPE '\\'`);
     const grouped = `SELECT (array_agg(name ORDER BY config_version DESC))[1] AS name,
         (array_agg(kind ORDER BY config_version DESC))[1] AS kind,
         (array_agg(metric ORDER BY config_version DESC))[1] AS metric,

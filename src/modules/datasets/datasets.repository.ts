@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DatasetVersionEntity, type VersionState } from './entities/dataset-version.entity.js';
 import { DatasetEntity, type DatasetKind } from './entities/dataset.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { containsPattern } from '../../../libs/database/like.js';
 
 export interface DatasetListFilter {
   workspaceId?: string;
@@ -37,7 +38,7 @@ export class DatasetsRepository {
     const qb = this.datasets.createQueryBuilder('d');
     if (filter.workspaceId) qb.andWhere('d.workspace_id = :workspaceId', { workspaceId: filter.workspaceId });
     if (filter.memberOf) qb.andWhere('d.workspace_id IN (SELECT m.workspace_id FROM workspace_members m WHERE m.user_id = :userId)', { userId: filter.memberOf });
-    if (filter.q) qb.andWhere('lower(d.name) LIKE :pattern', { pattern: `%${filter.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` });
+    if (filter.q) qb.andWhere('lower(d.name) LIKE :pattern', { pattern: containsPattern(filter.q.toLowerCase()) });
     if (filter.kind) qb.andWhere('d.kind = :kind', { kind: filter.kind });
     if (filter.tag) qb.andWhere(':tag = ANY(d.tags)', { tag: filter.tag });
     return qb.orderBy(sort.column, sort.direction).addOrderBy('d.id', 'ASC').skip(window.skip).take(window.take).getManyAndCount();

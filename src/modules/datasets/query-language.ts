@@ -1,4 +1,5 @@
 import { isUuid } from '../../../libs/common/uuid.js';
+import { containsPattern, escapeLike } from '../../../libs/database/like.js';
 
 /**
  * The JSON query language over dataset rows, compiled to a parameterised PostgreSQL boolean
@@ -170,9 +171,6 @@ function nested(segments: string[], value: unknown): unknown {
   return segments.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value);
 }
 
-function likeEscape(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
 
 function jsonPredicate(segments: string[], op: Op, value: unknown, ci: boolean, state: State): string {
   const at = jsonAt(segments, state);
@@ -207,11 +205,11 @@ function jsonPredicate(segments: string[], op: Op, value: unknown, ci: boolean, 
     case 'contains': {
       const element = `coalesce(jsonb_typeof(${at}) = 'array' AND ${at} @> ${bind(state, JSON.stringify([value]))}::jsonb, false)`;
       if (typeof value !== 'string') return element;
-      const pattern = bind(state, `%${likeEscape(value)}%`);
+      const pattern = bind(state, containsPattern(value));
       return `(${element} OR coalesce(jsonb_typeof(${at}) = 'string' AND ${text} ${ci ? 'ILIKE' : 'LIKE'} ${pattern}, false))`;
     }
     case 'starts_with':
-      return `coalesce(jsonb_typeof(${at}) = 'string' AND ${text} ${ci ? 'ILIKE' : 'LIKE'} ${bind(state, `${likeEscape(value as string)}%`)}, false)`;
+      return `coalesce(jsonb_typeof(${at}) = 'string' AND ${text} ${ci ? 'ILIKE' : 'LIKE'} ${bind(state, `${escapeLike(value as string)}%`)}, false)`;
     case 'is_null':
       return value ? `coalesce(${at} = 'null'::jsonb, true)` : `coalesce(${at} <> 'null'::jsonb, false)`;
   }
@@ -255,9 +253,9 @@ function dimensionPredicate(name: unknown, op: Op, value: unknown, ci: boolean, 
     case 'gte':
       return `coalesce(${at} ${{ lt: '<', lte: '<=', gt: '>', gte: '>=' }[op]} ${bind(state, String(value))} COLLATE "C", false)`;
     case 'contains':
-      return `coalesce(${at} ${ci ? 'ILIKE' : 'LIKE'} ${bind(state, `%${likeEscape(text(value, `${path}/value`))}%`)}, false)`;
+      return `coalesce(${at} ${ci ? 'ILIKE' : 'LIKE'} ${bind(state, containsPattern(text(value, `${path}/value`)))}, false)`;
     case 'starts_with':
-      return `coalesce(${at} ${ci ? 'ILIKE' : 'LIKE'} ${bind(state, `${likeEscape(value as string)}%`)}, false)`;
+      return `coalesce(${at} ${ci ? 'ILIKE' : 'LIKE'} ${bind(state, `${escapeLike(value as string)}%`)}, false)`;
     case 'is_null':
       return value ? `(${at} IS NULL)` : `(${at} IS NOT NULL)`;
   }

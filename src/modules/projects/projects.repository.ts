@@ -6,8 +6,9 @@ import { RecommendationEntity } from './entities/recommendation.entity.js';
 import { TestPlanEntity, TestPlanVersionEntity } from './entities/test-plan.entity.js';
 import type { TrendCell } from './trend.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { containsPattern } from '../../../libs/database/like.js';
 
-const like = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+const like = containsPattern;
 
 /** The dataset version coverage counts: the current one, else the latest. */
 const SOURCES = `SELECT d.id AS dataset_id, d.name, coalesce(cv.id, lv.id) AS version_id, coalesce(cv.number, d.latest_version) AS n,

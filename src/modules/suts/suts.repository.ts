@@ -3,6 +3,7 @@ import { AdapterEntity } from './entities/adapter.entity.js';
 import { ConnectionEntity } from './entities/connection.entity.js';
 import { SutEntity } from './entities/sut.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { containsPattern } from '../../../libs/database/like.js';
 
 export interface SutFilter {
   q?: string;
@@ -24,7 +25,7 @@ export class SutsRepository {
 
   async page(workspaceId: string, filter: SutFilter, window: { skip: number; take: number }): Promise<[SutEntity[], number]> {
     const query = this.suts.createQueryBuilder('s').where('s.workspace_id = :workspaceId', { workspaceId });
-    if (filter.q) query.andWhere(`s.name ILIKE :q ESCAPE '\\'`, { q: `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` });
+    if (filter.q) query.andWhere(`s.name ILIKE :q ESCAPE '\\'`, { q: containsPattern(filter.q) });
     if (filter.tag) query.andWhere(':tag = ANY(s.tags)', { tag: filter.tag });
     return query.orderBy('lower(s.name)', 'ASC').addOrderBy('s.id', 'ASC').skip(window.skip).take(window.take).getManyAndCount();
   }

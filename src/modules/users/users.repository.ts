@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { PasswordResetTokenEntity } from './entities/password-reset-token.entity.js';
 import { UserEntity } from './entities/user.entity.js';
+import { containsPattern } from '../../../libs/database/like.js';
 
 @Injectable()
 export class UsersRepository {
@@ -51,7 +52,7 @@ export class UsersRepository {
   ): Promise<[UserEntity[], number]> {
     const qb = this.users.createQueryBuilder('u');
     if (filter.q) {
-      const pattern = `%${filter.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const pattern = containsPattern(filter.q.toLowerCase());
       qb.andWhere('(lower(u.email) LIKE :pattern OR lower(u.display_name) LIKE :pattern)', { pattern });
     }
     if (filter.status) qb.andWhere('u.status = :status', { status: filter.status });

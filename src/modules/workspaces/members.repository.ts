@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { WorkspaceRole } from '../../../libs/auth/roles.js';
 import { WorkspaceMemberEntity } from './entities/workspace-member.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { containsPattern } from '../../../libs/database/like.js';
 
 export interface MemberRow {
   workspaceId: string;
@@ -99,7 +100,7 @@ export class MembersRepository {
 
   /** Active users who are not members, matching q, at most `limit`. */
   async candidates(workspaceId: string, q: string | undefined, limit: number): Promise<Array<{ id: string; email: string; display_name: string }>> {
-    const pattern = q ? `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : '%';
+    const pattern = q ? containsPattern(q.toLowerCase()) : '%';
     return this.q().query(
       `SELECT u.id, u.email, u.display_name FROM users u
         WHERE u.status = 'active'

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Sealed } from '../../../libs/crypto/secret-cipher.js';
 import { WorkspaceSecretEntity } from './entities/workspace-secret.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { containsPattern } from '../../../libs/database/like.js';
 
 @Injectable()
 export class SecretsRepository {
@@ -13,7 +14,7 @@ export class SecretsRepository {
 
   async list(workspaceId: string, q: string | undefined, sort: { column: string; direction: 'ASC' | 'DESC' }, window: { skip: number; take: number }) {
     const qb = this.repo.createQueryBuilder('s').where('s.workspace_id = :workspaceId', { workspaceId });
-    if (q) qb.andWhere('lower(s.name) LIKE :pattern', { pattern: `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` });
+    if (q) qb.andWhere('lower(s.name) LIKE :pattern', { pattern: containsPattern(q.toLowerCase()) });
     return qb.orderBy(sort.column, sort.direction).addOrderBy('s.id', 'ASC').skip(window.skip).take(window.take).getManyAndCount();
   }
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { WorkspaceRole } from '../../../libs/auth/roles.js';
 import { WorkspaceEntity } from './entities/workspace.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { containsPattern } from '../../../libs/database/like.js';
 
 /** A workspace as one caller sees it: with their role and the member count. */
 export interface WorkspaceView {
@@ -10,7 +11,6 @@ export interface WorkspaceView {
   memberCount: number;
 }
 
-const LIKE_ESCAPE = /[\\%_]/g;
 
 @Injectable()
 export class WorkspacesRepository {
@@ -41,7 +41,7 @@ export class WorkspacesRepository {
     const qb = this.viewQuery(userId);
     if (filter.onlyMine) qb.andWhere('m.user_id IS NOT NULL');
     if (filter.only) qb.andWhere('w.id = :only', { only: filter.only });
-    if (filter.q) qb.andWhere('lower(w.name) LIKE :pattern', { pattern: `%${filter.q.toLowerCase().replace(LIKE_ESCAPE, (c) => `\\${c}`)}%` });
+    if (filter.q) qb.andWhere('lower(w.name) LIKE :pattern', { pattern: containsPattern(filter.q.toLowerCase()) });
     const total = await qb.getCount();
     const { entities, raw } = await qb.orderBy(sort.column, sort.direction).addOrderBy('w.id', 'ASC').offset(window.skip).limit(window.take).getRawAndEntities();
     return [WorkspacesRepository.toView(entities, raw), total];
