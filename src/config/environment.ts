@@ -128,6 +128,14 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1024) @Max(64 * 1024 ** 3)
   UPLOAD_MAX_BYTES: number = 1024 ** 3;
 
+  /** Largest OTLP/HTTP export body POST /v1/traces accepts once decompressed, in bytes (default 16 MiB); larger is 413. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(64 * 1024) @Max(1024 ** 3)
+  OTLP_MAX_BYTES: number = 16 * 1024 ** 2;
+
+  /** Spans acknowledged by POST /v1/traces and not yet landed, per dataset, beyond which exporters are told to retry later (429 with Retry-After). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(100_000_000)
+  OTLP_MAX_PENDING_SPANS: number = 200_000;
+
   /** Most rows one upload may hold (default 1,000,000); more is 413. */
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100_000_000)
   UPLOAD_MAX_ROWS: number = 1_000_000;

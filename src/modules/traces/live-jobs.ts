@@ -1,0 +1,4 @@
+/** Moves a dataset's acknowledged OTLP spans from its inbox into its open head version. */
+export const TRACE_LIVE_LAND_JOB = 'traces.live-land';
+/** Seals a dataset's open head version when its window ends. */
+export const TRACE_LIVE_SEAL_JOB = 'traces.live-seal';
