@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { FakeUpstream } from '../../utils/fake-upstream.js';
-import { packSdk, run } from '../../utils/sdk-package.js';
+import { packSdk, repoRoot, run } from '../../utils/sdk-package.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 
 type Outcome = { code: number; stdout: string; stderr: string };
@@ -21,6 +22,7 @@ describe('sdk: the ews command', () => {
   let project: string;
   let env: Record<string, string>;
   let ws: string;
+  let owner: Awaited<ReturnType<TestApp['factory']['actor']>>;
   /** The SUT's answer to a country; the test turns some wrong. */
   const answers: Record<string, string> = { France: 'Paris', Italy: 'Rome', Spain: 'Madrid', Peru: 'Lima', Chile: 'Santiago', Japan: 'Tokyo' };
   const dirs: string[] = [];
@@ -49,7 +51,7 @@ describe('sdk: the ews command', () => {
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'ci-job', private: true, type: 'module' }));
     await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel', 'error', tarball], { cwd: project, env: { ...process.env, npm_config_update_notifier: 'false' } });
 
-    const owner = await t.factory.actor();
+    owner = await t.factory.actor();
     ws = (await t.http.post('/workspaces').set(owner.auth).send({ name: 'ci' }).expect(201)).body.id;
     const key = (await t.http.post(`/workspaces/${ws}/api-keys`).set(owner.auth).send({ name: 'pipeline', role: 'member' }).expect(201)).body.key as string;
     env = { EWS_URL: baseUrl, EWS_API_KEY: key };
@@ -136,5 +138,31 @@ describe('sdk: the ews command', () => {
     const help = await ews(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Exit codes: 0 ok, 1 failed');
+  });
+
+  it('runs the ews steps of the GitHub Actions workflow and the GitLab CI job in examples/ci', async () => {
+    const sutId = (await t.http.post('/suts').set(owner.auth).send({ workspace_id: ws, name: 'support-bot' }).expect(201)).body.id;
+    const connection = (await t.http.post(`/suts/${sutId}/connections`).set(owner.auth).send({ name: 'staging', kind: 'http', http: { url: sut.url('/answer') }, max_concurrency: 2 }).expect(201)).body.id;
+    await t.http.post(`/suts/${sutId}/connections/${connection}/adapter`).set(owner.auth).send({ request: { body: { question: '{{input}}' } }, response: { language: 'jsonpath', output: '$.answer' } }).expect(201);
+    mkdirSync(join(project, 'eval'), { recursive: true });
+    writeFileSync(join(project, 'eval', 'questions.csv'), csv(['France', 'Italy', 'Spain']));
+    const github = parseYaml(readFileSync(join(repoRoot, 'examples', 'ci', 'github-actions.yml'), 'utf8')) as { jobs: { evaluate: { steps: Array<{ run?: string }> } } };
+    const gitlab = parseYaml(readFileSync(join(repoRoot, 'examples', 'ci', 'gitlab-ci.yml'), 'utf8')) as { evaluate: { script: string[] } };
+    const jobs = {
+      // GitHub's ${{ … }} expressions are filled in before the shell sees the step.
+      github: github.jobs.evaluate.steps.flatMap((step) => (step.run?.includes('npx ews') ? [step.run.replace(/\$\{\{[^}]+\}\}/g, 'abc123')] : [])),
+      gitlab: gitlab.evaluate.script.filter((line) => line.includes('npx ews')),
+    };
+    // Every script line is a string (an unquoted `: ` would make it a mapping, which GitLab refuses).
+    expect(gitlab.evaluate.script.every((line) => typeof line === 'string')).toBe(true);
+    for (const steps of Object.values(jobs)) {
+      expect(steps.length).toBe(2);
+      for (const step of steps) {
+        const { stdout } = await run('sh', ['-ec', step], { cwd: project, env: { PATH: process.env.PATH ?? '', HOME: project, ...env, CI_COMMIT_SHA: 'abc123', npm_config_update_notifier: 'false' }, timeout: 90_000 });
+        expect(stdout).toMatch(step.includes('ews run') ? /Verdict: PASSED/ : /dataset support-questions/);
+      }
+      expect(JSON.parse(readFileSync(join(project, 'ews-result.json'), 'utf8'))).toEqual(expect.objectContaining({ exit_code: 0 }));
+      rmSync(join(project, 'ews-result.json'));
+    }
   });
 });
