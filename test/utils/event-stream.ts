@@ -1,11 +1,8 @@
 import { request, type IncomingHttpHeaders } from 'node:http';
+import { Readable } from 'node:stream';
+import { readServerSentEvents, type SseMessage } from '../../sdk/typescript/src/events.js';
 
-/** One Server-Sent Events message as a browser's EventSource sees it. */
-export interface SseMessage {
-  id?: string;
-  event?: string;
-  data: string;
-}
+export type { SseMessage };
 
 export interface EventStreamClient {
   status: number;
@@ -27,33 +24,35 @@ export interface EventStreamClient {
 }
 
 /**
- * A client of a text/event-stream response over a raw HTTP connection, parsed as the WHATWG
- * EventSource parses it (fields `id`, `event`, `data`; `:` comments; a blank line ends a message).
+ * A client of a text/event-stream response over a raw HTTP connection (which the test can cut),
+ * parsed by the SDK's reader, which follows the WHATWG EventSource rules.
  */
 export function openEventStream(baseUrl: string, path: string, headers: Record<string, string> = {}): Promise<EventStreamClient> {
   return new Promise((resolve, reject) => {
     const req = request(new URL(path, baseUrl), { headers: { Accept: 'text/event-stream', ...headers } });
     req.on('error', reject);
     req.on('response', (res) => {
-      res.setEncoding('utf8');
-      let buffer = '';
       let raw = '';
       let byServer = false;
       let closedByClient = false;
       const waiters = new Set<() => void>();
+      const notify = () => {
+        for (const check of [...waiters]) check();
+      };
+      let finish!: () => void;
+      const ended = new Promise<void>((done) => (finish = done));
+      const end = () => {
+        byServer = !closedByClient;
+        notify();
+        finish();
+      };
       const client: EventStreamClient = {
         status: res.statusCode ?? 0,
         headers: res.headers,
         messages: [],
         comments: [],
         text: () => raw,
-        ended: new Promise<void>((done) => {
-          res.on('end', () => {
-            byServer = !closedByClient;
-            done();
-          });
-          res.on('close', () => done());
-        }),
+        ended,
         endedByServer: () => byServer,
         until: (predicate, ms = 30_000) =>
           new Promise<void>((ok, fail) => {
@@ -75,33 +74,23 @@ export function openEventStream(baseUrl: string, path: string, headers: Record<s
           req.destroy();
         },
       };
-      res.on('data', (chunk: string) => {
-        raw += chunk;
-        buffer += chunk;
-        let cut: number;
-        while ((cut = buffer.search(/\r?\n\r?\n/)) !== -1) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + (buffer[cut] === '\r' ? 4 : 2));
-          const message: SseMessage = { data: '' };
-          const data: string[] = [];
-          for (const line of block.split(/\r?\n/)) {
-            if (line.startsWith(':')) client.comments.push(line.slice(1).trim());
-            else {
-              const colon = line.indexOf(':');
-              const field = colon === -1 ? line : line.slice(0, colon);
-              const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
-              if (field === 'id') message.id = value;
-              else if (field === 'event') message.event = value;
-              else if (field === 'data') data.push(value);
-            }
+      if (String(res.headers['content-type']).startsWith('text/event-stream')) {
+        const body = Readable.toWeb(res) as ReadableStream<Uint8Array>;
+        // Ended once the reader has parsed every message the server sent (or the client cut it).
+        void (async () => {
+          for await (const message of readServerSentEvents(body, { onComment: (text) => (client.comments.push(text), notify()) })) {
+            client.messages.push(message);
+            notify();
           }
-          if (data.length || message.id !== undefined || message.event !== undefined) client.messages.push({ ...message, data: data.join('\n') });
-        }
-        for (const check of [...waiters]) check();
-      });
-      res.on('end', () => {
-        for (const check of [...waiters]) check();
-      });
+        })()
+          .catch(() => undefined)
+          .finally(end);
+      } else {
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (raw += chunk));
+        res.on('end', end);
+        res.on('close', end);
+      }
       resolve(client);
     });
     req.end();

@@ -10,9 +10,9 @@ export interface SseMessage {
 /**
  * Reads a `text/event-stream` body as the WHATWG EventSource does: `id`, `event` and `data`
  * fields (several `data` lines joined by a line break), `:` comments skipped, a blank line
- * ending a message.
+ * ending a message; `onComment` hears the comments (heartbeats).
  */
-export async function* readServerSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage> {
+export async function* readServerSentEvents(body: ReadableStream<Uint8Array>, options: { onComment?: (text: string) => void } = {}): AsyncGenerator<SseMessage> {
   const decoder = new TextDecoder();
   const reader = body.getReader();
   let buffer = '';
@@ -32,7 +32,10 @@ export async function* readServerSentEvents(body: ReadableStream<Uint8Array>): A
           data = [];
           continue;
         }
-        if (line.startsWith(':')) continue;
+        if (line.startsWith(':')) {
+          options.onComment?.(line.slice(1).trim());
+          continue;
+        }
         const colon = line.indexOf(':');
         const field = colon === -1 ? line : line.slice(0, colon);
         const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
