@@ -161,6 +161,8 @@ const PATH_FIXTURES: Record<string, Record<string, string>> = {
   '/datasets/{dataset_id}/versions/{version_id}/cluster-runs/{run_id}': { run_id: 'cluster_run_id' },
   '/datasets/{dataset_id}/versions/{version_id}/cluster-runs/{run_id}/result': { run_id: 'cluster_run_id' },
   '/sdg/adapters/{adapter_id}/runs/{run_id}': { run_id: 'sdg_run_id' },
+  // A live stream lasts until its run ends: the suites stream an ended run, whose stream ends after the backlog.
+  '/runs/{run_id}/events/stream': { run_id: 'ended_run_id' },
   '/traces/connections/{connection_id}/land': { connection_id: 'trace_connection_id' },
   '/traces/runs/{run_id}': { run_id: 'trace_run_id' },
   '/traces/runs/{run_id}/drops': { run_id: 'trace_run_id' },

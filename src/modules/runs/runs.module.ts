@@ -10,6 +10,7 @@ import { SecretsModule } from '../workspaces/secrets.module.js';
 import { DiffService } from './diff.service.js';
 import { RunEntity } from './entities/run.entity.js';
 import { ResultsService } from './results.service.js';
+import { RunEventStreams } from './run-event-streams.service.js';
 import { RunExecutor } from './run-executor.js';
 import { RunFilesController } from './run-files.controller.js';
 import { RunPlanner } from './run-planner.js';
@@ -22,7 +23,7 @@ import { RunsService } from './runs.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([RunEntity]), DatasetsModule, SutsModule, CataloguesModule, OpsModule, SecretsModule],
   controllers: [RunsController, RunFilesController],
-  providers: [RunsService, RunsRepository, RunExecutor, RunPlanner, ResultsService, DiffService, RunQueueService, UrlSigner],
+  providers: [RunsService, RunsRepository, RunEventStreams, RunExecutor, RunPlanner, ResultsService, DiffService, RunQueueService, UrlSigner],
   exports: [RunsRepository],
 })
 export class RunsModule implements OnModuleInit {

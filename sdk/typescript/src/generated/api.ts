@@ -9656,6 +9656,22 @@ export interface StopCustomOpRequest {
   reason?: string;
 }
 
+export interface StreamRunEventsParams {
+  /**
+   * Only events after this `seq` (poll with the last one you saw)
+   * @format int64
+   * @min 0
+   * @max 9007199254740991
+   * @example 42
+   */
+  after?: number;
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+}
+
 export interface SuggestedMetric {
   /**
    * What it measures and why it matters for this use case.
@@ -17501,6 +17517,34 @@ export class EvaluationWorkspaceClient<
         secure: true,
         type: ContentType.Json,
         format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The run's events live as Server-Sent Events (viewers): the backlog after `Last-Event-ID` (or `after`), then each event as it is written, by whichever process runs it; ends after the terminal state.
+     *
+     * @tags runs
+     * @name StreamRunEvents
+     * @summary The run's events live as Server-Sent Events (viewers): the backlog after `Last-Event-ID` (or `after`), then each event as it is written, by whichever process runs it; ends after the terminal state
+     * @request GET:/runs/{run_id}/events/stream
+     * @secure
+     * @response `200` `string` Server-Sent Events: one message per run event, `id: <seq>` (the stream position to resume from), `event: <type>`, `data: <the event as GET /runs/{run_id}/events lists it>`; a `: heartbeat` comment when idle. The stream ends after the event of the terminal state (succeeded, failed, cancelled), at once after the backlog when the run has ended.
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` too_many_event_streams: you hold RUN_EVENT_STREAMS_PER_USER streams on this process already; see Retry-After
+     * @response `503` `ProblemResponse` event_streams_exhausted: the process serves RUN_EVENT_STREAMS_MAX streams already; service_unavailable: the database does not answer. See Retry-After
+     */
+    streamRunEvents: (
+      { runId, ...query }: StreamRunEventsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<string, ProblemResponse>({
+        path: `/runs/${runId}/events/stream`,
+        method: "GET",
+        query: query,
+        secure: true,
         ...params,
       }),
 
