@@ -1,8 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post, Put } from '@nestjs/common';
-import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
 import { PutTraceLiveSettingsRequest, TraceLiveStreamResponse } from './dto/live.dto.js';
 import { LiveStreamsService } from './live-streams.service.js';
@@ -15,12 +14,11 @@ const DATASET = { resource: 'dataset', param: 'dataset_id' } as const;
 export class LiveStreamsController {
   constructor(private readonly streams: LiveStreamsService) {}
 
-  /** The live stream: open head version, when it seals, spans pending and landed (viewers). */
+  /** The live stream: open head version, when it seals, spans pending and landed; the defaults before the first span (viewers). */
   @Get('live')
   @ApiOperation({ operationId: 'getTraceLiveStream' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: TraceLiveStreamResponse })
-  @ApiNotFoundResponse({ type: ProblemResponse, description: 'not_found (the dataset), live_stream_not_found (no span received and no settings yet)' })
   get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string): Promise<TraceLiveStreamResponse> {
     return this.streams.get(access, datasetId);
   }
@@ -34,13 +32,12 @@ export class LiveStreamsController {
     return this.streams.configure(access, datasetId, body, caller);
   }
 
-  /** Seals the open head version now (its statistics and enrichment are computed); the next span opens a new one (members). */
+  /** Seals the open head version now (its statistics and enrichment are computed); the next span opens a new one. Nothing to seal is not an error (members). */
   @Post('live\\:seal')
   @HttpCode(200)
   @ApiOperation({ operationId: 'sealTraceLiveStream' })
   @WorkspaceRoleRequired('member', DATASET)
   @ApiOkResponse({ type: TraceLiveStreamResponse })
-  @ApiNotFoundResponse({ type: ProblemResponse, description: 'not_found (the dataset), live_stream_not_found' })
   seal(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @CurrentUser() caller: Principal): Promise<TraceLiveStreamResponse> {
     return this.streams.seal(access, datasetId, caller);
   }

@@ -5,7 +5,7 @@ import { DomainError } from '../../../libs/common/domain-error.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { DatasetsRepository } from '../datasets/datasets.repository.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
-import type { PutTraceLiveSettingsRequest, TraceLiveStreamResponse } from './dto/live.dto.js';
+import { LIVE_MAX_SPANS, LIVE_WINDOW_SECONDS, type PutTraceLiveSettingsRequest, type TraceLiveStreamResponse } from './dto/live.dto.js';
 import { LiveLanding } from './live-landing.js';
 import { LiveRepository, type LiveStreamRow } from './live.repository.js';
 import { TraceErrors } from './traces.errors.js';
@@ -25,8 +25,7 @@ export class LiveStreamsService {
   async get(access: WorkspaceAccess, datasetId: string): Promise<TraceLiveStreamResponse> {
     await this.requireTraceDataset(access, datasetId);
     const stream = await this.live.find(datasetId);
-    if (!stream) throw new DomainError(TraceErrors.live_stream_not_found, `Dataset ${datasetId} has received no span over OTLP; PUT /traces/datasets/${datasetId}/live sets its window before the first`);
-    return this.toResponse(stream);
+    return stream ? this.toResponse(stream) : this.idle(access, datasetId);
   }
 
   async configure(access: WorkspaceAccess, datasetId: string, body: PutTraceLiveSettingsRequest, caller: Principal): Promise<TraceLiveStreamResponse> {
@@ -44,12 +43,33 @@ export class LiveStreamsService {
   async seal(access: WorkspaceAccess, datasetId: string, caller: Principal): Promise<TraceLiveStreamResponse> {
     const stream = await this.transactions.run(async () => {
       await this.requireTraceDataset(access, datasetId);
-      if (!(await this.live.find(datasetId))) throw new DomainError(TraceErrors.live_stream_not_found, `Dataset ${datasetId} has no live stream to seal`);
+      if (!(await this.live.find(datasetId))) return null;
       const sealed = await this.landing.sealNow(datasetId);
       await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'trace_live.sealed', targetType: 'dataset', targetId: datasetId, details: { version_id: sealed } });
       return (await this.live.find(datasetId))!;
     });
-    return this.toResponse(stream);
+    // A dataset that never received a span has nothing to seal.
+    return stream ? this.toResponse(stream) : this.idle(access, datasetId);
+  }
+
+  /** A trace dataset that has received no span over OTLP and has no settings: the defaults it would stream with. */
+  private idle(access: WorkspaceAccess, datasetId: string): TraceLiveStreamResponse {
+    return {
+      dataset_id: datasetId,
+      workspace_id: access.workspaceId,
+      ingest_run_id: null,
+      head_version_id: null,
+      head_version_number: null,
+      head_opened_at: null,
+      head_seals_at: null,
+      head_spans: 0,
+      window_seconds: LIVE_WINDOW_SECONDS.default,
+      max_spans: LIVE_MAX_SPANS.default,
+      pending_spans: 0,
+      last_received_at: null,
+      last_landed_at: null,
+      created_at: null,
+    };
   }
 
   private async requireTraceDataset(access: WorkspaceAccess, datasetId: string): Promise<void> {

@@ -1,7 +1,13 @@
 import express, { type RequestHandler } from 'express';
+import { DomainError } from '../../../libs/common/domain-error.js';
 import { CommonErrors } from '../../../libs/common/error-codes.js';
 import { buildProblem, PROBLEM_CONTENT_TYPE, writeProblem, type ProblemWriter } from '../../../libs/common/problem.js';
 import { encodeStatus, grpcCode, OTLP_JSON_TYPE, OTLP_PROTOBUF_TYPES, otlpEncoding } from '../../../libs/traces/otlp-codec.js';
+
+/** The media type refusal of POST /v1/traces. */
+export function unsupportedOtlpType(contentType: string | undefined): DomainError {
+  return new DomainError(CommonErrors.unsupported_media_type, `OTLP/HTTP takes ${OTLP_PROTOBUF_TYPES[0]} (binary protobuf) or ${OTLP_JSON_TYPE} (the OTLP JSON mapping); got ${contentType ?? 'no Content-Type'}`, { accepted: [...OTLP_PROTOBUF_TYPES, OTLP_JSON_TYPE] });
+}
 
 /** The OTLP/HTTP trace path, as exporters append it to their endpoint. */
 export const OTLP_TRACES_PATH = '/v1/traces';
@@ -34,12 +40,8 @@ export function otlpBodyParser(limit: number): RequestHandler {
   return (req, res, next) => {
     if (req.method !== 'POST') return next();
     const encoding = otlpEncoding(req.headers['content-type']);
-    if (!encoding) {
-      return writeProblem(
-        res,
-        buildProblem(CommonErrors.unsupported_media_type, `OTLP/HTTP takes ${OTLP_PROTOBUF_TYPES[0]} (binary protobuf) or ${OTLP_JSON_TYPE} (the OTLP JSON mapping); got ${req.headers['content-type'] ?? 'no Content-Type'}`, { accepted: [...OTLP_PROTOBUF_TYPES, OTLP_JSON_TYPE] }),
-      );
-    }
+    // Another media type is refused by the route (415), after the guard has answered who may call it; its body is not read.
+    if (!encoding) return next();
     res.locals.problemWriter = otlpProblemWriter(encoding);
     raw(req, res, (err?: unknown) => {
       if (!err) return next();

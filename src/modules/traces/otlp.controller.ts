@@ -8,6 +8,7 @@ import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { decodeExportRequest, encodeExportResponse, OtlpDecodeError, otlpEncoding } from '../../../libs/traces/otlp-codec.js';
 import { OtlpExportResponse } from './dto/live.dto.js';
 import { LiveIngestService } from './live-ingest.service.js';
+import { unsupportedOtlpType } from './otlp-http.js';
 import { TraceErrors } from './traces.errors.js';
 
 export const DATASET_HEADER = 'x-ews-dataset';
@@ -51,7 +52,8 @@ export class OtlpController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const encoding = otlpEncoding(req.headers['content-type'])!;
+    const encoding = otlpEncoding(req.headers['content-type']);
+    if (!encoding) throw unsupportedOtlpType(req.headers['content-type']);
     const datasetName = datasetHeader === undefined ? undefined : datasetHeader.trim();
     if (datasetName !== undefined && (!datasetName || datasetName.length > MAX_DATASET_NAME || /[\u0000-\u001f\u007f]/.test(datasetName))) {
       throw new DomainError(TraceErrors.otlp_dataset_header_invalid, `${DATASET_HEADER} must be 1 to ${MAX_DATASET_NAME} characters without control characters`, { field: DATASET_HEADER });

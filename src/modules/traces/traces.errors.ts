@@ -15,5 +15,4 @@ export const TraceErrors = defineErrorCodes('traces', {
   otlp_body_undecodable: { status: 400, title: 'OTLP body undecodable', description: 'POST /v1/traces could not decode the body as an ExportTraceServiceRequest in the encoding its Content-Type names (binary protobuf for application/x-protobuf, the OTLP JSON mapping for application/json). Nothing of it was kept; spans it could decode but not use are reported in partial_success instead.' },
   otlp_dataset_header_invalid: { status: 400, title: 'OTLP dataset header invalid', description: 'The x-ews-dataset header names the trace dataset: 1 to 200 characters, no control characters.' },
   otlp_backpressure: { status: 429, title: 'Spans still landing', description: 'The dataset has more acknowledged spans waiting to land than OTLP_MAX_PENDING_SPANS: the export was not accepted; retry after Retry-After seconds (OTLP exporters do).' },
-  live_stream_not_found: { status: 404, title: 'No live stream', description: 'The dataset has received no span over OTLP and has no live settings yet: PUT /traces/datasets/{dataset_id}/live creates them.' },
 });

@@ -840,6 +840,14 @@ export interface CommitStagedRowsParams {
   datasetId: string;
 }
 
+export interface ConfigureTraceLiveStreamParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+}
+
 /** @example {"secret_id":"7571d304-22fc-477d-bce6-15c4e3b0f69d","scheme":"bearer"} */
 export interface ConnectionAuthDto {
   /**
@@ -3733,6 +3741,12 @@ export interface EvalMetricRefResponse {
   threshold: number | null;
 }
 
+/**
+ * An ExportTraceServiceRequest, binary protobuf (opentelemetry-proto), optionally gzip-compressed (Content-Encoding: gzip)
+ * @format binary
+ */
+export type ExportOtlpTracesPayload = File;
+
 export interface ExportReportParams {
   /**
    * The report's id
@@ -4540,6 +4554,14 @@ export interface GetTraceLandingRunParams {
   runId: string;
 }
 
+export interface GetTraceLiveStreamParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+}
+
 export interface GetTraceTopologyParams {
   /**
    * The dataset's id
@@ -4658,7 +4680,12 @@ export interface IngestCountsDto {
    */
   landed: number;
   /**
-   * Spans and records read (received = landed + deduplicated + dropped)
+   * Spans acknowledged and not landed yet: only a live stream (`source.kind: otlp`) has any
+   * @example 0
+   */
+  pending: number;
+  /**
+   * Spans and records read (received = landed + deduplicated + dropped + pending)
    * @example 1207
    */
   received: number;
@@ -4667,8 +4694,11 @@ export interface IngestCountsDto {
 export interface IngestSourceDto {
   /** @example null */
   connection_id: string | null;
-  /** @example "upload" */
-  kind: "upload" | "inline" | "connection";
+  /**
+   * `otlp`: the dataset's live stream of spans exported to POST /v1/traces (one run per dataset, running while it receives)
+   * @example "upload"
+   */
+  kind: "upload" | "inline" | "connection" | "otlp";
   /** @example "1c2cf2f5-dcc2-4610-b190-6e541af34b2c" */
   upload_id: string | null;
 }
@@ -6659,6 +6689,23 @@ export interface OpenAiChatTransportResponse {
   parameters: Record<string, any>;
 }
 
+export interface OtlpExportResponse {
+  partialSuccess?: OtlpPartialSuccess;
+}
+
+export interface OtlpPartialSuccess {
+  /**
+   * Why, with where to read the rejected spans and their payloads
+   * @example "2 spans rejected: invalid_id (2); the first, request 1, span 4: span_id is not 16 hex characters. GET /traces/runs/{run_id}/drops lists them with their payloads"
+   */
+  errorMessage: string;
+  /**
+   * Spans the service rejected (an int64, as a string in the OTLP JSON mapping)
+   * @example "2"
+   */
+  rejectedSpans: string;
+}
+
 export interface PartitionAvailableMetricsResponse {
   /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
@@ -7218,6 +7265,24 @@ export interface PutSectionPromptRequest {
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
+}
+
+/** @example {"window_seconds":900,"max_spans":50000} */
+export interface PutTraceLiveSettingsRequest {
+  /**
+   * Spans a head version takes before it is sealed (1 .. 10,000,000; default 100,000)
+   * @min 1
+   * @max 10000000
+   * @example 50000
+   */
+  max_spans?: number;
+  /**
+   * Seconds a head version takes spans before it is sealed and the next one opens (10 s .. 30 days; default 3600)
+   * @min 10
+   * @max 2592000
+   * @example 900
+   */
+  window_seconds?: number;
 }
 
 export interface PutTraceTagsRequest {
@@ -9419,6 +9484,15 @@ export interface SdkVersionsResponse {
   versions: SdkVersionInfo[];
 }
 
+export interface SealTraceLiveStreamParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  seal: string;
+}
+
 export interface SectionEdit {
   /**
    * The section to change
@@ -10630,6 +10704,66 @@ export interface TraceIngestRunResponse {
    * @example "c126235b-f123-4f0a-83b8-ae22e7b83c4d"
    */
   version_id: string | null;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
+  workspace_id: string;
+}
+
+export interface TraceLiveStreamResponse {
+  /**
+   * When the stream began (its first span or setting); null before
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
+  created_at: string | null;
+  /** @example "f0eef60d-4b04-4046-aa3a-779fe13e072d" */
+  dataset_id: string;
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:06:00.000Z"
+   */
+  head_opened_at: string | null;
+  /**
+   * When the head is sealed by time (opened + window), unless it fills first
+   * @format date-time
+   * @example "2025-05-13T14:07:04.000Z"
+   */
+  head_seals_at: string | null;
+  /**
+   * Spans landed in the head so far
+   * @example 1180
+   */
+  head_spans: number;
+  /**
+   * The open head version spans land in (a candidate that grows); null between a seal and the next span
+   * @example "c126235b-f123-4f0a-83b8-ae22e7b83c4d"
+   */
+  head_version_id: string | null;
+  /** @example 7 */
+  head_version_number: number | null;
+  /**
+   * The stream's ingest run (GET /traces/runs/{run_id}: counts, drops); null until the first span or setting
+   * @example "d92aed34-d835-4276-b59e-0b2a492cade7"
+   */
+  ingest_run_id: string | null;
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:07:04.000Z"
+   */
+  last_landed_at: string | null;
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:07:04.000Z"
+   */
+  last_received_at: string | null;
+  /** @example 100000 */
+  max_spans: number;
+  /**
+   * Spans acknowledged to exporters and not landed yet
+   * @example 0
+   */
+  pending_spans: number;
+  /** @example 3600 */
+  window_seconds: number;
   /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
   workspace_id: string;
 }
@@ -17797,6 +17931,39 @@ export class EvaluationWorkspaceClient<
   };
   traces = {
     /**
+     * @description Sets how long (window_seconds) and how large (max_spans) a head version grows before it is sealed; creates the stream before its first span (members).
+     *
+     * @tags traces
+     * @name ConfigureTraceLiveStream
+     * @summary Sets how long (window_seconds) and how large (max_spans) a head version grows before it is sealed; creates the stream before its first span (members)
+     * @request PUT:/traces/datasets/{dataset_id}/live
+     * @secure
+     * @response `200` `TraceLiveStreamResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    configureTraceLiveStream: (
+      { datasetId }: ConfigureTraceLiveStreamParams,
+      data: PutTraceLiveSettingsRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceLiveStreamResponse, ProblemResponse>({
+        path: `/traces/datasets/${datasetId}/live`,
+        method: "PUT",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description Adds a source to pull traces from (members; naming a secret takes an admin): an OTLP file URL, a Langfuse-compatible or a Phoenix-compatible API.
      *
      * @tags traces
@@ -17976,6 +18143,33 @@ export class EvaluationWorkspaceClient<
     ) =>
       this.request<TraceIngestRunResponse, ProblemResponse>({
         path: `/traces/runs/${runId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The live stream: open head version, when it seals, spans pending and landed; the defaults before the first span (viewers).
+     *
+     * @tags traces
+     * @name GetTraceLiveStream
+     * @summary The live stream: open head version, when it seals, spans pending and landed; the defaults before the first span (viewers)
+     * @request GET:/traces/datasets/{dataset_id}/live
+     * @secure
+     * @response `200` `TraceLiveStreamResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getTraceLiveStream: (
+      { datasetId }: GetTraceLiveStreamParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceLiveStreamResponse, ProblemResponse>({
+        path: `/traces/datasets/${datasetId}/live`,
         method: "GET",
         secure: true,
         format: "json",
@@ -18195,6 +18389,36 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description Seals the open head version now (its statistics and enrichment are computed); the next span opens a new one. Nothing to seal is not an error (members).
+     *
+     * @tags traces
+     * @name SealTraceLiveStream
+     * @summary Seals the open head version now (its statistics and enrichment are computed); the next span opens a new one
+     * @request POST:/traces/datasets/{dataset_id}/live:seal
+     * @secure
+     * @response `200` `TraceLiveStreamResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    sealTraceLiveStream: (
+      { datasetId, seal }: SealTraceLiveStreamParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceLiveStreamResponse, ProblemResponse>({
+        path: `/traces/datasets/${datasetId}/live${seal}`,
+        method: "POST",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description Uploads a trace file (multipart, part `file`; streamed to disk, at most UPLOAD_MAX_BYTES) to detect and land (members).
      *
      * @tags traces
@@ -18224,6 +18448,40 @@ export class EvaluationWorkspaceClient<
         body: data,
         secure: true,
         type: ContentType.FormData,
+        format: "json",
+        ...params,
+      }),
+  };
+  v1 = {
+    /**
+     * @description Receives an OTLP/HTTP trace export (binary protobuf or OTLP JSON, gzip or not) into trace datasets: the `x-ews-dataset` header names the dataset, else each resource's `service.name` does (created as a trace dataset on first use). Authenticated by an API key (its workspace is the target) or a user's token with `x-ews-workspace`. The spans are durable when this answers 200, and land in the dataset's open head version within moments; an exporter's retry never lands a span twice (members).
+     *
+     * @tags traces
+     * @name ExportOtlpTraces
+     * @summary Receives an OTLP/HTTP trace export (binary protobuf or OTLP JSON, gzip or not) into trace datasets: the `x-ews-dataset` header names the dataset, else each resource's `service.name` does (created as a trace dataset on first use)
+     * @request POST:/v1/traces
+     * @secure
+     * @response `200` `File` An ExportTraceServiceResponse in the request's encoding; `partialSuccess` counts the spans rejected and says why
+     * @response `400` `ProblemResponse` otlp_body_undecodable, otlp_dataset_header_invalid, trace_dataset_invalid (the name is a test-case dataset's), validation_failed (x-ews-workspace missing or not a UUID with a user's token). A protobuf request gets a google.rpc.Status (application/x-protobuf) instead
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the API key's workspace (with a user's token: the workspace in header x-ews-workspace)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` payload_too_large: over OTLP_MAX_BYTES once decompressed
+     * @response `415` `ProblemResponse` unsupported_media_type: a Content-Type other than application/x-protobuf or application/json, or a Content-Encoding other than gzip or deflate
+     * @response `429` `ProblemResponse` otlp_backpressure: the dataset has more acknowledged spans landing than OTLP_MAX_PENDING_SPANS; retry after Retry-After seconds
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    exportOtlpTraces: (
+      data: ExportOtlpTracesPayload,
+      params: RequestParams = {},
+    ) =>
+      this.request<File, ProblemResponse>({
+        path: `/v1/traces`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
         format: "json",
         ...params,
       }),

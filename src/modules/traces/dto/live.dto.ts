@@ -1,5 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsInt, Max, Min, ValidateIf } from 'class-validator';
+
+/** Optional, but not null: a member sent is validated. */
+const present = (_: object, value: unknown) => value !== undefined;
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
 
 /** A head version's window bounds (seconds) and size bounds (spans). */
@@ -10,7 +13,7 @@ export const LIVE_MAX_SPANS = { min: 1, max: 10_000_000, default: 100_000 } as c
 export class PutTraceLiveSettingsRequest {
   /** Seconds a head version takes spans before it is sealed and the next one opens (10 s .. 30 days; default 3600) */
   @ApiPropertyOptional({ minimum: LIVE_WINDOW_SECONDS.min, maximum: LIVE_WINDOW_SECONDS.max, example: 900 })
-  @IsOptional()
+  @ValidateIf(present)
   @IsInt()
   @Min(LIVE_WINDOW_SECONDS.min)
   @Max(LIVE_WINDOW_SECONDS.max)
@@ -18,7 +21,7 @@ export class PutTraceLiveSettingsRequest {
 
   /** Spans a head version takes before it is sealed (1 .. 10,000,000; default 100,000) */
   @ApiPropertyOptional({ minimum: LIVE_MAX_SPANS.min, maximum: LIVE_MAX_SPANS.max, example: 50_000 })
-  @IsOptional()
+  @ValidateIf(present)
   @IsInt()
   @Min(LIVE_MAX_SPANS.min)
   @Max(LIVE_MAX_SPANS.max)
@@ -31,9 +34,9 @@ export class TraceLiveStreamResponse {
   dataset_id: string;
   @ApiProperty({ example: EXAMPLE_ID.workspace })
   workspace_id: string;
-  /** The stream's ingest run (GET /traces/runs/{run_id}: counts, drops) */
-  @ApiProperty({ example: EXAMPLE_ID.traceIngestRun })
-  ingest_run_id: string;
+  /** The stream's ingest run (GET /traces/runs/{run_id}: counts, drops); null until the first span or setting */
+  @ApiProperty({ type: String, nullable: true, example: EXAMPLE_ID.traceIngestRun })
+  ingest_run_id: string | null;
   /** The open head version spans land in (a candidate that grows); null between a seal and the next span */
   @ApiProperty({ type: String, nullable: true, example: EXAMPLE_ID.traceVersion })
   head_version_id: string | null;
@@ -58,8 +61,9 @@ export class TraceLiveStreamResponse {
   last_received_at: Date | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true, example: EXAMPLE_AT.finished })
   last_landed_at: Date | null;
-  @ApiProperty({ example: EXAMPLE_AT.created })
-  created_at: Date;
+  /** When the stream began (its first span or setting); null before */
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: EXAMPLE_AT.created })
+  created_at: Date | null;
 }
 
 class OtlpPartialSuccess {
