@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { expectProblem } from '../../utils/problem.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
-import { agentTrace, otlpJson, otlpProtobuf, recordTraces } from '../../utils/otel-traces.js';
+import { agentTrace, binary, otlpJson, otlpProtobuf, readRpcStatus as readStatus, recordTraces } from '../../utils/otel-traces.js';
 
 const require = createRequire(import.meta.url);
 const root = require('@opentelemetry/otlp-transformer/build/src/generated/root.js');
@@ -23,26 +23,6 @@ interface LiveStream {
   head_spans: number;
   pending_spans: number;
 }
-
-/** google.rpc.Status { int32 code = 1; string message = 2; } read back from the wire. */
-function readStatus(bytes: Buffer): { code: number; message: string } {
-  const { Reader } = require('protobufjs/minimal');
-  const reader = Reader.create(bytes);
-  const out = { code: 0, message: '' };
-  while (reader.pos < reader.len) {
-    const tag = reader.uint32();
-    if (tag >>> 3 === 1) out.code = reader.int32();
-    else if (tag >>> 3 === 2) out.message = reader.string();
-    else reader.skipType(tag & 7);
-  }
-  return out;
-}
-
-const binary = (res: import('superagent').Response, cb: (err: Error | null, body: Buffer) => void) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (c: Buffer) => chunks.push(c));
-  res.on('end', () => cb(null, Buffer.concat(chunks)));
-};
 
 describe('OTLP/HTTP receiver (POST /v1/traces)', () => {
   let t: TestApp;
