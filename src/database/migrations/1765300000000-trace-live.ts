@@ -4,7 +4,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * Live trace landing (the OTLP/HTTP receiver): spans an exporter sent wait in `trace_inbox`
  * (durable before the exporter is answered, one row per dataset and span) until the landing job
  * moves them into the dataset's open head version; `trace_live_streams` holds, per dataset, that
- * head, its sealing window and the counters of the stream.
+ * head, its sealing window and the counters of the stream. `trace_retention` says how long a
+ * workspace's (or one dataset's) trace data is kept.
  */
 export class TraceLive1765300000000 implements MigrationInterface {
   name = 'TraceLive1765300000000';
@@ -39,9 +40,20 @@ export class TraceLive1765300000000 implements MigrationInterface {
       PRIMARY KEY (dataset_id, row_id)
     )`);
     await q.query('CREATE INDEX trace_inbox_order_idx ON trace_inbox (dataset_id, seq)');
+    // How long trace data is kept: a workspace's default (dataset_id NULL) and per-dataset overrides.
+    await q.query(`CREATE TABLE trace_retention (
+      id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+      workspace_id uuid NOT NULL REFERENCES workspaces(id) ON DELETE CASCADE,
+      dataset_id uuid REFERENCES datasets(id) ON DELETE CASCADE,
+      retention_days integer CHECK (retention_days BETWEEN 1 AND 3650),
+      updated_by uuid,
+      updated_at timestamptz NOT NULL DEFAULT now()
+    )`);
+    await q.query(`CREATE UNIQUE INDEX trace_retention_target_idx ON trace_retention (workspace_id, COALESCE(dataset_id, '00000000-0000-0000-0000-000000000000'::uuid))`);
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE trace_retention');
     await q.query('DROP TABLE trace_inbox');
     await q.query('DROP TABLE trace_live_streams');
     await q.query(`DELETE FROM trace_ingest_runs WHERE source_kind = 'otlp'`);

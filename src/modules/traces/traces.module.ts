@@ -10,6 +10,9 @@ import { LiveStreamsController } from './live-streams.controller.js';
 import { LiveStreamsService } from './live-streams.service.js';
 import { LiveRepository } from './live.repository.js';
 import { OtlpController } from './otlp.controller.js';
+import { RetentionController } from './retention.controller.js';
+import { RetentionRepository } from './retention.repository.js';
+import { TraceRetentionService } from './retention.service.js';
 import { TraceDataController } from './trace-data.controller.js';
 import { TraceEnricher } from './trace-enrichment.js';
 import { TraceDatasets, TraceLanding } from './trace-landing.js';
@@ -22,8 +25,8 @@ import './traces.errors.js';
 /** Trace ingestion: detection, uploads, landing, drops, ground truth, topology, enrichment and tags. */
 @Module({
   imports: [DatasetsModule, SecretsModule],
-  controllers: [TracesController, TraceDataController, LiveStreamsController, OtlpController],
-  providers: [TracesService, TraceVersionsService, TracesRepository, TraceLanding, TraceDatasets, TraceEnricher, LiveRepository, LiveIngestService, LiveLanding, LiveStreamsService, BulkWriter, FileUploadInterceptor],
+  controllers: [TracesController, TraceDataController, LiveStreamsController, OtlpController, RetentionController],
+  providers: [TracesService, TraceVersionsService, TracesRepository, TraceLanding, TraceDatasets, TraceEnricher, LiveRepository, LiveIngestService, LiveLanding, LiveStreamsService, RetentionRepository, TraceRetentionService, BulkWriter, FileUploadInterceptor],
 })
 export class TracesModule implements OnModuleInit {
   constructor(
