@@ -2828,6 +2828,16 @@ export interface DatasetResponsePage {
   total: number;
 }
 
+export interface DatasetRetentionItem {
+  /** @example "f0eef60d-4b04-4046-aa3a-779fe13e072d" */
+  dataset_id: string;
+  /**
+   * The dataset's own setting (null: kept forever, whatever the workspace's)
+   * @example 7
+   */
+  retention_days: number | null;
+}
+
 export interface DatasetSelectableChecksResponse {
   checks: SelectableCheck[];
   /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
@@ -2848,6 +2858,26 @@ export interface DatasetSummaryDto {
   kind: "rows" | "traces";
   /** @example "faq-golden-set" */
   name: string;
+}
+
+export interface DatasetTraceRetentionResponse {
+  /** @example "f0eef60d-4b04-4046-aa3a-779fe13e072d" */
+  dataset_id: string;
+  /**
+   * The retention that applies (null: kept forever)
+   * @example 7
+   */
+  effective_retention_days: number | null;
+  /**
+   * True when the dataset has no setting of its own and follows its workspace's
+   * @example false
+   */
+  inherited: boolean;
+  /**
+   * The dataset's own setting; null with `inherited: false` keeps its spans forever
+   * @example 7
+   */
+  retention_days: number | null;
 }
 
 export interface DatasetVersionAvailableMetricsResponse {
@@ -4519,6 +4549,14 @@ export interface GetTextAnalysisParams {
   versionId: string;
 }
 
+export interface GetTraceDatasetRetentionParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+}
+
 export interface GetTraceEnrichmentParams {
   /**
    * The dataset's id
@@ -4560,6 +4598,14 @@ export interface GetTraceLiveStreamParams {
    * @format uuid
    */
   datasetId: string;
+}
+
+export interface GetTraceRetentionParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
 }
 
 export interface GetTraceTopologyParams {
@@ -4701,6 +4747,14 @@ export interface IngestSourceDto {
   kind: "upload" | "inline" | "connection" | "otlp";
   /** @example "1c2cf2f5-dcc2-4610-b190-6e541af34b2c" */
   upload_id: string | null;
+}
+
+export interface InheritTraceDatasetRetentionParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
 }
 
 export interface InsertRowsParams {
@@ -7285,6 +7339,17 @@ export interface PutTraceLiveSettingsRequest {
   window_seconds?: number;
 }
 
+/** @example {"retention_days":30} */
+export interface PutTraceRetentionRequest {
+  /**
+   * Days trace data is kept (1 .. 3650); null keeps it forever
+   * @min 1
+   * @max 3650
+   * @example 30
+   */
+  retention_days: number | null;
+}
+
 export interface PutTraceTagsRequest {
   /**
    * `add` (default) adds the tags to each trace; `replace` makes them each trace's only tags (an empty list clears them)
@@ -9584,6 +9649,22 @@ export interface SetMetricDefaultsRequest {
   defaults: MetricDefaultEntryDto[];
 }
 
+export interface SetTraceDatasetRetentionParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+}
+
+export interface SetTraceRetentionParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
 export interface SetWorkspaceEmbeddingConfigParams {
   /**
    * The workspace's id
@@ -9882,6 +9963,35 @@ export interface SutTemplateList {
   items: SutTemplateDto[];
   /** @example 3 */
   total: number;
+}
+
+export interface SweepTraceRetentionParams {
+  sweep: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
+export interface SweptDataset {
+  /**
+   * Spans that started before this were deleted
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
+  cutoff: string;
+  /** @example "f0eef60d-4b04-4046-aa3a-779fe13e072d" */
+  dataset_id: string;
+  /** @example 7 */
+  retention_days: number;
+  /** @example 1180 */
+  spans_deleted: number;
+  /**
+   * Versions whose rows (and statistics) changed
+   * @example 2
+   */
+  versions_updated: number;
 }
 
 export interface TagTracesParams {
@@ -10782,6 +10892,36 @@ export interface TracePartition {
   session_id: string | null;
   /** @example "4bf92f3577b34da6a3ce929d0e0e4736" */
   trace_id: string;
+}
+
+export interface TraceRetentionResponse {
+  datasets: DatasetRetentionItem[];
+  /**
+   * The workspace's default for trace datasets, uploads and landing payloads (null: kept forever)
+   * @example 30
+   */
+  retention_days: number | null;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
+  workspace_id: string;
+}
+
+export interface TraceRetentionSweepResponse {
+  datasets: SweptDataset[];
+  /**
+   * Inline landing bodies and dropped records' payloads cleared (their counts and reasons stay)
+   * @example 12
+   */
+  payloads_cleared: number;
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:07:04.000Z"
+   */
+  swept_at: string;
+  /**
+   * Trace uploads (and their files under DATA_DIR/trace-uploads) older than the workspace's retention
+   * @example 3
+   */
+  uploads_deleted: number;
 }
 
 export interface TraceSourceConnectionResponse {
@@ -13270,6 +13410,33 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description The workspace's trace retention: its default and the datasets with their own (viewers).
+     *
+     * @tags traces
+     * @name GetTraceRetention
+     * @summary The workspace's trace retention: its default and the datasets with their own (viewers)
+     * @request GET:/workspaces/{workspace_id}/trace-retention
+     * @secure
+     * @response `200` `TraceRetentionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getTraceRetention: (
+      { workspaceId }: GetTraceRetentionParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceRetentionResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/trace-retention`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description A workspace with the caller's role; carries an ETag for If-Match on PATCH.
      *
      * @tags workspaces
@@ -13878,6 +14045,39 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description Sets how many days the workspace keeps trace data (spans of datasets without their own setting, uploads, landing payloads); null keeps it forever (admins).
+     *
+     * @tags traces
+     * @name SetTraceRetention
+     * @summary Sets how many days the workspace keeps trace data (spans of datasets without their own setting, uploads, landing payloads); null keeps it forever (admins)
+     * @request PUT:/workspaces/{workspace_id}/trace-retention
+     * @secure
+     * @response `200` `TraceRetentionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    setTraceRetention: (
+      { workspaceId }: SetTraceRetentionParams,
+      data: PutTraceRetentionRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceRetentionResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/trace-retention`,
+        method: "PUT",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description How the workspace embeds text for clustering and similarity (admins). `local` needs no network. Honours If-Match.
      *
      * @tags workspaces
@@ -13940,6 +14140,36 @@ export class EvaluationWorkspaceClient<
         body: data,
         secure: true,
         type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Removes the workspace's expired trace data now, as the hourly sweep does, and says what went (admins).
+     *
+     * @tags traces
+     * @name SweepTraceRetention
+     * @summary Removes the workspace's expired trace data now, as the hourly sweep does, and says what went (admins)
+     * @request POST:/workspaces/{workspace_id}/trace-retention:sweep
+     * @secure
+     * @response `200` `TraceRetentionSweepResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    sweepTraceRetention: (
+      { workspaceId, sweep }: SweepTraceRetentionParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceRetentionSweepResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/trace-retention${sweep}`,
+        method: "POST",
+        secure: true,
         format: "json",
         ...params,
       }),
@@ -18095,6 +18325,33 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description The trace dataset's retention: its own, or its workspace's (viewers).
+     *
+     * @tags traces
+     * @name GetTraceDatasetRetention
+     * @summary The trace dataset's retention: its own, or its workspace's (viewers)
+     * @request GET:/traces/datasets/{dataset_id}/retention
+     * @secure
+     * @response `200` `DatasetTraceRetentionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getTraceDatasetRetention: (
+      { datasetId }: GetTraceDatasetRetentionParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetTraceRetentionResponse, ProblemResponse>({
+        path: `/traces/datasets/${datasetId}/retention`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description The version's ground truth: the newest set of expected outputs (or `number`), with every version number (viewers).
      *
      * @tags traces
@@ -18173,6 +18430,33 @@ export class EvaluationWorkspaceClient<
         method: "GET",
         secure: true,
         format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Drops the dataset's own retention: it follows its workspace's again (admins).
+     *
+     * @tags traces
+     * @name InheritTraceDatasetRetention
+     * @summary Drops the dataset's own retention: it follows its workspace's again (admins)
+     * @request DELETE:/traces/datasets/{dataset_id}/retention
+     * @secure
+     * @response `204` `void` The dataset follows its workspace's retention
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    inheritTraceDatasetRetention: (
+      { datasetId }: InheritTraceDatasetRetentionParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/traces/datasets/${datasetId}/retention`,
+        method: "DELETE",
+        secure: true,
         ...params,
       }),
 
@@ -18414,6 +18698,39 @@ export class EvaluationWorkspaceClient<
         path: `/traces/datasets/${datasetId}/live${seal}`,
         method: "POST",
         secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Sets the trace dataset's own retention over the workspace's; null keeps its spans forever (admins).
+     *
+     * @tags traces
+     * @name SetTraceDatasetRetention
+     * @summary Sets the trace dataset's own retention over the workspace's; null keeps its spans forever (admins)
+     * @request PUT:/traces/datasets/{dataset_id}/retention
+     * @secure
+     * @response `200` `DatasetTraceRetentionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    setTraceDatasetRetention: (
+      { datasetId }: SetTraceDatasetRetentionParams,
+      data: PutTraceRetentionRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetTraceRetentionResponse, ProblemResponse>({
+        path: `/traces/datasets/${datasetId}/retention`,
+        method: "PUT",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
         format: "json",
         ...params,
       }),
