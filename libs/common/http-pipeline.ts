@@ -153,3 +153,20 @@ export function answerClientErrors(server: Server): void {
     );
   });
 }
+
+/**
+ * A body read whole as bytes (a protocol's binary body, such as OTLP/HTTP's protobuf), inflated
+ * from gzip or deflate and measured decompressed: over `limit` bytes is 413, however small it was
+ * compressed; an encoding it cannot inflate 415; a body it cannot read 400. `tooLarge` words the 413.
+ */
+export function rawBodyParser(limit: number, tooLarge: string): RequestHandler {
+  const raw = express.raw({ type: () => true, limit, inflate: true });
+  return (req, res, next) =>
+    raw(req, res, (err?: unknown) => {
+      if (!err) return next();
+      const e = err as { type?: string; message?: string };
+      if (e.type === 'entity.too.large') return writeProblem(res, buildProblem(CommonErrors.payload_too_large, tooLarge, { limit_bytes: limit }));
+      if (e.type === 'encoding.unsupported') return writeProblem(res, buildProblem(CommonErrors.unsupported_media_type, `${e.message ?? 'Unsupported Content-Encoding'}: send gzip, deflate or no encoding`));
+      return writeProblem(res, buildProblem(CommonErrors.validation_failed, `The body could not be read: ${e.message ?? 'unknown error'}`));
+    });
+}

@@ -76,7 +76,7 @@ describe('trace readers', () => {
     expect(spans.filter((x) => x.parent_span_id === spans.find((y) => y.name === 'support-agent')!.span_id)).toHaveLength(4);
     expect(spans[0].resource).toEqual(expect.objectContaining({ 'service.name': expect.any(String) }));
     const cut = await read(bytes.subarray(0, bytes.length - 7), 'otlp_protobuf');
-    expect(cut[cut.length - 1]).toEqual({ drop: expect.objectContaining({ reason: 'malformed_record' }) });
+    expect(cut[cut.length - 1]).toEqual({ drop: expect.objectContaining({ reason: 'malformed_record' }), fatal: true });
   });
 
   it('keeps the spans read before a document breaks, then one drop saying where', async () => {

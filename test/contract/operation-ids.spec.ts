@@ -19,7 +19,7 @@ const OPERATION_VERBS = [
   // Domain verbs.
   'accept', 'assign', 'attach', 'cancel', 'commit', 'deactivate', 'demote', 'detach', 'detect', 'discard', 'download', 'export', 'insert',
   'issue', 'land', 'logout', 'map', 'move', 'promote', 'publish', 'query', 'reactivate', 'recompute', 'redeploy', 'regenerate', 'register',
-  'rerun', 'resend', 'reset', 'resolve', 'reveal', 'revoke', 'run', 'set', 'start', 'stop', 'test', 'upload', 'validate', 'verify',
+  'rerun', 'resend', 'reset', 'resolve', 'reveal', 'revoke', 'run', 'seal', 'set', 'start', 'stop', 'stream', 'sweep', 'test', 'upload', 'validate', 'verify',
 ] as const;
 
 const SHAPE = /^[a-z][a-zA-Z0-9]*$/;

@@ -25,7 +25,7 @@ export class LiveStreamsController {
 
   /** Sets how long (window_seconds) and how large (max_spans) a head version grows before it is sealed; creates the stream before its first span (members). */
   @Put('live')
-  @ApiOperation({ operationId: 'configureTraceLiveStream' })
+  @ApiOperation({ operationId: 'setTraceLiveStream' })
   @WorkspaceRoleRequired('member', DATASET)
   @ApiOkResponse({ type: TraceLiveStreamResponse })
   configure(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @Body() body: PutTraceLiveSettingsRequest, @CurrentUser() caller: Principal): Promise<TraceLiveStreamResponse> {

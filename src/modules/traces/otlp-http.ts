@@ -1,7 +1,8 @@
-import express, { type RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
+import { rawBodyParser } from '../../../libs/common/http-pipeline.js';
 import { DomainError } from '../../../libs/common/domain-error.js';
 import { CommonErrors } from '../../../libs/common/error-codes.js';
-import { buildProblem, PROBLEM_CONTENT_TYPE, writeProblem, type ProblemWriter } from '../../../libs/common/problem.js';
+import { PROBLEM_CONTENT_TYPE, type ProblemWriter } from '../../../libs/common/problem.js';
 import { encodeStatus, grpcCode, OTLP_JSON_TYPE, OTLP_PROTOBUF_TYPES, otlpEncoding } from '../../../libs/traces/otlp-codec.js';
 
 /** The media type refusal of POST /v1/traces. */
@@ -36,20 +37,14 @@ function otlpProblemWriter(encoding: 'protobuf' | 'json'): ProblemWriter {
  * limit is for API bodies.
  */
 export function otlpBodyParser(limit: number): RequestHandler {
-  const raw = express.raw({ type: () => true, limit, inflate: true });
+  const raw = rawBodyParser(limit, `The export exceeds the limit of ${limit} bytes (decompressed); send smaller batches (the batch span processor's maxExportBatchSize)`);
   return (req, res, next) => {
     if (req.method !== 'POST') return next();
     const encoding = otlpEncoding(req.headers['content-type']);
     // Another media type is refused by the route (415), after the guard has answered who may call it; its body is not read.
     if (!encoding) return next();
     res.locals.problemWriter = otlpProblemWriter(encoding);
-    raw(req, res, (err?: unknown) => {
-      if (!err) return next();
-      const e = err as { type?: string; message?: string };
-      if (e.type === 'entity.too.large') return writeProblem(res, buildProblem(CommonErrors.payload_too_large, `The export exceeds the limit of ${limit} bytes (decompressed); send smaller batches (the batch span processor's maxExportBatchSize)`, { limit_bytes: limit }));
-      if (e.type === 'encoding.unsupported') return writeProblem(res, buildProblem(CommonErrors.unsupported_media_type, `${e.message ?? 'Unsupported Content-Encoding'}: send gzip, deflate or no encoding`));
-      return writeProblem(res, buildProblem(CommonErrors.validation_failed, `The body could not be read: ${e.message ?? 'unknown error'}`));
-    });
+    raw(req, res, next);
   };
 }
 

@@ -64,7 +64,7 @@ export class RetentionController {
   /** Drops the dataset's own retention: it follows its workspace's again (admins). */
   @Delete('traces/datasets/:dataset_id/retention')
   @HttpCode(204)
-  @ApiOperation({ operationId: 'inheritTraceDatasetRetention' })
+  @ApiOperation({ operationId: 'deleteTraceDatasetRetention' })
   @WorkspaceRoleRequired('admin', DATASET)
   @ApiNoContentResponse({ description: 'The dataset follows its workspace\'s retention' })
   inherit(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @CurrentUser() caller: Principal): Promise<void> {
