@@ -3239,6 +3239,37 @@ export interface DiffSideDto {
   status: "pending" | "done" | "error";
 }
 
+export interface DiffStatisticsDto {
+  /**
+   * Significance level applied to p_adjusted
+   * @example 0.05
+   */
+  alpha: number;
+  /** The same per dimension value of the rows */
+  by_dimension: DimensionComparisonDto[];
+  /**
+   * Level of the bootstrap intervals
+   * @example 0.95
+   */
+  confidence: number;
+  /** @example "holm" */
+  correction: "holm";
+  /**
+   * Rows present in both runs (new and missing rows are not compared)
+   * @example 214
+   */
+  matched_rows: number;
+  /** @example [{"name":"answer-correctness","measure":"score","n":214,"status":"tested","base_mean":0.84,"candidate_mean":0.86,"mean_delta":0.02,"ci_low":-0.004,"ci_high":0.043,"test":"wilcoxon_signed_rank","method":"normal_approximation","statistic":1840,"p_value":0.11,"p_adjusted":0.33,"effect_size":{"name":"rank_biserial","value":0.21},"direction":"better","significant":false}] */
+  metrics: PairedComparisonDto[];
+  /** @example 10 */
+  min_rows: number;
+  /**
+   * Row pass/fail under each run's pass rule
+   * @example {"name":"row_verdict","measure":"verdict","n":214,"status":"tested","base_mean":0.91,"candidate_mean":0.93,"mean_delta":0.023,"ci_low":-0.009,"ci_high":0.056,"test":"mcnemar_exact","method":"exact","statistic":4,"p_value":0.27,"p_adjusted":0.54,"effect_size":{"name":"risk_difference","value":0.023},"direction":"better","significant":false}
+   */
+  row_verdict: PairedComparisonDto;
+}
+
 export interface DiffSummaryDto {
   /** @example 5 */
   changed: number;
@@ -3255,6 +3286,12 @@ export interface DiffSummaryDto {
   rows: number;
   /** @example 196 */
   unchanged: number;
+}
+
+export interface DimensionComparisonDto {
+  /** @example "topic" */
+  dimension: string;
+  values: DimensionValueComparisonDto[];
 }
 
 export interface DimensionDefinition {
@@ -3324,6 +3361,20 @@ export interface DimensionThresholdResponse {
   threshold: ThresholdResponse;
   /** @example "billing" */
   value: string;
+}
+
+export interface DimensionValueComparisonDto {
+  /** @example [{"name":"answer-correctness","measure":"score","n":38,"status":"tested","base_mean":0.84,"candidate_mean":0.86,"mean_delta":0.02,"ci_low":-0.004,"ci_high":0.043,"test":"wilcoxon_signed_rank","method":"normal_approximation","statistic":1840,"p_value":0.11,"p_adjusted":0.33,"effect_size":{"name":"rank_biserial","value":0.21},"direction":"better","significant":false}] */
+  metrics: PairedComparisonDto[];
+  /** @example {"name":"row_verdict","measure":"verdict","n":38,"status":"tested","base_mean":0.91,"candidate_mean":0.93,"mean_delta":0.023,"ci_low":-0.009,"ci_high":0.056,"test":"mcnemar_exact","method":"exact","statistic":4,"p_value":0.27,"p_adjusted":0.54,"effect_size":{"name":"risk_difference","value":0.023},"direction":"better","significant":false} */
+  row_verdict: PairedComparisonDto;
+  /**
+   * Matched rows with this value
+   * @example 38
+   */
+  rows: number;
+  /** @example "billing" */
+  value: string | null;
 }
 
 export interface DimensionValueCount {
@@ -3751,6 +3802,13 @@ export interface ExportReportRequest {
 
 export interface ExportRunDiffParams {
   /**
+   * Significance level of `statistics`, after Holm's correction: 0.0001..0.5 (default 0.05)
+   * @min 0.0001
+   * @max 0.5
+   * @example 0.05
+   */
+  alpha?: number;
+  /**
    * The run compared against (e.g. the last release)
    * @format uuid
    */
@@ -3768,6 +3826,13 @@ export interface ExportRunDiffParams {
    * @max 1000
    */
   limit?: number;
+  /**
+   * Fewer matched rows than this: `too_few_rows`, no test (2..10000, default 10)
+   * @min 2
+   * @max 10000
+   * @example 10
+   */
+  min_rows?: number;
   /**
    * @min 0
    * @max 10000000
@@ -4311,6 +4376,13 @@ export interface GetReportSettingsParams {
 
 export interface GetRunDiffParams {
   /**
+   * Significance level of `statistics`, after Holm's correction: 0.0001..0.5 (default 0.05)
+   * @min 0.0001
+   * @max 0.5
+   * @example 0.05
+   */
+  alpha?: number;
+  /**
    * The run compared against (e.g. the last release)
    * @format uuid
    */
@@ -4326,6 +4398,13 @@ export interface GetRunDiffParams {
    * @max 1000
    */
   limit?: number;
+  /**
+   * Fewer matched rows than this: `too_few_rows`, no test (2..10000, default 10)
+   * @min 2
+   * @max 10000
+   * @example 10
+   */
+  min_rows?: number;
   /**
    * @min 0
    * @max 10000000
@@ -6659,6 +6738,82 @@ export interface OpenAiChatTransportResponse {
   parameters: Record<string, any>;
 }
 
+export interface PairedComparisonDto {
+  /** @example 0.84 */
+  base_mean: number | null;
+  /** @example 0.86 */
+  candidate_mean: number | null;
+  /** @example 0.043 */
+  ci_high: number | null;
+  /**
+   * 95% paired-bootstrap percentile interval of mean_delta (2,000 resamples, seeded by the run ids)
+   * @example -0.004
+   */
+  ci_low: number | null;
+  /**
+   * Which way the candidate moved by the metric's better direction (`none`: balanced); null when not tested
+   * @example "better"
+   */
+  direction: "better" | "worse" | "none" | null;
+  /**
+   * `rank_biserial` (matched pairs, -1..1) for scores, `risk_difference` (change in pass rate) for verdicts
+   * @example {"name":"rank_biserial","value":0.21}
+   */
+  effect_size: {
+    name?: "rank_biserial" | "risk_difference";
+    value?: number;
+  } | null;
+  /**
+   * Mean of candidate - base over the pairs (of 0/1 verdicts: the change in pass rate)
+   * @example 0.02
+   */
+  mean_delta: number | null;
+  /**
+   * `verdict`: pass/fail per row (metrics that score only 0 or 1, and the row verdict); `score`: the score on the metric's reported scale
+   * @example "score"
+   */
+  measure: "score" | "verdict";
+  /** @example "normal_approximation" */
+  method: "exact" | "normal_approximation" | null;
+  /**
+   * Matched rows with a value in both runs
+   * @example 214
+   */
+  n: number;
+  /**
+   * The metric, or `row_verdict`
+   * @example "answer-correctness"
+   */
+  name: string;
+  /**
+   * Holm-adjusted within its family (the overall comparisons, or every by-dimension one)
+   * @example 0.33
+   */
+  p_adjusted: number | null;
+  /**
+   * Two-sided, unadjusted
+   * @example 0.11
+   */
+  p_value: number | null;
+  /**
+   * p_adjusted <= alpha; null when not tested
+   * @example false
+   */
+  significant: boolean | null;
+  /**
+   * Wilcoxon: the smaller signed-rank sum; McNemar: the smaller discordant count
+   * @example 1840
+   */
+  statistic: number | null;
+  /**
+   * `too_few_rows`: fewer pairs than `min_rows`, so no interval, test or verdict
+   * @example "tested"
+   */
+  status: "tested" | "too_few_rows";
+  /** @example "wilcoxon_signed_rank" */
+  test: "wilcoxon_signed_rank" | "mcnemar_exact";
+}
+
 export interface PartitionAvailableMetricsResponse {
   /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
@@ -8737,6 +8892,8 @@ export interface RunDiffResponse {
   offset: number;
   /** Regressions first, then improvements, changes, new, missing, unchanged */
   rows: DiffRowDto[];
+  /** Whether the changes are real, over every matched row (not only this page) */
+  statistics: DiffStatisticsDto;
   summary: DiffSummaryDto;
   /**
    * Rows matching `status` (all rows without it)
