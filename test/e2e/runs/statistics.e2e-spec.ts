@@ -147,4 +147,105 @@ describe('run statistics', () => {
     expect((runs.base.summary as { trials: Trials }).trials).toEqual(expect.objectContaining({ repetitions: 1, stability: 'single_trial', flaky_rows: 0 }));
     mode = 'right';
   });
+
+  describe('the release gate', () => {
+    let projectId: string;
+    type Check = { kind: string; status: string; blocking: boolean; metric: string | null; dimension: string | null; value: string | null; threshold: number | null; observed: number | null; p_value: number | null; p_adjusted: number | null; message: string };
+    type Gate = { verdict: string; failures: number; warnings: number; project_id: string; test_plan: { name: string; version: number }; baseline_run_id: string | null; checks: Check[] };
+    const gate = async (run: Run, query: Record<string, unknown> = {}) => (await t.http.get(`/runs/${run.id}/gate`).query(query).set(r.viewer.auth).expect(200)).body as Gate;
+
+    beforeAll(async () => {
+      const plan = await t.http.post('/test-plans').set(r.member.auth).send({
+        workspace_id: ws,
+        name: 'support release',
+        datasets: [{ dataset_id: data.datasetId }],
+        metrics: [
+          // Overall 0.5 is enough; billing must reach 0.9.
+          { name: 'exact_match', threshold: { operator: '>=', value: 0.4 }, per_dimension: [{ dimension: 'topic', value: 'billing', threshold: { operator: '>=', value: 0.9 } }] },
+          { name: 'token_f1', threshold: { operator: '>=', value: 0.4 } },
+          { name: 'latency', threshold: { operator: '<=', value: 60_000 }, gating: false },
+        ],
+        release_rule: { min_row_pass_rate: 0.4 },
+      }).expect(201);
+      projectId = (await t.http.post('/projects').set(r.member.auth).send({ workspace_id: ws, name: 'support bot', dimensions: [{ name: 'topic', description: 'What the user asks about', values: [{ value: 'billing', description: '' }, { value: 'shipping', description: '' }] }], sut_ids: [sutId] }).expect(201)).body.id;
+      await t.http.put(`/projects/${projectId}/test-plan`).set(r.member.auth).send({ test_plan: plan.body.id }).expect(200);
+    });
+
+    it('fails a run that regressed on purpose, naming the metric and the dimension value, against the plan and the baseline', async () => {
+      const verdict = await gate(runs.regressed, { baseline_run_id: runs.base.id });
+      expect(verdict).toEqual(expect.objectContaining({ verdict: 'fail', project_id: projectId, test_plan: { id: expect.any(String), name: 'support release', version: 1 }, baseline_run_id: runs.base.id, alpha: 0.05 }));
+      const failing = verdict.checks.filter((c) => c.status === 'fail' && c.blocking);
+      expect(verdict.failures).toBe(failing.length);
+      // The plan: billing's exact match 0 misses 0.9, while overall 0.5 meets 0.4.
+      expect(failing).toContainEqual(expect.objectContaining({ kind: 'dimension_threshold', metric: 'exact_match', dimension: 'topic', value: 'billing', threshold: 0.9, observed: 0, message: 'exact_match on topic=billing: mean 0 misses >= 0.9' }));
+      expect(verdict.checks).toContainEqual(expect.objectContaining({ kind: 'threshold', metric: 'exact_match', status: 'pass', observed: 0.5 }));
+      // The baseline: a significant regression of exact match overall and on billing, none on shipping.
+      expect(failing).toContainEqual(expect.objectContaining({ kind: 'regression', metric: 'exact_match', dimension: null, mean_delta: -0.5, p_value: expect.closeTo(2 / 4096, 12) }));
+      const billing = failing.find((c) => c.kind === 'regression' && c.metric === 'exact_match' && c.dimension === 'topic')!;
+      expect(billing).toEqual(expect.objectContaining({ value: 'billing', mean_delta: -1 }));
+      // Eight tests in the by-dimension family (two values x row verdict and three metrics): 2 / 4096 x 8.
+      expect(billing.message).toMatch(/^exact_match on topic=billing regressed against the baseline: change -1 \(95% CI -1\.\.-1, mcnemar_exact, p = 0\.00049, Holm 0\.0039\)$/);
+      // (Latency is measured, so it may move either way on a loaded machine: only the scored metrics are asserted.)
+      expect(verdict.checks.some((c) => c.value === 'shipping' && c.status === 'fail' && c.metric !== 'latency')).toBe(false);
+
+      // Markdown for the pull request: verdict, the failing metric and dimension value first.
+      const markdown = await t.http.get(`/runs/${runs.regressed.id}/gate`).query({ baseline_run_id: runs.base.id }).set(r.viewer.auth).set('Accept', 'text/markdown').expect(200);
+      expect(markdown.headers['content-type']).toBe('text/markdown; charset=utf-8');
+      expect(markdown.text).toMatch(/^## ❌ Release gate failed: /);
+      const firstRow = markdown.text.split('\n').find((l) => l.startsWith('| ❌'))!;
+      expect(firstRow).toContain('| exact_match | topic=billing |');
+      // JUnit XML for CI test reports: one failure per blocking failed check, parseable.
+      const junit = await t.http.get(`/runs/${runs.regressed.id}/gate`).query({ baseline_run_id: runs.base.id, format: 'junit' }).set(r.viewer.auth).expect(200);
+      expect(junit.headers['content-type']).toBe('application/xml; charset=utf-8');
+      expect(junit.text).toContain(`<testsuites name="ews release gate" tests="${verdict.checks.length}" failures="${verdict.failures}"`);
+      expect(junit.text).toContain('<testcase classname="ews.gate.dimension_threshold" name="exact_match topic=billing &gt;= 0.9">');
+      expect(junit.text.match(/<failure /g)).toHaveLength(verdict.failures);
+      // format wins over Accept.
+      const asJson = await t.http.get(`/runs/${runs.regressed.id}/gate`).query({ format: 'json' }).set(r.viewer.auth).set('Accept', 'application/xml').expect(200);
+      expect(asJson.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(asJson.body.verdict).toBe('fail');
+    });
+
+    it('passes an unchanged run against the same baseline, with every check reported', async () => {
+      const verdict = await gate(runs.unchanged, { baseline_run_id: runs.base.id, project_id: projectId });
+      expect(verdict).toEqual(expect.objectContaining({ verdict: 'pass', failures: 0 }));
+      // A latency regression on a dimension value may be added (measured time; non-blocking): left out here.
+      expect(verdict.checks.filter((c) => c.metric !== 'latency' || c.dimension === null).map((c) => c.kind)).toEqual(['run_state', 'threshold', 'dimension_threshold', 'threshold', 'threshold', 'row_pass_rate', 'regression', 'regression', 'regression', 'regression']);
+      expect(verdict.checks.filter((c) => c.kind === 'regression').map((c) => [c.metric, c.status, c.blocking])).toEqual([['row_verdict', 'pass', true], ['exact_match', 'pass', true], ['token_f1', 'pass', true], ['latency', expect.stringMatching(/^(pass|fail)$/), false]]);
+      const markdown = (await t.http.get(`/runs/${runs.unchanged.id}/gate`).query({ baseline_run_id: runs.base.id, format: 'markdown' }).set(r.viewer.auth).expect(200)).text;
+      expect(markdown).toMatch(/^## ✅ Release gate passed: /);
+      const junit = (await t.http.get(`/runs/${runs.unchanged.id}/gate`).set(r.viewer.auth).set('Accept', 'text/xml').expect(200)).text;
+      expect(junit).toContain('failures="0"');
+      // Without a baseline only the plan decides.
+      expect((await gate(runs.unchanged)).checks.some((c) => c.kind === 'regression')).toBe(false);
+    });
+
+    it("judges by the run's own pass rule without a test plan, fails an unfinished run, and answers 400, 404 and 409", async () => {
+      const queued = await t.http.post('/runs').set(r.member.auth).send({ workspace_id: ws, dataset_id: data.datasetId, sut_id: sutId, connection_id: (await t.http.post(`/suts/${sutId}/connections`).set(r.member.auth).send({ name: 'uploads', kind: 'offline' }).expect(201)).body.id, metrics: ['exact_match'] }).expect(202);
+      const waiting = await gate(queued.body as Run);
+      expect(waiting.verdict).toBe('fail');
+      expect(waiting.checks[0]).toEqual(expect.objectContaining({ kind: 'run_state', status: 'fail', message: 'the run is awaiting_upload: the gate passes only a finished run (judged over the rows scored so far)' }));
+      expectProblem(await t.http.get(`/runs/${runs.unchanged.id}/gate`).query({ baseline_run_id: queued.body.id }).set(r.viewer.auth), 409, 'gate_baseline_not_finished');
+      expectProblem(await t.http.get(`/runs/${runs.unchanged.id}/gate`).query({ baseline_run_id: '00000000-0000-4000-8000-000000000000' }).set(r.viewer.auth), 404);
+      expectProblem(await t.http.get(`/runs/${runs.unchanged.id}/gate`).query({ project_id: '00000000-0000-4000-8000-000000000000' }).set(r.viewer.auth), 404);
+      for (const bad of [{ format: 'yaml' }, { alpha: 2 }, { baseline_run_id: 'nope' }]) expectProblem(await t.http.get(`/runs/${runs.unchanged.id}/gate`).query(bad).set(r.viewer.auth), 400, 'validation_failed');
+      // A project without a plan: the run's pass rule (min_pass_rate 0.5 of the eval config) judges; the regressed run passes it, and fails against the baseline.
+      const bare = (await t.http.post('/projects').set(r.member.auth).send({ workspace_id: ws, name: 'no plan yet', sut_ids: [sutId] }).expect(201)).body.id;
+      const byRule = await gate(runs.regressed, { project_id: bare, baseline_run_id: runs.base.id });
+      expect(byRule).toEqual(expect.objectContaining({ project_id: bare, test_plan: null, verdict: 'fail' }));
+      expect(byRule.checks.filter((c) => c.kind !== 'regression').map((c) => [c.kind, c.status, c.observed])).toEqual([['run_state', 'pass', null], ['row_pass_rate', 'pass', 0.5]]);
+      expect(byRule.checks.filter((c) => c.status === 'fail' && c.blocking).map((c) => `${c.metric} ${c.dimension ?? ''}`)).toEqual(expect.arrayContaining(['exact_match ', 'exact_match topic']));
+      expect((await t.http.get(`/runs/${runs.regressed.id}/gate`).query({ project_id: bare, format: 'markdown' }).set(r.viewer.auth).expect(200)).text).toContain("the run's own pass rule (no test plan)");
+      // A second project with a plan linking the same SUT makes the default ambiguous.
+      const second = (await t.http.post('/projects').set(r.member.auth).send({ workspace_id: ws, name: 'support bot 2', sut_ids: [sutId] }).expect(201)).body.id;
+      await t.http.put(`/projects/${second}/test-plan`).set(r.member.auth).send({ test_plan: 'support release' }).expect(200);
+      const ambiguous = await t.http.get(`/runs/${runs.unchanged.id}/gate`).set(r.viewer.auth);
+      expectProblem(ambiguous, 400, 'project_ambiguous');
+      expect(ambiguous.body.project_ids.sort()).toEqual([projectId, second].sort());
+      await t.http.delete(`/projects/${second}/test-plan`).set(r.member.auth).expect(200);
+      // Another workspace's member sees nothing.
+      const other = await t.factory.workspaceWithRoles();
+      expectProblem(await t.http.get(`/runs/${runs.unchanged.id}/gate`).set(other.viewer.auth), 403);
+    });
+  });
 });

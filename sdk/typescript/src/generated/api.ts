@@ -3802,7 +3802,7 @@ export interface ExportReportRequest {
 
 export interface ExportRunDiffParams {
   /**
-   * Significance level of `statistics`, after Holm's correction: 0.0001..0.5 (default 0.05)
+   * Significance level of the paired tests, after Holm's correction: 0.0001..0.5 (default 0.05)
    * @min 0.0001
    * @max 0.5
    * @example 0.05
@@ -3882,6 +3882,106 @@ export interface FieldMappingDto {
   source_attributes: string[];
   /** @example 812 */
   spans_mapped: number;
+}
+
+export interface GateCheckDto {
+  /**
+   * Whether a failure fails the gate (a non-blocking failure is a warning)
+   * @example true
+   */
+  blocking: boolean;
+  /** @example null */
+  ci_high: number | null;
+  /** @example null */
+  ci_low: number | null;
+  /** @example "topic" */
+  dimension: string | null;
+  /**
+   * run_state (the run succeeded), threshold (a metric's mean), dimension_threshold (its mean on one dimension value), release_rule (min_metrics_passing), metric_pass_rate (without a test plan: a metric's min_pass_rate of the run's pass rule), row_pass_rate, regression (against the baseline)
+   * @example "dimension_threshold"
+   */
+  kind:
+    | "run_state"
+    | "threshold"
+    | "dimension_threshold"
+    | "release_rule"
+    | "metric_pass_rate"
+    | "row_pass_rate"
+    | "regression";
+  /**
+   * Regressions: candidate - baseline over the matched rows, its 95% bootstrap interval and the paired test
+   * @example null
+   */
+  mean_delta: number | null;
+  /** @example "answer-correctness on topic=billing: mean 0.42 misses >= 0.9" */
+  message: string;
+  /**
+   * The metric (`row_verdict` for the rows' pass/fail)
+   * @example "answer-correctness"
+   */
+  metric: string | null;
+  /**
+   * The run's value (a mean, a pass rate, a count of metrics passing)
+   * @example 0.42
+   */
+  observed: number | null;
+  /** @example ">=" */
+  operator: ">=" | "<=" | null;
+  /** @example null */
+  p_adjusted: number | null;
+  /** @example null */
+  p_value: number | null;
+  /**
+   * skipped: nothing to check (no rows of the value, too few rows to test)
+   * @example "fail"
+   */
+  status: "pass" | "fail" | "skipped";
+  /** @example 0.9 */
+  threshold: number | null;
+  /** @example "billing" */
+  value: string | null;
+}
+
+export interface GateResponse {
+  /** @example 0.05 */
+  alpha: number;
+  /** @example "27e1b0d8-e509-43eb-a23c-37b7a89187e2" */
+  baseline_run_id: string | null;
+  /** Every check, in order: run state, thresholds (each metric, then its dimension values) and release rule, or the run's pass rule without a plan; row pass rate; regressions */
+  checks: GateCheckDto[];
+  /**
+   * Blocking checks that failed
+   * @example 1
+   */
+  failures: number;
+  /**
+   * The project whose plan judged the run; null when none was named or found
+   * @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010"
+   */
+  project_id: string | null;
+  /** @example "cab22811-9604-4326-bc9d-ff3c6d2bd1d4" */
+  run_id: string;
+  /** The test plan version that judged the run; null: the run's own pass rule did (the project carries no plan, or no project links the run) */
+  test_plan: GateTestPlanDto | null;
+  /**
+   * fail when any blocking check failed
+   * @example "fail"
+   */
+  verdict: "pass" | "fail";
+  /**
+   * Non-blocking checks that failed
+   * @example 0
+   */
+  warnings: number;
+}
+
+export interface GateTestPlanDto {
+  /** @example "fff19340-5181-49eb-ab99-294933175b23" */
+  id: string;
+  /** @example "support-release-plan" */
+  name: string;
+  /** @example 2 */
+  version: number;
 }
 
 export interface GetAnalysisRunParams {
@@ -4376,7 +4476,7 @@ export interface GetReportSettingsParams {
 
 export interface GetRunDiffParams {
   /**
-   * Significance level of `statistics`, after Holm's correction: 0.0001..0.5 (default 0.05)
+   * Significance level of the paired tests, after Holm's correction: 0.0001..0.5 (default 0.05)
    * @min 0.0001
    * @max 0.5
    * @example 0.05
@@ -4451,6 +4551,42 @@ export interface GetRunDiffRowParams {
 }
 
 export interface GetRunFailureAnalysisParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+}
+
+export interface GetRunGateParams {
+  /**
+   * Significance level of the paired tests, after Holm's correction: 0.0001..0.5 (default 0.05)
+   * @min 0.0001
+   * @max 0.5
+   * @example 0.05
+   */
+  alpha?: number;
+  /**
+   * A run to compare against (the last release): the gate fails on a significant regression of a gating metric or the row verdict, overall or on a dimension value
+   * @format uuid
+   * @example "27e1b0d8-e509-43eb-a23c-37b7a89187e2"
+   */
+  baseline_run_id?: string;
+  /** json (default), markdown (a pull-request comment) or junit (JUnit XML); wins over the Accept header (application/json, text/markdown, application/xml) */
+  format?: "json" | "markdown" | "junit";
+  /**
+   * Fewer matched rows than this: `too_few_rows`, no test (2..10000, default 10)
+   * @min 2
+   * @max 10000
+   * @example 10
+   */
+  min_rows?: number;
+  /**
+   * The project whose test plan judges the run (default: the one project with a test plan linking the run's SUT or dataset; without one, the run's own pass rule judges)
+   * @format uuid
+   * @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010"
+   */
+  project_id?: string;
   /**
    * The run's id
    * @format uuid
@@ -17367,6 +17503,35 @@ export class EvaluationWorkspaceClient<
       this.request<Record<string, any>, ProblemResponse>({
         path: `/runs/${runId}/analysis`,
         method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The release gate (viewers): judges a run by its project's test plan (thresholds overall and per dimension value, the release rule; without a plan, the run's own pass rule) and, with `baseline_run_id`, fails on a significant regression against that run. Answers 200 with `verdict` pass or fail and every check (a run that has not succeeded fails); `format` or the Accept header picks JSON, Markdown (a pull-request comment) or JUnit XML. Nothing is recorded: the same runs and plan give the same answer.
+     *
+     * @tags runs
+     * @name GetRunGate
+     * @summary The release gate (viewers): judges a run by its project's test plan (thresholds overall and per dimension value, the release rule; without a plan, the run's own pass rule) and, with `baseline_run_id`, fails on a significant regression against that run
+     * @request GET:/runs/{run_id}/gate
+     * @secure
+     * @response `200` `GateResponse` The verdict with every check
+     * @response `400` `ProblemResponse` validation_failed, project_ambiguous
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` gate_baseline_not_finished
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getRunGate: (
+      { runId, ...query }: GetRunGateParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<GateResponse, ProblemResponse>({
+        path: `/runs/${runId}/gate`,
+        method: "GET",
+        query: query,
         secure: true,
         format: "json",
         ...params,

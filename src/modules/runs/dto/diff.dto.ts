@@ -8,7 +8,20 @@ const EXAMPLE_DELTA = { base: 0.75, candidate: 0.5, delta: -0.25, base_passed: t
 
 export const DIFF_STATUSES = ['regressed', 'improved', 'unchanged', 'changed', 'new', 'missing'] as const;
 
-export class DiffQuery {
+/** How two runs are compared statistically (the diff's `statistics`, the gate's regressions). */
+export class StatisticsQuery {
+  /** Significance level of the paired tests, after Holm's correction: 0.0001..0.5 (default 0.05) */
+  @ApiPropertyOptional({ example: 0.05 })
+  @IsOptional() @Type(() => Number) @IsNumber() @Min(0.0001) @Max(0.5)
+  alpha?: number;
+
+  /** Fewer matched rows than this: `too_few_rows`, no test (2..10000, default 10) */
+  @ApiPropertyOptional({ example: 10 })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(2) @Max(10_000)
+  min_rows?: number;
+}
+
+export class DiffQuery extends StatisticsQuery {
   /** The run compared against (e.g. the last release) */
   @IsUUID()
   base: string;
@@ -32,16 +45,6 @@ export class DiffQuery {
 
   @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(10_000_000)
   offset?: number;
-
-  /** Significance level of `statistics`, after Holm's correction: 0.0001..0.5 (default 0.05) */
-  @ApiPropertyOptional({ example: 0.05 })
-  @IsOptional() @Type(() => Number) @IsNumber() @Min(0.0001) @Max(0.5)
-  alpha?: number;
-
-  /** Fewer matched rows than this: `too_few_rows`, no test (2..10000, default 10) */
-  @ApiPropertyOptional({ example: 10 })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(2) @Max(10_000)
-  min_rows?: number;
 }
 
 export class DiffExportQuery extends DiffQuery {
