@@ -11,6 +11,7 @@ import { createValidationPipe } from '../libs/common/validation.js';
 import { AppModule } from './app.module.js';
 import type { AppConfig } from './config/app-config.js';
 import { trustProxySetting } from './config/trusted-proxies.js';
+import { OTLP_TRACES_PATH, otlpBodyParser } from './modules/traces/otlp-http.js';
 import { buildOpenApiDocument, serveOpenApi } from './openapi.js';
 
 export interface CreatedApp {
@@ -37,6 +38,8 @@ export async function createApp(
   const drain = new HttpDrain();
   app.use(drain.middleware());
   app.use(requestIdMiddleware(logger));
+  // OTLP/HTTP exports are protobuf or JSON of their own size limit, read before the API's body parsers.
+  app.use(OTLP_TRACES_PATH, otlpBodyParser(config.env.OTLP_MAX_BYTES));
   for (const parser of bodyParsers(config.env.BODY_LIMIT)) app.use(parser);
   app.useGlobalPipes(createValidationPipe());
   const document = buildOpenApiDocument(app);

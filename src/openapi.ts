@@ -2,6 +2,8 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import packageJson from '../package.json' with { type: 'json' };
 import { completeOpenApiDocument } from '../libs/common/openapi-completion.js';
+import { EXAMPLE_OTLP_REQUEST } from './modules/traces/dto/traces.dto.js';
+import { describeOtlpRoute } from './modules/traces/otlp-http.js';
 
 export const API_TITLE = 'Evaluation Workspace Service';
 
@@ -56,6 +58,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   // generators name their methods after. One left out gets Nest's `SecretsController_list`, which
   // test/contract/operation-ids.spec.ts refuses (docs/api-conventions.md, "Operation ids").
   const document = SwaggerModule.createDocument(app, config);
+  describeOtlpRoute(document as never, EXAMPLE_OTLP_REQUEST);
   // Relative: Try it out calls the server that served the document, whatever its address.
   return completeOpenApiDocument(document, { tags: TAG_DESCRIPTIONS, servers: [{ url: '/', description: 'This service' }] });
 }

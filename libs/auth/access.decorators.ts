@@ -12,14 +12,17 @@ export const ACCESS_RULE = 'ews:access-rule';
  *   looked up through the resolver the owning family registered (WorkspaceResourceRegistry);
  *   with `conceal`, a caller outside that workspace gets 404 as if the record did not exist
  *   (for operations whose contract declares no 403);
- * - `{ resource, query }`: the same, with the record id in a query parameter.
+ * - `{ resource, query }`: the same, with the record id in a query parameter;
+ * - `{ apiKeyOrHeader }`: an API key's own workspace, or, for a user's token, the workspace id in
+ *   that request header (protocol endpoints such as OTLP/HTTP, whose body names no workspace).
  */
 export type WorkspaceSource =
   | { param: string }
   | { body: string }
   | { query: string; optional?: boolean }
   | { resource: string; param: string; conceal?: boolean }
-  | { resource: string; query: string };
+  | { resource: string; query: string }
+  | { apiKeyOrHeader: string };
 
 /**
  * `apiKeys: false`: a user's token only, never an API key (creating workspaces or keys, logging
@@ -54,7 +57,12 @@ function describeWho(rule: AccessRule): string {
       return rule.orSelf ? `system admin, or the user named by {${rule.orSelf}}` : 'system admin';
     case 'workspace': {
       const f = rule.from;
-      const where = 'resource' in f ? `the workspace of the ${f.resource} ${'param' in f ? `{${f.param}}` : `?${f.query}`}` : 'param' in f ? `workspace {${f.param}}` : 'body' in f ? `workspace_id in the body (${f.body})` : `workspace in query ${f.query}`;
+      const where =
+        'apiKeyOrHeader' in f ? `the API key's workspace (with a user's token: the workspace in header ${f.apiKeyOrHeader})`
+        : 'resource' in f ? `the workspace of the ${f.resource} ${'param' in f ? `{${f.param}}` : `?${f.query}`}`
+        : 'param' in f ? `workspace {${f.param}}`
+        : 'body' in f ? `workspace_id in the body (${f.body})`
+        : `workspace in query ${f.query}`;
       return `${rule.role} or above in ${where}`;
     }
   }

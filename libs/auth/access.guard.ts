@@ -95,6 +95,7 @@ export class AccessGuard extends AuthGuard('jwt') {
   }
 
   private async workspaceOf(from: WorkspaceSource, req: AuthedRequest): Promise<string | undefined> {
+    if ('apiKeyOrHeader' in from && req.principal?.apiKey) return req.principal.apiKey.workspaceId;
     if ('resource' in from) {
       const [name, id] = 'param' in from ? [from.param, req.params[from.param]] : [from.query, req.query[from.query]];
       if ('query' in from && (id === undefined || id === '')) throw new ValidationFailedError(`${name} is required`, [{ field: name, message: `${name} is required in the query` }]);
@@ -107,7 +108,8 @@ export class AccessGuard extends AuthGuard('jwt') {
       return workspaceId;
     }
     const [part, name, value] =
-      'param' in from ? ['path', from.param, req.params[from.param]]
+      'apiKeyOrHeader' in from ? ['header', from.apiKeyOrHeader, req.headers[from.apiKeyOrHeader]]
+      : 'param' in from ? ['path', from.param, req.params[from.param]]
       : 'body' in from ? ['body', from.body, (req.body as Record<string, unknown> | undefined)?.[from.body]]
       : ['query', from.query, req.query[from.query]];
     if (value === undefined || value === '') {

@@ -3,6 +3,14 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { CommonErrors } from './error-codes.js';
 import { buildProblem, writeProblem } from './problem.js';
 
+/** Where a long-lived response (a Server-Sent Events stream) keeps how to end it when the server drains. */
+const END_ON_DRAIN = Symbol('endOnDrain');
+
+/** Ends `res` when a shutdown drains the server, instead of holding the shutdown for the whole grace period. */
+export function endOnDrain(res: Response, end: () => void): void {
+  (res.locals as Record<symbol, () => void>)[END_ON_DRAIN] = end;
+}
+
 /** Still answered while draining: the probes say what is going on. */
 const PROBE_PATHS = new Set(['/live', '/ready']);
 
@@ -62,6 +70,7 @@ export class HttpDrain {
     server.closeIdleConnections();
     // Node keeps a connection open after its response even once the server is closed: these end with it.
     for (const res of this.inFlight.keys()) if (!res.headersSent) res.setHeader('Connection', 'close');
+    for (const res of [...this.inFlight.keys()]) (res.locals as Record<symbol, (() => void) | undefined>)[END_ON_DRAIN]?.();
     if (this.inFlight.size) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, graceMs);

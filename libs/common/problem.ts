@@ -35,11 +35,20 @@ export function buildProblem(code: string, detail: string, extensions: Record<st
   };
 }
 
+/**
+ * How a route renders its failures when its protocol has its own error shape (OTLP/HTTP's
+ * google.rpc.Status): set on `res.locals.problemWriter` by the route's middleware, before the
+ * guard runs, and given the same problem every other route answers as problem+json.
+ */
+export type ProblemWriter = (res: Response, problem: Problem, headers: Record<string, string>) => void;
+
 export function writeProblem(res: Response, problem: Problem, headers: Record<string, string> = {}): void {
   if (res.headersSent) {
     res.end();
     return;
   }
+  const custom = (res.locals as { problemWriter?: ProblemWriter } | undefined)?.problemWriter;
+  if (custom) return custom(res, problem, headers);
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
 }

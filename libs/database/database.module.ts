@@ -8,6 +8,7 @@ import { withTimeout } from '../common/timeout.js';
 import { migrations } from '../../src/database/migrations/index.js';
 import { migrate, openDatabase, type OpenedDatabase } from './data-source.factory.js';
 import { DatabaseShutdown } from './database-shutdown.js';
+import { DatabaseNotifications } from './notifications.js';
 import { Db, refuseQueriesOutsideTransaction, TransactionRunner } from './unit-of-work.js';
 
 export const OPENED_DATABASE = Symbol('OPENED_DATABASE');
@@ -76,8 +77,8 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [{ provide: OPENED_DATABASE, useValue: handle }, DatabaseLifecycle, TransactionRunner, Db, DatabaseShutdown],
-      exports: [OPENED_DATABASE, TransactionRunner, Db, DatabaseShutdown],
+      providers: [{ provide: OPENED_DATABASE, useValue: handle }, DatabaseLifecycle, TransactionRunner, Db, DatabaseShutdown, DatabaseNotifications],
+      exports: [OPENED_DATABASE, TransactionRunner, Db, DatabaseShutdown, DatabaseNotifications],
     };
   }
 }

@@ -9,6 +9,8 @@ import { DataSource, type EntityManager, type EntityTarget, type ObjectLiteral, 
  */
 interface UnitOfWorkScope {
   manager: EntityManager | undefined;
+  /** Called once the outermost transaction has committed (shared by its savepoints). */
+  afterCommit: Array<() => void>;
 }
 
 const scope = new AsyncLocalStorage<UnitOfWorkScope>();
@@ -34,8 +36,8 @@ function oneQueryAtATime(runner: QueryRunner | undefined): void {
   }) as QueryRunner['query'];
 }
 
-async function within<T>(manager: EntityManager | undefined, work: () => Promise<T>): Promise<T> {
-  const store: UnitOfWorkScope = { manager };
+async function within<T>(manager: EntityManager | undefined, work: () => Promise<T>, afterCommit: Array<() => void> = []): Promise<T> {
+  const store: UnitOfWorkScope = { manager, afterCommit };
   try {
     return await scope.run(store, work);
   } finally {
@@ -61,6 +63,17 @@ export class Db {
 
   get inTransaction(): boolean {
     return openManager() !== undefined;
+  }
+
+  /**
+   * Runs `callback` once the open transaction has committed (at once when none is open here);
+   * never when it rolls back. For signals other work acts on, such as an in-process notification
+   * that new rows can be read.
+   */
+  afterCommit(callback: () => void): void {
+    const store = scope.getStore();
+    if (store?.manager) store.afterCommit.push(callback);
+    else callback();
   }
 
   repository<T extends ObjectLiteral>(entity: EntityTarget<T>): Repository<T> {
@@ -95,19 +108,22 @@ export class Db {
 export class TransactionRunner {
   constructor(private readonly dataSource: DataSource) {}
 
-  run<T>(work: () => Promise<T>): Promise<T> {
+  async run<T>(work: () => Promise<T>): Promise<T> {
     if (openManager()) return work();
-    return this.dataSource.transaction((manager) => {
+    const afterCommit: Array<() => void> = [];
+    const result = await this.dataSource.transaction((manager) => {
       oneQueryAtATime(manager.queryRunner);
-      return within(manager, work);
+      return within(manager, work, afterCommit);
     });
+    for (const callback of afterCommit) callback();
+    return result;
   }
 
   /** Runs work in a savepoint of the open transaction (a transaction of its own when none is open): its failure undoes only its own writes. */
   savepoint<T>(work: () => Promise<T>): Promise<T> {
     const open = openManager();
     if (!open) return this.run(work);
-    return open.transaction((inner) => within(inner, work));
+    return open.transaction((inner) => within(inner, work, scope.getStore()!.afterCommit));
   }
 
   /**

@@ -39,7 +39,8 @@ const TO_OBJECT = { longs: String, enums: Number, bytes: Array, defaults: false,
 export const TRACE_FILE_FORMATS = ['otlp_json', 'otlp_protobuf', 'jsonl', 'json'] as const;
 export type TraceFileFormat = (typeof TRACE_FILE_FORMATS)[number];
 
-export type ReadItem = { span: SourceSpan } | { drop: Drop };
+/** A span, or a drop; a `fatal` drop means the rest of the source could not be read (a broken protobuf envelope). */
+export type ReadItem = { span: SourceSpan } | { drop: Drop; fatal?: true };
 
 /** Spans of a record larger than this are not read (the record is dropped as `record_too_large`). */
 export const MAX_RECORD_BYTES = 4 * 1024 * 1024;
@@ -101,9 +102,21 @@ export async function* readRecordsAsync(records: unknown[], wherePrefix = 'recor
  * generated protocol types.
  */
 async function* readProtobufFile(path: string): AsyncGenerator<ReadItem> {
-  const file = await FileWindow.open(path);
+  yield* readProtobuf(await FileWindow.open(path), 'the file');
+}
+
+/**
+ * An OTLP/protobuf ExportTraceServiceRequest held in memory (the body of an OTLP/HTTP export),
+ * read as a file is: each span decoded on its own, so one span nested past the decoder's stack
+ * is that span's drop. A body whose envelope is not a request ends with a `fatal` drop.
+ */
+export async function* readProtobufBuffer(body: Uint8Array): AsyncGenerator<ReadItem> {
+  yield* readProtobuf(new BufferWindow(body), 'the body');
+}
+
+async function* readProtobuf(file: ByteWindow, whole: string): AsyncGenerator<ReadItem> {
   let n = 0;
-  const broken = (detail: string): ReadItem => ({ drop: { reason: 'malformed_record', detail: `not an OTLP/protobuf ExportTraceServiceRequest: ${detail}`, source_ref: n ? `after span ${n}` : 'the file', payload: { bytes: file.size } } });
+  const broken = (detail: string): ReadItem => ({ drop: { reason: 'malformed_record', detail: `not an OTLP/protobuf ExportTraceServiceRequest: ${detail}`, source_ref: n ? `after span ${n}` : whole, payload: { bytes: file.size } }, fatal: true });
   try {
     for await (const rs of file.fields(0, file.size, [1])) {
       // The resource (and each scope) is looked up first, wherever it sits in its message.
@@ -144,36 +157,11 @@ async function* readProtobufFile(path: string): AsyncGenerator<ReadItem> {
   }
 }
 
-/** Positional reads of a file through a 1 MB window: the protobuf envelope is walked without loading the file. */
-class FileWindow {
-  private window = Buffer.alloc(0);
-  private windowStart = 0;
-
-  private constructor(
-    private readonly handle: import('node:fs/promises').FileHandle,
-    readonly size: number,
-  ) {}
-
-  static async open(path: string): Promise<FileWindow> {
-    const handle = await open(path, 'r');
-    return new FileWindow(handle, (await handle.stat()).size);
-  }
-
-  async bytes(start: number, end: number): Promise<Buffer> {
-    if (end > this.size) throw new Error(`a field runs past the end of the file (byte ${end} of ${this.size})`);
-    if (start < this.windowStart || end > this.windowStart + this.window.length) {
-      const length = Math.max(end - start, 1 << 20);
-      const buffer = Buffer.alloc(Math.min(length, this.size - start));
-      const { bytesRead } = await this.handle.read(buffer, 0, buffer.length, start);
-      this.window = buffer.subarray(0, bytesRead);
-      this.windowStart = start;
-    }
-    return this.window.subarray(start - this.windowStart, end - this.windowStart);
-  }
-
-  async close(): Promise<void> {
-    await this.handle.close();
-  }
+/** Positional reads of protobuf bytes, with the walk over length-delimited fields. */
+abstract class ByteWindow {
+  abstract readonly size: number;
+  abstract bytes(start: number, end: number): Promise<Uint8Array>;
+  abstract close(): Promise<void>;
 
   /** The length-delimited fields numbered `wanted` of the message in [start, end), in order; other fields are skipped. */
   async *fields(start: number, end: number, wanted: number[]): AsyncGenerator<{ field: number; start: number; end: number }> {
@@ -205,6 +193,57 @@ class FileWindow {
     }
     throw new Error(`a varint at byte ${pos} does not end`);
   }
+}
+
+/** Positional reads of a file through a 1 MB window: the protobuf envelope is walked without loading the file. */
+class FileWindow extends ByteWindow {
+  private window = Buffer.alloc(0);
+  private windowStart = 0;
+
+  private constructor(
+    private readonly handle: import('node:fs/promises').FileHandle,
+    readonly size: number,
+  ) {
+    super();
+  }
+
+  static async open(path: string): Promise<FileWindow> {
+    const handle = await open(path, 'r');
+    return new FileWindow(handle, (await handle.stat()).size);
+  }
+
+  async bytes(start: number, end: number): Promise<Buffer> {
+    if (end > this.size) throw new Error(`a field runs past the end of the file (byte ${end} of ${this.size})`);
+    if (start < this.windowStart || end > this.windowStart + this.window.length) {
+      const length = Math.max(end - start, 1 << 20);
+      const buffer = Buffer.alloc(Math.min(length, this.size - start));
+      const { bytesRead } = await this.handle.read(buffer, 0, buffer.length, start);
+      this.window = buffer.subarray(0, bytesRead);
+      this.windowStart = start;
+    }
+    return this.window.subarray(start - this.windowStart, end - this.windowStart);
+  }
+
+  async close(): Promise<void> {
+    await this.handle.close();
+  }
+}
+
+/** The same reads over bytes already in memory. */
+class BufferWindow extends ByteWindow {
+  readonly size: number;
+
+  constructor(private readonly buffer: Uint8Array) {
+    super();
+    this.size = buffer.length;
+  }
+
+  async bytes(start: number, end: number): Promise<Uint8Array> {
+    if (end > this.size) throw new Error(`a field runs past the end of the body (byte ${end} of ${this.size})`);
+    return this.buffer.subarray(start, end);
+  }
+
+  async close(): Promise<void> {}
 }
 
 /** Records in the body of land:inline or a parsed JSON document: each an OTLP request or a span record. */

@@ -117,6 +117,18 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(24 * 60)
   RESET_TOKEN_TTL_MINUTES: number = 60;
 
+  /** Server-Sent Events streams of run events (GET /runs/{id}/events/stream) open at once in this process; beyond it, 503 event_streams_exhausted. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(10_000)
+  RUN_EVENT_STREAMS_MAX: number = 200;
+
+  /** Of those, how many one user (with any of their tokens and API keys) may hold; beyond it, 429 too_many_event_streams. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(10_000)
+  RUN_EVENT_STREAMS_PER_USER: number = 20;
+
+  /** Seconds between the heartbeat comments of an idle run event stream (and its re-read of the events, in case a signal was lost). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(300)
+  RUN_EVENT_STREAM_HEARTBEAT_SECONDS: number = 15;
+
   /** On SIGTERM/SIGINT, how long requests in flight may finish before their connections are closed (docs/operations.md, Shutdown). */
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(600)
   SHUTDOWN_GRACE_SECONDS: number = 10;
@@ -127,6 +139,14 @@ export class Environment {
   /** Largest file POST /datasets/upload accepts, in bytes (default 1 GiB); larger is 413. */
   @IsOptional() @Transform(toInt) @IsInt() @Min(1024) @Max(64 * 1024 ** 3)
   UPLOAD_MAX_BYTES: number = 1024 ** 3;
+
+  /** Largest OTLP/HTTP export body POST /v1/traces accepts once decompressed, in bytes (default 16 MiB); larger is 413. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(64 * 1024) @Max(1024 ** 3)
+  OTLP_MAX_BYTES: number = 16 * 1024 ** 2;
+
+  /** Spans acknowledged by POST /v1/traces and not yet landed, per dataset, beyond which exporters are told to retry later (429 with Retry-After). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(100_000_000)
+  OTLP_MAX_PENDING_SPANS: number = 200_000;
 
   /** Most rows one upload may hold (default 1,000,000); more is 413. */
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100_000_000)

@@ -85,7 +85,10 @@ describe('request DTOs', () => {
   });
 
   /** Integers allowed past 2^31 - 1 (up to 2^53 - 1), with why. */
-  const INT64_MEMBERS: Record<string, string> = { 'EventsQuery.after': "a run event's seq: the service-wide event counter (bigint), which outgrows int32" };
+  const INT64_MEMBERS: Record<string, string> = {
+    'EventsQuery.after': "a run event's seq: the service-wide event counter (bigint), which outgrows int32",
+    'EventStreamQuery.after': 'the same seq, where the live stream of run events starts',
+  };
 
   it('bound every integer (at most 2^31 - 1, or 2^53 - 1 for the int64 counters listed) and type every bounded member as a number', () => {
     const offenders: string[] = [];

@@ -166,6 +166,16 @@ export const FIXTURES: Record<string, Fixture> = {
       return run;
     },
   },
+  /** An ended run (an offline run cancelled before any upload): its live event stream ends after the backlog (openapi-walk.ts PATH_FIXTURES sends it to GET /runs/{run_id}/events/stream). */
+  ended_run_id: {
+    needs: ['run_id', 'dataset_id', 'version_id', 'sut_id'],
+    create: async ({ t, owner, workspaceId, ids }) => {
+      const connection = (await created(t.http.post(`/suts/${ids.sut_id}/connections`).set(owner.auth).send({ name: 'uploads-ended', kind: 'offline' }), 201, 'ended_run_id (connection)')).id as string;
+      const run = (await created(t.http.post('/runs').set(owner.auth).send({ workspace_id: workspaceId, dataset_id: ids.dataset_id, version_id: ids.version_id, sut_id: ids.sut_id, connection_id: connection, metrics: ['exact_match'] }), 202, 'ended_run_id')).id as string;
+      await created(t.http.post(`/runs/${run}/cancel`).set(owner.auth), 200, 'ended_run_id (cancel)');
+      return run;
+    },
+  },
   /** A dataset row (GET /runs/diff/row?row_id=). */
   row_id: {
     needs: ['dataset_id'],

@@ -222,7 +222,7 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
             else (body as Record<string, unknown>)[prop] = v.kind === 'huge-string' ? 'x'.repeat(100_000) : v.value;
           }
           if (v.kind === 'not-an-object' && op.consumes === 'application/json') body = v.value;
-          let req = request(t.http, op, url, undefined, (op.rule === 'system-admin' ? sysadmin : a.owner).auth).query(query);
+          let req = request(t.http, op, url, undefined, (op.rule === 'system-admin' ? sysadmin : a.owner).auth, a.params.workspace_id).query(query);
           if (op.consumes === 'application/json' || (!op.consumes && op.method !== 'GET' && op.method !== 'DELETE')) {
             if (v.kind === 'malformed-json') req = req.set('Content-Type', 'application/json').send('{"unterminated": ');
             else if (v.kind === 'wrong-content-type') req = req.set('Content-Type', 'text/plain').send('plain text');
@@ -322,7 +322,7 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
             if (q.schema.type === 'integer' && !['0x10', ''].includes(v.value) && !withinMaximum) expect = { refused: true };
           }
           const caller = (op.rule === 'system-admin' ? sysadmin : a.owner).auth;
-          let req = request(t.http, op, url, undefined, caller).query(query);
+          let req = request(t.http, op, url, undefined, caller, a.params.workspace_id).query(query);
           if (text !== undefined) req = req.set('Content-Type', 'application/json').send(text);
           const res = await req;
           stats.sent++;

@@ -117,7 +117,7 @@ describe('security: tenant isolation sweep', () => {
     for (const s of slots.filter((x) => x.in === 'query')) query[s.name] = value('query', s.name);
     let body = validBody(document, op, (n) => value('body', n));
     if (body && typeof body === 'object' && !Array.isArray(body)) body = { ...body, ...Object.fromEntries(slots.filter((s) => s.in === 'body').map((s) => [s.name, value('body', s.name)])) };
-    return request(t.http, op, url, body, auth).query(query);
+    return request(t.http, op, url, body, auth, a.params.workspace_id).query(query);
   }
 
   it('has a fixture for every path parameter of every operation that names a record', () => {

@@ -81,7 +81,7 @@ describe('security: mass assignment', () => {
       for (const [field, value] of Object.entries(SERVER_OWNED)) {
         if (documented.has(field)) continue;
         const before = await rowCounts();
-        const res = await request(t.http, op, url, { ...base, [field]: value }, caller.auth).query(query);
+        const res = await request(t.http, op, url, { ...base, [field]: value }, caller.auth, a.params.workspace_id).query(query);
         const after = await rowCounts();
         sent++;
         const changed = Object.keys(after).filter((k) => after[k] !== before[k]);

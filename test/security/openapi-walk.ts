@@ -161,8 +161,12 @@ const PATH_FIXTURES: Record<string, Record<string, string>> = {
   '/datasets/{dataset_id}/versions/{version_id}/cluster-runs/{run_id}': { run_id: 'cluster_run_id' },
   '/datasets/{dataset_id}/versions/{version_id}/cluster-runs/{run_id}/result': { run_id: 'cluster_run_id' },
   '/sdg/adapters/{adapter_id}/runs/{run_id}': { run_id: 'sdg_run_id' },
+  // A live stream lasts until its run ends: the suites stream an ended run, whose stream ends after the backlog.
+  '/runs/{run_id}/events/stream': { run_id: 'ended_run_id' },
   '/traces/connections/{connection_id}/land': { connection_id: 'trace_connection_id' },
   '/traces/runs/{run_id}': { run_id: 'trace_run_id' },
+  '/traces/datasets/{dataset_id}/live': { dataset_id: 'trace_dataset_id' },
+  '/traces/datasets/{dataset_id}/live:seal': { dataset_id: 'trace_dataset_id' },
   '/traces/runs/{run_id}/drops': { run_id: 'trace_run_id' },
   '/traces/versions/{version_id}/drops': { version_id: 'trace_version_id' },
   '/traces/versions/{version_id}/ground-truth': { version_id: 'trace_version_id' },
@@ -192,10 +196,13 @@ export function fillParams(path: string, values: (param: string) => string | und
 }
 
 /** Sends one walked operation with its body (JSON, or a small CSV file for multipart uploads). */
-export function request(http: ReturnType<typeof supertest>, op: WalkedOperation, url: string, body: unknown, auth?: Record<string, string>): Test {
+export function request(http: ReturnType<typeof supertest>, op: WalkedOperation, url: string, body: unknown, auth?: Record<string, string>, workspaceId?: string): Test {
   const verb = op.method.toLowerCase() as (typeof HTTP_METHODS)[number];
   let req = http[verb](url);
   if (auth) req = req.set(auth);
+  // Protocol routes (OTLP/HTTP) name the workspace in a header when the caller is a user, not an API key.
+  const header = (op.operation['x-access'] as { from?: { apiKeyOrHeader?: string } } | undefined)?.from?.apiKeyOrHeader;
+  if (header && workspaceId) req = req.set(header, workspaceId);
   if (op.consumes === 'multipart/form-data') return req.attach('file', Buffer.from('question,answer\nq,a\n'), 'walk.csv');
   if (op.consumes) return req.send(body as object);
   return req;

@@ -128,7 +128,7 @@ describe('security: role matrix', () => {
       const callers = [below[rule]?.auth, keyBelow[rule]].filter((c): c is Record<string, string> => c !== undefined);
       const query = Object.fromEntries(op.queryParams.filter((q) => ['workspace_id', 'dataset_id'].includes(q.name)).map((q) => [q.name, ids(q.name)]));
       for (const auth of callers) {
-        const res = await request(t.http, op, fillParams(op.path, ids), validBody(document, op, ids), auth).query(query);
+        const res = await request(t.http, op, fillParams(op.path, ids), validBody(document, op, ids), auth, ids('workspace_id')).query(query);
         calls++;
         const who = auth === keyBelow[rule] ? 'API key' : 'member';
         if (res.status !== 403 || !/^application\/problem\+json/.test(res.headers['content-type'] ?? '') || res.body?.status !== 403) failures.push(`${op.method} ${op.path} (needs ${rule}) as ${who}: ${res.status} ${JSON.stringify(res.body).slice(0, 120)}`);

@@ -5,6 +5,8 @@
  */
 import { ROOT_CONTEXT, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { createRequire } from 'node:module';
+import type { Response } from 'superagent';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 
 export interface SpanPlan {
@@ -95,3 +97,26 @@ export function genAiTrace(conversation: string): SpanPlan {
     },
   };
 }
+
+/** google.rpc.Status { int32 code = 1; string message = 2; } read back from the wire. */
+export function readRpcStatus(bytes: Buffer): { code: number; message: string } {
+  const { Reader } = createRequire(import.meta.url)('protobufjs/minimal');
+  const reader = Reader.create(bytes);
+  const out = { code: 0, message: '' };
+  while (reader.pos < reader.len) {
+    const tag = reader.uint32();
+    if (tag >>> 3 === 1) out.code = reader.int32();
+    else if (tag >>> 3 === 2) out.message = reader.string();
+    else reader.skipType(tag & 7);
+  }
+  return out;
+}
+
+
+/** A supertest parser keeping a binary (protobuf) answer as bytes. */
+export const binary = (res: Response, cb: (err: Error | null, body: Buffer) => void) => {
+  const chunks: Buffer[] = [];
+  res.on('data', (c: Buffer) => chunks.push(c));
+  res.on('end', () => cb(null, Buffer.concat(chunks)));
+};
+

@@ -1,4 +1,6 @@
 import { EvaluationWorkspaceClient, type DatasetResponse, type TokenRequest, type TokenResponse, type TraceUploadResponse, type UploadDatasetForm, type UploadDatasetParams, type UploadTraceFileParams } from './generated/api.js';
+import { followRunEvents, TERMINAL_RUN_STATES, type FollowOptions } from './events.js';
+import type { RunEventResponse } from './generated/api.js';
 import { createTransport, DEFAULT_RETRY, type RetryOptions } from './transport.js';
 import { multipartBody, type UploadFile } from './upload.js';
 
@@ -72,6 +74,29 @@ export class EwsClient extends EvaluationWorkspaceClient<never> {
   /** Uploads a trace file (OTLP/JSON, JSON Lines, span records, OTLP/protobuf) to detect and land (members). */
   uploadTraceFile({ workspaceId, ...file }: TraceFileUpload): Promise<TraceUploadResponse> {
     return this.#upload('/traces/uploads', { workspace_id: workspaceId } satisfies UploadTraceFileParams, {}, file);
+  }
+
+  /**
+   * A run's events as they happen (GET /runs/{run_id}/events/stream, Server-Sent Events), until
+   * the event of its terminal state; a lost connection is resumed with `Last-Event-ID`.
+   *
+   *   for await (const event of client.followRunEvents(run.id)) if (event.type === 'progress') show(event.data);
+   */
+  followRunEvents(runId: string, options: FollowOptions = {}): AsyncGenerator<RunEventResponse> {
+    return followRunEvents(
+      {
+        open: async (id, lastEventId, signal) => {
+          const headers: Record<string, string> = { Accept: 'text/event-stream', Authorization: await this.#authorization() };
+          if (lastEventId !== undefined) headers['Last-Event-ID'] = lastEventId;
+          const response = await this.#send(`${this.baseUrl}/runs/${encodeURIComponent(id)}/events/stream`, { headers, signal });
+          if (!response.body) throw new Error(`the event stream of run ${id} has no body`);
+          return response.body;
+        },
+        ended: async (id) => TERMINAL_RUN_STATES.includes((await this.runs.getRun({ runId: id })).state),
+      },
+      runId,
+      options,
+    );
   }
 
   /**

@@ -254,6 +254,15 @@ export class DatasetsService {
     );
   }
 
+  /** Recomputes a version's row count, content hash and column statistics from its rows (a live trace head, once sealed). */
+  async restat(version: DatasetVersionEntity): Promise<DatasetVersionEntity> {
+    const { rowCount, sha256 } = await this.rows.contentHash(version.datasetId, version.number);
+    version.rowCount = rowCount;
+    version.contentSha256 = sha256;
+    version.columns = await this.rows.versionStats(version.datasetId, version.number, version.columns.map((c) => c.name), rowCount);
+    return this.datasets.saveVersion(version);
+  }
+
   /** The dataset, in the caller's workspace (the guard resolved it from the path). */
   async require(access: WorkspaceAccess, id: string): Promise<DatasetEntity> {
     const dataset = await this.datasets.find(id);

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, Req, Res, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Put, Query, Req, Res, UseInterceptors } from '@nestjs/common';
 import { ApiConflictResponse, ApiConsumes, ApiExtraModels, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
@@ -6,15 +6,18 @@ import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
+import { SseResponse } from '../../../libs/common/sse.js';
 import { AcceptedAt } from '../../../libs/queue/accepted.decorator.js';
 import { DiffService } from './diff.service.js';
 import { DiffExportQuery, DiffQuery, DiffRowQuery, MetricDeltaDto, RunDiffResponse, RunDiffRowResponse } from './dto/diff.dto.js';
 import { RunResultsQueryRequest, RunResultsQueryResponse, RunSessionResponse } from './dto/results.dto.js';
-import { CreateRunRequest, EventsQuery, ListRunsQuery, RerunRequest, RunEventResponse, RunResponse } from './dto/run.dto.js';
+import { CreateRunRequest, EventsQuery, EventStreamQuery, ListRunsQuery, RerunRequest, RunEventResponse, RunResponse } from './dto/run.dto.js';
 import { QueueQuery, RunQueueResponse } from './dto/queue.dto.js';
 import { UploadOutputsRequest } from './dto/upload.dto.js';
 import { NdjsonBodyInterceptor } from './ndjson-body.interceptor.js';
 import { ResultsService } from './results.service.js';
+import { RunEventStreams } from './run-event-streams.service.js';
+import { ApiRunEventStream } from './run-event-stream.openapi.js';
 import { RunQueueService } from './run-queue.service.js';
 import { RunsService } from './runs.service.js';
 
@@ -32,6 +35,7 @@ export class RunsController {
     private readonly results: ResultsService,
     private readonly diffs: DiffService,
     private readonly queue: RunQueueService,
+    private readonly streams: RunEventStreams,
   ) {}
 
   /** Runs, newest first (viewers): of a workspace, or of every workspace you belong to; filter by SUT, dataset, state, tag. */
@@ -163,6 +167,15 @@ export class RunsController {
   @ApiOkResponse({ type: [RunEventResponse] })
   events(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') id: string, @Query() query: EventsQuery): Promise<RunEventResponse[]> {
     return this.runs.events(access, id, query);
+  }
+
+  /** The run's events live as Server-Sent Events (viewers): the backlog after `Last-Event-ID` (or `after`), then each event as it is written, by whichever process runs it; ends after the terminal state. */
+  @Get(':run_id/events/stream')
+  @ApiOperation({ operationId: 'streamRunEvents' })
+  @WorkspaceRoleRequired('viewer', RUN)
+  @ApiRunEventStream()
+  streamEvents(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') id: string, @Query() query: EventStreamQuery, @Headers('last-event-id') lastEventId: string | undefined, @CurrentUser() caller: Principal, @Res() res: Response): Promise<void> {
+    return this.streams.serve(access, id, { after: query.after, lastEventId }, caller, new SseResponse(res));
   }
 
   /** A signed URL to the results as Parquet (viewers). */

@@ -13,6 +13,7 @@ import { GateService } from './gate.service.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { RunEntity } from './entities/run.entity.js';
 import { ResultsService } from './results.service.js';
+import { RunEventStreams } from './run-event-streams.service.js';
 import { RunExecutor } from './run-executor.js';
 import { RunFilesController } from './run-files.controller.js';
 import { RunPlanner } from './run-planner.js';
@@ -25,7 +26,7 @@ import { RunsService } from './runs.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([RunEntity]), DatasetsModule, SutsModule, CataloguesModule, OpsModule, SecretsModule, ProjectsModule],
   controllers: [RunsController, RunFilesController, GateController],
-  providers: [RunsService, RunsRepository, RunExecutor, RunPlanner, ResultsService, DiffService, GateService, RunQueueService, UrlSigner],
+  providers: [RunsService, RunsRepository, RunEventStreams, RunExecutor, RunPlanner, ResultsService, DiffService, GateService, RunQueueService, UrlSigner],
   exports: [RunsRepository],
 })
 export class RunsModule implements OnModuleInit {

@@ -2,7 +2,11 @@ import { Injectable } from '@nestjs/common';
 import type { MetricScore } from '../../../libs/evaluation/runs/run.types.js';
 import type { RunSource } from '../datasets/run-source.service.js';
 import { RunEntity, type RunState } from './entities/run.entity.js';
+import { DatabaseNotifications } from '../../../libs/database/notifications.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+
+/** The channel every run event is signalled on (the run id as payload): live streams listen to it. */
+export const RUN_EVENTS_CHANNEL = 'ews_run_events';
 
 /** A row of a run as the executor and the result views read it. */
 export interface RunItemRow {
@@ -61,7 +65,10 @@ const ITEM_COLUMNS = 'row_id, repetition, ordinal, session_id, turn, data, dimen
 /** Runs, their items and events: queries only. */
 @Injectable()
 export class RunsRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly notifications: DatabaseNotifications,
+  ) {}
 
   private get runs() {
     return this.db.repository(RunEntity);
@@ -199,8 +206,10 @@ export class RunsRepository {
     await this.runs.query('UPDATE runs SET completed = $2, errored = $3, updated_at = now() WHERE id = $1', [runId, counts.completed, counts.errored]);
   }
 
+  /** Appends an event and signals it to live streams in every process when its transaction commits. */
   async appendEvent(runId: string, workspaceId: string, type: string, data: Record<string, unknown>): Promise<void> {
     await this.db.query('INSERT INTO run_events (run_id, workspace_id, type, data) VALUES ($1, $2, $3, $4)', [runId, workspaceId, type, JSON.stringify(data)]);
+    await this.notifications.notify(RUN_EVENTS_CHANNEL, runId);
   }
 
   /** Events after `after` (the bigint id, as text: pg answers int8 as a string; the service makes it a number). */

@@ -13,6 +13,7 @@ import type { CreateRunRequest, EventsQuery, ListRunsQuery, RerunRequest, RunEve
 import type { UploadOutputsRequest } from './dto/upload.dto.js';
 import { TERMINAL_RUN_STATES, type RunEntity } from './entities/run.entity.js';
 import { RUN_JOB, RunExecutor } from './run-executor.js';
+import { toEventResponse } from './run-event-streams.service.js';
 import { RunPlanner } from './run-planner.js';
 import { RunErrors } from './runs.errors.js';
 import { RunsRepository } from './runs.repository.js';
@@ -187,7 +188,7 @@ export class RunsService {
 
   async events(access: WorkspaceAccess, id: string, query: EventsQuery): Promise<RunEventResponse[]> {
     await this.require(access, id);
-    return (await this.runs.events(id, query.after ?? 0, query.limit ?? 500)).map((e) => ({ seq: Number(e.id), type: e.type, at: e.at, data: e.data }));
+    return (await this.runs.events(id, query.after ?? 0, query.limit ?? 500)).map(toEventResponse);
   }
 
   async require(access: WorkspaceAccess, id: string): Promise<RunEntity> {

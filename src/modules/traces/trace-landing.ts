@@ -48,6 +48,27 @@ export function spanRowId(datasetId: string, traceId: string, spanId: string): s
   return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
 }
 
+/** Trace datasets found by name, created on first use: where landings and OTLP exports name their target. */
+@Injectable()
+export class TraceDatasets {
+  constructor(
+    private readonly db: Db,
+    private readonly datasets: DatasetsRepository,
+  ) {}
+
+  /**
+   * The id of the workspace's dataset of this name (compared case-insensitively), created as a
+   * trace dataset when there is none; null when a test-case dataset has the name. Inside a unit
+   * of work: concurrent first uses of one name create one dataset.
+   */
+  async findOrCreate(workspaceId: string, name: string, createdBy: string | null, description: string): Promise<string | null> {
+    await this.db.lock(`trace-dataset:${workspaceId}:${name.toLowerCase()}`);
+    const existing: Array<{ id: string; kind: string }> = await this.db.query('SELECT id, kind FROM datasets WHERE workspace_id = $1 AND lower(name) = lower($2)', [workspaceId, name]);
+    if (existing[0]) return existing[0].kind === 'traces' ? existing[0].id : null;
+    return (await this.datasets.insert({ workspaceId, name, description, kind: 'traces', tags: ['traces'], createdBy })).id;
+  }
+}
+
 /**
  * Lands an ingest run: reads its source, normalises every record, and in one transaction
  * stages the spans (COPY), writes those the dataset does not hold yet as a new version, keeps
@@ -67,6 +88,7 @@ export class TraceLanding {
     private readonly queue: JobQueue,
     private readonly transactions: TransactionRunner,
     private readonly db: Db,
+    private readonly traceDatasets: TraceDatasets,
   ) {}
 
   @JobHandler(TRACE_LAND_JOB, { maxAttempts: 3 })
@@ -131,14 +153,16 @@ export class TraceLanding {
       return dataset;
     }
     const name = run.options.dataset_name ?? `traces ${new Date().toISOString().slice(0, 10)}`;
-    await this.db.lock(`trace-dataset:${run.workspace_id}:${name.toLowerCase()}`);
-    const existing: Array<{ id: string; kind: string }> = await this.db.query('SELECT id, kind FROM datasets WHERE workspace_id = $1 AND lower(name) = lower($2)', [run.workspace_id, name]);
-    if (existing[0]) {
-      if (existing[0].kind !== 'traces') throw new JobFailure(`"${name}" is a test-case dataset; land into a trace dataset`, { code: 'dataset_gone', retry: false });
-      return (await this.datasets.findForUpdate(existing[0].id))!;
-    }
-    const created = await this.datasets.insert({ workspaceId: run.workspace_id, name, description: 'Landed production traces', kind: 'traces', tags: ['traces'], createdBy: run.created_by });
-    return (await this.datasets.findForUpdate(created.id))!;
+    const found = await this.traceDatasets.findOrCreate(run.workspace_id, name, run.created_by, 'Landed production traces');
+    if (!found) throw new JobFailure(`"${name}" is a test-case dataset; land into a trace dataset`, { code: 'dataset_gone', retry: false });
+    return (await this.datasets.findForUpdate(found))!;
+  }
+
+  /** Queues the per-trace enrichment of a version that landing wrote or sealed. */
+  async queueEnrichment(workspaceId: string, datasetId: string, versionId: string, createdBy: string | null): Promise<void> {
+    const enrichment = await this.traces.insertEnrichmentRun({ workspace_id: workspaceId, dataset_id: datasetId, version_id: versionId, trigger: 'landing', prices: null, created_by: createdBy });
+    const job = await this.queue.enqueue({ type: TRACE_ENRICH_JOB, payload: { enrichment_run_id: enrichment.id }, workspaceId, targetType: 'dataset', targetId: datasetId, createdBy });
+    await this.traces.updateEnrichmentRun(enrichment.id, { job_id: job.job.id });
   }
 
   private async stageAndWrite(run: IngestRunRow, dataset: DatasetEntity, source: AsyncIterable<ReadItem>, signal: AbortSignal) {
@@ -223,9 +247,7 @@ export class TraceLanding {
       await this.traces.setDropsVersion(run.id, version.id);
       versionId = version.id;
       traces = await this.traces.countTraces(dataset.id, next);
-      const enrichment = await this.traces.insertEnrichmentRun({ workspace_id: run.workspace_id, dataset_id: dataset.id, version_id: version.id, trigger: 'landing', prices: null, created_by: run.created_by });
-      const job = await this.queue.enqueue({ type: TRACE_ENRICH_JOB, payload: { enrichment_run_id: enrichment.id }, workspaceId: run.workspace_id, targetType: 'dataset', targetId: dataset.id, createdBy: run.created_by });
-      await this.traces.updateEnrichmentRun(enrichment.id, { job_id: job.job.id });
+      await this.queueEnrichment(run.workspace_id, dataset.id, version.id, run.created_by);
     }
     return { received, landed, dropped, dropReasons, conventions, traces, versionId };
   }

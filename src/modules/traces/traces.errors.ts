@@ -12,4 +12,7 @@ export const TraceErrors = defineErrorCodes('traces', {
   ground_truth_not_found: { status: 404, title: 'No ground truth', description: 'The trace version has no ground truth yet (or not the version number asked for): POST one first.' },
   prices_invalid: { status: 400, title: 'Price table invalid', description: 'Each model maps to `{ input_per_1m, output_per_1m }`, non-negative USD per million tokens.' },
   trace_tags_query_invalid: { status: 400, title: 'Trace tags query invalid', description: 'DELETE /trace-tags needs `trace_id`, `tag` or both: it never clears every tag of a version by accident.' },
+  otlp_body_undecodable: { status: 400, title: 'OTLP body undecodable', description: 'POST /v1/traces could not decode the body as an ExportTraceServiceRequest in the encoding its Content-Type names (binary protobuf for application/x-protobuf, the OTLP JSON mapping for application/json). Nothing of it was kept; spans it could decode but not use are reported in partial_success instead.' },
+  otlp_dataset_header_invalid: { status: 400, title: 'OTLP dataset header invalid', description: 'The x-ews-dataset header names the trace dataset: 1 to 200 characters, no control characters.' },
+  otlp_backpressure: { status: 429, title: 'Spans still landing', description: 'The dataset has more acknowledged spans waiting to land than OTLP_MAX_PENDING_SPANS: the export was not accepted; retry after Retry-After seconds (OTLP exporters do).' },
 });

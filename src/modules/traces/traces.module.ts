@@ -4,9 +4,18 @@ import { FileUploadInterceptor } from '../../../libs/common/upload.interceptor.j
 import { BulkWriter } from '../../../libs/database/bulk-writer.js';
 import { DatasetsModule } from '../datasets/datasets.module.js';
 import { SecretsModule } from '../workspaces/secrets.module.js';
+import { LiveIngestService } from './live-ingest.service.js';
+import { LiveLanding } from './live-landing.js';
+import { LiveStreamsController } from './live-streams.controller.js';
+import { LiveStreamsService } from './live-streams.service.js';
+import { LiveRepository } from './live.repository.js';
+import { OtlpController } from './otlp.controller.js';
+import { RetentionController } from './retention.controller.js';
+import { RetentionRepository } from './retention.repository.js';
+import { TraceRetentionService } from './retention.service.js';
 import { TraceDataController } from './trace-data.controller.js';
 import { TraceEnricher } from './trace-enrichment.js';
-import { TraceLanding } from './trace-landing.js';
+import { TraceDatasets, TraceLanding } from './trace-landing.js';
 import { TraceVersionsService } from './trace-versions.service.js';
 import { TracesController } from './traces.controller.js';
 import { TracesRepository } from './traces.repository.js';
@@ -16,8 +25,8 @@ import './traces.errors.js';
 /** Trace ingestion: detection, uploads, landing, drops, ground truth, topology, enrichment and tags. */
 @Module({
   imports: [DatasetsModule, SecretsModule],
-  controllers: [TracesController, TraceDataController],
-  providers: [TracesService, TraceVersionsService, TracesRepository, TraceLanding, TraceEnricher, BulkWriter, FileUploadInterceptor],
+  controllers: [TracesController, TraceDataController, LiveStreamsController, OtlpController, RetentionController],
+  providers: [TracesService, TraceVersionsService, TracesRepository, TraceLanding, TraceDatasets, TraceEnricher, LiveRepository, LiveIngestService, LiveLanding, LiveStreamsService, RetentionRepository, TraceRetentionService, BulkWriter, FileUploadInterceptor],
 })
 export class TracesModule implements OnModuleInit {
   constructor(

@@ -45,7 +45,7 @@ export interface IngestRunRow {
   workspace_id: string;
   dataset_id: string | null;
   version_id: string | null;
-  source_kind: 'upload' | 'inline' | 'connection';
+  source_kind: 'upload' | 'inline' | 'connection' | 'otlp';
   upload_id: string | null;
   connection_id: string | null;
   inline_records?: unknown[] | null;
@@ -58,6 +58,8 @@ export interface IngestRunRow {
   drop_reasons: Record<string, number>;
   conventions: Record<string, number>;
   traces: number;
+  /** Acknowledged spans of a live stream not landed yet (read by findRun). */
+  pending?: number;
   error: Record<string, unknown> | null;
   job_id: string | null;
   created_by: string | null;
@@ -187,7 +189,12 @@ export class TracesRepository {
   }
 
   async findRun(id: string, withRecords = false): Promise<IngestRunRow | null> {
-    return (await this.db.query(`SELECT ${RUN_COLUMNS}${withRecords ? ', inline_records' : ''} FROM trace_ingest_runs WHERE id = $1`, [id]))[0] ?? null;
+    return (
+      await this.db.query(
+        `SELECT ${RUN_COLUMNS}${withRecords ? ', inline_records' : ''}, COALESCE((SELECT s.pending FROM trace_live_streams s WHERE s.ingest_run_id = trace_ingest_runs.id), 0) AS pending FROM trace_ingest_runs WHERE id = $1`,
+        [id],
+      )
+    )[0] ?? null;
   }
 
   async updateRun(id: string, fields: Partial<Omit<IngestRunRow, 'id'>>): Promise<void> {

@@ -277,7 +277,7 @@ export function toRun(row: IngestRunRow): TraceIngestRunResponse {
     version_id: row.version_id,
     convention: row.options.convention ?? 'auto',
     keep_unmapped: row.options.keep_unmapped !== false,
-    counts: { received: row.received, landed: row.landed, deduplicated: row.deduplicated, dropped: row.dropped },
+    counts: { received: row.received, landed: row.landed, deduplicated: row.deduplicated, dropped: row.dropped, pending: row.pending ?? 0 },
     drop_reasons: row.drop_reasons,
     conventions: row.conventions,
     traces: row.traces,

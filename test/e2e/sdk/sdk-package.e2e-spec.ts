@@ -130,16 +130,24 @@ describe('the @ews/sdk package', () => {
   });
 
   it('hands out its sources as the bundle and, packed from them, the tarball npm pack makes', async () => {
-    expect(bundle.files.map((f) => f.path)).toEqual(['README.md', 'package.json', 'sdk.json', 'src/client.ts', 'src/errors.ts', 'src/generated/api.ts', 'src/index.ts', 'src/paginate.ts', 'src/transport.ts', 'src/upload.ts', 'tsconfig.cjs.json', 'tsconfig.json']);
+    expect(bundle.files.map((f) => f.path)).toEqual(['README.md', 'package.json', 'sdk.json', 'src/cli/main.ts', 'src/cli/render.ts', 'src/cli/resolve.ts', 'src/client.ts', 'src/errors.ts', 'src/events.ts', 'src/generated/api.ts', 'src/index.ts', 'src/paginate.ts', 'src/transport.ts', 'src/upload.ts', 'tsconfig.cjs.json', 'tsconfig.json']);
     expect(packaged.status).toBe(200);
     expect(packaged.headers.get('content-type')).toBe('application/gzip');
     expect(packaged.headers.get('content-disposition')).toBe(`attachment; filename="ews-sdk-${bundle.version}.tgz"`);
 
     const { stdout } = await run('tar', ['-tzf', tarball]);
     const entries = stdout.trim().split('\n').sort();
-    const modules = ['client', 'errors', 'generated/api', 'index', 'paginate', 'transport', 'upload'];
+    const modules = ['client', 'errors', 'events', 'generated/api', 'index', 'paginate', 'transport', 'upload'];
+    // The `ews` command (bin) is built as ESM only.
+    const cli = ['cli/main', 'cli/render', 'cli/resolve'];
     expect(entries).toEqual(
-      ['package/README.md', 'package/dist/cjs/package.json', 'package/package.json', ...['esm', 'cjs'].flatMap((format) => modules.flatMap((m) => [`package/dist/${format}/${m}.d.ts`, `package/dist/${format}/${m}.js`]))].sort(),
+      [
+        'package/README.md',
+        'package/dist/cjs/package.json',
+        'package/package.json',
+        ...['esm', 'cjs'].flatMap((format) => modules.flatMap((m) => [`package/dist/${format}/${m}.d.ts`, `package/dist/${format}/${m}.js`])),
+        ...cli.flatMap((m) => [`package/dist/esm/${m}.d.ts`, `package/dist/esm/${m}.js`]),
+      ].sort(),
     );
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
     expect(manifest).toEqual(expect.objectContaining({ name: '@ews/sdk', version: bundle.version, type: 'module', sideEffects: false }));

@@ -36,14 +36,14 @@ describe('trace source connections', () => {
     const landing = await t.http.post(`/traces/connections/${connection.id}/land`).set(r.member.auth).send({ dataset_name: 'pulled' }).expect(202);
     await followLocation(t, landing, r.viewer.auth);
     const run = await settled(landing.body.id);
-    expect(run).toEqual(expect.objectContaining({ state: 'succeeded', counts: { received: 6, landed: 6, deduplicated: 0, dropped: 0 }, conventions: { openinference: 5, genai: 1 }, traces: 2 }));
+    expect(run).toEqual(expect.objectContaining({ state: 'succeeded', counts: { received: 6, landed: 6, deduplicated: 0, dropped: 0, pending: 0 }, conventions: { openinference: 5, genai: 1 }, traces: 2 }));
     const listed = (await t.http.get('/traces/connections').query({ workspace_id: ws }).set(r.viewer.auth).expect(200)).body;
     expect(listed.find((c: { id: string }) => c.id === connection.id).last_landed_at).not.toBeNull();
 
     // A connection with a dataset lands there unless the landing names another target.
     const bound = (await t.http.post('/traces/connections').set(r.owner.auth).send({ workspace_id: ws, name: 'bound file', kind: 'otlp_file_url', url: source.url('/exports/traces.jsonl'), secret_id: token, dataset_id: run.dataset_id }).expect(201)).body;
     const into = await settled((await t.http.post(`/traces/connections/${bound.id}/land`).set(r.member.auth).send({}).expect(202)).body.id);
-    expect(into).toEqual(expect.objectContaining({ state: 'succeeded', dataset_id: run.dataset_id, counts: { received: 6, landed: 0, deduplicated: 6, dropped: 0 } }));
+    expect(into).toEqual(expect.objectContaining({ state: 'succeeded', dataset_id: run.dataset_id, counts: { received: 6, landed: 0, deduplicated: 6, dropped: 0, pending: 0 } }));
     const elsewhere = await settled((await t.http.post('/traces/land').set(r.member.auth).send({ workspace_id: ws, connection_id: bound.id, dataset_name: 'copy' }).expect(202)).body.id);
     expect(elsewhere.dataset_id).not.toBe(run.dataset_id);
     expect(elsewhere.counts.landed).toBe(6);
@@ -83,7 +83,7 @@ describe('trace source connections', () => {
     expectProblem(await t.http.post('/traces/connections').set(r.owner.auth).send({ workspace_id: ws, name: 'langfuse', kind: 'langfuse', url: source.url(), secret_id: sk }), 400, 'trace_connection_invalid');
     const connection = (await t.http.post('/traces/connections').set(r.owner.auth).send({ workspace_id: ws, name: 'langfuse', kind: 'langfuse', url: source.url(), secret_id: sk, public_key_secret_id: pk, page_size: 1 }).expect(201)).body;
     const run = await settled((await t.http.post(`/traces/connections/${connection.id}/land`).set(r.member.auth).send({ dataset_name: 'langfuse traces' }).expect(202)).body.id);
-    expect(run).toEqual(expect.objectContaining({ state: 'succeeded', counts: { received: 3, landed: 3, deduplicated: 0, dropped: 0 }, conventions: { langfuse: 3 }, traces: 2 }));
+    expect(run).toEqual(expect.objectContaining({ state: 'succeeded', counts: { received: 3, landed: 3, deduplicated: 0, dropped: 0, pending: 0 }, conventions: { langfuse: 3 }, traces: 2 }));
     expect(source.received('GET', '/api/public/traces')).toHaveLength(2);
     const spans = (await t.http.post(`/datasets/${run.dataset_id}/versions/${run.version_id}/query`).set(r.viewer.auth).send({}).expect(200)).body.items;
     const llm = spans.find((s: { span_id: string }) => s.span_id === 'o2');
@@ -113,7 +113,7 @@ describe('trace source connections', () => {
     const connection = (await t.http.post('/traces/connections').set(r.owner.auth).send({ workspace_id: ws, name: 'phoenix', kind: 'phoenix', url: source.url(), secret_id: key, project: 'support-bot' }).expect(201)).body;
     expect(connection.project).toBe('support-bot');
     const run = await settled((await t.http.post(`/traces/connections/${connection.id}/land`).set(r.member.auth).send({ dataset_name: 'phoenix traces' }).expect(202)).body.id);
-    expect(run).toEqual(expect.objectContaining({ state: 'succeeded', counts: { received: 3, landed: 3, deduplicated: 0, dropped: 0 }, conventions: { openinference: 3 } }));
+    expect(run).toEqual(expect.objectContaining({ state: 'succeeded', counts: { received: 3, landed: 3, deduplicated: 0, dropped: 0, pending: 0 }, conventions: { openinference: 3 } }));
     const graph = (await t.http.get(`/datasets/${run.dataset_id}/versions/${run.version_id}/topology`).set(r.viewer.auth).expect(200)).body;
     expect(graph.edges.map((e: { source: string; target: string }) => `${e.source} -> ${e.target}`).sort()).toEqual(['chain:chain-p1 -> llm:llm-p2', 'chain:chain-p1 -> tool:tool-p3']);
   });

@@ -66,7 +66,7 @@ describe('trace ingestion', () => {
     expect(started.body).toEqual(expect.objectContaining({ state: 'queued', source: { kind: 'upload', upload_id: upload.id, connection_id: null }, job_id: expect.any(String) }));
     await followLocation(t, started, r.viewer.auth);
     const run = await settled(started.body.id);
-    expect(run).toEqual(expect.objectContaining({ state: 'succeeded', counts: { received: 10, landed: 10, deduplicated: 0, dropped: 0 }, traces: 2, conventions: { openinference: 10 } }));
+    expect(run).toEqual(expect.objectContaining({ state: 'succeeded', counts: { received: 10, landed: 10, deduplicated: 0, dropped: 0, pending: 0 }, traces: 2, conventions: { openinference: 10 } }));
     datasetId = run.dataset_id;
     versionId = run.version_id;
     const version = (await t.http.get(`/dataset-versions/${versionId}`).set(r.viewer.auth).expect(200)).body;
@@ -85,13 +85,13 @@ describe('trace ingestion', () => {
     expect(agent).toEqual(expect.objectContaining({ kind: 'agent', session_id: 's-1', user_id: 'u-1', input: 'Where is my order A1?', parent_span_id: null, attributes: expect.objectContaining({ 'app.release': '2026.11' }) }));
 
     const again = await settled((await t.http.post('/traces/land').set(r.member.auth).send({ workspace_id: ws, upload_id: upload.id, dataset_id: datasetId }).expect(202)).body.id);
-    expect(again).toEqual(expect.objectContaining({ state: 'succeeded', version_id: null, counts: { received: 10, landed: 0, deduplicated: 10, dropped: 0 } }));
+    expect(again).toEqual(expect.objectContaining({ state: 'succeeded', version_id: null, counts: { received: 10, landed: 0, deduplicated: 10, dropped: 0, pending: 0 } }));
 
     // The same spans as a pretty-printed OTLP/JSON document (read as a stream): still nothing new.
     const json = (await t.http.post('/traces/uploads').query({ workspace_id: ws }).set(r.member.auth).attach('file', Buffer.from(JSON.stringify(otlpJson(agentSpans), null, 2)), 'export.json').expect(201)).body;
     expect(json.format).toBe('otlp_json');
     const asJson = await settled((await t.http.post('/traces/land').set(r.member.auth).send({ workspace_id: ws, upload_id: json.id, dataset_id: datasetId }).expect(202)).body.id);
-    expect(asJson).toEqual(expect.objectContaining({ state: 'succeeded', version_id: null, counts: { received: 10, landed: 0, deduplicated: 10, dropped: 0 }, conventions: { openinference: 10 } }));
+    expect(asJson).toEqual(expect.objectContaining({ state: 'succeeded', version_id: null, counts: { received: 10, landed: 0, deduplicated: 10, dropped: 0, pending: 0 }, conventions: { openinference: 10 } }));
   });
 
   it('lands inline records, keeping every record it cannot normalise with its reason and payload', async () => {
@@ -105,7 +105,7 @@ describe('trace ingestion', () => {
     const started = await t.http.post('/traces/land:inline').set(r.member.auth).send({ workspace_id: ws, dataset_id: datasetId, records: [genai, ...broken, otlpJson(agentSpans)] }).expect(202);
     await followLocation(t, started, r.viewer.auth);
     const run = await settled(started.body.id);
-    expect(run.counts).toEqual({ received: 15, landed: 1, deduplicated: 10, dropped: 4 });
+    expect(run.counts).toEqual({ received: 15, landed: 1, deduplicated: 10, dropped: 4, pending: 0 });
     expect(run.counts.received).toBe(run.counts.landed + run.counts.deduplicated + run.counts.dropped);
     expect(run.drop_reasons).toEqual({ missing_trace_id: 1, unsupported_record: 2, end_before_start: 1 });
     const drops = (await t.http.get(`/traces/runs/${run.id}/drops`).set(r.viewer.auth).expect(200)).body;

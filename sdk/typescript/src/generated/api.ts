@@ -840,6 +840,14 @@ export interface CommitStagedRowsParams {
   datasetId: string;
 }
 
+export interface ConfigureTraceLiveStreamParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+}
+
 /** @example {"secret_id":"7571d304-22fc-477d-bce6-15c4e3b0f69d","scheme":"bearer"} */
 export interface ConnectionAuthDto {
   /**
@@ -2820,6 +2828,16 @@ export interface DatasetResponsePage {
   total: number;
 }
 
+export interface DatasetRetentionItem {
+  /** @example "f0eef60d-4b04-4046-aa3a-779fe13e072d" */
+  dataset_id: string;
+  /**
+   * The dataset's own setting (null: kept forever, whatever the workspace's)
+   * @example 7
+   */
+  retention_days: number | null;
+}
+
 export interface DatasetSelectableChecksResponse {
   checks: SelectableCheck[];
   /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
@@ -2840,6 +2858,26 @@ export interface DatasetSummaryDto {
   kind: "rows" | "traces";
   /** @example "faq-golden-set" */
   name: string;
+}
+
+export interface DatasetTraceRetentionResponse {
+  /** @example "f0eef60d-4b04-4046-aa3a-779fe13e072d" */
+  dataset_id: string;
+  /**
+   * The retention that applies (null: kept forever)
+   * @example 7
+   */
+  effective_retention_days: number | null;
+  /**
+   * True when the dataset has no setting of its own and follows its workspace's
+   * @example false
+   */
+  inherited: boolean;
+  /**
+   * The dataset's own setting; null with `inherited: false` keeps its spans forever
+   * @example 7
+   */
+  retention_days: number | null;
 }
 
 export interface DatasetVersionAvailableMetricsResponse {
@@ -3784,6 +3822,12 @@ export interface EvalMetricRefResponse {
   threshold: number | null;
 }
 
+/**
+ * An ExportTraceServiceRequest, binary protobuf (opentelemetry-proto), optionally gzip-compressed (Content-Encoding: gzip)
+ * @format binary
+ */
+export type ExportOtlpTracesPayload = File;
+
 export interface ExportReportParams {
   /**
    * The report's id
@@ -4720,6 +4764,14 @@ export interface GetTextAnalysisParams {
   versionId: string;
 }
 
+export interface GetTraceDatasetRetentionParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+}
+
 export interface GetTraceEnrichmentParams {
   /**
    * The dataset's id
@@ -4753,6 +4805,22 @@ export interface GetTraceLandingRunParams {
    * @format uuid
    */
   runId: string;
+}
+
+export interface GetTraceLiveStreamParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+}
+
+export interface GetTraceRetentionParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
 }
 
 export interface GetTraceTopologyParams {
@@ -4873,7 +4941,12 @@ export interface IngestCountsDto {
    */
   landed: number;
   /**
-   * Spans and records read (received = landed + deduplicated + dropped)
+   * Spans acknowledged and not landed yet: only a live stream (`source.kind: otlp`) has any
+   * @example 0
+   */
+  pending: number;
+  /**
+   * Spans and records read (received = landed + deduplicated + dropped + pending)
    * @example 1207
    */
   received: number;
@@ -4882,10 +4955,21 @@ export interface IngestCountsDto {
 export interface IngestSourceDto {
   /** @example null */
   connection_id: string | null;
-  /** @example "upload" */
-  kind: "upload" | "inline" | "connection";
+  /**
+   * `otlp`: the dataset's live stream of spans exported to POST /v1/traces (one run per dataset, running while it receives)
+   * @example "upload"
+   */
+  kind: "upload" | "inline" | "connection" | "otlp";
   /** @example "1c2cf2f5-dcc2-4610-b190-6e541af34b2c" */
   upload_id: string | null;
+}
+
+export interface InheritTraceDatasetRetentionParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
 }
 
 export interface InsertRowsParams {
@@ -6874,6 +6958,23 @@ export interface OpenAiChatTransportResponse {
   parameters: Record<string, any>;
 }
 
+export interface OtlpExportResponse {
+  partialSuccess?: OtlpPartialSuccess;
+}
+
+export interface OtlpPartialSuccess {
+  /**
+   * Why, with where to read the rejected spans and their payloads
+   * @example "2 spans rejected: invalid_id (2); the first, request 1, span 4: span_id is not 16 hex characters. GET /traces/runs/{run_id}/drops lists them with their payloads"
+   */
+  errorMessage: string;
+  /**
+   * Spans the service rejected (an int64, as a string in the OTLP JSON mapping)
+   * @example "2"
+   */
+  rejectedSpans: string;
+}
+
 export interface PairedComparisonDto {
   /** @example 0.84 */
   base_mean: number | null;
@@ -7509,6 +7610,35 @@ export interface PutSectionPromptRequest {
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
+}
+
+/** @example {"window_seconds":900,"max_spans":50000} */
+export interface PutTraceLiveSettingsRequest {
+  /**
+   * Spans a head version takes before it is sealed (1 .. 10,000,000; default 100,000)
+   * @min 1
+   * @max 10000000
+   * @example 50000
+   */
+  max_spans?: number;
+  /**
+   * Seconds a head version takes spans before it is sealed and the next one opens (10 s .. 30 days; default 3600)
+   * @min 10
+   * @max 2592000
+   * @example 900
+   */
+  window_seconds?: number;
+}
+
+/** @example {"retention_days":30} */
+export interface PutTraceRetentionRequest {
+  /**
+   * Days trace data is kept (1 .. 3650); null keeps it forever
+   * @min 1
+   * @max 3650
+   * @example 30
+   */
+  retention_days: number | null;
 }
 
 export interface PutTraceTagsRequest {
@@ -9712,6 +9842,15 @@ export interface SdkVersionsResponse {
   versions: SdkVersionInfo[];
 }
 
+export interface SealTraceLiveStreamParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  seal: string;
+}
+
 export interface SectionEdit {
   /**
    * The section to change
@@ -9801,6 +9940,22 @@ export interface SetMetricDefaultsRequest {
    * @minItems 1
    */
   defaults: MetricDefaultEntryDto[];
+}
+
+export interface SetTraceDatasetRetentionParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+}
+
+export interface SetTraceRetentionParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
 }
 
 export interface SetWorkspaceEmbeddingConfigParams {
@@ -9949,6 +10104,22 @@ export interface StopCustomOpRequest {
   reason?: string;
 }
 
+export interface StreamRunEventsParams {
+  /**
+   * Only events after this `seq` (poll with the last one you saw)
+   * @format int64
+   * @min 0
+   * @max 9007199254740991
+   * @example 42
+   */
+  after?: number;
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+}
+
 export interface SuggestedMetric {
   /**
    * What it measures and why it matters for this use case.
@@ -10085,6 +10256,35 @@ export interface SutTemplateList {
   items: SutTemplateDto[];
   /** @example 3 */
   total: number;
+}
+
+export interface SweepTraceRetentionParams {
+  sweep: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
+export interface SweptDataset {
+  /**
+   * Spans that started before this were deleted
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
+  cutoff: string;
+  /** @example "f0eef60d-4b04-4046-aa3a-779fe13e072d" */
+  dataset_id: string;
+  /** @example 7 */
+  retention_days: number;
+  /** @example 1180 */
+  spans_deleted: number;
+  /**
+   * Versions whose rows (and statistics) changed
+   * @example 2
+   */
+  versions_updated: number;
 }
 
 export interface TagTracesParams {
@@ -10911,6 +11111,66 @@ export interface TraceIngestRunResponse {
   workspace_id: string;
 }
 
+export interface TraceLiveStreamResponse {
+  /**
+   * When the stream began (its first span or setting); null before
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
+  created_at: string | null;
+  /** @example "f0eef60d-4b04-4046-aa3a-779fe13e072d" */
+  dataset_id: string;
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:06:00.000Z"
+   */
+  head_opened_at: string | null;
+  /**
+   * When the head is sealed by time (opened + window), unless it fills first
+   * @format date-time
+   * @example "2025-05-13T14:07:04.000Z"
+   */
+  head_seals_at: string | null;
+  /**
+   * Spans landed in the head so far
+   * @example 1180
+   */
+  head_spans: number;
+  /**
+   * The open head version spans land in (a candidate that grows); null between a seal and the next span
+   * @example "c126235b-f123-4f0a-83b8-ae22e7b83c4d"
+   */
+  head_version_id: string | null;
+  /** @example 7 */
+  head_version_number: number | null;
+  /**
+   * The stream's ingest run (GET /traces/runs/{run_id}: counts, drops); null until the first span or setting
+   * @example "d92aed34-d835-4276-b59e-0b2a492cade7"
+   */
+  ingest_run_id: string | null;
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:07:04.000Z"
+   */
+  last_landed_at: string | null;
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:07:04.000Z"
+   */
+  last_received_at: string | null;
+  /** @example 100000 */
+  max_spans: number;
+  /**
+   * Spans acknowledged to exporters and not landed yet
+   * @example 0
+   */
+  pending_spans: number;
+  /** @example 3600 */
+  window_seconds: number;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
+  workspace_id: string;
+}
+
 export interface TracePartition {
   /** @example "trace" */
   level: "trace";
@@ -10925,6 +11185,36 @@ export interface TracePartition {
   session_id: string | null;
   /** @example "4bf92f3577b34da6a3ce929d0e0e4736" */
   trace_id: string;
+}
+
+export interface TraceRetentionResponse {
+  datasets: DatasetRetentionItem[];
+  /**
+   * The workspace's default for trace datasets, uploads and landing payloads (null: kept forever)
+   * @example 30
+   */
+  retention_days: number | null;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
+  workspace_id: string;
+}
+
+export interface TraceRetentionSweepResponse {
+  datasets: SweptDataset[];
+  /**
+   * Inline landing bodies and dropped records' payloads cleared (their counts and reasons stay)
+   * @example 12
+   */
+  payloads_cleared: number;
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:07:04.000Z"
+   */
+  swept_at: string;
+  /**
+   * Trace uploads (and their files under DATA_DIR/trace-uploads) older than the workspace's retention
+   * @example 3
+   */
+  uploads_deleted: number;
 }
 
 export interface TraceSourceConnectionResponse {
@@ -13413,6 +13703,33 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description The workspace's trace retention: its default and the datasets with their own (viewers).
+     *
+     * @tags traces
+     * @name GetTraceRetention
+     * @summary The workspace's trace retention: its default and the datasets with their own (viewers)
+     * @request GET:/workspaces/{workspace_id}/trace-retention
+     * @secure
+     * @response `200` `TraceRetentionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getTraceRetention: (
+      { workspaceId }: GetTraceRetentionParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceRetentionResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/trace-retention`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description A workspace with the caller's role; carries an ETag for If-Match on PATCH.
      *
      * @tags workspaces
@@ -14021,6 +14338,39 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description Sets how many days the workspace keeps trace data (spans of datasets without their own setting, uploads, landing payloads); null keeps it forever (admins).
+     *
+     * @tags traces
+     * @name SetTraceRetention
+     * @summary Sets how many days the workspace keeps trace data (spans of datasets without their own setting, uploads, landing payloads); null keeps it forever (admins)
+     * @request PUT:/workspaces/{workspace_id}/trace-retention
+     * @secure
+     * @response `200` `TraceRetentionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    setTraceRetention: (
+      { workspaceId }: SetTraceRetentionParams,
+      data: PutTraceRetentionRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceRetentionResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/trace-retention`,
+        method: "PUT",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description How the workspace embeds text for clustering and similarity (admins). `local` needs no network. Honours If-Match.
      *
      * @tags workspaces
@@ -14083,6 +14433,36 @@ export class EvaluationWorkspaceClient<
         body: data,
         secure: true,
         type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Removes the workspace's expired trace data now, as the hourly sweep does, and says what went (admins).
+     *
+     * @tags traces
+     * @name SweepTraceRetention
+     * @summary Removes the workspace's expired trace data now, as the hourly sweep does, and says what went (admins)
+     * @request POST:/workspaces/{workspace_id}/trace-retention:sweep
+     * @secure
+     * @response `200` `TraceRetentionSweepResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    sweepTraceRetention: (
+      { workspaceId, sweep }: SweepTraceRetentionParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceRetentionSweepResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/trace-retention${sweep}`,
+        method: "POST",
+        secure: true,
         format: "json",
         ...params,
       }),
@@ -17827,6 +18207,34 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description The run's events live as Server-Sent Events (viewers): the backlog after `Last-Event-ID` (or `after`), then each event as it is written, by whichever process runs it; ends after the terminal state.
+     *
+     * @tags runs
+     * @name StreamRunEvents
+     * @summary The run's events live as Server-Sent Events (viewers): the backlog after `Last-Event-ID` (or `after`), then each event as it is written, by whichever process runs it; ends after the terminal state
+     * @request GET:/runs/{run_id}/events/stream
+     * @secure
+     * @response `200` `string` Server-Sent Events: one message per run event, `id: <seq>` (the stream position to resume from), `event: <type>`, `data: <the event as GET /runs/{run_id}/events lists it>`; a `: heartbeat` comment when idle. The stream ends after the event of the terminal state (succeeded, failed, cancelled), at once after the backlog when the run has ended.
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` too_many_event_streams: you hold RUN_EVENT_STREAMS_PER_USER streams on this process already; see Retry-After
+     * @response `503` `ProblemResponse` event_streams_exhausted: the process serves RUN_EVENT_STREAMS_MAX streams already; service_unavailable: the database does not answer. See Retry-After
+     */
+    streamRunEvents: (
+      { runId, ...query }: StreamRunEventsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<string, ProblemResponse>({
+        path: `/runs/${runId}/events/stream`,
+        method: "GET",
+        query: query,
+        secure: true,
+        ...params,
+      }),
+
+    /**
      * @description The outputs of an offline run, by row id (members): JSON `{results: [...]}` or JSON Lines (application/x-ndjson, one output object per line, scored at once); scoring is queued (202).
      *
      * @tags runs
@@ -18075,6 +18483,39 @@ export class EvaluationWorkspaceClient<
   };
   traces = {
     /**
+     * @description Sets how long (window_seconds) and how large (max_spans) a head version grows before it is sealed; creates the stream before its first span (members).
+     *
+     * @tags traces
+     * @name ConfigureTraceLiveStream
+     * @summary Sets how long (window_seconds) and how large (max_spans) a head version grows before it is sealed; creates the stream before its first span (members)
+     * @request PUT:/traces/datasets/{dataset_id}/live
+     * @secure
+     * @response `200` `TraceLiveStreamResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    configureTraceLiveStream: (
+      { datasetId }: ConfigureTraceLiveStreamParams,
+      data: PutTraceLiveSettingsRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceLiveStreamResponse, ProblemResponse>({
+        path: `/traces/datasets/${datasetId}/live`,
+        method: "PUT",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description Adds a source to pull traces from (members; naming a secret takes an admin): an OTLP file URL, a Langfuse-compatible or a Phoenix-compatible API.
      *
      * @tags traces
@@ -18206,6 +18647,33 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description The trace dataset's retention: its own, or its workspace's (viewers).
+     *
+     * @tags traces
+     * @name GetTraceDatasetRetention
+     * @summary The trace dataset's retention: its own, or its workspace's (viewers)
+     * @request GET:/traces/datasets/{dataset_id}/retention
+     * @secure
+     * @response `200` `DatasetTraceRetentionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getTraceDatasetRetention: (
+      { datasetId }: GetTraceDatasetRetentionParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetTraceRetentionResponse, ProblemResponse>({
+        path: `/traces/datasets/${datasetId}/retention`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description The version's ground truth: the newest set of expected outputs (or `number`), with every version number (viewers).
      *
      * @tags traces
@@ -18257,6 +18725,60 @@ export class EvaluationWorkspaceClient<
         method: "GET",
         secure: true,
         format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The live stream: open head version, when it seals, spans pending and landed; the defaults before the first span (viewers).
+     *
+     * @tags traces
+     * @name GetTraceLiveStream
+     * @summary The live stream: open head version, when it seals, spans pending and landed; the defaults before the first span (viewers)
+     * @request GET:/traces/datasets/{dataset_id}/live
+     * @secure
+     * @response `200` `TraceLiveStreamResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getTraceLiveStream: (
+      { datasetId }: GetTraceLiveStreamParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceLiveStreamResponse, ProblemResponse>({
+        path: `/traces/datasets/${datasetId}/live`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Drops the dataset's own retention: it follows its workspace's again (admins).
+     *
+     * @tags traces
+     * @name InheritTraceDatasetRetention
+     * @summary Drops the dataset's own retention: it follows its workspace's again (admins)
+     * @request DELETE:/traces/datasets/{dataset_id}/retention
+     * @secure
+     * @response `204` `void` The dataset follows its workspace's retention
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    inheritTraceDatasetRetention: (
+      { datasetId }: InheritTraceDatasetRetentionParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/traces/datasets/${datasetId}/retention`,
+        method: "DELETE",
+        secure: true,
         ...params,
       }),
 
@@ -18473,6 +18995,69 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description Seals the open head version now (its statistics and enrichment are computed); the next span opens a new one. Nothing to seal is not an error (members).
+     *
+     * @tags traces
+     * @name SealTraceLiveStream
+     * @summary Seals the open head version now (its statistics and enrichment are computed); the next span opens a new one
+     * @request POST:/traces/datasets/{dataset_id}/live:seal
+     * @secure
+     * @response `200` `TraceLiveStreamResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    sealTraceLiveStream: (
+      { datasetId, seal }: SealTraceLiveStreamParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceLiveStreamResponse, ProblemResponse>({
+        path: `/traces/datasets/${datasetId}/live${seal}`,
+        method: "POST",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Sets the trace dataset's own retention over the workspace's; null keeps its spans forever (admins).
+     *
+     * @tags traces
+     * @name SetTraceDatasetRetention
+     * @summary Sets the trace dataset's own retention over the workspace's; null keeps its spans forever (admins)
+     * @request PUT:/traces/datasets/{dataset_id}/retention
+     * @secure
+     * @response `200` `DatasetTraceRetentionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    setTraceDatasetRetention: (
+      { datasetId }: SetTraceDatasetRetentionParams,
+      data: PutTraceRetentionRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<DatasetTraceRetentionResponse, ProblemResponse>({
+        path: `/traces/datasets/${datasetId}/retention`,
+        method: "PUT",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description Uploads a trace file (multipart, part `file`; streamed to disk, at most UPLOAD_MAX_BYTES) to detect and land (members).
      *
      * @tags traces
@@ -18502,6 +19087,40 @@ export class EvaluationWorkspaceClient<
         body: data,
         secure: true,
         type: ContentType.FormData,
+        format: "json",
+        ...params,
+      }),
+  };
+  v1 = {
+    /**
+     * @description Receives an OTLP/HTTP trace export (binary protobuf or OTLP JSON, gzip or not) into trace datasets: the `x-ews-dataset` header names the dataset, else each resource's `service.name` does (created as a trace dataset on first use). Authenticated by an API key (its workspace is the target) or a user's token with `x-ews-workspace`. The spans are durable when this answers 200, and land in the dataset's open head version within moments; an exporter's retry never lands a span twice (members).
+     *
+     * @tags traces
+     * @name ExportOtlpTraces
+     * @summary Receives an OTLP/HTTP trace export (binary protobuf or OTLP JSON, gzip or not) into trace datasets: the `x-ews-dataset` header names the dataset, else each resource's `service.name` does (created as a trace dataset on first use)
+     * @request POST:/v1/traces
+     * @secure
+     * @response `200` `File` An ExportTraceServiceResponse in the request's encoding; `partialSuccess` counts the spans rejected and says why
+     * @response `400` `ProblemResponse` otlp_body_undecodable, otlp_dataset_header_invalid, trace_dataset_invalid (the name is a test-case dataset's), validation_failed (x-ews-workspace missing or not a UUID with a user's token). A protobuf request gets a google.rpc.Status (application/x-protobuf) instead
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the API key's workspace (with a user's token: the workspace in header x-ews-workspace)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` payload_too_large: over OTLP_MAX_BYTES once decompressed
+     * @response `415` `ProblemResponse` unsupported_media_type: a Content-Type other than application/x-protobuf or application/json, or a Content-Encoding other than gzip or deflate
+     * @response `429` `ProblemResponse` otlp_backpressure: the dataset has more acknowledged spans landing than OTLP_MAX_PENDING_SPANS; retry after Retry-After seconds
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    exportOtlpTraces: (
+      data: ExportOtlpTracesPayload,
+      params: RequestParams = {},
+    ) =>
+      this.request<File, ProblemResponse>({
+        path: `/v1/traces`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
         format: "json",
         ...params,
       }),

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { TAG_PATTERN } from '../../../../libs/common/labelled-record.dto.js';
@@ -136,6 +136,9 @@ export class EventsQuery {
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000)
   limit?: number;
 }
+
+/** The live stream's cursor: only `after` (a `Last-Event-ID` header, which an EventSource sends when it reconnects, wins over it). */
+export class EventStreamQuery extends PickType(EventsQuery, ['after'] as const) {}
 
 export class RunMetricView {
   @ApiProperty({ example: EXAMPLE_NAME.metricConfig })

@@ -7,7 +7,7 @@ import { CONVENTIONS, DROP_REASONS } from '../../../../libs/traces/span.types.js
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME, EXAMPLE_TRACE } from '../../../../libs/common/openapi-examples.js';
 
 /** An OTLP/JSON ExportTraceServiceRequest of the examples: one LLM span of support-bot. */
-const EXAMPLE_OTLP_REQUEST = { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'support-bot' } }] }, scopeSpans: [{ spans: [{ traceId: EXAMPLE_TRACE.trace, spanId: EXAMPLE_TRACE.span, name: 'ChatCompletion', kind: 3, startTimeUnixNano: '1747145160000000000', endTimeUnixNano: '1747145161040000000', attributes: [{ key: 'openinference.span.kind', value: { stringValue: 'LLM' } }, { key: 'llm.model_name', value: { stringValue: 'gpt-4o-mini' } }] }] }] }] };
+export const EXAMPLE_OTLP_REQUEST = { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'support-bot' } }] }, scopeSpans: [{ spans: [{ traceId: EXAMPLE_TRACE.trace, spanId: EXAMPLE_TRACE.span, name: 'ChatCompletion', kind: 3, startTimeUnixNano: '1747145160000000000', endTimeUnixNano: '1747145161040000000', attributes: [{ key: 'openinference.span.kind', value: { stringValue: 'LLM' } }, { key: 'llm.model_name', value: { stringValue: 'gpt-4o-mini' } }] }] }] }] };
 
 const present = (_: object, value: unknown) => value !== undefined;
 const OPEN = { type: 'object', additionalProperties: true } as const;
@@ -295,8 +295,9 @@ export class TraceConventionDetectionResponse {
 }
 
 class IngestSourceDto {
-  @ApiProperty({ enum: ['upload', 'inline', 'connection'], example: 'upload' })
-  kind: 'upload' | 'inline' | 'connection';
+  /** `otlp`: the dataset's live stream of spans exported to POST /v1/traces (one run per dataset, running while it receives) */
+  @ApiProperty({ enum: ['upload', 'inline', 'connection', 'otlp'], example: 'upload' })
+  kind: 'upload' | 'inline' | 'connection' | 'otlp';
   @ApiProperty({ example: EXAMPLE_ID.traceUpload })
   upload_id: string | null;
   @ApiProperty({ example: null })
@@ -304,7 +305,7 @@ class IngestSourceDto {
 }
 
 class IngestCountsDto {
-  /** Spans and records read (received = landed + deduplicated + dropped) */
+  /** Spans and records read (received = landed + deduplicated + dropped + pending) */
   @ApiProperty({ example: 1207 })
   received: number;
   /** New spans written to the version */
@@ -316,6 +317,9 @@ class IngestCountsDto {
   /** Records that could not be normalised: see /drops */
   @ApiProperty({ example: 3 })
   dropped: number;
+  /** Spans acknowledged and not landed yet: only a live stream (`source.kind: otlp`) has any */
+  @ApiProperty({ example: 0 })
+  pending: number;
 }
 
 export class TraceIngestRunResponse {

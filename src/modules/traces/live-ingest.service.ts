@@ -1,0 +1,127 @@
+import { Injectable } from '@nestjs/common';
+import type { Principal } from '../../../libs/auth/roles.js';
+import { DomainError } from '../../../libs/common/domain-error.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import { JobQueue } from '../../../libs/queue/job-queue.service.js';
+import { normaliseSpan } from '../../../libs/traces/conventions.js';
+import type { ReadItem } from '../../../libs/traces/readers.js';
+import type { CanonicalSpan, Drop } from '../../../libs/traces/span.types.js';
+import { AppConfig } from '../../config/app-config.js';
+import { spanRowId, TraceDatasets } from './trace-landing.js';
+import { jsonbText } from './jsonb.js';
+import { TRACE_LIVE_LAND_JOB } from './live-jobs.js';
+import { LiveRepository } from './live.repository.js';
+import { TraceErrors } from './traces.errors.js';
+import { TracesRepository } from './traces.repository.js';
+
+/** Spans without a `service.name` (and without the dataset header) land in the dataset of this name: what OpenTelemetry SDKs report for an unnamed service. */
+export const UNKNOWN_SERVICE = 'unknown_service';
+/** Seconds an exporter is told to wait (Retry-After) when a dataset's pending spans are over OTLP_MAX_PENDING_SPANS. */
+export const BACKPRESSURE_RETRY_SECONDS = 5;
+
+export interface ExportOutcome {
+  accepted: number;
+  rejected: number;
+  message: string;
+}
+
+/**
+ * The acknowledging half of live landing: an OTLP export's spans are normalised, grouped by
+ * their trace dataset (the `x-ews-dataset` header, else the resource's `service.name`, created
+ * as a trace dataset on first use), and written to the dataset's inbox with the export's drops
+ * and counters in one transaction, committed before the exporter is answered, so an
+ * acknowledged span survives a crash. A landing job moves them into the dataset's open head
+ * version (LiveLanding).
+ */
+@Injectable()
+export class LiveIngestService {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly live: LiveRepository,
+    private readonly traces: TracesRepository,
+    private readonly traceDatasets: TraceDatasets,
+    private readonly queue: JobQueue,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  async export(caller: Principal, workspaceId: string, datasetName: string | undefined, items: ReadItem[]): Promise<ExportOutcome> {
+    const byDataset = new Map<string, { spans: CanonicalSpan[]; drops: Drop[] }>();
+    const group = (name: string) => {
+      let entry = byDataset.get(name);
+      if (!entry) byDataset.set(name, (entry = { spans: [], drops: [] }));
+      return entry;
+    };
+    const drops: Drop[] = [];
+    for (const item of items) {
+      const result = 'drop' in item ? { ok: false as const, drop: item.drop } : normaliseSpan(item.span, 'auto', { keepUnmapped: true });
+      if (result.ok) group(datasetName ?? (result.span.service_name || UNKNOWN_SERVICE)).spans.push(result.span);
+      else drops.push(result.drop);
+    }
+    // Drops are kept with the header's dataset, else with the first dataset this export writes to.
+    if (drops.length) group(datasetName ?? byDataset.keys().next().value ?? UNKNOWN_SERVICE).drops.push(...drops);
+    if (!byDataset.size) return { accepted: 0, rejected: 0, message: '' };
+
+    const datasets = new Map<string, string>();
+    for (const name of [...byDataset.keys()].sort()) {
+      const id = await this.transactions.run(() => this.traceDatasets.findOrCreate(workspaceId, name, caller.userId, 'Live spans received over OTLP'));
+      if (!id) throw new DomainError(TraceErrors.trace_dataset_invalid, `"${name}" is a test-case dataset of the workspace; name a trace dataset in the x-ews-dataset header (or a new name: it is created as a trace dataset)`, { dataset_name: name });
+      datasets.set(name, id);
+    }
+    for (const [name, entry] of byDataset) {
+      const stream = await this.live.find(datasets.get(name)!);
+      if (stream && entry.spans.length && stream.pending + entry.spans.length > this.config.env.OTLP_MAX_PENDING_SPANS) {
+        throw new DomainError(
+          TraceErrors.otlp_backpressure,
+          `Dataset "${name}" has ${stream.pending} acknowledged spans still landing (at most ${this.config.env.OTLP_MAX_PENDING_SPANS}); retry in ${BACKPRESSURE_RETRY_SECONDS} s`,
+          { dataset_id: stream.dataset_id, pending_spans: stream.pending, retry_after_seconds: BACKPRESSURE_RETRY_SECONDS },
+          { 'Retry-After': String(BACKPRESSURE_RETRY_SECONDS) },
+        );
+      }
+    }
+
+    let dropsRunId = '';
+    await this.transactions.run(async () => {
+      // Streams are locked in dataset-id order, so two exports to the same datasets never wait on each other in a cycle.
+      for (const [name, entry] of [...byDataset].sort(([a], [b]) => datasets.get(a)!.localeCompare(datasets.get(b)!))) {
+        const datasetId = datasets.get(name)!;
+        const stream = await this.live.findOrCreate(datasetId, workspaceId, caller.userId);
+        if (entry.drops.length) dropsRunId = stream.ingest_run_id;
+        const added = await this.live.enqueueSpans(
+          datasetId,
+          entry.spans.map((span) => ({ row_id: spanRowId(datasetId, span.trace_id, span.span_id), data: jsonbText(span) })),
+        );
+        const { wasQueued } = await this.live.noteReceived(datasetId, added);
+        const dropReasons: Record<string, number> = {};
+        for (const drop of entry.drops) dropReasons[drop.reason] = (dropReasons[drop.reason] ?? 0) + 1;
+        const conventions: Record<string, number> = {};
+        for (const span of entry.spans) conventions[span.convention] = (conventions[span.convention] ?? 0) + 1;
+        const { droppedBefore } = await this.live.addRunCounts(stream.ingest_run_id, {
+          received: entry.spans.length + entry.drops.length,
+          // Spans already waiting in the inbox (an exporter retrying a batch it was not answered for) are duplicates now; spans already landed are counted when the landing meets them.
+          deduplicated: entry.spans.length - added,
+          dropped: entry.drops.length,
+          dropReasons,
+          conventions,
+        });
+        await this.traces.appendDrops(
+          entry.drops.map((drop, i) => ({ workspace_id: workspaceId, run_id: stream.ingest_run_id, dataset_id: datasetId, ordinal: droppedBefore + i + 1, reason: drop.reason, detail: drop.detail, source_ref: drop.source_ref, payload: drop.payload })),
+        );
+        if (added > 0 && !wasQueued) {
+          await this.queue.enqueue({ type: TRACE_LIVE_LAND_JOB, payload: { dataset_id: datasetId }, workspaceId, targetType: 'dataset', targetId: datasetId, createdBy: caller.userId });
+        }
+      }
+    });
+
+    const accepted = [...byDataset.values()].reduce((n, e) => n + e.spans.length, 0);
+    if (!drops.length) return { accepted, rejected: 0, message: '' };
+    const reasons = Object.entries(drops.reduce<Record<string, number>>((acc, d) => ((acc[d.reason] = (acc[d.reason] ?? 0) + 1), acc), {}))
+      .map(([reason, n]) => `${reason} (${n})`)
+      .join(', ');
+    const first = drops[0];
+    return {
+      accepted,
+      rejected: drops.length,
+      message: `${drops.length} span${drops.length === 1 ? '' : 's'} rejected: ${reasons}; the first, ${first.source_ref}: ${first.detail}. GET /traces/runs/${dropsRunId}/drops lists them with their payloads`,
+    };
+  }
+}

@@ -1,0 +1,157 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
+import { JobQueue } from '../../../libs/queue/job-queue.service.js';
+import type { Job, JobContext } from '../../../libs/queue/job.types.js';
+import type { CanonicalSpan } from '../../../libs/traces/span.types.js';
+import { DatasetsRepository } from '../datasets/datasets.repository.js';
+import { DatasetsService } from '../datasets/datasets.service.js';
+import type { DatasetEntity } from '../datasets/entities/dataset.entity.js';
+import type { DatasetVersionEntity } from '../datasets/entities/dataset-version.entity.js';
+import { TRACE_LIVE_LAND_JOB, TRACE_LIVE_SEAL_JOB } from './live-jobs.js';
+import { LiveRepository, type LiveStreamRow } from './live.repository.js';
+import { SPAN_COLUMNS, TRACE_MAPPING, TraceLanding } from './trace-landing.js';
+
+/** Spans one landing transaction moves from the inbox: bounded, so other writers to the dataset wait at most one batch. */
+export const LIVE_LAND_BATCH = 5000;
+
+/**
+ * The landing half of live landing. Acknowledged spans wait in the dataset's inbox; this job
+ * moves them, a bounded batch per transaction, into the dataset's **open head**: a candidate
+ * version that grows with each batch. The head is sealed (its statistics computed, its
+ * enrichment queued) and a new one opened when it is older than the stream's window, holds
+ * `max_spans`, was promoted, or another version of the dataset was made after it; a delayed job
+ * seals an idle head when its window ends. One landing job per dataset runs at a time
+ * (`land_queued`); exports that arrive meanwhile are taken by the same job.
+ */
+@Injectable()
+export class LiveLanding {
+  private readonly logger = new Logger('LiveLanding');
+
+  constructor(
+    private readonly live: LiveRepository,
+    private readonly datasets: DatasetsRepository,
+    private readonly datasetsService: DatasetsService,
+    private readonly landing: TraceLanding,
+    private readonly queue: JobQueue,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  @JobHandler(TRACE_LIVE_LAND_JOB, { maxAttempts: 5 })
+  async land({ payload, signal, progress }: JobContext<{ dataset_id: string }>): Promise<{ taken: number; landed: number }> {
+    let taken = 0;
+    let landed = 0;
+    for (;;) {
+      const batch = await this.transactions.run(() => this.landBatch(payload.dataset_id));
+      taken += batch.taken;
+      landed += batch.landed;
+      if (batch.taken) await progress({ taken, landed });
+      signal.throwIfAborted();
+      if (batch.taken === LIVE_LAND_BATCH) continue;
+      // Spans acknowledged while this batch landed are taken by this job too; otherwise the next export queues a new one.
+      if (!(await this.transactions.run(() => this.live.releaseOrRetake(payload.dataset_id)))) return { taken, landed };
+    }
+  }
+
+  @OnJobSettled(TRACE_LIVE_LAND_JOB)
+  async onLandSettled(job: Job<{ dataset_id: string }>): Promise<void> {
+    if (job.status === 'succeeded') return;
+    // A landing that failed for good gives up its claim: the spans stay in the inbox and the next export queues a new landing.
+    this.logger.warn(`live landing of dataset ${job.payload.dataset_id} ${job.status}: ${job.error?.message ?? ''}`);
+    await this.transactions.run(() => this.live.releaseOrRetake(job.payload.dataset_id).then(async (again) => {
+      if (again) await this.queue.enqueue({ type: TRACE_LIVE_LAND_JOB, payload: { dataset_id: job.payload.dataset_id }, workspaceId: job.workspaceId, targetType: 'dataset', targetId: job.payload.dataset_id, createdBy: job.createdBy, runAfter: new Date(Date.now() + 30_000) });
+    }));
+  }
+
+  /** Seals the head a window ago opened, if it is still the open one (an export or a manual seal may have sealed it since). */
+  @JobHandler(TRACE_LIVE_SEAL_JOB, { maxAttempts: 5 })
+  async sealExpired({ payload }: JobContext<{ dataset_id: string; version_id: string }>): Promise<{ sealed: boolean }> {
+    return this.transactions.run(async () => {
+      const dataset = await this.datasets.findForUpdate(payload.dataset_id);
+      const stream = dataset ? await this.live.find(dataset.id, true) : null;
+      if (!dataset || !stream || stream.head_version_id !== payload.version_id) return { sealed: false };
+      const due = stream.head_opened_at ? stream.head_opened_at.getTime() + stream.window_seconds * 1000 : 0;
+      if (due > Date.now()) {
+        // The window was lengthened since: come back when it ends.
+        await this.scheduleSeal(dataset, stream.head_version_id, new Date(due));
+        return { sealed: false };
+      }
+      await this.seal(dataset, stream);
+      return { sealed: true };
+    });
+  }
+
+  /** Seals the dataset's open head now (POST /traces/datasets/{id}/live:seal); inside the caller's unit of work. */
+  async sealNow(datasetId: string): Promise<string | null> {
+    const dataset = await this.datasets.findForUpdate(datasetId);
+    const stream = dataset ? await this.live.find(datasetId, true) : null;
+    if (!dataset || !stream?.head_version_id) return null;
+    const sealed = stream.head_version_id;
+    await this.seal(dataset, stream);
+    return sealed;
+  }
+
+  /** One bounded batch from the inbox into the open head (opened here when there is none that may grow). */
+  private async landBatch(datasetId: string): Promise<{ taken: number; landed: number }> {
+    const dataset = await this.datasets.findForUpdate(datasetId);
+    const stream = dataset ? await this.live.find(datasetId, true) : null;
+    if (!dataset || !stream) return { taken: 0, landed: 0 };
+    let head = stream.head_version_id ? await this.datasets.findVersionById(stream.head_version_id) : null;
+    if (head && !this.mayGrow(dataset, stream, head)) {
+      await this.seal(dataset, stream);
+      head = null;
+    }
+    const number = head ? head.number : dataset.latestVersion + 1;
+    const room = head ? stream.max_spans - stream.head_spans : stream.max_spans;
+    const { taken, landed } = await this.live.moveSpans(dataset.id, Math.min(LIVE_LAND_BATCH, room), number, dataset.nextOrdinal);
+    if (!taken) return { taken, landed };
+    let versionId = head?.id ?? null;
+    if (landed > 0) {
+      if (head) {
+        await this.live.addVersionRows(head.id, landed);
+        await this.live.setHead(dataset.id, { versionId: head.id, spans: stream.head_spans + landed, opened: false });
+      } else {
+        const previous = dataset.latestVersion ? await this.datasets.findVersionByNumber(dataset.id, dataset.latestVersion) : null;
+        const columns = [...SPAN_COLUMNS.map(String), ...(previous?.columns.map((c) => c.name).filter((c) => !SPAN_COLUMNS.includes(c as keyof CanonicalSpan)) ?? [])];
+        const version = await this.datasetsService.createVersion(
+          dataset,
+          number,
+          columns,
+          { source: 'landed', message: `Live spans (OTLP) from ${new Date().toISOString()}`, changes: { inserted: landed, updated: 0, deleted: 0 } },
+          stream.created_by,
+        );
+        if (!Object.keys(version.mapping).length) {
+          version.mapping = { ...TRACE_MAPPING };
+          await this.datasets.saveVersion(version);
+        }
+        await this.datasets.setCounters(dataset.id, { latestVersion: number });
+        await this.live.setHead(dataset.id, { versionId: version.id, spans: landed, opened: true });
+        await this.scheduleSeal(dataset, version.id, new Date(Date.now() + stream.window_seconds * 1000));
+        versionId = version.id;
+      }
+    }
+    await this.datasets.setCounters(dataset.id, { nextOrdinal: dataset.nextOrdinal + taken });
+    await this.live.noteLanded(dataset.id, taken);
+    await this.live.addRunCounts(stream.ingest_run_id, { landed, deduplicated: taken - landed }, versionId ?? undefined);
+    return { taken, landed };
+  }
+
+  /** Whether the open head may take more spans: still a candidate, still the newest version, inside its window and under its size. */
+  private mayGrow(dataset: DatasetEntity, stream: LiveStreamRow, head: DatasetVersionEntity): boolean {
+    const age = stream.head_opened_at ? Date.now() - stream.head_opened_at.getTime() : 0;
+    return head.state === 'candidate' && head.number === dataset.latestVersion && age < stream.window_seconds * 1000 && stream.head_spans < stream.max_spans;
+  }
+
+  /** Ends the open head: its statistics are computed from its rows, its enrichment is queued, and the next batch opens a new head. */
+  private async seal(dataset: DatasetEntity, stream: LiveStreamRow): Promise<void> {
+    const head = stream.head_version_id ? await this.datasets.findVersionById(stream.head_version_id) : null;
+    await this.live.setHead(dataset.id, { versionId: null, spans: 0, opened: false });
+    if (!head) return;
+    await this.datasetsService.restat(head);
+    await this.landing.queueEnrichment(dataset.workspaceId, dataset.id, head.id, stream.created_by);
+  }
+
+  private async scheduleSeal(dataset: DatasetEntity, versionId: string, at: Date): Promise<void> {
+    await this.queue.enqueue({ type: TRACE_LIVE_SEAL_JOB, payload: { dataset_id: dataset.id, version_id: versionId }, workspaceId: dataset.workspaceId, targetType: 'dataset', targetId: dataset.id, runAfter: at });
+  }
+}

@@ -1,0 +1,99 @@
+import { Injectable } from '@nestjs/common';
+import { AuditService } from '../../../libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
+import { DomainError } from '../../../libs/common/domain-error.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import { DatasetsRepository } from '../datasets/datasets.repository.js';
+import { DatasetsService } from '../datasets/datasets.service.js';
+import { LIVE_MAX_SPANS, LIVE_WINDOW_SECONDS, type PutTraceLiveSettingsRequest, type TraceLiveStreamResponse } from './dto/live.dto.js';
+import { LiveLanding } from './live-landing.js';
+import { LiveRepository, type LiveStreamRow } from './live.repository.js';
+import { TraceErrors } from './traces.errors.js';
+
+/** A trace dataset's live stream as users see and set it: the open head, its window and size, pending spans. */
+@Injectable()
+export class LiveStreamsService {
+  constructor(
+    private readonly live: LiveRepository,
+    private readonly landing: LiveLanding,
+    private readonly datasets: DatasetsService,
+    private readonly datasetRows: DatasetsRepository,
+    private readonly audit: AuditService,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  async get(access: WorkspaceAccess, datasetId: string): Promise<TraceLiveStreamResponse> {
+    await this.requireTraceDataset(access, datasetId);
+    const stream = await this.live.find(datasetId);
+    return stream ? this.toResponse(stream) : this.idle(access, datasetId);
+  }
+
+  async configure(access: WorkspaceAccess, datasetId: string, body: PutTraceLiveSettingsRequest, caller: Principal): Promise<TraceLiveStreamResponse> {
+    const stream = await this.transactions.run(async () => {
+      await this.requireTraceDataset(access, datasetId);
+      await this.live.findOrCreate(datasetId, access.workspaceId, caller.userId);
+      await this.live.updateSettings(datasetId, body);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'trace_live.configured', targetType: 'dataset', targetId: datasetId, details: { ...body } });
+      return (await this.live.find(datasetId))!;
+    });
+    return this.toResponse(stream);
+  }
+
+  /** Seals the open head now: the next span opens a new version. */
+  async seal(access: WorkspaceAccess, datasetId: string, caller: Principal): Promise<TraceLiveStreamResponse> {
+    const stream = await this.transactions.run(async () => {
+      await this.requireTraceDataset(access, datasetId);
+      if (!(await this.live.find(datasetId))) return null;
+      const sealed = await this.landing.sealNow(datasetId);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'trace_live.sealed', targetType: 'dataset', targetId: datasetId, details: { version_id: sealed } });
+      return (await this.live.find(datasetId))!;
+    });
+    // A dataset that never received a span has nothing to seal.
+    return stream ? this.toResponse(stream) : this.idle(access, datasetId);
+  }
+
+  /** A trace dataset that has received no span over OTLP and has no settings: the defaults it would stream with. */
+  private idle(access: WorkspaceAccess, datasetId: string): TraceLiveStreamResponse {
+    return {
+      dataset_id: datasetId,
+      workspace_id: access.workspaceId,
+      ingest_run_id: null,
+      head_version_id: null,
+      head_version_number: null,
+      head_opened_at: null,
+      head_seals_at: null,
+      head_spans: 0,
+      window_seconds: LIVE_WINDOW_SECONDS.default,
+      max_spans: LIVE_MAX_SPANS.default,
+      pending_spans: 0,
+      last_received_at: null,
+      last_landed_at: null,
+      created_at: null,
+    };
+  }
+
+  private async requireTraceDataset(access: WorkspaceAccess, datasetId: string): Promise<void> {
+    const dataset = await this.datasets.require(access, datasetId);
+    if (dataset.kind !== 'traces') throw new DomainError(TraceErrors.trace_dataset_invalid, `Dataset ${datasetId} is a test-case dataset; live streams belong to trace datasets`, { field: 'dataset_id' });
+  }
+
+  private async toResponse(stream: LiveStreamRow): Promise<TraceLiveStreamResponse> {
+    const head = stream.head_version_id ? await this.datasetRows.findVersionById(stream.head_version_id) : null;
+    return {
+      dataset_id: stream.dataset_id,
+      workspace_id: stream.workspace_id,
+      ingest_run_id: stream.ingest_run_id,
+      head_version_id: stream.head_version_id,
+      head_version_number: head?.number ?? null,
+      head_opened_at: stream.head_opened_at,
+      head_seals_at: stream.head_opened_at ? new Date(stream.head_opened_at.getTime() + stream.window_seconds * 1000) : null,
+      head_spans: stream.head_spans,
+      window_seconds: stream.window_seconds,
+      max_spans: stream.max_spans,
+      pending_spans: stream.pending,
+      last_received_at: stream.last_received_at,
+      last_landed_at: stream.last_landed_at,
+      created_at: stream.created_at,
+    };
+  }
+}

@@ -1,0 +1,192 @@
+import { Injectable } from '@nestjs/common';
+import { Db } from '../../../libs/database/unit-of-work.js';
+
+/** A dataset's live stream: where OTLP exports land, the open head version and its sealing window. */
+export interface LiveStreamRow {
+  dataset_id: string;
+  workspace_id: string;
+  ingest_run_id: string;
+  head_version_id: string | null;
+  head_opened_at: Date | null;
+  head_spans: number;
+  window_seconds: number;
+  max_spans: number;
+  pending: number;
+  land_queued: boolean;
+  last_received_at: Date | null;
+  last_landed_at: Date | null;
+  created_by: string | null;
+  created_at: Date;
+}
+
+/** One acknowledged span waiting to land. */
+export interface InboxSpan {
+  row_id: string;
+  data: string;
+}
+
+const STREAM_COLUMNS =
+  'dataset_id, workspace_id, ingest_run_id, head_version_id, head_opened_at, head_spans, window_seconds, max_spans, pending, land_queued, last_received_at, last_landed_at, created_by, created_at';
+
+/** Counters one export or one landing batch adds to the stream's ingest run. */
+export interface RunCounts {
+  received?: number;
+  landed?: number;
+  deduplicated?: number;
+  dropped?: number;
+  dropReasons?: Record<string, number>;
+  conventions?: Record<string, number>;
+}
+
+/** `trace_live_streams` and `trace_inbox`: queries only. */
+@Injectable()
+export class LiveRepository {
+  constructor(private readonly db: Db) {}
+
+  async find(datasetId: string, forUpdate = false): Promise<LiveStreamRow | null> {
+    return (await this.db.query(`SELECT ${STREAM_COLUMNS} FROM trace_live_streams WHERE dataset_id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [datasetId]))[0] ?? null;
+  }
+
+  /** The dataset's stream, created (with its ingest run) on first use; concurrent first uses create one. */
+  async findOrCreate(datasetId: string, workspaceId: string, createdBy: string | null): Promise<LiveStreamRow> {
+    const existing = await this.find(datasetId);
+    if (existing) return existing;
+    await this.db.lock(`trace-live:${datasetId}`);
+    const raced = await this.find(datasetId);
+    if (raced) return raced;
+    const [run]: Array<{ id: string }> = await this.db.query(
+      `INSERT INTO trace_ingest_runs (workspace_id, dataset_id, source_kind, options, state, created_by, started_at)
+       VALUES ($1, $2, 'otlp', $3, 'running', $4, now()) RETURNING id`,
+      [workspaceId, datasetId, JSON.stringify({ dataset_id: datasetId, convention: 'auto', keep_unmapped: true }), createdBy],
+    );
+    const [row] = await this.db.query(
+      `INSERT INTO trace_live_streams (dataset_id, workspace_id, ingest_run_id, created_by) VALUES ($1, $2, $3, $4) RETURNING ${STREAM_COLUMNS}`,
+      [datasetId, workspaceId, run.id, createdBy],
+    );
+    return row;
+  }
+
+  async updateSettings(datasetId: string, settings: { window_seconds?: number; max_spans?: number }): Promise<void> {
+    await this.db.query(
+      'UPDATE trace_live_streams SET window_seconds = COALESCE($2, window_seconds), max_spans = COALESCE($3, max_spans), updated_at = now() WHERE dataset_id = $1',
+      [datasetId, settings.window_seconds ?? null, settings.max_spans ?? null],
+    );
+  }
+
+  /** Acknowledged spans into the inbox; a span the inbox already holds (an exporter's retry) is not added again. Returns how many were new. */
+  async enqueueSpans(datasetId: string, spans: InboxSpan[]): Promise<number> {
+    if (!spans.length) return 0;
+    const [{ added }]: Array<{ added: number }> = await this.db.query(
+      `WITH added AS (
+         INSERT INTO trace_inbox (dataset_id, row_id, data)
+         SELECT $1, s.row_id, s.data FROM unnest($2::uuid[], $3::jsonb[]) WITH ORDINALITY AS s(row_id, data, n) ORDER BY s.n
+         ON CONFLICT (dataset_id, row_id) DO NOTHING RETURNING 1
+       ) SELECT count(*)::int AS added FROM added`,
+      [datasetId, spans.map((s) => s.row_id), spans.map((s) => s.data)],
+    );
+    return added;
+  }
+
+  // UPDATE ... RETURNING is read through a CTE: TypeORM answers a bare one as [rows, affected].
+
+  /**
+   * After an export: adds to the pending count and marks a landing as queued. Answers whether one
+   * was queued already (then the caller queues none: the running landing takes these spans too).
+   */
+  async noteReceived(datasetId: string, added: number): Promise<{ wasQueued: boolean }> {
+    const [row]: Array<{ was_queued: boolean }> = await this.db.query(
+      `WITH old AS (SELECT land_queued FROM trace_live_streams WHERE dataset_id = $1 FOR UPDATE), changed AS (
+         UPDATE trace_live_streams s SET pending = s.pending + $2, last_received_at = now(), land_queued = s.land_queued OR $2 > 0, updated_at = now()
+           FROM old WHERE s.dataset_id = $1 RETURNING old.land_queued AS was_queued
+       ) SELECT was_queued FROM changed`,
+      [datasetId, added],
+    );
+    return { wasQueued: row?.was_queued ?? false };
+  }
+
+  async hasSpans(datasetId: string): Promise<boolean> {
+    return (await this.db.query('SELECT 1 FROM trace_inbox WHERE dataset_id = $1 LIMIT 1', [datasetId])).length > 0;
+  }
+
+  /** Ends a landing's claim on the stream; answers whether spans arrived meanwhile and the claim was taken again for them. */
+  async releaseOrRetake(datasetId: string): Promise<boolean> {
+    // Lock first, then look: an export holding the lock commits its spans before this statement's
+    // snapshot is taken, so they are seen (a lock waited for inside the UPDATE would not refresh
+    // the EXISTS below, and the export, seeing a landing queued, would queue none: spans stranded).
+    await this.db.query('SELECT 1 FROM trace_live_streams WHERE dataset_id = $1 FOR UPDATE', [datasetId]);
+    const [row]: Array<{ land_queued: boolean }> = await this.db.query(
+      `WITH changed AS (
+         UPDATE trace_live_streams SET land_queued = EXISTS (SELECT 1 FROM trace_inbox WHERE dataset_id = $1), updated_at = now() WHERE dataset_id = $1 RETURNING land_queued
+       ) SELECT land_queued FROM changed`,
+      [datasetId],
+    );
+    return row?.land_queued ?? false;
+  }
+
+  async setHead(datasetId: string, head: { versionId: string | null; spans: number; opened: boolean }): Promise<void> {
+    await this.db.query(
+      `UPDATE trace_live_streams SET head_version_id = $2, head_spans = $3, head_opened_at = CASE WHEN $4 THEN now() WHEN $2::uuid IS NULL THEN NULL ELSE head_opened_at END, updated_at = now() WHERE dataset_id = $1`,
+      [datasetId, head.versionId, head.spans, head.opened],
+    );
+  }
+
+  async noteLanded(datasetId: string, taken: number): Promise<void> {
+    await this.db.query('UPDATE trace_live_streams SET pending = GREATEST(pending - $2, 0), last_landed_at = now(), updated_at = now() WHERE dataset_id = $1', [datasetId, taken]);
+  }
+
+  /**
+   * Adds to the stream's ingest run's counters (the per-reason and per-convention counts are
+   * summed key by key) and answers the drop count before this addition (drop ordinals follow it).
+   */
+  async addRunCounts(runId: string, counts: RunCounts, versionId?: string | null): Promise<{ droppedBefore: number }> {
+    const [row]: Array<{ dropped: number }> = await this.db.query(
+      `WITH changed AS (UPDATE trace_ingest_runs SET
+         received = received + $2, landed = landed + $3, deduplicated = deduplicated + $4, dropped = dropped + $5,
+         drop_reasons = (SELECT COALESCE(jsonb_object_agg(k, COALESCE((drop_reasons->>k)::int, 0) + COALESCE(($6::jsonb->>k)::int, 0)), '{}'::jsonb)
+                           FROM (SELECT jsonb_object_keys(drop_reasons) UNION SELECT jsonb_object_keys($6::jsonb)) keys(k)),
+         conventions = (SELECT COALESCE(jsonb_object_agg(k, COALESCE((conventions->>k)::int, 0) + COALESCE(($7::jsonb->>k)::int, 0)), '{}'::jsonb)
+                           FROM (SELECT jsonb_object_keys(conventions) UNION SELECT jsonb_object_keys($7::jsonb)) keys(k)),
+         version_id = CASE WHEN $8::boolean THEN $9::uuid ELSE version_id END,
+         updated_at = now()
+       WHERE id = $1 RETURNING dropped) SELECT dropped FROM changed`,
+      [runId, counts.received ?? 0, counts.landed ?? 0, counts.deduplicated ?? 0, counts.dropped ?? 0, JSON.stringify(counts.dropReasons ?? {}), JSON.stringify(counts.conventions ?? {}), versionId !== undefined, versionId ?? null],
+    );
+    return { droppedBefore: (row?.dropped ?? 0) - (counts.dropped ?? 0) };
+  }
+
+  /**
+   * Moves up to `limit` inbox spans, in acknowledgement order, into the dataset as rows of version
+   * `number` (ordinals from `firstOrdinal`), in one statement: spans the dataset already shows
+   * (landed before, by any landing) are taken from the inbox and not written again.
+   */
+  async moveSpans(datasetId: string, limit: number, number: number, firstOrdinal: number): Promise<{ taken: number; landed: number }> {
+    const [row]: Array<{ taken: number; landed: number }> = await this.db.query(
+      `WITH taken AS (
+         DELETE FROM trace_inbox i USING (SELECT row_id FROM trace_inbox WHERE dataset_id = $1 ORDER BY seq LIMIT $2) t
+          WHERE i.dataset_id = $1 AND i.row_id = t.row_id RETURNING i.row_id, i.seq, i.data
+       ), numbered AS (
+         SELECT row_id, data, row_number() OVER (ORDER BY seq) AS n FROM taken
+       ), written AS (
+         INSERT INTO dataset_rows (dataset_id, row_id, added_in, ordinal, data)
+         SELECT $1, f.row_id, $3, $4 + f.n - 1, f.data FROM numbered f
+          WHERE NOT EXISTS (SELECT 1 FROM dataset_rows r WHERE r.dataset_id = $1 AND r.row_id = f.row_id AND r.removed_in IS NULL)
+         RETURNING 1
+       ) SELECT (SELECT count(*) FROM taken)::int AS taken, (SELECT count(*) FROM written)::int AS landed`,
+      [datasetId, limit, number, firstOrdinal],
+    );
+    return row;
+  }
+
+  async addVersionRows(versionId: string, rows: number): Promise<void> {
+    await this.db.query('UPDATE dataset_versions SET row_count = row_count + $2 WHERE id = $1', [versionId, rows]);
+  }
+
+  /** Streams whose open head has outlived its window (the sweep seals them when no export arrives to do it). */
+  async expiredHeads(limit: number): Promise<Array<{ dataset_id: string; workspace_id: string; head_version_id: string }>> {
+    return this.db.query(
+      `SELECT dataset_id, workspace_id, head_version_id FROM trace_live_streams
+        WHERE head_version_id IS NOT NULL AND head_opened_at + make_interval(secs => window_seconds) <= now() ORDER BY head_opened_at LIMIT $1`,
+      [limit],
+    );
+  }
+}

@@ -1,0 +1,83 @@
+import express, { type RequestHandler } from 'express';
+import { DomainError } from '../../../libs/common/domain-error.js';
+import { CommonErrors } from '../../../libs/common/error-codes.js';
+import { buildProblem, PROBLEM_CONTENT_TYPE, writeProblem, type ProblemWriter } from '../../../libs/common/problem.js';
+import { encodeStatus, grpcCode, OTLP_JSON_TYPE, OTLP_PROTOBUF_TYPES, otlpEncoding } from '../../../libs/traces/otlp-codec.js';
+
+/** The media type refusal of POST /v1/traces. */
+export function unsupportedOtlpType(contentType: string | undefined): DomainError {
+  return new DomainError(CommonErrors.unsupported_media_type, `OTLP/HTTP takes ${OTLP_PROTOBUF_TYPES[0]} (binary protobuf) or ${OTLP_JSON_TYPE} (the OTLP JSON mapping); got ${contentType ?? 'no Content-Type'}`, { accepted: [...OTLP_PROTOBUF_TYPES, OTLP_JSON_TYPE] });
+}
+
+/** The OTLP/HTTP trace path, as exporters append it to their endpoint. */
+export const OTLP_TRACES_PATH = '/v1/traces';
+
+/**
+ * Failures of an OTLP/HTTP request in its own encoding, as the protocol asks: a binary
+ * google.rpc.Status for protobuf requests; for JSON requests the problem+json document every
+ * route answers, with the Status members `code` (gRPC) and `message` beside, so it reads as both.
+ */
+function otlpProblemWriter(encoding: 'protobuf' | 'json'): ProblemWriter {
+  return (res, problem, headers) => {
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    const message = `${problem.detail} (${problem.error_code})`;
+    if (encoding === 'protobuf') {
+      res.status(problem.status).type('application/x-protobuf').send(Buffer.from(encodeStatus(grpcCode(problem.status), message)));
+      return;
+    }
+    res.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify({ ...problem, code: grpcCode(problem.status), message: problem.detail }));
+  };
+}
+
+/**
+ * The body of POST /v1/traces: binary protobuf or OTLP JSON, gzip- or deflate-compressed or not,
+ * read whole (at most `limit` bytes once decompressed: a larger export is 413, however small it
+ * was compressed) and left as bytes for the codec. Runs before the service's JSON parser, whose
+ * limit is for API bodies.
+ */
+export function otlpBodyParser(limit: number): RequestHandler {
+  const raw = express.raw({ type: () => true, limit, inflate: true });
+  return (req, res, next) => {
+    if (req.method !== 'POST') return next();
+    const encoding = otlpEncoding(req.headers['content-type']);
+    // Another media type is refused by the route (415), after the guard has answered who may call it; its body is not read.
+    if (!encoding) return next();
+    res.locals.problemWriter = otlpProblemWriter(encoding);
+    raw(req, res, (err?: unknown) => {
+      if (!err) return next();
+      const e = err as { type?: string; message?: string };
+      if (e.type === 'entity.too.large') return writeProblem(res, buildProblem(CommonErrors.payload_too_large, `The export exceeds the limit of ${limit} bytes (decompressed); send smaller batches (the batch span processor's maxExportBatchSize)`, { limit_bytes: limit }));
+      if (e.type === 'encoding.unsupported') return writeProblem(res, buildProblem(CommonErrors.unsupported_media_type, `${e.message ?? 'Unsupported Content-Encoding'}: send gzip, deflate or no encoding`));
+      return writeProblem(res, buildProblem(CommonErrors.validation_failed, `The body could not be read: ${e.message ?? 'unknown error'}`));
+    });
+  };
+}
+
+/**
+ * The request and answer of POST /v1/traces per media type (decorators give one schema to every
+ * type): binary protobuf as bytes, OTLP JSON as the ExportTraceServiceRequest object.
+ */
+export function describeOtlpRoute(document: { paths: Record<string, Record<string, any>> }, jsonExample: unknown): void {
+  const operation = document.paths[OTLP_TRACES_PATH]?.post;
+  if (!operation) return;
+  const bytes = { type: 'string', format: 'binary', description: 'An ExportTraceServiceRequest, binary protobuf (opentelemetry-proto), optionally gzip-compressed (Content-Encoding: gzip)' };
+  operation.requestBody = {
+    required: true,
+    description: 'An OTLP ExportTraceServiceRequest, gzip or deflate Content-Encoding allowed; at most OTLP_MAX_BYTES once decompressed',
+    content: {
+      'application/x-protobuf': { schema: bytes },
+      'application/json': {
+        schema: {
+          type: 'object',
+          description: 'An ExportTraceServiceRequest in the OTLP JSON mapping (hex trace and span ids, integer enums, int64 times as strings)',
+          properties: { resourceSpans: { type: 'array', items: { type: 'object', additionalProperties: true } } },
+          additionalProperties: true,
+        },
+        example: jsonExample,
+      },
+    },
+  };
+  const ok = operation.responses?.['200'];
+  const json = ok?.content?.['application/json'];
+  if (ok && json) ok.content = { 'application/x-protobuf': { schema: { type: 'string', format: 'binary', description: 'An ExportTraceServiceResponse, binary protobuf' } }, 'application/json': json };
+}

@@ -1,0 +1,166 @@
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { rm } from 'node:fs/promises';
+import { AuditService } from '../../../libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
+import { DomainError } from '../../../libs/common/domain-error.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import { JobHandler } from '../../../libs/queue/job-handler.decorator.js';
+import { JobQueue } from '../../../libs/queue/job-queue.service.js';
+import { AppConfig } from '../../config/app-config.js';
+import { DatasetsRepository } from '../datasets/datasets.repository.js';
+import { DatasetsService } from '../datasets/datasets.service.js';
+import type { DatasetTraceRetentionResponse, TraceRetentionResponse, TraceRetentionSweepResponse } from './dto/retention.dto.js';
+import { TRACE_RETENTION_JOB } from './live-jobs.js';
+import { RetentionRepository, type RetainedDataset } from './retention.repository.js';
+import { TraceErrors } from './traces.errors.js';
+
+/** Spans one sweep transaction deletes: bounded, so writers to the dataset wait at most one batch. */
+const SWEEP_BATCH = 10_000;
+const HOUR_MS = 3600_000;
+
+/**
+ * Trace retention: a workspace's default and per-dataset overrides, and the sweep (hourly, in a
+ * process that runs workers, and on demand) that deletes spans that started before the cutoff
+ * from every version of the dataset (their row counts and statistics follow), uploads received
+ * before it (rows and files) and the payloads landings kept, each recorded in the audit trail.
+ */
+@Injectable()
+export class TraceRetentionService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('TraceRetention');
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly retention: RetentionRepository,
+    private readonly datasets: DatasetsRepository,
+    private readonly datasetsService: DatasetsService,
+    private readonly audit: AuditService,
+    private readonly queue: JobQueue,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.config.env.RUN_WORKERS) return;
+    await this.transactions.run(() => this.scheduleNext()).catch((err: unknown) => this.logger.warn(`could not schedule the retention sweep: ${(err as Error).message}`));
+  }
+
+  async getWorkspace(access: WorkspaceAccess): Promise<TraceRetentionResponse> {
+    const rows = await this.retention.listForWorkspace(access.workspaceId);
+    return {
+      workspace_id: access.workspaceId,
+      retention_days: rows.find((r) => r.dataset_id === null)?.retention_days ?? null,
+      datasets: rows.filter((r) => r.dataset_id !== null).map((r) => ({ dataset_id: r.dataset_id!, retention_days: r.retention_days })),
+    };
+  }
+
+  async putWorkspace(access: WorkspaceAccess, days: number | null, caller: Principal): Promise<TraceRetentionResponse> {
+    await this.transactions.run(async () => {
+      await this.retention.put(access.workspaceId, null, days, caller.userId);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'trace_retention.updated', targetType: 'workspace', targetId: access.workspaceId, details: { retention_days: days } });
+    });
+    return this.getWorkspace(access);
+  }
+
+  async getDataset(access: WorkspaceAccess, datasetId: string): Promise<DatasetTraceRetentionResponse> {
+    await this.requireTraceDataset(access, datasetId);
+    const own = await this.retention.find(access.workspaceId, datasetId);
+    const workspace = own ? null : await this.retention.find(access.workspaceId, null);
+    return { dataset_id: datasetId, retention_days: own?.retention_days ?? null, inherited: !own, effective_retention_days: own ? own.retention_days : (workspace?.retention_days ?? null) };
+  }
+
+  async putDataset(access: WorkspaceAccess, datasetId: string, days: number | null, caller: Principal): Promise<DatasetTraceRetentionResponse> {
+    await this.transactions.run(async () => {
+      await this.requireTraceDataset(access, datasetId);
+      await this.retention.put(access.workspaceId, datasetId, days, caller.userId);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'trace_retention.updated', targetType: 'dataset', targetId: datasetId, details: { retention_days: days } });
+    });
+    return this.getDataset(access, datasetId);
+  }
+
+  /** Drops the dataset's own setting: it follows its workspace's again. */
+  async inherit(access: WorkspaceAccess, datasetId: string, caller: Principal): Promise<void> {
+    await this.transactions.run(async () => {
+      await this.requireTraceDataset(access, datasetId);
+      await this.retention.remove(access.workspaceId, datasetId);
+      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'trace_retention.updated', targetType: 'dataset', targetId: datasetId, details: { inherited: true } });
+    });
+  }
+
+  /** Runs the sweep for one workspace now (admins), answering what it removed. */
+  sweepNow(access: WorkspaceAccess): Promise<TraceRetentionSweepResponse> {
+    return this.sweep(access.workspaceId);
+  }
+
+  @JobHandler(TRACE_RETENTION_JOB, { maxAttempts: 3 })
+  async sweepAll(): Promise<{ datasets: number; spans_deleted: number; uploads_deleted: number; payloads_cleared: number }> {
+    const result = await this.sweep(null);
+    await this.transactions.run(() => this.scheduleNext());
+    return { datasets: result.datasets.length, spans_deleted: result.datasets.reduce((n, d) => n + d.spans_deleted, 0), uploads_deleted: result.uploads_deleted, payloads_cleared: result.payloads_cleared };
+  }
+
+  /** One sweep a clock hour, however many processes schedule it: the hour names the job. */
+  private async scheduleNext(): Promise<void> {
+    const next = Math.floor(Date.now() / HOUR_MS) * HOUR_MS + HOUR_MS;
+    await this.queue.enqueue({ type: TRACE_RETENTION_JOB, payload: {}, idempotencyKey: `${TRACE_RETENTION_JOB}:${new Date(next).toISOString()}`, runAfter: new Date(next) });
+  }
+
+  private async sweep(workspaceId: string | null): Promise<TraceRetentionSweepResponse> {
+    const sweptAt = new Date();
+    const datasets: TraceRetentionSweepResponse['datasets'] = [];
+    for (const target of await this.retention.retained(workspaceId)) {
+      const swept = await this.sweepDataset(target, sweptAt);
+      if (swept.spans_deleted) datasets.push(swept);
+    }
+    let uploadsDeleted = 0;
+    let payloadsCleared = 0;
+    for (const { workspace_id, retention_days } of await this.retention.workspaceDefaults(workspaceId)) {
+      const cutoff = new Date(sweptAt.getTime() - retention_days * 24 * HOUR_MS);
+      const { paths, cleared } = await this.transactions.run(async () => {
+        const gone = await this.retention.deleteUploadsBefore(workspace_id, cutoff);
+        const n = await this.retention.clearPayloadsBefore(workspace_id, cutoff);
+        if (gone.length || n) await this.audit.record({ workspaceId: workspace_id, action: 'trace_retention.swept', targetType: 'workspace', targetId: workspace_id, details: { retention_days, cutoff: cutoff.toISOString(), uploads_deleted: gone.length, payloads_cleared: n } });
+        return { paths: gone, cleared: n };
+      });
+      // Files go after the commit: a rollback leaves every upload whole.
+      for (const path of paths) await rm(path, { force: true });
+      uploadsDeleted += paths.length;
+      payloadsCleared += cleared;
+    }
+    return { swept_at: sweptAt, datasets, uploads_deleted: uploadsDeleted, payloads_cleared: payloadsCleared };
+  }
+
+  private async sweepDataset(target: RetainedDataset, now: Date): Promise<TraceRetentionSweepResponse['datasets'][number]> {
+    const cutoff = new Date(now.getTime() - target.retention_days * 24 * HOUR_MS);
+    const touched = new Set<number>();
+    let deleted = 0;
+    for (;;) {
+      const batch = await this.transactions.run(async () => {
+        if (!(await this.datasets.findForUpdate(target.dataset_id))) return 0;
+        const { deleted: n, lost } = await this.retention.deleteSpansBefore(target.dataset_id, cutoff, SWEEP_BATCH);
+        for (const { number, rows } of lost) {
+          await this.retention.shrinkVersion(target.dataset_id, number, rows);
+          touched.add(number);
+        }
+        return n;
+      });
+      deleted += batch;
+      if (batch < SWEEP_BATCH) break;
+    }
+    if (deleted) {
+      await this.transactions.run(async () => {
+        if (!(await this.datasets.findForUpdate(target.dataset_id))) return;
+        // Content hashes and column statistics describe the rows the versions hold now.
+        for (const number of touched) {
+          const version = await this.datasets.findVersionByNumber(target.dataset_id, number);
+          if (version) await this.datasetsService.restat(version);
+        }
+        await this.audit.record({ workspaceId: target.workspace_id, action: 'trace_retention.swept', targetType: 'dataset', targetId: target.dataset_id, details: { retention_days: target.retention_days, cutoff: cutoff.toISOString(), spans_deleted: deleted, versions_updated: touched.size } });
+      });
+    }
+    return { dataset_id: target.dataset_id, retention_days: target.retention_days, cutoff, spans_deleted: deleted, versions_updated: touched.size };
+  }
+
+  private async requireTraceDataset(access: WorkspaceAccess, datasetId: string): Promise<void> {
+    const dataset = await this.datasetsService.require(access, datasetId);
+    if (dataset.kind !== 'traces') throw new DomainError(TraceErrors.trace_dataset_invalid, `Dataset ${datasetId} is a test-case dataset; retention applies to trace datasets`, { field: 'dataset_id' });
+  }
+}

@@ -1,0 +1,168 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { FakeUpstream } from '../../utils/fake-upstream.js';
+import { packSdk, repoRoot, run } from '../../utils/sdk-package.js';
+import { startTestApp, type TestApp } from '../../utils/test-app.js';
+
+type Outcome = { code: number; stdout: string; stderr: string };
+
+/**
+ * The `ews` command of the SDK package, as a CI job runs it: the packed tarball installed with
+ * npm into a fresh project, `node_modules/.bin/ews` run as its own process with EWS_URL and
+ * EWS_API_KEY, against the app and a local SUT that answers right, then regresses on purpose.
+ */
+describe('sdk: the ews command', () => {
+  let t: TestApp;
+  let sut: FakeUpstream;
+  let project: string;
+  let env: Record<string, string>;
+  let ws: string;
+  let owner: Awaited<ReturnType<TestApp['factory']['actor']>>;
+  /** The SUT's answer to a country; the test turns some wrong. */
+  const answers: Record<string, string> = { France: 'Paris', Italy: 'Rome', Spain: 'Madrid', Peru: 'Lima', Chile: 'Santiago', Japan: 'Tokyo' };
+  const dirs: string[] = [];
+
+  const ews = (args: string[], extra: Record<string, string> = {}): Promise<Outcome> =>
+    new Promise((resolve) => {
+      execFile(join(project, 'node_modules', '.bin', 'ews'), args, { cwd: project, env: { PATH: process.env.PATH ?? '', ...env, ...extra }, timeout: 90_000 }, (err, stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout, stderr });
+      });
+    });
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    await t.app.listen(0, '127.0.0.1');
+    const baseUrl = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    sut = await FakeUpstream.start();
+    sut.on('POST', '/answer', (req) => {
+      const country = /of (\w+)\?/.exec((req.body as { question: string }).question)?.[1] ?? '';
+      return { json: { answer: answers[country] ?? 'unknown' }, delayMs: 20 };
+    });
+    // The package as `npm run build` packs it, installed with npm as a CI job installs it (no dependencies: nothing from a registry).
+    const packed = mkdtempSync(join(tmpdir(), 'ews-cli-pack-'));
+    project = mkdtempSync(join(tmpdir(), 'ews-cli-project-'));
+    dirs.push(packed, project);
+    const tarball = await packSdk({ to: packed });
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'ci-job', private: true, type: 'module' }));
+    await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel', 'error', tarball], { cwd: project, env: { ...process.env, npm_config_update_notifier: 'false' } });
+
+    owner = await t.factory.actor();
+    ws = (await t.http.post('/workspaces').set(owner.auth).send({ name: 'ci' }).expect(201)).body.id;
+    const key = (await t.http.post(`/workspaces/${ws}/api-keys`).set(owner.auth).send({ name: 'pipeline', role: 'member' }).expect(201)).body.key as string;
+    env = { EWS_URL: baseUrl, EWS_API_KEY: key };
+    const sutId = (await t.http.post('/suts').set(owner.auth).send({ workspace_id: ws, name: 'geo-bot' }).expect(201)).body.id;
+    const connection = (await t.http.post(`/suts/${sutId}/connections`).set(owner.auth).send({ name: 'staging', kind: 'http', http: { url: sut.url('/answer') }, max_concurrency: 2 }).expect(201)).body.id;
+    await t.http.post(`/suts/${sutId}/connections/${connection}/adapter`).set(owner.auth).send({ request: { body: { question: '{{input}}' } }, response: { language: 'jsonpath', output: '$.answer' } }).expect(201);
+    await t.http.post('/eval-configs').set(owner.auth).send({ workspace_id: ws, name: 'release', metrics: [{ config_name: 'exact_match', min_pass_rate: 0.8 }], pass_rule: { min_pass_rate: 0.8 } }).expect(201);
+  }, 240_000);
+  afterAll(async () => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    await sut?.close();
+    await t?.close();
+  });
+
+  const csv = (countries: string[]) => ['input,expected_output', ...countries.map((c) => `capital of ${c}?,${answers[c] ?? c}`)].join('\n') + '\n';
+  let passing: string;
+
+  it('uploads a file as a dataset, then as its next version', async () => {
+    const file = join(project, 'capitals.csv');
+    writeFileSync(file, csv(['France', 'Italy', 'Spain']));
+    const first = await ews(['upload', file, '--dataset', 'capitals', '--tag', 'ci']);
+    expect(first).toEqual(expect.objectContaining({ code: 0 }));
+    expect(first.stdout).toMatch(/^created dataset capitals \([0-9a-f-]{36}\): version 1 \([0-9a-f-]{36}\), 3 rows$/m);
+    writeFileSync(file, csv(['France', 'Italy', 'Spain', 'Peru', 'Chile', 'Japan']));
+    const second = await ews(['upload', file, '--dataset', 'capitals', '--message', 'six countries']);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toMatch(/new version of dataset capitals .*: version 2 .*, 6 rows/);
+  });
+
+  it('runs by names, follows the run live, prints the summary, writes the result and exits 0 when it passes', async () => {
+    const out = join(project, 'result.json');
+    const outcome = await ews(['run', '--dataset', 'capitals', '--version', '2', '--sut', 'geo-bot', '--connection', 'staging', '--eval-config', 'release', '--tag', 'pr-1', '--out', out]);
+    expect(outcome.stderr).toMatch(/^started run [0-9a-f-]{36} .*: 6 items$/m);
+    // Not a terminal: a line per state change and per tenth of the items, from the live stream.
+    expect(outcome.stderr).toContain('state: running');
+    expect(outcome.stderr).toMatch(/^progress: 6\/6 100%/m);
+    expect(outcome.stderr).toContain('state: succeeded');
+    expect(outcome.stdout).toMatch(/exact_match\s+1\.000\s+100\.0%\s+80\.0%\s+yes/);
+    expect(outcome.stdout).toContain('Verdict: PASSED');
+    expect(outcome.code).toBe(0);
+    const result = JSON.parse(readFileSync(out, 'utf8'));
+    expect(result).toEqual(expect.objectContaining({ exit_code: 0, verdict: { exit: 0, passed: true, reasons: [] }, run: expect.objectContaining({ state: 'succeeded', tags: ['pr-1'], progress: expect.objectContaining({ total: 6 }) }) }));
+    passing = result.run.id;
+  });
+
+  it('exits 1 when the run fails its pass rule, naming the metric, with the diff against the latest passing run', async () => {
+    answers.Peru = 'Cusco';
+    answers.Chile = 'Valparaiso';
+    const out = join(project, 'regressed.json');
+    const outcome = await ews(['run', '--dataset', 'capitals', '--sut', 'geo-bot', '--eval-config', 'release', '--baseline', 'latest', '--out', out, '--no-progress']);
+    expect(outcome.stderr).not.toContain('progress:');
+    expect(outcome.stdout).toContain('Verdict: FAILED');
+    expect(outcome.stdout).toMatch(/metric exact_match passes on 0\.67 of rows, below its 0\.80/);
+    expect(outcome.stdout).toContain(`against base ${passing}: 6 rows`);
+    expect(outcome.stdout).toMatch(/regressed 2, improved 0/);
+    expect(outcome.code).toBe(1);
+    const result = JSON.parse(readFileSync(out, 'utf8'));
+    expect(result).toEqual(expect.objectContaining({ exit_code: 1, baseline_run_id: passing, diff: expect.objectContaining({ summary: expect.objectContaining({ regressed: 2 }) }) }));
+
+    const diff = await ews(['diff', result.run.id, passing, '--fail-on-regression', '--out', join(project, 'diff.json')]);
+    expect(diff.code).toBe(1);
+    expect(diff.stdout).toMatch(/exact_match\s+1\.000\s+0\.667\s+-0\.333/);
+    expect(JSON.parse(readFileSync(join(project, 'diff.json'), 'utf8')).summary.regressed).toBe(2);
+    expect((await ews(['diff', result.run.id, passing])).code).toBe(0);
+  });
+
+  it('writes the run\'s report as a PDF', async () => {
+    const out = join(project, 'report.pdf');
+    const outcome = await ews(['report', passing, '--pdf', '--template-only', '--out', out]);
+    expect(outcome.stderr).toBe('');
+    expect(outcome.code).toBe(0);
+    expect(readFileSync(out).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  });
+
+  it('exits 2 on every error, saying what went wrong', async () => {
+    const noKey = await ews(['run', '--dataset', 'capitals'], { EWS_API_KEY: '' });
+    expect(noKey).toEqual(expect.objectContaining({ code: 2, stderr: expect.stringContaining('set EWS_API_KEY') }));
+    const unknown = await ews(['run', '--dataset', 'nope', '--sut', 'geo-bot', '--metrics', 'exact_match']);
+    expect(unknown).toEqual(expect.objectContaining({ code: 2, stderr: expect.stringContaining('no dataset named "nope"') }));
+    const revoked = await ews(['diff', passing, passing], { EWS_API_KEY: 'ews_not_a_key' });
+    expect(revoked).toEqual(expect.objectContaining({ code: 2, stderr: expect.stringMatching(/^ews: 401 unauthenticated/) }));
+    expect((await ews(['deploy'])).code).toBe(2);
+    expect((await ews(['run', '--gate', '--dataset', 'capitals', '--sut', 'geo-bot', '--metrics', 'exact_match'])).stderr).toContain('--gate needs the release gate');
+    const help = await ews(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Exit codes: 0 ok, 1 failed');
+  });
+
+  it('runs the ews steps of the GitHub Actions workflow and the GitLab CI job in examples/ci', async () => {
+    const sutId = (await t.http.post('/suts').set(owner.auth).send({ workspace_id: ws, name: 'support-bot' }).expect(201)).body.id;
+    const connection = (await t.http.post(`/suts/${sutId}/connections`).set(owner.auth).send({ name: 'staging', kind: 'http', http: { url: sut.url('/answer') }, max_concurrency: 2 }).expect(201)).body.id;
+    await t.http.post(`/suts/${sutId}/connections/${connection}/adapter`).set(owner.auth).send({ request: { body: { question: '{{input}}' } }, response: { language: 'jsonpath', output: '$.answer' } }).expect(201);
+    mkdirSync(join(project, 'eval'), { recursive: true });
+    writeFileSync(join(project, 'eval', 'questions.csv'), csv(['France', 'Italy', 'Spain']));
+    const github = parseYaml(readFileSync(join(repoRoot, 'examples', 'ci', 'github-actions.yml'), 'utf8')) as { jobs: { evaluate: { steps: Array<{ run?: string }> } } };
+    const gitlab = parseYaml(readFileSync(join(repoRoot, 'examples', 'ci', 'gitlab-ci.yml'), 'utf8')) as { evaluate: { script: string[] } };
+    const jobs = {
+      // GitHub's ${{ … }} expressions are filled in before the shell sees the step.
+      github: github.jobs.evaluate.steps.flatMap((step) => (step.run?.includes('npx ews') ? [step.run.replace(/\$\{\{[^}]+\}\}/g, 'abc123')] : [])),
+      gitlab: gitlab.evaluate.script.filter((line) => line.includes('npx ews')),
+    };
+    // Every script line is a string (an unquoted `: ` would make it a mapping, which GitLab refuses).
+    expect(gitlab.evaluate.script.every((line) => typeof line === 'string')).toBe(true);
+    for (const steps of Object.values(jobs)) {
+      expect(steps.length).toBe(2);
+      for (const step of steps) {
+        const { stdout } = await run('sh', ['-ec', step], { cwd: project, env: { PATH: process.env.PATH ?? '', HOME: project, ...env, CI_COMMIT_SHA: 'abc123', npm_config_update_notifier: 'false' }, timeout: 90_000 });
+        expect(stdout).toMatch(step.includes('ews run') ? /Verdict: PASSED/ : /dataset support-questions/);
+      }
+      expect(JSON.parse(readFileSync(join(project, 'ews-result.json'), 'utf8'))).toEqual(expect.objectContaining({ exit_code: 0 }));
+      rmSync(join(project, 'ews-result.json'));
+    }
+  });
+});
