@@ -1,5 +1,8 @@
 // Shared by the benchmarks.
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 
 /**
  * Runs `fn` with the URL of a fresh PostgreSQL database created under BENCH_DATABASE_URL and
@@ -56,4 +59,22 @@ export async function withBenchApp(databaseUrl, env, fn) {
     await app.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** A dataset's rows COPYed into a bare jsonb table: the floor a landing is compared with (rows, milliseconds). */
+export async function plainCopy(databaseUrl, datasetId) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const { rows } = await client.query('SELECT data::text AS data FROM dataset_rows WHERE dataset_id = $1', [datasetId]);
+  await client.query('CREATE TABLE bench_copy (id bigint, data jsonb)');
+  const started = performance.now();
+  const copy = client.query(copyFrom('COPY bench_copy (id, data) FROM STDIN (FORMAT csv)'));
+  async function* lines() {
+    for (let i = 0; i < rows.length; i += 5000) yield rows.slice(i, i + 5000).map((r, k) => `${i + k},"${r.data.replace(/"/g, '""')}"\n`).join('');
+  }
+  await pipeline(Readable.from(lines()), copy);
+  const ms = performance.now() - started;
+  await client.query('DROP TABLE bench_copy');
+  await client.end();
+  return { ms, rows: rows.length };
 }

@@ -14,9 +14,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
-import pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
-import { withBenchApp, withDatabase } from './support.mjs';
+import { plainCopy, withBenchApp, withDatabase } from './support.mjs';
 
 const spans = Number(process.env.BENCH_SPANS ?? 100_000);
 const PER_TRACE = 10;
@@ -53,24 +51,6 @@ async function writeOtlp(path) {
     yield ']}]}]}';
   }
   await pipeline(Readable.from(chunks()), createWriteStream(path));
-}
-
-/** The landed rows' documents COPYed into a bare jsonb table: the floor a landing is compared with. */
-async function plainCopy(databaseUrl, datasetId) {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  const { rows } = await client.query('SELECT data::text AS data FROM dataset_rows WHERE dataset_id = $1', [datasetId]);
-  await client.query('CREATE TABLE bench_copy (id bigint, data jsonb)');
-  const started = performance.now();
-  const copy = client.query(copyFrom('COPY bench_copy (id, data) FROM STDIN (FORMAT csv)'));
-  async function* lines() {
-    for (let i = 0; i < rows.length; i += 5000) yield rows.slice(i, i + 5000).map((r, k) => `${i + k},"${r.data.replace(/"/g, '""')}"\n`).join('');
-  }
-  await pipeline(Readable.from(lines()), copy);
-  const ms = performance.now() - started;
-  await client.query('DROP TABLE bench_copy');
-  await client.end();
-  return { ms, rows: rows.length };
 }
 
 async function waitFor(http, auth, path, done) {

@@ -167,6 +167,7 @@ const PATH_FIXTURES: Record<string, Record<string, string>> = {
   '/traces/runs/{run_id}': { run_id: 'trace_run_id' },
   '/traces/datasets/{dataset_id}/live': { dataset_id: 'trace_dataset_id' },
   '/traces/datasets/{dataset_id}/live:seal': { dataset_id: 'trace_dataset_id' },
+  '/traces/datasets/{dataset_id}/retention': { dataset_id: 'trace_dataset_id' },
   '/traces/runs/{run_id}/drops': { run_id: 'trace_run_id' },
   '/traces/versions/{version_id}/drops': { version_id: 'trace_version_id' },
   '/traces/versions/{version_id}/ground-truth': { version_id: 'trace_version_id' },

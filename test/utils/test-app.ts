@@ -170,3 +170,33 @@ async function closeWithin(app: NestExpressApplication, ms: number): Promise<voi
     clearTimeout(timer);
   }
 }
+
+/**
+ * Apps booted one after another on one database, as restarts are: `start` boots one (its env over
+ * `defaults`), `stop` closes it, and `closeAll` (for afterAll) closes what is still open and drops
+ * the database. `beforeAll` creates the database.
+ */
+export function restartableApps(defaults: Record<string, string>, options: Omit<TestAppOptions, 'database'> = {}) {
+  let db: TestDatabase | undefined;
+  const open: TestApp[] = [];
+  return {
+    async create(): Promise<TestDatabase> {
+      db = await createTestDatabase();
+      return db;
+    },
+    async start(env: Record<string, string> = {}): Promise<TestApp> {
+      if (!db) throw new Error('restartableApps: call create() (in beforeAll) first');
+      const app = await startTestApp({ ...defaults, ...env }, { ...options, database: db });
+      open.push(app);
+      return app;
+    },
+    async stop(app: TestApp): Promise<void> {
+      open.splice(open.indexOf(app), 1);
+      await app.close();
+    },
+    async closeAll(): Promise<void> {
+      for (const app of open.splice(0)) await app.close();
+      await db?.drop();
+    },
+  };
+}

@@ -62,9 +62,16 @@ export class TraceDatasets {
    * of work: concurrent first uses of one name create one dataset.
    */
   async findOrCreate(workspaceId: string, name: string, createdBy: string | null, description: string): Promise<string | null> {
+    const find = async () => {
+      const existing: Array<{ id: string; kind: string }> = await this.db.query('SELECT id, kind FROM datasets WHERE workspace_id = $1 AND lower(name) = lower($2)', [workspaceId, name]);
+      return existing[0] ? (existing[0].kind === 'traces' ? existing[0].id : null) : undefined;
+    };
+    // The lock is only for creating: every OTLP export names its dataset, and most find it.
+    const found = await find();
+    if (found !== undefined) return found;
     await this.db.lock(`trace-dataset:${workspaceId}:${name.toLowerCase()}`);
-    const existing: Array<{ id: string; kind: string }> = await this.db.query('SELECT id, kind FROM datasets WHERE workspace_id = $1 AND lower(name) = lower($2)', [workspaceId, name]);
-    if (existing[0]) return existing[0].kind === 'traces' ? existing[0].id : null;
+    const raced = await find();
+    if (raced !== undefined) return raced;
     return (await this.datasets.insert({ workspaceId, name, description, kind: 'traces', tags: ['traces'], createdBy })).id;
   }
 }

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
-import { createTestDatabase, type TestDatabase } from '../../utils/database.js';
+import type { TestDatabase } from '../../utils/database.js';
 import { itOn } from '../../utils/database-mode.js';
-import { startTestApp, type TestApp } from '../../utils/test-app.js';
+import { restartableApps } from '../../utils/test-app.js';
 import { invocations, waitFor, waitForStatus } from './support/probes.js';
 import { createProbeTables, TestJobsModule } from './support/test-jobs.module.js';
 import { startWorkerContext } from './support/worker-context.js';
@@ -11,26 +11,13 @@ const FAST = { QUEUE_POLL_INTERVAL_MS: '100', JOB_RETRY_DELAY_MS: '50', JOB_LEAS
 
 /** The in-process driver, as `npm start` runs it, on either database: jobs outlive the process. */
 describe('queue: durable across restarts (in-process driver)', () => {
+  const apps = restartableApps(FAST, { modules: [TestJobsModule] });
+  const { start, stop } = apps;
   let db: TestDatabase;
-  const open: TestApp[] = [];
-
-  const start = async (env: Record<string, string>) => {
-    const app = await startTestApp({ ...FAST, ...env }, { modules: [TestJobsModule], database: db });
-    open.push(app);
-    return app;
-  };
-  const stop = async (app: TestApp) => {
-    open.splice(open.indexOf(app), 1);
-    await app.close();
-  };
-
   beforeAll(async () => {
-    db = await createTestDatabase();
+    db = await apps.create();
   });
-  afterAll(async () => {
-    for (const app of open) await app.close();
-    await db?.drop();
-  });
+  afterAll(() => apps.closeAll());
 
   it('a job enqueued by a process without workers runs after a restart with workers', async () => {
     const api = await start({ RUN_WORKERS: 'false' });

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ExportResultCode } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { createTestDatabase, type TestDatabase } from '../../utils/database.js';
 import { expectProblem } from '../../utils/problem.js';
-import { startTestApp, type TestApp } from '../../utils/test-app.js';
+import { restartableApps, type TestApp } from '../../utils/test-app.js';
 import { agentTrace, binary, otlpJson, otlpProtobuf, readRpcStatus, recordTraces } from '../../utils/otel-traces.js';
 
 /**
@@ -12,25 +11,10 @@ import { agentTrace, binary, otlpJson, otlpProtobuf, readRpcStatus, recordTraces
  * is in the database, and lands, exactly once, in the process that comes after it.
  */
 describe('OTLP/HTTP receiver: backpressure, and acknowledged spans outliving the process', () => {
-  let db: TestDatabase;
-  const open: TestApp[] = [];
-  const start = async (env: Record<string, string>) => {
-    const app = await startTestApp({ OTLP_MAX_PENDING_SPANS: '100', QUEUE_POLL_INTERVAL_MS: '100', ...env }, { database: db });
-    open.push(app);
-    return app;
-  };
-  const stop = async (app: TestApp) => {
-    open.splice(open.indexOf(app), 1);
-    await app.close();
-  };
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    for (const app of open) await app.close();
-    await db?.drop();
-  });
+  const apps = restartableApps({ OTLP_MAX_PENDING_SPANS: '100', QUEUE_POLL_INTERVAL_MS: '100' });
+  const { start, stop } = apps;
+  beforeAll(() => apps.create());
+  afterAll(() => apps.closeAll());
 
   it('refuses exports past the pending limit with 429 and Retry-After; the acknowledged spans land after a restart, none twice', async () => {
     const api = await start({ RUN_WORKERS: 'false' });
