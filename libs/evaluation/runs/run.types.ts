@@ -107,6 +107,8 @@ export interface RunSummary {
   cost_usd_total: number;
   metrics: MetricSummary[];
   by_dimension: DimensionBreakdown[];
+  /** Repeated trials: pass@k, pass^k, flaky rows, spread across repetitions. */
+  trials: TrialsSummary;
 }
 
 export type DiffStatus = 'regressed' | 'improved' | 'unchanged' | 'changed' | 'new' | 'missing';
@@ -138,4 +140,85 @@ export interface DiffSummary {
   new: number;
   missing: number;
   metrics: Array<{ name: string; base_mean: number | null; candidate_mean: number | null; delta: number | null; base_pass_rate: number | null; candidate_pass_rate: number | null; regressions: number; improvements: number }>;
+}
+
+/** A paired comparison of one metric (or the row verdict) between two runs over their matched rows. */
+export interface PairedComparison {
+  /** The metric, or `row_verdict` for the rows' pass/fail under each run's pass rule. */
+  name: string;
+  /** `verdict`: pass/fail per row (binary metrics, the row verdict); `score`: the score on the metric's reported scale. */
+  measure: 'score' | 'verdict';
+  /** Matched rows with a value in both runs. */
+  n: number;
+  /** `too_few_rows`: fewer pairs than the minimum; no interval, test or verdict. */
+  status: 'tested' | 'too_few_rows';
+  base_mean: number | null;
+  candidate_mean: number | null;
+  /** Mean of candidate - base over the pairs (a difference in pass rates for verdicts). */
+  mean_delta: number | null;
+  ci_low: number | null;
+  ci_high: number | null;
+  test: 'wilcoxon_signed_rank' | 'mcnemar_exact';
+  method: 'exact' | 'normal_approximation' | null;
+  statistic: number | null;
+  p_value: number | null;
+  /** Holm-adjusted within its family. */
+  p_adjusted: number | null;
+  effect_size: { name: 'rank_biserial' | 'risk_difference'; value: number } | null;
+  /** Which way the candidate moved, by the metric's better direction; `none` when no pair moved on balance. */
+  direction: 'better' | 'worse' | 'none' | null;
+  /** p_adjusted <= alpha; null when not tested. */
+  significant: boolean | null;
+}
+
+export interface DimensionComparison {
+  value: string | null;
+  /** Matched rows with this value. */
+  rows: number;
+  row_verdict: PairedComparison;
+  metrics: PairedComparison[];
+}
+
+export interface DiffStatistics {
+  alpha: number;
+  confidence: number;
+  correction: 'holm';
+  min_rows: number;
+  /** Rows present in both runs. */
+  matched_rows: number;
+  row_verdict: PairedComparison;
+  metrics: PairedComparison[];
+  by_dimension: Array<{ dimension: string; values: DimensionComparison[] }>;
+}
+
+/** How a run's rows behave across repetitions (docs/runs.md "Repeated trials"). */
+export interface TrialsSummary {
+  /** The most tries any row had. */
+  repetitions: number;
+  /** Rows with at least one verdict. */
+  rows: number;
+  /** Rows with two verdicts or more: the ones that can be flaky. */
+  repeated_rows: number;
+  /** Per k = 1..repetitions, over the rows with at least k verdicts: mean unbiased pass@k and pass^k. */
+  by_k: Array<{ k: number; rows: number; pass_at_k: number | null; pass_hat_k: number | null }>;
+  /** Repeated rows whose tries both passed and failed. */
+  flaky_rows: number;
+  flaky_share: number | null;
+  /** `single_trial` (no row repeated), `stable` (no flaky row), `mostly_stable` (at most 5% flaky), `unstable`. */
+  stability: 'single_trial' | 'stable' | 'mostly_stable' | 'unstable';
+  metrics: Array<{
+    name: string;
+    /** Rows with two scores or more. */
+    rows: number;
+    /** Mean over those rows of the sample variance of their scores (on the reported scale). */
+    within_row_variance: number | null;
+    /** Mean score of each repetition (0, 1, …) over the rows it scored. */
+    repetition_means: number[];
+    /** Sample standard deviation of repetition_means: how far the run's mean moves between tries. */
+    between_repetition_std: number | null;
+    /** Rows whose tries both passed and failed this metric. */
+    flaky_rows: number;
+  }>;
+  /** The first 100 flaky rows: per row pass@k and pass^k for k = 1..trials (a stable row's are all its one verdict). */
+  flaky_examples: Array<{ row_id: string; trials: number; passed: number; pass_at_k: number[]; pass_hat_k: number[] }>;
 }

@@ -1,5 +1,6 @@
 /** A run's summary: row counts, the run verdict, per-metric statistics, latency, cost and dimension breakdowns. */
 import type { DimensionBreakdown, ItemResult, MetricSummary, PassRule, RunMetricSpec, RunSummary } from './run.types.js';
+import { summarizeTrials } from './trials.js';
 import { histogram, isScore, mean, median, nearestRank, populationStd, rate, reportedScore, roundNano, sortAscending } from './stats.js';
 
 // Bound once: global lookups are slow inside jest's sandbox and this runs per row.
@@ -157,5 +158,6 @@ export function summarize(items: ItemResult[], metrics: RunMetricSpec[], rule: P
     cost_usd_total: roundNano(cost),
     metrics: metricSummaries,
     by_dimension: (dimensionNames ?? dimensionNamesOf(items)).map((name) => breakdown(items, name, metrics, rule)),
+    trials: summarizeTrials(items, metrics, rule),
   };
 }

@@ -15,5 +15,6 @@ export const ProjectErrors = defineErrorCodes('projects', {
   invalid_test_plan_version: { status: 400, title: 'Invalid test plan version', description: '`version` must be a positive integer or `latest`.' },
   invalid_time_range: { status: 400, title: 'Invalid time range', description: 'Trend `from` must be before `to`.' },
   builtin_recommendation_read_only: { status: 403, title: 'Built-in recommendation is read-only', description: 'Built-in test-package recommendations (ids starting `builtin-`) cannot be changed or deleted; create a workspace recommendation instead.' },
+  project_ambiguous: { status: 400, title: 'Project ambiguous', description: 'Several projects with a test plan link the run\'s SUT or dataset; name one with `project_id` (`project_ids` lists them).' },
   recommendation_name_taken: { status: 409, title: 'Recommendation name taken', description: 'The workspace already has a test-package recommendation of this name (compared case-insensitively).' },
 });

@@ -18,7 +18,7 @@ import './projects.errors.js';
   imports: [TypeOrmModule.forFeature([ProjectEntity, TestPlanEntity, TestPlanVersionEntity, RecommendationEntity])],
   controllers: [ProjectsController, TestPlansController, RecommendationsController],
   providers: [ProjectsService, TestPlansService, RecommendationsService, ProjectsRepository],
-  exports: [ProjectsRepository],
+  exports: [ProjectsRepository, ProjectsService],
 })
 export class ProjectsModule implements OnModuleInit {
   constructor(

@@ -47,6 +47,16 @@ export class ProjectsRepository {
     return query.orderBy(filter.column, filter.direction).addOrderBy('p.id', 'ASC').skip(window.skip).take(window.take).getManyAndCount();
   }
 
+  /** Projects of the workspace carrying a test plan and linking the SUT or the dataset, by name. */
+  projectsWithPlanLinking(workspaceId: string, sutId: string, datasetId: string): Promise<ProjectEntity[]> {
+    return this.projects
+      .createQueryBuilder('p')
+      .where('p.workspace_id = :workspaceId AND p.test_plan_id IS NOT NULL AND (:sutId = ANY(p.sut_ids) OR :datasetId = ANY(p.dataset_ids))', { workspaceId, sutId, datasetId })
+      .orderBy('lower(p.name)', 'ASC')
+      .addOrderBy('p.id', 'ASC')
+      .getMany();
+  }
+
   findProject(workspaceId: string, id: string): Promise<ProjectEntity | null> {
     return this.projects.findOne({ where: { id, workspaceId } });
   }

@@ -11,11 +11,18 @@ import { buildCoverage, parsePairs } from './coverage.js';
 import type { CoverageQuery, ProjectCoverageResponse, ProjectTrendResponse, TrendRequest } from './dto/insights.dto.js';
 import type { AttachTestPlanRequest, CreateProjectRequest, ListProjectsQuery, MoveProjectRequest, ProjectCreateResponse, ProjectListItem, ProjectPatchResponse, ProjectResponse, UpdateProjectRequest } from './dto/project.dto.js';
 import type { ProjectDimension, ProjectEntity } from './entities/project.entity.js';
-import type { TestPlanEntity } from './entities/test-plan.entity.js';
+import type { PlanMetricSpec, ReleaseRuleSpec, TestPlanEntity } from './entities/test-plan.entity.js';
 import { toProjectListItem, toProjectResponse } from './projects.mapper.js';
 import { ProjectErrors } from './projects.errors.js';
 import { ProjectsRepository } from './projects.repository.js';
 import { buildSeries } from './trend.js';
+
+/** A project and the test plan version it carries (null: none), as the release gate reads them. */
+export interface ReleasePlan {
+  project_id: string;
+  project_name: string;
+  test_plan: { id: string; name: string; version: number; metrics: PlanMetricSpec[]; release_rule: ReleaseRuleSpec } | null;
+}
 
 const SORTS = { name: 'lower(p.name)', created_at: 'p.created_at', updated_at: 'p.updated_at' };
 const DEFAULT_TREND_STATES = ['queued', 'running', 'awaiting_upload', 'succeeded', 'failed'];
@@ -167,6 +174,29 @@ export class ProjectsService {
       await this.audit.record({ actor: caller, workspaceId: target, action: 'project.moved_in', targetType: 'project', targetId: id, details: { from: access.workspaceId } });
       return toProjectResponse(saved, new Map());
     });
+  }
+
+  /**
+   * The test plan version a release is judged by: the given project's, or else the one project
+   * with a test plan that links the run's SUT or dataset. Null when the project carries no plan
+   * (or none links the run): the gate then judges by the run's own pass rule. Read-only.
+   */
+  async releasePlan(access: WorkspaceAccess, target: { projectId?: string; sutId: string; datasetId: string }): Promise<ReleasePlan | null> {
+    let project: ProjectEntity;
+    if (target.projectId) {
+      project = await this.load(access, target.projectId);
+    } else {
+      const candidates = await this.repo.projectsWithPlanLinking(access.workspaceId, target.sutId, target.datasetId);
+      if (candidates.length === 0) return null;
+      if (candidates.length > 1) throw new DomainError(ProjectErrors.project_ambiguous, `${candidates.length} projects with a test plan link this run (${candidates.map((p) => p.name).join(', ')}); pass project_id`, { project_ids: candidates.map((p) => p.id) });
+      project = candidates[0];
+    }
+    const none = { project_id: project.id, project_name: project.name, test_plan: null };
+    if (!project.testPlanId) return none;
+    const plan = (await this.repo.plansByIds(access.workspaceId, [project.testPlanId]))[0];
+    const version = await this.repo.findVersion(access.workspaceId, project.testPlanId, project.testPlanVersion!);
+    if (!plan || !version) return none;
+    return { project_id: project.id, project_name: project.name, test_plan: { id: plan.id, name: plan.name, version: version.number, metrics: version.metrics, release_rule: version.releaseRule } };
   }
 
   /** POST attaches (refused when one is attached), PUT attaches or replaces. */

@@ -3,8 +3,9 @@ import type { WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError } from '../../../libs/common/domain-error.js';
 import { valueAt } from '../../../libs/evaluation/row-context.js';
 import { renderDiffRowPng } from '../../../libs/evaluation/runs/diff-image.js';
+import { diffStatistics } from '../../../libs/evaluation/runs/diff-statistics.js';
 import { diffRows, diffToCsv, type DiffResult } from '../../../libs/evaluation/runs/diff.js';
-import type { RunMetricSpec } from '../../../libs/evaluation/runs/run.types.js';
+import type { DiffStatistics, RunMetricSpec } from '../../../libs/evaluation/runs/run.types.js';
 import type { DiffQuery, RunDiffResponse, RunDiffRowResponse } from './dto/diff.dto.js';
 import type { RunEntity } from './entities/run.entity.js';
 import { itemResult } from './results.service.js';
@@ -12,7 +13,7 @@ import { RunErrors } from './runs.errors.js';
 import { RunsRepository, type RunItemRow } from './runs.repository.js';
 import { RunsService } from './runs.service.js';
 
-interface Compared {
+export interface Compared {
   base: RunEntity;
   candidate: RunEntity;
   metrics: RunMetricSpec[];
@@ -34,7 +35,18 @@ export class DiffService {
     const rows = query.status ? c.diff.rows.filter((r) => r.status === query.status) : c.diff.rows;
     const limit = query.limit ?? 100;
     const offset = query.offset ?? 0;
-    return { base_run_id: c.base.id, candidate_run_id: c.candidate.id, metrics: c.metrics.map((m) => m.name), summary: c.diff.summary, rows: rows.slice(offset, offset + limit), total: rows.length, limit, offset };
+    return { base_run_id: c.base.id, candidate_run_id: c.candidate.id, metrics: c.metrics.map((m) => m.name), summary: c.diff.summary, rows: rows.slice(offset, offset + limit), total: rows.length, limit, offset, statistics: this.statistics(c, query) };
+  }
+
+  /**
+   * Whether the changes are real: paired tests over every matched row (not the page, nor the
+   * `status` filter), Holm-corrected; seeded by the two run ids so the same runs give the same intervals.
+   */
+  statistics(c: Compared, query: Pick<DiffQuery, 'alpha' | 'min_rows'>): DiffStatistics {
+    const dimensions = new Map<string, Record<string, string | null>>();
+    // The candidate's dimension values win: it ran on the version under review.
+    for (const item of [...c.baseItems, ...c.candidateItems]) if (item.dimensions) dimensions.set(item.row_id, item.dimensions);
+    return diffStatistics(c.diff.rows, c.metrics, { alpha: query.alpha, minRows: query.min_rows, seedKey: `${c.base.id}:${c.candidate.id}`, dimensionsOf: (rowId) => dimensions.get(rowId) });
   }
 
   async export(access: WorkspaceAccess, query: DiffQuery, format: 'csv' | 'json'): Promise<{ body: string; contentType: string; filename: string }> {
@@ -42,7 +54,7 @@ export class DiffService {
     const rows = query.status ? c.diff.rows.filter((r) => r.status === query.status) : c.diff.rows;
     const filename = `diff-${c.base.id.slice(0, 8)}-${c.candidate.id.slice(0, 8)}.${format}`;
     if (format === 'csv') return { body: diffToCsv(rows, c.metrics.map((m) => m.name)), contentType: 'text/csv; charset=utf-8', filename };
-    return { body: JSON.stringify({ base_run_id: c.base.id, candidate_run_id: c.candidate.id, metrics: c.metrics.map((m) => m.name), summary: c.diff.summary, rows }), contentType: 'application/json', filename };
+    return { body: JSON.stringify({ base_run_id: c.base.id, candidate_run_id: c.candidate.id, metrics: c.metrics.map((m) => m.name), summary: c.diff.summary, statistics: this.statistics(c, query), rows }), contentType: 'application/json', filename };
   }
 
   async row(access: WorkspaceAccess, query: DiffQuery & { row_id: string }): Promise<RunDiffRowResponse> {
@@ -85,7 +97,7 @@ export class DiffService {
     });
   }
 
-  private async compare(access: WorkspaceAccess, query: Pick<DiffQuery, 'base' | 'candidate' | 'tolerance'>): Promise<Compared> {
+  async compare(access: WorkspaceAccess, query: Pick<DiffQuery, 'base' | 'candidate' | 'tolerance'>): Promise<Compared> {
     const base = await this.runsService.require(access, query.base);
     const candidate = await this.runsService.require(access, query.candidate);
     const byName = new Map<string, RunMetricSpec>();

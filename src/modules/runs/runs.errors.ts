@@ -9,6 +9,7 @@ export const RunErrors = defineErrorCodes('runs', {
   upload_invalid: { status: 400, title: 'Upload invalid', description: 'The uploaded outputs are not JSON (an array, {results: [...]}) or JSON Lines of {row_id, output, ...}, or name rows the run does not have (`unknown_row_ids`).' },
   run_still_active: { status: 409, title: 'Run still active', description: 'Rerun a run once it has ended.' },
   nothing_to_rerun: { status: 409, title: 'Nothing to rerun', description: 'The run has no rows of the kind asked (no errors, or no failed rows).' },
+  gate_baseline_not_finished: { status: 409, title: 'Baseline not finished', description: 'The release gate compares with a baseline run once that run has ended; `baseline_run_id` is still queued, running or awaiting an upload.' },
   event_streams_exhausted: { status: 503, title: 'Event streams exhausted', description: 'This API process already serves RUN_EVENT_STREAMS_MAX live event streams; retry after the seconds in Retry-After (or poll GET /runs/{id}/events).' },
   too_many_event_streams: { status: 429, title: 'Too many event streams', description: 'You already hold RUN_EVENT_STREAMS_PER_USER live event streams on this API process; close one, or retry after the seconds in Retry-After.' },
   diff_row_not_found: { status: 404, title: 'Row not in either run', description: 'Neither the base nor the candidate run has this row.' },

@@ -8,6 +8,9 @@ import { OpsModule } from '../ops/ops.module.js';
 import { SutsModule } from '../suts/suts.module.js';
 import { SecretsModule } from '../workspaces/secrets.module.js';
 import { DiffService } from './diff.service.js';
+import { GateController } from './gate.controller.js';
+import { GateService } from './gate.service.js';
+import { ProjectsModule } from '../projects/projects.module.js';
 import { RunEntity } from './entities/run.entity.js';
 import { ResultsService } from './results.service.js';
 import { RunEventStreams } from './run-event-streams.service.js';
@@ -19,11 +22,11 @@ import { RunsController } from './runs.controller.js';
 import { RunsRepository } from './runs.repository.js';
 import { RunsService } from './runs.service.js';
 
-/** Runs: execution through the queue, events, results, diffs and exports. */
+/** Runs: execution through the queue, events, results, diffs and exports, and the release gate. */
 @Module({
-  imports: [TypeOrmModule.forFeature([RunEntity]), DatasetsModule, SutsModule, CataloguesModule, OpsModule, SecretsModule],
-  controllers: [RunsController, RunFilesController],
-  providers: [RunsService, RunsRepository, RunEventStreams, RunExecutor, RunPlanner, ResultsService, DiffService, RunQueueService, UrlSigner],
+  imports: [TypeOrmModule.forFeature([RunEntity]), DatasetsModule, SutsModule, CataloguesModule, OpsModule, SecretsModule, ProjectsModule],
+  controllers: [RunsController, RunFilesController, GateController],
+  providers: [RunsService, RunsRepository, RunEventStreams, RunExecutor, RunPlanner, ResultsService, DiffService, GateService, RunQueueService, UrlSigner],
   exports: [RunsRepository],
 })
 export class RunsModule implements OnModuleInit {

@@ -3277,6 +3277,37 @@ export interface DiffSideDto {
   status: "pending" | "done" | "error";
 }
 
+export interface DiffStatisticsDto {
+  /**
+   * Significance level applied to p_adjusted
+   * @example 0.05
+   */
+  alpha: number;
+  /** The same per dimension value of the rows */
+  by_dimension: DimensionComparisonDto[];
+  /**
+   * Level of the bootstrap intervals
+   * @example 0.95
+   */
+  confidence: number;
+  /** @example "holm" */
+  correction: "holm";
+  /**
+   * Rows present in both runs (new and missing rows are not compared)
+   * @example 214
+   */
+  matched_rows: number;
+  /** @example [{"name":"answer-correctness","measure":"score","n":214,"status":"tested","base_mean":0.84,"candidate_mean":0.86,"mean_delta":0.02,"ci_low":-0.004,"ci_high":0.043,"test":"wilcoxon_signed_rank","method":"normal_approximation","statistic":1840,"p_value":0.11,"p_adjusted":0.33,"effect_size":{"name":"rank_biserial","value":0.21},"direction":"better","significant":false}] */
+  metrics: PairedComparisonDto[];
+  /** @example 10 */
+  min_rows: number;
+  /**
+   * Row pass/fail under each run's pass rule
+   * @example {"name":"row_verdict","measure":"verdict","n":214,"status":"tested","base_mean":0.91,"candidate_mean":0.93,"mean_delta":0.023,"ci_low":-0.009,"ci_high":0.056,"test":"mcnemar_exact","method":"exact","statistic":4,"p_value":0.27,"p_adjusted":0.54,"effect_size":{"name":"risk_difference","value":0.023},"direction":"better","significant":false}
+   */
+  row_verdict: PairedComparisonDto;
+}
+
 export interface DiffSummaryDto {
   /** @example 5 */
   changed: number;
@@ -3293,6 +3324,12 @@ export interface DiffSummaryDto {
   rows: number;
   /** @example 196 */
   unchanged: number;
+}
+
+export interface DimensionComparisonDto {
+  /** @example "topic" */
+  dimension: string;
+  values: DimensionValueComparisonDto[];
 }
 
 export interface DimensionDefinition {
@@ -3362,6 +3399,20 @@ export interface DimensionThresholdResponse {
   threshold: ThresholdResponse;
   /** @example "billing" */
   value: string;
+}
+
+export interface DimensionValueComparisonDto {
+  /** @example [{"name":"answer-correctness","measure":"score","n":38,"status":"tested","base_mean":0.84,"candidate_mean":0.86,"mean_delta":0.02,"ci_low":-0.004,"ci_high":0.043,"test":"wilcoxon_signed_rank","method":"normal_approximation","statistic":1840,"p_value":0.11,"p_adjusted":0.33,"effect_size":{"name":"rank_biserial","value":0.21},"direction":"better","significant":false}] */
+  metrics: PairedComparisonDto[];
+  /** @example {"name":"row_verdict","measure":"verdict","n":38,"status":"tested","base_mean":0.91,"candidate_mean":0.93,"mean_delta":0.023,"ci_low":-0.009,"ci_high":0.056,"test":"mcnemar_exact","method":"exact","statistic":4,"p_value":0.27,"p_adjusted":0.54,"effect_size":{"name":"risk_difference","value":0.023},"direction":"better","significant":false} */
+  row_verdict: PairedComparisonDto;
+  /**
+   * Matched rows with this value
+   * @example 38
+   */
+  rows: number;
+  /** @example "billing" */
+  value: string | null;
 }
 
 export interface DimensionValueCount {
@@ -3795,6 +3846,13 @@ export interface ExportReportRequest {
 
 export interface ExportRunDiffParams {
   /**
+   * Significance level of the paired tests, after Holm's correction: 0.0001..0.5 (default 0.05)
+   * @min 0.0001
+   * @max 0.5
+   * @example 0.05
+   */
+  alpha?: number;
+  /**
    * The run compared against (e.g. the last release)
    * @format uuid
    */
@@ -3812,6 +3870,13 @@ export interface ExportRunDiffParams {
    * @max 1000
    */
   limit?: number;
+  /**
+   * Fewer matched rows than this: `too_few_rows`, no test (2..10000, default 10)
+   * @min 2
+   * @max 10000
+   * @example 10
+   */
+  min_rows?: number;
   /**
    * @min 0
    * @max 10000000
@@ -3861,6 +3926,106 @@ export interface FieldMappingDto {
   source_attributes: string[];
   /** @example 812 */
   spans_mapped: number;
+}
+
+export interface GateCheckDto {
+  /**
+   * Whether a failure fails the gate (a non-blocking failure is a warning)
+   * @example true
+   */
+  blocking: boolean;
+  /** @example null */
+  ci_high: number | null;
+  /** @example null */
+  ci_low: number | null;
+  /** @example "topic" */
+  dimension: string | null;
+  /**
+   * run_state (the run succeeded), threshold (a metric's mean), dimension_threshold (its mean on one dimension value), release_rule (min_metrics_passing), metric_pass_rate (without a test plan: a metric's min_pass_rate of the run's pass rule), row_pass_rate, regression (against the baseline)
+   * @example "dimension_threshold"
+   */
+  kind:
+    | "run_state"
+    | "threshold"
+    | "dimension_threshold"
+    | "release_rule"
+    | "metric_pass_rate"
+    | "row_pass_rate"
+    | "regression";
+  /**
+   * Regressions: candidate - baseline over the matched rows, its 95% bootstrap interval and the paired test
+   * @example null
+   */
+  mean_delta: number | null;
+  /** @example "answer-correctness on topic=billing: mean 0.42 misses >= 0.9" */
+  message: string;
+  /**
+   * The metric (`row_verdict` for the rows' pass/fail)
+   * @example "answer-correctness"
+   */
+  metric: string | null;
+  /**
+   * The run's value (a mean, a pass rate, a count of metrics passing)
+   * @example 0.42
+   */
+  observed: number | null;
+  /** @example ">=" */
+  operator: ">=" | "<=" | null;
+  /** @example null */
+  p_adjusted: number | null;
+  /** @example null */
+  p_value: number | null;
+  /**
+   * skipped: nothing to check (no rows of the value, too few rows to test)
+   * @example "fail"
+   */
+  status: "pass" | "fail" | "skipped";
+  /** @example 0.9 */
+  threshold: number | null;
+  /** @example "billing" */
+  value: string | null;
+}
+
+export interface GateResponse {
+  /** @example 0.05 */
+  alpha: number;
+  /** @example "27e1b0d8-e509-43eb-a23c-37b7a89187e2" */
+  baseline_run_id: string | null;
+  /** Every check, in order: run state, thresholds (each metric, then its dimension values) and release rule, or the run's pass rule without a plan; row pass rate; regressions */
+  checks: GateCheckDto[];
+  /**
+   * Blocking checks that failed
+   * @example 1
+   */
+  failures: number;
+  /**
+   * The project whose plan judged the run; null when none was named or found
+   * @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010"
+   */
+  project_id: string | null;
+  /** @example "cab22811-9604-4326-bc9d-ff3c6d2bd1d4" */
+  run_id: string;
+  /** The test plan version that judged the run; null: the run's own pass rule did (the project carries no plan, or no project links the run) */
+  test_plan: GateTestPlanDto | null;
+  /**
+   * fail when any blocking check failed
+   * @example "fail"
+   */
+  verdict: "pass" | "fail";
+  /**
+   * Non-blocking checks that failed
+   * @example 0
+   */
+  warnings: number;
+}
+
+export interface GateTestPlanDto {
+  /** @example "fff19340-5181-49eb-ab99-294933175b23" */
+  id: string;
+  /** @example "support-release-plan" */
+  name: string;
+  /** @example 2 */
+  version: number;
 }
 
 export interface GetAnalysisRunParams {
@@ -4355,6 +4520,13 @@ export interface GetReportSettingsParams {
 
 export interface GetRunDiffParams {
   /**
+   * Significance level of the paired tests, after Holm's correction: 0.0001..0.5 (default 0.05)
+   * @min 0.0001
+   * @max 0.5
+   * @example 0.05
+   */
+  alpha?: number;
+  /**
    * The run compared against (e.g. the last release)
    * @format uuid
    */
@@ -4370,6 +4542,13 @@ export interface GetRunDiffParams {
    * @max 1000
    */
   limit?: number;
+  /**
+   * Fewer matched rows than this: `too_few_rows`, no test (2..10000, default 10)
+   * @min 2
+   * @max 10000
+   * @example 10
+   */
+  min_rows?: number;
   /**
    * @min 0
    * @max 10000000
@@ -4416,6 +4595,42 @@ export interface GetRunDiffRowParams {
 }
 
 export interface GetRunFailureAnalysisParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+}
+
+export interface GetRunGateParams {
+  /**
+   * Significance level of the paired tests, after Holm's correction: 0.0001..0.5 (default 0.05)
+   * @min 0.0001
+   * @max 0.5
+   * @example 0.05
+   */
+  alpha?: number;
+  /**
+   * A run to compare against (the last release): the gate fails on a significant regression of a gating metric or the row verdict, overall or on a dimension value
+   * @format uuid
+   * @example "27e1b0d8-e509-43eb-a23c-37b7a89187e2"
+   */
+  baseline_run_id?: string;
+  /** json (default), markdown (a pull-request comment) or junit (JUnit XML); wins over the Accept header (application/json, text/markdown, application/xml) */
+  format?: "json" | "markdown" | "junit";
+  /**
+   * Fewer matched rows than this: `too_few_rows`, no test (2..10000, default 10)
+   * @min 2
+   * @max 10000
+   * @example 10
+   */
+  min_rows?: number;
+  /**
+   * The project whose test plan judges the run (default: the one project with a test plan linking the run's SUT or dataset; without one, the run's own pass rule judges)
+   * @format uuid
+   * @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010"
+   */
+  project_id?: string;
   /**
    * The run's id
    * @format uuid
@@ -6760,6 +6975,82 @@ export interface OtlpPartialSuccess {
   rejectedSpans: string;
 }
 
+export interface PairedComparisonDto {
+  /** @example 0.84 */
+  base_mean: number | null;
+  /** @example 0.86 */
+  candidate_mean: number | null;
+  /** @example 0.043 */
+  ci_high: number | null;
+  /**
+   * 95% paired-bootstrap percentile interval of mean_delta (2,000 resamples, seeded by the run ids)
+   * @example -0.004
+   */
+  ci_low: number | null;
+  /**
+   * Which way the candidate moved by the metric's better direction (`none`: balanced); null when not tested
+   * @example "better"
+   */
+  direction: "better" | "worse" | "none" | null;
+  /**
+   * `rank_biserial` (matched pairs, -1..1) for scores, `risk_difference` (change in pass rate) for verdicts
+   * @example {"name":"rank_biserial","value":0.21}
+   */
+  effect_size: {
+    name?: "rank_biserial" | "risk_difference";
+    value?: number;
+  } | null;
+  /**
+   * Mean of candidate - base over the pairs (of 0/1 verdicts: the change in pass rate)
+   * @example 0.02
+   */
+  mean_delta: number | null;
+  /**
+   * `verdict`: pass/fail per row (metrics that score only 0 or 1, and the row verdict); `score`: the score on the metric's reported scale
+   * @example "score"
+   */
+  measure: "score" | "verdict";
+  /** @example "normal_approximation" */
+  method: "exact" | "normal_approximation" | null;
+  /**
+   * Matched rows with a value in both runs
+   * @example 214
+   */
+  n: number;
+  /**
+   * The metric, or `row_verdict`
+   * @example "answer-correctness"
+   */
+  name: string;
+  /**
+   * Holm-adjusted within its family (the overall comparisons, or every by-dimension one)
+   * @example 0.33
+   */
+  p_adjusted: number | null;
+  /**
+   * Two-sided, unadjusted
+   * @example 0.11
+   */
+  p_value: number | null;
+  /**
+   * p_adjusted <= alpha; null when not tested
+   * @example false
+   */
+  significant: boolean | null;
+  /**
+   * Wilcoxon: the smaller signed-rank sum; McNemar: the smaller discordant count
+   * @example 1840
+   */
+  statistic: number | null;
+  /**
+   * `too_few_rows`: fewer pairs than `min_rows`, so no interval, test or verdict
+   * @example "tested"
+   */
+  status: "tested" | "too_few_rows";
+  /** @example "wilcoxon_signed_rank" */
+  test: "wilcoxon_signed_rank" | "mcnemar_exact";
+}
+
 export interface PartitionAvailableMetricsResponse {
   /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
@@ -8867,6 +9158,8 @@ export interface RunDiffResponse {
   offset: number;
   /** Regressions first, then improvements, changes, new, missing, unchanged */
   rows: DiffRowDto[];
+  /** Whether the changes are real, over every matched row (not only this page) */
+  statistics: DiffStatisticsDto;
   summary: DiffSummaryDto;
   /**
    * Rows matching `status` (all rows without it)
@@ -17590,6 +17883,35 @@ export class EvaluationWorkspaceClient<
       this.request<Record<string, any>, ProblemResponse>({
         path: `/runs/${runId}/analysis`,
         method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The release gate (viewers): judges a run by its project's test plan (thresholds overall and per dimension value, the release rule; without a plan, the run's own pass rule) and, with `baseline_run_id`, fails on a significant regression against that run. Answers 200 with `verdict` pass or fail and every check (a run that has not succeeded fails); `format` or the Accept header picks JSON, Markdown (a pull-request comment) or JUnit XML. Nothing is recorded: the same runs and plan give the same answer.
+     *
+     * @tags runs
+     * @name GetRunGate
+     * @summary The release gate (viewers): judges a run by its project's test plan (thresholds overall and per dimension value, the release rule; without a plan, the run's own pass rule) and, with `baseline_run_id`, fails on a significant regression against that run
+     * @request GET:/runs/{run_id}/gate
+     * @secure
+     * @response `200` `GateResponse` The verdict with every check
+     * @response `400` `ProblemResponse` validation_failed, project_ambiguous
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` gate_baseline_not_finished
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getRunGate: (
+      { runId, ...query }: GetRunGateParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<GateResponse, ProblemResponse>({
+        path: `/runs/${runId}/gate`,
+        method: "GET",
+        query: query,
         secure: true,
         format: "json",
         ...params,

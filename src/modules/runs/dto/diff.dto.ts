@@ -8,7 +8,20 @@ const EXAMPLE_DELTA = { base: 0.75, candidate: 0.5, delta: -0.25, base_passed: t
 
 export const DIFF_STATUSES = ['regressed', 'improved', 'unchanged', 'changed', 'new', 'missing'] as const;
 
-export class DiffQuery {
+/** How two runs are compared statistically (the diff's `statistics`, the gate's regressions). */
+export class StatisticsQuery {
+  /** Significance level of the paired tests, after Holm's correction: 0.0001..0.5 (default 0.05) */
+  @ApiPropertyOptional({ example: 0.05 })
+  @IsOptional() @Type(() => Number) @IsNumber() @Min(0.0001) @Max(0.5)
+  alpha?: number;
+
+  /** Fewer matched rows than this: `too_few_rows`, no test (2..10000, default 10) */
+  @ApiPropertyOptional({ example: 10 })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(2) @Max(10_000)
+  min_rows?: number;
+}
+
+export class DiffQuery extends StatisticsQuery {
   /** The run compared against (e.g. the last release) */
   @IsUUID()
   base: string;
@@ -119,6 +132,108 @@ export class DiffSummaryDto {
   metrics: DiffMetricSummaryDto[];
 }
 
+const EXAMPLE_COMPARISON = {
+  name: EXAMPLE_NAME.metricConfig, measure: 'score', n: 214, status: 'tested', base_mean: 0.84, candidate_mean: 0.86, mean_delta: 0.02, ci_low: -0.004, ci_high: 0.043,
+  test: 'wilcoxon_signed_rank', method: 'normal_approximation', statistic: 1840, p_value: 0.11, p_adjusted: 0.33, effect_size: { name: 'rank_biserial', value: 0.21 }, direction: 'better', significant: false,
+};
+const EXAMPLE_ROW_VERDICT = {
+  ...EXAMPLE_COMPARISON, name: 'row_verdict', measure: 'verdict', base_mean: 0.91, candidate_mean: 0.93, mean_delta: 0.023, ci_low: -0.009, ci_high: 0.056,
+  test: 'mcnemar_exact', method: 'exact', statistic: 4, p_value: 0.27, p_adjusted: 0.54, effect_size: { name: 'risk_difference', value: 0.023 },
+};
+
+/** One metric (or the row verdict) compared over the matched rows: see docs/runs.md "Statistics" */
+export class PairedComparisonDto {
+  /** The metric, or `row_verdict` */
+  @ApiProperty({ example: EXAMPLE_NAME.metricConfig })
+  name: string;
+  /** `verdict`: pass/fail per row (metrics that score only 0 or 1, and the row verdict); `score`: the score on the metric's reported scale */
+  @ApiProperty({ enum: ['score', 'verdict'], example: 'score' })
+  measure: string;
+  /** Matched rows with a value in both runs */
+  @ApiProperty({ example: 214 })
+  n: number;
+  /** `too_few_rows`: fewer pairs than `min_rows`, so no interval, test or verdict */
+  @ApiProperty({ enum: ['tested', 'too_few_rows'], example: 'tested' })
+  status: string;
+  @ApiProperty({ type: 'number', nullable: true, example: 0.84 })
+  base_mean: number | null;
+  @ApiProperty({ type: 'number', nullable: true, example: 0.86 })
+  candidate_mean: number | null;
+  /** Mean of candidate - base over the pairs (of 0/1 verdicts: the change in pass rate) */
+  @ApiProperty({ type: 'number', nullable: true, example: 0.02 })
+  mean_delta: number | null;
+  /** 95% paired-bootstrap percentile interval of mean_delta (2,000 resamples, seeded by the run ids) */
+  @ApiProperty({ type: 'number', nullable: true, example: -0.004 })
+  ci_low: number | null;
+  @ApiProperty({ type: 'number', nullable: true, example: 0.043 })
+  ci_high: number | null;
+  @ApiProperty({ enum: ['wilcoxon_signed_rank', 'mcnemar_exact'], example: 'wilcoxon_signed_rank' })
+  test: string;
+  @ApiProperty({ enum: ['exact', 'normal_approximation'], nullable: true, example: 'normal_approximation' })
+  method: string | null;
+  /** Wilcoxon: the smaller signed-rank sum; McNemar: the smaller discordant count */
+  @ApiProperty({ type: 'number', nullable: true, example: 1840 })
+  statistic: number | null;
+  /** Two-sided, unadjusted */
+  @ApiProperty({ type: 'number', nullable: true, example: 0.11 })
+  p_value: number | null;
+  /** Holm-adjusted within its family (the overall comparisons, or every by-dimension one) */
+  @ApiProperty({ type: 'number', nullable: true, example: 0.33 })
+  p_adjusted: number | null;
+  /** `rank_biserial` (matched pairs, -1..1) for scores, `risk_difference` (change in pass rate) for verdicts */
+  @ApiProperty({ type: 'object', nullable: true, properties: { name: { type: 'string', enum: ['rank_biserial', 'risk_difference'] }, value: { type: 'number' } }, example: { name: 'rank_biserial', value: 0.21 } })
+  effect_size: { name: string; value: number } | null;
+  /** Which way the candidate moved by the metric's better direction (`none`: balanced); null when not tested */
+  @ApiProperty({ enum: ['better', 'worse', 'none'], nullable: true, example: 'better' })
+  direction: string | null;
+  /** p_adjusted <= alpha; null when not tested */
+  @ApiProperty({ type: 'boolean', nullable: true, example: false })
+  significant: boolean | null;
+}
+
+export class DimensionValueComparisonDto {
+  @ApiProperty({ type: 'string', nullable: true, example: 'billing' })
+  value: string | null;
+  /** Matched rows with this value */
+  @ApiProperty({ example: 38 })
+  rows: number;
+  @ApiProperty({ type: () => PairedComparisonDto, example: { ...EXAMPLE_ROW_VERDICT, n: 38 } })
+  row_verdict: PairedComparisonDto;
+  @ApiProperty({ type: () => [PairedComparisonDto], example: [{ ...EXAMPLE_COMPARISON, n: 38 }] })
+  metrics: PairedComparisonDto[];
+}
+
+export class DimensionComparisonDto {
+  @ApiProperty({ example: 'topic' })
+  dimension: string;
+  @ApiProperty({ type: () => [DimensionValueComparisonDto] })
+  values: DimensionValueComparisonDto[];
+}
+
+export class DiffStatisticsDto {
+  /** Significance level applied to p_adjusted */
+  @ApiProperty({ example: 0.05 })
+  alpha: number;
+  /** Level of the bootstrap intervals */
+  @ApiProperty({ example: 0.95 })
+  confidence: number;
+  @ApiProperty({ enum: ['holm'], example: 'holm' })
+  correction: string;
+  @ApiProperty({ example: 10 })
+  min_rows: number;
+  /** Rows present in both runs (new and missing rows are not compared) */
+  @ApiProperty({ example: 214 })
+  matched_rows: number;
+  /** Row pass/fail under each run's pass rule */
+  @ApiProperty({ type: () => PairedComparisonDto, example: EXAMPLE_ROW_VERDICT })
+  row_verdict: PairedComparisonDto;
+  @ApiProperty({ type: () => [PairedComparisonDto], example: [EXAMPLE_COMPARISON] })
+  metrics: PairedComparisonDto[];
+  /** The same per dimension value of the rows */
+  @ApiProperty({ type: () => [DimensionComparisonDto] })
+  by_dimension: DimensionComparisonDto[];
+}
+
 export class RunDiffResponse {
   @ApiProperty({ example: EXAMPLE_ID.baseRun })
   base_run_id: string;
@@ -138,6 +253,8 @@ export class RunDiffResponse {
   limit: number;
   @ApiProperty({ example: 0 })
   offset: number;
+  /** Whether the changes are real, over every matched row (not only this page) */
+  statistics: DiffStatisticsDto;
 }
 
 export class DiffSideDto {
