@@ -840,14 +840,6 @@ export interface CommitStagedRowsParams {
   datasetId: string;
 }
 
-export interface ConfigureTraceLiveStreamParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
-}
-
 /** @example {"secret_id":"7571d304-22fc-477d-bce6-15c4e3b0f69d","scheme":"bearer"} */
 export interface ConnectionAuthDto {
   /**
@@ -3146,6 +3138,14 @@ export interface DeleteSutParams {
   sutId: string;
 }
 
+export interface DeleteTraceDatasetRetentionParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+}
+
 export interface DeleteWorkspaceParams {
   /**
    * The workspace's id
@@ -4962,14 +4962,6 @@ export interface IngestSourceDto {
   kind: "upload" | "inline" | "connection" | "otlp";
   /** @example "1c2cf2f5-dcc2-4610-b190-6e541af34b2c" */
   upload_id: string | null;
-}
-
-export interface InheritTraceDatasetRetentionParams {
-  /**
-   * The dataset's id
-   * @format uuid
-   */
-  datasetId: string;
 }
 
 export interface InsertRowsParams {
@@ -9943,6 +9935,14 @@ export interface SetMetricDefaultsRequest {
 }
 
 export interface SetTraceDatasetRetentionParams {
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+}
+
+export interface SetTraceLiveStreamParams {
   /**
    * The dataset's id
    * @format uuid
@@ -18483,39 +18483,6 @@ export class EvaluationWorkspaceClient<
   };
   traces = {
     /**
-     * @description Sets how long (window_seconds) and how large (max_spans) a head version grows before it is sealed; creates the stream before its first span (members).
-     *
-     * @tags traces
-     * @name ConfigureTraceLiveStream
-     * @summary Sets how long (window_seconds) and how large (max_spans) a head version grows before it is sealed; creates the stream before its first span (members)
-     * @request PUT:/traces/datasets/{dataset_id}/live
-     * @secure
-     * @response `200` `TraceLiveStreamResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    configureTraceLiveStream: (
-      { datasetId }: ConfigureTraceLiveStreamParams,
-      data: PutTraceLiveSettingsRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<TraceLiveStreamResponse, ProblemResponse>({
-        path: `/traces/datasets/${datasetId}/live`,
-        method: "PUT",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
      * @description Adds a source to pull traces from (members; naming a secret takes an admin): an OTLP file URL, a Langfuse-compatible or a Phoenix-compatible API.
      *
      * @tags traces
@@ -18577,6 +18544,33 @@ export class EvaluationWorkspaceClient<
         secure: true,
         type: ContentType.Json,
         format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Drops the dataset's own retention: it follows its workspace's again (admins).
+     *
+     * @tags traces
+     * @name DeleteTraceDatasetRetention
+     * @summary Drops the dataset's own retention: it follows its workspace's again (admins)
+     * @request DELETE:/traces/datasets/{dataset_id}/retention
+     * @secure
+     * @response `204` `void` The dataset follows its workspace's retention
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    deleteTraceDatasetRetention: (
+      { datasetId }: DeleteTraceDatasetRetentionParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/traces/datasets/${datasetId}/retention`,
+        method: "DELETE",
+        secure: true,
         ...params,
       }),
 
@@ -18752,33 +18746,6 @@ export class EvaluationWorkspaceClient<
         method: "GET",
         secure: true,
         format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Drops the dataset's own retention: it follows its workspace's again (admins).
-     *
-     * @tags traces
-     * @name InheritTraceDatasetRetention
-     * @summary Drops the dataset's own retention: it follows its workspace's again (admins)
-     * @request DELETE:/traces/datasets/{dataset_id}/retention
-     * @secure
-     * @response `204` `void` The dataset follows its workspace's retention
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the dataset {dataset_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    inheritTraceDatasetRetention: (
-      { datasetId }: InheritTraceDatasetRetentionParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<void, ProblemResponse>({
-        path: `/traces/datasets/${datasetId}/retention`,
-        method: "DELETE",
-        secure: true,
         ...params,
       }),
 
@@ -19049,6 +19016,39 @@ export class EvaluationWorkspaceClient<
     ) =>
       this.request<DatasetTraceRetentionResponse, ProblemResponse>({
         path: `/traces/datasets/${datasetId}/retention`,
+        method: "PUT",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Sets how long (window_seconds) and how large (max_spans) a head version grows before it is sealed; creates the stream before its first span (members).
+     *
+     * @tags traces
+     * @name SetTraceLiveStream
+     * @summary Sets how long (window_seconds) and how large (max_spans) a head version grows before it is sealed; creates the stream before its first span (members)
+     * @request PUT:/traces/datasets/{dataset_id}/live
+     * @secure
+     * @response `200` `TraceLiveStreamResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    setTraceLiveStream: (
+      { datasetId }: SetTraceLiveStreamParams,
+      data: PutTraceLiveSettingsRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceLiveStreamResponse, ProblemResponse>({
+        path: `/traces/datasets/${datasetId}/live`,
         method: "PUT",
         body: data,
         secure: true,
