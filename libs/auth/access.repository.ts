@@ -10,6 +10,18 @@ export interface ActiveSession {
   expiresAt: Date;
 }
 
+/** What a route acts on, as far as the request names it: a workspace, or a record of a table with a `workspace_id`. */
+export type AccessTarget = { workspaceId: string } | { table: string; id: string };
+
+/** A live session with the caller's standing towards the target. */
+export interface SessionAccess extends ActiveSession {
+  /** The target's workspace; null when the record does not exist. */
+  workspaceId: string | null;
+  workspaceExists: boolean;
+  /** The user's role in that workspace; null when not a member. */
+  role: WorkspaceRole | null;
+}
+
 /** The read queries every request's authorization needs: token sessions and memberships. */
 @Injectable()
 export class AccessRepository {
@@ -26,6 +38,41 @@ export class AccessRepository {
       );
     const row = rows[0];
     return row && { userId: row.user_id, email: row.email, displayName: row.display_name, systemRole: row.system_role, expiresAt: new Date(row.expires_at) };
+  }
+
+  /**
+   * `findActiveSession` and `membership` in one statement (one round trip): the session of an
+   * unrevoked, unexpired token of an active user, with the target's workspace (a record's, found
+   * by its id in its table) and the user's role there. Undefined when the session is not live.
+   */
+  async findSessionWithAccess(tokenId: string, target: AccessTarget): Promise<SessionAccess | undefined> {
+    const [record, params] =
+      'table' in target
+        ? [`LEFT JOIN ${target.table} r ON r.id = $2 LEFT JOIN workspaces w ON w.id = r.workspace_id`, [tokenId, target.id]]
+        : ['LEFT JOIN workspaces w ON w.id = $2', [tokenId, target.workspaceId]];
+    const rows: Array<{ user_id: string; email: string; display_name: string; system_role: SystemRole; expires_at: Date; workspace_id: string | null; workspace_exists: boolean; role: WorkspaceRole | null }> =
+      await this.db.query(
+        `SELECT t.user_id, u.email, u.display_name, u.system_role, t.expires_at,
+                ${'table' in target ? 'r.workspace_id' : '$2::uuid'} AS workspace_id, w.id IS NOT NULL AS workspace_exists, m.role
+           FROM auth_tokens t JOIN users u ON u.id = t.user_id
+           ${record}
+           LEFT JOIN workspace_members m ON m.workspace_id = w.id AND m.user_id = t.user_id
+          WHERE t.id = $1 AND t.revoked_at IS NULL AND t.expires_at > now() AND u.status = 'active'`,
+        params,
+      );
+    const row = rows[0];
+    return (
+      row && {
+        userId: row.user_id,
+        email: row.email,
+        displayName: row.display_name,
+        systemRole: row.system_role,
+        expiresAt: new Date(row.expires_at),
+        workspaceId: row.workspace_id,
+        workspaceExists: row.workspace_exists,
+        role: row.role,
+      }
+    );
   }
 
   /** Whether the workspace exists and, if so, the user's role in it (null when not a member). */
