@@ -11,6 +11,7 @@
 //
 //   npm run build && BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/http-get.mjs
 //   npm run build && node bench/http-get.mjs        # embedded PGlite; the twins open copies of its data directory
+//   BENCH_CPU_PROF=/tmp/prof …                      # the product writes a CPU profile there when it stops
 //
 // Creates its own database (or data directory) and removes it afterwards.
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
@@ -29,7 +30,8 @@ const PASSWORD = 'bench-password-1';
 async function startProduct(env) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  return startServer(['dist/src/main.js'], { ...env, PORT: String(port), HOST: '127.0.0.1' }, async () => {
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  return startServer([...profile, 'dist/src/main.js'], { ...env, PORT: String(port), HOST: '127.0.0.1' }, async () => {
     const res = await fetch(`${url}/ready`).catch(() => null);
     return res?.status === 200 ? url : undefined;
   });

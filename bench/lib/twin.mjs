@@ -37,31 +37,32 @@ async function connect() {
  * measures what the framework costs around the same SQL.
  */
 export const PRODUCT_SQL = async (query, claims, datasetId) => {
+  // AccessRepository.findSessionWithAccess for a record of a table-registered kind.
   const [session] = await query(
-    `SELECT t.user_id, u.email, u.display_name, u.system_role, t.expires_at
+    `SELECT t.user_id, u.email, u.display_name, u.system_role, t.expires_at,
+            r.workspace_id AS workspace_id, w.id IS NOT NULL AS workspace_exists, m.role
        FROM auth_tokens t JOIN users u ON u.id = t.user_id
+       LEFT JOIN datasets r ON r.id = $2 LEFT JOIN workspaces w ON w.id = r.workspace_id
+       LEFT JOIN workspace_members m ON m.workspace_id = w.id AND m.user_id = t.user_id
       WHERE t.id = $1 AND t.revoked_at IS NULL AND t.expires_at > now() AND u.status = 'active'`,
-    [claims.jti],
+    [claims.jti, datasetId],
   );
-  if (!session || session.user_id !== claims.sub) return undefined;
-  const [owner] = await query('SELECT workspace_id FROM datasets WHERE id = $1', [datasetId]);
-  if (!owner) return undefined;
-  const [member] = await query(
-    `SELECT m.role FROM workspaces w LEFT JOIN workspace_members m ON m.workspace_id = w.id AND m.user_id = $2 WHERE w.id = $1`,
-    [owner.workspace_id, claims.sub],
+  if (!session || session.user_id !== claims.sub || !session.workspace_id || !session.role) return undefined;
+  // DatasetsRepository.findView.
+  const [view] = await query(
+    `SELECT d.id, d.workspace_id, d.name, d.description, d.kind, d.tags, d.current_version_id, d.created_by, d.created_at, d.updated_at, d.version,
+            (SELECT count(*)::int FROM dataset_versions c WHERE c.dataset_id = d.id) AS version_count,
+            (SELECT count(*)::int FROM dataset_staged_edits s WHERE s.dataset_id = d.id) AS staged_edits,
+            v.id AS v_id, v.number AS v_number, v.state AS v_state, v.message AS v_message, v.source AS v_source,
+            v.parent_version_id AS v_parent_version_id, v.row_count AS v_row_count,
+            jsonb_path_query_array(v.columns, '$[*].name') AS v_column_names, v.mapping AS v_mapping,
+            v.content_sha256 AS v_content_sha256, v.upload AS v_upload, v.changes AS v_changes, v.created_by AS v_created_by,
+            v.created_at AS v_created_at, v.promoted_at AS v_promoted_at, v.retired_at AS v_retired_at
+       FROM datasets d LEFT JOIN dataset_versions v ON v.dataset_id = d.id AND v.number = d.latest_version
+      WHERE d.id = $1 AND d.workspace_id = $2`,
+    [datasetId, session.workspace_id],
   );
-  if (!member?.role) return undefined;
-  const [dataset] = await query('SELECT * FROM datasets WHERE id = $1 LIMIT 1', [datasetId]);
-  const [[counts], [latest]] = await Promise.all([
-    query(
-      `SELECT d.id, (SELECT count(*)::int FROM dataset_versions v WHERE v.dataset_id = d.id) AS count,
-              (SELECT count(*)::int FROM dataset_staged_edits s WHERE s.dataset_id = d.id) AS staged
-         FROM datasets d WHERE d.id = ANY($1::uuid[])`,
-      [[datasetId]],
-    ),
-    query('SELECT v.* FROM dataset_versions v INNER JOIN datasets d ON d.id = v.dataset_id AND d.latest_version = v.number WHERE v.dataset_id IN ($1)', [datasetId]),
-  ]);
-  return { ...dataset, latest_version: latest ?? null, version_count: counts.count, staged_edits: counts.staged };
+  return view;
 };
 
 /** One indexed lookup: the row by its primary key. */

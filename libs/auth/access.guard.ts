@@ -1,8 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { JwtService } from '@nestjs/jwt';
 import type { Request } from 'express';
-import { AppConfig } from '../../src/config/app-config.js';
 import { DomainError, ForbiddenError, NotFoundError, UnauthenticatedError, ValidationFailedError } from '../common/domain-error.js';
 import { CommonErrors } from '../common/error-codes.js';
 import { requestContext } from '../common/request-context.js';
@@ -11,7 +9,7 @@ import { AccessRepository, type AccessTarget, type ActiveSession, type SessionAc
 import { ACCESS_RULE, acceptsApiKeys, AccessRule, WorkspaceSource } from './access.decorators.js';
 import { ApiKeyVerifier, bearerApiKey } from './api-key-verifier.js';
 import { lowerRole, roleAtLeast, type Principal, type WorkspaceAccess, type WorkspaceRole } from './roles.js';
-import type { TokenClaims } from './token-signer.js';
+import { type TokenClaims, TokenSigner } from './token-signer.js';
 import { WorkspaceResourceRegistry } from './workspace-resource.registry.js';
 
 type AuthedRequest = Request & { principal?: Principal; workspaceAccess?: WorkspaceAccess };
@@ -50,8 +48,7 @@ export class AccessGuard implements CanActivate {
     private readonly access: AccessRepository,
     private readonly resources: WorkspaceResourceRegistry,
     private readonly apiKeys: ApiKeyVerifier,
-    private readonly jwt: JwtService,
-    private readonly config: AppConfig,
+    private readonly tokens: TokenSigner,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -133,7 +130,7 @@ export class AccessGuard implements CanActivate {
     if (!match || match[1].toLowerCase() !== 'bearer') throw new UnauthenticatedError('A bearer token is required (Authorization: Bearer <token>)');
     let claims: TokenClaims;
     try {
-      claims = this.jwt.verify<TokenClaims>(match[2], { secret: this.config.keys.jwtSecret, algorithms: ['HS256'] });
+      claims = this.tokens.claims(match[2]);
     } catch (err) {
       throw new UnauthenticatedError(
         (err as Error).name === 'TokenExpiredError' ? 'The token has expired; request a new one at POST /auth/token' : 'The bearer token is invalid',

@@ -1,4 +1,6 @@
 import { Global, Module } from '@nestjs/common';
+import { createSecretKey } from 'node:crypto';
+import { AppConfig } from '../../src/config/app-config.js';
 import { APP_GUARD } from '@nestjs/core';
 import { MediaTypeGuard } from '../common/media-type.guard.js';
 import { JwtModule } from '@nestjs/jwt';
@@ -13,7 +15,18 @@ import { WorkspaceResourceRegistry } from './workspace-resource.registry.js';
 /** Authentication and authorization shared by every family; the guard is global. */
 @Global()
 @Module({
-  imports: [JwtModule.register({})],
+  imports: [
+    // HS256 with the key as a KeyObject made once: given the secret as a string, jsonwebtoken
+    // makes one (createSecretKey) on every sign and verify, which cost more CPU than the rest of
+    // an authenticated GET together (bench/http-get.mjs, README "Performance").
+    JwtModule.registerAsync({
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => {
+        const key = createSecretKey(Buffer.from(config.keys.jwtSecret, 'utf8'));
+        return { secretOrKeyProvider: () => key, signOptions: { algorithm: 'HS256' }, verifyOptions: { algorithms: ['HS256'] } };
+      },
+    }),
+  ],
   providers: [AccessRepository, ApiKeyVerifier, WorkspaceResourceRegistry, TokenSigner, PasswordHasher, SessionRepository, { provide: APP_GUARD, useClass: AccessGuard },
     // After the access guard, so a request without a token is 401 whatever its Content-Type.
     { provide: APP_GUARD, useClass: MediaTypeGuard },
