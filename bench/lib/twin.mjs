@@ -11,6 +11,8 @@
 import { createSecretKey } from 'node:crypto';
 import express from 'express';
 import jwt from 'jsonwebtoken';
+import { sessionWithAccessSql } from '../../dist/libs/auth/access.repository.js';
+import { DATASET_VIEW_SQL } from '../../dist/src/modules/datasets/datasets.repository.js';
 
 const [kind, target] = process.argv.slice(2);
 if (!['indexed', 'product-sql'].includes(kind) || !target) {
@@ -33,35 +35,14 @@ async function connect() {
 
 /**
  * What the product sends to the database for one authenticated `GET /datasets/{id}` by a
- * workspace member, as its statement log shows. Keep in step with the product: this twin
+ * workspace member: the guard's statement (AccessRepository.findSessionWithAccess) and the
+ * service's (DatasetsRepository.findView), their text taken from the build, so this twin
  * measures what the framework costs around the same SQL.
  */
 export const PRODUCT_SQL = async (query, claims, datasetId) => {
-  // AccessRepository.findSessionWithAccess for a record of a table-registered kind.
-  const [session] = await query(
-    `SELECT t.user_id, u.email, u.display_name, u.system_role, t.expires_at,
-            r.workspace_id AS workspace_id, w.id IS NOT NULL AS workspace_exists, m.role
-       FROM auth_tokens t JOIN users u ON u.id = t.user_id
-       LEFT JOIN datasets r ON r.id = $2 LEFT JOIN workspaces w ON w.id = r.workspace_id
-       LEFT JOIN workspace_members m ON m.workspace_id = w.id AND m.user_id = t.user_id
-      WHERE t.id = $1 AND t.revoked_at IS NULL AND t.expires_at > now() AND u.status = 'active'`,
-    [claims.jti, datasetId],
-  );
+  const [session] = await query(sessionWithAccessSql('datasets'), [claims.jti, datasetId]);
   if (!session || session.user_id !== claims.sub || !session.workspace_id || !session.role) return undefined;
-  // DatasetsRepository.findView.
-  const [view] = await query(
-    `SELECT d.id, d.workspace_id, d.name, d.description, d.kind, d.tags, d.current_version_id, d.created_by, d.created_at, d.updated_at, d.version,
-            (SELECT count(*)::int FROM dataset_versions c WHERE c.dataset_id = d.id) AS version_count,
-            (SELECT count(*)::int FROM dataset_staged_edits s WHERE s.dataset_id = d.id) AS staged_edits,
-            v.id AS v_id, v.number AS v_number, v.state AS v_state, v.message AS v_message, v.source AS v_source,
-            v.parent_version_id AS v_parent_version_id, v.row_count AS v_row_count,
-            jsonb_path_query_array(v.columns, '$[*].name') AS v_column_names, v.mapping AS v_mapping,
-            v.content_sha256 AS v_content_sha256, v.upload AS v_upload, v.changes AS v_changes, v.created_by AS v_created_by,
-            v.created_at AS v_created_at, v.promoted_at AS v_promoted_at, v.retired_at AS v_retired_at
-       FROM datasets d LEFT JOIN dataset_versions v ON v.dataset_id = d.id AND v.number = d.latest_version
-      WHERE d.id = $1 AND d.workspace_id = $2`,
-    [datasetId, session.workspace_id],
-  );
+  const [view] = await query(DATASET_VIEW_SQL, [datasetId, session.workspace_id]);
   return view;
 };
 

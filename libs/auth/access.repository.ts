@@ -22,6 +22,20 @@ export interface SessionAccess extends ActiveSession {
   role: WorkspaceRole | null;
 }
 
+/**
+ * The statement of findSessionWithAccess ($1 the token id; $2 the record's id in `table`, or
+ * the workspace's id when no table is named). Exported for bench/lib/twin.mjs.
+ */
+export function sessionWithAccessSql(table: string | undefined): string {
+  const record = table ? `LEFT JOIN ${table} r ON r.id = $2 LEFT JOIN workspaces w ON w.id = r.workspace_id` : 'LEFT JOIN workspaces w ON w.id = $2';
+  return `SELECT t.user_id, u.email, u.display_name, u.system_role, t.expires_at,
+                 ${table ? 'r.workspace_id' : '$2::uuid'} AS workspace_id, w.id IS NOT NULL AS workspace_exists, m.role
+            FROM auth_tokens t JOIN users u ON u.id = t.user_id
+            ${record}
+            LEFT JOIN workspace_members m ON m.workspace_id = w.id AND m.user_id = t.user_id
+           WHERE t.id = $1 AND t.revoked_at IS NULL AND t.expires_at > now() AND u.status = 'active'`;
+}
+
 /** The read queries every request's authorization needs: token sessions and memberships. */
 @Injectable()
 export class AccessRepository {
@@ -46,20 +60,8 @@ export class AccessRepository {
    * by its id in its table) and the user's role there. Undefined when the session is not live.
    */
   async findSessionWithAccess(tokenId: string, target: AccessTarget): Promise<SessionAccess | undefined> {
-    const [record, params] =
-      'table' in target
-        ? [`LEFT JOIN ${target.table} r ON r.id = $2 LEFT JOIN workspaces w ON w.id = r.workspace_id`, [tokenId, target.id]]
-        : ['LEFT JOIN workspaces w ON w.id = $2', [tokenId, target.workspaceId]];
     const rows: Array<{ user_id: string; email: string; display_name: string; system_role: SystemRole; expires_at: Date; workspace_id: string | null; workspace_exists: boolean; role: WorkspaceRole | null }> =
-      await this.db.query(
-        `SELECT t.user_id, u.email, u.display_name, u.system_role, t.expires_at,
-                ${'table' in target ? 'r.workspace_id' : '$2::uuid'} AS workspace_id, w.id IS NOT NULL AS workspace_exists, m.role
-           FROM auth_tokens t JOIN users u ON u.id = t.user_id
-           ${record}
-           LEFT JOIN workspace_members m ON m.workspace_id = w.id AND m.user_id = t.user_id
-          WHERE t.id = $1 AND t.revoked_at IS NULL AND t.expires_at > now() AND u.status = 'active'`,
-        params,
-      );
+      await this.db.query(sessionWithAccessSql('table' in target ? target.table : undefined), [tokenId, 'table' in target ? target.id : target.workspaceId]);
     const row = rows[0];
     return (
       row && {
