@@ -44,7 +44,8 @@ export class AccessRepository {
   /** The session of an unrevoked, unexpired token whose user is active; undefined otherwise. */
   async findActiveSession(tokenId: string): Promise<ActiveSession | undefined> {
     const rows: Array<{ user_id: string; email: string; display_name: string; system_role: SystemRole; expires_at: Date }> =
-      await this.db.query(
+      await this.db.prepared(
+        'active_session',
         `SELECT t.user_id, u.email, u.display_name, u.system_role, t.expires_at
            FROM auth_tokens t JOIN users u ON u.id = t.user_id
           WHERE t.id = $1 AND t.revoked_at IS NULL AND t.expires_at > now() AND u.status = 'active'`,
@@ -61,7 +62,7 @@ export class AccessRepository {
    */
   async findSessionWithAccess(tokenId: string, target: AccessTarget): Promise<SessionAccess | undefined> {
     const rows: Array<{ user_id: string; email: string; display_name: string; system_role: SystemRole; expires_at: Date; workspace_id: string | null; workspace_exists: boolean; role: WorkspaceRole | null }> =
-      await this.db.query(sessionWithAccessSql('table' in target ? target.table : undefined), [tokenId, 'table' in target ? target.id : target.workspaceId]);
+      await this.db.prepared(`session_access_${'table' in target ? target.table : 'workspace'}`, sessionWithAccessSql('table' in target ? target.table : undefined), [tokenId, 'table' in target ? target.id : target.workspaceId]);
     const row = rows[0];
     return (
       row && {
