@@ -17,34 +17,39 @@ export async function freePort() {
 
 /**
  * Spawns `node args…` and waits until `ready(output)` answers a base URL (or the process dies).
- * stdout goes nowhere once ready, as a service's logs would go to a file or a collector.
+ * Its output is read (and its last 64 KB kept), as a collector of a service's logs would.
  */
 export async function startServer(args, env, ready, { timeoutMs = 300_000 } = {}) {
   const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   let url;
+  // The last 64 KB, for the message when it dies.
   const onData = (chunk) => {
-    if (output.length < 1_000_000) output += chunk;
+    output += chunk;
+    if (output.length > 131_072) output = output.slice(-65_536);
   };
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   let dead;
-  void exited.then((e) => (dead = e));
+  let stopping = false;
+  void exited.then((e) => {
+    dead = e;
+    if (!stopping) process.stderr.write(`${args.join(' ')} exited (${e.code ?? e.signal}) unasked:\n${output.slice(-3000)}\n`);
+  });
   const deadline = Date.now() + timeoutMs;
   while (!(url = await ready(output))) {
     if (dead) throw new Error(`${args.join(' ')} exited (${dead.code ?? dead.signal}) before it was ready:\n${output.slice(-3000)}`);
     if (Date.now() > deadline) throw new Error(`${args.join(' ')} not ready after ${timeoutMs} ms:\n${output.slice(-3000)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  child.stdout.off('data', onData);
-  child.stdout.resume();
   return {
     url,
     pid: child.pid,
     output: () => output,
     async stop() {
       if (dead) return;
+      stopping = true;
       child.kill('SIGTERM');
       await exited;
     },
