@@ -43,8 +43,8 @@ async function connect() {
  */
 export const PRODUCT_SQL = async (query, claims, datasetId) => {
   const [session] = await query(sessionWithAccessSql('datasets'), [claims.jti, datasetId], 'session_access_datasets');
-  if (!session || session.user_id !== claims.sub || !session.workspace_id || !session.role) return undefined;
-  const [view] = await query(DATASET_VIEW_SQL, [datasetId, session.workspace_id], 'dataset_view');
+  if (!session || session.user_id !== claims.sub || !session.target_workspace_id || !session.member_role) return undefined;
+  const [view] = await query(DATASET_VIEW_SQL, [datasetId, session.target_workspace_id], 'dataset_view');
   return view;
 };
 

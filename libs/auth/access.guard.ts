@@ -5,7 +5,7 @@ import { DomainError, ForbiddenError, NotFoundError, UnauthenticatedError, Valid
 import { CommonErrors } from '../common/error-codes.js';
 import { requestContext } from '../common/request-context.js';
 import { isUuid } from '../common/uuid.js';
-import { AccessRepository, type AccessTarget, type ActiveSession, type SessionAccess } from './access.repository.js';
+import { AccessRepository, type AccessTarget, type ActiveSession, type SessionAccess, type Standing } from './access.repository.js';
 import { ACCESS_RULE, acceptsApiKeys, AccessRule, WorkspaceSource } from './access.decorators.js';
 import { ApiKeyVerifier, bearerApiKey } from './api-key-verifier.js';
 import { lowerRole, roleAtLeast, type Principal, type WorkspaceAccess, type WorkspaceRole } from './roles.js';
@@ -102,14 +102,14 @@ export class AccessGuard implements CanActivate {
    * checks the session also answers the target's workspace and the caller's membership there.
    */
   private async authenticate(req: AuthedRequest, target: Target | undefined): Promise<{ principal: Principal; standing?: Standing }> {
-    const key = bearerApiKey(req.headers.authorization);
-    if (key) return { principal: await this.apiKeys.verify(key, { ip: req.ip }) };
-    const claims = this.verifyToken(req.headers.authorization);
     const lookup: AccessTarget | undefined =
       !target ? undefined
       : 'workspaceId' in target ? { workspaceId: target.workspaceId }
       : 'table' in target && target.table ? { table: target.table, id: target.id }
       : undefined;
+    const key = bearerApiKey(req.headers.authorization);
+    if (key) return this.apiKeys.verify(key, { ip: req.ip }, lookup);
+    const claims = this.verifyToken(req.headers.authorization);
     const session: ActiveSession | SessionAccess | undefined = lookup ? await this.access.findSessionWithAccess(claims.jti, lookup) : await this.access.findActiveSession(claims.jti);
     if (!session || session.userId !== claims.sub) throw new UnauthenticatedError('The token has been revoked, or its user is deactivated');
     const principal: Principal = {
@@ -189,11 +189,4 @@ export class AccessGuard implements CanActivate {
     }
     return { workspaceId, role: effective, viaSystemAdmin: false };
   }
-}
-
-/** Whether the route's workspace exists and the caller's role there (null: not a member). */
-interface Standing {
-  workspaceId: string | null;
-  workspaceExists: boolean;
-  role: WorkspaceRole | null;
 }

@@ -14,12 +14,39 @@ export interface ActiveSession {
 export type AccessTarget = { workspaceId: string } | { table: string; id: string };
 
 /** A live session with the caller's standing towards the target. */
-export interface SessionAccess extends ActiveSession {
-  /** The target's workspace; null when the record does not exist. */
+export interface SessionAccess extends ActiveSession, Standing {}
+
+/** Whether the route's workspace exists and a user's role there (null: not a member). */
+export interface Standing {
+  /** The route's workspace; null when the record it names does not exist. */
   workspaceId: string | null;
   workspaceExists: boolean;
-  /** The user's role in that workspace; null when not a member. */
   role: WorkspaceRole | null;
+}
+
+/** The columns standingSql selects, as they come back. */
+export interface StandingRow {
+  /** Named apart from the selected table's own workspace_id (an API key's). */
+  target_workspace_id: string | null;
+  workspace_exists: boolean;
+  member_role: WorkspaceRole | null;
+}
+
+/**
+ * The part of a statement that finds a user's standing towards a target in the same round trip:
+ * `joins` to append after the FROM naming `userColumn`, `columns` to select (StandingRow).
+ * `param` is the target's id: a record's in `table`, or a workspace's when no table is named.
+ */
+export function standingSql(table: string | undefined, userColumn: string, param: string): { columns: string; joins: string } {
+  const workspace = table ? `LEFT JOIN ${table} r ON r.id = ${param} LEFT JOIN workspaces w ON w.id = r.workspace_id` : `LEFT JOIN workspaces w ON w.id = ${param}`;
+  return {
+    columns: `${table ? 'r.workspace_id' : `${param}::uuid`} AS target_workspace_id, w.id IS NOT NULL AS workspace_exists, m.role AS member_role`,
+    joins: `${workspace} LEFT JOIN workspace_members m ON m.workspace_id = w.id AND m.user_id = ${userColumn}`,
+  };
+}
+
+export function standingOf(row: StandingRow): Standing {
+  return { workspaceId: row.target_workspace_id, workspaceExists: row.workspace_exists, role: row.member_role };
 }
 
 /**
@@ -27,12 +54,9 @@ export interface SessionAccess extends ActiveSession {
  * the workspace's id when no table is named). Exported for bench/lib/twin.mjs.
  */
 export function sessionWithAccessSql(table: string | undefined): string {
-  const record = table ? `LEFT JOIN ${table} r ON r.id = $2 LEFT JOIN workspaces w ON w.id = r.workspace_id` : 'LEFT JOIN workspaces w ON w.id = $2';
-  return `SELECT t.user_id, u.email, u.display_name, u.system_role, t.expires_at,
-                 ${table ? 'r.workspace_id' : '$2::uuid'} AS workspace_id, w.id IS NOT NULL AS workspace_exists, m.role
-            FROM auth_tokens t JOIN users u ON u.id = t.user_id
-            ${record}
-            LEFT JOIN workspace_members m ON m.workspace_id = w.id AND m.user_id = t.user_id
+  const standing = standingSql(table, 't.user_id', '$2');
+  return `SELECT t.user_id, u.email, u.display_name, u.system_role, t.expires_at, ${standing.columns}
+            FROM auth_tokens t JOIN users u ON u.id = t.user_id ${standing.joins}
            WHERE t.id = $1 AND t.revoked_at IS NULL AND t.expires_at > now() AND u.status = 'active'`;
 }
 
@@ -61,7 +85,7 @@ export class AccessRepository {
    * by its id in its table) and the user's role there. Undefined when the session is not live.
    */
   async findSessionWithAccess(tokenId: string, target: AccessTarget): Promise<SessionAccess | undefined> {
-    const rows: Array<{ user_id: string; email: string; display_name: string; system_role: SystemRole; expires_at: Date; workspace_id: string | null; workspace_exists: boolean; role: WorkspaceRole | null }> =
+    const rows: Array<{ user_id: string; email: string; display_name: string; system_role: SystemRole; expires_at: Date } & StandingRow> =
       await this.db.prepared(`session_access_${'table' in target ? target.table : 'workspace'}`, sessionWithAccessSql('table' in target ? target.table : undefined), [tokenId, 'table' in target ? target.id : target.workspaceId]);
     const row = rows[0];
     return (
@@ -71,9 +95,7 @@ export class AccessRepository {
         displayName: row.display_name,
         systemRole: row.system_role,
         expiresAt: new Date(row.expires_at),
-        workspaceId: row.workspace_id,
-        workspaceExists: row.workspace_exists,
-        role: row.role,
+        ...standingOf(row),
       }
     );
   }
