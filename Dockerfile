@@ -15,6 +15,7 @@ COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY libs ./libs
 COPY src ./src
 COPY sdk ./sdk
+COPY scripts ./scripts
 RUN npm run build
 
 # 3. Production dependencies only.

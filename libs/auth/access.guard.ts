@@ -1,18 +1,30 @@
-import { ExecutionContext, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
 import { DomainError, ForbiddenError, NotFoundError, UnauthenticatedError, ValidationFailedError } from '../common/domain-error.js';
 import { CommonErrors } from '../common/error-codes.js';
 import { requestContext } from '../common/request-context.js';
 import { isUuid } from '../common/uuid.js';
-import { AccessRepository } from './access.repository.js';
+import { AccessRepository, type AccessTarget, type ActiveSession, type SessionAccess, type Standing } from './access.repository.js';
 import { ACCESS_RULE, acceptsApiKeys, AccessRule, WorkspaceSource } from './access.decorators.js';
 import { ApiKeyVerifier, bearerApiKey } from './api-key-verifier.js';
 import { lowerRole, roleAtLeast, type Principal, type WorkspaceAccess, type WorkspaceRole } from './roles.js';
+import { type TokenClaims, TokenSigner } from './token-signer.js';
 import { WorkspaceResourceRegistry } from './workspace-resource.registry.js';
 
-type AuthedRequest = Request & { principal?: Principal; user?: Principal; workspaceAccess?: WorkspaceAccess };
+type AuthedRequest = Request & { principal?: Principal; workspaceAccess?: WorkspaceAccess };
+
+/**
+ * Where the route's workspace comes from, read from the request before any query: a workspace
+ * id, a record (of a table, or behind a resolver function), nothing (an optional query
+ * parameter left out), or the 400 that a malformed id gets once the caller is authenticated.
+ */
+type Target =
+  | { workspaceId: string }
+  | { apiKeyWorkspace: true }
+  | { resource: string; id: string; table?: string }
+  | { none: true }
+  | { invalid: DomainError };
 
 /**
  * The one guard. Every route states its rule with a decorator from access.decorators.ts;
@@ -20,29 +32,35 @@ type AuthedRequest = Request & { principal?: Principal; user?: Principal; worksp
  * 401 (no valid token), 400 (malformed workspace or record id), 404 (no such workspace or
  * record), 403 (not a member, or role too low).
  *
+ * A user's token costs one round trip: the JWT's signature is checked in process (HS256), then
+ * one statement reads the session (not revoked, not expired, user active) together with the
+ * route's workspace (a record's, for the kinds registered with their table) and the caller's
+ * membership there (AccessRepository.findSessionWithAccess). Nothing is cached, so logout,
+ * deactivation, removal and role changes take effect on the next request.
+ *
  * A bearer that starts with `ews_` is an API key: it acts for its creator inside its own
  * workspace only, with the lower of its role and the creator's current one; routes marked
  * `apiKeys: false` and system-admin routes refuse it (403).
  */
 @Injectable()
-export class AccessGuard extends AuthGuard('jwt') {
+export class AccessGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly access: AccessRepository,
     private readonly resources: WorkspaceResourceRegistry,
     private readonly apiKeys: ApiKeyVerifier,
-  ) {
-    super();
-  }
+    private readonly tokens: TokenSigner,
+  ) {}
 
-  override async canActivate(context: ExecutionContext): Promise<boolean> {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [context.getHandler(), context.getClass()]) ?? { kind: 'authenticated' };
     if (rule.kind === 'public') return true;
     const req = context.switchToHttp().getRequest<AuthedRequest>();
     if (rule.kind === 'optional-user' && !req.headers.authorization) return true;
 
-    const principal = await this.authenticate(context, req);
+    const target = rule.kind === 'workspace' ? this.targetOf(rule.from, req) : undefined;
+    const { principal, standing } = await this.authenticate(req, target);
     req.principal = principal;
     const ctx = requestContext.getStore();
     if (ctx) Object.assign(ctx, { userId: principal.userId, apiKeyId: principal.apiKey?.id });
@@ -55,77 +73,116 @@ export class AccessGuard extends AuthGuard('jwt') {
       if (rule.orSelf && req.params[rule.orSelf] === principal.userId) return true;
       throw new ForbiddenError('Only system admins may call this operation');
     }
-    if (rule.kind === 'workspace') {
-      const workspaceId = await this.workspaceOf(rule.from, req);
-      if (workspaceId === undefined) return true;
+    if (rule.kind === 'workspace' && target) {
+      if ('invalid' in target) throw target.invalid;
+      if ('none' in target) return true;
+      const conceal = 'conceal' in rule.from && rule.from.conceal;
+      const notFound = () => new NotFoundError((target as { resource: string }).resource, (target as { id: string }).id);
+      let workspaceId: string | null;
+      if (standing) workspaceId = standing.workspaceId;
+      else if ('apiKeyWorkspace' in target) workspaceId = principal.apiKey?.workspaceId ?? null;
+      else if ('workspaceId' in target) workspaceId = target.workspaceId;
+      else workspaceId = await this.resources.resolve(target.resource, target.id);
+      if (!workspaceId) throw notFound();
       const key = principal.apiKey;
       if (key && key.workspaceId !== workspaceId) {
-        if ('conceal' in rule.from && rule.from.conceal) throw new NotFoundError(rule.from.resource, String(req.params[rule.from.param]));
+        if (conceal) throw notFound();
         throw new ForbiddenError(`This API key is scoped to workspace ${key.workspaceId}`);
       }
-      req.workspaceAccess = await this.roleIn(workspaceId, principal, rule.role).catch((err: unknown) => {
-        if (err instanceof ForbiddenError && 'conceal' in rule.from && rule.from.conceal) throw new NotFoundError(rule.from.resource, String(req.params[rule.from.param]));
+      try {
+        req.workspaceAccess = this.roleIn(workspaceId, principal, rule.role, standing ?? (await this.membership(workspaceId, principal.userId)));
+      } catch (err) {
+        if (err instanceof ForbiddenError && conceal) throw notFound();
         throw err;
-      });
+      }
     }
     return true;
   }
 
-  /** The caller: an API key's principal, or the JWT strategy's (passport) for any other bearer. */
-  private async authenticate(context: ExecutionContext, req: AuthedRequest): Promise<Principal> {
+  /**
+   * The caller, from an API key or a user's token; with a token and a target the statement that
+   * checks the session also answers the target's workspace and the caller's membership there.
+   */
+  private async authenticate(req: AuthedRequest, target: Target | undefined): Promise<{ principal: Principal; standing?: Standing }> {
+    const lookup: AccessTarget | undefined =
+      !target ? undefined
+      : 'workspaceId' in target ? { workspaceId: target.workspaceId }
+      : 'table' in target && target.table ? { table: target.table, id: target.id }
+      : undefined;
     const key = bearerApiKey(req.headers.authorization);
-    if (key) return this.apiKeys.verify(key, { ip: req.ip });
-    await super.canActivate(context);
-    return req.user as Principal;
+    if (key) return this.apiKeys.verify(key, { ip: req.ip }, lookup);
+    const claims = this.verifyToken(req.headers.authorization);
+    const session: ActiveSession | SessionAccess | undefined = lookup ? await this.access.findSessionWithAccess(claims.jti, lookup) : await this.access.findActiveSession(claims.jti);
+    if (!session || session.userId !== claims.sub) throw new UnauthenticatedError('The token has been revoked, or its user is deactivated');
+    const principal: Principal = {
+      userId: session.userId,
+      email: session.email,
+      displayName: session.displayName,
+      systemRole: session.systemRole,
+      tokenId: claims.jti,
+      tokenExpiresAt: session.expiresAt,
+    };
+    return { principal, standing: lookup ? (session as SessionAccess) : undefined };
   }
 
-  override handleRequest<T>(err: unknown, user: T, info: unknown): T {
-    // A failure while checking the session (the database is down) is not the caller's fault:
-    // let the filter answer it (503), never 401, so clients keep a valid token.
-    if (err) throw err;
-    if (!user) {
-      const message = info instanceof Error ? info.message : undefined;
-      const detail =
-        message === 'No auth token' ? 'A bearer token is required (Authorization: Bearer <token>)'
-        : message === 'jwt expired' ? 'The token has expired; request a new one at POST /auth/token'
-        : 'The bearer token is invalid';
-      throw new UnauthenticatedError(detail);
+  /** The claims of the bearer JWT (HS256, unexpired, with a subject and an id), or 401. */
+  private verifyToken(authorization: string | undefined): TokenClaims {
+    // As passport-jwt's fromAuthHeaderAsBearerToken: `<scheme> <token>`, the scheme in any case.
+    const match = /(\S+)\s+(\S+)/.exec(authorization ?? '');
+    if (!match || match[1].toLowerCase() !== 'bearer') throw new UnauthenticatedError('A bearer token is required (Authorization: Bearer <token>)');
+    let claims: TokenClaims;
+    try {
+      claims = this.tokens.claims(match[2]);
+    } catch (err) {
+      throw new UnauthenticatedError(
+        (err as Error).name === 'TokenExpiredError' ? 'The token has expired; request a new one at POST /auth/token' : 'The bearer token is invalid',
+      );
     }
-    return user;
+    if (!claims.jti || !claims.sub) throw new UnauthenticatedError('The token is malformed');
+    return claims;
   }
 
-  private async workspaceOf(from: WorkspaceSource, req: AuthedRequest): Promise<string | undefined> {
-    if ('apiKeyOrHeader' in from && req.principal?.apiKey) return req.principal.apiKey.workspaceId;
-    if ('resource' in from) {
-      const [name, id] = 'param' in from ? [from.param, req.params[from.param]] : [from.query, req.query[from.query]];
-      if ('query' in from && (id === undefined || id === '')) throw new ValidationFailedError(`${name} is required`, [{ field: name, message: `${name} is required in the query` }]);
-      if (!isUuid(id)) {
-        if ('query' in from) throw new ValidationFailedError(`${name} must be a UUID`, [{ field: name, message: `${name} must be a UUID` }]);
-        throw new DomainError(CommonErrors.invalid_identifier, `${name} must be a UUID`);
+  private targetOf(from: WorkspaceSource, req: AuthedRequest): Target {
+    try {
+      // An API key's own workspace, known once the key is: nothing to read from the request.
+      if ('apiKeyOrHeader' in from && bearerApiKey(req.headers.authorization)) return { apiKeyWorkspace: true };
+      if ('resource' in from) {
+        const [name, id] = 'param' in from ? [from.param, req.params[from.param]] : [from.query, req.query[from.query]];
+        if ('query' in from && (id === undefined || id === '')) throw new ValidationFailedError(`${name} is required`, [{ field: name, message: `${name} is required in the query` }]);
+        if (!isUuid(id)) {
+          if ('query' in from) throw new ValidationFailedError(`${name} must be a UUID`, [{ field: name, message: `${name} must be a UUID` }]);
+          throw new DomainError(CommonErrors.invalid_identifier, `${name} must be a UUID`);
+        }
+        return { resource: from.resource, id, table: this.resources.tableOf(from.resource) };
       }
-      const workspaceId = await this.resources.resolve(from.resource, id);
-      if (!workspaceId) throw new NotFoundError(from.resource, id);
-      return workspaceId;
+      const [part, name, value] =
+        'apiKeyOrHeader' in from ? ['header', from.apiKeyOrHeader, req.headers[from.apiKeyOrHeader]]
+        : 'param' in from ? ['path', from.param, req.params[from.param]]
+        : 'body' in from ? ['body', from.body, (req.body as Record<string, unknown> | undefined)?.[from.body]]
+        : ['query', from.query, req.query[from.query]];
+      if (value === undefined || value === '') {
+        if ('query' in from && from.optional) return { none: true };
+        throw new ValidationFailedError(`${name} is required`, [{ field: name, message: `${name} is required in the ${part}` }]);
+      }
+      if (!isUuid(value)) {
+        if (part === 'path') throw new DomainError(CommonErrors.invalid_identifier, `${name} must be a UUID`);
+        throw new ValidationFailedError(`${name} must be a UUID`, [{ field: name, message: `${name} must be a UUID` }]);
+      }
+      return { workspaceId: value };
+    } catch (err) {
+      if (err instanceof DomainError) return { invalid: err };
+      throw err;
     }
-    const [part, name, value] =
-      'apiKeyOrHeader' in from ? ['header', from.apiKeyOrHeader, req.headers[from.apiKeyOrHeader]]
-      : 'param' in from ? ['path', from.param, req.params[from.param]]
-      : 'body' in from ? ['body', from.body, (req.body as Record<string, unknown> | undefined)?.[from.body]]
-      : ['query', from.query, req.query[from.query]];
-    if (value === undefined || value === '') {
-      if ('query' in from && from.optional) return undefined;
-      throw new ValidationFailedError(`${name} is required`, [{ field: name, message: `${name} is required in the ${part}` }]);
-    }
-    if (!isUuid(value)) {
-      if (part === 'path') throw new DomainError(CommonErrors.invalid_identifier, `${name} must be a UUID`);
-      throw new ValidationFailedError(`${name} must be a UUID`, [{ field: name, message: `${name} must be a UUID` }]);
-    }
-    return value;
   }
 
-  private async roleIn(workspaceId: string, principal: Principal, required: WorkspaceRole): Promise<WorkspaceAccess> {
-    const { exists, role } = await this.access.membership(workspaceId, principal.userId);
-    if (!exists) throw new NotFoundError('workspace', workspaceId);
+  /** The caller's standing in a workspace found apart from the session (API keys, resolver functions). */
+  private async membership(workspaceId: string, userId: string): Promise<Standing> {
+    const { exists, role } = await this.access.membership(workspaceId, userId);
+    return { workspaceId, workspaceExists: exists, role };
+  }
+
+  private roleIn(workspaceId: string, principal: Principal, required: WorkspaceRole, { workspaceExists, role }: Standing): WorkspaceAccess {
+    if (!workspaceExists) throw new NotFoundError('workspace', workspaceId);
     if (principal.systemRole === 'admin') {
       return { workspaceId, role: 'owner', viaSystemAdmin: role !== 'owner' };
     }
@@ -138,4 +195,3 @@ export class AccessGuard extends AuthGuard('jwt') {
     return { workspaceId, role: effective, viaSystemAdmin: false };
   }
 }
-

@@ -10,6 +10,56 @@ export interface ActiveSession {
   expiresAt: Date;
 }
 
+/** What a route acts on, as far as the request names it: a workspace, or a record of a table with a `workspace_id`. */
+export type AccessTarget = { workspaceId: string } | { table: string; id: string };
+
+/** A live session with the caller's standing towards the target. */
+export interface SessionAccess extends ActiveSession, Standing {}
+
+/** Whether the route's workspace exists and a user's role there (null: not a member). */
+export interface Standing {
+  /** The route's workspace; null when the record it names does not exist. */
+  workspaceId: string | null;
+  workspaceExists: boolean;
+  role: WorkspaceRole | null;
+}
+
+/** The columns standingSql selects, as they come back. */
+export interface StandingRow {
+  /** Named apart from the selected table's own workspace_id (an API key's). */
+  target_workspace_id: string | null;
+  workspace_exists: boolean;
+  member_role: WorkspaceRole | null;
+}
+
+/**
+ * The part of a statement that finds a user's standing towards a target in the same round trip:
+ * `joins` to append after the FROM naming `userColumn`, `columns` to select (StandingRow).
+ * `param` is the target's id: a record's in `table`, or a workspace's when no table is named.
+ */
+export function standingSql(table: string | undefined, userColumn: string, param: string): { columns: string; joins: string } {
+  const workspace = table ? `LEFT JOIN ${table} r ON r.id = ${param} LEFT JOIN workspaces w ON w.id = r.workspace_id` : `LEFT JOIN workspaces w ON w.id = ${param}`;
+  return {
+    columns: `${table ? 'r.workspace_id' : `${param}::uuid`} AS target_workspace_id, w.id IS NOT NULL AS workspace_exists, m.role AS member_role`,
+    joins: `${workspace} LEFT JOIN workspace_members m ON m.workspace_id = w.id AND m.user_id = ${userColumn}`,
+  };
+}
+
+export function standingOf(row: StandingRow): Standing {
+  return { workspaceId: row.target_workspace_id, workspaceExists: row.workspace_exists, role: row.member_role };
+}
+
+/**
+ * The statement of findSessionWithAccess ($1 the token id; $2 the record's id in `table`, or
+ * the workspace's id when no table is named). Exported for bench/lib/twin.mjs.
+ */
+export function sessionWithAccessSql(table: string | undefined): string {
+  const standing = standingSql(table, 't.user_id', '$2');
+  return `SELECT t.user_id, u.email, u.display_name, u.system_role, t.expires_at, ${standing.columns}
+            FROM auth_tokens t JOIN users u ON u.id = t.user_id ${standing.joins}
+           WHERE t.id = $1 AND t.revoked_at IS NULL AND t.expires_at > now() AND u.status = 'active'`;
+}
+
 /** The read queries every request's authorization needs: token sessions and memberships. */
 @Injectable()
 export class AccessRepository {
@@ -18,7 +68,8 @@ export class AccessRepository {
   /** The session of an unrevoked, unexpired token whose user is active; undefined otherwise. */
   async findActiveSession(tokenId: string): Promise<ActiveSession | undefined> {
     const rows: Array<{ user_id: string; email: string; display_name: string; system_role: SystemRole; expires_at: Date }> =
-      await this.db.query(
+      await this.db.prepared(
+        'active_session',
         `SELECT t.user_id, u.email, u.display_name, u.system_role, t.expires_at
            FROM auth_tokens t JOIN users u ON u.id = t.user_id
           WHERE t.id = $1 AND t.revoked_at IS NULL AND t.expires_at > now() AND u.status = 'active'`,
@@ -26,6 +77,27 @@ export class AccessRepository {
       );
     const row = rows[0];
     return row && { userId: row.user_id, email: row.email, displayName: row.display_name, systemRole: row.system_role, expiresAt: new Date(row.expires_at) };
+  }
+
+  /**
+   * `findActiveSession` and `membership` in one statement (one round trip): the session of an
+   * unrevoked, unexpired token of an active user, with the target's workspace (a record's, found
+   * by its id in its table) and the user's role there. Undefined when the session is not live.
+   */
+  async findSessionWithAccess(tokenId: string, target: AccessTarget): Promise<SessionAccess | undefined> {
+    const rows: Array<{ user_id: string; email: string; display_name: string; system_role: SystemRole; expires_at: Date } & StandingRow> =
+      await this.db.prepared(`session_access_${'table' in target ? target.table : 'workspace'}`, sessionWithAccessSql('table' in target ? target.table : undefined), [tokenId, 'table' in target ? target.id : target.workspaceId]);
+    const row = rows[0];
+    return (
+      row && {
+        userId: row.user_id,
+        email: row.email,
+        displayName: row.display_name,
+        systemRole: row.system_role,
+        expiresAt: new Date(row.expires_at),
+        ...standingOf(row),
+      }
+    );
   }
 
   /** Whether the workspace exists and, if so, the user's role in it (null when not a member). */

@@ -1,12 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { UnauthenticatedError } from '../common/domain-error.js';
+import type { AccessTarget, Standing } from './access.repository.js';
 import type { Principal } from './roles.js';
 
 /** Every API key starts with this; the guard tells keys from JWTs by it. */
 export const API_KEY_PREFIX = 'ews_';
 
-/** Checks an API key and answers the principal it acts as, or throws UnauthenticatedError. */
-export type ApiKeyCheck = (key: string, client: { ip?: string }) => Promise<Principal>;
+/**
+ * Checks an API key and answers the principal it acts as, or throws UnauthenticatedError. Given
+ * the route's target, it answers the key creator's standing towards it too, found by the same
+ * statement (one round trip, as for a user's token).
+ */
+export type ApiKeyCheck = (key: string, client: { ip?: string }, target?: AccessTarget) => Promise<{ principal: Principal; standing?: Standing }>;
 
 /**
  * The guard accepts `Authorization: Bearer ews_...` through the check the API keys family
@@ -21,9 +26,9 @@ export class ApiKeyVerifier {
     this.check = check;
   }
 
-  verify(key: string, client: { ip?: string }): Promise<Principal> {
+  verify(key: string, client: { ip?: string }, target?: AccessTarget): Promise<{ principal: Principal; standing?: Standing }> {
     if (!this.check) throw new UnauthenticatedError('This process does not accept API keys');
-    return this.check(key, client);
+    return this.check(key, client, target);
   }
 }
 

@@ -1,12 +1,12 @@
 import { Global, Module } from '@nestjs/common';
+import { createSecretKey } from 'node:crypto';
+import { AppConfig } from '../../src/config/app-config.js';
 import { APP_GUARD } from '@nestjs/core';
 import { MediaTypeGuard } from '../common/media-type.guard.js';
 import { JwtModule } from '@nestjs/jwt';
-import { PassportModule } from '@nestjs/passport';
 import { AccessGuard } from './access.guard.js';
 import { AccessRepository } from './access.repository.js';
 import { ApiKeyVerifier } from './api-key-verifier.js';
-import { JwtStrategy } from './jwt.strategy.js';
 import { PasswordHasher } from './password-hasher.js';
 import { SessionRepository } from './session.repository.js';
 import { TokenSigner } from './token-signer.js';
@@ -15,8 +15,19 @@ import { WorkspaceResourceRegistry } from './workspace-resource.registry.js';
 /** Authentication and authorization shared by every family; the guard is global. */
 @Global()
 @Module({
-  imports: [PassportModule, JwtModule.register({})],
-  providers: [AccessRepository, ApiKeyVerifier, WorkspaceResourceRegistry, JwtStrategy, TokenSigner, PasswordHasher, SessionRepository, { provide: APP_GUARD, useClass: AccessGuard },
+  imports: [
+    // HS256 with the key as a KeyObject made once: given the secret as a string, jsonwebtoken
+    // makes one (createSecretKey) on every sign and verify, which cost more CPU than the rest of
+    // an authenticated GET together (bench/http-get.mjs, README "Performance").
+    JwtModule.registerAsync({
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => {
+        const key = createSecretKey(Buffer.from(config.keys.jwtSecret, 'utf8'));
+        return { secretOrKeyProvider: () => key, signOptions: { algorithm: 'HS256' }, verifyOptions: { algorithms: ['HS256'] } };
+      },
+    }),
+  ],
+  providers: [AccessRepository, ApiKeyVerifier, WorkspaceResourceRegistry, TokenSigner, PasswordHasher, SessionRepository, { provide: APP_GUARD, useClass: AccessGuard },
     // After the access guard, so a request without a token is 401 whatever its Content-Type.
     { provide: APP_GUARD, useClass: MediaTypeGuard },
   ],

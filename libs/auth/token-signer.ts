@@ -21,7 +21,8 @@ export class TokenSigner {
   sign(userId: string): { token: string; tokenId: string; expiresAt: Date; ttlSeconds: number } {
     const tokenId = randomUUID();
     const ttlSeconds = this.config.env.TOKEN_TTL_SECONDS;
-    const token = this.jwt.sign({ sub: userId }, { jwtid: tokenId, expiresIn: ttlSeconds, secret: this.config.keys.jwtSecret, algorithm: 'HS256' });
+    // The key is the module's (auth-lib.module.ts): HS256 with JWT_SECRET.
+    const token = this.jwt.sign({ sub: userId }, { jwtid: tokenId, expiresIn: ttlSeconds, algorithm: 'HS256' });
     const expiresAt = new Date((Math.floor(Date.now() / 1000) + ttlSeconds) * 1000);
     return { token, tokenId, expiresAt, ttlSeconds };
   }
@@ -29,9 +30,14 @@ export class TokenSigner {
   /** The claims of a well-signed, unexpired token; undefined otherwise. */
   verify(token: string): TokenClaims | undefined {
     try {
-      return this.jwt.verify<TokenClaims>(token, { secret: this.config.keys.jwtSecret, algorithms: ['HS256'] });
+      return this.claims(token);
     } catch {
       return undefined;
     }
+  }
+
+  /** The claims of a well-signed (HS256), unexpired token; throws jsonwebtoken's error otherwise (`TokenExpiredError` when expired). */
+  claims(token: string): TokenClaims {
+    return this.jwt.verify<TokenClaims>(token, { algorithms: ['HS256'] });
   }
 }

@@ -11,10 +11,28 @@ export type WorkspaceResolver = (id: string) => Promise<string | null>;
 @Injectable()
 export class WorkspaceResourceRegistry {
   private readonly resolvers = new Map<string, WorkspaceResolver>();
+  private readonly tables = new Map<string, string>();
 
   register(kind: string, resolver: WorkspaceResolver): void {
     if (this.resolvers.has(kind)) throw new Error(`workspace resolver for ${kind} registered twice`);
     this.resolvers.set(kind, resolver);
+  }
+
+  /**
+   * Registers a record kind kept in `table`, whose `id` is its key and `workspace_id` its
+   * workspace: the guard then finds the record's workspace in the same statement as the caller's
+   * session and membership (one round trip) rather than with a query of its own. `resolver`
+   * (the same lookup) serves the other callers of `resolve`.
+   */
+  registerTable(kind: string, table: string, resolver: WorkspaceResolver): void {
+    if (!/^[a-z_][a-z0-9_]*$/.test(table)) throw new Error(`workspace resolver for ${kind}: "${table}" is not a table name`);
+    this.register(kind, resolver);
+    this.tables.set(kind, table);
+  }
+
+  /** The table of a kind registered with registerTable; undefined for a resolver function. */
+  tableOf(kind: string): string | undefined {
+    return this.tables.get(kind);
   }
 
   async resolve(kind: string, id: string): Promise<string | null> {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { type AccessTarget, standingSql, type StandingRow } from '../../../libs/auth/access.repository.js';
 import type { SystemRole, WorkspaceRole } from '../../../libs/auth/roles.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import type { ApiKeyStatusFilter } from './dto/api-key.dto.js';
@@ -88,6 +89,22 @@ export class ApiKeysRepository {
       `SELECT ${COLUMNS}, k.secret_hash, u.email, u.display_name, u.system_role, u.status = 'active' AS user_active
          FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.prefix = $1`,
       [prefix],
+    );
+    return rows[0];
+  }
+
+  /**
+   * `credential` with the key creator's standing towards the route's target (a workspace, or a
+   * record of a table with a workspace_id) in the same statement, prepared once per connection.
+   */
+  async credentialWithAccess(prefix: string, target: AccessTarget): Promise<(ApiKeyCredential & StandingRow) | undefined> {
+    const table = 'table' in target ? target.table : undefined;
+    const standing = standingSql(table, 'k.user_id', '$2');
+    const rows = await this.db.prepared<ApiKeyCredential & StandingRow>(
+      `api_key_access_${table ?? 'workspace'}`,
+      `SELECT ${COLUMNS}, k.secret_hash, u.email, u.display_name, u.system_role, u.status = 'active' AS user_active, ${standing.columns}
+         FROM api_keys k JOIN users u ON u.id = k.user_id ${standing.joins} WHERE k.prefix = $1`,
+      [prefix, 'table' in target ? target.id : target.workspaceId],
     );
     return rows[0];
   }

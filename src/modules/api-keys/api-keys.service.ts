@@ -1,6 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { AuditService } from '../../../libs/audit/audit.service.js';
+import { type AccessTarget, type Standing, standingOf, type StandingRow } from '../../../libs/auth/access.repository.js';
 import { API_KEY_PREFIX, ApiKeyVerifier } from '../../../libs/auth/api-key-verifier.js';
 import { roleAtLeast, type Principal, type WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, ForbiddenError, NotFoundError, UnauthenticatedError, ValidationFailedError } from '../../../libs/common/domain-error.js';
@@ -8,7 +9,7 @@ import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.j
 import { hashSecretToken } from '../../../libs/common/secret-token.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { ApiKeyErrors } from './api-keys.errors.js';
-import { ApiKeysRepository, type ApiKeyRow } from './api-keys.repository.js';
+import { type ApiKeyCredential, ApiKeysRepository, type ApiKeyRow } from './api-keys.repository.js';
 import type { ApiKeyCreatedResponse, ApiKeyResponse, CreateApiKeyRequest, ListApiKeysQuery } from './dto/api-key.dto.js';
 
 /** Active keys one user may hold in one workspace. */
@@ -58,20 +59,23 @@ export class ApiKeysService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.verifier.register((key, client) => this.authenticate(key, client));
+    this.verifier.register((key, client, target) => this.authenticate(key, client, target));
   }
 
-  /** The principal a key acts as: its creator, as a plain user, bound to the key's workspace and role. */
-  async authenticate(key: string, client: { ip?: string }): Promise<Principal> {
+  /**
+   * The principal a key acts as: its creator, as a plain user, bound to the key's workspace and
+   * role; with a target, the creator's standing towards it, read by the same statement.
+   */
+  async authenticate(key: string, client: { ip?: string }, target?: AccessTarget): Promise<{ principal: Principal; standing?: Standing }> {
     const prefix = KEY_SHAPE.exec(key)?.[1];
     if (!prefix) throw new UnauthenticatedError('The API key is malformed');
-    const found = await this.keys.credential(prefix);
+    const found = target ? await this.keys.credentialWithAccess(prefix, target) : await this.keys.credential(prefix);
     if (!found || !sameHash(found.secret_hash, hashSecretToken(key))) throw new UnauthenticatedError('The API key is invalid');
     if (found.revoked_at) throw new UnauthenticatedError('The API key has been revoked');
     if (found.expires_at && new Date(found.expires_at).getTime() <= Date.now()) throw new UnauthenticatedError(`The API key expired at ${new Date(found.expires_at).toISOString()}`);
     if (!found.user_active) throw new UnauthenticatedError('The user who created this API key is deactivated');
     if (!found.last_used_at || Date.now() - new Date(found.last_used_at).getTime() > 60_000) await this.keys.touch(found.id, client.ip);
-    return {
+    const principal: Principal = {
       userId: found.user_id,
       email: found.email,
       displayName: found.display_name,
@@ -81,6 +85,7 @@ export class ApiKeysService implements OnModuleInit {
       tokenExpiresAt: found.expires_at ? new Date(found.expires_at) : undefined,
       apiKey: { id: found.id, name: found.name, workspaceId: found.workspace_id, role: found.role },
     };
+    return { principal, standing: target ? standingOf(found as ApiKeyCredential & StandingRow) : undefined };
   }
 
   async create(access: WorkspaceAccess, body: CreateApiKeyRequest, caller: Principal): Promise<ApiKeyCreatedResponse> {

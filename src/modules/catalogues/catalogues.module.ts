@@ -60,8 +60,8 @@ export class CataloguesModule implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.registry.register('notification_config', (id) => this.notifications.workspaceOf(id));
-    this.registry.register('judge', (id) => this.judges.workspaceOf(id));
-    this.registry.register('eval_config', (id) => this.evalConfigs.workspaceOf(id));
+    this.registry.registerTable('notification_config', 'notification_configs', (id) => this.notifications.workspaceOf(id));
+    this.registry.registerTable('judge', 'judges', (id) => this.judges.workspaceOf(id));
+    this.registry.registerTable('eval_config', 'eval_configs', (id) => this.evalConfigs.workspaceOf(id));
   }
 }

@@ -1,12 +1,11 @@
 import type { AuditEventEntity } from '../../../libs/audit/audit-event.entity.js';
 import type { AuditEntryResponse, DatasetResponse, DatasetVersionResponse, SnapshotResponse } from './dto/dataset.dto.js';
-import type { DatasetVersionEntity } from './entities/dataset-version.entity.js';
-import type { DatasetEntity } from './entities/dataset.entity.js';
+import type { DatasetFields, VersionFields } from './datasets.repository.js';
 
 export const DOWNLOAD_FORMATS = ['csv', 'jsonl', 'parquet'] as const;
 export type DownloadFormat = (typeof DOWNLOAD_FORMATS)[number];
 
-export function toVersionResponse(v: DatasetVersionEntity): DatasetVersionResponse {
+export function toVersionResponse(v: VersionFields): DatasetVersionResponse {
   return {
     id: v.id,
     dataset_id: v.datasetId,
@@ -29,7 +28,7 @@ export function toVersionResponse(v: DatasetVersionEntity): DatasetVersionRespon
   };
 }
 
-export function toDatasetResponse(d: DatasetEntity, latest: DatasetVersionEntity | null, counts: { count: number; staged: number }): DatasetResponse {
+export function toDatasetResponse(d: DatasetFields, latest: VersionFields | null, counts: { count: number; staged: number }): DatasetResponse {
   return {
     id: d.id,
     workspace_id: d.workspaceId,
@@ -48,7 +47,7 @@ export function toDatasetResponse(d: DatasetEntity, latest: DatasetVersionEntity
   };
 }
 
-export function toSnapshotResponse(v: DatasetVersionEntity): SnapshotResponse {
+export function toSnapshotResponse(v: VersionFields): SnapshotResponse {
   return {
     version_id: v.id,
     version_number: v.number,

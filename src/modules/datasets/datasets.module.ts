@@ -43,7 +43,7 @@ export class DatasetsModule implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.registry.register('dataset', (id) => this.datasets.workspaceOf(id));
-    this.registry.register('dataset_version', (id) => this.datasets.workspaceOfVersion(id));
+    this.registry.registerTable('dataset', 'datasets', (id) => this.datasets.workspaceOf(id));
+    this.registry.registerTable('dataset_version', 'dataset_versions', (id) => this.datasets.workspaceOfVersion(id));
   }
 }

@@ -13,6 +13,65 @@ export interface DatasetListFilter {
   tag?: string;
 }
 
+/** The fields of a dataset that its response shows. */
+export type DatasetFields = Pick<DatasetEntity, 'id' | 'workspaceId' | 'name' | 'description' | 'kind' | 'tags' | 'currentVersionId' | 'createdBy' | 'createdAt' | 'updatedAt' | 'version'>;
+/** The fields of a version that its response shows: of its columns, their names. */
+export type VersionFields = Omit<DatasetVersionEntity, 'columns' | 'version' | 'updatedAt'> & { columns: Array<{ name: string }> };
+
+export interface DatasetView {
+  dataset: DatasetFields;
+  latest: VersionFields | null;
+  counts: { count: number; staged: number };
+}
+
+interface DatasetViewRow {
+  id: string;
+  workspace_id: string;
+  name: string;
+  description: string;
+  kind: DatasetKind;
+  tags: string[];
+  current_version_id: string | null;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+  version: number;
+  version_count: number;
+  staged_edits: number;
+  v_id: string | null;
+  v_number: number;
+  v_state: VersionState;
+  v_message: string;
+  v_source: DatasetVersionEntity['source'];
+  v_parent_version_id: string | null;
+  v_row_count: number;
+  v_column_names: string[];
+  v_mapping: DatasetVersionEntity['mapping'];
+  v_content_sha256: string;
+  v_upload: DatasetVersionEntity['upload'];
+  v_changes: DatasetVersionEntity['changes'];
+  v_created_by: string | null;
+  v_created_at: Date;
+  v_promoted_at: Date | null;
+  v_retired_at: Date | null;
+}
+
+/**
+ * The statement of DatasetsRepository.findView ($1 the dataset, $2 its workspace). Exported for
+ * bench/lib/twin.mjs. Versions are numbered 1, 2, … and never deleted, so their count is the
+ * latest number, kept on the row (setCounters).
+ */
+export const DATASET_VIEW_SQL = `SELECT d.id, d.workspace_id, d.name, d.description, d.kind, d.tags, d.current_version_id, d.created_by, d.created_at, d.updated_at, d.version,
+          d.latest_version AS version_count,
+          (SELECT count(*)::int FROM dataset_staged_edits s WHERE s.dataset_id = d.id) AS staged_edits,
+          v.id AS v_id, v.number AS v_number, v.state AS v_state, v.message AS v_message, v.source AS v_source,
+          v.parent_version_id AS v_parent_version_id, v.row_count AS v_row_count,
+          jsonb_path_query_array(v.columns, '$[*].name') AS v_column_names, v.mapping AS v_mapping,
+          v.content_sha256 AS v_content_sha256, v.upload AS v_upload, v.changes AS v_changes, v.created_by AS v_created_by,
+          v.created_at AS v_created_at, v.promoted_at AS v_promoted_at, v.retired_at AS v_retired_at
+     FROM datasets d LEFT JOIN dataset_versions v ON v.dataset_id = d.id AND v.number = d.latest_version
+    WHERE d.id = $1 AND d.workspace_id = $2`;
+
 /** Datasets and their version records (the rows themselves are in RowsRepository). */
 @Injectable()
 export class DatasetsRepository {
@@ -46,6 +105,42 @@ export class DatasetsRepository {
 
   find(id: string): Promise<DatasetEntity | null> {
     return this.repo().findOne({ where: { id } });
+  }
+
+  /**
+   * What `GET /datasets/{id}` answers, in one statement: the dataset in its workspace, its
+   * version and staged-edit counts, and its latest version with the names of its columns only
+   * (not their statistics). Undefined when the workspace holds no such dataset.
+   */
+  async findView(workspaceId: string, id: string): Promise<DatasetView | undefined> {
+    const rows = await this.db.prepared<DatasetViewRow>('dataset_view', DATASET_VIEW_SQL, [id, workspaceId]);
+    const r = rows[0];
+    if (!r) return undefined;
+    const dataset = { id: r.id, workspaceId: r.workspace_id, name: r.name, description: r.description, kind: r.kind, tags: r.tags, currentVersionId: r.current_version_id, createdBy: r.created_by, createdAt: r.created_at, updatedAt: r.updated_at, version: r.version };
+    const latest =
+      r.v_id === null ? null : (
+        {
+          id: r.v_id,
+          datasetId: r.id,
+          workspaceId: r.workspace_id,
+          number: r.v_number,
+          state: r.v_state,
+          message: r.v_message,
+          source: r.v_source,
+          parentVersionId: r.v_parent_version_id,
+          rowCount: r.v_row_count,
+          columns: r.v_column_names.map((name) => ({ name })),
+          mapping: r.v_mapping,
+          contentSha256: r.v_content_sha256,
+          upload: r.v_upload,
+          changes: r.v_changes,
+          createdBy: r.v_created_by,
+          createdAt: r.v_created_at,
+          promotedAt: r.v_promoted_at,
+          retiredAt: r.v_retired_at,
+        }
+      );
+    return { dataset, latest, counts: { count: r.version_count, staged: r.staged_edits } };
   }
 
   findForUpdate(id: string): Promise<DatasetEntity | null> {

@@ -65,7 +65,9 @@ export class DatasetsService {
   }
 
   async get(access: WorkspaceAccess, id: string): Promise<DatasetResponse> {
-    return (await this.responses([await this.require(access, id)]))[0];
+    const view = await this.datasets.findView(access.workspaceId, id);
+    if (!view) throw new NotFoundError('dataset', id);
+    return toDatasetResponse(view.dataset, view.latest, view.counts);
   }
 
   /**

@@ -27,8 +27,8 @@ export class ProjectsModule implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.registry.register('project', (id) => this.repo.workspaceOfProject(id));
-    this.registry.register('test_plan', (id) => this.repo.workspaceOfPlan(id));
-    this.registry.register('test_package_recommendation', (id) => this.repo.workspaceOfRecommendation(id));
+    this.registry.registerTable('project', 'projects', (id) => this.repo.workspaceOfProject(id));
+    this.registry.registerTable('test_plan', 'test_plans', (id) => this.repo.workspaceOfPlan(id));
+    this.registry.registerTable('test_package_recommendation', 'test_package_recommendations', (id) => this.repo.workspaceOfRecommendation(id));
   }
 }

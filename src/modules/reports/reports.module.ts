@@ -35,7 +35,7 @@ export class ReportsModule implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.registry.register('report', (id) => this.reports.workspaceOf(id));
-    this.registry.register('report_config', (id) => this.reports.configWorkspaceOf(id));
+    this.registry.registerTable('report', 'reports', (id) => this.reports.workspaceOf(id));
+    this.registry.registerTable('report_config', 'report_configs', (id) => this.reports.configWorkspaceOf(id));
   }
 }

@@ -24,6 +24,6 @@ export class SdgModule implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.registry.register('sdg_adapter', (id) => this.sdg.workspaceOf(id));
+    this.registry.registerTable('sdg_adapter', 'sdg_adapters', (id) => this.sdg.workspaceOf(id));
   }
 }

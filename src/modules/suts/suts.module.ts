@@ -25,6 +25,6 @@ export class SutsModule implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.registry.register('sut', (id) => this.suts.workspaceOfSut(id));
+    this.registry.registerTable('sut', 'suts', (id) => this.suts.workspaceOfSut(id));
   }
 }

@@ -24,16 +24,36 @@ export interface RunningService extends ServiceProcess {
  * of its own (the queue tests' loader: no build). It listens on a free port of 127.0.0.1.
  */
 export function spawnService(env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', join(root, 'test', 'e2e', 'queue', 'support', 'register-ts.mjs'), join(root, 'src', 'main.ts')], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+  return watch(
+    spawn(process.execPath, ['--import', join(root, 'test', 'e2e', 'queue', 'support', 'register-ts.mjs'), join(root, 'src', 'main.ts')], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
+}
+
+/**
+ * `npm start` itself in `cwd` (a checkout: its prestart step, then `node dist/src/main.js`), as the
+ * leader of a process group of its own: `signal` reaches npm and the service under it.
+ */
+export function spawnNpmStart(cwd: string, env: Record<string, string>): ServiceProcess {
+  const child = spawn('npm', ['start'], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', npm_config_update_notifier: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
+  // 'close': once the service under npm, which writes to the same pipes, has exited too.
+  return watch(child, (signal) => process.kill(-child.pid!, signal), 'close');
+}
+
+function watch(child: ChildProcess, kill: (signal: NodeJS.Signals) => void = (signal) => child.kill(signal), end: 'exit' | 'close' = 'exit'): ServiceProcess {
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
+    child.once(end, (code: number | null, signal: NodeJS.Signals | null) => resolve({ code, signal, at: Date.now() })),
   );
   return {
     child,
@@ -52,7 +72,7 @@ export function spawnService(env: Record<string, string>): ServiceProcess {
         }),
     signal: (signal) => {
       const at = Date.now();
-      child.kill(signal);
+      kill(signal);
       return at;
     },
   };
@@ -78,5 +98,5 @@ export async function untilReady(service: ServiceProcess, timeoutMs: number): Pr
 
 /** Kills the process if it still runs (a test's clean-up). */
 export function killIfRunning(service: ServiceProcess | undefined): void {
-  if (service && service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGKILL');
+  if (service && service.child.exitCode === null && service.child.signalCode === null) service.signal('SIGKILL');
 }

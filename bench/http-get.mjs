@@ -1,0 +1,136 @@
+// An authenticated `GET /datasets/{dataset_id}` under load, as a ratio against bare twins measured
+// in the same run. Three servers, each a process of its own, on the same database:
+//   product      `node dist/src/main.js`, what `npm start` runs (its defaults: JSON logs at info,
+//                in-process workers), logs to /dev/null;
+//   indexed      bench/lib/twin.mjs: Express 5 + a JWT check + one indexed lookup;
+//   product-sql  bench/lib/twin.mjs: Express 5 + a JWT check + the statements the product issues.
+// The load generator (autocannon, BENCH_CONNECTIONS=32 keep-alive connections, BENCH_SECONDS=10
+// per measure) is a process of its own too. After a warm-up, BENCH_ROUNDS=3 rounds measure the
+// three in turn, the order reversed every other round; each figure is min / median / max over
+// the rounds, and each ratio is taken within a round.
+//
+//   npm run build && BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/http-get.mjs
+//   npm run build && node bench/http-get.mjs        # embedded PGlite; the twins open copies of its data directory
+//   BENCH_CPU_PROF=/tmp/prof …                      # the product writes a CPU profile there when it stops
+//
+// Creates its own database (or data directory) and removes it afterwards.
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { withDatabase } from './support.mjs';
+import { freePort, load, spread, startServer } from './lib/processes.mjs';
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const EMAIL = 'bench@example.com';
+const PASSWORD = 'bench-password-1';
+
+async function startProduct(env) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  return startServer([...profile, 'dist/src/main.js'], { ...env, PORT: String(port), HOST: '127.0.0.1' }, async () => {
+    const res = await fetch(`${url}/ready`).catch(() => null);
+    return res?.status === 200 ? url : undefined;
+  });
+}
+
+async function startTwin(kind, target, env) {
+  return startServer(['bench/lib/twin.mjs', kind, target], env, (output) => {
+    const m = /listening (\d+)/.exec(output);
+    return m ? `http://127.0.0.1:${m[1]}` : undefined;
+  });
+}
+
+async function api(base, method, path, token, body) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body && !(body instanceof FormData) ? { 'content-type': 'application/json' } : {}) },
+    body: body instanceof FormData ? body : body && JSON.stringify(body),
+  });
+  const json = await res.json();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** A workspace with a 200-row dataset of two versions, through the product's API; answers the token and the dataset id. */
+async function seed(base) {
+  const { access_token: token } = await api(base, 'POST', '/auth/token', undefined, { email: EMAIL, password: PASSWORD });
+  const ws = await api(base, 'POST', '/workspaces', token, { name: 'bench' });
+  const csv = (from) => ['id,question,answer', ...Array.from({ length: 200 }, (_, i) => `${from + i},"What is ${from + i}?","It is ${from + i}"`)].join('\n');
+  const upload = (name, extra = {}) => {
+    const form = new FormData();
+    for (const [k, v] of Object.entries(extra)) form.append(k, v);
+    form.append('file', new Blob([csv(name === 'first' ? 0 : 1000)], { type: 'text/csv' }), `${name}.csv`);
+    return form;
+  };
+  const dataset = await api(base, 'POST', `/datasets/upload?workspace_id=${ws.id}`, token, upload('first', { name: 'qa' }));
+  await api(base, 'POST', `/datasets/upload?workspace_id=${ws.id}`, token, upload('second', { dataset_id: dataset.id }));
+  return { token, datasetId: dataset.id };
+}
+
+await withDatabase(async (databaseUrl) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ews-bench-get-'));
+  const env = {
+    DATA_DIR: join(dataDir, 'product'),
+    ADMIN_EMAIL: EMAIL,
+    ADMIN_PASSWORD: PASSWORD,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  };
+  const servers = [];
+  try {
+    let product = await startProduct(env);
+    servers.push(product);
+    const { token, datasetId } = await seed(product.url);
+    let twinTargets = { indexed: databaseUrl, 'product-sql': databaseUrl };
+    if (!databaseUrl) {
+      // PGlite serves one process: each twin opens a copy of the product's database, taken while it is stopped.
+      await product.stop();
+      servers.length = 0;
+      twinTargets = {};
+      for (const kind of ['indexed', 'product-sql']) {
+        twinTargets[kind] = join(dataDir, kind);
+        cpSync(join(env.DATA_DIR, 'pgdata'), twinTargets[kind], { recursive: true });
+      }
+      product = await startProduct(env);
+      servers.push(product);
+    }
+    const targets = { product: product.url };
+    for (const kind of ['indexed', 'product-sql']) {
+      const twin = await startTwin(kind, twinTargets[kind], { JWT_SECRET: env.JWT_SECRET });
+      servers.push(twin);
+      targets[kind] = twin.url;
+    }
+    const headers = { authorization: `Bearer ${token}` };
+    for (const [name, base] of Object.entries(targets)) {
+      const res = await fetch(`${base}/datasets/${datasetId}`, { headers });
+      if (res.status !== 200) throw new Error(`${name}: GET /datasets/{id} answered ${res.status}: ${await res.text()}`);
+      await load(`${base}/datasets/${datasetId}`, { headers, connections, seconds: 3 }); // warm-up
+    }
+    const results = { product: [], indexed: [], 'product-sql': [] };
+    for (let round = 0; round < rounds; round++) {
+      const order = Object.keys(results);
+      if (round % 2) order.reverse();
+      for (const name of order) {
+        const r = await load(`${targets[name]}/datasets/${datasetId}`, { headers, connections, seconds });
+        if (r.errors) throw new Error(`${name}: ${r.errors} errors or non-2xx answers in round ${round + 1}`);
+        results[name].push(r);
+        process.stderr.write(`round ${round + 1} ${name}: ${Math.round(r.rps)} req/s, p99 ${r.p99} ms\n`);
+      }
+    }
+    const mode = databaseUrl ? 'PostgreSQL' : 'embedded PGlite';
+    console.log(`\n${mode}: GET /datasets/{dataset_id}, ${connections} connections, ${seconds} s per measure, ${rounds} rounds (min / median / max); node ${process.version}, ${cpus().length} cores, load average ${loadavg()[0].toFixed(1)}`);
+    console.log('| server | req/s | p50 ms | p99 ms | product / this (req/s) |\n|---|---|---|---|---|');
+    for (const [name, rs] of Object.entries(results)) {
+      const ratio = name === 'product' ? '' : spread(rs.map((r, i) => results.product[i].rps / r.rps), 2);
+      console.log(`| ${name} | ${spread(rs.map((r) => r.rps))} | ${spread(rs.map((r) => r.p50), 1)} | ${spread(rs.map((r) => r.p99), 1)} | ${ratio} |`);
+    }
+  } finally {
+    for (const s of servers) await s.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

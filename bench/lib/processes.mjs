@@ -1,0 +1,84 @@
+// Servers and load generators as processes of their own, so a measure never shares an event
+// loop with what it measures.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export async function freePort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * Spawns `node args…` and waits until `ready(output)` answers a base URL (or the process dies).
+ * Its output is read (and its last 64 KB kept), as a collector of a service's logs would.
+ */
+export async function startServer(args, env, ready, { timeoutMs = 300_000 } = {}) {
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  let url;
+  // The last 64 KB, for the message when it dies.
+  const onData = (chunk) => {
+    output += chunk;
+    if (output.length > 131_072) output = output.slice(-65_536);
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  let dead;
+  let stopping = false;
+  void exited.then((e) => {
+    dead = e;
+    if (!stopping) process.stderr.write(`${args.join(' ')} exited (${e.code ?? e.signal}) unasked:\n${output.slice(-3000)}\n`);
+  });
+  const deadline = Date.now() + timeoutMs;
+  while (!(url = await ready(output))) {
+    if (dead) throw new Error(`${args.join(' ')} exited (${dead.code ?? dead.signal}) before it was ready:\n${output.slice(-3000)}`);
+    if (Date.now() > deadline) throw new Error(`${args.join(' ')} not ready after ${timeoutMs} ms:\n${output.slice(-3000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url,
+    pid: child.pid,
+    output: () => output,
+    async stop() {
+      if (dead) return;
+      stopping = true;
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/**
+ * autocannon in its own process: `connections` keep-alive connections for `seconds` on `url`.
+ * Answers req/s (mean), p50/p99 latency in ms, and the count of errors and non-2xx answers.
+ */
+export async function load(url, { headers = {}, connections = 32, seconds = 10 } = {}) {
+  const args = [join(root, 'node_modules', 'autocannon', 'autocannon.js'), '-c', String(connections), '-d', String(seconds), '-j'];
+  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
+  args.push(url);
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c) => (stdout += c));
+  child.stderr.on('data', (c) => (stderr += c));
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`autocannon exited ${code}: ${stderr.slice(-2000)}`);
+  const r = JSON.parse(stdout);
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx };
+}
+
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** `min / median / max` of the figures, each with `digits` decimals. */
+export function spread(xs, digits = 0) {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return `${sorted[0].toFixed(digits)} / ${median(sorted).toFixed(digits)} / ${sorted.at(-1).toFixed(digits)}`;
+}
