@@ -11,7 +11,7 @@ RUN npm ci --no-audit --no-fund
 
 # 2. Compile to dist/, and pack the SDK package into dist/sdk (postbuild: sdk/pack.mjs).
 FROM deps AS build
-COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
 COPY libs ./libs
 COPY src ./src
 COPY sdk ./sdk

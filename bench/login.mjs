@@ -91,7 +91,7 @@ await withDatabase((databaseUrl) =>
       await dataSource.query(`INSERT INTO users (email, display_name, password_hash, system_role, status) VALUES ($1, 'bench', $2, 'user', 'active')`, [email, argonFigures.hash]);
       return email;
     };
-    const env = app.get((await import('../dist/src/config/app-config.js')).AppConfig).env;
+    const env = app.get((await import('../dist/libs/config/app-config.js')).AppConfig).env;
     console.log(`\n${mode}, node ${process.version}, app env ${JSON.stringify(appEnv)}, PASSWORD_HASH_CONCURRENCY=${env.PASSWORD_HASH_CONCURRENCY ?? 'n/a'} PASSWORD_HASH_QUEUE=${env.PASSWORD_HASH_QUEUE ?? (env.PASSWORD_HASH_CONCURRENCY ? 2 * env.PASSWORD_HASH_CONCURRENCY : 'n/a')}`);
 
     const real = await newUser();

@@ -1,28 +1,38 @@
 // Runs at scale, through the real HTTP API and the in-process queue:
-//  1. 10,000 rows through a local SUT that answers in 50 ms, at concurrency 32: wall time from
-//     POST /runs to `succeeded`, as a ratio of the ideal 10,000 x 50 ms / 32 = 15.6 s, with the
-//     process's peak RSS sampled during the run;
+//  1. ROWS rows (10,000 by default; 100,000 and 1,000,000 for the memory bound) through a local
+//     SUT that answers in 50 ms, at concurrency 32: wall time from POST /runs to the run's end, as
+//     a ratio of the ideal ROWS x 50 ms / 32 (15.6 s for 10,000), with the process's RSS sampled
+//     every 100 ms: before the run (after a GC) and its peak during the run;
 //  2. scoring 100,000 uploaded outputs of an offline run with deterministic metrics
 //     (exact_match, contains, token_f1, levenshtein, rouge_l, length): rows per second from
-//     the upload's end to `succeeded`.
+//     the upload's end to `succeeded` (by default only when ROWS is not set).
 //
 //   npm run build && BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/runs.mjs
-//   npm run build && node bench/runs.mjs        # embedded PGlite
+//   npm run build && node bench/runs.mjs                     # embedded PGlite
+//   npm run build && ROWS=1000000 node bench/runs.mjs        # a million rows (about 26 min at the defaults)
 //
-// Environment: BENCH_RUN_ROWS (10000), BENCH_SUT_MS (50), BENCH_CONCURRENCY (32), BENCH_SCORE_ROWS (100000).
+// Environment: ROWS (or BENCH_RUN_ROWS; 10000), BENCH_SUT_MS (50), BENCH_CONCURRENCY (32),
+// BENCH_SCORE_ROWS (100000, or 0 when ROWS is set), RUN_PAGE_SIZE (the service's, 500).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import supertest from 'supertest';
 import { createApp } from '../dist/src/bootstrap.js';
-import { AppConfig } from '../dist/src/config/app-config.js';
+import { AppConfig } from '../dist/libs/config/app-config.js';
 import { withDatabase } from './support.mjs';
 
-const runRows = Number(process.env.BENCH_RUN_ROWS ?? 10_000);
+const runRows = Number(process.env.ROWS ?? process.env.BENCH_RUN_ROWS ?? 10_000);
 const sutMs = Number(process.env.BENCH_SUT_MS ?? 50);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
-const scoreRows = Number(process.env.BENCH_SCORE_ROWS ?? 100_000);
+const scoreRows = Number(process.env.BENCH_SCORE_ROWS ?? (process.env.ROWS ? 0 : 100_000));
+
+// A full collection before the baseline, so the upload's garbage is not counted as the run's.
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc');
+const mb = (bytes) => Math.round(bytes / 1e6);
 
 /** A SUT answering every request after `sutMs`, as a remote model would. */
 async function startSut() {
@@ -39,17 +49,44 @@ async function startSut() {
   return { url: `http://127.0.0.1:${server.address().port}/answer`, close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }) };
 }
 
-async function settle(http, auth, id, peak) {
+/** Polls the run until it ends: less often for large runs, as a client would (each GET counts the run's items). */
+async function settle(http, auth, id) {
+  const every = Math.min(5000, Math.max(250, runRows / 100));
   for (;;) {
     const run = (await http.get(`/runs/${id}`).set(auth).expect(200)).body;
-    peak.rss = Math.max(peak.rss, process.memoryUsage().rss);
     if (['succeeded', 'failed', 'cancelled'].includes(run.state)) return run;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, every));
   }
 }
 
-async function uploadJson(http, auth, ws, rows, name) {
-  const res = await http.post('/datasets/upload').query({ workspace_id: ws }).set(auth).field('name', name).attach('file', Buffer.from(JSON.stringify(rows)), `${name}.json`).expect(201);
+/** The process's peak RSS while `work` runs, sampled every 100 ms. */
+async function peakRss(work) {
+  let peak = process.memoryUsage.rss();
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 100);
+  try {
+    return { result: await work(), peak: Math.max(peak, process.memoryUsage.rss()) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** When the run's last progress event and its end were recorded: the time between is the summary's and the finish's. */
+async function lastProgressAt(http, auth, id) {
+  let after = 0;
+  let last = null;
+  for (;;) {
+    const events = (await http.get(`/runs/${id}/events`).query({ after, limit: 1000 }).set(auth).expect(200)).body;
+    for (const e of events) if (e.type === 'progress') last = Date.parse(e.at);
+    if (events.length < 1000) return last;
+    after = events.at(-1).seq;
+  }
+}
+
+/** Uploads rows as JSON Lines (a million rows stay a single buffer of tens of MB). */
+async function uploadRows(http, auth, ws, count, row, name) {
+  const lines = [];
+  for (let i = 0; i < count; i++) lines.push(JSON.stringify(row(i)));
+  const res = await http.post('/datasets/upload').query({ workspace_id: ws }).set(auth).field('name', name).attach('file', Buffer.from(lines.join('\n')), `${name}.jsonl`).expect(201);
   return res.body;
 }
 
@@ -62,8 +99,9 @@ await withDatabase(async (databaseUrl) => {
     ADMIN_PASSWORD: 'bench-password-1',
     LOG_LEVEL: 'silent',
     UPLOAD_MAX_ROWS: String(Math.max(runRows, scoreRows)),
-    UPLOAD_MAX_BYTES: String(512 * 1024 * 1024),
+    UPLOAD_MAX_BYTES: String(1024 * 1024 * 1024),
     BODY_LIMIT: '64mb',
+    ...(process.env.RUN_PAGE_SIZE ? { RUN_PAGE_SIZE: process.env.RUN_PAGE_SIZE } : {}),
   });
   const { app } = await createApp(config);
   await app.listen(0, '127.0.0.1');
@@ -78,20 +116,23 @@ await withDatabase(async (databaseUrl) => {
     const connection = (await http.post(`/suts/${sutId}/connections`).set(auth).send({ name: 'local', kind: 'http', http: { url: sut.url }, max_concurrency: concurrency, timeout_ms: 10_000 }).expect(201)).body.id;
 
     if (runRows) {
-      const dataset = await uploadJson(http, auth, ws, Array.from({ length: runRows }, (_, i) => ({ input: `question ${i}`, expected_output: `answer to question ${i}` })), 'run-bench');
-      const peak = { rss: process.memoryUsage().rss };
-      const before = process.memoryUsage().rss;
-      const t0 = performance.now();
-      const run = (await http.post('/runs').set(auth).send({ workspace_id: ws, dataset_id: dataset.id, sut_id: sutId, connection_id: connection, metrics: ['exact_match', 'token_f1'], concurrency }).expect(202)).body;
-      const done = await settle(http, auth, run.id, peak);
-      const seconds = (performance.now() - t0) / 1000;
+      const dataset = await uploadRows(http, auth, ws, runRows, (i) => ({ input: `question ${i}`, expected_output: `answer to question ${i}` }), 'run-bench');
+      gc();
+      const before = process.memoryUsage.rss();
+      const t0 = Date.now();
+      const { result: done, peak } = await peakRss(async () => {
+        const run = (await http.post('/runs').set(auth).send({ workspace_id: ws, dataset_id: dataset.id, sut_id: sutId, connection_id: connection, metrics: ['exact_match', 'token_f1'], concurrency }).expect(202)).body;
+        return settle(http, auth, run.id);
+      });
+      const seconds = (Date.parse(done.finished_at) - t0) / 1000;
       const ideal = (runRows * sutMs) / 1000 / concurrency;
+      const lastProgress = await lastProgressAt(http, auth, done.id);
       console.log(`[${mode}] run of ${runRows} rows, SUT ${sutMs} ms, concurrency ${concurrency}: ${seconds.toFixed(1)} s (ideal ${ideal.toFixed(1)} s, ratio ${(seconds / ideal).toFixed(2)}x); ${done.state}, ${done.progress.completed} answered, pass rate ${done.summary?.pass_rate}`);
-      console.log(`  rss before ${Math.round(before / 1e6)} MB, peak during the run ${Math.round(peak.rss / 1e6)} MB`);
+      console.log(`  rss before the run ${mb(before)} MB, peak during the run ${mb(peak)} MB (+${mb(peak - before)} MB); summary and finish after the last answer: ${lastProgress ? ((Date.parse(done.finished_at) - lastProgress) / 1000).toFixed(1) : '?'} s`);
     }
 
     if (scoreRows) {
-      const dataset = await uploadJson(http, auth, ws, Array.from({ length: scoreRows }, (_, i) => ({ input: `question ${i}`, expected_output: `the answer to question number ${i} is ${i * 7}` })), 'score-bench');
+      const dataset = await uploadRows(http, auth, ws, scoreRows, (i) => ({ input: `question ${i}`, expected_output: `the answer to question number ${i} is ${i * 7}` }), 'score-bench');
       const offline = (await http.post(`/suts/${sutId}/connections`).set(auth).send({ name: 'offline', kind: 'offline' }).expect(201)).body.id;
       const run = (await http.post('/runs').set(auth).send({ workspace_id: ws, dataset_id: dataset.id, sut_id: sutId, connection_id: offline, metrics: ['exact_match', 'contains', 'token_f1', 'levenshtein', 'rouge_l', 'length'] }).expect(202)).body;
       const rowIds = [];
@@ -105,11 +146,10 @@ await withDatabase(async (databaseUrl) => {
         await http.put(`/runs/${run.id}/upload`).set(auth).send({ results: chunk, complete: i + 10_000 >= rowIds.length }).expect(202);
       }
       const uploadSeconds = (performance.now() - tu) / 1000;
-      const peak = { rss: process.memoryUsage().rss };
       const t0 = performance.now();
-      const done = await settle(http, auth, run.id, peak);
+      const { result: done, peak } = await peakRss(() => settle(http, auth, run.id));
       const seconds = (performance.now() - t0) / 1000;
-      console.log(`[${mode}] scoring ${scoreRows} uploaded outputs with 6 deterministic metrics: ${seconds.toFixed(1)} s (${Math.round(scoreRows / seconds)} rows/s; upload ${uploadSeconds.toFixed(1)} s); ${done.state}, pass rate ${done.summary?.pass_rate}; peak rss ${Math.round(peak.rss / 1e6)} MB`);
+      console.log(`[${mode}] scoring ${scoreRows} uploaded outputs with 6 deterministic metrics: ${seconds.toFixed(1)} s (${Math.round(scoreRows / seconds)} rows/s; upload ${uploadSeconds.toFixed(1)} s); ${done.state}, pass rate ${done.summary?.pass_rate}; peak rss ${mb(peak)} MB`);
     }
   } finally {
     await sut.close();

@@ -1,8 +1,5 @@
 // Shared by the benchmarks.
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
 
 /**
  * Runs `fn` with the URL of a fresh PostgreSQL database created under BENCH_DATABASE_URL and
@@ -36,8 +33,9 @@ export async function withBenchApp(databaseUrl, env, fn) {
   const { join } = await import('node:path');
   const { default: supertest } = await import('supertest');
   const { createApp } = await import('../dist/src/bootstrap.js');
-  const { AppConfig } = await import('../dist/src/config/app-config.js');
+  const { AppConfig } = await import('../dist/libs/config/app-config.js');
   const dataDir = mkdtempSync(join(tmpdir(), 'ews-bench-'));
+  if (!databaseUrl) await initEmbedded(join(dataDir, 'pgdata'));
   const config = AppConfig.fromEnvironment({
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     DATA_DIR: dataDir,
@@ -61,20 +59,71 @@ export async function withBenchApp(databaseUrl, env, fn) {
   }
 }
 
-/** A dataset's rows COPYed into a bare jsonb table: the floor a landing is compared with (rows, milliseconds). */
-export async function plainCopy(databaseUrl, datasetId) {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  const { rows } = await client.query('SELECT data::text AS data FROM dataset_rows WHERE dataset_id = $1', [datasetId]);
-  await client.query('CREATE TABLE bench_copy (id bigint, data jsonb)');
-  const started = performance.now();
-  const copy = client.query(copyFrom('COPY bench_copy (id, data) FROM STDIN (FORMAT csv)'));
-  async function* lines() {
-    for (let i = 0; i < rows.length; i += 5000) yield rows.slice(i, i + 5000).map((r, k) => `${i + k},"${r.data.replace(/"/g, '""')}"\n`).join('');
+/**
+ * Creates the embedded database's directory in a process of its own, so the service opens an
+ * existing one as it does on every start but its first: PGlite's initdb leaves about 200 MB
+ * of resident memory behind in the process that ran it, which would blur the service's own.
+ */
+async function initEmbedded(pgDir) {
+  const { execFile } = await import('node:child_process');
+  const { promisify } = await import('node:util');
+  const { fileURLToPath } = await import('node:url');
+  const script = `import { PGlite } from '@electric-sql/pglite'; import { pgcrypto } from '@electric-sql/pglite/contrib/pgcrypto';
+    const db = await PGlite.create(${JSON.stringify(pgDir)}, { extensions: { pgcrypto } }); await db.close();`;
+  await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('..', import.meta.url)) });
+}
+
+/**
+ * The plain COPY twin (bench/lib/plain-copy.mjs) in a process of its own on `target` (a
+ * PostgreSQL URL, or `pglite` for a fresh embedded database) over `file` (`csv` or `jsonl`):
+ * answers `{ ms, rows }`.
+ */
+export async function plainCopyProcess(target, file, kind) {
+  const { execFile } = await import('node:child_process');
+  const { promisify } = await import('node:util');
+  const { fileURLToPath } = await import('node:url');
+  const script = fileURLToPath(new URL('./lib/plain-copy.mjs', import.meta.url));
+  const { stdout } = await promisify(execFile)(process.execPath, [script, target, file, kind], { maxBuffer: 1024 * 1024 });
+  return JSON.parse(stdout.trim().split('\n').at(-1));
+}
+
+/**
+ * A dataset's rows (as stored, jsonb text) COPYed into a bare jsonb table by the twin process:
+ * the floor a landing is compared with (rows, milliseconds). `source` is a PostgreSQL URL, or the
+ * app's DataSource (embedded: the twin then COPYs into a fresh PGlite).
+ */
+export async function plainCopy(source, datasetId) {
+  const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const sql = 'SELECT data::text AS data FROM dataset_rows WHERE dataset_id = $1 AND removed_in IS NULL ORDER BY ordinal';
+  let rows;
+  if (typeof source === 'string') {
+    const client = new pg.Client({ connectionString: source });
+    await client.connect();
+    rows = (await client.query(sql, [datasetId])).rows;
+    await client.end();
+  } else rows = await source.query(sql, [datasetId]);
+  const dir = mkdtempSync(join(tmpdir(), 'ews-bench-copy-'));
+  try {
+    const file = join(dir, 'rows.jsonl');
+    writeFileSync(file, `${rows.map((r) => r.data).join('\n')}\n`);
+    rows = undefined;
+    return await plainCopyProcess(typeof source === 'string' ? source : 'pglite', file, 'jsonl');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
-  await pipeline(Readable.from(lines()), copy);
-  const ms = performance.now() - started;
-  await client.query('DROP TABLE bench_copy');
-  await client.end();
-  return { ms, rows: rows.length };
+}
+
+/** Samples the process's RSS every 25 ms while `work` runs: `{ result, peak, before }` (bytes). */
+export async function withPeakRss(work) {
+  const before = process.memoryUsage().rss;
+  let peak = before;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 25);
+  try {
+    const result = await work();
+    return { result, peak: Math.max(peak, process.memoryUsage().rss), before };
+  } finally {
+    clearInterval(sampler);
+  }
 }

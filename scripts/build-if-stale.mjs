@@ -25,7 +25,7 @@ export const STAMP = join(root, 'dist', '.build-stamp.json');
 /** What the build writes and start needs: without them the stamp alone proves nothing. */
 const OUTPUTS = [join('dist', 'src', 'main.js'), join('dist', 'src', 'worker.js'), join('dist', 'sdk')];
 
-const FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json', join('sdk', 'pack.mjs'), join('scripts', 'build-if-stale.mjs')];
+const FILES = ['ormconfig.ts', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json', join('sdk', 'pack.mjs'), join('scripts', 'build-if-stale.mjs')];
 /** Folders walked, with the test of the files in them that the build reads. */
 const TREES = [
   { dir: 'src', take: (name) => name.endsWith('.ts') && !name.endsWith('.spec.ts') },

@@ -7,8 +7,9 @@ import { QueueModule } from '../libs/queue/queue.module.js';
 import type { Logger } from 'pino';
 import { createRootLogger } from '../libs/common/logger.js';
 import { configureOutbound } from '../libs/common/outbound.js';
-import type { AppConfig } from './config/app-config.js';
-import { ConfigModule } from './config/config.module.js';
+import type { AppConfig } from '../libs/config/app-config.js';
+import { ConfigModule } from '../libs/config/config.module.js';
+import { migrations } from './database/migrations/index.js';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module.js';
 import { AnalysisModule } from './modules/analysis/analysis.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
@@ -16,20 +17,21 @@ import { CataloguesModule } from './modules/catalogues/catalogues.module.js';
 import { DatasetsModule } from './modules/datasets/datasets.module.js';
 import { OpsModule } from './modules/ops/ops.module.js';
 import { ProjectsModule } from './modules/projects/projects.module.js';
+import { TemplatesModule } from './modules/projects/templates.module.js';
 import { ReportsModule } from './modules/reports/reports.module.js';
 import { RunsModule } from './modules/runs/runs.module.js';
 import { SdgModule } from './modules/sdg/sdg.module.js';
 import { SdkModule } from './modules/sdk/sdk.module.js';
+import { SecretsModule } from './modules/secrets/secrets.module.js';
 import { StatusModule } from './modules/status/status.module.js';
 import { SutsModule } from './modules/suts/suts.module.js';
 import { TracesModule } from './modules/traces/traces.module.js';
 import { UsersModule } from './modules/users/users.module.js';
 import { InvitationsModule } from './modules/workspaces/invitations.module.js';
-import { SecretsModule } from './modules/workspaces/secrets.module.js';
 import { WorkspacesModule } from './modules/workspaces/workspaces.module.js';
 
 /** The family modules the API serves; the worker process loads the same ones (their jobs). */
-export const FAMILY_MODULES = [StatusModule, AuthModule, UsersModule, WorkspacesModule, ApiKeysModule, SecretsModule, InvitationsModule, DatasetsModule, CataloguesModule, SutsModule, OpsModule, RunsModule, SdgModule, AnalysisModule, TracesModule, ProjectsModule, ReportsModule, SdkModule];
+export const FAMILY_MODULES = [StatusModule, TemplatesModule, AuthModule, UsersModule, WorkspacesModule, ApiKeysModule, SecretsModule, InvitationsModule, DatasetsModule, CataloguesModule, SutsModule, OpsModule, RunsModule, SdgModule, AnalysisModule, TracesModule, ProjectsModule, ReportsModule, SdkModule];
 
 @Module({})
 export class AppModule {
@@ -39,7 +41,7 @@ export class AppModule {
     configureOutbound({ blockPrivate: config.env.OUTBOUND_BLOCK_PRIVATE });
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), ReadinessModule, DatabaseModule.forRoot(config, logger), AuthLibModule, AuditModule, QueueModule, ...FAMILY_MODULES, ...extraModules],
+      imports: [ConfigModule.forRoot(config), ReadinessModule, DatabaseModule.forRoot({ config, logger, migrations }), AuthLibModule, AuditModule, QueueModule, ...FAMILY_MODULES, ...extraModules],
     };
   }
 }

@@ -9,8 +9,8 @@ import { ProblemFilter } from '../libs/common/problem.filter.js';
 import { RouteTable } from '../libs/common/route-table.js';
 import { createValidationPipe } from '../libs/common/validation.js';
 import { AppModule } from './app.module.js';
-import type { AppConfig } from './config/app-config.js';
-import { trustProxySetting } from './config/trusted-proxies.js';
+import type { AppConfig } from '../libs/config/app-config.js';
+import { trustProxySetting } from '../libs/config/trusted-proxies.js';
 import { OTLP_TRACES_PATH, otlpBodyParser } from './modules/traces/otlp-http.js';
 import { buildOpenApiDocument, serveOpenApi } from './openapi.js';
 

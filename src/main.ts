@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import { createRootLogger } from '../libs/common/logger.js';
 import { DataDirLockedError } from '../libs/database/embedded-lock.js';
-import { AppConfig } from './config/app-config.js';
-import { ConfigurationError } from './config/environment.js';
+import { AppConfig } from '../libs/config/app-config.js';
+import { ConfigurationError } from '../libs/config/environment.js';
 import { createApp } from './bootstrap.js';
+import { OtlpGrpcReceiver } from './modules/traces/otlp-grpc.receiver.js';
 import { GracefulShutdown } from './shutdown.js';
 
 async function main(): Promise<void> {
@@ -14,6 +15,10 @@ async function main(): Promise<void> {
   const { app, drain } = await createApp(config, logger);
   await app.listen(config.env.PORT, config.env.HOST);
   shutdown.attach({ app, http: { server: app.getHttpServer(), drain } });
+  if (config.env.OTLP_GRPC_PORT !== undefined) {
+    const port = await app.get(OtlpGrpcReceiver).listen(config.env.OTLP_GRPC_PORT, config.env.HOST);
+    logger.info({ port }, `OTLP/gRPC trace receiver on ${config.env.HOST}:${port}`);
+  }
   const url = await app.getUrl();
   logger.info(
     { url, database: config.embedded ? `embedded (${config.dataDir})` : 'postgresql', queue: config.queueDriver, workers: config.env.RUN_WORKERS },

@@ -29,6 +29,6 @@ export class AuditEventEntity {
   @Column({ name: 'request_id', type: 'text', nullable: true })
   requestId: string | null;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', default: () => 'clock_timestamp()' })
   createdAt: Date;
 }

@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
+import { ExtractJwt } from 'passport-jwt';
 import { DomainError, ForbiddenError, NotFoundError, UnauthenticatedError, ValidationFailedError } from '../common/domain-error.js';
 import { CommonErrors } from '../common/error-codes.js';
 import { requestContext } from '../common/request-context.js';
@@ -8,11 +9,15 @@ import { isUuid } from '../common/uuid.js';
 import { AccessRepository, type AccessTarget, type ActiveSession, type SessionAccess, type Standing } from './access.repository.js';
 import { ACCESS_RULE, acceptsApiKeys, AccessRule, WorkspaceSource } from './access.decorators.js';
 import { ApiKeyVerifier, bearerApiKey } from './api-key-verifier.js';
-import { lowerRole, roleAtLeast, type Principal, type WorkspaceAccess, type WorkspaceRole } from './roles.js';
+import type { Principal, WorkspaceAccess } from './roles.js';
 import { type TokenClaims, TokenSigner } from './token-signer.js';
+import { workspaceAccessOf } from './workspace-access.js';
 import { WorkspaceResourceRegistry } from './workspace-resource.registry.js';
 
 type AuthedRequest = Request & { principal?: Principal; workspaceAccess?: WorkspaceAccess };
+
+/** passport-jwt's extractor: `Authorization: <scheme> <token>`, the scheme `bearer` in any case. */
+const bearerToken = ExtractJwt.fromAuthHeaderAsBearerToken();
 
 /**
  * Where the route's workspace comes from, read from the request before any query: a workspace
@@ -90,7 +95,7 @@ export class AccessGuard implements CanActivate {
         throw new ForbiddenError(`This API key is scoped to workspace ${key.workspaceId}`);
       }
       try {
-        req.workspaceAccess = this.roleIn(workspaceId, principal, rule.role, standing ?? (await this.membership(workspaceId, principal.userId)));
+        req.workspaceAccess = workspaceAccessOf(workspaceId, principal, rule.role, standing ?? (await this.membership(workspaceId, principal.userId)));
       } catch (err) {
         if (err instanceof ForbiddenError && conceal) throw notFound();
         throw err;
@@ -111,7 +116,7 @@ export class AccessGuard implements CanActivate {
       : undefined;
     const key = bearerApiKey(req.headers.authorization);
     if (key) return this.apiKeys.verify(key, { ip: req.ip }, lookup);
-    const claims = this.verifyToken(req.headers.authorization);
+    const claims = this.verifyToken(req);
     const session: ActiveSession | SessionAccess | undefined = lookup ? await this.access.findSessionWithAccess(claims.jti, lookup) : await this.access.findActiveSession(claims.jti);
     if (!session || session.userId !== claims.sub) throw new UnauthenticatedError('The token has been revoked, or its user is deactivated');
     const principal: Principal = {
@@ -126,13 +131,12 @@ export class AccessGuard implements CanActivate {
   }
 
   /** The claims of the bearer JWT (HS256, unexpired, with a subject and an id), or 401. */
-  private verifyToken(authorization: string | undefined): TokenClaims {
-    // As passport-jwt's fromAuthHeaderAsBearerToken: `<scheme> <token>`, the scheme in any case.
-    const match = /(\S+)\s+(\S+)/.exec(authorization ?? '');
-    if (!match || match[1].toLowerCase() !== 'bearer') throw new UnauthenticatedError('A bearer token is required (Authorization: Bearer <token>)');
+  private verifyToken(req: AuthedRequest): TokenClaims {
+    const token = bearerToken(req);
+    if (!token) throw new UnauthenticatedError('A bearer token is required (Authorization: Bearer <token>)');
     let claims: TokenClaims;
     try {
-      claims = this.tokens.claims(match[2]);
+      claims = this.tokens.claims(token);
     } catch (err) {
       throw new UnauthenticatedError(
         (err as Error).name === 'TokenExpiredError' ? 'The token has expired; request a new one at POST /auth/token' : 'The bearer token is invalid',
@@ -181,17 +185,4 @@ export class AccessGuard implements CanActivate {
     return { workspaceId, workspaceExists: exists, role };
   }
 
-  private roleIn(workspaceId: string, principal: Principal, required: WorkspaceRole, { workspaceExists, role }: Standing): WorkspaceAccess {
-    if (!workspaceExists) throw new NotFoundError('workspace', workspaceId);
-    if (principal.systemRole === 'admin') {
-      return { workspaceId, role: 'owner', viaSystemAdmin: role !== 'owner' };
-    }
-    if (!role) throw new ForbiddenError(`You are not a member of workspace ${workspaceId}`);
-    const effective = principal.apiKey ? lowerRole(role, principal.apiKey.role) : role;
-    if (!roleAtLeast(effective, required)) {
-      const whose = principal.apiKey ? `this API key's is ${effective} (key role ${principal.apiKey.role}, its creator's ${role})` : `yours is ${role}`;
-      throw new ForbiddenError(`This operation needs the ${required} role or above in the workspace; ${whose}`);
-    }
-    return { workspaceId, role: effective, viaSystemAdmin: false };
-  }
 }

@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { createSecretKey } from 'node:crypto';
-import { AppConfig } from '../../src/config/app-config.js';
+import { AppConfig } from '../config/app-config.js';
 import { APP_GUARD } from '@nestjs/core';
 import { MediaTypeGuard } from '../common/media-type.guard.js';
 import { JwtModule } from '@nestjs/jwt';
@@ -11,6 +11,7 @@ import { PasswordHasher } from './password-hasher.js';
 import { SessionRepository } from './session.repository.js';
 import { TokenSigner } from './token-signer.js';
 import { WorkspaceResourceRegistry } from './workspace-resource.registry.js';
+import { ApiKeyAccess } from './workspace-access.js';
 
 /** Authentication and authorization shared by every family; the guard is global. */
 @Global()
@@ -27,10 +28,10 @@ import { WorkspaceResourceRegistry } from './workspace-resource.registry.js';
       },
     }),
   ],
-  providers: [AccessRepository, ApiKeyVerifier, WorkspaceResourceRegistry, TokenSigner, PasswordHasher, SessionRepository, { provide: APP_GUARD, useClass: AccessGuard },
+  providers: [AccessRepository, ApiKeyVerifier, ApiKeyAccess, WorkspaceResourceRegistry, TokenSigner, PasswordHasher, SessionRepository, { provide: APP_GUARD, useClass: AccessGuard },
     // After the access guard, so a request without a token is 401 whatever its Content-Type.
     { provide: APP_GUARD, useClass: MediaTypeGuard },
   ],
-  exports: [AccessRepository, ApiKeyVerifier, WorkspaceResourceRegistry, TokenSigner, PasswordHasher, SessionRepository],
+  exports: [AccessRepository, ApiKeyVerifier, ApiKeyAccess, WorkspaceResourceRegistry, TokenSigner, PasswordHasher, SessionRepository],
 })
 export class AuthLibModule {}

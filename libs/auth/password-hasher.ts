@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import argon2 from 'argon2';
 import pLimit, { type LimitFunction } from 'p-limit';
-import { AppConfig } from '../../src/config/app-config.js';
+import { AppConfig } from '../config/app-config.js';
 import { DomainError } from '../common/domain-error.js';
 import { defineErrorCodes } from '../common/error-codes.js';
 import { requestContext } from '../common/request-context.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
-import { AppConfig } from '../../src/config/app-config.js';
+import { AppConfig } from '../config/app-config.js';
 
 export interface TokenClaims {
   sub: string;

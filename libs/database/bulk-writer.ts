@@ -1,69 +1,71 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { AppConfig } from '../../src/config/app-config.js';
+import { COPY_BINARY_HEADER, COPY_BINARY_TRAILER, CopyBinaryEncoder, type CopyType, type CopyValue } from './copy-binary.js';
+import type { OpenedDatabase } from './data-source.factory.js';
+import { OPENED_DATABASE } from './database.module.js';
 import { Db } from './unit-of-work.js';
 
 export interface BulkColumn {
   name: string;
-  /** PostgreSQL type of the column, used to cast the embedded path's arrays: uuid, integer, bigint, jsonb, text. */
-  type: 'uuid' | 'integer' | 'bigint' | 'jsonb' | 'text';
+  /** PostgreSQL type of the column: how its values are encoded (uuid, integer, bigint, jsonb, text). */
+  type: CopyType;
 }
 
 /** A value to write: strings, numbers, null; jsonb values are passed already serialised. */
-export type BulkValue = string | number | null;
+export type BulkValue = CopyValue;
+
+/** The embedded database takes its COPY a blob at a time: about this many bytes each (memory stays bounded). */
+const EMBEDDED_CHUNK_BYTES = 4 * 1024 * 1024;
 
 /**
- * Appends many rows in the open unit of work's transaction. On PostgreSQL one `COPY ... FROM STDIN` takes
- * every batch (the fastest path, about 2x a multi-row INSERT); the embedded database has no
- * COPY through its adapter, so each batch becomes one parameterised
- * `INSERT ... SELECT FROM unnest($1::type[], ...)`. Either way there is never one INSERT per row.
- * If the source throws (a malformed file), the COPY is aborted and the error propagates, so the
- * transaction rolls back with nothing written.
+ * Appends many rows in the open unit of work's transaction with one binary `COPY` (format:
+ * libs/database/copy-binary.ts). On PostgreSQL every batch streams into one `COPY … FROM STDIN`;
+ * PGlite's node-postgres adapter cannot carry COPY's sub-protocol, so the embedded engine is
+ * handed the encoded rows as a blob, `COPY … FROM '/dev/blob'`, a few megabytes at a time, on its
+ * one connection and so inside the same transaction. If the source throws (a malformed file),
+ * the COPY is aborted and the error propagates, so the transaction rolls back with nothing written.
  */
 @Injectable()
 export class BulkWriter {
   constructor(
-    private readonly config: AppConfig,
+    @Inject(OPENED_DATABASE) private readonly opened: { db?: OpenedDatabase },
     private readonly db: Db,
   ) {}
 
   async append(table: string, columns: BulkColumn[], batches: AsyncIterable<BulkValue[][]>): Promise<number> {
-    const manager = this.db.manager;
     if (!this.db.manager.queryRunner?.isTransactionActive) throw new Error(`BulkWriter.append(${table}) runs inside a unit of work (TransactionRunner.run)`);
-    const quotedColumns = columns.map((c) => `"${c.name}"`).join(', ');
+    const sql = `COPY ${table} (${columns.map((c) => `"${c.name}"`).join(', ')}) FROM`;
+    const encoder = new CopyBinaryEncoder(columns.map((c) => c.type));
     let written = 0;
-    if (this.config.embedded) {
-      const casts = columns.map((c, i) => `$${i + 1}::${c.type}[]`).join(', ');
-      const sql = `INSERT INTO ${table} (${quotedColumns}) SELECT * FROM unnest(${casts})`;
+    const pglite = this.opened.db?.pglite;
+    if (pglite) {
+      const flush = async () => {
+        if (!encoder.bytes) return;
+        await pglite.query(`${sql} '/dev/blob' (FORMAT binary)`, [], { blob: new Blob([COPY_BINARY_HEADER, encoder.take(), COPY_BINARY_TRAILER]) });
+      };
       for await (const batch of batches) {
-        if (!batch.length) continue;
-        await this.db.query(sql, columns.map((_, i) => batch.map((row) => row[i])));
+        for (const row of batch) encoder.row(row);
         written += batch.length;
+        if (encoder.bytes >= EMBEDDED_CHUNK_BYTES) await flush();
       }
+      await flush();
       return written;
     }
     const client = (this.db.manager.queryRunner as unknown as { databaseConnection: PoolClient }).databaseConnection;
-    const copy = client.query(copyFrom(`COPY ${table} (${quotedColumns}) FROM STDIN (FORMAT csv)`));
-    async function* csvLines() {
+    const copy = client.query(copyFrom(`${sql} STDIN (FORMAT binary)`));
+    async function* chunks() {
+      yield COPY_BINARY_HEADER;
       for await (const batch of batches) {
+        for (const row of batch) encoder.row(row);
         written += batch.length;
-        yield batch.map(csvLine).join('');
+        yield encoder.take();
       }
+      yield COPY_BINARY_TRAILER;
     }
-    await pipeline(Readable.from(csvLines()), copy);
+    await pipeline(Readable.from(chunks(), { objectMode: false }), copy);
     return written;
   }
-}
-
-function csvLine(row: BulkValue[]): string {
-  return `${row.map(csvField).join(',')}\n`;
-}
-
-function csvField(value: BulkValue): string {
-  if (value === null) return '';
-  if (typeof value === 'number') return String(value);
-  return `"${value.replace(/"/g, '""')}"`;
 }

@@ -34,6 +34,8 @@ export interface DatabaseTarget {
 export interface OpenedDatabase {
   dataSource: DataSource;
   kind: 'postgres' | 'embedded';
+  /** The embedded engine itself, for what its node-postgres adapter cannot carry (COPY: libs/database/bulk-writer.ts). */
+  pglite?: PGlite;
   close(): Promise<void>;
 }
 
@@ -53,25 +55,32 @@ function baseOptions(target: DatabaseTarget) {
 }
 
 /**
+ * The options of a PostgreSQL data source: what the service opens, and what ormconfig.ts hands
+ * the TypeORM CLI (same migrations table, extension and entities), not yet initialised.
+ */
+export function postgresOptions(target: DatabaseTarget & { url: string }): DataSourceOptions {
+  return {
+    ...baseOptions(target),
+    url: target.url,
+    // migrate() holds an advisory lock on one connection while migrating on another.
+    poolSize: Math.max(2, target.poolSize),
+    // node-postgres uses one timeout for two waits: for a free connection of the pool, and for a
+    // new connection to the server. A burst of requests queues for the pool (up to
+    // POOL_WAIT_MS, then 503) while an unreachable server still fails within CONNECT_TIMEOUT_MS.
+    connectTimeoutMS: POOL_WAIT_MS,
+    extra: { idleTimeoutMillis: 30_000, query_timeout: 60_000, Client: ConnectWithin },
+    poolErrorHandler: () => undefined,
+  } as DataSourceOptions;
+}
+
+/**
  * Opens PostgreSQL (DATABASE_URL) or the embedded PGlite database under DATA_DIR. PGlite is
  * reached through its own node-postgres adapter with a pool of one connection, the only
  * arrangement that keeps transactions apart; the data directory is locked first.
  */
 export async function openDatabase(target: DatabaseTarget): Promise<OpenedDatabase> {
   if (target.url) {
-    const options: DataSourceOptions = {
-      ...baseOptions(target),
-      url: target.url,
-      // migrate() holds an advisory lock on one connection while migrating on another.
-      poolSize: Math.max(2, target.poolSize),
-      // node-postgres uses one timeout for two waits: for a free connection of the pool, and for a
-      // new connection to the server. A burst of requests queues for the pool (up to
-      // POOL_WAIT_MS, then 503) while an unreachable server still fails within CONNECT_TIMEOUT_MS.
-      connectTimeoutMS: POOL_WAIT_MS,
-      extra: { idleTimeoutMillis: 30_000, query_timeout: 60_000, Client: ConnectWithin },
-      poolErrorHandler: () => undefined,
-    } as DataSourceOptions;
-    const dataSource = await new DataSource(options).initialize();
+    const dataSource = await new DataSource(postgresOptions({ ...target, url: target.url })).initialize();
     // A connection the server terminates can emit a second 'error' after TypeORM's query runner
     // has released it and removed its listener; unheard, that one would crash the process. Every
     // client keeps a listener of its own (the pool already discards broken clients).
@@ -97,6 +106,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<OpenedDataba
     return {
       dataSource,
       kind: 'embedded',
+      pglite: db,
       close: async () => {
         if (dataSource.isInitialized) await dataSource.destroy();
         await db.close().catch(() => undefined);

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../../src/config/app-config.js';
+import { AppConfig } from '../config/app-config.js';
 import { withTimeout } from '../common/timeout.js';
 
 /** After their statements were cancelled, how long connections get to come back before they are closed. */

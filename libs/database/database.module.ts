@@ -1,17 +1,24 @@
 import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DataSource, type DataSourceOptions } from 'typeorm';
-import { AppConfig } from '../../src/config/app-config.js';
+import { DataSource, type DataSourceOptions, type MixedList } from 'typeorm';
+import { AppConfig } from '../config/app-config.js';
 import type { Logger } from 'pino';
 import { ReadinessRegistry } from '../common/readiness.js';
 import { withTimeout } from '../common/timeout.js';
-import { migrations } from '../../src/database/migrations/index.js';
 import { migrate, openDatabase, type OpenedDatabase } from './data-source.factory.js';
 import { DatabaseShutdown } from './database-shutdown.js';
 import { DatabaseNotifications } from './notifications.js';
 import { Db, refuseQueriesOutsideTransaction, TransactionRunner } from './unit-of-work.js';
 
 export const OPENED_DATABASE = Symbol('OPENED_DATABASE');
+
+/** What the application hands the database module: its configuration, logger and migrations (libs never import src). */
+export interface DatabaseModuleOptions {
+  config: AppConfig;
+  logger: Logger;
+  /** Every migration, in order (the application's src/database/migrations). */
+  migrations: MixedList<Function | string>;
+}
 
 class DatabaseHandle {
   db?: OpenedDatabase;
@@ -42,14 +49,14 @@ class DatabaseLifecycle implements OnApplicationShutdown, OnModuleInit {
 
 /**
  * One data source for the process: PostgreSQL when DATABASE_URL is set, else the embedded
- * PGlite database under DATA_DIR. Pending migrations run before the first request. The open
+ * PGlite database under DATA_DIR. Pending migrations (handed over by the application) run before the first request. The open
  * transaction travels in the async context: repositories reach it through `Db`,
  * units of work open it through `TransactionRunner`, and a query outside it is refused.
  */
 @Global()
 @Module({})
 export class DatabaseModule {
-  static forRoot(config: AppConfig, logger: Logger): DynamicModule {
+  static forRoot({ config, logger, migrations }: DatabaseModuleOptions): DynamicModule {
     const handle = new DatabaseHandle();
     return {
       module: DatabaseModule,

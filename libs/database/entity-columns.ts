@@ -20,6 +20,6 @@ export abstract class WorkspaceRecord extends BaseRecord {
   @Column({ name: 'created_by', type: 'uuid', nullable: true })
   createdBy: string | null;
 
-  @VersionColumn()
+  @VersionColumn({ default: 1 })
   version: number;
 }

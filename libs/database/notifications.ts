@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
-import { AppConfig } from '../../src/config/app-config.js';
+import { AppConfig } from '../config/app-config.js';
 import { CONNECT_TIMEOUT_MS } from './data-source.factory.js';
 import { Db } from './unit-of-work.js';
 

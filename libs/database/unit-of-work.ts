@@ -89,7 +89,6 @@ export class Db {
     await this.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
   }
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   query<T = any>(sql: string, parameters?: unknown[]): Promise<T> {
     return this.manager.query(sql, parameters);
   }

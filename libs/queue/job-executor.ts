@@ -1,11 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppConfig } from '../../src/config/app-config.js';
+import { AppConfig } from '../config/app-config.js';
 import { requestContext } from '../common/request-context.js';
 import { ThrottledLog } from './drivers/driver-support.js';
 import { JobHandlerRegistry } from './job-handler.registry.js';
 import { decideAfterError, JobFailure } from './job-outcome.js';
 import { JobRepository, type JobUpdate } from './job.repository.js';
 import { type InterruptionReason, type Job, type JobContext, JobInterrupted, type JsonObject, type JsonValue } from './job.types.js';
+import { trackedIdOf } from './tracked-job.js';
+import { TrackedRecords } from './tracked-records.service.js';
 import { WorkerIdentity } from './worker-identity.js';
 
 /** How often this process looks for cancellation requests of the jobs it runs. */
@@ -63,6 +65,7 @@ export class JobExecutor {
     private readonly config: AppConfig,
     private readonly repo: JobRepository,
     private readonly registry: JobHandlerRegistry,
+    private readonly tracked: TrackedRecords,
   ) {}
 
   get leaseSeconds(): number {
@@ -215,6 +218,7 @@ export class JobExecutor {
 
   private async invoke(run: (ctx: JobContext) => unknown, entry: ActiveJob): Promise<HandlerOutcome> {
     const { job, token } = entry;
+    const record = this.registry.tracking(job.type);
     const ctx: JobContext = {
       job,
       payload: job.payload,
@@ -226,10 +230,14 @@ export class JobExecutor {
           this.markLeaseLost(entry);
           throw entry.controller.signal.reason;
         }
+        if (record) await this.tracked.progress(record, trackedIdOf(record, job), progress);
       },
     };
     try {
-      const value = await requestContext.run({ requestId: `job:${job.id}`, userId: job.createdBy ?? undefined }, async () => run(ctx));
+      const value = await requestContext.run({ requestId: `job:${job.id}`, userId: job.createdBy ?? undefined }, async () => {
+        if (record) await this.tracked.start(record, trackedIdOf(record, job));
+        return run(ctx);
+      });
       return { ok: true, value: toJsonResult(value) };
     } catch (error) {
       return { ok: false, error };

@@ -2,10 +2,14 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { JOB_HANDLER, JOB_SETTLED, type JobHandlerMetadata } from './job-handler.decorator.js';
 import type { Job, JobHandlerFunction } from './job.types.js';
+import type { TrackedRecord } from './tracked-job.js';
+import { TrackedRecords } from './tracked-records.service.js';
 
 export interface RegisteredHandler {
   type: string;
   maxAttempts?: number;
+  /** The record its jobs settle. */
+  tracks?: TrackedRecord;
   /** `Provider.method`, for logs. */
   name: string;
   run: JobHandlerFunction;
@@ -28,6 +32,7 @@ export class JobHandlerRegistry implements OnModuleInit {
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly reflector: Reflector,
+    private readonly tracked: TrackedRecords,
   ) {}
 
   onModuleInit(): void {
@@ -55,7 +60,7 @@ export class JobHandlerRegistry implements OnModuleInit {
         if (handler) {
           const existing = this.handlers.get(handler.type);
           if (existing) throw new Error(`job type ${handler.type} has two handlers: ${existing.name} and ${name}`);
-          this.handlers.set(handler.type, { type: handler.type, maxAttempts: handler.maxAttempts, name, run: bound as JobHandlerFunction });
+          this.handlers.set(handler.type, { type: handler.type, maxAttempts: handler.maxAttempts, tracks: handler.tracks, name, run: bound as JobHandlerFunction });
         }
         for (const type of settledTypes) {
           const list = this.settled.get(type) ?? [];
@@ -72,9 +77,17 @@ export class JobHandlerRegistry implements OnModuleInit {
     return this.handlers.get(type);
   }
 
+  /** The record jobs of this type settle, if any. */
+  tracking(type: string): TrackedRecord | undefined {
+    return this.handler(type)?.tracks;
+  }
+
+  /** What runs when a job of this type ends: the tracked record's mirror first, then the `@OnJobSettled` listeners. */
   settledListeners(type: string): SettledListener[] {
     this.discover();
-    return this.settled.get(type) ?? [];
+    const record = this.tracking(type);
+    const listeners = this.settled.get(type) ?? [];
+    return record ? [(job) => this.tracked.settle(record, job), ...listeners] : listeners;
   }
 
   types(): string[] {

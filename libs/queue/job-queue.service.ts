@@ -1,11 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppConfig } from '../../src/config/app-config.js';
+import { AppConfig } from '../config/app-config.js';
 import { isUuid } from '../common/uuid.js';
 import { QUEUE_DRIVER, type QueueDriver } from './drivers/queue-driver.js';
 import { JobExecutor } from './job-executor.js';
 import { JobHandlerRegistry } from './job-handler.registry.js';
 import { JobRepository } from './job.repository.js';
 import { type EnqueueJob, type EnqueueResult, type Job, type JobFilter, JOB_STATUSES, type JobStatus, type JsonObject } from './job.types.js';
+import { trackedIdOf } from './tracked-job.js';
+import { TrackedRecords } from './tracked-records.service.js';
 
 const MAX_TYPE_LENGTH = 100;
 const MAX_IDEMPOTENCY_KEY_LENGTH = 200;
@@ -24,6 +26,7 @@ export class JobQueue {
     private readonly repo: JobRepository,
     private readonly registry: JobHandlerRegistry,
     private readonly executor: JobExecutor,
+    private readonly tracked: TrackedRecords,
     @Inject(QUEUE_DRIVER) private readonly driver: QueueDriver,
   ) {}
 
@@ -37,6 +40,10 @@ export class JobQueue {
     return this.executor.identity.workerId;
   }
 
+  /**
+   * Queues a job. For a type whose handler `tracks` a record, the payload names the record and
+   * the record gets the job's id (in the caller's unit of work, with the job).
+   */
   async enqueue<P extends JsonObject>(request: EnqueueJob<P>): Promise<EnqueueResult<P>> {
     const handler = this.registry.handler(request.type);
     if (!handler) {
@@ -53,7 +60,10 @@ export class JobQueue {
     const maxAttempts = request.maxAttempts ?? handler.maxAttempts ?? this.config.env.JOB_MAX_ATTEMPTS;
     if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 100) throw new Error(`job ${request.type}: maxAttempts must be an integer from 1 to 100`);
 
+    if (handler.tracks) trackedIdOf(handler.tracks, request);
     const { job, created } = await this.repo.insert({ ...request, maxAttempts });
+    // The record names its job in the same transaction (a tracked type's record is made with its job).
+    if (handler.tracks) await this.tracked.attachJob(handler.tracks, job);
     if (created) this.repo.afterCommit(() => this.driver.dispatch([job]));
     return { job: job as Job<P>, created };
   }

@@ -173,7 +173,7 @@ export class JobRepository implements EntitySubscriberInterface {
   async findLatestByTarget(targetType: string, targetId: string, type?: string): Promise<Job | null> {
     const rows: JobRow[] = await this.db.query(
       `SELECT * FROM jobs WHERE target_type = $1 AND target_id = $2 AND ($3::text IS NULL OR type = $3)
-       ORDER BY created_at DESC, id DESC LIMIT 1`,
+       ORDER BY seq DESC LIMIT 1`,
       [targetType, targetId, type ?? null],
     );
     return rows.length ? toJob(rows[0]) : null;
@@ -197,7 +197,7 @@ export class JobRepository implements EntitySubscriberInterface {
   /** `order: 'claim'` lists in the order workers take jobs (priority, then due time). */
   async list(filter: JobFilter, window: { skip: number; take: number }, order: 'newest' | 'claim'): Promise<[Job[], number]> {
     const { sql, params } = this.where(filter);
-    const orderBy = order === 'claim' ? 'priority DESC, run_after, created_at, id' : 'created_at DESC, id DESC';
+    const orderBy = order === 'claim' ? 'priority DESC, run_after, seq' : 'seq DESC';
     const rows: JobRow[] = await this.db.query(
       `SELECT * FROM jobs ${sql} ORDER BY ${orderBy} OFFSET $${params.length + 1} LIMIT $${params.length + 2}`,
       [...params, window.skip, window.take],
@@ -217,7 +217,7 @@ export class JobRepository implements EntitySubscriberInterface {
       await this.db.query(
         `UPDATE jobs SET ${CLAIM_SET}
          WHERE id = (SELECT id FROM jobs WHERE status = 'queued' AND run_after <= now()
-                     ORDER BY priority DESC, run_after, created_at FOR UPDATE SKIP LOCKED LIMIT 1)
+                     ORDER BY priority DESC, run_after, seq FOR UPDATE SKIP LOCKED LIMIT 1)
            AND status = 'queued'
          RETURNING *`,
         [token, leaseSeconds],
@@ -414,7 +414,7 @@ export class JobRepository implements EntitySubscriberInterface {
   async overdueQueued(overdueSeconds: number, limit: number): Promise<Job[]> {
     const rows: JobRow[] = await this.db.query(
       `SELECT * FROM jobs WHERE status = 'queued' AND run_after <= now() - make_interval(secs => $1)
-       ORDER BY priority DESC, run_after, created_at LIMIT $2`,
+       ORDER BY priority DESC, run_after, seq LIMIT $2`,
       [overdueSeconds, limit],
     );
     return rows.map(toJob);

@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Global, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { AppConfig } from '../../src/config/app-config.js';
+import { AppConfig } from '../config/app-config.js';
 import { ReadinessRegistry } from '../common/readiness.js';
 import { BullMqDriver } from './drivers/bullmq.driver.js';
 import { InProcessDriver } from './drivers/in-process.driver.js';
@@ -10,6 +10,8 @@ import { JobHandlerRegistry } from './job-handler.registry.js';
 import { JobQueue } from './job-queue.service.js';
 import { JobRepository } from './job.repository.js';
 import { JobSweeper } from './job-sweeper.js';
+import { TrackedRecordRepository } from './tracked-record.repository.js';
+import { TrackedRecords } from './tracked-records.service.js';
 
 /**
  * Registers the `queue` readiness probe, starts this process's workers once every module is
@@ -40,8 +42,9 @@ class QueueLifecycle implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
 }
 
 /**
- * Durable jobs for every 202 start: `JobQueue` to enqueue, `@JobHandler` to run,
- * `@OnJobSettled` to mirror the outcome. BullMQ delivers when REDIS_URL is set, else the
+ * Durable jobs for every 202 start: `JobQueue` to enqueue, `@JobHandler` to run (its `tracks`
+ * option keeps the family's record in step with the job, through `TrackedRecords`),
+ * `@OnJobSettled` for what else an outcome means. BullMQ delivers when REDIS_URL is set, else the
  * in-process driver polls the `jobs` table. See docs/queue.md.
  */
 @Global()
@@ -49,6 +52,8 @@ class QueueLifecycle implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
   imports: [DiscoveryModule],
   providers: [
     JobRepository,
+    TrackedRecordRepository,
+    TrackedRecords,
     JobHandlerRegistry,
     JobExecutor,
     JobSweeper,
@@ -61,6 +66,6 @@ class QueueLifecycle implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
     JobQueue,
     QueueLifecycle,
   ],
-  exports: [JobQueue],
+  exports: [JobQueue, TrackedRecords],
 })
 export class QueueModule {}

@@ -26,6 +26,8 @@ interface ProtoWriter {
   uint32(value: number): ProtoWriter;
   int32(value: number): ProtoWriter;
   string(value: string): ProtoWriter;
+  fork(): ProtoWriter;
+  ldelim(): ProtoWriter;
   finish(): Uint8Array;
 }
 
@@ -96,10 +98,19 @@ export function grpcCode(httpStatus: number): number {
   return 13; // INTERNAL
 }
 
-/** A google.rpc.Status message: `code = 1`, `message = 2` (no details). */
-export function encodeStatus(code: number, message: string): Uint8Array {
+/**
+ * A google.rpc.Status message: `code = 1`, `message = 2`, and with a retry delay one detail
+ * (`details = 3`), a google.protobuf.Any holding a google.rpc.RetryInfo (`retry_delay = 1`, a
+ * Duration of whole seconds), as the OTLP specification asks of a server that throttles.
+ */
+export function encodeStatus(code: number, message: string, retryDelaySeconds?: number): Uint8Array {
   const writer = Writer.create();
   if (code) writer.uint32(8).int32(code);
   if (message) writer.uint32(18).string(message);
+  if (retryDelaySeconds !== undefined) {
+    writer.uint32(26).fork().uint32(10).string('type.googleapis.com/google.rpc.RetryInfo');
+    writer.uint32(18).fork().uint32(10).fork().uint32(8).int32(retryDelaySeconds).ldelim().ldelim();
+    writer.ldelim();
+  }
   return writer.finish();
 }

@@ -2,8 +2,8 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { createRootLogger, JsonLogger } from '../../libs/common/logger.js';
 import { AppModule } from '../app.module.js';
-import { AppConfig } from '../config/app-config.js';
-import { SecretsService } from '../modules/workspaces/secrets.service.js';
+import { AppConfig } from '../../libs/config/app-config.js';
+import { SecretsService } from '../modules/secrets/secrets.service.js';
 
 /**
  * `npm run rotate-keys`: re-seals every workspace secret under the current ENCRYPTION_KEY.

@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { exportedRepositories, familyCycles, familyGraph, libsImportingSrc, repositoryImportsAcrossFamilies, type SourceFile } from './import-graph.js';
+import { createdTables, foreignTablesInSql, tableOwners } from './table-owners.js';
 
 const root = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', '..');
 
@@ -12,7 +14,7 @@ function sources(dir: string): string[] {
   });
 }
 
-const files = [...sources(join(root, 'src')), ...sources(join(root, 'libs'))].map((path) => ({
+const files: SourceFile[] = [...sources(join(root, 'src')), ...sources(join(root, 'libs'))].map((path) => ({
   path: relative(root, path),
   text: readFileSync(path, 'utf8'),
 }));
@@ -72,6 +74,199 @@ describe('layering (STYLE.md habits)', () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+});
+
+describe('imports run one way (docs/architecture.md#which-room)', () => {
+  it('nothing in libs/ imports src/', () => {
+    expect(libsImportingSrc(files)).toEqual([]);
+  });
+
+  it('the rule sees a library reaching into the application', () => {
+    const planted: SourceFile[] = [
+      { path: 'libs/queue/queue.module.ts', text: "import { AppConfig } from '../../src/config/app-config.js';" },
+      { path: 'libs/database/database.module.ts', text: "const m = await import('../../src/database/migrations/index.js');" },
+      { path: 'libs/common/ok.ts', text: "import { x } from '../config/app-config.js';\nimport type { Y } from './y.js';" },
+      { path: 'src/app.module.ts', text: "import { DatabaseModule } from '../libs/database/database.module.js';" },
+    ];
+    expect(libsImportingSrc(planted)).toEqual([
+      'libs/queue/queue.module.ts imports src/config/app-config',
+      'libs/database/database.module.ts imports src/database/migrations/index',
+    ]);
+  });
+
+  it('family folders under src/modules import each other without cycles', () => {
+    expect(familyCycles(familyGraph(files))).toEqual([]);
+  });
+
+  it('the rule finds a cycle between families, however long, and names the imports that close it', () => {
+    const planted: SourceFile[] = [
+      // workspaces → catalogues → secrets → workspaces: the cycle secrets-inside-workspaces made.
+      { path: 'src/modules/workspaces/workspaces.module.ts', text: "import { CataloguesModule } from '../catalogues/catalogues.module.js';" },
+      { path: 'src/modules/catalogues/judges.service.ts', text: "import type { SecretsService } from '../secrets/secrets.service.js';" },
+      { path: 'src/modules/secrets/secrets.service.ts', text: "import { MembersService } from '../workspaces/members.service.js';" },
+      // Imports inside one family, and one-way imports, are no cycle.
+      { path: 'src/modules/runs/runs.service.ts', text: "import { RunsRepository } from './runs.repository.js';\nimport { X } from '../datasets/x.js';" },
+      { path: 'src/modules/datasets/x.ts', text: "import { Y } from './sub/y.js';\nimport { Z } from '../../../libs/common/z.js';" },
+    ];
+    expect(familyCycles(familyGraph(planted))).toEqual([
+      'catalogues → secrets → workspaces → catalogues: ' +
+        'catalogues → secrets (src/modules/catalogues/judges.service.ts imports src/modules/secrets/secrets.service); ' +
+        'secrets → workspaces (src/modules/secrets/secrets.service.ts imports src/modules/workspaces/members.service); ' +
+        'workspaces → catalogues (src/modules/workspaces/workspaces.module.ts imports src/modules/catalogues/catalogues.module)',
+    ]);
+    const twoWay: SourceFile[] = [
+      { path: 'src/modules/a/a.ts', text: "export { B } from '../b/b.js';" },
+      { path: 'src/modules/b/b.ts', text: "import '../a/a.js';" },
+    ];
+    expect(familyCycles(familyGraph(twoWay))).toEqual(['a → b → a: a → b (src/modules/a/a.ts imports src/modules/b/b); b → a (src/modules/b/b.ts imports src/modules/a/a)']);
+  });
+});
+
+/**
+ * What is left of one family reaching another's repository (docs/architecture.md#who-owns-which-tables).
+ * The list may only shrink: an entry no longer true fails the test until it is struck out.
+ */
+const REPOSITORY_IMPORTS_LEFT = [
+  // The file and live landings reserve, write and settle a dataset's versions (writing_version,
+  // counters) in their own bounded transactions; their job settlement code is being changed elsewhere.
+  'src/modules/traces/live-landing.ts imports src/modules/datasets/datasets.repository',
+  'src/modules/traces/trace-landing.ts imports src/modules/datasets/datasets.repository',
+  'src/modules/traces/trace-landing.ts imports src/modules/datasets/rows.repository',
+];
+
+/** The module exports those imports need; the list may only shrink with them. */
+const EXPORTED_REPOSITORIES_LEFT = [
+  'src/modules/datasets/datasets.module.ts: DatasetsRepository',
+  'src/modules/datasets/datasets.module.ts: RowsRepository',
+];
+
+/** Tables no entity describes (migrations create them), with the family whose repositories own them. */
+const TABLES_WITHOUT_ENTITY: Record<string, string> = {
+  analysis_results: 'analysis',
+  analysis_row_properties: 'analysis',
+  analysis_runs: 'analysis',
+  cluster_runs: 'analysis',
+  api_keys: 'api-keys',
+  login_throttle: 'auth',
+  notification_deliveries: 'catalogues',
+  data_operation_runs: 'datasets',
+  dataset_dimensions: 'datasets',
+  dataset_partitions: 'datasets',
+  dataset_row_dimensions: 'datasets',
+  dataset_rows: 'datasets',
+  dataset_staged_edits: 'datasets',
+  run_events: 'runs',
+  run_items: 'runs',
+  trace_connections: 'traces',
+  trace_drops: 'traces',
+  trace_enrichment_results: 'traces',
+  trace_enrichment_runs: 'traces',
+  trace_ground_truth_versions: 'traces',
+  trace_inbox: 'traces',
+  trace_ingest_runs: 'traces',
+  trace_live_streams: 'traces',
+  trace_retention: 'traces',
+  trace_tags: 'traces',
+  trace_uploads: 'traces',
+};
+
+/** Tables the libraries own (the job queue, the audit trail, sessions): no family's, so not checked here. */
+const LIBRARY_TABLES = ['audit_events', 'auth_tokens', 'jobs'];
+
+/**
+ * Today's SQL that names another family's table: the work left (docs/architecture.md lists it).
+ * The list may only shrink: move the query to the owner's repository and call the owner's service.
+ */
+const FOREIGN_SQL_LEFT = [
+  // Joins and existence checks on another family's table inside one statement.
+  'src/modules/analysis/analysis.repository.ts names dataset_row_dimensions (datasets)',
+  'src/modules/analysis/analysis.repository.ts names dataset_rows (datasets)',
+  'src/modules/api-keys/api-keys.repository.ts names users (users)',
+  'src/modules/catalogues/embedding-configs.repository.ts names workspaces (workspaces)',
+  'src/modules/catalogues/metric-configs.repository.ts names workspaces (workspaces)',
+  'src/modules/datasets/datasets.repository.ts names workspace_members (workspaces)',
+  'src/modules/ops/ops.repository.ts names metric_configs (catalogues)',
+  'src/modules/projects/projects.repository.ts names run_items (runs)',
+  'src/modules/projects/projects.repository.ts names runs (runs)',
+  'src/modules/runs/runs.repository.ts names dataset_row_dimensions (datasets)',
+  'src/modules/runs/runs.repository.ts names dataset_rows (datasets)',
+  'src/modules/runs/runs.repository.ts names projects (projects)',
+  'src/modules/sdg/sdg.repository.ts names dataset_rows (datasets)',
+  // Traces write spans as dataset rows (bulk, in the landing's own transactions).
+  'src/modules/traces/live.repository.ts names dataset_rows (datasets)',
+  'src/modules/traces/live.repository.ts names dataset_versions (datasets)',
+  'src/modules/traces/retention.repository.ts names dataset_rows (datasets)',
+  'src/modules/traces/retention.repository.ts names dataset_versions (datasets)',
+  'src/modules/traces/retention.repository.ts names datasets (datasets)',
+  'src/modules/traces/trace-landing.ts names dataset_rows (datasets)',
+  'src/modules/traces/trace-landing.ts names datasets (datasets)',
+  'src/modules/traces/traces.repository.ts names dataset_rows (datasets)',
+  'src/modules/workspaces/members.repository.ts names users (users)',
+];
+
+/** What `found` has beyond `allowed` (new violations), and what `allowed` lists that is no longer found (to strike out). */
+function against(found: string[], allowed: string[]): { new: string[]; stale: string[] } {
+  return { new: found.filter((x) => !allowed.includes(x)).sort(), stale: allowed.filter((x) => !found.includes(x)).sort() };
+}
+
+describe('a family owns its tables (STYLE.md: only its repository names them; others call its service)', () => {
+  it('no family imports another family\'s repository, beyond the allowlist', () => {
+    expect(against(repositoryImportsAcrossFamilies(files), REPOSITORY_IMPORTS_LEFT)).toEqual({ new: [], stale: [] });
+  });
+
+  it('no family module exports a repository, beyond the allowlist', () => {
+    expect(against(exportedRepositories(files), EXPORTED_REPOSITORIES_LEFT)).toEqual({ new: [], stale: [] });
+  });
+
+  it('the rules see a repository imported or exported across families, and nothing else', () => {
+    const planted: SourceFile[] = [
+      { path: 'src/modules/reports/reports.service.ts', text: "import { RunsRepository } from '../runs/runs.repository.js';" },
+      { path: 'src/modules/sdg/sdg.service.ts', text: "import type { JudgeRow } from '../catalogues/judges.repository.js';" },
+      { path: 'src/modules/auth/index.ts', text: "export { UsersRepository } from '../users/users.repository.js';" },
+      // Its own repository, a library's, and another family's service are fine.
+      { path: 'src/modules/runs/runs.service.ts', text: "import { RunsRepository } from './runs.repository.js';\nimport { AccessRepository } from '../../../libs/auth/access.repository.js';\nimport { JudgesService } from '../catalogues/judges.service.js';" },
+      {
+        path: 'src/modules/users/users.module.ts',
+        text: '@Module({\n  providers: [UsersService, UsersRepository],\n  exports: [\n    UsersService,\n    // UsersRepository was here\n    UsersRepository,\n  ],\n})',
+      },
+    ];
+    expect(repositoryImportsAcrossFamilies(planted)).toEqual([
+      'src/modules/reports/reports.service.ts imports src/modules/runs/runs.repository',
+      'src/modules/sdg/sdg.service.ts imports src/modules/catalogues/judges.repository',
+      'src/modules/auth/index.ts imports src/modules/users/users.repository',
+    ]);
+    expect(exportedRepositories(planted)).toEqual(['src/modules/users/users.module.ts: UsersRepository']);
+  });
+
+  it('every table the migrations create has an owner: a family (by entity or by name here) or a library', () => {
+    const owners = tableOwners(files, TABLES_WITHOUT_ENTITY);
+    expect(createdTables(files).filter((t) => !owners.has(t) && !LIBRARY_TABLES.includes(t))).toEqual([]);
+  });
+
+  it('SQL in a family names only its own tables, beyond the allowlist', () => {
+    expect(against(foreignTablesInSql(files, tableOwners(files, TABLES_WITHOUT_ENTITY)), FOREIGN_SQL_LEFT)).toEqual({ new: [], stale: [] });
+  });
+
+  it('the SQL rule sees another family\'s table in a statement, and not in a comment or its own', () => {
+    const planted: SourceFile[] = [
+      { path: 'src/modules/users/entities/user.entity.ts', text: "@Entity('users')\nexport class UserEntity {}" },
+      { path: 'src/modules/workspaces/entities/workspace.entity.ts', text: "@Entity('workspaces')\nexport class WorkspaceEntity {}" },
+      {
+        path: 'src/modules/workspaces/members.repository.ts',
+        text: "/** Reads users' names FROM users. */\n// JOIN users\nconst q = `SELECT m.* FROM workspaces w JOIN users u ON u.id = m.user_id`;",
+      },
+      { path: 'src/modules/auth/auth.service.ts', text: "await this.db.query('update users set last_login_at = now()');" },
+      { path: 'src/modules/users/users.repository.ts', text: "await this.db.query('SELECT 1 FROM users WHERE id = $1');" },
+      { path: 'src/modules/runs/run-items.ts', text: "await this.db.query('INSERT INTO run_items SELECT * FROM dataset_rows');" },
+    ];
+    const owners = tableOwners(planted, { run_items: 'runs', dataset_rows: 'datasets' });
+    expect(owners.get('users')).toBe('users');
+    expect(foreignTablesInSql(planted, owners)).toEqual([
+      'src/modules/auth/auth.service.ts names users (users)',
+      'src/modules/runs/run-items.ts names dataset_rows (datasets)',
+      'src/modules/workspaces/members.repository.ts names users (users)',
+    ]);
   });
 });
 

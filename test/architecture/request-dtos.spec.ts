@@ -33,7 +33,7 @@ type Dto = new () => object;
  *   `@IsInt`/`@IsNumber` (which refuse NaN and Infinity), so `?offset=1e308` or
  *   `"limit": 9007199254740993` is a 400 naming it, never PostgreSQL's "out of range";
  * - a body member takes `null` only where the OpenAPI document says `nullable`: `@IsOptional`
- *   (which lets null through) only there, `@ValidateIf(present)` elsewhere;
+ *   (which lets null through) only there, `@ValidateIfPresent()` (libs/common/dto-decorators.ts) elsewhere;
  * - nested objects are declared with `@NestedObject`, which refuses an array in an object's place.
  */
 describe('request DTOs', () => {
@@ -109,7 +109,7 @@ describe('request DTOs', () => {
     for (const [cls, via] of reachable(bodies)) {
       for (const [property, metas] of properties(cls)) {
         if (!metas.some((m) => m.name === 'isOptional')) continue;
-        if (document.components.schemas[cls.name]?.properties?.[property]?.nullable !== true) offenders.push(`${via}: ${property} takes null (@IsOptional) but the document does not say nullable; use @ValidateIf(present)`);
+        if (document.components.schemas[cls.name]?.properties?.[property]?.nullable !== true) offenders.push(`${via}: ${property} takes null (@IsOptional) but the document does not say nullable; use @ValidateIfPresent()`);
       }
     }
     expect(offenders).toEqual([]);

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, beforeAll, expect, it, jest } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { DatabaseShutdown } from '../../libs/database/database-shutdown.js';
 import { openDatabase, type OpenedDatabase } from '../../libs/database/data-source.factory.js';
-import type { AppConfig } from '../../src/config/app-config.js';
+import type { AppConfig } from '../../libs/config/app-config.js';
 import { migrations } from '../../src/database/migrations/index.js';
 import { createPostgresDatabase, type PostgresTestDatabase } from '../utils/database.js';
 import { describeOn } from '../utils/database-mode.js';

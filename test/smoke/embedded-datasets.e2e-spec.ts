@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import supertest from 'supertest';
 import { createRootLogger } from '../../libs/common/logger.js';
 import { createApp } from '../../src/bootstrap.js';
-import { AppConfig } from '../../src/config/app-config.js';
+import { AppConfig } from '../../libs/config/app-config.js';
 import { QUERY_CASES, QUERY_ROWS } from '../e2e/datasets/query-cases.js';
 
 jest.setTimeout(120_000);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, beforeAll, expect, it, jest } from '@jest/globals';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +7,7 @@ import supertest from 'supertest';
 import { createRootLogger } from '../../libs/common/logger.js';
 import { DataDirLockedError, openDatabase } from '../../libs/database/index.js';
 import { createApp } from '../../src/bootstrap.js';
-import { AppConfig } from '../../src/config/app-config.js';
+import { AppConfig } from '../../libs/config/app-config.js';
 import { migrations } from '../../src/database/migrations/index.js';
 import { describeOn } from '../utils/database-mode.js';
 

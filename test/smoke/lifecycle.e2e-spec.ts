@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, beforeAll, expect, it, jest } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server, type ServerResponse } from 'node:http';
@@ -14,7 +14,8 @@ import { killIfRunning, type RunningService, spawnService, type ServiceProcess, 
 
 /**
  * The real service in child processes (`src/main.ts`, as `npm start` runs it), killed and
- * stopped for real: a restart right after SIGKILL, SIGTERM with a request stuck in the database,
+ * stopped for real: a restart right after SIGKILL, SIGTERM with work stuck upstream (and, on
+ * PostgreSQL, a request stuck on a row lock),
  * and two processes on one DATA_DIR. Bounds are generous: two shared cores boot a child slowly.
  */
 jest.setTimeout(600_000);
@@ -56,7 +57,7 @@ async function terminate(service: ServiceProcess): Promise<{ code: number | null
   return { code: exit.code, signal: exit.signal, seconds: (exit.at - sentAt) / 1000 };
 }
 
-/** A trace source that never answers: the landing job waits on it inside its transaction. */
+/** An upstream that never answers: trace landings and SUT calls wait on it. */
 async function hangingSource(): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
   const held: ServerResponse[] = [];
   const server: Server = createServer((_req, res) => void held.push(res));
@@ -74,7 +75,7 @@ async function hangingSource(): Promise<{ url: string; requests: () => number; c
 
 describeOn('embedded', 'spawns the service on a DATA_DIR of its own')('lifecycle: embedded database (one DATA_DIR, one process)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'ews-lifecycle-'));
-  // Requests' grace ends first, so the request waiting for the connection is still waiting then.
+  // Requests' grace ends first, so the request waiting on its upstream is still waiting then.
   const grace = { SHUTDOWN_GRACE_SECONDS: 1, QUEUE_SHUTDOWN_GRACE_SECONDS: 3 };
   const env = {
     DATA_DIR: dataDir,
@@ -141,26 +142,31 @@ describeOn('embedded', 'spawns the service on a DATA_DIR of its own')('lifecycle
     auth = again;
   });
 
-  it('SIGTERM with a request waiting for the single connection (held by a job stuck on its source): exits 0 within the bound, DATA_DIR unlocked', async () => {
+  it('SIGTERM with a job stuck on its source and a request stuck on an upstream: the single connection stays free, exit 0 within the bound, DATA_DIR unlocked', async () => {
     source = await hangingSource();
     const workspace = (await call(first, 'POST', '/workspaces', auth, { name: 'traces' })).body;
     const connection = await call(first, 'POST', '/traces/connections', auth, { workspace_id: workspace.id, name: 'stalled', kind: 'phoenix', url: source.url });
     expect(connection.status).toBe(201);
     expect((await call(first, 'POST', `/traces/connections/${connection.body.id}/land`, auth, { dataset_name: 'stalled' })).status).toBe(202);
-    // The landing opened its transaction, then asked the source, which never answers.
     await waitFor('the landing job to call its source', async () => source!.requests() >= 1);
 
-    let answered = false;
-    const stuck = call(first, 'GET', `/workspaces/${workspace.id}`, auth).then(
-      () => (answered = true),
-      () => undefined,
-    );
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(answered).toBe(false); // waiting for the connection the landing holds
+    // The landing waits on its source outside any transaction: the one embedded connection is free.
+    const started = Date.now();
+    expect((await call(first, 'GET', `/workspaces/${workspace.id}`, auth)).status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(10_000);
+
+    // A connection test calls the same silent upstream: a request still running at SIGTERM.
+    const sut = (await call(first, 'POST', '/suts', auth, { workspace_id: workspace.id, name: 'silent' })).body;
+    const sutConnection = await call(first, 'POST', `/suts/${sut.id}/connections`, auth, { name: 'silent', kind: 'http', http: { url: `${source.url}/answer` }, timeout_ms: 120_000, retry: { max_attempts: 1 } });
+    expect(sutConnection.status).toBe(201);
+    const calls = source.requests();
+    const stuckPath = `/suts/${sut.id}/connections/${sutConnection.body.id}/test`;
+    const stuck = call(first, 'POST', stuckPath, auth, {}).catch(() => undefined);
+    await waitFor('the connection test to call its upstream', async () => source!.requests() > calls);
 
     const exit = await terminate(first);
     const bound = shutdownBounds(grace, true).deadlineMs / 1000;
-    process.stdout.write(`lifecycle: embedded, request waiting for the connection: exit ${exit.code} after ${exit.seconds} s (deadline ${bound} s)\n`);
+    process.stdout.write(`lifecycle: embedded, a job and a request stuck upstream: exit ${exit.code} after ${exit.seconds} s (deadline ${bound} s)\n`);
     expect(exit).toMatchObject({ code: 0, signal: null });
     expect(exit.seconds).toBeLessThan(bound);
     await stuck;
@@ -168,7 +174,7 @@ describeOn('embedded', 'spawns the service on a DATA_DIR of its own')('lifecycle
     expect(logs).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ msg: 'shutting down', signal: 'SIGTERM' }),
-        expect.objectContaining({ msg: expect.stringContaining('request(s) still running after SHUTDOWN_GRACE_SECONDS'), requests: [expect.objectContaining({ method: 'GET', path: `/workspaces/${workspace.id}` })] }),
+        expect.objectContaining({ msg: expect.stringContaining('request(s) still running after SHUTDOWN_GRACE_SECONDS'), requests: [expect.objectContaining({ method: 'POST', path: stuckPath })] }),
         expect.objectContaining({ msg: expect.stringContaining('handed 1 unfinished job(s) back to the queue') }),
         expect.objectContaining({ msg: 'stopped' }),
       ]),

@@ -21,7 +21,7 @@ const BUILD_AND_BOOT_MS = 600_000;
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** What a clone holds that the build and the service read (tests, docs and benchmarks are not built). */
-const CHECKOUT = ['src', 'libs', 'sdk', 'scripts', 'examples', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json'];
+const CHECKOUT = ['src', 'libs', 'sdk', 'scripts', 'examples', 'ormconfig.ts', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json'];
 
 function copyOfCheckout(): string {
   const dir = mkdtempSync(join(tmpdir(), 'ews-start-'));

@@ -68,6 +68,7 @@ function watchedConnect(original: PoolInternals['connect']): PoolInternals['conn
     // Only the embedded pool (PGlite's node-postgres adapter passes its connection), and only
     // callback-style calls, which is how TypeORM asks.
     if (typeof cb !== 'function' || !this.options?.connection) return original.call(this, cb);
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the closures below outlive this call
     const pool = this;
     const requested = new Error('requested here');
     const willWait = pool._clients.length >= pool.options.max && pool._idle.length === 0;

@@ -17,6 +17,8 @@ export interface Reply {
   headers?: Record<string, string>;
   /** Answer after this long (a slow upstream). */
   delayMs?: number;
+  /** Answer once this settles (an upstream the test holds, then lets go). */
+  until?: Promise<unknown>;
 }
 
 type Handler = (req: RecordedRequest, nth: number) => Reply;
@@ -65,7 +67,7 @@ export class FakeUpstream {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
-    let body: unknown = text;
+    let body: unknown;
     try {
       body = text ? JSON.parse(text) : undefined;
     } catch {
@@ -78,6 +80,7 @@ export class FakeUpstream {
     this.open.add(res);
     res.on('close', () => this.open.delete(res));
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
+    if (reply.until) await reply.until.catch(() => undefined);
     if (res.destroyed) return;
     const payload = reply.json !== undefined ? JSON.stringify(reply.json) : (reply.text ?? '');
     res.writeHead(reply.status ?? 200, { 'content-type': reply.json !== undefined ? 'application/json' : 'text/plain', ...reply.headers });

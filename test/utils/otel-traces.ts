@@ -5,6 +5,7 @@
  */
 import { ROOT_CONTEXT, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { credentials, Client as GrpcClient, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { createRequire } from 'node:module';
 import type { Response } from 'superagent';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -120,3 +121,48 @@ export const binary = (res: Response, cb: (err: Error | null, body: Buffer) => v
   res.on('end', () => cb(null, Buffer.concat(chunks)));
 };
 
+
+/** What a raw OTLP/gRPC Export call answered: the response bytes, or the status with its google.rpc.Status details. */
+export interface GrpcAnswer {
+  code: number;
+  details?: string;
+  response?: Buffer;
+  statusDetails?: Buffer;
+}
+
+/** One TraceService/Export call with grpc-js's own client (no exporter: the bytes and metadata as given). */
+export function grpcExport(address: string, body: Buffer, metadata: Record<string, string>): Promise<GrpcAnswer> {
+  const client = new GrpcClient(address, credentials.createInsecure());
+  const meta = new Metadata();
+  for (const [key, value] of Object.entries(metadata)) meta.set(key, value);
+  const bytes = (b: Buffer) => b;
+  return new Promise<GrpcAnswer>((resolve) => {
+    client.makeUnaryRequest('/opentelemetry.proto.collector.trace.v1.TraceService/Export', bytes, bytes, body, meta, (err: ServiceError | null, response?: Buffer) => {
+      client.close();
+      if (err) resolve({ code: err.code, details: err.details, statusDetails: err.metadata?.get('grpc-status-details-bin')[0] as Buffer | undefined });
+      else resolve({ code: 0, response });
+    });
+  });
+}
+
+/** The retry delay (seconds) of the google.rpc.RetryInfo in a google.rpc.Status's details, if it has one. */
+export function retryDelayOf(status: Buffer): number | undefined {
+  const { Reader } = createRequire(import.meta.url)('protobufjs/minimal');
+  const fields = (bytes: Uint8Array): Map<number, unknown[]> => {
+    const reader = Reader.create(bytes);
+    const out = new Map<number, unknown[]>();
+    while (reader.pos < reader.len) {
+      const tag = reader.uint32();
+      const value = (tag & 7) === 2 ? reader.bytes() : (tag & 7) === 0 ? reader.uint32() : (reader.skipType(tag & 7), undefined);
+      out.set(tag >>> 3, [...(out.get(tag >>> 3) ?? []), value]);
+    }
+    return out;
+  };
+  for (const any of (fields(status).get(3) ?? []) as Uint8Array[]) {
+    const detail = fields(any);
+    if (Buffer.from(detail.get(1)![0] as Uint8Array).toString() !== 'type.googleapis.com/google.rpc.RetryInfo') continue;
+    const retryInfo = fields(detail.get(2)![0] as Uint8Array);
+    return fields(retryInfo.get(1)![0] as Uint8Array).get(1)?.[0] as number;
+  }
+  return undefined;
+}

@@ -1,5 +1,8 @@
-/** Descriptive statistics shared by run summaries and diffs. Pure functions over plain arrays. */
+/** Descriptive statistics shared by run summaries and diffs. Pure functions over plain or typed arrays. */
 import type { Histogram } from './run.types.js';
+
+/** Numbers in order: a plain array, or a typed one (the summaries of large runs keep their values in Float64Arrays). */
+export type Numbers = ArrayLike<number>;
 
 // Bound once: global lookups are slow inside jest's sandbox and these run per value.
 const { ceil, floor, max, min, sqrt, round } = Math;
@@ -7,10 +10,10 @@ const { isFinite: finite } = Number;
 
 const HISTOGRAM_BINS = 10;
 
-export function mean(values: readonly number[]): number | null {
+export function mean(values: Numbers): number | null {
   if (values.length === 0) return null;
   let sum = 0;
-  for (const v of values) sum += v;
+  for (let i = 0; i < values.length; i++) sum += values[i];
   return sum / values.length;
 }
 
@@ -20,13 +23,13 @@ export function sortAscending(values: readonly number[]): number[] {
 }
 
 /** Nearest-rank percentile (p in (0, 1]) of an ascending array: the value at rank ceil(p * n). */
-export function nearestRank(sorted: readonly number[], p: number): number | null {
+export function nearestRank(sorted: Numbers, p: number): number | null {
   if (sorted.length === 0) return null;
   return sorted[min(sorted.length, max(1, ceil(p * sorted.length))) - 1];
 }
 
 /** Median of an ascending array, averaging the two middle values when n is even. */
-export function median(sorted: readonly number[]): number | null {
+export function median(sorted: Numbers): number | null {
   const n = sorted.length;
   if (n === 0) return null;
   const mid = floor(n / 2);
@@ -34,14 +37,17 @@ export function median(sorted: readonly number[]): number | null {
 }
 
 /** Population standard deviation around a known mean. */
-export function populationStd(values: readonly number[], centre: number): number {
+export function populationStd(values: Numbers, centre: number): number {
   let squares = 0;
-  for (const v of values) squares += (v - centre) * (v - centre);
+  for (let i = 0; i < values.length; i++) {
+    const d = values[i] - centre;
+    squares += d * d;
+  }
   return sqrt(squares / values.length);
 }
 
 /** Ten equal-width bins over [lo, hi] of an ascending array, the last bin closed; one bin when lo == hi. */
-export function histogram(sorted: readonly number[]): Histogram {
+export function histogram(sorted: Numbers): Histogram {
   const n = sorted.length;
   if (n === 0) return { edges: [], counts: [] };
   const lo = sorted[0];
@@ -53,7 +59,8 @@ export function histogram(sorted: readonly number[]): Histogram {
   for (let i = 0; i < HISTOGRAM_BINS; i++) edges.push(lo + ((hi - lo) * i) / HISTOGRAM_BINS);
   edges.push(hi);
   const counts = new Array<number>(HISTOGRAM_BINS).fill(0);
-  for (const v of sorted) {
+  for (let i = 0; i < n; i++) {
+    const v = sorted[i];
     let bin = min(HISTOGRAM_BINS - 1, floor((v - lo) / width));
     // Floating-point division can land one bin off the stored edges; the edges are authoritative.
     if (bin < HISTOGRAM_BINS - 1 && v >= edges[bin + 1]) bin++;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ItemResult, MetricScore, PassRule, RunMetricSpec } from './run.types.js';
 import { histogram, nearestRank } from './stats.js';
-import { summarize } from './summary.js';
+import { summarize, SummaryAccumulator } from './summary.js';
 
 const s = (score: number | null, passed: boolean | null, error?: string): MetricScore => ({ score, passed, ...(error ? { error } : {}) });
 
@@ -169,5 +169,36 @@ describe('summarize on one scale', () => {
 
   it('keeps a metric without a scale raw', () => {
     expect(of('latency')).toMatchObject({ scale: 'raw', mean: 400, raw_mean: 400, min: 200, max: 600 });
+  });
+});
+
+describe('SummaryAccumulator', () => {
+  it('gives, fed an item at a time, what summarize gives over the whole list', () => {
+    // Sized for 2 items, grown past it; `topic` first seen on the 1st item, `team` only on the 6th.
+    const late = [...items.slice(0, 5), { ...items[5], dimensions: { lang: 'de', team: 'x' } }, items[6]];
+    const fed = new SummaryAccumulator(metrics, strict, 2);
+    for (const i of late) fed.add(i);
+    expect(fed.result()).toEqual(summarize(late, metrics, strict));
+    expect(fed.result().by_dimension.map((d) => d.dimension)).toEqual(['lang', 'team', 'topic']);
+    expect(fed.result().by_dimension[1].values.map((v) => [v.value, v.rows])).toEqual([
+      ['x', 1],
+      [null, 6],
+    ]);
+  });
+
+  it('sums each mean in ascending order, overall and per dimension value, whatever order the items came in', () => {
+    // 0.1 + 0.7 + 0.3 is 1.0999999999999999; in ascending order, 0.1 + 0.3 + 0.7 is 1.1.
+    expect(0.1 + 0.7 + 0.3).not.toBe(0.1 + 0.3 + 0.7);
+    const one = [0.1, 0.7, 0.3].map((v, i) => item(`v${i}`, { scores: { acc: s(v, true) }, dimensions: { lang: 'en' } }));
+    const fed = new SummaryAccumulator([metrics[0]], strict);
+    for (const i of one) fed.add(i);
+    const summary = fed.result();
+    expect(summary.metrics[0].mean).toBe((0.1 + 0.3 + 0.7) / 3);
+    expect(summary.by_dimension[0].values[0].metrics.acc.mean).toBe((0.1 + 0.3 + 0.7) / 3);
+  });
+
+  it('brings the repetitions of a row together for the trials when a list has them apart', () => {
+    const apart = [item('a', { repetition: 0, passed: true }), item('b', { passed: true }), item('a', { repetition: 1, passed: false })];
+    expect(summarize(apart, [], strict).trials).toMatchObject({ repetitions: 2, rows: 2, repeated_rows: 1, flaky_rows: 1 });
   });
 });

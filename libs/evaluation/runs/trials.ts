@@ -48,99 +48,141 @@ function verdictOf(item: ItemResult, rule: PassRule): boolean | null {
 }
 
 export function summarizeTrials(items: readonly ItemResult[], metrics: readonly RunMetricSpec[], rule: PassRule): TrialsSummary {
-  const byRow = new Map<string, ItemResult[]>();
-  let repetitions = 0;
+  const trials = new TrialsAccumulator(metrics, rule);
+  for (const reps of byRow(items)) trials.addRow(reps);
+  return trials.result();
+}
+
+/** Items grouped by row, rows in order of first appearance, each row's items in their order. */
+export function byRow(items: readonly ItemResult[]): Iterable<ItemResult[]> {
+  const rows = new Map<string, ItemResult[]>();
   for (const item of items) {
-    const reps = byRow.get(item.row_id);
+    const reps = rows.get(item.row_id);
     if (reps) reps.push(item);
-    else byRow.set(item.row_id, [item]);
+    else rows.set(item.row_id, [item]);
   }
-  const verdicts = new Map<string, { n: number; c: number }>();
-  for (const [rowId, reps] of byRow) {
-    repetitions = Math.max(repetitions, reps.length);
+  return rows.values();
+}
+
+/** Running sums of one metric across rows and repetitions. */
+interface MetricSpread {
+  name: string;
+  varianceSum: number;
+  varianceRows: number;
+  /** repetition -> sum and count of its scores, summed in row order. */
+  byRepetition: Map<number, { sum: number; count: number }>;
+  mixed: number;
+}
+
+/**
+ * The trials summary fed one row at a time (all of a row's items at once), in the run's row
+ * order: it keeps sums per k, per metric and per repetition, and the first flaky rows, never the
+ * rows themselves. Sums are taken in the order rows are given, so a run's items read in their
+ * order give the same numbers as the whole list would.
+ */
+export class TrialsAccumulator {
+  private repetitions = 0;
+  private rows = 0;
+  private repeated = 0;
+  private flakyRows = 0;
+  /** Index k - 1: rows with at least k verdicts, and their pass@k and pass^k sums. */
+  private readonly byK: Array<{ rows: number; at: number; hat: number }> = [];
+  private readonly flaky: TrialsSummary['flaky_examples'] = [];
+  private readonly spread: MetricSpread[];
+
+  constructor(
+    metrics: readonly RunMetricSpec[],
+    private readonly rule: PassRule,
+  ) {
+    this.spread = metrics.map((m) => ({ name: m.name, varianceSum: 0, varianceRows: 0, byRepetition: new Map(), mixed: 0 }));
+  }
+
+  /** One row's items (its repetitions), each row once. */
+  addRow(reps: readonly ItemResult[]): void {
+    this.repetitions = Math.max(this.repetitions, reps.length);
+    while (this.byK.length < this.repetitions) this.byK.push({ rows: 0, at: 0, hat: 0 });
     let n = 0;
     let c = 0;
     for (const item of reps) {
-      const v = verdictOf(item, rule);
+      const v = verdictOf(item, this.rule);
       if (v === null) continue;
       n++;
       if (v) c++;
     }
-    if (n > 0) verdicts.set(rowId, { n, c });
+    if (n > 0) this.addVerdicts(reps[0].row_id, n, c);
+    for (const metric of this.spread) this.addScores(metric, reps);
   }
 
-  const byK = [];
-  for (let k = 1; k <= repetitions; k++) {
-    const at: number[] = [];
-    const hat: number[] = [];
-    for (const { n, c } of verdicts.values()) {
-      if (n < k) continue;
-      at.push(passAtK(n, c, k));
-      hat.push(passHatK(n, c, k));
+  private addVerdicts(rowId: string, n: number, c: number): void {
+    this.rows++;
+    for (let k = 1; k <= n; k++) {
+      const slot = this.byK[k - 1];
+      slot.rows++;
+      slot.at += passAtK(n, c, k);
+      slot.hat += passHatK(n, c, k);
     }
-    byK.push({ k, rows: at.length, pass_at_k: mean(at), pass_hat_k: mean(hat) });
-  }
-
-  let repeated = 0;
-  const flaky: TrialsSummary['flaky_examples'] = [];
-  let flakyRows = 0;
-  for (const [rowId, { n, c }] of verdicts) {
-    if (n < 2) continue;
-    repeated++;
-    if (c === 0 || c === n) continue;
-    flakyRows++;
-    if (flaky.length < FLAKY_EXAMPLES) {
+    if (n < 2) return;
+    this.repeated++;
+    if (c === 0 || c === n) return;
+    this.flakyRows++;
+    if (this.flaky.length < FLAKY_EXAMPLES) {
       const ks = Array.from({ length: n }, (_, i) => i + 1);
-      flaky.push({ row_id: rowId, trials: n, passed: c, pass_at_k: ks.map((k) => passAtK(n, c, k)), pass_hat_k: ks.map((k) => passHatK(n, c, k)) });
+      this.flaky.push({ row_id: rowId, trials: n, passed: c, pass_at_k: ks.map((k) => passAtK(n, c, k)), pass_hat_k: ks.map((k) => passHatK(n, c, k)) });
     }
   }
-  const flakyShare = repeated === 0 ? null : flakyRows / repeated;
 
-  const metricSpread = metrics.map((metric) => {
-    const rowVariances: number[] = [];
-    const byRepetition = new Map<number, number[]>();
-    let mixed = 0;
-    for (const reps of byRow.values()) {
-      const scores: number[] = [];
-      let passed = 0;
-      let failed = 0;
-      for (const item of reps) {
-        const entry = hasOwn(item.scores, metric.name) ? item.scores[metric.name] : undefined;
-        const value = reportedScore(entry);
-        if (isScore(value)) {
-          scores.push(value);
-          const list = byRepetition.get(item.repetition);
-          if (list) list.push(value);
-          else byRepetition.set(item.repetition, [value]);
-        }
-        if (entry?.passed === true) passed++;
-        else if (entry?.passed === false) failed++;
+  private addScores(metric: MetricSpread, reps: readonly ItemResult[]): void {
+    const scores: number[] = [];
+    let passed = 0;
+    let failed = 0;
+    for (const item of reps) {
+      const entry = hasOwn(item.scores, metric.name) ? item.scores[metric.name] : undefined;
+      const value = reportedScore(entry);
+      if (isScore(value)) {
+        scores.push(value);
+        const slot = metric.byRepetition.get(item.repetition);
+        if (slot) {
+          slot.sum += value;
+          slot.count++;
+        } else metric.byRepetition.set(item.repetition, { sum: value, count: 1 });
       }
-      const variance = sampleVariance(scores);
-      if (variance !== null) rowVariances.push(variance);
-      if (passed > 0 && failed > 0) mixed++;
+      if (entry?.passed === true) passed++;
+      else if (entry?.passed === false) failed++;
     }
-    const repetitionMeans = [...byRepetition.keys()].sort((a, b) => a - b).map((r) => mean(byRepetition.get(r)!)!);
-    const between = sampleVariance(repetitionMeans);
-    return {
-      name: metric.name,
-      rows: rowVariances.length,
-      within_row_variance: mean(rowVariances),
-      repetition_means: repetitionMeans,
-      between_repetition_std: between === null ? null : Math.sqrt(between),
-      flaky_rows: mixed,
-    };
-  });
+    const variance = sampleVariance(scores);
+    if (variance !== null) {
+      metric.varianceSum += variance;
+      metric.varianceRows++;
+    }
+    if (passed > 0 && failed > 0) metric.mixed++;
+  }
 
-  return {
-    repetitions,
-    rows: verdicts.size,
-    repeated_rows: repeated,
-    by_k: byK,
-    flaky_rows: flakyRows,
-    flaky_share: flakyShare,
-    stability: repeated === 0 ? 'single_trial' : flakyRows === 0 ? 'stable' : flakyShare! <= MOSTLY_STABLE_SHARE ? 'mostly_stable' : 'unstable',
-    metrics: metricSpread,
-    flaky_examples: flaky,
-  };
+  result(): TrialsSummary {
+    const flakyShare = this.repeated === 0 ? null : this.flakyRows / this.repeated;
+    return {
+      repetitions: this.repetitions,
+      rows: this.rows,
+      repeated_rows: this.repeated,
+      by_k: this.byK.map((slot, i) => ({ k: i + 1, rows: slot.rows, pass_at_k: slot.rows ? slot.at / slot.rows : null, pass_hat_k: slot.rows ? slot.hat / slot.rows : null })),
+      flaky_rows: this.flakyRows,
+      flaky_share: flakyShare,
+      stability: this.repeated === 0 ? 'single_trial' : this.flakyRows === 0 ? 'stable' : flakyShare! <= MOSTLY_STABLE_SHARE ? 'mostly_stable' : 'unstable',
+      metrics: this.spread.map((metric) => {
+        const repetitionMeans = [...metric.byRepetition.keys()].sort((a, b) => a - b).map((r) => {
+          const slot = metric.byRepetition.get(r)!;
+          return slot.sum / slot.count;
+        });
+        const between = sampleVariance(repetitionMeans);
+        return {
+          name: metric.name,
+          rows: metric.varianceRows,
+          within_row_variance: metric.varianceRows ? metric.varianceSum / metric.varianceRows : null,
+          repetition_means: repetitionMeans,
+          between_repetition_std: between === null ? null : Math.sqrt(between),
+          flaky_rows: metric.mixed,
+        };
+      }),
+      flaky_examples: this.flaky,
+    };
+  }
 }

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Queue, Worker, type Job as BullJob } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { AppConfig } from '../../../src/config/app-config.js';
+import type { AppConfig } from '../../config/app-config.js';
 import { withTimeout } from '../../common/timeout.js';
 import type { JobExecutor } from '../job-executor.js';
 import type { JobRepository } from '../job.repository.js';

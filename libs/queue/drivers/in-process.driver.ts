@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { AppConfig } from '../../../src/config/app-config.js';
+import type { AppConfig } from '../../config/app-config.js';
 import { withTimeout } from '../../common/timeout.js';
 import type { JobExecutor } from '../job-executor.js';
 import type { JobRepository } from '../job.repository.js';

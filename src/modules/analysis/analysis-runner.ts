@@ -2,11 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { annotationAnalysis, labelColumns } from '../../../libs/dataset-analysis/annotation.js';
 import { analyzeTextColumn, textColumns, textProperties } from '../../../libs/dataset-analysis/text.js';
 import { clusterTexts } from '../../../libs/dataset-analysis/clustering.js';
-import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import { JobHandler } from '../../../libs/queue/job-handler.decorator.js';
 import { JobFailure } from '../../../libs/queue/job-outcome.js';
-import type { Job, JobContext } from '../../../libs/queue/job.types.js';
+import { isTerminal, type JobContext } from '../../../libs/queue/job.types.js';
+import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
 import { EmbeddingConfigsService } from '../catalogues/embedding-configs.service.js';
-import { AnalysisRepository, type AnalysisKind } from './analysis.repository.js';
+import { ANALYSIS_RUNS, AnalysisRepository, CLUSTER_RUNS, type AnalysisKind } from './analysis.repository.js';
 import { MAX_ANALYSIS_ROWS } from './dto/analysis.dto.js';
 
 export const ANALYSIS_JOB = 'analysis.run';
@@ -44,20 +46,20 @@ export class AnalysisRunner {
   constructor(
     private readonly analysis: AnalysisRepository,
     private readonly embeddings: EmbeddingConfigsService,
+    private readonly tracked: TrackedRecords,
+    private readonly transactions: TransactionRunner,
   ) {}
 
-  @JobHandler(ANALYSIS_JOB, { maxAttempts: 2 })
+  /** The queue marks the run running, records the progress reported and ends it when the job ends without it (`tracks`). */
+  @JobHandler(ANALYSIS_JOB, { maxAttempts: 2, tracks: ANALYSIS_RUNS })
   async analyse({ payload, signal, progress }: JobContext<RunPayload>): Promise<{ kinds: string[]; rows: number }> {
     const run = await this.analysis.find('analysis_runs', payload.run_id);
-    if (!run || run.state === 'succeeded' || run.state === 'failed') return { kinds: [], rows: 0 };
-    await this.analysis.setState('analysis_runs', run.id, 'running');
+    if (!run || isTerminal(run.state)) return { kinds: [], rows: 0 };
     const params = run.params as { version_number: number; mapped_input?: string; text_columns?: string[]; label_columns?: string[]; visual_column?: string; seed: number };
     const rows = await this.analysis.versionRows(run.dataset_id, params.version_number, MAX_ANALYSIS_ROWS);
     const data = rows.map((r) => r.data);
-    const report = async (step: string, done: number) => {
-      await this.analysis.setState('analysis_runs', run.id, 'running', { progress: { step, done, total: run.kinds.length } });
-      await progress({ step, done, total: run.kinds.length }).catch(() => undefined);
-    };
+    // A lost lease shows in the signal, checked before each kind.
+    const report = (step: string, done: number) => progress({ step, done, total: run.kinds.length }).catch(() => undefined);
     let done = 0;
     for (const kind of run.kinds as AnalysisKind[]) {
       signal.throwIfAborted();
@@ -67,15 +69,14 @@ export class AnalysisRunner {
       if (kind === 'visual') await this.visual(run.id, run.workspace_id, rows, embeddingColumn(rows, params.mapped_input, params.visual_column), params.seed, signal);
       done++;
     }
-    await this.analysis.setState('analysis_runs', run.id, 'succeeded', { progress: { step: 'done', done, total: run.kinds.length, rows: rows.length, truncated: rows.length === MAX_ANALYSIS_ROWS } });
+    await this.tracked.succeed(ANALYSIS_RUNS, run.id, { step: 'done', done, total: run.kinds.length, rows: rows.length, truncated: rows.length === MAX_ANALYSIS_ROWS });
     return { kinds: run.kinds, rows: rows.length };
   }
 
-  @JobHandler(CLUSTER_JOB, { maxAttempts: 2 })
+  @JobHandler(CLUSTER_JOB, { maxAttempts: 2, tracks: CLUSTER_RUNS })
   async cluster({ payload, signal, progress }: JobContext<RunPayload>): Promise<{ k: number; rows: number }> {
     const run = await this.analysis.find('cluster_runs', payload.run_id);
-    if (!run || run.state === 'succeeded' || run.state === 'failed') return { k: 0, rows: 0 };
-    await this.analysis.setState('cluster_runs', run.id, 'running');
+    if (!run || isTerminal(run.state)) return { k: 0, rows: 0 };
     const params = run.params as { version_number: number; column: string; k: number | null; seed: number };
     const rows = (await this.analysis.versionRows(run.dataset_id, params.version_number, MAX_ANALYSIS_ROWS)).filter((r) => textOf(r.data[params.column]).trim());
     if (rows.length < MIN_CLUSTER_ROWS) throw new JobFailure(`column ${params.column} has ${rows.length} non-empty values; clustering needs at least ${MIN_CLUSTER_ROWS}`, { code: 'not_clusterable', retry: false });
@@ -86,18 +87,11 @@ export class AnalysisRunner {
     signal.throwIfAborted();
     await progress({ step: 'clustering', rows: rows.length }).catch(() => undefined);
     const result = clusterTexts(rows.map((r, i) => ({ row_id: r.row_id, text: texts[i] })), vectors, { seed: params.seed, ...(params.k ? { k: params.k } : {}) });
-    await this.analysis.setState('cluster_runs', run.id, 'succeeded', { progress: { step: 'done', rows: rows.length }, result: { ...result, column: params.column, embedder: embedder.name, rows: rows.length } });
+    await this.transactions.run(async () => {
+      await this.analysis.saveClusterResult(run.id, { ...result, column: params.column, embedder: embedder.name, rows: rows.length });
+      await this.tracked.succeed(CLUSTER_RUNS, run.id, { step: 'done', rows: rows.length });
+    });
     return { k: result.k, rows: rows.length };
-  }
-
-  /** A job that ended without its handler finishing the run marks it failed, with why. */
-  @OnJobSettled(ANALYSIS_JOB, CLUSTER_JOB)
-  async onSettled(job: Job<RunPayload>): Promise<void> {
-    if (job.status === 'succeeded') return;
-    const table = job.type === ANALYSIS_JOB ? 'analysis_runs' : 'cluster_runs';
-    const run = table === 'analysis_runs' ? await this.analysis.find('analysis_runs', job.payload.run_id) : await this.analysis.find('cluster_runs', job.payload.run_id);
-    if (!run || run.state === 'succeeded' || run.state === 'failed') return;
-    await this.analysis.setState(table, run.id, 'failed', { reason: job.error?.message ?? job.status });
   }
 
   private async text(runId: string, rows: Row[], columns: string[]): Promise<void> {

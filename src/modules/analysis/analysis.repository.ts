@@ -1,24 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { trackedRecord, type TrackedColumns } from '../../../libs/queue/tracked-job.js';
 
 export type AnalysisKind = 'text' | 'annotation' | 'visual';
-export type RunState = 'queued' | 'running' | 'succeeded' | 'failed';
 
-export interface AnalysisRunRow {
+/** The records analysis and cluster jobs settle (their `run_id`): the queue keeps their tracked columns. */
+export const ANALYSIS_RUNS = trackedRecord('analysis_runs', 'run_id');
+export const CLUSTER_RUNS = trackedRecord('cluster_runs', 'run_id');
+
+export interface AnalysisRunRow extends TrackedColumns {
   id: string;
   workspace_id: string;
   dataset_id: string;
   version_id: string;
   kinds: AnalysisKind[];
-  state: RunState;
-  state_reason: string | null;
   params: Record<string, unknown>;
-  progress: Record<string, unknown> | null;
-  job_id: string | null;
   created_by: string | null;
-  created_at: Date;
-  started_at: Date | null;
-  finished_at: Date | null;
 }
 
 export interface ClusterRunRow extends Omit<AnalysisRunRow, 'kinds'> {
@@ -40,25 +37,15 @@ export class AnalysisRepository {
     const kinds = table === 'analysis_runs' ? ', kinds' : '';
     const values = table === 'analysis_runs' ? ', $6' : '';
     const rows: Array<{ id: string }> = await this.db.query(
-      `INSERT INTO ${table} (workspace_id, dataset_id, version_id, state, params, created_by${kinds}) VALUES ($1, $2, $3, 'queued', $4, $5${values}) RETURNING id`,
+      `INSERT INTO ${table} (workspace_id, dataset_id, version_id, params, created_by${kinds}) VALUES ($1, $2, $3, $4, $5${values}) RETURNING id`,
       [run.workspace_id, run.dataset_id, run.version_id, JSON.stringify(run.params), run.created_by, ...(table === 'analysis_runs' ? [run.kinds] : [])],
     );
     return rows[0].id;
   }
 
-  async setJob(table: Table, id: string, jobId: string): Promise<void> {
-    await this.db.query(`UPDATE ${table} SET job_id = $2 WHERE id = $1`, [id, jobId]);
-  }
-
-  async setState(table: Table, id: string, state: RunState, fields: { reason?: string | null; progress?: Record<string, unknown> | null; result?: Record<string, unknown> } = {}): Promise<void> {
-    const result = table === 'cluster_runs' && fields.result !== undefined ? ', result = $5' : '';
-    await this.db.query(
-      `UPDATE ${table} SET state = $2, state_reason = coalesce($3, state_reason), progress = coalesce($4, progress),
-              started_at = CASE WHEN $2 = 'running' THEN coalesce(started_at, now()) ELSE started_at END,
-              finished_at = CASE WHEN $2 IN ('succeeded', 'failed') THEN now() ELSE finished_at END${result}
-        WHERE id = $1`,
-      [id, state, fields.reason ?? null, fields.progress === undefined || fields.progress === null ? null : JSON.stringify(fields.progress), ...(result ? [JSON.stringify(fields.result)] : [])],
-    );
+  /** A cluster run's result (its state is the queue's: `TrackedRecords`). */
+  async saveClusterResult(id: string, result: Record<string, unknown>): Promise<void> {
+    await this.db.query('UPDATE cluster_runs SET result = $2 WHERE id = $1', [id, JSON.stringify(result)]);
   }
 
   find(table: 'analysis_runs', id: string): Promise<AnalysisRunRow | null>;

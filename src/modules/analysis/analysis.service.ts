@@ -6,6 +6,7 @@ import { labelColumns } from '../../../libs/dataset-analysis/annotation.js';
 import { textColumns } from '../../../libs/dataset-analysis/text.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
+import { trackedRunFields } from '../../../libs/queue/dto/tracked-run.dto.js';
 import { EmbeddingConfigsService } from '../catalogues/embedding-configs.service.js';
 import type { FilterContext } from '../datasets/query-language.js';
 import { QueryService } from '../datasets/query.service.js';
@@ -14,7 +15,7 @@ import { DatasetErrors } from '../datasets/datasets.errors.js';
 import { AnalysisErrors } from './analysis.errors.js';
 import { AnalysisRepository, type AnalysisKind, type AnalysisRunRow, type ClusterRunRow } from './analysis.repository.js';
 import { ANALYSIS_JOB, CLUSTER_JOB, embeddingColumn, MIN_CLUSTER_ROWS, textOf } from './analysis-runner.js';
-import { ANALYSIS_KINDS, MAX_ANALYSIS_ROWS, type AnalysisQueryRequest, type AnalysisRunResponse, type CreateAnalysisRunRequest, type CreateClusterRunRequest, type DatasetClustersAvailability, type DatasetClustersResult, type DatasetClustersRun, type TextAnalysisResult, type VisualAnalysisResult } from './dto/analysis.dto.js';
+import { ANALYSIS_KINDS, ANALYSIS_RUN_STATES, MAX_ANALYSIS_ROWS, type AnalysisQueryRequest, type AnalysisRunResponse, type CreateAnalysisRunRequest, type CreateClusterRunRequest, type DatasetClustersAvailability, type DatasetClustersResult, type DatasetClustersRun, type TextAnalysisResult, type VisualAnalysisResult } from './dto/analysis.dto.js';
 
 const DEFAULT_SEED = 42;
 const SAMPLE_ROWS = 2000;
@@ -53,8 +54,7 @@ export class AnalysisService {
     const id = await this.transactions.run(async () => {
       const params = { version_number: version.number, mapped_input: version.mapping.input, text_columns: body.text_columns, label_columns: body.label_columns, visual_column: body.visual_column, seed: body.seed ?? DEFAULT_SEED };
       const runId = await this.analysis.insertRun('analysis_runs', { workspace_id: access.workspaceId, dataset_id: datasetId, version_id: versionId, params, created_by: caller.userId, kinds });
-      const { job } = await this.queue.enqueue({ type: ANALYSIS_JOB, payload: { run_id: runId }, workspaceId: access.workspaceId, targetType: 'dataset', targetId: datasetId, createdBy: caller.userId });
-      await this.analysis.setJob('analysis_runs', runId, job.id);
+      await this.queue.enqueue({ type: ANALYSIS_JOB, payload: { run_id: runId }, workspaceId: access.workspaceId, targetType: 'dataset', targetId: datasetId, createdBy: caller.userId });
       return runId;
     });
     return runResponse((await this.analysis.find('analysis_runs', id))!);
@@ -132,8 +132,7 @@ export class AnalysisService {
     if (!availability.available || !column || (usable?.non_empty ?? 0) < MIN_CLUSTER_ROWS) throw new DomainError(AnalysisErrors.not_clusterable, availability.reason ?? `column "${column}" has fewer than ${MIN_CLUSTER_ROWS} non-empty text values`);
     const id = await this.transactions.run(async () => {
       const runId = await this.analysis.insertRun('cluster_runs', { workspace_id: access.workspaceId, dataset_id: datasetId, version_id: versionId, params: { version_number: version.number, column, k: body.k ?? null, seed: body.seed ?? DEFAULT_SEED }, created_by: caller.userId });
-      const { job } = await this.queue.enqueue({ type: CLUSTER_JOB, payload: { run_id: runId }, workspaceId: access.workspaceId, targetType: 'dataset', targetId: datasetId, createdBy: caller.userId });
-      await this.analysis.setJob('cluster_runs', runId, job.id);
+      await this.queue.enqueue({ type: CLUSTER_JOB, payload: { run_id: runId }, workspaceId: access.workspaceId, targetType: 'dataset', targetId: datasetId, createdBy: caller.userId });
       return runId;
     });
     return clusterRunResponse((await this.analysis.find('cluster_runs', id))!);
@@ -151,7 +150,7 @@ export class AnalysisService {
 
   async clusterResult(access: WorkspaceAccess, datasetId: string, versionId: string, runId: string): Promise<DatasetClustersResult> {
     const run = await this.requireClusterRun(access, datasetId, versionId, runId);
-    if (run.state !== 'succeeded' || !run.result) throw new DomainError(AnalysisErrors.cluster_run_not_finished, `Cluster run ${runId} is ${run.state}${run.state_reason ? `: ${run.state_reason}` : ''}`);
+    if (run.state !== 'succeeded' || !run.result) throw new DomainError(AnalysisErrors.cluster_run_not_finished, `Cluster run ${runId} is ${ANALYSIS_RUN_STATES.show(run.state)}${run.failure ? `: ${run.failure.message}` : ''}`);
     const r = run.result as unknown as Omit<DatasetClustersResult, 'run_id'>;
     return { run_id: run.id, column: r.column, embedder: r.embedder, k: r.k, silhouette: r.silhouette, projection: r.projection, clusters: r.clusters, points: r.points };
   }
@@ -174,7 +173,8 @@ export class AnalysisService {
 
 function runResponse(r: AnalysisRunRow): AnalysisRunResponse {
   const { version_number: _n, mapped_input: _m, ...params } = r.params as Record<string, unknown>;
-  return { id: r.id, workspace_id: r.workspace_id, dataset_id: r.dataset_id, version_id: r.version_id, kinds: r.kinds, state: r.state, state_reason: r.state_reason, params, progress: r.progress, job_id: r.job_id, created_by: r.created_by, created_at: r.created_at, started_at: r.started_at, finished_at: r.finished_at };
+  const tracked = trackedRunFields(r, ANALYSIS_RUN_STATES, ['state', 'state_reason', 'progress', 'job_id', 'created_at', 'started_at', 'finished_at']);
+  return { id: r.id, workspace_id: r.workspace_id, dataset_id: r.dataset_id, version_id: r.version_id, kinds: r.kinds, ...tracked, params, created_by: r.created_by };
 }
 
 function clusterRunResponse(r: ClusterRunRow): DatasetClustersRun {
@@ -184,16 +184,11 @@ function clusterRunResponse(r: ClusterRunRow): DatasetClustersRun {
     id: r.id,
     dataset_id: r.dataset_id,
     version_id: r.version_id,
-    state: r.state,
-    state_reason: r.state_reason,
+    ...trackedRunFields(r, ANALYSIS_RUN_STATES, ['state', 'state_reason', 'progress', 'job_id', 'created_at', 'finished_at']),
     column: params.column,
     k_requested: params.k,
     seed: params.seed,
     embedder: result?.embedder ?? null,
     summary: result ? { k: result.k, silhouette: result.silhouette, rows: result.rows } : null,
-    progress: r.progress,
-    job_id: r.job_id,
-    created_at: r.created_at,
-    finished_at: r.finished_at,
   };
 }

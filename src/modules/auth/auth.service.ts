@@ -6,13 +6,12 @@ import { lowerRole, type Principal } from '../../../libs/auth/roles.js';
 import { SessionRepository } from '../../../libs/auth/session.repository.js';
 import { TokenSigner } from '../../../libs/auth/token-signer.js';
 import { CommonErrors, DomainError, ValidationFailedError } from '../../../libs/common/index.js';
-import { hashSecretToken } from '../../../libs/common/secret-token.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { AppConfig } from '../../config/app-config.js';
+import { AppConfig } from '../../../libs/config/app-config.js';
 import type { UserEntity } from '../users/entities/user.entity.js';
 import type { UserMembershipResponse } from '../users/dto/user.dto.js';
 import { toMembershipResponse, toUserResponse } from '../users/users.mapper.js';
-import { UsersRepository } from '../users/users.repository.js';
+import { UsersService } from '../users/users.service.js';
 import { AuthErrors } from './auth.errors.js';
 import { LoginThrottleRepository } from './auth.repository.js';
 import type { MeResponse, TokenRequest, TokenResponse, VerifyResponse } from './dto/auth.dto.js';
@@ -27,7 +26,7 @@ export class AuthService {
   constructor(
     private readonly config: AppConfig,
     private readonly transactions: TransactionRunner,
-    private readonly users: UsersRepository,
+    private readonly users: UsersService,
     private readonly hasher: PasswordHasher,
     private readonly signer: TokenSigner,
     private readonly sessions: SessionRepository,
@@ -58,7 +57,7 @@ export class AuthService {
     const max = this.config.env.LOGIN_MAX_FAILURES;
     const locked = await this.throttle.beginAttempt(key, max, this.config.env.LOGIN_LOCKOUT_SECONDS);
     if (locked > 0) throw this.throttled(locked);
-    const user = await this.users.findByEmailWithPassword(email);
+    const user = await this.users.findWithPassword(email);
     let valid: boolean;
     try {
       valid = await this.hasher.verify(user?.passwordHash, password);
@@ -88,11 +87,11 @@ export class AuthService {
     }
     const hash = await this.hasher.hash(request.new_password!);
     const user = await this.transactions.run(async () => {
-      const userId = await this.users.consumeResetToken(hashSecretToken(request.reset_token!));
+      const userId = await this.users.consumeResetToken(request.reset_token!);
       if (!userId) throw new DomainError(AuthErrors.invalid_reset_token, 'The reset token is unknown, already used or expired');
-      const found = await this.users.findByIdForUpdate(userId);
+      const found = await this.users.findLocked(userId);
       if (!found || found.status !== 'active') throw new DomainError(AuthErrors.account_deactivated, 'This account is deactivated');
-      await this.users.setPassword(userId, hash);
+      await this.users.setPasswordHash(userId, hash);
       await this.sessions.revokeAllOf(userId, 'password_reset');
       await this.audit.record({ actor: { userId, email: found.email }, action: 'user.password_reset_with_token', targetType: 'user', targetId: userId });
       return found;
@@ -103,7 +102,7 @@ export class AuthService {
   private async issue(user: UserEntity, client: ClientInfo, action: string): Promise<TokenResponse> {
     const signed = this.signer.sign(user.id);
     await this.sessions.create({ id: signed.tokenId, userId: user.id, expiresAt: signed.expiresAt, ip: client.ip, userAgent: client.userAgent });
-    await this.users.markLogin(user.id);
+    await this.users.recordLogin(user.id);
     await this.audit.record({ actor: { userId: user.id, email: user.email }, action, targetType: 'user', targetId: user.id, details: { token_id: signed.tokenId, ip: client.ip } });
     return { access_token: signed.token, token_type: 'bearer', expires_in: signed.ttlSeconds, expires_at: signed.expiresAt, user_id: user.id };
   }
@@ -115,7 +114,7 @@ export class AuthService {
 
   /** With an API key, the memberships are the key's workspace only, at the key's effective role. */
   async me(userId: string, tokenExpiresAt?: Date, apiKey?: Principal['apiKey']): Promise<MeResponse> {
-    const user = await this.users.findById(userId);
+    const user = await this.users.find(userId);
     if (!user) throw new DomainError(CommonErrors.unauthenticated, 'The user of this token no longer exists');
     const memberships = await this.memberships(user.id);
     return {

@@ -2,7 +2,7 @@ import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { WorkspaceResourceRegistry } from '../../../libs/auth/workspace-resource.registry.js';
 import { OpsModule } from '../ops/ops.module.js';
-import { SecretsModule } from '../workspaces/secrets.module.js';
+import { SecretsModule } from '../secrets/secrets.module.js';
 import { EmbeddingConfigsController } from './embedding-configs.controller.js';
 import { EmbeddingConfigsRepository } from './embedding-configs.repository.js';
 import { EmbeddingConfigsService } from './embedding-configs.service.js';
@@ -49,7 +49,14 @@ import { WorkspaceMetricConfigsController } from './workspace-metric-configs.con
     EvalConfigsRepository,
     NotificationDispatcher,
   ],
-  exports: [EmbeddingConfigsService, MetricConfigsService, MetricDefaultsService, JudgesRepository, EvalConfigsRepository, NotificationDispatcher],
+  exports: [
+    EmbeddingConfigsService,
+    MetricConfigsService,
+    MetricDefaultsService,
+    JudgesService,
+    EvalConfigsService,
+    NotificationDispatcher,
+  ],
 })
 export class CataloguesModule implements OnModuleInit {
   constructor(

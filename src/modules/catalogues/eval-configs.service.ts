@@ -27,6 +27,11 @@ export class EvalConfigsService {
     private readonly transactions: TransactionRunner,
   ) {}
 
+  /** The workspace's eval config, or null: for runs, whose planner snapshots it. */
+  find(workspaceId: string, id: string): Promise<EvalConfigEntity | null> {
+    return this.evalConfigs.find(workspaceId, id);
+  }
+
   etag(config: EvalConfigResponse): string {
     return strongEtag('eval_config', config.id, config.updated_at.toISOString());
   }

@@ -7,8 +7,8 @@ import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { grade, PROBE } from '../../../libs/evaluation/judges/grade.js';
 import type { JudgeConnection, VerdictScale } from '../../../libs/evaluation/judges/judge.types.js';
 import { checkRubric } from '../../../libs/evaluation/judges/rubric.js';
-import { SecretReferences } from '../workspaces/secret-references.js';
-import { SecretsService } from '../workspaces/secrets.service.js';
+import { SecretReferences } from '../secrets/secret-references.js';
+import { SecretsService } from '../secrets/secrets.service.js';
 import { CatalogueErrors } from './catalogues.errors.js';
 import type { CreateJudgeRequest, JudgeConnectionResponse, JudgeTestRequest, JudgeTestResult, ListJudgesQuery, ScaleDto, UpdateJudgeRequest } from './dto/judge.dto.js';
 import type { JudgeEntity } from './entities/judge.entity.js';
@@ -124,6 +124,11 @@ export class JudgesService {
       error: result.error,
       response_excerpt: result.call.response_excerpt,
     };
+  }
+
+  /** The workspace's judge, or null: for the families that grade with one (reports, SDG). */
+  find(workspaceId: string, id: string): Promise<JudgeEntity | null> {
+    return this.judges.find(workspaceId, id);
   }
 
   private async require(access: WorkspaceAccess, id: string): Promise<JudgeEntity> {

@@ -6,8 +6,8 @@ import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js
 import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.js';
 import { SIGNATURE_HEADER } from '../../../libs/common/webhook-signature.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { SecretReferences } from '../workspaces/secret-references.js';
-import { SecretsService } from '../workspaces/secrets.service.js';
+import { SecretReferences } from '../secrets/secret-references.js';
+import { SecretsService } from '../secrets/secrets.service.js';
 import { CatalogueErrors } from './catalogues.errors.js';
 import type { CreateNotificationConfigRequest, ListNotificationConfigsQuery, NotificationConfigResponse } from './dto/notification-config.dto.js';
 import type { NotificationConfigEntity } from './entities/notification-config.entity.js';

@@ -5,7 +5,7 @@ import { JobHandler } from '../../../libs/queue/job-handler.decorator.js';
 import { JobFailure } from '../../../libs/queue/job-outcome.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import type { JobContext } from '../../../libs/queue/job.types.js';
-import { SecretsService } from '../workspaces/secrets.service.js';
+import { SecretsService } from '../secrets/secrets.service.js';
 import { NotificationConfigsRepository } from './notification-configs.repository.js';
 import { outboundFetch } from '../../../libs/common/outbound.js';
 

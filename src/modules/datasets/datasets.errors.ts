@@ -15,6 +15,7 @@ export const DatasetErrors = defineErrorCodes('datasets', {
   stale_edits: { status: 409, title: 'Stale staged edits', description: 'Staged edits refer to rows a newer version no longer has; `row_ids` lists them. Discard them and stage again.' },
   unknown_row_source: { status: 400, title: 'Unknown dataset, version or partition', description: 'The dataset, version or partition a body names (e.g. to start a run) does not exist in the workspace, or the dataset has no version yet.' },
   version_not_found: { status: 404, title: 'Version not found', description: 'The dataset has no such version.' },
+  dataset_busy: { status: 409, title: 'Dataset busy', description: 'A trace landing is writing the dataset\'s next version; a new version can be made once it is done. Retry in a moment.' },
   version_state_conflict: { status: 409, title: 'Version state conflict', description: 'The version is already in the state the operation would put it in.' },
   unknown_column: { status: 400, title: 'Unknown column', description: 'A column named in a mapping, projection or rule is not a column of the version; `available` lists them.' },
   unknown_dimension: { status: 400, title: 'Unknown dimension', description: 'A dimension named in a query, grouping or partition is not defined on the dataset; `available` lists them.' },

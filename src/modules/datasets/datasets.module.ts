@@ -34,7 +34,18 @@ import { VersionsService } from './versions.service.js';
   imports: [TypeOrmModule.forFeature([DatasetEntity, DatasetVersionEntity])],
   controllers: [DatasetsController, RowsController, VersionsController, DatasetVersionsController, DimensionAssignController, VersionDimensionsController, QualityController, FilesController],
   providers: [DatasetsService, DatasetIndexMaintenance, QualityService, QualityRepository, DimensionsRepository, DimensionsService, PartitionsService, PartitionsRepository, DatasetsRepository, RowsRepository, RowsService, VersionsService, QueryService, DownloadService, BulkWriter, UrlSigner, FileUploadInterceptor, RunSourceService, GeneratedRowsService],
-  exports: [DatasetsService, VersionsService, QueryService, RowsRepository, DatasetsRepository, RunSourceService, GeneratedRowsService, PartitionsService],
+  exports: [
+    DatasetsService,
+    VersionsService,
+    QueryService,
+    DimensionsService,
+    RunSourceService,
+    GeneratedRowsService,
+    PartitionsService,
+    // Only for traces/trace-landing.ts and live-landing.ts, allowlisted in test/architecture/layering.spec.ts.
+    RowsRepository,
+    DatasetsRepository,
+  ],
 })
 export class DatasetsModule implements OnModuleInit {
   constructor(

@@ -143,8 +143,14 @@ export class DatasetsRepository {
     return { dataset, latest, counts: { count: r.version_count, staged: r.staged_edits } };
   }
 
+  /**
+   * Locks the dataset against other writers of it. `FOR NO KEY UPDATE`, not `FOR UPDATE`: rows that
+   * only reference the dataset (inbox spans, runs, analysis runs: their foreign-key checks take
+   * `FOR KEY SHARE`) go on being inserted meanwhile; every reference cascades or sets null, so a
+   * dataset deleted afterwards takes them along.
+   */
   findForUpdate(id: string): Promise<DatasetEntity | null> {
-    return this.datasets.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+    return this.datasets.findOne({ where: { id }, lock: { mode: 'for_no_key_update' } });
   }
 
   async workspaceOf(id: string): Promise<string | null> {
@@ -155,6 +161,20 @@ export class DatasetsRepository {
   async workspaceOfVersion(id: string): Promise<string | null> {
     const rows: Array<{ workspace_id: string }> = await this.versions.query('SELECT workspace_id FROM dataset_versions WHERE id = $1', [id]);
     return rows[0]?.workspace_id ?? null;
+  }
+
+  /** Of `ids`, those that are not datasets of the workspace. */
+  async missing(workspaceId: string, ids: string[]): Promise<string[]> {
+    if (!ids.length) return [];
+    const rows: Array<{ id: string }> = await this.db.query('SELECT id FROM datasets WHERE workspace_id = $1 AND id = ANY($2::uuid[])', [workspaceId, ids]);
+    const found = new Set(rows.map((r) => r.id));
+    return ids.filter((id) => !found.has(id));
+  }
+
+  /** The kind of the workspace's dataset of this name (compared case-insensitively), or null when there is none. */
+  async kindByName(workspaceId: string, name: string): Promise<DatasetKind | null> {
+    const rows: Array<{ kind: DatasetKind }> = await this.db.query('SELECT kind FROM datasets WHERE workspace_id = $1 AND lower(name) = lower($2)', [workspaceId, name]);
+    return rows[0]?.kind ?? null;
   }
 
   async nameTaken(workspaceId: string, name: string, exceptId: string | undefined): Promise<boolean> {
@@ -176,6 +196,17 @@ export class DatasetsRepository {
   }
 
   /** Bumps counters without touching the record's version (ETag) or updated_at. */
+  /** The version number a trace landing is writing (its rows are not readable yet), or null. */
+  async writingVersion(id: string): Promise<number | null> {
+    const rows: Array<{ n: number | null }> = await this.db.query('SELECT writing_version AS n FROM datasets WHERE id = $1', [id]);
+    return rows[0]?.n ?? null;
+  }
+
+  /** Reserves version `number` for a landing (null releases the reservation it holds on `number`). */
+  async setWritingVersion(id: string, number: number | null, holding?: number): Promise<void> {
+    await this.db.query('UPDATE datasets SET writing_version = $2 WHERE id = $1 AND ($3::int IS NULL OR writing_version = $3)', [id, number, holding ?? null]);
+  }
+
   async setCounters(id: string, counters: { latestVersion?: number; nextOrdinal?: number }): Promise<void> {
     await this.db.query(
       'UPDATE datasets SET latest_version = COALESCE($2, latest_version), next_ordinal = COALESCE($3, next_ordinal) WHERE id = $1',
@@ -211,7 +242,7 @@ export class DatasetsRepository {
   }
 
   findVersionForUpdate(datasetId: string, versionId: string): Promise<DatasetVersionEntity | null> {
-    return this.versions.findOne({ where: { id: versionId, datasetId }, lock: { mode: 'pessimistic_write' } });
+    return this.versions.findOne({ where: { id: versionId, datasetId }, lock: { mode: 'for_no_key_update' } });
   }
 
   findVersionByNumber(datasetId: string, number: number): Promise<DatasetVersionEntity | null> {
@@ -219,7 +250,7 @@ export class DatasetsRepository {
   }
 
   findCurrentVersion(datasetId: string): Promise<DatasetVersionEntity | null> {
-    return this.versions.findOne({ where: { datasetId, state: 'current' }, lock: { mode: 'pessimistic_write' } });
+    return this.versions.findOne({ where: { datasetId, state: 'current' }, lock: { mode: 'for_no_key_update' } });
   }
 
   listVersions(datasetId: string, state: VersionState | undefined, window: { skip: number; take: number }) {

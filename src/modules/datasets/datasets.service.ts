@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { unlink } from 'node:fs/promises';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
@@ -8,7 +8,7 @@ import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js
 import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
 import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { AppConfig } from '../../config/app-config.js';
+import { AppConfig } from '../../../libs/config/app-config.js';
 import { DatasetErrors } from './datasets.errors.js';
 import { toAuditEntry, toDatasetResponse, toSnapshotResponse } from './datasets.mapper.js';
 import { DatasetsRepository } from './datasets.repository.js';
@@ -23,7 +23,7 @@ import type {
   UploadDatasetRequest,
 } from './dto/dataset.dto.js';
 import type { ColumnStats, DatasetVersionEntity } from './entities/dataset-version.entity.js';
-import type { DatasetEntity } from './entities/dataset.entity.js';
+import type { DatasetEntity, DatasetKind } from './entities/dataset.entity.js';
 import { DatasetIndexMaintenance } from './index-maintenance.js';
 import { ColumnStatsCollector } from './ingest/column-stats.js';
 import { formatFromFilename, IngestError, readRows } from './ingest/row-sources.js';
@@ -87,29 +87,41 @@ export class DatasetsService {
         const columnOrder: string[] = [];
         const seen = new Set<string>();
         const stats = new ColumnStatsCollector();
+        // The version's content hash (RowsRepository.contentHash's definition) taken as the rows
+        // stream: the rows are sent as the very text jsonb prints, in row order.
+        const content = createHash('sha256');
         let ordinal = dataset.nextOrdinal;
         let count = 0;
         const maxRows = this.config.env.UPLOAD_MAX_ROWS;
         const source = readRows(file.path, format, { delimiter: body.delimiter });
         async function* batches(): AsyncGenerator<Array<[string, number, string]>> {
           let batch: Array<[string, number, string]> = [];
-          for await (const { where, data } of source) {
-            if (++count > maxRows) throw new DomainError(DatasetErrors.too_many_rows, `The file has more than ${maxRows} rows (UPLOAD_MAX_ROWS)`);
-            const row = normalizeRow(data, where);
-            stats.add(row.data);
-            for (const key of Object.keys(row.data)) {
-              if (!seen.has(key)) {
-                seen.add(key);
-                columnOrder.push(key);
+          let lines: string[] = [];
+          const flush = () => {
+            content.update((count > batch.length ? '\n' : '') + lines.join('\n'));
+            const full = batch;
+            batch = [];
+            lines = [];
+            return full;
+          };
+          for await (const rows of source) {
+            for (const { where, data } of rows) {
+              if (++count > maxRows) throw new DomainError(DatasetErrors.too_many_rows, `The file has more than ${maxRows} rows (UPLOAD_MAX_ROWS)`);
+              const row = normalizeRow(data, where);
+              stats.add(row.data);
+              for (const key in row.data) {
+                if (!seen.has(key)) {
+                  seen.add(key);
+                  columnOrder.push(key);
+                }
               }
+              const rowId = row.rowId ?? randomUUID();
+              batch.push([rowId, ordinal++, row.json]);
+              lines.push(`${rowId} ${row.json}`);
             }
-            batch.push([row.rowId ?? randomUUID(), ordinal++, row.json]);
-            if (batch.length === BATCH) {
-              yield batch;
-              batch = [];
-            }
+            if (batch.length >= BATCH) yield flush();
           }
-          if (batch.length) yield batch;
+          if (batch.length) yield flush();
         }
         if (dataset.latestVersion > 0) await this.rows.closeAll(dataset.id, number);
         await this.rows.append(dataset.id, number, batches()).catch((err: unknown) => {
@@ -127,7 +139,7 @@ export class DatasetsService {
           columnOrder,
           { source: 'upload', message: body.message ?? '', upload: { filename: file.originalname, format, bytes: file.size } },
           caller.userId,
-          stats.finish(columnOrder, count, recounted),
+          { gathered: stats.finish(columnOrder, count, recounted), content: { rowCount: count, sha256: content.digest('hex') } },
         );
         await this.datasets.setCounters(dataset.id, { latestVersion: number, nextOrdinal: ordinal });
         await this.indexMaintenance.afterBulkWrite(access.workspaceId, dataset.id, count);
@@ -214,9 +226,10 @@ export class DatasetsService {
   }
 
   /**
-   * Records a version whose rows are already written: the content hash (and, unless an upload
-   * gathered them while parsing, the column statistics) come from the rows themselves; columns
-   * keep `columnOrder` (the file's order, or the parent's).
+   * Records a version whose rows are already written: the content hash and the column statistics
+   * come from the rows themselves, unless an upload gathered them while it streamed; columns keep
+   * `columnOrder` (the file's order, or the parent's). A number a trace landing has reserved
+   * (its rows are being written) is refused to anyone but that landing (`reserved`).
    */
   async createVersion(
     dataset: DatasetEntity,
@@ -224,9 +237,12 @@ export class DatasetsService {
     columnOrder: string[],
     fields: Pick<DatasetVersionEntity, 'source' | 'message'> & Partial<Pick<DatasetVersionEntity, 'upload' | 'changes'>>,
     createdBy: string | null,
-    gathered?: ColumnStats[],
+    { gathered, content, reserved = false }: { gathered?: ColumnStats[]; content?: { rowCount: number; sha256: string }; reserved?: boolean } = {},
   ): Promise<DatasetVersionEntity> {
-    const { rowCount, sha256 } = await this.rows.contentHash(dataset.id, number);
+    if (!reserved && (await this.datasets.writingVersion(dataset.id)) === number) {
+      throw new DomainError(DatasetErrors.dataset_busy, `A trace landing is writing version ${number} of dataset ${dataset.id}; make the new version once it is done`);
+    }
+    const { rowCount, sha256 } = content ?? (await this.rows.contentHash(dataset.id, number));
     const stats = { rowCount, sha256, columns: gathered ?? (await this.rows.versionStats(dataset.id, number, columnOrder, rowCount)) };
     const parent = number > 1 ? await this.datasets.findVersionByNumber(dataset.id, number - 1) : null;
     const columns = new Set(stats.columns.map((c) => c.name));
@@ -273,9 +289,28 @@ export class DatasetsService {
   }
 
   async requireLocked(access: WorkspaceAccess, id: string): Promise<DatasetEntity> {
-    const dataset = await this.datasets.findForUpdate(id);
-    if (!dataset || dataset.workspaceId !== access.workspaceId) throw new NotFoundError('dataset', id);
+    const dataset = await this.findLocked(access.workspaceId, id);
+    if (!dataset) throw new NotFoundError('dataset', id);
     return dataset;
+  }
+
+  /** Of `ids`, those that are not datasets of the workspace (for families that link datasets: projects). */
+  missing(workspaceId: string, ids: string[]): Promise<string[]> {
+    return this.datasets.missing(workspaceId, ids);
+  }
+
+  /** The kind of the workspace's dataset of this name (compared case-insensitively), or null when the name is free. */
+  kindByName(workspaceId: string, name: string): Promise<DatasetKind | null> {
+    return this.datasets.kindByName(workspaceId, name);
+  }
+
+  /**
+   * The workspace's dataset with its row locked for the caller's unit of work (which it joins),
+   * or null: for families that write beside a dataset (traces) and answer with errors of their own.
+   */
+  async findLocked(workspaceId: string, id: string): Promise<DatasetEntity | null> {
+    const dataset = await this.datasets.findForUpdate(id);
+    return dataset && dataset.workspaceId === workspaceId ? dataset : null;
   }
 
   async responses(datasets: DatasetEntity[]): Promise<DatasetResponse[]> {

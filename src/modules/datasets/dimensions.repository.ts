@@ -2,6 +2,39 @@ import { Injectable } from '@nestjs/common';
 import { visibleIn } from './rows.repository.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 
+/** The version of a dataset that cross-dataset counts take: the current one, else the latest, with its visible rows. */
+export interface CountedVersion {
+  dataset_id: string;
+  name: string;
+  version_id: string | null;
+  /** The version's number (0 when the dataset has none). */
+  n: number;
+  version_source: 'current' | 'latest';
+  rows: number;
+}
+
+/** Rows of the counted versions assigned `value` of `dimension`. */
+export interface DimensionCount {
+  dimension: string;
+  value: string;
+  rows: number;
+}
+
+/** Rows assigned both `values[0]` of `dimensions[0]` and `values[1]` of `dimensions[1]`. */
+export interface PairCount {
+  dimensions: [string, string];
+  values: [string, string];
+  rows: number;
+}
+
+/** The counted version of each of the workspace's datasets in `$2`: the current one, else the latest. */
+const COUNTED = `SELECT d.id AS dataset_id, d.name, coalesce(cv.id, lv.id) AS version_id, coalesce(cv.number, d.latest_version) AS n,
+    CASE WHEN cv.id IS NULL THEN 'latest' ELSE 'current' END AS version_source
+  FROM datasets d
+  LEFT JOIN dataset_versions cv ON cv.id = d.current_version_id
+  LEFT JOIN dataset_versions lv ON lv.dataset_id = d.id AND lv.number = d.latest_version
+  WHERE d.workspace_id = $1 AND d.id = ANY($2::uuid[])`;
+
 export interface DimensionDefinition {
   name: string;
   description: string;
@@ -165,5 +198,47 @@ export class DimensionsRepository {
         ORDER BY r.data ->> 'trace_id', r.data ->> 'start_time', r.ordinal LIMIT ${Number(limit)} OFFSET ${Number(offset)}`,
       [datasetId, version, ...params],
     );
+  }
+
+  // Across datasets (a project's coverage): each dataset's counted version (COUNTED).
+
+  /** The counted version of each of the workspace's datasets named, with its visible rows, by name. */
+  countedVersions(workspaceId: string, datasetIds: string[]): Promise<CountedVersion[]> {
+    return this.db.query(
+      `WITH src AS (${COUNTED})
+       SELECT src.dataset_id, src.name, src.version_id, src.n, src.version_source,
+              (SELECT count(*)::int FROM dataset_rows r WHERE r.dataset_id = src.dataset_id AND ${visibleIn('r', 'src.n')}) AS rows
+         FROM src ORDER BY lower(src.name), src.dataset_id`,
+      [workspaceId, datasetIds],
+    );
+  }
+
+  /** Rows per (dimension, value) over those versions, for the dimensions given. */
+  async valueCounts(workspaceId: string, datasetIds: string[], dimensions: string[]): Promise<DimensionCount[]> {
+    if (!datasetIds.length || !dimensions.length) return [];
+    return this.db.query(
+      `WITH src AS (${COUNTED})
+       SELECT rd.dimension, rd.value, count(*)::int AS rows
+         FROM src JOIN dataset_rows r ON r.dataset_id = src.dataset_id AND ${visibleIn('r', 'src.n')}
+         JOIN dataset_row_dimensions rd ON rd.dataset_id = r.dataset_id AND rd.row_id = r.row_id
+        WHERE rd.dimension = ANY($3::text[])
+        GROUP BY rd.dimension, rd.value`,
+      [workspaceId, datasetIds, dimensions],
+    );
+  }
+
+  /** Rows per pair of values of two dimensions over those versions. */
+  async pairCounts(workspaceId: string, datasetIds: string[], a: string, b: string): Promise<PairCount[]> {
+    if (!datasetIds.length) return [];
+    const rows: Array<{ va: string; vb: string; rows: number }> = await this.db.query(
+      `WITH src AS (${COUNTED})
+       SELECT da.value AS va, db.value AS vb, count(*)::int AS rows
+         FROM src JOIN dataset_rows r ON r.dataset_id = src.dataset_id AND ${visibleIn('r', 'src.n')}
+         JOIN dataset_row_dimensions da ON da.dataset_id = r.dataset_id AND da.row_id = r.row_id AND da.dimension = $3
+         JOIN dataset_row_dimensions db ON db.dataset_id = r.dataset_id AND db.row_id = r.row_id AND db.dimension = $4
+        GROUP BY da.value, db.value`,
+      [workspaceId, datasetIds, a, b],
+    );
+    return rows.map((r) => ({ dimensions: [a, b], values: [r.va, r.vb], rows: r.rows }));
   }
 }

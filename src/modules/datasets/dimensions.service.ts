@@ -6,7 +6,9 @@ import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { DatasetErrors } from './datasets.errors.js';
 import { rowObject } from './datasets.mapper.js';
 import { DatasetsService } from './datasets.service.js';
-import { DimensionsRepository } from './dimensions.repository.js';
+import { type CountedVersion, type DimensionCount, DimensionsRepository, type PairCount } from './dimensions.repository.js';
+
+export type { CountedVersion, DimensionCount, PairCount } from './dimensions.repository.js';
 import type {
   AssignDimensionRequest,
   AssignDimensionResponse,
@@ -142,6 +144,24 @@ export class DimensionsService {
     }
     if (filter !== undefined && filter !== null) clauses.push(this.query.compileWith(ctx, filter, '/filter'));
     return { where: clauses.length ? clauses.map((c) => `(${c})`).join(' AND ') : 'TRUE', params: ctx.params.slice(2) };
+  }
+
+  // For other families (a project's coverage): counts across the workspace's datasets, each at its
+  // counted version (the current one, else the latest).
+
+  /** The counted version of each dataset named (those of the workspace), with its visible rows, by name. */
+  countedVersions(workspaceId: string, datasetIds: string[]): Promise<CountedVersion[]> {
+    return this.dimensions.countedVersions(workspaceId, datasetIds);
+  }
+
+  /** Rows per (dimension, value) over the counted versions, for the dimensions given. */
+  valueCounts(workspaceId: string, datasetIds: string[], dimensions: string[]): Promise<DimensionCount[]> {
+    return this.dimensions.valueCounts(workspaceId, datasetIds, dimensions);
+  }
+
+  /** Rows per pair of values of dimensions `a` and `b` over the counted versions. */
+  pairCounts(workspaceId: string, datasetIds: string[], a: string, b: string): Promise<PairCount[]> {
+    return this.dimensions.pairCounts(workspaceId, datasetIds, a, b);
   }
 
   async assertKnown(datasetId: string, names: string[]): Promise<void> {

@@ -7,7 +7,7 @@ import type { Writable } from 'node:stream';
 import { NotFoundError } from '../../../libs/common/domain-error.js';
 import { streamWriter } from '../../../libs/common/parquet-stream.js';
 import { UrlSigner } from '../../../libs/common/signed-url.js';
-import { AppConfig } from '../../config/app-config.js';
+import { AppConfig } from '../../../libs/config/app-config.js';
 import type { DownloadFormat } from './datasets.mapper.js';
 import { DatasetsRepository } from './datasets.repository.js';
 import type { PresignedUrlResponse } from './dto/download.dto.js';

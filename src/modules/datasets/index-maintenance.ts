@@ -1,10 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { JobHandler } from '../../../libs/queue/job-handler.decorator.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
+import { AppConfig } from '../../../libs/config/app-config.js';
 import { RowsRepository } from './rows.repository.js';
 
 /** Writes of at least this many rows schedule a merge of the row index's pending list. */
 export const MERGE_AFTER_ROWS = 10_000;
+/**
+ * On the embedded database the merge holds its one connection (about 2 s per 100,000 rows), so it
+ * starts this long after the write commits: the writer's answer, and the reads a client makes
+ * right after it, are not queued behind it.
+ */
+export const EMBEDDED_MERGE_DELAY_MS = 2_000;
 
 /**
  * Bulk writes leave their GIN entries in the index's pending list (fast loads); a queued job
@@ -16,12 +23,14 @@ export class DatasetIndexMaintenance {
   constructor(
     private readonly rows: RowsRepository,
     private readonly queue: JobQueue,
+    private readonly config: AppConfig,
   ) {}
 
   /** Call inside the write's transaction: the job is dispatched once it commits. */
   async afterBulkWrite(workspaceId: string, datasetId: string, rowsWritten: number): Promise<void> {
     if (rowsWritten < MERGE_AFTER_ROWS) return;
-    await this.queue.enqueue({ type: 'datasets.merge-row-index', payload: { rows: rowsWritten }, workspaceId, targetType: 'dataset', targetId: datasetId });
+    const runAfter = this.config.embedded ? new Date(Date.now() + EMBEDDED_MERGE_DELAY_MS) : undefined;
+    await this.queue.enqueue({ type: 'datasets.merge-row-index', payload: { rows: rowsWritten }, workspaceId, targetType: 'dataset', targetId: datasetId, runAfter });
   }
 
   @JobHandler('datasets.merge-row-index')

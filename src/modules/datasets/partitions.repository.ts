@@ -44,6 +44,12 @@ export class PartitionsRepository {
     return row;
   }
 
+  /** Whether the partition is one of the workspace's dataset's (of any of its versions). */
+  async ofDataset(workspaceId: string, datasetId: string, id: string): Promise<boolean> {
+    const rows: unknown[] = await this.db.query('SELECT 1 FROM dataset_partitions WHERE id = $1 AND dataset_id = $2 AND workspace_id = $3', [id, datasetId, workspaceId]);
+    return rows.length > 0;
+  }
+
   async delete(versionId: string, id: string): Promise<boolean> {
     const [, deleted]: [unknown, number] = await this.db.query('DELETE FROM dataset_partitions WHERE id = $1 AND version_id = $2', [id, versionId]);
     return deleted > 0;

@@ -35,6 +35,11 @@ export class PartitionsService {
     private readonly transactions: TransactionRunner,
   ) {}
 
+  /** Whether the partition belongs to the workspace's dataset (for families that name one: test plans). */
+  isOfDataset(workspaceId: string, datasetId: string, partitionId: string): Promise<boolean> {
+    return this.partitions.ofDataset(workspaceId, datasetId, partitionId);
+  }
+
   async create(access: WorkspaceAccess, dataset: DatasetEntity, version: DatasetVersionEntity, body: CreatePartitionRequest, caller: Principal): Promise<PartitionResponse> {
     const level = body.level ?? 'session';
     if (level !== 'session' && dataset.kind !== 'traces') {

@@ -1,42 +1,39 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { trackedRecord, type TrackedColumns } from '../../../libs/queue/tracked-job.js';
 
-export interface OperationRunRow<R> {
+/** Data-operation runs run in the request (no job), but keep the tracked columns all background operations keep. */
+export const DATA_OPERATION_RUNS = trackedRecord('data_operation_runs', 'run_id');
+
+export interface OperationRunRow<R> extends TrackedColumns {
   id: string;
   dataset_id: string;
   version_id: string;
   kind: string;
-  state: 'running' | 'succeeded' | 'failed';
   params: Record<string, unknown>;
   verdict: 'pass' | 'warn' | 'fail' | null;
   result: R | null;
-  error: string | null;
   created_by: string | null;
-  created_at: Date;
-  finished_at: Date | null;
 }
 
-const COLUMNS = 'id, dataset_id, version_id, kind, state, params, verdict, result, error, created_by, created_at, finished_at';
+const COLUMNS = 'id, dataset_id, version_id, kind, state, params, verdict, result, failure, progress, job_id, created_by, created_at, started_at, finished_at';
 
 /** Data-operation runs (quality checks) of dataset versions: each run is kept with its verdict. */
 @Injectable()
 export class QualityRepository {
   constructor(private readonly db: Db) {}
 
-  async start<R>(run: { workspaceId: string; datasetId: string; versionId: string; kind: string; params: unknown; createdBy: string }): Promise<OperationRunRow<R>> {
+  /** A new run (queued: `TrackedRecords` starts and ends it). */
+  async insert<R>(run: { workspaceId: string; datasetId: string; versionId: string; kind: string; params: unknown; createdBy: string }): Promise<OperationRunRow<R>> {
     const [row]: Array<OperationRunRow<R>> = await this.db.query(
-      `INSERT INTO data_operation_runs (workspace_id, dataset_id, version_id, kind, state, params, created_by) VALUES ($1, $2, $3, $4, 'running', $5, $6) RETURNING ${COLUMNS}`,
+      `INSERT INTO data_operation_runs (workspace_id, dataset_id, version_id, kind, params, created_by) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
       [run.workspaceId, run.datasetId, run.versionId, run.kind, JSON.stringify(run.params), run.createdBy],
     );
     return row;
   }
 
-  async succeed(id: string, verdict: string, result: unknown): Promise<void> {
-    await this.db.query(`UPDATE data_operation_runs SET state = 'succeeded', verdict = $2, result = $3, finished_at = now() WHERE id = $1`, [id, verdict, JSON.stringify(result)]);
-  }
-
-  async fail(id: string, error: string): Promise<void> {
-    await this.db.query(`UPDATE data_operation_runs SET state = 'failed', error = $2, finished_at = now() WHERE id = $1`, [id, error]);
+  async saveVerdict(id: string, verdict: string, result: unknown): Promise<void> {
+    await this.db.query('UPDATE data_operation_runs SET verdict = $2, result = $3 WHERE id = $1', [id, verdict, JSON.stringify(result)]);
   }
 
   async latestSucceeded<R>(versionId: string, kind: string): Promise<OperationRunRow<R> | undefined> {

@@ -3,6 +3,9 @@ import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, ValidationFailedError } from '../../../libs/common/domain-error.js';
 import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import { defineStateVocabulary, failureOf } from '../../../libs/queue/tracked-job.js';
+import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
 import { QualityCheckSelectionError, QUALITY_CHECKS, runQualityChecks, suggestChecks, validateSelection, type QualityContext, type QualityRow, type Selection } from './checks/quality-checks.js';
 import { DatasetErrors } from './datasets.errors.js';
 import type {
@@ -14,10 +17,13 @@ import type {
   SuggestionResponse,
 } from './dto/quality.dto.js';
 import type { DatasetVersionEntity } from './entities/dataset-version.entity.js';
-import { QualityRepository } from './quality.repository.js';
+import { DATA_OPERATION_RUNS, QualityRepository, type OperationRunRow } from './quality.repository.js';
 import { RowsRepository } from './rows.repository.js';
 
 const KIND = 'quality_checks';
+
+/** The documented states of a data-operation run: it runs in the request, so it is never seen queued or cancelled. */
+export const OPERATION_RUN_STATES = defineStateVocabulary(['running', 'succeeded', 'failed'], { queued: 'running', running: 'running', succeeded: 'succeeded', failed: 'failed', cancelled: 'failed' });
 
 /**
  * Quality checks over a version's rows (duplicates, empty fields, personal data, length
@@ -30,6 +36,8 @@ export class QualityService {
     private readonly runsRepo: QualityRepository,
     private readonly rows: RowsRepository,
     private readonly audit: AuditService,
+    private readonly tracked: TrackedRecords,
+    private readonly transactions: TransactionRunner,
   ) {}
 
   context(version: DatasetVersionEntity): QualityContext {
@@ -62,7 +70,11 @@ export class QualityService {
       if (err instanceof QualityCheckSelectionError) throw new ValidationFailedError(err.message, [{ field: `checks${err.field ? `.${err.field}` : ''}`, message: err.message }]);
       throw err;
     }
-    const started = await this.runsRepo.start<DatasetQualityVerdictResponse>({ workspaceId: access.workspaceId, datasetId: version.datasetId, versionId: version.id, kind: KIND, params: { checks: selection }, createdBy: caller.userId });
+    const started = await this.transactions.run(async () => {
+      const run = await this.runsRepo.insert<DatasetQualityVerdictResponse>({ workspaceId: access.workspaceId, datasetId: version.datasetId, versionId: version.id, kind: KIND, params: { checks: selection }, createdBy: caller.userId });
+      await this.tracked.start(DATA_OPERATION_RUNS, run.id);
+      return run;
+    });
     const rows = this.rows;
     async function* source(): AsyncGenerator<QualityRow> {
       for await (const batch of rows.stream(version.datasetId, version.number)) for (const r of batch) yield { row_id: r.row_id, data: r.data };
@@ -79,11 +91,14 @@ export class QualityService {
         checks: verdict.checks,
         created_at: started.created_at,
       };
-      await this.runsRepo.succeed(started.id, verdict.verdict, result);
+      await this.transactions.run(async () => {
+        await this.runsRepo.saveVerdict(started.id, verdict.verdict, result);
+        await this.tracked.succeed(DATA_OPERATION_RUNS, started.id);
+      });
       await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'quality_checks.ran', targetType: 'dataset', targetId: version.datasetId, details: { run_id: started.id, version_id: version.id, verdict: verdict.verdict } });
       return result;
     } catch (err) {
-      await this.runsRepo.fail(started.id, (err as Error).message);
+      await this.tracked.fail(DATA_OPERATION_RUNS, started.id, failureOf(err, 'quality_checks_failed'));
       throw err;
     }
   }
@@ -101,12 +116,29 @@ export class QualityService {
 
   async runs(version: DatasetVersionEntity, query: ListOperationRunsQuery): Promise<Page<DataOperationRunResponse>> {
     const [rows, total] = await this.runsRepo.page<DatasetQualityVerdictResponse>(version.id, pageWindow(query));
-    return pageOf(rows, total, query, (r) => r);
+    return pageOf(rows, total, query, operationRunResponse);
   }
 
   async getRun(version: DatasetVersionEntity, runId: string): Promise<DataOperationRunResponse> {
     const row = await this.runsRepo.find<DatasetQualityVerdictResponse>(version.id, runId);
     if (!row) throw new DomainError(DatasetErrors.operation_run_not_found, `Version ${version.number} has no data-operation run ${runId}`);
-    return row;
+    return operationRunResponse(row);
   }
+}
+
+function operationRunResponse(r: OperationRunRow<DatasetQualityVerdictResponse>): DataOperationRunResponse {
+  return {
+    id: r.id,
+    dataset_id: r.dataset_id,
+    version_id: r.version_id,
+    kind: r.kind,
+    state: OPERATION_RUN_STATES.show(r.state),
+    params: r.params,
+    verdict: r.verdict,
+    result: r.result,
+    error: r.failure?.message ?? null,
+    created_by: r.created_by,
+    created_at: r.created_at,
+    finished_at: r.finished_at,
+  };
 }

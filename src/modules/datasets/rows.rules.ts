@@ -1,5 +1,6 @@
 import { loneSurrogatePath, MAX_VALUE_DEPTH, valueDepth } from '../../../libs/common/json-limits.js';
 import { isUuid } from '../../../libs/common/uuid.js';
+import { jsonbOutput } from './ingest/jsonb-text.js';
 import { MAX_COLUMN_NAME, MAX_COLUMNS } from './ingest/row-sources.js';
 
 /** One row's JSON may take at most this many bytes. */
@@ -22,6 +23,7 @@ export interface NormalizedRow {
   /** The row's own `_row_id`, when it carried one. */
   rowId?: string;
   data: Record<string, unknown>;
+  /** The row as jsonb prints it (ingest/jsonb-text.ts): what is stored, hashed and measured against MAX_ROW_BYTES. */
   json: string;
 }
 
@@ -48,16 +50,17 @@ export function normalizeRow(row: Record<string, unknown>, where: string): Norma
     if (!key.length) throw new RowRuleError(where, 'a column has an empty name');
     if (key.length > MAX_COLUMN_NAME) throw new RowRuleError(where, `column name "${key.slice(0, 40)}…" is longer than ${MAX_COLUMN_NAME} characters`);
   }
-  // Before anything recursive (JSON.stringify, PostgreSQL's jsonb parser) sees the row.
+  // Before anything recursive (the serialiser, PostgreSQL's jsonb parser) sees the row.
   if (valueDepth(data, MAX_VALUE_DEPTH) > MAX_VALUE_DEPTH) throw new RowRuleError(where, `the row nests arrays and objects deeper than ${MAX_VALUE_DEPTH} levels`);
-  const json = JSON.stringify(data);
-  // JSON.stringify writes an unpaired surrogate as a \udXXX escape; PostgreSQL refuses it in jsonb.
+  const json = jsonbOutput(data);
+  // Strings are written by JSON.stringify, which writes an unpaired surrogate as a \udXXX escape; PostgreSQL refuses it in jsonb.
   if (json.includes('\\ud')) {
     const field = loneSurrogatePath(data);
     if (field !== undefined) throw new RowRuleError(where, `column ${field} holds an unpaired UTF-16 surrogate (a \\uD800-\\uDFFF escape without its pair), which is not text`);
   }
-  // JSON.stringify writes NUL as the escape \u0000 (an odd run of backslashes before u0000).
+  // and NUL as the escape \u0000 (an odd run of backslashes before u0000).
   if (json.includes('u0000') && /(?:^|[^\\])(?:\\\\)*\\u0000/.test(json)) throw new RowRuleError(where, 'a value contains the NUL character (\\u0000), which cannot be stored');
-  if (Buffer.byteLength(json) > MAX_ROW_BYTES) throw new RowRuleError(where, `the row takes ${Buffer.byteLength(json)} bytes; at most ${MAX_ROW_BYTES} are allowed`);
+  // At most three bytes a UTF-16 unit: most rows need no count.
+  if (json.length * 3 > MAX_ROW_BYTES && Buffer.byteLength(json) > MAX_ROW_BYTES) throw new RowRuleError(where, `the row takes ${Buffer.byteLength(json)} bytes; at most ${MAX_ROW_BYTES} are allowed`);
   return { rowId, data, json };
 }

@@ -33,14 +33,31 @@ export class VersionsService {
 
   /** GET /dataset-versions/{id}: the version with its dataset and schema. */
   async getById(access: WorkspaceAccess, versionId: string): Promise<GetDatasetVersionResponse> {
-    const version = await this.datasets.findVersionById(versionId);
-    if (!version || version.workspaceId !== access.workspaceId) throw new NotFoundError('dataset version', versionId);
+    const version = await this.findById(access.workspaceId, versionId);
+    if (!version) throw new NotFoundError('dataset version', versionId);
     const dataset = (await this.datasets.find(version.datasetId))!;
     return {
       ...toVersionResponse(version),
       dataset: { id: dataset.id, name: dataset.name, kind: dataset.kind, current_version_id: dataset.currentVersionId },
       schema: version.columns,
     };
+  }
+
+  // For other families (traces): the workspace's versions, or null, so the caller answers in its own terms.
+
+  /** The workspace's version, by id alone. */
+  async findById(workspaceId: string, versionId: string): Promise<DatasetVersionEntity | null> {
+    return inWorkspace(workspaceId, await this.datasets.findVersionById(versionId));
+  }
+
+  /** The version of the workspace's dataset, by id. */
+  async find(workspaceId: string, datasetId: string, versionId: string): Promise<DatasetVersionEntity | null> {
+    return inWorkspace(workspaceId, await this.datasets.findVersion(datasetId, versionId));
+  }
+
+  /** The version of the workspace's dataset, by number. */
+  async findByNumber(workspaceId: string, datasetId: string, number: number): Promise<DatasetVersionEntity | null> {
+    return inWorkspace(workspaceId, await this.datasets.findVersionByNumber(datasetId, number));
   }
 
   /** The version of the dataset named in the path, or 404. */
@@ -123,4 +140,8 @@ export class VersionsService {
       return toVersionResponse(saved);
     });
   }
+}
+
+function inWorkspace(workspaceId: string, version: DatasetVersionEntity | null): DatasetVersionEntity | null {
+  return version && version.workspaceId === workspaceId ? version : null;
 }

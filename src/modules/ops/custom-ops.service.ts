@@ -7,14 +7,16 @@ import { checkCustomOpHealth } from '../../../libs/evaluation/custom-op-client.j
 import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import type { Job, JobContext } from '../../../libs/queue/job.types.js';
-import { SecretReferences } from '../workspaces/secret-references.js';
-import { SecretsService } from '../workspaces/secrets.service.js';
+import { defineStateVocabulary } from '../../../libs/queue/tracked-job.js';
+import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
+import { SecretReferences } from '../secrets/secret-references.js';
+import { SecretsService } from '../secrets/secrets.service.js';
 import type { CustomOpDetailResponse, CustomOpPublishResponse, CustomOpRedeployResponse, CustomOpsListResponse, CustomOpStopResponse, CustomOpSummary, ListCustomOpsQuery, PublishCustomOpRequest, RedeployCustomOpRequest, StopCustomOpRequest } from './dto/ops.dto.js';
 import type { CustomOpRevisionEntity } from './entities/custom-op-revision.entity.js';
 import type { CustomOpEntity } from './entities/custom-op.entity.js';
 import { OpRegistry, registeredView } from './op-registry.service.js';
 import { OpsErrors } from './ops.errors.js';
-import { OpsRepository } from './ops.repository.js';
+import { CUSTOM_OP_REVISIONS, OpsRepository } from './ops.repository.js';
 
 export const DEPLOY_JOB = 'ops.custom-op-deploy';
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -22,8 +24,13 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 interface DeployPayload {
   custom_op_id: string;
   revision: number;
+  /** The revision record the check settles (jobs queued before it was added carry it since the tracked-jobs migration). */
+  revision_id: string;
   [key: string]: string | number;
 }
+
+/** A revision's documented outcome: its check's state, unless a later revision superseded it. */
+const REVISION_STATES = defineStateVocabulary(['deploying', 'active', 'failed', 'superseded'], { queued: 'deploying', running: 'deploying', succeeded: 'active', failed: 'failed', cancelled: 'failed' });
 
 /**
  * Custom ops: a workspace's own operation service. Publishing and redeploying add a revision in
@@ -40,6 +47,7 @@ export class CustomOpsService {
     private readonly secrets: SecretsService,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
+    private readonly tracked: TrackedRecords,
   ) {}
 
   async list(access: WorkspaceAccess, query: ListCustomOpsQuery): Promise<CustomOpsListResponse> {
@@ -142,11 +150,22 @@ export class CustomOpsService {
     });
   }
 
-  /** The health check of one revision; a revision superseded meanwhile is left alone. */
-  @JobHandler(DEPLOY_JOB, { maxAttempts: 1 })
+  /**
+   * The health check of one revision (the queue marks the revision running and ends it when the
+   * job ends without it: `tracks`). A revision superseded, or an op stopped, before its check
+   * ran ends unchecked; one superseded while it was checked keeps its result, as superseded.
+   */
+  @JobHandler(DEPLOY_JOB, { maxAttempts: 1, tracks: CUSTOM_OP_REVISIONS })
   async checkRevision({ payload, signal }: JobContext<DeployPayload>): Promise<{ state: string; reason: string | null }> {
     const target = await this.transactions.run(() => this.ops.findCustomOpById(payload.custom_op_id));
-    if (!target || target.revision !== payload.revision || target.state !== 'deploying') return { state: 'superseded', reason: null };
+    if (!target || target.revision !== payload.revision || target.state !== 'deploying') {
+      await this.transactions.run(async () => {
+        const replaced = !target || target.revision !== payload.revision;
+        await this.tracked.fail(CUSTOM_OP_REVISIONS, payload.revision_id, { code: 'not_checked', message: replaced ? `revision ${payload.revision} was replaced before its health check ran` : 'the op was stopped before the health check ran' }, 'cancelled');
+        if (replaced) await this.ops.markSuperseded(payload.revision_id);
+      });
+      return { state: 'superseded', reason: null };
+    }
     const secret = target.secretId ? await this.secrets.resolveValue(target.workspaceId, target.secretId) : null;
     signal.throwIfAborted();
     const health = await checkCustomOpHealth({ endpoint_url: target.endpointUrl, health_url: target.healthUrl, timeout_ms: target.timeoutMs, secret }, target.name);
@@ -154,30 +173,30 @@ export class CustomOpsService {
       const op = await this.ops.findCustomOpById(payload.custom_op_id);
       const revision = await this.ops.findRevision(payload.custom_op_id, payload.revision);
       if (!op || !revision) return { state: 'superseded', reason: null };
-      const outcome = health.healthy ? 'active' : 'failed';
-      await this.ops.saveRevision(Object.assign(revision, { outcome: op.revision === payload.revision ? outcome : 'superseded', reason: health.reason, health: { status_code: health.status_code, latency_ms: health.latency_ms, method: health.method, url: health.url }, checkedAt: new Date() }));
+      await this.ops.saveRevision(Object.assign(revision, { health: { status_code: health.status_code, latency_ms: health.latency_ms, method: health.method, url: health.url } }));
+      if (health.healthy) await this.tracked.succeed(CUSTOM_OP_REVISIONS, revision.id);
+      else await this.tracked.fail(CUSTOM_OP_REVISIONS, revision.id, { code: 'unhealthy', message: health.reason ?? 'the health check failed' });
+      if (op.revision !== payload.revision) await this.ops.markSuperseded(revision.id);
       if (op.revision !== payload.revision || op.state !== 'deploying') return { state: 'superseded', reason: null };
+      const outcome = health.healthy ? 'active' : 'failed';
       if (health.healthy) await this.ops.supersedeBefore(op.id, op.revision);
       await this.ops.saveCustomOp(Object.assign(op, { state: outcome, stateReason: health.healthy ? `revision ${op.revision} passed its health check` : health.reason, lastCheckedAt: new Date() }));
       return { state: outcome, reason: health.reason };
     });
   }
 
-  /** A check that never finished (worker lost, cancelled) still settles the revision: failed, with why. */
+  /** A check that never finished (worker lost, cancelled) fails its op too; its revision the queue ended (`tracks`). */
   @OnJobSettled(DEPLOY_JOB)
   async onDeploySettled(job: Job<DeployPayload>): Promise<void> {
     if (job.status === 'succeeded') return;
     const op = await this.ops.findCustomOpById(job.payload.custom_op_id);
     if (!op || op.revision !== job.payload.revision || op.state !== 'deploying') return;
-    const reason = `the health check did not finish: ${job.error?.message ?? job.status}`;
-    await this.ops.saveCustomOp(Object.assign(op, { state: 'failed', stateReason: reason }));
-    const revision = await this.ops.findRevision(op.id, op.revision);
-    if (revision) await this.ops.saveRevision(Object.assign(revision, { outcome: 'failed', reason }));
+    await this.ops.saveCustomOp(Object.assign(op, { state: 'failed', stateReason: `the health check did not finish: ${job.error?.message ?? job.status}` }));
   }
 
   private async deploy(workspaceId: string, op: CustomOpEntity, caller: Principal): Promise<string> {
-    await this.ops.saveRevision({ workspaceId, customOpId: op.id, revision: op.revision, endpointUrl: op.endpointUrl, healthUrl: op.healthUrl, timeoutMs: op.timeoutMs, outcome: 'deploying', createdBy: caller.userId });
-    const { job } = await this.queue.enqueue<DeployPayload>({ type: DEPLOY_JOB, payload: { custom_op_id: op.id, revision: op.revision }, workspaceId, targetType: 'custom_op', targetId: op.id });
+    const revision = await this.ops.saveRevision({ workspaceId, customOpId: op.id, revision: op.revision, endpointUrl: op.endpointUrl, healthUrl: op.healthUrl, timeoutMs: op.timeoutMs, createdBy: caller.userId });
+    const { job } = await this.queue.enqueue<DeployPayload>({ type: DEPLOY_JOB, payload: { custom_op_id: op.id, revision: op.revision, revision_id: revision.id }, workspaceId, targetType: 'custom_op', targetId: op.id });
     return job.id;
   }
 }
@@ -203,5 +222,7 @@ function summary(op: CustomOpEntity): CustomOpSummary {
 }
 
 function revisionDto(r: CustomOpRevisionEntity) {
-  return { revision: r.revision, endpoint_url: r.endpointUrl, health_url: r.healthUrl || null, timeout_ms: r.timeoutMs, outcome: r.outcome, reason: r.reason, health: r.health, created_by: r.createdBy, created_at: r.createdAt, checked_at: r.checkedAt };
+  const outcome = r.supersededAt ? 'superseded' : REVISION_STATES.show(r.tracked.state);
+  // Checked: the check answered (a revision ended unchecked has no health).
+  return { revision: r.revision, endpoint_url: r.endpointUrl, health_url: r.healthUrl || null, timeout_ms: r.timeoutMs, outcome, reason: r.tracked.failure?.message ?? null, health: r.health, created_by: r.createdBy, created_at: r.createdAt, checked_at: r.health ? r.tracked.finished_at : null };
 }

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { SecretsModule } from '../workspaces/secrets.module.js';
+import { SecretsModule } from '../secrets/secrets.module.js';
 import { CustomOpsService } from './custom-ops.service.js';
 import { CustomOpRevisionEntity } from './entities/custom-op-revision.entity.js';
 import { CustomOpEntity } from './entities/custom-op.entity.js';

@@ -3,6 +3,10 @@ import { CustomOpRevisionEntity } from './entities/custom-op-revision.entity.js'
 import { CustomOpEntity, type CustomOpState } from './entities/custom-op.entity.js';
 import { RegistryOpEntity } from './entities/registry-op.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { trackedRecord } from '../../../libs/queue/tracked-job.js';
+
+/** The record a custom op's health check settles (its `revision_id`): the queue keeps its tracked columns. */
+export const CUSTOM_OP_REVISIONS = trackedRecord('custom_op_revisions', 'revision_id');
 
 /** Registered op versions, custom ops and their revisions: queries only. */
 @Injectable()
@@ -73,9 +77,16 @@ export class OpsRepository {
     return this.db.repository(CustomOpRevisionEntity).findOne({ where: { customOpId, revision } });
   }
 
-  /** Marks earlier revisions that were active as superseded once a later one is. */
+  /** Marks earlier revisions that were active (or still being checked) as superseded once a later one is. */
   async supersedeBefore(customOpId: string, revision: number): Promise<void> {
-    await this.db.query(`UPDATE custom_op_revisions SET outcome = 'superseded' WHERE custom_op_id = $1 AND revision < $2 AND outcome IN ('active', 'deploying')`, [customOpId, revision]);
+    await this.db.query(
+      `UPDATE custom_op_revisions SET superseded_at = now() WHERE custom_op_id = $1 AND revision < $2 AND superseded_at IS NULL AND state IN ('queued', 'running', 'succeeded')`,
+      [customOpId, revision],
+    );
+  }
+
+  async markSuperseded(id: string): Promise<void> {
+    await this.db.query('UPDATE custom_op_revisions SET superseded_at = coalesce(superseded_at, now()) WHERE id = $1', [id]);
   }
 
   /** Metric config versions that score with any op this custom op serves. */

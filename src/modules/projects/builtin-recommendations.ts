@@ -1,4 +1,4 @@
-import { PROJECT_TEMPLATES, type ProjectTemplate } from '../status/templates/index.js';
+import { PROJECT_TEMPLATES, type ProjectTemplate } from './templates/index.js';
 import type { TestPackageRecommendation } from './dto/recommendation.dto.js';
 
 export const BUILTIN_PREFIX = 'builtin-';

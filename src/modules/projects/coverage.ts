@@ -1,19 +1,7 @@
 import type { CoverageDimension, CoverageGap, CoveragePair } from './dto/insights.dto.js';
+import type { DimensionCount, PairCount } from '../datasets/dimensions.service.js';
 import type { ProjectDimension } from './entities/project.entity.js';
 
-/** Rows of the counted versions assigned `value` of `dimension`. */
-export interface DimensionCount {
-  dimension: string;
-  value: string;
-  rows: number;
-}
-
-/** Rows assigned both `values[0]` of `dimensions[0]` and `values[1]` of `dimensions[1]`. */
-export interface PairCount {
-  dimensions: [string, string];
-  values: [string, string];
-  rows: number;
-}
 
 export interface CoverageReport {
   dimensions: CoverageDimension[];

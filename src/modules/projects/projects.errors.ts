@@ -1,6 +1,11 @@
 import { defineErrorCodes } from '../../../libs/common/error-codes.js';
 
 export const ProjectErrors = defineErrorCodes('projects', {
+  template_not_found: {
+    status: 404,
+    title: 'Template not found',
+    description: 'GET /templates/{name} names no built-in template; `detail` and the `available` array list the names that exist.',
+  },
   project_name_taken: { status: 409, title: 'Project name taken', description: 'The workspace already has a project of this name (compared case-insensitively); on move, the target workspace has one.' },
   project_dimensions_invalid: { status: 400, title: 'Project dimensions invalid', description: 'Dimension names must be unique in the list and values unique within their dimension (at most 20 dimensions); `errors` lists each problem.' },
   unknown_template: { status: 400, title: 'Unknown template', description: '`template` names no built-in template; `available` lists those GET /templates serves.' },

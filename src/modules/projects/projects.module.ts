@@ -1,6 +1,8 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { WorkspaceResourceRegistry } from '../../../libs/auth/workspace-resource.registry.js';
+import { DatasetsModule } from '../datasets/datasets.module.js';
+import { SutsModule } from '../suts/suts.module.js';
 import { ProjectEntity } from './entities/project.entity.js';
 import { RecommendationEntity } from './entities/recommendation.entity.js';
 import { TestPlanEntity, TestPlanVersionEntity } from './entities/test-plan.entity.js';
@@ -15,10 +17,10 @@ import './projects.errors.js';
 
 /** Projects, test plans, coverage, trend and test-package recommendations. */
 @Module({
-  imports: [TypeOrmModule.forFeature([ProjectEntity, TestPlanEntity, TestPlanVersionEntity, RecommendationEntity])],
+  imports: [TypeOrmModule.forFeature([ProjectEntity, TestPlanEntity, TestPlanVersionEntity, RecommendationEntity]), DatasetsModule, SutsModule],
   controllers: [ProjectsController, TestPlansController, RecommendationsController],
   providers: [ProjectsService, TestPlansService, RecommendationsService, ProjectsRepository],
-  exports: [ProjectsRepository, ProjectsService],
+  exports: [ProjectsService],
 })
 export class ProjectsModule implements OnModuleInit {
   constructor(

@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { visibleIn } from '../datasets/rows.repository.js';
-import type { DimensionCount, PairCount } from './coverage.js';
 import { ProjectEntity } from './entities/project.entity.js';
 import { RecommendationEntity } from './entities/recommendation.entity.js';
 import { TestPlanEntity, TestPlanVersionEntity } from './entities/test-plan.entity.js';
@@ -10,15 +8,7 @@ import { containsPattern } from '../../../libs/database/like.js';
 
 const like = containsPattern;
 
-/** The dataset version coverage counts: the current one, else the latest. */
-const SOURCES = `SELECT d.id AS dataset_id, d.name, coalesce(cv.id, lv.id) AS version_id, coalesce(cv.number, d.latest_version) AS n,
-    CASE WHEN cv.id IS NULL THEN 'latest' ELSE 'current' END AS version_source
-  FROM datasets d
-  LEFT JOIN dataset_versions cv ON cv.id = d.current_version_id
-  LEFT JOIN dataset_versions lv ON lv.dataset_id = d.id AND lv.number = d.latest_version
-  WHERE d.workspace_id = $1 AND d.id = ANY($2::uuid[])`;
-
-/** Projects, test plans, recommendations, and the reads over datasets and runs that coverage and trend need: queries only. */
+/** Projects, test plans, recommendations, and the reads over runs that trend needs: queries only. */
 @Injectable()
 export class ProjectsRepository {
   constructor(private readonly db: Db) {}
@@ -78,32 +68,6 @@ export class ProjectsRepository {
   async workspaceOfProject(id: string): Promise<string | null> {
     const rows: Array<{ workspace_id: string }> = await this.projects.query('SELECT workspace_id FROM projects WHERE id = $1', [id]);
     return rows[0]?.workspace_id ?? null;
-  }
-
-  /** Of `ids`, those that are not SUTs of the workspace. */
-  async missingSuts(workspaceId: string, ids: string[]): Promise<string[]> {
-    if (!ids.length) return [];
-    const rows: Array<{ id: string }> = await this.db.query('SELECT id FROM suts WHERE workspace_id = $1 AND id = ANY($2::uuid[])', [workspaceId, ids]);
-    const found = new Set(rows.map((r) => r.id));
-    return ids.filter((id) => !found.has(id));
-  }
-
-  /** Of `ids`, those that are not datasets of the workspace. */
-  async missingDatasets(workspaceId: string, ids: string[]): Promise<string[]> {
-    if (!ids.length) return [];
-    const rows: Array<{ id: string }> = await this.db.query('SELECT id FROM datasets WHERE workspace_id = $1 AND id = ANY($2::uuid[])', [workspaceId, ids]);
-    const found = new Set(rows.map((r) => r.id));
-    return ids.filter((id) => !found.has(id));
-  }
-
-  async versionOfDataset(workspaceId: string, datasetId: string, versionId: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query('SELECT 1 FROM dataset_versions WHERE id = $1 AND dataset_id = $2 AND workspace_id = $3', [versionId, datasetId, workspaceId]);
-    return rows.length > 0;
-  }
-
-  async partitionOfDataset(workspaceId: string, datasetId: string, partitionId: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query('SELECT 1 FROM dataset_partitions WHERE id = $1 AND dataset_id = $2 AND workspace_id = $3', [partitionId, datasetId, workspaceId]);
-    return rows.length > 0;
   }
 
   // Test plans
@@ -201,48 +165,6 @@ export class ProjectsRepository {
   async workspaceOfRecommendation(id: string): Promise<string | null> {
     const rows: Array<{ workspace_id: string }> = await this.recommendations.query('SELECT workspace_id FROM test_package_recommendations WHERE id = $1', [id]);
     return rows[0]?.workspace_id ?? null;
-  }
-
-  // Coverage
-
-  /** The version of each dataset coverage counts, with its visible rows. */
-  coverageSources(workspaceId: string, datasetIds: string[]): Promise<Array<{ dataset_id: string; name: string; version_id: string | null; n: number; version_source: 'current' | 'latest'; rows: number }>> {
-    return this.projects.query(
-      `WITH src AS (${SOURCES})
-       SELECT src.dataset_id, src.name, src.version_id, src.n, src.version_source,
-              (SELECT count(*)::int FROM dataset_rows r WHERE r.dataset_id = src.dataset_id AND ${visibleIn('r', 'src.n')}) AS rows
-         FROM src ORDER BY lower(src.name), src.dataset_id`,
-      [workspaceId, datasetIds],
-    );
-  }
-
-  /** Rows per (dimension, value) over those versions, for the dimensions given. */
-  async dimensionCounts(workspaceId: string, datasetIds: string[], dimensions: string[]): Promise<DimensionCount[]> {
-    if (!datasetIds.length || !dimensions.length) return [];
-    return this.projects.query(
-      `WITH src AS (${SOURCES})
-       SELECT rd.dimension, rd.value, count(*)::int AS rows
-         FROM src JOIN dataset_rows r ON r.dataset_id = src.dataset_id AND ${visibleIn('r', 'src.n')}
-         JOIN dataset_row_dimensions rd ON rd.dataset_id = r.dataset_id AND rd.row_id = r.row_id
-        WHERE rd.dimension = ANY($3::text[])
-        GROUP BY rd.dimension, rd.value`,
-      [workspaceId, datasetIds, dimensions],
-    );
-  }
-
-  /** Rows per pair of values of two dimensions over those versions. */
-  async pairCounts(workspaceId: string, datasetIds: string[], a: string, b: string): Promise<PairCount[]> {
-    if (!datasetIds.length) return [];
-    const rows: Array<{ va: string; vb: string; rows: number }> = await this.projects.query(
-      `WITH src AS (${SOURCES})
-       SELECT da.value AS va, db.value AS vb, count(*)::int AS rows
-         FROM src JOIN dataset_rows r ON r.dataset_id = src.dataset_id AND ${visibleIn('r', 'src.n')}
-         JOIN dataset_row_dimensions da ON da.dataset_id = r.dataset_id AND da.row_id = r.row_id AND da.dimension = $3
-         JOIN dataset_row_dimensions db ON db.dataset_id = r.dataset_id AND db.row_id = r.row_id AND db.dimension = $4
-        GROUP BY da.value, db.value`,
-      [workspaceId, datasetIds, a, b],
-    );
-    return rows.map((r) => ({ dimensions: [a, b], values: [r.va, r.vb], rows: r.rows }));
   }
 
   // Trend

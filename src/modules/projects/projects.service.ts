@@ -5,8 +5,11 @@ import { roleAtLeast, type Principal, type WorkspaceAccess } from '../../../libs
 import { DomainError, ForbiddenError, NotFoundError } from '../../../libs/common/domain-error.js';
 import { type Page, pageWindow, parseSort } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { PROJECT_TEMPLATES } from '../status/templates/index.js';
-import type { DimensionDefinition } from '../status/dto/template.dto.js';
+import { DatasetsService } from '../datasets/datasets.service.js';
+import { DimensionsService } from '../datasets/dimensions.service.js';
+import { SutsService } from '../suts/suts.service.js';
+import { PROJECT_TEMPLATES } from './templates/index.js';
+import type { DimensionDefinition } from './dto/template.dto.js';
 import { buildCoverage, parsePairs } from './coverage.js';
 import type { CoverageQuery, ProjectCoverageResponse, ProjectTrendResponse, TrendRequest } from './dto/insights.dto.js';
 import type { AttachTestPlanRequest, CreateProjectRequest, ListProjectsQuery, MoveProjectRequest, ProjectCreateResponse, ProjectListItem, ProjectPatchResponse, ProjectResponse, UpdateProjectRequest } from './dto/project.dto.js';
@@ -55,6 +58,9 @@ const unique = (ids: readonly string[]) => [...new Set(ids.map((id) => id.toLowe
 export class ProjectsService {
   constructor(
     private readonly repo: ProjectsRepository,
+    private readonly datasets: DatasetsService,
+    private readonly dimensions: DimensionsService,
+    private readonly suts: SutsService,
     private readonly access: AccessRepository,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
@@ -88,11 +94,11 @@ export class ProjectsService {
 
   private async checkLinks(workspaceId: string, sutIds: string[] | undefined, datasetIds: string[] | undefined): Promise<void> {
     if (sutIds?.length) {
-      const missing = await this.repo.missingSuts(workspaceId, sutIds);
+      const missing = await this.suts.missing(workspaceId, sutIds);
       if (missing.length) throw new DomainError(ProjectErrors.unknown_sut, `Workspace ${workspaceId} has no SUT ${missing.join(', ')}`, { field: 'sut_ids', invalid: missing });
     }
     if (datasetIds?.length) {
-      const missing = await this.repo.missingDatasets(workspaceId, datasetIds);
+      const missing = await this.datasets.missing(workspaceId, datasetIds);
       if (missing.length) throw new DomainError(ProjectErrors.unknown_dataset, `Workspace ${workspaceId} has no dataset ${missing.join(', ')}`, { field: 'dataset_ids', invalid: missing });
     }
   }
@@ -239,10 +245,10 @@ export class ProjectsService {
     const { pairs, errors } = parsePairs(query.pairs, new Set(names));
     if (errors.length) throw new DomainError(ProjectErrors.project_dimension_unknown, `pairs: ${errors.join('; ')}`, { field: 'pairs', errors, available: names });
     const minRows = query.min_rows ?? 1;
-    const sources = await this.repo.coverageSources(access.workspaceId, project.datasetIds);
+    const sources = await this.dimensions.countedVersions(access.workspaceId, project.datasetIds);
     const datasetIds = sources.map((s) => s.dataset_id);
-    const counts = await this.repo.dimensionCounts(access.workspaceId, datasetIds, names);
-    const pairCounts = (await Promise.all(pairs.map(([a, b]) => this.repo.pairCounts(access.workspaceId, datasetIds, a, b)))).flat();
+    const counts = await this.dimensions.valueCounts(access.workspaceId, datasetIds, names);
+    const pairCounts = (await Promise.all(pairs.map(([a, b]) => this.dimensions.pairCounts(access.workspaceId, datasetIds, a, b)))).flat();
     const totalRows = sources.reduce((n, s) => n + s.rows, 0);
     const report = buildCoverage(project.dimensions, counts, totalRows, minRows, pairs, pairCounts);
     return {

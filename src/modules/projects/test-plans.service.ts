@@ -4,6 +4,9 @@ import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
 import { type Page, pageWindow } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import { DatasetsService } from '../datasets/datasets.service.js';
+import { PartitionsService } from '../datasets/partitions.service.js';
+import { VersionsService } from '../datasets/versions.service.js';
 import type { CreateTestPlanRequest, CreateTestPlanVersionRequest, ListTestPlansQuery, ListTestPlanVersionsQuery, PlanDatasetDto, PlanMetricDto, ReleaseRuleDto, TestPlanDetailResponse, TestPlanResponse, TestPlanSummaryResponse, TestPlanVersionPage } from './dto/test-plan.dto.js';
 import type { PlanDatasetSpec, PlanMetricSpec, ReleaseRuleSpec, TestPlanEntity, TestPlanVersionEntity } from './entities/test-plan.entity.js';
 import { toTestPlanResponse, toTestPlanSummary, toVersionSummary } from './projects.mapper.js';
@@ -49,6 +52,9 @@ export function planDefinition(metrics: readonly PlanMetricDto[] | readonly Plan
 export class TestPlansService {
   constructor(
     private readonly repo: ProjectsRepository,
+    private readonly datasets: DatasetsService,
+    private readonly datasetVersions: VersionsService,
+    private readonly partitions: PartitionsService,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
   ) {}
@@ -62,12 +68,12 @@ export class TestPlansService {
 
   private async checkDatasets(workspaceId: string, datasets: readonly PlanDatasetDto[] | readonly PlanDatasetSpec[]): Promise<PlanDatasetSpec[]> {
     const invalid: string[] = [];
-    const missing = await this.repo.missingDatasets(workspaceId, [...new Set(datasets.map((d) => d.dataset_id.toLowerCase()))]);
+    const missing = await this.datasets.missing(workspaceId, [...new Set(datasets.map((d) => d.dataset_id.toLowerCase()))]);
     invalid.push(...missing.map((id) => `dataset ${id}`));
     for (const d of datasets) {
       if (missing.includes(d.dataset_id.toLowerCase())) continue;
-      if (d.version_id && !(await this.repo.versionOfDataset(workspaceId, d.dataset_id, d.version_id))) invalid.push(`version ${d.version_id} of dataset ${d.dataset_id}`);
-      if (d.partition_id && !(await this.repo.partitionOfDataset(workspaceId, d.dataset_id, d.partition_id))) invalid.push(`partition ${d.partition_id} of dataset ${d.dataset_id}`);
+      if (d.version_id && !(await this.datasetVersions.find(workspaceId, d.dataset_id, d.version_id))) invalid.push(`version ${d.version_id} of dataset ${d.dataset_id}`);
+      if (d.partition_id && !(await this.partitions.isOfDataset(workspaceId, d.dataset_id, d.partition_id))) invalid.push(`partition ${d.partition_id} of dataset ${d.dataset_id}`);
     }
     if (invalid.length) throw new DomainError(ProjectErrors.unknown_dataset, `Workspace ${workspaceId} has no ${invalid.join(', ')}`, { field: 'datasets', invalid });
     return datasets.map((d) => ({ dataset_id: d.dataset_id.toLowerCase(), version_id: d.version_id ?? null, partition_id: d.partition_id ?? null }));

@@ -7,9 +7,8 @@ import { BUILTIN_PROMPTS, draftSections, renderPrompt, sectionMarkdown, type Rep
 import type { JudgeEntity } from '../catalogues/entities/judge.entity.js';
 import { judgeConnection } from '../catalogues/judges.service.js';
 import type { RunEntity } from '../runs/entities/run.entity.js';
-import { RunsRepository, type RunItemRow } from '../runs/runs.repository.js';
-import { SecretsService } from '../workspaces/secrets.service.js';
-import { ReportsRepository } from './reports.repository.js';
+import { RunReadService, type RunItemRow } from '../runs/run-read.service.js';
+import { SecretsService } from '../secrets/secrets.service.js';
 
 const SYSTEM_PROMPT =
   'You write one section of an evaluation report about an AI application. Use only the figures and examples you are given; never invent numbers. ' +
@@ -19,8 +18,7 @@ const SYSTEM_PROMPT =
 @Injectable()
 export class ReportBuilder {
   constructor(
-    private readonly runs: RunsRepository,
-    private readonly reports: ReportsRepository,
+    private readonly runs: RunReadService,
     private readonly secrets: SecretsService,
   ) {}
 
@@ -47,10 +45,9 @@ export class ReportBuilder {
 
   /** The baseline run: the one named, else the previous succeeded run of the same SUT on the same dataset. */
   async baseline(run: RunEntity, namedId?: string | null): Promise<RunEntity | null> {
-    const id = namedId ?? (await this.reports.previousRunId(run.workspaceId, run));
+    const id = namedId ?? (await this.runs.previousSucceededId(run));
     if (!id) return null;
-    const found = await this.runs.find(id);
-    return found && found.workspaceId === run.workspaceId ? found : null;
+    return this.runs.find(run.workspaceId, id);
   }
 
   /**

@@ -6,7 +6,7 @@ import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js
 import { UrlSigner } from '../../../libs/common/signed-url.js';
 import { reportHtml, reportMarkdown, reportPdf } from '../../../libs/reports/render.js';
 import type { ReportFormat } from '../../../libs/reports/report.types.js';
-import { AppConfig } from '../../config/app-config.js';
+import { AppConfig } from '../../../libs/config/app-config.js';
 import type { ReportContentUrlResponse, ReportDownloadResponse } from './dto/reports.dto.js';
 import type { ReportExportEntity } from './entities/report-export.entity.js';
 import type { ReportEntity } from './entities/report.entity.js';

@@ -4,7 +4,7 @@ import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError } from '../../../libs/common/domain-error.js';
 import { REPORT_FORMATS, SECTION_KEYS, type ReportFormat, type SectionKey } from '../../../libs/reports/report.types.js';
 import { BUILTIN_PROMPTS, PROMPT_PLACEHOLDERS, SECTION_TITLES } from '../../../libs/reports/sections.js';
-import { JudgesRepository } from '../catalogues/judges.repository.js';
+import { JudgesService } from '../catalogues/judges.service.js';
 import type { PutSectionPromptRequest, ReportSectionPromptResponse, ReportSettingsResponse, UpdateReportSettingsRequest } from './dto/report-configs.dto.js';
 import type { ReportSectionPromptEntity } from './entities/report-section-prompt.entity.js';
 import { ReportErrors } from './reports.errors.js';
@@ -23,7 +23,7 @@ export interface EffectiveSettings {
 export class ReportSettingsService {
   constructor(
     private readonly reports: ReportsRepository,
-    private readonly judges: JudgesRepository,
+    private readonly judges: JudgesService,
     private readonly audit: AuditService,
   ) {}
 

@@ -5,7 +5,7 @@ import { UrlSigner } from '../../../libs/common/signed-url.js';
 import { CataloguesModule } from '../catalogues/catalogues.module.js';
 import { DatasetsModule } from '../datasets/datasets.module.js';
 import { RunsModule } from '../runs/runs.module.js';
-import { SecretsModule } from '../workspaces/secrets.module.js';
+import { SecretsModule } from '../secrets/secrets.module.js';
 import { ReportConfigEntity } from './entities/report-config.entity.js';
 import { ReportExportEntity } from './entities/report-export.entity.js';
 import { ReportSectionPromptEntity } from './entities/report-section-prompt.entity.js';

@@ -53,15 +53,6 @@ export class ReportsRepository {
     return rows[0]?.workspace_id ?? null;
   }
 
-  /** The newest succeeded run of the same SUT on the same dataset created before this one. */
-  async previousRunId(workspaceId: string, run: { id: string; sutId: string; datasetId: string; createdAt: Date }): Promise<string | null> {
-    const rows: Array<{ id: string }> = await this.reports.query(
-      `SELECT id FROM runs WHERE workspace_id = $1 AND sut_id = $2 AND dataset_id = $3 AND id <> $4 AND created_at < $5 AND state = 'succeeded' ORDER BY created_at DESC, id DESC LIMIT 1`,
-      [workspaceId, run.sutId, run.datasetId, run.id, run.createdAt],
-    );
-    return rows[0]?.id ?? null;
-  }
-
   saveExport(file: Partial<ReportExportEntity>): Promise<ReportExportEntity> {
     return this.exports.save(this.exports.create(file));
   }

@@ -9,12 +9,12 @@ import { metricAvailability } from '../../../libs/evaluation/metric-catalogue.js
 import type { ConfigSection, ReportSection, SectionKey } from '../../../libs/reports/report.types.js';
 import { plannedSections, SECTION_TITLES, sectionQuestions } from '../../../libs/reports/sections.js';
 import type { JudgeEntity } from '../catalogues/entities/judge.entity.js';
-import { JudgesRepository } from '../catalogues/judges.repository.js';
+import { JudgesService } from '../catalogues/judges.service.js';
 import type { PartitionResponse } from '../datasets/dto/dimensions.dto.js';
 import { PartitionsService } from '../datasets/partitions.service.js';
 import { VersionsService } from '../datasets/versions.service.js';
 import type { RunEntity } from '../runs/entities/run.entity.js';
-import { RunsRepository } from '../runs/runs.repository.js';
+import { RunReadService } from '../runs/run-read.service.js';
 import type { CreateReportRequest, ListReportsQuery, QuestionSchemaResponse, RegenerateReportRequest, ReportContentResponse, ReportResponse, ReportSectionContent, ReportSummary, UpdateReportContentRequest } from './dto/reports.dto.js';
 import type { ReportEntity } from './entities/report.entity.js';
 import { ReportBuilder } from './report-builder.js';
@@ -28,8 +28,8 @@ import { ReportsRepository } from './reports.repository.js';
 export class ReportsService {
   constructor(
     private readonly reports: ReportsRepository,
-    private readonly runs: RunsRepository,
-    private readonly judges: JudgesRepository,
+    private readonly runs: RunReadService,
+    private readonly judges: JudgesService,
     private readonly builder: ReportBuilder,
     private readonly settings: ReportSettingsService,
     private readonly versions: VersionsService,
@@ -61,7 +61,7 @@ export class ReportsService {
     const config = configId ? await this.reports.findConfig(access.workspaceId, configId) : null;
     if (body.config_id && !config) throw reference('config_id', `Workspace ${access.workspaceId} has no report config ${body.config_id}`);
     const judge = body.template_only ? null : await this.judge(access.workspaceId, body.judge_id, defaults.judgeId);
-    let baseline: RunEntity | null = null;
+    let baseline: RunEntity | null;
     if (body.baseline_run_id) {
       if (body.baseline_run_id === runId) throw reference('baseline_run_id', 'A run cannot be its own baseline');
       baseline = await this.builder.baseline(run, body.baseline_run_id);
@@ -155,7 +155,7 @@ export class ReportsService {
     if (configId && !config) throw new NotFoundError('report config', configId);
     const metrics = run.snapshot.metrics.map((m) => m.name);
     const dimensions = [...new Set((await this.runs.items(runId)).flatMap((i) => Object.keys(i.dimensions ?? {})))].sort();
-    const hasBaseline = (await this.reports.previousRunId(access.workspaceId, run)) !== null;
+    const hasBaseline = (await this.runs.previousSucceededId(run)) !== null;
     return {
       run_id: runId,
       config_id: config?.id ?? null,
@@ -186,8 +186,8 @@ export class ReportsService {
   }
 
   private async requireRun(access: WorkspaceAccess, runId: string): Promise<RunEntity> {
-    const run = await this.runs.find(runId);
-    if (!run || run.workspaceId !== access.workspaceId) throw new NotFoundError('run', runId);
+    const run = await this.runs.find(access.workspaceId, runId);
+    if (!run) throw new NotFoundError('run', runId);
     return run;
   }
 

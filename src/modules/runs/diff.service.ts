@@ -8,7 +8,7 @@ import { diffRows, diffToCsv, type DiffResult } from '../../../libs/evaluation/r
 import type { DiffStatistics, RunMetricSpec } from '../../../libs/evaluation/runs/run.types.js';
 import type { DiffQuery, RunDiffResponse, RunDiffRowResponse } from './dto/diff.dto.js';
 import type { RunEntity } from './entities/run.entity.js';
-import { itemResult } from './results.service.js';
+import { itemResult } from './run-summaries.js';
 import { RunErrors } from './runs.errors.js';
 import { RunsRepository, type RunItemRow } from './runs.repository.js';
 import { RunsService } from './runs.service.js';

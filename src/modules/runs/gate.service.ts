@@ -2,15 +2,13 @@ import { Injectable } from '@nestjs/common';
 import type { WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError } from '../../../libs/common/domain-error.js';
 import { evaluateGate, gateToJUnit, gateToMarkdown, type GateReport } from '../../../libs/evaluation/runs/gate.js';
-import { summarize } from '../../../libs/evaluation/runs/summary.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import { DiffService } from './diff.service.js';
 import { DEFAULT_ALPHA } from '../../../libs/evaluation/runs/diff-statistics.js';
 import type { GateFormat, GateQuery, GateResponse } from './dto/gate.dto.js';
 import { TERMINAL_RUN_STATES } from './entities/run.entity.js';
-import { itemResult } from './results.service.js';
 import { RunErrors } from './runs.errors.js';
-import { RunsRepository } from './runs.repository.js';
+import { RunSummaries } from './run-summaries.js';
 import { RunsService } from './runs.service.js';
 
 export const GATE_MEDIA_TYPES: Record<GateFormat, string> = {
@@ -24,7 +22,7 @@ export const GATE_MEDIA_TYPES: Record<GateFormat, string> = {
 export class GateService {
   constructor(
     private readonly runsService: RunsService,
-    private readonly runs: RunsRepository,
+    private readonly summaries: RunSummaries,
     private readonly diffs: DiffService,
     private readonly projects: ProjectsService,
   ) {}
@@ -40,8 +38,7 @@ export class GateService {
       baseline = this.diffs.statistics(await this.diffs.compare(access, { base: baselineRun.id, candidate: run.id }), query);
     }
     // Over the rows scored so far: a run that has not ended fails its run_state check anyway.
-    const items = (await this.runs.items(run.id)).filter((i) => i.status !== 'pending' && i.scored_at).map(itemResult);
-    const summary = summarize(items, run.snapshot.metrics, run.snapshot.pass_rule);
+    const summary = await this.summaries.summarize(run, { scored: true });
     const plan = project?.test_plan ?? null;
     const result = evaluateGate({ run: { state: run.state, pass_rule: run.snapshot.pass_rule, metrics: run.snapshot.metrics }, summary, plan, baseline });
     return {

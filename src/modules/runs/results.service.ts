@@ -6,9 +6,7 @@ import { streamWriter } from '../../../libs/common/parquet-stream.js';
 import { UrlSigner } from '../../../libs/common/signed-url.js';
 import { valueAt } from '../../../libs/evaluation/row-context.js';
 import { reportedScore } from '../../../libs/evaluation/runs/stats.js';
-import { summarize } from '../../../libs/evaluation/runs/summary.js';
-import type { ItemResult } from '../../../libs/evaluation/runs/run.types.js';
-import { AppConfig } from '../../config/app-config.js';
+import { AppConfig } from '../../../libs/config/app-config.js';
 import type { FilterContext } from '../datasets/query-language.js';
 import { QueryService } from '../datasets/query.service.js';
 import { VersionsService } from '../datasets/versions.service.js';
@@ -16,6 +14,7 @@ import type { WorkspaceAccess } from '../../../libs/auth/roles.js';
 import type { RunItemResultDto, RunResultsQueryRequest, RunResultsQueryResponse, RunSessionResponse } from './dto/results.dto.js';
 import type { RunEntity } from './entities/run.entity.js';
 import { RunsRepository, type RunItemRow } from './runs.repository.js';
+import { RunSummaries } from './run-summaries.js';
 import { RunsService } from './runs.service.js';
 
 /** The result fields the query language sees on each item (`row.<column>` for the dataset row). */
@@ -44,15 +43,15 @@ export class ResultsService {
     private readonly versions: VersionsService,
     private readonly signer: UrlSigner,
     private readonly config: AppConfig,
+    private readonly summaries: RunSummaries,
   ) {}
 
   /** Per metric mean, pass rate and distribution, per dimension breakdown, latency and cost; over the items scored so far while the run is going. */
   async results(access: WorkspaceAccess, id: string): Promise<Record<string, unknown>> {
     const run = await this.runsService.require(access, id);
-    const items = await this.runs.items(id);
-    const scored = items.filter((i) => i.status !== 'pending' && i.scored_at).map(itemResult);
-    const summary = summarize(scored, run.snapshot.metrics, run.snapshot.pass_rule);
-    return { run_id: id, state: run.state, final: run.finishedAt !== null, passed: run.passed, pass_rule: run.snapshot.pass_rule, items: items.length, scored: scored.length, summary };
+    const { total } = await this.runs.counts(id);
+    const summary = await this.summaries.summarize(run, { scored: true });
+    return { run_id: id, state: run.state, final: run.finishedAt !== null, passed: run.passed, pass_rule: run.snapshot.pass_rule, items: total, scored: summary.rows, summary };
   }
 
   /** A page of results matching a filter in the dataset query language. */
@@ -110,48 +109,7 @@ export class ResultsService {
   /** Where the run fails: failed rows by metric and by dimension value (worst first), and the most frequent errors with example rows. */
   async analysis(access: WorkspaceAccess, id: string): Promise<Record<string, unknown>> {
     const run = await this.runsService.require(access, id);
-    const items = (await this.runs.items(id)).filter((i) => i.status !== 'pending');
-    const failed = items.filter((i) => i.status === 'error' || i.passed === false);
-    const byMetric = run.snapshot.metrics.map((m) => {
-      const verdicts = items.map((i) => i.scores?.[m.name]).filter((s) => s !== undefined);
-      const fails = verdicts.filter((s) => s!.passed === false).length;
-      const errors = verdicts.filter((s) => s!.score === null).length;
-      const judged = verdicts.filter((s) => s!.passed !== null).length;
-      return { metric: m.name, failed: fails, errors, fail_rate: judged ? round(fails / judged) : null, example_row_ids: items.filter((i) => i.scores?.[m.name]?.passed === false).slice(0, 5).map((i) => i.row_id) };
-    });
-    const byDimension: Array<{ dimension: string; value: string; rows: number; failed: number; fail_rate: number }> = [];
-    const groups = new Map<string, { rows: number; failed: number }>();
-    for (const item of items) {
-      for (const [dimension, value] of Object.entries(item.dimensions ?? {})) {
-        const key = JSON.stringify([dimension, value]);
-        const g = groups.get(key) ?? { rows: 0, failed: 0 };
-        g.rows++;
-        if (item.status === 'error' || item.passed === false) g.failed++;
-        groups.set(key, g);
-      }
-    }
-    for (const [key, g] of groups) {
-      const [dimension, value] = JSON.parse(key) as [string, string];
-      byDimension.push({ dimension, value, rows: g.rows, failed: g.failed, fail_rate: round(g.failed / g.rows) });
-    }
-    byDimension.sort((a, b) => b.fail_rate - a.fail_rate || b.failed - a.failed || a.dimension.localeCompare(b.dimension) || a.value.localeCompare(b.value));
-    const errors = new Map<string, { code: string; count: number; message: string; example_row_ids: string[] }>();
-    for (const item of items.filter((i) => i.error)) {
-      const e = errors.get(item.error!.code) ?? { code: item.error!.code, count: 0, message: item.error!.message, example_row_ids: [] };
-      e.count++;
-      if (e.example_row_ids.length < 5) e.example_row_ids.push(item.row_id);
-      errors.set(item.error!.code, e);
-    }
-    return {
-      run_id: id,
-      state: run.state,
-      rows: items.length,
-      failed_rows: failed.length,
-      fail_rate: items.length ? round(failed.length / items.length) : null,
-      by_metric: byMetric.sort((a, b) => (b.fail_rate ?? -1) - (a.fail_rate ?? -1)),
-      by_dimension: byDimension,
-      errors: [...errors.values()].sort((a, b) => b.count - a.count),
-    };
+    return { run_id: id, state: run.state, ...(await this.summaries.failures(run)) };
   }
 
   parquetUrl(req: Request, access: WorkspaceAccess, run: RunEntity): Record<string, unknown> {
@@ -215,14 +173,6 @@ export class ResultsService {
     });
     res.end();
   }
-}
-
-function round(x: number): number {
-  return Math.round(x * 10_000) / 10_000;
-}
-
-export function itemResult(i: RunItemRow): ItemResult {
-  return { row_id: i.row_id, repetition: i.repetition, status: i.status as 'done' | 'error', output: i.output, latency_ms: i.latency_ms, cost_usd: i.cost_usd, error: i.error, scores: i.scores ?? {}, passed: i.passed, dimensions: i.dimensions };
 }
 
 function itemDto(i: RunItemRow): RunItemResultDto {

@@ -3,17 +3,19 @@ import pLimit from 'p-limit';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { rowContext } from '../../../libs/evaluation/row-context.js';
 import { RateGate } from '../../../libs/evaluation/runs/rate-gate.js';
-import { summarize } from '../../../libs/evaluation/runs/summary.js';
+import type { RunSummary } from '../../../libs/evaluation/runs/run.types.js';
+import { AppConfig } from '../../../libs/config/app-config.js';
 import { callSut } from '../../../libs/evaluation/sut/sut-client.js';
 import type { ChatMessage } from '../../../libs/evaluation/sut/sut.types.js';
 import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
 import { JobFailure } from '../../../libs/queue/job-outcome.js';
 import { JobInterrupted, type Job, type JobContext } from '../../../libs/queue/job.types.js';
-import { SecretsService } from '../workspaces/secrets.service.js';
+import { SecretsService } from '../secrets/secrets.service.js';
 import { TERMINAL_RUN_STATES, type RunEntity, type RunState } from './entities/run.entity.js';
 import { ItemScorer, type ScoringKeys } from './item-scorer.js';
 import { NotificationDispatcher } from '../catalogues/notification-dispatcher.js';
-import { RunsRepository, type RunItemRow } from './runs.repository.js';
+import { RunSummaries } from './run-summaries.js';
+import { RunsRepository, type ItemKey, type RunItemRow } from './runs.repository.js';
 
 export const RUN_JOB = 'runs.execute';
 /** Row and judge errors recorded as events per run at most (the items keep every error). */
@@ -40,6 +42,8 @@ export class RunExecutor {
     private readonly secrets: SecretsService,
     private readonly notifications: NotificationDispatcher,
     private readonly transactions: TransactionRunner,
+    private readonly summaries: RunSummaries,
+    private readonly config: AppConfig,
   ) {}
 
   @JobHandler(RUN_JOB, { maxAttempts: 5 })
@@ -48,20 +52,21 @@ export class RunExecutor {
     if (!run || TERMINAL_RUN_STATES.has(run.state) || run.state === 'awaiting_upload') return { state: run?.state ?? 'failed', items: 0 };
     if (run.state === 'queued') await this.transition(run, 'running', null);
     const snapshot = run.snapshot;
-    const items = await this.runs.items(run.id);
     const keys = await this.keys(run);
     const connectionKey = snapshot.connection.spec.auth ? await this.secret(run, snapshot.connection.spec.auth.secret_id, 'the connection') : null;
     const scorer = new ItemScorer(snapshot.metrics, snapshot.pass_rule, snapshot.mapping, keys, signal);
     const spec = snapshot.connection.spec;
-    const slots = pLimit(Math.max(1, Math.min(run.concurrency, spec.max_concurrency)));
+    const width = Math.max(1, Math.min(run.concurrency, spec.max_concurrency));
+    const slots = pLimit(width);
     const gate = new RateGate(spec.requests_per_second);
     const scores = new ScoreBuffer((batch) => this.runs.saveScores(run.id, batch));
-    const tracker = new ProgressTracker(items, async (data) => {
+    const counts = await this.runs.finishedCounts(run.id);
+    const tracker = new ProgressTracker(counts, async (data) => {
       await scores.flush();
       await this.progress(run, data, progress);
     });
     // Conversations in progress at once: enough to keep every SUT slot busy, few enough to bound memory and database writes.
-    const lanes = pLimit(Math.max(8, 2 * Math.min(run.concurrency, spec.max_concurrency)));
+    const lanes = new Lanes(Math.max(8, 2 * width));
     let errorEvents = 0;
     const note = async (type: string, data: Record<string, unknown>) => {
       if (errorEvents++ < MAX_ERROR_EVENTS) await this.runs.appendEvent(run.id, run.workspaceId, type, data);
@@ -95,43 +100,70 @@ export class RunExecutor {
         Object.assign(item, outcome);
         if (outcome.error) await note('row_error', { row_id: item.row_id, repetition: item.repetition, code: outcome.error.code, message: outcome.error.message, status_code: result.status_code });
       }
-      if (!item.scored_at) {
-        if (signal.aborted) return false;
-        const scored = await scorer.score(item);
-        if (signal.aborted && scored.judgeErrors.some((e) => e.code === 'cancelled')) return false;
-        Object.assign(item, { scores: scored.scores, passed: scored.passed, scored_at: new Date() });
-        await scores.add({ row_id: item.row_id, repetition: item.repetition, scores: scored.scores, passed: scored.passed });
-        for (const e of scored.judgeErrors) await note('judge_error', { row_id: item.row_id, repetition: item.repetition, ...e });
-      }
+      if (signal.aborted) return false;
+      const scored = await scorer.score(item);
+      if (signal.aborted && scored.judgeErrors.some((e) => e.code === 'cancelled')) return false;
+      await scores.add({ row_id: item.row_id, repetition: item.repetition, scores: scored.scores, passed: scored.passed });
+      for (const e of scored.judgeErrors) await note('judge_error', { row_id: item.row_id, repetition: item.repetition, ...e });
       await tracker.finished(item);
       return true;
     };
 
-    // Sessions run side by side; the turns of one session run in order, each seeing the conversation so far.
-    await Promise.all(
-      sessions(items).map((turns) =>
-        lanes(async () => {
-          const history: ChatMessage[] = [];
-          for (const item of turns) {
-            if (signal.aborted || !(await runItem(item, [...history]))) return;
-            history.push({ role: 'user', content: textOf(rowContext(item.data, snapshot.mapping).input) }, { role: 'assistant', content: item.output ?? '' });
-          }
-        }),
-      ),
-    );
+    // The turns of a conversation go in order, each seeing the conversation so far (the turns finished before a restart too).
+    const converse = async (turns: RunItemRow[]) => {
+      const history: ChatMessage[] = [];
+      for (const item of turns) {
+        const finished = item.status !== 'pending' && item.scored_at !== null;
+        if (!finished && (signal.aborted || !(await runItem(item, [...history])))) return;
+        history.push({ role: 'user', content: textOf(rowContext(item.data, snapshot.mapping).input) }, { role: 'assistant', content: item.output ?? '' });
+      }
+    };
+
+    // Conversations run side by side, a page of them at a time in memory.
+    try {
+      for await (const turns of this.conversations(run.id, signal)) {
+        if (signal.aborted) break;
+        await lanes.add(() => converse(turns));
+      }
+    } finally {
+      await lanes.drain();
+    }
     await scores.flush();
     await tracker.flush();
     if (signal.aborted) {
       const reason = signal.reason instanceof JobInterrupted ? signal.reason.reason : 'shutdown';
       if (reason === 'cancelled') {
         await this.finish(run.id, 'cancelled', 'cancelled by request; what was done is kept');
-        return { state: 'cancelled', items: items.length };
+        return { state: 'cancelled', items: counts.total };
       }
       // A lost lease or a shutdown: the job goes back to the queue and resumes from the items recorded.
       throw signal.reason instanceof Error ? signal.reason : new Error('interrupted');
     }
     await this.finish(run.id, 'succeeded', null);
-    return { state: 'succeeded', items: items.length };
+    return { state: 'succeeded', items: counts.total };
+  }
+
+  /**
+   * The run's conversations with work left, in item order, a page (RUN_PAGE_SIZE) at a time:
+   * the next page is read while this one's are called, so the SUT never waits on a read, and
+   * never more than about three pages are in memory. Each page is one statement on a connection
+   * of its own turn (never inside a transaction, never beside another query on one client).
+   */
+  private async *conversations(runId: string, signal: AbortSignal): AsyncGenerator<RunItemRow[]> {
+    const size = this.config.env.RUN_PAGE_SIZE;
+    const read = (from: ItemKey | null) => {
+      const page = this.runs.conversations(runId, from, size);
+      // Left unawaited when the run stops first: its failure must not go unhandled.
+      page.catch(() => undefined);
+      return page;
+    };
+    let next = read(null);
+    for (;;) {
+      const page = await next;
+      if (!page.conversations.length) return;
+      next = page.conversations.length < size || signal.aborted ? Promise.resolve({ conversations: [], last: null }) : read(page.last);
+      yield* page.conversations;
+    }
   }
 
   /** A run whose job ended without the handler finishing it (failed for good, cancelled while queued, worker lost) ends too. */
@@ -143,22 +175,23 @@ export class RunExecutor {
     await this.settle(run, cancelled ? 'cancelled' : 'failed', cancelled ? 'cancelled by request; what was done is kept' : `the run could not finish: ${job.error?.message ?? job.status}`);
   }
 
-  /** Ends a run: final counts, the summary over its scored items, the state event, and webhooks. */
+  /** Ends a run: final counts, the summary over its answered items, the state event, and webhooks. */
   async finish(runId: string, state: 'succeeded' | 'failed' | 'cancelled', reason: string | null): Promise<void> {
+    const current = await this.runs.find(runId);
+    if (!current || TERMINAL_RUN_STATES.has(current.state)) return;
+    // The run's items have no other writer once its executor ends, so their summary is read before the run is
+    // locked, in pages that leave the embedded database's one connection free in between. An offline run
+    // awaiting its upload may still get one: its summary is read under the lock.
+    const summary = current.state === 'awaiting_upload' ? undefined : await this.summaries.summarize(current, { scored: false });
     await this.transactions.run(async () => {
       const run = await this.runs.findForUpdate(runId);
       if (!run || TERMINAL_RUN_STATES.has(run.state)) return;
-      await this.settle(run, state, reason);
+      await this.settle(run, state, reason, run.state === current.state ? summary : undefined);
     });
   }
 
-  private async settle(run: RunEntity, state: 'succeeded' | 'failed' | 'cancelled', reason: string | null): Promise<void> {
-    const items = await this.runs.items(run.id);
-    const summary = summarize(
-      items.filter((i) => i.status !== 'pending').map((i) => ({ row_id: i.row_id, repetition: i.repetition, status: i.status as 'done' | 'error', output: i.output, latency_ms: i.latency_ms, cost_usd: i.cost_usd, error: i.error, scores: i.scores ?? {}, passed: i.passed, dimensions: i.dimensions })),
-      run.snapshot.metrics,
-      run.snapshot.pass_rule,
-    );
+  private async settle(run: RunEntity, state: 'succeeded' | 'failed' | 'cancelled', reason: string | null, read?: RunSummary): Promise<void> {
+    const summary = read ?? (await this.summaries.summarize(run, { scored: false }));
     const from = run.state;
     Object.assign(run, { state, stateReason: reason, summary, passed: state === 'succeeded' ? summary.passed : null, completed: summary.completed, errored: summary.errored, finishedAt: new Date() });
     await this.runs.save(run);
@@ -200,18 +233,6 @@ export class RunExecutor {
       throw new JobFailure(`the secret of ${what} cannot be read (${(err as Error).message}); set it again and rerun`, { code: 'secret_unavailable', retry: false });
     }
   }
-}
-
-/** Items grouped into conversations (a session and repetition), each in turn order; rows without a session stand alone. */
-function sessions(items: RunItemRow[]): RunItemRow[][] {
-  const groups = new Map<string, RunItemRow[]>();
-  for (const item of items) {
-    const key = item.session_id === null ? `row:${item.row_id}:${item.repetition}` : `session:${item.session_id}:${item.repetition}`;
-    const group = groups.get(key);
-    if (group) group.push(item);
-    else groups.set(key, [item]);
-  }
-  return [...groups.values()].map((g) => g.sort((a, b) => (a.turn ?? 0) - (b.turn ?? 0)));
 }
 
 /** What a webhook receives when a run ends. */
@@ -257,7 +278,7 @@ class ScoreBuffer {
   }
 }
 
-/** Counts finished items and reports progress (done/total, rate, ETA) at most once a second. */
+/** Counts finished items (from those finished before this attempt) and reports progress (done/total, rate, ETA) at most once a second. */
 class ProgressTracker {
   private readonly total: number;
   private done: number;
@@ -269,15 +290,11 @@ class ProgressTracker {
   private pending: Promise<void> = Promise.resolve();
 
   constructor(
-    items: RunItemRow[],
+    counts: { total: number; done: number; completed: number; errored: number },
     private readonly report: (data: { done: number; total: number; completed: number; errored: number; rate_per_s: number | null; eta_s: number | null }) => Promise<void>,
   ) {
-    this.total = items.length;
-    const finished = items.filter((i) => i.status !== 'pending' && i.scored_at);
-    this.done = finished.length;
+    ({ total: this.total, done: this.done, completed: this.completed, errored: this.errored } = counts);
     this.startDone = this.done;
-    this.completed = finished.filter((i) => i.status === 'done').length;
-    this.errored = finished.filter((i) => i.status === 'error').length;
   }
 
   async finished(item: RunItemRow): Promise<void> {
@@ -302,5 +319,40 @@ class ProgressTracker {
     const eta = rate ? (this.total - this.done) / rate : null;
     this.pending = this.report({ done: this.done, total: this.total, completed: this.completed, errored: this.errored, rate_per_s: rate === null ? null : Math.round(rate * 100) / 100, eta_s: eta === null ? null : Math.round(eta * 10) / 10 });
     return this.pending;
+  }
+}
+
+/**
+ * Runs tasks `size` at a time for one dispatcher: `add` waits for a free lane, so the tasks not
+ * started yet stay with their page rather than in a queue. After the first failure no task starts:
+ * `add` throws it at once, `drain` once the tasks still running have settled.
+ */
+class Lanes {
+  private readonly running = new Set<Promise<void>>();
+  private failure: { error: unknown } | null = null;
+  private freed: (() => void) | null = null;
+
+  constructor(private readonly size: number) {}
+
+  async add(task: () => Promise<unknown>): Promise<void> {
+    while (this.running.size >= this.size && !this.failure) await new Promise<void>((resolve) => (this.freed = resolve));
+    if (this.failure) throw this.failure.error;
+    const lane: Promise<void> = task().then(
+      () => undefined,
+      (error: unknown) => void (this.failure ??= { error }),
+    );
+    this.running.add(lane);
+    void lane.finally(() => {
+      this.running.delete(lane);
+      const wake = this.freed;
+      this.freed = null;
+      wake?.();
+    });
+  }
+
+  /** Waits for the tasks running; throws the first failure. */
+  async drain(): Promise<void> {
+    await Promise.all(this.running);
+    if (this.failure) throw this.failure.error;
   }
 }

@@ -6,15 +6,14 @@ import type { PassRule } from '../../../libs/evaluation/runs/run.types.js';
 import { defaultAdapter } from '../../../libs/evaluation/sut/adapter.js';
 import type { EvalConfigEntity, EvalMetricRef } from '../catalogues/entities/eval-config.entity.js';
 import type { JudgedSpec } from '../catalogues/entities/metric-config.entity.js';
-import { EvalConfigsRepository } from '../catalogues/eval-configs.repository.js';
-import { JudgesRepository } from '../catalogues/judges.repository.js';
-import { judgeConnection } from '../catalogues/judges.service.js';
+import { EvalConfigsService } from '../catalogues/eval-configs.service.js';
+import { judgeConnection, JudgesService } from '../catalogues/judges.service.js';
 import { MetricDefaultsService } from '../catalogues/metric-defaults.service.js';
 import { resolveMetric } from '../catalogues/metric-resolution.js';
 import type { RunSource } from '../datasets/run-source.service.js';
 import { OpRegistry } from '../ops/op-registry.service.js';
 import { connectionSpec } from '../suts/connections.service.js';
-import { SutsRepository } from '../suts/suts.repository.js';
+import { SutsService } from '../suts/suts.service.js';
 import type { RunMetric, RunSnapshot } from './run-snapshot.js';
 import { CatalogueErrors } from '../catalogues/catalogues.errors.js';
 import { RunErrors } from './runs.errors.js';
@@ -42,19 +41,17 @@ export interface RunInputs {
 @Injectable()
 export class RunPlanner {
   constructor(
-    private readonly suts: SutsRepository,
-    private readonly evalConfigs: EvalConfigsRepository,
-    private readonly judges: JudgesRepository,
+    private readonly suts: SutsService,
+    private readonly evalConfigs: EvalConfigsService,
+    private readonly judges: JudgesService,
     private readonly defaults: MetricDefaultsService,
     private readonly ops: OpRegistry,
   ) {}
 
   async snapshot(workspaceId: string, source: RunSource, inputs: RunInputs): Promise<RunSnapshot> {
-    const sut = await this.suts.find(workspaceId, inputs.sutId);
+    const { sut, connection, adapter } = await this.suts.callable(workspaceId, inputs.sutId, inputs.connectionId);
     if (!sut) throw invalid(`Workspace ${workspaceId} has no SUT ${inputs.sutId}`, 'sut_id');
-    const connection = await this.suts.findConnection(sut.id, inputs.connectionId);
     if (!connection) throw invalid(`SUT ${sut.name} has no connection ${inputs.connectionId}`, 'connection_id');
-    const adapter = (await this.suts.currentAdapters([connection.id])).get(connection.id);
 
     let evalConfig: EvalConfigEntity | null = null;
     if (inputs.evalConfigId) {

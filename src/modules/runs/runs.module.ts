@@ -6,7 +6,7 @@ import { CataloguesModule } from '../catalogues/catalogues.module.js';
 import { DatasetsModule } from '../datasets/datasets.module.js';
 import { OpsModule } from '../ops/ops.module.js';
 import { SutsModule } from '../suts/suts.module.js';
-import { SecretsModule } from '../workspaces/secrets.module.js';
+import { SecretsModule } from '../secrets/secrets.module.js';
 import { DiffService } from './diff.service.js';
 import { GateController } from './gate.controller.js';
 import { GateService } from './gate.service.js';
@@ -18,6 +18,8 @@ import { RunExecutor } from './run-executor.js';
 import { RunFilesController } from './run-files.controller.js';
 import { RunPlanner } from './run-planner.js';
 import { RunQueueService } from './run-queue.service.js';
+import { RunReadService } from './run-read.service.js';
+import { RunSummaries } from './run-summaries.js';
 import { RunsController } from './runs.controller.js';
 import { RunsRepository } from './runs.repository.js';
 import { RunsService } from './runs.service.js';
@@ -26,8 +28,8 @@ import { RunsService } from './runs.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([RunEntity]), DatasetsModule, SutsModule, CataloguesModule, OpsModule, SecretsModule, ProjectsModule],
   controllers: [RunsController, RunFilesController, GateController],
-  providers: [RunsService, RunsRepository, RunEventStreams, RunExecutor, RunPlanner, ResultsService, DiffService, GateService, RunQueueService, UrlSigner],
-  exports: [RunsRepository],
+  providers: [RunsService, RunsRepository, RunReadService, RunEventStreams, RunExecutor, RunPlanner, ResultsService, DiffService, GateService, RunQueueService, RunSummaries, UrlSigner],
+  exports: [RunReadService],
 })
 export class RunsModule implements OnModuleInit {
   constructor(

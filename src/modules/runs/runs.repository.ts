@@ -31,6 +31,16 @@ export interface RunItemRow {
   scored_at: Date | null;
 }
 
+/** Where a page of a run's items ends, in their order (ordinal, row_id, repetition): the next page starts after it. */
+export interface ItemKey {
+  ordinal: string;
+  row_id: string;
+  repetition: number;
+}
+
+/** What the run's summary reads of an item (never its row data or output). */
+export type SummaryItemRow = Pick<RunItemRow, 'ordinal' | 'row_id' | 'repetition' | 'status' | 'latency_ms' | 'cost_usd' | 'error' | 'scores' | 'passed' | 'dimensions'>;
+
 export interface ItemOutcome {
   status: 'done' | 'error';
   output: string | null;
@@ -61,6 +71,17 @@ export interface RunFilter {
 }
 
 const ITEM_COLUMNS = 'row_id, repetition, ordinal, session_id, turn, data, dimensions, status, output, latency_ms, usage, cost_usd, extras, error, attempts, scores, passed, called_at, scored_at';
+/** The items' one order: the dataset's (sessions by their first row), a row's repetitions together. Unique, so pages can follow it. */
+const ITEM_ORDER = 'ordinal, row_id, repetition';
+/** An item not yet answered, or answered and not yet scored. */
+const unfinished = (alias = '') => `(${alias}status = 'pending' OR ${alias}scored_at IS NULL)`;
+
+/** `AND (<prefix>ordinal, row_id, repetition) > (...)` after a page's last key, its values appended to `params`; nothing for the first page. */
+function after(key: ItemKey | null, params: unknown[], prefix = ''): string {
+  if (!key) return '';
+  const at = params.push(key.ordinal, key.row_id, key.repetition);
+  return `AND (${prefix}ordinal, ${prefix}row_id, ${prefix}repetition) > ($${at - 2}::bigint, $${at - 1}::uuid, $${at}::int)`;
+}
 
 /** Runs, their items and events: queries only. */
 @Injectable()
@@ -81,6 +102,20 @@ export class RunsRepository {
 
   find(id: string): Promise<RunEntity | null> {
     return this.runs.findOne({ where: { id } });
+  }
+
+  /** The workspace's run, or null (also when the run belongs to another workspace). */
+  findIn(workspaceId: string, id: string): Promise<RunEntity | null> {
+    return this.runs.findOne({ where: { id, workspaceId } });
+  }
+
+  /** The newest succeeded run of the same SUT on the same dataset created before this one. */
+  async previousSucceededId(run: { id: string; workspaceId: string; sutId: string; datasetId: string; createdAt: Date }): Promise<string | null> {
+    const rows: Array<{ id: string }> = await this.db.query(
+      `SELECT id FROM runs WHERE workspace_id = $1 AND sut_id = $2 AND dataset_id = $3 AND id <> $4 AND created_at < $5 AND state = 'succeeded' ORDER BY created_at DESC, id DESC LIMIT 1`,
+      [run.workspaceId, run.sutId, run.datasetId, run.id, run.createdAt],
+    );
+    return rows[0]?.id ?? null;
   }
 
   findForUpdate(id: string): Promise<RunEntity | null> {
@@ -147,13 +182,57 @@ export class RunsRepository {
     return rows[0].n;
   }
 
-  /** Every item in execution order: sessions by their first row, turns in order. */
+  /** Every item in order (ITEM_ORDER). All in memory: for what must see a whole run at once (diffs, reports). */
   items(runId: string): Promise<RunItemRow[]> {
-    return this.db.query(`SELECT ${ITEM_COLUMNS} FROM run_items WHERE run_id = $1 ORDER BY ordinal, repetition`, [runId]);
+    return this.db.query(`SELECT ${ITEM_COLUMNS} FROM run_items WHERE run_id = $1 ORDER BY ${ITEM_ORDER}`, [runId]);
   }
 
   itemsByIds(runId: string, rowIds: string[]): Promise<RunItemRow[]> {
-    return this.db.query(`SELECT ${ITEM_COLUMNS} FROM run_items WHERE run_id = $1 AND row_id = ANY($2::uuid[]) ORDER BY ordinal, repetition`, [runId, rowIds]);
+    return this.db.query(`SELECT ${ITEM_COLUMNS} FROM run_items WHERE run_id = $1 AND row_id = ANY($2::uuid[]) ORDER BY ${ITEM_ORDER}`, [runId, rowIds]);
+  }
+
+  /**
+   * The next page of conversations with work left, after `from`: up to `limit` of them, each a
+   * row alone or every turn of a session (and repetition), turns in order, the finished ones
+   * too (the later turns see them as history). A conversation is found by its first item (a
+   * row without a session, or a session's lowest turn) in item order, which is where the page
+   * ends (`last`). One statement, so a page reads apart from any write. The session checks are
+   * LIMIT 1 lookups in run_items_session_idx: as EXISTS, PostgreSQL may hash them over the whole
+   * table once per page.
+   */
+  async conversations(runId: string, from: ItemKey | null, limit: number): Promise<{ conversations: RunItemRow[][]; last: ItemKey | null }> {
+    const params: unknown[] = [runId, limit];
+    const rows: Array<RunItemRow & { head: number; place: number }> = await this.db.query(
+      `WITH heads AS (
+         SELECT ${ITEM_COLUMNS} FROM run_items h
+          WHERE h.run_id = $1 ${after(from, params, 'h.')}
+            AND CASE WHEN h.session_id IS NULL THEN ${unfinished('h.')}
+                ELSE (SELECT 1 FROM run_items e WHERE e.run_id = $1 AND e.session_id = h.session_id AND e.repetition = h.repetition AND e.turn < h.turn LIMIT 1) IS NULL
+                 AND (SELECT 1 FROM run_items u WHERE u.run_id = $1 AND u.session_id = h.session_id AND u.repetition = h.repetition AND ${unfinished('u.')} LIMIT 1) IS NOT NULL END
+          ORDER BY ${ITEM_ORDER} LIMIT $2
+       ), numbered AS (SELECT row_number() OVER (ORDER BY ${ITEM_ORDER}) AS head, heads.* FROM heads)
+       SELECT n.head::int AS head, ${ITEM_COLUMNS.split(', ').map((c) => `n.${c}`).join(', ')}, 0 AS place FROM numbered n
+       UNION ALL
+       SELECT n.head::int, ${ITEM_COLUMNS.split(', ').map((c) => `i.${c}`).join(', ')}, 1 FROM numbered n
+         JOIN run_items i ON i.run_id = $1 AND i.session_id = n.session_id AND i.repetition = n.repetition AND i.turn > n.turn
+       ORDER BY head, place, turn, ordinal`,
+      params,
+    );
+    const conversations: RunItemRow[][] = [];
+    for (const { head, place: _place, ...item } of rows) (conversations[head - 1] ??= []).push(item);
+    const first = conversations.at(-1)?.[0];
+    return { conversations, last: first ? { ordinal: first.ordinal, row_id: first.row_id, repetition: first.repetition } : null };
+  }
+
+  /** The next page of items with an answer (`scored`: and their scores), after `from`, with what a summary reads. */
+  summaryItems(runId: string, from: ItemKey | null, limit: number, scored: boolean): Promise<SummaryItemRow[]> {
+    const params: unknown[] = [runId, limit];
+    return this.db.query(
+      `SELECT ordinal, row_id, repetition, status, latency_ms, cost_usd, error, scores, passed, dimensions FROM run_items
+        WHERE run_id = $1 AND status <> 'pending' ${scored ? 'AND scored_at IS NOT NULL' : ''} ${after(from, params)}
+        ORDER BY ${ITEM_ORDER} LIMIT $2`,
+      params,
+    );
   }
 
   session(runId: string, sessionId: string): Promise<RunItemRow[]> {
@@ -202,6 +281,17 @@ export class RunsRepository {
     return rows[0];
   }
 
+  /** Items, and those finished (answered and scored) by status: where a resumed run's progress starts. */
+  async finishedCounts(runId: string): Promise<{ total: number; done: number; completed: number; errored: number }> {
+    const rows: Array<{ total: number; done: number; completed: number; errored: number }> = await this.db.query(
+      `SELECT count(*)::int AS total, count(*) FILTER (WHERE NOT ${unfinished()})::int AS done,
+              count(*) FILTER (WHERE NOT ${unfinished()} AND status = 'done')::int AS completed, count(*) FILTER (WHERE NOT ${unfinished()} AND status = 'error')::int AS errored
+         FROM run_items WHERE run_id = $1`,
+      [runId],
+    );
+    return rows[0];
+  }
+
   async setProgress(runId: string, counts: { completed: number; errored: number }): Promise<void> {
     await this.runs.query('UPDATE runs SET completed = $2, errored = $3, updated_at = now() WHERE id = $1', [runId, counts.completed, counts.errored]);
   }
@@ -212,16 +302,19 @@ export class RunsRepository {
     await this.notifications.notify(RUN_EVENTS_CHANNEL, runId);
   }
 
-  /** Events after `after` (the bigint id, as text: pg answers int8 as a string; the service makes it a number). */
+  /**
+   * Events after `after` (the bigint id, as text: pg answers int8 as a string; the service makes it a number), in the
+   * order of the column: ordered by the text alias, event 10 would come before event 9.
+   */
   events(runId: string, after: number, limit: number): Promise<RunEventRow[]> {
-    return this.runs.query('SELECT id::text AS id, type, at, data FROM run_events WHERE run_id = $1 AND id > $2 ORDER BY id LIMIT $3', [runId, String(after), limit]);
+    return this.runs.query('SELECT id::text AS id, type, at, data FROM run_events WHERE run_id = $1 AND id > $2 ORDER BY run_events.id LIMIT $3', [runId, String(after), limit]);
   }
 
   /** A page of items matching a compiled filter over `i` (`$1` is the run), in the given order; the count binds only the filter's values. */
   async queryItems(where: string, whereParams: unknown[], orderBy: string | undefined, params: unknown[], limit: number, offset: number): Promise<{ rows: RunItemRow[]; total: number }> {
     const base = `FROM run_items i WHERE i.run_id = $1 AND (${where})`;
     const [rows, count] = await Promise.all([
-      this.runs.query(`SELECT ${ITEM_COLUMNS.split(', ').map((c) => `i.${c}`).join(', ')} ${base} ORDER BY ${orderBy ? `${orderBy}, ` : ''}i.ordinal, i.repetition LIMIT ${Number(limit)} OFFSET ${Number(offset)}`, params) as Promise<RunItemRow[]>,
+      this.runs.query(`SELECT ${ITEM_COLUMNS.split(', ').map((c) => `i.${c}`).join(', ')} ${base} ORDER BY ${orderBy ? `${orderBy}, ` : ''}i.ordinal, i.row_id, i.repetition LIMIT ${Number(limit)} OFFSET ${Number(offset)}`, params) as Promise<RunItemRow[]>,
       this.runs.query(`SELECT count(*)::int AS n ${base}`, whereParams) as Promise<Array<{ n: number }>>,
     ]);
     return { rows, total: count[0].n };

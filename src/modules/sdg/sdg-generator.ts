@@ -1,18 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { jsonrepair } from 'jsonrepair';
 import { callJudge } from '../../../libs/evaluation/judges/judge-client.js';
-import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import { JobHandler } from '../../../libs/queue/job-handler.decorator.js';
 import { JobFailure } from '../../../libs/queue/job-outcome.js';
-import type { Job, JobContext } from '../../../libs/queue/job.types.js';
-import { JudgesRepository } from '../catalogues/judges.repository.js';
-import { judgeConnection } from '../catalogues/judges.service.js';
+import { isTerminal, type JobContext } from '../../../libs/queue/job.types.js';
+import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
+import { judgeConnection, JudgesService } from '../catalogues/judges.service.js';
 import { GeneratedRowsService } from '../datasets/generated-rows.service.js';
-import { SecretsService } from '../workspaces/secrets.service.js';
+import { SecretsService } from '../secrets/secrets.service.js';
 import type { SdgRunEntity } from './entities/sdg-run.entity.js';
 import { combinations, renderSdgTemplate } from './sdg-template.js';
 import type { LlmSpec, TemplateSpec } from './sdg.types.js';
 import { SdgErrors } from './sdg.errors.js';
-import { SdgRepository } from './sdg.repository.js';
+import { SDG_RUNS, SdgRepository } from './sdg.repository.js';
 
 export const SDG_JOB = 'sdg.generate';
 const MAX_ERRORS = 20;
@@ -27,18 +28,20 @@ interface SdgPayload {
 export class SdgGenerator {
   constructor(
     private readonly sdg: SdgRepository,
-    private readonly judges: JudgesRepository,
+    private readonly judges: JudgesService,
     private readonly secrets: SecretsService,
     private readonly generatedRows: GeneratedRowsService,
+    private readonly tracked: TrackedRecords,
+    private readonly transactions: TransactionRunner,
   ) {}
 
-  @JobHandler(SDG_JOB, { maxAttempts: 2 })
+  /** The queue marks the run running and ends it when the job ends without it (`tracks`). */
+  @JobHandler(SDG_JOB, { maxAttempts: 2, tracks: SDG_RUNS })
   async generate({ payload, signal }: JobContext<SdgPayload>): Promise<{ generated: number; version_id: string | null }> {
     const run = await this.sdg.findRun(payload.sdg_run_id);
-    if (!run || run.state === 'succeeded' || run.state === 'failed') return { generated: run?.generated ?? 0, version_id: run?.versionId ?? null };
+    if (!run || isTerminal(run.tracked.state)) return { generated: run?.generated ?? 0, version_id: run?.versionId ?? null };
     const adapter = await this.sdg.find(run.workspaceId, run.adapterId);
     if (!adapter) throw new JobFailure('the SDG adapter was deleted', { code: 'adapter_gone', retry: false });
-    await this.sdg.saveRun(Object.assign(run, { state: 'running' }));
     const seeds = run.params.seed ? (await this.sdg.seedRows(run.params.seed.dataset_id, run.params.seed.version_number, run.params.seed.where, run.params.seed.params, run.params.seed.limit)).map((r) => r.data) : [{}];
     const combos = combinations(adapter.spec.dimensions);
     const perPrompt = adapter.kind === 'llm' ? (adapter.spec as LlmSpec).count : 1;
@@ -85,16 +88,11 @@ export class SdgGenerator {
     }
     if (!rows.length) throw new JobFailure(`no row was generated: ${errors.slice(0, 3).join('; ') || 'nothing to generate'}`, { code: 'nothing_generated', retry: false });
     const version = await this.generatedRows.appendVersion(run.workspaceId, run.targetDatasetId, rows, run.params.message, run.createdBy);
-    await this.sdg.saveRun(Object.assign(run, { state: 'succeeded', generated: rows.length, dropped, errors, versionId: version.id, finishedAt: new Date() }));
+    await this.transactions.run(async () => {
+      await this.sdg.saveRun(Object.assign(run, { generated: rows.length, dropped, errors, versionId: version.id }));
+      await this.tracked.succeed(SDG_RUNS, run.id);
+    });
     return { generated: rows.length, version_id: version.id };
-  }
-
-  @OnJobSettled(SDG_JOB)
-  async onSettled(job: Job<SdgPayload>): Promise<void> {
-    if (job.status === 'succeeded') return;
-    const run = await this.sdg.findRun(job.payload.sdg_run_id);
-    if (!run || run.state === 'succeeded' || run.state === 'failed') return;
-    await this.sdg.saveRun(Object.assign(run, { state: 'failed', stateReason: job.error?.message ?? job.status, finishedAt: new Date() }));
   }
 
   /** One prompt's rows from the LLM: a JSON object {rows: [...]} (or an array), repaired when slightly malformed. */

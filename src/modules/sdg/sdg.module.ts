@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { WorkspaceResourceRegistry } from '../../../libs/auth/workspace-resource.registry.js';
 import { CataloguesModule } from '../catalogues/catalogues.module.js';
 import { DatasetsModule } from '../datasets/datasets.module.js';
-import { SecretsModule } from '../workspaces/secrets.module.js';
+import { SecretsModule } from '../secrets/secrets.module.js';
 import { SdgAdapterEntity } from './entities/sdg-adapter.entity.js';
 import { SdgRunEntity } from './entities/sdg-run.entity.js';
 import { SdgController } from './sdg.controller.js';

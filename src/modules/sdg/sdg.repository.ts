@@ -2,6 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { SdgAdapterEntity } from './entities/sdg-adapter.entity.js';
 import { SdgRunEntity } from './entities/sdg-run.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { trackedRecord } from '../../../libs/queue/tracked-job.js';
+
+/** The record an SDG job settles (its `sdg_run_id`): the queue keeps its tracked columns. */
+export const SDG_RUNS = trackedRecord('sdg_runs', 'sdg_run_id');
 
 @Injectable()
 export class SdgRepository {
@@ -53,6 +57,7 @@ export class SdgRepository {
     return this.runs.findOne({ where: { id } });
   }
 
+  /** Saves what the run made; its tracked columns are the queue's (`TrackedRecords`). */
   saveRun(run: Partial<SdgRunEntity>): Promise<SdgRunEntity> {
     const repo = this.runs;
     return repo.save(repo.create(run));

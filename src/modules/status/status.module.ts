@@ -6,15 +6,11 @@ import { SettingEntity } from './entities/setting.entity.js';
 import { SettingsRepository } from './settings.repository.js';
 import { StatusController } from './status.controller.js';
 import { StatusService } from './status.service.js';
-import { TemplatesController } from './templates.controller.js';
-import { TemplatesService } from './templates.service.js';
-import './status.errors.js';
 
-/** Status probes, branding and the built-in project templates. */
+/** Status probes and branding. */
 @Module({
   imports: [TypeOrmModule.forFeature([SettingEntity])],
-  controllers: [StatusController, BrandingController, TemplatesController],
-  providers: [StatusService, BrandingService, SettingsRepository, TemplatesService],
-  exports: [SettingsRepository],
+  controllers: [StatusController, BrandingController],
+  providers: [StatusService, BrandingService, SettingsRepository],
 })
 export class StatusModule {}

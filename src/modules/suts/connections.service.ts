@@ -8,8 +8,8 @@ import { checkAdapter, DEFAULT_RETRY, defaultAdapter, renderRequest } from '../.
 import { extractResponse } from '../../../libs/evaluation/sut/extract.js';
 import { callSut } from '../../../libs/evaluation/sut/sut-client.js';
 import type { AdapterIssue, AdapterSpec, ConnectionSpec, HttpTransport, OpenAiChatTransport } from '../../../libs/evaluation/sut/sut.types.js';
-import { SecretReferences } from '../workspaces/secret-references.js';
-import { SecretsService } from '../workspaces/secrets.service.js';
+import { SecretReferences } from '../secrets/secret-references.js';
+import { SecretsService } from '../secrets/secrets.service.js';
 import type { AdapterResponse, AdapterValidateResult, ConnectionTestRequest, ConnectionTestResult, CreateAdapterRequest, SampleRowDto, ValidateAdapterRequest } from './dto/adapter.dto.js';
 import type { ConnectionAuthDto, ConnectionResponse, CreateConnectionRequest, UpdateConnectionRequest } from './dto/connection.dto.js';
 import type { AdapterEntity } from './entities/adapter.entity.js';

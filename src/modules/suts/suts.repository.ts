@@ -37,6 +37,14 @@ export class SutsRepository {
     return new Map(rows.map((r) => [r.sut_id, r.n]));
   }
 
+  /** Of `ids`, those that are not SUTs of the workspace. */
+  async missing(workspaceId: string, ids: string[]): Promise<string[]> {
+    if (!ids.length) return [];
+    const rows: Array<{ id: string }> = await this.db.query('SELECT id FROM suts WHERE workspace_id = $1 AND id = ANY($2::uuid[])', [workspaceId, ids]);
+    const found = new Set(rows.map((r) => r.id));
+    return ids.filter((id) => !found.has(id));
+  }
+
   find(workspaceId: string, id: string): Promise<SutEntity | null> {
     return this.suts.findOne({ where: { id, workspaceId } });
   }

@@ -7,6 +7,8 @@ import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
 import { type Page, pageWindow } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import type { CreateSutRequest, ListSutsQuery, SutResponse, UpdateSutRequest } from './dto/sut.dto.js';
+import type { AdapterEntity } from './entities/adapter.entity.js';
+import type { ConnectionEntity } from './entities/connection.entity.js';
 import type { SutEntity } from './entities/sut.entity.js';
 import { SutErrors } from './suts.errors.js';
 import { SutsRepository } from './suts.repository.js';
@@ -19,6 +21,22 @@ export class SutsService {
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
   ) {}
+
+  /**
+   * What a run calls (for runs: the planner snapshots it): the workspace's SUT, one of its
+   * connections and the adapter in force on it; a part that is not there is null.
+   */
+  async callable(workspaceId: string, sutId: string, connectionId: string): Promise<{ sut: SutEntity | null; connection: ConnectionEntity | null; adapter: AdapterEntity | null }> {
+    const sut = await this.suts.find(workspaceId, sutId);
+    const connection = sut ? await this.suts.findConnection(sut.id, connectionId) : null;
+    const adapter = connection ? ((await this.suts.currentAdapters([connection.id])).get(connection.id) ?? null) : null;
+    return { sut, connection, adapter };
+  }
+
+  /** Of `ids`, those that are not SUTs of the workspace (for families that link SUTs: projects). */
+  missing(workspaceId: string, ids: string[]): Promise<string[]> {
+    return this.suts.missing(workspaceId, ids);
+  }
 
   etag(sut: SutResponse): string {
     return strongEtag('sut', sut.id, sut.updated_at.toISOString());

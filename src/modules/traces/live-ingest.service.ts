@@ -6,7 +6,7 @@ import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { normaliseSpan } from '../../../libs/traces/conventions.js';
 import type { ReadItem } from '../../../libs/traces/readers.js';
 import type { CanonicalSpan, Drop } from '../../../libs/traces/span.types.js';
-import { AppConfig } from '../../config/app-config.js';
+import { AppConfig } from '../../../libs/config/app-config.js';
 import { spanRowId, TraceDatasets } from './trace-landing.js';
 import { jsonbText } from './jsonb.js';
 import { TRACE_LIVE_LAND_JOB } from './live-jobs.js';
@@ -18,6 +18,20 @@ import { TracesRepository } from './traces.repository.js';
 export const UNKNOWN_SERVICE = 'unknown_service';
 /** Seconds an exporter is told to wait (Retry-After) when a dataset's pending spans are over OTLP_MAX_PENDING_SPANS. */
 export const BACKPRESSURE_RETRY_SECONDS = 5;
+
+/** The header (HTTP) or metadata key (gRPC) that names the trace dataset an export lands in. */
+export const DATASET_HEADER = 'x-ews-dataset';
+const MAX_DATASET_NAME = 200;
+
+/** The dataset an export names, trimmed; a name that is empty, too long or has control characters is 400 otlp_dataset_header_invalid. */
+export function otlpDatasetName(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const name = raw.trim();
+  if (!name || name.length > MAX_DATASET_NAME || /[\u0000-\u001f\u007f]/.test(name)) {
+    throw new DomainError(TraceErrors.otlp_dataset_header_invalid, `${DATASET_HEADER} must be 1 to ${MAX_DATASET_NAME} characters without control characters`, { field: DATASET_HEADER });
+  }
+  return name;
+}
 
 export interface ExportOutcome {
   accepted: number;

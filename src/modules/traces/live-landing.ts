@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
@@ -8,12 +9,14 @@ import { DatasetsRepository } from '../datasets/datasets.repository.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
 import type { DatasetEntity } from '../datasets/entities/dataset.entity.js';
 import type { DatasetVersionEntity } from '../datasets/entities/dataset-version.entity.js';
-import { TRACE_LIVE_LAND_JOB, TRACE_LIVE_SEAL_JOB } from './live-jobs.js';
+import { TRACE_LIVE_LAND_JOB, TRACE_LIVE_SEAL_JOB, TRACE_LIVE_SEALED_JOB } from './live-jobs.js';
 import { LiveRepository, type LiveStreamRow } from './live.repository.js';
 import { SPAN_COLUMNS, TRACE_MAPPING, TraceLanding } from './trace-landing.js';
 
 /** Spans one landing transaction moves from the inbox: bounded, so other writers to the dataset wait at most one batch. */
 export const LIVE_LAND_BATCH = 5000;
+/** How often a landing that waits for a file landing of the same dataset (its reserved version) looks again. */
+const RESERVATION_POLL_MS = 500;
 
 /**
  * The landing half of live landing. Acknowledged spans wait in the dataset's inbox; this job
@@ -43,6 +46,11 @@ export class LiveLanding {
     let landed = 0;
     for (;;) {
       const batch = await this.transactions.run(() => this.landBatch(payload.dataset_id));
+      if (batch.blocked) {
+        // A file landing is writing the next version: the spans wait, acknowledged, in the inbox.
+        await sleep(RESERVATION_POLL_MS, undefined, { signal });
+        continue;
+      }
       taken += batch.taken;
       landed += batch.landed;
       if (batch.taken) await progress({ taken, landed });
@@ -87,15 +95,16 @@ export class LiveLanding {
     const stream = dataset ? await this.live.find(datasetId, true) : null;
     if (!dataset || !stream?.head_version_id) return null;
     const sealed = stream.head_version_id;
-    await this.seal(dataset, stream);
+    await this.seal(dataset, stream, true);
     return sealed;
   }
 
   /** One bounded batch from the inbox into the open head (opened here when there is none that may grow). */
-  private async landBatch(datasetId: string): Promise<{ taken: number; landed: number }> {
+  private async landBatch(datasetId: string): Promise<{ taken: number; landed: number; blocked?: boolean }> {
     const dataset = await this.datasets.findForUpdate(datasetId);
     const stream = dataset ? await this.live.find(datasetId, true) : null;
     if (!dataset || !stream) return { taken: 0, landed: 0 };
+    if ((await this.datasets.writingVersion(dataset.id)) !== null) return { taken: 0, landed: 0, blocked: true };
     let head = stream.head_version_id ? await this.datasets.findVersionById(stream.head_version_id) : null;
     if (head && !this.mayGrow(dataset, stream, head)) {
       await this.seal(dataset, stream);
@@ -119,6 +128,9 @@ export class LiveLanding {
           columns,
           { source: 'landed', message: `Live spans (OTLP) from ${new Date().toISOString()}`, changes: { inserted: landed, updated: 0, deleted: 0 } },
           stream.created_by,
+          // Its statistics are its parent's until the seal reads them from its rows: reading them
+          // here would read the whole dataset (a version holds its parent's rows) under the locks.
+          { gathered: previous?.columns },
         );
         if (!Object.keys(version.mapping).length) {
           version.mapping = { ...TRACE_MAPPING };
@@ -142,13 +154,33 @@ export class LiveLanding {
     return head.state === 'candidate' && head.number === dataset.latestVersion && age < stream.window_seconds * 1000 && stream.head_spans < stream.max_spans;
   }
 
-  /** Ends the open head: its statistics are computed from its rows, its enrichment is queued, and the next batch opens a new head. */
-  private async seal(dataset: DatasetEntity, stream: LiveStreamRow): Promise<void> {
-    const head = stream.head_version_id ? await this.datasets.findVersionById(stream.head_version_id) : null;
+  /**
+   * Ends the open head: the next batch opens a new one. Its statistics, content hash and enrichment
+   * are read from its rows (the whole dataset: a version holds its parent's rows). A seal asked for
+   * (`live:seal`, `inline`) does it at once; one made while landing queues it as a job of its own
+   * (in this transaction, so a crash loses none), run without the dataset's and the stream's
+   * locks: done in place it took seconds, and every export waited that long for its answer.
+   */
+  private async seal(dataset: DatasetEntity, stream: LiveStreamRow, inline = false): Promise<void> {
+    const headId = stream.head_version_id;
     await this.live.setHead(dataset.id, { versionId: null, spans: 0, opened: false });
-    if (!head) return;
-    await this.datasetsService.restat(head);
-    await this.landing.queueEnrichment(dataset.workspaceId, dataset.id, head.id, stream.created_by);
+    if (!headId) return;
+    if (inline) await this.finishSeal(dataset.id, headId);
+    else await this.queue.enqueue({ type: TRACE_LIVE_SEALED_JOB, payload: { dataset_id: dataset.id, version_id: headId }, workspaceId: dataset.workspaceId, targetType: 'dataset', targetId: dataset.id, createdBy: stream.created_by });
+  }
+
+  @JobHandler(TRACE_LIVE_SEALED_JOB, { maxAttempts: 5 })
+  async finishSealed({ payload }: JobContext<{ dataset_id: string; version_id: string }>): Promise<{ rows: number }> {
+    return this.transactions.run(() => this.finishSeal(payload.dataset_id, payload.version_id));
+  }
+
+  /** A sealed head's statistics and content hash from its rows, then its enrichment queued. */
+  private async finishSeal(datasetId: string, versionId: string): Promise<{ rows: number }> {
+    const version = await this.datasets.findVersionForUpdate(datasetId, versionId);
+    if (!version) return { rows: 0 };
+    const restated = await this.datasetsService.restat(version);
+    await this.landing.queueEnrichment(version.workspaceId, datasetId, version.id, version.createdBy);
+    return { rows: restated.rowCount };
   }
 
   private async scheduleSeal(dataset: DatasetEntity, versionId: string, at: Date): Promise<void> {

@@ -3,8 +3,8 @@ import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError } from '../../../libs/common/domain-error.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { DatasetsRepository } from '../datasets/datasets.repository.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
+import { VersionsService } from '../datasets/versions.service.js';
 import { LIVE_MAX_SPANS, LIVE_WINDOW_SECONDS, type PutTraceLiveSettingsRequest, type TraceLiveStreamResponse } from './dto/live.dto.js';
 import { LiveLanding } from './live-landing.js';
 import { LiveRepository, type LiveStreamRow } from './live.repository.js';
@@ -17,7 +17,7 @@ export class LiveStreamsService {
     private readonly live: LiveRepository,
     private readonly landing: LiveLanding,
     private readonly datasets: DatasetsService,
-    private readonly datasetRows: DatasetsRepository,
+    private readonly versions: VersionsService,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
   ) {}
@@ -78,7 +78,7 @@ export class LiveStreamsService {
   }
 
   private async toResponse(stream: LiveStreamRow): Promise<TraceLiveStreamResponse> {
-    const head = stream.head_version_id ? await this.datasetRows.findVersionById(stream.head_version_id) : null;
+    const head = stream.head_version_id ? await this.versions.findById(stream.workspace_id, stream.head_version_id) : null;
     return {
       dataset_id: stream.dataset_id,
       workspace_id: stream.workspace_id,

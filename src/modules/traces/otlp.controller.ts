@@ -7,13 +7,11 @@ import { DomainError } from '../../../libs/common/domain-error.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { decodeExportRequest, encodeExportResponse, OtlpDecodeError, otlpEncoding } from '../../../libs/traces/otlp-codec.js';
 import { OtlpExportResponse } from './dto/live.dto.js';
-import { LiveIngestService } from './live-ingest.service.js';
+import { DATASET_HEADER, LiveIngestService, otlpDatasetName } from './live-ingest.service.js';
 import { unsupportedOtlpType } from './otlp-http.js';
 import { TraceErrors } from './traces.errors.js';
 
-export const DATASET_HEADER = 'x-ews-dataset';
 export const WORKSPACE_HEADER = 'x-ews-workspace';
-const MAX_DATASET_NAME = 200;
 
 /**
  * The OTLP/HTTP trace receiver: what an OpenTelemetry SDK's OTLP exporter, or a Collector's
@@ -54,10 +52,7 @@ export class OtlpController {
   ): Promise<void> {
     const encoding = otlpEncoding(req.headers['content-type']);
     if (!encoding) throw unsupportedOtlpType(req.headers['content-type']);
-    const datasetName = datasetHeader === undefined ? undefined : datasetHeader.trim();
-    if (datasetName !== undefined && (!datasetName || datasetName.length > MAX_DATASET_NAME || /[\u0000-\u001f\u007f]/.test(datasetName))) {
-      throw new DomainError(TraceErrors.otlp_dataset_header_invalid, `${DATASET_HEADER} must be 1 to ${MAX_DATASET_NAME} characters without control characters`, { field: DATASET_HEADER });
-    }
+    const datasetName = otlpDatasetName(datasetHeader);
     const items = await decodeExportRequest(req.body, encoding).catch((err: unknown) => {
       if (err instanceof OtlpDecodeError) throw new DomainError(TraceErrors.otlp_body_undecodable, `The body is not an OTLP ExportTraceServiceRequest (${encoding === 'protobuf' ? 'binary protobuf' : 'OTLP JSON'}): ${err.message}`);
       throw err;

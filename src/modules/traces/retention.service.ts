@@ -6,9 +6,9 @@ import { DomainError } from '../../../libs/common/domain-error.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobHandler } from '../../../libs/queue/job-handler.decorator.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
-import { AppConfig } from '../../config/app-config.js';
-import { DatasetsRepository } from '../datasets/datasets.repository.js';
+import { AppConfig } from '../../../libs/config/app-config.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
+import { VersionsService } from '../datasets/versions.service.js';
 import type { DatasetTraceRetentionResponse, TraceRetentionResponse, TraceRetentionSweepResponse } from './dto/retention.dto.js';
 import { TRACE_RETENTION_JOB } from './live-jobs.js';
 import { RetentionRepository, type RetainedDataset } from './retention.repository.js';
@@ -31,8 +31,8 @@ export class TraceRetentionService implements OnApplicationBootstrap {
   constructor(
     private readonly config: AppConfig,
     private readonly retention: RetentionRepository,
-    private readonly datasets: DatasetsRepository,
     private readonly datasetsService: DatasetsService,
+    private readonly versions: VersionsService,
     private readonly audit: AuditService,
     private readonly queue: JobQueue,
     private readonly transactions: TransactionRunner,
@@ -134,7 +134,7 @@ export class TraceRetentionService implements OnApplicationBootstrap {
     let deleted = 0;
     for (;;) {
       const batch = await this.transactions.run(async () => {
-        if (!(await this.datasets.findForUpdate(target.dataset_id))) return 0;
+        if (!(await this.datasetsService.findLocked(target.workspace_id, target.dataset_id))) return 0;
         const { deleted: n, lost } = await this.retention.deleteSpansBefore(target.dataset_id, cutoff, SWEEP_BATCH);
         for (const { number, rows } of lost) {
           await this.retention.shrinkVersion(target.dataset_id, number, rows);
@@ -147,10 +147,10 @@ export class TraceRetentionService implements OnApplicationBootstrap {
     }
     if (deleted) {
       await this.transactions.run(async () => {
-        if (!(await this.datasets.findForUpdate(target.dataset_id))) return;
+        if (!(await this.datasetsService.findLocked(target.workspace_id, target.dataset_id))) return;
         // Content hashes and column statistics describe the rows the versions hold now.
         for (const number of touched) {
-          const version = await this.datasets.findVersionByNumber(target.dataset_id, number);
+          const version = await this.versions.findByNumber(target.workspace_id, target.dataset_id, number);
           if (version) await this.datasetsService.restat(version);
         }
         await this.audit.record({ workspaceId: target.workspace_id, action: 'trace_retention.swept', targetType: 'dataset', targetId: target.dataset_id, details: { retention_days: target.retention_days, cutoff: cutoff.toISOString(), spans_deleted: deleted, versions_updated: touched.size } });

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
+import { JobHandler } from '../../../libs/queue/job-handler.decorator.js';
 import { JobFailure } from '../../../libs/queue/job-outcome.js';
-import type { Job, JobContext } from '../../../libs/queue/job.types.js';
+import { isTerminal, type JobContext } from '../../../libs/queue/job.types.js';
+import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
 import { DEFAULT_PRICES, enrichTrace, type PriceTable } from '../../../libs/traces/enrichment.js';
 import type { CanonicalSpan } from '../../../libs/traces/span.types.js';
-import { DatasetsRepository } from '../datasets/datasets.repository.js';
-import { TracesRepository } from './traces.repository.js';
+import { VersionsService } from '../datasets/versions.service.js';
+import { TRACE_ENRICHMENT_RUNS, TracesRepository } from './traces.repository.js';
 
 export const TRACE_ENRICH_JOB = 'traces.enrich';
 const WRITE_BATCH = 1000;
@@ -33,18 +34,20 @@ export function priceTable(overrides: Record<string, { input_per_1m: number; out
 export class TraceEnricher {
   constructor(
     private readonly traces: TracesRepository,
-    private readonly datasets: DatasetsRepository,
+    private readonly versions: VersionsService,
     private readonly transactions: TransactionRunner,
+    private readonly tracked: TrackedRecords,
   ) {}
 
-  @JobHandler(TRACE_ENRICH_JOB, { maxAttempts: 3 })
-  async enrich({ payload, signal }: JobContext<EnrichPayload>): Promise<{ traces: number }> {
+  /** The queue marks the run running, keeps the progress reported and ends it when the job ends without it (`tracks`). */
+  @JobHandler(TRACE_ENRICH_JOB, { maxAttempts: 3, tracks: TRACE_ENRICHMENT_RUNS })
+  async enrich({ payload, signal, progress }: JobContext<EnrichPayload>): Promise<{ traces: number }> {
     const run = await this.traces.findEnrichmentRun(payload.enrichment_run_id);
-    if (!run || run.state === 'succeeded' || run.state === 'failed' || run.state === 'cancelled') return { traces: run?.traces_done ?? 0 };
-    const version = await this.datasets.findVersion(run.dataset_id, run.version_id);
+    if (!run || isTerminal(run.state)) return { traces: Number(run?.progress?.done ?? 0) };
+    const version = await this.versions.find(run.workspace_id, run.dataset_id, run.version_id);
     if (!version) throw new JobFailure('the trace version was deleted', { code: 'version_gone', retry: false });
     const total = await this.traces.countTraces(run.dataset_id, version.number);
-    await this.traces.updateEnrichmentRun(run.id, { state: 'running', started_at: new Date(), traces_total: total, traces_done: 0 });
+    await progress({ done: 0, total });
     const prices = priceTable(run.prices);
     const results: Array<{ trace_id: string; data: unknown }> = [];
     let current: CanonicalSpan[] = [];
@@ -58,22 +61,14 @@ export class TraceEnricher {
         if (current.length && current[0].trace_id !== data.trace_id) finish();
         current.push(data);
       }
-      await this.traces.updateEnrichmentRun(run.id, { traces_done: results.length });
+      await progress({ done: results.length, total });
     }
     finish();
     await this.transactions.run(async () => {
       await this.traces.clearEnrichment(run.version_id);
       for (let i = 0; i < results.length; i += WRITE_BATCH) await this.traces.appendEnrichment(run.workspace_id, run.dataset_id, run.version_id, results.slice(i, i + WRITE_BATCH));
-      await this.traces.updateEnrichmentRun(run.id, { state: 'succeeded', traces_total: results.length, traces_done: results.length, finished_at: new Date() });
+      await this.tracked.succeed(TRACE_ENRICHMENT_RUNS, run.id, { done: results.length, total: results.length });
     });
     return { traces: results.length };
-  }
-
-  @OnJobSettled(TRACE_ENRICH_JOB)
-  async onSettled(job: Job<EnrichPayload>): Promise<void> {
-    if (job.status === 'succeeded') return;
-    const run = await this.traces.findEnrichmentRun(job.payload.enrichment_run_id);
-    if (!run || run.state === 'succeeded' || run.state === 'failed') return;
-    await this.traces.updateEnrichmentRun(run.id, { state: job.status === 'cancelled' ? 'cancelled' : 'failed', error: { code: job.error?.code ?? job.status, message: job.error?.message ?? job.status }, finished_at: new Date() });
   }
 }

@@ -1,28 +1,29 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { BulkWriter, type BulkValue } from '../../../libs/database/bulk-writer.js';
 import { Db, TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
 import { JobFailure } from '../../../libs/queue/job-outcome.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
-import type { Job, JobContext } from '../../../libs/queue/job.types.js';
+import { isTerminal, type Job, type JobContext } from '../../../libs/queue/job.types.js';
+import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
 import { normaliseSpan } from '../../../libs/traces/conventions.js';
 import { readRecordsAsync, readTraceFile, type ReadItem, type TraceFileFormat } from '../../../libs/traces/readers.js';
 import type { CanonicalSpan, Convention } from '../../../libs/traces/span.types.js';
-import { AppConfig } from '../../config/app-config.js';
+import { AppConfig } from '../../../libs/config/app-config.js';
 import { DatasetsRepository } from '../datasets/datasets.repository.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
 import { ColumnStatsCollector } from '../datasets/ingest/column-stats.js';
 import { RowsRepository } from '../datasets/rows.repository.js';
 import type { DatasetEntity } from '../datasets/entities/dataset.entity.js';
-import { SecretsService } from '../workspaces/secrets.service.js';
+import { SecretsService } from '../secrets/secrets.service.js';
 import { pullConnection } from './connection-sources.js';
 import { TRACE_ENRICH_JOB } from './trace-enrichment.js';
 import { jsonbText } from './jsonb.js';
-import { TracesRepository, type IngestRunRow } from './traces.repository.js';
+import { TRACE_INGEST_RUNS, TracesRepository, type IngestRunRow } from './traces.repository.js';
 
 export const TRACE_LAND_JOB = 'traces.land';
-const STAGE_BATCH = 2000;
 const DROP_BATCH = 500;
 
 /** The columns of a trace dataset version, in this order (attributes last). */
@@ -76,11 +77,37 @@ export class TraceDatasets {
   }
 }
 
+/** Spans one landing transaction writes: bounded, so a landing holds no lock and no long transaction. */
+export const LAND_BATCH = 5000;
+/** How often a landing that waits for another landing of the same dataset looks again. */
+const RESERVATION_POLL_MS = 500;
+
+/** The version a landing writes: the dataset, the number reserved for it, the ordinal of its first span. */
+interface Reservation {
+  dataset: DatasetEntity;
+  number: number;
+  ordinalBase: number;
+}
+
 /**
- * Lands an ingest run: reads its source, normalises every record, and in one transaction
- * stages the spans (COPY), writes those the dataset does not hold yet as a new version, keeps
- * every drop with its payload, and queues the version's enrichment. A retry after a crash
- * starts over from nothing (the transaction rolled back), so a landing is all or nothing.
+ * Lands an ingest run in bounded transactions (docs/traces.md#how-a-file-lands):
+ *
+ * 1. **Reserve** (one short transaction, the dataset locked): the dataset's next version number
+ *    is reserved for this run (`datasets.writing_version`) and kept on the run with the ordinal
+ *    of its first span. Nobody else may make that version meanwhile (DatasetsService.createVersion
+ *    answers 409 dataset_busy; another landing, and live landing, wait for the reservation).
+ * 2. **Write** (a transaction per LAND_BATCH spans, no dataset lock): the source is read and
+ *    normalised, each batch is staged by COPY and the spans the dataset does not hold yet are
+ *    written under the reserved number. No version record carries that number yet, and no later
+ *    version can be made, so those rows are readable by no one.
+ * 3. **Finish**: the version's content hash and statistics are read from its rows, then one short
+ *    transaction (the dataset locked) records the version, moves the dataset's counters, releases
+ *    the reservation and queues the enrichment: the version appears whole, or not at all.
+ *
+ * A retry after a crash keeps the reservation and reads the source again from its start: spans
+ * written by the earlier attempt are found in the dataset and skipped, as any repeated span is
+ * (their row id is derived from dataset, trace and span), and the run's counts and drops are
+ * taken anew. A landing that fails for good removes what it wrote and releases the number.
  */
 @Injectable()
 export class TraceLanding {
@@ -96,45 +123,27 @@ export class TraceLanding {
     private readonly transactions: TransactionRunner,
     private readonly db: Db,
     private readonly traceDatasets: TraceDatasets,
+    private readonly tracked: TrackedRecords,
   ) {}
 
-  @JobHandler(TRACE_LAND_JOB, { maxAttempts: 3 })
+  /** The queue marks the run running and ends it failed or cancelled when the job ends so (`tracks`). */
+  @JobHandler(TRACE_LAND_JOB, { maxAttempts: 3, tracks: TRACE_INGEST_RUNS })
   async land({ payload, signal }: JobContext<LandPayload>): Promise<{ landed: number; dropped: number; version_id: string | null }> {
     const run = await this.traces.findRun(payload.ingest_run_id, true);
-    if (!run || run.state === 'succeeded' || run.state === 'failed' || run.state === 'cancelled') return { landed: run?.landed ?? 0, dropped: run?.dropped ?? 0, version_id: run?.version_id ?? null };
-    await this.traces.updateRun(run.id, { state: 'running', started_at: new Date() });
+    if (!run || isTerminal(run.state)) return { landed: run?.landed ?? 0, dropped: run?.dropped ?? 0, version_id: run?.version_id ?? null };
     const source = await this.open(run, signal);
-    return this.transactions.run(async () => {
-      const dataset = await this.targetDataset(run);
-      const outcome = await this.stageAndWrite(run, dataset, source, signal);
-      await this.traces.updateRun(
-        run.id,
-        {
-          state: 'succeeded',
-          dataset_id: dataset.id,
-          version_id: outcome.versionId,
-          received: outcome.received,
-          landed: outcome.landed,
-          deduplicated: outcome.received - outcome.landed - outcome.dropped,
-          dropped: outcome.dropped,
-          drop_reasons: outcome.dropReasons,
-          conventions: outcome.conventions,
-          traces: outcome.traces,
-          finished_at: new Date(),
-          inline_records: null,
-        },
-      );
-      if (run.connection_id) await this.traces.touchConnection(run.connection_id);
-      return { landed: outcome.landed, dropped: outcome.dropped, version_id: outcome.versionId };
-    });
+    const reservation = await this.reserve(run, signal);
+    const outcome = await this.write(run, reservation, source, signal);
+    return this.finish(run, reservation, outcome);
   }
 
+  /** A landing that ended without finishing gives its reserved version number back (the run itself the queue ended). */
   @OnJobSettled(TRACE_LAND_JOB)
   async onSettled(job: Job<LandPayload>): Promise<void> {
     if (job.status === 'succeeded') return;
     const run = await this.traces.findRun(job.payload.ingest_run_id);
-    if (!run || run.state === 'succeeded' || run.state === 'failed') return;
-    await this.traces.updateRun(run.id, { state: job.status === 'cancelled' ? 'cancelled' : 'failed', error: { code: job.error?.code ?? job.status, message: job.error?.message ?? job.status }, finished_at: new Date() });
+    if (!run || run.state === 'succeeded') return;
+    if (run.dataset_id && run.version_number !== null) await this.abandon(run.dataset_id, run.version_number);
   }
 
   private async open(run: IngestRunRow, signal: AbortSignal): Promise<AsyncIterable<ReadItem>> {
@@ -151,7 +160,7 @@ export class TraceLanding {
     return pullConnection(connection, { secret, publicKey }, { maxRecords: run.options.max_records ?? 100_000, maxFileBytes: this.config.env.UPLOAD_MAX_BYTES, dataDir: this.config.dataDir, signal });
   }
 
-  /** The run's trace dataset, locked for this landing: named by id, or by name (created as a trace dataset when missing). */
+  /** The run's trace dataset, locked: named by id, or by name (created as a trace dataset when missing). */
   private async targetDataset(run: IngestRunRow): Promise<DatasetEntity> {
     const id = run.dataset_id ?? run.options.dataset_id;
     if (id) {
@@ -165,17 +174,29 @@ export class TraceLanding {
     return (await this.datasets.findForUpdate(found))!;
   }
 
-  /** Queues the per-trace enrichment of a version that landing wrote or sealed. */
-  async queueEnrichment(workspaceId: string, datasetId: string, versionId: string, createdBy: string | null): Promise<void> {
-    const enrichment = await this.traces.insertEnrichmentRun({ workspace_id: workspaceId, dataset_id: datasetId, version_id: versionId, trigger: 'landing', prices: null, created_by: createdBy });
-    const job = await this.queue.enqueue({ type: TRACE_ENRICH_JOB, payload: { enrichment_run_id: enrichment.id }, workspaceId, targetType: 'dataset', targetId: datasetId, createdBy });
-    await this.traces.updateEnrichmentRun(enrichment.id, { job_id: job.job.id });
+  /** Reserves the dataset's next version for the run (or finds the one an earlier attempt reserved); waits while another landing holds one. */
+  private async reserve(run: IngestRunRow, signal: AbortSignal): Promise<Reservation> {
+    for (;;) {
+      const reserved = await this.transactions.run(async (): Promise<Reservation | null> => {
+        const dataset = await this.targetDataset(run);
+        const earlier = await this.traces.findRun(run.id);
+        if (earlier?.version_number !== null && earlier?.version_number !== undefined && (await this.datasets.writingVersion(dataset.id)) === earlier.version_number) {
+          return { dataset, number: earlier.version_number, ordinalBase: Number(earlier.ordinal_base) };
+        }
+        if ((await this.datasets.writingVersion(dataset.id)) !== null) return null;
+        const number = dataset.latestVersion + 1;
+        await this.datasets.setWritingVersion(dataset.id, number);
+        await this.traces.updateRun(run.id, { dataset_id: dataset.id, version_number: number, ordinal_base: dataset.nextOrdinal });
+        return { dataset, number, ordinalBase: dataset.nextOrdinal };
+      });
+      if (reserved) return reserved;
+      await sleep(RESERVATION_POLL_MS, undefined, { signal });
+    }
   }
 
-  private async stageAndWrite(run: IngestRunRow, dataset: DatasetEntity, source: AsyncIterable<ReadItem>, signal: AbortSignal) {
-    await this.db.query('CREATE TEMP TABLE IF NOT EXISTS trace_stage (row_id uuid NOT NULL, ordinal bigint NOT NULL, data jsonb NOT NULL) ON COMMIT DROP');
-    await this.db.query('TRUNCATE trace_stage');
-    const next = dataset.latestVersion + 1;
+  /** Reads, normalises and writes the source under the reserved number, a bounded transaction per batch. */
+  private async write(run: IngestRunRow, reservation: Reservation, source: AsyncIterable<ReadItem>, signal: AbortSignal) {
+    const { dataset, number, ordinalBase } = reservation;
     const keepUnmapped = run.options.keep_unmapped !== false;
     const convention = (run.options.convention ?? 'auto') as Convention | 'auto';
     let received = 0;
@@ -189,17 +210,14 @@ export class TraceLanding {
     const collector = dataset.latestVersion === 0 ? new ColumnStatsCollector() : null;
     let spans: BulkValue[][] = [];
     let drops: Parameters<TracesRepository['appendDrops']>[0] = [];
-    const flushSpans = async () => {
-      if (!spans.length) return;
+    // A retry takes the drops anew, with the counts.
+    await this.transactions.run(() => this.traces.clearDrops(run.id));
+    const flush = async () => {
       const batch = spans;
+      const batchDrops = drops;
       spans = [];
-      await this.bulk.append('trace_stage', STAGE_COLUMNS, (async function* () {
-        yield batch;
-      })());
-    };
-    const flushDrops = async () => {
-      await this.traces.appendDrops(drops);
       drops = [];
+      if (batch.length || batchDrops.length) await this.transactions.run(() => this.writeBatch(dataset.id, number, batch, batchDrops));
     };
     for await (const item of source) {
       received++;
@@ -209,54 +227,111 @@ export class TraceLanding {
         dropped++;
         dropReasons[result.drop.reason] = (dropReasons[result.drop.reason] ?? 0) + 1;
         drops.push({ workspace_id: run.workspace_id, run_id: run.id, dataset_id: dataset.id, ordinal: dropped, reason: result.drop.reason, detail: result.drop.detail, source_ref: result.drop.source_ref, payload: result.drop.payload });
-        if (drops.length >= DROP_BATCH) await flushDrops();
+        if (drops.length >= DROP_BATCH) await flush();
         continue;
       }
       const span = result.span;
       conventions[span.convention] = (conventions[span.convention] ?? 0) + 1;
       collector?.add(span as unknown as Record<string, unknown>);
-      spans.push([spanRowId(dataset.id, span.trace_id, span.span_id), dataset.nextOrdinal + staged, jsonbText(span)]);
+      spans.push([spanRowId(dataset.id, span.trace_id, span.span_id), ordinalBase + staged, jsonbText(span)]);
       staged++;
-      if (spans.length >= STAGE_BATCH) await flushSpans();
+      if (spans.length >= LAND_BATCH) await flush();
     }
-    await flushSpans();
-    await flushDrops();
-    // Spans the dataset already holds (any version still showing them) or that came twice are not written again.
-    const [{ landed }]: Array<{ landed: number }> = await this.db.query(
-      `WITH fresh AS (
-         SELECT DISTINCT ON (s.row_id) s.row_id, s.ordinal, s.data FROM trace_stage s ORDER BY s.row_id, s.ordinal
-       ), written AS (
-         INSERT INTO dataset_rows (dataset_id, row_id, added_in, ordinal, data)
-         SELECT $1, f.row_id, $2, f.ordinal, f.data FROM fresh f
-          WHERE NOT EXISTS (SELECT 1 FROM dataset_rows r WHERE r.dataset_id = $1 AND r.row_id = f.row_id AND r.removed_in IS NULL)
-         RETURNING 1
-       ) SELECT count(*)::int AS landed FROM written`,
-      [dataset.id, next],
-    );
-    let versionId: string | null = null;
-    let traces = 0;
-    if (landed > 0) {
-      const head = dataset.latestVersion ? await this.datasets.findVersionByNumber(dataset.id, dataset.latestVersion) : null;
-      const columns = [...SPAN_COLUMNS.map(String), ...(head?.columns.map((c) => c.name).filter((c) => !SPAN_COLUMNS.includes(c as keyof CanonicalSpan)) ?? [])];
-      const version = await this.datasetsService.createVersion(
-        dataset,
-        next,
-        columns,
-        { source: 'landed', message: run.options.message ?? `Landed ${landed} spans (${run.source_kind})`, changes: { inserted: landed, updated: 0, deleted: 0 } },
-        run.created_by,
-        collector && landed === staged ? collector.finish(columns, landed, collector.uncounted().length ? await this.rows.distinctCounts(dataset.id, next, collector.uncounted()) : {}) : undefined,
+    await flush();
+    return { received, staged, dropped, dropReasons, conventions, collector };
+  }
+
+  /** One batch: staged by COPY, then the spans the dataset does not hold yet (in any version still showing them, or written by this landing) are written; its drops kept. */
+  private async writeBatch(datasetId: string, number: number, spans: BulkValue[][], drops: Parameters<TracesRepository['appendDrops']>[0]): Promise<void> {
+    if (spans.length) {
+      await this.db.query('CREATE TEMP TABLE trace_stage (row_id uuid NOT NULL, ordinal bigint NOT NULL, data jsonb NOT NULL) ON COMMIT DROP');
+      await this.bulk.append('trace_stage', STAGE_COLUMNS, (async function* () {
+        yield spans;
+      })());
+      // A lookup per span by primary key (LATERAL … LIMIT 1 keeps it one): as a NOT EXISTS, a
+      // dataset whose rows the statistics do not know yet was read whole for every span.
+      await this.db.query(
+        `INSERT INTO dataset_rows (dataset_id, row_id, added_in, ordinal, data)
+         SELECT $1, f.row_id, $2, f.ordinal, f.data
+           FROM (SELECT DISTINCT ON (s.row_id) s.row_id, s.ordinal, s.data FROM trace_stage s ORDER BY s.row_id, s.ordinal) f
+           LEFT JOIN LATERAL (SELECT 1 AS held FROM dataset_rows r WHERE r.dataset_id = $1 AND r.row_id = f.row_id AND r.removed_in IS NULL LIMIT 1) e ON true
+          WHERE e.held IS NULL`,
+        [datasetId, number],
       );
-      if (!Object.keys(version.mapping).length) {
-        version.mapping = { ...TRACE_MAPPING };
-        await this.datasets.saveVersion(version);
-      }
-      await this.datasets.setCounters(dataset.id, { latestVersion: next, nextOrdinal: dataset.nextOrdinal + staged });
-      await this.traces.setDropsVersion(run.id, version.id);
-      versionId = version.id;
-      traces = await this.traces.countTraces(dataset.id, next);
-      await this.queueEnrichment(run.workspace_id, dataset.id, version.id, run.created_by);
     }
-    return { received, landed, dropped, dropReasons, conventions, traces, versionId };
+    await this.traces.appendDrops(drops);
+  }
+
+  /** Records the version (when the landing wrote any span), moves the dataset's counters, releases the number, and closes the run. */
+  private async finish(run: IngestRunRow, reservation: Reservation, outcome: Awaited<ReturnType<TraceLanding['write']>>): Promise<{ landed: number; dropped: number; version_id: string | null }> {
+    const { dataset, number, ordinalBase } = reservation;
+    const { received, staged, dropped, dropReasons, conventions, collector } = outcome;
+    const head = dataset.latestVersion ? await this.datasets.findVersionByNumber(dataset.id, dataset.latestVersion) : null;
+    const columns = [...SPAN_COLUMNS.map(String), ...(head?.columns.map((c) => c.name).filter((c) => !SPAN_COLUMNS.includes(c as keyof CanonicalSpan)) ?? [])];
+    // Read from the rows before the dataset is locked: nothing else writes under this number.
+    const measured = await this.transactions.run(async () => {
+      const landed = await this.traces.countAddedIn(dataset.id, number);
+      if (!landed) return { landed };
+      const content = await this.rows.contentHash(dataset.id, number);
+      const gathered = collector && landed === staged ? collector.finish(columns, landed, collector.uncounted().length ? await this.rows.distinctCounts(dataset.id, number, collector.uncounted()) : {}) : undefined;
+      const columnStats = gathered ?? (await this.rows.versionStats(dataset.id, number, columns, content.rowCount));
+      return { landed, content, columnStats, traces: await this.traces.countTraces(dataset.id, number) };
+    });
+    const landed = measured.landed;
+    return this.transactions.run(async () => {
+      const locked = (await this.datasets.findForUpdate(dataset.id))!;
+      let versionId: string | null = null;
+      if (measured.content) {
+        const version = await this.datasetsService.createVersion(
+          locked,
+          number,
+          columns,
+          { source: 'landed', message: run.options.message ?? `Landed ${landed} spans (${run.source_kind})`, changes: { inserted: landed, updated: 0, deleted: 0 } },
+          run.created_by,
+          { gathered: measured.columnStats, content: measured.content, reserved: true },
+        );
+        if (!Object.keys(version.mapping).length) {
+          version.mapping = { ...TRACE_MAPPING };
+          await this.datasets.saveVersion(version);
+        }
+        await this.datasets.setCounters(dataset.id, { latestVersion: number, nextOrdinal: Math.max(locked.nextOrdinal, ordinalBase + staged) });
+        await this.traces.setDropsVersion(run.id, version.id);
+        versionId = version.id;
+        await this.queueEnrichment(run.workspace_id, dataset.id, version.id, run.created_by);
+      }
+      await this.datasets.setWritingVersion(dataset.id, null, number);
+      await this.traces.updateRun(run.id, {
+        dataset_id: dataset.id,
+        version_id: versionId,
+        received,
+        landed,
+        deduplicated: received - landed - dropped,
+        dropped,
+        drop_reasons: dropReasons,
+        conventions,
+        traces: measured.traces ?? 0,
+        inline_records: null,
+      });
+      await this.tracked.succeed(TRACE_INGEST_RUNS, run.id);
+      if (run.connection_id) await this.traces.touchConnection(run.connection_id);
+      return { landed, dropped, version_id: versionId };
+    });
+  }
+
+  /** After a landing failed for good: removes the rows it wrote under its number (a batch per transaction) and releases the number. */
+  private async abandon(datasetId: string, number: number): Promise<void> {
+    if ((await this.transactions.run(() => this.datasets.writingVersion(datasetId))) !== number) return;
+    while ((await this.transactions.run(() => this.traces.deleteAddedIn(datasetId, number, LAND_BATCH))) > 0);
+    await this.transactions.run(async () => {
+      await this.datasets.findForUpdate(datasetId);
+      await this.datasets.setWritingVersion(datasetId, null, number);
+    });
+  }
+
+  /** Queues the per-trace enrichment of a version that landing wrote or sealed. */
+  async queueEnrichment(workspaceId: string, datasetId: string, versionId: string, createdBy: string | null): Promise<void> {
+    const enrichment = await this.traces.insertEnrichmentRun({ workspace_id: workspaceId, dataset_id: datasetId, version_id: versionId, trigger: 'landing', prices: null, created_by: createdBy });
+    await this.queue.enqueue({ type: TRACE_ENRICH_JOB, payload: { enrichment_run_id: enrichment.id }, workspaceId, targetType: 'dataset', targetId: datasetId, createdBy });
   }
 }
 

@@ -4,9 +4,10 @@ import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
+import { failureObject } from '../../../libs/queue/dto/tracked-run.dto.js';
+import { JOB_STATE_VOCABULARY } from '../../../libs/queue/tracked-job.js';
 import { ENRICHMENT_FIELDS } from '../../../libs/traces/enrichment.js';
 import { buildTopology, type TopologySpan } from '../../../libs/traces/topology.js';
-import { DatasetsRepository } from '../datasets/datasets.repository.js';
 import type { DatasetVersionEntity } from '../datasets/entities/dataset-version.entity.js';
 import type { DatasetEntity } from '../datasets/entities/dataset.entity.js';
 import { VersionsService } from '../datasets/versions.service.js';
@@ -46,7 +47,6 @@ const SORT_EXPRESSIONS: Record<string, string> = {
 export class TraceVersionsService {
   constructor(
     private readonly traces: TracesRepository,
-    private readonly datasets: DatasetsRepository,
     private readonly versions: VersionsService,
     private readonly queue: JobQueue,
     private readonly audit: AuditService,
@@ -55,8 +55,8 @@ export class TraceVersionsService {
 
   /** A version of a trace dataset of the workspace, by id alone (the /traces/versions paths). */
   async byId(access: WorkspaceAccess, versionId: string): Promise<{ dataset: DatasetEntity; version: DatasetVersionEntity }> {
-    const version = await this.datasets.findVersionById(versionId);
-    if (!version || version.workspaceId !== access.workspaceId) throw new NotFoundError('dataset version', versionId);
+    const version = await this.versions.findById(access.workspaceId, versionId);
+    if (!version) throw new NotFoundError('dataset version', versionId);
     return this.traceVersion(access, version.datasetId, versionId);
   }
 
@@ -136,7 +136,6 @@ export class TraceVersionsService {
     const run = await this.transactions.run(async () => {
       const created = await this.traces.insertEnrichmentRun({ workspace_id: access.workspaceId, dataset_id: datasetId, version_id: version.id, trigger: 'recompute', prices, created_by: caller.userId });
       const { job } = await this.queue.enqueue({ type: TRACE_ENRICH_JOB, payload: { enrichment_run_id: created.id }, workspaceId: access.workspaceId, targetType: 'dataset', targetId: datasetId, createdBy: caller.userId });
-      await this.traces.updateEnrichmentRun(created.id, { job_id: job.id });
       return { ...created, job_id: job.id };
     });
     return toStatus(datasetId, version.id, run);
@@ -167,7 +166,7 @@ export class TraceVersionsService {
     return {
       dataset_id: datasetId,
       version_id: version.id,
-      state: status?.state ?? 'not_started',
+      state: status ? JOB_STATE_VOCABULARY.show(status.state) : 'not_started',
       items: page.items,
       total: page.total,
       limit: query.limit,
@@ -232,16 +231,18 @@ function toGroundTruthVersion(row: GroundTruthRow): TraceGroundTruthVersionRespo
 function toStatus(datasetId: string, versionId: string, run: EnrichmentRunRow | null): TraceEnrichmentStatusResponse {
   const fields = ENRICHMENT_FIELDS.map((f) => ({ name: String(f.name), type: f.type, description: f.description }));
   if (!run) return { dataset_id: datasetId, version_id: versionId, state: 'not_started', run_id: null, traces_total: 0, traces_done: 0, progress: 0, prices: null, error: null, started_at: null, finished_at: null, fields };
+  const total = Number(run.progress?.total ?? 0);
+  const done = Number(run.progress?.done ?? 0);
   return {
     dataset_id: datasetId,
     version_id: versionId,
-    state: run.state,
+    state: JOB_STATE_VOCABULARY.show(run.state),
     run_id: run.id,
-    traces_total: run.traces_total,
-    traces_done: run.traces_done,
-    progress: run.state === 'succeeded' ? 1 : run.traces_total ? Math.min(1, run.traces_done / run.traces_total) : 0,
+    traces_total: total,
+    traces_done: done,
+    progress: run.state === 'succeeded' ? 1 : total ? Math.min(1, done / total) : 0,
     prices: run.prices,
-    error: run.error,
+    error: failureObject(run.failure),
     started_at: run.started_at,
     finished_at: run.finished_at,
     fields,

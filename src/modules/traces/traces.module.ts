@@ -3,13 +3,14 @@ import { WorkspaceResourceRegistry } from '../../../libs/auth/workspace-resource
 import { FileUploadInterceptor } from '../../../libs/common/upload.interceptor.js';
 import { BulkWriter } from '../../../libs/database/bulk-writer.js';
 import { DatasetsModule } from '../datasets/datasets.module.js';
-import { SecretsModule } from '../workspaces/secrets.module.js';
+import { SecretsModule } from '../secrets/secrets.module.js';
 import { LiveIngestService } from './live-ingest.service.js';
 import { LiveLanding } from './live-landing.js';
 import { LiveStreamsController } from './live-streams.controller.js';
 import { LiveStreamsService } from './live-streams.service.js';
 import { LiveRepository } from './live.repository.js';
 import { OtlpController } from './otlp.controller.js';
+import { OtlpGrpcReceiver } from './otlp-grpc.receiver.js';
 import { RetentionController } from './retention.controller.js';
 import { RetentionRepository } from './retention.repository.js';
 import { TraceRetentionService } from './retention.service.js';
@@ -26,7 +27,7 @@ import './traces.errors.js';
 @Module({
   imports: [DatasetsModule, SecretsModule],
   controllers: [TracesController, TraceDataController, LiveStreamsController, OtlpController, RetentionController],
-  providers: [TracesService, TraceVersionsService, TracesRepository, TraceLanding, TraceDatasets, TraceEnricher, LiveRepository, LiveIngestService, LiveLanding, LiveStreamsService, RetentionRepository, TraceRetentionService, BulkWriter, FileUploadInterceptor],
+  providers: [TracesService, TraceVersionsService, TracesRepository, TraceLanding, TraceDatasets, TraceEnricher, LiveRepository, LiveIngestService, OtlpGrpcReceiver, LiveLanding, LiveStreamsService, RetentionRepository, TraceRetentionService, BulkWriter, FileUploadInterceptor],
 })
 export class TracesModule implements OnModuleInit {
   constructor(

@@ -2,6 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { BulkWriter, type BulkValue } from '../../../libs/database/bulk-writer.js';
 import { jsonbText } from './jsonb.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { trackedRecord, type TrackedColumns } from '../../../libs/queue/tracked-job.js';
+
+/** The records landing and enrichment jobs settle: the queue keeps their tracked columns. */
+export const TRACE_INGEST_RUNS = trackedRecord('trace_ingest_runs', 'ingest_run_id');
+export const TRACE_ENRICHMENT_RUNS = trackedRecord('trace_enrichment_runs', 'enrichment_run_id');
 
 export interface TraceConnectionRow {
   id: string;
@@ -40,7 +45,7 @@ export interface IngestOptions {
   max_records?: number;
 }
 
-export interface IngestRunRow {
+export interface IngestRunRow extends TrackedColumns {
   id: string;
   workspace_id: string;
   dataset_id: string | null;
@@ -50,7 +55,6 @@ export interface IngestRunRow {
   connection_id: string | null;
   inline_records?: unknown[] | null;
   options: IngestOptions;
-  state: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
   received: number;
   landed: number;
   deduplicated: number;
@@ -60,12 +64,11 @@ export interface IngestRunRow {
   traces: number;
   /** Acknowledged spans of a live stream not landed yet (read by findRun). */
   pending?: number;
-  error: Record<string, unknown> | null;
-  job_id: string | null;
+  /** The version number a file landing reserved and writes under (kept for its retries). */
+  version_number: number | null;
+  /** The ordinal of the landing's first span (its spans take the next ones, in file order). */
+  ordinal_base: number | null;
   created_by: string | null;
-  created_at: Date;
-  started_at: Date | null;
-  finished_at: Date | null;
 }
 
 export interface DropRow {
@@ -93,21 +96,14 @@ export interface GroundTruthRow {
   created_at: Date;
 }
 
-export interface EnrichmentRunRow {
+/** Its progress is `{done, total}`, counted in traces. */
+export interface EnrichmentRunRow extends TrackedColumns {
   id: string;
   workspace_id: string;
   dataset_id: string;
   version_id: string;
-  state: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
   trigger: 'landing' | 'recompute';
   prices: Record<string, { input_per_1m: number; output_per_1m: number }> | null;
-  traces_total: number;
-  traces_done: number;
-  error: Record<string, unknown> | null;
-  job_id: string | null;
-  created_at: Date;
-  started_at: Date | null;
-  finished_at: Date | null;
 }
 
 export interface TagRow {
@@ -129,7 +125,7 @@ export class TracesRepository {
   ) {}
 
   /** Sets the given columns of one run row (objects stored as jsonb); column names come from the typed callers, never from requests. */
-  private async update(table: 'trace_ingest_runs' | 'trace_enrichment_runs', id: string, fields: object, extra = ''): Promise<void> {
+  private async update(table: 'trace_ingest_runs', id: string, fields: object, extra = ''): Promise<void> {
     const entries = Object.entries(fields);
     if (!entries.length) return;
     const values = entries.map(([, v]) => (v !== null && typeof v === 'object' && !(v instanceof Date) ? JSON.stringify(v) : v));
@@ -197,7 +193,8 @@ export class TracesRepository {
     )[0] ?? null;
   }
 
-  async updateRun(id: string, fields: Partial<Omit<IngestRunRow, 'id'>>): Promise<void> {
+  /** What a landing found and made; its tracked columns are the queue's (`TrackedRecords`). */
+  async updateRun(id: string, fields: Partial<Omit<IngestRunRow, 'id' | keyof TrackedColumns>>): Promise<void> {
     await this.update('trace_ingest_runs', id, fields, ', updated_at = now()');
   }
 
@@ -266,6 +263,24 @@ export class TracesRepository {
     }
   }
 
+  /** Rows written under version `number` (a landing's, before or after its version record exists). */
+  async countAddedIn(datasetId: string, number: number): Promise<number> {
+    const [row] = await this.db.query('SELECT count(*)::int AS n FROM dataset_rows WHERE dataset_id = $1 AND added_in = $2', [datasetId, number]);
+    return row.n;
+  }
+
+  /** Deletes up to `limit` rows written under version `number` (what an abandoned landing wrote); answers how many. */
+  async deleteAddedIn(datasetId: string, number: number, limit: number): Promise<number> {
+    const [row] = await this.db.query(
+      `WITH gone AS (
+         DELETE FROM dataset_rows r USING (SELECT row_id FROM dataset_rows WHERE dataset_id = $1 AND added_in = $2 LIMIT $3) g
+          WHERE r.dataset_id = $1 AND r.added_in = $2 AND r.row_id = g.row_id RETURNING 1
+       ) SELECT count(*)::int AS n FROM gone`,
+      [datasetId, number, limit],
+    );
+    return row.n;
+  }
+
   async countTraces(datasetId: string, versionNumber: number): Promise<number> {
     const [row] = await this.db.query(`SELECT count(DISTINCT r.data->>'trace_id')::int AS n FROM dataset_rows r WHERE ${VISIBLE}`, [datasetId, versionNumber]);
     return row.n;
@@ -315,10 +330,6 @@ export class TracesRepository {
 
   async latestEnrichmentRun(versionId: string): Promise<EnrichmentRunRow | null> {
     return (await this.db.query('SELECT * FROM trace_enrichment_runs WHERE version_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1', [versionId]))[0] ?? null;
-  }
-
-  async updateEnrichmentRun(id: string, fields: Partial<Pick<EnrichmentRunRow, 'state' | 'traces_total' | 'traces_done' | 'error' | 'job_id' | 'started_at' | 'finished_at'>>): Promise<void> {
-    await this.update('trace_enrichment_runs', id, fields);
   }
 
   async clearEnrichment(versionId: string): Promise<void> {
@@ -389,4 +400,4 @@ export class TracesRepository {
 }
 
 const RUN_COLUMNS =
-  'id, workspace_id, dataset_id, version_id, source_kind, upload_id, connection_id, options, state, received, landed, deduplicated, dropped, drop_reasons, conventions, traces, error, job_id, created_by, created_at, started_at, finished_at';
+  'id, workspace_id, dataset_id, version_id, source_kind, upload_id, connection_id, options, state, received, landed, deduplicated, dropped, drop_reasons, conventions, traces, failure, progress, job_id, created_by, created_at, started_at, finished_at, version_number, ordinal_base::float8 AS ordinal_base';

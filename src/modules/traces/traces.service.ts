@@ -6,15 +6,16 @@ import { join } from 'node:path';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { Db, TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
+import { failureObject } from '../../../libs/queue/dto/tracked-run.dto.js';
+import { JOB_STATE_VOCABULARY } from '../../../libs/queue/tracked-job.js';
 import { detectConventions } from '../../../libs/traces/conventions.js';
 import { readRecordsAsync, readTraceFile, sniffFormat, type ReadItem, type TraceFileFormat } from '../../../libs/traces/readers.js';
 import type { Drop, SourceSpan } from '../../../libs/traces/span.types.js';
-import { AppConfig } from '../../config/app-config.js';
-import type { UploadedFile } from '../datasets/datasets.service.js';
-import { DatasetsRepository } from '../datasets/datasets.repository.js';
-import { SecretReferences } from '../workspaces/secret-references.js';
+import { AppConfig } from '../../../libs/config/app-config.js';
+import { DatasetsService, type UploadedFile } from '../datasets/datasets.service.js';
+import { SecretReferences } from '../secrets/secret-references.js';
 import type {
   CreateTraceConnectionRequest,
   DropsQuery,
@@ -42,12 +43,11 @@ export class TracesService {
   constructor(
     private readonly config: AppConfig,
     private readonly traces: TracesRepository,
-    private readonly datasets: DatasetsRepository,
+    private readonly datasets: DatasetsService,
     private readonly secretReferences: SecretReferences,
     private readonly queue: JobQueue,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
-    private readonly db: Db,
   ) {}
 
   // Connections
@@ -179,8 +179,8 @@ export class TracesService {
     return this.transactions.run(async () => {
       if (body.dataset_id) await this.requireTraceDataset(access.workspaceId, body.dataset_id);
       if (body.dataset_name) {
-        const rows: Array<{ kind: string }> = await this.db.query('SELECT kind FROM datasets WHERE workspace_id = $1 AND lower(name) = lower($2)', [access.workspaceId, body.dataset_name]);
-        if (rows[0] && rows[0].kind !== 'traces') throw new DomainError(TraceErrors.trace_dataset_invalid, `"${body.dataset_name}" is a test-case dataset; name a trace dataset or a new name`, { field: 'dataset_name' });
+        const kind = await this.datasets.kindByName(access.workspaceId, body.dataset_name);
+        if (kind && kind !== 'traces') throw new DomainError(TraceErrors.trace_dataset_invalid, `"${body.dataset_name}" is a test-case dataset; name a trace dataset or a new name`, { field: 'dataset_name' });
       }
       const options: IngestOptions = {
         convention: body.convention ?? 'auto',
@@ -203,7 +203,6 @@ export class TracesService {
         },
       );
       const { job } = await this.queue.enqueue({ type: TRACE_LAND_JOB, payload: { ingest_run_id: run.id }, workspaceId: access.workspaceId, targetType: 'trace_ingest_run', targetId: run.id, createdBy: caller.userId });
-      await this.traces.updateRun(run.id, { job_id: job.id });
       await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'traces.landing_started', targetType: 'trace_ingest_run', targetId: run.id, details: { source: source.kind, dataset_id: body.dataset_id ?? null, dataset_name: body.dataset_name ?? null } });
       return toRun({ ...run, job_id: job.id });
     });
@@ -234,8 +233,8 @@ export class TracesService {
   }
 
   private async requireTraceDataset(workspaceId: string, datasetId: string): Promise<void> {
-    const dataset = await this.datasets.findForUpdate(datasetId);
-    if (!dataset || dataset.workspaceId !== workspaceId) throw new DomainError(TraceErrors.trace_dataset_invalid, `Workspace ${workspaceId} has no dataset ${datasetId}`, { field: 'dataset_id' });
+    const dataset = await this.datasets.findLocked(workspaceId, datasetId);
+    if (!dataset) throw new DomainError(TraceErrors.trace_dataset_invalid, `Workspace ${workspaceId} has no dataset ${datasetId}`, { field: 'dataset_id' });
     if (dataset.kind !== 'traces') throw new DomainError(TraceErrors.trace_dataset_invalid, `"${dataset.name}" holds test cases; traces land in datasets of kind traces (name a new dataset_name to create one)`, { field: 'dataset_id' });
   }
 }
@@ -271,7 +270,7 @@ export function toRun(row: IngestRunRow): TraceIngestRunResponse {
   return {
     id: row.id,
     workspace_id: row.workspace_id,
-    state: row.state,
+    state: JOB_STATE_VOCABULARY.show(row.state),
     source: { kind: row.source_kind, upload_id: row.upload_id, connection_id: row.connection_id },
     dataset_id: row.dataset_id,
     version_id: row.version_id,
@@ -281,7 +280,7 @@ export function toRun(row: IngestRunRow): TraceIngestRunResponse {
     drop_reasons: row.drop_reasons,
     conventions: row.conventions,
     traces: row.traces,
-    error: row.error,
+    error: failureObject(row.failure),
     job_id: row.job_id,
     created_by: row.created_by,
     created_at: row.created_at,

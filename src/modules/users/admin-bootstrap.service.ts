@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import { PasswordHasher } from '../../../libs/auth/password-hasher.js';
-import { AppConfig } from '../../config/app-config.js';
+import { AppConfig } from '../../../libs/config/app-config.js';
 import { UsersRepository } from './users.repository.js';
 
 /**

@@ -12,6 +12,6 @@ import { UsersService } from './users.service.js';
   imports: [TypeOrmModule.forFeature([UserEntity, PasswordResetTokenEntity]), ApiKeysModule],
   controllers: [UsersController],
   providers: [UsersRepository, UsersService, AdminBootstrapService],
-  exports: [UsersRepository, UsersService],
+  exports: [UsersService],
 })
 export class UsersModule {}

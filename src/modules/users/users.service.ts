@@ -8,9 +8,9 @@ import { SessionRepository } from '../../../libs/auth/session.repository.js';
 import { DomainError, ForbiddenError, NotFoundError } from '../../../libs/common/domain-error.js';
 import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
 import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
-import { newSecretToken } from '../../../libs/common/secret-token.js';
+import { hashSecretToken, newSecretToken } from '../../../libs/common/secret-token.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { AppConfig } from '../../config/app-config.js';
+import { AppConfig } from '../../../libs/config/app-config.js';
 import { ApiKeysService } from '../api-keys/api-keys.service.js';
 import type { CreateUserRequest, ListUsersQuery, ResetTokenResponse, UpdateUserRequest, UserMembershipResponse, UserResponse } from './dto/user.dto.js';
 import type { UserEntity } from './entities/user.entity.js';
@@ -191,6 +191,43 @@ export class UsersService {
       expires_at: expiresAt,
       usage: 'POST /auth/token with {"grant_type": "reset_token", "reset_token": "<this token>", "new_password": "<8 to 256 characters>"}; it works once',
     };
+  }
+
+  // For other families (auth, workspaces): users are read and changed here, never through the table.
+
+  /** The user, or null. */
+  find(id: string): Promise<UserEntity | null> {
+    return this.users.findById(id);
+  }
+
+  /** The user of this email (compared case-insensitively), or null. */
+  findByEmail(email: string): Promise<UserEntity | null> {
+    return this.users.findByEmail(email);
+  }
+
+  /** The user of this email with its password hash (for a login, or proving an invited account), or null. */
+  findWithPassword(email: string): Promise<UserEntity | null> {
+    return this.users.findByEmailWithPassword(email);
+  }
+
+  /** The user, its row locked for the caller's unit of work, or null. */
+  findLocked(id: string): Promise<UserEntity | null> {
+    return this.users.findByIdForUpdate(id);
+  }
+
+  /** Notes a login now. */
+  recordLogin(id: string): Promise<void> {
+    return this.users.markLogin(id);
+  }
+
+  /** Spends a live one-time reset token (as given to the user): its user id; null when unknown, used or expired. */
+  consumeResetToken(token: string): Promise<string | null> {
+    return this.users.consumeResetToken(hashSecretToken(token));
+  }
+
+  /** Stores a password hash from `hashPassword` (the caller revokes sessions and audits). */
+  setPasswordHash(id: string, passwordHash: string): Promise<void> {
+    return this.users.setPassword(id, passwordHash);
   }
 
   async memberships(id: string): Promise<UserMembershipResponse[]> {

@@ -5,19 +5,17 @@ import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError, UnauthenticatedError, ValidationFailedError } from '../../../libs/common/domain-error.js';
 import { hashSecretToken, newSecretToken } from '../../../libs/common/secret-token.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { AppConfig } from '../../config/app-config.js';
+import { AppConfig } from '../../../libs/config/app-config.js';
 import { AuthErrors } from '../auth/auth.errors.js';
 import { AuthService } from '../auth/auth.service.js';
 import { PASSWORD_MIN } from '../../../libs/auth/password-hasher.js';
 import type { MeResponse } from '../auth/dto/auth.dto.js';
 import type { UserEntity } from '../users/entities/user.entity.js';
-import { UsersRepository } from '../users/users.repository.js';
 import { UsersService } from '../users/users.service.js';
 import type { AcceptInvitationRequest, CreateInvitationRequest, CreateInvitationResponse, InvitationResponse, ListInvitationsQuery } from './dto/invitation.dto.js';
 import type { InvitationState, WorkspaceInvitationEntity } from './entities/workspace-invitation.entity.js';
 import { InvitationErrors } from './invitations.errors.js';
 import { InvitationsRepository } from './invitations.repository.js';
-import { MembersRepository } from './members.repository.js';
 import { MembersService } from './members.service.js';
 import { WorkspaceErrors } from './workspaces.errors.js';
 
@@ -55,9 +53,7 @@ export class InvitationsService {
   constructor(
     private readonly config: AppConfig,
     private readonly invitations: InvitationsRepository,
-    private readonly members: MembersRepository,
     private readonly membersService: MembersService,
-    private readonly users: UsersRepository,
     private readonly usersService: UsersService,
     private readonly auth: AuthService,
     private readonly hasher: PasswordHasher,
@@ -76,8 +72,8 @@ export class InvitationsService {
     const email = body.email.toLowerCase();
     return this.transactions.run(async () => {
       await this.invitations.lockEmail(access.workspaceId, email);
-      const user = await this.users.findByEmail(email);
-      if (user && (await this.members.find(access.workspaceId, user.id))) {
+      const user = await this.usersService.findByEmail(email);
+      if (user && (await this.membersService.isMember(access.workspaceId, user.id))) {
         throw new DomainError(WorkspaceErrors.already_member, `${email} is already a member of this workspace`);
       }
       const pending = await this.invitations.findLivePending(access.workspaceId, email);
@@ -145,7 +141,7 @@ export class InvitationsService {
 
   /** The invited account, when it exists, after the caller proves it is theirs. */
   private async existingInvitee(invitation: WorkspaceInvitationEntity, body: AcceptInvitationRequest, caller: Principal | undefined): Promise<UserEntity | null> {
-    const user = await this.users.findByEmailWithPassword(invitation.email);
+    const user = await this.usersService.findWithPassword(invitation.email);
     if (!user) return null;
     if (user.status !== 'active') throw new DomainError(InvitationErrors.invitation_account_deactivated, 'The invited account is deactivated');
     if (caller) {

@@ -5,7 +5,6 @@ import { DomainError, ForbiddenError, NotFoundError, ValidationFailedError } fro
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { ApiKeysService } from '../api-keys/api-keys.service.js';
 import { UserErrors } from '../users/users.errors.js';
-import { UsersRepository } from '../users/users.repository.js';
 import { UsersService } from '../users/users.service.js';
 import type { AddMemberRequest, CreateWorkspaceUserRequest, UserCandidatesQuery, WorkspaceMemberResponse, WorkspaceUserCandidateResponse } from './dto/member.dto.js';
 import { MembersRepository } from './members.repository.js';
@@ -20,12 +19,16 @@ import { toMemberResponse } from './workspaces.mapper.js';
 export class MembersService {
   constructor(
     private readonly members: MembersRepository,
-    private readonly users: UsersRepository,
     private readonly usersService: UsersService,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
     private readonly apiKeys: ApiKeysService,
   ) {}
+
+  /** Whether the user is a member of the workspace. */
+  async isMember(workspaceId: string, userId: string): Promise<boolean> {
+    return (await this.members.find(workspaceId, userId)) !== null;
+  }
 
   async list(access: WorkspaceAccess): Promise<WorkspaceMemberResponse[]> {
     return (await this.members.list(access.workspaceId)).map(toMemberResponse);
@@ -36,7 +39,7 @@ export class MembersService {
       throw new ValidationFailedError('Give exactly one of user_id or email', [{ field: 'user_id', message: 'give exactly one of user_id or email' }]);
     }
     this.assertMayGrant(access, body.role);
-    const user = body.user_id ? await this.users.findById(body.user_id) : await this.users.findByEmail(body.email!);
+    const user = body.user_id ? await this.usersService.find(body.user_id) : await this.usersService.findByEmail(body.email!);
     if (!user) throw new NotFoundError('user', body.user_id ?? body.email);
     if (user.status !== 'active') throw new DomainError(WorkspaceErrors.user_deactivated, `User ${user.email} is deactivated`);
     return this.transactions.run(async () => {

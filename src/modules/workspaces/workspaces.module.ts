@@ -16,6 +16,6 @@ import { WorkspacesService } from './workspaces.service.js';
   imports: [TypeOrmModule.forFeature([WorkspaceEntity, WorkspaceMemberEntity]), UsersModule, CataloguesModule, ApiKeysModule],
   controllers: [WorkspacesController, MembersController],
   providers: [WorkspacesService, WorkspacesRepository, MembersService, MembersRepository],
-  exports: [MembersService, MembersRepository],
+  exports: [MembersService],
 })
 export class WorkspacesModule {}

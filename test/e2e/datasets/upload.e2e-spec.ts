@@ -20,11 +20,17 @@ describe('datasets: upload, read, edit, delete', () => {
     return req.attach('file', Buffer.from(file), filename);
   };
 
-  /** The statistics an upload gathered while parsing equal what SQL computes over the stored rows (the commit path). */
+  /**
+   * The statistics and the content hash an upload gathered while it streamed equal what SQL
+   * computes over the stored rows (the commit path): the hash is over the text jsonb prints.
+   */
   const expectStatsMatchSql = async (id: string) => {
     const schema = (await t.http.get(`/datasets/${id}/schema`).set(r.viewer.auth).expect(200)).body;
     const rows = t.app.get(RowsRepository, { strict: false });
     const sql = await t.app.get(TransactionRunner).run(() => rows.versionStats(id, schema.version_number, schema.columns.map((c: { name: string }) => c.name), schema.row_count));
+    const latest = (await t.http.get(`/datasets/${id}`).set(r.viewer.auth).expect(200)).body.latest_version;
+    const content = await t.app.get(TransactionRunner).run(() => rows.contentHash(id, latest.number));
+    expect({ row_count: latest.row_count, sha256: latest.content_sha256 }).toEqual({ row_count: content.rowCount, sha256: content.sha256 });
     const round = (cols: Array<Record<string, unknown>>) => cols.map((c) => ({ ...c, ...(typeof c.mean_length === 'number' ? { mean_length: Math.round(c.mean_length * 1e9) / 1e9 } : {}) }));
     expect(round(schema.columns)).toEqual(round(sql as unknown as Array<Record<string, unknown>>));
   };
@@ -112,6 +118,20 @@ describe('datasets: upload, read, edit, delete', () => {
     await expectStatsMatchSql(mixed.body.id);
   });
 
+  it('hashes the content as the database prints it: member order, escapes, numbers in every notation', async () => {
+    // Members of every length and alphabet (jsonb orders them by UTF-8 length, then bytes), escapes
+    // and control characters, numbers JSON.stringify writes with an exponent, nesting, empty containers.
+    const lines = [
+      '{"zz":1,"a":2,"é":3,"ab":4,"ключ":"значение","😀":"emoji 😀","long name here":0.1}',
+      '{"n":[1e21,1.5e-7,-0,12345678901234567890,-2.5e-9,1.7976931348623157e308,5e-324,100,0.000001]}',
+      '{"s":"quote \\" backslash \\\\ slash / tab \\t nl \\n cr \\r bs \\b ff \\f ctl \\u0001 \\u001f del \\u007f é \\u00e9 \\u2028"}',
+      '{"deep":{"b":[{"y":null,"x":true,"":false},[],{}],"a":{"cc":"", "b":[[1,[2,[3]]]]}},"t":true,"f":false,"z":null}',
+      `{"_row_id":"${randomUUID().toUpperCase()}","id":"given, upper case"}`,
+    ];
+    const res = await upload(r.member.auth, `${lines.join('\n')}\n`, 'tricky.jsonl').expect(201);
+    await expectStatsMatchSql(res.body.id);
+  });
+
   it('refuses malformed files with the line and reason, creating nothing', async () => {
     const before = await t.dataSource.query('SELECT (SELECT count(*) FROM datasets)::int AS d, (SELECT count(*) FROM dataset_rows)::int AS r');
     const cases: Array<[string, string, RegExp]> = [
@@ -164,6 +184,7 @@ describe('datasets: upload, read, edit, delete', () => {
     const v1 = versions.body.items[1].id;
     const old = await t.http.post(`/datasets/${datasetId}/versions/${v1}/query`).set(r.viewer.auth).send({}).expect(200);
     expect(old.body.items).toHaveLength(3);
+    await expectStatsMatchSql(datasetId);
   });
 
   it('lists, reads, patches with If-Match and deletes', async () => {

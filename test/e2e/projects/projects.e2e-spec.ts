@@ -179,6 +179,7 @@ describe('projects, test plans and test packages', () => {
     expectProblem(await t.http.post('/test-plans').set(r.member.auth).send(body), 409, 'test_plan_name_taken');
     expectProblem(await t.http.post('/test-plans').set(r.member.auth).send({ ...body, name: 'p2', datasets: [{ dataset_id: randomUUID() }] }), 400, 'unknown_dataset');
     expectProblem(await t.http.post('/test-plans').set(r.member.auth).send({ ...body, name: 'p2', datasets: [{ dataset_id: data.datasetId, version_id: randomUUID() }] }), 400, 'unknown_dataset');
+    expectProblem(await t.http.post('/test-plans').set(r.member.auth).send({ ...body, name: 'p2', datasets: [{ dataset_id: data.datasetId, partition_id: randomUUID() }] }), 400, 'unknown_dataset');
     expectProblem(await t.http.post('/test-plans').set(r.member.auth).send({ ...body, name: 'p2', metrics: [body.metrics[0], body.metrics[0]] }), 400, 'test_plan_invalid');
     expectProblem(await t.http.post('/test-plans').set(r.member.auth).send({ ...body, name: 'p2', release_rule: { mode: 'min_metrics_passing', min_metrics_passing: 3 } }), 400, 'test_plan_invalid');
     expectProblem(await t.http.post('/test-plans').set(r.member.auth).send({ ...body, name: 'p2', metrics: [] }), 400, 'validation_failed');
@@ -197,6 +198,10 @@ describe('projects, test plans and test packages', () => {
     expect(versions.items.map((v: { version: number }) => v.version)).toEqual([2, 1]);
     const list = (await t.http.get('/test-plans').query({ workspace_id: ws }).set(r.viewer.auth).expect(200)).body;
     expect(list.items).toEqual([expect.objectContaining({ id: plan.id, latest_version: 2, metric_count: 1, dataset_count: 1, project_count: 0 })]);
+    // A version and a partition of the dataset are asked of the datasets family, and pass.
+    const partition = (await t.http.post(`/datasets/${data.datasetId}/versions/${data.versionId}/partitions`).set(r.member.auth).send({ name: 'billing only', dimension_values: { topic: ['billing'] } }).expect(201)).body;
+    const pinned = (await t.http.post('/test-plans').set(r.member.auth).send({ ...body, name: 'pinned', datasets: [{ dataset_id: data.datasetId, version_id: data.versionId, partition_id: partition.id }] }).expect(201)).body;
+    expect(pinned.datasets).toEqual([{ dataset_id: data.datasetId, version_id: data.versionId, partition_id: partition.id }]);
     expectProblem(await t.http.get('/test-plans/release-gate/versions').query({ workspace_id: ws, page_size: 0 }).set(r.viewer.auth), 400, 'validation_failed');
     expectProblem(await t.http.get('/test-plans/release-gate/versions').set(r.viewer.auth), 400, 'validation_failed');
     expectProblem(await t.http.get('/test-plans/release-gate/versions/zero').query({ workspace_id: ws }).set(r.viewer.auth), 400, 'invalid_test_plan_version');

@@ -118,6 +118,48 @@ describe('sdk: the ews command', () => {
     expect((await ews(['diff', result.run.id, passing])).code).toBe(0);
   });
 
+  it('applies the release gate with --gate: the project\'s test plan per dimension value, Markdown and JUnit files, exit 1 naming the metric and the dimension', async () => {
+    Object.assign(answers, { Peru: 'Lima', Chile: 'Santiago' });
+    const file = join(project, 'continents.csv');
+    const continent: Record<string, string> = { France: 'europe', Italy: 'europe', Spain: 'europe', Peru: 'americas', Chile: 'americas', Japan: 'asia' };
+    writeFileSync(file, ['input,expected_output,continent', ...Object.keys(continent).map((c) => `capital of ${c}?,${answers[c]},${continent[c]}`)].join('\n') + '\n');
+    const upload = await ews(['upload', file, '--dataset', 'continents']);
+    expect(upload.code).toBe(0);
+    const datasetId = /^created dataset continents \(([0-9a-f-]{36})\)/m.exec(upload.stdout)![1];
+    for (const value of ['europe', 'americas', 'asia']) {
+      await t.http.post(`/datasets/${datasetId}/dimensions:assign`).set(owner.auth).send({ dimension: 'continent', value, rule: { field: 'continent', op: 'eq', value } }).expect(201);
+    }
+    const suts = (await t.http.get('/suts').query({ workspace_id: ws, q: 'geo-bot' }).set(owner.auth).expect(200)).body.items as Array<{ id: string; name: string }>;
+    const sutId = suts.find((s) => s.name === 'geo-bot')!.id;
+    // Overall exact match 0.5 is enough; the Americas must reach 0.9.
+    const plan = (await t.http.post('/test-plans').set(owner.auth).send({ workspace_id: ws, name: 'geo release', datasets: [{ dataset_id: datasetId }], metrics: [{ name: 'exact_match', threshold: { operator: '>=', value: 0.5 }, per_dimension: [{ dimension: 'continent', value: 'americas', threshold: { operator: '>=', value: 0.9 } }] }] }).expect(201)).body.id;
+    const projectId = (await t.http.post('/projects').set(owner.auth).send({ workspace_id: ws, name: 'geo bot', dimensions: [{ name: 'continent', description: 'Where the country is', values: ['europe', 'americas', 'asia'].map((value) => ({ value, description: '' })) }], sut_ids: [sutId] }).expect(201)).body.id;
+    await t.http.put(`/projects/${projectId}/test-plan`).set(owner.auth).send({ test_plan: plan }).expect(200);
+
+    const gated = (name: string) => ['run', '--gate', '--dataset', 'continents', '--sut', 'geo-bot', '--eval-config', 'release', '--no-progress', '--markdown', join(project, `${name}.md`), '--junit', join(project, `${name}.xml`), '--out', join(project, `${name}.json`)];
+    const unchanged = await ews(gated('unchanged'));
+    expect(unchanged.stdout).toMatch(/^gate: pass$/m);
+    expect(unchanged.code).toBe(0);
+    const base = JSON.parse(readFileSync(join(project, 'unchanged.json'), 'utf8'));
+    expect(base).toEqual(expect.objectContaining({ exit_code: 0, verdict: { exit: 0, passed: true, reasons: [] }, gate: expect.objectContaining({ verdict: 'pass', project_id: projectId, test_plan: expect.objectContaining({ name: 'geo release' }) }) }));
+    expect(readFileSync(join(project, 'unchanged.md'), 'utf8')).toMatch(/^## ✅ Release gate passed: /);
+    expect(readFileSync(join(project, 'unchanged.xml'), 'utf8')).toMatch(/<testsuites name="ews release gate" tests="\d+" failures="0"/);
+
+    Object.assign(answers, { Peru: 'Cusco', Chile: 'Valparaiso' });
+    const regressed = await ews([...gated('regressed'), '--baseline', base.run.id]);
+    expect(regressed.stdout).toMatch(/^gate: fail$/m);
+    expect(regressed.stdout).toContain('exact_match on continent=americas: mean 0 misses >= 0.9');
+    expect(regressed.code).toBe(1);
+    const result = JSON.parse(readFileSync(join(project, 'regressed.json'), 'utf8'));
+    expect(result).toEqual(expect.objectContaining({ exit_code: 1, baseline_run_id: base.run.id, gate: expect.objectContaining({ verdict: 'fail', baseline_run_id: base.run.id }) }));
+    expect(result.verdict.reasons).toContain('exact_match on continent=americas: mean 0 misses >= 0.9');
+    // Overall the run still clears 0.5: only the dimension value fails it.
+    expect(result.gate.checks).toContainEqual(expect.objectContaining({ kind: 'threshold', metric: 'exact_match', status: 'pass' }));
+    expect(readFileSync(join(project, 'regressed.md'), 'utf8')).toMatch(/^## ❌ Release gate failed: /);
+    expect(readFileSync(join(project, 'regressed.xml'), 'utf8')).toContain('<testcase classname="ews.gate.dimension_threshold" name="exact_match continent=americas &gt;= 0.9">');
+    expect((await ews(['run', '--markdown', 'x.md', '--dataset', 'continents', '--sut', 'geo-bot', '--metrics', 'exact_match'])).stderr).toContain('--project, --markdown and --junit go with --gate');
+  });
+
   it('writes the run\'s report as a PDF', async () => {
     const out = join(project, 'report.pdf');
     const outcome = await ews(['report', passing, '--pdf', '--template-only', '--out', out]);
@@ -134,7 +176,6 @@ describe('sdk: the ews command', () => {
     const revoked = await ews(['diff', passing, passing], { EWS_API_KEY: 'ews_not_a_key' });
     expect(revoked).toEqual(expect.objectContaining({ code: 2, stderr: expect.stringMatching(/^ews: 401 unauthenticated/) }));
     expect((await ews(['deploy'])).code).toBe(2);
-    expect((await ews(['run', '--gate', '--dataset', 'capitals', '--sut', 'geo-bot', '--metrics', 'exact_match'])).stderr).toContain('--gate needs the release gate');
     const help = await ews(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Exit codes: 0 ok, 1 failed');
@@ -161,8 +202,11 @@ describe('sdk: the ews command', () => {
         const { stdout } = await run('sh', ['-ec', step], { cwd: project, env: { PATH: process.env.PATH ?? '', HOME: project, ...env, CI_COMMIT_SHA: 'abc123', npm_config_update_notifier: 'false' }, timeout: 90_000 });
         expect(stdout).toMatch(step.includes('ews run') ? /Verdict: PASSED/ : /dataset support-questions/);
       }
-      expect(JSON.parse(readFileSync(join(project, 'ews-result.json'), 'utf8'))).toEqual(expect.objectContaining({ exit_code: 0 }));
-      rmSync(join(project, 'ews-result.json'));
+      // No project carries a plan for support-bot: the gate judges by the eval config's pass rule.
+      expect(JSON.parse(readFileSync(join(project, 'ews-result.json'), 'utf8'))).toEqual(expect.objectContaining({ exit_code: 0, gate: expect.objectContaining({ verdict: 'pass', test_plan: null }) }));
+      expect(readFileSync(join(project, 'ews-gate.md'), 'utf8')).toMatch(/^## ✅ Release gate passed: /);
+      expect(readFileSync(join(project, 'ews-junit.xml'), 'utf8')).toContain('<testsuites name="ews release gate"');
+      for (const f of ['ews-result.json', 'ews-gate.md', 'ews-junit.xml']) rmSync(join(project, f));
     }
   });
 });

@@ -118,6 +118,48 @@ describe('trace source connections', () => {
     expect(graph.edges.map((e: { source: string; target: string }) => `${e.source} -> ${e.target}`).sort()).toEqual(['chain:chain-p1 -> llm:llm-p2', 'chain:chain-p1 -> tool:tool-p3']);
   });
 
+  it('lands in bounded transactions: while a landing waits on its source, other writers to the dataset go ahead and nothing of it is visible', async () => {
+    const span = (id: string) => ({ context: { trace_id: 'hold-trace', span_id: id }, name: `step-${id}`, span_kind: 'CHAIN', parent_id: null, start_time: '2026-11-01T09:00:00.000000+00:00', end_time: '2026-11-01T09:00:00.250000+00:00', status_code: 'OK', attributes: { 'input.value': `q ${id}` } });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // The first landing's source answers at once; the second's second page only when the test lets it go.
+    let holding = false;
+    source.on('GET', '/v1/projects/held/spans', (req) => {
+      const cursor = new URL(req.url, 'http://x').searchParams.get('cursor');
+      if (!holding) return { json: { data: [span('h1')], next_cursor: null } };
+      return cursor === 'page-2' ? { json: { data: [span('h3')], next_cursor: null }, until: held } : { json: { data: [span('h1'), span('h2')], next_cursor: 'page-2' } };
+    });
+    const connection = (await t.http.post('/traces/connections').set(r.owner.auth).send({ workspace_id: ws, name: 'held', kind: 'phoenix', url: source.url(), project: 'held' }).expect(201)).body;
+    const first = await settled((await t.http.post(`/traces/connections/${connection.id}/land`).set(r.member.auth).send({ dataset_name: 'held traces' }).expect(202)).body.id);
+    expect(first).toEqual(expect.objectContaining({ state: 'succeeded', counts: expect.objectContaining({ landed: 1 }) }));
+    const datasetId = first.dataset_id;
+
+    holding = true;
+    const second = (await t.http.post(`/traces/connections/${connection.id}/land`).set(r.member.auth).send({ dataset_id: datasetId }).expect(202)).body.id;
+    for (let i = 0; !source.received('GET', '/v1/projects/held/spans').some((q) => q.url.includes('cursor=page-2')); i++) {
+      if (i > 600) throw new Error('the landing never asked for the second page');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // The landing has reserved version 2 and is reading its source: writers that make no version go ahead.
+    const got = await t.http.get(`/datasets/${datasetId}`).set(r.viewer.auth).expect(200);
+    expect(got.body).toEqual(expect.objectContaining({ version_count: 1, latest_version: expect.objectContaining({ number: 1, row_count: 1 }) }));
+    await t.http.patch(`/datasets/${datasetId}`).set(r.member.auth).set('If-Match', got.headers.etag).send({ tags: ['traces', 'held'] }).expect(200);
+    await t.http.post(`/datasets/${datasetId}/versions/${first.version_id}/promote`).set(r.member.auth).expect(200);
+    // Making a version waits for the landing: an upload into the dataset is refused meanwhile.
+    expectProblem(await t.http.post('/datasets/upload').query({ workspace_id: ws }).set(r.member.auth).field('dataset_id', datasetId).attach('file', Buffer.from('a\n1\n'), 'x.csv'), 409, 'dataset_busy');
+    expect((await t.http.get(`/traces/runs/${second}`).set(r.viewer.auth).expect(200)).body.state).toBe('running');
+    expect((await t.http.get(`/datasets/${datasetId}/versions`).set(r.viewer.auth).expect(200)).body.total).toBe(1);
+
+    release();
+    const done = await settled(second);
+    // h1 was landed by the first landing: counted as deduplicated, written once.
+    expect(done).toEqual(expect.objectContaining({ state: 'succeeded', counts: { received: 3, landed: 2, deduplicated: 1, dropped: 0, pending: 0 } }));
+    const after = (await t.http.get(`/datasets/${datasetId}`).set(r.viewer.auth).expect(200)).body;
+    expect(after).toEqual(expect.objectContaining({ tags: ['traces', 'held'], current_version_id: first.version_id, version_count: 2, latest_version: expect.objectContaining({ id: done.version_id, number: 2, row_count: 3 }) }));
+    // The number is released: the dataset takes new versions again.
+    await t.http.post('/datasets/upload').query({ workspace_id: ws }).set(r.member.auth).field('dataset_id', datasetId).attach('file', Buffer.from('a\n1\n'), 'x.csv').expect(201);
+  });
+
   it('never calls a cloud metadata address: the landing fails at once, saying why', async () => {
     const connection = (await t.http.post('/traces/connections').set(r.owner.auth).send({ workspace_id: ws, name: 'metadata', kind: 'otlp_file_url', url: 'http://169.254.169.254/latest/meta-data/iam/security-credentials/' }).expect(201)).body;
     const run = await settled((await t.http.post(`/traces/connections/${connection.id}/land`).set(r.member.auth).send({ dataset_name: 'stolen' }).expect(202)).body.id);

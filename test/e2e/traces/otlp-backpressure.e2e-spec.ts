@@ -3,7 +3,9 @@ import { ExportResultCode } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { expectProblem } from '../../utils/problem.js';
 import { restartableApps, type TestApp } from '../../utils/test-app.js';
-import { agentTrace, binary, otlpJson, otlpProtobuf, readRpcStatus, recordTraces } from '../../utils/otel-traces.js';
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { OtlpGrpcReceiver } from '../../../src/modules/traces/otlp-grpc.receiver.js';
+import { agentTrace, binary, grpcExport, otlpJson, otlpProtobuf, readRpcStatus, recordTraces, retryDelayOf } from '../../utils/otel-traces.js';
 
 /**
  * Backpressure and durability: an API whose landing lags (here: no workers) tells exporters to
@@ -32,6 +34,11 @@ describe('OTLP/HTTP receiver: backpressure, and acknowledged spans outliving the
     const json = await api.http.post('/v1/traces').set({ Authorization: `Bearer ${key}`, 'x-ews-dataset': 'lagging' }).send(otlpJson(recordTraces([agentTrace('j', 'json')])));
     expectProblem(json, 429, 'otlp_backpressure');
     expect(json.body).toEqual(expect.objectContaining({ pending_spans: 100, code: 8 }));
+    // Over gRPC, as OTLP asks of a throttling server: UNAVAILABLE with a google.rpc.RetryInfo of the same 5 s.
+    const grpc = await grpcExport(`127.0.0.1:${await api.app.get(OtlpGrpcReceiver).listen(0, '127.0.0.1')}`, batches[20], { authorization: `Bearer ${key}`, 'x-ews-dataset': 'lagging' });
+    expect(grpc).toEqual(expect.objectContaining({ code: GrpcStatus.UNAVAILABLE, details: expect.stringMatching(/^otlp_backpressure: .*100 acknowledged spans still landing/) }));
+    expect(readRpcStatus(grpc.statusDetails!)).toEqual({ code: GrpcStatus.UNAVAILABLE, message: grpc.details });
+    expect(retryDelayOf(grpc.statusDetails!)).toBe(5);
     // The OpenTelemetry exporter reports the refusal (it retries, then fails the batch): nothing is lost silently.
     const url = `${await api.app.listen(0, '127.0.0.1').then(() => api.app.getUrl())}/v1/traces`;
     const exporter = new OTLPTraceExporter({ url, headers: { Authorization: `Bearer ${key}`, 'x-ews-dataset': 'lagging' }, timeoutMillis: 1500 });

@@ -3,6 +3,8 @@ import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { ExportResultCode } from '@opentelemetry/core';
 import { OTLPTraceExporter as OtlpHttpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { OTLPTraceExporter as OtlpGrpcExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
+import { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { createRequire } from 'node:module';
@@ -10,11 +12,13 @@ import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { expectProblem } from '../../utils/problem.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
-import { agentTrace, binary, otlpJson, otlpProtobuf, readRpcStatus as readStatus, recordTraces } from '../../utils/otel-traces.js';
+import { agentTrace, binary, grpcExport, otlpJson, otlpProtobuf, readRpcStatus as readStatus, recordTraces } from '../../utils/otel-traces.js';
+import { OtlpGrpcReceiver } from '../../../src/modules/traces/otlp-grpc.receiver.js';
 
 const require = createRequire(import.meta.url);
 const root = require('@opentelemetry/otlp-transformer/build/src/generated/root.js');
 const ExportTraceServiceResponse = root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse;
+const ExportTraceServiceRequest = root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 
 interface LiveStream {
   dataset_id: string;
@@ -30,6 +34,7 @@ describe('OTLP/HTTP receiver (POST /v1/traces)', () => {
   let ws: string;
   let key: string;
   let viewerKey: string;
+  let grpcAddress: string;
   let r: Awaited<ReturnType<TestApp['factory']['workspaceWithRoles']>>;
 
   beforeAll(async () => {
@@ -40,6 +45,7 @@ describe('OTLP/HTTP receiver (POST /v1/traces)', () => {
     ws = r.workspace.id;
     key = (await t.http.post(`/workspaces/${ws}/api-keys`).set(r.member.auth).send({ name: 'otel-exporter', role: 'member' }).expect(201)).body.key;
     viewerKey = (await t.http.post(`/workspaces/${ws}/api-keys`).set(r.member.auth).send({ name: 'otel-viewer', role: 'viewer' }).expect(201)).body.key;
+    grpcAddress = `127.0.0.1:${await t.app.get(OtlpGrpcReceiver).listen(0, '127.0.0.1')}`;
   });
   afterAll(async () => {
     await t?.close();
@@ -224,6 +230,51 @@ describe('OTLP/HTTP receiver (POST /v1/traces)', () => {
     expect((await t.http.get(`/dataset-versions/${live.head_version_id}`).set(r.member.auth).expect(200)).body).toEqual(expect.objectContaining({ number: 3, row_count: 15 }));
     const audit = (await t.http.get(`/datasets/${datasetId}/audit`).set(r.member.auth).expect(200)).body as Array<{ action: string }>;
     expect(audit.map((e) => e.action)).toEqual(expect.arrayContaining(['trace_live.configured', 'trace_live.sealed']));
+  });
+
+  describe('OTLP/gRPC (OTLP_GRPC_PORT)', () => {
+    it('the OpenTelemetry SDK exporter exporter-trace-otlp-grpc (gzip) lands spans as the HTTP receiver does', async () => {
+      const service = `grpc-bot-${randomUUID().slice(0, 6)}`;
+      const metadata = new Metadata();
+      metadata.set('authorization', `Bearer ${key}`);
+      await exportWith(new OtlpGrpcExporter({ url: `http://${grpcAddress}`, metadata, compression: 'gzip' as never }), service, 12);
+      const datasetId = await datasetNamed(service);
+      const live = await landed(datasetId, 24);
+      expect(live.head_spans).toBe(24);
+      const run = (await t.http.get(`/traces/runs/${live.ingest_run_id}`).set(r.member.auth).expect(200)).body;
+      expect(run.counts).toEqual({ received: 24, landed: 24, deduplicated: 0, dropped: 0, pending: 0 });
+      const llm = (await rowsOf(datasetId, live.head_version_id!)).find((row) => row.name === 'ChatCompletion');
+      expect(llm).toEqual(expect.objectContaining({ kind: 'llm', model: 'gpt-4o-mini', service_name: service, convention: 'openinference' }));
+    });
+
+    it('answers partial success, idempotently, into the dataset the metadata names; statuses for keys, roles and undecodable messages', async () => {
+      const dataset = `grpc-${randomUUID().slice(0, 6)}`;
+      const request = ExportTraceServiceRequest.decode(otlpProtobuf(recordTraces([agentTrace('g-1', 'Where is my order?')])));
+      // A span id of 9 bytes: that span is rejected, the other four land.
+      request.resourceSpans[0].scopeSpans[0].spans[1].spanId = Buffer.alloc(9, 7);
+      const body = Buffer.from(ExportTraceServiceRequest.encode(request).finish());
+      for (let i = 0; i < 2; i++) {
+        const answer = await grpcExport(grpcAddress, body, { authorization: `Bearer ${key}`, 'x-ews-dataset': dataset });
+        expect(answer.code).toBe(GrpcStatus.OK);
+        const response = ExportTraceServiceResponse.toObject(ExportTraceServiceResponse.decode(answer.response!), { longs: Number });
+        expect(response.partialSuccess).toEqual({ rejectedSpans: 1, errorMessage: expect.stringMatching(/^1 span rejected: /) });
+      }
+      const live = await landed(await datasetNamed(dataset), 8);
+      expect(live.head_spans).toBe(4);
+      const run = (await t.http.get(`/traces/runs/${live.ingest_run_id}`).set(r.member.auth).expect(200)).body;
+      expect(run.counts).toEqual({ received: 10, landed: 4, deduplicated: 4, dropped: 2, pending: 0 });
+
+      const refused = async (metadata: Record<string, string>, message = body) => grpcExport(grpcAddress, message, metadata);
+      expect(await refused({})).toEqual(expect.objectContaining({ code: GrpcStatus.UNAUTHENTICATED, details: expect.stringContaining('An API key is required') }));
+      expect(await refused({ authorization: 'Bearer ews_0123456789ab_notakey' })).toEqual(expect.objectContaining({ code: GrpcStatus.UNAUTHENTICATED }));
+      // A user's token is for HTTP; gRPC takes API keys.
+      expect((await refused({ authorization: r.member.auth.Authorization })).code).toBe(GrpcStatus.UNAUTHENTICATED);
+      expect(await refused({ authorization: `Bearer ${viewerKey}` })).toEqual(expect.objectContaining({ code: GrpcStatus.PERMISSION_DENIED, details: expect.stringContaining('member role') }));
+      expect(await refused({ authorization: `Bearer ${key}` }, Buffer.from('not protobuf at all'))).toEqual(expect.objectContaining({ code: GrpcStatus.INVALID_ARGUMENT, details: expect.stringMatching(/^otlp_body_undecodable: /) }));
+      expect(await refused({ authorization: `Bearer ${key}`, 'x-ews-dataset': 'd'.repeat(201) })).toEqual(expect.objectContaining({ code: GrpcStatus.INVALID_ARGUMENT, details: expect.stringMatching(/^otlp_dataset_header_invalid: /) }));
+      // Beyond OTLP_MAX_BYTES (256 KiB here) grpc-js refuses the message before it is read.
+      expect((await refused({ authorization: `Bearer ${key}` }, Buffer.alloc(300 * 1024, 1))).code).toBe(GrpcStatus.RESOURCE_EXHAUSTED);
+    });
   });
 
   it('takes parallel exports to one dataset without losing or duplicating a span', async () => {

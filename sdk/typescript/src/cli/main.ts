@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createClient, type EwsClient } from '../client.js';
 import { isEwsApiError } from '../errors.js';
-import type { CreateRunRequest, RunDiffResponse, RunResponse } from '../generated/api.js';
+import type { CreateRunRequest, GateResponse, RunDiffResponse, RunResponse } from '../generated/api.js';
 import { diffSummary, ProgressBar, runSummary } from './render.js';
 import { defaultVersion, findDataset, isUuid, resolveConnection, resolveDataset, resolveEvalConfig, resolvePartition, resolveSut, resolveVersion, resolveWorkspace, UsageError } from './resolve.js';
 
@@ -18,7 +18,9 @@ Environment: EWS_URL (the service's address), EWS_API_KEY (an API key, ews_...),
   ews run --dataset <name|id> [--version <n|id>] [--partition <name|id>] --sut <name|id> [--connection <name|id>]
           (--eval-config <name|id> | --metrics a,b [--judge <id>]) [--name <text>] [--tag <t>]... [--repetitions <n>]
           [--concurrency <n>] [--baseline <run id>|latest] [--out <file.json>] [--no-progress] [--workspace <name|id>]
-      Starts a run, follows it live, prints its summary; exit 0 when it passes, 1 when it fails its pass rule, 2 on an error.
+          [--gate [--project <id>] [--markdown <file.md>] [--junit <file.xml>]]
+      Starts a run, follows it live, prints its summary; exit 0 when it passes, 1 when it fails its pass rule
+      (with --gate: the release gate, the project's test plan and no significant regression against --baseline), 2 on an error.
   ews diff <run> <baseline> [--out <file.json>] [--fail-on-regression]
       Compares a run with a baseline row by row; with --fail-on-regression, exit 1 when a row regressed.
   ews upload <file> --dataset <name> [--message <text>] [--tag <t>]... [--workspace <name|id>]
@@ -26,7 +28,7 @@ Environment: EWS_URL (the service's address), EWS_API_KEY (an API key, ews_...),
   ews report <run> [--pdf | --format markdown|html|pdf] [--out <file>] [--template-only] [--baseline <run id>]
       Writes the run's report (default format pdf).
 
-Exit codes: 0 ok, 1 failed (the run's verdict, or a regression with --fail-on-regression), 2 error.`;
+Exit codes: 0 ok, 1 failed (the run's verdict or its gate, or a regression with --fail-on-regression), 2 error.`;
 
 type Values = Record<string, string | boolean | string[] | undefined>;
 
@@ -77,14 +79,28 @@ async function baselineOf(client: EwsClient, run: RunResponse, given: string): P
 }
 
 /**
- * The verdict `ews run` exits on: the run's own (its eval config's pass rule and each metric's
- * minimum pass rate). The release gate (the project's test plan and no significant regression
- * against the baseline) plugs in here when the service has it: `--gate` arrives with it.
+ * The verdict `ews run` exits on without `--gate`: the run's own (its eval config's pass rule and
+ * each metric's minimum pass rate).
  */
 function verdictOf(run: RunResponse): { exit: number; passed: boolean | null; reasons: string[] } {
   if (run.state !== 'succeeded') return { exit: EXIT.error, passed: null, reasons: [`the run ended ${run.state}${run.state_reason ? `: ${run.state_reason}` : ''}`] };
   const reasons = ((run.summary as { reasons?: string[] } | null)?.reasons ?? []).slice();
   return { exit: run.passed === false ? EXIT.failed : EXIT.ok, passed: run.passed, reasons };
+}
+
+/**
+ * With `--gate`: the release gate's verdict (GET /runs/{run_id}/gate: the project's test plan,
+ * thresholds per dimension value, no significant regression against the baseline), written as
+ * Markdown and JUnit XML when asked. A failed blocking check exits 1, naming it.
+ */
+async function gateVerdict(client: EwsClient, run: RunResponse, options: { baseline?: string; project?: string; markdown?: string; junit?: string }): Promise<{ exit: number; passed: boolean | null; reasons: string[]; gate: GateResponse }> {
+  const query = { runId: run.id, ...(options.baseline ? { baseline_run_id: options.baseline } : {}), ...(options.project ? { project_id: options.project } : {}) };
+  const gate = await client.runs.getRunGate(query);
+  if (options.markdown) writeFileSync(options.markdown, String(await client.runs.getRunGate({ ...query, format: 'markdown' }, { format: 'text' })));
+  if (options.junit) writeFileSync(options.junit, String(await client.runs.getRunGate({ ...query, format: 'junit' }, { format: 'text' })));
+  const failed = gate.checks.filter((c) => c.status === 'fail' && c.blocking).map((c) => c.message);
+  if (run.state !== 'succeeded') return { exit: EXIT.error, passed: null, reasons: [`the run ended ${run.state}${run.state_reason ? `: ${run.state_reason}` : ''}`], gate };
+  return { exit: gate.verdict === 'pass' ? EXIT.ok : EXIT.failed, passed: gate.verdict === 'pass', reasons: failed, gate };
 }
 
 async function runCommand(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -106,9 +122,12 @@ async function runCommand(args: string[], env: NodeJS.ProcessEnv): Promise<numbe
     out: { type: 'string' },
     'no-progress': { type: 'boolean' },
     gate: { type: 'boolean' },
+    project: { type: 'string' },
+    markdown: { type: 'string' },
+    junit: { type: 'string' },
   });
   if (values.help) return usage();
-  if (values.gate) throw new UsageError('--gate needs the release gate of the service, which this version does not have yet; the run\'s own verdict decides the exit code');
+  if (!values.gate && (values.project || values.markdown || values.junit)) throw new UsageError('--project, --markdown and --junit go with --gate');
   const client = connect(env);
   if (!values['eval-config'] && !values.metrics) throw new UsageError('name --eval-config or --metrics');
   const workspaceId = await resolveWorkspace(client, str(values, 'workspace') ?? env.EWS_WORKSPACE);
@@ -152,8 +171,10 @@ async function runCommand(args: string[], env: NodeJS.ProcessEnv): Promise<numbe
     diff = await client.runs.getRunDiff({ base: baseline, candidate: run.id, limit: 100 });
     process.stdout.write(`\n${diffSummary(diff)}\n`);
   }
-  const verdict = verdictOf(run);
-  writeJson(str(values, 'out'), { run, verdict, ...(diff ? { baseline_run_id: baseline, diff: { summary: diff.summary, metrics: diff.metrics } } : {}), exit_code: verdict.exit });
+  const gated = values.gate ? await gateVerdict(client, run, { baseline, project: str(values, 'project'), markdown: str(values, 'markdown'), junit: str(values, 'junit') }) : undefined;
+  const verdict = gated ? { exit: gated.exit, passed: gated.passed, reasons: gated.reasons } : verdictOf(run);
+  if (gated) process.stdout.write(`\ngate: ${gated.gate.verdict}${gated.reasons.length ? `\n  ${gated.reasons.join('\n  ')}` : ''}\n`);
+  writeJson(str(values, 'out'), { run, verdict, ...(gated ? { gate: gated.gate } : {}), ...(diff ? { baseline_run_id: baseline, diff: { summary: diff.summary, metrics: diff.metrics } } : {}), exit_code: verdict.exit });
   if (verdict.exit === EXIT.error) process.stderr.write(`${verdict.reasons.join('; ')}\n`);
   return verdict.exit;
 }

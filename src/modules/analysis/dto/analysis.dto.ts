@@ -1,10 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsObject, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsObject, IsString, Max, MaxLength, Min } from 'class-validator';
 import { EXAMPLE_AT, EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { TrackedRunProperty } from '../../../../libs/queue/dto/tracked-run.dto.js';
+import { UNCANCELLABLE_VOCABULARY } from '../../../../libs/queue/tracked-job.js';
 
-const present = (_: object, value: unknown) => value !== undefined;
 export const ANALYSIS_KINDS = ['text', 'annotation', 'visual'] as const;
-export const ANALYSIS_STATES = ['queued', 'running', 'succeeded', 'failed'] as const;
+/** The documented states of analysis and cluster runs: no `cancelled` (a cancelled job shows as `failed`). */
+export const ANALYSIS_RUN_STATES = UNCANCELLABLE_VOCABULARY;
 /** Rows an analysis or clustering run reads at most. */
 export const MAX_ANALYSIS_ROWS = 50_000;
 const OPEN = { type: 'object', additionalProperties: true } as const;
@@ -12,27 +15,27 @@ const OPEN = { type: 'object', additionalProperties: true } as const;
 export class CreateAnalysisRunRequest {
   /** Analyses to compute (default all three) */
   @ApiPropertyOptional({ enum: ANALYSIS_KINDS, isArray: true, example: ['text', 'annotation', 'visual'] })
-  @ValidateIf(present) @IsArray() @ArrayMinSize(1) @ArrayMaxSize(3) @IsIn(ANALYSIS_KINDS, { each: true })
+  @ValidateIfPresent() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(3) @IsIn(ANALYSIS_KINDS, { each: true })
   kinds?: Array<(typeof ANALYSIS_KINDS)[number]>;
 
   /** Text columns (default: the columns holding mostly text) */
   @ApiPropertyOptional({ example: ['question', 'answer'] })
-  @ValidateIf(present) @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(256, { each: true })
+  @ValidateIfPresent() @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(256, { each: true })
   text_columns?: string[];
 
   /** Label columns (default: columns with 2..20 repeating values); two or more are compared as annotators */
   @ApiPropertyOptional({ example: ['topic'] })
-  @ValidateIf(present) @IsArray() @ArrayMaxSize(20) @IsString({ each: true }) @MaxLength(256, { each: true })
+  @ValidateIfPresent() @IsArray() @ArrayMaxSize(20) @IsString({ each: true }) @MaxLength(256, { each: true })
   label_columns?: string[];
 
   /** The column the visual analysis embeds (default: the mapped input, else the longest text column) */
   @ApiPropertyOptional({ example: 'question' })
-  @ValidateIf(present) @IsString() @MaxLength(256)
+  @ValidateIfPresent() @IsString() @MaxLength(256)
   visual_column?: string;
 
   /** Seed of the projection and clustering (default 42) */
   @ApiPropertyOptional({ example: 42 })
-  @ValidateIf(present) @IsInt() @Min(0) @Max(2_147_483_647)
+  @ValidateIfPresent() @IsInt() @Min(0) @Max(2_147_483_647)
   seed?: number;
 }
 
@@ -47,45 +50,45 @@ export class AnalysisRunResponse {
   version_id: string;
   @ApiProperty({ enum: ANALYSIS_KINDS, isArray: true, example: ['text', 'annotation', 'visual'] })
   kinds: string[];
-  @ApiProperty({ enum: ANALYSIS_STATES, example: 'succeeded' })
+  @TrackedRunProperty.state(ANALYSIS_RUN_STATES)
   state: string;
-  @ApiProperty({ type: 'string', nullable: true, example: null })
+  @TrackedRunProperty.stateReason()
   state_reason: string | null;
   /** The columns and seed used */
   @ApiProperty({ ...OPEN, example: { text_columns: ['question', 'answer'], label_columns: ['topic'], visual_column: 'question', seed: 42 } })
   params: Record<string, unknown>;
   /** {step, done, total} while running */
-  @ApiProperty({ ...OPEN, nullable: true, example: null })
+  @TrackedRunProperty.progress()
   progress: Record<string, unknown> | null;
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.job })
+  @TrackedRunProperty.jobId()
   job_id: string | null;
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.user })
   created_by: string | null;
-  @ApiProperty({ example: EXAMPLE_AT.created })
+  @TrackedRunProperty.createdAt()
   created_at: Date;
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, example: EXAMPLE_AT.started })
+  @TrackedRunProperty.startedAt()
   started_at: Date | null;
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, example: EXAMPLE_AT.finished })
+  @TrackedRunProperty.finishedAt()
   finished_at: Date | null;
 }
 
 export class AnalysisQueryRequest {
   /** A filter in the query language (docs/query-language.md) over the row properties of GET /analysis/properties/{kind}, e.g. {"field": "question.tokens", "op": "gt", "value": 500} */
   @ApiPropertyOptional({ ...OPEN, example: { field: 'question.tokens', op: 'gt', value: 50 } })
-  @ValidateIf(present) @IsObject()
+  @ValidateIfPresent() @IsObject()
   filter?: Record<string, unknown>;
 
   @ApiPropertyOptional({ type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, direction: { type: 'string', enum: ['asc', 'desc'] } }, required: ['field'] }, example: [{ field: 'question.tokens', direction: 'desc' }] })
-  @ValidateIf(present) @IsArray()
+  @ValidateIfPresent() @IsArray()
   sort?: Array<Record<string, unknown>>;
 
   /** 1..1000, default 100 */
   @ApiPropertyOptional({ example: 100 })
-  @ValidateIf(present) @IsInt() @Min(1) @Max(1000)
+  @ValidateIfPresent() @IsInt() @Min(1) @Max(1000)
   limit?: number;
 
   @ApiPropertyOptional({ example: 0 })
-  @ValidateIf(present) @IsInt() @Min(0) @Max(10_000_000)
+  @ValidateIfPresent() @IsInt() @Min(0) @Max(10_000_000)
   offset?: number;
 }
 
@@ -152,17 +155,17 @@ export class VisualAnalysisResult {
 export class CreateClusterRunRequest {
   /** The text column to embed and cluster (default: the mapped input, else the longest text column) */
   @ApiPropertyOptional({ example: 'question' })
-  @ValidateIf(present) @IsString() @MaxLength(256)
+  @ValidateIfPresent() @IsString() @MaxLength(256)
   column?: string;
 
   /** Clusters wanted; default chosen by silhouette between 2 and 10 */
   @ApiPropertyOptional({ example: 6 })
-  @ValidateIf(present) @IsInt() @Min(2) @Max(50)
+  @ValidateIfPresent() @IsInt() @Min(2) @Max(50)
   k?: number;
 
   /** The same seed gives the same clusters (default 42) */
   @ApiPropertyOptional({ example: 42 })
-  @ValidateIf(present) @IsInt() @Min(0) @Max(2_147_483_647)
+  @ValidateIfPresent() @IsInt() @Min(0) @Max(2_147_483_647)
   seed?: number;
 }
 
@@ -173,9 +176,9 @@ export class DatasetClustersRun {
   dataset_id: string;
   @ApiProperty({ example: EXAMPLE_ID.version })
   version_id: string;
-  @ApiProperty({ enum: ANALYSIS_STATES, example: 'succeeded' })
+  @TrackedRunProperty.state(ANALYSIS_RUN_STATES)
   state: string;
-  @ApiProperty({ type: 'string', nullable: true, example: null })
+  @TrackedRunProperty.stateReason()
   state_reason: string | null;
   @ApiProperty({ example: 'question' })
   column: string;
@@ -188,13 +191,13 @@ export class DatasetClustersRun {
   /** Once succeeded: the k chosen, its silhouette and the cluster count */
   @ApiProperty({ type: 'object', properties: { k: { type: 'integer' }, silhouette: { type: 'number', nullable: true }, rows: { type: 'integer' } }, nullable: true, example: { k: 6, silhouette: 0.31, rows: 214 } })
   summary: { k: number; silhouette: number | null; rows: number } | null;
-  @ApiProperty({ ...OPEN, nullable: true, example: null })
+  @TrackedRunProperty.progress()
   progress: Record<string, unknown> | null;
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.job })
+  @TrackedRunProperty.jobId()
   job_id: string | null;
-  @ApiProperty({ example: EXAMPLE_AT.created })
+  @TrackedRunProperty.createdAt()
   created_at: Date;
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, example: EXAMPLE_AT.finished })
+  @TrackedRunProperty.finishedAt()
   finished_at: Date | null;
 }
 

@@ -1,11 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsDefined, IsIn, IsISO8601, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsDefined, IsIn, IsISO8601, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { WORKSPACE_ROLES, type WorkspaceRole } from '../../../../libs/auth/roles.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
+import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-// Optional, but never null: an explicit null is refused (400) rather than read as absent.
-const present = (_: object, value: unknown) => value !== undefined;
 
 export const API_KEY_STATUSES = ['active', 'expired', 'revoked', 'all'] as const;
 export type ApiKeyStatusFilter = (typeof API_KEY_STATUSES)[number];
@@ -13,7 +11,7 @@ export type ApiKeyStatusFilter = (typeof API_KEY_STATUSES)[number];
 export class CreateApiKeyRequest {
   /** What the key is for, e.g. `github-actions` or `otel-collector` */
   @ApiProperty({ example: 'github-actions', minLength: 1, maxLength: 100 })
-  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
+  @Trim()
   @IsDefined({ message: 'name is required' }) @IsString() @Matches(/^\S.{0,99}$/s, { message: 'name must be 1 to 100 characters' })
   name: string;
 
@@ -24,7 +22,7 @@ export class CreateApiKeyRequest {
 
   /** When the key stops working (ISO 8601 date-time in the future); without it the key works until revoked */
   @ApiPropertyOptional({ type: 'string', format: 'date-time', example: '2027-06-30T00:00:00Z' })
-  @ValidateIf(present) @IsISO8601({ strict: true, strictSeparator: true }, { message: 'expires_at must be an ISO 8601 date-time' })
+  @ValidateIfPresent() @IsISO8601({ strict: true, strictSeparator: true }, { message: 'expires_at must be an ISO 8601 date-time' })
   expires_at?: string;
 }
 

@@ -1,12 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsIn, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { IsEmail, IsIn, IsString, MaxLength, MinLength } from 'class-validator';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../../../../libs/auth/password-hasher.js';
 import { SYSTEM_ROLES, type SystemRole } from '../../../../libs/auth/roles.js';
 import { UserMembershipResponse, UserResponse } from '../../users/dto/user.dto.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_CREDENTIAL, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-// Optional, but never null: an explicit null is refused (400) rather than read as absent or written over a column.
-const present = (_: object, value: unknown) => value !== undefined;
 
 /**
  * Credentials for a token. JSON `{email, password}`, or the OAuth2 password form
@@ -17,44 +16,44 @@ const present = (_: object, value: unknown) => value !== undefined;
 export class TokenRequest {
   /** `password` (default) or `reset_token` */
   @ApiPropertyOptional({ example: 'password' })
-  @ValidateIf(present) @IsIn(['password', 'reset_token'])
+  @ValidateIfPresent() @IsIn(['password', 'reset_token'])
   grant_type?: 'password' | 'reset_token';
 
   @ApiPropertyOptional({ example: EXAMPLE_NAME.userEmail })
-  @ValidateIf(present) @IsEmail() @MaxLength(320)
+  @ValidateIfPresent() @IsEmail() @MaxLength(320)
   email?: string;
 
   /** OAuth2 form name for the email */
   @ApiPropertyOptional({ example: EXAMPLE_NAME.userEmail })
-  @ValidateIf(present) @IsString() @MaxLength(320)
+  @ValidateIfPresent() @IsString() @MaxLength(320)
   username?: string;
 
   @ApiPropertyOptional({ example: EXAMPLE_CREDENTIAL.password })
-  @ValidateIf(present) @IsString() @MaxLength(PASSWORD_MAX)
+  @ValidateIfPresent() @IsString() @MaxLength(PASSWORD_MAX)
   password?: string;
 
   /** From POST /users/{user_id}/reset-token */
   @ApiPropertyOptional({ example: EXAMPLE_CREDENTIAL.resetToken })
-  @ValidateIf(present) @IsString() @MaxLength(200)
+  @ValidateIfPresent() @IsString() @MaxLength(200)
   reset_token?: string;
 
   @ApiPropertyOptional({ example: EXAMPLE_CREDENTIAL.newPassword })
-  @ValidateIf(present) @IsString() @MinLength(PASSWORD_MIN) @MaxLength(PASSWORD_MAX)
+  @ValidateIfPresent() @IsString() @MinLength(PASSWORD_MIN) @MaxLength(PASSWORD_MAX)
   new_password?: string;
 
   /** Ignored; accepted because OAuth2 clients send it. */
   @ApiPropertyOptional({ example: 'profile' })
-  @ValidateIf(present) @IsString() @MaxLength(1000)
+  @ValidateIfPresent() @IsString() @MaxLength(1000)
   scope?: string;
 
   /** Ignored; accepted because OAuth2 clients send it. */
   @ApiPropertyOptional({ example: 'swagger-ui' })
-  @ValidateIf(present) @IsString() @MaxLength(200)
+  @ValidateIfPresent() @IsString() @MaxLength(200)
   client_id?: string;
 
   /** Ignored; accepted because OAuth2 clients send it. */
   @ApiPropertyOptional({ example: 'not-used' })
-  @ValidateIf(present) @IsString() @MaxLength(200)
+  @ValidateIfPresent() @IsString() @MaxLength(200)
   client_secret?: string;
 }
 

@@ -1,10 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsString, IsUUID, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsString, IsUUID, Matches, MaxLength } from 'class-validator';
 import { EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
-const present = (_: object, value: unknown) => value !== undefined;
 
 /** What every new catalogue entry names: its workspace, a name unique there, a description. */
 export class CreateCatalogueEntryRequest {
@@ -15,10 +13,10 @@ export class CreateCatalogueEntryRequest {
 
   /** Unique in the workspace, case-insensitively */
   @ApiProperty({ example: EXAMPLE_NAME.embeddingConfig })
-  @Transform(trim) @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, { message: 'name must be 1..100 letters, digits, spaces or . _ : - and start with a letter or digit' })
+  @Trim() @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, { message: 'name must be 1..100 letters, digits, spaces or . _ : - and start with a letter or digit' })
   name: string;
 
   @ApiPropertyOptional({ example: 'OpenAI small embeddings for clustering and semantic metrics' })
-  @ValidateIf(present) @IsString() @MaxLength(2000)
+  @ValidateIfPresent() @IsString() @MaxLength(2000)
   description?: string;
 }

@@ -1,11 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsString, IsUrl, IsUUID, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import { IsIn, IsInt, IsString, IsUrl, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { CreateCatalogueEntryRequest } from './catalogue-entry.dto.js';
 import { REMOTE_EMBEDDING_PROVIDERS, type RemoteEmbeddingProvider } from '../entities/embedding-config.entity.js';
 import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-const present = (_: object, value: unknown) => value !== undefined;
 
 export class WorkspaceQuery {
   /** The workspace whose configurations these are */
@@ -36,17 +36,17 @@ export class CreateEmbeddingConfigRequest extends CreateCatalogueEntryRequest {
 
   /** Vector size to ask for (models that support it), 1..8192 */
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 8192, example: 512 })
-  @ValidateIf(present) @IsInt() @Min(1) @Max(8192)
+  @ValidateIfPresent() @IsInt() @Min(1) @Max(8192)
   dimensions?: number;
 
   /** Texts per request, 1..2048 (default 64) */
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 2048, default: 64, example: 64 })
-  @ValidateIf(present) @IsInt() @Min(1) @Max(2048)
+  @ValidateIfPresent() @IsInt() @Min(1) @Max(2048)
   batch_size?: number;
 
   /** The workspace secret holding the API key */
   @ApiPropertyOptional({ example: EXAMPLE_ID.secret })
-  @ValidateIf(present) @IsUUID()
+  @ValidateIfPresent() @IsUUID()
   secret_id?: string;
 }
 

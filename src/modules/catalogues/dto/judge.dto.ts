@@ -1,11 +1,11 @@
 import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsString, IsUrl, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { IsBoundedJson, NestedObject } from '../../../../libs/common/record-validators.js';
 import { JUDGE_PROVIDERS, type JudgeProvider } from '../../../../libs/evaluation/judges/judge.types.js';
 import { CreateCatalogueEntryRequest } from './catalogue-entry.dto.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
 // Values the examples below share.
 const EXAMPLE_DESCRIPTION = 'Grades answers for correctness and faithfulness';
@@ -13,8 +13,6 @@ const EXAMPLE_DESCRIPTION = 'Grades answers for correctness and faithfulness';
 /** The rubric of the examples: the example judge grading correctness on 1 to 5. */
 export const EXAMPLE_RUBRIC = 'Grade how well the answer matches the reference.\nQuestion: {{input}}\nAnswer: {{output}}\nReference: {{expected_output}}\n1 = wrong or missing, 5 = correct and complete.';
 
-const present = (_: object, value: unknown) => value !== undefined;
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 const url = { require_protocol: true, protocols: ['http', 'https'], require_tld: false };
 
 export class ListJudgesQuery extends PageQueryDto {
@@ -22,7 +20,7 @@ export class ListJudgesQuery extends PageQueryDto {
   workspace_id: string;
 
   @ApiPropertyOptional({ enum: JUDGE_PROVIDERS })
-  @ValidateIf(present) @IsIn(JUDGE_PROVIDERS)
+  @ValidateIfPresent() @IsIn(JUDGE_PROVIDERS)
   provider?: JudgeProvider;
 }
 
@@ -35,27 +33,27 @@ class JudgeTuning {
 
   /** Sent with every call: temperature, max_tokens, top_p, seed… (temperature 0 is advised for grading) */
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { temperature: 0, max_tokens: 512 } })
-  @ValidateIf(present) @IsObject() @IsBoundedJson(16_000)
+  @ValidateIfPresent() @IsObject() @IsBoundedJson(16_000)
   parameters?: Record<string, unknown>;
 
   /** Ask for a JSON answer where the provider supports it (default true) */
   @ApiPropertyOptional({ example: true })
-  @ValidateIf(present) @IsBoolean()
+  @ValidateIfPresent() @IsBoolean()
   json_mode?: boolean;
 
   /** Per attempt, 1000..600000 ms (default 60000) */
   @ApiPropertyOptional({ example: 60000 })
-  @ValidateIf(present) @IsInt() @Min(1000) @Max(600_000)
+  @ValidateIfPresent() @IsInt() @Min(1000) @Max(600_000)
   timeout_ms?: number;
 
   /** Attempts in all on 429, 5xx and timeouts, 1..10 (default 3) */
   @ApiPropertyOptional({ example: 3 })
-  @ValidateIf(present) @IsInt() @Min(1) @Max(10)
+  @ValidateIfPresent() @IsInt() @Min(1) @Max(10)
   max_attempts?: number;
 
   /** Grading calls a run keeps in flight at most, 1..128 (default 4) */
   @ApiPropertyOptional({ example: 4 })
-  @ValidateIf(present) @IsInt() @Min(1) @Max(128)
+  @ValidateIfPresent() @IsInt() @Min(1) @Max(128)
   max_concurrency?: number;
 
   /** The workspace secret holding the API key (admins); null removes it */
@@ -84,19 +82,19 @@ export class CreateJudgeRequest extends IntersectionType(CreateCatalogueEntryReq
 @ApiSchemaExample({ model: 'gpt-4o', parameters: { temperature: 0, max_tokens: 1024 }, max_concurrency: 8 })
 export class UpdateJudgeRequest extends JudgeTuning {
   @ApiPropertyOptional({ example: 'https://api.openai.com/v1' })
-  @ValidateIf(present) @IsUrl(url) @MaxLength(2000)
+  @ValidateIfPresent() @IsUrl(url) @MaxLength(2000)
   base_url?: string;
 
   @ApiPropertyOptional({ example: 'gpt-4o' })
-  @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(200)
+  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(200)
   model?: string;
 
   @ApiPropertyOptional({ example: EXAMPLE_NAME.judge })
-  @ValidateIf(present) @Transform(trim) @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/)
+  @ValidateIfPresent() @Trim() @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/)
   name?: string;
 
   @ApiPropertyOptional({ example: EXAMPLE_DESCRIPTION })
-  @ValidateIf(present) @IsString() @MaxLength(2000)
+  @ValidateIfPresent() @IsString() @MaxLength(2000)
   description?: string;
 }
 
@@ -128,22 +126,22 @@ export class ScaleDto {
 export class JudgeTestRequest {
   /** A rubric to try instead of the built-in probe; placeholders {{input}}, {{output}}, {{expected_output}}, {{context}} */
   @ApiPropertyOptional({ example: EXAMPLE_RUBRIC })
-  @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(20_000)
+  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(20_000)
   rubric?: string;
 
-  @ValidateIf(present) @NestedObject(() => ScaleDto)
+  @ValidateIfPresent() @NestedObject(() => ScaleDto)
   scale?: ScaleDto;
 
   @ApiPropertyOptional({ example: 'How do I reset my password?' })
-  @ValidateIf(present) @IsString() @MaxLength(20_000)
+  @ValidateIfPresent() @IsString() @MaxLength(20_000)
   input?: string;
 
   @ApiPropertyOptional({ example: 'Go to Settings > Security and click Reset password.' })
-  @ValidateIf(present) @IsString() @MaxLength(20_000)
+  @ValidateIfPresent() @IsString() @MaxLength(20_000)
   output?: string;
 
   @ApiPropertyOptional({ example: 'Open Settings > Security and choose Reset password.' })
-  @ValidateIf(present) @IsString() @MaxLength(20_000)
+  @ValidateIfPresent() @IsString() @MaxLength(20_000)
   expected_output?: string;
 }
 

@@ -1,5 +1,4 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
 import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
@@ -7,13 +6,12 @@ import { IsBoundedJson, NestedObject } from '../../../../libs/common/record-vali
 import { METRIC_CONFIG_KINDS, type MetricConfigKind } from '../entities/metric-config.entity.js';
 import { EXAMPLE_RUBRIC, ScaleDto } from './judge.dto.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
 // Values the examples below share.
 const EXAMPLE_DESCRIPTION = 'Correctness against the reviewed answer, graded 1 to 5';
 const EXAMPLE_JUDGED = { rubric: EXAMPLE_RUBRIC, scale: { type: 'numeric', min: 1, max: 5 }, pass_threshold: 0.75, judge_id: EXAMPLE_ID.judge };
 
-const present = (_: object, value: unknown) => value !== undefined;
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 export const CONFIG_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/;
 
 export class WorkspaceQuery {
@@ -27,7 +25,7 @@ export class ListMetricConfigsQuery extends PageQueryDto {
   workspace_id: string;
 
   @ApiPropertyOptional({ enum: METRIC_CONFIG_KINDS })
-  @ValidateIf(present) @IsIn(METRIC_CONFIG_KINDS)
+  @ValidateIfPresent() @IsIn(METRIC_CONFIG_KINDS)
   kind?: MetricConfigKind;
 
   /** Only configs of this metric (e.g. bleu, llm_judge, or a custom op) */
@@ -42,21 +40,21 @@ export class ListMetricConfigsQuery extends PageQueryDto {
 export class JudgedSpecDto {
   /** The grading prompt; placeholders {{input}}, {{output}}, {{expected_output}}, {{context}}, {{row.<column>}}. Default: the built-in rubric of the metric */
   @ApiPropertyOptional({ example: EXAMPLE_RUBRIC })
-  @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(20_000)
+  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(20_000)
   rubric?: string;
 
   /** Default numeric 1..5 */
-  @ValidateIf(present) @NestedObject(() => ScaleDto)
+  @ValidateIfPresent() @NestedObject(() => ScaleDto)
   scale?: ScaleDto;
 
   /** Numeric scales: rows pass when the normalised score (0..1) reaches this (default 0.75) */
   @ApiPropertyOptional({ example: 0.75 })
-  @ValidateIf(present) @IsNumber() @Min(0) @Max(1)
+  @ValidateIfPresent() @IsNumber() @Min(0) @Max(1)
   pass_threshold?: number;
 
   /** Label scales: the labels that pass (default the first label) */
   @ApiPropertyOptional({ example: ['correct'] })
-  @ValidateIf(present) @IsArray() @ArrayMinSize(1) @ArrayMaxSize(20) @IsString({ each: true })
+  @ValidateIfPresent() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(20) @IsString({ each: true })
   pass_labels?: string[];
 
   /** The judge that grades; default the eval config's default judge */
@@ -68,12 +66,12 @@ export class JudgedSpecDto {
 /** A version's definition; in a new version, what is left out is copied from the version it starts from. */
 export class MetricConfigDefinition {
   @ApiPropertyOptional({ example: EXAMPLE_DESCRIPTION })
-  @ValidateIf(present) @IsString() @MaxLength(2000)
+  @ValidateIfPresent() @IsString() @MaxLength(2000)
   description?: string;
 
   /** Parameters, checked against the metric's JSON Schema (GET /ops/{metric}/schema) */
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { case_sensitive: false } })
-  @ValidateIf(present) @IsObject() @IsBoundedJson(64_000)
+  @ValidateIfPresent() @IsObject() @IsBoundedJson(64_000)
   params?: Record<string, unknown>;
 
   /** Deterministic and custom metrics: rows pass when the score reaches this (at most this for latency, cost, length); null for none */
@@ -82,7 +80,7 @@ export class MetricConfigDefinition {
   threshold?: number | null;
 
   /** Judged metrics: rubric, scale, pass rule, judge */
-  @ValidateIf(present) @NestedObject(() => JudgedSpecDto)
+  @ValidateIfPresent() @NestedObject(() => JudgedSpecDto)
   judged?: JudgedSpecDto;
 }
 
@@ -94,7 +92,7 @@ export class CreateMetricConfigRequest extends MetricConfigDefinition {
 
   /** Unique in the workspace (case-insensitive): 1..100 letters, digits or . _ : - */
   @ApiProperty({ example: EXAMPLE_NAME.metricConfig })
-  @Transform(trim) @IsString() @Matches(CONFIG_NAME_PATTERN, { message: 'name must be 1..100 letters, digits or . _ : - and start with a letter or digit' })
+  @Trim() @IsString() @Matches(CONFIG_NAME_PATTERN, { message: 'name must be 1..100 letters, digits or . _ : - and start with a letter or digit' })
   name: string;
 
   /** `deterministic` (a built-in metric), `judged` (an LLM judge with a rubric) or `custom` (a registered op of kind metric) */
@@ -112,7 +110,7 @@ export class CreateMetricConfigRequest extends MetricConfigDefinition {
 export class CreateMetricConfigVersionRequest extends MetricConfigDefinition {
   /** The version to start from (default the newest) */
   @ApiPropertyOptional({ example: 2 })
-  @ValidateIf(present) @IsInt() @Min(1) @Max(MAX_INT32)
+  @ValidateIfPresent() @IsInt() @Min(1) @Max(MAX_INT32)
   from_version?: number;
 }
 

@@ -5,8 +5,8 @@ import { METRIC_CONFIG_KINDS, type MetricConfigKind } from '../entities/metric-c
 import { CONFIG_NAME_PATTERN } from './metric-config.dto.js';
 import { NestedObject } from '../../../../libs/common/record-validators.js';
 import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-const present = (_: object, value: unknown) => value !== undefined;
 
 export class MetricDefaultEntryDto {
   /** The metric being pinned: a built-in metric (bleu, correctness…), a custom metric op, or a metric config name */
@@ -26,7 +26,7 @@ export class MetricDefaultEntryDto {
 
   /** Why (kept in the history) */
   @ApiPropertyOptional({ example: 'Pin version 2 for the May release' })
-  @ValidateIf(present) @IsString() @MaxLength(500)
+  @ValidateIfPresent() @IsString() @MaxLength(500)
   note?: string;
 }
 

@@ -1,11 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsUrl, IsUUID, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsUrl, IsUUID, MaxLength } from 'class-validator';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { CreateCatalogueEntryRequest } from './catalogue-entry.dto.js';
 import { NOTIFICATION_EVENTS, type NotificationEvent } from '../entities/notification-config.entity.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-const present = (_: object, value: unknown) => value !== undefined;
 
 export class ListNotificationConfigsQuery extends PageQueryDto {
   /** The workspace whose webhooks to list */
@@ -26,12 +26,12 @@ export class CreateNotificationConfigRequest extends CreateCatalogueEntryRequest
 
   /** The workspace secret whose value signs deliveries; left out, the service creates one (`webhook-<name>`, 32 random bytes) you read with POST .../secrets/{id}/reveal */
   @ApiPropertyOptional({ example: EXAMPLE_ID.otherSecret })
-  @ValidateIf(present) @IsUUID()
+  @ValidateIfPresent() @IsUUID()
   secret_id?: string;
 
   /** Default true */
   @ApiPropertyOptional({ example: true })
-  @ValidateIf(present) @IsBoolean()
+  @ValidateIfPresent() @IsBoolean()
   enabled?: boolean;
 }
 

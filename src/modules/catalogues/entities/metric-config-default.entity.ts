@@ -27,6 +27,6 @@ export class MetricConfigDefaultEntity {
   @Column({ name: 'set_by', type: 'uuid', nullable: true })
   setBy: string | null;
 
-  @Column({ name: 'set_at', type: 'timestamptz' })
+  @Column({ name: 'set_at', type: 'timestamptz', default: () => 'clock_timestamp()' })
   setAt: Date;
 }

@@ -1,19 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { TAG_PATTERN, UpdateLabelledRecordRequest } from '../../../../libs/common/labelled-record.dto.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { VERSION_STATES, type VersionState } from '../entities/dataset-version.entity.js';
 import { DATASET_KINDS, type DatasetKind } from '../entities/dataset.entity.js';
 import { UPLOAD_FORMATS, type UploadFormat } from '../ingest/row-sources.js';
 import { EXAMPLE_AT, EXAMPLE_CONTENT_SHA256, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import { ValidateIfPresent, Trim } from '../../../../libs/common/dto-decorators.js';
 
 // Values the examples below share.
 const EXAMPLE_DESCRIPTION = 'Questions customers asked in April, with answers reviewed by the support team';
 
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
-// Optional, but never null: an explicit null is refused (400) rather than written over a required column.
-const present = (_: object, value: unknown) => value !== undefined;
 /** Multipart fields arrive as text: `tags` may be a JSON array or a comma-separated list. */
 const tagList = ({ value }: { value: unknown }) => {
   if (typeof value !== 'string') return value;
@@ -62,36 +60,36 @@ export class UploadDatasetQuery {
 export class UploadDatasetRequest {
   /** Name of the new dataset (1..200 characters, unique in the workspace); defaults to the file name without its extension */
   @ApiPropertyOptional({ example: EXAMPLE_NAME.dataset })
-  @ValidateIf(present) @Transform(trim) @IsString() @MinLength(1) @MaxLength(200)
+  @ValidateIfPresent() @Trim() @IsString() @MinLength(1) @MaxLength(200)
   name?: string;
 
   /** Add the file as a new version of this dataset instead of creating one */
   @ApiPropertyOptional({ example: EXAMPLE_ID.dataset })
-  @ValidateIf(present) @IsUUID()
+  @ValidateIfPresent() @IsUUID()
   dataset_id?: string;
 
   @ApiPropertyOptional({ example: EXAMPLE_DESCRIPTION })
-  @ValidateIf(present) @IsString() @MaxLength(2000)
+  @ValidateIfPresent() @IsString() @MaxLength(2000)
   description?: string;
 
   /** Tags: a JSON array or a comma-separated list */
   @ApiPropertyOptional({ type: [String], example: ['golden', 'faq'] })
-  @ValidateIf(present) @Transform(tagList) @IsArray() @ArrayMaxSize(20) @Matches(TAG_PATTERN, { each: true })
+  @ValidateIfPresent() @Transform(tagList) @IsArray() @ArrayMaxSize(20) @Matches(TAG_PATTERN, { each: true })
   tags?: string[];
 
   /** The file's format; by default taken from the file name's extension (.csv, .json, .jsonl or .ndjson, .parquet) */
   @ApiPropertyOptional({ enum: UPLOAD_FORMATS, example: 'csv' })
-  @ValidateIf(present) @IsIn(UPLOAD_FORMATS)
+  @ValidateIfPresent() @IsIn(UPLOAD_FORMATS)
   format?: UploadFormat;
 
   /** CSV field delimiter, one character (default `,`) */
   @ApiPropertyOptional({ example: ',' })
-  @ValidateIf(present) @IsString() @Matches(/^[^\r\n"]$/, { message: 'delimiter must be one character other than a quote or a line break' })
+  @ValidateIfPresent() @IsString() @Matches(/^[^\r\n"]$/, { message: 'delimiter must be one character other than a quote or a line break' })
   delimiter?: string;
 
   /** Message of the version the upload creates */
   @ApiPropertyOptional({ example: 'April questions, reviewed' })
-  @ValidateIf(present) @IsString() @MaxLength(2000)
+  @ValidateIfPresent() @IsString() @MaxLength(2000)
   message?: string;
 }
 
@@ -348,18 +346,18 @@ export class AuditQuery {
 /** Maps canonical fields onto the version's columns; every named column must exist. Replaces the whole mapping. */
 export class MapVersionRequest {
   @ApiPropertyOptional({ example: 'question' })
-  @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(256)
+  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(256)
   input?: string;
   @ApiPropertyOptional({ example: 'answer' })
-  @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(256)
+  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(256)
   expected_output?: string;
   @ApiPropertyOptional({ example: 'context' })
-  @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(256)
+  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(256)
   context?: string;
   @ApiPropertyOptional({ example: 'conversation_id' })
-  @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(256)
+  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(256)
   session_id?: string;
   @ApiPropertyOptional({ example: ['topic', 'language'] })
-  @ValidateIf(present) @IsArray() @ArrayMaxSize(200) @IsString({ each: true })
+  @ValidateIfPresent() @IsArray() @ArrayMaxSize(200) @IsString({ each: true })
   metadata?: string[];
 }

@@ -1,12 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { MAX_ROWS_PER_EDIT } from '../rows.rules.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_ROW, EXAMPLE_TRACE } from '../../../../libs/common/openapi-examples.js';
+import { ValidateIfPresent, Trim } from '../../../../libs/common/dto-decorators.js';
 
 export const DIMENSION_NAME = /^[A-Za-z0-9][A-Za-z0-9 _.:/-]{0,99}$/;
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
-const present = (_: object, value: unknown) => value !== undefined;
 
 const ruleSchema = {
   type: 'object' as const,
@@ -19,31 +18,31 @@ const ruleSchema = {
 export class AssignDimensionRequest {
   /** The dimension (axis of coverage), e.g. `topic`; created on first use */
   @ApiProperty({ example: 'topic' })
-  @Transform(trim) @IsString() @Matches(DIMENSION_NAME, { message: 'dimension must be 1..100 letters, digits, spaces or _ . : / - and start with a letter or digit' })
+  @Trim() @IsString() @Matches(DIMENSION_NAME, { message: 'dimension must be 1..100 letters, digits, spaces or _ . : / - and start with a letter or digit' })
   dimension: string;
 
   /** The value to assign, e.g. `billing`; added to the dimension's values on first use */
   @ApiProperty({ example: 'cancellation' })
-  @Transform(trim) @IsString() @MinLength(1) @MaxLength(200)
+  @Trim() @IsString() @MinLength(1) @MaxLength(200)
   value: string;
 
   /** Rows to assign (1..1000); give this or `rule` */
   @ApiPropertyOptional({ example: [EXAMPLE_ID.rows[1]] })
-  @ValidateIf(present) @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_ROWS_PER_EDIT) @IsUUID('all', { each: true })
+  @ValidateIfPresent() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_ROWS_PER_EDIT) @IsUUID('all', { each: true })
   row_ids?: string[];
 
   @ApiPropertyOptional(ruleSchema)
-  @ValidateIf(present) @IsObject()
+  @ValidateIfPresent() @IsObject()
   rule?: Record<string, unknown>;
 
   /** The version `rule` is evaluated on and `row_ids` must belong to; default: the current version, else the newest */
   @ApiPropertyOptional({ example: EXAMPLE_ID.version })
-  @ValidateIf(present) @IsUUID()
+  @ValidateIfPresent() @IsUUID()
   version_id?: string;
 
   /** Describes the dimension when this call creates it */
   @ApiPropertyOptional({ example: 'What the customer is contacting support about' })
-  @ValidateIf(present) @IsString() @MaxLength(2000)
+  @ValidateIfPresent() @IsString() @MaxLength(2000)
   description?: string;
 }
 
@@ -136,25 +135,25 @@ export class DimensionValuesResponse {
 export class DimensionsQueryRequest {
   /** Dimension -> accepted values; a row matches when it has one of the values of every dimension named */
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, example: { topic: ['account_access', 'billing'], customer_persona: ['new_customer'] } })
-  @ValidateIf(present) @IsObject()
+  @ValidateIfPresent() @IsObject()
   dimensions?: Record<string, string[]>;
 
   /** A further filter in the query language */
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { field: 'language', op: 'eq', value: 'en' } })
-  @ValidateIf(present) @IsObject()
+  @ValidateIfPresent() @IsObject()
   filter?: Record<string, unknown>;
 
   /** Dimensions to count the matching rows by (each combination of their values, `null` for none) */
   @ApiPropertyOptional({ example: ['topic'] })
-  @ValidateIf(present) @IsArray() @ArrayMaxSize(3) @IsString({ each: true })
+  @ValidateIfPresent() @IsArray() @ArrayMaxSize(3) @IsString({ each: true })
   group_by?: string[];
 
   @ApiPropertyOptional({ minimum: 0, maximum: 1000, default: 50, description: 'Matching rows to return (0 for counts only)', example: 20 })
-  @ValidateIf(present) @IsInt() @Min(0) @Max(1000)
+  @ValidateIfPresent() @IsInt() @Min(0) @Max(1000)
   limit?: number;
 
   @ApiPropertyOptional({ example: 0 })
-  @ValidateIf(present) @IsInt() @Min(0) @Max(10_000_000)
+  @ValidateIfPresent() @IsInt() @Min(0) @Max(10_000_000)
   offset?: number;
 }
 
@@ -191,26 +190,26 @@ export type PartitionLevel = (typeof PARTITION_LEVELS)[number];
 export class CreatePartitionRequest {
   /** Unique within the version, 1..200 characters */
   @ApiProperty({ example: 'billing-en' })
-  @Transform(trim) @IsString() @MinLength(1) @MaxLength(200)
+  @Trim() @IsString() @MinLength(1) @MaxLength(200)
   name: string;
 
   @ApiPropertyOptional({ example: 'English billing questions' })
-  @ValidateIf(present) @IsString() @MaxLength(2000)
+  @ValidateIfPresent() @IsString() @MaxLength(2000)
   description?: string;
 
   /** What `resolve` lists: `session` (rows grouped by the mapped session_id column; one row, one session without it), or `trace` and `span` for trace datasets */
   @ApiPropertyOptional({ enum: PARTITION_LEVELS, default: 'session', example: 'session' })
-  @ValidateIf(present) @IsIn(PARTITION_LEVELS)
+  @ValidateIfPresent() @IsIn(PARTITION_LEVELS)
   level?: PartitionLevel;
 
   /** Dimension -> accepted values */
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, example: { topic: ['billing', 'returns_refunds'] } })
-  @ValidateIf(present) @IsObject()
+  @ValidateIfPresent() @IsObject()
   dimension_values?: Record<string, string[]>;
 
   /** A filter in the query language */
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { field: 'language', op: 'eq', value: 'en' } })
-  @ValidateIf(present) @IsObject()
+  @ValidateIfPresent() @IsObject()
   filter?: Record<string, unknown>;
 }
 

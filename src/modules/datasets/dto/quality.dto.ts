@@ -1,10 +1,9 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { IsArray, IsOptional, IsUUID, ValidateIf } from 'class-validator';
+import { IsArray, IsOptional, IsUUID } from 'class-validator';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { EXAMPLE_AT, EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-// Optional, but never null: an explicit null is refused (400) rather than read as absent or written over a column.
-const present = (_: object, value: unknown) => value !== undefined;
 
 export class QualityCheckParamDto {
   @ApiProperty({ enum: ['number', 'string', 'boolean', 'string[]'], example: 'number' })
@@ -54,7 +53,7 @@ export class AvailableChecksQuery {
 export class RunQualityChecksRequest {
   /** Checks to run, each `{ "check": id, "params": {...} }`; default: every applicable check with default params */
   @ApiPropertyOptional({ type: 'array', items: { type: 'object', properties: { check: { type: 'string' }, params: { type: 'object', additionalProperties: true } }, required: ['check'] }, example: [{ check: 'pii' }, { check: 'near_duplicates', params: { threshold: 0.9 } }] })
-  @ValidateIf(present) @IsArray()
+  @ValidateIfPresent() @IsArray()
   checks?: unknown[];
 }
 

@@ -1,9 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsArray, IsBoolean, IsInt, IsObject, IsString, IsUUID, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { IsArray, IsBoolean, IsInt, IsObject, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import { ApiSchemaExample, EXAMPLE_ID, EXAMPLE_ROW } from '../../../../libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-// Optional, but never null: an explicit null is refused (400) rather than read as absent or written over a column.
-const present = (_: object, value: unknown) => value !== undefined;
 
 export const MAX_QUERY_LIMIT = 1000;
 
@@ -22,37 +21,37 @@ const EXAMPLE_QUERY = { filter: EXAMPLE_FILTER, sort: [{ field: 'topic', directi
 @ApiSchemaExample(EXAMPLE_QUERY)
 export class RowQueryRequest {
   @ApiPropertyOptional(filterSchema)
-  @ValidateIf(present) @IsObject()
+  @ValidateIfPresent() @IsObject()
   filter?: Record<string, unknown>;
 
   /** Sort keys, first wins; rows keep their dataset order after them */
   @ApiPropertyOptional({ type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, direction: { type: 'string', enum: ['asc', 'desc'] } }, required: ['field'] }, example: [{ field: 'topic', direction: 'asc' }] })
-  @ValidateIf(present) @IsArray()
+  @ValidateIfPresent() @IsArray()
   sort?: Array<Record<string, unknown>>;
 
   /** Columns to return (default: all); `_row_id` always comes back */
   @ApiPropertyOptional({ example: ['question', 'answer', 'topic'] })
-  @ValidateIf(present) @IsArray() @IsString({ each: true })
+  @ValidateIfPresent() @IsArray() @IsString({ each: true })
   select?: string[];
 
   /** Rows per page, 1..1000 */
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_QUERY_LIMIT, default: 50, example: 50 })
-  @ValidateIf(present) @IsInt() @Min(1) @Max(MAX_QUERY_LIMIT)
+  @ValidateIfPresent() @IsInt() @Min(1) @Max(MAX_QUERY_LIMIT)
   limit?: number;
 
   /** Rows to skip (use either offset or cursor) */
   @ApiPropertyOptional({ minimum: 0, default: 0, example: 0 })
-  @ValidateIf(present) @IsInt() @Min(0) @Max(100_000_000)
+  @ValidateIfPresent() @IsInt() @Min(0) @Max(100_000_000)
   offset?: number;
 
   /** `next_cursor` of the previous page of the same query */
   @ApiPropertyOptional({ example: 'eyJvZmZzZXQiOjUwfQ' })
-  @ValidateIf(present) @IsString() @MaxLength(2000)
+  @ValidateIfPresent() @IsString() @MaxLength(2000)
   cursor?: string;
 
   /** Count the matching rows, up to 10,000 (default true; false skips the count) */
   @ApiPropertyOptional({ example: true })
-  @ValidateIf(present) @IsBoolean()
+  @ValidateIfPresent() @IsBoolean()
   include_total?: boolean;
 }
 
@@ -60,7 +59,7 @@ export class RowQueryRequest {
 export class DatasetQueryRequest extends RowQueryRequest {
   /** The version to query; default: the current version, else the newest */
   @ApiPropertyOptional({ example: EXAMPLE_ID.version })
-  @ValidateIf(present) @IsUUID()
+  @ValidateIfPresent() @IsUUID()
   version_id?: string;
 }
 

@@ -1,11 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsObject, IsString, IsUUID, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsObject, IsString, IsUUID, MaxLength } from 'class-validator';
 import { MAX_ROWS_PER_EDIT } from '../rows.rules.js';
 import { DatasetVersionResponse } from './dataset.dto.js';
 import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-// Optional, but never null: an explicit null is refused (400) rather than read as absent or written over a column.
-const present = (_: object, value: unknown) => value !== undefined;
 
 export class InsertRowsRequest {
   /** Rows to stage for insertion (1..1000), each a JSON object of columns; a `_row_id` (UUID) is kept as the row's id, else one is assigned */
@@ -21,7 +20,7 @@ export class UpdateRowsRequest {
   rows: Record<string, Record<string, unknown>>;
 
   @ApiPropertyOptional({ enum: ['merge', 'replace'], default: 'merge', example: 'merge' })
-  @ValidateIf(present) @IsIn(['merge', 'replace'])
+  @ValidateIfPresent() @IsIn(['merge', 'replace'])
   mode?: 'merge' | 'replace';
 }
 
@@ -35,12 +34,12 @@ export class DeleteRowsRequest {
 export class CommitRowsRequest {
   /** What the new version changes and why */
   @ApiPropertyOptional({ example: 'Add billing-date questions, fix two answers' })
-  @ValidateIf(present) @IsString() @MaxLength(2000)
+  @ValidateIfPresent() @IsString() @MaxLength(2000)
   message?: string;
 
   /** Promote the new version to current at once (default false: it stays a candidate) */
   @ApiPropertyOptional({ example: true })
-  @ValidateIf(present) @IsBoolean()
+  @ValidateIfPresent() @IsBoolean()
   promote?: boolean;
 }
 

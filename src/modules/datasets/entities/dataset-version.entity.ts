@@ -65,10 +65,10 @@ export class DatasetVersionEntity extends WorkspaceRecord {
   @Column({ name: 'row_count', type: 'integer', default: 0 })
   rowCount: number;
 
-  @Column({ type: 'jsonb', default: () => "'[]'::jsonb" })
+  @Column({ type: 'jsonb', default: [] })
   columns: ColumnStats[];
 
-  @Column({ type: 'jsonb', default: () => "'{}'::jsonb" })
+  @Column({ type: 'jsonb', default: {} })
   mapping: ColumnMapping;
 
   @Column({ name: 'content_sha256', type: 'text', default: '' })

@@ -33,4 +33,8 @@ export class DatasetEntity extends WorkspaceRecord {
 
   @Column({ name: 'updated_by', type: 'uuid', nullable: true })
   updatedBy: string | null;
+
+  /** The version number a trace landing has reserved while its batches commit (null: none); versions made meanwhile wait or are 409 dataset_busy. */
+  @Column({ name: 'writing_version', type: 'integer', nullable: true, select: false })
+  writingVersion: number | null;
 }

@@ -1,7 +1,7 @@
 import { JSONParser } from '@streamparser/json-node';
-import { parse as parseCsv } from 'csv-parse';
+import { type Options as CsvOptions, parse as parseCsv } from 'csv-parse';
 import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, toJson } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 
@@ -35,10 +35,11 @@ export function formatFromFilename(filename: string): UploadFormat | undefined {
 }
 
 /**
- * Streams the rows of a file: memory stays bounded by one row (CSV, JSON Lines, JSON) or one
- * row group (Parquet), whatever the file's size.
+ * Streams the rows of a file, a batch at a time (what the parser has ready: up to a few thousand
+ * rows, or a Parquet batch): memory stays bounded whatever the file's size, and the rows cost no
+ * promise each on their way.
  */
-export function readRows(path: string, format: UploadFormat, options: { delimiter?: string } = {}): AsyncGenerator<SourceRow> {
+export function readRows(path: string, format: UploadFormat, options: { delimiter?: string } = {}): AsyncGenerator<SourceRow[]> {
   switch (format) {
     case 'csv':
       return csvRows(path, options.delimiter ?? ',');
@@ -67,23 +68,56 @@ export function csvCell(text: string): unknown {
   return text;
 }
 
-async function* csvRows(path: string, delimiter: string): AsyncGenerator<SourceRow> {
+/** A parser's output as arrays of what it has buffered, instead of one promise per object. */
+async function* drain<T>(stream: Readable): AsyncGenerator<T[]> {
+  for (;;) {
+    const batch: T[] = [];
+    let item: T | null;
+    while ((item = stream.read() as T | null) !== null) batch.push(item);
+    if (batch.length) {
+      yield batch;
+      continue;
+    }
+    if (stream.readableEnded) return;
+    await new Promise<void>((resolve, reject) => {
+      const done = () => {
+        stream.off('readable', done).off('end', done).off('error', failed);
+        resolve();
+      };
+      const failed = (err: Error) => {
+        stream.off('readable', done).off('end', done).off('error', failed);
+        reject(err);
+      };
+      stream.on('readable', done).on('end', done).on('error', failed);
+    });
+  }
+}
+
+/** Records the parser may hold ready at once (csv-parse's default is 16): the size of a batch. */
+const PARSED_AHEAD = 2000;
+
+async function* csvRows(path: string, delimiter: string): AsyncGenerator<SourceRow[]> {
   // Without csv-parse's per-record `info` (a third of its cost): parse errors carry their own
-  // line, and row rules name the record (quoted fields may span lines).
+  // line, and row rules name the record (quoted fields may span lines). Its options go to its
+  // Transform stream too (its type omits them): a batch is what it holds ready.
   const parser = createReadStream(path).pipe(
-    parseCsv({ delimiter, bom: true, relax_quotes: false, skip_empty_lines: true, relax_column_count: false, max_record_size: 16 * 1024 * 1024 }),
+    parseCsv({ delimiter, bom: true, relax_quotes: false, skip_empty_lines: true, relax_column_count: false, max_record_size: 16 * 1024 * 1024, readableHighWaterMark: PARSED_AHEAD } as CsvOptions),
   );
   let header: string[] | undefined;
   let n = 0;
   try {
-    for await (const record of parser as AsyncIterable<string[]>) {
-      if (!header) {
-        header = checkHeader(record);
-        continue;
+    for await (const records of drain<string[]>(parser)) {
+      const rows: SourceRow[] = [];
+      for (const record of records) {
+        if (!header) {
+          header = checkHeader(record);
+          continue;
+        }
+        const data: Record<string, unknown> = {};
+        for (let i = 0; i < header.length; i++) data[header[i]] = csvCell(record[i]);
+        rows.push({ where: `record ${++n}`, data });
       }
-      const data: Record<string, unknown> = {};
-      for (let i = 0; i < header.length; i++) data[header[i]] = csvCell(record[i]);
-      yield { where: `record ${++n}`, data };
+      if (rows.length) yield rows;
     }
   } catch (err) {
     if (err instanceof IngestError) throw err;
@@ -112,35 +146,50 @@ function checkHeader(record: string[]): string[] {
   });
 }
 
-async function* jsonlRows(path: string): AsyncGenerator<SourceRow> {
-  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+async function* jsonlRows(path: string): AsyncGenerator<SourceRow[]> {
   let n = 0;
-  for await (const line of lines) {
+  let rest = '';
+  const parse = (line: string, rows: SourceRow[]) => {
     n++;
-    if (!line.trim()) continue;
+    if (!line.trim()) return;
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch (err) {
       throw new IngestError(`line ${n}`, `not valid JSON (${(err as Error).message})`);
     }
-    yield { where: `line ${n}`, data: asRowObject(value, `line ${n}`) };
+    rows.push({ where: `line ${n}`, data: asRowObject(value, `line ${n}`) });
+  };
+  // Lines end at \n (a \r before it is JSON whitespace); a chunk's last, unfinished line waits for the next.
+  for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 18 }) as AsyncIterable<string>) {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop()!;
+    const rows: SourceRow[] = [];
+    for (const line of lines) parse(line, rows);
+    if (rows.length) yield rows;
   }
+  const rows: SourceRow[] = [];
+  if (rest) parse(rest, rows);
+  if (rows.length) yield rows;
 }
 
-async function* jsonArrayRows(path: string): AsyncGenerator<SourceRow> {
-  const parser = new JSONParser({ paths: ['$.*'], keepStack: false });
+async function* jsonArrayRows(path: string): AsyncGenerator<SourceRow[]> {
+  const parser = new JSONParser({ paths: ['$.*'], keepStack: false }, { readableHighWaterMark: PARSED_AHEAD });
   const source = createReadStream(path).pipe(parser);
   let n = 0;
   let sawArray = false;
   try {
-    for await (const item of source as AsyncIterable<{ value: unknown; key: unknown; parent: unknown }>) {
-      if (!sawArray) {
-        if (typeof item.key !== 'number') throw new IngestError('the document', 'a JSON upload must be an array of objects (use JSON Lines for one object per line)');
-        sawArray = true;
+    for await (const items of drain<{ value: unknown; key: unknown }>(source)) {
+      const rows: SourceRow[] = [];
+      for (const item of items) {
+        if (!sawArray) {
+          if (typeof item.key !== 'number') throw new IngestError('the document', 'a JSON upload must be an array of objects (use JSON Lines for one object per line)');
+          sawArray = true;
+        }
+        n++;
+        rows.push({ where: `row ${n}`, data: asRowObject(item.value, `row ${n}`) });
       }
-      n++;
-      yield { where: `row ${n}`, data: asRowObject(item.value, `row ${n}`) };
+      yield rows;
     }
   } catch (err) {
     if (err instanceof IngestError) throw err;
@@ -151,7 +200,7 @@ async function* jsonArrayRows(path: string): AsyncGenerator<SourceRow> {
 
 const PARQUET_BATCH = 5000;
 
-async function* parquetRows(path: string): AsyncGenerator<SourceRow> {
+async function* parquetRows(path: string): AsyncGenerator<SourceRow[]> {
   let file;
   let metadata;
   try {
@@ -168,9 +217,7 @@ async function* parquetRows(path: string): AsyncGenerator<SourceRow> {
     } catch (err) {
       throw new IngestError(`row ${start + 1}`, `cannot decode this part of the Parquet file (${(err as Error).message})`);
     }
-    for (let i = 0; i < rows.length; i++) {
-      yield { where: `row ${start + i + 1}`, data: toJson(rows[i]) as Record<string, unknown> };
-    }
+    yield rows.map((row, i) => ({ where: `row ${start + i + 1}`, data: toJson(row) as Record<string, unknown> }));
   }
 }
 

@@ -7,14 +7,13 @@ import { IsBoundedJson } from '../../../../libs/common/record-validators.js';
 import { CUSTOM_OP_STATES, type CustomOpState } from '../entities/custom-op.entity.js';
 import { OP_KINDS, type OpKind } from '../entities/registry-op.entity.js';
 import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
 // Values the examples below share.
 const EXAMPLE_DESCRIPTION = 'Share of toxic sentences in the answer, from the moderation model';
 const EXAMPLE_ENDPOINT = 'https://ops.example.com/toxicity';
 const EXAMPLE_HEALTH_URL = 'https://ops.example.com/healthz';
 
-const present = (_: object, value: unknown) => value !== undefined;
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 const url = { require_protocol: true, protocols: ['http', 'https'], require_tld: false };
 export const OP_NAME_PATTERN = /^[a-z][a-z0-9_.-]{0,63}$/;
 const OP_NAME_MESSAGE = 'name must be 1..64 lower-case letters, digits or _ . - and start with a letter';
@@ -37,11 +36,11 @@ export class ListRegistryQuery extends PageQueryDto {
   workspace_id: string;
 
   @ApiPropertyOptional({ enum: OP_KINDS })
-  @ValidateIf(present) @IsIn(OP_KINDS)
+  @ValidateIfPresent() @IsIn(OP_KINDS)
   kind?: OpKind;
 
   @ApiPropertyOptional({ enum: OP_SOURCES })
-  @ValidateIf(present) @IsIn(OP_SOURCES)
+  @ValidateIfPresent() @IsIn(OP_SOURCES)
   source?: (typeof OP_SOURCES)[number];
 }
 
@@ -49,7 +48,7 @@ export class ListRegistryQuery extends PageQueryDto {
 export class RegisterOpBody {
   /** Unique in the workspace and not a built-in op's name; registering a name again adds a version */
   @ApiProperty({ example: EXAMPLE_NAME.customOp })
-  @Transform(trim) @IsString() @Matches(OP_NAME_PATTERN, { message: OP_NAME_MESSAGE })
+  @Trim() @IsString() @Matches(OP_NAME_PATTERN, { message: OP_NAME_MESSAGE })
   name: string;
 
   @ApiProperty({ enum: OP_KINDS, example: 'metric' })
@@ -57,12 +56,12 @@ export class RegisterOpBody {
   kind: OpKind;
 
   @ApiPropertyOptional({ example: EXAMPLE_DESCRIPTION })
-  @ValidateIf(present) @IsString() @MaxLength(2000)
+  @ValidateIfPresent() @IsString() @MaxLength(2000)
   description?: string;
 
   /** JSON Schema (draft-07) of the op's parameters; its root must be an object schema. Default: an object with no properties allowed */
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { type: 'object', properties: { min_length: { type: 'integer', minimum: 1 } }, additionalProperties: false } })
-  @ValidateIf(present) @IsObject() @IsBoundedJson(64_000)
+  @ValidateIfPresent() @IsObject() @IsBoundedJson(64_000)
   params_schema?: Record<string, unknown>;
 
   /** The custom op (by name) whose endpoint serves this operation; it receives {op: <name>, params, items} */
@@ -86,12 +85,12 @@ export class PublishCustomOpRequest extends OmitType(RegisterOpBody, ['custom_op
 
   /** Checked with GET on each deploy (2xx = healthy); default: an empty batch POSTed to endpoint_url must answer {results: []} */
   @ApiPropertyOptional({ example: EXAMPLE_HEALTH_URL })
-  @ValidateIf(present) @IsUrl(url) @MaxLength(2000)
+  @ValidateIfPresent() @IsUrl(url) @MaxLength(2000)
   health_url?: string;
 
   /** Per call, 100..300000 ms (default 30000) */
   @ApiPropertyOptional({ example: 30000 })
-  @ValidateIf(present) @IsInt() @Min(100) @Max(300_000)
+  @ValidateIfPresent() @IsInt() @Min(100) @Max(300_000)
   timeout_ms?: number;
 
   /** A workspace secret sent as `Authorization: Bearer <value>` (admins choose where secrets go) */
@@ -103,7 +102,7 @@ export class PublishCustomOpRequest extends OmitType(RegisterOpBody, ['custom_op
 /** A new revision: what is left out stays as it was; the health check runs again. */
 export class RedeployCustomOpRequest {
   @ApiPropertyOptional({ example: EXAMPLE_ENDPOINT })
-  @ValidateIf(present) @IsUrl(url) @MaxLength(2000)
+  @ValidateIfPresent() @IsUrl(url) @MaxLength(2000)
   endpoint_url?: string;
 
   /** '' returns to the protocol probe */
@@ -112,16 +111,16 @@ export class RedeployCustomOpRequest {
   health_url?: string;
 
   @ApiPropertyOptional({ example: 45000 })
-  @ValidateIf(present) @IsInt() @Min(100) @Max(300_000)
+  @ValidateIfPresent() @IsInt() @Min(100) @Max(300_000)
   timeout_ms?: number;
 
   @ApiPropertyOptional({ example: 'Share of toxic sentences in the answer, from the moderation model v2' })
-  @ValidateIf(present) @IsString() @MaxLength(2000)
+  @ValidateIfPresent() @IsString() @MaxLength(2000)
   description?: string;
 
   /** A new parameter schema: registers a new version of the op of the same name */
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { type: 'object', properties: { min_length: { type: 'integer', minimum: 1 } }, additionalProperties: false } })
-  @ValidateIf(present) @IsObject() @IsBoundedJson(64_000)
+  @ValidateIfPresent() @IsObject() @IsBoundedJson(64_000)
   params_schema?: Record<string, unknown>;
 
   @ApiPropertyOptional({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.secret })
@@ -132,13 +131,13 @@ export class RedeployCustomOpRequest {
 export class StopCustomOpRequest {
   /** Why it is stopped (kept with the state) */
   @ApiPropertyOptional({ example: 'The moderation model is being replaced' })
-  @ValidateIf(present) @IsString() @MaxLength(500)
+  @ValidateIfPresent() @IsString() @MaxLength(500)
   reason?: string;
 }
 
 export class ListCustomOpsQuery extends PageQueryDto {
   @ApiPropertyOptional({ enum: CUSTOM_OP_STATES })
-  @ValidateIf(present) @IsIn(CUSTOM_OP_STATES)
+  @ValidateIfPresent() @IsIn(CUSTOM_OP_STATES)
   state?: CustomOpState;
 }
 

@@ -1,8 +1,11 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { TrackedJobColumns } from '../../../../libs/queue/tracked-job.entity.js';
 
-export type RevisionOutcome = 'deploying' | 'active' | 'failed' | 'superseded';
-
-/** One deploy of a custom op: where it pointed and how its health check went. */
+/**
+ * One deploy of a custom op: where it pointed and how its health check went. The check is its
+ * tracked job (libs/queue/tracked-job.ts): succeeded when healthy, failed with the reason when
+ * not; `superseded_at` when a later revision replaced it.
+ */
 @Entity('custom_op_revisions')
 export class CustomOpRevisionEntity {
   @PrimaryGeneratedColumn('uuid')
@@ -26,11 +29,8 @@ export class CustomOpRevisionEntity {
   @Column({ name: 'timeout_ms', type: 'integer' })
   timeoutMs: number;
 
-  @Column({ type: 'text' })
-  outcome: RevisionOutcome;
-
-  @Column({ type: 'text', nullable: true })
-  reason: string | null;
+  @Column(() => TrackedJobColumns, { prefix: false })
+  tracked: TrackedJobColumns;
 
   /** What the check saw: status, latency. */
   @Column({ type: 'jsonb', nullable: true })
@@ -39,9 +39,9 @@ export class CustomOpRevisionEntity {
   @Column({ name: 'created_by', type: 'uuid', nullable: true })
   createdBy: string | null;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', default: () => 'clock_timestamp()' })
   createdAt: Date;
 
-  @Column({ name: 'checked_at', type: 'timestamptz', nullable: true })
-  checkedAt: Date | null;
+  @Column({ name: 'superseded_at', type: 'timestamptz', nullable: true })
+  supersededAt: Date | null;
 }

@@ -1,52 +1,52 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsDate, IsIn, IsInt, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsDate, IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-const present = (_: object, value: unknown) => value !== undefined;
 const KEY = /^[a-z][a-z0-9_]{0,63}$/;
 const PAIR = /^[a-z][a-z0-9_]{0,63}:[a-z][a-z0-9_]{0,63}$/;
 const TREND_STATES = ['queued', 'running', 'awaiting_upload', 'succeeded', 'failed', 'cancelled'];
 
 export class CoverageQuery {
   /** A value is a gap when fewer rows than this cover it (1..100000, default 1) */
-  @ValidateIf(present) @Type(() => Number) @IsInt() @Min(1) @Max(100_000)
+  @ValidateIfPresent() @Type(() => Number) @IsInt() @Min(1) @Max(100_000)
   min_rows?: number;
 
   /** Dimension pairs to cross, comma-separated `a:b` (at most 5), e.g. `topic:persona,topic:language` */
-  @ValidateIf(present) @IsString() @Matches(/^[a-z][a-z0-9_:,]{0,700}$/, { message: 'pairs must be comma-separated dimension:dimension pairs' })
+  @ValidateIfPresent() @IsString() @Matches(/^[a-z][a-z0-9_:,]{0,700}$/, { message: 'pairs must be comma-separated dimension:dimension pairs' })
   pairs?: string;
 }
 
 export class TrendRequest {
   /** Metric names to plot (default: every metric the runs scored; at most 20) */
   @ApiPropertyOptional({ example: [EXAMPLE_NAME.metricConfig, 'latency'] })
-  @ValidateIf(present) @IsArray() @ArrayMinSize(1) @ArrayMaxSize(20) @IsString({ each: true }) @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, { each: true, message: 'each metric must be a metric name' })
+  @ValidateIfPresent() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(20) @IsString({ each: true }) @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, { each: true, message: 'each metric must be a metric name' })
   metrics?: string[];
 
   /** Runs created at or after this time */
   @ApiPropertyOptional({ type: 'string', format: 'date-time', example: '2025-04-01T00:00:00.000Z' })
-  @ValidateIf(present) @Type(() => Date) @IsDate()
+  @ValidateIfPresent() @Type(() => Date) @IsDate()
   from?: Date;
 
   /** Runs created before this time */
   @ApiPropertyOptional({ type: 'string', format: 'date-time', example: '2025-06-01T00:00:00.000Z' })
-  @ValidateIf(present) @Type(() => Date) @IsDate()
+  @ValidateIfPresent() @Type(() => Date) @IsDate()
   to?: Date;
 
   /** A project dimension: one series per value (rows without a value are `null`) */
   @ApiPropertyOptional({ example: 'topic' })
-  @ValidateIf(present) @IsString() @Matches(KEY, { message: 'group_by must be a dimension name' })
+  @ValidateIfPresent() @IsString() @Matches(KEY, { message: 'group_by must be a dimension name' })
   group_by?: string;
 
   /** `run` (default): one point per run; `day` or `week`: runs pooled per UTC day or ISO week */
   @ApiPropertyOptional({ enum: ['run', 'day', 'week'], example: 'week' })
-  @ValidateIf(present) @IsIn(['run', 'day', 'week'])
+  @ValidateIfPresent() @IsIn(['run', 'day', 'week'])
   interval?: 'run' | 'day' | 'week';
 
   /** Run states included (default every state but `cancelled`) */
   @ApiPropertyOptional({ enum: TREND_STATES, isArray: true, example: ['succeeded', 'failed'] })
-  @ValidateIf(present) @IsArray() @ArrayMaxSize(6) @IsIn(TREND_STATES, { each: true })
+  @ValidateIfPresent() @IsArray() @ArrayMaxSize(6) @IsIn(TREND_STATES, { each: true })
   states?: string[];
 }
 

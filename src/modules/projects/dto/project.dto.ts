@@ -1,18 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
 import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { CreateCatalogueEntryRequest } from '../../catalogues/dto/catalogue-entry.dto.js';
 import { NestedObject } from '../../../../libs/common/record-validators.js';
-import { DimensionDefinition } from '../../status/dto/template.dto.js';
+import { DimensionDefinition } from './template.dto.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
 // Values the examples below share.
 const EXAMPLE_DESCRIPTION = 'Release gate of the support assistant';
 
-const present = (_: object, value: unknown) => value !== undefined;
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 export const MAX_PROJECT_DIMENSIONS = 20;
 export const MAX_PROJECT_LINKS = 100;
 
@@ -21,12 +19,12 @@ export class ListProjectsQuery extends PageQueryDto {
   workspace_id: string;
 
   /** Projects whose name contains this text (case-insensitive) */
-  @ValidateIf(present) @IsString() @MaxLength(100)
+  @ValidateIfPresent() @IsString() @MaxLength(100)
   q?: string;
 
   /** `name`, `created_at` or `updated_at`, `-` for descending (default `name`) */
   @ApiPropertyOptional({ enum: ['name', '-name', 'created_at', '-created_at', 'updated_at', '-updated_at'] })
-  @ValidateIf(present) @IsIn(['name', '-name', 'created_at', '-created_at', 'updated_at', '-updated_at'])
+  @ValidateIfPresent() @IsIn(['name', '-name', 'created_at', '-created_at', 'updated_at', '-updated_at'])
   sort?: string;
 }
 
@@ -34,47 +32,47 @@ export class ListProjectsQuery extends PageQueryDto {
 export class CreateProjectRequest extends CreateCatalogueEntryRequest {
   /** A built-in template name (GET /templates); when `dimensions` is left out the template's list is used */
   @ApiPropertyOptional({ example: 'customer-support-assistant' })
-  @ValidateIf(present) @IsString() @MaxLength(100)
+  @ValidateIfPresent() @IsString() @MaxLength(100)
   template?: string;
 
   /** The coverage dimensions: GET /templates/{name} `dimensions` as it is, or edited (at most 20) */
   @ApiPropertyOptional({ type: [DimensionDefinition], maxItems: MAX_PROJECT_DIMENSIONS })
-  @ValidateIf(present) @IsArray() @ArrayMaxSize(MAX_PROJECT_DIMENSIONS) @NestedObject(() => DimensionDefinition, { each: true })
+  @ValidateIfPresent() @IsArray() @ArrayMaxSize(MAX_PROJECT_DIMENSIONS) @NestedObject(() => DimensionDefinition, { each: true })
   dimensions?: DimensionDefinition[];
 
   /** SUTs of the workspace evaluated by this project */
   @ApiPropertyOptional({ example: [EXAMPLE_ID.sut] })
-  @ValidateIf(present) @IsArray() @ArrayMaxSize(MAX_PROJECT_LINKS) @IsUUID('all', { each: true })
+  @ValidateIfPresent() @IsArray() @ArrayMaxSize(MAX_PROJECT_LINKS) @IsUUID('all', { each: true })
   sut_ids?: string[];
 
   /** Datasets of the workspace whose rows the project's coverage counts */
   @ApiPropertyOptional({ example: [EXAMPLE_ID.dataset] })
-  @ValidateIf(present) @IsArray() @ArrayMaxSize(MAX_PROJECT_LINKS) @IsUUID('all', { each: true })
+  @ValidateIfPresent() @IsArray() @ArrayMaxSize(MAX_PROJECT_LINKS) @IsUUID('all', { each: true })
   dataset_ids?: string[];
 }
 
 export class UpdateProjectRequest {
   @ApiPropertyOptional({ example: EXAMPLE_NAME.project })
-  @ValidateIf(present) @Transform(trim) @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, { message: 'name must be 1..100 letters, digits, spaces or . _ : - and start with a letter or digit' })
+  @ValidateIfPresent() @Trim() @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, { message: 'name must be 1..100 letters, digits, spaces or . _ : - and start with a letter or digit' })
   name?: string;
 
   @ApiPropertyOptional({ example: 'Release gate of the support assistant, with order lookups' })
-  @ValidateIf(present) @IsString() @MaxLength(2000)
+  @ValidateIfPresent() @IsString() @MaxLength(2000)
   description?: string;
 
   /** Replaces the whole dimension list */
   @ApiPropertyOptional({ type: [DimensionDefinition], maxItems: MAX_PROJECT_DIMENSIONS })
-  @ValidateIf(present) @IsArray() @ArrayMaxSize(MAX_PROJECT_DIMENSIONS) @NestedObject(() => DimensionDefinition, { each: true })
+  @ValidateIfPresent() @IsArray() @ArrayMaxSize(MAX_PROJECT_DIMENSIONS) @NestedObject(() => DimensionDefinition, { each: true })
   dimensions?: DimensionDefinition[];
 
   /** Replaces the linked SUTs */
   @ApiPropertyOptional({ example: [EXAMPLE_ID.sut] })
-  @ValidateIf(present) @IsArray() @ArrayMaxSize(MAX_PROJECT_LINKS) @IsUUID('all', { each: true })
+  @ValidateIfPresent() @IsArray() @ArrayMaxSize(MAX_PROJECT_LINKS) @IsUUID('all', { each: true })
   sut_ids?: string[];
 
   /** Replaces the linked datasets */
   @ApiPropertyOptional({ example: [EXAMPLE_ID.dataset, EXAMPLE_ID.traceDataset] })
-  @ValidateIf(present) @IsArray() @ArrayMaxSize(MAX_PROJECT_LINKS) @IsUUID('all', { each: true })
+  @ValidateIfPresent() @IsArray() @ArrayMaxSize(MAX_PROJECT_LINKS) @IsUUID('all', { each: true })
   dataset_ids?: string[];
 }
 
@@ -88,12 +86,12 @@ export class MoveProjectRequest {
 export class AttachTestPlanRequest {
   /** The test plan's id or name */
   @ApiProperty({ example: EXAMPLE_NAME.testPlan })
-  @Transform(trim) @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, { message: 'test_plan must be a test plan id or name' })
+  @Trim() @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, { message: 'test_plan must be a test plan id or name' })
   test_plan: string;
 
   /** The plan version to carry (default: its latest) */
   @ApiPropertyOptional({ example: 3 })
-  @ValidateIf(present) @IsInt() @Min(1) @Max(MAX_INT32)
+  @ValidateIfPresent() @IsInt() @Min(1) @Max(MAX_INT32)
   version?: number;
 }
 

@@ -1,12 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsString, IsUUID, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
 import { ThresholdDto, ThresholdResponse } from './test-plan.dto.js';
 import { NestedObject } from '../../../../libs/common/record-validators.js';
 import { EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
+import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-const present = (_: object, value: unknown) => value !== undefined;
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 const KEY = /^[a-z][a-z0-9_]{0,63}$/;
 const NAME = /^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/;
 
@@ -18,12 +16,12 @@ export class RecommendationWorkspaceQuery {
 
 export class ListRecommendationsQuery extends RecommendationWorkspaceQuery {
   /** Only this use case (`rag_qa`, `customer_support`, …) */
-  @ValidateIf(present) @IsString() @Matches(KEY, { message: 'use_case must be lower-case snake_case' })
+  @ValidateIfPresent() @IsString() @Matches(KEY, { message: 'use_case must be lower-case snake_case' })
   use_case?: string;
 
   /** `builtin`, `workspace` or both (default) */
   @ApiPropertyOptional({ enum: ['builtin', 'workspace'] })
-  @ValidateIf(present) @IsIn(['builtin', 'workspace'])
+  @ValidateIfPresent() @IsIn(['builtin', 'workspace'])
   source?: 'builtin' | 'workspace';
 }
 
@@ -38,18 +36,18 @@ export class RecommendedMetricDto {
   kind: 'deterministic' | 'judged';
 
   @ApiPropertyOptional({ example: 'Answers stay within the retrieved help-centre articles' })
-  @ValidateIf(present) @IsString() @MaxLength(500)
+  @ValidateIfPresent() @IsString() @MaxLength(500)
   description?: string;
 
   /** A starting pass rule (omit for an informative metric) */
-  @ValidateIf(present) @NestedObject(() => ThresholdDto)
+  @ValidateIfPresent() @NestedObject(() => ThresholdDto)
   threshold?: ThresholdDto;
 }
 
 /** The whole definition of a workspace recommendation (PUT replaces it all). */
 export class RecommendationDefinition {
   @ApiProperty({ example: 'Support RAG essentials' })
-  @Transform(trim) @IsString() @Matches(NAME, { message: 'name must be 1..100 letters, digits, spaces or . _ : - and start with a letter or digit' })
+  @Trim() @IsString() @Matches(NAME, { message: 'name must be 1..100 letters, digits, spaces or . _ : - and start with a letter or digit' })
   name: string;
 
   /** The kind of application (snake_case), e.g. `rag_qa` */
@@ -58,7 +56,7 @@ export class RecommendationDefinition {
   use_case: string;
 
   @ApiPropertyOptional({ example: 'What every retrieval-backed support assistant should be tested for' })
-  @ValidateIf(present) @IsString() @MaxLength(2000)
+  @ValidateIfPresent() @IsString() @MaxLength(2000)
   description?: string;
 
   /** Metrics of the package (at most 50) */
@@ -67,12 +65,12 @@ export class RecommendationDefinition {
 
   /** Dataset quality checks to run (`exact_duplicates`, `pii`, …; at most 20) */
   @ApiPropertyOptional({ example: ['exact_duplicates', 'pii'] })
-  @ValidateIf(present) @IsArray() @ArrayMaxSize(20) @IsString({ each: true }) @Matches(KEY, { each: true, message: 'each check must be a check id' })
+  @ValidateIfPresent() @IsArray() @ArrayMaxSize(20) @IsString({ each: true }) @Matches(KEY, { each: true, message: 'each check must be a check id' })
   checks?: string[];
 
   /** Dimensions to cover (snake_case names; at most 20) */
   @ApiPropertyOptional({ example: ['topic', 'customer_persona'] })
-  @ValidateIf(present) @IsArray() @ArrayMaxSize(20) @IsString({ each: true }) @Matches(KEY, { each: true, message: 'each dimension must be lower-case snake_case' })
+  @ValidateIfPresent() @IsArray() @ArrayMaxSize(20) @IsString({ each: true }) @Matches(KEY, { each: true, message: 'each dimension must be lower-case snake_case' })
   dimensions?: string[];
 }
 

@@ -1,10 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
 import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { CreateCatalogueEntryRequest } from '../../catalogues/dto/catalogue-entry.dto.js';
 import { NestedObject } from '../../../../libs/common/record-validators.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
 // Values the examples below share.
 const EXAMPLE_DESCRIPTION = 'The bar a support-bot release must clear';
@@ -12,7 +13,6 @@ const EXAMPLE_MESSAGE = 'Billing answers must reach 0.9';
 const EXAMPLE_METRICS = [{ name: EXAMPLE_NAME.metricConfig, threshold: { operator: '>=', value: 0.8 }, per_dimension: [{ dimension: 'topic', value: 'billing', threshold: { operator: '>=', value: 0.9 } }], gating: true }, { name: 'latency', threshold: { operator: '<=', value: 2500 }, gating: false }];
 const EXAMPLE_RELEASE_RULE = { mode: 'all_metrics', include_dimension_thresholds: true, min_row_pass_rate: 0.9 };
 
-const present = (_: object, value: unknown) => value !== undefined;
 const KEY = /^[a-z][a-z0-9_]{0,63}$/;
 const METRIC = /^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/;
 export const MAX_PLAN_DATASETS = 50;
@@ -23,7 +23,7 @@ export class ListTestPlansQuery extends PageQueryDto {
   workspace_id: string;
 
   /** Plans whose name contains this text (case-insensitive) */
-  @ValidateIf(present) @IsString() @MaxLength(100)
+  @ValidateIfPresent() @IsString() @MaxLength(100)
   q?: string;
 }
 
@@ -74,12 +74,12 @@ export class PlanMetricDto {
   threshold: ThresholdDto;
 
   /** Thresholds for the rows of one dimension value (at most 100) */
-  @ValidateIf(present) @IsArray() @ArrayMaxSize(100) @NestedObject(() => DimensionThresholdDto, { each: true })
+  @ValidateIfPresent() @IsArray() @ArrayMaxSize(100) @NestedObject(() => DimensionThresholdDto, { each: true })
   per_dimension?: DimensionThresholdDto[];
 
   /** Counts toward the release rule (default true); false: reported only */
   @ApiPropertyOptional({ example: true })
-  @ValidateIf(present) @IsBoolean()
+  @ValidateIfPresent() @IsBoolean()
   gating?: boolean;
 }
 
@@ -90,12 +90,12 @@ export class PlanDatasetDto {
 
   /** Pin a version of the dataset (default: its current, else latest, version when a run starts) */
   @ApiPropertyOptional({ example: EXAMPLE_ID.version })
-  @ValidateIf(present) @IsUUID()
+  @ValidateIfPresent() @IsUUID()
   version_id?: string;
 
   /** Run only a partition of the dataset (one of its versions' partitions) */
   @ApiPropertyOptional({ example: EXAMPLE_ID.partition })
-  @ValidateIf(present) @IsUUID()
+  @ValidateIfPresent() @IsUUID()
   partition_id?: string;
 }
 
@@ -103,42 +103,42 @@ export class PlanDatasetDto {
 export class ReleaseRuleDto {
   /** `all_metrics` (default): every gating metric meets its threshold; `min_metrics_passing`: at least `min_metrics_passing` do */
   @ApiPropertyOptional({ enum: ['all_metrics', 'min_metrics_passing'], example: 'all_metrics' })
-  @ValidateIf(present) @IsIn(['all_metrics', 'min_metrics_passing'])
+  @ValidateIfPresent() @IsIn(['all_metrics', 'min_metrics_passing'])
   mode?: 'all_metrics' | 'min_metrics_passing';
 
   /** Required with mode `min_metrics_passing`; at most the number of gating metrics */
   @ApiPropertyOptional({ example: 2 })
-  @ValidateIf(present) @IsInt() @Min(1) @Max(MAX_PLAN_METRICS)
+  @ValidateIfPresent() @IsInt() @Min(1) @Max(MAX_PLAN_METRICS)
   min_metrics_passing?: number;
 
   /** Per-dimension thresholds must hold too (default true) */
   @ApiPropertyOptional({ example: true })
-  @ValidateIf(present) @IsBoolean()
+  @ValidateIfPresent() @IsBoolean()
   include_dimension_thresholds?: boolean;
 
   /** The run's row pass rate must reach this share, 0..1 (default: no such rule) */
   @ApiPropertyOptional({ example: 0.9 })
-  @ValidateIf(present) @IsNumber() @Min(0) @Max(1)
+  @ValidateIfPresent() @IsNumber() @Min(0) @Max(1)
   min_row_pass_rate?: number;
 }
 
 /** What a test plan version defines. */
 export class TestPlanDefinitionRequest {
   /** Datasets (optionally a pinned version or a partition) the plan runs on (1..50) */
-  @ValidateIf(present) @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_PLAN_DATASETS) @NestedObject(() => PlanDatasetDto, { each: true })
+  @ValidateIfPresent() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_PLAN_DATASETS) @NestedObject(() => PlanDatasetDto, { each: true })
   datasets?: PlanDatasetDto[];
 
   /** Metrics with their thresholds (1..50, unique names) */
-  @ValidateIf(present) @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_PLAN_METRICS) @NestedObject(() => PlanMetricDto, { each: true })
+  @ValidateIfPresent() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_PLAN_METRICS) @NestedObject(() => PlanMetricDto, { each: true })
   metrics?: PlanMetricDto[];
 
   /** When a release passes (default: every gating metric meets its threshold) */
-  @ValidateIf(present) @NestedObject(() => ReleaseRuleDto)
+  @ValidateIfPresent() @NestedObject(() => ReleaseRuleDto)
   release_rule?: ReleaseRuleDto;
 
   /** What this version is about */
   @ApiPropertyOptional({ example: EXAMPLE_MESSAGE })
-  @ValidateIf(present) @IsString() @MaxLength(2000)
+  @ValidateIfPresent() @IsString() @MaxLength(2000)
   message?: string;
 }
 
@@ -153,12 +153,12 @@ export class CreateTestPlanRequest extends CreateCatalogueEntryRequest {
   metrics: PlanMetricDto[];
 
   /** When a release passes (default: every gating metric meets its threshold) */
-  @ValidateIf(present) @NestedObject(() => ReleaseRuleDto)
+  @ValidateIfPresent() @NestedObject(() => ReleaseRuleDto)
   release_rule?: ReleaseRuleDto;
 
   /** What version 1 is about */
   @ApiPropertyOptional({ example: 'First plan for the May release' })
-  @ValidateIf(present) @IsString() @MaxLength(2000)
+  @ValidateIfPresent() @IsString() @MaxLength(2000)
   message?: string;
 }
 
@@ -166,12 +166,12 @@ export class CreateTestPlanRequest extends CreateCatalogueEntryRequest {
 export class CreateTestPlanVersionRequest extends TestPlanDefinitionRequest {
   /** The version to start from (default the latest); what the body leaves out is copied from it */
   @ApiPropertyOptional({ example: 2 })
-  @ValidateIf(present) @IsInt() @Min(1) @Max(MAX_INT32)
+  @ValidateIfPresent() @IsInt() @Min(1) @Max(MAX_INT32)
   from_version?: number;
 
   /** A new description of the plan */
   @ApiPropertyOptional({ example: EXAMPLE_DESCRIPTION })
-  @ValidateIf(present) @IsString() @MaxLength(2000)
+  @ValidateIfPresent() @IsString() @MaxLength(2000)
   description?: string;
 }
 

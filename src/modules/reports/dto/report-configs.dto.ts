@@ -1,11 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsString, IsUUID, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
 import { NestedObject } from '../../../../libs/common/record-validators.js';
 import { REPORT_FORMATS, SECTION_KEYS, type ReportFormat, type SectionKey } from '../../../../libs/reports/report.types.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-const present = (_: object, value: unknown) => value !== undefined;
-const presentOrNull = (_: object, value: unknown) => value !== undefined && value !== null;
 
 export const MAX_PROMPT = 20_000;
 export const MAX_QUESTIONS = 20;
@@ -24,12 +23,12 @@ export class ReportConfigSectionDto {
 
   /** Its title in reports (default: the built-in title) */
   @ApiPropertyOptional({ example: 'Release summary' })
-  @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(200)
+  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(200)
   title?: string;
 
   /** Questions the section should answer beside the built-in ones (up to 20, each up to 500 characters) */
   @ApiPropertyOptional({ example: ['Is the release ready to ship?'] })
-  @ValidateIf(present) @IsArray() @ArrayMaxSize(MAX_QUESTIONS) @IsString({ each: true }) @MinLength(1, { each: true }) @MaxLength(500, { each: true })
+  @ValidateIfPresent() @IsArray() @ArrayMaxSize(MAX_QUESTIONS) @IsString({ each: true }) @MinLength(1, { each: true }) @MaxLength(500, { each: true })
   questions?: string[];
 }
 
@@ -45,7 +44,7 @@ export class CreateReportConfigRequest {
   name: string;
 
   @ApiPropertyOptional({ example: 'What the release board reads' })
-  @ValidateIf(present) @IsString() @MaxLength(2000)
+  @ValidateIfPresent() @IsString() @MaxLength(2000)
   description?: string;
 
   /** The sections, in report order (1..6, each key once) */
@@ -99,22 +98,22 @@ export class UpdateReportSettingsRequest {
 
   /** The config new reports use when the request names none (null: every built-in section) */
   @ApiPropertyOptional({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.reportConfig })
-  @ValidateIf(presentOrNull) @IsUUID()
+  @IsOptional() @IsUUID()
   default_config_id?: string | null;
 
   /** The judge that writes narratives (null: the deterministic template) */
   @ApiPropertyOptional({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.judge })
-  @ValidateIf(presentOrNull) @IsUUID()
+  @IsOptional() @IsUUID()
   judge_id?: string | null;
 
   /** Formats exports and downloads may use (1..3) */
   @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...REPORT_FORMATS] }, example: ['markdown', 'html', 'pdf'] })
-  @ValidateIf(present) @IsArray() @ArrayMinSize(1) @ArrayMaxSize(REPORT_FORMATS.length) @IsIn(REPORT_FORMATS, { each: true })
+  @ValidateIfPresent() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(REPORT_FORMATS.length) @IsIn(REPORT_FORMATS, { each: true })
   formats?: ReportFormat[];
 
   /** The format of exports and downloads that name none; one of formats */
   @ApiPropertyOptional({ enum: REPORT_FORMATS, example: 'pdf' })
-  @ValidateIf(present) @IsIn(REPORT_FORMATS)
+  @ValidateIfPresent() @IsIn(REPORT_FORMATS)
   default_format?: ReportFormat;
 }
 

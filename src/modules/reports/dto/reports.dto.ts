@@ -1,11 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, IsUUID, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { NestedObject } from '../../../../libs/common/record-validators.js';
 import { REPORT_FORMATS, SECTION_KEYS, type ReportFormat, type SectionKey } from '../../../../libs/reports/report.types.js';
 import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-const present = (_: object, value: unknown) => value !== undefined;
 
 /** Limits of report content, documented in docs/reports.md. */
 export const MAX_SECTION_MARKDOWN = 100_000;
@@ -24,54 +24,54 @@ export class ListReportsQuery extends PageQueryDto {
 export class CreateReportRequest {
   /** The report's title (default: "Report: <run name>") */
   @ApiPropertyOptional({ example: 'support-bot-v2 release review' })
-  @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(MAX_TITLE)
+  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(MAX_TITLE)
   title?: string;
 
   /** The report config choosing sections, order and questions (default: the workspace settings' default config, else every built-in section) */
   @ApiPropertyOptional({ example: EXAMPLE_ID.reportConfig })
-  @ValidateIf(present) @IsUUID()
+  @ValidateIfPresent() @IsUUID()
   config_id?: string;
 
   /** The judge that writes each section's narrative (default: the workspace settings' judge; none: the deterministic template) */
   @ApiPropertyOptional({ example: EXAMPLE_ID.judge })
-  @ValidateIf(present) @IsUUID()
+  @ValidateIfPresent() @IsUUID()
   judge_id?: string;
 
   /** Write every narrative from the template even when a judge is configured */
   @ApiPropertyOptional({ example: false })
-  @ValidateIf(present) @IsBoolean()
+  @ValidateIfPresent() @IsBoolean()
   template_only?: boolean;
 
   /** Only these sections, in this order (default: the config's) */
   @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...SECTION_KEYS] }, example: ['summary', 'metrics_overview', 'regressions'] })
-  @ValidateIf(present) @IsArray() @ArrayMinSize(1) @ArrayMaxSize(SECTION_KEYS.length) @IsIn(SECTION_KEYS, { each: true })
+  @ValidateIfPresent() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(SECTION_KEYS.length) @IsIn(SECTION_KEYS, { each: true })
   sections?: SectionKey[];
 
   /** The run to compare against in `regressions` (default: the previous run of the same SUT on the same dataset) */
   @ApiPropertyOptional({ example: EXAMPLE_ID.baseRun })
-  @ValidateIf(present) @IsUUID()
+  @ValidateIfPresent() @IsUUID()
   baseline_run_id?: string;
 }
 
 export class RegenerateReportRequest {
   /** Keep sections edited through PUT content as they are (default true); false rebuilds them too */
   @ApiPropertyOptional({ example: true })
-  @ValidateIf(present) @IsBoolean()
+  @ValidateIfPresent() @IsBoolean()
   keep_edits?: boolean;
 
   /** Rebuild with this judge instead of the one that built the report */
   @ApiPropertyOptional({ example: EXAMPLE_ID.judge })
-  @ValidateIf(present) @IsUUID()
+  @ValidateIfPresent() @IsUUID()
   judge_id?: string;
 
   /** Write every narrative from the template */
   @ApiPropertyOptional({ example: false })
-  @ValidateIf(present) @IsBoolean()
+  @ValidateIfPresent() @IsBoolean()
   template_only?: boolean;
 
   /** The sections to have, in order (default: the report's current sections; name a deleted one to bring it back) */
   @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...SECTION_KEYS] }, example: ['summary', 'metrics_overview', 'regressions'] })
-  @ValidateIf(present) @IsArray() @ArrayMinSize(1) @ArrayMaxSize(SECTION_KEYS.length) @IsIn(SECTION_KEYS, { each: true })
+  @ValidateIfPresent() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(SECTION_KEYS.length) @IsIn(SECTION_KEYS, { each: true })
   sections?: SectionKey[];
 }
 
@@ -88,14 +88,14 @@ export class SectionEdit {
 
   /** A new title */
   @ApiPropertyOptional({ example: 'Release summary' })
-  @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(MAX_TITLE)
+  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(MAX_TITLE)
   title?: string;
 }
 
 export class UpdateReportContentRequest {
   /** A new report title */
   @ApiPropertyOptional({ example: 'support-bot-v2 release review' })
-  @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(MAX_TITLE)
+  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(MAX_TITLE)
   title?: string;
 
   /** The sections to change; the others stay as they are */
@@ -121,7 +121,7 @@ export class ContentUrlQuery {
 export class ExportReportRequest {
   /** markdown, html or pdf (default: the workspace settings' default format) */
   @ApiPropertyOptional({ enum: REPORT_FORMATS, example: 'pdf' })
-  @ValidateIf(present) @IsIn(REPORT_FORMATS)
+  @ValidateIfPresent() @IsIn(REPORT_FORMATS)
   format?: ReportFormat;
 }
 

@@ -13,10 +13,10 @@ export class ReportSettingsEntity {
   @Column({ name: 'judge_id', type: 'uuid', nullable: true })
   judgeId: string | null;
 
-  @Column({ type: 'text', array: true })
+  @Column({ type: 'text', array: true, default: () => "'{markdown,html,pdf}'" })
   formats: ReportFormat[];
 
-  @Column({ name: 'default_format', type: 'text' })
+  @Column({ name: 'default_format', type: 'text', default: 'pdf' })
   defaultFormat: ReportFormat;
 
   @Column({ name: 'updated_by', type: 'uuid', nullable: true })

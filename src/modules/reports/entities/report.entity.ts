@@ -23,6 +23,6 @@ export class ReportEntity extends WorkspaceRecord {
   @Column({ type: 'jsonb' })
   sections: ReportSection[];
 
-  @Column({ name: 'generated_at', type: 'timestamptz' })
+  @Column({ name: 'generated_at', type: 'timestamptz', default: () => 'now()' })
   generatedAt: Date;
 }

@@ -1,9 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsArray, IsInt, IsObject, Max, Min, ValidateIf } from 'class-validator';
+import { IsArray, IsInt, IsObject, Max, Min } from 'class-validator';
 import { EXAMPLE_ID, EXAMPLE_OUTPUT, EXAMPLE_ROW } from '../../../../libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-// Optional, but never null: an explicit null is refused (400) rather than read as absent or written over a column.
-const present = (_: object, value: unknown) => value !== undefined;
 
 export const MAX_RESULTS_LIMIT = 1000;
 
@@ -15,21 +14,21 @@ export class RunResultsQueryRequest {
    * `turn`, `repetition`, `dimensions.<name>`
    */
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { and: [{ field: 'passed', op: 'eq', value: false }, { field: 'dimensions.topic', op: 'eq', value: 'billing' }] } })
-  @ValidateIf(present) @IsObject()
+  @ValidateIfPresent() @IsObject()
   filter?: Record<string, unknown>;
 
   /** Sort keys over the same fields, first wins; results keep dataset order after them */
   @ApiPropertyOptional({ type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, direction: { type: 'string', enum: ['asc', 'desc'] } }, required: ['field'] }, example: [{ field: 'latency_ms', direction: 'desc' }] })
-  @ValidateIf(present) @IsArray()
+  @ValidateIfPresent() @IsArray()
   sort?: Array<Record<string, unknown>>;
 
   /** 1..1000, default 50 */
   @ApiPropertyOptional({ example: 50 })
-  @ValidateIf(present) @IsInt() @Min(1) @Max(MAX_RESULTS_LIMIT)
+  @ValidateIfPresent() @IsInt() @Min(1) @Max(MAX_RESULTS_LIMIT)
   limit?: number;
 
   @ApiPropertyOptional({ example: 0 })
-  @ValidateIf(present) @IsInt() @Min(0) @Max(10_000_000)
+  @ValidateIfPresent() @IsInt() @Min(0) @Max(10_000_000)
   offset?: number;
 }
 

@@ -1,14 +1,13 @@
 import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
 import { TAG_PATTERN } from '../../../../libs/common/labelled-record.dto.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { RUN_STATES, type RunState } from '../entities/run.entity.js';
 import { NestedObject } from '../../../../libs/common/record-validators.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import { ValidateIfPresent, Trim } from '../../../../libs/common/dto-decorators.js';
 
-const present = (_: object, value: unknown) => value !== undefined;
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
 export class RunSampleDto {
   /** Rows to draw (at most the rows there are) */
@@ -18,7 +17,7 @@ export class RunSampleDto {
 
   /** The same seed draws the same rows (default 0) */
   @ApiPropertyOptional({ example: 7 })
-  @ValidateIf(present) @IsInt() @Min(0) @Max(2_147_483_647)
+  @ValidateIfPresent() @IsInt() @Min(0) @Max(2_147_483_647)
   seed?: number;
 }
 
@@ -30,7 +29,7 @@ export class CreateRunRequest {
   workspace_id: string;
 
   @ApiPropertyOptional({ example: EXAMPLE_NAME.run })
-  @ValidateIf(present) @Transform(trim) @IsString() @MaxLength(200)
+  @ValidateIfPresent() @Trim() @IsString() @MaxLength(200)
   name?: string;
 
   @ApiProperty({ example: EXAMPLE_ID.dataset })
@@ -39,12 +38,12 @@ export class CreateRunRequest {
 
   /** Default: the dataset's current version, else its newest */
   @ApiPropertyOptional({ example: EXAMPLE_ID.version })
-  @ValidateIf(present) @IsUUID()
+  @ValidateIfPresent() @IsUUID()
   version_id?: string;
 
   /** Only the rows of this partition of the version */
   @ApiPropertyOptional({ example: EXAMPLE_ID.partition })
-  @ValidateIf(present) @IsUUID()
+  @ValidateIfPresent() @IsUUID()
   partition_id?: string;
 
   @ApiProperty({ example: EXAMPLE_ID.sut })
@@ -57,35 +56,35 @@ export class CreateRunRequest {
 
   /** The metrics, default judge and pass rule; or name `metrics` */
   @ApiPropertyOptional({ example: EXAMPLE_ID.evalConfig })
-  @ValidateIf(present) @IsUUID()
+  @ValidateIfPresent() @IsUUID()
   eval_config_id?: string;
 
   /** Metric names (configs or built-ins), resolved as GET .../metric-configs/resolved says, when there is no eval config */
   @ApiPropertyOptional({ example: ['answer-correctness', 'faithfulness', 'latency'] })
-  @ValidateIf(present) @IsArray() @ArrayMinSize(1) @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(100, { each: true })
+  @ValidateIfPresent() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(100, { each: true })
   metrics?: string[];
 
   /** The judge for judged metrics that name none */
   @ApiPropertyOptional({ example: EXAMPLE_ID.judge })
-  @ValidateIf(present) @IsUUID()
+  @ValidateIfPresent() @IsUUID()
   judge_id?: string;
 
   /** Calls in flight at most (1..256); default and ceiling: the connection's max_concurrency */
   @ApiPropertyOptional({ example: 8 })
-  @ValidateIf(present) @IsInt() @Min(1) @Max(256)
+  @ValidateIfPresent() @IsInt() @Min(1) @Max(256)
   concurrency?: number;
 
   /** A deterministic sample of the rows */
-  @ValidateIf(present) @NestedObject(() => RunSampleDto)
+  @ValidateIfPresent() @NestedObject(() => RunSampleDto)
   sample?: RunSampleDto;
 
   /** Each row is sent this many times (1..10, default 1), e.g. to measure variance */
   @ApiPropertyOptional({ example: 1 })
-  @ValidateIf(present) @IsInt() @Min(1) @Max(10)
+  @ValidateIfPresent() @IsInt() @Min(1) @Max(10)
   repetitions?: number;
 
   @ApiPropertyOptional({ example: ['nightly', 'release-candidate'] })
-  @ValidateIf(present) @IsArray() @ArrayMaxSize(20) @Matches(TAG_PATTERN, { each: true })
+  @ValidateIfPresent() @IsArray() @ArrayMaxSize(20) @Matches(TAG_PATTERN, { each: true })
   tags?: string[];
 }
 
@@ -93,7 +92,7 @@ export const RERUN_MODES = ['all', 'errors', 'failed'] as const;
 export class RerunRequest {
   /** `all` rows again, only rows whose call failed (`errors`), or rows that errored or failed the pass rule (`failed`); default all */
   @ApiPropertyOptional({ enum: RERUN_MODES, example: 'errors' })
-  @ValidateIf(present) @IsIn(RERUN_MODES)
+  @ValidateIfPresent() @IsIn(RERUN_MODES)
   mode?: (typeof RERUN_MODES)[number];
 }
 

@@ -1,10 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsNumber, IsObject, IsString, IsUUID, MaxLength, Min, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsNumber, IsObject, IsOptional, IsString, IsUUID, MaxLength, Min } from 'class-validator';
 import { NestedObject } from '../../../../libs/common/record-validators.js';
 import { ApiSchemaExample, EXAMPLE_ID, EXAMPLE_OUTPUT } from '../../../../libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-const present = (_: object, value: unknown) => value !== undefined;
-const nullable = (_: object, value: unknown) => value !== undefined && value !== null;
 export const MAX_UPLOAD_OUTPUTS = 10_000;
 
 export class UploadedErrorDto {
@@ -25,28 +24,28 @@ export class UploadedOutputDto {
 
   /** What the system answered; null with `error` for a row it failed on */
   @ApiProperty({ type: 'string', nullable: true, example: EXAMPLE_OUTPUT })
-  @ValidateIf(nullable) @IsString() @MaxLength(1_000_000)
+  @IsOptional() @IsString() @MaxLength(1_000_000)
   output: string | null;
 
   @ApiPropertyOptional({ type: 'number', nullable: true, example: 1040 })
-  @ValidateIf(nullable) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0)
+  @IsOptional() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0)
   latency_ms?: number | null;
 
   @ApiPropertyOptional({ type: 'object', properties: { prompt_tokens: { type: 'number' }, completion_tokens: { type: 'number' }, total_tokens: { type: 'number' } }, example: { prompt_tokens: 412, completion_tokens: 38, total_tokens: 450 } })
-  @ValidateIf(present) @IsObject()
+  @ValidateIfPresent() @IsObject()
   usage?: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number };
 
   @ApiPropertyOptional({ type: 'number', nullable: true, example: 0.00041 })
-  @ValidateIf(nullable) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0)
+  @IsOptional() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0)
   cost_usd?: number | null;
 
   /** Fields kept with the result (e.g. retrieved contexts) */
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { sources: ['kb/security/reset-password'] } })
-  @ValidateIf(present) @IsObject()
+  @ValidateIfPresent() @IsObject()
   extras?: Record<string, unknown>;
 
   /** Why the system gave no output for this row */
-  @ValidateIf(present) @NestedObject(() => UploadedErrorDto)
+  @ValidateIfPresent() @NestedObject(() => UploadedErrorDto)
   error?: UploadedErrorDto;
 }
 
@@ -57,6 +56,6 @@ export class UploadOutputsRequest {
 
   /** Score now (default true); false keeps the run awaiting more uploads */
   @ApiPropertyOptional({ example: true })
-  @ValidateIf(present) @IsBoolean()
+  @ValidateIfPresent() @IsBoolean()
   complete?: boolean;
 }

@@ -1,13 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsString, IsUUID, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { IsBoundedJson, IsStringRecord, NestedObject } from '../../../../libs/common/record-validators.js';
 import { CreateCatalogueEntryRequest } from '../../catalogues/dto/catalogue-entry.dto.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { TrackedRunProperty } from '../../../../libs/queue/dto/tracked-run.dto.js';
+import { UNCANCELLABLE_VOCABULARY } from '../../../../libs/queue/tracked-job.js';
 
-const present = (_: object, value: unknown) => value !== undefined;
 export const SDG_KINDS = ['template', 'llm'] as const;
-export const SDG_RUN_STATES = ['queued', 'running', 'succeeded', 'failed'] as const;
+/** The documented states of an SDG run: no `cancelled` (a cancelled job shows as `failed`). */
+export const SDG_RUN_STATES = UNCANCELLABLE_VOCABULARY;
 
 export class ListSdgAdaptersQuery extends PageQueryDto {
   @IsUUID()
@@ -23,37 +26,37 @@ export class CreateSdgAdapterRequest extends CreateCatalogueEntryRequest {
 
   /** template: column -> template over {{seed.<column>}}, {{dim.<name>}}, {{index}} */
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { input: 'How do I {{dim.task}} in {{seed.product}}?', expected_output: '{{seed.answer}}' } })
-  @ValidateIf(present) @IsStringRecord(50)
+  @ValidateIfPresent() @IsStringRecord(50)
   columns?: Record<string, string>;
 
   /** llm: the instruction, a template over {{seed.<column>}} and {{dim.<name>}} */
   @ApiPropertyOptional({ example: 'Write {{count}} questions a customer could ask about {{dim.task}}, each with the answer from: {{seed.answer}}' })
-  @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(20_000)
+  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(20_000)
   prompt?: string;
 
   /** llm: the columns each generated row must have */
   @ApiPropertyOptional({ example: ['question', 'answer'] })
-  @ValidateIf(present) @IsArray() @ArrayMinSize(1) @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(200, { each: true })
+  @ValidateIfPresent() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(200, { each: true })
   output_columns?: string[];
 
   /** llm: rows asked for per prompt, 1..20 (default 5) */
   @ApiPropertyOptional({ example: 5 })
-  @ValidateIf(present) @IsInt() @Min(1) @Max(20)
+  @ValidateIfPresent() @IsInt() @Min(1) @Max(20)
   count?: number;
 
   /** Dimension -> values, combined with every seed row */
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, example: { task: ['reset a password', 'change plan'] } })
-  @ValidateIf(present) @IsObject() @IsBoundedJson(64_000)
+  @ValidateIfPresent() @IsObject() @IsBoundedJson(64_000)
   dimensions?: Record<string, string[]>;
 
   /** Write each dimension's value as a column too (default true) */
   @ApiPropertyOptional({ example: true })
-  @ValidateIf(present) @IsBoolean()
+  @ValidateIfPresent() @IsBoolean()
   dimension_columns?: boolean;
 
   /** llm: the judge connection that generates */
   @ApiPropertyOptional({ example: EXAMPLE_ID.judge })
-  @ValidateIf(present) @IsUUID()
+  @ValidateIfPresent() @IsUUID()
   judge_id?: string;
 }
 
@@ -64,12 +67,12 @@ export class SdgSeedDto {
   dataset_id: string;
 
   @ApiPropertyOptional({ example: EXAMPLE_ID.version })
-  @ValidateIf(present) @IsUUID()
+  @ValidateIfPresent() @IsUUID()
   version_id?: string;
 
   /** Seed rows used at most, in dataset order (1..1000, default 100) */
   @ApiPropertyOptional({ example: 100 })
-  @ValidateIf(present) @IsInt() @Min(1) @Max(1000)
+  @ValidateIfPresent() @IsInt() @Min(1) @Max(1000)
   limit?: number;
 }
 
@@ -79,17 +82,17 @@ export class StartSdgRunRequest {
   @IsUUID()
   target_dataset_id: string;
 
-  @ValidateIf(present) @NestedObject(() => SdgSeedDto)
+  @ValidateIfPresent() @NestedObject(() => SdgSeedDto)
   seed?: SdgSeedDto;
 
   /** Rows generated at most (1..10000, default 1000) */
   @ApiPropertyOptional({ example: 500 })
-  @ValidateIf(present) @IsInt() @Min(1) @Max(10_000)
+  @ValidateIfPresent() @IsInt() @Min(1) @Max(10_000)
   max_rows?: number;
 
   /** The new version's message */
   @ApiPropertyOptional({ example: 'Paraphrased questions for the May release' })
-  @ValidateIf(present) @IsString() @MaxLength(2000)
+  @ValidateIfPresent() @IsString() @MaxLength(2000)
   message?: string;
 }
 
@@ -100,9 +103,9 @@ export class SdgRunResponse {
   adapter_id: string;
   @ApiProperty({ example: EXAMPLE_ID.workspace })
   workspace_id: string;
-  @ApiProperty({ enum: SDG_RUN_STATES, example: 'succeeded' })
+  @TrackedRunProperty.state(SDG_RUN_STATES)
   state: string;
-  @ApiProperty({ type: 'string', nullable: true, example: null })
+  @TrackedRunProperty.stateReason()
   state_reason: string | null;
   @ApiProperty({ example: EXAMPLE_ID.dataset })
   target_dataset_id: string;
@@ -117,13 +120,13 @@ export class SdgRunResponse {
   /** The first reasons rows were dropped or a call failed */
   @ApiProperty({ type: 'array', items: { type: 'string' }, example: ['seed row 17 has no column product'] })
   errors: string[];
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.job })
+  @TrackedRunProperty.jobId()
   job_id: string | null;
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.user })
   created_by: string | null;
-  @ApiProperty({ example: EXAMPLE_AT.created })
+  @TrackedRunProperty.createdAt()
   created_at: Date;
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, example: EXAMPLE_AT.finished })
+  @TrackedRunProperty.finishedAt()
   finished_at: Date | null;
 }
 

@@ -1,6 +1,7 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { TrackedJobColumns } from '../../../../libs/queue/tracked-job.entity.js';
 
-/** One generation: its inputs, progress and the candidate version it made. */
+/** One generation: its inputs, its tracked state (the queue's, libs/queue/tracked-job.ts) and the candidate version it made. */
 @Entity('sdg_runs')
 export class SdgRunEntity {
   @PrimaryGeneratedColumn('uuid')
@@ -15,11 +16,8 @@ export class SdgRunEntity {
   @Column({ name: 'target_dataset_id', type: 'uuid' })
   targetDatasetId: string;
 
-  @Column({ type: 'text' })
-  state: 'queued' | 'running' | 'succeeded' | 'failed';
-
-  @Column({ name: 'state_reason', type: 'text', nullable: true })
-  stateReason: string | null;
+  @Column(() => TrackedJobColumns, { prefix: false })
+  tracked: TrackedJobColumns;
 
   @Column({ type: 'jsonb' })
   params: { seed: { dataset_id: string; version_number: number; limit: number; where: string; params: unknown[] } | null; max_rows: number; message: string };
@@ -36,15 +34,9 @@ export class SdgRunEntity {
   @Column({ name: 'version_id', type: 'uuid', nullable: true })
   versionId: string | null;
 
-  @Column({ name: 'job_id', type: 'uuid', nullable: true })
-  jobId: string | null;
-
   @Column({ name: 'created_by', type: 'uuid', nullable: true })
   createdBy: string | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
-
-  @Column({ name: 'finished_at', type: 'timestamptz', nullable: true })
-  finishedAt: Date | null;
 }

@@ -1,10 +1,10 @@
 import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsIn, IsObject, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsObject, IsString, MaxLength, MinLength } from 'class-validator';
 import { ANY_JSON_OR_NULL, IsBoundedJson, IsStringRecord, NestedObject } from '../../../../libs/common/record-validators.js';
 import { PATH_LANGUAGES, type PathLanguage } from '../../../../libs/evaluation/sut/sut.types.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_OUTPUT, EXAMPLE_ROW } from '../../../../libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-const present = (_: object, value: unknown) => value !== undefined;
 const TEMPLATE_LIMIT = 64_000;
 
 /** The adapter of the examples: support-bot-v2's JSON API, and what it answers. */
@@ -17,34 +17,34 @@ const EXAMPLE_SUT_ANSWER = { answer: EXAMPLE_OUTPUT, sources: ['kb/security/rese
 export class AdapterRequestDto {
   /** http: the JSON body template; openai_chat: merged over {model, messages, ...parameters}. Strings may hold {{placeholders}} (docs/suts.md) */
   @ApiPropertyOptional({ ...ANY_JSON_OR_NULL, description: 'Any JSON value; a string that is exactly one placeholder is replaced by the value itself', example: { question: '{{input}}', history: '{{history}}' } } as ApiPropertyOptions)
-  @ValidateIf(present) @IsBoundedJson(TEMPLATE_LIMIT)
+  @ValidateIfPresent() @IsBoundedJson(TEMPLATE_LIMIT)
   body?: unknown;
 
   /** openai_chat only: the messages template; an element that is exactly "{{history}}" is spread into the earlier turns */
   @ApiPropertyOptional({ type: 'array', items: {}, example: [{ role: 'system', content: 'You are a support agent.' }, '{{history}}', { role: 'user', content: '{{input}}' }] })
-  @ValidateIf(present) @IsArray() @ArrayMaxSize(200) @IsBoundedJson(TEMPLATE_LIMIT)
+  @ValidateIfPresent() @IsArray() @ArrayMaxSize(200) @IsBoundedJson(TEMPLATE_LIMIT)
   messages?: unknown[];
 
   /** Headers, templated */
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { 'X-Request-Source': 'evaluation' } })
-  @ValidateIf(present) @IsStringRecord(50)
+  @ValidateIfPresent() @IsStringRecord(50)
   headers?: Record<string, string>;
 
   /** Query parameters, templated */
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { locale: 'en' } })
-  @ValidateIf(present) @IsStringRecord(50)
+  @ValidateIfPresent() @IsStringRecord(50)
   query?: Record<string, string>;
 }
 
 export class UsagePathsDto {
   @ApiPropertyOptional({ example: '$.usage.prompt_tokens' })
-  @ValidateIf(present) @IsString() @MaxLength(500)
+  @ValidateIfPresent() @IsString() @MaxLength(500)
   prompt_tokens?: string;
   @ApiPropertyOptional({ example: '$.usage.completion_tokens' })
-  @ValidateIf(present) @IsString() @MaxLength(500)
+  @ValidateIfPresent() @IsString() @MaxLength(500)
   completion_tokens?: string;
   @ApiPropertyOptional({ example: '$.usage.total_tokens' })
-  @ValidateIf(present) @IsString() @MaxLength(500)
+  @ValidateIfPresent() @IsString() @MaxLength(500)
   total_tokens?: string;
 }
 
@@ -59,17 +59,17 @@ export class AdapterResponseMappingDto {
   @IsString() @MinLength(1) @MaxLength(500)
   output: string;
 
-  @ValidateIf(present) @NestedObject(() => UsagePathsDto)
+  @ValidateIfPresent() @NestedObject(() => UsagePathsDto)
   usage?: UsagePathsDto;
 
   /** Where the SUT reports its own cost in USD */
   @ApiPropertyOptional({ example: '$.cost.usd' })
-  @ValidateIf(present) @IsString() @MaxLength(500)
+  @ValidateIfPresent() @IsString() @MaxLength(500)
   cost_usd?: string;
 
   /** More fields kept with each result, by name (e.g. contexts of a RAG answer) */
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { sources: '$.sources' } })
-  @ValidateIf(present) @IsStringRecord(20)
+  @ValidateIfPresent() @IsStringRecord(20)
   extras?: Record<string, string>;
 }
 
@@ -115,15 +115,15 @@ export class ChatMessageDto {
 export class RowMappingDto {
   /** Column holding the input (default `input`) */
   @ApiPropertyOptional({ example: 'question' })
-  @ValidateIf(present) @IsString() @MaxLength(500)
+  @ValidateIfPresent() @IsString() @MaxLength(500)
   input?: string;
   /** Column holding the reference answer (default `expected_output`) */
   @ApiPropertyOptional({ example: 'answer' })
-  @ValidateIf(present) @IsString() @MaxLength(500)
+  @ValidateIfPresent() @IsString() @MaxLength(500)
   expected_output?: string;
   /** Column holding retrieved context (default `context`) */
   @ApiPropertyOptional({ example: 'context' })
-  @ValidateIf(present) @IsString() @MaxLength(500)
+  @ValidateIfPresent() @IsString() @MaxLength(500)
   context?: string;
 }
 
@@ -131,28 +131,28 @@ export class RowMappingDto {
 export class SampleRowDto {
   /** The row's columns */
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: EXAMPLE_ROW })
-  @ValidateIf(present) @IsObject() @IsBoundedJson(256_000)
+  @ValidateIfPresent() @IsObject() @IsBoundedJson(256_000)
   row?: Record<string, unknown>;
 
   /** Which columns are input, expected_output and context (defaults: columns of those names) */
-  @ValidateIf(present) @NestedObject(() => RowMappingDto)
+  @ValidateIfPresent() @NestedObject(() => RowMappingDto)
   mapping?: RowMappingDto;
 
   /** Earlier turns of the conversation, for multi-turn rows */
   @ApiPropertyOptional({ type: () => [ChatMessageDto] })
-  @ValidateIf(present) @IsArray() @ArrayMaxSize(200) @NestedObject(() => ChatMessageDto, { each: true })
+  @ValidateIfPresent() @IsArray() @ArrayMaxSize(200) @NestedObject(() => ChatMessageDto, { each: true })
   history?: ChatMessageDto[];
 }
 
 @ApiSchemaExample({ row: EXAMPLE_ROW, mapping: { input: 'question', expected_output: 'answer' }, adapter: EXAMPLE_ADAPTER, response: EXAMPLE_SUT_ANSWER })
 export class ValidateAdapterRequest extends SampleRowDto {
   /** The adapter to check; default: the connection's adapter in force */
-  @ValidateIf(present) @NestedObject(() => CreateAdapterRequest)
+  @ValidateIfPresent() @NestedObject(() => CreateAdapterRequest)
   adapter?: CreateAdapterRequest;
 
   /** A response body as the SUT would answer, to try the extraction on */
   @ApiPropertyOptional({ ...ANY_JSON_OR_NULL, description: 'Any JSON value (or a string for a non-JSON answer)', example: EXAMPLE_SUT_ANSWER } as ApiPropertyOptions)
-  @ValidateIf(present) @IsBoundedJson(1_000_000)
+  @ValidateIfPresent() @IsBoundedJson(1_000_000)
   response?: unknown;
 }
 

@@ -1,12 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
 import { TAG_PATTERN, UpdateLabelledRecordRequest } from '../../../../libs/common/labelled-record.dto.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
-const present = (_: object, value: unknown) => value !== undefined;
 
 export class ListSutsQuery extends PageQueryDto {
   /** The workspace whose systems to list */
@@ -30,16 +28,16 @@ export class CreateSutRequest {
 
   /** Unique in the workspace, case-insensitively (1..200 characters) */
   @ApiProperty({ example: EXAMPLE_NAME.sut })
-  @Transform(trim) @IsString() @MinLength(1) @MaxLength(200)
+  @Trim() @IsString() @MinLength(1) @MaxLength(200)
   name: string;
 
   @ApiPropertyOptional({ example: 'Support assistant with retrieval over the help centre' })
-  @ValidateIf(present) @IsString() @MaxLength(2000)
+  @ValidateIfPresent() @IsString() @MaxLength(2000)
   description?: string;
 
   /** Up to 20 tags of 1..64 letters, digits or . _ : / - */
   @ApiPropertyOptional({ example: ['production', 'rag'] })
-  @ValidateIf(present) @IsArray() @ArrayMaxSize(20) @Matches(TAG_PATTERN, { each: true })
+  @ValidateIfPresent() @IsArray() @ArrayMaxSize(20) @Matches(TAG_PATTERN, { each: true })
   tags?: string[];
 }
 

@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, Max, Min, ValidateIf } from 'class-validator';
+import { IsInt, Max, Min } from 'class-validator';
 
 /** Optional, but not null: a member sent is validated. */
-const present = (_: object, value: unknown) => value !== undefined;
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
 /** A head version's window bounds (seconds) and size bounds (spans). */
 export const LIVE_WINDOW_SECONDS = { min: 10, max: 30 * 24 * 3600, default: 3600 } as const;
@@ -13,7 +13,7 @@ export const LIVE_MAX_SPANS = { min: 1, max: 10_000_000, default: 100_000 } as c
 export class PutTraceLiveSettingsRequest {
   /** Seconds a head version takes spans before it is sealed and the next one opens (10 s .. 30 days; default 3600) */
   @ApiPropertyOptional({ minimum: LIVE_WINDOW_SECONDS.min, maximum: LIVE_WINDOW_SECONDS.max, example: 900 })
-  @ValidateIf(present)
+  @ValidateIfPresent()
   @IsInt()
   @Min(LIVE_WINDOW_SECONDS.min)
   @Max(LIVE_WINDOW_SECONDS.max)
@@ -21,7 +21,7 @@ export class PutTraceLiveSettingsRequest {
 
   /** Spans a head version takes before it is sealed (1 .. 10,000,000; default 100,000) */
   @ApiPropertyOptional({ minimum: LIVE_MAX_SPANS.min, maximum: LIVE_MAX_SPANS.max, example: 50_000 })
-  @ValidateIf(present)
+  @ValidateIfPresent()
   @IsInt()
   @Min(LIVE_MAX_SPANS.min)
   @Max(LIVE_MAX_SPANS.max)

@@ -5,18 +5,20 @@ import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
 import { ANY_JSON as ANY, IsBoundedJson, NestedObject } from '../../../../libs/common/record-validators.js';
 import { CONVENTIONS, DROP_REASONS } from '../../../../libs/traces/span.types.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME, EXAMPLE_TRACE } from '../../../../libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { JOB_STATE_VOCABULARY } from '../../../../libs/queue/tracked-job.js';
 
 /** An OTLP/JSON ExportTraceServiceRequest of the examples: one LLM span of support-bot. */
 export const EXAMPLE_OTLP_REQUEST = { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'support-bot' } }] }, scopeSpans: [{ spans: [{ traceId: EXAMPLE_TRACE.trace, spanId: EXAMPLE_TRACE.span, name: 'ChatCompletion', kind: 3, startTimeUnixNano: '1747145160000000000', endTimeUnixNano: '1747145161040000000', attributes: [{ key: 'openinference.span.kind', value: { stringValue: 'LLM' } }, { key: 'llm.model_name', value: { stringValue: 'gpt-4o-mini' } }] }] }] }] };
 
-const present = (_: object, value: unknown) => value !== undefined;
 const OPEN = { type: 'object', additionalProperties: true } as const;
 
 export const CONNECTION_KINDS = ['otlp_file_url', 'langfuse', 'phoenix'] as const;
 export type ConnectionKind = (typeof CONNECTION_KINDS)[number];
 export const CONVENTION_CHOICES = ['auto', ...CONVENTIONS] as const;
 export type ConventionChoice = (typeof CONVENTION_CHOICES)[number];
-export const INGEST_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+/** The documented states of landings and enrichments: the job states as they are. */
+export const INGEST_STATES = JOB_STATE_VOCABULARY.states;
 /** Records land:inline and conventions:detect take in one body. */
 export const MAX_INLINE_RECORDS = 10_000;
 
@@ -47,27 +49,27 @@ export class CreateTraceConnectionRequest {
 
   /** Workspace secret holding the bearer token (otlp_file_url, phoenix) or the Langfuse secret key */
   @ApiPropertyOptional({ example: EXAMPLE_ID.secret })
-  @ValidateIf(present) @IsUUID()
+  @ValidateIfPresent() @IsUUID()
   secret_id?: string;
 
   /** langfuse: workspace secret holding the public key (Basic auth is public key : secret key) */
   @ApiPropertyOptional({ example: EXAMPLE_ID.otherSecret })
-  @ValidateIf(present) @IsUUID()
+  @ValidateIfPresent() @IsUUID()
   public_key_secret_id?: string;
 
   /** phoenix: the project whose spans are read (default `default`) */
   @ApiPropertyOptional({ example: 'default' })
-  @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(200)
+  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(200)
   project?: string;
 
   /** Records asked for per page from an API, 1..1000 (default 100) */
   @ApiPropertyOptional({ example: 100 })
-  @ValidateIf(present) @IsInt() @Min(1) @Max(1000)
+  @ValidateIfPresent() @IsInt() @Min(1) @Max(1000)
   page_size?: number;
 
   /** The trace dataset landings from this connection go to (unless a landing names another) */
   @ApiPropertyOptional({ example: EXAMPLE_ID.traceDataset })
-  @ValidateIf(present) @IsUUID()
+  @ValidateIfPresent() @IsUUID()
   dataset_id?: string;
 }
 
@@ -104,27 +106,27 @@ export class TraceSourceConnectionResponse {
 export class LandingOptions {
   /** An existing trace dataset to add a version to */
   @ApiPropertyOptional({ example: EXAMPLE_ID.traceDataset })
-  @ValidateIf(present) @IsUUID()
+  @ValidateIfPresent() @IsUUID()
   dataset_id?: string;
 
   /** Or a dataset by name: created (kind `traces`) when the workspace has none of this name */
   @ApiPropertyOptional({ example: EXAMPLE_NAME.traceDataset })
-  @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(200)
+  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(200)
   dataset_name?: string;
 
   /** The convention to read attributes with; `auto` (default) picks it per span */
   @ApiPropertyOptional({ enum: CONVENTION_CHOICES, default: 'auto', example: 'auto' })
-  @ValidateIf(present) @IsIn(CONVENTION_CHOICES)
+  @ValidateIfPresent() @IsIn(CONVENTION_CHOICES)
   convention?: ConventionChoice;
 
   /** Keep attributes no canonical field takes under `attributes` (default true); false drops them */
   @ApiPropertyOptional({ example: true })
-  @ValidateIf(present) @IsBoolean()
+  @ValidateIfPresent() @IsBoolean()
   keep_unmapped?: boolean;
 
   /** The new version's message */
   @ApiPropertyOptional({ example: 'Production traces of 13 May' })
-  @ValidateIf(present) @IsString() @MaxLength(2000)
+  @ValidateIfPresent() @IsString() @MaxLength(2000)
   message?: string;
 }
 
@@ -136,17 +138,17 @@ export class LandTracesRequest extends LandingOptions {
 
   /** Land this upload (POST /traces/uploads) ... */
   @ApiPropertyOptional({ example: EXAMPLE_ID.traceUpload })
-  @ValidateIf(present) @IsUUID()
+  @ValidateIfPresent() @IsUUID()
   upload_id?: string;
 
   /** ... or pull from this connection (exactly one of the two) */
   @ApiPropertyOptional({ example: EXAMPLE_ID.traceConnection })
-  @ValidateIf(present) @IsUUID()
+  @ValidateIfPresent() @IsUUID()
   connection_id?: string;
 
   /** connection: stop after this many records (default 100000) */
   @ApiPropertyOptional({ example: 100000 })
-  @ValidateIf(present) @IsInt() @Min(1) @Max(1_000_000)
+  @ValidateIfPresent() @IsInt() @Min(1) @Max(1_000_000)
   max_records?: number;
 }
 
@@ -154,7 +156,7 @@ export class LandTracesRequest extends LandingOptions {
 export class LandFromConnectionRequest extends LandingOptions {
   /** Stop after this many records (default 100000) */
   @ApiPropertyOptional({ example: 20000 })
-  @ValidateIf(present) @IsInt() @Min(1) @Max(1_000_000)
+  @ValidateIfPresent() @IsInt() @Min(1) @Max(1_000_000)
   max_records?: number;
 }
 
@@ -182,14 +184,14 @@ export class DetectConventionsRequest {
 
   /** Spans examined, 1..10000 (default 1000) */
   @ApiPropertyOptional({ example: 1000 })
-  @ValidateIf(present) @IsInt() @Min(1) @Max(10_000)
+  @ValidateIfPresent() @IsInt() @Min(1) @Max(10_000)
   sample?: number;
 }
 
 export class DetectUploadRequest {
   /** Spans examined, 1..10000 (default 1000) */
   @ApiPropertyOptional({ example: 1000 })
-  @ValidateIf(present) @IsInt() @Min(1) @Max(10_000)
+  @ValidateIfPresent() @IsInt() @Min(1) @Max(10_000)
   sample?: number;
 }
 
@@ -407,15 +409,15 @@ export class TraceIngestRunDropsResponse {
 export class DropsQuery {
   /** Only drops of this reason */
   @ApiPropertyOptional({ enum: DROP_REASONS })
-  @ValidateIf(present) @IsIn(DROP_REASONS)
+  @ValidateIfPresent() @IsIn(DROP_REASONS)
   reason?: string;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 100 })
-  @ValidateIf(present) @Type(() => Number) @IsInt() @Min(1) @Max(1000)
+  @ValidateIfPresent() @Type(() => Number) @IsInt() @Min(1) @Max(1000)
   limit: number = 100;
 
   @ApiPropertyOptional({ minimum: 0, default: 0 })
-  @ValidateIf(present) @Type(() => Number) @IsInt() @Min(0) @Max(10_000_000)
+  @ValidateIfPresent() @Type(() => Number) @IsInt() @Min(0) @Max(10_000_000)
   offset: number = 0;
 }
 
@@ -431,11 +433,11 @@ export class GroundTruthItem {
   expected_output: unknown;
 
   @ApiPropertyOptional({ example: 'Checked against the billing system' })
-  @ValidateIf(present) @IsString() @MaxLength(4000)
+  @ValidateIfPresent() @IsString() @MaxLength(4000)
   notes?: string;
 
   /** Labels of the expectation (e.g. `resolved`, `escalate`) */
-  @ValidateIf(present) @IsObject() @IsBoundedJson(8_000)
+  @ValidateIfPresent() @IsObject() @IsBoundedJson(8_000)
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { outcome: 'resolved' } })
   labels?: Record<string, unknown>;
 }
@@ -447,7 +449,7 @@ export class CreateGroundTruthRequest {
   items: GroundTruthItem[];
 
   @ApiPropertyOptional({ example: 'Refund conversations reviewed by the billing team' })
-  @ValidateIf(present) @IsString() @MaxLength(2000)
+  @ValidateIfPresent() @IsString() @MaxLength(2000)
   message?: string;
 }
 
@@ -481,7 +483,7 @@ export class TraceGroundTruthResponse extends TraceGroundTruthVersionResponse {
 
 export class GroundTruthQuery {
   /** A ground-truth version number (default: the newest) */
-  @ValidateIf(present) @Type(() => Number) @IsInt() @Min(1) @Max(MAX_INT32)
+  @ValidateIfPresent() @Type(() => Number) @IsInt() @Min(1) @Max(MAX_INT32)
   number?: number;
 }
 
@@ -570,7 +572,7 @@ export class TopologyGraph {
 
 export class TopologyQuery {
   /** Only traces with this tag */
-  @ValidateIf(present) @IsString() @MaxLength(100)
+  @ValidateIfPresent() @IsString() @MaxLength(100)
   tag?: string;
 }
 
@@ -619,47 +621,47 @@ export class RecomputeEnrichmentRequest {
     additionalProperties: { type: 'object', required: ['input_per_1m', 'output_per_1m'], properties: { input_per_1m: { type: 'number', minimum: 0 }, output_per_1m: { type: 'number', minimum: 0 } } },
     example: { 'my-finetune': { input_per_1m: 0.3, output_per_1m: 1.2 } },
   })
-  @ValidateIf(present) @IsObject() @IsBoundedJson(32_000)
+  @ValidateIfPresent() @IsObject() @IsBoundedJson(32_000)
   prices?: Record<string, { input_per_1m: number; output_per_1m: number }>;
 }
 
 export const ENRICHMENT_SORTS = ['duration_ms', 'cost', 'tokens_total', 'error_count', 'span_count', 'start_time', 'trace_id'] as const;
 
 export class EnrichmentResultsQuery {
-  @ValidateIf(present) @IsString() @MaxLength(200)
+  @ValidateIfPresent() @IsString() @MaxLength(200)
   trace_id?: string;
-  @ValidateIf(present) @IsString() @MaxLength(200)
+  @ValidateIfPresent() @IsString() @MaxLength(200)
   session_id?: string;
   /** true: only traces with an error span; false: only those without */
   @ApiPropertyOptional({ enum: ['true', 'false'] })
-  @ValidateIf(present) @IsIn(['true', 'false'])
+  @ValidateIfPresent() @IsIn(['true', 'false'])
   has_error?: 'true' | 'false';
   @ApiPropertyOptional({ enum: ['true', 'false'] })
-  @ValidateIf(present) @IsIn(['true', 'false'])
+  @ValidateIfPresent() @IsIn(['true', 'false'])
   loop_detected?: 'true' | 'false';
   /** A model any LLM span of the trace used */
-  @ValidateIf(present) @IsString() @MaxLength(200)
+  @ValidateIfPresent() @IsString() @MaxLength(200)
   model?: string;
   /** Only traces with this tag */
-  @ValidateIf(present) @IsString() @MaxLength(100)
+  @ValidateIfPresent() @IsString() @MaxLength(100)
   tag?: string;
-  @ValidateIf(present) @Type(() => Number) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0)
+  @ValidateIfPresent() @Type(() => Number) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0)
   min_duration_ms?: number;
-  @ValidateIf(present) @Type(() => Number) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0)
+  @ValidateIfPresent() @Type(() => Number) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0)
   max_duration_ms?: number;
-  @ValidateIf(present) @Type(() => Number) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0)
+  @ValidateIfPresent() @Type(() => Number) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0)
   min_cost?: number;
   @ApiPropertyOptional({ enum: ENRICHMENT_SORTS, default: 'start_time' })
-  @ValidateIf(present) @IsIn(ENRICHMENT_SORTS)
+  @ValidateIfPresent() @IsIn(ENRICHMENT_SORTS)
   sort?: (typeof ENRICHMENT_SORTS)[number];
   @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'asc' })
-  @ValidateIf(present) @IsIn(['asc', 'desc'])
+  @ValidateIfPresent() @IsIn(['asc', 'desc'])
   order?: 'asc' | 'desc';
   @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 100 })
-  @ValidateIf(present) @Type(() => Number) @IsInt() @Min(1) @Max(1000)
+  @ValidateIfPresent() @Type(() => Number) @IsInt() @Min(1) @Max(1000)
   limit: number = 100;
   @ApiPropertyOptional({ minimum: 0, default: 0 })
-  @ValidateIf(present) @Type(() => Number) @IsInt() @Min(0) @Max(10_000_000)
+  @ValidateIfPresent() @Type(() => Number) @IsInt() @Min(0) @Max(10_000_000)
   offset: number = 0;
 }
 
@@ -676,10 +678,10 @@ export class TraceTagResponse {
 
 export class TraceTagsQuery {
   /** Only the tags of this trace */
-  @ValidateIf(present) @IsString() @MaxLength(200)
+  @ValidateIfPresent() @IsString() @MaxLength(200)
   trace_id?: string;
   /** Only this tag */
-  @ValidateIf(present) @IsString() @MaxLength(100)
+  @ValidateIfPresent() @IsString() @MaxLength(100)
   tag?: string;
 }
 
@@ -696,16 +698,16 @@ export class PutTraceTagsRequest {
 
   /** `add` (default) adds the tags to each trace; `replace` makes them each trace's only tags (an empty list clears them) */
   @ApiPropertyOptional({ enum: ['add', 'replace'], default: 'add', example: 'replace' })
-  @ValidateIf(present) @IsIn(['add', 'replace'])
+  @ValidateIfPresent() @IsIn(['add', 'replace'])
   mode?: 'add' | 'replace';
 }
 
 export class DeleteTraceTagsQuery {
   /** Remove tags of this trace (all its tags, or only `tag`) */
-  @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(200)
+  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(200)
   trace_id?: string;
   /** Remove this tag (from `trace_id`, or from every trace of the version) */
-  @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(100)
+  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(100)
   tag?: string;
 }
 

@@ -1,15 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { SYSTEM_ROLES, WORKSPACE_ROLES, type SystemRole, type WorkspaceRole } from '../../../../libs/auth/roles.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../../../../libs/auth/password-hasher.js';
 import { EXAMPLE_AT, EXAMPLE_CREDENTIAL, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-// Optional, but never null: an explicit null is refused (400) rather than read as absent or written over a column.
-const present = (_: object, value: unknown) => value !== undefined;
 
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
 export const USER_SORTS = ['created_at', '-created_at', 'email', '-email', 'display_name', '-display_name'] as const;
 
@@ -33,34 +30,34 @@ export class ListUsersQuery extends PageQueryDto {
 
 export class CreateUserRequest {
   @ApiProperty({ example: EXAMPLE_NAME.memberEmail })
-  @Transform(trim) @IsEmail() @MaxLength(320)
+  @Trim() @IsEmail() @MaxLength(320)
   email: string;
 
   @ApiProperty({ example: EXAMPLE_NAME.member })
-  @Transform(trim) @IsString() @MinLength(1) @MaxLength(200)
+  @Trim() @IsString() @MinLength(1) @MaxLength(200)
   display_name: string;
 
   /** Without one the user cannot log in until given a reset token (POST /users/{id}/reset-token). */
   @ApiPropertyOptional({ example: EXAMPLE_CREDENTIAL.password })
-  @ValidateIf(present) @IsString() @MinLength(PASSWORD_MIN) @MaxLength(PASSWORD_MAX)
+  @ValidateIfPresent() @IsString() @MinLength(PASSWORD_MIN) @MaxLength(PASSWORD_MAX)
   password?: string;
 
   @ApiPropertyOptional({ enum: SYSTEM_ROLES, default: 'user', example: 'user' })
-  @ValidateIf(present) @IsIn(SYSTEM_ROLES)
+  @ValidateIfPresent() @IsIn(SYSTEM_ROLES)
   system_role?: SystemRole;
 }
 
 export class UpdateUserRequest {
   @ApiPropertyOptional({ example: EXAMPLE_NAME.memberEmail })
-  @ValidateIf(present) @Transform(trim) @IsEmail() @MaxLength(320)
+  @ValidateIfPresent() @Trim() @IsEmail() @MaxLength(320)
   email?: string;
 
   @ApiPropertyOptional({ example: 'Grace B. Hopper' })
-  @ValidateIf(present) @Transform(trim) @IsString() @MinLength(1) @MaxLength(200)
+  @ValidateIfPresent() @Trim() @IsString() @MinLength(1) @MaxLength(200)
   display_name?: string;
 
   @ApiPropertyOptional({ enum: SYSTEM_ROLES, example: 'user' })
-  @ValidateIf(present) @IsIn(SYSTEM_ROLES)
+  @ValidateIfPresent() @IsIn(SYSTEM_ROLES)
   system_role?: SystemRole;
 }
 

@@ -9,7 +9,7 @@ export class PasswordResetTokenEntity {
   @Column({ name: 'user_id', type: 'uuid' })
   userId: string;
 
-  @Column({ name: 'token_hash', type: 'text' })
+  @Column({ name: 'token_hash', type: 'text', unique: true })
   tokenHash: string;
 
   @Column({ name: 'expires_at', type: 'timestamptz' })

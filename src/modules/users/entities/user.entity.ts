@@ -31,6 +31,6 @@ export class UserEntity extends BaseRecord {
   @Column({ name: 'password_changed_at', type: 'timestamptz', nullable: true })
   passwordChangedAt: Date | null;
 
-  @VersionColumn()
+  @VersionColumn({ default: 1 })
   version: number;
 }

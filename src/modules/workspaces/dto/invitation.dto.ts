@@ -1,15 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { WORKSPACE_ROLES, type WorkspaceRole } from '../../../../libs/auth/roles.js';
 import { PASSWORD_MAX } from '../../../../libs/auth/password-hasher.js';
 import type { InvitationState } from '../entities/workspace-invitation.entity.js';
 import { EXAMPLE_AT, EXAMPLE_CREDENTIAL, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-// Optional, but never null: an explicit null is refused (400) rather than read as absent or written over a column.
-const present = (_: object, value: unknown) => value !== undefined;
 
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 export const INVITATION_STATES = ['pending', 'accepted', 'revoked', 'expired'] as const;
 
 export class ListInvitationsQuery {
@@ -20,7 +17,7 @@ export class ListInvitationsQuery {
 
 export class CreateInvitationRequest {
   @ApiProperty({ example: EXAMPLE_NAME.memberEmail })
-  @Transform(trim) @IsEmail() @MaxLength(320)
+  @Trim() @IsEmail() @MaxLength(320)
   email: string;
 
   @ApiProperty({ enum: WORKSPACE_ROLES, example: 'member' })
@@ -36,12 +33,12 @@ export class AcceptInvitationRequest {
 
   /** For a new account; defaults to the email's local part */
   @ApiPropertyOptional({ example: EXAMPLE_NAME.member })
-  @ValidateIf(present) @Transform(trim) @IsString() @MinLength(1) @MaxLength(200)
+  @ValidateIfPresent() @Trim() @IsString() @MinLength(1) @MaxLength(200)
   display_name?: string;
 
   /** A new account's password; or, for an existing account without a bearer token, its current password */
   @ApiPropertyOptional({ example: EXAMPLE_CREDENTIAL.password })
-  @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(PASSWORD_MAX)
+  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(PASSWORD_MAX)
   password?: string;
 }
 

@@ -1,24 +1,22 @@
 import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { CreateUserRequest } from '../../users/dto/user.dto.js';
-import { Transform, Type } from 'class-transformer';
-import { IsEmail, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsEmail, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import { WORKSPACE_ROLES, type WorkspaceRole } from '../../../../libs/auth/roles.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_CREDENTIAL, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
-// Optional, but never null: `{"user_id": null}` is a 400, not "absent".
-const present = (_: object, value: unknown) => value !== undefined;
 
 @ApiSchemaExample({ email: EXAMPLE_NAME.memberEmail, role: 'member' })
 export class AddMemberRequest {
   /** The user to add; give this or `email` */
   @ApiPropertyOptional({ example: EXAMPLE_ID.member })
-  @ValidateIf(present) @IsUUID()
+  @ValidateIfPresent() @IsUUID()
   user_id?: string;
 
   /** The email of an existing user (case-insensitive); give this or `user_id` */
   @ApiPropertyOptional({ example: EXAMPLE_NAME.memberEmail })
-  @ValidateIf(present) @Transform(trim) @IsEmail() @MaxLength(320)
+  @ValidateIfPresent() @Trim() @IsEmail() @MaxLength(320)
   email?: string;
 
   @ApiProperty({ enum: WORKSPACE_ROLES, example: 'member' })

@@ -4,14 +4,12 @@ import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, 
 import { WORKSPACE_ROLES, type WorkspaceRole } from '../../../../libs/auth/roles.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
 // Values the examples below share.
 const EXAMPLE_DESCRIPTION = 'Evaluations of the support assistant before each release';
 
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 const bool = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
-// Optional, but never null: an explicit null is refused (400) rather than written over a required column.
-const present = (_: object, value: unknown) => value !== undefined;
 
 export const WORKSPACE_SORTS = ['name', '-name', 'created_at', '-created_at'] as const;
 
@@ -32,22 +30,22 @@ export class ListWorkspacesQuery extends PageQueryDto {
 export class CreateWorkspaceRequest {
   /** 1..100 characters, trimmed; need not be unique */
   @ApiProperty({ example: EXAMPLE_NAME.workspace })
-  @Transform(trim) @IsString() @MinLength(1) @MaxLength(100)
+  @Trim() @IsString() @MinLength(1) @MaxLength(100)
   name: string;
 
   @ApiPropertyOptional({ example: EXAMPLE_DESCRIPTION })
-  @ValidateIf(present) @IsString() @MaxLength(2000)
+  @ValidateIfPresent() @IsString() @MaxLength(2000)
   description?: string;
 }
 
 export class UpdateWorkspaceRequest {
   @ApiPropertyOptional({ example: EXAMPLE_NAME.workspace })
-  @ValidateIf(present) @Transform(trim) @IsString() @MinLength(1) @MaxLength(100)
+  @ValidateIfPresent() @Trim() @IsString() @MinLength(1) @MaxLength(100)
   name?: string;
 
   /** Send `""` to clear it */
   @ApiPropertyOptional({ example: 'Evaluations of the support assistant and its retrieval' })
-  @ValidateIf(present) @IsString() @MaxLength(2000)
+  @ValidateIfPresent() @IsString() @MaxLength(2000)
   description?: string;
 }
 
@@ -66,12 +64,12 @@ export class EmbeddingConfigRequest {
 
   /** Model name, overriding the config's (e.g. `text-embedding-3-small`) */
   @ApiPropertyOptional({ example: 'text-embedding-3-small' })
-  @ValidateIf(present) @IsString() @Matches(/^[A-Za-z0-9._:/@-]{1,200}$/)
+  @ValidateIfPresent() @IsString() @Matches(/^[A-Za-z0-9._:/@-]{1,200}$/)
   model?: string;
 
   /** Vector size, 1..8192 */
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 8192, example: 512 })
-  @ValidateIf(present) @IsInt() @Min(1) @Max(8192)
+  @ValidateIfPresent() @IsInt() @Min(1) @Max(8192)
   dimensions?: number;
 }
 

@@ -19,7 +19,7 @@ export class WorkspaceInvitationEntity extends BaseRecord {
   role: WorkspaceRole;
 
   /** SHA-256 of the invitation token; the token itself is shown once. */
-  @Column({ name: 'token_hash', type: 'text', select: false })
+  @Column({ name: 'token_hash', type: 'text', select: false, unique: true })
   tokenHash: string;
 
   @Column({ type: 'text', default: 'pending' })
@@ -43,6 +43,6 @@ export class WorkspaceInvitationEntity extends BaseRecord {
   @Column({ name: 'sent_count', type: 'int', default: 1 })
   sentCount: number;
 
-  @Column({ name: 'last_sent_at', type: 'timestamptz' })
+  @Column({ name: 'last_sent_at', type: 'timestamptz', default: () => 'now()' })
   lastSentAt: Date;
 }

@@ -19,12 +19,12 @@ export class WorkspaceEntity extends BaseRecord {
   @Column({ type: 'text', default: '' })
   description: string;
 
-  @Column({ name: 'embedding_config', type: 'jsonb' })
+  @Column({ name: 'embedding_config', type: 'jsonb', default: { provider: 'local' } })
   embeddingConfig: EmbeddingConfigValue;
 
   @Column({ name: 'created_by', type: 'uuid', nullable: true })
   createdBy: string | null;
 
-  @VersionColumn()
+  @VersionColumn({ default: 1 })
   version: number;
 }

@@ -24,7 +24,8 @@ export async function createProbeTables(dataSource: DataSource): Promise<void> {
     job_id uuid NOT NULL, status text NOT NULL, at timestamptz NOT NULL DEFAULT now())`);
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms`, or rejects with the signal's reason when it aborts first. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const timer = setTimeout(resolve, ms);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { JobQueue } from '../../../../libs/queue/job-queue.service.js';
-import { AppConfig } from '../../../../src/config/app-config.js';
+import { AppConfig } from '../../../../libs/config/app-config.js';
 import { createWorker } from '../../../../src/worker.js';
 import { requirePostgres, type TestDatabase } from '../../../utils/database.js';
 import { testEnvironment } from '../../../utils/test-app.js';

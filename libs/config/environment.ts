@@ -144,6 +144,10 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(64 * 1024) @Max(1024 ** 3)
   OTLP_MAX_BYTES: number = 16 * 1024 ** 2;
 
+  /** Port of the OTLP/gRPC trace receiver (TraceService/Export; OTLP's port is 4317), on HOST beside the HTTP port; unset: no gRPC receiver. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(65535)
+  OTLP_GRPC_PORT?: number;
+
   /** Spans acknowledged by POST /v1/traces and not yet landed, per dataset, beyond which exporters are told to retry later (429 with Retry-After). */
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(100_000_000)
   OTLP_MAX_PENDING_SPANS: number = 200_000;
@@ -180,6 +184,10 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(50) @Max(60_000)
   QUEUE_POLL_INTERVAL_MS: number = 1000;
 
+  /** Items of a run its worker reads at a time (conversations whole); the summary at the end reads four times as many lighter rows at a time. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(10) @Max(100_000)
+  RUN_PAGE_SIZE: number = 500;
+
   /** On shutdown, how long running jobs may finish before their leases are released for another worker. */
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(600)
   QUEUE_SHUTDOWN_GRACE_SECONDS: number = 10;
@@ -202,7 +210,7 @@ export class ConfigurationError extends Error {}
 export function loadEnvironment(source: NodeJS.ProcessEnv = process.env): Environment {
   const known = Object.keys(new Environment());
   const raw: Record<string, string> = {};
-  for (const key of [...known, 'DATABASE_URL', 'REDIS_URL', 'ADMIN_PASSWORD', 'JWT_SECRET', 'ENCRYPTION_KEY', 'ENCRYPTION_KEY_PREVIOUS', 'PUBLIC_BASE_URL', 'PASSWORD_HASH_QUEUE', 'TRUSTED_PROXIES']) {
+  for (const key of [...known, 'DATABASE_URL', 'REDIS_URL', 'ADMIN_PASSWORD', 'JWT_SECRET', 'ENCRYPTION_KEY', 'ENCRYPTION_KEY_PREVIOUS', 'PUBLIC_BASE_URL', 'PASSWORD_HASH_QUEUE', 'TRUSTED_PROXIES', 'OTLP_GRPC_PORT']) {
     const value = source[key];
     if (value !== undefined && value !== '') raw[key] = value;
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../../libs/common/domain-error.js';
 import type { TemplateDetail, TemplateSummary } from './dto/template.dto.js';
-import { StatusErrors } from './status.errors.js';
+import { ProjectErrors } from './projects.errors.js';
 import { PROJECT_TEMPLATES, type ProjectTemplate } from './templates/index.js';
 
 function toSummary(t: ProjectTemplate): TemplateSummary {
@@ -30,7 +30,7 @@ export class TemplatesService {
     const template = PROJECT_TEMPLATES.find((t) => t.name === name);
     if (!template) {
       const available = PROJECT_TEMPLATES.map((t) => t.name);
-      throw new DomainError(StatusErrors.template_not_found, `No template is named '${name.slice(0, 100)}'; available templates: ${available.join(', ')}`, { available });
+      throw new DomainError(ProjectErrors.template_not_found, `No template is named '${name.slice(0, 100)}'; available templates: ${available.join(', ')}`, { available });
     }
     return toDetail(template);
   }

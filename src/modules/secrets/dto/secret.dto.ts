@@ -1,10 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { EXAMPLE_AT, EXAMPLE_CREDENTIAL, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-// Optional, but never null: an explicit null is refused (400) rather than read as absent or written over a column.
-const present = (_: object, value: unknown) => value !== undefined;
 
 export const SECRET_VALUE_MAX = 65_536;
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
@@ -33,22 +32,22 @@ export class CreateSecretRequest {
   value: string;
 
   @ApiPropertyOptional({ example: 'Key of the judge and SUT calls of support-bot-v2' })
-  @ValidateIf(present) @IsString() @MaxLength(1000)
+  @ValidateIfPresent() @IsString() @MaxLength(1000)
   description?: string;
 }
 
 export class UpdateSecretRequest {
   @ApiPropertyOptional({ example: EXAMPLE_NAME.secret })
-  @ValidateIf(present) @IsString() @Matches(NAME, { message: NAME_MESSAGE })
+  @ValidateIfPresent() @IsString() @Matches(NAME, { message: NAME_MESSAGE })
   name?: string;
 
   /** A new value replaces the old one */
   @ApiPropertyOptional({ example: EXAMPLE_CREDENTIAL.apiKey })
-  @ValidateIf(present) @IsString() @MinLength(1) @MaxLength(SECRET_VALUE_MAX)
+  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(SECRET_VALUE_MAX)
   value?: string;
 
   @ApiPropertyOptional({ example: 'Rotated key of the support-bot-v2 calls' })
-  @ValidateIf(present) @IsString() @MaxLength(1000)
+  @ValidateIfPresent() @IsString() @MaxLength(1000)
   description?: string;
 }
 

@@ -101,16 +101,16 @@ describe('environment', () => {
     for (const name of ['PORT', 'DATABASE_URL', 'REDIS_URL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'JWT_SECRET', 'ENCRYPTION_KEY', 'BODY_LIMIT', 'RUN_WORKERS', 'LOG_LEVEL', 'PUBLIC_BASE_URL', 'DATABASE_POOL_SIZE']) {
       expect(message).toMatch(new RegExp(`^  ${name}: `, 'm'));
     }
-    expect(message).not.toMatch(/^  HOST:/m);
+    expect(message).not.toMatch(/^ {2}HOST:/m);
     expect(message).toContain('DATABASE_URL must be a postgres:// or postgresql:// URL');
     expect(message).toContain('ENCRYPTION_KEY must be 32 bytes, base64 encoded');
   });
 
   it('refuses out-of-range numbers', () => {
-    expect(failure({ PORT: '70000' })).toMatch(/^  PORT: /m);
-    expect(failure({ TOKEN_TTL_SECONDS: '10' })).toMatch(/^  TOKEN_TTL_SECONDS: /m);
-    expect(failure({ QUEUE_CONCURRENCY: '0' })).toMatch(/^  QUEUE_CONCURRENCY: /m);
-    expect(failure({ JOB_LEASE_SECONDS: '1.5' })).toMatch(/^  JOB_LEASE_SECONDS: /m);
+    expect(failure({ PORT: '70000' })).toMatch(/^ {2}PORT: /m);
+    expect(failure({ TOKEN_TTL_SECONDS: '10' })).toMatch(/^ {2}TOKEN_TTL_SECONDS: /m);
+    expect(failure({ QUEUE_CONCURRENCY: '0' })).toMatch(/^ {2}QUEUE_CONCURRENCY: /m);
+    expect(failure({ JOB_LEASE_SECONDS: '1.5' })).toMatch(/^ {2}JOB_LEASE_SECONDS: /m);
   });
 
   it('takes TRUSTED_PROXIES as addresses, CIDR ranges or range names, each one express accepts', () => {
@@ -120,7 +120,7 @@ describe('environment', () => {
     }
     expect(trustProxySetting(loadEnvironment({}).TRUSTED_PROXIES)).toBe(false);
     for (const value of ['10.0.0.300', '10.0.0.0/33', 'fd00::/129', 'everything', 'true', '2', '10.0.0.1,,10.0.0.2', 'fe80::1%eth0', '10.0.0.0/8/8', '0.0.0.0/0', '::/0']) {
-      expect([value, failure({ TRUSTED_PROXIES: value })]).toEqual([value, expect.stringMatching(/^  TRUSTED_PROXIES: TRUSTED_PROXIES /m)]);
+      expect([value, failure({ TRUSTED_PROXIES: value })]).toEqual([value, expect.stringMatching(/^ {2}TRUSTED_PROXIES: TRUSTED_PROXIES /m)]);
     }
   });
 
@@ -129,8 +129,8 @@ describe('environment', () => {
     expect(env.PASSWORD_HASH_CONCURRENCY).toBeGreaterThanOrEqual(2);
     expect(env.PASSWORD_HASH_QUEUE).toBeUndefined();
     expect(loadEnvironment({ PASSWORD_HASH_CONCURRENCY: '3', PASSWORD_HASH_QUEUE: '0' })).toEqual(expect.objectContaining({ PASSWORD_HASH_CONCURRENCY: 3, PASSWORD_HASH_QUEUE: 0 }));
-    expect(failure({ PASSWORD_HASH_CONCURRENCY: '0' })).toMatch(/^  PASSWORD_HASH_CONCURRENCY: /m);
-    expect(failure({ PASSWORD_HASH_QUEUE: '-1' })).toMatch(/^  PASSWORD_HASH_QUEUE: /m);
+    expect(failure({ PASSWORD_HASH_CONCURRENCY: '0' })).toMatch(/^ {2}PASSWORD_HASH_CONCURRENCY: /m);
+    expect(failure({ PASSWORD_HASH_QUEUE: '-1' })).toMatch(/^ {2}PASSWORD_HASH_QUEUE: /m);
   });
 
   it('reads every variable it validates (none is silently ignored)', () => {

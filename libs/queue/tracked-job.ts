@@ -1,0 +1,103 @@
+import { JOB_STATUSES, type Job, type JobStatus, type JsonObject } from './job.types.js';
+
+/**
+ * The tracked-job model (docs/architecture.md#background-work): every family record that
+ * follows one background operation (an analysis run, an SDG run, a trace landing…) keeps the
+ * same columns, in the queue's own state vocabulary, and the queue keeps them current.
+ */
+
+/** The states of a tracked record: the job states, so a record can say what its job says. */
+export const TRACKED_STATES = JOB_STATUSES;
+export type TrackedState = JobStatus;
+
+/** Why a tracked operation failed or was cancelled: one shape for every family. */
+export interface TrackedFailure {
+  /** A stable reason: the handler's `JobFailure` code, `worker_lost`, `cancelled`, … */
+  code: string;
+  message: string;
+  /** Anything more a family records about the failure. */
+  details?: JsonObject;
+}
+
+/**
+ * The tracked columns as a family reads them (`SELECT *` of its table). `created_at` is when the
+ * record was made, with its job, in one transaction: the time it was queued.
+ */
+export interface TrackedColumns {
+  state: TrackedState;
+  failure: TrackedFailure | null;
+  progress: JsonObject | null;
+  job_id: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+/**
+ * Which record a job settles: the family's table holding the tracked columns and the payload
+ * member naming the record. Given to `@JobHandler(type, { tracks })`.
+ */
+export interface TrackedRecord {
+  readonly table: string;
+  readonly idKey: string;
+}
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export function trackedRecord(table: string, idKey: string): TrackedRecord {
+  if (!IDENTIFIER.test(table)) throw new Error(`tracked record: "${table}" is not a table name`);
+  return Object.freeze({ table, idKey });
+}
+
+/** The id of the record a job of a tracked type works for, from its payload. */
+export function trackedIdOf(record: TrackedRecord, job: Pick<Job, 'type' | 'payload'>): string {
+  const id = (job.payload as Record<string, unknown>)[record.idKey];
+  if (typeof id !== 'string' || !id) throw new Error(`job ${job.type}: its payload names no ${record.idKey} (the ${record.table} record it settles)`);
+  return id;
+}
+
+/** The failure a settled job leaves on its record (null when it succeeded). */
+export function failureOfJob(job: Pick<Job, 'status' | 'error'>): TrackedFailure | null {
+  if (job.status === 'succeeded') return null;
+  return { code: job.error?.code ?? job.status, message: job.error?.message ?? job.status };
+}
+
+/** The failure of a thrown value: its `code` when it has one. */
+export function failureOf(err: unknown, fallbackCode = 'failed'): TrackedFailure {
+  const code = (err as { code?: unknown } | null)?.code;
+  const message = err instanceof Error ? err.message : String(err);
+  return { code: typeof code === 'string' && code ? code : fallbackCode, message: message || fallbackCode };
+}
+
+/**
+ * An operation's documented states and how the common ones show in them. The responses keep
+ * the documented vocabulary (interface contract); the tables keep the common one.
+ */
+export interface StateVocabulary<D extends string = string> {
+  /** The documented states, in the documented order (the OpenAPI enum). */
+  readonly states: readonly D[];
+  /** How a common state shows. */
+  show(state: TrackedState): D;
+  /** The common states that show as this documented one (for filters). */
+  commonOf(state: D): TrackedState[];
+}
+
+export function defineStateVocabulary<const D extends string>(states: readonly D[], shows: Record<TrackedState, D>): StateVocabulary<D> {
+  for (const [common, documented] of Object.entries(shows)) {
+    if (!states.includes(documented)) throw new Error(`state vocabulary: ${common} shows as ${documented}, which is not one of ${states.join(', ')}`);
+  }
+  return Object.freeze({
+    states,
+    show: (state: TrackedState) => shows[state],
+    commonOf: (state: D) => TRACKED_STATES.filter((s) => shows[s] === state),
+  });
+}
+
+/** The job states as they are: trace landings and enrichments document all five. */
+export const JOB_STATE_VOCABULARY = defineStateVocabulary(TRACKED_STATES, { queued: 'queued', running: 'running', succeeded: 'succeeded', failed: 'failed', cancelled: 'cancelled' });
+
+/**
+ * Operations documented without `cancelled` (analysis, cluster and SDG runs): a cancelled job
+ * (no route cancels them; an operator may) shows as `failed`, its reason in the failure.
+ */
+export const UNCANCELLABLE_VOCABULARY = defineStateVocabulary(['queued', 'running', 'succeeded', 'failed'], { queued: 'queued', running: 'running', succeeded: 'succeeded', failed: 'failed', cancelled: 'failed' });

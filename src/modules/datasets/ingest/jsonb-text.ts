@@ -1,0 +1,94 @@
+/**
+ * A JSON value written exactly as PostgreSQL prints it once stored as jsonb (`data::text`):
+ * members ordered by the length of their name in UTF-8 bytes, then bytewise; `", "` and `": "`
+ * between items; strings escaped as JSON.stringify does (PostgreSQL's escape_json escapes the
+ * same characters, control characters as lowercase `\u00xx`); numbers in plain decimal notation
+ * (numeric's output: `1e+21` prints as `1000000000000000000000`, `1.5e-7` as `0.00000015`).
+ *
+ * An upload sends this text, so the version's content hash (SHA-256 over `row_id data::text`
+ * lines in row order, RowsRepository.contentHash) is computed while the rows stream instead of
+ * by reading them all back. test/e2e/datasets/content-hash holds it to the database's own text.
+ */
+export function jsonbOutput(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return numberText(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      if (value === null) return 'null';
+      if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return jsonbOutput((value as { toJSON(): unknown }).toJSON());
+      if (Array.isArray(value)) return arrayText(value);
+      return objectText(value as Record<string, unknown>);
+    default:
+      // undefined, functions and symbols: JSON.stringify's `null` in arrays (objects skip them).
+      return 'null';
+  }
+}
+
+function arrayText(values: unknown[]): string {
+  if (!values.length) return '[]';
+  let out = '[';
+  for (let i = 0; i < values.length; i++) out += (i ? ', ' : '') + jsonbOutput(values[i]);
+  return `${out}]`;
+}
+
+/** The last member order worked out (rows of one file mostly share theirs). */
+let lastKeys: string[] = [];
+let lastOrder: string[] = [];
+let lastQuoted: string[] = [];
+
+function objectText(object: Record<string, unknown>): string {
+  const keys = Object.keys(object);
+  let same = keys.length === lastKeys.length;
+  for (let i = 0; same && i < keys.length; i++) same = keys[i] === lastKeys[i];
+  if (!same) {
+    lastKeys = keys;
+    lastOrder = [...keys].sort(jsonbKeyOrder);
+    lastQuoted = lastOrder.map((k) => `${JSON.stringify(k)}: `);
+  }
+  const order = lastOrder;
+  const quoted = lastQuoted;
+  let out = '{';
+  let first = true;
+  for (let i = 0; i < order.length; i++) {
+    const v = object[order[i]];
+    // JSON.stringify leaves out members it cannot write.
+    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+    out += (first ? '' : ', ') + quoted[i] + jsonbOutput(v);
+    first = false;
+  }
+  return `${out}}`;
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** jsonb's member order: shorter names (in UTF-8 bytes) first, then bytewise. */
+export function jsonbKeyOrder(a: string, b: string): number {
+  if (ASCII.test(a) && ASCII.test(b)) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  return x.length - y.length || Buffer.compare(x, y);
+}
+
+/** A number as numeric prints it: JSON.stringify's digits, an exponent moved into the digits. */
+function numberText(n: number): string {
+  if (!Number.isFinite(n)) return 'null';
+  const text = JSON.stringify(n);
+  const e = text.indexOf('e');
+  if (e < 0) return text;
+  const negative = text.startsWith('-');
+  const mantissa = text.slice(negative ? 1 : 0, e);
+  const exponent = Number(text.slice(e + 1));
+  const point = mantissa.indexOf('.');
+  const digits = point < 0 ? mantissa : mantissa.slice(0, point) + mantissa.slice(point + 1);
+  // Where the decimal point falls in `digits` once the exponent is applied.
+  const at = (point < 0 ? mantissa.length : point) + exponent;
+  let plain: string;
+  if (at <= 0) plain = `0.${'0'.repeat(-at)}${digits}`;
+  else if (at >= digits.length) plain = digits + '0'.repeat(at - digits.length);
+  else plain = `${digits.slice(0, at)}.${digits.slice(at)}`;
+  return negative ? `-${plain}` : plain;
+}

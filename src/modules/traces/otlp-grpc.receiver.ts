@@ -1,0 +1,126 @@
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Metadata, Server, ServerCredentials, status as GrpcStatus, type sendUnaryData, type ServerUnaryCall, type ServiceDefinition, type ServiceError } from '@grpc/grpc-js';
+import { randomUUID } from 'node:crypto';
+import { ApiKeyAccess } from '../../../libs/auth/workspace-access.js';
+import { DomainError } from '../../../libs/common/domain-error.js';
+import { errorCodeDefinition } from '../../../libs/common/error-codes.js';
+import { requestContext } from '../../../libs/common/request-context.js';
+import { AppConfig } from '../../../libs/config/app-config.js';
+import { decodeExportRequest, encodeExportResponse, encodeStatus, grpcCode, OtlpDecodeError } from '../../../libs/traces/otlp-codec.js';
+import { BACKPRESSURE_RETRY_SECONDS, DATASET_HEADER, LiveIngestService, otlpDatasetName } from './live-ingest.service.js';
+import { TraceErrors } from './traces.errors.js';
+
+/** The method an OTLP/gRPC exporter calls (opentelemetry-proto, collector/trace/v1/trace_service.proto). */
+export const OTLP_GRPC_EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
+
+const bytes = (value: Buffer): Buffer => value;
+/**
+ * TraceService with its one method. The request stays bytes here and is decoded by the codec the
+ * HTTP receiver uses (OpenTelemetry's generated types), so a body that is not an
+ * ExportTraceServiceRequest is the same INVALID_ARGUMENT and a bad span the same drop.
+ */
+const TRACE_SERVICE: ServiceDefinition = {
+  Export: {
+    path: OTLP_GRPC_EXPORT_PATH,
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: bytes,
+    requestDeserialize: bytes,
+    responseSerialize: bytes,
+    responseDeserialize: bytes,
+    originalName: 'export',
+  },
+};
+
+/**
+ * The OTLP/gRPC trace receiver, on its own port (OTLP_GRPC_PORT; OTLP's is 4317): what an
+ * OpenTelemetry SDK's `exporter-trace-otlp-grpc` or a Collector's `otlp` exporter sends. The same
+ * live landing as POST /v1/traces: an API key in the `authorization` metadata (`Bearer ews_...`,
+ * member or above; its workspace is the target), the dataset from the `x-ews-dataset` metadata
+ * or each resource's `service.name`, spans durable before the answer, partial success for
+ * rejected spans. Failures are gRPC statuses: UNAUTHENTICATED, PERMISSION_DENIED,
+ * INVALID_ARGUMENT, RESOURCE_EXHAUSTED beyond OTLP_MAX_BYTES (grpc-js refuses the message), and
+ * UNAVAILABLE with a google.rpc.RetryInfo while the dataset's landing lags, which exporters retry.
+ * Plaintext (h2c): terminate TLS in front of it, as for the HTTP port.
+ */
+@Injectable()
+export class OtlpGrpcReceiver implements OnApplicationShutdown {
+  private readonly logger = new Logger('OtlpGrpc');
+  private server?: Server;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly ingest: LiveIngestService,
+    private readonly keys: ApiKeyAccess,
+  ) {}
+
+  /** Starts serving on host:port (port 0: any free one); answers the bound port. */
+  async listen(port: number, host: string): Promise<number> {
+    if (this.server) throw new Error('the OTLP/gRPC receiver is already listening');
+    const server = new Server({ 'grpc.max_receive_message_length': this.config.env.OTLP_MAX_BYTES });
+    server.addService(TRACE_SERVICE, {
+      Export: (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
+        this.export(call).then(
+          (answer) => callback(null, answer),
+          (err: unknown) => callback(this.failure(err)),
+        );
+      },
+    });
+    const bound = await new Promise<number>((resolve, reject) => {
+      server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, ServerCredentials.createInsecure(), (err, actual) => (err ? reject(err) : resolve(actual)));
+    });
+    this.server = server;
+    return bound;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    // Calls in flight finish (their spans are acknowledged only once durable); past the grace, cut.
+    await new Promise<void>((resolve) => {
+      const cut = setTimeout(() => {
+        server.forceShutdown();
+        resolve();
+      }, this.config.env.SHUTDOWN_GRACE_SECONDS * 1000);
+      cut.unref();
+      server.tryShutdown(() => {
+        clearTimeout(cut);
+        resolve();
+      });
+    });
+  }
+
+  private async export(call: ServerUnaryCall<Buffer, Buffer>): Promise<Buffer> {
+    const first = (key: string): string | undefined => {
+      const value = call.metadata.get(key)[0];
+      return value === undefined ? undefined : String(value);
+    };
+    const ip = /^(?:ipv4:)?([^:]+|\[[^\]]+\])/.exec(call.getPeer())?.[1];
+    const { principal, access } = await this.keys.authorize(first('authorization'), { ip }, 'member');
+    return requestContext.run({ requestId: randomUUID(), userId: principal.userId, apiKeyId: principal.apiKey?.id }, async () => {
+      const datasetName = otlpDatasetName(first(DATASET_HEADER));
+      const items = await decodeExportRequest(call.request, 'protobuf').catch((err: unknown) => {
+        if (err instanceof OtlpDecodeError) throw new DomainError(TraceErrors.otlp_body_undecodable, `The message is not an OTLP ExportTraceServiceRequest: ${err.message}`);
+        throw err;
+      });
+      const outcome = await this.ingest.export(principal, access.workspaceId, datasetName, items);
+      return Buffer.from(encodeExportResponse(outcome.rejected, outcome.message, 'protobuf') as Uint8Array);
+    });
+  }
+
+  /** A DomainError as the gRPC status OTLP asks for; anything else is INTERNAL, logged, its text kept in. */
+  private failure(err: unknown): Partial<ServiceError> {
+    if (!(err instanceof DomainError)) {
+      this.logger.error(`OTLP/gRPC export failed: ${(err as Error)?.stack ?? err}`);
+      return { code: GrpcStatus.INTERNAL, details: 'internal error' };
+    }
+    const status = errorCodeDefinition(err.code)!.status;
+    const message = `${err.code}: ${err.detail}`;
+    // Backpressure is UNAVAILABLE with RetryInfo (the OTLP/gRPC throttling rule), which exporters retry after the delay.
+    const code = status === 429 ? GrpcStatus.UNAVAILABLE : grpcCode(status);
+    const metadata = new Metadata();
+    metadata.set('grpc-status-details-bin', Buffer.from(encodeStatus(code, message, status === 429 ? BACKPRESSURE_RETRY_SECONDS : undefined)));
+    return { code, details: message, metadata };
+  }
+}
