@@ -3,17 +3,7 @@ import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nes
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
-import {
-  DeleteTraceTagsQuery,
-  EnrichmentResultsQuery,
-  PutTraceTagsRequest,
-  RecomputeEnrichmentRequest,
-  TopologyGraph,
-  TopologyQuery,
-  TraceEnrichmentStatusResponse,
-  TraceTagResponse,
-  TraceTagsQuery,
-} from './dto/traces.dto.js';
+import { DeleteTraceTagsQuery, EnrichmentResultsQuery, PutTraceTagsRequest, RecomputeEnrichmentRequest, TopologyGraph, TopologyQuery, TraceEnrichmentStatusResponse, TraceTagResponse, TraceTagsQuery } from './dto/trace-data.dto.js';
 import { TraceVersionsService } from './trace-versions.service.js';
 
 const DATASET = { resource: 'dataset', param: 'dataset_id' } as const;

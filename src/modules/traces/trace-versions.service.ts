@@ -11,22 +11,8 @@ import { buildTopology, type TopologySpan } from '../../../libs/traces/topology.
 import type { DatasetVersionEntity } from '../datasets/entities/dataset-version.entity.js';
 import type { DatasetEntity } from '../datasets/entities/dataset.entity.js';
 import { VersionsService } from '../datasets/versions.service.js';
-import type {
-  CreateGroundTruthRequest,
-  DeleteTraceTagsQuery,
-  DropsQuery,
-  EnrichmentResultsQuery,
-  PutTraceTagsRequest,
-  RecomputeEnrichmentRequest,
-  TopologyGraph,
-  TraceCurrentVersionResponse,
-  TraceDropRecordResponse,
-  TraceEnrichmentStatusResponse,
-  TraceGroundTruthResponse,
-  TraceGroundTruthVersionResponse,
-  TraceTagResponse,
-  TraceTagsQuery,
-} from './dto/traces.dto.js';
+import type { DropsQuery, TraceDropRecordResponse } from './dto/traces.dto.js';
+import type { CreateGroundTruthRequest, DeleteTraceTagsQuery, EnrichmentResultsQuery, PutTraceTagsRequest, RecomputeEnrichmentRequest, TopologyGraph, TraceCurrentVersionResponse, TraceEnrichmentStatusResponse, TraceGroundTruthResponse, TraceGroundTruthVersionResponse, TraceTagResponse, TraceTagsQuery } from './dto/trace-data.dto.js';
 import { TRACE_ENRICH_JOB } from './trace-enrichment.js';
 import { TraceErrors } from './traces.errors.js';
 import { toDrop } from './traces.service.js';

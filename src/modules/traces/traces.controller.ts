@@ -7,28 +7,8 @@ import { FileUploadInterceptor } from '../../../libs/common/upload.interceptor.j
 import { UuidParam } from '../../../libs/common/uuid-param.js';
 import { AcceptedAt } from '../../../libs/queue/accepted.decorator.js';
 import type { UploadedFile as StoredUpload } from '../datasets/datasets.service.js';
-import {
-  CreateGroundTruthRequest,
-  CreateTraceConnectionRequest,
-  DetectConventionsRequest,
-  DetectUploadRequest,
-  DropsQuery,
-  GroundTruthQuery,
-  LandFromConnectionRequest,
-  LandInlineRequest,
-  LandTracesRequest,
-  TraceConventionDetectionResponse,
-  TraceCurrentVersionResponse,
-  TraceDropRecordResponse,
-  TraceGroundTruthResponse,
-  TraceGroundTruthVersionResponse,
-  TraceIngestRunDropsResponse,
-  TraceIngestRunResponse,
-  TraceSourceConnectionResponse,
-  TraceUploadResponse,
-  UploadTracesForm,
-  WorkspaceQuery,
-} from './dto/traces.dto.js';
+import { CreateTraceConnectionRequest, DetectConventionsRequest, DetectUploadRequest, DropsQuery, LandFromConnectionRequest, LandInlineRequest, LandTracesRequest, TraceConventionDetectionResponse, TraceDropRecordResponse, TraceIngestRunDropsResponse, TraceIngestRunResponse, TraceSourceConnectionResponse, TraceUploadResponse, UploadTracesForm, WorkspaceQuery } from './dto/traces.dto.js';
+import { CreateGroundTruthRequest, GroundTruthQuery, TraceCurrentVersionResponse, TraceGroundTruthResponse, TraceGroundTruthVersionResponse } from './dto/trace-data.dto.js';
 import { TraceVersionsService } from './trace-versions.service.js';
 import { TracesService } from './traces.service.js';
 

@@ -1,85 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { extractText, getDocumentProxy } from 'unpdf';
-import { parse as parseYaml } from 'yaml';
-import { uploadRows, type UploadedDataset } from '../../utils/datasets.js';
-import { chatCompletion, FakeUpstream } from '../../utils/fake-upstream.js';
 import { expectProblem } from '../../utils/problem.js';
-import { startTestApp, type TestApp } from '../../utils/test-app.js';
+import type { TestApp } from '../../utils/test-app.js';
+import { binary as download, MISSING, pdfText, type Report, type ReportWorld, type Section, section, startReportWorld } from './support/report-world.js';
 
-type Section = { key: string; title: string; markdown: string; data: Record<string, unknown>; generated_by: string; judge_error: string | null; edited: boolean; questions: string[] };
-type Report = { id: string; run_id: string; title: string; version: number; judge_id: string | null; baseline_run_id: string | null; section_keys: string[]; sections: Section[] };
-
-const MISSING = '6d1f8a0e-5b4c-4c1e-9a52-0f7b6f3f9c10';
-
+/** Reports built from a run: sections, edits, regeneration, exports and downloads, and the refusals of every operation. */
 describe('reports', () => {
+  let world: ReportWorld;
   let t: TestApp;
-  let r: Awaited<ReturnType<TestApp['factory']['workspaceWithRoles']>>;
+  let r: ReportWorld['r'];
   let ws: string;
-  let llm: FakeUpstream;
-  let data: UploadedDataset;
-  let sutId: string;
-  let connectionId: string;
+  let data: ReportWorld['data'];
   let baseRun: string;
   let run: string;
   let report: Report;
-  let judgeId: string;
-  let partitionId: string;
-
-  const ROWS = [
-    { question: '2+2?', answer: '4' },
-    { question: '3+3?', answer: '6' },
-    { question: 'capital of France?', answer: 'Paris' },
-    { question: 'capital of Peru?', answer: 'Lima' },
-    { question: 'colour of the sky?', answer: 'blue' },
-    { question: 'colour of grass?', answer: 'green' },
-  ];
-  const TOPICS = ['math', 'math', 'geo', 'geo', 'misc', 'misc'];
-
-  async function finishedRun(outputs: string[], name: string): Promise<string> {
-    const id = (await t.http.post('/runs').set(r.member.auth).send({ workspace_id: ws, name, dataset_id: data.datasetId, sut_id: sutId, connection_id: connectionId, metrics: ['exact_match'] }).expect(202)).body.id as string;
-    await t.http.put(`/runs/${id}/upload`).set(r.member.auth).send({ results: data.rowIds.map((row_id, i) => ({ row_id, output: outputs[i], latency_ms: (i + 1) * 100 })), complete: true }).expect(202);
-    for (let i = 0; i < 400; i++) {
-      const state = (await t.http.get(`/runs/${id}`).set(r.viewer.auth).expect(200)).body.state;
-      if (state === 'succeeded') return id;
-      if (state === 'failed' || state === 'cancelled') throw new Error(`run ${name} ended ${state}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`run ${name} did not end`);
-  }
-
-  async function binary(url: string): Promise<{ status: number; body: Buffer; type: string }> {
-    const u = new URL(url);
-    const res = await t.http.get(u.pathname + u.search).buffer(true).parse((res, done) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => done(null, Buffer.concat(chunks)));
-    });
-    return { status: res.status, body: res.body as Buffer, type: String(res.headers['content-type']) };
-  }
-
-  const section = (rep: { sections: Section[] }, key: string) => rep.sections.find((s) => s.key === key)!;
+  const binary = (url: string) => download(t, url);
 
   beforeAll(async () => {
-    t = await startTestApp();
-    llm = await FakeUpstream.start();
-    r = await t.factory.workspaceWithRoles();
-    ws = r.workspace.id;
-    data = await uploadRows(t, r.member.auth, ws, ROWS, 'quiz.json');
-    await t.http.post(`/datasets/${data.datasetId}/versions/${data.versionId}/map`).set(r.member.auth).send({ input: 'question', expected_output: 'answer' }).expect(200);
-    for (const topic of ['math', 'geo', 'misc']) {
-      await t.http.post(`/datasets/${data.datasetId}/dimensions:assign`).set(r.member.auth).send({ dimension: 'topic', value: topic, row_ids: data.rowIds.filter((_, i) => TOPICS[i] === topic) }).expect(201);
-    }
-    partitionId = (await t.http.post(`/datasets/${data.datasetId}/versions/${data.versionId}/partitions`).set(r.member.auth).send({ name: 'geography', dimension_values: { topic: ['geo'] } }).expect(201)).body.id;
-    sutId = (await t.http.post('/suts').set(r.member.auth).send({ workspace_id: ws, name: 'quiz-bot' }).expect(201)).body.id;
-    connectionId = (await t.http.post(`/suts/${sutId}/connections`).set(r.member.auth).send({ name: 'uploads', kind: 'offline' }).expect(201)).body.id;
-    // Baseline: all right but the grass. Candidate: 3+3 and Peru go wrong, the grass is fixed.
-    baseRun = await finishedRun(['4', '6', 'Paris', 'Lima', 'blue', 'purple'], 'nightly-1');
-    run = await finishedRun(['4', '7', 'Paris', 'Cusco', 'blue', 'green'], 'nightly-2');
-    judgeId = (await t.http.post('/judges').set(r.member.auth).send({ workspace_id: ws, name: 'writer', provider: 'openai_compatible', base_url: llm.url('/v1'), model: 'writer-1', timeout_ms: 2000, max_attempts: 1 }).expect(201)).body.id;
+    world = await startReportWorld();
+    ({ t, r, ws, data, baseRun, run } = world);
   }, 60_000);
   afterAll(async () => {
-    await llm?.close();
-    await t?.close();
+    await world?.close();
   });
 
   it('builds a report from a run: every section holds the run\'s figures, written by the template without a judge', async () => {
@@ -192,7 +133,7 @@ describe('reports', () => {
     expect(file.type).toBe('application/pdf');
     expect(file.body.subarray(0, 5).toString()).toBe('%PDF-');
     expect(file.body.length).toBe(pdf.size_bytes);
-    const { text } = await extractText(await getDocumentProxy(new Uint8Array(file.body)), { mergePages: true });
+    const text = await pdfText(file.body);
     for (const expected of ['Quiz bot, nightly 2', 'Metrics overview', 'exact_match', '66.7%', 'Pass rate by topic', 'capital of Peru?', 'Cusco']) expect(text).toContain(expected);
 
     const html = (await t.http.post(`/reports/${report.id}/export`).set(r.member.auth).send({ format: 'html' }).expect(200)).body;
@@ -226,133 +167,6 @@ describe('reports', () => {
     expectProblem(await t.http.get(`/reports/${report.id}/download`).query({ format: 'docx' }).set(r.viewer.auth), 400, 'validation_failed');
     expectProblem(await t.http.get(`/reports/${report.id}/content-url`).query({ format: 'pdf' }).set(r.viewer.auth), 400, 'validation_failed');
     expectProblem(await t.http.post(`/reports/${report.id}/export`).set(r.viewer.auth).send({ format: 'pdf' }), 403, 'forbidden');
-  });
-
-  it('writes narratives through the workspace judge with custom prompts, and falls back to the template when the judge fails', async () => {
-    llm.on('POST', '/v1/chat/completions', { json: chatCompletion(JSON.stringify({ markdown: 'The judge finds two regressions worth a look.' })) });
-    await t.http.put('/report-settings').set(r.admin.auth).send({ workspace_id: ws, judge_id: judgeId }).expect(200);
-    await t.http.put('/report-settings/prompts/summary').set(r.admin.auth).send({ workspace_id: ws, prompt: 'Summarise {{run_name}} on {{dataset_name}}. Figures: {{data}}' }).expect(200);
-    const judged = (await t.http.post(`/reports/${run}`).set(r.member.auth).send({}).expect(201)).body as Report;
-    expect(judged.judge_id).toBe(judgeId);
-    for (const s of judged.sections) expect(s).toEqual(expect.objectContaining({ generated_by: 'judge', judge_error: null }));
-    expect(section(judged, 'summary').markdown).toContain('The judge finds two regressions worth a look.');
-    // The figures stay beside the judge's narrative.
-    expect(section(judged, 'summary').markdown).toContain('| Pass rate | 66.7% |');
-    const calls = llm.received('POST', '/v1/chat/completions');
-    expect(calls).toHaveLength(6);
-    const prompts = calls.map((c) => (c.body as { messages: Array<{ role: string; content: string }> }).messages.find((m) => m.role === 'user')!.content);
-    const custom = prompts.find((p) => p.startsWith('Summarise nightly-2 on quiz.'))!;
-    expect(custom).toBeDefined();
-    expect(JSON.parse(custom.slice(custom.indexOf('Figures: ') + 9))).toEqual(expect.objectContaining({ passed_rows: 4, pass_rate: 0.6667 }));
-    expect(prompts.some((p) => p.startsWith('Describe, in one paragraph, how each metric'))).toBe(true);
-
-    // A failing judge: every narrative from the template, and the report says why.
-    llm.on('POST', '/v1/chat/completions', { status: 500, json: { error: 'down' } });
-    const fallback = (await t.http.post(`/reports/${run}`).set(r.member.auth).send({}).expect(201)).body as Report;
-    for (const s of fallback.sections) {
-      expect(s.generated_by).toBe('template');
-      expect(s.judge_error).toMatch(/judge call failed \(http_status/);
-    }
-    expect(section(fallback, 'summary').markdown).toContain('Narrative from the built-in template: the judge call failed');
-    expect(section(fallback, 'summary').markdown).toContain('4 rows passed and 2 failed');
-
-    // Regenerating with the judge back and template_only in turn.
-    llm.on('POST', '/v1/chat/completions', { json: chatCompletion('Plain text narrative, no JSON.') });
-    const regenerated = (await t.http.post(`/reports/${fallback.id}/regenerate`).set(r.member.auth).send({}).expect(200)).body as Report;
-    expect(section(regenerated, 'metrics_overview')).toEqual(expect.objectContaining({ generated_by: 'judge' }));
-    expect(section(regenerated, 'metrics_overview').markdown).toContain('Plain text narrative, no JSON.');
-    const templated = (await t.http.post(`/reports/${fallback.id}/regenerate`).set(r.member.auth).send({ template_only: true }).expect(200)).body as Report;
-    expect(templated.judge_id).toBeNull();
-    expect(templated.sections.every((s) => s.generated_by === 'template' && s.judge_error === null)).toBe(true);
-    const noJudge = (await t.http.post(`/reports/${run}`).set(r.member.auth).send({ template_only: true }).expect(201)).body as Report;
-    expect(noJudge.judge_id).toBeNull();
-
-    await t.http.put('/report-settings').set(r.admin.auth).send({ workspace_id: ws, judge_id: null }).expect(200);
-    await t.http.delete('/report-settings/prompts/summary').query({ workspace_id: ws }).set(r.admin.auth).expect(204);
-  });
-
-  it('manages report configs: create, list, read, template YAML, delete; a config chooses sections, titles and questions', async () => {
-    const template = await t.http.get('/report-configs/template').set(r.viewer.auth).expect(200);
-    expect(template.headers['content-type']).toMatch(/^text\/plain/);
-    const parsed = parseYaml(template.text) as { sections: Array<{ key: string }> };
-    expect(parsed.sections.map((s) => s.key)).toEqual(['summary', 'metrics_overview', 'results_by_dimension', 'regressions', 'failure_examples', 'recommendations']);
-    expectProblem(await t.http.get('/report-configs/template'), 401, 'unauthenticated');
-
-    const created = (await t.http.post('/report-configs').set(r.member.auth).send({ workspace_id: ws, name: 'Exec brief', description: 'Short', sections: [{ key: 'summary', title: 'At a glance', questions: ['Can we ship?'] }, { key: 'recommendations' }] }).expect(201)).body;
-    expect(created).toEqual(expect.objectContaining({ name: 'Exec brief', section_keys: ['summary', 'recommendations'], is_default: false, sections: [{ key: 'summary', title: 'At a glance', questions: ['Can we ship?'] }, { key: 'recommendations', title: 'Recommendations', questions: [] }] }));
-    expectProblem(await t.http.post('/report-configs').set(r.member.auth).send({ workspace_id: ws, name: 'exec BRIEF', sections: [{ key: 'summary' }] }), 409, 'report_config_name_taken');
-    expectProblem(await t.http.post('/report-configs').set(r.member.auth).send({ workspace_id: ws, name: 'twice', sections: [{ key: 'summary' }, { key: 'summary' }] }), 400, 'report_config_invalid');
-    expectProblem(await t.http.post('/report-configs').set(r.member.auth).send({ workspace_id: ws, name: 'bad', sections: [{ key: 'appendix' }] }), 400, 'validation_failed');
-    expectProblem(await t.http.post('/report-configs').set(r.member.auth).send({ workspace_id: ws, name: 'empty', sections: [] }), 400, 'validation_failed');
-    expectProblem(await t.http.post('/report-configs').set(r.viewer.auth).send({ workspace_id: ws, name: 'v', sections: [{ key: 'summary' }] }), 403, 'forbidden');
-
-    expect((await t.http.get('/report-configs').query({ workspace_id: ws }).set(r.viewer.auth).expect(200)).body).toEqual([expect.objectContaining({ id: created.id, name: 'Exec brief' })]);
-    expect((await t.http.get(`/report-configs/${created.id}`).set(r.viewer.auth).expect(200)).body.sections).toHaveLength(2);
-
-    const brief = (await t.http.post(`/reports/${run}`).set(r.member.auth).send({ config_id: created.id }).expect(201)).body as Report;
-    expect(brief.section_keys).toEqual(['summary', 'recommendations']);
-    expect(section(brief, 'summary').title).toBe('At a glance');
-    expect(section(brief, 'summary').questions).toContain('Can we ship?');
-    expect(section(brief, 'summary').markdown).toMatch(/^## At a glance/);
-    const q = (await t.http.get(`/reports/questions/${run}`).query({ config_id: created.id }).set(r.viewer.auth).expect(200)).body;
-    expect(q.sections.map((s: { key: string }) => s.key)).toEqual(['summary', 'recommendations']);
-    expect(q.sections[0].questions.at(-1)).toEqual({ id: 'summary.4', text: 'Can we ship?', source: 'config' });
-
-    // The settings' default config applies when a request names none.
-    await t.http.put('/report-settings').set(r.admin.auth).send({ workspace_id: ws, default_config_id: created.id }).expect(200);
-    expect((await t.http.get('/report-configs').query({ workspace_id: ws }).set(r.viewer.auth).expect(200)).body[0].is_default).toBe(true);
-    expect(((await t.http.post(`/reports/${run}`).set(r.member.auth).send({}).expect(201)).body as Report).section_keys).toEqual(['summary', 'recommendations']);
-
-    expectProblem(await t.http.delete(`/report-configs/${created.id}`).set(r.viewer.auth), 403, 'forbidden');
-    await t.http.delete(`/report-configs/${created.id}`).set(r.member.auth).expect(204);
-    expectProblem(await t.http.get(`/report-configs/${created.id}`).set(r.viewer.auth), 404, 'not_found');
-    expectProblem(await t.http.delete(`/report-configs/${created.id}`).set(r.member.auth), 404);
-    expect((await t.http.get('/report-settings').query({ workspace_id: ws }).set(r.viewer.auth).expect(200)).body.default_config_id).toBeNull();
-    expect((await t.http.get(`/reports/${brief.id}`).set(r.viewer.auth).expect(200)).body.config_id).toBeNull();
-    expectProblem(await t.http.get('/report-configs/not-a-uuid').set(r.viewer.auth), 400, 'invalid_identifier');
-  });
-
-  it('keeps workspace report settings and section prompts (admins write, viewers read)', async () => {
-    const defaults = (await t.http.get('/report-settings').query({ workspace_id: ws }).set(r.viewer.auth).expect(200)).body;
-    expect(defaults).toEqual(expect.objectContaining({ workspace_id: ws, judge_id: null, formats: ['markdown', 'html', 'pdf'], default_format: 'pdf', custom_prompts: [] }));
-    const changed = (await t.http.put('/report-settings').set(r.admin.auth).send({ workspace_id: ws, formats: ['markdown', 'html'], default_format: 'html' }).expect(200)).body;
-    expect(changed).toEqual(expect.objectContaining({ formats: ['markdown', 'html'], default_format: 'html', updated_by: r.admin.id }));
-    expectProblem(await t.http.post(`/reports/${report.id}/export`).set(r.member.auth).send({ format: 'pdf' }), 400, 'report_format_not_enabled');
-    expect((await t.http.post(`/reports/${report.id}/export`).set(r.member.auth).send({}).expect(200)).body.format).toBe('html');
-    expectProblem(await t.http.put('/report-settings').set(r.admin.auth).send({ workspace_id: ws, formats: ['markdown'], default_format: 'pdf' }), 400, 'report_settings_invalid');
-    expectProblem(await t.http.put('/report-settings').set(r.admin.auth).send({ workspace_id: ws, judge_id: MISSING }), 400, 'report_settings_invalid');
-    expectProblem(await t.http.put('/report-settings').set(r.admin.auth).send({ workspace_id: ws, formats: ['docx'] }), 400, 'validation_failed');
-    expectProblem(await t.http.put('/report-settings').set(r.admin.auth).send({ workspace_id: ws, theme: 'dark' }), 400, 'validation_failed');
-    expectProblem(await t.http.put('/report-settings').set(r.member.auth).send({ workspace_id: ws, formats: ['pdf'] }), 403, 'forbidden');
-    await t.http.put('/report-settings').set(r.admin.auth).send({ workspace_id: ws, formats: ['markdown', 'html', 'pdf'], default_format: 'pdf' }).expect(200);
-
-    const prompts = (await t.http.get('/report-settings/prompts').query({ workspace_id: ws }).set(r.viewer.auth).expect(200)).body;
-    expect(prompts.map((p: { section_key: string; source: string }) => `${p.section_key}:${p.source}`)).toEqual(['summary:builtin', 'metrics_overview:builtin', 'results_by_dimension:builtin', 'regressions:builtin', 'failure_examples:builtin', 'recommendations:builtin']);
-    const put = (await t.http.put('/report-settings/prompts/regressions').set(r.admin.auth).send({ workspace_id: ws, prompt: 'Only list regressions: {{data}}' }).expect(200)).body;
-    expect(put).toEqual(expect.objectContaining({ section_key: 'regressions', source: 'custom', prompt: 'Only list regressions: {{data}}', updated_by: r.admin.id }));
-    expect(put.builtin_prompt).toContain('previous run');
-    expect((await t.http.get('/report-settings/prompts/regressions').query({ workspace_id: ws }).set(r.viewer.auth).expect(200)).body.source).toBe('custom');
-    expect((await t.http.get('/report-settings').query({ workspace_id: ws }).set(r.viewer.auth).expect(200)).body.custom_prompts).toEqual(['regressions']);
-    expectProblem(await t.http.put('/report-settings/prompts/regressions').set(r.member.auth).send({ workspace_id: ws, prompt: 'x' }), 403, 'forbidden');
-    expectProblem(await t.http.put('/report-settings/prompts/regressions').set(r.admin.auth).send({ workspace_id: ws, prompt: '   ' }), 400, 'validation_failed');
-    expectProblem(await t.http.put('/report-settings/prompts/regressions').set(r.admin.auth).send({ workspace_id: ws, prompt: 'x'.repeat(20_001) }), 400, 'validation_failed');
-    expectProblem(await t.http.put('/report-settings/prompts/appendix').set(r.admin.auth).send({ workspace_id: ws, prompt: 'x' }), 404, 'report_section_key_unknown');
-    expectProblem(await t.http.get('/report-settings/prompts/appendix').query({ workspace_id: ws }).set(r.viewer.auth), 404, 'report_section_key_unknown');
-    expectProblem(await t.http.delete('/report-settings/prompts/regressions').query({ workspace_id: ws }).set(r.member.auth), 403, 'forbidden');
-    await t.http.delete('/report-settings/prompts/regressions').query({ workspace_id: ws }).set(r.admin.auth).expect(204);
-    expect((await t.http.get('/report-settings/prompts/regressions').query({ workspace_id: ws }).set(r.viewer.auth).expect(200)).body).toEqual(expect.objectContaining({ source: 'builtin', updated_at: null }));
-    expectProblem(await t.http.delete('/report-settings/prompts/appendix').query({ workspace_id: ws }).set(r.admin.auth), 404, 'report_section_key_unknown');
-    expectProblem(await t.http.get('/report-settings').set(r.viewer.auth), 400, 'validation_failed');
-  });
-
-  it('lists the partitions of a run\'s dataset version and the metrics of each', async () => {
-    const partitions = (await t.http.get(`/reports/${run}/partitions`).set(r.viewer.auth).expect(200)).body;
-    expect(partitions).toEqual([expect.objectContaining({ id: partitionId, name: 'geography', version_id: data.versionId, row_count: 2 })]);
-    const metrics = (await t.http.get(`/reports/${run}/partitions/metrics`).set(r.viewer.auth).expect(200)).body;
-    expect(Object.keys(metrics)).toEqual([partitionId]);
-    expect(metrics[partitionId][0]).toBe('exact_match');
-    expect(metrics[partitionId]).toEqual(expect.arrayContaining(['exact_match', 'token_f1']));
-    expectProblem(await t.http.get(`/reports/${MISSING}/partitions`).set(r.viewer.auth), 404);
   });
 
   it('refuses without a token (401), outside the workspace (403), unknown ids (404) and malformed ids (400) on every operation', async () => {
