@@ -10,7 +10,15 @@ const SRC_FROM_LIBS = ['**/src/*', '**/src/**'];
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'node_modules/**', 'sdk/typescript/**', 'test/e2e/clients/journeys/**', 'examples/**', 'data/**', '**/*.d.ts'],
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'sdk/typescript/**',
+      'test/e2e/clients/journeys/**',
+      'examples/**',
+      'data/**',
+      '**/*.d.ts',
+    ],
   },
   {
     files: ['**/*.ts'],
@@ -21,7 +29,10 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unsafe-function-type': 'off',
       '@typescript-eslint/no-empty-object-type': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { args: 'none', caughtErrors: 'none', ignoreRestSiblings: true, varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { args: 'none', caughtErrors: 'none', ignoreRestSiblings: true, varsIgnorePattern: '^_' },
+      ],
       'no-empty': ['error', { allowEmptyCatch: true }],
       'no-control-regex': 'off',
       'max-lines': ['error', { max: 800, skipBlankLines: false, skipComments: false }],
@@ -31,7 +42,18 @@ export default tseslint.config(
     // Libraries serve the application; they never import it (layering.spec.ts checks the same).
     files: ['libs/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: SRC_FROM_LIBS, message: 'libs/ never import src/: hand what a library needs over to it (docs/architecture.md#which-room).' }] }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: SRC_FROM_LIBS,
+              message:
+                'libs/ never import src/: hand what a library needs over to it (docs/architecture.md#which-room).',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -42,7 +64,13 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          paths: [{ name: 'express', allowTypeImports: true, message: 'Only controllers know HTTP (docs/architecture.md#layers-and-their-rules).' }],
+          paths: [
+            {
+              name: 'express',
+              allowTypeImports: true,
+              message: 'Only controllers know HTTP (docs/architecture.md#layers-and-their-rules).',
+            },
+          ],
           patterns: [{ group: SRC_FROM_LIBS, message: 'libs/ never import src/.' }],
         },
       ],
@@ -51,14 +79,36 @@ export default tseslint.config(
   {
     // Queries belong to repositories: typeorm values only in repositories, entities, migrations and libs/database.
     files: ['src/**/*.ts', 'libs/**/*.ts'],
-    ignores: ['**/*.repository.ts', '**/*.entity.ts', 'src/database/migrations/**', 'libs/database/**', 'libs/queue/**/*repository.ts', 'libs/queue/**/*store.ts', '**/*.spec.ts', '**/*.controller.ts', 'libs/common/**', 'libs/auth/**', 'libs/queue/**/*accepted*.ts', 'src/bootstrap.ts'],
+    ignores: [
+      '**/*.repository.ts',
+      '**/*.entity.ts',
+      'src/database/migrations/**',
+      'libs/database/**',
+      'libs/queue/**/*repository.ts',
+      'libs/queue/**/*store.ts',
+      '**/*.spec.ts',
+      '**/*.controller.ts',
+      'libs/common/**',
+      'libs/auth/**',
+      'libs/queue/**/*accepted*.ts',
+      'src/bootstrap.ts',
+    ],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
           paths: [
-            { name: 'typeorm', allowTypeImports: true, message: 'Only repositories, entities and migrations use typeorm values (docs/architecture.md#layers-and-their-rules).' },
-            { name: 'express', allowTypeImports: true, message: 'Only controllers know HTTP (docs/architecture.md#layers-and-their-rules).' },
+            {
+              name: 'typeorm',
+              allowTypeImports: true,
+              message:
+                'Only repositories, entities and migrations use typeorm values (docs/architecture.md#layers-and-their-rules).',
+            },
+            {
+              name: 'express',
+              allowTypeImports: true,
+              message: 'Only controllers know HTTP (docs/architecture.md#layers-and-their-rules).',
+            },
           ],
           patterns: [{ group: SRC_FROM_LIBS, message: 'libs/ never import src/.' }],
         },

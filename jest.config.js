@@ -49,9 +49,14 @@ const projects = [
 // TEST_PROJECTS=e2e-embedded (comma-separated names) keeps only those projects: what the npm
 // scripts test:unit, test:e2e, test:postgres and test:embedded set, so that paths and flags can
 // follow them (`--selectProjects name path` would take the path for a project name).
-const selected = process.env.TEST_PROJECTS?.split(',').map((name) => name.trim()).filter(Boolean);
+const selected = process.env.TEST_PROJECTS?.split(',')
+  .map((name) => name.trim())
+  .filter(Boolean);
 const unknown = selected?.filter((name) => !projects.some((p) => p.displayName.name === name)) ?? [];
-if (unknown.length) throw new Error(`TEST_PROJECTS: no project named ${unknown.join(', ')} (projects: ${projects.map((p) => p.displayName.name).join(', ')})`);
+if (unknown.length)
+  throw new Error(
+    `TEST_PROJECTS: no project named ${unknown.join(', ')} (projects: ${projects.map((p) => p.displayName.name).join(', ')})`,
+  );
 
 export default {
   maxWorkers: 2,

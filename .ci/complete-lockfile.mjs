@@ -16,8 +16,21 @@ const packages = lock.packages;
 
 /** What a platform package's name says about where it runs. */
 function platformOf(name) {
-  const os = ['darwin', 'linux', 'win32', 'android', 'freebsd', 'openharmony', 'sunos', 'aix', 'netbsd', 'openbsd'].find((o) => name.includes(`-${o}-`) || name.endsWith(`-${o}`));
-  const cpu = ['arm64', 'x64', 'ia32', 'loong64', 'ppc64', 'riscv64', 's390x', 'arm', 'wasm32'].find((c) => new RegExp(`-${c}(-|$)`).test(name));
+  const os = [
+    'darwin',
+    'linux',
+    'win32',
+    'android',
+    'freebsd',
+    'openharmony',
+    'sunos',
+    'aix',
+    'netbsd',
+    'openbsd',
+  ].find((o) => name.includes(`-${o}-`) || name.endsWith(`-${o}`));
+  const cpu = ['arm64', 'x64', 'ia32', 'loong64', 'ppc64', 'riscv64', 's390x', 'arm', 'wasm32'].find((c) =>
+    new RegExp(`-${c}(-|$)`).test(name),
+  );
   const libc = /-(gnu|gnueabihf)$/.test(name) ? 'glibc' : /-musl(eabihf)?$/.test(name) ? 'musl' : undefined;
   return os && cpu ? { os, cpu, libc } : undefined;
 }
@@ -38,14 +51,29 @@ for (const [path, entry] of Object.entries(packages)) {
   for (const [dep, version] of Object.entries(entry.optionalDependencies ?? {})) {
     if (resolves(path, dep)) continue;
     const platform = platformOf(dep);
-    if (!platform) throw new Error(`${dep} (optional dependency of ${path || 'the project'}) is missing and names no platform; add it with npm`);
-    missing.push({ key: `node_modules/${dep}`, entry: { version, ...(entry.dev ? { dev: true } : {}), cpu: [platform.cpu], optional: true, os: [platform.os], ...(platform.libc ? { libc: [platform.libc] } : {}) } });
+    if (!platform)
+      throw new Error(
+        `${dep} (optional dependency of ${path || 'the project'}) is missing and names no platform; add it with npm`,
+      );
+    missing.push({
+      key: `node_modules/${dep}`,
+      entry: {
+        version,
+        ...(entry.dev ? { dev: true } : {}),
+        cpu: [platform.cpu],
+        optional: true,
+        os: [platform.os],
+        ...(platform.libc ? { libc: [platform.libc] } : {}),
+      },
+    });
   }
 }
 
 if (process.argv.includes('--check')) {
   if (missing.length) {
-    process.stderr.write(`package-lock.json lacks ${missing.length} optional platform entries (${missing.map((m) => m.key.slice(13)).join(', ')}); run: node .ci/complete-lockfile.mjs\n`);
+    process.stderr.write(
+      `package-lock.json lacks ${missing.length} optional platform entries (${missing.map((m) => m.key.slice(13)).join(', ')}); run: node .ci/complete-lockfile.mjs\n`,
+    );
     process.exit(1);
   }
   process.exit(0);

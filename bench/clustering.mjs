@@ -15,7 +15,7 @@ const TOPICS = [
 ];
 const FILLER = ['the', 'a', 'how', 'to', 'my', 'with', 'for', 'today', 'please', 'help', 'about', 'again'];
 let state = 7;
-const random = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648);
+const random = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
 const pick = (list) => list[Math.floor(random() * list.length)];
 const items = Array.from({ length: rows }, (_, i) => {
   const topic = TOPICS[i % TOPICS.length];
@@ -31,5 +31,7 @@ const embedded = performance.now();
 const result = clusterTexts(items, vectors, { seed: 42 });
 const done = performance.now();
 clearInterval(sampler);
-console.log(`clustering ${rows} rows (local embedder, k by silhouette 2..10): ${((done - t0) / 1000).toFixed(1)} s (embedding ${((embedded - t0) / 1000).toFixed(1)} s); k = ${result.k}, silhouette ${result.silhouette}; peak rss ${Math.round(peak / 1e6)} MB`);
+console.log(
+  `clustering ${rows} rows (local embedder, k by silhouette 2..10): ${((done - t0) / 1000).toFixed(1)} s (embedding ${((embedded - t0) / 1000).toFixed(1)} s); k = ${result.k}, silhouette ${result.silhouette}; peak rss ${Math.round(peak / 1e6)} MB`,
+);
 console.log(`  clusters: ${result.clusters.map((c) => `${c.name} (${c.size})`).join('; ')}`);

@@ -27,14 +27,29 @@ const LANGS = ['en', 'fr', 'de', 'es', 'it'];
 function csvOf(n, offset = 0) {
   const lines = ['id,question,answer,language,difficulty,score'];
   for (let i = offset; i < offset + n; i++) {
-    lines.push(`${i},"What is question number ${i}, please?","Answer ${i} is ${(i * 7919) % 1000}",${LANGS[i % 5]},${i % 10},${((i * 31) % 1000) / 10}`);
+    lines.push(
+      `${i},"What is question number ${i}, please?","Answer ${i} is ${(i * 7919) % 1000}",${LANGS[i % 5]},${i % 10},${((i * 31) % 1000) / 10}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
 
 /** Uploads with curl, a client in its own process, so the server's event loop does only server work. */
 async function curlUpload(base, token, workspaceId, file, name) {
-  const { stdout } = await promisify(execFile)('curl', ['-sS', '-f', '-H', `Authorization: Bearer ${token}`, '-F', `file=@${file}`, ...(name ? ['-F', `name=${name}`] : []), `${base}/datasets/upload?workspace_id=${workspaceId}`], { maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await promisify(execFile)(
+    'curl',
+    [
+      '-sS',
+      '-f',
+      '-H',
+      `Authorization: Bearer ${token}`,
+      '-F',
+      `file=@${file}`,
+      ...(name ? ['-F', `name=${name}`] : []),
+      `${base}/datasets/upload?workspace_id=${workspaceId}`,
+    ],
+    { maxBuffer: 64 * 1024 * 1024 },
+  );
   return JSON.parse(stdout);
 }
 
@@ -42,7 +57,10 @@ async function curlUpload(base, token, workspaceId, file, name) {
 async function mergeSeconds(app, datasetId) {
   const db = app.get(DataSource);
   for (;;) {
-    const [job] = await db.query(`SELECT status, extract(epoch FROM (finished_at - started_at))::float8 AS s, error FROM jobs WHERE type = 'datasets.merge-row-index' AND target_id = $1`, [datasetId]);
+    const [job] = await db.query(
+      `SELECT status, extract(epoch FROM (finished_at - started_at))::float8 AS s, error FROM jobs WHERE type = 'datasets.merge-row-index' AND target_id = $1`,
+      [datasetId],
+    );
     if (job?.status === 'succeeded') return Number(job.s);
     if (job?.status === 'failed') throw new Error(`the index merge failed: ${JSON.stringify(job.error)}`);
     await new Promise((r) => setTimeout(r, 500));
@@ -50,61 +68,89 @@ async function mergeSeconds(app, datasetId) {
 }
 
 await withDatabase((databaseUrl) =>
-  withBenchApp(databaseUrl, { UPLOAD_MAX_ROWS: String(Math.max(uploadRows, queryRows)) }, async ({ app, base, http, token, auth, ws, dataDir, mode }) => {
-    const csv = csvOf(uploadRows);
-    const file = join(dataDir, 'upload.csv');
-    writeFileSync(file, csv);
-    const uploads = [];
-    const copies = [];
-    const ratios = [];
-    const peaks = [];
-    for (let round = 0; round < rounds; round++) {
-      // Alternating which goes first, so neither always runs on a cooler machine.
-      const copyFirst = round % 2 === 1;
-      let copyMs;
-      if (copyFirst) copyMs = (await plainCopyProcess(databaseUrl ?? 'pglite', file, 'csv')).ms;
-      const t0 = performance.now();
-      const { result: up, peak, before } = await withPeakRss(() => curlUpload(base, token, ws, file, `upload ${round + 1}`));
-      const uploadMs = performance.now() - t0;
-      if (!copyFirst) copyMs = (await plainCopyProcess(databaseUrl ?? 'pglite', file, 'csv')).ms;
-      if (up.latest_version.row_count !== uploadRows) throw new Error(`the upload holds ${up.latest_version.row_count} rows`);
-      uploads.push(uploadMs / 1000);
-      copies.push(copyMs / 1000);
-      ratios.push(uploadMs / copyMs);
-      peaks.push(peak / 1e6);
-      console.log(`[${mode}] round ${round + 1}: upload of ${uploadRows} CSV rows (${(csv.length / 1e6).toFixed(1)} MB) to a committed version ${(uploadMs / 1000).toFixed(2)} s` +
-        ` (${Math.round(uploadRows / (uploadMs / 1000))} rows/s), plain COPY ${(copyMs / 1000).toFixed(2)} s, ratio ${(uploadMs / copyMs).toFixed(2)}x;` +
-        ` peak rss ${Math.round(peak / 1e6)} MB (${Math.round(before / 1e6)} MB before); index merge after it ${(await mergeSeconds(app, up.id)).toFixed(1)} s`);
-    }
-    console.log(`[${mode}] ${rounds} rounds, min / median / max: upload ${spread(uploads, 2)} s; plain COPY ${spread(copies, 2)} s; ratio ${spread(ratios, 2)}x; peak rss ${spread(peaks)} MB`);
-
-    if (!databaseUrl || !queryRows) return;
-    // 1,000,000 rows: ten uploads of 100,000 into one dataset would replace; one file holds them all.
-    const bigFile = join(dataDir, 'big.csv');
-    writeFileSync(bigFile, csvOf(queryRows));
-    const tb = performance.now();
-    const big = { body: await curlUpload(base, token, ws, bigFile, 'big') };
-    console.log(`[${mode}] upload of ${queryRows} rows: ${((performance.now() - tb) / 1000).toFixed(1)} s`);
-    const id = big.body.id;
-    console.log(`  background merge of the row index after it: ${(await mergeSeconds(app, id)).toFixed(1)} s`);
-    const queries = {
-      'eq on a column (GIN containment), first page': { filter: { field: 'id', op: 'eq', value: 777_777 }, limit: 50 },
-      'in on a column, with total': { filter: { field: 'language', op: 'in', value: ['fr', 'de'] }, limit: 50 },
-      'eq, without total': { filter: { field: 'language', op: 'eq', value: 'fr' }, limit: 50, include_total: false },
-      'range (gte), without total': { filter: { field: 'score', op: 'gte', value: 99.5 }, limit: 50, include_total: false },
-      'and of eq + range, with total': { filter: { and: [{ field: 'language', op: 'eq', value: 'de' }, { field: 'difficulty', op: 'gte', value: 7 }] }, limit: 50 },
-      'no filter, page 1000': { limit: 50, offset: 50_000, include_total: false },
-    };
-    for (const [name, body] of Object.entries(queries)) {
-      const times = [];
-      let total;
-      for (let i = 0; i < 5; i++) {
-        const t = performance.now();
-        const res = await http.post(`/datasets/${id}/query`).set(auth).send(body).expect(200);
-        times.push(performance.now() - t);
-        total = res.body.total ?? `${res.body.items.length} on the page`;
+  withBenchApp(
+    databaseUrl,
+    { UPLOAD_MAX_ROWS: String(Math.max(uploadRows, queryRows)) },
+    async ({ app, base, http, token, auth, ws, dataDir, mode }) => {
+      const csv = csvOf(uploadRows);
+      const file = join(dataDir, 'upload.csv');
+      writeFileSync(file, csv);
+      const uploads = [];
+      const copies = [];
+      const ratios = [];
+      const peaks = [];
+      for (let round = 0; round < rounds; round++) {
+        // Alternating which goes first, so neither always runs on a cooler machine.
+        const copyFirst = round % 2 === 1;
+        let copyMs;
+        if (copyFirst) copyMs = (await plainCopyProcess(databaseUrl ?? 'pglite', file, 'csv')).ms;
+        const t0 = performance.now();
+        const {
+          result: up,
+          peak,
+          before,
+        } = await withPeakRss(() => curlUpload(base, token, ws, file, `upload ${round + 1}`));
+        const uploadMs = performance.now() - t0;
+        if (!copyFirst) copyMs = (await plainCopyProcess(databaseUrl ?? 'pglite', file, 'csv')).ms;
+        if (up.latest_version.row_count !== uploadRows)
+          throw new Error(`the upload holds ${up.latest_version.row_count} rows`);
+        uploads.push(uploadMs / 1000);
+        copies.push(copyMs / 1000);
+        ratios.push(uploadMs / copyMs);
+        peaks.push(peak / 1e6);
+        console.log(
+          `[${mode}] round ${round + 1}: upload of ${uploadRows} CSV rows (${(csv.length / 1e6).toFixed(1)} MB) to a committed version ${(uploadMs / 1000).toFixed(2)} s` +
+            ` (${Math.round(uploadRows / (uploadMs / 1000))} rows/s), plain COPY ${(copyMs / 1000).toFixed(2)} s, ratio ${(uploadMs / copyMs).toFixed(2)}x;` +
+            ` peak rss ${Math.round(peak / 1e6)} MB (${Math.round(before / 1e6)} MB before); index merge after it ${(await mergeSeconds(app, up.id)).toFixed(1)} s`,
+        );
       }
-      console.log(`  query ${name}: median ${median(times).toFixed(0)} ms (matches: ${total})`);
-    }
-  }),
+      console.log(
+        `[${mode}] ${rounds} rounds, min / median / max: upload ${spread(uploads, 2)} s; plain COPY ${spread(copies, 2)} s; ratio ${spread(ratios, 2)}x; peak rss ${spread(peaks)} MB`,
+      );
+
+      if (!databaseUrl || !queryRows) return;
+      // 1,000,000 rows: ten uploads of 100,000 into one dataset would replace; one file holds them all.
+      const bigFile = join(dataDir, 'big.csv');
+      writeFileSync(bigFile, csvOf(queryRows));
+      const tb = performance.now();
+      const big = { body: await curlUpload(base, token, ws, bigFile, 'big') };
+      console.log(`[${mode}] upload of ${queryRows} rows: ${((performance.now() - tb) / 1000).toFixed(1)} s`);
+      const id = big.body.id;
+      console.log(`  background merge of the row index after it: ${(await mergeSeconds(app, id)).toFixed(1)} s`);
+      const queries = {
+        'eq on a column (GIN containment), first page': {
+          filter: { field: 'id', op: 'eq', value: 777_777 },
+          limit: 50,
+        },
+        'in on a column, with total': { filter: { field: 'language', op: 'in', value: ['fr', 'de'] }, limit: 50 },
+        'eq, without total': { filter: { field: 'language', op: 'eq', value: 'fr' }, limit: 50, include_total: false },
+        'range (gte), without total': {
+          filter: { field: 'score', op: 'gte', value: 99.5 },
+          limit: 50,
+          include_total: false,
+        },
+        'and of eq + range, with total': {
+          filter: {
+            and: [
+              { field: 'language', op: 'eq', value: 'de' },
+              { field: 'difficulty', op: 'gte', value: 7 },
+            ],
+          },
+          limit: 50,
+        },
+        'no filter, page 1000': { limit: 50, offset: 50_000, include_total: false },
+      };
+      for (const [name, body] of Object.entries(queries)) {
+        const times = [];
+        let total;
+        for (let i = 0; i < 5; i++) {
+          const t = performance.now();
+          const res = await http.post(`/datasets/${id}/query`).set(auth).send(body).expect(200);
+          times.push(performance.now() - t);
+          total = res.body.total ?? `${res.body.items.length} on the page`;
+        }
+        console.log(`  query ${name}: median ${median(times).toFixed(0)} ms (matches: ${total})`);
+      }
+    },
+  ),
 );

@@ -14,7 +14,7 @@ const metrics = [
   { name: 'latency', better: 'lower', gating: false, min_pass_rate: null },
 ];
 let state = 11;
-const random = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648);
+const random = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
 const dimensions = new Map();
 const run = (shift) =>
   Array.from({ length: rows }, (_, i) => {
@@ -23,7 +23,21 @@ const run = (shift) =>
     const latency = 400 + random() * 800;
     const rowId = `row-${i}`;
     dimensions.set(rowId, { topic: `topic_${i % 5}`, intent: `intent_${i % 20}` });
-    return { row_id: rowId, repetition: 0, status: 'done', output: 'x', latency_ms: latency, cost_usd: null, error: null, passed: exact === 1 && judge >= 0.5, scores: { exact_match: { score: exact, passed: exact === 1 }, judge: { score: judge, normalized: judge, passed: judge >= 0.5 }, latency: { score: latency, passed: null } } };
+    return {
+      row_id: rowId,
+      repetition: 0,
+      status: 'done',
+      output: 'x',
+      latency_ms: latency,
+      cost_usd: null,
+      error: null,
+      passed: exact === 1 && judge >= 0.5,
+      scores: {
+        exact_match: { score: exact, passed: exact === 1 },
+        judge: { score: judge, normalized: judge, passed: judge >= 0.5 },
+        latency: { score: latency, passed: null },
+      },
+    };
   });
 const base = run(0);
 const candidate = run(0.02);
@@ -40,6 +54,16 @@ for (let i = 0; i < 5; i++) {
   const t2 = performance.now();
   diffTimes.push(t1 - t0);
   statsTimes.push(t2 - t1);
-  comparisons = 1 + stats.metrics.length + stats.by_dimension.reduce((n, d) => n + d.values.length * (1 + d.values[0].metrics.length), 0);
+  comparisons =
+    1 +
+    stats.metrics.length +
+    stats.by_dimension.reduce((n, d) => n + d.values.length * (1 + d.values[0].metrics.length), 0);
 }
-console.log(JSON.stringify({ rows, comparisons, diff_ms: Math.round(median(diffTimes)), statistics_ms: Math.round(median(statsTimes)) }));
+console.log(
+  JSON.stringify({
+    rows,
+    comparisons,
+    diff_ms: Math.round(median(diffTimes)),
+    statistics_ms: Math.round(median(statsTimes)),
+  }),
+);

@@ -47,7 +47,10 @@ async function startTwin(kind, target, env) {
 async function api(base, method, path, token, body) {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body && !(body instanceof FormData) ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body && !(body instanceof FormData) ? { 'content-type': 'application/json' } : {}),
+    },
     body: body instanceof FormData ? body : body && JSON.stringify(body),
   });
   const json = await res.json();
@@ -57,17 +60,36 @@ async function api(base, method, path, token, body) {
 
 /** A workspace with a 200-row dataset of two versions, through the product's API; answers the token and the dataset id. */
 async function seed(base) {
-  const { access_token: token } = await api(base, 'POST', '/auth/token', undefined, { email: EMAIL, password: PASSWORD });
+  const { access_token: token } = await api(base, 'POST', '/auth/token', undefined, {
+    email: EMAIL,
+    password: PASSWORD,
+  });
   const ws = await api(base, 'POST', '/workspaces', token, { name: 'bench' });
-  const csv = (from) => ['id,question,answer', ...Array.from({ length: 200 }, (_, i) => `${from + i},"What is ${from + i}?","It is ${from + i}"`)].join('\n');
+  const csv = (from) =>
+    [
+      'id,question,answer',
+      ...Array.from({ length: 200 }, (_, i) => `${from + i},"What is ${from + i}?","It is ${from + i}"`),
+    ].join('\n');
   const upload = (name, extra = {}) => {
     const form = new FormData();
     for (const [k, v] of Object.entries(extra)) form.append(k, v);
     form.append('file', new Blob([csv(name === 'first' ? 0 : 1000)], { type: 'text/csv' }), `${name}.csv`);
     return form;
   };
-  const dataset = await api(base, 'POST', `/datasets/upload?workspace_id=${ws.id}`, token, upload('first', { name: 'qa' }));
-  await api(base, 'POST', `/datasets/upload?workspace_id=${ws.id}`, token, upload('second', { dataset_id: dataset.id }));
+  const dataset = await api(
+    base,
+    'POST',
+    `/datasets/upload?workspace_id=${ws.id}`,
+    token,
+    upload('first', { name: 'qa' }),
+  );
+  await api(
+    base,
+    'POST',
+    `/datasets/upload?workspace_id=${ws.id}`,
+    token,
+    upload('second', { dataset_id: dataset.id }),
+  );
   return { token, datasetId: dataset.id };
 }
 
@@ -108,7 +130,8 @@ await withDatabase(async (databaseUrl) => {
     const headers = { authorization: `Bearer ${token}` };
     for (const [name, base] of Object.entries(targets)) {
       const res = await fetch(`${base}/datasets/${datasetId}`, { headers });
-      if (res.status !== 200) throw new Error(`${name}: GET /datasets/{id} answered ${res.status}: ${await res.text()}`);
+      if (res.status !== 200)
+        throw new Error(`${name}: GET /datasets/{id} answered ${res.status}: ${await res.text()}`);
       await load(`${base}/datasets/${datasetId}`, { headers, connections, seconds: 3 }); // warm-up
     }
     const results = { product: [], indexed: [], 'product-sql': [] };
@@ -123,11 +146,27 @@ await withDatabase(async (databaseUrl) => {
       }
     }
     const mode = databaseUrl ? 'PostgreSQL' : 'embedded PGlite';
-    console.log(`\n${mode}: GET /datasets/{dataset_id}, ${connections} connections, ${seconds} s per measure, ${rounds} rounds (min / median / max); node ${process.version}, ${cpus().length} cores, load average ${loadavg()[0].toFixed(1)}`);
+    console.log(
+      `\n${mode}: GET /datasets/{dataset_id}, ${connections} connections, ${seconds} s per measure, ${rounds} rounds (min / median / max); node ${process.version}, ${cpus().length} cores, load average ${loadavg()[0].toFixed(1)}`,
+    );
     console.log('| server | req/s | p50 ms | p99 ms | product / this (req/s) |\n|---|---|---|---|---|');
     for (const [name, rs] of Object.entries(results)) {
-      const ratio = name === 'product' ? '' : spread(rs.map((r, i) => results.product[i].rps / r.rps), 2);
-      console.log(`| ${name} | ${spread(rs.map((r) => r.rps))} | ${spread(rs.map((r) => r.p50), 1)} | ${spread(rs.map((r) => r.p99), 1)} | ${ratio} |`);
+      const ratio =
+        name === 'product'
+          ? ''
+          : spread(
+              rs.map((r, i) => results.product[i].rps / r.rps),
+              2,
+            );
+      console.log(
+        `| ${name} | ${spread(rs.map((r) => r.rps))} | ${spread(
+          rs.map((r) => r.p50),
+          1,
+        )} | ${spread(
+          rs.map((r) => r.p99),
+          1,
+        )} | ${ratio} |`,
+      );
     }
   } finally {
     for (const s of servers) await s.stop();

@@ -15,7 +15,9 @@ import { withBenchApp, withDatabase } from './support.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const appEnv = Object.fromEntries(
-  ['PASSWORD_HASH_CONCURRENCY', 'PASSWORD_HASH_QUEUE', 'LOGIN_MAX_FAILURES'].filter((k) => process.env[k]).map((k) => [k, process.env[k]]),
+  ['PASSWORD_HASH_CONCURRENCY', 'PASSWORD_HASH_QUEUE', 'LOGIN_MAX_FAILURES']
+    .filter((k) => process.env[k])
+    .map((k) => [k, process.env[k]]),
 );
 const PASSWORD = 'correct-horse-battery';
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -35,7 +37,13 @@ async function timeArgon2() {
     await argon2.verify(hash, 'wrong-password');
     verifies.push(performance.now() - t);
   }
-  return { hash, hashMs: median(hashes), verifyMs: median(verifies), min: Math.min(...verifies), max: Math.max(...verifies) };
+  return {
+    hash,
+    hashMs: median(hashes),
+    verifyMs: median(verifies),
+    min: Math.min(...verifies),
+    max: Math.max(...verifies),
+  };
 }
 
 /** One login; with `patient`, a 429 auth_busy is retried after Retry-After. */
@@ -43,7 +51,11 @@ async function login(base, email, password, { patient = false, start = performan
   for (let tries = 1; ; tries++) {
     let res;
     try {
-      res = await fetch(`${base}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+      res = await fetch(`${base}/auth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email, password }),
+      });
     } catch (err) {
       // A kept-alive socket the server closed as it was reused (seen when the event loop lags seconds).
       if (!patient) return { status: 'network error', at: performance.now() - start, tries };
@@ -53,7 +65,13 @@ async function login(base, email, password, { patient = false, start = performan
     }
     const body = await res.json();
     if (!patient || res.status !== 429 || body.error_code !== 'auth_busy') {
-      return { status: res.status, code: body.error_code, retryAfter: res.headers.get('retry-after'), at: performance.now() - start, tries };
+      return {
+        status: res.status,
+        code: body.error_code,
+        retryAfter: res.headers.get('retry-after'),
+        at: performance.now() - start,
+        tries,
+      };
     }
     await sleep(Number(res.headers.get('retry-after')) * 1000);
   }
@@ -61,8 +79,11 @@ async function login(base, email, password, { patient = false, start = performan
 
 function tally(answers) {
   const counts = {};
-  for (const a of answers) counts[`${a.status}${a.code ? ` ${a.code}` : ''}`] = (counts[`${a.status}${a.code ? ` ${a.code}` : ''}`] ?? 0) + 1;
-  return Object.entries(counts).map(([k, n]) => `${n} × ${k}`).join(', ');
+  for (const a of answers)
+    counts[`${a.status}${a.code ? ` ${a.code}` : ''}`] = (counts[`${a.status}${a.code ? ` ${a.code}` : ''}`] ?? 0) + 1;
+  return Object.entries(counts)
+    .map(([k, n]) => `${n} × ${k}`)
+    .join(', ');
 }
 
 /** Samples the process's resident memory and event-loop delay while `work` runs. */
@@ -80,7 +101,11 @@ async function peakRss(work) {
 }
 
 const argonFigures = await timeArgon2();
-console.log(`argon2id (m=64 MiB, t=3, p=4), median of 7 in this process: hash ${ms(argonFigures.hashMs)} ms, verify ${ms(argonFigures.verifyMs)} ms (${ms(argonFigures.min)}–${ms(argonFigures.max)}); load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+console.log(
+  `argon2id (m=64 MiB, t=3, p=4), median of 7 in this process: hash ${ms(argonFigures.hashMs)} ms, verify ${ms(argonFigures.verifyMs)} ms (${ms(argonFigures.min)}–${ms(argonFigures.max)}); load average ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}`,
+);
 
 await withDatabase((databaseUrl) =>
   withBenchApp(databaseUrl, { RUN_WORKERS: 'false', ...appEnv }, async ({ app, base, mode }) => {
@@ -88,11 +113,16 @@ await withDatabase((databaseUrl) =>
     const dataSource = app.get(DataSource);
     const newUser = async () => {
       const email = `user-${randomBytes(5).toString('hex')}@bench.local`;
-      await dataSource.query(`INSERT INTO users (email, display_name, password_hash, system_role, status) VALUES ($1, 'bench', $2, 'user', 'active')`, [email, argonFigures.hash]);
+      await dataSource.query(
+        `INSERT INTO users (email, display_name, password_hash, system_role, status) VALUES ($1, 'bench', $2, 'user', 'active')`,
+        [email, argonFigures.hash],
+      );
       return email;
     };
     const env = app.get((await import('../dist/libs/config/app-config.js')).AppConfig).env;
-    console.log(`\n${mode}, node ${process.version}, app env ${JSON.stringify(appEnv)}, PASSWORD_HASH_CONCURRENCY=${env.PASSWORD_HASH_CONCURRENCY ?? 'n/a'} PASSWORD_HASH_QUEUE=${env.PASSWORD_HASH_QUEUE ?? (env.PASSWORD_HASH_CONCURRENCY ? 2 * env.PASSWORD_HASH_CONCURRENCY : 'n/a')}`);
+    console.log(
+      `\n${mode}, node ${process.version}, app env ${JSON.stringify(appEnv)}, PASSWORD_HASH_CONCURRENCY=${env.PASSWORD_HASH_CONCURRENCY ?? 'n/a'} PASSWORD_HASH_QUEUE=${env.PASSWORD_HASH_QUEUE ?? (env.PASSWORD_HASH_CONCURRENCY ? 2 * env.PASSWORD_HASH_CONCURRENCY : 'n/a')}`,
+    );
 
     const real = await newUser();
     const quiet = [];
@@ -102,7 +132,9 @@ await withDatabase((databaseUrl) =>
     for (let round = 1; round <= ROUNDS; round++) {
       const start = performance.now();
       const { result, peakMb, lagMs } = await peakRss(async () => {
-        const guesses = Array.from({ length: 50 }, () => login(base, `nobody-${randomBytes(6).toString('hex')}@bench.local`, 'guess-password', { start }));
+        const guesses = Array.from({ length: 50 }, () =>
+          login(base, `nobody-${randomBytes(6).toString('hex')}@bench.local`, 'guess-password', { start }),
+        );
         const mine = login(base, real, PASSWORD, { patient: true, start });
         return { guesses: await Promise.all(guesses), mine: await mine };
       });
@@ -116,13 +148,21 @@ await withDatabase((databaseUrl) =>
     }
 
     const victim = await newUser();
-    const wrong = await Promise.all(Array.from({ length: 30 }, () => login(base, victim, 'wrong-password', { patient: true })));
-    console.log(`30 parallel wrong passwords for one account: ${tally(wrong)}; Retry-After of the 429s: ${[...new Set(wrong.filter((w) => w.code === 'rate_limited').map((w) => w.retryAfter))].join(', ')}`);
+    const wrong = await Promise.all(
+      Array.from({ length: 30 }, () => login(base, victim, 'wrong-password', { patient: true })),
+    );
+    console.log(
+      `30 parallel wrong passwords for one account: ${tally(wrong)}; Retry-After of the 429s: ${[...new Set(wrong.filter((w) => w.code === 'rate_limited').map((w) => w.retryAfter))].join(', ')}`,
+    );
 
     const emails = await Promise.all(Array.from({ length: 100 }, () => newUser()));
     const start = performance.now();
     resets = 0;
-    const { result: hundred, peakMb, lagMs } = await peakRss(() => Promise.all(emails.map((e) => login(base, e, PASSWORD, { patient: true, start }))));
+    const {
+      result: hundred,
+      peakMb,
+      lagMs,
+    } = await peakRss(() => Promise.all(emails.map((e) => login(base, e, PASSWORD, { patient: true, start }))));
     const latencies = hundred.map((h) => h.at);
     console.log(
       `100 parallel correct logins (honouring Retry-After): ${tally(hundred)}; all done in ${ms(Math.max(...latencies))} ms, median ${ms(median(latencies))} ms; ` +

@@ -28,9 +28,11 @@ const SECONDS = Number(process.env.SECONDS ?? 60);
 const BATCH = Number(process.env.BATCH ?? 512);
 const KILL = process.env.KILL !== '0';
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const percentile = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN);
+const percentile = (sorted, p) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN;
 
-if (process.argv[2] === 'exporter') await exporter(process.argv[3], process.argv[4], Number(process.argv[5]), Number(process.argv[6]));
+if (process.argv[2] === 'exporter')
+  await exporter(process.argv[3], process.argv[4], Number(process.argv[5]), Number(process.argv[6]));
 else await main();
 
 /** One exporter process: batches of BATCH spans, each retried until acknowledged; a line per acknowledgement. */
@@ -61,15 +63,35 @@ async function exporter(url, key, seconds, index) {
           str('session.id', `s-${trace % 500}`),
           str('input.value', `Where is order ${trace}? (step ${j})`),
           str('output.value', `It ships tomorrow (step ${j})`),
-          ...(j % 2 ? [str('llm.model_name', 'gpt-4o-mini'), { key: 'llm.token_count.prompt', value: { intValue: 120 } }, { key: 'llm.token_count.completion', value: { intValue: 24 } }] : []),
+          ...(j % 2
+            ? [
+                str('llm.model_name', 'gpt-4o-mini'),
+                { key: 'llm.token_count.prompt', value: { intValue: 120 } },
+                { key: 'llm.token_count.completion', value: { intValue: 24 } },
+              ]
+            : []),
         ],
       });
     }
-    const body = Request.encode(Request.fromObject({ resourceSpans: [{ resource: { attributes: [str('service.name', 'bench-support-bot')] }, scopeSpans: [{ scope: { name: 'bench' }, spans }] }] })).finish();
+    const body = Request.encode(
+      Request.fromObject({
+        resourceSpans: [
+          {
+            resource: { attributes: [str('service.name', 'bench-support-bot')] },
+            scopeSpans: [{ scope: { name: 'bench' }, spans }],
+          },
+        ],
+      }),
+    ).finish();
     for (;;) {
       const sent = performance.now();
       try {
-        const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-protobuf' }, body, signal: AbortSignal.timeout(30_000) });
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-protobuf' },
+          body,
+          signal: AbortSignal.timeout(30_000),
+        });
         await res.arrayBuffer();
         if (res.status === 200) {
           process.stdout.write(`A ${Date.now()} ${BATCH} ${(performance.now() - sent).toFixed(2)}\n`);
@@ -110,7 +132,9 @@ async function main() {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const env = {
-      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !['DATABASE_URL', 'REDIS_URL'].includes(name))),
+      ...Object.fromEntries(
+        Object.entries(process.env).filter(([name]) => !['DATABASE_URL', 'REDIS_URL'].includes(name)),
+      ),
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       DATA_DIR: dataDir,
       PORT: String(port),
@@ -121,25 +145,41 @@ async function main() {
     };
     let service;
     const boot = async () => {
-      service = spawn(process.execPath, ['dist/src/main.js'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+      service = spawn(process.execPath, ['dist/src/main.js'], {
+        cwd: root,
+        env,
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
       for (let i = 0; i < 600; i++) {
-        if ((await fetch(`${base}/ready`).then((r) => r.status).catch(() => 0)) === 200) return;
+        if (
+          (await fetch(`${base}/ready`)
+            .then((r) => r.status)
+            .catch(() => 0)) === 200
+        )
+          return;
         await sleep(100);
       }
       throw new Error('the service did not become ready');
     };
     const call = async (method, path, auth, body) => {
-      const res = await fetch(`${base}${path}`, { method, headers: { ...(auth ?? {}), ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: { ...(auth ?? {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
       const json = await res.json().catch(() => null);
       if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
       return json;
     };
     try {
       await boot();
-      const token = (await call('POST', '/auth/token', undefined, { email: 'bench@example.com', password: 'bench-password-1' })).access_token;
+      const token = (
+        await call('POST', '/auth/token', undefined, { email: 'bench@example.com', password: 'bench-password-1' })
+      ).access_token;
       const auth = { authorization: `Bearer ${token}` };
       const ws = (await call('POST', '/workspaces', auth, { name: 'bench' })).id;
-      const key = (await call('POST', `/workspaces/${ws}/api-keys`, auth, { name: 'bench-exporters', role: 'member' })).key;
+      const key = (await call('POST', `/workspaces/${ws}/api-keys`, auth, { name: 'bench-exporters', role: 'member' }))
+        .key;
       const keyAuth = { authorization: `Bearer ${key}` };
 
       const acks = [];
@@ -147,7 +187,11 @@ async function main() {
       let failed = 0;
       const t0 = Date.now();
       const exporters = Array.from({ length: EXPORTERS }, (_, i) => {
-        const child = spawn(process.execPath, [fileURLToPath(import.meta.url), 'exporter', `${base}/v1/traces`, key, String(SECONDS), String(i)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+        const child = spawn(
+          process.execPath,
+          [fileURLToPath(import.meta.url), 'exporter', `${base}/v1/traces`, key, String(SECONDS), String(i)],
+          { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+        );
         let rest = '';
         child.stdout.on('data', (chunk) => {
           const lines = (rest + chunk).split('\n');
@@ -172,12 +216,18 @@ async function main() {
         while (sampling) {
           rss.push({ at: Date.now(), bytes: rssOf(service.pid) });
           try {
-            if (!datasetId) datasetId = (await call('GET', `/datasets?workspace_id=${ws}&q=bench-support-bot`, keyAuth)).items[0]?.id ?? null;
+            if (!datasetId)
+              datasetId =
+                (await call('GET', `/datasets?workspace_id=${ws}&q=bench-support-bot`, keyAuth)).items[0]?.id ?? null;
             if (datasetId) {
               const live = await call('GET', `/traces/datasets/${datasetId}/live`, keyAuth);
               if (live.ingest_run_id) {
                 const run = await call('GET', `/traces/runs/${live.ingest_run_id}`, keyAuth);
-                landedAt.push({ at: Date.now(), landed: run.counts.landed + run.counts.deduplicated, pending: run.counts.pending });
+                landedAt.push({
+                  at: Date.now(),
+                  landed: run.counts.landed + run.counts.deduplicated,
+                  pending: run.counts.pending,
+                });
               }
             }
           } catch {
@@ -192,7 +242,9 @@ async function main() {
         service.kill('SIGKILL');
         await new Promise((resolve) => service.once('exit', resolve));
         await boot();
-        console.log(`  SIGKILL at ${((killedAt - t0) / 1000).toFixed(1)} s; back and ready ${((Date.now() - killedAt) / 1000).toFixed(1)} s later`);
+        console.log(
+          `  SIGKILL at ${((killedAt - t0) / 1000).toFixed(1)} s; back and ready ${((Date.now() - killedAt) / 1000).toFixed(1)} s later`,
+        );
       }
       await Promise.all(exporters);
       const sentUntil = Date.now();
@@ -226,11 +278,21 @@ async function main() {
       const wall = (lastLanded - t0) / 1000;
       const rate = run.counts.landed / wall;
       const mode = databaseUrl ? 'PostgreSQL' : 'embedded PGlite';
-      console.log(`[${mode}] ${EXPORTERS} exporter processes, batches of ${BATCH} spans, ${SECONDS} s${KILL ? ', SIGKILL and restart halfway' : ''}`);
-      console.log(`  acknowledged ${acked} spans in ${acks.length} exports (${refused} answered 429/503 and retried, ${failed} failed to connect and retried); landed ${run.counts.landed}, deduplicated ${run.counts.deduplicated}, dropped ${run.counts.dropped}; rows in the newest version ${rows}`);
-      console.log(`  landed = acknowledged: ${run.counts.landed === acked ? 'yes' : `NO (${run.counts.landed} of ${acked})`}`);
-      console.log(`  sustained ${Math.round(rate)} spans/s landed (${wall.toFixed(1)} s from the first export to the last span landed)`);
-      console.log(`  acknowledgement latency p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms; freshness (acknowledged to landed) p50 ${percentile(fresh, 50)} ms, p99 ${percentile(fresh, 99)} ms`);
+      console.log(
+        `[${mode}] ${EXPORTERS} exporter processes, batches of ${BATCH} spans, ${SECONDS} s${KILL ? ', SIGKILL and restart halfway' : ''}`,
+      );
+      console.log(
+        `  acknowledged ${acked} spans in ${acks.length} exports (${refused} answered 429/503 and retried, ${failed} failed to connect and retried); landed ${run.counts.landed}, deduplicated ${run.counts.deduplicated}, dropped ${run.counts.dropped}; rows in the newest version ${rows}`,
+      );
+      console.log(
+        `  landed = acknowledged: ${run.counts.landed === acked ? 'yes' : `NO (${run.counts.landed} of ${acked})`}`,
+      );
+      console.log(
+        `  sustained ${Math.round(rate)} spans/s landed (${wall.toFixed(1)} s from the first export to the last span landed)`,
+      );
+      console.log(
+        `  acknowledgement latency p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms; freshness (acknowledged to landed) p50 ${percentile(fresh, 50)} ms, p99 ${percentile(fresh, 99)} ms`,
+      );
       const windows = [];
       for (let from = t0; from < sentUntil; from += 10_000) {
         const inWindow = rss.filter((s) => s.at >= from && s.at < from + 10_000 && s.bytes > 0);
@@ -240,7 +302,9 @@ async function main() {
       if (databaseUrl) {
         const copy = await plainCopy(databaseUrl, datasetId);
         const copyRate = copy.rows / (copy.ms / 1000);
-        console.log(`  plain COPY of the ${copy.rows} landed rows: ${Math.round(copyRate)} rows/s; receiving = ${(rate / copyRate).toFixed(2)} of the COPY rate`);
+        console.log(
+          `  plain COPY of the ${copy.rows} landed rows: ${Math.round(copyRate)} rows/s; receiving = ${(rate / copyRate).toFixed(2)} of the COPY rate`,
+        );
       }
     } finally {
       service?.kill('SIGKILL');

@@ -39,14 +39,25 @@ async function startSut() {
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
-    req.on('end', () => setTimeout(() => {
-      const input = JSON.parse(body).input;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ output: `answer to ${input}` }));
-    }, sutMs));
+    req.on('end', () =>
+      setTimeout(() => {
+        const input = JSON.parse(body).input;
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ output: `answer to ${input}` }));
+      }, sutMs),
+    );
   });
   server.keepAliveTimeout = 60_000;
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${server.address().port}/answer`, close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }) };
+  return {
+    url: `http://127.0.0.1:${server.address().port}/answer`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(resolve);
+      }),
+  };
 }
 
 /** Polls the run until it ends: less often for large runs, as a client would (each GET counts the run's items). */
@@ -86,7 +97,13 @@ async function lastProgressAt(http, auth, id) {
 async function uploadRows(http, auth, ws, count, row, name) {
   const lines = [];
   for (let i = 0; i < count; i++) lines.push(JSON.stringify(row(i)));
-  const res = await http.post('/datasets/upload').query({ workspace_id: ws }).set(auth).field('name', name).attach('file', Buffer.from(lines.join('\n')), `${name}.jsonl`).expect(201);
+  const res = await http
+    .post('/datasets/upload')
+    .query({ workspace_id: ws })
+    .set(auth)
+    .field('name', name)
+    .attach('file', Buffer.from(lines.join('\n')), `${name}.jsonl`)
+    .expect(201);
   return res.body;
 }
 
@@ -109,47 +126,116 @@ await withDatabase(async (databaseUrl) => {
   const sut = await startSut();
   const mode = databaseUrl ? 'PostgreSQL' : 'embedded PGlite';
   try {
-    const login = await http.post('/auth/token').send({ email: 'bench@example.com', password: 'bench-password-1' }).expect(200);
+    const login = await http
+      .post('/auth/token')
+      .send({ email: 'bench@example.com', password: 'bench-password-1' })
+      .expect(200);
     const auth = { Authorization: `Bearer ${login.body.access_token}` };
     const ws = (await http.post('/workspaces').set(auth).send({ name: 'bench' }).expect(201)).body.id;
-    const sutId = (await http.post('/suts').set(auth).send({ workspace_id: ws, name: 'bench-sut' }).expect(201)).body.id;
-    const connection = (await http.post(`/suts/${sutId}/connections`).set(auth).send({ name: 'local', kind: 'http', http: { url: sut.url }, max_concurrency: concurrency, timeout_ms: 10_000 }).expect(201)).body.id;
+    const sutId = (await http.post('/suts').set(auth).send({ workspace_id: ws, name: 'bench-sut' }).expect(201)).body
+      .id;
+    const connection = (
+      await http
+        .post(`/suts/${sutId}/connections`)
+        .set(auth)
+        .send({ name: 'local', kind: 'http', http: { url: sut.url }, max_concurrency: concurrency, timeout_ms: 10_000 })
+        .expect(201)
+    ).body.id;
 
     if (runRows) {
-      const dataset = await uploadRows(http, auth, ws, runRows, (i) => ({ input: `question ${i}`, expected_output: `answer to question ${i}` }), 'run-bench');
+      const dataset = await uploadRows(
+        http,
+        auth,
+        ws,
+        runRows,
+        (i) => ({ input: `question ${i}`, expected_output: `answer to question ${i}` }),
+        'run-bench',
+      );
       gc();
       const before = process.memoryUsage.rss();
       const t0 = Date.now();
       const { result: done, peak } = await peakRss(async () => {
-        const run = (await http.post('/runs').set(auth).send({ workspace_id: ws, dataset_id: dataset.id, sut_id: sutId, connection_id: connection, metrics: ['exact_match', 'token_f1'], concurrency }).expect(202)).body;
+        const run = (
+          await http
+            .post('/runs')
+            .set(auth)
+            .send({
+              workspace_id: ws,
+              dataset_id: dataset.id,
+              sut_id: sutId,
+              connection_id: connection,
+              metrics: ['exact_match', 'token_f1'],
+              concurrency,
+            })
+            .expect(202)
+        ).body;
         return settle(http, auth, run.id);
       });
       const seconds = (Date.parse(done.finished_at) - t0) / 1000;
       const ideal = (runRows * sutMs) / 1000 / concurrency;
       const lastProgress = await lastProgressAt(http, auth, done.id);
-      console.log(`[${mode}] run of ${runRows} rows, SUT ${sutMs} ms, concurrency ${concurrency}: ${seconds.toFixed(1)} s (ideal ${ideal.toFixed(1)} s, ratio ${(seconds / ideal).toFixed(2)}x); ${done.state}, ${done.progress.completed} answered, pass rate ${done.summary?.pass_rate}`);
-      console.log(`  rss before the run ${mb(before)} MB, peak during the run ${mb(peak)} MB (+${mb(peak - before)} MB); summary and finish after the last answer: ${lastProgress ? ((Date.parse(done.finished_at) - lastProgress) / 1000).toFixed(1) : '?'} s`);
+      console.log(
+        `[${mode}] run of ${runRows} rows, SUT ${sutMs} ms, concurrency ${concurrency}: ${seconds.toFixed(1)} s (ideal ${ideal.toFixed(1)} s, ratio ${(seconds / ideal).toFixed(2)}x); ${done.state}, ${done.progress.completed} answered, pass rate ${done.summary?.pass_rate}`,
+      );
+      console.log(
+        `  rss before the run ${mb(before)} MB, peak during the run ${mb(peak)} MB (+${mb(peak - before)} MB); summary and finish after the last answer: ${lastProgress ? ((Date.parse(done.finished_at) - lastProgress) / 1000).toFixed(1) : '?'} s`,
+      );
     }
 
     if (scoreRows) {
-      const dataset = await uploadRows(http, auth, ws, scoreRows, (i) => ({ input: `question ${i}`, expected_output: `the answer to question number ${i} is ${i * 7}` }), 'score-bench');
-      const offline = (await http.post(`/suts/${sutId}/connections`).set(auth).send({ name: 'offline', kind: 'offline' }).expect(201)).body.id;
-      const run = (await http.post('/runs').set(auth).send({ workspace_id: ws, dataset_id: dataset.id, sut_id: sutId, connection_id: offline, metrics: ['exact_match', 'contains', 'token_f1', 'levenshtein', 'rouge_l', 'length'] }).expect(202)).body;
+      const dataset = await uploadRows(
+        http,
+        auth,
+        ws,
+        scoreRows,
+        (i) => ({ input: `question ${i}`, expected_output: `the answer to question number ${i} is ${i * 7}` }),
+        'score-bench',
+      );
+      const offline = (
+        await http.post(`/suts/${sutId}/connections`).set(auth).send({ name: 'offline', kind: 'offline' }).expect(201)
+      ).body.id;
+      const run = (
+        await http
+          .post('/runs')
+          .set(auth)
+          .send({
+            workspace_id: ws,
+            dataset_id: dataset.id,
+            sut_id: sutId,
+            connection_id: offline,
+            metrics: ['exact_match', 'contains', 'token_f1', 'levenshtein', 'rouge_l', 'length'],
+          })
+          .expect(202)
+      ).body;
       const rowIds = [];
       for (let offset = 0; offset < scoreRows; offset += 1000) {
-        const page = await http.post(`/runs/${run.id}/results/query`).set(auth).send({ limit: 1000, offset }).expect(200);
+        const page = await http
+          .post(`/runs/${run.id}/results/query`)
+          .set(auth)
+          .send({ limit: 1000, offset })
+          .expect(200);
         for (const item of page.body.items) rowIds.push([item.row_id, item.row.expected_output]);
       }
       const tu = performance.now();
       for (let i = 0; i < rowIds.length; i += 10_000) {
-        const chunk = rowIds.slice(i, i + 10_000).map(([row_id, expected], j) => ({ row_id, output: (i + j) % 3 ? expected : `${expected} or so`, latency_ms: 40 }));
-        await http.put(`/runs/${run.id}/upload`).set(auth).send({ results: chunk, complete: i + 10_000 >= rowIds.length }).expect(202);
+        const chunk = rowIds.slice(i, i + 10_000).map(([row_id, expected], j) => ({
+          row_id,
+          output: (i + j) % 3 ? expected : `${expected} or so`,
+          latency_ms: 40,
+        }));
+        await http
+          .put(`/runs/${run.id}/upload`)
+          .set(auth)
+          .send({ results: chunk, complete: i + 10_000 >= rowIds.length })
+          .expect(202);
       }
       const uploadSeconds = (performance.now() - tu) / 1000;
       const t0 = performance.now();
       const { result: done, peak } = await peakRss(() => settle(http, auth, run.id));
       const seconds = (performance.now() - t0) / 1000;
-      console.log(`[${mode}] scoring ${scoreRows} uploaded outputs with 6 deterministic metrics: ${seconds.toFixed(1)} s (${Math.round(scoreRows / seconds)} rows/s; upload ${uploadSeconds.toFixed(1)} s); ${done.state}, pass rate ${done.summary?.pass_rate}; peak rss ${mb(peak)} MB`);
+      console.log(
+        `[${mode}] scoring ${scoreRows} uploaded outputs with 6 deterministic metrics: ${seconds.toFixed(1)} s (${Math.round(scoreRows / seconds)} rows/s; upload ${uploadSeconds.toFixed(1)} s); ${done.state}, pass rate ${done.summary?.pass_rate}; peak rss ${mb(peak)} MB`,
+      );
     }
   } finally {
     await sut.close();

@@ -49,10 +49,21 @@ export async function withBenchApp(databaseUrl, env, fn) {
   try {
     const base = await app.getUrl();
     const http = supertest(app.getHttpServer());
-    const token = (await http.post('/auth/token').send({ email: 'bench@example.com', password: 'bench-password-1' }).expect(200)).body.access_token;
+    const token = (
+      await http.post('/auth/token').send({ email: 'bench@example.com', password: 'bench-password-1' }).expect(200)
+    ).body.access_token;
     const auth = { Authorization: `Bearer ${token}` };
     const ws = (await http.post('/workspaces').set(auth).send({ name: 'bench' }).expect(201)).body.id;
-    return await fn({ app, base, http, token, auth, ws, dataDir, mode: databaseUrl ? 'PostgreSQL' : 'embedded PGlite' });
+    return await fn({
+      app,
+      base,
+      http,
+      token,
+      auth,
+      ws,
+      dataDir,
+      mode: databaseUrl ? 'PostgreSQL' : 'embedded PGlite',
+    });
   } finally {
     await app.close();
     rmSync(dataDir, { recursive: true, force: true });
@@ -70,7 +81,9 @@ async function initEmbedded(pgDir) {
   const { fileURLToPath } = await import('node:url');
   const script = `import { PGlite } from '@electric-sql/pglite'; import { pgcrypto } from '@electric-sql/pglite/contrib/pgcrypto';
     const db = await PGlite.create(${JSON.stringify(pgDir)}, { extensions: { pgcrypto } }); await db.close();`;
-  await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('..', import.meta.url)) });
+  await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+  });
 }
 
 /**
@@ -83,7 +96,9 @@ export async function plainCopyProcess(target, file, kind) {
   const { promisify } = await import('node:util');
   const { fileURLToPath } = await import('node:url');
   const script = fileURLToPath(new URL('./lib/plain-copy.mjs', import.meta.url));
-  const { stdout } = await promisify(execFile)(process.execPath, [script, target, file, kind], { maxBuffer: 1024 * 1024 });
+  const { stdout } = await promisify(execFile)(process.execPath, [script, target, file, kind], {
+    maxBuffer: 1024 * 1024,
+  });
   return JSON.parse(stdout.trim().split('\n').at(-1));
 }
 
@@ -96,7 +111,8 @@ export async function plainCopy(source, datasetId) {
   const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
-  const sql = 'SELECT data::text AS data FROM dataset_rows WHERE dataset_id = $1 AND removed_in IS NULL ORDER BY ordinal';
+  const sql =
+    'SELECT data::text AS data FROM dataset_rows WHERE dataset_id = $1 AND removed_in IS NULL ORDER BY ordinal';
   let rows;
   if (typeof source === 'string') {
     const client = new pg.Client({ connectionString: source });

@@ -37,9 +37,21 @@ async function writeOtlp(path) {
       const j = i % PER_TRACE;
       const start = t0 + BigInt(trace) * 60_000_000_000n + BigInt(j) * 100_000_000n;
       const kind = j === 0 ? 'AGENT' : j % 3 === 1 ? 'LLM' : j % 3 === 2 ? 'TOOL' : 'RETRIEVER';
-      const attributes = [str('openinference.span.kind', kind), str('session.id', `session-${trace % 1000}`), str('input.value', `Question ${trace} step ${j}: where is my order ${trace}?`), str('output.value', `Answer for step ${j}`)];
-      if (kind === 'LLM') attributes.push(str('llm.model_name', 'gpt-4o-mini'), int('llm.token_count.prompt', 100 + j), int('llm.token_count.completion', 20), int('llm.token_count.total', 120 + j));
-      if (kind === 'TOOL') attributes.push(str('tool.name', `tool_${j % 4}`), str('tool.parameters', `{"order":${trace}}`));
+      const attributes = [
+        str('openinference.span.kind', kind),
+        str('session.id', `session-${trace % 1000}`),
+        str('input.value', `Question ${trace} step ${j}: where is my order ${trace}?`),
+        str('output.value', `Answer for step ${j}`),
+      ];
+      if (kind === 'LLM')
+        attributes.push(
+          str('llm.model_name', 'gpt-4o-mini'),
+          int('llm.token_count.prompt', 100 + j),
+          int('llm.token_count.completion', 20),
+          int('llm.token_count.total', 120 + j),
+        );
+      if (kind === 'TOOL')
+        attributes.push(str('tool.name', `tool_${j % 4}`), str('tool.parameters', `{"order":${trace}}`));
       const span = {
         traceId: hex(trace + 1, 32),
         spanId: hex(i + 1, 16),
@@ -67,41 +79,80 @@ async function waitFor(http, auth, path, done) {
 }
 
 await withDatabase((databaseUrl) =>
-  withBenchApp(databaseUrl, { UPLOAD_MAX_BYTES: String(2 * 1024 * 1024 * 1024) }, async ({ app, base, http, token, auth, ws, dataDir, mode }) => {
-    const file = join(dataDir, 'spans.json');
-    await writeOtlp(file);
-    const size = statSync(file).size;
-    const { stdout } = await promisify(execFile)('curl', ['-sS', '-f', '-H', `Authorization: Bearer ${token}`, '-F', `file=@${file}`, `${base}/traces/uploads?workspace_id=${ws}`], { maxBuffer: 1024 * 1024 });
-    const upload = JSON.parse(stdout);
-    const rates = [];
-    const ratios = [];
-    const peaks = [];
-    for (let round = 0; round < rounds; round++) {
-      const t0 = performance.now();
-      const { result: run, peak, before } = await withPeakRss(async () => {
-        const started = (await http.post('/traces/land').set(auth).send({ workspace_id: ws, upload_id: upload.id, dataset_name: `bench traces ${round + 1}` }).expect(202)).body;
-        return waitFor(http, auth, `/traces/runs/${started.id}`, (b) => ['succeeded', 'failed'].includes(b.state));
-      });
-      const landMs = performance.now() - t0;
-      if (run.state !== 'succeeded') throw new Error(`the landing failed: ${JSON.stringify(run.error)}`);
-      const rate = run.counts.landed / (landMs / 1000);
-      const t1 = performance.now();
-      const enrichment = await waitFor(http, auth, `/datasets/${run.dataset_id}/versions/${run.version_id}/trace-enrichment`, (b) => ['succeeded', 'failed'].includes(b.state));
-      const enrichS = (performance.now() - t1) / 1000;
-      const copy = await plainCopy(databaseUrl ?? app.get(DataSource), run.dataset_id);
-      const copyRate = copy.rows / (copy.ms / 1000);
-      rates.push(rate);
-      ratios.push(rate / copyRate);
-      peaks.push(peak / 1e6);
-      console.log(`[${mode}] round ${round + 1}: landing ${run.counts.landed} spans (${run.traces} traces) from a ${(size / 1e6).toFixed(0)} MB OTLP/JSON file: ${(landMs / 1000).toFixed(1)} s, ${Math.round(rate)} spans/s;` +
-        ` plain COPY of the ${copy.rows} normalised rows ${(copy.ms / 1000).toFixed(1)} s, ${Math.round(copyRate)} rows/s; landing = ${(rate / copyRate).toFixed(2)} of the COPY rate;` +
-        ` peak rss ${Math.round(peak / 1e6)} MB (${Math.round(before / 1e6)} MB before); enrichment after it ${enrichS.toFixed(1)} s (${enrichment.state})`);
-      if (round === 0) {
-        const t2 = performance.now();
-        const graph = (await http.get(`/datasets/${run.dataset_id}/versions/${run.version_id}/topology`).set(auth).expect(200)).body;
-        console.log(`  topology of ${graph.span_count} spans: ${((performance.now() - t2) / 1000).toFixed(1)} s, ${graph.nodes.length} nodes, ${graph.edges.length} edges`);
+  withBenchApp(
+    databaseUrl,
+    { UPLOAD_MAX_BYTES: String(2 * 1024 * 1024 * 1024) },
+    async ({ app, base, http, token, auth, ws, dataDir, mode }) => {
+      const file = join(dataDir, 'spans.json');
+      await writeOtlp(file);
+      const size = statSync(file).size;
+      const { stdout } = await promisify(execFile)(
+        'curl',
+        [
+          '-sS',
+          '-f',
+          '-H',
+          `Authorization: Bearer ${token}`,
+          '-F',
+          `file=@${file}`,
+          `${base}/traces/uploads?workspace_id=${ws}`,
+        ],
+        { maxBuffer: 1024 * 1024 },
+      );
+      const upload = JSON.parse(stdout);
+      const rates = [];
+      const ratios = [];
+      const peaks = [];
+      for (let round = 0; round < rounds; round++) {
+        const t0 = performance.now();
+        const {
+          result: run,
+          peak,
+          before,
+        } = await withPeakRss(async () => {
+          const started = (
+            await http
+              .post('/traces/land')
+              .set(auth)
+              .send({ workspace_id: ws, upload_id: upload.id, dataset_name: `bench traces ${round + 1}` })
+              .expect(202)
+          ).body;
+          return waitFor(http, auth, `/traces/runs/${started.id}`, (b) => ['succeeded', 'failed'].includes(b.state));
+        });
+        const landMs = performance.now() - t0;
+        if (run.state !== 'succeeded') throw new Error(`the landing failed: ${JSON.stringify(run.error)}`);
+        const rate = run.counts.landed / (landMs / 1000);
+        const t1 = performance.now();
+        const enrichment = await waitFor(
+          http,
+          auth,
+          `/datasets/${run.dataset_id}/versions/${run.version_id}/trace-enrichment`,
+          (b) => ['succeeded', 'failed'].includes(b.state),
+        );
+        const enrichS = (performance.now() - t1) / 1000;
+        const copy = await plainCopy(databaseUrl ?? app.get(DataSource), run.dataset_id);
+        const copyRate = copy.rows / (copy.ms / 1000);
+        rates.push(rate);
+        ratios.push(rate / copyRate);
+        peaks.push(peak / 1e6);
+        console.log(
+          `[${mode}] round ${round + 1}: landing ${run.counts.landed} spans (${run.traces} traces) from a ${(size / 1e6).toFixed(0)} MB OTLP/JSON file: ${(landMs / 1000).toFixed(1)} s, ${Math.round(rate)} spans/s;` +
+            ` plain COPY of the ${copy.rows} normalised rows ${(copy.ms / 1000).toFixed(1)} s, ${Math.round(copyRate)} rows/s; landing = ${(rate / copyRate).toFixed(2)} of the COPY rate;` +
+            ` peak rss ${Math.round(peak / 1e6)} MB (${Math.round(before / 1e6)} MB before); enrichment after it ${enrichS.toFixed(1)} s (${enrichment.state})`,
+        );
+        if (round === 0) {
+          const t2 = performance.now();
+          const graph = (
+            await http.get(`/datasets/${run.dataset_id}/versions/${run.version_id}/topology`).set(auth).expect(200)
+          ).body;
+          console.log(
+            `  topology of ${graph.span_count} spans: ${((performance.now() - t2) / 1000).toFixed(1)} s, ${graph.nodes.length} nodes, ${graph.edges.length} edges`,
+          );
+        }
       }
-    }
-    console.log(`[${mode}] ${rounds} rounds, min / median / max: ${spread(rates)} spans/s; landing / COPY rate ${spread(ratios, 2)}; peak rss ${spread(peaks)} MB`);
-  }),
+      console.log(
+        `[${mode}] ${rounds} rounds, min / median / max: ${spread(rates)} spans/s; landing / COPY rate ${spread(ratios, 2)}; peak rss ${spread(peaks)} MB`,
+      );
+    },
+  ),
 );

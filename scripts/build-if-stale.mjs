@@ -25,7 +25,16 @@ export const STAMP = join(root, 'dist', '.build-stamp.json');
 /** What the build writes and start needs: without them the stamp alone proves nothing. */
 const OUTPUTS = [join('dist', 'src', 'main.js'), join('dist', 'src', 'worker.js'), join('dist', 'sdk')];
 
-const FILES = ['ormconfig.ts', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json', join('sdk', 'pack.mjs'), join('scripts', 'build-if-stale.mjs')];
+const FILES = [
+  'ormconfig.ts',
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'nest-cli.json',
+  join('sdk', 'pack.mjs'),
+  join('scripts', 'build-if-stale.mjs'),
+];
 /** Folders walked, with the test of the files in them that the build reads. */
 const TREES = [
   { dir: 'src', take: (name) => name.endsWith('.ts') && !name.endsWith('.spec.ts') },
@@ -60,7 +69,11 @@ export function sourceFingerprint() {
   for (const path of paths) {
     hash.update(path.split(sep).join('/'));
     hash.update('\0');
-    hash.update(createHash('sha256').update(readFileSync(join(root, path))).digest());
+    hash.update(
+      createHash('sha256')
+        .update(readFileSync(join(root, path)))
+        .digest(),
+    );
   }
   return { fingerprint: hash.digest('hex'), files: paths.length };
 }
@@ -79,7 +92,8 @@ export function staleness() {
   if (missing) return `${missing} is missing`;
   const stamp = readStamp();
   if (!stamp?.fingerprint) return `${relative(root, STAMP)} is missing`;
-  if (stamp.fingerprint !== sourceFingerprint().fingerprint) return `the sources changed since the build of ${stamp.built_at}`;
+  if (stamp.fingerprint !== sourceFingerprint().fingerprint)
+    return `the sources changed since the build of ${stamp.built_at}`;
   return undefined;
 }
 

@@ -30,7 +30,12 @@ describe('SDK documentation', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('shows calls that type-check against the package', () => {
-    const blocks = ['docs/sdk.md', 'sdk/typescript/README.md'].flatMap((doc) => [...readFileSync(join(root, doc), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((m, i) => ({ name: `${doc.replace(/\W/g, '_')}_${i}.mts`, code: m[1] })));
+    const blocks = ['docs/sdk.md', 'sdk/typescript/README.md'].flatMap((doc) =>
+      [...readFileSync(join(root, doc), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((m, i) => ({
+        name: `${doc.replace(/\W/g, '_')}_${i}.mts`,
+        code: m[1],
+      })),
+    );
     expect(blocks.length).toBeGreaterThanOrEqual(6);
     writeFileSync(join(dir, 'given.d.mts'), GIVEN);
     for (const b of blocks) writeFileSync(join(dir, b.name), `${b.code}\nexport {};\n`);
@@ -46,7 +51,12 @@ describe('SDK documentation', () => {
       paths: { '@ews/sdk': [join(root, 'sdk', 'typescript', 'src', 'index.ts')] },
       skipLibCheck: true,
     });
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => `${d.file ? `${d.file.fileName.replace(dir, '')}(${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}): ` : ''}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+    const diagnostics = ts
+      .getPreEmitDiagnostics(program)
+      .map(
+        (d) =>
+          `${d.file ? `${d.file.fileName.replace(dir, '')}(${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}): ` : ''}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+      );
     expect(diagnostics).toEqual([]);
   });
 });

@@ -24,7 +24,10 @@ export const GENERATED_DIR = 'src/generated';
  */
 const DOM_FREE = [
   // `Body` is the DOM mixin behind Response; the formats are its body readers.
-  ['export type ResponseFormat = keyof Omit<Body, "body" | "bodyUsed">;', 'export type ResponseFormat = "arrayBuffer" | "blob" | "formData" | "json" | "text";'],
+  [
+    'export type ResponseFormat = keyof Omit<Body, "body" | "bodyUsed">;',
+    'export type ResponseFormat = "arrayBuffer" | "blob" | "formData" | "json" | "text";',
+  ],
   // undici's Response#json() answers Promise<unknown> (the DOM's answers any).
   ['await responseToParse[responseFormat]()', 'await (responseToParse[responseFormat]() as Promise<any>)'],
 ];
@@ -33,13 +36,20 @@ function domFree(source) {
   let out = source;
   for (const [from, to] of DOM_FREE) {
     const count = out.split(from).length - 1;
-    if (count !== 1) throw new Error(`sdk/generate.mjs: expected "${from}" once in the generated client, found it ${count} times; update DOM_FREE`);
+    if (count !== 1)
+      throw new Error(
+        `sdk/generate.mjs: expected "${from}" once in the generated client, found it ${count} times; update DOM_FREE`,
+      );
     out = out.replace(from, to);
   }
   return out;
 }
 
-const countOperations = (spec) => Object.values(spec.paths ?? {}).reduce((n, item) => n + Object.keys(item).filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m)).length, 0);
+const countOperations = (spec) =>
+  Object.values(spec.paths ?? {}).reduce(
+    (n, item) => n + Object.keys(item).filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m)).length,
+    0,
+  );
 
 /** The generated files: path (relative to sdk/typescript) -> content. */
 export async function generateSdk(openapiPath = OPENAPI_PATH) {
@@ -63,7 +73,8 @@ export async function generateSdk(openapiPath = OPENAPI_PATH) {
   const out = {};
   const header = `/* Evaluation Workspace Service client ${version}: generated from docs/openapi.json by swagger-typescript-api (npm run sdk). Do not edit. */\n`;
   for (const f of files) out[`${GENERATED_DIR}/${f.fileName}${f.fileExtension}`] = header + domFree(f.fileContent);
-  out['sdk.json'] = `${JSON.stringify({ version, api_title: spec.info?.title ?? '', generator: 'swagger-typescript-api', operations: countOperations(spec) }, null, 2)}\n`;
+  out['sdk.json'] =
+    `${JSON.stringify({ version, api_title: spec.info?.title ?? '', generator: 'swagger-typescript-api', operations: countOperations(spec) }, null, 2)}\n`;
   // The package's version is the service's (the OpenAPI document's info.version).
   const pkg = JSON.parse(readFileSync(join(SDK_DIR, 'package.json'), 'utf8'));
   out['package.json'] = `${JSON.stringify({ ...pkg, version }, null, 2)}\n`;

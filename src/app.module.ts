@@ -31,17 +31,50 @@ import { InvitationsModule } from './modules/workspaces/invitations.module.js';
 import { WorkspacesModule } from './modules/workspaces/workspaces.module.js';
 
 /** The family modules the API serves; the worker process loads the same ones (their jobs). */
-export const FAMILY_MODULES = [StatusModule, TemplatesModule, AuthModule, UsersModule, WorkspacesModule, ApiKeysModule, SecretsModule, InvitationsModule, DatasetsModule, CataloguesModule, SutsModule, OpsModule, RunsModule, SdgModule, AnalysisModule, TracesModule, ProjectsModule, ReportsModule, SdkModule];
+export const FAMILY_MODULES = [
+  StatusModule,
+  TemplatesModule,
+  AuthModule,
+  UsersModule,
+  WorkspacesModule,
+  ApiKeysModule,
+  SecretsModule,
+  InvitationsModule,
+  DatasetsModule,
+  CataloguesModule,
+  SutsModule,
+  OpsModule,
+  RunsModule,
+  SdgModule,
+  AnalysisModule,
+  TracesModule,
+  ProjectsModule,
+  ReportsModule,
+  SdkModule,
+];
 
 @Module({})
 export class AppModule {
   /** `extraModules` join the families (tests register test-only job handlers this way). */
-  static forRoot(config: AppConfig, extraModules: Array<Type | DynamicModule> = [], logger: Logger = createRootLogger(config.env.LOG_LEVEL)): DynamicModule {
+  static forRoot(
+    config: AppConfig,
+    extraModules: Array<Type | DynamicModule> = [],
+    logger: Logger = createRootLogger(config.env.LOG_LEVEL),
+  ): DynamicModule {
     // The API and the worker are both composed here: one place sets the process's outbound policy.
     configureOutbound({ blockPrivate: config.env.OUTBOUND_BLOCK_PRIVATE });
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), ReadinessModule, DatabaseModule.forRoot({ config, logger, migrations }), AuthLibModule, AuditModule, QueueModule, ...FAMILY_MODULES, ...extraModules],
+      imports: [
+        ConfigModule.forRoot(config),
+        ReadinessModule,
+        DatabaseModule.forRoot({ config, logger, migrations }),
+        AuthLibModule,
+        AuditModule,
+        QueueModule,
+        ...FAMILY_MODULES,
+        ...extraModules,
+      ],
     };
   }
 }

@@ -21,7 +21,12 @@ async function main(): Promise<void> {
   }
   const url = await app.getUrl();
   logger.info(
-    { url, database: config.embedded ? `embedded (${config.dataDir})` : 'postgresql', queue: config.queueDriver, workers: config.env.RUN_WORKERS },
+    {
+      url,
+      database: config.embedded ? `embedded (${config.dataDir})` : 'postgresql',
+      queue: config.queueDriver,
+      workers: config.env.RUN_WORKERS,
+    },
     `listening on ${url} (Swagger UI at /docs)`,
   );
 }

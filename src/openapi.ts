@@ -16,7 +16,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   users: 'Accounts of the deployment (system admins), deactivation, password changes.',
   workspaces: 'Workspaces, their members and roles; every record belongs to one workspace.',
   secrets: 'Encrypted workspace secrets (API keys of SUTs and judges), revealed only through `reveal`.',
-  'api-keys': 'Machine credentials for CI jobs and trace exporters: a key acts for its creator in one workspace, at a role no higher than theirs (`Authorization: Bearer ews_…`). An addition beside the specification.',
+  'api-keys':
+    'Machine credentials for CI jobs and trace exporters: a key acts for its creator in one workspace, at a role no higher than theirs (`Authorization: Bearer ews_…`). An addition beside the specification.',
   invitations: 'Invitations of people into a workspace by e-mail, and their acceptance.',
   datasets: 'Test datasets: rows, uploads, staged edits, commits and exports.',
   'dataset versions': 'Immutable committed versions of a dataset, their rows and labels.',
@@ -51,7 +52,12 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'Errors are application/problem+json (RFC 9457) with an error_code; see docs/errors.md.',
     )
     .setVersion(packageJson.version)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'A token from POST /auth/token (a JWT, one hour), or an API key of a workspace (`ews_…`, POST /workspaces/{workspace_id}/api-keys).' })
+    .addBearerAuth({
+      type: 'http',
+      scheme: 'bearer',
+      description:
+        'A token from POST /auth/token (a JWT, one hour), or an API key of a workspace (`ews_…`, POST /workspaces/{workspace_id}/api-keys).',
+    })
     .addOAuth2({ type: 'oauth2', flows: { password: { tokenUrl: '/auth/token', scopes: {} } } }, 'oauth2')
     .build();
   // Every handler names its operation: @ApiOperation({ operationId: 'listSecrets' }), what client
@@ -60,7 +66,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, config);
   describeOtlpRoute(document as never, EXAMPLE_OTLP_REQUEST);
   // Relative: Try it out calls the server that served the document, whatever its address.
-  return completeOpenApiDocument(document, { tags: TAG_DESCRIPTIONS, servers: [{ url: '/', description: 'This service' }] });
+  return completeOpenApiDocument(document, {
+    tags: TAG_DESCRIPTIONS,
+    servers: [{ url: '/', description: 'This service' }],
+  });
 }
 
 export function serveOpenApi(app: INestApplication, document: OpenAPIObject): void {

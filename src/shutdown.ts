@@ -23,10 +23,18 @@ export interface ShutdownBounds {
   deadlineMs: number;
 }
 
-export function shutdownBounds(env: Pick<Environment, 'SHUTDOWN_GRACE_SECONDS' | 'QUEUE_SHUTDOWN_GRACE_SECONDS'>, servesHttp: boolean): ShutdownBounds {
+export function shutdownBounds(
+  env: Pick<Environment, 'SHUTDOWN_GRACE_SECONDS' | 'QUEUE_SHUTDOWN_GRACE_SECONDS'>,
+  servesHttp: boolean,
+): ShutdownBounds {
   const requests = servesHttp ? env.SHUTDOWN_GRACE_SECONDS : 0;
   const abortAt = Math.max(requests, env.QUEUE_SHUTDOWN_GRACE_SECONDS) + ABORT_AFTER_GRACE_S;
-  return { requestGraceMs: requests * 1000, jobGraceMs: env.QUEUE_SHUTDOWN_GRACE_SECONDS * 1000, abortAtMs: abortAt * 1000, deadlineMs: (abortAt + DEADLINE_AFTER_ABORT_S) * 1000 };
+  return {
+    requestGraceMs: requests * 1000,
+    jobGraceMs: env.QUEUE_SHUTDOWN_GRACE_SECONDS * 1000,
+    abortAtMs: abortAt * 1000,
+    deadlineMs: (abortAt + DEADLINE_AFTER_ABORT_S) * 1000,
+  };
 }
 
 export interface ShutdownTarget {
@@ -119,13 +127,18 @@ export class GracefulShutdown {
     app.get(ReadinessRegistry, { strict: false }).beginShutdown();
     this.stage = 'draining';
     // Jobs drain while requests do; the queue module's own hook later awaits this same stop.
-    const jobsStopped = queue.stopWorkers().catch((err) => this.logger.warn({ err: (err as Error)?.message }, 'the queue did not stop cleanly'));
+    const jobsStopped = queue
+      .stopWorkers()
+      .catch((err) => this.logger.warn({ err: (err as Error)?.message }, 'the queue did not stop cleanly'));
 
     if (http) {
       this.stage = 'draining requests';
       const left = await http.drain.drain(http.server, bounds.requestGraceMs);
       if (left.length) {
-        this.logger.warn({ requests: left }, `shutdown: ${left.length} request(s) still running after SHUTDOWN_GRACE_SECONDS (${bounds.requestGraceMs / 1000} s); closing their connections`);
+        this.logger.warn(
+          { requests: left },
+          `shutdown: ${left.length} request(s) still running after SHUTDOWN_GRACE_SECONDS (${bounds.requestGraceMs / 1000} s); closing their connections`,
+        );
       }
       http.drain.closeConnections(http.server);
     }
@@ -155,7 +168,10 @@ export class GracefulShutdown {
     } catch {
       // the application is half closed: the stage says where it stopped
     }
-    this.logger.error(pending, `shutdown deadline (${this.bounds.deadlineMs / 1000} s) passed; exiting with work pending`);
+    this.logger.error(
+      pending,
+      `shutdown deadline (${this.bounds.deadlineMs / 1000} s) passed; exiting with work pending`,
+    );
     process.exit(1);
   }
 }

@@ -24,7 +24,10 @@ export interface WorkerOptions {
  */
 export async function createWorker(config: AppConfig, options: WorkerOptions = {}): Promise<INestApplicationContext> {
   const logger = options.logger ?? createRootLogger(config.env.LOG_LEVEL);
-  return NestFactory.createApplicationContext(AppModule.forRoot(config, options.modules, logger), { logger: new JsonLogger(logger), abortOnError: false });
+  return NestFactory.createApplicationContext(AppModule.forRoot(config, options.modules, logger), {
+    logger: new JsonLogger(logger),
+    abortOnError: false,
+  });
 }
 
 /**
@@ -32,7 +35,12 @@ export async function createWorker(config: AppConfig, options: WorkerOptions = {
  * running after it is aborted) and exits 0; see GracefulShutdown for the bounds.
  */
 export function exitOnSignals(context: INestApplicationContext, config: AppConfig, logger: Logger): void {
-  new GracefulShutdown(config.env, logger, { servesHttp: false, messages: { stopping: 'worker stopping', stopped: 'worker stopped' } }).listen().attach({ app: context });
+  new GracefulShutdown(config.env, logger, {
+    servesHttp: false,
+    messages: { stopping: 'worker stopping', stopped: 'worker stopped' },
+  })
+    .listen()
+    .attach({ app: context });
 }
 
 async function main(): Promise<void> {
@@ -63,7 +71,8 @@ function isEntryPoint(): boolean {
 
 if (isEntryPoint()) {
   main().catch((err) => {
-    if (err instanceof ConfigurationError || err instanceof DataDirLockedError) process.stderr.write(`${err.message}\n`);
+    if (err instanceof ConfigurationError || err instanceof DataDirLockedError)
+      process.stderr.write(`${err.message}\n`);
     else process.stderr.write(`worker failed to start: ${err?.stack ?? err}\n`);
     process.exit(1);
   });

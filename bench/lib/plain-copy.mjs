@@ -36,7 +36,14 @@ function* chunks(size) {
       .map((line, k) => {
         if (kind === 'jsonl') return `${i + k},"${line.replace(/"/g, '""')}"\n`;
         const m = CSV_LINE.exec(line);
-        const doc = { [header[0]]: Number(m[1]), [header[1]]: m[2], [header[2]]: m[3], [header[3]]: m[4], [header[4]]: Number(m[5]), [header[5]]: Number(m[6]) };
+        const doc = {
+          [header[0]]: Number(m[1]),
+          [header[1]]: m[2],
+          [header[2]]: m[3],
+          [header[3]]: m[4],
+          [header[4]]: Number(m[5]),
+          [header[5]]: Number(m[6]),
+        };
         return `${m[1]},"${JSON.stringify(doc).replace(/"/g, '""')}"\n`;
       })
       .join('');
@@ -51,7 +58,10 @@ if (/^postgres(ql)?:/.test(target)) {
   await client.connect();
   await client.query('CREATE TABLE bench_copy (id bigint, data jsonb)');
   const started = performance.now();
-  await pipeline(Readable.from(chunks(5000)), client.query(copyFrom('COPY bench_copy (id, data) FROM STDIN (FORMAT csv)')));
+  await pipeline(
+    Readable.from(chunks(5000)),
+    client.query(copyFrom('COPY bench_copy (id, data) FROM STDIN (FORMAT csv)')),
+  );
   const ms = performance.now() - started;
   const { rows } = await client.query('SELECT count(*)::int AS n FROM bench_copy');
   await client.query('DROP TABLE bench_copy');
@@ -64,7 +74,9 @@ if (/^postgres(ql)?:/.test(target)) {
     const db = await PGlite.create(join(dir, 'pgdata'));
     await db.query('CREATE TABLE bench_copy (id bigint, data jsonb)');
     const started = performance.now();
-    await db.query("COPY bench_copy (id, data) FROM '/dev/blob' (FORMAT csv)", [], { blob: new Blob([...chunks(5000)]) });
+    await db.query("COPY bench_copy (id, data) FROM '/dev/blob' (FORMAT csv)", [], {
+      blob: new Blob([...chunks(5000)]),
+    });
     const ms = performance.now() - started;
     const { rows } = await db.query('SELECT count(*)::int AS n FROM bench_copy');
     await db.close();

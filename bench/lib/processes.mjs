@@ -20,7 +20,11 @@ export async function freePort() {
  * Its output is read (and its last 64 KB kept), as a collector of a service's logs would.
  */
 export async function startServer(args, env, ready, { timeoutMs = 300_000 } = {}) {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   let url;
   // The last 64 KB, for the message when it dies.
@@ -35,12 +39,17 @@ export async function startServer(args, env, ready, { timeoutMs = 300_000 } = {}
   let stopping = false;
   void exited.then((e) => {
     dead = e;
-    if (!stopping) process.stderr.write(`${args.join(' ')} exited (${e.code ?? e.signal}) unasked:\n${output.slice(-3000)}\n`);
+    if (!stopping)
+      process.stderr.write(`${args.join(' ')} exited (${e.code ?? e.signal}) unasked:\n${output.slice(-3000)}\n`);
   });
   const deadline = Date.now() + timeoutMs;
   while (!(url = await ready(output))) {
-    if (dead) throw new Error(`${args.join(' ')} exited (${dead.code ?? dead.signal}) before it was ready:\n${output.slice(-3000)}`);
-    if (Date.now() > deadline) throw new Error(`${args.join(' ')} not ready after ${timeoutMs} ms:\n${output.slice(-3000)}`);
+    if (dead)
+      throw new Error(
+        `${args.join(' ')} exited (${dead.code ?? dead.signal}) before it was ready:\n${output.slice(-3000)}`,
+      );
+    if (Date.now() > deadline)
+      throw new Error(`${args.join(' ')} not ready after ${timeoutMs} ms:\n${output.slice(-3000)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {
@@ -61,7 +70,14 @@ export async function startServer(args, env, ready, { timeoutMs = 300_000 } = {}
  * Answers req/s (mean), p50/p99 latency in ms, and the count of errors and non-2xx answers.
  */
 export async function load(url, { headers = {}, connections = 32, seconds = 10 } = {}) {
-  const args = [join(root, 'node_modules', 'autocannon', 'autocannon.js'), '-c', String(connections), '-d', String(seconds), '-j'];
+  const args = [
+    join(root, 'node_modules', 'autocannon', 'autocannon.js'),
+    '-c',
+    String(connections),
+    '-d',
+    String(seconds),
+    '-j',
+  ];
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
   args.push(url);
   const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -26,7 +26,11 @@ async function connect() {
     const { default: pg } = await import('pg');
     const pool = new pg.Pool({ connectionString: target, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
     // A named statement is prepared once per connection, as the product's Db.prepared does.
-    return { query: async (sql, params, name) => (await pool.query(name ? { name, text: sql, values: params } : { text: sql, values: params })).rows, close: () => pool.end() };
+    return {
+      query: async (sql, params, name) =>
+        (await pool.query(name ? { name, text: sql, values: params } : { text: sql, values: params })).rows,
+      close: () => pool.end(),
+    };
   }
   const { PGlite } = await import('@electric-sql/pglite');
   const { pgcrypto } = await import('@electric-sql/pglite/contrib/pgcrypto');
@@ -43,13 +47,15 @@ async function connect() {
  */
 export const PRODUCT_SQL = async (query, claims, datasetId) => {
   const [session] = await query(sessionWithAccessSql('datasets'), [claims.jti, datasetId], 'session_access_datasets');
-  if (!session || session.user_id !== claims.sub || !session.target_workspace_id || !session.member_role) return undefined;
+  if (!session || session.user_id !== claims.sub || !session.target_workspace_id || !session.member_role)
+    return undefined;
   const [view] = await query(DATASET_VIEW_SQL, [datasetId, session.target_workspace_id], 'dataset_view');
   return view;
 };
 
 /** One indexed lookup: the row by its primary key. */
-const INDEXED_SQL = async (query, _claims, datasetId) => (await query('SELECT * FROM datasets WHERE id = $1', [datasetId]))[0];
+const INDEXED_SQL = async (query, _claims, datasetId) =>
+  (await query('SELECT * FROM datasets WHERE id = $1', [datasetId]))[0];
 
 const db = await connect();
 const key = createSecretKey(Buffer.from(process.env.JWT_SECRET ?? '', 'utf8'));

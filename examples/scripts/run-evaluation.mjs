@@ -24,7 +24,11 @@ async function call(method, path, body, { form } = {}) {
   const headers = { Accept: 'application/json' };
   if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined && !form) headers['Content-Type'] = 'application/json';
-  const res = await fetch(`${base}${path}`, { method, headers, body: form ?? (body === undefined ? undefined : JSON.stringify(body)) });
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers,
+    body: form ?? (body === undefined ? undefined : JSON.stringify(body)),
+  });
   const text = await res.text();
   const json = text ? JSON.parse(text) : null;
   if (!res.ok) throw new Error(`${method} ${path} -> ${res.status} ${json?.error_code ?? ''}: ${json?.detail ?? text}`);
@@ -34,8 +38,10 @@ async function call(method, path, body, { form } = {}) {
 const suffix = Date.now().toString(36);
 const log = (...args) => console.error('•', ...args);
 
-token = (await call('POST', '/auth/token', { email: process.env.EWS_EMAIL, password: process.env.EWS_PASSWORD })).access_token;
-const workspaceId = process.env.EWS_WORKSPACE_ID ?? (await call('POST', '/workspaces', { name: `examples ${suffix}` })).id;
+token = (await call('POST', '/auth/token', { email: process.env.EWS_EMAIL, password: process.env.EWS_PASSWORD }))
+  .access_token;
+const workspaceId =
+  process.env.EWS_WORKSPACE_ID ?? (await call('POST', '/workspaces', { name: `examples ${suffix}` })).id;
 log('workspace', workspaceId);
 
 const form = new FormData();
@@ -43,17 +49,34 @@ form.append('file', new Blob([readFileSync(datasetPath)]), basename(datasetPath)
 const dataset = await call('POST', `/datasets/upload?workspace_id=${workspaceId}`, undefined, { form });
 const versionId = dataset.latest_version.id;
 log('dataset', dataset.id, 'version', versionId);
-await call('POST', `/datasets/${dataset.id}/versions/${versionId}/map`, { input: 'question', expected_output: 'answer' });
+await call('POST', `/datasets/${dataset.id}/versions/${versionId}/map`, {
+  input: 'question',
+  expected_output: 'answer',
+});
 
-const config = await call('POST', '/eval-configs', { ...evalConfig, name: `${evalConfig.name}-${suffix}`, workspace_id: workspaceId });
+const config = await call('POST', '/eval-configs', {
+  ...evalConfig,
+  name: `${evalConfig.name}-${suffix}`,
+  workspace_id: workspaceId,
+});
 const sut = await call('POST', '/suts', { workspace_id: workspaceId, name: `support-bot-${suffix}` });
 const connection = await call('POST', `/suts/${sut.id}/connections`, { name: 'offline', kind: 'offline' });
-const run = await call('POST', '/runs', { workspace_id: workspaceId, dataset_id: dataset.id, version_id: versionId, sut_id: sut.id, connection_id: connection.id, eval_config_id: config.id });
+const run = await call('POST', '/runs', {
+  workspace_id: workspaceId,
+  dataset_id: dataset.id,
+  version_id: versionId,
+  sut_id: sut.id,
+  connection_id: connection.id,
+  eval_config_id: config.id,
+});
 log('run', run.id, run.state);
 
 // The "system under test": answers from a lookup table, getting the last question wrong on purpose.
 const items = (await call('POST', `/runs/${run.id}/results/query`, { limit: 1000 })).items;
-const results = items.map((item, i) => ({ row_id: item.row_id, output: i === items.length - 1 ? 'I do not know' : String(item.row?.answer ?? '') }));
+const results = items.map((item, i) => ({
+  row_id: item.row_id,
+  output: i === items.length - 1 ? 'I do not know' : String(item.row?.answer ?? ''),
+}));
 await call('PUT', `/runs/${run.id}/upload`, { results, complete: true });
 
 let finished = run;
@@ -63,4 +86,13 @@ for (let i = 0; i < 600 && !['succeeded', 'failed', 'cancelled'].includes(finish
 }
 const summary = await call('GET', `/runs/${run.id}/results`);
 const metrics = Object.fromEntries((summary.summary?.metrics ?? []).map((m) => [m.name, m.mean]));
-console.log(JSON.stringify({ run_id: run.id, state: finished.state, passed: finished.passed, rows: items.length, pass_rate: summary.summary?.pass_rate ?? null, metrics }));
+console.log(
+  JSON.stringify({
+    run_id: run.id,
+    state: finished.state,
+    passed: finished.passed,
+    rows: items.length,
+    pass_rate: summary.summary?.pass_rate ?? null,
+    metrics,
+  }),
+);

@@ -17,12 +17,23 @@ export class AuditRepository {
   }
 
   /** Newest first; `before` pages back in time. */
-  async findByTarget(targetType: string, targetId: string, options: { skip: number; take: number; before?: Date }): Promise<[AuditEventEntity[], number]> {
+  async findByTarget(
+    targetType: string,
+    targetId: string,
+    options: { skip: number; take: number; before?: Date },
+  ): Promise<[AuditEventEntity[], number]> {
     const { before, ...window } = options;
-    return this.repo.findAndCount({ where: { targetType, targetId, ...(before ? { createdAt: LessThan(before) } : {}) }, order: { createdAt: 'DESC', id: 'DESC' }, ...window });
+    return this.repo.findAndCount({
+      where: { targetType, targetId, ...(before ? { createdAt: LessThan(before) } : {}) },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      ...window,
+    });
   }
 
-  async findByWorkspace(workspaceId: string, options: { skip: number; take: number; action?: string }): Promise<[AuditEventEntity[], number]> {
+  async findByWorkspace(
+    workspaceId: string,
+    options: { skip: number; take: number; action?: string },
+  ): Promise<[AuditEventEntity[], number]> {
     return this.repo.findAndCount({
       where: { workspaceId, ...(options.action ? { action: options.action } : {}) },
       order: { createdAt: 'DESC', id: 'DESC' },

@@ -1,5 +1,11 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
-import { ApiBearerAuth, ApiExtension, ApiForbiddenResponse, ApiNotFoundResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiExtension,
+  ApiForbiddenResponse,
+  ApiNotFoundResponse,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
 import { ProblemResponse } from '../common/problem.dto.js';
 import type { Principal, WorkspaceAccess, WorkspaceRole } from './roles.js';
 
@@ -42,7 +48,9 @@ export function acceptsApiKeys(rule: AccessRule): boolean {
 
 function describe(rule: AccessRule): string {
   const who = describeWho(rule);
-  return rule.kind === 'public' || rule.kind === 'optional-user' || acceptsApiKeys(rule) ? who : `${who} (a user's token, not an API key)`;
+  return rule.kind === 'public' || rule.kind === 'optional-user' || acceptsApiKeys(rule)
+    ? who
+    : `${who} (a user's token, not an API key)`;
 }
 
 function describeWho(rule: AccessRule): string {
@@ -58,18 +66,25 @@ function describeWho(rule: AccessRule): string {
     case 'workspace': {
       const f = rule.from;
       const where =
-        'apiKeyOrHeader' in f ? `the API key's workspace (with a user's token: the workspace in header ${f.apiKeyOrHeader})`
-        : 'resource' in f ? `the workspace of the ${f.resource} ${'param' in f ? `{${f.param}}` : `?${f.query}`}`
-        : 'param' in f ? `workspace {${f.param}}`
-        : 'body' in f ? `workspace_id in the body (${f.body})`
-        : `workspace in query ${f.query}`;
+        'apiKeyOrHeader' in f
+          ? `the API key's workspace (with a user's token: the workspace in header ${f.apiKeyOrHeader})`
+          : 'resource' in f
+            ? `the workspace of the ${f.resource} ${'param' in f ? `{${f.param}}` : `?${f.query}`}`
+            : 'param' in f
+              ? `workspace {${f.param}}`
+              : 'body' in f
+                ? `workspace_id in the body (${f.body})`
+                : `workspace in query ${f.query}`;
       return `${rule.role} or above in ${where}`;
     }
   }
 }
 
 function rule(value: AccessRule) {
-  const decorators = [SetMetadata(ACCESS_RULE, value), ApiExtension('x-access', { rule: value.kind, ...value, summary: describe(value) })];
+  const decorators = [
+    SetMetadata(ACCESS_RULE, value),
+    ApiExtension('x-access', { rule: value.kind, ...value, summary: describe(value) }),
+  ];
   if (value.kind !== 'public' && value.kind !== 'optional-user') {
     decorators.push(
       ApiBearerAuth(),
@@ -81,7 +96,9 @@ function rule(value: AccessRule) {
     decorators.push(ApiForbiddenResponse({ type: ProblemResponse, description: `Allowed: ${describe(value)}` }));
   }
   if (value.kind === 'workspace') {
-    decorators.push(ApiNotFoundResponse({ type: ProblemResponse, description: 'The workspace or record does not exist' }));
+    decorators.push(
+      ApiNotFoundResponse({ type: ProblemResponse, description: 'The workspace or record does not exist' }),
+    );
   }
   return applyDecorators(...decorators);
 }
@@ -95,7 +112,12 @@ export const Authenticated = (options: { apiKeys?: false } = {}) => rule({ kind:
 /** System admins; with `orSelf`, also the user whose id is in that path parameter. */
 export const SystemAdmin = (options: { orSelf?: string } = {}) => rule({ kind: 'system-admin', ...options });
 /** A workspace role (or above) in the workspace named by `from`. System admins pass as owners. */
-export const WorkspaceRoleRequired = (role: WorkspaceRole, from: WorkspaceSource, options: { apiKeys?: false } = {}) => rule({ kind: 'workspace', role, from, ...options });
+export const WorkspaceRoleRequired = (role: WorkspaceRole, from: WorkspaceSource, options: { apiKeys?: false } = {}) =>
+  rule({ kind: 'workspace', role, from, ...options });
 
-export const CurrentUser = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => ctx.switchToHttp().getRequest().principal);
-export const CurrentWorkspace = createParamDecorator((_: unknown, ctx: ExecutionContext): WorkspaceAccess => ctx.switchToHttp().getRequest().workspaceAccess);
+export const CurrentUser = createParamDecorator(
+  (_: unknown, ctx: ExecutionContext): Principal => ctx.switchToHttp().getRequest().principal,
+);
+export const CurrentWorkspace = createParamDecorator(
+  (_: unknown, ctx: ExecutionContext): WorkspaceAccess => ctx.switchToHttp().getRequest().workspaceAccess,
+);

@@ -2,11 +2,23 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { ExtractJwt } from 'passport-jwt';
-import { DomainError, ForbiddenError, NotFoundError, UnauthenticatedError, ValidationFailedError } from '../common/domain-error.js';
+import {
+  DomainError,
+  ForbiddenError,
+  NotFoundError,
+  UnauthenticatedError,
+  ValidationFailedError,
+} from '../common/domain-error.js';
 import { CommonErrors } from '../common/error-codes.js';
 import { requestContext } from '../common/request-context.js';
 import { isUuid } from '../common/uuid.js';
-import { AccessRepository, type AccessTarget, type ActiveSession, type SessionAccess, type Standing } from './access.repository.js';
+import {
+  AccessRepository,
+  type AccessTarget,
+  type ActiveSession,
+  type SessionAccess,
+  type Standing,
+} from './access.repository.js';
 import { ACCESS_RULE, acceptsApiKeys, AccessRule, WorkspaceSource } from './access.decorators.js';
 import { ApiKeyVerifier, bearerApiKey } from './api-key-verifier.js';
 import type { Principal, WorkspaceAccess } from './roles.js';
@@ -59,7 +71,10 @@ export class AccessGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
-    const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [context.getHandler(), context.getClass()]) ?? { kind: 'authenticated' };
+    const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [
+      context.getHandler(),
+      context.getClass(),
+    ]) ?? { kind: 'authenticated' };
     if (rule.kind === 'public') return true;
     const req = context.switchToHttp().getRequest<AuthedRequest>();
     if (rule.kind === 'optional-user' && !req.headers.authorization) return true;
@@ -82,7 +97,8 @@ export class AccessGuard implements CanActivate {
       if ('invalid' in target) throw target.invalid;
       if ('none' in target) return true;
       const conceal = 'conceal' in rule.from && rule.from.conceal;
-      const notFound = () => new NotFoundError((target as { resource: string }).resource, (target as { id: string }).id);
+      const notFound = () =>
+        new NotFoundError((target as { resource: string }).resource, (target as { id: string }).id);
       let workspaceId: string | null;
       if (standing) workspaceId = standing.workspaceId;
       else if ('apiKeyWorkspace' in target) workspaceId = principal.apiKey?.workspaceId ?? null;
@@ -95,7 +111,12 @@ export class AccessGuard implements CanActivate {
         throw new ForbiddenError(`This API key is scoped to workspace ${key.workspaceId}`);
       }
       try {
-        req.workspaceAccess = workspaceAccessOf(workspaceId, principal, rule.role, standing ?? (await this.membership(workspaceId, principal.userId)));
+        req.workspaceAccess = workspaceAccessOf(
+          workspaceId,
+          principal,
+          rule.role,
+          standing ?? (await this.membership(workspaceId, principal.userId)),
+        );
       } catch (err) {
         if (err instanceof ForbiddenError && conceal) throw notFound();
         throw err;
@@ -108,17 +129,25 @@ export class AccessGuard implements CanActivate {
    * The caller, from an API key or a user's token; with a token and a target the statement that
    * checks the session also answers the target's workspace and the caller's membership there.
    */
-  private async authenticate(req: AuthedRequest, target: Target | undefined): Promise<{ principal: Principal; standing?: Standing }> {
-    const lookup: AccessTarget | undefined =
-      !target ? undefined
-      : 'workspaceId' in target ? { workspaceId: target.workspaceId }
-      : 'table' in target && target.table ? { table: target.table, id: target.id }
-      : undefined;
+  private async authenticate(
+    req: AuthedRequest,
+    target: Target | undefined,
+  ): Promise<{ principal: Principal; standing?: Standing }> {
+    const lookup: AccessTarget | undefined = !target
+      ? undefined
+      : 'workspaceId' in target
+        ? { workspaceId: target.workspaceId }
+        : 'table' in target && target.table
+          ? { table: target.table, id: target.id }
+          : undefined;
     const key = bearerApiKey(req.headers.authorization);
     if (key) return this.apiKeys.verify(key, { ip: req.ip }, lookup);
     const claims = this.verifyToken(req);
-    const session: ActiveSession | SessionAccess | undefined = lookup ? await this.access.findSessionWithAccess(claims.jti, lookup) : await this.access.findActiveSession(claims.jti);
-    if (!session || session.userId !== claims.sub) throw new UnauthenticatedError('The token has been revoked, or its user is deactivated');
+    const session: ActiveSession | SessionAccess | undefined = lookup
+      ? await this.access.findSessionWithAccess(claims.jti, lookup)
+      : await this.access.findActiveSession(claims.jti);
+    if (!session || session.userId !== claims.sub)
+      throw new UnauthenticatedError('The token has been revoked, or its user is deactivated');
     const principal: Principal = {
       userId: session.userId,
       email: session.email,
@@ -139,7 +168,9 @@ export class AccessGuard implements CanActivate {
       claims = this.tokens.claims(token);
     } catch (err) {
       throw new UnauthenticatedError(
-        (err as Error).name === 'TokenExpiredError' ? 'The token has expired; request a new one at POST /auth/token' : 'The bearer token is invalid',
+        (err as Error).name === 'TokenExpiredError'
+          ? 'The token has expired; request a new one at POST /auth/token'
+          : 'The bearer token is invalid',
       );
     }
     if (!claims.jti || !claims.sub) throw new UnauthenticatedError('The token is malformed');
@@ -152,21 +183,32 @@ export class AccessGuard implements CanActivate {
       if ('apiKeyOrHeader' in from && bearerApiKey(req.headers.authorization)) return { apiKeyWorkspace: true };
       if ('resource' in from) {
         const [name, id] = 'param' in from ? [from.param, req.params[from.param]] : [from.query, req.query[from.query]];
-        if ('query' in from && (id === undefined || id === '')) throw new ValidationFailedError(`${name} is required`, [{ field: name, message: `${name} is required in the query` }]);
+        if ('query' in from && (id === undefined || id === ''))
+          throw new ValidationFailedError(`${name} is required`, [
+            { field: name, message: `${name} is required in the query` },
+          ]);
         if (!isUuid(id)) {
-          if ('query' in from) throw new ValidationFailedError(`${name} must be a UUID`, [{ field: name, message: `${name} must be a UUID` }]);
+          if ('query' in from)
+            throw new ValidationFailedError(`${name} must be a UUID`, [
+              { field: name, message: `${name} must be a UUID` },
+            ]);
           throw new DomainError(CommonErrors.invalid_identifier, `${name} must be a UUID`);
         }
         return { resource: from.resource, id, table: this.resources.tableOf(from.resource) };
       }
       const [part, name, value] =
-        'apiKeyOrHeader' in from ? ['header', from.apiKeyOrHeader, req.headers[from.apiKeyOrHeader]]
-        : 'param' in from ? ['path', from.param, req.params[from.param]]
-        : 'body' in from ? ['body', from.body, (req.body as Record<string, unknown> | undefined)?.[from.body]]
-        : ['query', from.query, req.query[from.query]];
+        'apiKeyOrHeader' in from
+          ? ['header', from.apiKeyOrHeader, req.headers[from.apiKeyOrHeader]]
+          : 'param' in from
+            ? ['path', from.param, req.params[from.param]]
+            : 'body' in from
+              ? ['body', from.body, (req.body as Record<string, unknown> | undefined)?.[from.body]]
+              : ['query', from.query, req.query[from.query]];
       if (value === undefined || value === '') {
         if ('query' in from && from.optional) return { none: true };
-        throw new ValidationFailedError(`${name} is required`, [{ field: name, message: `${name} is required in the ${part}` }]);
+        throw new ValidationFailedError(`${name} is required`, [
+          { field: name, message: `${name} is required in the ${part}` },
+        ]);
       }
       if (!isUuid(value)) {
         if (part === 'path') throw new DomainError(CommonErrors.invalid_identifier, `${name} must be a UUID`);
@@ -184,5 +226,4 @@ export class AccessGuard implements CanActivate {
     const { exists, role } = await this.access.membership(workspaceId, userId);
     return { workspaceId, workspaceExists: exists, role };
   }
-
 }

@@ -37,8 +37,14 @@ export interface StandingRow {
  * `joins` to append after the FROM naming `userColumn`, `columns` to select (StandingRow).
  * `param` is the target's id: a record's in `table`, or a workspace's when no table is named.
  */
-export function standingSql(table: string | undefined, userColumn: string, param: string): { columns: string; joins: string } {
-  const workspace = table ? `LEFT JOIN ${table} r ON r.id = ${param} LEFT JOIN workspaces w ON w.id = r.workspace_id` : `LEFT JOIN workspaces w ON w.id = ${param}`;
+export function standingSql(
+  table: string | undefined,
+  userColumn: string,
+  param: string,
+): { columns: string; joins: string } {
+  const workspace = table
+    ? `LEFT JOIN ${table} r ON r.id = ${param} LEFT JOIN workspaces w ON w.id = r.workspace_id`
+    : `LEFT JOIN workspaces w ON w.id = ${param}`;
   return {
     columns: `${table ? 'r.workspace_id' : `${param}::uuid`} AS target_workspace_id, w.id IS NOT NULL AS workspace_exists, m.role AS member_role`,
     joins: `${workspace} LEFT JOIN workspace_members m ON m.workspace_id = w.id AND m.user_id = ${userColumn}`,
@@ -67,16 +73,29 @@ export class AccessRepository {
 
   /** The session of an unrevoked, unexpired token whose user is active; undefined otherwise. */
   async findActiveSession(tokenId: string): Promise<ActiveSession | undefined> {
-    const rows: Array<{ user_id: string; email: string; display_name: string; system_role: SystemRole; expires_at: Date }> =
-      await this.db.prepared(
-        'active_session',
-        `SELECT t.user_id, u.email, u.display_name, u.system_role, t.expires_at
+    const rows: Array<{
+      user_id: string;
+      email: string;
+      display_name: string;
+      system_role: SystemRole;
+      expires_at: Date;
+    }> = await this.db.prepared(
+      'active_session',
+      `SELECT t.user_id, u.email, u.display_name, u.system_role, t.expires_at
            FROM auth_tokens t JOIN users u ON u.id = t.user_id
           WHERE t.id = $1 AND t.revoked_at IS NULL AND t.expires_at > now() AND u.status = 'active'`,
-        [tokenId],
-      );
+      [tokenId],
+    );
     const row = rows[0];
-    return row && { userId: row.user_id, email: row.email, displayName: row.display_name, systemRole: row.system_role, expiresAt: new Date(row.expires_at) };
+    return (
+      row && {
+        userId: row.user_id,
+        email: row.email,
+        displayName: row.display_name,
+        systemRole: row.system_role,
+        expiresAt: new Date(row.expires_at),
+      }
+    );
   }
 
   /**
@@ -85,8 +104,13 @@ export class AccessRepository {
    * by its id in its table) and the user's role there. Undefined when the session is not live.
    */
   async findSessionWithAccess(tokenId: string, target: AccessTarget): Promise<SessionAccess | undefined> {
-    const rows: Array<{ user_id: string; email: string; display_name: string; system_role: SystemRole; expires_at: Date } & StandingRow> =
-      await this.db.prepared(`session_access_${'table' in target ? target.table : 'workspace'}`, sessionWithAccessSql('table' in target ? target.table : undefined), [tokenId, 'table' in target ? target.id : target.workspaceId]);
+    const rows: Array<
+      { user_id: string; email: string; display_name: string; system_role: SystemRole; expires_at: Date } & StandingRow
+    > = await this.db.prepared(
+      `session_access_${'table' in target ? target.table : 'workspace'}`,
+      sessionWithAccessSql('table' in target ? target.table : undefined),
+      [tokenId, 'table' in target ? target.id : target.workspaceId],
+    );
     const row = rows[0];
     return (
       row && {
@@ -112,14 +136,22 @@ export class AccessRepository {
   }
 
   /** The user's memberships with workspace names, oldest first. */
-  async membershipsOf(userId: string): Promise<Array<{ workspaceId: string; workspaceName: string; role: WorkspaceRole; joinedAt: Date }>> {
-    const rows: Array<{ workspace_id: string; name: string; role: WorkspaceRole; created_at: Date }> = await this.db.query(
-      `SELECT m.workspace_id, w.name, m.role, m.created_at
+  async membershipsOf(
+    userId: string,
+  ): Promise<Array<{ workspaceId: string; workspaceName: string; role: WorkspaceRole; joinedAt: Date }>> {
+    const rows: Array<{ workspace_id: string; name: string; role: WorkspaceRole; created_at: Date }> =
+      await this.db.query(
+        `SELECT m.workspace_id, w.name, m.role, m.created_at
          FROM workspace_members m JOIN workspaces w ON w.id = m.workspace_id
         WHERE m.user_id = $1 ORDER BY m.created_at, w.name`,
-      [userId],
-    );
-    return rows.map((r) => ({ workspaceId: r.workspace_id, workspaceName: r.name, role: r.role, joinedAt: new Date(r.created_at) }));
+        [userId],
+      );
+    return rows.map((r) => ({
+      workspaceId: r.workspace_id,
+      workspaceName: r.name,
+      role: r.role,
+      joinedAt: new Date(r.created_at),
+    }));
   }
 
   /** Ids of the workspaces the user belongs to, for lists that span the caller's workspaces. */

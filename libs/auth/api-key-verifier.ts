@@ -11,7 +11,11 @@ export const API_KEY_PREFIX = 'ews_';
  * the route's target, it answers the key creator's standing towards it too, found by the same
  * statement (one round trip, as for a user's token).
  */
-export type ApiKeyCheck = (key: string, client: { ip?: string }, target?: AccessTarget) => Promise<{ principal: Principal; standing?: Standing }>;
+export type ApiKeyCheck = (
+  key: string,
+  client: { ip?: string },
+  target?: AccessTarget,
+) => Promise<{ principal: Principal; standing?: Standing }>;
 
 /**
  * The guard accepts `Authorization: Bearer ews_...` through the check the API keys family
@@ -26,7 +30,11 @@ export class ApiKeyVerifier {
     this.check = check;
   }
 
-  verify(key: string, client: { ip?: string }, target?: AccessTarget): Promise<{ principal: Principal; standing?: Standing }> {
+  verify(
+    key: string,
+    client: { ip?: string },
+    target?: AccessTarget,
+  ): Promise<{ principal: Principal; standing?: Standing }> {
     if (!this.check) throw new UnauthenticatedError('This process does not accept API keys');
     return this.check(key, client, target);
   }

@@ -24,14 +24,34 @@ import { ApiKeyAccess } from './workspace-access.js';
       inject: [AppConfig],
       useFactory: (config: AppConfig) => {
         const key = createSecretKey(Buffer.from(config.keys.jwtSecret, 'utf8'));
-        return { secretOrKeyProvider: () => key, signOptions: { algorithm: 'HS256' }, verifyOptions: { algorithms: ['HS256'] } };
+        return {
+          secretOrKeyProvider: () => key,
+          signOptions: { algorithm: 'HS256' },
+          verifyOptions: { algorithms: ['HS256'] },
+        };
       },
     }),
   ],
-  providers: [AccessRepository, ApiKeyVerifier, ApiKeyAccess, WorkspaceResourceRegistry, TokenSigner, PasswordHasher, SessionRepository, { provide: APP_GUARD, useClass: AccessGuard },
+  providers: [
+    AccessRepository,
+    ApiKeyVerifier,
+    ApiKeyAccess,
+    WorkspaceResourceRegistry,
+    TokenSigner,
+    PasswordHasher,
+    SessionRepository,
+    { provide: APP_GUARD, useClass: AccessGuard },
     // After the access guard, so a request without a token is 401 whatever its Content-Type.
     { provide: APP_GUARD, useClass: MediaTypeGuard },
   ],
-  exports: [AccessRepository, ApiKeyVerifier, ApiKeyAccess, WorkspaceResourceRegistry, TokenSigner, PasswordHasher, SessionRepository],
+  exports: [
+    AccessRepository,
+    ApiKeyVerifier,
+    ApiKeyAccess,
+    WorkspaceResourceRegistry,
+    TokenSigner,
+    PasswordHasher,
+    SessionRepository,
+  ],
 })
 export class AuthLibModule {}

@@ -40,7 +40,11 @@ export class PasswordHasher {
   constructor(config: AppConfig) {
     this.slots = pLimit(config.env.PASSWORD_HASH_CONCURRENCY);
     this.queue = config.env.PASSWORD_HASH_QUEUE ?? 2 * config.env.PASSWORD_HASH_CONCURRENCY;
-    const { PASSWORD_HASH_MEMORY_KIB: memoryCost, PASSWORD_HASH_TIME_COST: timeCost, PASSWORD_HASH_PARALLELISM: parallelism } = config.env;
+    const {
+      PASSWORD_HASH_MEMORY_KIB: memoryCost,
+      PASSWORD_HASH_TIME_COST: timeCost,
+      PASSWORD_HASH_PARALLELISM: parallelism,
+    } = config.env;
     this.options = { type: argon2.argon2id, memoryCost, timeCost, parallelism };
   }
 
@@ -76,5 +80,10 @@ export class PasswordHasher {
 }
 
 function busy(): DomainError {
-  return new DomainError(PasswordHashErrors.auth_busy, 'Too many logins are being checked at once; retry in a second', { retry_after_seconds: 1 }, { 'Retry-After': '1' });
+  return new DomainError(
+    PasswordHashErrors.auth_busy,
+    'Too many logins are being checked at once; retry in a second',
+    { retry_after_seconds: 1 },
+    { 'Retry-After': '1' },
+  );
 }

@@ -6,7 +6,13 @@ import { Db } from '../database/unit-of-work.js';
 export class SessionRepository {
   constructor(private readonly db: Db) {}
 
-  async create(session: { id: string; userId: string; expiresAt: Date; userAgent?: string; ip?: string }): Promise<void> {
+  async create(session: {
+    id: string;
+    userId: string;
+    expiresAt: Date;
+    userAgent?: string;
+    ip?: string;
+  }): Promise<void> {
     await this.db.query(
       'INSERT INTO auth_tokens (id, user_id, expires_at, user_agent, ip) VALUES ($1, $2, $3, $4, $5)',
       [session.id, session.userId, session.expiresAt, session.userAgent?.slice(0, 512) ?? null, session.ip ?? null],
@@ -14,7 +20,10 @@ export class SessionRepository {
   }
 
   async revoke(tokenId: string, reason: string): Promise<void> {
-    await this.db.query('UPDATE auth_tokens SET revoked_at = now(), revoked_reason = $2 WHERE id = $1 AND revoked_at IS NULL', [tokenId, reason]);
+    await this.db.query(
+      'UPDATE auth_tokens SET revoked_at = now(), revoked_reason = $2 WHERE id = $1 AND revoked_at IS NULL',
+      [tokenId, reason],
+    );
   }
 
   /** Revokes every live token of the user; returns how many. */

@@ -10,7 +10,12 @@ import { lowerRole, roleAtLeast, type Principal, type WorkspaceAccess, type Work
  * through an API key, which the API key check does not let carry that role); an API key gets the
  * lower of its own role and its creator's.
  */
-export function workspaceAccessOf(workspaceId: string, principal: Principal, required: WorkspaceRole, { workspaceExists, role }: Standing): WorkspaceAccess {
+export function workspaceAccessOf(
+  workspaceId: string,
+  principal: Principal,
+  required: WorkspaceRole,
+  { workspaceExists, role }: Standing,
+): WorkspaceAccess {
   if (!workspaceExists) throw new NotFoundError('workspace', workspaceId);
   if (principal.systemRole === 'admin') {
     return { workspaceId, role: 'owner', viaSystemAdmin: role !== 'owner' };
@@ -18,7 +23,9 @@ export function workspaceAccessOf(workspaceId: string, principal: Principal, req
   if (!role) throw new ForbiddenError(`You are not a member of workspace ${workspaceId}`);
   const effective = principal.apiKey ? lowerRole(role, principal.apiKey.role) : role;
   if (!roleAtLeast(effective, required)) {
-    const whose = principal.apiKey ? `this API key's is ${effective} (key role ${principal.apiKey.role}, its creator's ${role})` : `yours is ${role}`;
+    const whose = principal.apiKey
+      ? `this API key's is ${effective} (key role ${principal.apiKey.role}, its creator's ${role})`
+      : `yours is ${role}`;
     throw new ForbiddenError(`This operation needs the ${required} role or above in the workspace; ${whose}`);
   }
   return { workspaceId, role: effective, viaSystemAdmin: false };
@@ -36,12 +43,19 @@ export class ApiKeyAccess {
     private readonly access: AccessRepository,
   ) {}
 
-  async authorize(authorization: string | undefined, client: { ip?: string }, required: WorkspaceRole): Promise<{ principal: Principal; access: WorkspaceAccess }> {
+  async authorize(
+    authorization: string | undefined,
+    client: { ip?: string },
+    required: WorkspaceRole,
+  ): Promise<{ principal: Principal; access: WorkspaceAccess }> {
     const key = bearerApiKey(authorization);
     if (!key) throw new UnauthenticatedError('An API key is required (authorization: Bearer ews_...)');
     const { principal } = await this.keys.verify(key, client);
     const workspaceId = principal.apiKey!.workspaceId;
     const { exists, role } = await this.access.membership(workspaceId, principal.userId);
-    return { principal, access: workspaceAccessOf(workspaceId, principal, required, { workspaceId, workspaceExists: exists, role }) };
+    return {
+      principal,
+      access: workspaceAccessOf(workspaceId, principal, required, { workspaceId, workspaceExists: exists, role }),
+    };
   }
 }

@@ -25,7 +25,8 @@ export class WorkspaceResourceRegistry {
    * (the same lookup) serves the other callers of `resolve`.
    */
   registerTable(kind: string, table: string, resolver: WorkspaceResolver): void {
-    if (!/^[a-z_][a-z0-9_]*$/.test(table)) throw new Error(`workspace resolver for ${kind}: "${table}" is not a table name`);
+    if (!/^[a-z_][a-z0-9_]*$/.test(table))
+      throw new Error(`workspace resolver for ${kind}: "${table}" is not a table name`);
     this.register(kind, resolver);
     this.tables.set(kind, table);
   }

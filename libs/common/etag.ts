@@ -9,7 +9,10 @@ export function strongEtag(...parts: Array<string | number>): string {
 }
 
 function listOf(header: string | undefined): string[] {
-  return (header ?? '').split(',').map((t) => t.trim()).filter(Boolean);
+  return (header ?? '')
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
 }
 
 /** True when If-None-Match names the current ETag (or `*`). Weak comparison, per RFC 9110. */
@@ -30,6 +33,10 @@ export function assertIfMatch(req: Request, current: string, required = false): 
   }
   const tags = listOf(header);
   if (!tags.includes('*') && !tags.includes(current)) {
-    throw new DomainError(CommonErrors.precondition_failed, 'The record changed since you read it; read it again and retry', { current_etag: current });
+    throw new DomainError(
+      CommonErrors.precondition_failed,
+      'The record changed since you read it; read it again and retry',
+      { current_etag: current },
+    );
   }
 }

@@ -6,7 +6,13 @@ import { connect, type Socket } from 'node:net';
 import { HttpDrain } from './http-drain.js';
 
 /** A server with the drain first in line, a route that waits for `release`, and one that streams. */
-async function serve(): Promise<{ server: Server; drain: HttpDrain; port: number; release: () => void; finishStream: () => void }> {
+async function serve(): Promise<{
+  server: Server;
+  drain: HttpDrain;
+  port: number;
+  release: () => void;
+  finishStream: () => void;
+}> {
   const drain = new HttpDrain();
   const app = express();
   let release!: () => void;

@@ -43,7 +43,11 @@ export class HttpDrain {
       if (this.draining) {
         res.setHeader('Connection', 'close');
         if (!PROBE_PATHS.has(req.path)) {
-          return writeProblem(res, buildProblem(CommonErrors.service_unavailable, 'The service is shutting down; retry on another instance'), { 'Retry-After': '5' });
+          return writeProblem(
+            res,
+            buildProblem(CommonErrors.service_unavailable, 'The service is shutting down; retry on another instance'),
+            { 'Retry-After': '5' },
+          );
         }
       }
       this.inFlight.set(res, { method: req.method, path: req.originalUrl.split('?')[0], started: Date.now() });
@@ -59,7 +63,12 @@ export class HttpDrain {
     const now = Date.now();
     return [...this.inFlight].map(([res, r]) => {
       const requestId = res.getHeader('X-Request-Id');
-      return { method: r.method, path: r.path, ...(requestId ? { request_id: String(requestId) } : {}), age_ms: now - r.started };
+      return {
+        method: r.method,
+        path: r.path,
+        ...(requestId ? { request_id: String(requestId) } : {}),
+        age_ms: now - r.started,
+      };
     });
   }
 
@@ -70,7 +79,8 @@ export class HttpDrain {
     server.closeIdleConnections();
     // Node keeps a connection open after its response even once the server is closed: these end with it.
     for (const res of this.inFlight.keys()) if (!res.headersSent) res.setHeader('Connection', 'close');
-    for (const res of [...this.inFlight.keys()]) (res.locals as Record<symbol, (() => void) | undefined>)[END_ON_DRAIN]?.();
+    for (const res of [...this.inFlight.keys()])
+      (res.locals as Record<symbol, (() => void) | undefined>)[END_ON_DRAIN]?.();
     if (this.inFlight.size) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, graceMs);

@@ -5,7 +5,13 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import express from 'express';
 import type { Logger } from 'pino';
 import { CommonErrors } from './error-codes.js';
-import { loneSurrogatePath, MAX_BODY_DEPTH, RESERVED_MEMBER_NAMES, reservedMemberPath, scanJson } from './json-limits.js';
+import {
+  loneSurrogatePath,
+  MAX_BODY_DEPTH,
+  RESERVED_MEMBER_NAMES,
+  reservedMemberPath,
+  scanJson,
+} from './json-limits.js';
 import { buildProblem, type Problem, writeProblem } from './problem.js';
 import { requestContext } from './request-context.js';
 
@@ -22,7 +28,14 @@ export function requestIdMiddleware(logger: Logger): RequestHandler {
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       logger.info(
-        { request_id: requestId, user_id: ctx.userId, method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, duration_ms: Math.round(ms * 10) / 10 },
+        {
+          request_id: requestId,
+          user_id: ctx.userId,
+          method: req.method,
+          path: req.originalUrl.split('?')[0],
+          status: res.statusCode,
+          duration_ms: Math.round(ms * 10) / 10,
+        },
         'request',
       );
     });
@@ -43,7 +56,11 @@ class JsonLimitError extends Error {
 }
 
 const tooDeep = (where: string, extensions: Record<string, unknown> = {}) =>
-  new JsonLimitError(CommonErrors.json_too_deep, `${where} nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels`, { max_depth: MAX_BODY_DEPTH, ...extensions });
+  new JsonLimitError(
+    CommonErrors.json_too_deep,
+    `${where} nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels`,
+    { max_depth: MAX_BODY_DEPTH, ...extensions },
+  );
 
 /** What the raw text of a JSON body showed, so that only the bodies that need it are walked once parsed. */
 const RAW_SIGNS = Symbol('rawSigns');
@@ -55,7 +72,8 @@ function verifyJson(req: Request, _res: Response, buf: Buffer): void {
   if (scan.tooDeep) throw tooDeep('The body');
   // A \u escape can spell a reserved name too.
   const reservedName = buf.includes('\\u') || [...RESERVED_MEMBER_NAMES].some((name) => buf.includes(name));
-  if (scan.loneSurrogate || reservedName) (req as WithSigns)[RAW_SIGNS] = { loneSurrogate: scan.loneSurrogate, reservedName };
+  if (scan.loneSurrogate || reservedName)
+    (req as WithSigns)[RAW_SIGNS] = { loneSurrogate: scan.loneSurrogate, reservedName };
 }
 
 /** The problem with a parsed JSON body the raw scan pointed at: a string with an unpaired surrogate, or a member named `__proto__` or `constructor`. */
@@ -99,27 +117,43 @@ function unpairedSurrogate(field: string, extensions: Record<string, unknown> = 
  * 400 naming the field.
  */
 export function bodyParsers(limit: string): RequestHandler[] {
-  const wrap = (parser: RequestHandler): RequestHandler => (req, res, next) =>
-    parser(req, res, (err?: unknown) => {
-      if (!err) {
-        const problem = parsedBodyProblem(req);
-        return problem ? writeProblem(res, buildProblem(problem.code, problem.message, problem.extensions)) : next();
-      }
-      const e = err as { type?: string; status?: number; message?: string; limit?: number };
-      if (err instanceof JsonLimitError) {
-        return writeProblem(res, buildProblem(err.code, err.message, err.extensions));
-      }
-      if (e.type === 'entity.too.large') {
-        return writeProblem(res, buildProblem(CommonErrors.payload_too_large, `The body exceeds the limit of ${limit}`, { limit_bytes: e.limit }));
-      }
-      if (e.type === 'entity.parse.failed') {
-        return writeProblem(res, buildProblem(CommonErrors.malformed_json, `The body is not valid JSON: ${e.message}`));
-      }
-      if (e.type === 'charset.unsupported' || e.type === 'encoding.unsupported') {
-        return writeProblem(res, buildProblem(CommonErrors.unsupported_media_type, e.message ?? 'Unsupported body encoding'));
-      }
-      return writeProblem(res, buildProblem(CommonErrors.validation_failed, e.message ?? 'The body could not be read'));
-    });
+  const wrap =
+    (parser: RequestHandler): RequestHandler =>
+    (req, res, next) =>
+      parser(req, res, (err?: unknown) => {
+        if (!err) {
+          const problem = parsedBodyProblem(req);
+          return problem ? writeProblem(res, buildProblem(problem.code, problem.message, problem.extensions)) : next();
+        }
+        const e = err as { type?: string; status?: number; message?: string; limit?: number };
+        if (err instanceof JsonLimitError) {
+          return writeProblem(res, buildProblem(err.code, err.message, err.extensions));
+        }
+        if (e.type === 'entity.too.large') {
+          return writeProblem(
+            res,
+            buildProblem(CommonErrors.payload_too_large, `The body exceeds the limit of ${limit}`, {
+              limit_bytes: e.limit,
+            }),
+          );
+        }
+        if (e.type === 'entity.parse.failed') {
+          return writeProblem(
+            res,
+            buildProblem(CommonErrors.malformed_json, `The body is not valid JSON: ${e.message}`),
+          );
+        }
+        if (e.type === 'charset.unsupported' || e.type === 'encoding.unsupported') {
+          return writeProblem(
+            res,
+            buildProblem(CommonErrors.unsupported_media_type, e.message ?? 'Unsupported body encoding'),
+          );
+        }
+        return writeProblem(
+          res,
+          buildProblem(CommonErrors.validation_failed, e.message ?? 'The body could not be read'),
+        );
+      });
   return [
     wrap(express.json({ limit, type: ['application/json', 'application/*+json'], verify: verifyJson })),
     wrap(express.urlencoded({ limit, extended: false })),
@@ -142,9 +176,21 @@ export function answerClientErrors(server: Server): void {
     }
     const [problem, reason]: [Problem, string] =
       err.code === 'HPE_HEADER_OVERFLOW'
-        ? [buildProblem(CommonErrors.headers_too_large, 'The request line and headers exceed 16 KB; send long values in a body'), 'Request Header Fields Too Large']
+        ? [
+            buildProblem(
+              CommonErrors.headers_too_large,
+              'The request line and headers exceed 16 KB; send long values in a body',
+            ),
+            'Request Header Fields Too Large',
+          ]
         : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? [buildProblem(CommonErrors.request_timeout, 'The request did not arrive in full within the server\'s request timeout'), 'Request Timeout']
+          ? [
+              buildProblem(
+                CommonErrors.request_timeout,
+                "The request did not arrive in full within the server's request timeout",
+              ),
+              'Request Timeout',
+            ]
           : [buildProblem(CommonErrors.malformed_request, 'The request is not valid HTTP/1.1'), 'Bad Request'];
     const body = JSON.stringify(problem);
     socket.end(
@@ -165,8 +211,19 @@ export function rawBodyParser(limit: number, tooLarge: string): RequestHandler {
     raw(req, res, (err?: unknown) => {
       if (!err) return next();
       const e = err as { type?: string; message?: string };
-      if (e.type === 'entity.too.large') return writeProblem(res, buildProblem(CommonErrors.payload_too_large, tooLarge, { limit_bytes: limit }));
-      if (e.type === 'encoding.unsupported') return writeProblem(res, buildProblem(CommonErrors.unsupported_media_type, `${e.message ?? 'Unsupported Content-Encoding'}: send gzip, deflate or no encoding`));
-      return writeProblem(res, buildProblem(CommonErrors.validation_failed, `The body could not be read: ${e.message ?? 'unknown error'}`));
+      if (e.type === 'entity.too.large')
+        return writeProblem(res, buildProblem(CommonErrors.payload_too_large, tooLarge, { limit_bytes: limit }));
+      if (e.type === 'encoding.unsupported')
+        return writeProblem(
+          res,
+          buildProblem(
+            CommonErrors.unsupported_media_type,
+            `${e.message ?? 'Unsupported Content-Encoding'}: send gzip, deflate or no encoding`,
+          ),
+        );
+      return writeProblem(
+        res,
+        buildProblem(CommonErrors.validation_failed, `The body could not be read: ${e.message ?? 'unknown error'}`),
+      );
     });
 }

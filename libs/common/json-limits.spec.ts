@@ -4,7 +4,11 @@ import { hasLoneSurrogate, loneSurrogatePath, reservedMemberPath, scanJson, valu
 describe('scanJson', () => {
   it('counts the nesting of arrays and objects, ignoring brackets inside strings and escaped quotes', () => {
     expect(scanJson('{"a": [1, {"b": []}]}', 64)).toEqual({ depth: 4, tooDeep: false, loneSurrogate: false });
-    expect(scanJson('{"a": "[[[[{{{{", "b\\"[[[": "\\\\"}', 2)).toEqual({ depth: 1, tooDeep: false, loneSurrogate: false });
+    expect(scanJson('{"a": "[[[[{{{{", "b\\"[[[": "\\\\"}', 2)).toEqual({
+      depth: 1,
+      tooDeep: false,
+      loneSurrogate: false,
+    });
     expect(scanJson('[[],[],[[]]]', 64).depth).toBe(3);
     expect(scanJson('"just a string"', 64).depth).toBe(0);
   });
@@ -12,7 +16,11 @@ describe('scanJson', () => {
   it('stops at the first level past the limit, on bytes or text, however deep the rest goes', () => {
     const deep = '['.repeat(100_000) + ']'.repeat(100_000);
     expect(scanJson(deep, 64)).toEqual({ depth: 65, tooDeep: true, loneSurrogate: false });
-    expect(scanJson(Buffer.from('{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000)), 64)).toEqual({ depth: 65, tooDeep: true, loneSurrogate: false });
+    expect(scanJson(Buffer.from('{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000)), 64)).toEqual({
+      depth: 65,
+      tooDeep: true,
+      loneSurrogate: false,
+    });
     expect(scanJson('['.repeat(64) + ']'.repeat(64), 64).tooDeep).toBe(false);
     expect(scanJson('['.repeat(65) + ']'.repeat(65), 64).tooDeep).toBe(true);
   });
@@ -54,7 +62,9 @@ describe('loneSurrogatePath', () => {
 describe('reservedMemberPath', () => {
   it('names the first member called __proto__ or constructor, however deep, and nothing else', () => {
     expect(reservedMemberPath(JSON.parse('{"a": 1, "__proto__": {"x": 1}}'))).toBe('__proto__');
-    expect(reservedMemberPath(JSON.parse('{"rows": [{"q": 1}, {"constructor": {"prototype": 1}}]}'))).toBe('rows.1.constructor');
+    expect(reservedMemberPath(JSON.parse('{"rows": [{"q": 1}, {"constructor": {"prototype": 1}}]}'))).toBe(
+      'rows.1.constructor',
+    );
     expect(reservedMemberPath(JSON.parse('{"a": "__proto__", "b": ["constructor"], "prototype": 1}'))).toBeUndefined();
   });
 });

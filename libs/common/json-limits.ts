@@ -104,7 +104,8 @@ export function valueDepth(value: unknown, maxDepth: number): number {
       deepest = depth;
       if (deepest > maxDepth) return deepest;
     }
-    for (const child of Array.isArray(node) ? node : Object.values(node)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    for (const child of Array.isArray(node) ? node : Object.values(node))
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
   }
   return deepest;
 }
@@ -132,7 +133,9 @@ export function loneSurrogatePath(value: unknown): string | undefined {
       continue;
     }
     if (node === null || typeof node !== 'object') continue;
-    const entries: Array<[string, unknown]> = Array.isArray(node) ? node.map((v, i) => [String(i), v]) : Object.entries(node);
+    const entries: Array<[string, unknown]> = Array.isArray(node)
+      ? node.map((v, i) => [String(i), v])
+      : Object.entries(node);
     // Reversed onto the stack, so the first offending member in document order is found first.
     for (let i = entries.length - 1; i >= 0; i--) {
       const [key, child] = entries[i];
@@ -162,7 +165,9 @@ export function reservedMemberPath(value: unknown): string | undefined {
   while (stack.length) {
     const [node, path] = stack.pop()!;
     if (node === null || typeof node !== 'object') continue;
-    const entries: Array<[string, unknown]> = Array.isArray(node) ? node.map((v, i) => [String(i), v]) : Object.entries(node);
+    const entries: Array<[string, unknown]> = Array.isArray(node)
+      ? node.map((v, i) => [String(i), v])
+      : Object.entries(node);
     if (!Array.isArray(node)) {
       const reserved = entries.find(([key]) => RESERVED_MEMBER_NAMES.has(key));
       if (reserved) return path ? `${path}.${reserved[0]}` : reserved[0];

@@ -11,16 +11,25 @@ export const TAG_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}$/;
 /** What callers may change on a named, described and tagged record (datasets, SUTs). */
 export class UpdateLabelledRecordRequest {
   @ApiPropertyOptional({ example: EXAMPLE_NAME.dataset })
-  @ValidateIfPresent() @Trim() @IsString() @MinLength(1) @MaxLength(200)
+  @ValidateIfPresent()
+  @Trim()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
   name?: string;
 
   /** Send `""` to clear it */
   @ApiPropertyOptional({ example: 'Questions customers asked in April, with answers reviewed by the support team' })
-  @ValidateIfPresent() @IsString() @MaxLength(2000)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(2000)
   description?: string;
 
   /** Replaces the tags (up to 20) */
   @ApiPropertyOptional({ example: ['golden', 'faq'] })
-  @ValidateIfPresent() @IsArray() @ArrayMaxSize(20) @Matches(TAG_PATTERN, { each: true })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @Matches(TAG_PATTERN, { each: true })
   tags?: string[];
 }

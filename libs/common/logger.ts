@@ -13,7 +13,10 @@ export function createRootLogger(level: string): Logger {
       const ctx = requestContext.getStore();
       return ctx ? { request_id: ctx.requestId, user_id: ctx.userId } : {};
     },
-    redact: { paths: ['*.password', '*.token', '*.value', '*.authorization', 'req.headers.authorization'], censor: '[redacted]' },
+    redact: {
+      paths: ['*.password', '*.token', '*.value', '*.authorization', 'req.headers.authorization'],
+      censor: '[redacted]',
+    },
   });
 }
 

@@ -31,7 +31,10 @@ export class MediaTypeGuard implements CanActivate {
     if (context.getType() !== 'http') return true;
     const req = context.switchToHttp().getRequest<Request>();
     if (!BODY_METHODS.has(req.method) || !hasBody(req)) return true;
-    const accepted = this.reflector.getAllAndOverride<string[] | undefined>(DECORATORS.API_CONSUMES, [context.getHandler(), context.getClass()]) ?? ['application/json'];
+    const accepted = this.reflector.getAllAndOverride<string[] | undefined>(DECORATORS.API_CONSUMES, [
+      context.getHandler(),
+      context.getClass(),
+    ]) ?? ['application/json'];
     const mediaType = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
     if (accepted.some((a) => matches(mediaType, a))) return true;
     throw new DomainError(

@@ -17,12 +17,23 @@ describe('completeOpenApiDocument', () => {
     const doc = completeOpenApiDocument(
       documentOf({
         '/workspaces/{workspace_id}/things/{thing_id}/{name}': {
-          get: { tags: ['things'], summary: 'Reads a thing', parameters: [{ name: 'thing_id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'ok' } }, 'x-access': workspaceWrite },
+          get: {
+            tags: ['things'],
+            summary: 'Reads a thing',
+            parameters: [{ name: 'thing_id', in: 'path', required: true, schema: { type: 'string' } }],
+            responses: { 200: { description: 'ok' } },
+            'x-access': workspaceWrite,
+          },
         },
       }),
       { tags: { things: 'Things.' }, servers: [{ url: '/' }] },
     );
-    const parameters = doc.paths['/workspaces/{workspace_id}/things/{thing_id}/{name}'].get!.parameters as Array<{ name: string; in: string; required: boolean; schema: unknown }>;
+    const parameters = doc.paths['/workspaces/{workspace_id}/things/{thing_id}/{name}'].get!.parameters as Array<{
+      name: string;
+      in: string;
+      required: boolean;
+      schema: unknown;
+    }>;
     expect(parameters.map((p) => [p.name, p.in, p.required, p.schema])).toEqual([
       ['workspace_id', 'path', true, { type: 'string', format: 'uuid' }],
       ['thing_id', 'path', true, { type: 'string', format: 'uuid' }],
@@ -34,8 +45,19 @@ describe('completeOpenApiDocument', () => {
     const doc = completeOpenApiDocument(
       documentOf({
         '/things': {
-          get: { tags: ['things'], summary: 's', security: [{ bearer: [] }], responses: { 200: { description: 'ok' } }, 'x-access': { rule: 'authenticated' } },
-          post: { tags: ['things'], summary: 's', responses: { 200: { description: 'ok' } }, 'x-access': { rule: 'public' } },
+          get: {
+            tags: ['things'],
+            summary: 's',
+            security: [{ bearer: [] }],
+            responses: { 200: { description: 'ok' } },
+            'x-access': { rule: 'authenticated' },
+          },
+          post: {
+            tags: ['things'],
+            summary: 's',
+            responses: { 200: { description: 'ok' } },
+            'x-access': { rule: 'public' },
+          },
         },
       }),
       { tags: { things: 'Things.' }, servers: [{ url: '/' }] },
@@ -55,30 +77,59 @@ describe('completeOpenApiDocument', () => {
             requestBody: { content: { 'application/json': { schema: { type: 'object' } } } },
             responses: {
               201: { description: 'created' },
-              429: { description: 'auth_busy: too many passwords being checked at once', content: { 'application/json': { schema: { $ref: '#/components/schemas/ProblemResponse' } } } },
+              429: {
+                description: 'auth_busy: too many passwords being checked at once',
+                content: { 'application/json': { schema: { $ref: '#/components/schemas/ProblemResponse' } } },
+              },
             },
             'x-access': workspaceWrite,
           },
         },
-        '/live': { get: { tags: ['things'], summary: 'Alive', responses: { 200: { description: 'ok' } }, 'x-access': { rule: 'public' } } },
+        '/live': {
+          get: {
+            tags: ['things'],
+            summary: 'Alive',
+            responses: { 200: { description: 'ok' } },
+            'x-access': { rule: 'public' },
+          },
+        },
       }),
       { tags: { things: 'Things.' }, servers: [{ url: '/' }] },
     );
     const operation = doc.paths['/workspaces/{workspace_id}/things'].post!;
-    const responses = operation.responses as Record<string, { content: Record<string, { schema: unknown; examples: Record<string, { $ref: string }> }>; headers?: object }>;
+    const responses = operation.responses as Record<
+      string,
+      { content: Record<string, { schema: unknown; examples: Record<string, { $ref: string }> }>; headers?: object }
+    >;
     expect(Object.keys(responses).sort()).toEqual(['201', '400', '401', '404', '409', '413', '415', '429', '503']);
     for (const status of ['400', '401', '404', '409', '413', '415', '429', '503']) {
       expect(Object.keys(responses[status].content)).toEqual(['application/problem+json']);
-      expect(responses[status].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/ProblemResponse' });
+      expect(responses[status].content['application/problem+json'].schema).toEqual({
+        $ref: '#/components/schemas/ProblemResponse',
+      });
     }
-    const refs = (status: string) => Object.values(responses[status].content['application/problem+json'].examples).map((e) => e.$ref);
-    expect(refs('400')).toEqual(['#/components/examples/problem_validation_failed', '#/components/examples/problem_invalid_identifier', '#/components/examples/problem_malformed_json', '#/components/examples/problem_json_too_deep']);
+    const refs = (status: string) =>
+      Object.values(responses[status].content['application/problem+json'].examples).map((e) => e.$ref);
+    expect(refs('400')).toEqual([
+      '#/components/examples/problem_validation_failed',
+      '#/components/examples/problem_invalid_identifier',
+      '#/components/examples/problem_malformed_json',
+      '#/components/examples/problem_json_too_deep',
+    ]);
     expect(refs('429')).toEqual(['#/components/examples/problem_auth_busy']);
-    expect(refs('409')).toEqual(['#/components/examples/problem_conflict', '#/components/examples/problem_unique_violation']);
+    expect(refs('409')).toEqual([
+      '#/components/examples/problem_conflict',
+      '#/components/examples/problem_unique_violation',
+    ]);
     expect(responses['503'].headers).toHaveProperty('Retry-After');
     const examples = doc.components!.examples as Record<string, { value: Record<string, unknown> }>;
     for (const [name, example] of Object.entries(examples)) {
-      expect(example.value).toEqual(expect.objectContaining({ error_code: name.replace(/^problem_/, ''), type: `/problems/${name.replace(/^problem_/, '').replace(/_/g, '-')}` }));
+      expect(example.value).toEqual(
+        expect.objectContaining({
+          error_code: name.replace(/^problem_/, ''),
+          type: `/problems/${name.replace(/^problem_/, '').replace(/_/g, '-')}`,
+        }),
+      );
     }
     expect(examples.problem_not_found.value.status).toBe(404);
     expect(examples.problem_auth_busy.value.status).toBe(429);
@@ -90,7 +141,16 @@ describe('completeOpenApiDocument', () => {
   });
 
   it('describes every tag it knows and names the server', () => {
-    const paths = { '/things': { get: { tags: ['things'], summary: 's', responses: { 200: { description: 'ok' } }, 'x-access': { rule: 'public' } } } };
+    const paths = {
+      '/things': {
+        get: {
+          tags: ['things'],
+          summary: 's',
+          responses: { 200: { description: 'ok' } },
+          'x-access': { rule: 'public' },
+        },
+      },
+    };
     const doc = completeOpenApiDocument(documentOf(paths), { tags: { things: 'Things.' }, servers: [{ url: '/' }] });
     expect(doc.tags).toEqual([{ name: 'things', description: 'Things.' }]);
     expect(doc.servers).toEqual([{ url: '/' }]);
@@ -98,7 +158,9 @@ describe('completeOpenApiDocument', () => {
   });
 
   it('builds example problems from the error-code registry', () => {
-    expect(exampleProblem('unauthenticated')).toEqual(expect.objectContaining({ status: 401, title: 'Authentication required', error_code: 'unauthenticated' }));
+    expect(exampleProblem('unauthenticated')).toEqual(
+      expect.objectContaining({ status: 401, title: 'Authentication required', error_code: 'unauthenticated' }),
+    );
     expect(() => exampleProblem('no_such_code')).toThrow(/no_such_code/);
   });
 });
@@ -118,9 +180,19 @@ describe('request body examples', () => {
       },
       required: ['name', 'kind'],
     },
-    Owner: { type: 'object', properties: { id: { type: 'string', format: 'uuid', example: '2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a' } } },
-    Part: { type: 'object', properties: { label: { type: 'string', example: 'billing' }, child: { $ref: '#/components/schemas/Part' } } },
-    Whole: { type: 'object', properties: { a: { type: 'string', example: 'x' }, b: { type: 'string', example: 'y' } }, example: { a: 'chosen' } },
+    Owner: {
+      type: 'object',
+      properties: { id: { type: 'string', format: 'uuid', example: '2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a' } },
+    },
+    Part: {
+      type: 'object',
+      properties: { label: { type: 'string', example: 'billing' }, child: { $ref: '#/components/schemas/Part' } },
+    },
+    Whole: {
+      type: 'object',
+      properties: { a: { type: 'string', example: 'x' }, b: { type: 'string', example: 'y' } },
+      example: { a: 'chosen' },
+    },
     Mixed: { allOf: [{ $ref: '#/components/schemas/Owner' }, { $ref: '#/components/schemas/Whole' }] },
     Nothing: { type: 'object', properties: { free: { type: 'string' } } },
   };
@@ -129,11 +201,23 @@ describe('request body examples', () => {
       openapi: '3.0.0',
       info: { title: 't', version: '1' },
       components: { schemas },
-      paths: { '/things': { post: { tags: ['things'], summary: 's', requestBody: { required: true, content }, responses: { 201: { description: 'created' } }, 'x-access': { rule: 'public' } } } },
+      paths: {
+        '/things': {
+          post: {
+            tags: ['things'],
+            summary: 's',
+            requestBody: { required: true, content },
+            responses: { 201: { description: 'created' } },
+            'x-access': { rule: 'public' },
+          },
+        },
+      },
     }) as unknown as OpenAPIObject;
-  const media = (doc: OpenAPIObject, type: string) => (doc.paths['/things'].post!.requestBody as { content: Record<string, { example?: unknown; examples?: unknown }> }).content[type];
+  const media = (doc: OpenAPIObject, type: string) =>
+    (doc.paths['/things'].post!.requestBody as { content: Record<string, { example?: unknown; examples?: unknown }> })
+      .content[type];
 
-  it('composes an object from its properties\' examples, through $ref, nullable allOf and arrays, with enum and default values', () => {
+  it("composes an object from its properties' examples, through $ref, nullable allOf and arrays, with enum and default values", () => {
     expect(composeExample({ $ref: '#/components/schemas/Thing' }, schemas)).toEqual({
       name: 'faq-golden-set',
       kind: 'rows',
@@ -147,7 +231,10 @@ describe('request body examples', () => {
 
   it('prefers an example set on the schema itself, and merges the parts of an allOf', () => {
     expect(composeExample({ $ref: '#/components/schemas/Whole' }, schemas)).toEqual({ a: 'chosen' });
-    expect(composeExample({ $ref: '#/components/schemas/Mixed' }, schemas)).toEqual({ id: '2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a', a: 'chosen' });
+    expect(composeExample({ $ref: '#/components/schemas/Mixed' }, schemas)).toEqual({
+      id: '2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a',
+      a: 'chosen',
+    });
     expect(composeExample({ oneOf: [{ type: 'string' }, { type: 'number', example: 3 }] }, schemas)).toBe(3);
   });
 
@@ -162,7 +249,10 @@ describe('request body examples', () => {
       documentWithBody({
         'application/json': { schema: { $ref: '#/components/schemas/Part' } },
         'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/Part' } },
-        'application/merge-patch+json': { schema: { $ref: '#/components/schemas/Part' }, examples: { one: { value: { label: 'kept' } } } },
+        'application/merge-patch+json': {
+          schema: { $ref: '#/components/schemas/Part' },
+          examples: { one: { value: { label: 'kept' } } },
+        },
         'multipart/form-data': { schema: { $ref: '#/components/schemas/Part' } },
         'application/x-ndjson': { schema: { $ref: '#/components/schemas/Part' } },
       }),
@@ -180,7 +270,10 @@ describe('request body examples', () => {
 
   it('keeps an example the operation already gives, and sets none it cannot compose', () => {
     const doc = completeOpenApiDocument(
-      documentWithBody({ 'application/json': { schema: { $ref: '#/components/schemas/Part' }, example: { label: 'given' } }, 'application/problem+json': { schema: { $ref: '#/components/schemas/Nothing' } } }),
+      documentWithBody({
+        'application/json': { schema: { $ref: '#/components/schemas/Part' }, example: { label: 'given' } },
+        'application/problem+json': { schema: { $ref: '#/components/schemas/Nothing' } },
+      }),
       { tags: {}, servers: [] },
     );
     expect(media(doc, 'application/json').example).toEqual({ label: 'given' });

@@ -7,8 +7,18 @@ import { UUID_PATH_PARAMETERS } from './uuid-param.js';
 type Paths = OpenAPIObject['paths'];
 type PathItem = Paths[string];
 type Operation = NonNullable<PathItem['get']>;
-type Parameter = { name: string; in: string; required?: boolean; description?: string; schema?: Record<string, unknown> };
-type Response = { description: string; content?: Record<string, { schema?: unknown; example?: unknown; examples?: Record<string, { $ref: string }> }>; headers?: Record<string, unknown> };
+type Parameter = {
+  name: string;
+  in: string;
+  required?: boolean;
+  description?: string;
+  schema?: Record<string, unknown>;
+};
+type Response = {
+  description: string;
+  content?: Record<string, { schema?: unknown; example?: unknown; examples?: Record<string, { $ref: string }> }>;
+  headers?: Record<string, unknown>;
+};
 type Access = { rule?: string; from?: { param?: string } };
 /** The parts of an OpenAPI 3.0 schema object an example is composed from. */
 export type SchemaObject = {
@@ -40,14 +50,27 @@ const EXAMPLE_DETAILS: Record<string, { detail: string; extensions?: Record<stri
   [CommonErrors.json_too_deep]: { detail: 'The JSON body nests deeper than 64 levels', extensions: { max_depth: 64 } },
   [CommonErrors.invalid_identifier]: { detail: 'dataset_id must be a UUID' },
   [CommonErrors.unauthenticated]: { detail: 'The bearer token has expired' },
-  [CommonErrors.forbidden]: { detail: 'This operation needs the member role or above in the workspace; you are viewer' },
-  [CommonErrors.not_found]: { detail: 'dataset 6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c was not found', extensions: { resource: 'dataset' } },
-  [CommonErrors.conflict]: { detail: 'The record refers to, or is referred to by, another record that does not allow this change' },
+  [CommonErrors.forbidden]: {
+    detail: 'This operation needs the member role or above in the workspace; you are viewer',
+  },
+  [CommonErrors.not_found]: {
+    detail: 'dataset 6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c was not found',
+    extensions: { resource: 'dataset' },
+  },
+  [CommonErrors.conflict]: {
+    detail: 'The record refers to, or is referred to by, another record that does not allow this change',
+  },
   [CommonErrors.unique_violation]: { detail: 'A record with the same workspace_id, name already exists' },
   [CommonErrors.precondition_failed]: { detail: 'If-Match "W/\\"3\\"" does not match the current ETag "W/\\"4\\""' },
   [CommonErrors.payload_too_large]: { detail: 'The body exceeds the limit of 10 MB for this operation' },
-  [CommonErrors.unsupported_media_type]: { detail: 'Content-Type text/plain is not accepted here; send application/json', extensions: { accepted: ['application/json'] } },
-  [CommonErrors.rate_limited]: { detail: 'Too many failed logins; try again in 60 seconds', extensions: { retry_after_seconds: 60 } },
+  [CommonErrors.unsupported_media_type]: {
+    detail: 'Content-Type text/plain is not accepted here; send application/json',
+    extensions: { accepted: ['application/json'] },
+  },
+  [CommonErrors.rate_limited]: {
+    detail: 'Too many failed logins; try again in 60 seconds',
+    extensions: { retry_after_seconds: 60 },
+  },
   [CommonErrors.service_unavailable]: { detail: 'The database is not reachable; retry shortly' },
 };
 
@@ -61,14 +84,19 @@ const DESCRIPTIONS: Record<string, string> = {
   '503': 'The database or the queue does not answer; retry after the seconds in Retry-After',
 };
 
-const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', example: 5 } } };
+const RETRY_AFTER = {
+  'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', example: 5 } },
+};
 
 /** An example problem body for one error code, as the exception filter would write it. */
 export function exampleProblem(code: string): Record<string, unknown> {
   const def = errorCodeDefinition(code);
   if (!def) throw new Error(`no error code ${code} in the catalogue`);
   const sample = EXAMPLE_DETAILS[code];
-  return { ...buildProblem(code, sample?.detail ?? def.description, sample?.extensions), request_id: EXAMPLE_ID.request };
+  return {
+    ...buildProblem(code, sample?.detail ?? def.description, sample?.extensions),
+    request_id: EXAMPLE_ID.request,
+  };
 }
 
 export interface CompletionOptions {
@@ -112,7 +140,11 @@ export function completeOpenApiDocument(document: OpenAPIObject, options: Comple
   const components = (document.components ??= {}) as { examples?: Record<string, unknown> };
   components.examples = {
     ...components.examples,
-    ...Object.fromEntries([...usedCodes].sort().map((code) => [exampleName(code), { summary: errorCodeDefinition(code)!.title, value: exampleProblem(code) }])),
+    ...Object.fromEntries(
+      [...usedCodes]
+        .sort()
+        .map((code) => [exampleName(code), { summary: errorCodeDefinition(code)!.title, value: exampleProblem(code) }]),
+    ),
   };
   return document;
 }
@@ -147,12 +179,20 @@ function declarePathParameters(path: string, operation: Operation): void {
 
 function acceptEveryBearer(operation: Operation): void {
   const security = operation.security ?? [];
-  if (security.some((requirement) => 'bearer' in requirement) && !security.some((requirement) => 'oauth2' in requirement)) {
+  if (
+    security.some((requirement) => 'bearer' in requirement) &&
+    !security.some((requirement) => 'oauth2' in requirement)
+  ) {
     operation.security = [...security, { oauth2: [] }];
   }
 }
 
-function declareErrors(path: string, method: (typeof METHODS)[number], operation: Operation, usedCodes: Set<string>): void {
+function declareErrors(
+  path: string,
+  method: (typeof METHODS)[number],
+  operation: Operation,
+  usedCodes: Set<string>,
+): void {
   const access = (operation as { 'x-access'?: Access })['x-access'];
   const responses = operation.responses as Record<string, Response>;
   const parameters = (operation.parameters ?? []) as Parameter[];
@@ -188,8 +228,12 @@ function declareErrors(path: string, method: (typeof METHODS)[number], operation
       // A problem of its own shape (GET /ready's 503 with `checks`): its schema's examples stand.
       response.content = { [PROBLEM_CONTENT_TYPE]: { schema } };
     } else {
-      const examples = Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${exampleName(code)}` }]));
-      response.content = { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: PROBLEM_SCHEMA }, ...(codes.length ? { examples } : {}) } };
+      const examples = Object.fromEntries(
+        codes.map((code) => [code, { $ref: `#/components/examples/${exampleName(code)}` }]),
+      );
+      response.content = {
+        [PROBLEM_CONTENT_TYPE]: { schema: { $ref: PROBLEM_SCHEMA }, ...(codes.length ? { examples } : {}) },
+      };
     }
     if (status === '503' || status === '429') response.headers = { ...RETRY_AFTER, ...response.headers };
   }
@@ -200,7 +244,11 @@ function exampleName(code: string): string {
   return `problem_${code}`;
 }
 
-function codesFor(status: string, description: string | undefined, shape: { body: unknown; query: boolean; uuidPath: boolean }): string[] {
+function codesFor(
+  status: string,
+  description: string | undefined,
+  shape: { body: unknown; query: boolean; uuidPath: boolean },
+): string[] {
   const words = new Set(description?.match(/\w+/g));
   const named = allErrorCodes()
     .filter((c) => String(c.status) === status && words.has(c.code))
@@ -222,7 +270,8 @@ function codesFor(status: string, description: string | undefined, shape: { body
 function exampleRequestBody(operation: Operation, schemas: Record<string, SchemaObject> = {}): void {
   const body = operation.requestBody as { content?: Record<string, MediaType> } | undefined;
   for (const [type, media] of Object.entries(body?.content ?? {})) {
-    if (!media.schema || media.example !== undefined || media.examples !== undefined || !COMPOSED_MEDIA_TYPE.test(type)) continue;
+    if (!media.schema || media.example !== undefined || media.examples !== undefined || !COMPOSED_MEDIA_TYPE.test(type))
+      continue;
     const example = composeExample(media.schema, schemas);
     if (example !== undefined) media.example = structuredClone(example);
   }
@@ -235,7 +284,11 @@ function exampleRequestBody(operation: Operation, schemas: Record<string, Schema
  * Undefined when nothing in the schema gives one; a property without one is left out (a required
  * one too, which the example-validating contract test then reports).
  */
-export function composeExample(schema: SchemaObject | undefined, schemas: Record<string, SchemaObject>, seen: ReadonlySet<string> = new Set()): unknown {
+export function composeExample(
+  schema: SchemaObject | undefined,
+  schemas: Record<string, SchemaObject>,
+  seen: ReadonlySet<string> = new Set(),
+): unknown {
   if (!schema) return undefined;
   if (schema.example !== undefined) return schema.example;
   if (schema.$ref) {

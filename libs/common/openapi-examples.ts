@@ -24,7 +24,11 @@ export const EXAMPLE_ID = {
   version: '89fa3cc1-e563-4ad1-af4c-d5becdca17df',
   /** The version before it (number 2). */
   previousVersion: 'ed0be736-a7bd-4869-9e2f-d6dbdd29b445',
-  rows: ['0b8e6f3c-0f0e-4f7e-9a43-2d7c7c0e8a11', '6c861b83-60a8-4bcf-845d-126ac56874a4', '69f1ff1c-e24a-4a1b-9b43-2656779f2185'],
+  rows: [
+    '0b8e6f3c-0f0e-4f7e-9a43-2d7c7c0e8a11',
+    '6c861b83-60a8-4bcf-845d-126ac56874a4',
+    '69f1ff1c-e24a-4a1b-9b43-2656779f2185',
+  ],
   partition: 'e6c2feed-97c3-43e5-b733-96f1ee7aa5e0',
   qualityRun: '05e5fc47-409a-4408-b6bc-f9483b99e829',
   sut: 'a92b7315-b960-467d-9b3d-45e8b02b3351',
@@ -98,7 +102,8 @@ export const EXAMPLE_AT = {
 
 /** Credentials of the examples: obviously fake, never a working key or a real password. */
 export const EXAMPLE_CREDENTIAL = {
-  accessToken: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIyZjRlNmE4Yy0xYjNkLTRmNWUtOGE3Yy05ZTBiMWQyYzNmNGEifQ.example-signature',
+  accessToken:
+    'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIyZjRlNmE4Yy0xYjNkLTRmNWUtOGE3Yy05ZTBiMWQyYzNmNGEifQ.example-signature',
   password: 'correct-horse-battery-staple',
   newPassword: 'a-new-and-longer-passphrase',
   resetToken: 'rst_example-reset-token-not-a-real-one',
@@ -107,7 +112,12 @@ export const EXAMPLE_CREDENTIAL = {
 } as const;
 
 /** A row of the example dataset (faq-golden-set, mapped: question is the input, answer the expected output). */
-export const EXAMPLE_ROW = { question: 'How do I reset my password?', answer: 'Open Settings > Security and choose Reset password.', topic: 'account_access', language: 'en' };
+export const EXAMPLE_ROW = {
+  question: 'How do I reset my password?',
+  answer: 'Open Settings > Security and choose Reset password.',
+  topic: 'account_access',
+  language: 'en',
+};
 
 /** What support-bot-v2 answered to EXAMPLE_ROW. */
 export const EXAMPLE_OUTPUT = 'Open Settings > Security and choose Reset password; the link expires after one hour.';
@@ -116,7 +126,11 @@ export const EXAMPLE_OUTPUT = 'Open Settings > Security and choose Reset passwor
 export const EXAMPLE_CONTENT_SHA256 = '9f2c4a1be0d3c5f7a8b6e4d2c0a1f3e5b7d9c8a6f4e2d0b1c3a5e7f9d8b6c4a2';
 
 /** Trace and span ids as OpenTelemetry writes them (hex). */
-export const EXAMPLE_TRACE = { trace: '4bf92f3577b34da6a3ce929d0e0e4736', span: '00f067aa0ba902b7', otherTrace: '5b8efff798038103d269b633813fc60c' } as const;
+export const EXAMPLE_TRACE = {
+  trace: '4bf92f3577b34da6a3ce929d0e0e4736',
+  span: '00f067aa0ba902b7',
+  otherTrace: '5b8efff798038103d269b633813fc60c',
+} as const;
 
 /**
  * An example of the whole object, for a request schema whose properties' own examples do not

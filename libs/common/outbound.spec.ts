@@ -17,7 +17,15 @@ describe('outbound policy', () => {
   });
 
   it('never allows link-local and cloud metadata addresses, in any spelling', () => {
-    for (const address of ['169.254.169.254', '::ffff:169.254.169.254', '[fe80::1]', 'fd00:ec2::254', '100.100.100.200', '0.0.0.0', '224.0.0.1']) {
+    for (const address of [
+      '169.254.169.254',
+      '::ffff:169.254.169.254',
+      '[fe80::1]',
+      'fd00:ec2::254',
+      '100.100.100.200',
+      '0.0.0.0',
+      '224.0.0.1',
+    ]) {
       expect(outboundRefusal(address, { blockPrivate: false })).toMatch(/never calls/);
     }
   });
@@ -34,11 +42,19 @@ describe('outbound policy', () => {
   it('refuses at connect time, for addresses in the URL and for names that resolve to them', async () => {
     configureOutbound({ blockPrivate: false });
     expect(await (await outboundFetch(`http://127.0.0.1:${port}/`)).text()).toBe('pong');
-    await expect(outboundFetch('http://169.254.169.254/latest/meta-data/')).rejects.toThrow(expect.objectContaining({ cause: expect.objectContaining({ code: 'EOUTBOUND_BLOCKED' }) }));
+    await expect(outboundFetch('http://169.254.169.254/latest/meta-data/')).rejects.toThrow(
+      expect.objectContaining({ cause: expect.objectContaining({ code: 'EOUTBOUND_BLOCKED' }) }),
+    );
 
     configureOutbound({ blockPrivate: true });
-    await expect(outboundFetch(`http://127.0.0.1:${port}/`)).rejects.toThrow(expect.objectContaining({ cause: expect.objectContaining({ message: expect.stringContaining('OUTBOUND_BLOCK_PRIVATE') }) }));
-    await expect(outboundFetch(`http://localhost:${port}/`)).rejects.toThrow(expect.objectContaining({ cause: expect.objectContaining({ message: expect.stringContaining('localhost: ') }) }));
+    await expect(outboundFetch(`http://127.0.0.1:${port}/`)).rejects.toThrow(
+      expect.objectContaining({
+        cause: expect.objectContaining({ message: expect.stringContaining('OUTBOUND_BLOCK_PRIVATE') }),
+      }),
+    );
+    await expect(outboundFetch(`http://localhost:${port}/`)).rejects.toThrow(
+      expect.objectContaining({ cause: expect.objectContaining({ message: expect.stringContaining('localhost: ') }) }),
+    );
     configureOutbound({ blockPrivate: false });
     expect((await outboundFetch(`http://localhost:${port}/`)).status).toBe(200);
   });

@@ -45,8 +45,10 @@ export function outboundRefusal(address: string, p: OutboundPolicy = policy): st
   const normal = ip.toNormalizedString();
   const canonical = ip.kind() === 'ipv6' ? ipaddr.IPv6.parse(normal).toString() : normal;
   const range = ip.range();
-  if (METADATA_ADDRESSES.has(canonical) || ALWAYS_BLOCKED.has(range)) return `${address} is a ${METADATA_ADDRESSES.has(canonical) ? 'cloud metadata' : range} address; the service never calls one`;
-  if (p.blockPrivate && PRIVATE_RANGES.has(range)) return `${address} is a ${range} address and OUTBOUND_BLOCK_PRIVATE is on`;
+  if (METADATA_ADDRESSES.has(canonical) || ALWAYS_BLOCKED.has(range))
+    return `${address} is a ${METADATA_ADDRESSES.has(canonical) ? 'cloud metadata' : range} address; the service never calls one`;
+  if (p.blockPrivate && PRIVATE_RANGES.has(range))
+    return `${address} is a ${range} address and OUTBOUND_BLOCK_PRIVATE is on`;
   return null;
 }
 

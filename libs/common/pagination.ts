@@ -10,11 +10,19 @@ export const DEFAULT_PAGE_SIZE = 50;
 /** `?page=&page_size=` shared by every paged list; extend it with a list's own filters. */
 export class PageQueryDto {
   @ApiPropertyOptional({ minimum: 1, default: 1, description: '1-based page number' })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1_000_000)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
   page: number = 1;
 
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(MAX_PAGE_SIZE)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE_SIZE)
   page_size: number = DEFAULT_PAGE_SIZE;
 }
 

@@ -20,7 +20,10 @@ export class ProblemResponse {
   detail: string;
   @ApiProperty({ example: 'validation_failed', description: 'Stable machine-readable code; see docs/errors.md' })
   error_code: string;
-  @ApiPropertyOptional({ description: 'Correlates with the X-Request-Id header and the server logs', example: EXAMPLE_ID.request })
+  @ApiPropertyOptional({
+    description: 'Correlates with the X-Request-Id header and the server logs',
+    example: EXAMPLE_ID.request,
+  })
   request_id?: string;
   @ApiPropertyOptional({ type: [ProblemFieldError], description: 'Present on validation_failed' })
   errors?: ProblemFieldError[];

@@ -53,7 +53,10 @@ export class ProblemFilter implements ExceptionFilter {
 
   map(exception: unknown, req: Request): Mapped {
     if (exception instanceof DomainError) {
-      return { problem: buildProblem(exception.code, exception.detail, exception.extensions), headers: exception.headers };
+      return {
+        problem: buildProblem(exception.code, exception.detail, exception.extensions),
+        headers: exception.headers,
+      };
     }
     if (exception instanceof HttpException) return this.mapHttp(exception, req);
     const db = mapDatabaseError(exception);
@@ -70,14 +73,22 @@ export class ProblemFilter implements ExceptionFilter {
       const allowed = this.routes?.allowedMethods(path) ?? [];
       if (allowed.length > 0 && !allowed.includes(req.method)) {
         return {
-          problem: buildProblem(CommonErrors.method_not_allowed, `${req.method} is not allowed on ${path}; use ${allowed.join(', ')}`),
+          problem: buildProblem(
+            CommonErrors.method_not_allowed,
+            `${req.method} is not allowed on ${path}; use ${allowed.join(', ')}`,
+          ),
           headers: { Allow: allowed.join(', ') },
         };
       }
       return { problem: buildProblem(CommonErrors.route_not_found, `No operation answers ${req.method} ${path}`) };
     }
-    const code = CODE_FOR_STATUS[status] ?? (status >= 500 ? CommonErrors.internal_error : CommonErrors.validation_failed);
-    const detail = Array.isArray(message) ? message.join('; ') : typeof message === 'string' ? message : exception.message;
+    const code =
+      CODE_FOR_STATUS[status] ?? (status >= 500 ? CommonErrors.internal_error : CommonErrors.validation_failed);
+    const detail = Array.isArray(message)
+      ? message.join('; ')
+      : typeof message === 'string'
+        ? message
+        : exception.message;
     const problem = buildProblem(code, status >= 500 ? 'An unexpected error occurred' : detail);
     problem.status = status >= 500 ? problem.status : status;
     return { problem };
@@ -109,9 +120,14 @@ export function mapDatabaseError(exception: unknown): Mapped | undefined {
   if (
     (sqlState && PG_UNAVAILABLE.test(sqlState)) ||
     (sqlState && NETWORK_ERRORS.has(sqlState)) ||
-    /Connection terminated|connection timeout|Client has encountered a connection error|terminating connection|the database system is|timeout exceeded when trying to connect|not currently accepting connections/i.test(message)
+    /Connection terminated|connection timeout|Client has encountered a connection error|terminating connection|the database system is|timeout exceeded when trying to connect|not currently accepting connections/i.test(
+      message,
+    )
   ) {
-    return { problem: buildProblem(CommonErrors.service_unavailable, 'The database is not reachable; retry shortly'), headers: { 'Retry-After': '5' } };
+    return {
+      problem: buildProblem(CommonErrors.service_unavailable, 'The database is not reachable; retry shortly'),
+      headers: { 'Retry-After': '5' },
+    };
   }
   return undefined;
 }

@@ -20,7 +20,12 @@ export function problemType(code: string): string {
   return `/problems/${code.replace(/_/g, '-')}`;
 }
 
-export function buildProblem(code: string, detail: string, extensions: Record<string, unknown> = {}, instance?: string): Problem {
+export function buildProblem(
+  code: string,
+  detail: string,
+  extensions: Record<string, unknown> = {},
+  instance?: string,
+): Problem {
   const def = errorCodeDefinition(code);
   const status = def?.status ?? 500;
   return {

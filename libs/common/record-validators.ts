@@ -2,12 +2,28 @@ import { Type } from 'class-transformer';
 import { registerDecorator, ValidateNested, type ValidationArguments, type ValidationOptions } from 'class-validator';
 
 /** The OpenAPI schema of any JSON value (OpenAPI has no `any`: a oneOf of every JSON type). */
-export const ANY_JSON = { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'object', additionalProperties: true }, { type: 'array', items: {} }] };
+export const ANY_JSON = {
+  oneOf: [
+    { type: 'string' },
+    { type: 'number' },
+    { type: 'boolean' },
+    { type: 'object', additionalProperties: true },
+    { type: 'array', items: {} },
+  ],
+};
 /**
  * The same, null included. OpenAPI 3.0 has no null type and `nullable` needs a `type` beside it
  * (Spectral refuses an example otherwise), so null is the object alternative's.
  */
-export const ANY_JSON_OR_NULL = { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'object', additionalProperties: true, nullable: true }, { type: 'array', items: {} }] };
+export const ANY_JSON_OR_NULL = {
+  oneOf: [
+    { type: 'string' },
+    { type: 'number' },
+    { type: 'boolean' },
+    { type: 'object', additionalProperties: true, nullable: true },
+    { type: 'array', items: {} },
+  ],
+};
 
 /** A plain object whose values are all strings (headers, query parameters): at most `maxKeys` keys, names and values bounded. */
 export function IsStringRecord(maxKeys = 50, options?: ValidationOptions): PropertyDecorator {
@@ -16,12 +32,18 @@ export function IsStringRecord(maxKeys = 50, options?: ValidationOptions): Prope
       name: 'isStringRecord',
       target: target.constructor,
       propertyName: propertyName as string,
-      options: { message: `$property must be an object of at most ${maxKeys} string values (names up to 200, values up to 8000 characters)`, ...options },
+      options: {
+        message: `$property must be an object of at most ${maxKeys} string values (names up to 200, values up to 8000 characters)`,
+        ...options,
+      },
       validator: {
         validate(value: unknown) {
           if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
           const entries = Object.entries(value);
-          return entries.length <= maxKeys && entries.every(([k, v]) => k.length > 0 && k.length <= 200 && typeof v === 'string' && v.length <= 8000);
+          return (
+            entries.length <= maxKeys &&
+            entries.every(([k, v]) => k.length > 0 && k.length <= 200 && typeof v === 'string' && v.length <= 8000)
+          );
         },
       },
     });

@@ -9,8 +9,13 @@ export class RouteTable {
   static fromOpenApi(document: { paths: object }): RouteTable {
     const table = new RouteTable();
     for (const [path, item] of Object.entries(document.paths as Record<string, object>)) {
-      const methods = Object.keys(item).filter((m) => ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'].includes(m));
-      table.add(path, methods.map((m) => m.toUpperCase()));
+      const methods = Object.keys(item).filter((m) =>
+        ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'].includes(m),
+      );
+      table.add(
+        path,
+        methods.map((m) => m.toUpperCase()),
+      );
     }
     return table;
   }

@@ -32,7 +32,8 @@ export class UrlSigner {
   /** Throws 403 invalid_signature or url_expired unless the query signs this path and has not expired. */
   assertValid(path: string, rawQuery: Record<string, unknown>): void {
     const check = this.check(path, rawQuery);
-    if (check === 'invalid') throw new DomainError(CommonErrors.invalid_signature, 'The URL signature does not match; ask for a new URL');
+    if (check === 'invalid')
+      throw new DomainError(CommonErrors.invalid_signature, 'The URL signature does not match; ask for a new URL');
     if (check === 'expired') throw new DomainError(CommonErrors.url_expired, 'The URL has expired; ask for a new one');
   }
 
@@ -51,7 +52,9 @@ export class UrlSigner {
   }
 
   private mac(path: string, query: URLSearchParams): string {
-    return createHmac('sha256', this.config.keys.urlSigningKey).update(`GET\n${path}\n${query.toString()}`).digest('base64url');
+    return createHmac('sha256', this.config.keys.urlSigningKey)
+      .update(`GET\n${path}\n${query.toString()}`)
+      .digest('base64url');
   }
 
   private baseUrl(req: Request): string {

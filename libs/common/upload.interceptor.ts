@@ -41,9 +41,20 @@ export class FileUploadInterceptor implements NestInterceptor {
 
   private problem(err: unknown): unknown {
     if (err instanceof multer.MulterError) {
-      if (err.code === 'LIMIT_FILE_SIZE') return new DomainError(CommonErrors.payload_too_large, `The file exceeds UPLOAD_MAX_BYTES (${this.maxBytes} bytes)`, { limit_bytes: this.maxBytes });
-      if (err.code === 'LIMIT_UNEXPECTED_FILE') return new ValidationFailedError(`Unexpected file part "${err.field}"; send one file, in the part named "file"`, [{ field: err.field ?? 'file', message: 'unexpected file part' }]);
-      return new ValidationFailedError(`The multipart body is not acceptable: ${err.message}`, [{ field: err.field ?? 'body', message: err.message }]);
+      if (err.code === 'LIMIT_FILE_SIZE')
+        return new DomainError(
+          CommonErrors.payload_too_large,
+          `The file exceeds UPLOAD_MAX_BYTES (${this.maxBytes} bytes)`,
+          { limit_bytes: this.maxBytes },
+        );
+      if (err.code === 'LIMIT_UNEXPECTED_FILE')
+        return new ValidationFailedError(
+          `Unexpected file part "${err.field}"; send one file, in the part named "file"`,
+          [{ field: err.field ?? 'file', message: 'unexpected file part' }],
+        );
+      return new ValidationFailedError(`The multipart body is not acceptable: ${err.message}`, [
+        { field: err.field ?? 'body', message: err.message },
+      ]);
     }
     const message = (err as Error).message ?? String(err);
     return new ValidationFailedError(`The multipart body cannot be read: ${message}`, [{ field: 'body', message }]);

@@ -11,9 +11,10 @@ function flatten(errors: ValidationError[], prefix = ''): Array<{ field: string;
     }
     const own = Object.values(error.constraints ?? {}).map((message) => ({
       field,
-      message: message.startsWith('property ') && message.endsWith('should not exist')
-        ? `${field} is not accepted here`
-        : message,
+      message:
+        message.startsWith('property ') && message.endsWith('should not exist')
+          ? `${field} is not accepted here`
+          : message,
     }));
     return [...own, ...flatten(error.children ?? [], field)];
   });
@@ -34,7 +35,10 @@ export function createValidationPipe(): ValidationPipe {
     validationError: { target: false, value: true },
     exceptionFactory: (errors) => {
       const list = flatten(errors);
-      const detail = list.length === 1 ? list[0].message : `${list.length} fields are invalid: ${[...new Set(list.map((e) => e.field))].join(', ')}`;
+      const detail =
+        list.length === 1
+          ? list[0].message
+          : `${list.length} fields are invalid: ${[...new Set(list.map((e) => e.field))].join(', ')}`;
       return new ValidationFailedError(detail, list);
     },
   });

@@ -9,7 +9,13 @@ export function signWebhook(secret: string, body: string, timestamp: number = Ma
 }
 
 /** What a receiver does: recompute, compare in constant time, and refuse deliveries older than the tolerance. */
-export function verifyWebhook(secret: string, body: string, header: string, toleranceSeconds = 300, now: number = Math.floor(Date.now() / 1000)): boolean {
+export function verifyWebhook(
+  secret: string,
+  body: string,
+  header: string,
+  toleranceSeconds = 300,
+  now: number = Math.floor(Date.now() / 1000),
+): boolean {
   const parts = Object.fromEntries(header.split(',').map((p) => p.split('=', 2) as [string, string]));
   const t = Number(parts.t);
   if (!Number.isInteger(t) || !parts.v1 || Math.abs(now - t) > toleranceSeconds) return false;

@@ -74,7 +74,10 @@ export function resolveKeys(env: Environment): KeyMaterial {
   return {
     jwtSecret: env.JWT_SECRET ?? stored.jwt_secret,
     encryptionKey: Buffer.from(env.ENCRYPTION_KEY ?? stored.encryption_key, 'base64'),
-    previousEncryptionKeys: (env.ENCRYPTION_KEY_PREVIOUS ?? '').split(',').filter(Boolean).map((k) => Buffer.from(k, 'base64')),
+    previousEncryptionKeys: (env.ENCRYPTION_KEY_PREVIOUS ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((k) => Buffer.from(k, 'base64')),
     // Derived, so a configured JWT_SECRET is never used as-is for a second purpose.
     urlSigningKey: env.JWT_SECRET
       ? createHmac('sha256', env.JWT_SECRET).update('url-signing').digest()

@@ -55,13 +55,26 @@ describe('environment', () => {
         LOG_LEVEL: 'info',
       }),
     );
-    for (const unset of ['DATABASE_URL', 'REDIS_URL', 'ADMIN_PASSWORD', 'JWT_SECRET', 'ENCRYPTION_KEY', 'PUBLIC_BASE_URL'] as const) {
+    for (const unset of [
+      'DATABASE_URL',
+      'REDIS_URL',
+      'ADMIN_PASSWORD',
+      'JWT_SECRET',
+      'ENCRYPTION_KEY',
+      'PUBLIC_BASE_URL',
+    ] as const) {
       expect(env[unset]).toBeUndefined();
     }
   });
 
   it('converts numbers and booleans, and treats an empty value as unset', () => {
-    const env = loadEnvironment({ PORT: '8080', RUN_WORKERS: 'false', QUEUE_CONCURRENCY: ' 4 ', DATABASE_URL: '', LOG_LEVEL: 'debug' });
+    const env = loadEnvironment({
+      PORT: '8080',
+      RUN_WORKERS: 'false',
+      QUEUE_CONCURRENCY: ' 4 ',
+      DATABASE_URL: '',
+      LOG_LEVEL: 'debug',
+    });
     expect(env.PORT).toBe(8080);
     expect(env.RUN_WORKERS).toBe(false);
     expect(env.QUEUE_CONCURRENCY).toBe(4);
@@ -98,7 +111,20 @@ describe('environment', () => {
       HOST: '127.0.0.1',
     });
     expect(message).toMatch(/^Invalid configuration:/);
-    for (const name of ['PORT', 'DATABASE_URL', 'REDIS_URL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'JWT_SECRET', 'ENCRYPTION_KEY', 'BODY_LIMIT', 'RUN_WORKERS', 'LOG_LEVEL', 'PUBLIC_BASE_URL', 'DATABASE_POOL_SIZE']) {
+    for (const name of [
+      'PORT',
+      'DATABASE_URL',
+      'REDIS_URL',
+      'ADMIN_EMAIL',
+      'ADMIN_PASSWORD',
+      'JWT_SECRET',
+      'ENCRYPTION_KEY',
+      'BODY_LIMIT',
+      'RUN_WORKERS',
+      'LOG_LEVEL',
+      'PUBLIC_BASE_URL',
+      'DATABASE_POOL_SIZE',
+    ]) {
       expect(message).toMatch(new RegExp(`^  ${name}: `, 'm'));
     }
     expect(message).not.toMatch(/^ {2}HOST:/m);
@@ -114,13 +140,34 @@ describe('environment', () => {
   });
 
   it('takes TRUSTED_PROXIES as addresses, CIDR ranges or range names, each one express accepts', () => {
-    for (const value of ['loopback', '10.0.0.0/8, 192.168.1.7,fd00::/8 , ::1', 'linklocal,uniquelocal,172.16.0.0/12', '::ffff:10.0.0.1', '2001:db8::/32']) {
+    for (const value of [
+      'loopback',
+      '10.0.0.0/8, 192.168.1.7,fd00::/8 , ::1',
+      'linklocal,uniquelocal,172.16.0.0/12',
+      '::ffff:10.0.0.1',
+      '2001:db8::/32',
+    ]) {
       const env = loadEnvironment({ TRUSTED_PROXIES: value });
       expect(() => express().set('trust proxy', trustProxySetting(env.TRUSTED_PROXIES))).not.toThrow();
     }
     expect(trustProxySetting(loadEnvironment({}).TRUSTED_PROXIES)).toBe(false);
-    for (const value of ['10.0.0.300', '10.0.0.0/33', 'fd00::/129', 'everything', 'true', '2', '10.0.0.1,,10.0.0.2', 'fe80::1%eth0', '10.0.0.0/8/8', '0.0.0.0/0', '::/0']) {
-      expect([value, failure({ TRUSTED_PROXIES: value })]).toEqual([value, expect.stringMatching(/^ {2}TRUSTED_PROXIES: TRUSTED_PROXIES /m)]);
+    for (const value of [
+      '10.0.0.300',
+      '10.0.0.0/33',
+      'fd00::/129',
+      'everything',
+      'true',
+      '2',
+      '10.0.0.1,,10.0.0.2',
+      'fe80::1%eth0',
+      '10.0.0.0/8/8',
+      '0.0.0.0/0',
+      '::/0',
+    ]) {
+      expect([value, failure({ TRUSTED_PROXIES: value })]).toEqual([
+        value,
+        expect.stringMatching(/^ {2}TRUSTED_PROXIES: TRUSTED_PROXIES /m),
+      ]);
     }
   });
 
@@ -128,7 +175,9 @@ describe('environment', () => {
     const env = loadEnvironment({});
     expect(env.PASSWORD_HASH_CONCURRENCY).toBeGreaterThanOrEqual(2);
     expect(env.PASSWORD_HASH_QUEUE).toBeUndefined();
-    expect(loadEnvironment({ PASSWORD_HASH_CONCURRENCY: '3', PASSWORD_HASH_QUEUE: '0' })).toEqual(expect.objectContaining({ PASSWORD_HASH_CONCURRENCY: 3, PASSWORD_HASH_QUEUE: 0 }));
+    expect(loadEnvironment({ PASSWORD_HASH_CONCURRENCY: '3', PASSWORD_HASH_QUEUE: '0' })).toEqual(
+      expect.objectContaining({ PASSWORD_HASH_CONCURRENCY: 3, PASSWORD_HASH_QUEUE: 0 }),
+    );
     expect(failure({ PASSWORD_HASH_CONCURRENCY: '0' })).toMatch(/^ {2}PASSWORD_HASH_CONCURRENCY: /m);
     expect(failure({ PASSWORD_HASH_QUEUE: '-1' })).toMatch(/^ {2}PASSWORD_HASH_QUEUE: /m);
   });
@@ -178,7 +227,13 @@ describe('keys (resolveKeys)', () => {
     const dir = tempDir();
     try {
       const encryptionKey = randomBytes(32);
-      const keys = resolveKeys(loadEnvironment({ DATA_DIR: dir, JWT_SECRET: 's'.repeat(40), ENCRYPTION_KEY: encryptionKey.toString('base64') }));
+      const keys = resolveKeys(
+        loadEnvironment({
+          DATA_DIR: dir,
+          JWT_SECRET: 's'.repeat(40),
+          ENCRYPTION_KEY: encryptionKey.toString('base64'),
+        }),
+      );
       expect(keys.jwtSecret).toBe('s'.repeat(40));
       expect(keys.encryptionKey.equals(encryptionKey)).toBe(true);
       expect(existsSync(join(dir, 'keys.json'))).toBe(false);
@@ -204,7 +259,9 @@ describe('keys (resolveKeys)', () => {
     try {
       writeFileSync(join(dir, 'keys.json'), '{not json');
       expect(() => resolveKeys(loadEnvironment({ DATA_DIR: dir }))).toThrow(ConfigurationError);
-      expect(() => resolveKeys(loadEnvironment({ DATA_DIR: dir }))).toThrow(/^DATA_DIR: .*keys\.json is not valid JSON/);
+      expect(() => resolveKeys(loadEnvironment({ DATA_DIR: dir }))).toThrow(
+        /^DATA_DIR: .*keys\.json is not valid JSON/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -216,7 +273,11 @@ describe('keys (resolveKeys)', () => {
       const embedded = AppConfig.fromEnvironment({ DATA_DIR: dir });
       expect([embedded.embedded, embedded.queueDriver]).toEqual([true, 'in-process']);
       expect(embedded.dataDir).toBe(dir);
-      const scaled = AppConfig.fromEnvironment({ DATA_DIR: dir, DATABASE_URL: 'postgres://db/ews', REDIS_URL: 'redis://cache:6379' });
+      const scaled = AppConfig.fromEnvironment({
+        DATA_DIR: dir,
+        DATABASE_URL: 'postgres://db/ews',
+        REDIS_URL: 'redis://cache:6379',
+      });
       expect([scaled.embedded, scaled.queueDriver]).toEqual([false, 'bullmq']);
       expect(() => AppConfig.fromEnvironment({ DATA_DIR: dir, PORT: 'x' })).toThrow(/PORT/);
     } finally {

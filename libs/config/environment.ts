@@ -41,47 +41,81 @@ export function defaultHashConcurrency(): number {
  * process with a message naming each offending variable. docs/configuration.md is the reference.
  */
 export class Environment {
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   PORT: number = 3000;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   HOST: string = '0.0.0.0';
 
-  @IsOptional() @IsString() @MinLength(1)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
   DATA_DIR: string = './data';
 
-  @IsOptional() @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
   DATABASE_URL?: string;
 
-  @IsOptional() @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+  @IsOptional()
+  @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
   REDIS_URL?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100)
   DATABASE_POOL_SIZE: number = 10;
 
-  @IsOptional() @IsEmail()
+  @IsOptional()
+  @IsEmail()
   ADMIN_EMAIL: string = 'admin@example.com';
 
-  @IsOptional() @IsString() @MinLength(8, { message: 'ADMIN_PASSWORD must be at least 8 characters' })
+  @IsOptional()
+  @IsString()
+  @MinLength(8, { message: 'ADMIN_PASSWORD must be at least 8 characters' })
   ADMIN_PASSWORD?: string;
 
-  @IsOptional() @IsString() @MinLength(32, { message: 'JWT_SECRET must be at least 32 characters' })
+  @IsOptional()
+  @IsString()
+  @MinLength(32, { message: 'JWT_SECRET must be at least 32 characters' })
   JWT_SECRET?: string;
 
-  @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'ENCRYPTION_KEY must be 32 bytes, base64 encoded (44 characters)' })
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'ENCRYPTION_KEY must be 32 bytes, base64 encoded (44 characters)' })
   ENCRYPTION_KEY?: string;
 
   /** Earlier ENCRYPTION_KEYs, comma-separated: they still open secrets sealed with them until `npm run rotate-keys` re-seals those. */
-  @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=(,[A-Za-z0-9+/]{43}=)*$/, { message: 'ENCRYPTION_KEY_PREVIOUS must be a comma-separated list of 32-byte base64 keys' })
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9+/]{43}=(,[A-Za-z0-9+/]{43}=)*$/, {
+    message: 'ENCRYPTION_KEY_PREVIOUS must be a comma-separated list of 32-byte base64 keys',
+  })
   ENCRYPTION_KEY_PREVIOUS?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(60) @Max(7 * 24 * 3600)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(60)
+  @Max(7 * 24 * 3600)
   TOKEN_TTL_SECONDS: number = 3600;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   LOGIN_MAX_FAILURES: number = 5;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(24 * 3600)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(24 * 3600)
   LOGIN_LOCKOUT_SECONDS: number = 900;
 
   /**
@@ -89,118 +123,229 @@ export class Environment {
    * argon2's own (64 MiB, 3, 4), above OWASP's minimum (19 MiB, 2, 1). A stored hash carries the
    * parameters it was made with, so changing them never locks anyone out.
    */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1024) @Max(4 * 1024 * 1024)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(4 * 1024 * 1024)
   PASSWORD_HASH_MEMORY_KIB: number = 65536;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(32)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(32)
   PASSWORD_HASH_TIME_COST: number = 3;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(16)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(16)
   PASSWORD_HASH_PARALLELISM: number = 4;
 
   /** Password hashes and verifies (argon2id, 64 MiB each) computed at once in this process. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(64)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(64)
   PASSWORD_HASH_CONCURRENCY: number = defaultHashConcurrency();
 
   /** Anonymous callers (logins) that may wait for a hashing slot; beyond them, 429 auth_busy at once. Default: twice the concurrency. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(1000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1000)
   PASSWORD_HASH_QUEUE?: number;
 
   /** Proxies whose X-Forwarded-For (and -Proto, -Host) are believed: IPs, CIDR ranges, or loopback, linklocal, uniquelocal. Unset: none. */
   @IsOptional()
-  @ValidateBy({ name: 'trustedProxies', validator: { validate: (v) => typeof v === 'string' && !trustedProxiesProblem(v), defaultMessage: (a) => trustedProxiesProblem(String(a?.value)) ?? 'TRUSTED_PROXIES is invalid' } })
+  @ValidateBy({
+    name: 'trustedProxies',
+    validator: {
+      validate: (v) => typeof v === 'string' && !trustedProxiesProblem(v),
+      defaultMessage: (a) => trustedProxiesProblem(String(a?.value)) ?? 'TRUSTED_PROXIES is invalid',
+    },
+  })
   TRUSTED_PROXIES?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(24 * 90)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(24 * 90)
   INVITATION_TTL_HOURS: number = 168;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(24 * 60)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(24 * 60)
   RESET_TOKEN_TTL_MINUTES: number = 60;
 
   /** Server-Sent Events streams of run events (GET /runs/{id}/events/stream) open at once in this process; beyond it, 503 event_streams_exhausted. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(10_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
   RUN_EVENT_STREAMS_MAX: number = 200;
 
   /** Of those, how many one user (with any of their tokens and API keys) may hold; beyond it, 429 too_many_event_streams. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(10_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
   RUN_EVENT_STREAMS_PER_USER: number = 20;
 
   /** Seconds between the heartbeat comments of an idle run event stream (and its re-read of the events, in case a signal was lost). */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(300)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(300)
   RUN_EVENT_STREAM_HEARTBEAT_SECONDS: number = 15;
 
   /** On SIGTERM/SIGINT, how long requests in flight may finish before their connections are closed (docs/operations.md, Shutdown). */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(600)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(600)
   SHUTDOWN_GRACE_SECONDS: number = 10;
 
-  @IsOptional() @IsString() @Matches(/^\d+(b|kb|mb)$/i, { message: 'BODY_LIMIT must look like 1mb, 512kb or 1048576b' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^\d+(b|kb|mb)$/i, { message: 'BODY_LIMIT must look like 1mb, 512kb or 1048576b' })
   BODY_LIMIT: string = '1mb';
 
   /** Largest file POST /datasets/upload accepts, in bytes (default 1 GiB); larger is 413. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1024) @Max(64 * 1024 ** 3)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(64 * 1024 ** 3)
   UPLOAD_MAX_BYTES: number = 1024 ** 3;
 
   /** Largest OTLP/HTTP export body POST /v1/traces accepts once decompressed, in bytes (default 16 MiB); larger is 413. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(64 * 1024) @Max(1024 ** 3)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(64 * 1024)
+  @Max(1024 ** 3)
   OTLP_MAX_BYTES: number = 16 * 1024 ** 2;
 
   /** Port of the OTLP/gRPC trace receiver (TraceService/Export; OTLP's port is 4317), on HOST beside the HTTP port; unset: no gRPC receiver. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(65535)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(65535)
   OTLP_GRPC_PORT?: number;
 
   /** Spans acknowledged by POST /v1/traces and not yet landed, per dataset, beyond which exporters are told to retry later (429 with Retry-After). */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(100_000_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(100_000_000)
   OTLP_MAX_PENDING_SPANS: number = 200_000;
 
   /** Most rows one upload may hold (default 1,000,000); more is 413. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100_000_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100_000_000)
   UPLOAD_MAX_ROWS: number = 1_000_000;
 
   /** Lifetime of signed download URLs when the caller does not ask for one, in seconds. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(10) @Max(7 * 24 * 3600)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(7 * 24 * 3600)
   SIGNED_URL_TTL_SECONDS: number = 3600;
 
-  @IsOptional() @Transform(toBool) @IsBoolean()
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
   RUN_WORKERS: boolean = true;
 
   /** Refuse outbound calls (SUTs, judges, embeddings, custom ops, webhooks, trace sources) to loopback and private addresses too; link-local and cloud metadata addresses are always refused */
-  @IsOptional() @Transform(toBool) @IsBoolean()
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
   OUTBOUND_BLOCK_PRIVATE: boolean = false;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(64)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(64)
   QUEUE_CONCURRENCY: number = 2;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(5) @Max(3600)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(5)
+  @Max(3600)
   JOB_LEASE_SECONDS: number = 30;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100)
   JOB_MAX_ATTEMPTS: number = 3;
 
   /** First retry delay of a failed job; each further attempt doubles it (capped at 10 minutes). */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(600_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
   JOB_RETRY_DELAY_MS: number = 5000;
 
   /** How often an idle in-process worker looks for due jobs (enqueues in the same process wake it at once). */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(50) @Max(60_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(50)
+  @Max(60_000)
   QUEUE_POLL_INTERVAL_MS: number = 1000;
 
   /** Items of a run its worker reads at a time (conversations whole); the summary at the end reads four times as many lighter rows at a time. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(10) @Max(100_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(100_000)
   RUN_PAGE_SIZE: number = 500;
 
   /** On shutdown, how long running jobs may finish before their leases are released for another worker. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(600)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(600)
   QUEUE_SHUTDOWN_GRACE_SECONDS: number = 10;
 
   /** Redis key prefix of the BullMQ queue; processes sharing a prefix (and Redis) share the queue. */
-  @IsOptional() @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'QUEUE_PREFIX must be 1-64 of A-Z a-z 0-9 _ -' })
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'QUEUE_PREFIX must be 1-64 of A-Z a-z 0-9 _ -' })
   QUEUE_PREFIX: string = 'ews';
 
-  @IsOptional() @IsIn(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
+  @IsOptional()
+  @IsIn(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
   LOG_LEVEL: string = 'info';
 
   /** The address clients reach the service at (e.g. https://evals.example.com), used in invitation links and signed URLs; default: the request's own host. */
-  @IsOptional() @IsUrl({ require_tld: false, require_protocol: true })
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true })
   PUBLIC_BASE_URL?: string;
 }
 
@@ -210,7 +355,19 @@ export class ConfigurationError extends Error {}
 export function loadEnvironment(source: NodeJS.ProcessEnv = process.env): Environment {
   const known = Object.keys(new Environment());
   const raw: Record<string, string> = {};
-  for (const key of [...known, 'DATABASE_URL', 'REDIS_URL', 'ADMIN_PASSWORD', 'JWT_SECRET', 'ENCRYPTION_KEY', 'ENCRYPTION_KEY_PREVIOUS', 'PUBLIC_BASE_URL', 'PASSWORD_HASH_QUEUE', 'TRUSTED_PROXIES', 'OTLP_GRPC_PORT']) {
+  for (const key of [
+    ...known,
+    'DATABASE_URL',
+    'REDIS_URL',
+    'ADMIN_PASSWORD',
+    'JWT_SECRET',
+    'ENCRYPTION_KEY',
+    'ENCRYPTION_KEY_PREVIOUS',
+    'PUBLIC_BASE_URL',
+    'PASSWORD_HASH_QUEUE',
+    'TRUSTED_PROXIES',
+    'OTLP_GRPC_PORT',
+  ]) {
     const value = source[key];
     if (value !== undefined && value !== '') raw[key] = value;
   }

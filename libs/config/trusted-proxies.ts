@@ -15,7 +15,8 @@ function entryProblem(entry: string): string | undefined {
   if (prefix === undefined) return undefined;
   const bits = family === 4 ? 32 : 128;
   // A /0 would believe every client (express refuses it too).
-  if (!/^\d{1,3}$/.test(prefix) || Number(prefix) < 1 || Number(prefix) > bits) return `entry "${entry}" has a prefix length outside 1-${bits}`;
+  if (!/^\d{1,3}$/.test(prefix) || Number(prefix) < 1 || Number(prefix) > bits)
+    return `entry "${entry}" has a prefix length outside 1-${bits}`;
   return undefined;
 }
 

@@ -33,7 +33,9 @@ describe('SecretCipher', () => {
     expect(() => cipher.open({ ...sealed, authTag: randomBytes(16) }, 'ws:1/secret:1')).toThrow(SecretDecryptionError);
     expect(() => cipher.open(sealed, 'ws:2/secret:1')).toThrow(SecretDecryptionError);
     expect(() => new SecretCipher(config()).open(sealed, 'ws:1/secret:1')).toThrow(SecretDecryptionError);
-    expect(() => cipher.open({ ...sealed, keyId: 'k_0000000000000000' }, 'ws:1/secret:1')).toThrow(SecretDecryptionError);
+    expect(() => cipher.open({ ...sealed, keyId: 'k_0000000000000000' }, 'ws:1/secret:1')).toThrow(
+      SecretDecryptionError,
+    );
   });
 
   it('handles unicode and 64 KiB values', () => {

@@ -49,7 +49,10 @@ export class SecretCipher {
 
   open(sealed: Sealed, associatedData: string): string {
     const key = this.keys.get(sealed.keyId);
-    if (!key) throw new SecretDecryptionError(`sealed with key ${sealed.keyId}, which is neither ENCRYPTION_KEY nor in ENCRYPTION_KEY_PREVIOUS`);
+    if (!key)
+      throw new SecretDecryptionError(
+        `sealed with key ${sealed.keyId}, which is neither ENCRYPTION_KEY nor in ENCRYPTION_KEY_PREVIOUS`,
+      );
     try {
       const decipher = createDecipheriv('aes-256-gcm', key, sealed.iv);
       decipher.setAAD(Buffer.from(associatedData, 'utf8'));

@@ -3,7 +3,13 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { COPY_BINARY_HEADER, COPY_BINARY_TRAILER, CopyBinaryEncoder, type CopyType, type CopyValue } from './copy-binary.js';
+import {
+  COPY_BINARY_HEADER,
+  COPY_BINARY_TRAILER,
+  CopyBinaryEncoder,
+  type CopyType,
+  type CopyValue,
+} from './copy-binary.js';
 import type { OpenedDatabase } from './data-source.factory.js';
 import { OPENED_DATABASE } from './database.module.js';
 import { Db } from './unit-of-work.js';
@@ -36,7 +42,8 @@ export class BulkWriter {
   ) {}
 
   async append(table: string, columns: BulkColumn[], batches: AsyncIterable<BulkValue[][]>): Promise<number> {
-    if (!this.db.manager.queryRunner?.isTransactionActive) throw new Error(`BulkWriter.append(${table}) runs inside a unit of work (TransactionRunner.run)`);
+    if (!this.db.manager.queryRunner?.isTransactionActive)
+      throw new Error(`BulkWriter.append(${table}) runs inside a unit of work (TransactionRunner.run)`);
     const sql = `COPY ${table} (${columns.map((c) => `"${c.name}"`).join(', ')}) FROM`;
     const encoder = new CopyBinaryEncoder(columns.map((c) => c.type));
     let written = 0;
@@ -44,7 +51,9 @@ export class BulkWriter {
     if (pglite) {
       const flush = async () => {
         if (!encoder.bytes) return;
-        await pglite.query(`${sql} '/dev/blob' (FORMAT binary)`, [], { blob: new Blob([COPY_BINARY_HEADER, encoder.take(), COPY_BINARY_TRAILER]) });
+        await pglite.query(`${sql} '/dev/blob' (FORMAT binary)`, [], {
+          blob: new Blob([COPY_BINARY_HEADER, encoder.take(), COPY_BINARY_TRAILER]),
+        });
       };
       for await (const batch of batches) {
         for (const row of batch) encoder.row(row);

@@ -8,10 +8,12 @@ describe('CopyBinaryEncoder', () => {
     const out = encoder.take();
     const expected = Buffer.concat([
       Buffer.from([0, 5]),
-      Buffer.from([0, 0, 0, 16]), Buffer.from('0123456789abcdef0123456789abcdef', 'hex'),
+      Buffer.from([0, 0, 0, 16]),
+      Buffer.from('0123456789abcdef0123456789abcdef', 'hex'),
       Buffer.from([0, 0, 0, 4, 0xff, 0xff, 0xff, 0xfe]),
       Buffer.from([0, 0, 0, 8, 0xff, 0xff, 0xff, 0xfe, 0xff, 0xff, 0xff, 0xff]),
-      Buffer.from([0, 0, 0, 10, 1]), Buffer.from('{"é": 1}', 'utf8'),
+      Buffer.from([0, 0, 0, 10, 1]),
+      Buffer.from('{"é": 1}', 'utf8'),
       Buffer.from([0xff, 0xff, 0xff, 0xff]),
     ]);
     expect(out.equals(expected)).toBe(true);

@@ -28,7 +28,10 @@ export class CopyBinaryEncoder {
   private buf: Buffer;
   private at = 0;
 
-  constructor(private readonly types: CopyType[], initialBytes = 1 << 20) {
+  constructor(
+    private readonly types: CopyType[],
+    initialBytes = 1 << 20,
+  ) {
     this.buf = Buffer.allocUnsafe(initialBytes);
   }
 

@@ -84,7 +84,11 @@ export async function openDatabase(target: DatabaseTarget): Promise<OpenedDataba
     // A connection the server terminates can emit a second 'error' after TypeORM's query runner
     // has released it and removed its listener; unheard, that one would crash the process. Every
     // client keeps a listener of its own (the pool already discards broken clients).
-    const pool = (dataSource.driver as unknown as { master?: { on(event: 'connect', fn: (client: { on(event: 'error', fn: () => void): void }) => void): void } }).master;
+    const pool = (
+      dataSource.driver as unknown as {
+        master?: { on(event: 'connect', fn: (client: { on(event: 'error', fn: () => void): void }) => void): void };
+      }
+    ).master;
     pool?.on('connect', (client) => client.on('error', () => undefined));
     return {
       dataSource,
@@ -101,7 +105,11 @@ export async function openDatabase(target: DatabaseTarget): Promise<OpenedDataba
   let pglite: PGlite | undefined;
   try {
     pglite = await PGlite.create(pgDir, { extensions: { pgcrypto } });
-    const dataSource = await new DataSource({ ...baseOptions(target), poolSize: 1, extra: { ...createPgConfig(pglite) } } as DataSourceOptions).initialize();
+    const dataSource = await new DataSource({
+      ...baseOptions(target),
+      poolSize: 1,
+      extra: { ...createPgConfig(pglite) },
+    } as DataSourceOptions).initialize();
     const db = pglite;
     return {
       dataSource,

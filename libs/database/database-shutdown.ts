@@ -50,26 +50,35 @@ export class DatabaseShutdown {
   }
 
   private runners(): ConnectedRunner[] {
-    return this.dataSource.isInitialized ? [...(this.driver.connectedQueryRunners ?? [])].filter((r) => !r.isReleased) : [];
+    return this.dataSource.isInitialized
+      ? [...(this.driver.connectedQueryRunners ?? [])].filter((r) => !r.isReleased)
+      : [];
   }
 
   /** Connections checked out right now. */
   busy(): BusyConnection[] {
-    return this.runners().map((r) => ({ pid: this.config.embedded ? null : (r.databaseConnection?.processID ?? null) }));
+    return this.runners().map((r) => ({
+      pid: this.config.embedded ? null : (r.databaseConnection?.processID ?? null),
+    }));
   }
 
   /** Aborts the work of every checked-out connection (see the class). Returns how many there were. */
   async abortBusy(): Promise<number> {
     const runners = this.runners();
     if (!runners.length) return 0;
-    const pids = (list: ConnectedRunner[]) => list.map((r) => r.databaseConnection?.processID).filter((pid): pid is number => Number.isInteger(pid));
+    const pids = (list: ConnectedRunner[]) =>
+      list.map((r) => r.databaseConnection?.processID).filter((pid): pid is number => Number.isInteger(pid));
     // One connection of its own for cancelling and terminating: the pool's may all be taken.
     const admin = this.config.embedded ? null : await this.adminConnection();
     try {
       if (this.config.embedded) {
-        this.logger.warn(`shutdown: ${runners.length} database connection(s) still in use; waiting up to ${CANCEL_SETTLE_MS / 1000} s before rolling back`);
+        this.logger.warn(
+          `shutdown: ${runners.length} database connection(s) still in use; waiting up to ${CANCEL_SETTLE_MS / 1000} s before rolling back`,
+        );
       } else {
-        this.logger.warn(`shutdown: ${runners.length} database connection(s) still in use; cancelling their statements (server pids ${pids(runners).join(', ')})`);
+        this.logger.warn(
+          `shutdown: ${runners.length} database connection(s) still in use; cancelling their statements (server pids ${pids(runners).join(', ')})`,
+        );
         await this.signalBackends(admin, 'pg_cancel_backend', pids(runners));
       }
       await waitFor(() => runners.every((r) => r.isReleased), CANCEL_SETTLE_MS);
@@ -77,14 +86,19 @@ export class DatabaseShutdown {
       if (!stuck.length) return runners.length;
       if (this.config.embedded) {
         // Dropped without a rollback, the transaction would stay open for whoever gets the connection next.
-        for (const runner of stuck) await withTimeout(runner.databaseConnection!.query('ROLLBACK'), STEP_TIMEOUT_MS, 'rollback timed out').catch(() => undefined);
+        for (const runner of stuck)
+          await withTimeout(runner.databaseConnection!.query('ROLLBACK'), STEP_TIMEOUT_MS, 'rollback timed out').catch(
+            () => undefined,
+          );
       } else {
         await this.signalBackends(admin, 'pg_terminate_backend', pids(stuck));
       }
       const reason = new Error('the connection was closed at shutdown');
       for (const runner of stuck) {
         // With an error, the pool discards the connection instead of lending it to the next caller.
-        await (runner.releasePostgresConnection ? runner.releasePostgresConnection(reason) : runner.release()).catch(() => undefined);
+        await (runner.releasePostgresConnection ? runner.releasePostgresConnection(reason) : runner.release()).catch(
+          () => undefined,
+        );
       }
       this.logger.warn(`shutdown: closed ${stuck.length} database connection(s) that did not come back`);
       return runners.length;
@@ -96,23 +110,38 @@ export class DatabaseShutdown {
   /** A connection outside the pool, or null (logged) when the server does not take one in time. */
   private async adminConnection(): Promise<pg.Client | null> {
     const options = this.driver.master?.options ?? {};
-    const client = new pg.Client({ ...options, application_name: 'ews-shutdown', connectionTimeoutMillis: STEP_TIMEOUT_MS, query_timeout: STEP_TIMEOUT_MS });
+    const client = new pg.Client({
+      ...options,
+      application_name: 'ews-shutdown',
+      connectionTimeoutMillis: STEP_TIMEOUT_MS,
+      query_timeout: STEP_TIMEOUT_MS,
+    });
     client.on('error', () => undefined);
     try {
       await withTimeout(client.connect(), STEP_TIMEOUT_MS + 500, 'connect timed out');
       return client;
     } catch (err) {
-      this.logger.warn(`shutdown: no connection to cancel statements with (${(err as Error).message}); the connections are closed from this side`);
+      this.logger.warn(
+        `shutdown: no connection to cancel statements with (${(err as Error).message}); the connections are closed from this side`,
+      );
       void client.end().catch(() => undefined);
       return null;
     }
   }
 
   /** Sends `fn(pid)` (cancel or terminate) for these server processes. */
-  private async signalBackends(admin: pg.Client | null, fn: 'pg_cancel_backend' | 'pg_terminate_backend', pids: number[]): Promise<void> {
+  private async signalBackends(
+    admin: pg.Client | null,
+    fn: 'pg_cancel_backend' | 'pg_terminate_backend',
+    pids: number[],
+  ): Promise<void> {
     if (!admin || !pids.length) return;
     try {
-      await withTimeout(admin.query(`SELECT ${fn}(pid) FROM unnest($1::int[]) AS pid`, [pids]), STEP_TIMEOUT_MS + 500, `${fn} timed out`);
+      await withTimeout(
+        admin.query(`SELECT ${fn}(pid) FROM unnest($1::int[]) AS pid`, [pids]),
+        STEP_TIMEOUT_MS + 500,
+        `${fn} timed out`,
+      );
     } catch (err) {
       this.logger.warn(`shutdown: ${fn} failed (${(err as Error).message}); the connections are closed from this side`);
     }

@@ -84,7 +84,14 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [{ provide: OPENED_DATABASE, useValue: handle }, DatabaseLifecycle, TransactionRunner, Db, DatabaseShutdown, DatabaseNotifications],
+      providers: [
+        { provide: OPENED_DATABASE, useValue: handle },
+        DatabaseLifecycle,
+        TransactionRunner,
+        Db,
+        DatabaseShutdown,
+        DatabaseNotifications,
+      ],
       exports: [OPENED_DATABASE, TransactionRunner, Db, DatabaseShutdown, DatabaseNotifications],
     };
   }

@@ -1,6 +1,15 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataDirLockedError, lockDataDirectory, LOCK_STALE_AFTER_MS, type LockOwner } from './embedded-lock.js';
@@ -54,7 +63,14 @@ describe('DATA_DIR lock', () => {
     const dir = dataDir();
     const release = await lockDataDirectory(dir);
     const owner = JSON.parse(readFileSync(join(dir, '.lock'), 'utf8')) as LockOwner;
-    expect(owner).toEqual(expect.objectContaining({ pid: process.pid, start_time: procStartTime('self'), hostname: hostname(), token: expect.any(String) }));
+    expect(owner).toEqual(
+      expect.objectContaining({
+        pid: process.pid,
+        start_time: procStartTime('self'),
+        hostname: hostname(),
+        token: expect.any(String),
+      }),
+    );
     await release();
     expect(existsSync(join(dir, '.lock'))).toBe(false);
   });
@@ -64,7 +80,9 @@ describe('DATA_DIR lock', () => {
     const release = await lockDataDirectory(dir);
     try {
       await expect(lockDataDirectory(dir)).rejects.toThrow(DataDirLockedError);
-      await expect(lockDataDirectory(dir)).rejects.toThrow(`DATA_DIR: ${dir} is in use by another process of this service (pid ${process.pid} on ${hostname()}`);
+      await expect(lockDataDirectory(dir)).rejects.toThrow(
+        `DATA_DIR: ${dir} is in use by another process of this service (pid ${process.pid} on ${hostname()}`,
+      );
     } finally {
       await release();
     }
@@ -77,7 +95,9 @@ describe('DATA_DIR lock', () => {
       await new Promise((resolve) => sleeper.once('spawn', resolve));
       await new Promise((resolve) => setTimeout(resolve, 100));
       ownerFile(dir, { pid: sleeper.pid!, start_time: procStartTime(sleeper.pid!) });
-      await expect(lockDataDirectory(dir)).rejects.toThrow(`is in use by another process of this service (pid ${sleeper.pid}`);
+      await expect(lockDataDirectory(dir)).rejects.toThrow(
+        `is in use by another process of this service (pid ${sleeper.pid}`,
+      );
     } finally {
       sleeper.kill('SIGKILL');
     }
@@ -111,7 +131,11 @@ describe('DATA_DIR lock', () => {
       let zombie: number | undefined;
       for (let i = 0; i < 100 && !zombie; i++) {
         await new Promise((resolve) => setTimeout(resolve, 50));
-        const children = readFileSync(`/proc/${parent.pid}/task/${parent.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+        const children = readFileSync(`/proc/${parent.pid}/task/${parent.pid}/children`, 'utf8')
+          .trim()
+          .split(/\s+/)
+          .filter(Boolean)
+          .map(Number);
         zombie = children.find((pid) => readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '));
       }
       expect(zombie).toBeDefined();
@@ -129,8 +153,14 @@ describe('DATA_DIR lock', () => {
     const stale = dataDir();
     ownerFile(stale, { hostname: 'elsewhere', pid: 1 }, LOCK_STALE_AFTER_MS + 5_000);
     const { lines, logger } = messages();
-    await (await lockDataDirectory(stale, { logger }))();
-    expect(lines).toEqual([expect.stringMatching(/^DATA_DIR: removed a stale lock \(its owner \(pid 1 on elsewhere\) last refreshed it 2\d s ago\)$/)]);
+    await (
+      await lockDataDirectory(stale, { logger })
+    )();
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^DATA_DIR: removed a stale lock \(its owner \(pid 1 on elsewhere\) last refreshed it 2\d s ago\)$/,
+      ),
+    ]);
 
     const live = dataDir();
     ownerFile(live, { hostname: 'elsewhere', pid: 1 }, 1_000);
@@ -165,7 +195,9 @@ describe('DATA_DIR lock', () => {
       [0, 1, 2, 3].map(
         () =>
           new Promise<string>((resolve) => {
-            const child = spawn(process.execPath, ['--import', loader, '--input-type=module', '-e', script, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+            const child = spawn(process.execPath, ['--import', loader, '--input-type=module', '-e', script, dir], {
+              stdio: ['ignore', 'pipe', 'inherit'],
+            });
             let out = '';
             child.stdout.on('data', (chunk) => (out += chunk));
             child.once('exit', () => resolve(out));

@@ -1,5 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 
@@ -100,7 +111,8 @@ function readLock(path: string): FoundLock | null {
 }
 
 /** What can be told about a lock's owner from this process. */
-export type OwnerVerdict = { state: 'alive' } | { state: 'gone'; reason: string } | { state: 'unverifiable'; ageMs: number };
+export type OwnerVerdict =
+  { state: 'alive' } | { state: 'gone'; reason: string } | { state: 'unverifiable'; ageMs: number };
 
 /**
  * Whether the lock's owner still runs. On the same machine and pid namespace the owner's
@@ -110,17 +122,25 @@ export type OwnerVerdict = { state: 'alive' } | { state: 'gone'; reason: string 
  */
 export function judgeOwner(found: FoundLock, self: LockOwner, now = Date.now()): OwnerVerdict {
   const { owner } = found;
-  if (owner && owner.hostname === self.hostname && owner.boot_id === self.boot_id && owner.pid_namespace === self.pid_namespace) {
+  if (
+    owner &&
+    owner.hostname === self.hostname &&
+    owner.boot_id === self.boot_id &&
+    owner.pid_namespace === self.pid_namespace
+  ) {
     try {
       process.kill(owner.pid, 0);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ESRCH') return { state: 'gone', reason: `its owner (pid ${owner.pid}) is not running` };
+      if ((err as NodeJS.ErrnoException).code === 'ESRCH')
+        return { state: 'gone', reason: `its owner (pid ${owner.pid}) is not running` };
       // EPERM: the process exists (another user)
     }
     const stat = procStat(owner.pid);
-    if (stat && (stat.state === 'Z' || stat.state === 'X')) return { state: 'gone', reason: `its owner (pid ${owner.pid}) has exited` };
+    if (stat && (stat.state === 'Z' || stat.state === 'X'))
+      return { state: 'gone', reason: `its owner (pid ${owner.pid}) has exited` };
     if (!stat && procStat('self')) return { state: 'gone', reason: `its owner (pid ${owner.pid}) is not running` };
-    if (stat && owner.start_time && stat.startTime !== owner.start_time) return { state: 'gone', reason: `pid ${owner.pid} now belongs to another process` };
+    if (stat && owner.start_time && stat.startTime !== owner.start_time)
+      return { state: 'gone', reason: `pid ${owner.pid} now belongs to another process` };
     return { state: 'alive' };
   }
   const ageMs = now - found.mtimeMs;
@@ -202,7 +222,10 @@ async function removeStale(path: string, judged: FoundLock): Promise<boolean> {
   try {
     const now = readLock(path);
     if (!now) return true;
-    const same = judged.owner && now.owner ? now.owner.token === judged.owner.token : !judged.owner && !now.owner && now.ino === judged.ino;
+    const same =
+      judged.owner && now.owner
+        ? now.owner.token === judged.owner.token
+        : !judged.owner && !now.owner && now.ino === judged.ino;
     if (!same) return false;
     rmSync(path, { recursive: true, force: true });
     return true;
@@ -239,7 +262,10 @@ export async function lockDataDirectory(dir: string, options: LockOptions = {}):
     }
     if (verdict.state === 'alive' || attempt >= 5) throw new DataDirLockedError(lockedMessage(dir, found));
     if (verdict.state === 'gone' && (await removeStale(path, found))) {
-      options.logger?.warn({ data_dir: dir, previous_owner: found.owner }, `DATA_DIR: removed a stale lock (${verdict.reason})`);
+      options.logger?.warn(
+        { data_dir: dir, previous_owner: found.owner },
+        `DATA_DIR: removed a stale lock (${verdict.reason})`,
+      );
     }
   }
   return holdLock(path, owner, options);
@@ -250,7 +276,9 @@ function holdLock(path: string, owner: LockOwner, options: LockOptions): () => P
   const refresh = setInterval(() => {
     if (!stillOurs()) {
       clearInterval(refresh);
-      const err = new Error(`DATA_DIR lock ${path} was removed or taken over by another process; stopping before two processes write one database`);
+      const err = new Error(
+        `DATA_DIR lock ${path} was removed or taken over by another process; stopping before two processes write one database`,
+      );
       if (options.onCompromised) options.onCompromised(err);
       else throw err;
       return;

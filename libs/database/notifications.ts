@@ -104,7 +104,10 @@ export class DatabaseNotifications implements OnApplicationShutdown {
   }
 
   private async open(): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: this.config.env.DATABASE_URL, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    const client = new pg.Client({
+      connectionString: this.config.env.DATABASE_URL,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client));
     client.on('notification', (message) => this.deliver(message.channel, message.payload ?? ''));

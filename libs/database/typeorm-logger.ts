@@ -9,7 +9,10 @@ export class TypeOrmJsonLogger implements Logger {
 
   logQueryError(error: string | Error, query: string, parameters?: unknown[], _runner?: QueryRunner): void {
     // Parameters may hold secrets or personal data: log how many, not what.
-    this.logger.warn({ context: 'database', query: query.slice(0, 2000), parameter_count: parameters?.length ?? 0, err: error }, 'query failed');
+    this.logger.warn(
+      { context: 'database', query: query.slice(0, 2000), parameter_count: parameters?.length ?? 0, err: error },
+      'query failed',
+    );
   }
 
   logQuerySlow(time: number, query: string): void {

@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { DataSource, type EntityManager, type EntityTarget, type ObjectLiteral, type QueryRunner, type Repository } from 'typeorm';
+import {
+  DataSource,
+  type EntityManager,
+  type EntityTarget,
+  type ObjectLiteral,
+  type QueryRunner,
+  type Repository,
+} from 'typeorm';
 
 /**
  * The unit of work open in an async context. Mutable: when the work ends, `manager` is cleared,
@@ -36,7 +43,11 @@ function oneQueryAtATime(runner: QueryRunner | undefined): void {
   }) as QueryRunner['query'];
 }
 
-async function within<T>(manager: EntityManager | undefined, work: () => Promise<T>, afterCommit: Array<() => void> = []): Promise<T> {
+async function within<T>(
+  manager: EntityManager | undefined,
+  work: () => Promise<T>,
+  afterCommit: Array<() => void> = [],
+): Promise<T> {
   const store: UnitOfWorkScope = { manager, afterCommit };
   try {
     return await scope.run(store, work);
@@ -85,7 +96,8 @@ export class Db {
    * transaction-scoped advisory lock): check-then-insert rules with no unique index to lean on.
    */
   async lock(key: string): Promise<void> {
-    if (!this.inTransaction) throw new Error(`Db.lock(${key}) holds until the transaction ends: call it inside a unit of work`);
+    if (!this.inTransaction)
+      throw new Error(`Db.lock(${key}) holds until the transaction ends: call it inside a unit of work`);
     await this.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
   }
 
@@ -105,7 +117,9 @@ export class Db {
     // A query runner of the data source's, so that a shutdown sees the connection it holds (libs/database/database-shutdown.ts).
     const runner = this.dataSource.createQueryRunner();
     try {
-      const client = (await runner.connect()) as { query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: T[] }> };
+      const client = (await runner.connect()) as {
+        query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: T[] }>;
+      };
       return (await client.query({ name, text: sql, values: parameters })).rows;
     } finally {
       await runner.release();

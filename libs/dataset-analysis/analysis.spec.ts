@@ -7,7 +7,9 @@ import { analyzeTextColumn, textColumns, textProperties } from './text.js';
 
 describe('text analysis', () => {
   it('counts characters, words and cl100k tokens, detects languages and readability', () => {
-    expect(textProperties('hello world')).toEqual(expect.objectContaining({ chars: 11, words: 2, tokens: 2, language: null, empty: false, near_empty: true }));
+    expect(textProperties('hello world')).toEqual(
+      expect.objectContaining({ chars: 11, words: 2, tokens: 2, language: null, empty: false, near_empty: true }),
+    );
     const en = textProperties('The cat sat on the mat. It was a sunny and quiet afternoon in the garden.');
     expect(en).toEqual(expect.objectContaining({ words: 16, language: 'en', near_empty: false }));
     expect(en.flesch_reading_ease).toBeGreaterThan(80);
@@ -22,7 +24,12 @@ describe('text analysis', () => {
     expect(a).toEqual(expect.objectContaining({ rows: 4, empty_rate: 0.25, near_empty_rate: 0.25 }));
     expect(a.top_terms.slice(0, 1)).toEqual([{ term: 'reset', count: 2 }]);
     expect(a.words.summary).toEqual({ count: 4, mean: 3.25, median: 1, p90: 6, min: 0, max: 6 });
-    expect(textColumns([{ q: 'a question here', n: 3, tag: 'x' }, { q: 'another one', n: 4, tag: 'y' }])).toEqual(['q']);
+    expect(
+      textColumns([
+        { q: 'a question here', n: 3, tag: 'x' },
+        { q: 'another one', n: 4, tag: 'y' },
+      ]),
+    ).toEqual(['q']);
   });
 
   it('builds histograms and summaries', () => {
@@ -43,8 +50,16 @@ describe('annotation agreement', () => {
 
   it("gives Fleiss' kappa of the Wikipedia example (0.210)", () => {
     const rows = [
-      [0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
-      [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7],
+      [0, 0, 0, 0, 14],
+      [0, 2, 6, 4, 2],
+      [0, 0, 3, 5, 6],
+      [0, 3, 9, 2, 0],
+      [2, 2, 8, 1, 1],
+      [7, 7, 0, 0, 0],
+      [3, 2, 6, 3, 0],
+      [2, 5, 3, 2, 2],
+      [6, 5, 2, 1, 0],
+      [0, 2, 2, 3, 7],
     ].map((counts) => Object.fromEntries(counts.map((c, i) => [`c${i}`, c])));
     expect(fleissKappa(rows)).toBeCloseTo(0.21, 2);
   });
@@ -57,21 +72,55 @@ describe('annotation agreement', () => {
       { a: 'neg', b: 'neg', text: 'awful' },
     ];
     expect(labelColumns([...rows, ...rows])).toEqual(['a', 'b']);
-    const result = annotationAnalysis(rows, { labelColumns: ['a', 'b'], dimensions: { lang: ['en', 'en', 'fr', null] } });
-    expect(result.columns[0].distribution).toEqual([{ label: 'neg', count: 2, share: 0.5 }, { label: 'pos', count: 2, share: 0.5 }]);
+    const result = annotationAnalysis(rows, {
+      labelColumns: ['a', 'b'],
+      dimensions: { lang: ['en', 'en', 'fr', null] },
+    });
+    expect(result.columns[0].distribution).toEqual([
+      { label: 'neg', count: 2, share: 0.5 },
+      { label: 'pos', count: 2, share: 0.5 },
+    ]);
     expect(result.columns[0].by_dimension.lang.fr).toEqual([{ label: 'pos', count: 1, share: 1 }]);
-    expect(result.agreement).toEqual(expect.objectContaining({ method: 'cohen', kappa: 0.5, interpretation: 'moderate', rows: 4 }));
+    expect(result.agreement).toEqual(
+      expect.objectContaining({ method: 'cohen', kappa: 0.5, interpretation: 'moderate', rows: 4 }),
+    );
   });
 });
 
 describe('clustering', () => {
   // A surface-level embedder (character n-grams) separates topics by the words they share.
   const topics: Record<string, string[]> = {
-    cooking: ['cook the pasta recipe in the kitchen', 'a quick pasta recipe to cook at home', 'cook garlic for the pasta sauce recipe', 'the kitchen recipe needs pasta and garlic', 'how long to cook pasta for this recipe', 'cook a creamy pasta recipe with garlic', 'my favourite kitchen recipe is garlic pasta'],
-    football: ['the football team scored a goal in the match', 'a late goal won the football match', 'the team celebrated the goal after the match', 'football fans cheered the winning goal', 'the match ended with a football goal', 'our football team needs a goal this match', 'the goal decided the football match for the team'],
-    markets: ['stock market shares fell on earnings', 'investors sold shares as the stock market dropped', 'the stock market rallied and shares rose', 'shares of the company lifted the stock market', 'stock market investors bought shares today', 'earnings moved shares and the stock market', 'the stock market closed with shares higher'],
+    cooking: [
+      'cook the pasta recipe in the kitchen',
+      'a quick pasta recipe to cook at home',
+      'cook garlic for the pasta sauce recipe',
+      'the kitchen recipe needs pasta and garlic',
+      'how long to cook pasta for this recipe',
+      'cook a creamy pasta recipe with garlic',
+      'my favourite kitchen recipe is garlic pasta',
+    ],
+    football: [
+      'the football team scored a goal in the match',
+      'a late goal won the football match',
+      'the team celebrated the goal after the match',
+      'football fans cheered the winning goal',
+      'the match ended with a football goal',
+      'our football team needs a goal this match',
+      'the goal decided the football match for the team',
+    ],
+    markets: [
+      'stock market shares fell on earnings',
+      'investors sold shares as the stock market dropped',
+      'the stock market rallied and shares rose',
+      'shares of the company lifted the stock market',
+      'stock market investors bought shares today',
+      'earnings moved shares and the stock market',
+      'the stock market closed with shares higher',
+    ],
   };
-  const items = Object.entries(topics).flatMap(([topic, texts]) => texts.map((text, i) => ({ row_id: `${topic}-${i}`, text, topic })));
+  const items = Object.entries(topics).flatMap(([topic, texts]) =>
+    texts.map((text, i) => ({ row_id: `${topic}-${i}`, text, topic })),
+  );
   const vectors = items.map((i) => localEmbed(i.text));
 
   it('recovers known topics, names them by distinctive terms, and is the same for a seed', () => {

@@ -12,25 +12,32 @@ export function labelDistribution(labels: Label[]): LabelShare[] {
   const counts = new Map<string, number>();
   for (const l of labels) if (l !== null) counts.set(l, (counts.get(l) ?? 0) + 1);
   const total = [...counts.values()].reduce((s, c) => s + c, 0);
-  return [...counts.entries()].map(([label, count]) => ({ label, count, share: round(count / total) })).sort((a, b) => b.count - a.count || a.label.localeCompare(b.label));
+  return [...counts.entries()]
+    .map(([label, count]) => ({ label, count, share: round(count / total) }))
+    .sort((a, b) => b.count - a.count || a.label.localeCompare(b.label));
 }
 
 /** Cohen's kappa of two raters over the items both labelled; null with fewer than 2 such items or when chance agreement is total. */
 export function cohensKappa(a: Label[], b: Label[]): number | null {
-  const pairs = a.map((x, i) => [x, b[i]] as const).filter((p): p is readonly [string, string] => p[0] !== null && p[1] !== null);
+  const pairs = a
+    .map((x, i) => [x, b[i]] as const)
+    .filter((p): p is readonly [string, string] => p[0] !== null && p[1] !== null);
   if (pairs.length < 2) return null;
   const n = pairs.length;
   const observed = pairs.filter(([x, y]) => x === y).length / n;
   const labels = new Set(pairs.flat());
   let expected = 0;
-  for (const l of labels) expected += (pairs.filter(([x]) => x === l).length / n) * (pairs.filter(([, y]) => y === l).length / n);
+  for (const l of labels)
+    expected += (pairs.filter(([x]) => x === l).length / n) * (pairs.filter(([, y]) => y === l).length / n);
   return expected === 1 ? null : round((observed - expected) / (1 - expected));
 }
 
 /** Fleiss' kappa: items x category counts, every item rated by the same number of raters (items rated otherwise are left out). */
 export function fleissKappa(table: Array<Record<string, number>>): number | null {
   const raters = table.map((row) => Object.values(row).reduce((s, c) => s + c, 0));
-  const n = raters.filter((r) => r >= 2).sort((x, y) => raters.filter((r) => r === y).length - raters.filter((r) => r === x).length)[0];
+  const n = raters
+    .filter((r) => r >= 2)
+    .sort((x, y) => raters.filter((r) => r === y).length - raters.filter((r) => r === x).length)[0];
   if (!n) return null;
   const rows = table.filter((_, i) => raters[i] === n);
   const N = rows.length;
@@ -70,7 +77,13 @@ export function labelColumns(rows: Array<Record<string, unknown>>): string[] {
 }
 
 export interface AnnotationAnalysis {
-  columns: Array<{ column: string; labelled: number; missing_rate: number; distribution: LabelShare[]; by_dimension: Record<string, Record<string, LabelShare[]>> }>;
+  columns: Array<{
+    column: string;
+    labelled: number;
+    missing_rate: number;
+    distribution: LabelShare[];
+    by_dimension: Record<string, Record<string, LabelShare[]>>;
+  }>;
   agreement: {
     method: 'cohen' | 'fleiss' | null;
     kappa: number | null;
@@ -82,7 +95,10 @@ export interface AnnotationAnalysis {
 }
 
 /** Label distributions per column (overall and per dimension value) and the agreement of the columns as annotators of the same rows. */
-export function annotationAnalysis(rows: Array<Record<string, unknown>>, opts: { labelColumns: string[]; dimensions?: Record<string, Label[]> }): AnnotationAnalysis {
+export function annotationAnalysis(
+  rows: Array<Record<string, unknown>>,
+  opts: { labelColumns: string[]; dimensions?: Record<string, Label[]> },
+): AnnotationAnalysis {
   const labels = Object.fromEntries(opts.labelColumns.map((c) => [c, rows.map((r) => labelOf(r[c]))]));
   const columns = opts.labelColumns.map((column) => {
     const values = labels[column];
@@ -93,15 +109,36 @@ export function annotationAnalysis(rows: Array<Record<string, unknown>>, opts: {
           const key = d ?? '(none)';
           groups.set(key, [...(groups.get(key) ?? []), values[i]]);
         });
-        return [dimension, Object.fromEntries([...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([value, ls]) => [value, labelDistribution(ls)]))];
+        return [
+          dimension,
+          Object.fromEntries(
+            [...groups.entries()]
+              .sort(([a], [b]) => a.localeCompare(b))
+              .map(([value, ls]) => [value, labelDistribution(ls)]),
+          ),
+        ];
       }),
     );
     const labelled = values.filter((v) => v !== null).length;
-    return { column, labelled, missing_rate: rows.length ? round(1 - labelled / rows.length) : 0, distribution: labelDistribution(values), by_dimension };
+    return {
+      column,
+      labelled,
+      missing_rate: rows.length ? round(1 - labelled / rows.length) : 0,
+      distribution: labelDistribution(values),
+      by_dimension,
+    };
   });
   const pairwise: AnnotationAnalysis['agreement']['pairwise'] = [];
-  for (let i = 0; i < opts.labelColumns.length; i++) for (let j = i + 1; j < opts.labelColumns.length; j++) pairwise.push({ a: opts.labelColumns[i], b: opts.labelColumns[j], kappa: cohensKappa(labels[opts.labelColumns[i]], labels[opts.labelColumns[j]]) });
-  const complete = rows.map((_, i) => opts.labelColumns.map((c) => labels[c][i])).filter((ls): ls is string[] => ls.every((l) => l !== null));
+  for (let i = 0; i < opts.labelColumns.length; i++)
+    for (let j = i + 1; j < opts.labelColumns.length; j++)
+      pairwise.push({
+        a: opts.labelColumns[i],
+        b: opts.labelColumns[j],
+        kappa: cohensKappa(labels[opts.labelColumns[i]], labels[opts.labelColumns[j]]),
+      });
+  const complete = rows
+    .map((_, i) => opts.labelColumns.map((c) => labels[c][i]))
+    .filter((ls): ls is string[] => ls.every((l) => l !== null));
   let method: AnnotationAnalysis['agreement']['method'] = null;
   let kappa: number | null = null;
   if (opts.labelColumns.length === 2) {
@@ -109,7 +146,9 @@ export function annotationAnalysis(rows: Array<Record<string, unknown>>, opts: {
     kappa = pairwise[0].kappa;
   } else if (opts.labelColumns.length > 2) {
     method = 'fleiss';
-    kappa = fleissKappa(complete.map((ls) => ls.reduce<Record<string, number>>((acc, l) => ({ ...acc, [l]: (acc[l] ?? 0) + 1 }), {})));
+    kappa = fleissKappa(
+      complete.map((ls) => ls.reduce<Record<string, number>>((acc, l) => ({ ...acc, [l]: (acc[l] ?? 0) + 1 }), {})),
+    );
   }
   return { columns, agreement: { method, kappa, interpretation: interpret(kappa), rows: complete.length, pairwise } };
 }

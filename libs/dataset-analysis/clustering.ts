@@ -22,11 +22,15 @@ export function reduce(vectors: ArrayLike<number>[], dims: number, seed: number)
   const random = seededRandom(seed ^ 0x9e3779b9);
   const gauss = () => sqrt(-2 * log(random() || 1e-12)) * Math.cos(2 * Math.PI * random());
   const matrix = Array.from({ length: dims }, () => Float64Array.from({ length: width }, gauss));
-  return vectors.map((v) => unit(matrix.map((row) => {
-    let s = 0;
-    for (let i = 0; i < width; i++) s += row[i] * v[i];
-    return s;
-  })));
+  return vectors.map((v) =>
+    unit(
+      matrix.map((row) => {
+        let s = 0;
+        for (let i = 0; i < width; i++) s += row[i] * v[i];
+        return s;
+      }),
+    ),
+  );
 }
 
 function unit(v: number[]): number[] {
@@ -41,7 +45,13 @@ function dot(a: number[], b: number[]): number {
 }
 
 /** Mean silhouette (cosine distance) over a deterministic sample of at most `sample` points. */
-export function silhouette(points: number[][], assignments: number[], k: number, sample = 1000, seed = 1): number | null {
+export function silhouette(
+  points: number[][],
+  assignments: number[],
+  k: number,
+  sample = 1000,
+  seed = 1,
+): number | null {
   if (k < 2) return null;
   const n = points.length;
   const random = seededRandom(seed);
@@ -77,7 +87,10 @@ function sampleOf(points: number[][], size: number, seed: number): number[][] {
     const j = i + floor(random() * (indexes.length - i));
     [indexes[i], indexes[j]] = [indexes[j], indexes[i]];
   }
-  return indexes.slice(0, size).sort((a, b) => a - b).map((i) => points[i]);
+  return indexes
+    .slice(0, size)
+    .sort((a, b) => a - b)
+    .map((i) => points[i]);
 }
 
 export interface KMeansResult {
@@ -91,10 +104,22 @@ export interface KMeansResult {
 /** k-means++ (seeded); without `k`, every k from 2 to kMax is tried and the best mean silhouette wins. */
 export function clusterPoints(points: number[][], opts: { seed: number; k?: number; kMax?: number }): KMeansResult {
   const n = points.length;
-  if (n < 3) return { k: 1, silhouette: null, assignments: points.map(() => 0), centroids: points.length ? [points[0]] : [], candidates: [] };
+  if (n < 3)
+    return {
+      k: 1,
+      silhouette: null,
+      assignments: points.map(() => 0),
+      centroids: points.length ? [points[0]] : [],
+      candidates: [],
+    };
   const run = (k: number) => {
     const result = kmeans(points, k, { seed: opts.seed, initialization: 'kmeans++', maxIterations: 100 });
-    return { k, assignments: result.clusters, centroids: result.centroids, silhouette: silhouette(points, result.clusters, k, 1000, opts.seed) };
+    return {
+      k,
+      assignments: result.clusters,
+      centroids: result.centroids,
+      silhouette: silhouette(points, result.clusters, k, 1000, opts.seed),
+    };
   };
   if (opts.k) {
     const chosen = run(min(opts.k, n));
@@ -145,7 +170,9 @@ export function project2d(points: number[][], seed: number): Array<[number, numb
 }
 
 const STOPWORDS = new Set(
-  'a about above after again against all am an and any are as at be because been before being below between both but by can could did do does doing down during each few for from further had has have having he her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours ourselves out over own same she should so some such than that the their theirs them themselves then there these they this those through to too under until up very was we were what when where which while who whom why will with would you your yours yourself yourselves'.split(' '),
+  'a about above after again against all am an and any are as at be because been before being below between both but by can could did do does doing down during each few for from further had has have having he her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours ourselves out over own same she should so some such than that the their theirs them themselves then there these they this those through to too under until up very was we were what when where which while who whom why will with would you your yours yourself yourselves'.split(
+    ' ',
+  ),
 );
 
 /** Lower-case words of two or more letters or digits, without common English stopwords. */
@@ -154,7 +181,12 @@ export function terms(text: string): string[] {
 }
 
 /** Class-based TF-IDF (as BERTopic names topics): a term weighs tf_in_cluster x log(1 + A / tf_overall), A the mean words per cluster. */
-export function clusterTerms(texts: string[], assignments: number[], k: number, top = 10): Array<Array<{ term: string; weight: number }>> {
+export function clusterTerms(
+  texts: string[],
+  assignments: number[],
+  k: number,
+  top = 10,
+): Array<Array<{ term: string; weight: number }>> {
   const perCluster = Array.from({ length: k }, () => new Map<string, number>());
   const overall = new Map<string, number>();
   const words = new Array<number>(k).fill(0);
@@ -184,7 +216,13 @@ export interface ClusterResult {
   method: 'kmeans';
   projection: 'pca';
   candidates: Array<{ k: number; silhouette: number | null }>;
-  clusters: Array<{ id: number; size: number; name: string; terms: Array<{ term: string; weight: number }>; exemplar_row_ids: string[] }>;
+  clusters: Array<{
+    id: number;
+    size: number;
+    name: string;
+    terms: Array<{ term: string; weight: number }>;
+    exemplar_row_ids: string[];
+  }>;
   points: Array<{ row_id: string; cluster: number; x: number; y: number }>;
 }
 
@@ -193,18 +231,32 @@ export interface ClusterResult {
  * dimensions, k-means++ with k by silhouette (or given), clusters by size (largest is 0), named by
  * their three most distinctive terms, exemplars nearest each centroid. The same seed gives the same result.
  */
-export function clusterTexts(items: Array<{ row_id: string; text: string }>, vectors: ArrayLike<number>[], opts: { seed: number; k?: number; kMax?: number; exemplars?: number }): ClusterResult {
-  if (!items.length) return { k: 0, silhouette: null, method: 'kmeans', projection: 'pca', candidates: [], clusters: [], points: [] };
+export function clusterTexts(
+  items: Array<{ row_id: string; text: string }>,
+  vectors: ArrayLike<number>[],
+  opts: { seed: number; k?: number; kMax?: number; exemplars?: number },
+): ClusterResult {
+  if (!items.length)
+    return { k: 0, silhouette: null, method: 'kmeans', projection: 'pca', candidates: [], clusters: [], points: [] };
   // Wide vectors of many rows are projected down first; small sets keep every dimension.
-  const points = vectors.length > REDUCE_ABOVE_ROWS ? reduce(vectors, REDUCED_DIMENSIONS, opts.seed) : vectors.map((v) => unit(Array.from(v)));
+  const points =
+    vectors.length > REDUCE_ABOVE_ROWS
+      ? reduce(vectors, REDUCED_DIMENSIONS, opts.seed)
+      : vectors.map((v) => unit(Array.from(v)));
   const found = clusterPoints(points, opts);
   const sizes = new Array<number>(found.k).fill(0);
   for (const a of found.assignments) sizes[a]++;
-  const order = sizes.map((size, c) => ({ size, c, first: found.assignments.indexOf(c) })).sort((a, b) => b.size - a.size || a.first - b.first);
+  const order = sizes
+    .map((size, c) => ({ size, c, first: found.assignments.indexOf(c) }))
+    .sort((a, b) => b.size - a.size || a.first - b.first);
   const renumber = new Map(order.map((o, i) => [o.c, i]));
   const assignments = found.assignments.map((a) => renumber.get(a)!);
   const centroids = order.map((o) => unit(found.centroids[o.c] ?? points[0]));
-  const named = clusterTerms(items.map((i) => i.text), assignments, found.k);
+  const named = clusterTerms(
+    items.map((i) => i.text),
+    assignments,
+    found.k,
+  );
   const coords = project2d(points, opts.seed);
   return {
     k: found.k,
@@ -215,7 +267,10 @@ export function clusterTexts(items: Array<{ row_id: string; text: string }>, vec
     clusters: order.map((o, id) => ({
       id,
       size: o.size,
-      name: named[id].slice(0, 3).map((t) => t.term).join(' · '),
+      name: named[id]
+        .slice(0, 3)
+        .map((t) => t.term)
+        .join(' · '),
       terms: named[id],
       exemplar_row_ids: assignments
         .map((a, i) => ({ a, i, sim: a === id ? dot(points[i], centroids[id]) : -Infinity }))
@@ -224,6 +279,11 @@ export function clusterTexts(items: Array<{ row_id: string; text: string }>, vec
         .slice(0, opts.exemplars ?? 3)
         .map((x) => items[x.i].row_id),
     })),
-    points: items.map((item, i) => ({ row_id: item.row_id, cluster: assignments[i], x: coords[i][0], y: coords[i][1] })),
+    points: items.map((item, i) => ({
+      row_id: item.row_id,
+      cluster: assignments[i],
+      x: coords[i][0],
+      y: coords[i][1],
+    })),
   };
 }

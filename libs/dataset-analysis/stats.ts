@@ -25,7 +25,14 @@ export function summary(values: number[]): Summary {
   if (!values.length) return { count: 0, mean: null, median: null, p90: null, min: null, max: null };
   const sorted = [...values].sort((a, b) => a - b);
   const total = sorted.reduce((s, v) => s + v, 0);
-  return { count: sorted.length, mean: round(total / sorted.length), median: rank(sorted, 0.5), p90: rank(sorted, 0.9), min: sorted[0], max: sorted[sorted.length - 1] };
+  return {
+    count: sorted.length,
+    mean: round(total / sorted.length),
+    median: rank(sorted, 0.5),
+    p90: rank(sorted, 0.9),
+    min: sorted[0],
+    max: sorted[sorted.length - 1],
+  };
 }
 
 export function histogram(values: number[], bins = 10): Histogram {

@@ -69,15 +69,23 @@ export interface TextColumnAnalysis {
 }
 
 /** One text column: length distributions, languages, vocabulary, top terms (stopwords of its languages removed), readability, empty rates. */
-export function analyzeTextColumn(column: string, values: unknown[], props: TextProperties[] = values.map(textProperties), topTerms = 20): TextColumnAnalysis {
+export function analyzeTextColumn(
+  column: string,
+  values: unknown[],
+  props: TextProperties[] = values.map(textProperties),
+  topTerms = 20,
+): TextColumnAnalysis {
   const n = values.length;
   const dist = (xs: number[]) => ({ summary: summary(xs), histogram: histogram(xs) });
   const languages = new Map<string, number>();
   for (const p of props) if (p.language) languages.set(p.language, (languages.get(p.language) ?? 0) + 1);
-  const langList = [...languages.entries()].map(([language, count]) => ({ language, count, share: round(count / n) })).sort((a, b) => b.count - a.count || a.language.localeCompare(b.language));
+  const langList = [...languages.entries()]
+    .map(([language, count]) => ({ language, count, share: round(count / n) }))
+    .sort((a, b) => b.count - a.count || a.language.localeCompare(b.language));
   const stop = new Set(['en', ...langList.map((l) => l.language)].flatMap((l) => STOPWORDS[l] ?? []));
   const vocabulary = new Map<string, number>();
-  for (const v of values) for (const word of asText(v).toLowerCase().match(WORD) ?? []) vocabulary.set(word, (vocabulary.get(word) ?? 0) + 1);
+  for (const v of values)
+    for (const word of asText(v).toLowerCase().match(WORD) ?? []) vocabulary.set(word, (vocabulary.get(word) ?? 0) + 1);
   const candidates = removeStopwords([...vocabulary.keys()], [...stop]).filter((w) => w.length > 1 && !/^\d+$/.test(w));
   return {
     column,
@@ -90,7 +98,10 @@ export function analyzeTextColumn(column: string, values: unknown[], props: Text
     flesch_reading_ease: dist(props.flatMap((p) => (p.flesch_reading_ease === null ? [] : [p.flesch_reading_ease]))),
     languages: langList,
     vocabulary_size: vocabulary.size,
-    top_terms: candidates.map((term) => ({ term, count: vocabulary.get(term)! })).sort((a, b) => b.count - a.count || a.term.localeCompare(b.term)).slice(0, topTerms),
+    top_terms: candidates
+      .map((term) => ({ term, count: vocabulary.get(term)! }))
+      .sort((a, b) => b.count - a.count || a.term.localeCompare(b.term))
+      .slice(0, topTerms),
   };
 }
 
@@ -100,6 +111,10 @@ export function textColumns(rows: Array<Record<string, unknown>>): string[] {
   return columns.filter((c) => {
     const present = rows.map((r) => r[c]).filter((v) => v !== undefined && v !== null);
     const strings = present.filter((v): v is string => typeof v === 'string');
-    return strings.length > 0 && strings.length >= present.length / 2 && strings.reduce((s, v) => s + v.length, 0) / strings.length >= 3;
+    return (
+      strings.length > 0 &&
+      strings.length >= present.length / 2 &&
+      strings.reduce((s, v) => s + v.length, 0) / strings.length >= 3
+    );
   });
 }

@@ -50,7 +50,10 @@ export class MetricParamsError extends Error {
   }
 }
 
-const threshold = { type: 'number', description: 'Pass when the score is at least this (at most, for latency, cost and length)' };
+const threshold = {
+  type: 'number',
+  description: 'Pass when the score is at least this (at most, for latency, cost and length)',
+};
 const textOptions = {
   case_sensitive: { type: 'boolean', default: false },
   normalize_whitespace: { type: 'boolean', default: true },
@@ -64,13 +67,16 @@ function normalize(text: string, params: Record<string, unknown>): string {
 }
 
 function needOutput(input: MetricInput): string | MetricResult {
-  return input.output === null || input.output === undefined ? { score: null, error: 'the output is missing (the call failed or returned nothing)' } : input.output;
+  return input.output === null || input.output === undefined
+    ? { score: null, error: 'the output is missing (the call failed or returned nothing)' }
+    : input.output;
 }
 
 function needPair(input: MetricInput): [string, string] | MetricResult {
   const output = needOutput(input);
   if (typeof output !== 'string') return output;
-  if (input.expected_output === null || input.expected_output === undefined) return { score: null, error: 'the row has no expected output (map expected_output)' };
+  if (input.expected_output === null || input.expected_output === undefined)
+    return { score: null, error: 'the row has no expected output (map expected_output)' };
   return [output, input.expected_output];
 }
 
@@ -104,12 +110,17 @@ export const DETERMINISTIC_METRICS: readonly DeterministicMetric[] = [
     name: 'contains',
     description: 'The output contains the expected output (or `substring`)',
     better: 'higher',
-    paramsSchema: { type: 'object', properties: { ...textOptions, substring: { type: 'string', minLength: 1, maxLength: 10000 }, threshold }, additionalProperties: false },
+    paramsSchema: {
+      type: 'object',
+      properties: { ...textOptions, substring: { type: 'string', minLength: 1, maxLength: 10000 }, threshold },
+      additionalProperties: false,
+    },
     compute(input, params) {
       const output = needOutput(input);
       if (typeof output !== 'string') return output;
       const needle = (params.substring as string | undefined) ?? input.expected_output;
-      if (needle === null || needle === undefined) return { score: null, error: 'no substring given and the row has no expected output' };
+      if (needle === null || needle === undefined)
+        return { score: null, error: 'no substring given and the row has no expected output' };
       return { score: normalize(output, params).includes(normalize(needle, params)) ? 1 : 0 };
     },
   },
@@ -119,7 +130,11 @@ export const DETERMINISTIC_METRICS: readonly DeterministicMetric[] = [
     better: 'higher',
     paramsSchema: {
       type: 'object',
-      properties: { pattern: { type: 'string', minLength: 1, maxLength: MAX_REGEX_LENGTH }, case_sensitive: { type: 'boolean', default: true }, threshold },
+      properties: {
+        pattern: { type: 'string', minLength: 1, maxLength: MAX_REGEX_LENGTH },
+        case_sensitive: { type: 'boolean', default: true },
+        threshold,
+      },
       required: ['pattern'],
       additionalProperties: false,
     },
@@ -134,7 +149,11 @@ export const DETERMINISTIC_METRICS: readonly DeterministicMetric[] = [
     name: 'json_valid',
     description: 'The output parses as JSON (with `extract_code_block`, the first ```json block in it)',
     better: 'higher',
-    paramsSchema: { type: 'object', properties: { extract_code_block: { type: 'boolean', default: false }, threshold }, additionalProperties: false },
+    paramsSchema: {
+      type: 'object',
+      properties: { extract_code_block: { type: 'boolean', default: false }, threshold },
+      additionalProperties: false,
+    },
     compute(input, params) {
       const output = needOutput(input);
       if (typeof output !== 'string') return output;
@@ -146,7 +165,12 @@ export const DETERMINISTIC_METRICS: readonly DeterministicMetric[] = [
     name: 'json_schema',
     description: 'The output is JSON valid against `schema` (JSON Schema draft 2020-12 subset Ajv supports)',
     better: 'higher',
-    paramsSchema: { type: 'object', properties: { schema: { type: 'object' }, extract_code_block: { type: 'boolean', default: false }, threshold }, required: ['schema'], additionalProperties: false },
+    paramsSchema: {
+      type: 'object',
+      properties: { schema: { type: 'object' }, extract_code_block: { type: 'boolean', default: false }, threshold },
+      required: ['schema'],
+      additionalProperties: false,
+    },
     compute(input, params) {
       const output = needOutput(input);
       if (typeof output !== 'string') return output;
@@ -158,7 +182,14 @@ export const DETERMINISTIC_METRICS: readonly DeterministicMetric[] = [
         validate = ajv.compile(params.schema as object);
         schemaCache.set(key, validate);
       }
-      return validate(parsed.value) ? { score: 1 } : { score: 0, detail: { violations: (validate.errors ?? []).slice(0, 20).map((e) => `${e.instancePath || '/'} ${e.message}`) } };
+      return validate(parsed.value)
+        ? { score: 1 }
+        : {
+            score: 0,
+            detail: {
+              violations: (validate.errors ?? []).slice(0, 20).map((e) => `${e.instancePath || '/'} ${e.message}`),
+            },
+          };
     },
   },
   {
@@ -191,7 +222,11 @@ export const DETERMINISTIC_METRICS: readonly DeterministicMetric[] = [
     name: 'bleu',
     description: 'Sentence BLEU-4 of the output against the expected output (brevity penalty, smoothing method 1)',
     better: 'higher',
-    paramsSchema: { type: 'object', properties: { max_n: { type: 'integer', minimum: 1, maximum: 4, default: 4 }, threshold }, additionalProperties: false },
+    paramsSchema: {
+      type: 'object',
+      properties: { max_n: { type: 'integer', minimum: 1, maximum: 4, default: 4 }, threshold },
+      additionalProperties: false,
+    },
     compute(input, params) {
       const pair = needPair(input);
       if (!Array.isArray(pair)) return pair;
@@ -213,9 +248,14 @@ export const DETERMINISTIC_METRICS: readonly DeterministicMetric[] = [
   },
   {
     name: 'embedding_similarity',
-    description: 'Cosine similarity of output and expected output under the local embedder (character n-grams); clipped at 0',
+    description:
+      'Cosine similarity of output and expected output under the local embedder (character n-grams); clipped at 0',
     better: 'higher',
-    paramsSchema: { type: 'object', properties: { dimensions: { type: 'integer', minimum: 16, maximum: 8192, default: 512 }, threshold }, additionalProperties: false },
+    paramsSchema: {
+      type: 'object',
+      properties: { dimensions: { type: 'integer', minimum: 16, maximum: 8192, default: 512 }, threshold },
+      additionalProperties: false,
+    },
     compute(input, params) {
       const pair = needPair(input);
       if (!Array.isArray(pair)) return pair;
@@ -229,7 +269,9 @@ export const DETERMINISTIC_METRICS: readonly DeterministicMetric[] = [
     better: 'lower',
     paramsSchema: { type: 'object', properties: { threshold }, additionalProperties: false },
     compute(input) {
-      return typeof input.latency_ms === 'number' ? { score: input.latency_ms } : { score: null, error: 'no latency was recorded' };
+      return typeof input.latency_ms === 'number'
+        ? { score: input.latency_ms }
+        : { score: null, error: 'no latency was recorded' };
     },
   },
   {
@@ -238,7 +280,11 @@ export const DETERMINISTIC_METRICS: readonly DeterministicMetric[] = [
     better: 'lower',
     paramsSchema: {
       type: 'object',
-      properties: { prompt_price_per_1k: { type: 'number', minimum: 0 }, completion_price_per_1k: { type: 'number', minimum: 0 }, threshold },
+      properties: {
+        prompt_price_per_1k: { type: 'number', minimum: 0 },
+        completion_price_per_1k: { type: 'number', minimum: 0 },
+        threshold,
+      },
       additionalProperties: false,
     },
     compute(input, params) {
@@ -248,15 +294,23 @@ export const DETERMINISTIC_METRICS: readonly DeterministicMetric[] = [
         return { score: null, error: 'no reported cost, and no token usage with prices to compute one' };
       }
       const prompt = ((usage.prompt_tokens ?? 0) * ((params.prompt_price_per_1k as number | undefined) ?? 0)) / 1000;
-      const completion = ((usage.completion_tokens ?? 0) * ((params.completion_price_per_1k as number | undefined) ?? 0)) / 1000;
-      return { score: prompt + completion, detail: { source: 'tokens', prompt_usd: prompt, completion_usd: completion } };
+      const completion =
+        ((usage.completion_tokens ?? 0) * ((params.completion_price_per_1k as number | undefined) ?? 0)) / 1000;
+      return {
+        score: prompt + completion,
+        detail: { source: 'tokens', prompt_usd: prompt, completion_usd: completion },
+      };
     },
   },
   {
     name: 'length',
     description: 'Length of the output in characters (code points) or words',
     better: 'lower',
-    paramsSchema: { type: 'object', properties: { unit: { enum: ['characters', 'words'], default: 'characters' }, threshold }, additionalProperties: false },
+    paramsSchema: {
+      type: 'object',
+      properties: { unit: { enum: ['characters', 'words'], default: 'characters' }, threshold },
+      additionalProperties: false,
+    },
     compute(input, params) {
       const output = needOutput(input);
       if (typeof output !== 'string') return output;
@@ -277,17 +331,31 @@ export function deterministicMetric(name: string): DeterministicMetric | undefin
 /** Checks parameters against the metric's schema (and compiles its pattern or schema), throwing MetricParamsError. */
 export function validateMetricParams(name: string, params: unknown): Record<string, unknown> {
   const metric = byName.get(name);
-  if (!metric) throw new MetricParamsError(name, [{ field: 'name', message: `is not a deterministic metric; they are ${DETERMINISTIC_METRICS.map((m) => m.name).join(', ')}` }]);
+  if (!metric)
+    throw new MetricParamsError(name, [
+      {
+        field: 'name',
+        message: `is not a deterministic metric; they are ${DETERMINISTIC_METRICS.map((m) => m.name).join(', ')}`,
+      },
+    ]);
   const validate = paramValidators.get(name)!;
   if (!validate(params)) {
-    throw new MetricParamsError(name, (validate.errors ?? []).map((e) => ({ field: `params${e.instancePath.replace(/\//g, '.')}`, message: e.message ?? 'is invalid' })));
+    throw new MetricParamsError(
+      name,
+      (validate.errors ?? []).map((e) => ({
+        field: `params${e.instancePath.replace(/\//g, '.')}`,
+        message: e.message ?? 'is invalid',
+      })),
+    );
   }
   const p = params as Record<string, unknown>;
   try {
     if (name === 'regex') new RE2(p.pattern as string, 'u');
     if (name === 'json_schema') ajv.compile(p.schema as object);
   } catch (err) {
-    throw new MetricParamsError(name, [{ field: name === 'regex' ? 'params.pattern' : 'params.schema', message: (err as Error).message }]);
+    throw new MetricParamsError(name, [
+      { field: name === 'regex' ? 'params.pattern' : 'params.schema', message: (err as Error).message },
+    ]);
   }
   return p;
 }
@@ -298,6 +366,7 @@ export function scoreDeterministic(name: string, input: MetricInput, params: Rec
   if (!metric) throw new Error(`unknown deterministic metric ${name}`);
   const result = metric.compute(input, params);
   const limit = params.threshold;
-  if (typeof limit === 'number' && result.score !== null) result.passed = metric.better === 'higher' ? result.score >= limit : result.score <= limit;
+  if (typeof limit === 'number' && result.score !== null)
+    result.passed = metric.better === 'higher' ? result.score >= limit : result.score <= limit;
   return result;
 }

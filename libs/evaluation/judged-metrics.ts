@@ -22,7 +22,8 @@ export const JUDGED_METRIC_DEFAULTS: readonly JudgedMetricDefault[] = [
   },
   {
     name: 'answer_relevance',
-    rubric: 'You grade how directly an answer addresses the question.\nQuestion: {{input}}\nAnswer: {{output}}\nScore 5 when it answers exactly what was asked, 3 when it is partly on topic or padded, 1 when it does not address the question.',
+    rubric:
+      'You grade how directly an answer addresses the question.\nQuestion: {{input}}\nAnswer: {{output}}\nScore 5 when it answers exactly what was asked, 3 when it is partly on topic or padded, 1 when it does not address the question.',
     scale: FIVE,
     pass_threshold: 0.75,
   },
@@ -35,13 +36,15 @@ export const JUDGED_METRIC_DEFAULTS: readonly JudgedMetricDefault[] = [
   },
   {
     name: 'context_relevance',
-    rubric: 'You grade how relevant retrieved context is to a question.\nQuestion: {{input}}\nContext: {{context}}\nScore 5 when the context holds what is needed to answer, 3 when it is partly relevant, 1 when it is unrelated.',
+    rubric:
+      'You grade how relevant retrieved context is to a question.\nQuestion: {{input}}\nContext: {{context}}\nScore 5 when the context holds what is needed to answer, 3 when it is partly relevant, 1 when it is unrelated.',
     scale: FIVE,
     pass_threshold: 0.75,
   },
   {
     name: 'helpfulness',
-    rubric: 'You grade how helpful an answer is to the user.\nRequest: {{input}}\nAnswer: {{output}}\nScore 5 when it fully helps with clear, accurate and complete content, 3 when it helps somewhat, 1 when it does not help or is harmful.',
+    rubric:
+      'You grade how helpful an answer is to the user.\nRequest: {{input}}\nAnswer: {{output}}\nScore 5 when it fully helps with clear, accurate and complete content, 3 when it helps somewhat, 1 when it does not help or is harmful.',
     scale: FIVE,
     pass_threshold: 0.75,
   },

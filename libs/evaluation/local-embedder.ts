@@ -20,7 +20,11 @@ function fnv1a(text: string, from: number, to: number): number {
 
 export function localEmbed(text: string, dimensions: number = LOCAL_EMBEDDER.defaultDimensions): Float32Array {
   const vector = new Float32Array(dimensions);
-  const normalized = ` ${text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()} `;
+  const normalized = ` ${text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim()} `;
   const counts = new Map<number, number>();
   for (let n = 3; n <= 5; n++) {
     for (let i = 0; i + n <= normalized.length; i++) {

@@ -14,24 +14,89 @@ export interface BuiltinMetric {
  * list to say which metrics a version (or partition) can be scored with given its mapping.
  */
 export const BUILTIN_METRICS: readonly BuiltinMetric[] = [
-  { name: 'exact_match', kind: 'deterministic', description: 'Output equals the expected output (after trimming)', requires: ['expected_output'] },
-  { name: 'contains', kind: 'deterministic', description: 'Output contains the expected output', requires: ['expected_output'] },
+  {
+    name: 'exact_match',
+    kind: 'deterministic',
+    description: 'Output equals the expected output (after trimming)',
+    requires: ['expected_output'],
+  },
+  {
+    name: 'contains',
+    kind: 'deterministic',
+    description: 'Output contains the expected output',
+    requires: ['expected_output'],
+  },
   { name: 'regex', kind: 'deterministic', description: 'Output matches a configured regular expression', requires: [] },
   { name: 'json_valid', kind: 'deterministic', description: 'Output parses as JSON', requires: [] },
-  { name: 'json_schema', kind: 'deterministic', description: 'Output is JSON valid against a configured JSON Schema', requires: [] },
-  { name: 'levenshtein', kind: 'deterministic', description: 'Normalised edit similarity between output and expected output', requires: ['expected_output'] },
-  { name: 'token_f1', kind: 'deterministic', description: 'Token-overlap F1 between output and expected output', requires: ['expected_output'] },
-  { name: 'bleu', kind: 'deterministic', description: 'BLEU-4 of the output against the expected output', requires: ['expected_output'] },
-  { name: 'rouge_l', kind: 'deterministic', description: 'ROUGE-L F-measure of the output against the expected output', requires: ['expected_output'] },
-  { name: 'embedding_similarity', kind: 'deterministic', description: 'Cosine similarity of output and expected output embeddings', requires: ['expected_output'] },
+  {
+    name: 'json_schema',
+    kind: 'deterministic',
+    description: 'Output is JSON valid against a configured JSON Schema',
+    requires: [],
+  },
+  {
+    name: 'levenshtein',
+    kind: 'deterministic',
+    description: 'Normalised edit similarity between output and expected output',
+    requires: ['expected_output'],
+  },
+  {
+    name: 'token_f1',
+    kind: 'deterministic',
+    description: 'Token-overlap F1 between output and expected output',
+    requires: ['expected_output'],
+  },
+  {
+    name: 'bleu',
+    kind: 'deterministic',
+    description: 'BLEU-4 of the output against the expected output',
+    requires: ['expected_output'],
+  },
+  {
+    name: 'rouge_l',
+    kind: 'deterministic',
+    description: 'ROUGE-L F-measure of the output against the expected output',
+    requires: ['expected_output'],
+  },
+  {
+    name: 'embedding_similarity',
+    kind: 'deterministic',
+    description: 'Cosine similarity of output and expected output embeddings',
+    requires: ['expected_output'],
+  },
   { name: 'latency', kind: 'deterministic', description: 'Time the system under test took to answer', requires: [] },
   { name: 'cost', kind: 'deterministic', description: 'Cost of the call from token usage and prices', requires: [] },
   { name: 'length', kind: 'deterministic', description: 'Length of the output in characters and words', requires: [] },
-  { name: 'correctness', kind: 'judged', description: 'A judge grades the output against the expected output', requires: ['input', 'expected_output'] },
-  { name: 'answer_relevance', kind: 'judged', description: 'A judge grades how well the output answers the input', requires: ['input'] },
-  { name: 'faithfulness', kind: 'judged', description: 'A judge checks the output is supported by the context', requires: ['context'] },
-  { name: 'context_relevance', kind: 'judged', description: 'A judge grades how relevant the context is to the input', requires: ['input', 'context'] },
-  { name: 'helpfulness', kind: 'judged', description: 'A judge grades the output for helpfulness against a rubric', requires: ['input'] },
+  {
+    name: 'correctness',
+    kind: 'judged',
+    description: 'A judge grades the output against the expected output',
+    requires: ['input', 'expected_output'],
+  },
+  {
+    name: 'answer_relevance',
+    kind: 'judged',
+    description: 'A judge grades how well the output answers the input',
+    requires: ['input'],
+  },
+  {
+    name: 'faithfulness',
+    kind: 'judged',
+    description: 'A judge checks the output is supported by the context',
+    requires: ['context'],
+  },
+  {
+    name: 'context_relevance',
+    kind: 'judged',
+    description: 'A judge grades how relevant the context is to the input',
+    requires: ['input', 'context'],
+  },
+  {
+    name: 'helpfulness',
+    kind: 'judged',
+    description: 'A judge grades the output for helpfulness against a rubric',
+    requires: ['input'],
+  },
 ];
 
 export interface MetricAvailability {
@@ -48,6 +113,13 @@ export interface MetricAvailability {
 export function metricAvailability(mapped: Partial<Record<DatasetField, string>>): MetricAvailability[] {
   return BUILTIN_METRICS.map((m) => {
     const missing = m.requires.filter((field) => !mapped[field]);
-    return { name: m.name, kind: m.kind, description: m.description, available: missing.length === 0, requires: m.requires, missing };
+    return {
+      name: m.name,
+      kind: m.kind,
+      description: m.description,
+      available: missing.length === 0,
+      requires: m.requires,
+      missing,
+    };
   });
 }

@@ -56,7 +56,11 @@ function ngrams(tokens: string[], n: number): Map<string, number> {
 }
 
 /** Modified (clipped) n-gram precision of a candidate against one reference, as numerator and denominator. */
-export function modifiedPrecision(candidate: string[], reference: string[], n: number): { matches: number; total: number } {
+export function modifiedPrecision(
+  candidate: string[],
+  reference: string[],
+  n: number,
+): { matches: number; total: number } {
   const cand = ngrams(candidate, n);
   const ref = ngrams(reference, n);
   let matches = 0;
@@ -72,7 +76,11 @@ export function modifiedPrecision(candidate: string[], reference: string[], n: n
  * Sentence BLEU with up to 4-grams, uniform weights, the brevity penalty, and smoothing method 1
  * (a zero match count becomes epsilon = 0.1) so one missing 4-gram does not zero the score.
  */
-export function bleu(candidateText: string, referenceText: string, maxN = 4): { bleu: number; precisions: number[]; brevity_penalty: number } {
+export function bleu(
+  candidateText: string,
+  referenceText: string,
+  maxN = 4,
+): { bleu: number; precisions: number[]; brevity_penalty: number } {
   const candidate = plainTokens(candidateText);
   const reference = plainTokens(referenceText);
   if (!candidate.length) return { bleu: 0, precisions: Array(maxN).fill(0), brevity_penalty: 0 };
@@ -95,14 +103,18 @@ export function lcsLength(a: string[], b: string[]): number {
   let prev = new Array<number>(b.length + 1).fill(0);
   let cur = new Array<number>(b.length + 1).fill(0);
   for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) cur[j] = a[i - 1] === b[j - 1] ? prev[j - 1] + 1 : Math.max(prev[j], cur[j - 1]);
+    for (let j = 1; j <= b.length; j++)
+      cur[j] = a[i - 1] === b[j - 1] ? prev[j - 1] + 1 : Math.max(prev[j], cur[j - 1]);
     [prev, cur] = [cur, prev];
   }
   return prev[b.length];
 }
 
 /** ROUGE-L: precision and recall of the LCS of the token lists, and their F1. */
-export function rougeL(candidateText: string, referenceText: string): { f1: number; precision: number; recall: number } {
+export function rougeL(
+  candidateText: string,
+  referenceText: string,
+): { f1: number; precision: number; recall: number } {
   const c = plainTokens(candidateText);
   const r = plainTokens(referenceText);
   if (!c.length || !r.length) return { f1: 0, precision: 0, recall: 0 };

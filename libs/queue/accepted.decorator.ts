@@ -1,4 +1,13 @@
-import { applyDecorators, type CallHandler, type ExecutionContext, HttpCode, HttpStatus, type NestInterceptor, type Type, UseInterceptors } from '@nestjs/common';
+import {
+  applyDecorators,
+  type CallHandler,
+  type ExecutionContext,
+  HttpCode,
+  HttpStatus,
+  type NestInterceptor,
+  type Type,
+  UseInterceptors,
+} from '@nestjs/common';
 import { ApiAcceptedResponse } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { map, type Observable } from 'rxjs';

@@ -5,7 +5,14 @@ import { ThrottledLog } from './drivers/driver-support.js';
 import { JobHandlerRegistry } from './job-handler.registry.js';
 import { decideAfterError, JobFailure } from './job-outcome.js';
 import { JobRepository, type JobUpdate } from './job.repository.js';
-import { type InterruptionReason, type Job, type JobContext, JobInterrupted, type JsonObject, type JsonValue } from './job.types.js';
+import {
+  type InterruptionReason,
+  type Job,
+  type JobContext,
+  JobInterrupted,
+  type JsonObject,
+  type JsonValue,
+} from './job.types.js';
 import { trackedIdOf } from './tracked-job.js';
 import { TrackedRecords } from './tracked-records.service.js';
 import { WorkerIdentity } from './worker-identity.js';
@@ -79,7 +86,11 @@ export class JobExecutor {
   /** The attempts running in this process. */
   running(): Array<{ id: string; type: string; started_ms_ago: number }> {
     const now = Date.now();
-    return [...this.active.values()].map(({ job }) => ({ id: job.id, type: job.type, started_ms_ago: job.startedAt ? now - job.startedAt.getTime() : 0 }));
+    return [...this.active.values()].map(({ job }) => ({
+      id: job.id,
+      type: job.type,
+      started_ms_ago: job.startedAt ? now - job.startedAt.getTime() : 0,
+    }));
   }
 
   /** Claims the next due job and starts it; null when none is due (or the executor is closing). */
@@ -92,7 +103,9 @@ export class JobExecutor {
     return this.claim((token) => this.repo.claimById(id, token, this.leaseSeconds));
   }
 
-  private claim(query: (token: string) => Promise<Job | null>): Promise<{ finished: Promise<ExecutionOutcome> } | null> {
+  private claim(
+    query: (token: string) => Promise<Job | null>,
+  ): Promise<{ finished: Promise<ExecutionOutcome> } | null> {
     if (this.closing) return Promise.resolve(null);
     const claiming = (async () => {
       const token = this.identity.nextClaimToken();
@@ -100,7 +113,13 @@ export class JobExecutor {
       if (!job) return null;
       if (this.closing) {
         // The claim landed after shutdown began (it waited for a connection): hand the job back unstarted.
-        await this.repo.release([job.id], [token]).catch((err) => this.logger.warn(`shutdown: could not hand back job ${job.id} claimed while stopping: ${(err as Error).message}`));
+        await this.repo
+          .release([job.id], [token])
+          .catch((err) =>
+            this.logger.warn(
+              `shutdown: could not hand back job ${job.id} claimed while stopping: ${(err as Error).message}`,
+            ),
+          );
         return null;
       }
       return { finished: this.start(job, token) };
@@ -130,7 +149,10 @@ export class JobExecutor {
     await settleWithin([...this.claims], graceMs);
     const running = [...this.active.values()];
     if (running.length) {
-      await settleWithin(running.map((entry) => entry.done), Math.max(0, graceEnds - Date.now()));
+      await settleWithin(
+        running.map((entry) => entry.done),
+        Math.max(0, graceEnds - Date.now()),
+      );
     }
     const unfinished = [...this.active.values()];
     this.stopCancelWatch();
@@ -146,23 +168,38 @@ export class JobExecutor {
         unfinished.map((e) => e.job.id),
         unfinished.map((e) => e.token),
       );
-      this.logger.warn(`shutdown: handed ${released.length} unfinished job(s) back to the queue: ${released.map((j) => `${j.type} ${j.id}`).join(', ')}`);
+      this.logger.warn(
+        `shutdown: handed ${released.length} unfinished job(s) back to the queue: ${released.map((j) => `${j.type} ${j.id}`).join(', ')}`,
+      );
     } catch (err) {
-      this.logger.error(`shutdown: could not hand unfinished jobs back (their leases will expire): ${(err as Error).message}`);
+      this.logger.error(
+        `shutdown: could not hand unfinished jobs back (their leases will expire): ${(err as Error).message}`,
+      );
     }
     for (const entry of unfinished) {
       entry.detach();
       this.active.delete(entry.token);
     }
     // A moment for handlers that honour the signal to clean up (and late claims to hand back) while the database is open.
-    await settleWithin([...unfinished.map((e) => e.ran).filter((p): p is Promise<unknown> => !!p), ...this.claims], ABORTED_HANDLER_SETTLE_MS);
+    await settleWithin(
+      [...unfinished.map((e) => e.ran).filter((p): p is Promise<unknown> => !!p), ...this.claims],
+      ABORTED_HANDLER_SETTLE_MS,
+    );
     return released;
   }
 
   private start(job: Job, token: string): Promise<ExecutionOutcome> {
     let detach: () => void = () => undefined;
     const detachedSignal = new Promise<void>((resolve) => (detach = resolve));
-    const entry = { job, token, controller: new AbortController(), beating: false, leaseLost: false, detached: false, detach } as ActiveJob;
+    const entry = {
+      job,
+      token,
+      controller: new AbortController(),
+      beating: false,
+      leaseLost: false,
+      detached: false,
+      detach,
+    } as ActiveJob;
     this.active.set(token, entry);
     entry.heartbeat = setInterval(() => void this.beat(entry), Math.max(500, (this.leaseSeconds * 1000) / 3));
     entry.heartbeat.unref();
@@ -179,7 +216,13 @@ export class JobExecutor {
       const handler = this.registry.handler(job.type);
       let outcome: HandlerOutcome;
       if (!handler) {
-        outcome = { ok: false, error: new JobFailure(`no handler is registered for job type "${job.type}"`, { code: 'unknown_job_type', retry: false }) };
+        outcome = {
+          ok: false,
+          error: new JobFailure(`no handler is registered for job type "${job.type}"`, {
+            code: 'unknown_job_type',
+            retry: false,
+          }),
+        };
       } else {
         const ran = this.invoke(handler.run, entry);
         entry.ran = ran;
@@ -190,7 +233,9 @@ export class JobExecutor {
       clearInterval(entry.heartbeat);
       if (entry.detached) return { job: null };
       if (entry.leaseLost) {
-        this.logger.warn(`job ${job.type} ${job.id} attempt ${job.attempts}: the lease was lost; its outcome is discarded`);
+        this.logger.warn(
+          `job ${job.type} ${job.id} attempt ${job.attempts}: the lease was lost; its outcome is discarded`,
+        );
         return { job: null };
       }
       const settled = await this.repo.settle(
@@ -199,9 +244,15 @@ export class JobExecutor {
         (current): JobUpdate =>
           outcome.ok
             ? { status: 'succeeded', result: outcome.value }
-            : decideAfterError(current, outcome.error, { now: new Date(), retryBaseMs: this.config.env.JOB_RETRY_DELAY_MS }),
+            : decideAfterError(current, outcome.error, {
+                now: new Date(),
+                retryBaseMs: this.config.env.JOB_RETRY_DELAY_MS,
+              }),
         this.registry.settledListeners(job.type),
-        (err) => this.logger.error(`job ${job.type} ${job.id}: an @OnJobSettled listener failed: ${(err as Error)?.stack ?? err}`),
+        (err) =>
+          this.logger.error(
+            `job ${job.type} ${job.id}: an @OnJobSettled listener failed: ${(err as Error)?.stack ?? err}`,
+          ),
       );
       this.logOutcome(job, settled, Date.now() - started);
       return { job: settled };
@@ -224,7 +275,8 @@ export class JobExecutor {
       payload: job.payload,
       signal: entry.controller.signal,
       progress: async (progress: JsonObject) => {
-        if (entry.detached || entry.leaseLost) throw entry.controller.signal.reason ?? new JobInterrupted('lease_lost', 'the lease was lost');
+        if (entry.detached || entry.leaseLost)
+          throw entry.controller.signal.reason ?? new JobInterrupted('lease_lost', 'the lease was lost');
         const held = await this.repo.saveProgress(job.id, token, progress);
         if (!held) {
           this.markLeaseLost(entry);
@@ -234,10 +286,13 @@ export class JobExecutor {
       },
     };
     try {
-      const value = await requestContext.run({ requestId: `job:${job.id}`, userId: job.createdBy ?? undefined }, async () => {
-        if (record) await this.tracked.start(record, trackedIdOf(record, job));
-        return run(ctx);
-      });
+      const value = await requestContext.run(
+        { requestId: `job:${job.id}`, userId: job.createdBy ?? undefined },
+        async () => {
+          if (record) await this.tracked.start(record, trackedIdOf(record, job));
+          return run(ctx);
+        },
+      );
       return { ok: true, value: toJsonResult(value) };
     } catch (error) {
       return { ok: false, error };
@@ -252,7 +307,9 @@ export class JobExecutor {
       if (!lease) this.markLeaseLost(entry);
       else if (lease.cancelRequested) this.abort(entry, 'cancelled', 'the job was cancelled');
     } catch (err) {
-      this.databaseErrors.warn(`job ${entry.job.type} ${entry.job.id}: heartbeat failed (${(err as Error).message}); retrying`);
+      this.databaseErrors.warn(
+        `job ${entry.job.type} ${entry.job.id}: heartbeat failed (${(err as Error).message}); retrying`,
+      );
     } finally {
       entry.beating = false;
     }
@@ -287,7 +344,8 @@ export class JobExecutor {
     this.watching = true;
     try {
       const requested = new Set(await this.repo.cancelRequested([...new Set(candidates.map((e) => e.job.id))]));
-      for (const entry of candidates) if (requested.has(entry.job.id)) this.abort(entry, 'cancelled', 'the job was cancelled');
+      for (const entry of candidates)
+        if (requested.has(entry.job.id)) this.abort(entry, 'cancelled', 'the job was cancelled');
     } catch (err) {
       this.databaseErrors.warn(`could not check for cancellations: ${(err as Error).message}`);
     } finally {
@@ -299,7 +357,8 @@ export class JobExecutor {
     const what = `job ${job.type} ${job.id} attempt ${job.attempts}/${job.maxAttempts}`;
     if (!settled) this.logger.warn(`${what}: the lease was lost before the outcome was recorded; discarded`);
     else if (settled.status === 'succeeded') this.logger.log(`${what} succeeded in ${ms} ms`);
-    else if (settled.status === 'queued') this.logger.warn(`${what} failed (${settled.error?.message}); retrying at ${settled.runAfter.toISOString()}`);
+    else if (settled.status === 'queued')
+      this.logger.warn(`${what} failed (${settled.error?.message}); retrying at ${settled.runAfter.toISOString()}`);
     else if (settled.status === 'cancelled') this.logger.log(`${what} cancelled`);
     else this.logger.error(`${what} failed for good: ${settled.error?.message}`);
   }
@@ -312,7 +371,10 @@ function toJsonResult(value: unknown): JsonValue {
   try {
     text = JSON.stringify(value);
   } catch (err) {
-    throw new JobFailure(`the handler returned a value that is not JSON: ${(err as Error).message}`, { code: 'invalid_result', retry: false });
+    throw new JobFailure(`the handler returned a value that is not JSON: ${(err as Error).message}`, {
+      code: 'invalid_result',
+      retry: false,
+    });
   }
   return text === undefined ? null : (JSON.parse(text) as JsonValue);
 }

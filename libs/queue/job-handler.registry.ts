@@ -54,13 +54,21 @@ export class JobHandlerRegistry implements OnModuleInit {
         if (!handler && !settledTypes.length) continue;
         const name = `${prototype.constructor.name}.${methodName}`;
         if (!wrapper.isDependencyTreeStatic()) {
-          throw new Error(`${name}: job handlers must live on singleton providers (not request-scoped or transient ones)`);
+          throw new Error(
+            `${name}: job handlers must live on singleton providers (not request-scoped or transient ones)`,
+          );
         }
         const bound = (method as (...args: unknown[]) => unknown).bind(instance);
         if (handler) {
           const existing = this.handlers.get(handler.type);
           if (existing) throw new Error(`job type ${handler.type} has two handlers: ${existing.name} and ${name}`);
-          this.handlers.set(handler.type, { type: handler.type, maxAttempts: handler.maxAttempts, tracks: handler.tracks, name, run: bound as JobHandlerFunction });
+          this.handlers.set(handler.type, {
+            type: handler.type,
+            maxAttempts: handler.maxAttempts,
+            tracks: handler.tracks,
+            name,
+            run: bound as JobHandlerFunction,
+          });
         }
         for (const type of settledTypes) {
           const list = this.settled.get(type) ?? [];

@@ -15,8 +15,14 @@ describe('job outcomes', () => {
   });
 
   it('records a thrown error with its message, its code when it has one, the attempt and the time', () => {
-    expect(toJobError(new Error('boom'), 2, now)).toEqual({ message: 'boom', attempts: 2, at: '2026-11-22T10:00:00.000Z' });
-    expect(toJobError(Object.assign(new Error('nope'), { code: 'dataset_missing' }), 1, now)).toEqual(expect.objectContaining({ code: 'dataset_missing' }));
+    expect(toJobError(new Error('boom'), 2, now)).toEqual({
+      message: 'boom',
+      attempts: 2,
+      at: '2026-11-22T10:00:00.000Z',
+    });
+    expect(toJobError(Object.assign(new Error('nope'), { code: 'dataset_missing' }), 1, now)).toEqual(
+      expect.objectContaining({ code: 'dataset_missing' }),
+    );
     expect(toJobError('plain string', 1, now).message).toBe('plain string');
     expect(toJobError(new Error(''), 1, now).message).toBe('the handler failed without a message');
     expect(toJobError(new Error('x'.repeat(5000)), 1, now).message).toHaveLength(2000);
@@ -24,14 +30,16 @@ describe('job outcomes', () => {
 
   it('after an error: retries while attempts remain, fails on the last one or on a non-retryable failure', () => {
     const options = { now, retryBaseMs: 1000, random: noJitter };
-    expect(decideAfterError({ attempts: 1, maxAttempts: 3, cancelRequestedAt: null }, new Error('flaky'), options)).toEqual({
+    expect(
+      decideAfterError({ attempts: 1, maxAttempts: 3, cancelRequestedAt: null }, new Error('flaky'), options),
+    ).toEqual({
       status: 'queued',
       delayMs: 1000,
       error: { message: 'flaky', attempts: 1, at: now.toISOString() },
     });
-    expect(decideAfterError({ attempts: 3, maxAttempts: 3, cancelRequestedAt: null }, new Error('flaky'), options)).toEqual(
-      expect.objectContaining({ status: 'failed', error: expect.objectContaining({ attempts: 3 }) }),
-    );
+    expect(
+      decideAfterError({ attempts: 3, maxAttempts: 3, cancelRequestedAt: null }, new Error('flaky'), options),
+    ).toEqual(expect.objectContaining({ status: 'failed', error: expect.objectContaining({ attempts: 3 }) }));
     const permanent = new JobFailure('bad payload', { code: 'invalid_payload', retry: false });
     expect(decideAfterError({ attempts: 1, maxAttempts: 5, cancelRequestedAt: null }, permanent, options)).toEqual(
       expect.objectContaining({ status: 'failed', error: expect.objectContaining({ code: 'invalid_payload' }) }),
@@ -39,9 +47,12 @@ describe('job outcomes', () => {
   });
 
   it('after an error with a cancellation requested: cancelled, never retried', () => {
-    expect(decideAfterError({ attempts: 1, maxAttempts: 3, cancelRequestedAt: now }, new Error('aborted'), { now, retryBaseMs: 10 })).toEqual(
-      expect.objectContaining({ status: 'cancelled', error: expect.objectContaining({ code: 'cancelled' }) }),
-    );
+    expect(
+      decideAfterError({ attempts: 1, maxAttempts: 3, cancelRequestedAt: now }, new Error('aborted'), {
+        now,
+        retryBaseMs: 10,
+      }),
+    ).toEqual(expect.objectContaining({ status: 'cancelled', error: expect.objectContaining({ code: 'cancelled' }) }));
   });
 
   it('after a lost worker: queued again at once, failed with the reason on the last attempt, or cancelled when asked', () => {
@@ -49,13 +60,27 @@ describe('job outcomes', () => {
     expect(decideAfterLeaseExpiry(lost, now)).toEqual({
       status: 'queued',
       delayMs: 0,
-      error: { message: 'worker lost (lease expired) during attempt 1; queued again', code: 'worker_lost', attempts: 1, at: now.toISOString(), worker: 'host:42:abcdef' },
+      error: {
+        message: 'worker lost (lease expired) during attempt 1; queued again',
+        code: 'worker_lost',
+        attempts: 1,
+        at: now.toISOString(),
+        worker: 'host:42:abcdef',
+      },
     });
     expect(decideAfterLeaseExpiry({ ...lost, attempts: 3 }, now)).toEqual({
       status: 'failed',
-      error: { message: 'worker lost (lease expired) after 3 attempts', code: 'worker_lost', attempts: 3, at: now.toISOString(), worker: 'host:42:abcdef' },
+      error: {
+        message: 'worker lost (lease expired) after 3 attempts',
+        code: 'worker_lost',
+        attempts: 3,
+        at: now.toISOString(),
+        worker: 'host:42:abcdef',
+      },
     });
-    expect(decideAfterLeaseExpiry({ ...lost, maxAttempts: 1 }, now).error.message).toBe('worker lost (lease expired) after 1 attempt');
+    expect(decideAfterLeaseExpiry({ ...lost, maxAttempts: 1 }, now).error.message).toBe(
+      'worker lost (lease expired) after 1 attempt',
+    );
     expect(decideAfterLeaseExpiry({ ...lost, cancelRequestedAt: now }, now).status).toBe('cancelled');
   });
 });

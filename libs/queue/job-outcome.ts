@@ -21,7 +21,8 @@ const MAX_RETRY_DELAY_MS = 10 * 60_000;
 
 /** The error recorded on the job for a thrown value. */
 export function toJobError(err: unknown, attempts: number, at: Date, fallbackCode?: string): JobError {
-  const message = err instanceof Error ? err.message : typeof err === 'string' ? err : JSON.stringify(err) ?? String(err);
+  const message =
+    err instanceof Error ? err.message : typeof err === 'string' ? err : (JSON.stringify(err) ?? String(err));
   const rawCode = (err as { code?: unknown } | null)?.code;
   const code = typeof rawCode === 'string' && rawCode.length > 0 ? rawCode : fallbackCode;
   return {
@@ -55,7 +56,15 @@ export function decideAfterError(
   options: { now: Date; retryBaseMs: number; random?: () => number },
 ): JobTransition {
   if (job.cancelRequestedAt) {
-    return { status: 'cancelled', error: { message: 'cancelled while running', code: 'cancelled', attempts: job.attempts, at: options.now.toISOString() } };
+    return {
+      status: 'cancelled',
+      error: {
+        message: 'cancelled while running',
+        code: 'cancelled',
+        attempts: job.attempts,
+        at: options.now.toISOString(),
+      },
+    };
   }
   const error = toJobError(err, job.attempts, options.now);
   const permanent = err instanceof JobFailure && !err.retry;
@@ -67,19 +76,45 @@ export function decideAfterError(
  * The sweeper found a running job whose lease expired (its worker died or hung): cancelled if
  * that was requested, failed once its attempts are used up, else queued to run again now.
  */
-export function decideAfterLeaseExpiry(job: Pick<Job, 'attempts' | 'maxAttempts' | 'cancelRequestedAt' | 'leaseOwner'>, now: Date): JobTransition {
+export function decideAfterLeaseExpiry(
+  job: Pick<Job, 'attempts' | 'maxAttempts' | 'cancelRequestedAt' | 'leaseOwner'>,
+  now: Date,
+): JobTransition {
   const at = now.toISOString();
   if (job.cancelRequestedAt) {
-    return { status: 'cancelled', error: { message: 'cancelled; its worker was lost before it stopped', code: 'cancelled', attempts: job.attempts, at } };
+    return {
+      status: 'cancelled',
+      error: {
+        message: 'cancelled; its worker was lost before it stopped',
+        code: 'cancelled',
+        attempts: job.attempts,
+        at,
+      },
+    };
   }
   const worker = job.leaseOwner ? { worker: job.leaseOwner.split('#')[0] } : {};
   const plural = job.attempts === 1 ? '' : 's';
   if (job.attempts >= job.maxAttempts) {
-    return { status: 'failed', error: { message: `worker lost (lease expired) after ${job.attempts} attempt${plural}`, code: 'worker_lost', attempts: job.attempts, at, ...worker } };
+    return {
+      status: 'failed',
+      error: {
+        message: `worker lost (lease expired) after ${job.attempts} attempt${plural}`,
+        code: 'worker_lost',
+        attempts: job.attempts,
+        at,
+        ...worker,
+      },
+    };
   }
   return {
     status: 'queued',
     delayMs: 0,
-    error: { message: `worker lost (lease expired) during attempt ${job.attempts}; queued again`, code: 'worker_lost', attempts: job.attempts, at, ...worker },
+    error: {
+      message: `worker lost (lease expired) during attempt ${job.attempts}; queued again`,
+      code: 'worker_lost',
+      attempts: job.attempts,
+      at,
+      ...worker,
+    },
   };
 }

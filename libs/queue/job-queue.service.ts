@@ -5,7 +5,15 @@ import { QUEUE_DRIVER, type QueueDriver } from './drivers/queue-driver.js';
 import { JobExecutor } from './job-executor.js';
 import { JobHandlerRegistry } from './job-handler.registry.js';
 import { JobRepository } from './job.repository.js';
-import { type EnqueueJob, type EnqueueResult, type Job, type JobFilter, JOB_STATUSES, type JobStatus, type JsonObject } from './job.types.js';
+import {
+  type EnqueueJob,
+  type EnqueueResult,
+  type Job,
+  type JobFilter,
+  JOB_STATUSES,
+  type JobStatus,
+  type JsonObject,
+} from './job.types.js';
 import { trackedIdOf } from './tracked-job.js';
 import { TrackedRecords } from './tracked-records.service.js';
 
@@ -47,9 +55,12 @@ export class JobQueue {
   async enqueue<P extends JsonObject>(request: EnqueueJob<P>): Promise<EnqueueResult<P>> {
     const handler = this.registry.handler(request.type);
     if (!handler) {
-      throw new Error(`cannot enqueue job type "${request.type}": no @JobHandler('${request.type}') method is registered (known: ${this.registry.types().join(', ') || 'none'})`);
+      throw new Error(
+        `cannot enqueue job type "${request.type}": no @JobHandler('${request.type}') method is registered (known: ${this.registry.types().join(', ') || 'none'})`,
+      );
     }
-    if (request.type.length > MAX_TYPE_LENGTH) throw new Error(`job type "${request.type}" is longer than ${MAX_TYPE_LENGTH} characters`);
+    if (request.type.length > MAX_TYPE_LENGTH)
+      throw new Error(`job type "${request.type}" is longer than ${MAX_TYPE_LENGTH} characters`);
     if (request.idempotencyKey && request.idempotencyKey.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
       throw new Error(`idempotency key is longer than ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
     }
@@ -58,7 +69,8 @@ export class JobQueue {
     }
     if (request.targetId && !isUuid(request.targetId)) throw new Error(`job ${request.type}: targetId must be a UUID`);
     const maxAttempts = request.maxAttempts ?? handler.maxAttempts ?? this.config.env.JOB_MAX_ATTEMPTS;
-    if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 100) throw new Error(`job ${request.type}: maxAttempts must be an integer from 1 to 100`);
+    if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 100)
+      throw new Error(`job ${request.type}: maxAttempts must be an integer from 1 to 100`);
 
     if (handler.tracks) trackedIdOf(handler.tracks, request);
     const { job, created } = await this.repo.insert({ ...request, maxAttempts });
@@ -82,7 +94,11 @@ export class JobQueue {
    * A page of jobs for queue views. `order: 'claim'` lists in the order workers take them
    * (what waits next); the default lists the newest first.
    */
-  async list(filter: JobFilter, window: { skip: number; take: number }, order: 'newest' | 'claim' = 'newest'): Promise<{ items: Job[]; total: number }> {
+  async list(
+    filter: JobFilter,
+    window: { skip: number; take: number },
+    order: 'newest' | 'claim' = 'newest',
+  ): Promise<{ items: Job[]; total: number }> {
     const [items, total] = await this.repo.list(filter, window, order);
     return { items, total };
   }

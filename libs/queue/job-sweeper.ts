@@ -29,7 +29,8 @@ export class JobSweeper {
         id,
         (current) => decideAfterLeaseExpiry(current, new Date()),
         this.registry.settledListeners(type),
-        (err) => this.logger.error(`job ${type} ${id}: an @OnJobSettled listener failed: ${(err as Error)?.stack ?? err}`),
+        (err) =>
+          this.logger.error(`job ${type} ${id}: an @OnJobSettled listener failed: ${(err as Error)?.stack ?? err}`),
       );
       if (!job) continue;
       if (job.status === 'queued') {

@@ -1,5 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource, type EntitySubscriberInterface, type QueryRunner, type TransactionCommitEvent, type TransactionRollbackEvent } from 'typeorm';
+import {
+  DataSource,
+  type EntitySubscriberInterface,
+  type QueryRunner,
+  type TransactionCommitEvent,
+  type TransactionRollbackEvent,
+} from 'typeorm';
 import { Db, TransactionRunner } from '../database/unit-of-work.js';
 import type { JobTransition } from './job-outcome.js';
 import type { EnqueueJob, Job, JobFilter, JobStatus, JsonObject, JsonValue } from './job.types.js';
@@ -161,7 +167,10 @@ export class JobRepository implements EntitySubscriberInterface {
       ],
     );
     if (rows.length) return { job: toJob(rows[0]), created: true };
-    const existing: JobRow[] = await db.query('SELECT * FROM jobs WHERE type = $1 AND idempotency_key = $2', [request.type, request.idempotencyKey]);
+    const existing: JobRow[] = await db.query('SELECT * FROM jobs WHERE type = $1 AND idempotency_key = $2', [
+      request.type,
+      request.idempotencyKey,
+    ]);
     return { job: toJob(existing[0]), created: false };
   }
 
@@ -195,7 +204,11 @@ export class JobRepository implements EntitySubscriberInterface {
   }
 
   /** `order: 'claim'` lists in the order workers take jobs (priority, then due time). */
-  async list(filter: JobFilter, window: { skip: number; take: number }, order: 'newest' | 'claim'): Promise<[Job[], number]> {
+  async list(
+    filter: JobFilter,
+    window: { skip: number; take: number },
+    order: 'newest' | 'claim',
+  ): Promise<[Job[], number]> {
     const { sql, params } = this.where(filter);
     const orderBy = order === 'claim' ? 'priority DESC, run_after, seq' : 'seq DESC';
     const rows: JobRow[] = await this.db.query(
@@ -382,13 +395,22 @@ export class JobRepository implements EntitySubscriberInterface {
    * Cancels a queued job at once (with its settled hooks), or records the request on a running
    * one. Terminal jobs are returned unchanged.
    */
-  async cancel(id: string, hooks: (job: Job) => SettledHook[], onHookError: (err: unknown) => void): Promise<Job | null> {
+  async cancel(
+    id: string,
+    hooks: (job: Job) => SettledHook[],
+    onHookError: (err: unknown) => void,
+  ): Promise<Job | null> {
     return this.transactions.run(async (): Promise<Job | null> => {
       const rows: JobRow[] = await this.db.query('SELECT * FROM jobs WHERE id = $1 FOR UPDATE', [id]);
       if (!rows.length) return null;
       const current = toJob(rows[0]);
       if (current.status === 'queued') {
-        const error = { message: 'cancelled while queued', code: 'cancelled', attempts: current.attempts, at: new Date().toISOString() };
+        const error = {
+          message: 'cancelled while queued',
+          code: 'cancelled',
+          attempts: current.attempts,
+          at: new Date().toISOString(),
+        };
         const cancelled = updatedRows(
           await this.db.query(
             `UPDATE jobs SET status = 'cancelled', cancel_requested_at = now(), error = $2::jsonb, finished_at = now(), updated_at = now()
@@ -402,7 +424,10 @@ export class JobRepository implements EntitySubscriberInterface {
       }
       if (current.status === 'running' && !current.cancelRequestedAt) {
         const updated = updatedRows(
-          await this.db.query(`UPDATE jobs SET cancel_requested_at = now(), updated_at = now() WHERE id = $1 RETURNING *`, [id]),
+          await this.db.query(
+            `UPDATE jobs SET cancel_requested_at = now(), updated_at = now() WHERE id = $1 RETURNING *`,
+            [id],
+          ),
         );
         return toJob(updated[0]);
       }

@@ -1,4 +1,13 @@
-import { BeforeApplicationShutdown, Global, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Global,
+  Inject,
+  Injectable,
+  Logger,
+  Module,
+  OnApplicationBootstrap,
+  OnModuleInit,
+} from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { AppConfig } from '../config/app-config.js';
 import { ReadinessRegistry } from '../common/readiness.js';
@@ -33,7 +42,10 @@ class QueueLifecycle implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.env.RUN_WORKERS) await this.driver.startWorkers();
-    else this.logger.log(`workers are off in this process (RUN_WORKERS=false); the ${this.driver.kind} queue only takes jobs`);
+    else
+      this.logger.log(
+        `workers are off in this process (RUN_WORKERS=false); the ${this.driver.kind} queue only takes jobs`,
+      );
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -61,7 +73,9 @@ class QueueLifecycle implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
       provide: QUEUE_DRIVER,
       inject: [AppConfig, JobRepository, JobExecutor, JobSweeper],
       useFactory: (config: AppConfig, repo: JobRepository, executor: JobExecutor, sweeper: JobSweeper): QueueDriver =>
-        config.queueDriver === 'bullmq' ? new BullMqDriver(config, repo, executor, sweeper) : new InProcessDriver(config, repo, executor, sweeper),
+        config.queueDriver === 'bullmq'
+          ? new BullMqDriver(config, repo, executor, sweeper)
+          : new InProcessDriver(config, repo, executor, sweeper),
     },
     JobQueue,
     QueueLifecycle,

@@ -1,5 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { defineStateVocabulary, failureOf, failureOfJob, JOB_STATE_VOCABULARY, trackedIdOf, trackedRecord, UNCANCELLABLE_VOCABULARY } from './tracked-job.js';
+import {
+  defineStateVocabulary,
+  failureOf,
+  failureOfJob,
+  JOB_STATE_VOCABULARY,
+  trackedIdOf,
+  trackedRecord,
+  UNCANCELLABLE_VOCABULARY,
+} from './tracked-job.js';
 
 describe('tracked-job model', () => {
   it('shows the common states in each documented vocabulary, and finds the common states behind a documented one', () => {
@@ -11,7 +19,15 @@ describe('tracked-job model', () => {
   });
 
   it('refuses a vocabulary that shows a state it does not document', () => {
-    expect(() => defineStateVocabulary(['running', 'done'], { queued: 'running', running: 'running', succeeded: 'done', failed: 'failed' as 'done', cancelled: 'done' })).toThrow(/failed shows as failed/);
+    expect(() =>
+      defineStateVocabulary(['running', 'done'], {
+        queued: 'running',
+        running: 'running',
+        succeeded: 'done',
+        failed: 'failed' as 'done',
+        cancelled: 'done',
+      }),
+    ).toThrow(/failed shows as failed/);
   });
 
   it('takes the record id from the payload, and refuses table names that are not identifiers', () => {
@@ -23,9 +39,17 @@ describe('tracked-job model', () => {
 
   it('gives every failure one shape', () => {
     expect(failureOfJob({ status: 'succeeded', error: null })).toBeNull();
-    expect(failureOfJob({ status: 'failed', error: { message: 'worker lost', code: 'worker_lost', attempts: 3, at: '' } })).toEqual({ code: 'worker_lost', message: 'worker lost' });
+    expect(
+      failureOfJob({ status: 'failed', error: { message: 'worker lost', code: 'worker_lost', attempts: 3, at: '' } }),
+    ).toEqual({ code: 'worker_lost', message: 'worker lost' });
     expect(failureOfJob({ status: 'cancelled', error: null })).toEqual({ code: 'cancelled', message: 'cancelled' });
-    expect(failureOf(Object.assign(new Error('bad column'), { code: 'unknown_column' }))).toEqual({ code: 'unknown_column', message: 'bad column' });
-    expect(failureOf(new Error('boom'), 'quality_checks_failed')).toEqual({ code: 'quality_checks_failed', message: 'boom' });
+    expect(failureOf(Object.assign(new Error('bad column'), { code: 'unknown_column' }))).toEqual({
+      code: 'unknown_column',
+      message: 'bad column',
+    });
+    expect(failureOf(new Error('boom'), 'quality_checks_failed')).toEqual({
+      code: 'quality_checks_failed',
+      message: 'boom',
+    });
   });
 });

@@ -52,7 +52,8 @@ export function trackedRecord(table: string, idKey: string): TrackedRecord {
 /** The id of the record a job of a tracked type works for, from its payload. */
 export function trackedIdOf(record: TrackedRecord, job: Pick<Job, 'type' | 'payload'>): string {
   const id = (job.payload as Record<string, unknown>)[record.idKey];
-  if (typeof id !== 'string' || !id) throw new Error(`job ${job.type}: its payload names no ${record.idKey} (the ${record.table} record it settles)`);
+  if (typeof id !== 'string' || !id)
+    throw new Error(`job ${job.type}: its payload names no ${record.idKey} (the ${record.table} record it settles)`);
   return id;
 }
 
@@ -82,9 +83,13 @@ export interface StateVocabulary<D extends string = string> {
   commonOf(state: D): TrackedState[];
 }
 
-export function defineStateVocabulary<const D extends string>(states: readonly D[], shows: Record<TrackedState, D>): StateVocabulary<D> {
+export function defineStateVocabulary<const D extends string>(
+  states: readonly D[],
+  shows: Record<TrackedState, D>,
+): StateVocabulary<D> {
   for (const [common, documented] of Object.entries(shows)) {
-    if (!states.includes(documented)) throw new Error(`state vocabulary: ${common} shows as ${documented}, which is not one of ${states.join(', ')}`);
+    if (!states.includes(documented))
+      throw new Error(`state vocabulary: ${common} shows as ${documented}, which is not one of ${states.join(', ')}`);
   }
   return Object.freeze({
     states,
@@ -94,10 +99,22 @@ export function defineStateVocabulary<const D extends string>(states: readonly D
 }
 
 /** The job states as they are: trace landings and enrichments document all five. */
-export const JOB_STATE_VOCABULARY = defineStateVocabulary(TRACKED_STATES, { queued: 'queued', running: 'running', succeeded: 'succeeded', failed: 'failed', cancelled: 'cancelled' });
+export const JOB_STATE_VOCABULARY = defineStateVocabulary(TRACKED_STATES, {
+  queued: 'queued',
+  running: 'running',
+  succeeded: 'succeeded',
+  failed: 'failed',
+  cancelled: 'cancelled',
+});
 
 /**
  * Operations documented without `cancelled` (analysis, cluster and SDG runs): a cancelled job
  * (no route cancels them; an operator may) shows as `failed`, its reason in the failure.
  */
-export const UNCANCELLABLE_VOCABULARY = defineStateVocabulary(['queued', 'running', 'succeeded', 'failed'], { queued: 'queued', running: 'running', succeeded: 'succeeded', failed: 'failed', cancelled: 'failed' });
+export const UNCANCELLABLE_VOCABULARY = defineStateVocabulary(['queued', 'running', 'succeeded', 'failed'], {
+  queued: 'queued',
+  running: 'running',
+  succeeded: 'succeeded',
+  failed: 'failed',
+  cancelled: 'failed',
+});

@@ -21,15 +21,31 @@ export class TrackedRecordRepository {
 
   /** Running from now (the first start is kept across retries). */
   async start(record: TrackedRecord, id: string): Promise<boolean> {
-    return this.changed(await this.db.query(`UPDATE ${record.table} SET state = 'running', started_at = coalesce(started_at, now()) WHERE id = $1 AND ${OPEN} RETURNING 1`, [id]));
+    return this.changed(
+      await this.db.query(
+        `UPDATE ${record.table} SET state = 'running', started_at = coalesce(started_at, now()) WHERE id = $1 AND ${OPEN} RETURNING 1`,
+        [id],
+      ),
+    );
   }
 
   async progress(record: TrackedRecord, id: string, progress: JsonObject): Promise<boolean> {
-    return this.changed(await this.db.query(`UPDATE ${record.table} SET progress = $2 WHERE id = $1 AND ${OPEN} RETURNING 1`, [id, JSON.stringify(progress)]));
+    return this.changed(
+      await this.db.query(`UPDATE ${record.table} SET progress = $2 WHERE id = $1 AND ${OPEN} RETURNING 1`, [
+        id,
+        JSON.stringify(progress),
+      ]),
+    );
   }
 
   /** Ends the record; `progress` (when given) is its last. False when it had ended already. */
-  async finish(record: TrackedRecord, id: string, state: Exclude<TrackedState, 'queued' | 'running'>, failure: TrackedFailure | null, progress?: JsonObject): Promise<boolean> {
+  async finish(
+    record: TrackedRecord,
+    id: string,
+    state: Exclude<TrackedState, 'queued' | 'running'>,
+    failure: TrackedFailure | null,
+    progress?: JsonObject,
+  ): Promise<boolean> {
     return this.changed(
       await this.db.query(
         `UPDATE ${record.table} SET state = $2, failure = $3, progress = coalesce($4, progress), finished_at = now()

@@ -31,7 +31,12 @@ export class TrackedRecords {
     return this.repo.finish(record, id, 'succeeded', null, progress);
   }
 
-  fail(record: TrackedRecord, id: string, failure: TrackedFailure, state: 'failed' | 'cancelled' = 'failed'): Promise<boolean> {
+  fail(
+    record: TrackedRecord,
+    id: string,
+    failure: TrackedFailure,
+    state: 'failed' | 'cancelled' = 'failed',
+  ): Promise<boolean> {
     return this.repo.finish(record, id, state, failure);
   }
 

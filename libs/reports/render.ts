@@ -11,7 +11,12 @@ import { pct } from './sections.js';
 
 const require = createRequire(import.meta.url);
 const FONT_DIR = join(dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
-const FONTS = { regular: join(FONT_DIR, 'DejaVuSans.ttf'), bold: join(FONT_DIR, 'DejaVuSans-Bold.ttf'), italic: join(FONT_DIR, 'DejaVuSans-Oblique.ttf'), mono: join(FONT_DIR, 'DejaVuSansMono.ttf') };
+const FONTS = {
+  regular: join(FONT_DIR, 'DejaVuSans.ttf'),
+  bold: join(FONT_DIR, 'DejaVuSans-Bold.ttf'),
+  italic: join(FONT_DIR, 'DejaVuSans-Oblique.ttf'),
+  mono: join(FONT_DIR, 'DejaVuSansMono.ttf'),
+};
 
 /** What the renderers need of a report. */
 export interface RenderableReport {
@@ -36,21 +41,44 @@ export function chartsOf(section: ReportSection): BarChart[] {
   const data = section.data as Record<string, unknown>;
   if (section.key === 'metrics_overview') {
     const metrics = (data.metrics ?? []) as Array<{ name: string; pass_rate: number | null }>;
-    return metrics.length ? [{ title: 'Pass rate by metric', bars: metrics.map((m) => ({ label: m.name, value: m.pass_rate })) }] : [];
+    return metrics.length
+      ? [{ title: 'Pass rate by metric', bars: metrics.map((m) => ({ label: m.name, value: m.pass_rate })) }]
+      : [];
   }
   if (section.key === 'results_by_dimension') {
-    const dims = (data.dimensions ?? []) as Array<{ dimension: string; values: Array<{ value: string | null; pass_rate: number | null }> }>;
-    return dims.map((d) => ({ title: `Pass rate by ${d.dimension}`, bars: d.values.map((v) => ({ label: v.value ?? '(none)', value: v.pass_rate })) }));
+    const dims = (data.dimensions ?? []) as Array<{
+      dimension: string;
+      values: Array<{ value: string | null; pass_rate: number | null }>;
+    }>;
+    return dims.map((d) => ({
+      title: `Pass rate by ${d.dimension}`,
+      bars: d.values.map((v) => ({ label: v.value ?? '(none)', value: v.pass_rate })),
+    }));
   }
   if (section.key === 'summary' && typeof data.rows === 'number' && data.rows > 0) {
     const rows = data.rows;
-    return [{ title: 'Rows', bars: [{ label: 'passed', value: Number(data.passed_rows) / rows }, { label: 'failed', value: Number(data.failed_rows) / rows }, { label: 'errored', value: Number(data.errored) / rows }] }];
+    return [
+      {
+        title: 'Rows',
+        bars: [
+          { label: 'passed', value: Number(data.passed_rows) / rows },
+          { label: 'failed', value: Number(data.failed_rows) / rows },
+          { label: 'errored', value: Number(data.errored) / rows },
+        ],
+      },
+    ];
   }
   return [];
 }
 
 export function reportMarkdown(report: RenderableReport): string {
-  return [`# ${report.title}`, `_Run \`${report.run_id}\`, generated ${report.generated_at}._`, ...report.sections.map((s) => s.markdown.trim())].join('\n\n') + '\n';
+  return (
+    [
+      `# ${report.title}`,
+      `_Run \`${report.run_id}\`, generated ${report.generated_at}._`,
+      ...report.sections.map((s) => s.markdown.trim()),
+    ].join('\n\n') + '\n'
+  );
 }
 
 function escapeXml(text: string): string {
@@ -67,7 +95,9 @@ export function chartSvg(chart: BarChart): string {
     const w = Math.max(0, Math.min(1, b.value ?? 0)) * BAR.bar;
     parts.push(`<text x="0" y="${y + 15}" font-size="12">${escapeXml(b.label.slice(0, 28))}</text>`);
     parts.push(`<rect x="${BAR.label}" y="${y + 3}" width="${BAR.bar}" height="16" fill="#eceff1"/>`);
-    parts.push(`<rect x="${BAR.label}" y="${y + 3}" width="${w.toFixed(1)}" height="16" fill="${barColour(b.value)}"/>`);
+    parts.push(
+      `<rect x="${BAR.label}" y="${y + 3}" width="${w.toFixed(1)}" height="16" fill="${barColour(b.value)}"/>`,
+    );
     parts.push(`<text x="${BAR.label + BAR.bar + 8}" y="${y + 15}" font-size="12">${escapeXml(pct(b.value))}</text>`);
   });
   return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${escapeXml(chart.title)}" width="${BAR.width}" height="${height}" viewBox="0 0 ${BAR.width} ${height}" font-family="DejaVu Sans, sans-serif">${parts.join('')}</svg>`;
@@ -79,7 +109,12 @@ function barColour(value: number | null): string {
 }
 
 export function reportHtml(report: RenderableReport): string {
-  const sections = report.sections.map((s) => `<section id="${escapeXml(s.key)}">${md.render(s.markdown)}${chartsOf(s).map((c) => `<figure>${chartSvg(c)}</figure>`).join('')}</section>`);
+  const sections = report.sections.map(
+    (s) =>
+      `<section id="${escapeXml(s.key)}">${md.render(s.markdown)}${chartsOf(s)
+        .map((c) => `<figure>${chartSvg(c)}</figure>`)
+        .join('')}</section>`,
+  );
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeXml(report.title)}</title>
 <style>body{font-family:"DejaVu Sans",Arial,sans-serif;max-width:960px;margin:2em auto;color:#263238;line-height:1.45}table{border-collapse:collapse;margin:1em 0}th,td{border:1px solid #cfd8dc;padding:4px 8px;text-align:left}th{background:#eceff1}figure{margin:1em 0}code{background:#f5f5f5;padding:0 3px}</style>
@@ -94,12 +129,26 @@ type Token = ReturnType<InstanceType<typeof MarkdownIt>['parse']>[number];
 function inlineText(token: Token | undefined): string {
   if (!token) return '';
   if (!token.children) return token.content;
-  return token.children.map((c) => (c.type === 'softbreak' ? ' ' : c.type === 'hardbreak' ? '\n' : c.type === 'text' || c.type === 'code_inline' ? c.content : '')).join('');
+  return token.children
+    .map((c) =>
+      c.type === 'softbreak'
+        ? ' '
+        : c.type === 'hardbreak'
+          ? '\n'
+          : c.type === 'text' || c.type === 'code_inline'
+            ? c.content
+            : '',
+    )
+    .join('');
 }
 
 /** The report as a PDF: headings, paragraphs, lists, tables and bar charts, all vector. */
 export function reportPdf(report: RenderableReport): Promise<Buffer> {
-  const doc = new PDFDocument({ size: 'A4', margin: 50, info: { Title: report.title, Producer: 'Evaluation Workspace Service' } });
+  const doc = new PDFDocument({
+    size: 'A4',
+    margin: 50,
+    info: { Title: report.title, Producer: 'Evaluation Workspace Service' },
+  });
   doc.registerFont('regular', FONTS.regular);
   doc.registerFont('bold', FONTS.bold);
   doc.registerFont('italic', FONTS.italic);
@@ -118,7 +167,13 @@ export function reportPdf(report: RenderableReport): Promise<Buffer> {
   };
 
   doc.font('bold').fontSize(20).text(report.title, { width });
-  doc.moveDown(0.3).font('italic').fontSize(9).fillColor('#546e7a').text(`Run ${report.run_id}, generated ${report.generated_at}`).fillColor('#000000');
+  doc
+    .moveDown(0.3)
+    .font('italic')
+    .fontSize(9)
+    .fillColor('#546e7a')
+    .text(`Run ${report.run_id}, generated ${report.generated_at}`)
+    .fillColor('#000000');
   doc.moveDown();
 
   for (const section of report.sections) {
@@ -148,7 +203,11 @@ function writeMarkdown(doc: PDFKit.PDFDocument, markdown: string, l: Layout): vo
       case 'heading_open': {
         const size = t.tag === 'h1' ? 18 : t.tag === 'h2' ? 15 : 12;
         l.ensure(size * 3);
-        doc.moveDown(0.4).font('bold').fontSize(size).text(inlineText(tokens[i + 1]), l.left, doc.y, { width: l.width });
+        doc
+          .moveDown(0.4)
+          .font('bold')
+          .fontSize(size)
+          .text(inlineText(tokens[i + 1]), l.left, doc.y, { width: l.width });
         doc.moveDown(0.3);
         i++;
         break;
@@ -207,7 +266,11 @@ function writeMarkdown(doc: PDFKit.PDFDocument, markdown: string, l: Layout): vo
         table = null;
         break;
       case 'hr':
-        doc.moveTo(l.left, doc.y).lineTo(l.left + l.width, doc.y).strokeColor('#b0bec5').stroke();
+        doc
+          .moveTo(l.left, doc.y)
+          .lineTo(l.left + l.width, doc.y)
+          .strokeColor('#b0bec5')
+          .stroke();
         doc.moveDown(0.5);
         break;
       default:
@@ -220,7 +283,9 @@ function drawTable(doc: PDFKit.PDFDocument, rows: string[][], headerRows: number
   const columns = Math.max(...rows.map((r) => r.length));
   if (!columns) return;
   // Columns share the width by their longest cell, each at least a minimum.
-  const longest = Array.from({ length: columns }, (_, c) => Math.max(4, ...rows.map((r) => Math.min(40, (r[c] ?? '').length))));
+  const longest = Array.from({ length: columns }, (_, c) =>
+    Math.max(4, ...rows.map((r) => Math.min(40, (r[c] ?? '').length))),
+  );
   const total = longest.reduce((a, b) => a + b, 0);
   const widths = longest.map((n) => (n / total) * l.width);
   const pad = 3;
@@ -253,7 +318,11 @@ function drawChart(doc: PDFKit.PDFDocument, chart: BarChart, l: Layout): void {
   let y = doc.y + 4;
   for (const b of chart.bars) {
     const w = Math.max(0, Math.min(1, b.value ?? 0)) * barWidth;
-    doc.font('regular').fontSize(8.5).fillColor('#000000').text(b.label.slice(0, 28), l.left, y + 2, { width: labelWidth - 6, lineBreak: false });
+    doc
+      .font('regular')
+      .fontSize(8.5)
+      .fillColor('#000000')
+      .text(b.label.slice(0, 28), l.left, y + 2, { width: labelWidth - 6, lineBreak: false });
     doc.rect(l.left + labelWidth, y, barWidth, row - 4).fill('#eceff1');
     if (w > 0) doc.rect(l.left + labelWidth, y, w, row - 4).fill(barColour(b.value));
     doc.fillColor('#000000').text(pct(b.value), l.left + labelWidth + barWidth + 6, y + 2, { lineBreak: false });

@@ -3,7 +3,14 @@
  * members: stored as JSON and served as is. Pure types shared by the builder and renderers.
  */
 
-export const SECTION_KEYS = ['summary', 'metrics_overview', 'results_by_dimension', 'regressions', 'failure_examples', 'recommendations'] as const;
+export const SECTION_KEYS = [
+  'summary',
+  'metrics_overview',
+  'results_by_dimension',
+  'regressions',
+  'failure_examples',
+  'recommendations',
+] as const;
 export type SectionKey = (typeof SECTION_KEYS)[number];
 
 export const REPORT_FORMATS = ['markdown', 'html', 'pdf'] as const;

@@ -6,16 +6,44 @@ describe('detectSpanConvention', () => {
   it('recognises each convention by its markers', () => {
     expect(detectSpanConvention(oiLlm())).toBe('openinference');
     expect(detectSpanConvention(span({ attributes: { 'gen_ai.operation.name': 'chat' } }))).toBe('genai');
-    expect(detectSpanConvention(span({ attributes: { 'llm.request.type': 'chat', 'gen_ai.request.model': 'gpt-4o' } }))).toBe('openllmetry');
+    expect(
+      detectSpanConvention(span({ attributes: { 'llm.request.type': 'chat', 'gen_ai.request.model': 'gpt-4o' } })),
+    ).toBe('openllmetry');
     expect(detectSpanConvention(span({ attributes: { 'langfuse.observation.type': 'generation' } }))).toBe('langfuse');
     expect(detectSpanConvention(span({ attributes: { 'http.request.method': 'GET' } }))).toBe('plain_otel');
-    expect(detectSpanConvention(span({ events: [{ name: 'gen_ai.user.message', time_unix_nano: START, attributes: { content: 'hi' } }] }))).toBe('genai');
+    expect(
+      detectSpanConvention(
+        span({ events: [{ name: 'gen_ai.user.message', time_unix_nano: START, attributes: { content: 'hi' } }] }),
+      ),
+    ).toBe('genai');
   });
 
   it('prefers the most specific convention when several match', () => {
-    expect(detectSpanConvention(span({ attributes: { 'openinference.span.kind': 'LLM', 'langfuse.observation.type': 'generation', 'gen_ai.system': 'openai' } }))).toBe('openinference');
-    expect(detectSpanConvention(span({ attributes: { 'langfuse.observation.type': 'generation', 'traceloop.span.kind': 'task', 'gen_ai.system': 'openai' } }))).toBe('langfuse');
-    expect(detectSpanConvention(span({ attributes: { 'traceloop.span.kind': 'task', 'gen_ai.system': 'openai' } }))).toBe('openllmetry');
+    expect(
+      detectSpanConvention(
+        span({
+          attributes: {
+            'openinference.span.kind': 'LLM',
+            'langfuse.observation.type': 'generation',
+            'gen_ai.system': 'openai',
+          },
+        }),
+      ),
+    ).toBe('openinference');
+    expect(
+      detectSpanConvention(
+        span({
+          attributes: {
+            'langfuse.observation.type': 'generation',
+            'traceloop.span.kind': 'task',
+            'gen_ai.system': 'openai',
+          },
+        }),
+      ),
+    ).toBe('langfuse');
+    expect(
+      detectSpanConvention(span({ attributes: { 'traceloop.span.kind': 'task', 'gen_ai.system': 'openai' } })),
+    ).toBe('openllmetry');
   });
 });
 
@@ -81,7 +109,9 @@ describe('normaliseSpan: openinference', () => {
   });
 
   it('drops only the oversize unmapped values beyond maxAttributeBytes', () => {
-    const big = span({ attributes: { 'openinference.span.kind': 'CHAIN', 'metadata': 'x'.repeat(100), 'tag.tags': ['a'] } });
+    const big = span({
+      attributes: { 'openinference.span.kind': 'CHAIN', metadata: 'x'.repeat(100), 'tag.tags': ['a'] },
+    });
     const r = ok(normaliseSpan(big, 'auto', { keepUnmapped: true, maxAttributeBytes: 50 }));
     expect(r.dropped).toEqual(['metadata']);
     expect(r.span.attributes['tag.tags']).toEqual(['a']);
@@ -116,7 +146,13 @@ describe('normaliseSpan: openinference', () => {
     expect(r.span.output).toEqual([{ role: 'assistant', content: 'A cat.' }]);
     // The image part is not translated, so it stays (kept), not silently lost.
     expect(r.unmapped.sort()).toEqual(
-      ['llm.input_messages.1.message.contents.1.message_content.image.image.url', 'llm.input_messages.1.message.contents.1.message_content.type', 'otel.scope.name', 'otel.scope.version', 'resource.telemetry.sdk.language'].sort(),
+      [
+        'llm.input_messages.1.message.contents.1.message_content.image.image.url',
+        'llm.input_messages.1.message.contents.1.message_content.type',
+        'otel.scope.name',
+        'otel.scope.version',
+        'resource.telemetry.sdk.language',
+      ].sort(),
     );
   });
 
@@ -174,7 +210,17 @@ describe('normaliseSpan: openinference', () => {
   });
 
   it('marks errors from OTLP status and from exception events', () => {
-    const otlp = ok(normaliseSpan(span({ status_code: 'error', status_message: 'rate limited', attributes: { 'openinference.span.kind': 'LLM' } }), 'auto', keep));
+    const otlp = ok(
+      normaliseSpan(
+        span({
+          status_code: 'error',
+          status_message: 'rate limited',
+          attributes: { 'openinference.span.kind': 'LLM' },
+        }),
+        'auto',
+        keep,
+      ),
+    );
     expect([otlp.span.status, otlp.span.error]).toEqual(['error', 'rate limited']);
     expect(otlp.used.error).toEqual(['@span.status']);
 
@@ -182,7 +228,17 @@ describe('normaliseSpan: openinference', () => {
       normaliseSpan(
         span({
           attributes: { 'openinference.span.kind': 'TOOL', 'tool.name': 'search' },
-          events: [{ name: 'exception', time_unix_nano: START, attributes: { 'exception.type': 'ValueError', 'exception.message': 'boom', 'exception.stacktrace': 'Traceback...' } }],
+          events: [
+            {
+              name: 'exception',
+              time_unix_nano: START,
+              attributes: {
+                'exception.type': 'ValueError',
+                'exception.message': 'boom',
+                'exception.stacktrace': 'Traceback...',
+              },
+            },
+          ],
         }),
         'auto',
         keep,
@@ -191,9 +247,21 @@ describe('normaliseSpan: openinference', () => {
     expect([exc.span.status, exc.span.error]).toEqual(['error', 'ValueError: boom']);
     expect(exc.used.status).toEqual(['@event.exception']);
     // The stacktrace has no field: the event is kept.
-    expect(exc.span.attributes['span.events']).toEqual([{ name: 'exception', time_unix_nano: START, attributes: { 'exception.type': 'ValueError', 'exception.message': 'boom', 'exception.stacktrace': 'Traceback...' } }]);
+    expect(exc.span.attributes['span.events']).toEqual([
+      {
+        name: 'exception',
+        time_unix_nano: START,
+        attributes: {
+          'exception.type': 'ValueError',
+          'exception.message': 'boom',
+          'exception.stacktrace': 'Traceback...',
+        },
+      },
+    ]);
 
-    const fine = ok(normaliseSpan(span({ status_code: 'ok', attributes: { 'openinference.span.kind': 'CHAIN' } }), 'auto', keep));
+    const fine = ok(
+      normaliseSpan(span({ status_code: 'ok', attributes: { 'openinference.span.kind': 'CHAIN' } }), 'auto', keep),
+    );
     expect([fine.span.status, fine.span.error, fine.span.kind]).toEqual(['ok', null, 'chain']);
   });
 });
@@ -216,7 +284,8 @@ describe('normaliseSpan: genai', () => {
             'gen_ai.usage.output_tokens': 20,
             'gen_ai.conversation.id': 'conv-7',
             'gen_ai.input.messages': '[{"role":"user","parts":[{"type":"text","content":"Weather in Paris?"}]}]',
-            'gen_ai.output.messages': '[{"role":"assistant","parts":[{"type":"tool_call","id":"call_1","name":"get_weather","arguments":{"city":"Paris"}}],"finish_reason":"tool_call"}]',
+            'gen_ai.output.messages':
+              '[{"role":"assistant","parts":[{"type":"tool_call","id":"call_1","name":"get_weather","arguments":{"city":"Paris"}}],"finish_reason":"tool_call"}]',
             'server.address': 'api.openai.com',
           },
         }),
@@ -236,7 +305,16 @@ describe('normaliseSpan: genai', () => {
     expect(s.input).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'Weather in Paris?' }] }]);
     expect(s.tool_calls).toEqual([{ name: 'get_weather', arguments: { city: 'Paris' }, id: 'call_1' }]);
     expect(r.unmapped.sort()).toEqual(
-      ['gen_ai.provider.name', 'gen_ai.request.model', 'gen_ai.response.id', 'gen_ai.response.finish_reasons', 'server.address', 'otel.scope.name', 'otel.scope.version', 'resource.telemetry.sdk.language'].sort(),
+      [
+        'gen_ai.provider.name',
+        'gen_ai.request.model',
+        'gen_ai.response.id',
+        'gen_ai.response.finish_reasons',
+        'server.address',
+        'otel.scope.name',
+        'otel.scope.version',
+        'resource.telemetry.sdk.language',
+      ].sort(),
     );
   });
 
@@ -245,11 +323,20 @@ describe('normaliseSpan: genai', () => {
       normaliseSpan(
         span({
           name: 'chat',
-          attributes: { 'gen_ai.system': 'openai', 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.usage.prompt_tokens': 11, 'gen_ai.usage.completion_tokens': 7 },
+          attributes: {
+            'gen_ai.system': 'openai',
+            'gen_ai.request.model': 'gpt-4o-mini',
+            'gen_ai.usage.prompt_tokens': 11,
+            'gen_ai.usage.completion_tokens': 7,
+          },
           events: [
             { name: 'gen_ai.system.message', time_unix_nano: START, attributes: { content: 'Be brief.' } },
             { name: 'gen_ai.user.message', time_unix_nano: START, attributes: { content: 'Hi' } },
-            { name: 'gen_ai.choice', time_unix_nano: END, attributes: { index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'Hello!' } } },
+            {
+              name: 'gen_ai.choice',
+              time_unix_nano: END,
+              attributes: { index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'Hello!' } },
+            },
             { name: 'custom.event', time_unix_nano: END, attributes: { a: 1 } },
           ],
         }),
@@ -294,13 +381,32 @@ describe('normaliseSpan: genai', () => {
     expect(r.used.status).toEqual(['error.type']);
 
     // With an OTLP status message, that message wins and error.type stays as a kept attribute.
-    const r2 = ok(normaliseSpan(span({ status_code: 'error', status_message: 'timed out after 30s', attributes: { 'gen_ai.operation.name': 'execute_tool', 'error.type': 'TimeoutError' } }), 'auto', keep));
+    const r2 = ok(
+      normaliseSpan(
+        span({
+          status_code: 'error',
+          status_message: 'timed out after 30s',
+          attributes: { 'gen_ai.operation.name': 'execute_tool', 'error.type': 'TimeoutError' },
+        }),
+        'auto',
+        keep,
+      ),
+    );
     expect(r2.span.error).toBe('timed out after 30s');
     expect(r2.span.attributes['error.type']).toBe('TimeoutError');
   });
 
   it('maps agent operations', () => {
-    const r = ok(normaliseSpan(span({ name: 'invoke_agent Planner', attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'Planner' } }), 'auto', keep));
+    const r = ok(
+      normaliseSpan(
+        span({
+          name: 'invoke_agent Planner',
+          attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'Planner' },
+        }),
+        'auto',
+        keep,
+      ),
+    );
     expect(r.span.kind).toBe('agent');
   });
 });
@@ -371,9 +477,25 @@ describe('normaliseSpan: openllmetry', () => {
     expect([s.tokens_input, s.tokens_output, s.tokens_total]).toEqual([10, 5, 15]);
     expect(llm.used.tokens_total).toEqual(['llm.usage.total_tokens']);
     expect(s.input).toEqual([{ role: 'user', content: 'Tell a joke about cats' }]);
-    expect(s.output).toEqual([{ role: 'assistant', finish_reason: 'tool_calls', tool_calls: [{ id: 'call_1', name: 'search', arguments: { q: 'cat jokes' } }] }]);
+    expect(s.output).toEqual([
+      {
+        role: 'assistant',
+        finish_reason: 'tool_calls',
+        tool_calls: [{ id: 'call_1', name: 'search', arguments: { q: 'cat jokes' } }],
+      },
+    ]);
     expect(s.tool_calls).toEqual([{ name: 'search', arguments: { q: 'cat jokes' }, id: 'call_1' }]);
-    expect(llm.unmapped.sort()).toEqual(['gen_ai.request.model', 'gen_ai.system', 'llm.is_streaming', 'otel.scope.name', 'otel.scope.version', 'resource.telemetry.sdk.language', 'traceloop.workflow.name'].sort());
+    expect(llm.unmapped.sort()).toEqual(
+      [
+        'gen_ai.request.model',
+        'gen_ai.system',
+        'llm.is_streaming',
+        'otel.scope.name',
+        'otel.scope.version',
+        'resource.telemetry.sdk.language',
+        'traceloop.workflow.name',
+      ].sort(),
+    );
   });
 });
 
@@ -416,11 +538,33 @@ describe('normaliseSpan: langfuse', () => {
     expect(s.user_id).toBe('bob');
     expect([s.status, s.error]).toEqual(['error', 'content filter triggered']);
     expect(r.used.status).toEqual(['langfuse.observation.level']);
-    expect(r.unmapped.sort()).toEqual(['langfuse.observation.model.parameters', 'langfuse.trace.name', 'otel.scope.name', 'otel.scope.version', 'resource.telemetry.sdk.language'].sort());
+    expect(r.unmapped.sort()).toEqual(
+      [
+        'langfuse.observation.model.parameters',
+        'langfuse.trace.name',
+        'otel.scope.name',
+        'otel.scope.version',
+        'resource.telemetry.sdk.language',
+      ].sort(),
+    );
   });
 
   it('reads the session.id / user.id the Langfuse v3 SDK writes, and maps tool observations', () => {
-    const r = ok(normaliseSpan(span({ name: 'lookup_order', attributes: { 'langfuse.observation.type': 'tool', 'langfuse.observation.input': '{"order": 7}', 'session.id': 's-3', 'user.id': 'u-3' } }), 'auto', keep));
+    const r = ok(
+      normaliseSpan(
+        span({
+          name: 'lookup_order',
+          attributes: {
+            'langfuse.observation.type': 'tool',
+            'langfuse.observation.input': '{"order": 7}',
+            'session.id': 's-3',
+            'user.id': 'u-3',
+          },
+        }),
+        'auto',
+        keep,
+      ),
+    );
     expect([r.span.kind, r.span.session_id, r.span.user_id]).toEqual(['tool', 's-3', 'u-3']);
     expect(r.span.tool_calls).toEqual([{ name: 'lookup_order', arguments: { order: 7 }, id: null }]);
     expect(r.span.status).toBe('unset');

@@ -76,7 +76,13 @@ export const DEFAULT_MAX_ATTRIBUTE_BYTES = 32768;
 /** A span above this is almost always an inlined binary payload; one such row stalls a landing batch. */
 export const DEFAULT_MAX_RECORD_BYTES = 4 * 1024 * 1024;
 /** Most specific first: detection picks the first that matches. */
-export const CONVENTION_PRECEDENCE: readonly Convention[] = ['openinference', 'langfuse', 'openllmetry', 'genai', 'plain_otel'];
+export const CONVENTION_PRECEDENCE: readonly Convention[] = [
+  'openinference',
+  'langfuse',
+  'openllmetry',
+  'genai',
+  'plain_otel',
+];
 
 export interface NormaliseOptions {
   keepUnmapped: boolean;
@@ -164,24 +170,40 @@ export interface DetectOptions {
   maxRecordBytes?: number;
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Detection
 // ---------------------------------------------------------------------------------------------
 
-const OI_MARKER_PREFIXES = ['llm.token_count.', 'llm.input_messages.', 'llm.output_messages.', 'retrieval.documents.', 'llm.cost.'];
-const OI_MARKER_KEYS: string[] = [OI.OPENINFERENCE_SPAN_KIND, OI.LLM_MODEL_NAME, OI.LLM_INPUT_MESSAGES, OI.LLM_OUTPUT_MESSAGES];
+const OI_MARKER_PREFIXES = [
+  'llm.token_count.',
+  'llm.input_messages.',
+  'llm.output_messages.',
+  'retrieval.documents.',
+  'llm.cost.',
+];
+const OI_MARKER_KEYS: string[] = [
+  OI.OPENINFERENCE_SPAN_KIND,
+  OI.LLM_MODEL_NAME,
+  OI.LLM_INPUT_MESSAGES,
+  OI.LLM_OUTPUT_MESSAGES,
+];
 
 function matches(span: SourceSpan, convention: Convention): boolean {
   const keys = Object.keys(span.attributes);
   const scope = span.scope?.name ?? '';
   switch (convention) {
     case 'openinference':
-      return keys.some((k) => OI_MARKER_KEYS.includes(k) || OI_MARKER_PREFIXES.some((p) => k.startsWith(p))) || scope.startsWith('@arizeai/openinference') || scope.startsWith('openinference.');
+      return (
+        keys.some((k) => OI_MARKER_KEYS.includes(k) || OI_MARKER_PREFIXES.some((p) => k.startsWith(p))) ||
+        scope.startsWith('@arizeai/openinference') ||
+        scope.startsWith('openinference.')
+      );
     case 'langfuse':
       return keys.some((k) => k.startsWith('langfuse.')) || scope.startsWith('langfuse');
     case 'openllmetry':
-      return keys.some((k) => k.startsWith('traceloop.') || k === TRACELOOP.LLM_REQUEST_TYPE || k === TRACELOOP.LLM_USAGE_TOTAL_TOKENS);
+      return keys.some(
+        (k) => k.startsWith('traceloop.') || k === TRACELOOP.LLM_REQUEST_TYPE || k === TRACELOOP.LLM_USAGE_TOTAL_TOKENS,
+      );
     case 'genai':
       return keys.some((k) => k.startsWith('gen_ai.')) || (span.events ?? []).some((e) => e.name.startsWith('gen_ai.'));
     case 'plain_otel':
@@ -191,7 +213,8 @@ function matches(span: SourceSpan, convention: Convention): boolean {
 
 /** The most specific convention whose marker attributes the span carries (openinference > langfuse > openllmetry > genai > plain_otel). */
 export function detectSpanConvention(span: SourceSpan): Convention {
-  if (typeof span !== 'object' || span === null || typeof span.attributes !== 'object' || span.attributes === null) return 'plain_otel';
+  if (typeof span !== 'object' || span === null || typeof span.attributes !== 'object' || span.attributes === null)
+    return 'plain_otel';
   for (const c of CONVENTION_PRECEDENCE) if (matches(span, c)) return c;
   return 'plain_otel';
 }
@@ -206,11 +229,15 @@ export function detectSpanConvention(span: SourceSpan): Convention {
  * non-empty string (UUIDs with dashes, `run-42`, short numbers from exports) is a source's own id
  * and is accepted verbatim. Short hex strings are accepted because numeric ids from exports are hex too.
  */
-function checkId(raw: unknown, width: 32 | 16): { ok: true; id: string } | { ok: false; missing: boolean; detail: string } {
+function checkId(
+  raw: unknown,
+  width: 32 | 16,
+): { ok: true; id: string } | { ok: false; missing: boolean; detail: string } {
   if (typeof raw !== 'string' || raw.trim() === '') return { ok: false, missing: true, detail: 'empty' };
   const id = raw.trim();
   if (/^[0-9a-fA-F]+$/.test(id) && id.length >= 16) {
-    if (id.length !== width) return { ok: false, missing: false, detail: `hex id of ${id.length} characters, expected ${width}` };
+    if (id.length !== width)
+      return { ok: false, missing: false, detail: `hex id of ${id.length} characters, expected ${width}` };
     if (/^0+$/.test(id)) return { ok: false, missing: false, detail: 'all-zero id' };
     return { ok: true, id: id.toLowerCase() };
   }
@@ -247,21 +274,32 @@ function validate(span: SourceSpan, maxRecordBytes: number): { ok: true; v: Vali
     ok: false,
     drop: { reason, detail, source_ref: String(span?.source_ref ?? ''), payload: span },
   });
-  if (typeof span !== 'object' || span === null || typeof span.attributes !== 'object' || span.attributes === null) return fail('malformed_record', 'not a span object with attributes');
+  if (typeof span !== 'object' || span === null || typeof span.attributes !== 'object' || span.attributes === null)
+    return fail('malformed_record', 'not a span object with attributes');
   const size = jsonBytes(span);
   if (size > maxRecordBytes) return fail('record_too_large', `record is ${size} bytes, limit ${maxRecordBytes}`);
   const t = checkId(span.trace_id, 32);
-  if (!t.ok) return t.missing ? fail('missing_trace_id', 'trace_id is missing or empty') : fail('invalid_id', `trace_id ${JSON.stringify(span.trace_id)}: ${t.detail}`);
+  if (!t.ok)
+    return t.missing
+      ? fail('missing_trace_id', 'trace_id is missing or empty')
+      : fail('invalid_id', `trace_id ${JSON.stringify(span.trace_id)}: ${t.detail}`);
   const s = checkId(span.span_id, 16);
-  if (!s.ok) return s.missing ? fail('missing_span_id', 'span_id is missing or empty') : fail('invalid_id', `span_id ${JSON.stringify(span.span_id)}: ${s.detail}`);
+  if (!s.ok)
+    return s.missing
+      ? fail('missing_span_id', 'span_id is missing or empty')
+      : fail('invalid_id', `span_id ${JSON.stringify(span.span_id)}: ${s.detail}`);
   const start = parseNanos(span.start_time_unix_nano);
   const end = parseNanos(span.end_time_unix_nano);
   if (start === null || end === null) {
     const which = [start === null ? 'start' : '', end === null ? 'end' : ''].filter(Boolean).join(' and ');
     return fail('missing_timestamps', `${which} time missing, zero or not a decimal nanosecond string`);
   }
-  if (end < start) return fail('end_before_start', `end ${span.end_time_unix_nano} is before start ${span.start_time_unix_nano}`);
-  return { ok: true, v: { trace_id: t.id, span_id: s.id, parent_span_id: normaliseParent(span.parent_span_id), start, end } };
+  if (end < start)
+    return fail('end_before_start', `end ${span.end_time_unix_nano} is before start ${span.start_time_unix_nano}`);
+  return {
+    ok: true,
+    v: { trace_id: t.id, span_id: s.id, parent_span_id: normaliseParent(span.parent_span_id), start, end },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -293,15 +331,24 @@ function exceptionMessage(span: SourceSpan): string | null {
  * Maps one source span. Never throws: records that cannot land come back as `{ ok: false, drop }`.
  * `convention: 'auto'` detects per span.
  */
-export function normaliseSpan(span: SourceSpan, convention: Convention | 'auto', options: NormaliseOptions): NormaliseResult {
+export function normaliseSpan(
+  span: SourceSpan,
+  convention: Convention | 'auto',
+  options: NormaliseOptions,
+): NormaliseResult {
   const maxAttr = options.maxAttributeBytes ?? DEFAULT_MAX_ATTRIBUTE_BYTES;
   const maxRecord = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
   const checked = validate(span, maxRecord);
   if (!checked.ok) return checked;
   const v = checked.v;
   try {
-    const conv: Convention = convention === 'auto' || !CONVENTIONS.includes(convention) ? detectSpanConvention(span) : convention;
-    const ctx = new Ctx({ ...span, events: Array.isArray(span.events) ? span.events : [], resource: span.resource ?? {} });
+    const conv: Convention =
+      convention === 'auto' || !CONVENTIONS.includes(convention) ? detectSpanConvention(span) : convention;
+    const ctx = new Ctx({
+      ...span,
+      events: Array.isArray(span.events) ? span.events : [],
+      resource: span.resource ?? {},
+    });
     MAPPERS[conv](ctx);
     const o = ctx.out;
 
@@ -343,7 +390,8 @@ export function normaliseSpan(span: SourceSpan, convention: Convention | 'auto',
     const usedKeys = new Set<string>();
     for (const keys of ctx.used.values()) for (const k of keys) usedKeys.add(k);
     const candidates: Array<[string, AttributeValue]> = [];
-    for (const [k, val] of Object.entries(span.attributes)) if (!usedKeys.has(k) && val !== undefined) candidates.push([k, val]);
+    for (const [k, val] of Object.entries(span.attributes))
+      if (!usedKeys.has(k) && val !== undefined) candidates.push([k, val]);
     // Non-attribute sources never overwrite a span attribute with the same key; such a clash is reported as dropped.
     const clashes: string[] = [];
     const addNonAttr = (k: string, val: AttributeValue): void => {
@@ -355,7 +403,11 @@ export function normaliseSpan(span: SourceSpan, convention: Convention | 'auto',
     if (span.scope?.name) addNonAttr('otel.scope.name', span.scope.name);
     if (span.scope?.version) addNonAttr('otel.scope.version', span.scope.version);
     const rest = ctx.span.events.filter((_, i) => !ctx.consumedEvents.has(i));
-    if (rest.length > 0) addNonAttr('span.events', rest.map((e) => ({ name: e.name, time_unix_nano: e.time_unix_nano, attributes: e.attributes })));
+    if (rest.length > 0)
+      addNonAttr(
+        'span.events',
+        rest.map((e) => ({ name: e.name, time_unix_nano: e.time_unix_nano, attributes: e.attributes })),
+      );
 
     const attributes: Record<string, AttributeValue> = {};
     const unmapped: string[] = [...clashes];
@@ -405,7 +457,15 @@ export function normaliseSpan(span: SourceSpan, convention: Convention | 'auto',
     return { ok: true, span: canonical, used, unmapped, dropped };
   } catch (e) {
     // Mapping code only reads plain values; anything thrown means a record shape no reader should emit.
-    return { ok: false, drop: { reason: 'malformed_record', detail: `mapping failed: ${e instanceof Error ? e.message : String(e)}`, source_ref: String(span.source_ref ?? ''), payload: span } };
+    return {
+      ok: false,
+      drop: {
+        reason: 'malformed_record',
+        detail: `mapping failed: ${e instanceof Error ? e.message : String(e)}`,
+        source_ref: String(span.source_ref ?? ''),
+        payload: span,
+      },
+    };
   }
 }
 
@@ -433,7 +493,11 @@ function evenSample<T>(items: T[], cap: number): T[] {
 export function detectConventions(spans: SourceSpan[], options: DetectOptions = {}): TraceConventionDetection {
   const cap = Math.max(1, Math.floor(options.sample ?? 1000));
   const mode = options.convention ?? 'auto';
-  const normOpts: NormaliseOptions = { keepUnmapped: options.keepUnmapped ?? true, maxAttributeBytes: options.maxAttributeBytes, maxRecordBytes: options.maxRecordBytes };
+  const normOpts: NormaliseOptions = {
+    keepUnmapped: options.keepUnmapped ?? true,
+    maxAttributeBytes: options.maxAttributeBytes,
+    maxRecordBytes: options.maxRecordBytes,
+  };
   const warnings: string[] = [];
 
   // Drops over every span: validation is cheap next to mapping.
@@ -455,11 +519,17 @@ export function detectConventions(spans: SourceSpan[], options: DetectOptions = 
   const llmConvs = CONVENTION_PRECEDENCE.filter((c) => c !== 'plain_otel' && (perConv.get(c) ?? 0) > 0);
   const marked = llmConvs.reduce((n, c) => n + (perConv.get(c) ?? 0), 0);
   // Most spans wins; ties go to the more specific convention (precedence order).
-  const best: Convention = llmConvs.length === 0 ? 'plain_otel' : llmConvs.reduce((b, c) => ((perConv.get(c) ?? 0) > (perConv.get(b) ?? 0) ? c : b));
+  const best: Convention =
+    llmConvs.length === 0
+      ? 'plain_otel'
+      : llmConvs.reduce((b, c) => ((perConv.get(c) ?? 0) > (perConv.get(b) ?? 0) ? c : b));
   const confidence = sample.length === 0 ? 0 : best === 'plain_otel' ? 1 : round3((perConv.get(best) ?? 0) / marked);
   const candidates: ConventionCandidate[] = CONVENTION_PRECEDENCE.filter((c) => (perConv.get(c) ?? 0) > 0)
     .map((c) => ({ convention: c, spans: perConv.get(c)!, confidence: round3(perConv.get(c)! / sample.length) }))
-    .sort((a, b) => b.spans - a.spans || CONVENTION_PRECEDENCE.indexOf(a.convention) - CONVENTION_PRECEDENCE.indexOf(b.convention));
+    .sort(
+      (a, b) =>
+        b.spans - a.spans || CONVENTION_PRECEDENCE.indexOf(a.convention) - CONVENTION_PRECEDENCE.indexOf(b.convention),
+    );
 
   const fieldSources = new Map<string, Set<string>>(REPORTED_FIELDS.map((f) => [f, new Set<string>()]));
   const fieldCounts = new Map<string, number>(REPORTED_FIELDS.map((f) => [f, 0]));
@@ -510,24 +580,60 @@ export function detectConventions(spans: SourceSpan[], options: DetectOptions = 
     coverage: n === 0 ? 0 : round3(fieldCounts.get(f)! / n),
   }));
   const unmapped_attributes: UnmappedAttribute[] = [...unmappedStats.entries()]
-    .map(([key, st]) => ({ key, spans: st.spans, fate: st.dropped > 0 ? ('dropped' as const) : ('kept' as const), spans_dropped: st.dropped, examples: [...st.examples] }))
+    .map(([key, st]) => ({
+      key,
+      spans: st.spans,
+      fate: st.dropped > 0 ? ('dropped' as const) : ('kept' as const),
+      spans_dropped: st.dropped,
+      examples: [...st.examples],
+    }))
     .sort((a, b) => b.spans - a.spans || a.key.localeCompare(b.key));
-  const dropped_records: DroppedRecords[] = [...drops.entries()].map(([reason, d]) => ({ reason, count: d.count, example_source_ref: d.example })).sort((a, b) => b.count - a.count);
+  const dropped_records: DroppedRecords[] = [...drops.entries()]
+    .map(([reason, d]) => ({ reason, count: d.count, example_source_ref: d.example }))
+    .sort((a, b) => b.count - a.count);
 
   if (n < spans.length) warnings.push(`examined ${n} of ${spans.length} spans (sample cap ${cap})`);
-  if (llmConvs.length > 1) warnings.push(`mixed conventions: ${llmConvs.map((c) => `${c} (${perConv.get(c)} spans)`).join(', ')}`);
-  if (mode !== 'auto' && mode !== best && marked > 0) warnings.push(`convention forced to ${mode} but ${perConv.get(mode) ?? 0} of ${n} sampled spans carry its markers (detected ${best})`);
+  if (llmConvs.length > 1)
+    warnings.push(`mixed conventions: ${llmConvs.map((c) => `${c} (${perConv.get(c)} spans)`).join(', ')}`);
+  if (mode !== 'auto' && mode !== best && marked > 0)
+    warnings.push(
+      `convention forced to ${mode} but ${perConv.get(mode) ?? 0} of ${n} sampled spans carry its markers (detected ${best})`,
+    );
   const traces = traceSession.size;
   const withoutSession = [...traceSession.values()].filter((x) => !x).length;
-  if (traces > 0 && withoutSession === traces) warnings.push(`no session id on any sampled span: traces cannot be grouped into sessions`);
-  else if (withoutSession > 0) warnings.push(`${withoutSession} of ${traces} sampled traces have no span with a session id`);
-  if (llmNoTokens > 0) warnings.push(`${llmNoTokens} of ${llmSpans} llm spans have no token counts: cost can only be reported, not estimated, for them`);
+  if (traces > 0 && withoutSession === traces)
+    warnings.push(`no session id on any sampled span: traces cannot be grouped into sessions`);
+  else if (withoutSession > 0)
+    warnings.push(`${withoutSession} of ${traces} sampled traces have no span with a session id`);
+  if (llmNoTokens > 0)
+    warnings.push(
+      `${llmNoTokens} of ${llmSpans} llm spans have no token counts: cost can only be reported, not estimated, for them`,
+    );
   if (llmNoModel > 0) warnings.push(`${llmNoModel} of ${llmSpans} llm spans have no model name`);
   const droppedKeys = unmapped_attributes.filter((u) => u.fate === 'dropped');
-  if (droppedKeys.length > 0) warnings.push(`${droppedKeys.length} unmapped attribute keys are dropped in some spans: ${droppedKeys.slice(0, 10).map((u) => u.key).join(', ')}${droppedKeys.length > 10 ? ', ...' : ''}`);
+  if (droppedKeys.length > 0)
+    warnings.push(
+      `${droppedKeys.length} unmapped attribute keys are dropped in some spans: ${droppedKeys
+        .slice(0, 10)
+        .map((u) => u.key)
+        .join(', ')}${droppedKeys.length > 10 ? ', ...' : ''}`,
+    );
   const totalDrops = dropped_records.reduce((x, d) => x + d.count, 0);
-  if (totalDrops > 0) warnings.push(`${totalDrops} of ${spans.length} records cannot be landed (${dropped_records.map((d) => `${d.reason}: ${d.count}`).join(', ')})`);
+  if (totalDrops > 0)
+    warnings.push(
+      `${totalDrops} of ${spans.length} records cannot be landed (${dropped_records.map((d) => `${d.reason}: ${d.count}`).join(', ')})`,
+    );
   if (n > 0 && normalised === 0) warnings.push('no sampled span could be normalised');
 
-  return { convention: best, confidence, candidates, span_count: spans.length, sampled: n, field_mappings, unmapped_attributes, dropped_records, warnings };
+  return {
+    convention: best,
+    confidence,
+    candidates,
+    span_count: spans.length,
+    sampled: n,
+    field_mappings,
+    unmapped_attributes,
+    dropped_records,
+    warnings,
+  };
 }

@@ -1,12 +1,27 @@
 import { describe, expect, it } from '@jest/globals';
-import { DEFAULT_PRICES, ENRICHMENT_FIELDS, enrichTrace, enrichTraces, findCycles, matchPriceKey } from './enrichment.js';
+import {
+  DEFAULT_PRICES,
+  ENRICHMENT_FIELDS,
+  enrichTrace,
+  enrichTraces,
+  findCycles,
+  matchPriceKey,
+} from './enrichment.js';
 import type { PriceTable, TraceEnrichment } from './enrichment.js';
 import type { CanonicalSpan, ToolCall } from './span.types.js';
 
 const TRACE = 'c'.repeat(32);
 const T0 = Date.parse('2025-01-01T00:00:00.000Z');
 
-function span(id: string, parent: string | null, kind: CanonicalSpan['kind'], name: string, startMs: number, endMs: number, over: Partial<CanonicalSpan> = {}): CanonicalSpan {
+function span(
+  id: string,
+  parent: string | null,
+  kind: CanonicalSpan['kind'],
+  name: string,
+  startMs: number,
+  endMs: number,
+  over: Partial<CanonicalSpan> = {},
+): CanonicalSpan {
   return {
     trace_id: TRACE,
     span_id: id,
@@ -35,17 +50,44 @@ function span(id: string, parent: string | null, kind: CanonicalSpan['kind'], na
     ...over,
   };
 }
-const call = (name: string, args: ToolCall['arguments'], id: string | null = null): ToolCall => ({ name, arguments: args, id });
+const call = (name: string, args: ToolCall['arguments'], id: string | null = null): ToolCall => ({
+  name,
+  arguments: args,
+  id,
+});
 
 // An agent run: the agent span repeats its children's token totals (must not be double counted).
 const agentTrace = (): CanonicalSpan[] => [
-  span('root', null, 'agent', 'support_agent', 0, 5000, { session_id: 'sess-1', user_id: 'u-1', tokens_input: 3100, tokens_output: 800 }),
-  span('l1', 'root', 'llm', 'plan', 10, 900, { model: 'gpt-4o-2024-08-06', tokens_input: 1000, tokens_output: 200, tool_calls: [call('search', { q: 'refund' }, 'c1')] }),
+  span('root', null, 'agent', 'support_agent', 0, 5000, {
+    session_id: 'sess-1',
+    user_id: 'u-1',
+    tokens_input: 3100,
+    tokens_output: 800,
+  }),
+  span('l1', 'root', 'llm', 'plan', 10, 900, {
+    model: 'gpt-4o-2024-08-06',
+    tokens_input: 1000,
+    tokens_output: 200,
+    tool_calls: [call('search', { q: 'refund' }, 'c1')],
+  }),
   span('t1', 'root', 'tool', 'search', 1000, 1200, { tool_calls: [call('search', { q: 'refund' }, 'c1')] }),
   span('r1', 't1', 'retriever', 'vector_search', 1010, 1100),
-  span('l2', 'root', 'llm', 'answer', 1300, 2500, { model: 'gpt-4o-mini', tokens_input: 2000, tokens_output: 500, tokens_total: 2500 }),
-  span('t2', 'root', 'tool', 'lookup_order', 2600, 2700, { status: 'error', error: 'order not found', tool_calls: [call('lookup_order', { id: 7 })] }),
-  span('l3', 'root', 'llm', 'classify', 2800, 3000, { model: 'acme-finetune-v2', tokens_input: 100, tokens_output: 100 }),
+  span('l2', 'root', 'llm', 'answer', 1300, 2500, {
+    model: 'gpt-4o-mini',
+    tokens_input: 2000,
+    tokens_output: 500,
+    tokens_total: 2500,
+  }),
+  span('t2', 'root', 'tool', 'lookup_order', 2600, 2700, {
+    status: 'error',
+    error: 'order not found',
+    tool_calls: [call('lookup_order', { id: 7 })],
+  }),
+  span('l3', 'root', 'llm', 'classify', 2800, 3000, {
+    model: 'acme-finetune-v2',
+    tokens_input: 100,
+    tokens_output: 100,
+  }),
 ];
 
 describe('enrichTrace', () => {
@@ -63,7 +105,11 @@ describe('enrichTrace', () => {
     const spans = agentTrace();
     spans[1].cost = 0.01;
     spans[4].cost = 0.002;
-    const prices: PriceTable = { as_of: '2025-01-01', currency: 'USD', models: { 'acme-finetune-v2': { input_per_1m: 10, output_per_1m: 20 } } };
+    const prices: PriceTable = {
+      as_of: '2025-01-01',
+      currency: 'USD',
+      models: { 'acme-finetune-v2': { input_per_1m: 10, output_per_1m: 20 } },
+    };
     const e = enrichTrace(spans, prices);
     expect([e.cost_reported, e.cost, e.cost_source]).toEqual([0.012, 0.012, 'reported']);
     // 100 * 10/1M + 100 * 20/1M
@@ -117,7 +163,14 @@ describe('enrichTrace', () => {
   });
 
   it('counts LLM-requested calls of uninstrumented tools for loops', () => {
-    const spans = [span('root', null, 'agent', 'agent', 0, 1000), ...[1, 2, 3].map((i) => span(`l${i}`, 'root', 'llm', `step${i}`, i * 10, i * 10 + 5, { tool_calls: [call('fetch', { url: 'https://x' })] }))];
+    const spans = [
+      span('root', null, 'agent', 'agent', 0, 1000),
+      ...[1, 2, 3].map((i) =>
+        span(`l${i}`, 'root', 'llm', `step${i}`, i * 10, i * 10 + 5, {
+          tool_calls: [call('fetch', { url: 'https://x' })],
+        }),
+      ),
+    ];
     const e = enrichTrace(spans);
     expect(e.tool_call_counts).toEqual({ fetch: 3 });
     expect(e.loops).toEqual([{ name: 'fetch', repetitions: 3, kind: 'repeated_call', detail: '{"url":"https://x"}' }]);
@@ -128,7 +181,9 @@ describe('enrichTrace', () => {
       span('root', null, 'agent', 'agent', 0, 1000),
       ...[0, 1, 2].flatMap((i) => [
         span(`p${i}`, 'root', 'llm', 'plan', i * 100, i * 100 + 40),
-        span(`s${i}`, 'root', 'tool', 'search', i * 100 + 50, i * 100 + 90, { tool_calls: [call('search', { q: `query ${i}` })] }),
+        span(`s${i}`, 'root', 'tool', 'search', i * 100 + 50, i * 100 + 90, {
+          tool_calls: [call('search', { q: `query ${i}` })],
+        }),
       ]),
       span('f', 'root', 'llm', 'final', 400, 450),
     ];
@@ -140,7 +195,14 @@ describe('enrichTrace', () => {
 
   it('handles an empty trace', () => {
     const e = enrichTrace([]);
-    expect([e.span_count, e.tokens_input, e.cost, e.max_depth, e.duration_ms, e.root_span_name]).toEqual([0, null, null, 0, null, null]);
+    expect([e.span_count, e.tokens_input, e.cost, e.max_depth, e.duration_ms, e.root_span_name]).toEqual([
+      0,
+      null,
+      null,
+      0,
+      null,
+      null,
+    ]);
   });
 
   it('enrichTraces groups by trace id', () => {
@@ -154,8 +216,12 @@ describe('enrichTrace', () => {
 
 describe('findCycles', () => {
   it('reports primitive blocks only, shortest first', () => {
-    expect(findCycles(['a', 'b', 'a', 'b', 'a', 'b', 'a', 'b'])).toEqual([{ block: ['a', 'b'], start: 0, repetitions: 4 }]);
-    expect(findCycles(['x', 'a', 'b', 'c', 'a', 'b', 'c', 'a', 'b', 'c'])).toEqual([{ block: ['a', 'b', 'c'], start: 1, repetitions: 3 }]);
+    expect(findCycles(['a', 'b', 'a', 'b', 'a', 'b', 'a', 'b'])).toEqual([
+      { block: ['a', 'b'], start: 0, repetitions: 4 },
+    ]);
+    expect(findCycles(['x', 'a', 'b', 'c', 'a', 'b', 'c', 'a', 'b', 'c'])).toEqual([
+      { block: ['a', 'b', 'c'], start: 1, repetitions: 3 },
+    ]);
     expect(findCycles(['a', 'a', 'a', 'a'])).toEqual([]);
   });
 });
@@ -174,7 +240,18 @@ describe('prices', () => {
 
   it('has the listed models, dated', () => {
     expect(Object.keys(DEFAULT_PRICES.models).sort()).toEqual(
-      ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'o3-mini', 'claude-3-5-sonnet', 'claude-3-5-haiku', 'claude-sonnet-4', 'gemini-1.5-pro', 'gemini-1.5-flash'].sort(),
+      [
+        'gpt-4o',
+        'gpt-4o-mini',
+        'gpt-4.1',
+        'gpt-4.1-mini',
+        'o3-mini',
+        'claude-3-5-sonnet',
+        'claude-3-5-haiku',
+        'claude-sonnet-4',
+        'gemini-1.5-pro',
+        'gemini-1.5-flash',
+      ].sort(),
     );
     expect(DEFAULT_PRICES.as_of).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });

@@ -107,32 +107,81 @@ export interface EnrichmentFieldDoc {
 
 export const ENRICHMENT_FIELDS: EnrichmentFieldDoc[] = [
   { name: 'trace_id', type: 'string', description: 'Trace id shared by the spans' },
-  { name: 'session_id', type: 'string | null', description: 'Session id of the root span, else of the earliest span that has one' },
-  { name: 'user_id', type: 'string | null', description: 'User id of the root span, else of the earliest span that has one' },
-  { name: 'root_span_name', type: 'string | null', description: 'Name of the root span (no parent, or parent not in the trace; earliest if several)' },
+  {
+    name: 'session_id',
+    type: 'string | null',
+    description: 'Session id of the root span, else of the earliest span that has one',
+  },
+  {
+    name: 'user_id',
+    type: 'string | null',
+    description: 'User id of the root span, else of the earliest span that has one',
+  },
+  {
+    name: 'root_span_name',
+    type: 'string | null',
+    description: 'Name of the root span (no parent, or parent not in the trace; earliest if several)',
+  },
   { name: 'span_count', type: 'number', description: 'Spans in the trace' },
   { name: 'start_time', type: 'string | null', description: 'Earliest span start (ISO 8601)' },
   { name: 'end_time', type: 'string | null', description: 'Latest span end (ISO 8601)' },
-  { name: 'duration_ms', type: 'number | null', description: "Root span's duration when a single root covers every span, else end_time - start_time" },
-  { name: 'tokens_input', type: 'number | null', description: 'Input tokens summed over the lowest spans reporting them (no double counting of parent totals); null if none' },
+  {
+    name: 'duration_ms',
+    type: 'number | null',
+    description: "Root span's duration when a single root covers every span, else end_time - start_time",
+  },
+  {
+    name: 'tokens_input',
+    type: 'number | null',
+    description:
+      'Input tokens summed over the lowest spans reporting them (no double counting of parent totals); null if none',
+  },
   { name: 'tokens_output', type: 'number | null', description: 'Output tokens, summed like tokens_input' },
-  { name: 'tokens_total', type: 'number | null', description: 'Per span tokens_total (or input + output), summed like tokens_input' },
-  { name: 'cost_reported', type: 'number | null', description: 'USD cost the spans reported, summed over the lowest spans reporting it; null if none did' },
-  { name: 'cost_estimated', type: 'number | null', description: 'USD from token counts x price table for priced models; null if no span could be priced' },
-  { name: 'cost', type: 'number | null', description: 'cost_reported when any span reported cost, else cost_estimated' },
+  {
+    name: 'tokens_total',
+    type: 'number | null',
+    description: 'Per span tokens_total (or input + output), summed like tokens_input',
+  },
+  {
+    name: 'cost_reported',
+    type: 'number | null',
+    description: 'USD cost the spans reported, summed over the lowest spans reporting it; null if none did',
+  },
+  {
+    name: 'cost_estimated',
+    type: 'number | null',
+    description: 'USD from token counts x price table for priced models; null if no span could be priced',
+  },
+  {
+    name: 'cost',
+    type: 'number | null',
+    description: 'cost_reported when any span reported cost, else cost_estimated',
+  },
   { name: 'cost_source', type: "'reported' | 'estimated' | null", description: 'Which of the two `cost` is' },
-  { name: 'unpriced_models', type: 'string[]', description: 'Models of token-reporting spans with no price in the table (their tokens are not in cost_estimated)' },
+  {
+    name: 'unpriced_models',
+    type: 'string[]',
+    description: 'Models of token-reporting spans with no price in the table (their tokens are not in cost_estimated)',
+  },
   { name: 'error_count', type: 'number', description: 'Spans with status error' },
   { name: 'has_error', type: 'boolean', description: 'error_count > 0' },
   { name: 'errors', type: '{ span_id, span_name, message }[]', description: 'First 5 error spans in start order' },
   { name: 'llm_calls', type: 'number', description: 'Spans of kind llm' },
   { name: 'tool_calls', type: 'number', description: 'Sum of tool_call_counts' },
-  { name: 'tool_call_counts', type: 'Record<string, number>', description: 'Per tool name: max(tool spans, tool calls requested by llm spans)' },
+  {
+    name: 'tool_call_counts',
+    type: 'Record<string, number>',
+    description: 'Per tool name: max(tool spans, tool calls requested by llm spans)',
+  },
   { name: 'retriever_calls', type: 'number', description: 'Spans of kind retriever' },
   { name: 'max_depth', type: 'number', description: 'Deepest span level, root = 1' },
   { name: 'models', type: 'string[]', description: 'Distinct model names (sorted)' },
   { name: 'loop_detected', type: 'boolean', description: 'loops is non-empty' },
-  { name: 'loops', type: "{ name, repetitions, kind: 'repeated_call' | 'cycle', detail }[]", description: 'Same tool + same arguments 3+ times, or a block of 2+ call names repeated 3+ times back to back' },
+  {
+    name: 'loops',
+    type: "{ name, repetitions, kind: 'repeated_call' | 'cycle', detail }[]",
+    description: 'Same tool + same arguments 3+ times, or a block of 2+ call names repeated 3+ times back to back',
+  },
 ];
 
 const round6 = (n: number): number => Math.round(n * 1e6) / 1e6;
@@ -167,13 +216,25 @@ function canonicalJson(v: AttributeValue | undefined): string {
       return x;
     }
     if (Array.isArray(x)) return x.map(norm);
-    if (x && typeof x === 'object') return Object.fromEntries(Object.keys(x).sort().map((k) => [k, norm(x[k])]));
+    if (x && typeof x === 'object')
+      return Object.fromEntries(
+        Object.keys(x)
+          .sort()
+          .map((k) => [k, norm(x[k])]),
+      );
     return x ?? null;
   };
   return JSON.stringify(norm(v));
 }
 
-const CALL_KINDS: ReadonlySet<SpanKind> = new Set<SpanKind>(['llm', 'tool', 'agent', 'retriever', 'reranker', 'embedding']);
+const CALL_KINDS: ReadonlySet<SpanKind> = new Set<SpanKind>([
+  'llm',
+  'tool',
+  'agent',
+  'retriever',
+  'reranker',
+  'embedding',
+]);
 
 /** Tool name of a tool span: its executed call's name, else the span name. */
 const toolName = (s: CanonicalSpan): string => s.tool_calls[0]?.name ?? s.name;
@@ -190,7 +251,11 @@ function isPrimitiveBlock(block: string[]): boolean {
 }
 
 /** Runs of a block of 2..8 labels repeated 3+ times back to back; shorter blocks claim positions first. */
-export function findCycles(labels: string[], minRepeats = 3, maxBlock = 8): Array<{ block: string[]; start: number; repetitions: number }> {
+export function findCycles(
+  labels: string[],
+  minRepeats = 3,
+  maxBlock = 8,
+): Array<{ block: string[]; start: number; repetitions: number }> {
   const covered = new Array<boolean>(labels.length).fill(false);
   const out: Array<{ block: string[]; start: number; repetitions: number }> = [];
   for (let p = 2; p <= maxBlock && p * minRepeats <= labels.length; p++) {
@@ -202,7 +267,11 @@ export function findCycles(labels: string[], minRepeats = 3, maxBlock = 8): Arra
         continue;
       }
       let reps = 1;
-      while (i + (reps + 1) * p <= labels.length && labels.slice(i + reps * p, i + (reps + 1) * p).every((l, j) => l === block[j])) reps++;
+      while (
+        i + (reps + 1) * p <= labels.length &&
+        labels.slice(i + reps * p, i + (reps + 1) * p).every((l, j) => l === block[j])
+      )
+        reps++;
       if (reps >= minRepeats) {
         out.push({ block, start: i, repetitions: reps });
         for (let j = i; j < i + reps * p; j++) covered[j] = true;
@@ -214,7 +283,9 @@ export function findCycles(labels: string[], minRepeats = 3, maxBlock = 8): Arra
 }
 
 export function enrichTrace(spans: CanonicalSpan[], prices: PriceTable = DEFAULT_PRICES): TraceEnrichment {
-  const ordered = [...spans].sort((a, b) => a.start_time.localeCompare(b.start_time) || a.span_id.localeCompare(b.span_id));
+  const ordered = [...spans].sort(
+    (a, b) => a.start_time.localeCompare(b.start_time) || a.span_id.localeCompare(b.span_id),
+  );
   const byId = new Map(ordered.map((s) => [s.span_id, s]));
   const children = new Map<string, CanonicalSpan[]>();
   const roots: CanonicalSpan[] = [];
@@ -253,7 +324,8 @@ export function enrichTrace(spans: CanonicalSpan[], prices: PriceTable = DEFAULT
     };
     return ordered.filter((s) => has(s) && !below(s, new Set()));
   };
-  const hasTokens = (s: CanonicalSpan): boolean => s.tokens_input !== null || s.tokens_output !== null || s.tokens_total !== null;
+  const hasTokens = (s: CanonicalSpan): boolean =>
+    s.tokens_input !== null || s.tokens_output !== null || s.tokens_total !== null;
   const tokenSpans = lowest(hasTokens);
   const sumOrNull = (vals: Array<number | null>): number | null => {
     const present = vals.filter((v): v is number => v !== null);
@@ -261,7 +333,9 @@ export function enrichTrace(spans: CanonicalSpan[], prices: PriceTable = DEFAULT
   };
   const tokensInput = sumOrNull(tokenSpans.map((s) => s.tokens_input));
   const tokensOutput = sumOrNull(tokenSpans.map((s) => s.tokens_output));
-  const tokensTotal = sumOrNull(tokenSpans.map((s) => s.tokens_total ?? (s.tokens_input ?? 0) + (s.tokens_output ?? 0)));
+  const tokensTotal = sumOrNull(
+    tokenSpans.map((s) => s.tokens_total ?? (s.tokens_input ?? 0) + (s.tokens_output ?? 0)),
+  );
 
   const costSpans = lowest((s) => s.cost !== null);
   const costReportedRaw = sumOrNull(costSpans.map((s) => s.cost));
@@ -277,7 +351,8 @@ export function enrichTrace(spans: CanonicalSpan[], prices: PriceTable = DEFAULT
       continue;
     }
     const p = prices.models[key];
-    estimated = (estimated ?? 0) + ((s.tokens_input ?? 0) * p.input_per_1m + (s.tokens_output ?? 0) * p.output_per_1m) / 1e6;
+    estimated =
+      (estimated ?? 0) + ((s.tokens_input ?? 0) * p.input_per_1m + (s.tokens_output ?? 0) * p.output_per_1m) / 1e6;
   }
   const costEstimated = estimated === null ? null : round6(estimated);
   const costSource = costReported !== null ? 'reported' : costEstimated !== null ? 'estimated' : null;
@@ -302,7 +377,8 @@ export function enrichTrace(spans: CanonicalSpan[], prices: PriceTable = DEFAULT
     }
   }
   const toolCallCounts: Record<string, number> = {};
-  for (const name of [...new Set([...executed.keys(), ...requested.keys()])].sort()) toolCallCounts[name] = Math.max(executed.get(name) ?? 0, requested.get(name) ?? 0);
+  for (const name of [...new Set([...executed.keys(), ...requested.keys()])].sort())
+    toolCallCounts[name] = Math.max(executed.get(name) ?? 0, requested.get(name) ?? 0);
   // Requested calls stand in for tools that have no tool span of their own (executed uninstrumented).
   const allInvocations = [...invocations, ...requestedInvocations.filter((r) => !executed.has(r.name))];
 
@@ -314,7 +390,14 @@ export function enrichTrace(spans: CanonicalSpan[], prices: PriceTable = DEFAULT
     r.count++;
     repeats.set(k, r);
   }
-  for (const r of repeats.values()) if (r.count >= 3) loops.push({ name: r.name, repetitions: r.count, kind: 'repeated_call', detail: r.args.length > 200 ? `${r.args.slice(0, 200)}...` : r.args });
+  for (const r of repeats.values())
+    if (r.count >= 3)
+      loops.push({
+        name: r.name,
+        repetitions: r.count,
+        kind: 'repeated_call',
+        detail: r.args.length > 200 ? `${r.args.slice(0, 200)}...` : r.args,
+      });
 
   const callSpans = ordered.filter((s) => CALL_KINDS.has(s.kind) && !roots.includes(s));
   const labels = callSpans.map((s) => (s.kind === 'tool' ? toolName(s) : s.name));
@@ -322,17 +405,29 @@ export function enrichTrace(spans: CanonicalSpan[], prices: PriceTable = DEFAULT
   for (const c of findCycles(labels)) {
     const name = c.block.join(' -> ');
     const prev = cycles.get(name);
-    if (!prev || c.repetitions > prev.repetitions) cycles.set(name, { name, repetitions: c.repetitions, kind: 'cycle', detail: `starts at span ${callSpans[c.start].span_id}` });
+    if (!prev || c.repetitions > prev.repetitions)
+      cycles.set(name, {
+        name,
+        repetitions: c.repetitions,
+        kind: 'cycle',
+        detail: `starts at span ${callSpans[c.start].span_id}`,
+      });
   }
   loops.push(...cycles.values());
   loops.sort((a, b) => b.repetitions - a.repetitions || a.name.localeCompare(b.name));
 
   const startMs = ordered.length === 0 ? null : Math.min(...ordered.map((s) => Date.parse(s.start_time)));
   const endMs = ordered.length === 0 ? null : Math.max(...ordered.map((s) => Date.parse(s.end_time)));
-  const singleCoveringRoot = roots.length === 1 && root !== null && Date.parse(root.start_time) === startMs && Date.parse(root.end_time) === endMs;
-  const duration = startMs === null || endMs === null ? null : singleCoveringRoot ? root!.duration_ms : round3(endMs - startMs);
+  const singleCoveringRoot =
+    roots.length === 1 &&
+    root !== null &&
+    Date.parse(root.start_time) === startMs &&
+    Date.parse(root.end_time) === endMs;
+  const duration =
+    startMs === null || endMs === null ? null : singleCoveringRoot ? root!.duration_ms : round3(endMs - startMs);
 
-  const firstOf = (f: (s: CanonicalSpan) => string | null): string | null => (root && f(root) !== null ? f(root) : (ordered.map(f).find((v) => v !== null) ?? null));
+  const firstOf = (f: (s: CanonicalSpan) => string | null): string | null =>
+    root && f(root) !== null ? f(root) : (ordered.map(f).find((v) => v !== null) ?? null);
 
   return {
     trace_id: ordered[0]?.trace_id ?? '',

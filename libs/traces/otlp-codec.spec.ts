@@ -1,7 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import { createRequire } from 'node:module';
 import { agentTrace, otlpJson, otlpProtobuf, readRpcStatus, recordTraces } from '../../test/utils/otel-traces.js';
-import { decodeExportRequest, encodeExportResponse, encodeStatus, grpcCode, OtlpDecodeError, otlpEncoding } from './otlp-codec.js';
+import {
+  decodeExportRequest,
+  encodeExportResponse,
+  encodeStatus,
+  grpcCode,
+  OtlpDecodeError,
+  otlpEncoding,
+} from './otlp-codec.js';
 
 const root = createRequire(import.meta.url)('@opentelemetry/otlp-transformer/build/src/generated/root.js');
 const ExportTraceServiceResponse = root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse;
@@ -17,7 +24,7 @@ describe('OTLP/HTTP codec', () => {
     expect(otlpEncoding(undefined)).toBeNull();
   });
 
-  it('decodes the same spans from the protobuf and the JSON made by OpenTelemetry\'s serializers', async () => {
+  it("decodes the same spans from the protobuf and the JSON made by OpenTelemetry's serializers", async () => {
     const fromProto = await decodeExportRequest(otlpProtobuf(spans), 'protobuf');
     const fromJson = await decodeExportRequest(Buffer.from(JSON.stringify(otlpJson(spans))), 'json');
     expect(fromProto).toHaveLength(5);
@@ -29,17 +36,26 @@ describe('OTLP/HTTP codec', () => {
   });
 
   it('refuses what is not an ExportTraceServiceRequest', async () => {
-    await expect(decodeExportRequest(Buffer.from([0x0a, 0xff, 0xff, 0x01]), 'protobuf')).rejects.toBeInstanceOf(OtlpDecodeError);
+    await expect(decodeExportRequest(Buffer.from([0x0a, 0xff, 0xff, 0x01]), 'protobuf')).rejects.toBeInstanceOf(
+      OtlpDecodeError,
+    );
     await expect(decodeExportRequest(Buffer.from('[1]'), 'json')).rejects.toThrow('JSON object');
     await expect(decodeExportRequest(Buffer.from('{"resourceSpans": {}}'), 'json')).rejects.toThrow('must be an array');
-    await expect(decodeExportRequest(Buffer.from(`${'['.repeat(100)}${']'.repeat(100)}`), 'json')).rejects.toThrow('deeper than');
+    await expect(decodeExportRequest(Buffer.from(`${'['.repeat(100)}${']'.repeat(100)}`), 'json')).rejects.toThrow(
+      'deeper than',
+    );
   });
 
   it('answers partial success in either encoding, and nothing when every span was taken', () => {
     expect(encodeExportResponse(0, '', 'json')).toEqual({});
-    expect(encodeExportResponse(2, 'two bad', 'json')).toEqual({ partialSuccess: { rejectedSpans: '2', errorMessage: 'two bad' } });
+    expect(encodeExportResponse(2, 'two bad', 'json')).toEqual({
+      partialSuccess: { rejectedSpans: '2', errorMessage: 'two bad' },
+    });
     expect((encodeExportResponse(0, '', 'protobuf') as Uint8Array).length).toBe(0);
-    const decoded = ExportTraceServiceResponse.toObject(ExportTraceServiceResponse.decode(encodeExportResponse(3, 'three bad', 'protobuf')), { longs: String });
+    const decoded = ExportTraceServiceResponse.toObject(
+      ExportTraceServiceResponse.decode(encodeExportResponse(3, 'three bad', 'protobuf')),
+      { longs: String },
+    );
     expect(decoded).toEqual({ partialSuccess: { rejectedSpans: '3', errorMessage: 'three bad' } });
   });
 

@@ -64,16 +64,19 @@ export async function decodeExportRequest(body: unknown, encoding: OtlpEncoding)
     return items;
   }
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (scanJson(text, MAX_BODY_DEPTH).tooDeep) throw new OtlpDecodeError(`the JSON nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels`);
+  if (scanJson(text, MAX_BODY_DEPTH).tooDeep)
+    throw new OtlpDecodeError(`the JSON nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels`);
   let request: unknown;
   try {
     request = JSON.parse(text.toString('utf8'));
   } catch (err) {
     throw new OtlpDecodeError(`the body is not valid JSON: ${(err as Error).message}`);
   }
-  if (!request || typeof request !== 'object' || Array.isArray(request)) throw new OtlpDecodeError('an OTLP/JSON ExportTraceServiceRequest is a JSON object with `resourceSpans`');
+  if (!request || typeof request !== 'object' || Array.isArray(request))
+    throw new OtlpDecodeError('an OTLP/JSON ExportTraceServiceRequest is a JSON object with `resourceSpans`');
   const spans = (request as { resourceSpans?: unknown }).resourceSpans;
-  if (spans !== undefined && spans !== null && !Array.isArray(spans)) throw new OtlpDecodeError('`resourceSpans` must be an array');
+  if (spans !== undefined && spans !== null && !Array.isArray(spans))
+    throw new OtlpDecodeError('`resourceSpans` must be an array');
   // A request without resourceSpans is valid OTLP: nothing to land.
   if (!spans) return items;
   for await (const item of readRecordsAsync([request], 'request')) items.push(item);
@@ -81,10 +84,17 @@ export async function decodeExportRequest(body: unknown, encoding: OtlpEncoding)
 }
 
 /** The success answer: empty when every span was accepted, else `partial_success` with the count and the reason. */
-export function encodeExportResponse(rejected: number, message: string, encoding: OtlpEncoding): Uint8Array | Record<string, unknown> {
+export function encodeExportResponse(
+  rejected: number,
+  message: string,
+  encoding: OtlpEncoding,
+): Uint8Array | Record<string, unknown> {
   const partialSuccess = rejected > 0 ? { rejectedSpans: rejected, errorMessage: message } : undefined;
-  if (encoding === 'json') return partialSuccess ? { partialSuccess: { rejectedSpans: String(rejected), errorMessage: message } } : {};
-  return ExportTraceServiceResponse.encode(ExportTraceServiceResponse.fromObject(partialSuccess ? { partialSuccess } : {})).finish();
+  if (encoding === 'json')
+    return partialSuccess ? { partialSuccess: { rejectedSpans: String(rejected), errorMessage: message } } : {};
+  return ExportTraceServiceResponse.encode(
+    ExportTraceServiceResponse.fromObject(partialSuccess ? { partialSuccess } : {}),
+  ).finish();
 }
 
 /** gRPC status codes for the HTTP statuses the receiver answers with (the OTLP/HTTP failure body is a google.rpc.Status). */

@@ -48,7 +48,12 @@ export const MAX_RECORD_BYTES = 4 * 1024 * 1024;
 export const MAX_RECORD_DEPTH = MAX_BODY_DEPTH;
 
 const tooDeep = (where: string, payload: Drop['payload'] = null): ReadItem => ({
-  drop: { reason: 'malformed_record', detail: `nests arrays and objects deeper than ${MAX_RECORD_DEPTH} levels`, source_ref: where, payload },
+  drop: {
+    reason: 'malformed_record',
+    detail: `nests arrays and objects deeper than ${MAX_RECORD_DEPTH} levels`,
+    source_ref: where,
+    payload,
+  },
 });
 const isTooDeep = (value: unknown): boolean => valueDepth(value, MAX_RECORD_DEPTH) > MAX_RECORD_DEPTH;
 
@@ -66,7 +71,10 @@ export async function sniffFormat(path: string, filename = ''): Promise<TraceFil
 }
 
 export function sniffBuffer(head: Buffer, filename = ''): TraceFileFormat {
-  const text = head.toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  const text = head
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart();
   if (/\.(pb|bin|protobuf)$/i.test(filename) || !/^[[{]/.test(text)) return 'otlp_protobuf';
   if (/\.(jsonl|ndjson)$/i.test(filename)) return 'jsonl';
   if (text.startsWith('[')) return 'json';
@@ -116,20 +124,34 @@ export async function* readProtobufBuffer(body: Uint8Array): AsyncGenerator<Read
 
 async function* readProtobuf(file: ByteWindow, whole: string): AsyncGenerator<ReadItem> {
   let n = 0;
-  const broken = (detail: string): ReadItem => ({ drop: { reason: 'malformed_record', detail: `not an OTLP/protobuf ExportTraceServiceRequest: ${detail}`, source_ref: n ? `after span ${n}` : whole, payload: { bytes: file.size } }, fatal: true });
+  const broken = (detail: string): ReadItem => ({
+    drop: {
+      reason: 'malformed_record',
+      detail: `not an OTLP/protobuf ExportTraceServiceRequest: ${detail}`,
+      source_ref: n ? `after span ${n}` : whole,
+      payload: { bytes: file.size },
+    },
+    fatal: true,
+  });
   try {
     for await (const rs of file.fields(0, file.size, [1])) {
       // The resource (and each scope) is looked up first, wherever it sits in its message.
       let resource: Record<string, AttributeValue> = {};
       for await (const res of file.fields(rs.start, rs.end, [1])) {
-        const decoded = ProtoResource.toObject(ProtoResource.decode(await file.bytes(res.start, res.end)), TO_OBJECT) as { attributes?: unknown };
+        const decoded = ProtoResource.toObject(
+          ProtoResource.decode(await file.bytes(res.start, res.end)),
+          TO_OBJECT,
+        ) as { attributes?: unknown };
         if (isTooDeep(decoded)) yield tooDeep(`the resource after span ${n}`);
         else resource = attributesOf(decoded.attributes);
       }
       for await (const ss of file.fields(rs.start, rs.end, [2, 1000])) {
         let scope = { name: '', version: '' };
         for await (const sc of file.fields(ss.start, ss.end, [1])) {
-          const o = ProtoScope.toObject(ProtoScope.decode(await file.bytes(sc.start, sc.end)), TO_OBJECT) as { name?: string; version?: string };
+          const o = ProtoScope.toObject(ProtoScope.decode(await file.bytes(sc.start, sc.end)), TO_OBJECT) as {
+            name?: string;
+            version?: string;
+          };
           scope = { name: String(o.name ?? ''), version: String(o.version ?? '') };
         }
         for await (const span of file.fields(ss.start, ss.end, [2])) {
@@ -146,7 +168,9 @@ async function* readProtobuf(file: ByteWindow, whole: string): AsyncGenerator<Re
             }
             throw err;
           }
-          yield isTooDeep(decoded) ? tooDeep(`span ${n}`, { bytes: bytes.length }) : spanOf(decoded, resource, scope, `span ${n}`);
+          yield isTooDeep(decoded)
+            ? tooDeep(`span ${n}`, { bytes: bytes.length })
+            : spanOf(decoded, resource, scope, `span ${n}`);
         }
       }
     }
@@ -164,7 +188,11 @@ abstract class ByteWindow {
   abstract close(): Promise<void>;
 
   /** The length-delimited fields numbered `wanted` of the message in [start, end), in order; other fields are skipped. */
-  async *fields(start: number, end: number, wanted: number[]): AsyncGenerator<{ field: number; start: number; end: number }> {
+  async *fields(
+    start: number,
+    end: number,
+    wanted: number[],
+  ): AsyncGenerator<{ field: number; start: number; end: number }> {
     let pos = start;
     while (pos < end) {
       const [tag, afterTag] = await this.varint(pos, end);
@@ -259,7 +287,14 @@ async function* readJsonLines(path: string): AsyncGenerator<ReadItem> {
     if (!line.trim()) continue;
     const where = `line ${n}`;
     if (line.length > MAX_RECORD_BYTES) {
-      yield { drop: { reason: 'record_too_large', detail: `${line.length} characters; a record may have at most ${MAX_RECORD_BYTES}`, source_ref: where, payload: { head: line.slice(0, 1024) } } };
+      yield {
+        drop: {
+          reason: 'record_too_large',
+          detail: `${line.length} characters; a record may have at most ${MAX_RECORD_BYTES}`,
+          source_ref: where,
+          payload: { head: line.slice(0, 1024) },
+        },
+      };
       continue;
     }
     // Before JSON.parse: a deep line is refused on its text, and never built.
@@ -269,7 +304,14 @@ async function* readJsonLines(path: string): AsyncGenerator<ReadItem> {
     }
     const value = safeParse(line);
     if (value === undefined) {
-      yield { drop: { reason: 'malformed_record', detail: 'not valid JSON', source_ref: where, payload: { text: line.slice(0, 8192) } } };
+      yield {
+        drop: {
+          reason: 'malformed_record',
+          detail: 'not valid JSON',
+          source_ref: where,
+          payload: { text: line.slice(0, 8192) },
+        },
+      };
       continue;
     }
     yield* recordSpans(value, where);
@@ -305,10 +347,20 @@ async function* readOtlpJsonStream(path: string): AsyncGenerator<ReadItem> {
   let scope = { name: '', version: '' };
   let n = 0;
   try {
-    for await (const item of jsonValues(path, ['$.resourceSpans.*.resource', '$.resourceSpans.*.scopeSpans.*.scope', '$.resourceSpans.*.scopeSpans.*.spans.*'])) {
+    for await (const item of jsonValues(path, [
+      '$.resourceSpans.*.resource',
+      '$.resourceSpans.*.scopeSpans.*.scope',
+      '$.resourceSpans.*.scopeSpans.*.spans.*',
+    ])) {
       if (isTooDeep(item.value)) {
         if (item.key !== 'resource' && item.key !== 'scope') n++;
-        yield tooDeep(item.key === 'resource' ? `the resource after span ${n}` : item.key === 'scope' ? `the scope after span ${n}` : `span ${n}`);
+        yield tooDeep(
+          item.key === 'resource'
+            ? `the resource after span ${n}`
+            : item.key === 'scope'
+              ? `the scope after span ${n}`
+              : `span ${n}`,
+        );
         // A resource that cannot be read leaves its spans without one rather than with the previous one.
         if (item.key === 'resource') resource = {};
       } else if (item.key === 'resource') {
@@ -323,7 +375,14 @@ async function* readOtlpJsonStream(path: string): AsyncGenerator<ReadItem> {
       }
     }
   } catch (err) {
-    yield { drop: { reason: 'malformed_record', detail: `the document stops being valid JSON after span ${n}: ${(err as Error).message}`, source_ref: n ? `after span ${n}` : 'the document', payload: null } };
+    yield {
+      drop: {
+        reason: 'malformed_record',
+        detail: `the document stops being valid JSON after span ${n}: ${(err as Error).message}`,
+        source_ref: n ? `after span ${n}` : 'the document',
+        payload: null,
+      },
+    };
   }
 }
 
@@ -331,18 +390,42 @@ async function* readOtlpJsonStream(path: string): AsyncGenerator<ReadItem> {
 async function* readJsonArrayStream(path: string): AsyncGenerator<ReadItem> {
   const handle = await open(path, 'r');
   const { buffer, bytesRead } = await handle.read(Buffer.alloc(1024), 0, 1024, 0).finally(() => handle.close());
-  const isArray = buffer.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '').trimStart().startsWith('[');
+  const isArray = buffer
+    .subarray(0, bytesRead)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart()
+    .startsWith('[');
   let n = 0;
   try {
-    for await (const item of jsonValues(path, isArray ? ['$.*'] : ['$.data.*', '$.observations.*', '$.spans.*', '$.traces.*'])) {
+    for await (const item of jsonValues(
+      path,
+      isArray ? ['$.*'] : ['$.data.*', '$.observations.*', '$.spans.*', '$.traces.*'],
+    )) {
       n++;
       yield* recordSpans(item.value, `record ${n}`);
     }
   } catch (err) {
-    yield { drop: { reason: 'malformed_record', detail: `the document stops being valid JSON after record ${n}: ${(err as Error).message}`, source_ref: n ? `after record ${n}` : 'the document', payload: null } };
+    yield {
+      drop: {
+        reason: 'malformed_record',
+        detail: `the document stops being valid JSON after record ${n}: ${(err as Error).message}`,
+        source_ref: n ? `after record ${n}` : 'the document',
+        payload: null,
+      },
+    };
     return;
   }
-  if (!n) yield { drop: { reason: 'unsupported_record', detail: 'the document holds no records: send an array of span records, an object with data, observations, spans or traces, or an OTLP request with resourceSpans', source_ref: 'the document', payload: null } };
+  if (!n)
+    yield {
+      drop: {
+        reason: 'unsupported_record',
+        detail:
+          'the document holds no records: send an array of span records, an object with data, observations, spans or traces, or an OTLP request with resourceSpans',
+        source_ref: 'the document',
+        payload: null,
+      },
+    };
 }
 
 /** One record of any supported shape. */
@@ -352,7 +435,14 @@ export function* recordSpans(record: unknown, where: string): Generator<ReadItem
     return;
   }
   if (!record || typeof record !== 'object' || Array.isArray(record)) {
-    yield { drop: { reason: 'unsupported_record', detail: `expected an object, got ${Array.isArray(record) ? 'an array' : typeof record}`, source_ref: where, payload: record ?? null } };
+    yield {
+      drop: {
+        reason: 'unsupported_record',
+        detail: `expected an object, got ${Array.isArray(record) ? 'an array' : typeof record}`,
+        source_ref: where,
+        payload: record ?? null,
+      },
+    };
     return;
   }
   const r = record as Record<string, unknown>;
@@ -361,7 +451,16 @@ export function* recordSpans(record: unknown, where: string): Generator<ReadItem
   else if (isLangfuseTrace(r)) yield* langfuseTrace(r, where);
   else if (isLangfuseObservation(r)) yield langfuseObservation(r, where, {});
   else if ('trace_id' in r || 'traceId' in r || 'span_id' in r || 'spanId' in r) yield flatSpan(r, where);
-  else yield { drop: { reason: 'unsupported_record', detail: 'neither an OTLP request (resourceSpans) nor a span record (trace_id and span_id, a Phoenix span, a Langfuse observation or trace)', source_ref: where, payload: record } };
+  else
+    yield {
+      drop: {
+        reason: 'unsupported_record',
+        detail:
+          'neither an OTLP request (resourceSpans) nor a span record (trace_id and span_id, a Phoenix span, a Langfuse observation or trace)',
+        source_ref: where,
+        payload: record,
+      },
+    };
 }
 
 function* otlpRequestSpans(request: Record<string, unknown>, where: string): Generator<ReadItem> {
@@ -369,7 +468,11 @@ function* otlpRequestSpans(request: Record<string, unknown>, where: string): Gen
   let n = 0;
   for (const rs of resourceSpans as Array<Record<string, unknown>>) {
     const resource = attributesOf((rs?.resource as { attributes?: unknown } | undefined)?.attributes);
-    for (const ss of (Array.isArray(rs?.scopeSpans) ? rs.scopeSpans : Array.isArray(rs?.instrumentationLibrarySpans) ? rs.instrumentationLibrarySpans : []) as Array<Record<string, unknown>>) {
+    for (const ss of (Array.isArray(rs?.scopeSpans)
+      ? rs.scopeSpans
+      : Array.isArray(rs?.instrumentationLibrarySpans)
+        ? rs.instrumentationLibrarySpans
+        : []) as Array<Record<string, unknown>>) {
       const s = (ss?.scope ?? ss?.instrumentationLibrary ?? {}) as { name?: string; version?: string };
       const scope = { name: String(s.name ?? ''), version: String(s.version ?? '') };
       for (const span of (Array.isArray(ss?.spans) ? ss.spans : []) as unknown[]) {
@@ -381,8 +484,16 @@ function* otlpRequestSpans(request: Record<string, unknown>, where: string): Gen
 }
 
 /** One OTLP span (JSON encoding: hex ids, string or number times; protobuf toObject: byte arrays, string longs). */
-function spanOf(raw: unknown, resource: Record<string, AttributeValue>, scope: { name: string; version: string }, where: string): ReadItem {
-  if (!raw || typeof raw !== 'object') return { drop: { reason: 'malformed_record', detail: 'a span must be an object', source_ref: where, payload: raw ?? null } };
+function spanOf(
+  raw: unknown,
+  resource: Record<string, AttributeValue>,
+  scope: { name: string; version: string },
+  where: string,
+): ReadItem {
+  if (!raw || typeof raw !== 'object')
+    return {
+      drop: { reason: 'malformed_record', detail: 'a span must be an object', source_ref: where, payload: raw ?? null },
+    };
   const s = raw as Record<string, unknown>;
   const status = (s.status ?? {}) as { code?: unknown; message?: unknown };
   return {
@@ -399,7 +510,11 @@ function spanOf(raw: unknown, resource: Record<string, AttributeValue>, scope: {
       attributes: attributesOf(s.attributes),
       resource,
       scope,
-      events: (Array.isArray(s.events) ? s.events : []).map((e: Record<string, unknown>) => ({ name: String(e?.name ?? ''), time_unix_nano: nanosOf(e?.timeUnixNano ?? e?.time_unix_nano), attributes: attributesOf(e?.attributes) })),
+      events: (Array.isArray(s.events) ? s.events : []).map((e: Record<string, unknown>) => ({
+        name: String(e?.name ?? ''),
+        time_unix_nano: nanosOf(e?.timeUnixNano ?? e?.time_unix_nano),
+        attributes: attributesOf(e?.attributes),
+      })),
       source_ref: where,
     },
   };
@@ -412,7 +527,8 @@ function idOf(value: unknown, bytes: number): string {
   else if (typeof value === 'string') {
     const v = value.trim();
     if (/^[0-9a-fA-F]+$/.test(v)) hex = v.toLowerCase();
-    else if (v.length === Math.ceil(bytes / 3) * 4 && /^[A-Za-z0-9+/]+=*$/.test(v)) hex = Buffer.from(v, 'base64').toString('hex');
+    else if (v.length === Math.ceil(bytes / 3) * 4 && /^[A-Za-z0-9+/]+=*$/.test(v))
+      hex = Buffer.from(v, 'base64').toString('hex');
     else hex = v;
   }
   return /^0+$/.test(hex) ? '' : hex;
@@ -465,7 +581,8 @@ export function isoToNanos(value: unknown): string | null {
 export function attributesOf(raw: unknown): Record<string, AttributeValue> {
   const out: Record<string, AttributeValue> = {};
   if (Array.isArray(raw)) {
-    for (const kv of raw as Array<{ key?: unknown; value?: unknown }>) if (kv && typeof kv.key === 'string') out[kv.key] = anyValue(kv.value);
+    for (const kv of raw as Array<{ key?: unknown; value?: unknown }>)
+      if (kv && typeof kv.key === 'string') out[kv.key] = anyValue(kv.value);
   } else if (raw && typeof raw === 'object') {
     flattenInto(out, '', raw as Record<string, unknown>);
   }
@@ -484,7 +601,8 @@ function plain(v: unknown): AttributeValue {
   if (v === null || v === undefined) return null;
   if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
   if (Array.isArray(v)) return v.map(plain);
-  if (typeof v === 'object') return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, plain(x)]));
+  if (typeof v === 'object')
+    return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, plain(x)]));
   return String(v);
 }
 
@@ -501,19 +619,27 @@ function anyValue(v: unknown): AttributeValue {
   if ('doubleValue' in a) return Number(a.doubleValue);
   if ('arrayValue' in a) return ((a.arrayValue as { values?: unknown[] })?.values ?? []).map(anyValue);
   if ('kvlistValue' in a) return attributesOf((a.kvlistValue as { values?: unknown[] })?.values ?? []);
-  if ('bytesValue' in a) return Array.isArray(a.bytesValue) ? Buffer.from(a.bytesValue as number[]).toString('base64') : String(a.bytesValue);
+  if ('bytesValue' in a)
+    return Array.isArray(a.bytesValue)
+      ? Buffer.from(a.bytesValue as number[]).toString('base64')
+      : String(a.bytesValue);
   return null;
 }
 
 function isPhoenixSpan(r: Record<string, unknown>): boolean {
-  return !!r.context && typeof r.context === 'object' && ('span_id' in (r.context as object) || 'trace_id' in (r.context as object));
+  return (
+    !!r.context &&
+    typeof r.context === 'object' &&
+    ('span_id' in (r.context as object) || 'trace_id' in (r.context as object))
+  );
 }
 
 /** A Phoenix span export (REST /v1/projects/{project}/spans or a span dataframe row as JSON). */
 function phoenixSpan(r: Record<string, unknown>, where: string): ReadItem {
   const context = r.context as Record<string, unknown>;
   const attributes = attributesOf(r.attributes ?? {});
-  if (r.span_kind && !('openinference.span.kind' in attributes)) attributes['openinference.span.kind'] = String(r.span_kind);
+  if (r.span_kind && !('openinference.span.kind' in attributes))
+    attributes['openinference.span.kind'] = String(r.span_kind);
   return {
     span: {
       trace_id: stringId(context.trace_id),
@@ -528,7 +654,11 @@ function phoenixSpan(r: Record<string, unknown>, where: string): ReadItem {
       attributes,
       resource: {},
       scope: { name: 'phoenix', version: '' },
-      events: (Array.isArray(r.events) ? r.events : []).map((e: Record<string, unknown>) => ({ name: String(e?.name ?? ''), time_unix_nano: isoToNanos(e?.timestamp), attributes: attributesOf(e?.attributes ?? {}) })),
+      events: (Array.isArray(r.events) ? r.events : []).map((e: Record<string, unknown>) => ({
+        name: String(e?.name ?? ''),
+        time_unix_nano: isoToNanos(e?.timestamp),
+        attributes: attributesOf(e?.attributes ?? {}),
+      })),
       source_ref: where,
     },
   };
@@ -546,15 +676,28 @@ function* langfuseTrace(r: Record<string, unknown>, where: string): Generator<Re
   const context = { sessionId: r.sessionId, userId: r.userId, traceName: r.name };
   const observations = (r.observations as unknown[]).filter((o) => o && typeof o === 'object');
   if (!observations.length) {
-    yield { drop: { reason: 'unsupported_record', detail: 'a Langfuse trace whose observations are ids only: fetch the observations (GET /api/public/observations?traceId=) or export them with the trace', source_ref: where, payload: r } };
+    yield {
+      drop: {
+        reason: 'unsupported_record',
+        detail:
+          'a Langfuse trace whose observations are ids only: fetch the observations (GET /api/public/observations?traceId=) or export them with the trace',
+        source_ref: where,
+        payload: r,
+      },
+    };
     return;
   }
   let i = 0;
-  for (const o of observations as Array<Record<string, unknown>>) yield langfuseObservation({ traceId: r.id, ...o }, `${where}, observation ${++i}`, context);
+  for (const o of observations as Array<Record<string, unknown>>)
+    yield langfuseObservation({ traceId: r.id, ...o }, `${where}, observation ${++i}`, context);
 }
 
 /** A Langfuse observation (public API or export) expressed in Langfuse's own OpenTelemetry attribute names. */
-export function langfuseObservation(r: Record<string, unknown>, where: string, trace: { sessionId?: unknown; userId?: unknown; traceName?: unknown }): ReadItem {
+export function langfuseObservation(
+  r: Record<string, unknown>,
+  where: string,
+  trace: { sessionId?: unknown; userId?: unknown; traceName?: unknown },
+): ReadItem {
   const attributes: Record<string, AttributeValue> = {};
   const set = (key: string, value: unknown, asJson = false) => {
     if (value === undefined || value === null) return;
@@ -565,15 +708,29 @@ export function langfuseObservation(r: Record<string, unknown>, where: string, t
   set('langfuse.observation.output', r.output, true);
   set('langfuse.observation.model.name', r.model);
   const usage = (r.usageDetails ?? r.usage) as Record<string, unknown> | undefined;
-  if (usage && typeof usage === 'object') set('langfuse.observation.usage_details', { input: usage.input ?? usage.promptTokens, output: usage.output ?? usage.completionTokens, total: usage.total ?? usage.totalTokens }, true);
-  const cost = r.costDetails ?? (r.calculatedTotalCost !== undefined && r.calculatedTotalCost !== null ? { total: r.calculatedTotalCost } : undefined);
+  if (usage && typeof usage === 'object')
+    set(
+      'langfuse.observation.usage_details',
+      {
+        input: usage.input ?? usage.promptTokens,
+        output: usage.output ?? usage.completionTokens,
+        total: usage.total ?? usage.totalTokens,
+      },
+      true,
+    );
+  const cost =
+    r.costDetails ??
+    (r.calculatedTotalCost !== undefined && r.calculatedTotalCost !== null
+      ? { total: r.calculatedTotalCost }
+      : undefined);
   set('langfuse.observation.cost_details', cost, true);
   set('langfuse.observation.level', r.level);
   set('langfuse.observation.status_message', r.statusMessage);
   set('langfuse.session.id', r.sessionId ?? trace.sessionId);
   set('langfuse.user.id', r.userId ?? trace.userId);
   set('langfuse.trace.name', r.traceName ?? trace.traceName);
-  if (r.metadata && typeof r.metadata === 'object') for (const [k, v] of Object.entries(attributesOf(r.metadata))) attributes[`langfuse.observation.metadata.${k}`] = v;
+  if (r.metadata && typeof r.metadata === 'object')
+    for (const [k, v] of Object.entries(attributesOf(r.metadata))) attributes[`langfuse.observation.metadata.${k}`] = v;
   const error = r.level === 'ERROR';
   return {
     span: {
@@ -597,7 +754,10 @@ export function langfuseObservation(r: Record<string, unknown>, where: string, t
 
 /** A plain span record: trace_id/span_id (or camelCase), parent, name, times (ISO or epoch), attributes (flat or nested). */
 function flatSpan(r: Record<string, unknown>, where: string): ReadItem {
-  const status = r.status && typeof r.status === 'object' ? (r.status as Record<string, unknown>) : { code: r.status_code ?? r.status, message: r.status_message };
+  const status =
+    r.status && typeof r.status === 'object'
+      ? (r.status as Record<string, unknown>)
+      : { code: r.status_code ?? r.status, message: r.status_message };
   return {
     span: {
       trace_id: stringId(r.trace_id ?? r.traceId),
@@ -605,8 +765,12 @@ function flatSpan(r: Record<string, unknown>, where: string): ReadItem {
       parent_span_id: stringId(r.parent_span_id ?? r.parentSpanId ?? r.parent_id) || null,
       name: String(r.name ?? ''),
       otel_kind: kindOf(r.kind),
-      start_time_unix_nano: r.start_time_unix_nano !== undefined ? nanosOf(r.start_time_unix_nano) : isoToNanos(r.start_time ?? r.startTime ?? r.timestamp),
-      end_time_unix_nano: r.end_time_unix_nano !== undefined ? nanosOf(r.end_time_unix_nano) : isoToNanos(r.end_time ?? r.endTime),
+      start_time_unix_nano:
+        r.start_time_unix_nano !== undefined
+          ? nanosOf(r.start_time_unix_nano)
+          : isoToNanos(r.start_time ?? r.startTime ?? r.timestamp),
+      end_time_unix_nano:
+        r.end_time_unix_nano !== undefined ? nanosOf(r.end_time_unix_nano) : isoToNanos(r.end_time ?? r.endTime),
       status_code: statusOf(status.code),
       status_message: typeof status.message === 'string' ? status.message : '',
       attributes: attributesOf(r.attributes ?? {}),

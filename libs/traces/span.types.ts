@@ -36,7 +36,18 @@ export interface SourceSpan {
 export const CONVENTIONS = ['openinference', 'genai', 'openllmetry', 'langfuse', 'plain_otel'] as const;
 export type Convention = (typeof CONVENTIONS)[number];
 
-export const SPAN_KINDS = ['llm', 'chain', 'agent', 'tool', 'retriever', 'embedding', 'reranker', 'guardrail', 'evaluator', 'unknown'] as const;
+export const SPAN_KINDS = [
+  'llm',
+  'chain',
+  'agent',
+  'tool',
+  'retriever',
+  'embedding',
+  'reranker',
+  'guardrail',
+  'evaluator',
+  'unknown',
+] as const;
 export type SpanKind = (typeof SPAN_KINDS)[number];
 
 export interface ToolCall {
@@ -84,7 +95,16 @@ export interface CanonicalSpan {
 }
 
 /** Why a record could not be normalised; kept with its original payload. */
-export const DROP_REASONS = ['missing_trace_id', 'missing_span_id', 'invalid_id', 'missing_timestamps', 'end_before_start', 'malformed_record', 'unsupported_record', 'record_too_large'] as const;
+export const DROP_REASONS = [
+  'missing_trace_id',
+  'missing_span_id',
+  'invalid_id',
+  'missing_timestamps',
+  'end_before_start',
+  'malformed_record',
+  'unsupported_record',
+  'record_too_large',
+] as const;
 export type DropReason = (typeof DROP_REASONS)[number];
 
 export interface Drop {

@@ -5,7 +5,15 @@ import type { TopologySpan } from './topology.js';
 const T1 = 'a'.repeat(32);
 const T2 = 'b'.repeat(32);
 
-function s(trace_id: string, span_id: string, parent_span_id: string | null, kind: TopologySpan['kind'], name: string, duration_ms: number, status: TopologySpan['status'] = 'ok'): TopologySpan {
+function s(
+  trace_id: string,
+  span_id: string,
+  parent_span_id: string | null,
+  kind: TopologySpan['kind'],
+  name: string,
+  duration_ms: number,
+  status: TopologySpan['status'] = 'ok',
+): TopologySpan {
   return { trace_id, span_id, parent_span_id, kind, name, duration_ms, status, service_name: 'agent-api' };
 }
 
@@ -48,8 +56,16 @@ describe('buildTopology', () => {
       latency_ms: { mean: 116.667, p50: 100, p95: 200, p99: 200, max: 200 },
     });
     // planner [500, 1000]: p50 rank ceil(1)=1 -> 500
-    expect(node('agent:planner')).toMatchObject({ calls: 2, errors: 0, error_rate: 0, latency_ms: { mean: 750, p50: 500, p95: 1000, p99: 1000, max: 1000 } });
-    expect(node('llm:gpt-4o')).toMatchObject({ calls: 2, latency_ms: { mean: 200, p50: 100, p95: 300, p99: 300, max: 300 } });
+    expect(node('agent:planner')).toMatchObject({
+      calls: 2,
+      errors: 0,
+      error_rate: 0,
+      latency_ms: { mean: 750, p50: 500, p95: 1000, p99: 1000, max: 1000 },
+    });
+    expect(node('llm:gpt-4o')).toMatchObject({
+      calls: 2,
+      latency_ms: { mean: 200, p50: 100, p95: 300, p99: 300, max: 300 },
+    });
     expect(g.nodes.map((n) => n.id)).toEqual(['tool:search', 'agent:planner', 'llm:gpt-4o', 'chain:cleanup']);
   });
 
@@ -73,7 +89,14 @@ describe('buildTopology', () => {
   });
 
   it('handles an empty set', () => {
-    expect(buildTopology([])).toEqual({ nodes: [], edges: [], roots: [], trace_count: 0, span_count: 0, orphan_spans: 0 });
+    expect(buildTopology([])).toEqual({
+      nodes: [],
+      edges: [],
+      roots: [],
+      trace_count: 0,
+      span_count: 0,
+      orphan_spans: 0,
+    });
   });
 });
 

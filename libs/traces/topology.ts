@@ -7,7 +7,10 @@
  */
 import type { CanonicalSpan, SpanKind } from './span.types.js';
 
-export type TopologySpan = Pick<CanonicalSpan, 'trace_id' | 'span_id' | 'parent_span_id' | 'name' | 'kind' | 'duration_ms' | 'status' | 'service_name'>;
+export type TopologySpan = Pick<
+  CanonicalSpan,
+  'trace_id' | 'span_id' | 'parent_span_id' | 'name' | 'kind' | 'duration_ms' | 'status' | 'service_name'
+>;
 
 export interface LatencyStats {
   mean: number;
@@ -118,7 +121,8 @@ export function buildTopology(spans: TopologySpan[]): TopologyGraph {
     if (s.service_name) node.services.add(s.service_name);
 
     // A self-parented span is malformed; treating it as an orphan keeps it visible as a root.
-    const parent = s.parent_span_id && s.parent_span_id !== s.span_id ? byKey.get(spanKey(s.trace_id, s.parent_span_id)) : undefined;
+    const parent =
+      s.parent_span_id && s.parent_span_id !== s.span_id ? byKey.get(spanKey(s.trace_id, s.parent_span_id)) : undefined;
     if (!parent) {
       const orphan = s.parent_span_id !== null && s.parent_span_id !== '';
       if (orphan) orphanSpans++;
@@ -155,9 +159,18 @@ export function buildTopology(spans: TopologySpan[]): TopologyGraph {
       }))
       .sort((a, b) => b.calls - a.calls || a.id.localeCompare(b.id)),
     edges: [...edges.values()]
-      .map((e) => ({ source: e.source, target: e.target, calls: e.calls, errors: e.errors, error_rate: rate(e.errors, e.calls), latency_ms: latencyStats(e.latencies) }))
+      .map((e) => ({
+        source: e.source,
+        target: e.target,
+        calls: e.calls,
+        errors: e.errors,
+        error_rate: rate(e.errors, e.calls),
+        latency_ms: latencyStats(e.latencies),
+      }))
       .sort((a, b) => b.calls - a.calls || a.source.localeCompare(b.source) || a.target.localeCompare(b.target)),
-    roots: [...roots.entries()].map(([node, r]) => ({ node, count: r.count, orphans: r.orphans })).sort((a, b) => b.count - a.count || a.node.localeCompare(b.node)),
+    roots: [...roots.entries()]
+      .map(([node, r]) => ({ node, count: r.count, orphans: r.orphans }))
+      .sort((a, b) => b.count - a.count || a.node.localeCompare(b.node)),
     trace_count: traces.size,
     span_count: spans.length,
     orphan_spans: orphanSpans,

@@ -14,7 +14,9 @@ import { SecretsService } from '../modules/secrets/secrets.service.js';
 async function main(): Promise<void> {
   const config = AppConfig.fromEnvironment({ ...process.env, RUN_WORKERS: 'false' });
   const logger = createRootLogger(config.env.LOG_LEVEL);
-  const context = await NestFactory.createApplicationContext(AppModule.forRoot(config, [], logger), { logger: new JsonLogger(logger) });
+  const context = await NestFactory.createApplicationContext(AppModule.forRoot(config, [], logger), {
+    logger: new JsonLogger(logger),
+  });
   try {
     const report = await context.get(SecretsService).rotateEncryptionKey();
     process.stdout.write(`${JSON.stringify(report)}\n`);

@@ -14,7 +14,15 @@ import { migrations } from './migrations/index.js';
 export function applicationDataSource(source: NodeJS.ProcessEnv = process.env): DataSource {
   const env = loadEnvironment(source);
   if (!env.DATABASE_URL) {
-    throw new Error('The TypeORM CLI works on PostgreSQL: set DATABASE_URL (a scratch database is enough; see docs/operations.md#schema-changes)');
+    throw new Error(
+      'The TypeORM CLI works on PostgreSQL: set DATABASE_URL (a scratch database is enough; see docs/operations.md#schema-changes)',
+    );
   }
-  return cliDataSource({ url: env.DATABASE_URL, dataDir: env.DATA_DIR, poolSize: env.DATABASE_POOL_SIZE, entities: loadedEntities(), migrations });
+  return cliDataSource({
+    url: env.DATABASE_URL,
+    dataDir: env.DATA_DIR,
+    poolSize: env.DATABASE_POOL_SIZE,
+    entities: loadedEntities(),
+    migrations,
+  });
 }

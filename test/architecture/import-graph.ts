@@ -17,8 +17,13 @@ export interface ImportEdge {
  * imports included (they still tie one folder to another).
  */
 export function relativeImports(file: SourceFile): ImportEdge[] {
-  const specifiers = [...file.text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)(['"])(\.{1,2}\/[^'"]+)\1/gm)].map((m) => m[2]);
-  return specifiers.map((spec) => ({ from: file.path, to: posix.normalize(posix.join(posix.dirname(file.path), spec)).replace(/\.(js|ts)$/, '') }));
+  const specifiers = [
+    ...file.text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)(['"])(\.{1,2}\/[^'"]+)\1/gm),
+  ].map((m) => m[2]);
+  return specifiers.map((spec) => ({
+    from: file.path,
+    to: posix.normalize(posix.join(posix.dirname(file.path), spec)).replace(/\.(js|ts)$/, ''),
+  }));
 }
 
 /** Imports from libs/ into src/: libraries serve the application, never the other way round. */
@@ -137,5 +142,15 @@ export function repositoryImportsAcrossFamilies(files: SourceFile[]): string[] {
 export function exportedRepositories(files: SourceFile[]): string[] {
   return files
     .filter((f) => familyOf(f.path) !== undefined && f.path.endsWith('.module.ts'))
-    .flatMap((f) => [...f.text.matchAll(/\bexports:\s*\[([^\]]*)\]/g)].flatMap((m) => m[1].replace(/\/\/.*$/gm, '').split(',').map((name) => name.trim())).filter((name) => /Repository$/.test(name)).map((name) => `${f.path}: ${name}`));
+    .flatMap((f) =>
+      [...f.text.matchAll(/\bexports:\s*\[([^\]]*)\]/g)]
+        .flatMap((m) =>
+          m[1]
+            .replace(/\/\/.*$/gm, '')
+            .split(',')
+            .map((name) => name.trim()),
+        )
+        .filter((name) => /Repository$/.test(name))
+        .map((name) => `${f.path}: ${name}`),
+    );
 }

@@ -1,7 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { exportedRepositories, familyCycles, familyGraph, libsImportingSrc, repositoryImportsAcrossFamilies, type SourceFile } from './import-graph.js';
+import {
+  exportedRepositories,
+  familyCycles,
+  familyGraph,
+  libsImportingSrc,
+  repositoryImportsAcrossFamilies,
+  type SourceFile,
+} from './import-graph.js';
 import { createdTables, foreignTablesInSql, tableOwners } from './table-owners.js';
 
 const root = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', '..');
@@ -26,14 +33,21 @@ function importsValueFrom(text: string, module: string): boolean {
     if (clause.startsWith('type ')) return false;
     const named = clause.match(/^\{([^}]*)\}$/s);
     if (!named) return true;
-    return named[1].split(',').map((s) => s.trim()).filter(Boolean).some((spec) => !spec.startsWith('type '));
+    return named[1]
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .some((spec) => !spec.startsWith('type '));
   });
 }
 
 describe('layering (STYLE.md habits)', () => {
   it('only repositories, entities, migrations and the database/queue libraries import typeorm values', () => {
-    const allowed = /(\.repository\.ts|\.entity\.ts|\/migrations\/|^libs\/database\/|^libs\/queue\/.*(repository|store)\.ts$)/;
-    const offenders = files.filter((f) => !allowed.test(f.path) && importsValueFrom(f.text, 'typeorm')).map((f) => f.path);
+    const allowed =
+      /(\.repository\.ts|\.entity\.ts|\/migrations\/|^libs\/database\/|^libs\/queue\/.*(repository|store)\.ts$)/;
+    const offenders = files
+      .filter((f) => !allowed.test(f.path) && importsValueFrom(f.text, 'typeorm'))
+      .map((f) => f.path);
     expect(offenders).toEqual([]);
   });
 
@@ -44,21 +58,32 @@ describe('layering (STYLE.md habits)', () => {
     const handed = files.filter((f) => !own.test(f.path) && /\bEntityManager\b/.test(f.text)).map((f) => f.path);
     const injected = files
       .filter((f) => !own.test(f.path) && !f.path.includes('/migrations/'))
-      .filter((f) => /@InjectRepository\(|@InjectDataSource\(|\.transaction\(|\.createQueryRunner\(/.test(f.text) || /readonly \w+: DataSource\b/.test(f.text))
+      .filter(
+        (f) =>
+          /@InjectRepository\(|@InjectDataSource\(|\.transaction\(|\.createQueryRunner\(/.test(f.text) ||
+          /readonly \w+: DataSource\b/.test(f.text),
+      )
       .map((f) => f.path);
     expect(handed).toEqual([]);
     expect(injected).toEqual([]);
   });
 
   it('only controllers (and the HTTP plumbing in libs/common, libs/auth) import express', () => {
-    const allowed = /(\.controller\.ts$|^libs\/common\/|^libs\/auth\/|^src\/bootstrap\.ts$|^libs\/queue\/.*accepted.*\.ts$)/;
-    const offenders = files.filter((f) => !allowed.test(f.path) && importsValueFrom(f.text, 'express')).map((f) => f.path);
+    const allowed =
+      /(\.controller\.ts$|^libs\/common\/|^libs\/auth\/|^src\/bootstrap\.ts$|^libs\/queue\/.*accepted.*\.ts$)/;
+    const offenders = files
+      .filter((f) => !allowed.test(f.path) && importsValueFrom(f.text, 'express'))
+      .map((f) => f.path);
     expect(offenders).toEqual([]);
   });
 
   it('repositories throw no HTTP errors', () => {
     const offenders = files
-      .filter((f) => f.path.endsWith('.repository.ts') && /(HttpException|NotFoundException|BadRequestException|ForbiddenException)\b/.test(f.text))
+      .filter(
+        (f) =>
+          f.path.endsWith('.repository.ts') &&
+          /(HttpException|NotFoundException|BadRequestException|ForbiddenException)\b/.test(f.text),
+      )
       .map((f) => f.path);
     expect(offenders).toEqual([]);
   });
@@ -85,8 +110,14 @@ describe('imports run one way (docs/architecture.md#which-room)', () => {
   it('the rule sees a library reaching into the application', () => {
     const planted: SourceFile[] = [
       { path: 'libs/queue/queue.module.ts', text: "import { AppConfig } from '../../src/config/app-config.js';" },
-      { path: 'libs/database/database.module.ts', text: "const m = await import('../../src/database/migrations/index.js');" },
-      { path: 'libs/common/ok.ts', text: "import { x } from '../config/app-config.js';\nimport type { Y } from './y.js';" },
+      {
+        path: 'libs/database/database.module.ts',
+        text: "const m = await import('../../src/database/migrations/index.js');",
+      },
+      {
+        path: 'libs/common/ok.ts',
+        text: "import { x } from '../config/app-config.js';\nimport type { Y } from './y.js';",
+      },
       { path: 'src/app.module.ts', text: "import { DatabaseModule } from '../libs/database/database.module.js';" },
     ];
     expect(libsImportingSrc(planted)).toEqual([
@@ -102,12 +133,27 @@ describe('imports run one way (docs/architecture.md#which-room)', () => {
   it('the rule finds a cycle between families, however long, and names the imports that close it', () => {
     const planted: SourceFile[] = [
       // workspaces → catalogues → secrets → workspaces: the cycle secrets-inside-workspaces made.
-      { path: 'src/modules/workspaces/workspaces.module.ts', text: "import { CataloguesModule } from '../catalogues/catalogues.module.js';" },
-      { path: 'src/modules/catalogues/judges.service.ts', text: "import type { SecretsService } from '../secrets/secrets.service.js';" },
-      { path: 'src/modules/secrets/secrets.service.ts', text: "import { MembersService } from '../workspaces/members.service.js';" },
+      {
+        path: 'src/modules/workspaces/workspaces.module.ts',
+        text: "import { CataloguesModule } from '../catalogues/catalogues.module.js';",
+      },
+      {
+        path: 'src/modules/catalogues/judges.service.ts',
+        text: "import type { SecretsService } from '../secrets/secrets.service.js';",
+      },
+      {
+        path: 'src/modules/secrets/secrets.service.ts',
+        text: "import { MembersService } from '../workspaces/members.service.js';",
+      },
       // Imports inside one family, and one-way imports, are no cycle.
-      { path: 'src/modules/runs/runs.service.ts', text: "import { RunsRepository } from './runs.repository.js';\nimport { X } from '../datasets/x.js';" },
-      { path: 'src/modules/datasets/x.ts', text: "import { Y } from './sub/y.js';\nimport { Z } from '../../../libs/common/z.js';" },
+      {
+        path: 'src/modules/runs/runs.service.ts',
+        text: "import { RunsRepository } from './runs.repository.js';\nimport { X } from '../datasets/x.js';",
+      },
+      {
+        path: 'src/modules/datasets/x.ts',
+        text: "import { Y } from './sub/y.js';\nimport { Z } from '../../../libs/common/z.js';",
+      },
     ];
     expect(familyCycles(familyGraph(planted))).toEqual([
       'catalogues → secrets → workspaces → catalogues: ' +
@@ -119,7 +165,9 @@ describe('imports run one way (docs/architecture.md#which-room)', () => {
       { path: 'src/modules/a/a.ts', text: "export { B } from '../b/b.js';" },
       { path: 'src/modules/b/b.ts', text: "import '../a/a.js';" },
     ];
-    expect(familyCycles(familyGraph(twoWay))).toEqual(['a → b → a: a → b (src/modules/a/a.ts imports src/modules/b/b); b → a (src/modules/b/b.ts imports src/modules/a/a)']);
+    expect(familyCycles(familyGraph(twoWay))).toEqual([
+      'a → b → a: a → b (src/modules/a/a.ts imports src/modules/b/b); b → a (src/modules/b/b.ts imports src/modules/a/a)',
+    ]);
   });
 });
 
@@ -207,11 +255,14 @@ const FOREIGN_SQL_LEFT = [
 
 /** What `found` has beyond `allowed` (new violations), and what `allowed` lists that is no longer found (to strike out). */
 function against(found: string[], allowed: string[]): { new: string[]; stale: string[] } {
-  return { new: found.filter((x) => !allowed.includes(x)).sort(), stale: allowed.filter((x) => !found.includes(x)).sort() };
+  return {
+    new: found.filter((x) => !allowed.includes(x)).sort(),
+    stale: allowed.filter((x) => !found.includes(x)).sort(),
+  };
 }
 
 describe('a family owns its tables (STYLE.md: only its repository names them; others call its service)', () => {
-  it('no family imports another family\'s repository, beyond the allowlist', () => {
+  it("no family imports another family's repository, beyond the allowlist", () => {
     expect(against(repositoryImportsAcrossFamilies(files), REPOSITORY_IMPORTS_LEFT)).toEqual({ new: [], stale: [] });
   });
 
@@ -221,11 +272,20 @@ describe('a family owns its tables (STYLE.md: only its repository names them; ot
 
   it('the rules see a repository imported or exported across families, and nothing else', () => {
     const planted: SourceFile[] = [
-      { path: 'src/modules/reports/reports.service.ts', text: "import { RunsRepository } from '../runs/runs.repository.js';" },
-      { path: 'src/modules/sdg/sdg.service.ts', text: "import type { JudgeRow } from '../catalogues/judges.repository.js';" },
+      {
+        path: 'src/modules/reports/reports.service.ts',
+        text: "import { RunsRepository } from '../runs/runs.repository.js';",
+      },
+      {
+        path: 'src/modules/sdg/sdg.service.ts',
+        text: "import type { JudgeRow } from '../catalogues/judges.repository.js';",
+      },
       { path: 'src/modules/auth/index.ts', text: "export { UsersRepository } from '../users/users.repository.js';" },
       // Its own repository, a library's, and another family's service are fine.
-      { path: 'src/modules/runs/runs.service.ts', text: "import { RunsRepository } from './runs.repository.js';\nimport { AccessRepository } from '../../../libs/auth/access.repository.js';\nimport { JudgesService } from '../catalogues/judges.service.js';" },
+      {
+        path: 'src/modules/runs/runs.service.ts',
+        text: "import { RunsRepository } from './runs.repository.js';\nimport { AccessRepository } from '../../../libs/auth/access.repository.js';\nimport { JudgesService } from '../catalogues/judges.service.js';",
+      },
       {
         path: 'src/modules/users/users.module.ts',
         text: '@Module({\n  providers: [UsersService, UsersRepository],\n  exports: [\n    UsersService,\n    // UsersRepository was here\n    UsersRepository,\n  ],\n})',
@@ -245,20 +305,35 @@ describe('a family owns its tables (STYLE.md: only its repository names them; ot
   });
 
   it('SQL in a family names only its own tables, beyond the allowlist', () => {
-    expect(against(foreignTablesInSql(files, tableOwners(files, TABLES_WITHOUT_ENTITY)), FOREIGN_SQL_LEFT)).toEqual({ new: [], stale: [] });
+    expect(against(foreignTablesInSql(files, tableOwners(files, TABLES_WITHOUT_ENTITY)), FOREIGN_SQL_LEFT)).toEqual({
+      new: [],
+      stale: [],
+    });
   });
 
-  it('the SQL rule sees another family\'s table in a statement, and not in a comment or its own', () => {
+  it("the SQL rule sees another family's table in a statement, and not in a comment or its own", () => {
     const planted: SourceFile[] = [
       { path: 'src/modules/users/entities/user.entity.ts', text: "@Entity('users')\nexport class UserEntity {}" },
-      { path: 'src/modules/workspaces/entities/workspace.entity.ts', text: "@Entity('workspaces')\nexport class WorkspaceEntity {}" },
+      {
+        path: 'src/modules/workspaces/entities/workspace.entity.ts',
+        text: "@Entity('workspaces')\nexport class WorkspaceEntity {}",
+      },
       {
         path: 'src/modules/workspaces/members.repository.ts',
         text: "/** Reads users' names FROM users. */\n// JOIN users\nconst q = `SELECT m.* FROM workspaces w JOIN users u ON u.id = m.user_id`;",
       },
-      { path: 'src/modules/auth/auth.service.ts', text: "await this.db.query('update users set last_login_at = now()');" },
-      { path: 'src/modules/users/users.repository.ts', text: "await this.db.query('SELECT 1 FROM users WHERE id = $1');" },
-      { path: 'src/modules/runs/run-items.ts', text: "await this.db.query('INSERT INTO run_items SELECT * FROM dataset_rows');" },
+      {
+        path: 'src/modules/auth/auth.service.ts',
+        text: "await this.db.query('update users set last_login_at = now()');",
+      },
+      {
+        path: 'src/modules/users/users.repository.ts',
+        text: "await this.db.query('SELECT 1 FROM users WHERE id = $1');",
+      },
+      {
+        path: 'src/modules/runs/run-items.ts',
+        text: "await this.db.query('INSERT INTO run_items SELECT * FROM dataset_rows');",
+      },
     ];
     const owners = tableOwners(planted, { run_items: 'runs', dataset_rows: 'datasets' });
     expect(owners.get('users')).toBe('users');
@@ -273,7 +348,9 @@ describe('a family owns its tables (STYLE.md: only its repository names them; ot
 describe('packaging', () => {
   it('package-lock.json has every optional platform entry, so `npm ci` accepts it on a fresh machine', async () => {
     const { spawnSync } = await import('node:child_process');
-    const check = spawnSync(process.execPath, [join(root, '.ci', 'complete-lockfile.mjs'), '--check'], { encoding: 'utf8' });
+    const check = spawnSync(process.execPath, [join(root, '.ci', 'complete-lockfile.mjs'), '--check'], {
+      encoding: 'utf8',
+    });
     expect(check.stderr).toBe('');
     expect(check.status).toBe(0);
   });

@@ -10,18 +10,30 @@ interface LintResult {
 }
 
 /**
- * ESLint (eslint.config.mjs: correctness, the import borders, files of at most 800 lines) over
- * the whole tree, as part of `npm test`; `npm run lint` is the same run for a terminal. Cached
+ * ESLint (eslint.config.mjs: correctness, the import borders, files of at most 800 lines) and
+ * Prettier (.prettierrc) over the whole tree, as part of `npm test`; `npm run lint` and
+ * `npm run format:check` are the same runs for a terminal (`npm run format` rewrites). Cached
  * by content under node_modules/.cache, so a run after a small change lints that change only.
  */
 describe('lint', () => {
   it('eslint reports nothing', () => {
     const run = spawnSync(
       process.execPath,
-      [join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), '.', '--cache', '--cache-strategy', 'content', '--cache-location', 'node_modules/.cache/eslint/', '--format', 'json'],
+      [
+        join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'),
+        '.',
+        '--cache',
+        '--cache-strategy',
+        'content',
+        '--cache-location',
+        'node_modules/.cache/eslint/',
+        '--format',
+        'json',
+      ],
       { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
     );
-    if (run.status !== 0 && run.status !== 1) throw new Error(`eslint failed to run (exit ${run.status}): ${run.stderr}`);
+    if (run.status !== 0 && run.status !== 1)
+      throw new Error(`eslint failed to run (exit ${run.status}): ${run.stderr}`);
     const problems = (JSON.parse(run.stdout) as LintResult[]).flatMap((file) =>
       file.messages.map((m) => `${file.filePath.slice(root.length + 1)}:${m.line} ${m.ruleId ?? ''} ${m.message}`),
     );
@@ -31,9 +43,15 @@ describe('lint', () => {
 
   it('the rules fail on planted violations: libs importing src, HTTP or typeorm values outside their rooms, a long file', () => {
     const planted: Array<[string, string]> = [
-      ['libs/queue/planted.ts', "import { AppConfig } from '../../src/config/app-config.js';\nexport const c = AppConfig;\n"],
+      [
+        'libs/queue/planted.ts',
+        "import { AppConfig } from '../../src/config/app-config.js';\nexport const c = AppConfig;\n",
+      ],
       ['src/modules/runs/planted.service.ts', "import express from 'express';\nexport const e = express;\n"],
-      ['src/modules/runs/planted-types.service.ts', "import type { Request } from 'express';\nimport type { DataSource } from 'typeorm';\nexport type R = [Request, DataSource];\n"],
+      [
+        'src/modules/runs/planted-types.service.ts',
+        "import type { Request } from 'express';\nimport type { DataSource } from 'typeorm';\nexport type R = [Request, DataSource];\n",
+      ],
       ['src/modules/runs/planted-query.service.ts', "import { In } from 'typeorm';\nexport const i = In;\n"],
       ['src/modules/runs/planted.repository.ts', "import { In } from 'typeorm';\nexport const i = In;\n"],
       ['libs/traces/planted-long.ts', 'export const line = 1;\n'.repeat(801)],
@@ -48,7 +66,10 @@ describe('lint', () => {
         out[path] = result.messages.map((m) => m.ruleId);
       }
       console.log(JSON.stringify(out));`;
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(planted)], { cwd: root, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(planted)], {
+      cwd: root,
+      encoding: 'utf8',
+    });
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout)).toEqual({
       'libs/queue/planted.ts': ['@typescript-eslint/no-restricted-imports'],
@@ -59,4 +80,32 @@ describe('lint', () => {
       'libs/traces/planted-long.ts': ['max-lines'],
     });
   }, 120_000);
+
+  it('every file is as Prettier writes it (.prettierrc: 120 columns), and a file it would change is named', () => {
+    const prettier = join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs');
+    const check = (args: string[], input?: string) =>
+      spawnSync(process.execPath, [prettier, ...args], {
+        cwd: root,
+        encoding: 'utf8',
+        input,
+        maxBuffer: 64 * 1024 * 1024,
+      });
+    const run = check([
+      '--check',
+      '.',
+      '--cache',
+      '--cache-location',
+      'node_modules/.cache/prettier/.cache',
+      '--log-level',
+      'warn',
+    ]);
+    expect(run.stderr + run.stdout).toBe('');
+    expect(run.status).toBe(0);
+    // The same check fails on a text Prettier would rewrite (a line past 120 columns).
+    const planted = check(
+      ['--check', '--stdin-filepath', 'libs/queue/planted.ts'],
+      `export const x = [${'1, '.repeat(60)}1];\n`,
+    );
+    expect(planted.status).toBe(1);
+  }, 300_000);
 });

@@ -39,8 +39,12 @@ type Dto = new () => object;
 describe('request DTOs', () => {
   const bodies = new Set<Dto>();
   const queries = new Set<Dto>();
-  const storage = getMetadataStorage() as unknown as { getTargetValidationMetadatas(target: Dto, schema: string, always: boolean, strictGroups: boolean): Metadata[] };
-  const document = JSON.parse(readFileSync(join(root, 'docs', 'openapi.json'), 'utf8')) as { components: { schemas: Record<string, { properties?: Record<string, { nullable?: boolean }> }> } };
+  const storage = getMetadataStorage() as unknown as {
+    getTargetValidationMetadatas(target: Dto, schema: string, always: boolean, strictGroups: boolean): Metadata[];
+  };
+  const document = JSON.parse(readFileSync(join(root, 'docs', 'openapi.json'), 'utf8')) as {
+    components: { schemas: Record<string, { properties?: Record<string, { nullable?: boolean }> }> };
+  };
 
   /** Every DTO reachable from `roots` through @NestedObject, with the path it was reached by. */
   function reachable(roots: Set<Dto>): Map<Dto, string> {
@@ -49,7 +53,8 @@ describe('request DTOs', () => {
       if (seen.has(cls)) return;
       seen.set(cls, via);
       for (const m of storage.getTargetValidationMetadatas(cls, '', true, false)) {
-        if (m.name === 'isNestedObject') visit((m.constraints![0] as () => Dto)(), `${via} > ${cls.name}.${m.propertyName}`);
+        if (m.name === 'isNestedObject')
+          visit((m.constraints![0] as () => Dto)(), `${via} > ${cls.name}.${m.propertyName}`);
       }
     };
     for (const cls of roots) visit(cls, cls.name);
@@ -58,7 +63,8 @@ describe('request DTOs', () => {
 
   const properties = (cls: Dto): Map<string, Metadata[]> => {
     const out = new Map<string, Metadata[]>();
-    for (const m of storage.getTargetValidationMetadatas(cls, '', true, false)) out.set(m.propertyName, [...(out.get(m.propertyName) ?? []), m]);
+    for (const m of storage.getTargetValidationMetadatas(cls, '', true, false))
+      out.set(m.propertyName, [...(out.get(m.propertyName) ?? []), m]);
     return out;
   };
 
@@ -68,7 +74,10 @@ describe('request DTOs', () => {
       for (const cls of Object.values(mod)) {
         if (typeof cls !== 'function') continue;
         for (const method of Object.getOwnPropertyNames(cls.prototype)) {
-          const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, cls, method) ?? {}) as Record<string, { index: number }>;
+          const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, cls, method) ?? {}) as Record<
+            string,
+            { index: number }
+          >;
           const types = (Reflect.getMetadata('design:paramtypes', cls.prototype, method) ?? []) as Dto[];
           for (const [key, arg] of Object.entries(args)) {
             const kind = Number(key.split(':')[0]);
@@ -97,8 +106,10 @@ describe('request DTOs', () => {
         const names = new Set(metas.map((m) => m.name));
         const max = metas.find((m) => m.name === 'max')?.constraints?.[0] as number | undefined;
         const limit = INT64_MEMBERS[`${via}.${property}`] ? Number.MAX_SAFE_INTEGER : MAX_INT32;
-        if (names.has('isInt') && (max === undefined || max > limit)) offenders.push(`${via}: ${property} is an integer without @Max(<= ${limit})`);
-        if ((names.has('min') || names.has('max')) && !names.has('isInt') && !names.has('isNumber')) offenders.push(`${via}: ${property} has bounds but no @IsInt or @IsNumber (NaN and Infinity would pass)`);
+        if (names.has('isInt') && (max === undefined || max > limit))
+          offenders.push(`${via}: ${property} is an integer without @Max(<= ${limit})`);
+        if ((names.has('min') || names.has('max')) && !names.has('isInt') && !names.has('isNumber'))
+          offenders.push(`${via}: ${property} has bounds but no @IsInt or @IsNumber (NaN and Infinity would pass)`);
       }
     }
     expect(offenders).toEqual([]);
@@ -109,17 +120,21 @@ describe('request DTOs', () => {
     for (const [cls, via] of reachable(bodies)) {
       for (const [property, metas] of properties(cls)) {
         if (!metas.some((m) => m.name === 'isOptional')) continue;
-        if (document.components.schemas[cls.name]?.properties?.[property]?.nullable !== true) offenders.push(`${via}: ${property} takes null (@IsOptional) but the document does not say nullable; use @ValidateIfPresent()`);
+        if (document.components.schemas[cls.name]?.properties?.[property]?.nullable !== true)
+          offenders.push(
+            `${via}: ${property} takes null (@IsOptional) but the document does not say nullable; use @ValidateIfPresent()`,
+          );
       }
     }
     expect(offenders).toEqual([]);
   });
 
-  it('declare nested objects with @NestedObject (an array in an object\'s place is refused)', () => {
+  it("declare nested objects with @NestedObject (an array in an object's place is refused)", () => {
     const offenders: string[] = [];
     for (const [cls, via] of reachable(new Set([...bodies, ...queries]))) {
       for (const [property, metas] of properties(cls)) {
-        if (metas.some((m) => m.type === 'nestedValidation') && !metas.some((m) => m.name === 'isNestedObject')) offenders.push(`${via}: ${property} uses @ValidateNested without @NestedObject`);
+        if (metas.some((m) => m.type === 'nestedValidation') && !metas.some((m) => m.name === 'isNestedObject'))
+          offenders.push(`${via}: ${property} uses @ValidateNested without @NestedObject`);
       }
     }
     expect(offenders).toEqual([]);

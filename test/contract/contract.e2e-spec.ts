@@ -3,7 +3,14 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestApp, type TestApp } from '../utils/test-app.js';
 import { PENDING_OPERATIONS } from './pending-operations.js';
-import { contractDir, documentedOperations, loadSpecOperations, operationKey, type OpenApiDocument, type SpecOperation } from './support/spec-operations.js';
+import {
+  contractDir,
+  documentedOperations,
+  loadSpecOperations,
+  operationKey,
+  type OpenApiDocument,
+  type SpecOperation,
+} from './support/spec-operations.js';
 
 /**
  * The contract: each of the 245 operations of the specification is in the served OpenAPI
@@ -25,8 +32,12 @@ describe('contract: the specification against /openapi.json', () => {
   afterAll(async () => {
     if (documented) {
       const implemented = spec.filter(isImplemented).length;
-      const pending = spec.filter((op) => !isImplemented(op) && pendingKeys.has(operationKey(op.method, op.path))).length;
-      const extra = [...documented.keys()].filter((key) => !spec.some((op) => operationKey(op.method, op.path) === key));
+      const pending = spec.filter(
+        (op) => !isImplemented(op) && pendingKeys.has(operationKey(op.method, op.path)),
+      ).length;
+      const extra = [...documented.keys()].filter(
+        (key) => !spec.some((op) => operationKey(op.method, op.path) === key),
+      );
       process.stdout.write(
         `\ncontract: ${implemented} implemented, ${pending} pending, ${spec.length - implemented - pending} missing of ${spec.length} operations` +
           (extra.length ? `; ${extra.length} beyond the specification: ${extra.join(', ')}` : '') +
@@ -43,18 +54,24 @@ describe('contract: the specification against /openapi.json', () => {
   });
 
   it('documents every operation, or lists it in pending-operations.ts', () => {
-    const missing = spec.filter((op) => !isImplemented(op) && !pendingKeys.has(operationKey(op.method, op.path))).map((op) => `${op.method} ${op.path} (section ${op.section})`);
+    const missing = spec
+      .filter((op) => !isImplemented(op) && !pendingKeys.has(operationKey(op.method, op.path)))
+      .map((op) => `${op.method} ${op.path} (section ${op.section})`);
     expect(missing).toEqual([]);
   });
 
   it('lists no implemented operation as pending (remove it from pending-operations.ts)', () => {
-    const stale = spec.filter((op) => isImplemented(op) && pendingKeys.has(operationKey(op.method, op.path))).map((op) => `${op.method} ${op.path}`);
+    const stale = spec
+      .filter((op) => isImplemented(op) && pendingKeys.has(operationKey(op.method, op.path)))
+      .map((op) => `${op.method} ${op.path}`);
     expect(stale).toEqual([]);
   });
 
   it('lists only operations of the specification as pending, each once', () => {
     const specKeys = new Set(spec.map((op) => operationKey(op.method, op.path)));
-    const unknown = PENDING_OPERATIONS.filter(([method, path]) => !specKeys.has(operationKey(method, path))).map(([method, path]) => `${method} ${path}`);
+    const unknown = PENDING_OPERATIONS.filter(([method, path]) => !specKeys.has(operationKey(method, path))).map(
+      ([method, path]) => `${method} ${path}`,
+    );
     expect(unknown).toEqual([]);
     expect(pendingKeys.size).toBe(PENDING_OPERATIONS.length);
   });
@@ -65,7 +82,10 @@ describe('contract: the specification against /openapi.json', () => {
       const { operation } = documented.get(operationKey(op.method, op.path))!;
       const declared = Object.keys(operation.responses ?? {});
       const absent = op.success.filter((status) => !declared.includes(String(status)));
-      if (absent.length) wrong.push(`${op.method} ${op.path}: declares ${declared.join(', ') || 'nothing'}, the specification says ${op.success.join(' or ')}`);
+      if (absent.length)
+        wrong.push(
+          `${op.method} ${op.path}: declares ${declared.join(', ') || 'nothing'}, the specification says ${op.success.join(' or ')}`,
+        );
     }
     expect(wrong).toEqual([]);
   });
@@ -74,8 +94,12 @@ describe('contract: the specification against /openapi.json', () => {
   if (process.env.UPDATE_PENDING === '1') {
     it('rewrites pending-operations.ts', () => {
       const bySection = new Map<string, SpecOperation[]>();
-      for (const op of spec.filter((o) => !isImplemented(o))) bySection.set(op.section, [...(bySection.get(op.section) ?? []), op]);
-      const lines = [...bySection.entries()].flatMap(([section, ops]) => [`  // ${section}`, ...ops.map((op) => `  ['${op.method}', '${op.path}'],`)]);
+      for (const op of spec.filter((o) => !isImplemented(o)))
+        bySection.set(op.section, [...(bySection.get(op.section) ?? []), op]);
+      const lines = [...bySection.entries()].flatMap(([section, ops]) => [
+        `  // ${section}`,
+        ...ops.map((op) => `  ['${op.method}', '${op.path}'],`),
+      ]);
       const header = [
         '/**',
         ' * Operations of the specification that later issues implement. contract.e2e-spec.ts fails for',

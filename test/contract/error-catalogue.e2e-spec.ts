@@ -57,7 +57,9 @@ Status 500 bodies never carry internals; look the \`request_id\` up in the logs.
 function render(): string {
   const codes = allErrorCodes();
   // The codes every operation can answer first, then each family's own.
-  const families = [...new Set(codes.map((c) => c.family))].sort((a, b) => Number(b === 'common') - Number(a === 'common') || a.localeCompare(b));
+  const families = [...new Set(codes.map((c) => c.family))].sort(
+    (a, b) => Number(b === 'common') - Number(a === 'common') || a.localeCompare(b),
+  );
   const sections = families.map((family) => {
     const rows = codes
       .filter((c) => c.family === family)
@@ -95,7 +97,8 @@ describe('error-code catalogue (docs/errors.md)', () => {
       writeFileSync(DOC, current);
       return;
     }
-    if (!existsSync(DOC)) throw new Error('docs/errors.md is missing: run `UPDATE_DOCS=1 npm test -- test/contract/error-catalogue`');
+    if (!existsSync(DOC))
+      throw new Error('docs/errors.md is missing: run `UPDATE_DOCS=1 npm test -- test/contract/error-catalogue`');
     const committed = readFileSync(DOC, 'utf8');
     if (committed !== current) {
       const documented = new Set([...committed.matchAll(/^\| `([a-z0-9_]+)` \|/gm)].map((m) => m[1]));
@@ -109,7 +112,9 @@ describe('error-code catalogue (docs/errors.md)', () => {
           removed.length ? `  codes no longer registered: ${removed.join(', ')}` : '',
           !added.length && !removed.length ? '  a status, title or description changed' : '',
           'Run `UPDATE_DOCS=1 npm test -- test/contract/error-catalogue` and commit docs/errors.md.',
-        ].filter(Boolean).join('\n'),
+        ]
+          .filter(Boolean)
+          .join('\n'),
       );
     }
   });

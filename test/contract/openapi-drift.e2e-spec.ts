@@ -28,7 +28,8 @@ function describeDrift(committed: OpenApiDocument, served: OpenApiDocument): str
   };
   compare('path', committed.paths, served.paths);
   compare('schema', committed.components?.schemas, served.components?.schemas);
-  const rest = (d: OpenApiDocument) => JSON.stringify({ ...d, paths: undefined, components: { ...d.components, schemas: undefined } });
+  const rest = (d: OpenApiDocument) =>
+    JSON.stringify({ ...d, paths: undefined, components: { ...d.components, schemas: undefined } });
   if (rest(committed) !== rest(served)) lines.push('  ~ document header (info, security schemes, tags)');
   if (lines.length === 0) lines.push('  ~ member order');
   return lines;
@@ -56,13 +57,19 @@ describe('OpenAPI document', () => {
     const committed = readFileSync(COMMITTED, 'utf8');
     if (committed !== current) {
       throw new Error(
-        ['docs/openapi.json differs from the document the code serves:', ...describeDrift(JSON.parse(committed), served), 'Run `npm run openapi` and commit docs/openapi.json with the change.'].join('\n'),
+        [
+          'docs/openapi.json differs from the document the code serves:',
+          ...describeDrift(JSON.parse(committed), served),
+          'Run `npm run openapi` and commit docs/openapi.json with the change.',
+        ].join('\n'),
       );
     }
   });
 
   it('gives every operation a summary or description', () => {
-    const missing = [...documentedOperations(served).values()].filter(({ operation }) => !operation.summary?.trim() && !operation.description?.trim()).map(({ method, path }) => `${method} ${path}`);
+    const missing = [...documentedOperations(served).values()]
+      .filter(({ operation }) => !operation.summary?.trim() && !operation.description?.trim())
+      .map(({ method, path }) => `${method} ${path}`);
     expect(missing).toEqual([]);
   });
 
@@ -98,7 +105,9 @@ describe('OpenAPI document', () => {
   });
 
   it('states the access rule of every operation (x-access)', () => {
-    const missing = [...documentedOperations(served).values()].filter(({ operation }) => !operation['x-access']?.rule).map(({ method, path }) => `${method} ${path}`);
+    const missing = [...documentedOperations(served).values()]
+      .filter(({ operation }) => !operation['x-access']?.rule)
+      .map(({ method, path }) => `${method} ${path}`);
     expect(missing).toEqual([]);
   });
 
@@ -107,7 +116,9 @@ describe('OpenAPI document', () => {
     for (const { method, path, operation } of documentedOperations(served).values()) {
       if (PUBLIC_RULES.has(operation['x-access']?.rule ?? '')) continue;
       const unauthorized = operation.responses?.['401'];
-      const refs = Object.values(unauthorized?.content ?? {}).map((media) => (media.schema as { $ref?: string } | undefined)?.$ref);
+      const refs = Object.values(unauthorized?.content ?? {}).map(
+        (media) => (media.schema as { $ref?: string } | undefined)?.$ref,
+      );
       if (!refs.includes('#/components/schemas/ProblemResponse')) missing.push(`${method} ${path}`);
     }
     expect(missing).toEqual([]);

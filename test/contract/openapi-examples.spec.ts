@@ -13,7 +13,10 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 type Node = Record<string, unknown>;
 type Media = { schema?: Node; example?: unknown; examples?: Record<string, { value?: unknown; $ref?: string }> };
-type Operation = { requestBody?: { content?: Record<string, Media> }; parameters?: Array<{ name: string; in: string; schema?: Node; example?: unknown }> };
+type Operation = {
+  requestBody?: { content?: Record<string, Media> };
+  parameters?: Array<{ name: string; in: string; schema?: Node; example?: unknown }>;
+};
 interface Document {
   paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, Node>; examples?: Record<string, { value?: unknown }> };
@@ -35,26 +38,36 @@ function jsonSchema(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(jsonSchema);
   if (node === null || typeof node !== 'object') return node;
   const { nullable, example: _example, ...rest } = node as Node;
-  const out: Node = Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, key === 'properties' ? mapValues(value as Node, jsonSchema) : jsonSchema(value)]));
+  const out: Node = Object.fromEntries(
+    Object.entries(rest).map(([key, value]) => [
+      key,
+      key === 'properties' ? mapValues(value as Node, jsonSchema) : jsonSchema(value),
+    ]),
+  );
   if (typeof out.$ref === 'string' && out.$ref.startsWith(SCHEMA_REF)) out.$ref = `${DOCUMENT_ID}${out.$ref}`;
-  if (out.properties && out.additionalProperties === undefined && (out.type === 'object' || out.type === undefined)) out.additionalProperties = false;
+  if (out.properties && out.additionalProperties === undefined && (out.type === 'object' || out.type === undefined))
+    out.additionalProperties = false;
   if (nullable !== true) return out;
-  if (typeof out.type === 'string' && !out.allOf && !out.oneOf && !out.$ref) return { ...out, type: [out.type, 'null'], ...(Array.isArray(out.enum) ? { enum: [...out.enum, null] } : {}) };
+  if (typeof out.type === 'string' && !out.allOf && !out.oneOf && !out.$ref)
+    return { ...out, type: [out.type, 'null'], ...(Array.isArray(out.enum) ? { enum: [...out.enum, null] } : {}) };
   return { anyOf: [out, { type: 'null' }] };
 }
 
-const mapValues = (object: Node, map: (value: unknown) => unknown): Node => Object.fromEntries(Object.entries(object).map(([key, value]) => [key, map(value)]));
+const mapValues = (object: Node, map: (value: unknown) => unknown): Node =>
+  Object.fromEntries(Object.entries(object).map(([key, value]) => [key, map(value)]));
 
 /** Every schema object under `node` (members, items, alternatives, additional properties), with its place. */
 function* schemaNodes(node: unknown, place: string): Generator<[Node, string]> {
   if (node === null || typeof node !== 'object' || Array.isArray(node)) return;
   const schema = node as Node;
   yield [schema, place];
-  for (const [name, member] of Object.entries((schema.properties as Node | undefined) ?? {})) yield* schemaNodes(member, `${place}.${name}`);
+  for (const [name, member] of Object.entries((schema.properties as Node | undefined) ?? {}))
+    yield* schemaNodes(member, `${place}.${name}`);
   if (schema.items) yield* schemaNodes(schema.items, `${place}[]`);
   if (typeof schema.additionalProperties === 'object') yield* schemaNodes(schema.additionalProperties, `${place}{}`);
   for (const keyword of ['allOf', 'oneOf', 'anyOf'] as const) {
-    for (const [i, part] of ((schema[keyword] as unknown[] | undefined) ?? []).entries()) yield* schemaNodes(part, `${place}.${keyword}[${i}]`);
+    for (const [i, part] of ((schema[keyword] as unknown[] | undefined) ?? []).entries())
+      yield* schemaNodes(part, `${place}.${keyword}[${i}]`);
   }
 }
 
@@ -79,8 +92,13 @@ async function bodyClasses(dir = join(repoRoot, 'src')): Promise<Map<string, new
     for (const controller of Object.values((await import(path)) as Record<string, unknown>)) {
       if (typeof controller !== 'function') continue;
       for (const method of Object.getOwnPropertyNames(controller.prototype)) {
-        const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, method) ?? {}) as Record<string, { index: number }>;
-        const types = (Reflect.getMetadata('design:paramtypes', controller.prototype, method) ?? []) as Array<new () => object>;
+        const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, method) ?? {}) as Record<
+          string,
+          { index: number }
+        >;
+        const types = (Reflect.getMetadata('design:paramtypes', controller.prototype, method) ?? []) as Array<
+          new () => object
+        >;
         for (const [key, arg] of Object.entries(args)) {
           const type = types[arg.index];
           if (Number(key.split(':')[0]) === RouteParamtypes.BODY && type?.name) classes.set(type.name, type);
@@ -92,7 +110,12 @@ async function bodyClasses(dir = join(repoRoot, 'src')): Promise<Map<string, new
 }
 
 function describeErrors(errors: ErrorObject[] | null | undefined): string {
-  return (errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`).join('; ');
+  return (errors ?? [])
+    .map(
+      (e) =>
+        `${e.instancePath || '(root)'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`,
+    )
+    .join('; ');
 }
 
 /**
@@ -104,7 +127,12 @@ function describeErrors(errors: ErrorObject[] | null | undefined): string {
  */
 describe('OpenAPI examples', () => {
   const document = JSON.parse(readFileSync(join(repoRoot, 'docs', 'openapi.json'), 'utf8')) as Document;
-  const operations = Object.entries(document.paths).flatMap(([path, item]) => HTTP_METHODS.filter((method) => item[method]).map((method) => ({ place: `${method.toUpperCase()} ${path}`, operation: item[method] })));
+  const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+    HTTP_METHODS.filter((method) => item[method]).map((method) => ({
+      place: `${method.toUpperCase()} ${path}`,
+      operation: item[method],
+    })),
+  );
   const ajv = addFormats(new Ajv({ strict: false, allErrors: true }));
   for (const format of ['binary', 'byte', 'int32', 'int64', 'float', 'double']) ajv.addFormat(format, true);
   ajv.addSchema({ $id: DOCUMENT_ID, components: { schemas: mapValues(document.components.schemas, jsonSchema) } });
@@ -120,12 +148,18 @@ describe('OpenAPI examples', () => {
   };
 
   it('gives every JSON request body an example', () => {
-    const bodies = operations.flatMap(({ place, operation }) => Object.entries(operation.requestBody?.content ?? {}).filter(([type]) => JSON_MEDIA_TYPE.test(type)).map(([type, media]) => ({ place: `${place} ${type}`, media })));
+    const bodies = operations.flatMap(({ place, operation }) =>
+      Object.entries(operation.requestBody?.content ?? {})
+        .filter(([type]) => JSON_MEDIA_TYPE.test(type))
+        .map(([type, media]) => ({ place: `${place} ${type}`, media })),
+    );
     expect(bodies.length).toBeGreaterThan(80);
-    expect(bodies.filter(({ media }) => media.example === undefined && !media.examples).map(({ place }) => place)).toEqual([]);
+    expect(
+      bodies.filter(({ media }) => media.example === undefined && !media.examples).map(({ place }) => place),
+    ).toEqual([]);
   });
 
-  it('gives every member of a request body\'s schemas an example', () => {
+  it("gives every member of a request body's schemas an example", () => {
     const reached = new Set<string>();
     const visit = (node: unknown): void => {
       if (node === null || typeof node !== 'object') return;
@@ -152,14 +186,20 @@ describe('OpenAPI examples', () => {
     for (const { place, operation } of operations) {
       for (const [type, media] of Object.entries(operation.requestBody?.content ?? {})) {
         if (!media.schema || !JSON_MEDIA_TYPE.test(type)) continue;
-        if (media.example !== undefined) failures.push(...invalid(media.schema, media.example, `${place} ${type} example`));
+        if (media.example !== undefined)
+          failures.push(...invalid(media.schema, media.example, `${place} ${type} example`));
         for (const [name, example] of Object.entries(media.examples ?? {})) {
-          const value = example.$ref ? document.components.examples?.[example.$ref.split('/').pop()!]?.value : example.value;
+          const value = example.$ref
+            ? document.components.examples?.[example.$ref.split('/').pop()!]?.value
+            : example.value;
           failures.push(...invalid(media.schema, value, `${place} ${type} examples.${name}`));
         }
       }
       for (const parameter of operation.parameters ?? []) {
-        if (parameter.example !== undefined && parameter.schema) failures.push(...invalid(parameter.schema, parameter.example, `${place} ${parameter.in} parameter ${parameter.name}`));
+        if (parameter.example !== undefined && parameter.schema)
+          failures.push(
+            ...invalid(parameter.schema, parameter.example, `${place} ${parameter.in} parameter ${parameter.name}`),
+          );
       }
     }
     expect(failures).toEqual([]);
@@ -183,7 +223,8 @@ describe('OpenAPI examples', () => {
         try {
           await pipe.transform(structuredClone(media.example), { type: 'body', metatype });
         } catch (error) {
-          const errors = error instanceof DomainError ? JSON.stringify(error.extensions.errors ?? error.detail) : String(error);
+          const errors =
+            error instanceof DomainError ? JSON.stringify(error.extensions.errors ?? error.detail) : String(error);
           failures.push(`${place} ${type}: ${errors}`);
         }
       }
@@ -192,7 +233,7 @@ describe('OpenAPI examples', () => {
     expect(failures).toEqual([]);
   });
 
-  it('validates every schema\'s and schema member\'s example against its own schema', () => {
+  it("validates every schema's and schema member's example against its own schema", () => {
     const failures: string[] = [];
     let examples = 0;
     const check = (root: unknown, place: string) => {
@@ -203,7 +244,9 @@ describe('OpenAPI examples', () => {
       }
     };
     for (const [name, schema] of Object.entries(document.components.schemas)) check(schema, name);
-    for (const { place, operation } of operations) for (const parameter of operation.parameters ?? []) check(parameter.schema, `${place} ${parameter.in} parameter ${parameter.name}`);
+    for (const { place, operation } of operations)
+      for (const parameter of operation.parameters ?? [])
+        check(parameter.schema, `${place} ${parameter.in} parameter ${parameter.name}`);
     expect(examples).toBeGreaterThan(500);
     expect(failures).toEqual([]);
   });

@@ -19,7 +19,7 @@ const SPECIFIED_EQUIVALENT_PATHS = [
 ];
 
 describe('OpenAPI document under Spectral (spectral:oas)', () => {
-  it('has no error and no warning beyond the specification\'s equivalent paths', async () => {
+  it("has no error and no warning beyond the specification's equivalent paths", async () => {
     const { Spectral, Document } = spectralCore;
     const spectral = new Spectral();
     // The ruleset's declared type lacks `extends`, which RulesetDefinition's union wants; it is one.
@@ -32,6 +32,11 @@ describe('OpenAPI document under Spectral (spectral:oas)', () => {
       .map((r) => `${r.severity === 0 ? 'error' : 'warning'} ${r.code} at ${r.path.join('.')}: ${r.message}`);
     expect(findings).toEqual([]);
     // The exception is exactly what the specification defines, not a blanket one.
-    expect(results.filter((r) => r.code === 'path-params').map((r) => r.message).sort()).toEqual([...SPECIFIED_EQUIVALENT_PATHS].sort());
+    expect(
+      results
+        .filter((r) => r.code === 'path-params')
+        .map((r) => r.message)
+        .sort(),
+    ).toEqual([...SPECIFIED_EQUIVALENT_PATHS].sort());
   }, 120_000);
 });

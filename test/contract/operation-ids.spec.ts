@@ -13,13 +13,61 @@ import { documentedOperations, repoRoot, type OpenApiDocument } from './support/
 const OPERATION_VERBS = [
   // Records: GET one / GET a list, POST a new one, PATCH (or a PUT that changes only what it is
   // sent), PUT a whole one, DELETE.
-  'get', 'list', 'create', 'update', 'replace', 'delete',
+  'get',
+  'list',
+  'create',
+  'update',
+  'replace',
+  'delete',
   // Members of a collection that are not records of their own (members, tags).
-  'add', 'remove', 'tag', 'untag',
+  'add',
+  'remove',
+  'tag',
+  'untag',
   // Domain verbs.
-  'accept', 'assign', 'attach', 'cancel', 'commit', 'deactivate', 'demote', 'detach', 'detect', 'discard', 'download', 'export', 'insert',
-  'issue', 'land', 'logout', 'map', 'move', 'promote', 'publish', 'query', 'reactivate', 'recompute', 'redeploy', 'regenerate', 'register',
-  'rerun', 'resend', 'reset', 'resolve', 'reveal', 'revoke', 'run', 'seal', 'set', 'start', 'stop', 'stream', 'sweep', 'test', 'upload', 'validate', 'verify',
+  'accept',
+  'assign',
+  'attach',
+  'cancel',
+  'commit',
+  'deactivate',
+  'demote',
+  'detach',
+  'detect',
+  'discard',
+  'download',
+  'export',
+  'insert',
+  'issue',
+  'land',
+  'logout',
+  'map',
+  'move',
+  'promote',
+  'publish',
+  'query',
+  'reactivate',
+  'recompute',
+  'redeploy',
+  'regenerate',
+  'register',
+  'rerun',
+  'resend',
+  'reset',
+  'resolve',
+  'reveal',
+  'revoke',
+  'run',
+  'seal',
+  'set',
+  'start',
+  'stop',
+  'stream',
+  'sweep',
+  'test',
+  'upload',
+  'validate',
+  'verify',
 ] as const;
 
 const SHAPE = /^[a-z][a-zA-Z0-9]*$/;
@@ -54,7 +102,10 @@ describe('operationIds', () => {
   });
 
   it('refuse a missing, a Nest-default, a verbless and a repeated id', () => {
-    const operation = (operationId?: string) => ({ ...(operationId === undefined ? {} : { operationId }), responses: {} });
+    const operation = (operationId?: string) => ({
+      ...(operationId === undefined ? {} : { operationId }),
+      responses: {},
+    });
     const bad: OpenApiDocument = {
       paths: {
         '/a': { get: operation(), post: operation('SecretsController_list') },

@@ -4,5 +4,6 @@
  * implemented: delete its line when the family lands. `UPDATE_PENDING=1 npm test --
  * test/contract/contract` rewrites this file from what the served document lacks.
  */
-export const PENDING_OPERATIONS: ReadonlyArray<readonly [method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string]> = [
-];
+export const PENDING_OPERATIONS: ReadonlyArray<
+  readonly [method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string]
+> = [];

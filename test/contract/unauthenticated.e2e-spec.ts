@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../utils/test-app.js';
-import { documentedOperations, fillPath, loadSpecOperations, operationKey, send, type OpenApiDocument } from './support/spec-operations.js';
+import {
+  documentedOperations,
+  fillPath,
+  loadSpecOperations,
+  operationKey,
+  send,
+  type OpenApiDocument,
+} from './support/spec-operations.js';
 
 /**
  * Walks every implemented operation without a token: the specification's six public ones
@@ -37,10 +44,15 @@ describe('every implemented operation without a token', () => {
       const wellFormed =
         res.status === 401 &&
         /^application\/problem\+json/.test(res.headers['content-type'] ?? '') &&
-        ['type', 'title', 'detail', 'error_code'].every((member) => typeof body[member] === 'string' && body[member].length > 0) &&
+        ['type', 'title', 'detail', 'error_code'].every(
+          (member) => typeof body[member] === 'string' && body[member].length > 0,
+        ) &&
         body.status === 401 &&
         body.error_code === 'unauthenticated';
-      if (!wellFormed) failures.push(`${label}: expected 401 problem+json (error_code unauthenticated), got ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
+      if (!wellFormed)
+        failures.push(
+          `${label}: expected 401 problem+json (error_code unauthenticated), got ${res.status} ${JSON.stringify(body).slice(0, 200)}`,
+        );
     }
     expect(failures).toEqual([]);
   });
@@ -62,8 +74,11 @@ describe('every implemented operation without a token', () => {
 
   it('refuses a malformed, a forged and an expired-looking token the same way', async () => {
     const documented = documentedOperations(document);
-    const target = spec.find((op) => !op.public && op.method === 'GET' && documented.has(operationKey(op.method, op.path)))!;
-    const forged = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4IiwianRpIjoieSIsImV4cCI6MX0.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+    const target = spec.find(
+      (op) => !op.public && op.method === 'GET' && documented.has(operationKey(op.method, op.path)),
+    )!;
+    const forged =
+      'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4IiwianRpIjoieSIsImV4cCI6MX0.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
     for (const header of ['Bearer', 'Bearer not-a-jwt', `Bearer ${forged}`, 'Basic YWRtaW46YWRtaW4=']) {
       const res = await t.http.get(fillPath(target.path, randomUUID)).set('Authorization', header);
       expect([res.status, res.body.error_code]).toEqual([401, 'unauthenticated']);

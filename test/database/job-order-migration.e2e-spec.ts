@@ -24,11 +24,19 @@ describe('the job-order migration', () => {
 
   beforeAll(async () => {
     if (onPostgres) await withAdminClient((client) => client.query(`CREATE DATABASE ${name}`));
-    opened = await openDatabase({ url: onPostgres ? databaseUrl(name) : undefined, dataDir, poolSize: 2, entities: [], migrations });
+    opened = await openDatabase({
+      url: onPostgres ? databaseUrl(name) : undefined,
+      dataDir,
+      poolSize: 2,
+      entities: [],
+      migrations,
+    });
     db = opened.dataSource;
     await db.runMigrations({ transaction: 'each' });
     await db.undoLastMigration({ transaction: 'each' });
-    await db.query(`INSERT INTO jobs (type, created_at) VALUES ('b', '2026-01-02'), ('a', '2026-01-01'), ('c', '2026-01-03')`);
+    await db.query(
+      `INSERT INTO jobs (type, created_at) VALUES ('b', '2026-01-02'), ('a', '2026-01-01'), ('c', '2026-01-03')`,
+    );
   });
 
   afterAll(async () => {
@@ -48,7 +56,9 @@ describe('the job-order migration', () => {
       { type: 'd', seq: '4' },
     ]);
     await db.undoLastMigration({ transaction: 'each' });
-    const columns: unknown[] = await db.query(`SELECT 1 FROM information_schema.columns WHERE table_name = 'jobs' AND column_name = 'seq'`);
+    const columns: unknown[] = await db.query(
+      `SELECT 1 FROM information_schema.columns WHERE table_name = 'jobs' AND column_name = 'seq'`,
+    );
     expect(columns).toHaveLength(0);
   });
 });

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { openDatabase, type OpenedDatabase } from '../../libs/database/data-source.factory.js';
-import { Db, QueryOutsideTransactionError, refuseQueriesOutsideTransaction, TransactionRunner } from '../../libs/database/unit-of-work.js';
+import {
+  Db,
+  QueryOutsideTransactionError,
+  refuseQueriesOutsideTransaction,
+  TransactionRunner,
+} from '../../libs/database/unit-of-work.js';
 import { migrations } from '../../src/database/migrations/index.js';
 import { createTestDatabase, type TestDatabase } from '../utils/database.js';
 import { TEST_DATABASE } from '../utils/database-mode.js';
@@ -35,7 +40,8 @@ describe(`unit of work on ${TEST_DATABASE}`, () => {
     await testDb?.drop();
   });
 
-  const notes = async () => ((await uow.query('SELECT note FROM uow_probe ORDER BY id')) as Array<{ note: string }>).map((r) => r.note);
+  const notes = async () =>
+    ((await uow.query('SELECT note FROM uow_probe ORDER BY id')) as Array<{ note: string }>).map((r) => r.note);
 
   it('refuses a query through the data source while a unit of work is open in the same context, at once', async () => {
     const started = Date.now();
@@ -48,7 +54,9 @@ describe(`unit of work on ${TEST_DATABASE}`, () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     // The unit rolled back with the refusal; the connection is free again.
     expect(await notes()).toEqual([]);
-    await expect(transactions.run(() => db.dataSource.manager.query('SELECT 1'))).rejects.toBeInstanceOf(QueryOutsideTransactionError);
+    await expect(transactions.run(() => db.dataSource.manager.query('SELECT 1'))).rejects.toBeInstanceOf(
+      QueryOutsideTransactionError,
+    );
   });
 
   it('sends every repository query of the unit to its transaction, and a failure rolls all of it back', async () => {
@@ -95,7 +103,9 @@ describe(`unit of work on ${TEST_DATABASE}`, () => {
     const listen = (w: Error) => warnings.push(w);
     process.on('warning', listen);
     try {
-      const answers = await transactions.run(() => Promise.all(Array.from({ length: 10 }, (_, i) => uow.query('SELECT $1::int AS i, pg_sleep(0.01)', [i]))));
+      const answers = await transactions.run(() =>
+        Promise.all(Array.from({ length: 10 }, (_, i) => uow.query('SELECT $1::int AS i, pg_sleep(0.01)', [i]))),
+      );
       expect(answers.map((rows) => (rows as Array<{ i: number }>)[0].i)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
       await new Promise((resolve) => setImmediate(resolve));
       expect(warnings.filter((w) => /already executing a query/.test(w.message))).toEqual([]);
@@ -110,7 +120,9 @@ describe(`unit of work on ${TEST_DATABASE}`, () => {
       ids.map((id) =>
         transactions.run(async () => {
           await uow.query('INSERT INTO uow_probe VALUES ($1, $2)', [id, `parallel-${id}`]);
-          const mine = (await uow.query('SELECT count(*)::int AS n FROM uow_probe WHERE id = $1', [id])) as Array<{ n: number }>;
+          const mine = (await uow.query('SELECT count(*)::int AS n FROM uow_probe WHERE id = $1', [id])) as Array<{
+            n: number;
+          }>;
           expect(mine[0].n).toBe(1);
         }),
       ),
@@ -122,7 +134,9 @@ describe(`unit of work on ${TEST_DATABASE}`, () => {
     if (kind === 'embedded') return expect(db.kind).toBe('embedded');
     await transactions.run(async () => {
       await uow.query('INSERT INTO uow_probe VALUES (200, $1)', ['uncommitted']);
-      const seen = await transactions.outside(() => uow.query('SELECT count(*)::int AS n FROM uow_probe WHERE id = 200'));
+      const seen = await transactions.outside(() =>
+        uow.query('SELECT count(*)::int AS n FROM uow_probe WHERE id = 200'),
+      );
       expect(seen).toEqual([{ n: 0 }]);
     });
   });

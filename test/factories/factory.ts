@@ -37,10 +37,20 @@ export class Factory {
     return argon2.hash(password, { type: argon2.argon2id, ...this.hashing });
   }
 
-  async newUser(options: { systemRole?: 'admin' | 'user'; email?: string; password?: string; status?: 'active' | 'deactivated' } = {}): Promise<TestUser> {
+  async newUser(
+    options: {
+      systemRole?: 'admin' | 'user';
+      email?: string;
+      password?: string;
+      status?: 'active' | 'deactivated';
+    } = {},
+  ): Promise<TestUser> {
     const email = options.email ?? `user-${randomBytes(5).toString('hex')}@test.local`;
     const password = options.password ?? DEFAULT_PASSWORD;
-    const hash = password === DEFAULT_PASSWORD ? await (this.defaultHash ??= this.hash(DEFAULT_PASSWORD)) : await this.hash(password);
+    const hash =
+      password === DEFAULT_PASSWORD
+        ? await (this.defaultHash ??= this.hash(DEFAULT_PASSWORD))
+        : await this.hash(password);
     const [row] = await this.dataSource.query(
       `INSERT INTO users (email, display_name, password_hash, system_role, status) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
       [email, email.split('@')[0], hash, options.systemRole ?? 'user', options.status ?? 'active'],
@@ -67,8 +77,14 @@ export class Factory {
     return { ...user, token, auth: { Authorization: `Bearer ${token}` } };
   }
 
-  async newWorkspace(owner: Pick<TestUser, 'id'>, name = `ws-${randomBytes(3).toString('hex')}`): Promise<{ id: string; name: string }> {
-    const [row] = await this.dataSource.query(`INSERT INTO workspaces (name, created_by) VALUES ($1, $2) RETURNING id`, [name, owner.id]);
+  async newWorkspace(
+    owner: Pick<TestUser, 'id'>,
+    name = `ws-${randomBytes(3).toString('hex')}`,
+  ): Promise<{ id: string; name: string }> {
+    const [row] = await this.dataSource.query(
+      `INSERT INTO workspaces (name, created_by) VALUES ($1, $2) RETURNING id`,
+      [name, owner.id],
+    );
     await this.addMember(row.id, owner.id, 'owner');
     return { id: row.id, name };
   }
@@ -82,8 +98,16 @@ export class Factory {
   }
 
   /** A workspace with one actor per role: owner, admin, member, viewer, and an outsider. */
-  async workspaceWithRoles(): Promise<{ workspace: { id: string; name: string } } & Record<WorkspaceRole | 'outsider', Actor>> {
-    const [owner, admin, member, viewer, outsider] = await Promise.all([this.actor(), this.actor(), this.actor(), this.actor(), this.actor()]);
+  async workspaceWithRoles(): Promise<
+    { workspace: { id: string; name: string } } & Record<WorkspaceRole | 'outsider', Actor>
+  > {
+    const [owner, admin, member, viewer, outsider] = await Promise.all([
+      this.actor(),
+      this.actor(),
+      this.actor(),
+      this.actor(),
+      this.actor(),
+    ]);
     const workspace = await this.newWorkspace(owner);
     await this.addMember(workspace.id, admin.id, 'admin');
     await this.addMember(workspace.id, member.id, 'member');

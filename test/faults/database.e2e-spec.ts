@@ -11,7 +11,10 @@ import { describeOn } from '../utils/database-mode.js';
  * requests fail fast with 503 problem+json (never 500, never a hang), /ready says not ready,
  * and everything answers again once the database is back, without a restart.
  */
-describeOn('postgres', 'terminates the PostgreSQL connections of the app and refuses new ones; the embedded database has no server to lose')('faults: PostgreSQL lost under load', () => {
+describeOn(
+  'postgres',
+  'terminates the PostgreSQL connections of the app and refuses new ones; the embedded database has no server to lose',
+)('faults: PostgreSQL lost under load', () => {
   let t: TestApp;
   let actor: Actor;
   const REQUEST_BOUND_MS = 10_000;
@@ -28,7 +31,11 @@ describeOn('postgres', 'terminates the PostgreSQL connections of the app and ref
   });
 
   const terminateAll = () =>
-    withAdminClient((c) => c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database()]));
+    withAdminClient((c) =>
+      c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [
+        database(),
+      ]),
+    );
 
   it('answers 503 problem+json while the database is gone and recovers by itself', async () => {
     let release!: () => void;
@@ -55,7 +62,9 @@ describeOn('postgres', 'terminates the PostgreSQL connections of the app and ref
     const outcomes = await running;
 
     const { byStatus, violations, slowest } = summarise(outcomes);
-    process.stdout.write(`faults/database: ${outcomes.length} requests, by status ${JSON.stringify(byStatus)}, slowest ${slowest} ms\n`);
+    process.stdout.write(
+      `faults/database: ${outcomes.length} requests, by status ${JSON.stringify(byStatus)}, slowest ${slowest} ms\n`,
+    );
     expect(violations).toEqual([]);
     expect(byStatus[503]).toBeGreaterThan(0);
     expect(slowest).toBeLessThan(REQUEST_BOUND_MS);

@@ -23,9 +23,14 @@ export interface Fixture {
 }
 
 /** The body of a response that must have `status`; otherwise an error naming the fixture. */
-export async function created(res: PromiseLike<{ status: number; body: Record<string, unknown> }>, status: number, what: string): Promise<Record<string, unknown>> {
+export async function created(
+  res: PromiseLike<{ status: number; body: Record<string, unknown> }>,
+  status: number,
+  what: string,
+): Promise<Record<string, unknown>> {
   const r = await res;
-  if (r.status !== status) throw new Error(`fixture ${what}: expected ${status}, got ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+  if (r.status !== status)
+    throw new Error(`fixture ${what}: expected ${status}, got ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
   return r.body;
 }
 
@@ -33,7 +38,16 @@ export async function created(res: PromiseLike<{ status: number; body: Record<st
  * Fixtures whose value is a name rather than an id: they name a record only as a path
  * parameter. A query parameter or body member spelled the same (a new record's `name`) is text.
  */
-export const NAMED_BY_TEXT = new Set(['name', 'config_name', 'metric_name', 'config_version', 'parent_id', 'key', 'section_key', 'version']);
+export const NAMED_BY_TEXT = new Set([
+  'name',
+  'config_name',
+  'metric_name',
+  'config_version',
+  'parent_id',
+  'key',
+  'section_key',
+  'version',
+]);
 
 /** Waits for a queued run the fixtures started to succeed, so the reads the sweeps make find its results. */
 export async function settled(t: TestApp, owner: Actor, path: string, what: string): Promise<void> {
@@ -45,4 +59,3 @@ export async function settled(t: TestApp, owner: Actor, path: string, what: stri
   }
   throw new Error(`fixture ${what}: the run did not finish`);
 }
-

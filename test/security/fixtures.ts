@@ -39,29 +39,60 @@ export const FIXTURES: Record<string, Fixture> = {
   user_id: { create: async ({ member }) => member.id },
   secret_id: {
     create: async ({ t, owner, workspaceId, label }) =>
-      (await created(t.http.post(`/workspaces/${workspaceId}/secrets`).set(owner.auth).send({ name: `KEY_${label}`, value: `secret-${label}-value` }), 201, 'secret_id')).id as string,
+      (
+        await created(
+          t.http
+            .post(`/workspaces/${workspaceId}/secrets`)
+            .set(owner.auth)
+            .send({ name: `KEY_${label}`, value: `secret-${label}-value` }),
+          201,
+          'secret_id',
+        )
+      ).id as string,
   },
   api_key_id: {
     create: async ({ t, member, workspaceId, label }) =>
-      (await created(t.http.post(`/workspaces/${workspaceId}/api-keys`).set(member.auth).send({ name: `ci-${label}`, role: 'member' }), 201, 'api_key_id')).id as string,
+      (
+        await created(
+          t.http
+            .post(`/workspaces/${workspaceId}/api-keys`)
+            .set(member.auth)
+            .send({ name: `ci-${label}`, role: 'member' }),
+          201,
+          'api_key_id',
+        )
+      ).id as string,
   },
   invitation_id: {
     create: async ({ t, owner, workspaceId, label }) => {
-      const b = await created(t.http.post(`/workspaces/${workspaceId}/invitations`).set(owner.auth).send({ email: `invitee-${label}@example.com`, role: 'member' }), 201, 'invitation_id');
+      const b = await created(
+        t.http
+          .post(`/workspaces/${workspaceId}/invitations`)
+          .set(owner.auth)
+          .send({ email: `invitee-${label}@example.com`, role: 'member' }),
+        201,
+        'invitation_id',
+      );
       return (b.id ?? (b.invitation as { id: string }).id) as string;
     },
   },
   dataset_id: {
     create: async ({ t, owner, workspaceId, label }) =>
-      (await created(
-        t.http
-          .post('/datasets/upload')
-          .query({ workspace_id: workspaceId })
-          .set(owner.auth)
-          .attach('file', Buffer.from('question,answer,conv\nWhat is 2+2?,4,c1\nCapital of France?,Paris,c2\n'), `data-${label}.csv`),
-        201,
-        'dataset_id',
-      )).id as string,
+      (
+        await created(
+          t.http
+            .post('/datasets/upload')
+            .query({ workspace_id: workspaceId })
+            .set(owner.auth)
+            .attach(
+              'file',
+              Buffer.from('question,answer,conv\nWhat is 2+2?,4,c1\nCapital of France?,Paris,c2\n'),
+              `data-${label}.csv`,
+            ),
+          201,
+          'dataset_id',
+        )
+      ).id as string,
   },
   /** DatasetResponse: `current_version_id` is the promoted version (null until one is), `latest_version` the newest. */
   version_id: {
@@ -74,21 +105,48 @@ export const FIXTURES: Record<string, Fixture> = {
   partition_id: {
     needs: ['dataset_id', 'version_id'],
     create: async ({ t, owner, ids }) => {
-      await created(t.http.post(`/datasets/${ids.dataset_id}/dimensions:assign`).set(owner.auth).send({ dimension: 'topic', value: 'math', rule: { field: 'answer', op: 'eq', value: 4 } }), 201, 'partition_id (dimension)');
-      return (await created(t.http.post(`/datasets/${ids.dataset_id}/versions/${ids.version_id}/partitions`).set(owner.auth).send({ name: 'math', dimension_values: { topic: ['math'] } }), 201, 'partition_id')).id as string;
+      await created(
+        t.http
+          .post(`/datasets/${ids.dataset_id}/dimensions:assign`)
+          .set(owner.auth)
+          .send({ dimension: 'topic', value: 'math', rule: { field: 'answer', op: 'eq', value: 4 } }),
+        201,
+        'partition_id (dimension)',
+      );
+      return (
+        await created(
+          t.http
+            .post(`/datasets/${ids.dataset_id}/versions/${ids.version_id}/partitions`)
+            .set(owner.auth)
+            .send({ name: 'math', dimension_values: { topic: ['math'] } }),
+          201,
+          'partition_id',
+        )
+      ).id as string;
     },
   },
   /** A quality-check run (GET …/quality-checks/runs/{run_id}: openapi-walk.ts PATH_FIXTURES sends this there). */
   quality_run_id: {
     needs: ['dataset_id', 'version_id'],
-    create: async ({ t, owner, ids }) => (await created(t.http.post(`/datasets/${ids.dataset_id}/versions/${ids.version_id}/quality-checks:run`).set(owner.auth).send({}), 200, 'quality_run_id')).run_id as string,
+    create: async ({ t, owner, ids }) =>
+      (
+        await created(
+          t.http
+            .post(`/datasets/${ids.dataset_id}/versions/${ids.version_id}/quality-checks:run`)
+            .set(owner.auth)
+            .send({}),
+          200,
+          'quality_run_id',
+        )
+      ).run_id as string,
   },
   /** The text, annotation and visual analyses of the version (GET …/analysis-runs/{run_id}). */
   analysis_run_id: {
     needs: ['dataset_id', 'version_id'],
     create: async ({ t, owner, ids }) => {
       const base = `/datasets/${ids.dataset_id}/versions/${ids.version_id}`;
-      const id = (await created(t.http.post(`${base}/analysis-runs`).set(owner.auth).send({}), 201, 'analysis_run_id')).id as string;
+      const id = (await created(t.http.post(`${base}/analysis-runs`).set(owner.auth).send({}), 201, 'analysis_run_id'))
+        .id as string;
       await settled(t, owner, `${base}/analysis-runs/${id}`, 'analysis_run_id');
       return id;
     },
@@ -98,7 +156,13 @@ export const FIXTURES: Record<string, Fixture> = {
     needs: ['dataset_id', 'version_id'],
     create: async ({ t, owner, ids }) => {
       const base = `/datasets/${ids.dataset_id}/versions/${ids.version_id}`;
-      const id = (await created(t.http.post(`${base}/cluster-runs`).set(owner.auth).send({ column: 'question' }), 202, 'cluster_run_id')).id as string;
+      const id = (
+        await created(
+          t.http.post(`${base}/cluster-runs`).set(owner.auth).send({ column: 'question' }),
+          202,
+          'cluster_run_id',
+        )
+      ).id as string;
       await settled(t, owner, `${base}/cluster-runs/${id}`, 'cluster_run_id');
       return id;
     },
@@ -107,62 +171,200 @@ export const FIXTURES: Record<string, Fixture> = {
   config_ref: {
     needs: ['secret_id'],
     create: async ({ t, owner, workspaceId, label, ids }) =>
-      (await created(
-        t.http.post('/embedding-configs').set(owner.auth).send({ workspace_id: workspaceId, name: `embed-${label}`, provider: 'openai_compatible', base_url: 'https://embeddings.example.com/v1', model: 'm', secret_id: ids.secret_id }),
-        201,
-        'config_ref',
-      )).id as string,
+      (
+        await created(
+          t.http
+            .post('/embedding-configs')
+            .set(owner.auth)
+            .send({
+              workspace_id: workspaceId,
+              name: `embed-${label}`,
+              provider: 'openai_compatible',
+              base_url: 'https://embeddings.example.com/v1',
+              model: 'm',
+              secret_id: ids.secret_id,
+            }),
+          201,
+          'config_ref',
+        )
+      ).id as string,
   },
   /** A webhook (DELETE /notifications/config/{notification_config_id}). */
   notification_config_id: {
     create: async ({ t, owner, workspaceId, label }) =>
-      (await created(
-        t.http.post('/notifications/config').set(owner.auth).send({ workspace_id: workspaceId, name: `hook-${label}`, url: 'https://hooks.example.com/ews', events: ['run.failed'] }),
-        201,
-        'notification_config_id',
-      )).id as string,
+      (
+        await created(
+          t.http
+            .post('/notifications/config')
+            .set(owner.auth)
+            .send({
+              workspace_id: workspaceId,
+              name: `hook-${label}`,
+              url: 'https://hooks.example.com/ews',
+              events: ['run.failed'],
+            }),
+          201,
+          'notification_config_id',
+        )
+      ).id as string,
   },
   sut_id: {
-    create: async ({ t, owner, workspaceId, label }) => (await created(t.http.post('/suts').set(owner.auth).send({ workspace_id: workspaceId, name: `sut-${label}` }), 201, 'sut_id')).id as string,
+    create: async ({ t, owner, workspaceId, label }) =>
+      (
+        await created(
+          t.http
+            .post('/suts')
+            .set(owner.auth)
+            .send({ workspace_id: workspaceId, name: `sut-${label}` }),
+          201,
+          'sut_id',
+        )
+      ).id as string,
   },
   connection_id: {
     needs: ['sut_id'],
     create: async ({ t, owner, ids }) =>
-      (await created(t.http.post(`/suts/${ids.sut_id}/connections`).set(owner.auth).send({ name: 'rest', kind: 'http', http: { url: 'http://127.0.0.1:9/answer' }, timeout_ms: 200, retry: { max_attempts: 1 } }), 201, 'connection_id')).id as string,
+      (
+        await created(
+          t.http
+            .post(`/suts/${ids.sut_id}/connections`)
+            .set(owner.auth)
+            .send({
+              name: 'rest',
+              kind: 'http',
+              http: { url: 'http://127.0.0.1:9/answer' },
+              timeout_ms: 200,
+              retry: { max_attempts: 1 },
+            }),
+          201,
+          'connection_id',
+        )
+      ).id as string,
   },
   judge_id: {
     create: async ({ t, owner, workspaceId, label }) =>
-      (await created(t.http.post('/judges').set(owner.auth).send({ workspace_id: workspaceId, name: `judge-${label}`, provider: 'openai_compatible', base_url: 'http://127.0.0.1:9/v1', model: 'grader', timeout_ms: 1000, max_attempts: 1 }), 201, 'judge_id')).id as string,
+      (
+        await created(
+          t.http
+            .post('/judges')
+            .set(owner.auth)
+            .send({
+              workspace_id: workspaceId,
+              name: `judge-${label}`,
+              provider: 'openai_compatible',
+              base_url: 'http://127.0.0.1:9/v1',
+              model: 'grader',
+              timeout_ms: 1000,
+              max_attempts: 1,
+            }),
+          201,
+          'judge_id',
+        )
+      ).id as string,
   },
   /** A metric config, by name; its version 1 is {config_version}. */
   config_name: {
     create: async ({ t, owner, workspaceId, label }) =>
-      (await created(t.http.post('/metric-configs').set(owner.auth).send({ workspace_id: workspaceId, name: `mc-${label}`, kind: 'deterministic', metric: 'token_f1', threshold: 0.5 }), 201, 'config_name')).name as string,
+      (
+        await created(
+          t.http
+            .post('/metric-configs')
+            .set(owner.auth)
+            .send({
+              workspace_id: workspaceId,
+              name: `mc-${label}`,
+              kind: 'deterministic',
+              metric: 'token_f1',
+              threshold: 0.5,
+            }),
+          201,
+          'config_name',
+        )
+      ).name as string,
   },
   config_version: { needs: ['config_name'], create: async () => '1' },
   /** A metric the workspace pinned a default for (its own metric config's name). */
   metric_name: {
     needs: ['config_name'],
     create: async ({ t, owner, workspaceId, ids }) => {
-      await created(t.http.post(`/workspaces/${workspaceId}/metric-config-defaults`).set(owner.auth).send({ defaults: [{ metric_name: ids.config_name, config_name: ids.config_name, config_version: 1 }] }), 201, 'metric_name');
+      await created(
+        t.http
+          .post(`/workspaces/${workspaceId}/metric-config-defaults`)
+          .set(owner.auth)
+          .send({ defaults: [{ metric_name: ids.config_name, config_name: ids.config_name, config_version: 1 }] }),
+        201,
+        'metric_name',
+      );
       return ids.config_name;
     },
   },
   eval_config_id: {
     needs: ['config_name', 'judge_id'],
     create: async ({ t, owner, workspaceId, label, ids }) =>
-      (await created(t.http.post('/eval-configs').set(owner.auth).send({ workspace_id: workspaceId, name: `eval-${label}`, metrics: [{ config_name: ids.config_name }, { config_name: 'correctness' }], default_judge_id: ids.judge_id }), 201, 'eval_config_id')).id as string,
+      (
+        await created(
+          t.http
+            .post('/eval-configs')
+            .set(owner.auth)
+            .send({
+              workspace_id: workspaceId,
+              name: `eval-${label}`,
+              metrics: [{ config_name: ids.config_name }, { config_name: 'correctness' }],
+              default_judge_id: ids.judge_id,
+            }),
+          201,
+          'eval_config_id',
+        )
+      ).id as string,
   },
   /** An evaluation run through an offline connection: it waits for an upload, so it calls nothing. */
   run_id: {
     needs: ['dataset_id', 'version_id', 'sut_id'],
     create: async ({ t, owner, workspaceId, ids }) => {
-      await created(t.http.post(`/datasets/${ids.dataset_id}/versions/${ids.version_id}/map`).set(owner.auth).send({ input: 'question', expected_output: 'answer', session_id: 'conv' }), 200, 'run_id (mapping)');
-      const connection = (await created(t.http.post(`/suts/${ids.sut_id}/connections`).set(owner.auth).send({ name: 'uploads', kind: 'offline' }), 201, 'run_id (connection)')).id as string;
-      const run = (await created(t.http.post('/runs').set(owner.auth).send({ workspace_id: workspaceId, dataset_id: ids.dataset_id, version_id: ids.version_id, sut_id: ids.sut_id, connection_id: connection, metrics: ['exact_match'] }), 202, 'run_id')).id as string;
+      await created(
+        t.http
+          .post(`/datasets/${ids.dataset_id}/versions/${ids.version_id}/map`)
+          .set(owner.auth)
+          .send({ input: 'question', expected_output: 'answer', session_id: 'conv' }),
+        200,
+        'run_id (mapping)',
+      );
+      const connection = (
+        await created(
+          t.http.post(`/suts/${ids.sut_id}/connections`).set(owner.auth).send({ name: 'uploads', kind: 'offline' }),
+          201,
+          'run_id (connection)',
+        )
+      ).id as string;
+      const run = (
+        await created(
+          t.http
+            .post('/runs')
+            .set(owner.auth)
+            .send({
+              workspace_id: workspaceId,
+              dataset_id: ids.dataset_id,
+              version_id: ids.version_id,
+              sut_id: ids.sut_id,
+              connection_id: connection,
+              metrics: ['exact_match'],
+            }),
+          202,
+          'run_id',
+        )
+      ).id as string;
       // Outputs for every row, the run kept awaiting more: results, sessions and diffs have rows, and nothing is queued.
-      const items = (await created(t.http.post(`/runs/${run}/results/query`).set(owner.auth).send({}), 200, 'run_id (items)')).items as Array<{ row_id: string }>;
-      await created(t.http.put(`/runs/${run}/upload`).set(owner.auth).send({ results: items.map((i) => ({ row_id: i.row_id, output: '4' })), complete: false }), 202, 'run_id (upload)');
+      const items = (
+        await created(t.http.post(`/runs/${run}/results/query`).set(owner.auth).send({}), 200, 'run_id (items)')
+      ).items as Array<{ row_id: string }>;
+      await created(
+        t.http
+          .put(`/runs/${run}/upload`)
+          .set(owner.auth)
+          .send({ results: items.map((i) => ({ row_id: i.row_id, output: '4' })), complete: false }),
+        202,
+        'run_id (upload)',
+      );
       return run;
     },
   },
@@ -170,8 +372,33 @@ export const FIXTURES: Record<string, Fixture> = {
   ended_run_id: {
     needs: ['run_id', 'dataset_id', 'version_id', 'sut_id'],
     create: async ({ t, owner, workspaceId, ids }) => {
-      const connection = (await created(t.http.post(`/suts/${ids.sut_id}/connections`).set(owner.auth).send({ name: 'uploads-ended', kind: 'offline' }), 201, 'ended_run_id (connection)')).id as string;
-      const run = (await created(t.http.post('/runs').set(owner.auth).send({ workspace_id: workspaceId, dataset_id: ids.dataset_id, version_id: ids.version_id, sut_id: ids.sut_id, connection_id: connection, metrics: ['exact_match'] }), 202, 'ended_run_id')).id as string;
+      const connection = (
+        await created(
+          t.http
+            .post(`/suts/${ids.sut_id}/connections`)
+            .set(owner.auth)
+            .send({ name: 'uploads-ended', kind: 'offline' }),
+          201,
+          'ended_run_id (connection)',
+        )
+      ).id as string;
+      const run = (
+        await created(
+          t.http
+            .post('/runs')
+            .set(owner.auth)
+            .send({
+              workspace_id: workspaceId,
+              dataset_id: ids.dataset_id,
+              version_id: ids.version_id,
+              sut_id: ids.sut_id,
+              connection_id: connection,
+              metrics: ['exact_match'],
+            }),
+          202,
+          'ended_run_id',
+        )
+      ).id as string;
       await created(t.http.post(`/runs/${run}/cancel`).set(owner.auth), 200, 'ended_run_id (cancel)');
       return run;
     },
@@ -179,7 +406,16 @@ export const FIXTURES: Record<string, Fixture> = {
   /** A dataset row (GET /runs/diff/row?row_id=). */
   row_id: {
     needs: ['dataset_id'],
-    create: async ({ t, owner, ids }) => ((await created(t.http.post(`/datasets/${ids.dataset_id}/query`).set(owner.auth).send({ limit: 1 }), 200, 'row_id')).items as Array<{ _row_id: string }>)[0]._row_id,
+    create: async ({ t, owner, ids }) =>
+      (
+        (
+          await created(
+            t.http.post(`/datasets/${ids.dataset_id}/query`).set(owner.auth).send({ limit: 1 }),
+            200,
+            'row_id',
+          )
+        ).items as Array<{ _row_id: string }>
+      )[0]._row_id,
   },
   /** The runs GET /runs/diff compares (query parameters `base` and `candidate`). */
   base: { needs: ['run_id'], create: async ({ ids }) => ids.run_id },
@@ -189,13 +425,34 @@ export const FIXTURES: Record<string, Fixture> = {
   /** A template SDG adapter (its runs add a candidate version to a dataset). */
   adapter_id: {
     create: async ({ t, owner, workspaceId, label }) =>
-      (await created(t.http.post('/sdg/adapters').set(owner.auth).send({ workspace_id: workspaceId, name: `sdg-${label}`, kind: 'template', columns: { question: 'What is {{index}} + {{index}}?' } }), 201, 'adapter_id')).id as string,
+      (
+        await created(
+          t.http
+            .post('/sdg/adapters')
+            .set(owner.auth)
+            .send({
+              workspace_id: workspaceId,
+              name: `sdg-${label}`,
+              kind: 'template',
+              columns: { question: 'What is {{index}} + {{index}}?' },
+            }),
+          201,
+          'adapter_id',
+        )
+      ).id as string,
   },
   /** A finished run of that adapter (GET /sdg/adapters/{adapter_id}/runs/{run_id}: openapi-walk.ts PATH_FIXTURES sends this there). */
   sdg_run_id: {
     needs: ['adapter_id', 'dataset_id'],
     create: async ({ t, owner, ids }) => {
-      const run = await created(t.http.post(`/sdg/adapters/${ids.adapter_id}/runs`).set(owner.auth).send({ target_dataset_id: ids.dataset_id, max_rows: 2 }), 202, 'sdg_run_id');
+      const run = await created(
+        t.http
+          .post(`/sdg/adapters/${ids.adapter_id}/runs`)
+          .set(owner.auth)
+          .send({ target_dataset_id: ids.dataset_id, max_rows: 2 }),
+        202,
+        'sdg_run_id',
+      );
       await settled(t, owner, `/sdg/adapters/${ids.adapter_id}/runs/${run.id as string}`, 'sdg_run_id');
       return run.id as string;
     },
@@ -203,7 +460,18 @@ export const FIXTURES: Record<string, Fixture> = {
   /** A custom op (and the registry op of the same name); its health check fails fast against a closed port. */
   name: {
     create: async ({ t, owner, workspaceId, label }) =>
-      ((await created(t.http.post(`/workspaces/${workspaceId}/custom_ops`).set(owner.auth).send({ name: `op-${label}`, kind: 'metric', endpoint_url: 'http://127.0.0.1:9/score', timeout_ms: 200 }), 201, 'name')).custom_op as { name: string }).name,
+      (
+        (
+          await created(
+            t.http
+              .post(`/workspaces/${workspaceId}/custom_ops`)
+              .set(owner.auth)
+              .send({ name: `op-${label}`, kind: 'metric', endpoint_url: 'http://127.0.0.1:9/score', timeout_ms: 200 }),
+            201,
+            'name',
+          )
+        ).custom_op as { name: string }
+      ).name,
   },
   ...PROJECT_FIXTURES,
   ...REPORT_FIXTURES,
@@ -227,7 +495,16 @@ export async function tenant(t: TestApp, label: string): Promise<Tenant> {
   const owner = await t.factory.actor();
   const member = await t.factory.actor();
   const viewer = await t.factory.actor();
-  const ws = (await created(t.http.post('/workspaces').set(owner.auth).send({ name: `tenant ${label}` }), 201, 'workspace')).id as string;
+  const ws = (
+    await created(
+      t.http
+        .post('/workspaces')
+        .set(owner.auth)
+        .send({ name: `tenant ${label}` }),
+      201,
+      'workspace',
+    )
+  ).id as string;
   await t.factory.addMember(ws, member.id, 'member');
   await t.factory.addMember(ws, viewer.id, 'viewer');
   const ids: Record<string, string> = {};
@@ -259,11 +536,16 @@ export async function snapshot(t: TestApp, workspaceId: string): Promise<string>
   );
   const out: Record<string, unknown> = {};
   out.workspaces = await t.dataSource.query('SELECT * FROM workspaces WHERE id = $1', [workspaceId]);
-  out['users (members)'] = await t.dataSource.query('SELECT u.* FROM users u WHERE u.id IN (SELECT user_id FROM workspace_members WHERE workspace_id = $1) ORDER BY u.id', [workspaceId]);
+  out['users (members)'] = await t.dataSource.query(
+    'SELECT u.* FROM users u WHERE u.id IN (SELECT user_id FROM workspace_members WHERE workspace_id = $1) ORDER BY u.id',
+    [workspaceId],
+  );
   for (const { table_name, has_ws, has_ds } of tables) {
     if (!has_ws && !has_ds) continue;
     const where = has_ws ? 'workspace_id = $1' : 'dataset_id IN (SELECT id FROM datasets WHERE workspace_id = $1)';
-    out[table_name] = await t.dataSource.query(`SELECT * FROM "${table_name}" t WHERE ${where} ORDER BY t::text`, [workspaceId]);
+    out[table_name] = await t.dataSource.query(`SELECT * FROM "${table_name}" t WHERE ${where} ORDER BY t::text`, [
+      workspaceId,
+    ]);
   }
   return JSON.stringify(out);
 }

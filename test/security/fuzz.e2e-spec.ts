@@ -6,7 +6,20 @@ import type { OpenApiDocument } from '../contract/support/spec-operations.js';
 import { ensureSdkPackage } from '../utils/sdk-package.js';
 import type { TestApp } from '../utils/test-app.js';
 import { startSweep, type Tenant } from './fixtures.js';
-import { bodyMembers, fillParams, fixtureFor, request, resolve, sample, validBody, walk, withValueAt, type BodyMember, type Schema, type WalkedOperation } from './openapi-walk.js';
+import {
+  bodyMembers,
+  fillParams,
+  fixtureFor,
+  request,
+  resolve,
+  sample,
+  validBody,
+  walk,
+  withValueAt,
+  type BodyMember,
+  type Schema,
+  type WalkedOperation,
+} from './openapi-walk.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const SEED = 20261122;
@@ -17,7 +30,6 @@ const HOSTILE_RUNS_PER_OPERATION = 6;
 const SKIP: Record<string, string> = {
   'POST /auth/logout': 'would revoke the token the rest of the run uses',
 };
-
 
 /** A broken variant of a valid request, or the valid one. */
 type Variant =
@@ -51,8 +63,30 @@ type HostileVariant =
   /** A numeric query parameter set to the same, or to NaN-like text. */
   | { kind: 'extreme-query'; param: number; value: string };
 
-const EXTREME_NUMBERS = ['9007199254740993', '-9007199254740993', '1e308', '-1e308', '1e-308', '1e400', '-1e400', '2147483648', '-0'];
-const EXTREME_QUERY = ['9007199254740993', '1e308', '-1e308', '1e400', '1e-308', 'NaN', 'Infinity', '-Infinity', '2147483648', '0x10', ''];
+const EXTREME_NUMBERS = [
+  '9007199254740993',
+  '-9007199254740993',
+  '1e308',
+  '-1e308',
+  '1e-308',
+  '1e400',
+  '-1e400',
+  '2147483648',
+  '-0',
+];
+const EXTREME_QUERY = [
+  '9007199254740993',
+  '1e308',
+  '-1e308',
+  '1e400',
+  '1e-308',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '2147483648',
+  '0x10',
+  '',
+];
 
 /** The members of an operation's body each hostile kind can aim at. */
 interface Targets {
@@ -80,15 +114,52 @@ function hostileVariantsFor(op: WalkedOperation, targets: Targets): fc.Arbitrary
   const arbitraries: Array<fc.Arbitrary<HostileVariant>> = [];
   if (op.consumes === 'application/json') {
     arbitraries.push(
-      fc.record({ kind: fc.constant('deep' as const), where: fc.constantFrom('body' as const, 'member' as const), shape: fc.constantFrom('array' as const, 'object' as const), levels: fc.constantFrom(65, 5_000, 100_000), member: fc.nat() }),
+      fc.record({
+        kind: fc.constant('deep' as const),
+        where: fc.constantFrom('body' as const, 'member' as const),
+        shape: fc.constantFrom('array' as const, 'object' as const),
+        levels: fc.constantFrom(65, 5_000, 100_000),
+        member: fc.nat(),
+      }),
     );
-    if (targets.strings.length) arbitraries.push(fc.record({ kind: fc.constant('lone-surrogate' as const), member: fc.nat(), text: fc.constantFrom('\ud800', 'x\udfff', '\udc00\ud800', 'ok \ud83d') }));
+    if (targets.strings.length)
+      arbitraries.push(
+        fc.record({
+          kind: fc.constant('lone-surrogate' as const),
+          member: fc.nat(),
+          text: fc.constantFrom('\ud800', 'x\udfff', '\udc00\ud800', 'ok \ud83d'),
+        }),
+      );
     // Weighted: few operations have nested objects, and each has several places and four shapes to try.
-    if (targets.objectPlaces.length) arbitraries.push(...Array.from({ length: 3 }, () => fc.record({ kind: fc.constant('array-for-object' as const), member: fc.nat(), shape: fc.constantFrom('empty' as const, 'wrapped' as const, 'null' as const, 'scalar' as const) })));
-    if (targets.optional.length) arbitraries.push(fc.record({ kind: fc.constant('null-member' as const), member: fc.nat() }));
-    if (targets.numbers.length) arbitraries.push(fc.record({ kind: fc.constant('extreme-number' as const), member: fc.nat(), raw: fc.constantFrom(...EXTREME_NUMBERS) }));
+    if (targets.objectPlaces.length)
+      arbitraries.push(
+        ...Array.from({ length: 3 }, () =>
+          fc.record({
+            kind: fc.constant('array-for-object' as const),
+            member: fc.nat(),
+            shape: fc.constantFrom('empty' as const, 'wrapped' as const, 'null' as const, 'scalar' as const),
+          }),
+        ),
+      );
+    if (targets.optional.length)
+      arbitraries.push(fc.record({ kind: fc.constant('null-member' as const), member: fc.nat() }));
+    if (targets.numbers.length)
+      arbitraries.push(
+        fc.record({
+          kind: fc.constant('extreme-number' as const),
+          member: fc.nat(),
+          raw: fc.constantFrom(...EXTREME_NUMBERS),
+        }),
+      );
   }
-  if (targets.numericQuery.length) arbitraries.push(fc.record({ kind: fc.constant('extreme-query' as const), param: fc.nat(), value: fc.constantFrom(...EXTREME_QUERY) }));
+  if (targets.numericQuery.length)
+    arbitraries.push(
+      fc.record({
+        kind: fc.constant('extreme-query' as const),
+        param: fc.nat(),
+        value: fc.constantFrom(...EXTREME_QUERY),
+      }),
+    );
   return arbitraries.length ? fc.oneof(...arbitraries) : undefined;
 }
 
@@ -99,7 +170,8 @@ function withRaw(body: unknown, raw: Record<string, string>): string {
   return text;
 }
 
-const nest = (shape: 'array' | 'object', levels: number) => (shape === 'array' ? '['.repeat(levels) + ']'.repeat(levels) : '{"a":'.repeat(levels) + '1' + '}'.repeat(levels));
+const nest = (shape: 'array' | 'object', levels: number) =>
+  shape === 'array' ? '['.repeat(levels) + ']'.repeat(levels) : '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
 const dotted = (path: Array<string | number>) => path.join('.');
 
 /**
@@ -112,40 +184,79 @@ function jsonSchema(node: unknown): unknown {
   const { nullable, ...rest } = node as Record<string, unknown>;
   const out = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, k === 'example' ? v : jsonSchema(v)]));
   // A response member the document does not declare is a finding too (it may be a leak: a hash, a ciphertext).
-  if (out.properties && typeof out.properties === 'object' && out.additionalProperties === undefined && (out.type === 'object' || out.type === undefined)) out.additionalProperties = false;
+  if (
+    out.properties &&
+    typeof out.properties === 'object' &&
+    out.additionalProperties === undefined &&
+    (out.type === 'object' || out.type === undefined)
+  )
+    out.additionalProperties = false;
   if (nullable !== true) return out;
   // `nullable` beside allOf/oneOf/$ref (the OpenAPI 3.0 idiom for a nullable reference) makes the whole schema nullable.
-  if (typeof out.type === 'string' && !out.allOf && !out.oneOf && !out.$ref) return { ...out, type: [out.type, 'null'], ...(Array.isArray(out.enum) ? { enum: [...out.enum, null] } : {}) };
+  if (typeof out.type === 'string' && !out.allOf && !out.oneOf && !out.$ref)
+    return { ...out, type: [out.type, 'null'], ...(Array.isArray(out.enum) ? { enum: [...out.enum, null] } : {}) };
   return { anyOf: [out, { type: 'null' }] };
 }
 
 /** The variants that apply to an operation: body ones when it takes a body, id ones when its path names records, query ones when it reads a query. */
 function variantsFor(op: WalkedOperation): fc.Arbitrary<Variant> {
-  const takesBody = op.consumes === 'application/json' || (!op.consumes && op.method !== 'GET' && op.method !== 'DELETE');
+  const takesBody =
+    op.consumes === 'application/json' || (!op.consumes && op.method !== 'GET' && op.method !== 'DELETE');
   const arbitraries: Array<fc.Arbitrary<Variant>> = [fc.constant<Variant>({ kind: 'valid' })];
   for (const [kind, arbitrary] of Object.entries(VARIANTS)) {
-    const applies =
-      ['wrong-type', 'missing', 'huge-string', 'not-an-object'].includes(kind) ? op.consumes === 'application/json'
-      : ['malformed-json', 'wrong-content-type', 'oversize'].includes(kind) ? takesBody
-      : ['bad-id', 'random-id'].includes(kind) ? op.pathParams.length > 0
-      : kind === 'bad-query' ? op.queryParams.length > 0
-      : false;
+    const applies = ['wrong-type', 'missing', 'huge-string', 'not-an-object'].includes(kind)
+      ? op.consumes === 'application/json'
+      : ['malformed-json', 'wrong-content-type', 'oversize'].includes(kind)
+        ? takesBody
+        : ['bad-id', 'random-id'].includes(kind)
+          ? op.pathParams.length > 0
+          : kind === 'bad-query'
+            ? op.queryParams.length > 0
+            : false;
     if (applies) arbitraries.push(arbitrary);
   }
   return fc.oneof(...arbitraries);
 }
 
 const VARIANTS: Record<string, fc.Arbitrary<Variant>> = {
-  'wrong-type': fc.record({ kind: fc.constant('wrong-type' as const), prop: fc.nat(), value: fc.jsonValue({ maxDepth: 2 }) }),
-  'missing': fc.record({ kind: fc.constant('missing' as const), prop: fc.nat() }),
+  'wrong-type': fc.record({
+    kind: fc.constant('wrong-type' as const),
+    prop: fc.nat(),
+    value: fc.jsonValue({ maxDepth: 2 }),
+  }),
+  missing: fc.record({ kind: fc.constant('missing' as const), prop: fc.nat() }),
   'huge-string': fc.record({ kind: fc.constant('huge-string' as const), prop: fc.nat() }),
-  'not-an-object': fc.record({ kind: fc.constant('not-an-object' as const), value: fc.oneof(fc.integer(), fc.string(), fc.constant(null), fc.array(fc.integer())) }),
-  'bad-id': fc.record({ kind: fc.constant('bad-id' as const), param: fc.nat(), value: fc.oneof(fc.string({ minLength: 1, maxLength: 40 }), fc.constant('1 OR 1=1'), fc.constant('../../etc/passwd'), fc.constant('%00')) }),
+  'not-an-object': fc.record({
+    kind: fc.constant('not-an-object' as const),
+    value: fc.oneof(fc.integer(), fc.string(), fc.constant(null), fc.array(fc.integer())),
+  }),
+  'bad-id': fc.record({
+    kind: fc.constant('bad-id' as const),
+    param: fc.nat(),
+    value: fc.oneof(
+      fc.string({ minLength: 1, maxLength: 40 }),
+      fc.constant('1 OR 1=1'),
+      fc.constant('../../etc/passwd'),
+      fc.constant('%00'),
+    ),
+  }),
   'random-id': fc.record({ kind: fc.constant('random-id' as const), param: fc.nat() }),
-  'bad-query': fc.record({ kind: fc.constant('bad-query' as const), param: fc.nat(), value: fc.oneof(fc.constant('-1'), fc.constant('0'), fc.constant('1000000'), fc.constant('abc'), fc.constant('x'.repeat(10_000)), fc.constant('[]'), fc.string({ maxLength: 20 })) }),
+  'bad-query': fc.record({
+    kind: fc.constant('bad-query' as const),
+    param: fc.nat(),
+    value: fc.oneof(
+      fc.constant('-1'),
+      fc.constant('0'),
+      fc.constant('1000000'),
+      fc.constant('abc'),
+      fc.constant('x'.repeat(10_000)),
+      fc.constant('[]'),
+      fc.string({ maxLength: 20 }),
+    ),
+  }),
   'malformed-json': fc.constant<Variant>({ kind: 'malformed-json' }),
   'wrong-content-type': fc.constant<Variant>({ kind: 'wrong-content-type' }),
-  'oversize': fc.constant<Variant>({ kind: 'oversize' }),
+  oversize: fc.constant<Variant>({ kind: 'oversize' }),
 };
 
 /**
@@ -174,8 +285,15 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
   function responseValidator(op: WalkedOperation, status: number): ValidateFunction | undefined {
     const key = `${op.method} ${op.path} ${status}`;
     if (validators.has(key)) return validators.get(key);
-    const schema = (op.operation.responses?.[String(status)]?.content?.['application/json']?.schema ?? undefined) as object | undefined;
-    const validate = schema ? ajv.compile(jsonSchema(JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"openapi.json#/components/'))) as object) : undefined;
+    const schema = (op.operation.responses?.[String(status)]?.content?.['application/json']?.schema ?? undefined) as
+      object | undefined;
+    const validate = schema
+      ? ajv.compile(
+          jsonSchema(
+            JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"openapi.json#/components/')),
+          ) as object,
+        )
+      : undefined;
     if (validate) validators.set(key, validate);
     return validate;
   }
@@ -183,7 +301,10 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
   it('has a response validator that can fail: a real body passes, one with an undeclared member or without a required one does not', async () => {
     const op = walk(document).find((o) => o.method === 'GET' && o.path === '/workspaces/{workspace_id}')!;
     const validate = responseValidator(op, 200)!;
-    const body = (await t.http.get(`/workspaces/${a.workspaceId}`).set(a.owner.auth).expect(200)).body as Record<string, unknown>;
+    const body = (await t.http.get(`/workspaces/${a.workspaceId}`).set(a.owner.auth).expect(200)).body as Record<
+      string,
+      unknown
+    >;
     expect(validate(body)).toBe(true);
     expect(validate({ ...body, password_hash: 'x' })).toBe(false);
     const { id: _, ...withoutId } = body;
@@ -192,12 +313,29 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
 
   it('answers no 5xx, only well-formed problems, and only documented success bodies', async () => {
     const sysadmin = await t.factory.actor({ systemRole: 'admin' });
-    const stats = { kinds: {} as Record<string, number>, hostile: {} as Record<string, number>, sent: 0, validated: 0, fivexx: [] as string[], badProblems: [] as string[], badBodies: [] as string[], undocumentedErrors: [] as string[], missingNotRequired: [] as string[], hostileMissed: [] as string[], hostileMs: 0 };
+    const stats = {
+      kinds: {} as Record<string, number>,
+      hostile: {} as Record<string, number>,
+      sent: 0,
+      validated: 0,
+      fivexx: [] as string[],
+      badProblems: [] as string[],
+      badBodies: [] as string[],
+      undocumentedErrors: [] as string[],
+      missingNotRequired: [] as string[],
+      hostileMissed: [] as string[],
+      hostileMs: 0,
+    };
     // Destructive operations last, so the fixtures live for everything else.
     const ops = walk(document)
       .filter((op) => !SKIP[`${op.method} ${op.path}`])
       // Deletes last and deepest first (a partition before its dataset, a member before the workspace).
-      .sort((x, y) => Number(x.method === 'DELETE') - Number(y.method === 'DELETE') || (x.method === 'DELETE' ? y.path.split('/').length - x.path.split('/').length : 0) || x.path.localeCompare(y.path));
+      .sort(
+        (x, y) =>
+          Number(x.method === 'DELETE') - Number(y.method === 'DELETE') ||
+          (x.method === 'DELETE' ? y.path.split('/').length - x.path.split('/').length : 0) ||
+          x.path.localeCompare(y.path),
+      );
     const idsOf = (name: string) => a.params[name];
     for (const [index, op] of ops.entries()) {
       const params = (name: string) => a.params[name] ?? (name === 'filename' ? 'x.csv' : undefined);
@@ -209,8 +347,13 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
             const value = v.kind === 'bad-id' ? v.value : '6d1f8a0e-5b4c-4c1e-9a52-0f7b6f3f9c10';
             url = fillParams(op.path, (p) => (p === fixtureFor(op.path, target) ? value : params(p)));
           }
-          const query: Record<string, unknown> = Object.fromEntries(op.queryParams.filter((q) => q.required || ['workspace_id', 'dataset_id'].includes(q.name)).map((q) => [q.name, idsOf(q.name) ?? sample(document, q.schema, idsOf, q.name)]));
-          if (v.kind === 'bad-query' && op.queryParams.length) query[op.queryParams[v.param % op.queryParams.length].name] = v.value;
+          const query: Record<string, unknown> = Object.fromEntries(
+            op.queryParams
+              .filter((q) => q.required || ['workspace_id', 'dataset_id'].includes(q.name))
+              .map((q) => [q.name, idsOf(q.name) ?? sample(document, q.schema, idsOf, q.name)]),
+          );
+          if (v.kind === 'bad-query' && op.queryParams.length)
+            query[op.queryParams[v.param % op.queryParams.length].name] = v.value;
           let body = validBody(document, op, idsOf);
           const props = body && typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : [];
           let removed: string | undefined;
@@ -222,11 +365,20 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
             else (body as Record<string, unknown>)[prop] = v.kind === 'huge-string' ? 'x'.repeat(100_000) : v.value;
           }
           if (v.kind === 'not-an-object' && op.consumes === 'application/json') body = v.value;
-          let req = request(t.http, op, url, undefined, (op.rule === 'system-admin' ? sysadmin : a.owner).auth, a.params.workspace_id).query(query);
+          let req = request(
+            t.http,
+            op,
+            url,
+            undefined,
+            (op.rule === 'system-admin' ? sysadmin : a.owner).auth,
+            a.params.workspace_id,
+          ).query(query);
           if (op.consumes === 'application/json' || (!op.consumes && op.method !== 'GET' && op.method !== 'DELETE')) {
-            if (v.kind === 'malformed-json') req = req.set('Content-Type', 'application/json').send('{"unterminated": ');
+            if (v.kind === 'malformed-json')
+              req = req.set('Content-Type', 'application/json').send('{"unterminated": ');
             else if (v.kind === 'wrong-content-type') req = req.set('Content-Type', 'text/plain').send('plain text');
-            else if (v.kind === 'oversize') req = req.set('Content-Type', 'application/json').send(JSON.stringify({ blob: 'x'.repeat(1_100_000) }));
+            else if (v.kind === 'oversize')
+              req = req.set('Content-Type', 'application/json').send(JSON.stringify({ blob: 'x'.repeat(1_100_000) }));
             else req = req.send(body === undefined ? {} : JSON.stringify(body)).set('Content-Type', 'application/json');
           }
           const res = await req;
@@ -237,14 +389,30 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
           const json = /json/.test(res.headers['content-type'] ?? '');
           if (res.status >= 400) {
             const b = res.body ?? {};
-            const ok = /^application\/problem\+json/.test(res.headers['content-type'] ?? '') && ['type', 'title', 'detail', 'error_code'].every((m) => typeof b[m] === 'string') && b.status === res.status;
-            if (!ok) stats.badProblems.push(`${label}: ${res.status} ${res.headers['content-type']} ${JSON.stringify(b).slice(0, 160)}`);
+            const ok =
+              /^application\/problem\+json/.test(res.headers['content-type'] ?? '') &&
+              ['type', 'title', 'detail', 'error_code'].every((m) => typeof b[m] === 'string') &&
+              b.status === res.status;
+            if (!ok)
+              stats.badProblems.push(
+                `${label}: ${res.status} ${res.headers['content-type']} ${JSON.stringify(b).slice(0, 160)}`,
+              );
             // An error status a client can meet is one the operation documents (generated clients type them).
-            if (!op.operation.responses?.[String(res.status)]) stats.undocumentedErrors.push(`${label}: ${res.status} ${b.error_code} is not documented (${Object.keys(op.operation.responses ?? {}).join(', ')})`);
+            if (!op.operation.responses?.[String(res.status)])
+              stats.undocumentedErrors.push(
+                `${label}: ${res.status} ${b.error_code} is not documented (${Object.keys(op.operation.responses ?? {}).join(', ')})`,
+              );
             // A required member left out is named as required, whatever its type (not "must be one of …").
-            if (removed && b.error_code === 'validation_failed' && (resolve(document, op.bodySchema!).required ?? []).includes(removed)) {
-              const said = ((b.errors ?? []) as Array<{ field: string; message: string }>).filter((e) => e.field === removed).map((e) => e.message);
-              if (said.length && !said.some((m) => m.startsWith(`${removed} is required`))) stats.missingNotRequired.push(`${label}: ${removed}: ${said.join('; ')}`);
+            if (
+              removed &&
+              b.error_code === 'validation_failed' &&
+              (resolve(document, op.bodySchema!).required ?? []).includes(removed)
+            ) {
+              const said = ((b.errors ?? []) as Array<{ field: string; message: string }>)
+                .filter((e) => e.field === removed)
+                .map((e) => e.message);
+              if (said.length && !said.some((m) => m.startsWith(`${removed} is required`)))
+                stats.missingNotRequired.push(`${label}: ${removed}: ${said.join('; ')}`);
             }
           } else {
             // A success must be one the operation documents, with the documented media type and schema.
@@ -252,8 +420,14 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
             const schema = documented?.content?.['application/json']?.schema;
             const mediaTypes = Object.keys(documented?.content ?? {});
             const served = (res.headers['content-type'] ?? '').split(';')[0].trim();
-            if (!documented) stats.badBodies.push(`${label}: status ${res.status} is not documented (${Object.keys(op.operation.responses ?? {}).join(', ')})`);
-            else if (mediaTypes.length && !mediaTypes.includes(served)) stats.badBodies.push(`${label}: ${res.status} documented as ${mediaTypes.join(' or ')}, served as ${res.headers['content-type']}`);
+            if (!documented)
+              stats.badBodies.push(
+                `${label}: status ${res.status} is not documented (${Object.keys(op.operation.responses ?? {}).join(', ')})`,
+              );
+            else if (mediaTypes.length && !mediaTypes.includes(served))
+              stats.badBodies.push(
+                `${label}: ${res.status} documented as ${mediaTypes.join(' or ')}, served as ${res.headers['content-type']}`,
+              );
             else if (schema && json) {
               const validate = responseValidator(op, res.status)!;
               stats.validated++;
@@ -271,7 +445,11 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
       await fc.assert(
         fc.asyncProperty(hostile, async (v) => {
           const url = fillParams(op.path, params);
-          const query: Record<string, unknown> = Object.fromEntries(op.queryParams.filter((q) => q.required || ['workspace_id', 'dataset_id'].includes(q.name)).map((q) => [q.name, idsOf(q.name) ?? sample(document, q.schema, idsOf, q.name)]));
+          const query: Record<string, unknown> = Object.fromEntries(
+            op.queryParams
+              .filter((q) => q.required || ['workspace_id', 'dataset_id'].includes(q.name))
+              .map((q) => [q.name, idsOf(q.name) ?? sample(document, q.schema, idsOf, q.name)]),
+          );
           const base = validBody(document, op, idsOf);
           let text: string | undefined = op.consumes === 'application/json' ? JSON.stringify(base ?? {}) : undefined;
           let target = '';
@@ -284,7 +462,9 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
             else {
               const m = members[v.member % members.length];
               target = dotted(m.path);
-              text = withRaw(withValueAt(document, base, op.bodySchema, m.path, '\u0000DEEP', idsOf), { '\u0000DEEP': deep });
+              text = withRaw(withValueAt(document, base, op.bodySchema, m.path, '\u0000DEEP', idsOf), {
+                '\u0000DEEP': deep,
+              });
             }
             if (v.levels > 64) expect = { code: 'json_too_deep' };
           } else if (v.kind === 'lone-surrogate') {
@@ -299,7 +479,8 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
             const value = v.shape === 'empty' ? [] : v.shape === 'wrapped' ? [element] : v.shape === 'null' ? null : 42;
             text = JSON.stringify(withValueAt(document, base, op.bodySchema, m.path, value, idsOf));
             // An array, null or a number is not an object; a list of open objects (records, rows) may say what it does with one instead.
-            if (m.schema.additionalProperties !== true && !(v.shape === 'null' && m.nullable)) expect = { refused: true };
+            if (m.schema.additionalProperties !== true && !(v.shape === 'null' && m.nullable))
+              expect = { refused: true };
           } else if (v.kind === 'null-member') {
             const m = targets.optional[v.member % targets.optional.length];
             target = dotted(m.path);
@@ -309,7 +490,9 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
           } else if (v.kind === 'extreme-number') {
             const m = targets.numbers[v.member % targets.numbers.length];
             target = dotted(m.path);
-            text = withRaw(withValueAt(document, base, op.bodySchema, m.path, '\u0000NUMBER', idsOf), { '\u0000NUMBER': v.raw });
+            text = withRaw(withValueAt(document, base, op.bodySchema, m.path, '\u0000NUMBER', idsOf), {
+              '\u0000NUMBER': v.raw,
+            });
             // Every integer has a documented maximum of at most 2^31 - 1, and 1e400 is no finite number.
             if ((m.schema.type === 'integer' && v.raw !== '-0') || /e400/.test(v.raw)) expect = { refused: true };
           } else {
@@ -318,8 +501,10 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
             query[q.name] = v.value;
             // Refused unless a whole number within the documented maximum (2^31 - 1 for all but int64 counters such as a run event's seq).
             const n = Number(v.value);
-            const withinMaximum = Number.isSafeInteger(n) && n <= ((q.schema as { maximum?: number }).maximum ?? 2 ** 31 - 1);
-            if (q.schema.type === 'integer' && !['0x10', ''].includes(v.value) && !withinMaximum) expect = { refused: true };
+            const withinMaximum =
+              Number.isSafeInteger(n) && n <= ((q.schema as { maximum?: number }).maximum ?? 2 ** 31 - 1);
+            if (q.schema.type === 'integer' && !['0x10', ''].includes(v.value) && !withinMaximum)
+              expect = { refused: true };
           }
           const caller = (op.rule === 'system-admin' ? sysadmin : a.owner).auth;
           let req = request(t.http, op, url, undefined, caller, a.params.workspace_id).query(query);
@@ -331,13 +516,29 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
           if (res.status >= 500) stats.fivexx.push(`${label}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
           if (res.status >= 400) {
             const b = res.body ?? {};
-            const ok = /^application\/problem\+json/.test(res.headers['content-type'] ?? '') && ['type', 'title', 'detail', 'error_code'].every((m) => typeof b[m] === 'string') && b.status === res.status;
-            if (!ok) stats.badProblems.push(`${label}: ${res.status} ${res.headers['content-type']} ${JSON.stringify(b).slice(0, 160)}`);
+            const ok =
+              /^application\/problem\+json/.test(res.headers['content-type'] ?? '') &&
+              ['type', 'title', 'detail', 'error_code'].every((m) => typeof b[m] === 'string') &&
+              b.status === res.status;
+            if (!ok)
+              stats.badProblems.push(
+                `${label}: ${res.status} ${res.headers['content-type']} ${JSON.stringify(b).slice(0, 160)}`,
+              );
           }
           // Access is decided after the body is read, so these hold for every caller.
-          if (expect.code && (res.status !== 400 || res.body?.error_code !== expect.code)) stats.hostileMissed.push(`${label}: expected 400 ${expect.code}, got ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`);
-          else if (expect.field !== undefined && !(res.body?.errors ?? []).some((e: { field?: string }) => e.field === expect.field)) stats.hostileMissed.push(`${label}: the 400 does not name ${expect.field}: ${JSON.stringify(res.body).slice(0, 160)}`);
-          else if (expect.refused && res.status < 400) stats.hostileMissed.push(`${label}: accepted with ${res.status}`);
+          if (expect.code && (res.status !== 400 || res.body?.error_code !== expect.code))
+            stats.hostileMissed.push(
+              `${label}: expected 400 ${expect.code}, got ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`,
+            );
+          else if (
+            expect.field !== undefined &&
+            !(res.body?.errors ?? []).some((e: { field?: string }) => e.field === expect.field)
+          )
+            stats.hostileMissed.push(
+              `${label}: the 400 does not name ${expect.field}: ${JSON.stringify(res.body).slice(0, 160)}`,
+            );
+          else if (expect.refused && res.status < 400)
+            stats.hostileMissed.push(`${label}: accepted with ${res.status}`);
           return true;
         }),
         { seed: SEED + 7919 * (index + 1), numRuns: HOSTILE_RUNS_PER_OPERATION, endOnFailure: true },
@@ -345,7 +546,15 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
       stats.hostileMs += Date.now() - hostileStarted;
     }
     console.log(
-      `security/fuzz: ${stats.sent} requests sent over ${ops.length} operations (seed ${SEED}, ${Object.entries(stats.kinds).map(([k, n]) => `${n} ${k}`).join(', ')}; hostile, in ${Math.round(stats.hostileMs / 1000)} s: ${Object.entries(stats.hostile).map(([k, n]) => `${n} ${k}`).join(', ')}); ${stats.fivexx.length} × 5xx; ${stats.badProblems.length} error bodies not problem+json; ${stats.undocumentedErrors.length} error statuses not documented; ${stats.missingNotRequired.length} required members left out and not called required; ${stats.hostileMissed.length} hostile inputs not refused as documented; ${stats.validated} success bodies validated, ${stats.badBodies.length} not matching their documented response`,
+      `security/fuzz: ${stats.sent} requests sent over ${ops.length} operations (seed ${SEED}, ${Object.entries(
+        stats.kinds,
+      )
+        .map(([k, n]) => `${n} ${k}`)
+        .join(', ')}; hostile, in ${Math.round(stats.hostileMs / 1000)} s: ${Object.entries(stats.hostile)
+        .map(([k, n]) => `${n} ${k}`)
+        .join(
+          ', ',
+        )}); ${stats.fivexx.length} × 5xx; ${stats.badProblems.length} error bodies not problem+json; ${stats.undocumentedErrors.length} error statuses not documented; ${stats.missingNotRequired.length} required members left out and not called required; ${stats.hostileMissed.length} hostile inputs not refused as documented; ${stats.validated} success bodies validated, ${stats.badBodies.length} not matching their documented response`,
     );
     expect(stats.fivexx).toEqual([]);
     expect(stats.badProblems).toEqual([]);

@@ -4,7 +4,8 @@ import type { Actor } from '../factories/factory.js';
 import { expectProblem } from '../utils/problem.js';
 import { startTestApp, type TestApp } from '../utils/test-app.js';
 
-const b64 = (value: object | string) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+const b64 = (value: object | string) =>
+  Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 const decode = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
 
 function sign(header: object, payload: object, secret: string, hmac: 'sha256' | 'sha512' = 'sha256'): string {
@@ -60,23 +61,38 @@ describe('identity: forged, altered and expired tokens', () => {
 
   it('refuses an expired token whose session is still live', async () => {
     const past = Math.floor(Date.now() / 1000) - 10;
-    expectProblem(await me(sign({ alg: 'HS256', typ: 'JWT' }, { ...claims, iat: past - 60, exp: past }, t.config.keys.jwtSecret)), 401);
+    expectProblem(
+      await me(sign({ alg: 'HS256', typ: 'JWT' }, { ...claims, iat: past - 60, exp: past }, t.config.keys.jwtSecret)),
+      401,
+    );
   });
 
   it('refuses a well-signed token whose jti is not a session, or whose sub does not own the session', async () => {
     const forgedSession = { ...claims, jti: '00000000-0000-4000-8000-000000000000' };
     expectProblem(await me(sign({ alg: 'HS256', typ: 'JWT' }, forgedSession, t.config.keys.jwtSecret)), 401);
-    expectProblem(await me(sign({ alg: 'HS256', typ: 'JWT' }, { ...claims, sub: other.id }, t.config.keys.jwtSecret)), 401);
+    expectProblem(
+      await me(sign({ alg: 'HS256', typ: 'JWT' }, { ...claims, sub: other.id }, t.config.keys.jwtSecret)),
+      401,
+    );
   });
 
   it('refuses malformed Authorization headers', async () => {
-    for (const value of ['Bearer', 'Bearer ', `Basic ${victim.token}`, `bearer${victim.token}`, 'Bearer a.b', 'Bearer ....']) {
+    for (const value of [
+      'Bearer',
+      'Bearer ',
+      `Basic ${victim.token}`,
+      `bearer${victim.token}`,
+      'Bearer a.b',
+      'Bearer ....',
+    ]) {
       expectProblem(await t.http.get('/auth/me').set('Authorization', value), 401);
     }
   });
 
   it('answers an unknown user and a wrong password identically', async () => {
-    const unknown = await t.http.post('/auth/token').send({ email: 'nobody-here@test.local', password: 'some-password' });
+    const unknown = await t.http
+      .post('/auth/token')
+      .send({ email: 'nobody-here@test.local', password: 'some-password' });
     const wrong = await t.http.post('/auth/token').send({ email: other.email, password: 'some-password' });
     expectProblem(unknown, 401, 'invalid_credentials');
     expectProblem(wrong, 401, 'invalid_credentials');

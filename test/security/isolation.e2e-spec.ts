@@ -4,7 +4,17 @@ import type { OpenApiDocument } from '../contract/support/spec-operations.js';
 import type { Actor } from '../factories/factory.js';
 import { startTestApp, type TestApp } from '../utils/test-app.js';
 import { FIXTURES, NAMED_BY_TEXT, snapshot, tenant, type Tenant } from './fixtures.js';
-import { fillParams, fixtureFor, isFixedParam, request, resolve, sample, validBody, walk, type WalkedOperation } from './openapi-walk.js';
+import {
+  fillParams,
+  fixtureFor,
+  isFixedParam,
+  request,
+  resolve,
+  sample,
+  validBody,
+  walk,
+  type WalkedOperation,
+} from './openapi-walk.js';
 
 /** Sweeps grow with every operation: far above jest's default, so a loaded machine does not fail them. */
 const SWEEP_TIMEOUT_MS = 180_000;
@@ -18,10 +28,16 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  */
 const NOT_RECORDS: Record<string, { value: string; reason: string }> = {
   parent_id: { value: 'c1', reason: 'a session id inside the run {run_id} names' },
-  config_version: { value: '1', reason: 'a version number inside the metric config {config_name} names; every config has a version 1' },
+  config_version: {
+    value: '1',
+    reason: 'a version number inside the metric config {config_name} names; every config has a version 1',
+  },
   key: { value: 'summary', reason: 'a built-in report section key, the same in every workspace' },
   section_key: { value: 'metrics_overview', reason: 'a built-in report section key, the same in every workspace' },
-  version: { value: 'latest', reason: 'a version label inside the test plan {ref} names, or an SDK or examples release' },
+  version: {
+    value: 'latest',
+    reason: 'a version label inside the test plan {ref} names, or an SDK or examples release',
+  },
 };
 /**
  * Body members that name a global record rather than a tenant's: users exist outside any
@@ -37,7 +53,11 @@ interface Slot {
 }
 
 function refused(res: { status: number; headers: Record<string, string>; body: { status?: number } }): boolean {
-  return [403, 404].includes(res.status) && /^application\/problem\+json/.test(res.headers['content-type'] ?? '') && res.body?.status === res.status;
+  return (
+    [403, 404].includes(res.status) &&
+    /^application\/problem\+json/.test(res.headers['content-type'] ?? '') &&
+    res.body?.status === res.status
+  );
 }
 
 /**
@@ -62,7 +82,15 @@ describe('security: tenant isolation sweep', () => {
   let b: Tenant;
   let bAdmin: Actor;
   let bKey: Actor;
-  const figures = { operations: 0, calls: 0, refused: 0, mixedOperations: 0, mixedCalls: 0, mixedRefused: 0, rowsChanged: 0 };
+  const figures = {
+    operations: 0,
+    calls: 0,
+    refused: 0,
+    mixedOperations: 0,
+    mixedCalls: 0,
+    mixedRefused: 0,
+    rowsChanged: 0,
+  };
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -74,7 +102,11 @@ describe('security: tenant isolation sweep', () => {
     const both = await t.factory.actor();
     await t.factory.addMember(a.workspaceId, both.id, 'admin');
     await t.factory.addMember(b.workspaceId, both.id, 'admin');
-    const key = await t.http.post(`/workspaces/${b.workspaceId}/api-keys`).set(both.auth).send({ name: 'b-only', role: 'admin' }).expect(201);
+    const key = await t.http
+      .post(`/workspaces/${b.workspaceId}/api-keys`)
+      .set(both.auth)
+      .send({ name: 'b-only', role: 'admin' })
+      .expect(201);
     bKey = { ...both, auth: { Authorization: `Bearer ${key.body.key}` } };
   }, SWEEP_TIMEOUT_MS);
   afterAll(async () => {
@@ -87,20 +119,35 @@ describe('security: tenant isolation sweep', () => {
 
   /** Operations that protect a record, destructive ones last so a wrongly accepted delete cannot hide other findings. */
   function protectedOperations(): WalkedOperation[] {
-    return walk(document)
-      .filter((op) => !PUBLIC.has(op.rule))
-      // Paths whose parameters all name built-in entries still protect the workspace they name in the query or body.
-      .filter((op) => !(op.pathParams.length && op.pathParams.every((p) => p in NOT_RECORDS || isFixedParam(op.path, p))) || slotsOf(op).length > 0)
-      .sort((x, y) => Number(x.method === 'DELETE') - Number(y.method === 'DELETE'));
+    return (
+      walk(document)
+        .filter((op) => !PUBLIC.has(op.rule))
+        // Paths whose parameters all name built-in entries still protect the workspace they name in the query or body.
+        .filter(
+          (op) =>
+            !(op.pathParams.length && op.pathParams.every((p) => p in NOT_RECORDS || isFixedParam(op.path, p))) ||
+            slotsOf(op).length > 0,
+        )
+        .sort((x, y) => Number(x.method === 'DELETE') - Number(y.method === 'DELETE'))
+    );
   }
 
   /** The record slots of an operation: path parameters, and query parameters and top-level string body members named like a fixture. */
   function slotsOf(op: WalkedOperation): Slot[] {
-    const slots: Slot[] = op.pathParams.filter((p) => !(p in NOT_RECORDS) && !isFixedParam(op.path, p)).map((p) => ({ in: 'path' as const, name: fixtureFor(op.path, p) }));
-    for (const q of op.queryParams) if (q.name in FIXTURES && !NAMED_BY_TEXT.has(q.name)) slots.push({ in: 'query', name: q.name });
+    const slots: Slot[] = op.pathParams
+      .filter((p) => !(p in NOT_RECORDS) && !isFixedParam(op.path, p))
+      .map((p) => ({ in: 'path' as const, name: fixtureFor(op.path, p) }));
+    for (const q of op.queryParams)
+      if (q.name in FIXTURES && !NAMED_BY_TEXT.has(q.name)) slots.push({ in: 'query', name: q.name });
     if (op.consumes === 'application/json' && op.bodySchema) {
       for (const [name, prop] of Object.entries(resolve(document, op.bodySchema).properties ?? {})) {
-        if (name in FIXTURES && !NAMED_BY_TEXT.has(name) && !GLOBAL_BODY_REFS.has(name) && resolve(document, prop).type === 'string') slots.push({ in: 'body', name });
+        if (
+          name in FIXTURES &&
+          !NAMED_BY_TEXT.has(name) &&
+          !GLOBAL_BODY_REFS.has(name) &&
+          resolve(document, prop).type === 'string'
+        )
+          slots.push({ in: 'body', name });
       }
     }
     return slots;
@@ -113,79 +160,123 @@ describe('security: tenant isolation sweep', () => {
       return slot ? owner(slot).params[name] : name in NOT_RECORDS ? NOT_RECORDS[name].value : a.params[name];
     };
     const url = fillParams(op.path, (p) => value('path', p));
-    const query: Record<string, unknown> = Object.fromEntries(op.queryParams.filter((q) => q.required).map((q) => [q.name, sample(document, q.schema, () => undefined, q.name)]));
+    const query: Record<string, unknown> = Object.fromEntries(
+      op.queryParams
+        .filter((q) => q.required)
+        .map((q) => [q.name, sample(document, q.schema, () => undefined, q.name)]),
+    );
     for (const s of slots.filter((x) => x.in === 'query')) query[s.name] = value('query', s.name);
     let body = validBody(document, op, (n) => value('body', n));
-    if (body && typeof body === 'object' && !Array.isArray(body)) body = { ...body, ...Object.fromEntries(slots.filter((s) => s.in === 'body').map((s) => [s.name, value('body', s.name)])) };
+    if (body && typeof body === 'object' && !Array.isArray(body))
+      body = {
+        ...body,
+        ...Object.fromEntries(slots.filter((s) => s.in === 'body').map((s) => [s.name, value('body', s.name)])),
+      };
     return request(t.http, op, url, body, auth, a.params.workspace_id).query(query);
   }
 
   it('has a fixture for every path parameter of every operation that names a record', () => {
     const missing = new Set<string>();
-    for (const op of protectedOperations()) for (const p of op.pathParams) if (!(p in FIXTURES) && !(p in NOT_RECORDS)) missing.add(`{${p}} (${op.method} ${op.path})`);
-    if (missing.size) throw new Error(`no fixture for path parameter(s) ${[...missing].join('; ')}: add one entry per parameter name to FIXTURES in test/security/fixtures.ts`);
+    for (const op of protectedOperations())
+      for (const p of op.pathParams)
+        if (!(p in FIXTURES) && !(p in NOT_RECORDS)) missing.add(`{${p}} (${op.method} ${op.path})`);
+    if (missing.size)
+      throw new Error(
+        `no fixture for path parameter(s) ${[...missing].join('; ')}: add one entry per parameter name to FIXTURES in test/security/fixtures.ts`,
+      );
   });
 
-  it('refuses every call on workspace A by members of workspace B, and changes no row of A', async () => {
-    const before = await snapshot(t, a.workspaceId);
-    const failures: string[] = [];
-    for (const op of protectedOperations()) {
-      const slots = slotsOf(op);
-      if (!slots.length) continue;
-      figures.operations++;
-      const callers: Array<[string, Actor]> = [['admin of B', bAdmin], ['API key of B made by an admin of A and B', bKey], ...(WRITES.has(op.method) ? [['viewer of B', b.viewer] as [string, Actor]] : [])];
-      for (const [who, caller] of callers) {
-        figures.calls++;
-        const res = await send(op, slots, () => a, caller.auth);
-        if (refused(res)) figures.refused++;
-        else failures.push(`${op.method} ${op.path} as ${who}: ${res.status} ${res.headers['content-type']} ${JSON.stringify(res.body).slice(0, 160)}`);
+  it(
+    'refuses every call on workspace A by members of workspace B, and changes no row of A',
+    async () => {
+      const before = await snapshot(t, a.workspaceId);
+      const failures: string[] = [];
+      for (const op of protectedOperations()) {
+        const slots = slotsOf(op);
+        if (!slots.length) continue;
+        figures.operations++;
+        const callers: Array<[string, Actor]> = [
+          ['admin of B', bAdmin],
+          ['API key of B made by an admin of A and B', bKey],
+          ...(WRITES.has(op.method) ? [['viewer of B', b.viewer] as [string, Actor]] : []),
+        ];
+        for (const [who, caller] of callers) {
+          figures.calls++;
+          const res = await send(op, slots, () => a, caller.auth);
+          if (refused(res)) figures.refused++;
+          else
+            failures.push(
+              `${op.method} ${op.path} as ${who}: ${res.status} ${res.headers['content-type']} ${JSON.stringify(res.body).slice(0, 160)}`,
+            );
+        }
       }
-    }
-    const after = await snapshot(t, a.workspaceId);
-    figures.rowsChanged += diffCount(before, after);
-    expect(failures).toEqual([]);
-    expect(after).toBe(before);
-    // Workspaces, members, secrets, invitations, datasets, versions, partitions, runs, embedding configs, webhooks.
-    expect(figures.operations).toBeGreaterThanOrEqual(60);
-  }, SWEEP_TIMEOUT_MS);
+      const after = await snapshot(t, a.workspaceId);
+      figures.rowsChanged += diffCount(before, after);
+      expect(failures).toEqual([]);
+      expect(after).toBe(before);
+      // Workspaces, members, secrets, invitations, datasets, versions, partitions, runs, embedding configs, webhooks.
+      expect(figures.operations).toBeGreaterThanOrEqual(60);
+    },
+    SWEEP_TIMEOUT_MS,
+  );
 
-  it('refuses A’s records named beside B’s own (mixed ids) to the admin of B, and changes no row of A or B', async () => {
-    const [beforeA, beforeB] = [await snapshot(t, a.workspaceId), await snapshot(t, b.workspaceId)];
-    const failures: string[] = [];
-    for (const op of protectedOperations()) {
-      const slots = slotsOf(op);
-      if (slots.length < 2) continue;
-      figures.mixedOperations++;
-      // 403/404; or, when only body members name A's records, the 400 an id that exists nowhere gets (see sameAsUnknown).
-      // Each bit says the slot takes A's id: every assignment except all-A (the sweep above) and all-B (B's own records).
-      for (let mask = 1; mask < (1 << slots.length) - 1; mask++) {
-        const fromA = (s: Slot) => ((mask >> slots.indexOf(s)) & 1) === 1;
-        figures.mixedCalls++;
-        const res = await send(op, slots, (s) => (fromA(s) ? a : b), bAdmin.auth);
-        const aInBodyOnly = slots.filter(fromA).every((s) => s.in === 'body');
-        if (refused(res)) figures.mixedRefused++;
-        else if (aInBodyOnly && res.status === 400 && (await sameAsUnknown(op, slots, fromA, res))) figures.mixedRefused++;
-        else failures.push(`${op.method} ${op.path} with A's ${slots.filter(fromA).map((s) => `${s.in} ${s.name}`).join(', ')}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+  it(
+    'refuses A’s records named beside B’s own (mixed ids) to the admin of B, and changes no row of A or B',
+    async () => {
+      const [beforeA, beforeB] = [await snapshot(t, a.workspaceId), await snapshot(t, b.workspaceId)];
+      const failures: string[] = [];
+      for (const op of protectedOperations()) {
+        const slots = slotsOf(op);
+        if (slots.length < 2) continue;
+        figures.mixedOperations++;
+        // 403/404; or, when only body members name A's records, the 400 an id that exists nowhere gets (see sameAsUnknown).
+        // Each bit says the slot takes A's id: every assignment except all-A (the sweep above) and all-B (B's own records).
+        for (let mask = 1; mask < (1 << slots.length) - 1; mask++) {
+          const fromA = (s: Slot) => ((mask >> slots.indexOf(s)) & 1) === 1;
+          figures.mixedCalls++;
+          const res = await send(op, slots, (s) => (fromA(s) ? a : b), bAdmin.auth);
+          const aInBodyOnly = slots.filter(fromA).every((s) => s.in === 'body');
+          if (refused(res)) figures.mixedRefused++;
+          else if (aInBodyOnly && res.status === 400 && (await sameAsUnknown(op, slots, fromA, res)))
+            figures.mixedRefused++;
+          else
+            failures.push(
+              `${op.method} ${op.path} with A's ${slots
+                .filter(fromA)
+                .map((s) => `${s.in} ${s.name}`)
+                .join(', ')}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`,
+            );
+        }
       }
-    }
-    const [afterA, afterB] = [await snapshot(t, a.workspaceId), await snapshot(t, b.workspaceId)];
-    figures.rowsChanged += diffCount(beforeA, afterA) + diffCount(beforeB, afterB);
-    expect(failures).toEqual([]);
-    expect(afterA).toBe(beforeA);
-    expect(afterB).toBe(beforeB);
-    expect(figures.mixedOperations).toBeGreaterThanOrEqual(20);
-  }, SWEEP_TIMEOUT_MS);
+      const [afterA, afterB] = [await snapshot(t, a.workspaceId), await snapshot(t, b.workspaceId)];
+      figures.rowsChanged += diffCount(beforeA, afterA) + diffCount(beforeB, afterB);
+      expect(failures).toEqual([]);
+      expect(afterA).toBe(beforeA);
+      expect(afterB).toBe(beforeB);
+      expect(figures.mixedOperations).toBeGreaterThanOrEqual(20);
+    },
+    SWEEP_TIMEOUT_MS,
+  );
 
   /**
    * A body member naming another workspace's record (B's workspace in the body, A's secret
    * beside it) may be refused as invalid input (400) rather than 403/404, provided the answer is
    * exactly the one for an id that exists nowhere: no oracle for the existence of A's records.
    */
-  async function sameAsUnknown(op: WalkedOperation, slots: Slot[], fromA: (s: Slot) => boolean, res: { status: number; headers: Record<string, string>; body: Record<string, unknown> }): Promise<boolean> {
-    if (!/^application\/problem\+json/.test(res.headers['content-type'] ?? '') || res.body?.status !== 400) return false;
+  async function sameAsUnknown(
+    op: WalkedOperation,
+    slots: Slot[],
+    fromA: (s: Slot) => boolean,
+    res: { status: number; headers: Record<string, string>; body: Record<string, unknown> },
+  ): Promise<boolean> {
+    if (!/^application\/problem\+json/.test(res.headers['content-type'] ?? '') || res.body?.status !== 400)
+      return false;
     const nowhere = tenantOfUnknownIds();
     const other = await send(op, slots, (s) => (fromA(s) ? nowhere : b), bAdmin.auth);
-    const scrub = (x: unknown) => JSON.stringify(x).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<id>').replace(/"request_id":"[^"]*"/, '');
+    const scrub = (x: unknown) =>
+      JSON.stringify(x)
+        .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<id>')
+        .replace(/"request_id":"[^"]*"/, '');
     return other.status === res.status && scrub(other.body) === scrub(res.body);
   }
 
@@ -193,20 +284,24 @@ describe('security: tenant isolation sweep', () => {
     return { ...a, params: Object.fromEntries(Object.keys(a.params).map((k) => [k, randomUUID()])) };
   }
 
-  it('serves the same reads to workspace A’s own owner (the fixtures are live, so the refusals above mean something)', async () => {
-    const sysadmin = await t.factory.actor({ systemRole: 'admin' });
-    const failures: string[] = [];
-    let served = 0;
-    for (const op of protectedOperations().filter((o) => o.method === 'GET')) {
-      const slots = slotsOf(op);
-      if (!slots.length) continue;
-      const res = await send(op, slots, () => a, (op.rule === 'system-admin' ? sysadmin : a.owner).auth);
-      if (res.status === 200) served++;
-      else failures.push(`${op.method} ${op.path}: ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`);
-    }
-    expect(failures).toEqual([]);
-    expect(served).toBeGreaterThanOrEqual(25);
-  }, SWEEP_TIMEOUT_MS);
+  it(
+    'serves the same reads to workspace A’s own owner (the fixtures are live, so the refusals above mean something)',
+    async () => {
+      const sysadmin = await t.factory.actor({ systemRole: 'admin' });
+      const failures: string[] = [];
+      let served = 0;
+      for (const op of protectedOperations().filter((o) => o.method === 'GET')) {
+        const slots = slotsOf(op);
+        if (!slots.length) continue;
+        const res = await send(op, slots, () => a, (op.rule === 'system-admin' ? sysadmin : a.owner).auth);
+        if (res.status === 200) served++;
+        else failures.push(`${op.method} ${op.path}: ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`);
+      }
+      expect(failures).toEqual([]);
+      expect(served).toBeGreaterThanOrEqual(25);
+    },
+    SWEEP_TIMEOUT_MS,
+  );
 });
 
 /** How many rows differ between two snapshots. */

@@ -26,7 +26,8 @@ interface Timed {
 async function login(t: TestApp, start: number, email: string, password: string, patient: boolean): Promise<Timed> {
   for (let tries = 1; ; tries++) {
     const res = await t.http.post('/auth/token').send({ email, password });
-    if (!patient || res.status !== 429 || res.body.error_code !== 'auth_busy') return { res, at: performance.now() - start, tries };
+    if (!patient || res.status !== 429 || res.body.error_code !== 'auth_busy')
+      return { res, at: performance.now() - start, tries };
     await new Promise((resolve) => setTimeout(resolve, Number(res.headers['retry-after']) * 1000));
   }
 }
@@ -42,7 +43,11 @@ describe('login flood: bounded password hashing', () => {
   let victim: TestUser;
   let admin: Actor;
   beforeAll(async () => {
-    t = await startTestApp({ ...DEFAULT_PASSWORD_HASHING, PASSWORD_HASH_CONCURRENCY: String(CONCURRENCY), PASSWORD_HASH_QUEUE: String(QUEUE) });
+    t = await startTestApp({
+      ...DEFAULT_PASSWORD_HASHING,
+      PASSWORD_HASH_CONCURRENCY: String(CONCURRENCY),
+      PASSWORD_HASH_QUEUE: String(QUEUE),
+    });
     real = await t.factory.newUser();
     victim = await t.factory.newUser();
     admin = await t.factory.actor({ systemRole: 'admin' });
@@ -53,12 +58,21 @@ describe('login flood: bounded password hashing', () => {
 
   it('answers 50 parallel guesses on unknown emails with 429 auth_busy at once beyond the bound, while a real login and an admin still get through', async () => {
     const start = performance.now();
-    const guesses = Array.from({ length: 50 }, () => login(t, start, `nobody-${randomBytes(6).toString('hex')}@test.local`, 'guess-password', false));
+    const guesses = Array.from({ length: 50 }, () =>
+      login(t, start, `nobody-${randomBytes(6).toString('hex')}@test.local`, 'guess-password', false),
+    );
     const realLogin = login(t, start, real.email, real.password, true);
     // Wrong passwords for a real account, sent into the burst: the ones refused for load must not count toward its lockout.
     const wrongs = Array.from({ length: 4 }, () => login(t, start, victim.email, 'wrong-password', false));
     // An authenticated caller that hashes (an admin creating a user) waits for a slot instead.
-    const created = t.http.post('/users').set(admin.auth).send({ email: `made-${randomBytes(4).toString('hex')}@test.local`, display_name: 'Made', password: 'a-good-password' });
+    const created = t.http
+      .post('/users')
+      .set(admin.auth)
+      .send({
+        email: `made-${randomBytes(4).toString('hex')}@test.local`,
+        display_name: 'Made',
+        password: 'a-good-password',
+      });
     const answers = await Promise.all(guesses);
 
     const busy = answers.filter((a) => a.res.status === 429);
@@ -77,7 +91,9 @@ describe('login flood: bounded password hashing', () => {
 
     const victimAnswers = (await Promise.all(wrongs)).map((a) => `${a.res.status} ${a.res.body.error_code}`);
     expect(victimAnswers.every((a) => a === '401 invalid_credentials' || a === '429 auth_busy')).toBe(true);
-    const [row] = await t.dataSource.query(`SELECT failures FROM login_throttle WHERE key LIKE $1 || '|%'`, [victim.email]);
+    const [row] = await t.dataSource.query(`SELECT failures FROM login_throttle WHERE key LIKE $1 || '|%'`, [
+      victim.email,
+    ]);
     expect(row?.failures ?? 0).toBe(victimAnswers.filter((a) => a.startsWith('401')).length);
 
     const mine = await realLogin;

@@ -42,9 +42,14 @@ describe('security: mass assignment', () => {
 
   beforeAll(async () => {
     ({ t, document, a } = await startSweep('mass'));
-    const tables: Array<{ table_name: string }> = await t.dataSource.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`);
+    const tables: Array<{ table_name: string }> = await t.dataSource.query(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`,
+    );
     // One round trip per snapshot: a row of counts, one column per table.
-    countAll = `SELECT ${tables.filter((x) => !LOG_TABLES.has(x.table_name)).map((x) => `(SELECT count(*)::int FROM "${x.table_name}") AS "${x.table_name}"`).join(', ')}`;
+    countAll = `SELECT ${tables
+      .filter((x) => !LOG_TABLES.has(x.table_name))
+      .map((x) => `(SELECT count(*)::int FROM "${x.table_name}") AS "${x.table_name}"`)
+      .join(', ')}`;
   }, SWEEP_TIMEOUT_MS);
   afterAll(async () => t?.close());
 
@@ -53,48 +58,78 @@ describe('security: mass assignment', () => {
   }
 
   /** Whether the problem names the field in its detail or in one of its errors (as a whole word). */
-  function names(body: { detail?: unknown; errors?: Array<{ field?: unknown; message?: unknown }> } | undefined, field: string): boolean {
+  function names(
+    body: { detail?: unknown; errors?: Array<{ field?: unknown; message?: unknown }> } | undefined,
+    field: string,
+  ): boolean {
     const word = new RegExp(`(^|[^A-Za-z0-9_])${field}($|[^A-Za-z0-9_])`);
-    return (typeof body?.detail === 'string' && word.test(body.detail)) || (body?.errors ?? []).some((e) => e.field === field || (typeof e.message === 'string' && word.test(e.message)));
+    return (
+      (typeof body?.detail === 'string' && word.test(body.detail)) ||
+      (body?.errors ?? []).some((e) => e.field === field || (typeof e.message === 'string' && word.test(e.message)))
+    );
   }
 
-  it('refuses every undocumented server-owned field with 400 naming it, and persists nothing', async () => {
-    const ids = (name: string) => a.params[name];
-    const sysadmin = await t.factory.actor({ systemRole: 'admin' });
-    const failures: string[] = [];
-    const persisted: string[] = [];
-    let sent = 0;
-    let refused = 0;
-    let rows = 0;
-    let operations = 0;
-    for (const op of walk(document)) {
-      if (op.consumes !== 'application/json' || !op.bodySchema) continue;
-      const schema = resolve(document, op.bodySchema);
-      if (schema.type !== 'object' && !schema.properties) continue;
-      operations++;
-      const documented = new Set(Object.keys(schema.properties ?? {}));
-      const base = validBody(document, op, ids) as Record<string, unknown>;
-      const query = Object.fromEntries(op.queryParams.filter((q) => q.required || q.name in a.params).map((q) => [q.name, ids(q.name) ?? sample(document, q.schema, ids, q.name)]));
-      const url = fillParams(op.path, (p) => a.params[p]);
-      // System-admin operations by a system admin, the rest by the workspace's owner: access passes.
-      const caller = op.rule === 'system-admin' ? sysadmin : a.owner;
-      for (const [field, value] of Object.entries(SERVER_OWNED)) {
-        if (documented.has(field)) continue;
-        const before = await rowCounts();
-        const res = await request(t.http, op, url, { ...base, [field]: value }, caller.auth, a.params.workspace_id).query(query);
-        const after = await rowCounts();
-        sent++;
-        const changed = Object.keys(after).filter((k) => after[k] !== before[k]);
-        rows += changed.reduce((n, k) => n + Math.abs(after[k] - before[k]), 0);
-        if (changed.length) persisted.push(`${op.method} ${op.path} + ${field}: ${changed.map((k) => `${k} ${before[k]} -> ${after[k]}`).join(', ')}`);
-        const problem = /^application\/problem\+json/.test(res.headers['content-type'] ?? '') && res.body?.status === 400;
-        if (res.status === 400 && problem && names(res.body, field)) refused++;
-        else failures.push(`${op.method} ${op.path} + ${field}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+  it(
+    'refuses every undocumented server-owned field with 400 naming it, and persists nothing',
+    async () => {
+      const ids = (name: string) => a.params[name];
+      const sysadmin = await t.factory.actor({ systemRole: 'admin' });
+      const failures: string[] = [];
+      const persisted: string[] = [];
+      let sent = 0;
+      let refused = 0;
+      let rows = 0;
+      let operations = 0;
+      for (const op of walk(document)) {
+        if (op.consumes !== 'application/json' || !op.bodySchema) continue;
+        const schema = resolve(document, op.bodySchema);
+        if (schema.type !== 'object' && !schema.properties) continue;
+        operations++;
+        const documented = new Set(Object.keys(schema.properties ?? {}));
+        const base = validBody(document, op, ids) as Record<string, unknown>;
+        const query = Object.fromEntries(
+          op.queryParams
+            .filter((q) => q.required || q.name in a.params)
+            .map((q) => [q.name, ids(q.name) ?? sample(document, q.schema, ids, q.name)]),
+        );
+        const url = fillParams(op.path, (p) => a.params[p]);
+        // System-admin operations by a system admin, the rest by the workspace's owner: access passes.
+        const caller = op.rule === 'system-admin' ? sysadmin : a.owner;
+        for (const [field, value] of Object.entries(SERVER_OWNED)) {
+          if (documented.has(field)) continue;
+          const before = await rowCounts();
+          const res = await request(
+            t.http,
+            op,
+            url,
+            { ...base, [field]: value },
+            caller.auth,
+            a.params.workspace_id,
+          ).query(query);
+          const after = await rowCounts();
+          sent++;
+          const changed = Object.keys(after).filter((k) => after[k] !== before[k]);
+          rows += changed.reduce((n, k) => n + Math.abs(after[k] - before[k]), 0);
+          if (changed.length)
+            persisted.push(
+              `${op.method} ${op.path} + ${field}: ${changed.map((k) => `${k} ${before[k]} -> ${after[k]}`).join(', ')}`,
+            );
+          const problem =
+            /^application\/problem\+json/.test(res.headers['content-type'] ?? '') && res.body?.status === 400;
+          if (res.status === 400 && problem && names(res.body, field)) refused++;
+          else
+            failures.push(
+              `${op.method} ${op.path} + ${field}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`,
+            );
+        }
       }
-    }
-    console.log(`security/mass-assignment: ${operations} operations with a JSON body, ${sent} requests sent with one undocumented server-owned field, ${refused} refused with 400 naming the field, ${rows} rows persisted`);
-    expect(failures).toEqual([]);
-    expect(persisted).toEqual([]);
-    expect(sent).toBeGreaterThanOrEqual(100);
-  }, SWEEP_TIMEOUT_MS);
+      console.log(
+        `security/mass-assignment: ${operations} operations with a JSON body, ${sent} requests sent with one undocumented server-owned field, ${refused} refused with 400 naming the field, ${rows} rows persisted`,
+      );
+      expect(failures).toEqual([]);
+      expect(persisted).toEqual([]);
+      expect(sent).toBeGreaterThanOrEqual(100);
+    },
+    SWEEP_TIMEOUT_MS,
+  );
 });

@@ -41,8 +41,14 @@ export function walk(document: OpenApiDocument): WalkedOperation[] {
     for (const method of HTTP_METHODS) {
       const operation = item[method];
       if (!operation) continue;
-      const parameters = (operation.parameters ?? []) as Array<{ name: string; in: string; required?: boolean; schema?: Schema }>;
-      const content = (operation.requestBody as { content?: Record<string, { schema?: Schema }> } | undefined)?.content ?? {};
+      const parameters = (operation.parameters ?? []) as Array<{
+        name: string;
+        in: string;
+        required?: boolean;
+        schema?: Schema;
+      }>;
+      const content =
+        (operation.requestBody as { content?: Record<string, { schema?: Schema }> } | undefined)?.content ?? {};
       const consumes = Object.keys(content)[0];
       ops.push({
         method: method.toUpperCase(),
@@ -52,7 +58,9 @@ export function walk(document: OpenApiDocument): WalkedOperation[] {
         consumes,
         bodySchema: consumes ? content[consumes].schema : undefined,
         pathParams: [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]),
-        queryParams: parameters.filter((p) => p.in === 'query').map((p) => ({ name: p.name, required: p.required === true, schema: p.schema ?? {} })),
+        queryParams: parameters
+          .filter((p) => p.in === 'query')
+          .map((p) => ({ name: p.name, required: p.required === true, schema: p.schema ?? {} })),
       });
     }
   }
@@ -61,8 +69,20 @@ export function walk(document: OpenApiDocument): WalkedOperation[] {
 
 export function resolve(document: OpenApiDocument, schema: Schema | undefined): Schema {
   let s = schema ?? {};
-  for (let i = 0; s.$ref && i < 20; i++) s = (document.components?.schemas?.[s.$ref.replace('#/components/schemas/', '')] ?? {}) as Schema;
-  if (s.allOf?.length) return s.allOf.map((part) => resolve(document, part)).reduce((a, b) => ({ ...a, ...b, properties: { ...a.properties, ...b.properties }, required: [...(a.required ?? []), ...(b.required ?? [])] }), {});
+  for (let i = 0; s.$ref && i < 20; i++)
+    s = (document.components?.schemas?.[s.$ref.replace('#/components/schemas/', '')] ?? {}) as Schema;
+  if (s.allOf?.length)
+    return s.allOf
+      .map((part) => resolve(document, part))
+      .reduce(
+        (a, b) => ({
+          ...a,
+          ...b,
+          properties: { ...a.properties, ...b.properties },
+          required: [...(a.required ?? []), ...(b.required ?? [])],
+        }),
+        {},
+      );
   return s;
 }
 
@@ -70,7 +90,13 @@ export function resolve(document: OpenApiDocument, schema: Schema | undefined): 
  * A minimal valid value for a schema: required properties only, the first enum value, the
  * smallest allowed number. `ids` supplies UUIDs by property name (workspace_id, dataset_id…).
  */
-export function sample(document: OpenApiDocument, schema: Schema | undefined, ids: (name: string) => string | undefined, name = '', depth = 0): unknown {
+export function sample(
+  document: OpenApiDocument,
+  schema: Schema | undefined,
+  ids: (name: string) => string | undefined,
+  name = '',
+  depth = 0,
+): unknown {
   const s = resolve(document, schema);
   if (depth > 6) return undefined;
   if (s.enum?.length) return s.enum[0];
@@ -92,7 +118,8 @@ export function sample(document: OpenApiDocument, schema: Schema | undefined, id
       if (s.format === 'uuid' || name.endsWith('_id')) return ids(name) ?? '00000000-0000-4000-8000-000000000000';
       // A documented example satisfies rules the generator cannot (a `pattern`, a colour, a URL scheme).
       if (typeof s.example === 'string') return s.example;
-      if (s.format === 'email' || name.includes('email')) return `walk-${Math.random().toString(36).slice(2, 8)}@example.com`;
+      if (s.format === 'email' || name.includes('email'))
+        return `walk-${Math.random().toString(36).slice(2, 8)}@example.com`;
       if (s.format === 'date-time') return new Date().toISOString();
       if (s.format === 'uri' || s.format === 'url' || /(^|_)url$/.test(name)) return 'https://walk.example.com/v1';
       if (s.format === 'binary') return 'binary';
@@ -118,14 +145,19 @@ export const BODY_HINTS: Record<string, (ids: (name: string) => string | undefin
   // A connection's transport must fit its kind; offline needs none.
   'POST /suts/{sut_id}/connections': () => ({ kind: 'offline' }),
   // Paths must parse in their language.
-  'POST /suts/{sut_id}/connections/{connection_id}/adapter': () => ({ request: {}, response: { language: 'jmespath', output: 'answer' } }),
+  'POST /suts/{sut_id}/connections/{connection_id}/adapter': () => ({
+    request: {},
+    response: { language: 'jmespath', output: 'answer' },
+  }),
   // A plan is attached by its id or name.
   'POST /projects/{project_id}/test-plan': (ids) => ({ test_plan: ids('ref') }),
   'PUT /projects/{project_id}/test-plan': (ids) => ({ test_plan: ids('ref') }),
   // The metric must exist for its kind.
   'POST /metric-configs': () => ({ metric: 'exact_match' }),
   // A default pins a config that computes the metric.
-  'POST /workspaces/{workspace_id}/metric-config-defaults': (ids) => ({ defaults: [{ metric_name: ids('config_name'), config_name: ids('config_name') }] }),
+  'POST /workspaces/{workspace_id}/metric-config-defaults': (ids) => ({
+    defaults: [{ metric_name: ids('config_name'), config_name: ids('config_name') }],
+  }),
   // Metrics must name the workspace's configs or built-ins.
   'POST /eval-configs': (ids) => ({ metrics: [{ config_name: ids('config_name') }] }),
   'PUT /eval-configs/{eval_config_id}': (ids) => ({ metrics: [{ config_name: ids('config_name') }] }),
@@ -143,7 +175,11 @@ export const BODY_HINTS: Record<string, (ids: (name: string) => string | undefin
 };
 
 /** A plausible valid body for an operation: `sample()` of its request schema plus its BODY_HINTS. */
-export function validBody(document: OpenApiDocument, op: WalkedOperation, ids: (name: string) => string | undefined): unknown {
+export function validBody(
+  document: OpenApiDocument,
+  op: WalkedOperation,
+  ids: (name: string) => string | undefined,
+): unknown {
   if (!op.bodySchema) return undefined;
   const body = sample(document, op.bodySchema, ids);
   const key = `${op.method} ${op.path}`;
@@ -173,7 +209,12 @@ const PATH_FIXTURES: Record<string, Record<string, string>> = {
   '/traces/versions/{version_id}/ground-truth': { version_id: 'trace_version_id' },
   '/traces/versions/{version_id}:promote': { version_id: 'trace_version_id' },
   ...Object.fromEntries(
-    ['topology', 'trace-enrichment', 'trace-enrichment/results', 'trace-enrichment:recompute', 'trace-tags'].map((suffix) => [`/datasets/{dataset_id}/versions/{version_id}/${suffix}`, { dataset_id: 'trace_dataset_id', version_id: 'trace_version_id' }]),
+    ['topology', 'trace-enrichment', 'trace-enrichment/results', 'trace-enrichment:recompute', 'trace-tags'].map(
+      (suffix) => [
+        `/datasets/{dataset_id}/versions/{version_id}/${suffix}`,
+        { dataset_id: 'trace_dataset_id', version_id: 'trace_version_id' },
+      ],
+    ),
   ),
 };
 
@@ -191,20 +232,29 @@ export function isFixedParam(path: string, param: string): boolean {
 export function fillParams(path: string, values: (param: string) => string | undefined): string {
   return path.replace(/\{([^}]+)\}/g, (_, param: string) => {
     const value = FIXED_PATH_VALUES[path]?.[param] ?? values(fixtureFor(path, param));
-    if (value === undefined) throw new Error(`no fixture for path parameter {${param}} (${path}): add one to test/security/fixtures.ts`);
+    if (value === undefined)
+      throw new Error(`no fixture for path parameter {${param}} (${path}): add one to test/security/fixtures.ts`);
     return encodeURIComponent(value);
   });
 }
 
 /** Sends one walked operation with its body (JSON, or a small CSV file for multipart uploads). */
-export function request(http: ReturnType<typeof supertest>, op: WalkedOperation, url: string, body: unknown, auth?: Record<string, string>, workspaceId?: string): Test {
+export function request(
+  http: ReturnType<typeof supertest>,
+  op: WalkedOperation,
+  url: string,
+  body: unknown,
+  auth?: Record<string, string>,
+  workspaceId?: string,
+): Test {
   const verb = op.method.toLowerCase() as (typeof HTTP_METHODS)[number];
   let req = http[verb](url);
   if (auth) req = req.set(auth);
   // Protocol routes (OTLP/HTTP) name the workspace in a header when the caller is a user, not an API key.
   const header = (op.operation['x-access'] as { from?: { apiKeyOrHeader?: string } } | undefined)?.from?.apiKeyOrHeader;
   if (header && workspaceId) req = req.set(header, workspaceId);
-  if (op.consumes === 'multipart/form-data') return req.attach('file', Buffer.from('question,answer\nq,a\n'), 'walk.csv');
+  if (op.consumes === 'multipart/form-data')
+    return req.attach('file', Buffer.from('question,answer\nq,a\n'), 'walk.csv');
   if (op.consumes) return req.send(body as object);
   return req;
 }
@@ -231,14 +281,22 @@ export function bodyMembers(document: OpenApiDocument, schema: Schema | undefine
     if (depth >= maxDepth) return;
     if (s.type === 'array' && s.items) {
       const item = resolve(document, s.items);
-      out.push({ path: [...path, 0], schema: item, optional: false, nullable: s.items.nullable === true || item.nullable === true });
+      out.push({
+        path: [...path, 0],
+        schema: item,
+        optional: false,
+        nullable: s.items.nullable === true || item.nullable === true,
+      });
       visit(s.items, [...path, 0], depth + 1);
       return;
     }
     for (const [name, child] of Object.entries(s.properties ?? {})) {
       const resolved = resolve(document, child);
       // Or an alternative of a oneOf that takes null (how an "any JSON value" member says it, OpenAPI 3.0 having no null type).
-      const nullable = child.nullable === true || resolved.nullable === true || (resolved.oneOf ?? []).some((alt) => alt.nullable === true);
+      const nullable =
+        child.nullable === true ||
+        resolved.nullable === true ||
+        (resolved.oneOf ?? []).some((alt) => alt.nullable === true);
       out.push({ path: [...path, name], schema: resolved, optional: !(s.required ?? []).includes(name), nullable });
       visit(child, [...path, name], depth + 1);
     }
@@ -251,7 +309,14 @@ export function bodyMembers(document: OpenApiDocument, schema: Schema | undefine
  * `body` with `value` at `path`; containers missing on the way are filled with the schema's
  * minimal sample (a list with one element), so the rest of the body stays as valid as it was.
  */
-export function withValueAt(document: OpenApiDocument, body: unknown, schema: Schema | undefined, path: Array<string | number>, value: unknown, ids: (name: string) => string | undefined): unknown {
+export function withValueAt(
+  document: OpenApiDocument,
+  body: unknown,
+  schema: Schema | undefined,
+  path: Array<string | number>,
+  value: unknown,
+  ids: (name: string) => string | undefined,
+): unknown {
   if (!path.length) return value;
   const s = resolve(document, schema);
   const [head, ...rest] = path;
@@ -260,9 +325,15 @@ export function withValueAt(document: OpenApiDocument, body: unknown, schema: Sc
     list[head] = withValueAt(document, list[head], s.items, rest, value, ids);
     return list;
   }
-  const object = body && typeof body === 'object' && !Array.isArray(body) ? { ...(body as Record<string, unknown>) } : {};
+  const object =
+    body && typeof body === 'object' && !Array.isArray(body) ? { ...(body as Record<string, unknown>) } : {};
   const child = s.properties?.[head];
-  const current = head in object ? object[head] : rest.length ? sample(document, { ...resolve(document, child), minItems: 1 }, ids, head, 1) : undefined;
+  const current =
+    head in object
+      ? object[head]
+      : rest.length
+        ? sample(document, { ...resolve(document, child), minItems: 1 }, ids, head, 1)
+        : undefined;
   object[head] = withValueAt(document, current, child, rest, value, ids);
   return object;
 }

@@ -47,9 +47,15 @@ function routerRules(t: TestApp): Map<string, string> {
         const verb = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
         const paths = Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined;
         if (verb === undefined || paths === undefined) continue;
-        const rule = reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [handler as () => void, cls]) ?? { kind: 'authenticated' as const };
+        const rule = reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [handler as () => void, cls]) ?? {
+          kind: 'authenticated' as const,
+        };
         for (const sub of [paths].flat()) {
-          const path = `/${[base, sub].filter((x) => x && x !== '/').join('/')}`.replace(/\/+/g, '/').replace(/:(\w+)/g, (m, name: string, offset: number, all: string) => (all[offset - 1] === '\\' ? m : `{${name}}`));
+          const path = `/${[base, sub].filter((x) => x && x !== '/').join('/')}`
+            .replace(/\/+/g, '/')
+            .replace(/:(\w+)/g, (m, name: string, offset: number, all: string) =>
+              all[offset - 1] === '\\' ? m : `{${name}}`,
+            );
           rules.set(`${RequestMethod[verb]} ${normalisePath(path)}`, ruleOf({ rule: rule.kind, ...rule } as never));
         }
       }
@@ -83,24 +89,43 @@ describe('security: role matrix', () => {
   });
 
   it('matches the guard metadata of every served operation', () => {
-    const served = Object.fromEntries(walk(document).map((op) => [`${op.method} ${op.path}`, ruleOf(op.operation['x-access'] as never)]));
-    if (process.env.UPDATE_ROLE_MATRIX === '1') writeFileSync(MATRIX, `${JSON.stringify(Object.fromEntries(Object.entries(served).sort(([x], [y]) => x.localeCompare(y))), null, 2)}\n`);
+    const served = Object.fromEntries(
+      walk(document).map((op) => [`${op.method} ${op.path}`, ruleOf(op.operation['x-access'] as never)]),
+    );
+    if (process.env.UPDATE_ROLE_MATRIX === '1')
+      writeFileSync(
+        MATRIX,
+        `${JSON.stringify(Object.fromEntries(Object.entries(served).sort(([x], [y]) => x.localeCompare(y))), null, 2)}\n`,
+      );
     const reviewed = JSON.parse(readFileSync(MATRIX, 'utf8')) as Record<string, string>;
     const missing = Object.keys(served).filter((k) => !(k in reviewed));
     const stale = Object.keys(reviewed).filter((k) => !(k in served));
-    const differ = Object.keys(served).filter((k) => k in reviewed && reviewed[k] !== served[k]).map((k) => `${k}: matrix says ${reviewed[k]}, the guard ${served[k]}`);
-    Object.assign(figures, { served: Object.keys(served).length, matrix: Object.keys(reviewed).length, mismatches: missing.length + stale.length + differ.length });
+    const differ = Object.keys(served)
+      .filter((k) => k in reviewed && reviewed[k] !== served[k])
+      .map((k) => `${k}: matrix says ${reviewed[k]}, the guard ${served[k]}`);
+    Object.assign(figures, {
+      served: Object.keys(served).length,
+      matrix: Object.keys(reviewed).length,
+      mismatches: missing.length + stale.length + differ.length,
+    });
     expect({ missing, stale, differ }).toEqual({ missing: [], stale: [], differ: [] });
     expect(Object.values(served).filter((r) => r === 'none')).toEqual([]);
   });
 
   it('documents in x-access exactly the rule the guard enforces, for every route the router serves', () => {
-    const documented = new Map(walk(document).map((op) => [`${op.method} ${normalisePath(op.path)}`, ruleOf(op.operation['x-access'] as never)]));
+    const documented = new Map(
+      walk(document).map((op) => [`${op.method} ${normalisePath(op.path)}`, ruleOf(op.operation['x-access'] as never)]),
+    );
     const enforced = routerRules(t);
-    const differ = [...enforced].filter(([k, rule]) => documented.has(k) && documented.get(k) !== rule).map(([k, rule]) => `${k}: guard ${rule}, x-access ${documented.get(k)}`);
+    const differ = [...enforced]
+      .filter(([k, rule]) => documented.has(k) && documented.get(k) !== rule)
+      .map(([k, rule]) => `${k}: guard ${rule}, x-access ${documented.get(k)}`);
     const undocumented = [...enforced.keys()].filter((k) => !documented.has(k) && !UNDOCUMENTED_ROUTES.has(k));
     const unrouted = [...documented.keys()].filter((k) => !enforced.has(k));
-    Object.assign(figures, { routes: enforced.size, docDiffers: differ.length + undocumented.length + unrouted.length });
+    Object.assign(figures, {
+      routes: enforced.size,
+      docDiffers: differ.length + undocumented.length + unrouted.length,
+    });
     expect({ differ, undocumented, unrouted }).toEqual({ differ: [], undocumented: [], unrouted: [] });
     expect(enforced.size).toBeGreaterThanOrEqual(documented.size);
   });
@@ -109,14 +134,27 @@ describe('security: role matrix', () => {
    * Every workspace write, called by a member one role below its threshold, and by an API key
    * of the workspace's owner whose own role is one below: a key's role caps its creator's.
    */
-  it('refuses every workspace write to a member, or an owner\'s API key, one role below its threshold', async () => {
-    const below: Record<string, { auth: Record<string, string> } | undefined> = { member: a.viewer, admin: a.member, owner: undefined, viewer: undefined };
+  it("refuses every workspace write to a member, or an owner's API key, one role below its threshold", async () => {
+    const below: Record<string, { auth: Record<string, string> } | undefined> = {
+      member: a.viewer,
+      admin: a.member,
+      owner: undefined,
+      viewer: undefined,
+    };
     const admin = await t.factory.actor();
     await t.factory.addMember(a.workspaceId, admin.id, 'admin');
     below.owner = admin;
     const keyBelow: Record<string, Record<string, string>> = {};
-    for (const [rule, role] of [['member', 'viewer'], ['admin', 'member'], ['owner', 'admin']]) {
-      const key = await t.http.post(`/workspaces/${a.workspaceId}/api-keys`).set(a.owner.auth).send({ name: `below-${rule}`, role }).expect(201);
+    for (const [rule, role] of [
+      ['member', 'viewer'],
+      ['admin', 'member'],
+      ['owner', 'admin'],
+    ]) {
+      const key = await t.http
+        .post(`/workspaces/${a.workspaceId}/api-keys`)
+        .set(a.owner.auth)
+        .send({ name: `below-${rule}`, role })
+        .expect(201);
       keyBelow[rule] = { Authorization: `Bearer ${key.body.key}` };
     }
     const ids = (name: string) => a.params[name];
@@ -126,12 +164,28 @@ describe('security: role matrix', () => {
       const rule = ruleOf(op.operation['x-access'] as never);
       if (!(ROLES as readonly string[]).includes(rule) || op.method === 'GET') continue;
       const callers = [below[rule]?.auth, keyBelow[rule]].filter((c): c is Record<string, string> => c !== undefined);
-      const query = Object.fromEntries(op.queryParams.filter((q) => ['workspace_id', 'dataset_id'].includes(q.name)).map((q) => [q.name, ids(q.name)]));
+      const query = Object.fromEntries(
+        op.queryParams.filter((q) => ['workspace_id', 'dataset_id'].includes(q.name)).map((q) => [q.name, ids(q.name)]),
+      );
       for (const auth of callers) {
-        const res = await request(t.http, op, fillParams(op.path, ids), validBody(document, op, ids), auth, ids('workspace_id')).query(query);
+        const res = await request(
+          t.http,
+          op,
+          fillParams(op.path, ids),
+          validBody(document, op, ids),
+          auth,
+          ids('workspace_id'),
+        ).query(query);
         calls++;
         const who = auth === keyBelow[rule] ? 'API key' : 'member';
-        if (res.status !== 403 || !/^application\/problem\+json/.test(res.headers['content-type'] ?? '') || res.body?.status !== 403) failures.push(`${op.method} ${op.path} (needs ${rule}) as ${who}: ${res.status} ${JSON.stringify(res.body).slice(0, 120)}`);
+        if (
+          res.status !== 403 ||
+          !/^application\/problem\+json/.test(res.headers['content-type'] ?? '') ||
+          res.body?.status !== 403
+        )
+          failures.push(
+            `${op.method} ${op.path} (needs ${rule}) as ${who}: ${res.status} ${JSON.stringify(res.body).slice(0, 120)}`,
+          );
       }
     }
     Object.assign(figures, { below: calls, belowRefused: calls - failures.length });

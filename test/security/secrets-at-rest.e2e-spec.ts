@@ -25,9 +25,17 @@ function filesUnder(dir: string): Array<{ path: string; bytes: Buffer }> {
 /** Runs the real `rotate-keys` command (from source) against the test database. */
 function rotateKeys(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', join(root, 'test/e2e/queue/support/register-ts.mjs'), join(root, 'src/cli/rotate-encryption-key.ts')], {
-      env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        join(root, 'test/e2e/queue/support/register-ts.mjs'),
+        join(root, 'src/cli/rotate-encryption-key.ts'),
+      ],
+      {
+        env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -48,18 +56,40 @@ describe('secrets at rest: canary and key rotation', () => {
   beforeAll(async () => {
     const sink = new Writable({ write: (chunk, _enc, done) => (logs.push(String(chunk)), done()) });
     db = await createTestDatabase();
-    t = await startTestApp({ ENCRYPTION_KEY: keyA, LOG_LEVEL: 'trace' }, { logger: pino({ level: 'trace' }, sink), database: db });
+    t = await startTestApp(
+      { ENCRYPTION_KEY: keyA, LOG_LEVEL: 'trace' },
+      { logger: pino({ level: 'trace' }, sink), database: db },
+    );
     const r = await t.factory.workspaceWithRoles();
     ws = r.workspace.id;
     admin = r.admin;
-    for (const [name, value] of [['CANARY', CANARY], ['OTHER_1', 'other-one'], ['OTHER_2', 'other-two']]) {
-      const res = await t.http.post(`/workspaces/${ws}/secrets`).set(admin.auth).send({ name, value, description: 'canary test' }).expect(201);
+    for (const [name, value] of [
+      ['CANARY', CANARY],
+      ['OTHER_1', 'other-one'],
+      ['OTHER_2', 'other-two'],
+    ]) {
+      const res = await t.http
+        .post(`/workspaces/${ws}/secrets`)
+        .set(admin.auth)
+        .send({ name, value, description: 'canary test' })
+        .expect(201);
       responses.push(res.text);
       secretIds.push(res.body.id);
     }
-    for (const path of [`/workspaces/${ws}/secrets`, `/workspaces/${ws}/secrets/${secretIds[0]}`]) responses.push((await t.http.get(path).set(admin.auth).expect(200)).text);
-    responses.push((await t.http.patch(`/workspaces/${ws}/secrets/${secretIds[0]}`).set(admin.auth).send({ value: CANARY, description: 'again' }).expect(200)).text);
-    responses.push((await t.http.post(`/workspaces/${ws}/secrets`).set(admin.auth).send({ name: 'CANARY', value: CANARY })).text);
+    for (const path of [`/workspaces/${ws}/secrets`, `/workspaces/${ws}/secrets/${secretIds[0]}`])
+      responses.push((await t.http.get(path).set(admin.auth).expect(200)).text);
+    responses.push(
+      (
+        await t.http
+          .patch(`/workspaces/${ws}/secrets/${secretIds[0]}`)
+          .set(admin.auth)
+          .send({ value: CANARY, description: 'again' })
+          .expect(200)
+      ).text,
+    );
+    responses.push(
+      (await t.http.post(`/workspaces/${ws}/secrets`).set(admin.auth).send({ name: 'CANARY', value: CANARY })).text,
+    );
     const revealed = await t.http.post(`/workspaces/${ws}/secrets/${secretIds[0]}/reveal`).set(admin.auth).expect(200);
     expect(revealed.body.value).toBe(CANARY);
   });
@@ -84,7 +114,9 @@ describe('secrets at rest: canary and key rotation', () => {
     if (db.kind === 'embedded') {
       // No pg_dump for PGlite: every file of DATA_DIR (tables, indexes, WAL) after a checkpoint.
       await t.dataSource.query('CHECKPOINT');
-      const [{ ciphertext }] = (await t.dataSource.query('SELECT ciphertext FROM workspace_secrets WHERE id = $1', [secretIds[0]])) as Array<{ ciphertext: Buffer }>;
+      const [{ ciphertext }] = (await t.dataSource.query('SELECT ciphertext FROM workspace_secrets WHERE id = $1', [
+        secretIds[0],
+      ])) as Array<{ ciphertext: Buffer }>;
       const files = filesUnder(db.dataDir);
       expect(files.some((f) => f.bytes.includes(ciphertext))).toBe(true);
       for (const needle of [CANARY, Buffer.from(CANARY).toString('hex'), Buffer.from(CANARY).toString('base64')]) {
@@ -94,7 +126,11 @@ describe('secrets at rest: canary and key rotation', () => {
     }
     const url = new URL(databaseUrl(db.name));
     const admin = new URL(ADMIN_URL);
-    const dump = spawnSync('pg_dump', ['-h', url.hostname, '-p', url.port || '5432', '-U', admin.username || 'postgres', '--data-only', db.name], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const dump = spawnSync(
+      'pg_dump',
+      ['-h', url.hostname, '-p', url.port || '5432', '-U', admin.username || 'postgres', '--data-only', db.name],
+      { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+    );
     expect(dump.status).toBe(0);
     expect(dump.stdout).toContain('workspace_secrets');
     expect(dump.stdout).not.toContain(CANARY);
@@ -103,12 +139,19 @@ describe('secrets at rest: canary and key rotation', () => {
   });
 
   it('names the sealing key on every row', async () => {
-    const rows: Array<{ key_id: string }> = await t.dataSource.query('SELECT key_id FROM workspace_secrets WHERE workspace_id = $1', [ws]);
+    const rows: Array<{ key_id: string }> = await t.dataSource.query(
+      'SELECT key_id FROM workspace_secrets WHERE workspace_id = $1',
+      [ws],
+    );
     expect(rows.map((r) => r.key_id)).toEqual(rows.map(() => keyIdOf(Buffer.from(keyA, 'base64'))));
   });
 
   it('rotates: with the new key and the old one as previous, the command re-seals every secret, which all still reveal', async () => {
-    const env = testEnvironment(db, { ENCRYPTION_KEY: keyB, ENCRYPTION_KEY_PREVIOUS: keyA, DATA_DIR: t.config.dataDir });
+    const env = testEnvironment(db, {
+      ENCRYPTION_KEY: keyB,
+      ENCRYPTION_KEY_PREVIOUS: keyA,
+      DATA_DIR: t.config.dataDir,
+    });
     const newId = keyIdOf(Buffer.from(keyB, 'base64'));
     // The embedded database serves one process: the service stops before the command opens DATA_DIR.
     if (db.kind === 'embedded') await t.close();
@@ -127,7 +170,10 @@ describe('secrets at rest: canary and key rotation', () => {
     try {
       const owner = await after.factory.actor({ systemRole: 'admin' });
       const values: string[] = [];
-      for (const id of secretIds) values.push((await after.http.post(`/workspaces/${ws}/secrets/${id}/reveal`).set(owner.auth).expect(200)).body.value);
+      for (const id of secretIds)
+        values.push(
+          (await after.http.post(`/workspaces/${ws}/secrets/${id}/reveal`).set(owner.auth).expect(200)).body.value,
+        );
       expect(values).toEqual([CANARY, 'other-one', 'other-two']);
     } finally {
       await after.close();

@@ -8,7 +8,8 @@ export type DatabaseKind = 'postgres' | 'embedded';
 
 function readKind(): DatabaseKind {
   const value = process.env.TEST_DATABASE ?? 'postgres';
-  if (value !== 'postgres' && value !== 'embedded') throw new Error(`TEST_DATABASE must be "postgres" or "embedded", not "${value}"`);
+  if (value !== 'postgres' && value !== 'embedded')
+    throw new Error(`TEST_DATABASE must be "postgres" or "embedded", not "${value}"`);
   return value;
 }
 

@@ -1,5 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,7 +75,8 @@ export type TestDatabase = PostgresTestDatabase | EmbeddedTestDatabase;
 
 /** For tests that reach PostgreSQL from outside the app (admin queries, pg_dump, other processes). */
 export function requirePostgres(db: TestDatabase): PostgresTestDatabase {
-  if (db.kind !== 'postgres') throw new Error('this test needs PostgreSQL (mark it with describeOn/itOn(\'postgres\', reason))');
+  if (db.kind !== 'postgres')
+    throw new Error("this test needs PostgreSQL (mark it with describeOn/itOn('postgres', reason))");
   return db;
 }
 
@@ -84,14 +96,23 @@ export function ensureTemplate(): Promise<string> {
       const building = `${template}_building`;
       await client.query(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
       await client.query(`CREATE DATABASE ${building}`);
-      const db = await openDatabase({ url: databaseUrl(building), dataDir: '/nonexistent', poolSize: 1, entities: [], migrations });
+      const db = await openDatabase({
+        url: databaseUrl(building),
+        dataDir: '/nonexistent',
+        poolSize: 1,
+        entities: [],
+        migrations,
+      });
       try {
         await migrate(db);
       } finally {
         await db.close();
       }
       await client.query(`ALTER DATABASE ${building} RENAME TO ${template}`);
-      const stale = await client.query(`SELECT datname FROM pg_database WHERE datname LIKE 'ews_tpl_%' AND datname NOT LIKE '%_building' AND datname <> $1`, [template]);
+      const stale = await client.query(
+        `SELECT datname FROM pg_database WHERE datname LIKE 'ews_tpl_%' AND datname NOT LIKE '%_building' AND datname <> $1`,
+        [template],
+      );
       for (const row of stale.rows) await client.query(`DROP DATABASE IF EXISTS ${row.datname}`).catch(() => undefined);
       return template;
     } finally {
@@ -125,9 +146,10 @@ export async function createPostgresDatabase(): Promise<PostgresTestDatabase> {
     kind: 'postgres',
     name,
     url: databaseUrl(name),
-    drop: () => withAdminClient(async (client) => {
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    }),
+    drop: () =>
+      withAdminClient(async (client) => {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      }),
   };
 }
 
@@ -139,7 +161,11 @@ const EMBEDDED_TEMPLATES = process.env.TEST_EMBEDDED_TEMPLATES ?? join(tmpdir(),
 const STALE_TEMPLATE_MS = 24 * 3600_000;
 
 function pgliteVersion(): string {
-  return (JSON.parse(readFileSync(join(root, 'node_modules', '@electric-sql', 'pglite', 'package.json'), 'utf8')) as { version: string }).version;
+  return (
+    JSON.parse(readFileSync(join(root, 'node_modules', '@electric-sql', 'pglite', 'package.json'), 'utf8')) as {
+      version: string;
+    }
+  ).version;
 }
 
 export function embeddedTemplateDir(): string {

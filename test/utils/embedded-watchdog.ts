@@ -49,10 +49,19 @@ function ownFrames(stack: string | undefined, limit = 12): string {
     if (!at) continue;
     const [, fn, path, lineNo] = at;
     const rel = relative(root, path);
-    if (rel.startsWith('..') || !/^(src|libs|test)\//.test(rel) || rel.includes('node_modules') || rel.endsWith('embedded-watchdog.ts') || !existsSync(path)) continue;
+    if (
+      rel.startsWith('..') ||
+      !/^(src|libs|test)\//.test(rel) ||
+      rel.includes('node_modules') ||
+      rel.endsWith('embedded-watchdog.ts') ||
+      !existsSync(path)
+    )
+      continue;
     frames.push(`    at ${fn ? `${fn} ` : ''}(${rel}:${lineNo})`);
   }
-  return (frames.length ? frames.slice(0, limit) : ['    (no frame of the service: a driver or library call)']).join('\n');
+  return (frames.length ? frames.slice(0, limit) : ['    (no frame of the service: a driver or library call)']).join(
+    '\n',
+  );
 }
 
 function currentTest(): string {

@@ -27,7 +27,11 @@ export interface EventStreamClient {
  * A client of a text/event-stream response over a raw HTTP connection (which the test can cut),
  * parsed by the SDK's reader, which follows the WHATWG EventSource rules.
  */
-export function openEventStream(baseUrl: string, path: string, headers: Record<string, string> = {}): Promise<EventStreamClient> {
+export function openEventStream(
+  baseUrl: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<EventStreamClient> {
   return new Promise((resolve, reject) => {
     const req = request(new URL(path, baseUrl), { headers: { Accept: 'text/event-stream', ...headers } });
     req.on('error', reject);
@@ -59,7 +63,11 @@ export function openEventStream(baseUrl: string, path: string, headers: Record<s
             if (predicate(client)) return ok();
             const timer = setTimeout(() => {
               waiters.delete(check);
-              fail(new Error(`the stream did not reach the expected state within ${ms} ms; got ${JSON.stringify(client.messages.map((m) => m.event))}`));
+              fail(
+                new Error(
+                  `the stream did not reach the expected state within ${ms} ms; got ${JSON.stringify(client.messages.map((m) => m.event))}`,
+                ),
+              );
             }, ms);
             const check = () => {
               if (!predicate(client)) return;
@@ -78,7 +86,9 @@ export function openEventStream(baseUrl: string, path: string, headers: Record<s
         const body = Readable.toWeb(res) as ReadableStream<Uint8Array>;
         // Ended once the reader has parsed every message the server sent (or the client cut it).
         void (async () => {
-          for await (const message of readServerSentEvents(body, { onComment: (text) => (client.comments.push(text), notify()) })) {
+          for await (const message of readServerSentEvents(body, {
+            onComment: (text) => (client.comments.push(text), notify()),
+          })) {
             client.messages.push(message);
             notify();
           }

@@ -48,7 +48,10 @@ export class FakeUpstream {
 
   /** Answers `method path` (path without query) with the handler's reply; the handler sees the call's index. */
   on(method: string, path: string, handler: Handler | Reply): this {
-    this.routes.set(`${method} ${path}`, { handler: typeof handler === 'function' ? handler : () => handler, calls: 0 });
+    this.routes.set(`${method} ${path}`, {
+      handler: typeof handler === 'function' ? handler : () => handler,
+      calls: 0,
+    });
     return this;
   }
 
@@ -76,19 +79,29 @@ export class FakeUpstream {
     const recorded: RecordedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body };
     this.requests.push(recorded);
     const route = this.routes.get(`${recorded.method} ${recorded.url.split('?')[0]}`);
-    const reply: Reply = route ? route.handler(recorded, route.calls++) : { status: 404, json: { error: 'no such route' } };
+    const reply: Reply = route
+      ? route.handler(recorded, route.calls++)
+      : { status: 404, json: { error: 'no such route' } };
     this.open.add(res);
     res.on('close', () => this.open.delete(res));
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     if (reply.until) await reply.until.catch(() => undefined);
     if (res.destroyed) return;
     const payload = reply.json !== undefined ? JSON.stringify(reply.json) : (reply.text ?? '');
-    res.writeHead(reply.status ?? 200, { 'content-type': reply.json !== undefined ? 'application/json' : 'text/plain', ...reply.headers });
+    res.writeHead(reply.status ?? 200, {
+      'content-type': reply.json !== undefined ? 'application/json' : 'text/plain',
+      ...reply.headers,
+    });
     res.end(payload);
   }
 }
 
 /** An OpenAI-compatible chat completion body. */
 export function chatCompletion(content: string, usage = { prompt_tokens: 12, completion_tokens: 5 }): unknown {
-  return { id: 'chatcmpl-test', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } };
+  return {
+    id: 'chatcmpl-test',
+    object: 'chat.completion',
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+    usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+  };
 }

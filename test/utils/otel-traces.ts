@@ -8,7 +8,12 @@ import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otl
 import { credentials, Client as GrpcClient, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { createRequire } from 'node:module';
 import type { Response } from 'superagent';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
 
 export interface SpanPlan {
   name: string;
@@ -53,9 +58,27 @@ export function agentTrace(session: string, question: string): SpanPlan {
     name: 'support-agent',
     start: 0,
     end: 1000,
-    attributes: { 'openinference.span.kind': 'AGENT', 'session.id': session, 'user.id': 'u-1', 'input.value': question, 'output.value': 'Your order ships tomorrow.', 'app.release': '2026.11' },
+    attributes: {
+      'openinference.span.kind': 'AGENT',
+      'session.id': session,
+      'user.id': 'u-1',
+      'input.value': question,
+      'output.value': 'Your order ships tomorrow.',
+      'app.release': '2026.11',
+    },
     children: [
-      { name: 'search-docs', start: 10, end: 110, attributes: { 'openinference.span.kind': 'RETRIEVER', 'input.value': question, 'retrieval.documents.0.document.id': 'kb-1', 'retrieval.documents.0.document.content': 'Shipping takes 1 day', 'retrieval.documents.0.document.score': 0.9 } },
+      {
+        name: 'search-docs',
+        start: 10,
+        end: 110,
+        attributes: {
+          'openinference.span.kind': 'RETRIEVER',
+          'input.value': question,
+          'retrieval.documents.0.document.id': 'kb-1',
+          'retrieval.documents.0.document.content': 'Shipping takes 1 day',
+          'retrieval.documents.0.document.score': 0.9,
+        },
+      },
       {
         name: 'ChatCompletion',
         start: 120,
@@ -73,8 +96,27 @@ export function agentTrace(session: string, question: string): SpanPlan {
           'llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments': '{"order":"A1"}',
         },
       },
-      { name: 'lookup_order', start: 530, end: 730, attributes: { 'openinference.span.kind': 'TOOL', 'tool.name': 'lookup_order', 'tool.parameters': '{"order":"A1"}' }, error: 'order service timed out' },
-      { name: 'lookup_order', start: 740, end: 840, attributes: { 'openinference.span.kind': 'TOOL', 'tool.name': 'lookup_order', 'tool.parameters': '{"order":"A1"}' } },
+      {
+        name: 'lookup_order',
+        start: 530,
+        end: 730,
+        attributes: {
+          'openinference.span.kind': 'TOOL',
+          'tool.name': 'lookup_order',
+          'tool.parameters': '{"order":"A1"}',
+        },
+        error: 'order service timed out',
+      },
+      {
+        name: 'lookup_order',
+        start: 740,
+        end: 840,
+        attributes: {
+          'openinference.span.kind': 'TOOL',
+          'tool.name': 'lookup_order',
+          'tool.parameters': '{"order":"A1"}',
+        },
+      },
     ],
   };
 }
@@ -113,14 +155,12 @@ export function readRpcStatus(bytes: Buffer): { code: number; message: string } 
   return out;
 }
 
-
 /** A supertest parser keeping a binary (protobuf) answer as bytes. */
 export const binary = (res: Response, cb: (err: Error | null, body: Buffer) => void) => {
   const chunks: Buffer[] = [];
   res.on('data', (c: Buffer) => chunks.push(c));
   res.on('end', () => cb(null, Buffer.concat(chunks)));
 };
-
 
 /** What a raw OTLP/gRPC Export call answered: the response bytes, or the status with its google.rpc.Status details. */
 export interface GrpcAnswer {
@@ -137,11 +177,23 @@ export function grpcExport(address: string, body: Buffer, metadata: Record<strin
   for (const [key, value] of Object.entries(metadata)) meta.set(key, value);
   const bytes = (b: Buffer) => b;
   return new Promise<GrpcAnswer>((resolve) => {
-    client.makeUnaryRequest('/opentelemetry.proto.collector.trace.v1.TraceService/Export', bytes, bytes, body, meta, (err: ServiceError | null, response?: Buffer) => {
-      client.close();
-      if (err) resolve({ code: err.code, details: err.details, statusDetails: err.metadata?.get('grpc-status-details-bin')[0] as Buffer | undefined });
-      else resolve({ code: 0, response });
-    });
+    client.makeUnaryRequest(
+      '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
+      bytes,
+      bytes,
+      body,
+      meta,
+      (err: ServiceError | null, response?: Buffer) => {
+        client.close();
+        if (err)
+          resolve({
+            code: err.code,
+            details: err.details,
+            statusDetails: err.metadata?.get('grpc-status-details-bin')[0] as Buffer | undefined,
+          });
+        else resolve({ code: 0, response });
+      },
+    );
   });
 }
 
@@ -153,14 +205,16 @@ export function retryDelayOf(status: Buffer): number | undefined {
     const out = new Map<number, unknown[]>();
     while (reader.pos < reader.len) {
       const tag = reader.uint32();
-      const value = (tag & 7) === 2 ? reader.bytes() : (tag & 7) === 0 ? reader.uint32() : (reader.skipType(tag & 7), undefined);
+      const value =
+        (tag & 7) === 2 ? reader.bytes() : (tag & 7) === 0 ? reader.uint32() : (reader.skipType(tag & 7), undefined);
       out.set(tag >>> 3, [...(out.get(tag >>> 3) ?? []), value]);
     }
     return out;
   };
   for (const any of (fields(status).get(3) ?? []) as Uint8Array[]) {
     const detail = fields(any);
-    if (Buffer.from(detail.get(1)![0] as Uint8Array).toString() !== 'type.googleapis.com/google.rpc.RetryInfo') continue;
+    if (Buffer.from(detail.get(1)![0] as Uint8Array).toString() !== 'type.googleapis.com/google.rpc.RetryInfo')
+      continue;
     const retryInfo = fields(detail.get(2)![0] as Uint8Array);
     return fields(retryInfo.get(1)![0] as Uint8Array).get(1)?.[0] as number;
   }

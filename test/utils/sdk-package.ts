@@ -10,11 +10,18 @@ import ts from 'typescript';
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const run = promisify(execFile);
 
-export type Bundle = { kind: string; version: string; instructions: string; files: Array<{ path: string; content: string }> };
+export type Bundle = {
+  kind: string;
+  version: string;
+  instructions: string;
+  files: Array<{ path: string; content: string }>;
+};
 
 /** sdk/pack.mjs: builds and packs the package in `from` into `to` (default dist/sdk, where the service serves it from), as `npm run build` does. */
 export async function packSdk(options: { from?: string; to?: string } = {}): Promise<string> {
-  const { packSdk: pack } = (await import(pathToFileURL(join(repoRoot, 'sdk', 'pack.mjs')).href)) as { packSdk: typeof packSdk };
+  const { packSdk: pack } = (await import(pathToFileURL(join(repoRoot, 'sdk', 'pack.mjs')).href)) as {
+    packSdk: typeof packSdk;
+  };
   return pack(options);
 }
 
@@ -24,7 +31,9 @@ export async function packSdk(options: { from?: string; to?: string } = {}): Pro
  * fuzz suite) must not depend on the SDK test having packed it first.
  */
 export async function ensureSdkPackage(): Promise<void> {
-  const { version } = JSON.parse(readFileSync(join(repoRoot, 'sdk', 'typescript', 'package.json'), 'utf8')) as { version: string };
+  const { version } = JSON.parse(readFileSync(join(repoRoot, 'sdk', 'typescript', 'package.json'), 'utf8')) as {
+    version: string;
+  };
   if (!existsSync(join(repoRoot, 'dist', 'sdk', `ews-sdk-${version}.tgz`))) await packSdk();
 }
 
@@ -50,20 +59,34 @@ export function installInto(project: string, packageDir: string, { typesNode }: 
   cpSync(packageDir, join(project, 'node_modules', '@ews', 'sdk'), { recursive: true });
   if (typesNode) {
     mkdirSync(join(project, 'node_modules', '@types'), { recursive: true });
-    symlinkSync(join(repoRoot, 'node_modules', '@types', 'node'), join(project, 'node_modules', '@types', 'node'), 'junction');
+    symlinkSync(
+      join(repoRoot, 'node_modules', '@types', 'node'),
+      join(project, 'node_modules', '@types', 'node'),
+      'junction',
+    );
   }
 }
 
 /** Compiles a project by its tsconfig.json as `tsc -p` would; answers every diagnostic, one line each. */
-export function compileProject(dir: string, overrides: ts.CompilerOptions = {}): { diagnostics: string[]; options: ts.CompilerOptions } {
+export function compileProject(
+  dir: string,
+  overrides: ts.CompilerOptions = {},
+): { diagnostics: string[]; options: ts.CompilerOptions } {
   const configPath = join(dir, 'tsconfig.json');
   const { config, error } = ts.readConfigFile(configPath, ts.sys.readFile);
   if (error) return { diagnostics: [ts.flattenDiagnosticMessageText(error.messageText, '\n')], options: {} };
   const parsed = ts.parseJsonConfigFileContent(config, ts.sys, dir, overrides, configPath);
-  const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options, projectReferences: parsed.projectReferences });
+  const program = ts.createProgram({
+    rootNames: parsed.fileNames,
+    options: parsed.options,
+    projectReferences: parsed.projectReferences,
+  });
   const emitted = parsed.options.noEmit ? [] : program.emit().diagnostics;
   const diagnostics = [...parsed.errors, ...ts.getPreEmitDiagnostics(program), ...emitted].map((d) => {
-    const where = d.file && d.start !== undefined ? `${d.file.fileName.replace(dir, '.')}(${d.file.getLineAndCharacterOfPosition(d.start).line + 1}): ` : '';
+    const where =
+      d.file && d.start !== undefined
+        ? `${d.file.fileName.replace(dir, '.')}(${d.file.getLineAndCharacterOfPosition(d.start).line + 1}): `
+        : '';
     return `${where}TS${d.code} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
   });
   return { diagnostics, options: parsed.options };

@@ -124,7 +124,9 @@ async function bootTestApp(env: Record<string, string>, options: TestAppOptions)
   let config: AppConfig;
   try {
     config = AppConfig.fromEnvironment({ ...testEnvironment(db), DATA_DIR: dataDir, ...env });
-    ({ app } = await createApp(config, options.logger ?? createRootLogger(config.env.LOG_LEVEL), { modules: options.modules }));
+    ({ app } = await createApp(config, options.logger ?? createRootLogger(config.env.LOG_LEVEL), {
+      modules: options.modules,
+    }));
   } catch (err) {
     await removeOwn();
     throw err;
@@ -134,7 +136,9 @@ async function bootTestApp(env: Record<string, string>, options: TestAppOptions)
   let closing: Promise<void> | undefined;
   if (db.kind === 'embedded') watchPool((dataSource.driver as unknown as { master?: unknown }).master);
   if (process.env.TEST_TIMINGS) {
-    process.stderr.write(`[test-app] ${db.kind}: database ${Math.round(databaseReady - started)} ms, app boot ${Math.round(performance.now() - databaseReady)} ms\n`);
+    process.stderr.write(
+      `[test-app] ${db.kind}: database ${Math.round(databaseReady - started)} ms, app boot ${Math.round(performance.now() - databaseReady)} ms\n`,
+    );
   }
   const testApp: TestApp = {
     app,
@@ -142,7 +146,11 @@ async function bootTestApp(env: Record<string, string>, options: TestAppOptions)
     dataSource,
     db,
     http,
-    factory: new Factory(http, dataSource, { memoryCost: config.env.PASSWORD_HASH_MEMORY_KIB, timeCost: config.env.PASSWORD_HASH_TIME_COST, parallelism: config.env.PASSWORD_HASH_PARALLELISM }),
+    factory: new Factory(http, dataSource, {
+      memoryCost: config.env.PASSWORD_HASH_MEMORY_KIB,
+      timeCost: config.env.PASSWORD_HASH_TIME_COST,
+      parallelism: config.env.PASSWORD_HASH_PARALLELISM,
+    }),
     // Idempotent: a test may stop the app early (the embedded DATA_DIR serves one process).
     close: (withinMs = CLOSE_BOUND_MS) => {
       running.delete(testApp);
@@ -165,7 +173,8 @@ async function closeWithin(app: NestExpressApplication, ms: number): Promise<voi
   const closing = app.close().then(() => true);
   const bounded = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
   try {
-    if (!(await Promise.race([closing, bounded]))) process.stderr.write(`\n[test-app] app.close() did not finish within ${ms} ms; left behind\n`);
+    if (!(await Promise.race([closing, bounded])))
+      process.stderr.write(`\n[test-app] app.close() did not finish within ${ms} ms; left behind\n`);
   } finally {
     clearTimeout(timer);
   }

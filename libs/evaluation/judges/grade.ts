@@ -7,14 +7,23 @@ import type { GradeResult, GradingContext, JudgeConnection, JudgeCredential, Ver
 import { gradingMessages } from './rubric.js';
 import { parseVerdict } from './verdict.js';
 
-export async function grade(conn: JudgeConnection, key: JudgeCredential, rubric: string, scale: VerdictScale, ctx: GradingContext, opts?: CallJudgeOptions): Promise<GradeResult> {
+export async function grade(
+  conn: JudgeConnection,
+  key: JudgeCredential,
+  rubric: string,
+  scale: VerdictScale,
+  ctx: GradingContext,
+  opts?: CallJudgeOptions,
+): Promise<GradeResult> {
   const call = await callJudge(conn, key, gradingMessages(rubric, scale, ctx), opts);
   if (!call.ok || call.text === null) {
     const error = call.error ?? { code: 'malformed_response', message: 'the judge returned no text' };
     return { call, verdict: null, error: { code: error.code, message: error.message } };
   }
   const parsed = parseVerdict(call.text, scale);
-  return 'verdict' in parsed ? { call, verdict: parsed.verdict, error: null } : { call, verdict: null, error: parsed.error };
+  return 'verdict' in parsed
+    ? { call, verdict: parsed.verdict, error: null }
+    : { call, verdict: null, error: parsed.error };
 }
 
 export interface JudgeProbe {
@@ -25,7 +34,8 @@ export interface JudgeProbe {
 
 /** A question any working judge grades high; the rubric is self-contained so no row is needed. */
 export const PROBE: Readonly<JudgeProbe> = Object.freeze<JudgeProbe>({
-  rubric: 'Rate how well the answer answers the question on a 1-5 scale. Question: What is the capital of France? Answer: Paris is the capital of France.',
+  rubric:
+    'Rate how well the answer answers the question on a 1-5 scale. Question: What is the capital of France? Answer: Paris is the capital of France.',
   scale: { type: 'numeric', min: 1, max: 5 },
   context: { output: 'Paris is the capital of France.' },
 });

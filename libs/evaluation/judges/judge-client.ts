@@ -30,7 +30,12 @@ interface AttemptOutcome {
   retry_after_ms: number | null;
 }
 
-export async function callJudge(conn: JudgeConnection, key: JudgeCredential, messages: JudgeMessage[], opts: CallJudgeOptions = {}): Promise<JudgeCallResult> {
+export async function callJudge(
+  conn: JudgeConnection,
+  key: JudgeCredential,
+  messages: JudgeMessage[],
+  opts: CallJudgeOptions = {},
+): Promise<JudgeCallResult> {
   const doFetch = opts.fetch ?? outboundFetch;
   const sleep = opts.sleep ?? sleepUnlessAborted;
   const maxAttempts = Math.max(1, Math.floor(conn.max_attempts));
@@ -61,35 +66,73 @@ export async function callJudge(conn: JudgeConnection, key: JudgeCredential, mes
   );
 }
 
-async function attempt(conn: JudgeConnection, key: JudgeCredential, messages: JudgeMessage[], doFetch: typeof fetch, outer: AbortSignal | undefined): Promise<AttemptOutcome> {
+async function attempt(
+  conn: JudgeConnection,
+  key: JudgeCredential,
+  messages: JudgeMessage[],
+  doFetch: typeof fetch,
+  outer: AbortSignal | undefined,
+): Promise<AttemptOutcome> {
   const timeout = AbortSignal.timeout(conn.timeout_ms);
   const signal = outer ? AbortSignal.any([timeout, outer]) : timeout;
   let status: number | null = null;
   try {
     const request = buildJudgeRequest(conn, key, messages);
-    const response = await doFetch(request.url, { method: 'POST', headers: request.headers, body: request.body, signal });
+    const response = await doFetch(request.url, {
+      method: 'POST',
+      headers: request.headers,
+      body: request.body,
+      signal,
+    });
     status = response.status;
     const body = await response.text();
     const excerpt = body.slice(0, EXCERPT_CHARS);
     if (!response.ok) {
       const retryable = RETRYABLE_STATUSES.has(status) || status >= 500;
       const error: JudgeError = { code: 'http_status', message: `the judge answered HTTP ${status}` };
-      return { ...failure(status, error, excerpt), retryable, retry_after_ms: retryable ? parseRetryAfter(response.headers.get('retry-after')) : null };
+      return {
+        ...failure(status, error, excerpt),
+        retryable,
+        retry_after_ms: retryable ? parseRetryAfter(response.headers.get('retry-after')) : null,
+      };
     }
     const answer = parseJudgeResponse(conn, body);
     if (!answer.ok) return failure(status, { code: 'malformed_response', message: answer.message }, excerpt);
-    return { status_code: status, text: answer.text, usage: answer.usage, error: null, response_excerpt: null, retryable: false, retry_after_ms: null };
+    return {
+      status_code: status,
+      text: answer.text,
+      usage: answer.usage,
+      error: null,
+      response_excerpt: null,
+      retryable: false,
+      retry_after_ms: null,
+    };
   } catch (err) {
     if (outer?.aborted) return cancelledOutcome();
-    if (timeout.aborted) return { ...failure(status, { code: 'timeout', message: `the judge did not answer within ${conn.timeout_ms} ms` }, null), retryable: true };
+    if (timeout.aborted)
+      return {
+        ...failure(status, { code: 'timeout', message: `the judge did not answer within ${conn.timeout_ms} ms` }, null),
+        retryable: true,
+      };
     const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
     const message = err instanceof Error ? err.message : String(err);
-    return { ...failure(status, { code: 'network', message: `the judge could not be reached: ${message}${cause}` }, null), retryable: true };
+    return {
+      ...failure(status, { code: 'network', message: `the judge could not be reached: ${message}${cause}` }, null),
+      retryable: true,
+    };
   }
 }
 
 function failure(status: number | null, error: JudgeError, excerpt: string | null): AttemptOutcome {
-  return { status_code: status, text: null, usage: { prompt_tokens: null, completion_tokens: null }, error, response_excerpt: excerpt, retryable: false, retry_after_ms: null };
+  return {
+    status_code: status,
+    text: null,
+    usage: { prompt_tokens: null, completion_tokens: null },
+    error,
+    response_excerpt: excerpt,
+    retryable: false,
+    retry_after_ms: null,
+  };
 }
 
 function cancelledOutcome(): AttemptOutcome {

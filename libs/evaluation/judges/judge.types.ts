@@ -29,7 +29,14 @@ export type JudgeCredential = string | null;
 /** How a judged metric grades: a numeric scale or a set of labels. */
 export type VerdictScale =
   | { type: 'numeric'; min: number; max: number }
-  | { type: 'labels'; labels: string[]; /** label -> score, e.g. {pass: 1, fail: 0}; defaults to evenly spaced 1 .. 0 in list order. */ scores?: Record<string, number> };
+  | {
+      type: 'labels';
+      labels: string[];
+      /** label -> score, e.g. {pass: 1, fail: 0}; defaults to evenly spaced 1 .. 0 in list order. */ scores?: Record<
+        string,
+        number
+      >;
+    };
 
 export interface Verdict {
   /** On the scale (numeric) or the label's score. */

@@ -4,7 +4,10 @@ import { checkRubric, gradingMessages, renderRubric } from './rubric.js';
 describe('renderRubric', () => {
   it('fills the four roots, with whitespace inside the braces allowed', () => {
     const ctx = { input: 'Q?', output: 'A.', expected_output: 'B.', context: 'C' };
-    expect(renderRubric('in={{input}} out={{ output }} exp={{expected_output}} ctx={{context}}', ctx)).toEqual({ text: 'in=Q? out=A. exp=B. ctx=C', missing: [] });
+    expect(renderRubric('in={{input}} out={{ output }} exp={{expected_output}} ctx={{context}}', ctx)).toEqual({
+      text: 'in=Q? out=A. exp=B. ctx=C',
+      missing: [],
+    });
   });
 
   it('inserts objects, arrays, numbers and booleans as JSON text', () => {
@@ -14,22 +17,32 @@ describe('renderRubric', () => {
 
   it('walks dotted row paths, array indexes and column names containing dots', () => {
     const row = { meta: { tags: ['t0', 't1'], author: { name: 'Ada' } }, 'a.b': 'literal' };
-    expect(renderRubric('{{row.meta.author.name}} {{row.meta.tags.1}} {{row.a.b}}', { output: null, row }).text).toBe('Ada t1 literal');
+    expect(renderRubric('{{row.meta.author.name}} {{row.meta.tags.1}} {{row.a.b}}', { output: null, row }).text).toBe(
+      'Ada t1 literal',
+    );
   });
 
   it('lists missing values once and renders them empty', () => {
-    const result = renderRubric('[{{expected_output}}][{{row.nope}}][{{output}}][{{row.nope}}][{{row.x.y}}]', { output: null, row: { x: 1 } });
+    const result = renderRubric('[{{expected_output}}][{{row.nope}}][{{output}}][{{row.nope}}][{{row.x.y}}]', {
+      output: null,
+      row: { x: 1 },
+    });
     expect(result).toEqual({ text: '[][][][][]', missing: ['expected_output', 'row.nope', 'output', 'row.x.y'] });
   });
 
   it('leaves an unterminated "{{" as written and treats unknown placeholders as missing', () => {
-    expect(renderRubric('a {{foo}} b {{input', { output: 'o', input: 'i' })).toEqual({ text: 'a  b {{input', missing: ['foo'] });
+    expect(renderRubric('a {{foo}} b {{input', { output: 'o', input: 'i' })).toEqual({
+      text: 'a  b {{input',
+      missing: ['foo'],
+    });
   });
 });
 
 describe('checkRubric', () => {
   it('accepts a well-formed template', () => {
-    expect(checkRubric('Q: {{input}}\nA: {{output}}\nRef: {{ expected_output }} {{context}} {{row.meta.lang}} {single}')).toEqual([]);
+    expect(
+      checkRubric('Q: {{input}}\nA: {{output}}\nRef: {{ expected_output }} {{context}} {{row.meta.lang}} {single}'),
+    ).toEqual([]);
   });
 
   it('names an unterminated "{{" with its line and column', () => {
@@ -39,7 +52,9 @@ describe('checkRubric', () => {
   });
 
   it('flags an opening "{{" that another "{{" follows before it closes', () => {
-    expect(checkRubric('{{input {{output}}')).toEqual([expect.stringContaining('unterminated "{{" at line 1, column 1')]);
+    expect(checkRubric('{{input {{output}}')).toEqual([
+      expect.stringContaining('unterminated "{{" at line 1, column 1'),
+    ]);
   });
 
   it('names unknown roots and malformed row paths with their position', () => {

@@ -30,7 +30,12 @@ function tokenize(template: string): Token[] {
       pos = end;
       continue;
     }
-    tokens.push({ kind: 'placeholder', name: template.slice(open + 2, close).trim(), raw: template.slice(open, close + 2), offset: open });
+    tokens.push({
+      kind: 'placeholder',
+      name: template.slice(open + 2, close).trim(),
+      raw: template.slice(open, close + 2),
+      offset: open,
+    });
     pos = close + 2;
   }
   if (pos < template.length) tokens.push({ kind: 'text', text: template.slice(pos) });
@@ -41,7 +46,12 @@ function tokenize(template: string): Token[] {
 function placeholderProblem(name: string): string | null {
   if ((ROOTS as readonly string[]).includes(name)) return null;
   if (name.startsWith('row.')) {
-    return name.slice(4).split('.').some((segment) => segment.trim() === '') ? 'has an empty segment in its row path' : null;
+    return name
+      .slice(4)
+      .split('.')
+      .some((segment) => segment.trim() === '')
+      ? 'has an empty segment in its row path'
+      : null;
   }
   return `is not a known placeholder (use ${ROOTS.map((r) => `{{${r}}}`).join(', ')} or {{row.<column>}})`;
 }
@@ -49,7 +59,10 @@ function placeholderProblem(name: string): string | null {
 export function checkRubric(template: string): string[] {
   const errors: string[] = [];
   for (const token of tokenize(template)) {
-    if (token.kind === 'unterminated') errors.push(`unterminated "{{" at ${position(template, token.offset)}: ${JSON.stringify(token.raw.slice(0, 40))}`);
+    if (token.kind === 'unterminated')
+      errors.push(
+        `unterminated "{{" at ${position(template, token.offset)}: ${JSON.stringify(token.raw.slice(0, 40))}`,
+      );
     if (token.kind === 'placeholder') {
       const problem = placeholderProblem(token.name);
       if (problem) errors.push(`placeholder ${token.raw} at ${position(template, token.offset)} ${problem}`);
@@ -106,7 +119,10 @@ export function answerFormat(scale: VerdictScale): string {
 
 export function gradingMessages(rubric: string, scale: VerdictScale, ctx: GradingContext): JudgeMessage[] {
   return [
-    { role: 'system', content: `You are an impartial evaluation judge. Grade according to the user's instructions. ${answerFormat(scale)}` },
+    {
+      role: 'system',
+      content: `You are an impartial evaluation judge. Grade according to the user's instructions. ${answerFormat(scale)}`,
+    },
     { role: 'user', content: renderRubric(rubric, ctx).text },
   ];
 }

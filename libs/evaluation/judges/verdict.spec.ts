@@ -17,10 +17,18 @@ function errorOf(result: VerdictParse) {
 
 describe('parseVerdict on a numeric scale', () => {
   it('reads clean JSON with its reason and normalizes min..max to 0..1', () => {
-    expect(verdictOf(parseVerdict('{"score": 4, "reason": "mostly right"}', oneToFive))).toEqual({ score: 4, label: null, reason: 'mostly right', normalized: 0.75 });
+    expect(verdictOf(parseVerdict('{"score": 4, "reason": "mostly right"}', oneToFive))).toEqual({
+      score: 4,
+      label: null,
+      reason: 'mostly right',
+      normalized: 0.75,
+    });
     expect(verdictOf(parseVerdict('{"score": 1}', oneToFive)).normalized).toBe(0);
     expect(verdictOf(parseVerdict('{"score": 5}', oneToFive)).normalized).toBe(1);
-    expect(verdictOf(parseVerdict('{"score": 0.25}', { type: 'numeric', min: 0, max: 1 }))).toMatchObject({ score: 0.25, normalized: 0.25 });
+    expect(verdictOf(parseVerdict('{"score": 0.25}', { type: 'numeric', min: 0, max: 1 }))).toMatchObject({
+      score: 0.25,
+      normalized: 0.25,
+    });
   });
 
   it('reads a ```json fenced block', () => {
@@ -30,7 +38,8 @@ describe('parseVerdict on a numeric scale', () => {
   });
 
   it('finds the JSON object in prose around it, braces in strings included', () => {
-    const text = 'After careful thought, my verdict is {"score": 5, "reason": "uses {curly} braces"} and that is final.';
+    const text =
+      'After careful thought, my verdict is {"score": 5, "reason": "uses {curly} braces"} and that is final.';
     expect(verdictOf(parseVerdict(text, oneToFive))).toMatchObject({ score: 5, reason: 'uses {curly} braces' });
   });
 
@@ -41,8 +50,14 @@ describe('parseVerdict on a numeric scale', () => {
 
   it('repairs trailing commas, single quotes, unquoted keys and a truncated object', () => {
     expect(verdictOf(parseVerdict('{"score": 4, "reason": "ok",}', oneToFive)).score).toBe(4);
-    expect(verdictOf(parseVerdict("{'score': 3, 'reason': 'fine'}", oneToFive))).toMatchObject({ score: 3, reason: 'fine' });
-    expect(verdictOf(parseVerdict('{score: 2, rationale: "meh"}', oneToFive))).toMatchObject({ score: 2, reason: 'meh' });
+    expect(verdictOf(parseVerdict("{'score': 3, 'reason': 'fine'}", oneToFive))).toMatchObject({
+      score: 3,
+      reason: 'fine',
+    });
+    expect(verdictOf(parseVerdict('{score: 2, rationale: "meh"}', oneToFive))).toMatchObject({
+      score: 2,
+      reason: 'meh',
+    });
     expect(verdictOf(parseVerdict('{"score": 4, "reason": "the answer is corr', oneToFive)).score).toBe(4);
   });
 
@@ -51,13 +66,19 @@ describe('parseVerdict on a numeric scale', () => {
   });
 
   it('accepts keys in any case and numeric strings such as "4" and "4/5"', () => {
-    expect(verdictOf(parseVerdict('{"Score": "4", "Reason": "r"}', oneToFive))).toMatchObject({ score: 4, reason: 'r' });
+    expect(verdictOf(parseVerdict('{"Score": "4", "Reason": "r"}', oneToFive))).toMatchObject({
+      score: 4,
+      reason: 'r',
+    });
     expect(verdictOf(parseVerdict('{"GRADE": "4/5"}', oneToFive)).score).toBe(4);
     expect(verdictOf(parseVerdict('{"rating": "3.5 out of 5"}', oneToFive)).score).toBe(3.5);
   });
 
   it('falls back to a lone "Score: 4" line or a bare number', () => {
-    expect(verdictOf(parseVerdict('The answer is accurate but terse.\nScore: 4', oneToFive))).toMatchObject({ score: 4, reason: 'The answer is accurate but terse.\nScore: 4' });
+    expect(verdictOf(parseVerdict('The answer is accurate but terse.\nScore: 4', oneToFive))).toMatchObject({
+      score: 4,
+      reason: 'The answer is accurate but terse.\nScore: 4',
+    });
     expect(verdictOf(parseVerdict('**Rating:** 4/5\nGood answer.', oneToFive)).score).toBe(4);
     expect(verdictOf(parseVerdict('Final score = 2', oneToFive)).score).toBe(2);
     expect(verdictOf(parseVerdict(' 3 ', oneToFive)).score).toBe(3);
@@ -93,8 +114,17 @@ describe('parseVerdict on a numeric scale', () => {
 
 describe('parseVerdict on a label scale', () => {
   it('matches labels case-insensitively and trimmed, returning the declared spelling', () => {
-    expect(verdictOf(parseVerdict('{"label": " PASS ", "reason": "correct"}', passFail))).toEqual({ score: 1, label: 'pass', reason: 'correct', normalized: 1 });
-    expect(verdictOf(parseVerdict('{"Verdict": "Fail."}', passFail))).toMatchObject({ label: 'fail', score: 0, normalized: 0 });
+    expect(verdictOf(parseVerdict('{"label": " PASS ", "reason": "correct"}', passFail))).toEqual({
+      score: 1,
+      label: 'pass',
+      reason: 'correct',
+      normalized: 1,
+    });
+    expect(verdictOf(parseVerdict('{"Verdict": "Fail."}', passFail))).toMatchObject({
+      label: 'fail',
+      score: 0,
+      normalized: 0,
+    });
     expect(verdictOf(parseVerdict('```json\n{"answer": "pass"}\n```', passFail)).label).toBe('pass');
   });
 
@@ -107,7 +137,11 @@ describe('parseVerdict on a label scale', () => {
   it('uses configured scores, min-max normalized when they leave 0..1', () => {
     const stars: VerdictScale = { type: 'labels', labels: ['low', 'mid', 'high'], scores: { low: 1, mid: 3, high: 5 } };
     expect(verdictOf(parseVerdict('{"label": "mid"}', stars))).toMatchObject({ score: 3, normalized: 0.5 });
-    const inUnit: VerdictScale = { type: 'labels', labels: ['yes', 'partly', 'no'], scores: { yes: 1, partly: 0.3, no: 0 } };
+    const inUnit: VerdictScale = {
+      type: 'labels',
+      labels: ['yes', 'partly', 'no'],
+      scores: { yes: 1, partly: 0.3, no: 0 },
+    };
     expect(verdictOf(parseVerdict('{"label": "partly"}', inUnit))).toMatchObject({ score: 0.3, normalized: 0.3 });
   });
 

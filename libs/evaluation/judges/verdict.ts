@@ -21,11 +21,17 @@ const OUT_OF = String.raw`(?:\s*(?:\/|out of)\s*\d+(?:\.\d+)?)?`;
 /** "4", "4/5", "4 out of 5" as a whole value. */
 const SCORE_VALUE = new RegExp(String.raw`^\s*(${NUMBER})${OUT_OF}\s*\.?\s*$`, 'i');
 /** A line that is only "Score: 4", "**Rating:** 4/5", "Final grade = 3 out of 5". */
-const SCORE_LINE = new RegExp(String.raw`^[\s*_#>-]*(?:(?:final|overall)\s+)?(?:score|rating|grade)[\s*_]*[:=][\s*_]*(${NUMBER})${OUT_OF}[\s*_.]*$`, 'i');
+const SCORE_LINE = new RegExp(
+  String.raw`^[\s*_#>-]*(?:(?:final|overall)\s+)?(?:score|rating|grade)[\s*_]*[:=][\s*_]*(${NUMBER})${OUT_OF}[\s*_.]*$`,
+  'i',
+);
 
 export function parseVerdict(text: string, scale: VerdictScale): VerdictParse {
   const object = findVerdictObject(text, scale.type === 'numeric' ? SCORE_KEYS : LABEL_KEYS);
-  if (object) return scale.type === 'numeric' ? numericVerdict(object.score, object.reason, scale) : labelVerdict(object.label, object.reason, scale);
+  if (object)
+    return scale.type === 'numeric'
+      ? numericVerdict(object.score, object.reason, scale)
+      : labelVerdict(object.label, object.reason, scale);
   return scale.type === 'numeric' ? numericFromProse(text, scale) : labelFromProse(text, scale);
 }
 
@@ -44,7 +50,11 @@ function findVerdictObject(text: string, keys: string[]): VerdictObject | null {
     for (const [k, v] of Object.entries(value)) if (!byKey.has(k.toLowerCase())) byKey.set(k.toLowerCase(), v);
     if (!keys.some((k) => byKey.has(k))) continue;
     const reason = REASON_KEYS.map((k) => byKey.get(k)).find((v) => typeof v === 'string');
-    return { score: firstPresent(byKey, SCORE_KEYS), label: firstPresent(byKey, LABEL_KEYS), reason: typeof reason === 'string' ? reason : null };
+    return {
+      score: firstPresent(byKey, SCORE_KEYS),
+      label: firstPresent(byKey, LABEL_KEYS),
+      reason: typeof reason === 'string' ? reason : null,
+    };
   }
   return null;
 }
@@ -53,7 +63,11 @@ function* jsonCandidates(text: string): Generator<{ text: string; strict: boolea
   yield { text: text.trim(), strict: true };
   for (const fence of text.matchAll(/```[a-zA-Z]*[ \t]*\r?\n?([\s\S]*?)```/g)) yield { text: fence[1], strict: false };
   let starts = 0;
-  for (let start = text.indexOf('{'); start !== -1 && starts < MAX_OBJECT_STARTS; start = text.indexOf('{', start + 1), starts++) {
+  for (
+    let start = text.indexOf('{');
+    start !== -1 && starts < MAX_OBJECT_STARTS;
+    start = text.indexOf('{', start + 1), starts++
+  ) {
     const end = balancedEnd(text, start);
     if (end !== -1) yield { text: text.slice(start, end + 1), strict: false };
   }
@@ -102,19 +116,37 @@ function firstPresent(byKey: Map<string, unknown>, keys: string[]): unknown {
 }
 
 function numericVerdict(raw: unknown, reason: string | null, scale: { min: number; max: number }): VerdictParse {
-  const score = typeof raw === 'number' ? raw : typeof raw === 'string' ? Number(SCORE_VALUE.exec(raw)?.[1] ?? NaN) : NaN;
+  const score =
+    typeof raw === 'number' ? raw : typeof raw === 'string' ? Number(SCORE_VALUE.exec(raw)?.[1] ?? NaN) : NaN;
   if (!Number.isFinite(score)) return unparseable(`the judge's score ${shorten(JSON.stringify(raw))} is not a number`);
-  if (score < scale.min || score > scale.max) return { error: { code: 'off_scale', message: `the judge's score ${score} is outside the scale ${scale.min} to ${scale.max}` } };
+  if (score < scale.min || score > scale.max)
+    return {
+      error: {
+        code: 'off_scale',
+        message: `the judge's score ${score} is outside the scale ${scale.min} to ${scale.max}`,
+      },
+    };
   // A degenerate scale has a single value, which is its top.
   const normalized = scale.max === scale.min ? 1 : (score - scale.min) / (scale.max - scale.min);
   return { verdict: { score, label: null, reason, normalized } };
 }
 
-function labelVerdict(raw: unknown, reason: string | null, scale: { labels: string[]; scores?: Record<string, number> }): VerdictParse {
-  if (typeof raw !== 'string' && typeof raw !== 'number' && typeof raw !== 'boolean') return unparseable(`the judge's label ${shorten(JSON.stringify(raw))} is not text`);
+function labelVerdict(
+  raw: unknown,
+  reason: string | null,
+  scale: { labels: string[]; scores?: Record<string, number> },
+): VerdictParse {
+  if (typeof raw !== 'string' && typeof raw !== 'number' && typeof raw !== 'boolean')
+    return unparseable(`the judge's label ${shorten(JSON.stringify(raw))} is not text`);
   const wanted = normalizeLabel(String(raw));
   const label = scale.labels.find((l) => normalizeLabel(l) === wanted);
-  if (label === undefined) return { error: { code: 'off_scale', message: `the judge's label ${quote(String(raw))} is not one of ${scale.labels.map((l) => JSON.stringify(l)).join(', ')}` } };
+  if (label === undefined)
+    return {
+      error: {
+        code: 'off_scale',
+        message: `the judge's label ${quote(String(raw))} is not one of ${scale.labels.map((l) => JSON.stringify(l)).join(', ')}`,
+      },
+    };
   const scores = labelScores(scale);
   const score = scores.get(label) ?? 0;
   return { verdict: { score, label, reason, normalized: normalizeLabelScore(score, [...scores.values()]) } };
@@ -123,16 +155,25 @@ function labelVerdict(raw: unknown, reason: string | null, scale: { labels: stri
 function numericFromProse(text: string, scale: { min: number; max: number }): VerdictParse {
   const whole = SCORE_VALUE.exec(text);
   if (whole) return numericVerdict(Number(whole[1]), null, scale);
-  const values = new Set(text.split(/\r?\n/).flatMap((line) => SCORE_LINE.exec(line)?.[1] ?? []).map(Number));
+  const values = new Set(
+    text
+      .split(/\r?\n/)
+      .flatMap((line) => SCORE_LINE.exec(line)?.[1] ?? [])
+      .map(Number),
+  );
   if (values.size === 1) return numericVerdict([...values][0], text.trim(), scale);
-  if (values.size > 1) return unparseable(`the judge's answer states several different scores: ${[...values].join(', ')}`);
+  if (values.size > 1)
+    return unparseable(`the judge's answer states several different scores: ${[...values].join(', ')}`);
   return unparseable(`no score found in the judge's answer: ${quote(text)}`);
 }
 
 function labelFromProse(text: string, scale: { labels: string[]; scores?: Record<string, number> }): VerdictParse {
-  const found = scale.labels.filter((label) => new RegExp(String.raw`(?<![\p{L}\p{N}_])${escapeRegExp(label.trim())}(?![\p{L}\p{N}_])`, 'iu').test(text));
+  const found = scale.labels.filter((label) =>
+    new RegExp(String.raw`(?<![\p{L}\p{N}_])${escapeRegExp(label.trim())}(?![\p{L}\p{N}_])`, 'iu').test(text),
+  );
   if (found.length === 1) return labelVerdict(found[0], text.trim(), scale);
-  if (found.length > 1) return unparseable(`the judge's answer names several labels: ${found.map((l) => JSON.stringify(l)).join(', ')}`);
+  if (found.length > 1)
+    return unparseable(`the judge's answer names several labels: ${found.map((l) => JSON.stringify(l)).join(', ')}`);
   return unparseable(`no label found in the judge's answer: ${quote(text)}`);
 }
 
@@ -151,7 +192,10 @@ function normalizeLabelScore(score: number, all: number[]): number {
 
 /** Ignores case, surrounding quotes or markdown emphasis, and a trailing full stop. */
 function normalizeLabel(label: string): string {
-  return label.trim().replace(/^["'`*_\s]+|["'`*_.!\s]+$/g, '').toLowerCase();
+  return label
+    .trim()
+    .replace(/^["'`*_\s]+|["'`*_.!\s]+$/g, '')
+    .toLowerCase();
 }
 
 function escapeRegExp(text: string): string {

@@ -36,12 +36,16 @@ describe('diff row image', () => {
     expect(png.width).toBe(1200);
     expect(png.height).toBeGreaterThan(200);
     let dark = 0;
-    for (let i = 0; i < png.data.length; i += 4) if (png.data[i] < 100 && png.data[i + 1] < 100 && png.data[i + 2] < 100) dark++;
+    for (let i = 0; i < png.data.length; i += 4)
+      if (png.data[i] < 100 && png.data[i + 1] < 100 && png.data[i + 2] < 100) dark++;
     // Hundreds of glyphs: thousands of dark pixels; a blank or missing-font render has none.
     expect(dark).toBeGreaterThan(2000);
-    const blank = PNG.sync.read(renderDiffRowPng({ ...row, input: '', expected_output: '', base: null, candidate: null, metrics: [] }));
+    const blank = PNG.sync.read(
+      renderDiffRowPng({ ...row, input: '', expected_output: '', base: null, candidate: null, metrics: [] }),
+    );
     let blankDark = 0;
-    for (let i = 0; i < blank.data.length; i += 4) if (blank.data[i] < 100 && blank.data[i + 1] < 100 && blank.data[i + 2] < 100) blankDark++;
+    for (let i = 0; i < blank.data.length; i += 4)
+      if (blank.data[i] < 100 && blank.data[i + 1] < 100 && blank.data[i + 2] < 100) blankDark++;
     expect(dark).toBeGreaterThan(blankDark * 2);
   });
 });

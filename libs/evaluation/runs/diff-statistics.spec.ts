@@ -18,7 +18,11 @@ function item(rowId: string, exact: 0 | 1, judge: number, latency: number): Item
     latency_ms: latency,
     cost_usd: null,
     error: null,
-    scores: { exact: { score: exact, passed: exact === 1 }, judge: { score: judge * 4 + 1, normalized: judge, passed: judge >= 0.5 }, latency: { score: latency, passed: null } },
+    scores: {
+      exact: { score: exact, passed: exact === 1 },
+      judge: { score: judge * 4 + 1, normalized: judge, passed: judge >= 0.5 },
+      latency: { score: latency, passed: null },
+    },
     passed: exact === 1 && judge >= 0.5,
   };
 }
@@ -51,11 +55,27 @@ describe('diffStatistics', () => {
   it('compares binary metrics on verdicts with exact McNemar and the others on scores with Wilcoxon, over matched rows only', () => {
     expect(stats).toMatchObject({ alpha: 0.05, confidence: 0.95, correction: 'holm', min_rows: 10, matched_rows: 40 });
     // 24 pass -> fail, 4 fail -> pass: two-sided exact binomial tail of 4 of 28.
-    expect(metric('exact')).toMatchObject({ measure: 'verdict', test: 'mcnemar_exact', method: 'exact', n: 40, statistic: 4, status: 'tested', direction: 'worse', significant: true });
+    expect(metric('exact')).toMatchObject({
+      measure: 'verdict',
+      test: 'mcnemar_exact',
+      method: 'exact',
+      n: 40,
+      statistic: 4,
+      status: 'tested',
+      direction: 'worse',
+      significant: true,
+    });
     expect(metric('exact').mean_delta).toBeCloseTo(-20 / 40, 12);
     expect(metric('exact').effect_size).toEqual({ name: 'risk_difference', value: -0.5 });
     // Every billing judge score dropped (24 negative differences, tied in size): normal approximation.
-    expect(metric('judge')).toMatchObject({ measure: 'score', test: 'wilcoxon_signed_rank', method: 'normal_approximation', n: 40, direction: 'worse', significant: true });
+    expect(metric('judge')).toMatchObject({
+      measure: 'score',
+      test: 'wilcoxon_signed_rank',
+      method: 'normal_approximation',
+      n: 40,
+      direction: 'worse',
+      significant: true,
+    });
     expect(metric('judge').effect_size).toEqual({ name: 'rank_biserial', value: -1 });
     // Latency rose by 80 on billing: a rise of a lower-is-better metric is worse.
     expect(metric('latency')).toMatchObject({ direction: 'worse', significant: true });
@@ -72,18 +92,45 @@ describe('diffStatistics', () => {
       expect(c.significant).toBe(c.p_adjusted! <= 0.05);
     }
     const raw = [stats.row_verdict, ...stats.metrics].map((c) => c.p_value!).sort((a, b) => a - b);
-    expect(Math.min(...[stats.row_verdict, ...stats.metrics].map((c) => c.p_adjusted!))).toBeCloseTo(Math.min(1, raw[0] * 4), 12);
+    expect(Math.min(...[stats.row_verdict, ...stats.metrics].map((c) => c.p_adjusted!))).toBeCloseTo(
+      Math.min(1, raw[0] * 4),
+      12,
+    );
   });
 
   it('breaks down per dimension value, with too_few_rows under the minimum (a reason, not a verdict)', () => {
     const topic = stats.by_dimension.find((d) => d.dimension === 'topic')!;
-    expect(topic.values.map((v) => [v.value, v.rows])).toEqual([['billing', 24], ['returns', 4], ['shipping', 12]]);
+    expect(topic.values.map((v) => [v.value, v.rows])).toEqual([
+      ['billing', 24],
+      ['returns', 4],
+      ['shipping', 12],
+    ]);
     const billing = topic.values[0];
-    expect(billing.metrics.find((m) => m.name === 'exact')).toMatchObject({ status: 'tested', direction: 'worse', significant: true, mean_delta: -1 });
+    expect(billing.metrics.find((m) => m.name === 'exact')).toMatchObject({
+      status: 'tested',
+      direction: 'worse',
+      significant: true,
+      mean_delta: -1,
+    });
     const returns = topic.values[1];
-    expect(returns.metrics.find((m) => m.name === 'exact')).toMatchObject({ status: 'too_few_rows', n: 4, mean_delta: 1, p_value: null, p_adjusted: null, significant: null, ci_low: null });
+    expect(returns.metrics.find((m) => m.name === 'exact')).toMatchObject({
+      status: 'too_few_rows',
+      n: 4,
+      mean_delta: 1,
+      p_value: null,
+      p_adjusted: null,
+      significant: null,
+      ci_low: null,
+    });
     const shipping = topic.values[2];
-    expect(shipping.metrics.find((m) => m.name === 'judge')).toMatchObject({ status: 'tested', p_value: 1, direction: 'none', significant: false, ci_low: 0, ci_high: 0 });
+    expect(shipping.metrics.find((m) => m.name === 'judge')).toMatchObject({
+      status: 'tested',
+      p_value: 1,
+      direction: 'none',
+      significant: false,
+      ci_low: 0,
+      ci_high: 0,
+    });
   });
 
   it('is deterministic for the same runs and honours alpha and min_rows', () => {

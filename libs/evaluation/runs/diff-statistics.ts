@@ -70,7 +70,14 @@ function measureOf(rows: readonly DiffRow[], metric: string): Measure {
 }
 
 /** One comparison before Holm: everything but the adjusted p-value and the verdict. */
-function compare(name: string, measure: Measure, better: 'higher' | 'lower', pairs: Pairs, minRows: number, seed: number): PairedComparison {
+function compare(
+  name: string,
+  measure: Measure,
+  better: 'higher' | 'lower',
+  pairs: Pairs,
+  minRows: number,
+  seed: number,
+): PairedComparison {
   const n = pairs.base.length;
   const differences = pairs.candidate.map((c, i) => c - pairs.base[i]);
   const comparison: PairedComparison = {
@@ -129,10 +136,32 @@ function applyHolm(family: PairedComparison[], alpha: number): void {
   });
 }
 
-function compareGroup(rows: readonly DiffRow[], metrics: readonly RunMetricSpec[], measures: Map<string, Measure>, minRows: number, seedKey: string) {
+function compareGroup(
+  rows: readonly DiffRow[],
+  metrics: readonly RunMetricSpec[],
+  measures: Map<string, Measure>,
+  minRows: number,
+  seedKey: string,
+) {
   return {
-    row_verdict: compare('row_verdict', 'verdict', 'higher', pairsOf(rows, null, 'verdict'), minRows, seedFromText(`${seedKey}|row_verdict`)),
-    metrics: metrics.map((m) => compare(m.name, measures.get(m.name)!, m.better, pairsOf(rows, m.name, measures.get(m.name)!), minRows, seedFromText(`${seedKey}|${m.name}`))),
+    row_verdict: compare(
+      'row_verdict',
+      'verdict',
+      'higher',
+      pairsOf(rows, null, 'verdict'),
+      minRows,
+      seedFromText(`${seedKey}|row_verdict`),
+    ),
+    metrics: metrics.map((m) =>
+      compare(
+        m.name,
+        measures.get(m.name)!,
+        m.better,
+        pairsOf(rows, m.name, measures.get(m.name)!),
+        minRows,
+        seedFromText(`${seedKey}|${m.name}`),
+      ),
+    ),
   };
 }
 
@@ -141,7 +170,11 @@ function compareGroup(rows: readonly DiffRow[], metrics: readonly RunMetricSpec[
  * one (each metric and the row verdict) and the by-dimension one (every metric and row verdict of
  * every dimension value together).
  */
-export function diffStatistics(rows: readonly DiffRow[], metrics: readonly RunMetricSpec[], options: DiffStatisticsOptions): DiffStatistics {
+export function diffStatistics(
+  rows: readonly DiffRow[],
+  metrics: readonly RunMetricSpec[],
+  options: DiffStatisticsOptions,
+): DiffStatistics {
   const alpha = options.alpha ?? DEFAULT_ALPHA;
   const minRows = options.minRows ?? DEFAULT_MIN_ROWS;
   const matched = rows.filter((r) => r.status !== 'new' && r.status !== 'missing');
@@ -170,11 +203,27 @@ export function diffStatistics(rows: readonly DiffRow[], metrics: readonly RunMe
       dimension,
       values: ordered.map((value) => {
         const group = byValue.get(value)!;
-        return { value, rows: group.length, ...compareGroup(group, metrics, measures, minRows, `${options.seedKey}|${dimension}=${value ?? ''}`) };
+        return {
+          value,
+          rows: group.length,
+          ...compareGroup(group, metrics, measures, minRows, `${options.seedKey}|${dimension}=${value ?? ''}`),
+        };
       }),
     };
   });
-  applyHolm(byDimension.flatMap((d) => d.values.flatMap((v) => [v.row_verdict, ...v.metrics])), alpha);
+  applyHolm(
+    byDimension.flatMap((d) => d.values.flatMap((v) => [v.row_verdict, ...v.metrics])),
+    alpha,
+  );
 
-  return { alpha, confidence: CONFIDENCE, correction: 'holm', min_rows: minRows, matched_rows: matched.length, row_verdict: overall.row_verdict, metrics: overall.metrics, by_dimension: byDimension };
+  return {
+    alpha,
+    confidence: CONFIDENCE,
+    correction: 'holm',
+    min_rows: minRows,
+    matched_rows: matched.length,
+    row_verdict: overall.row_verdict,
+    metrics: overall.metrics,
+    by_dimension: byDimension,
+  };
 }

@@ -4,8 +4,24 @@ import type { DiffRow, ItemResult, MetricScore, RunMetricSpec } from './run.type
 
 const s = (score: number | null, passed: boolean | null = null): MetricScore => ({ score, passed });
 
-function item(row_id: string, scores: Record<string, MetricScore>, passed: boolean | null, fields: Partial<ItemResult> = {}): ItemResult {
-  return { row_id, repetition: 0, status: 'done', output: 'same', latency_ms: null, cost_usd: null, error: null, scores, passed, ...fields };
+function item(
+  row_id: string,
+  scores: Record<string, MetricScore>,
+  passed: boolean | null,
+  fields: Partial<ItemResult> = {},
+): ItemResult {
+  return {
+    row_id,
+    repetition: 0,
+    status: 'done',
+    output: 'same',
+    latency_ms: null,
+    cost_usd: null,
+    error: null,
+    scores,
+    passed,
+    ...fields,
+  };
 }
 
 const metrics: RunMetricSpec[] = [
@@ -55,7 +71,17 @@ describe('diffRows classification', () => {
   });
 
   it('orders by status, then row id', () => {
-    expect(rows.map((r) => r.row_id)).toEqual(['lat-up', 'reg', 'imp', 'lat-down', 'mixed', 'fresh', 'gone', 'nongating', 'tiny']);
+    expect(rows.map((r) => r.row_id)).toEqual([
+      'lat-up',
+      'reg',
+      'imp',
+      'lat-down',
+      'mixed',
+      'fresh',
+      'gone',
+      'nongating',
+      'tiny',
+    ]);
   });
 
   it('counts statuses in the summary', () => {
@@ -64,12 +90,24 @@ describe('diffRows classification', () => {
 
   it('reports per-metric deltas and output changes', () => {
     const mixed = rows.find((r) => r.row_id === 'mixed') as DiffRow;
-    expect(mixed.metrics.lat).toEqual({ base: 100, candidate: 120, delta: 20, base_passed: null, candidate_passed: null });
+    expect(mixed.metrics.lat).toEqual({
+      base: 100,
+      candidate: 120,
+      delta: 20,
+      base_passed: null,
+      candidate_passed: null,
+    });
     expect(mixed.output_changed).toBe(false);
     expect(rows.find((r) => r.row_id === 'nongating')?.output_changed).toBe(true);
     const fresh = rows.find((r) => r.row_id === 'fresh') as DiffRow;
     expect(fresh).toMatchObject({ base_passed: null, candidate_passed: true });
-    expect(fresh.metrics.acc).toEqual({ base: null, candidate: 0.5, delta: null, base_passed: null, candidate_passed: null });
+    expect(fresh.metrics.acc).toEqual({
+      base: null,
+      candidate: 0.5,
+      delta: null,
+      base_passed: null,
+      candidate_passed: null,
+    });
   });
 
   it('honours a wider tolerance', () => {
@@ -105,14 +143,25 @@ describe('diffRows repetitions', () => {
     const { rows, summary } = diffRows(base, candidate, metrics);
     expect(rows).toHaveLength(1);
     const [row] = rows;
-    expect(row).toMatchObject({ row_id: 'r', status: 'improved', base_passed: false, candidate_passed: true, output_changed: false });
+    expect(row).toMatchObject({
+      row_id: 'r',
+      status: 'improved',
+      base_passed: false,
+      candidate_passed: true,
+      output_changed: false,
+    });
     expect(row.metrics.acc.base).toBeCloseTo(0.3, 12);
     expect(row.metrics.acc.candidate).toBeCloseTo(0.8, 12);
     expect(row.metrics.acc.delta).toBeCloseTo(0.5, 12);
     expect(row.metrics.acc.base_passed).toBe(false);
     expect(row.metrics.acc.candidate_passed).toBe(true);
     expect(summary.rows).toBe(1);
-    expect(summary.metrics[0]).toMatchObject({ base_pass_rate: 0, candidate_pass_rate: 1, regressions: 0, improvements: 1 });
+    expect(summary.metrics[0]).toMatchObject({
+      base_pass_rate: 0,
+      candidate_pass_rate: 1,
+      regressions: 0,
+      improvements: 1,
+    });
   });
 });
 
@@ -127,14 +176,28 @@ describe('diffRows summary metrics', () => {
       ['b', 'missing'],
     ]);
     const [acc] = summary.metrics;
-    expect(acc).toMatchObject({ name: 'acc', base_mean: 0.5, candidate_mean: 0.6, base_pass_rate: 0.5, candidate_pass_rate: 0.5, regressions: 1, improvements: 0 });
+    expect(acc).toMatchObject({
+      name: 'acc',
+      base_mean: 0.5,
+      candidate_mean: 0.6,
+      base_pass_rate: 0.5,
+      candidate_pass_rate: 0.5,
+      regressions: 1,
+      improvements: 0,
+    });
     expect(acc.delta).toBeCloseTo(0.1, 12);
     expect(summary).toMatchObject({ rows: 3, regressed: 1, new: 1, missing: 1, improved: 0, changed: 0, unchanged: 0 });
   });
 
   it('has null means for a metric nobody scored', () => {
     const { summary } = diffRows([item('a', {}, null)], [item('a', {}, null)], metrics.slice(2));
-    expect(summary.metrics[0]).toMatchObject({ base_mean: null, candidate_mean: null, delta: null, base_pass_rate: null, candidate_pass_rate: null });
+    expect(summary.metrics[0]).toMatchObject({
+      base_mean: null,
+      candidate_mean: null,
+      delta: null,
+      base_pass_rate: null,
+      candidate_pass_rate: null,
+    });
   });
 });
 
@@ -149,7 +212,14 @@ describe('diffToCsv', () => {
         output_changed: true,
         metrics: { acc: { base: 0.5, candidate: 0.25, delta: -0.25, base_passed: true, candidate_passed: false } },
       },
-      { row_id: 'line\nbreak', status: 'new', base_passed: null, candidate_passed: true, output_changed: false, metrics: {} },
+      {
+        row_id: 'line\nbreak',
+        status: 'new',
+        base_passed: null,
+        candidate_passed: true,
+        output_changed: false,
+        metrics: {},
+      },
     ];
     expect(diffToCsv(rows, ['acc'])).toBe(
       'row_id,status,base_passed,candidate_passed,output_changed,acc_base,acc_candidate,acc_delta\r\n' +
@@ -167,7 +237,11 @@ describe('diffRows on one scale', () => {
   it('compares a judged rubric by its 0..1 normalisation, so its delta reads like any other metric', () => {
     const rubric: RunMetricSpec[] = [{ name: 'correctness', better: 'higher', gating: true, min_pass_rate: null }];
     const judged = (score: number): MetricScore => ({ score, passed: null, normalized: (score - 1) / 4 });
-    const diff = diffRows([item('r', { correctness: judged(2) }, null)], [item('r', { correctness: judged(5) }, null)], rubric);
+    const diff = diffRows(
+      [item('r', { correctness: judged(2) }, null)],
+      [item('r', { correctness: judged(5) }, null)],
+      rubric,
+    );
     expect(diff.rows[0].metrics.correctness).toMatchObject({ base: 0.25, candidate: 1, delta: 0.75 });
     expect(diff.summary.metrics[0]).toMatchObject({ base_mean: 0.25, candidate_mean: 1 });
   });

@@ -23,7 +23,14 @@ interface FoldedRow {
   scores: Map<string, { score: number | null; passed: boolean | null }>;
 }
 
-const STATUS_ORDER: Record<DiffStatus, number> = { regressed: 0, improved: 1, changed: 2, new: 3, missing: 4, unchanged: 5 };
+const STATUS_ORDER: Record<DiffStatus, number> = {
+  regressed: 0,
+  improved: 1,
+  changed: 2,
+  new: 3,
+  missing: 4,
+  unchanged: 5,
+};
 
 /** Majority of the non-null verdicts, ties failing; null when there are none. */
 function majority(verdicts: ReadonlyArray<boolean | null | undefined>): boolean | null {
@@ -58,7 +65,12 @@ function fold(items: readonly ItemResult[], metrics: readonly RunMetricSpec[]): 
   return folded;
 }
 
-function classify(base: FoldedRow, candidate: FoldedRow, metrics: readonly RunMetricSpec[], tolerance: number): DiffStatus {
+function classify(
+  base: FoldedRow,
+  candidate: FoldedRow,
+  metrics: readonly RunMetricSpec[],
+  tolerance: number,
+): DiffStatus {
   if (base.passed === true && candidate.passed === false) return 'regressed';
   if (base.passed === false && candidate.passed === true) return 'improved';
   let worse = false;
@@ -104,7 +116,12 @@ function sideStats(rows: Map<string, FoldedRow>, name: string): { mean: number |
   return { mean: mean(values), passRate: rate(passed, failed) };
 }
 
-export function diffRows(base: ItemResult[], candidate: ItemResult[], metrics: RunMetricSpec[], opts?: DiffOptions): DiffResult {
+export function diffRows(
+  base: ItemResult[],
+  candidate: ItemResult[],
+  metrics: RunMetricSpec[],
+  opts?: DiffOptions,
+): DiffResult {
   const tolerance = opts?.tolerance ?? 1e-9;
   const baseRows = fold(base, metrics);
   const candidateRows = fold(candidate, metrics);
@@ -114,7 +131,8 @@ export function diffRows(base: ItemResult[], candidate: ItemResult[], metrics: R
   for (const rowId of rowIds) {
     const b = baseRows.get(rowId);
     const c = candidateRows.get(rowId);
-    const status: DiffStatus = b === undefined ? 'new' : c === undefined ? 'missing' : classify(b, c, metrics, tolerance);
+    const status: DiffStatus =
+      b === undefined ? 'new' : c === undefined ? 'missing' : classify(b, c, metrics, tolerance);
     const deltas: Record<string, MetricDelta> = {};
     for (const metric of metrics) deltas[metric.name] = metricDelta(b, c, metric.name);
     rows.push({
@@ -126,9 +144,21 @@ export function diffRows(base: ItemResult[], candidate: ItemResult[], metrics: R
       output_changed: (b?.output ?? null) !== (c?.output ?? null),
     });
   }
-  rows.sort((x, y) => STATUS_ORDER[x.status] - STATUS_ORDER[y.status] || (x.row_id < y.row_id ? -1 : x.row_id > y.row_id ? 1 : 0));
+  rows.sort(
+    (x, y) =>
+      STATUS_ORDER[x.status] - STATUS_ORDER[y.status] || (x.row_id < y.row_id ? -1 : x.row_id > y.row_id ? 1 : 0),
+  );
 
-  const summary: DiffSummary = { rows: rows.length, regressed: 0, improved: 0, unchanged: 0, changed: 0, new: 0, missing: 0, metrics: [] };
+  const summary: DiffSummary = {
+    rows: rows.length,
+    regressed: 0,
+    improved: 0,
+    unchanged: 0,
+    changed: 0,
+    new: 0,
+    missing: 0,
+    metrics: [],
+  };
   for (const row of rows) summary[row.status]++;
   for (const metric of metrics) {
     const baseStats = sideStats(baseRows, metric.name);
@@ -160,7 +190,13 @@ export function diffToCsv(rows: DiffRow[], metricNames: string[]): string {
   for (const name of metricNames) header.push(`${name}_base`, `${name}_candidate`, `${name}_delta`);
   const records: Array<Array<string | number | boolean | null>> = [header];
   for (const row of rows) {
-    const record: Array<string | number | boolean | null> = [row.row_id, row.status, row.base_passed, row.candidate_passed, row.output_changed];
+    const record: Array<string | number | boolean | null> = [
+      row.row_id,
+      row.status,
+      row.base_passed,
+      row.candidate_passed,
+      row.output_changed,
+    ];
     for (const name of metricNames) {
       const d = hasOwn(row.metrics, name) ? row.metrics[name] : undefined;
       record.push(d?.base ?? null, d?.candidate ?? null, d?.delta ?? null);

@@ -3,7 +3,18 @@ import { FailureAnalysis } from './failures.js';
 import type { ItemResult, RunMetricSpec } from './run.types.js';
 
 function item(row_id: string, fields: Partial<ItemResult>): ItemResult {
-  return { row_id, repetition: 0, status: 'done', output: 'x', latency_ms: null, cost_usd: null, error: null, scores: {}, passed: null, ...fields };
+  return {
+    row_id,
+    repetition: 0,
+    status: 'done',
+    output: 'x',
+    latency_ms: null,
+    cost_usd: null,
+    error: null,
+    scores: {},
+    passed: null,
+    ...fields,
+  };
 }
 
 const metrics: RunMetricSpec[] = [
@@ -16,7 +27,11 @@ describe('FailureAnalysis', () => {
     const analysis = new FailureAnalysis(metrics);
     const boom = { code: 'sut_error', message: 'boom' };
     [
-      item('r1', { scores: { acc: { score: 0, passed: false }, judge: { score: null, passed: null, error: 'timeout' } }, passed: false, dimensions: { lang: 'en' } }),
+      item('r1', {
+        scores: { acc: { score: 0, passed: false }, judge: { score: null, passed: null, error: 'timeout' } },
+        passed: false,
+        dimensions: { lang: 'en' },
+      }),
       item('r2', { scores: { acc: { score: 1, passed: true } }, passed: true, dimensions: { lang: 'fr' } }),
       item('r3', { status: 'error', output: null, error: boom, dimensions: { lang: 'fr' } }),
       ...Array.from({ length: 6 }, (_, i) => item(`e${i}`, { status: 'error', output: null, error: boom })),
@@ -31,10 +46,18 @@ describe('FailureAnalysis', () => {
       { dimension: 'lang', value: 'en', rows: 1, failed: 1, fail_rate: 1 },
       { dimension: 'lang', value: 'fr', rows: 2, failed: 1, fail_rate: 0.5 },
     ]);
-    expect(report.errors).toEqual([{ code: 'sut_error', count: 7, message: 'boom', example_row_ids: ['r3', 'e0', 'e1', 'e2', 'e3'] }]);
+    expect(report.errors).toEqual([
+      { code: 'sut_error', count: 7, message: 'boom', example_row_ids: ['r3', 'e0', 'e1', 'e2', 'e3'] },
+    ]);
   });
 
   it('reports nothing over no rows', () => {
-    expect(new FailureAnalysis(metrics).result()).toMatchObject({ rows: 0, failed_rows: 0, fail_rate: null, by_dimension: [], errors: [] });
+    expect(new FailureAnalysis(metrics).result()).toMatchObject({
+      rows: 0,
+      failed_rows: 0,
+      fail_rate: null,
+      by_dimension: [],
+      errors: [],
+    });
   });
 });

@@ -8,7 +8,13 @@ export interface FailureReport {
   rows: number;
   failed_rows: number;
   fail_rate: number | null;
-  by_metric: Array<{ metric: string; failed: number; errors: number; fail_rate: number | null; example_row_ids: string[] }>;
+  by_metric: Array<{
+    metric: string;
+    failed: number;
+    errors: number;
+    fail_rate: number | null;
+    example_row_ids: string[];
+  }>;
   by_dimension: Array<{ dimension: string; value: string; rows: number; failed: number; fail_rate: number }>;
   errors: Array<{ code: string; count: number; message: string; example_row_ids: string[] }>;
 }
@@ -21,9 +27,18 @@ function round(x: number): number {
 export class FailureAnalysis {
   private rows = 0;
   private failed = 0;
-  private readonly metrics: Array<{ metric: string; failed: number; errors: number; judged: number; example_row_ids: string[] }>;
+  private readonly metrics: Array<{
+    metric: string;
+    failed: number;
+    errors: number;
+    judged: number;
+    example_row_ids: string[];
+  }>;
   private readonly groups = new Map<string, { dimension: string; value: string; rows: number; failed: number }>();
-  private readonly errors = new Map<string, { code: string; count: number; message: string; example_row_ids: string[] }>();
+  private readonly errors = new Map<
+    string,
+    { code: string; count: number; message: string; example_row_ids: string[] }
+  >();
 
   constructor(metrics: readonly RunMetricSpec[]) {
     this.metrics = metrics.map((m) => ({ metric: m.name, failed: 0, errors: 0, judged: 0, example_row_ids: [] }));
@@ -51,7 +66,12 @@ export class FailureAnalysis {
       this.groups.set(key, group);
     }
     if (item.error) {
-      const e = this.errors.get(item.error.code) ?? { code: item.error.code, count: 0, message: item.error.message, example_row_ids: [] };
+      const e = this.errors.get(item.error.code) ?? {
+        code: item.error.code,
+        count: 0,
+        message: item.error.message,
+        example_row_ids: [],
+      };
       e.count++;
       if (e.example_row_ids.length < EXAMPLES) e.example_row_ids.push(item.row_id);
       this.errors.set(item.error.code, e);
@@ -59,9 +79,21 @@ export class FailureAnalysis {
   }
 
   result(): FailureReport {
-    const byMetric = this.metrics.map(({ metric, failed, errors, judged, example_row_ids }) => ({ metric, failed, errors, fail_rate: judged ? round(failed / judged) : null, example_row_ids }));
+    const byMetric = this.metrics.map(({ metric, failed, errors, judged, example_row_ids }) => ({
+      metric,
+      failed,
+      errors,
+      fail_rate: judged ? round(failed / judged) : null,
+      example_row_ids,
+    }));
     const byDimension = [...this.groups.values()].map((g) => ({ ...g, fail_rate: round(g.failed / g.rows) }));
-    byDimension.sort((a, b) => b.fail_rate - a.fail_rate || b.failed - a.failed || a.dimension.localeCompare(b.dimension) || a.value.localeCompare(b.value));
+    byDimension.sort(
+      (a, b) =>
+        b.fail_rate - a.fail_rate ||
+        b.failed - a.failed ||
+        a.dimension.localeCompare(b.dimension) ||
+        a.value.localeCompare(b.value),
+    );
     return {
       rows: this.rows,
       failed_rows: this.failed,

@@ -12,11 +12,28 @@ export interface GateThreshold {
 }
 
 export interface GatePlan {
-  metrics: Array<{ name: string; threshold: GateThreshold; per_dimension: Array<{ dimension: string; value: string; threshold: GateThreshold }>; gating: boolean }>;
-  release_rule: { mode: 'all_metrics' | 'min_metrics_passing'; min_metrics_passing: number | null; include_dimension_thresholds: boolean; min_row_pass_rate: number | null };
+  metrics: Array<{
+    name: string;
+    threshold: GateThreshold;
+    per_dimension: Array<{ dimension: string; value: string; threshold: GateThreshold }>;
+    gating: boolean;
+  }>;
+  release_rule: {
+    mode: 'all_metrics' | 'min_metrics_passing';
+    min_metrics_passing: number | null;
+    include_dimension_thresholds: boolean;
+    min_row_pass_rate: number | null;
+  };
 }
 
-export type GateCheckKind = 'run_state' | 'threshold' | 'dimension_threshold' | 'release_rule' | 'metric_pass_rate' | 'row_pass_rate' | 'regression';
+export type GateCheckKind =
+  | 'run_state'
+  | 'threshold'
+  | 'dimension_threshold'
+  | 'release_rule'
+  | 'metric_pass_rate'
+  | 'row_pass_rate'
+  | 'regression';
 
 export interface GateCheck {
   kind: GateCheckKind;
@@ -58,7 +75,19 @@ export interface GateInput {
   baseline: DiffStatistics | null;
 }
 
-const NONE = { metric: null, dimension: null, value: null, operator: null, threshold: null, observed: null, mean_delta: null, ci_low: null, ci_high: null, p_value: null, p_adjusted: null } as const;
+const NONE = {
+  metric: null,
+  dimension: null,
+  value: null,
+  operator: null,
+  threshold: null,
+  observed: null,
+  mean_delta: null,
+  ci_low: null,
+  ci_high: null,
+  p_value: null,
+  p_adjusted: null,
+} as const;
 
 /** A number for a sentence: at most four decimals, no trailing zeros. */
 export function formatNumber(value: number | null): string {
@@ -93,15 +122,31 @@ function thresholdChecks(summary: RunSummary, plan: GatePlan): GateCheck[] {
       operator,
       threshold: value,
       observed,
-      message: observed === null ? `${metric.name} was not scored by this run (needs mean ${operator} ${formatNumber(value)})` : `${metric.name} mean ${formatNumber(observed)} ${passed ? 'meets' : 'misses'} ${operator} ${formatNumber(value)}`,
+      message:
+        observed === null
+          ? `${metric.name} was not scored by this run (needs mean ${operator} ${formatNumber(value)})`
+          : `${metric.name} mean ${formatNumber(observed)} ${passed ? 'meets' : 'misses'} ${operator} ${formatNumber(value)}`,
     });
     for (const dimensionRule of metric.per_dimension) {
-      const group = summary.by_dimension.find((d) => d.dimension === dimensionRule.dimension)?.values.find((v) => v.value === dimensionRule.value);
+      const group = summary.by_dimension
+        .find((d) => d.dimension === dimensionRule.dimension)
+        ?.values.find((v) => v.value === dimensionRule.value);
       const seen = group && Object.hasOwn(group.metrics, metric.name) ? group.metrics[metric.name].mean : null;
       const where = `${dimensionRule.dimension}=${dimensionRule.value}`;
       const counts = rule.include_dimension_thresholds;
       if (seen === null) {
-        checks.push({ ...NONE, kind: 'dimension_threshold', status: 'skipped', blocking: false, metric: metric.name, dimension: dimensionRule.dimension, value: dimensionRule.value, operator: dimensionRule.threshold.operator, threshold: dimensionRule.threshold.value, message: `no row of ${where} scored ${metric.name}` });
+        checks.push({
+          ...NONE,
+          kind: 'dimension_threshold',
+          status: 'skipped',
+          blocking: false,
+          metric: metric.name,
+          dimension: dimensionRule.dimension,
+          value: dimensionRule.value,
+          operator: dimensionRule.threshold.operator,
+          threshold: dimensionRule.threshold.value,
+          message: `no row of ${where} scored ${metric.name}`,
+        });
         continue;
       }
       const ok = meets(seen, dimensionRule.threshold);
@@ -147,7 +192,20 @@ function passRuleChecks(summary: RunSummary, run: GateInput['run']): GateCheck[]
     if (metric.min_pass_rate === null) continue;
     const observed = summary.metrics.find((m) => m.name === metric.name)?.pass_rate ?? null;
     const ok = observed !== null && observed >= metric.min_pass_rate;
-    checks.push({ ...NONE, kind: 'metric_pass_rate', status: ok ? 'pass' : 'fail', blocking: true, metric: metric.name, operator: '>=', threshold: metric.min_pass_rate, observed, message: observed === null ? `${metric.name} has no verdicts to meet its pass rate >= ${formatNumber(metric.min_pass_rate)}` : `${metric.name} passes on ${formatNumber(observed)} of rows, ${ok ? 'meeting' : 'below'} >= ${formatNumber(metric.min_pass_rate)}` });
+    checks.push({
+      ...NONE,
+      kind: 'metric_pass_rate',
+      status: ok ? 'pass' : 'fail',
+      blocking: true,
+      metric: metric.name,
+      operator: '>=',
+      threshold: metric.min_pass_rate,
+      observed,
+      message:
+        observed === null
+          ? `${metric.name} has no verdicts to meet its pass rate >= ${formatNumber(metric.min_pass_rate)}`
+          : `${metric.name} passes on ${formatNumber(observed)} of rows, ${ok ? 'meeting' : 'below'} >= ${formatNumber(metric.min_pass_rate)}`,
+    });
   }
   return checks;
 }
@@ -158,17 +216,47 @@ function regressionChecks(statistics: DiffStatistics, gatingMetrics: readonly st
   const label = (c: PairedComparison) => (c.name === 'row_verdict' ? 'the row verdict' : c.name);
   const check = (c: PairedComparison, dimension: string | null, value: string | null): GateCheck => {
     const where = dimension === null ? '' : ` on ${dimension}=${value ?? '(none)'}`;
-    const base = { ...NONE, kind: 'regression' as const, metric: c.name, dimension, value, observed: c.candidate_mean, mean_delta: c.mean_delta, ci_low: c.ci_low, ci_high: c.ci_high, p_value: c.p_value, p_adjusted: c.p_adjusted };
-    if (c.status === 'too_few_rows') return { ...base, status: 'skipped', blocking: false, message: `${label(c)}${where}: too few rows to test against the baseline (${c.n} < ${statistics.min_rows})` };
+    const base = {
+      ...NONE,
+      kind: 'regression' as const,
+      metric: c.name,
+      dimension,
+      value,
+      observed: c.candidate_mean,
+      mean_delta: c.mean_delta,
+      ci_low: c.ci_low,
+      ci_high: c.ci_high,
+      p_value: c.p_value,
+      p_adjusted: c.p_adjusted,
+    };
+    if (c.status === 'too_few_rows')
+      return {
+        ...base,
+        status: 'skipped',
+        blocking: false,
+        message: `${label(c)}${where}: too few rows to test against the baseline (${c.n} < ${statistics.min_rows})`,
+      };
     const delta = `${formatNumber(c.mean_delta)} (95% CI ${formatNumber(c.ci_low)}..${formatNumber(c.ci_high)}, ${c.test}, p = ${formatP(c.p_value)}, Holm ${formatP(c.p_adjusted)})`;
-    if (c.significant && c.direction === 'worse') return { ...base, status: 'fail', blocking: blockingFor(c), message: `${label(c)}${where} regressed against the baseline: change ${delta}` };
-    return { ...base, status: 'pass', blocking: blockingFor(c), message: `${label(c)}${where}: no significant regression against the baseline, change ${delta}` };
+    if (c.significant && c.direction === 'worse')
+      return {
+        ...base,
+        status: 'fail',
+        blocking: blockingFor(c),
+        message: `${label(c)}${where} regressed against the baseline: change ${delta}`,
+      };
+    return {
+      ...base,
+      status: 'pass',
+      blocking: blockingFor(c),
+      message: `${label(c)}${where}: no significant regression against the baseline, change ${delta}`,
+    };
   };
   const checks = [statistics.row_verdict, ...statistics.metrics].map((c) => check(c, null, null));
   // Per dimension value only what is worth reading: regressions (a clean value adds nothing).
   for (const d of statistics.by_dimension) {
     for (const v of d.values) {
-      for (const c of [v.row_verdict, ...v.metrics]) if (c.significant && c.direction === 'worse') checks.push(check(c, d.dimension, v.value));
+      for (const c of [v.row_verdict, ...v.metrics])
+        if (c.significant && c.direction === 'worse') checks.push(check(c, d.dimension, v.value));
     }
   }
   return checks;
@@ -178,24 +266,47 @@ const FINISHED = new Set(['succeeded', 'failed', 'cancelled']);
 
 function rowPassRateCheck(observed: number | null, min: number): GateCheck {
   const ok = observed !== null && observed >= min;
-  return { ...NONE, kind: 'row_pass_rate', status: ok ? 'pass' : 'fail', blocking: true, operator: '>=', threshold: min, observed, message: `row pass rate ${formatNumber(observed)} ${ok ? 'meets' : 'misses'} >= ${formatNumber(min)}` };
+  return {
+    ...NONE,
+    kind: 'row_pass_rate',
+    status: ok ? 'pass' : 'fail',
+    blocking: true,
+    operator: '>=',
+    threshold: min,
+    observed,
+    message: `row pass rate ${formatNumber(observed)} ${ok ? 'meets' : 'misses'} >= ${formatNumber(min)}`,
+  };
 }
 
 export function evaluateGate(input: GateInput): GateResult {
   const { run, summary, plan } = input;
   const checks: GateCheck[] = [];
   const state = run.state;
-  const runMessage = state === 'succeeded' ? 'the run succeeded' : FINISHED.has(state) ? `the run ended ${state}, not succeeded` : `the run is ${state}: the gate passes only a finished run (judged over the rows scored so far)`;
-  checks.push({ ...NONE, kind: 'run_state', status: state === 'succeeded' ? 'pass' : 'fail', blocking: true, message: runMessage });
+  const runMessage =
+    state === 'succeeded'
+      ? 'the run succeeded'
+      : FINISHED.has(state)
+        ? `the run ended ${state}, not succeeded`
+        : `the run is ${state}: the gate passes only a finished run (judged over the rows scored so far)`;
+  checks.push({
+    ...NONE,
+    kind: 'run_state',
+    status: state === 'succeeded' ? 'pass' : 'fail',
+    blocking: true,
+    message: runMessage,
+  });
   if (plan) {
     checks.push(...thresholdChecks(summary, plan));
-    if (plan.release_rule.min_row_pass_rate !== null) checks.push(rowPassRateCheck(summary.pass_rate, plan.release_rule.min_row_pass_rate));
+    if (plan.release_rule.min_row_pass_rate !== null)
+      checks.push(rowPassRateCheck(summary.pass_rate, plan.release_rule.min_row_pass_rate));
   } else {
     checks.push(...passRuleChecks(summary, run));
     checks.push(rowPassRateCheck(summary.pass_rate, run.pass_rule.min_pass_rate));
   }
   if (input.baseline) {
-    const gating = plan ? plan.metrics.filter((m) => m.gating).map((m) => m.name) : run.metrics.filter((m) => m.gating).map((m) => m.name);
+    const gating = plan
+      ? plan.metrics.filter((m) => m.gating).map((m) => m.name)
+      : run.metrics.filter((m) => m.gating).map((m) => m.name);
     checks.push(...regressionChecks(input.baseline, gating));
   }
   const failures = checks.filter((c) => c.status === 'fail' && c.blocking).length;
@@ -222,7 +333,13 @@ const MARKDOWN_MAX_CHARS = 60_000;
 // (from XML and from Markdown alike: a comment is no place for them).
 const XML_INVALID = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
-const cell = (text: string) => text.replace(XML_INVALID, '').replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ').replace(/[<>]/g, (c) => (c === '<' ? '&lt;' : '&gt;'));
+const cell = (text: string) =>
+  text
+    .replace(XML_INVALID, '')
+    .replace(/\\/g, '\\\\')
+    .replace(/\|/g, '\\|')
+    .replace(/[\r\n]+/g, ' ')
+    .replace(/[<>]/g, (c) => (c === '<' ? '&lt;' : '&gt;'));
 
 function where(c: GateCheck): string {
   return c.dimension === null ? '' : `${c.dimension}=${c.value ?? '(none)'}`;
@@ -237,15 +354,23 @@ function icon(c: GateCheck): string {
 /** A Markdown summary that fits a pull-request comment: verdict, context, failures first, then (some of) the passed checks. */
 export function gateToMarkdown(report: GateReport): string {
   const lines: string[] = [];
-  lines.push(`## ${report.verdict === 'pass' ? '✅ Release gate passed' : '❌ Release gate failed'}: ${cell(report.run_name)}`);
+  lines.push(
+    `## ${report.verdict === 'pass' ? '✅ Release gate passed' : '❌ Release gate failed'}: ${cell(report.run_name)}`,
+  );
   lines.push('');
-  const baseline = report.baseline_run_id ? ` · baseline run \`${report.baseline_run_id}\` (alpha ${formatNumber(report.alpha)}, Holm)` : '';
-  const judge = report.test_plan ? `test plan **${cell(report.test_plan.name)}** v${report.test_plan.version} (project **${cell(report.project_name ?? '')}**)` : "the run's own pass rule (no test plan)";
+  const baseline = report.baseline_run_id
+    ? ` · baseline run \`${report.baseline_run_id}\` (alpha ${formatNumber(report.alpha)}, Holm)`
+    : '';
+  const judge = report.test_plan
+    ? `test plan **${cell(report.test_plan.name)}** v${report.test_plan.version} (project **${cell(report.project_name ?? '')}**)`
+    : "the run's own pass rule (no test plan)";
   lines.push(`Run \`${report.run_id}\` · ${judge}${baseline}`);
   lines.push('');
   const passed = report.checks.filter((c) => c.status === 'pass').length;
   const skipped = report.checks.filter((c) => c.status === 'skipped').length;
-  lines.push(`**${report.failures} ${report.failures === 1 ? 'failure' : 'failures'}**, ${report.warnings} ${report.warnings === 1 ? 'warning' : 'warnings'}, ${passed} passed, ${skipped} skipped.`);
+  lines.push(
+    `**${report.failures} ${report.failures === 1 ? 'failure' : 'failures'}**, ${report.warnings} ${report.warnings === 1 ? 'warning' : 'warnings'}, ${passed} passed, ${skipped} skipped.`,
+  );
   lines.push('');
   lines.push('| | Check | Metric | Dimension | Threshold | Observed | Δ (95% CI) | p (Holm) | Detail |');
   lines.push('|---|---|---|---|---|---|---|---|---|');
@@ -260,7 +385,10 @@ export function gateToMarkdown(report: GateReport): string {
       continue;
     }
     const threshold = c.operator === null || c.threshold === null ? '' : `${c.operator} ${formatNumber(c.threshold)}`;
-    const delta = c.mean_delta === null ? '' : `${formatNumber(c.mean_delta)}${c.ci_low === null ? '' : ` (${formatNumber(c.ci_low)}..${formatNumber(c.ci_high)})`}`;
+    const delta =
+      c.mean_delta === null
+        ? ''
+        : `${formatNumber(c.mean_delta)}${c.ci_low === null ? '' : ` (${formatNumber(c.ci_low)}..${formatNumber(c.ci_high)})`}`;
     const p = c.p_adjusted === null ? '' : formatP(c.p_adjusted);
     const row = `| ${icon(c)} | ${c.kind} | ${cell(c.metric ?? '')} | ${cell(where(c))} | ${threshold} | ${c.observed === null ? '' : formatNumber(c.observed)} | ${delta} | ${p} | ${cell(c.message)} |`;
     if (size + row.length + 200 > MARKDOWN_MAX_CHARS) {
@@ -271,13 +399,15 @@ export function gateToMarkdown(report: GateReport): string {
     lines.push(row);
     size += row.length + 1;
   }
-  if (omitted > 0) lines.push('', `…and ${omitted} more ${omitted === 1 ? 'check' : 'checks'} (the JSON answer has them all).`);
+  if (omitted > 0)
+    lines.push('', `…and ${omitted} more ${omitted === 1 ? 'check' : 'checks'} (the JSON answer has them all).`);
   return `${lines.join('\n')}\n`;
 }
 
-
 export function xmlEscape(text: string): string {
-  return text.replace(XML_INVALID, '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
+  return text
+    .replace(XML_INVALID, '')
+    .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
 }
 
 /** JUnit XML (the schema Jenkins, GitLab, GitHub test reporters and Azure DevOps read): one test case per check. */
@@ -289,15 +419,33 @@ export function gateToJUnit(report: GateReport): string {
   out.push(`<testsuites name="ews release gate" ${counts}>`);
   out.push(`  <testsuite name="${attr(`release gate: ${report.run_name}`)}" ${counts}>`);
   out.push('    <properties>');
-  const props: Array<[string, string]> = [['run_id', report.run_id], ['verdict', report.verdict], ['test_plan', report.test_plan ? `${report.test_plan.name} v${report.test_plan.version}` : ''], ['project', report.project_name ?? ''], ['baseline_run_id', report.baseline_run_id ?? ''], ['alpha', String(report.alpha)]];
+  const props: Array<[string, string]> = [
+    ['run_id', report.run_id],
+    ['verdict', report.verdict],
+    ['test_plan', report.test_plan ? `${report.test_plan.name} v${report.test_plan.version}` : ''],
+    ['project', report.project_name ?? ''],
+    ['baseline_run_id', report.baseline_run_id ?? ''],
+    ['alpha', String(report.alpha)],
+  ];
   for (const [name, value] of props) out.push(`      <property name="${name}" value="${attr(value)}"/>`);
   out.push('    </properties>');
   for (const c of report.checks) {
-    const name = [c.metric, where(c), c.operator === null || c.threshold === null ? '' : `${c.operator} ${formatNumber(c.threshold)}`].filter((s) => s).join(' ') || c.kind;
+    const name =
+      [
+        c.metric,
+        where(c),
+        c.operator === null || c.threshold === null ? '' : `${c.operator} ${formatNumber(c.threshold)}`,
+      ]
+        .filter((s) => s)
+        .join(' ') || c.kind;
     out.push(`    <testcase classname="ews.gate.${c.kind}" name="${attr(name)}">`);
-    if (c.status === 'fail' && c.blocking) out.push(`      <failure type="${c.kind}" message="${attr(c.message)}">${attr(c.message)}</failure>`);
+    if (c.status === 'fail' && c.blocking)
+      out.push(`      <failure type="${c.kind}" message="${attr(c.message)}">${attr(c.message)}</failure>`);
     else if (c.status === 'skipped') out.push(`      <skipped message="${attr(c.message)}"/>`);
-    else out.push(`      <system-out>${attr(c.status === 'fail' ? `warning (not blocking): ${c.message}` : c.message)}</system-out>`);
+    else
+      out.push(
+        `      <system-out>${attr(c.status === 'fail' ? `warning (not blocking): ${c.message}` : c.message)}</system-out>`,
+      );
     out.push('    </testcase>');
   }
   out.push('  </testsuite>', '</testsuites>', '');

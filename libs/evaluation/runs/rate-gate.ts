@@ -17,10 +17,14 @@ export class RateGate {
     if (delay <= 0) return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, delay);
-      signal?.addEventListener('abort', () => {
-        clearTimeout(timer);
-        resolve();
-      }, { once: true });
+      signal?.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
     });
   }
 }

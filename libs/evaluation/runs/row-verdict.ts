@@ -5,7 +5,11 @@ import type { MetricScore, PassRule, RunMetricSpec } from './run.types.js';
  * true / false under `rule.row` over the gating metrics that gave a verdict; null when none did.
  * A gating metric without a verdict (no threshold, no score, or absent) neither passes nor fails the row.
  */
-export function rowVerdict(scores: Record<string, MetricScore>, metrics: RunMetricSpec[], rule: PassRule): boolean | null {
+export function rowVerdict(
+  scores: Record<string, MetricScore>,
+  metrics: RunMetricSpec[],
+  rule: PassRule,
+): boolean | null {
   let passes = 0;
   let fails = 0;
   for (const metric of metrics) {

@@ -87,7 +87,12 @@ export interface MetricSummary {
 
 export interface DimensionBreakdown {
   dimension: string;
-  values: Array<{ value: string | null; rows: number; pass_rate: number | null; metrics: Record<string, { mean: number | null; pass_rate: number | null }> }>;
+  values: Array<{
+    value: string | null;
+    rows: number;
+    pass_rate: number | null;
+    metrics: Record<string, { mean: number | null; pass_rate: number | null }>;
+  }>;
 }
 
 export interface RunSummary {
@@ -139,7 +144,16 @@ export interface DiffSummary {
   changed: number;
   new: number;
   missing: number;
-  metrics: Array<{ name: string; base_mean: number | null; candidate_mean: number | null; delta: number | null; base_pass_rate: number | null; candidate_pass_rate: number | null; regressions: number; improvements: number }>;
+  metrics: Array<{
+    name: string;
+    base_mean: number | null;
+    candidate_mean: number | null;
+    delta: number | null;
+    base_pass_rate: number | null;
+    candidate_pass_rate: number | null;
+    regressions: number;
+    improvements: number;
+  }>;
 }
 
 /** A paired comparison of one metric (or the row verdict) between two runs over their matched rows. */

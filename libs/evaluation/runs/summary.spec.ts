@@ -3,10 +3,25 @@ import type { ItemResult, MetricScore, PassRule, RunMetricSpec } from './run.typ
 import { histogram, nearestRank } from './stats.js';
 import { summarize, SummaryAccumulator } from './summary.js';
 
-const s = (score: number | null, passed: boolean | null, error?: string): MetricScore => ({ score, passed, ...(error ? { error } : {}) });
+const s = (score: number | null, passed: boolean | null, error?: string): MetricScore => ({
+  score,
+  passed,
+  ...(error ? { error } : {}),
+});
 
 function item(row_id: string, fields: Partial<ItemResult>): ItemResult {
-  return { row_id, repetition: 0, status: 'done', output: 'x', latency_ms: null, cost_usd: null, error: null, scores: {}, passed: null, ...fields };
+  return {
+    row_id,
+    repetition: 0,
+    status: 'done',
+    output: 'x',
+    latency_ms: null,
+    cost_usd: null,
+    error: null,
+    scores: {},
+    passed: null,
+    ...fields,
+  };
 }
 
 const metrics: RunMetricSpec[] = [
@@ -17,13 +32,42 @@ const metrics: RunMetricSpec[] = [
 
 // acc scores 2, 4, 4, 5, 5, 10: mean 5, squared deviations 9+1+1+0+0+25 = 36 -> std sqrt(36/6) = sqrt(6).
 const items: ItemResult[] = [
-  item('r1', { scores: { acc: s(2, false), bleu: s(0.2, false) }, passed: false, latency_ms: 100, cost_usd: 0.1, dimensions: { lang: 'en', topic: 'a' } }),
-  item('r2', { scores: { acc: s(4, false), bleu: s(0.9, true) }, passed: false, latency_ms: 200, cost_usd: 0.2, dimensions: { lang: 'en' } }),
-  item('r3', { scores: { acc: s(4, false), bleu: s(0.8, true) }, passed: false, latency_ms: 300, cost_usd: 0.3, dimensions: { lang: 'fr' } }),
-  item('r4', { scores: { acc: s(5, true), bleu: s(0.1, false) }, passed: true, latency_ms: 400, dimensions: { lang: 'fr' } }),
+  item('r1', {
+    scores: { acc: s(2, false), bleu: s(0.2, false) },
+    passed: false,
+    latency_ms: 100,
+    cost_usd: 0.1,
+    dimensions: { lang: 'en', topic: 'a' },
+  }),
+  item('r2', {
+    scores: { acc: s(4, false), bleu: s(0.9, true) },
+    passed: false,
+    latency_ms: 200,
+    cost_usd: 0.2,
+    dimensions: { lang: 'en' },
+  }),
+  item('r3', {
+    scores: { acc: s(4, false), bleu: s(0.8, true) },
+    passed: false,
+    latency_ms: 300,
+    cost_usd: 0.3,
+    dimensions: { lang: 'fr' },
+  }),
+  item('r4', {
+    scores: { acc: s(5, true), bleu: s(0.1, false) },
+    passed: true,
+    latency_ms: 400,
+    dimensions: { lang: 'fr' },
+  }),
   item('r5', { scores: { acc: s(5, true), bleu: s(null, null, 'timeout') }, passed: true, dimensions: {} }),
   item('r6', { scores: { acc: s(10, true) }, passed: true, latency_ms: 600, dimensions: { lang: 'de' } }),
-  item('r7', { status: 'error', output: null, error: { code: 'sut_error', message: 'boom' }, latency_ms: 50, dimensions: { lang: 'en' } }),
+  item('r7', {
+    status: 'error',
+    output: null,
+    error: { code: 'sut_error', message: 'boom' },
+    latency_ms: 50,
+    dimensions: { lang: 'en' },
+  }),
 ];
 
 const strict: PassRule = { row: 'all', min_pass_rate: 0.8, errors_fail: true };
@@ -44,7 +88,20 @@ describe('summarize', () => {
 
   it('computes the metric statistics and histogram by hand', () => {
     const acc = summary.metrics[0];
-    expect(acc).toMatchObject({ name: 'acc', scored: 6, errors: 1, mean: 5, median: 4.5, p90: 10, min: 2, max: 10, passed: 3, failed: 3, pass_rate: 0.5, meets_min_pass_rate: null });
+    expect(acc).toMatchObject({
+      name: 'acc',
+      scored: 6,
+      errors: 1,
+      mean: 5,
+      median: 4.5,
+      p90: 10,
+      min: 2,
+      max: 10,
+      passed: 3,
+      failed: 3,
+      pass_rate: 0.5,
+      meets_min_pass_rate: null,
+    });
     expect(acc.std).toBeCloseTo(Math.sqrt(6), 12);
     // Width 0.8 from 2: 2 -> bin 0, 4 -> [3.6, 4.4) bin 2, 5 -> [4.4, 5.2) bin 3, 10 -> last bin, inclusive.
     expect(acc.histogram.counts).toEqual([1, 0, 2, 2, 0, 0, 0, 0, 0, 1]);
@@ -56,11 +113,27 @@ describe('summarize', () => {
 
   it('counts metric errors: an error entry without a score, and an errored row without an entry', () => {
     const bleu = summary.metrics[1];
-    expect(bleu).toMatchObject({ scored: 4, errors: 2, passed: 2, failed: 2, pass_rate: 0.5, meets_min_pass_rate: false });
+    expect(bleu).toMatchObject({
+      scored: 4,
+      errors: 2,
+      passed: 2,
+      failed: 2,
+      pass_rate: 0.5,
+      meets_min_pass_rate: false,
+    });
     expect(bleu.mean).toBeCloseTo(0.5, 12);
     expect(bleu.median).toBeCloseTo(0.5, 12);
     const judge = summary.metrics[2];
-    expect(judge).toMatchObject({ scored: 0, errors: 1, mean: null, median: null, p90: null, std: null, pass_rate: null, meets_min_pass_rate: false });
+    expect(judge).toMatchObject({
+      scored: 0,
+      errors: 1,
+      mean: null,
+      median: null,
+      p90: null,
+      std: null,
+      pass_rate: null,
+      meets_min_pass_rate: false,
+    });
     expect(judge.histogram).toEqual({ edges: [], counts: [] });
   });
 
@@ -74,14 +147,19 @@ describe('summarize', () => {
   });
 
   it('passes when the row rate and every metric minimum are met', () => {
-    const loose = summarize(items, [metrics[0], { ...metrics[1], min_pass_rate: 0.5 }], { ...strict, min_pass_rate: 0.4 });
+    const loose = summarize(items, [metrics[0], { ...metrics[1], min_pass_rate: 0.5 }], {
+      ...strict,
+      min_pass_rate: 0.4,
+    });
     expect(loose.passed).toBe(true);
     expect(loose.reasons).toEqual([]);
   });
 
   it('prints more digits when two would hide the shortfall', () => {
     const rows = Array.from({ length: 1000 }, (_, i) => item(`r${i}`, { passed: i < 799 }));
-    expect(summarize(rows, [], { ...strict, min_pass_rate: 0.8 }).reasons).toEqual(['row pass rate 0.799 is below 0.800']);
+    expect(summarize(rows, [], { ...strict, min_pass_rate: 0.8 }).reasons).toEqual([
+      'row pass rate 0.799 is below 0.800',
+    ]);
   });
 
   it('has no verdict when no row has one', () => {
@@ -156,14 +234,18 @@ describe('summarize on one scale', () => {
   const summary = summarize(rows, scaled, strict);
   const of = (name: string) => summary.metrics.find((m) => m.name === name)!;
 
-  it('reports a judged rubric on 0..1 (its pass threshold\'s scale), the raw 1..5 mean beside it', () => {
+  it("reports a judged rubric on 0..1 (its pass threshold's scale), the raw 1..5 mean beside it", () => {
     expect(of('correctness')).toMatchObject({ scale: 'normalized', min: 0.5, max: 1, raw_mean: 4 });
     expect(of('correctness').mean).toBeCloseTo(0.75, 12);
   });
 
   it('calls an unbounded count raw even when it passes its score as normalised', () => {
     const count: RunMetricSpec[] = [{ name: 'length', better: 'higher', gating: false, min_pass_rate: null }];
-    const summary = summarize([item('x', { scores: { length: { score: 42, passed: null, normalized: 42 } } })], count, strict);
+    const summary = summarize(
+      [item('x', { scores: { length: { score: 42, passed: null, normalized: 42 } } })],
+      count,
+      strict,
+    );
     expect(summary.metrics[0]).toMatchObject({ scale: 'raw', mean: 42, raw_mean: 42 });
   });
 
@@ -189,7 +271,9 @@ describe('SummaryAccumulator', () => {
   it('sums each mean in ascending order, overall and per dimension value, whatever order the items came in', () => {
     // 0.1 + 0.7 + 0.3 is 1.0999999999999999; in ascending order, 0.1 + 0.3 + 0.7 is 1.1.
     expect(0.1 + 0.7 + 0.3).not.toBe(0.1 + 0.3 + 0.7);
-    const one = [0.1, 0.7, 0.3].map((v, i) => item(`v${i}`, { scores: { acc: s(v, true) }, dimensions: { lang: 'en' } }));
+    const one = [0.1, 0.7, 0.3].map((v, i) =>
+      item(`v${i}`, { scores: { acc: s(v, true) }, dimensions: { lang: 'en' } }),
+    );
     const fed = new SummaryAccumulator([metrics[0]], strict);
     for (const i of one) fed.add(i);
     const summary = fed.result();
@@ -198,7 +282,16 @@ describe('SummaryAccumulator', () => {
   });
 
   it('brings the repetitions of a row together for the trials when a list has them apart', () => {
-    const apart = [item('a', { repetition: 0, passed: true }), item('b', { passed: true }), item('a', { repetition: 1, passed: false })];
-    expect(summarize(apart, [], strict).trials).toMatchObject({ repetitions: 2, rows: 2, repeated_rows: 1, flaky_rows: 1 });
+    const apart = [
+      item('a', { repetition: 0, passed: true }),
+      item('b', { passed: true }),
+      item('a', { repetition: 1, passed: false }),
+    ];
+    expect(summarize(apart, [], strict).trials).toMatchObject({
+      repetitions: 2,
+      rows: 2,
+      repeated_rows: 1,
+      flaky_rows: 1,
+    });
   });
 });

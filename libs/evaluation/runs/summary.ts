@@ -1,7 +1,25 @@
 /** A run's summary: row counts, the run verdict, per-metric statistics, latency, cost and dimension breakdowns. */
-import type { DimensionBreakdown, ItemResult, MetricScore, MetricSummary, PassRule, RunMetricSpec, RunSummary } from './run.types.js';
+import type {
+  DimensionBreakdown,
+  ItemResult,
+  MetricScore,
+  MetricSummary,
+  PassRule,
+  RunMetricSpec,
+  RunSummary,
+} from './run.types.js';
 import { byRow, TrialsAccumulator } from './trials.js';
-import { histogram, isScore, mean, median, nearestRank, populationStd, rate, reportedScore, roundNano } from './stats.js';
+import {
+  histogram,
+  isScore,
+  mean,
+  median,
+  nearestRank,
+  populationStd,
+  rate,
+  reportedScore,
+  roundNano,
+} from './stats.js';
 
 // Bound once: global lookups are slow inside jest's sandbox and this runs per row.
 const { hasOwn, keys: ownKeys } = Object;
@@ -87,7 +105,16 @@ export class SummaryAccumulator {
   ) {
     this.capacity = Math.max(16, expectedItems);
     this.latencies = new Float64Array(this.capacity);
-    this.metrics = specs.map((spec) => ({ spec, values: new Float64Array(this.capacity), scored: 0, rawSum: 0, normalized: true, errors: 0, passed: 0, failed: 0 }));
+    this.metrics = specs.map((spec) => ({
+      spec,
+      values: new Float64Array(this.capacity),
+      scored: 0,
+      rawSum: 0,
+      normalized: true,
+      errors: 0,
+      passed: 0,
+      failed: 0,
+    }));
     this.verdicts = new Int8Array(specs.length);
     this.trials = new TrialsAccumulator(specs, rule);
   }
@@ -104,7 +131,9 @@ export class SummaryAccumulator {
     else if (verdict === -1) this.rowsFailed++;
     for (let m = 0; m < this.metrics.length; m++) this.verdicts[m] = this.addScore(this.metrics[m], item, index);
     // Own keys only: a dimension named like an Object.prototype member must not read the prototype.
-    if (item.dimensions) for (const name of ownKeys(item.dimensions)) this.addDimension(name, item.dimensions[name] ?? null, index, verdict);
+    if (item.dimensions)
+      for (const name of ownKeys(item.dimensions))
+        this.addDimension(name, item.dimensions[name] ?? null, index, verdict);
     if (this.row.length && this.row[0].row_id !== item.row_id) this.closeRow();
     this.row.push(item);
   }
@@ -174,7 +203,13 @@ export class SummaryAccumulator {
     if (id === undefined) {
       id = dimension.ids.size + 1;
       dimension.ids.set(value, id);
-      dimension.tallies[id] = { rows: 0, passed: 0, failed: 0, metricPassed: this.metrics.map(() => 0), metricFailed: this.metrics.map(() => 0) };
+      dimension.tallies[id] = {
+        rows: 0,
+        passed: 0,
+        failed: 0,
+        metricPassed: this.metrics.map(() => 0),
+        metricFailed: this.metrics.map(() => 0),
+      };
     }
     dimension.groups[index] = id;
     const group = dimension.tallies[id];
@@ -216,10 +251,20 @@ export class SummaryAccumulator {
   }
 
   private breakdown(name: string): DimensionBreakdown {
-    const dimension = this.dimensions.get(name) ?? { ids: new Map<string, number>(), groups: new Uint32Array(0), tallies: [] };
+    const dimension = this.dimensions.get(name) ?? {
+      ids: new Map<string, number>(),
+      groups: new Uint32Array(0),
+      tallies: [],
+    };
     const groups = dimension.tallies.length || 1;
     // The items without a value: everything less the items with one.
-    const none: GroupTally = { rows: this.n, passed: this.rowsPassed, failed: this.rowsFailed, metricPassed: this.metrics.map((t) => t.passed), metricFailed: this.metrics.map((t) => t.failed) };
+    const none: GroupTally = {
+      rows: this.n,
+      passed: this.rowsPassed,
+      failed: this.rowsFailed,
+      metricPassed: this.metrics.map((t) => t.passed),
+      metricFailed: this.metrics.map((t) => t.failed),
+    };
     for (let id = 1; id < groups; id++) {
       const group = dimension.tallies[id];
       none.rows -= group.rows;
@@ -240,7 +285,10 @@ export class SummaryAccumulator {
         const group = id === 0 ? none : dimension.tallies[id];
         const perMetric: Record<string, { mean: number | null; pass_rate: number | null }> = {};
         this.metrics.forEach((tally, m) => {
-          perMetric[tally.spec.name] = { mean: means[m][id], pass_rate: rate(group.metricPassed[m], group.metricFailed[m]) };
+          perMetric[tally.spec.name] = {
+            mean: means[m][id],
+            pass_rate: rate(group.metricPassed[m], group.metricFailed[m]),
+          };
         });
         return { value, rows: group.rows, pass_rate: rate(group.passed, group.failed), metrics: perMetric };
       }),
@@ -276,7 +324,12 @@ export class SummaryAccumulator {
 }
 
 /** Why the run fails its pass rule, in words (none when it passes or nothing was counted). */
-function verdictReasons(passRate: number | null, summaries: readonly MetricSummary[], tallies: readonly MetricTally[], rule: PassRule): string[] {
+function verdictReasons(
+  passRate: number | null,
+  summaries: readonly MetricSummary[],
+  tallies: readonly MetricTally[],
+  rule: PassRule,
+): string[] {
   const reasons: string[] = [];
   if (passRate === null) return reasons;
   if (passRate < rule.min_pass_rate) {
@@ -307,7 +360,12 @@ function formatPair(value: number, threshold: number): [string, string] {
  * The summary of a list of items. A row's repetitions are brought together first (rows in order
  * of first appearance) when the list has them apart; a run's items in their order never do.
  */
-export function summarize(items: readonly ItemResult[], metrics: readonly RunMetricSpec[], rule: PassRule, dimensionNames?: readonly string[]): RunSummary {
+export function summarize(
+  items: readonly ItemResult[],
+  metrics: readonly RunMetricSpec[],
+  rule: PassRule,
+  dimensionNames?: readonly string[],
+): RunSummary {
   const summary = new SummaryAccumulator(metrics, rule, items.length);
   for (const reps of byRow(items)) for (const item of reps) summary.add(item);
   return summary.result(dimensionNames);

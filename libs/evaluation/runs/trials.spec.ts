@@ -10,7 +10,8 @@ function codexPassAtK(n: number, c: number, k: number): number {
   return 1 - product;
 }
 
-const binomial = (n: number, k: number): number => (k < 0 || k > n ? 0 : k === 0 ? 1 : (binomial(n - 1, k - 1) * n) / k);
+const binomial = (n: number, k: number): number =>
+  k < 0 || k > n ? 0 : k === 0 ? 1 : (binomial(n - 1, k - 1) * n) / k;
 
 describe('pass@k and pass^k', () => {
   it('agree with the Codex paper estimator and the binomial definitions', () => {
@@ -36,21 +37,48 @@ describe('pass@k and pass^k', () => {
 describe('summarizeTrials', () => {
   const rule: PassRule = { row: 'all', min_pass_rate: 0.5, errors_fail: true };
   const metrics: RunMetricSpec[] = [{ name: 'judge', better: 'higher', gating: true, min_pass_rate: null }];
-  const item = (row: string, repetition: number, score: number | null, status: 'done' | 'error' = 'done'): ItemResult => ({
-    row_id: row, repetition, status, output: null, latency_ms: null, cost_usd: null, error: null,
-    scores: score === null ? {} : { judge: { score, passed: score >= 0.5 } }, passed: score === null ? null : score >= 0.5,
+  const item = (
+    row: string,
+    repetition: number,
+    score: number | null,
+    status: 'done' | 'error' = 'done',
+  ): ItemResult => ({
+    row_id: row,
+    repetition,
+    status,
+    output: null,
+    latency_ms: null,
+    cost_usd: null,
+    error: null,
+    scores: score === null ? {} : { judge: { score, passed: score >= 0.5 } },
+    passed: score === null ? null : score >= 0.5,
   });
 
   it('computes pass@k, pass^k, flaky rows and each metric spread across three repetitions', () => {
     const items = [
       // a: always passes; b: 2 of 3 (flaky); c: never; d: one error (fails by the rule) and two passes (flaky).
-      item('a', 0, 0.9), item('a', 1, 0.9), item('a', 2, 0.9),
-      item('b', 0, 0.8), item('b', 1, 0.2), item('b', 2, 0.8),
-      item('c', 0, 0.1), item('c', 1, 0.1), item('c', 2, 0.1),
-      item('d', 0, null, 'error'), item('d', 1, 0.6), item('d', 2, 0.6),
+      item('a', 0, 0.9),
+      item('a', 1, 0.9),
+      item('a', 2, 0.9),
+      item('b', 0, 0.8),
+      item('b', 1, 0.2),
+      item('b', 2, 0.8),
+      item('c', 0, 0.1),
+      item('c', 1, 0.1),
+      item('c', 2, 0.1),
+      item('d', 0, null, 'error'),
+      item('d', 1, 0.6),
+      item('d', 2, 0.6),
     ];
     const trials = summarizeTrials(items, metrics, rule);
-    expect(trials).toMatchObject({ repetitions: 3, rows: 4, repeated_rows: 4, flaky_rows: 2, flaky_share: 0.5, stability: 'unstable' });
+    expect(trials).toMatchObject({
+      repetitions: 3,
+      rows: 4,
+      repeated_rows: 4,
+      flaky_rows: 2,
+      flaky_share: 0.5,
+      stability: 'unstable',
+    });
     // pass@1 = mean(1, 2/3, 0, 2/3); pass@3 = mean(1, 1, 0, 1); pass^3 = mean(1, 0, 0, 0).
     expect(trials.by_k.map((b) => b.k)).toEqual([1, 2, 3]);
     expect(trials.by_k[0].pass_at_k).toBeCloseTo((1 + 2 / 3 + 0 + 2 / 3) / 4, 12);
@@ -59,21 +87,48 @@ describe('summarizeTrials', () => {
     // pass^2 of a 2-of-3 row: C(2,2)/C(3,2) = 1/3.
     expect(trials.by_k[1].pass_hat_k).toBeCloseTo((1 + 1 / 3 + 0 + 1 / 3) / 4, 12);
     expect(trials.flaky_examples).toEqual([
-      { row_id: 'b', trials: 3, passed: 2, pass_at_k: [expect.closeTo(2 / 3, 12), 1, 1], pass_hat_k: [2 / 3, expect.closeTo(1 / 3, 12), 0] },
-      { row_id: 'd', trials: 3, passed: 2, pass_at_k: [expect.closeTo(2 / 3, 12), 1, 1], pass_hat_k: [2 / 3, expect.closeTo(1 / 3, 12), 0] },
+      {
+        row_id: 'b',
+        trials: 3,
+        passed: 2,
+        pass_at_k: [expect.closeTo(2 / 3, 12), 1, 1],
+        pass_hat_k: [2 / 3, expect.closeTo(1 / 3, 12), 0],
+      },
+      {
+        row_id: 'd',
+        trials: 3,
+        passed: 2,
+        pass_at_k: [expect.closeTo(2 / 3, 12), 1, 1],
+        pass_hat_k: [2 / 3, expect.closeTo(1 / 3, 12), 0],
+      },
     ]);
     const judge = trials.metrics[0];
     // Only b varies: sample variance of 0.8, 0.2, 0.8 is 0.12; d's two equal scores add 0.
     expect(judge.rows).toBe(4);
     expect(judge.within_row_variance).toBeCloseTo(0.12 / 4, 12);
-    expect(judge.repetition_means).toEqual([expect.closeTo(0.6, 12), expect.closeTo(0.45, 12), expect.closeTo(0.6, 12)]);
+    expect(judge.repetition_means).toEqual([
+      expect.closeTo(0.6, 12),
+      expect.closeTo(0.45, 12),
+      expect.closeTo(0.6, 12),
+    ]);
     expect(judge.flaky_rows).toBe(1);
-    expect(judge.between_repetition_std).toBeCloseTo(Math.sqrt(((0.05 ** 2) * 2 + 0.1 ** 2) / 2), 12);
+    expect(judge.between_repetition_std).toBeCloseTo(Math.sqrt((0.05 ** 2 * 2 + 0.1 ** 2) / 2), 12);
   });
 
   it('says single_trial for one repetition and leaves errored rows out when errors do not fail', () => {
-    const once = summarizeTrials([item('a', 0, 0.9), item('b', 0, 0.1), item('c', 0, null, 'error')], metrics, { ...rule, errors_fail: false });
-    expect(once).toMatchObject({ repetitions: 1, rows: 2, repeated_rows: 0, flaky_rows: 0, flaky_share: null, stability: 'single_trial', by_k: [{ k: 1, rows: 2, pass_at_k: 0.5, pass_hat_k: 0.5 }] });
+    const once = summarizeTrials([item('a', 0, 0.9), item('b', 0, 0.1), item('c', 0, null, 'error')], metrics, {
+      ...rule,
+      errors_fail: false,
+    });
+    expect(once).toMatchObject({
+      repetitions: 1,
+      rows: 2,
+      repeated_rows: 0,
+      flaky_rows: 0,
+      flaky_share: null,
+      stability: 'single_trial',
+      by_k: [{ k: 1, rows: 2, pass_at_k: 0.5, pass_hat_k: 0.5 }],
+    });
     expect(once.metrics[0]).toMatchObject({ rows: 0, within_row_variance: null, between_repetition_std: null });
     const steady = summarizeTrials([item('a', 0, 0.9), item('a', 1, 0.9)], metrics, rule);
     expect(steady.stability).toBe('stable');

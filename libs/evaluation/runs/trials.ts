@@ -47,7 +47,11 @@ function verdictOf(item: ItemResult, rule: PassRule): boolean | null {
   return item.passed;
 }
 
-export function summarizeTrials(items: readonly ItemResult[], metrics: readonly RunMetricSpec[], rule: PassRule): TrialsSummary {
+export function summarizeTrials(
+  items: readonly ItemResult[],
+  metrics: readonly RunMetricSpec[],
+  rule: PassRule,
+): TrialsSummary {
   const trials = new TrialsAccumulator(metrics, rule);
   for (const reps of byRow(items)) trials.addRow(reps);
   return trials.result();
@@ -94,7 +98,13 @@ export class TrialsAccumulator {
     metrics: readonly RunMetricSpec[],
     private readonly rule: PassRule,
   ) {
-    this.spread = metrics.map((m) => ({ name: m.name, varianceSum: 0, varianceRows: 0, byRepetition: new Map(), mixed: 0 }));
+    this.spread = metrics.map((m) => ({
+      name: m.name,
+      varianceSum: 0,
+      varianceRows: 0,
+      byRepetition: new Map(),
+      mixed: 0,
+    }));
   }
 
   /** One row's items (its repetitions), each row once. */
@@ -127,7 +137,13 @@ export class TrialsAccumulator {
     this.flakyRows++;
     if (this.flaky.length < FLAKY_EXAMPLES) {
       const ks = Array.from({ length: n }, (_, i) => i + 1);
-      this.flaky.push({ row_id: rowId, trials: n, passed: c, pass_at_k: ks.map((k) => passAtK(n, c, k)), pass_hat_k: ks.map((k) => passHatK(n, c, k)) });
+      this.flaky.push({
+        row_id: rowId,
+        trials: n,
+        passed: c,
+        pass_at_k: ks.map((k) => passAtK(n, c, k)),
+        pass_hat_k: ks.map((k) => passHatK(n, c, k)),
+      });
     }
   }
 
@@ -163,15 +179,29 @@ export class TrialsAccumulator {
       repetitions: this.repetitions,
       rows: this.rows,
       repeated_rows: this.repeated,
-      by_k: this.byK.map((slot, i) => ({ k: i + 1, rows: slot.rows, pass_at_k: slot.rows ? slot.at / slot.rows : null, pass_hat_k: slot.rows ? slot.hat / slot.rows : null })),
+      by_k: this.byK.map((slot, i) => ({
+        k: i + 1,
+        rows: slot.rows,
+        pass_at_k: slot.rows ? slot.at / slot.rows : null,
+        pass_hat_k: slot.rows ? slot.hat / slot.rows : null,
+      })),
       flaky_rows: this.flakyRows,
       flaky_share: flakyShare,
-      stability: this.repeated === 0 ? 'single_trial' : this.flakyRows === 0 ? 'stable' : flakyShare! <= MOSTLY_STABLE_SHARE ? 'mostly_stable' : 'unstable',
+      stability:
+        this.repeated === 0
+          ? 'single_trial'
+          : this.flakyRows === 0
+            ? 'stable'
+            : flakyShare! <= MOSTLY_STABLE_SHARE
+              ? 'mostly_stable'
+              : 'unstable',
       metrics: this.spread.map((metric) => {
-        const repetitionMeans = [...metric.byRepetition.keys()].sort((a, b) => a - b).map((r) => {
-          const slot = metric.byRepetition.get(r)!;
-          return slot.sum / slot.count;
-        });
+        const repetitionMeans = [...metric.byRepetition.keys()]
+          .sort((a, b) => a - b)
+          .map((r) => {
+            const slot = metric.byRepetition.get(r)!;
+            return slot.sum / slot.count;
+          });
         const between = sampleVariance(repetitionMeans);
         return {
           name: metric.name,

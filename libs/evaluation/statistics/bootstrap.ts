@@ -86,7 +86,12 @@ export function quantileSorted(sorted: Float64Array | readonly number[], q: numb
  * differences with replacement (the pair is the unit, so the pairing is kept) and take the
  * (1 - level) / 2 and (1 + level) / 2 quantiles of the resampled means. Null for no differences.
  */
-export function bootstrapMeanInterval(differences: readonly number[], seed: number, level = 0.95, resamples = BOOTSTRAP_RESAMPLES): Interval | null {
+export function bootstrapMeanInterval(
+  differences: readonly number[],
+  seed: number,
+  level = 0.95,
+  resamples = BOOTSTRAP_RESAMPLES,
+): Interval | null {
   const n = differences.length;
   if (n === 0) return null;
   const values = Float64Array.from(differences);

@@ -42,7 +42,18 @@ describe('wilcoxonSignedRank', () => {
   it('drops zero differences and uses the tie-corrected normal approximation with continuity correction (Wikipedia example data)', () => {
     // en.wikipedia.org/wiki/Wilcoxon_signed-rank_test, "Example": pairs (125,110) (115,122) (130,125) (140,120) (140,140)
     // (115,124) (140,123) (125,137) (140,135) (135,145). One zero is dropped (n = 9), |5| ties twice.
-    const pairs = [[125, 110], [115, 122], [130, 125], [140, 120], [140, 140], [115, 124], [140, 123], [125, 137], [140, 135], [135, 145]];
+    const pairs = [
+      [125, 110],
+      [115, 122],
+      [130, 125],
+      [140, 120],
+      [140, 140],
+      [115, 124],
+      [140, 123],
+      [125, 137],
+      [140, 135],
+      [135, 145],
+    ];
     const result = wilcoxonSignedRank(pairs.map(([a, b]) => a - b));
     expect(result.informative).toBe(9);
     expect(result.method).toBe('normal_approximation');

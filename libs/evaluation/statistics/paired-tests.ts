@@ -39,12 +39,31 @@ export interface SignedRankResult extends PairedTestResult {
 export function wilcoxonSignedRank(differences: readonly number[]): SignedRankResult {
   const nonZero = differences.filter((d) => d !== 0);
   const n = nonZero.length;
-  if (n === 0) return { test: 'wilcoxon_signed_rank', method: 'exact', statistic: 0, p_value: 1, informative: 0, rank_sum_positive: 0, rank_sum_negative: 0, rank_biserial: 0 };
+  if (n === 0)
+    return {
+      test: 'wilcoxon_signed_rank',
+      method: 'exact',
+      statistic: 0,
+      p_value: 1,
+      informative: 0,
+      rank_sum_positive: 0,
+      rank_sum_negative: 0,
+      rank_biserial: 0,
+    };
   const total = (n * (n + 1)) / 2;
   if (n === 1) {
     // stdlib needs two values; one difference has the exact two-sided p of 1 (ranks 1 of 1).
     const positive = nonZero[0] > 0 ? 1 : 0;
-    return { test: 'wilcoxon_signed_rank', method: 'exact', statistic: 0, p_value: 1, informative: 1, rank_sum_positive: positive, rank_sum_negative: 1 - positive, rank_biserial: positive ? 1 : -1 };
+    return {
+      test: 'wilcoxon_signed_rank',
+      method: 'exact',
+      statistic: 0,
+      p_value: 1,
+      informative: 1,
+      rank_sum_positive: positive,
+      rank_sum_negative: 1 - positive,
+      rank_biserial: positive ? 1 : -1,
+    };
   }
   const absolute = nonZero.map(abs);
   const ties = new Set(absolute).size !== n;
@@ -74,7 +93,13 @@ export function mcnemarExact(worse: number, better: number): PairedTestResult {
   const smaller = min(worse, better);
   if (discordant === 0) return { test: 'mcnemar_exact', method: 'exact', statistic: 0, p_value: 1, informative: 0 };
   const result = binomialTest(smaller, discordant, { p: 0.5, alternative: 'two-sided' });
-  return { test: 'mcnemar_exact', method: 'exact', statistic: smaller, p_value: min(1, result.pValue), informative: discordant };
+  return {
+    test: 'mcnemar_exact',
+    method: 'exact',
+    statistic: smaller,
+    p_value: min(1, result.pValue),
+    informative: discordant,
+  };
 }
 
 /**

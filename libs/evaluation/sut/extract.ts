@@ -109,7 +109,10 @@ export function checkPath(language: PathLanguage, expr: string, pointer: string)
 
 /** True when a JSONPath can match several values (wildcards, filters, recursion, unions, slices). */
 function matchesMany(expr: string): boolean {
-  return JSONPath.toPathArray(expr).some((segment) => segment === '*' || segment === '..' || segment.startsWith('?(') || segment.includes(',') || segment.includes(':'));
+  return JSONPath.toPathArray(expr).some(
+    (segment) =>
+      segment === '*' || segment === '..' || segment.startsWith('?(') || segment.includes(',') || segment.includes(':'),
+  );
 }
 
 type Evaluated = { first: unknown; raw: unknown } | { issue: AdapterIssue };
@@ -126,7 +129,13 @@ function evaluate(language: PathLanguage, expr: string, body: unknown, pointer: 
     const matches = runJsonPath(expr.trim(), body);
     return { first: matches[0], raw: matchesMany(expr.trim()) ? matches : matches[0] };
   } catch (error) {
-    return { issue: { pointer, code: 'path_no_match', message: `"${expr}" failed on this response: ${error instanceof Error ? error.message : String(error)}` } };
+    return {
+      issue: {
+        pointer,
+        code: 'path_no_match',
+        message: `"${expr}" failed on this response: ${error instanceof Error ? error.message : String(error)}`,
+      },
+    };
   }
 }
 
@@ -143,7 +152,13 @@ function toNumber(value: unknown): number | null {
   return null;
 }
 
-function extractNumber(language: PathLanguage, expr: string | undefined, body: unknown, pointer: string, issues: AdapterIssue[]): number | null {
+function extractNumber(
+  language: PathLanguage,
+  expr: string | undefined,
+  body: unknown,
+  pointer: string,
+  issues: AdapterIssue[],
+): number | null {
   if (expr === undefined) return null;
   const evaluated = evaluate(language, expr, body, pointer);
   if ('issue' in evaluated) {
@@ -155,24 +170,39 @@ function extractNumber(language: PathLanguage, expr: string | undefined, body: u
     return null;
   }
   const number = toNumber(evaluated.first);
-  if (number === null) issues.push({ pointer, code: 'not_a_number', message: `"${expr}" is ${JSON.stringify(evaluated.first)}, not a number` });
+  if (number === null)
+    issues.push({
+      pointer,
+      code: 'not_a_number',
+      message: `"${expr}" is ${JSON.stringify(evaluated.first)}, not a number`,
+    });
   return number;
 }
 
 /** Reads the output, usage, cost and extras out of a parsed response body. */
-export function extractResponse(spec: AdapterSpec['response'], body: unknown): { extracted: ExtractedOutput; issues: AdapterIssue[] } {
+export function extractResponse(
+  spec: AdapterSpec['response'],
+  body: unknown,
+): { extracted: ExtractedOutput; issues: AdapterIssue[] } {
   const issues: AdapterIssue[] = [];
   const { language } = spec;
 
   let output: string | null = null;
   const evaluated = evaluate(language, spec.output, body, '/response/output');
   if ('issue' in evaluated) issues.push(evaluated.issue);
-  else if (evaluated.first === undefined || evaluated.first === null) issues.push(noMatch(spec.output, '/response/output'));
+  else if (evaluated.first === undefined || evaluated.first === null)
+    issues.push(noMatch(spec.output, '/response/output'));
   else output = typeof evaluated.first === 'string' ? evaluated.first : JSON.stringify(evaluated.first);
 
   const usage = {
     prompt_tokens: extractNumber(language, spec.usage?.prompt_tokens, body, '/response/usage/prompt_tokens', issues),
-    completion_tokens: extractNumber(language, spec.usage?.completion_tokens, body, '/response/usage/completion_tokens', issues),
+    completion_tokens: extractNumber(
+      language,
+      spec.usage?.completion_tokens,
+      body,
+      '/response/usage/completion_tokens',
+      issues,
+    ),
     total_tokens: extractNumber(language, spec.usage?.total_tokens, body, '/response/usage/total_tokens', issues),
   };
   const cost_usd = extractNumber(language, spec.cost_usd, body, '/response/cost_usd', issues);

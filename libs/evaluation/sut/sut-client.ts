@@ -1,6 +1,13 @@
 import { renderRequest } from './adapter.js';
 import { extractResponse } from './extract.js';
-import type { AdapterSpec, ConnectionSpec, RenderedRequest, RetryPolicy, RowContext, SutCallResult } from './sut.types.js';
+import type {
+  AdapterSpec,
+  ConnectionSpec,
+  RenderedRequest,
+  RetryPolicy,
+  RowContext,
+  SutCallResult,
+} from './sut.types.js';
 import { outboundFetch } from '../../common/outbound.js';
 
 /** How much of a failed response's body is kept for diagnosis. */
@@ -15,7 +22,9 @@ export interface CallSutOptions {
 
 type SutError = NonNullable<SutCallResult['error']>;
 /** Builds the result from what an outcome decides; request and latency are filled in. */
-type Finish = (fields: Pick<SutCallResult, 'ok' | 'status_code' | 'attempts' | 'error'> & Partial<SutCallResult>) => SutCallResult;
+type Finish = (
+  fields: Pick<SutCallResult, 'ok' | 'status_code' | 'attempts' | 'error'> & Partial<SutCallResult>,
+) => SutCallResult;
 
 /** Waits `ms`, ending early (without throwing) when the signal aborts; the caller checks the signal. */
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -52,7 +61,12 @@ type Attempt =
   | { kind: 'network'; message: string }
   | { kind: 'cancelled' };
 
-async function attemptOnce(request: RenderedRequest, timeoutMs: number, signal: AbortSignal | undefined, doFetch: typeof fetch): Promise<Attempt> {
+async function attemptOnce(
+  request: RenderedRequest,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  doFetch: typeof fetch,
+): Promise<Attempt> {
   const timeout = AbortSignal.timeout(timeoutMs);
   try {
     const response = await doFetch(request.url, {
@@ -77,12 +91,28 @@ function roundTenth(ms: number): number {
 }
 
 /** Sends one row to the system under test, retrying per the connection's policy; failures come back as values. */
-export async function callSut(conn: ConnectionSpec, adapter: AdapterSpec, row: RowContext, opts: CallSutOptions): Promise<SutCallResult> {
+export async function callSut(
+  conn: ConnectionSpec,
+  adapter: AdapterSpec,
+  row: RowContext,
+  opts: CallSutOptions,
+): Promise<SutCallResult> {
   const shown = renderRequest(conn, adapter, row, opts.secret, { redact: true }).request;
   const base = { request: shown, extracted: null, response_excerpt: null };
   const rendered = renderRequest(conn, adapter, row, opts.secret);
   if (rendered.issues.length) {
-    return { ...base, ok: false, status_code: null, latency_ms: 0, attempts: 0, error: { code: 'render_failed', message: `the request could not be rendered: ${rendered.issues.map((issue) => issue.message).join('; ')}`, issues: rendered.issues } };
+    return {
+      ...base,
+      ok: false,
+      status_code: null,
+      latency_ms: 0,
+      attempts: 0,
+      error: {
+        code: 'render_failed',
+        message: `the request could not be rendered: ${rendered.issues.map((issue) => issue.message).join('; ')}`,
+        issues: rendered.issues,
+      },
+    };
   }
 
   const doFetch = opts.fetch ?? outboundFetch;
@@ -91,7 +121,13 @@ export async function callSut(conn: ConnectionSpec, adapter: AdapterSpec, row: R
   const maxAttempts = Math.max(1, policy.max_attempts);
   const started = performance.now();
   const finish: Finish = (fields) => ({ ...base, ...fields, latency_ms: roundTenth(performance.now() - started) });
-  const cancelled = (attempts: number, status: number | null): SutCallResult => finish({ ok: false, status_code: status, attempts, error: { code: 'cancelled', message: 'the call was cancelled' } });
+  const cancelled = (attempts: number, status: number | null): SutCallResult =>
+    finish({
+      ok: false,
+      status_code: status,
+      attempts,
+      error: { code: 'cancelled', message: 'the call was cancelled' },
+    });
 
   let lastStatus: number | null = null;
   for (let attempt = 1; ; attempt++) {
@@ -113,28 +149,56 @@ export async function callSut(conn: ConnectionSpec, adapter: AdapterSpec, row: R
       error = { code: 'network', message: outcome.message };
     } else {
       lastStatus = outcome.status;
-      if (outcome.status >= 200 && outcome.status < 300) return finishResponse(outcome.status, outcome.text, attempt, adapter, finish);
+      if (outcome.status >= 200 && outcome.status < 300)
+        return finishResponse(outcome.status, outcome.text, attempt, adapter, finish);
       retryable = policy.retry_on_status.includes(outcome.status);
       retryAfter = retryAfterMs(outcome.retryAfter);
       error = { code: 'http_status', message: `the system under test answered HTTP ${outcome.status}` };
       excerpt = outcome.text.slice(0, EXCERPT_CHARS);
     }
-    if (!retryable || attempt >= maxAttempts) return finish({ ok: false, status_code: lastStatus, attempts: attempt, error, response_excerpt: excerpt });
+    if (!retryable || attempt >= maxAttempts)
+      return finish({ ok: false, status_code: lastStatus, attempts: attempt, error, response_excerpt: excerpt });
     await sleep(backoffMs(policy, attempt, retryAfter), opts.signal);
   }
 }
 
-function finishResponse(status: number, text: string, attempts: number, adapter: AdapterSpec, finish: Finish): SutCallResult {
+function finishResponse(
+  status: number,
+  text: string,
+  attempts: number,
+  adapter: AdapterSpec,
+  finish: Finish,
+): SutCallResult {
   const excerpt = text.slice(0, EXCERPT_CHARS);
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    return finish({ ok: false, status_code: status, attempts, response_excerpt: excerpt, error: { code: 'response_not_json', message: `the response body is not JSON (HTTP ${status})` } });
+    return finish({
+      ok: false,
+      status_code: status,
+      attempts,
+      response_excerpt: excerpt,
+      error: { code: 'response_not_json', message: `the response body is not JSON (HTTP ${status})` },
+    });
   }
   const { extracted, issues } = extractResponse(adapter.response, body);
   if (extracted.output === null) {
-    return finish({ ok: false, status_code: status, attempts, extracted, response_excerpt: excerpt, error: { code: 'extraction_failed', message: issues.filter((issue) => issue.pointer === '/response/output').map((issue) => issue.message).join('; '), issues } });
+    return finish({
+      ok: false,
+      status_code: status,
+      attempts,
+      extracted,
+      response_excerpt: excerpt,
+      error: {
+        code: 'extraction_failed',
+        message: issues
+          .filter((issue) => issue.pointer === '/response/output')
+          .map((issue) => issue.message)
+          .join('; '),
+        issues,
+      },
+    });
   }
   return finish({ ok: true, status_code: status, attempts, extracted, error: null });
 }

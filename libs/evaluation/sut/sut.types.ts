@@ -121,7 +121,15 @@ export interface ChatMessage {
 export interface AdapterIssue {
   /** JSON Pointer into the adapter spec (`/request/body/messages/0/content`, `/response/output`). */
   pointer: string;
-  code: 'template_syntax' | 'unknown_placeholder' | 'missing_value' | 'path_syntax' | 'path_no_match' | 'not_a_number' | 'response_not_json' | 'invalid_spec';
+  code:
+    | 'template_syntax'
+    | 'unknown_placeholder'
+    | 'missing_value'
+    | 'path_syntax'
+    | 'path_no_match'
+    | 'not_a_number'
+    | 'response_not_json'
+    | 'invalid_spec';
   message: string;
 }
 
@@ -150,7 +158,12 @@ export interface SutCallResult {
   attempts: number;
   request: RenderedRequest;
   extracted: ExtractedOutput | null;
-  error: { code: 'timeout' | 'network' | 'http_status' | 'response_not_json' | 'extraction_failed' | 'render_failed' | 'cancelled'; message: string; issues?: AdapterIssue[] } | null;
+  error: {
+    code:
+      'timeout' | 'network' | 'http_status' | 'response_not_json' | 'extraction_failed' | 'render_failed' | 'cancelled';
+    message: string;
+    issues?: AdapterIssue[];
+  } | null;
   /** The start of the response body (4 KB) when the call failed, for diagnosis. */
   response_excerpt: string | null;
 }

@@ -1,5 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { ALL_PLACEHOLDER_ROOTS, HTTP_PLACEHOLDER_ROOTS, checkTemplate, joinPointer, renderTemplate } from './template.js';
+import {
+  ALL_PLACEHOLDER_ROOTS,
+  HTTP_PLACEHOLDER_ROOTS,
+  checkTemplate,
+  joinPointer,
+  renderTemplate,
+} from './template.js';
 import type { RowContext } from './sut.types.js';
 
 const row: RowContext = {
@@ -27,12 +33,16 @@ describe('renderTemplate', () => {
   });
 
   it('inserts embedded placeholders as text', () => {
-    expect(render('Q: {{input}} ({{turn}}) {{row.meta.tags}} {{row.empty}}|{{context}}').value).toBe('Q: Why is the sky blue? (2) ["a","b"] |["doc one","doc two"]');
+    expect(render('Q: {{input}} ({{turn}}) {{row.meta.tags}} {{row.empty}}|{{context}}').value).toBe(
+      'Q: Why is the sky blue? (2) ["a","b"] |["doc one","doc two"]',
+    );
     expect(render('tag {{row.meta.tags.1}}, score {{row.meta.score}}').value).toBe('tag b, score 3');
   });
 
   it('walks nested JSON and leaves non-strings alone', () => {
-    expect(render({ q: '{{input}}', n: 1, flag: true, list: ['{{row_id}}', null], nested: { s: '{{session_id}}' } }).value).toEqual({
+    expect(
+      render({ q: '{{input}}', n: 1, flag: true, list: ['{{row_id}}', null], nested: { s: '{{session_id}}' } }).value,
+    ).toEqual({
       q: 'Why is the sky blue?',
       n: 1,
       flag: true,
@@ -54,7 +64,9 @@ describe('renderTemplate', () => {
   it('reports a missing value with the placeholder and the available columns', () => {
     const { value, issues } = renderTemplate({ a: 'see {{row.nope}}' }, row, {}, '/request/body');
     expect(value).toEqual({ a: 'see ' });
-    expect(issues).toEqual([{ pointer: '/request/body/a', code: 'missing_value', message: expect.stringContaining('{{row.nope}}') }]);
+    expect(issues).toEqual([
+      { pointer: '/request/body/a', code: 'missing_value', message: expect.stringContaining('{{row.nope}}') },
+    ]);
     expect(issues[0].message).toContain('question, meta, empty');
     expect(render('{{row.meta.tags.5}}').issues[0].code).toBe('missing_value');
     expect(renderTemplate('{{env.model}}', row, {}, '').issues[0].code).toBe('missing_value');
@@ -75,17 +87,32 @@ describe('renderTemplate', () => {
   });
 
   it('reports syntax errors while rendering', () => {
-    expect(render('{{input').issues).toEqual([{ pointer: '/request/body', code: 'template_syntax', message: expect.stringContaining('unterminated') }]);
+    expect(render('{{input').issues).toEqual([
+      { pointer: '/request/body', code: 'template_syntax', message: expect.stringContaining('unterminated') },
+    ]);
   });
 });
 
 describe('checkTemplate', () => {
   it('accepts the known placeholders', () => {
-    expect(checkTemplate({ a: '{{input}} {{expected_output}} {{context}} {{row.x.0}} {{row_id}} {{session_id}} {{turn}}', m: ['{{history}}', '{{env.model}}'] }, '/request/body', ALL_PLACEHOLDER_ROOTS)).toEqual([]);
+    expect(
+      checkTemplate(
+        {
+          a: '{{input}} {{expected_output}} {{context}} {{row.x.0}} {{row_id}} {{session_id}} {{turn}}',
+          m: ['{{history}}', '{{env.model}}'],
+        },
+        '/request/body',
+        ALL_PLACEHOLDER_ROOTS,
+      ),
+    ).toEqual([]);
   });
 
   it('points at the exact string, escaping ~ and /', () => {
-    const issues = checkTemplate({ 'a/b': { 'c~d': ['ok', 'bad {{ input'] }, e: '{{}}' }, '/request/body', ALL_PLACEHOLDER_ROOTS);
+    const issues = checkTemplate(
+      { 'a/b': { 'c~d': ['ok', 'bad {{ input'] }, e: '{{}}' },
+      '/request/body',
+      ALL_PLACEHOLDER_ROOTS,
+    );
     expect(issues).toEqual([
       { pointer: '/request/body/a~1b/c~0d/1', code: 'template_syntax', message: 'unterminated "{{" at character 4' },
       { pointer: '/request/body/e', code: 'template_syntax', message: 'empty placeholder "{{}}"' },
@@ -94,7 +121,8 @@ describe('checkTemplate', () => {
   });
 
   it('rejects unknown roots, bare row, unknown filters and env.model without a model', () => {
-    const codes = (text: string, roots = ALL_PLACEHOLDER_ROOTS) => checkTemplate(text, '/p', roots).map((issue) => issue.code);
+    const codes = (text: string, roots = ALL_PLACEHOLDER_ROOTS) =>
+      checkTemplate(text, '/p', roots).map((issue) => issue.code);
     expect(codes('{{question}}')).toEqual(['unknown_placeholder']);
     expect(codes('{{row}}')).toEqual(['unknown_placeholder']);
     expect(codes('{{row.}}')).toEqual(['unknown_placeholder']);

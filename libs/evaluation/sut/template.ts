@@ -1,13 +1,25 @@
 import type { AdapterIssue, RowContext } from './sut.types.js';
 
 /** What a placeholder may start with; `row` always takes a dotted path after it. */
-export const PLACEHOLDER_ROOTS = ['input', 'expected_output', 'context', 'row', 'row_id', 'session_id', 'turn', 'history', 'env.model'] as const;
+export const PLACEHOLDER_ROOTS = [
+  'input',
+  'expected_output',
+  'context',
+  'row',
+  'row_id',
+  'session_id',
+  'turn',
+  'history',
+  'env.model',
+] as const;
 export type PlaceholderRoot = (typeof PLACEHOLDER_ROOTS)[number];
 export type PlaceholderRoots = ReadonlySet<PlaceholderRoot>;
 
 export const ALL_PLACEHOLDER_ROOTS: PlaceholderRoots = new Set(PLACEHOLDER_ROOTS);
 /** Without `env.model`: only openai_chat connections have a model. */
-export const HTTP_PLACEHOLDER_ROOTS: PlaceholderRoots = new Set(PLACEHOLDER_ROOTS.filter((root) => root !== 'env.model'));
+export const HTTP_PLACEHOLDER_ROOTS: PlaceholderRoots = new Set(
+  PLACEHOLDER_ROOTS.filter((root) => root !== 'env.model'),
+);
 
 export interface TemplateEnv {
   model?: string;
@@ -76,19 +88,27 @@ function parsePlaceholder(source: string, allowed: PlaceholderRoots): Placeholde
   const filters: Filter[] = [];
   for (const text of filterTexts) {
     const filter = parseFilter(text);
-    if (!filter) return { code: 'template_syntax', message: `unknown filter "${text}" in "{{${source}}}"; use json or default("text")` };
+    if (!filter)
+      return {
+        code: 'template_syntax',
+        message: `unknown filter "${text}" in "{{${source}}}"; use json or default("text")`,
+      };
     filters.push(filter);
   }
   const known = `known placeholders: ${[...allowed].map((root) => (root === 'row' ? 'row.<column>' : root)).join(', ')}`;
   if (expression === 'row' || expression.startsWith('row.')) {
     const path = expression.split('.').slice(1);
     if (!allowed.has('row') || path.length === 0 || path.some((segment) => segment === '')) {
-      return { code: 'unknown_placeholder', message: `"{{${source}}}" needs a column after row, e.g. row.question; ${known}` };
+      return {
+        code: 'unknown_placeholder',
+        message: `"{{${source}}}" needs a column after row, e.g. row.question; ${known}`,
+      };
     }
     return { source, root: 'row', path, filters };
   }
   const root = PLACEHOLDER_ROOTS.find((candidate) => candidate === expression && candidate !== 'row');
-  if (!root || !allowed.has(root)) return { code: 'unknown_placeholder', message: `unknown placeholder "{{${source}}}"; ${known}` };
+  if (!root || !allowed.has(root))
+    return { code: 'unknown_placeholder', message: `unknown placeholder "{{${source}}}"; ${known}` };
   return { source, root, path: [], filters };
 }
 
@@ -131,8 +151,10 @@ export function checkTemplate(value: unknown, pointer: string, allowed: Placehol
     const parsed = parseTemplate(value, allowed);
     return 'issue' in parsed ? [{ pointer, ...parsed.issue }] : [];
   }
-  if (Array.isArray(value)) return value.flatMap((item, index) => checkTemplate(item, joinPointer(pointer, index), allowed));
-  if (isPlainObject(value)) return Object.entries(value).flatMap(([key, item]) => checkTemplate(item, joinPointer(pointer, key), allowed));
+  if (Array.isArray(value))
+    return value.flatMap((item, index) => checkTemplate(item, joinPointer(pointer, index), allowed));
+  if (isPlainObject(value))
+    return Object.entries(value).flatMap(([key, item]) => checkTemplate(item, joinPointer(pointer, key), allowed));
   return [];
 }
 
@@ -190,13 +212,20 @@ function missingIssue(placeholder: Placeholder, ctx: RowContext, pointer: string
   };
 }
 
-function renderString(text: string, ctx: RowContext, env: TemplateEnv, pointer: string): { value: unknown; issues: AdapterIssue[] } {
+function renderString(
+  text: string,
+  ctx: RowContext,
+  env: TemplateEnv,
+  pointer: string,
+): { value: unknown; issues: AdapterIssue[] } {
   const parsed = parseTemplate(text, ALL_PLACEHOLDER_ROOTS);
   if ('issue' in parsed) return { value: text, issues: [{ pointer, ...parsed.issue }] };
   const [only] = parsed.parts;
   if (parsed.parts.length === 1 && 'placeholder' in only) {
     const value = resolve(only.placeholder, ctx, env);
-    return value === undefined ? { value: null, issues: [missingIssue(only.placeholder, ctx, pointer)] } : { value, issues: [] };
+    return value === undefined
+      ? { value: null, issues: [missingIssue(only.placeholder, ctx, pointer)] }
+      : { value, issues: [] };
   }
   const issues: AdapterIssue[] = [];
   const rendered = parsed.parts
@@ -220,7 +249,12 @@ function isHistorySpread(value: unknown): boolean {
 }
 
 /** Fills every placeholder in `value` from the row; problems come back as issues at their pointers. */
-export function renderTemplate(value: unknown, ctx: RowContext, env: TemplateEnv, pointer: string): { value: unknown; issues: AdapterIssue[] } {
+export function renderTemplate(
+  value: unknown,
+  ctx: RowContext,
+  env: TemplateEnv,
+  pointer: string,
+): { value: unknown; issues: AdapterIssue[] } {
   if (typeof value === 'string') return renderString(value, ctx, env, pointer);
   if (Array.isArray(value)) {
     const items: unknown[] = [];

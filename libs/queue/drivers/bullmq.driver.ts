@@ -63,10 +63,19 @@ export class BullMqDriver implements QueueDriver {
     const url = config.env.REDIS_URL as string;
     // BullMQ needs maxRetriesPerRequest: null on connections that block (the Worker's). A short
     // disconnectTimeout keeps a connection that never came up from holding the process at exit.
-    this.connection = new Redis(url, { maxRetriesPerRequest: null, disconnectTimeout: 500, connectionName: `ews:${executor.identity.workerId}` });
+    this.connection = new Redis(url, {
+      maxRetriesPerRequest: null,
+      disconnectTimeout: 500,
+      connectionName: `ews:${executor.identity.workerId}`,
+    });
     this.connection.on('error', (err) => this.redisErrors.warn(`Redis: ${err.message}`));
     // The probe fails fast instead of queueing commands while Redis is away.
-    this.probeConnection = new Redis(url, { maxRetriesPerRequest: 0, enableOfflineQueue: false, disconnectTimeout: 500, connectionName: `ews-probe:${executor.identity.workerId}` });
+    this.probeConnection = new Redis(url, {
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      disconnectTimeout: 500,
+      connectionName: `ews-probe:${executor.identity.workerId}`,
+    });
     this.probeConnection.on('error', () => undefined);
     this.queue = new Queue(BULLMQ_QUEUE_NAME, {
       connection: this.connection,
@@ -79,7 +88,9 @@ export class BullMqDriver implements QueueDriver {
   dispatch(jobs: Array<Pick<Job, 'id' | 'type' | 'runAfter' | 'priority'>>): void {
     if (this.stopped) return;
     for (const job of jobs) {
-      this.add(job).catch((err) => this.redisErrors.warn(`could not hand job ${job.id} to BullMQ (the sweeper will): ${err.message}`));
+      this.add(job).catch((err) =>
+        this.redisErrors.warn(`could not hand job ${job.id} to BullMQ (the sweeper will): ${err.message}`),
+      );
     }
   }
 
@@ -107,7 +118,9 @@ export class BullMqDriver implements QueueDriver {
     this.sweepTimer = setInterval(() => void this.sweep(), sweepIntervalMs(this.config.env.JOB_LEASE_SECONDS));
     this.sweepTimer.unref();
     void this.sweep();
-    this.logger.log(`BullMQ workers started (${this.executor.identity.workerId}, concurrency ${this.config.env.QUEUE_CONCURRENCY}, prefix ${this.config.env.QUEUE_PREFIX})`);
+    this.logger.log(
+      `BullMQ workers started (${this.executor.identity.workerId}, concurrency ${this.config.env.QUEUE_CONCURRENCY}, prefix ${this.config.env.QUEUE_PREFIX})`,
+    );
   }
 
   /** A delivery: claim the row (skip when it is not claimable) and run it like any driver. */
@@ -131,13 +144,20 @@ export class BullMqDriver implements QueueDriver {
     // finishes or the executor hands the job back after the grace period.
     const closing = this.worker?.close().catch((err) => this.logger.warn(`BullMQ worker close: ${err.message}`));
     const released = await this.executor.shutdown(this.config.env.QUEUE_SHUTDOWN_GRACE_SECONDS * 1000);
-    if (closing) await withTimeout(closing, 5000, 'BullMQ worker did not close within 5 s').catch((err) => this.logger.warn(err.message));
+    if (closing)
+      await withTimeout(closing, 5000, 'BullMQ worker did not close within 5 s').catch((err) =>
+        this.logger.warn(err.message),
+      );
     // Hand the released jobs to the other workers now rather than at the next resync.
-    await withTimeout(Promise.all(released.map((job) => this.add(job))), 2000, 'Redis did not take the released jobs within 2 s').catch((err) =>
-      this.logger.warn(`${err.message}; the sweeper of another worker re-adds them`),
-    );
+    await withTimeout(
+      Promise.all(released.map((job) => this.add(job))),
+      2000,
+      'Redis did not take the released jobs within 2 s',
+    ).catch((err) => this.logger.warn(`${err.message}; the sweeper of another worker re-adds them`));
     await withTimeout(this.queue.close(), 2000, 'BullMQ queue did not close within 2 s').catch(() => undefined);
-    await withTimeout(this.connection.quit(), 2000, 'Redis did not close within 2 s').catch(() => this.connection.disconnect());
+    await withTimeout(this.connection.quit(), 2000, 'Redis did not close within 2 s').catch(() =>
+      this.connection.disconnect(),
+    );
     this.probeConnection.disconnect();
   }
 

@@ -44,10 +44,13 @@ export class InProcessDriver implements QueueDriver {
         this.wake();
         continue;
       }
-      const timer = setTimeout(() => {
-        this.timers.delete(timer);
-        this.wake();
-      }, Math.min(delay + 5, MAX_TIMER_MS));
+      const timer = setTimeout(
+        () => {
+          this.timers.delete(timer);
+          this.wake();
+        },
+        Math.min(delay + 5, MAX_TIMER_MS),
+      );
       timer.unref();
       this.timers.add(timer);
     }
@@ -60,7 +63,9 @@ export class InProcessDriver implements QueueDriver {
     this.sweepTimer = setInterval(() => void this.sweep(), sweepIntervalMs(this.config.env.JOB_LEASE_SECONDS));
     this.sweepTimer.unref();
     void this.sweep();
-    this.logger.log(`in-process workers started (${this.executor.identity.workerId}, concurrency ${this.config.env.QUEUE_CONCURRENCY})`);
+    this.logger.log(
+      `in-process workers started (${this.executor.identity.workerId}, concurrency ${this.config.env.QUEUE_CONCURRENCY})`,
+    );
   }
 
   /** Idempotent: a second caller (the shutdown sequence, then the module hook) awaits the same stop. */

@@ -33,7 +33,12 @@ export class JobResponse {
   status: JobStatus;
   @ApiProperty({ type: String, format: 'uuid', nullable: true, example: EXAMPLE_ID.workspace })
   workspace_id: string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'The kind of record the job works for, e.g. `run`', example: 'run' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The kind of record the job works for, e.g. `run`',
+    example: 'run',
+  })
   target_type: string | null;
   @ApiProperty({ type: String, format: 'uuid', nullable: true, example: EXAMPLE_ID.run })
   target_id: string | null;
@@ -44,11 +49,26 @@ export class JobResponse {
   max_attempts: number;
   @ApiProperty({ example: 0 })
   priority: number;
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'The latest progress the handler reported', example: { completed: 212, total: 214 } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: 'The latest progress the handler reported',
+    example: { completed: 212, total: 214 },
+  })
   progress: Record<string, unknown> | null;
-  @ApiProperty({ nullable: true, description: 'What the handler returned (any JSON value), once succeeded', example: { state: 'succeeded' } })
+  @ApiProperty({
+    nullable: true,
+    description: 'What the handler returned (any JSON value), once succeeded',
+    example: { state: 'succeeded' },
+  })
   result: unknown;
-  @ApiProperty({ type: JobErrorResponse, nullable: true, description: 'Why the job (or its last attempt) failed', example: null })
+  @ApiProperty({
+    type: JobErrorResponse,
+    nullable: true,
+    description: 'Why the job (or its last attempt) failed',
+    example: null,
+  })
   error: JobErrorResponse | null;
   /** Not started before this time (retry backoff) */
   @ApiProperty({ example: EXAMPLE_AT.created })
@@ -61,7 +81,13 @@ export class JobResponse {
   created_at: Date;
   @ApiProperty({ example: EXAMPLE_AT.updated })
   updated_at: Date;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When the current (or last) attempt started', example: EXAMPLE_AT.started })
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'When the current (or last) attempt started',
+    example: EXAMPLE_AT.started,
+  })
   started_at: Date | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true, example: EXAMPLE_AT.finished })
   finished_at: Date | null;

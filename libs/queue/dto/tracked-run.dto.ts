@@ -21,7 +21,11 @@ export interface TrackedRunFields<D extends string = string> {
 }
 
 /** The tracked members of a run response, from its record. */
-export function trackedRunFields<D extends string, K extends keyof TrackedRunFields<D>>(row: TrackedColumns, vocabulary: StateVocabulary<D>, keys: readonly K[]): Pick<TrackedRunFields<D>, K> {
+export function trackedRunFields<D extends string, K extends keyof TrackedRunFields<D>>(
+  row: TrackedColumns,
+  vocabulary: StateVocabulary<D>,
+  keys: readonly K[],
+): Pick<TrackedRunFields<D>, K> {
   const all: TrackedRunFields<D> = {
     state: vocabulary.show(row.state),
     state_reason: row.failure?.message ?? null,

@@ -27,7 +27,12 @@ export const GENAI_EVENT_ROLE: Record<string, string> = {
 };
 
 /** OpenLLMetry / old GenAI indexed prompt or completion rows -> messages (+ tool calls). */
-export function indexedMessages(ctx: Ctx, field: string, prefix: string, calls?: ToolCall[]): Array<Record<string, AttributeValue>> {
+export function indexedMessages(
+  ctx: Ctx,
+  field: string,
+  prefix: string,
+  calls?: ToolCall[],
+): Array<Record<string, AttributeValue>> {
   const msgs: Array<Record<string, AttributeValue>> = [];
   for (const [, row] of ctx.indexed(prefix)) {
     const msg: Record<string, AttributeValue> = {};
@@ -44,7 +49,11 @@ export function indexedMessages(ctx: Ctx, field: string, prefix: string, calls?:
       if (!name) continue;
       const args = tc.get('arguments');
       const id = tc.get('id');
-      rowCalls.push({ name: String(name.value), arguments: args ? parseJsonish(args.value) : null, id: id ? toStr(id.value) : null });
+      rowCalls.push({
+        name: String(name.value),
+        arguments: args ? parseJsonish(args.value) : null,
+        id: id ? toStr(id.value) : null,
+      });
       const keys = [name.key, ...(args ? [args.key] : []), ...(id ? [id.key] : [])];
       ctx.mark(field, ...keys);
       if (calls) ctx.mark('tool_calls', ...keys);
@@ -65,14 +74,20 @@ export function genaiPartsToolCalls(messages: AttributeValue): ToolCall[] {
   for (const m of messages) {
     if (!isObject(m) || !Array.isArray(m.parts)) continue;
     for (const p of m.parts) {
-      if (isObject(p) && p.type === 'tool_call' && typeof p.name === 'string') calls.push({ name: p.name, arguments: p.arguments !== undefined ? parseJsonish(p.arguments) : null, id: toStr(p.id) });
+      if (isObject(p) && p.type === 'tool_call' && typeof p.name === 'string')
+        calls.push({
+          name: p.name,
+          arguments: p.arguments !== undefined ? parseJsonish(p.arguments) : null,
+          id: toStr(p.id),
+        });
     }
   }
   return calls;
 }
 
 export function eventContent(attrs: Record<string, AttributeValue>): AttributeValue | undefined {
-  for (const k of ['content', 'message.content', 'gen_ai.prompt', 'gen_ai.completion', 'body']) if (isPresent(attrs[k])) return parseJsonish(attrs[k]);
+  for (const k of ['content', 'message.content', 'gen_ai.prompt', 'gen_ai.completion', 'body'])
+    if (isPresent(attrs[k])) return parseJsonish(attrs[k]);
   if (isObject(attrs.message) && isPresent(attrs.message.content)) return attrs.message.content;
   return undefined;
 }
@@ -121,7 +136,11 @@ export function mapGenAi(ctx: Ctx): void {
       ctx.consumedEvents.add(i);
     } else if (ctx.empty('output') && (e.name === 'gen_ai.choice' || e.name === 'gen_ai.content.completion')) {
       const msg = isObject(e.attributes.message) ? e.attributes.message : null;
-      evOut.push(e.name === 'gen_ai.choice' ? { role: toStr(msg?.role) ?? toStr(e.attributes['message.role']) ?? 'assistant', content: content ?? null } : (content ?? null));
+      evOut.push(
+        e.name === 'gen_ai.choice'
+          ? { role: toStr(msg?.role) ?? toStr(e.attributes['message.role']) ?? 'assistant', content: content ?? null }
+          : (content ?? null),
+      );
       evOutNames.add(e.name);
       ctx.consumedEvents.add(i);
     }
@@ -138,7 +157,11 @@ export function mapGenAi(ctx: Ctx): void {
   if (ctx.out.tool_calls.length === 0 && ctx.has(GEN_AI.TOOL_NAME)) {
     const args = ctx.first([GEN_AI.TOOL_CALL_ARGUMENTS]);
     const id = ctx.first([GEN_AI.TOOL_CALL_ID]);
-    ctx.out.tool_calls.push({ name: String(a[GEN_AI.TOOL_NAME]), arguments: args ? parseJsonish(args.value) : null, id: id ? toStr(id.value) : null });
+    ctx.out.tool_calls.push({
+      name: String(a[GEN_AI.TOOL_NAME]),
+      arguments: args ? parseJsonish(args.value) : null,
+      id: id ? toStr(id.value) : null,
+    });
     ctx.mark('tool_calls', GEN_AI.TOOL_NAME, ...(args ? [args.key] : []), ...(id ? [id.key] : []));
     if (ctx.empty('input') && args) {
       ctx.out.input = parseJsonish(args.value);
@@ -146,7 +169,9 @@ export function mapGenAi(ctx: Ctx): void {
     }
     ctx.setValue('output', GEN_AI.TOOL_CALL_RESULT, true);
   }
-  const modelKey = [...(ctx.used.get('model') ?? [])].find((k) => k === GEN_AI.REQUEST_MODEL || k === GEN_AI.RESPONSE_MODEL);
+  const modelKey = [...(ctx.used.get('model') ?? [])].find(
+    (k) => k === GEN_AI.REQUEST_MODEL || k === GEN_AI.RESPONSE_MODEL,
+  );
   if (ctx.empty('kind') && modelKey !== undefined) {
     // A span naming a model with no (known) operation is a model call (pre-1.27 instrumentations).
     // The evidence is the key the model field took, so no other key gets consumed by this inference.

@@ -49,13 +49,20 @@ export function mapLangfuse(ctx: Ctx): void {
     if (tin !== null) ctx.out.tokens_input = tin;
     if (tout !== null) ctx.out.tokens_output = tout;
     if (ttot !== null) ctx.out.tokens_total = ttot;
-    for (const [f, v] of [['tokens_input', tin], ['tokens_output', tout], ['tokens_total', ttot]] as const) if (v !== null) ctx.mark(f, LANGFUSE.OBSERVATION_USAGE);
+    for (const [f, v] of [
+      ['tokens_input', tin],
+      ['tokens_output', tout],
+      ['tokens_total', ttot],
+    ] as const)
+      if (v !== null) ctx.mark(f, LANGFUSE.OBSERVATION_USAGE);
   }
   const cost = jsonObject(a[LANGFUSE.OBSERVATION_COST]);
   if (cost) {
     const total = toNumber(cost.total);
     // Langfuse itself sums the cost details when no total is given.
-    const parts = Object.values(cost).map((v) => toNumber(v)).filter((n): n is number => n !== null);
+    const parts = Object.values(cost)
+      .map((v) => toNumber(v))
+      .filter((n): n is number => n !== null);
     const value = total ?? (parts.length > 0 ? parts.reduce((x, y) => x + y, 0) : null);
     if (value !== null) {
       ctx.out.cost = value;

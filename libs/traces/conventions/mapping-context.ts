@@ -5,7 +5,8 @@ import type { AttributeValue, RetrievedDocument, SourceSpan, SpanKind, ToolCall 
 // Small value helpers
 // ---------------------------------------------------------------------------------------------
 
-export const isPresent = (v: AttributeValue | undefined): v is AttributeValue => v !== undefined && v !== null && v !== '';
+export const isPresent = (v: AttributeValue | undefined): v is AttributeValue =>
+  v !== undefined && v !== null && v !== '';
 
 export function toNumber(v: AttributeValue | undefined): number | null {
   if (typeof v === 'number' && Number.isFinite(v)) return v;
@@ -196,7 +197,8 @@ export function flattenObject(obj: { [key: string]: AttributeValue }, prefix = '
   for (const [k, v] of Object.entries(obj)) {
     const key = prefix ? `${prefix}.${k}` : k;
     if (isObject(v)) out.push(...flattenObject(v, key));
-    else if (Array.isArray(v) && v.every(isObject)) v.forEach((item, i) => out.push(...flattenObject(item as { [key: string]: AttributeValue }, `${key}.${i}`)));
+    else if (Array.isArray(v) && v.every(isObject))
+      v.forEach((item, i) => out.push(...flattenObject(item as { [key: string]: AttributeValue }, `${key}.${i}`)));
     else if (isPresent(v)) out.push([key, v]);
   }
   return out;

@@ -8,11 +8,22 @@ import { Ctx } from './mapping-context.js';
 // OpenLLMetry (Traceloop)
 // ---------------------------------------------------------------------------------------------
 
-export const TRACELOOP_KIND: Record<string, SpanKind> = { workflow: 'chain', task: 'chain', agent: 'agent', tool: 'tool' };
-export const TRACELOOP_REQUEST_KIND: Record<string, SpanKind> = { chat: 'llm', completion: 'llm', embedding: 'embedding', rerank: 'reranker' };
+export const TRACELOOP_KIND: Record<string, SpanKind> = {
+  workflow: 'chain',
+  task: 'chain',
+  agent: 'agent',
+  tool: 'tool',
+};
+export const TRACELOOP_REQUEST_KIND: Record<string, SpanKind> = {
+  chat: 'llm',
+  completion: 'llm',
+  embedding: 'embedding',
+  rerank: 'reranker',
+};
 
 export function mapOpenLlmetry(ctx: Ctx): void {
-  if (!ctx.setKind(TRACELOOP.SPAN_KIND, TRACELOOP_KIND, (x) => x.toLowerCase())) ctx.setKind(TRACELOOP.LLM_REQUEST_TYPE, TRACELOOP_REQUEST_KIND, (x) => x.toLowerCase());
+  if (!ctx.setKind(TRACELOOP.SPAN_KIND, TRACELOOP_KIND, (x) => x.toLowerCase()))
+    ctx.setKind(TRACELOOP.LLM_REQUEST_TYPE, TRACELOOP_REQUEST_KIND, (x) => x.toLowerCase());
   // Span names are `<entity>.<kind>`; the entity name is the component's own name.
   ctx.setString('name', [TRACELOOP.ENTITY_NAME]);
   ctx.setValue('input', TRACELOOP.ENTITY_INPUT, true);

@@ -1,4 +1,13 @@
-import { EvaluationWorkspaceClient, type DatasetResponse, type TokenRequest, type TokenResponse, type TraceUploadResponse, type UploadDatasetForm, type UploadDatasetParams, type UploadTraceFileParams } from './generated/api.js';
+import {
+  EvaluationWorkspaceClient,
+  type DatasetResponse,
+  type TokenRequest,
+  type TokenResponse,
+  type TraceUploadResponse,
+  type UploadDatasetForm,
+  type UploadDatasetParams,
+  type UploadTraceFileParams,
+} from './generated/api.js';
 import { followRunEvents, TERMINAL_RUN_STATES, type FollowOptions } from './events.js';
 import type { RunEventResponse } from './generated/api.js';
 import { createTransport, DEFAULT_RETRY, type RetryOptions } from './transport.js';
@@ -59,16 +68,29 @@ export class EwsClient extends EvaluationWorkspaceClient<never> {
   constructor(options: ClientOptions) {
     const baseUrl = options.baseUrl?.replace(/\/+$/, '');
     if (!baseUrl) throw new TypeError('createClient: baseUrl is required, e.g. https://ews.example.com');
-    const send = createTransport(options.fetch ?? ((input, init) => globalThis.fetch(input, init)), options.headers ?? {}, options.retry === false ? { ...DEFAULT_RETRY, retries: 0 } : { ...DEFAULT_RETRY, ...options.retry });
+    const send = createTransport(
+      options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+      options.headers ?? {},
+      options.retry === false ? { ...DEFAULT_RETRY, retries: 0 } : { ...DEFAULT_RETRY, ...options.retry },
+    );
     const authorization = authorize(options, baseUrl, send);
-    super({ baseUrl, customFetch: send, securityWorker: async () => ({ headers: { Authorization: await authorization() } }) });
+    super({
+      baseUrl,
+      customFetch: send,
+      securityWorker: async () => ({ headers: { Authorization: await authorization() } }),
+    });
     this.#send = send;
     this.#authorization = authorization;
   }
 
   /** Uploads a CSV, JSON, JSON Lines or Parquet file as a dataset (members; see UploadSource for what `file` may be). */
   uploadDataset({ workspaceId, fields, ...file }: DatasetUpload): Promise<DatasetResponse> {
-    return this.#upload('/datasets/upload', { workspace_id: workspaceId } satisfies UploadDatasetParams, fields ?? {}, file);
+    return this.#upload(
+      '/datasets/upload',
+      { workspace_id: workspaceId } satisfies UploadDatasetParams,
+      fields ?? {},
+      file,
+    );
   }
 
   /** Uploads a trace file (OTLP/JSON, JSON Lines, span records, OTLP/protobuf) to detect and land (members). */
@@ -86,9 +108,15 @@ export class EwsClient extends EvaluationWorkspaceClient<never> {
     return followRunEvents(
       {
         open: async (id, lastEventId, signal) => {
-          const headers: Record<string, string> = { Accept: 'text/event-stream', Authorization: await this.#authorization() };
+          const headers: Record<string, string> = {
+            Accept: 'text/event-stream',
+            Authorization: await this.#authorization(),
+          };
           if (lastEventId !== undefined) headers['Last-Event-ID'] = lastEventId;
-          const response = await this.#send(`${this.baseUrl}/runs/${encodeURIComponent(id)}/events/stream`, { headers, signal });
+          const response = await this.#send(`${this.baseUrl}/runs/${encodeURIComponent(id)}/events/stream`, {
+            headers,
+            signal,
+          });
           if (!response.body) throw new Error(`the event stream of run ${id} has no body`);
           return response.body;
         },
@@ -107,7 +135,13 @@ export class EwsClient extends EvaluationWorkspaceClient<never> {
    */
   async #upload<T>(path: string, query: Record<string, string>, fields: object, file: UploadFile): Promise<T> {
     const { body, contentType } = await multipartBody({ ...fields }, file);
-    const init = { method: 'POST', body, duplex: 'half', redirect: 'error', headers: { 'Content-Type': contentType, Authorization: await this.#authorization() } } satisfies RequestInit & { duplex: 'half' };
+    const init = {
+      method: 'POST',
+      body,
+      duplex: 'half',
+      redirect: 'error',
+      headers: { 'Content-Type': contentType, Authorization: await this.#authorization() },
+    } satisfies RequestInit & { duplex: 'half' };
     const response = await this.#send(`${this.baseUrl}${path}${this.addQueryParams(query)}`, init);
     return (await response.json()) as T;
   }
@@ -129,12 +163,22 @@ function authorize(options: ClientOptions, baseUrl: string, send: typeof fetch):
   let current: { header: string; renewAt: number } | undefined;
   let signingIn: Promise<string> | undefined;
   const signIn = async () => {
-    const response = await send(`${baseUrl}/auth/token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(credentials) });
+    const response = await send(`${baseUrl}/auth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(credentials),
+    });
     const token = (await response.json()) as TokenResponse;
     const lifetimeMs = token.expires_in * 1000;
-    current = { header: `Bearer ${token.access_token}`, renewAt: Date.now() + Math.max(lifetimeMs - RENEW_BEFORE_MS, lifetimeMs / 2) };
+    current = {
+      header: `Bearer ${token.access_token}`,
+      renewAt: Date.now() + Math.max(lifetimeMs - RENEW_BEFORE_MS, lifetimeMs / 2),
+    };
     return current.header;
   };
   // Concurrent calls share one sign-in.
-  return () => (current && Date.now() < current.renewAt ? Promise.resolve(current.header) : (signingIn ??= signIn().finally(() => (signingIn = undefined))));
+  return () =>
+    current && Date.now() < current.renewAt
+      ? Promise.resolve(current.header)
+      : (signingIn ??= signIn().finally(() => (signingIn = undefined)));
 }

@@ -49,7 +49,11 @@ export class EwsApiError extends Error {
   static async fromResponse(response: Response, method: string, url: string): Promise<EwsApiError> {
     const request = `${method.toUpperCase()} ${url.replace(/^[a-z]+:\/\/[^/]+/i, '').replace(/\?.*$/, '')}`;
     const text = await response.text().catch(() => '');
-    return new EwsApiError(parseProblem(text, response), { request, requestId: response.headers.get('x-request-id') ?? undefined, retryAfter: retryAfterSeconds(response.headers.get('retry-after')) });
+    return new EwsApiError(parseProblem(text, response), {
+      request,
+      requestId: response.headers.get('x-request-id') ?? undefined,
+      retryAfter: retryAfterSeconds(response.headers.get('retry-after')),
+    });
   }
 }
 
@@ -61,11 +65,18 @@ export function isEwsApiError(value: unknown): value is EwsApiError {
 function parseProblem(text: string, response: Response): Problem {
   try {
     const body = JSON.parse(text) as Partial<Problem> | null;
-    if (body && typeof body === 'object' && typeof body.error_code === 'string') return { ...body, status: typeof body.status === 'number' ? body.status : response.status } as Problem;
+    if (body && typeof body === 'object' && typeof body.error_code === 'string')
+      return { ...body, status: typeof body.status === 'number' ? body.status : response.status } as Problem;
   } catch {
     // not JSON: described below
   }
-  return { type: 'about:blank', title: response.statusText || `HTTP ${response.status}`, status: response.status, error_code: `http_${response.status}`, detail: text.slice(0, 500) || `HTTP ${response.status} without a problem body` };
+  return {
+    type: 'about:blank',
+    title: response.statusText || `HTTP ${response.status}`,
+    status: response.status,
+    error_code: `http_${response.status}`,
+    detail: text.slice(0, 500) || `HTTP ${response.status} without a problem body`,
+  };
 }
 
 /** Retry-After as seconds: a number of seconds or an HTTP date. */

@@ -12,7 +12,10 @@ export interface SseMessage {
  * fields (several `data` lines joined by a line break), `:` comments skipped, a blank line
  * ending a message; `onComment` hears the comments (heartbeats).
  */
-export async function* readServerSentEvents(body: ReadableStream<Uint8Array>, options: { onComment?: (text: string) => void } = {}): AsyncGenerator<SseMessage> {
+export async function* readServerSentEvents(
+  body: ReadableStream<Uint8Array>,
+  options: { onComment?: (text: string) => void } = {},
+): AsyncGenerator<SseMessage> {
   const decoder = new TextDecoder();
   const reader = body.getReader();
   let buffer = '';
@@ -27,7 +30,8 @@ export async function* readServerSentEvents(body: ReadableStream<Uint8Array>, op
         const line = buffer.slice(0, cut);
         buffer = buffer.slice(cut + (buffer.startsWith('\r\n', cut) ? 2 : 1));
         if (line === '') {
-          if (data.length || message.id !== undefined || message.event !== undefined) yield { ...message, data: data.join('\n') };
+          if (data.length || message.id !== undefined || message.event !== undefined)
+            yield { ...message, data: data.join('\n') };
           message = { data: '' };
           data = [];
           continue;
@@ -80,7 +84,11 @@ export interface RunEventSource {
  * terminal state: reconnects after a lost connection with `Last-Event-ID`, so no event is missed
  * or repeated.
  */
-export async function* followRunEvents(source: RunEventSource, runId: string, options: FollowOptions = {}): AsyncGenerator<RunEventResponse> {
+export async function* followRunEvents(
+  source: RunEventSource,
+  runId: string,
+  options: FollowOptions = {},
+): AsyncGenerator<RunEventResponse> {
   let lastEventId = options.after !== undefined ? String(options.after) : undefined;
   const budget = options.reconnects ?? 5;
   let failures = 0;
@@ -104,7 +112,8 @@ export async function* followRunEvents(source: RunEventSource, runId: string, op
       failure = err;
     }
     if (progressed) failures = 0;
-    else if (++failures > budget) throw failure ?? new Error(`the event stream of run ${runId} kept ending without its terminal event`);
+    else if (++failures > budget)
+      throw failure ?? new Error(`the event stream of run ${runId} kept ending without its terminal event`);
     await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** failures, 10_000)));
   }
 }

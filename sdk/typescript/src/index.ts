@@ -6,10 +6,26 @@
  *
  * Also exports the generated EvaluationWorkspaceClient and every request and response type.
  */
-export { createClient, EwsClient, type ApiKeyOptions, type ClientOptions, type DatasetUpload, type PasswordOptions, type TraceFileUpload } from './client.js';
+export {
+  createClient,
+  EwsClient,
+  type ApiKeyOptions,
+  type ClientOptions,
+  type DatasetUpload,
+  type PasswordOptions,
+  type TraceFileUpload,
+} from './client.js';
 export { EwsApiError, isEwsApiError, type Problem } from './errors.js';
 export { isTerminalRunEvent, readServerSentEvents, type FollowOptions, type SseMessage } from './events.js';
-export { pages, paginate, type ItemOf, type ListOperation, type Page, type PageQuery, type QueryOf } from './paginate.js';
+export {
+  pages,
+  paginate,
+  type ItemOf,
+  type ListOperation,
+  type Page,
+  type PageQuery,
+  type QueryOf,
+} from './paginate.js';
 export type { RetryOptions } from './transport.js';
 export type { MultipartBody, UploadFile, UploadSource } from './upload.js';
 export * from './generated/api.js';

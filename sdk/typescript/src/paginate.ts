@@ -17,7 +17,9 @@ export interface PageQuery {
 /** A generated list operation, e.g. `client.datasets.listDatasets`: any operation answering a Page. */
 export type ListOperation = (query: never, params?: RequestParams) => Promise<Page<unknown>>;
 /** The query a list operation takes (its path parameters included). */
-export type QueryOf<L extends ListOperation> = L extends (query: infer Q, ...rest: never[]) => unknown ? NonNullable<Q> : never;
+export type QueryOf<L extends ListOperation> = L extends (query: infer Q, ...rest: never[]) => unknown
+  ? NonNullable<Q>
+  : never;
 /** The items a list operation answers. */
 export type ItemOf<L extends ListOperation> = L extends (...args: never[]) => Promise<Page<infer T>> ? T : never;
 
@@ -28,7 +30,11 @@ export type ItemOf<L extends ListOperation> = L extends (...args: never[]) => Pr
  *
  *   for await (const page of pages(client.datasets.listDatasets, { workspace_id, page_size: 200 })) …
  */
-export async function* pages<L extends ListOperation>(list: L, query: QueryOf<L>, params?: RequestParams): AsyncGenerator<Page<ItemOf<L>>, void, undefined> {
+export async function* pages<L extends ListOperation>(
+  list: L,
+  query: QueryOf<L>,
+  params?: RequestParams,
+): AsyncGenerator<Page<ItemOf<L>>, void, undefined> {
   const fetchPage = list as unknown as (query: PageQuery, params?: RequestParams) => Promise<Page<ItemOf<L>>>;
   let page = (query as PageQuery).page ?? 1;
   for (;;) {
@@ -44,6 +50,10 @@ export async function* pages<L extends ListOperation>(list: L, query: QueryOf<L>
  *
  *   for await (const dataset of paginate(client.datasets.listDatasets, { workspace_id })) …
  */
-export async function* paginate<L extends ListOperation>(list: L, query: QueryOf<L>, params?: RequestParams): AsyncGenerator<ItemOf<L>, void, undefined> {
+export async function* paginate<L extends ListOperation>(
+  list: L,
+  query: QueryOf<L>,
+  params?: RequestParams,
+): AsyncGenerator<ItemOf<L>, void, undefined> {
   for await (const page of pages(list, query, params)) yield* page.items;
 }

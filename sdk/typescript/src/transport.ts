@@ -16,7 +16,11 @@ export const DEFAULT_RETRY: Required<RetryOptions> = { retries: 2, maxDelayMs: 3
  * Retry-After (else 1 s, 2 s, …) stays within `maxDelayMs` and the body can be sent again (a
  * stream cannot), and throws EwsApiError for every answer outside 2xx.
  */
-export function createTransport(fetchImpl: typeof fetch, headers: Record<string, string>, retry: Required<RetryOptions>) {
+export function createTransport(
+  fetchImpl: typeof fetch,
+  headers: Record<string, string>,
+  retry: Required<RetryOptions>,
+) {
   return async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     const method = init.method ?? (input instanceof Request ? input.method : 'GET');
     const url = input instanceof Request ? input.url : String(input);
@@ -28,7 +32,8 @@ export function createTransport(fetchImpl: typeof fetch, headers: Record<string,
       if (response.ok) return response;
       const error = await EwsApiError.fromResponse(response, method, url);
       const waitMs = (error.retryAfter ?? 2 ** attempt) * 1000;
-      if ((error.status !== 429 && error.status !== 503) || attempt >= retries || waitMs > retry.maxDelayMs) throw error;
+      if ((error.status !== 429 && error.status !== 503) || attempt >= retries || waitMs > retry.maxDelayMs)
+        throw error;
       await new Promise((resolve) => setTimeout(resolve, waitMs));
     }
   };
@@ -36,5 +41,9 @@ export function createTransport(fetchImpl: typeof fetch, headers: Record<string,
 
 /** A body that is read once (a stream), so that a request carrying it cannot be repeated. */
 function isOneShot(body: unknown): boolean {
-  return typeof body === 'object' && body !== null && (typeof (body as { getReader?: unknown }).getReader === 'function' || Symbol.asyncIterator in body);
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    (typeof (body as { getReader?: unknown }).getReader === 'function' || Symbol.asyncIterator in body)
+  );
 }

@@ -32,9 +32,14 @@ export interface MultipartBody {
 export async function multipartBody(fields: Record<string, unknown>, upload: UploadFile): Promise<MultipartBody> {
   const boundary = `ews-sdk-${Array.from({ length: 4 }, () => Math.random().toString(36).slice(2, 10)).join('')}`;
   const { file } = upload;
-  const content = typeof file === 'string' ? await openFile(file) : file instanceof Uint8Array ? new Blob([file]) : file;
-  const filename = upload.filename ?? (typeof file === 'string' ? file.split(/[\\/]/).pop() : (content as { name?: unknown }).name);
-  if (typeof filename !== 'string' || !filename) throw new TypeError('Upload: pass `filename` (e.g. "rows.csv") with bytes, a Blob or a stream; the service takes the format from its extension');
+  const content =
+    typeof file === 'string' ? await openFile(file) : file instanceof Uint8Array ? new Blob([file]) : file;
+  const filename =
+    upload.filename ?? (typeof file === 'string' ? file.split(/[\\/]/).pop() : (content as { name?: unknown }).name);
+  if (typeof filename !== 'string' || !filename)
+    throw new TypeError(
+      'Upload: pass `filename` (e.g. "rows.csv") with bytes, a Blob or a stream; the service takes the format from its extension',
+    );
   const type = upload.contentType || (content instanceof Blob && content.type) || 'application/octet-stream';
   let head = '';
   for (const [name, value] of Object.entries(fields)) {
@@ -56,14 +61,20 @@ function quote(name: string): string {
 /** A file on disk as a Blob read lazily (Node >= 20.16; kept out of bundles: no import of node:fs). */
 async function openFile(path: string): Promise<Blob> {
   const fs = globalThis.process?.getBuiltinModule?.('node:fs');
-  if (!fs) throw new TypeError('Upload: a file path needs Node.js 20.16 or later; pass a Blob, bytes or a stream instead');
+  if (!fs)
+    throw new TypeError('Upload: a file path needs Node.js 20.16 or later; pass a Blob, bytes or a stream instead');
   return fs.openAsBlob(path);
 }
 
 /** head, then the source's chunks as they are read, then tail. */
-function streamed(head: string, source: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array | string>, tail: string): ReadableStream<Uint8Array> {
+function streamed(
+  head: string,
+  source: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array | string>,
+  tail: string,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  const chunks: AsyncIterator<Uint8Array | string> = 'getReader' in source ? readerIterator(source.getReader()) : source[Symbol.asyncIterator]();
+  const chunks: AsyncIterator<Uint8Array | string> =
+    'getReader' in source ? readerIterator(source.getReader()) : source[Symbol.asyncIterator]();
   let started = false;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {

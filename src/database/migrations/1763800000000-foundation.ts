@@ -92,8 +92,12 @@ export class Foundation1763800000000 implements MigrationInterface {
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now()
     )`);
-    await q.query('CREATE INDEX workspace_invitations_workspace_idx ON workspace_invitations (workspace_id, created_at)');
-    await q.query(`CREATE UNIQUE INDEX workspace_invitations_pending_key ON workspace_invitations (workspace_id, lower(email)) WHERE status = 'pending'`);
+    await q.query(
+      'CREATE INDEX workspace_invitations_workspace_idx ON workspace_invitations (workspace_id, created_at)',
+    );
+    await q.query(
+      `CREATE UNIQUE INDEX workspace_invitations_pending_key ON workspace_invitations (workspace_id, lower(email)) WHERE status = 'pending'`,
+    );
 
     await q.query(`CREATE TABLE workspace_secrets (
       id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -163,11 +167,25 @@ export class Foundation1763800000000 implements MigrationInterface {
     await q.query(`CREATE INDEX jobs_claim_idx ON jobs (priority DESC, run_after, created_at) WHERE status = 'queued'`);
     await q.query(`CREATE INDEX jobs_lease_idx ON jobs (lease_expires_at) WHERE status = 'running'`);
     await q.query('CREATE INDEX jobs_target_idx ON jobs (target_type, target_id)');
-    await q.query('CREATE UNIQUE INDEX jobs_idempotency_key ON jobs (type, idempotency_key) WHERE idempotency_key IS NOT NULL');
+    await q.query(
+      'CREATE UNIQUE INDEX jobs_idempotency_key ON jobs (type, idempotency_key) WHERE idempotency_key IS NOT NULL',
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const table of ['jobs', 'audit_events', 'settings', 'workspace_secrets', 'workspace_invitations', 'workspace_members', 'workspaces', 'password_reset_tokens', 'login_throttle', 'auth_tokens', 'users']) {
+    for (const table of [
+      'jobs',
+      'audit_events',
+      'settings',
+      'workspace_secrets',
+      'workspace_invitations',
+      'workspace_members',
+      'workspaces',
+      'password_reset_tokens',
+      'login_throttle',
+      'auth_tokens',
+      'users',
+    ]) {
       await q.query(`DROP TABLE IF EXISTS ${table}`);
     }
   }

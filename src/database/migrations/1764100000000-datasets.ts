@@ -51,8 +51,12 @@ export class Datasets1764100000000 implements MigrationInterface {
       version integer NOT NULL DEFAULT 1,
       UNIQUE (dataset_id, number)
     )`);
-    await q.query(`CREATE UNIQUE INDEX dataset_versions_one_current_idx ON dataset_versions (dataset_id) WHERE state = 'current'`);
-    await q.query('ALTER TABLE datasets ADD CONSTRAINT datasets_current_version_fk FOREIGN KEY (current_version_id) REFERENCES dataset_versions(id) ON DELETE SET NULL');
+    await q.query(
+      `CREATE UNIQUE INDEX dataset_versions_one_current_idx ON dataset_versions (dataset_id) WHERE state = 'current'`,
+    );
+    await q.query(
+      'ALTER TABLE datasets ADD CONSTRAINT datasets_current_version_fk FOREIGN KEY (current_version_id) REFERENCES dataset_versions(id) ON DELETE SET NULL',
+    );
 
     // No foreign key on dataset_id: its per-row check costs bulk loads a fifth of their time.
     // The rows of a deleted dataset (directly or with its workspace) go with it by trigger.
@@ -66,17 +70,23 @@ export class Datasets1764100000000 implements MigrationInterface {
       PRIMARY KEY (dataset_id, row_id, added_in)
     )`);
     // Paging in row order within a dataset; the visibility test is evaluated on the index tuples.
-    await q.query('CREATE INDEX dataset_rows_order_idx ON dataset_rows (dataset_id, ordinal) INCLUDE (added_in, removed_in)');
+    await q.query(
+      'CREATE INDEX dataset_rows_order_idx ON dataset_rows (dataset_id, ordinal) INCLUDE (added_in, removed_in)',
+    );
     // Equality and `in` predicates of the query language compile to @> containment. New entries
     // go to the index's pending list (up to 128 MB) and are merged by (auto)vacuum, not row by row
     // during an upload: loads run twice as fast, and queries read the pending list meanwhile.
-    await q.query('CREATE INDEX dataset_rows_data_idx ON dataset_rows USING gin (data jsonb_path_ops) WITH (fastupdate = on, gin_pending_list_limit = 131072)');
+    await q.query(
+      'CREATE INDEX dataset_rows_data_idx ON dataset_rows USING gin (data jsonb_path_ops) WITH (fastupdate = on, gin_pending_list_limit = 131072)',
+    );
     await q.query(`CREATE FUNCTION dataset_rows_cleanup() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         DELETE FROM dataset_rows WHERE dataset_id = OLD.id;
         RETURN OLD;
       END $$`);
-    await q.query('CREATE TRIGGER datasets_delete_rows AFTER DELETE ON datasets FOR EACH ROW EXECUTE FUNCTION dataset_rows_cleanup()');
+    await q.query(
+      'CREATE TRIGGER datasets_delete_rows AFTER DELETE ON datasets FOR EACH ROW EXECUTE FUNCTION dataset_rows_cleanup()',
+    );
 
     await q.query(`CREATE TABLE dataset_staged_edits (
       dataset_id uuid NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
@@ -108,7 +118,9 @@ export class Datasets1764100000000 implements MigrationInterface {
       PRIMARY KEY (dataset_id, row_id, dimension),
       FOREIGN KEY (dataset_id, dimension) REFERENCES dataset_dimensions(dataset_id, name) ON DELETE CASCADE
     )`);
-    await q.query('CREATE INDEX dataset_row_dimensions_value_idx ON dataset_row_dimensions (dataset_id, dimension, value)');
+    await q.query(
+      'CREATE INDEX dataset_row_dimensions_value_idx ON dataset_row_dimensions (dataset_id, dimension, value)',
+    );
 
     await q.query(`CREATE TABLE dataset_partitions (
       id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -146,7 +158,14 @@ export class Datasets1764100000000 implements MigrationInterface {
   async down(q: QueryRunner): Promise<void> {
     await q.query('DROP TRIGGER datasets_delete_rows ON datasets');
     await q.query('DROP FUNCTION dataset_rows_cleanup()');
-    for (const table of ['data_operation_runs', 'dataset_partitions', 'dataset_row_dimensions', 'dataset_dimensions', 'dataset_staged_edits', 'dataset_rows']) {
+    for (const table of [
+      'data_operation_runs',
+      'dataset_partitions',
+      'dataset_row_dimensions',
+      'dataset_dimensions',
+      'dataset_staged_edits',
+      'dataset_rows',
+    ]) {
       await q.query(`DROP TABLE ${table}`);
     }
     await q.query('ALTER TABLE datasets DROP CONSTRAINT datasets_current_version_fk');

@@ -19,7 +19,9 @@ export class NotificationConfigs1764400000000 implements MigrationInterface {
       updated_at timestamptz NOT NULL DEFAULT now(),
       version integer NOT NULL DEFAULT 1
     )`);
-    await q.query('CREATE UNIQUE INDEX notification_configs_name_idx ON notification_configs (workspace_id, lower(name))');
+    await q.query(
+      'CREATE UNIQUE INDEX notification_configs_name_idx ON notification_configs (workspace_id, lower(name))',
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -71,7 +71,9 @@ export class SutsAndCatalogues1764500000000 implements MigrationInterface {
       first_used_at timestamptz,
       first_used_by_run uuid,
       ${stamps})`);
-    await q.query('CREATE UNIQUE INDEX metric_configs_name_version_idx ON metric_configs (workspace_id, lower(name), config_version)');
+    await q.query(
+      'CREATE UNIQUE INDEX metric_configs_name_version_idx ON metric_configs (workspace_id, lower(name), config_version)',
+    );
 
     await q.query(`CREATE TABLE metric_config_defaults (${record},
       metric_name text NOT NULL,
@@ -81,7 +83,9 @@ export class SutsAndCatalogues1764500000000 implements MigrationInterface {
       note text NOT NULL DEFAULT '',
       set_by uuid,
       set_at timestamptz NOT NULL DEFAULT clock_timestamp())`);
-    await q.query('CREATE UNIQUE INDEX metric_config_defaults_revision_idx ON metric_config_defaults (workspace_id, lower(metric_name), revision)');
+    await q.query(
+      'CREATE UNIQUE INDEX metric_config_defaults_revision_idx ON metric_config_defaults (workspace_id, lower(metric_name), revision)',
+    );
 
     await q.query(`CREATE TABLE eval_configs (${record},
       name text NOT NULL,
@@ -129,11 +133,24 @@ export class SutsAndCatalogues1764500000000 implements MigrationInterface {
       custom_op_id uuid NOT NULL REFERENCES custom_ops(id) ON DELETE CASCADE,
       created_by uuid,
       created_at timestamptz NOT NULL DEFAULT clock_timestamp())`);
-    await q.query('CREATE UNIQUE INDEX registry_ops_name_version_idx ON registry_ops (workspace_id, lower(name), op_version)');
+    await q.query(
+      'CREATE UNIQUE INDEX registry_ops_name_version_idx ON registry_ops (workspace_id, lower(name), op_version)',
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const table of ['registry_ops', 'custom_op_revisions', 'custom_ops', 'eval_configs', 'metric_config_defaults', 'metric_configs', 'judges', 'sut_adapters', 'sut_connections', 'suts']) {
+    for (const table of [
+      'registry_ops',
+      'custom_op_revisions',
+      'custom_ops',
+      'eval_configs',
+      'metric_config_defaults',
+      'metric_configs',
+      'judges',
+      'sut_adapters',
+      'sut_connections',
+      'suts',
+    ]) {
       await q.query(`DROP TABLE ${table}`);
     }
   }

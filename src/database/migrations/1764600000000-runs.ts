@@ -96,7 +96,9 @@ export class Runs1764600000000 implements MigrationInterface {
       delivered_at timestamptz,
       created_at timestamptz NOT NULL DEFAULT clock_timestamp()
     )`);
-    await q.query('CREATE INDEX notification_deliveries_config_idx ON notification_deliveries (config_id, created_at DESC)');
+    await q.query(
+      'CREATE INDEX notification_deliveries_config_idx ON notification_deliveries (config_id, created_at DESC)',
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -38,12 +38,16 @@ export class Sdg1764700000000 implements MigrationInterface {
     )`);
     await q.query('CREATE INDEX sdg_runs_adapter_idx ON sdg_runs (adapter_id, created_at DESC)');
     await q.query('ALTER TABLE dataset_versions DROP CONSTRAINT dataset_versions_source_check');
-    await q.query(`ALTER TABLE dataset_versions ADD CONSTRAINT dataset_versions_source_check CHECK (source IN ('upload', 'commit', 'generated'))`);
+    await q.query(
+      `ALTER TABLE dataset_versions ADD CONSTRAINT dataset_versions_source_check CHECK (source IN ('upload', 'commit', 'generated'))`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
     await q.query('ALTER TABLE dataset_versions DROP CONSTRAINT dataset_versions_source_check');
-    await q.query(`ALTER TABLE dataset_versions ADD CONSTRAINT dataset_versions_source_check CHECK (source IN ('upload', 'commit'))`);
+    await q.query(
+      `ALTER TABLE dataset_versions ADD CONSTRAINT dataset_versions_source_check CHECK (source IN ('upload', 'commit'))`,
+    );
     await q.query('DROP TABLE sdg_runs');
     await q.query('DROP TABLE sdg_adapters');
   }

@@ -43,6 +43,7 @@ export class Analysis1764800000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const table of ['cluster_runs', 'analysis_row_properties', 'analysis_results', 'analysis_runs']) await q.query(`DROP TABLE ${table}`);
+    for (const table of ['cluster_runs', 'analysis_row_properties', 'analysis_results', 'analysis_runs'])
+      await q.query(`DROP TABLE ${table}`);
   }
 }

@@ -11,11 +11,15 @@ export class Traces1764900000000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query('ALTER TABLE dataset_versions DROP CONSTRAINT dataset_versions_source_check');
-    await q.query(`ALTER TABLE dataset_versions ADD CONSTRAINT dataset_versions_source_check CHECK (source IN ('upload', 'commit', 'generated', 'landed'))`);
+    await q.query(
+      `ALTER TABLE dataset_versions ADD CONSTRAINT dataset_versions_source_check CHECK (source IN ('upload', 'commit', 'generated', 'landed'))`,
+    );
 
     // Span rows in trace order, for topology and enrichment (which read a version trace by trace);
     // partial, so test-case rows never pay for it.
-    await q.query(`CREATE INDEX dataset_rows_trace_idx ON dataset_rows (dataset_id, (data ->> 'trace_id'), ordinal) INCLUDE (added_in, removed_in) WHERE data ? 'span_id' AND data ? 'trace_id'`);
+    await q.query(
+      `CREATE INDEX dataset_rows_trace_idx ON dataset_rows (dataset_id, (data ->> 'trace_id'), ordinal) INCLUDE (added_in, removed_in) WHERE data ? 'span_id' AND data ? 'trace_id'`,
+    );
 
     await q.query(`CREATE TABLE trace_connections (
       id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -153,9 +157,21 @@ export class Traces1764900000000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     await q.query('DROP INDEX dataset_rows_trace_idx');
-    for (const table of ['trace_tags', 'trace_enrichment_results', 'trace_enrichment_runs', 'trace_ground_truth_versions', 'trace_drops', 'trace_ingest_runs', 'trace_uploads', 'trace_connections']) await q.query(`DROP TABLE ${table}`);
+    for (const table of [
+      'trace_tags',
+      'trace_enrichment_results',
+      'trace_enrichment_runs',
+      'trace_ground_truth_versions',
+      'trace_drops',
+      'trace_ingest_runs',
+      'trace_uploads',
+      'trace_connections',
+    ])
+      await q.query(`DROP TABLE ${table}`);
     await q.query(`DELETE FROM dataset_versions WHERE source = 'landed'`);
     await q.query('ALTER TABLE dataset_versions DROP CONSTRAINT dataset_versions_source_check');
-    await q.query(`ALTER TABLE dataset_versions ADD CONSTRAINT dataset_versions_source_check CHECK (source IN ('upload', 'commit', 'generated'))`);
+    await q.query(
+      `ALTER TABLE dataset_versions ADD CONSTRAINT dataset_versions_source_check CHECK (source IN ('upload', 'commit', 'generated'))`,
+    );
   }
 }

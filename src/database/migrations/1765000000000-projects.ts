@@ -68,8 +68,12 @@ export class Projects1765000000000 implements MigrationInterface {
       updated_at timestamptz NOT NULL DEFAULT now(),
       version integer NOT NULL DEFAULT 1
     )`);
-    await q.query('CREATE UNIQUE INDEX test_package_recommendations_name_idx ON test_package_recommendations (workspace_id, lower(name))');
-    await q.query('CREATE INDEX test_package_recommendations_workspace_idx ON test_package_recommendations (workspace_id, use_case)');
+    await q.query(
+      'CREATE UNIQUE INDEX test_package_recommendations_name_idx ON test_package_recommendations (workspace_id, lower(name))',
+    );
+    await q.query(
+      'CREATE INDEX test_package_recommendations_workspace_idx ON test_package_recommendations (workspace_id, use_case)',
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

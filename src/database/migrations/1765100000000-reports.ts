@@ -67,10 +67,13 @@ export class Reports1765100000000 implements MigrationInterface {
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now()
     )`);
-    await q.query('CREATE UNIQUE INDEX report_section_prompts_key_idx ON report_section_prompts (workspace_id, section_key)');
+    await q.query(
+      'CREATE UNIQUE INDEX report_section_prompts_key_idx ON report_section_prompts (workspace_id, section_key)',
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const table of ['report_section_prompts', 'report_settings', 'report_exports', 'reports', 'report_configs']) await q.query(`DROP TABLE ${table}`);
+    for (const table of ['report_section_prompts', 'report_settings', 'report_exports', 'reports', 'report_configs'])
+      await q.query(`DROP TABLE ${table}`);
   }
 }

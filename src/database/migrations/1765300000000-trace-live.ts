@@ -12,7 +12,9 @@ export class TraceLive1765300000000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE trace_ingest_runs DROP CONSTRAINT IF EXISTS trace_ingest_runs_source_kind_check`);
-    await q.query(`ALTER TABLE trace_ingest_runs ADD CONSTRAINT trace_ingest_runs_source_kind_check CHECK (source_kind IN ('upload', 'inline', 'connection', 'otlp'))`);
+    await q.query(
+      `ALTER TABLE trace_ingest_runs ADD CONSTRAINT trace_ingest_runs_source_kind_check CHECK (source_kind IN ('upload', 'inline', 'connection', 'otlp'))`,
+    );
     await q.query(`CREATE TABLE trace_live_streams (
       dataset_id uuid PRIMARY KEY REFERENCES datasets(id) ON DELETE CASCADE,
       workspace_id uuid NOT NULL REFERENCES workspaces(id) ON DELETE CASCADE,
@@ -49,7 +51,9 @@ export class TraceLive1765300000000 implements MigrationInterface {
       updated_by uuid,
       updated_at timestamptz NOT NULL DEFAULT now()
     )`);
-    await q.query(`CREATE UNIQUE INDEX trace_retention_target_idx ON trace_retention (workspace_id, COALESCE(dataset_id, '00000000-0000-0000-0000-000000000000'::uuid))`);
+    await q.query(
+      `CREATE UNIQUE INDEX trace_retention_target_idx ON trace_retention (workspace_id, COALESCE(dataset_id, '00000000-0000-0000-0000-000000000000'::uuid))`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
@@ -58,6 +62,8 @@ export class TraceLive1765300000000 implements MigrationInterface {
     await q.query('DROP TABLE trace_live_streams');
     await q.query(`DELETE FROM trace_ingest_runs WHERE source_kind = 'otlp'`);
     await q.query(`ALTER TABLE trace_ingest_runs DROP CONSTRAINT IF EXISTS trace_ingest_runs_source_kind_check`);
-    await q.query(`ALTER TABLE trace_ingest_runs ADD CONSTRAINT trace_ingest_runs_source_kind_check CHECK (source_kind IN ('upload', 'inline', 'connection'))`);
+    await q.query(
+      `ALTER TABLE trace_ingest_runs ADD CONSTRAINT trace_ingest_runs_source_kind_check CHECK (source_kind IN ('upload', 'inline', 'connection'))`,
+    );
   }
 }

@@ -1,7 +1,15 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** The tables that follow one background operation each (docs/architecture.md#background-work). */
-const TRACKED = ['analysis_runs', 'cluster_runs', 'sdg_runs', 'trace_ingest_runs', 'trace_enrichment_runs', 'data_operation_runs', 'custom_op_revisions'];
+const TRACKED = [
+  'analysis_runs',
+  'cluster_runs',
+  'sdg_runs',
+  'trace_ingest_runs',
+  'trace_enrichment_runs',
+  'data_operation_runs',
+  'custom_op_revisions',
+];
 const STATES = `'queued', 'running', 'succeeded', 'failed', 'cancelled'`;
 
 /**
@@ -15,26 +23,40 @@ export class TrackedJobs1765500000000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     // Texts become failures; a reason was only ever written when the run failed.
-    for (const [table, column] of [['analysis_runs', 'state_reason'], ['cluster_runs', 'state_reason'], ['sdg_runs', 'state_reason'], ['data_operation_runs', 'error']]) {
+    for (const [table, column] of [
+      ['analysis_runs', 'state_reason'],
+      ['cluster_runs', 'state_reason'],
+      ['sdg_runs', 'state_reason'],
+      ['data_operation_runs', 'error'],
+    ]) {
       await q.query(`ALTER TABLE ${table} ADD COLUMN failure jsonb`);
-      await q.query(`UPDATE ${table} SET failure = jsonb_build_object('code', 'failed', 'message', ${column}) WHERE ${column} IS NOT NULL`);
+      await q.query(
+        `UPDATE ${table} SET failure = jsonb_build_object('code', 'failed', 'message', ${column}) WHERE ${column} IS NOT NULL`,
+      );
       await q.query(`ALTER TABLE ${table} DROP COLUMN ${column}`);
     }
-    for (const table of ['trace_ingest_runs', 'trace_enrichment_runs']) await q.query(`ALTER TABLE ${table} RENAME COLUMN error TO failure`);
+    for (const table of ['trace_ingest_runs', 'trace_enrichment_runs'])
+      await q.query(`ALTER TABLE ${table} RENAME COLUMN error TO failure`);
     await q.query('ALTER TABLE sdg_runs ADD COLUMN progress jsonb, ADD COLUMN started_at timestamptz');
     await q.query('ALTER TABLE trace_ingest_runs ADD COLUMN progress jsonb');
-    await q.query('ALTER TABLE data_operation_runs ADD COLUMN progress jsonb, ADD COLUMN job_id uuid, ADD COLUMN started_at timestamptz');
+    await q.query(
+      'ALTER TABLE data_operation_runs ADD COLUMN progress jsonb, ADD COLUMN job_id uuid, ADD COLUMN started_at timestamptz',
+    );
     await q.query('UPDATE data_operation_runs SET started_at = created_at');
     // An enrichment's counts of traces are its progress.
     await q.query('ALTER TABLE trace_enrichment_runs ADD COLUMN progress jsonb');
-    await q.query(`UPDATE trace_enrichment_runs SET progress = jsonb_build_object('done', traces_done, 'total', traces_total)`);
+    await q.query(
+      `UPDATE trace_enrichment_runs SET progress = jsonb_build_object('done', traces_done, 'total', traces_total)`,
+    );
     await q.query('ALTER TABLE trace_enrichment_runs DROP COLUMN traces_total, DROP COLUMN traces_done');
     await this.revisionsUp(q);
     for (const table of TRACKED) {
       await q.query(`ALTER TABLE ${table} DROP CONSTRAINT IF EXISTS ${table}_state_check`);
       await q.query(`ALTER TABLE ${table} ALTER COLUMN state SET DEFAULT 'queued'`);
       await q.query(`ALTER TABLE ${table} ADD CONSTRAINT ${table}_state_check CHECK (state IN (${STATES}))`);
-      await q.query(`ALTER TABLE ${table} ADD CONSTRAINT ${table}_failure_check CHECK (failure IS NULL OR coalesce(jsonb_typeof(failure->'code') = 'string' AND jsonb_typeof(failure->'message') = 'string', false))`);
+      await q.query(
+        `ALTER TABLE ${table} ADD CONSTRAINT ${table}_failure_check CHECK (failure IS NULL OR coalesce(jsonb_typeof(failure->'code') = 'string' AND jsonb_typeof(failure->'message') = 'string', false))`,
+      );
     }
   }
 
@@ -58,36 +80,58 @@ export class TrackedJobs1765500000000 implements MigrationInterface {
   }
 
   private async revisionsDown(q: QueryRunner): Promise<void> {
-    await q.query(`ALTER TABLE custom_op_revisions ADD COLUMN outcome text NOT NULL DEFAULT 'deploying' CHECK (outcome IN ('deploying', 'active', 'failed', 'superseded')), ADD COLUMN reason text`);
+    await q.query(
+      `ALTER TABLE custom_op_revisions ADD COLUMN outcome text NOT NULL DEFAULT 'deploying' CHECK (outcome IN ('deploying', 'active', 'failed', 'superseded')), ADD COLUMN reason text`,
+    );
     await q.query(`UPDATE custom_op_revisions SET reason = failure->>'message',
         outcome = CASE WHEN superseded_at IS NOT NULL THEN 'superseded' WHEN state = 'succeeded' THEN 'active' WHEN state IN ('failed', 'cancelled') THEN 'failed' ELSE 'deploying' END`);
     await q.query('ALTER TABLE custom_op_revisions ALTER COLUMN outcome DROP DEFAULT');
-    await q.query('ALTER TABLE custom_op_revisions DROP COLUMN state, DROP COLUMN failure, DROP COLUMN progress, DROP COLUMN job_id, DROP COLUMN started_at, DROP COLUMN superseded_at');
+    await q.query(
+      'ALTER TABLE custom_op_revisions DROP COLUMN state, DROP COLUMN failure, DROP COLUMN progress, DROP COLUMN job_id, DROP COLUMN started_at, DROP COLUMN superseded_at',
+    );
     await q.query('ALTER TABLE custom_op_revisions RENAME COLUMN finished_at TO checked_at');
   }
 
   async down(q: QueryRunner): Promise<void> {
     for (const table of TRACKED) {
-      await q.query(`ALTER TABLE ${table} DROP CONSTRAINT ${table}_failure_check, DROP CONSTRAINT ${table}_state_check`);
+      await q.query(
+        `ALTER TABLE ${table} DROP CONSTRAINT ${table}_failure_check, DROP CONSTRAINT ${table}_state_check`,
+      );
     }
     await this.revisionsDown(q);
     // Vocabularies without `cancelled` (or `queued`) take the state their responses showed.
-    for (const table of ['analysis_runs', 'cluster_runs', 'sdg_runs', 'data_operation_runs']) await q.query(`UPDATE ${table} SET state = 'failed' WHERE state = 'cancelled'`);
+    for (const table of ['analysis_runs', 'cluster_runs', 'sdg_runs', 'data_operation_runs'])
+      await q.query(`UPDATE ${table} SET state = 'failed' WHERE state = 'cancelled'`);
     await q.query(`UPDATE data_operation_runs SET state = 'running' WHERE state = 'queued'`);
     for (const table of ['analysis_runs', 'cluster_runs', 'sdg_runs']) {
-      await q.query(`ALTER TABLE ${table} ALTER COLUMN state DROP DEFAULT, ADD CONSTRAINT ${table}_state_check CHECK (state IN ('queued', 'running', 'succeeded', 'failed'))`);
+      await q.query(
+        `ALTER TABLE ${table} ALTER COLUMN state DROP DEFAULT, ADD CONSTRAINT ${table}_state_check CHECK (state IN ('queued', 'running', 'succeeded', 'failed'))`,
+      );
     }
-    await q.query(`ALTER TABLE data_operation_runs ALTER COLUMN state DROP DEFAULT, ADD CONSTRAINT data_operation_runs_state_check CHECK (state IN ('running', 'succeeded', 'failed'))`);
-    for (const table of ['trace_ingest_runs', 'trace_enrichment_runs']) await q.query(`ALTER TABLE ${table} ADD CONSTRAINT ${table}_state_check CHECK (state IN (${STATES}))`);
+    await q.query(
+      `ALTER TABLE data_operation_runs ALTER COLUMN state DROP DEFAULT, ADD CONSTRAINT data_operation_runs_state_check CHECK (state IN ('running', 'succeeded', 'failed'))`,
+    );
+    for (const table of ['trace_ingest_runs', 'trace_enrichment_runs'])
+      await q.query(`ALTER TABLE ${table} ADD CONSTRAINT ${table}_state_check CHECK (state IN (${STATES}))`);
 
-    await q.query('ALTER TABLE trace_enrichment_runs ADD COLUMN traces_total integer NOT NULL DEFAULT 0, ADD COLUMN traces_done integer NOT NULL DEFAULT 0');
-    await q.query(`UPDATE trace_enrichment_runs SET traces_total = coalesce((progress->>'total')::int, 0), traces_done = coalesce((progress->>'done')::int, 0)`);
+    await q.query(
+      'ALTER TABLE trace_enrichment_runs ADD COLUMN traces_total integer NOT NULL DEFAULT 0, ADD COLUMN traces_done integer NOT NULL DEFAULT 0',
+    );
+    await q.query(
+      `UPDATE trace_enrichment_runs SET traces_total = coalesce((progress->>'total')::int, 0), traces_done = coalesce((progress->>'done')::int, 0)`,
+    );
     await q.query('ALTER TABLE trace_enrichment_runs DROP COLUMN progress');
     await q.query('ALTER TABLE data_operation_runs DROP COLUMN progress, DROP COLUMN job_id, DROP COLUMN started_at');
     await q.query('ALTER TABLE trace_ingest_runs DROP COLUMN progress');
     await q.query('ALTER TABLE sdg_runs DROP COLUMN progress, DROP COLUMN started_at');
-    for (const table of ['trace_ingest_runs', 'trace_enrichment_runs']) await q.query(`ALTER TABLE ${table} RENAME COLUMN failure TO error`);
-    for (const [table, column] of [['analysis_runs', 'state_reason'], ['cluster_runs', 'state_reason'], ['sdg_runs', 'state_reason'], ['data_operation_runs', 'error']]) {
+    for (const table of ['trace_ingest_runs', 'trace_enrichment_runs'])
+      await q.query(`ALTER TABLE ${table} RENAME COLUMN failure TO error`);
+    for (const [table, column] of [
+      ['analysis_runs', 'state_reason'],
+      ['cluster_runs', 'state_reason'],
+      ['sdg_runs', 'state_reason'],
+      ['data_operation_runs', 'error'],
+    ]) {
       await q.query(`ALTER TABLE ${table} ADD COLUMN ${column} text`);
       await q.query(`UPDATE ${table} SET ${column} = failure->>'message'`);
       await q.query(`ALTER TABLE ${table} DROP COLUMN failure`);

@@ -12,7 +12,9 @@ export class RunItemPages1765600000000 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     await q.query('CREATE INDEX run_items_page_idx ON run_items (run_id, ordinal, row_id, repetition)');
     await q.query('DROP INDEX run_items_order_idx');
-    await q.query('CREATE INDEX run_items_session_idx ON run_items (run_id, session_id, repetition, turn) WHERE session_id IS NOT NULL');
+    await q.query(
+      'CREATE INDEX run_items_session_idx ON run_items (run_id, session_id, repetition, turn) WHERE session_id IS NOT NULL',
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

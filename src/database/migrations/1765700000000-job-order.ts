@@ -11,10 +11,14 @@ export class JobOrder1765700000000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query('ALTER TABLE jobs ADD COLUMN seq bigint');
-    await q.query('UPDATE jobs SET seq = ordered.n FROM (SELECT id, row_number() OVER (ORDER BY created_at, id) AS n FROM jobs) ordered WHERE jobs.id = ordered.id');
+    await q.query(
+      'UPDATE jobs SET seq = ordered.n FROM (SELECT id, row_number() OVER (ORDER BY created_at, id) AS n FROM jobs) ordered WHERE jobs.id = ordered.id',
+    );
     await q.query('CREATE SEQUENCE jobs_seq_seq OWNED BY jobs.seq');
     await q.query(`SELECT setval('jobs_seq_seq', coalesce((SELECT max(seq) FROM jobs), 0) + 1, false)`);
-    await q.query(`ALTER TABLE jobs ALTER COLUMN seq SET DEFAULT nextval('jobs_seq_seq'), ALTER COLUMN seq SET NOT NULL`);
+    await q.query(
+      `ALTER TABLE jobs ALTER COLUMN seq SET DEFAULT nextval('jobs_seq_seq'), ALTER COLUMN seq SET NOT NULL`,
+    );
     await q.query('CREATE INDEX jobs_target_seq_idx ON jobs (target_type, target_id, seq)');
     await q.query('DROP INDEX jobs_claim_idx');
     await q.query(`CREATE INDEX jobs_claim_idx ON jobs (priority DESC, run_after, seq) WHERE status = 'queued'`);

@@ -20,4 +20,25 @@ import { RunItemPages1765600000000 } from './1765600000000-run-item-pages.js';
 import { JobOrder1765700000000 } from './1765700000000-job-order.js';
 
 /** Every migration, in order. Families append theirs; the same list runs on PostgreSQL and PGlite. */
-export const migrations = [Foundation1763800000000, JobCancellation1763900000000, SecretKeyId1764000000000, Datasets1764100000000, EmbeddingConfigs1764200000000, AuditClockTime1764300000000, NotificationConfigs1764400000000, SutsAndCatalogues1764500000000, Runs1764600000000, Sdg1764700000000, Analysis1764800000000, Traces1764900000000, Projects1765000000000, Reports1765100000000, ApiKeys1765200000000, TraceLive1765300000000, TraceLandingReservation1765400000000, TrackedJobs1765500000000, RunItemPages1765600000000, JobOrder1765700000000];
+export const migrations = [
+  Foundation1763800000000,
+  JobCancellation1763900000000,
+  SecretKeyId1764000000000,
+  Datasets1764100000000,
+  EmbeddingConfigs1764200000000,
+  AuditClockTime1764300000000,
+  NotificationConfigs1764400000000,
+  SutsAndCatalogues1764500000000,
+  Runs1764600000000,
+  Sdg1764700000000,
+  Analysis1764800000000,
+  Traces1764900000000,
+  Projects1765000000000,
+  Reports1765100000000,
+  ApiKeys1765200000000,
+  TraceLive1765300000000,
+  TraceLandingReservation1765400000000,
+  TrackedJobs1765500000000,
+  RunItemPages1765600000000,
+  JobOrder1765700000000,
+];

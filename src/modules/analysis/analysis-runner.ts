@@ -29,7 +29,11 @@ export function textOf(value: unknown): string {
 }
 
 /** The column to embed: the one asked for, else the mapped input, else the text column with the longest values. */
-export function embeddingColumn(rows: Array<{ data: Record<string, unknown> }>, mappedInput: string | undefined, asked: string | undefined): string | null {
+export function embeddingColumn(
+  rows: Array<{ data: Record<string, unknown> }>,
+  mappedInput: string | undefined,
+  asked: string | undefined,
+): string | null {
   if (asked) return asked;
   const candidates = textColumns(rows.map((r) => r.data));
   if (mappedInput && candidates.includes(mappedInput)) return mappedInput;
@@ -55,21 +59,43 @@ export class AnalysisRunner {
   async analyse({ payload, signal, progress }: JobContext<RunPayload>): Promise<{ kinds: string[]; rows: number }> {
     const run = await this.analysis.find('analysis_runs', payload.run_id);
     if (!run || isTerminal(run.state)) return { kinds: [], rows: 0 };
-    const params = run.params as { version_number: number; mapped_input?: string; text_columns?: string[]; label_columns?: string[]; visual_column?: string; seed: number };
+    const params = run.params as {
+      version_number: number;
+      mapped_input?: string;
+      text_columns?: string[];
+      label_columns?: string[];
+      visual_column?: string;
+      seed: number;
+    };
     const rows = await this.analysis.versionRows(run.dataset_id, params.version_number, MAX_ANALYSIS_ROWS);
     const data = rows.map((r) => r.data);
     // A lost lease shows in the signal, checked before each kind.
-    const report = (step: string, done: number) => progress({ step, done, total: run.kinds.length }).catch(() => undefined);
+    const report = (step: string, done: number) =>
+      progress({ step, done, total: run.kinds.length }).catch(() => undefined);
     let done = 0;
     for (const kind of run.kinds as AnalysisKind[]) {
       signal.throwIfAborted();
       await report(kind, done);
       if (kind === 'text') await this.text(run.id, rows, params.text_columns ?? textColumns(data));
       if (kind === 'annotation') await this.annotation(run.id, rows, params.label_columns ?? labelColumns(data));
-      if (kind === 'visual') await this.visual(run.id, run.workspace_id, rows, embeddingColumn(rows, params.mapped_input, params.visual_column), params.seed, signal);
+      if (kind === 'visual')
+        await this.visual(
+          run.id,
+          run.workspace_id,
+          rows,
+          embeddingColumn(rows, params.mapped_input, params.visual_column),
+          params.seed,
+          signal,
+        );
       done++;
     }
-    await this.tracked.succeed(ANALYSIS_RUNS, run.id, { step: 'done', done, total: run.kinds.length, rows: rows.length, truncated: rows.length === MAX_ANALYSIS_ROWS });
+    await this.tracked.succeed(ANALYSIS_RUNS, run.id, {
+      step: 'done',
+      done,
+      total: run.kinds.length,
+      rows: rows.length,
+      truncated: rows.length === MAX_ANALYSIS_ROWS,
+    });
     return { kinds: run.kinds, rows: rows.length };
   }
 
@@ -78,32 +104,63 @@ export class AnalysisRunner {
     const run = await this.analysis.find('cluster_runs', payload.run_id);
     if (!run || isTerminal(run.state)) return { k: 0, rows: 0 };
     const params = run.params as { version_number: number; column: string; k: number | null; seed: number };
-    const rows = (await this.analysis.versionRows(run.dataset_id, params.version_number, MAX_ANALYSIS_ROWS)).filter((r) => textOf(r.data[params.column]).trim());
-    if (rows.length < MIN_CLUSTER_ROWS) throw new JobFailure(`column ${params.column} has ${rows.length} non-empty values; clustering needs at least ${MIN_CLUSTER_ROWS}`, { code: 'not_clusterable', retry: false });
+    const rows = (await this.analysis.versionRows(run.dataset_id, params.version_number, MAX_ANALYSIS_ROWS)).filter(
+      (r) => textOf(r.data[params.column]).trim(),
+    );
+    if (rows.length < MIN_CLUSTER_ROWS)
+      throw new JobFailure(
+        `column ${params.column} has ${rows.length} non-empty values; clustering needs at least ${MIN_CLUSTER_ROWS}`,
+        { code: 'not_clusterable', retry: false },
+      );
     const embedder = await this.embeddings.embedderFor(run.workspace_id);
     await progress({ step: 'embedding', rows: rows.length }).catch(() => undefined);
     const texts = rows.map((r) => textOf(r.data[params.column]));
     const vectors = await embedder.embed(texts, signal);
     signal.throwIfAborted();
     await progress({ step: 'clustering', rows: rows.length }).catch(() => undefined);
-    const result = clusterTexts(rows.map((r, i) => ({ row_id: r.row_id, text: texts[i] })), vectors, { seed: params.seed, ...(params.k ? { k: params.k } : {}) });
+    const result = clusterTexts(
+      rows.map((r, i) => ({ row_id: r.row_id, text: texts[i] })),
+      vectors,
+      { seed: params.seed, ...(params.k ? { k: params.k } : {}) },
+    );
     await this.transactions.run(async () => {
-      await this.analysis.saveClusterResult(run.id, { ...result, column: params.column, embedder: embedder.name, rows: rows.length });
+      await this.analysis.saveClusterResult(run.id, {
+        ...result,
+        column: params.column,
+        embedder: embedder.name,
+        rows: rows.length,
+      });
       await this.tracked.succeed(CLUSTER_RUNS, run.id, { step: 'done', rows: rows.length });
     });
     return { k: result.k, rows: rows.length };
   }
 
   private async text(runId: string, rows: Row[], columns: string[]): Promise<void> {
-    const analyses = columns.map((c) => analyzeTextColumn(c, rows.map((r) => r.data[c])));
+    const analyses = columns.map((c) =>
+      analyzeTextColumn(
+        c,
+        rows.map((r) => r.data[c]),
+      ),
+    );
     await this.analysis.saveResult(runId, 'text', { rows: rows.length, columns: analyses });
-    await this.analysis.saveRowProperties(runId, 'text', rows.map((r) => ({ row_id: r.row_id, ordinal: Number(r.ordinal), props: Object.fromEntries(columns.map((c) => [c, textProperties(textOf(r.data[c]))])) })));
+    await this.analysis.saveRowProperties(
+      runId,
+      'text',
+      rows.map((r) => ({
+        row_id: r.row_id,
+        ordinal: Number(r.ordinal),
+        props: Object.fromEntries(columns.map((c) => [c, textProperties(textOf(r.data[c]))])),
+      })),
+    );
   }
 
   private async annotation(runId: string, rows: Row[], columns: string[]): Promise<void> {
     const dimensionNames = [...new Set(rows.flatMap((r) => Object.keys(r.dims)))];
     const dimensions = Object.fromEntries(dimensionNames.map((d) => [d, rows.map((r) => r.dims[d] ?? null)]));
-    const result = annotationAnalysis(rows.map((r) => r.data), { labelColumns: columns, dimensions });
+    const result = annotationAnalysis(
+      rows.map((r) => r.data),
+      { labelColumns: columns, dimensions },
+    );
     await this.analysis.saveResult(runId, 'annotation', { rows: rows.length, label_columns: columns, ...result });
     await this.analysis.saveRowProperties(
       runId,
@@ -111,24 +168,62 @@ export class AnalysisRunner {
       rows.map((r) => {
         const labels = columns.map((c) => (r.data[c] === undefined || r.data[c] === null ? null : String(r.data[c])));
         const given = labels.filter((l): l is string => l !== null);
-        return { row_id: r.row_id, ordinal: Number(r.ordinal), props: { ...Object.fromEntries(columns.map((c, i) => [c, labels[i]])), labelled: given.length, agree: columns.length > 1 && given.length > 1 ? new Set(given).size === 1 : null } };
+        return {
+          row_id: r.row_id,
+          ordinal: Number(r.ordinal),
+          props: {
+            ...Object.fromEntries(columns.map((c, i) => [c, labels[i]])),
+            labelled: given.length,
+            agree: columns.length > 1 && given.length > 1 ? new Set(given).size === 1 : null,
+          },
+        };
       }),
     );
   }
 
-  private async visual(runId: string, workspaceId: string, rows: Row[], column: string | null, seed: number, signal: AbortSignal): Promise<void> {
+  private async visual(
+    runId: string,
+    workspaceId: string,
+    rows: Row[],
+    column: string | null,
+    seed: number,
+    signal: AbortSignal,
+  ): Promise<void> {
     if (!column) {
-      await this.analysis.saveResult(runId, 'visual', { column: null, reason: 'the version has no text column to embed', points: [], clusters: [] });
+      await this.analysis.saveResult(runId, 'visual', {
+        column: null,
+        reason: 'the version has no text column to embed',
+        points: [],
+        clusters: [],
+      });
       return;
     }
     const usable = rows.filter((r) => textOf(r.data[column]).trim());
     const embedder = await this.embeddings.embedderFor(workspaceId);
     const texts = usable.map((r) => textOf(r.data[column]));
     const vectors = await embedder.embed(texts, signal);
-    const result = clusterTexts(usable.map((r, i) => ({ row_id: r.row_id, text: texts[i] })), vectors, { seed });
+    const result = clusterTexts(
+      usable.map((r, i) => ({ row_id: r.row_id, text: texts[i] })),
+      vectors,
+      { seed },
+    );
     const points = result.points;
-    await this.analysis.saveResult(runId, 'visual', { column, embedder: embedder.name, projection: result.projection, points, clusters: result.clusters.map((c) => ({ id: c.id, size: c.size, name: c.name })) });
+    await this.analysis.saveResult(runId, 'visual', {
+      column,
+      embedder: embedder.name,
+      projection: result.projection,
+      points,
+      clusters: result.clusters.map((c) => ({ id: c.id, size: c.size, name: c.name })),
+    });
     const ordinals = new Map(usable.map((r) => [r.row_id, Number(r.ordinal)]));
-    await this.analysis.saveRowProperties(runId, 'visual', points.map((p) => ({ row_id: p.row_id, ordinal: ordinals.get(p.row_id)!, props: { x: p.x, y: p.y, cluster: p.cluster } })));
+    await this.analysis.saveRowProperties(
+      runId,
+      'visual',
+      points.map((p) => ({
+        row_id: p.row_id,
+        ordinal: ordinals.get(p.row_id)!,
+        props: { x: p.x, y: p.y, cluster: p.cluster },
+      })),
+    );
   }
 }

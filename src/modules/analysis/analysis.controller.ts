@@ -32,7 +32,11 @@ export class AnalysisController {
   @ApiOperation({ operationId: 'listAnalysisRuns' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: [AnalysisRunResponse] })
-  listRuns(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string): Promise<AnalysisRunResponse[]> {
+  listRuns(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+    @UuidParam('version_id') versionId: string,
+  ): Promise<AnalysisRunResponse[]> {
     return this.analysis.listRuns(access, datasetId, versionId);
   }
 
@@ -41,7 +45,13 @@ export class AnalysisController {
   @ApiOperation({ operationId: 'startAnalysisRun' })
   @WorkspaceRoleRequired('member', DATASET)
   @ApiCreatedResponse({ type: AnalysisRunResponse })
-  createRun(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string, @Body() body: CreateAnalysisRunRequest, @CurrentUser() caller: Principal): Promise<AnalysisRunResponse> {
+  createRun(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+    @UuidParam('version_id') versionId: string,
+    @Body() body: CreateAnalysisRunRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<AnalysisRunResponse> {
     return this.analysis.createRun(access, datasetId, versionId, body, caller);
   }
 
@@ -50,7 +60,12 @@ export class AnalysisController {
   @ApiOperation({ operationId: 'getAnalysisRun' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: AnalysisRunResponse })
-  getRun(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string, @UuidParam('run_id') runId: string): Promise<AnalysisRunResponse> {
+  getRun(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+    @UuidParam('version_id') versionId: string,
+    @UuidParam('run_id') runId: string,
+  ): Promise<AnalysisRunResponse> {
     return this.analysis.getRun(access, datasetId, versionId, runId);
   }
 
@@ -59,7 +74,11 @@ export class AnalysisController {
   @ApiOperation({ operationId: 'getAnnotationAnalysis' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ schema: OPEN })
-  annotation(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string): Promise<Record<string, unknown>> {
+  annotation(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+    @UuidParam('version_id') versionId: string,
+  ): Promise<Record<string, unknown>> {
     return this.analysis.annotation(access, datasetId, versionId);
   }
 
@@ -69,7 +88,12 @@ export class AnalysisController {
   @HttpCode(200)
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ schema: ROWS })
-  annotationQuery(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string, @Body() body: AnalysisQueryRequest): Promise<Array<Record<string, unknown>>> {
+  annotationQuery(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+    @UuidParam('version_id') versionId: string,
+    @Body() body: AnalysisQueryRequest,
+  ): Promise<Array<Record<string, unknown>>> {
     return this.analysis.queryRows(access, datasetId, versionId, 'annotation', body);
   }
 
@@ -78,7 +102,11 @@ export class AnalysisController {
   @ApiOperation({ operationId: 'getAnalysisSchema' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ schema: OPEN })
-  schema(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string): Promise<Record<string, unknown>> {
+  schema(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+    @UuidParam('version_id') versionId: string,
+  ): Promise<Record<string, unknown>> {
     return this.analysis.schema(access, datasetId, versionId);
   }
 
@@ -87,7 +115,11 @@ export class AnalysisController {
   @ApiOperation({ operationId: 'getTextAnalysis' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: TextAnalysisResult })
-  text(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string): Promise<TextAnalysisResult> {
+  text(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+    @UuidParam('version_id') versionId: string,
+  ): Promise<TextAnalysisResult> {
     return this.analysis.text(access, datasetId, versionId);
   }
 
@@ -97,7 +129,12 @@ export class AnalysisController {
   @HttpCode(200)
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ schema: ROWS })
-  textQuery(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string, @Body() body: AnalysisQueryRequest): Promise<Array<Record<string, unknown>>> {
+  textQuery(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+    @UuidParam('version_id') versionId: string,
+    @Body() body: AnalysisQueryRequest,
+  ): Promise<Array<Record<string, unknown>>> {
     return this.analysis.queryRows(access, datasetId, versionId, 'text', body);
   }
 
@@ -106,7 +143,11 @@ export class AnalysisController {
   @ApiOperation({ operationId: 'getVisualAnalysis' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: VisualAnalysisResult })
-  visual(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string): Promise<VisualAnalysisResult> {
+  visual(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+    @UuidParam('version_id') versionId: string,
+  ): Promise<VisualAnalysisResult> {
     return this.analysis.visual(access, datasetId, versionId);
   }
 
@@ -116,7 +157,12 @@ export class AnalysisController {
   @HttpCode(200)
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ schema: ROWS })
-  visualQuery(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string, @Body() body: AnalysisQueryRequest): Promise<Array<Record<string, unknown>>> {
+  visualQuery(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+    @UuidParam('version_id') versionId: string,
+    @Body() body: AnalysisQueryRequest,
+  ): Promise<Array<Record<string, unknown>>> {
     return this.analysis.queryRows(access, datasetId, versionId, 'visual', body);
   }
 
@@ -124,8 +170,17 @@ export class AnalysisController {
   @Post('cluster-runs')
   @ApiOperation({ operationId: 'startClusterRun' })
   @WorkspaceRoleRequired('member', DATASET)
-  @AcceptedAt({ type: DatasetClustersRun, location: (run) => `/datasets/${run.dataset_id}/versions/${run.version_id}/cluster-runs/${run.id}` })
-  createClusterRun(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string, @Body() body: CreateClusterRunRequest, @CurrentUser() caller: Principal): Promise<DatasetClustersRun> {
+  @AcceptedAt({
+    type: DatasetClustersRun,
+    location: (run) => `/datasets/${run.dataset_id}/versions/${run.version_id}/cluster-runs/${run.id}`,
+  })
+  createClusterRun(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+    @UuidParam('version_id') versionId: string,
+    @Body() body: CreateClusterRunRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<DatasetClustersRun> {
     return this.analysis.createClusterRun(access, datasetId, versionId, body, caller);
   }
 
@@ -134,7 +189,11 @@ export class AnalysisController {
   @ApiOperation({ operationId: 'getClusteringAvailability' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DatasetClustersAvailability })
-  availability(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string): Promise<DatasetClustersAvailability> {
+  availability(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+    @UuidParam('version_id') versionId: string,
+  ): Promise<DatasetClustersAvailability> {
     return this.analysis.clusterAvailability(access, datasetId, versionId);
   }
 
@@ -143,7 +202,12 @@ export class AnalysisController {
   @ApiOperation({ operationId: 'getLatestClusterRun' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DatasetClustersRun, description: 'The newest run, or null when there is none' })
-  async latest(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string, @Res() res: Response): Promise<void> {
+  async latest(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+    @UuidParam('version_id') versionId: string,
+    @Res() res: Response,
+  ): Promise<void> {
     // Sent as JSON `null` when there is none (Nest would send an empty body).
     res.status(200).json(await this.analysis.latestClusterRun(access, datasetId, versionId));
   }
@@ -153,7 +217,12 @@ export class AnalysisController {
   @ApiOperation({ operationId: 'getClusterRun' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DatasetClustersRun })
-  clusterRun(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string, @UuidParam('run_id') runId: string): Promise<DatasetClustersRun> {
+  clusterRun(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+    @UuidParam('version_id') versionId: string,
+    @UuidParam('run_id') runId: string,
+  ): Promise<DatasetClustersRun> {
     return this.analysis.clusterRun(access, datasetId, versionId, runId);
   }
 
@@ -162,7 +231,12 @@ export class AnalysisController {
   @ApiOperation({ operationId: 'getClusterRunResult' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DatasetClustersResult })
-  clusterResult(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string, @UuidParam('run_id') runId: string): Promise<DatasetClustersResult> {
+  clusterResult(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+    @UuidParam('version_id') versionId: string,
+    @UuidParam('run_id') runId: string,
+  ): Promise<DatasetClustersResult> {
     return this.analysis.clusterResult(access, datasetId, versionId, runId);
   }
 }

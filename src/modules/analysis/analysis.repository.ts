@@ -33,12 +33,29 @@ export class AnalysisRepository {
     return this.db.manager;
   }
 
-  async insertRun<T extends Table>(table: T, run: { workspace_id: string; dataset_id: string; version_id: string; params: Record<string, unknown>; created_by: string | null; kinds?: AnalysisKind[] }): Promise<string> {
+  async insertRun<T extends Table>(
+    table: T,
+    run: {
+      workspace_id: string;
+      dataset_id: string;
+      version_id: string;
+      params: Record<string, unknown>;
+      created_by: string | null;
+      kinds?: AnalysisKind[];
+    },
+  ): Promise<string> {
     const kinds = table === 'analysis_runs' ? ', kinds' : '';
     const values = table === 'analysis_runs' ? ', $6' : '';
     const rows: Array<{ id: string }> = await this.db.query(
       `INSERT INTO ${table} (workspace_id, dataset_id, version_id, params, created_by${kinds}) VALUES ($1, $2, $3, $4, $5${values}) RETURNING id`,
-      [run.workspace_id, run.dataset_id, run.version_id, JSON.stringify(run.params), run.created_by, ...(table === 'analysis_runs' ? [run.kinds] : [])],
+      [
+        run.workspace_id,
+        run.dataset_id,
+        run.version_id,
+        JSON.stringify(run.params),
+        run.created_by,
+        ...(table === 'analysis_runs' ? [run.kinds] : []),
+      ],
     );
     return rows[0].id;
   }
@@ -56,31 +73,50 @@ export class AnalysisRepository {
   }
 
   list(table: Table, versionId: string, limit: number): Promise<Array<AnalysisRunRow | ClusterRunRow>> {
-    return this.db.query(`SELECT * FROM ${table} WHERE version_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [versionId, limit]);
+    return this.db.query(`SELECT * FROM ${table} WHERE version_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [
+      versionId,
+      limit,
+    ]);
   }
 
   /** The newest succeeded analysis run of the version that computed `kind`. */
   async latestWith(versionId: string, kind: AnalysisKind): Promise<AnalysisRunRow | null> {
-    const rows: AnalysisRunRow[] = await this.db.query(`SELECT * FROM analysis_runs WHERE version_id = $1 AND state = 'succeeded' AND $2 = ANY(kinds) ORDER BY finished_at DESC, id DESC LIMIT 1`, [versionId, kind]);
+    const rows: AnalysisRunRow[] = await this.db.query(
+      `SELECT * FROM analysis_runs WHERE version_id = $1 AND state = 'succeeded' AND $2 = ANY(kinds) ORDER BY finished_at DESC, id DESC LIMIT 1`,
+      [versionId, kind],
+    );
     return rows[0] ?? null;
   }
 
   async latestCluster(versionId: string): Promise<ClusterRunRow | null> {
-    const rows: ClusterRunRow[] = await this.db.query('SELECT * FROM cluster_runs WHERE version_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1', [versionId]);
+    const rows: ClusterRunRow[] = await this.db.query(
+      'SELECT * FROM cluster_runs WHERE version_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1',
+      [versionId],
+    );
     return rows[0] ?? null;
   }
 
   async saveResult(runId: string, kind: AnalysisKind, result: Record<string, unknown>): Promise<void> {
-    await this.db.query('INSERT INTO analysis_results (run_id, kind, result) VALUES ($1, $2, $3) ON CONFLICT (run_id, kind) DO UPDATE SET result = excluded.result', [runId, kind, JSON.stringify(result)]);
+    await this.db.query(
+      'INSERT INTO analysis_results (run_id, kind, result) VALUES ($1, $2, $3) ON CONFLICT (run_id, kind) DO UPDATE SET result = excluded.result',
+      [runId, kind, JSON.stringify(result)],
+    );
   }
 
   async result(runId: string, kind: AnalysisKind): Promise<Record<string, unknown> | null> {
-    const rows: Array<{ result: Record<string, unknown> }> = await this.db.query('SELECT result FROM analysis_results WHERE run_id = $1 AND kind = $2', [runId, kind]);
+    const rows: Array<{ result: Record<string, unknown> }> = await this.db.query(
+      'SELECT result FROM analysis_results WHERE run_id = $1 AND kind = $2',
+      [runId, kind],
+    );
     return rows[0]?.result ?? null;
   }
 
   /** Per-row properties, written a batch at a time. */
-  async saveRowProperties(runId: string, kind: AnalysisKind, rows: Array<{ row_id: string; ordinal: number; props: Record<string, unknown> }>): Promise<void> {
+  async saveRowProperties(
+    runId: string,
+    kind: AnalysisKind,
+    rows: Array<{ row_id: string; ordinal: number; props: Record<string, unknown> }>,
+  ): Promise<void> {
     for (let i = 0; i < rows.length; i += 2000) {
       await this.db.query(
         `INSERT INTO analysis_row_properties (run_id, kind, row_id, ordinal, props)
@@ -92,7 +128,13 @@ export class AnalysisRepository {
   }
 
   /** A page of rows whose properties match a compiled filter over `p` (`$1` run, `$2` kind). */
-  async queryRowProperties(where: string, orderBy: string | undefined, params: unknown[], limit: number, offset: number): Promise<Array<{ row_id: string; props: Record<string, unknown> }>> {
+  async queryRowProperties(
+    where: string,
+    orderBy: string | undefined,
+    params: unknown[],
+    limit: number,
+    offset: number,
+  ): Promise<Array<{ row_id: string; props: Record<string, unknown> }>> {
     return this.db.query(
       `SELECT p.row_id, p.props FROM analysis_row_properties p WHERE p.run_id = $1 AND p.kind = $2 AND (${where}) ORDER BY ${orderBy ? `${orderBy}, ` : ''}p.ordinal LIMIT ${Number(limit)} OFFSET ${Number(offset)}`,
       params,
@@ -100,7 +142,11 @@ export class AnalysisRepository {
   }
 
   /** The rows of a version in order (up to `limit`), with their dimension values. */
-  versionRows(datasetId: string, versionNumber: number, limit: number): Promise<Array<{ row_id: string; ordinal: string; data: Record<string, unknown>; dims: Record<string, string> }>> {
+  versionRows(
+    datasetId: string,
+    versionNumber: number,
+    limit: number,
+  ): Promise<Array<{ row_id: string; ordinal: string; data: Record<string, unknown>; dims: Record<string, string> }>> {
     return this.db.query(
       `SELECT r.row_id, r.ordinal, r.data,
               (SELECT coalesce(jsonb_object_agg(d.dimension, d.value), '{}'::jsonb) FROM dataset_row_dimensions d WHERE d.dataset_id = r.dataset_id AND d.row_id = r.row_id) AS dims

@@ -13,9 +13,27 @@ import { QueryService } from '../datasets/query.service.js';
 import { VersionsService } from '../datasets/versions.service.js';
 import { DatasetErrors } from '../datasets/datasets.errors.js';
 import { AnalysisErrors } from './analysis.errors.js';
-import { AnalysisRepository, type AnalysisKind, type AnalysisRunRow, type ClusterRunRow } from './analysis.repository.js';
+import {
+  AnalysisRepository,
+  type AnalysisKind,
+  type AnalysisRunRow,
+  type ClusterRunRow,
+} from './analysis.repository.js';
 import { ANALYSIS_JOB, CLUSTER_JOB, embeddingColumn, MIN_CLUSTER_ROWS, textOf } from './analysis-runner.js';
-import { ANALYSIS_KINDS, ANALYSIS_RUN_STATES, MAX_ANALYSIS_ROWS, type AnalysisQueryRequest, type AnalysisRunResponse, type CreateAnalysisRunRequest, type CreateClusterRunRequest, type DatasetClustersAvailability, type DatasetClustersResult, type DatasetClustersRun, type TextAnalysisResult, type VisualAnalysisResult } from './dto/analysis.dto.js';
+import {
+  ANALYSIS_KINDS,
+  ANALYSIS_RUN_STATES,
+  MAX_ANALYSIS_ROWS,
+  type AnalysisQueryRequest,
+  type AnalysisRunResponse,
+  type CreateAnalysisRunRequest,
+  type CreateClusterRunRequest,
+  type DatasetClustersAvailability,
+  type DatasetClustersResult,
+  type DatasetClustersRun,
+  type TextAnalysisResult,
+  type VisualAnalysisResult,
+} from './dto/analysis.dto.js';
 
 const DEFAULT_SEED = 42;
 const SAMPLE_ROWS = 2000;
@@ -37,7 +55,12 @@ export class AnalysisService {
     return ((await this.analysis.list('analysis_runs', versionId, 100)) as AnalysisRunRow[]).map(runResponse);
   }
 
-  async getRun(access: WorkspaceAccess, datasetId: string, versionId: string, runId: string): Promise<AnalysisRunResponse> {
+  async getRun(
+    access: WorkspaceAccess,
+    datasetId: string,
+    versionId: string,
+    runId: string,
+  ): Promise<AnalysisRunResponse> {
     await this.versions.require(access, datasetId, versionId);
     const run = await this.analysis.find('analysis_runs', runId);
     if (!run || run.version_id !== versionId) throw new NotFoundError('analysis run', runId);
@@ -45,16 +68,52 @@ export class AnalysisService {
   }
 
   /** Checks the columns named, then queues the run; results appear under the analysis/* paths when it succeeds. */
-  async createRun(access: WorkspaceAccess, datasetId: string, versionId: string, body: CreateAnalysisRunRequest, caller: Principal): Promise<AnalysisRunResponse> {
+  async createRun(
+    access: WorkspaceAccess,
+    datasetId: string,
+    versionId: string,
+    body: CreateAnalysisRunRequest,
+    caller: Principal,
+  ): Promise<AnalysisRunResponse> {
     const { version } = await this.versions.require(access, datasetId, versionId);
     const columns = version.columns.map((c) => c.name);
-    const unknown = [...(body.text_columns ?? []), ...(body.label_columns ?? []), ...(body.visual_column ? [body.visual_column] : [])].filter((c) => !columns.includes(c));
-    if (unknown.length) throw new DomainError(DatasetErrors.unknown_column, `Version ${version.number} has no column ${unknown.map((c) => `"${c}"`).join(', ')}`, { unknown, available: columns });
+    const unknown = [
+      ...(body.text_columns ?? []),
+      ...(body.label_columns ?? []),
+      ...(body.visual_column ? [body.visual_column] : []),
+    ].filter((c) => !columns.includes(c));
+    if (unknown.length)
+      throw new DomainError(
+        DatasetErrors.unknown_column,
+        `Version ${version.number} has no column ${unknown.map((c) => `"${c}"`).join(', ')}`,
+        { unknown, available: columns },
+      );
     const kinds = [...new Set(body.kinds ?? ANALYSIS_KINDS)];
     const id = await this.transactions.run(async () => {
-      const params = { version_number: version.number, mapped_input: version.mapping.input, text_columns: body.text_columns, label_columns: body.label_columns, visual_column: body.visual_column, seed: body.seed ?? DEFAULT_SEED };
-      const runId = await this.analysis.insertRun('analysis_runs', { workspace_id: access.workspaceId, dataset_id: datasetId, version_id: versionId, params, created_by: caller.userId, kinds });
-      await this.queue.enqueue({ type: ANALYSIS_JOB, payload: { run_id: runId }, workspaceId: access.workspaceId, targetType: 'dataset', targetId: datasetId, createdBy: caller.userId });
+      const params = {
+        version_number: version.number,
+        mapped_input: version.mapping.input,
+        text_columns: body.text_columns,
+        label_columns: body.label_columns,
+        visual_column: body.visual_column,
+        seed: body.seed ?? DEFAULT_SEED,
+      };
+      const runId = await this.analysis.insertRun('analysis_runs', {
+        workspace_id: access.workspaceId,
+        dataset_id: datasetId,
+        version_id: versionId,
+        params,
+        created_by: caller.userId,
+        kinds,
+      });
+      await this.queue.enqueue({
+        type: ANALYSIS_JOB,
+        payload: { run_id: runId },
+        workspaceId: access.workspaceId,
+        targetType: 'dataset',
+        targetId: datasetId,
+        createdBy: caller.userId,
+      });
       return runId;
     });
     return runResponse((await this.analysis.find('analysis_runs', id))!);
@@ -62,7 +121,14 @@ export class AnalysisService {
 
   async text(access: WorkspaceAccess, datasetId: string, versionId: string): Promise<TextAnalysisResult> {
     const { run, result } = await this.latest(access, datasetId, versionId, 'text');
-    return { run_id: run.id, dataset_id: datasetId, version_id: versionId, computed_at: run.finished_at!, rows: result.rows as number, columns: result.columns as Array<Record<string, unknown>> };
+    return {
+      run_id: run.id,
+      dataset_id: datasetId,
+      version_id: versionId,
+      computed_at: run.finished_at!,
+      rows: result.rows as number,
+      columns: result.columns as Array<Record<string, unknown>>,
+    };
   }
 
   /** Label distributions per label column (overall and per dimension value) and the agreement between columns that label the same rows. */
@@ -73,7 +139,13 @@ export class AnalysisService {
 
   async visual(access: WorkspaceAccess, datasetId: string, versionId: string): Promise<VisualAnalysisResult> {
     const { run, result } = await this.latest(access, datasetId, versionId, 'visual');
-    return { run_id: run.id, dataset_id: datasetId, version_id: versionId, computed_at: run.finished_at!, ...(result as Omit<VisualAnalysisResult, 'run_id' | 'dataset_id' | 'version_id' | 'computed_at'>) };
+    return {
+      run_id: run.id,
+      dataset_id: datasetId,
+      version_id: versionId,
+      computed_at: run.finished_at!,
+      ...(result as Omit<VisualAnalysisResult, 'run_id' | 'dataset_id' | 'version_id' | 'computed_at'>),
+    };
   }
 
   /**
@@ -84,8 +156,13 @@ export class AnalysisService {
   async schema(access: WorkspaceAccess, datasetId: string, versionId: string): Promise<Record<string, unknown>> {
     const { version } = await this.versions.require(access, datasetId, versionId);
     const sample = (await this.analysis.versionRows(datasetId, version.number, SAMPLE_ROWS)).map((r) => r.data);
-    const latest = Object.fromEntries(await Promise.all(ANALYSIS_KINDS.map(async (k) => [k, (await this.analysis.latestWith(versionId, k))?.id ?? null] as const)));
-    const rowLevel = (list: ReadonlyArray<{ name: string; level: string }>) => list.filter((p) => p.level === 'row').map((p) => p.name);
+    const latest = Object.fromEntries(
+      await Promise.all(
+        ANALYSIS_KINDS.map(async (k) => [k, (await this.analysis.latestWith(versionId, k))?.id ?? null] as const),
+      ),
+    );
+    const rowLevel = (list: ReadonlyArray<{ name: string; level: string }>) =>
+      list.filter((p) => p.level === 'row').map((p) => p.name);
     return {
       dataset_id: datasetId,
       version_id: versionId,
@@ -94,87 +171,226 @@ export class AnalysisService {
       mapping: version.mapping,
       text_columns: textColumns(sample),
       label_columns: labelColumns(sample),
-      visual_column: embeddingColumn(sample.map((data) => ({ data })), version.mapping.input, undefined),
-      row_properties: { text: rowLevel(TEXT_PROPERTIES).map((p) => `<text column>.${p}`), annotation: ['<label column>', 'labelled', 'agree'], visual: rowLevel(VISUAL_PROPERTIES) },
+      visual_column: embeddingColumn(
+        sample.map((data) => ({ data })),
+        version.mapping.input,
+        undefined,
+      ),
+      row_properties: {
+        text: rowLevel(TEXT_PROPERTIES).map((p) => `<text column>.${p}`),
+        annotation: ['<label column>', 'labelled', 'agree'],
+        visual: rowLevel(VISUAL_PROPERTIES),
+      },
       latest_runs: latest,
       max_rows: MAX_ANALYSIS_ROWS,
     };
   }
 
   /** Rows whose properties (of the latest run of the kind) match a filter in the query language. */
-  async queryRows(access: WorkspaceAccess, datasetId: string, versionId: string, kind: AnalysisKind, body: AnalysisQueryRequest): Promise<Array<Record<string, unknown>>> {
+  async queryRows(
+    access: WorkspaceAccess,
+    datasetId: string,
+    versionId: string,
+    kind: AnalysisKind,
+    body: AnalysisQueryRequest,
+  ): Promise<Array<Record<string, unknown>>> {
     const { run } = await this.latest(access, datasetId, versionId, kind);
     const params = run.params as { text_columns?: string[]; label_columns?: string[] };
     const result = (await this.analysis.result(run.id, kind))!;
-    const columns = kind === 'text' ? ((result.columns as Array<{ column: string }>) ?? []).map((c) => c.column) : kind === 'annotation' ? [...((result.label_columns as string[]) ?? params.label_columns ?? []), 'labelled', 'agree'] : ['x', 'y', 'cluster'];
-    const ctx: FilterContext = { rowExpr: 'p.props', rowIdExpr: 'p.row_id', dimensionExpr: () => 'NULL', columns: new Set(columns), params: [run.id, kind] };
+    const columns =
+      kind === 'text'
+        ? ((result.columns as Array<{ column: string }>) ?? []).map((c) => c.column)
+        : kind === 'annotation'
+          ? [...((result.label_columns as string[]) ?? params.label_columns ?? []), 'labelled', 'agree']
+          : ['x', 'y', 'cluster'];
+    const ctx: FilterContext = {
+      rowExpr: 'p.props',
+      rowIdExpr: 'p.row_id',
+      dimensionExpr: () => 'NULL',
+      columns: new Set(columns),
+      params: [run.id, kind],
+    };
     const compiled = this.query.compileQuery(ctx, body.filter, body.sort);
-    const rows = await this.analysis.queryRowProperties(compiled.where, compiled.orderBy, compiled.params, body.limit ?? 100, body.offset ?? 0);
+    const rows = await this.analysis.queryRowProperties(
+      compiled.where,
+      compiled.orderBy,
+      compiled.params,
+      body.limit ?? 100,
+      body.offset ?? 0,
+    );
     return rows.map((r) => ({ row_id: r.row_id, ...r.props }));
   }
 
-  async clusterAvailability(access: WorkspaceAccess, datasetId: string, versionId: string): Promise<DatasetClustersAvailability> {
+  async clusterAvailability(
+    access: WorkspaceAccess,
+    datasetId: string,
+    versionId: string,
+  ): Promise<DatasetClustersAvailability> {
     const { version } = await this.versions.require(access, datasetId, versionId);
     const rows = await this.analysis.versionRows(datasetId, version.number, MAX_ANALYSIS_ROWS);
-    const candidates = textColumns(rows.map((r) => r.data)).map((name) => ({ name, non_empty: rows.filter((r) => textOf(r.data[name]).trim()).length }));
+    const candidates = textColumns(rows.map((r) => r.data)).map((name) => ({
+      name,
+      non_empty: rows.filter((r) => textOf(r.data[name]).trim()).length,
+    }));
     const suggested = embeddingColumn(rows, version.mapping.input, undefined);
     const usable = candidates.filter((c) => c.non_empty >= MIN_CLUSTER_ROWS);
-    const reason = !rows.length ? 'the version has no rows' : !candidates.length ? 'the version has no text column' : !usable.length ? `no text column has at least ${MIN_CLUSTER_ROWS} non-empty values` : null;
-    return { dataset_id: datasetId, version_id: versionId, available: reason === null, reason, rows: version.rowCount, max_rows: MAX_ANALYSIS_ROWS, text_columns: candidates, suggested_column: reason ? null : suggested, embedder: (await this.embeddings.embedderFor(access.workspaceId)).name };
+    const reason = !rows.length
+      ? 'the version has no rows'
+      : !candidates.length
+        ? 'the version has no text column'
+        : !usable.length
+          ? `no text column has at least ${MIN_CLUSTER_ROWS} non-empty values`
+          : null;
+    return {
+      dataset_id: datasetId,
+      version_id: versionId,
+      available: reason === null,
+      reason,
+      rows: version.rowCount,
+      max_rows: MAX_ANALYSIS_ROWS,
+      text_columns: candidates,
+      suggested_column: reason ? null : suggested,
+      embedder: (await this.embeddings.embedderFor(access.workspaceId)).name,
+    };
   }
 
-  async createClusterRun(access: WorkspaceAccess, datasetId: string, versionId: string, body: CreateClusterRunRequest, caller: Principal): Promise<DatasetClustersRun> {
+  async createClusterRun(
+    access: WorkspaceAccess,
+    datasetId: string,
+    versionId: string,
+    body: CreateClusterRunRequest,
+    caller: Principal,
+  ): Promise<DatasetClustersRun> {
     const availability = await this.clusterAvailability(access, datasetId, versionId);
     const { version } = await this.versions.require(access, datasetId, versionId);
-    if (body.column && !version.columns.some((c) => c.name === body.column)) throw new DomainError(DatasetErrors.unknown_column, `Version ${version.number} has no column "${body.column}"`, { unknown: [body.column], available: version.columns.map((c) => c.name) });
+    if (body.column && !version.columns.some((c) => c.name === body.column))
+      throw new DomainError(DatasetErrors.unknown_column, `Version ${version.number} has no column "${body.column}"`, {
+        unknown: [body.column],
+        available: version.columns.map((c) => c.name),
+      });
     const column = body.column ?? availability.suggested_column;
     const usable = availability.text_columns.find((c) => c.name === column);
-    if (!availability.available || !column || (usable?.non_empty ?? 0) < MIN_CLUSTER_ROWS) throw new DomainError(AnalysisErrors.not_clusterable, availability.reason ?? `column "${column}" has fewer than ${MIN_CLUSTER_ROWS} non-empty text values`);
+    if (!availability.available || !column || (usable?.non_empty ?? 0) < MIN_CLUSTER_ROWS)
+      throw new DomainError(
+        AnalysisErrors.not_clusterable,
+        availability.reason ?? `column "${column}" has fewer than ${MIN_CLUSTER_ROWS} non-empty text values`,
+      );
     const id = await this.transactions.run(async () => {
-      const runId = await this.analysis.insertRun('cluster_runs', { workspace_id: access.workspaceId, dataset_id: datasetId, version_id: versionId, params: { version_number: version.number, column, k: body.k ?? null, seed: body.seed ?? DEFAULT_SEED }, created_by: caller.userId });
-      await this.queue.enqueue({ type: CLUSTER_JOB, payload: { run_id: runId }, workspaceId: access.workspaceId, targetType: 'dataset', targetId: datasetId, createdBy: caller.userId });
+      const runId = await this.analysis.insertRun('cluster_runs', {
+        workspace_id: access.workspaceId,
+        dataset_id: datasetId,
+        version_id: versionId,
+        params: { version_number: version.number, column, k: body.k ?? null, seed: body.seed ?? DEFAULT_SEED },
+        created_by: caller.userId,
+      });
+      await this.queue.enqueue({
+        type: CLUSTER_JOB,
+        payload: { run_id: runId },
+        workspaceId: access.workspaceId,
+        targetType: 'dataset',
+        targetId: datasetId,
+        createdBy: caller.userId,
+      });
       return runId;
     });
     return clusterRunResponse((await this.analysis.find('cluster_runs', id))!);
   }
 
-  async latestClusterRun(access: WorkspaceAccess, datasetId: string, versionId: string): Promise<DatasetClustersRun | null> {
+  async latestClusterRun(
+    access: WorkspaceAccess,
+    datasetId: string,
+    versionId: string,
+  ): Promise<DatasetClustersRun | null> {
     await this.versions.require(access, datasetId, versionId);
     const run = await this.analysis.latestCluster(versionId);
     return run ? clusterRunResponse(run) : null;
   }
 
-  async clusterRun(access: WorkspaceAccess, datasetId: string, versionId: string, runId: string): Promise<DatasetClustersRun> {
+  async clusterRun(
+    access: WorkspaceAccess,
+    datasetId: string,
+    versionId: string,
+    runId: string,
+  ): Promise<DatasetClustersRun> {
     return clusterRunResponse(await this.requireClusterRun(access, datasetId, versionId, runId));
   }
 
-  async clusterResult(access: WorkspaceAccess, datasetId: string, versionId: string, runId: string): Promise<DatasetClustersResult> {
+  async clusterResult(
+    access: WorkspaceAccess,
+    datasetId: string,
+    versionId: string,
+    runId: string,
+  ): Promise<DatasetClustersResult> {
     const run = await this.requireClusterRun(access, datasetId, versionId, runId);
-    if (run.state !== 'succeeded' || !run.result) throw new DomainError(AnalysisErrors.cluster_run_not_finished, `Cluster run ${runId} is ${ANALYSIS_RUN_STATES.show(run.state)}${run.failure ? `: ${run.failure.message}` : ''}`);
+    if (run.state !== 'succeeded' || !run.result)
+      throw new DomainError(
+        AnalysisErrors.cluster_run_not_finished,
+        `Cluster run ${runId} is ${ANALYSIS_RUN_STATES.show(run.state)}${run.failure ? `: ${run.failure.message}` : ''}`,
+      );
     const r = run.result as unknown as Omit<DatasetClustersResult, 'run_id'>;
-    return { run_id: run.id, column: r.column, embedder: r.embedder, k: r.k, silhouette: r.silhouette, projection: r.projection, clusters: r.clusters, points: r.points };
+    return {
+      run_id: run.id,
+      column: r.column,
+      embedder: r.embedder,
+      k: r.k,
+      silhouette: r.silhouette,
+      projection: r.projection,
+      clusters: r.clusters,
+      points: r.points,
+    };
   }
 
-  private async requireClusterRun(access: WorkspaceAccess, datasetId: string, versionId: string, runId: string): Promise<ClusterRunRow> {
+  private async requireClusterRun(
+    access: WorkspaceAccess,
+    datasetId: string,
+    versionId: string,
+    runId: string,
+  ): Promise<ClusterRunRow> {
     await this.versions.require(access, datasetId, versionId);
     const run = await this.analysis.find('cluster_runs', runId);
     if (!run || run.version_id !== versionId) throw new NotFoundError('cluster run', runId);
     return run;
   }
 
-  private async latest(access: WorkspaceAccess, datasetId: string, versionId: string, kind: AnalysisKind): Promise<{ run: AnalysisRunRow; result: Record<string, unknown> }> {
+  private async latest(
+    access: WorkspaceAccess,
+    datasetId: string,
+    versionId: string,
+    kind: AnalysisKind,
+  ): Promise<{ run: AnalysisRunRow; result: Record<string, unknown> }> {
     await this.versions.require(access, datasetId, versionId);
     const run = await this.analysis.latestWith(versionId, kind);
     const result = run ? await this.analysis.result(run.id, kind) : null;
-    if (!run || !result) throw new DomainError(AnalysisErrors.analysis_not_computed, `No ${kind} analysis of this version has succeeded yet; POST /datasets/${datasetId}/versions/${versionId}/analysis-runs with kinds ["${kind}"]`);
+    if (!run || !result)
+      throw new DomainError(
+        AnalysisErrors.analysis_not_computed,
+        `No ${kind} analysis of this version has succeeded yet; POST /datasets/${datasetId}/versions/${versionId}/analysis-runs with kinds ["${kind}"]`,
+      );
     return { run, result };
   }
 }
 
 function runResponse(r: AnalysisRunRow): AnalysisRunResponse {
   const { version_number: _n, mapped_input: _m, ...params } = r.params as Record<string, unknown>;
-  const tracked = trackedRunFields(r, ANALYSIS_RUN_STATES, ['state', 'state_reason', 'progress', 'job_id', 'created_at', 'started_at', 'finished_at']);
-  return { id: r.id, workspace_id: r.workspace_id, dataset_id: r.dataset_id, version_id: r.version_id, kinds: r.kinds, ...tracked, params, created_by: r.created_by };
+  const tracked = trackedRunFields(r, ANALYSIS_RUN_STATES, [
+    'state',
+    'state_reason',
+    'progress',
+    'job_id',
+    'created_at',
+    'started_at',
+    'finished_at',
+  ]);
+  return {
+    id: r.id,
+    workspace_id: r.workspace_id,
+    dataset_id: r.dataset_id,
+    version_id: r.version_id,
+    kinds: r.kinds,
+    ...tracked,
+    params,
+    created_by: r.created_by,
+  };
 }
 
 function clusterRunResponse(r: ClusterRunRow): DatasetClustersRun {
@@ -184,7 +400,14 @@ function clusterRunResponse(r: ClusterRunRow): DatasetClustersRun {
     id: r.id,
     dataset_id: r.dataset_id,
     version_id: r.version_id,
-    ...trackedRunFields(r, ANALYSIS_RUN_STATES, ['state', 'state_reason', 'progress', 'job_id', 'created_at', 'finished_at']),
+    ...trackedRunFields(r, ANALYSIS_RUN_STATES, [
+      'state',
+      'state_reason',
+      'progress',
+      'job_id',
+      'created_at',
+      'finished_at',
+    ]),
     column: params.column,
     k_requested: params.k,
     seed: params.seed,

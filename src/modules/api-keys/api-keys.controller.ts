@@ -1,5 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
@@ -21,7 +28,11 @@ export class ApiKeysController {
   @ApiOperation({ operationId: 'listApiKeys' })
   @WorkspaceRoleRequired('viewer', WORKSPACE)
   @ApiOkResponse({ type: PageOf(ApiKeyResponse) })
-  list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListApiKeysQuery, @CurrentUser() caller: Principal): Promise<Page<ApiKeyResponse>> {
+  list(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Query() query: ListApiKeysQuery,
+    @CurrentUser() caller: Principal,
+  ): Promise<Page<ApiKeyResponse>> {
     return this.apiKeys.list(access, query, caller);
   }
 
@@ -35,7 +46,11 @@ export class ApiKeysController {
   @WorkspaceRoleRequired('viewer', WORKSPACE, { apiKeys: false })
   @ApiCreatedResponse({ type: ApiKeyCreatedResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'api_key_limit_reached' })
-  create(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: CreateApiKeyRequest, @CurrentUser() caller: Principal): Promise<ApiKeyCreatedResponse> {
+  create(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: CreateApiKeyRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<ApiKeyCreatedResponse> {
     return this.apiKeys.create(access, body, caller);
   }
 
@@ -44,7 +59,11 @@ export class ApiKeysController {
   @ApiOperation({ operationId: 'getApiKey' })
   @WorkspaceRoleRequired('viewer', WORKSPACE)
   @ApiOkResponse({ type: ApiKeyResponse })
-  get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('api_key_id') id: string, @CurrentUser() caller: Principal): Promise<ApiKeyResponse> {
+  get(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('api_key_id') id: string,
+    @CurrentUser() caller: Principal,
+  ): Promise<ApiKeyResponse> {
     return this.apiKeys.get(access, id, caller);
   }
 
@@ -54,7 +73,11 @@ export class ApiKeysController {
   @ApiOperation({ operationId: 'revokeApiKey' })
   @WorkspaceRoleRequired('viewer', WORKSPACE)
   @ApiNoContentResponse({ description: 'Revoked (or already revoked)' })
-  async revoke(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('api_key_id') id: string, @CurrentUser() caller: Principal): Promise<void> {
+  async revoke(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('api_key_id') id: string,
+    @CurrentUser() caller: Principal,
+  ): Promise<void> {
     await this.apiKeys.revoke(access, id, caller);
   }
 }

@@ -29,7 +29,8 @@ export interface ApiKeyCredential extends ApiKeyRow {
   user_active: boolean;
 }
 
-const COLUMNS = 'k.id, k.workspace_id, k.user_id, k.name, k.prefix, k.role, k.expires_at, k.last_used_at, k.last_used_ip, k.revoked_at, k.revoked_reason, k.created_at';
+const COLUMNS =
+  'k.id, k.workspace_id, k.user_id, k.name, k.prefix, k.role, k.expires_at, k.last_used_at, k.last_used_ip, k.revoked_at, k.revoked_reason, k.created_at';
 const STATUS: Record<ApiKeyStatusFilter, string> = {
   active: 'k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())',
   expired: 'k.revoked_at IS NULL AND k.expires_at <= now()',
@@ -47,7 +48,15 @@ function updated(result: [ApiKeyRow[], number]): ApiKeyRow[] {
 export class ApiKeysRepository {
   constructor(private readonly db: Db) {}
 
-  async insert(key: { workspaceId: string; userId: string; name: string; prefix: string; secretHash: string; role: WorkspaceRole; expiresAt: Date | null }): Promise<ApiKeyRow> {
+  async insert(key: {
+    workspaceId: string;
+    userId: string;
+    name: string;
+    prefix: string;
+    secretHash: string;
+    role: WorkspaceRole;
+    expiresAt: Date | null;
+  }): Promise<ApiKeyRow> {
     const rows: ApiKeyRow[] = await this.db.query(
       `INSERT INTO api_keys AS k (workspace_id, user_id, name, prefix, secret_hash, role, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
       [key.workspaceId, key.userId, key.name, key.prefix, key.secretHash, key.role, key.expiresAt],
@@ -56,30 +65,50 @@ export class ApiKeysRepository {
   }
 
   /** A page of the workspace's keys, newest first; only `createdBy`'s when given. */
-  async list(workspaceId: string, filter: { status: ApiKeyStatusFilter; q?: string; createdBy?: string }, window: { skip: number; take: number }): Promise<[ApiKeyRow[], number]> {
-    const params: unknown[] = [workspaceId, filter.createdBy ?? null, filter.q ? containsPattern(filter.q.toLowerCase()) : null];
+  async list(
+    workspaceId: string,
+    filter: { status: ApiKeyStatusFilter; q?: string; createdBy?: string },
+    window: { skip: number; take: number },
+  ): Promise<[ApiKeyRow[], number]> {
+    const params: unknown[] = [
+      workspaceId,
+      filter.createdBy ?? null,
+      filter.q ? containsPattern(filter.q.toLowerCase()) : null,
+    ];
     const where = `k.workspace_id = $1 AND ($2::uuid IS NULL OR k.user_id = $2) AND ($3::text IS NULL OR lower(k.name) LIKE $3) AND ${STATUS[filter.status]}`;
     const rows: Array<ApiKeyRow & { total: number }> = await this.db.query(
       `SELECT ${COLUMNS}, count(*) OVER ()::int AS total FROM api_keys k WHERE ${where} ORDER BY k.created_at DESC, k.id LIMIT $4 OFFSET $5`,
       [...params, window.take, window.skip],
     );
     if (rows.length || window.skip === 0) return [rows, rows[0]?.total ?? 0];
-    const [{ total }]: Array<{ total: number }> = await this.db.query(`SELECT count(*)::int AS total FROM api_keys k WHERE ${where}`, params);
+    const [{ total }]: Array<{ total: number }> = await this.db.query(
+      `SELECT count(*)::int AS total FROM api_keys k WHERE ${where}`,
+      params,
+    );
     return [rows, total];
   }
 
   async find(workspaceId: string, id: string): Promise<ApiKeyRow | undefined> {
-    const rows: ApiKeyRow[] = await this.db.query(`SELECT ${COLUMNS} FROM api_keys k WHERE k.id = $1 AND k.workspace_id = $2`, [id, workspaceId]);
+    const rows: ApiKeyRow[] = await this.db.query(
+      `SELECT ${COLUMNS} FROM api_keys k WHERE k.id = $1 AND k.workspace_id = $2`,
+      [id, workspaceId],
+    );
     return rows[0];
   }
 
   /** Serialises key creation per creator and workspace, so the limit holds under parallel requests. */
   async lockCreator(workspaceId: string, userId: string): Promise<void> {
-    await this.db.query(`SELECT pg_advisory_xact_lock(hashtextextended('api_keys:' || $1 || ':' || $2, 0))`, [workspaceId, userId]);
+    await this.db.query(`SELECT pg_advisory_xact_lock(hashtextextended('api_keys:' || $1 || ':' || $2, 0))`, [
+      workspaceId,
+      userId,
+    ]);
   }
 
   async countActive(workspaceId: string, userId: string): Promise<number> {
-    const [{ n }]: Array<{ n: number }> = await this.db.query(`SELECT count(*)::int AS n FROM api_keys k WHERE k.workspace_id = $1 AND k.user_id = $2 AND ${STATUS.active}`, [workspaceId, userId]);
+    const [{ n }]: Array<{ n: number }> = await this.db.query(
+      `SELECT count(*)::int AS n FROM api_keys k WHERE k.workspace_id = $1 AND k.user_id = $2 AND ${STATUS.active}`,
+      [workspaceId, userId],
+    );
     return n;
   }
 
@@ -97,7 +126,10 @@ export class ApiKeysRepository {
    * `credential` with the key creator's standing towards the route's target (a workspace, or a
    * record of a table with a workspace_id) in the same statement, prepared once per connection.
    */
-  async credentialWithAccess(prefix: string, target: AccessTarget): Promise<(ApiKeyCredential & StandingRow) | undefined> {
+  async credentialWithAccess(
+    prefix: string,
+    target: AccessTarget,
+  ): Promise<(ApiKeyCredential & StandingRow) | undefined> {
     const table = 'table' in target ? target.table : undefined;
     const standing = standingSql(table, 'k.user_id', '$2');
     const rows = await this.db.prepared<ApiKeyCredential & StandingRow>(
@@ -119,17 +151,21 @@ export class ApiKeysRepository {
 
   /** Revokes the key if it is live; the revoked row, or undefined when it was already revoked. */
   async revoke(id: string, by: string | null, reason: string): Promise<ApiKeyRow | undefined> {
-    return updated(await this.db.query(
-      `UPDATE api_keys AS k SET revoked_at = now(), revoked_by = $2, revoked_reason = $3 WHERE k.id = $1 AND k.revoked_at IS NULL RETURNING ${COLUMNS}`,
-      [id, by, reason],
-    ))[0];
+    return updated(
+      await this.db.query(
+        `UPDATE api_keys AS k SET revoked_at = now(), revoked_by = $2, revoked_reason = $3 WHERE k.id = $1 AND k.revoked_at IS NULL RETURNING ${COLUMNS}`,
+        [id, by, reason],
+      ),
+    )[0];
   }
 
   /** Revokes the user's live keys, in one workspace or all; answers the revoked rows. */
   async revokeAllOf(userId: string, workspaceId: string | null, reason: string): Promise<ApiKeyRow[]> {
-    return updated(await this.db.query(
-      `UPDATE api_keys AS k SET revoked_at = now(), revoked_reason = $3 WHERE k.user_id = $1 AND ($2::uuid IS NULL OR k.workspace_id = $2) AND k.revoked_at IS NULL RETURNING ${COLUMNS}`,
-      [userId, workspaceId, reason],
-    ));
+    return updated(
+      await this.db.query(
+        `UPDATE api_keys AS k SET revoked_at = now(), revoked_reason = $3 WHERE k.user_id = $1 AND ($2::uuid IS NULL OR k.workspace_id = $2) AND k.revoked_at IS NULL RETURNING ${COLUMNS}`,
+        [userId, workspaceId, reason],
+      ),
+    );
   }
 }

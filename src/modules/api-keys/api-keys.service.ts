@@ -1,16 +1,32 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { AuditService } from '../../../libs/audit/audit.service.js';
-import { type AccessTarget, type Standing, standingOf, type StandingRow } from '../../../libs/auth/access.repository.js';
+import {
+  type AccessTarget,
+  type Standing,
+  standingOf,
+  type StandingRow,
+} from '../../../libs/auth/access.repository.js';
 import { API_KEY_PREFIX, ApiKeyVerifier } from '../../../libs/auth/api-key-verifier.js';
 import { roleAtLeast, type Principal, type WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { DomainError, ForbiddenError, NotFoundError, UnauthenticatedError, ValidationFailedError } from '../../../libs/common/domain-error.js';
+import {
+  DomainError,
+  ForbiddenError,
+  NotFoundError,
+  UnauthenticatedError,
+  ValidationFailedError,
+} from '../../../libs/common/domain-error.js';
 import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.js';
 import { hashSecretToken } from '../../../libs/common/secret-token.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { ApiKeyErrors } from './api-keys.errors.js';
 import { type ApiKeyCredential, ApiKeysRepository, type ApiKeyRow } from './api-keys.repository.js';
-import type { ApiKeyCreatedResponse, ApiKeyResponse, CreateApiKeyRequest, ListApiKeysQuery } from './dto/api-key.dto.js';
+import type {
+  ApiKeyCreatedResponse,
+  ApiKeyResponse,
+  CreateApiKeyRequest,
+  ListApiKeysQuery,
+} from './dto/api-key.dto.js';
 
 /** Active keys one user may hold in one workspace. */
 export const API_KEYS_PER_USER = 50;
@@ -66,15 +82,22 @@ export class ApiKeysService implements OnModuleInit {
    * The principal a key acts as: its creator, as a plain user, bound to the key's workspace and
    * role; with a target, the creator's standing towards it, read by the same statement.
    */
-  async authenticate(key: string, client: { ip?: string }, target?: AccessTarget): Promise<{ principal: Principal; standing?: Standing }> {
+  async authenticate(
+    key: string,
+    client: { ip?: string },
+    target?: AccessTarget,
+  ): Promise<{ principal: Principal; standing?: Standing }> {
     const prefix = KEY_SHAPE.exec(key)?.[1];
     if (!prefix) throw new UnauthenticatedError('The API key is malformed');
     const found = target ? await this.keys.credentialWithAccess(prefix, target) : await this.keys.credential(prefix);
-    if (!found || !sameHash(found.secret_hash, hashSecretToken(key))) throw new UnauthenticatedError('The API key is invalid');
+    if (!found || !sameHash(found.secret_hash, hashSecretToken(key)))
+      throw new UnauthenticatedError('The API key is invalid');
     if (found.revoked_at) throw new UnauthenticatedError('The API key has been revoked');
-    if (found.expires_at && new Date(found.expires_at).getTime() <= Date.now()) throw new UnauthenticatedError(`The API key expired at ${new Date(found.expires_at).toISOString()}`);
+    if (found.expires_at && new Date(found.expires_at).getTime() <= Date.now())
+      throw new UnauthenticatedError(`The API key expired at ${new Date(found.expires_at).toISOString()}`);
     if (!found.user_active) throw new UnauthenticatedError('The user who created this API key is deactivated');
-    if (!found.last_used_at || Date.now() - new Date(found.last_used_at).getTime() > 60_000) await this.keys.touch(found.id, client.ip);
+    if (!found.last_used_at || Date.now() - new Date(found.last_used_at).getTime() > 60_000)
+      await this.keys.touch(found.id, client.ip);
     const principal: Principal = {
       userId: found.user_id,
       email: found.email,
@@ -89,13 +112,19 @@ export class ApiKeysService implements OnModuleInit {
   }
 
   async create(access: WorkspaceAccess, body: CreateApiKeyRequest, caller: Principal): Promise<ApiKeyCreatedResponse> {
-    if (access.viaSystemAdmin) throw new ForbiddenError('API keys act for a member of the workspace; join it before creating one');
+    if (access.viaSystemAdmin)
+      throw new ForbiddenError('API keys act for a member of the workspace; join it before creating one');
     if (!roleAtLeast(access.role, body.role)) {
-      throw new DomainError(ApiKeyErrors.api_key_role_too_high, `A key's role cannot be above yours: you are ${access.role}, the key asks for ${body.role}`);
+      throw new DomainError(
+        ApiKeyErrors.api_key_role_too_high,
+        `A key's role cannot be above yours: you are ${access.role}, the key asks for ${body.role}`,
+      );
     }
     const expiresAt = body.expires_at === undefined ? null : new Date(body.expires_at);
     if (expiresAt && expiresAt.getTime() <= Date.now()) {
-      throw new ValidationFailedError('expires_at must be in the future', [{ field: 'expires_at', message: 'expires_at must be in the future' }]);
+      throw new ValidationFailedError('expires_at must be in the future', [
+        { field: 'expires_at', message: 'expires_at must be in the future' },
+      ]);
     }
     const prefix = randomBytes(6).toString('hex');
     const key = `${API_KEY_PREFIX}${prefix}_${randomBytes(32).toString('base64url')}`;
@@ -103,17 +132,40 @@ export class ApiKeysService implements OnModuleInit {
       await this.keys.lockCreator(access.workspaceId, caller.userId);
       const active = await this.keys.countActive(access.workspaceId, caller.userId);
       if (active >= API_KEYS_PER_USER) {
-        throw new DomainError(ApiKeyErrors.api_key_limit_reached, `You have ${active} active API keys in this workspace, the most allowed; revoke one first`, { limit: API_KEYS_PER_USER });
+        throw new DomainError(
+          ApiKeyErrors.api_key_limit_reached,
+          `You have ${active} active API keys in this workspace, the most allowed; revoke one first`,
+          { limit: API_KEYS_PER_USER },
+        );
       }
-      const row = await this.keys.insert({ workspaceId: access.workspaceId, userId: caller.userId, name: body.name, prefix, secretHash: hashSecretToken(key), role: body.role, expiresAt });
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'api_key.created', targetType: 'api_key', targetId: row.id, details: { name: row.name, prefix: `${API_KEY_PREFIX}${prefix}`, role: row.role, expires_at: row.expires_at } });
+      const row = await this.keys.insert({
+        workspaceId: access.workspaceId,
+        userId: caller.userId,
+        name: body.name,
+        prefix,
+        secretHash: hashSecretToken(key),
+        role: body.role,
+        expiresAt,
+      });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'api_key.created',
+        targetType: 'api_key',
+        targetId: row.id,
+        details: { name: row.name, prefix: `${API_KEY_PREFIX}${prefix}`, role: row.role, expires_at: row.expires_at },
+      });
       return { ...toResponse(row), key };
     });
   }
 
   /** Admins see every key of the workspace; other members their own. */
   async list(access: WorkspaceAccess, query: ListApiKeysQuery, caller: Principal): Promise<Page<ApiKeyResponse>> {
-    const [rows, total] = await this.keys.list(access.workspaceId, { status: query.status, q: query.q, createdBy: this.seesAll(access) ? undefined : caller.userId }, pageWindow(query));
+    const [rows, total] = await this.keys.list(
+      access.workspaceId,
+      { status: query.status, q: query.q, createdBy: this.seesAll(access) ? undefined : caller.userId },
+      pageWindow(query),
+    );
     return pageOf(rows, total, query, toResponse);
   }
 
@@ -126,7 +178,15 @@ export class ApiKeysService implements OnModuleInit {
     await this.transactions.run(async () => {
       await this.require(access, id, caller);
       const revoked = await this.keys.revoke(id, caller.userId, 'revoked');
-      if (revoked) await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'api_key.revoked', targetType: 'api_key', targetId: id, details: { name: revoked.name, prefix: `${API_KEY_PREFIX}${revoked.prefix}`, reason: 'revoked' } });
+      if (revoked)
+        await this.audit.record({
+          actor: caller,
+          workspaceId: access.workspaceId,
+          action: 'api_key.revoked',
+          targetType: 'api_key',
+          targetId: id,
+          details: { name: revoked.name, prefix: `${API_KEY_PREFIX}${revoked.prefix}`, reason: 'revoked' },
+        });
     });
   }
 
@@ -134,10 +194,22 @@ export class ApiKeysService implements OnModuleInit {
    * Revokes a user's live keys, in one workspace (they left it) or everywhere (deactivated),
    * inside the caller's unit of work; each revocation is audited.
    */
-  async revokeAllOf(userId: string, workspaceId: string | null, reason: 'member_removed' | 'user_deactivated', actor: Principal | undefined): Promise<number> {
+  async revokeAllOf(
+    userId: string,
+    workspaceId: string | null,
+    reason: 'member_removed' | 'user_deactivated',
+    actor: Principal | undefined,
+  ): Promise<number> {
     const revoked = await this.keys.revokeAllOf(userId, workspaceId, reason);
     for (const k of revoked) {
-      await this.audit.record({ actor, workspaceId: k.workspace_id, action: 'api_key.revoked', targetType: 'api_key', targetId: k.id, details: { name: k.name, prefix: `${API_KEY_PREFIX}${k.prefix}`, reason } });
+      await this.audit.record({
+        actor,
+        workspaceId: k.workspace_id,
+        action: 'api_key.revoked',
+        targetType: 'api_key',
+        targetId: k.id,
+        details: { name: k.name, prefix: `${API_KEY_PREFIX}${k.prefix}`, reason },
+      });
     }
     return revoked.length;
   }

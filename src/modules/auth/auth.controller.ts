@@ -1,5 +1,14 @@
 import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Authenticated, CurrentUser, Public } from '../../../libs/auth/access.decorators.js';
 import type { Principal } from '../../../libs/auth/roles.js';
@@ -25,8 +34,15 @@ export class AuthController {
   @ApiConsumes('application/json', 'application/x-www-form-urlencoded')
   @ApiBody({ type: TokenRequest })
   @ApiOkResponse({ type: TokenResponse })
-  @ApiUnauthorizedResponse({ type: ProblemResponse, description: 'Wrong email or password, deactivated account, or bad reset token' })
-  @ApiTooManyRequestsResponse({ type: ProblemResponse, description: 'rate_limited: too many failed logins; auth_busy: too many logins being checked at once. See Retry-After' })
+  @ApiUnauthorizedResponse({
+    type: ProblemResponse,
+    description: 'Wrong email or password, deactivated account, or bad reset token',
+  })
+  @ApiTooManyRequestsResponse({
+    type: ProblemResponse,
+    description:
+      'rate_limited: too many failed logins; auth_busy: too many logins being checked at once. See Retry-After',
+  })
   token(@Body() body: TokenRequest, @Req() req: Request): Promise<TokenResponse> {
     return this.auth.token(body, { ip: req.ip, userAgent: req.header('user-agent') });
   }

@@ -41,7 +41,10 @@ export class AuthService {
     const email = (request.email ?? request.username ?? '').trim();
     const missing = [!email && 'email', !request.password && 'password'].filter(Boolean) as string[];
     if (missing.length) {
-      throw new ValidationFailedError(`${missing.join(' and ')} required`, missing.map((field) => ({ field, message: `${field} is required` })));
+      throw new ValidationFailedError(
+        `${missing.join(' and ')} required`,
+        missing.map((field) => ({ field, message: `${field} is required` })),
+      );
     }
     return this.login(email, request.password!, client);
   }
@@ -67,33 +70,59 @@ export class AuthService {
       throw err;
     }
     if (!user || !valid) {
-      await this.audit.record({ action: 'auth.login_failed', targetType: 'user', targetId: user?.id ?? null, details: { email: email.toLowerCase(), ip: client.ip } });
+      await this.audit.record({
+        action: 'auth.login_failed',
+        targetType: 'user',
+        targetId: user?.id ?? null,
+        details: { email: email.toLowerCase(), ip: client.ip },
+      });
       throw new DomainError(AuthErrors.invalid_credentials, 'The email or password is wrong');
     }
     await this.throttle.clear(key);
-    if (user.status !== 'active') throw new DomainError(AuthErrors.account_deactivated, 'This account is deactivated; ask a system admin to reactivate it');
+    if (user.status !== 'active')
+      throw new DomainError(
+        AuthErrors.account_deactivated,
+        'This account is deactivated; ask a system admin to reactivate it',
+      );
     return this.issue(user, client, 'auth.login');
   }
 
   private throttled(seconds: number): DomainError {
-    return new DomainError(CommonErrors.rate_limited, `Too many failed logins; try again in ${seconds} seconds`, { retry_after_seconds: seconds }, { 'Retry-After': String(seconds) });
+    return new DomainError(
+      CommonErrors.rate_limited,
+      `Too many failed logins; try again in ${seconds} seconds`,
+      { retry_after_seconds: seconds },
+      { 'Retry-After': String(seconds) },
+    );
   }
 
   /** Sets a new password with a one-time reset token; every earlier token of the user is revoked. */
   private async resetWithToken(request: TokenRequest, client: ClientInfo): Promise<TokenResponse> {
-    const missing = [!request.reset_token && 'reset_token', !request.new_password && 'new_password'].filter(Boolean) as string[];
+    const missing = [!request.reset_token && 'reset_token', !request.new_password && 'new_password'].filter(
+      Boolean,
+    ) as string[];
     if (missing.length) {
-      throw new ValidationFailedError(`${missing.join(' and ')} required`, missing.map((field) => ({ field, message: `${field} is required for grant_type reset_token` })));
+      throw new ValidationFailedError(
+        `${missing.join(' and ')} required`,
+        missing.map((field) => ({ field, message: `${field} is required for grant_type reset_token` })),
+      );
     }
     const hash = await this.hasher.hash(request.new_password!);
     const user = await this.transactions.run(async () => {
       const userId = await this.users.consumeResetToken(request.reset_token!);
-      if (!userId) throw new DomainError(AuthErrors.invalid_reset_token, 'The reset token is unknown, already used or expired');
+      if (!userId)
+        throw new DomainError(AuthErrors.invalid_reset_token, 'The reset token is unknown, already used or expired');
       const found = await this.users.findLocked(userId);
-      if (!found || found.status !== 'active') throw new DomainError(AuthErrors.account_deactivated, 'This account is deactivated');
+      if (!found || found.status !== 'active')
+        throw new DomainError(AuthErrors.account_deactivated, 'This account is deactivated');
       await this.users.setPasswordHash(userId, hash);
       await this.sessions.revokeAllOf(userId, 'password_reset');
-      await this.audit.record({ actor: { userId, email: found.email }, action: 'user.password_reset_with_token', targetType: 'user', targetId: userId });
+      await this.audit.record({
+        actor: { userId, email: found.email },
+        action: 'user.password_reset_with_token',
+        targetType: 'user',
+        targetId: userId,
+      });
       return found;
     });
     return this.issue(user, client, 'auth.login');
@@ -101,15 +130,39 @@ export class AuthService {
 
   private async issue(user: UserEntity, client: ClientInfo, action: string): Promise<TokenResponse> {
     const signed = this.signer.sign(user.id);
-    await this.sessions.create({ id: signed.tokenId, userId: user.id, expiresAt: signed.expiresAt, ip: client.ip, userAgent: client.userAgent });
+    await this.sessions.create({
+      id: signed.tokenId,
+      userId: user.id,
+      expiresAt: signed.expiresAt,
+      ip: client.ip,
+      userAgent: client.userAgent,
+    });
     await this.users.recordLogin(user.id);
-    await this.audit.record({ actor: { userId: user.id, email: user.email }, action, targetType: 'user', targetId: user.id, details: { token_id: signed.tokenId, ip: client.ip } });
-    return { access_token: signed.token, token_type: 'bearer', expires_in: signed.ttlSeconds, expires_at: signed.expiresAt, user_id: user.id };
+    await this.audit.record({
+      actor: { userId: user.id, email: user.email },
+      action,
+      targetType: 'user',
+      targetId: user.id,
+      details: { token_id: signed.tokenId, ip: client.ip },
+    });
+    return {
+      access_token: signed.token,
+      token_type: 'bearer',
+      expires_in: signed.ttlSeconds,
+      expires_at: signed.expiresAt,
+      user_id: user.id,
+    };
   }
 
   async logout(principal: Principal): Promise<void> {
     await this.sessions.revoke(principal.tokenId, 'logout');
-    await this.audit.record({ actor: principal, action: 'auth.logout', targetType: 'user', targetId: principal.userId, details: { token_id: principal.tokenId } });
+    await this.audit.record({
+      actor: principal,
+      action: 'auth.logout',
+      targetType: 'user',
+      targetId: principal.userId,
+      details: { token_id: principal.tokenId },
+    });
   }
 
   /** With an API key, the memberships are the key's workspace only, at the key's effective role. */
@@ -120,7 +173,11 @@ export class AuthService {
     return {
       ...toUserResponse(user),
       ...(apiKey ? { system_role: 'user' as const } : {}),
-      memberships: apiKey ? memberships.filter((m) => m.workspace_id === apiKey.workspaceId).map((m) => ({ ...m, role: lowerRole(m.role, apiKey.role) })) : memberships,
+      memberships: apiKey
+        ? memberships
+            .filter((m) => m.workspace_id === apiKey.workspaceId)
+            .map((m) => ({ ...m, role: lowerRole(m.role, apiKey.role) }))
+        : memberships,
       ...(tokenExpiresAt ? { token_expires_at: tokenExpiresAt } : {}),
     };
   }
@@ -130,7 +187,10 @@ export class AuthService {
     const claims = this.signer.verify(token);
     const session = claims?.jti ? await this.access.findActiveSession(claims.jti) : undefined;
     if (!claims || !session || session.userId !== claims.sub) {
-      throw new DomainError(AuthErrors.invalid_token, 'The token is not valid: malformed, expired, revoked, or its user is deactivated');
+      throw new DomainError(
+        AuthErrors.invalid_token,
+        'The token is not valid: malformed, expired, revoked, or its user is deactivated',
+      );
     }
     return {
       active: true,

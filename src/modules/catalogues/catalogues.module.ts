@@ -32,8 +32,27 @@ import { WorkspaceMetricConfigsController } from './workspace-metric-configs.con
 
 /** Configuration catalogues: judges, metric configs (versioned, with workspace defaults), eval configs, embedding configs, webhooks and the metric catalogue. */
 @Module({
-  imports: [TypeOrmModule.forFeature([EmbeddingConfigEntity, NotificationConfigEntity, JudgeEntity, MetricConfigEntity, MetricConfigDefaultEntity, EvalConfigEntity]), SecretsModule, OpsModule],
-  controllers: [EmbeddingConfigsController, MetricCatalogueController, NotificationConfigsController, JudgesController, MetricConfigsController, WorkspaceMetricConfigsController, EvalConfigsController],
+  imports: [
+    TypeOrmModule.forFeature([
+      EmbeddingConfigEntity,
+      NotificationConfigEntity,
+      JudgeEntity,
+      MetricConfigEntity,
+      MetricConfigDefaultEntity,
+      EvalConfigEntity,
+    ]),
+    SecretsModule,
+    OpsModule,
+  ],
+  controllers: [
+    EmbeddingConfigsController,
+    MetricCatalogueController,
+    NotificationConfigsController,
+    JudgesController,
+    MetricConfigsController,
+    WorkspaceMetricConfigsController,
+    EvalConfigsController,
+  ],
   providers: [
     EmbeddingConfigsService,
     EmbeddingConfigsRepository,
@@ -67,7 +86,9 @@ export class CataloguesModule implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.registry.registerTable('notification_config', 'notification_configs', (id) => this.notifications.workspaceOf(id));
+    this.registry.registerTable('notification_config', 'notification_configs', (id) =>
+      this.notifications.workspaceOf(id),
+    );
     this.registry.registerTable('judge', 'judges', (id) => this.judges.workspaceOf(id));
     this.registry.registerTable('eval_config', 'eval_configs', (id) => this.evalConfigs.workspaceOf(id));
   }

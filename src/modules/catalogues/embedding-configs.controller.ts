@@ -4,7 +4,12 @@ import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../l
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
-import { CreateEmbeddingConfigRequest, EmbeddingConfigResponse, ListEmbeddingConfigsQuery, WorkspaceQuery } from './dto/embedding-config.dto.js';
+import {
+  CreateEmbeddingConfigRequest,
+  EmbeddingConfigResponse,
+  ListEmbeddingConfigsQuery,
+  WorkspaceQuery,
+} from './dto/embedding-config.dto.js';
 import { EmbeddingConfigsService } from './embedding-configs.service.js';
 
 @ApiTags('embedding configs')
@@ -17,7 +22,10 @@ export class EmbeddingConfigsController {
   @ApiOperation({ operationId: 'listEmbeddingConfigs' })
   @WorkspaceRoleRequired('viewer', { query: 'workspace_id' })
   @ApiOkResponse({ type: PageOf(EmbeddingConfigResponse) })
-  list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListEmbeddingConfigsQuery): Promise<Page<EmbeddingConfigResponse>> {
+  list(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Query() query: ListEmbeddingConfigsQuery,
+  ): Promise<Page<EmbeddingConfigResponse>> {
     return this.configs.list(access, query);
   }
 
@@ -27,7 +35,11 @@ export class EmbeddingConfigsController {
   @WorkspaceRoleRequired('admin', { body: 'workspace_id' })
   @ApiCreatedResponse({ type: EmbeddingConfigResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'embedding_config_name_taken' })
-  create(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: CreateEmbeddingConfigRequest, @CurrentUser() caller: Principal): Promise<EmbeddingConfigResponse> {
+  create(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: CreateEmbeddingConfigRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<EmbeddingConfigResponse> {
     return this.configs.create(access, body, caller);
   }
 
@@ -36,7 +48,11 @@ export class EmbeddingConfigsController {
   @ApiOperation({ operationId: 'getEmbeddingConfig' })
   @WorkspaceRoleRequired('viewer', { query: 'workspace_id' })
   @ApiOkResponse({ type: EmbeddingConfigResponse })
-  get(@CurrentWorkspace() access: WorkspaceAccess, @Param('config_ref') ref: string, @Query() _query: WorkspaceQuery): Promise<EmbeddingConfigResponse> {
+  get(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Param('config_ref') ref: string,
+    @Query() _query: WorkspaceQuery,
+  ): Promise<EmbeddingConfigResponse> {
     return this.configs.get(access, ref);
   }
 }

@@ -16,15 +16,17 @@ export class EmbeddingConfigsRepository {
 
   /** By id (a UUID) or by name, case-insensitively. */
   async findByRef(workspaceId: string, ref: string): Promise<EmbeddingConfigEntity | null> {
-    const qb = (this.repo).createQueryBuilder('c').where('c.workspace_id = :workspaceId', { workspaceId });
-    if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(ref)) qb.andWhere('(c.id = CAST(:id AS uuid) OR lower(c.name) = lower(:ref))', { id: ref, ref });
+    const qb = this.repo.createQueryBuilder('c').where('c.workspace_id = :workspaceId', { workspaceId });
+    if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(ref))
+      qb.andWhere('(c.id = CAST(:id AS uuid) OR lower(c.name) = lower(:ref))', { id: ref, ref });
     else qb.andWhere('lower(c.name) = lower(:ref)', { ref });
     return qb.getOne();
   }
 
   /** The workspace's chosen embedding config (PUT /workspaces/{id}/embedding-config). */
   async workspaceChoice(workspaceId: string): Promise<{ provider: 'local' | 'remote'; config_ref?: string }> {
-    const rows: Array<{ embedding_config: { provider: 'local' | 'remote'; config_ref?: string } | null }> = await this.repo.query('SELECT embedding_config FROM workspaces WHERE id = $1', [workspaceId]);
+    const rows: Array<{ embedding_config: { provider: 'local' | 'remote'; config_ref?: string } | null }> =
+      await this.repo.query('SELECT embedding_config FROM workspaces WHERE id = $1', [workspaceId]);
     return rows[0]?.embedding_config ?? { provider: 'local' };
   }
 

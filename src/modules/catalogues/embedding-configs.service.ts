@@ -9,7 +9,11 @@ import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { SecretReferences } from '../secrets/secret-references.js';
 import { SecretsService } from '../secrets/secrets.service.js';
 import { CatalogueErrors } from './catalogues.errors.js';
-import type { CreateEmbeddingConfigRequest, EmbeddingConfigResponse, ListEmbeddingConfigsQuery } from './dto/embedding-config.dto.js';
+import type {
+  CreateEmbeddingConfigRequest,
+  EmbeddingConfigResponse,
+  ListEmbeddingConfigsQuery,
+} from './dto/embedding-config.dto.js';
 import { EmbeddingConfigsRepository } from './embedding-configs.repository.js';
 import type { EmbeddingConfigEntity } from './entities/embedding-config.entity.js';
 
@@ -32,10 +36,18 @@ export class EmbeddingConfigsService {
 
   /** The built-in local embedder first, then the workspace's configs by name. */
   async list(access: WorkspaceAccess, query: ListEmbeddingConfigsQuery): Promise<Page<EmbeddingConfigResponse>> {
-    const [choice, rows] = await Promise.all([this.configs.workspaceChoice(access.workspaceId), this.configs.list(access.workspaceId)]);
+    const [choice, rows] = await Promise.all([
+      this.configs.workspaceChoice(access.workspaceId),
+      this.configs.list(access.workspaceId),
+    ]);
     const all = [this.local(access.workspaceId, choice), ...rows.map((r) => this.toResponse(r, choice))];
     const start = (query.page - 1) * query.page_size;
-    return { items: all.slice(start, start + query.page_size), total: all.length, page: query.page, page_size: query.page_size };
+    return {
+      items: all.slice(start, start + query.page_size),
+      total: all.length,
+      page: query.page,
+      page_size: query.page_size,
+    };
   }
 
   /** By id or name; `local` is the built-in embedder. */
@@ -52,42 +64,65 @@ export class EmbeddingConfigsService {
     return (await this.configs.findByRef(workspaceId, ref)) !== null;
   }
 
-  async create(access: WorkspaceAccess, body: CreateEmbeddingConfigRequest, caller: Principal): Promise<EmbeddingConfigResponse> {
+  async create(
+    access: WorkspaceAccess,
+    body: CreateEmbeddingConfigRequest,
+    caller: Principal,
+  ): Promise<EmbeddingConfigResponse> {
     if (body.name.toLowerCase() === LOCAL_CONFIG_NAME) throw this.nameTaken(body.name);
     const created = await this.transactions.run(async () => {
       if (await this.configs.findByRef(access.workspaceId, body.name)) throw this.nameTaken(body.name);
       if (body.secret_id) await this.secretReferences.requireUsable(access, body.secret_id);
       const config = await this.configs
-        .insert(
-          {
-            workspaceId: access.workspaceId,
-            name: body.name,
-            description: body.description ?? '',
-            provider: body.provider,
-            baseUrl: body.base_url.replace(/\/+$/, ''),
-            model: body.model,
-            dimensions: body.dimensions ?? null,
-            batchSize: body.batch_size ?? 64,
-            secretId: body.secret_id ?? null,
-            createdBy: caller.userId,
-          },
-        )
+        .insert({
+          workspaceId: access.workspaceId,
+          name: body.name,
+          description: body.description ?? '',
+          provider: body.provider,
+          baseUrl: body.base_url.replace(/\/+$/, ''),
+          model: body.model,
+          dimensions: body.dimensions ?? null,
+          batchSize: body.batch_size ?? 64,
+          secretId: body.secret_id ?? null,
+          createdBy: caller.userId,
+        })
         .catch((err: unknown) => {
-          throw (err as { driverError?: { code?: string } }).driverError?.code === '23505' ? this.nameTaken(body.name) : err;
+          throw (err as { driverError?: { code?: string } }).driverError?.code === '23505'
+            ? this.nameTaken(body.name)
+            : err;
         });
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'embedding_config.created', targetType: 'embedding_config', targetId: config.id, details: { name: config.name, provider: config.provider, model: config.model } });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'embedding_config.created',
+        targetType: 'embedding_config',
+        targetId: config.id,
+        details: { name: config.name, provider: config.provider, model: config.model },
+      });
       return config;
     });
     return this.toResponse(created, await this.configs.workspaceChoice(access.workspaceId));
   }
 
   /** The embedder the workspace chose (the built-in local one unless a remote config is set), for clustering and visual analysis. */
-  async embedderFor(workspaceId: string): Promise<{ name: string; embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> }> {
+  async embedderFor(
+    workspaceId: string,
+  ): Promise<{ name: string; embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> }> {
     const choice = await this.configs.workspaceChoice(workspaceId);
-    const config = choice.provider === 'remote' && choice.config_ref ? await this.configs.findByRef(workspaceId, choice.config_ref) : null;
+    const config =
+      choice.provider === 'remote' && choice.config_ref
+        ? await this.configs.findByRef(workspaceId, choice.config_ref)
+        : null;
     if (!config) return { name: LOCAL_EMBEDDER.name, embed: async (texts) => texts.map((t) => localEmbed(t)) };
     const key = config.secretId ? await this.secrets.resolveValue(workspaceId, config.secretId) : null;
-    const endpoint = { base_url: config.baseUrl, model: config.model, dimensions: config.dimensions, batch_size: config.batchSize, key, timeout_ms: 60_000 };
+    const endpoint = {
+      base_url: config.baseUrl,
+      model: config.model,
+      dimensions: config.dimensions,
+      batch_size: config.batchSize,
+      key,
+      timeout_ms: 60_000,
+    };
     return { name: `${config.name} (${config.model})`, embed: (texts, signal) => embedRemote(endpoint, texts, signal) };
   }
 
@@ -110,7 +145,10 @@ export class EmbeddingConfigsService {
     };
   }
 
-  private toResponse(c: EmbeddingConfigEntity, choice: { provider: string; config_ref?: string }): EmbeddingConfigResponse {
+  private toResponse(
+    c: EmbeddingConfigEntity,
+    choice: { provider: string; config_ref?: string },
+  ): EmbeddingConfigResponse {
     const ref = choice.config_ref?.toLowerCase();
     return {
       id: c.id,
@@ -131,11 +169,18 @@ export class EmbeddingConfigsService {
   }
 
   private nameTaken(name: string): DomainError {
-    return new DomainError(CatalogueErrors.embedding_config_name_taken, `The workspace already has an embedding config named "${name}"${name.toLowerCase() === LOCAL_CONFIG_NAME ? ' (the built-in local embedder)' : ''}`);
+    return new DomainError(
+      CatalogueErrors.embedding_config_name_taken,
+      `The workspace already has an embedding config named "${name}"${name.toLowerCase() === LOCAL_CONFIG_NAME ? ' (the built-in local embedder)' : ''}`,
+    );
   }
 
   private async notFound(workspaceId: string, ref: string): Promise<DomainError> {
     const available = [LOCAL_CONFIG_NAME, ...(await this.configs.list(workspaceId)).map((c) => c.name)];
-    return new DomainError(CatalogueErrors.embedding_config_not_found, `No embedding config "${ref.slice(0, 200)}" in the workspace; it has ${available.join(', ')}`, { available });
+    return new DomainError(
+      CatalogueErrors.embedding_config_not_found,
+      `No embedding config "${ref.slice(0, 200)}" in the workspace; it has ${available.join(', ')}`,
+      { available },
+    );
   }
 }

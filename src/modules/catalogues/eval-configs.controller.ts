@@ -1,12 +1,25 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiPreconditionFailedResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiPreconditionFailedResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
-import { CreateEvalConfigRequest, EvalConfigResponse, ListEvalConfigsQuery, ReplaceEvalConfigRequest } from './dto/eval-config.dto.js';
+import {
+  CreateEvalConfigRequest,
+  EvalConfigResponse,
+  ListEvalConfigsQuery,
+  ReplaceEvalConfigRequest,
+} from './dto/eval-config.dto.js';
 import { EvalConfigsService } from './eval-configs.service.js';
 
 const EVAL_CONFIG = { resource: 'eval_config', param: 'eval_config_id' } as const;
@@ -21,7 +34,10 @@ export class EvalConfigsController {
   @ApiOperation({ operationId: 'listEvalConfigs' })
   @WorkspaceRoleRequired('viewer', { query: 'workspace_id' })
   @ApiOkResponse({ type: PageOf(EvalConfigResponse) })
-  list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListEvalConfigsQuery): Promise<Page<EvalConfigResponse>> {
+  list(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Query() query: ListEvalConfigsQuery,
+  ): Promise<Page<EvalConfigResponse>> {
     return this.evalConfigs.list(access, query);
   }
 
@@ -31,7 +47,11 @@ export class EvalConfigsController {
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
   @ApiCreatedResponse({ type: EvalConfigResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'eval_config_name_taken' })
-  create(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: CreateEvalConfigRequest, @CurrentUser() caller: Principal): Promise<EvalConfigResponse> {
+  create(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: CreateEvalConfigRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<EvalConfigResponse> {
     return this.evalConfigs.create(access, body, caller);
   }
 
@@ -40,7 +60,11 @@ export class EvalConfigsController {
   @ApiOperation({ operationId: 'getEvalConfig' })
   @WorkspaceRoleRequired('viewer', EVAL_CONFIG)
   @ApiOkResponse({ type: EvalConfigResponse })
-  async get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('eval_config_id') id: string, @Res({ passthrough: true }) res: Response): Promise<EvalConfigResponse> {
+  async get(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('eval_config_id') id: string,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<EvalConfigResponse> {
     const config = await this.evalConfigs.get(access, id);
     res.setHeader('ETag', this.evalConfigs.etag(config));
     return config;
@@ -72,7 +96,11 @@ export class EvalConfigsController {
   @HttpCode(204)
   @WorkspaceRoleRequired('member', EVAL_CONFIG)
   @ApiNoContentResponse({ description: 'Deleted' })
-  async delete(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('eval_config_id') id: string, @CurrentUser() caller: Principal): Promise<void> {
+  async delete(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('eval_config_id') id: string,
+    @CurrentUser() caller: Principal,
+  ): Promise<void> {
     await this.evalConfigs.delete(access, id, caller);
   }
 }

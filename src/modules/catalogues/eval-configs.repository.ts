@@ -11,7 +11,11 @@ export class EvalConfigsRepository {
     return this.db.repository(EvalConfigEntity);
   }
 
-  page(workspaceId: string, q: string | undefined, window: { skip: number; take: number }): Promise<[EvalConfigEntity[], number]> {
+  page(
+    workspaceId: string,
+    q: string | undefined,
+    window: { skip: number; take: number },
+  ): Promise<[EvalConfigEntity[], number]> {
     const query = this.repo.createQueryBuilder('e').where('e.workspace_id = :workspaceId', { workspaceId });
     if (q) query.andWhere(`e.name ILIKE :q ESCAPE '\\'`, { q: containsPattern(q) });
     return query.orderBy('lower(e.name)').addOrderBy('e.id').skip(window.skip).take(window.take).getManyAndCount();
@@ -26,12 +30,18 @@ export class EvalConfigsRepository {
   }
 
   async nameTaken(workspaceId: string, name: string, exceptId: string | null): Promise<boolean> {
-    const rows: unknown[] = await this.db.query('SELECT 1 FROM eval_configs WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3', [workspaceId, name, exceptId]);
+    const rows: unknown[] = await this.db.query(
+      'SELECT 1 FROM eval_configs WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3',
+      [workspaceId, name, exceptId],
+    );
     return rows.length > 0;
   }
 
   async workspaceOf(id: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await this.repo.query('SELECT workspace_id FROM eval_configs WHERE id = $1', [id]);
+    const rows: Array<{ workspace_id: string }> = await this.repo.query(
+      'SELECT workspace_id FROM eval_configs WHERE id = $1',
+      [id],
+    );
     return rows[0]?.workspace_id ?? null;
   }
 

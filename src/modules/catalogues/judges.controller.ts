@@ -1,11 +1,25 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
-import { CreateJudgeRequest, JudgeConnectionResponse, JudgeTestRequest, JudgeTestResult, ListJudgesQuery, UpdateJudgeRequest } from './dto/judge.dto.js';
+import {
+  CreateJudgeRequest,
+  JudgeConnectionResponse,
+  JudgeTestRequest,
+  JudgeTestResult,
+  ListJudgesQuery,
+  UpdateJudgeRequest,
+} from './dto/judge.dto.js';
 import { JudgesService } from './judges.service.js';
 
 const JUDGE = { resource: 'judge', param: 'judge_id' } as const;
@@ -20,7 +34,10 @@ export class JudgesController {
   @ApiOperation({ operationId: 'listJudges' })
   @WorkspaceRoleRequired('viewer', { query: 'workspace_id' })
   @ApiOkResponse({ type: PageOf(JudgeConnectionResponse) })
-  list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListJudgesQuery): Promise<Page<JudgeConnectionResponse>> {
+  list(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Query() query: ListJudgesQuery,
+  ): Promise<Page<JudgeConnectionResponse>> {
     return this.judges.list(access, query);
   }
 
@@ -30,7 +47,11 @@ export class JudgesController {
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
   @ApiCreatedResponse({ type: JudgeConnectionResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'judge_name_taken' })
-  create(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: CreateJudgeRequest, @CurrentUser() caller: Principal): Promise<JudgeConnectionResponse> {
+  create(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: CreateJudgeRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<JudgeConnectionResponse> {
     return this.judges.create(access, body, caller);
   }
 
@@ -39,7 +60,10 @@ export class JudgesController {
   @ApiOperation({ operationId: 'getJudge' })
   @WorkspaceRoleRequired('viewer', JUDGE)
   @ApiOkResponse({ type: JudgeConnectionResponse })
-  get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('judge_id') id: string): Promise<JudgeConnectionResponse> {
+  get(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('judge_id') id: string,
+  ): Promise<JudgeConnectionResponse> {
     return this.judges.get(access, id);
   }
 
@@ -49,7 +73,12 @@ export class JudgesController {
   @WorkspaceRoleRequired('member', JUDGE)
   @ApiOkResponse({ type: JudgeConnectionResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'judge_name_taken' })
-  update(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('judge_id') id: string, @Body() body: UpdateJudgeRequest, @CurrentUser() caller: Principal): Promise<JudgeConnectionResponse> {
+  update(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('judge_id') id: string,
+    @Body() body: UpdateJudgeRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<JudgeConnectionResponse> {
     return this.judges.update(access, id, body, caller);
   }
 
@@ -60,7 +89,11 @@ export class JudgesController {
   @WorkspaceRoleRequired('admin', JUDGE)
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiConflictResponse({ type: ProblemResponse, description: 'judge_in_use' })
-  async delete(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('judge_id') id: string, @CurrentUser() caller: Principal): Promise<void> {
+  async delete(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('judge_id') id: string,
+    @CurrentUser() caller: Principal,
+  ): Promise<void> {
     await this.judges.delete(access, id, caller);
   }
 
@@ -70,7 +103,11 @@ export class JudgesController {
   @HttpCode(200)
   @WorkspaceRoleRequired('member', JUDGE)
   @ApiOkResponse({ type: JudgeTestResult })
-  test(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('judge_id') id: string, @Body() body: JudgeTestRequest): Promise<JudgeTestResult> {
+  test(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('judge_id') id: string,
+    @Body() body: JudgeTestRequest,
+  ): Promise<JudgeTestResult> {
     return this.judges.test(access, id, body);
   }
 }

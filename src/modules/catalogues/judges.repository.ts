@@ -10,8 +10,16 @@ export class JudgesRepository {
     return this.db.repository(JudgeEntity);
   }
 
-  page(workspaceId: string, provider: string | undefined, window: { skip: number; take: number }): Promise<[JudgeEntity[], number]> {
-    return this.repo.findAndCount({ where: { workspaceId, ...(provider ? { provider: provider as JudgeEntity['provider'] } : {}) }, order: { name: 'ASC', id: 'ASC' }, ...window });
+  page(
+    workspaceId: string,
+    provider: string | undefined,
+    window: { skip: number; take: number },
+  ): Promise<[JudgeEntity[], number]> {
+    return this.repo.findAndCount({
+      where: { workspaceId, ...(provider ? { provider: provider as JudgeEntity['provider'] } : {}) },
+      order: { name: 'ASC', id: 'ASC' },
+      ...window,
+    });
   }
 
   find(workspaceId: string, id: string): Promise<JudgeEntity | null> {
@@ -23,12 +31,18 @@ export class JudgesRepository {
   }
 
   async nameTaken(workspaceId: string, name: string, exceptId: string | null): Promise<boolean> {
-    const rows: unknown[] = await this.db.query('SELECT 1 FROM judges WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3', [workspaceId, name, exceptId]);
+    const rows: unknown[] = await this.db.query(
+      'SELECT 1 FROM judges WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3',
+      [workspaceId, name, exceptId],
+    );
     return rows.length > 0;
   }
 
   async workspaceOf(id: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await this.repo.query('SELECT workspace_id FROM judges WHERE id = $1', [id]);
+    const rows: Array<{ workspace_id: string }> = await this.repo.query(
+      'SELECT workspace_id FROM judges WHERE id = $1',
+      [id],
+    );
     return rows[0]?.workspace_id ?? null;
   }
 

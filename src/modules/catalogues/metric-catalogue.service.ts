@@ -21,7 +21,17 @@ export class MetricCatalogueService {
     const [configs, ops] = await Promise.all([this.configs.all(workspaceId), this.ops.views(workspaceId)]);
     const builtins: CatalogueMetric[] = BUILTIN_METRICS.map((m) => {
       const impl = deterministic.get(m.name);
-      return { name: m.name, kind: m.kind, description: m.description, source: 'builtin', requires: m.requires, better: impl?.better ?? null, params_schema: impl?.paramsSchema ?? null, latest_version: null, available: true };
+      return {
+        name: m.name,
+        kind: m.kind,
+        description: m.description,
+        source: 'builtin',
+        requires: m.requires,
+        better: impl?.better ?? null,
+        params_schema: impl?.paramsSchema ?? null,
+        latest_version: null,
+        available: true,
+      };
     });
     const seen = new Set<string>();
     const workspace: CatalogueMetric[] = configs
@@ -39,7 +49,17 @@ export class MetricCatalogueService {
       }));
     const custom: CatalogueMetric[] = ops
       .filter((o) => o.kind === 'metric' && o.source === 'workspace')
-      .map((o) => ({ name: o.name, kind: 'custom', description: o.description, source: 'custom_op', requires: [], better: 'higher', params_schema: o.params_schema, latest_version: o.version, available: o.available }));
+      .map((o) => ({
+        name: o.name,
+        kind: 'custom',
+        description: o.description,
+        source: 'custom_op',
+        requires: [],
+        better: 'higher',
+        params_schema: o.params_schema,
+        latest_version: o.version,
+        available: o.available,
+      }));
     return { workspace_id: workspaceId, metrics: [...builtins, ...workspace, ...custom] };
   }
 }
@@ -48,7 +68,9 @@ export class MetricCatalogueService {
 function requiresOf(kind: string, metric: string, rubric: string | undefined): DatasetField[] {
   if (kind === 'judged') {
     const text = rubric ?? judgedMetricDefault(metric)?.rubric ?? '';
-    return (['input', 'expected_output', 'context'] as const).filter((field) => new RegExp(`\\{\\{\\s*${field}\\b`).test(text));
+    return (['input', 'expected_output', 'context'] as const).filter((field) =>
+      new RegExp(`\\{\\{\\s*${field}\\b`).test(text),
+    );
   }
   return builtinRequires.get(metric) ?? [];
 }

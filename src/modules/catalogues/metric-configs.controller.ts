@@ -1,10 +1,24 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
-import { CreateMetricConfigRequest, ListMetricConfigsQuery, MetricConfigResponse, MetricConfigSummary, UpdateMetricConfigRequest, WorkspaceQuery } from './dto/metric-config.dto.js';
+import {
+  CreateMetricConfigRequest,
+  ListMetricConfigsQuery,
+  MetricConfigResponse,
+  MetricConfigSummary,
+  UpdateMetricConfigRequest,
+  WorkspaceQuery,
+} from './dto/metric-config.dto.js';
 import { MetricConfigsService } from './metric-configs.service.js';
 
 const IN_WORKSPACE = { query: 'workspace_id' } as const;
@@ -19,7 +33,10 @@ export class MetricConfigsController {
   @ApiOperation({ operationId: 'listMetricConfigs' })
   @WorkspaceRoleRequired('viewer', IN_WORKSPACE)
   @ApiOkResponse({ type: PageOf(MetricConfigSummary) })
-  list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListMetricConfigsQuery): Promise<Page<MetricConfigSummary>> {
+  list(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Query() query: ListMetricConfigsQuery,
+  ): Promise<Page<MetricConfigSummary>> {
     return this.configs.list(access, query);
   }
 
@@ -29,7 +46,11 @@ export class MetricConfigsController {
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
   @ApiCreatedResponse({ type: MetricConfigResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'metric_config_name_taken' })
-  create(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: CreateMetricConfigRequest, @CurrentUser() caller: Principal): Promise<MetricConfigResponse> {
+  create(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: CreateMetricConfigRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<MetricConfigResponse> {
     return this.configs.create(access, body, caller);
   }
 
@@ -38,7 +59,12 @@ export class MetricConfigsController {
   @ApiOperation({ operationId: 'getMetricConfigVersion' })
   @WorkspaceRoleRequired('viewer', IN_WORKSPACE)
   @ApiOkResponse({ type: MetricConfigResponse })
-  get(@CurrentWorkspace() access: WorkspaceAccess, @Param('config_name') name: string, @Param('config_version') version: string, @Query() _query: WorkspaceQuery): Promise<MetricConfigResponse> {
+  get(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Param('config_name') name: string,
+    @Param('config_version') version: string,
+    @Query() _query: WorkspaceQuery,
+  ): Promise<MetricConfigResponse> {
     return this.configs.get(access, name, version);
   }
 
@@ -66,7 +92,13 @@ export class MetricConfigsController {
   @WorkspaceRoleRequired('member', IN_WORKSPACE)
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiConflictResponse({ type: ProblemResponse, description: 'metric_config_frozen, metric_config_in_use' })
-  async delete(@CurrentWorkspace() access: WorkspaceAccess, @Param('config_name') name: string, @Param('config_version') version: string, @Query() _query: WorkspaceQuery, @CurrentUser() caller: Principal): Promise<void> {
+  async delete(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Param('config_name') name: string,
+    @Param('config_version') version: string,
+    @Query() _query: WorkspaceQuery,
+    @CurrentUser() caller: Principal,
+  ): Promise<void> {
     await this.configs.delete(access, name, version, caller);
   }
 }

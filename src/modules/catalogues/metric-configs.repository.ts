@@ -29,7 +29,11 @@ export class MetricConfigsRepository {
   }
 
   /** One line per name, from its newest version. */
-  async summaries(workspaceId: string, filter: { kind?: string; metric?: string; q?: string }, window: { skip: number; take: number }): Promise<[MetricConfigSummaryRow[], number]> {
+  async summaries(
+    workspaceId: string,
+    filter: { kind?: string; metric?: string; q?: string },
+    window: { skip: number; take: number },
+  ): Promise<[MetricConfigSummaryRow[], number]> {
     const params: unknown[] = [workspaceId];
     const where = ['workspace_id = $1'];
     if (filter.kind) where.push(`kind = $${params.push(filter.kind)}`);
@@ -45,14 +49,20 @@ export class MetricConfigsRepository {
         max(updated_at) AS updated_at
       FROM metric_configs WHERE ${where.join(' AND ')} GROUP BY lower(name) ORDER BY lower(name)`;
     const [rows, count] = await Promise.all([
-      this.configs.query(`${grouped} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [...params, window.take, window.skip]) as Promise<MetricConfigSummaryRow[]>,
+      this.configs.query(`${grouped} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [
+        ...params,
+        window.take,
+        window.skip,
+      ]) as Promise<MetricConfigSummaryRow[]>,
       this.configs.query(`SELECT count(*)::int AS n FROM (${grouped}) g`, params) as Promise<Array<{ n: number }>>,
     ]);
     return [rows, count[0].n];
   }
 
   find(workspaceId: string, name: string, version: number | 'latest'): Promise<MetricConfigEntity | null> {
-    const query = this.configs.createQueryBuilder('m').where('m.workspace_id = :workspaceId AND lower(m.name) = lower(:name)', { workspaceId, name });
+    const query = this.configs
+      .createQueryBuilder('m')
+      .where('m.workspace_id = :workspaceId AND lower(m.name) = lower(:name)', { workspaceId, name });
     if (version !== 'latest') query.andWhere('m.config_version = :version', { version });
     return query.orderBy('m.config_version', 'DESC').getOne();
   }
@@ -84,11 +94,17 @@ export class MetricConfigsRepository {
   /** Freezes versions a run is about to use; the first run is remembered. */
   async markUsed(ids: string[], runId: string): Promise<void> {
     if (!ids.length) return;
-    await this.db.query('UPDATE metric_configs SET first_used_at = now(), first_used_by_run = $2 WHERE id = ANY($1) AND first_used_at IS NULL', [ids, runId]);
+    await this.db.query(
+      'UPDATE metric_configs SET first_used_at = now(), first_used_by_run = $2 WHERE id = ANY($1) AND first_used_at IS NULL',
+      [ids, runId],
+    );
   }
 
   async judgeInWorkspace(workspaceId: string, judgeId: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query('SELECT 1 FROM judges WHERE id = $1 AND workspace_id = $2', [judgeId, workspaceId]);
+    const rows: unknown[] = await this.db.query('SELECT 1 FROM judges WHERE id = $1 AND workspace_id = $2', [
+      judgeId,
+      workspaceId,
+    ]);
     return rows.length > 0;
   }
 
@@ -115,12 +131,24 @@ export class MetricConfigsRepository {
   }
 
   defaultHistory(workspaceId: string, metricName: string): Promise<MetricConfigDefaultEntity[]> {
-    return this.defaults.createQueryBuilder('d').where('d.workspace_id = :workspaceId AND lower(d.metric_name) = lower(:metricName)', { workspaceId, metricName }).orderBy('d.revision', 'DESC').getMany();
+    return this.defaults
+      .createQueryBuilder('d')
+      .where('d.workspace_id = :workspaceId AND lower(d.metric_name) = lower(:metricName)', { workspaceId, metricName })
+      .orderBy('d.revision', 'DESC')
+      .getMany();
   }
 
   /** Adds the next revision of a metric's default; callers serialise on the workspace row. */
-  async insertDefault(entry: Pick<MetricConfigDefaultEntity, 'workspaceId' | 'metricName' | 'configName' | 'configVersion' | 'note' | 'setBy'>): Promise<MetricConfigDefaultEntity> {
-    const rows: Array<{ next: number }> = await this.db.query('SELECT coalesce(max(revision), 0) + 1 AS next FROM metric_config_defaults WHERE workspace_id = $1 AND lower(metric_name) = lower($2)', [entry.workspaceId, entry.metricName]);
+  async insertDefault(
+    entry: Pick<
+      MetricConfigDefaultEntity,
+      'workspaceId' | 'metricName' | 'configName' | 'configVersion' | 'note' | 'setBy'
+    >,
+  ): Promise<MetricConfigDefaultEntity> {
+    const rows: Array<{ next: number }> = await this.db.query(
+      'SELECT coalesce(max(revision), 0) + 1 AS next FROM metric_config_defaults WHERE workspace_id = $1 AND lower(metric_name) = lower($2)',
+      [entry.workspaceId, entry.metricName],
+    );
     const repo = this.defaults;
     return repo.save(repo.create({ ...entry, revision: rows[0].next, setAt: new Date() }));
   }

@@ -6,7 +6,14 @@ import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { BUILTIN_METRICS } from '../../../libs/evaluation/metric-catalogue.js';
 import { OpRegistry } from '../ops/op-registry.service.js';
 import { CatalogueErrors } from './catalogues.errors.js';
-import type { MetricConfigResolutionListResponse, ResolveMetricConfigsQuery, SetMetricDefaultsRequest, WorkspaceMetricConfigDefault, WorkspaceMetricConfigDefaultListResponse, WorkspaceMetricConfigDefaultVersionsResponse } from './dto/metric-defaults.dto.js';
+import type {
+  MetricConfigResolutionListResponse,
+  ResolveMetricConfigsQuery,
+  SetMetricDefaultsRequest,
+  WorkspaceMetricConfigDefault,
+  WorkspaceMetricConfigDefaultListResponse,
+  WorkspaceMetricConfigDefaultVersionsResponse,
+} from './dto/metric-defaults.dto.js';
 import type { EvalConfigEntity } from './entities/eval-config.entity.js';
 import type { MetricConfigDefaultEntity } from './entities/metric-config-default.entity.js';
 import type { MetricConfigKind } from './entities/metric-config.entity.js';
@@ -31,34 +38,80 @@ export class MetricDefaultsService {
   ) {}
 
   async list(access: WorkspaceAccess): Promise<WorkspaceMetricConfigDefaultListResponse> {
-    const items = (await this.configs.currentDefaults(access.workspaceId)).filter((d) => d.configName !== null).map(defaultDto);
+    const items = (await this.configs.currentDefaults(access.workspaceId))
+      .filter((d) => d.configName !== null)
+      .map(defaultDto);
     return { workspace_id: access.workspaceId, items, total: items.length };
   }
 
   /** Pins (or clears) defaults, one new revision per metric named. */
-  async set(access: WorkspaceAccess, body: SetMetricDefaultsRequest, caller: Principal): Promise<WorkspaceMetricConfigDefaultListResponse> {
+  async set(
+    access: WorkspaceAccess,
+    body: SetMetricDefaultsRequest,
+    caller: Principal,
+  ): Promise<WorkspaceMetricConfigDefaultListResponse> {
     const names = body.defaults.map((d) => d.metric_name.toLowerCase());
     const repeated = names.find((n, i) => names.indexOf(n) !== i);
-    if (repeated) throw new DomainError(CatalogueErrors.metric_default_invalid, `metric "${repeated}" is named twice`, { field: 'defaults' });
+    if (repeated)
+      throw new DomainError(CatalogueErrors.metric_default_invalid, `metric "${repeated}" is named twice`, {
+        field: 'defaults',
+      });
     return this.transactions.run(async () => {
       await this.configs.lockWorkspace(access.workspaceId);
       const inputs = await this.inputs(access.workspaceId);
       const known = new Set(metricNames(inputs).map((n) => n.toLowerCase()));
       for (const [i, entry] of body.defaults.entries()) {
         const field = `defaults.${i}`;
-        if (!known.has(entry.metric_name.toLowerCase())) throw new DomainError(CatalogueErrors.unknown_metric, `${field}.metric_name: "${entry.metric_name}" is not a metric of the workspace (GET /workspaces/${access.workspaceId}/metrics lists them)`, { field: `${field}.metric_name` });
+        if (!known.has(entry.metric_name.toLowerCase()))
+          throw new DomainError(
+            CatalogueErrors.unknown_metric,
+            `${field}.metric_name: "${entry.metric_name}" is not a metric of the workspace (GET /workspaces/${access.workspaceId}/metrics lists them)`,
+            { field: `${field}.metric_name` },
+          );
         if (entry.config_name !== null) {
           const versions = inputs.configs.filter((c) => c.name.toLowerCase() === entry.config_name!.toLowerCase());
           const version = entry.config_version ?? null;
           const config = version === null ? versions[0] : versions.find((v) => v.configVersion === version);
-          if (!config) throw new DomainError(CatalogueErrors.metric_default_invalid, `${field}: the workspace has no metric config ${entry.config_name}${version === null ? '' : ` v${version}`}`, { field: `${field}.config_name` });
+          if (!config)
+            throw new DomainError(
+              CatalogueErrors.metric_default_invalid,
+              `${field}: the workspace has no metric config ${entry.config_name}${version === null ? '' : ` v${version}`}`,
+              { field: `${field}.config_name` },
+            );
           const measures = [config.name, config.metric].map((n) => n.toLowerCase());
           if (!measures.includes(entry.metric_name.toLowerCase())) {
-            throw new DomainError(CatalogueErrors.metric_default_invalid, `${field}: ${config.name} computes ${config.metric}, not ${entry.metric_name}`, { field: `${field}.config_name` });
+            throw new DomainError(
+              CatalogueErrors.metric_default_invalid,
+              `${field}: ${config.name} computes ${config.metric}, not ${entry.metric_name}`,
+              { field: `${field}.config_name` },
+            );
           }
         }
-        const saved = await this.configs.insertDefault({ workspaceId: access.workspaceId, metricName: entry.metric_name, configName: entry.config_name === null ? null : (inputs.configs.find((c) => c.name.toLowerCase() === entry.config_name!.toLowerCase())?.name ?? entry.config_name), configVersion: entry.config_name === null ? null : (entry.config_version ?? null), note: entry.note ?? '', setBy: caller.userId });
-        await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'metric_default.set', targetType: 'metric_default', targetId: saved.id, details: { metric_name: saved.metricName, config_name: saved.configName, config_version: saved.configVersion, revision: saved.revision } });
+        const saved = await this.configs.insertDefault({
+          workspaceId: access.workspaceId,
+          metricName: entry.metric_name,
+          configName:
+            entry.config_name === null
+              ? null
+              : (inputs.configs.find((c) => c.name.toLowerCase() === entry.config_name!.toLowerCase())?.name ??
+                entry.config_name),
+          configVersion: entry.config_name === null ? null : (entry.config_version ?? null),
+          note: entry.note ?? '',
+          setBy: caller.userId,
+        });
+        await this.audit.record({
+          actor: caller,
+          workspaceId: access.workspaceId,
+          action: 'metric_default.set',
+          targetType: 'metric_default',
+          targetId: saved.id,
+          details: {
+            metric_name: saved.metricName,
+            config_name: saved.configName,
+            config_version: saved.configVersion,
+            revision: saved.revision,
+          },
+        });
       }
       return this.list(access);
     });
@@ -67,14 +120,26 @@ export class MetricDefaultsService {
   async history(access: WorkspaceAccess, metricName: string): Promise<WorkspaceMetricConfigDefaultVersionsResponse> {
     const revisions = await this.configs.defaultHistory(access.workspaceId, metricName);
     if (!revisions.length) {
-      const known = metricNames(await this.inputs(access.workspaceId)).some((n) => n.toLowerCase() === metricName.toLowerCase());
+      const known = metricNames(await this.inputs(access.workspaceId)).some(
+        (n) => n.toLowerCase() === metricName.toLowerCase(),
+      );
       if (!known) throw new NotFoundError('metric', metricName);
     }
-    return { workspace_id: access.workspaceId, metric_name: revisions[0]?.metricName ?? metricName, items: revisions.map(defaultDto), total: revisions.length };
+    return {
+      workspace_id: access.workspaceId,
+      metric_name: revisions[0]?.metricName ?? metricName,
+      items: revisions.map(defaultDto),
+      total: revisions.length,
+    };
   }
 
-  async resolved(access: WorkspaceAccess, query: ResolveMetricConfigsQuery): Promise<MetricConfigResolutionListResponse> {
-    const evalConfig = query.eval_config_id ? await this.evalConfigs.find(access.workspaceId, query.eval_config_id) : null;
+  async resolved(
+    access: WorkspaceAccess,
+    query: ResolveMetricConfigsQuery,
+  ): Promise<MetricConfigResolutionListResponse> {
+    const evalConfig = query.eval_config_id
+      ? await this.evalConfigs.find(access.workspaceId, query.eval_config_id)
+      : null;
     if (query.eval_config_id && !evalConfig) throw new NotFoundError('eval config', query.eval_config_id);
     const inputs = await this.inputs(access.workspaceId, evalConfig);
     const names = query.metric ? [query.metric] : metricNames(inputs);
@@ -83,13 +148,27 @@ export class MetricDefaultsService {
     return {
       workspace_id: access.workspaceId,
       eval_config_id: evalConfig?.id ?? null,
-      items: items.map((r) => ({ metric_name: r.metric_name, source: r.source, reason: r.reason, config_name: r.config?.name ?? null, config_version: r.config?.configVersion ?? null, kind: r.kind, metric: r.metric, params: r.config?.params ?? {}, threshold: r.config?.threshold ?? null })),
+      items: items.map((r) => ({
+        metric_name: r.metric_name,
+        source: r.source,
+        reason: r.reason,
+        config_name: r.config?.name ?? null,
+        config_version: r.config?.configVersion ?? null,
+        kind: r.kind,
+        metric: r.metric,
+        params: r.config?.params ?? {},
+        threshold: r.config?.threshold ?? null,
+      })),
     };
   }
 
   /** What resolution reads for a workspace (and an eval config). */
   async inputs(workspaceId: string, evalConfig?: EvalConfigEntity | null): Promise<ResolutionInputs> {
-    const [configs, defaults, ops] = await Promise.all([this.configs.all(workspaceId), this.configs.currentDefaults(workspaceId), this.ops.views(workspaceId)]);
+    const [configs, defaults, ops] = await Promise.all([
+      this.configs.all(workspaceId),
+      this.configs.currentDefaults(workspaceId),
+      this.ops.views(workspaceId),
+    ]);
     return {
       configs,
       defaults,
@@ -101,5 +180,13 @@ export class MetricDefaultsService {
 }
 
 function defaultDto(d: MetricConfigDefaultEntity): WorkspaceMetricConfigDefault {
-  return { metric_name: d.metricName, config_name: d.configName, config_version: d.configVersion, revision: d.revision, note: d.note, set_by: d.setBy, set_at: d.setAt };
+  return {
+    metric_name: d.metricName,
+    config_name: d.configName,
+    config_version: d.configVersion,
+    revision: d.revision,
+    note: d.note,
+    set_by: d.setBy,
+    set_at: d.setAt,
+  };
 }

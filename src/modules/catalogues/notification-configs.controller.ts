@@ -1,11 +1,22 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
-import { CreateNotificationConfigRequest, ListNotificationConfigsQuery, NotificationConfigResponse } from './dto/notification-config.dto.js';
+import {
+  CreateNotificationConfigRequest,
+  ListNotificationConfigsQuery,
+  NotificationConfigResponse,
+} from './dto/notification-config.dto.js';
 import { NotificationConfigsService } from './notification-configs.service.js';
 
 @ApiTags('notifications')
@@ -18,7 +29,10 @@ export class NotificationConfigsController {
   @ApiOperation({ operationId: 'listNotificationConfigs' })
   @WorkspaceRoleRequired('admin', { query: 'workspace_id' })
   @ApiOkResponse({ type: PageOf(NotificationConfigResponse) })
-  list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListNotificationConfigsQuery): Promise<Page<NotificationConfigResponse>> {
+  list(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Query() query: ListNotificationConfigsQuery,
+  ): Promise<Page<NotificationConfigResponse>> {
     return this.configs.list(access, query);
   }
 
@@ -28,7 +42,11 @@ export class NotificationConfigsController {
   @WorkspaceRoleRequired('admin', { body: 'workspace_id' })
   @ApiCreatedResponse({ type: NotificationConfigResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'notification_config_name_taken' })
-  create(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: CreateNotificationConfigRequest, @CurrentUser() caller: Principal): Promise<NotificationConfigResponse> {
+  create(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: CreateNotificationConfigRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<NotificationConfigResponse> {
     return this.configs.create(access, body, caller);
   }
 
@@ -38,7 +56,11 @@ export class NotificationConfigsController {
   @HttpCode(204)
   @WorkspaceRoleRequired('admin', { resource: 'notification_config', param: 'notification_config_id' })
   @ApiNoContentResponse({ description: 'Deleted' })
-  async delete(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('notification_config_id') id: string, @CurrentUser() caller: Principal): Promise<void> {
+  async delete(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('notification_config_id') id: string,
+    @CurrentUser() caller: Principal,
+  ): Promise<void> {
     await this.configs.delete(access, id, caller);
   }
 }

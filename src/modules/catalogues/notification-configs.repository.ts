@@ -15,12 +15,18 @@ export class NotificationConfigsRepository {
   }
 
   async nameTaken(workspaceId: string, name: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query('SELECT 1 FROM notification_configs WHERE workspace_id = $1 AND lower(name) = lower($2)', [workspaceId, name]);
+    const rows: unknown[] = await this.db.query(
+      'SELECT 1 FROM notification_configs WHERE workspace_id = $1 AND lower(name) = lower($2)',
+      [workspaceId, name],
+    );
     return rows.length > 0;
   }
 
   async workspaceOf(id: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await this.repo.query('SELECT workspace_id FROM notification_configs WHERE id = $1', [id]);
+    const rows: Array<{ workspace_id: string }> = await this.repo.query(
+      'SELECT workspace_id FROM notification_configs WHERE id = $1',
+      [id],
+    );
     return rows[0]?.workspace_id ?? null;
   }
 
@@ -39,11 +45,24 @@ export class NotificationConfigsRepository {
 
   /** Enabled configs of the workspace that want this event. */
   subscribed(workspaceId: string, event: string): Promise<NotificationConfigEntity[]> {
-    return this.repo.createQueryBuilder('c').where('c.workspace_id = :workspaceId AND c.enabled AND :event = ANY(c.events)', { workspaceId, event }).orderBy('c.name').getMany();
+    return this.repo
+      .createQueryBuilder('c')
+      .where('c.workspace_id = :workspaceId AND c.enabled AND :event = ANY(c.events)', { workspaceId, event })
+      .orderBy('c.name')
+      .getMany();
   }
 
-  async insertDelivery(d: { id: string; workspaceId: string; configId: string; event: string; payload: Record<string, unknown> }): Promise<void> {
-    await this.db.query('INSERT INTO notification_deliveries (id, workspace_id, config_id, event, payload) VALUES ($1, $2, $3, $4, $5)', [d.id, d.workspaceId, d.configId, d.event, JSON.stringify(d.payload)]);
+  async insertDelivery(d: {
+    id: string;
+    workspaceId: string;
+    configId: string;
+    event: string;
+    payload: Record<string, unknown>;
+  }): Promise<void> {
+    await this.db.query(
+      'INSERT INTO notification_deliveries (id, workspace_id, config_id, event, payload) VALUES ($1, $2, $3, $4, $5)',
+      [d.id, d.workspaceId, d.configId, d.event, JSON.stringify(d.payload)],
+    );
   }
 
   async delivery(id: string): Promise<DeliveryRow | null> {
@@ -55,7 +74,15 @@ export class NotificationConfigsRepository {
     return rows[0] ?? null;
   }
 
-  async recordAttempt(id: string, outcome: { attempts: number; statusCode: number | null; error: string | null; final: 'delivered' | 'failed' | null }): Promise<void> {
+  async recordAttempt(
+    id: string,
+    outcome: {
+      attempts: number;
+      statusCode: number | null;
+      error: string | null;
+      final: 'delivered' | 'failed' | null;
+    },
+  ): Promise<void> {
     await this.repo.query(
       `UPDATE notification_deliveries SET attempts = $2, last_status_code = $3, last_error = $4, status = coalesce($5, status), delivered_at = CASE WHEN $5 = 'delivered' THEN now() ELSE delivered_at END WHERE id = $1`,
       [id, outcome.attempts, outcome.statusCode, outcome.error, outcome.final],
@@ -63,8 +90,22 @@ export class NotificationConfigsRepository {
   }
 
   /** Recent deliveries of a config, newest first. */
-  deliveries(configId: string, limit: number): Promise<Array<Omit<DeliveryRow, 'url' | 'secret_id' | 'workspace_id' | 'payload'> & { created_at: Date; delivered_at: Date | null; last_error: string | null }>> {
-    return this.repo.query('SELECT id, event, status, attempts, last_status_code, last_error, created_at, delivered_at FROM notification_deliveries WHERE config_id = $1 ORDER BY created_at DESC LIMIT $2', [configId, limit]);
+  deliveries(
+    configId: string,
+    limit: number,
+  ): Promise<
+    Array<
+      Omit<DeliveryRow, 'url' | 'secret_id' | 'workspace_id' | 'payload'> & {
+        created_at: Date;
+        delivered_at: Date | null;
+        last_error: string | null;
+      }
+    >
+  > {
+    return this.repo.query(
+      'SELECT id, event, status, attempts, last_status_code, last_error, created_at, delivered_at FROM notification_deliveries WHERE config_id = $1 ORDER BY created_at DESC LIMIT $2',
+      [configId, limit],
+    );
   }
 }
 

@@ -9,11 +9,19 @@ import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { SecretReferences } from '../secrets/secret-references.js';
 import { SecretsService } from '../secrets/secrets.service.js';
 import { CatalogueErrors } from './catalogues.errors.js';
-import type { CreateNotificationConfigRequest, ListNotificationConfigsQuery, NotificationConfigResponse } from './dto/notification-config.dto.js';
+import type {
+  CreateNotificationConfigRequest,
+  ListNotificationConfigsQuery,
+  NotificationConfigResponse,
+} from './dto/notification-config.dto.js';
 import type { NotificationConfigEntity } from './entities/notification-config.entity.js';
 import { NotificationConfigsRepository } from './notification-configs.repository.js';
 
-const SIGNING = { algorithm: 'HMAC-SHA256' as const, header: SIGNATURE_HEADER, format: 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">' };
+const SIGNING = {
+  algorithm: 'HMAC-SHA256' as const,
+  header: SIGNATURE_HEADER,
+  format: 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">',
+};
 
 /**
  * Webhooks a workspace's events are POSTed to, signed with a workspace secret (see
@@ -34,25 +42,50 @@ export class NotificationConfigsService {
     return pageOf(rows, total, query, (r) => toResponse(r));
   }
 
-  async create(access: WorkspaceAccess, body: CreateNotificationConfigRequest, caller: Principal): Promise<NotificationConfigResponse> {
+  async create(
+    access: WorkspaceAccess,
+    body: CreateNotificationConfigRequest,
+    caller: Principal,
+  ): Promise<NotificationConfigResponse> {
     return this.transactions.run(async () => {
       if (await this.configs.nameTaken(access.workspaceId, body.name)) {
-        throw new DomainError(CatalogueErrors.notification_config_name_taken, `The workspace already has a webhook named "${body.name}"`);
+        throw new DomainError(
+          CatalogueErrors.notification_config_name_taken,
+          `The workspace already has a webhook named "${body.name}"`,
+        );
       }
       let secretId = body.secret_id;
       if (secretId) await this.secretReferences.requireUsable(access, secretId);
       if (!secretId) {
         const secret = await this.secrets.create(
           access,
-          { name: `webhook-${body.name.toLowerCase().replace(/[^a-z0-9._-]+/g, '-')}`, value: randomBytes(32).toString('base64url'), description: `Signs the deliveries of webhook "${body.name}"` },
+          {
+            name: `webhook-${body.name.toLowerCase().replace(/[^a-z0-9._-]+/g, '-')}`,
+            value: randomBytes(32).toString('base64url'),
+            description: `Signs the deliveries of webhook "${body.name}"`,
+          },
           caller,
         );
         secretId = secret.id;
       }
-      const config = await this.configs.insert(
-        { workspaceId: access.workspaceId, name: body.name, description: body.description ?? '', url: body.url, events: [...new Set(body.events)], enabled: body.enabled ?? true, secretId, createdBy: caller.userId },
-      );
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'notification_config.created', targetType: 'notification_config', targetId: config.id, details: { name: config.name, url: config.url, events: config.events } });
+      const config = await this.configs.insert({
+        workspaceId: access.workspaceId,
+        name: body.name,
+        description: body.description ?? '',
+        url: body.url,
+        events: [...new Set(body.events)],
+        enabled: body.enabled ?? true,
+        secretId,
+        createdBy: caller.userId,
+      });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'notification_config.created',
+        targetType: 'notification_config',
+        targetId: config.id,
+        details: { name: config.name, url: config.url, events: config.events },
+      });
       return toResponse(config, body.secret_id === undefined);
     });
   }
@@ -63,7 +96,14 @@ export class NotificationConfigsService {
       const config = await this.configs.findForUpdate(access.workspaceId, id);
       if (!config) throw new NotFoundError('notification config', id);
       await this.configs.delete(id);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'notification_config.deleted', targetType: 'notification_config', targetId: id, details: { name: config.name } });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'notification_config.deleted',
+        targetType: 'notification_config',
+        targetId: id,
+        details: { name: config.name },
+      });
     });
   }
 }

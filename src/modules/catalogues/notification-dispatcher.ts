@@ -40,7 +40,14 @@ export class NotificationDispatcher {
       const id = randomUUID();
       const payload = { id, event, workspace_id: workspaceId, created_at: new Date().toISOString(), data };
       await this.configs.insertDelivery({ id, workspaceId, configId: config.id, event, payload });
-      await this.queue.enqueue<DeliveryPayload>({ type: DELIVERY_JOB, payload: { delivery_id: id }, workspaceId, targetType: 'notification_config', targetId: config.id, maxAttempts: DELIVERY_ATTEMPTS });
+      await this.queue.enqueue<DeliveryPayload>({
+        type: DELIVERY_JOB,
+        payload: { delivery_id: id },
+        workspaceId,
+        targetType: 'notification_config',
+        targetId: config.id,
+        maxAttempts: DELIVERY_ATTEMPTS,
+      });
     }
     return targets.length;
   }
@@ -57,7 +64,13 @@ export class NotificationDispatcher {
     try {
       const response = await outboundFetch(delivery.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'evaluation-workspace-service', [SIGNATURE_HEADER]: signWebhook(secret, body), 'x-ews-event': delivery.event, 'x-ews-delivery': delivery.id },
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'evaluation-workspace-service',
+          [SIGNATURE_HEADER]: signWebhook(secret, body),
+          'x-ews-event': delivery.event,
+          'x-ews-delivery': delivery.id,
+        },
         body,
         signal: AbortSignal.any([AbortSignal.timeout(DELIVERY_TIMEOUT_MS), signal]),
       });
@@ -65,10 +78,22 @@ export class NotificationDispatcher {
       await response.body?.cancel();
       if (!response.ok) error = `the receiver answered ${status}`;
     } catch (err) {
-      error = (err as Error).name === 'TimeoutError' ? `no answer within ${DELIVERY_TIMEOUT_MS} ms` : `${(err as Error).message}${(err as Error).cause instanceof Error ? `: ${((err as Error).cause as Error).message}` : ''}`;
+      error =
+        (err as Error).name === 'TimeoutError'
+          ? `no answer within ${DELIVERY_TIMEOUT_MS} ms`
+          : `${(err as Error).message}${(err as Error).cause instanceof Error ? `: ${((err as Error).cause as Error).message}` : ''}`;
     }
-    await this.configs.recordAttempt(delivery.id, { attempts: job.attempts, statusCode: status, error, final: error === null ? 'delivered' : last ? 'failed' : null });
-    if (error) throw new JobFailure(`delivery ${delivery.id} to ${delivery.url}: ${error}`, { code: 'delivery_failed', retry: !last && (status === null || status >= 500 || status === 429 || status === 408) });
+    await this.configs.recordAttempt(delivery.id, {
+      attempts: job.attempts,
+      statusCode: status,
+      error,
+      final: error === null ? 'delivered' : last ? 'failed' : null,
+    });
+    if (error)
+      throw new JobFailure(`delivery ${delivery.id} to ${delivery.url}: ${error}`, {
+        code: 'delivery_failed',
+        retry: !last && (status === null || status >= 500 || status === 429 || status === 408),
+      });
     return { status_code: status! };
   }
 }

@@ -3,7 +3,13 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { CreateMetricConfigVersionRequest, MetricConfigResponse } from './dto/metric-config.dto.js';
-import { MetricConfigResolutionListResponse, ResolveMetricConfigsQuery, SetMetricDefaultsRequest, WorkspaceMetricConfigDefaultListResponse, WorkspaceMetricConfigDefaultVersionsResponse } from './dto/metric-defaults.dto.js';
+import {
+  MetricConfigResolutionListResponse,
+  ResolveMetricConfigsQuery,
+  SetMetricDefaultsRequest,
+  WorkspaceMetricConfigDefaultListResponse,
+  WorkspaceMetricConfigDefaultVersionsResponse,
+} from './dto/metric-defaults.dto.js';
 import { MetricConfigsService } from './metric-configs.service.js';
 import { MetricDefaultsService } from './metric-defaults.service.js';
 
@@ -31,7 +37,11 @@ export class WorkspaceMetricConfigsController {
   @ApiOperation({ operationId: 'setMetricConfigDefaults' })
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiCreatedResponse({ type: WorkspaceMetricConfigDefaultListResponse })
-  setDefaults(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: SetMetricDefaultsRequest, @CurrentUser() caller: Principal): Promise<WorkspaceMetricConfigDefaultListResponse> {
+  setDefaults(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: SetMetricDefaultsRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<WorkspaceMetricConfigDefaultListResponse> {
     return this.defaults.set(access, body, caller);
   }
 
@@ -40,7 +50,10 @@ export class WorkspaceMetricConfigsController {
   @ApiOperation({ operationId: 'listMetricConfigDefaultVersions' })
   @WorkspaceRoleRequired('viewer', WORKSPACE)
   @ApiOkResponse({ type: WorkspaceMetricConfigDefaultVersionsResponse })
-  defaultVersions(@CurrentWorkspace() access: WorkspaceAccess, @Param('metric_name') metricName: string): Promise<WorkspaceMetricConfigDefaultVersionsResponse> {
+  defaultVersions(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Param('metric_name') metricName: string,
+  ): Promise<WorkspaceMetricConfigDefaultVersionsResponse> {
     return this.defaults.history(access, metricName);
   }
 
@@ -49,7 +62,10 @@ export class WorkspaceMetricConfigsController {
   @ApiOperation({ operationId: 'listResolvedMetricConfigs' })
   @WorkspaceRoleRequired('viewer', WORKSPACE)
   @ApiOkResponse({ type: MetricConfigResolutionListResponse })
-  resolved(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ResolveMetricConfigsQuery): Promise<MetricConfigResolutionListResponse> {
+  resolved(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Query() query: ResolveMetricConfigsQuery,
+  ): Promise<MetricConfigResolutionListResponse> {
     return this.defaults.resolved(access, query);
   }
 
@@ -58,7 +74,12 @@ export class WorkspaceMetricConfigsController {
   @ApiOperation({ operationId: 'createMetricConfigVersion' })
   @WorkspaceRoleRequired('member', WORKSPACE)
   @ApiCreatedResponse({ type: MetricConfigResponse })
-  createVersion(@CurrentWorkspace() access: WorkspaceAccess, @Param('config_name') name: string, @Body() body: CreateMetricConfigVersionRequest, @CurrentUser() caller: Principal): Promise<MetricConfigResponse> {
+  createVersion(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Param('config_name') name: string,
+    @Body() body: CreateMetricConfigVersionRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<MetricConfigResponse> {
     return this.configs.createVersion(access, name, body, caller);
   }
 }

@@ -1,4 +1,17 @@
-import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query, Req, Res, UploadedFile, UseInterceptors } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Patch,
+  Post,
+  Query,
+  Req,
+  Res,
+  UploadedFile,
+  UseInterceptors,
+} from '@nestjs/common';
 import {
   ApiBody,
   ApiConflictResponse,
@@ -75,7 +88,10 @@ export class DatasetsController {
   @ApiBody({ type: UploadDatasetForm })
   @ApiCreatedResponse({ type: DatasetResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'dataset_name_taken' })
-  @ApiPayloadTooLargeResponse({ type: ProblemResponse, description: 'payload_too_large (UPLOAD_MAX_BYTES) or too_many_rows (UPLOAD_MAX_ROWS)' })
+  @ApiPayloadTooLargeResponse({
+    type: ProblemResponse,
+    description: 'payload_too_large (UPLOAD_MAX_BYTES) or too_many_rows (UPLOAD_MAX_ROWS)',
+  })
   async upload(
     @Query() _query: UploadDatasetQuery,
     @CurrentWorkspace() access: WorkspaceAccess,
@@ -95,7 +111,11 @@ export class DatasetsController {
   @ApiOperation({ operationId: 'getDataset' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DatasetResponse })
-  async get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @Res({ passthrough: true }) res: Response): Promise<DatasetResponse> {
+  async get(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<DatasetResponse> {
     const dataset = await this.datasets.get(access, id);
     res.setHeader('ETag', this.datasets.etag(dataset));
     return dataset;
@@ -127,7 +147,11 @@ export class DatasetsController {
   @HttpCode(204)
   @WorkspaceRoleRequired('admin', DATASET)
   @ApiNoContentResponse({ description: 'Deleted' })
-  async delete(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @CurrentUser() caller: Principal): Promise<void> {
+  async delete(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+    @CurrentUser() caller: Principal,
+  ): Promise<void> {
     await this.datasets.delete(access, id, caller);
   }
 
@@ -136,7 +160,11 @@ export class DatasetsController {
   @ApiOperation({ operationId: 'listDatasetAuditEntries' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: [AuditEntryResponse] })
-  audit(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @Query() query: AuditQuery): Promise<AuditEntryResponse[]> {
+  audit(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+    @Query() query: AuditQuery,
+  ): Promise<AuditEntryResponse[]> {
     return this.datasets.auditTrail(access, id, query);
   }
 
@@ -145,7 +173,11 @@ export class DatasetsController {
   @ApiOperation({ operationId: 'getDatasetSchema' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: SchemaResponse })
-  schema(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @Query() query: SchemaQuery): Promise<SchemaResponse> {
+  schema(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+    @Query() query: SchemaQuery,
+  ): Promise<SchemaResponse> {
     return this.datasets.schema(access, id, query.version_id);
   }
 
@@ -154,7 +186,10 @@ export class DatasetsController {
   @ApiOperation({ operationId: 'listDatasetSnapshots' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: [SnapshotResponse] })
-  snapshots(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string): Promise<SnapshotResponse[]> {
+  snapshots(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+  ): Promise<SnapshotResponse[]> {
     return this.datasets.snapshots(access, id);
   }
 
@@ -163,7 +198,11 @@ export class DatasetsController {
   @ApiOperation({ operationId: 'listDatasetVersions' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: PageOf(DatasetVersionResponse) })
-  versionList(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @Query() query: ListVersionsQuery): Promise<Page<DatasetVersionResponse>> {
+  versionList(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+    @Query() query: ListVersionsQuery,
+  ): Promise<Page<DatasetVersionResponse>> {
     return this.versions.list(access, id, query);
   }
 
@@ -172,7 +211,12 @@ export class DatasetsController {
   @ApiOperation({ operationId: 'getDatasetDownloadUrl' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: PresignedUrlResponse })
-  async downloadUrl(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @Query() query: DatasetDownloadQuery, @Req() req: Request): Promise<PresignedUrlResponse> {
+  async downloadUrl(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+    @Query() query: DatasetDownloadQuery,
+    @Req() req: Request,
+  ): Promise<PresignedUrlResponse> {
     const dataset = await this.datasets.require(access, id);
     const version = await this.datasets.resolveVersion(dataset, query.version_id);
     return this.downloads.presign(req, dataset.name, version, query.format, query.expires_in);
@@ -184,7 +228,11 @@ export class DatasetsController {
   @HttpCode(200)
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: QueryResponse })
-  async runQuery(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @Body() body: DatasetQueryRequest): Promise<QueryResponse> {
+  async runQuery(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+    @Body() body: DatasetQueryRequest,
+  ): Promise<QueryResponse> {
     const dataset = await this.datasets.require(access, id);
     return this.query.query(await this.datasets.resolveVersion(dataset, body.version_id), body);
   }

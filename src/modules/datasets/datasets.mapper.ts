@@ -1,5 +1,10 @@
 import type { AuditEventEntity } from '../../../libs/audit/audit-event.entity.js';
-import type { AuditEntryResponse, DatasetResponse, DatasetVersionResponse, SnapshotResponse } from './dto/dataset.dto.js';
+import type {
+  AuditEntryResponse,
+  DatasetResponse,
+  DatasetVersionResponse,
+  SnapshotResponse,
+} from './dto/dataset.dto.js';
 import type { DatasetFields, VersionFields } from './datasets.repository.js';
 
 export const DOWNLOAD_FORMATS = ['csv', 'jsonl', 'parquet'] as const;
@@ -28,7 +33,11 @@ export function toVersionResponse(v: VersionFields): DatasetVersionResponse {
   };
 }
 
-export function toDatasetResponse(d: DatasetFields, latest: VersionFields | null, counts: { count: number; staged: number }): DatasetResponse {
+export function toDatasetResponse(
+  d: DatasetFields,
+  latest: VersionFields | null,
+  counts: { count: number; staged: number },
+): DatasetResponse {
   return {
     id: d.id,
     workspace_id: d.workspaceId,
@@ -60,7 +69,15 @@ export function toSnapshotResponse(v: VersionFields): SnapshotResponse {
 }
 
 export function toAuditEntry(e: AuditEventEntity): AuditEntryResponse {
-  return { id: e.id, action: e.action, actor_id: e.actorId, actor_email: e.actorEmail, details: e.details, request_id: e.requestId, created_at: e.createdAt };
+  return {
+    id: e.id,
+    action: e.action,
+    actor_id: e.actorId,
+    actor_email: e.actorEmail,
+    details: e.details,
+    request_id: e.requestId,
+    created_at: e.createdAt,
+  };
 }
 
 /** A stored row as clients see it: its id under `_row_id`, then its columns. */

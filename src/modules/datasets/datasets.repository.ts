@@ -14,9 +14,24 @@ export interface DatasetListFilter {
 }
 
 /** The fields of a dataset that its response shows. */
-export type DatasetFields = Pick<DatasetEntity, 'id' | 'workspaceId' | 'name' | 'description' | 'kind' | 'tags' | 'currentVersionId' | 'createdBy' | 'createdAt' | 'updatedAt' | 'version'>;
+export type DatasetFields = Pick<
+  DatasetEntity,
+  | 'id'
+  | 'workspaceId'
+  | 'name'
+  | 'description'
+  | 'kind'
+  | 'tags'
+  | 'currentVersionId'
+  | 'createdBy'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'version'
+>;
 /** The fields of a version that its response shows: of its columns, their names. */
-export type VersionFields = Omit<DatasetVersionEntity, 'columns' | 'version' | 'updatedAt'> & { columns: Array<{ name: string }> };
+export type VersionFields = Omit<DatasetVersionEntity, 'columns' | 'version' | 'updatedAt'> & {
+  columns: Array<{ name: string }>;
+};
 
 export interface DatasetView {
   dataset: DatasetFields;
@@ -93,14 +108,26 @@ export class DatasetsRepository {
     return this.versions;
   }
 
-  async list(filter: DatasetListFilter, sort: { column: string; direction: 'ASC' | 'DESC' }, window: { skip: number; take: number }) {
+  async list(
+    filter: DatasetListFilter,
+    sort: { column: string; direction: 'ASC' | 'DESC' },
+    window: { skip: number; take: number },
+  ) {
     const qb = this.datasets.createQueryBuilder('d');
     if (filter.workspaceId) qb.andWhere('d.workspace_id = :workspaceId', { workspaceId: filter.workspaceId });
-    if (filter.memberOf) qb.andWhere('d.workspace_id IN (SELECT m.workspace_id FROM workspace_members m WHERE m.user_id = :userId)', { userId: filter.memberOf });
+    if (filter.memberOf)
+      qb.andWhere('d.workspace_id IN (SELECT m.workspace_id FROM workspace_members m WHERE m.user_id = :userId)', {
+        userId: filter.memberOf,
+      });
     if (filter.q) qb.andWhere('lower(d.name) LIKE :pattern', { pattern: containsPattern(filter.q.toLowerCase()) });
     if (filter.kind) qb.andWhere('d.kind = :kind', { kind: filter.kind });
     if (filter.tag) qb.andWhere(':tag = ANY(d.tags)', { tag: filter.tag });
-    return qb.orderBy(sort.column, sort.direction).addOrderBy('d.id', 'ASC').skip(window.skip).take(window.take).getManyAndCount();
+    return qb
+      .orderBy(sort.column, sort.direction)
+      .addOrderBy('d.id', 'ASC')
+      .skip(window.skip)
+      .take(window.take)
+      .getManyAndCount();
   }
 
   find(id: string): Promise<DatasetEntity | null> {
@@ -116,30 +143,42 @@ export class DatasetsRepository {
     const rows = await this.db.prepared<DatasetViewRow>('dataset_view', DATASET_VIEW_SQL, [id, workspaceId]);
     const r = rows[0];
     if (!r) return undefined;
-    const dataset = { id: r.id, workspaceId: r.workspace_id, name: r.name, description: r.description, kind: r.kind, tags: r.tags, currentVersionId: r.current_version_id, createdBy: r.created_by, createdAt: r.created_at, updatedAt: r.updated_at, version: r.version };
+    const dataset = {
+      id: r.id,
+      workspaceId: r.workspace_id,
+      name: r.name,
+      description: r.description,
+      kind: r.kind,
+      tags: r.tags,
+      currentVersionId: r.current_version_id,
+      createdBy: r.created_by,
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+      version: r.version,
+    };
     const latest =
-      r.v_id === null ? null : (
-        {
-          id: r.v_id,
-          datasetId: r.id,
-          workspaceId: r.workspace_id,
-          number: r.v_number,
-          state: r.v_state,
-          message: r.v_message,
-          source: r.v_source,
-          parentVersionId: r.v_parent_version_id,
-          rowCount: r.v_row_count,
-          columns: r.v_column_names.map((name) => ({ name })),
-          mapping: r.v_mapping,
-          contentSha256: r.v_content_sha256,
-          upload: r.v_upload,
-          changes: r.v_changes,
-          createdBy: r.v_created_by,
-          createdAt: r.v_created_at,
-          promotedAt: r.v_promoted_at,
-          retiredAt: r.v_retired_at,
-        }
-      );
+      r.v_id === null
+        ? null
+        : {
+            id: r.v_id,
+            datasetId: r.id,
+            workspaceId: r.workspace_id,
+            number: r.v_number,
+            state: r.v_state,
+            message: r.v_message,
+            source: r.v_source,
+            parentVersionId: r.v_parent_version_id,
+            rowCount: r.v_row_count,
+            columns: r.v_column_names.map((name) => ({ name })),
+            mapping: r.v_mapping,
+            contentSha256: r.v_content_sha256,
+            upload: r.v_upload,
+            changes: r.v_changes,
+            createdBy: r.v_created_by,
+            createdAt: r.v_created_at,
+            promotedAt: r.v_promoted_at,
+            retiredAt: r.v_retired_at,
+          };
     return { dataset, latest, counts: { count: r.version_count, staged: r.staged_edits } };
   }
 
@@ -154,26 +193,38 @@ export class DatasetsRepository {
   }
 
   async workspaceOf(id: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await this.datasets.query('SELECT workspace_id FROM datasets WHERE id = $1', [id]);
+    const rows: Array<{ workspace_id: string }> = await this.datasets.query(
+      'SELECT workspace_id FROM datasets WHERE id = $1',
+      [id],
+    );
     return rows[0]?.workspace_id ?? null;
   }
 
   async workspaceOfVersion(id: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await this.versions.query('SELECT workspace_id FROM dataset_versions WHERE id = $1', [id]);
+    const rows: Array<{ workspace_id: string }> = await this.versions.query(
+      'SELECT workspace_id FROM dataset_versions WHERE id = $1',
+      [id],
+    );
     return rows[0]?.workspace_id ?? null;
   }
 
   /** Of `ids`, those that are not datasets of the workspace. */
   async missing(workspaceId: string, ids: string[]): Promise<string[]> {
     if (!ids.length) return [];
-    const rows: Array<{ id: string }> = await this.db.query('SELECT id FROM datasets WHERE workspace_id = $1 AND id = ANY($2::uuid[])', [workspaceId, ids]);
+    const rows: Array<{ id: string }> = await this.db.query(
+      'SELECT id FROM datasets WHERE workspace_id = $1 AND id = ANY($2::uuid[])',
+      [workspaceId, ids],
+    );
     const found = new Set(rows.map((r) => r.id));
     return ids.filter((id) => !found.has(id));
   }
 
   /** The kind of the workspace's dataset of this name (compared case-insensitively), or null when there is none. */
   async kindByName(workspaceId: string, name: string): Promise<DatasetKind | null> {
-    const rows: Array<{ kind: DatasetKind }> = await this.db.query('SELECT kind FROM datasets WHERE workspace_id = $1 AND lower(name) = lower($2)', [workspaceId, name]);
+    const rows: Array<{ kind: DatasetKind }> = await this.db.query(
+      'SELECT kind FROM datasets WHERE workspace_id = $1 AND lower(name) = lower($2)',
+      [workspaceId, name],
+    );
     return rows[0]?.kind ?? null;
   }
 
@@ -185,7 +236,9 @@ export class DatasetsRepository {
     return rows.length > 0;
   }
 
-  async insert(dataset: Pick<DatasetEntity, 'workspaceId' | 'name' | 'description' | 'kind' | 'tags' | 'createdBy'>): Promise<DatasetEntity> {
+  async insert(
+    dataset: Pick<DatasetEntity, 'workspaceId' | 'name' | 'description' | 'kind' | 'tags' | 'createdBy'>,
+  ): Promise<DatasetEntity> {
     const repo = this.datasets;
     const { identifiers } = await repo.insert({ ...dataset, updatedBy: dataset.createdBy });
     return (await repo.findOne({ where: { id: identifiers[0].id as string } }))!;
@@ -198,13 +251,19 @@ export class DatasetsRepository {
   /** Bumps counters without touching the record's version (ETag) or updated_at. */
   /** The version number a trace landing is writing (its rows are not readable yet), or null. */
   async writingVersion(id: string): Promise<number | null> {
-    const rows: Array<{ n: number | null }> = await this.db.query('SELECT writing_version AS n FROM datasets WHERE id = $1', [id]);
+    const rows: Array<{ n: number | null }> = await this.db.query(
+      'SELECT writing_version AS n FROM datasets WHERE id = $1',
+      [id],
+    );
     return rows[0]?.n ?? null;
   }
 
   /** Reserves version `number` for a landing (null releases the reservation it holds on `number`). */
   async setWritingVersion(id: string, number: number | null, holding?: number): Promise<void> {
-    await this.db.query('UPDATE datasets SET writing_version = $2 WHERE id = $1 AND ($3::int IS NULL OR writing_version = $3)', [id, number, holding ?? null]);
+    await this.db.query(
+      'UPDATE datasets SET writing_version = $2 WHERE id = $1 AND ($3::int IS NULL OR writing_version = $3)',
+      [id, number, holding ?? null],
+    );
   }
 
   async setCounters(id: string, counters: { latestVersion?: number; nextOrdinal?: number }): Promise<void> {
@@ -254,7 +313,12 @@ export class DatasetsRepository {
   }
 
   listVersions(datasetId: string, state: VersionState | undefined, window: { skip: number; take: number }) {
-    return this.versions.findAndCount({ where: { datasetId, ...(state ? { state } : {}) }, order: { number: 'DESC' }, skip: window.skip, take: window.take });
+    return this.versions.findAndCount({
+      where: { datasetId, ...(state ? { state } : {}) },
+      order: { number: 'DESC' },
+      skip: window.skip,
+      take: window.take,
+    });
   }
 
   allVersions(datasetId: string): Promise<DatasetVersionEntity[]> {

@@ -55,11 +55,19 @@ export class DatasetsService {
   }
 
   async list(query: ListDatasetsQuery, caller: Principal): Promise<Page<DatasetResponse>> {
-    const sort = parseSort(query.sort, { name: 'd.name', created_at: 'd.created_at', updated_at: 'd.updated_at' }, '-created_at');
+    const sort = parseSort(
+      query.sort,
+      { name: 'd.name', created_at: 'd.created_at', updated_at: 'd.updated_at' },
+      '-created_at',
+    );
     // Without workspace_id: every workspace the caller belongs to (an API key: its own).
     const workspaceId = query.workspace_id ?? caller.apiKey?.workspaceId;
     const memberOf = workspaceId || caller.systemRole === 'admin' ? undefined : caller.userId;
-    const [rows, total] = await this.datasets.list({ workspaceId, memberOf, q: query.q, kind: query.kind, tag: query.tag }, sort, pageWindow(query));
+    const [rows, total] = await this.datasets.list(
+      { workspaceId, memberOf, q: query.q, kind: query.kind, tag: query.tag },
+      sort,
+      pageWindow(query),
+    );
     const responses = await this.responses(rows);
     return pageOf(responses, total, query, (r) => r);
   }
@@ -74,15 +82,25 @@ export class DatasetsService {
    * Streams the file into a new dataset (or a new version of `dataset_id`) in one transaction:
    * a malformed file, a broken row rule or too many rows rolls everything back.
    */
-  async upload(access: WorkspaceAccess, body: UploadDatasetRequest, file: UploadedFile | undefined, caller: Principal): Promise<DatasetResponse> {
+  async upload(
+    access: WorkspaceAccess,
+    body: UploadDatasetRequest,
+    file: UploadedFile | undefined,
+    caller: Principal,
+  ): Promise<DatasetResponse> {
     if (!file) throw new DomainError(DatasetErrors.file_required, 'Send the file as the multipart part named `file`');
     try {
       const format = body.format ?? formatFromFilename(file.originalname);
       if (!format) {
-        throw new DomainError(DatasetErrors.unsupported_format, `Cannot tell the format of "${file.originalname}"; send format=csv, json, jsonl or parquet`);
+        throw new DomainError(
+          DatasetErrors.unsupported_format,
+          `Cannot tell the format of "${file.originalname}"; send format=csv, json, jsonl or parquet`,
+        );
       }
       const datasetId = await this.transactions.run(async () => {
-        const dataset = body.dataset_id ? await this.requireLocked(access, body.dataset_id) : await this.create(access, body, file.originalname, caller);
+        const dataset = body.dataset_id
+          ? await this.requireLocked(access, body.dataset_id)
+          : await this.create(access, body, file.originalname, caller);
         const number = dataset.latestVersion + 1;
         const columnOrder: string[] = [];
         const seen = new Set<string>();
@@ -106,7 +124,11 @@ export class DatasetsService {
           };
           for await (const rows of source) {
             for (const { where, data } of rows) {
-              if (++count > maxRows) throw new DomainError(DatasetErrors.too_many_rows, `The file has more than ${maxRows} rows (UPLOAD_MAX_ROWS)`);
+              if (++count > maxRows)
+                throw new DomainError(
+                  DatasetErrors.too_many_rows,
+                  `The file has more than ${maxRows} rows (UPLOAD_MAX_ROWS)`,
+                );
               const row = normalizeRow(data, where);
               stats.add(row.data);
               for (const key in row.data) {
@@ -125,8 +147,14 @@ export class DatasetsService {
         }
         if (dataset.latestVersion > 0) await this.rows.closeAll(dataset.id, number);
         await this.rows.append(dataset.id, number, batches()).catch((err: unknown) => {
-          if ((err as { code?: string; driverError?: { code?: string } }).code === '23505' || (err as { driverError?: { code?: string } }).driverError?.code === '23505') {
-            throw new DomainError(DatasetErrors.invalid_row, 'Two rows carry the same _row_id', { where: 'the file', reason: 'a _row_id appears twice' });
+          if (
+            (err as { code?: string; driverError?: { code?: string } }).code === '23505' ||
+            (err as { driverError?: { code?: string } }).driverError?.code === '23505'
+          ) {
+            throw new DomainError(DatasetErrors.invalid_row, 'Two rows carry the same _row_id', {
+              where: 'the file',
+              reason: 'a _row_id appears twice',
+            });
           }
           throw err;
         });
@@ -137,21 +165,44 @@ export class DatasetsService {
           dataset,
           number,
           columnOrder,
-          { source: 'upload', message: body.message ?? '', upload: { filename: file.originalname, format, bytes: file.size } },
+          {
+            source: 'upload',
+            message: body.message ?? '',
+            upload: { filename: file.originalname, format, bytes: file.size },
+          },
           caller.userId,
-          { gathered: stats.finish(columnOrder, count, recounted), content: { rowCount: count, sha256: content.digest('hex') } },
+          {
+            gathered: stats.finish(columnOrder, count, recounted),
+            content: { rowCount: count, sha256: content.digest('hex') },
+          },
         );
         await this.datasets.setCounters(dataset.id, { latestVersion: number, nextOrdinal: ordinal });
         await this.indexMaintenance.afterBulkWrite(access.workspaceId, dataset.id, count);
-        await this.audit.record(
-          { actor: caller, workspaceId: access.workspaceId, action: 'version.created', targetType: 'dataset', targetId: dataset.id, details: { version_id: version.id, number, source: 'upload', rows: count, format, filename: file.originalname, bytes: file.size } },
-        );
+        await this.audit.record({
+          actor: caller,
+          workspaceId: access.workspaceId,
+          action: 'version.created',
+          targetType: 'dataset',
+          targetId: dataset.id,
+          details: {
+            version_id: version.id,
+            number,
+            source: 'upload',
+            rows: count,
+            format,
+            filename: file.originalname,
+            bytes: file.size,
+          },
+        });
         return dataset.id;
       });
       return this.get(access, datasetId);
     } catch (err) {
       if (err instanceof IngestError || err instanceof RowRuleError) {
-        throw new DomainError(DatasetErrors.malformed_file, `${err.where}: ${err.reason}`, { where: err.where, reason: err.reason });
+        throw new DomainError(DatasetErrors.malformed_file, `${err.where}: ${err.reason}`, {
+          where: err.where,
+          reason: err.reason,
+        });
       }
       throw err;
     } finally {
@@ -159,7 +210,13 @@ export class DatasetsService {
     }
   }
 
-  async update(access: WorkspaceAccess, id: string, body: UpdateDatasetRequest, req: Request, caller: Principal): Promise<DatasetResponse> {
+  async update(
+    access: WorkspaceAccess,
+    id: string,
+    body: UpdateDatasetRequest,
+    req: Request,
+    caller: Principal,
+  ): Promise<DatasetResponse> {
     await this.transactions.run(async () => {
       const dataset = await this.requireLocked(access, id);
       assertIfMatch(req, this.etag(dataset));
@@ -183,7 +240,14 @@ export class DatasetsService {
       if (!Object.keys(changes).length) return;
       dataset.updatedBy = caller.userId;
       await this.datasets.save(dataset);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'dataset.updated', targetType: 'dataset', targetId: id, details: changes });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'dataset.updated',
+        targetType: 'dataset',
+        targetId: id,
+        details: changes,
+      });
     });
     return this.get(access, id);
   }
@@ -193,20 +257,38 @@ export class DatasetsService {
     await this.transactions.run(async () => {
       const dataset = await this.requireLocked(access, id);
       await this.datasets.delete(id);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'dataset.deleted', targetType: 'dataset', targetId: id, details: { name: dataset.name, versions: dataset.latestVersion } });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'dataset.deleted',
+        targetType: 'dataset',
+        targetId: id,
+        details: { name: dataset.name, versions: dataset.latestVersion },
+      });
     });
   }
 
   async auditTrail(access: WorkspaceAccess, id: string, query: AuditQuery): Promise<AuditEntryResponse[]> {
     await this.require(access, id);
-    const [entries] = await this.audit.forTarget('dataset', id, { skip: 0, take: query.limit, before: query.before ? new Date(query.before) : undefined });
+    const [entries] = await this.audit.forTarget('dataset', id, {
+      skip: 0,
+      take: query.limit,
+      before: query.before ? new Date(query.before) : undefined,
+    });
     return entries.map(toAuditEntry);
   }
 
   async schema(access: WorkspaceAccess, id: string, versionId: string | undefined): Promise<SchemaResponse> {
     const dataset = await this.require(access, id);
     const version = await this.resolveVersion(dataset, versionId);
-    return { dataset_id: id, version_id: version.id, version_number: version.number, row_count: version.rowCount, columns: version.columns, mapping: version.mapping };
+    return {
+      dataset_id: id,
+      version_id: version.id,
+      version_number: version.number,
+      row_count: version.rowCount,
+      columns: version.columns,
+      mapping: version.mapping,
+    };
   }
 
   async snapshots(access: WorkspaceAccess, id: string): Promise<SnapshotResponse[]> {
@@ -221,7 +303,11 @@ export class DatasetsService {
       : dataset.currentVersionId
         ? await this.datasets.findVersion(dataset.id, dataset.currentVersionId)
         : await this.datasets.findVersionByNumber(dataset.id, dataset.latestVersion);
-    if (!version) throw new DomainError(DatasetErrors.version_not_found, versionId ? `Dataset ${dataset.id} has no version ${versionId}` : `Dataset ${dataset.id} has no version yet`);
+    if (!version)
+      throw new DomainError(
+        DatasetErrors.version_not_found,
+        versionId ? `Dataset ${dataset.id} has no version ${versionId}` : `Dataset ${dataset.id} has no version yet`,
+      );
     return version;
   }
 
@@ -235,15 +321,27 @@ export class DatasetsService {
     dataset: DatasetEntity,
     number: number,
     columnOrder: string[],
-    fields: Pick<DatasetVersionEntity, 'source' | 'message'> & Partial<Pick<DatasetVersionEntity, 'upload' | 'changes'>>,
+    fields: Pick<DatasetVersionEntity, 'source' | 'message'> &
+      Partial<Pick<DatasetVersionEntity, 'upload' | 'changes'>>,
     createdBy: string | null,
-    { gathered, content, reserved = false }: { gathered?: ColumnStats[]; content?: { rowCount: number; sha256: string }; reserved?: boolean } = {},
+    {
+      gathered,
+      content,
+      reserved = false,
+    }: { gathered?: ColumnStats[]; content?: { rowCount: number; sha256: string }; reserved?: boolean } = {},
   ): Promise<DatasetVersionEntity> {
     if (!reserved && (await this.datasets.writingVersion(dataset.id)) === number) {
-      throw new DomainError(DatasetErrors.dataset_busy, `A trace landing is writing version ${number} of dataset ${dataset.id}; make the new version once it is done`);
+      throw new DomainError(
+        DatasetErrors.dataset_busy,
+        `A trace landing is writing version ${number} of dataset ${dataset.id}; make the new version once it is done`,
+      );
     }
     const { rowCount, sha256 } = content ?? (await this.rows.contentHash(dataset.id, number));
-    const stats = { rowCount, sha256, columns: gathered ?? (await this.rows.versionStats(dataset.id, number, columnOrder, rowCount)) };
+    const stats = {
+      rowCount,
+      sha256,
+      columns: gathered ?? (await this.rows.versionStats(dataset.id, number, columnOrder, rowCount)),
+    };
     const parent = number > 1 ? await this.datasets.findVersionByNumber(dataset.id, number - 1) : null;
     const columns = new Set(stats.columns.map((c) => c.name));
     // The mapping carries over while its columns still exist.
@@ -252,24 +350,22 @@ export class DatasetsService {
         .map(([field, value]) => [field, Array.isArray(value) ? value.filter((c) => columns.has(c)) : value])
         .filter(([, value]) => (Array.isArray(value) ? value.length > 0 : columns.has(value as string))),
     );
-    return this.datasets.insertVersion(
-      {
-        datasetId: dataset.id,
-        workspaceId: dataset.workspaceId,
-        number,
-        state: 'candidate',
-        parentVersionId: parent?.id ?? null,
-        rowCount: stats.rowCount,
-        columns: stats.columns,
-        contentSha256: stats.sha256,
-        mapping,
-        createdBy,
-        upload: fields.upload ?? null,
-        changes: fields.changes ?? null,
-        source: fields.source,
-        message: fields.message,
-      },
-    );
+    return this.datasets.insertVersion({
+      datasetId: dataset.id,
+      workspaceId: dataset.workspaceId,
+      number,
+      state: 'candidate',
+      parentVersionId: parent?.id ?? null,
+      rowCount: stats.rowCount,
+      columns: stats.columns,
+      contentSha256: stats.sha256,
+      mapping,
+      createdBy,
+      upload: fields.upload ?? null,
+      changes: fields.changes ?? null,
+      source: fields.source,
+      message: fields.message,
+    });
   }
 
   /** Recomputes a version's row count, content hash and column statistics from its rows (a live trace head, once sealed). */
@@ -277,7 +373,12 @@ export class DatasetsService {
     const { rowCount, sha256 } = await this.rows.contentHash(version.datasetId, version.number);
     version.rowCount = rowCount;
     version.contentSha256 = sha256;
-    version.columns = await this.rows.versionStats(version.datasetId, version.number, version.columns.map((c) => c.name), rowCount);
+    version.columns = await this.rows.versionStats(
+      version.datasetId,
+      version.number,
+      version.columns.map((c) => c.name),
+      rowCount,
+    );
     return this.datasets.saveVersion(version);
   }
 
@@ -315,20 +416,44 @@ export class DatasetsService {
 
   async responses(datasets: DatasetEntity[]): Promise<DatasetResponse[]> {
     const ids = datasets.map((d) => d.id);
-    const [summaries, latest] = await Promise.all([this.datasets.versionSummaries(ids), this.datasets.latestVersions(ids)]);
+    const [summaries, latest] = await Promise.all([
+      this.datasets.versionSummaries(ids),
+      this.datasets.latestVersions(ids),
+    ]);
     const latestById = new Map(latest.map((v) => [v.datasetId, v]));
-    return datasets.map((d) => toDatasetResponse(d, latestById.get(d.id) ?? null, summaries.get(d.id) ?? { count: 0, staged: 0 }));
+    return datasets.map((d) =>
+      toDatasetResponse(d, latestById.get(d.id) ?? null, summaries.get(d.id) ?? { count: 0, staged: 0 }),
+    );
   }
 
-  private async create(access: WorkspaceAccess, body: UploadDatasetRequest, filename: string, caller: Principal): Promise<DatasetEntity> {
+  private async create(
+    access: WorkspaceAccess,
+    body: UploadDatasetRequest,
+    filename: string,
+    caller: Principal,
+  ): Promise<DatasetEntity> {
     const name = (body.name ?? filename.replace(/\.[^.]*$/, '')).trim().slice(0, 200) || 'dataset';
     if (await this.datasets.nameTaken(access.workspaceId, name, undefined)) throw this.nameTaken(name);
-    const dataset = await this.datasets.insert(
-      { workspaceId: access.workspaceId, name, description: body.description ?? '', kind: 'rows', tags: [...new Set(body.tags ?? [])], createdBy: caller.userId },
-    ).catch((err: unknown) => {
-      throw (err as { driverError?: { code?: string } }).driverError?.code === '23505' ? this.nameTaken(name) : err;
+    const dataset = await this.datasets
+      .insert({
+        workspaceId: access.workspaceId,
+        name,
+        description: body.description ?? '',
+        kind: 'rows',
+        tags: [...new Set(body.tags ?? [])],
+        createdBy: caller.userId,
+      })
+      .catch((err: unknown) => {
+        throw (err as { driverError?: { code?: string } }).driverError?.code === '23505' ? this.nameTaken(name) : err;
+      });
+    await this.audit.record({
+      actor: caller,
+      workspaceId: access.workspaceId,
+      action: 'dataset.created',
+      targetType: 'dataset',
+      targetId: dataset.id,
+      details: { name },
     });
-    await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'dataset.created', targetType: 'dataset', targetId: dataset.id, details: { name } });
     return dataset;
   }
 

@@ -1,5 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import {
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiExtraModels,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
@@ -38,7 +47,12 @@ export class DimensionAssignController {
   @ApiOperation({ operationId: 'assignDimensionValue' })
   @WorkspaceRoleRequired('member', DATASET)
   @ApiCreatedResponse({ type: AssignDimensionResponse })
-  assign(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @Body() body: AssignDimensionRequest, @CurrentUser() caller: Principal): Promise<AssignDimensionResponse> {
+  assign(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+    @Body() body: AssignDimensionRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<AssignDimensionResponse> {
     return this.dimensions.assign(access, id, body, caller);
   }
 }
@@ -59,7 +73,11 @@ export class VersionDimensionsController {
   @ApiOperation({ operationId: 'listDimensions' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DatasetDimensionsResponse })
-  async summary(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @UuidParam('version_id') versionId: string): Promise<DatasetDimensionsResponse> {
+  async summary(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+    @UuidParam('version_id') versionId: string,
+  ): Promise<DatasetDimensionsResponse> {
     const { dataset, version } = await this.versions.require(access, id, versionId);
     return this.dimensions.summary(dataset, version);
   }
@@ -69,7 +87,12 @@ export class VersionDimensionsController {
   @ApiOperation({ operationId: 'listDimensionValues' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DimensionValuesResponse })
-  async values(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @UuidParam('version_id') versionId: string, @Query() query: DimensionValuesQuery): Promise<DimensionValuesResponse> {
+  async values(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+    @UuidParam('version_id') versionId: string,
+    @Query() query: DimensionValuesQuery,
+  ): Promise<DimensionValuesResponse> {
     const { dataset, version } = await this.versions.require(access, id, versionId);
     return this.dimensions.values(dataset, version, query.dimension);
   }
@@ -80,7 +103,12 @@ export class VersionDimensionsController {
   @HttpCode(200)
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DatasetDimensionsQueryResponse })
-  async query(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @UuidParam('version_id') versionId: string, @Body() body: DimensionsQueryRequest): Promise<DatasetDimensionsQueryResponse> {
+  async query(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+    @UuidParam('version_id') versionId: string,
+    @Body() body: DimensionsQueryRequest,
+  ): Promise<DatasetDimensionsQueryResponse> {
     const { dataset, version } = await this.versions.require(access, id, versionId);
     return this.dimensions.queryRows(dataset, version, body);
   }
@@ -90,7 +118,11 @@ export class VersionDimensionsController {
   @ApiOperation({ operationId: 'listAvailableMetrics' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DatasetVersionAvailableMetricsResponse })
-  async availableMetrics(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @UuidParam('version_id') versionId: string): Promise<DatasetVersionAvailableMetricsResponse> {
+  async availableMetrics(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+    @UuidParam('version_id') versionId: string,
+  ): Promise<DatasetVersionAvailableMetricsResponse> {
     const { version } = await this.versions.require(access, id, versionId);
     return this.partitions.availableMetrics(version);
   }
@@ -100,7 +132,11 @@ export class VersionDimensionsController {
   @ApiOperation({ operationId: 'listPartitions' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: [PartitionResponse] })
-  async listPartitions(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @UuidParam('version_id') versionId: string): Promise<PartitionResponse[]> {
+  async listPartitions(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+    @UuidParam('version_id') versionId: string,
+  ): Promise<PartitionResponse[]> {
     const { version } = await this.versions.require(access, id, versionId);
     return this.partitions.list(version);
   }
@@ -144,7 +180,12 @@ export class VersionDimensionsController {
   @ApiOperation({ operationId: 'listAvailablePartitionMetrics' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: PartitionAvailableMetricsResponse })
-  async partitionMetrics(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @UuidParam('version_id') versionId: string, @UuidParam('partition_id') partitionId: string): Promise<PartitionAvailableMetricsResponse> {
+  async partitionMetrics(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+    @UuidParam('version_id') versionId: string,
+    @UuidParam('partition_id') partitionId: string,
+  ): Promise<PartitionAvailableMetricsResponse> {
     const { version } = await this.versions.require(access, id, versionId);
     return this.partitions.partitionMetrics(version, partitionId);
   }
@@ -154,7 +195,18 @@ export class VersionDimensionsController {
   @ApiOperation({ operationId: 'resolvePartition' })
   @HttpCode(200)
   @WorkspaceRoleRequired('viewer', DATASET)
-  @ApiOkResponse({ schema: { type: 'array', items: { oneOf: [{ $ref: getSchemaPath(SessionPartition) }, { $ref: getSchemaPath(TracePartition) }, { $ref: getSchemaPath(SpanPartition) }] } } })
+  @ApiOkResponse({
+    schema: {
+      type: 'array',
+      items: {
+        oneOf: [
+          { $ref: getSchemaPath(SessionPartition) },
+          { $ref: getSchemaPath(TracePartition) },
+          { $ref: getSchemaPath(SpanPartition) },
+        ],
+      },
+    },
+  })
   async resolve(
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('dataset_id') id: string,

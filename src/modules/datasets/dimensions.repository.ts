@@ -55,11 +55,19 @@ export class DimensionsRepository {
   }
 
   async definitions(datasetId: string): Promise<DimensionDefinition[]> {
-    return this.q().query('SELECT name, description, "values" FROM dataset_dimensions WHERE dataset_id = $1 ORDER BY name', [datasetId]);
+    return this.q().query(
+      'SELECT name, description, "values" FROM dataset_dimensions WHERE dataset_id = $1 ORDER BY name',
+      [datasetId],
+    );
   }
 
   /** Creates the dimension and adds the value when missing; says which it did. */
-  async ensure(datasetId: string, name: string, value: string, description: string): Promise<{ createdDimension: boolean; createdValue: boolean }> {
+  async ensure(
+    datasetId: string,
+    name: string,
+    value: string,
+    description: string,
+  ): Promise<{ createdDimension: boolean; createdValue: boolean }> {
     const created: unknown[] = await this.db.query(
       `INSERT INTO dataset_dimensions (dataset_id, name, description, "values") VALUES ($1, $2, $3, ARRAY[$4]::text[])
        ON CONFLICT (dataset_id, name) DO NOTHING RETURNING name`,
@@ -77,8 +85,15 @@ export class DimensionsRepository {
    * Assigns `value` of `dimension` to the version's rows matching `where` (SQL over alias `r`
    * whose parameters follow $1..$5). Answers rows assigned and, of them, rows that had another value.
    */
-  async assign(req: { datasetId: string; version: number; dimension: string; value: string; userId: string; where: string; params: unknown[] },
-  ): Promise<{ assigned: number; reassigned: number }> {
+  async assign(req: {
+    datasetId: string;
+    version: number;
+    dimension: string;
+    value: string;
+    userId: string;
+    where: string;
+    params: unknown[];
+  }): Promise<{ assigned: number; reassigned: number }> {
     const [row]: Array<{ assigned: number; reassigned: number }> = await this.db.query(
       `WITH target AS (
          SELECT r.row_id FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND (${req.where})
@@ -98,7 +113,10 @@ export class DimensionsRepository {
   }
 
   /** Rows of the version per (dimension, value). */
-  async counts(datasetId: string, version: number): Promise<Array<{ dimension: string; value: string; count: number }>> {
+  async counts(
+    datasetId: string,
+    version: number,
+  ): Promise<Array<{ dimension: string; value: string; count: number }>> {
     return this.db.query(
       `SELECT d.dimension, d.value, count(*)::int AS count
          FROM dataset_row_dimensions d JOIN dataset_rows r ON r.dataset_id = d.dataset_id AND r.row_id = d.row_id AND ${visibleIn('r', '$2')}
@@ -121,7 +139,13 @@ export class DimensionsRepository {
   }
 
   /** Counts of matching rows per combination of the grouping dimensions' values. */
-  async groups(datasetId: string, version: number, where: string, params: unknown[], groupBy: string[]): Promise<Array<{ values: Record<string, string | null>; count: number }>> {
+  async groups(
+    datasetId: string,
+    version: number,
+    where: string,
+    params: unknown[],
+    groupBy: string[],
+  ): Promise<Array<{ values: Record<string, string | null>; count: number }>> {
     if (!groupBy.length) return [];
     const all = [datasetId, version, ...params];
     const exprs = groupBy.map((name) => {
@@ -134,11 +158,21 @@ export class DimensionsRepository {
         GROUP BY ${exprs.map((_, i) => i + 1).join(', ')} ORDER BY n DESC, ${exprs.map((_, i) => `g${i} NULLS LAST`).join(', ')}`,
       all,
     );
-    return rows.map((row) => ({ values: Object.fromEntries(groupBy.map((name, i) => [name, row[`g${i}`]])), count: row.n }));
+    return rows.map((row) => ({
+      values: Object.fromEntries(groupBy.map((name, i) => [name, row[`g${i}`]])),
+      count: row.n,
+    }));
   }
 
   /** A page of matching rows with their dimension values under `_dimensions`. */
-  async rows(datasetId: string, version: number, where: string, params: unknown[], limit: number, offset: number): Promise<Array<{ row_id: string; data: Record<string, unknown>; dims: Record<string, string> }>> {
+  async rows(
+    datasetId: string,
+    version: number,
+    where: string,
+    params: unknown[],
+    limit: number,
+    offset: number,
+  ): Promise<Array<{ row_id: string; data: Record<string, unknown>; dims: Record<string, string> }>> {
     return this.db.query(
       `SELECT r.row_id, r.data,
               (SELECT coalesce(jsonb_object_agg(d.dimension, d.value), '{}'::jsonb) FROM dataset_row_dimensions d WHERE d.dataset_id = r.dataset_id AND d.row_id = r.row_id) AS dims
@@ -176,7 +210,14 @@ export class DimensionsRepository {
   }
 
   /** Traces of a trace dataset's version among the matching span rows, with their spans in start order; the session is any span's of the whole trace. */
-  traces(datasetId: string, version: number, where: string, params: unknown[], limit: number, offset: number): Promise<Array<{ trace_id: string; session_id: string | null; row_ids: string[] }>> {
+  traces(
+    datasetId: string,
+    version: number,
+    where: string,
+    params: unknown[],
+    limit: number,
+    offset: number,
+  ): Promise<Array<{ trace_id: string; session_id: string | null; row_ids: string[] }>> {
     return this.db.query(
       `SELECT t.trace_id, t.row_ids,
               (SELECT min(x.data ->> 'session_id') FROM dataset_rows x
@@ -191,7 +232,14 @@ export class DimensionsRepository {
   }
 
   /** The matching span rows of a trace dataset's version, by trace then start time. */
-  spans(datasetId: string, version: number, where: string, params: unknown[], limit: number, offset: number): Promise<Array<{ span_id: string; trace_id: string; row_id: string }>> {
+  spans(
+    datasetId: string,
+    version: number,
+    where: string,
+    params: unknown[],
+    limit: number,
+    offset: number,
+  ): Promise<Array<{ span_id: string; trace_id: string; row_id: string }>> {
     return this.db.query(
       `SELECT r.data ->> 'span_id' AS span_id, r.data ->> 'trace_id' AS trace_id, r.row_id::text AS row_id
          FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND (${where})

@@ -6,7 +6,12 @@ import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { DatasetErrors } from './datasets.errors.js';
 import { rowObject } from './datasets.mapper.js';
 import { DatasetsService } from './datasets.service.js';
-import { type CountedVersion, type DimensionCount, DimensionsRepository, type PairCount } from './dimensions.repository.js';
+import {
+  type CountedVersion,
+  type DimensionCount,
+  DimensionsRepository,
+  type PairCount,
+} from './dimensions.repository.js';
 
 export type { CountedVersion, DimensionCount, PairCount } from './dimensions.repository.js';
 import type {
@@ -40,9 +45,16 @@ export class DimensionsService {
   ) {}
 
   /** Assigns a value to explicit rows or to every row a rule matches; creates the dimension and value on first use. */
-  async assign(access: WorkspaceAccess, datasetId: string, body: AssignDimensionRequest, caller: Principal): Promise<AssignDimensionResponse> {
+  async assign(
+    access: WorkspaceAccess,
+    datasetId: string,
+    body: AssignDimensionRequest,
+    caller: Principal,
+  ): Promise<AssignDimensionResponse> {
     if ((body.row_ids === undefined) === (body.rule === undefined)) {
-      throw new ValidationFailedError('Give either row_ids or rule', [{ field: body.row_ids ? 'rule' : 'row_ids', message: 'exactly one of row_ids and rule is required' }]);
+      throw new ValidationFailedError('Give either row_ids or rule', [
+        { field: body.row_ids ? 'rule' : 'row_ids', message: 'exactly one of row_ids and rule is required' },
+      ]);
     }
     const dataset = await this.datasetsService.require(access, datasetId);
     const version = await this.datasetsService.resolveVersion(dataset, body.version_id);
@@ -52,7 +64,10 @@ export class DimensionsService {
       const ids = [...new Set(body.row_ids.map((id) => id.toLowerCase()))];
       const found = await this.rows.existing(datasetId, version.number, ids);
       const missing = ids.filter((id) => !found.has(id));
-      if (missing.length) throw new DomainError(DatasetErrors.row_not_found, `Version ${version.number} has no row ${missing[0]}`, { row_ids: missing });
+      if (missing.length)
+        throw new DomainError(DatasetErrors.row_not_found, `Version ${version.number} has no row ${missing[0]}`, {
+          row_ids: missing,
+        });
       selection = { where: `r.row_id = ANY($${leading.length + 1}::uuid[])`, params: [ids] };
     } else {
       const ctx = this.query.context(version, [...leading]);
@@ -61,17 +76,28 @@ export class DimensionsService {
     return this.transactions.run(async () => {
       await this.datasetsService.requireLocked(access, datasetId);
       const created = await this.dimensions.ensure(datasetId, body.dimension, body.value, body.description ?? '');
-      const counts = await this.dimensions.assign({ datasetId, version: version.number, dimension: body.dimension, value: body.value, userId: caller.userId, ...selection });
-      await this.audit.record(
-        {
-          actor: caller,
-          workspaceId: access.workspaceId,
-          action: 'dimension.assigned',
-          targetType: 'dataset',
-          targetId: datasetId,
-          details: { dimension: body.dimension, value: body.value, version_id: version.id, ...(body.rule ? { rule: body.rule } : { row_ids: body.row_ids!.slice(0, 100) }), ...counts },
+      const counts = await this.dimensions.assign({
+        datasetId,
+        version: version.number,
+        dimension: body.dimension,
+        value: body.value,
+        userId: caller.userId,
+        ...selection,
+      });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'dimension.assigned',
+        targetType: 'dataset',
+        targetId: datasetId,
+        details: {
+          dimension: body.dimension,
+          value: body.value,
+          version_id: version.id,
+          ...(body.rule ? { rule: body.rule } : { row_ids: body.row_ids!.slice(0, 100) }),
+          ...counts,
         },
-      );
+      });
       return {
         dataset_id: datasetId,
         version_id: version.id,
@@ -86,7 +112,10 @@ export class DimensionsService {
   }
 
   async summary(dataset: { id: string }, version: DatasetVersionEntity): Promise<DatasetDimensionsResponse> {
-    const [definitions, counts] = await Promise.all([this.dimensions.definitions(dataset.id), this.dimensions.counts(dataset.id, version.number)]);
+    const [definitions, counts] = await Promise.all([
+      this.dimensions.definitions(dataset.id),
+      this.dimensions.counts(dataset.id, version.number),
+    ]);
     return {
       dataset_id: dataset.id,
       version_id: version.id,
@@ -95,13 +124,25 @@ export class DimensionsService {
         const mine = counts.filter((c) => c.dimension === d.name);
         const assigned = mine.reduce((sum, c) => sum + c.count, 0);
         const counted = new Map(mine.map((c) => [c.value, c.count]));
-        const values = [...d.values.map((value) => ({ value, count: counted.get(value) ?? 0 }))].sort((a, b) => b.count - a.count || a.value.localeCompare(b.value));
-        return { name: d.name, description: d.description, values, assigned_rows: assigned, unassigned_rows: version.rowCount - assigned };
+        const values = [...d.values.map((value) => ({ value, count: counted.get(value) ?? 0 }))].sort(
+          (a, b) => b.count - a.count || a.value.localeCompare(b.value),
+        );
+        return {
+          name: d.name,
+          description: d.description,
+          values,
+          assigned_rows: assigned,
+          unassigned_rows: version.rowCount - assigned,
+        };
       }),
     };
   }
 
-  async values(dataset: { id: string }, version: DatasetVersionEntity, dimension: string | undefined): Promise<DimensionValuesResponse> {
+  async values(
+    dataset: { id: string },
+    version: DatasetVersionEntity,
+    dimension: string | undefined,
+  ): Promise<DimensionValuesResponse> {
     if (dimension !== undefined) await this.assertKnown(dataset.id, [dimension]);
     const counts = await this.dimensions.counts(dataset.id, version.number);
     return {
@@ -110,11 +151,20 @@ export class DimensionsService {
       row_count: version.rowCount,
       values: counts
         .filter((c) => dimension === undefined || c.dimension === dimension)
-        .map((c) => ({ dimension: c.dimension, value: c.value, count: c.count, share: version.rowCount ? c.count / version.rowCount : 0 })),
+        .map((c) => ({
+          dimension: c.dimension,
+          value: c.value,
+          count: c.count,
+          share: version.rowCount ? c.count / version.rowCount : 0,
+        })),
     };
   }
 
-  async queryRows(dataset: { id: string }, version: DatasetVersionEntity, body: DimensionsQueryRequest): Promise<DatasetDimensionsQueryResponse> {
+  async queryRows(
+    dataset: { id: string },
+    version: DatasetVersionEntity,
+    body: DimensionsQueryRequest,
+  ): Promise<DatasetDimensionsQueryResponse> {
     await this.assertKnown(dataset.id, [...Object.keys(body.dimensions ?? {}), ...(body.group_by ?? [])]);
     const selection = this.select(version, body.dimensions, body.filter);
     const limit = body.limit ?? 50;
@@ -122,25 +172,49 @@ export class DimensionsService {
     const [total, groups, rows] = await Promise.all([
       this.dimensions.countMatching(dataset.id, version.number, selection.where, selection.params),
       this.dimensions.groups(dataset.id, version.number, selection.where, selection.params, body.group_by ?? []),
-      limit ? this.dimensions.rows(dataset.id, version.number, selection.where, selection.params, limit, offset) : Promise.resolve([]),
+      limit
+        ? this.dimensions.rows(dataset.id, version.number, selection.where, selection.params, limit, offset)
+        : Promise.resolve([]),
     ]);
-    return { dataset_id: dataset.id, version_id: version.id, total, groups, items: rows.map((r) => ({ ...rowObject(r.row_id, r.data), _dimensions: r.dims })), limit, offset };
+    return {
+      dataset_id: dataset.id,
+      version_id: version.id,
+      total,
+      groups,
+      items: rows.map((r) => ({ ...rowObject(r.row_id, r.data), _dimensions: r.dims })),
+      limit,
+      offset,
+    };
   }
 
   /**
    * The rows of a version that carry one of the given values of every dimension named and match
    * the filter: SQL over alias `r` with parameters after $1 (dataset) and $2 (version).
    */
-  select(version: DatasetVersionEntity, dimensionValues: Record<string, unknown> | undefined, filter: unknown): RowSelection {
+  select(
+    version: DatasetVersionEntity,
+    dimensionValues: Record<string, unknown> | undefined,
+    filter: unknown,
+  ): RowSelection {
     const ctx = this.query.context(version);
     const clauses: string[] = [];
     for (const [name, values] of Object.entries(dimensionValues ?? {})) {
-      if (!Array.isArray(values) || !values.length || values.length > 1000 || !values.every((v) => typeof v === 'string')) {
-        throw new ValidationFailedError(`dimension values of "${name}" must be a non-empty array of at most 1000 strings`, [{ field: `dimensions.${name}`, message: 'a non-empty array of strings' }]);
+      if (
+        !Array.isArray(values) ||
+        !values.length ||
+        values.length > 1000 ||
+        !values.every((v) => typeof v === 'string')
+      ) {
+        throw new ValidationFailedError(
+          `dimension values of "${name}" must be a non-empty array of at most 1000 strings`,
+          [{ field: `dimensions.${name}`, message: 'a non-empty array of strings' }],
+        );
       }
       ctx.params.push(name, values);
       const n = ctx.params.length;
-      clauses.push(`EXISTS (SELECT 1 FROM dataset_row_dimensions d WHERE d.dataset_id = r.dataset_id AND d.row_id = r.row_id AND d.dimension = $${n - 1} AND d.value = ANY($${n}::text[]))`);
+      clauses.push(
+        `EXISTS (SELECT 1 FROM dataset_row_dimensions d WHERE d.dataset_id = r.dataset_id AND d.row_id = r.row_id AND d.dimension = $${n - 1} AND d.value = ANY($${n}::text[]))`,
+      );
     }
     if (filter !== undefined && filter !== null) clauses.push(this.query.compileWith(ctx, filter, '/filter'));
     return { where: clauses.length ? clauses.map((c) => `(${c})`).join(' AND ') : 'TRUE', params: ctx.params.slice(2) };
@@ -169,7 +243,11 @@ export class DimensionsService {
     const defined = new Set((await this.dimensions.definitions(datasetId)).map((d) => d.name));
     const unknown = [...new Set(names)].filter((n) => !defined.has(n));
     if (unknown.length) {
-      throw new DomainError(DatasetErrors.unknown_dimension, `The dataset has no dimension ${unknown.map((n) => `"${n}"`).join(', ')}`, { unknown, available: [...defined] });
+      throw new DomainError(
+        DatasetErrors.unknown_dimension,
+        `The dataset has no dimension ${unknown.map((n) => `"${n}"`).join(', ')}`,
+        { unknown, available: [...defined] },
+      );
     }
   }
 }

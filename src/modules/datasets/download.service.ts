@@ -34,11 +34,25 @@ export class DownloadService {
     private readonly config: AppConfig,
   ) {}
 
-  presign(req: Request, datasetName: string, version: DatasetVersionEntity, format: DownloadFormat = 'csv', ttl?: number): PresignedUrlResponse {
+  presign(
+    req: Request,
+    datasetName: string,
+    version: DatasetVersionEntity,
+    format: DownloadFormat = 'csv',
+    ttl?: number,
+  ): PresignedUrlResponse {
     const filename = `${datasetName.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 100) || 'dataset'}-v${version.number}.${format}`;
     const path = `/files/dataset-versions/${version.id}/${encodeURIComponent(filename)}`;
     const signed = this.signer.sign(req, path, { format }, ttl ?? this.config.env.SIGNED_URL_TTL_SECONDS);
-    return { url: signed.url, method: 'GET', expires_at: signed.expires_at, format, filename, version_id: version.id, content_sha256: version.contentSha256 };
+    return {
+      url: signed.url,
+      method: 'GET',
+      expires_at: signed.expires_at,
+      format,
+      filename,
+      version_id: version.id,
+      content_sha256: version.contentSha256,
+    };
   }
 
   /** Checks the signature, then streams the file. */
@@ -60,13 +74,20 @@ export class DownloadService {
     res.end();
   }
 
-  private async writeJsonl(out: Writable, batches: AsyncIterable<Array<{ row_id: string; data: Record<string, unknown> }>>): Promise<void> {
+  private async writeJsonl(
+    out: Writable,
+    batches: AsyncIterable<Array<{ row_id: string; data: Record<string, unknown> }>>,
+  ): Promise<void> {
     for await (const batch of batches) {
       await write(out, batch.map((r) => `${JSON.stringify({ [ROW_ID]: r.row_id, ...r.data })}\n`).join(''));
     }
   }
 
-  private async writeCsv(out: Writable, columns: ColumnStats[], batches: AsyncIterable<Array<{ row_id: string; data: Record<string, unknown> }>>): Promise<void> {
+  private async writeCsv(
+    out: Writable,
+    columns: ColumnStats[],
+    batches: AsyncIterable<Array<{ row_id: string; data: Record<string, unknown> }>>,
+  ): Promise<void> {
     const names = columns.map((c) => c.name);
     const csv = stringify({ header: true, columns: [ROW_ID, ...names], cast: { boolean: (v) => String(v) } });
     const piping = new Promise<void>((resolve, reject) => {
@@ -89,7 +110,11 @@ export class DownloadService {
     await piping;
   }
 
-  private async writeParquet(out: Writable, columns: ColumnStats[], batches: AsyncIterable<Array<{ row_id: string; data: Record<string, unknown> }>>): Promise<void> {
+  private async writeParquet(
+    out: Writable,
+    columns: ColumnStats[],
+    batches: AsyncIterable<Array<{ row_id: string; data: Record<string, unknown> }>>,
+  ): Promise<void> {
     const types = columns.map(parquetType);
     async function* rows() {
       for await (const batch of batches) {
@@ -103,7 +128,10 @@ export class DownloadService {
     await parquetWriteRows({
       writer: streamWriter(out),
       rows: rows(),
-      columns: [{ name: ROW_ID, type: 'STRING', nullable: false }, ...columns.map((c, i) => ({ name: c.name, type: types[i], nullable: true }))],
+      columns: [
+        { name: ROW_ID, type: 'STRING', nullable: false },
+        ...columns.map((c, i) => ({ name: c.name, type: types[i], nullable: true })),
+      ],
       rowGroupSize: 10_000,
     });
   }
@@ -127,7 +155,13 @@ function parquetType(column: ColumnStats): ParquetType {
   const present = Object.entries(column.types).filter(([t]) => t !== 'null');
   const kinds = new Set(present.map(([t]) => t));
   if (kinds.size === 1 && kinds.has('boolean')) return 'BOOLEAN';
-  if (kinds.size === 1 && kinds.has('integer') && Math.abs(column.min ?? 0) <= Number.MAX_SAFE_INTEGER && Math.abs(column.max ?? 0) <= Number.MAX_SAFE_INTEGER) return 'INT64';
+  if (
+    kinds.size === 1 &&
+    kinds.has('integer') &&
+    Math.abs(column.min ?? 0) <= Number.MAX_SAFE_INTEGER &&
+    Math.abs(column.max ?? 0) <= Number.MAX_SAFE_INTEGER
+  )
+    return 'INT64';
   if (kinds.size > 0 && [...kinds].every((k) => k === 'integer' || k === 'number')) return 'DOUBLE';
   return 'STRING';
 }

@@ -20,7 +20,13 @@ export class FilesController {
   @ApiProduces('text/csv', 'application/x-ndjson', 'application/vnd.apache.parquet')
   @ApiOkResponse({ description: 'The file', schema: { type: 'string', format: 'binary' } })
   @ApiForbiddenResponse({ type: ProblemResponse, description: 'invalid_signature or url_expired' })
-  async datasetVersion(@UuidParam('version_id') versionId: string, @Param('filename') filename: string, @Query() query: SignedFileQuery, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async datasetVersion(
+    @UuidParam('version_id') versionId: string,
+    @Param('filename') filename: string,
+    @Query() query: SignedFileQuery,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     await this.downloads.serve(req, res, versionId, filename, query.format);
   }
 }

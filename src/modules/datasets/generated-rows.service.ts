@@ -17,20 +17,44 @@ export class GeneratedRowsService {
     private readonly transactions: TransactionRunner,
   ) {}
 
-  async appendVersion(workspaceId: string, datasetId: string, generated: Array<Record<string, unknown>>, message: string, createdBy: string | null): Promise<DatasetVersionEntity> {
+  async appendVersion(
+    workspaceId: string,
+    datasetId: string,
+    generated: Array<Record<string, unknown>>,
+    message: string,
+    createdBy: string | null,
+  ): Promise<DatasetVersionEntity> {
     return this.transactions.run(async () => {
       const dataset = await this.datasets.findForUpdate(datasetId);
       if (!dataset || dataset.workspaceId !== workspaceId) throw new NotFoundError('dataset', datasetId);
       const head = await this.datasets.findVersionByNumber(datasetId, dataset.latestVersion);
       const next = dataset.latestVersion + 1;
-      const batch: Array<[string, number, string]> = generated.map((row, i) => [randomUUID(), dataset.nextOrdinal + i, JSON.stringify(row)]);
-      await this.rows.append(datasetId, next, (async function* () {
-        for (let i = 0; i < batch.length; i += 5000) yield batch.slice(i, i + 5000);
-      })());
+      const batch: Array<[string, number, string]> = generated.map((row, i) => [
+        randomUUID(),
+        dataset.nextOrdinal + i,
+        JSON.stringify(row),
+      ]);
+      await this.rows.append(
+        datasetId,
+        next,
+        (async function* () {
+          for (let i = 0; i < batch.length; i += 5000) yield batch.slice(i, i + 5000);
+        })(),
+      );
       const columnOrder = [...(head?.columns.map((c) => c.name) ?? [])];
-      for (const row of generated) for (const key of Object.keys(row)) if (!columnOrder.includes(key)) columnOrder.push(key);
-      const version = await this.datasetsService.createVersion(dataset, next, columnOrder, { source: 'generated', message, changes: { inserted: generated.length, updated: 0, deleted: 0 } }, createdBy);
-      await this.datasets.setCounters(datasetId, { latestVersion: next, nextOrdinal: dataset.nextOrdinal + generated.length });
+      for (const row of generated)
+        for (const key of Object.keys(row)) if (!columnOrder.includes(key)) columnOrder.push(key);
+      const version = await this.datasetsService.createVersion(
+        dataset,
+        next,
+        columnOrder,
+        { source: 'generated', message, changes: { inserted: generated.length, updated: 0, deleted: 0 } },
+        createdBy,
+      );
+      await this.datasets.setCounters(datasetId, {
+        latestVersion: next,
+        nextOrdinal: dataset.nextOrdinal + generated.length,
+      });
       return version;
     });
   }

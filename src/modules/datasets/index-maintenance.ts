@@ -30,7 +30,14 @@ export class DatasetIndexMaintenance {
   async afterBulkWrite(workspaceId: string, datasetId: string, rowsWritten: number): Promise<void> {
     if (rowsWritten < MERGE_AFTER_ROWS) return;
     const runAfter = this.config.embedded ? new Date(Date.now() + EMBEDDED_MERGE_DELAY_MS) : undefined;
-    await this.queue.enqueue({ type: 'datasets.merge-row-index', payload: { rows: rowsWritten }, workspaceId, targetType: 'dataset', targetId: datasetId, runAfter });
+    await this.queue.enqueue({
+      type: 'datasets.merge-row-index',
+      payload: { rows: rowsWritten },
+      workspaceId,
+      targetType: 'dataset',
+      targetId: datasetId,
+      runAfter,
+    });
   }
 
   @JobHandler('datasets.merge-row-index')

@@ -37,7 +37,11 @@ export class QualityController {
   @ApiOperation({ operationId: 'listAvailableQualityChecks' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DatasetSelectableChecksResponse })
-  async available(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @Query() query: AvailableChecksQuery): Promise<DatasetSelectableChecksResponse> {
+  async available(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+    @Query() query: AvailableChecksQuery,
+  ): Promise<DatasetSelectableChecksResponse> {
     const dataset = await this.datasets.require(access, id);
     return this.quality.available(await this.datasets.resolveVersion(dataset, query.version_id));
   }
@@ -47,7 +51,10 @@ export class QualityController {
   @ApiOperation({ operationId: 'listLatestQualityVerdicts' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: [DatasetQualityVerdictResponse] })
-  async perVersion(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string): Promise<DatasetQualityVerdictResponse[]> {
+  async perVersion(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+  ): Promise<DatasetQualityVerdictResponse[]> {
     await this.datasets.require(access, id);
     return this.quality.latestPerVersion(id);
   }
@@ -57,7 +64,11 @@ export class QualityController {
   @ApiOperation({ operationId: 'getLatestQualityVerdict' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DatasetQualityVerdictResponse })
-  async latest(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @UuidParam('version_id') versionId: string): Promise<DatasetQualityVerdictResponse> {
+  async latest(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+    @UuidParam('version_id') versionId: string,
+  ): Promise<DatasetQualityVerdictResponse> {
     const { version } = await this.versions.require(access, id, versionId);
     return this.quality.latest(version);
   }
@@ -84,7 +95,12 @@ export class QualityController {
   @ApiOperation({ operationId: 'listQualityCheckRuns' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: PageOf(DataOperationRunResponse) })
-  async runs(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @UuidParam('version_id') versionId: string, @Query() query: ListOperationRunsQuery): Promise<Page<DataOperationRunResponse>> {
+  async runs(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+    @UuidParam('version_id') versionId: string,
+    @Query() query: ListOperationRunsQuery,
+  ): Promise<Page<DataOperationRunResponse>> {
     const { version } = await this.versions.require(access, id, versionId);
     return this.quality.runs(version, query);
   }
@@ -94,7 +110,12 @@ export class QualityController {
   @ApiOperation({ operationId: 'getQualityCheckRun' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DataOperationRunResponse })
-  async getRun(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @UuidParam('version_id') versionId: string, @UuidParam('run_id') runId: string): Promise<DataOperationRunResponse> {
+  async getRun(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+    @UuidParam('version_id') versionId: string,
+    @UuidParam('run_id') runId: string,
+  ): Promise<DataOperationRunResponse> {
     const { version } = await this.versions.require(access, id, versionId);
     return this.quality.getRun(version, runId);
   }
@@ -104,7 +125,10 @@ export class QualityController {
   @ApiOperation({ operationId: 'listQualityCheckSuggestions' })
   @WorkspaceRoleRequired('viewer', { resource: 'dataset', query: 'dataset_id' })
   @ApiOkResponse({ type: SuggestionResponse })
-  async suggestions(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: CheckSuggestionsQuery): Promise<SuggestionResponse> {
+  async suggestions(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Query() query: CheckSuggestionsQuery,
+  ): Promise<SuggestionResponse> {
     const dataset = await this.datasets.require(access, query.dataset_id);
     return this.quality.suggestions(await this.datasets.resolveVersion(dataset, query.version_id));
   }

@@ -16,7 +16,8 @@ export interface OperationRunRow<R> extends TrackedColumns {
   created_by: string | null;
 }
 
-const COLUMNS = 'id, dataset_id, version_id, kind, state, params, verdict, result, failure, progress, job_id, created_by, created_at, started_at, finished_at';
+const COLUMNS =
+  'id, dataset_id, version_id, kind, state, params, verdict, result, failure, progress, job_id, created_by, created_at, started_at, finished_at';
 
 /** Data-operation runs (quality checks) of dataset versions: each run is kept with its verdict. */
 @Injectable()
@@ -24,7 +25,14 @@ export class QualityRepository {
   constructor(private readonly db: Db) {}
 
   /** A new run (queued: `TrackedRecords` starts and ends it). */
-  async insert<R>(run: { workspaceId: string; datasetId: string; versionId: string; kind: string; params: unknown; createdBy: string }): Promise<OperationRunRow<R>> {
+  async insert<R>(run: {
+    workspaceId: string;
+    datasetId: string;
+    versionId: string;
+    kind: string;
+    params: unknown;
+    createdBy: string;
+  }): Promise<OperationRunRow<R>> {
     const [row]: Array<OperationRunRow<R>> = await this.db.query(
       `INSERT INTO data_operation_runs (workspace_id, dataset_id, version_id, kind, params, created_by) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
       [run.workspaceId, run.datasetId, run.versionId, run.kind, JSON.stringify(run.params), run.createdBy],
@@ -33,7 +41,11 @@ export class QualityRepository {
   }
 
   async saveVerdict(id: string, verdict: string, result: unknown): Promise<void> {
-    await this.db.query('UPDATE data_operation_runs SET verdict = $2, result = $3 WHERE id = $1', [id, verdict, JSON.stringify(result)]);
+    await this.db.query('UPDATE data_operation_runs SET verdict = $2, result = $3 WHERE id = $1', [
+      id,
+      verdict,
+      JSON.stringify(result),
+    ]);
   }
 
   async latestSucceeded<R>(versionId: string, kind: string): Promise<OperationRunRow<R> | undefined> {
@@ -58,17 +70,26 @@ export class QualityRepository {
     return rows.map((r) => r.result);
   }
 
-  async page<R>(versionId: string, window: { skip: number; take: number }): Promise<[Array<OperationRunRow<R>>, number]> {
+  async page<R>(
+    versionId: string,
+    window: { skip: number; take: number },
+  ): Promise<[Array<OperationRunRow<R>>, number]> {
     const rows: Array<OperationRunRow<R>> = await this.db.query(
       `SELECT ${COLUMNS} FROM data_operation_runs WHERE version_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
       [versionId, window.take, window.skip],
     );
-    const [{ n }]: Array<{ n: number }> = await this.db.query('SELECT count(*)::int AS n FROM data_operation_runs WHERE version_id = $1', [versionId]);
+    const [{ n }]: Array<{ n: number }> = await this.db.query(
+      'SELECT count(*)::int AS n FROM data_operation_runs WHERE version_id = $1',
+      [versionId],
+    );
     return [rows, n];
   }
 
   async find<R>(versionId: string, id: string): Promise<OperationRunRow<R> | undefined> {
-    const [row]: Array<OperationRunRow<R>> = await this.db.query(`SELECT ${COLUMNS} FROM data_operation_runs WHERE id = $1 AND version_id = $2`, [id, versionId]);
+    const [row]: Array<OperationRunRow<R>> = await this.db.query(
+      `SELECT ${COLUMNS} FROM data_operation_runs WHERE id = $1 AND version_id = $2`,
+      [id, versionId],
+    );
     return row;
   }
 }

@@ -6,7 +6,16 @@ import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.j
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { defineStateVocabulary, failureOf } from '../../../libs/queue/tracked-job.js';
 import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
-import { QualityCheckSelectionError, QUALITY_CHECKS, runQualityChecks, suggestChecks, validateSelection, type QualityContext, type QualityRow, type Selection } from './checks/quality-checks.js';
+import {
+  QualityCheckSelectionError,
+  QUALITY_CHECKS,
+  runQualityChecks,
+  suggestChecks,
+  validateSelection,
+  type QualityContext,
+  type QualityRow,
+  type Selection,
+} from './checks/quality-checks.js';
 import { DatasetErrors } from './datasets.errors.js';
 import type {
   DataOperationRunResponse,
@@ -23,7 +32,13 @@ import { RowsRepository } from './rows.repository.js';
 const KIND = 'quality_checks';
 
 /** The documented states of a data-operation run: it runs in the request, so it is never seen queued or cancelled. */
-export const OPERATION_RUN_STATES = defineStateVocabulary(['running', 'succeeded', 'failed'], { queued: 'running', running: 'running', succeeded: 'succeeded', failed: 'failed', cancelled: 'failed' });
+export const OPERATION_RUN_STATES = defineStateVocabulary(['running', 'succeeded', 'failed'], {
+  queued: 'running',
+  running: 'running',
+  succeeded: 'succeeded',
+  failed: 'failed',
+  cancelled: 'failed',
+});
 
 /**
  * Quality checks over a version's rows (duplicates, empty fields, personal data, length
@@ -41,7 +56,11 @@ export class QualityService {
   ) {}
 
   context(version: DatasetVersionEntity): QualityContext {
-    return { columns: version.columns.map((c) => ({ name: c.name, types: c.types, mean_length: c.mean_length })), mapping: version.mapping, row_count: version.rowCount };
+    return {
+      columns: version.columns.map((c) => ({ name: c.name, types: c.types, mean_length: c.mean_length })),
+      mapping: version.mapping,
+      row_count: version.rowCount,
+    };
   }
 
   available(version: DatasetVersionEntity): DatasetSelectableChecksResponse {
@@ -51,7 +70,15 @@ export class QualityService {
       version_id: version.id,
       checks: QUALITY_CHECKS.map((check) => {
         const applies = check.applicability(ctx);
-        return { id: check.id, name: check.name, description: check.description, applicable: applies.applicable, reason: applies.reason, columns: applies.columns, params: check.params };
+        return {
+          id: check.id,
+          name: check.name,
+          description: check.description,
+          applicable: applies.applicable,
+          reason: applies.reason,
+          columns: applies.columns,
+          params: check.params,
+        };
       }),
     };
   }
@@ -61,23 +88,41 @@ export class QualityService {
   }
 
   /** Runs the selected checks (default: every applicable one) now, keeps the run, answers the verdict. */
-  async run(access: WorkspaceAccess, version: DatasetVersionEntity, body: RunQualityChecksRequest, caller: Principal): Promise<DatasetQualityVerdictResponse> {
+  async run(
+    access: WorkspaceAccess,
+    version: DatasetVersionEntity,
+    body: RunQualityChecksRequest,
+    caller: Principal,
+  ): Promise<DatasetQualityVerdictResponse> {
     const ctx = this.context(version);
     let selection: Selection[];
     try {
-      selection = validateSelection(body.checks ?? QUALITY_CHECKS.filter((c) => c.applicability(ctx).applicable).map((c) => ({ check: c.id })));
+      selection = validateSelection(
+        body.checks ?? QUALITY_CHECKS.filter((c) => c.applicability(ctx).applicable).map((c) => ({ check: c.id })),
+      );
     } catch (err) {
-      if (err instanceof QualityCheckSelectionError) throw new ValidationFailedError(err.message, [{ field: `checks${err.field ? `.${err.field}` : ''}`, message: err.message }]);
+      if (err instanceof QualityCheckSelectionError)
+        throw new ValidationFailedError(err.message, [
+          { field: `checks${err.field ? `.${err.field}` : ''}`, message: err.message },
+        ]);
       throw err;
     }
     const started = await this.transactions.run(async () => {
-      const run = await this.runsRepo.insert<DatasetQualityVerdictResponse>({ workspaceId: access.workspaceId, datasetId: version.datasetId, versionId: version.id, kind: KIND, params: { checks: selection }, createdBy: caller.userId });
+      const run = await this.runsRepo.insert<DatasetQualityVerdictResponse>({
+        workspaceId: access.workspaceId,
+        datasetId: version.datasetId,
+        versionId: version.id,
+        kind: KIND,
+        params: { checks: selection },
+        createdBy: caller.userId,
+      });
       await this.tracked.start(DATA_OPERATION_RUNS, run.id);
       return run;
     });
     const rows = this.rows;
     async function* source(): AsyncGenerator<QualityRow> {
-      for await (const batch of rows.stream(version.datasetId, version.number)) for (const r of batch) yield { row_id: r.row_id, data: r.data };
+      for await (const batch of rows.stream(version.datasetId, version.number))
+        for (const r of batch) yield { row_id: r.row_id, data: r.data };
     }
     try {
       const verdict = await runQualityChecks(source(), ctx, selection);
@@ -95,7 +140,14 @@ export class QualityService {
         await this.runsRepo.saveVerdict(started.id, verdict.verdict, result);
         await this.tracked.succeed(DATA_OPERATION_RUNS, started.id);
       });
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'quality_checks.ran', targetType: 'dataset', targetId: version.datasetId, details: { run_id: started.id, version_id: version.id, verdict: verdict.verdict } });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'quality_checks.ran',
+        targetType: 'dataset',
+        targetId: version.datasetId,
+        details: { run_id: started.id, version_id: version.id, verdict: verdict.verdict },
+      });
       return result;
     } catch (err) {
       await this.tracked.fail(DATA_OPERATION_RUNS, started.id, failureOf(err, 'quality_checks_failed'));
@@ -106,7 +158,11 @@ export class QualityService {
   /** The verdict of the newest successful run on the version. */
   async latest(version: DatasetVersionEntity): Promise<DatasetQualityVerdictResponse> {
     const row = await this.runsRepo.latestSucceeded<DatasetQualityVerdictResponse>(version.id, KIND);
-    if (!row?.result) throw new DomainError(DatasetErrors.no_quality_run, `No quality checks have run on version ${version.number}; run them with POST quality-checks:run`);
+    if (!row?.result)
+      throw new DomainError(
+        DatasetErrors.no_quality_run,
+        `No quality checks have run on version ${version.number}; run them with POST quality-checks:run`,
+      );
     return row.result;
   }
 
@@ -121,7 +177,11 @@ export class QualityService {
 
   async getRun(version: DatasetVersionEntity, runId: string): Promise<DataOperationRunResponse> {
     const row = await this.runsRepo.find<DatasetQualityVerdictResponse>(version.id, runId);
-    if (!row) throw new DomainError(DatasetErrors.operation_run_not_found, `Version ${version.number} has no data-operation run ${runId}`);
+    if (!row)
+      throw new DomainError(
+        DatasetErrors.operation_run_not_found,
+        `Version ${version.number} has no data-operation run ${runId}`,
+      );
     return operationRunResponse(row);
   }
 }

@@ -37,7 +37,15 @@ export class FilterError extends Error {
 export const OPERATORS = ['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in', 'contains', 'starts_with', 'is_null'] as const;
 type Op = (typeof OPERATORS)[number];
 
-export const LIMITS = { depth: 10, predicates: 200, string: 10_000, in: 1000, pathSegments: 10, sortKeys: 5, select: 200 } as const;
+export const LIMITS = {
+  depth: 10,
+  predicates: 200,
+  string: 10_000,
+  in: 1000,
+  pathSegments: 10,
+  sortKeys: 5,
+  select: 200,
+} as const;
 const ROW_ID = '_row_id';
 
 interface State {
@@ -65,9 +73,14 @@ function node(filter: unknown, path: string, depth: number, state: State): strin
   const keys = Object.keys(filter);
   for (const combinator of ['and', 'or'] as const) {
     if (combinator in filter) {
-      if (keys.length !== 1) throw new FilterError(here, `"${combinator}" stands alone in its object; found also ${keys.filter((k) => k !== combinator).join(', ')}`);
+      if (keys.length !== 1)
+        throw new FilterError(
+          here,
+          `"${combinator}" stands alone in its object; found also ${keys.filter((k) => k !== combinator).join(', ')}`,
+        );
       const parts = filter[combinator];
-      if (!Array.isArray(parts) || parts.length === 0) throw new FilterError(`${path}/${combinator}`, `"${combinator}" takes a non-empty array of filters`);
+      if (!Array.isArray(parts) || parts.length === 0)
+        throw new FilterError(`${path}/${combinator}`, `"${combinator}" takes a non-empty array of filters`);
       const sql = parts.map((part, i) => node(part, `${path}/${combinator}/${i}`, depth + 1, state));
       return `(${sql.join(combinator === 'and' ? ' AND ' : ' OR ')})`;
     }
@@ -82,18 +95,31 @@ function node(filter: unknown, path: string, depth: number, state: State): strin
 
 function predicate(p: Record<string, unknown>, path: string, state: State): string {
   const here = path || '/';
-  if (++state.predicates > LIMITS.predicates) throw new FilterError(here, `a filter holds at most ${LIMITS.predicates} predicates`);
+  if (++state.predicates > LIMITS.predicates)
+    throw new FilterError(here, `a filter holds at most ${LIMITS.predicates} predicates`);
   const allowed = new Set(['field', 'dimension', 'op', 'value', 'case_insensitive']);
   const unknown = Object.keys(p).filter((k) => !allowed.has(k));
-  if (unknown.length) throw new FilterError(`${path}/${unknown[0]}`, `unknown member "${unknown[0]}"; a predicate has field (or dimension), op and value, or is and/or/not`);
-  if (!('field' in p) && !('dimension' in p)) throw new FilterError(here, 'a predicate names a "field" or a "dimension" (or the object is and/or/not)');
-  if ('field' in p && 'dimension' in p) throw new FilterError(here, 'a predicate names a "field" or a "dimension", not both');
+  if (unknown.length)
+    throw new FilterError(
+      `${path}/${unknown[0]}`,
+      `unknown member "${unknown[0]}"; a predicate has field (or dimension), op and value, or is and/or/not`,
+    );
+  if (!('field' in p) && !('dimension' in p))
+    throw new FilterError(here, 'a predicate names a "field" or a "dimension" (or the object is and/or/not)');
+  if ('field' in p && 'dimension' in p)
+    throw new FilterError(here, 'a predicate names a "field" or a "dimension", not both');
   if (typeof p.op !== 'string' || !(OPERATORS as readonly string[]).includes(p.op)) {
     throw new FilterError(`${path}/op`, `op must be one of ${OPERATORS.join(', ')}`);
   }
   const op = p.op as Op;
-  if (p.case_insensitive !== undefined && (typeof p.case_insensitive !== 'boolean' || (op !== 'contains' && op !== 'starts_with' && op !== 'eq'))) {
-    throw new FilterError(`${path}/case_insensitive`, 'case_insensitive is a boolean, for eq, contains and starts_with');
+  if (
+    p.case_insensitive !== undefined &&
+    (typeof p.case_insensitive !== 'boolean' || (op !== 'contains' && op !== 'starts_with' && op !== 'eq'))
+  ) {
+    throw new FilterError(
+      `${path}/case_insensitive`,
+      'case_insensitive is a boolean, for eq, contains and starts_with',
+    );
   }
   const value = checkValue(op, p.value, `${path}/value`, 'value' in p);
   if ('dimension' in p) return dimensionPredicate(p.dimension, op, value, p.case_insensitive === true, path, state);
@@ -105,14 +131,16 @@ function predicate(p: Record<string, unknown>, path: string, state: State): stri
 function checkValue(op: Op, value: unknown, path: string, present: boolean): unknown {
   const scalar = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
   const checkString = (v: unknown) => {
-    if (typeof v === 'string' && v.length > LIMITS.string) throw new FilterError(path, `strings in filters are at most ${LIMITS.string} characters`);
+    if (typeof v === 'string' && v.length > LIMITS.string)
+      throw new FilterError(path, `strings in filters are at most ${LIMITS.string} characters`);
   };
   switch (op) {
     case 'is_null':
       if (present && typeof value !== 'boolean') throw new FilterError(path, 'is_null takes true (default) or false');
       return present ? value : true;
     case 'in':
-      if (!Array.isArray(value) || value.length === 0 || value.length > LIMITS.in) throw new FilterError(path, `in takes a non-empty array of at most ${LIMITS.in} values`);
+      if (!Array.isArray(value) || value.length === 0 || value.length > LIMITS.in)
+        throw new FilterError(path, `in takes a non-empty array of at most ${LIMITS.in} values`);
       value.forEach((v, i) => {
         if (!scalar(v) || v === null) throw new FilterError(`${path}/${i}`, 'in takes strings, numbers or booleans');
         checkString(v);
@@ -122,7 +150,8 @@ function checkValue(op: Op, value: unknown, path: string, present: boolean): unk
     case 'lte':
     case 'gt':
     case 'gte':
-      if (typeof value !== 'number' && typeof value !== 'string') throw new FilterError(path, `${op} takes a number or a string`);
+      if (typeof value !== 'number' && typeof value !== 'string')
+        throw new FilterError(path, `${op} takes a number or a string`);
       checkString(value);
       return value;
     case 'starts_with':
@@ -130,22 +159,36 @@ function checkValue(op: Op, value: unknown, path: string, present: boolean): unk
       checkString(value);
       return value;
     case 'contains':
-      if (!scalar(value) || value === null) throw new FilterError(path, 'contains takes a string (substring or array element), number or boolean (array element)');
+      if (!scalar(value) || value === null)
+        throw new FilterError(
+          path,
+          'contains takes a string (substring or array element), number or boolean (array element)',
+        );
       checkString(value);
       return value;
     default:
       if (!present) throw new FilterError(path, `${op} needs a value`);
-      if (JSON.stringify(value).length > LIMITS.string) throw new FilterError(path, `values in filters are at most ${LIMITS.string} characters of JSON`);
+      if (JSON.stringify(value).length > LIMITS.string)
+        throw new FilterError(path, `values in filters are at most ${LIMITS.string} characters of JSON`);
       return value;
   }
 }
 
 function fieldPath(field: unknown, path: string, ctx: FilterContext): string[] {
-  const segments = typeof field === 'string' ? field.split('.') : Array.isArray(field) && field.every((s) => typeof s === 'string') ? (field as string[]) : undefined;
+  const segments =
+    typeof field === 'string'
+      ? field.split('.')
+      : Array.isArray(field) && field.every((s) => typeof s === 'string')
+        ? (field as string[])
+        : undefined;
   if (!segments || segments.length === 0 || segments.some((s) => s.length === 0 || s.length > 256)) {
-    throw new FilterError(path, 'field is a column name, a dotted path ("meta.lang") or an array of path segments (["col.with.dots", "key"])');
+    throw new FilterError(
+      path,
+      'field is a column name, a dotted path ("meta.lang") or an array of path segments (["col.with.dots", "key"])',
+    );
   }
-  if (segments.length > LIMITS.pathSegments) throw new FilterError(path, `a field path has at most ${LIMITS.pathSegments} segments`);
+  if (segments.length > LIMITS.pathSegments)
+    throw new FilterError(path, `a field path has at most ${LIMITS.pathSegments} segments`);
   if (segments[0] === ROW_ID) {
     if (segments.length > 1) throw new FilterError(path, `${ROW_ID} has no sub-fields`);
     return segments;
@@ -157,7 +200,10 @@ function fieldPath(field: unknown, path: string, ctx: FilterContext): string[] {
       if (ctx.columns.has(joined)) return [joined, ...segments.slice(n)];
     }
     const known = [...ctx.columns].slice(0, 20);
-    throw new FilterError(path, `unknown column "${segments[0].slice(0, 100)}"; the version has ${known.map((c) => `"${c}"`).join(', ')}${ctx.columns.size > 20 ? ', …' : ''}`);
+    throw new FilterError(
+      path,
+      `unknown column "${segments[0].slice(0, 100)}"; the version has ${known.map((c) => `"${c}"`).join(', ')}${ctx.columns.size > 20 ? ', …' : ''}`,
+    );
   }
   return segments;
 }
@@ -171,14 +217,14 @@ function nested(segments: string[], value: unknown): unknown {
   return segments.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value);
 }
 
-
 function jsonPredicate(segments: string[], op: Op, value: unknown, ci: boolean, state: State): string {
   const at = jsonAt(segments, state);
   const text = `(${at} #>> '{}')`;
   const typed = (v: unknown) => (typeof v === 'number' ? 'number' : 'string');
   switch (op) {
     case 'eq':
-      if (ci && typeof value === 'string') return `(jsonb_typeof(${at}) = 'string' AND lower(${text}) = lower(${bind(state, value)}))`;
+      if (ci && typeof value === 'string')
+        return `(jsonb_typeof(${at}) = 'string' AND lower(${text}) = lower(${bind(state, value)}))`;
       // Containment of a nested scalar is exact equality and can use the GIN index on data.
       if (value !== null && typeof value !== 'object') {
         return `(${state.ctx.rowExpr} @> ${bind(state, JSON.stringify(nested(segments, value)))}::jsonb AND jsonb_typeof(${at}) <> 'array')`;
@@ -200,7 +246,10 @@ function jsonPredicate(segments: string[], op: Op, value: unknown, ci: boolean, 
         // One containment test per value keeps the GIN index usable.
         return `(jsonb_typeof(${at}) <> 'array' AND (${values.map((v) => `${state.ctx.rowExpr} @> ${bind(state, JSON.stringify(nested(segments, v)))}::jsonb`).join(' OR ')}))`;
       }
-      return `coalesce(${at} = ANY(${bind(state, values.map((v) => JSON.stringify(v)))}::jsonb[]), false)`;
+      return `coalesce(${at} = ANY(${bind(
+        state,
+        values.map((v) => JSON.stringify(v)),
+      )}::jsonb[]), false)`;
     }
     case 'contains': {
       const element = `coalesce(jsonb_typeof(${at}) = 'array' AND ${at} @> ${bind(state, JSON.stringify([value]))}::jsonb, false)`;
@@ -227,14 +276,18 @@ function rowIdPredicate(op: Op, value: unknown, path: string, state: State): str
     case 'ne':
       return `(${id} <> ${bind(state, uuid(value, `${path}/value`))}::uuid)`;
     case 'in':
-      return `(${id} = ANY(${bind(state, (value as unknown[]).map((v, i) => uuid(v, `${path}/value/${i}`)))}::uuid[]))`;
+      return `(${id} = ANY(${bind(
+        state,
+        (value as unknown[]).map((v, i) => uuid(v, `${path}/value/${i}`)),
+      )}::uuid[]))`;
     default:
       throw new FilterError(`${path}/op`, `${ROW_ID} takes eq, ne or in`);
   }
 }
 
 function dimensionPredicate(name: unknown, op: Op, value: unknown, ci: boolean, path: string, state: State): string {
-  if (typeof name !== 'string' || !name.length || name.length > 100) throw new FilterError(`${path}/dimension`, 'dimension is the name of a dimension (1..100 characters)');
+  if (typeof name !== 'string' || !name.length || name.length > 100)
+    throw new FilterError(`${path}/dimension`, 'dimension is the name of a dimension (1..100 characters)');
   const at = state.ctx.dimensionExpr(bind(state, name));
   const text = (v: unknown, p: string) => {
     if (typeof v !== 'string') throw new FilterError(p, 'dimension values are strings');
@@ -242,11 +295,16 @@ function dimensionPredicate(name: unknown, op: Op, value: unknown, ci: boolean, 
   };
   switch (op) {
     case 'eq':
-      return ci ? `coalesce(lower(${at}) = lower(${bind(state, text(value, `${path}/value`))}), false)` : `coalesce(${at} = ${bind(state, text(value, `${path}/value`))}, false)`;
+      return ci
+        ? `coalesce(lower(${at}) = lower(${bind(state, text(value, `${path}/value`))}), false)`
+        : `coalesce(${at} = ${bind(state, text(value, `${path}/value`))}, false)`;
     case 'ne':
       return `(${at} IS DISTINCT FROM ${bind(state, text(value, `${path}/value`))})`;
     case 'in':
-      return `coalesce(${at} = ANY(${bind(state, (value as unknown[]).map((v, i) => text(v, `${path}/value/${i}`)))}::text[]), false)`;
+      return `coalesce(${at} = ANY(${bind(
+        state,
+        (value as unknown[]).map((v, i) => text(v, `${path}/value/${i}`)),
+      )}::text[]), false)`;
     case 'lt':
     case 'lte':
     case 'gt':
@@ -264,7 +322,8 @@ function dimensionPredicate(name: unknown, op: Op, value: unknown, ci: boolean, 
 /** ORDER BY keys (without the words), by JSON value with NULLS LAST; the caller appends its tie-breaker. */
 export function compileSort(sort: unknown, ctx: FilterContext): string {
   if (sort === undefined || sort === null) return '';
-  if (!Array.isArray(sort) || sort.length > LIMITS.sortKeys) throw new FilterError('/', `sort is an array of at most ${LIMITS.sortKeys} keys`);
+  if (!Array.isArray(sort) || sort.length > LIMITS.sortKeys)
+    throw new FilterError('/', `sort is an array of at most ${LIMITS.sortKeys} keys`);
   const state: State = { ctx, predicates: 0 };
   return sort
     .map((key, i) => {
@@ -272,7 +331,8 @@ export function compileSort(sort: unknown, ctx: FilterContext): string {
       const unknown = Object.keys(key).filter((k) => k !== 'field' && k !== 'direction');
       if (unknown.length) throw new FilterError(`/${i}/${unknown[0]}`, `unknown member "${unknown[0]}" in a sort key`);
       const direction = key.direction ?? 'asc';
-      if (direction !== 'asc' && direction !== 'desc') throw new FilterError(`/${i}/direction`, 'direction is asc or desc');
+      if (direction !== 'asc' && direction !== 'desc')
+        throw new FilterError(`/${i}/direction`, 'direction is asc or desc');
       const segments = fieldPath(key.field, `/${i}/field`, ctx);
       const expr = segments[0] === ROW_ID ? ctx.rowIdExpr : jsonAt(segments, state);
       return `${expr} ${direction === 'asc' ? 'ASC' : 'DESC'} NULLS LAST`;

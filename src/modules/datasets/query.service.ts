@@ -25,7 +25,8 @@ export class QueryService {
     return {
       rowExpr: 'r.data',
       rowIdExpr: 'r.row_id',
-      dimensionExpr: (p: string) => `(SELECT d.value FROM dataset_row_dimensions d WHERE d.dataset_id = r.dataset_id AND d.row_id = r.row_id AND d.dimension = ${p})`,
+      dimensionExpr: (p: string) =>
+        `(SELECT d.value FROM dataset_row_dimensions d WHERE d.dataset_id = r.dataset_id AND d.row_id = r.row_id AND d.dimension = ${p})`,
       columns: new Set(version.columns.map((c) => c.name)),
       params,
     };
@@ -36,10 +37,18 @@ export class QueryService {
    * as 400 invalid_filter pointing into the body. `whereParams` are the bind values the filter
    * needs (the context's own first), `params` those of filter and sort together.
    */
-  compileQuery(ctx: FilterContext, filter: unknown, sort: unknown): { where: string; whereParams: unknown[]; orderBy?: string; params: unknown[] } {
-    const where = filter === undefined || filter === null ? 'TRUE' : this.translate(() => compileFilter(filter, ctx), '/filter');
+  compileQuery(
+    ctx: FilterContext,
+    filter: unknown,
+    sort: unknown,
+  ): { where: string; whereParams: unknown[]; orderBy?: string; params: unknown[] } {
+    const where =
+      filter === undefined || filter === null ? 'TRUE' : this.translate(() => compileFilter(filter, ctx), '/filter');
     const whereParams = [...ctx.params];
-    const orderBy = sort === undefined || sort === null ? undefined : this.translate(() => compileSort(sort, ctx), '/sort') || undefined;
+    const orderBy =
+      sort === undefined || sort === null
+        ? undefined
+        : this.translate(() => compileSort(sort, ctx), '/sort') || undefined;
     return { where, whereParams, orderBy, params: [...ctx.params] };
   }
 
@@ -50,10 +59,12 @@ export class QueryService {
 
   async query(version: DatasetVersionEntity, body: RowQueryRequest): Promise<QueryResponse> {
     const ctx = this.context(version);
-    const where = body.filter !== undefined ? this.translate(() => compileFilter(body.filter, ctx), '/filter') : undefined;
+    const where =
+      body.filter !== undefined ? this.translate(() => compileFilter(body.filter, ctx), '/filter') : undefined;
     const whereParams = ctx.params.length - 2;
     const orderBy = body.sort !== undefined ? this.translate(() => compileSort(body.sort, ctx), '/sort') : undefined;
-    const dataExpr = body.select !== undefined ? this.translate(() => compileProjection(body.select, ctx), '/select') : undefined;
+    const dataExpr =
+      body.select !== undefined ? this.translate(() => compileProjection(body.select, ctx), '/select') : undefined;
     const limit = body.limit ?? DEFAULT_LIMIT;
     const fingerprint = this.fingerprint(version, body, limit);
     const cursor = body.cursor !== undefined ? this.decodeCursor(body.cursor, fingerprint) : undefined;
@@ -84,7 +95,12 @@ export class QueryService {
       ...(withTotal ? { total, total_capped: capped } : {}),
       limit,
       offset,
-      next_cursor: more ? this.encodeCursor({ offset: offset + limit, ...(keyset ? { after: rows[limit - 1].ordinal } : {}) }, fingerprint) : null,
+      next_cursor: more
+        ? this.encodeCursor(
+            { offset: offset + limit, ...(keyset ? { after: rows[limit - 1].ordinal } : {}) },
+            fingerprint,
+          )
+        : null,
     };
   }
 
@@ -114,12 +130,20 @@ export class QueryService {
 
   private decodeCursor(cursor: string, fingerprint: string): { offset: number; after?: number } {
     try {
-      const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { o?: unknown; a?: unknown; f?: unknown };
+      const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
+        o?: unknown;
+        a?: unknown;
+        f?: unknown;
+      };
       const valid = (n: unknown) => Number.isInteger(n) && (n as number) >= 0;
-      if (parsed.f === fingerprint && valid(parsed.o) && (parsed.a === undefined || valid(parsed.a))) return { offset: parsed.o as number, after: parsed.a as number | undefined };
+      if (parsed.f === fingerprint && valid(parsed.o) && (parsed.a === undefined || valid(parsed.a)))
+        return { offset: parsed.o as number, after: parsed.a as number | undefined };
     } catch {
       // fall through
     }
-    throw new DomainError(DatasetErrors.invalid_cursor, 'The cursor was not issued for this query (same version, filter, sort, select and limit)');
+    throw new DomainError(
+      DatasetErrors.invalid_cursor,
+      'The cursor was not issued for this query (same version, filter, sort, select and limit)',
+    );
   }
 }

@@ -4,7 +4,14 @@ import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../l
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
-import { CommitRowsRequest, DeleteRowsRequest, InsertRowsRequest, RowOperationResponse, StagedEditResponse, UpdateRowsRequest } from './dto/rows.dto.js';
+import {
+  CommitRowsRequest,
+  DeleteRowsRequest,
+  InsertRowsRequest,
+  RowOperationResponse,
+  StagedEditResponse,
+  UpdateRowsRequest,
+} from './dto/rows.dto.js';
 import { RowsService } from './rows.service.js';
 
 const DATASET = { resource: 'dataset', param: 'dataset_id' };
@@ -22,7 +29,12 @@ export class RowsController {
   @WorkspaceRoleRequired('member', DATASET)
   @ApiOkResponse({ schema: { type: 'array', items: { type: 'object', additionalProperties: true } } })
   @ApiConflictResponse({ type: ProblemResponse, description: 'row_exists, row_edit_conflict' })
-  insert(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @Body() body: InsertRowsRequest, @CurrentUser() caller: Principal): Promise<Array<Record<string, unknown>>> {
+  insert(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+    @Body() body: InsertRowsRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<Array<Record<string, unknown>>> {
     return this.rows.insert(access, id, body, caller);
   }
 
@@ -32,7 +44,12 @@ export class RowsController {
   @WorkspaceRoleRequired('member', DATASET)
   @ApiOkResponse({ schema: { type: 'object', additionalProperties: { type: 'object', additionalProperties: true } } })
   @ApiConflictResponse({ type: ProblemResponse, description: 'row_edit_conflict' })
-  update(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @Body() body: UpdateRowsRequest, @CurrentUser() caller: Principal): Promise<Record<string, Record<string, unknown>>> {
+  update(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+    @Body() body: UpdateRowsRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<Record<string, Record<string, unknown>>> {
     return this.rows.update(access, id, body, caller);
   }
 
@@ -43,7 +60,12 @@ export class RowsController {
   @WorkspaceRoleRequired('member', DATASET)
   @ApiOkResponse({ schema: { type: 'array', items: { type: 'string', format: 'uuid' } } })
   @ApiConflictResponse({ type: ProblemResponse, description: 'row_edit_conflict' })
-  delete(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @Body() body: DeleteRowsRequest, @CurrentUser() caller: Principal): Promise<string[]> {
+  delete(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+    @Body() body: DeleteRowsRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<string[]> {
     return this.rows.delete(access, id, body, caller);
   }
 
@@ -54,7 +76,12 @@ export class RowsController {
   @WorkspaceRoleRequired('member', DATASET)
   @ApiOkResponse({ type: RowOperationResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'nothing_to_commit, stale_edits' })
-  commit(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @Body() body: CommitRowsRequest, @CurrentUser() caller: Principal): Promise<RowOperationResponse> {
+  commit(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+    @Body() body: CommitRowsRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<RowOperationResponse> {
     return this.rows.commit(access, id, body, caller);
   }
 
@@ -63,7 +90,10 @@ export class RowsController {
   @ApiOperation({ operationId: 'listStagedRows' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: [StagedEditResponse] })
-  staged(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string): Promise<StagedEditResponse[]> {
+  staged(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+  ): Promise<StagedEditResponse[]> {
     return this.rows.staged(access, id);
   }
 
@@ -73,7 +103,11 @@ export class RowsController {
   @HttpCode(204)
   @WorkspaceRoleRequired('member', DATASET)
   @ApiNoContentResponse({ description: 'Discarded' })
-  async discard(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @CurrentUser() caller: Principal): Promise<void> {
+  async discard(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+    @CurrentUser() caller: Principal,
+  ): Promise<void> {
     await this.rows.discard(access, id, caller);
   }
 }

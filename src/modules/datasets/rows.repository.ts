@@ -63,7 +63,8 @@ export class RowsRepository {
   /** Appends row records `[row_id, ordinal, data-json]` added in `version`. */
   append(datasetId: string, version: number, batches: AsyncIterable<Array<[string, number, string]>>): Promise<number> {
     async function* withKeys(): AsyncGenerator<BulkValue[][]> {
-      for await (const batch of batches) yield batch.map(([rowId, ordinal, json]) => [datasetId, rowId, version, ordinal, json]);
+      for await (const batch of batches)
+        yield batch.map(([rowId, ordinal, json]) => [datasetId, rowId, version, ordinal, json]);
     }
     return this.bulk.append(
       'dataset_rows',
@@ -80,14 +81,19 @@ export class RowsRepository {
 
   /** Merges the GIN index's pending list into the index, then refreshes the planner's statistics; answers the pages merged. */
   async mergePendingIndex(): Promise<number> {
-    const [row]: Array<{ merged: string | number }> = await this.db.query("SELECT gin_clean_pending_list('dataset_rows_data_idx') AS merged");
+    const [row]: Array<{ merged: string | number }> = await this.db.query(
+      "SELECT gin_clean_pending_list('dataset_rows_data_idx') AS merged",
+    );
     await this.db.query('ANALYZE dataset_rows');
     return Number(row.merged);
   }
 
   /** Closes every row still open, at `version` (an upload replacing the dataset's content). */
   async closeAll(datasetId: string, version: number): Promise<void> {
-    await this.db.query('UPDATE dataset_rows SET removed_in = $2 WHERE dataset_id = $1 AND removed_in IS NULL', [datasetId, version]);
+    await this.db.query('UPDATE dataset_rows SET removed_in = $2 WHERE dataset_id = $1 AND removed_in IS NULL', [
+      datasetId,
+      version,
+    ]);
   }
 
   /** Row count and content hash of a version: SHA-256 over `row_id data` lines in row order (jsonb text, so key order does not matter). */
@@ -102,7 +108,12 @@ export class RowsRepository {
   }
 
   /** Per-column statistics of a version, in `columnOrder` then any other column (commits; uploads gather them while parsing). */
-  async versionStats(datasetId: string, version: number, columnOrder: string[], rowCount: number): Promise<ColumnStats[]> {
+  async versionStats(
+    datasetId: string,
+    version: number,
+    columnOrder: string[],
+    rowCount: number,
+  ): Promise<ColumnStats[]> {
     const stats: Array<Record<string, string | number | null> & { key: string }> = await this.db.query(
       `SELECT e.key,
               count(*) FILTER (WHERE jsonb_typeof(e.value) = 'string')::int AS string,
@@ -123,7 +134,10 @@ export class RowsRepository {
     );
     const distinct = await this.distinctCounts(datasetId, version);
     const byKey = new Map(stats.map((s) => [s.key, s]));
-    const order = [...columnOrder.filter((c) => byKey.has(c)), ...[...byKey.keys()].filter((k) => !columnOrder.includes(k)).sort()];
+    const order = [
+      ...columnOrder.filter((c) => byKey.has(c)),
+      ...[...byKey.keys()].filter((k) => !columnOrder.includes(k)).sort(),
+    ];
     const num = (v: string | number | null | undefined) => (v === null || v === undefined ? null : Number(v));
     return order.map((name) => {
       const s = byKey.get(name)!;
@@ -186,7 +200,9 @@ export class RowsRepository {
     const countParams = params.slice(0, 2 + (req.whereParams ?? req.params.length));
     const cap = req.countLimit;
     const [{ n }]: Array<{ n: number }> = await this.q().query(
-      cap ? `SELECT count(*)::int AS n FROM (SELECT 1 FROM dataset_rows r WHERE ${where} LIMIT ${Number(cap) + 1}) s` : `SELECT count(*)::int AS n FROM dataset_rows r WHERE ${where}`,
+      cap
+        ? `SELECT count(*)::int AS n FROM (SELECT 1 FROM dataset_rows r WHERE ${where} LIMIT ${Number(cap) + 1}) s`
+        : `SELECT count(*)::int AS n FROM dataset_rows r WHERE ${where}`,
       countParams,
     );
     return { rows, total: cap ? Math.min(n, cap) : n, capped: cap ? n > cap : false };
@@ -226,7 +242,10 @@ export class RowsRepository {
     return new Map(rows.map((r) => [r.row_id, r]));
   }
 
-  async stageMany(datasetId: string, edits: Array<Pick<StagedEdit, 'row_id' | 'op' | 'data' | 'base_version' | 'staged_by' | 'staged_by_email'>>): Promise<void> {
+  async stageMany(
+    datasetId: string,
+    edits: Array<Pick<StagedEdit, 'row_id' | 'op' | 'data' | 'base_version' | 'staged_by' | 'staged_by_email'>>,
+  ): Promise<void> {
     if (!edits.length) return;
     await this.db.query(
       `INSERT INTO dataset_staged_edits (dataset_id, row_id, op, data, base_version, staged_by, staged_by_email)
@@ -248,11 +267,17 @@ export class RowsRepository {
 
   async unstage(datasetId: string, rowIds: string[]): Promise<void> {
     if (!rowIds.length) return;
-    await this.db.query('DELETE FROM dataset_staged_edits WHERE dataset_id = $1 AND row_id = ANY($2::uuid[])', [datasetId, rowIds]);
+    await this.db.query('DELETE FROM dataset_staged_edits WHERE dataset_id = $1 AND row_id = ANY($2::uuid[])', [
+      datasetId,
+      rowIds,
+    ]);
   }
 
   async discardStaged(datasetId: string): Promise<number> {
-    const [, affected]: [unknown, number] = await this.db.query('DELETE FROM dataset_staged_edits WHERE dataset_id = $1', [datasetId]);
+    const [, affected]: [unknown, number] = await this.db.query(
+      'DELETE FROM dataset_staged_edits WHERE dataset_id = $1',
+      [datasetId],
+    );
     return affected;
   }
 
@@ -261,7 +286,11 @@ export class RowsRepository {
    * rows are closed at `next`; updated rows get a new record with their old ordinal; inserted
    * rows get ordinals from `firstOrdinal` in staging order. Clears the staging area.
    */
-  async applyStaged(datasetId: string, next: number, firstOrdinal: number): Promise<{ inserted: number; updated: number; deleted: number }> {
+  async applyStaged(
+    datasetId: string,
+    next: number,
+    firstOrdinal: number,
+  ): Promise<{ inserted: number; updated: number; deleted: number }> {
     const head = next - 1;
     await this.db.query(
       `UPDATE dataset_rows r SET removed_in = $2

@@ -39,28 +39,41 @@ export function normalizeRow(row: Record<string, unknown>, where: string): Norma
   if (ROW_ID in row) {
     const { [ROW_ID]: given, ...rest } = row;
     if (given !== null && given !== '' && given !== undefined) {
-      if (typeof given !== 'string' || !isUuid(given)) throw new RowRuleError(where, `${ROW_ID} must be a UUID, found ${JSON.stringify(given)?.slice(0, 60)}`);
+      if (typeof given !== 'string' || !isUuid(given))
+        throw new RowRuleError(where, `${ROW_ID} must be a UUID, found ${JSON.stringify(given)?.slice(0, 60)}`);
       rowId = given.toLowerCase();
     }
     data = rest;
   }
   const keys = Object.keys(data);
-  if (keys.length > MAX_COLUMNS) throw new RowRuleError(where, `${keys.length} columns; at most ${MAX_COLUMNS} are allowed`);
+  if (keys.length > MAX_COLUMNS)
+    throw new RowRuleError(where, `${keys.length} columns; at most ${MAX_COLUMNS} are allowed`);
   for (const key of keys) {
     if (!key.length) throw new RowRuleError(where, 'a column has an empty name');
-    if (key.length > MAX_COLUMN_NAME) throw new RowRuleError(where, `column name "${key.slice(0, 40)}…" is longer than ${MAX_COLUMN_NAME} characters`);
+    if (key.length > MAX_COLUMN_NAME)
+      throw new RowRuleError(where, `column name "${key.slice(0, 40)}…" is longer than ${MAX_COLUMN_NAME} characters`);
   }
   // Before anything recursive (the serialiser, PostgreSQL's jsonb parser) sees the row.
-  if (valueDepth(data, MAX_VALUE_DEPTH) > MAX_VALUE_DEPTH) throw new RowRuleError(where, `the row nests arrays and objects deeper than ${MAX_VALUE_DEPTH} levels`);
+  if (valueDepth(data, MAX_VALUE_DEPTH) > MAX_VALUE_DEPTH)
+    throw new RowRuleError(where, `the row nests arrays and objects deeper than ${MAX_VALUE_DEPTH} levels`);
   const json = jsonbOutput(data);
   // Strings are written by JSON.stringify, which writes an unpaired surrogate as a \udXXX escape; PostgreSQL refuses it in jsonb.
   if (json.includes('\\ud')) {
     const field = loneSurrogatePath(data);
-    if (field !== undefined) throw new RowRuleError(where, `column ${field} holds an unpaired UTF-16 surrogate (a \\uD800-\\uDFFF escape without its pair), which is not text`);
+    if (field !== undefined)
+      throw new RowRuleError(
+        where,
+        `column ${field} holds an unpaired UTF-16 surrogate (a \\uD800-\\uDFFF escape without its pair), which is not text`,
+      );
   }
   // and NUL as the escape \u0000 (an odd run of backslashes before u0000).
-  if (json.includes('u0000') && /(?:^|[^\\])(?:\\\\)*\\u0000/.test(json)) throw new RowRuleError(where, 'a value contains the NUL character (\\u0000), which cannot be stored');
+  if (json.includes('u0000') && /(?:^|[^\\])(?:\\\\)*\\u0000/.test(json))
+    throw new RowRuleError(where, 'a value contains the NUL character (\\u0000), which cannot be stored');
   // At most three bytes a UTF-16 unit: most rows need no count.
-  if (json.length * 3 > MAX_ROW_BYTES && Buffer.byteLength(json) > MAX_ROW_BYTES) throw new RowRuleError(where, `the row takes ${Buffer.byteLength(json)} bytes; at most ${MAX_ROW_BYTES} are allowed`);
+  if (json.length * 3 > MAX_ROW_BYTES && Buffer.byteLength(json) > MAX_ROW_BYTES)
+    throw new RowRuleError(
+      where,
+      `the row takes ${Buffer.byteLength(json)} bytes; at most ${MAX_ROW_BYTES} are allowed`,
+    );
   return { rowId, data, json };
 }

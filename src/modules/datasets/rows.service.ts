@@ -9,7 +9,14 @@ import { DatasetErrors } from './datasets.errors.js';
 import { rowObject, toVersionResponse } from './datasets.mapper.js';
 import { DatasetsRepository } from './datasets.repository.js';
 import { DatasetsService } from './datasets.service.js';
-import type { CommitRowsRequest, DeleteRowsRequest, InsertRowsRequest, RowOperationResponse, StagedEditResponse, UpdateRowsRequest } from './dto/rows.dto.js';
+import type {
+  CommitRowsRequest,
+  DeleteRowsRequest,
+  InsertRowsRequest,
+  RowOperationResponse,
+  StagedEditResponse,
+  UpdateRowsRequest,
+} from './dto/rows.dto.js';
 import type { DatasetEntity } from './entities/dataset.entity.js';
 import { RowsRepository, type StagedEdit } from './rows.repository.js';
 import { MAX_ROWS_PER_EDIT, normalizeRow, RowRuleError } from './rows.rules.js';
@@ -34,18 +41,36 @@ export class RowsService {
     private readonly transactions: TransactionRunner,
   ) {}
 
-  async insert(access: WorkspaceAccess, datasetId: string, body: InsertRowsRequest, caller: Principal): Promise<Array<Record<string, unknown>>> {
+  async insert(
+    access: WorkspaceAccess,
+    datasetId: string,
+    body: InsertRowsRequest,
+    caller: Principal,
+  ): Promise<Array<Record<string, unknown>>> {
     const normalized = body.rows.map((row, i) => this.normalize(row, `rows[${i}]`));
     const ids = normalized.map((r) => r.rowId ?? randomUUID());
     const repeated = ids.filter((id, i) => ids.indexOf(id) !== i);
-    if (repeated.length) throw new DomainError(DatasetErrors.invalid_row, `_row_id ${repeated[0]} appears twice in the request`, { row_ids: [...new Set(repeated)] });
+    if (repeated.length)
+      throw new DomainError(DatasetErrors.invalid_row, `_row_id ${repeated[0]} appears twice in the request`, {
+        row_ids: [...new Set(repeated)],
+      });
     return this.transactions.run(async () => {
       const dataset = await this.datasetsService.requireLocked(access, datasetId);
       const existing = await this.rows.existing(datasetId, dataset.latestVersion, ids);
-      if (existing.size) throw new DomainError(DatasetErrors.row_exists, `The dataset already has row ${[...existing][0]}; update it instead`, { row_ids: [...existing] });
+      if (existing.size)
+        throw new DomainError(
+          DatasetErrors.row_exists,
+          `The dataset already has row ${[...existing][0]}; update it instead`,
+          { row_ids: [...existing] },
+        );
       const staged = await this.rows.stagedFor(datasetId, ids);
       this.assertNoConflict(staged, caller);
-      if (staged.size) throw new DomainError(DatasetErrors.row_exists, `Row ${[...staged.keys()][0]} is already staged; update it instead`, { row_ids: [...staged.keys()] });
+      if (staged.size)
+        throw new DomainError(
+          DatasetErrors.row_exists,
+          `Row ${[...staged.keys()][0]} is already staged; update it instead`,
+          { row_ids: [...staged.keys()] },
+        );
       await this.rows.stageMany(
         datasetId,
         normalized.map((r, i) => this.edit(ids[i], 'insert', r.data, dataset, caller)),
@@ -55,15 +80,27 @@ export class RowsService {
     });
   }
 
-  async update(access: WorkspaceAccess, datasetId: string, body: UpdateRowsRequest, caller: Principal): Promise<Record<string, Record<string, unknown>>> {
+  async update(
+    access: WorkspaceAccess,
+    datasetId: string,
+    body: UpdateRowsRequest,
+    caller: Principal,
+  ): Promise<Record<string, Record<string, unknown>>> {
     const entries = Object.entries(body.rows);
     if (!entries.length || entries.length > MAX_ROWS_PER_EDIT) {
-      throw new ValidationFailedError(`rows must name 1 to ${MAX_ROWS_PER_EDIT} rows`, [{ field: 'rows', message: `between 1 and ${MAX_ROWS_PER_EDIT} row ids` }]);
+      throw new ValidationFailedError(`rows must name 1 to ${MAX_ROWS_PER_EDIT} rows`, [
+        { field: 'rows', message: `between 1 and ${MAX_ROWS_PER_EDIT} row ids` },
+      ]);
     }
     for (const [id, patch] of entries) {
-      if (!isUuid(id)) throw new ValidationFailedError(`rows: "${String(id).slice(0, 60)}" is not a row id (UUID)`, [{ field: `rows.${String(id).slice(0, 60)}`, message: 'must be a UUID' }]);
+      if (!isUuid(id))
+        throw new ValidationFailedError(`rows: "${String(id).slice(0, 60)}" is not a row id (UUID)`, [
+          { field: `rows.${String(id).slice(0, 60)}`, message: 'must be a UUID' },
+        ]);
       if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) {
-        throw new ValidationFailedError(`rows.${id} must be an object of column values`, [{ field: `rows.${id}`, message: 'must be an object' }]);
+        throw new ValidationFailedError(`rows.${id} must be an object of column values`, [
+          { field: `rows.${id}`, message: 'must be an object' },
+        ]);
       }
     }
     const ids = entries.map(([id]) => id.toLowerCase());
@@ -73,9 +110,15 @@ export class RowsService {
       this.assertNoConflict(staged, caller);
       const stored = await this.rows.byIds(datasetId, dataset.latestVersion, ids);
       const deleted = ids.filter((id) => staged.get(id)?.op === 'delete');
-      if (deleted.length) throw new DomainError(DatasetErrors.row_not_found, `Row ${deleted[0]} is staged for deletion`, { row_ids: deleted });
+      if (deleted.length)
+        throw new DomainError(DatasetErrors.row_not_found, `Row ${deleted[0]} is staged for deletion`, {
+          row_ids: deleted,
+        });
       const missing = ids.filter((id) => !stored.has(id) && !staged.has(id));
-      if (missing.length) throw new DomainError(DatasetErrors.row_not_found, `The dataset has no row ${missing[0]}`, { row_ids: missing });
+      if (missing.length)
+        throw new DomainError(DatasetErrors.row_not_found, `The dataset has no row ${missing[0]}`, {
+          row_ids: missing,
+        });
       const result: Record<string, Record<string, unknown>> = {};
       const edits = entries.map(([, patch], i) => {
         const id = ids[i];
@@ -90,7 +133,12 @@ export class RowsService {
     });
   }
 
-  async delete(access: WorkspaceAccess, datasetId: string, body: DeleteRowsRequest, caller: Principal): Promise<string[]> {
+  async delete(
+    access: WorkspaceAccess,
+    datasetId: string,
+    body: DeleteRowsRequest,
+    caller: Principal,
+  ): Promise<string[]> {
     const ids = [...new Set(body.row_ids.map((id) => id.toLowerCase()))];
     return this.transactions.run(async () => {
       const dataset = await this.datasetsService.requireLocked(access, datasetId);
@@ -98,7 +146,10 @@ export class RowsService {
       this.assertNoConflict(staged, caller);
       const stored = await this.rows.existing(datasetId, dataset.latestVersion, ids);
       const missing = ids.filter((id) => !stored.has(id) && !staged.has(id));
-      if (missing.length) throw new DomainError(DatasetErrors.row_not_found, `The dataset has no row ${missing[0]}`, { row_ids: missing });
+      if (missing.length)
+        throw new DomainError(DatasetErrors.row_not_found, `The dataset has no row ${missing[0]}`, {
+          row_ids: missing,
+        });
       // Deleting a row that was only staged for insertion simply drops that insertion.
       const stagedInserts = ids.filter((id) => staged.get(id)?.op === 'insert');
       await this.rows.unstage(datasetId, stagedInserts);
@@ -128,33 +179,71 @@ export class RowsService {
     await this.transactions.run(async () => {
       await this.datasetsService.requireLocked(access, datasetId);
       const discarded = await this.rows.discardStaged(datasetId);
-      if (discarded) await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'rows.discarded', targetType: 'dataset', targetId: datasetId, details: { edits: discarded } });
+      if (discarded)
+        await this.audit.record({
+          actor: caller,
+          workspaceId: access.workspaceId,
+          action: 'rows.discarded',
+          targetType: 'dataset',
+          targetId: datasetId,
+          details: { edits: discarded },
+        });
     });
   }
 
   /** Turns every staged edit into a new version, in one transaction. */
-  async commit(access: WorkspaceAccess, datasetId: string, body: CommitRowsRequest, caller: Principal): Promise<RowOperationResponse> {
+  async commit(
+    access: WorkspaceAccess,
+    datasetId: string,
+    body: CommitRowsRequest,
+    caller: Principal,
+  ): Promise<RowOperationResponse> {
     const result = await this.transactions.run(async () => {
       const dataset = await this.datasetsService.requireLocked(access, datasetId);
       const staged = await this.rows.staged(datasetId);
-      if (!staged.length) throw new DomainError(DatasetErrors.nothing_to_commit, 'No row edits are staged; stage some with rows/insert, rows/update or rows/delete');
+      if (!staged.length)
+        throw new DomainError(
+          DatasetErrors.nothing_to_commit,
+          'No row edits are staged; stage some with rows/insert, rows/update or rows/delete',
+        );
       const stale = await this.rows.staleStaged(datasetId, dataset.latestVersion);
       if (stale.length) {
-        throw new DomainError(DatasetErrors.stale_edits, `${stale.length} staged edits name rows that version ${dataset.latestVersion} no longer has; discard them (DELETE rows/staged) and stage again`, { row_ids: stale.slice(0, 1000) });
+        throw new DomainError(
+          DatasetErrors.stale_edits,
+          `${stale.length} staged edits name rows that version ${dataset.latestVersion} no longer has; discard them (DELETE rows/staged) and stage again`,
+          { row_ids: stale.slice(0, 1000) },
+        );
       }
       const head = await this.datasets.findVersionByNumber(datasetId, dataset.latestVersion);
       const next = dataset.latestVersion + 1;
       const changes = await this.rows.applyStaged(datasetId, next, dataset.nextOrdinal);
       const columnOrder = [...(head?.columns.map((c) => c.name) ?? [])];
-      for (const edit of staged) for (const key of Object.keys(edit.data ?? {})) if (!columnOrder.includes(key)) columnOrder.push(key);
-      const version = await this.datasetsService.createVersion(dataset, next, columnOrder, { source: 'commit', message: body.message ?? '', changes }, caller.userId);
-      await this.datasets.setCounters(datasetId, { latestVersion: next, nextOrdinal: dataset.nextOrdinal + changes.inserted });
-      await this.audit.record(
-        { actor: caller, workspaceId: access.workspaceId, action: 'rows.committed', targetType: 'dataset', targetId: datasetId, details: { version_id: version.id, number: next, message: body.message ?? '', ...changes } },
+      for (const edit of staged)
+        for (const key of Object.keys(edit.data ?? {})) if (!columnOrder.includes(key)) columnOrder.push(key);
+      const version = await this.datasetsService.createVersion(
+        dataset,
+        next,
+        columnOrder,
+        { source: 'commit', message: body.message ?? '', changes },
+        caller.userId,
       );
+      await this.datasets.setCounters(datasetId, {
+        latestVersion: next,
+        nextOrdinal: dataset.nextOrdinal + changes.inserted,
+      });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'rows.committed',
+        targetType: 'dataset',
+        targetId: datasetId,
+        details: { version_id: version.id, number: next, message: body.message ?? '', ...changes },
+      });
       return { version, changes };
     });
-    const version = body.promote ? await this.versions.promote(access, datasetId, result.version.id, caller) : toVersionResponse(result.version);
+    const version = body.promote
+      ? await this.versions.promote(access, datasetId, result.version.id, caller)
+      : toVersionResponse(result.version);
     return { dataset_id: datasetId, version, ...result.changes, row_count: version.row_count };
   }
 
@@ -162,13 +251,30 @@ export class RowsService {
     try {
       return normalizeRow(row, where);
     } catch (err) {
-      if (err instanceof RowRuleError) throw new DomainError(DatasetErrors.invalid_row, `${err.where}: ${err.reason}`, { where: err.where, reason: err.reason });
+      if (err instanceof RowRuleError)
+        throw new DomainError(DatasetErrors.invalid_row, `${err.where}: ${err.reason}`, {
+          where: err.where,
+          reason: err.reason,
+        });
       throw err;
     }
   }
 
-  private edit(rowId: string, op: StagedEdit['op'], data: Record<string, unknown> | null, dataset: DatasetEntity, caller: Principal) {
-    return { row_id: rowId, op, data, base_version: dataset.latestVersion, staged_by: caller.userId, staged_by_email: caller.email };
+  private edit(
+    rowId: string,
+    op: StagedEdit['op'],
+    data: Record<string, unknown> | null,
+    dataset: DatasetEntity,
+    caller: Principal,
+  ) {
+    return {
+      row_id: rowId,
+      op,
+      data,
+      base_version: dataset.latestVersion,
+      staged_by: caller.userId,
+      staged_by_email: caller.email,
+    };
   }
 
   private assertNoConflict(staged: Map<string, StagedEdit>, caller: Principal): void {
@@ -178,13 +284,26 @@ export class RowsService {
     throw new DomainError(
       DatasetErrors.row_edit_conflict,
       `Row ${first.row_id} has a staged ${first.op} by ${first.staged_by_email ?? 'another user'} since ${new Date(first.staged_at).toISOString()}; commit or discard it first`,
-      { conflicts: others.map((e) => ({ row_id: e.row_id, op: e.op, staged_by: e.staged_by, staged_by_email: e.staged_by_email, staged_at: e.staged_at })) },
+      {
+        conflicts: others.map((e) => ({
+          row_id: e.row_id,
+          op: e.op,
+          staged_by: e.staged_by,
+          staged_by_email: e.staged_by_email,
+          staged_at: e.staged_at,
+        })),
+      },
     );
   }
 
   private recordStaged(access: WorkspaceAccess, datasetId: string, op: string, ids: string[], caller: Principal) {
-    return this.audit.record(
-      { actor: caller, workspaceId: access.workspaceId, action: 'rows.staged', targetType: 'dataset', targetId: datasetId, details: { op, count: ids.length, row_ids: ids.slice(0, AUDIT_ROW_IDS) } },
-    );
+    return this.audit.record({
+      actor: caller,
+      workspaceId: access.workspaceId,
+      action: 'rows.staged',
+      targetType: 'dataset',
+      targetId: datasetId,
+      details: { op, count: ids.length, row_ids: ids.slice(0, AUDIT_ROW_IDS) },
+    });
   }
 }

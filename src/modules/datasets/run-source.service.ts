@@ -30,16 +30,34 @@ export class RunSourceService {
   /** The dataset's given version (default: its current version, else its newest), or a partition of it. */
   async resolve(workspaceId: string, datasetId: string, versionId?: string, partitionId?: string): Promise<RunSource> {
     const dataset = await this.datasets.find(datasetId);
-    const unknown = (detail: string, field: string) => new DomainError(DatasetErrors.unknown_row_source, detail, { field });
-    if (!dataset || dataset.workspaceId !== workspaceId) throw unknown(`Workspace ${workspaceId} has no dataset ${datasetId}`, 'dataset_id');
-    const version = versionId ? await this.datasets.findVersion(datasetId, versionId) : dataset.currentVersionId ? await this.datasets.findVersion(datasetId, dataset.currentVersionId) : (await this.datasets.latestVersions([datasetId]))[0];
-    if (!version) throw versionId ? unknown(`Dataset ${dataset.name} has no version ${versionId}`, 'version_id') : unknown(`Dataset ${dataset.name} has no version yet`, 'dataset_id');
+    const unknown = (detail: string, field: string) =>
+      new DomainError(DatasetErrors.unknown_row_source, detail, { field });
+    if (!dataset || dataset.workspaceId !== workspaceId)
+      throw unknown(`Workspace ${workspaceId} has no dataset ${datasetId}`, 'dataset_id');
+    const version = versionId
+      ? await this.datasets.findVersion(datasetId, versionId)
+      : dataset.currentVersionId
+        ? await this.datasets.findVersion(datasetId, dataset.currentVersionId)
+        : (await this.datasets.latestVersions([datasetId]))[0];
+    if (!version)
+      throw versionId
+        ? unknown(`Dataset ${dataset.name} has no version ${versionId}`, 'version_id')
+        : unknown(`Dataset ${dataset.name} has no version yet`, 'dataset_id');
     let selection = { where: 'TRUE', params: [] as unknown[] };
     if (partitionId) {
       const partition = await this.partitions.find(version.id, partitionId);
-      if (!partition) throw unknown(`Version ${version.number} of ${dataset.name} has no partition ${partitionId}`, 'partition_id');
+      if (!partition)
+        throw unknown(`Version ${version.number} of ${dataset.name} has no partition ${partitionId}`, 'partition_id');
       selection = this.dimensions.select(version, partition.dimension_values, partition.filter ?? undefined);
     }
-    return { datasetId, datasetName: dataset.name, versionId: version.id, versionNumber: version.number, partitionId: partitionId ?? null, mapping: version.mapping, ...selection };
+    return {
+      datasetId,
+      datasetName: dataset.name,
+      versionId: version.id,
+      versionNumber: version.number,
+      partitionId: partitionId ?? null,
+      mapping: version.mapping,
+      ...selection,
+    };
   }
 }

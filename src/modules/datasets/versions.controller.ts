@@ -31,7 +31,12 @@ export class VersionsController {
   @WorkspaceRoleRequired('member', DATASET)
   @ApiOkResponse({ type: DatasetVersionResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'version_state_conflict: already current' })
-  promote(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @UuidParam('version_id') versionId: string, @CurrentUser() caller: Principal): Promise<DatasetVersionResponse> {
+  promote(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+    @UuidParam('version_id') versionId: string,
+    @CurrentUser() caller: Principal,
+  ): Promise<DatasetVersionResponse> {
     return this.versions.promote(access, id, versionId, caller);
   }
 
@@ -42,7 +47,12 @@ export class VersionsController {
   @WorkspaceRoleRequired('member', DATASET)
   @ApiOkResponse({ type: DatasetVersionResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'version_state_conflict: already retired' })
-  demote(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @UuidParam('version_id') versionId: string, @CurrentUser() caller: Principal): Promise<DatasetVersionResponse> {
+  demote(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+    @UuidParam('version_id') versionId: string,
+    @CurrentUser() caller: Principal,
+  ): Promise<DatasetVersionResponse> {
     return this.versions.demote(access, id, versionId, caller);
   }
 
@@ -68,7 +78,12 @@ export class VersionsController {
   @HttpCode(200)
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: QueryResponse })
-  async runQuery(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string, @UuidParam('version_id') versionId: string, @Body() body: RowQueryRequest): Promise<QueryResponse> {
+  async runQuery(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') id: string,
+    @UuidParam('version_id') versionId: string,
+    @Body() body: RowQueryRequest,
+  ): Promise<QueryResponse> {
     const { version } = await this.versions.require(access, id, versionId);
     return this.query.query(version, body);
   }
@@ -101,7 +116,10 @@ export class DatasetVersionsController {
   @ApiOperation({ operationId: 'getDatasetVersion' })
   @WorkspaceRoleRequired('viewer', { resource: 'dataset_version', param: 'version_id', conceal: true })
   @ApiOkResponse({ type: GetDatasetVersionResponse })
-  get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('version_id') versionId: string): Promise<GetDatasetVersionResponse> {
+  get(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('version_id') versionId: string,
+  ): Promise<GetDatasetVersionResponse> {
     return this.versions.getById(access, versionId);
   }
 }

@@ -8,7 +8,12 @@ import { DatasetErrors } from './datasets.errors.js';
 import { toVersionResponse } from './datasets.mapper.js';
 import { DatasetsRepository } from './datasets.repository.js';
 import { DatasetsService } from './datasets.service.js';
-import type { DatasetVersionResponse, GetDatasetVersionResponse, ListVersionsQuery, MapVersionRequest } from './dto/dataset.dto.js';
+import type {
+  DatasetVersionResponse,
+  GetDatasetVersionResponse,
+  ListVersionsQuery,
+  MapVersionRequest,
+} from './dto/dataset.dto.js';
 import type { ColumnMapping, DatasetVersionEntity } from './entities/dataset-version.entity.js';
 import type { DatasetEntity } from './entities/dataset.entity.js';
 
@@ -25,7 +30,11 @@ export class VersionsService {
     private readonly transactions: TransactionRunner,
   ) {}
 
-  async list(access: WorkspaceAccess, datasetId: string, query: ListVersionsQuery): Promise<Page<DatasetVersionResponse>> {
+  async list(
+    access: WorkspaceAccess,
+    datasetId: string,
+    query: ListVersionsQuery,
+  ): Promise<Page<DatasetVersionResponse>> {
     await this.datasetsService.require(access, datasetId);
     const [rows, total] = await this.datasets.listVersions(datasetId, query.state, pageWindow(query));
     return pageOf(rows, total, query, toVersionResponse);
@@ -61,10 +70,15 @@ export class VersionsService {
   }
 
   /** The version of the dataset named in the path, or 404. */
-  async require(access: WorkspaceAccess, datasetId: string, versionId: string): Promise<{ dataset: DatasetEntity; version: DatasetVersionEntity }> {
+  async require(
+    access: WorkspaceAccess,
+    datasetId: string,
+    versionId: string,
+  ): Promise<{ dataset: DatasetEntity; version: DatasetVersionEntity }> {
     const dataset = await this.datasetsService.require(access, datasetId);
     const version = await this.datasets.findVersion(datasetId, versionId);
-    if (!version) throw new DomainError(DatasetErrors.version_not_found, `Dataset ${datasetId} has no version ${versionId}`);
+    if (!version)
+      throw new DomainError(DatasetErrors.version_not_found, `Dataset ${datasetId} has no version ${versionId}`);
     return { dataset, version };
   }
 
@@ -72,14 +86,24 @@ export class VersionsService {
   private async lock(access: WorkspaceAccess, datasetId: string, versionId: string): Promise<DatasetVersionEntity> {
     await this.datasetsService.requireLocked(access, datasetId);
     const version = await this.datasets.findVersionForUpdate(datasetId, versionId);
-    if (!version) throw new DomainError(DatasetErrors.version_not_found, `Dataset ${datasetId} has no version ${versionId}`);
+    if (!version)
+      throw new DomainError(DatasetErrors.version_not_found, `Dataset ${datasetId} has no version ${versionId}`);
     return version;
   }
 
-  async promote(access: WorkspaceAccess, datasetId: string, versionId: string, caller: Principal): Promise<DatasetVersionResponse> {
+  async promote(
+    access: WorkspaceAccess,
+    datasetId: string,
+    versionId: string,
+    caller: Principal,
+  ): Promise<DatasetVersionResponse> {
     return this.transactions.run(async () => {
       const version = await this.lock(access, datasetId, versionId);
-      if (version.state === 'current') throw new DomainError(DatasetErrors.version_state_conflict, `Version ${version.number} is already the current version`);
+      if (version.state === 'current')
+        throw new DomainError(
+          DatasetErrors.version_state_conflict,
+          `Version ${version.number} is already the current version`,
+        );
       const previous = await this.datasets.findCurrentVersion(datasetId);
       if (previous) {
         previous.state = 'candidate';
@@ -91,38 +115,66 @@ export class VersionsService {
       version.retiredAt = null;
       const saved = await this.datasets.saveVersion(version);
       await this.datasets.setCurrentVersion(datasetId, version.id);
-      await this.audit.record(
-        { actor: caller, workspaceId: access.workspaceId, action: 'version.promoted', targetType: 'dataset', targetId: datasetId, details: { version_id: version.id, number: version.number, from, previous_current: previous?.number ?? null } },
-      );
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'version.promoted',
+        targetType: 'dataset',
+        targetId: datasetId,
+        details: { version_id: version.id, number: version.number, from, previous_current: previous?.number ?? null },
+      });
       return toVersionResponse(saved);
     });
   }
 
-  async demote(access: WorkspaceAccess, datasetId: string, versionId: string, caller: Principal): Promise<DatasetVersionResponse> {
+  async demote(
+    access: WorkspaceAccess,
+    datasetId: string,
+    versionId: string,
+    caller: Principal,
+  ): Promise<DatasetVersionResponse> {
     return this.transactions.run(async () => {
       const version = await this.lock(access, datasetId, versionId);
-      if (version.state === 'retired') throw new DomainError(DatasetErrors.version_state_conflict, `Version ${version.number} is already retired`);
+      if (version.state === 'retired')
+        throw new DomainError(DatasetErrors.version_state_conflict, `Version ${version.number} is already retired`);
       const from = version.state;
       version.state = 'retired';
       version.retiredAt = new Date();
       const saved = await this.datasets.saveVersion(version);
       if (from === 'current') await this.datasets.setCurrentVersion(datasetId, null);
-      await this.audit.record(
-        { actor: caller, workspaceId: access.workspaceId, action: 'version.demoted', targetType: 'dataset', targetId: datasetId, details: { version_id: version.id, number: version.number, from } },
-      );
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'version.demoted',
+        targetType: 'dataset',
+        targetId: datasetId,
+        details: { version_id: version.id, number: version.number, from },
+      });
       return toVersionResponse(saved);
     });
   }
 
   /** Records how the version's columns map onto the canonical fields; every column named must exist. */
-  async map(access: WorkspaceAccess, datasetId: string, versionId: string, body: MapVersionRequest, caller: Principal): Promise<DatasetVersionResponse> {
+  async map(
+    access: WorkspaceAccess,
+    datasetId: string,
+    versionId: string,
+    body: MapVersionRequest,
+    caller: Principal,
+  ): Promise<DatasetVersionResponse> {
     return this.transactions.run(async () => {
       const version = await this.lock(access, datasetId, versionId);
       const columns = version.columns.map((c) => c.name);
-      const named = [body.input, body.expected_output, body.context, body.session_id, ...(body.metadata ?? [])].filter((c): c is string => c !== undefined);
+      const named = [body.input, body.expected_output, body.context, body.session_id, ...(body.metadata ?? [])].filter(
+        (c): c is string => c !== undefined,
+      );
       const unknown = named.filter((c) => !columns.includes(c));
       if (unknown.length) {
-        throw new DomainError(DatasetErrors.unknown_column, `Version ${version.number} has no column ${unknown.map((c) => `"${c}"`).join(', ')}`, { unknown, available: columns.slice(0, 200) });
+        throw new DomainError(
+          DatasetErrors.unknown_column,
+          `Version ${version.number} has no column ${unknown.map((c) => `"${c}"`).join(', ')}`,
+          { unknown, available: columns.slice(0, 200) },
+        );
       }
       const mapping: ColumnMapping = {
         ...(body.input !== undefined ? { input: body.input } : {}),
@@ -134,9 +186,14 @@ export class VersionsService {
       const before = version.mapping;
       version.mapping = mapping;
       const saved = await this.datasets.saveVersion(version);
-      await this.audit.record(
-        { actor: caller, workspaceId: access.workspaceId, action: 'version.mapped', targetType: 'dataset', targetId: datasetId, details: { version_id: version.id, number: version.number, from: before, to: mapping } },
-      );
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'version.mapped',
+        targetType: 'dataset',
+        targetId: datasetId,
+        details: { version_id: version.id, number: version.number, from: before, to: mapping },
+      });
       return toVersionResponse(saved);
     });
   }

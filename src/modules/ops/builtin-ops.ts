@@ -12,13 +12,27 @@ export interface BuiltinOp {
 
 const JUDGED_SCHEMA = {
   type: 'object',
-  description: 'Judged metrics are set through a metric config\'s `judged` member',
+  description: "Judged metrics are set through a metric config's `judged` member",
   properties: {
     rubric: { type: 'string', minLength: 1, maxLength: 20000 },
     scale: {
       oneOf: [
-        { type: 'object', properties: { type: { const: 'numeric' }, min: { type: 'number' }, max: { type: 'number' } }, required: ['type', 'min', 'max'], additionalProperties: false },
-        { type: 'object', properties: { type: { const: 'labels' }, labels: { type: 'array', items: { type: 'string' }, minItems: 2, maxItems: 20 }, scores: { type: 'object', additionalProperties: { type: 'number' } } }, required: ['type', 'labels'], additionalProperties: false },
+        {
+          type: 'object',
+          properties: { type: { const: 'numeric' }, min: { type: 'number' }, max: { type: 'number' } },
+          required: ['type', 'min', 'max'],
+          additionalProperties: false,
+        },
+        {
+          type: 'object',
+          properties: {
+            type: { const: 'labels' },
+            labels: { type: 'array', items: { type: 'string' }, minItems: 2, maxItems: 20 },
+            scores: { type: 'object', additionalProperties: { type: 'number' } },
+          },
+          required: ['type', 'labels'],
+          additionalProperties: false,
+        },
       ],
     },
     pass_threshold: { type: 'number', minimum: 0, maximum: 1 },
@@ -37,15 +51,40 @@ function checkSchema(params: Record<string, ParamSpec>): Record<string, unknown>
   };
   return {
     type: 'object',
-    properties: Object.fromEntries(Object.entries(params).map(([name, spec]) => [name, { ...types[spec.type], default: spec.default, description: spec.description }])),
+    properties: Object.fromEntries(
+      Object.entries(params).map(([name, spec]) => [
+        name,
+        { ...types[spec.type], default: spec.default, description: spec.description },
+      ]),
+    ),
     additionalProperties: false,
   };
 }
 
 /** The operations the service implements itself: metrics (deterministic and judged) and dataset quality checks. */
 export const BUILTIN_OPS: readonly BuiltinOp[] = [
-  ...DETERMINISTIC_METRICS.map((m) => ({ name: m.name, kind: 'metric' as const, description: m.description, params_schema: m.paramsSchema })),
-  { name: GENERIC_JUDGED_METRIC, kind: 'metric', description: 'An LLM judge grades each output with your rubric on a numeric or label scale', params_schema: JUDGED_SCHEMA },
-  ...JUDGED_METRIC_DEFAULTS.map((m) => ({ name: m.name, kind: 'metric' as const, description: `An LLM judge grades ${m.name.replace(/_/g, ' ')} (built-in rubric, 1-5)`, params_schema: JUDGED_SCHEMA })),
-  ...QUALITY_CHECKS.map((c) => ({ name: c.id, kind: 'check' as const, description: c.description, params_schema: checkSchema(c.params) })),
+  ...DETERMINISTIC_METRICS.map((m) => ({
+    name: m.name,
+    kind: 'metric' as const,
+    description: m.description,
+    params_schema: m.paramsSchema,
+  })),
+  {
+    name: GENERIC_JUDGED_METRIC,
+    kind: 'metric',
+    description: 'An LLM judge grades each output with your rubric on a numeric or label scale',
+    params_schema: JUDGED_SCHEMA,
+  },
+  ...JUDGED_METRIC_DEFAULTS.map((m) => ({
+    name: m.name,
+    kind: 'metric' as const,
+    description: `An LLM judge grades ${m.name.replace(/_/g, ' ')} (built-in rubric, 1-5)`,
+    params_schema: JUDGED_SCHEMA,
+  })),
+  ...QUALITY_CHECKS.map((c) => ({
+    name: c.id,
+    kind: 'check' as const,
+    description: c.description,
+    params_schema: checkSchema(c.params),
+  })),
 ];

@@ -3,7 +3,16 @@ import { ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, A
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
-import { ListRegistryQuery, OpCatalogue, OpSchemaQuery, OpSchemaResponse, OpsWorkspaceQuery, RegisterOpRequest, RegistryListResponse, RegistryOpView } from './dto/ops.dto.js';
+import {
+  ListRegistryQuery,
+  OpCatalogue,
+  OpSchemaQuery,
+  OpSchemaResponse,
+  OpsWorkspaceQuery,
+  RegisterOpRequest,
+  RegistryListResponse,
+  RegistryOpView,
+} from './dto/ops.dto.js';
 import { OpRegistry } from './op-registry.service.js';
 
 @ApiTags('ops')
@@ -26,7 +35,11 @@ export class OpsController {
   @WorkspaceRoleRequired('admin', { body: 'workspace_id' })
   @ApiCreatedResponse({ type: RegistryOpView })
   @ApiConflictResponse({ type: ProblemResponse, description: 'op_name_reserved, op_kind_change' })
-  register(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: RegisterOpRequest, @CurrentUser() caller: Principal): Promise<RegistryOpView> {
+  register(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: RegisterOpRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<RegistryOpView> {
     const { workspace_id: _workspace, ...op } = body;
     return this.registry.register(access, op, caller);
   }
@@ -45,7 +58,11 @@ export class OpsController {
   @ApiOperation({ operationId: 'getRegisteredOp' })
   @WorkspaceRoleRequired('viewer', { query: 'workspace_id' })
   @ApiOkResponse({ type: RegistryOpView })
-  get(@CurrentWorkspace() access: WorkspaceAccess, @Param('name') name: string, @Query() _query: OpsWorkspaceQuery): Promise<RegistryOpView> {
+  get(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Param('name') name: string,
+    @Query() _query: OpsWorkspaceQuery,
+  ): Promise<RegistryOpView> {
     return this.registry.get(access, name);
   }
 
@@ -54,7 +71,11 @@ export class OpsController {
   @ApiOperation({ operationId: 'getOpSchema' })
   @WorkspaceRoleRequired('viewer', { query: 'workspace_id' })
   @ApiOkResponse({ type: OpSchemaResponse })
-  schema(@CurrentWorkspace() access: WorkspaceAccess, @Param('name') name: string, @Query() query: OpSchemaQuery): Promise<OpSchemaResponse> {
+  schema(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Param('name') name: string,
+    @Query() query: OpSchemaQuery,
+  ): Promise<OpSchemaResponse> {
     return this.registry.schema(access, name, query.version);
   }
 }

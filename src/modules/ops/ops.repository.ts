@@ -27,11 +27,23 @@ export class OpsRepository {
   }
 
   versionsOf(workspaceId: string, name: string): Promise<RegistryOpEntity[]> {
-    return this.ops.createQueryBuilder('o').where('o.workspace_id = :workspaceId AND lower(o.name) = lower(:name)', { workspaceId, name }).orderBy('o.op_version', 'DESC').getMany();
+    return this.ops
+      .createQueryBuilder('o')
+      .where('o.workspace_id = :workspaceId AND lower(o.name) = lower(:name)', { workspaceId, name })
+      .orderBy('o.op_version', 'DESC')
+      .getMany();
   }
 
-  async insertOpVersion(op: Pick<RegistryOpEntity, 'workspaceId' | 'name' | 'kind' | 'description' | 'paramsSchema' | 'customOpId' | 'createdBy'>): Promise<RegistryOpEntity> {
-    const rows: Array<{ next: number }> = await this.db.query('SELECT coalesce(max(op_version), 0) + 1 AS next FROM registry_ops WHERE workspace_id = $1 AND lower(name) = lower($2)', [op.workspaceId, op.name]);
+  async insertOpVersion(
+    op: Pick<
+      RegistryOpEntity,
+      'workspaceId' | 'name' | 'kind' | 'description' | 'paramsSchema' | 'customOpId' | 'createdBy'
+    >,
+  ): Promise<RegistryOpEntity> {
+    const rows: Array<{ next: number }> = await this.db.query(
+      'SELECT coalesce(max(op_version), 0) + 1 AS next FROM registry_ops WHERE workspace_id = $1 AND lower(name) = lower($2)',
+      [op.workspaceId, op.name],
+    );
     const repo = this.ops;
     return repo.save(repo.create({ ...op, opVersion: rows[0].next }));
   }
@@ -41,12 +53,22 @@ export class OpsRepository {
     return this.customOps.createQueryBuilder('c').where('c.id IN (:...ids)', { ids }).getMany();
   }
 
-  pageCustomOps(workspaceId: string, state: CustomOpState | undefined, window: { skip: number; take: number }): Promise<[CustomOpEntity[], number]> {
-    return this.customOps.findAndCount({ where: { workspaceId, ...(state ? { state } : {}) }, order: { name: 'ASC', id: 'ASC' }, ...window });
+  pageCustomOps(
+    workspaceId: string,
+    state: CustomOpState | undefined,
+    window: { skip: number; take: number },
+  ): Promise<[CustomOpEntity[], number]> {
+    return this.customOps.findAndCount({
+      where: { workspaceId, ...(state ? { state } : {}) },
+      order: { name: 'ASC', id: 'ASC' },
+      ...window,
+    });
   }
 
   findCustomOp(workspaceId: string, name: string, lock = false): Promise<CustomOpEntity | null> {
-    const query = this.customOps.createQueryBuilder('c').where('c.workspace_id = :workspaceId AND lower(c.name) = lower(:name)', { workspaceId, name });
+    const query = this.customOps
+      .createQueryBuilder('c')
+      .where('c.workspace_id = :workspaceId AND lower(c.name) = lower(:name)', { workspaceId, name });
     if (lock) query.setLock('pessimistic_write');
     return query.getOne();
   }
@@ -86,7 +108,9 @@ export class OpsRepository {
   }
 
   async markSuperseded(id: string): Promise<void> {
-    await this.db.query('UPDATE custom_op_revisions SET superseded_at = coalesce(superseded_at, now()) WHERE id = $1', [id]);
+    await this.db.query('UPDATE custom_op_revisions SET superseded_at = coalesce(superseded_at, now()) WHERE id = $1', [
+      id,
+    ]);
   }
 
   /** Metric config versions that score with any op this custom op serves. */

@@ -1,5 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
@@ -35,7 +42,11 @@ export class WorkspaceOpsController {
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiCreatedResponse({ type: RegistryOpView })
   @ApiConflictResponse({ type: ProblemResponse, description: 'op_name_reserved, op_kind_change' })
-  register(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: RegisterOpBody, @CurrentUser() caller: Principal): Promise<RegistryOpView> {
+  register(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: RegisterOpBody,
+    @CurrentUser() caller: Principal,
+  ): Promise<RegistryOpView> {
     return this.registry.register(access, body, caller);
   }
 
@@ -44,7 +55,10 @@ export class WorkspaceOpsController {
   @ApiOperation({ operationId: 'listCustomOps' })
   @WorkspaceRoleRequired('viewer', WORKSPACE)
   @ApiOkResponse({ type: CustomOpsListResponse })
-  list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListCustomOpsQuery): Promise<CustomOpsListResponse> {
+  list(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Query() query: ListCustomOpsQuery,
+  ): Promise<CustomOpsListResponse> {
     return this.customOps.list(access, query);
   }
 
@@ -54,7 +68,11 @@ export class WorkspaceOpsController {
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiCreatedResponse({ type: CustomOpPublishResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'custom_op_name_taken, op_name_reserved' })
-  publish(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: PublishCustomOpRequest, @CurrentUser() caller: Principal): Promise<CustomOpPublishResponse> {
+  publish(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: PublishCustomOpRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<CustomOpPublishResponse> {
     return this.customOps.publish(access, body, caller);
   }
 
@@ -72,7 +90,12 @@ export class WorkspaceOpsController {
   @ApiOperation({ operationId: 'redeployCustomOp' })
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiOkResponse({ type: CustomOpRedeployResponse })
-  redeploy(@CurrentWorkspace() access: WorkspaceAccess, @Param('name') name: string, @Body() body: RedeployCustomOpRequest, @CurrentUser() caller: Principal): Promise<CustomOpRedeployResponse> {
+  redeploy(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Param('name') name: string,
+    @Body() body: RedeployCustomOpRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<CustomOpRedeployResponse> {
     return this.customOps.redeploy(access, name, body, caller);
   }
 
@@ -81,7 +104,12 @@ export class WorkspaceOpsController {
   @ApiOperation({ operationId: 'stopCustomOp' })
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiOkResponse({ type: CustomOpStopResponse })
-  stop(@CurrentWorkspace() access: WorkspaceAccess, @Param('name') name: string, @Body() body: StopCustomOpRequest, @CurrentUser() caller: Principal): Promise<CustomOpStopResponse> {
+  stop(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Param('name') name: string,
+    @Body() body: StopCustomOpRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<CustomOpStopResponse> {
     return this.customOps.stop(access, name, body, caller);
   }
 
@@ -92,7 +120,11 @@ export class WorkspaceOpsController {
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiConflictResponse({ type: ProblemResponse, description: 'custom_op_not_stopped, custom_op_in_use' })
-  async delete(@CurrentWorkspace() access: WorkspaceAccess, @Param('name') name: string, @CurrentUser() caller: Principal): Promise<void> {
+  async delete(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Param('name') name: string,
+    @CurrentUser() caller: Principal,
+  ): Promise<void> {
     await this.customOps.delete(access, name, caller);
   }
 }

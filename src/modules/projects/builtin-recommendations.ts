@@ -37,7 +37,12 @@ function fromTemplate(t: ProjectTemplate): TestPackageRecommendation {
     use_case: t.use_case,
     description: `The metrics, dataset checks and coverage dimensions suggested for ${t.title.toLowerCase()} (from the ${t.name} template).`,
     template: t.name,
-    metrics: t.suggested_metrics.map((m) => ({ name: m.name, kind: m.kind, description: m.description, threshold: m.threshold ? { ...m.threshold } : null })),
+    metrics: t.suggested_metrics.map((m) => ({
+      name: m.name,
+      kind: m.kind,
+      description: m.description,
+      threshold: m.threshold ? { ...m.threshold } : null,
+    })),
     checks: checks.map((id) => ({ id, reason: CHECK_REASONS[id] ?? '' })),
     dimensions: t.dimensions.map((d) => d.name),
     created_at: null,

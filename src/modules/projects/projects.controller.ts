@@ -1,12 +1,29 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Put, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
 import { CoverageQuery, ProjectCoverageResponse, ProjectTrendResponse, TrendRequest } from './dto/insights.dto.js';
-import { AttachTestPlanRequest, CreateProjectRequest, ListProjectsQuery, MoveProjectRequest, ProjectCreateResponse, ProjectListItem, ProjectPatchResponse, ProjectResponse, UpdateProjectRequest } from './dto/project.dto.js';
+import {
+  AttachTestPlanRequest,
+  CreateProjectRequest,
+  ListProjectsQuery,
+  MoveProjectRequest,
+  ProjectCreateResponse,
+  ProjectListItem,
+  ProjectPatchResponse,
+  ProjectResponse,
+  UpdateProjectRequest,
+} from './dto/project.dto.js';
 import { ProjectsService } from './projects.service.js';
 
 const PROJECT = { resource: 'project', param: 'project_id' } as const;
@@ -30,9 +47,16 @@ export class ProjectsController {
   @ApiOperation({ operationId: 'createProject' })
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
   @ApiCreatedResponse({ type: ProjectCreateResponse })
-  @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, unknown_template, project_dimensions_invalid, unknown_sut, unknown_dataset' })
+  @ApiBadRequestResponse({
+    type: ProblemResponse,
+    description: 'validation_failed, unknown_template, project_dimensions_invalid, unknown_sut, unknown_dataset',
+  })
   @ApiConflictResponse({ type: ProblemResponse, description: 'project_name_taken' })
-  create(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: CreateProjectRequest, @CurrentUser() caller: Principal): Promise<ProjectCreateResponse> {
+  create(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: CreateProjectRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<ProjectCreateResponse> {
     return this.projects.create(access, body, caller);
   }
 
@@ -50,9 +74,17 @@ export class ProjectsController {
   @ApiOperation({ operationId: 'updateProject' })
   @WorkspaceRoleRequired('member', PROJECT)
   @ApiOkResponse({ type: ProjectPatchResponse })
-  @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, project_dimensions_invalid, unknown_sut, unknown_dataset' })
+  @ApiBadRequestResponse({
+    type: ProblemResponse,
+    description: 'validation_failed, project_dimensions_invalid, unknown_sut, unknown_dataset',
+  })
   @ApiConflictResponse({ type: ProblemResponse, description: 'project_name_taken' })
-  update(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('project_id') id: string, @Body() body: UpdateProjectRequest, @CurrentUser() caller: Principal): Promise<ProjectPatchResponse> {
+  update(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('project_id') id: string,
+    @Body() body: UpdateProjectRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<ProjectPatchResponse> {
     return this.projects.update(access, id, body, caller);
   }
 
@@ -62,7 +94,11 @@ export class ProjectsController {
   @WorkspaceRoleRequired('viewer', PROJECT)
   @ApiOkResponse({ type: ProjectCoverageResponse })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, project_dimension_unknown' })
-  coverage(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('project_id') id: string, @Query() query: CoverageQuery): Promise<ProjectCoverageResponse> {
+  coverage(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('project_id') id: string,
+    @Query() query: CoverageQuery,
+  ): Promise<ProjectCoverageResponse> {
     return this.projects.coverage(access, id, query);
   }
 
@@ -74,7 +110,12 @@ export class ProjectsController {
   @ApiOkResponse({ type: ProjectResponse })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, project_move_invalid' })
   @ApiConflictResponse({ type: ProblemResponse, description: 'project_name_taken' })
-  move(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('project_id') id: string, @Body() body: MoveProjectRequest, @CurrentUser() caller: Principal): Promise<ProjectResponse> {
+  move(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('project_id') id: string,
+    @Body() body: MoveProjectRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<ProjectResponse> {
     return this.projects.move(access, id, body, caller);
   }
 
@@ -84,8 +125,15 @@ export class ProjectsController {
   @HttpCode(200)
   @WorkspaceRoleRequired('viewer', PROJECT)
   @ApiOkResponse({ type: ProjectTrendResponse })
-  @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, project_dimension_unknown, invalid_time_range' })
-  trend(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('project_id') id: string, @Body() body: TrendRequest): Promise<ProjectTrendResponse> {
+  @ApiBadRequestResponse({
+    type: ProblemResponse,
+    description: 'validation_failed, project_dimension_unknown, invalid_time_range',
+  })
+  trend(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('project_id') id: string,
+    @Body() body: TrendRequest,
+  ): Promise<ProjectTrendResponse> {
     return this.projects.trend(access, id, body);
   }
 
@@ -97,7 +145,12 @@ export class ProjectsController {
   @ApiOkResponse({ type: ProjectPatchResponse })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, unknown_test_plan' })
   @ApiConflictResponse({ type: ProblemResponse, description: 'project_test_plan_attached' })
-  attachPlan(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('project_id') id: string, @Body() body: AttachTestPlanRequest, @CurrentUser() caller: Principal): Promise<ProjectPatchResponse> {
+  attachPlan(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('project_id') id: string,
+    @Body() body: AttachTestPlanRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<ProjectPatchResponse> {
     return this.projects.attachPlan(access, id, body, false, caller);
   }
 
@@ -107,7 +160,12 @@ export class ProjectsController {
   @WorkspaceRoleRequired('member', PROJECT)
   @ApiOkResponse({ type: ProjectPatchResponse })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, unknown_test_plan' })
-  replacePlan(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('project_id') id: string, @Body() body: AttachTestPlanRequest, @CurrentUser() caller: Principal): Promise<ProjectPatchResponse> {
+  replacePlan(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('project_id') id: string,
+    @Body() body: AttachTestPlanRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<ProjectPatchResponse> {
     return this.projects.attachPlan(access, id, body, true, caller);
   }
 
@@ -117,7 +175,11 @@ export class ProjectsController {
   @HttpCode(200)
   @WorkspaceRoleRequired('member', PROJECT)
   @ApiOkResponse({ type: ProjectResponse })
-  detachPlan(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('project_id') id: string, @CurrentUser() caller: Principal): Promise<ProjectResponse> {
+  detachPlan(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('project_id') id: string,
+    @CurrentUser() caller: Principal,
+  ): Promise<ProjectResponse> {
     return this.projects.detachPlan(access, id, caller);
   }
 }

@@ -1,5 +1,11 @@
 import type { ProjectListItem, ProjectResponse, ProjectTestPlanRef } from './dto/project.dto.js';
-import type { PlanDatasetResponse, PlanMetricResponse, TestPlanResponse, TestPlanSummaryResponse, TestPlanVersionSummary } from './dto/test-plan.dto.js';
+import type {
+  PlanDatasetResponse,
+  PlanMetricResponse,
+  TestPlanResponse,
+  TestPlanSummaryResponse,
+  TestPlanVersionSummary,
+} from './dto/test-plan.dto.js';
 import type { TestPackageRecommendation } from './dto/recommendation.dto.js';
 import type { ProjectEntity } from './entities/project.entity.js';
 import type { RecommendationEntity } from './entities/recommendation.entity.js';
@@ -8,7 +14,9 @@ import { checkReason } from './builtin-recommendations.js';
 
 function planRef(p: ProjectEntity, plans: ReadonlyMap<string, TestPlanEntity>): ProjectTestPlanRef | null {
   const plan = p.testPlanId ? plans.get(p.testPlanId) : undefined;
-  return plan && p.testPlanVersion ? { id: plan.id, name: plan.name, version: p.testPlanVersion, latest_version: plan.latestVersion } : null;
+  return plan && p.testPlanVersion
+    ? { id: plan.id, name: plan.name, version: p.testPlanVersion, latest_version: plan.latestVersion }
+    : null;
 }
 
 export function toProjectResponse(p: ProjectEntity, plans: ReadonlyMap<string, TestPlanEntity>): ProjectResponse {
@@ -18,7 +26,11 @@ export function toProjectResponse(p: ProjectEntity, plans: ReadonlyMap<string, T
     name: p.name,
     description: p.description,
     template: p.template,
-    dimensions: p.dimensions.map((d) => ({ name: d.name, description: d.description, values: d.values.map((v) => ({ value: v.value, description: v.description })) })),
+    dimensions: p.dimensions.map((d) => ({
+      name: d.name,
+      description: d.description,
+      values: d.values.map((v) => ({ value: v.value, description: v.description })),
+    })),
     sut_ids: [...p.sutIds],
     dataset_ids: [...p.datasetIds],
     test_plan: planRef(p, plans),
@@ -54,15 +66,32 @@ export function toTestPlanResponse(plan: TestPlanEntity, v: TestPlanVersionEntit
     latest_version: plan.latestVersion,
     version_id: v.id,
     message: v.message,
-    datasets: v.datasets.map((d): PlanDatasetResponse => ({ dataset_id: d.dataset_id, version_id: d.version_id, partition_id: d.partition_id })),
-    metrics: v.metrics.map((m): PlanMetricResponse => ({ name: m.name, threshold: { ...m.threshold }, per_dimension: m.per_dimension.map((d) => ({ dimension: d.dimension, value: d.value, threshold: { ...d.threshold } })), gating: m.gating })),
+    datasets: v.datasets.map((d): PlanDatasetResponse => ({
+      dataset_id: d.dataset_id,
+      version_id: d.version_id,
+      partition_id: d.partition_id,
+    })),
+    metrics: v.metrics.map((m): PlanMetricResponse => ({
+      name: m.name,
+      threshold: { ...m.threshold },
+      per_dimension: m.per_dimension.map((d) => ({
+        dimension: d.dimension,
+        value: d.value,
+        threshold: { ...d.threshold },
+      })),
+      gating: m.gating,
+    })),
     release_rule: { ...v.releaseRule },
     created_by: v.createdBy,
     created_at: v.createdAt,
   };
 }
 
-export function toTestPlanSummary(plan: TestPlanEntity, latest: TestPlanVersionEntity | undefined, projectCount: number): TestPlanSummaryResponse {
+export function toTestPlanSummary(
+  plan: TestPlanEntity,
+  latest: TestPlanVersionEntity | undefined,
+  projectCount: number,
+): TestPlanSummaryResponse {
   return {
     id: plan.id,
     workspace_id: plan.workspaceId,
@@ -78,7 +107,15 @@ export function toTestPlanSummary(plan: TestPlanEntity, latest: TestPlanVersionE
 }
 
 export function toVersionSummary(v: TestPlanVersionEntity): TestPlanVersionSummary {
-  return { version_id: v.id, version: v.number, message: v.message, metric_count: v.metrics.length, dataset_count: v.datasets.length, created_by: v.createdBy, created_at: v.createdAt };
+  return {
+    version_id: v.id,
+    version: v.number,
+    message: v.message,
+    metric_count: v.metrics.length,
+    dataset_count: v.datasets.length,
+    created_by: v.createdBy,
+    created_at: v.createdAt,
+  };
 }
 
 export function toRecommendation(r: RecommendationEntity): TestPackageRecommendation {
@@ -90,7 +127,12 @@ export function toRecommendation(r: RecommendationEntity): TestPackageRecommenda
     use_case: r.useCase,
     description: r.description,
     template: null,
-    metrics: r.metrics.map((m) => ({ name: m.name, kind: m.kind, description: m.description, threshold: m.threshold ? { ...m.threshold } : null })),
+    metrics: r.metrics.map((m) => ({
+      name: m.name,
+      kind: m.kind,
+      description: m.description,
+      threshold: m.threshold ? { ...m.threshold } : null,
+    })),
     checks: r.checks.map((id) => ({ id, reason: checkReason(id) })),
     dimensions: [...r.dimensions],
     created_at: r.createdAt,

@@ -17,7 +17,11 @@ import './projects.errors.js';
 
 /** Projects, test plans, coverage, trend and test-package recommendations. */
 @Module({
-  imports: [TypeOrmModule.forFeature([ProjectEntity, TestPlanEntity, TestPlanVersionEntity, RecommendationEntity]), DatasetsModule, SutsModule],
+  imports: [
+    TypeOrmModule.forFeature([ProjectEntity, TestPlanEntity, TestPlanVersionEntity, RecommendationEntity]),
+    DatasetsModule,
+    SutsModule,
+  ],
   controllers: [ProjectsController, TestPlansController, RecommendationsController],
   providers: [ProjectsService, TestPlansService, RecommendationsService, ProjectsRepository],
   exports: [ProjectsService],
@@ -31,6 +35,8 @@ export class ProjectsModule implements OnModuleInit {
   onModuleInit(): void {
     this.registry.registerTable('project', 'projects', (id) => this.repo.workspaceOfProject(id));
     this.registry.registerTable('test_plan', 'test_plans', (id) => this.repo.workspaceOfPlan(id));
-    this.registry.registerTable('test_package_recommendation', 'test_package_recommendations', (id) => this.repo.workspaceOfRecommendation(id));
+    this.registry.registerTable('test_package_recommendation', 'test_package_recommendations', (id) =>
+      this.repo.workspaceOfRecommendation(id),
+    );
   }
 }

@@ -31,17 +31,29 @@ export class ProjectsRepository {
 
   // Projects
 
-  page(workspaceId: string, filter: { q?: string; column: string; direction: 'ASC' | 'DESC' }, window: { skip: number; take: number }): Promise<[ProjectEntity[], number]> {
+  page(
+    workspaceId: string,
+    filter: { q?: string; column: string; direction: 'ASC' | 'DESC' },
+    window: { skip: number; take: number },
+  ): Promise<[ProjectEntity[], number]> {
     const query = this.projects.createQueryBuilder('p').where('p.workspace_id = :workspaceId', { workspaceId });
     if (filter.q) query.andWhere(`p.name ILIKE :q ESCAPE '\\'`, { q: like(filter.q) });
-    return query.orderBy(filter.column, filter.direction).addOrderBy('p.id', 'ASC').skip(window.skip).take(window.take).getManyAndCount();
+    return query
+      .orderBy(filter.column, filter.direction)
+      .addOrderBy('p.id', 'ASC')
+      .skip(window.skip)
+      .take(window.take)
+      .getManyAndCount();
   }
 
   /** Projects of the workspace carrying a test plan and linking the SUT or the dataset, by name. */
   projectsWithPlanLinking(workspaceId: string, sutId: string, datasetId: string): Promise<ProjectEntity[]> {
     return this.projects
       .createQueryBuilder('p')
-      .where('p.workspace_id = :workspaceId AND p.test_plan_id IS NOT NULL AND (:sutId = ANY(p.sut_ids) OR :datasetId = ANY(p.dataset_ids))', { workspaceId, sutId, datasetId })
+      .where(
+        'p.workspace_id = :workspaceId AND p.test_plan_id IS NOT NULL AND (:sutId = ANY(p.sut_ids) OR :datasetId = ANY(p.dataset_ids))',
+        { workspaceId, sutId, datasetId },
+      )
       .orderBy('lower(p.name)', 'ASC')
       .addOrderBy('p.id', 'ASC')
       .getMany();
@@ -52,11 +64,18 @@ export class ProjectsRepository {
   }
 
   async lockProject(workspaceId: string, id: string): Promise<ProjectEntity | null> {
-    return this.projects.createQueryBuilder('p').setLock('pessimistic_write').where('p.id = :id AND p.workspace_id = :workspaceId', { id, workspaceId }).getOne();
+    return this.projects
+      .createQueryBuilder('p')
+      .setLock('pessimistic_write')
+      .where('p.id = :id AND p.workspace_id = :workspaceId', { id, workspaceId })
+      .getOne();
   }
 
   async projectNameTaken(workspaceId: string, name: string, exceptId: string | null): Promise<boolean> {
-    const rows: unknown[] = await this.db.query('SELECT 1 FROM projects WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3', [workspaceId, name, exceptId]);
+    const rows: unknown[] = await this.db.query(
+      'SELECT 1 FROM projects WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3',
+      [workspaceId, name, exceptId],
+    );
     return rows.length > 0;
   }
 
@@ -66,23 +85,37 @@ export class ProjectsRepository {
   }
 
   async workspaceOfProject(id: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await this.projects.query('SELECT workspace_id FROM projects WHERE id = $1', [id]);
+    const rows: Array<{ workspace_id: string }> = await this.projects.query(
+      'SELECT workspace_id FROM projects WHERE id = $1',
+      [id],
+    );
     return rows[0]?.workspace_id ?? null;
   }
 
   // Test plans
 
-  planPage(workspaceId: string, q: string | undefined, window: { skip: number; take: number }): Promise<[TestPlanEntity[], number]> {
+  planPage(
+    workspaceId: string,
+    q: string | undefined,
+    window: { skip: number; take: number },
+  ): Promise<[TestPlanEntity[], number]> {
     const query = this.plans.createQueryBuilder('t').where('t.workspace_id = :workspaceId', { workspaceId });
     if (q) query.andWhere(`t.name ILIKE :q ESCAPE '\\'`, { q: like(q) });
-    return query.orderBy('lower(t.name)', 'ASC').addOrderBy('t.id', 'ASC').skip(window.skip).take(window.take).getManyAndCount();
+    return query
+      .orderBy('lower(t.name)', 'ASC')
+      .addOrderBy('t.id', 'ASC')
+      .skip(window.skip)
+      .take(window.take)
+      .getManyAndCount();
   }
 
   /** A plan by id (when `ref` is a UUID) or else by name, in the workspace. */
   async findPlan(workspaceId: string, ref: string, lock = false): Promise<TestPlanEntity | null> {
     const isId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(ref);
     const one = (where: string) => {
-      const query = this.plans.createQueryBuilder('t').where(`t.workspace_id = :workspaceId AND ${where}`, { workspaceId, ref });
+      const query = this.plans
+        .createQueryBuilder('t')
+        .where(`t.workspace_id = :workspaceId AND ${where}`, { workspaceId, ref });
       if (lock) query.setLock('pessimistic_write');
       return query.getOne();
     };
@@ -90,7 +123,10 @@ export class ProjectsRepository {
   }
 
   async planNameTaken(workspaceId: string, name: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query('SELECT 1 FROM test_plans WHERE workspace_id = $1 AND lower(name) = lower($2)', [workspaceId, name]);
+    const rows: unknown[] = await this.db.query(
+      'SELECT 1 FROM test_plans WHERE workspace_id = $1 AND lower(name) = lower($2)',
+      [workspaceId, name],
+    );
     return rows.length > 0;
   }
 
@@ -108,8 +144,16 @@ export class ProjectsRepository {
     return this.versions.findOne({ where: { workspaceId, testPlanId: planId, number } });
   }
 
-  versionPage(workspaceId: string, planId: string, window: { skip: number; take: number }): Promise<[TestPlanVersionEntity[], number]> {
-    return this.versions.findAndCount({ where: { workspaceId, testPlanId: planId }, order: { number: 'DESC' }, ...window });
+  versionPage(
+    workspaceId: string,
+    planId: string,
+    window: { skip: number; take: number },
+  ): Promise<[TestPlanVersionEntity[], number]> {
+    return this.versions.findAndCount({
+      where: { workspaceId, testPlanId: planId },
+      order: { number: 'DESC' },
+      ...window,
+    });
   }
 
   /** The latest version of each plan given. */
@@ -118,30 +162,46 @@ export class ProjectsRepository {
     return this.versions
       .createQueryBuilder('v')
       .innerJoin(TestPlanEntity, 't', 't.id = v.test_plan_id AND t.latest_version = v.number')
-      .where('v.workspace_id = :workspaceId AND v.test_plan_id IN (:...ids)', { workspaceId, ids: plans.map((p) => p.id) })
+      .where('v.workspace_id = :workspaceId AND v.test_plan_id IN (:...ids)', {
+        workspaceId,
+        ids: plans.map((p) => p.id),
+      })
       .getMany();
   }
 
   /** Plans by id in the workspace (for project responses). */
   plansByIds(workspaceId: string, ids: string[]): Promise<TestPlanEntity[]> {
     if (!ids.length) return Promise.resolve([]);
-    return this.plans.createQueryBuilder('t').where('t.workspace_id = :workspaceId AND t.id IN (:...ids)', { workspaceId, ids }).getMany();
+    return this.plans
+      .createQueryBuilder('t')
+      .where('t.workspace_id = :workspaceId AND t.id IN (:...ids)', { workspaceId, ids })
+      .getMany();
   }
 
   projectsUsingPlans(workspaceId: string, planIds: string[]): Promise<ProjectEntity[]> {
     if (!planIds.length) return Promise.resolve([]);
-    return this.projects.createQueryBuilder('p').where('p.workspace_id = :workspaceId AND p.test_plan_id IN (:...planIds)', { workspaceId, planIds }).orderBy('lower(p.name)').getMany();
+    return this.projects
+      .createQueryBuilder('p')
+      .where('p.workspace_id = :workspaceId AND p.test_plan_id IN (:...planIds)', { workspaceId, planIds })
+      .orderBy('lower(p.name)')
+      .getMany();
   }
 
   async workspaceOfPlan(id: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await this.plans.query('SELECT workspace_id FROM test_plans WHERE id = $1', [id]);
+    const rows: Array<{ workspace_id: string }> = await this.plans.query(
+      'SELECT workspace_id FROM test_plans WHERE id = $1',
+      [id],
+    );
     return rows[0]?.workspace_id ?? null;
   }
 
   // Recommendations
 
   recommendationList(workspaceId: string, useCase?: string): Promise<RecommendationEntity[]> {
-    return this.recommendations.find({ where: { workspaceId, ...(useCase ? { useCase } : {}) }, order: { name: 'ASC', id: 'ASC' } });
+    return this.recommendations.find({
+      where: { workspaceId, ...(useCase ? { useCase } : {}) },
+      order: { name: 'ASC', id: 'ASC' },
+    });
   }
 
   findRecommendation(workspaceId: string, id: string): Promise<RecommendationEntity | null> {
@@ -149,7 +209,10 @@ export class ProjectsRepository {
   }
 
   async recommendationNameTaken(workspaceId: string, name: string, exceptId: string | null): Promise<boolean> {
-    const rows: unknown[] = await this.db.query('SELECT 1 FROM test_package_recommendations WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3', [workspaceId, name, exceptId]);
+    const rows: unknown[] = await this.db.query(
+      'SELECT 1 FROM test_package_recommendations WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3',
+      [workspaceId, name, exceptId],
+    );
     return rows.length > 0;
   }
 
@@ -163,14 +226,20 @@ export class ProjectsRepository {
   }
 
   async workspaceOfRecommendation(id: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await this.recommendations.query('SELECT workspace_id FROM test_package_recommendations WHERE id = $1', [id]);
+    const rows: Array<{ workspace_id: string }> = await this.recommendations.query(
+      'SELECT workspace_id FROM test_package_recommendations WHERE id = $1',
+      [id],
+    );
     return rows[0]?.workspace_id ?? null;
   }
 
   // Trend
 
   /** The project's runs (of its SUTs or datasets) in the window, oldest first. */
-  trendRuns(workspaceId: string, f: { sutIds: string[]; datasetIds: string[]; from?: Date; to?: Date; states: string[] }): Promise<Array<{ id: string; name: string; state: string; sut_id: string; dataset_id: string; created_at: Date }>> {
+  trendRuns(
+    workspaceId: string,
+    f: { sutIds: string[]; datasetIds: string[]; from?: Date; to?: Date; states: string[] },
+  ): Promise<Array<{ id: string; name: string; state: string; sut_id: string; dataset_id: string; created_at: Date }>> {
     return this.projects.query(
       `SELECT id, name, state, sut_id, dataset_id, created_at FROM runs
         WHERE workspace_id = $1 AND (sut_id = ANY($2::uuid[]) OR dataset_id = ANY($3::uuid[])) AND state = ANY($4::text[])
@@ -181,7 +250,12 @@ export class ProjectsRepository {
   }
 
   /** Per run, metric and group value: the sum, count, range and verdicts of numeric scores. */
-  async trendCells(workspaceId: string, runIds: string[], metrics: string[] | null, groupBy: string | null): Promise<TrendCell[]> {
+  async trendCells(
+    workspaceId: string,
+    runIds: string[],
+    metrics: string[] | null,
+    groupBy: string | null,
+  ): Promise<TrendCell[]> {
     if (!runIds.length) return [];
     const rows: Array<Omit<TrendCell, 'created_at'> & { created_at: Date }> = await this.projects.query(
       `SELECT r.id AS run_id, r.created_at, m.key AS metric, CASE WHEN $4::text IS NULL THEN NULL ELSE i.dimensions ->> $4::text END AS "group",
@@ -196,6 +270,12 @@ export class ProjectsRepository {
         GROUP BY r.id, r.created_at, m.key, 4`,
       [workspaceId, runIds, metrics, groupBy],
     );
-    return rows.map((r) => ({ ...r, created_at: new Date(r.created_at), sum: Number(r.sum), min: Number(r.min), max: Number(r.max) }));
+    return rows.map((r) => ({
+      ...r,
+      created_at: new Date(r.created_at),
+      sum: Number(r.sum),
+      min: Number(r.min),
+      max: Number(r.max),
+    }));
   }
 }

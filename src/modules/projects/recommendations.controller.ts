@@ -1,13 +1,31 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
-import { CreateRecommendationRequest, ListRecommendationsQuery, RecommendationDefinition, RecommendationWorkspaceQuery, TestPackageRecommendation } from './dto/recommendation.dto.js';
+import {
+  CreateRecommendationRequest,
+  ListRecommendationsQuery,
+  RecommendationDefinition,
+  RecommendationWorkspaceQuery,
+  TestPackageRecommendation,
+} from './dto/recommendation.dto.js';
 import { RecommendationsService } from './recommendations.service.js';
 
 const IN_WORKSPACE = { query: 'workspace_id' } as const;
-const ID = { name: 'recommendation_id', description: '`builtin-<template>` for a built-in recommendation, else the UUID of a workspace recommendation' };
+const ID = {
+  name: 'recommendation_id',
+  description: '`builtin-<template>` for a built-in recommendation, else the UUID of a workspace recommendation',
+};
 
 @ApiTags('test packages')
 @Controller('test-packages/recommendations')
@@ -19,7 +37,10 @@ export class RecommendationsController {
   @ApiOperation({ operationId: 'listRecommendations' })
   @WorkspaceRoleRequired('viewer', IN_WORKSPACE)
   @ApiOkResponse({ type: [TestPackageRecommendation] })
-  list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListRecommendationsQuery): Promise<TestPackageRecommendation[]> {
+  list(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Query() query: ListRecommendationsQuery,
+  ): Promise<TestPackageRecommendation[]> {
     return this.recommendations.list(access, query);
   }
 
@@ -30,7 +51,11 @@ export class RecommendationsController {
   @ApiCreatedResponse({ type: TestPackageRecommendation })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed' })
   @ApiConflictResponse({ type: ProblemResponse, description: 'recommendation_name_taken' })
-  create(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: CreateRecommendationRequest, @CurrentUser() caller: Principal): Promise<TestPackageRecommendation> {
+  create(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: CreateRecommendationRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<TestPackageRecommendation> {
     return this.recommendations.create(access, body, caller);
   }
 
@@ -40,7 +65,11 @@ export class RecommendationsController {
   @WorkspaceRoleRequired('viewer', IN_WORKSPACE)
   @ApiParam(ID)
   @ApiOkResponse({ type: TestPackageRecommendation })
-  get(@CurrentWorkspace() access: WorkspaceAccess, @Param('recommendation_id') id: string, @Query() _query: RecommendationWorkspaceQuery): Promise<TestPackageRecommendation> {
+  get(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Param('recommendation_id') id: string,
+    @Query() _query: RecommendationWorkspaceQuery,
+  ): Promise<TestPackageRecommendation> {
     return this.recommendations.get(access, id);
   }
 
@@ -52,7 +81,13 @@ export class RecommendationsController {
   @ApiOkResponse({ type: TestPackageRecommendation })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed' })
   @ApiConflictResponse({ type: ProblemResponse, description: 'recommendation_name_taken' })
-  replace(@CurrentWorkspace() access: WorkspaceAccess, @Param('recommendation_id') id: string, @Query() _query: RecommendationWorkspaceQuery, @Body() body: RecommendationDefinition, @CurrentUser() caller: Principal): Promise<TestPackageRecommendation> {
+  replace(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Param('recommendation_id') id: string,
+    @Query() _query: RecommendationWorkspaceQuery,
+    @Body() body: RecommendationDefinition,
+    @CurrentUser() caller: Principal,
+  ): Promise<TestPackageRecommendation> {
     return this.recommendations.replace(access, id, body, caller);
   }
 
@@ -63,7 +98,12 @@ export class RecommendationsController {
   @WorkspaceRoleRequired('member', IN_WORKSPACE)
   @ApiParam(ID)
   @ApiNoContentResponse({ description: 'Deleted' })
-  async delete(@CurrentWorkspace() access: WorkspaceAccess, @Param('recommendation_id') id: string, @Query() _query: RecommendationWorkspaceQuery, @CurrentUser() caller: Principal): Promise<void> {
+  async delete(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Param('recommendation_id') id: string,
+    @Query() _query: RecommendationWorkspaceQuery,
+    @CurrentUser() caller: Principal,
+  ): Promise<void> {
     await this.recommendations.delete(access, id, caller);
   }
 }

@@ -28,7 +28,10 @@ export class TemplatesController {
   @Authenticated()
   @ApiParam({ name: 'name', description: 'A name listed by GET /templates', example: 'rag-question-answering' })
   @ApiOkResponse({ type: TemplateDetail, description: 'The template with its dimensions and suggested metrics' })
-  @ApiNotFoundResponse({ type: ProblemResponse, description: 'No such template; `detail` and `available` list the names that exist (error_code template_not_found)' })
+  @ApiNotFoundResponse({
+    type: ProblemResponse,
+    description: 'No such template; `detail` and `available` list the names that exist (error_code template_not_found)',
+  })
   get(@Param('name') name: string): TemplateDetail {
     return this.templates.get(name);
   }

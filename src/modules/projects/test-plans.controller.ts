@@ -1,10 +1,28 @@
 import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
-import { CreateTestPlanRequest, CreateTestPlanVersionRequest, ListTestPlansQuery, ListTestPlanVersionsQuery, TestPlanDetailResponse, TestPlanResponse, TestPlanSummaryResponse, TestPlanVersionPage, TestPlanWorkspaceQuery } from './dto/test-plan.dto.js';
+import {
+  CreateTestPlanRequest,
+  CreateTestPlanVersionRequest,
+  ListTestPlansQuery,
+  ListTestPlanVersionsQuery,
+  TestPlanDetailResponse,
+  TestPlanResponse,
+  TestPlanSummaryResponse,
+  TestPlanVersionPage,
+  TestPlanWorkspaceQuery,
+} from './dto/test-plan.dto.js';
 import { TestPlansService } from './test-plans.service.js';
 
 const IN_WORKSPACE = { query: 'workspace_id' } as const;
@@ -20,7 +38,10 @@ export class TestPlansController {
   @ApiOperation({ operationId: 'listTestPlans' })
   @WorkspaceRoleRequired('viewer', IN_WORKSPACE)
   @ApiOkResponse({ type: PageOf(TestPlanSummaryResponse) })
-  list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListTestPlansQuery): Promise<Page<TestPlanSummaryResponse>> {
+  list(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Query() query: ListTestPlansQuery,
+  ): Promise<Page<TestPlanSummaryResponse>> {
     return this.plans.list(access, query);
   }
 
@@ -29,9 +50,16 @@ export class TestPlansController {
   @ApiOperation({ operationId: 'createTestPlan' })
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
   @ApiCreatedResponse({ type: TestPlanResponse })
-  @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, test_plan_invalid, unknown_dataset' })
+  @ApiBadRequestResponse({
+    type: ProblemResponse,
+    description: 'validation_failed, test_plan_invalid, unknown_dataset',
+  })
   @ApiConflictResponse({ type: ProblemResponse, description: 'test_plan_name_taken' })
-  create(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: CreateTestPlanRequest, @CurrentUser() caller: Principal): Promise<TestPlanResponse> {
+  create(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: CreateTestPlanRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<TestPlanResponse> {
     return this.plans.create(access, body, caller);
   }
 
@@ -41,7 +69,11 @@ export class TestPlansController {
   @WorkspaceRoleRequired('viewer', IN_WORKSPACE)
   @ApiParam(REF)
   @ApiOkResponse({ type: TestPlanDetailResponse })
-  get(@CurrentWorkspace() access: WorkspaceAccess, @Param('ref') ref: string, @Query() _query: TestPlanWorkspaceQuery): Promise<TestPlanDetailResponse> {
+  get(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Param('ref') ref: string,
+    @Query() _query: TestPlanWorkspaceQuery,
+  ): Promise<TestPlanDetailResponse> {
     return this.plans.get(access, ref);
   }
 
@@ -52,7 +84,11 @@ export class TestPlansController {
   @ApiParam(REF)
   @ApiOkResponse({ type: TestPlanVersionPage })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed (page, page_size, workspace_id)' })
-  versions(@CurrentWorkspace() access: WorkspaceAccess, @Param('ref') ref: string, @Query() query: ListTestPlanVersionsQuery): Promise<TestPlanVersionPage> {
+  versions(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Param('ref') ref: string,
+    @Query() query: ListTestPlanVersionsQuery,
+  ): Promise<TestPlanVersionPage> {
     return this.plans.versions(access, ref, query);
   }
 
@@ -62,8 +98,17 @@ export class TestPlansController {
   @WorkspaceRoleRequired('member', IN_WORKSPACE)
   @ApiParam(REF)
   @ApiCreatedResponse({ type: TestPlanResponse })
-  @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, test_plan_invalid, unknown_dataset' })
-  createVersion(@CurrentWorkspace() access: WorkspaceAccess, @Param('ref') ref: string, @Query() _query: TestPlanWorkspaceQuery, @Body() body: CreateTestPlanVersionRequest, @CurrentUser() caller: Principal): Promise<TestPlanResponse> {
+  @ApiBadRequestResponse({
+    type: ProblemResponse,
+    description: 'validation_failed, test_plan_invalid, unknown_dataset',
+  })
+  createVersion(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Param('ref') ref: string,
+    @Query() _query: TestPlanWorkspaceQuery,
+    @Body() body: CreateTestPlanVersionRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<TestPlanResponse> {
     return this.plans.createVersion(access, ref, body, caller);
   }
 
@@ -75,7 +120,12 @@ export class TestPlansController {
   @ApiParam({ name: 'version', description: 'A version number, or `latest`', example: '1' })
   @ApiOkResponse({ type: TestPlanDetailResponse })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'invalid_test_plan_version' })
-  getVersion(@CurrentWorkspace() access: WorkspaceAccess, @Param('ref') ref: string, @Param('version') version: string, @Query() _query: TestPlanWorkspaceQuery): Promise<TestPlanDetailResponse> {
+  getVersion(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Param('ref') ref: string,
+    @Param('version') version: string,
+    @Query() _query: TestPlanWorkspaceQuery,
+  ): Promise<TestPlanDetailResponse> {
     return this.plans.get(access, ref, version);
   }
 }

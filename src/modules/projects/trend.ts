@@ -31,8 +31,13 @@ const round = (x: number) => Math.round(x * 1e6) / 1e6;
  * `day` or `week` the rows of every run in the bucket are pooled (a weighted mean, not a mean of means).
  */
 export function buildSeries(cells: readonly TrendCell[], interval: TrendInterval): TrendSeries[] {
-  const series = new Map<string, { metric: string; group: string | null; points: Map<string, TrendCell & { runs: string[]; at: string }> }>();
-  const ordered = [...cells].sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.run_id.localeCompare(b.run_id));
+  const series = new Map<
+    string,
+    { metric: string; group: string | null; points: Map<string, TrendCell & { runs: string[]; at: string }> }
+  >();
+  const ordered = [...cells].sort(
+    (a, b) => a.created_at.getTime() - b.created_at.getTime() || a.run_id.localeCompare(b.run_id),
+  );
   for (const c of ordered) {
     const key = JSON.stringify([c.metric, c.group]);
     const s = series.get(key) ?? { metric: c.metric, group: c.group, points: new Map() };
@@ -52,10 +57,23 @@ export function buildSeries(cells: readonly TrendCell[], interval: TrendInterval
     }
   }
   return [...series.values()]
-    .sort((a, b) => a.metric.localeCompare(b.metric) || (a.group ?? '').localeCompare(b.group ?? '') || Number(a.group === null) - Number(b.group === null))
+    .sort(
+      (a, b) =>
+        a.metric.localeCompare(b.metric) ||
+        (a.group ?? '').localeCompare(b.group ?? '') ||
+        Number(a.group === null) - Number(b.group === null),
+    )
     .map((s) => ({
       metric: s.metric,
       group: s.group,
-      points: [...s.points.values()].map((p): TrendPoint => ({ at: p.at, run_ids: p.runs, mean: round(p.sum / p.count), min: p.min, max: p.max, count: p.count, pass_rate: p.verdicts ? round(p.passed / p.verdicts) : null })),
+      points: [...s.points.values()].map((p): TrendPoint => ({
+        at: p.at,
+        run_ids: p.runs,
+        mean: round(p.sum / p.count),
+        min: p.min,
+        max: p.max,
+        count: p.count,
+        pass_rate: p.verdicts ? round(p.passed / p.verdicts) : null,
+      })),
     }));
 }

@@ -3,7 +3,15 @@ import { jsonrepair } from 'jsonrepair';
 import { callJudge } from '../../../libs/evaluation/judges/judge-client.js';
 import { valueAt } from '../../../libs/evaluation/row-context.js';
 import type { ConfigSection, ReportSection, SectionKey } from '../../../libs/reports/report.types.js';
-import { BUILTIN_PROMPTS, draftSections, renderPrompt, sectionMarkdown, type ReportInput, type ReportItem, type SectionDraft } from '../../../libs/reports/sections.js';
+import {
+  BUILTIN_PROMPTS,
+  draftSections,
+  renderPrompt,
+  sectionMarkdown,
+  type ReportInput,
+  type ReportItem,
+  type SectionDraft,
+} from '../../../libs/reports/sections.js';
 import type { JudgeEntity } from '../catalogues/entities/judge.entity.js';
 import { judgeConnection } from '../catalogues/judges.service.js';
 import type { RunEntity } from '../runs/entities/run.entity.js';
@@ -24,7 +32,8 @@ export class ReportBuilder {
 
   /** The run, its recorded results and those of the baseline run, as the section builders take them. */
   async input(run: RunEntity, baseline: RunEntity | null): Promise<ReportInput> {
-    const items = async (r: RunEntity): Promise<ReportItem[]> => (await this.runs.items(r.id)).filter((i) => i.status !== 'pending').map((i) => reportItem(i, r));
+    const items = async (r: RunEntity): Promise<ReportItem[]> =>
+      (await this.runs.items(r.id)).filter((i) => i.status !== 'pending').map((i) => reportItem(i, r));
     return {
       run: {
         id: run.id,
@@ -36,10 +45,28 @@ export class ReportBuilder {
         created_at: run.createdAt.toISOString(),
         finished_at: run.finishedAt?.toISOString() ?? null,
         pass_rule: run.snapshot.pass_rule,
-        metrics: run.snapshot.metrics.map((m) => ({ name: m.name, better: m.better, gating: m.gating, min_pass_rate: m.min_pass_rate })),
+        metrics: run.snapshot.metrics.map((m) => ({
+          name: m.name,
+          better: m.better,
+          gating: m.gating,
+          min_pass_rate: m.min_pass_rate,
+        })),
       },
       items: await items(run),
-      baseline: baseline ? { id: baseline.id, name: baseline.name, created_at: baseline.createdAt.toISOString(), metrics: baseline.snapshot.metrics.map((m) => ({ name: m.name, better: m.better, gating: m.gating, min_pass_rate: m.min_pass_rate })), items: await items(baseline) } : null,
+      baseline: baseline
+        ? {
+            id: baseline.id,
+            name: baseline.name,
+            created_at: baseline.createdAt.toISOString(),
+            metrics: baseline.snapshot.metrics.map((m) => ({
+              name: m.name,
+              better: m.better,
+              gating: m.gating,
+              min_pass_rate: m.min_pass_rate,
+            })),
+            items: await items(baseline),
+          }
+        : null,
     };
   }
 
@@ -55,7 +82,14 @@ export class ReportBuilder {
    * section prompt through the judge (in parallel); a failed call falls back to the template and
    * says why in `judge_error`.
    */
-  async sections(workspaceId: string, input: ReportInput, planned: ConfigSection[], judge: JudgeEntity | null, prompts: Map<string, string>, only?: Set<SectionKey>): Promise<ReportSection[]> {
+  async sections(
+    workspaceId: string,
+    input: ReportInput,
+    planned: ConfigSection[],
+    judge: JudgeEntity | null,
+    prompts: Map<string, string>,
+    only?: Set<SectionKey>,
+  ): Promise<ReportSection[]> {
     const drafts = draftSections(input, planned).filter((d) => !only || only.has(d.key));
     let key: string | null = null;
     let keyError: string | null = null;
@@ -63,7 +97,7 @@ export class ReportBuilder {
       try {
         key = await this.secrets.resolveValue(workspaceId, judge.secretId);
       } catch {
-        keyError = 'the judge\'s secret could not be read';
+        keyError = "the judge's secret could not be read";
       }
     }
     return Promise.all(
@@ -72,7 +106,13 @@ export class ReportBuilder {
         let generatedBy: 'judge' | 'template' = 'template';
         let judgeError: string | null = null;
         if (judge) {
-          const answer = keyError ? { error: keyError } : await this.narrate(judge, key, renderPrompt(prompts.get(draft.key) ?? BUILTIN_PROMPTS[draft.key], input, draft));
+          const answer = keyError
+            ? { error: keyError }
+            : await this.narrate(
+                judge,
+                key,
+                renderPrompt(prompts.get(draft.key) ?? BUILTIN_PROMPTS[draft.key], input, draft),
+              );
           if ('text' in answer) {
             narrative = answer.text;
             generatedBy = 'judge';
@@ -83,18 +123,28 @@ export class ReportBuilder {
     );
   }
 
-  private async narrate(judge: JudgeEntity, key: string | null, prompt: string): Promise<{ text: string } | { error: string }> {
+  private async narrate(
+    judge: JudgeEntity,
+    key: string | null,
+    prompt: string,
+  ): Promise<{ text: string } | { error: string }> {
     const call = await callJudge(judgeConnection(judge), key, [
       { role: 'system', content: SYSTEM_PROMPT },
       { role: 'user', content: prompt },
     ]);
-    if (!call.ok || call.text === null) return { error: `the judge call failed (${call.error?.code ?? 'no_text'}: ${call.error?.message ?? 'no text'})` };
+    if (!call.ok || call.text === null)
+      return { error: `the judge call failed (${call.error?.code ?? 'no_text'}: ${call.error?.message ?? 'no text'})` };
     const text = narrativeOf(call.text);
     return text ? { text } : { error: 'the judge answered without a narrative' };
   }
 }
 
-function section(draft: SectionDraft, narrative: string, generatedBy: 'judge' | 'template', judgeError: string | null): ReportSection {
+function section(
+  draft: SectionDraft,
+  narrative: string,
+  generatedBy: 'judge' | 'template',
+  judgeError: string | null,
+): ReportSection {
   return {
     key: draft.key,
     title: draft.title,
@@ -114,7 +164,10 @@ export function narrativeOf(text: string): string {
   const trimmed = text.trim();
   const start = trimmed.search(/[{]/);
   if (start >= 0) {
-    for (const attempt of [() => JSON.parse(trimmed.slice(start)), () => JSON.parse(jsonrepair(trimmed.slice(start)))]) {
+    for (const attempt of [
+      () => JSON.parse(trimmed.slice(start)),
+      () => JSON.parse(jsonrepair(trimmed.slice(start))),
+    ]) {
       try {
         const parsed = attempt() as { markdown?: unknown; narrative?: unknown; text?: unknown };
         const value = parsed.markdown ?? parsed.narrative ?? parsed.text;
@@ -124,7 +177,10 @@ export function narrativeOf(text: string): string {
       }
     }
   }
-  return trimmed.replace(/^```[a-z]*\n?/i, '').replace(/\n?```$/, '').trim();
+  return trimmed
+    .replace(/^```[a-z]*\n?/i, '')
+    .replace(/\n?```$/, '')
+    .trim();
 }
 
 function text(v: unknown): string | null {

@@ -1,10 +1,29 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
-import { Authenticated, CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
+import {
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiTags,
+} from '@nestjs/swagger';
+import {
+  Authenticated,
+  CurrentUser,
+  CurrentWorkspace,
+  WorkspaceRoleRequired,
+} from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
-import { CreateReportConfigRequest, ReportConfigResponse, ReportConfigSummary, WorkspaceQuery } from './dto/report-configs.dto.js';
+import {
+  CreateReportConfigRequest,
+  ReportConfigResponse,
+  ReportConfigSummary,
+  WorkspaceQuery,
+} from './dto/report-configs.dto.js';
 import { ReportConfigsService } from './report-configs.service.js';
 
 const CONFIG = { resource: 'report_config', param: 'config_id' } as const;
@@ -30,7 +49,11 @@ export class ReportConfigsController {
   @ApiCreatedResponse({ type: ReportConfigResponse })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, report_config_invalid' })
   @ApiConflictResponse({ type: ProblemResponse, description: 'report_config_name_taken' })
-  create(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: CreateReportConfigRequest, @CurrentUser() caller: Principal): Promise<ReportConfigResponse> {
+  create(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: CreateReportConfigRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<ReportConfigResponse> {
     return this.configs.create(access, body, caller);
   }
 
@@ -60,7 +83,11 @@ export class ReportConfigsController {
   @HttpCode(204)
   @WorkspaceRoleRequired('member', CONFIG)
   @ApiNoContentResponse({ description: 'Deleted' })
-  async delete(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('config_id') id: string, @CurrentUser() caller: Principal): Promise<void> {
+  async delete(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('config_id') id: string,
+    @CurrentUser() caller: Principal,
+  ): Promise<void> {
     await this.configs.delete(access, id, caller);
   }
 }

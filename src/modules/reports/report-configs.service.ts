@@ -37,17 +37,45 @@ export class ReportConfigsService {
     return config;
   }
 
-  async create(access: WorkspaceAccess, body: CreateReportConfigRequest, caller: Principal): Promise<ReportConfigResponse> {
+  async create(
+    access: WorkspaceAccess,
+    body: CreateReportConfigRequest,
+    caller: Principal,
+  ): Promise<ReportConfigResponse> {
     const keys = body.sections.map((s) => s.key);
     const twice = keys.filter((k, i) => keys.indexOf(k) !== i);
-    if (twice.length) throw new DomainError(ReportErrors.report_config_invalid, `Each section may appear once; ${[...new Set(twice)].join(', ')} appear more than once`, { errors: [...new Set(twice)].map((k) => `sections: ${k} appears more than once`) });
+    if (twice.length)
+      throw new DomainError(
+        ReportErrors.report_config_invalid,
+        `Each section may appear once; ${[...new Set(twice)].join(', ')} appear more than once`,
+        { errors: [...new Set(twice)].map((k) => `sections: ${k} appears more than once`) },
+      );
     const name = body.name.trim();
     const config = await this.transactions.run(async () => {
-      if (await this.reports.configNameTaken(access.workspaceId, name)) throw new DomainError(ReportErrors.report_config_name_taken, `The workspace already has a report config named "${name}"`);
-      const saved = await this.reports.saveConfig(
-        { workspaceId: access.workspaceId, name, description: body.description ?? '', sections: body.sections.map((s) => ({ key: s.key, ...(s.title ? { title: s.title } : {}), questions: s.questions ?? [] })), createdBy: caller.userId },
-      );
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'report_config.created', targetType: 'report_config', targetId: saved.id, details: { name } });
+      if (await this.reports.configNameTaken(access.workspaceId, name))
+        throw new DomainError(
+          ReportErrors.report_config_name_taken,
+          `The workspace already has a report config named "${name}"`,
+        );
+      const saved = await this.reports.saveConfig({
+        workspaceId: access.workspaceId,
+        name,
+        description: body.description ?? '',
+        sections: body.sections.map((s) => ({
+          key: s.key,
+          ...(s.title ? { title: s.title } : {}),
+          questions: s.questions ?? [],
+        })),
+        createdBy: caller.userId,
+      });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'report_config.created',
+        targetType: 'report_config',
+        targetId: saved.id,
+        details: { name },
+      });
       return saved;
     });
     return configResponse(config, null);
@@ -56,7 +84,14 @@ export class ReportConfigsService {
   async delete(access: WorkspaceAccess, id: string, caller: Principal): Promise<void> {
     await this.transactions.run(async () => {
       if (!(await this.reports.deleteConfig(access.workspaceId, id))) throw new NotFoundError('report config', id);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'report_config.deleted', targetType: 'report_config', targetId: id, details: {} });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'report_config.deleted',
+        targetType: 'report_config',
+        targetId: id,
+        details: {},
+      });
     });
   }
 

@@ -19,7 +19,12 @@ export class ReportFilesController {
   @ApiProduces('text/markdown', 'text/html')
   @ApiOkResponse({ description: 'The report', schema: { type: 'string' } })
   @ApiForbiddenResponse({ type: ProblemResponse, description: 'invalid_signature or url_expired' })
-  async content(@UuidParam('report_id') id: string, @Param('filename') filename: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async content(
+    @UuidParam('report_id') id: string,
+    @Param('filename') filename: string,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     await this.files.serveContent(req, res, id, filename);
   }
 
@@ -30,7 +35,13 @@ export class ReportFilesController {
   @ApiProduces('text/markdown', 'text/html', 'application/pdf')
   @ApiOkResponse({ description: 'The exported file', schema: { type: 'string', format: 'binary' } })
   @ApiForbiddenResponse({ type: ProblemResponse, description: 'invalid_signature or url_expired' })
-  async export(@UuidParam('report_id') id: string, @UuidParam('export_id') exportId: string, @Param('filename') filename: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async export(
+    @UuidParam('report_id') id: string,
+    @UuidParam('export_id') exportId: string,
+    @Param('filename') filename: string,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     await this.files.serveExport(req, res, id, exportId, filename);
   }
 }

@@ -39,29 +39,64 @@ export class ReportFilesService {
   }
 
   /** Renders the report in a format and stores the file; the answer's URL serves exactly that file. */
-  async export(req: Request, access: WorkspaceAccess, report: ReportEntity, format: ReportFormat | undefined, caller: Principal): Promise<ReportDownloadResponse> {
+  async export(
+    req: Request,
+    access: WorkspaceAccess,
+    report: ReportEntity,
+    format: ReportFormat | undefined,
+    caller: Principal,
+  ): Promise<ReportDownloadResponse> {
     const chosen = await this.format(access.workspaceId, format);
     const file = await this.store(report, chosen, caller.userId);
-    await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'report.exported', targetType: 'report', targetId: report.id, details: { format: chosen, export_id: file.id, size_bytes: file.sizeBytes } });
+    await this.audit.record({
+      actor: caller,
+      workspaceId: access.workspaceId,
+      action: 'report.exported',
+      targetType: 'report',
+      targetId: report.id,
+      details: { format: chosen, export_id: file.id, size_bytes: file.sizeBytes },
+    });
     return this.downloadResponse(req, file);
   }
 
   /** A URL to the report's file: the newest export of this version of the report, rendered and stored first when there is none. */
-  async download(req: Request, access: WorkspaceAccess, report: ReportEntity, format: ReportFormat | undefined, caller: Principal): Promise<ReportDownloadResponse> {
+  async download(
+    req: Request,
+    access: WorkspaceAccess,
+    report: ReportEntity,
+    format: ReportFormat | undefined,
+    caller: Principal,
+  ): Promise<ReportDownloadResponse> {
     const chosen = await this.format(access.workspaceId, format);
-    const file = (await this.reports.latestExport(access.workspaceId, report.id, chosen, report.version)) ?? (await this.store(report, chosen, caller.userId));
+    const file =
+      (await this.reports.latestExport(access.workspaceId, report.id, chosen, report.version)) ??
+      (await this.store(report, chosen, caller.userId));
     return this.downloadResponse(req, file);
   }
 
   contentUrl(req: Request, report: ReportEntity, format: 'markdown' | 'html'): ReportContentUrlResponse {
     const file = FILES[format];
-    const signed = this.signer.sign(req, `/files/reports/${report.id}/content/report-${report.id}.${file.ext}`, {}, this.config.env.SIGNED_URL_TTL_SECONDS);
-    return { report_id: report.id, url: signed.url, expires_at: signed.expires_at, format, content_type: file.contentType };
+    const signed = this.signer.sign(
+      req,
+      `/files/reports/${report.id}/content/report-${report.id}.${file.ext}`,
+      {},
+      this.config.env.SIGNED_URL_TTL_SECONDS,
+    );
+    return {
+      report_id: report.id,
+      url: signed.url,
+      expires_at: signed.expires_at,
+      format,
+      content_type: file.contentType,
+    };
   }
 
   /** Serves the report's current content (signed URL from content-url). */
   async serveContent(req: Request, res: Response, reportId: string, filename: string): Promise<void> {
-    this.signer.assertValid(`/files/reports/${reportId}/content/${encodeURIComponent(filename)}`, req.query as Record<string, unknown>);
+    this.signer.assertValid(
+      `/files/reports/${reportId}/content/${encodeURIComponent(filename)}`,
+      req.query as Record<string, unknown>,
+    );
     const report = await this.reports.findById(reportId);
     if (!report) throw new NotFoundError('report', reportId);
     const format: ReportFormat = filename.endsWith('.html') ? 'html' : 'markdown';
@@ -69,36 +104,72 @@ export class ReportFilesService {
     res.status(200).setHeader('Content-Type', FILES[format].contentType);
     res.setHeader('Cache-Control', 'private, max-age=0');
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    if (format === 'html') res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:");
+    if (format === 'html')
+      res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:");
     res.end(body);
   }
 
   /** Serves a stored export (signed URL from download or export). */
   async serveExport(req: Request, res: Response, reportId: string, exportId: string, filename: string): Promise<void> {
-    this.signer.assertValid(`/files/reports/${reportId}/exports/${exportId}/${encodeURIComponent(filename)}`, req.query as Record<string, unknown>);
+    this.signer.assertValid(
+      `/files/reports/${reportId}/exports/${exportId}/${encodeURIComponent(filename)}`,
+      req.query as Record<string, unknown>,
+    );
     const file = await this.reports.exportWithContent(reportId, exportId);
     if (!file) throw new NotFoundError('report export', exportId);
     res.status(200).setHeader('Content-Type', file.contentType);
     res.setHeader('Content-Disposition', `attachment; filename="${file.filename}"`);
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    if (file.format === 'html') res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:");
+    if (file.format === 'html')
+      res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:");
     res.end(file.content);
   }
 
   private async format(workspaceId: string, asked: ReportFormat | undefined): Promise<ReportFormat> {
     const settings = await this.settings.effective(workspaceId);
     const format = asked ?? settings.defaultFormat;
-    if (!settings.formats.includes(format)) throw new DomainError(ReportErrors.report_format_not_enabled, `The workspace's report settings do not enable ${format}; enabled: ${settings.formats.join(', ')}`, { available: settings.formats });
+    if (!settings.formats.includes(format))
+      throw new DomainError(
+        ReportErrors.report_format_not_enabled,
+        `The workspace's report settings do not enable ${format}; enabled: ${settings.formats.join(', ')}`,
+        { available: settings.formats },
+      );
     return format;
   }
 
   private async store(report: ReportEntity, format: ReportFormat, userId: string | null): Promise<ReportExportEntity> {
     const content = await this.render(report, format);
-    return this.reports.saveExport({ workspaceId: report.workspaceId, reportId: report.id, format, filename: `report-${report.id}.${FILES[format].ext}`, contentType: FILES[format].contentType, sizeBytes: content.length, content, reportVersion: report.version, createdBy: userId });
+    return this.reports.saveExport({
+      workspaceId: report.workspaceId,
+      reportId: report.id,
+      format,
+      filename: `report-${report.id}.${FILES[format].ext}`,
+      contentType: FILES[format].contentType,
+      sizeBytes: content.length,
+      content,
+      reportVersion: report.version,
+      createdBy: userId,
+    });
   }
 
   private downloadResponse(req: Request, file: ReportExportEntity): ReportDownloadResponse {
-    const signed = this.signer.sign(req, `/files/reports/${file.reportId}/exports/${file.id}/${file.filename}`, {}, this.config.env.SIGNED_URL_TTL_SECONDS);
-    return { report_id: file.reportId, export_id: file.id, url: signed.url, method: 'GET', expires_at: signed.expires_at, format: file.format, filename: file.filename, content_type: file.contentType, size_bytes: file.sizeBytes, created_at: file.createdAt };
+    const signed = this.signer.sign(
+      req,
+      `/files/reports/${file.reportId}/exports/${file.id}/${file.filename}`,
+      {},
+      this.config.env.SIGNED_URL_TTL_SECONDS,
+    );
+    return {
+      report_id: file.reportId,
+      export_id: file.id,
+      url: signed.url,
+      method: 'GET',
+      expires_at: signed.expires_at,
+      format: file.format,
+      filename: file.filename,
+      content_type: file.contentType,
+      size_bytes: file.sizeBytes,
+      created_at: file.createdAt,
+    };
   }
 }

@@ -1,9 +1,22 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiNoContentResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
-import { PutSectionPromptRequest, ReportSectionPromptResponse, ReportSettingsResponse, UpdateReportSettingsRequest, WorkspaceQuery } from './dto/report-configs.dto.js';
+import {
+  PutSectionPromptRequest,
+  ReportSectionPromptResponse,
+  ReportSettingsResponse,
+  UpdateReportSettingsRequest,
+  WorkspaceQuery,
+} from './dto/report-configs.dto.js';
 import { ReportSettingsService } from './report-settings.service.js';
 
 const WORKSPACE_QUERY = { query: 'workspace_id' } as const;
@@ -28,7 +41,11 @@ export class ReportSettingsController {
   @WorkspaceRoleRequired('admin', { body: 'workspace_id' })
   @ApiOkResponse({ type: ReportSettingsResponse })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, report_settings_invalid' })
-  update(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: UpdateReportSettingsRequest, @CurrentUser() caller: Principal): Promise<ReportSettingsResponse> {
+  update(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: UpdateReportSettingsRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<ReportSettingsResponse> {
     return this.settings.update(access, body, caller);
   }
 
@@ -37,7 +54,10 @@ export class ReportSettingsController {
   @ApiOperation({ operationId: 'listReportPrompts' })
   @WorkspaceRoleRequired('viewer', WORKSPACE_QUERY)
   @ApiOkResponse({ type: [ReportSectionPromptResponse] })
-  listPrompts(@CurrentWorkspace() access: WorkspaceAccess, @Query() _query: WorkspaceQuery): Promise<ReportSectionPromptResponse[]> {
+  listPrompts(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Query() _query: WorkspaceQuery,
+  ): Promise<ReportSectionPromptResponse[]> {
     return this.settings.listPrompts(access);
   }
 
@@ -47,7 +67,11 @@ export class ReportSettingsController {
   @WorkspaceRoleRequired('viewer', WORKSPACE_QUERY)
   @ApiOkResponse({ type: ReportSectionPromptResponse })
   @ApiNotFoundResponse({ type: ProblemResponse, description: 'report_section_key_unknown' })
-  getPrompt(@CurrentWorkspace() access: WorkspaceAccess, @Param('section_key') key: string, @Query() _query: WorkspaceQuery): Promise<ReportSectionPromptResponse> {
+  getPrompt(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Param('section_key') key: string,
+    @Query() _query: WorkspaceQuery,
+  ): Promise<ReportSectionPromptResponse> {
     return this.settings.getPrompt(access, key);
   }
 
@@ -57,7 +81,12 @@ export class ReportSettingsController {
   @WorkspaceRoleRequired('admin', { body: 'workspace_id' })
   @ApiOkResponse({ type: ReportSectionPromptResponse })
   @ApiNotFoundResponse({ type: ProblemResponse, description: 'report_section_key_unknown' })
-  putPrompt(@CurrentWorkspace() access: WorkspaceAccess, @Param('section_key') key: string, @Body() body: PutSectionPromptRequest, @CurrentUser() caller: Principal): Promise<ReportSectionPromptResponse> {
+  putPrompt(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Param('section_key') key: string,
+    @Body() body: PutSectionPromptRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<ReportSectionPromptResponse> {
     return this.settings.putPrompt(access, key, body, caller);
   }
 
@@ -68,7 +97,12 @@ export class ReportSettingsController {
   @WorkspaceRoleRequired('admin', WORKSPACE_QUERY)
   @ApiNoContentResponse({ description: 'The built-in prompt applies again' })
   @ApiNotFoundResponse({ type: ProblemResponse, description: 'report_section_key_unknown' })
-  async deletePrompt(@CurrentWorkspace() access: WorkspaceAccess, @Param('section_key') key: string, @Query() _query: WorkspaceQuery, @CurrentUser() caller: Principal): Promise<void> {
+  async deletePrompt(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Param('section_key') key: string,
+    @Query() _query: WorkspaceQuery,
+    @CurrentUser() caller: Principal,
+  ): Promise<void> {
     await this.settings.deletePrompt(access, key, caller);
   }
 }

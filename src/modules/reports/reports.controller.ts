@@ -1,5 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiPreconditionFailedResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiPreconditionFailedResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
@@ -56,7 +64,11 @@ export class ReportsController {
   @ApiOperation({ operationId: 'listReportQuestions' })
   @WorkspaceRoleRequired('viewer', RUN)
   @ApiOkResponse({ type: QuestionSchemaResponse })
-  questions(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') runId: string, @Query() query: QuestionsQuery): Promise<QuestionSchemaResponse> {
+  questions(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('run_id') runId: string,
+    @Query() query: QuestionsQuery,
+  ): Promise<QuestionSchemaResponse> {
     return this.reports.questions(access, runId, query.config_id);
   }
 
@@ -66,7 +78,12 @@ export class ReportsController {
   @WorkspaceRoleRequired('member', RUN)
   @ApiCreatedResponse({ type: ReportResponse })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, report_reference_invalid' })
-  create(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') runId: string, @Body() body: CreateReportRequest, @CurrentUser() caller: Principal): Promise<ReportResponse> {
+  create(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('run_id') runId: string,
+    @Body() body: CreateReportRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<ReportResponse> {
     return this.reports.create(access, runId, body ?? {}, caller);
   }
 
@@ -75,7 +92,11 @@ export class ReportsController {
   @ApiOperation({ operationId: 'getReport' })
   @WorkspaceRoleRequired('viewer', REPORT)
   @ApiOkResponse({ type: ReportResponse })
-  async get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('report_id') id: string, @Res({ passthrough: true }) res: Response): Promise<ReportResponse> {
+  async get(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('report_id') id: string,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ReportResponse> {
     const report = await this.reports.get(access, id);
     res.setHeader('ETag', reportEtag(report));
     return report;
@@ -86,7 +107,11 @@ export class ReportsController {
   @ApiOperation({ operationId: 'getReportContent' })
   @WorkspaceRoleRequired('viewer', REPORT)
   @ApiOkResponse({ type: ReportContentResponse })
-  async content(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('report_id') id: string, @Res({ passthrough: true }) res: Response): Promise<ReportContentResponse> {
+  async content(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('report_id') id: string,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ReportContentResponse> {
     const content = await this.reports.content(access, id);
     res.setHeader('ETag', reportEtag({ id, version: content.version }));
     return content;
@@ -117,7 +142,12 @@ export class ReportsController {
   @ApiOperation({ operationId: 'getReportContentUrl' })
   @WorkspaceRoleRequired('viewer', REPORT)
   @ApiOkResponse({ type: ReportContentUrlResponse })
-  async contentUrl(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('report_id') id: string, @Query() query: ContentUrlQuery, @Req() req: Request): Promise<ReportContentUrlResponse> {
+  async contentUrl(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('report_id') id: string,
+    @Query() query: ContentUrlQuery,
+    @Req() req: Request,
+  ): Promise<ReportContentUrlResponse> {
     return this.files.contentUrl(req, await this.reports.require(access, id), query.format ?? 'markdown');
   }
 
@@ -127,7 +157,11 @@ export class ReportsController {
   @WorkspaceRoleRequired('viewer', REPORT)
   @ApiOkResponse({ type: ReportSectionContent })
   @ApiNotFoundResponse({ type: ProblemResponse, description: 'report_section_not_found' })
-  section(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('report_id') id: string, @Param('key') key: string): Promise<ReportSectionContent> {
+  section(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('report_id') id: string,
+    @Param('key') key: string,
+  ): Promise<ReportSectionContent> {
     return this.reports.section(access, id, key);
   }
 
@@ -137,7 +171,12 @@ export class ReportsController {
   @WorkspaceRoleRequired('member', REPORT)
   @ApiOkResponse({ type: ReportContentResponse })
   @ApiNotFoundResponse({ type: ProblemResponse, description: 'report_section_not_found' })
-  deleteSection(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('report_id') id: string, @Param('section_key') key: string, @CurrentUser() caller: Principal): Promise<ReportContentResponse> {
+  deleteSection(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('report_id') id: string,
+    @Param('section_key') key: string,
+    @CurrentUser() caller: Principal,
+  ): Promise<ReportContentResponse> {
     return this.reports.deleteSection(access, id, key, caller);
   }
 
@@ -147,7 +186,13 @@ export class ReportsController {
   @WorkspaceRoleRequired('viewer', REPORT)
   @ApiOkResponse({ type: ReportDownloadResponse })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'report_format_not_enabled' })
-  async download(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('report_id') id: string, @Query() query: FormatQuery, @Req() req: Request, @CurrentUser() caller: Principal): Promise<ReportDownloadResponse> {
+  async download(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('report_id') id: string,
+    @Query() query: FormatQuery,
+    @Req() req: Request,
+    @CurrentUser() caller: Principal,
+  ): Promise<ReportDownloadResponse> {
     return this.files.download(req, access, await this.reports.require(access, id), query.format, caller);
   }
 
@@ -158,7 +203,13 @@ export class ReportsController {
   @WorkspaceRoleRequired('member', REPORT)
   @ApiOkResponse({ type: ReportDownloadResponse })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, report_format_not_enabled' })
-  async export(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('report_id') id: string, @Body() body: ExportReportRequest, @Req() req: Request, @CurrentUser() caller: Principal): Promise<ReportDownloadResponse> {
+  async export(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('report_id') id: string,
+    @Body() body: ExportReportRequest,
+    @Req() req: Request,
+    @CurrentUser() caller: Principal,
+  ): Promise<ReportDownloadResponse> {
     return this.files.export(req, access, await this.reports.require(access, id), body?.format, caller);
   }
 
@@ -169,7 +220,12 @@ export class ReportsController {
   @WorkspaceRoleRequired('member', REPORT)
   @ApiOkResponse({ type: ReportResponse })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, report_reference_invalid' })
-  regenerate(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('report_id') id: string, @Body() body: RegenerateReportRequest, @CurrentUser() caller: Principal): Promise<ReportResponse> {
+  regenerate(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('report_id') id: string,
+    @Body() body: RegenerateReportRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<ReportResponse> {
     return this.reports.regenerate(access, id, body ?? {}, caller);
   }
 
@@ -178,7 +234,10 @@ export class ReportsController {
   @ApiOperation({ operationId: 'listReportPartitions' })
   @WorkspaceRoleRequired('viewer', RUN)
   @ApiOkResponse({ type: [PartitionResponse] })
-  partitions(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') runId: string): Promise<PartitionResponse[]> {
+  partitions(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('run_id') runId: string,
+  ): Promise<PartitionResponse[]> {
     return this.reports.partitionsOf(access, runId);
   }
 
@@ -187,7 +246,10 @@ export class ReportsController {
   @ApiOperation({ operationId: 'listReportPartitionMetrics' })
   @WorkspaceRoleRequired('viewer', RUN)
   @ApiOkResponse({ schema: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } } })
-  partitionMetrics(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') runId: string): Promise<Record<string, string[]>> {
+  partitionMetrics(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('run_id') runId: string,
+  ): Promise<Record<string, string[]>> {
     return this.reports.partitionMetrics(access, runId);
   }
 }

@@ -7,7 +7,18 @@ import type { ReportEntity } from './entities/report.entity.js';
 import { SECTION_TITLES } from '../../../libs/reports/sections.js';
 
 export function sectionContent(s: ReportSection): ReportSectionContent {
-  return { key: s.key, title: s.title, questions: s.questions, markdown: s.markdown, data: s.data, generated_by: s.generated_by, judge_error: s.judge_error, edited: s.edited, edited_at: s.edited_at, edited_by: s.edited_by };
+  return {
+    key: s.key,
+    title: s.title,
+    questions: s.questions,
+    markdown: s.markdown,
+    data: s.data,
+    generated_by: s.generated_by,
+    judge_error: s.judge_error,
+    edited: s.edited,
+    edited_at: s.edited_at,
+    edited_by: s.edited_by,
+  };
 }
 
 export function reportSummary(r: ReportEntity): ReportSummary {
@@ -28,7 +39,13 @@ export function reportSummary(r: ReportEntity): ReportSummary {
 }
 
 export function reportResponse(r: ReportEntity): ReportResponse {
-  return { ...reportSummary(r), judge_id: r.judgeId, baseline_run_id: r.baselineRunId, version: r.version, sections: r.sections.map(sectionContent) };
+  return {
+    ...reportSummary(r),
+    judge_id: r.judgeId,
+    baseline_run_id: r.baselineRunId,
+    version: r.version,
+    sections: r.sections.map(sectionContent),
+  };
 }
 
 export function renderable(r: ReportEntity) {
@@ -36,13 +53,37 @@ export function renderable(r: ReportEntity) {
 }
 
 export function contentResponse(r: ReportEntity): ReportContentResponse {
-  return { report_id: r.id, title: r.title, markdown: reportMarkdown(renderable(r)), sections: r.sections.map(sectionContent), version: r.version, updated_at: r.updatedAt };
+  return {
+    report_id: r.id,
+    title: r.title,
+    markdown: reportMarkdown(renderable(r)),
+    sections: r.sections.map(sectionContent),
+    version: r.version,
+    updated_at: r.updatedAt,
+  };
 }
 
 export function configSummary(c: ReportConfigEntity, defaultId: string | null): ReportConfigSummary {
-  return { id: c.id, workspace_id: c.workspaceId, name: c.name, description: c.description, section_keys: c.sections.map((s) => s.key), is_default: c.id === defaultId, created_at: c.createdAt, updated_at: c.updatedAt };
+  return {
+    id: c.id,
+    workspace_id: c.workspaceId,
+    name: c.name,
+    description: c.description,
+    section_keys: c.sections.map((s) => s.key),
+    is_default: c.id === defaultId,
+    created_at: c.createdAt,
+    updated_at: c.updatedAt,
+  };
 }
 
 export function configResponse(c: ReportConfigEntity, defaultId: string | null): ReportConfigResponse {
-  return { ...configSummary(c, defaultId), sections: c.sections.map((s) => ({ key: s.key, title: s.title ?? SECTION_TITLES[s.key], questions: s.questions ?? [] })), created_by: c.createdBy };
+  return {
+    ...configSummary(c, defaultId),
+    sections: c.sections.map((s) => ({
+      key: s.key,
+      title: s.title ?? SECTION_TITLES[s.key],
+      questions: s.questions ?? [],
+    })),
+    created_by: c.createdBy,
+  };
 }

@@ -24,9 +24,29 @@ import { ReportsService } from './reports.service.js';
 
 /** Reports from runs, report configs, settings and section prompts. */
 @Module({
-  imports: [TypeOrmModule.forFeature([ReportEntity, ReportExportEntity, ReportConfigEntity, ReportSettingsEntity, ReportSectionPromptEntity]), RunsModule, DatasetsModule, CataloguesModule, SecretsModule],
+  imports: [
+    TypeOrmModule.forFeature([
+      ReportEntity,
+      ReportExportEntity,
+      ReportConfigEntity,
+      ReportSettingsEntity,
+      ReportSectionPromptEntity,
+    ]),
+    RunsModule,
+    DatasetsModule,
+    CataloguesModule,
+    SecretsModule,
+  ],
   controllers: [ReportsController, ReportConfigsController, ReportSettingsController, ReportFilesController],
-  providers: [ReportsService, ReportsRepository, ReportBuilder, ReportFilesService, ReportConfigsService, ReportSettingsService, UrlSigner],
+  providers: [
+    ReportsService,
+    ReportsRepository,
+    ReportBuilder,
+    ReportFilesService,
+    ReportConfigsService,
+    ReportSettingsService,
+    UrlSigner,
+  ],
 })
 export class ReportsModule implements OnModuleInit {
   constructor(

@@ -31,8 +31,16 @@ export class ReportsRepository {
     return this.db.repository(ReportSectionPromptEntity);
   }
 
-  page(workspaceId: string, runId: string | undefined, window: { skip: number; take: number }): Promise<[ReportEntity[], number]> {
-    return this.reports.findAndCount({ where: { workspaceId, ...(runId ? { runId } : {}) }, order: { createdAt: 'DESC', id: 'DESC' }, ...window });
+  page(
+    workspaceId: string,
+    runId: string | undefined,
+    window: { skip: number; take: number },
+  ): Promise<[ReportEntity[], number]> {
+    return this.reports.findAndCount({
+      where: { workspaceId, ...(runId ? { runId } : {}) },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      ...window,
+    });
   }
 
   find(workspaceId: string, id: string): Promise<ReportEntity | null> {
@@ -49,7 +57,10 @@ export class ReportsRepository {
   }
 
   async workspaceOf(id: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await this.reports.query('SELECT workspace_id FROM reports WHERE id = $1', [id]);
+    const rows: Array<{ workspace_id: string }> = await this.reports.query(
+      'SELECT workspace_id FROM reports WHERE id = $1',
+      [id],
+    );
     return rows[0]?.workspace_id ?? null;
   }
 
@@ -58,13 +69,25 @@ export class ReportsRepository {
   }
 
   /** The newest export of a format rendered from this version of the report (content not loaded). */
-  latestExport(workspaceId: string, reportId: string, format: string, reportVersion: number): Promise<ReportExportEntity | null> {
-    return this.exports.findOne({ where: { workspaceId, reportId, format: format as ReportExportEntity['format'], reportVersion }, order: { createdAt: 'DESC' } });
+  latestExport(
+    workspaceId: string,
+    reportId: string,
+    format: string,
+    reportVersion: number,
+  ): Promise<ReportExportEntity | null> {
+    return this.exports.findOne({
+      where: { workspaceId, reportId, format: format as ReportExportEntity['format'], reportVersion },
+      order: { createdAt: 'DESC' },
+    });
   }
 
   /** An export with its bytes, for the signed download route. */
   exportWithContent(reportId: string, exportId: string): Promise<ReportExportEntity | null> {
-    return this.exports.createQueryBuilder('e').addSelect('e.content').where('e.id = :exportId AND e.report_id = :reportId', { exportId, reportId }).getOne();
+    return this.exports
+      .createQueryBuilder('e')
+      .addSelect('e.content')
+      .where('e.id = :exportId AND e.report_id = :reportId', { exportId, reportId })
+      .getOne();
   }
 
   listConfigs(workspaceId: string): Promise<ReportConfigEntity[]> {
@@ -76,12 +99,18 @@ export class ReportsRepository {
   }
 
   async configWorkspaceOf(id: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await this.configs.query('SELECT workspace_id FROM report_configs WHERE id = $1', [id]);
+    const rows: Array<{ workspace_id: string }> = await this.configs.query(
+      'SELECT workspace_id FROM report_configs WHERE id = $1',
+      [id],
+    );
     return rows[0]?.workspace_id ?? null;
   }
 
   async configNameTaken(workspaceId: string, name: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query('SELECT 1 FROM report_configs WHERE workspace_id = $1 AND lower(name) = lower($2)', [workspaceId, name]);
+    const rows: unknown[] = await this.db.query(
+      'SELECT 1 FROM report_configs WHERE workspace_id = $1 AND lower(name) = lower($2)',
+      [workspaceId, name],
+    );
     return rows.length > 0;
   }
 

@@ -15,7 +15,17 @@ import { PartitionsService } from '../datasets/partitions.service.js';
 import { VersionsService } from '../datasets/versions.service.js';
 import type { RunEntity } from '../runs/entities/run.entity.js';
 import { RunReadService } from '../runs/run-read.service.js';
-import type { CreateReportRequest, ListReportsQuery, QuestionSchemaResponse, RegenerateReportRequest, ReportContentResponse, ReportResponse, ReportSectionContent, ReportSummary, UpdateReportContentRequest } from './dto/reports.dto.js';
+import type {
+  CreateReportRequest,
+  ListReportsQuery,
+  QuestionSchemaResponse,
+  RegenerateReportRequest,
+  ReportContentResponse,
+  ReportResponse,
+  ReportSectionContent,
+  ReportSummary,
+  UpdateReportContentRequest,
+} from './dto/reports.dto.js';
 import type { ReportEntity } from './entities/report.entity.js';
 import { ReportBuilder } from './report-builder.js';
 import { ReportSettingsService } from './report-settings.service.js';
@@ -54,22 +64,35 @@ export class ReportsService {
     return reportResponse(await this.require(access, id));
   }
 
-  async create(access: WorkspaceAccess, runId: string, body: CreateReportRequest, caller: Principal): Promise<ReportResponse> {
+  async create(
+    access: WorkspaceAccess,
+    runId: string,
+    body: CreateReportRequest,
+    caller: Principal,
+  ): Promise<ReportResponse> {
     const run = await this.requireRun(access, runId);
     const defaults = await this.settings.effective(access.workspaceId);
     const configId = body.config_id ?? defaults.defaultConfigId;
     const config = configId ? await this.reports.findConfig(access.workspaceId, configId) : null;
-    if (body.config_id && !config) throw reference('config_id', `Workspace ${access.workspaceId} has no report config ${body.config_id}`);
+    if (body.config_id && !config)
+      throw reference('config_id', `Workspace ${access.workspaceId} has no report config ${body.config_id}`);
     const judge = body.template_only ? null : await this.judge(access.workspaceId, body.judge_id, defaults.judgeId);
     let baseline: RunEntity | null;
     if (body.baseline_run_id) {
       if (body.baseline_run_id === runId) throw reference('baseline_run_id', 'A run cannot be its own baseline');
       baseline = await this.builder.baseline(run, body.baseline_run_id);
-      if (!baseline) throw reference('baseline_run_id', `Workspace ${access.workspaceId} has no run ${body.baseline_run_id}`);
+      if (!baseline)
+        throw reference('baseline_run_id', `Workspace ${access.workspaceId} has no run ${body.baseline_run_id}`);
     } else baseline = await this.builder.baseline(run);
     const input = await this.builder.input(run, baseline);
     const planned = plannedSections(config?.sections ?? null, body.sections);
-    const sections = await this.builder.sections(access.workspaceId, input, planned, judge, await this.settings.customPrompts(access.workspaceId));
+    const sections = await this.builder.sections(
+      access.workspaceId,
+      input,
+      planned,
+      judge,
+      await this.settings.customPrompts(access.workspaceId),
+    );
     const report = await this.reports.save({
       workspaceId: access.workspaceId,
       runId,
@@ -81,7 +104,14 @@ export class ReportsService {
       generatedAt: new Date(),
       createdBy: caller.userId,
     });
-    await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'report.created', targetType: 'report', targetId: report.id, details: { run_id: runId, judge_id: report.judgeId, sections: sections.map((s) => s.key) } });
+    await this.audit.record({
+      actor: caller,
+      workspaceId: access.workspaceId,
+      action: 'report.created',
+      targetType: 'report',
+      targetId: report.id,
+      details: { run_id: runId, judge_id: report.judgeId, sections: sections.map((s) => s.key) },
+    });
     return reportResponse(report);
   }
 
@@ -95,66 +125,135 @@ export class ReportsService {
   }
 
   /** Replaces the markdown (and title) of the sections named; they are marked edited and regenerate keeps them unless told not to. */
-  async updateContent(access: WorkspaceAccess, id: string, body: UpdateReportContentRequest, req: Request, caller: Principal): Promise<ReportContentResponse> {
+  async updateContent(
+    access: WorkspaceAccess,
+    id: string,
+    body: UpdateReportContentRequest,
+    req: Request,
+    caller: Principal,
+  ): Promise<ReportContentResponse> {
     const report = await this.require(access, id);
     assertIfMatch(req, reportEtag(report));
     const errors: string[] = [];
     const keys = body.sections.map((s) => s.key);
     for (const [i, key] of keys.entries()) {
       if (keys.indexOf(key) !== i) errors.push(`sections[${i}]: ${key} is named twice`);
-      else if (!report.sections.some((s) => s.key === key)) errors.push(`sections[${i}]: the report has no ${key} section (it has ${report.sections.map((s) => s.key).join(', ') || 'none'})`);
+      else if (!report.sections.some((s) => s.key === key))
+        errors.push(
+          `sections[${i}]: the report has no ${key} section (it has ${report.sections.map((s) => s.key).join(', ') || 'none'})`,
+        );
     }
     if (errors.length) throw new DomainError(ReportErrors.report_content_invalid, errors.join('; '), { errors });
     const now = new Date().toISOString();
     report.sections = report.sections.map((s) => {
       const edit = body.sections.find((e) => e.key === s.key);
-      return edit ? { ...s, markdown: edit.markdown, title: edit.title ?? s.title, edited: true, edited_at: now, edited_by: caller.userId } : s;
+      return edit
+        ? {
+            ...s,
+            markdown: edit.markdown,
+            title: edit.title ?? s.title,
+            edited: true,
+            edited_at: now,
+            edited_by: caller.userId,
+          }
+        : s;
     });
     if (body.title) report.title = body.title;
     const saved = await this.reports.save(report);
-    await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'report.edited', targetType: 'report', targetId: id, details: { sections: keys, title: body.title ?? null } });
+    await this.audit.record({
+      actor: caller,
+      workspaceId: access.workspaceId,
+      action: 'report.edited',
+      targetType: 'report',
+      targetId: id,
+      details: { sections: keys, title: body.title ?? null },
+    });
     return contentResponse(saved);
   }
 
-  async deleteSection(access: WorkspaceAccess, id: string, key: string, caller: Principal): Promise<ReportContentResponse> {
+  async deleteSection(
+    access: WorkspaceAccess,
+    id: string,
+    key: string,
+    caller: Principal,
+  ): Promise<ReportContentResponse> {
     const report = await this.require(access, id);
     findSection(report, key);
     report.sections = report.sections.filter((s) => s.key !== key);
     const saved = await this.reports.save(report);
-    await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'report.section_deleted', targetType: 'report', targetId: id, details: { section_key: key } });
+    await this.audit.record({
+      actor: caller,
+      workspaceId: access.workspaceId,
+      action: 'report.section_deleted',
+      targetType: 'report',
+      targetId: id,
+      details: { section_key: key },
+    });
     return contentResponse(saved);
   }
 
   /** Rebuilds the report's sections (or those named) from the run; edited sections stay as edited unless keep_edits is false. */
-  async regenerate(access: WorkspaceAccess, id: string, body: RegenerateReportRequest, caller: Principal): Promise<ReportResponse> {
+  async regenerate(
+    access: WorkspaceAccess,
+    id: string,
+    body: RegenerateReportRequest,
+    caller: Principal,
+  ): Promise<ReportResponse> {
     const report = await this.require(access, id);
     const run = await this.requireRun(access, report.runId);
     const defaults = await this.settings.effective(access.workspaceId);
-    const judge = body.template_only ? null : await this.judge(access.workspaceId, body.judge_id, report.judgeId ?? defaults.judgeId);
+    const judge = body.template_only
+      ? null
+      : await this.judge(access.workspaceId, body.judge_id, report.judgeId ?? defaults.judgeId);
     const config = report.configId ? await this.reports.findConfig(access.workspaceId, report.configId) : null;
     const baseline = await this.builder.baseline(run, report.baselineRunId);
     const keepEdits = body.keep_edits ?? true;
-    const kept = new Map<string, ReportSection>(keepEdits ? report.sections.filter((s) => s.edited).map((s) => [s.key, s]) : []);
-    const planned: ConfigSection[] = plannedSections(config?.sections ?? null, body.sections ?? report.sections.map((s) => s.key));
+    const kept = new Map<string, ReportSection>(
+      keepEdits ? report.sections.filter((s) => s.edited).map((s) => [s.key, s]) : [],
+    );
+    const planned: ConfigSection[] = plannedSections(
+      config?.sections ?? null,
+      body.sections ?? report.sections.map((s) => s.key),
+    );
     const only = new Set<SectionKey>(planned.map((p) => p.key).filter((k) => !kept.has(k)));
-    const built = await this.builder.sections(access.workspaceId, await this.builder.input(run, baseline), planned, judge, await this.settings.customPrompts(access.workspaceId), only);
+    const built = await this.builder.sections(
+      access.workspaceId,
+      await this.builder.input(run, baseline),
+      planned,
+      judge,
+      await this.settings.customPrompts(access.workspaceId),
+      only,
+    );
     report.sections = planned.map((p) => kept.get(p.key) ?? built.find((b) => b.key === p.key)!);
     report.judgeId = judge?.id ?? null;
     report.baselineRunId = baseline?.id ?? null;
     report.generatedAt = new Date();
     const saved = await this.reports.save(report);
-    await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'report.regenerated', targetType: 'report', targetId: id, details: { keep_edits: keepEdits, kept: [...kept.keys()], judge_id: saved.judgeId } });
+    await this.audit.record({
+      actor: caller,
+      workspaceId: access.workspaceId,
+      action: 'report.regenerated',
+      targetType: 'report',
+      targetId: id,
+      details: { keep_edits: keepEdits, kept: [...kept.keys()], judge_id: saved.judgeId },
+    });
     return reportResponse(saved);
   }
 
   /** The questions a report on this run answers, section by section, given its metrics and dimensions. */
-  async questions(access: WorkspaceAccess, runId: string, configId: string | undefined): Promise<QuestionSchemaResponse> {
+  async questions(
+    access: WorkspaceAccess,
+    runId: string,
+    configId: string | undefined,
+  ): Promise<QuestionSchemaResponse> {
     const run = await this.requireRun(access, runId);
     const id = configId ?? (await this.settings.effective(access.workspaceId)).defaultConfigId;
     const config = id ? await this.reports.findConfig(access.workspaceId, id) : null;
     if (configId && !config) throw new NotFoundError('report config', configId);
     const metrics = run.snapshot.metrics.map((m) => m.name);
-    const dimensions = [...new Set((await this.runs.items(runId)).flatMap((i) => Object.keys(i.dimensions ?? {})))].sort();
+    const dimensions = [
+      ...new Set((await this.runs.items(runId)).flatMap((i) => Object.keys(i.dimensions ?? {}))),
+    ].sort();
     const hasBaseline = (await this.runs.previousSucceededId(run)) !== null;
     return {
       run_id: runId,
@@ -163,8 +262,15 @@ export class ReportsService {
       dimensions,
       has_baseline: hasBaseline,
       sections: plannedSections(config?.sections ?? null, undefined).map((p) => {
-        const texts = [...sectionQuestions(p.key, metrics, dimensions, hasBaseline).map((text) => ({ text, source: 'builtin' })), ...(p.questions ?? []).map((text) => ({ text, source: 'config' }))];
-        return { key: p.key, title: p.title ?? SECTION_TITLES[p.key], questions: texts.map((q, n) => ({ id: `${p.key}.${n + 1}`, ...q })) };
+        const texts = [
+          ...sectionQuestions(p.key, metrics, dimensions, hasBaseline).map((text) => ({ text, source: 'builtin' })),
+          ...(p.questions ?? []).map((text) => ({ text, source: 'config' })),
+        ];
+        return {
+          key: p.key,
+          title: p.title ?? SECTION_TITLES[p.key],
+          questions: texts.map((q, n) => ({ id: `${p.key}.${n + 1}`, ...q })),
+        };
       }),
     };
   }
@@ -180,7 +286,14 @@ export class ReportsService {
   async partitionMetrics(access: WorkspaceAccess, runId: string): Promise<Record<string, string[]>> {
     const run = await this.requireRun(access, runId);
     const { version } = await this.versions.require(access, run.datasetId, run.versionId);
-    const names = [...new Set([...run.snapshot.metrics.map((m) => m.name), ...metricAvailability(version.mapping).filter((m) => m.available).map((m) => m.name)])];
+    const names = [
+      ...new Set([
+        ...run.snapshot.metrics.map((m) => m.name),
+        ...metricAvailability(version.mapping)
+          .filter((m) => m.available)
+          .map((m) => m.name),
+      ]),
+    ];
     const list = await this.partitions.list(version);
     return Object.fromEntries(list.map((p) => [p.id, names]));
   }
@@ -192,7 +305,11 @@ export class ReportsService {
   }
 
   /** The judge named in the request (400 when the workspace has none such), else the default one (skipped when gone). */
-  private async judge(workspaceId: string, named: string | undefined, fallback: string | null): Promise<JudgeEntity | null> {
+  private async judge(
+    workspaceId: string,
+    named: string | undefined,
+    fallback: string | null,
+  ): Promise<JudgeEntity | null> {
     if (named) {
       const judge = await this.judges.find(workspaceId, named);
       if (!judge) throw reference('judge_id', `Workspace ${workspaceId} has no judge ${named}`);
@@ -213,6 +330,9 @@ function reference(field: string, detail: string): DomainError {
 
 function findSection(report: ReportEntity, key: string): ReportSection {
   const section = report.sections.find((s) => s.key === key);
-  if (!section) throw new DomainError(ReportErrors.report_section_not_found, `Report ${report.id} has no section "${key}"`, { available: report.sections.map((s) => s.key) });
+  if (!section)
+    throw new DomainError(ReportErrors.report_section_not_found, `Report ${report.id} has no section "${key}"`, {
+      available: report.sections.map((s) => s.key),
+    });
   return section;
 }

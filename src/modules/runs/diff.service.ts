@@ -35,7 +35,17 @@ export class DiffService {
     const rows = query.status ? c.diff.rows.filter((r) => r.status === query.status) : c.diff.rows;
     const limit = query.limit ?? 100;
     const offset = query.offset ?? 0;
-    return { base_run_id: c.base.id, candidate_run_id: c.candidate.id, metrics: c.metrics.map((m) => m.name), summary: c.diff.summary, rows: rows.slice(offset, offset + limit), total: rows.length, limit, offset, statistics: this.statistics(c, query) };
+    return {
+      base_run_id: c.base.id,
+      candidate_run_id: c.candidate.id,
+      metrics: c.metrics.map((m) => m.name),
+      summary: c.diff.summary,
+      rows: rows.slice(offset, offset + limit),
+      total: rows.length,
+      limit,
+      offset,
+      statistics: this.statistics(c, query),
+    };
   }
 
   /**
@@ -45,16 +55,45 @@ export class DiffService {
   statistics(c: Compared, query: Pick<DiffQuery, 'alpha' | 'min_rows'>): DiffStatistics {
     const dimensions = new Map<string, Record<string, string | null>>();
     // The candidate's dimension values win: it ran on the version under review.
-    for (const item of [...c.baseItems, ...c.candidateItems]) if (item.dimensions) dimensions.set(item.row_id, item.dimensions);
-    return diffStatistics(c.diff.rows, c.metrics, { alpha: query.alpha, minRows: query.min_rows, seedKey: `${c.base.id}:${c.candidate.id}`, dimensionsOf: (rowId) => dimensions.get(rowId) });
+    for (const item of [...c.baseItems, ...c.candidateItems])
+      if (item.dimensions) dimensions.set(item.row_id, item.dimensions);
+    return diffStatistics(c.diff.rows, c.metrics, {
+      alpha: query.alpha,
+      minRows: query.min_rows,
+      seedKey: `${c.base.id}:${c.candidate.id}`,
+      dimensionsOf: (rowId) => dimensions.get(rowId),
+    });
   }
 
-  async export(access: WorkspaceAccess, query: DiffQuery, format: 'csv' | 'json'): Promise<{ body: string; contentType: string; filename: string }> {
+  async export(
+    access: WorkspaceAccess,
+    query: DiffQuery,
+    format: 'csv' | 'json',
+  ): Promise<{ body: string; contentType: string; filename: string }> {
     const c = await this.compare(access, query);
     const rows = query.status ? c.diff.rows.filter((r) => r.status === query.status) : c.diff.rows;
     const filename = `diff-${c.base.id.slice(0, 8)}-${c.candidate.id.slice(0, 8)}.${format}`;
-    if (format === 'csv') return { body: diffToCsv(rows, c.metrics.map((m) => m.name)), contentType: 'text/csv; charset=utf-8', filename };
-    return { body: JSON.stringify({ base_run_id: c.base.id, candidate_run_id: c.candidate.id, metrics: c.metrics.map((m) => m.name), summary: c.diff.summary, statistics: this.statistics(c, query), rows }), contentType: 'application/json', filename };
+    if (format === 'csv')
+      return {
+        body: diffToCsv(
+          rows,
+          c.metrics.map((m) => m.name),
+        ),
+        contentType: 'text/csv; charset=utf-8',
+        filename,
+      };
+    return {
+      body: JSON.stringify({
+        base_run_id: c.base.id,
+        candidate_run_id: c.candidate.id,
+        metrics: c.metrics.map((m) => m.name),
+        summary: c.diff.summary,
+        statistics: this.statistics(c, query),
+        rows,
+      }),
+      contentType: 'application/json',
+      filename,
+    };
   }
 
   async row(access: WorkspaceAccess, query: DiffQuery & { row_id: string }): Promise<RunDiffRowResponse> {
@@ -66,7 +105,17 @@ export class DiffService {
     const row = (candidateItem ?? baseItem)!.data;
     const mapping = (candidateItem ? c.candidate : c.base).snapshot.mapping;
     const text = (v: unknown) => (v === undefined || v === null ? null : typeof v === 'string' ? v : JSON.stringify(v));
-    const side = (i: RunItemRow | null) => (i ? { status: i.status, output: i.output, passed: i.passed, latency_ms: i.latency_ms, scores: i.scores ?? {}, error: i.error } : null);
+    const side = (i: RunItemRow | null) =>
+      i
+        ? {
+            status: i.status,
+            output: i.output,
+            passed: i.passed,
+            latency_ms: i.latency_ms,
+            scores: i.scores ?? {},
+            error: i.error,
+          }
+        : null;
     return {
       base_run_id: c.base.id,
       candidate_run_id: c.candidate.id,
@@ -84,7 +133,10 @@ export class DiffService {
   /** The row side by side as a PNG. */
   async rowImage(access: WorkspaceAccess, query: DiffQuery & { row_id: string }): Promise<Buffer> {
     const row = await this.row(access, query);
-    const side = (s: RunDiffRowResponse['base'], label: string) => (s ? { label, output: s.output, passed: s.passed, error: s.error ? `${s.error.code}: ${s.error.message}` : null } : null);
+    const side = (s: RunDiffRowResponse['base'], label: string) =>
+      s
+        ? { label, output: s.output, passed: s.passed, error: s.error ? `${s.error.code}: ${s.error.message}` : null }
+        : null;
     const [base, candidate] = [await this.runs.find(query.base), await this.runs.find(query.candidate)];
     return renderDiffRowPng({
       row_id: row.row_id,
@@ -93,24 +145,46 @@ export class DiffService {
       expected_output: row.expected_output,
       base: side(row.base, base?.name ?? query.base),
       candidate: side(row.candidate, candidate?.name ?? query.candidate),
-      metrics: Object.entries(row.metrics).map(([name, m]) => ({ name, base: m.base, candidate: m.candidate, delta: m.delta })),
+      metrics: Object.entries(row.metrics).map(([name, m]) => ({
+        name,
+        base: m.base,
+        candidate: m.candidate,
+        delta: m.delta,
+      })),
     });
   }
 
-  async compare(access: WorkspaceAccess, query: Pick<DiffQuery, 'base' | 'candidate' | 'tolerance'>): Promise<Compared> {
+  async compare(
+    access: WorkspaceAccess,
+    query: Pick<DiffQuery, 'base' | 'candidate' | 'tolerance'>,
+  ): Promise<Compared> {
     const base = await this.runsService.require(access, query.base);
     const candidate = await this.runsService.require(access, query.candidate);
     const byName = new Map<string, RunMetricSpec>();
-    for (const m of [...base.snapshot.metrics, ...candidate.snapshot.metrics]) if (!byName.has(m.name)) byName.set(m.name, { name: m.name, better: m.better, gating: m.gating, min_pass_rate: m.min_pass_rate });
+    for (const m of [...base.snapshot.metrics, ...candidate.snapshot.metrics])
+      if (!byName.has(m.name))
+        byName.set(m.name, { name: m.name, better: m.better, gating: m.gating, min_pass_rate: m.min_pass_rate });
     const metrics = [...byName.values()];
     const [baseItems, candidateItems] = [await this.runs.items(base.id), await this.runs.items(candidate.id)];
     // A row whose call failed counts as failed when the pass rule says errors fail.
-    const done = (items: RunItemRow[], run: RunEntity) => items.filter((i) => i.status !== 'pending').map((i) => ({ ...itemResult(i), passed: i.status === 'error' && run.snapshot.pass_rule.errors_fail ? false : i.passed }));
-    const diff = diffRows(done(baseItems, base), done(candidateItems, candidate), metrics, { tolerance: query.tolerance });
+    const done = (items: RunItemRow[], run: RunEntity) =>
+      items
+        .filter((i) => i.status !== 'pending')
+        .map((i) => ({
+          ...itemResult(i),
+          passed: i.status === 'error' && run.snapshot.pass_rule.errors_fail ? false : i.passed,
+        }));
+    const diff = diffRows(done(baseItems, base), done(candidateItems, candidate), metrics, {
+      tolerance: query.tolerance,
+    });
     // Within a status, rows keep their dataset order.
     const ordinal = new Map([...baseItems, ...candidateItems].map((i) => [i.row_id, Number(i.ordinal)]));
     const rank = new Map(diff.rows.map((row, i) => [row.row_id, i]));
-    diff.rows.sort((a, b) => (a.status === b.status ? ordinal.get(a.row_id)! - ordinal.get(b.row_id)! : rank.get(a.row_id)! - rank.get(b.row_id)!));
+    diff.rows.sort((a, b) =>
+      a.status === b.status
+        ? ordinal.get(a.row_id)! - ordinal.get(b.row_id)!
+        : rank.get(a.row_id)! - rank.get(b.row_id)!,
+    );
     return { base, candidate, metrics, diff, baseItems, candidateItems };
   }
 }

@@ -1,5 +1,14 @@
 import { Controller, Get, Query, Req, Res } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiConflictResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiProduces, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { WorkspaceAccess } from '../../../libs/auth/roles.js';
@@ -9,7 +18,12 @@ import { GateQuery, GateResponse, type GateFormat } from './dto/gate.dto.js';
 import { GateService } from './gate.service.js';
 
 /** The media types the gate negotiates, in order of preference when the client accepts several. */
-const ACCEPTED: Record<string, GateFormat> = { 'application/json': 'json', 'text/markdown': 'markdown', 'application/xml': 'junit', 'text/xml': 'junit' };
+const ACCEPTED: Record<string, GateFormat> = {
+  'application/json': 'json',
+  'text/markdown': 'markdown',
+  'application/xml': 'junit',
+  'text/xml': 'junit',
+};
 
 @ApiTags('runs')
 @ApiExtraModels(GateResponse)
@@ -33,13 +47,26 @@ export class GateController {
     description: 'The verdict with every check',
     content: {
       'application/json': { schema: { $ref: getSchemaPath(GateResponse) } },
-      'text/markdown': { schema: { type: 'string' }, example: '## ❌ Release gate failed: nightly\n\n| | Check | Metric | Dimension | …\n' },
-      'application/xml': { schema: { type: 'string' }, example: '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="ews release gate" tests="9" failures="1" errors="0" skipped="0">…</testsuites>\n' },
+      'text/markdown': {
+        schema: { type: 'string' },
+        example: '## ❌ Release gate failed: nightly\n\n| | Check | Metric | Dimension | …\n',
+      },
+      'application/xml': {
+        schema: { type: 'string' },
+        example:
+          '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="ews release gate" tests="9" failures="1" errors="0" skipped="0">…</testsuites>\n',
+      },
     },
   })
   @ApiConflictResponse({ type: ProblemResponse, description: 'gate_baseline_not_finished' })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, project_ambiguous' })
-  async gate(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') runId: string, @Query() query: GateQuery, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async gate(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('run_id') runId: string,
+    @Query() query: GateQuery,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     const format = query.format ?? ACCEPTED[req.accepts(Object.keys(ACCEPTED)) || 'application/json'];
     const answer = await this.gates.render(access, runId, query, format);
     res.status(200).setHeader('Content-Type', answer.contentType);

@@ -27,20 +27,43 @@ export class GateService {
     private readonly projects: ProjectsService,
   ) {}
 
-  async gate(access: WorkspaceAccess, runId: string, query: GateQuery): Promise<GateReport & { project_id: string | null; test_plan: { id: string; name: string; version: number } | null }> {
+  async gate(
+    access: WorkspaceAccess,
+    runId: string,
+    query: GateQuery,
+  ): Promise<
+    GateReport & { project_id: string | null; test_plan: { id: string; name: string; version: number } | null }
+  > {
     const run = await this.runsService.require(access, runId);
     // Every id of the request is checked against the workspace before anything is judged.
     const baselineRun = query.baseline_run_id ? await this.runsService.require(access, query.baseline_run_id) : null;
-    const project = await this.projects.releasePlan(access, { projectId: query.project_id, sutId: run.sutId, datasetId: run.datasetId });
+    const project = await this.projects.releasePlan(access, {
+      projectId: query.project_id,
+      sutId: run.sutId,
+      datasetId: run.datasetId,
+    });
     let baseline = null;
     if (baselineRun) {
-      if (!TERMINAL_RUN_STATES.has(baselineRun.state)) throw new DomainError(RunErrors.gate_baseline_not_finished, `Baseline run ${baselineRun.id} is ${baselineRun.state}; compare with a run that has ended`, { baseline_run_id: baselineRun.id });
-      baseline = this.diffs.statistics(await this.diffs.compare(access, { base: baselineRun.id, candidate: run.id }), query);
+      if (!TERMINAL_RUN_STATES.has(baselineRun.state))
+        throw new DomainError(
+          RunErrors.gate_baseline_not_finished,
+          `Baseline run ${baselineRun.id} is ${baselineRun.state}; compare with a run that has ended`,
+          { baseline_run_id: baselineRun.id },
+        );
+      baseline = this.diffs.statistics(
+        await this.diffs.compare(access, { base: baselineRun.id, candidate: run.id }),
+        query,
+      );
     }
     // Over the rows scored so far: a run that has not ended fails its run_state check anyway.
     const summary = await this.summaries.summarize(run, { scored: true });
     const plan = project?.test_plan ?? null;
-    const result = evaluateGate({ run: { state: run.state, pass_rule: run.snapshot.pass_rule, metrics: run.snapshot.metrics }, summary, plan, baseline });
+    const result = evaluateGate({
+      run: { state: run.state, pass_rule: run.snapshot.pass_rule, metrics: run.snapshot.metrics },
+      summary,
+      plan,
+      baseline,
+    });
     return {
       run_id: run.id,
       run_name: run.name,
@@ -54,7 +77,12 @@ export class GateService {
   }
 
   /** The gate in the format asked: JSON (the response record), Markdown or JUnit XML. */
-  async render(access: WorkspaceAccess, runId: string, query: GateQuery, format: GateFormat): Promise<{ contentType: string; body: string | GateResponse }> {
+  async render(
+    access: WorkspaceAccess,
+    runId: string,
+    query: GateQuery,
+    format: GateFormat,
+  ): Promise<{ contentType: string; body: string | GateResponse }> {
     const report = await this.gate(access, runId, query);
     const { run_name: _run, project_name: _project, ...response } = report;
     if (format === 'markdown') return { contentType: GATE_MEDIA_TYPES.markdown, body: gateToMarkdown(report) };

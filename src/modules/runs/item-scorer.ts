@@ -25,7 +25,9 @@ export interface ScoredItem {
 type ScorableItem = Pick<RunItemRow, 'row_id' | 'data' | 'output' | 'latency_ms' | 'usage' | 'cost_usd'>;
 
 function usageOf(usage: ScorableItem['usage']): { prompt_tokens?: number; completion_tokens?: number } | null {
-  return usage ? { prompt_tokens: usage.prompt_tokens ?? undefined, completion_tokens: usage.completion_tokens ?? undefined } : null;
+  return usage
+    ? { prompt_tokens: usage.prompt_tokens ?? undefined, completion_tokens: usage.completion_tokens ?? undefined }
+    : null;
 }
 
 /** A mapped value as text for metrics and rubrics (objects as JSON). */
@@ -49,7 +51,8 @@ export class ItemScorer {
     private readonly keys: ScoringKeys,
     private readonly signal?: AbortSignal,
   ) {
-    for (const m of metrics) if (m.judge && !this.judgeSlots.has(m.judge.id)) this.judgeSlots.set(m.judge.id, pLimit(m.judge.max_concurrency));
+    for (const m of metrics)
+      if (m.judge && !this.judgeSlots.has(m.judge.id)) this.judgeSlots.set(m.judge.id, pLimit(m.judge.max_concurrency));
   }
 
   async score(item: ScorableItem): Promise<ScoredItem> {
@@ -63,10 +66,30 @@ export class ItemScorer {
       this.metrics.map(async (metric): Promise<[string, MetricScore]> => {
         if (metric.kind === 'deterministic') {
           const params = metric.threshold === null ? metric.params : { ...metric.params, threshold: metric.threshold };
-          const result = scoreDeterministic(metric.metric, { output: item.output, ...fields, latency_ms: item.latency_ms, usage: usageOf(item.usage), cost_usd: item.cost_usd }, params);
-          return [metric.name, { score: result.score, passed: result.passed ?? null, normalized: metric.better === 'higher' ? result.score : null, detail: result.detail, error: result.error ?? null }];
+          const result = scoreDeterministic(
+            metric.metric,
+            {
+              output: item.output,
+              ...fields,
+              latency_ms: item.latency_ms,
+              usage: usageOf(item.usage),
+              cost_usd: item.cost_usd,
+            },
+            params,
+          );
+          return [
+            metric.name,
+            {
+              score: result.score,
+              passed: result.passed ?? null,
+              normalized: metric.better === 'higher' ? result.score : null,
+              detail: result.detail,
+              error: result.error ?? null,
+            },
+          ];
         }
-        if (item.output === null) return [metric.name, { score: null, passed: null, error: 'the SUT gave no output to score' }];
+        if (item.output === null)
+          return [metric.name, { score: null, passed: null, error: 'the SUT gave no output to score' }];
         if (metric.kind === 'judged') return [metric.name, await this.judged(metric, item, fields, judgeErrors)];
         return [metric.name, await this.custom(metric, item, fields)];
       }),
@@ -79,25 +102,63 @@ export class ItemScorer {
     return valueAt(item.data, this.mapping[field] ?? field);
   }
 
-  private async judged(metric: RunMetric, item: ScorableItem, fields: { input: string | null; expected_output: string | null; context: string | null }, errors: ScoredItem['judgeErrors']): Promise<MetricScore> {
+  private async judged(
+    metric: RunMetric,
+    item: ScorableItem,
+    fields: { input: string | null; expected_output: string | null; context: string | null },
+    errors: ScoredItem['judgeErrors'],
+  ): Promise<MetricScore> {
     const judge = metric.judge!;
     const spec = metric.judged!;
-    const result = await this.judgeSlots.get(judge.id)!(() => grade(judge.connection, this.keys.judges.get(judge.id) ?? null, spec.rubric, spec.scale, { ...fields, output: item.output, row: item.data }, { signal: this.signal }));
+    const result = await this.judgeSlots.get(judge.id)!(() =>
+      grade(
+        judge.connection,
+        this.keys.judges.get(judge.id) ?? null,
+        spec.rubric,
+        spec.scale,
+        { ...fields, output: item.output, row: item.data },
+        { signal: this.signal },
+      ),
+    );
     if (!result.verdict) {
       const error = result.error ?? { code: 'no_verdict', message: 'the judge gave no verdict' };
       errors.push({ metric: metric.name, judge: judge.name, ...error });
       return { score: null, passed: null, error: `${error.code}: ${error.message}` };
     }
     const v = result.verdict;
-    const passed = spec.scale.type === 'numeric' ? v.normalized >= (spec.pass_threshold ?? 0.75) : (spec.pass_labels ?? []).includes(v.label ?? '');
+    const passed =
+      spec.scale.type === 'numeric'
+        ? v.normalized >= (spec.pass_threshold ?? 0.75)
+        : (spec.pass_labels ?? []).includes(v.label ?? '');
     return { score: v.score, passed, normalized: v.normalized, label: v.label, reason: v.reason, error: null };
   }
 
-  private async custom(metric: RunMetric, item: ScorableItem, fields: { input: string | null; expected_output: string | null; context: string | null }): Promise<MetricScore> {
+  private async custom(
+    metric: RunMetric,
+    item: ScorableItem,
+    fields: { input: string | null; expected_output: string | null; context: string | null },
+  ): Promise<MetricScore> {
     const op = metric.custom_op!;
-    const [result] = await invokeCustomOp({ endpoint_url: op.endpoint_url, health_url: '', timeout_ms: op.timeout_ms, secret: this.keys.customOps.get(op.name) ?? null }, op.name, metric.params, [{ row_id: item.row_id, output: item.output, ...fields }], this.signal);
+    const [result] = await invokeCustomOp(
+      {
+        endpoint_url: op.endpoint_url,
+        health_url: '',
+        timeout_ms: op.timeout_ms,
+        secret: this.keys.customOps.get(op.name) ?? null,
+      },
+      op.name,
+      metric.params,
+      [{ row_id: item.row_id, output: item.output, ...fields }],
+      this.signal,
+    );
     if (result.error || result.score === null) return { score: null, passed: null, error: result.error ?? 'no score' };
-    const passed = result.passed ?? (metric.threshold === null ? null : metric.better === 'higher' ? result.score >= metric.threshold : result.score <= metric.threshold);
+    const passed =
+      result.passed ??
+      (metric.threshold === null
+        ? null
+        : metric.better === 'higher'
+          ? result.score >= metric.threshold
+          : result.score <= metric.threshold);
     return { score: result.score, passed, detail: result.detail ?? undefined, error: null };
   }
 }

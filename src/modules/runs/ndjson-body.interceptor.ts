@@ -20,7 +20,9 @@ export class NdjsonBodyInterceptor implements NestInterceptor {
         try {
           results.push(JSON.parse(line));
         } catch (err) {
-          throw new DomainError(RunErrors.upload_invalid, `line ${i + 1} is not JSON: ${(err as Error).message}`, { line: i + 1 });
+          throw new DomainError(RunErrors.upload_invalid, `line ${i + 1} is not JSON: ${(err as Error).message}`, {
+            line: i + 1,
+          });
         }
       });
       req.body = { results };

@@ -11,14 +11,35 @@ import type { FilterContext } from '../datasets/query-language.js';
 import { QueryService } from '../datasets/query.service.js';
 import { VersionsService } from '../datasets/versions.service.js';
 import type { WorkspaceAccess } from '../../../libs/auth/roles.js';
-import type { RunItemResultDto, RunResultsQueryRequest, RunResultsQueryResponse, RunSessionResponse } from './dto/results.dto.js';
+import type {
+  RunItemResultDto,
+  RunResultsQueryRequest,
+  RunResultsQueryResponse,
+  RunSessionResponse,
+} from './dto/results.dto.js';
 import type { RunEntity } from './entities/run.entity.js';
 import { RunsRepository, type RunItemRow } from './runs.repository.js';
 import { RunSummaries } from './run-summaries.js';
 import { RunsService } from './runs.service.js';
 
 /** The result fields the query language sees on each item (`row.<column>` for the dataset row). */
-const RESULT_FIELDS = ['row', 'row_id', 'repetition', 'session_id', 'turn', 'status', 'output', 'latency_ms', 'cost_usd', 'usage', 'extras', 'error', 'scores', 'passed', 'dimensions'];
+const RESULT_FIELDS = [
+  'row',
+  'row_id',
+  'repetition',
+  'session_id',
+  'turn',
+  'status',
+  'output',
+  'latency_ms',
+  'cost_usd',
+  'usage',
+  'extras',
+  'error',
+  'scores',
+  'passed',
+  'dimensions',
+];
 const ROW_EXPR = `jsonb_build_object('row', i.data, 'row_id', i.row_id, 'repetition', i.repetition, 'session_id', i.session_id, 'turn', i.turn, 'status', i.status, 'output', i.output,
   'latency_ms', i.latency_ms, 'cost_usd', i.cost_usd, 'usage', i.usage, 'extras', i.extras, 'error', i.error, 'scores', i.scores, 'passed', i.passed, 'dimensions', i.dimensions)`;
 
@@ -51,13 +72,36 @@ export class ResultsService {
     const run = await this.runsService.require(access, id);
     const { total } = await this.runs.counts(id);
     const summary = await this.summaries.summarize(run, { scored: true });
-    return { run_id: id, state: run.state, final: run.finishedAt !== null, passed: run.passed, pass_rule: run.snapshot.pass_rule, items: total, scored: summary.rows, summary };
+    return {
+      run_id: id,
+      state: run.state,
+      final: run.finishedAt !== null,
+      passed: run.passed,
+      pass_rule: run.snapshot.pass_rule,
+      items: total,
+      scored: summary.rows,
+      summary,
+    };
   }
 
   /** A page of results matching a filter in the dataset query language. */
-  async queryResults(access: WorkspaceAccess, id: string, body: RunResultsQueryRequest): Promise<RunResultsQueryResponse> {
+  async queryResults(
+    access: WorkspaceAccess,
+    id: string,
+    body: RunResultsQueryRequest,
+  ): Promise<RunResultsQueryResponse> {
     await this.runsService.require(access, id);
-    return this.page({ rowExpr: ROW_EXPR, rowIdExpr: 'i.row_id', dimensionExpr: DIMENSION_EXPR, columns: new Set(RESULT_FIELDS), params: [id] }, id, body);
+    return this.page(
+      {
+        rowExpr: ROW_EXPR,
+        rowIdExpr: 'i.row_id',
+        dimensionExpr: DIMENSION_EXPR,
+        columns: new Set(RESULT_FIELDS),
+        params: [id],
+      },
+      id,
+      body,
+    );
   }
 
   /**
@@ -65,12 +109,24 @@ export class ResultsService {
    * `_status`, `_output`, `_passed`, `_latency_ms`, `_error` and `_score.<metric>`; the filter
    * and sort name those same columns (`{"field": "topic", ...}`, `{"field": "_passed", ...}`).
    */
-  async queryTable(access: WorkspaceAccess, id: string, body: RunResultsQueryRequest): Promise<Record<string, unknown>> {
+  async queryTable(
+    access: WorkspaceAccess,
+    id: string,
+    body: RunResultsQueryRequest,
+  ): Promise<Record<string, unknown>> {
     const run = await this.runsService.require(access, id);
     const { dataset } = run.snapshot;
     const { version } = await this.versions.require(access, dataset.id, dataset.version_id);
-    const columns = new Set([...version.columns.map((c) => c.name), ...TABLE_RESULT_COLUMNS, ...run.snapshot.metrics.map((m) => `_score.${m.name}`)]);
-    const page = await this.page({ rowExpr: TABLE_EXPR, rowIdExpr: 'i.row_id', dimensionExpr: DIMENSION_EXPR, columns, params: [id] }, id, body);
+    const columns = new Set([
+      ...version.columns.map((c) => c.name),
+      ...TABLE_RESULT_COLUMNS,
+      ...run.snapshot.metrics.map((m) => `_score.${m.name}`),
+    ]);
+    const page = await this.page(
+      { rowExpr: TABLE_EXPR, rowIdExpr: 'i.row_id', dimensionExpr: DIMENSION_EXPR, columns, params: [id] },
+      id,
+      body,
+    );
     return {
       run_id: id,
       total: page.total,
@@ -85,7 +141,12 @@ export class ResultsService {
         _passed: i.passed,
         _latency_ms: i.latency_ms,
         _error: i.error?.code ?? null,
-        ...Object.fromEntries(Object.entries(i.scores).map(([name, s]) => [`_score.${name}`, reportedScore(s as { score: number | null; normalized?: number | null })])),
+        ...Object.fromEntries(
+          Object.entries(i.scores).map(([name, s]) => [
+            `_score.${name}`,
+            reportedScore(s as { score: number | null; normalized?: number | null }),
+          ]),
+        ),
       })),
     };
   }
@@ -94,7 +155,14 @@ export class ResultsService {
     const compiled = this.query.compileQuery(ctx, body.filter, body.sort);
     const limit = body.limit ?? 50;
     const offset = body.offset ?? 0;
-    const { rows, total } = await this.runs.queryItems(compiled.where, compiled.whereParams, compiled.orderBy, compiled.params, limit, offset);
+    const { rows, total } = await this.runs.queryItems(
+      compiled.where,
+      compiled.whereParams,
+      compiled.orderBy,
+      compiled.params,
+      limit,
+      offset,
+    );
     return { run_id: id, items: rows.map(itemDto), total, limit, offset };
   }
 
@@ -103,7 +171,12 @@ export class ResultsService {
     const turns = await this.runs.session(id, sessionId);
     if (!turns.length) throw new NotFoundError('session', sessionId);
     const verdicts = turns.map((t) => t.passed).filter((p): p is boolean => p !== null);
-    return { run_id: id, session_id: sessionId, turns: turns.map(itemDto), passed: verdicts.length ? verdicts.every(Boolean) : null };
+    return {
+      run_id: id,
+      session_id: sessionId,
+      turns: turns.map(itemDto),
+      passed: verdicts.length ? verdicts.every(Boolean) : null,
+    };
   }
 
   /** Where the run fails: failed rows by metric and by dimension value (worst first), and the most frequent errors with example rows. */
@@ -117,12 +190,23 @@ export class ResultsService {
     const path = `/files/runs/${run.id}/${filename}`;
     const signed = this.signer.sign(req, path, {}, this.config.env.SIGNED_URL_TTL_SECONDS);
     void access;
-    return { url: signed.url, method: 'GET', expires_at: signed.expires_at, format: 'parquet', filename, run_id: run.id, rows: run.total };
+    return {
+      url: signed.url,
+      method: 'GET',
+      expires_at: signed.expires_at,
+      format: 'parquet',
+      filename,
+      run_id: run.id,
+      rows: run.total,
+    };
   }
 
   /** Streams the results as Parquet: a row per item, the row's mapped fields, output, latency, cost, verdict, and a score and verdict column per metric. */
   async serveParquet(req: Request, res: Response, runId: string, filename: string): Promise<void> {
-    this.signer.assertValid(`/files/runs/${runId}/${encodeURIComponent(filename)}`, req.query as Record<string, unknown>);
+    this.signer.assertValid(
+      `/files/runs/${runId}/${encodeURIComponent(filename)}`,
+      req.query as Record<string, unknown>,
+    );
     const run = await this.runs.find(runId);
     if (!run) throw new NotFoundError('run', runId);
     const items = await this.runs.items(runId);
@@ -167,7 +251,12 @@ export class ResultsService {
         cost_usd: i.cost_usd,
         error_code: i.error?.code ?? null,
         passed: i.passed,
-        ...Object.fromEntries(metrics.flatMap((m) => [[`score_${m}`, i.scores?.[m]?.score ?? null], [`passed_${m}`, i.scores?.[m]?.passed ?? null]])),
+        ...Object.fromEntries(
+          metrics.flatMap((m) => [
+            [`score_${m}`, i.scores?.[m]?.score ?? null],
+            [`passed_${m}`, i.scores?.[m]?.passed ?? null],
+          ]),
+        ),
         row_json: JSON.stringify(i.data),
       })),
     });
@@ -176,5 +265,21 @@ export class ResultsService {
 }
 
 function itemDto(i: RunItemRow): RunItemResultDto {
-  return { row_id: i.row_id, repetition: i.repetition, session_id: i.session_id, turn: i.turn, status: i.status, row: i.data, output: i.output, latency_ms: i.latency_ms, usage: i.usage, cost_usd: i.cost_usd, extras: i.extras, error: i.error, scores: i.scores ?? {}, passed: i.passed, dimensions: i.dimensions };
+  return {
+    row_id: i.row_id,
+    repetition: i.repetition,
+    session_id: i.session_id,
+    turn: i.turn,
+    status: i.status,
+    row: i.data,
+    output: i.output,
+    latency_ms: i.latency_ms,
+    usage: i.usage,
+    cost_usd: i.cost_usd,
+    extras: i.extras,
+    error: i.error,
+    scores: i.scores ?? {},
+    passed: i.passed,
+    dimensions: i.dimensions,
+  };
 }

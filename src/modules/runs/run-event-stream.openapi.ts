@@ -1,5 +1,11 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiHeader, ApiOkResponse, ApiProduces, ApiServiceUnavailableResponse, ApiTooManyRequestsResponse } from '@nestjs/swagger';
+import {
+  ApiHeader,
+  ApiOkResponse,
+  ApiProduces,
+  ApiServiceUnavailableResponse,
+  ApiTooManyRequestsResponse,
+} from '@nestjs/swagger';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 
 const EXAMPLE_STREAM = [
@@ -16,19 +22,42 @@ export function ApiRunEventStream(): MethodDecorator {
     ApiHeader({
       name: 'Last-Event-ID',
       required: false,
-      description: 'Resume after this event: the `id` of the last message received (an EventSource sends it when it reconnects). Wins over `after`.',
+      description:
+        'Resume after this event: the `id` of the last message received (an EventSource sends it when it reconnects). Wins over `after`.',
       schema: { type: 'string', pattern: '^\\d{1,16}$', example: '1043' },
     }),
     ApiOkResponse({
       description:
         'Server-Sent Events: one message per run event, `id: <seq>` (the stream position to resume from), `event: <type>`, `data: <the event as GET /runs/{run_id}/events lists it>`; a `: heartbeat` comment when idle. The stream ends after the event of the terminal state (succeeded, failed, cancelled), at once after the backlog when the run has ended.',
       headers: {
-        'Cache-Control': { description: 'no-cache, no-transform', schema: { type: 'string', example: 'no-cache, no-transform' } },
-        'X-Accel-Buffering': { description: 'no: proxies must not buffer the stream', schema: { type: 'string', example: 'no' } },
+        'Cache-Control': {
+          description: 'no-cache, no-transform',
+          schema: { type: 'string', example: 'no-cache, no-transform' },
+        },
+        'X-Accel-Buffering': {
+          description: 'no: proxies must not buffer the stream',
+          schema: { type: 'string', example: 'no' },
+        },
       },
-      content: { 'text/event-stream': { schema: { type: 'string', description: 'WHATWG Server-Sent Events; each `data:` line is a RunEventResponse as JSON' }, example: EXAMPLE_STREAM } },
+      content: {
+        'text/event-stream': {
+          schema: {
+            type: 'string',
+            description: 'WHATWG Server-Sent Events; each `data:` line is a RunEventResponse as JSON',
+          },
+          example: EXAMPLE_STREAM,
+        },
+      },
     }),
-    ApiTooManyRequestsResponse({ type: ProblemResponse, description: 'too_many_event_streams: you hold RUN_EVENT_STREAMS_PER_USER streams on this process already; see Retry-After' }),
-    ApiServiceUnavailableResponse({ type: ProblemResponse, description: 'event_streams_exhausted: the process serves RUN_EVENT_STREAMS_MAX streams already; service_unavailable: the database does not answer. See Retry-After' }),
+    ApiTooManyRequestsResponse({
+      type: ProblemResponse,
+      description:
+        'too_many_event_streams: you hold RUN_EVENT_STREAMS_PER_USER streams on this process already; see Retry-After',
+    }),
+    ApiServiceUnavailableResponse({
+      type: ProblemResponse,
+      description:
+        'event_streams_exhausted: the process serves RUN_EVENT_STREAMS_MAX streams already; service_unavailable: the database does not answer. See Retry-After',
+    }),
   );
 }

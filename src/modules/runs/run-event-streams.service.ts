@@ -122,7 +122,13 @@ export class RunEventStreams {
     return this.open;
   }
 
-  async serve(access: WorkspaceAccess, runId: string, from: { after?: number; lastEventId?: string }, caller: Principal, sink: EventSink): Promise<void> {
+  async serve(
+    access: WorkspaceAccess,
+    runId: string,
+    from: { after?: number; lastEventId?: string },
+    caller: Principal,
+    sink: EventSink,
+  ): Promise<void> {
     const after = startingPoint(from);
     const run = await this.runs.find(runId);
     if (!run || run.workspaceId !== access.workspaceId) throw new NotFoundError('run', runId);
@@ -143,7 +149,13 @@ export class RunEventStreams {
     }
   }
 
-  private async pump(runId: string, cursor: StreamCursor, bell: Doorbell, sink: EventSink, endedBefore: boolean): Promise<void> {
+  private async pump(
+    runId: string,
+    cursor: StreamCursor,
+    bell: Doorbell,
+    sink: EventSink,
+    endedBefore: boolean,
+  ): Promise<void> {
     const heartbeatMs = this.config.env.RUN_EVENT_STREAM_HEARTBEAT_SECONDS * 1000;
     try {
       for (;;) {
@@ -176,11 +188,21 @@ export class RunEventStreams {
 
   private acquire(userId: string): () => void {
     if (this.open >= this.config.env.RUN_EVENT_STREAMS_MAX) {
-      throw new DomainError(RunErrors.event_streams_exhausted, `This API process serves ${this.config.env.RUN_EVENT_STREAMS_MAX} live event streams already (RUN_EVENT_STREAMS_MAX); retry later or poll GET /runs/{run_id}/events`, { limit: this.config.env.RUN_EVENT_STREAMS_MAX }, { 'Retry-After': RETRY_AFTER_S });
+      throw new DomainError(
+        RunErrors.event_streams_exhausted,
+        `This API process serves ${this.config.env.RUN_EVENT_STREAMS_MAX} live event streams already (RUN_EVENT_STREAMS_MAX); retry later or poll GET /runs/{run_id}/events`,
+        { limit: this.config.env.RUN_EVENT_STREAMS_MAX },
+        { 'Retry-After': RETRY_AFTER_S },
+      );
     }
     const mine = this.perUser.get(userId) ?? 0;
     if (mine >= this.config.env.RUN_EVENT_STREAMS_PER_USER) {
-      throw new DomainError(RunErrors.too_many_event_streams, `You hold ${mine} live event streams on this API process already (RUN_EVENT_STREAMS_PER_USER); close one first`, { limit: this.config.env.RUN_EVENT_STREAMS_PER_USER }, { 'Retry-After': RETRY_AFTER_S });
+      throw new DomainError(
+        RunErrors.too_many_event_streams,
+        `You hold ${mine} live event streams on this API process already (RUN_EVENT_STREAMS_PER_USER); close one first`,
+        { limit: this.config.env.RUN_EVENT_STREAMS_PER_USER },
+        { 'Retry-After': RETRY_AFTER_S },
+      );
     }
     this.open++;
     this.perUser.set(userId, mine + 1);
@@ -205,10 +227,12 @@ export class RunEventStreams {
       if (!bells.size && this.doorbells.get(runId) === bells) this.doorbells.delete(runId);
     };
     try {
-      this.listening ??= this.notifications.listen(RUN_EVENTS_CHANNEL, (payload) => this.signalled(payload)).catch((err: unknown) => {
-        this.listening = undefined;
-        throw err;
-      });
+      this.listening ??= this.notifications
+        .listen(RUN_EVENTS_CHANNEL, (payload) => this.signalled(payload))
+        .catch((err: unknown) => {
+          this.listening = undefined;
+          throw err;
+        });
       await this.listening;
     } catch (err) {
       unsubscribe();
@@ -219,7 +243,10 @@ export class RunEventStreams {
 
   /** A run's events changed (or, without a run id, signals may have been missed: every stream reads again). */
   private signalled(runId: string | undefined): void {
-    const bells = runId === undefined ? [...this.doorbells.values()].flatMap((set) => [...set]) : [...(this.doorbells.get(runId) ?? [])];
+    const bells =
+      runId === undefined
+        ? [...this.doorbells.values()].flatMap((set) => [...set])
+        : [...(this.doorbells.get(runId) ?? [])];
     for (const bell of bells) bell.ring();
   }
 }

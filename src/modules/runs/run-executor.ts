@@ -49,11 +49,14 @@ export class RunExecutor {
   @JobHandler(RUN_JOB, { maxAttempts: 5 })
   async execute({ payload, signal, progress }: JobContext<RunPayload>): Promise<{ state: RunState; items: number }> {
     const run = await this.runs.find(payload.run_id);
-    if (!run || TERMINAL_RUN_STATES.has(run.state) || run.state === 'awaiting_upload') return { state: run?.state ?? 'failed', items: 0 };
+    if (!run || TERMINAL_RUN_STATES.has(run.state) || run.state === 'awaiting_upload')
+      return { state: run?.state ?? 'failed', items: 0 };
     if (run.state === 'queued') await this.transition(run, 'running', null);
     const snapshot = run.snapshot;
     const keys = await this.keys(run);
-    const connectionKey = snapshot.connection.spec.auth ? await this.secret(run, snapshot.connection.spec.auth.secret_id, 'the connection') : null;
+    const connectionKey = snapshot.connection.spec.auth
+      ? await this.secret(run, snapshot.connection.spec.auth.secret_id, 'the connection')
+      : null;
     const scorer = new ItemScorer(snapshot.metrics, snapshot.pass_rule, snapshot.mapping, keys, signal);
     const spec = snapshot.connection.spec;
     const width = Math.max(1, Math.min(run.concurrency, spec.max_concurrency));
@@ -74,12 +77,26 @@ export class RunExecutor {
 
     const runItem = async (item: RunItemRow, history: ChatMessage[]) => {
       if (item.status === 'pending' && spec.kind === 'offline') {
-        const missing = { status: 'error' as const, output: null, latency_ms: null, usage: null, cost_usd: null, extras: null, error: { code: 'not_uploaded', message: 'no output was uploaded for this row' }, attempts: null };
+        const missing = {
+          status: 'error' as const,
+          output: null,
+          latency_ms: null,
+          usage: null,
+          cost_usd: null,
+          extras: null,
+          error: { code: 'not_uploaded', message: 'no output was uploaded for this row' },
+          attempts: null,
+        };
         await this.runs.saveOutcome(run.id, item.row_id, item.repetition, missing);
         Object.assign(item, missing);
       }
       if (item.status === 'pending') {
-        const ctx = rowContext(item.data, snapshot.mapping, { row_id: item.row_id, history, session_id: item.session_id, turn: item.turn });
+        const ctx = rowContext(item.data, snapshot.mapping, {
+          row_id: item.row_id,
+          history,
+          session_id: item.session_id,
+          turn: item.turn,
+        });
         const result = await slots(async () => {
           if (signal.aborted) return null;
           await gate.wait(signal);
@@ -98,13 +115,26 @@ export class RunExecutor {
         };
         await this.runs.saveOutcome(run.id, item.row_id, item.repetition, outcome);
         Object.assign(item, outcome);
-        if (outcome.error) await note('row_error', { row_id: item.row_id, repetition: item.repetition, code: outcome.error.code, message: outcome.error.message, status_code: result.status_code });
+        if (outcome.error)
+          await note('row_error', {
+            row_id: item.row_id,
+            repetition: item.repetition,
+            code: outcome.error.code,
+            message: outcome.error.message,
+            status_code: result.status_code,
+          });
       }
       if (signal.aborted) return false;
       const scored = await scorer.score(item);
       if (signal.aborted && scored.judgeErrors.some((e) => e.code === 'cancelled')) return false;
-      await scores.add({ row_id: item.row_id, repetition: item.repetition, scores: scored.scores, passed: scored.passed });
-      for (const e of scored.judgeErrors) await note('judge_error', { row_id: item.row_id, repetition: item.repetition, ...e });
+      await scores.add({
+        row_id: item.row_id,
+        repetition: item.repetition,
+        scores: scored.scores,
+        passed: scored.passed,
+      });
+      for (const e of scored.judgeErrors)
+        await note('judge_error', { row_id: item.row_id, repetition: item.repetition, ...e });
       await tracker.finished(item);
       return true;
     };
@@ -115,7 +145,10 @@ export class RunExecutor {
       for (const item of turns) {
         const finished = item.status !== 'pending' && item.scored_at !== null;
         if (!finished && (signal.aborted || !(await runItem(item, [...history])))) return;
-        history.push({ role: 'user', content: textOf(rowContext(item.data, snapshot.mapping).input) }, { role: 'assistant', content: item.output ?? '' });
+        history.push(
+          { role: 'user', content: textOf(rowContext(item.data, snapshot.mapping).input) },
+          { role: 'assistant', content: item.output ?? '' },
+        );
       }
     };
 
@@ -161,7 +194,10 @@ export class RunExecutor {
     for (;;) {
       const page = await next;
       if (!page.conversations.length) return;
-      next = page.conversations.length < size || signal.aborted ? Promise.resolve({ conversations: [], last: null }) : read(page.last);
+      next =
+        page.conversations.length < size || signal.aborted
+          ? Promise.resolve({ conversations: [], last: null })
+          : read(page.last);
       yield* page.conversations;
     }
   }
@@ -172,7 +208,13 @@ export class RunExecutor {
     const run = await this.runs.findForUpdate(job.payload.run_id);
     if (!run || TERMINAL_RUN_STATES.has(run.state) || run.state === 'awaiting_upload') return;
     const cancelled = job.status === 'cancelled';
-    await this.settle(run, cancelled ? 'cancelled' : 'failed', cancelled ? 'cancelled by request; what was done is kept' : `the run could not finish: ${job.error?.message ?? job.status}`);
+    await this.settle(
+      run,
+      cancelled ? 'cancelled' : 'failed',
+      cancelled
+        ? 'cancelled by request; what was done is kept'
+        : `the run could not finish: ${job.error?.message ?? job.status}`,
+    );
   }
 
   /** Ends a run: final counts, the summary over its answered items, the state event, and webhooks. */
@@ -182,7 +224,8 @@ export class RunExecutor {
     // The run's items have no other writer once its executor ends, so their summary is read before the run is
     // locked, in pages that leave the embedded database's one connection free in between. An offline run
     // awaiting its upload may still get one: its summary is read under the lock.
-    const summary = current.state === 'awaiting_upload' ? undefined : await this.summaries.summarize(current, { scored: false });
+    const summary =
+      current.state === 'awaiting_upload' ? undefined : await this.summaries.summarize(current, { scored: false });
     await this.transactions.run(async () => {
       const run = await this.runs.findForUpdate(runId);
       if (!run || TERMINAL_RUN_STATES.has(run.state)) return;
@@ -190,12 +233,31 @@ export class RunExecutor {
     });
   }
 
-  private async settle(run: RunEntity, state: 'succeeded' | 'failed' | 'cancelled', reason: string | null, read?: RunSummary): Promise<void> {
+  private async settle(
+    run: RunEntity,
+    state: 'succeeded' | 'failed' | 'cancelled',
+    reason: string | null,
+    read?: RunSummary,
+  ): Promise<void> {
     const summary = read ?? (await this.summaries.summarize(run, { scored: false }));
     const from = run.state;
-    Object.assign(run, { state, stateReason: reason, summary, passed: state === 'succeeded' ? summary.passed : null, completed: summary.completed, errored: summary.errored, finishedAt: new Date() });
+    Object.assign(run, {
+      state,
+      stateReason: reason,
+      summary,
+      passed: state === 'succeeded' ? summary.passed : null,
+      completed: summary.completed,
+      errored: summary.errored,
+      finishedAt: new Date(),
+    });
     await this.runs.save(run);
-    await this.runs.appendEvent(run.id, run.workspaceId, 'state_changed', { from, to: state, reason, passed: run.passed, pass_rate: summary.pass_rate });
+    await this.runs.appendEvent(run.id, run.workspaceId, 'state_changed', {
+      from,
+      to: state,
+      reason,
+      passed: run.passed,
+      pass_rate: summary.pass_rate,
+    });
     await this.notifications.dispatch(run.workspaceId, `run.${state}`, runEvent(run));
   }
 
@@ -211,17 +273,38 @@ export class RunExecutor {
     run.state = to;
   }
 
-  private async progress(run: RunEntity, data: { done: number; total: number; completed: number; errored: number; rate_per_s: number | null; eta_s: number | null }, report: (p: Record<string, number | null>) => Promise<void>): Promise<void> {
+  private async progress(
+    run: RunEntity,
+    data: {
+      done: number;
+      total: number;
+      completed: number;
+      errored: number;
+      rate_per_s: number | null;
+      eta_s: number | null;
+    },
+    report: (p: Record<string, number | null>) => Promise<void>,
+  ): Promise<void> {
     await this.runs.setProgress(run.id, data);
     await this.runs.appendEvent(run.id, run.workspaceId, 'progress', data);
-    await report(data).catch((err: unknown) => this.logger.warn(`progress of run ${run.id} not recorded on its job: ${(err as Error).message}`));
+    await report(data).catch((err: unknown) =>
+      this.logger.warn(`progress of run ${run.id} not recorded on its job: ${(err as Error).message}`),
+    );
   }
 
   private async keys(run: RunEntity): Promise<ScoringKeys> {
     const keys: ScoringKeys = { judges: new Map(), customOps: new Map() };
     for (const m of run.snapshot.metrics) {
-      if (m.judge && !keys.judges.has(m.judge.id)) keys.judges.set(m.judge.id, m.judge.secret_id ? await this.secret(run, m.judge.secret_id, `judge ${m.judge.name}`) : null);
-      if (m.custom_op && !keys.customOps.has(m.custom_op.name)) keys.customOps.set(m.custom_op.name, m.custom_op.secret_id ? await this.secret(run, m.custom_op.secret_id, `custom op ${m.custom_op.name}`) : null);
+      if (m.judge && !keys.judges.has(m.judge.id))
+        keys.judges.set(
+          m.judge.id,
+          m.judge.secret_id ? await this.secret(run, m.judge.secret_id, `judge ${m.judge.name}`) : null,
+        );
+      if (m.custom_op && !keys.customOps.has(m.custom_op.name))
+        keys.customOps.set(
+          m.custom_op.name,
+          m.custom_op.secret_id ? await this.secret(run, m.custom_op.secret_id, `custom op ${m.custom_op.name}`) : null,
+        );
     }
     return keys;
   }
@@ -230,7 +313,10 @@ export class RunExecutor {
     try {
       return await this.secrets.resolveValue(run.workspaceId, secretId);
     } catch (err) {
-      throw new JobFailure(`the secret of ${what} cannot be read (${(err as Error).message}); set it again and rerun`, { code: 'secret_unavailable', retry: false });
+      throw new JobFailure(`the secret of ${what} cannot be read (${(err as Error).message}); set it again and rerun`, {
+        code: 'secret_unavailable',
+        retry: false,
+      });
     }
   }
 }
@@ -247,7 +333,16 @@ function runEvent(run: RunEntity): Record<string, unknown> {
     sut: run.snapshot.sut,
     dataset: run.snapshot.dataset,
     eval_config: run.snapshot.eval_config,
-    summary: s ? { rows: s.rows, completed: s.completed, errored: s.errored, pass_rate: s.pass_rate, reasons: s.reasons, metrics: s.metrics.map((m) => ({ name: m.name, mean: m.mean, pass_rate: m.pass_rate })) } : null,
+    summary: s
+      ? {
+          rows: s.rows,
+          completed: s.completed,
+          errored: s.errored,
+          pass_rate: s.pass_rate,
+          reasons: s.reasons,
+          metrics: s.metrics.map((m) => ({ name: m.name, mean: m.mean, pass_rate: m.pass_rate })),
+        }
+      : null,
     finished_at: run.finishedAt,
   };
 }
@@ -291,7 +386,14 @@ class ProgressTracker {
 
   constructor(
     counts: { total: number; done: number; completed: number; errored: number },
-    private readonly report: (data: { done: number; total: number; completed: number; errored: number; rate_per_s: number | null; eta_s: number | null }) => Promise<void>,
+    private readonly report: (data: {
+      done: number;
+      total: number;
+      completed: number;
+      errored: number;
+      rate_per_s: number | null;
+      eta_s: number | null;
+    }) => Promise<void>,
   ) {
     ({ total: this.total, done: this.done, completed: this.completed, errored: this.errored } = counts);
     this.startDone = this.done;
@@ -317,7 +419,14 @@ class ProgressTracker {
     const seconds = (performance.now() - this.startedAt) / 1000;
     const rate = seconds > 0 ? (this.done - this.startDone) / seconds : null;
     const eta = rate ? (this.total - this.done) / rate : null;
-    this.pending = this.report({ done: this.done, total: this.total, completed: this.completed, errored: this.errored, rate_per_s: rate === null ? null : Math.round(rate * 100) / 100, eta_s: eta === null ? null : Math.round(eta * 10) / 10 });
+    this.pending = this.report({
+      done: this.done,
+      total: this.total,
+      completed: this.completed,
+      errored: this.errored,
+      rate_per_s: rate === null ? null : Math.round(rate * 100) / 100,
+      eta_s: eta === null ? null : Math.round(eta * 10) / 10,
+    });
     return this.pending;
   }
 }
@@ -335,7 +444,8 @@ class Lanes {
   constructor(private readonly size: number) {}
 
   async add(task: () => Promise<unknown>): Promise<void> {
-    while (this.running.size >= this.size && !this.failure) await new Promise<void>((resolve) => (this.freed = resolve));
+    while (this.running.size >= this.size && !this.failure)
+      await new Promise<void>((resolve) => (this.freed = resolve));
     if (this.failure) throw this.failure.error;
     const lane: Promise<void> = task().then(
       () => undefined,

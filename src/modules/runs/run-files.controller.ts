@@ -25,7 +25,12 @@ export class RunFilesController {
   @ApiProduces('application/vnd.apache.parquet')
   @ApiOkResponse({ description: 'The Parquet file', schema: { type: 'string', format: 'binary' } })
   @ApiForbiddenResponse({ type: ProblemResponse, description: 'invalid_signature or url_expired' })
-  async parquet(@UuidParam('run_id') runId: string, @Param('filename') filename: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async parquet(
+    @UuidParam('run_id') runId: string,
+    @Param('filename') filename: string,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     await this.results.serveParquet(req, res, runId, filename);
   }
 
@@ -34,7 +39,11 @@ export class RunFilesController {
   @ApiOperation({ operationId: 'listSutRuns' })
   @WorkspaceRoleRequired('viewer', { resource: 'sut', param: 'sut_id' })
   @ApiOkResponse({ type: PageOf(RunResponse) })
-  sutRuns(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('sut_id') sutId: string, @Query() query: SutRunsQuery): Promise<Page<RunResponse>> {
+  sutRuns(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('sut_id') sutId: string,
+    @Query() query: SutRunsQuery,
+  ): Promise<Page<RunResponse>> {
     return this.runs.sutRuns(access, sutId, query);
   }
 }

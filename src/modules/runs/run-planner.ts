@@ -56,17 +56,34 @@ export class RunPlanner {
     let evalConfig: EvalConfigEntity | null = null;
     if (inputs.evalConfigId) {
       evalConfig = await this.evalConfigs.find(workspaceId, inputs.evalConfigId);
-      if (!evalConfig) throw invalid(`Workspace ${workspaceId} has no eval config ${inputs.evalConfigId}`, 'eval_config_id');
+      if (!evalConfig)
+        throw invalid(`Workspace ${workspaceId} has no eval config ${inputs.evalConfigId}`, 'eval_config_id');
     }
-    const refs: EvalMetricRef[] = evalConfig?.metrics ?? (inputs.metrics ?? []).map((name) => ({ config_name: name, config_version: null, threshold: null, min_pass_rate: null, gating: true }));
-    if (!refs.length) throw new DomainError(RunErrors.metrics_required, 'Name an eval_config_id or at least one metric to score the run with');
+    const refs: EvalMetricRef[] =
+      evalConfig?.metrics ??
+      (inputs.metrics ?? []).map((name) => ({
+        config_name: name,
+        config_version: null,
+        threshold: null,
+        min_pass_rate: null,
+        gating: true,
+      }));
+    if (!refs.length)
+      throw new DomainError(
+        RunErrors.metrics_required,
+        'Name an eval_config_id or at least one metric to score the run with',
+      );
     const judgeId = inputs.judgeId ?? evalConfig?.defaultJudgeId ?? null;
     const resolution = await this.defaults.inputs(workspaceId, evalConfig);
     const metrics: RunMetric[] = [];
     for (const [i, ref] of refs.entries()) {
       const field = evalConfig ? `eval config metric ${i}` : `metrics.${i}`;
       const resolved = resolveMetric(ref.config_name, evalConfig ? resolution : { ...resolution, evalRefs: refs });
-      if (!resolved) throw invalid(`${field}: "${ref.config_name}" is neither a metric config of the workspace nor a built-in metric`, evalConfig ? 'eval_config_id' : `metrics.${i}`);
+      if (!resolved)
+        throw invalid(
+          `${field}: "${ref.config_name}" is neither a metric config of the workspace nor a built-in metric`,
+          evalConfig ? 'eval_config_id' : `metrics.${i}`,
+        );
       const config = resolved.config;
       const metric: RunMetric = {
         name: ref.config_name,
@@ -86,20 +103,45 @@ export class RunPlanner {
       if (resolved.kind === 'judged') {
         metric.judged = config?.judged ?? builtinJudged(resolved.metric);
         const id = config?.judgeId ?? judgeId;
-        if (!id) throw new DomainError(CatalogueErrors.judge_required, `${field}: ${ref.config_name} is judged and no judge is named: set judge_id (or the eval config's default judge)`);
+        if (!id)
+          throw new DomainError(
+            CatalogueErrors.judge_required,
+            `${field}: ${ref.config_name} is judged and no judge is named: set judge_id (or the eval config's default judge)`,
+          );
         const judge = await this.judges.find(workspaceId, id);
         if (!judge) throw invalid(`Workspace ${workspaceId} has no judge ${id}`, 'judge_id');
-        metric.judge = { id: judge.id, name: judge.name, connection: judgeConnection(judge), secret_id: judge.secretId, max_concurrency: judge.maxConcurrency };
+        metric.judge = {
+          id: judge.id,
+          name: judge.name,
+          connection: judgeConnection(judge),
+          secret_id: judge.secretId,
+          max_concurrency: judge.maxConcurrency,
+        };
       }
       if (resolved.kind === 'custom') {
         const endpoint = await this.ops.endpointOf(workspaceId, resolved.metric);
-        if (!endpoint || endpoint.state !== 'active') throw new DomainError(RunErrors.metric_unavailable, `${field}: custom metric ${resolved.metric} is not served by an active custom op${endpoint ? ` (its op is ${endpoint.state})` : ''}`);
-        metric.custom_op = { name: endpoint.name, endpoint_url: endpoint.endpoint_url, timeout_ms: endpoint.timeout_ms, secret_id: endpoint.secret_id };
+        if (!endpoint || endpoint.state !== 'active')
+          throw new DomainError(
+            RunErrors.metric_unavailable,
+            `${field}: custom metric ${resolved.metric} is not served by an active custom op${endpoint ? ` (its op is ${endpoint.state})` : ''}`,
+          );
+        metric.custom_op = {
+          name: endpoint.name,
+          endpoint_url: endpoint.endpoint_url,
+          timeout_ms: endpoint.timeout_ms,
+          secret_id: endpoint.secret_id,
+        };
       }
       metrics.push(metric);
     }
     return {
-      dataset: { id: source.datasetId, name: source.datasetName, version_id: source.versionId, version_number: source.versionNumber, partition_id: source.partitionId },
+      dataset: {
+        id: source.datasetId,
+        name: source.datasetName,
+        version_id: source.versionId,
+        version_number: source.versionNumber,
+        partition_id: source.partitionId,
+      },
       mapping: source.mapping,
       sut: { id: sut.id, name: sut.name },
       connection: { id: connection.id, name: connection.name, spec: connectionSpec(connection) },
@@ -113,7 +155,12 @@ export class RunPlanner {
 
 function builtinJudged(metric: string): JudgedSpec {
   const builtin = judgedMetricDefault(metric);
-  return { rubric: builtin?.rubric ?? '', scale: builtin?.scale ?? FIVE_POINT, pass_threshold: builtin?.pass_threshold ?? 0.75, pass_labels: null };
+  return {
+    rubric: builtin?.rubric ?? '',
+    scale: builtin?.scale ?? FIVE_POINT,
+    pass_threshold: builtin?.pass_threshold ?? 0.75,
+    pass_labels: null,
+  };
 }
 
 function invalid(detail: string, field: string): DomainError {

@@ -10,9 +10,22 @@ export class RunQueueService {
   constructor(private readonly runs: RunsRepository) {}
 
   async view(access: WorkspaceAccess): Promise<RunQueueResponse> {
-    const [active] = await this.runs.page({ workspaceIds: [access.workspaceId], states: ['queued', 'running', 'awaiting_upload'] }, { skip: 0, take: 1000 });
-    const entry = (r: (typeof active)[number], position: number | null) => ({ run_id: r.id, name: r.name, state: r.state, position, progress: toResponse(r).progress, started_at: r.startedAt, created_at: r.createdAt });
-    const waiting = active.filter((r) => r.state === 'queued').sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+    const [active] = await this.runs.page(
+      { workspaceIds: [access.workspaceId], states: ['queued', 'running', 'awaiting_upload'] },
+      { skip: 0, take: 1000 },
+    );
+    const entry = (r: (typeof active)[number], position: number | null) => ({
+      run_id: r.id,
+      name: r.name,
+      state: r.state,
+      position,
+      progress: toResponse(r).progress,
+      started_at: r.startedAt,
+      created_at: r.createdAt,
+    });
+    const waiting = active
+      .filter((r) => r.state === 'queued')
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
     return {
       workspace_id: access.workspaceId,
       running: active.filter((r) => r.state === 'running').map((r) => entry(r, null)),

@@ -20,7 +20,9 @@ export class RunReadService {
   }
 
   /** The id of the newest succeeded run of the same SUT on the same dataset created before this one (a report's baseline), or null. */
-  previousSucceededId(run: Pick<RunEntity, 'id' | 'workspaceId' | 'sutId' | 'datasetId' | 'createdAt'>): Promise<string | null> {
+  previousSucceededId(
+    run: Pick<RunEntity, 'id' | 'workspaceId' | 'sutId' | 'datasetId' | 'createdAt'>,
+  ): Promise<string | null> {
     return this.runs.previousSucceededId(run);
   }
 }

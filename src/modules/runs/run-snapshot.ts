@@ -16,7 +16,13 @@ export interface RunMetric extends RunMetricSpec {
   params: Record<string, unknown>;
   threshold: number | null;
   judged: JudgedSpec | null;
-  judge: { id: string; name: string; connection: JudgeConnection; secret_id: string | null; max_concurrency: number } | null;
+  judge: {
+    id: string;
+    name: string;
+    connection: JudgeConnection;
+    secret_id: string | null;
+    max_concurrency: number;
+  } | null;
   custom_op: { name: string; endpoint_url: string; timeout_ms: number; secret_id: string | null } | null;
 }
 

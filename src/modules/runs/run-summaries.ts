@@ -25,7 +25,8 @@ export class RunSummaries {
   /** The summary over the run's answered items (`scored`: only those scored so far, as while it runs). */
   async summarize(run: RunEntity, which: { scored: boolean }): Promise<RunSummary> {
     const summary = new SummaryAccumulator(run.snapshot.metrics, run.snapshot.pass_rule, run.total);
-    for await (const page of this.answered(run.id, which.scored)) for (const item of page) summary.add(itemResult(item));
+    for await (const page of this.answered(run.id, which.scored))
+      for (const item of page) summary.add(itemResult(item));
     return summary.result();
   }
 
@@ -52,5 +53,16 @@ export class RunSummaries {
 
 /** An answered item as summaries, diffs and gates read it. */
 export function itemResult(i: SummaryItemRow & { output?: string | null }): ItemResult {
-  return { row_id: i.row_id, repetition: i.repetition, status: i.status as 'done' | 'error', output: i.output ?? null, latency_ms: i.latency_ms, cost_usd: i.cost_usd, error: i.error, scores: i.scores ?? {}, passed: i.passed, dimensions: i.dimensions };
+  return {
+    row_id: i.row_id,
+    repetition: i.repetition,
+    status: i.status as 'done' | 'error',
+    output: i.output ?? null,
+    latency_ms: i.latency_ms,
+    cost_usd: i.cost_usd,
+    error: i.error,
+    scores: i.scores ?? {},
+    passed: i.passed,
+    dimensions: i.dimensions,
+  };
 }

@@ -1,5 +1,26 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Put, Query, Req, Res, UseInterceptors } from '@nestjs/common';
-import { ApiConflictResponse, ApiConsumes, ApiExtraModels, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import {
+  Body,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Post,
+  Put,
+  Query,
+  Req,
+  Res,
+  UseInterceptors,
+} from '@nestjs/common';
+import {
+  ApiConflictResponse,
+  ApiConsumes,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
@@ -9,9 +30,24 @@ import { UuidParam } from '../../../libs/common/uuid-param.js';
 import { SseResponse } from '../../../libs/common/sse.js';
 import { AcceptedAt } from '../../../libs/queue/accepted.decorator.js';
 import { DiffService } from './diff.service.js';
-import { DiffExportQuery, DiffQuery, DiffRowQuery, MetricDeltaDto, RunDiffResponse, RunDiffRowResponse } from './dto/diff.dto.js';
+import {
+  DiffExportQuery,
+  DiffQuery,
+  DiffRowQuery,
+  MetricDeltaDto,
+  RunDiffResponse,
+  RunDiffRowResponse,
+} from './dto/diff.dto.js';
 import { RunResultsQueryRequest, RunResultsQueryResponse, RunSessionResponse } from './dto/results.dto.js';
-import { CreateRunRequest, EventsQuery, EventStreamQuery, ListRunsQuery, RerunRequest, RunEventResponse, RunResponse } from './dto/run.dto.js';
+import {
+  CreateRunRequest,
+  EventsQuery,
+  EventStreamQuery,
+  ListRunsQuery,
+  RerunRequest,
+  RunEventResponse,
+  RunResponse,
+} from './dto/run.dto.js';
 import { QueueQuery, RunQueueResponse } from './dto/queue.dto.js';
 import { UploadOutputsRequest } from './dto/upload.dto.js';
 import { NdjsonBodyInterceptor } from './ndjson-body.interceptor.js';
@@ -52,7 +88,11 @@ export class RunsController {
   @ApiOperation({ operationId: 'startRun' })
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
   @AcceptedAt({ type: RunResponse, location: RUN_LOCATION })
-  create(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: CreateRunRequest, @CurrentUser() caller: Principal): Promise<RunResponse> {
+  create(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: CreateRunRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<RunResponse> {
     return this.runs.create(access, body, caller);
   }
 
@@ -71,7 +111,11 @@ export class RunsController {
   @WorkspaceRoleRequired('viewer', BASE_RUN)
   @ApiProduces('text/csv', 'application/json')
   @ApiOkResponse({ description: 'The diff file', schema: OBJECT })
-  async export(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: DiffExportQuery, @Res() res: Response): Promise<void> {
+  async export(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Query() query: DiffExportQuery,
+    @Res() res: Response,
+  ): Promise<void> {
     const file = await this.diffs.export(access, query, query.format ?? 'csv');
     res.status(200).setHeader('Content-Type', file.contentType);
     res.setHeader('Content-Disposition', `attachment; filename="${file.filename}"`);
@@ -93,7 +137,11 @@ export class RunsController {
   @WorkspaceRoleRequired('viewer', BASE_RUN)
   @ApiProduces('image/png')
   @ApiOkResponse({ description: 'The PNG image', schema: { type: 'string', format: 'binary' } })
-  async diffRowImage(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: DiffRowQuery, @Res() res: Response): Promise<void> {
+  async diffRowImage(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Query() query: DiffRowQuery,
+    @Res() res: Response,
+  ): Promise<void> {
     const png = await this.diffs.rowImage(access, query);
     res.status(200).setHeader('Content-Type', 'image/png');
     res.setHeader('Cache-Control', 'private, max-age=0');
@@ -123,7 +171,10 @@ export class RunsController {
   @ApiOperation({ operationId: 'getRunFailureAnalysis' })
   @WorkspaceRoleRequired('viewer', RUN)
   @ApiOkResponse({ schema: OBJECT })
-  analysis(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') id: string): Promise<Record<string, unknown>> {
+  analysis(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('run_id') id: string,
+  ): Promise<Record<string, unknown>> {
     return this.results.analysis(access, id);
   }
 
@@ -134,7 +185,11 @@ export class RunsController {
   @WorkspaceRoleRequired('member', RUN)
   @ApiOkResponse({ type: RunResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'run_not_active' })
-  cancel(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') id: string, @CurrentUser() caller: Principal): Promise<RunResponse> {
+  cancel(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('run_id') id: string,
+    @CurrentUser() caller: Principal,
+  ): Promise<RunResponse> {
     return this.runs.cancel(access, id, caller);
   }
 
@@ -144,7 +199,12 @@ export class RunsController {
   @WorkspaceRoleRequired('member', RUN)
   @AcceptedAt({ type: RunResponse, location: RUN_LOCATION })
   @ApiConflictResponse({ type: ProblemResponse, description: 'run_still_active, nothing_to_rerun' })
-  rerun(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') id: string, @Body() body: RerunRequest, @CurrentUser() caller: Principal): Promise<RunResponse> {
+  rerun(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('run_id') id: string,
+    @Body() body: RerunRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<RunResponse> {
     return this.runs.rerun(access, id, body, caller);
   }
 
@@ -156,7 +216,12 @@ export class RunsController {
   @WorkspaceRoleRequired('member', RUN)
   @AcceptedAt({ type: RunResponse, location: RUN_LOCATION })
   @ApiConflictResponse({ type: ProblemResponse, description: 'run_not_awaiting_upload' })
-  upload(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') id: string, @Body() body: UploadOutputsRequest, @CurrentUser() caller: Principal): Promise<RunResponse> {
+  upload(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('run_id') id: string,
+    @Body() body: UploadOutputsRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<RunResponse> {
     return this.runs.upload(access, id, body, caller);
   }
 
@@ -165,7 +230,11 @@ export class RunsController {
   @ApiOperation({ operationId: 'listRunEvents' })
   @WorkspaceRoleRequired('viewer', RUN)
   @ApiOkResponse({ type: [RunEventResponse] })
-  events(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') id: string, @Query() query: EventsQuery): Promise<RunEventResponse[]> {
+  events(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('run_id') id: string,
+    @Query() query: EventsQuery,
+  ): Promise<RunEventResponse[]> {
     return this.runs.events(access, id, query);
   }
 
@@ -174,7 +243,14 @@ export class RunsController {
   @ApiOperation({ operationId: 'streamRunEvents' })
   @WorkspaceRoleRequired('viewer', RUN)
   @ApiRunEventStream()
-  streamEvents(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') id: string, @Query() query: EventStreamQuery, @Headers('last-event-id') lastEventId: string | undefined, @CurrentUser() caller: Principal, @Res() res: Response): Promise<void> {
+  streamEvents(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('run_id') id: string,
+    @Query() query: EventStreamQuery,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @CurrentUser() caller: Principal,
+    @Res() res: Response,
+  ): Promise<void> {
     return this.streams.serve(access, id, { after: query.after, lastEventId }, caller, new SseResponse(res));
   }
 
@@ -183,7 +259,11 @@ export class RunsController {
   @ApiOperation({ operationId: 'getRunParquetUrl' })
   @WorkspaceRoleRequired('viewer', RUN)
   @ApiOkResponse({ schema: OBJECT })
-  async parquetUrl(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') id: string, @Req() req: Request): Promise<Record<string, unknown>> {
+  async parquetUrl(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('run_id') id: string,
+    @Req() req: Request,
+  ): Promise<Record<string, unknown>> {
     return this.results.parquetUrl(req, access, await this.runs.require(access, id));
   }
 
@@ -193,7 +273,11 @@ export class RunsController {
   @HttpCode(200)
   @WorkspaceRoleRequired('viewer', RUN)
   @ApiOkResponse({ schema: OBJECT })
-  queryTable(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') id: string, @Body() body: RunResultsQueryRequest): Promise<Record<string, unknown>> {
+  queryTable(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('run_id') id: string,
+    @Body() body: RunResultsQueryRequest,
+  ): Promise<Record<string, unknown>> {
     return this.results.queryTable(access, id, body);
   }
 
@@ -202,7 +286,10 @@ export class RunsController {
   @ApiOperation({ operationId: 'getRunResultsSummary' })
   @WorkspaceRoleRequired('viewer', RUN)
   @ApiOkResponse({ schema: OBJECT })
-  resultsSummary(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') id: string): Promise<Record<string, unknown>> {
+  resultsSummary(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('run_id') id: string,
+  ): Promise<Record<string, unknown>> {
     return this.results.results(access, id);
   }
 
@@ -212,7 +299,11 @@ export class RunsController {
   @HttpCode(200)
   @WorkspaceRoleRequired('viewer', RUN)
   @ApiOkResponse({ type: RunResultsQueryResponse })
-  queryResults(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') id: string, @Body() body: RunResultsQueryRequest): Promise<RunResultsQueryResponse> {
+  queryResults(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('run_id') id: string,
+    @Body() body: RunResultsQueryRequest,
+  ): Promise<RunResultsQueryResponse> {
     return this.results.queryResults(access, id, body);
   }
 
@@ -221,7 +312,11 @@ export class RunsController {
   @ApiOperation({ operationId: 'getRunSession' })
   @WorkspaceRoleRequired('viewer', RUN)
   @ApiOkResponse({ type: RunSessionResponse })
-  session(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') id: string, @Param('parent_id') sessionId: string): Promise<RunSessionResponse> {
+  session(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('run_id') id: string,
+    @Param('parent_id') sessionId: string,
+  ): Promise<RunSessionResponse> {
     return this.results.session(access, id, sessionId);
   }
 }

@@ -26,9 +26,30 @@ import { RunsService } from './runs.service.js';
 
 /** Runs: execution through the queue, events, results, diffs and exports, and the release gate. */
 @Module({
-  imports: [TypeOrmModule.forFeature([RunEntity]), DatasetsModule, SutsModule, CataloguesModule, OpsModule, SecretsModule, ProjectsModule],
+  imports: [
+    TypeOrmModule.forFeature([RunEntity]),
+    DatasetsModule,
+    SutsModule,
+    CataloguesModule,
+    OpsModule,
+    SecretsModule,
+    ProjectsModule,
+  ],
   controllers: [RunsController, RunFilesController, GateController],
-  providers: [RunsService, RunsRepository, RunReadService, RunEventStreams, RunExecutor, RunPlanner, ResultsService, DiffService, GateService, RunQueueService, RunSummaries, UrlSigner],
+  providers: [
+    RunsService,
+    RunsRepository,
+    RunReadService,
+    RunEventStreams,
+    RunExecutor,
+    RunPlanner,
+    ResultsService,
+    DiffService,
+    GateService,
+    RunQueueService,
+    RunSummaries,
+    UrlSigner,
+  ],
   exports: [RunReadService],
 })
 export class RunsModule implements OnModuleInit {

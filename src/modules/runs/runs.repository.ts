@@ -39,7 +39,19 @@ export interface ItemKey {
 }
 
 /** What the run's summary reads of an item (never its row data or output). */
-export type SummaryItemRow = Pick<RunItemRow, 'ordinal' | 'row_id' | 'repetition' | 'status' | 'latency_ms' | 'cost_usd' | 'error' | 'scores' | 'passed' | 'dimensions'>;
+export type SummaryItemRow = Pick<
+  RunItemRow,
+  | 'ordinal'
+  | 'row_id'
+  | 'repetition'
+  | 'status'
+  | 'latency_ms'
+  | 'cost_usd'
+  | 'error'
+  | 'scores'
+  | 'passed'
+  | 'dimensions'
+>;
 
 export interface ItemOutcome {
   status: 'done' | 'error';
@@ -70,7 +82,8 @@ export interface RunFilter {
   projectId?: string;
 }
 
-const ITEM_COLUMNS = 'row_id, repetition, ordinal, session_id, turn, data, dimensions, status, output, latency_ms, usage, cost_usd, extras, error, attempts, scores, passed, called_at, scored_at';
+const ITEM_COLUMNS =
+  'row_id, repetition, ordinal, session_id, turn, data, dimensions, status, output, latency_ms, usage, cost_usd, extras, error, attempts, scores, passed, called_at, scored_at';
 /** The items' one order: the dataset's (sessions by their first row), a row's repetitions together. Unique, so pages can follow it. */
 const ITEM_ORDER = 'ordinal, row_id, repetition';
 /** An item not yet answered, or answered and not yet scored. */
@@ -110,7 +123,13 @@ export class RunsRepository {
   }
 
   /** The newest succeeded run of the same SUT on the same dataset created before this one. */
-  async previousSucceededId(run: { id: string; workspaceId: string; sutId: string; datasetId: string; createdAt: Date }): Promise<string | null> {
+  async previousSucceededId(run: {
+    id: string;
+    workspaceId: string;
+    sutId: string;
+    datasetId: string;
+    createdAt: Date;
+  }): Promise<string | null> {
     const rows: Array<{ id: string }> = await this.db.query(
       `SELECT id FROM runs WHERE workspace_id = $1 AND sut_id = $2 AND dataset_id = $3 AND id <> $4 AND created_at < $5 AND state = 'succeeded' ORDER BY created_at DESC, id DESC LIMIT 1`,
       [run.workspaceId, run.sutId, run.datasetId, run.id, run.createdAt],
@@ -123,7 +142,9 @@ export class RunsRepository {
   }
 
   async workspaceOf(id: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await this.runs.query('SELECT workspace_id FROM runs WHERE id = $1', [id]);
+    const rows: Array<{ workspace_id: string }> = await this.runs.query('SELECT workspace_id FROM runs WHERE id = $1', [
+      id,
+    ]);
     return rows[0]?.workspace_id ?? null;
   }
 
@@ -135,9 +156,17 @@ export class RunsRepository {
     if (filter.states) query.andWhere('r.state IN (:...states)', { states: filter.states });
     if (filter.tag) query.andWhere(':tag = ANY(r.tags)', { tag: filter.tag });
     if (filter.projectId) {
-      query.andWhere('EXISTS (SELECT 1 FROM projects p WHERE p.id = :project AND p.workspace_id = r.workspace_id AND (r.sut_id = ANY(p.sut_ids) OR r.dataset_id = ANY(p.dataset_ids)))', { project: filter.projectId });
+      query.andWhere(
+        'EXISTS (SELECT 1 FROM projects p WHERE p.id = :project AND p.workspace_id = r.workspace_id AND (r.sut_id = ANY(p.sut_ids) OR r.dataset_id = ANY(p.dataset_ids)))',
+        { project: filter.projectId },
+      );
     }
-    return query.orderBy('r.created_at', 'DESC').addOrderBy('r.id', 'DESC').skip(window.skip).take(window.take).getManyAndCount();
+    return query
+      .orderBy('r.created_at', 'DESC')
+      .addOrderBy('r.id', 'DESC')
+      .skip(window.skip)
+      .take(window.take)
+      .getManyAndCount();
   }
 
   /**
@@ -145,11 +174,18 @@ export class RunsRepository {
    * of row id and seed), times the repetitions, with each row's session and turn by the mapped
    * session column and its dimension values. Returns how many items there are.
    */
-  async materialize(runId: string, workspaceId: string, source: RunSource, opts: { repetitions: number; sample: { size: number; seed: number } | null }): Promise<number> {
+  async materialize(
+    runId: string,
+    workspaceId: string,
+    source: RunSource,
+    opts: { repetitions: number; sample: { size: number; seed: number } | null },
+  ): Promise<number> {
     const params: unknown[] = [source.datasetId, source.versionNumber, ...source.params];
     const p = (value: unknown) => `$${params.push(value)}`;
     const session = source.mapping.session_id ? `(r.data ->> ${p(source.mapping.session_id)})` : 'NULL::text';
-    const sampled = opts.sample ? `ORDER BY md5(r.row_id::text || ${p(String(opts.sample.seed))}) LIMIT ${p(opts.sample.size)}` : '';
+    const sampled = opts.sample
+      ? `ORDER BY md5(r.row_id::text || ${p(String(opts.sample.seed))}) LIMIT ${p(opts.sample.size)}`
+      : '';
     const rows: Array<{ n: number }> = await this.db.query(
       `WITH chosen AS (
          SELECT r.row_id, r.ordinal, r.data, ${session} AS session_id FROM dataset_rows r
@@ -169,8 +205,14 @@ export class RunsRepository {
   }
 
   /** Copies another run's items (all, those whose call failed, or those that failed), fresh, for a rerun. */
-  async materializeFrom(runId: string, workspaceId: string, fromRunId: string, mode: 'all' | 'errors' | 'failed'): Promise<number> {
-    const which = mode === 'all' ? 'TRUE' : mode === 'errors' ? `i.status = 'error'` : `(i.status = 'error' OR i.passed = false)`;
+  async materializeFrom(
+    runId: string,
+    workspaceId: string,
+    fromRunId: string,
+    mode: 'all' | 'errors' | 'failed',
+  ): Promise<number> {
+    const which =
+      mode === 'all' ? 'TRUE' : mode === 'errors' ? `i.status = 'error'` : `(i.status = 'error' OR i.passed = false)`;
     const rows: Array<{ n: number }> = await this.db.query(
       `WITH inserted AS (
          INSERT INTO run_items (run_id, workspace_id, row_id, repetition, ordinal, session_id, turn, data, dimensions)
@@ -188,7 +230,10 @@ export class RunsRepository {
   }
 
   itemsByIds(runId: string, rowIds: string[]): Promise<RunItemRow[]> {
-    return this.db.query(`SELECT ${ITEM_COLUMNS} FROM run_items WHERE run_id = $1 AND row_id = ANY($2::uuid[]) ORDER BY ${ITEM_ORDER}`, [runId, rowIds]);
+    return this.db.query(
+      `SELECT ${ITEM_COLUMNS} FROM run_items WHERE run_id = $1 AND row_id = ANY($2::uuid[]) ORDER BY ${ITEM_ORDER}`,
+      [runId, rowIds],
+    );
   }
 
   /**
@@ -200,7 +245,11 @@ export class RunsRepository {
    * LIMIT 1 lookups in run_items_session_idx: as EXISTS, PostgreSQL may hash them over the whole
    * table once per page.
    */
-  async conversations(runId: string, from: ItemKey | null, limit: number): Promise<{ conversations: RunItemRow[][]; last: ItemKey | null }> {
+  async conversations(
+    runId: string,
+    from: ItemKey | null,
+    limit: number,
+  ): Promise<{ conversations: RunItemRow[][]; last: ItemKey | null }> {
     const params: unknown[] = [runId, limit];
     const rows: Array<RunItemRow & { head: number; place: number }> = await this.db.query(
       `WITH heads AS (
@@ -211,9 +260,13 @@ export class RunsRepository {
                  AND (SELECT 1 FROM run_items u WHERE u.run_id = $1 AND u.session_id = h.session_id AND u.repetition = h.repetition AND ${unfinished('u.')} LIMIT 1) IS NOT NULL END
           ORDER BY ${ITEM_ORDER} LIMIT $2
        ), numbered AS (SELECT row_number() OVER (ORDER BY ${ITEM_ORDER}) AS head, heads.* FROM heads)
-       SELECT n.head::int AS head, ${ITEM_COLUMNS.split(', ').map((c) => `n.${c}`).join(', ')}, 0 AS place FROM numbered n
+       SELECT n.head::int AS head, ${ITEM_COLUMNS.split(', ')
+         .map((c) => `n.${c}`)
+         .join(', ')}, 0 AS place FROM numbered n
        UNION ALL
-       SELECT n.head::int, ${ITEM_COLUMNS.split(', ').map((c) => `i.${c}`).join(', ')}, 1 FROM numbered n
+       SELECT n.head::int, ${ITEM_COLUMNS.split(', ')
+         .map((c) => `i.${c}`)
+         .join(', ')}, 1 FROM numbered n
          JOIN run_items i ON i.run_id = $1 AND i.session_id = n.session_id AND i.repetition = n.repetition AND i.turn > n.turn
        ORDER BY head, place, turn, ordinal`,
       params,
@@ -221,7 +274,10 @@ export class RunsRepository {
     const conversations: RunItemRow[][] = [];
     for (const { head, place: _place, ...item } of rows) (conversations[head - 1] ??= []).push(item);
     const first = conversations.at(-1)?.[0];
-    return { conversations, last: first ? { ordinal: first.ordinal, row_id: first.row_id, repetition: first.repetition } : null };
+    return {
+      conversations,
+      last: first ? { ordinal: first.ordinal, row_id: first.row_id, repetition: first.repetition } : null,
+    };
   }
 
   /** The next page of items with an answer (`scored`: and their scores), after `from`, with what a summary reads. */
@@ -236,19 +292,37 @@ export class RunsRepository {
   }
 
   session(runId: string, sessionId: string): Promise<RunItemRow[]> {
-    return this.runs.query(`SELECT ${ITEM_COLUMNS} FROM run_items WHERE run_id = $1 AND session_id = $2 ORDER BY repetition, turn, ordinal`, [runId, sessionId]);
+    return this.runs.query(
+      `SELECT ${ITEM_COLUMNS} FROM run_items WHERE run_id = $1 AND session_id = $2 ORDER BY repetition, turn, ordinal`,
+      [runId, sessionId],
+    );
   }
 
   async saveOutcome(runId: string, rowId: string, repetition: number, outcome: ItemOutcome): Promise<void> {
     await this.runs.query(
       `UPDATE run_items SET status = $4, output = $5, latency_ms = $6, usage = $7, cost_usd = $8, extras = $9, error = $10, attempts = $11, called_at = now()
         WHERE run_id = $1 AND row_id = $2 AND repetition = $3`,
-      [runId, rowId, repetition, outcome.status, outcome.output, outcome.latency_ms, outcome.usage === null ? null : JSON.stringify(outcome.usage), outcome.cost_usd, outcome.extras === null ? null : JSON.stringify(outcome.extras), outcome.error === null ? null : JSON.stringify(outcome.error), outcome.attempts],
+      [
+        runId,
+        rowId,
+        repetition,
+        outcome.status,
+        outcome.output,
+        outcome.latency_ms,
+        outcome.usage === null ? null : JSON.stringify(outcome.usage),
+        outcome.cost_usd,
+        outcome.extras === null ? null : JSON.stringify(outcome.extras),
+        outcome.error === null ? null : JSON.stringify(outcome.error),
+        outcome.attempts,
+      ],
     );
   }
 
   /** Writes the scores of many items in one statement. */
-  async saveScores(runId: string, scored: Array<{ row_id: string; repetition: number; scores: Record<string, MetricScore>; passed: boolean | null }>): Promise<void> {
+  async saveScores(
+    runId: string,
+    scored: Array<{ row_id: string; repetition: number; scores: Record<string, MetricScore>; passed: boolean | null }>,
+  ): Promise<void> {
     if (!scored.length) return;
     await this.runs.query(
       `UPDATE run_items i SET scores = s.scores, passed = s.passed, scored_at = now()
@@ -271,13 +345,16 @@ export class RunsRepository {
     return rows.filter((r) => !r.matched).map((r) => r.row_id);
   }
 
-  async counts(runId: string): Promise<{ total: number; completed: number; errored: number; pending: number; unscored: number }> {
-    const rows: Array<{ total: number; completed: number; errored: number; pending: number; unscored: number }> = await this.db.query(
-      `SELECT count(*)::int AS total, count(*) FILTER (WHERE status = 'done')::int AS completed, count(*) FILTER (WHERE status = 'error')::int AS errored,
+  async counts(
+    runId: string,
+  ): Promise<{ total: number; completed: number; errored: number; pending: number; unscored: number }> {
+    const rows: Array<{ total: number; completed: number; errored: number; pending: number; unscored: number }> =
+      await this.db.query(
+        `SELECT count(*)::int AS total, count(*) FILTER (WHERE status = 'done')::int AS completed, count(*) FILTER (WHERE status = 'error')::int AS errored,
               count(*) FILTER (WHERE status = 'pending')::int AS pending, count(*) FILTER (WHERE status <> 'pending' AND scored_at IS NULL)::int AS unscored
          FROM run_items WHERE run_id = $1`,
-      [runId],
-    );
+        [runId],
+      );
     return rows[0];
   }
 
@@ -293,12 +370,21 @@ export class RunsRepository {
   }
 
   async setProgress(runId: string, counts: { completed: number; errored: number }): Promise<void> {
-    await this.runs.query('UPDATE runs SET completed = $2, errored = $3, updated_at = now() WHERE id = $1', [runId, counts.completed, counts.errored]);
+    await this.runs.query('UPDATE runs SET completed = $2, errored = $3, updated_at = now() WHERE id = $1', [
+      runId,
+      counts.completed,
+      counts.errored,
+    ]);
   }
 
   /** Appends an event and signals it to live streams in every process when its transaction commits. */
   async appendEvent(runId: string, workspaceId: string, type: string, data: Record<string, unknown>): Promise<void> {
-    await this.db.query('INSERT INTO run_events (run_id, workspace_id, type, data) VALUES ($1, $2, $3, $4)', [runId, workspaceId, type, JSON.stringify(data)]);
+    await this.db.query('INSERT INTO run_events (run_id, workspace_id, type, data) VALUES ($1, $2, $3, $4)', [
+      runId,
+      workspaceId,
+      type,
+      JSON.stringify(data),
+    ]);
     await this.notifications.notify(RUN_EVENTS_CHANNEL, runId);
   }
 
@@ -307,14 +393,31 @@ export class RunsRepository {
    * order of the column: ordered by the text alias, event 10 would come before event 9.
    */
   events(runId: string, after: number, limit: number): Promise<RunEventRow[]> {
-    return this.runs.query('SELECT id::text AS id, type, at, data FROM run_events WHERE run_id = $1 AND id > $2 ORDER BY run_events.id LIMIT $3', [runId, String(after), limit]);
+    return this.runs.query(
+      'SELECT id::text AS id, type, at, data FROM run_events WHERE run_id = $1 AND id > $2 ORDER BY run_events.id LIMIT $3',
+      [runId, String(after), limit],
+    );
   }
 
   /** A page of items matching a compiled filter over `i` (`$1` is the run), in the given order; the count binds only the filter's values. */
-  async queryItems(where: string, whereParams: unknown[], orderBy: string | undefined, params: unknown[], limit: number, offset: number): Promise<{ rows: RunItemRow[]; total: number }> {
+  async queryItems(
+    where: string,
+    whereParams: unknown[],
+    orderBy: string | undefined,
+    params: unknown[],
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: RunItemRow[]; total: number }> {
     const base = `FROM run_items i WHERE i.run_id = $1 AND (${where})`;
     const [rows, count] = await Promise.all([
-      this.runs.query(`SELECT ${ITEM_COLUMNS.split(', ').map((c) => `i.${c}`).join(', ')} ${base} ORDER BY ${orderBy ? `${orderBy}, ` : ''}i.ordinal, i.row_id, i.repetition LIMIT ${Number(limit)} OFFSET ${Number(offset)}`, params) as Promise<RunItemRow[]>,
+      this.runs.query(
+        `SELECT ${ITEM_COLUMNS.split(', ')
+          .map((c) => `i.${c}`)
+          .join(
+            ', ',
+          )} ${base} ORDER BY ${orderBy ? `${orderBy}, ` : ''}i.ordinal, i.row_id, i.repetition LIMIT ${Number(limit)} OFFSET ${Number(offset)}`,
+        params,
+      ) as Promise<RunItemRow[]>,
       this.runs.query(`SELECT count(*)::int AS n ${base}`, whereParams) as Promise<Array<{ n: number }>>,
     ]);
     return { rows, total: count[0].n };

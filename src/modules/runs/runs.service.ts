@@ -9,7 +9,15 @@ import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { MetricConfigsService } from '../catalogues/metric-configs.service.js';
 import { RunSourceService } from '../datasets/run-source.service.js';
-import type { CreateRunRequest, EventsQuery, ListRunsQuery, RerunRequest, RunEventResponse, RunResponse, SutRunsQuery } from './dto/run.dto.js';
+import type {
+  CreateRunRequest,
+  EventsQuery,
+  ListRunsQuery,
+  RerunRequest,
+  RunEventResponse,
+  RunResponse,
+  SutRunsQuery,
+} from './dto/run.dto.js';
 import type { UploadOutputsRequest } from './dto/upload.dto.js';
 import { TERMINAL_RUN_STATES, type RunEntity } from './entities/run.entity.js';
 import { RUN_JOB, RunExecutor } from './run-executor.js';
@@ -38,38 +46,75 @@ export class RunsService {
 
   /** Snapshots the inputs, creates one item per row (and repetition), freezes the metric config versions used, and queues the run (offline runs wait for an upload). */
   async create(access: WorkspaceAccess, body: CreateRunRequest, caller: Principal): Promise<RunResponse> {
-    if (!body.eval_config_id && !body.metrics) throw new DomainError(RunErrors.metrics_required, 'Name an eval_config_id or `metrics` to score the run with');
+    if (!body.eval_config_id && !body.metrics)
+      throw new DomainError(RunErrors.metrics_required, 'Name an eval_config_id or `metrics` to score the run with');
     const source = await this.sources.resolve(access.workspaceId, body.dataset_id, body.version_id, body.partition_id);
     const id = await this.transactions.run(async () => {
-      const snapshot = await this.planner.snapshot(access.workspaceId, source, { sutId: body.sut_id, connectionId: body.connection_id, evalConfigId: body.eval_config_id, metrics: body.metrics, judgeId: body.judge_id });
+      const snapshot = await this.planner.snapshot(access.workspaceId, source, {
+        sutId: body.sut_id,
+        connectionId: body.connection_id,
+        evalConfigId: body.eval_config_id,
+        metrics: body.metrics,
+        judgeId: body.judge_id,
+      });
       const spec = snapshot.connection.spec;
       const offline = spec.kind === 'offline';
-      const run = await this.runs.save(
-        {
-          workspaceId: access.workspaceId,
-          name: body.name || `${snapshot.sut.name} on ${source.datasetName} v${source.versionNumber}`,
-          datasetId: source.datasetId,
-          versionId: source.versionId,
-          partitionId: source.partitionId,
-          sutId: snapshot.sut.id,
-          connectionId: snapshot.connection.id,
-          evalConfigId: snapshot.eval_config?.id ?? null,
-          state: offline ? 'awaiting_upload' : 'queued',
-          snapshot,
-          concurrency: Math.min(body.concurrency ?? spec.max_concurrency, spec.max_concurrency),
-          sample: body.sample ? { size: body.sample.size, seed: body.sample.seed ?? 0 } : null,
-          repetitions: body.repetitions ?? 1,
-          tags: [...new Set(body.tags ?? [])],
-          createdBy: caller.userId,
-        },
+      const run = await this.runs.save({
+        workspaceId: access.workspaceId,
+        name: body.name || `${snapshot.sut.name} on ${source.datasetName} v${source.versionNumber}`,
+        datasetId: source.datasetId,
+        versionId: source.versionId,
+        partitionId: source.partitionId,
+        sutId: snapshot.sut.id,
+        connectionId: snapshot.connection.id,
+        evalConfigId: snapshot.eval_config?.id ?? null,
+        state: offline ? 'awaiting_upload' : 'queued',
+        snapshot,
+        concurrency: Math.min(body.concurrency ?? spec.max_concurrency, spec.max_concurrency),
+        sample: body.sample ? { size: body.sample.size, seed: body.sample.seed ?? 0 } : null,
+        repetitions: body.repetitions ?? 1,
+        tags: [...new Set(body.tags ?? [])],
+        createdBy: caller.userId,
+      });
+      run.total = await this.runs.materialize(run.id, access.workspaceId, source, {
+        repetitions: run.repetitions,
+        sample: run.sample,
+      });
+      if (!run.total)
+        throw new DomainError(
+          RunErrors.run_input_invalid,
+          `The ${source.partitionId ? 'partition' : 'version'} has no rows to run`,
+          { field: source.partitionId ? 'partition_id' : 'version_id' },
+        );
+      await this.metricConfigs.markUsed(
+        snapshot.metrics.flatMap((m) => (m.config ? [m.config.id] : [])),
+        run.id,
       );
-      run.total = await this.runs.materialize(run.id, access.workspaceId, source, { repetitions: run.repetitions, sample: run.sample });
-      if (!run.total) throw new DomainError(RunErrors.run_input_invalid, `The ${source.partitionId ? 'partition' : 'version'} has no rows to run`, { field: source.partitionId ? 'partition_id' : 'version_id' });
-      await this.metricConfigs.markUsed(snapshot.metrics.flatMap((m) => (m.config ? [m.config.id] : [])), run.id);
-      if (!offline) run.jobId = (await this.queue.enqueue({ type: RUN_JOB, payload: { run_id: run.id }, workspaceId: access.workspaceId, targetType: 'run', targetId: run.id, createdBy: caller.userId })).job.id;
+      if (!offline)
+        run.jobId = (
+          await this.queue.enqueue({
+            type: RUN_JOB,
+            payload: { run_id: run.id },
+            workspaceId: access.workspaceId,
+            targetType: 'run',
+            targetId: run.id,
+            createdBy: caller.userId,
+          })
+        ).job.id;
       await this.runs.save(run);
-      await this.runs.appendEvent(run.id, access.workspaceId, 'state_changed', { from: null, to: run.state, total: run.total });
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'run.created', targetType: 'run', targetId: run.id, details: { sut_id: run.sutId, dataset_id: run.datasetId, version_id: run.versionId, items: run.total } });
+      await this.runs.appendEvent(run.id, access.workspaceId, 'state_changed', {
+        from: null,
+        to: run.state,
+        total: run.total,
+      });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'run.created',
+        targetType: 'run',
+        targetId: run.id,
+        details: { sut_id: run.sutId, dataset_id: run.datasetId, version_id: run.versionId, items: run.total },
+      });
       return run.id;
     });
     return this.get(access, id);
@@ -80,15 +125,31 @@ export class RunsService {
     const ids = workspaceIds ?? (own ? [own] : await this.access.workspaceIdsOf(caller.userId));
     if (!ids.length) return { items: [], total: 0, page: query.page, page_size: query.page_size };
     // A filter naming a SUT or dataset outside the listed workspaces is an unknown record, not an empty list.
-    if (query.sut_id && !ids.includes((await this.registry.resolve('sut', query.sut_id)) ?? '')) throw new NotFoundError('SUT', query.sut_id);
-    if (query.dataset_id && !ids.includes((await this.registry.resolve('dataset', query.dataset_id)) ?? '')) throw new NotFoundError('dataset', query.dataset_id);
-    if (query.project_id && !ids.includes((await this.registry.resolve('project', query.project_id)) ?? '')) throw new NotFoundError('project', query.project_id);
-    const [rows, total] = await this.runs.page({ workspaceIds: ids, sutId: query.sut_id, datasetId: query.dataset_id, state: query.state, tag: query.tag, projectId: query.project_id }, { skip: (query.page - 1) * query.page_size, take: query.page_size });
+    if (query.sut_id && !ids.includes((await this.registry.resolve('sut', query.sut_id)) ?? ''))
+      throw new NotFoundError('SUT', query.sut_id);
+    if (query.dataset_id && !ids.includes((await this.registry.resolve('dataset', query.dataset_id)) ?? ''))
+      throw new NotFoundError('dataset', query.dataset_id);
+    if (query.project_id && !ids.includes((await this.registry.resolve('project', query.project_id)) ?? ''))
+      throw new NotFoundError('project', query.project_id);
+    const [rows, total] = await this.runs.page(
+      {
+        workspaceIds: ids,
+        sutId: query.sut_id,
+        datasetId: query.dataset_id,
+        state: query.state,
+        tag: query.tag,
+        projectId: query.project_id,
+      },
+      { skip: (query.page - 1) * query.page_size, take: query.page_size },
+    );
     return { items: rows.map((r) => toResponse(r)), total, page: query.page, page_size: query.page_size };
   }
 
   async sutRuns(access: WorkspaceAccess, sutId: string, query: SutRunsQuery): Promise<Page<RunResponse>> {
-    const [rows, total] = await this.runs.page({ workspaceIds: [access.workspaceId], sutId, state: query.state }, { skip: (query.page - 1) * query.page_size, take: query.page_size });
+    const [rows, total] = await this.runs.page(
+      { workspaceIds: [access.workspaceId], sutId, state: query.state },
+      { skip: (query.page - 1) * query.page_size, take: query.page_size },
+    );
     return { items: rows.map((r) => toResponse(r)), total, page: query.page, page_size: query.page_size };
   }
 
@@ -99,68 +160,116 @@ export class RunsService {
   /** Stops new calls at once; the run ends `cancelled` with what was done kept. Waits a few seconds for the worker to stop. */
   async cancel(access: WorkspaceAccess, id: string, caller: Principal): Promise<RunResponse> {
     const run = await this.require(access, id);
-    if (TERMINAL_RUN_STATES.has(run.state)) throw new DomainError(RunErrors.run_not_active, `Run ${id} has already ended (${run.state})`);
+    if (TERMINAL_RUN_STATES.has(run.state))
+      throw new DomainError(RunErrors.run_not_active, `Run ${id} has already ended (${run.state})`);
     await this.transactions.run(async () => {
       const locked = await this.runs.findForUpdate(id);
       if (!locked || TERMINAL_RUN_STATES.has(locked.state)) return;
       locked.cancelRequestedAt = new Date();
       await this.runs.save(locked);
       await this.runs.appendEvent(id, access.workspaceId, 'cancel_requested', { by: caller.userId });
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'run.cancelled', targetType: 'run', targetId: id, details: { state: locked.state } });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'run.cancelled',
+        targetType: 'run',
+        targetId: id,
+        details: { state: locked.state },
+      });
     });
-    if (run.state === 'awaiting_upload' || !run.jobId) await this.executor.finish(id, 'cancelled', 'cancelled by request; what was done is kept');
+    if (run.state === 'awaiting_upload' || !run.jobId)
+      await this.executor.finish(id, 'cancelled', 'cancelled by request; what was done is kept');
     else await this.queue.cancel(run.jobId);
     const deadline = Date.now() + CANCEL_WAIT_MS;
-    while (Date.now() < deadline && !TERMINAL_RUN_STATES.has((await this.runs.find(id))!.state)) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (Date.now() < deadline && !TERMINAL_RUN_STATES.has((await this.runs.find(id))!.state))
+      await new Promise((resolve) => setTimeout(resolve, 50));
     return this.get(access, id);
   }
 
   /** A new run with the same snapshot, over all rows or only the failed ones. */
   async rerun(access: WorkspaceAccess, id: string, body: RerunRequest, caller: Principal): Promise<RunResponse> {
     const source = await this.require(access, id);
-    if (!TERMINAL_RUN_STATES.has(source.state)) throw new DomainError(RunErrors.run_still_active, `Run ${id} is ${source.state}; rerun it once it has ended (or cancel it)`);
+    if (!TERMINAL_RUN_STATES.has(source.state))
+      throw new DomainError(
+        RunErrors.run_still_active,
+        `Run ${id} is ${source.state}; rerun it once it has ended (or cancel it)`,
+      );
     const mode = body.mode ?? 'all';
     const newId = await this.transactions.run(async () => {
       const offline = source.snapshot.connection.spec.kind === 'offline';
-      const run = await this.runs.save(
-        {
-          workspaceId: access.workspaceId,
-          name: `${source.name} (rerun${mode === 'all' ? '' : ` of ${mode}`})`,
-          datasetId: source.datasetId,
-          versionId: source.versionId,
-          partitionId: source.partitionId,
-          sutId: source.sutId,
-          connectionId: source.connectionId,
-          evalConfigId: source.evalConfigId,
-          state: offline ? 'awaiting_upload' : 'queued',
-          snapshot: source.snapshot,
-          concurrency: source.concurrency,
-          sample: source.sample,
-          repetitions: source.repetitions,
-          tags: source.tags,
-          rerunOf: source.id,
-          rerunMode: mode,
-          createdBy: caller.userId,
-        },
-      );
+      const run = await this.runs.save({
+        workspaceId: access.workspaceId,
+        name: `${source.name} (rerun${mode === 'all' ? '' : ` of ${mode}`})`,
+        datasetId: source.datasetId,
+        versionId: source.versionId,
+        partitionId: source.partitionId,
+        sutId: source.sutId,
+        connectionId: source.connectionId,
+        evalConfigId: source.evalConfigId,
+        state: offline ? 'awaiting_upload' : 'queued',
+        snapshot: source.snapshot,
+        concurrency: source.concurrency,
+        sample: source.sample,
+        repetitions: source.repetitions,
+        tags: source.tags,
+        rerunOf: source.id,
+        rerunMode: mode,
+        createdBy: caller.userId,
+      });
       run.total = await this.runs.materializeFrom(run.id, access.workspaceId, source.id, mode);
-      if (!run.total) throw new DomainError(RunErrors.nothing_to_rerun, mode === 'errors' ? `Run ${id} has no rows whose call failed` : `Run ${id} has no failed rows`);
-      if (!offline) run.jobId = (await this.queue.enqueue({ type: RUN_JOB, payload: { run_id: run.id }, workspaceId: access.workspaceId, targetType: 'run', targetId: run.id, createdBy: caller.userId })).job.id;
+      if (!run.total)
+        throw new DomainError(
+          RunErrors.nothing_to_rerun,
+          mode === 'errors' ? `Run ${id} has no rows whose call failed` : `Run ${id} has no failed rows`,
+        );
+      if (!offline)
+        run.jobId = (
+          await this.queue.enqueue({
+            type: RUN_JOB,
+            payload: { run_id: run.id },
+            workspaceId: access.workspaceId,
+            targetType: 'run',
+            targetId: run.id,
+            createdBy: caller.userId,
+          })
+        ).job.id;
       await this.runs.save(run);
-      await this.runs.appendEvent(run.id, access.workspaceId, 'state_changed', { from: null, to: run.state, total: run.total, rerun_of: source.id, mode });
+      await this.runs.appendEvent(run.id, access.workspaceId, 'state_changed', {
+        from: null,
+        to: run.state,
+        total: run.total,
+        rerun_of: source.id,
+        mode,
+      });
       await this.runs.appendEvent(source.id, access.workspaceId, 'rerun_started', { run_id: run.id, mode });
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'run.rerun', targetType: 'run', targetId: run.id, details: { rerun_of: source.id, mode, items: run.total } });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'run.rerun',
+        targetType: 'run',
+        targetId: run.id,
+        details: { rerun_of: source.id, mode, items: run.total },
+      });
       return run.id;
     });
     return this.get(access, newId);
   }
 
   /** Outputs of an offline run, by row id; scoring is queued unless `complete: false`. */
-  async upload(access: WorkspaceAccess, id: string, body: UploadOutputsRequest, caller: Principal): Promise<RunResponse> {
+  async upload(
+    access: WorkspaceAccess,
+    id: string,
+    body: UploadOutputsRequest,
+    caller: Principal,
+  ): Promise<RunResponse> {
     await this.transactions.run(async () => {
       const run = await this.runs.findForUpdate(id);
       if (!run || run.workspaceId !== access.workspaceId) throw new NotFoundError('run', id);
-      if (run.state !== 'awaiting_upload') throw new DomainError(RunErrors.run_not_awaiting_upload, `Run ${id} is ${run.state}; outputs are uploaded to offline runs awaiting them`);
+      if (run.state !== 'awaiting_upload')
+        throw new DomainError(
+          RunErrors.run_not_awaiting_upload,
+          `Run ${id} is ${run.state}; outputs are uploaded to offline runs awaiting them`,
+        );
       const unknown = await this.runs.uploadOutputs(
         id,
         body.results.map((r) => ({
@@ -168,18 +277,43 @@ export class RunsService {
           status: r.error || r.output === null ? 'error' : 'done',
           output: r.output,
           latency_ms: r.latency_ms ?? null,
-          usage: r.usage ? { prompt_tokens: r.usage.prompt_tokens ?? null, completion_tokens: r.usage.completion_tokens ?? null, total_tokens: r.usage.total_tokens ?? null } : null,
+          usage: r.usage
+            ? {
+                prompt_tokens: r.usage.prompt_tokens ?? null,
+                completion_tokens: r.usage.completion_tokens ?? null,
+                total_tokens: r.usage.total_tokens ?? null,
+              }
+            : null,
           cost_usd: r.cost_usd ?? null,
           extras: r.extras ?? null,
-          error: r.error ?? (r.output === null ? { code: 'no_output', message: 'the upload gave no output for this row' } : null),
+          error:
+            r.error ??
+            (r.output === null ? { code: 'no_output', message: 'the upload gave no output for this row' } : null),
           attempts: null,
         })),
       );
-      if (unknown.length) throw new DomainError(RunErrors.upload_invalid, `${unknown.length} uploaded row ids are not rows of the run, e.g. ${unknown.slice(0, 5).join(', ')}`, { unknown_row_ids: unknown.slice(0, 100) });
-      await this.runs.appendEvent(id, access.workspaceId, 'upload_received', { outputs: body.results.length, complete: body.complete ?? true });
+      if (unknown.length)
+        throw new DomainError(
+          RunErrors.upload_invalid,
+          `${unknown.length} uploaded row ids are not rows of the run, e.g. ${unknown.slice(0, 5).join(', ')}`,
+          { unknown_row_ids: unknown.slice(0, 100) },
+        );
+      await this.runs.appendEvent(id, access.workspaceId, 'upload_received', {
+        outputs: body.results.length,
+        complete: body.complete ?? true,
+      });
       if (body.complete === false) return;
       run.state = 'queued';
-      run.jobId = (await this.queue.enqueue({ type: RUN_JOB, payload: { run_id: id }, workspaceId: access.workspaceId, targetType: 'run', targetId: id, createdBy: caller.userId })).job.id;
+      run.jobId = (
+        await this.queue.enqueue({
+          type: RUN_JOB,
+          payload: { run_id: id },
+          workspaceId: access.workspaceId,
+          targetType: 'run',
+          targetId: id,
+          createdBy: caller.userId,
+        })
+      ).job.id;
       await this.runs.save(run);
       await this.runs.appendEvent(id, access.workspaceId, 'state_changed', { from: 'awaiting_upload', to: 'queued' });
     });
@@ -198,7 +332,10 @@ export class RunsService {
   }
 }
 
-export function toResponse(r: RunEntity, counts?: { total: number; completed: number; errored: number; pending: number }): RunResponse {
+export function toResponse(
+  r: RunEntity,
+  counts?: { total: number; completed: number; errored: number; pending: number },
+): RunResponse {
   const total = counts?.total ?? r.total;
   const completed = counts?.completed ?? r.completed;
   const errored = counts?.errored ?? r.errored;
@@ -217,7 +354,18 @@ export function toResponse(r: RunEntity, counts?: { total: number; completed: nu
     connection_kind: r.snapshot.connection.spec.kind,
     adapter_revision: r.snapshot.adapter.revision,
     eval_config_id: r.evalConfigId,
-    metrics: r.snapshot.metrics.map((m) => ({ name: m.name, kind: m.kind, metric: m.metric, source: m.source, config_name: m.config?.name ?? null, config_version: m.config?.version ?? null, threshold: m.threshold, judge_id: m.judge?.id ?? null, gating: m.gating, min_pass_rate: m.min_pass_rate })),
+    metrics: r.snapshot.metrics.map((m) => ({
+      name: m.name,
+      kind: m.kind,
+      metric: m.metric,
+      source: m.source,
+      config_name: m.config?.name ?? null,
+      config_version: m.config?.version ?? null,
+      threshold: m.threshold,
+      judge_id: m.judge?.id ?? null,
+      gating: m.gating,
+      min_pass_rate: m.min_pass_rate,
+    })),
     pass_rule: r.snapshot.pass_rule,
     concurrency: r.concurrency,
     sample: r.sample,
@@ -225,7 +373,13 @@ export function toResponse(r: RunEntity, counts?: { total: number; completed: nu
     tags: r.tags,
     rerun_of: r.rerunOf,
     rerun_mode: r.rerunMode,
-    progress: { total, completed, errored, pending, percent: total ? Math.round(((total - pending) / total) * 1000) / 10 : 0 },
+    progress: {
+      total,
+      completed,
+      errored,
+      pending,
+      percent: total ? Math.round(((total - pending) / total) * 1000) / 10 : 0,
+    },
     passed: r.passed,
     summary: r.summary as unknown as Record<string, unknown> | null,
     cancel_requested: r.cancelRequestedAt !== null,

@@ -37,16 +37,34 @@ export class SdgGenerator {
 
   /** The queue marks the run running and ends it when the job ends without it (`tracks`). */
   @JobHandler(SDG_JOB, { maxAttempts: 2, tracks: SDG_RUNS })
-  async generate({ payload, signal }: JobContext<SdgPayload>): Promise<{ generated: number; version_id: string | null }> {
+  async generate({
+    payload,
+    signal,
+  }: JobContext<SdgPayload>): Promise<{ generated: number; version_id: string | null }> {
     const run = await this.sdg.findRun(payload.sdg_run_id);
-    if (!run || isTerminal(run.tracked.state)) return { generated: run?.generated ?? 0, version_id: run?.versionId ?? null };
+    if (!run || isTerminal(run.tracked.state))
+      return { generated: run?.generated ?? 0, version_id: run?.versionId ?? null };
     const adapter = await this.sdg.find(run.workspaceId, run.adapterId);
     if (!adapter) throw new JobFailure('the SDG adapter was deleted', { code: 'adapter_gone', retry: false });
-    const seeds = run.params.seed ? (await this.sdg.seedRows(run.params.seed.dataset_id, run.params.seed.version_number, run.params.seed.where, run.params.seed.params, run.params.seed.limit)).map((r) => r.data) : [{}];
+    const seeds = run.params.seed
+      ? (
+          await this.sdg.seedRows(
+            run.params.seed.dataset_id,
+            run.params.seed.version_number,
+            run.params.seed.where,
+            run.params.seed.params,
+            run.params.seed.limit,
+          )
+        ).map((r) => r.data)
+      : [{}];
     const combos = combinations(adapter.spec.dimensions);
     const perPrompt = adapter.kind === 'llm' ? (adapter.spec as LlmSpec).count : 1;
     const planned = seeds.length * combos.length * perPrompt;
-    if (planned > run.params.max_rows) throw new JobFailure(`${seeds.length} seed rows x ${combos.length} dimension combinations${perPrompt > 1 ? ` x ${perPrompt} rows per prompt` : ''} = ${planned} rows, over max_rows ${run.params.max_rows}`, { code: SdgErrors.sdg_too_many_rows, retry: false });
+    if (planned > run.params.max_rows)
+      throw new JobFailure(
+        `${seeds.length} seed rows x ${combos.length} dimension combinations${perPrompt > 1 ? ` x ${perPrompt} rows per prompt` : ''} = ${planned} rows, over max_rows ${run.params.max_rows}`,
+        { code: SdgErrors.sdg_too_many_rows, retry: false },
+      );
 
     const rows: Array<Record<string, unknown>> = [];
     const errors: string[] = [];
@@ -74,7 +92,13 @@ export class SdgGenerator {
           continue;
         }
         const spec = adapter.spec as LlmSpec;
-        const generated = await this.askLlm(adapter.judgeId!, run, spec, renderSdgTemplate(spec.prompt, { seed, dim, index }).text, signal);
+        const generated = await this.askLlm(
+          adapter.judgeId!,
+          run,
+          spec,
+          renderSdgTemplate(spec.prompt, { seed, dim, index }).text,
+          signal,
+        );
         if ('error' in generated) drop(`prompt ${index}: ${generated.error}`);
         else {
           for (const candidate of generated.rows) {
@@ -86,8 +110,18 @@ export class SdgGenerator {
         index++;
       }
     }
-    if (!rows.length) throw new JobFailure(`no row was generated: ${errors.slice(0, 3).join('; ') || 'nothing to generate'}`, { code: 'nothing_generated', retry: false });
-    const version = await this.generatedRows.appendVersion(run.workspaceId, run.targetDatasetId, rows, run.params.message, run.createdBy);
+    if (!rows.length)
+      throw new JobFailure(`no row was generated: ${errors.slice(0, 3).join('; ') || 'nothing to generate'}`, {
+        code: 'nothing_generated',
+        retry: false,
+      });
+    const version = await this.generatedRows.appendVersion(
+      run.workspaceId,
+      run.targetDatasetId,
+      rows,
+      run.params.message,
+      run.createdBy,
+    );
     await this.transactions.run(async () => {
       await this.sdg.saveRun(Object.assign(run, { generated: rows.length, dropped, errors, versionId: version.id }));
       await this.tracked.succeed(SDG_RUNS, run.id);
@@ -96,12 +130,26 @@ export class SdgGenerator {
   }
 
   /** One prompt's rows from the LLM: a JSON object {rows: [...]} (or an array), repaired when slightly malformed. */
-  private async askLlm(judgeId: string, run: SdgRunEntity, spec: LlmSpec, prompt: string, signal: AbortSignal): Promise<{ rows: Array<Record<string, unknown>> } | { error: string }> {
+  private async askLlm(
+    judgeId: string,
+    run: SdgRunEntity,
+    spec: LlmSpec,
+    prompt: string,
+    signal: AbortSignal,
+  ): Promise<{ rows: Array<Record<string, unknown>> } | { error: string }> {
     const judge = await this.judges.find(run.workspaceId, judgeId);
     if (!judge) throw new JobFailure('the judge of the SDG adapter was deleted', { code: 'judge_gone', retry: false });
     const key = judge.secretId ? await this.secrets.resolveValue(run.workspaceId, judge.secretId) : null;
     const system = `You generate test data for evaluating an AI application. Answer with only a JSON object {"rows": [...]} holding exactly ${spec.count} objects, each with exactly the keys ${spec.columns.map((c) => `"${c}"`).join(', ')} and string values.`;
-    const call = await callJudge(judgeConnection(judge), key, [{ role: 'system', content: system }, { role: 'user', content: prompt }], { signal });
+    const call = await callJudge(
+      judgeConnection(judge),
+      key,
+      [
+        { role: 'system', content: system },
+        { role: 'user', content: prompt },
+      ],
+      { signal },
+    );
     if (!call.ok || call.text === null) return { error: `the LLM call failed: ${call.error?.message ?? 'no text'}` };
     let parsed: unknown;
     try {
@@ -116,6 +164,10 @@ export class SdgGenerator {
     }
     const list = Array.isArray(parsed) ? parsed : (parsed as { rows?: unknown })?.rows;
     if (!Array.isArray(list)) return { error: 'the LLM answer has no rows array' };
-    return { rows: list.filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null && !Array.isArray(r)).slice(0, spec.count) };
+    return {
+      rows: list
+        .filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null && !Array.isArray(r))
+        .slice(0, spec.count),
+    };
   }
 }

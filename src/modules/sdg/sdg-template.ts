@@ -11,7 +11,11 @@ export function checkSdgTemplate(template: string, pointer: string, dimensions: 
     if (expr === 'index' || /^seed\.[^\s.][^\s]*$/.test(expr)) continue;
     const dim = /^dim\.(.+)$/.exec(expr);
     if (dim && dimensions.includes(dim[1])) continue;
-    errors.push(dim ? `${pointer}: {{${expr}}} names no dimension of the adapter (${dimensions.join(', ') || 'none'})` : `${pointer}: unknown placeholder {{${expr}}}; use {{seed.<column>}}, {{dim.<name>}} or {{index}}`);
+    errors.push(
+      dim
+        ? `${pointer}: {{${expr}}} names no dimension of the adapter (${dimensions.join(', ') || 'none'})`
+        : `${pointer}: unknown placeholder {{${expr}}}; use {{seed.<column>}}, {{dim.<name>}} or {{index}}`,
+    );
   }
   return errors;
 }
@@ -40,5 +44,8 @@ export function renderSdgTemplate(template: string, ctx: SdgContext): { text: st
 
 /** Every combination of the dimension values (one empty combination without dimensions). */
 export function combinations(dimensions: Record<string, string[]>): Array<Record<string, string>> {
-  return Object.entries(dimensions).reduce<Array<Record<string, string>>>((acc, [name, values]) => acc.flatMap((combo) => values.map((v) => ({ ...combo, [name]: v }))), [{}]);
+  return Object.entries(dimensions).reduce<Array<Record<string, string>>>(
+    (acc, [name, values]) => acc.flatMap((combo) => values.map((v) => ({ ...combo, [name]: v }))),
+    [{}],
+  );
 }

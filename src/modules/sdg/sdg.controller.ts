@@ -6,7 +6,13 @@ import { PageOf, type Page } from '../../../libs/common/pagination.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
 import { AcceptedAt } from '../../../libs/queue/accepted.decorator.js';
-import { CreateSdgAdapterRequest, ListSdgAdaptersQuery, SdgAdapterResponse, SdgRunResponse, StartSdgRunRequest } from './dto/sdg.dto.js';
+import {
+  CreateSdgAdapterRequest,
+  ListSdgAdaptersQuery,
+  SdgAdapterResponse,
+  SdgRunResponse,
+  StartSdgRunRequest,
+} from './dto/sdg.dto.js';
 import { SdgService } from './sdg.service.js';
 
 const ADAPTER = { resource: 'sdg_adapter', param: 'adapter_id' } as const;
@@ -21,7 +27,10 @@ export class SdgController {
   @ApiOperation({ operationId: 'listSdgAdapters' })
   @WorkspaceRoleRequired('viewer', { query: 'workspace_id' })
   @ApiOkResponse({ type: PageOf(SdgAdapterResponse) })
-  list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListSdgAdaptersQuery): Promise<Page<SdgAdapterResponse>> {
+  list(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Query() query: ListSdgAdaptersQuery,
+  ): Promise<Page<SdgAdapterResponse>> {
     return this.sdg.list(access, query);
   }
 
@@ -31,7 +40,11 @@ export class SdgController {
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
   @ApiCreatedResponse({ type: SdgAdapterResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'sdg_adapter_name_taken' })
-  create(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: CreateSdgAdapterRequest, @CurrentUser() caller: Principal): Promise<SdgAdapterResponse> {
+  create(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: CreateSdgAdapterRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<SdgAdapterResponse> {
     return this.sdg.create(access, body, caller);
   }
 
@@ -49,7 +62,12 @@ export class SdgController {
   @ApiOperation({ operationId: 'startSdgRun' })
   @WorkspaceRoleRequired('member', ADAPTER)
   @AcceptedAt({ type: SdgRunResponse, location: (run) => `/sdg/adapters/${run.adapter_id}/runs/${run.id}` })
-  startRun(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('adapter_id') id: string, @Body() body: StartSdgRunRequest, @CurrentUser() caller: Principal): Promise<SdgRunResponse> {
+  startRun(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('adapter_id') id: string,
+    @Body() body: StartSdgRunRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<SdgRunResponse> {
     return this.sdg.startRun(access, id, body, caller);
   }
 
@@ -58,7 +76,11 @@ export class SdgController {
   @ApiOperation({ operationId: 'getSdgRun' })
   @WorkspaceRoleRequired('viewer', ADAPTER)
   @ApiOkResponse({ type: SdgRunResponse })
-  getRun(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('adapter_id') id: string, @UuidParam('run_id') runId: string): Promise<SdgRunResponse> {
+  getRun(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('adapter_id') id: string,
+    @UuidParam('run_id') runId: string,
+  ): Promise<SdgRunResponse> {
     return this.sdg.getRun(access, id, runId);
   }
 }

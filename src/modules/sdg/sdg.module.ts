@@ -13,7 +13,12 @@ import { SdgService } from './sdg.service.js';
 
 /** Synthetic data generation: adapters and queued runs writing new candidate versions. */
 @Module({
-  imports: [TypeOrmModule.forFeature([SdgAdapterEntity, SdgRunEntity]), DatasetsModule, CataloguesModule, SecretsModule],
+  imports: [
+    TypeOrmModule.forFeature([SdgAdapterEntity, SdgRunEntity]),
+    DatasetsModule,
+    CataloguesModule,
+    SecretsModule,
+  ],
   controllers: [SdgController],
   providers: [SdgService, SdgRepository, SdgGenerator],
 })

@@ -28,12 +28,18 @@ export class SdgRepository {
   }
 
   async nameTaken(workspaceId: string, name: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query('SELECT 1 FROM sdg_adapters WHERE workspace_id = $1 AND lower(name) = lower($2)', [workspaceId, name]);
+    const rows: unknown[] = await this.db.query(
+      'SELECT 1 FROM sdg_adapters WHERE workspace_id = $1 AND lower(name) = lower($2)',
+      [workspaceId, name],
+    );
     return rows.length > 0;
   }
 
   async workspaceOf(id: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await this.adapters.query('SELECT workspace_id FROM sdg_adapters WHERE id = $1', [id]);
+    const rows: Array<{ workspace_id: string }> = await this.adapters.query(
+      'SELECT workspace_id FROM sdg_adapters WHERE id = $1',
+      [id],
+    );
     return rows[0]?.workspace_id ?? null;
   }
 
@@ -45,7 +51,12 @@ export class SdgRepository {
   /** The latest runs of each adapter given, newest first. */
   async recentRuns(adapterIds: string[], limit: number): Promise<SdgRunEntity[]> {
     if (!adapterIds.length) return [];
-    return this.runs.createQueryBuilder('r').where('r.adapter_id IN (:...ids)', { ids: adapterIds }).orderBy('r.created_at', 'DESC').limit(limit * adapterIds.length).getMany();
+    return this.runs
+      .createQueryBuilder('r')
+      .where('r.adapter_id IN (:...ids)', { ids: adapterIds })
+      .orderBy('r.created_at', 'DESC')
+      .limit(limit * adapterIds.length)
+      .getMany();
   }
 
   /** A run of the adapter, in the workspace. */
@@ -64,7 +75,13 @@ export class SdgRepository {
   }
 
   /** Seed rows of a version (SQL selection over alias `r`), in dataset order. */
-  seedRows(datasetId: string, versionNumber: number, where: string, params: unknown[], limit: number): Promise<Array<{ data: Record<string, unknown> }>> {
+  seedRows(
+    datasetId: string,
+    versionNumber: number,
+    where: string,
+    params: unknown[],
+    limit: number,
+  ): Promise<Array<{ data: Record<string, unknown> }>> {
     return this.runs.query(
       `SELECT r.data FROM dataset_rows r WHERE r.dataset_id = $1 AND r.added_in <= $2 AND (r.removed_in IS NULL OR r.removed_in > $2) AND (${where}) ORDER BY r.ordinal LIMIT ${Number(limit)}`,
       [datasetId, versionNumber, ...params],

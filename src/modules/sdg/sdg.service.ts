@@ -8,7 +8,14 @@ import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { trackedRunFields } from '../../../libs/queue/dto/tracked-run.dto.js';
 import { JudgesService } from '../catalogues/judges.service.js';
 import { RunSourceService } from '../datasets/run-source.service.js';
-import { SDG_RUN_STATES, type CreateSdgAdapterRequest, type ListSdgAdaptersQuery, type SdgAdapterResponse, type SdgRunResponse, type StartSdgRunRequest } from './dto/sdg.dto.js';
+import {
+  SDG_RUN_STATES,
+  type CreateSdgAdapterRequest,
+  type ListSdgAdaptersQuery,
+  type SdgAdapterResponse,
+  type SdgRunResponse,
+  type StartSdgRunRequest,
+} from './dto/sdg.dto.js';
 import type { SdgAdapterEntity } from './entities/sdg-adapter.entity.js';
 import type { SdgRunEntity } from './entities/sdg-run.entity.js';
 import { SDG_JOB } from './sdg-generator.js';
@@ -32,8 +39,14 @@ export class SdgService {
   ) {}
 
   async list(access: WorkspaceAccess, query: ListSdgAdaptersQuery): Promise<Page<SdgAdapterResponse>> {
-    const [rows, total] = await this.sdg.page(access.workspaceId, { skip: (query.page - 1) * query.page_size, take: query.page_size });
-    const runs = await this.sdg.recentRuns(rows.map((r) => r.id), RECENT_RUNS);
+    const [rows, total] = await this.sdg.page(access.workspaceId, {
+      skip: (query.page - 1) * query.page_size,
+      take: query.page_size,
+    });
+    const runs = await this.sdg.recentRuns(
+      rows.map((r) => r.id),
+      RECENT_RUNS,
+    );
     return { items: rows.map((r) => toResponse(r, runs)), total, page: query.page, page_size: query.page_size };
   }
 
@@ -52,37 +65,93 @@ export class SdgService {
   async create(access: WorkspaceAccess, body: CreateSdgAdapterRequest, caller: Principal): Promise<SdgAdapterResponse> {
     const spec = this.spec(body);
     return this.transactions.run(async () => {
-      if (await this.sdg.nameTaken(access.workspaceId, body.name)) throw new DomainError(SdgErrors.sdg_adapter_name_taken, `The workspace already has an SDG adapter named "${body.name}"`);
+      if (await this.sdg.nameTaken(access.workspaceId, body.name))
+        throw new DomainError(
+          SdgErrors.sdg_adapter_name_taken,
+          `The workspace already has an SDG adapter named "${body.name}"`,
+        );
       if (body.kind === 'llm' && !(await this.judges.find(access.workspaceId, body.judge_id!))) {
-        throw new DomainError(SdgErrors.sdg_adapter_invalid, `Workspace ${access.workspaceId} has no judge ${body.judge_id}`, { errors: ['judge_id names no judge of the workspace'] });
+        throw new DomainError(
+          SdgErrors.sdg_adapter_invalid,
+          `Workspace ${access.workspaceId} has no judge ${body.judge_id}`,
+          { errors: ['judge_id names no judge of the workspace'] },
+        );
       }
-      const adapter = await this.sdg.saveAdapter({ workspaceId: access.workspaceId, name: body.name, description: body.description ?? '', kind: body.kind, spec, judgeId: body.kind === 'llm' ? body.judge_id! : null, createdBy: caller.userId });
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'sdg_adapter.created', targetType: 'sdg_adapter', targetId: adapter.id, details: { name: adapter.name, kind: adapter.kind } });
+      const adapter = await this.sdg.saveAdapter({
+        workspaceId: access.workspaceId,
+        name: body.name,
+        description: body.description ?? '',
+        kind: body.kind,
+        spec,
+        judgeId: body.kind === 'llm' ? body.judge_id! : null,
+        createdBy: caller.userId,
+      });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'sdg_adapter.created',
+        targetType: 'sdg_adapter',
+        targetId: adapter.id,
+        details: { name: adapter.name, kind: adapter.kind },
+      });
       return toResponse(adapter, []);
     });
   }
 
   /** Queues a generation (202); the rows go to the target as a new candidate version when it succeeds. */
-  async startRun(access: WorkspaceAccess, adapterId: string, body: StartSdgRunRequest, caller: Principal): Promise<SdgRunResponse> {
+  async startRun(
+    access: WorkspaceAccess,
+    adapterId: string,
+    body: StartSdgRunRequest,
+    caller: Principal,
+  ): Promise<SdgRunResponse> {
     const adapter = await this.sdg.find(access.workspaceId, adapterId);
     if (!adapter) throw new NotFoundError('SDG adapter', adapterId);
     const invalid = (field: string) => (err: unknown) => {
       throw err instanceof DomainError ? new DomainError(SdgErrors.sdg_input_invalid, err.detail, { field }) : err;
     };
     await this.sources.resolve(access.workspaceId, body.target_dataset_id).catch(invalid('target_dataset_id'));
-    const seed = body.seed ? await this.sources.resolve(access.workspaceId, body.seed.dataset_id, body.seed.version_id).catch(invalid('seed')) : null;
+    const seed = body.seed
+      ? await this.sources
+          .resolve(access.workspaceId, body.seed.dataset_id, body.seed.version_id)
+          .catch(invalid('seed'))
+      : null;
     const run = await this.transactions.run(async () => {
-      const created = await this.sdg.saveRun(
-        {
-          workspaceId: access.workspaceId,
-          adapterId,
-          targetDatasetId: body.target_dataset_id,
-          params: { seed: seed ? { dataset_id: seed.datasetId, version_number: seed.versionNumber, limit: body.seed?.limit ?? 100, where: seed.where, params: seed.params } : null, max_rows: body.max_rows ?? 1000, message: body.message ?? `Generated by ${adapter.name}` },
-          createdBy: caller.userId,
+      const created = await this.sdg.saveRun({
+        workspaceId: access.workspaceId,
+        adapterId,
+        targetDatasetId: body.target_dataset_id,
+        params: {
+          seed: seed
+            ? {
+                dataset_id: seed.datasetId,
+                version_number: seed.versionNumber,
+                limit: body.seed?.limit ?? 100,
+                where: seed.where,
+                params: seed.params,
+              }
+            : null,
+          max_rows: body.max_rows ?? 1000,
+          message: body.message ?? `Generated by ${adapter.name}`,
         },
-      );
-      await this.queue.enqueue({ type: SDG_JOB, payload: { sdg_run_id: created.id }, workspaceId: access.workspaceId, targetType: 'sdg_adapter', targetId: adapterId, createdBy: caller.userId });
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'sdg_run.started', targetType: 'sdg_adapter', targetId: adapterId, details: { sdg_run_id: created.id, target_dataset_id: body.target_dataset_id } });
+        createdBy: caller.userId,
+      });
+      await this.queue.enqueue({
+        type: SDG_JOB,
+        payload: { sdg_run_id: created.id },
+        workspaceId: access.workspaceId,
+        targetType: 'sdg_adapter',
+        targetId: adapterId,
+        createdBy: caller.userId,
+      });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'sdg_run.started',
+        targetType: 'sdg_adapter',
+        targetId: adapterId,
+        details: { sdg_run_id: created.id, target_dataset_id: body.target_dataset_id },
+      });
       return (await this.sdg.findRun(created.id))!;
     });
     return runResponse(run);
@@ -92,13 +161,22 @@ export class SdgService {
     const errors: string[] = [];
     const dimensions = body.dimensions ?? {};
     for (const [name, values] of Object.entries(dimensions)) {
-      if (!Array.isArray(values) || !values.length || values.length > 100 || !values.every((v) => typeof v === 'string')) errors.push(`dimensions.${name}: a list of 1..100 strings`);
+      if (
+        !Array.isArray(values) ||
+        !values.length ||
+        values.length > 100 ||
+        !values.every((v) => typeof v === 'string')
+      )
+        errors.push(`dimensions.${name}: a list of 1..100 strings`);
     }
     const names = Object.keys(dimensions);
     if (body.kind === 'template') {
-      if (!body.columns || !Object.keys(body.columns).length) errors.push('columns: a template adapter needs at least one column template');
-      for (const [column, template] of Object.entries(body.columns ?? {})) errors.push(...checkSdgTemplate(template, `columns.${column}`, names));
-      if (body.prompt !== undefined || body.judge_id !== undefined) errors.push('prompt and judge_id are for llm adapters');
+      if (!body.columns || !Object.keys(body.columns).length)
+        errors.push('columns: a template adapter needs at least one column template');
+      for (const [column, template] of Object.entries(body.columns ?? {}))
+        errors.push(...checkSdgTemplate(template, `columns.${column}`, names));
+      if (body.prompt !== undefined || body.judge_id !== undefined)
+        errors.push('prompt and judge_id are for llm adapters');
     } else {
       if (!body.prompt) errors.push('prompt: an llm adapter needs a prompt');
       else errors.push(...checkSdgTemplate(body.prompt, 'prompt', names));
@@ -110,13 +188,36 @@ export class SdgService {
     const dimension_columns = body.dimension_columns ?? true;
     return body.kind === 'template'
       ? ({ columns: body.columns!, dimensions, dimension_columns } satisfies TemplateSpec)
-      : ({ prompt: body.prompt!, count: body.count ?? 5, columns: body.output_columns!, dimensions, dimension_columns } satisfies LlmSpec);
+      : ({
+          prompt: body.prompt!,
+          count: body.count ?? 5,
+          columns: body.output_columns!,
+          dimensions,
+          dimension_columns,
+        } satisfies LlmSpec);
   }
 }
 
 export function runResponse(r: SdgRunEntity): SdgRunResponse {
-  const tracked = trackedRunFields({ ...r.tracked, created_at: r.createdAt }, SDG_RUN_STATES, ['state', 'state_reason', 'job_id', 'created_at', 'finished_at']);
-  return { id: r.id, adapter_id: r.adapterId, workspace_id: r.workspaceId, ...tracked, target_dataset_id: r.targetDatasetId, version_id: r.versionId, generated: r.generated, dropped: r.dropped, errors: r.errors, created_by: r.createdBy };
+  const tracked = trackedRunFields({ ...r.tracked, created_at: r.createdAt }, SDG_RUN_STATES, [
+    'state',
+    'state_reason',
+    'job_id',
+    'created_at',
+    'finished_at',
+  ]);
+  return {
+    id: r.id,
+    adapter_id: r.adapterId,
+    workspace_id: r.workspaceId,
+    ...tracked,
+    target_dataset_id: r.targetDatasetId,
+    version_id: r.versionId,
+    generated: r.generated,
+    dropped: r.dropped,
+    errors: r.errors,
+    created_by: r.createdBy,
+  };
 }
 
 function toResponse(a: SdgAdapterEntity, runs: SdgRunEntity[]): SdgAdapterResponse {
@@ -135,7 +236,10 @@ function toResponse(a: SdgAdapterEntity, runs: SdgRunEntity[]): SdgAdapterRespon
     dimensions: a.spec.dimensions,
     dimension_columns: a.spec.dimension_columns,
     judge_id: a.judgeId,
-    recent_runs: runs.filter((r) => r.adapterId === a.id).slice(0, RECENT_RUNS).map(runResponse),
+    recent_runs: runs
+      .filter((r) => r.adapterId === a.id)
+      .slice(0, RECENT_RUNS)
+      .map(runResponse),
     created_by: a.createdBy,
     created_at: a.createdAt,
     updated_at: a.updatedAt,

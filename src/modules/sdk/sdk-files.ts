@@ -18,7 +18,10 @@ export function findRoot(from: string = dirname(fileURLToPath(import.meta.url)))
 }
 
 /** Every file under `dir`, sorted, as bundle entries with `/`-separated paths; `skip` leaves out files and folders by name. */
-export function readTree(dir: string, skip: (name: string) => boolean = () => false): Array<{ path: string; content: string }> {
+export function readTree(
+  dir: string,
+  skip: (name: string) => boolean = () => false,
+): Array<{ path: string; content: string }> {
   const out: Array<{ path: string; content: string }> = [];
   const walk = (d: string) => {
     for (const name of readdirSync(d).sort()) {

@@ -1,12 +1,24 @@
 import { Controller, Get, Param, StreamableFile } from '@nestjs/common';
-import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiProduces,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { createReadStream, statSync } from 'node:fs';
 import { Authenticated } from '../../../libs/auth/access.decorators.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { BundleResponse, SdkVersionsResponse } from './dto/sdk.dto.js';
 import { SdkService } from './sdk.service.js';
 
-const VERSION = { name: 'version', description: 'A version listed by GET /sdk/versions, or `latest`', example: 'latest' };
+const VERSION = {
+  name: 'version',
+  description: 'A version listed by GET /sdk/versions, or `latest`',
+  example: 'latest',
+};
 
 @ApiTags('sdk')
 @Controller()
@@ -41,10 +53,18 @@ export class SdkController {
   @ApiProduces('application/gzip')
   @ApiOkResponse({ description: 'The npm package tarball', schema: { type: 'string', format: 'binary' } })
   @ApiNotFoundResponse({ type: ProblemResponse, description: 'sdk_version_not_found; `available` lists the versions' })
-  @ApiServiceUnavailableResponse({ type: ProblemResponse, description: 'sdk_package_missing: the service was built without packing the SDK; service_unavailable: the database does not answer (Retry-After)' })
+  @ApiServiceUnavailableResponse({
+    type: ProblemResponse,
+    description:
+      'sdk_package_missing: the service was built without packing the SDK; service_unavailable: the database does not answer (Retry-After)',
+  })
   sdkPackage(@Param('version') version: string): StreamableFile {
     const { path, filename } = this.sdk.sdkPackage(version);
-    return new StreamableFile(createReadStream(path), { type: 'application/gzip', disposition: `attachment; filename="${filename}"`, length: statSync(path).size });
+    return new StreamableFile(createReadStream(path), {
+      type: 'application/gzip',
+      disposition: `attachment; filename="${filename}"`,
+      length: statSync(path).size,
+    });
   }
 
   /** Example datasets (CSV, JSONL), eval configs and a script that runs a whole evaluation against the service (any authenticated user). */

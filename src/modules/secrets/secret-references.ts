@@ -17,14 +17,19 @@ export class SecretReferences {
   async requireUsable(access: WorkspaceAccess, secretId: string): Promise<void> {
     this.requireAdmin(access, 'name a secret');
     if (!(await this.secrets.existsInWorkspace(access.workspaceId, secretId))) {
-      throw new DomainError(SecretErrors.unknown_secret, `Workspace ${access.workspaceId} has no secret ${secretId}`, { field: 'secret_id' });
+      throw new DomainError(SecretErrors.unknown_secret, `Workspace ${access.workspaceId} has no secret ${secretId}`, {
+        field: 'secret_id',
+      });
     }
   }
 
   /** A record that carries a secret has its destination changed: admins only. */
   requireAdmin(access: WorkspaceAccess, what: string): void {
     if (!roleAtLeast(access.role, 'admin')) {
-      throw new DomainError(SecretErrors.secret_use_requires_admin, `Only an admin may ${what}: it decides who receives the workspace's key (your role: ${access.role})`);
+      throw new DomainError(
+        SecretErrors.secret_use_requires_admin,
+        `Only an admin may ${what}: it decides who receives the workspace's key (your role: ${access.role})`,
+      );
     }
   }
 }

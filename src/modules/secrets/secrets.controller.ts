@@ -1,12 +1,26 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiPreconditionFailedResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiPreconditionFailedResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
-import { CreateSecretRequest, ListSecretsQuery, UpdateSecretRequest, WorkspaceSecretResponse, WorkspaceSecretRevealResponse } from './dto/secret.dto.js';
+import {
+  CreateSecretRequest,
+  ListSecretsQuery,
+  UpdateSecretRequest,
+  WorkspaceSecretResponse,
+  WorkspaceSecretRevealResponse,
+} from './dto/secret.dto.js';
 import { SecretsService } from './secrets.service.js';
 
 const WORKSPACE = { param: 'workspace_id' };
@@ -21,7 +35,10 @@ export class SecretsController {
   @ApiOperation({ operationId: 'listSecrets' })
   @WorkspaceRoleRequired('member', WORKSPACE)
   @ApiOkResponse({ type: PageOf(WorkspaceSecretResponse) })
-  list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListSecretsQuery): Promise<Page<WorkspaceSecretResponse>> {
+  list(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Query() query: ListSecretsQuery,
+  ): Promise<Page<WorkspaceSecretResponse>> {
     return this.secrets.list(access, query);
   }
 
@@ -31,7 +48,11 @@ export class SecretsController {
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiCreatedResponse({ type: WorkspaceSecretResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'secret_name_taken' })
-  create(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: CreateSecretRequest, @CurrentUser() caller: Principal): Promise<WorkspaceSecretResponse> {
+  create(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: CreateSecretRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<WorkspaceSecretResponse> {
     return this.secrets.create(access, body, caller);
   }
 
@@ -40,7 +61,11 @@ export class SecretsController {
   @ApiOperation({ operationId: 'getSecret' })
   @WorkspaceRoleRequired('member', WORKSPACE)
   @ApiOkResponse({ type: WorkspaceSecretResponse })
-  async get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('secret_id') id: string, @Res({ passthrough: true }) res: Response): Promise<WorkspaceSecretResponse> {
+  async get(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('secret_id') id: string,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<WorkspaceSecretResponse> {
     const secret = await this.secrets.get(access, id);
     res.setHeader('ETag', this.secrets.etag(secret));
     return secret;
@@ -73,7 +98,11 @@ export class SecretsController {
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiOkResponse({ type: WorkspaceSecretRevealResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'secret_undecryptable' })
-  reveal(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('secret_id') id: string, @CurrentUser() caller: Principal): Promise<WorkspaceSecretRevealResponse> {
+  reveal(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('secret_id') id: string,
+    @CurrentUser() caller: Principal,
+  ): Promise<WorkspaceSecretRevealResponse> {
     return this.secrets.reveal(access, id, caller);
   }
 
@@ -83,7 +112,11 @@ export class SecretsController {
   @HttpCode(204)
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiNoContentResponse({ description: 'Deleted' })
-  async delete(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('secret_id') id: string, @CurrentUser() caller: Principal): Promise<void> {
+  async delete(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('secret_id') id: string,
+    @CurrentUser() caller: Principal,
+  ): Promise<void> {
     await this.secrets.delete(access, id, caller);
   }
 }

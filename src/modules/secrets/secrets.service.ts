@@ -8,7 +8,13 @@ import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
 import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
 import { SecretCipher, SecretDecryptionError } from '../../../libs/crypto/secret-cipher.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import type { CreateSecretRequest, ListSecretsQuery, UpdateSecretRequest, WorkspaceSecretResponse, WorkspaceSecretRevealResponse } from './dto/secret.dto.js';
+import type {
+  CreateSecretRequest,
+  ListSecretsQuery,
+  UpdateSecretRequest,
+  WorkspaceSecretResponse,
+  WorkspaceSecretRevealResponse,
+} from './dto/secret.dto.js';
 import type { WorkspaceSecretEntity } from './entities/workspace-secret.entity.js';
 import { SecretErrors } from './secrets.errors.js';
 import { SecretsRepository } from './secrets.repository.js';
@@ -61,7 +67,12 @@ export class SecretsService {
   }
 
   async list(access: WorkspaceAccess, query: ListSecretsQuery): Promise<Page<WorkspaceSecretResponse>> {
-    const [rows, total] = await this.secrets.list(access.workspaceId, query.q, parseSort(query.sort, SORTS, 'name'), pageWindow(query));
+    const [rows, total] = await this.secrets.list(
+      access.workspaceId,
+      query.q,
+      parseSort(query.sort, SORTS, 'name'),
+      pageWindow(query),
+    );
     return pageOf(rows, total, query, toResponse);
   }
 
@@ -70,19 +81,43 @@ export class SecretsService {
   }
 
   /** Stores a secret; inside the caller's transaction when given one (another family creating a key it needs). */
-  async create(access: WorkspaceAccess, body: CreateSecretRequest, caller: Principal): Promise<WorkspaceSecretResponse> {
+  async create(
+    access: WorkspaceAccess,
+    body: CreateSecretRequest,
+    caller: Principal,
+  ): Promise<WorkspaceSecretResponse> {
     const work = async () => {
       if (await this.secrets.nameTaken(access.workspaceId, body.name, undefined)) throw this.nameTaken(body.name);
       const id = randomUUID();
       const sealed = this.cipher.seal(body.value, aad(access.workspaceId, id));
-      const secret = await this.secrets.insert({ id, workspaceId: access.workspaceId, name: body.name, description: body.description ?? '', createdBy: caller.userId, ...sealed });
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'secret.created', targetType: 'secret', targetId: id, details: { name: body.name } });
+      const secret = await this.secrets.insert({
+        id,
+        workspaceId: access.workspaceId,
+        name: body.name,
+        description: body.description ?? '',
+        createdBy: caller.userId,
+        ...sealed,
+      });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'secret.created',
+        targetType: 'secret',
+        targetId: id,
+        details: { name: body.name },
+      });
       return toResponse(secret);
     };
     return this.transactions.run(work);
   }
 
-  async update(access: WorkspaceAccess, id: string, body: UpdateSecretRequest, req: Request, caller: Principal): Promise<WorkspaceSecretResponse> {
+  async update(
+    access: WorkspaceAccess,
+    id: string,
+    body: UpdateSecretRequest,
+    req: Request,
+    caller: Principal,
+  ): Promise<WorkspaceSecretResponse> {
     return this.transactions.run(async () => {
       const secret = await this.secrets.findForUpdate(access.workspaceId, id);
       if (!secret) throw new NotFoundError('secret', id);
@@ -102,7 +137,14 @@ export class SecretsService {
       if (changed.length === 0) return toResponse(secret);
       secret.updatedBy = caller.userId;
       const saved = await this.secrets.save(secret, sealed);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'secret.updated', targetType: 'secret', targetId: id, details: { changed } });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'secret.updated',
+        targetType: 'secret',
+        targetId: id,
+        details: { changed },
+      });
       return toResponse(saved);
     });
   }
@@ -112,7 +154,14 @@ export class SecretsService {
       const secret = await this.secrets.findForUpdate(access.workspaceId, id);
       if (!secret) throw new NotFoundError('secret', id);
       await this.secrets.delete(id);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'secret.deleted', targetType: 'secret', targetId: id, details: { name: secret.name } });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'secret.deleted',
+        targetType: 'secret',
+        targetId: id,
+        details: { name: secret.name },
+      });
     });
   }
 
@@ -121,7 +170,14 @@ export class SecretsService {
     const value = await this.resolveValue(access.workspaceId, id);
     const secret = await this.require(access.workspaceId, id);
     await this.secrets.markRevealed(id);
-    await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'secret.revealed', targetType: 'secret', targetId: id, details: { name: secret.name } });
+    await this.audit.record({
+      actor: caller,
+      workspaceId: access.workspaceId,
+      action: 'secret.revealed',
+      targetType: 'secret',
+      targetId: id,
+      details: { name: secret.name },
+    });
     return { id, name: secret.name, value };
   }
 
@@ -130,10 +186,16 @@ export class SecretsService {
     const secret = await this.secrets.findSealed(workspaceId, id);
     if (!secret) throw new NotFoundError('secret', id);
     try {
-      return this.cipher.open({ ciphertext: secret.ciphertext, iv: secret.iv, authTag: secret.authTag, keyId: secret.keyId }, aad(workspaceId, id));
+      return this.cipher.open(
+        { ciphertext: secret.ciphertext, iv: secret.iv, authTag: secret.authTag, keyId: secret.keyId },
+        aad(workspaceId, id),
+      );
     } catch (err) {
       if (err instanceof SecretDecryptionError) {
-        throw new DomainError(SecretErrors.secret_undecryptable, `Secret ${secret.name} cannot be decrypted with the current ENCRYPTION_KEY; set a new value`);
+        throw new DomainError(
+          SecretErrors.secret_undecryptable,
+          `Secret ${secret.name} cannot be decrypted with the current ENCRYPTION_KEY; set a new value`,
+        );
       }
       throw err;
     }
@@ -167,7 +229,12 @@ export class SecretsService {
       if (batch.length < batchSize) break;
       cursor = batch[batch.length - 1].id;
     }
-    await this.audit.record({ action: 'secret.key_rotated', targetType: 'encryption_key', targetId: keyId, details: { resealed, failed: failed.length } });
+    await this.audit.record({
+      action: 'secret.key_rotated',
+      targetType: 'encryption_key',
+      targetId: keyId,
+      details: { resealed, failed: failed.length },
+    });
     return { key_id: keyId, resealed, failed, by_key: await this.secrets.countByKey() };
   }
 

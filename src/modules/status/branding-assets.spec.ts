@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { httpsUrlProblem, imageUrlProblem, MAX_INLINE_IMAGE_BYTES, supportUrlProblem } from './branding-assets.js';
 
-const png = (extra = 0) => `data:image/png;base64,${Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(extra)]).toString('base64')}`;
+const png = (extra = 0) =>
+  `data:image/png;base64,${Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(extra)]).toString('base64')}`;
 const svg = (text: string) => `data:image/svg+xml;base64,${Buffer.from(text).toString('base64')}`;
 
 describe('branding assets', () => {
@@ -19,9 +20,13 @@ describe('branding assets', () => {
     expect(imageUrlProblem(png())).toBeNull();
     expect(imageUrlProblem(png(MAX_INLINE_IMAGE_BYTES - 8))).toBeNull();
     expect(imageUrlProblem(png(MAX_INLINE_IMAGE_BYTES))).toMatch(/at most 262144 bytes/);
-    expect(imageUrlProblem(`data:image/jpeg;base64,${Buffer.from([0xff, 0xd8, 0xff, 0xdb, 0, 0]).toString('base64')}`)).toBeNull();
+    expect(
+      imageUrlProblem(`data:image/jpeg;base64,${Buffer.from([0xff, 0xd8, 0xff, 0xdb, 0, 0]).toString('base64')}`),
+    ).toBeNull();
     expect(imageUrlProblem(svg('<svg xmlns="http://www.w3.org/2000/svg"></svg>'))).toBeNull();
-    expect(imageUrlProblem(`data:image/jpeg;base64,${Buffer.from('<svg></svg>').toString('base64')}`)).toMatch(/does not hold image\/jpeg data/);
+    expect(imageUrlProblem(`data:image/jpeg;base64,${Buffer.from('<svg></svg>').toString('base64')}`)).toMatch(
+      /does not hold image\/jpeg data/,
+    );
   });
 
   it('refuses other media types, non-base64 data URLs and SVG with active content', () => {

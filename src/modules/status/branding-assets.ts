@@ -49,11 +49,13 @@ export function imageUrlProblem(value: unknown): string | null {
   if (typeof value !== 'string') return 'must be a string';
   if (!value.startsWith('data:')) return httpsUrlProblem(value);
   const match = DATA_URL.exec(value);
-  if (!match) return `must be an https URL or a data URL of the form data:<${INLINE_IMAGE_TYPES.join('|')}>;base64,<data>`;
+  if (!match)
+    return `must be an https URL or a data URL of the form data:<${INLINE_IMAGE_TYPES.join('|')}>;base64,<data>`;
   const [, mediaType, data] = match;
   if (data.length === 0 || data.length % 4 !== 0) return 'has base64 data of the wrong length';
   const bytes = Buffer.from(data, 'base64');
-  if (bytes.length > MAX_INLINE_IMAGE_BYTES) return `must decode to at most ${MAX_INLINE_IMAGE_BYTES} bytes (got ${bytes.length})`;
+  if (bytes.length > MAX_INLINE_IMAGE_BYTES)
+    return `must decode to at most ${MAX_INLINE_IMAGE_BYTES} bytes (got ${bytes.length})`;
   if (!looksLike(mediaType, bytes)) return `does not hold ${mediaType} data (its bytes are another format)`;
   if (mediaType === 'image/svg+xml' && SVG_ACTIVE_CONTENT.test(bytes.toString('utf8'))) {
     return 'is an SVG with script, event handlers or embedded content, which are not allowed';
@@ -64,7 +66,9 @@ export function imageUrlProblem(value: unknown): string | null {
 /** Why `value` is not an acceptable support link (https URL or mailto: address), or null when it is. */
 export function supportUrlProblem(value: unknown): string | null {
   if (typeof value === 'string' && value.startsWith('mailto:')) {
-    return /^mailto:[^\s@/]+@[^\s@/]+\.[^\s@/]+$/.test(value) && value.length <= 320 ? null : 'must be mailto:<email address>';
+    return /^mailto:[^\s@/]+@[^\s@/]+\.[^\s@/]+$/.test(value) && value.length <= 320
+      ? null
+      : 'must be mailto:<email address>';
   }
   const problem = httpsUrlProblem(value);
   return problem ? `${problem} (or mailto:<email address>)` : null;

@@ -1,5 +1,13 @@
 import { Body, Controller, Get, Put, Req, Res } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiPreconditionFailedResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiPreconditionFailedResponse,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentUser, Public, SystemAdmin } from '../../../libs/auth/access.decorators.js';
 import type { Principal } from '../../../libs/auth/roles.js';
@@ -19,8 +27,16 @@ export class BrandingController {
   @Get()
   @ApiOperation({ operationId: 'getBranding' })
   @Public()
-  @ApiHeader({ name: 'If-None-Match', required: false, description: 'The ETag of a copy you hold; 304 when it is still current' })
-  @ApiOkResponse({ type: BrandingResponse, description: 'The current branding', headers: { ETag: { description: 'Strong entity tag of this representation', schema: { type: 'string' } } } })
+  @ApiHeader({
+    name: 'If-None-Match',
+    required: false,
+    description: 'The ETag of a copy you hold; 304 when it is still current',
+  })
+  @ApiOkResponse({
+    type: BrandingResponse,
+    description: 'The current branding',
+    headers: { ETag: { description: 'Strong entity tag of this representation', schema: { type: 'string' } } },
+  })
   @ApiResponse({ status: 304, description: 'Not modified: your copy (If-None-Match) is current; empty body' })
   async read(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<BrandingResponse | undefined> {
     const { body, etag, notModified } = await this.branding.read(req);
@@ -39,9 +55,20 @@ export class BrandingController {
   @Put()
   @ApiOperation({ operationId: 'replaceBranding' })
   @SystemAdmin()
-  @ApiHeader({ name: 'If-Match', required: false, description: 'The ETag you read; 412 when the branding changed since' })
-  @ApiOkResponse({ type: BrandingResponse, description: 'The saved branding', headers: { ETag: { description: 'Strong entity tag of the saved branding', schema: { type: 'string' } } } })
-  @ApiBadRequestResponse({ type: ProblemResponse, description: 'A field is missing or invalid; `errors` lists each one' })
+  @ApiHeader({
+    name: 'If-Match',
+    required: false,
+    description: 'The ETag you read; 412 when the branding changed since',
+  })
+  @ApiOkResponse({
+    type: BrandingResponse,
+    description: 'The saved branding',
+    headers: { ETag: { description: 'Strong entity tag of the saved branding', schema: { type: 'string' } } },
+  })
+  @ApiBadRequestResponse({
+    type: ProblemResponse,
+    description: 'A field is missing or invalid; `errors` lists each one',
+  })
   @ApiPreconditionFailedResponse({ type: ProblemResponse, description: 'If-Match does not name the current branding' })
   async replace(
     @Body() body: UpdateBrandingRequest,

@@ -51,7 +51,11 @@ export class BrandingService {
   }
 
   /** Replaces the whole branding; with If-Match, only when nobody changed it since the caller read it (else 412). */
-  async replace(input: UpdateBrandingRequest, actor: Principal, req: Pick<Request, 'headers'>): Promise<BrandingRepresentation> {
+  async replace(
+    input: UpdateBrandingRequest,
+    actor: Principal,
+    req: Pick<Request, 'headers'>,
+  ): Promise<BrandingRepresentation> {
     const value: BrandingValue = {
       product_name: input.product_name.trim(),
       tagline: input.tagline?.trim() || null,
@@ -66,10 +70,16 @@ export class BrandingService {
       const before = toResponse(await this.settings.find(BRANDING_KEY));
       assertIfMatch(req as Request, represent(before).etag);
       const setting = await this.settings.write(BRANDING_KEY, { ...value }, actor.userId);
-      const changed = (Object.keys(value) as Array<keyof BrandingValue>).filter((field) => before[field] !== value[field]);
-      await this.audit.record(
-        { actor, action: 'branding.updated', targetType: 'settings', targetId: BRANDING_KEY, details: { version: setting.version, changed_fields: changed } },
+      const changed = (Object.keys(value) as Array<keyof BrandingValue>).filter(
+        (field) => before[field] !== value[field],
       );
+      await this.audit.record({
+        actor,
+        action: 'branding.updated',
+        targetType: 'settings',
+        targetId: BRANDING_KEY,
+        details: { version: setting.version, changed_fields: changed },
+      });
       return setting;
     });
     return represent(toResponse(saved));

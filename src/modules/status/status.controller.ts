@@ -29,7 +29,10 @@ export class StatusController {
   @Public()
   @Header('Cache-Control', 'no-store')
   @ApiOkResponse({ type: ReadyResponse, description: 'Every dependency answered' })
-  @ApiServiceUnavailableResponse({ type: NotReadyProblem, description: 'A dependency is down; `checks` says which, Retry-After when to ask again' })
+  @ApiServiceUnavailableResponse({
+    type: NotReadyProblem,
+    description: 'A dependency is down; `checks` says which, Retry-After when to ask again',
+  })
   ready(): Promise<ReadyResponse> {
     return this.status.ready();
   }

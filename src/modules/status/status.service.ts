@@ -29,17 +29,29 @@ export class StatusService {
   async ready(): Promise<ReadyResponse> {
     if (this.readiness.shuttingDown) {
       const checks = { shutdown: { status: 'down' as const, latency_ms: 0, error: 'the service is shutting down' } };
-      throw new DomainError(CommonErrors.service_unavailable, 'Not ready: the service is shutting down', { checks }, { 'Retry-After': '5', 'Cache-Control': 'no-store' });
+      throw new DomainError(
+        CommonErrors.service_unavailable,
+        'Not ready: the service is shutting down',
+        { checks },
+        { 'Retry-After': '5', 'Cache-Control': 'no-store' },
+      );
     }
     const results = await Promise.all(
       this.readiness.entries().map(async ([name, probe]): Promise<[string, ReadinessCheck]> => {
         const started = performance.now();
         try {
-          await withTimeout(Promise.resolve().then(probe), READINESS_PROBE_TIMEOUT_MS, `${name} did not answer within ${READINESS_PROBE_TIMEOUT_MS} ms`);
+          await withTimeout(
+            Promise.resolve().then(probe),
+            READINESS_PROBE_TIMEOUT_MS,
+            `${name} did not answer within ${READINESS_PROBE_TIMEOUT_MS} ms`,
+          );
           return [name, { status: 'up', latency_ms: Math.round(performance.now() - started) }];
         } catch (err) {
           this.logger.warn(`readiness probe ${name} failed: ${err instanceof Error ? err.message : String(err)}`);
-          return [name, { status: 'down', latency_ms: Math.round(performance.now() - started), error: publicReason(err) }];
+          return [
+            name,
+            { status: 'down', latency_ms: Math.round(performance.now() - started), error: publicReason(err) },
+          ];
         }
       }),
     );
@@ -47,7 +59,12 @@ export class StatusService {
     const down = results.filter(([, check]) => check.status === 'down');
     if (down.length > 0) {
       const detail = `Not ready: ${down.map(([name, check]) => `${name} is down (${check.error})`).join('; ')}`;
-      throw new DomainError(CommonErrors.service_unavailable, detail, { checks }, { 'Retry-After': '5', 'Cache-Control': 'no-store' });
+      throw new DomainError(
+        CommonErrors.service_unavailable,
+        detail,
+        { checks },
+        { 'Retry-After': '5', 'Cache-Control': 'no-store' },
+      );
     }
     return { status: 'ready', checks };
   }

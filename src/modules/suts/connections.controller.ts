@@ -1,11 +1,26 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
 import { ConnectionsService } from './connections.service.js';
-import { AdapterResponse, AdapterValidateResult, ConnectionTestRequest, ConnectionTestResult, CreateAdapterRequest, ValidateAdapterRequest } from './dto/adapter.dto.js';
+import {
+  AdapterResponse,
+  AdapterValidateResult,
+  ConnectionTestRequest,
+  ConnectionTestResult,
+  CreateAdapterRequest,
+  ValidateAdapterRequest,
+} from './dto/adapter.dto.js';
 import { ConnectionResponse, CreateConnectionRequest, UpdateConnectionRequest } from './dto/connection.dto.js';
 import { SUT } from './suts.controller.js';
 
@@ -29,7 +44,12 @@ export class ConnectionsController {
   @WorkspaceRoleRequired('member', SUT)
   @ApiCreatedResponse({ type: ConnectionResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'connection_name_taken' })
-  create(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('sut_id') sutId: string, @Body() body: CreateConnectionRequest, @CurrentUser() caller: Principal): Promise<ConnectionResponse> {
+  create(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('sut_id') sutId: string,
+    @Body() body: CreateConnectionRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<ConnectionResponse> {
     return this.connections.create(access, sutId, body, caller);
   }
 
@@ -55,7 +75,12 @@ export class ConnectionsController {
   @HttpCode(204)
   @WorkspaceRoleRequired('member', SUT)
   @ApiNoContentResponse({ description: 'Deleted' })
-  async delete(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('sut_id') sutId: string, @UuidParam('connection_id') id: string, @CurrentUser() caller: Principal): Promise<void> {
+  async delete(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('sut_id') sutId: string,
+    @UuidParam('connection_id') id: string,
+    @CurrentUser() caller: Principal,
+  ): Promise<void> {
     await this.connections.delete(access, sutId, id, caller);
   }
 
@@ -64,7 +89,11 @@ export class ConnectionsController {
   @ApiOperation({ operationId: 'getConnectionAdapter' })
   @WorkspaceRoleRequired('viewer', SUT)
   @ApiOkResponse({ type: AdapterResponse })
-  getAdapter(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('sut_id') sutId: string, @UuidParam('connection_id') id: string): Promise<AdapterResponse> {
+  getAdapter(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('sut_id') sutId: string,
+    @UuidParam('connection_id') id: string,
+  ): Promise<AdapterResponse> {
     return this.connections.getAdapter(access, sutId, id);
   }
 
@@ -89,8 +118,16 @@ export class ConnectionsController {
   @HttpCode(200)
   @WorkspaceRoleRequired('member', SUT)
   @ApiOkResponse({ type: AdapterValidateResult })
-  @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, adapter_invalid (a template or path does not parse)' })
-  validate(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('sut_id') sutId: string, @UuidParam('connection_id') id: string, @Body() body: ValidateAdapterRequest): Promise<AdapterValidateResult> {
+  @ApiBadRequestResponse({
+    type: ProblemResponse,
+    description: 'validation_failed, adapter_invalid (a template or path does not parse)',
+  })
+  validate(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('sut_id') sutId: string,
+    @UuidParam('connection_id') id: string,
+    @Body() body: ValidateAdapterRequest,
+  ): Promise<AdapterValidateResult> {
     return this.connections.validate(access, sutId, id, body);
   }
 
@@ -101,7 +138,12 @@ export class ConnectionsController {
   @WorkspaceRoleRequired('member', SUT)
   @ApiOkResponse({ type: ConnectionTestResult })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, connection_not_callable (offline)' })
-  test(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('sut_id') sutId: string, @UuidParam('connection_id') id: string, @Body() body: ConnectionTestRequest): Promise<ConnectionTestResult> {
+  test(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('sut_id') sutId: string,
+    @UuidParam('connection_id') id: string,
+    @Body() body: ConnectionTestRequest,
+  ): Promise<ConnectionTestResult> {
     return this.connections.test(access, sutId, id, body);
   }
 }

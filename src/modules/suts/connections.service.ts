@@ -7,18 +7,43 @@ import { rowContext } from '../../../libs/evaluation/row-context.js';
 import { checkAdapter, DEFAULT_RETRY, defaultAdapter, renderRequest } from '../../../libs/evaluation/sut/adapter.js';
 import { extractResponse } from '../../../libs/evaluation/sut/extract.js';
 import { callSut } from '../../../libs/evaluation/sut/sut-client.js';
-import type { AdapterIssue, AdapterSpec, ConnectionSpec, HttpTransport, OpenAiChatTransport } from '../../../libs/evaluation/sut/sut.types.js';
+import type {
+  AdapterIssue,
+  AdapterSpec,
+  ConnectionSpec,
+  HttpTransport,
+  OpenAiChatTransport,
+} from '../../../libs/evaluation/sut/sut.types.js';
 import { SecretReferences } from '../secrets/secret-references.js';
 import { SecretsService } from '../secrets/secrets.service.js';
-import type { AdapterResponse, AdapterValidateResult, ConnectionTestRequest, ConnectionTestResult, CreateAdapterRequest, SampleRowDto, ValidateAdapterRequest } from './dto/adapter.dto.js';
-import type { ConnectionAuthDto, ConnectionResponse, CreateConnectionRequest, UpdateConnectionRequest } from './dto/connection.dto.js';
+import type {
+  AdapterResponse,
+  AdapterValidateResult,
+  ConnectionTestRequest,
+  ConnectionTestResult,
+  CreateAdapterRequest,
+  SampleRowDto,
+  ValidateAdapterRequest,
+} from './dto/adapter.dto.js';
+import type {
+  ConnectionAuthDto,
+  ConnectionResponse,
+  CreateConnectionRequest,
+  UpdateConnectionRequest,
+} from './dto/connection.dto.js';
 import type { AdapterEntity } from './entities/adapter.entity.js';
 import type { ConnectionEntity, ConnectionLimits } from './entities/connection.entity.js';
 import { SutErrors } from './suts.errors.js';
 import { SutsRepository } from './suts.repository.js';
 
-const DEFAULT_LIMITS: Omit<ConnectionLimits, 'retry'> = { timeout_ms: 30_000, max_concurrency: 8, requests_per_second: null };
-const TEST_ROW = { input: 'Hello! This is a connection test from the Evaluation Workspace Service. Please answer briefly.' };
+const DEFAULT_LIMITS: Omit<ConnectionLimits, 'retry'> = {
+  timeout_ms: 30_000,
+  max_concurrency: 8,
+  requests_per_second: null,
+};
+const TEST_ROW = {
+  input: 'Hello! This is a connection test from the Evaluation Workspace Service. Please answer briefly.',
+};
 
 /**
  * How a SUT is reached (connections), how rows become requests (adapter revisions), a dry run of
@@ -41,34 +66,54 @@ export class ConnectionsService {
     return connections.map((c) => toResponse(c, adapters.get(c.id)?.revision ?? 0));
   }
 
-  async create(access: WorkspaceAccess, sutId: string, body: CreateConnectionRequest, caller: Principal): Promise<ConnectionResponse> {
+  async create(
+    access: WorkspaceAccess,
+    sutId: string,
+    body: CreateConnectionRequest,
+    caller: Principal,
+  ): Promise<ConnectionResponse> {
     const transport = transportFor(body.kind, body);
-    if (body.kind === 'offline' && body.auth) throw new DomainError(SutErrors.connection_transport_invalid, 'An offline connection sends nothing: it takes no auth');
+    if (body.kind === 'offline' && body.auth)
+      throw new DomainError(
+        SutErrors.connection_transport_invalid,
+        'An offline connection sends nothing: it takes no auth',
+      );
     const connection = await this.transactions.run(async () => {
       await this.requireSut(access, sutId);
       if (await this.suts.connectionNameTaken(sutId, body.name, null)) throw nameTaken(body.name);
       if (body.auth) await this.useSecret(access, body.auth);
-      const created = await this.suts.saveConnection(
-        {
-          workspaceId: access.workspaceId,
-          sutId,
-          name: body.name,
-          kind: body.kind,
-          transport,
-          auth: body.auth ? authShape(body.auth) : null,
-          secretId: body.auth?.secret_id ?? null,
-          limits: limitsOf(body, { ...DEFAULT_LIMITS, retry: DEFAULT_RETRY }),
-          createdBy: caller.userId,
-        },
-      );
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'sut_connection.created', targetType: 'sut_connection', targetId: created.id, details: { sut_id: sutId, name: created.name, kind: created.kind, destination: destinationOf(created) } });
+      const created = await this.suts.saveConnection({
+        workspaceId: access.workspaceId,
+        sutId,
+        name: body.name,
+        kind: body.kind,
+        transport,
+        auth: body.auth ? authShape(body.auth) : null,
+        secretId: body.auth?.secret_id ?? null,
+        limits: limitsOf(body, { ...DEFAULT_LIMITS, retry: DEFAULT_RETRY }),
+        createdBy: caller.userId,
+      });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'sut_connection.created',
+        targetType: 'sut_connection',
+        targetId: created.id,
+        details: { sut_id: sutId, name: created.name, kind: created.kind, destination: destinationOf(created) },
+      });
       return created;
     });
     return toResponse(connection, 0);
   }
 
   /** `http` / `openai_chat` replace the transport as a whole; `retry` is merged over the current policy; `auth: null` removes the key. */
-  async update(access: WorkspaceAccess, sutId: string, id: string, body: UpdateConnectionRequest, caller: Principal): Promise<ConnectionResponse> {
+  async update(
+    access: WorkspaceAccess,
+    sutId: string,
+    id: string,
+    body: UpdateConnectionRequest,
+    caller: Principal,
+  ): Promise<ConnectionResponse> {
     const updated = await this.transactions.run(async () => {
       await this.requireSut(access, sutId);
       const connection = await this.suts.findConnectionForUpdate(sutId, id);
@@ -78,21 +123,39 @@ export class ConnectionsService {
         if (await this.suts.connectionNameTaken(sutId, body.name, id)) throw nameTaken(body.name);
         connection.name = body.name;
       }
-      if (body.http !== undefined || body.openai_chat !== undefined) connection.transport = transportFor(connection.kind, body);
+      if (body.http !== undefined || body.openai_chat !== undefined)
+        connection.transport = transportFor(connection.kind, body);
       if (body.auth === null) {
         connection.auth = null;
         connection.secretId = null;
       } else if (body.auth !== undefined) {
-        if (connection.kind === 'offline') throw new DomainError(SutErrors.connection_transport_invalid, 'An offline connection sends nothing: it takes no auth');
+        if (connection.kind === 'offline')
+          throw new DomainError(
+            SutErrors.connection_transport_invalid,
+            'An offline connection sends nothing: it takes no auth',
+          );
         await this.useSecret(access, body.auth);
         connection.auth = authShape(body.auth);
         connection.secretId = body.auth.secret_id;
       }
       const destination = destinationOf(connection);
-      if (connection.secretId && destination !== before.destination) this.secretReferences.requireAdmin(access, 'change where a connection that sends a secret points');
+      if (connection.secretId && destination !== before.destination)
+        this.secretReferences.requireAdmin(access, 'change where a connection that sends a secret points');
       connection.limits = limitsOf(body, connection.limits);
       const saved = await this.suts.saveConnection(connection);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'sut_connection.updated', targetType: 'sut_connection', targetId: id, details: { sut_id: sutId, fields: Object.keys(body), destination: { from: before.destination, to: destination }, secret_id: { from: before.secret_id, to: connection.secretId } } });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'sut_connection.updated',
+        targetType: 'sut_connection',
+        targetId: id,
+        details: {
+          sut_id: sutId,
+          fields: Object.keys(body),
+          destination: { from: before.destination, to: destination },
+          secret_id: { from: before.secret_id, to: connection.secretId },
+        },
+      });
       return saved;
     });
     const adapter = (await this.suts.currentAdapters([id])).get(id);
@@ -105,7 +168,14 @@ export class ConnectionsService {
       const connection = await this.suts.findConnectionForUpdate(sutId, id);
       if (!connection) throw new NotFoundError('connection', id);
       await this.suts.deleteConnection(id);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'sut_connection.deleted', targetType: 'sut_connection', targetId: id, details: { sut_id: sutId, name: connection.name } });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'sut_connection.deleted',
+        targetType: 'sut_connection',
+        targetId: id,
+        details: { sut_id: sutId, name: connection.name },
+      });
     });
   }
 
@@ -117,21 +187,44 @@ export class ConnectionsService {
   }
 
   /** Adds a revision after checking every template and path; earlier revisions stay as runs recorded them. */
-  async createAdapter(access: WorkspaceAccess, sutId: string, id: string, body: CreateAdapterRequest, caller: Principal): Promise<AdapterResponse> {
+  async createAdapter(
+    access: WorkspaceAccess,
+    sutId: string,
+    id: string,
+    body: CreateAdapterRequest,
+    caller: Principal,
+  ): Promise<AdapterResponse> {
     const spec = specOfBody(body);
     return this.transactions.run(async () => {
       await this.requireSut(access, sutId);
       const connection = await this.suts.findConnectionForUpdate(sutId, id);
       if (!connection) throw new NotFoundError('connection', id);
       assertAdapter(spec, connection);
-      const adapter = await this.suts.insertAdapter({ workspaceId: access.workspaceId, connectionId: id, spec, createdBy: caller.userId });
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'sut_adapter.created', targetType: 'sut_connection', targetId: id, details: { sut_id: sutId, revision: adapter.revision } });
+      const adapter = await this.suts.insertAdapter({
+        workspaceId: access.workspaceId,
+        connectionId: id,
+        spec,
+        createdBy: caller.userId,
+      });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'sut_adapter.created',
+        targetType: 'sut_connection',
+        targetId: id,
+        details: { sut_id: sutId, revision: adapter.revision },
+      });
       return adapterResponse(connection, adapter);
     });
   }
 
   /** Renders the request for a sample row and extracts from a sample response, calling nothing. */
-  async validate(access: WorkspaceAccess, sutId: string, id: string, body: ValidateAdapterRequest): Promise<AdapterValidateResult> {
+  async validate(
+    access: WorkspaceAccess,
+    sutId: string,
+    id: string,
+    body: ValidateAdapterRequest,
+  ): Promise<AdapterValidateResult> {
     const connection = await this.requireConnection(access, sutId, id);
     const current = (await this.suts.currentAdapters([id])).get(id);
     const spec = body.adapter ? specOfBody(body.adapter) : (current?.spec ?? defaultAdapter(connection.kind));
@@ -140,7 +233,13 @@ export class ConnectionsService {
     let request: AdapterValidateResult['request'] = null;
     if (connection.kind !== 'offline') {
       // The secret's place is shown as *** : validate never reads its value.
-      const rendered = renderRequest(connectionSpec(connection), spec, sampleRow(body), connection.secretId ? '***' : null, { redact: true });
+      const rendered = renderRequest(
+        connectionSpec(connection),
+        spec,
+        sampleRow(body),
+        connection.secretId ? '***' : null,
+        { redact: true },
+      );
       issues.push(...rendered.issues);
       request = rendered.issues.length ? null : rendered.request;
     }
@@ -154,16 +253,38 @@ export class ConnectionsService {
         extracted = result.extracted;
       }
     }
-    return { valid: issues.length === 0, issues, request, extracted, adapter_revision: body.adapter ? null : (current?.revision ?? 0) };
+    return {
+      valid: issues.length === 0,
+      issues,
+      request,
+      extracted,
+      adapter_revision: body.adapter ? null : (current?.revision ?? 0),
+    };
   }
 
   /** One real call through the connection and its adapter in force. */
-  async test(access: WorkspaceAccess, sutId: string, id: string, body: ConnectionTestRequest): Promise<ConnectionTestResult> {
+  async test(
+    access: WorkspaceAccess,
+    sutId: string,
+    id: string,
+    body: ConnectionTestRequest,
+  ): Promise<ConnectionTestResult> {
     const connection = await this.requireConnection(access, sutId, id);
-    if (connection.kind === 'offline') throw new DomainError(SutErrors.connection_not_callable, 'An offline connection has no endpoint to call; upload outputs to an offline run instead');
+    if (connection.kind === 'offline')
+      throw new DomainError(
+        SutErrors.connection_not_callable,
+        'An offline connection has no endpoint to call; upload outputs to an offline run instead',
+      );
     const adapter = (await this.suts.currentAdapters([id])).get(id);
-    const secret = connection.secretId ? await this.secrets.resolveValue(access.workspaceId, connection.secretId) : null;
-    const result = await callSut(connectionSpec(connection), adapter?.spec ?? defaultAdapter(connection.kind), sampleRow({ ...body, row: body.row ?? TEST_ROW }), { secret });
+    const secret = connection.secretId
+      ? await this.secrets.resolveValue(access.workspaceId, connection.secretId)
+      : null;
+    const result = await callSut(
+      connectionSpec(connection),
+      adapter?.spec ?? defaultAdapter(connection.kind),
+      sampleRow({ ...body, row: body.row ?? TEST_ROW }),
+      { secret },
+    );
     return {
       ok: result.ok,
       status_code: result.status_code,
@@ -192,8 +313,10 @@ export class ConnectionsService {
   }
 
   private async useSecret(access: WorkspaceAccess, auth: ConnectionAuthDto): Promise<void> {
-    if (auth.scheme === 'header' && !auth.header) throw new DomainError(SutErrors.auth_incomplete, 'auth.scheme `header` needs auth.header (e.g. x-api-key)');
-    if (auth.scheme === 'query' && !auth.param) throw new DomainError(SutErrors.auth_incomplete, 'auth.scheme `query` needs auth.param (e.g. api_key)');
+    if (auth.scheme === 'header' && !auth.header)
+      throw new DomainError(SutErrors.auth_incomplete, 'auth.scheme `header` needs auth.header (e.g. x-api-key)');
+    if (auth.scheme === 'query' && !auth.param)
+      throw new DomainError(SutErrors.auth_incomplete, 'auth.scheme `query` needs auth.param (e.g. api_key)');
     await this.secretReferences.requireUsable(access, auth.secret_id);
   }
 }
@@ -209,10 +332,14 @@ export function connectionSpec(c: ConnectionEntity): ConnectionSpec {
   };
 }
 
-function transportFor(kind: ConnectionEntity['kind'], body: UpdateConnectionRequest): HttpTransport | OpenAiChatTransport | null {
+function transportFor(
+  kind: ConnectionEntity['kind'],
+  body: UpdateConnectionRequest,
+): HttpTransport | OpenAiChatTransport | null {
   const invalid = (detail: string) => new DomainError(SutErrors.connection_transport_invalid, detail);
   if (kind === 'offline') {
-    if (body.http || body.openai_chat) throw invalid('An offline connection takes neither `http` nor `openai_chat`: its outputs are uploaded');
+    if (body.http || body.openai_chat)
+      throw invalid('An offline connection takes neither `http` nor `openai_chat`: its outputs are uploaded');
     return null;
   }
   if (kind === 'http') {
@@ -221,8 +348,14 @@ function transportFor(kind: ConnectionEntity['kind'], body: UpdateConnectionRequ
     return { url: body.http.url, method: body.http.method ?? 'POST', headers: lowerKeys(body.http.headers ?? {}) };
   }
   if (body.http) throw invalid('A connection of kind openai_chat takes `openai_chat`, not `http`');
-  if (!body.openai_chat) throw invalid('A connection of kind openai_chat needs `openai_chat` ({base_url, model, parameters})');
-  return { base_url: body.openai_chat.base_url.replace(/\/+$/, ''), model: body.openai_chat.model, parameters: body.openai_chat.parameters ?? {}, headers: lowerKeys(body.openai_chat.headers ?? {}) };
+  if (!body.openai_chat)
+    throw invalid('A connection of kind openai_chat needs `openai_chat` ({base_url, model, parameters})');
+  return {
+    base_url: body.openai_chat.base_url.replace(/\/+$/, ''),
+    model: body.openai_chat.model,
+    parameters: body.openai_chat.parameters ?? {},
+    headers: lowerKeys(body.openai_chat.headers ?? {}),
+  };
 }
 
 function lowerKeys(headers: Record<string, string>): Record<string, string> {
@@ -230,15 +363,24 @@ function lowerKeys(headers: Record<string, string>): Record<string, string> {
 }
 
 function authShape(auth: ConnectionAuthDto): Omit<ConnectionAuthDto, 'secret_id'> {
-  return { scheme: auth.scheme, ...(auth.header ? { header: auth.header.toLowerCase() } : {}), ...(auth.prefix !== undefined ? { prefix: auth.prefix } : {}), ...(auth.param ? { param: auth.param } : {}) };
+  return {
+    scheme: auth.scheme,
+    ...(auth.header ? { header: auth.header.toLowerCase() } : {}),
+    ...(auth.prefix !== undefined ? { prefix: auth.prefix } : {}),
+    ...(auth.param ? { param: auth.param } : {}),
+  };
 }
 
 function limitsOf(body: UpdateConnectionRequest, current: ConnectionLimits): ConnectionLimits {
-  const retry = { ...current.retry, ...Object.fromEntries(Object.entries(body.retry ?? {}).filter(([, v]) => v !== undefined)) };
+  const retry = {
+    ...current.retry,
+    ...Object.fromEntries(Object.entries(body.retry ?? {}).filter(([, v]) => v !== undefined)),
+  };
   return {
     timeout_ms: body.timeout_ms ?? current.timeout_ms,
     max_concurrency: body.max_concurrency ?? current.max_concurrency,
-    requests_per_second: body.requests_per_second === undefined ? current.requests_per_second : body.requests_per_second,
+    requests_per_second:
+      body.requests_per_second === undefined ? current.requests_per_second : body.requests_per_second,
     retry,
   };
 }
@@ -260,7 +402,13 @@ function specOfBody(body: CreateAdapterRequest): AdapterSpec {
 function assertAdapter(spec: AdapterSpec, connection: ConnectionEntity): void {
   const issues = checkAdapter(spec, connection.kind);
   if (issues.length) {
-    throw new DomainError(SutErrors.adapter_invalid, issues.length === 1 ? `${issues[0].pointer}: ${issues[0].message}` : `${issues.length} problems in the adapter: ${issues.map((i) => i.pointer).join(', ')}`, { issues });
+    throw new DomainError(
+      SutErrors.adapter_invalid,
+      issues.length === 1
+        ? `${issues[0].pointer}: ${issues[0].message}`
+        : `${issues.length} problems in the adapter: ${issues.map((i) => i.pointer).join(', ')}`,
+      { issues },
+    );
   }
 }
 
@@ -274,7 +422,13 @@ function responseBody(response: unknown): { value?: unknown; issue?: AdapterIssu
   try {
     return { value: JSON.parse(response) };
   } catch {
-    return { issue: { pointer: '/response', code: 'response_not_json', message: 'The sample response is text that does not parse as JSON' } };
+    return {
+      issue: {
+        pointer: '/response',
+        code: 'response_not_json',
+        message: 'The sample response is text that does not parse as JSON',
+      },
+    };
   }
 }
 

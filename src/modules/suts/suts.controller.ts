@@ -1,7 +1,20 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiPreconditionFailedResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiPreconditionFailedResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { Authenticated, CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
+import {
+  Authenticated,
+  CurrentUser,
+  CurrentWorkspace,
+  WorkspaceRoleRequired,
+} from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
@@ -33,7 +46,11 @@ export class SutsController {
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
   @ApiCreatedResponse({ type: SutResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'sut_name_taken' })
-  create(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: CreateSutRequest, @CurrentUser() caller: Principal): Promise<SutResponse> {
+  create(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: CreateSutRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<SutResponse> {
     return this.suts.create(access, body, caller);
   }
 
@@ -51,7 +68,11 @@ export class SutsController {
   @ApiOperation({ operationId: 'getSut' })
   @WorkspaceRoleRequired('viewer', SUT)
   @ApiOkResponse({ type: SutResponse })
-  async get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('sut_id') id: string, @Res({ passthrough: true }) res: Response): Promise<SutResponse> {
+  async get(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('sut_id') id: string,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<SutResponse> {
     const sut = await this.suts.get(access, id);
     res.setHeader('ETag', this.suts.etag(sut));
     return sut;
@@ -83,7 +104,11 @@ export class SutsController {
   @HttpCode(204)
   @WorkspaceRoleRequired('admin', SUT)
   @ApiNoContentResponse({ description: 'Deleted' })
-  async delete(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('sut_id') id: string, @CurrentUser() caller: Principal): Promise<void> {
+  async delete(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('sut_id') id: string,
+    @CurrentUser() caller: Principal,
+  ): Promise<void> {
     await this.suts.delete(access, id, caller);
   }
 }

@@ -23,24 +23,39 @@ export class SutsRepository {
     return this.db.repository(ConnectionEntity);
   }
 
-  async page(workspaceId: string, filter: SutFilter, window: { skip: number; take: number }): Promise<[SutEntity[], number]> {
+  async page(
+    workspaceId: string,
+    filter: SutFilter,
+    window: { skip: number; take: number },
+  ): Promise<[SutEntity[], number]> {
     const query = this.suts.createQueryBuilder('s').where('s.workspace_id = :workspaceId', { workspaceId });
     if (filter.q) query.andWhere(`s.name ILIKE :q ESCAPE '\\'`, { q: containsPattern(filter.q) });
     if (filter.tag) query.andWhere(':tag = ANY(s.tags)', { tag: filter.tag });
-    return query.orderBy('lower(s.name)', 'ASC').addOrderBy('s.id', 'ASC').skip(window.skip).take(window.take).getManyAndCount();
+    return query
+      .orderBy('lower(s.name)', 'ASC')
+      .addOrderBy('s.id', 'ASC')
+      .skip(window.skip)
+      .take(window.take)
+      .getManyAndCount();
   }
 
   /** Connections per SUT, for a page of SUTs. */
   async connectionCounts(sutIds: string[]): Promise<Map<string, number>> {
     if (!sutIds.length) return new Map();
-    const rows: Array<{ sut_id: string; n: number }> = await this.db.query('SELECT sut_id, count(*)::int AS n FROM sut_connections WHERE sut_id = ANY($1) GROUP BY sut_id', [sutIds]);
+    const rows: Array<{ sut_id: string; n: number }> = await this.db.query(
+      'SELECT sut_id, count(*)::int AS n FROM sut_connections WHERE sut_id = ANY($1) GROUP BY sut_id',
+      [sutIds],
+    );
     return new Map(rows.map((r) => [r.sut_id, r.n]));
   }
 
   /** Of `ids`, those that are not SUTs of the workspace. */
   async missing(workspaceId: string, ids: string[]): Promise<string[]> {
     if (!ids.length) return [];
-    const rows: Array<{ id: string }> = await this.db.query('SELECT id FROM suts WHERE workspace_id = $1 AND id = ANY($2::uuid[])', [workspaceId, ids]);
+    const rows: Array<{ id: string }> = await this.db.query(
+      'SELECT id FROM suts WHERE workspace_id = $1 AND id = ANY($2::uuid[])',
+      [workspaceId, ids],
+    );
     const found = new Set(rows.map((r) => r.id));
     return ids.filter((id) => !found.has(id));
   }
@@ -54,12 +69,17 @@ export class SutsRepository {
   }
 
   async sutNameTaken(workspaceId: string, name: string, exceptId: string | null): Promise<boolean> {
-    const rows: unknown[] = await this.db.query('SELECT 1 FROM suts WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3', [workspaceId, name, exceptId]);
+    const rows: unknown[] = await this.db.query(
+      'SELECT 1 FROM suts WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3',
+      [workspaceId, name, exceptId],
+    );
     return rows.length > 0;
   }
 
   async workspaceOfSut(id: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await this.suts.query('SELECT workspace_id FROM suts WHERE id = $1', [id]);
+    const rows: Array<{ workspace_id: string }> = await this.suts.query('SELECT workspace_id FROM suts WHERE id = $1', [
+      id,
+    ]);
     return rows[0]?.workspace_id ?? null;
   }
 
@@ -85,7 +105,10 @@ export class SutsRepository {
   }
 
   async connectionNameTaken(sutId: string, name: string, exceptId: string | null): Promise<boolean> {
-    const rows: unknown[] = await this.db.query('SELECT 1 FROM sut_connections WHERE sut_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3', [sutId, name, exceptId]);
+    const rows: unknown[] = await this.db.query(
+      'SELECT 1 FROM sut_connections WHERE sut_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3',
+      [sutId, name, exceptId],
+    );
     return rows.length > 0;
   }
 
@@ -113,8 +136,13 @@ export class SutsRepository {
   }
 
   /** Adds the next revision; the caller holds the connection's row lock, so revisions do not race. */
-  async insertAdapter(adapter: Pick<AdapterEntity, 'workspaceId' | 'connectionId' | 'spec' | 'createdBy'>): Promise<AdapterEntity> {
-    const rows: Array<{ next: number }> = await this.db.query('SELECT coalesce(max(revision), 0) + 1 AS next FROM sut_adapters WHERE connection_id = $1', [adapter.connectionId]);
+  async insertAdapter(
+    adapter: Pick<AdapterEntity, 'workspaceId' | 'connectionId' | 'spec' | 'createdBy'>,
+  ): Promise<AdapterEntity> {
+    const rows: Array<{ next: number }> = await this.db.query(
+      'SELECT coalesce(max(revision), 0) + 1 AS next FROM sut_adapters WHERE connection_id = $1',
+      [adapter.connectionId],
+    );
     const repo = this.db.repository(AdapterEntity);
     return repo.save(repo.create({ ...adapter, revision: rows[0].next }));
   }

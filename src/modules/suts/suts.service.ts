@@ -26,7 +26,11 @@ export class SutsService {
    * What a run calls (for runs: the planner snapshots it): the workspace's SUT, one of its
    * connections and the adapter in force on it; a part that is not there is null.
    */
-  async callable(workspaceId: string, sutId: string, connectionId: string): Promise<{ sut: SutEntity | null; connection: ConnectionEntity | null; adapter: AdapterEntity | null }> {
+  async callable(
+    workspaceId: string,
+    sutId: string,
+    connectionId: string,
+  ): Promise<{ sut: SutEntity | null; connection: ConnectionEntity | null; adapter: AdapterEntity | null }> {
     const sut = await this.suts.find(workspaceId, sutId);
     const connection = sut ? await this.suts.findConnection(sut.id, connectionId) : null;
     const adapter = connection ? ((await this.suts.currentAdapters([connection.id])).get(connection.id) ?? null) : null;
@@ -45,7 +49,12 @@ export class SutsService {
   async list(access: WorkspaceAccess, query: ListSutsQuery): Promise<Page<SutResponse>> {
     const [rows, total] = await this.suts.page(access.workspaceId, { q: query.q, tag: query.tag }, pageWindow(query));
     const counts = await this.suts.connectionCounts(rows.map((r) => r.id));
-    return { items: rows.map((r) => toResponse(r, counts.get(r.id) ?? 0)), total, page: query.page, page_size: query.page_size };
+    return {
+      items: rows.map((r) => toResponse(r, counts.get(r.id) ?? 0)),
+      total,
+      page: query.page,
+      page_size: query.page_size,
+    };
   }
 
   async get(access: WorkspaceAccess, id: string): Promise<SutResponse> {
@@ -57,15 +66,34 @@ export class SutsService {
   async create(access: WorkspaceAccess, body: CreateSutRequest, caller: Principal): Promise<SutResponse> {
     const sut = await this.transactions.run(async () => {
       if (await this.suts.sutNameTaken(access.workspaceId, body.name, null)) throw nameTaken(body.name);
-      const created = await this.suts.saveSut({ workspaceId: access.workspaceId, name: body.name, description: body.description ?? '', tags: [...new Set(body.tags ?? [])], createdBy: caller.userId });
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'sut.created', targetType: 'sut', targetId: created.id, details: { name: created.name } });
+      const created = await this.suts.saveSut({
+        workspaceId: access.workspaceId,
+        name: body.name,
+        description: body.description ?? '',
+        tags: [...new Set(body.tags ?? [])],
+        createdBy: caller.userId,
+      });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'sut.created',
+        targetType: 'sut',
+        targetId: created.id,
+        details: { name: created.name },
+      });
       return created;
     });
     return toResponse(sut, 0);
   }
 
   /** Renames, re-describes or re-tags; honours If-Match. */
-  async update(access: WorkspaceAccess, id: string, body: UpdateSutRequest, req: Request, caller: Principal): Promise<SutResponse> {
+  async update(
+    access: WorkspaceAccess,
+    id: string,
+    body: UpdateSutRequest,
+    req: Request,
+    caller: Principal,
+  ): Promise<SutResponse> {
     await this.transactions.run(async () => {
       const sut = await this.suts.findForUpdate(access.workspaceId, id);
       if (!sut) throw new NotFoundError('SUT', id);
@@ -87,7 +115,14 @@ export class SutsService {
       }
       if (!Object.keys(changes).length) return;
       await this.suts.saveSut(sut);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'sut.updated', targetType: 'sut', targetId: id, details: changes });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'sut.updated',
+        targetType: 'sut',
+        targetId: id,
+        details: changes,
+      });
     });
     return this.get(access, id);
   }
@@ -98,7 +133,14 @@ export class SutsService {
       const sut = await this.suts.findForUpdate(access.workspaceId, id);
       if (!sut) throw new NotFoundError('SUT', id);
       await this.suts.deleteSut(id);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'sut.deleted', targetType: 'sut', targetId: id, details: { name: sut.name } });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'sut.deleted',
+        targetType: 'sut',
+        targetId: id,
+        details: { name: sut.name },
+      });
     });
   }
 }

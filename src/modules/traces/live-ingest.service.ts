@@ -28,7 +28,11 @@ export function otlpDatasetName(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   const name = raw.trim();
   if (!name || name.length > MAX_DATASET_NAME || /[\u0000-\u001f\u007f]/.test(name)) {
-    throw new DomainError(TraceErrors.otlp_dataset_header_invalid, `${DATASET_HEADER} must be 1 to ${MAX_DATASET_NAME} characters without control characters`, { field: DATASET_HEADER });
+    throw new DomainError(
+      TraceErrors.otlp_dataset_header_invalid,
+      `${DATASET_HEADER} must be 1 to ${MAX_DATASET_NAME} characters without control characters`,
+      { field: DATASET_HEADER },
+    );
   }
   return name;
 }
@@ -58,7 +62,12 @@ export class LiveIngestService {
     private readonly transactions: TransactionRunner,
   ) {}
 
-  async export(caller: Principal, workspaceId: string, datasetName: string | undefined, items: ReadItem[]): Promise<ExportOutcome> {
+  async export(
+    caller: Principal,
+    workspaceId: string,
+    datasetName: string | undefined,
+    items: ReadItem[],
+  ): Promise<ExportOutcome> {
     const byDataset = new Map<string, { spans: CanonicalSpan[]; drops: Drop[] }>();
     const group = (name: string) => {
       let entry = byDataset.get(name);
@@ -67,7 +76,10 @@ export class LiveIngestService {
     };
     const drops: Drop[] = [];
     for (const item of items) {
-      const result = 'drop' in item ? { ok: false as const, drop: item.drop } : normaliseSpan(item.span, 'auto', { keepUnmapped: true });
+      const result =
+        'drop' in item
+          ? { ok: false as const, drop: item.drop }
+          : normaliseSpan(item.span, 'auto', { keepUnmapped: true });
       if (result.ok) group(datasetName ?? (result.span.service_name || UNKNOWN_SERVICE)).spans.push(result.span);
       else drops.push(result.drop);
     }
@@ -77,17 +89,32 @@ export class LiveIngestService {
 
     const datasets = new Map<string, string>();
     for (const name of [...byDataset.keys()].sort()) {
-      const id = await this.transactions.run(() => this.traceDatasets.findOrCreate(workspaceId, name, caller.userId, 'Live spans received over OTLP'));
-      if (!id) throw new DomainError(TraceErrors.trace_dataset_invalid, `"${name}" is a test-case dataset of the workspace; name a trace dataset in the x-ews-dataset header (or a new name: it is created as a trace dataset)`, { dataset_name: name });
+      const id = await this.transactions.run(() =>
+        this.traceDatasets.findOrCreate(workspaceId, name, caller.userId, 'Live spans received over OTLP'),
+      );
+      if (!id)
+        throw new DomainError(
+          TraceErrors.trace_dataset_invalid,
+          `"${name}" is a test-case dataset of the workspace; name a trace dataset in the x-ews-dataset header (or a new name: it is created as a trace dataset)`,
+          { dataset_name: name },
+        );
       datasets.set(name, id);
     }
     for (const [name, entry] of byDataset) {
       const stream = await this.live.find(datasets.get(name)!);
-      if (stream && entry.spans.length && stream.pending + entry.spans.length > this.config.env.OTLP_MAX_PENDING_SPANS) {
+      if (
+        stream &&
+        entry.spans.length &&
+        stream.pending + entry.spans.length > this.config.env.OTLP_MAX_PENDING_SPANS
+      ) {
         throw new DomainError(
           TraceErrors.otlp_backpressure,
           `Dataset "${name}" has ${stream.pending} acknowledged spans still landing (at most ${this.config.env.OTLP_MAX_PENDING_SPANS}); retry in ${BACKPRESSURE_RETRY_SECONDS} s`,
-          { dataset_id: stream.dataset_id, pending_spans: stream.pending, retry_after_seconds: BACKPRESSURE_RETRY_SECONDS },
+          {
+            dataset_id: stream.dataset_id,
+            pending_spans: stream.pending,
+            retry_after_seconds: BACKPRESSURE_RETRY_SECONDS,
+          },
           { 'Retry-After': String(BACKPRESSURE_RETRY_SECONDS) },
         );
       }
@@ -102,7 +129,10 @@ export class LiveIngestService {
         if (entry.drops.length) dropsRunId = stream.ingest_run_id;
         const added = await this.live.enqueueSpans(
           datasetId,
-          entry.spans.map((span) => ({ row_id: spanRowId(datasetId, span.trace_id, span.span_id), data: jsonbText(span) })),
+          entry.spans.map((span) => ({
+            row_id: spanRowId(datasetId, span.trace_id, span.span_id),
+            data: jsonbText(span),
+          })),
         );
         const { wasQueued } = await this.live.noteReceived(datasetId, added);
         const dropReasons: Record<string, number> = {};
@@ -118,17 +148,35 @@ export class LiveIngestService {
           conventions,
         });
         await this.traces.appendDrops(
-          entry.drops.map((drop, i) => ({ workspace_id: workspaceId, run_id: stream.ingest_run_id, dataset_id: datasetId, ordinal: droppedBefore + i + 1, reason: drop.reason, detail: drop.detail, source_ref: drop.source_ref, payload: drop.payload })),
+          entry.drops.map((drop, i) => ({
+            workspace_id: workspaceId,
+            run_id: stream.ingest_run_id,
+            dataset_id: datasetId,
+            ordinal: droppedBefore + i + 1,
+            reason: drop.reason,
+            detail: drop.detail,
+            source_ref: drop.source_ref,
+            payload: drop.payload,
+          })),
         );
         if (added > 0 && !wasQueued) {
-          await this.queue.enqueue({ type: TRACE_LIVE_LAND_JOB, payload: { dataset_id: datasetId }, workspaceId, targetType: 'dataset', targetId: datasetId, createdBy: caller.userId });
+          await this.queue.enqueue({
+            type: TRACE_LIVE_LAND_JOB,
+            payload: { dataset_id: datasetId },
+            workspaceId,
+            targetType: 'dataset',
+            targetId: datasetId,
+            createdBy: caller.userId,
+          });
         }
       }
     });
 
     const accepted = [...byDataset.values()].reduce((n, e) => n + e.spans.length, 0);
     if (!drops.length) return { accepted, rejected: 0, message: '' };
-    const reasons = Object.entries(drops.reduce<Record<string, number>>((acc, d) => ((acc[d.reason] = (acc[d.reason] ?? 0) + 1), acc), {}))
+    const reasons = Object.entries(
+      drops.reduce<Record<string, number>>((acc, d) => ((acc[d.reason] = (acc[d.reason] ?? 0) + 1), acc), {}),
+    )
       .map(([reason, n]) => `${reason} (${n})`)
       .join(', ');
     const first = drops[0];

@@ -41,7 +41,11 @@ export class LiveLanding {
   ) {}
 
   @JobHandler(TRACE_LIVE_LAND_JOB, { maxAttempts: 5 })
-  async land({ payload, signal, progress }: JobContext<{ dataset_id: string }>): Promise<{ taken: number; landed: number }> {
+  async land({
+    payload,
+    signal,
+    progress,
+  }: JobContext<{ dataset_id: string }>): Promise<{ taken: number; landed: number }> {
     let taken = 0;
     let landed = 0;
     for (;;) {
@@ -66,9 +70,20 @@ export class LiveLanding {
     if (job.status === 'succeeded') return;
     // A landing that failed for good gives up its claim: the spans stay in the inbox and the next export queues a new landing.
     this.logger.warn(`live landing of dataset ${job.payload.dataset_id} ${job.status}: ${job.error?.message ?? ''}`);
-    await this.transactions.run(() => this.live.releaseOrRetake(job.payload.dataset_id).then(async (again) => {
-      if (again) await this.queue.enqueue({ type: TRACE_LIVE_LAND_JOB, payload: { dataset_id: job.payload.dataset_id }, workspaceId: job.workspaceId, targetType: 'dataset', targetId: job.payload.dataset_id, createdBy: job.createdBy, runAfter: new Date(Date.now() + 30_000) });
-    }));
+    await this.transactions.run(() =>
+      this.live.releaseOrRetake(job.payload.dataset_id).then(async (again) => {
+        if (again)
+          await this.queue.enqueue({
+            type: TRACE_LIVE_LAND_JOB,
+            payload: { dataset_id: job.payload.dataset_id },
+            workspaceId: job.workspaceId,
+            targetType: 'dataset',
+            targetId: job.payload.dataset_id,
+            createdBy: job.createdBy,
+            runAfter: new Date(Date.now() + 30_000),
+          });
+      }),
+    );
   }
 
   /** Seals the head a window ago opened, if it is still the open one (an export or a manual seal may have sealed it since). */
@@ -112,7 +127,12 @@ export class LiveLanding {
     }
     const number = head ? head.number : dataset.latestVersion + 1;
     const room = head ? stream.max_spans - stream.head_spans : stream.max_spans;
-    const { taken, landed } = await this.live.moveSpans(dataset.id, Math.min(LIVE_LAND_BATCH, room), number, dataset.nextOrdinal);
+    const { taken, landed } = await this.live.moveSpans(
+      dataset.id,
+      Math.min(LIVE_LAND_BATCH, room),
+      number,
+      dataset.nextOrdinal,
+    );
     if (!taken) return { taken, landed };
     let versionId = head?.id ?? null;
     if (landed > 0) {
@@ -120,13 +140,23 @@ export class LiveLanding {
         await this.live.addVersionRows(head.id, landed);
         await this.live.setHead(dataset.id, { versionId: head.id, spans: stream.head_spans + landed, opened: false });
       } else {
-        const previous = dataset.latestVersion ? await this.datasets.findVersionByNumber(dataset.id, dataset.latestVersion) : null;
-        const columns = [...SPAN_COLUMNS.map(String), ...(previous?.columns.map((c) => c.name).filter((c) => !SPAN_COLUMNS.includes(c as keyof CanonicalSpan)) ?? [])];
+        const previous = dataset.latestVersion
+          ? await this.datasets.findVersionByNumber(dataset.id, dataset.latestVersion)
+          : null;
+        const columns = [
+          ...SPAN_COLUMNS.map(String),
+          ...(previous?.columns.map((c) => c.name).filter((c) => !SPAN_COLUMNS.includes(c as keyof CanonicalSpan)) ??
+            []),
+        ];
         const version = await this.datasetsService.createVersion(
           dataset,
           number,
           columns,
-          { source: 'landed', message: `Live spans (OTLP) from ${new Date().toISOString()}`, changes: { inserted: landed, updated: 0, deleted: 0 } },
+          {
+            source: 'landed',
+            message: `Live spans (OTLP) from ${new Date().toISOString()}`,
+            changes: { inserted: landed, updated: 0, deleted: 0 },
+          },
           stream.created_by,
           // Its statistics are its parent's until the seal reads them from its rows: reading them
           // here would read the whole dataset (a version holds its parent's rows) under the locks.
@@ -144,14 +174,23 @@ export class LiveLanding {
     }
     await this.datasets.setCounters(dataset.id, { nextOrdinal: dataset.nextOrdinal + taken });
     await this.live.noteLanded(dataset.id, taken);
-    await this.live.addRunCounts(stream.ingest_run_id, { landed, deduplicated: taken - landed }, versionId ?? undefined);
+    await this.live.addRunCounts(
+      stream.ingest_run_id,
+      { landed, deduplicated: taken - landed },
+      versionId ?? undefined,
+    );
     return { taken, landed };
   }
 
   /** Whether the open head may take more spans: still a candidate, still the newest version, inside its window and under its size. */
   private mayGrow(dataset: DatasetEntity, stream: LiveStreamRow, head: DatasetVersionEntity): boolean {
     const age = stream.head_opened_at ? Date.now() - stream.head_opened_at.getTime() : 0;
-    return head.state === 'candidate' && head.number === dataset.latestVersion && age < stream.window_seconds * 1000 && stream.head_spans < stream.max_spans;
+    return (
+      head.state === 'candidate' &&
+      head.number === dataset.latestVersion &&
+      age < stream.window_seconds * 1000 &&
+      stream.head_spans < stream.max_spans
+    );
   }
 
   /**
@@ -166,7 +205,15 @@ export class LiveLanding {
     await this.live.setHead(dataset.id, { versionId: null, spans: 0, opened: false });
     if (!headId) return;
     if (inline) await this.finishSeal(dataset.id, headId);
-    else await this.queue.enqueue({ type: TRACE_LIVE_SEALED_JOB, payload: { dataset_id: dataset.id, version_id: headId }, workspaceId: dataset.workspaceId, targetType: 'dataset', targetId: dataset.id, createdBy: stream.created_by });
+    else
+      await this.queue.enqueue({
+        type: TRACE_LIVE_SEALED_JOB,
+        payload: { dataset_id: dataset.id, version_id: headId },
+        workspaceId: dataset.workspaceId,
+        targetType: 'dataset',
+        targetId: dataset.id,
+        createdBy: stream.created_by,
+      });
   }
 
   @JobHandler(TRACE_LIVE_SEALED_JOB, { maxAttempts: 5 })
@@ -184,6 +231,13 @@ export class LiveLanding {
   }
 
   private async scheduleSeal(dataset: DatasetEntity, versionId: string, at: Date): Promise<void> {
-    await this.queue.enqueue({ type: TRACE_LIVE_SEAL_JOB, payload: { dataset_id: dataset.id, version_id: versionId }, workspaceId: dataset.workspaceId, targetType: 'dataset', targetId: dataset.id, runAfter: at });
+    await this.queue.enqueue({
+      type: TRACE_LIVE_SEAL_JOB,
+      payload: { dataset_id: dataset.id, version_id: versionId },
+      workspaceId: dataset.workspaceId,
+      targetType: 'dataset',
+      targetId: dataset.id,
+      runAfter: at,
+    });
   }
 }

@@ -19,7 +19,10 @@ export class LiveStreamsController {
   @ApiOperation({ operationId: 'getTraceLiveStream' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: TraceLiveStreamResponse })
-  get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string): Promise<TraceLiveStreamResponse> {
+  get(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+  ): Promise<TraceLiveStreamResponse> {
     return this.streams.get(access, datasetId);
   }
 
@@ -28,7 +31,12 @@ export class LiveStreamsController {
   @ApiOperation({ operationId: 'setTraceLiveStream' })
   @WorkspaceRoleRequired('member', DATASET)
   @ApiOkResponse({ type: TraceLiveStreamResponse })
-  configure(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @Body() body: PutTraceLiveSettingsRequest, @CurrentUser() caller: Principal): Promise<TraceLiveStreamResponse> {
+  configure(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+    @Body() body: PutTraceLiveSettingsRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<TraceLiveStreamResponse> {
     return this.streams.configure(access, datasetId, body, caller);
   }
 
@@ -38,7 +46,11 @@ export class LiveStreamsController {
   @ApiOperation({ operationId: 'sealTraceLiveStream' })
   @WorkspaceRoleRequired('member', DATASET)
   @ApiOkResponse({ type: TraceLiveStreamResponse })
-  seal(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @CurrentUser() caller: Principal): Promise<TraceLiveStreamResponse> {
+  seal(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+    @CurrentUser() caller: Principal,
+  ): Promise<TraceLiveStreamResponse> {
     return this.streams.seal(access, datasetId, caller);
   }
 }

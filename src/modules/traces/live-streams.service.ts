@@ -5,7 +5,12 @@ import { DomainError } from '../../../libs/common/domain-error.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
 import { VersionsService } from '../datasets/versions.service.js';
-import { LIVE_MAX_SPANS, LIVE_WINDOW_SECONDS, type PutTraceLiveSettingsRequest, type TraceLiveStreamResponse } from './dto/live.dto.js';
+import {
+  LIVE_MAX_SPANS,
+  LIVE_WINDOW_SECONDS,
+  type PutTraceLiveSettingsRequest,
+  type TraceLiveStreamResponse,
+} from './dto/live.dto.js';
 import { LiveLanding } from './live-landing.js';
 import { LiveRepository, type LiveStreamRow } from './live.repository.js';
 import { TraceErrors } from './traces.errors.js';
@@ -28,12 +33,24 @@ export class LiveStreamsService {
     return stream ? this.toResponse(stream) : this.idle(access, datasetId);
   }
 
-  async configure(access: WorkspaceAccess, datasetId: string, body: PutTraceLiveSettingsRequest, caller: Principal): Promise<TraceLiveStreamResponse> {
+  async configure(
+    access: WorkspaceAccess,
+    datasetId: string,
+    body: PutTraceLiveSettingsRequest,
+    caller: Principal,
+  ): Promise<TraceLiveStreamResponse> {
     const stream = await this.transactions.run(async () => {
       await this.requireTraceDataset(access, datasetId);
       await this.live.findOrCreate(datasetId, access.workspaceId, caller.userId);
       await this.live.updateSettings(datasetId, body);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'trace_live.configured', targetType: 'dataset', targetId: datasetId, details: { ...body } });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'trace_live.configured',
+        targetType: 'dataset',
+        targetId: datasetId,
+        details: { ...body },
+      });
       return (await this.live.find(datasetId))!;
     });
     return this.toResponse(stream);
@@ -45,7 +62,14 @@ export class LiveStreamsService {
       await this.requireTraceDataset(access, datasetId);
       if (!(await this.live.find(datasetId))) return null;
       const sealed = await this.landing.sealNow(datasetId);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'trace_live.sealed', targetType: 'dataset', targetId: datasetId, details: { version_id: sealed } });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'trace_live.sealed',
+        targetType: 'dataset',
+        targetId: datasetId,
+        details: { version_id: sealed },
+      });
       return (await this.live.find(datasetId))!;
     });
     // A dataset that never received a span has nothing to seal.
@@ -74,11 +98,18 @@ export class LiveStreamsService {
 
   private async requireTraceDataset(access: WorkspaceAccess, datasetId: string): Promise<void> {
     const dataset = await this.datasets.require(access, datasetId);
-    if (dataset.kind !== 'traces') throw new DomainError(TraceErrors.trace_dataset_invalid, `Dataset ${datasetId} is a test-case dataset; live streams belong to trace datasets`, { field: 'dataset_id' });
+    if (dataset.kind !== 'traces')
+      throw new DomainError(
+        TraceErrors.trace_dataset_invalid,
+        `Dataset ${datasetId} is a test-case dataset; live streams belong to trace datasets`,
+        { field: 'dataset_id' },
+      );
   }
 
   private async toResponse(stream: LiveStreamRow): Promise<TraceLiveStreamResponse> {
-    const head = stream.head_version_id ? await this.versions.findById(stream.workspace_id, stream.head_version_id) : null;
+    const head = stream.head_version_id
+      ? await this.versions.findById(stream.workspace_id, stream.head_version_id)
+      : null;
     return {
       dataset_id: stream.dataset_id,
       workspace_id: stream.workspace_id,
@@ -86,7 +117,9 @@ export class LiveStreamsService {
       head_version_id: stream.head_version_id,
       head_version_number: head?.number ?? null,
       head_opened_at: stream.head_opened_at,
-      head_seals_at: stream.head_opened_at ? new Date(stream.head_opened_at.getTime() + stream.window_seconds * 1000) : null,
+      head_seals_at: stream.head_opened_at
+        ? new Date(stream.head_opened_at.getTime() + stream.window_seconds * 1000)
+        : null,
       head_spans: stream.head_spans,
       window_seconds: stream.window_seconds,
       max_spans: stream.max_spans,

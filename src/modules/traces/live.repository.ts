@@ -44,7 +44,14 @@ export class LiveRepository {
   constructor(private readonly db: Db) {}
 
   async find(datasetId: string, forUpdate = false): Promise<LiveStreamRow | null> {
-    return (await this.db.query(`SELECT ${STREAM_COLUMNS} FROM trace_live_streams WHERE dataset_id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [datasetId]))[0] ?? null;
+    return (
+      (
+        await this.db.query(
+          `SELECT ${STREAM_COLUMNS} FROM trace_live_streams WHERE dataset_id = $1${forUpdate ? ' FOR UPDATE' : ''}`,
+          [datasetId],
+        )
+      )[0] ?? null
+    );
   }
 
   /** The dataset's stream, created (with its ingest run) on first use; concurrent first uses create one. */
@@ -57,7 +64,12 @@ export class LiveRepository {
     const [run]: Array<{ id: string }> = await this.db.query(
       `INSERT INTO trace_ingest_runs (workspace_id, dataset_id, source_kind, options, state, created_by, started_at)
        VALUES ($1, $2, 'otlp', $3, 'running', $4, now()) RETURNING id`,
-      [workspaceId, datasetId, JSON.stringify({ dataset_id: datasetId, convention: 'auto', keep_unmapped: true }), createdBy],
+      [
+        workspaceId,
+        datasetId,
+        JSON.stringify({ dataset_id: datasetId, convention: 'auto', keep_unmapped: true }),
+        createdBy,
+      ],
     );
     const [row] = await this.db.query(
       `INSERT INTO trace_live_streams (dataset_id, workspace_id, ingest_run_id, created_by) VALUES ($1, $2, $3, $4) RETURNING ${STREAM_COLUMNS}`,
@@ -131,7 +143,10 @@ export class LiveRepository {
   }
 
   async noteLanded(datasetId: string, taken: number): Promise<void> {
-    await this.db.query('UPDATE trace_live_streams SET pending = GREATEST(pending - $2, 0), last_landed_at = now(), updated_at = now() WHERE dataset_id = $1', [datasetId, taken]);
+    await this.db.query(
+      'UPDATE trace_live_streams SET pending = GREATEST(pending - $2, 0), last_landed_at = now(), updated_at = now() WHERE dataset_id = $1',
+      [datasetId, taken],
+    );
   }
 
   /**
@@ -149,7 +164,17 @@ export class LiveRepository {
          version_id = CASE WHEN $8::boolean THEN $9::uuid ELSE version_id END,
          updated_at = now()
        WHERE id = $1 RETURNING dropped) SELECT dropped FROM changed`,
-      [runId, counts.received ?? 0, counts.landed ?? 0, counts.deduplicated ?? 0, counts.dropped ?? 0, JSON.stringify(counts.dropReasons ?? {}), JSON.stringify(counts.conventions ?? {}), versionId !== undefined, versionId ?? null],
+      [
+        runId,
+        counts.received ?? 0,
+        counts.landed ?? 0,
+        counts.deduplicated ?? 0,
+        counts.dropped ?? 0,
+        JSON.stringify(counts.dropReasons ?? {}),
+        JSON.stringify(counts.conventions ?? {}),
+        versionId !== undefined,
+        versionId ?? null,
+      ],
     );
     return { droppedBefore: (row?.dropped ?? 0) - (counts.dropped ?? 0) };
   }
@@ -159,7 +184,12 @@ export class LiveRepository {
    * `number` (ordinals from `firstOrdinal`), in one statement: spans the dataset already shows
    * (landed before, by any landing) are taken from the inbox and not written again.
    */
-  async moveSpans(datasetId: string, limit: number, number: number, firstOrdinal: number): Promise<{ taken: number; landed: number }> {
+  async moveSpans(
+    datasetId: string,
+    limit: number,
+    number: number,
+    firstOrdinal: number,
+  ): Promise<{ taken: number; landed: number }> {
     const [row]: Array<{ taken: number; landed: number }> = await this.db.query(
       `WITH taken AS (
          DELETE FROM trace_inbox i USING (SELECT row_id FROM trace_inbox WHERE dataset_id = $1 ORDER BY seq LIMIT $2) t
@@ -182,7 +212,9 @@ export class LiveRepository {
   }
 
   /** Streams whose open head has outlived its window (the sweep seals them when no export arrives to do it). */
-  async expiredHeads(limit: number): Promise<Array<{ dataset_id: string; workspace_id: string; head_version_id: string }>> {
+  async expiredHeads(
+    limit: number,
+  ): Promise<Array<{ dataset_id: string; workspace_id: string; head_version_id: string }>> {
     return this.db.query(
       `SELECT dataset_id, workspace_id, head_version_id FROM trace_live_streams
         WHERE head_version_id IS NOT NULL AND head_opened_at + make_interval(secs => window_seconds) <= now() ORDER BY head_opened_at LIMIT $1`,

@@ -1,13 +1,33 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { Metadata, Server, ServerCredentials, status as GrpcStatus, type sendUnaryData, type ServerUnaryCall, type ServiceDefinition, type ServiceError } from '@grpc/grpc-js';
+import {
+  Metadata,
+  Server,
+  ServerCredentials,
+  status as GrpcStatus,
+  type sendUnaryData,
+  type ServerUnaryCall,
+  type ServiceDefinition,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
 import { ApiKeyAccess } from '../../../libs/auth/workspace-access.js';
 import { DomainError } from '../../../libs/common/domain-error.js';
 import { errorCodeDefinition } from '../../../libs/common/error-codes.js';
 import { requestContext } from '../../../libs/common/request-context.js';
 import { AppConfig } from '../../../libs/config/app-config.js';
-import { decodeExportRequest, encodeExportResponse, encodeStatus, grpcCode, OtlpDecodeError } from '../../../libs/traces/otlp-codec.js';
-import { BACKPRESSURE_RETRY_SECONDS, DATASET_HEADER, LiveIngestService, otlpDatasetName } from './live-ingest.service.js';
+import {
+  decodeExportRequest,
+  encodeExportResponse,
+  encodeStatus,
+  grpcCode,
+  OtlpDecodeError,
+} from '../../../libs/traces/otlp-codec.js';
+import {
+  BACKPRESSURE_RETRY_SECONDS,
+  DATASET_HEADER,
+  LiveIngestService,
+  otlpDatasetName,
+} from './live-ingest.service.js';
 import { TraceErrors } from './traces.errors.js';
 
 /** The method an OTLP/gRPC exporter calls (opentelemetry-proto, collector/trace/v1/trace_service.proto). */
@@ -67,7 +87,11 @@ export class OtlpGrpcReceiver implements OnApplicationShutdown {
       },
     });
     const bound = await new Promise<number>((resolve, reject) => {
-      server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, ServerCredentials.createInsecure(), (err, actual) => (err ? reject(err) : resolve(actual)));
+      server.bindAsync(
+        `${host.includes(':') ? `[${host}]` : host}:${port}`,
+        ServerCredentials.createInsecure(),
+        (err, actual) => (err ? reject(err) : resolve(actual)),
+      );
     });
     this.server = server;
     return bound;
@@ -98,15 +122,22 @@ export class OtlpGrpcReceiver implements OnApplicationShutdown {
     };
     const ip = /^(?:ipv4:)?([^:]+|\[[^\]]+\])/.exec(call.getPeer())?.[1];
     const { principal, access } = await this.keys.authorize(first('authorization'), { ip }, 'member');
-    return requestContext.run({ requestId: randomUUID(), userId: principal.userId, apiKeyId: principal.apiKey?.id }, async () => {
-      const datasetName = otlpDatasetName(first(DATASET_HEADER));
-      const items = await decodeExportRequest(call.request, 'protobuf').catch((err: unknown) => {
-        if (err instanceof OtlpDecodeError) throw new DomainError(TraceErrors.otlp_body_undecodable, `The message is not an OTLP ExportTraceServiceRequest: ${err.message}`);
-        throw err;
-      });
-      const outcome = await this.ingest.export(principal, access.workspaceId, datasetName, items);
-      return Buffer.from(encodeExportResponse(outcome.rejected, outcome.message, 'protobuf') as Uint8Array);
-    });
+    return requestContext.run(
+      { requestId: randomUUID(), userId: principal.userId, apiKeyId: principal.apiKey?.id },
+      async () => {
+        const datasetName = otlpDatasetName(first(DATASET_HEADER));
+        const items = await decodeExportRequest(call.request, 'protobuf').catch((err: unknown) => {
+          if (err instanceof OtlpDecodeError)
+            throw new DomainError(
+              TraceErrors.otlp_body_undecodable,
+              `The message is not an OTLP ExportTraceServiceRequest: ${err.message}`,
+            );
+          throw err;
+        });
+        const outcome = await this.ingest.export(principal, access.workspaceId, datasetName, items);
+        return Buffer.from(encodeExportResponse(outcome.rejected, outcome.message, 'protobuf') as Uint8Array);
+      },
+    );
   }
 
   /** A DomainError as the gRPC status OTLP asks for; anything else is INTERNAL, logged, its text kept in. */
@@ -120,7 +151,10 @@ export class OtlpGrpcReceiver implements OnApplicationShutdown {
     // Backpressure is UNAVAILABLE with RetryInfo (the OTLP/gRPC throttling rule), which exporters retry after the delay.
     const code = status === 429 ? GrpcStatus.UNAVAILABLE : grpcCode(status);
     const metadata = new Metadata();
-    metadata.set('grpc-status-details-bin', Buffer.from(encodeStatus(code, message, status === 429 ? BACKPRESSURE_RETRY_SECONDS : undefined)));
+    metadata.set(
+      'grpc-status-details-bin',
+      Buffer.from(encodeStatus(code, message, status === 429 ? BACKPRESSURE_RETRY_SECONDS : undefined)),
+    );
     return { code, details: message, metadata };
   }
 }

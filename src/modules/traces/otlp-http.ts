@@ -3,11 +3,21 @@ import { rawBodyParser } from '../../../libs/common/http-pipeline.js';
 import { DomainError } from '../../../libs/common/domain-error.js';
 import { CommonErrors } from '../../../libs/common/error-codes.js';
 import { PROBLEM_CONTENT_TYPE, type ProblemWriter } from '../../../libs/common/problem.js';
-import { encodeStatus, grpcCode, OTLP_JSON_TYPE, OTLP_PROTOBUF_TYPES, otlpEncoding } from '../../../libs/traces/otlp-codec.js';
+import {
+  encodeStatus,
+  grpcCode,
+  OTLP_JSON_TYPE,
+  OTLP_PROTOBUF_TYPES,
+  otlpEncoding,
+} from '../../../libs/traces/otlp-codec.js';
 
 /** The media type refusal of POST /v1/traces. */
 export function unsupportedOtlpType(contentType: string | undefined): DomainError {
-  return new DomainError(CommonErrors.unsupported_media_type, `OTLP/HTTP takes ${OTLP_PROTOBUF_TYPES[0]} (binary protobuf) or ${OTLP_JSON_TYPE} (the OTLP JSON mapping); got ${contentType ?? 'no Content-Type'}`, { accepted: [...OTLP_PROTOBUF_TYPES, OTLP_JSON_TYPE] });
+  return new DomainError(
+    CommonErrors.unsupported_media_type,
+    `OTLP/HTTP takes ${OTLP_PROTOBUF_TYPES[0]} (binary protobuf) or ${OTLP_JSON_TYPE} (the OTLP JSON mapping); got ${contentType ?? 'no Content-Type'}`,
+    { accepted: [...OTLP_PROTOBUF_TYPES, OTLP_JSON_TYPE] },
+  );
 }
 
 /** The OTLP/HTTP trace path, as exporters append it to their endpoint. */
@@ -23,10 +33,16 @@ function otlpProblemWriter(encoding: 'protobuf' | 'json'): ProblemWriter {
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     const message = `${problem.detail} (${problem.error_code})`;
     if (encoding === 'protobuf') {
-      res.status(problem.status).type('application/x-protobuf').send(Buffer.from(encodeStatus(grpcCode(problem.status), message)));
+      res
+        .status(problem.status)
+        .type('application/x-protobuf')
+        .send(Buffer.from(encodeStatus(grpcCode(problem.status), message)));
       return;
     }
-    res.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify({ ...problem, code: grpcCode(problem.status), message: problem.detail }));
+    res
+      .status(problem.status)
+      .type(PROBLEM_CONTENT_TYPE)
+      .send(JSON.stringify({ ...problem, code: grpcCode(problem.status), message: problem.detail }));
   };
 }
 
@@ -37,7 +53,10 @@ function otlpProblemWriter(encoding: 'protobuf' | 'json'): ProblemWriter {
  * limit is for API bodies.
  */
 export function otlpBodyParser(limit: number): RequestHandler {
-  const raw = rawBodyParser(limit, `The export exceeds the limit of ${limit} bytes (decompressed); send smaller batches (the batch span processor's maxExportBatchSize)`);
+  const raw = rawBodyParser(
+    limit,
+    `The export exceeds the limit of ${limit} bytes (decompressed); send smaller batches (the batch span processor's maxExportBatchSize)`,
+  );
   return (req, res, next) => {
     if (req.method !== 'POST') return next();
     const encoding = otlpEncoding(req.headers['content-type']);
@@ -52,19 +71,29 @@ export function otlpBodyParser(limit: number): RequestHandler {
  * The request and answer of POST /v1/traces per media type (decorators give one schema to every
  * type): binary protobuf as bytes, OTLP JSON as the ExportTraceServiceRequest object.
  */
-export function describeOtlpRoute(document: { paths: Record<string, Record<string, any>> }, jsonExample: unknown): void {
+export function describeOtlpRoute(
+  document: { paths: Record<string, Record<string, any>> },
+  jsonExample: unknown,
+): void {
   const operation = document.paths[OTLP_TRACES_PATH]?.post;
   if (!operation) return;
-  const bytes = { type: 'string', format: 'binary', description: 'An ExportTraceServiceRequest, binary protobuf (opentelemetry-proto), optionally gzip-compressed (Content-Encoding: gzip)' };
+  const bytes = {
+    type: 'string',
+    format: 'binary',
+    description:
+      'An ExportTraceServiceRequest, binary protobuf (opentelemetry-proto), optionally gzip-compressed (Content-Encoding: gzip)',
+  };
   operation.requestBody = {
     required: true,
-    description: 'An OTLP ExportTraceServiceRequest, gzip or deflate Content-Encoding allowed; at most OTLP_MAX_BYTES once decompressed',
+    description:
+      'An OTLP ExportTraceServiceRequest, gzip or deflate Content-Encoding allowed; at most OTLP_MAX_BYTES once decompressed',
     content: {
       'application/x-protobuf': { schema: bytes },
       'application/json': {
         schema: {
           type: 'object',
-          description: 'An ExportTraceServiceRequest in the OTLP JSON mapping (hex trace and span ids, integer enums, int64 times as strings)',
+          description:
+            'An ExportTraceServiceRequest in the OTLP JSON mapping (hex trace and span ids, integer enums, int64 times as strings)',
           properties: { resourceSpans: { type: 'array', items: { type: 'object', additionalProperties: true } } },
           additionalProperties: true,
         },
@@ -74,5 +103,11 @@ export function describeOtlpRoute(document: { paths: Record<string, Record<strin
   };
   const ok = operation.responses?.['200'];
   const json = ok?.content?.['application/json'];
-  if (ok && json) ok.content = { 'application/x-protobuf': { schema: { type: 'string', format: 'binary', description: 'An ExportTraceServiceResponse, binary protobuf' } }, 'application/json': json };
+  if (ok && json)
+    ok.content = {
+      'application/x-protobuf': {
+        schema: { type: 'string', format: 'binary', description: 'An ExportTraceServiceResponse, binary protobuf' },
+      },
+      'application/json': json,
+    };
 }

@@ -3,7 +3,12 @@ import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nes
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
-import { DatasetTraceRetentionResponse, PutTraceRetentionRequest, TraceRetentionResponse, TraceRetentionSweepResponse } from './dto/retention.dto.js';
+import {
+  DatasetTraceRetentionResponse,
+  PutTraceRetentionRequest,
+  TraceRetentionResponse,
+  TraceRetentionSweepResponse,
+} from './dto/retention.dto.js';
 import { TraceRetentionService } from './retention.service.js';
 
 const WORKSPACE = { param: 'workspace_id' } as const;
@@ -20,7 +25,10 @@ export class RetentionController {
   @ApiOperation({ operationId: 'getTraceRetention' })
   @WorkspaceRoleRequired('viewer', WORKSPACE)
   @ApiOkResponse({ type: TraceRetentionResponse })
-  get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('workspace_id') _workspaceId: string): Promise<TraceRetentionResponse> {
+  get(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('workspace_id') _workspaceId: string,
+  ): Promise<TraceRetentionResponse> {
     return this.retention.getWorkspace(access);
   }
 
@@ -29,7 +37,12 @@ export class RetentionController {
   @ApiOperation({ operationId: 'setTraceRetention' })
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiOkResponse({ type: TraceRetentionResponse })
-  put(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('workspace_id') _workspaceId: string, @Body() body: PutTraceRetentionRequest, @CurrentUser() caller: Principal): Promise<TraceRetentionResponse> {
+  put(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('workspace_id') _workspaceId: string,
+    @Body() body: PutTraceRetentionRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<TraceRetentionResponse> {
     return this.retention.putWorkspace(access, body.retention_days, caller);
   }
 
@@ -39,7 +52,10 @@ export class RetentionController {
   @ApiOperation({ operationId: 'sweepTraceRetention' })
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiOkResponse({ type: TraceRetentionSweepResponse })
-  sweep(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('workspace_id') _workspaceId: string): Promise<TraceRetentionSweepResponse> {
+  sweep(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('workspace_id') _workspaceId: string,
+  ): Promise<TraceRetentionSweepResponse> {
     return this.retention.sweepNow(access);
   }
 
@@ -48,7 +64,10 @@ export class RetentionController {
   @ApiOperation({ operationId: 'getTraceDatasetRetention' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DatasetTraceRetentionResponse })
-  getDataset(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string): Promise<DatasetTraceRetentionResponse> {
+  getDataset(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+  ): Promise<DatasetTraceRetentionResponse> {
     return this.retention.getDataset(access, datasetId);
   }
 
@@ -57,7 +76,12 @@ export class RetentionController {
   @ApiOperation({ operationId: 'setTraceDatasetRetention' })
   @WorkspaceRoleRequired('admin', DATASET)
   @ApiOkResponse({ type: DatasetTraceRetentionResponse })
-  putDataset(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @Body() body: PutTraceRetentionRequest, @CurrentUser() caller: Principal): Promise<DatasetTraceRetentionResponse> {
+  putDataset(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+    @Body() body: PutTraceRetentionRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<DatasetTraceRetentionResponse> {
     return this.retention.putDataset(access, datasetId, body.retention_days, caller);
   }
 
@@ -66,8 +90,12 @@ export class RetentionController {
   @HttpCode(204)
   @ApiOperation({ operationId: 'deleteTraceDatasetRetention' })
   @WorkspaceRoleRequired('admin', DATASET)
-  @ApiNoContentResponse({ description: 'The dataset follows its workspace\'s retention' })
-  inherit(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @CurrentUser() caller: Principal): Promise<void> {
+  @ApiNoContentResponse({ description: "The dataset follows its workspace's retention" })
+  inherit(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+    @CurrentUser() caller: Principal,
+  ): Promise<void> {
     return this.retention.inherit(access, datasetId, caller);
   }
 }

@@ -22,15 +22,20 @@ export class RetentionRepository {
 
   async find(workspaceId: string, datasetId: string | null): Promise<RetentionRow | null> {
     return (
-      await this.db.query(
-        'SELECT workspace_id, dataset_id, retention_days, updated_at FROM trace_retention WHERE workspace_id = $1 AND dataset_id IS NOT DISTINCT FROM $2',
-        [workspaceId, datasetId],
-      )
-    )[0] ?? null;
+      (
+        await this.db.query(
+          'SELECT workspace_id, dataset_id, retention_days, updated_at FROM trace_retention WHERE workspace_id = $1 AND dataset_id IS NOT DISTINCT FROM $2',
+          [workspaceId, datasetId],
+        )
+      )[0] ?? null
+    );
   }
 
   listForWorkspace(workspaceId: string): Promise<RetentionRow[]> {
-    return this.db.query('SELECT workspace_id, dataset_id, retention_days, updated_at FROM trace_retention WHERE workspace_id = $1 ORDER BY dataset_id NULLS FIRST', [workspaceId]);
+    return this.db.query(
+      'SELECT workspace_id, dataset_id, retention_days, updated_at FROM trace_retention WHERE workspace_id = $1 ORDER BY dataset_id NULLS FIRST',
+      [workspaceId],
+    );
   }
 
   async put(workspaceId: string, datasetId: string | null, days: number | null, userId: string): Promise<void> {
@@ -42,7 +47,10 @@ export class RetentionRepository {
   }
 
   async remove(workspaceId: string, datasetId: string): Promise<void> {
-    await this.db.query('DELETE FROM trace_retention WHERE workspace_id = $1 AND dataset_id = $2', [workspaceId, datasetId]);
+    await this.db.query('DELETE FROM trace_retention WHERE workspace_id = $1 AND dataset_id = $2', [
+      workspaceId,
+      datasetId,
+    ]);
   }
 
   /** Every trace dataset (of one workspace, or all) with the retention that applies to it: a dataset's own setting (null keeps forever) wins over its workspace's. */
@@ -71,7 +79,11 @@ export class RetentionRepository {
    * Deletes up to `limit` of a trace dataset's spans that started before `cutoff` (from every
    * version) and answers, per version number, how many rows it lost, so its row count follows.
    */
-  async deleteSpansBefore(datasetId: string, cutoff: Date, limit: number): Promise<{ deleted: number; lost: Array<{ number: number; rows: number }> }> {
+  async deleteSpansBefore(
+    datasetId: string,
+    cutoff: Date,
+    limit: number,
+  ): Promise<{ deleted: number; lost: Array<{ number: number; rows: number }> }> {
     const [row]: Array<{ deleted: number; lost: Array<{ number: number; rows: number }> | null }> = await this.db.query(
       `WITH gone AS (
          DELETE FROM dataset_rows r USING (
@@ -96,7 +108,10 @@ export class RetentionRepository {
 
   /** Uploads of a workspace received before `cutoff`: their rows are deleted here, and their files by the caller. */
   async deleteUploadsBefore(workspaceId: string, cutoff: Date): Promise<string[]> {
-    const rows: Array<{ path: string }> = await this.db.query('WITH gone AS (DELETE FROM trace_uploads WHERE workspace_id = $1 AND created_at < $2 RETURNING path) SELECT path FROM gone', [workspaceId, cutoff]);
+    const rows: Array<{ path: string }> = await this.db.query(
+      'WITH gone AS (DELETE FROM trace_uploads WHERE workspace_id = $1 AND created_at < $2 RETURNING path) SELECT path FROM gone',
+      [workspaceId, cutoff],
+    );
     return rows.map((r) => r.path);
   }
 

@@ -9,7 +9,11 @@ import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { AppConfig } from '../../../libs/config/app-config.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
 import { VersionsService } from '../datasets/versions.service.js';
-import type { DatasetTraceRetentionResponse, TraceRetentionResponse, TraceRetentionSweepResponse } from './dto/retention.dto.js';
+import type {
+  DatasetTraceRetentionResponse,
+  TraceRetentionResponse,
+  TraceRetentionSweepResponse,
+} from './dto/retention.dto.js';
 import { TRACE_RETENTION_JOB } from './live-jobs.js';
 import { RetentionRepository, type RetainedDataset } from './retention.repository.js';
 import { TraceErrors } from './traces.errors.js';
@@ -40,7 +44,9 @@ export class TraceRetentionService implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.env.RUN_WORKERS) return;
-    await this.transactions.run(() => this.scheduleNext()).catch((err: unknown) => this.logger.warn(`could not schedule the retention sweep: ${(err as Error).message}`));
+    await this.transactions
+      .run(() => this.scheduleNext())
+      .catch((err: unknown) => this.logger.warn(`could not schedule the retention sweep: ${(err as Error).message}`));
   }
 
   async getWorkspace(access: WorkspaceAccess): Promise<TraceRetentionResponse> {
@@ -48,14 +54,23 @@ export class TraceRetentionService implements OnApplicationBootstrap {
     return {
       workspace_id: access.workspaceId,
       retention_days: rows.find((r) => r.dataset_id === null)?.retention_days ?? null,
-      datasets: rows.filter((r) => r.dataset_id !== null).map((r) => ({ dataset_id: r.dataset_id!, retention_days: r.retention_days })),
+      datasets: rows
+        .filter((r) => r.dataset_id !== null)
+        .map((r) => ({ dataset_id: r.dataset_id!, retention_days: r.retention_days })),
     };
   }
 
   async putWorkspace(access: WorkspaceAccess, days: number | null, caller: Principal): Promise<TraceRetentionResponse> {
     await this.transactions.run(async () => {
       await this.retention.put(access.workspaceId, null, days, caller.userId);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'trace_retention.updated', targetType: 'workspace', targetId: access.workspaceId, details: { retention_days: days } });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'trace_retention.updated',
+        targetType: 'workspace',
+        targetId: access.workspaceId,
+        details: { retention_days: days },
+      });
     });
     return this.getWorkspace(access);
   }
@@ -64,14 +79,31 @@ export class TraceRetentionService implements OnApplicationBootstrap {
     await this.requireTraceDataset(access, datasetId);
     const own = await this.retention.find(access.workspaceId, datasetId);
     const workspace = own ? null : await this.retention.find(access.workspaceId, null);
-    return { dataset_id: datasetId, retention_days: own?.retention_days ?? null, inherited: !own, effective_retention_days: own ? own.retention_days : (workspace?.retention_days ?? null) };
+    return {
+      dataset_id: datasetId,
+      retention_days: own?.retention_days ?? null,
+      inherited: !own,
+      effective_retention_days: own ? own.retention_days : (workspace?.retention_days ?? null),
+    };
   }
 
-  async putDataset(access: WorkspaceAccess, datasetId: string, days: number | null, caller: Principal): Promise<DatasetTraceRetentionResponse> {
+  async putDataset(
+    access: WorkspaceAccess,
+    datasetId: string,
+    days: number | null,
+    caller: Principal,
+  ): Promise<DatasetTraceRetentionResponse> {
     await this.transactions.run(async () => {
       await this.requireTraceDataset(access, datasetId);
       await this.retention.put(access.workspaceId, datasetId, days, caller.userId);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'trace_retention.updated', targetType: 'dataset', targetId: datasetId, details: { retention_days: days } });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'trace_retention.updated',
+        targetType: 'dataset',
+        targetId: datasetId,
+        details: { retention_days: days },
+      });
     });
     return this.getDataset(access, datasetId);
   }
@@ -81,7 +113,14 @@ export class TraceRetentionService implements OnApplicationBootstrap {
     await this.transactions.run(async () => {
       await this.requireTraceDataset(access, datasetId);
       await this.retention.remove(access.workspaceId, datasetId);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'trace_retention.updated', targetType: 'dataset', targetId: datasetId, details: { inherited: true } });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'trace_retention.updated',
+        targetType: 'dataset',
+        targetId: datasetId,
+        details: { inherited: true },
+      });
     });
   }
 
@@ -91,16 +130,31 @@ export class TraceRetentionService implements OnApplicationBootstrap {
   }
 
   @JobHandler(TRACE_RETENTION_JOB, { maxAttempts: 3 })
-  async sweepAll(): Promise<{ datasets: number; spans_deleted: number; uploads_deleted: number; payloads_cleared: number }> {
+  async sweepAll(): Promise<{
+    datasets: number;
+    spans_deleted: number;
+    uploads_deleted: number;
+    payloads_cleared: number;
+  }> {
     const result = await this.sweep(null);
     await this.transactions.run(() => this.scheduleNext());
-    return { datasets: result.datasets.length, spans_deleted: result.datasets.reduce((n, d) => n + d.spans_deleted, 0), uploads_deleted: result.uploads_deleted, payloads_cleared: result.payloads_cleared };
+    return {
+      datasets: result.datasets.length,
+      spans_deleted: result.datasets.reduce((n, d) => n + d.spans_deleted, 0),
+      uploads_deleted: result.uploads_deleted,
+      payloads_cleared: result.payloads_cleared,
+    };
   }
 
   /** One sweep a clock hour, however many processes schedule it: the hour names the job. */
   private async scheduleNext(): Promise<void> {
     const next = Math.floor(Date.now() / HOUR_MS) * HOUR_MS + HOUR_MS;
-    await this.queue.enqueue({ type: TRACE_RETENTION_JOB, payload: {}, idempotencyKey: `${TRACE_RETENTION_JOB}:${new Date(next).toISOString()}`, runAfter: new Date(next) });
+    await this.queue.enqueue({
+      type: TRACE_RETENTION_JOB,
+      payload: {},
+      idempotencyKey: `${TRACE_RETENTION_JOB}:${new Date(next).toISOString()}`,
+      runAfter: new Date(next),
+    });
   }
 
   private async sweep(workspaceId: string | null): Promise<TraceRetentionSweepResponse> {
@@ -117,7 +171,19 @@ export class TraceRetentionService implements OnApplicationBootstrap {
       const { paths, cleared } = await this.transactions.run(async () => {
         const gone = await this.retention.deleteUploadsBefore(workspace_id, cutoff);
         const n = await this.retention.clearPayloadsBefore(workspace_id, cutoff);
-        if (gone.length || n) await this.audit.record({ workspaceId: workspace_id, action: 'trace_retention.swept', targetType: 'workspace', targetId: workspace_id, details: { retention_days, cutoff: cutoff.toISOString(), uploads_deleted: gone.length, payloads_cleared: n } });
+        if (gone.length || n)
+          await this.audit.record({
+            workspaceId: workspace_id,
+            action: 'trace_retention.swept',
+            targetType: 'workspace',
+            targetId: workspace_id,
+            details: {
+              retention_days,
+              cutoff: cutoff.toISOString(),
+              uploads_deleted: gone.length,
+              payloads_cleared: n,
+            },
+          });
         return { paths: gone, cleared: n };
       });
       // Files go after the commit: a rollback leaves every upload whole.
@@ -128,7 +194,10 @@ export class TraceRetentionService implements OnApplicationBootstrap {
     return { swept_at: sweptAt, datasets, uploads_deleted: uploadsDeleted, payloads_cleared: payloadsCleared };
   }
 
-  private async sweepDataset(target: RetainedDataset, now: Date): Promise<TraceRetentionSweepResponse['datasets'][number]> {
+  private async sweepDataset(
+    target: RetainedDataset,
+    now: Date,
+  ): Promise<TraceRetentionSweepResponse['datasets'][number]> {
     const cutoff = new Date(now.getTime() - target.retention_days * 24 * HOUR_MS);
     const touched = new Set<number>();
     let deleted = 0;
@@ -153,14 +222,36 @@ export class TraceRetentionService implements OnApplicationBootstrap {
           const version = await this.versions.findByNumber(target.workspace_id, target.dataset_id, number);
           if (version) await this.datasetsService.restat(version);
         }
-        await this.audit.record({ workspaceId: target.workspace_id, action: 'trace_retention.swept', targetType: 'dataset', targetId: target.dataset_id, details: { retention_days: target.retention_days, cutoff: cutoff.toISOString(), spans_deleted: deleted, versions_updated: touched.size } });
+        await this.audit.record({
+          workspaceId: target.workspace_id,
+          action: 'trace_retention.swept',
+          targetType: 'dataset',
+          targetId: target.dataset_id,
+          details: {
+            retention_days: target.retention_days,
+            cutoff: cutoff.toISOString(),
+            spans_deleted: deleted,
+            versions_updated: touched.size,
+          },
+        });
       });
     }
-    return { dataset_id: target.dataset_id, retention_days: target.retention_days, cutoff, spans_deleted: deleted, versions_updated: touched.size };
+    return {
+      dataset_id: target.dataset_id,
+      retention_days: target.retention_days,
+      cutoff,
+      spans_deleted: deleted,
+      versions_updated: touched.size,
+    };
   }
 
   private async requireTraceDataset(access: WorkspaceAccess, datasetId: string): Promise<void> {
     const dataset = await this.datasetsService.require(access, datasetId);
-    if (dataset.kind !== 'traces') throw new DomainError(TraceErrors.trace_dataset_invalid, `Dataset ${datasetId} is a test-case dataset; retention applies to trace datasets`, { field: 'dataset_id' });
+    if (dataset.kind !== 'traces')
+      throw new DomainError(
+        TraceErrors.trace_dataset_invalid,
+        `Dataset ${datasetId} is a test-case dataset; retention applies to trace datasets`,
+        { field: 'dataset_id' },
+      );
   }
 }

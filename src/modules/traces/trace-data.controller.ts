@@ -3,7 +3,17 @@ import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nes
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
-import { DeleteTraceTagsQuery, EnrichmentResultsQuery, PutTraceTagsRequest, RecomputeEnrichmentRequest, TopologyGraph, TopologyQuery, TraceEnrichmentStatusResponse, TraceTagResponse, TraceTagsQuery } from './dto/trace-data.dto.js';
+import {
+  DeleteTraceTagsQuery,
+  EnrichmentResultsQuery,
+  PutTraceTagsRequest,
+  RecomputeEnrichmentRequest,
+  TopologyGraph,
+  TopologyQuery,
+  TraceEnrichmentStatusResponse,
+  TraceTagResponse,
+  TraceTagsQuery,
+} from './dto/trace-data.dto.js';
 import { TraceVersionsService } from './trace-versions.service.js';
 
 const DATASET = { resource: 'dataset', param: 'dataset_id' } as const;
@@ -19,7 +29,12 @@ export class TraceDataController {
   @ApiOperation({ operationId: 'getTraceTopology' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: TopologyGraph })
-  topology(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string, @Query() query: TopologyQuery): Promise<TopologyGraph> {
+  topology(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+    @UuidParam('version_id') versionId: string,
+    @Query() query: TopologyQuery,
+  ): Promise<TopologyGraph> {
     return this.versions.topology(access, datasetId, versionId, query.tag);
   }
 
@@ -28,7 +43,11 @@ export class TraceDataController {
   @ApiOperation({ operationId: 'getTraceEnrichment' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: TraceEnrichmentStatusResponse })
-  enrichment(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string): Promise<TraceEnrichmentStatusResponse> {
+  enrichment(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+    @UuidParam('version_id') versionId: string,
+  ): Promise<TraceEnrichmentStatusResponse> {
     return this.versions.enrichmentStatus(access, datasetId, versionId);
   }
 
@@ -37,7 +56,12 @@ export class TraceDataController {
   @ApiOperation({ operationId: 'listTraceEnrichmentResults' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ schema: { type: 'object', additionalProperties: true } })
-  results(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string, @Query() query: EnrichmentResultsQuery): Promise<Record<string, unknown>> {
+  results(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+    @UuidParam('version_id') versionId: string,
+    @Query() query: EnrichmentResultsQuery,
+  ): Promise<Record<string, unknown>> {
     return this.versions.enrichmentResults(access, datasetId, versionId, query);
   }
 
@@ -47,7 +71,13 @@ export class TraceDataController {
   @HttpCode(200)
   @WorkspaceRoleRequired('member', DATASET)
   @ApiOkResponse({ type: TraceEnrichmentStatusResponse })
-  recompute(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string, @Body() body: RecomputeEnrichmentRequest, @CurrentUser() caller: Principal): Promise<TraceEnrichmentStatusResponse> {
+  recompute(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+    @UuidParam('version_id') versionId: string,
+    @Body() body: RecomputeEnrichmentRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<TraceEnrichmentStatusResponse> {
     return this.versions.recompute(access, datasetId, versionId, body, caller);
   }
 
@@ -56,7 +86,12 @@ export class TraceDataController {
   @ApiOperation({ operationId: 'listTraceTags' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: [TraceTagResponse] })
-  listTags(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string, @Query() query: TraceTagsQuery): Promise<TraceTagResponse[]> {
+  listTags(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+    @UuidParam('version_id') versionId: string,
+    @Query() query: TraceTagsQuery,
+  ): Promise<TraceTagResponse[]> {
     return this.versions.listTags(access, datasetId, versionId, query);
   }
 
@@ -65,7 +100,13 @@ export class TraceDataController {
   @ApiOperation({ operationId: 'tagTraces' })
   @WorkspaceRoleRequired('member', DATASET)
   @ApiOkResponse({ type: [TraceTagResponse] })
-  putTags(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string, @Body() body: PutTraceTagsRequest, @CurrentUser() caller: Principal): Promise<TraceTagResponse[]> {
+  putTags(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+    @UuidParam('version_id') versionId: string,
+    @Body() body: PutTraceTagsRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<TraceTagResponse[]> {
     return this.versions.putTags(access, datasetId, versionId, body, caller);
   }
 
@@ -75,7 +116,13 @@ export class TraceDataController {
   @HttpCode(204)
   @WorkspaceRoleRequired('member', DATASET)
   @ApiNoContentResponse()
-  deleteTags(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') datasetId: string, @UuidParam('version_id') versionId: string, @Query() query: DeleteTraceTagsQuery, @CurrentUser() caller: Principal): Promise<void> {
+  deleteTags(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('dataset_id') datasetId: string,
+    @UuidParam('version_id') versionId: string,
+    @Query() query: DeleteTraceTagsQuery,
+    @CurrentUser() caller: Principal,
+  ): Promise<void> {
     return this.versions.deleteTags(access, datasetId, versionId, query, caller);
   }
 }

@@ -18,7 +18,9 @@ interface EnrichPayload {
 }
 
 /** The built-in price table with a request's prices over it. */
-export function priceTable(overrides: Record<string, { input_per_1m: number; output_per_1m: number }> | null): PriceTable {
+export function priceTable(
+  overrides: Record<string, { input_per_1m: number; output_per_1m: number }> | null,
+): PriceTable {
   if (!overrides) return DEFAULT_PRICES;
   const models = { ...DEFAULT_PRICES.models };
   for (const [model, price] of Object.entries(overrides)) models[model.toLowerCase()] = price;
@@ -66,7 +68,13 @@ export class TraceEnricher {
     finish();
     await this.transactions.run(async () => {
       await this.traces.clearEnrichment(run.version_id);
-      for (let i = 0; i < results.length; i += WRITE_BATCH) await this.traces.appendEnrichment(run.workspace_id, run.dataset_id, run.version_id, results.slice(i, i + WRITE_BATCH));
+      for (let i = 0; i < results.length; i += WRITE_BATCH)
+        await this.traces.appendEnrichment(
+          run.workspace_id,
+          run.dataset_id,
+          run.version_id,
+          results.slice(i, i + WRITE_BATCH),
+        );
       await this.tracked.succeed(TRACE_ENRICHMENT_RUNS, run.id, { done: results.length, total: results.length });
     });
     return { traces: results.length };

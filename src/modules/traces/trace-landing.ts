@@ -28,8 +28,30 @@ const DROP_BATCH = 500;
 
 /** The columns of a trace dataset version, in this order (attributes last). */
 export const SPAN_COLUMNS: Array<keyof CanonicalSpan> = [
-  'trace_id', 'span_id', 'parent_span_id', 'session_id', 'user_id', 'name', 'kind', 'start_time', 'end_time', 'duration_ms', 'status', 'error',
-  'input', 'output', 'model', 'tokens_input', 'tokens_output', 'tokens_total', 'cost', 'tool_calls', 'retrieved_documents', 'service_name', 'convention', 'attributes',
+  'trace_id',
+  'span_id',
+  'parent_span_id',
+  'session_id',
+  'user_id',
+  'name',
+  'kind',
+  'start_time',
+  'end_time',
+  'duration_ms',
+  'status',
+  'error',
+  'input',
+  'output',
+  'model',
+  'tokens_input',
+  'tokens_output',
+  'tokens_total',
+  'cost',
+  'tool_calls',
+  'retrieved_documents',
+  'service_name',
+  'convention',
+  'attributes',
 ];
 
 /** How a trace version maps onto the canonical fields runs and partitions use. */
@@ -62,9 +84,17 @@ export class TraceDatasets {
    * trace dataset when there is none; null when a test-case dataset has the name. Inside a unit
    * of work: concurrent first uses of one name create one dataset.
    */
-  async findOrCreate(workspaceId: string, name: string, createdBy: string | null, description: string): Promise<string | null> {
+  async findOrCreate(
+    workspaceId: string,
+    name: string,
+    createdBy: string | null,
+    description: string,
+  ): Promise<string | null> {
     const find = async () => {
-      const existing: Array<{ id: string; kind: string }> = await this.db.query('SELECT id, kind FROM datasets WHERE workspace_id = $1 AND lower(name) = lower($2)', [workspaceId, name]);
+      const existing: Array<{ id: string; kind: string }> = await this.db.query(
+        'SELECT id, kind FROM datasets WHERE workspace_id = $1 AND lower(name) = lower($2)',
+        [workspaceId, name],
+      );
       return existing[0] ? (existing[0].kind === 'traces' ? existing[0].id : null) : undefined;
     };
     // The lock is only for creating: every OTLP export names its dataset, and most find it.
@@ -73,7 +103,8 @@ export class TraceDatasets {
     await this.db.lock(`trace-dataset:${workspaceId}:${name.toLowerCase()}`);
     const raced = await find();
     if (raced !== undefined) return raced;
-    return (await this.datasets.insert({ workspaceId, name, description, kind: 'traces', tags: ['traces'], createdBy })).id;
+    return (await this.datasets.insert({ workspaceId, name, description, kind: 'traces', tags: ['traces'], createdBy }))
+      .id;
   }
 }
 
@@ -128,9 +159,13 @@ export class TraceLanding {
 
   /** The queue marks the run running and ends it failed or cancelled when the job ends so (`tracks`). */
   @JobHandler(TRACE_LAND_JOB, { maxAttempts: 3, tracks: TRACE_INGEST_RUNS })
-  async land({ payload, signal }: JobContext<LandPayload>): Promise<{ landed: number; dropped: number; version_id: string | null }> {
+  async land({
+    payload,
+    signal,
+  }: JobContext<LandPayload>): Promise<{ landed: number; dropped: number; version_id: string | null }> {
     const run = await this.traces.findRun(payload.ingest_run_id, true);
-    if (!run || isTerminal(run.state)) return { landed: run?.landed ?? 0, dropped: run?.dropped ?? 0, version_id: run?.version_id ?? null };
+    if (!run || isTerminal(run.state))
+      return { landed: run?.landed ?? 0, dropped: run?.dropped ?? 0, version_id: run?.version_id ?? null };
     const source = await this.open(run, signal);
     const reservation = await this.reserve(run, signal);
     const outcome = await this.write(run, reservation, source, signal);
@@ -150,14 +185,29 @@ export class TraceLanding {
     if (run.source_kind === 'inline') return readRecordsAsync(run.inline_records ?? []);
     if (run.source_kind === 'upload') {
       const upload = run.upload_id ? await this.traces.findUpload(run.workspace_id, run.upload_id) : null;
-      if (!upload) throw new JobFailure('the upload was deleted before it landed', { code: 'upload_gone', retry: false });
+      if (!upload)
+        throw new JobFailure('the upload was deleted before it landed', { code: 'upload_gone', retry: false });
       return readTraceFile(upload.path, upload.format as TraceFileFormat);
     }
     const connection = run.connection_id ? await this.traces.findConnection(run.workspace_id, run.connection_id) : null;
-    if (!connection) throw new JobFailure('the connection was deleted before it landed', { code: 'connection_gone', retry: false });
-    const secret = connection.secret_id ? await this.secrets.resolveValue(run.workspace_id, connection.secret_id) : null;
-    const publicKey = connection.public_key_secret_id ? await this.secrets.resolveValue(run.workspace_id, connection.public_key_secret_id) : null;
-    return pullConnection(connection, { secret, publicKey }, { maxRecords: run.options.max_records ?? 100_000, maxFileBytes: this.config.env.UPLOAD_MAX_BYTES, dataDir: this.config.dataDir, signal });
+    if (!connection)
+      throw new JobFailure('the connection was deleted before it landed', { code: 'connection_gone', retry: false });
+    const secret = connection.secret_id
+      ? await this.secrets.resolveValue(run.workspace_id, connection.secret_id)
+      : null;
+    const publicKey = connection.public_key_secret_id
+      ? await this.secrets.resolveValue(run.workspace_id, connection.public_key_secret_id)
+      : null;
+    return pullConnection(
+      connection,
+      { secret, publicKey },
+      {
+        maxRecords: run.options.max_records ?? 100_000,
+        maxFileBytes: this.config.env.UPLOAD_MAX_BYTES,
+        dataDir: this.config.dataDir,
+        signal,
+      },
+    );
   }
 
   /** The run's trace dataset, locked: named by id, or by name (created as a trace dataset when missing). */
@@ -165,12 +215,25 @@ export class TraceLanding {
     const id = run.dataset_id ?? run.options.dataset_id;
     if (id) {
       const dataset = await this.datasets.findForUpdate(id);
-      if (!dataset || dataset.workspaceId !== run.workspace_id || dataset.kind !== 'traces') throw new JobFailure(`dataset ${id} is no longer a trace dataset of the workspace`, { code: 'dataset_gone', retry: false });
+      if (!dataset || dataset.workspaceId !== run.workspace_id || dataset.kind !== 'traces')
+        throw new JobFailure(`dataset ${id} is no longer a trace dataset of the workspace`, {
+          code: 'dataset_gone',
+          retry: false,
+        });
       return dataset;
     }
     const name = run.options.dataset_name ?? `traces ${new Date().toISOString().slice(0, 10)}`;
-    const found = await this.traceDatasets.findOrCreate(run.workspace_id, name, run.created_by, 'Landed production traces');
-    if (!found) throw new JobFailure(`"${name}" is a test-case dataset; land into a trace dataset`, { code: 'dataset_gone', retry: false });
+    const found = await this.traceDatasets.findOrCreate(
+      run.workspace_id,
+      name,
+      run.created_by,
+      'Landed production traces',
+    );
+    if (!found)
+      throw new JobFailure(`"${name}" is a test-case dataset; land into a trace dataset`, {
+        code: 'dataset_gone',
+        retry: false,
+      });
     return (await this.datasets.findForUpdate(found))!;
   }
 
@@ -180,13 +243,21 @@ export class TraceLanding {
       const reserved = await this.transactions.run(async (): Promise<Reservation | null> => {
         const dataset = await this.targetDataset(run);
         const earlier = await this.traces.findRun(run.id);
-        if (earlier?.version_number !== null && earlier?.version_number !== undefined && (await this.datasets.writingVersion(dataset.id)) === earlier.version_number) {
+        if (
+          earlier?.version_number !== null &&
+          earlier?.version_number !== undefined &&
+          (await this.datasets.writingVersion(dataset.id)) === earlier.version_number
+        ) {
           return { dataset, number: earlier.version_number, ordinalBase: Number(earlier.ordinal_base) };
         }
         if ((await this.datasets.writingVersion(dataset.id)) !== null) return null;
         const number = dataset.latestVersion + 1;
         await this.datasets.setWritingVersion(dataset.id, number);
-        await this.traces.updateRun(run.id, { dataset_id: dataset.id, version_number: number, ordinal_base: dataset.nextOrdinal });
+        await this.traces.updateRun(run.id, {
+          dataset_id: dataset.id,
+          version_number: number,
+          ordinal_base: dataset.nextOrdinal,
+        });
         return { dataset, number, ordinalBase: dataset.nextOrdinal };
       });
       if (reserved) return reserved;
@@ -195,7 +266,12 @@ export class TraceLanding {
   }
 
   /** Reads, normalises and writes the source under the reserved number, a bounded transaction per batch. */
-  private async write(run: IngestRunRow, reservation: Reservation, source: AsyncIterable<ReadItem>, signal: AbortSignal) {
+  private async write(
+    run: IngestRunRow,
+    reservation: Reservation,
+    source: AsyncIterable<ReadItem>,
+    signal: AbortSignal,
+  ) {
     const { dataset, number, ordinalBase } = reservation;
     const keepUnmapped = run.options.keep_unmapped !== false;
     const convention = (run.options.convention ?? 'auto') as Convention | 'auto';
@@ -217,16 +293,29 @@ export class TraceLanding {
       const batchDrops = drops;
       spans = [];
       drops = [];
-      if (batch.length || batchDrops.length) await this.transactions.run(() => this.writeBatch(dataset.id, number, batch, batchDrops));
+      if (batch.length || batchDrops.length)
+        await this.transactions.run(() => this.writeBatch(dataset.id, number, batch, batchDrops));
     };
     for await (const item of source) {
       received++;
       if (received % 1000 === 0) signal.throwIfAborted();
-      const result = 'drop' in item ? { ok: false as const, drop: item.drop } : normaliseSpan(item.span, convention, { keepUnmapped });
+      const result =
+        'drop' in item
+          ? { ok: false as const, drop: item.drop }
+          : normaliseSpan(item.span, convention, { keepUnmapped });
       if (!result.ok) {
         dropped++;
         dropReasons[result.drop.reason] = (dropReasons[result.drop.reason] ?? 0) + 1;
-        drops.push({ workspace_id: run.workspace_id, run_id: run.id, dataset_id: dataset.id, ordinal: dropped, reason: result.drop.reason, detail: result.drop.detail, source_ref: result.drop.source_ref, payload: result.drop.payload });
+        drops.push({
+          workspace_id: run.workspace_id,
+          run_id: run.id,
+          dataset_id: dataset.id,
+          ordinal: dropped,
+          reason: result.drop.reason,
+          detail: result.drop.detail,
+          source_ref: result.drop.source_ref,
+          payload: result.drop.payload,
+        });
         if (drops.length >= DROP_BATCH) await flush();
         continue;
       }
@@ -242,12 +331,23 @@ export class TraceLanding {
   }
 
   /** One batch: staged by COPY, then the spans the dataset does not hold yet (in any version still showing them, or written by this landing) are written; its drops kept. */
-  private async writeBatch(datasetId: string, number: number, spans: BulkValue[][], drops: Parameters<TracesRepository['appendDrops']>[0]): Promise<void> {
+  private async writeBatch(
+    datasetId: string,
+    number: number,
+    spans: BulkValue[][],
+    drops: Parameters<TracesRepository['appendDrops']>[0],
+  ): Promise<void> {
     if (spans.length) {
-      await this.db.query('CREATE TEMP TABLE trace_stage (row_id uuid NOT NULL, ordinal bigint NOT NULL, data jsonb NOT NULL) ON COMMIT DROP');
-      await this.bulk.append('trace_stage', STAGE_COLUMNS, (async function* () {
-        yield spans;
-      })());
+      await this.db.query(
+        'CREATE TEMP TABLE trace_stage (row_id uuid NOT NULL, ordinal bigint NOT NULL, data jsonb NOT NULL) ON COMMIT DROP',
+      );
+      await this.bulk.append(
+        'trace_stage',
+        STAGE_COLUMNS,
+        (async function* () {
+          yield spans;
+        })(),
+      );
       // A lookup per span by primary key (LATERAL … LIMIT 1 keeps it one): as a NOT EXISTS, a
       // dataset whose rows the statistics do not know yet was read whole for every span.
       await this.db.query(
@@ -263,17 +363,35 @@ export class TraceLanding {
   }
 
   /** Records the version (when the landing wrote any span), moves the dataset's counters, releases the number, and closes the run. */
-  private async finish(run: IngestRunRow, reservation: Reservation, outcome: Awaited<ReturnType<TraceLanding['write']>>): Promise<{ landed: number; dropped: number; version_id: string | null }> {
+  private async finish(
+    run: IngestRunRow,
+    reservation: Reservation,
+    outcome: Awaited<ReturnType<TraceLanding['write']>>,
+  ): Promise<{ landed: number; dropped: number; version_id: string | null }> {
     const { dataset, number, ordinalBase } = reservation;
     const { received, staged, dropped, dropReasons, conventions, collector } = outcome;
-    const head = dataset.latestVersion ? await this.datasets.findVersionByNumber(dataset.id, dataset.latestVersion) : null;
-    const columns = [...SPAN_COLUMNS.map(String), ...(head?.columns.map((c) => c.name).filter((c) => !SPAN_COLUMNS.includes(c as keyof CanonicalSpan)) ?? [])];
+    const head = dataset.latestVersion
+      ? await this.datasets.findVersionByNumber(dataset.id, dataset.latestVersion)
+      : null;
+    const columns = [
+      ...SPAN_COLUMNS.map(String),
+      ...(head?.columns.map((c) => c.name).filter((c) => !SPAN_COLUMNS.includes(c as keyof CanonicalSpan)) ?? []),
+    ];
     // Read from the rows before the dataset is locked: nothing else writes under this number.
     const measured = await this.transactions.run(async () => {
       const landed = await this.traces.countAddedIn(dataset.id, number);
       if (!landed) return { landed };
       const content = await this.rows.contentHash(dataset.id, number);
-      const gathered = collector && landed === staged ? collector.finish(columns, landed, collector.uncounted().length ? await this.rows.distinctCounts(dataset.id, number, collector.uncounted()) : {}) : undefined;
+      const gathered =
+        collector && landed === staged
+          ? collector.finish(
+              columns,
+              landed,
+              collector.uncounted().length
+                ? await this.rows.distinctCounts(dataset.id, number, collector.uncounted())
+                : {},
+            )
+          : undefined;
       const columnStats = gathered ?? (await this.rows.versionStats(dataset.id, number, columns, content.rowCount));
       return { landed, content, columnStats, traces: await this.traces.countTraces(dataset.id, number) };
     });
@@ -286,7 +404,11 @@ export class TraceLanding {
           locked,
           number,
           columns,
-          { source: 'landed', message: run.options.message ?? `Landed ${landed} spans (${run.source_kind})`, changes: { inserted: landed, updated: 0, deleted: 0 } },
+          {
+            source: 'landed',
+            message: run.options.message ?? `Landed ${landed} spans (${run.source_kind})`,
+            changes: { inserted: landed, updated: 0, deleted: 0 },
+          },
           run.created_by,
           { gathered: measured.columnStats, content: measured.content, reserved: true },
         );
@@ -294,7 +416,10 @@ export class TraceLanding {
           version.mapping = { ...TRACE_MAPPING };
           await this.datasets.saveVersion(version);
         }
-        await this.datasets.setCounters(dataset.id, { latestVersion: number, nextOrdinal: Math.max(locked.nextOrdinal, ordinalBase + staged) });
+        await this.datasets.setCounters(dataset.id, {
+          latestVersion: number,
+          nextOrdinal: Math.max(locked.nextOrdinal, ordinalBase + staged),
+        });
         await this.traces.setDropsVersion(run.id, version.id);
         versionId = version.id;
         await this.queueEnrichment(run.workspace_id, dataset.id, version.id, run.created_by);
@@ -329,9 +454,28 @@ export class TraceLanding {
   }
 
   /** Queues the per-trace enrichment of a version that landing wrote or sealed. */
-  async queueEnrichment(workspaceId: string, datasetId: string, versionId: string, createdBy: string | null): Promise<void> {
-    const enrichment = await this.traces.insertEnrichmentRun({ workspace_id: workspaceId, dataset_id: datasetId, version_id: versionId, trigger: 'landing', prices: null, created_by: createdBy });
-    await this.queue.enqueue({ type: TRACE_ENRICH_JOB, payload: { enrichment_run_id: enrichment.id }, workspaceId, targetType: 'dataset', targetId: datasetId, createdBy });
+  async queueEnrichment(
+    workspaceId: string,
+    datasetId: string,
+    versionId: string,
+    createdBy: string | null,
+  ): Promise<void> {
+    const enrichment = await this.traces.insertEnrichmentRun({
+      workspace_id: workspaceId,
+      dataset_id: datasetId,
+      version_id: versionId,
+      trigger: 'landing',
+      prices: null,
+      created_by: createdBy,
+    });
+    await this.queue.enqueue({
+      type: TRACE_ENRICH_JOB,
+      payload: { enrichment_run_id: enrichment.id },
+      workspaceId,
+      targetType: 'dataset',
+      targetId: datasetId,
+      createdBy,
+    });
   }
 }
 

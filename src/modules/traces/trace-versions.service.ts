@@ -12,7 +12,20 @@ import type { DatasetVersionEntity } from '../datasets/entities/dataset-version.
 import type { DatasetEntity } from '../datasets/entities/dataset.entity.js';
 import { VersionsService } from '../datasets/versions.service.js';
 import type { DropsQuery, TraceDropRecordResponse } from './dto/traces.dto.js';
-import type { CreateGroundTruthRequest, DeleteTraceTagsQuery, EnrichmentResultsQuery, PutTraceTagsRequest, RecomputeEnrichmentRequest, TopologyGraph, TraceCurrentVersionResponse, TraceEnrichmentStatusResponse, TraceGroundTruthResponse, TraceGroundTruthVersionResponse, TraceTagResponse, TraceTagsQuery } from './dto/trace-data.dto.js';
+import type {
+  CreateGroundTruthRequest,
+  DeleteTraceTagsQuery,
+  EnrichmentResultsQuery,
+  PutTraceTagsRequest,
+  RecomputeEnrichmentRequest,
+  TopologyGraph,
+  TraceCurrentVersionResponse,
+  TraceEnrichmentStatusResponse,
+  TraceGroundTruthResponse,
+  TraceGroundTruthVersionResponse,
+  TraceTagResponse,
+  TraceTagsQuery,
+} from './dto/trace-data.dto.js';
 import { TRACE_ENRICH_JOB } from './trace-enrichment.js';
 import { TraceErrors } from './traces.errors.js';
 import { toDrop } from './traces.service.js';
@@ -40,95 +53,204 @@ export class TraceVersionsService {
   ) {}
 
   /** A version of a trace dataset of the workspace, by id alone (the /traces/versions paths). */
-  async byId(access: WorkspaceAccess, versionId: string): Promise<{ dataset: DatasetEntity; version: DatasetVersionEntity }> {
+  async byId(
+    access: WorkspaceAccess,
+    versionId: string,
+  ): Promise<{ dataset: DatasetEntity; version: DatasetVersionEntity }> {
     const version = await this.versions.findById(access.workspaceId, versionId);
     if (!version) throw new NotFoundError('dataset version', versionId);
     return this.traceVersion(access, version.datasetId, versionId);
   }
 
   /** A version of a trace dataset named by the dataset and version path parameters. */
-  async traceVersion(access: WorkspaceAccess, datasetId: string, versionId: string): Promise<{ dataset: DatasetEntity; version: DatasetVersionEntity }> {
+  async traceVersion(
+    access: WorkspaceAccess,
+    datasetId: string,
+    versionId: string,
+  ): Promise<{ dataset: DatasetEntity; version: DatasetVersionEntity }> {
     const found = await this.versions.require(access, datasetId, versionId);
-    if (found.dataset.kind !== 'traces') throw new DomainError(TraceErrors.not_a_trace_version, `"${found.dataset.name}" holds test cases, not traces`);
+    if (found.dataset.kind !== 'traces')
+      throw new DomainError(TraceErrors.not_a_trace_version, `"${found.dataset.name}" holds test cases, not traces`);
     return found;
   }
 
   // Drops, ground truth, promotion
 
-  async versionDrops(access: WorkspaceAccess, versionId: string, query: DropsQuery): Promise<TraceDropRecordResponse[]> {
+  async versionDrops(
+    access: WorkspaceAccess,
+    versionId: string,
+    query: DropsQuery,
+  ): Promise<TraceDropRecordResponse[]> {
     const { version } = await this.byId(access, versionId);
     return (await this.traces.versionDrops(version.id, query.reason, query.limit, query.offset)).map(toDrop);
   }
 
-  async createGroundTruth(access: WorkspaceAccess, versionId: string, body: CreateGroundTruthRequest, caller: Principal): Promise<TraceGroundTruthVersionResponse> {
+  async createGroundTruth(
+    access: WorkspaceAccess,
+    versionId: string,
+    body: CreateGroundTruthRequest,
+    caller: Principal,
+  ): Promise<TraceGroundTruthVersionResponse> {
     const { dataset, version } = await this.byId(access, versionId);
     const ids = [...new Set(body.items.map((i) => i.trace_id))];
     if (ids.length !== body.items.length) {
       const seen = new Set<string>();
       const twice = body.items.map((i) => i.trace_id).filter((id) => (seen.has(id) ? true : (seen.add(id), false)));
-      throw new DomainError(TraceErrors.unknown_traces, `Each trace takes one expected output; named twice: ${[...new Set(twice)].slice(0, 5).join(', ')}`, { trace_ids: [...new Set(twice)].slice(0, 20) });
+      throw new DomainError(
+        TraceErrors.unknown_traces,
+        `Each trace takes one expected output; named twice: ${[...new Set(twice)].slice(0, 5).join(', ')}`,
+        { trace_ids: [...new Set(twice)].slice(0, 20) },
+      );
     }
     await this.requireTraces(dataset.id, version, ids);
     const row = await this.transactions.run(async () => {
-      const created = await this.traces.insertGroundTruth(
-        { workspace_id: access.workspaceId, dataset_id: dataset.id, version_id: version.id, message: body.message ?? '', items: body.items.map((i) => ({ trace_id: i.trace_id, expected_output: i.expected_output, ...(i.notes !== undefined ? { notes: i.notes } : {}), ...(i.labels ? { labels: i.labels } : {}) })), item_count: body.items.length, created_by: caller.userId },
-      );
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'ground_truth.created', targetType: 'dataset', targetId: dataset.id, details: { version_id: version.id, number: created.number, items: created.item_count } });
+      const created = await this.traces.insertGroundTruth({
+        workspace_id: access.workspaceId,
+        dataset_id: dataset.id,
+        version_id: version.id,
+        message: body.message ?? '',
+        items: body.items.map((i) => ({
+          trace_id: i.trace_id,
+          expected_output: i.expected_output,
+          ...(i.notes !== undefined ? { notes: i.notes } : {}),
+          ...(i.labels ? { labels: i.labels } : {}),
+        })),
+        item_count: body.items.length,
+        created_by: caller.userId,
+      });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'ground_truth.created',
+        targetType: 'dataset',
+        targetId: dataset.id,
+        details: { version_id: version.id, number: created.number, items: created.item_count },
+      });
       return created;
     });
     return toGroundTruthVersion(row);
   }
 
-  async groundTruth(access: WorkspaceAccess, versionId: string, number: number | undefined): Promise<TraceGroundTruthResponse> {
+  async groundTruth(
+    access: WorkspaceAccess,
+    versionId: string,
+    number: number | undefined,
+  ): Promise<TraceGroundTruthResponse> {
     const { version } = await this.byId(access, versionId);
     const row = await this.traces.groundTruth(version.id, number);
-    if (!row) throw new DomainError(TraceErrors.ground_truth_not_found, number ? `Version ${version.number} has no ground truth number ${number}` : `Version ${version.number} has no ground truth yet`);
-    return { ...toGroundTruthVersion(row), items: row.items as unknown as TraceGroundTruthResponse['items'], versions: await this.traces.groundTruthNumbers(version.id) };
+    if (!row)
+      throw new DomainError(
+        TraceErrors.ground_truth_not_found,
+        number
+          ? `Version ${version.number} has no ground truth number ${number}`
+          : `Version ${version.number} has no ground truth yet`,
+      );
+    return {
+      ...toGroundTruthVersion(row),
+      items: row.items as unknown as TraceGroundTruthResponse['items'],
+      versions: await this.traces.groundTruthNumbers(version.id),
+    };
   }
 
   async promote(access: WorkspaceAccess, versionId: string, caller: Principal): Promise<TraceCurrentVersionResponse> {
     const { dataset, version } = await this.byId(access, versionId);
     const previous = dataset.currentVersionId;
     const promoted = await this.versions.promote(access, dataset.id, version.id, caller);
-    return { dataset_id: dataset.id, version_id: promoted.id, number: promoted.number, state: promoted.state, previous_version_id: previous && previous !== promoted.id ? previous : null, promoted_at: promoted.promoted_at! };
+    return {
+      dataset_id: dataset.id,
+      version_id: promoted.id,
+      number: promoted.number,
+      state: promoted.state,
+      previous_version_id: previous && previous !== promoted.id ? previous : null,
+      promoted_at: promoted.promoted_at!,
+    };
   }
 
   // Topology
 
-  async topology(access: WorkspaceAccess, datasetId: string, versionId: string, tag: string | undefined): Promise<TopologyGraph> {
+  async topology(
+    access: WorkspaceAccess,
+    datasetId: string,
+    versionId: string,
+    tag: string | undefined,
+  ): Promise<TopologyGraph> {
     const { version } = await this.traceVersion(access, datasetId, versionId);
-    const tagged = tag ? new Set((await this.traces.listTags(version.id, undefined, tag)).map((t) => t.trace_id)) : null;
+    const tagged = tag
+      ? new Set((await this.traces.listTags(version.id, undefined, tag)).map((t) => t.trace_id))
+      : null;
     const spans: TopologySpan[] = [];
     for await (const page of this.traces.spansByTrace(datasetId, version.number)) {
       for (const s of page) {
         if (tagged && !tagged.has(String(s.trace_id))) continue;
-        spans.push({ trace_id: String(s.trace_id), span_id: String(s.span_id), parent_span_id: (s.parent_span_id as string | null) ?? null, name: String(s.name ?? ''), kind: s.kind as TopologySpan['kind'], duration_ms: Number(s.duration_ms ?? 0), status: s.status as TopologySpan['status'], service_name: (s.service_name as string | null) ?? null });
+        spans.push({
+          trace_id: String(s.trace_id),
+          span_id: String(s.span_id),
+          parent_span_id: (s.parent_span_id as string | null) ?? null,
+          name: String(s.name ?? ''),
+          kind: s.kind as TopologySpan['kind'],
+          duration_ms: Number(s.duration_ms ?? 0),
+          status: s.status as TopologySpan['status'],
+          service_name: (s.service_name as string | null) ?? null,
+        });
       }
     }
     const graph = buildTopology(spans);
-    return { dataset_id: datasetId, version_id: version.id, ...(graph as unknown as Omit<TopologyGraph, 'dataset_id' | 'version_id'>) };
+    return {
+      dataset_id: datasetId,
+      version_id: version.id,
+      ...(graph as unknown as Omit<TopologyGraph, 'dataset_id' | 'version_id'>),
+    };
   }
 
   // Enrichment
 
-  async enrichmentStatus(access: WorkspaceAccess, datasetId: string, versionId: string): Promise<TraceEnrichmentStatusResponse> {
+  async enrichmentStatus(
+    access: WorkspaceAccess,
+    datasetId: string,
+    versionId: string,
+  ): Promise<TraceEnrichmentStatusResponse> {
     const { version } = await this.traceVersion(access, datasetId, versionId);
     return toStatus(datasetId, version.id, await this.traces.latestEnrichmentRun(version.id));
   }
 
-  async recompute(access: WorkspaceAccess, datasetId: string, versionId: string, body: RecomputeEnrichmentRequest, caller: Principal): Promise<TraceEnrichmentStatusResponse> {
+  async recompute(
+    access: WorkspaceAccess,
+    datasetId: string,
+    versionId: string,
+    body: RecomputeEnrichmentRequest,
+    caller: Principal,
+  ): Promise<TraceEnrichmentStatusResponse> {
     const { version } = await this.traceVersion(access, datasetId, versionId);
     const prices = body.prices ? checkPrices(body.prices) : null;
     const run = await this.transactions.run(async () => {
-      const created = await this.traces.insertEnrichmentRun({ workspace_id: access.workspaceId, dataset_id: datasetId, version_id: version.id, trigger: 'recompute', prices, created_by: caller.userId });
-      const { job } = await this.queue.enqueue({ type: TRACE_ENRICH_JOB, payload: { enrichment_run_id: created.id }, workspaceId: access.workspaceId, targetType: 'dataset', targetId: datasetId, createdBy: caller.userId });
+      const created = await this.traces.insertEnrichmentRun({
+        workspace_id: access.workspaceId,
+        dataset_id: datasetId,
+        version_id: version.id,
+        trigger: 'recompute',
+        prices,
+        created_by: caller.userId,
+      });
+      const { job } = await this.queue.enqueue({
+        type: TRACE_ENRICH_JOB,
+        payload: { enrichment_run_id: created.id },
+        workspaceId: access.workspaceId,
+        targetType: 'dataset',
+        targetId: datasetId,
+        createdBy: caller.userId,
+      });
       return { ...created, job_id: job.id };
     });
     return toStatus(datasetId, version.id, run);
   }
 
   /** Per-trace results, filtered and sorted in the database, paged by limit and offset. */
-  async enrichmentResults(access: WorkspaceAccess, datasetId: string, versionId: string, query: EnrichmentResultsQuery): Promise<Record<string, unknown>> {
+  async enrichmentResults(
+    access: WorkspaceAccess,
+    datasetId: string,
+    versionId: string,
+    query: EnrichmentResultsQuery,
+  ): Promise<Record<string, unknown>> {
     const { version } = await this.traceVersion(access, datasetId, versionId);
     const where: string[] = [];
     const params: unknown[] = [];
@@ -141,10 +263,17 @@ export class TraceVersionsService {
     if (query.has_error) add((p) => `(e.data->>'has_error')::boolean = ${p}::boolean`, query.has_error);
     if (query.loop_detected) add((p) => `(e.data->>'loop_detected')::boolean = ${p}::boolean`, query.loop_detected);
     if (query.model) add((p) => `e.data->'models' ? ${p}`, query.model);
-    if (query.min_duration_ms !== undefined) add((p) => `(e.data->>'duration_ms')::float8 >= ${p}`, query.min_duration_ms);
-    if (query.max_duration_ms !== undefined) add((p) => `(e.data->>'duration_ms')::float8 <= ${p}`, query.max_duration_ms);
+    if (query.min_duration_ms !== undefined)
+      add((p) => `(e.data->>'duration_ms')::float8 >= ${p}`, query.min_duration_ms);
+    if (query.max_duration_ms !== undefined)
+      add((p) => `(e.data->>'duration_ms')::float8 <= ${p}`, query.max_duration_ms);
     if (query.min_cost !== undefined) add((p) => `coalesce((e.data->>'cost')::float8, 0) >= ${p}`, query.min_cost);
-    if (query.tag) add((p) => `EXISTS (SELECT 1 FROM trace_tags t WHERE t.version_id = e.version_id AND t.trace_id = e.trace_id AND t.tag = ${p})`, query.tag);
+    if (query.tag)
+      add(
+        (p) =>
+          `EXISTS (SELECT 1 FROM trace_tags t WHERE t.version_id = e.version_id AND t.trace_id = e.trace_id AND t.tag = ${p})`,
+        query.tag,
+      );
     const sort = query.sort ?? 'start_time';
     const order = `${SORT_EXPRESSIONS[sort]} ${query.order === 'desc' ? 'DESC' : 'ASC'} NULLS LAST`;
     const page = await this.traces.enrichmentPage(version.id, where, params, order, query.limit, query.offset);
@@ -164,36 +293,85 @@ export class TraceVersionsService {
 
   // Tags
 
-  async listTags(access: WorkspaceAccess, datasetId: string, versionId: string, query: TraceTagsQuery): Promise<TraceTagResponse[]> {
+  async listTags(
+    access: WorkspaceAccess,
+    datasetId: string,
+    versionId: string,
+    query: TraceTagsQuery,
+  ): Promise<TraceTagResponse[]> {
     const { version } = await this.traceVersion(access, datasetId, versionId);
     return this.traces.listTags(version.id, query.trace_id, query.tag);
   }
 
-  async putTags(access: WorkspaceAccess, datasetId: string, versionId: string, body: PutTraceTagsRequest, caller: Principal): Promise<TraceTagResponse[]> {
+  async putTags(
+    access: WorkspaceAccess,
+    datasetId: string,
+    versionId: string,
+    body: PutTraceTagsRequest,
+    caller: Principal,
+  ): Promise<TraceTagResponse[]> {
     const { version } = await this.traceVersion(access, datasetId, versionId);
     const traceIds = [...new Set(body.trace_ids)];
     const tags = [...new Set(body.tags)];
-    if (!tags.length && body.mode !== 'replace') throw new DomainError(TraceErrors.trace_tags_query_invalid, 'Adding no tag changes nothing: name `tags`, or use mode `replace` with an empty list to clear the traces\' tags');
+    if (!tags.length && body.mode !== 'replace')
+      throw new DomainError(
+        TraceErrors.trace_tags_query_invalid,
+        "Adding no tag changes nothing: name `tags`, or use mode `replace` with an empty list to clear the traces' tags",
+      );
     await this.requireTraces(datasetId, version, traceIds);
     await this.transactions.run(async () => {
-      await this.traces.putTags({ workspace_id: access.workspaceId, dataset_id: datasetId, version_id: version.id, created_by: caller.userId }, traceIds, tags, body.mode === 'replace');
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'trace_tags.set', targetType: 'dataset', targetId: datasetId, details: { version_id: version.id, traces: traceIds.length, tags, mode: body.mode ?? 'add' } });
+      await this.traces.putTags(
+        { workspace_id: access.workspaceId, dataset_id: datasetId, version_id: version.id, created_by: caller.userId },
+        traceIds,
+        tags,
+        body.mode === 'replace',
+      );
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'trace_tags.set',
+        targetType: 'dataset',
+        targetId: datasetId,
+        details: { version_id: version.id, traces: traceIds.length, tags, mode: body.mode ?? 'add' },
+      });
     });
     const wanted = new Set(traceIds);
     return (await this.traces.listTags(version.id)).filter((t) => wanted.has(t.trace_id));
   }
 
-  async deleteTags(access: WorkspaceAccess, datasetId: string, versionId: string, query: DeleteTraceTagsQuery, caller: Principal): Promise<void> {
+  async deleteTags(
+    access: WorkspaceAccess,
+    datasetId: string,
+    versionId: string,
+    query: DeleteTraceTagsQuery,
+    caller: Principal,
+  ): Promise<void> {
     const { version } = await this.traceVersion(access, datasetId, versionId);
-    if (!query.trace_id && !query.tag) throw new DomainError(TraceErrors.trace_tags_query_invalid, 'Name `trace_id`, `tag` or both: which tags to remove');
+    if (!query.trace_id && !query.tag)
+      throw new DomainError(
+        TraceErrors.trace_tags_query_invalid,
+        'Name `trace_id`, `tag` or both: which tags to remove',
+      );
     const removed = await this.traces.deleteTags(version.id, query.trace_id, query.tag);
-    await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'trace_tags.removed', targetType: 'dataset', targetId: datasetId, details: { version_id: version.id, trace_id: query.trace_id ?? null, tag: query.tag ?? null, removed } });
+    await this.audit.record({
+      actor: caller,
+      workspaceId: access.workspaceId,
+      action: 'trace_tags.removed',
+      targetType: 'dataset',
+      targetId: datasetId,
+      details: { version_id: version.id, trace_id: query.trace_id ?? null, tag: query.tag ?? null, removed },
+    });
   }
 
   private async requireTraces(datasetId: string, version: DatasetVersionEntity, traceIds: string[]): Promise<void> {
     const known = await this.traces.knownTraces(datasetId, version.number, traceIds);
     const unknown = traceIds.filter((id) => !known.has(id));
-    if (unknown.length) throw new DomainError(TraceErrors.unknown_traces, `Version ${version.number} has no trace ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ` (and ${unknown.length - 5} more)` : ''}`, { trace_ids: unknown.slice(0, 20) });
+    if (unknown.length)
+      throw new DomainError(
+        TraceErrors.unknown_traces,
+        `Version ${version.number} has no trace ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ` (and ${unknown.length - 5} more)` : ''}`,
+        { trace_ids: unknown.slice(0, 20) },
+      );
   }
 }
 
@@ -202,8 +380,19 @@ function checkPrices(prices: Record<string, unknown>): Record<string, { input_pe
   for (const [model, price] of Object.entries(prices)) {
     const p = price as { input_per_1m?: unknown; output_per_1m?: unknown } | null;
     const ok = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
-    if (!model.trim() || !p || typeof p !== 'object' || !ok(p.input_per_1m) || !ok(p.output_per_1m) || Object.keys(p).length !== 2) {
-      throw new DomainError(TraceErrors.prices_invalid, `prices["${model}"] must be { "input_per_1m": <USD>, "output_per_1m": <USD> }, both non-negative numbers`, { model });
+    if (
+      !model.trim() ||
+      !p ||
+      typeof p !== 'object' ||
+      !ok(p.input_per_1m) ||
+      !ok(p.output_per_1m) ||
+      Object.keys(p).length !== 2
+    ) {
+      throw new DomainError(
+        TraceErrors.prices_invalid,
+        `prices["${model}"] must be { "input_per_1m": <USD>, "output_per_1m": <USD> }, both non-negative numbers`,
+        { model },
+      );
     }
     out[model] = { input_per_1m: p.input_per_1m as number, output_per_1m: p.output_per_1m as number };
   }
@@ -211,12 +400,35 @@ function checkPrices(prices: Record<string, unknown>): Record<string, { input_pe
 }
 
 function toGroundTruthVersion(row: GroundTruthRow): TraceGroundTruthVersionResponse {
-  return { id: row.id, dataset_id: row.dataset_id, version_id: row.version_id, number: row.number, item_count: row.item_count, message: row.message, created_by: row.created_by, created_at: row.created_at };
+  return {
+    id: row.id,
+    dataset_id: row.dataset_id,
+    version_id: row.version_id,
+    number: row.number,
+    item_count: row.item_count,
+    message: row.message,
+    created_by: row.created_by,
+    created_at: row.created_at,
+  };
 }
 
 function toStatus(datasetId: string, versionId: string, run: EnrichmentRunRow | null): TraceEnrichmentStatusResponse {
   const fields = ENRICHMENT_FIELDS.map((f) => ({ name: String(f.name), type: f.type, description: f.description }));
-  if (!run) return { dataset_id: datasetId, version_id: versionId, state: 'not_started', run_id: null, traces_total: 0, traces_done: 0, progress: 0, prices: null, error: null, started_at: null, finished_at: null, fields };
+  if (!run)
+    return {
+      dataset_id: datasetId,
+      version_id: versionId,
+      state: 'not_started',
+      run_id: null,
+      traces_total: 0,
+      traces_done: 0,
+      progress: 0,
+      prices: null,
+      error: null,
+      started_at: null,
+      finished_at: null,
+      fields,
+    };
   const total = Number(run.progress?.total ?? 0);
   const done = Number(run.progress?.done ?? 0);
   return {

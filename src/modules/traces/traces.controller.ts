@@ -1,5 +1,15 @@
 import { Body, Controller, Get, HttpCode, Post, Query, UploadedFile, UseInterceptors } from '@nestjs/common';
-import { ApiBody, ApiConflictResponse, ApiConsumes, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiConflictResponse,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiPayloadTooLargeResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
@@ -7,8 +17,30 @@ import { FileUploadInterceptor } from '../../../libs/common/upload.interceptor.j
 import { UuidParam } from '../../../libs/common/uuid-param.js';
 import { AcceptedAt } from '../../../libs/queue/accepted.decorator.js';
 import type { UploadedFile as StoredUpload } from '../datasets/datasets.service.js';
-import { CreateTraceConnectionRequest, DetectConventionsRequest, DetectUploadRequest, DropsQuery, LandFromConnectionRequest, LandInlineRequest, LandTracesRequest, TraceConventionDetectionResponse, TraceDropRecordResponse, TraceIngestRunDropsResponse, TraceIngestRunResponse, TraceSourceConnectionResponse, TraceUploadResponse, UploadTracesForm, WorkspaceQuery } from './dto/traces.dto.js';
-import { CreateGroundTruthRequest, GroundTruthQuery, TraceCurrentVersionResponse, TraceGroundTruthResponse, TraceGroundTruthVersionResponse } from './dto/trace-data.dto.js';
+import {
+  CreateTraceConnectionRequest,
+  DetectConventionsRequest,
+  DetectUploadRequest,
+  DropsQuery,
+  LandFromConnectionRequest,
+  LandInlineRequest,
+  LandTracesRequest,
+  TraceConventionDetectionResponse,
+  TraceDropRecordResponse,
+  TraceIngestRunDropsResponse,
+  TraceIngestRunResponse,
+  TraceSourceConnectionResponse,
+  TraceUploadResponse,
+  UploadTracesForm,
+  WorkspaceQuery,
+} from './dto/traces.dto.js';
+import {
+  CreateGroundTruthRequest,
+  GroundTruthQuery,
+  TraceCurrentVersionResponse,
+  TraceGroundTruthResponse,
+  TraceGroundTruthVersionResponse,
+} from './dto/trace-data.dto.js';
 import { TraceVersionsService } from './trace-versions.service.js';
 import { TracesService } from './traces.service.js';
 
@@ -31,7 +63,10 @@ export class TracesController {
   @ApiOperation({ operationId: 'listTraceConnections' })
   @WorkspaceRoleRequired('viewer', { query: 'workspace_id' })
   @ApiOkResponse({ type: [TraceSourceConnectionResponse] })
-  listConnections(@CurrentWorkspace() access: WorkspaceAccess, @Query() _query: WorkspaceQuery): Promise<TraceSourceConnectionResponse[]> {
+  listConnections(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Query() _query: WorkspaceQuery,
+  ): Promise<TraceSourceConnectionResponse[]> {
     return this.traces.listConnections(access);
   }
 
@@ -41,7 +76,11 @@ export class TracesController {
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
   @ApiCreatedResponse({ type: TraceSourceConnectionResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'trace_connection_name_taken' })
-  createConnection(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: CreateTraceConnectionRequest, @CurrentUser() caller: Principal): Promise<TraceSourceConnectionResponse> {
+  createConnection(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: CreateTraceConnectionRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<TraceSourceConnectionResponse> {
     return this.traces.createConnection(access, body, caller);
   }
 
@@ -50,7 +89,12 @@ export class TracesController {
   @ApiOperation({ operationId: 'landTracesFromConnection' })
   @WorkspaceRoleRequired('member', CONNECTION)
   @AcceptedAt({ type: TraceIngestRunResponse, location: INGEST_RUN_LOCATION })
-  landFromConnection(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('connection_id') id: string, @Body() body: LandFromConnectionRequest, @CurrentUser() caller: Principal): Promise<TraceIngestRunResponse> {
+  landFromConnection(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('connection_id') id: string,
+    @Body() body: LandFromConnectionRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<TraceIngestRunResponse> {
     return this.traces.landFromConnection(access, id, body, caller);
   }
 
@@ -69,7 +113,11 @@ export class TracesController {
   @ApiOperation({ operationId: 'landTraces' })
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
   @AcceptedAt({ type: TraceIngestRunResponse, location: INGEST_RUN_LOCATION })
-  land(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: LandTracesRequest, @CurrentUser() caller: Principal): Promise<TraceIngestRunResponse> {
+  land(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: LandTracesRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<TraceIngestRunResponse> {
     return this.traces.land(access, body, caller);
   }
 
@@ -78,7 +126,11 @@ export class TracesController {
   @ApiOperation({ operationId: 'landInlineTraces' })
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
   @AcceptedAt({ type: TraceIngestRunResponse, location: INGEST_RUN_LOCATION })
-  landInline(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: LandInlineRequest, @CurrentUser() caller: Principal): Promise<TraceIngestRunResponse> {
+  landInline(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: LandInlineRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<TraceIngestRunResponse> {
     return this.traces.landInline(access, body, caller);
   }
 
@@ -87,7 +139,10 @@ export class TracesController {
   @ApiOperation({ operationId: 'getTraceLandingRun' })
   @WorkspaceRoleRequired('viewer', INGEST_RUN)
   @ApiOkResponse({ type: TraceIngestRunResponse })
-  getRun(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') id: string): Promise<TraceIngestRunResponse> {
+  getRun(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('run_id') id: string,
+  ): Promise<TraceIngestRunResponse> {
     return this.traces.getRun(access, id);
   }
 
@@ -96,7 +151,11 @@ export class TracesController {
   @ApiOperation({ operationId: 'listTraceLandingRunDrops' })
   @WorkspaceRoleRequired('viewer', INGEST_RUN)
   @ApiOkResponse({ type: TraceIngestRunDropsResponse })
-  runDrops(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('run_id') id: string, @Query() query: DropsQuery): Promise<TraceIngestRunDropsResponse> {
+  runDrops(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('run_id') id: string,
+    @Query() query: DropsQuery,
+  ): Promise<TraceIngestRunDropsResponse> {
     return this.traces.runDrops(access, id, query);
   }
 
@@ -109,7 +168,12 @@ export class TracesController {
   @ApiBody({ type: UploadTracesForm })
   @ApiCreatedResponse({ type: TraceUploadResponse })
   @ApiPayloadTooLargeResponse({ type: ProblemResponse, description: 'payload_too_large (UPLOAD_MAX_BYTES)' })
-  upload(@Query() _query: WorkspaceQuery, @CurrentWorkspace() access: WorkspaceAccess, @UploadedFile() file: StoredUpload | undefined, @CurrentUser() caller: Principal): Promise<TraceUploadResponse> {
+  upload(
+    @Query() _query: WorkspaceQuery,
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UploadedFile() file: StoredUpload | undefined,
+    @CurrentUser() caller: Principal,
+  ): Promise<TraceUploadResponse> {
     return this.traces.upload(access, file, caller);
   }
 
@@ -119,7 +183,11 @@ export class TracesController {
   @HttpCode(200)
   @WorkspaceRoleRequired('viewer', UPLOAD)
   @ApiOkResponse({ type: TraceConventionDetectionResponse })
-  detectUpload(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('upload_id') id: string, @Body() body: DetectUploadRequest): Promise<TraceConventionDetectionResponse> {
+  detectUpload(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('upload_id') id: string,
+    @Body() body: DetectUploadRequest,
+  ): Promise<TraceConventionDetectionResponse> {
     return this.traces.detectUpload(access, id, body.sample);
   }
 
@@ -128,7 +196,11 @@ export class TracesController {
   @ApiOperation({ operationId: 'listTraceVersionDrops' })
   @WorkspaceRoleRequired('viewer', VERSION)
   @ApiOkResponse({ type: [TraceDropRecordResponse] })
-  versionDrops(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('version_id') id: string, @Query() query: DropsQuery): Promise<TraceDropRecordResponse[]> {
+  versionDrops(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('version_id') id: string,
+    @Query() query: DropsQuery,
+  ): Promise<TraceDropRecordResponse[]> {
     return this.versions.versionDrops(access, id, query);
   }
 
@@ -138,7 +210,11 @@ export class TracesController {
   @WorkspaceRoleRequired('viewer', VERSION)
   @ApiOkResponse({ type: TraceGroundTruthResponse })
   @ApiNotFoundResponse({ type: ProblemResponse, description: 'ground_truth_not_found' })
-  groundTruth(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('version_id') id: string, @Query() query: GroundTruthQuery): Promise<TraceGroundTruthResponse> {
+  groundTruth(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('version_id') id: string,
+    @Query() query: GroundTruthQuery,
+  ): Promise<TraceGroundTruthResponse> {
     return this.versions.groundTruth(access, id, query.number);
   }
 
@@ -147,7 +223,12 @@ export class TracesController {
   @ApiOperation({ operationId: 'createTraceGroundTruth' })
   @WorkspaceRoleRequired('member', VERSION)
   @ApiCreatedResponse({ type: TraceGroundTruthVersionResponse })
-  createGroundTruth(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('version_id') id: string, @Body() body: CreateGroundTruthRequest, @CurrentUser() caller: Principal): Promise<TraceGroundTruthVersionResponse> {
+  createGroundTruth(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('version_id') id: string,
+    @Body() body: CreateGroundTruthRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<TraceGroundTruthVersionResponse> {
     return this.versions.createGroundTruth(access, id, body, caller);
   }
 
@@ -157,7 +238,11 @@ export class TracesController {
   @HttpCode(200)
   @WorkspaceRoleRequired('member', VERSION)
   @ApiOkResponse({ type: TraceCurrentVersionResponse })
-  promote(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('version_id') id: string, @CurrentUser() caller: Principal): Promise<TraceCurrentVersionResponse> {
+  promote(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('version_id') id: string,
+    @CurrentUser() caller: Principal,
+  ): Promise<TraceCurrentVersionResponse> {
     return this.versions.promote(access, id, caller);
   }
 }

@@ -27,7 +27,23 @@ import './traces.errors.js';
 @Module({
   imports: [DatasetsModule, SecretsModule],
   controllers: [TracesController, TraceDataController, LiveStreamsController, OtlpController, RetentionController],
-  providers: [TracesService, TraceVersionsService, TracesRepository, TraceLanding, TraceDatasets, TraceEnricher, LiveRepository, LiveIngestService, OtlpGrpcReceiver, LiveLanding, LiveStreamsService, RetentionRepository, TraceRetentionService, BulkWriter, FileUploadInterceptor],
+  providers: [
+    TracesService,
+    TraceVersionsService,
+    TracesRepository,
+    TraceLanding,
+    TraceDatasets,
+    TraceEnricher,
+    LiveRepository,
+    LiveIngestService,
+    OtlpGrpcReceiver,
+    LiveLanding,
+    LiveStreamsService,
+    RetentionRepository,
+    TraceRetentionService,
+    BulkWriter,
+    FileUploadInterceptor,
+  ],
 })
 export class TracesModule implements OnModuleInit {
   constructor(

@@ -128,31 +128,61 @@ export class TracesRepository {
   private async update(table: 'trace_ingest_runs', id: string, fields: object, extra = ''): Promise<void> {
     const entries = Object.entries(fields);
     if (!entries.length) return;
-    const values = entries.map(([, v]) => (v !== null && typeof v === 'object' && !(v instanceof Date) ? JSON.stringify(v) : v));
-    await this.db.query(`UPDATE ${table} SET ${entries.map(([k], i) => `${k} = $${i + 2}`).join(', ')}${extra} WHERE id = $1`, [id, ...values]);
+    const values = entries.map(([, v]) =>
+      v !== null && typeof v === 'object' && !(v instanceof Date) ? JSON.stringify(v) : v,
+    );
+    await this.db.query(
+      `UPDATE ${table} SET ${entries.map(([k], i) => `${k} = $${i + 2}`).join(', ')}${extra} WHERE id = $1`,
+      [id, ...values],
+    );
   }
 
   // Connections
 
-  async insertConnection(row: Omit<TraceConnectionRow, 'id' | 'created_at' | 'updated_at' | 'last_landed_at'>): Promise<TraceConnectionRow> {
+  async insertConnection(
+    row: Omit<TraceConnectionRow, 'id' | 'created_at' | 'updated_at' | 'last_landed_at'>,
+  ): Promise<TraceConnectionRow> {
     const [created] = await this.db.query(
       `INSERT INTO trace_connections (workspace_id, name, kind, url, settings, secret_id, public_key_secret_id, dataset_id, created_by)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
-      [row.workspace_id, row.name, row.kind, row.url, JSON.stringify(row.settings), row.secret_id, row.public_key_secret_id, row.dataset_id, row.created_by],
+      [
+        row.workspace_id,
+        row.name,
+        row.kind,
+        row.url,
+        JSON.stringify(row.settings),
+        row.secret_id,
+        row.public_key_secret_id,
+        row.dataset_id,
+        row.created_by,
+      ],
     );
     return created;
   }
 
   async connectionNameTaken(workspaceId: string, name: string): Promise<boolean> {
-    return (await this.db.query('SELECT 1 FROM trace_connections WHERE workspace_id = $1 AND lower(name) = lower($2)', [workspaceId, name])).length > 0;
+    return (
+      (
+        await this.db.query('SELECT 1 FROM trace_connections WHERE workspace_id = $1 AND lower(name) = lower($2)', [
+          workspaceId,
+          name,
+        ])
+      ).length > 0
+    );
   }
 
   listConnections(workspaceId: string): Promise<TraceConnectionRow[]> {
-    return this.db.query('SELECT * FROM trace_connections WHERE workspace_id = $1 ORDER BY lower(name), id', [workspaceId]);
+    return this.db.query('SELECT * FROM trace_connections WHERE workspace_id = $1 ORDER BY lower(name), id', [
+      workspaceId,
+    ]);
   }
 
   async findConnection(workspaceId: string, id: string): Promise<TraceConnectionRow | null> {
-    return (await this.db.query('SELECT * FROM trace_connections WHERE workspace_id = $1 AND id = $2', [workspaceId, id]))[0] ?? null;
+    return (
+      (
+        await this.db.query('SELECT * FROM trace_connections WHERE workspace_id = $1 AND id = $2', [workspaceId, id])
+      )[0] ?? null
+    );
   }
 
   async touchConnection(id: string): Promise<void> {
@@ -170,27 +200,46 @@ export class TracesRepository {
   }
 
   async findUpload(workspaceId: string, id: string): Promise<TraceUploadRow | null> {
-    return (await this.db.query('SELECT * FROM trace_uploads WHERE workspace_id = $1 AND id = $2', [workspaceId, id]))[0] ?? null;
+    return (
+      (await this.db.query('SELECT * FROM trace_uploads WHERE workspace_id = $1 AND id = $2', [workspaceId, id]))[0] ??
+      null
+    );
   }
 
   // Ingest runs
 
-  async insertRun(row: Pick<IngestRunRow, 'workspace_id' | 'dataset_id' | 'source_kind' | 'upload_id' | 'connection_id' | 'options' | 'created_by'> & { inline_records: unknown[] | null }): Promise<IngestRunRow> {
+  async insertRun(
+    row: Pick<
+      IngestRunRow,
+      'workspace_id' | 'dataset_id' | 'source_kind' | 'upload_id' | 'connection_id' | 'options' | 'created_by'
+    > & { inline_records: unknown[] | null },
+  ): Promise<IngestRunRow> {
     const [created] = await this.db.query(
       `INSERT INTO trace_ingest_runs (workspace_id, dataset_id, source_kind, upload_id, connection_id, inline_records, options, created_by)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${RUN_COLUMNS}`,
-      [row.workspace_id, row.dataset_id, row.source_kind, row.upload_id, row.connection_id, row.inline_records ? JSON.stringify(row.inline_records) : null, JSON.stringify(row.options), row.created_by],
+      [
+        row.workspace_id,
+        row.dataset_id,
+        row.source_kind,
+        row.upload_id,
+        row.connection_id,
+        row.inline_records ? JSON.stringify(row.inline_records) : null,
+        JSON.stringify(row.options),
+        row.created_by,
+      ],
     );
     return created;
   }
 
   async findRun(id: string, withRecords = false): Promise<IngestRunRow | null> {
     return (
-      await this.db.query(
-        `SELECT ${RUN_COLUMNS}${withRecords ? ', inline_records' : ''}, COALESCE((SELECT s.pending FROM trace_live_streams s WHERE s.ingest_run_id = trace_ingest_runs.id), 0) AS pending FROM trace_ingest_runs WHERE id = $1`,
-        [id],
-      )
-    )[0] ?? null;
+      (
+        await this.db.query(
+          `SELECT ${RUN_COLUMNS}${withRecords ? ', inline_records' : ''}, COALESCE((SELECT s.pending FROM trace_live_streams s WHERE s.ingest_run_id = trace_ingest_runs.id), 0) AS pending FROM trace_ingest_runs WHERE id = $1`,
+          [id],
+        )
+      )[0] ?? null
+    );
   }
 
   /** What a landing found and made; its tracked columns are the queue's (`TrackedRecords`). */
@@ -200,9 +249,29 @@ export class TracesRepository {
 
   // Drops
 
-  async appendDrops(drops: Array<{ workspace_id: string; run_id: string; dataset_id: string | null; ordinal: number; reason: string; detail: string; source_ref: string; payload: unknown }>): Promise<void> {
+  async appendDrops(
+    drops: Array<{
+      workspace_id: string;
+      run_id: string;
+      dataset_id: string | null;
+      ordinal: number;
+      reason: string;
+      detail: string;
+      source_ref: string;
+      payload: unknown;
+    }>,
+  ): Promise<void> {
     if (!drops.length) return;
-    const rows: BulkValue[][] = drops.map((d) => [d.workspace_id, d.run_id, d.dataset_id, d.ordinal, d.reason, d.detail, d.source_ref, jsonbText(d.payload ?? null)]);
+    const rows: BulkValue[][] = drops.map((d) => [
+      d.workspace_id,
+      d.run_id,
+      d.dataset_id,
+      d.ordinal,
+      d.reason,
+      d.detail,
+      d.source_ref,
+      jsonbText(d.payload ?? null),
+    ]);
     await this.bulk.append(
       'trace_drops',
       [
@@ -246,7 +315,11 @@ export class TracesRepository {
   // Spans of a version
 
   /** The version's spans (rows), ordered by trace then row order, in pages: what topology and enrichment read (walks dataset_rows_trace_idx). */
-  async *spansByTrace(datasetId: string, versionNumber: number, pageSize = 5000): AsyncGenerator<Array<Record<string, unknown>>> {
+  async *spansByTrace(
+    datasetId: string,
+    versionNumber: number,
+    pageSize = 5000,
+  ): AsyncGenerator<Array<Record<string, unknown>>> {
     let after: { trace: string; ordinal: string } | null = null;
     for (;;) {
       const rows: Array<{ data: Record<string, unknown>; ordinal: string; trace: string }> = await this.db.query(
@@ -265,7 +338,10 @@ export class TracesRepository {
 
   /** Rows written under version `number` (a landing's, before or after its version record exists). */
   async countAddedIn(datasetId: string, number: number): Promise<number> {
-    const [row] = await this.db.query('SELECT count(*)::int AS n FROM dataset_rows WHERE dataset_id = $1 AND added_in = $2', [datasetId, number]);
+    const [row] = await this.db.query(
+      'SELECT count(*)::int AS n FROM dataset_rows WHERE dataset_id = $1 AND added_in = $2',
+      [datasetId, number],
+    );
     return row.n;
   }
 
@@ -282,14 +358,20 @@ export class TracesRepository {
   }
 
   async countTraces(datasetId: string, versionNumber: number): Promise<number> {
-    const [row] = await this.db.query(`SELECT count(DISTINCT r.data->>'trace_id')::int AS n FROM dataset_rows r WHERE ${VISIBLE}`, [datasetId, versionNumber]);
+    const [row] = await this.db.query(
+      `SELECT count(DISTINCT r.data->>'trace_id')::int AS n FROM dataset_rows r WHERE ${VISIBLE}`,
+      [datasetId, versionNumber],
+    );
     return row.n;
   }
 
   /** Which of these trace ids the version holds. */
   async knownTraces(datasetId: string, versionNumber: number, traceIds: string[]): Promise<Set<string>> {
     if (!traceIds.length) return new Set();
-    const rows: Array<{ t: string }> = await this.db.query(`SELECT DISTINCT r.data->>'trace_id' AS t FROM dataset_rows r WHERE ${VISIBLE} AND r.data->>'trace_id' = ANY($3::text[])`, [datasetId, versionNumber, traceIds]);
+    const rows: Array<{ t: string }> = await this.db.query(
+      `SELECT DISTINCT r.data->>'trace_id' AS t FROM dataset_rows r WHERE ${VISIBLE} AND r.data->>'trace_id' = ANY($3::text[])`,
+      [datasetId, versionNumber, traceIds],
+    );
     return new Set(rows.map((r) => r.t));
   }
 
@@ -300,26 +382,52 @@ export class TracesRepository {
     const [created] = await this.db.query(
       `INSERT INTO trace_ground_truth_versions (workspace_id, dataset_id, version_id, number, message, items, item_count, created_by)
        VALUES ($1, $2, $3, (SELECT coalesce(max(number), 0) + 1 FROM trace_ground_truth_versions WHERE version_id = $3), $4, $5, $6, $7) RETURNING *`,
-      [row.workspace_id, row.dataset_id, row.version_id, row.message, JSON.stringify(row.items), row.item_count, row.created_by],
+      [
+        row.workspace_id,
+        row.dataset_id,
+        row.version_id,
+        row.message,
+        JSON.stringify(row.items),
+        row.item_count,
+        row.created_by,
+      ],
     );
     return created;
   }
 
   async groundTruth(versionId: string, number?: number): Promise<GroundTruthRow | null> {
-    const rows = await this.db.query(`SELECT * FROM trace_ground_truth_versions WHERE version_id = $1 ${number ? 'AND number = $2' : ''} ORDER BY number DESC LIMIT 1`, number ? [versionId, number] : [versionId]);
+    const rows = await this.db.query(
+      `SELECT * FROM trace_ground_truth_versions WHERE version_id = $1 ${number ? 'AND number = $2' : ''} ORDER BY number DESC LIMIT 1`,
+      number ? [versionId, number] : [versionId],
+    );
     return rows[0] ?? null;
   }
 
   async groundTruthNumbers(versionId: string): Promise<number[]> {
-    return (await this.db.query('SELECT number FROM trace_ground_truth_versions WHERE version_id = $1 ORDER BY number DESC', [versionId])).map((r: { number: number }) => r.number);
+    return (
+      await this.db.query('SELECT number FROM trace_ground_truth_versions WHERE version_id = $1 ORDER BY number DESC', [
+        versionId,
+      ])
+    ).map((r: { number: number }) => r.number);
   }
 
   // Enrichment
 
-  async insertEnrichmentRun(row: Pick<EnrichmentRunRow, 'workspace_id' | 'dataset_id' | 'version_id' | 'trigger' | 'prices'> & { created_by: string | null }): Promise<EnrichmentRunRow> {
+  async insertEnrichmentRun(
+    row: Pick<EnrichmentRunRow, 'workspace_id' | 'dataset_id' | 'version_id' | 'trigger' | 'prices'> & {
+      created_by: string | null;
+    },
+  ): Promise<EnrichmentRunRow> {
     const [created] = await this.db.query(
       'INSERT INTO trace_enrichment_runs (workspace_id, dataset_id, version_id, trigger, prices, created_by) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *',
-      [row.workspace_id, row.dataset_id, row.version_id, row.trigger, row.prices ? JSON.stringify(row.prices) : null, row.created_by],
+      [
+        row.workspace_id,
+        row.dataset_id,
+        row.version_id,
+        row.trigger,
+        row.prices ? JSON.stringify(row.prices) : null,
+        row.created_by,
+      ],
     );
     return created;
   }
@@ -329,14 +437,26 @@ export class TracesRepository {
   }
 
   async latestEnrichmentRun(versionId: string): Promise<EnrichmentRunRow | null> {
-    return (await this.db.query('SELECT * FROM trace_enrichment_runs WHERE version_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1', [versionId]))[0] ?? null;
+    return (
+      (
+        await this.db.query(
+          'SELECT * FROM trace_enrichment_runs WHERE version_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1',
+          [versionId],
+        )
+      )[0] ?? null
+    );
   }
 
   async clearEnrichment(versionId: string): Promise<void> {
     await this.db.query('DELETE FROM trace_enrichment_results WHERE version_id = $1', [versionId]);
   }
 
-  async appendEnrichment(workspaceId: string, datasetId: string, versionId: string, results: Array<{ trace_id: string; data: unknown }>): Promise<void> {
+  async appendEnrichment(
+    workspaceId: string,
+    datasetId: string,
+    versionId: string,
+    results: Array<{ trace_id: string; data: unknown }>,
+  ): Promise<void> {
     if (!results.length) return;
     await this.bulk.append(
       'trace_enrichment_results',
@@ -354,13 +474,29 @@ export class TracesRepository {
   }
 
   /** Enrichment results under parameterised conditions over `e.data` (built by the service), with the total matching. */
-  async enrichmentPage(versionId: string, where: string[], params: unknown[], orderBy: string, limit: number, offset: number): Promise<{ items: Array<Record<string, unknown>>; total: number }> {
+  async enrichmentPage(
+    versionId: string,
+    where: string[],
+    params: unknown[],
+    orderBy: string,
+    limit: number,
+    offset: number,
+  ): Promise<{ items: Array<Record<string, unknown>>; total: number }> {
     const conditions = ['e.version_id = $1', ...where].join(' AND ');
     const rows: Array<{ data: Record<string, unknown>; total: number }> = await this.db.query(
       `SELECT e.data, count(*) OVER ()::int AS total FROM trace_enrichment_results e WHERE ${conditions} ORDER BY ${orderBy}, e.trace_id LIMIT ${Number(limit)} OFFSET ${Number(offset)}`,
       [versionId, ...params],
     );
-    const total = rows[0]?.total ?? (offset > 0 ? (await this.db.query(`SELECT count(*)::int AS n FROM trace_enrichment_results e WHERE ${conditions}`, [versionId, ...params]))[0].n : 0);
+    const total =
+      rows[0]?.total ??
+      (offset > 0
+        ? (
+            await this.db.query(`SELECT count(*)::int AS n FROM trace_enrichment_results e WHERE ${conditions}`, [
+              versionId,
+              ...params,
+            ])
+          )[0].n
+        : 0);
     return { items: rows.map((r) => r.data), total };
   }
 
@@ -373,8 +509,17 @@ export class TracesRepository {
     );
   }
 
-  async putTags(row: { workspace_id: string; dataset_id: string; version_id: string; created_by: string | null }, traceIds: string[], tags: string[], replace: boolean): Promise<void> {
-    if (replace) await this.db.query('DELETE FROM trace_tags WHERE version_id = $1 AND trace_id = ANY($2::text[]) AND NOT (tag = ANY($3::text[]))', [row.version_id, traceIds, tags]);
+  async putTags(
+    row: { workspace_id: string; dataset_id: string; version_id: string; created_by: string | null },
+    traceIds: string[],
+    tags: string[],
+    replace: boolean,
+  ): Promise<void> {
+    if (replace)
+      await this.db.query(
+        'DELETE FROM trace_tags WHERE version_id = $1 AND trace_id = ANY($2::text[]) AND NOT (tag = ANY($3::text[]))',
+        [row.version_id, traceIds, tags],
+      );
     if (!tags.length) return;
     await this.db.query(
       `INSERT INTO trace_tags (workspace_id, dataset_id, version_id, trace_id, tag, created_by)
@@ -394,7 +539,10 @@ export class TracesRepository {
 
   // Access
 
-  async workspaceOf(table: 'trace_connections' | 'trace_uploads' | 'trace_ingest_runs', id: string): Promise<string | null> {
+  async workspaceOf(
+    table: 'trace_connections' | 'trace_uploads' | 'trace_ingest_runs',
+    id: string,
+  ): Promise<string | null> {
     return (await this.db.query(`SELECT workspace_id FROM ${table} WHERE id = $1`, [id]))[0]?.workspace_id ?? null;
   }
 }

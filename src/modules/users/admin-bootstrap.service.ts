@@ -27,18 +27,30 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
     const password = this.config.env.ADMIN_PASSWORD ?? randomBytes(18).toString('base64url');
     let user;
     try {
-      user = await this.users.create({ email, displayName: 'Administrator', passwordHash: await this.hasher.hash(password), systemRole: 'admin' });
+      user = await this.users.create({
+        email,
+        displayName: 'Administrator',
+        passwordHash: await this.hasher.hash(password),
+        systemRole: 'admin',
+      });
     } catch (err) {
       // Another process created the first user at the same time.
       if ((err as { driverError?: { code?: string } }).driverError?.code === '23505') return;
       throw err;
     }
-    await this.audit.record({ action: 'user.bootstrap_admin_created', targetType: 'user', targetId: user.id, details: { email } });
+    await this.audit.record({
+      action: 'user.bootstrap_admin_created',
+      targetType: 'user',
+      targetId: user.id,
+      details: { email },
+    });
     if (generated) {
       process.stderr.write(
         `\n  First start: created system admin ${email}\n  Generated password (shown once, change it): ${password}\n\n`,
       );
     }
-    this.logger.log(`created the first system admin ${email}${generated ? ' with a generated password (printed to stderr)' : ''}`);
+    this.logger.log(
+      `created the first system admin ${email}${generated ? ' with a generated password (printed to stderr)' : ''}`,
+    );
   }
 }

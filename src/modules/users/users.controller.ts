@@ -1,12 +1,28 @@
 import { Body, Controller, Get, HttpCode, Patch, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiPreconditionFailedResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiPreconditionFailedResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentUser, SystemAdmin } from '../../../libs/auth/access.decorators.js';
 import type { Principal } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
-import { CreateUserRequest, ListUsersQuery, ResetPasswordRequest, ResetTokenResponse, UpdateUserRequest, UserMembershipResponse, UserResponse } from './dto/user.dto.js';
+import {
+  CreateUserRequest,
+  ListUsersQuery,
+  ResetPasswordRequest,
+  ResetTokenResponse,
+  UpdateUserRequest,
+  UserMembershipResponse,
+  UserResponse,
+} from './dto/user.dto.js';
 import { UsersService } from './users.service.js';
 
 @ApiTags('users')
@@ -51,7 +67,10 @@ export class UsersController {
   @SystemAdmin()
   @ApiOkResponse({ type: UserResponse })
   @ApiNotFoundResponse({ type: ProblemResponse })
-  @ApiConflictResponse({ type: ProblemResponse, description: 'email_taken, or last_admin when demoting the last active admin' })
+  @ApiConflictResponse({
+    type: ProblemResponse,
+    description: 'email_taken, or last_admin when demoting the last active admin',
+  })
   @ApiPreconditionFailedResponse({ type: ProblemResponse, description: 'If-Match does not match the current ETag' })
   async update(
     @UuidParam('user_id') id: string,
@@ -95,7 +114,11 @@ export class UsersController {
   @SystemAdmin()
   @ApiOkResponse({ type: UserResponse })
   @ApiNotFoundResponse({ type: ProblemResponse })
-  resetPassword(@UuidParam('user_id') id: string, @Body() body: ResetPasswordRequest, @CurrentUser() actor: Principal): Promise<UserResponse> {
+  resetPassword(
+    @UuidParam('user_id') id: string,
+    @Body() body: ResetPasswordRequest,
+    @CurrentUser() actor: Principal,
+  ): Promise<UserResponse> {
     return this.users.resetPassword(id, body.password, actor);
   }
 

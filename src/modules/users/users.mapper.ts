@@ -17,6 +17,11 @@ export function toUserResponse(user: UserEntity): UserResponse {
   };
 }
 
-export function toMembershipResponse(m: { workspaceId: string; workspaceName: string; role: UserMembershipResponse['role']; joinedAt: Date }): UserMembershipResponse {
+export function toMembershipResponse(m: {
+  workspaceId: string;
+  workspaceName: string;
+  role: UserMembershipResponse['role'];
+  joinedAt: Date;
+}): UserMembershipResponse {
   return { workspace_id: m.workspaceId, workspace_name: m.workspaceName, role: m.role, joined_at: m.joinedAt };
 }

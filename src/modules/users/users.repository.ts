@@ -57,7 +57,12 @@ export class UsersRepository {
     }
     if (filter.status) qb.andWhere('u.status = :status', { status: filter.status });
     if (filter.systemRole) qb.andWhere('u.system_role = :role', { role: filter.systemRole });
-    return qb.orderBy(sort.column, sort.direction).addOrderBy('u.id', 'ASC').skip(window.skip).take(window.take).getManyAndCount();
+    return qb
+      .orderBy(sort.column, sort.direction)
+      .addOrderBy('u.id', 'ASC')
+      .skip(window.skip)
+      .take(window.take)
+      .getManyAndCount();
   }
 
   async save(user: UserEntity): Promise<UserEntity> {
@@ -66,7 +71,9 @@ export class UsersRepository {
 
   /** Marks every unused reset token of the user used, so only the newest one works. */
   async invalidateResetTokens(userId: string): Promise<void> {
-    await this.db.query('UPDATE password_reset_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL', [userId]);
+    await this.db.query('UPDATE password_reset_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL', [
+      userId,
+    ]);
   }
 
   count(): Promise<number> {
@@ -75,7 +82,14 @@ export class UsersRepository {
 
   async create(user: Pick<UserEntity, 'email' | 'displayName' | 'passwordHash' | 'systemRole'>): Promise<UserEntity> {
     const repo = this.users;
-    const saved = await repo.save(repo.create({ ...user, email: user.email.toLowerCase(), status: 'active', passwordChangedAt: user.passwordHash ? new Date() : null }));
+    const saved = await repo.save(
+      repo.create({
+        ...user,
+        email: user.email.toLowerCase(),
+        status: 'active',
+        passwordChangedAt: user.passwordHash ? new Date() : null,
+      }),
+    );
     return (await repo.findOne({ where: { id: saved.id } }))!;
   }
 
@@ -87,7 +101,9 @@ export class UsersRepository {
     await this.users.update({ id }, { passwordHash, passwordChangedAt: new Date() });
   }
 
-  async createResetToken(token: Pick<PasswordResetTokenEntity, 'userId' | 'tokenHash' | 'expiresAt' | 'createdBy'>): Promise<PasswordResetTokenEntity> {
+  async createResetToken(
+    token: Pick<PasswordResetTokenEntity, 'userId' | 'tokenHash' | 'expiresAt' | 'createdBy'>,
+  ): Promise<PasswordResetTokenEntity> {
     const repo = this.resetTokens;
     return repo.save(repo.create(token));
   }

@@ -12,7 +12,14 @@ import { hashSecretToken, newSecretToken } from '../../../libs/common/secret-tok
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { AppConfig } from '../../../libs/config/app-config.js';
 import { ApiKeysService } from '../api-keys/api-keys.service.js';
-import type { CreateUserRequest, ListUsersQuery, ResetTokenResponse, UpdateUserRequest, UserMembershipResponse, UserResponse } from './dto/user.dto.js';
+import type {
+  CreateUserRequest,
+  ListUsersQuery,
+  ResetTokenResponse,
+  UpdateUserRequest,
+  UserMembershipResponse,
+  UserResponse,
+} from './dto/user.dto.js';
 import type { UserEntity } from './entities/user.entity.js';
 import { UserErrors } from './users.errors.js';
 import { toMembershipResponse, toUserResponse } from './users.mapper.js';
@@ -75,21 +82,33 @@ export class UsersService {
     const passwordHash = input.passwordHash;
     let user: UserEntity;
     try {
-      user = await this.users.create({ email: input.email, displayName: input.displayName, passwordHash, systemRole: input.systemRole ?? 'user' });
+      user = await this.users.create({
+        email: input.email,
+        displayName: input.displayName,
+        passwordHash,
+        systemRole: input.systemRole ?? 'user',
+      });
     } catch (err) {
       if (isUniqueViolation(err)) throw this.emailTaken(input.email);
       throw err;
     }
-    await this.audit.record(
-      { actor, action: 'user.created', targetType: 'user', targetId: user.id, details: { email: user.email, system_role: user.systemRole, has_password: !!passwordHash } },
-    );
+    await this.audit.record({
+      actor,
+      action: 'user.created',
+      targetType: 'user',
+      targetId: user.id,
+      details: { email: user.email, system_role: user.systemRole, has_password: !!passwordHash },
+    });
     return user;
   }
 
   async create(body: CreateUserRequest, actor: Principal): Promise<UserResponse> {
     const passwordHash = await this.hashPassword(body.password);
     const user = await this.transactions.run(() =>
-      this.createUser({ email: body.email, displayName: body.display_name, passwordHash, systemRole: body.system_role }, actor),
+      this.createUser(
+        { email: body.email, displayName: body.display_name, passwordHash, systemRole: body.system_role },
+        actor,
+      ),
     );
     return toUserResponse(user);
   }
@@ -112,15 +131,29 @@ export class UsersService {
         user.displayName = body.display_name;
       }
       if (body.system_role !== undefined && body.system_role !== user.systemRole) {
-        if (user.systemRole === 'admin' && user.status === 'active') this.assertAnotherActiveAdmin(user.id, admins!, 'demote');
-        await this.audit.record({ actor, action: 'user.system_role_changed', targetType: 'user', targetId: user.id, details: { from: user.systemRole, to: body.system_role } });
+        if (user.systemRole === 'admin' && user.status === 'active')
+          this.assertAnotherActiveAdmin(user.id, admins!, 'demote');
+        await this.audit.record({
+          actor,
+          action: 'user.system_role_changed',
+          targetType: 'user',
+          targetId: user.id,
+          details: { from: user.systemRole, to: body.system_role },
+        });
         user.systemRole = body.system_role;
       }
       if (Object.keys(changes).length === 0 && body.system_role === undefined) return toUserResponse(user);
       const saved = await this.users.save(user).catch((err: unknown) => {
         throw isUniqueViolation(err) ? this.emailTaken(body.email!) : err;
       });
-      if (Object.keys(changes).length) await this.audit.record({ actor, action: 'user.updated', targetType: 'user', targetId: user.id, details: changes });
+      if (Object.keys(changes).length)
+        await this.audit.record({
+          actor,
+          action: 'user.updated',
+          targetType: 'user',
+          targetId: user.id,
+          details: changes,
+        });
       return toUserResponse(saved);
     });
   }
@@ -131,7 +164,8 @@ export class UsersService {
       const admins = await this.lockAdminsAsActor(actor);
       const user = await this.requireLocked(id);
       if (user.status === 'deactivated') return toUserResponse(user);
-      if (user.id === actor.userId) throw new DomainError(UserErrors.self_deactivation, 'You cannot deactivate your own account');
+      if (user.id === actor.userId)
+        throw new DomainError(UserErrors.self_deactivation, 'You cannot deactivate your own account');
       if (user.systemRole === 'admin') this.assertAnotherActiveAdmin(user.id, admins, 'deactivate');
       user.status = 'deactivated';
       user.deactivatedAt = new Date();
@@ -139,7 +173,13 @@ export class UsersService {
       await this.users.invalidateResetTokens(user.id);
       const revoked = await this.sessions.revokeAllOf(user.id, 'deactivated');
       const keysRevoked = await this.apiKeys.revokeAllOf(user.id, null, 'user_deactivated', actor);
-      await this.audit.record({ actor, action: 'user.deactivated', targetType: 'user', targetId: user.id, details: { tokens_revoked: revoked, api_keys_revoked: keysRevoked } });
+      await this.audit.record({
+        actor,
+        action: 'user.deactivated',
+        targetType: 'user',
+        targetId: user.id,
+        details: { tokens_revoked: revoked, api_keys_revoked: keysRevoked },
+      });
       return toUserResponse(saved);
     });
   }
@@ -164,7 +204,13 @@ export class UsersService {
       await this.users.setPassword(user.id, hash);
       await this.users.invalidateResetTokens(user.id);
       const revoked = await this.sessions.revokeAllOf(user.id, 'password_reset');
-      await this.audit.record({ actor, action: 'user.password_reset', targetType: 'user', targetId: user.id, details: { tokens_revoked: revoked } });
+      await this.audit.record({
+        actor,
+        action: 'user.password_reset',
+        targetType: 'user',
+        targetId: user.id,
+        details: { tokens_revoked: revoked },
+      });
       return toUserResponse((await this.users.findByIdForUpdate(user.id))!);
     });
   }
@@ -176,8 +222,19 @@ export class UsersService {
       const { token, hash } = newSecretToken('rst');
       const expiresAt = new Date(Date.now() + this.config.env.RESET_TOKEN_TTL_MINUTES * 60_000);
       await this.users.invalidateResetTokens(user.id);
-      await this.users.createResetToken({ userId: user.id, tokenHash: hash, expiresAt, createdBy: actor?.userId ?? null });
-      await this.audit.record({ actor, action: 'user.reset_token_issued', targetType: 'user', targetId: user.id, details: { expires_at: expiresAt.toISOString() } });
+      await this.users.createResetToken({
+        userId: user.id,
+        tokenHash: hash,
+        expiresAt,
+        createdBy: actor?.userId ?? null,
+      });
+      await this.audit.record({
+        actor,
+        action: 'user.reset_token_issued',
+        targetType: 'user',
+        targetId: user.id,
+        details: { expires_at: expiresAt.toISOString() },
+      });
       return { token, expiresAt };
     };
     return this.transactions.run(work);
@@ -189,7 +246,8 @@ export class UsersService {
       user_id: id,
       reset_token: token,
       expires_at: expiresAt,
-      usage: 'POST /auth/token with {"grant_type": "reset_token", "reset_token": "<this token>", "new_password": "<8 to 256 characters>"}; it works once',
+      usage:
+        'POST /auth/token with {"grant_type": "reset_token", "reset_token": "<this token>", "new_password": "<8 to 256 characters>"}; it works once',
     };
   }
 
@@ -259,7 +317,10 @@ export class UsersService {
 
   private assertAnotherActiveAdmin(userId: string, activeAdmins: string[], verb: string): void {
     if (!activeAdmins.some((id) => id !== userId)) {
-      throw new DomainError(UserErrors.last_admin, `Cannot ${verb} the last active system admin; make another user admin first`);
+      throw new DomainError(
+        UserErrors.last_admin,
+        `Cannot ${verb} the last active system admin; make another user admin first`,
+      );
     }
   }
 

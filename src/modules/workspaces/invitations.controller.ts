@@ -1,11 +1,31 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiTags, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
-import { CurrentUser, CurrentWorkspace, PublicWithOptionalUser, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
+import {
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiForbiddenResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import {
+  CurrentUser,
+  CurrentWorkspace,
+  PublicWithOptionalUser,
+  WorkspaceRoleRequired,
+} from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
 import { MeResponse } from '../auth/dto/auth.dto.js';
-import { AcceptInvitationRequest, CreateInvitationRequest, CreateInvitationResponse, InvitationResponse, ListInvitationsQuery } from './dto/invitation.dto.js';
+import {
+  AcceptInvitationRequest,
+  CreateInvitationRequest,
+  CreateInvitationResponse,
+  InvitationResponse,
+  ListInvitationsQuery,
+} from './dto/invitation.dto.js';
 import { InvitationsService } from './invitations.service.js';
 
 const WORKSPACE = { param: 'workspace_id' };
@@ -20,7 +40,10 @@ export class InvitationsController {
   @ApiOperation({ operationId: 'listInvitations' })
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiOkResponse({ type: [InvitationResponse] })
-  list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: ListInvitationsQuery): Promise<InvitationResponse[]> {
+  list(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Query() query: ListInvitationsQuery,
+  ): Promise<InvitationResponse[]> {
     return this.invitations.list(access, query);
   }
 
@@ -30,7 +53,11 @@ export class InvitationsController {
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiCreatedResponse({ type: CreateInvitationResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'already_member or invitation_pending' })
-  create(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: CreateInvitationRequest, @CurrentUser() caller: Principal): Promise<CreateInvitationResponse> {
+  create(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: CreateInvitationRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<CreateInvitationResponse> {
     return this.invitations.create(access, body, caller);
   }
 
@@ -41,7 +68,11 @@ export class InvitationsController {
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiOkResponse({ type: CreateInvitationResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'invitation_not_pending' })
-  resend(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('invitation_id') id: string, @CurrentUser() caller: Principal): Promise<CreateInvitationResponse> {
+  resend(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('invitation_id') id: string,
+    @CurrentUser() caller: Principal,
+  ): Promise<CreateInvitationResponse> {
     return this.invitations.resend(access, id, caller);
   }
 
@@ -52,7 +83,11 @@ export class InvitationsController {
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiOkResponse({ type: InvitationResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'invitation_not_pending' })
-  revoke(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('invitation_id') id: string, @CurrentUser() caller: Principal): Promise<InvitationResponse> {
+  revoke(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('invitation_id') id: string,
+    @CurrentUser() caller: Principal,
+  ): Promise<InvitationResponse> {
     return this.invitations.revoke(access, id, caller);
   }
 
@@ -65,9 +100,18 @@ export class InvitationsController {
   @HttpCode(200)
   @PublicWithOptionalUser()
   @ApiOkResponse({ type: MeResponse })
-  @ApiUnauthorizedResponse({ type: ProblemResponse, description: 'Unknown token, or the existing account was not proven' })
-  @ApiForbiddenResponse({ type: ProblemResponse, description: 'Expired, revoked or used invitation, or a token of another user' })
-  @ApiTooManyRequestsResponse({ type: ProblemResponse, description: 'auth_busy: too many passwords being checked at once (only without a bearer token); see Retry-After' })
+  @ApiUnauthorizedResponse({
+    type: ProblemResponse,
+    description: 'Unknown token, or the existing account was not proven',
+  })
+  @ApiForbiddenResponse({
+    type: ProblemResponse,
+    description: 'Expired, revoked or used invitation, or a token of another user',
+  })
+  @ApiTooManyRequestsResponse({
+    type: ProblemResponse,
+    description: 'auth_busy: too many passwords being checked at once (only without a bearer token); see Retry-After',
+  })
   accept(@Body() body: AcceptInvitationRequest, @CurrentUser() caller: Principal | undefined): Promise<MeResponse> {
     return this.invitations.accept(body, caller);
   }

@@ -38,7 +38,10 @@ export class InvitationsRepository {
     return this.db
       .repository(WorkspaceInvitationEntity)
       .createQueryBuilder('i')
-      .where("i.workspace_id = :workspaceId AND lower(i.email) = lower(:email) AND i.status = 'pending'", { workspaceId, email })
+      .where("i.workspace_id = :workspaceId AND lower(i.email) = lower(:email) AND i.status = 'pending'", {
+        workspaceId,
+        email,
+      })
       .getOne();
   }
 
@@ -56,6 +59,9 @@ export class InvitationsRepository {
 
   /** Frees the (workspace, email) pending slot held by an expired invitation before a new one. */
   async retireExpired(id: string): Promise<void> {
-    await this.db.query(`UPDATE workspace_invitations SET status = 'revoked', revoked_at = now(), updated_at = now() WHERE id = $1`, [id]);
+    await this.db.query(
+      `UPDATE workspace_invitations SET status = 'revoked', revoked_at = now(), updated_at = now() WHERE id = $1`,
+      [id],
+    );
   }
 }

@@ -1,10 +1,24 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
-import { AddMemberRequest, ChangeMemberRoleRequest, CreateWorkspaceUserRequest, UserCandidatesQuery, WorkspaceMemberResponse, WorkspaceUserCandidateResponse } from './dto/member.dto.js';
+import {
+  AddMemberRequest,
+  ChangeMemberRoleRequest,
+  CreateWorkspaceUserRequest,
+  UserCandidatesQuery,
+  WorkspaceMemberResponse,
+  WorkspaceUserCandidateResponse,
+} from './dto/member.dto.js';
 import { MembersService } from './members.service.js';
 
 const WORKSPACE = { param: 'workspace_id' };
@@ -29,7 +43,11 @@ export class MembersController {
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiCreatedResponse({ type: WorkspaceMemberResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'already_member or user_deactivated' })
-  add(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: AddMemberRequest, @CurrentUser() caller: Principal): Promise<WorkspaceMemberResponse> {
+  add(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: AddMemberRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<WorkspaceMemberResponse> {
     return this.members.add(access, body, caller);
   }
 
@@ -55,7 +73,11 @@ export class MembersController {
   @WorkspaceRoleRequired('viewer', WORKSPACE)
   @ApiNoContentResponse({ description: 'Removed' })
   @ApiConflictResponse({ type: ProblemResponse, description: 'last_owner' })
-  async remove(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('user_id') userId: string, @CurrentUser() caller: Principal): Promise<void> {
+  async remove(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('user_id') userId: string,
+    @CurrentUser() caller: Principal,
+  ): Promise<void> {
     await this.members.remove(access, userId, caller);
   }
 
@@ -65,7 +87,11 @@ export class MembersController {
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiCreatedResponse({ type: WorkspaceMemberResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'email_taken: add the existing user as a member instead' })
-  createUser(@CurrentWorkspace() access: WorkspaceAccess, @Body() body: CreateWorkspaceUserRequest, @CurrentUser() caller: Principal): Promise<WorkspaceMemberResponse> {
+  createUser(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Body() body: CreateWorkspaceUserRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<WorkspaceMemberResponse> {
     return this.members.createUser(access, body, caller);
   }
 
@@ -74,7 +100,10 @@ export class MembersController {
   @ApiOperation({ operationId: 'listUserCandidates' })
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiOkResponse({ type: [WorkspaceUserCandidateResponse] })
-  candidates(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: UserCandidatesQuery): Promise<WorkspaceUserCandidateResponse[]> {
+  candidates(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Query() query: UserCandidatesQuery,
+  ): Promise<WorkspaceUserCandidateResponse[]> {
     return this.members.candidates(access, query);
   }
 }

@@ -53,12 +53,18 @@ export class MembersRepository {
   }
 
   async list(workspaceId: string): Promise<MemberRow[]> {
-    const rows: RawMember[] = await this.q().query(`${MEMBER_SELECT} WHERE m.workspace_id = $1 ORDER BY m.created_at, u.email`, [workspaceId]);
+    const rows: RawMember[] = await this.q().query(
+      `${MEMBER_SELECT} WHERE m.workspace_id = $1 ORDER BY m.created_at, u.email`,
+      [workspaceId],
+    );
     return rows.map(toRow);
   }
 
   async find(workspaceId: string, userId: string): Promise<MemberRow | null> {
-    const rows: RawMember[] = await this.q().query(`${MEMBER_SELECT} WHERE m.workspace_id = $1 AND m.user_id = $2`, [workspaceId, userId]);
+    const rows: RawMember[] = await this.q().query(`${MEMBER_SELECT} WHERE m.workspace_id = $1 AND m.user_id = $2`, [
+      workspaceId,
+      userId,
+    ]);
     return rows[0] ? toRow(rows[0]) : null;
   }
 
@@ -81,7 +87,9 @@ export class MembersRepository {
   }
 
   /** Inserts the membership unless the user is already a member; true when it inserted. */
-  async insertIfAbsent(member: Pick<WorkspaceMemberEntity, 'workspaceId' | 'userId' | 'role' | 'addedBy'>): Promise<boolean> {
+  async insertIfAbsent(
+    member: Pick<WorkspaceMemberEntity, 'workspaceId' | 'userId' | 'role' | 'addedBy'>,
+  ): Promise<boolean> {
     const rows: unknown[] = await this.db.query(
       `INSERT INTO workspace_members (workspace_id, user_id, role, added_by) VALUES ($1, $2, $3, $4)
        ON CONFLICT (workspace_id, user_id) DO NOTHING RETURNING user_id`,
@@ -99,7 +107,11 @@ export class MembersRepository {
   }
 
   /** Active users who are not members, matching q, at most `limit`. */
-  async candidates(workspaceId: string, q: string | undefined, limit: number): Promise<Array<{ id: string; email: string; display_name: string }>> {
+  async candidates(
+    workspaceId: string,
+    q: string | undefined,
+    limit: number,
+  ): Promise<Array<{ id: string; email: string; display_name: string }>> {
     const pattern = q ? containsPattern(q.toLowerCase()) : '%';
     return this.q().query(
       `SELECT u.id, u.email, u.display_name FROM users u

@@ -1,12 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import { roleAtLeast, type Principal, type WorkspaceAccess, type WorkspaceRole } from '../../../libs/auth/roles.js';
-import { DomainError, ForbiddenError, NotFoundError, ValidationFailedError } from '../../../libs/common/domain-error.js';
+import {
+  DomainError,
+  ForbiddenError,
+  NotFoundError,
+  ValidationFailedError,
+} from '../../../libs/common/domain-error.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { ApiKeysService } from '../api-keys/api-keys.service.js';
 import { UserErrors } from '../users/users.errors.js';
 import { UsersService } from '../users/users.service.js';
-import type { AddMemberRequest, CreateWorkspaceUserRequest, UserCandidatesQuery, WorkspaceMemberResponse, WorkspaceUserCandidateResponse } from './dto/member.dto.js';
+import type {
+  AddMemberRequest,
+  CreateWorkspaceUserRequest,
+  UserCandidatesQuery,
+  WorkspaceMemberResponse,
+  WorkspaceUserCandidateResponse,
+} from './dto/member.dto.js';
 import { MembersRepository } from './members.repository.js';
 import { WorkspaceErrors } from './workspaces.errors.js';
 import { toMemberResponse } from './workspaces.mapper.js';
@@ -36,32 +47,67 @@ export class MembersService {
 
   async add(access: WorkspaceAccess, body: AddMemberRequest, caller: Principal): Promise<WorkspaceMemberResponse> {
     if ((body.user_id === undefined) === (body.email === undefined)) {
-      throw new ValidationFailedError('Give exactly one of user_id or email', [{ field: 'user_id', message: 'give exactly one of user_id or email' }]);
+      throw new ValidationFailedError('Give exactly one of user_id or email', [
+        { field: 'user_id', message: 'give exactly one of user_id or email' },
+      ]);
     }
     this.assertMayGrant(access, body.role);
-    const user = body.user_id ? await this.usersService.find(body.user_id) : await this.usersService.findByEmail(body.email!);
+    const user = body.user_id
+      ? await this.usersService.find(body.user_id)
+      : await this.usersService.findByEmail(body.email!);
     if (!user) throw new NotFoundError('user', body.user_id ?? body.email);
-    if (user.status !== 'active') throw new DomainError(WorkspaceErrors.user_deactivated, `User ${user.email} is deactivated`);
+    if (user.status !== 'active')
+      throw new DomainError(WorkspaceErrors.user_deactivated, `User ${user.email} is deactivated`);
     return this.transactions.run(async () => {
-      if (!(await this.members.insertIfAbsent({ workspaceId: access.workspaceId, userId: user.id, role: body.role, addedBy: caller.userId }))) {
-        throw new DomainError(WorkspaceErrors.already_member, `${user.email} is already a member; change their role with PATCH /workspaces/${access.workspaceId}/members/${user.id}`);
+      if (
+        !(await this.members.insertIfAbsent({
+          workspaceId: access.workspaceId,
+          userId: user.id,
+          role: body.role,
+          addedBy: caller.userId,
+        }))
+      ) {
+        throw new DomainError(
+          WorkspaceErrors.already_member,
+          `${user.email} is already a member; change their role with PATCH /workspaces/${access.workspaceId}/members/${user.id}`,
+        );
       }
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'member.added', targetType: 'user', targetId: user.id, details: { role: body.role } });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'member.added',
+        targetType: 'user',
+        targetId: user.id,
+        details: { role: body.role },
+      });
       return toMemberResponse((await this.members.find(access.workspaceId, user.id))!);
     });
   }
 
-  async changeRole(access: WorkspaceAccess, userId: string, role: WorkspaceRole, caller: Principal): Promise<WorkspaceMemberResponse> {
+  async changeRole(
+    access: WorkspaceAccess,
+    userId: string,
+    role: WorkspaceRole,
+    caller: Principal,
+  ): Promise<WorkspaceMemberResponse> {
     return this.transactions.run(async () => {
       // Owner rows first (id order), then the target: one lock order, so owners acting on each other cannot deadlock.
       const owners = await this.members.lockOwners(access.workspaceId);
       const member = await this.members.findForUpdate(access.workspaceId, userId);
       if (!member) throw new NotFoundError('member', userId);
       if (member.role === role) return toMemberResponse((await this.members.find(access.workspaceId, userId))!);
-      if (member.role === 'owner' || role === 'owner') this.assertStillOwner(access, caller, owners, 'grant the owner role or change the role of an owner');
+      if (member.role === 'owner' || role === 'owner')
+        this.assertStillOwner(access, caller, owners, 'grant the owner role or change the role of an owner');
       if (member.role === 'owner') this.assertAnotherOwner(owners, userId, 'demote');
       await this.members.setRole(access.workspaceId, userId, role);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'member.role_changed', targetType: 'user', targetId: userId, details: { from: member.role, to: role } });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'member.role_changed',
+        targetType: 'user',
+        targetId: userId,
+        details: { from: member.role, to: role },
+      });
       return toMemberResponse((await this.members.find(access.workspaceId, userId))!);
     });
   }
@@ -69,7 +115,8 @@ export class MembersService {
   /** Admins remove others; anyone may remove themselves (leave). The member's API keys there are revoked. */
   async remove(access: WorkspaceAccess, userId: string, caller: Principal): Promise<void> {
     const leaving = userId === caller.userId;
-    if (!leaving && !roleAtLeast(access.role, 'admin')) throw new ForbiddenError(`Removing other members needs the admin role or above; yours is ${access.role}`);
+    if (!leaving && !roleAtLeast(access.role, 'admin'))
+      throw new ForbiddenError(`Removing other members needs the admin role or above; yours is ${access.role}`);
     await this.transactions.run(async () => {
       // Owner rows first (id order), then the target: one lock order, so owners acting on each other cannot deadlock.
       const owners = await this.members.lockOwners(access.workspaceId);
@@ -80,25 +127,53 @@ export class MembersService {
         this.assertAnotherOwner(owners, userId, 'remove');
       }
       await this.members.delete(access.workspaceId, userId);
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'member.removed', targetType: 'user', targetId: userId, details: { role: member.role, left: leaving } });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'member.removed',
+        targetType: 'user',
+        targetId: userId,
+        details: { role: member.role, left: leaving },
+      });
       // The member's keys die with the membership (re-adding them must not bring old keys back).
       await this.apiKeys.revokeAllOf(userId, access.workspaceId, 'member_removed', caller);
     });
   }
 
   /** Creates a user straight into the workspace; without a password the response carries a one-time reset token. */
-  async createUser(access: WorkspaceAccess, body: CreateWorkspaceUserRequest, caller: Principal): Promise<WorkspaceMemberResponse> {
+  async createUser(
+    access: WorkspaceAccess,
+    body: CreateWorkspaceUserRequest,
+    caller: Principal,
+  ): Promise<WorkspaceMemberResponse> {
     this.assertMayGrant(access, body.role);
     const passwordHash = await this.usersService.hashPassword(body.password);
     return this.transactions.run(async () => {
-      const user = await this.usersService.createUser({ email: body.email, displayName: body.display_name, passwordHash }, caller).catch((err: unknown) => {
-        if (err instanceof DomainError && err.code === UserErrors.email_taken) {
-          throw new DomainError(UserErrors.email_taken, `${body.email.toLowerCase()} is already registered; add the existing user with POST /workspaces/${access.workspaceId}/members instead`);
-        }
-        throw err;
+      const user = await this.usersService
+        .createUser({ email: body.email, displayName: body.display_name, passwordHash }, caller)
+        .catch((err: unknown) => {
+          if (err instanceof DomainError && err.code === UserErrors.email_taken) {
+            throw new DomainError(
+              UserErrors.email_taken,
+              `${body.email.toLowerCase()} is already registered; add the existing user with POST /workspaces/${access.workspaceId}/members instead`,
+            );
+          }
+          throw err;
+        });
+      await this.members.insert({
+        workspaceId: access.workspaceId,
+        userId: user.id,
+        role: body.role,
+        addedBy: caller.userId,
       });
-      await this.members.insert({ workspaceId: access.workspaceId, userId: user.id, role: body.role, addedBy: caller.userId });
-      await this.audit.record({ actor: caller, workspaceId: access.workspaceId, action: 'workspace.user_created', targetType: 'user', targetId: user.id, details: { role: body.role } });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'workspace.user_created',
+        targetType: 'user',
+        targetId: user.id,
+        details: { role: body.role },
+      });
       const response = toMemberResponse((await this.members.find(access.workspaceId, user.id))!);
       if (body.password) return response;
       const reset = await this.usersService.issueResetToken(user.id, caller);
@@ -122,7 +197,14 @@ export class MembersService {
   ): Promise<WorkspaceRole> {
     const work = async (): Promise<WorkspaceRole> => {
       if (await this.members.insertIfAbsent({ workspaceId, userId, role, addedBy: actor?.userId ?? null })) {
-        await this.audit.record({ actor, workspaceId, action: 'member.added', targetType: 'user', targetId: userId, details: { role, via: 'invitation' } });
+        await this.audit.record({
+          actor,
+          workspaceId,
+          action: 'member.added',
+          targetType: 'user',
+          targetId: userId,
+          details: { role, via: 'invitation' },
+        });
         return role;
       }
       // Already a member (possibly added a moment ago by a concurrent request): raise, never lower.
@@ -130,7 +212,14 @@ export class MembersService {
       if (!existing) return work(); // removed again between the two statements: add afresh
       if (roleAtLeast(existing.role, role)) return existing.role;
       await this.members.setRole(workspaceId, userId, role);
-      await this.audit.record({ actor, workspaceId, action: 'member.role_changed', targetType: 'user', targetId: userId, details: { from: existing.role, to: role, via: 'invitation' } });
+      await this.audit.record({
+        actor,
+        workspaceId,
+        action: 'member.role_changed',
+        targetType: 'user',
+        targetId: userId,
+        details: { from: existing.role, to: role, via: 'invitation' },
+      });
       return role;
     };
     return this.transactions.run(work);
@@ -141,20 +230,30 @@ export class MembersService {
   }
 
   private assertOwner(access: WorkspaceAccess, what: string): void {
-    if (access.role !== 'owner') throw new DomainError(WorkspaceErrors.owner_role_required, `Only owners may ${what}; your role is ${access.role}`);
+    if (access.role !== 'owner')
+      throw new DomainError(
+        WorkspaceErrors.owner_role_required,
+        `Only owners may ${what}; your role is ${access.role}`,
+      );
   }
 
   /** The guard read the caller's role before the locks; an owner demoted meanwhile is an owner no more. */
   private assertStillOwner(access: WorkspaceAccess, caller: Principal, owners: string[], what: string): void {
     this.assertOwner(access, what);
     if (!access.viaSystemAdmin && !owners.includes(caller.userId)) {
-      throw new DomainError(WorkspaceErrors.owner_role_required, `Only owners may ${what}; you are no longer an owner of this workspace`);
+      throw new DomainError(
+        WorkspaceErrors.owner_role_required,
+        `Only owners may ${what}; you are no longer an owner of this workspace`,
+      );
     }
   }
 
   private assertAnotherOwner(owners: string[], userId: string, verb: string): void {
     if (!owners.some((id) => id !== userId)) {
-      throw new DomainError(WorkspaceErrors.last_owner, `Cannot ${verb} the last owner of the workspace; make another member owner first`);
+      throw new DomainError(
+        WorkspaceErrors.last_owner,
+        `Cannot ${verb} the last owner of the workspace; make another member owner first`,
+      );
     }
   }
 }

@@ -1,11 +1,30 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiPreconditionFailedResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiPreconditionFailedResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { Authenticated, CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
+import {
+  Authenticated,
+  CurrentUser,
+  CurrentWorkspace,
+  WorkspaceRoleRequired,
+} from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
-import { CreateWorkspaceRequest, EmbeddingConfigRequest, ListWorkspacesQuery, UpdateWorkspaceRequest, WorkspaceListItem, WorkspaceResponse } from './dto/workspace.dto.js';
+import {
+  CreateWorkspaceRequest,
+  EmbeddingConfigRequest,
+  ListWorkspacesQuery,
+  UpdateWorkspaceRequest,
+  WorkspaceListItem,
+  WorkspaceResponse,
+} from './dto/workspace.dto.js';
 import { WorkspacesService } from './workspaces.service.js';
 
 const WORKSPACE = { param: 'workspace_id' };
@@ -29,7 +48,11 @@ export class WorkspacesController {
   @ApiOperation({ operationId: 'createWorkspace' })
   @Authenticated({ apiKeys: false })
   @ApiCreatedResponse({ type: WorkspaceResponse })
-  async create(@Body() body: CreateWorkspaceRequest, @CurrentUser() caller: Principal, @Res({ passthrough: true }) res: Response): Promise<WorkspaceResponse> {
+  async create(
+    @Body() body: CreateWorkspaceRequest,
+    @CurrentUser() caller: Principal,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<WorkspaceResponse> {
     const workspace = await this.workspaces.create(body, caller);
     res.setHeader('ETag', this.workspaces.etag(workspace));
     return workspace;
@@ -40,7 +63,11 @@ export class WorkspacesController {
   @ApiOperation({ operationId: 'getWorkspace' })
   @WorkspaceRoleRequired('viewer', WORKSPACE)
   @ApiOkResponse({ type: WorkspaceResponse })
-  async get(@CurrentWorkspace() access: WorkspaceAccess, @CurrentUser() caller: Principal, @Res({ passthrough: true }) res: Response): Promise<WorkspaceResponse> {
+  async get(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @CurrentUser() caller: Principal,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<WorkspaceResponse> {
     const workspace = await this.workspaces.get(access, caller);
     res.setHeader('ETag', this.workspaces.etag(workspace));
     return workspace;

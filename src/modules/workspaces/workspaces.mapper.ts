@@ -19,7 +19,15 @@ export function toWorkspaceResponse({ workspace: w, role, memberCount }: Workspa
 }
 
 export function toWorkspaceListItem({ workspace: w, role, memberCount }: WorkspaceView): WorkspaceListItem {
-  return { id: w.id, name: w.name, description: w.description, role, member_count: memberCount, created_at: w.createdAt, updated_at: w.updatedAt };
+  return {
+    id: w.id,
+    name: w.name,
+    description: w.description,
+    role,
+    member_count: memberCount,
+    created_at: w.createdAt,
+    updated_at: w.updatedAt,
+  };
 }
 
 export function toMemberResponse(m: MemberRow): WorkspaceMemberResponse {

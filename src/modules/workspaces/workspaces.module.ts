@@ -13,7 +13,12 @@ import { WorkspacesRepository } from './workspaces.repository.js';
 import { WorkspacesService } from './workspaces.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([WorkspaceEntity, WorkspaceMemberEntity]), UsersModule, CataloguesModule, ApiKeysModule],
+  imports: [
+    TypeOrmModule.forFeature([WorkspaceEntity, WorkspaceMemberEntity]),
+    UsersModule,
+    CataloguesModule,
+    ApiKeysModule,
+  ],
   controllers: [WorkspacesController, MembersController],
   providers: [WorkspacesService, WorkspacesRepository, MembersService, MembersRepository],
   exports: [MembersService],

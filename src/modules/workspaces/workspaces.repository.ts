@@ -11,7 +11,6 @@ export interface WorkspaceView {
   memberCount: number;
 }
 
-
 @Injectable()
 export class WorkspacesRepository {
   constructor(private readonly db: Db) {}
@@ -21,15 +20,22 @@ export class WorkspacesRepository {
   }
 
   private viewQuery(userId: string) {
-    return (this.repo)
+    return this.repo
       .createQueryBuilder('w')
       .leftJoin('workspace_members', 'm', 'm.workspace_id = w.id AND m.user_id = :userId', { userId })
       .addSelect('m.role', 'caller_role')
       .addSelect('(SELECT count(*) FROM workspace_members c WHERE c.workspace_id = w.id)::int', 'member_count');
   }
 
-  private static toView(entities: WorkspaceEntity[], raw: Array<{ caller_role: WorkspaceRole | null; member_count: number }>): WorkspaceView[] {
-    return entities.map((workspace, i) => ({ workspace, role: raw[i].caller_role ?? null, memberCount: Number(raw[i].member_count) }));
+  private static toView(
+    entities: WorkspaceEntity[],
+    raw: Array<{ caller_role: WorkspaceRole | null; member_count: number }>,
+  ): WorkspaceView[] {
+    return entities.map((workspace, i) => ({
+      workspace,
+      role: raw[i].caller_role ?? null,
+      memberCount: Number(raw[i].member_count),
+    }));
   }
 
   async list(
@@ -43,7 +49,12 @@ export class WorkspacesRepository {
     if (filter.only) qb.andWhere('w.id = :only', { only: filter.only });
     if (filter.q) qb.andWhere('lower(w.name) LIKE :pattern', { pattern: containsPattern(filter.q.toLowerCase()) });
     const total = await qb.getCount();
-    const { entities, raw } = await qb.orderBy(sort.column, sort.direction).addOrderBy('w.id', 'ASC').offset(window.skip).limit(window.take).getRawAndEntities();
+    const { entities, raw } = await qb
+      .orderBy(sort.column, sort.direction)
+      .addOrderBy('w.id', 'ASC')
+      .offset(window.skip)
+      .limit(window.take)
+      .getRawAndEntities();
     return [WorkspacesRepository.toView(entities, raw), total];
   }
 

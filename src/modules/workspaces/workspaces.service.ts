@@ -7,7 +7,14 @@ import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
 import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { EmbeddingConfigsService } from '../catalogues/embedding-configs.service.js';
-import type { CreateWorkspaceRequest, EmbeddingConfigRequest, ListWorkspacesQuery, UpdateWorkspaceRequest, WorkspaceListItem, WorkspaceResponse } from './dto/workspace.dto.js';
+import type {
+  CreateWorkspaceRequest,
+  EmbeddingConfigRequest,
+  ListWorkspacesQuery,
+  UpdateWorkspaceRequest,
+  WorkspaceListItem,
+  WorkspaceResponse,
+} from './dto/workspace.dto.js';
 import type { EmbeddingConfigValue } from './entities/workspace.entity.js';
 import { MembersRepository } from './members.repository.js';
 import { toWorkspaceListItem, toWorkspaceResponse } from './workspaces.mapper.js';
@@ -34,16 +41,37 @@ export class WorkspacesService {
   async list(query: ListWorkspacesQuery, caller: Principal): Promise<Page<WorkspaceListItem>> {
     const onlyMine = caller.systemRole !== 'admin' || query.mine === true;
     // An API key sees the one workspace it belongs to.
-    const [views, total] = await this.workspaces.list(caller.userId, { q: query.q, onlyMine, only: caller.apiKey?.workspaceId }, parseSort(query.sort, SORTS, 'name'), pageWindow(query));
+    const [views, total] = await this.workspaces.list(
+      caller.userId,
+      { q: query.q, onlyMine, only: caller.apiKey?.workspaceId },
+      parseSort(query.sort, SORTS, 'name'),
+      pageWindow(query),
+    );
     return pageOf(views, total, query, toWorkspaceListItem);
   }
 
   /** Any active user may create a workspace; they become its owner. */
   async create(body: CreateWorkspaceRequest, caller: Principal): Promise<WorkspaceResponse> {
     return this.transactions.run(async () => {
-      const workspace = await this.workspaces.create({ name: body.name, description: body.description ?? '', createdBy: caller.userId });
-      await this.members.insert({ workspaceId: workspace.id, userId: caller.userId, role: 'owner', addedBy: caller.userId });
-      await this.audit.record({ actor: caller, workspaceId: workspace.id, action: 'workspace.created', targetType: 'workspace', targetId: workspace.id, details: { name: workspace.name } });
+      const workspace = await this.workspaces.create({
+        name: body.name,
+        description: body.description ?? '',
+        createdBy: caller.userId,
+      });
+      await this.members.insert({
+        workspaceId: workspace.id,
+        userId: caller.userId,
+        role: 'owner',
+        addedBy: caller.userId,
+      });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: workspace.id,
+        action: 'workspace.created',
+        targetType: 'workspace',
+        targetId: workspace.id,
+        details: { name: workspace.name },
+      });
       return toWorkspaceResponse((await this.workspaces.findView(workspace.id, caller.userId))!);
     });
   }
@@ -54,19 +82,32 @@ export class WorkspacesService {
     return toWorkspaceResponse(view);
   }
 
-  async update(access: WorkspaceAccess, body: UpdateWorkspaceRequest, req: Request, caller: Principal): Promise<WorkspaceResponse> {
+  async update(
+    access: WorkspaceAccess,
+    body: UpdateWorkspaceRequest,
+    req: Request,
+    caller: Principal,
+  ): Promise<WorkspaceResponse> {
     return this.transactions.run(async () => {
       const current = await this.requireView(access.workspaceId, caller);
       assertIfMatch(req, this.etag(toWorkspaceResponse(current)));
       const workspace = current.workspace;
       const changes: Record<string, { from: string; to: string }> = {};
-      if (body.name !== undefined && body.name !== workspace.name) changes.name = { from: workspace.name, to: (workspace.name = body.name) };
+      if (body.name !== undefined && body.name !== workspace.name)
+        changes.name = { from: workspace.name, to: (workspace.name = body.name) };
       if (body.description !== undefined && body.description !== workspace.description) {
         changes.description = { from: workspace.description, to: (workspace.description = body.description) };
       }
       if (Object.keys(changes).length === 0) return toWorkspaceResponse(current);
       await this.workspaces.save(workspace);
-      await this.audit.record({ actor: caller, workspaceId: workspace.id, action: 'workspace.updated', targetType: 'workspace', targetId: workspace.id, details: changes });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: workspace.id,
+        action: 'workspace.updated',
+        targetType: 'workspace',
+        targetId: workspace.id,
+        details: changes,
+      });
       return toWorkspaceResponse((await this.workspaces.findView(workspace.id, caller.userId))!);
     });
   }
@@ -77,24 +118,38 @@ export class WorkspacesService {
       const workspace = await this.workspaces.findByIdForUpdate(access.workspaceId);
       if (!workspace) throw new NotFoundError('workspace', access.workspaceId);
       await this.workspaces.delete(workspace.id);
-      await this.audit.record({ actor: caller, workspaceId: workspace.id, action: 'workspace.deleted', targetType: 'workspace', targetId: workspace.id, details: { name: workspace.name } });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: workspace.id,
+        action: 'workspace.deleted',
+        targetType: 'workspace',
+        targetId: workspace.id,
+        details: { name: workspace.name },
+      });
     });
   }
 
   /** Replaces the embedding config (PUT semantics: absent fields are dropped). Unchanged is a no-op. */
-  async setEmbeddingConfig(access: WorkspaceAccess, body: EmbeddingConfigRequest, req: Request, caller: Principal): Promise<WorkspaceResponse> {
+  async setEmbeddingConfig(
+    access: WorkspaceAccess,
+    body: EmbeddingConfigRequest,
+    req: Request,
+    caller: Principal,
+  ): Promise<WorkspaceResponse> {
     if (body.provider === 'local' && body.config_ref !== undefined) {
-      throw new ValidationFailedError('config_ref names a remote embedding config; leave it out for the local embedder', [
-        { field: 'config_ref', message: 'config_ref is only accepted when provider is remote' },
-      ]);
+      throw new ValidationFailedError(
+        'config_ref names a remote embedding config; leave it out for the local embedder',
+        [{ field: 'config_ref', message: 'config_ref is only accepted when provider is remote' }],
+      );
     }
     return this.transactions.run(async () => {
       const current = await this.requireView(access.workspaceId, caller);
       assertIfMatch(req, this.etag(toWorkspaceResponse(current)));
       if (body.provider === 'remote' && !(await this.embeddingConfigs.exists(access.workspaceId, body.config_ref!))) {
-        throw new ValidationFailedError(`The workspace has no embedding config "${body.config_ref}"; create it with POST /embedding-configs first`, [
-          { field: 'config_ref', message: 'names no embedding config of the workspace' },
-        ]);
+        throw new ValidationFailedError(
+          `The workspace has no embedding config "${body.config_ref}"; create it with POST /embedding-configs first`,
+          [{ field: 'config_ref', message: 'names no embedding config of the workspace' }],
+        );
       }
       const next: EmbeddingConfigValue = {
         provider: body.provider,
@@ -106,9 +161,14 @@ export class WorkspacesService {
       if (sameConfig(previous, next)) return toWorkspaceResponse(current);
       current.workspace.embeddingConfig = next;
       await this.workspaces.save(current.workspace);
-      await this.audit.record(
-        { actor: caller, workspaceId: access.workspaceId, action: 'workspace.embedding_config_changed', targetType: 'workspace', targetId: access.workspaceId, details: { from: previous, to: next } },
-      );
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'workspace.embedding_config_changed',
+        targetType: 'workspace',
+        targetId: access.workspaceId,
+        details: { from: previous, to: next },
+      });
       return toWorkspaceResponse((await this.workspaces.findView(access.workspaceId, caller.userId))!);
     });
   }
@@ -121,5 +181,7 @@ export class WorkspacesService {
 }
 
 function sameConfig(a: EmbeddingConfigValue, b: EmbeddingConfigValue): boolean {
-  return a.provider === b.provider && a.config_ref === b.config_ref && a.model === b.model && a.dimensions === b.dimensions;
+  return (
+    a.provider === b.provider && a.config_ref === b.config_ref && a.model === b.model && a.dimensions === b.dimensions
+  );
 }

@@ -51,7 +51,9 @@ export function operationKey(method: string, path: string): string {
 }
 
 /** Every operation the OpenAPI document declares, by normalised key. */
-export function documentedOperations(document: OpenApiDocument): Map<string, { method: string; path: string; operation: OpenApiOperation }> {
+export function documentedOperations(
+  document: OpenApiDocument,
+): Map<string, { method: string; path: string; operation: OpenApiOperation }> {
   const operations = new Map<string, { method: string; path: string; operation: OpenApiOperation }>();
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of HTTP_METHODS) {
@@ -74,7 +76,9 @@ export function fillPath(path: string, uuid: () => string): string {
     config_version: '1',
     metric_name: 'faithfulness',
   };
-  return path.replace(/\{([^}]+)\}/g, (_, param: string) => (param.endsWith('_id') ? uuid() : (samples[param] ?? 'sample')));
+  return path.replace(/\{([^}]+)\}/g, (_, param: string) =>
+    param.endsWith('_id') ? uuid() : (samples[param] ?? 'sample'),
+  );
 }
 
 /** A request of `method` on `url`, with a `{}` JSON body where the method carries one. */

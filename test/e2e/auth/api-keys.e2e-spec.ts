@@ -22,7 +22,8 @@ describe('API keys', () => {
     await t?.close();
   });
 
-  const create = (actor: { auth: Record<string, string> }, body: Record<string, unknown>, workspace = ws) => t.http.post(`/workspaces/${workspace}/api-keys`).set(actor.auth).send(body);
+  const create = (actor: { auth: Record<string, string> }, body: Record<string, unknown>, workspace = ws) =>
+    t.http.post(`/workspaces/${workspace}/api-keys`).set(actor.auth).send(body);
   const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
   const newKey = async (actor: { auth: Record<string, string> }, role: string, extra: Record<string, unknown> = {}) => {
     const res = await create(actor, { name: `key-${randomUUID().slice(0, 8)}`, role, ...extra });
@@ -30,12 +31,30 @@ describe('API keys', () => {
     return res.body as { id: string; key: string; prefix: string };
   };
   const upload = (auth: Record<string, string>, workspace = ws) =>
-    t.http.post('/datasets/upload').query({ workspace_id: workspace }).set(auth).attach('file', Buffer.from('question,answer\nWhat is 2+2?,4\n'), `keyed-${randomUUID().slice(0, 6)}.csv`);
+    t.http
+      .post('/datasets/upload')
+      .query({ workspace_id: workspace })
+      .set(auth)
+      .attach('file', Buffer.from('question,answer\nWhat is 2+2?,4\n'), `keyed-${randomUUID().slice(0, 6)}.csv`);
 
   it('creates a key shown once, stored as a hash, listed by prefix with its last use', async () => {
-    const res = await create(r.member, { name: '  github-actions ', role: 'member', expires_at: '2099-01-01T00:00:00Z' }).expect(201);
+    const res = await create(r.member, {
+      name: '  github-actions ',
+      role: 'member',
+      expires_at: '2099-01-01T00:00:00Z',
+    }).expect(201);
     expect(res.body).toEqual(
-      expect.objectContaining({ workspace_id: ws, name: 'github-actions', role: 'member', status: 'active', created_by: r.member.id, expires_at: '2099-01-01T00:00:00.000Z', last_used_at: null, revoked_at: null, key: expect.stringMatching(KEY) }),
+      expect.objectContaining({
+        workspace_id: ws,
+        name: 'github-actions',
+        role: 'member',
+        status: 'active',
+        created_by: r.member.id,
+        expires_at: '2099-01-01T00:00:00.000Z',
+        last_used_at: null,
+        revoked_at: null,
+        key: expect.stringMatching(KEY),
+      }),
     );
     const { id, key, prefix } = res.body as { id: string; key: string; prefix: string };
     expect(key.startsWith(`${prefix}_`)).toBe(true);
@@ -50,8 +69,13 @@ describe('API keys', () => {
     expect(JSON.stringify(listed.body)).not.toContain(key);
     const one = await t.http.get(`/workspaces/${ws}/api-keys/${id}`).set(r.member.auth).expect(200);
     expect(one.body.key).toBeUndefined();
-    const audit = await t.dataSource.query(`SELECT actor_id, details FROM audit_events WHERE action = 'api_key.created' AND target_id = $1`, [id]);
-    expect(audit).toEqual([{ actor_id: r.member.id, details: expect.objectContaining({ name: 'github-actions', prefix, role: 'member' }) }]);
+    const audit = await t.dataSource.query(
+      `SELECT actor_id, details FROM audit_events WHERE action = 'api_key.created' AND target_id = $1`,
+      [id],
+    );
+    expect(audit).toEqual([
+      { actor_id: r.member.id, details: expect.objectContaining({ name: 'github-actions', prefix, role: 'member' }) },
+    ]);
     expect(JSON.stringify(audit)).not.toContain(key);
   });
 
@@ -59,11 +83,19 @@ describe('API keys', () => {
     const { id, key } = await newKey(r.member, 'member');
     const up = await upload(bearer(key)).expect(201);
     const datasetId = up.body.dataset_id ?? up.body.id;
-    const [entry] = await t.dataSource.query(`SELECT actor_id, details FROM audit_events WHERE workspace_id = $1 AND details->>'api_key_id' = $2`, [ws, id]);
+    const [entry] = await t.dataSource.query(
+      `SELECT actor_id, details FROM audit_events WHERE workspace_id = $1 AND details->>'api_key_id' = $2`,
+      [ws, id],
+    );
     expect(entry).toEqual(expect.objectContaining({ actor_id: r.member.id }));
     await t.http.get(`/datasets/${datasetId}`).set(bearer(key)).expect(200);
     const me = await t.http.get('/auth/me').set(bearer(key)).expect(200);
-    expect(me.body).toEqual(expect.objectContaining({ id: r.member.id, memberships: [expect.objectContaining({ workspace_id: ws, role: 'member' })] }));
+    expect(me.body).toEqual(
+      expect.objectContaining({
+        id: r.member.id,
+        memberships: [expect.objectContaining({ workspace_id: ws, role: 'member' })],
+      }),
+    );
   });
 
   it('a viewer key cannot write; a key never goes above its creator, whose later demotion binds it at once', async () => {
@@ -78,7 +110,11 @@ describe('API keys', () => {
     await t.factory.addMember(ws, demoted.id, 'admin');
     const adminKey = await newKey(demoted, 'admin');
     await t.http.get(`/workspaces/${ws}/invitations`).set(bearer(adminKey.key)).expect(200);
-    await t.http.patch(`/workspaces/${ws}/members/${demoted.id}`).set(r.owner.auth).send({ role: 'viewer' }).expect(200);
+    await t.http
+      .patch(`/workspaces/${ws}/members/${demoted.id}`)
+      .set(r.owner.auth)
+      .send({ role: 'viewer' })
+      .expect(200);
     expectProblem(await t.http.get(`/workspaces/${ws}/invitations`).set(bearer(adminKey.key)), 403, 'forbidden');
     const me = await t.http.get('/auth/me').set(bearer(adminKey.key)).expect(200);
     expect(me.body.memberships).toEqual([expect.objectContaining({ workspace_id: ws, role: 'viewer' })]);
@@ -117,13 +153,23 @@ describe('API keys', () => {
     }
     // A system admin's key carries none of the admin's system powers.
     const adminToken = await t.factory.login({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
-    const adminWs = await t.http.post('/workspaces').set(bearer(adminToken)).send({ name: `admin-${randomUUID().slice(0, 6)}` }).expect(201);
-    const adminKey = (await create({ auth: bearer(adminToken) }, { name: 'admin-key', role: 'owner' }, adminWs.body.id).expect(201)).body.key as string;
+    const adminWs = await t.http
+      .post('/workspaces')
+      .set(bearer(adminToken))
+      .send({ name: `admin-${randomUUID().slice(0, 6)}` })
+      .expect(201);
+    const adminKey = (
+      await create({ auth: bearer(adminToken) }, { name: 'admin-key', role: 'owner' }, adminWs.body.id).expect(201)
+    ).body.key as string;
     await t.http.get(`/workspaces/${adminWs.body.id}/members`).set(bearer(adminKey)).expect(200);
     expectProblem(await t.http.get('/users').set(bearer(adminKey)), 403, 'forbidden');
     expectProblem(await t.http.get(`/workspaces/${ws}`).set(bearer(adminKey)), 403, 'forbidden');
     // ...and a system admin who is not a member cannot create a key there.
-    expectProblem(await create({ auth: bearer(adminToken) }, { name: 'not-a-member', role: 'viewer' }), 403, 'forbidden');
+    expectProblem(
+      await create({ auth: bearer(adminToken) }, { name: 'not-a-member', role: 'viewer' }),
+      403,
+      'forbidden',
+    );
   });
 
   it('revocation works at once and is idempotent; the key then answers 401', async () => {
@@ -134,11 +180,18 @@ describe('API keys', () => {
     expectProblem(res, 401, 'unauthenticated');
     expect(res.body.detail).toContain('revoked');
     await t.http.delete(`/workspaces/${ws}/api-keys/${id}`).set(r.member.auth).expect(204);
-    const revoked = await t.http.get(`/workspaces/${ws}/api-keys`).query({ status: 'revoked' }).set(r.member.auth).expect(200);
+    const revoked = await t.http
+      .get(`/workspaces/${ws}/api-keys`)
+      .query({ status: 'revoked' })
+      .set(r.member.auth)
+      .expect(200);
     expect(revoked.body.items.map((k: { id: string }) => k.id)).toContain(id);
     const active = await t.http.get(`/workspaces/${ws}/api-keys`).set(r.member.auth).expect(200);
     expect(active.body.items.map((k: { id: string }) => k.id)).not.toContain(id);
-    const audit = await t.dataSource.query(`SELECT actor_id, details FROM audit_events WHERE action = 'api_key.revoked' AND target_id = $1`, [id]);
+    const audit = await t.dataSource.query(
+      `SELECT actor_id, details FROM audit_events WHERE action = 'api_key.revoked' AND target_id = $1`,
+      [id],
+    );
     expect(audit).toEqual([{ actor_id: r.member.id, details: expect.objectContaining({ reason: 'revoked' }) }]);
     // A key may revoke itself (a CI job cleaning up).
     const self = await newKey(r.member, 'viewer');
@@ -150,29 +203,56 @@ describe('API keys', () => {
     const adminsKey = await newKey(r.admin, 'admin');
     const membersKey = await newKey(r.member, 'viewer');
     expectProblem(await t.http.get(`/workspaces/${ws}/api-keys/${adminsKey.id}`).set(r.member.auth), 404, 'not_found');
-    expectProblem(await t.http.delete(`/workspaces/${ws}/api-keys/${adminsKey.id}`).set(r.member.auth), 404, 'not_found');
-    const memberList = await t.http.get(`/workspaces/${ws}/api-keys`).query({ status: 'all' }).set(r.member.auth).expect(200);
+    expectProblem(
+      await t.http.delete(`/workspaces/${ws}/api-keys/${adminsKey.id}`).set(r.member.auth),
+      404,
+      'not_found',
+    );
+    const memberList = await t.http
+      .get(`/workspaces/${ws}/api-keys`)
+      .query({ status: 'all' })
+      .set(r.member.auth)
+      .expect(200);
     expect(memberList.body.items.every((k: { created_by: string }) => k.created_by === r.member.id)).toBe(true);
-    const adminList = await t.http.get(`/workspaces/${ws}/api-keys`).query({ page_size: 200 }).set(r.admin.auth).expect(200);
-    expect(adminList.body.items.map((k: { id: string }) => k.id)).toEqual(expect.arrayContaining([adminsKey.id, membersKey.id]));
+    const adminList = await t.http
+      .get(`/workspaces/${ws}/api-keys`)
+      .query({ page_size: 200 })
+      .set(r.admin.auth)
+      .expect(200);
+    expect(adminList.body.items.map((k: { id: string }) => k.id)).toEqual(
+      expect.arrayContaining([adminsKey.id, membersKey.id]),
+    );
     await t.http.delete(`/workspaces/${ws}/api-keys/${membersKey.id}`).set(r.admin.auth).expect(204);
     expectProblem(await t.http.get(`/workspaces/${ws}/api-keys`).set(r.outsider.auth), 403, 'forbidden');
     expectProblem(await t.http.get(`/workspaces/${randomUUID()}/api-keys`).set(r.admin.auth), 404, 'not_found');
   });
 
   it('expires: a past expiry is refused (400); a key past its expiry answers 401 and lists as expired', async () => {
-    expectProblem(await create(r.member, { name: 'late', role: 'viewer', expires_at: '2020-01-01T00:00:00Z' }), 400, 'validation_failed');
-    const { id, key } = await newKey(r.member, 'viewer', { expires_at: new Date(Date.now() + 3_600_000).toISOString() });
+    expectProblem(
+      await create(r.member, { name: 'late', role: 'viewer', expires_at: '2020-01-01T00:00:00Z' }),
+      400,
+      'validation_failed',
+    );
+    const { id, key } = await newKey(r.member, 'viewer', {
+      expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+    });
     await t.http.get(`/workspaces/${ws}/members`).set(bearer(key)).expect(200);
     await t.dataSource.query(`UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = $1`, [id]);
     const res = await t.http.get(`/workspaces/${ws}/members`).set(bearer(key));
     expectProblem(res, 401, 'unauthenticated');
     expect(res.body.detail).toContain('expired');
-    const expired = await t.http.get(`/workspaces/${ws}/api-keys`).query({ status: 'expired' }).set(r.member.auth).expect(200);
-    expect(expired.body.items.map((k: { id: string; status: string }) => [k.id, k.status])).toContainEqual([id, 'expired']);
+    const expired = await t.http
+      .get(`/workspaces/${ws}/api-keys`)
+      .query({ status: 'expired' })
+      .set(r.member.auth)
+      .expect(200);
+    expect(expired.body.items.map((k: { id: string; status: string }) => [k.id, k.status])).toContainEqual([
+      id,
+      'expired',
+    ]);
   });
 
-  it('dies with its creator\'s membership or account, and stays dead when they come back', async () => {
+  it("dies with its creator's membership or account, and stays dead when they come back", async () => {
     const leaver = await t.factory.actor();
     await t.factory.addMember(ws, leaver.id, 'member');
     const leaving = await newKey(leaver, 'member');
@@ -195,7 +275,11 @@ describe('API keys', () => {
   it('answers 401 for malformed, unknown or altered keys, and 400 for bad input', async () => {
     const { key } = await newKey(r.viewer, 'viewer');
     const altered = `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`;
-    for (const [bad, detail] of [['ews_nope', 'malformed'], [`ews_${'0'.repeat(12)}_${'A'.repeat(43)}`, 'invalid'], [altered, 'invalid']]) {
+    for (const [bad, detail] of [
+      ['ews_nope', 'malformed'],
+      [`ews_${'0'.repeat(12)}_${'A'.repeat(43)}`, 'invalid'],
+      [altered, 'invalid'],
+    ]) {
       const res = await t.http.get(`/workspaces/${ws}/members`).set(bearer(bad));
       expectProblem(res, 401, 'unauthenticated');
       expect(res.body.detail).toContain(detail);
@@ -205,7 +289,11 @@ describe('API keys', () => {
     expect(JSON.stringify(missingRole.body.errors)).toContain('role is required');
     expectProblem(await create(r.member, { name: '   ', role: 'viewer' }), 400, 'validation_failed');
     expectProblem(await create(r.member, { name: 'x', role: 'emperor' }), 400, 'validation_failed');
-    expectProblem(await create(r.member, { name: 'x', role: 'viewer', expires_at: 'tomorrow' }), 400, 'validation_failed');
+    expectProblem(
+      await create(r.member, { name: 'x', role: 'viewer', expires_at: 'tomorrow' }),
+      400,
+      'validation_failed',
+    );
     expectProblem(await create(r.member, { name: 'x', role: 'viewer', expires_at: null }), 400, 'validation_failed');
     expectProblem(await t.http.get(`/workspaces/${ws}/api-keys/not-a-uuid`).set(r.member.auth), 400);
   });
@@ -214,13 +302,18 @@ describe('API keys', () => {
     const busy = await t.factory.actor();
     await t.factory.addMember(ws, busy.id, 'member');
     for (let i = 0; i < 47; i++) await newKey(busy, 'viewer');
-    const parallel = await Promise.all(Array.from({ length: 6 }, (_, i) => create(busy, { name: `burst-${i}`, role: 'viewer' })));
+    const parallel = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => create(busy, { name: `burst-${i}`, role: 'viewer' })),
+    );
     expect(parallel.filter((res) => res.status === 201)).toHaveLength(3);
     for (const res of parallel.filter((x) => x.status !== 201)) {
       expectProblem(res, 409, 'api_key_limit_reached');
       expect(res.body.limit).toBe(50);
     }
-    const [{ n }] = await t.dataSource.query(`SELECT count(*)::int AS n FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL`, [busy.id]);
+    const [{ n }] = await t.dataSource.query(
+      `SELECT count(*)::int AS n FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL`,
+      [busy.id],
+    );
     expect(n).toBe(50);
   });
 });

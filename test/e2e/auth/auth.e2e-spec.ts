@@ -14,9 +14,18 @@ describe('auth', () => {
   describe('POST /auth/token', () => {
     it('issues a token for the bootstrap admin (JSON)', async () => {
       const res = await t.http.post('/auth/token').send({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }).expect(200);
-      expect(res.body).toEqual(expect.objectContaining({ access_token: expect.any(String), token_type: 'bearer', expires_in: 3600, user_id: expect.any(String) }));
+      expect(res.body).toEqual(
+        expect.objectContaining({
+          access_token: expect.any(String),
+          token_type: 'bearer',
+          expires_in: 3600,
+          user_id: expect.any(String),
+        }),
+      );
       const me = await t.http.get('/auth/me').set('Authorization', `Bearer ${res.body.access_token}`).expect(200);
-      expect(me.body).toEqual(expect.objectContaining({ email: ADMIN_EMAIL, system_role: 'admin', status: 'active', memberships: [] }));
+      expect(me.body).toEqual(
+        expect.objectContaining({ email: ADMIN_EMAIL, system_role: 'admin', status: 'active', memberships: [] }),
+      );
     });
 
     it('accepts the OAuth2 password form (Swagger UI Authorize)', async () => {
@@ -31,18 +40,35 @@ describe('auth', () => {
     it('is 400 without a password and 401 with a wrong one', async () => {
       expectProblem(await t.http.post('/auth/token').send({ email: ADMIN_EMAIL }), 400, 'validation_failed');
       const user = await t.factory.newUser();
-      expectProblem(await t.http.post('/auth/token').send({ email: user.email, password: 'wrong-password' }), 401, 'invalid_credentials');
-      expectProblem(await t.http.post('/auth/token').send({ email: 'nobody@test.local', password: 'whatever1' }), 401, 'invalid_credentials');
+      expectProblem(
+        await t.http.post('/auth/token').send({ email: user.email, password: 'wrong-password' }),
+        401,
+        'invalid_credentials',
+      );
+      expectProblem(
+        await t.http.post('/auth/token').send({ email: 'nobody@test.local', password: 'whatever1' }),
+        401,
+        'invalid_credentials',
+      );
     });
 
     it('refuses unknown fields and unsupported grant types', async () => {
-      expectProblem(await t.http.post('/auth/token').send({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD, role: 'admin' }), 400, 'validation_failed');
-      expectProblem(await t.http.post('/auth/token').send({ grant_type: 'client_credentials' }), 400, 'validation_failed');
+      expectProblem(
+        await t.http.post('/auth/token').send({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD, role: 'admin' }),
+        400,
+        'validation_failed',
+      );
+      expectProblem(
+        await t.http.post('/auth/token').send({ grant_type: 'client_credentials' }),
+        400,
+        'validation_failed',
+      );
     });
 
     it('throttles after LOGIN_MAX_FAILURES failures with 429 and Retry-After, even for the right password', async () => {
       const user = await t.factory.newUser();
-      for (let i = 0; i < 3; i++) expectProblem(await t.http.post('/auth/token').send({ email: user.email, password: 'bad-password' }), 401);
+      for (let i = 0; i < 3; i++)
+        expectProblem(await t.http.post('/auth/token').send({ email: user.email, password: 'bad-password' }), 401);
       const fourth = await t.http.post('/auth/token').send({ email: user.email, password: 'bad-password' });
       expectProblem(fourth, 429, 'rate_limited');
       expect(Number(fourth.headers['retry-after'])).toBeGreaterThan(0);
@@ -53,7 +79,11 @@ describe('auth', () => {
 
     it('refuses a deactivated account', async () => {
       const user = await t.factory.newUser({ status: 'deactivated' });
-      expectProblem(await t.http.post('/auth/token').send({ email: user.email, password: user.password }), 401, 'account_deactivated');
+      expectProblem(
+        await t.http.post('/auth/token').send({ email: user.email, password: user.password }),
+        401,
+        'account_deactivated',
+      );
     });
   });
 
@@ -69,7 +99,9 @@ describe('auth', () => {
       const owner = await t.factory.actor();
       const ws = await t.factory.newWorkspace(owner, 'team-a');
       const res = await t.http.get('/auth/me').set(owner.auth).expect(200);
-      expect(res.body.memberships).toEqual([expect.objectContaining({ workspace_id: ws.id, workspace_name: 'team-a', role: 'owner' })]);
+      expect(res.body.memberships).toEqual([
+        expect.objectContaining({ workspace_id: ws.id, workspace_name: 'team-a', role: 'owner' }),
+      ]);
     });
   });
 
@@ -92,7 +124,9 @@ describe('auth', () => {
     it('describes a live token', async () => {
       const actor = await t.factory.actor();
       const res = await t.http.post('/internal/auth/verify').send({ token: actor.token }).expect(200);
-      expect(res.body).toEqual(expect.objectContaining({ active: true, user_id: actor.id, email: actor.email, system_role: 'user' }));
+      expect(res.body).toEqual(
+        expect.objectContaining({ active: true, user_id: actor.id, email: actor.email, system_role: 'user' }),
+      );
     });
 
     it('is 401 for a revoked or invalid token and 400 without one', async () => {
@@ -106,9 +140,21 @@ describe('auth', () => {
 
   describe('the HTTP pipeline', () => {
     it('answers malformed JSON, wrong media types, oversize bodies, unknown routes and wrong methods with problem+json', async () => {
-      expectProblem(await t.http.post('/auth/token').set('Content-Type', 'application/json').send('{"email":'), 400, 'malformed_json');
-      expectProblem(await t.http.post('/internal/auth/verify').set('Content-Type', 'text/plain').send('token'), 415, 'unsupported_media_type');
-      expectProblem(await t.http.post('/auth/token').send({ email: ADMIN_EMAIL, password: 'x'.repeat(2_000_000) }), 413, 'payload_too_large');
+      expectProblem(
+        await t.http.post('/auth/token').set('Content-Type', 'application/json').send('{"email":'),
+        400,
+        'malformed_json',
+      );
+      expectProblem(
+        await t.http.post('/internal/auth/verify').set('Content-Type', 'text/plain').send('token'),
+        415,
+        'unsupported_media_type',
+      );
+      expectProblem(
+        await t.http.post('/auth/token').send({ email: ADMIN_EMAIL, password: 'x'.repeat(2_000_000) }),
+        413,
+        'payload_too_large',
+      );
       expectProblem(await t.http.get('/no/such/route'), 404, 'route_not_found');
       const wrong = await t.http.delete('/auth/token');
       expectProblem(wrong, 405, 'method_not_allowed');

@@ -17,12 +17,17 @@ async function attempt(t: TestApp, email: string, password: string, forwardedFor
 
 function tally(responses: Response[]): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const res of responses) counts[`${res.status} ${res.body.error_code ?? ''}`.trim()] = (counts[`${res.status} ${res.body.error_code ?? ''}`.trim()] ?? 0) + 1;
+  for (const res of responses)
+    counts[`${res.status} ${res.body.error_code ?? ''}`.trim()] =
+      (counts[`${res.status} ${res.body.error_code ?? ''}`.trim()] ?? 0) + 1;
   return counts;
 }
 
 async function sessionIps(t: TestApp, user: TestUser): Promise<string[]> {
-  const rows: Array<{ ip: string }> = await t.dataSource.query('SELECT ip FROM auth_tokens WHERE user_id = $1 ORDER BY issued_at', [user.id]);
+  const rows: Array<{ ip: string }> = await t.dataSource.query(
+    'SELECT ip FROM auth_tokens WHERE user_id = $1 ORDER BY issued_at',
+    [user.id],
+  );
   return rows.map((r) => r.ip);
 }
 
@@ -63,16 +68,19 @@ describe('login lockout (default LOGIN_MAX_FAILURES, no TRUSTED_PROXIES)', () =>
 
   it('lets a right password through before the limit, and that success resets the count', async () => {
     const user = await t.factory.newUser();
-    for (let i = 0; i < max - 1; i++) expectProblem(await attempt(t, user.email, 'wrong-password'), 401, 'invalid_credentials');
+    for (let i = 0; i < max - 1; i++)
+      expectProblem(await attempt(t, user.email, 'wrong-password'), 401, 'invalid_credentials');
     expect((await attempt(t, user.email, user.password)).status).toBe(200);
-    for (let i = 0; i < max; i++) expectProblem(await attempt(t, user.email, 'wrong-password'), 401, 'invalid_credentials');
+    for (let i = 0; i < max; i++)
+      expectProblem(await attempt(t, user.email, 'wrong-password'), 401, 'invalid_credentials');
     lockedOut(await attempt(t, user.email, 'wrong-password'));
   });
 
   it('ignores X-Forwarded-For: a forged address neither dodges nor resets the lockout, and sessions record the peer', async () => {
     const user = await t.factory.newUser();
     // Every failure claims another address; they all count against the one real peer.
-    for (let i = 0; i < max; i++) expectProblem(await attempt(t, user.email, 'wrong-password', `203.0.113.${i + 1}`), 401, 'invalid_credentials');
+    for (let i = 0; i < max; i++)
+      expectProblem(await attempt(t, user.email, 'wrong-password', `203.0.113.${i + 1}`), 401, 'invalid_credentials');
     lockedOut(await attempt(t, user.email, user.password, '203.0.113.200'));
     lockedOut(await attempt(t, user.email, user.password));
 
@@ -95,7 +103,8 @@ describe('login lockout behind a named proxy (TRUSTED_PROXIES=loopback)', () => 
 
   it('locks the client the proxy names, not the others behind the same proxy', async () => {
     const user = await t.factory.newUser();
-    for (let i = 0; i < max; i++) expectProblem(await attempt(t, user.email, 'wrong-password', '198.51.100.7'), 401, 'invalid_credentials');
+    for (let i = 0; i < max; i++)
+      expectProblem(await attempt(t, user.email, 'wrong-password', '198.51.100.7'), 401, 'invalid_credentials');
     lockedOut(await attempt(t, user.email, user.password, '198.51.100.7'));
 
     // Another client behind the proxy is not locked out by its neighbour.
@@ -106,7 +115,11 @@ describe('login lockout behind a named proxy (TRUSTED_PROXIES=loopback)', () => 
   it('takes the address the proxy appended: entries a client forges in front of it change nothing', async () => {
     const user = await t.factory.newUser();
     for (let i = 0; i < max; i++) {
-      expectProblem(await attempt(t, user.email, 'wrong-password', `10.9.8.${i}, 198.51.100.9`), 401, 'invalid_credentials');
+      expectProblem(
+        await attempt(t, user.email, 'wrong-password', `10.9.8.${i}, 198.51.100.9`),
+        401,
+        'invalid_credentials',
+      );
     }
     lockedOut(await attempt(t, user.email, user.password, '203.0.113.50, 198.51.100.9'));
     lockedOut(await attempt(t, user.email, user.password, '198.51.100.9'));

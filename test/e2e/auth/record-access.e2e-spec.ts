@@ -18,7 +18,8 @@ describe('record routes: access decided with the session, revoked at once', () =
 
   beforeAll(async () => {
     t = await startTestApp();
-    const token = (await t.http.post('/auth/token').send({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }).expect(200)).body.access_token;
+    const token = (await t.http.post('/auth/token').send({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }).expect(200))
+      .body.access_token;
     admin = { Authorization: `Bearer ${token}` };
     ws = (await t.http.post('/workspaces').set(admin).send({ name: 'record-access' }).expect(201)).body.id;
     const dataset = await uploadRows(t, admin, ws, [{ q: 'a' }, { q: 'b' }]);
@@ -44,7 +45,14 @@ describe('record routes: access decided with the session, revoked at once', () =
         workspace_id: ws,
         version_count: 1,
         staged_edits: 0,
-        latest_version: expect.objectContaining({ id: versionId, number: 1, row_count: 2, columns: ['q'], dataset_id: datasetId, workspace_id: ws }),
+        latest_version: expect.objectContaining({
+          id: versionId,
+          number: 1,
+          row_count: 2,
+          columns: ['q'],
+          dataset_id: datasetId,
+          workspace_id: ws,
+        }),
       }),
     );
     expect(res.headers.etag).toBeDefined();
@@ -59,7 +67,9 @@ describe('record routes: access decided with the session, revoked at once', () =
 
   it('deactivation: the next GET is 401, for the token and for the API key', async () => {
     const owner = await member('admin');
-    const key = (await t.http.post(`/workspaces/${ws}/api-keys`).set(owner.auth).send({ name: 'ci', role: 'viewer' }).expect(201)).body.key;
+    const key = (
+      await t.http.post(`/workspaces/${ws}/api-keys`).set(owner.auth).send({ name: 'ci', role: 'viewer' }).expect(201)
+    ).body.key;
     const byKey = { Authorization: `Bearer ${key}` };
     await t.http.get(`/datasets/${datasetId}`).set(owner.auth).expect(200);
     await t.http.get(`/datasets/${datasetId}`).set(byKey).expect(200);
@@ -77,13 +87,22 @@ describe('record routes: access decided with the session, revoked at once', () =
     const lowered = await member('member');
     await t.http.patch(`/datasets/${datasetId}`).set(lowered.auth).send({ description: 'by a member' }).expect(200);
     await t.http.patch(`/workspaces/${ws}/members/${lowered.id}`).set(admin).send({ role: 'viewer' }).expect(200);
-    expectProblem(await t.http.patch(`/datasets/${datasetId}`).set(lowered.auth).send({ description: 'by a viewer' }), 403);
+    expectProblem(
+      await t.http.patch(`/datasets/${datasetId}`).set(lowered.auth).send({ description: 'by a viewer' }),
+      403,
+    );
     await t.http.get(`/datasets/${datasetId}`).set(lowered.auth).expect(200);
   });
 
   it('a revoked API key: 401 on the next request', async () => {
     const owner = await member('member');
-    const created = (await t.http.post(`/workspaces/${ws}/api-keys`).set(owner.auth).send({ name: 'exporter', role: 'viewer' }).expect(201)).body;
+    const created = (
+      await t.http
+        .post(`/workspaces/${ws}/api-keys`)
+        .set(owner.auth)
+        .send({ name: 'exporter', role: 'viewer' })
+        .expect(201)
+    ).body;
     const byKey = { Authorization: `Bearer ${created.key}` };
     await t.http.get(`/datasets/${datasetId}`).set(byKey).expect(200);
     await t.http.delete(`/workspaces/${ws}/api-keys/${created.id}`).set(owner.auth).expect(204);
@@ -105,7 +124,11 @@ describe('record routes: access decided with the session, revoked at once', () =
   it('many record requests at once, from members and outsiders, each answered by its own standing', async () => {
     const viewer = await member('viewer');
     const outsider = await t.factory.actor();
-    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => t.http.get(`/datasets/${datasetId}`).set(i % 2 ? viewer.auth : outsider.auth)));
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        t.http.get(`/datasets/${datasetId}`).set(i % 2 ? viewer.auth : outsider.auth),
+      ),
+    );
     expect(answers.map((r) => r.status)).toEqual(Array.from({ length: 40 }, (_, i) => (i % 2 ? 200 : 403)));
   });
 });

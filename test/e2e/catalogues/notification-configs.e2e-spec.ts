@@ -8,7 +8,13 @@ describe('notification configs (webhooks)', () => {
   let t: TestApp;
   let r: Awaited<ReturnType<TestApp['factory']['workspaceWithRoles']>>;
   let ws: string;
-  const body = (extra: Record<string, unknown> = {}) => ({ workspace_id: ws, name: 'ci-alerts', url: 'https://hooks.example.com/ews', events: ['run.failed', 'quality_check.failed'], ...extra });
+  const body = (extra: Record<string, unknown> = {}) => ({
+    workspace_id: ws,
+    name: 'ci-alerts',
+    url: 'https://hooks.example.com/ews',
+    events: ['run.failed', 'quality_check.failed'],
+    ...extra,
+  });
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -18,7 +24,11 @@ describe('notification configs (webhooks)', () => {
   afterAll(async () => t?.close());
 
   it('creates a webhook with a generated signing secret that only reveal shows, and documents the signature', async () => {
-    const created = await t.http.post('/notifications/config').set(r.admin.auth).send(body({ events: ['run.failed', 'run.failed', 'quality_check.failed'] })).expect(201);
+    const created = await t.http
+      .post('/notifications/config')
+      .set(r.admin.auth)
+      .send(body({ events: ['run.failed', 'run.failed', 'quality_check.failed'] }))
+      .expect(201);
     expect(created.body).toEqual(
       expect.objectContaining({
         workspace_id: ws,
@@ -27,13 +37,22 @@ describe('notification configs (webhooks)', () => {
         events: ['run.failed', 'quality_check.failed'],
         enabled: true,
         secret_created: true,
-        signing: { algorithm: 'HMAC-SHA256', header: 'X-EWS-Signature', format: expect.stringContaining('<t>.<raw body>') },
+        signing: {
+          algorithm: 'HMAC-SHA256',
+          header: 'X-EWS-Signature',
+          format: expect.stringContaining('<t>.<raw body>'),
+        },
         created_by: r.admin.id,
       }),
     );
-    const secret = await t.http.get(`/workspaces/${ws}/secrets/${created.body.secret_id}`).set(r.admin.auth).expect(200);
+    const secret = await t.http
+      .get(`/workspaces/${ws}/secrets/${created.body.secret_id}`)
+      .set(r.admin.auth)
+      .expect(200);
     expect(secret.body.name).toBe('webhook-ci-alerts');
-    const value = (await t.http.post(`/workspaces/${ws}/secrets/${created.body.secret_id}/reveal`).set(r.admin.auth).expect(200)).body.value as string;
+    const value = (
+      await t.http.post(`/workspaces/${ws}/secrets/${created.body.secret_id}/reveal`).set(r.admin.auth).expect(200)
+    ).body.value as string;
     expect(value).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(JSON.stringify(created.body)).not.toContain(value);
     // What a receiver does with a delivery signed under that secret.
@@ -44,8 +63,18 @@ describe('notification configs (webhooks)', () => {
   });
 
   it('uses a named secret, lists for admins, deletes, and audits', async () => {
-    const secretId = (await t.http.post(`/workspaces/${ws}/secrets`).set(r.admin.auth).send({ name: 'SLACK_SIGNING', value: 'shared-secret' }).expect(201)).body.id;
-    const named = await t.http.post('/notifications/config').set(r.owner.auth).send(body({ name: 'slack', secret_id: secretId, enabled: false, events: ['run.succeeded'] })).expect(201);
+    const secretId = (
+      await t.http
+        .post(`/workspaces/${ws}/secrets`)
+        .set(r.admin.auth)
+        .send({ name: 'SLACK_SIGNING', value: 'shared-secret' })
+        .expect(201)
+    ).body.id;
+    const named = await t.http
+      .post('/notifications/config')
+      .set(r.owner.auth)
+      .send(body({ name: 'slack', secret_id: secretId, enabled: false, events: ['run.succeeded'] }))
+      .expect(201);
     expect(named.body).toEqual(expect.objectContaining({ secret_id: secretId, secret_created: false, enabled: false }));
     const list = await t.http.get('/notifications/config').query({ workspace_id: ws }).set(r.admin.auth).expect(200);
     expect(list.body).toEqual(expect.objectContaining({ total: 2, page: 1 }));
@@ -54,8 +83,14 @@ describe('notification configs (webhooks)', () => {
     await t.http.delete(`/notifications/config/${named.body.id}`).set(r.admin.auth).expect(204);
     expectProblem(await t.http.delete(`/notifications/config/${named.body.id}`).set(r.admin.auth), 404);
     await t.http.delete(`/workspaces/${ws}/secrets/${secretId}`).set(r.admin.auth).expect(204);
-    const audit = await t.dataSource.query(`SELECT action FROM audit_events WHERE target_type = 'notification_config' ORDER BY created_at`);
-    expect(audit.map((a: { action: string }) => a.action)).toEqual(['notification_config.created', 'notification_config.created', 'notification_config.deleted']);
+    const audit = await t.dataSource.query(
+      `SELECT action FROM audit_events WHERE target_type = 'notification_config' ORDER BY created_at`,
+    );
+    expect(audit.map((a: { action: string }) => a.action)).toEqual([
+      'notification_config.created',
+      'notification_config.created',
+      'notification_config.deleted',
+    ]);
   });
 
   it('answers 400, 401, 403, 404 and 409', async () => {
@@ -66,7 +101,11 @@ describe('notification configs (webhooks)', () => {
     expectProblem(await post(r.admin.auth, body({ name: 'CI-ALERTS' })), 409, 'notification_config_name_taken');
     expectProblem(await post(r.admin.auth, body({ name: 'x', events: ['run.exploded'] })), 400, 'validation_failed');
     expectProblem(await post(r.admin.auth, body({ name: 'x', events: [] })), 400, 'validation_failed');
-    expectProblem(await post(r.admin.auth, body({ name: 'x', url: 'mailto:ops@example.com' })), 400, 'validation_failed');
+    expectProblem(
+      await post(r.admin.auth, body({ name: 'x', url: 'mailto:ops@example.com' })),
+      400,
+      'validation_failed',
+    );
     expectProblem(await post(r.admin.auth, body({ name: 'x', secret_id: randomUUID() })), 400, 'unknown_secret');
     expectProblem(await post(r.admin.auth, body({ name: 'x', secret: 'inline' })), 400, 'validation_failed');
     expectProblem(await post(r.member.auth, body({ name: 'x' })), 403);
@@ -75,7 +114,8 @@ describe('notification configs (webhooks)', () => {
     expectProblem(await t.http.get('/notifications/config').query({ workspace_id: ws }).set(r.member.auth), 403);
     expectProblem(await t.http.get('/notifications/config').set(r.admin.auth), 400);
     expectProblem(await t.http.get('/notifications/config').query({ workspace_id: ws }), 401);
-    const id = (await t.http.get('/notifications/config').query({ workspace_id: ws }).set(r.admin.auth).expect(200)).body.items[0].id;
+    const id = (await t.http.get('/notifications/config').query({ workspace_id: ws }).set(r.admin.auth).expect(200))
+      .body.items[0].id;
     expectProblem(await t.http.delete(`/notifications/config/${id}`).set(r.member.auth), 403);
     expectProblem(await t.http.delete(`/notifications/config/${id}`).set(r.outsider.auth), 403);
     expectProblem(await t.http.delete(`/notifications/config/${randomUUID()}`).set(r.admin.auth), 404);

@@ -46,10 +46,15 @@ interface Ran {
 /** Runs node with these arguments in `cwd`; answers its exit code and output, never throws. */
 function node(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(process.execPath, args, { cwd, env: { ...process.env, ...env }, timeout: 100_000, maxBuffer: 32 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-      resolve({ code, stdout, stderr: err && !stderr ? String(err) : stderr });
-    });
+    execFile(
+      process.execPath,
+      args,
+      { cwd, env: { ...process.env, ...env }, timeout: 100_000, maxBuffer: 32 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+        resolve({ code, stdout, stderr: err && !stderr ? String(err) : stderr });
+      },
+    );
   });
 }
 
@@ -69,8 +74,21 @@ function project(generator: Generator, document: unknown): string {
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ private: true, type: 'module' }));
   // skipLibCheck leaves the installed packages' declarations alone; what the generators write is
   // .ts (openapi-typescript's types too), and all of it is checked.
-  const compilerOptions = { strict: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib: generator.lib, types: ['node'], skipLibCheck: true, rootDir: '.', outDir: 'dist' };
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['journey.ts', `${generator.folder}/**/*.ts`] }, null, 2));
+  const compilerOptions = {
+    strict: true,
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    target: 'ES2022',
+    lib: generator.lib,
+    types: ['node'],
+    skipLibCheck: true,
+    rootDir: '.',
+    outDir: 'dist',
+  };
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions, include: ['journey.ts', `${generator.folder}/**/*.ts`] }, null, 2),
+  );
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
   cpSync(join(here, 'journeys', 'journey.ts'), join(dir, 'journey.ts'));
   cpSync(join(here, 'journeys', generator.folder), join(dir, generator.folder), { recursive: true });
@@ -89,7 +107,9 @@ describe('Clients generated from the served OpenAPI document', () => {
     await t.app.listen(0, '127.0.0.1');
     base = `http://127.0.0.1:${(t.app.getHttpServer() as { address(): AddressInfo }).address().port}`;
     document = (await t.http.get('/openapi.json').expect(200)).body;
-    const { access_token } = (await t.http.post('/auth/token').send({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }).expect(200)).body;
+    const { access_token } = (
+      await t.http.post('/auth/token').send({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }).expect(200)
+    ).body;
     admin = { Authorization: `Bearer ${access_token}` };
   });
   afterAll(async () => {
@@ -105,22 +125,45 @@ describe('Clients generated from the served OpenAPI document', () => {
     succeeded(`${generator.name}: generate.mjs`, await node(['generate.mjs'], join(dir, generator.folder)));
     const generated = performance.now();
 
-    const tsc = await node([join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--pretty', 'false'], dir);
+    const tsc = await node(
+      [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--pretty', 'false'],
+      dir,
+    );
     const diagnostics = tsc.stdout.split('\n').filter((line) => /error TS\d+/.test(line));
     expect(diagnostics).toEqual([]);
     succeeded(`${generator.name}: tsc`, tsc);
     const compiled = performance.now();
 
-    const ran = succeeded(`${generator.name}: journey`, await node([join('dist', generator.folder, 'main.js')], dir, { EWS_URL: base, EWS_EMAIL: ADMIN_EMAIL, EWS_PASSWORD: ADMIN_PASSWORD }));
+    const ran = succeeded(
+      `${generator.name}: journey`,
+      await node([join('dist', generator.folder, 'main.js')], dir, {
+        EWS_URL: base,
+        EWS_EMAIL: ADMIN_EMAIL,
+        EWS_PASSWORD: ADMIN_PASSWORD,
+      }),
+    );
     if (process.env.TEST_TIMINGS) {
-      process.stderr.write(`[generators] ${generator.name}: generate ${Math.round(generated - started)} ms, tsc ${Math.round(compiled - generated)} ms, journey ${Math.round(performance.now() - compiled)} ms\n`);
+      process.stderr.write(
+        `[generators] ${generator.name}: generate ${Math.round(generated - started)} ms, tsc ${Math.round(compiled - generated)} ms, journey ${Math.round(performance.now() - compiled)} ms\n`,
+      );
     }
     const outcome = JSON.parse(ran.stdout.trim().split('\n').pop()!);
-    expect(outcome).toEqual({ generator: generator.name, workspace_id: expect.any(String), secret_id: expect.any(String), secrets: 1, dataset_id: expect.any(String), rows: 3, tags: ['generated', 'smoke'], datasets: 1 });
+    expect(outcome).toEqual({
+      generator: generator.name,
+      workspace_id: expect.any(String),
+      secret_id: expect.any(String),
+      secrets: 1,
+      dataset_id: expect.any(String),
+      rows: 3,
+      tags: ['generated', 'smoke'],
+      datasets: 1,
+    });
 
     // What the journey reported is what the service holds.
     const dataset = (await t.http.get(`/datasets/${outcome.dataset_id}`).set(admin).expect(200)).body;
-    expect(dataset).toEqual(expect.objectContaining({ name: 'capitals', workspace_id: outcome.workspace_id, tags: ['generated', 'smoke'] }));
+    expect(dataset).toEqual(
+      expect.objectContaining({ name: 'capitals', workspace_id: outcome.workspace_id, tags: ['generated', 'smoke'] }),
+    );
     const secrets = (await t.http.get(`/workspaces/${outcome.workspace_id}/secrets`).set(admin).expect(200)).body;
     expect(secrets.items.map((s: { id: string }) => s.id)).toEqual([outcome.secret_id]);
   });

@@ -21,7 +21,10 @@ describe('Swagger UI in a browser', () => {
     r = await t.factory.workspaceWithRoles();
     await t.app.listen(0, '127.0.0.1');
     base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: browserExecutable(), args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    browser = await chromium.launch({
+      executablePath: browserExecutable(),
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+    });
   });
   afterAll(async () => {
     await browser?.close();
@@ -41,16 +44,25 @@ describe('Swagger UI in a browser', () => {
    * Opens one operation by its deep link (Swagger UI renders only the tags near the viewport),
    * presses Try it out, fills its path parameters and executes it; the status and body shown.
    */
-  async function tryItOut(page: Page, tag: string, operationId: string, params: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  async function tryItOut(
+    page: Page,
+    tag: string,
+    operationId: string,
+    params: Record<string, string> = {},
+  ): Promise<{ status: number; body: string }> {
     await page.goto('about:blank');
     await page.goto(`${base}/docs#/${tag}/${operationId}`);
     const block = page.locator(`#operations-${tag}-${operationId}`);
     await block.locator('button.try-out__btn').click();
-    for (const [name, value] of Object.entries(params)) await block.locator(`tr[data-param-name="${name}"] input`).fill(value);
+    for (const [name, value] of Object.entries(params))
+      await block.locator(`tr[data-param-name="${name}"] input`).fill(value);
     await block.locator('button.execute').click();
     const status = block.locator('.live-responses-table tr.response .response-col_status').first();
     await status.waitFor();
-    const body = await block.locator('.live-responses-table tr.response .response-col_description pre').first().innerText();
+    const body = await block
+      .locator('.live-responses-table tr.response .response-col_description pre')
+      .first()
+      .innerText();
     // An error's cell reads e.g. "403\nError: Forbidden": the status is its leading number.
     return { status: Number(/^\d{3}/.exec((await status.innerText()).trim())?.[0]), body };
   }
@@ -76,9 +88,12 @@ describe('Swagger UI in a browser', () => {
     await modal.locator('#oauth_password').fill(r.member.password);
     await modal.locator('.auth-container:has(#oauth_username) button.authorize').click();
     // Swagger UI shows "Authorized" and a Logout button once the token endpoint answered.
-    await modal.locator('.auth-container:has(h6:text("Authorized")) button:text("Logout")').waitFor({ timeout: 10_000 }).catch(async () => {
-      throw new Error(`Swagger UI did not authorize: ${await modal.innerText()}`);
-    });
+    await modal
+      .locator('.auth-container:has(h6:text("Authorized")) button:text("Logout")')
+      .waitFor({ timeout: 10_000 })
+      .catch(async () => {
+        throw new Error(`Swagger UI did not authorize: ${await modal.innerText()}`);
+      });
     await modal.locator('button.btn-done').first().click();
 
     // Authorize persists (persistAuthorization): the next load sends the token too.
@@ -103,13 +118,24 @@ describe('Swagger UI in a browser', () => {
   }
 
   it('after pasting an API key, Try it out sends it: the key works where a token does and is refused where a person must act', async () => {
-    const key = (await t.http.post(`/workspaces/${r.workspace.id}/api-keys`).set(r.member.auth).send({ name: 'swagger', role: 'viewer' }).expect(201)).body.key as string;
+    const key = (
+      await t.http
+        .post(`/workspaces/${r.workspace.id}/api-keys`)
+        .set(r.member.auth)
+        .send({ name: 'swagger', role: 'viewer' })
+        .expect(201)
+    ).body.key as string;
     const page = await pasteBearer(key);
     const members = await tryItOut(page, 'workspaces', 'listMembers', { workspace_id: r.workspace.id });
     expect(members.status).toBe(200);
     expect(JSON.parse(members.body).map((m: { user_id: string }) => m.user_id)).toContain(r.member.id);
     const me = await tryItOut(page, 'auth', 'getCurrentUser');
-    expect(JSON.parse(me.body)).toEqual(expect.objectContaining({ email: r.member.email, memberships: [expect.objectContaining({ workspace_id: r.workspace.id, role: 'viewer' })] }));
+    expect(JSON.parse(me.body)).toEqual(
+      expect.objectContaining({
+        email: r.member.email,
+        memberships: [expect.objectContaining({ workspace_id: r.workspace.id, role: 'viewer' })],
+      }),
+    );
     const logout = await tryItOut(page, 'auth', 'logout');
     expect(logout.status).toBe(403);
     await page.context().close();

@@ -6,7 +6,12 @@ import { startTestApp, type TestApp } from '../../utils/test-app.js';
 describe('datasets: upload limits', () => {
   let t: TestApp;
   let r: Awaited<ReturnType<TestApp['factory']['workspaceWithRoles']>>;
-  const upload = (content: string, name: string) => t.http.post('/datasets/upload').query({ workspace_id: r.workspace.id }).set(r.member.auth).attach('file', Buffer.from(content), name);
+  const upload = (content: string, name: string) =>
+    t.http
+      .post('/datasets/upload')
+      .query({ workspace_id: r.workspace.id })
+      .set(r.member.auth)
+      .attach('file', Buffer.from(content), name);
 
   beforeAll(async () => {
     t = await startTestApp({ UPLOAD_MAX_BYTES: '2048', UPLOAD_MAX_ROWS: '3' });
@@ -23,6 +28,14 @@ describe('datasets: upload limits', () => {
     expect(many.body.detail).toMatch(/more than 3 rows/);
     expect(await t.dataSource.query('SELECT count(*)::int AS n FROM datasets')).toEqual([{ n: 0 }]);
     await upload('a\n1\n2\n3\n', 'fits.csv').expect(201);
-    expectProblem(await t.http.post('/datasets/upload').query({ workspace_id: r.workspace.id }).set(r.member.auth).attach('file', Buffer.from('a\n1\n'), 'a.csv').attach('other', Buffer.from('b'), 'b.csv'), 400);
+    expectProblem(
+      await t.http
+        .post('/datasets/upload')
+        .query({ workspace_id: r.workspace.id })
+        .set(r.member.auth)
+        .attach('file', Buffer.from('a\n1\n'), 'a.csv')
+        .attach('other', Buffer.from('b'), 'b.csv'),
+      400,
+    );
   });
 });

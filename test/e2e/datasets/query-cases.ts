@@ -1,7 +1,23 @@
 /** Rows and expected matches shared by the query-language suites on PostgreSQL and on the embedded database. */
 export const QUERY_ROWS: Array<Record<string, unknown>> = [
-  { key: 'a', text: 'Hello World', n: 10, flag: true, tags: ['x', 'y'], meta: { lang: 'en', level: 2 }, date: '2026-01-15' },
-  { key: 'b', text: 'hello there', n: 3.5, flag: false, tags: ['y'], meta: { lang: 'fr', level: 5 }, date: '2025-12-31' },
+  {
+    key: 'a',
+    text: 'Hello World',
+    n: 10,
+    flag: true,
+    tags: ['x', 'y'],
+    meta: { lang: 'en', level: 2 },
+    date: '2026-01-15',
+  },
+  {
+    key: 'b',
+    text: 'hello there',
+    n: 3.5,
+    flag: false,
+    tags: ['y'],
+    meta: { lang: 'fr', level: 5 },
+    date: '2025-12-31',
+  },
   { key: 'c', text: '100% sure_thing', n: '10', flag: null, tags: [], meta: { lang: 'en' }, date: '2026-03-01' },
   { key: 'd', text: 'back\\slash', n: 42, tags: 'x', meta: null },
   { key: 'e', text: 'Ünïcödé ✓', n: 0, flag: true, meta: { lang: 'de', level: 2 }, nested: { deep: { er: [1, 2] } } },
@@ -41,7 +57,25 @@ export const QUERY_CASES: Array<[string, unknown, string[]]> = [
   ['is_null false', { field: 'meta', op: 'is_null', value: false }, ['a', 'b', 'c', 'e']],
   ['a dotted column name', { field: 'x.y', op: 'eq', value: 1 }, ['g']],
   ['a dotted column name as segments', { field: ['x.y'], op: 'gte', value: 1 }, ['g']],
-  ['and', { and: [{ field: 'meta.lang', op: 'eq', value: 'en' }, { field: 'n', op: 'eq', value: 10 }] }, ['a']],
-  ['or', { or: [{ field: 'n', op: 'eq', value: 42 }, { field: 'key', op: 'eq', value: 'g' }] }, ['d', 'g']],
+  [
+    'and',
+    {
+      and: [
+        { field: 'meta.lang', op: 'eq', value: 'en' },
+        { field: 'n', op: 'eq', value: 10 },
+      ],
+    },
+    ['a'],
+  ],
+  [
+    'or',
+    {
+      or: [
+        { field: 'n', op: 'eq', value: 42 },
+        { field: 'key', op: 'eq', value: 'g' },
+      ],
+    },
+    ['d', 'g'],
+  ],
   ['not inverts absent fields too', { not: { field: 'flag', op: 'eq', value: true } }, ['b', 'c', 'd', 'f', 'g']],
 ];

@@ -10,7 +10,8 @@ describe('datasets: the query language over HTTP (PostgreSQL)', () => {
   let datasetId: string;
   let versionId: string;
 
-  const query = (body: Record<string, unknown>) => t.http.post(`/datasets/${datasetId}/versions/${versionId}/query`).set(r.viewer.auth).send(body);
+  const query = (body: Record<string, unknown>) =>
+    t.http.post(`/datasets/${datasetId}/versions/${versionId}/query`).set(r.viewer.auth).send(body);
   const keys = async (filter: unknown) => {
     const res = await query({ filter, limit: 1000 });
     if (res.status !== 200) throw new Error(`${JSON.stringify(filter)}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -20,7 +21,12 @@ describe('datasets: the query language over HTTP (PostgreSQL)', () => {
   beforeAll(async () => {
     t = await startTestApp();
     r = await t.factory.workspaceWithRoles();
-    const res = await t.http.post('/datasets/upload').query({ workspace_id: r.workspace.id }).set(r.member.auth).attach('file', Buffer.from(QUERY_ROWS.map((row) => JSON.stringify(row)).join('\n')), 'rows.jsonl').expect(201);
+    const res = await t.http
+      .post('/datasets/upload')
+      .query({ workspace_id: r.workspace.id })
+      .set(r.member.auth)
+      .attach('file', Buffer.from(QUERY_ROWS.map((row) => JSON.stringify(row)).join('\n')), 'rows.jsonl')
+      .expect(201);
     datasetId = res.body.id;
     versionId = res.body.latest_version.id;
   });
@@ -31,18 +37,41 @@ describe('datasets: the query language over HTTP (PostgreSQL)', () => {
   });
 
   it('treats hostile field names and values as data, never SQL', async () => {
-    expectProblem(await query({ filter: { field: "text'); DROP TABLE dataset_rows; --", op: 'eq', value: 1 } }), 400, 'invalid_filter');
+    expectProblem(
+      await query({ filter: { field: "text'); DROP TABLE dataset_rows; --", op: 'eq', value: 1 } }),
+      400,
+      'invalid_filter',
+    );
     expect(await keys({ field: 'text', op: 'eq', value: "x'); DROP TABLE dataset_rows; --" })).toEqual([]);
     expect(await keys({ field: ['meta', "a'b"], op: 'is_null', value: false })).toEqual([]);
-    expect(await t.dataSource.query('SELECT count(*)::int AS n FROM dataset_rows WHERE dataset_id = $1', [datasetId])).toEqual([{ n: QUERY_ROWS.length }]);
+    expect(
+      await t.dataSource.query('SELECT count(*)::int AS n FROM dataset_rows WHERE dataset_id = $1', [datasetId]),
+    ).toEqual([{ n: QUERY_ROWS.length }]);
   });
 
   it('sorts, projects, pages with offsets and cursors, and counts', async () => {
-    const sorted = await query({ filter: { field: 'n', op: 'gte', value: 0 }, sort: [{ field: 'n', direction: 'desc' }], select: ['key', 'n'], limit: 3 }).expect(200);
-    expect(sorted.body).toEqual(expect.objectContaining({ total: 5, limit: 3, offset: 0, version_id: versionId, version_number: 1 }));
-    expect(sorted.body.items.map((row: Record<string, unknown>) => Object.keys(row).sort())).toEqual([['_row_id', 'key', 'n'], ['_row_id', 'key', 'n'], ['_row_id', 'key', 'n']]);
+    const sorted = await query({
+      filter: { field: 'n', op: 'gte', value: 0 },
+      sort: [{ field: 'n', direction: 'desc' }],
+      select: ['key', 'n'],
+      limit: 3,
+    }).expect(200);
+    expect(sorted.body).toEqual(
+      expect.objectContaining({ total: 5, limit: 3, offset: 0, version_id: versionId, version_number: 1 }),
+    );
+    expect(sorted.body.items.map((row: Record<string, unknown>) => Object.keys(row).sort())).toEqual([
+      ['_row_id', 'key', 'n'],
+      ['_row_id', 'key', 'n'],
+      ['_row_id', 'key', 'n'],
+    ]);
     expect(sorted.body.items.map((row: { n: number }) => row.n)).toEqual([42, 10, 3.5]);
-    const next = await query({ filter: { field: 'n', op: 'gte', value: 0 }, sort: [{ field: 'n', direction: 'desc' }], select: ['key', 'n'], limit: 3, cursor: sorted.body.next_cursor }).expect(200);
+    const next = await query({
+      filter: { field: 'n', op: 'gte', value: 0 },
+      sort: [{ field: 'n', direction: 'desc' }],
+      select: ['key', 'n'],
+      limit: 3,
+      cursor: sorted.body.next_cursor,
+    }).expect(200);
     expect(next.body.items.map((row: { n: number }) => row.n)).toEqual([2, 0]);
     expect(next.body.next_cursor).toBeNull();
     expectProblem(await query({ limit: 2, cursor: sorted.body.next_cursor }), 400, 'invalid_cursor');
@@ -50,14 +79,22 @@ describe('datasets: the query language over HTTP (PostgreSQL)', () => {
     const noTotal = await query({ include_total: false, offset: 2, limit: 2 }).expect(200);
     expect(noTotal.body.total).toBeUndefined();
     expect(noTotal.body.items).toHaveLength(2);
-    const byRowId = await query({ filter: { field: '_row_id', op: 'in', value: [sorted.body.items[0]._row_id, randomUUID()] } }).expect(200);
+    const byRowId = await query({
+      filter: { field: '_row_id', op: 'in', value: [sorted.body.items[0]._row_id, randomUUID()] },
+    }).expect(200);
     expect(byRowId.body.items.map((row: { key: string }) => row.key)).toEqual([sorted.body.items[0].key]);
   });
 
   it('pages in row order by keyset cursors, and caps totals at 10,000', async () => {
     const csv = ['n', ...Array.from({ length: 10_005 }, (_, i) => String(i))].join('\n');
-    const big = await t.http.post('/datasets/upload').query({ workspace_id: r.workspace.id }).set(r.member.auth).attach('file', Buffer.from(csv), 'many.csv').expect(201);
-    const page = (body: Record<string, unknown>) => t.http.post(`/datasets/${big.body.id}/query`).set(r.viewer.auth).send(body).expect(200);
+    const big = await t.http
+      .post('/datasets/upload')
+      .query({ workspace_id: r.workspace.id })
+      .set(r.member.auth)
+      .attach('file', Buffer.from(csv), 'many.csv')
+      .expect(201);
+    const page = (body: Record<string, unknown>) =>
+      t.http.post(`/datasets/${big.body.id}/query`).set(r.viewer.auth).send(body).expect(200);
     const first = await page({ limit: 1000 });
     expect(first.body).toEqual(expect.objectContaining({ total: 10_000, total_capped: true, offset: 0 }));
     const seen = first.body.items.map((row: { n: number }) => row.n);
@@ -82,7 +119,19 @@ describe('datasets: the query language over HTTP (PostgreSQL)', () => {
       [{ field: 'n', op: 'gt', value: true }, '/filter/value', /number or a string/],
       [{ field: 'n', op: 'eq', value: 1, extra: 1 }, '/filter/extra', /unknown member "extra"/],
       [{ field: '_row_id', op: 'eq', value: 'x' }, '/filter/value', /UUID/],
-      [{ not: { not: { not: { not: { not: { not: { not: { not: { not: { not: { not: { field: 'n', op: 'eq', value: 1 } } } } } } } } } } } }, '/filter/not/not/not/not/not/not/not/not/not/not/not', /nest at most 10/],
+      [
+        {
+          not: {
+            not: {
+              not: {
+                not: { not: { not: { not: { not: { not: { not: { not: { field: 'n', op: 'eq', value: 1 } } } } } } } },
+              },
+            },
+          },
+        },
+        '/filter/not/not/not/not/not/not/not/not/not/not/not',
+        /nest at most 10/,
+      ],
     ];
     for (const [filter, pointer, detail] of cases) {
       const res = await query({ filter });
@@ -94,10 +143,20 @@ describe('datasets: the query language over HTTP (PostgreSQL)', () => {
     expectProblem(await query({ select: ['nope'] }), 400, 'invalid_filter');
     expectProblem(await query({ filter: 'n > 3' }), 400, 'validation_failed');
     expectProblem(await query({ limit: 1001 }), 400, 'validation_failed');
-    expectProblem(await t.http.post(`/datasets/${datasetId}/query`).set(r.viewer.auth).send({ version_id: randomUUID() }), 404, 'version_not_found');
+    expectProblem(
+      await t.http.post(`/datasets/${datasetId}/query`).set(r.viewer.auth).send({ version_id: randomUUID() }),
+      404,
+      'version_not_found',
+    );
     expectProblem(await t.http.post(`/datasets/${datasetId}/query`).set(r.outsider.auth).send({}), 403);
-    expectProblem(await t.http.post(`/datasets/${datasetId}/versions/${versionId}/query`).set(r.outsider.auth).send({}), 403);
-    expectProblem(await t.http.post(`/datasets/${datasetId}/versions/${randomUUID()}/query`).set(r.viewer.auth).send({}), 404);
+    expectProblem(
+      await t.http.post(`/datasets/${datasetId}/versions/${versionId}/query`).set(r.outsider.auth).send({}),
+      403,
+    );
+    expectProblem(
+      await t.http.post(`/datasets/${datasetId}/versions/${randomUUID()}/query`).set(r.viewer.auth).send({}),
+      404,
+    );
     expectProblem(await t.http.post(`/datasets/${datasetId}/query`).send({}), 401);
   });
 });

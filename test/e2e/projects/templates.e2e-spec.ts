@@ -3,7 +3,13 @@ import type { Actor } from '../../factories/factory.js';
 import { expectProblem } from '../../utils/problem.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 
-const REQUIRED = ['customer-support-assistant', 'rag-question-answering', 'summarisation', 'code-assistant', 'agentic-workflow'];
+const REQUIRED = [
+  'customer-support-assistant',
+  'rag-question-answering',
+  'summarisation',
+  'code-assistant',
+  'agentic-workflow',
+];
 
 describe('templates: GET /templates and GET /templates/{name}', () => {
   let t: TestApp;
@@ -44,7 +50,14 @@ describe('templates: GET /templates and GET /templates/{name}', () => {
     const { body: summaries } = await t.http.get('/templates').set(user.auth).expect(200);
     for (const summary of summaries) {
       const { body } = await t.http.get(`/templates/${summary.name}`).set(user.auth).expect(200);
-      expect(body).toEqual(expect.objectContaining({ name: summary.name, title: summary.title, description: summary.description, use_case: summary.use_case }));
+      expect(body).toEqual(
+        expect.objectContaining({
+          name: summary.name,
+          title: summary.title,
+          description: summary.description,
+          use_case: summary.use_case,
+        }),
+      );
       expect(body.dimensions).toHaveLength(summary.dimension_count);
       expect(body.dimensions.length).toBeGreaterThanOrEqual(4);
       for (const dimension of body.dimensions) {
@@ -57,7 +70,15 @@ describe('templates: GET /templates and GET /templates/{name}', () => {
       }
       expect(body.suggested_metrics.length).toBeGreaterThanOrEqual(3);
       for (const metric of body.suggested_metrics) {
-        expect(metric).toEqual({ name: expect.stringMatching(/^[a-z][a-z0-9_]*$/), kind: expect.stringMatching(/^(deterministic|judged)$/), description: expect.any(String), threshold: metric.threshold === null ? null : { operator: expect.stringMatching(/^(>=|<=)$/), value: expect.any(Number) } });
+        expect(metric).toEqual({
+          name: expect.stringMatching(/^[a-z][a-z0-9_]*$/),
+          kind: expect.stringMatching(/^(deterministic|judged)$/),
+          description: expect.any(String),
+          threshold:
+            metric.threshold === null
+              ? null
+              : { operator: expect.stringMatching(/^(>=|<=)$/), value: expect.any(Number) },
+        });
       }
     }
   });
@@ -65,8 +86,12 @@ describe('templates: GET /templates and GET /templates/{name}', () => {
   it('gives the customer-support template its real dimensions', async () => {
     const { body } = await t.http.get('/templates/customer-support-assistant').set(user.auth).expect(200);
     const topic = body.dimensions.find((d: { name: string }) => d.name === 'topic');
-    expect(topic.values.map((v: { value: string }) => v.value)).toEqual(expect.arrayContaining(['billing', 'account_access', 'returns_refunds']));
-    expect(body.dimensions.map((d: { name: string }) => d.name)).toEqual(expect.arrayContaining(['topic', 'intent', 'customer_persona', 'difficulty', 'channel', 'language']));
+    expect(topic.values.map((v: { value: string }) => v.value)).toEqual(
+      expect.arrayContaining(['billing', 'account_access', 'returns_refunds']),
+    );
+    expect(body.dimensions.map((d: { name: string }) => d.name)).toEqual(
+      expect.arrayContaining(['topic', 'intent', 'customer_persona', 'difficulty', 'channel', 'language']),
+    );
   });
 
   it('is 404 template_not_found for an unknown name, listing the available names in detail and in `available`', async () => {

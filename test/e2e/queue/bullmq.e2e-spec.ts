@@ -6,12 +6,27 @@ import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 import { invocations, settledRows, waitFor, waitForStatus } from './support/probes.js';
 import { createProbeTables, TestJobsModule } from './support/test-jobs.module.js';
-import { deleteQueueKeys, startWorkerContext, TEST_REDIS_URL, uniqueQueuePrefix, type WorkerContext } from './support/worker-context.js';
+import {
+  deleteQueueKeys,
+  startWorkerContext,
+  TEST_REDIS_URL,
+  uniqueQueuePrefix,
+  type WorkerContext,
+} from './support/worker-context.js';
 import { describeOn } from '../../utils/database-mode.js';
 
-describeOn('postgres', 'BullMQ on Redis with worker contexts beside the API on one database; the embedded database serves one process')('queue: BullMQ driver (API without workers, two worker processes)', () => {
+describeOn(
+  'postgres',
+  'BullMQ on Redis with worker contexts beside the API on one database; the embedded database serves one process',
+)('queue: BullMQ driver (API without workers, two worker processes)', () => {
   const prefix = uniqueQueuePrefix();
-  const env = { REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, JOB_RETRY_DELAY_MS: '50', JOB_LEASE_SECONDS: '5', QUEUE_CONCURRENCY: '3' };
+  const env = {
+    REDIS_URL: TEST_REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    JOB_RETRY_DELAY_MS: '50',
+    JOB_LEASE_SECONDS: '5',
+    QUEUE_CONCURRENCY: '3',
+  };
   let api: TestApp;
   let queue: JobQueue;
   let workers: WorkerContext[] = [];
@@ -21,7 +36,10 @@ describeOn('postgres', 'BullMQ on Redis with worker contexts beside the API on o
     api = await startTestApp({ ...env, RUN_WORKERS: 'false' }, { modules: [TestJobsModule] });
     await createProbeTables(api.dataSource);
     queue = api.app.get(JobQueue);
-    workers = await Promise.all([startWorkerContext(api.db, { ...env, RUN_WORKERS: 'true' }), startWorkerContext(api.db, { ...env, RUN_WORKERS: 'true' })]);
+    workers = await Promise.all([
+      startWorkerContext(api.db, { ...env, RUN_WORKERS: 'true' }),
+      startWorkerContext(api.db, { ...env, RUN_WORKERS: 'true' }),
+    ]);
     redis = new Redis(TEST_REDIS_URL);
   });
   afterAll(async () => {
@@ -48,7 +66,9 @@ describeOn('postgres', 'BullMQ on Redis with worker contexts beside the API on o
     const { job } = await queue.enqueue({ type: 'test.flaky', payload: { fail_times: 10 } });
     const failed = await waitForStatus(queue, job.id, 'failed');
     expect(failed.attempts).toBe(4);
-    expect(failed.error).toEqual(expect.objectContaining({ message: 'planned failure 4', code: 'planned_failure', attempts: 4 }));
+    expect(failed.error).toEqual(
+      expect.objectContaining({ message: 'planned failure 4', code: 'planned_failure', attempts: 4 }),
+    );
     expect((await invocations(api.dataSource, job.id)).map((r) => r.attempt)).toEqual([1, 2, 3, 4]);
     expect(await settledRows(api.dataSource, job.id)).toEqual(['failed']);
   });
@@ -63,7 +83,10 @@ describeOn('postgres', 'BullMQ on Redis with worker contexts beside the API on o
     );
     expect(rows).toHaveLength(40);
     expect(rows.filter((r) => r.n !== 1)).toEqual([]);
-    const ran: Array<{ worker: string }> = await api.dataSource.query(`SELECT DISTINCT worker FROM test_job_invocations WHERE job_id = ANY($1::uuid[])`, [ids]);
+    const ran: Array<{ worker: string }> = await api.dataSource.query(
+      `SELECT DISTINCT worker FROM test_job_invocations WHERE job_id = ANY($1::uuid[])`,
+      [ids],
+    );
     expect(ran.every((r) => workerIds().includes(r.worker))).toBe(true);
   });
 
@@ -94,7 +117,9 @@ describeOn('postgres', 'BullMQ on Redis with worker contexts beside the API on o
     const [row] = await api.dataSource.query(
       `INSERT INTO jobs (type, payload, run_after) VALUES ('test.echo', '{"value":"lost"}', now() - interval '30 seconds') RETURNING id, run_after`,
     );
-    expect(await redis.exists(`${prefix}:${BULLMQ_QUEUE_NAME}:${bullJobId({ id: row.id, runAfter: row.run_after })}`)).toBe(0);
+    expect(
+      await redis.exists(`${prefix}:${BULLMQ_QUEUE_NAME}:${bullJobId({ id: row.id, runAfter: row.run_after })}`),
+    ).toBe(0);
     const done = await waitForStatus(queue, row.id, 'succeeded', 10_000);
     expect(done.result).toEqual(expect.objectContaining({ echo: 'lost', attempt: 1 }));
     expect(await invocations(api.dataSource, row.id)).toHaveLength(1);
@@ -114,7 +139,11 @@ describeOn('postgres', 'BullMQ on Redis with worker contexts beside the API on o
     const probe = new Map(api.app.get(ReadinessRegistry).entries()).get('queue')!;
     await expect(probe()).resolves.toBeUndefined();
 
-    const unreachable = await startWorkerContext(api.db, { ...env, REDIS_URL: 'redis://127.0.0.1:1', RUN_WORKERS: 'false' });
+    const unreachable = await startWorkerContext(api.db, {
+      ...env,
+      REDIS_URL: 'redis://127.0.0.1:1',
+      RUN_WORKERS: 'false',
+    });
     try {
       const broken = new Map(unreachable.context.get(ReadinessRegistry).entries()).get('queue')!;
       const started = Date.now();

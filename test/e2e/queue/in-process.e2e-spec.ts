@@ -16,7 +16,12 @@ describe('queue: in-process driver', () => {
 
   beforeAll(async () => {
     t = await startTestApp(
-      { JOB_RETRY_DELAY_MS: '50', QUEUE_POLL_INTERVAL_MS: '100', JOB_LEASE_SECONDS: String(LEASE_SECONDS), QUEUE_CONCURRENCY: '4' },
+      {
+        JOB_RETRY_DELAY_MS: '50',
+        QUEUE_POLL_INTERVAL_MS: '100',
+        JOB_LEASE_SECONDS: String(LEASE_SECONDS),
+        QUEUE_CONCURRENCY: '4',
+      },
       { modules: [TestJobsModule] },
     );
     await createProbeTables(t.dataSource);
@@ -31,7 +36,15 @@ describe('queue: in-process driver', () => {
     it('answers 202 with the record and a Location to poll; the job succeeds with its result', async () => {
       const res = await t.http.post('/test-jobs/echo').send({ value: 'hello' }).expect(202);
       expect(res.headers.location).toBe(`/test-jobs/${res.body.id}`);
-      expect(res.body).toEqual(expect.objectContaining({ id: expect.any(String), type: 'test.echo', status: expect.stringMatching(/queued|running|succeeded/), attempts: expect.any(Number), max_attempts: 3 }));
+      expect(res.body).toEqual(
+        expect.objectContaining({
+          id: expect.any(String),
+          type: 'test.echo',
+          status: expect.stringMatching(/queued|running|succeeded/),
+          attempts: expect.any(Number),
+          max_attempts: 3,
+        }),
+      );
       expect(res.body).not.toHaveProperty('payload');
 
       const done = await waitFor('the polled job to succeed', async () => {
@@ -39,7 +52,13 @@ describe('queue: in-process driver', () => {
         return poll.body.status === 'succeeded' ? poll.body : null;
       });
       expect(done).toEqual(
-        expect.objectContaining({ attempts: 1, error: null, progress: { stage: 'echoing' }, result: { echo: 'hello', attempt: 1, worker: queue.workerId }, finished_at: expect.any(String) }),
+        expect.objectContaining({
+          attempts: 1,
+          error: null,
+          progress: { stage: 'echoing' },
+          result: { echo: 'hello', attempt: 1, worker: queue.workerId },
+          finished_at: expect.any(String),
+        }),
       );
       expect(await invocations(t.dataSource, done.id)).toHaveLength(1);
       expect(await settledRows(t.dataSource, done.id)).toEqual(['succeeded']);
@@ -64,7 +83,12 @@ describe('queue: in-process driver', () => {
       expect(job.maxAttempts).toBe(4); // the handler's option
       const failed = await waitForStatus(queue, job.id, 'failed');
       expect(failed.attempts).toBe(4);
-      expect(failed.error).toEqual({ message: 'planned failure 4', code: 'planned_failure', attempts: 4, at: expect.any(String) });
+      expect(failed.error).toEqual({
+        message: 'planned failure 4',
+        code: 'planned_failure',
+        attempts: 4,
+        at: expect.any(String),
+      });
       expect(failed.finishedAt).toBeInstanceOf(Date);
       const runs = await invocations(t.dataSource, job.id);
       expect(runs.map((r) => r.attempt)).toEqual([1, 2, 3, 4]);
@@ -96,25 +120,48 @@ describe('queue: in-process driver', () => {
       const { job } = await queue.enqueue({ type: 'test.permanent', payload: {} });
       const failed = await waitForStatus(queue, job.id, 'failed');
       expect(failed.attempts).toBe(1);
-      expect(failed.error).toEqual(expect.objectContaining({ message: 'the dataset is gone', code: 'dataset_missing', attempts: 1 }));
+      expect(failed.error).toEqual(
+        expect.objectContaining({ message: 'the dataset is gone', code: 'dataset_missing', attempts: 1 }),
+      );
       expect(await settledRows(t.dataSource, job.id)).toEqual(['failed']);
     });
 
     it('a job of a type nobody handles fails with a clear reason; enqueueing one is refused', async () => {
-      const [row] = await t.dataSource.query(`INSERT INTO jobs (type, payload) VALUES ('test.nobody', '{}') RETURNING id`);
+      const [row] = await t.dataSource.query(
+        `INSERT INTO jobs (type, payload) VALUES ('test.nobody', '{}') RETURNING id`,
+      );
       const failed = await waitForStatus(queue, row.id, 'failed');
       expect(failed.attempts).toBe(1);
-      expect(failed.error).toEqual(expect.objectContaining({ code: 'unknown_job_type', message: 'no handler is registered for job type "test.nobody"' }));
-      await expect(queue.enqueue({ type: 'test.nobody', payload: {} })).rejects.toThrow(/no @JobHandler\('test.nobody'\)/);
+      expect(failed.error).toEqual(
+        expect.objectContaining({
+          code: 'unknown_job_type',
+          message: 'no handler is registered for job type "test.nobody"',
+        }),
+      );
+      await expect(queue.enqueue({ type: 'test.nobody', payload: {} })).rejects.toThrow(
+        /no @JobHandler\('test.nobody'\)/,
+      );
     });
   });
 
   describe('cancellation', () => {
     it('cancels a queued job at once; cancelling again or a finished job changes nothing', async () => {
-      const { job } = await queue.enqueue({ type: 'test.echo', payload: {}, runAfter: new Date(Date.now() + 3_600_000) });
+      const { job } = await queue.enqueue({
+        type: 'test.echo',
+        payload: {},
+        runAfter: new Date(Date.now() + 3_600_000),
+      });
       const cancelled = await queue.cancel(job.id);
-      expect(cancelled).toEqual(expect.objectContaining({ status: 'cancelled', cancelRequestedAt: expect.any(Date), finishedAt: expect.any(Date) }));
-      expect(cancelled?.error).toEqual(expect.objectContaining({ code: 'cancelled', message: 'cancelled while queued' }));
+      expect(cancelled).toEqual(
+        expect.objectContaining({
+          status: 'cancelled',
+          cancelRequestedAt: expect.any(Date),
+          finishedAt: expect.any(Date),
+        }),
+      );
+      expect(cancelled?.error).toEqual(
+        expect.objectContaining({ code: 'cancelled', message: 'cancelled while queued' }),
+      );
       expect(await settledRows(t.dataSource, job.id)).toEqual(['cancelled']);
       expect((await queue.cancel(job.id))?.status).toBe('cancelled');
       expect(await invocations(t.dataSource, job.id)).toEqual([]);
@@ -198,16 +245,42 @@ describe('queue: in-process driver', () => {
       const workspace = await t.factory.newWorkspace(owner);
       const target = '0b7d9c52-2c55-4c8e-9a57-6b1f0c0e9a11';
       const later = new Date(Date.now() + 3_600_000);
-      const a = await queue.enqueue({ type: 'test.echo', payload: {}, workspaceId: workspace.id, targetType: 'run', targetId: target, runAfter: later, createdBy: owner.id });
-      const b = await queue.enqueue({ type: 'test.echo', payload: {}, workspaceId: workspace.id, targetType: 'run', targetId: target, runAfter: later, priority: 5 });
+      const a = await queue.enqueue({
+        type: 'test.echo',
+        payload: {},
+        workspaceId: workspace.id,
+        targetType: 'run',
+        targetId: target,
+        runAfter: later,
+        createdBy: owner.id,
+      });
+      const b = await queue.enqueue({
+        type: 'test.echo',
+        payload: {},
+        workspaceId: workspace.id,
+        targetType: 'run',
+        targetId: target,
+        runAfter: later,
+        priority: 5,
+      });
       const page = await queue.list({ targetType: 'run', targetId: target }, { skip: 0, take: 10 }, 'claim');
       expect(page.total).toBe(2);
       expect(page.items.map((j) => j.id)).toEqual([b.job.id, a.job.id]); // higher priority first
-      expect((await queue.list({ workspaceId: workspace.id, status: 'queued' }, { skip: 0, take: 1 })).items).toHaveLength(1);
-      expect(await queue.countByStatus({ workspaceId: workspace.id })).toEqual({ queued: 2, running: 0, succeeded: 0, failed: 0, cancelled: 0 });
+      expect(
+        (await queue.list({ workspaceId: workspace.id, status: 'queued' }, { skip: 0, take: 1 })).items,
+      ).toHaveLength(1);
+      expect(await queue.countByStatus({ workspaceId: workspace.id })).toEqual({
+        queued: 2,
+        running: 0,
+        succeeded: 0,
+        failed: 0,
+        cancelled: 0,
+      });
       expect((await queue.latestFor('run', target))?.id).toBe(b.job.id);
       await queue.cancel(a.job.id);
-      expect(await queue.countByStatus({ workspaceId: workspace.id, type: 'test.echo' })).toEqual(expect.objectContaining({ queued: 1, cancelled: 1 }));
+      expect(await queue.countByStatus({ workspaceId: workspace.id, type: 'test.echo' })).toEqual(
+        expect.objectContaining({ queued: 1, cancelled: 1 }),
+      );
       await queue.cancel(b.job.id);
     });
   });
@@ -222,7 +295,9 @@ describe('queue: in-process driver', () => {
       const done = await waitForStatus(queue, row.id, 'succeeded', 8000);
       expect(done.attempts).toBe(2);
       expect(done.result).toEqual({ echo: 'orphan', attempt: 2, worker: queue.workerId });
-      expect(await invocations(t.dataSource, row.id)).toEqual([expect.objectContaining({ attempt: 2, worker: queue.workerId })]);
+      expect(await invocations(t.dataSource, row.id)).toEqual([
+        expect.objectContaining({ attempt: 2, worker: queue.workerId }),
+      ]);
       expect(await settledRows(t.dataSource, row.id)).toEqual(['succeeded']);
     });
 
@@ -232,7 +307,13 @@ describe('queue: in-process driver', () => {
          VALUES ('test.echo', '{}', 'running', 3, 3, 'dead-host:1:000000#7', now() - interval '1 minute') RETURNING id`,
       );
       const failed = await waitForStatus(queue, row.id, 'failed', 8000);
-      expect(failed.error).toEqual({ message: 'worker lost (lease expired) after 3 attempts', code: 'worker_lost', attempts: 3, at: expect.any(String), worker: 'dead-host:1:000000' });
+      expect(failed.error).toEqual({
+        message: 'worker lost (lease expired) after 3 attempts',
+        code: 'worker_lost',
+        attempts: 3,
+        at: expect.any(String),
+        worker: 'dead-host:1:000000',
+      });
       expect(await invocations(t.dataSource, row.id)).toEqual([]);
       expect(await settledRows(t.dataSource, row.id)).toEqual(['failed']);
     });
@@ -242,7 +323,9 @@ describe('queue: in-process driver', () => {
       const { job } = await queue.enqueue({ type: 'test.gated', payload: {} });
       await waitFor('attempt 1 to start', async () => (await invocations(t.dataSource, job.id)).length === 1);
       // The lease runs out (as when a worker hangs past JOB_LEASE_SECONDS).
-      await t.dataSource.query(`UPDATE jobs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [job.id]);
+      await t.dataSource.query(`UPDATE jobs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [
+        job.id,
+      ]);
       await waitFor('attempt 2 to start', async () => (await invocations(t.dataSource, job.id)).length === 2, 8000);
       jobs.openGate(job.id, 2);
       const done = await waitForStatus(queue, job.id, 'succeeded');
@@ -251,7 +334,14 @@ describe('queue: in-process driver', () => {
       jobs.openGate(job.id, 1);
       await new Promise((r) => setTimeout(r, 500));
       const after = await queue.get(job.id);
-      expect(after).toEqual(expect.objectContaining({ status: 'succeeded', attempts: 2, result: { attempt: 2 }, finishedAt: done.finishedAt }));
+      expect(after).toEqual(
+        expect.objectContaining({
+          status: 'succeeded',
+          attempts: 2,
+          result: { attempt: 2 },
+          finishedAt: done.finishedAt,
+        }),
+      );
       expect(await settledRows(t.dataSource, job.id)).toEqual(['succeeded']);
     });
   });

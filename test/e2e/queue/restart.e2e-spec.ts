@@ -29,7 +29,9 @@ describe('queue: durable across restarts (in-process driver)', () => {
 
     const worker = await start({});
     const done = await waitForStatus(worker.app.get(JobQueue), job.id, 'succeeded');
-    expect(done.result).toEqual(expect.objectContaining({ echo: 'persisted', attempt: 1, worker: worker.app.get(JobQueue).workerId }));
+    expect(done.result).toEqual(
+      expect.objectContaining({ echo: 'persisted', attempt: 1, worker: worker.app.get(JobQueue).workerId }),
+    );
     await stop(worker);
   });
 
@@ -63,24 +65,31 @@ describe('queue: durable across restarts (in-process driver)', () => {
     await stop(second);
   });
 
-  itOn('postgres', 'a second process on the same database; the embedded database serves one process')('two processes polling one database run each job exactly once', async () => {
-    const api = await start({ QUEUE_CONCURRENCY: '3' });
-    const other = await startWorkerContext(db, { ...FAST, QUEUE_CONCURRENCY: '3' });
-    try {
-      const queue = api.app.get(JobQueue);
-      const ids: string[] = [];
-      for (let i = 0; i < 30; i++) ids.push((await queue.enqueue({ type: 'test.sleep', payload: { ms: 20 } })).job.id);
-      for (const id of ids) await waitForStatus(queue, id, 'succeeded', 15_000);
-      const rows: Array<{ job_id: string; n: number; workers: number }> = await api.dataSource.query(
-        `SELECT job_id, count(*)::int AS n, count(DISTINCT worker)::int AS workers FROM test_job_invocations WHERE job_id = ANY($1::uuid[]) GROUP BY job_id`,
-        [ids],
-      );
-      expect(rows).toHaveLength(30);
-      expect(rows.every((r) => r.n === 1)).toBe(true);
-      const [{ attempts }] = await api.dataSource.query(`SELECT max(attempts)::int AS attempts FROM jobs WHERE id = ANY($1::uuid[])`, [ids]);
-      expect(attempts).toBe(1);
-    } finally {
-      await other.close();
-    }
-  });
+  itOn('postgres', 'a second process on the same database; the embedded database serves one process')(
+    'two processes polling one database run each job exactly once',
+    async () => {
+      const api = await start({ QUEUE_CONCURRENCY: '3' });
+      const other = await startWorkerContext(db, { ...FAST, QUEUE_CONCURRENCY: '3' });
+      try {
+        const queue = api.app.get(JobQueue);
+        const ids: string[] = [];
+        for (let i = 0; i < 30; i++)
+          ids.push((await queue.enqueue({ type: 'test.sleep', payload: { ms: 20 } })).job.id);
+        for (const id of ids) await waitForStatus(queue, id, 'succeeded', 15_000);
+        const rows: Array<{ job_id: string; n: number; workers: number }> = await api.dataSource.query(
+          `SELECT job_id, count(*)::int AS n, count(DISTINCT worker)::int AS workers FROM test_job_invocations WHERE job_id = ANY($1::uuid[]) GROUP BY job_id`,
+          [ids],
+        );
+        expect(rows).toHaveLength(30);
+        expect(rows.every((r) => r.n === 1)).toBe(true);
+        const [{ attempts }] = await api.dataSource.query(
+          `SELECT max(attempts)::int AS attempts FROM jobs WHERE id = ANY($1::uuid[])`,
+          [ids],
+        );
+        expect(attempts).toBe(1);
+      } finally {
+        await other.close();
+      }
+    },
+  );
 });

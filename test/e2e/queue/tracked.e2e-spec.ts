@@ -34,13 +34,17 @@ describe('queue: tracked records', () => {
     await t?.close();
   });
 
-  const record = async (id: string): Promise<TrackedRow> => (await t.dataSource.query('SELECT * FROM test_tracked_runs WHERE id = $1', [id]))[0];
-  const seen = async (id: string): Promise<Array<{ job_status: string; record_state: string }>> => t.dataSource.query('SELECT job_status, record_state FROM test_tracked_seen WHERE run_id = $1', [id]);
+  const record = async (id: string): Promise<TrackedRow> =>
+    (await t.dataSource.query('SELECT * FROM test_tracked_runs WHERE id = $1', [id]))[0];
+  const seen = async (id: string): Promise<Array<{ job_status: string; record_state: string }>> =>
+    t.dataSource.query('SELECT job_status, record_state FROM test_tracked_seen WHERE run_id = $1', [id]);
 
   /** A family's start: the record and its job in one unit of work. */
   async function start(mode: TrackedMode, runAfter?: Date): Promise<{ id: string; job: Job }> {
     return transactions.run(async () => {
-      const [{ id }]: Array<{ id: string }> = await t.app.get(Db).query('INSERT INTO test_tracked_runs DEFAULT VALUES RETURNING id');
+      const [{ id }]: Array<{ id: string }> = await t.app
+        .get(Db)
+        .query('INSERT INTO test_tracked_runs DEFAULT VALUES RETURNING id');
       const { job } = await queue.enqueue({ type: 'test.tracked', payload: { run_id: id, mode }, runAfter });
       return { id, job };
     });
@@ -51,21 +55,43 @@ describe('queue: tracked records', () => {
     expect((await record(id)).job_id).toBe(job.id);
     await waitForStatus(queue, job.id, 'succeeded');
     const row = await record(id);
-    expect(row).toEqual(expect.objectContaining({ state: 'succeeded', failure: null, progress: { step: 1 }, job_id: job.id, started_at: expect.any(Date), finished_at: expect.any(Date) }));
+    expect(row).toEqual(
+      expect.objectContaining({
+        state: 'succeeded',
+        failure: null,
+        progress: { step: 1 },
+        job_id: job.id,
+        started_at: expect.any(Date),
+        finished_at: expect.any(Date),
+      }),
+    );
     expect(await seen(id)).toEqual([{ job_status: 'succeeded', record_state: 'succeeded' }]);
   });
 
   it('ends failed with the failure {code, message} of its job; the listeners run after', async () => {
     const { id, job } = await start('fail');
     await waitForStatus(queue, job.id, 'failed');
-    expect(await record(id)).toEqual(expect.objectContaining({ state: 'failed', failure: { code: 'planned', message: 'planned failure' }, finished_at: expect.any(Date) }));
+    expect(await record(id)).toEqual(
+      expect.objectContaining({
+        state: 'failed',
+        failure: { code: 'planned', message: 'planned failure' },
+        finished_at: expect.any(Date),
+      }),
+    );
     expect(await seen(id)).toEqual([{ job_status: 'failed', record_state: 'failed' }]);
   });
 
   it('ends cancelled when its job is cancelled while queued, in the same transaction', async () => {
     const { id, job } = await start('succeed', new Date(Date.now() + 3_600_000));
     await queue.cancel(job.id);
-    expect(await record(id)).toEqual(expect.objectContaining({ state: 'cancelled', failure: { code: 'cancelled', message: 'cancelled while queued' }, started_at: null, finished_at: expect.any(Date) }));
+    expect(await record(id)).toEqual(
+      expect.objectContaining({
+        state: 'cancelled',
+        failure: { code: 'cancelled', message: 'cancelled while queued' },
+        started_at: null,
+        finished_at: expect.any(Date),
+      }),
+    );
     expect(await seen(id)).toEqual([{ job_status: 'cancelled', record_state: 'cancelled' }]);
   });
 
@@ -74,7 +100,13 @@ describe('queue: tracked records', () => {
     await waitFor('the record to run', async () => (await record(id)).state === 'running');
     await queue.cancel(job.id);
     await waitForStatus(queue, job.id, 'cancelled');
-    expect(await record(id)).toEqual(expect.objectContaining({ state: 'cancelled', failure: expect.objectContaining({ code: 'cancelled' }), started_at: expect.any(Date) }));
+    expect(await record(id)).toEqual(
+      expect.objectContaining({
+        state: 'cancelled',
+        failure: expect.objectContaining({ code: 'cancelled' }),
+        started_at: expect.any(Date),
+      }),
+    );
   });
 
   it('leaves a record its handler ended alone', async () => {
@@ -86,6 +118,8 @@ describe('queue: tracked records', () => {
   });
 
   it('refuses to queue a tracked job whose payload names no record', async () => {
-    await expect(queue.enqueue({ type: 'test.tracked', payload: { mode: 'succeed' } })).rejects.toThrow(/names no run_id/);
+    await expect(queue.enqueue({ type: 'test.tracked', payload: { mode: 'succeed' } })).rejects.toThrow(
+      /names no run_id/,
+    );
   });
 });

@@ -6,12 +6,21 @@ import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 import { invocations, settledRows, waitFor, waitForStatus } from './support/probes.js';
 import { createProbeTables, TestJobsModule } from './support/test-jobs.module.js';
-import { deleteQueueKeys, startWorkerContext, TEST_REDIS_URL, uniqueQueuePrefix, workerEnvironment } from './support/worker-context.js';
+import {
+  deleteQueueKeys,
+  startWorkerContext,
+  TEST_REDIS_URL,
+  uniqueQueuePrefix,
+  workerEnvironment,
+} from './support/worker-context.js';
 import { spawnWorker, type WorkerProcess } from './support/worker-process.js';
 import { describeOn } from '../../utils/database-mode.js';
 
 /** Worker processes started by `src/worker.ts`'s createWorker, killed and stopped for real. */
-describeOn('postgres', 'spawns worker processes with DATABASE_URL and REDIS_URL; the embedded database serves one process')('queue: worker processes (BullMQ)', () => {
+describeOn(
+  'postgres',
+  'spawns worker processes with DATABASE_URL and REDIS_URL; the embedded database serves one process',
+)('queue: worker processes (BullMQ)', () => {
   const prefix = uniqueQueuePrefix();
   const env = { REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, JOB_LEASE_SECONDS: '5', JOB_RETRY_DELAY_MS: '50' };
   const dataDir = mkdtempSync(join(tmpdir(), 'ews-worker-proc-'));
@@ -20,7 +29,11 @@ describeOn('postgres', 'spawns worker processes with DATABASE_URL and REDIS_URL;
   const children: WorkerProcess[] = [];
 
   const spawn = async (extra: Record<string, string> = {}) => {
-    const child = await spawnWorker({ ...workerEnvironment(api.db, { ...env, ...extra }), DATA_DIR: dataDir, RUN_WORKERS: 'true' });
+    const child = await spawnWorker({
+      ...workerEnvironment(api.db, { ...env, ...extra }),
+      DATA_DIR: dataDir,
+      RUN_WORKERS: 'true',
+    });
     children.push(child);
     return child;
   };
@@ -31,7 +44,8 @@ describeOn('postgres', 'spawns worker processes with DATABASE_URL and REDIS_URL;
     queue = api.app.get(JobQueue);
   });
   afterAll(async () => {
-    for (const child of children) if (child.child.exitCode === null && child.child.signalCode === null) child.child.kill('SIGKILL');
+    for (const child of children)
+      if (child.child.exitCode === null && child.child.signalCode === null) child.child.kill('SIGKILL');
     await api?.close();
     await deleteQueueKeys(prefix);
     rmSync(dataDir, { recursive: true, force: true });
@@ -41,7 +55,9 @@ describeOn('postgres', 'spawns worker processes with DATABASE_URL and REDIS_URL;
     const doomed = await spawn();
     const { job } = await queue.enqueue({ type: 'test.stall-first', payload: {} });
     await waitFor('the child to start attempt 1', async () => (await invocations(api.dataSource, job.id)).length === 1);
-    expect((await invocations(api.dataSource, job.id))[0]).toEqual(expect.objectContaining({ attempt: 1, worker: doomed.workerId }));
+    expect((await invocations(api.dataSource, job.id))[0]).toEqual(
+      expect.objectContaining({ attempt: 1, worker: doomed.workerId }),
+    );
 
     doomed.child.kill('SIGKILL');
     expect(await doomed.exited).toEqual({ code: null, signal: 'SIGKILL' });

@@ -38,24 +38,66 @@ describe('runs: live event stream', () => {
   let offlineConnection: string;
   let finished: { id: string; events: RunEvent[] };
 
-  const list = async (runId: string): Promise<RunEvent[]> => (await t.http.get(`/runs/${runId}/events`).set(r.viewer.auth).expect(200)).body;
+  const list = async (runId: string): Promise<RunEvent[]> =>
+    (await t.http.get(`/runs/${runId}/events`).set(r.viewer.auth).expect(200)).body;
   const startRun = async (connection: string): Promise<string> =>
-    (await t.http.post('/runs').set(r.member.auth).send({ workspace_id: ws, dataset_id: data.datasetId, sut_id: sutId, connection_id: connection, metrics: ['exact_match'] }).expect(202)).body.id;
-  const stream = (runId: string, headers: Record<string, string>, query = '') => openEventStream(base, `/runs/${runId}/events/stream${query}`, headers);
+    (
+      await t.http
+        .post('/runs')
+        .set(r.member.auth)
+        .send({
+          workspace_id: ws,
+          dataset_id: data.datasetId,
+          sut_id: sutId,
+          connection_id: connection,
+          metrics: ['exact_match'],
+        })
+        .expect(202)
+    ).body.id;
+  const stream = (runId: string, headers: Record<string, string>, query = '') =>
+    openEventStream(base, `/runs/${runId}/events/stream${query}`, headers);
 
   beforeAll(async () => {
-    t = await startTestApp({ RUN_EVENT_STREAM_HEARTBEAT_SECONDS: '1', RUN_EVENT_STREAMS_PER_USER: '3', RUN_EVENT_STREAMS_MAX: '5' });
+    t = await startTestApp({
+      RUN_EVENT_STREAM_HEARTBEAT_SECONDS: '1',
+      RUN_EVENT_STREAMS_PER_USER: '3',
+      RUN_EVENT_STREAMS_MAX: '5',
+    });
     await t.app.listen(0, '127.0.0.1');
     base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
     sut = await FakeUpstream.start();
     // Slow enough that the run is still going when the stream opens: its later events arrive live.
-    sut.on('POST', '/answer', (req) => ({ json: { output: (req.body as { input: string }).input === 'q3' ? 'wrong' : `echo ${(req.body as { input: string }).input}` }, delayMs: 150 }));
+    sut.on('POST', '/answer', (req) => ({
+      json: {
+        output:
+          (req.body as { input: string }).input === 'q3' ? 'wrong' : `echo ${(req.body as { input: string }).input}`,
+      },
+      delayMs: 150,
+    }));
     r = await t.factory.workspaceWithRoles();
     ws = r.workspace.id;
-    data = await uploadRows(t, r.member.auth, ws, Array.from({ length: 10 }, (_, i) => ({ input: `q${i}`, expected_output: `echo q${i}` })));
-    sutId = (await t.http.post('/suts').set(r.member.auth).send({ workspace_id: ws, name: 'echo' }).expect(201)).body.id;
-    httpConnection = (await t.http.post(`/suts/${sutId}/connections`).set(r.member.auth).send({ name: 'api', kind: 'http', http: { url: sut.url('/answer') }, max_concurrency: 1 }).expect(201)).body.id;
-    offlineConnection = (await t.http.post(`/suts/${sutId}/connections`).set(r.member.auth).send({ name: 'uploads', kind: 'offline' }).expect(201)).body.id;
+    data = await uploadRows(
+      t,
+      r.member.auth,
+      ws,
+      Array.from({ length: 10 }, (_, i) => ({ input: `q${i}`, expected_output: `echo q${i}` })),
+    );
+    sutId = (await t.http.post('/suts').set(r.member.auth).send({ workspace_id: ws, name: 'echo' }).expect(201)).body
+      .id;
+    httpConnection = (
+      await t.http
+        .post(`/suts/${sutId}/connections`)
+        .set(r.member.auth)
+        .send({ name: 'api', kind: 'http', http: { url: sut.url('/answer') }, max_concurrency: 1 })
+        .expect(201)
+    ).body.id;
+    offlineConnection = (
+      await t.http
+        .post(`/suts/${sutId}/connections`)
+        .set(r.member.auth)
+        .send({ name: 'uploads', kind: 'offline' })
+        .expect(201)
+    ).body.id;
   });
   afterAll(async () => {
     await sut?.close();
@@ -77,8 +119,14 @@ describe('runs: live event stream', () => {
     expect(isTerminal(events.at(-1)!)).toBe(true);
     const listed = await list(runId);
     expect(events).toEqual(listed);
-    expect(events.filter((e) => e.type === 'state_changed').map((e) => e.data.to)).toEqual(['queued', 'running', 'succeeded']);
-    expect(events.filter((e) => e.type === 'progress').at(-1)?.data).toEqual(expect.objectContaining({ done: 10, total: 10 }));
+    expect(events.filter((e) => e.type === 'state_changed').map((e) => e.data.to)).toEqual([
+      'queued',
+      'running',
+      'succeeded',
+    ]);
+    expect(events.filter((e) => e.type === 'progress').at(-1)?.data).toEqual(
+      expect.objectContaining({ done: 10, total: 10 }),
+    );
     finished = { id: runId, events };
   });
 
@@ -90,7 +138,11 @@ describe('runs: live event stream', () => {
     expect(resumed.endedByServer()).toBe(true);
     expect(received(resumed)).toEqual(events.slice(3));
     // Last-Event-ID wins over the `after` of the URL an EventSource keeps when it reconnects.
-    const both = await stream(id, { ...r.viewer.auth, 'Last-Event-ID': String(events[4].seq) }, `?after=${events[0].seq}`);
+    const both = await stream(
+      id,
+      { ...r.viewer.auth, 'Last-Event-ID': String(events[4].seq) },
+      `?after=${events[0].seq}`,
+    );
     await both.ended;
     expect(received(both)).toEqual(events.slice(5));
     const byQuery = await stream(id, r.viewer.auth, `?after=${events[0].seq}`);
@@ -103,19 +155,35 @@ describe('runs: live event stream', () => {
     expect(nothing.messages).toEqual([]);
   });
 
-  it('answers problems before streaming, as GET …/events does: a bad cursor 400, no token 401, a non-member and another workspace\'s API key 403', async () => {
+  it("answers problems before streaming, as GET …/events does: a bad cursor 400, no token 401, a non-member and another workspace's API key 403", async () => {
     const bad = await stream(finished.id, { ...r.viewer.auth, 'Last-Event-ID': 'abc' });
     await bad.ended;
     expect(bad.status).toBe(400);
     expect(bad.headers['content-type']).toContain('application/problem+json');
-    expect(JSON.parse(bad.text())).toEqual(expect.objectContaining({ error_code: 'validation_failed', errors: [expect.objectContaining({ field: 'Last-Event-ID' })] }));
-    expectProblem(await t.http.get(`/runs/${finished.id}/events/stream`).query({ after: -1 }).set(r.viewer.auth), 400, 'validation_failed');
+    expect(JSON.parse(bad.text())).toEqual(
+      expect.objectContaining({
+        error_code: 'validation_failed',
+        errors: [expect.objectContaining({ field: 'Last-Event-ID' })],
+      }),
+    );
+    expectProblem(
+      await t.http.get(`/runs/${finished.id}/events/stream`).query({ after: -1 }).set(r.viewer.auth),
+      400,
+      'validation_failed',
+    );
     expectProblem(await t.http.get(`/runs/${finished.id}/events/stream`), 401);
     expectProblem(await t.http.get(`/runs/${finished.id}/events`).set(r.outsider.auth), 403);
     expectProblem(await t.http.get(`/runs/${finished.id}/events/stream`).set(r.outsider.auth), 403);
     const stranger = await t.factory.actor();
-    const elsewhere = (await t.http.post('/workspaces').set(stranger.auth).send({ name: 'elsewhere' }).expect(201)).body.id;
-    const key = (await t.http.post(`/workspaces/${elsewhere}/api-keys`).set(stranger.auth).send({ name: 'ci', role: 'member' }).expect(201)).body.key as string;
+    const elsewhere = (await t.http.post('/workspaces').set(stranger.auth).send({ name: 'elsewhere' }).expect(201)).body
+      .id;
+    const key = (
+      await t.http
+        .post(`/workspaces/${elsewhere}/api-keys`)
+        .set(stranger.auth)
+        .send({ name: 'ci', role: 'member' })
+        .expect(201)
+    ).body.key as string;
     expectProblem(await t.http.get(`/runs/${finished.id}/events`).set({ Authorization: `Bearer ${key}` }), 403);
     expectProblem(await t.http.get(`/runs/${finished.id}/events/stream`).set({ Authorization: `Bearer ${key}` }), 403);
     expectProblem(await t.http.get('/runs/00000000-0000-4000-8000-000000000000/events/stream').set(r.viewer.auth), 404);
@@ -123,8 +191,14 @@ describe('runs: live event stream', () => {
 
   it('serves parallel streams of one run (tokens and an API key) the same events; heartbeats while idle; a cancel ends them all', async () => {
     const runId = await startRun(offlineConnection);
-    const key = (await t.http.post(`/workspaces/${ws}/api-keys`).set(r.owner.auth).send({ name: 'ci', role: 'viewer' }).expect(201)).body.key as string;
-    const streams = await Promise.all([r.viewer.auth, r.viewer.auth, r.member.auth, r.admin.auth, { Authorization: `Bearer ${key}` }].map((auth) => stream(runId, auth)));
+    const key = (
+      await t.http.post(`/workspaces/${ws}/api-keys`).set(r.owner.auth).send({ name: 'ci', role: 'viewer' }).expect(201)
+    ).body.key as string;
+    const streams = await Promise.all(
+      [r.viewer.auth, r.viewer.auth, r.member.auth, r.admin.auth, { Authorization: `Bearer ${key}` }].map((auth) =>
+        stream(runId, auth),
+      ),
+    );
     expect(streams.map((s) => s.status)).toEqual([200, 200, 200, 200, 200]);
     // Waiting for an upload, the run is idle: each stream gets heartbeats (every second here).
     await Promise.all(streams.map((s) => s.until((x) => x.comments.includes('heartbeat'), 15_000)));
@@ -146,13 +220,17 @@ describe('runs: live event stream', () => {
     await fourth.ended;
     expect(fourth.status).toBe(429);
     expect(fourth.headers['retry-after']).toBe('5');
-    expect(JSON.parse(fourth.text())).toEqual(expect.objectContaining({ error_code: 'too_many_event_streams', limit: 3 }));
+    expect(JSON.parse(fourth.text())).toEqual(
+      expect.objectContaining({ error_code: 'too_many_event_streams', limit: 3 }),
+    );
     const others = await Promise.all([r.member.auth, r.admin.auth].map((auth) => stream(runId, auth)));
     expect(others.map((s) => s.status)).toEqual([200, 200]);
     const full = await stream(runId, r.owner.auth);
     await full.ended;
     expect(full.status).toBe(503);
-    expect(JSON.parse(full.text())).toEqual(expect.objectContaining({ error_code: 'event_streams_exhausted', limit: 5 }));
+    expect(JSON.parse(full.text())).toEqual(
+      expect.objectContaining({ error_code: 'event_streams_exhausted', limit: 5 }),
+    );
 
     // One viewer's tab closes: its place is free again (for them and for the process).
     mine[0].close();

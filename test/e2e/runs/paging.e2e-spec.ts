@@ -8,12 +8,23 @@ import { chatCompletion, FakeUpstream, type RecordedRequest } from '../../utils/
 import { restartableApps, type TestApp } from '../../utils/test-app.js';
 
 type Messages = Array<{ role: string; content: string }>;
-type Run = { id: string; state: string; progress: { total: number; completed: number; errored: number; pending: number }; summary: Record<string, unknown> | null };
+type Run = {
+  id: string;
+  state: string;
+  progress: { total: number; completed: number; errored: number; pending: number };
+  summary: Record<string, unknown> | null;
+};
 
 /** Items a worker reads at a time here: a run of 2,100 items takes eleven pages. */
 const PAGE = 200;
 // One set of keys for the processes that follow each other on the database: tokens and secrets outlive a restart.
-const FAST = { JWT_SECRET: randomBytes(32).toString('hex'), ENCRYPTION_KEY: randomBytes(32).toString('base64'), RUN_PAGE_SIZE: String(PAGE), QUEUE_POLL_INTERVAL_MS: '100', QUEUE_SHUTDOWN_GRACE_SECONDS: '1' };
+const FAST = {
+  JWT_SECRET: randomBytes(32).toString('hex'),
+  ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  RUN_PAGE_SIZE: String(PAGE),
+  QUEUE_POLL_INTERVAL_MS: '100',
+  QUEUE_SHUTDOWN_GRACE_SECONDS: '1',
+};
 
 const lastMessage = (req: RecordedRequest) => (req.body as { messages: Messages }).messages.at(-1)!.content;
 
@@ -50,11 +61,35 @@ describe('runs: executed a page at a time', () => {
 
   async function setUp(t: TestApp, rows: Array<Record<string, unknown>>, connection: Record<string, unknown>) {
     const owner = await t.factory.actor();
-    const ws = (await t.http.post('/workspaces').set(owner.auth).send({ name: `paging-${Math.random().toString(36).slice(2, 8)}` }).expect(201)).body.id;
+    const ws = (
+      await t.http
+        .post('/workspaces')
+        .set(owner.auth)
+        .send({ name: `paging-${Math.random().toString(36).slice(2, 8)}` })
+        .expect(201)
+    ).body.id;
     const data = await uploadRows(t, owner.auth, ws, rows);
-    if (rows.some((row) => row.conv)) await t.http.post(`/datasets/${data.datasetId}/versions/${data.versionId}/map`).set(owner.auth).send({ input: 'input', expected_output: 'expected_output', session_id: 'conv' }).expect(200);
-    const sutId = (await t.http.post('/suts').set(owner.auth).send({ workspace_id: ws, name: 'chat' }).expect(201)).body.id;
-    const connectionId = (await t.http.post(`/suts/${sutId}/connections`).set(owner.auth).send({ name: 'chat', kind: 'openai_chat', openai_chat: { base_url: sut.url('/v1'), model: 'bot' }, retry: { max_attempts: 1 }, ...connection }).expect(201)).body.id;
+    if (rows.some((row) => row.conv))
+      await t.http
+        .post(`/datasets/${data.datasetId}/versions/${data.versionId}/map`)
+        .set(owner.auth)
+        .send({ input: 'input', expected_output: 'expected_output', session_id: 'conv' })
+        .expect(200);
+    const sutId = (await t.http.post('/suts').set(owner.auth).send({ workspace_id: ws, name: 'chat' }).expect(201)).body
+      .id;
+    const connectionId = (
+      await t.http
+        .post(`/suts/${sutId}/connections`)
+        .set(owner.auth)
+        .send({
+          name: 'chat',
+          kind: 'openai_chat',
+          openai_chat: { base_url: sut.url('/v1'), model: 'bot' },
+          retry: { max_attempts: 1 },
+          ...connection,
+        })
+        .expect(201)
+    ).body.id;
     return { owner, ws, datasetId: data.datasetId, sutId, connectionId };
   }
 
@@ -72,7 +107,11 @@ describe('runs: executed a page at a time', () => {
     try {
       // 1,050 rows, twice each: 2,100 items. Every seventh row is a turn of one of 13 conversations spread over the
       // whole dataset (so over every page); a quarter expect another answer; every 50th fails; every 10th is flaky.
-      const rows = Array.from({ length: 1050 }, (_, i) => ({ input: `q${i}`, expected_output: i % 4 === 0 ? 'something else' : `reply to: q${i}`, ...(i % 7 === 2 ? { conv: `s${i % 13}` } : {}) }));
+      const rows = Array.from({ length: 1050 }, (_, i) => ({
+        input: `q${i}`,
+        expected_output: i % 4 === 0 ? 'something else' : `reply to: q${i}`,
+        ...(i % 7 === 2 ? { conv: `s${i % 13}` } : {}),
+      }));
       const calls = new Map<string, number>();
       sut.on('POST', '/v1/chat/completions', (req) => {
         const input = lastMessage(req);
@@ -83,7 +122,20 @@ describe('runs: executed a page at a time', () => {
         return { json: chatCompletion(i % 10 === 3 && nth === 2 ? 'a wrong reply' : `reply to: ${input}`) };
       });
       const { owner, ws, datasetId, sutId, connectionId } = await setUp(t, rows, { max_concurrency: 8 });
-      const created = (await t.http.post('/runs').set(owner.auth).send({ workspace_id: ws, dataset_id: datasetId, sut_id: sutId, connection_id: connectionId, metrics: ['exact_match'], repetitions: 2 }).expect(202)).body;
+      const created = (
+        await t.http
+          .post('/runs')
+          .set(owner.auth)
+          .send({
+            workspace_id: ws,
+            dataset_id: datasetId,
+            sut_id: sutId,
+            connection_id: connectionId,
+            metrics: ['exact_match'],
+            repetitions: 2,
+          })
+          .expect(202)
+      ).body;
       const run = await settled(t, owner.auth, created.id);
 
       // Every input was sent once per repetition: no item skipped at a page boundary, none sent twice.
@@ -101,17 +153,39 @@ describe('runs: executed a page at a time', () => {
 
       const failing = rows.filter((_, i) => i % 50 === 7).length;
       const passedItems = rows.reduce((n, _, i) => n + (i % 50 === 7 || i % 4 === 0 ? 0 : i % 10 === 3 ? 1 : 2), 0);
-      expect(run).toEqual(expect.objectContaining({ state: 'succeeded', progress: expect.objectContaining({ total: 2100, completed: 2100 - 2 * failing, errored: 2 * failing, pending: 0 }) }));
-      expect(run.summary).toEqual(expect.objectContaining({ rows: 2100, completed: 2100 - 2 * failing, errored: 2 * failing, passed_rows: passedItems, failed_rows: 2100 - passedItems, pass_rate: passedItems / 2100 }));
+      expect(run).toEqual(
+        expect.objectContaining({
+          state: 'succeeded',
+          progress: expect.objectContaining({
+            total: 2100,
+            completed: 2100 - 2 * failing,
+            errored: 2 * failing,
+            pending: 0,
+          }),
+        }),
+      );
+      expect(run.summary).toEqual(
+        expect.objectContaining({
+          rows: 2100,
+          completed: 2100 - 2 * failing,
+          errored: 2 * failing,
+          passed_rows: passedItems,
+          failed_rows: 2100 - passedItems,
+          pass_rate: passedItems / 2100,
+        }),
+      );
       const flaky = rows.filter((_, i) => i % 50 !== 7 && i % 4 !== 0 && i % 10 === 3).length;
-      expect(run.summary!.trials).toEqual(expect.objectContaining({ repetitions: 2, rows: 1050, repeated_rows: 1050, flaky_rows: flaky }));
+      expect(run.summary!.trials).toEqual(
+        expect.objectContaining({ repetitions: 2, rows: 1050, repeated_rows: 1050, flaky_rows: flaky }),
+      );
       // Summarised a page at a time, the summary is the one of all the items at once, to the last digit.
       expect(run.summary).toEqual(await summaryOfAllItems(t.dataSource, run.id));
       const results = (await t.http.get(`/runs/${run.id}/results`).set(owner.auth).expect(200)).body;
       expect(results).toEqual(expect.objectContaining({ items: 2100, scored: 2100, summary: run.summary }));
 
       // Progress counted each item once.
-      const events = (await t.http.get(`/runs/${run.id}/events`).query({ limit: 1000 }).set(owner.auth).expect(200)).body as Array<{ type: string; data: { done?: number; total?: number } }>;
+      const events = (await t.http.get(`/runs/${run.id}/events`).query({ limit: 1000 }).set(owner.auth).expect(200))
+        .body as Array<{ type: string; data: { done?: number; total?: number } }>;
       const progress = events.filter((e) => e.type === 'progress');
       expect(progress.at(-1)!.data).toEqual(expect.objectContaining({ done: 2100, total: 2100 }));
       expect(progress.every((e) => e.data.done! <= 2100)).toBe(true);
@@ -135,21 +209,50 @@ describe('runs: executed a page at a time', () => {
         return { json: chatCompletion(`reply to: ${input}`) };
       }
       before.push(input);
-      return nth < 700 ? { json: chatCompletion(`reply to: ${input}`) } : { until: held, json: chatCompletion('too late') };
+      return nth < 700
+        ? { json: chatCompletion(`reply to: ${input}`) }
+        : { until: held, json: chatCompletion('too late') };
     });
-    const rows = Array.from({ length: 2100 }, (_, i) => ({ input: `q${i}`, expected_output: i % 3 === 0 ? 'other' : `reply to: q${i}` }));
+    const rows = Array.from({ length: 2100 }, (_, i) => ({
+      input: `q${i}`,
+      expected_output: i % 3 === 0 ? 'other' : `reply to: q${i}`,
+    }));
     const first = await apps.start();
     let setup: Awaited<ReturnType<typeof setUp>>;
     let runId: string;
     let answeredFirst: Set<string>;
     try {
       setup = await setUp(first, rows, { max_concurrency: 6 });
-      runId = (await first.http.post('/runs').set(setup.owner.auth).send({ workspace_id: setup.ws, dataset_id: setup.datasetId, sut_id: setup.sutId, connection_id: setup.connectionId, metrics: ['exact_match'] }).expect(202)).body.id;
-      const answered = async () => (await first.dataSource.query(`SELECT count(*)::int AS n FROM run_items WHERE run_id = $1 AND status <> 'pending'`, [runId]))[0].n as number;
-      for (let i = 0; i < 1200 && ((await answered()) < 700 || before.length < 706); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      runId = (
+        await first.http
+          .post('/runs')
+          .set(setup.owner.auth)
+          .send({
+            workspace_id: setup.ws,
+            dataset_id: setup.datasetId,
+            sut_id: setup.sutId,
+            connection_id: setup.connectionId,
+            metrics: ['exact_match'],
+          })
+          .expect(202)
+      ).body.id;
+      const answered = async () =>
+        (
+          await first.dataSource.query(
+            `SELECT count(*)::int AS n FROM run_items WHERE run_id = $1 AND status <> 'pending'`,
+            [runId],
+          )
+        )[0].n as number;
+      for (let i = 0; i < 1200 && ((await answered()) < 700 || before.length < 706); i++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       expect(await answered()).toBe(700);
       answeredFirst = new Set<string>(
-        (await first.dataSource.query(`SELECT data ->> 'input' AS input FROM run_items WHERE run_id = $1 AND status <> 'pending'`, [runId])).map((r: { input: string }) => r.input),
+        (
+          await first.dataSource.query(
+            `SELECT data ->> 'input' AS input FROM run_items WHERE run_id = $1 AND status <> 'pending'`,
+            [runId],
+          )
+        ).map((r: { input: string }) => r.input),
       );
     } finally {
       await apps.stop(first);
@@ -161,7 +264,12 @@ describe('runs: executed a page at a time', () => {
     try {
       expect(answeredFirst.size).toBe(700);
       const run = await settled(second, setup.owner.auth, runId);
-      expect(run).toEqual(expect.objectContaining({ state: 'succeeded', progress: expect.objectContaining({ total: 2100, completed: 2100, errored: 0 }) }));
+      expect(run).toEqual(
+        expect.objectContaining({
+          state: 'succeeded',
+          progress: expect.objectContaining({ total: 2100, completed: 2100, errored: 0 }),
+        }),
+      );
       // Nothing answered before the restart was sent again; what the second worker sent, it sent once.
       expect(after.filter((input) => answeredFirst.has(input))).toEqual([]);
       expect(new Set(after).size).toBe(after.length);
@@ -172,10 +280,23 @@ describe('runs: executed a page at a time', () => {
       expect(again.every((input) => before.indexOf(input) >= 700)).toBe(true);
 
       const passing = rows.filter((_, i) => i % 3 !== 0).length;
-      expect(run.summary).toEqual(expect.objectContaining({ rows: 2100, passed_rows: passing, failed_rows: 2100 - passing, pass_rate: passing / 2100 }));
+      expect(run.summary).toEqual(
+        expect.objectContaining({
+          rows: 2100,
+          passed_rows: passing,
+          failed_rows: 2100 - passing,
+          pass_rate: passing / 2100,
+        }),
+      );
       expect(run.summary).toEqual(await summaryOfAllItems(second.dataSource, runId));
-      const events = (await second.http.get(`/runs/${runId}/events`).query({ limit: 1000 }).set(setup.owner.auth).expect(200)).body as Array<{ type: string; data: { to?: string; done?: number } }>;
-      expect(events.filter((e) => e.type === 'state_changed').map((e) => e.data.to)).toEqual(['queued', 'running', 'succeeded']);
+      const events = (
+        await second.http.get(`/runs/${runId}/events`).query({ limit: 1000 }).set(setup.owner.auth).expect(200)
+      ).body as Array<{ type: string; data: { to?: string; done?: number } }>;
+      expect(events.filter((e) => e.type === 'state_changed').map((e) => e.data.to)).toEqual([
+        'queued',
+        'running',
+        'succeeded',
+      ]);
       expect(events.filter((e) => e.type === 'progress').at(-1)!.data.done).toBe(2100);
     } finally {
       await apps.stop(second);

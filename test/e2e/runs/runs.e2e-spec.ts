@@ -9,7 +9,13 @@ import { expectProblem } from '../../utils/problem.js';
 import { followLocation } from '../../utils/accepted.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 
-type Run = { id: string; state: string; progress: { total: number; completed: number; errored: number; pending: number }; passed: boolean | null; summary: Record<string, unknown> | null };
+type Run = {
+  id: string;
+  state: string;
+  progress: { total: number; completed: number; errored: number; pending: number };
+  passed: boolean | null;
+  summary: Record<string, unknown> | null;
+};
 
 describe('runs', () => {
   let t: TestApp;
@@ -32,7 +38,14 @@ describe('runs', () => {
     { input: 'capital of Fiji?', expected_output: 'Suva' },
   ];
   /** The SUT under test: right for most rows, wrong for Peru and Chile, and a 500 for Fiji. */
-  let answers: Record<string, string | null> = { France: 'Paris', Italy: 'Rome', Spain: 'Madrid', Peru: 'Cusco', Chile: 'Valparaiso', Fiji: null };
+  let answers: Record<string, string | null> = {
+    France: 'Paris',
+    Italy: 'Rome',
+    Spain: 'Madrid',
+    Peru: 'Cusco',
+    Chile: 'Valparaiso',
+    Fiji: null,
+  };
 
   async function settled(id: string, auth = r.viewer.auth): Promise<Run> {
     for (let i = 0; i < 400; i++) {
@@ -52,16 +65,65 @@ describe('runs', () => {
     sut.on('POST', '/answer', (req: RecordedRequest) => {
       const country = /of (\w+)\?/.exec((req.body as { question: string }).question)?.[1] ?? '';
       const answer = answers[country];
-      return answer === null || answer === undefined ? { status: 500, text: 'model crashed' } : { json: { answer, usage: { in: 10, out: 2 } } };
+      return answer === null || answer === undefined
+        ? { status: 500, text: 'model crashed' }
+        : { json: { answer, usage: { in: 10, out: 2 } } };
     });
     hooks.on('POST', '/hook', { status: 204 });
     data = await uploadRows(t, r.member.auth, ws, ROWS, 'capitals.json');
-    sutId = (await t.http.post('/suts').set(r.member.auth).send({ workspace_id: ws, name: 'geo-bot' }).expect(201)).body.id;
-    connectionId = (await t.http.post(`/suts/${sutId}/connections`).set(r.member.auth).send({ name: 'api', kind: 'http', http: { url: sut.url('/answer') }, max_concurrency: 4, retry: { max_attempts: 2, initial_backoff_ms: 1 } }).expect(201)).body.id;
-    await t.http.post(`/suts/${sutId}/connections/${connectionId}/adapter`).set(r.member.auth).send({ request: { body: { question: '{{input}}' } }, response: { language: 'jsonpath', output: '$.answer', usage: { prompt_tokens: '$.usage.in', completion_tokens: '$.usage.out' } } }).expect(201);
-    await t.http.post('/metric-configs').set(r.member.auth).send({ workspace_id: ws, name: 'f1', kind: 'deterministic', metric: 'token_f1', threshold: 0.5 }).expect(201);
-    evalConfigId = (await t.http.post('/eval-configs').set(r.member.auth).send({ workspace_id: ws, name: 'gate', metrics: [{ config_name: 'exact_match', min_pass_rate: 0.5 }, { config_name: 'f1' }, { config_name: 'latency', gating: false }], pass_rule: { min_pass_rate: 0.5 } }).expect(201)).body.id;
-    await t.http.post('/notifications/config').set(r.admin.auth).send({ workspace_id: ws, name: 'ci', url: hooks.url('/hook'), events: ['run.succeeded', 'run.failed'] }).expect(201);
+    sutId = (await t.http.post('/suts').set(r.member.auth).send({ workspace_id: ws, name: 'geo-bot' }).expect(201)).body
+      .id;
+    connectionId = (
+      await t.http
+        .post(`/suts/${sutId}/connections`)
+        .set(r.member.auth)
+        .send({
+          name: 'api',
+          kind: 'http',
+          http: { url: sut.url('/answer') },
+          max_concurrency: 4,
+          retry: { max_attempts: 2, initial_backoff_ms: 1 },
+        })
+        .expect(201)
+    ).body.id;
+    await t.http
+      .post(`/suts/${sutId}/connections/${connectionId}/adapter`)
+      .set(r.member.auth)
+      .send({
+        request: { body: { question: '{{input}}' } },
+        response: {
+          language: 'jsonpath',
+          output: '$.answer',
+          usage: { prompt_tokens: '$.usage.in', completion_tokens: '$.usage.out' },
+        },
+      })
+      .expect(201);
+    await t.http
+      .post('/metric-configs')
+      .set(r.member.auth)
+      .send({ workspace_id: ws, name: 'f1', kind: 'deterministic', metric: 'token_f1', threshold: 0.5 })
+      .expect(201);
+    evalConfigId = (
+      await t.http
+        .post('/eval-configs')
+        .set(r.member.auth)
+        .send({
+          workspace_id: ws,
+          name: 'gate',
+          metrics: [
+            { config_name: 'exact_match', min_pass_rate: 0.5 },
+            { config_name: 'f1' },
+            { config_name: 'latency', gating: false },
+          ],
+          pass_rule: { min_pass_rate: 0.5 },
+        })
+        .expect(201)
+    ).body.id;
+    await t.http
+      .post('/notifications/config')
+      .set(r.admin.auth)
+      .send({ workspace_id: ws, name: 'ci', url: hooks.url('/hook'), events: ['run.succeeded', 'run.failed'] })
+      .expect(201);
   });
   afterAll(async () => {
     await sut?.close();
@@ -70,112 +132,330 @@ describe('runs', () => {
   });
 
   it('runs a dataset through the SUT, scores every row, records errors, events, results and a signed webhook', async () => {
-    const started = await t.http.post('/runs').set(r.member.auth).send({ workspace_id: ws, dataset_id: data.datasetId, sut_id: sutId, connection_id: connectionId, eval_config_id: evalConfigId, tags: ['nightly'] }).expect(202);
+    const started = await t.http
+      .post('/runs')
+      .set(r.member.auth)
+      .send({
+        workspace_id: ws,
+        dataset_id: data.datasetId,
+        sut_id: sutId,
+        connection_id: connectionId,
+        eval_config_id: evalConfigId,
+        tags: ['nightly'],
+      })
+      .expect(202);
     await followLocation(t, started, r.viewer.auth);
-    expect(started.body).toEqual(expect.objectContaining({ state: 'queued', connection_kind: 'http', adapter_revision: 1, eval_config_id: evalConfigId, progress: expect.objectContaining({ total: 6 }), tags: ['nightly'] }));
-    expect(started.body.metrics.map((m: { name: string; source: string }) => `${m.name}:${m.source}`)).toEqual(['exact_match:builtin', 'f1:latest_version', 'latency:builtin']);
+    expect(started.body).toEqual(
+      expect.objectContaining({
+        state: 'queued',
+        connection_kind: 'http',
+        adapter_revision: 1,
+        eval_config_id: evalConfigId,
+        progress: expect.objectContaining({ total: 6 }),
+        tags: ['nightly'],
+      }),
+    );
+    expect(started.body.metrics.map((m: { name: string; source: string }) => `${m.name}:${m.source}`)).toEqual([
+      'exact_match:builtin',
+      'f1:latest_version',
+      'latency:builtin',
+    ]);
     firstRun = await settled(started.body.id);
-    expect(firstRun).toEqual(expect.objectContaining({ state: 'succeeded', passed: true, progress: { total: 6, completed: 5, errored: 1, pending: 0, percent: 100 } }));
-    const summary = firstRun.summary as { pass_rate: number; metrics: Array<{ name: string; mean: number; pass_rate: number }>; errored: number };
+    expect(firstRun).toEqual(
+      expect.objectContaining({
+        state: 'succeeded',
+        passed: true,
+        progress: { total: 6, completed: 5, errored: 1, pending: 0, percent: 100 },
+      }),
+    );
+    const summary = firstRun.summary as {
+      pass_rate: number;
+      metrics: Array<{ name: string; mean: number; pass_rate: number }>;
+      errored: number;
+    };
     // 3 of 6 rows pass (the 500 counts as failed): 0.5 meets min_pass_rate 0.5.
     expect(summary.pass_rate).toBe(0.5);
-    expect(summary.metrics.find((m) => m.name === 'exact_match')).toEqual(expect.objectContaining({ mean: 0.6, pass_rate: 0.6 }));
-    expect(summary.metrics.find((m) => m.name === 'f1')).toEqual(expect.objectContaining({ mean: 0.6, pass_rate: 0.6 }));
+    expect(summary.metrics.find((m) => m.name === 'exact_match')).toEqual(
+      expect.objectContaining({ mean: 0.6, pass_rate: 0.6 }),
+    );
+    expect(summary.metrics.find((m) => m.name === 'f1')).toEqual(
+      expect.objectContaining({ mean: 0.6, pass_rate: 0.6 }),
+    );
     // Fiji was tried twice (retry policy) and recorded as an error; the others once.
-    expect(sut.received('POST', '/answer').filter((q) => (q.body as { question: string }).question.includes('Fiji'))).toHaveLength(2);
+    expect(
+      sut.received('POST', '/answer').filter((q) => (q.body as { question: string }).question.includes('Fiji')),
+    ).toHaveLength(2);
     expect(sut.received('POST', '/answer')).toHaveLength(7);
 
-    const events = (await t.http.get(`/runs/${firstRun.id}/events`).set(r.viewer.auth).expect(200)).body as Array<{ seq: number; type: string; data: Record<string, unknown> }>;
+    const events = (await t.http.get(`/runs/${firstRun.id}/events`).set(r.viewer.auth).expect(200)).body as Array<{
+      seq: number;
+      type: string;
+      data: Record<string, unknown>;
+    }>;
     expect(events.every((e, i) => Number.isInteger(e.seq) && (i === 0 || e.seq > events[i - 1].seq))).toBe(true);
-    expect(events.filter((e) => e.type === 'state_changed').map((e) => e.data.to)).toEqual(['queued', 'running', 'succeeded']);
-    expect(events.find((e) => e.type === 'row_error')?.data).toEqual(expect.objectContaining({ code: 'http_status', status_code: 500, row_id: data.rowIds[5] }));
-    expect(events.filter((e) => e.type === 'progress').at(-1)?.data).toEqual(expect.objectContaining({ done: 6, total: 6 }));
+    expect(events.filter((e) => e.type === 'state_changed').map((e) => e.data.to)).toEqual([
+      'queued',
+      'running',
+      'succeeded',
+    ]);
+    expect(events.find((e) => e.type === 'row_error')?.data).toEqual(
+      expect.objectContaining({ code: 'http_status', status_code: 500, row_id: data.rowIds[5] }),
+    );
+    expect(events.filter((e) => e.type === 'progress').at(-1)?.data).toEqual(
+      expect.objectContaining({ done: 6, total: 6 }),
+    );
     const after = events[1].seq;
-    expect((await t.http.get(`/runs/${firstRun.id}/events`).query({ after }).set(r.viewer.auth).expect(200)).body[0].seq).toBe(events[2].seq);
+    expect(
+      (await t.http.get(`/runs/${firstRun.id}/events`).query({ after }).set(r.viewer.auth).expect(200)).body[0].seq,
+    ).toBe(events[2].seq);
 
-    const failed = await t.http.post(`/runs/${firstRun.id}/results/query`).set(r.viewer.auth).send({ filter: { field: 'passed', op: 'eq', value: false }, sort: [{ field: 'row.input', direction: 'asc' }] }).expect(200);
+    const failed = await t.http
+      .post(`/runs/${firstRun.id}/results/query`)
+      .set(r.viewer.auth)
+      .send({ filter: { field: 'passed', op: 'eq', value: false }, sort: [{ field: 'row.input', direction: 'asc' }] })
+      .expect(200);
     expect(failed.body.items.map((i: { output: string }) => i.output)).toEqual(['Valparaiso', 'Cusco']);
-    expect(failed.body.items[0]).toEqual(expect.objectContaining({ status: 'done', row: ROWS[4], scores: expect.objectContaining({ exact_match: expect.objectContaining({ score: 0 }) }) }));
-    const errored = await t.http.post(`/runs/${firstRun.id}/query`).set(r.viewer.auth).send({ filter: { field: '_status', op: 'eq', value: 'error' } }).expect(200);
-    expect(errored.body.items).toEqual([expect.objectContaining({ _row_id: data.rowIds[5], input: 'capital of Fiji?', _status: 'error', _output: null, _error: 'http_status' })]);
-    expectProblem(await t.http.post(`/runs/${firstRun.id}/results/query`).set(r.viewer.auth).send({ filter: { field: 'nope', op: 'eq', value: 1 } }), 400, 'invalid_filter');
+    expect(failed.body.items[0]).toEqual(
+      expect.objectContaining({
+        status: 'done',
+        row: ROWS[4],
+        scores: expect.objectContaining({ exact_match: expect.objectContaining({ score: 0 }) }),
+      }),
+    );
+    const errored = await t.http
+      .post(`/runs/${firstRun.id}/query`)
+      .set(r.viewer.auth)
+      .send({ filter: { field: '_status', op: 'eq', value: 'error' } })
+      .expect(200);
+    expect(errored.body.items).toEqual([
+      expect.objectContaining({
+        _row_id: data.rowIds[5],
+        input: 'capital of Fiji?',
+        _status: 'error',
+        _output: null,
+        _error: 'http_status',
+      }),
+    ]);
+    expectProblem(
+      await t.http
+        .post(`/runs/${firstRun.id}/results/query`)
+        .set(r.viewer.auth)
+        .send({ filter: { field: 'nope', op: 'eq', value: 1 } }),
+      400,
+      'invalid_filter',
+    );
 
     const results = await t.http.get(`/runs/${firstRun.id}/results`).set(r.viewer.auth).expect(200);
-    expect(results.body).toEqual(expect.objectContaining({ final: true, items: 6, scored: 6, summary: expect.objectContaining({ completed: 5, errored: 1 }) }));
+    expect(results.body).toEqual(
+      expect.objectContaining({
+        final: true,
+        items: 6,
+        scored: 6,
+        summary: expect.objectContaining({ completed: 5, errored: 1 }),
+      }),
+    );
     const analysis = await t.http.get(`/runs/${firstRun.id}/analysis`).set(r.viewer.auth).expect(200);
-    expect(analysis.body).toEqual(expect.objectContaining({ rows: 6, failed_rows: 3, errors: [expect.objectContaining({ code: 'http_status', count: 1, example_row_ids: [data.rowIds[5]] })] }));
+    expect(analysis.body).toEqual(
+      expect.objectContaining({
+        rows: 6,
+        failed_rows: 3,
+        errors: [expect.objectContaining({ code: 'http_status', count: 1, example_row_ids: [data.rowIds[5]] })],
+      }),
+    );
 
     const link = await t.http.get(`/runs/${firstRun.id}/parquet-url`).set(r.viewer.auth).expect(200);
-    const file = await t.http.get(new URL(link.body.url).pathname + new URL(link.body.url).search).buffer(true).parse((res, done) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => done(null, Buffer.concat(chunks)));
-    }).expect(200);
+    const file = await t.http
+      .get(new URL(link.body.url).pathname + new URL(link.body.url).search)
+      .buffer(true)
+      .parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => done(null, Buffer.concat(chunks)));
+      })
+      .expect(200);
     const bytes = file.body as Buffer;
-    const parquet = await parquetReadObjects({ file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer });
+    const parquet = await parquetReadObjects({
+      file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
+    });
     expect(parquet).toHaveLength(6);
-    expect(parquet[0]).toEqual(expect.objectContaining({ row_id: data.rowIds[0], input: 'capital of France?', output: 'Paris', score_exact_match: 1, passed_f1: true, passed: true }));
-    expectProblem(await t.http.get(new URL(link.body.url).pathname).query({ expires: '1', signature: 'x' }), 403, 'invalid_signature');
+    expect(parquet[0]).toEqual(
+      expect.objectContaining({
+        row_id: data.rowIds[0],
+        input: 'capital of France?',
+        output: 'Paris',
+        score_exact_match: 1,
+        passed_f1: true,
+        passed: true,
+      }),
+    );
+    expectProblem(
+      await t.http.get(new URL(link.body.url).pathname).query({ expires: '1', signature: 'x' }),
+      403,
+      'invalid_signature',
+    );
 
     const frozen = await t.http.get('/metric-configs/f1/1').query({ workspace_id: ws }).set(r.viewer.auth).expect(200);
     expect(frozen.body).toEqual(expect.objectContaining({ frozen: true, first_used_by_run: firstRun.id }));
 
-    for (let i = 0; i < 100 && hooks.received('POST', '/hook').length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let i = 0; i < 100 && hooks.received('POST', '/hook').length === 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     const delivery = hooks.received('POST', '/hook')[0];
-    expect(delivery.body).toEqual(expect.objectContaining({ event: 'run.succeeded', data: expect.objectContaining({ run_id: firstRun.id, passed: true }) }));
-    const secretId = (await t.http.get('/notifications/config').query({ workspace_id: ws }).set(r.admin.auth)).body.items[0].secret_id;
-    const key = (await t.http.post(`/workspaces/${ws}/secrets/${secretId}/reveal`).set(r.admin.auth).expect(200)).body.value;
+    expect(delivery.body).toEqual(
+      expect.objectContaining({
+        event: 'run.succeeded',
+        data: expect.objectContaining({ run_id: firstRun.id, passed: true }),
+      }),
+    );
+    const secretId = (await t.http.get('/notifications/config').query({ workspace_id: ws }).set(r.admin.auth)).body
+      .items[0].secret_id;
+    const key = (await t.http.post(`/workspaces/${ws}/secrets/${secretId}/reveal`).set(r.admin.auth).expect(200)).body
+      .value;
     expect(verifyWebhook(key, JSON.stringify(delivery.body), delivery.headers['x-ews-signature'] as string)).toBe(true);
-    expect(await t.dataSource.query(`SELECT status, attempts, last_status_code FROM notification_deliveries`)).toEqual([{ status: 'delivered', attempts: 1, last_status_code: 204 }]);
+    expect(await t.dataSource.query(`SELECT status, attempts, last_status_code FROM notification_deliveries`)).toEqual([
+      { status: 'delivered', attempts: 1, last_status_code: 204 },
+    ]);
 
-    const listed = await t.http.get('/runs').query({ workspace_id: ws, state: 'succeeded', tag: 'nightly' }).set(r.viewer.auth).expect(200);
+    const listed = await t.http
+      .get('/runs')
+      .query({ workspace_id: ws, state: 'succeeded', tag: 'nightly' })
+      .set(r.viewer.auth)
+      .expect(200);
     expect(listed.body.items.map((x: Run) => x.id)).toEqual([firstRun.id]);
     expect((await t.http.get(`/suts/${sutId}/runs`).set(r.viewer.auth).expect(200)).body.total).toBe(1);
   });
 
   it('reruns only the rows whose call failed, and compares two runs row by row', async () => {
     answers = { ...answers, Fiji: 'Suva' };
-    const rerun = await t.http.post(`/runs/${firstRun.id}/rerun`).set(r.member.auth).send({ mode: 'errors' }).expect(202);
+    const rerun = await t.http
+      .post(`/runs/${firstRun.id}/rerun`)
+      .set(r.member.auth)
+      .send({ mode: 'errors' })
+      .expect(202);
     await followLocation(t, rerun, r.viewer.auth);
-    expect(rerun.body).toEqual(expect.objectContaining({ rerun_of: firstRun.id, rerun_mode: 'errors', progress: expect.objectContaining({ total: 1 }) }));
+    expect(rerun.body).toEqual(
+      expect.objectContaining({
+        rerun_of: firstRun.id,
+        rerun_mode: 'errors',
+        progress: expect.objectContaining({ total: 1 }),
+      }),
+    );
     expect((await settled(rerun.body.id)).progress).toEqual(expect.objectContaining({ completed: 1, errored: 0 }));
 
     answers = { ...answers, France: 'Lyon', Peru: 'Lima' };
-    again = await settled((await t.http.post(`/runs/${firstRun.id}/rerun`).set(r.member.auth).send({}).expect(202)).body.id);
-    const diff = await t.http.get('/runs/diff').query({ base: firstRun.id, candidate: again.id }).set(r.viewer.auth).expect(200);
+    again = await settled(
+      (await t.http.post(`/runs/${firstRun.id}/rerun`).set(r.member.auth).send({}).expect(202)).body.id,
+    );
+    const diff = await t.http
+      .get('/runs/diff')
+      .query({ base: firstRun.id, candidate: again.id })
+      .set(r.viewer.auth)
+      .expect(200);
     expect(diff.body.summary).toEqual(expect.objectContaining({ rows: 6, regressed: 1, improved: 2, unchanged: 3 }));
     expect(diff.body.rows.slice(0, 3).map((x: { row_id: string; status: string }) => [x.row_id, x.status])).toEqual([
       [data.rowIds[0], 'regressed'],
       [data.rowIds[3], 'improved'],
       [data.rowIds[5], 'improved'],
     ]);
-    const regressed = await t.http.get('/runs/diff').query({ base: firstRun.id, candidate: again.id, status: 'regressed' }).set(r.viewer.auth).expect(200);
-    expect(regressed.body).toEqual(expect.objectContaining({ total: 1, rows: [expect.objectContaining({ metrics: expect.objectContaining({ exact_match: { base: 1, candidate: 0, delta: -1, base_passed: true, candidate_passed: false } }) })] }));
-    const row = await t.http.get('/runs/diff/row').query({ base: firstRun.id, candidate: again.id, row_id: data.rowIds[0] }).set(r.viewer.auth).expect(200);
-    expect(row.body).toEqual(expect.objectContaining({ status: 'regressed', input: 'capital of France?', expected_output: 'Paris', base: expect.objectContaining({ output: 'Paris', passed: true }), candidate: expect.objectContaining({ output: 'Lyon', passed: false }) }));
-    const image = await t.http.get('/runs/diff/row/image').query({ base: firstRun.id, candidate: again.id, row_id: data.rowIds[0] }).set(r.viewer.auth).buffer(true).parse((res, done) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => done(null, Buffer.concat(chunks)));
-    }).expect(200);
+    const regressed = await t.http
+      .get('/runs/diff')
+      .query({ base: firstRun.id, candidate: again.id, status: 'regressed' })
+      .set(r.viewer.auth)
+      .expect(200);
+    expect(regressed.body).toEqual(
+      expect.objectContaining({
+        total: 1,
+        rows: [
+          expect.objectContaining({
+            metrics: expect.objectContaining({
+              exact_match: { base: 1, candidate: 0, delta: -1, base_passed: true, candidate_passed: false },
+            }),
+          }),
+        ],
+      }),
+    );
+    const row = await t.http
+      .get('/runs/diff/row')
+      .query({ base: firstRun.id, candidate: again.id, row_id: data.rowIds[0] })
+      .set(r.viewer.auth)
+      .expect(200);
+    expect(row.body).toEqual(
+      expect.objectContaining({
+        status: 'regressed',
+        input: 'capital of France?',
+        expected_output: 'Paris',
+        base: expect.objectContaining({ output: 'Paris', passed: true }),
+        candidate: expect.objectContaining({ output: 'Lyon', passed: false }),
+      }),
+    );
+    const image = await t.http
+      .get('/runs/diff/row/image')
+      .query({ base: firstRun.id, candidate: again.id, row_id: data.rowIds[0] })
+      .set(r.viewer.auth)
+      .buffer(true)
+      .parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => done(null, Buffer.concat(chunks)));
+      })
+      .expect(200);
     expect(image.headers['content-type']).toBe('image/png');
     const png = PNG.sync.read(image.body as Buffer);
     expect(png.width).toBe(1200);
-    const csv = await t.http.get('/runs/diff/export').query({ base: firstRun.id, candidate: again.id }).set(r.viewer.auth).expect(200);
+    const csv = await t.http
+      .get('/runs/diff/export')
+      .query({ base: firstRun.id, candidate: again.id })
+      .set(r.viewer.auth)
+      .expect(200);
     expect(csv.headers['content-type']).toMatch(/^text\/csv/);
-    expect(csv.text.split('\r\n')[0]).toBe('row_id,status,base_passed,candidate_passed,output_changed,exact_match_base,exact_match_candidate,exact_match_delta,f1_base,f1_candidate,f1_delta,latency_base,latency_candidate,latency_delta');
+    expect(csv.text.split('\r\n')[0]).toBe(
+      'row_id,status,base_passed,candidate_passed,output_changed,exact_match_base,exact_match_candidate,exact_match_delta,f1_base,f1_candidate,f1_delta,latency_base,latency_candidate,latency_delta',
+    );
     expect(csv.text.split('\r\n')[1]).toMatch(new RegExp(`^${data.rowIds[0]},regressed,true,false,true,1,0,-1,`));
-    const json = await t.http.get('/runs/diff/export').query({ base: firstRun.id, candidate: again.id, format: 'json' }).set(r.viewer.auth).expect(200);
+    const json = await t.http
+      .get('/runs/diff/export')
+      .query({ base: firstRun.id, candidate: again.id, format: 'json' })
+      .set(r.viewer.auth)
+      .expect(200);
     expect(json.body.rows).toHaveLength(6);
-    expectProblem(await t.http.get('/runs/diff/row').query({ base: firstRun.id, candidate: again.id, row_id: randomUUID() }).set(r.viewer.auth), 404, 'diff_row_not_found');
+    expectProblem(
+      await t.http
+        .get('/runs/diff/row')
+        .query({ base: firstRun.id, candidate: again.id, row_id: randomUUID() })
+        .set(r.viewer.auth),
+      404,
+      'diff_row_not_found',
+    );
   });
 
   it('cancels a run mid-way: no new calls, what was done is kept', async () => {
     const slow = await FakeUpstream.start();
     slow.on('POST', '/answer', { json: { output: 'x' }, delayMs: 150 });
-    const conn = (await t.http.post(`/suts/${sutId}/connections`).set(r.member.auth).send({ name: 'slow', kind: 'http', http: { url: slow.url('/answer') }, max_concurrency: 1 }).expect(201)).body.id;
-    const many = await uploadRows(t, r.member.auth, ws, Array.from({ length: 30 }, (_, i) => ({ input: `q${i}`, expected_output: 'x' })));
-    const run = (await t.http.post('/runs').set(r.member.auth).send({ workspace_id: ws, dataset_id: many.datasetId, sut_id: sutId, connection_id: conn, metrics: ['exact_match'] }).expect(202)).body;
+    const conn = (
+      await t.http
+        .post(`/suts/${sutId}/connections`)
+        .set(r.member.auth)
+        .send({ name: 'slow', kind: 'http', http: { url: slow.url('/answer') }, max_concurrency: 1 })
+        .expect(201)
+    ).body.id;
+    const many = await uploadRows(
+      t,
+      r.member.auth,
+      ws,
+      Array.from({ length: 30 }, (_, i) => ({ input: `q${i}`, expected_output: 'x' })),
+    );
+    const run = (
+      await t.http
+        .post('/runs')
+        .set(r.member.auth)
+        .send({
+          workspace_id: ws,
+          dataset_id: many.datasetId,
+          sut_id: sutId,
+          connection_id: conn,
+          metrics: ['exact_match'],
+        })
+        .expect(202)
+    ).body;
     for (let i = 0; i < 100 && slow.requests.length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 50));
     const cancelled = await t.http.post(`/runs/${run.id}/cancel`).set(r.member.auth).expect(200);
     expect(cancelled.body).toEqual(expect.objectContaining({ state: 'cancelled', cancel_requested: true }));
@@ -189,64 +469,228 @@ describe('runs', () => {
   });
 
   it('takes the outputs of an offline run by upload and scores them', async () => {
-    const offline = (await t.http.post(`/suts/${sutId}/connections`).set(r.member.auth).send({ name: 'batch', kind: 'offline' }).expect(201)).body.id;
-    const run = (await t.http.post('/runs').set(r.member.auth).send({ workspace_id: ws, dataset_id: data.datasetId, sut_id: sutId, connection_id: offline, metrics: ['exact_match', 'contains'], sample: { size: 3, seed: 7 } }).expect(202)).body;
-    expect(run).toEqual(expect.objectContaining({ state: 'awaiting_upload', progress: expect.objectContaining({ total: 3 }) }));
-    const items = (await t.http.post(`/runs/${run.id}/results/query`).set(r.viewer.auth).send({}).expect(200)).body.items as Array<{ row_id: string; row: { expected_output: string } }>;
-    expectProblem(await t.http.put(`/runs/${run.id}/upload`).set(r.member.auth).send({ results: [{ row_id: randomUUID(), output: 'x' }] }), 400, 'upload_invalid');
-    expectProblem(await t.http.put(`/runs/${run.id}/upload`).set(r.member.auth).send({ results: [{ row_id: 'nope', output: 'x' }] }), 400, 'validation_failed');
-    await t.http.put(`/runs/${run.id}/upload`).set(r.member.auth).send({ results: [{ row_id: items[0].row_id, output: items[0].row.expected_output, latency_ms: 12 }], complete: false }).expect(202);
-    expectProblem(await t.http.put(`/runs/${run.id}/upload`).set(r.member.auth).set('Content-Type', 'application/x-ndjson').send(`{"row_id": "${items[1].row_id}", "output": "x"}\nnot json\n`), 400, 'upload_invalid');
-    expectProblem(await t.http.put(`/runs/${run.id}/upload`).set(r.member.auth).set('Content-Type', 'text/plain').send('hello'), 415);
-    const uploaded = await t.http.put(`/runs/${run.id}/upload`).set(r.member.auth).set('Content-Type', 'application/x-ndjson').send(`{"row_id": "${items[1].row_id}", "output": "wrong"}\n\n`).expect(202);
+    const offline = (
+      await t.http
+        .post(`/suts/${sutId}/connections`)
+        .set(r.member.auth)
+        .send({ name: 'batch', kind: 'offline' })
+        .expect(201)
+    ).body.id;
+    const run = (
+      await t.http
+        .post('/runs')
+        .set(r.member.auth)
+        .send({
+          workspace_id: ws,
+          dataset_id: data.datasetId,
+          sut_id: sutId,
+          connection_id: offline,
+          metrics: ['exact_match', 'contains'],
+          sample: { size: 3, seed: 7 },
+        })
+        .expect(202)
+    ).body;
+    expect(run).toEqual(
+      expect.objectContaining({ state: 'awaiting_upload', progress: expect.objectContaining({ total: 3 }) }),
+    );
+    const items = (await t.http.post(`/runs/${run.id}/results/query`).set(r.viewer.auth).send({}).expect(200)).body
+      .items as Array<{ row_id: string; row: { expected_output: string } }>;
+    expectProblem(
+      await t.http
+        .put(`/runs/${run.id}/upload`)
+        .set(r.member.auth)
+        .send({ results: [{ row_id: randomUUID(), output: 'x' }] }),
+      400,
+      'upload_invalid',
+    );
+    expectProblem(
+      await t.http
+        .put(`/runs/${run.id}/upload`)
+        .set(r.member.auth)
+        .send({ results: [{ row_id: 'nope', output: 'x' }] }),
+      400,
+      'validation_failed',
+    );
+    await t.http
+      .put(`/runs/${run.id}/upload`)
+      .set(r.member.auth)
+      .send({
+        results: [{ row_id: items[0].row_id, output: items[0].row.expected_output, latency_ms: 12 }],
+        complete: false,
+      })
+      .expect(202);
+    expectProblem(
+      await t.http
+        .put(`/runs/${run.id}/upload`)
+        .set(r.member.auth)
+        .set('Content-Type', 'application/x-ndjson')
+        .send(`{"row_id": "${items[1].row_id}", "output": "x"}\nnot json\n`),
+      400,
+      'upload_invalid',
+    );
+    expectProblem(
+      await t.http.put(`/runs/${run.id}/upload`).set(r.member.auth).set('Content-Type', 'text/plain').send('hello'),
+      415,
+    );
+    const uploaded = await t.http
+      .put(`/runs/${run.id}/upload`)
+      .set(r.member.auth)
+      .set('Content-Type', 'application/x-ndjson')
+      .send(`{"row_id": "${items[1].row_id}", "output": "wrong"}\n\n`)
+      .expect(202);
     await followLocation(t, uploaded, r.viewer.auth);
     expect(uploaded.body.state).toBe('queued');
     const done = await settled(run.id);
     expect(done.progress).toEqual(expect.objectContaining({ total: 3, completed: 2, errored: 1 }));
-    const missing = (await t.http.post(`/runs/${run.id}/results/query`).set(r.viewer.auth).send({ filter: { field: 'status', op: 'eq', value: 'error' } }).expect(200)).body.items;
-    expect(missing).toEqual([expect.objectContaining({ row_id: items[2].row_id, error: expect.objectContaining({ code: 'not_uploaded' }) })]);
+    const missing = (
+      await t.http
+        .post(`/runs/${run.id}/results/query`)
+        .set(r.viewer.auth)
+        .send({ filter: { field: 'status', op: 'eq', value: 'error' } })
+        .expect(200)
+    ).body.items;
+    expect(missing).toEqual([
+      expect.objectContaining({ row_id: items[2].row_id, error: expect.objectContaining({ code: 'not_uploaded' }) }),
+    ]);
 
     // The table (POST /runs/{id}/query) filters and sorts on the very columns it answers with.
     const table = (body: Record<string, unknown>) => t.http.post(`/runs/${run.id}/query`).set(r.viewer.auth).send(body);
     const all = (await table({}).expect(200)).body.items as Array<Record<string, unknown>>;
-    expect(Object.keys(all[0])).toEqual(expect.arrayContaining(['_row_id', 'input', 'expected_output', '_status', '_output', '_passed', '_score.exact_match', '_score.contains']));
+    expect(Object.keys(all[0])).toEqual(
+      expect.arrayContaining([
+        '_row_id',
+        'input',
+        'expected_output',
+        '_status',
+        '_output',
+        '_passed',
+        '_score.exact_match',
+        '_score.contains',
+      ]),
+    );
     const passed = (await table({ filter: { field: '_passed', op: 'eq', value: true } }).expect(200)).body.items;
-    expect(passed).toEqual([expect.objectContaining({ _row_id: items[0].row_id, _passed: true, '_score.exact_match': 1 })]);
-    const byColumn = (await table({ filter: { field: 'expected_output', op: 'eq', value: items[1].row.expected_output } }).expect(200)).body.items;
+    expect(passed).toEqual([
+      expect.objectContaining({ _row_id: items[0].row_id, _passed: true, '_score.exact_match': 1 }),
+    ]);
+    const byColumn = (
+      await table({ filter: { field: 'expected_output', op: 'eq', value: items[1].row.expected_output } }).expect(200)
+    ).body.items;
     expect(byColumn).toEqual([expect.objectContaining({ _row_id: items[1].row_id, _output: 'wrong', _passed: false })]);
-    const errored = (await table({ filter: { field: '_error', op: 'eq', value: 'not_uploaded' } }).expect(200)).body.items;
+    const errored = (await table({ filter: { field: '_error', op: 'eq', value: 'not_uploaded' } }).expect(200)).body
+      .items;
     expect(errored.map((x: { _row_id: string }) => x._row_id)).toEqual([items[2].row_id]);
-    const sorted = (await table({ filter: { field: '_status', op: 'eq', value: 'done' }, sort: [{ field: '_score.exact_match', direction: 'desc' }] }).expect(200)).body.items;
+    const sorted = (
+      await table({
+        filter: { field: '_status', op: 'eq', value: 'done' },
+        sort: [{ field: '_score.exact_match', direction: 'desc' }],
+      }).expect(200)
+    ).body.items;
     expect(sorted.map((x: { _row_id: string }) => x._row_id)).toEqual([items[0].row_id, items[1].row_id]);
     const unknown = await table({ filter: { field: 'passed', op: 'eq', value: true } });
     expectProblem(unknown, 400, 'invalid_filter');
     expect(unknown.body.detail).toContain('"_passed"');
-    expectProblem(await t.http.put(`/runs/${run.id}/upload`).set(r.member.auth).send({ results: [{ row_id: items[0].row_id, output: 'x' }] }), 409, 'run_not_awaiting_upload');
+    expectProblem(
+      await t.http
+        .put(`/runs/${run.id}/upload`)
+        .set(r.member.auth)
+        .send({ results: [{ row_id: items[0].row_id, output: 'x' }] }),
+      409,
+      'run_not_awaiting_upload',
+    );
   });
 
   it('shows the queue and answers 400, 401, 403 and 404', async () => {
     const queue = await t.http.get('/runs/queue').query({ workspace_id: ws }).set(r.viewer.auth).expect(200);
     expect(queue.body).toEqual({ workspace_id: ws, running: [], waiting: [], awaiting_upload: 0 });
-    const body = { workspace_id: ws, dataset_id: data.datasetId, sut_id: sutId, connection_id: connectionId, metrics: ['exact_match'] };
-    expectProblem(await t.http.post('/runs').set(r.member.auth).send({ ...body, metrics: undefined }), 400, 'metrics_required');
-    expectProblem(await t.http.post('/runs').set(r.member.auth).send({ ...body, metrics: ['meteor'] }), 400, 'run_input_invalid');
-    expectProblem(await t.http.post('/runs').set(r.member.auth).send({ ...body, metrics: ['correctness'] }), 400, 'judge_required');
-    expectProblem(await t.http.post('/runs').set(r.member.auth).send({ ...body, dataset_id: randomUUID() }), 400, 'unknown_row_source');
-    expectProblem(await t.http.post('/runs').set(r.member.auth).send({ ...body, connection_id: randomUUID() }), 400, 'run_input_invalid');
-    expectProblem(await t.http.post('/runs').set(r.member.auth).send({ ...body, concurrency: 0 }), 400, 'validation_failed');
-    expectProblem(await t.http.post('/runs').set(r.member.auth).send({ ...body, state: 'succeeded' }), 400, 'validation_failed');
-    expectProblem(await t.http.post(`/runs/${again.id}/rerun`).set(r.member.auth).send({ mode: 'errors' }), 409, 'nothing_to_rerun');
+    const body = {
+      workspace_id: ws,
+      dataset_id: data.datasetId,
+      sut_id: sutId,
+      connection_id: connectionId,
+      metrics: ['exact_match'],
+    };
+    expectProblem(
+      await t.http
+        .post('/runs')
+        .set(r.member.auth)
+        .send({ ...body, metrics: undefined }),
+      400,
+      'metrics_required',
+    );
+    expectProblem(
+      await t.http
+        .post('/runs')
+        .set(r.member.auth)
+        .send({ ...body, metrics: ['meteor'] }),
+      400,
+      'run_input_invalid',
+    );
+    expectProblem(
+      await t.http
+        .post('/runs')
+        .set(r.member.auth)
+        .send({ ...body, metrics: ['correctness'] }),
+      400,
+      'judge_required',
+    );
+    expectProblem(
+      await t.http
+        .post('/runs')
+        .set(r.member.auth)
+        .send({ ...body, dataset_id: randomUUID() }),
+      400,
+      'unknown_row_source',
+    );
+    expectProblem(
+      await t.http
+        .post('/runs')
+        .set(r.member.auth)
+        .send({ ...body, connection_id: randomUUID() }),
+      400,
+      'run_input_invalid',
+    );
+    expectProblem(
+      await t.http
+        .post('/runs')
+        .set(r.member.auth)
+        .send({ ...body, concurrency: 0 }),
+      400,
+      'validation_failed',
+    );
+    expectProblem(
+      await t.http
+        .post('/runs')
+        .set(r.member.auth)
+        .send({ ...body, state: 'succeeded' }),
+      400,
+      'validation_failed',
+    );
+    expectProblem(
+      await t.http.post(`/runs/${again.id}/rerun`).set(r.member.auth).send({ mode: 'errors' }),
+      409,
+      'nothing_to_rerun',
+    );
     expectProblem(await t.http.post('/runs').set(r.viewer.auth).send(body), 403);
     expectProblem(await t.http.post('/runs').set(r.outsider.auth).send(body), 403);
     expectProblem(await t.http.get(`/runs/${firstRun.id}`).set(r.outsider.auth), 403);
     expectProblem(await t.http.post(`/runs/${firstRun.id}/rerun`).set(r.viewer.auth).send({}), 403);
-    expectProblem(await t.http.get('/runs/diff').query({ base: firstRun.id, candidate: firstRun.id }).set(r.outsider.auth), 403);
+    expectProblem(
+      await t.http.get('/runs/diff').query({ base: firstRun.id, candidate: firstRun.id }).set(r.outsider.auth),
+      403,
+    );
     expectProblem(await t.http.post('/runs').send(body), 401);
     expectProblem(await t.http.get(`/runs/${firstRun.id}/events`), 401);
     expectProblem(await t.http.get(`/runs/${randomUUID()}`).set(r.viewer.auth), 404);
     expectProblem(await t.http.get(`/runs/${firstRun.id}/sessions/none`).set(r.viewer.auth), 404);
-    expectProblem(await t.http.get('/runs/diff').query({ base: firstRun.id, candidate: randomUUID() }).set(r.viewer.auth), 404);
-    expectProblem(await t.http.get('/runs/diff').query({ base: firstRun.id }).set(r.viewer.auth), 400, 'validation_failed');
+    expectProblem(
+      await t.http.get('/runs/diff').query({ base: firstRun.id, candidate: randomUUID() }).set(r.viewer.auth),
+      404,
+    );
+    expectProblem(
+      await t.http.get('/runs/diff').query({ base: firstRun.id }).set(r.viewer.auth),
+      400,
+      'validation_failed',
+    );
     expectProblem(await t.http.get('/runs/not-a-uuid').set(r.viewer.auth), 400);
   });
 });

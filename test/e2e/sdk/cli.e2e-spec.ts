@@ -24,14 +24,26 @@ describe('sdk: the ews command', () => {
   let ws: string;
   let owner: Awaited<ReturnType<TestApp['factory']['actor']>>;
   /** The SUT's answer to a country; the test turns some wrong. */
-  const answers: Record<string, string> = { France: 'Paris', Italy: 'Rome', Spain: 'Madrid', Peru: 'Lima', Chile: 'Santiago', Japan: 'Tokyo' };
+  const answers: Record<string, string> = {
+    France: 'Paris',
+    Italy: 'Rome',
+    Spain: 'Madrid',
+    Peru: 'Lima',
+    Chile: 'Santiago',
+    Japan: 'Tokyo',
+  };
   const dirs: string[] = [];
 
   const ews = (args: string[], extra: Record<string, string> = {}): Promise<Outcome> =>
     new Promise((resolve) => {
-      execFile(join(project, 'node_modules', '.bin', 'ews'), args, { cwd: project, env: { PATH: process.env.PATH ?? '', ...env, ...extra }, timeout: 90_000 }, (err, stdout, stderr) => {
-        resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout, stderr });
-      });
+      execFile(
+        join(project, 'node_modules', '.bin', 'ews'),
+        args,
+        { cwd: project, env: { PATH: process.env.PATH ?? '', ...env, ...extra }, timeout: 90_000 },
+        (err, stdout, stderr) => {
+          resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout, stderr });
+        },
+      );
     });
 
   beforeAll(async () => {
@@ -49,16 +61,45 @@ describe('sdk: the ews command', () => {
     dirs.push(packed, project);
     const tarball = await packSdk({ to: packed });
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'ci-job', private: true, type: 'module' }));
-    await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel', 'error', tarball], { cwd: project, env: { ...process.env, npm_config_update_notifier: 'false' } });
+    await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel', 'error', tarball], {
+      cwd: project,
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+    });
 
     owner = await t.factory.actor();
     ws = (await t.http.post('/workspaces').set(owner.auth).send({ name: 'ci' }).expect(201)).body.id;
-    const key = (await t.http.post(`/workspaces/${ws}/api-keys`).set(owner.auth).send({ name: 'pipeline', role: 'member' }).expect(201)).body.key as string;
+    const key = (
+      await t.http
+        .post(`/workspaces/${ws}/api-keys`)
+        .set(owner.auth)
+        .send({ name: 'pipeline', role: 'member' })
+        .expect(201)
+    ).body.key as string;
     env = { EWS_URL: baseUrl, EWS_API_KEY: key };
-    const sutId = (await t.http.post('/suts').set(owner.auth).send({ workspace_id: ws, name: 'geo-bot' }).expect(201)).body.id;
-    const connection = (await t.http.post(`/suts/${sutId}/connections`).set(owner.auth).send({ name: 'staging', kind: 'http', http: { url: sut.url('/answer') }, max_concurrency: 2 }).expect(201)).body.id;
-    await t.http.post(`/suts/${sutId}/connections/${connection}/adapter`).set(owner.auth).send({ request: { body: { question: '{{input}}' } }, response: { language: 'jsonpath', output: '$.answer' } }).expect(201);
-    await t.http.post('/eval-configs').set(owner.auth).send({ workspace_id: ws, name: 'release', metrics: [{ config_name: 'exact_match', min_pass_rate: 0.8 }], pass_rule: { min_pass_rate: 0.8 } }).expect(201);
+    const sutId = (await t.http.post('/suts').set(owner.auth).send({ workspace_id: ws, name: 'geo-bot' }).expect(201))
+      .body.id;
+    const connection = (
+      await t.http
+        .post(`/suts/${sutId}/connections`)
+        .set(owner.auth)
+        .send({ name: 'staging', kind: 'http', http: { url: sut.url('/answer') }, max_concurrency: 2 })
+        .expect(201)
+    ).body.id;
+    await t.http
+      .post(`/suts/${sutId}/connections/${connection}/adapter`)
+      .set(owner.auth)
+      .send({ request: { body: { question: '{{input}}' } }, response: { language: 'jsonpath', output: '$.answer' } })
+      .expect(201);
+    await t.http
+      .post('/eval-configs')
+      .set(owner.auth)
+      .send({
+        workspace_id: ws,
+        name: 'release',
+        metrics: [{ config_name: 'exact_match', min_pass_rate: 0.8 }],
+        pass_rule: { min_pass_rate: 0.8 },
+      })
+      .expect(201);
   }, 240_000);
   afterAll(async () => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -66,7 +107,8 @@ describe('sdk: the ews command', () => {
     await t?.close();
   });
 
-  const csv = (countries: string[]) => ['input,expected_output', ...countries.map((c) => `capital of ${c}?,${answers[c] ?? c}`)].join('\n') + '\n';
+  const csv = (countries: string[]) =>
+    ['input,expected_output', ...countries.map((c) => `capital of ${c}?,${answers[c] ?? c}`)].join('\n') + '\n';
   let passing: string;
 
   it('uploads a file as a dataset, then as its next version', async () => {
@@ -83,7 +125,23 @@ describe('sdk: the ews command', () => {
 
   it('runs by names, follows the run live, prints the summary, writes the result and exits 0 when it passes', async () => {
     const out = join(project, 'result.json');
-    const outcome = await ews(['run', '--dataset', 'capitals', '--version', '2', '--sut', 'geo-bot', '--connection', 'staging', '--eval-config', 'release', '--tag', 'pr-1', '--out', out]);
+    const outcome = await ews([
+      'run',
+      '--dataset',
+      'capitals',
+      '--version',
+      '2',
+      '--sut',
+      'geo-bot',
+      '--connection',
+      'staging',
+      '--eval-config',
+      'release',
+      '--tag',
+      'pr-1',
+      '--out',
+      out,
+    ]);
     expect(outcome.stderr).toMatch(/^started run [0-9a-f-]{36} .*: 6 items$/m);
     // Not a terminal: a line per state change and per tenth of the items, from the live stream.
     expect(outcome.stderr).toContain('state: running');
@@ -93,7 +151,17 @@ describe('sdk: the ews command', () => {
     expect(outcome.stdout).toContain('Verdict: PASSED');
     expect(outcome.code).toBe(0);
     const result = JSON.parse(readFileSync(out, 'utf8'));
-    expect(result).toEqual(expect.objectContaining({ exit_code: 0, verdict: { exit: 0, passed: true, reasons: [] }, run: expect.objectContaining({ state: 'succeeded', tags: ['pr-1'], progress: expect.objectContaining({ total: 6 }) }) }));
+    expect(result).toEqual(
+      expect.objectContaining({
+        exit_code: 0,
+        verdict: { exit: 0, passed: true, reasons: [] },
+        run: expect.objectContaining({
+          state: 'succeeded',
+          tags: ['pr-1'],
+          progress: expect.objectContaining({ total: 6 }),
+        }),
+      }),
+    );
     passing = result.run.id;
   });
 
@@ -101,7 +169,20 @@ describe('sdk: the ews command', () => {
     answers.Peru = 'Cusco';
     answers.Chile = 'Valparaiso';
     const out = join(project, 'regressed.json');
-    const outcome = await ews(['run', '--dataset', 'capitals', '--sut', 'geo-bot', '--eval-config', 'release', '--baseline', 'latest', '--out', out, '--no-progress']);
+    const outcome = await ews([
+      'run',
+      '--dataset',
+      'capitals',
+      '--sut',
+      'geo-bot',
+      '--eval-config',
+      'release',
+      '--baseline',
+      'latest',
+      '--out',
+      out,
+      '--no-progress',
+    ]);
     expect(outcome.stderr).not.toContain('progress:');
     expect(outcome.stdout).toContain('Verdict: FAILED');
     expect(outcome.stdout).toMatch(/metric exact_match passes on 0\.67 of rows, below its 0\.80/);
@@ -109,41 +190,134 @@ describe('sdk: the ews command', () => {
     expect(outcome.stdout).toMatch(/regressed 2, improved 0/);
     expect(outcome.code).toBe(1);
     const result = JSON.parse(readFileSync(out, 'utf8'));
-    expect(result).toEqual(expect.objectContaining({ exit_code: 1, baseline_run_id: passing, diff: expect.objectContaining({ summary: expect.objectContaining({ regressed: 2 }) }) }));
+    expect(result).toEqual(
+      expect.objectContaining({
+        exit_code: 1,
+        baseline_run_id: passing,
+        diff: expect.objectContaining({ summary: expect.objectContaining({ regressed: 2 }) }),
+      }),
+    );
 
-    const diff = await ews(['diff', result.run.id, passing, '--fail-on-regression', '--out', join(project, 'diff.json')]);
+    const diff = await ews([
+      'diff',
+      result.run.id,
+      passing,
+      '--fail-on-regression',
+      '--out',
+      join(project, 'diff.json'),
+    ]);
     expect(diff.code).toBe(1);
     expect(diff.stdout).toMatch(/exact_match\s+1\.000\s+0\.667\s+-0\.333/);
     expect(JSON.parse(readFileSync(join(project, 'diff.json'), 'utf8')).summary.regressed).toBe(2);
     expect((await ews(['diff', result.run.id, passing])).code).toBe(0);
   });
 
-  it('applies the release gate with --gate: the project\'s test plan per dimension value, Markdown and JUnit files, exit 1 naming the metric and the dimension', async () => {
+  it("applies the release gate with --gate: the project's test plan per dimension value, Markdown and JUnit files, exit 1 naming the metric and the dimension", async () => {
     Object.assign(answers, { Peru: 'Lima', Chile: 'Santiago' });
     const file = join(project, 'continents.csv');
-    const continent: Record<string, string> = { France: 'europe', Italy: 'europe', Spain: 'europe', Peru: 'americas', Chile: 'americas', Japan: 'asia' };
-    writeFileSync(file, ['input,expected_output,continent', ...Object.keys(continent).map((c) => `capital of ${c}?,${answers[c]},${continent[c]}`)].join('\n') + '\n');
+    const continent: Record<string, string> = {
+      France: 'europe',
+      Italy: 'europe',
+      Spain: 'europe',
+      Peru: 'americas',
+      Chile: 'americas',
+      Japan: 'asia',
+    };
+    writeFileSync(
+      file,
+      [
+        'input,expected_output,continent',
+        ...Object.keys(continent).map((c) => `capital of ${c}?,${answers[c]},${continent[c]}`),
+      ].join('\n') + '\n',
+    );
     const upload = await ews(['upload', file, '--dataset', 'continents']);
     expect(upload.code).toBe(0);
     const datasetId = /^created dataset continents \(([0-9a-f-]{36})\)/m.exec(upload.stdout)![1];
     for (const value of ['europe', 'americas', 'asia']) {
-      await t.http.post(`/datasets/${datasetId}/dimensions:assign`).set(owner.auth).send({ dimension: 'continent', value, rule: { field: 'continent', op: 'eq', value } }).expect(201);
+      await t.http
+        .post(`/datasets/${datasetId}/dimensions:assign`)
+        .set(owner.auth)
+        .send({ dimension: 'continent', value, rule: { field: 'continent', op: 'eq', value } })
+        .expect(201);
     }
-    const suts = (await t.http.get('/suts').query({ workspace_id: ws, q: 'geo-bot' }).set(owner.auth).expect(200)).body.items as Array<{ id: string; name: string }>;
+    const suts = (await t.http.get('/suts').query({ workspace_id: ws, q: 'geo-bot' }).set(owner.auth).expect(200)).body
+      .items as Array<{ id: string; name: string }>;
     const sutId = suts.find((s) => s.name === 'geo-bot')!.id;
     // Overall exact match 0.5 is enough; the Americas must reach 0.9.
-    const plan = (await t.http.post('/test-plans').set(owner.auth).send({ workspace_id: ws, name: 'geo release', datasets: [{ dataset_id: datasetId }], metrics: [{ name: 'exact_match', threshold: { operator: '>=', value: 0.5 }, per_dimension: [{ dimension: 'continent', value: 'americas', threshold: { operator: '>=', value: 0.9 } }] }] }).expect(201)).body.id;
-    const projectId = (await t.http.post('/projects').set(owner.auth).send({ workspace_id: ws, name: 'geo bot', dimensions: [{ name: 'continent', description: 'Where the country is', values: ['europe', 'americas', 'asia'].map((value) => ({ value, description: '' })) }], sut_ids: [sutId] }).expect(201)).body.id;
+    const plan = (
+      await t.http
+        .post('/test-plans')
+        .set(owner.auth)
+        .send({
+          workspace_id: ws,
+          name: 'geo release',
+          datasets: [{ dataset_id: datasetId }],
+          metrics: [
+            {
+              name: 'exact_match',
+              threshold: { operator: '>=', value: 0.5 },
+              per_dimension: [{ dimension: 'continent', value: 'americas', threshold: { operator: '>=', value: 0.9 } }],
+            },
+          ],
+        })
+        .expect(201)
+    ).body.id;
+    const projectId = (
+      await t.http
+        .post('/projects')
+        .set(owner.auth)
+        .send({
+          workspace_id: ws,
+          name: 'geo bot',
+          dimensions: [
+            {
+              name: 'continent',
+              description: 'Where the country is',
+              values: ['europe', 'americas', 'asia'].map((value) => ({ value, description: '' })),
+            },
+          ],
+          sut_ids: [sutId],
+        })
+        .expect(201)
+    ).body.id;
     await t.http.put(`/projects/${projectId}/test-plan`).set(owner.auth).send({ test_plan: plan }).expect(200);
 
-    const gated = (name: string) => ['run', '--gate', '--dataset', 'continents', '--sut', 'geo-bot', '--eval-config', 'release', '--no-progress', '--markdown', join(project, `${name}.md`), '--junit', join(project, `${name}.xml`), '--out', join(project, `${name}.json`)];
+    const gated = (name: string) => [
+      'run',
+      '--gate',
+      '--dataset',
+      'continents',
+      '--sut',
+      'geo-bot',
+      '--eval-config',
+      'release',
+      '--no-progress',
+      '--markdown',
+      join(project, `${name}.md`),
+      '--junit',
+      join(project, `${name}.xml`),
+      '--out',
+      join(project, `${name}.json`),
+    ];
     const unchanged = await ews(gated('unchanged'));
     expect(unchanged.stdout).toMatch(/^gate: pass$/m);
     expect(unchanged.code).toBe(0);
     const base = JSON.parse(readFileSync(join(project, 'unchanged.json'), 'utf8'));
-    expect(base).toEqual(expect.objectContaining({ exit_code: 0, verdict: { exit: 0, passed: true, reasons: [] }, gate: expect.objectContaining({ verdict: 'pass', project_id: projectId, test_plan: expect.objectContaining({ name: 'geo release' }) }) }));
+    expect(base).toEqual(
+      expect.objectContaining({
+        exit_code: 0,
+        verdict: { exit: 0, passed: true, reasons: [] },
+        gate: expect.objectContaining({
+          verdict: 'pass',
+          project_id: projectId,
+          test_plan: expect.objectContaining({ name: 'geo release' }),
+        }),
+      }),
+    );
     expect(readFileSync(join(project, 'unchanged.md'), 'utf8')).toMatch(/^## ✅ Release gate passed: /);
-    expect(readFileSync(join(project, 'unchanged.xml'), 'utf8')).toMatch(/<testsuites name="ews release gate" tests="\d+" failures="0"/);
+    expect(readFileSync(join(project, 'unchanged.xml'), 'utf8')).toMatch(
+      /<testsuites name="ews release gate" tests="\d+" failures="0"/,
+    );
 
     Object.assign(answers, { Peru: 'Cusco', Chile: 'Valparaiso' });
     const regressed = await ews([...gated('regressed'), '--baseline', base.run.id]);
@@ -151,16 +325,40 @@ describe('sdk: the ews command', () => {
     expect(regressed.stdout).toContain('exact_match on continent=americas: mean 0 misses >= 0.9');
     expect(regressed.code).toBe(1);
     const result = JSON.parse(readFileSync(join(project, 'regressed.json'), 'utf8'));
-    expect(result).toEqual(expect.objectContaining({ exit_code: 1, baseline_run_id: base.run.id, gate: expect.objectContaining({ verdict: 'fail', baseline_run_id: base.run.id }) }));
+    expect(result).toEqual(
+      expect.objectContaining({
+        exit_code: 1,
+        baseline_run_id: base.run.id,
+        gate: expect.objectContaining({ verdict: 'fail', baseline_run_id: base.run.id }),
+      }),
+    );
     expect(result.verdict.reasons).toContain('exact_match on continent=americas: mean 0 misses >= 0.9');
     // Overall the run still clears 0.5: only the dimension value fails it.
-    expect(result.gate.checks).toContainEqual(expect.objectContaining({ kind: 'threshold', metric: 'exact_match', status: 'pass' }));
+    expect(result.gate.checks).toContainEqual(
+      expect.objectContaining({ kind: 'threshold', metric: 'exact_match', status: 'pass' }),
+    );
     expect(readFileSync(join(project, 'regressed.md'), 'utf8')).toMatch(/^## ❌ Release gate failed: /);
-    expect(readFileSync(join(project, 'regressed.xml'), 'utf8')).toContain('<testcase classname="ews.gate.dimension_threshold" name="exact_match continent=americas &gt;= 0.9">');
-    expect((await ews(['run', '--markdown', 'x.md', '--dataset', 'continents', '--sut', 'geo-bot', '--metrics', 'exact_match'])).stderr).toContain('--project, --markdown and --junit go with --gate');
+    expect(readFileSync(join(project, 'regressed.xml'), 'utf8')).toContain(
+      '<testcase classname="ews.gate.dimension_threshold" name="exact_match continent=americas &gt;= 0.9">',
+    );
+    expect(
+      (
+        await ews([
+          'run',
+          '--markdown',
+          'x.md',
+          '--dataset',
+          'continents',
+          '--sut',
+          'geo-bot',
+          '--metrics',
+          'exact_match',
+        ])
+      ).stderr,
+    ).toContain('--project, --markdown and --junit go with --gate');
   });
 
-  it('writes the run\'s report as a PDF', async () => {
+  it("writes the run's report as a PDF", async () => {
     const out = join(project, 'report.pdf');
     const outcome = await ews(['report', passing, '--pdf', '--template-only', '--out', out]);
     expect(outcome.stderr).toBe('');
@@ -172,9 +370,13 @@ describe('sdk: the ews command', () => {
     const noKey = await ews(['run', '--dataset', 'capitals'], { EWS_API_KEY: '' });
     expect(noKey).toEqual(expect.objectContaining({ code: 2, stderr: expect.stringContaining('set EWS_API_KEY') }));
     const unknown = await ews(['run', '--dataset', 'nope', '--sut', 'geo-bot', '--metrics', 'exact_match']);
-    expect(unknown).toEqual(expect.objectContaining({ code: 2, stderr: expect.stringContaining('no dataset named "nope"') }));
+    expect(unknown).toEqual(
+      expect.objectContaining({ code: 2, stderr: expect.stringContaining('no dataset named "nope"') }),
+    );
     const revoked = await ews(['diff', passing, passing], { EWS_API_KEY: 'ews_not_a_key' });
-    expect(revoked).toEqual(expect.objectContaining({ code: 2, stderr: expect.stringMatching(/^ews: 401 unauthenticated/) }));
+    expect(revoked).toEqual(
+      expect.objectContaining({ code: 2, stderr: expect.stringMatching(/^ews: 401 unauthenticated/) }),
+    );
     expect((await ews(['deploy'])).code).toBe(2);
     const help = await ews(['--help']);
     expect(help.code).toBe(0);
@@ -182,16 +384,34 @@ describe('sdk: the ews command', () => {
   });
 
   it('runs the ews steps of the GitHub Actions workflow and the GitLab CI job in examples/ci', async () => {
-    const sutId = (await t.http.post('/suts').set(owner.auth).send({ workspace_id: ws, name: 'support-bot' }).expect(201)).body.id;
-    const connection = (await t.http.post(`/suts/${sutId}/connections`).set(owner.auth).send({ name: 'staging', kind: 'http', http: { url: sut.url('/answer') }, max_concurrency: 2 }).expect(201)).body.id;
-    await t.http.post(`/suts/${sutId}/connections/${connection}/adapter`).set(owner.auth).send({ request: { body: { question: '{{input}}' } }, response: { language: 'jsonpath', output: '$.answer' } }).expect(201);
+    const sutId = (
+      await t.http.post('/suts').set(owner.auth).send({ workspace_id: ws, name: 'support-bot' }).expect(201)
+    ).body.id;
+    const connection = (
+      await t.http
+        .post(`/suts/${sutId}/connections`)
+        .set(owner.auth)
+        .send({ name: 'staging', kind: 'http', http: { url: sut.url('/answer') }, max_concurrency: 2 })
+        .expect(201)
+    ).body.id;
+    await t.http
+      .post(`/suts/${sutId}/connections/${connection}/adapter`)
+      .set(owner.auth)
+      .send({ request: { body: { question: '{{input}}' } }, response: { language: 'jsonpath', output: '$.answer' } })
+      .expect(201);
     mkdirSync(join(project, 'eval'), { recursive: true });
     writeFileSync(join(project, 'eval', 'questions.csv'), csv(['France', 'Italy', 'Spain']));
-    const github = parseYaml(readFileSync(join(repoRoot, 'examples', 'ci', 'github-actions.yml'), 'utf8')) as { jobs: { evaluate: { steps: Array<{ run?: string }> } } };
-    const gitlab = parseYaml(readFileSync(join(repoRoot, 'examples', 'ci', 'gitlab-ci.yml'), 'utf8')) as { evaluate: { script: string[] } };
+    const github = parseYaml(readFileSync(join(repoRoot, 'examples', 'ci', 'github-actions.yml'), 'utf8')) as {
+      jobs: { evaluate: { steps: Array<{ run?: string }> } };
+    };
+    const gitlab = parseYaml(readFileSync(join(repoRoot, 'examples', 'ci', 'gitlab-ci.yml'), 'utf8')) as {
+      evaluate: { script: string[] };
+    };
     const jobs = {
       // GitHub's ${{ … }} expressions are filled in before the shell sees the step.
-      github: github.jobs.evaluate.steps.flatMap((step) => (step.run?.includes('npx ews') ? [step.run.replace(/\$\{\{[^}]+\}\}/g, 'abc123')] : [])),
+      github: github.jobs.evaluate.steps.flatMap((step) =>
+        step.run?.includes('npx ews') ? [step.run.replace(/\$\{\{[^}]+\}\}/g, 'abc123')] : [],
+      ),
       gitlab: gitlab.evaluate.script.filter((line) => line.includes('npx ews')),
     };
     // Every script line is a string (an unquoted `: ` would make it a mapping, which GitLab refuses).
@@ -199,11 +419,23 @@ describe('sdk: the ews command', () => {
     for (const steps of Object.values(jobs)) {
       expect(steps.length).toBe(2);
       for (const step of steps) {
-        const { stdout } = await run('sh', ['-ec', step], { cwd: project, env: { PATH: process.env.PATH ?? '', HOME: project, ...env, CI_COMMIT_SHA: 'abc123', npm_config_update_notifier: 'false' }, timeout: 90_000 });
+        const { stdout } = await run('sh', ['-ec', step], {
+          cwd: project,
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: project,
+            ...env,
+            CI_COMMIT_SHA: 'abc123',
+            npm_config_update_notifier: 'false',
+          },
+          timeout: 90_000,
+        });
         expect(stdout).toMatch(step.includes('ews run') ? /Verdict: PASSED/ : /dataset support-questions/);
       }
       // No project carries a plan for support-bot: the gate judges by the eval config's pass rule.
-      expect(JSON.parse(readFileSync(join(project, 'ews-result.json'), 'utf8'))).toEqual(expect.objectContaining({ exit_code: 0, gate: expect.objectContaining({ verdict: 'pass', test_plan: null }) }));
+      expect(JSON.parse(readFileSync(join(project, 'ews-result.json'), 'utf8'))).toEqual(
+        expect.objectContaining({ exit_code: 0, gate: expect.objectContaining({ verdict: 'pass', test_plan: null }) }),
+      );
       expect(readFileSync(join(project, 'ews-gate.md'), 'utf8')).toMatch(/^## ✅ Release gate passed: /);
       expect(readFileSync(join(project, 'ews-junit.xml'), 'utf8')).toContain('<testsuites name="ews release gate"');
       for (const f of ['ews-result.json', 'ews-gate.md', 'ews-junit.xml']) rmSync(join(project, f));

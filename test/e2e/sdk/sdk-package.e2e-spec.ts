@@ -4,7 +4,15 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expectProblem } from '../../utils/problem.js';
-import { compileProject, installInto, packSdk, run, writeBundle, writeFiles, type Bundle } from '../../utils/sdk-package.js';
+import {
+  compileProject,
+  installInto,
+  packSdk,
+  run,
+  writeBundle,
+  writeFiles,
+  type Bundle,
+} from '../../utils/sdk-package.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 
 /**
@@ -26,7 +34,9 @@ function journey(kind: 'node' | 'dom'): string {
       : `new ReadableStream<Uint8Array>({ start(controller) { controller.enqueue(new TextEncoder().encode(['question,answer', 'What is 5+5?,10', ''].join(String.fromCharCode(10)))); controller.close(); } })`;
   return [
     `import { createClient, EwsApiError, isEwsApiError, pages, paginate, type DatasetResponse } from '@ews/sdk';`,
-    kind === 'node' ? `import { createReadStream } from 'node:fs';` : `declare const process: { env: Record<string, string | undefined>; exitCode?: number };`,
+    kind === 'node'
+      ? `import { createReadStream } from 'node:fs';`
+      : `declare const process: { env: Record<string, string | undefined>; exitCode?: number };`,
     ``,
     `async function main(): Promise<void> {`,
     `  const env = process.env;`,
@@ -130,7 +140,24 @@ describe('the @ews/sdk package', () => {
   });
 
   it('hands out its sources as the bundle and, packed from them, the tarball npm pack makes', async () => {
-    expect(bundle.files.map((f) => f.path)).toEqual(['README.md', 'package.json', 'sdk.json', 'src/cli/main.ts', 'src/cli/render.ts', 'src/cli/resolve.ts', 'src/client.ts', 'src/errors.ts', 'src/events.ts', 'src/generated/api.ts', 'src/index.ts', 'src/paginate.ts', 'src/transport.ts', 'src/upload.ts', 'tsconfig.cjs.json', 'tsconfig.json']);
+    expect(bundle.files.map((f) => f.path)).toEqual([
+      'README.md',
+      'package.json',
+      'sdk.json',
+      'src/cli/main.ts',
+      'src/cli/render.ts',
+      'src/cli/resolve.ts',
+      'src/client.ts',
+      'src/errors.ts',
+      'src/events.ts',
+      'src/generated/api.ts',
+      'src/index.ts',
+      'src/paginate.ts',
+      'src/transport.ts',
+      'src/upload.ts',
+      'tsconfig.cjs.json',
+      'tsconfig.json',
+    ]);
     expect(packaged.status).toBe(200);
     expect(packaged.headers.get('content-type')).toBe('application/gzip');
     expect(packaged.headers.get('content-disposition')).toBe(`attachment; filename="ews-sdk-${bundle.version}.tgz"`);
@@ -145,53 +172,90 @@ describe('the @ews/sdk package', () => {
         'package/README.md',
         'package/dist/cjs/package.json',
         'package/package.json',
-        ...['esm', 'cjs'].flatMap((format) => modules.flatMap((m) => [`package/dist/${format}/${m}.d.ts`, `package/dist/${format}/${m}.js`])),
+        ...['esm', 'cjs'].flatMap((format) =>
+          modules.flatMap((m) => [`package/dist/${format}/${m}.d.ts`, `package/dist/${format}/${m}.js`]),
+        ),
         ...cli.flatMap((m) => [`package/dist/esm/${m}.d.ts`, `package/dist/esm/${m}.js`]),
       ].sort(),
     );
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
-    expect(manifest).toEqual(expect.objectContaining({ name: '@ews/sdk', version: bundle.version, type: 'module', sideEffects: false }));
-    expect(manifest.exports['.']).toEqual({ import: { types: './dist/esm/index.d.ts', default: './dist/esm/index.js' }, require: { types: './dist/cjs/index.d.ts', default: './dist/cjs/index.js' } });
-    expect(JSON.parse(readFileSync(join(installed, 'dist', 'cjs', 'package.json'), 'utf8'))).toEqual({ type: 'commonjs' });
+    expect(manifest).toEqual(
+      expect.objectContaining({ name: '@ews/sdk', version: bundle.version, type: 'module', sideEffects: false }),
+    );
+    expect(manifest.exports['.']).toEqual({
+      import: { types: './dist/esm/index.d.ts', default: './dist/esm/index.js' },
+      require: { types: './dist/cjs/index.d.ts', default: './dist/cjs/index.js' },
+    });
+    expect(JSON.parse(readFileSync(join(installed, 'dist', 'cjs', 'package.json'), 'utf8'))).toEqual({
+      type: 'commonjs',
+    });
 
     expectProblem(await t.http.get('/sdk/versions/9.9.9/package.tgz').set(auth), 404, 'sdk_version_not_found');
     expectProblem(await t.http.get('/sdk/versions/latest/package.tgz'), 401);
   });
 
-  it.each(CONSUMERS)('a fresh $name project compiles against it with no diagnostic and runs the journey', async (consumer) => {
-    const project = tempDir('ews-sdk-consumer-');
-    writeFiles(project, {
-      'package.json': JSON.stringify({ name: 'consumer', private: true, ...consumer.packageJson, dependencies: { '@ews/sdk': `file:${tarball}` } }, null, 2),
-      'tsconfig.json': JSON.stringify({ compilerOptions: consumer.compilerOptions, include: ['src'] }, null, 2),
-      'src/main.ts': consumer.source,
-    });
-    installInto(project, installed, { typesNode: consumer.typesNode });
-    const { diagnostics, options } = compileProject(project);
-    expect(diagnostics).toEqual([]);
-    expect(options.lib).toEqual(consumer.typesNode ? ['lib.es2022.d.ts'] : ['lib.es2022.d.ts', 'lib.dom.d.ts']);
-    expect(readFileSync(join(project, 'out', 'main.js'), 'utf8')).toMatch(consumer.emits);
+  it.each(CONSUMERS)(
+    'a fresh $name project compiles against it with no diagnostic and runs the journey',
+    async (consumer) => {
+      const project = tempDir('ews-sdk-consumer-');
+      writeFiles(project, {
+        'package.json': JSON.stringify(
+          { name: 'consumer', private: true, ...consumer.packageJson, dependencies: { '@ews/sdk': `file:${tarball}` } },
+          null,
+          2,
+        ),
+        'tsconfig.json': JSON.stringify({ compilerOptions: consumer.compilerOptions, include: ['src'] }, null, 2),
+        'src/main.ts': consumer.source,
+      });
+      installInto(project, installed, { typesNode: consumer.typesNode });
+      const { diagnostics, options } = compileProject(project);
+      expect(diagnostics).toEqual([]);
+      expect(options.lib).toEqual(consumer.typesNode ? ['lib.es2022.d.ts'] : ['lib.es2022.d.ts', 'lib.dom.d.ts']);
+      expect(readFileSync(join(project, 'out', 'main.js'), 'utf8')).toMatch(consumer.emits);
 
-    const person = await t.factory.newUser();
-    const { stdout } = await run(process.execPath, [join(project, 'out', 'main.js')], {
-      cwd: project,
-      env: { ...process.env, EWS_URL: baseUrl, EWS_EMAIL: person.email, EWS_PASSWORD: person.password, CSV_PATH: csvPath, CONSUMER: consumer.name },
-      timeout: 60_000,
-    });
-    const outcome = JSON.parse(stdout.trim().split('\n').pop()!);
-    expect(outcome).toEqual(
-      expect.objectContaining({
-        user: person.email,
-        uploads: [
-          { name: 'questions', rows: 2, tags: ['sdk', 'path'] },
-          { name: 'from-stream', rows: consumer.typesNode ? 2 : 1, tags: [] },
-        ],
-        pageSizes: [1, 1],
-        names: ['from-stream', 'questions'],
-      }),
-    );
-    expect(outcome.notFound).toEqual({ status: 404, errorCode: 'not_found', requestId: expect.any(String), problem: expect.objectContaining({ status: 404, title: expect.any(String), detail: expect.any(String) }), fields: [] });
-    expect(outcome.notFound.problem.error_code).toBe(outcome.notFound.errorCode);
-    expect(outcome.invalid).toEqual(expect.objectContaining({ status: 400, errorCode: 'validation_failed', fields: ['page_size'] }));
-    expect(outcome.invalid.problem).toEqual(expect.objectContaining({ error_code: 'validation_failed', request_id: outcome.invalid.requestId, errors: [expect.objectContaining({ field: 'page_size' })] }));
-  });
+      const person = await t.factory.newUser();
+      const { stdout } = await run(process.execPath, [join(project, 'out', 'main.js')], {
+        cwd: project,
+        env: {
+          ...process.env,
+          EWS_URL: baseUrl,
+          EWS_EMAIL: person.email,
+          EWS_PASSWORD: person.password,
+          CSV_PATH: csvPath,
+          CONSUMER: consumer.name,
+        },
+        timeout: 60_000,
+      });
+      const outcome = JSON.parse(stdout.trim().split('\n').pop()!);
+      expect(outcome).toEqual(
+        expect.objectContaining({
+          user: person.email,
+          uploads: [
+            { name: 'questions', rows: 2, tags: ['sdk', 'path'] },
+            { name: 'from-stream', rows: consumer.typesNode ? 2 : 1, tags: [] },
+          ],
+          pageSizes: [1, 1],
+          names: ['from-stream', 'questions'],
+        }),
+      );
+      expect(outcome.notFound).toEqual({
+        status: 404,
+        errorCode: 'not_found',
+        requestId: expect.any(String),
+        problem: expect.objectContaining({ status: 404, title: expect.any(String), detail: expect.any(String) }),
+        fields: [],
+      });
+      expect(outcome.notFound.problem.error_code).toBe(outcome.notFound.errorCode);
+      expect(outcome.invalid).toEqual(
+        expect.objectContaining({ status: 400, errorCode: 'validation_failed', fields: ['page_size'] }),
+      );
+      expect(outcome.invalid.problem).toEqual(
+        expect.objectContaining({
+          error_code: 'validation_failed',
+          request_id: outcome.invalid.requestId,
+          errors: [expect.objectContaining({ field: 'page_size' })],
+        }),
+      );
+    },
+  );
 });

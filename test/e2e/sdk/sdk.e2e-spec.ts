@@ -24,7 +24,15 @@ describe('SDK and example downloads', () => {
   it('lists the versions with their download paths', async () => {
     const res = (await t.http.get('/sdk/versions').set(auth).expect(200)).body;
     expect(res.latest).toMatch(/^\d+\.\d+\.\d+$/);
-    expect(res.versions).toEqual([expect.objectContaining({ version: res.latest, language: 'typescript', generator: 'swagger-typescript-api', sdk_download: `/sdk/versions/${res.latest}/download`, examples_download: `/examples/versions/${res.latest}/download` })]);
+    expect(res.versions).toEqual([
+      expect.objectContaining({
+        version: res.latest,
+        language: 'typescript',
+        generator: 'swagger-typescript-api',
+        sdk_download: `/sdk/versions/${res.latest}/download`,
+        examples_download: `/examples/versions/${res.latest}/download`,
+      }),
+    ]);
     expect(res.versions[0].operations).toBeGreaterThan(100);
     expectProblem(await t.http.get('/sdk/versions'), 401);
   });
@@ -34,8 +42,21 @@ describe('SDK and example downloads', () => {
     const bundle = (await t.http.get(`/sdk/versions/${latest}/download`).set(auth).expect(200)).body as Bundle;
     expect(bundle).toEqual(expect.objectContaining({ kind: 'sdk', version: latest }));
     expect(bundle.instructions).toContain('npm install && npm run build');
-    expect(bundle.files.map((f) => f.path)).toEqual(expect.arrayContaining(['package.json', 'tsconfig.json', 'tsconfig.cjs.json', 'README.md', 'src/index.ts', 'src/client.ts', 'src/generated/api.ts', 'sdk.json']));
-    expect(JSON.parse(bundle.files.find((f) => f.path === 'package.json')!.content)).toEqual(expect.objectContaining({ name: '@ews/sdk', version: latest }));
+    expect(bundle.files.map((f) => f.path)).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'tsconfig.json',
+        'tsconfig.cjs.json',
+        'README.md',
+        'src/index.ts',
+        'src/client.ts',
+        'src/generated/api.ts',
+        'sdk.json',
+      ]),
+    );
+    expect(JSON.parse(bundle.files.find((f) => f.path === 'package.json')!.content)).toEqual(
+      expect.objectContaining({ name: '@ews/sdk', version: latest }),
+    );
     const api = bundle.files.find((f) => f.path === 'src/generated/api.ts')!.content;
     expect(api).toContain('class EvaluationWorkspaceClient');
     expect(api).toMatch(/\/datasets\/\$\{/);
@@ -44,7 +65,10 @@ describe('SDK and example downloads', () => {
     // The package's own tsconfig (the ESM build's): ES2022 and @types/node, no DOM lib.
     const dir = writeBundle(bundle);
     dirs.push(dir);
-    const { diagnostics, options } = compileProject(dir, { noEmit: true, typeRoots: [join(repoRoot, 'node_modules', '@types')] });
+    const { diagnostics, options } = compileProject(dir, {
+      noEmit: true,
+      typeRoots: [join(repoRoot, 'node_modules', '@types')],
+    });
     expect(diagnostics).toEqual([]);
     expect(options.lib).toEqual(['lib.es2022.d.ts']);
 
@@ -57,7 +81,15 @@ describe('SDK and example downloads', () => {
 
   it('hands out examples whose script runs a whole evaluation against the service', async () => {
     const bundle = (await t.http.get('/examples/versions/latest/download').set(auth).expect(200)).body as Bundle;
-    expect(bundle.files.map((f) => f.path)).toEqual(expect.arrayContaining(['datasets/support-questions.csv', 'datasets/support-questions.jsonl', 'eval-configs/support-quick.json', 'scripts/run-evaluation.mjs', 'README.md']));
+    expect(bundle.files.map((f) => f.path)).toEqual(
+      expect.arrayContaining([
+        'datasets/support-questions.csv',
+        'datasets/support-questions.jsonl',
+        'eval-configs/support-quick.json',
+        'scripts/run-evaluation.mjs',
+        'README.md',
+      ]),
+    );
     expectProblem(await t.http.get('/examples/versions/0.0.0-nope/download').set(auth), 404, 'sdk_version_not_found');
     expectProblem(await t.http.get('/examples/versions/latest/download'), 401);
 
@@ -65,7 +97,15 @@ describe('SDK and example downloads', () => {
     dirs.push(dir);
     await t.app.listen(0, '127.0.0.1');
     const { port } = t.app.getHttpServer().address() as AddressInfo;
-    const { stdout } = await run(process.execPath, [join(dir, 'scripts', 'run-evaluation.mjs')], { env: { ...process.env, EWS_URL: `http://127.0.0.1:${port}`, EWS_EMAIL: ADMIN_EMAIL, EWS_PASSWORD: ADMIN_PASSWORD }, timeout: 60_000 });
+    const { stdout } = await run(process.execPath, [join(dir, 'scripts', 'run-evaluation.mjs')], {
+      env: {
+        ...process.env,
+        EWS_URL: `http://127.0.0.1:${port}`,
+        EWS_EMAIL: ADMIN_EMAIL,
+        EWS_PASSWORD: ADMIN_PASSWORD,
+      },
+      timeout: 60_000,
+    });
     const outcome = JSON.parse(stdout.trim().split('\n').pop()!);
     // Five rows, the last answered wrongly: exact match 4/5, above the 0.6 pass rate of support-quick.
     expect(outcome).toEqual(expect.objectContaining({ state: 'succeeded', passed: true, rows: 5, pass_rate: 0.8 }));

@@ -3,7 +3,8 @@ import { expectProblem } from '../../utils/problem.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 import type { Actor } from '../../factories/factory.js';
 
-const PNG_1X1 = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+const PNG_1X1 =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 const svgUrl = (svg: string) => `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
 
 const valid = {
@@ -74,15 +75,45 @@ describe('branding: GET and PUT /branding', () => {
     const res = await t.http
       .put('/branding')
       .set(admin.auth)
-      .send({ ...valid, product_name: '   ', primary_color: 'teal', accent_color: '#12345', logo_url: 'http://cdn.acme.example/logo.png', support_url: 'javascript:alert(1)' });
+      .send({
+        ...valid,
+        product_name: '   ',
+        primary_color: 'teal',
+        accent_color: '#12345',
+        logo_url: 'http://cdn.acme.example/logo.png',
+        support_url: 'javascript:alert(1)',
+      });
     expectProblem(res, 400, 'validation_failed');
     const fields = (res.body.errors as Array<{ field: string }>).map((e) => e.field).sort();
     expect(fields).toEqual(['accent_color', 'logo_url', 'primary_color', 'product_name', 'support_url']);
-    expect(res.body.errors).toEqual(expect.arrayContaining([{ field: 'logo_url', message: 'logo_url must be an https URL' }]));
+    expect(res.body.errors).toEqual(
+      expect.arrayContaining([{ field: 'logo_url', message: 'logo_url must be an https URL' }]),
+    );
 
-    expectProblem(await t.http.put('/branding').set(admin.auth).send({ ...valid, product_name: undefined }), 400, 'validation_failed');
-    expectProblem(await t.http.put('/branding').set(admin.auth).send({ ...valid, version: 7 }), 400, 'validation_failed');
-    expectProblem(await t.http.put('/branding').set(admin.auth).send({ ...valid, product_name: 'x'.repeat(81) }), 400, 'validation_failed');
+    expectProblem(
+      await t.http
+        .put('/branding')
+        .set(admin.auth)
+        .send({ ...valid, product_name: undefined }),
+      400,
+      'validation_failed',
+    );
+    expectProblem(
+      await t.http
+        .put('/branding')
+        .set(admin.auth)
+        .send({ ...valid, version: 7 }),
+      400,
+      'validation_failed',
+    );
+    expectProblem(
+      await t.http
+        .put('/branding')
+        .set(admin.auth)
+        .send({ ...valid, product_name: 'x'.repeat(81) }),
+      400,
+      'validation_failed',
+    );
     const after = await t.http.get('/branding').expect(200);
     expect(after.body.version).toBe(0);
   });
@@ -93,11 +124,17 @@ describe('branding: GET and PUT /branding', () => {
       [svgUrl('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), /script/],
       [svgUrl('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"></svg>'), /event handlers/],
       [`data:image/png;base64,${Buffer.from('<svg></svg>').toString('base64')}`, /does not hold image\/png data/],
-      [`data:image/jpeg;base64,${Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(300 * 1024)]).toString('base64')}`, /at most 262144 bytes/],
+      [
+        `data:image/jpeg;base64,${Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(300 * 1024)]).toString('base64')}`,
+        /at most 262144 bytes/,
+      ],
       ['data:image/png;base64,iVBORw0KGgo', /wrong length/],
     ];
     for (const [logo, message] of cases) {
-      const res = await t.http.put('/branding').set(admin.auth).send({ ...valid, logo_url: logo });
+      const res = await t.http
+        .put('/branding')
+        .set(admin.auth)
+        .send({ ...valid, logo_url: logo });
       expectProblem(res, 400, 'validation_failed');
       expect(res.body.errors).toEqual([{ field: 'logo_url', message: expect.stringMatching(message) }]);
     }
@@ -126,9 +163,14 @@ describe('branding: GET and PUT /branding', () => {
     expect(read.headers.etag).toBe(firstEtag);
     await t.http.get('/branding').set('If-None-Match', firstEtag).expect(304);
 
-    const [audit] = await t.dataSource.query(`SELECT actor_id, details FROM audit_events WHERE action = 'branding.updated' ORDER BY created_at DESC LIMIT 1`);
+    const [audit] = await t.dataSource.query(
+      `SELECT actor_id, details FROM audit_events WHERE action = 'branding.updated' ORDER BY created_at DESC LIMIT 1`,
+    );
     expect(audit.actor_id).toBe(admin.id);
-    expect(audit.details).toEqual({ version: 1, changed_fields: expect.arrayContaining(['product_name', 'primary_color', 'logo_url', 'support_url']) });
+    expect(audit.details).toEqual({
+      version: 1,
+      changed_fields: expect.arrayContaining(['product_name', 'primary_color', 'logo_url', 'support_url']),
+    });
   });
 
   it('the ETag of the defaults no longer matches after a change', async () => {
@@ -138,7 +180,11 @@ describe('branding: GET and PUT /branding', () => {
   });
 
   it('PUT with a stale If-Match is 412 and changes nothing; with the current one it saves', async () => {
-    const stale = await t.http.put('/branding').set(admin.auth).set('If-Match', '"stale-etag"').send({ ...valid, product_name: 'Lost update' });
+    const stale = await t.http
+      .put('/branding')
+      .set(admin.auth)
+      .set('If-Match', '"stale-etag"')
+      .send({ ...valid, product_name: 'Lost update' });
     expectProblem(stale, 412, 'precondition_failed');
     expect(stale.body.current_etag).toBe(firstEtag);
     expect((await t.http.get('/branding').expect(200)).body.product_name).toBe('Acme Eval');
@@ -150,9 +196,21 @@ describe('branding: GET and PUT /branding', () => {
       .set('If-Match', firstEtag)
       .send({ product_name: 'Acme Evaluations', primary_color: '#111827', accent_color: '#22C55E', logo_url: PNG_1X1 })
       .expect(200);
-    expect(res.body).toEqual(expect.objectContaining({ product_name: 'Acme Evaluations', tagline: null, favicon_url: null, support_url: null, version: 2 }));
+    expect(res.body).toEqual(
+      expect.objectContaining({
+        product_name: 'Acme Evaluations',
+        tagline: null,
+        favicon_url: null,
+        support_url: null,
+        version: 2,
+      }),
+    );
     expect(res.headers.etag).not.toBe(firstEtag);
-    expectProblem(await t.http.put('/branding').set(admin.auth).set('If-Match', firstEtag).send(valid), 412, 'precondition_failed');
+    expectProblem(
+      await t.http.put('/branding').set(admin.auth).set('If-Match', firstEtag).send(valid),
+      412,
+      'precondition_failed',
+    );
   });
 
   it('of two admins saving with the same If-Match at once, exactly one wins', async () => {
@@ -160,8 +218,16 @@ describe('branding: GET and PUT /branding', () => {
     const etag = headers.etag as string;
     const other = await t.factory.actor({ systemRole: 'admin' });
     const results = await Promise.all([
-      t.http.put('/branding').set(admin.auth).set('If-Match', etag).send({ ...valid, product_name: 'From admin A' }),
-      t.http.put('/branding').set(other.auth).set('If-Match', etag).send({ ...valid, product_name: 'From admin B' }),
+      t.http
+        .put('/branding')
+        .set(admin.auth)
+        .set('If-Match', etag)
+        .send({ ...valid, product_name: 'From admin A' }),
+      t.http
+        .put('/branding')
+        .set(other.auth)
+        .set('If-Match', etag)
+        .send({ ...valid, product_name: 'From admin B' }),
     ]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 412]);
     const winner = results.find((r) => r.status === 200)!;
@@ -171,10 +237,16 @@ describe('branding: GET and PUT /branding', () => {
   });
 
   it('accepts inline SVG, PNG and JPEG logos, and https support links', async () => {
-    const svg = svgUrl('<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect width="10" height="10" fill="#000"/></svg>');
+    const svg = svgUrl(
+      '<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect width="10" height="10" fill="#000"/></svg>',
+    );
     const jpeg = `data:image/jpeg;base64,${Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01]).toString('base64')}`;
     for (const logo of [svg, PNG_1X1, jpeg]) {
-      const res = await t.http.put('/branding').set(admin.auth).send({ ...valid, logo_url: logo, support_url: 'https://help.acme.example/contact' }).expect(200);
+      const res = await t.http
+        .put('/branding')
+        .set(admin.auth)
+        .send({ ...valid, logo_url: logo, support_url: 'https://help.acme.example/contact' })
+        .expect(200);
       expect(res.body.logo_url).toBe(logo);
     }
   });

@@ -45,7 +45,11 @@ describe('status: GET /live and GET /ready', () => {
     expect(res.body.checks).toEqual({
       database: { status: 'up', latency_ms: expect.any(Number) },
       queue: { status: 'up', latency_ms: expect.any(Number) },
-      search_index: { status: 'down', latency_ms: expect.any(Number), error: expect.stringContaining('connection refused') },
+      search_index: {
+        status: 'down',
+        latency_ms: expect.any(Number),
+        error: expect.stringContaining('connection refused'),
+      },
     });
     // A probe's message reaches anonymous callers: connection strings are masked.
     expect(JSON.stringify(res.body)).not.toContain('secret');
@@ -63,38 +67,52 @@ describe('status: GET /live and GET /ready', () => {
     const res = await t.http.get('/ready');
     expectProblem(res, 503, 'service_unavailable');
     expect(Date.now() - started).toBeLessThan(6_000);
-    expect(res.body.checks.slow_dependency).toEqual({ status: 'down', latency_ms: expect.any(Number), error: 'slow_dependency did not answer within 3000 ms' });
+    expect(res.body.checks.slow_dependency).toEqual({
+      status: 'down',
+      latency_ms: expect.any(Number),
+      error: 'slow_dependency did not answer within 3000 ms',
+    });
     expect(res.body.checks.slow_dependency.latency_ms).toBeGreaterThanOrEqual(2_900);
     registry.register('slow_dependency', async () => undefined);
     await t.http.get('/ready').expect(200);
   });
 
-  itOn('postgres', 'refuses and terminates the PostgreSQL connections of the app')('is 503 while PostgreSQL refuses the service its connections, and recovers when it accepts them again', async () => {
-    const { name } = requirePostgres(t.db);
-    await withAdminClient(async (admin) => {
-      try {
-        await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
-        await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
-        let res = await t.http.get('/ready');
-        // The pool may still hand out a connection that has not noticed the termination yet.
-        for (let i = 0; i < 5 && res.status === 200; i++) res = await t.http.get('/ready');
-        expectProblem(res, 503, 'service_unavailable');
-        expect(res.body.detail).toContain('database is down');
-        expect(res.body.checks.database).toEqual({ status: 'down', latency_ms: expect.any(Number), error: expect.any(String) });
-        // /live does not depend on the database.
-        await t.http.get('/live').expect(200);
-      } finally {
-        await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+  itOn('postgres', 'refuses and terminates the PostgreSQL connections of the app')(
+    'is 503 while PostgreSQL refuses the service its connections, and recovers when it accepts them again',
+    async () => {
+      const { name } = requirePostgres(t.db);
+      await withAdminClient(async (admin) => {
+        try {
+          await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+          await admin.query(
+            'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+            [name],
+          );
+          let res = await t.http.get('/ready');
+          // The pool may still hand out a connection that has not noticed the termination yet.
+          for (let i = 0; i < 5 && res.status === 200; i++) res = await t.http.get('/ready');
+          expectProblem(res, 503, 'service_unavailable');
+          expect(res.body.detail).toContain('database is down');
+          expect(res.body.checks.database).toEqual({
+            status: 'down',
+            latency_ms: expect.any(Number),
+            error: expect.any(String),
+          });
+          // /live does not depend on the database.
+          await t.http.get('/live').expect(200);
+        } finally {
+          await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+        }
+      });
+      let recovered = await t.http.get('/ready');
+      for (let i = 0; i < 20 && recovered.status !== 200; i++) {
+        await new Promise((r) => setTimeout(r, 250));
+        recovered = await t.http.get('/ready');
       }
-    });
-    let recovered = await t.http.get('/ready');
-    for (let i = 0; i < 20 && recovered.status !== 200; i++) {
-      await new Promise((r) => setTimeout(r, 250));
-      recovered = await t.http.get('/ready');
-    }
-    expect(recovered.status).toBe(200);
-    expect(recovered.body.checks.database.status).toBe('up');
-  });
+      expect(recovered.status).toBe(200);
+      expect(recovered.body.checks.database.status).toBe('up');
+    },
+  );
 
   // Last: the app does not come back from it.
   it('is 503 from the shutdown signal on, naming it, while /live still answers', async () => {
@@ -102,7 +120,9 @@ describe('status: GET /live and GET /ready', () => {
     const res = await t.http.get('/ready');
     expectProblem(res, 503, 'service_unavailable');
     expect(res.body.detail).toBe('Not ready: the service is shutting down');
-    expect(res.body.checks).toEqual({ shutdown: { status: 'down', latency_ms: 0, error: 'the service is shutting down' } });
+    expect(res.body.checks).toEqual({
+      shutdown: { status: 'down', latency_ms: 0, error: 'the service is shutting down' },
+    });
     expect(res.headers['retry-after']).toBe('5');
     await t.http.get('/live').expect(200);
   });

@@ -21,7 +21,10 @@ describe('users: rules', () => {
   });
 
   const audit = async (action: string, targetId: string) =>
-    (await t.dataSource.query('SELECT actor_id, details FROM audit_events WHERE action = $1 AND target_id = $2 ORDER BY created_at', [action, targetId])) as Array<{
+    (await t.dataSource.query(
+      'SELECT actor_id, details FROM audit_events WHERE action = $1 AND target_id = $2 ORDER BY created_at',
+      [action, targetId],
+    )) as Array<{
       actor_id: string | null;
       details: Record<string, unknown>;
     }>;
@@ -33,12 +36,19 @@ describe('users: rules', () => {
       [keep],
     );
     return async () => {
-      await t.dataSource.query(`UPDATE users SET status = 'active' WHERE id = ANY($1::uuid[])`, [others.map((o) => o.id)]);
+      await t.dataSource.query(`UPDATE users SET status = 'active' WHERE id = ANY($1::uuid[])`, [
+        others.map((o) => o.id),
+      ]);
     };
   };
 
   const activeAdmins = async (ids: string[]): Promise<string[]> =>
-    (await t.dataSource.query(`SELECT id FROM users WHERE system_role = 'admin' AND status = 'active' AND id = ANY($1::uuid[])`, [ids])).map((r: { id: string }) => r.id);
+    (
+      await t.dataSource.query(
+        `SELECT id FROM users WHERE system_role = 'admin' AND status = 'active' AND id = ANY($1::uuid[])`,
+        [ids],
+      )
+    ).map((r: { id: string }) => r.id);
 
   /**
    * Starts the requests while a third admin's row is locked, waits until every one of them is
@@ -55,7 +65,9 @@ describe('users: rules', () => {
       await holder.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [lockedUserId]);
       const pending = requests.map((r) => Promise.resolve(r));
       for (let waited = 0; ; waited += 20) {
-        const [{ n }] = await t.dataSource.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+        const [{ n }] = await t.dataSource.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
         if (n >= requests.length) break;
         if (waited > 5000) throw new Error(`only ${n} of ${requests.length} requests reached the lock`);
         await new Promise((resolve) => setTimeout(resolve, 20));
@@ -70,8 +82,15 @@ describe('users: rules', () => {
 
   describe('two admins acting on each other at once', () => {
     it('deactivating each other: one wins, the loser is 403 (no longer an admin), never a deadlock or 500', async () => {
-      const [a, b, third] = await Promise.all([t.factory.actor({ systemRole: 'admin' }), t.factory.actor({ systemRole: 'admin' }), t.factory.newUser({ systemRole: 'admin' })]);
-      const results = await raceBehindLock(third.id, [t.http.post(`/users/${b.id}/deactivate`).set(a.auth), t.http.post(`/users/${a.id}/deactivate`).set(b.auth)]);
+      const [a, b, third] = await Promise.all([
+        t.factory.actor({ systemRole: 'admin' }),
+        t.factory.actor({ systemRole: 'admin' }),
+        t.factory.newUser({ systemRole: 'admin' }),
+      ]);
+      const results = await raceBehindLock(third.id, [
+        t.http.post(`/users/${b.id}/deactivate`).set(a.auth),
+        t.http.post(`/users/${a.id}/deactivate`).set(b.auth),
+      ]);
       const statuses = results.map((r) => r.status).sort();
       if (t.db.kind === 'embedded') {
         // Serialised, the loser may reach the token check after the winner's commit: 401 (its tokens were revoked).
@@ -79,27 +98,45 @@ describe('users: rules', () => {
         expect([401, 403]).toContain(statuses[1]);
       } else {
         expect(statuses).toEqual([200, 403]);
-        expectProblem(results.find((r) => r.status === 403)!, 403, 'forbidden');
+        expectProblem(
+          results.find((r) => r.status === 403)!,
+          403,
+          'forbidden',
+        );
       }
       expect(await activeAdmins([a.id, b.id])).toHaveLength(1);
     });
 
     it('demoting each other: exactly one keeps the admin role', async () => {
-      const [a, b, third] = await Promise.all([t.factory.actor({ systemRole: 'admin' }), t.factory.actor({ systemRole: 'admin' }), t.factory.newUser({ systemRole: 'admin' })]);
+      const [a, b, third] = await Promise.all([
+        t.factory.actor({ systemRole: 'admin' }),
+        t.factory.actor({ systemRole: 'admin' }),
+        t.factory.newUser({ systemRole: 'admin' }),
+      ]);
       const results = await raceBehindLock(third.id, [
         t.http.patch(`/users/${b.id}`).set(a.auth).send({ system_role: 'user' }),
         t.http.patch(`/users/${a.id}`).set(b.auth).send({ system_role: 'user' }),
       ]);
       expect(results.map((r) => r.status).sort()).toEqual([200, 403]);
-      expectProblem(results.find((r) => r.status === 403)!, 403, 'forbidden');
+      expectProblem(
+        results.find((r) => r.status === 403)!,
+        403,
+        'forbidden',
+      );
       expect(await activeAdmins([a.id, b.id])).toHaveLength(1);
     });
 
     it('the last two active admins deactivating each other at the same moment leave one active admin', async () => {
-      const [a, b] = await Promise.all([t.factory.actor({ systemRole: 'admin' }), t.factory.actor({ systemRole: 'admin' })]);
+      const [a, b] = await Promise.all([
+        t.factory.actor({ systemRole: 'admin' }),
+        t.factory.actor({ systemRole: 'admin' }),
+      ]);
       const restore = await onlyActiveAdmins(a.id, b.id);
       try {
-        const results = await Promise.all([t.http.post(`/users/${b.id}/deactivate`).set(a.auth), t.http.post(`/users/${a.id}/deactivate`).set(b.auth)]);
+        const results = await Promise.all([
+          t.http.post(`/users/${b.id}/deactivate`).set(a.auth),
+          t.http.post(`/users/${a.id}/deactivate`).set(b.auth),
+        ]);
         const statuses = results.map((r) => r.status).sort();
         // The loser lost its admin rights before (401 at the guard) or while (403) it acted.
         expect(statuses[0]).toBe(200);
@@ -119,7 +156,11 @@ describe('users: rules', () => {
         t.http.post('/users').set(admin.auth).send({ email: email.toUpperCase(), display_name: 'Two' }),
       ]);
       expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
-      expectProblem(results.find((r) => r.status === 409)!, 409, 'email_taken');
+      expectProblem(
+        results.find((r) => r.status === 409)!,
+        409,
+        'email_taken',
+      );
       expect((await t.http.get('/users').set(admin.auth).query({ q: email })).body.total).toBe(1);
     });
 
@@ -131,7 +172,11 @@ describe('users: rules', () => {
         t.http.patch(`/users/${y.id}`).set(admin.auth).send({ email }),
       ]);
       expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
-      expectProblem(results.find((r) => r.status === 409)!, 409, 'email_taken');
+      expectProblem(
+        results.find((r) => r.status === 409)!,
+        409,
+        'email_taken',
+      );
     });
   });
 
@@ -142,7 +187,11 @@ describe('users: rules', () => {
       await t.http.patch(`/users/${promoted.id}`).set(admin.auth).send({ system_role: 'admin' }).expect(200);
       await t.http.get('/users').set(promoted.auth).expect(200);
 
-      const demoted = await t.http.patch(`/users/${promoted.id}`).set(promoted.auth).send({ system_role: 'user' }).expect(200);
+      const demoted = await t.http
+        .patch(`/users/${promoted.id}`)
+        .set(promoted.auth)
+        .send({ system_role: 'user' })
+        .expect(200);
       expect(demoted.body.system_role).toBe('user');
       expectProblem(await t.http.get('/users').set(promoted.auth), 403);
       await t.http.get(`/users/${promoted.id}`).set(promoted.auth).expect(200);
@@ -153,7 +202,16 @@ describe('users: rules', () => {
     });
 
     it('an admin created through POST /users is an admin at once', async () => {
-      const created = await t.http.post('/users').set(admin.auth).send({ email: `new-admin-${Date.now()}@test.local`, display_name: 'New Admin', password: 'new-admin-pass', system_role: 'admin' }).expect(201);
+      const created = await t.http
+        .post('/users')
+        .set(admin.auth)
+        .send({
+          email: `new-admin-${Date.now()}@test.local`,
+          display_name: 'New Admin',
+          password: 'new-admin-pass',
+          system_role: 'admin',
+        })
+        .expect(201);
       expect(created.body.system_role).toBe('admin');
       const token = await t.factory.login({ email: created.body.email, password: 'new-admin-pass' });
       await t.http.get('/users').set('Authorization', `Bearer ${token}`).expect(200);
@@ -164,22 +222,45 @@ describe('users: rules', () => {
     it('changes the login email; the old one stops working; the change is audited', async () => {
       const target = await t.factory.newUser();
       const email = `Changed-${Date.now()}@Test.Local`;
-      const res = await t.http.patch(`/users/${target.id}`).set(admin.auth).send({ email, display_name: 'Changed Name' }).expect(200);
-      expect(res.body).toEqual(expect.objectContaining({ email: email.toLowerCase(), display_name: 'Changed Name', version: 2 }));
+      const res = await t.http
+        .patch(`/users/${target.id}`)
+        .set(admin.auth)
+        .send({ email, display_name: 'Changed Name' })
+        .expect(200);
+      expect(res.body).toEqual(
+        expect.objectContaining({ email: email.toLowerCase(), display_name: 'Changed Name', version: 2 }),
+      );
       await t.factory.login({ email: email.toLowerCase(), password: target.password });
-      expectProblem(await t.http.post('/auth/token').send({ email: target.email, password: target.password }), 401, 'invalid_credentials');
+      expectProblem(
+        await t.http.post('/auth/token').send({ email: target.email, password: target.password }),
+        401,
+        'invalid_credentials',
+      );
       const [entry] = await audit('user.updated', target.id);
       expect(entry.actor_id).toBe(admin.id);
-      expect(entry.details).toEqual({ email: { from: target.email, to: email.toLowerCase() }, display_name: { from: target.email.split('@')[0], to: 'Changed Name' } });
+      expect(entry.details).toEqual({
+        email: { from: target.email, to: email.toLowerCase() },
+        display_name: { from: target.email.split('@')[0], to: 'Changed Name' },
+      });
     });
 
     it('returns the same ETag as GET; a no-op change keeps the version; If-Match * always matches', async () => {
       const target = await t.factory.newUser();
       const read = await t.http.get(`/users/${target.id}`).set(admin.auth).expect(200);
-      const same = await t.http.patch(`/users/${target.id}`).set(admin.auth).set('If-Match', read.headers.etag).send({ display_name: read.body.display_name }).expect(200);
+      const same = await t.http
+        .patch(`/users/${target.id}`)
+        .set(admin.auth)
+        .set('If-Match', read.headers.etag)
+        .send({ display_name: read.body.display_name })
+        .expect(200);
       expect(same.body.version).toBe(read.body.version);
       expect(same.headers.etag).toBe(read.headers.etag);
-      const starred = await t.http.patch(`/users/${target.id}`).set(admin.auth).set('If-Match', '*').send({ display_name: 'Starred' }).expect(200);
+      const starred = await t.http
+        .patch(`/users/${target.id}`)
+        .set(admin.auth)
+        .set('If-Match', '*')
+        .send({ display_name: 'Starred' })
+        .expect(200);
       expect(starred.body.version).toBe(read.body.version + 1);
       expect((await t.http.get(`/users/${target.id}`).set(admin.auth)).headers.etag).toBe(starred.headers.etag);
     });
@@ -188,16 +269,31 @@ describe('users: rules', () => {
       const target = await t.factory.newUser();
       const stale = (await t.http.get(`/users/${target.id}`).set(admin.auth)).headers.etag;
       await t.http.patch(`/users/${target.id}`).set(admin.auth).send({ display_name: 'Moved on' }).expect(200);
-      expectProblem(await t.http.patch(`/users/${target.id}`).set(admin.auth).set('If-Match', stale).send({ system_role: 'admin' }), 412, 'precondition_failed');
+      expectProblem(
+        await t.http.patch(`/users/${target.id}`).set(admin.auth).set('If-Match', stale).send({ system_role: 'admin' }),
+        412,
+        'precondition_failed',
+      );
       expect((await t.http.get(`/users/${target.id}`).set(admin.auth)).body.system_role).toBe('user');
       expect(await audit('user.system_role_changed', target.id)).toHaveLength(0);
     });
 
     it('is 400 for a bad email, an empty display name, an unknown role or a password field; 401 without a token', async () => {
-      const bodies = [{ email: 'not-an-email' }, { display_name: '   ' }, { system_role: 'owner' }, { password: 'sneaky-password' }, { version: 9 }];
-      for (const body of bodies) expectProblem(await t.http.patch(`/users/${user.id}`).set(admin.auth).send(body), 400, 'validation_failed');
+      const bodies = [
+        { email: 'not-an-email' },
+        { display_name: '   ' },
+        { system_role: 'owner' },
+        { password: 'sneaky-password' },
+        { version: 9 },
+      ];
+      for (const body of bodies)
+        expectProblem(await t.http.patch(`/users/${user.id}`).set(admin.auth).send(body), 400, 'validation_failed');
       expectProblem(await t.http.patch(`/users/${user.id}`).send({ display_name: 'x' }), 401);
-      expectProblem(await t.http.patch('/users/nope').set(admin.auth).send({ display_name: 'x' }), 400, 'invalid_identifier');
+      expectProblem(
+        await t.http.patch('/users/nope').set(admin.auth).send({ display_name: 'x' }),
+        400,
+        'invalid_identifier',
+      );
     });
   });
 
@@ -206,11 +302,26 @@ describe('users: rules', () => {
       const tag = `sort${Date.now()}`;
       // Created in this order, with display names whose case would mislead a byte-wise sort.
       const made = [];
-      for (const [local, name] of [['c', 'bravo'], ['a', 'Charlie'], ['b', 'alpha']]) {
-        made.push(await t.http.post('/users').set(admin.auth).send({ email: `${tag}-${local}@sort.test`, display_name: name }).expect(201));
+      for (const [local, name] of [
+        ['c', 'bravo'],
+        ['a', 'Charlie'],
+        ['b', 'alpha'],
+      ]) {
+        made.push(
+          await t.http
+            .post('/users')
+            .set(admin.auth)
+            .send({ email: `${tag}-${local}@sort.test`, display_name: name })
+            .expect(201),
+        );
       }
       const emails = (sort?: string) =>
-        t.http.get('/users').set(admin.auth).query({ q: tag, ...(sort ? { sort } : {}) }).expect(200).then((r) => r.body.items.map((u: { email: string }) => u.email.split('@')[0].slice(-1)));
+        t.http
+          .get('/users')
+          .set(admin.auth)
+          .query({ q: tag, ...(sort ? { sort } : {}) })
+          .expect(200)
+          .then((r) => r.body.items.map((u: { email: string }) => u.email.split('@')[0].slice(-1)));
       expect(await emails()).toEqual(['a', 'b', 'c']);
       expect(await emails('-email')).toEqual(['c', 'b', 'a']);
       expect(await emails('display_name')).toEqual(['b', 'c', 'a']);
@@ -224,13 +335,25 @@ describe('users: rules', () => {
       const gone = await t.factory.newUser({ email: `${tag}-gone@test.local`, status: 'deactivated' });
       await t.factory.newUser({ email: `${tag}-boss@test.local`, systemRole: 'admin' });
       await t.factory.newUser({ email: `${tag}-user@test.local` });
-      const res = await t.http.get('/users').set(admin.auth).query({ q: tag, status: 'deactivated', system_role: 'user' }).expect(200);
+      const res = await t.http
+        .get('/users')
+        .set(admin.auth)
+        .query({ q: tag, status: 'deactivated', system_role: 'user' })
+        .expect(200);
       expect(res.body.items.map((u: { id: string }) => u.id)).toEqual([gone.id]);
       const admins = await t.http.get('/users').set(admin.auth).query({ q: tag, system_role: 'admin' }).expect(200);
       expect(admins.body.items.map((u: { email: string }) => u.email)).toEqual([`${tag}-boss@test.local`]);
       // The display name alone matches: the email shares nothing with it.
-      const named = await t.http.post('/users').set(admin.auth).send({ email: `plain-${Date.now()}@test.local`, display_name: `Ada ${tag} Lovelace` }).expect(201);
-      const byName = await t.http.get('/users').set(admin.auth).query({ q: `${tag.toUpperCase()} LOVE` }).expect(200);
+      const named = await t.http
+        .post('/users')
+        .set(admin.auth)
+        .send({ email: `plain-${Date.now()}@test.local`, display_name: `Ada ${tag} Lovelace` })
+        .expect(201);
+      const byName = await t.http
+        .get('/users')
+        .set(admin.auth)
+        .query({ q: `${tag.toUpperCase()} LOVE` })
+        .expect(200);
       expect(byName.body.items.map((u: { id: string }) => u.id)).toEqual([named.body.id]);
       expectProblem(await t.http.get('/users').set(admin.auth).query({ status: 'suspended' }), 400);
       expectProblem(await t.http.get('/users').set(admin.auth).query({ system_role: 'owner' }), 400);
@@ -240,12 +363,23 @@ describe('users: rules', () => {
 
   describe('credentials', () => {
     it('a user created without a password cannot log in until it redeems a reset token', async () => {
-      const created = await t.http.post('/users').set(admin.auth).send({ email: `nopass-${Date.now()}@test.local`, display_name: 'No Pass' }).expect(201);
+      const created = await t.http
+        .post('/users')
+        .set(admin.auth)
+        .send({ email: `nopass-${Date.now()}@test.local`, display_name: 'No Pass' })
+        .expect(201);
       expect(created.body.has_password).toBe(false);
-      expectProblem(await t.http.post('/auth/token').send({ email: created.body.email, password: 'anything-at-all' }), 401, 'invalid_credentials');
+      expectProblem(
+        await t.http.post('/auth/token').send({ email: created.body.email, password: 'anything-at-all' }),
+        401,
+        'invalid_credentials',
+      );
       const issued = await t.http.post(`/users/${created.body.id}/reset-token`).set(admin.auth).expect(200);
       expect(issued.body.usage).toMatch(/grant_type/);
-      await t.http.post('/auth/token').send({ grant_type: 'reset_token', reset_token: issued.body.reset_token, new_password: 'chosen-by-user' }).expect(200);
+      await t.http
+        .post('/auth/token')
+        .send({ grant_type: 'reset_token', reset_token: issued.body.reset_token, new_password: 'chosen-by-user' })
+        .expect(200);
       expect((await t.http.get(`/users/${created.body.id}`).set(admin.auth)).body.has_password).toBe(true);
       await t.factory.login({ email: created.body.email, password: 'chosen-by-user' });
     });
@@ -258,7 +392,13 @@ describe('users: rules', () => {
         'SELECT token_hash, created_by, expires_at FROM password_reset_tokens WHERE user_id = $1',
         [target.id],
       );
-      expect(rows).toEqual([{ token_hash: hashSecretToken(res.body.reset_token), created_by: admin.id, expires_at: new Date(res.body.expires_at) }]);
+      expect(rows).toEqual([
+        {
+          token_hash: hashSecretToken(res.body.reset_token),
+          created_by: admin.id,
+          expires_at: new Date(res.body.expires_at),
+        },
+      ]);
       const ttlMs = t.config.env.RESET_TOKEN_TTL_MINUTES * 60_000;
       expect(new Date(res.body.expires_at).getTime()).toBeGreaterThanOrEqual(before + ttlMs - 1000);
       expect(new Date(res.body.expires_at).getTime()).toBeLessThanOrEqual(Date.now() + ttlMs + 1000);
@@ -270,10 +410,20 @@ describe('users: rules', () => {
     it('reset-password voids an outstanding reset token and is audited', async () => {
       const target = await t.factory.newUser();
       const issued = await t.http.post(`/users/${target.id}/reset-token`).set(admin.auth).expect(200);
-      const res = await t.http.post(`/users/${target.id}/reset-password`).set(admin.auth).send({ password: 'admin-chosen-1' }).expect(200);
+      const res = await t.http
+        .post(`/users/${target.id}/reset-password`)
+        .set(admin.auth)
+        .send({ password: 'admin-chosen-1' })
+        .expect(200);
       expect(res.body).toEqual(expect.objectContaining({ id: target.id, has_password: true }));
       expect(res.body).not.toHaveProperty('password');
-      expectProblem(await t.http.post('/auth/token').send({ grant_type: 'reset_token', reset_token: issued.body.reset_token, new_password: 'user-chosen-1' }), 401, 'invalid_reset_token');
+      expectProblem(
+        await t.http
+          .post('/auth/token')
+          .send({ grant_type: 'reset_token', reset_token: issued.body.reset_token, new_password: 'user-chosen-1' }),
+        401,
+        'invalid_reset_token',
+      );
       await t.factory.login({ email: target.email, password: 'admin-chosen-1' });
       expect((await audit('user.password_reset', target.id))[0].actor_id).toBe(admin.id);
     });
@@ -283,13 +433,22 @@ describe('users: rules', () => {
       const issued = await t.http.post(`/users/${target.id}/reset-token`).set(admin.auth).expect(200);
       await t.http.post(`/users/${target.id}/deactivate`).set(admin.auth).expect(200);
       await t.http.post(`/users/${target.id}/reactivate`).set(admin.auth).expect(200);
-      expectProblem(await t.http.post('/auth/token').send({ grant_type: 'reset_token', reset_token: issued.body.reset_token, new_password: 'too-late-now' }), 401, 'invalid_reset_token');
+      expectProblem(
+        await t.http
+          .post('/auth/token')
+          .send({ grant_type: 'reset_token', reset_token: issued.body.reset_token, new_password: 'too-late-now' }),
+        401,
+        'invalid_reset_token',
+      );
     });
 
     it('a token issued to a deactivated user is refused while deactivated and works once reactivated', async () => {
       const target = await t.factory.newUser({ status: 'deactivated' });
       const issued = await t.http.post(`/users/${target.id}/reset-token`).set(admin.auth).expect(200);
-      const redeem = () => t.http.post('/auth/token').send({ grant_type: 'reset_token', reset_token: issued.body.reset_token, new_password: 'welcome-back-1' });
+      const redeem = () =>
+        t.http
+          .post('/auth/token')
+          .send({ grant_type: 'reset_token', reset_token: issued.body.reset_token, new_password: 'welcome-back-1' });
       expectProblem(await redeem(), 401, 'account_deactivated');
       await t.http.post(`/users/${target.id}/reactivate`).set(admin.auth).expect(200);
       await redeem().expect(200);
@@ -299,8 +458,19 @@ describe('users: rules', () => {
     it('the reset routes are 401 without a token', async () => {
       expectProblem(await t.http.post(`/users/${user.id}/reset-password`).send({ password: 'long-enough-1' }), 401);
       expectProblem(await t.http.post(`/users/${user.id}/reset-token`), 401);
-      expectProblem(await t.http.post(`/users/${user.id}/reset-password`).set(admin.auth).send({}), 400, 'validation_failed');
-      expectProblem(await t.http.post(`/users/${user.id}/reset-password`).set(admin.auth).send({ password: 'x'.repeat(257) }), 400, 'validation_failed');
+      expectProblem(
+        await t.http.post(`/users/${user.id}/reset-password`).set(admin.auth).send({}),
+        400,
+        'validation_failed',
+      );
+      expectProblem(
+        await t.http
+          .post(`/users/${user.id}/reset-password`)
+          .set(admin.auth)
+          .send({ password: 'x'.repeat(257) }),
+        400,
+        'validation_failed',
+      );
     });
   });
 
@@ -312,8 +482,14 @@ describe('users: rules', () => {
       const res = await t.http.post(`/users/${target.id}/deactivate`).set(admin.auth).expect(200);
       expect(res.body.version).toBe(before.version + 1);
       expectProblem(await t.http.post('/internal/auth/verify').send({ token: target.token }), 401);
-      const listed = await t.http.get('/users').set(admin.auth).query({ q: target.email, status: 'deactivated' }).expect(200);
-      expect(listed.body.items).toEqual([expect.objectContaining({ id: target.id, status: 'deactivated', deactivated_at: res.body.deactivated_at })]);
+      const listed = await t.http
+        .get('/users')
+        .set(admin.auth)
+        .query({ q: target.email, status: 'deactivated' })
+        .expect(200);
+      expect(listed.body.items).toEqual([
+        expect.objectContaining({ id: target.id, status: 'deactivated', deactivated_at: res.body.deactivated_at }),
+      ]);
       // Deactivating again changes nothing and writes no second audit entry.
       const again = await t.http.post(`/users/${target.id}/deactivate`).set(admin.auth).expect(200);
       expect(again.body).toEqual(res.body);

@@ -17,19 +17,36 @@ describe('invitations', () => {
     await t?.close();
   });
 
-  const invite = (email: string, role = 'member', actor = r.admin) => t.http.post(`/workspaces/${ws}/invitations`).set(actor.auth).send({ email, role });
+  const invite = (email: string, role = 'member', actor = r.admin) =>
+    t.http.post(`/workspaces/${ws}/invitations`).set(actor.auth).send({ email, role });
   const roleOf = async (userId: string) =>
-    ((await t.dataSource.query('SELECT role FROM workspace_members WHERE workspace_id = $1 AND user_id = $2', [ws, userId])) as Array<{ role: string }>)[0]?.role;
+    (
+      (await t.dataSource.query('SELECT role FROM workspace_members WHERE workspace_id = $1 AND user_id = $2', [
+        ws,
+        userId,
+      ])) as Array<{ role: string }>
+    )[0]?.role;
 
   describe('create, list, resend, revoke', () => {
     it('creates a pending invitation whose token is shown once and stored hashed', async () => {
       const res = await invite('New.Hire@Test.Local', 'viewer').expect(201);
       expect(res.body).toEqual(
-        expect.objectContaining({ workspace_id: ws, email: 'new.hire@test.local', role: 'viewer', state: 'pending', sent_count: 1, invited_by: r.admin.id, token: expect.stringMatching(/^inv_/), accept_path: expect.any(String) }),
+        expect.objectContaining({
+          workspace_id: ws,
+          email: 'new.hire@test.local',
+          role: 'viewer',
+          state: 'pending',
+          sent_count: 1,
+          invited_by: r.admin.id,
+          token: expect.stringMatching(/^inv_/),
+          accept_path: expect.any(String),
+        }),
       );
       const hours = (new Date(res.body.expires_at).getTime() - Date.now()) / 3_600_000;
       expect(hours).toBeGreaterThan(47.9);
-      const stored = await t.dataSource.query('SELECT token_hash FROM workspace_invitations WHERE id = $1', [res.body.id]);
+      const stored = await t.dataSource.query('SELECT token_hash FROM workspace_invitations WHERE id = $1', [
+        res.body.id,
+      ]);
       expect(stored[0].token_hash).not.toContain(res.body.token);
       const list = await t.http.get(`/workspaces/${ws}/invitations`).set(r.admin.auth).expect(200);
       expect(list.body).toEqual([expect.objectContaining({ id: res.body.id, state: 'pending' })]);
@@ -56,27 +73,66 @@ describe('invitations', () => {
 
     it('resend issues a new token (the old one stops working) and a new expiry; revoke ends it', async () => {
       const first = await invite('resend@test.local').expect(201);
-      await t.dataSource.query(`UPDATE workspace_invitations SET expires_at = now() - interval '1 hour' WHERE id = $1`, [first.body.id]);
-      const expired = await t.http.get(`/workspaces/${ws}/invitations`).set(r.admin.auth).query({ state: 'expired' }).expect(200);
+      await t.dataSource.query(
+        `UPDATE workspace_invitations SET expires_at = now() - interval '1 hour' WHERE id = $1`,
+        [first.body.id],
+      );
+      const expired = await t.http
+        .get(`/workspaces/${ws}/invitations`)
+        .set(r.admin.auth)
+        .query({ state: 'expired' })
+        .expect(200);
       expect(expired.body.map((i: { id: string }) => i.id)).toContain(first.body.id);
-      const again = await t.http.post(`/workspaces/${ws}/invitations/${first.body.id}/resend`).set(r.admin.auth).expect(200);
+      const again = await t.http
+        .post(`/workspaces/${ws}/invitations/${first.body.id}/resend`)
+        .set(r.admin.auth)
+        .expect(200);
       expect(again.body).toEqual(expect.objectContaining({ id: first.body.id, state: 'pending', sent_count: 2 }));
       expect(again.body.token).not.toBe(first.body.token);
-      expectProblem(await t.http.post('/auth/accept-invitation').send({ token: first.body.token, password: 'a-good-password' }), 401, 'invalid_invitation');
+      expectProblem(
+        await t.http.post('/auth/accept-invitation').send({ token: first.body.token, password: 'a-good-password' }),
+        401,
+        'invalid_invitation',
+      );
 
-      const revoked = await t.http.post(`/workspaces/${ws}/invitations/${first.body.id}/revoke`).set(r.admin.auth).expect(200);
+      const revoked = await t.http
+        .post(`/workspaces/${ws}/invitations/${first.body.id}/revoke`)
+        .set(r.admin.auth)
+        .expect(200);
       expect(revoked.body).toEqual(expect.objectContaining({ state: 'revoked', revoked_at: expect.any(String) }));
-      expectProblem(await t.http.post(`/workspaces/${ws}/invitations/${first.body.id}/resend`).set(r.admin.auth), 409, 'invitation_not_pending');
-      expectProblem(await t.http.post(`/workspaces/${ws}/invitations/${first.body.id}/revoke`).set(r.admin.auth), 409, 'invitation_not_pending');
-      expectProblem(await t.http.post('/auth/accept-invitation').send({ token: again.body.token, password: 'a-good-password' }), 403, 'invitation_revoked');
+      expectProblem(
+        await t.http.post(`/workspaces/${ws}/invitations/${first.body.id}/resend`).set(r.admin.auth),
+        409,
+        'invitation_not_pending',
+      );
+      expectProblem(
+        await t.http.post(`/workspaces/${ws}/invitations/${first.body.id}/revoke`).set(r.admin.auth),
+        409,
+        'invitation_not_pending',
+      );
+      expectProblem(
+        await t.http.post('/auth/accept-invitation').send({ token: again.body.token, password: 'a-good-password' }),
+        403,
+        'invitation_revoked',
+      );
     });
 
     it('resend and revoke are 404 for unknown ids and for invitations of another workspace, 403 for members', async () => {
       const other = await t.factory.workspaceWithRoles();
-      const foreign = await t.http.post(`/workspaces/${other.workspace.id}/invitations`).set(other.admin.auth).send({ email: 'f@test.local', role: 'viewer' }).expect(201);
-      expectProblem(await t.http.post(`/workspaces/${ws}/invitations/${foreign.body.id}/revoke`).set(r.admin.auth), 404);
+      const foreign = await t.http
+        .post(`/workspaces/${other.workspace.id}/invitations`)
+        .set(other.admin.auth)
+        .send({ email: 'f@test.local', role: 'viewer' })
+        .expect(201);
+      expectProblem(
+        await t.http.post(`/workspaces/${ws}/invitations/${foreign.body.id}/revoke`).set(r.admin.auth),
+        404,
+      );
       expectProblem(await t.http.post(`/workspaces/${ws}/invitations/${randomUUID()}/resend`).set(r.admin.auth), 404);
-      expectProblem(await t.http.post(`/workspaces/${ws}/invitations/${foreign.body.id}/revoke`).set(r.member.auth), 403);
+      expectProblem(
+        await t.http.post(`/workspaces/${ws}/invitations/${foreign.body.id}/revoke`).set(r.member.auth),
+        403,
+      );
       expectProblem(await t.http.post(`/workspaces/${ws}/invitations/bad/revoke`).set(r.admin.auth), 400);
     });
   });
@@ -84,17 +140,40 @@ describe('invitations', () => {
   describe('POST /auth/accept-invitation', () => {
     it('creates the account for a new email and adds the membership', async () => {
       const inv = await invite('fresh@test.local', 'member').expect(201);
-      const res = await t.http.post('/auth/accept-invitation').send({ token: inv.body.token, password: 'fresh-password', display_name: 'Fresh' }).expect(200);
-      expect(res.body).toEqual(expect.objectContaining({ email: 'fresh@test.local', display_name: 'Fresh', memberships: [expect.objectContaining({ workspace_id: ws, role: 'member' })] }));
+      const res = await t.http
+        .post('/auth/accept-invitation')
+        .send({ token: inv.body.token, password: 'fresh-password', display_name: 'Fresh' })
+        .expect(200);
+      expect(res.body).toEqual(
+        expect.objectContaining({
+          email: 'fresh@test.local',
+          display_name: 'Fresh',
+          memberships: [expect.objectContaining({ workspace_id: ws, role: 'member' })],
+        }),
+      );
       await t.factory.login({ email: 'fresh@test.local', password: 'fresh-password' });
-      const list = await t.http.get(`/workspaces/${ws}/invitations`).set(r.admin.auth).query({ state: 'accepted' }).expect(200);
-      expect(list.body).toEqual(expect.arrayContaining([expect.objectContaining({ id: inv.body.id, accepted_by: res.body.id })]));
-      expectProblem(await t.http.post('/auth/accept-invitation').send({ token: inv.body.token, password: 'fresh-password' }), 403, 'invitation_already_accepted');
+      const list = await t.http
+        .get(`/workspaces/${ws}/invitations`)
+        .set(r.admin.auth)
+        .query({ state: 'accepted' })
+        .expect(200);
+      expect(list.body).toEqual(
+        expect.arrayContaining([expect.objectContaining({ id: inv.body.id, accepted_by: res.body.id })]),
+      );
+      expectProblem(
+        await t.http.post('/auth/accept-invitation').send({ token: inv.body.token, password: 'fresh-password' }),
+        403,
+        'invitation_already_accepted',
+      );
     });
 
     it('needs a password (400) to create an account', async () => {
       const inv = await invite('nopass@test.local').expect(201);
-      expectProblem(await t.http.post('/auth/accept-invitation').send({ token: inv.body.token }), 400, 'validation_failed');
+      expectProblem(
+        await t.http.post('/auth/accept-invitation').send({ token: inv.body.token }),
+        400,
+        'validation_failed',
+      );
       expect(await t.dataSource.query(`SELECT 1 FROM users WHERE email = 'nopass@test.local'`)).toHaveLength(0);
     });
 
@@ -115,8 +194,16 @@ describe('invitations', () => {
     it('lets an existing user accept with their password; a wrong one is 401, none is 401', async () => {
       const u = await t.factory.newUser();
       const inv = await invite(u.email).expect(201);
-      expectProblem(await t.http.post('/auth/accept-invitation').send({ token: inv.body.token }), 401, 'unauthenticated');
-      expectProblem(await t.http.post('/auth/accept-invitation').send({ token: inv.body.token, password: 'wrong-password' }), 401, 'invalid_credentials');
+      expectProblem(
+        await t.http.post('/auth/accept-invitation').send({ token: inv.body.token }),
+        401,
+        'unauthenticated',
+      );
+      expectProblem(
+        await t.http.post('/auth/accept-invitation').send({ token: inv.body.token, password: 'wrong-password' }),
+        401,
+        'invalid_credentials',
+      );
       await t.http.post('/auth/accept-invitation').send({ token: inv.body.token, password: u.password }).expect(200);
       expect(await roleOf(u.id)).toBe('member');
     });
@@ -124,30 +211,66 @@ describe('invitations', () => {
     it('refuses a token of another user (403), expired invitations (403), deactivated accounts (403), unknown tokens (401)', async () => {
       const u = await t.factory.newUser();
       const inv = await invite(u.email).expect(201);
-      expectProblem(await t.http.post('/auth/accept-invitation').set(r.member.auth).send({ token: inv.body.token }), 403, 'invitation_email_mismatch');
+      expectProblem(
+        await t.http.post('/auth/accept-invitation').set(r.member.auth).send({ token: inv.body.token }),
+        403,
+        'invitation_email_mismatch',
+      );
       const brandNew = await invite('brand-new@test.local').expect(201);
-      expectProblem(await t.http.post('/auth/accept-invitation').set(r.member.auth).send({ token: brandNew.body.token, password: 'whatever-long' }), 403, 'invitation_email_mismatch');
+      expectProblem(
+        await t.http
+          .post('/auth/accept-invitation')
+          .set(r.member.auth)
+          .send({ token: brandNew.body.token, password: 'whatever-long' }),
+        403,
+        'invitation_email_mismatch',
+      );
 
-      await t.dataSource.query(`UPDATE workspace_invitations SET expires_at = now() - interval '1 second' WHERE id = $1`, [inv.body.id]);
-      expectProblem(await t.http.post('/auth/accept-invitation').send({ token: inv.body.token, password: u.password }), 403, 'invitation_expired');
+      await t.dataSource.query(
+        `UPDATE workspace_invitations SET expires_at = now() - interval '1 second' WHERE id = $1`,
+        [inv.body.id],
+      );
+      expectProblem(
+        await t.http.post('/auth/accept-invitation').send({ token: inv.body.token, password: u.password }),
+        403,
+        'invitation_expired',
+      );
 
       const gone = await t.factory.newUser({ status: 'deactivated' });
       const goneInv = await invite(gone.email).expect(201);
-      expectProblem(await t.http.post('/auth/accept-invitation').send({ token: goneInv.body.token, password: gone.password }), 403, 'invitation_account_deactivated');
+      expectProblem(
+        await t.http.post('/auth/accept-invitation').send({ token: goneInv.body.token, password: gone.password }),
+        403,
+        'invitation_account_deactivated',
+      );
 
-      expectProblem(await t.http.post('/auth/accept-invitation').send({ token: 'inv_nope' }), 401, 'invalid_invitation');
+      expectProblem(
+        await t.http.post('/auth/accept-invitation').send({ token: 'inv_nope' }),
+        401,
+        'invalid_invitation',
+      );
       expectProblem(await t.http.post('/auth/accept-invitation').send({}), 400);
-      expectProblem(await t.http.post('/auth/accept-invitation').set('Authorization', 'Bearer garbage').send({ token: 'x' }), 401, 'unauthenticated');
+      expectProblem(
+        await t.http.post('/auth/accept-invitation').set('Authorization', 'Bearer garbage').send({ token: 'x' }),
+        401,
+        'unauthenticated',
+      );
     });
 
     it('replaces an expired pending invitation when the email is invited again', async () => {
       const first = await invite('again@test.local').expect(201);
-      await t.dataSource.query(`UPDATE workspace_invitations SET expires_at = now() - interval '1 second' WHERE id = $1`, [first.body.id]);
+      await t.dataSource.query(
+        `UPDATE workspace_invitations SET expires_at = now() - interval '1 second' WHERE id = $1`,
+        [first.body.id],
+      );
       const second = await invite('again@test.local').expect(201);
       expect(second.body.id).not.toBe(first.body.id);
       const states = await t.http.get(`/workspaces/${ws}/invitations`).set(r.admin.auth).expect(200);
       expect(states.body.find((i: { id: string }) => i.id === first.body.id).state).toBe('revoked');
-      const audit = await t.dataSource.query(`SELECT action FROM audit_events WHERE target_id = $1 ORDER BY created_at`, [second.body.id]);
+      const audit = await t.dataSource.query(
+        `SELECT action FROM audit_events WHERE target_id = $1 ORDER BY created_at`,
+        [second.body.id],
+      );
       expect(audit.map((a: { action: string }) => a.action)).toEqual(['invitation.created']);
     });
   });

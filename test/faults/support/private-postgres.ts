@@ -19,7 +19,11 @@ export class PrivatePostgres {
     const version = readdirSync('/usr/lib/postgresql').sort().pop();
     if (!version) throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql');
     const dir = mkdtempSync(join(tmpdir(), 'ews-pg-'));
-    chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString().trim()), Number(execFileSync('id', ['-g', 'postgres']).toString().trim()));
+    chownSync(
+      dir,
+      Number(execFileSync('id', ['-u', 'postgres']).toString().trim()),
+      Number(execFileSync('id', ['-g', 'postgres']).toString().trim()),
+    );
     const pg = new PrivatePostgres(dir, port, `/usr/lib/postgresql/${version}/bin`);
     pg.asPostgres(`${pg.bin}/initdb -D ${dir}/data -A trust -U postgres`);
     pg.start();
@@ -32,7 +36,9 @@ export class PrivatePostgres {
   }
 
   start(): void {
-    this.asPostgres(`${this.bin}/pg_ctl -D ${this.dir}/data -o "-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1" -l ${this.dir}/log -w start`);
+    this.asPostgres(
+      `${this.bin}/pg_ctl -D ${this.dir}/data -o "-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1" -l ${this.dir}/log -w start`,
+    );
   }
 
   stop(): void {

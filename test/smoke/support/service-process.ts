@@ -25,11 +25,15 @@ export interface RunningService extends ServiceProcess {
  */
 export function spawnService(env: Record<string, string>): ServiceProcess {
   return watch(
-    spawn(process.execPath, ['--import', join(root, 'test', 'e2e', 'queue', 'support', 'register-ts.mjs'), join(root, 'src', 'main.ts')], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }),
+    spawn(
+      process.execPath,
+      ['--import', join(root, 'test', 'e2e', 'queue', 'support', 'register-ts.mjs'), join(root, 'src', 'main.ts')],
+      {
+        cwd: root,
+        env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    ),
   );
 }
 
@@ -40,7 +44,15 @@ export function spawnService(env: Record<string, string>): ServiceProcess {
 export function spawnNpmStart(cwd: string, env: Record<string, string>): ServiceProcess {
   const child = spawn('npm', ['start'], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', npm_config_update_notifier: 'false', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      npm_config_update_notifier: 'false',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -48,7 +60,11 @@ export function spawnNpmStart(cwd: string, env: Record<string, string>): Service
   return watch(child, (signal) => process.kill(-child.pid!, signal), 'close');
 }
 
-function watch(child: ChildProcess, kill: (signal: NodeJS.Signals) => void = (signal) => child.kill(signal), end: 'exit' | 'close' = 'exit'): ServiceProcess {
+function watch(
+  child: ChildProcess,
+  kill: (signal: NodeJS.Signals) => void = (signal) => child.kill(signal),
+  end: 'exit' | 'close' = 'exit',
+): ServiceProcess {
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
@@ -85,9 +101,14 @@ export async function untilReady(service: ServiceProcess, timeoutMs: number): Pr
   void service.exited.then((e) => (exit = e));
   let url: string | undefined;
   for (;;) {
-    if (exit) throw new Error(`the service exited (${exit.code ?? exit.signal}) before it was ready:\n${service.output().slice(-4000)}`);
-    if (Date.now() > deadline) throw new Error(`the service was not ready within ${timeoutMs} ms:\n${service.output().slice(-4000)}`);
-    url ??= service.logs().find((l) => typeof l.url === 'string' && l.msg.startsWith('listening on'))?.url as string | undefined;
+    if (exit)
+      throw new Error(
+        `the service exited (${exit.code ?? exit.signal}) before it was ready:\n${service.output().slice(-4000)}`,
+      );
+    if (Date.now() > deadline)
+      throw new Error(`the service was not ready within ${timeoutMs} ms:\n${service.output().slice(-4000)}`);
+    url ??= service.logs().find((l) => typeof l.url === 'string' && l.msg.startsWith('listening on'))?.url as
+      string | undefined;
     if (url) {
       const ready = await fetch(`${url}/ready`, { signal: AbortSignal.timeout(5_000) }).catch(() => null);
       if (ready?.status === 200) return { ...service, url };

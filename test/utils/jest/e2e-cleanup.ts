@@ -18,5 +18,6 @@ const onWarning = (warning: Error) => {
 process.on('warning', onWarning);
 afterAll(() => {
   process.off('warning', onWarning);
-  if (parallelQueries.length) throw new Error(`queries ran in parallel on one database client:\n${parallelQueries.join('\n')}`);
+  if (parallelQueries.length)
+    throw new Error(`queries ran in parallel on one database client:\n${parallelQueries.join('\n')}`);
 });

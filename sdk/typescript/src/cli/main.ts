@@ -6,7 +6,19 @@ import { createClient, type EwsClient } from '../client.js';
 import { isEwsApiError } from '../errors.js';
 import type { CreateRunRequest, GateResponse, RunDiffResponse, RunResponse } from '../generated/api.js';
 import { diffSummary, ProgressBar, runSummary } from './render.js';
-import { defaultVersion, findDataset, isUuid, resolveConnection, resolveDataset, resolveEvalConfig, resolvePartition, resolveSut, resolveVersion, resolveWorkspace, UsageError } from './resolve.js';
+import {
+  defaultVersion,
+  findDataset,
+  isUuid,
+  resolveConnection,
+  resolveDataset,
+  resolveEvalConfig,
+  resolvePartition,
+  resolveSut,
+  resolveVersion,
+  resolveWorkspace,
+  UsageError,
+} from './resolve.js';
 
 /** The exit codes (docs/ci.md): what a pipeline acts on. */
 export const EXIT = { ok: 0, failed: 1, error: 2 } as const;
@@ -32,16 +44,25 @@ Exit codes: 0 ok, 1 failed (the run's verdict or its gate, or a regression with 
 
 type Values = Record<string, string | boolean | string[] | undefined>;
 
-function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>): { values: Values; positionals: string[] } {
+function parse(
+  args: string[],
+  options: NonNullable<ParseArgsConfig['options']>,
+): { values: Values; positionals: string[] } {
   try {
-    const { values, positionals } = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({
+      args,
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
     return { values: values as Values, positionals };
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
 }
 
-const str = (values: Values, name: string): string | undefined => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+const str = (values: Values, name: string): string | undefined =>
+  typeof values[name] === 'string' ? (values[name] as string) : undefined;
 const required = (values: Values, name: string): string => {
   const value = str(values, name);
   if (!value) throw new UsageError(`--${name} is required`);
@@ -61,7 +82,7 @@ function writeJson(path: string | undefined, value: unknown): void {
 function connect(env: NodeJS.ProcessEnv): EwsClient {
   const baseUrl = env.EWS_URL;
   const apiKey = env.EWS_API_KEY;
-  if (!baseUrl) throw new UsageError('set EWS_URL to the service\'s address, e.g. https://ews.example.com');
+  if (!baseUrl) throw new UsageError("set EWS_URL to the service's address, e.g. https://ews.example.com");
   if (!apiKey) throw new UsageError('set EWS_API_KEY to an API key of the workspace (ews_...)');
   return createClient({ baseUrl, apiKey, headers: { 'User-Agent': 'ews-cli' } });
 }
@@ -74,7 +95,13 @@ async function baselineOf(client: EwsClient, run: RunResponse, given: string): P
     if (!isUuid(given)) throw new UsageError('--baseline takes a run id or "latest"');
     return given;
   }
-  const runs = await client.runs.listRuns({ workspace_id: run.workspace_id, sut_id: run.sut_id, dataset_id: run.dataset_id, state: 'succeeded', page_size: 100 });
+  const runs = await client.runs.listRuns({
+    workspace_id: run.workspace_id,
+    sut_id: run.sut_id,
+    dataset_id: run.dataset_id,
+    state: 'succeeded',
+    page_size: 100,
+  });
   return runs.items.find((r) => r.id !== run.id && r.passed === true)?.id;
 }
 
@@ -83,7 +110,12 @@ async function baselineOf(client: EwsClient, run: RunResponse, given: string): P
  * each metric's minimum pass rate).
  */
 function verdictOf(run: RunResponse): { exit: number; passed: boolean | null; reasons: string[] } {
-  if (run.state !== 'succeeded') return { exit: EXIT.error, passed: null, reasons: [`the run ended ${run.state}${run.state_reason ? `: ${run.state_reason}` : ''}`] };
+  if (run.state !== 'succeeded')
+    return {
+      exit: EXIT.error,
+      passed: null,
+      reasons: [`the run ended ${run.state}${run.state_reason ? `: ${run.state_reason}` : ''}`],
+    };
   const reasons = ((run.summary as { reasons?: string[] } | null)?.reasons ?? []).slice();
   return { exit: run.passed === false ? EXIT.failed : EXIT.ok, passed: run.passed, reasons };
 }
@@ -93,14 +125,41 @@ function verdictOf(run: RunResponse): { exit: number; passed: boolean | null; re
  * thresholds per dimension value, no significant regression against the baseline), written as
  * Markdown and JUnit XML when asked. A failed blocking check exits 1, naming it.
  */
-async function gateVerdict(client: EwsClient, run: RunResponse, options: { baseline?: string; project?: string; markdown?: string; junit?: string }): Promise<{ exit: number; passed: boolean | null; reasons: string[]; gate: GateResponse }> {
-  const query = { runId: run.id, ...(options.baseline ? { baseline_run_id: options.baseline } : {}), ...(options.project ? { project_id: options.project } : {}) };
+async function gateVerdict(
+  client: EwsClient,
+  run: RunResponse,
+  options: { baseline?: string; project?: string; markdown?: string; junit?: string },
+): Promise<{ exit: number; passed: boolean | null; reasons: string[]; gate: GateResponse }> {
+  const query = {
+    runId: run.id,
+    ...(options.baseline ? { baseline_run_id: options.baseline } : {}),
+    ...(options.project ? { project_id: options.project } : {}),
+  };
   const gate = await client.runs.getRunGate(query);
-  if (options.markdown) writeFileSync(options.markdown, String(await client.runs.getRunGate({ ...query, format: 'markdown' }, { format: 'text' })));
-  if (options.junit) writeFileSync(options.junit, String(await client.runs.getRunGate({ ...query, format: 'junit' }, { format: 'text' })));
+  if (options.markdown)
+    writeFileSync(
+      options.markdown,
+      String(await client.runs.getRunGate({ ...query, format: 'markdown' }, { format: 'text' })),
+    );
+  if (options.junit)
+    writeFileSync(
+      options.junit,
+      String(await client.runs.getRunGate({ ...query, format: 'junit' }, { format: 'text' })),
+    );
   const failed = gate.checks.filter((c) => c.status === 'fail' && c.blocking).map((c) => c.message);
-  if (run.state !== 'succeeded') return { exit: EXIT.error, passed: null, reasons: [`the run ended ${run.state}${run.state_reason ? `: ${run.state_reason}` : ''}`], gate };
-  return { exit: gate.verdict === 'pass' ? EXIT.ok : EXIT.failed, passed: gate.verdict === 'pass', reasons: failed, gate };
+  if (run.state !== 'succeeded')
+    return {
+      exit: EXIT.error,
+      passed: null,
+      reasons: [`the run ended ${run.state}${run.state_reason ? `: ${run.state_reason}` : ''}`],
+      gate,
+    };
+  return {
+    exit: gate.verdict === 'pass' ? EXIT.ok : EXIT.failed,
+    passed: gate.verdict === 'pass',
+    reasons: failed,
+    gate,
+  };
 }
 
 async function runCommand(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -127,14 +186,19 @@ async function runCommand(args: string[], env: NodeJS.ProcessEnv): Promise<numbe
     junit: { type: 'string' },
   });
   if (values.help) return usage();
-  if (!values.gate && (values.project || values.markdown || values.junit)) throw new UsageError('--project, --markdown and --junit go with --gate');
+  if (!values.gate && (values.project || values.markdown || values.junit))
+    throw new UsageError('--project, --markdown and --junit go with --gate');
   const client = connect(env);
   if (!values['eval-config'] && !values.metrics) throw new UsageError('name --eval-config or --metrics');
   const workspaceId = await resolveWorkspace(client, str(values, 'workspace') ?? env.EWS_WORKSPACE);
   const datasetId = await resolveDataset(client, workspaceId, required(values, 'dataset'));
-  const versionId = str(values, 'version') ? await resolveVersion(client, datasetId, str(values, 'version')!) : undefined;
+  const versionId = str(values, 'version')
+    ? await resolveVersion(client, datasetId, str(values, 'version')!)
+    : undefined;
   const partition = str(values, 'partition');
-  const partitionId = partition ? await resolvePartition(client, datasetId, versionId ?? (await defaultVersion(client, datasetId)), partition) : undefined;
+  const partitionId = partition
+    ? await resolvePartition(client, datasetId, versionId ?? (await defaultVersion(client, datasetId)), partition)
+    : undefined;
   const sutId = await resolveSut(client, workspaceId, required(values, 'sut'));
   const connectionId = await resolveConnection(client, sutId, str(values, 'connection'));
   const body: CreateRunRequest = {
@@ -144,8 +208,17 @@ async function runCommand(args: string[], env: NodeJS.ProcessEnv): Promise<numbe
     connection_id: connectionId,
     ...(versionId ? { version_id: versionId } : {}),
     ...(partitionId ? { partition_id: partitionId } : {}),
-    ...(values['eval-config'] ? { eval_config_id: await resolveEvalConfig(client, workspaceId, str(values, 'eval-config')!) } : {}),
-    ...(values.metrics ? { metrics: str(values, 'metrics')!.split(',').map((m) => m.trim()).filter(Boolean) } : {}),
+    ...(values['eval-config']
+      ? { eval_config_id: await resolveEvalConfig(client, workspaceId, str(values, 'eval-config')!) }
+      : {}),
+    ...(values.metrics
+      ? {
+          metrics: str(values, 'metrics')!
+            .split(',')
+            .map((m) => m.trim())
+            .filter(Boolean),
+        }
+      : {}),
     ...(values.judge ? { judge_id: str(values, 'judge') } : {}),
     ...(values.name ? { name: str(values, 'name') } : {}),
     ...(values.tag ? { tags: values.tag as string[] } : {}),
@@ -166,15 +239,32 @@ async function runCommand(args: string[], env: NodeJS.ProcessEnv): Promise<numbe
   process.stdout.write(`${runSummary(run)}\n`);
   let diff: RunDiffResponse | undefined;
   const baseline = str(values, 'baseline') ? await baselineOf(client, run, str(values, 'baseline')!) : undefined;
-  if (str(values, 'baseline') && !baseline) process.stderr.write('no passing run of this SUT on this dataset to compare with\n');
+  if (str(values, 'baseline') && !baseline)
+    process.stderr.write('no passing run of this SUT on this dataset to compare with\n');
   if (baseline) {
     diff = await client.runs.getRunDiff({ base: baseline, candidate: run.id, limit: 100 });
     process.stdout.write(`\n${diffSummary(diff)}\n`);
   }
-  const gated = values.gate ? await gateVerdict(client, run, { baseline, project: str(values, 'project'), markdown: str(values, 'markdown'), junit: str(values, 'junit') }) : undefined;
+  const gated = values.gate
+    ? await gateVerdict(client, run, {
+        baseline,
+        project: str(values, 'project'),
+        markdown: str(values, 'markdown'),
+        junit: str(values, 'junit'),
+      })
+    : undefined;
   const verdict = gated ? { exit: gated.exit, passed: gated.passed, reasons: gated.reasons } : verdictOf(run);
-  if (gated) process.stdout.write(`\ngate: ${gated.gate.verdict}${gated.reasons.length ? `\n  ${gated.reasons.join('\n  ')}` : ''}\n`);
-  writeJson(str(values, 'out'), { run, verdict, ...(gated ? { gate: gated.gate } : {}), ...(diff ? { baseline_run_id: baseline, diff: { summary: diff.summary, metrics: diff.metrics } } : {}), exit_code: verdict.exit });
+  if (gated)
+    process.stdout.write(
+      `\ngate: ${gated.gate.verdict}${gated.reasons.length ? `\n  ${gated.reasons.join('\n  ')}` : ''}\n`,
+    );
+  writeJson(str(values, 'out'), {
+    run,
+    verdict,
+    ...(gated ? { gate: gated.gate } : {}),
+    ...(diff ? { baseline_run_id: baseline, diff: { summary: diff.summary, metrics: diff.metrics } } : {}),
+    exit_code: verdict.exit,
+  });
   if (verdict.exit === EXIT.error) process.stderr.write(`${verdict.reasons.join('; ')}\n`);
   return verdict.exit;
 }
@@ -193,7 +283,12 @@ async function diffCommand(args: string[], env: NodeJS.ProcessEnv): Promise<numb
 }
 
 async function uploadCommand(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const { values, positionals } = parse(args, { dataset: { type: 'string' }, workspace: { type: 'string' }, message: { type: 'string' }, tag: { type: 'string', multiple: true } });
+  const { values, positionals } = parse(args, {
+    dataset: { type: 'string' },
+    workspace: { type: 'string' },
+    message: { type: 'string' },
+    tag: { type: 'string', multiple: true },
+  });
   if (values.help) return usage();
   const [file] = positionals;
   if (!file || positionals.length > 1) throw new UsageError('usage: ews upload <file> --dataset <name>');
@@ -205,22 +300,41 @@ async function uploadCommand(args: string[], env: NodeJS.ProcessEnv): Promise<nu
     workspaceId,
     file,
     filename: basename(file),
-    fields: { ...(existing ? { dataset_id: existing } : { name }), ...(values.message ? { message: str(values, 'message') } : {}), ...(values.tag ? { tags: values.tag as string[] } : {}) },
+    fields: {
+      ...(existing ? { dataset_id: existing } : { name }),
+      ...(values.message ? { message: str(values, 'message') } : {}),
+      ...(values.tag ? { tags: values.tag as string[] } : {}),
+    },
   });
   const version = dataset.latest_version;
-  process.stdout.write(`${existing ? 'new version of' : 'created'} dataset ${dataset.name} (${dataset.id}): version ${version?.number ?? '-'} (${version?.id ?? '-'}), ${version?.row_count ?? 0} rows\n`);
+  process.stdout.write(
+    `${existing ? 'new version of' : 'created'} dataset ${dataset.name} (${dataset.id}): version ${version?.number ?? '-'} (${version?.id ?? '-'}), ${version?.row_count ?? 0} rows\n`,
+  );
   return EXIT.ok;
 }
 
 async function reportCommand(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const { values, positionals } = parse(args, { pdf: { type: 'boolean' }, format: { type: 'string' }, out: { type: 'string' }, 'template-only': { type: 'boolean' }, baseline: { type: 'string' } });
+  const { values, positionals } = parse(args, {
+    pdf: { type: 'boolean' },
+    format: { type: 'string' },
+    out: { type: 'string' },
+    'template-only': { type: 'boolean' },
+    baseline: { type: 'string' },
+  });
   if (values.help) return usage();
   const [runId] = positionals;
   if (!runId || !isUuid(runId) || positionals.length > 1) throw new UsageError('usage: ews report <run id> [--pdf]');
   const format = values.pdf ? 'pdf' : (str(values, 'format') ?? 'pdf');
-  if (format !== 'pdf' && format !== 'html' && format !== 'markdown') throw new UsageError('--format is markdown, html or pdf');
+  if (format !== 'pdf' && format !== 'html' && format !== 'markdown')
+    throw new UsageError('--format is markdown, html or pdf');
   const client = connect(env);
-  const report = await client.reports.createReport({ runId }, { ...(values['template-only'] ? { template_only: true } : {}), ...(values.baseline ? { baseline_run_id: str(values, 'baseline') } : {}) });
+  const report = await client.reports.createReport(
+    { runId },
+    {
+      ...(values['template-only'] ? { template_only: true } : {}),
+      ...(values.baseline ? { baseline_run_id: str(values, 'baseline') } : {}),
+    },
+  );
   const file = await client.reports.getReportDownloadUrl({ reportId: report.id, format });
   const response = await fetch(new URL(file.url, env.EWS_URL));
   if (!response.ok) throw new Error(`downloading the report answered ${response.status}`);
@@ -235,7 +349,12 @@ function usage(): number {
   return EXIT.ok;
 }
 
-const COMMANDS: Record<string, (args: string[], env: NodeJS.ProcessEnv) => Promise<number>> = { run: runCommand, diff: diffCommand, upload: uploadCommand, report: reportCommand };
+const COMMANDS: Record<string, (args: string[], env: NodeJS.ProcessEnv) => Promise<number>> = {
+  run: runCommand,
+  diff: diffCommand,
+  upload: uploadCommand,
+  report: reportCommand,
+};
 
 /** Runs one command; answers its exit code. Every failure is reported on stderr and is exit code 2. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -247,7 +366,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     return await handler(args, env);
   } catch (err) {
     if (err instanceof UsageError) process.stderr.write(`ews: ${err.message}\n`);
-    else if (isEwsApiError(err)) process.stderr.write(`ews: ${err.status} ${err.errorCode ?? ''}: ${err.problem?.detail ?? err.message}\n`);
+    else if (isEwsApiError(err))
+      process.stderr.write(`ews: ${err.status} ${err.errorCode ?? ''}: ${err.problem?.detail ?? err.message}\n`);
     else process.stderr.write(`ews: ${(err as Error).message ?? String(err)}\n`);
     return EXIT.error;
   }

@@ -2,15 +2,25 @@ import type { RunDiffResponse, RunEventResponse, RunResponse } from '../generate
 
 /** A text table: a header row, a rule, the rows; columns padded to their widest cell. */
 export function table(head: string[], rows: Array<Array<string | number | null | undefined>>): string {
-  const cells = [head, ...rows.map((row) => row.map((cell) => (cell === null || cell === undefined ? '-' : String(cell))))];
+  const cells = [
+    head,
+    ...rows.map((row) => row.map((cell) => (cell === null || cell === undefined ? '-' : String(cell)))),
+  ];
   const widths = head.map((_, i) => Math.max(...cells.map((row) => (row[i] ?? '').length)));
-  const line = (row: string[]) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ').trimEnd();
+  const line = (row: string[]) =>
+    row
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [line(cells[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
 }
 
-const num = (value: unknown, digits = 3): string | null => (typeof value === 'number' && Number.isFinite(value) ? value.toFixed(digits) : null);
-const pct = (value: unknown): string | null => (typeof value === 'number' && Number.isFinite(value) ? `${(value * 100).toFixed(1)}%` : null);
-const signed = (value: unknown): string | null => (typeof value === 'number' && Number.isFinite(value) ? `${value >= 0 ? '+' : ''}${value.toFixed(3)}` : null);
+const num = (value: unknown, digits = 3): string | null =>
+  typeof value === 'number' && Number.isFinite(value) ? value.toFixed(digits) : null;
+const pct = (value: unknown): string | null =>
+  typeof value === 'number' && Number.isFinite(value) ? `${(value * 100).toFixed(1)}%` : null;
+const signed = (value: unknown): string | null =>
+  typeof value === 'number' && Number.isFinite(value) ? `${value >= 0 ? '+' : ''}${value.toFixed(3)}` : null;
 
 interface MetricSummary {
   name: string;
@@ -24,7 +34,13 @@ interface MetricSummary {
 export function runSummary(run: RunResponse): string {
   const summary = (run.summary ?? {}) as { metrics?: MetricSummary[]; pass_rate?: number | null; reasons?: string[] };
   const minimum = new Map(run.metrics.map((m) => [m.name, m.min_pass_rate]));
-  const rows = (summary.metrics ?? []).map((m) => [m.name, num(m.mean), pct(m.pass_rate), pct(m.min_pass_rate ?? minimum.get(m.name)), m.meets_min_pass_rate === false ? 'no' : m.meets_min_pass_rate ? 'yes' : '-']);
+  const rows = (summary.metrics ?? []).map((m) => [
+    m.name,
+    num(m.mean),
+    pct(m.pass_rate),
+    pct(m.min_pass_rate ?? minimum.get(m.name)),
+    m.meets_min_pass_rate === false ? 'no' : m.meets_min_pass_rate ? 'yes' : '-',
+  ]);
   const progress = run.progress;
   const lines = [
     `Run ${run.id} (${run.name}): ${run.state}${run.state_reason ? ` (${run.state_reason})` : ''}`,
@@ -41,7 +57,16 @@ export function runSummary(run: RunResponse): string {
 /** A diff's counts and per metric means, deltas, regressions and improvements. */
 export function diffSummary(diff: RunDiffResponse): string {
   const s = diff.summary;
-  const rows = s.metrics.map((m) => [m.name, num(m.base_mean), num(m.candidate_mean), signed(m.delta), pct(m.base_pass_rate), pct(m.candidate_pass_rate), m.regressions, m.improvements]);
+  const rows = s.metrics.map((m) => [
+    m.name,
+    num(m.base_mean),
+    num(m.candidate_mean),
+    signed(m.delta),
+    pct(m.base_pass_rate),
+    pct(m.candidate_pass_rate),
+    m.regressions,
+    m.improvements,
+  ]);
   return [
     `Candidate ${diff.candidate_run_id} against base ${diff.base_run_id}: ${s.rows} rows`,
     `  regressed ${s.regressed}, improved ${s.improved}, changed ${s.changed}, unchanged ${s.unchanged}, new ${s.new}, missing ${s.missing}`,
@@ -62,9 +87,17 @@ export class ProgressBar {
 
   update(event: RunEventResponse): void {
     const data = event.data as Record<string, unknown>;
-    if (event.type === 'state_changed') this.line(`state: ${String(data.to)}${data.reason ? ` (${String(data.reason)})` : ''}`);
-    else if (event.type === 'row_error') this.line(`row error: ${String(data.code ?? '')} ${String(data.message ?? '')}`.trim());
-    else if (event.type === 'progress') this.progress(Number(data.done), Number(data.total), data.rate_per_s as number | null, data.eta_s as number | null);
+    if (event.type === 'state_changed')
+      this.line(`state: ${String(data.to)}${data.reason ? ` (${String(data.reason)})` : ''}`);
+    else if (event.type === 'row_error')
+      this.line(`row error: ${String(data.code ?? '')} ${String(data.message ?? '')}`.trim());
+    else if (event.type === 'progress')
+      this.progress(
+        Number(data.done),
+        Number(data.total),
+        data.rate_per_s as number | null,
+        data.eta_s as number | null,
+      );
   }
 
   finish(): void {

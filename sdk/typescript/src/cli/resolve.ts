@@ -13,7 +13,10 @@ export const isUuid = (value: string): boolean => UUID.test(value);
 function byName<T extends { id: string; name: string }>(items: T[], name: string, what: string): T {
   const found = items.filter((item) => item.name === name);
   if (found.length === 1) return found[0];
-  if (found.length > 1) throw new UsageError(`${found.length} ${what}s are named "${name}": pass the id instead (${found.map((f) => f.id).join(', ')})`);
+  if (found.length > 1)
+    throw new UsageError(
+      `${found.length} ${what}s are named "${name}": pass the id instead (${found.map((f) => f.id).join(', ')})`,
+    );
   const known = items.slice(0, 10).map((item) => `"${item.name}"`);
   throw new UsageError(`no ${what} named "${name}"${known.length ? ` (found ${known.join(', ')})` : ''}`);
 }
@@ -29,12 +32,18 @@ export async function resolveWorkspace(client: EwsClient, given: string | undefi
 
 export async function resolveDataset(client: EwsClient, workspaceId: string, given: string): Promise<string> {
   if (isUuid(given)) return given;
-  return byName((await client.datasets.listDatasets({ workspace_id: workspaceId, q: given, page_size: 100 })).items, given, 'dataset').id;
+  return byName(
+    (await client.datasets.listDatasets({ workspace_id: workspaceId, q: given, page_size: 100 })).items,
+    given,
+    'dataset',
+  ).id;
 }
 
 /** A dataset with this name, if there is one (for an upload that adds a version). */
 export async function findDataset(client: EwsClient, workspaceId: string, name: string): Promise<string | undefined> {
-  const items = (await client.datasets.listDatasets({ workspace_id: workspaceId, q: name, page_size: 100 })).items.filter((d) => d.name === name);
+  const items = (
+    await client.datasets.listDatasets({ workspace_id: workspaceId, q: name, page_size: 100 })
+  ).items.filter((d) => d.name === name);
   if (items.length > 1) throw new UsageError(`${items.length} datasets are named "${name}": pass the id instead`);
   return items[0]?.id;
 }
@@ -43,7 +52,8 @@ export async function findDataset(client: EwsClient, workspaceId: string, name: 
 export async function resolveVersion(client: EwsClient, datasetId: string, given: string): Promise<string> {
   if (isUuid(given)) return given;
   const number = Number(given.replace(/^v/i, ''));
-  if (!Number.isInteger(number) || number < 1) throw new UsageError(`--version takes a version number (3, v3) or id, not "${given}"`);
+  if (!Number.isInteger(number) || number < 1)
+    throw new UsageError(`--version takes a version number (3, v3) or id, not "${given}"`);
   for (let page = 1; ; page++) {
     const versions = await client.datasets.listDatasetVersions({ datasetId, page, page_size: 100 });
     const found = versions.items.find((v) => v.number === number);
@@ -60,14 +70,23 @@ export async function defaultVersion(client: EwsClient, datasetId: string): Prom
   return id;
 }
 
-export async function resolvePartition(client: EwsClient, datasetId: string, versionId: string, given: string): Promise<string> {
+export async function resolvePartition(
+  client: EwsClient,
+  datasetId: string,
+  versionId: string,
+  given: string,
+): Promise<string> {
   if (isUuid(given)) return given;
   return byName(await client.datasets.listPartitions({ datasetId, versionId }), given, 'partition').id;
 }
 
 export async function resolveSut(client: EwsClient, workspaceId: string, given: string): Promise<string> {
   if (isUuid(given)) return given;
-  return byName((await client.suts.listSuts({ workspace_id: workspaceId, q: given, page_size: 100 })).items, given, 'SUT').id;
+  return byName(
+    (await client.suts.listSuts({ workspace_id: workspaceId, q: given, page_size: 100 })).items,
+    given,
+    'SUT',
+  ).id;
 }
 
 /** A connection of the SUT by id or name; without one, the SUT's only connection. */
@@ -81,5 +100,9 @@ export async function resolveConnection(client: EwsClient, sutId: string, given:
 
 export async function resolveEvalConfig(client: EwsClient, workspaceId: string, given: string): Promise<string> {
   if (isUuid(given)) return given;
-  return byName((await client.evalConfigs.listEvalConfigs({ workspace_id: workspaceId, q: given, page_size: 100 })).items, given, 'eval config').id;
+  return byName(
+    (await client.evalConfigs.listEvalConfigs({ workspace_id: workspaceId, q: given, page_size: 100 })).items,
+    given,
+    'eval config',
+  ).id;
 }

@@ -1,5 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsObject, IsString, Max, MaxLength, Min } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 import { EXAMPLE_AT, EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
 import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 import { TrackedRunProperty } from '../../../../libs/queue/dto/tracked-run.dto.js';
@@ -15,27 +26,44 @@ const OPEN = { type: 'object', additionalProperties: true } as const;
 export class CreateAnalysisRunRequest {
   /** Analyses to compute (default all three) */
   @ApiPropertyOptional({ enum: ANALYSIS_KINDS, isArray: true, example: ['text', 'annotation', 'visual'] })
-  @ValidateIfPresent() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(3) @IsIn(ANALYSIS_KINDS, { each: true })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(3)
+  @IsIn(ANALYSIS_KINDS, { each: true })
   kinds?: Array<(typeof ANALYSIS_KINDS)[number]>;
 
   /** Text columns (default: the columns holding mostly text) */
   @ApiPropertyOptional({ example: ['question', 'answer'] })
-  @ValidateIfPresent() @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(256, { each: true })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(256, { each: true })
   text_columns?: string[];
 
   /** Label columns (default: columns with 2..20 repeating values); two or more are compared as annotators */
   @ApiPropertyOptional({ example: ['topic'] })
-  @ValidateIfPresent() @IsArray() @ArrayMaxSize(20) @IsString({ each: true }) @MaxLength(256, { each: true })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @IsString({ each: true })
+  @MaxLength(256, { each: true })
   label_columns?: string[];
 
   /** The column the visual analysis embeds (default: the mapped input, else the longest text column) */
   @ApiPropertyOptional({ example: 'question' })
-  @ValidateIfPresent() @IsString() @MaxLength(256)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(256)
   visual_column?: string;
 
   /** Seed of the projection and clustering (default 42) */
   @ApiPropertyOptional({ example: 42 })
-  @ValidateIfPresent() @IsInt() @Min(0) @Max(2_147_483_647)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(0)
+  @Max(2_147_483_647)
   seed?: number;
 }
 
@@ -55,7 +83,10 @@ export class AnalysisRunResponse {
   @TrackedRunProperty.stateReason()
   state_reason: string | null;
   /** The columns and seed used */
-  @ApiProperty({ ...OPEN, example: { text_columns: ['question', 'answer'], label_columns: ['topic'], visual_column: 'question', seed: 42 } })
+  @ApiProperty({
+    ...OPEN,
+    example: { text_columns: ['question', 'answer'], label_columns: ['topic'], visual_column: 'question', seed: 42 },
+  })
   params: Record<string, unknown>;
   /** {step, done, total} while running */
   @TrackedRunProperty.progress()
@@ -75,20 +106,36 @@ export class AnalysisRunResponse {
 export class AnalysisQueryRequest {
   /** A filter in the query language (docs/query-language.md) over the row properties of GET /analysis/properties/{kind}, e.g. {"field": "question.tokens", "op": "gt", "value": 500} */
   @ApiPropertyOptional({ ...OPEN, example: { field: 'question.tokens', op: 'gt', value: 50 } })
-  @ValidateIfPresent() @IsObject()
+  @ValidateIfPresent()
+  @IsObject()
   filter?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, direction: { type: 'string', enum: ['asc', 'desc'] } }, required: ['field'] }, example: [{ field: 'question.tokens', direction: 'desc' }] })
-  @ValidateIfPresent() @IsArray()
+  @ApiPropertyOptional({
+    type: 'array',
+    items: {
+      type: 'object',
+      properties: { field: { type: 'string' }, direction: { type: 'string', enum: ['asc', 'desc'] } },
+      required: ['field'],
+    },
+    example: [{ field: 'question.tokens', direction: 'desc' }],
+  })
+  @ValidateIfPresent()
+  @IsArray()
   sort?: Array<Record<string, unknown>>;
 
   /** 1..1000, default 100 */
   @ApiPropertyOptional({ example: 100 })
-  @ValidateIfPresent() @IsInt() @Min(1) @Max(1000)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   limit?: number;
 
   @ApiPropertyOptional({ example: 0 })
-  @ValidateIfPresent() @IsInt() @Min(0) @Max(10_000_000)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(0)
+  @Max(10_000_000)
   offset?: number;
 }
 
@@ -104,7 +151,11 @@ export class TextAnalysisResult {
   @ApiProperty({ example: 214 })
   rows: number;
   /** Per text column: lengths in characters, words and tokens (cl100k_base) with histograms, languages, vocabulary, top terms, readability, empty and near-empty rates */
-  @ApiProperty({ type: 'array', items: OPEN, example: [{ name: 'question', tokens: { mean: 14.2, p95: 31 }, languages: { en: 0.97, de: 0.03 } }] })
+  @ApiProperty({
+    type: 'array',
+    items: OPEN,
+    example: [{ name: 'question', tokens: { mean: 14.2, p95: 31 }, languages: { en: 0.97, de: 0.03 } }],
+  })
   columns: Array<Record<string, unknown>>;
 }
 
@@ -155,17 +206,25 @@ export class VisualAnalysisResult {
 export class CreateClusterRunRequest {
   /** The text column to embed and cluster (default: the mapped input, else the longest text column) */
   @ApiPropertyOptional({ example: 'question' })
-  @ValidateIfPresent() @IsString() @MaxLength(256)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(256)
   column?: string;
 
   /** Clusters wanted; default chosen by silhouette between 2 and 10 */
   @ApiPropertyOptional({ example: 6 })
-  @ValidateIfPresent() @IsInt() @Min(2) @Max(50)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(2)
+  @Max(50)
   k?: number;
 
   /** The same seed gives the same clusters (default 42) */
   @ApiPropertyOptional({ example: 42 })
-  @ValidateIfPresent() @IsInt() @Min(0) @Max(2_147_483_647)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(0)
+  @Max(2_147_483_647)
   seed?: number;
 }
 
@@ -189,7 +248,12 @@ export class DatasetClustersRun {
   @ApiProperty({ type: 'string', nullable: true, example: 'local-char-ngram' })
   embedder: string | null;
   /** Once succeeded: the k chosen, its silhouette and the cluster count */
-  @ApiProperty({ type: 'object', properties: { k: { type: 'integer' }, silhouette: { type: 'number', nullable: true }, rows: { type: 'integer' } }, nullable: true, example: { k: 6, silhouette: 0.31, rows: 214 } })
+  @ApiProperty({
+    type: 'object',
+    properties: { k: { type: 'integer' }, silhouette: { type: 'number', nullable: true }, rows: { type: 'integer' } },
+    nullable: true,
+    example: { k: 6, silhouette: 0.31, rows: 214 },
+  })
   summary: { k: number; silhouette: number | null; rows: number } | null;
   @TrackedRunProperty.progress()
   progress: Record<string, unknown> | null;
@@ -209,7 +273,14 @@ export class ClusterDto {
   /** Its three most distinctive terms (class-based TF-IDF) */
   @ApiProperty({ example: 'password reset login' })
   name: string;
-  @ApiProperty({ type: 'array', items: { type: 'object', properties: { term: { type: 'string' }, weight: { type: 'number' } } }, example: [{ term: 'password', weight: 0.41 }, { term: 'reset', weight: 0.33 }] })
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object', properties: { term: { type: 'string' }, weight: { type: 'number' } } },
+    example: [
+      { term: 'password', weight: 0.41 },
+      { term: 'reset', weight: 0.33 },
+    ],
+  })
   terms: Array<{ term: string; weight: number }>;
   /** The members closest to the centroid */
   @ApiProperty({ example: [EXAMPLE_ID.rows[0]] })

@@ -4,7 +4,6 @@ import { WORKSPACE_ROLES, type WorkspaceRole } from '../../../../libs/auth/roles
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-
 export const API_KEY_STATUSES = ['active', 'expired', 'revoked', 'all'] as const;
 export type ApiKeyStatusFilter = (typeof API_KEY_STATUSES)[number];
 
@@ -12,28 +11,35 @@ export class CreateApiKeyRequest {
   /** What the key is for, e.g. `github-actions` or `otel-collector` */
   @ApiProperty({ example: 'github-actions', minLength: 1, maxLength: 100 })
   @Trim()
-  @IsDefined({ message: 'name is required' }) @IsString() @Matches(/^\S.{0,99}$/s, { message: 'name must be 1 to 100 characters' })
+  @IsDefined({ message: 'name is required' })
+  @IsString()
+  @Matches(/^\S.{0,99}$/s, { message: 'name must be 1 to 100 characters' })
   name: string;
 
   /** The key's role in the workspace: at most your own. It acts with the lower of this and your role at the time of each call. */
   @ApiProperty({ enum: WORKSPACE_ROLES, example: 'member' })
-  @IsDefined({ message: 'role is required' }) @IsIn(WORKSPACE_ROLES, { message: `role must be one of ${WORKSPACE_ROLES.join(', ')}` })
+  @IsDefined({ message: 'role is required' })
+  @IsIn(WORKSPACE_ROLES, { message: `role must be one of ${WORKSPACE_ROLES.join(', ')}` })
   role: WorkspaceRole;
 
   /** When the key stops working (ISO 8601 date-time in the future); without it the key works until revoked */
   @ApiPropertyOptional({ type: 'string', format: 'date-time', example: '2027-06-30T00:00:00Z' })
-  @ValidateIfPresent() @IsISO8601({ strict: true, strictSeparator: true }, { message: 'expires_at must be an ISO 8601 date-time' })
+  @ValidateIfPresent()
+  @IsISO8601({ strict: true, strictSeparator: true }, { message: 'expires_at must be an ISO 8601 date-time' })
   expires_at?: string;
 }
 
 export class ListApiKeysQuery extends PageQueryDto {
   /** `active` (default), `expired`, `revoked` or `all` */
   @ApiPropertyOptional({ enum: API_KEY_STATUSES, default: 'active' })
-  @IsOptional() @IsIn(API_KEY_STATUSES)
+  @IsOptional()
+  @IsIn(API_KEY_STATUSES)
   status: ApiKeyStatusFilter = 'active';
 
   /** Case-insensitive substring of the name */
-  @IsOptional() @IsString() @MaxLength(100)
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
   q?: string;
 }
 

@@ -3,9 +3,14 @@ import { IsEmail, IsIn, IsString, MaxLength, MinLength } from 'class-validator';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../../../../libs/auth/password-hasher.js';
 import { SYSTEM_ROLES, type SystemRole } from '../../../../libs/auth/roles.js';
 import { UserMembershipResponse, UserResponse } from '../../users/dto/user.dto.js';
-import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_CREDENTIAL, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import {
+  ApiSchemaExample,
+  EXAMPLE_AT,
+  EXAMPLE_CREDENTIAL,
+  EXAMPLE_ID,
+  EXAMPLE_NAME,
+} from '../../../../libs/common/openapi-examples.js';
 import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
-
 
 /**
  * Credentials for a token. JSON `{email, password}`, or the OAuth2 password form
@@ -16,44 +21,62 @@ import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 export class TokenRequest {
   /** `password` (default) or `reset_token` */
   @ApiPropertyOptional({ example: 'password' })
-  @ValidateIfPresent() @IsIn(['password', 'reset_token'])
+  @ValidateIfPresent()
+  @IsIn(['password', 'reset_token'])
   grant_type?: 'password' | 'reset_token';
 
   @ApiPropertyOptional({ example: EXAMPLE_NAME.userEmail })
-  @ValidateIfPresent() @IsEmail() @MaxLength(320)
+  @ValidateIfPresent()
+  @IsEmail()
+  @MaxLength(320)
   email?: string;
 
   /** OAuth2 form name for the email */
   @ApiPropertyOptional({ example: EXAMPLE_NAME.userEmail })
-  @ValidateIfPresent() @IsString() @MaxLength(320)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(320)
   username?: string;
 
   @ApiPropertyOptional({ example: EXAMPLE_CREDENTIAL.password })
-  @ValidateIfPresent() @IsString() @MaxLength(PASSWORD_MAX)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(PASSWORD_MAX)
   password?: string;
 
   /** From POST /users/{user_id}/reset-token */
   @ApiPropertyOptional({ example: EXAMPLE_CREDENTIAL.resetToken })
-  @ValidateIfPresent() @IsString() @MaxLength(200)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(200)
   reset_token?: string;
 
   @ApiPropertyOptional({ example: EXAMPLE_CREDENTIAL.newPassword })
-  @ValidateIfPresent() @IsString() @MinLength(PASSWORD_MIN) @MaxLength(PASSWORD_MAX)
+  @ValidateIfPresent()
+  @IsString()
+  @MinLength(PASSWORD_MIN)
+  @MaxLength(PASSWORD_MAX)
   new_password?: string;
 
   /** Ignored; accepted because OAuth2 clients send it. */
   @ApiPropertyOptional({ example: 'profile' })
-  @ValidateIfPresent() @IsString() @MaxLength(1000)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(1000)
   scope?: string;
 
   /** Ignored; accepted because OAuth2 clients send it. */
   @ApiPropertyOptional({ example: 'swagger-ui' })
-  @ValidateIfPresent() @IsString() @MaxLength(200)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(200)
   client_id?: string;
 
   /** Ignored; accepted because OAuth2 clients send it. */
   @ApiPropertyOptional({ example: 'not-used' })
-  @ValidateIfPresent() @IsString() @MaxLength(200)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(200)
   client_secret?: string;
 }
 
@@ -83,7 +106,9 @@ export class MeResponse extends UserResponse {
 export class VerifyRequest {
   /** The bearer token to check */
   @ApiProperty({ example: EXAMPLE_CREDENTIAL.accessToken })
-  @IsString() @MinLength(1) @MaxLength(4096)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(4096)
   token: string;
 }
 

@@ -6,7 +6,6 @@ import { REMOTE_EMBEDDING_PROVIDERS, type RemoteEmbeddingProvider } from '../ent
 import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
 import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-
 export class WorkspaceQuery {
   /** The workspace whose configurations these are */
   @IsUUID()
@@ -26,27 +25,37 @@ export class CreateEmbeddingConfigRequest extends CreateCatalogueEntryRequest {
 
   /** The API's base URL, e.g. https://api.openai.com/v1 (embeddings are POSTed to `{base_url}/embeddings`) */
   @ApiProperty({ example: 'https://api.openai.com/v1' })
-  @IsUrl({ require_protocol: true, protocols: ['http', 'https'], require_tld: false }) @MaxLength(2000)
+  @IsUrl({ require_protocol: true, protocols: ['http', 'https'], require_tld: false })
+  @MaxLength(2000)
   base_url: string;
 
   /** Model name, e.g. text-embedding-3-small */
   @ApiProperty({ example: 'text-embedding-3-small' })
-  @IsString() @MinLength(1) @MaxLength(200)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
   model: string;
 
   /** Vector size to ask for (models that support it), 1..8192 */
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 8192, example: 512 })
-  @ValidateIfPresent() @IsInt() @Min(1) @Max(8192)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(1)
+  @Max(8192)
   dimensions?: number;
 
   /** Texts per request, 1..2048 (default 64) */
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 2048, default: 64, example: 64 })
-  @ValidateIfPresent() @IsInt() @Min(1) @Max(2048)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(1)
+  @Max(2048)
   batch_size?: number;
 
   /** The workspace secret holding the API key */
   @ApiPropertyOptional({ example: EXAMPLE_ID.secret })
-  @ValidateIfPresent() @IsUUID()
+  @ValidateIfPresent()
+  @IsUUID()
   secret_id?: string;
 }
 

@@ -19,7 +19,12 @@ export class CatalogueMetric {
   @ApiProperty({ enum: ['higher', 'lower'], nullable: true, example: 'higher' })
   better: 'higher' | 'lower' | null;
   /** JSON Schema of the parameters (built-in deterministic metrics and custom ops; configs carry theirs already set) */
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, example: { type: 'object', properties: { threshold: { type: 'number' } }, additionalProperties: false } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    example: { type: 'object', properties: { threshold: { type: 'number' } }, additionalProperties: false },
+  })
   params_schema: Record<string, unknown> | null;
   /** The newest version (metric configs and custom ops); null for built-ins */
   @ApiProperty({ type: 'integer', nullable: true, example: null })

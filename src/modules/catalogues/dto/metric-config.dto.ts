@@ -1,5 +1,22 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
 import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { IsBoundedJson, NestedObject } from '../../../../libs/common/record-validators.js';
@@ -10,7 +27,12 @@ import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.
 
 // Values the examples below share.
 const EXAMPLE_DESCRIPTION = 'Correctness against the reviewed answer, graded 1 to 5';
-const EXAMPLE_JUDGED = { rubric: EXAMPLE_RUBRIC, scale: { type: 'numeric', min: 1, max: 5 }, pass_threshold: 0.75, judge_id: EXAMPLE_ID.judge };
+const EXAMPLE_JUDGED = {
+  rubric: EXAMPLE_RUBRIC,
+  scale: { type: 'numeric', min: 1, max: 5 },
+  pass_threshold: 0.75,
+  judge_id: EXAMPLE_ID.judge,
+};
 
 export const CONFIG_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/;
 
@@ -25,66 +47,96 @@ export class ListMetricConfigsQuery extends PageQueryDto {
   workspace_id: string;
 
   @ApiPropertyOptional({ enum: METRIC_CONFIG_KINDS })
-  @ValidateIfPresent() @IsIn(METRIC_CONFIG_KINDS)
+  @ValidateIfPresent()
+  @IsIn(METRIC_CONFIG_KINDS)
   kind?: MetricConfigKind;
 
   /** Only configs of this metric (e.g. bleu, llm_judge, or a custom op) */
-  @IsOptional() @IsString() @MaxLength(100)
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
   metric?: string;
 
   /** Names containing this text (case-insensitive) */
-  @IsOptional() @IsString() @MaxLength(100)
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
   q?: string;
 }
 
 export class JudgedSpecDto {
   /** The grading prompt; placeholders {{input}}, {{output}}, {{expected_output}}, {{context}}, {{row.<column>}}. Default: the built-in rubric of the metric */
   @ApiPropertyOptional({ example: EXAMPLE_RUBRIC })
-  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(20_000)
+  @ValidateIfPresent()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(20_000)
   rubric?: string;
 
   /** Default numeric 1..5 */
-  @ValidateIfPresent() @NestedObject(() => ScaleDto)
+  @ValidateIfPresent()
+  @NestedObject(() => ScaleDto)
   scale?: ScaleDto;
 
   /** Numeric scales: rows pass when the normalised score (0..1) reaches this (default 0.75) */
   @ApiPropertyOptional({ example: 0.75 })
-  @ValidateIfPresent() @IsNumber() @Min(0) @Max(1)
+  @ValidateIfPresent()
+  @IsNumber()
+  @Min(0)
+  @Max(1)
   pass_threshold?: number;
 
   /** Label scales: the labels that pass (default the first label) */
   @ApiPropertyOptional({ example: ['correct'] })
-  @ValidateIfPresent() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(20) @IsString({ each: true })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(20)
+  @IsString({ each: true })
   pass_labels?: string[];
 
   /** The judge that grades; default the eval config's default judge */
   @ApiPropertyOptional({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.judge })
-  @ValidateIf((_, v) => v !== undefined && v !== null) @IsUUID()
+  @ValidateIf((_, v) => v !== undefined && v !== null)
+  @IsUUID()
   judge_id?: string | null;
 }
 
 /** A version's definition; in a new version, what is left out is copied from the version it starts from. */
 export class MetricConfigDefinition {
   @ApiPropertyOptional({ example: EXAMPLE_DESCRIPTION })
-  @ValidateIfPresent() @IsString() @MaxLength(2000)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(2000)
   description?: string;
 
   /** Parameters, checked against the metric's JSON Schema (GET /ops/{metric}/schema) */
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { case_sensitive: false } })
-  @ValidateIfPresent() @IsObject() @IsBoundedJson(64_000)
+  @ValidateIfPresent()
+  @IsObject()
+  @IsBoundedJson(64_000)
   params?: Record<string, unknown>;
 
   /** Deterministic and custom metrics: rows pass when the score reaches this (at most this for latency, cost, length); null for none */
   @ApiPropertyOptional({ type: 'number', nullable: true, example: 0.6 })
-  @ValidateIf((_, v) => v !== undefined && v !== null) @IsNumber({ allowNaN: false, allowInfinity: false })
+  @ValidateIf((_, v) => v !== undefined && v !== null)
+  @IsNumber({ allowNaN: false, allowInfinity: false })
   threshold?: number | null;
 
   /** Judged metrics: rubric, scale, pass rule, judge */
-  @ValidateIfPresent() @NestedObject(() => JudgedSpecDto)
+  @ValidateIfPresent()
+  @NestedObject(() => JudgedSpecDto)
   judged?: JudgedSpecDto;
 }
 
-@ApiSchemaExample({ workspace_id: EXAMPLE_ID.workspace, name: EXAMPLE_NAME.metricConfig, kind: 'judged', metric: 'correctness', description: EXAMPLE_DESCRIPTION, judged: EXAMPLE_JUDGED })
+@ApiSchemaExample({
+  workspace_id: EXAMPLE_ID.workspace,
+  name: EXAMPLE_NAME.metricConfig,
+  kind: 'judged',
+  metric: 'correctness',
+  description: EXAMPLE_DESCRIPTION,
+  judged: EXAMPLE_JUDGED,
+})
 export class CreateMetricConfigRequest extends MetricConfigDefinition {
   @ApiProperty({ example: EXAMPLE_ID.workspace })
   @IsUUID()
@@ -92,7 +144,11 @@ export class CreateMetricConfigRequest extends MetricConfigDefinition {
 
   /** Unique in the workspace (case-insensitive): 1..100 letters, digits or . _ : - */
   @ApiProperty({ example: EXAMPLE_NAME.metricConfig })
-  @Trim() @IsString() @Matches(CONFIG_NAME_PATTERN, { message: 'name must be 1..100 letters, digits or . _ : - and start with a letter or digit' })
+  @Trim()
+  @IsString()
+  @Matches(CONFIG_NAME_PATTERN, {
+    message: 'name must be 1..100 letters, digits or . _ : - and start with a letter or digit',
+  })
   name: string;
 
   /** `deterministic` (a built-in metric), `judged` (an LLM judge with a rubric) or `custom` (a registered op of kind metric) */
@@ -102,7 +158,9 @@ export class CreateMetricConfigRequest extends MetricConfigDefinition {
 
   /** deterministic: exact_match, contains, regex, …; judged: llm_judge or correctness, answer_relevance, faithfulness, context_relevance, helpfulness; custom: the op's name */
   @ApiProperty({ example: 'correctness' })
-  @IsString() @MinLength(1) @MaxLength(100)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
   metric: string;
 }
 
@@ -110,7 +168,10 @@ export class CreateMetricConfigRequest extends MetricConfigDefinition {
 export class CreateMetricConfigVersionRequest extends MetricConfigDefinition {
   /** The version to start from (default the newest) */
   @ApiPropertyOptional({ example: 2 })
-  @ValidateIfPresent() @IsInt() @Min(1) @Max(MAX_INT32)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_INT32)
   from_version?: number;
 }
 

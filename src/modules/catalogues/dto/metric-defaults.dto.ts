@@ -1,5 +1,19 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
 import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
 import { METRIC_CONFIG_KINDS, type MetricConfigKind } from '../entities/metric-config.entity.js';
 import { CONFIG_NAME_PATTERN } from './metric-config.dto.js';
@@ -7,32 +21,42 @@ import { NestedObject } from '../../../../libs/common/record-validators.js';
 import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
 import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-
 export class MetricDefaultEntryDto {
   /** The metric being pinned: a built-in metric (bleu, correctness…), a custom metric op, or a metric config name */
   @ApiProperty({ example: 'correctness' })
-  @IsString() @MinLength(1) @MaxLength(100)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
   metric_name: string;
 
   /** The config in force for it; null clears the pin (back to the newest version or the built-in defaults) */
   @ApiProperty({ type: 'string', nullable: true, example: EXAMPLE_NAME.metricConfig })
-  @ValidateIf((_, v) => v !== null) @Matches(CONFIG_NAME_PATTERN)
+  @ValidateIf((_, v) => v !== null)
+  @Matches(CONFIG_NAME_PATTERN)
   config_name: string | null;
 
   /** A version to pin; left out or null follows the config's newest version */
   @ApiPropertyOptional({ type: 'integer', nullable: true, minimum: 1, maximum: MAX_INT32, example: 2 })
-  @ValidateIf((_, v) => v !== undefined && v !== null) @IsInt() @Min(1) @Max(MAX_INT32)
+  @ValidateIf((_, v) => v !== undefined && v !== null)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_INT32)
   config_version?: number | null;
 
   /** Why (kept in the history) */
   @ApiPropertyOptional({ example: 'Pin version 2 for the May release' })
-  @ValidateIfPresent() @IsString() @MaxLength(500)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(500)
   note?: string;
 }
 
 export class SetMetricDefaultsRequest {
   /** 1..50 pins, one per metric */
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(50) @NestedObject(() => MetricDefaultEntryDto, { each: true })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(50)
+  @NestedObject(() => MetricDefaultEntryDto, { each: true })
   defaults: MetricDefaultEntryDto[];
 }
 
@@ -77,16 +101,25 @@ export class WorkspaceMetricConfigDefaultVersionsResponse {
   total: number;
 }
 
-export const RESOLUTION_SOURCES = ['eval_config', 'workspace_default', 'latest_version', 'builtin', 'op_defaults'] as const;
+export const RESOLUTION_SOURCES = [
+  'eval_config',
+  'workspace_default',
+  'latest_version',
+  'builtin',
+  'op_defaults',
+] as const;
 export type ResolutionSource = (typeof RESOLUTION_SOURCES)[number];
 
 export class ResolveMetricConfigsQuery {
   /** Resolve as a run with this eval config would */
-  @IsOptional() @IsUUID()
+  @IsOptional()
+  @IsUUID()
   eval_config_id?: string;
 
   /** Only this metric */
-  @IsOptional() @IsString() @MaxLength(100)
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
   metric?: string;
 }
 

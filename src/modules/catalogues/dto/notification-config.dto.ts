@@ -6,32 +6,44 @@ import { NOTIFICATION_EVENTS, type NotificationEvent } from '../entities/notific
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
 import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-
 export class ListNotificationConfigsQuery extends PageQueryDto {
   /** The workspace whose webhooks to list */
   @IsUUID()
   workspace_id: string;
 }
 
-@ApiSchemaExample({ workspace_id: EXAMPLE_ID.workspace, name: 'ci-alerts', description: 'Tell the release channel when a run fails', url: 'https://hooks.example.com/ews', events: ['run.failed', 'quality_check.failed'], enabled: true })
+@ApiSchemaExample({
+  workspace_id: EXAMPLE_ID.workspace,
+  name: 'ci-alerts',
+  description: 'Tell the release channel when a run fails',
+  url: 'https://hooks.example.com/ews',
+  events: ['run.failed', 'quality_check.failed'],
+  enabled: true,
+})
 export class CreateNotificationConfigRequest extends CreateCatalogueEntryRequest {
   /** Where deliveries are POSTed (http or https) */
   @ApiProperty({ example: 'https://hooks.example.com/ews' })
-  @IsUrl({ require_protocol: true, protocols: ['http', 'https'], require_tld: false }) @MaxLength(2000)
+  @IsUrl({ require_protocol: true, protocols: ['http', 'https'], require_tld: false })
+  @MaxLength(2000)
   url: string;
 
   @ApiProperty({ enum: NOTIFICATION_EVENTS, isArray: true, example: ['run.failed', 'quality_check.failed'] })
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(NOTIFICATION_EVENTS.length) @IsIn(NOTIFICATION_EVENTS, { each: true })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(NOTIFICATION_EVENTS.length)
+  @IsIn(NOTIFICATION_EVENTS, { each: true })
   events: NotificationEvent[];
 
   /** The workspace secret whose value signs deliveries; left out, the service creates one (`webhook-<name>`, 32 random bytes) you read with POST .../secrets/{id}/reveal */
   @ApiPropertyOptional({ example: EXAMPLE_ID.otherSecret })
-  @ValidateIfPresent() @IsUUID()
+  @ValidateIfPresent()
+  @IsUUID()
   secret_id?: string;
 
   /** Default true */
   @ApiPropertyOptional({ example: true })
-  @ValidateIfPresent() @IsBoolean()
+  @ValidateIfPresent()
+  @IsBoolean()
   enabled?: boolean;
 }
 

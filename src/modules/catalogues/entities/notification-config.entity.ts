@@ -1,7 +1,13 @@
 import { Column, Entity } from 'typeorm';
 import { WorkspaceRecord } from '../../../../libs/database/entity-columns.js';
 
-export const NOTIFICATION_EVENTS = ['run.succeeded', 'run.failed', 'run.cancelled', 'quality_check.failed', 'dataset.version_promoted'] as const;
+export const NOTIFICATION_EVENTS = [
+  'run.succeeded',
+  'run.failed',
+  'run.cancelled',
+  'quality_check.failed',
+  'dataset.version_promoted',
+] as const;
 export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
 
 /** A webhook: where to POST which events, signed with a workspace secret. */

@@ -89,16 +89,30 @@ export interface CheckDefinition {
 }
 
 const COMMON: Record<string, ParamSpec> = {
-  warn_ratio: { type: 'number', default: 0, description: 'The check warns when more than this share of rows is affected' },
-  fail_ratio: { type: 'number', default: 0.05, description: 'The check fails when more than this share of rows is affected' },
+  warn_ratio: {
+    type: 'number',
+    default: 0,
+    description: 'The check warns when more than this share of rows is affected',
+  },
+  fail_ratio: {
+    type: 'number',
+    default: 0.05,
+    description: 'The check fails when more than this share of rows is affected',
+  },
   max_findings: { type: 'number', default: 100, description: 'Findings listed at most (counts stay exact)' },
-  columns: { type: 'string[]', default: [], description: 'Columns to check (default: chosen from the mapping and column types)' },
+  columns: {
+    type: 'string[]',
+    default: [],
+    description: 'Columns to check (default: chosen from the mapping and column types)',
+  },
 };
 
 /** Columns whose non-null values are mostly strings. */
 function textColumns(ctx: QualityContext): ColumnInfo[] {
   return ctx.columns.filter((c) => {
-    const nonNull = Object.entries(c.types).filter(([t]) => t !== 'null').reduce((s, [, n]) => s + n, 0);
+    const nonNull = Object.entries(c.types)
+      .filter(([t]) => t !== 'null')
+      .reduce((s, [, n]) => s + n, 0);
     return nonNull > 0 && (c.types.string ?? 0) >= 0.5 * nonNull;
   });
 }
@@ -114,7 +128,9 @@ function mappedPair(ctx: QualityContext): string[] {
 }
 
 function applies(columns: string[], why: string, whyNot: string): Applicability {
-  return columns.length ? { applicable: true, reason: why, columns } : { applicable: false, reason: whyNot, columns: [] };
+  return columns.length
+    ? { applicable: true, reason: why, columns }
+    : { applicable: false, reason: whyNot, columns: [] };
 }
 
 /** Collects findings up to a cap; counts stay exact. */
@@ -133,16 +149,22 @@ const exactDuplicates: CheckDefinition = {
   params: COMMON,
   applicability: (ctx) => {
     const cols = mappedPair(ctx).length ? mappedPair(ctx) : ctx.columns.map((c) => c.name);
-    return applies(cols, mappedPair(ctx).length ? 'compares the mapped input and expected output' : 'compares every column', 'the version has no columns');
+    return applies(
+      cols,
+      mappedPair(ctx).length ? 'compares the mapped input and expected output' : 'compares every column',
+      'the version has no columns',
+    );
   },
   start: (_ctx, params, columns) => {
     const groups = new Map<string, string[]>();
     return {
       add(row) {
-        const key = JSON.stringify(columns.map((c) => {
-          const text = asText(row.data[c]);
-          return text === undefined ? null : normalizeText(text);
-        }));
+        const key = JSON.stringify(
+          columns.map((c) => {
+            const text = asText(row.data[c]);
+            return text === undefined ? null : normalizeText(text);
+          }),
+        );
         const group = groups.get(key);
         if (group) group.push(row.row_id);
         else groups.set(key, [row.row_id]);
@@ -157,7 +179,11 @@ const exactDuplicates: CheckDefinition = {
           affected += ids.length - 1;
           findings.push({ row_ids: ids, message: `${ids.length} rows are the same`, detail: { columns } });
         }
-        return { affected, findings: findings.list, summary: `${count} groups of duplicates; ${affected} rows repeat an earlier row` };
+        return {
+          affected,
+          findings: findings.list,
+          summary: `${count} groups of duplicates; ${affected} rows repeat an earlier row`,
+        };
       },
     };
   },
@@ -190,8 +216,16 @@ function signature(set: Uint32Array): Uint32Array {
 const nearDuplicates: CheckDefinition = {
   id: 'near_duplicates',
   name: 'Near duplicates',
-  description: 'Rows whose text is nearly the same (Jaccard similarity of 3-word shingles at or above the threshold), found with MinHash and LSH; exact duplicates are left to exact_duplicates',
-  params: { ...COMMON, threshold: { type: 'number', default: 0.85, description: 'Jaccard similarity at or above which two texts are near duplicates' } },
+  description:
+    'Rows whose text is nearly the same (Jaccard similarity of 3-word shingles at or above the threshold), found with MinHash and LSH; exact duplicates are left to exact_duplicates',
+  params: {
+    ...COMMON,
+    threshold: {
+      type: 'number',
+      default: 0.85,
+      description: 'Jaccard similarity at or above which two texts are near duplicates',
+    },
+  },
   applicability: (ctx) => {
     const col = primaryText(ctx);
     return applies(col ? [col] : [], `compares the text of "${col}"`, 'the version has no text column');
@@ -263,7 +297,11 @@ const nearDuplicates: CheckDefinition = {
             detail: { max_similarity: Math.round(Math.max(...members.map((i) => best.get(i)!)) * 1000) / 1000 },
           });
         }
-        return { affected, findings: findings.list, summary: `${groups.size} groups of near duplicates in ${column} (threshold ${threshold})` };
+        return {
+          affected,
+          findings: findings.list,
+          summary: `${groups.size} groups of near duplicates in ${column} (threshold ${threshold})`,
+        };
       },
     };
   },
@@ -278,7 +316,11 @@ const emptyFields: CheckDefinition = {
     const mapped = mappedPair(ctx);
     if (mapped.length) return applies(mapped, 'requires the mapped input and expected output', '');
     const nearlyFull = ctx.columns.filter((c) => (c.types.null ?? 0) <= 0.05 * ctx.row_count).map((c) => c.name);
-    return applies(nearlyFull, 'requires the columns filled in at least 95% of rows', 'no column is filled in at least 95% of rows; name columns to require');
+    return applies(
+      nearlyFull,
+      'requires the columns filled in at least 95% of rows',
+      'no column is filled in at least 95% of rows; name columns to require',
+    );
   },
   start: (_ctx, params, columns) => {
     const empty = new Map<string, string[]>(columns.map((c) => [c, []]));
@@ -296,23 +338,49 @@ const emptyFields: CheckDefinition = {
       finish() {
         const findings = new Findings(params.max_findings as number);
         for (const [column, ids] of empty) {
-          if (ids.length) findings.push({ row_ids: ids.slice(0, 1000), column, message: `${ids.length} rows have no ${column}`, detail: { rows: ids.length } });
+          if (ids.length)
+            findings.push({
+              row_ids: ids.slice(0, 1000),
+              column,
+              message: `${ids.length} rows have no ${column}`,
+              detail: { rows: ids.length },
+            });
         }
-        return { affected: affectedRows.size, findings: findings.list, summary: `${affectedRows.size} rows miss a required value in ${columns.join(', ')}` };
+        return {
+          affected: affectedRows.size,
+          findings: findings.list,
+          summary: `${affectedRows.size} rows miss a required value in ${columns.join(', ')}`,
+        };
       },
     };
   },
 };
 
 const PII_KINDS: PiiKind[] = ['email', 'phone', 'card', 'iban', 'ssn'];
-const PII_NAMES: Record<PiiKind, string> = { email: 'an email address', phone: 'a phone number', card: 'a payment card number', iban: 'an IBAN', ssn: 'a US social security number' };
+const PII_NAMES: Record<PiiKind, string> = {
+  email: 'an email address',
+  phone: 'a phone number',
+  card: 'a payment card number',
+  iban: 'an IBAN',
+  ssn: 'a US social security number',
+};
 
 const pii: CheckDefinition = {
   id: 'pii',
   name: 'Personal data',
-  description: 'Emails, phone numbers, payment card numbers (Luhn-valid), IBANs (mod-97 valid) and US social security numbers in text',
-  params: { ...COMMON, fail_ratio: { ...COMMON.fail_ratio, default: 0.01 }, kinds: { type: 'string[]', default: PII_KINDS, description: `Kinds to look for: ${PII_KINDS.join(', ')}` } },
-  applicability: (ctx) => applies(textColumns(ctx).map((c) => c.name), 'scans every text column', 'the version has no text column'),
+  description:
+    'Emails, phone numbers, payment card numbers (Luhn-valid), IBANs (mod-97 valid) and US social security numbers in text',
+  params: {
+    ...COMMON,
+    fail_ratio: { ...COMMON.fail_ratio, default: 0.01 },
+    kinds: { type: 'string[]', default: PII_KINDS, description: `Kinds to look for: ${PII_KINDS.join(', ')}` },
+  },
+  applicability: (ctx) =>
+    applies(
+      textColumns(ctx).map((c) => c.name),
+      'scans every text column',
+      'the version has no text column',
+    ),
   start: (_ctx, params, columns) => {
     const kinds = new Set(params.kinds as PiiKind[]);
     const affected = new Set<string>();
@@ -326,13 +394,24 @@ const pii: CheckDefinition = {
           for (const match of findPii(text, kinds)) {
             affected.add(row.row_id);
             byKind[match.kind] = (byKind[match.kind] ?? 0) + 1;
-            findings.push({ row_ids: [row.row_id], column, message: `${column} holds ${PII_NAMES[match.kind]}`, detail: { kind: match.kind, excerpt: mask(match.value) } });
+            findings.push({
+              row_ids: [row.row_id],
+              column,
+              message: `${column} holds ${PII_NAMES[match.kind]}`,
+              detail: { kind: match.kind, excerpt: mask(match.value) },
+            });
           }
         }
       },
       finish() {
-        const counts = Object.entries(byKind).map(([k, n]) => `${n} ${k}`).join(', ');
-        return { affected: affected.size, findings: findings.list, summary: affected.size ? `${affected.size} rows hold personal data (${counts})` : 'no personal data found' };
+        const counts = Object.entries(byKind)
+          .map(([k, n]) => `${n} ${k}`)
+          .join(', ');
+        return {
+          affected: affected.size,
+          findings: findings.list,
+          summary: affected.size ? `${affected.size} rows hold personal data (${counts})` : 'no personal data found',
+        };
       },
     };
   },
@@ -352,7 +431,11 @@ const lengthOutliers: CheckDefinition = {
   params: { ...COMMON, k: { type: 'number', default: 3, description: 'IQR multiplier of the fences' } },
   applicability: (ctx) => {
     const cols = mappedPair(ctx).length ? mappedPair(ctx) : [primaryText(ctx)].filter((c): c is string => Boolean(c));
-    return applies(cols, 'measures the mapped input and expected output (or the main text column)', 'the version has no text column');
+    return applies(
+      cols,
+      'measures the mapped input and expected output (or the main text column)',
+      'the version has no text column',
+    );
   },
   start: (_ctx, params, columns) => {
     const lengths = new Map<string, Array<[string, number]>>(columns.map((c) => [c, []]));
@@ -379,10 +462,19 @@ const lengthOutliers: CheckDefinition = {
           for (const [id, n] of entries) {
             if (n >= low && n <= high) continue;
             affected.add(id);
-            findings.push({ row_ids: [id], column, message: `${column} is ${n} characters long, ${n > high ? 'above' : 'below'} the usual range`, detail: { length: n, low: Math.max(0, low), high } });
+            findings.push({
+              row_ids: [id],
+              column,
+              message: `${column} is ${n} characters long, ${n > high ? 'above' : 'below'} the usual range`,
+              detail: { length: n, low: Math.max(0, low), high },
+            });
           }
         }
-        return { affected: affected.size, findings: findings.list, summary: `${affected.size} rows outside the length fences ${bounds.join('; ') || '(too few texts to tell)'}` };
+        return {
+          affected: affected.size,
+          findings: findings.list,
+          summary: `${affected.size} rows outside the length fences ${bounds.join('; ') || '(too few texts to tell)'}`,
+        };
       },
     };
   },
@@ -394,10 +486,21 @@ const languageMismatch: CheckDefinition = {
   id: 'language_mismatch',
   name: 'Language mismatch',
   description: `Rows whose input and expected output are in different languages, or whose text is not in the dataset's main (or the expected) language; texts under ${MIN_LANGUAGE_CHARS} characters are skipped`,
-  params: { ...COMMON, expected_language: { type: 'string', default: '', description: 'ISO 639-1 code every text should be in (default: the most common language)' } },
+  params: {
+    ...COMMON,
+    expected_language: {
+      type: 'string',
+      default: '',
+      description: 'ISO 639-1 code every text should be in (default: the most common language)',
+    },
+  },
   applicability: (ctx) => {
     const cols = mappedPair(ctx).length ? mappedPair(ctx) : [primaryText(ctx)].filter((c): c is string => Boolean(c));
-    return applies(cols, 'detects the language of the mapped input and expected output (or the main text column)', 'the version has no text column');
+    return applies(
+      cols,
+      'detects the language of the mapped input and expected output (or the main text column)',
+      'the version has no text column',
+    );
   },
   start: (_ctx, params, columns) => {
     const detected: Array<{ id: string; langs: Array<string | undefined> }> = [];
@@ -414,7 +517,8 @@ const languageMismatch: CheckDefinition = {
         detected.push({ id: row.row_id, langs });
       },
       finish() {
-        const expected = (params.expected_language as string) || [...tally.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+        const expected =
+          (params.expected_language as string) || [...tally.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
         const findings = new Findings(params.max_findings as number);
         let affected = 0;
         for (const { id, langs } of detected) {
@@ -424,9 +528,17 @@ const languageMismatch: CheckDefinition = {
           if (!pairMismatch && !offMain) continue;
           affected++;
           const detail = Object.fromEntries(columns.map((c, i) => [c, langs[i] ?? null]));
-          findings.push({ row_ids: [id], message: pairMismatch ? `${columns[0]} and ${columns[1]} are in different languages` : `not in ${expected}`, detail: { ...detail, expected_language: expected ?? null } });
+          findings.push({
+            row_ids: [id],
+            message: pairMismatch ? `${columns[0]} and ${columns[1]} are in different languages` : `not in ${expected}`,
+            detail: { ...detail, expected_language: expected ?? null },
+          });
         }
-        return { affected, findings: findings.list, summary: `main language ${expected ?? 'unknown'}; ${affected} rows differ` };
+        return {
+          affected,
+          findings: findings.list,
+          summary: `main language ${expected ?? 'unknown'}; ${affected} rows differ`,
+        };
       },
     };
   },
@@ -435,13 +547,25 @@ const languageMismatch: CheckDefinition = {
 const labelLeakage: CheckDefinition = {
   id: 'label_leakage',
   name: 'Label leakage',
-  description: 'Rows whose expected output appears verbatim (normalised) in their input or context, so a system can copy the answer',
-  params: { ...COMMON, min_words: { type: 'number', default: 3, description: 'Expected outputs shorter than this many words are not checked (short labels appear by chance)' } },
+  description:
+    'Rows whose expected output appears verbatim (normalised) in their input or context, so a system can copy the answer',
+  params: {
+    ...COMMON,
+    min_words: {
+      type: 'number',
+      default: 3,
+      description: 'Expected outputs shorter than this many words are not checked (short labels appear by chance)',
+    },
+  },
   applicability: (ctx) => {
     const { expected_output, input, context } = ctx.mapping;
     const sources = [input, context].filter((c): c is string => Boolean(c));
     return expected_output && sources.length
-      ? { applicable: true, reason: `looks for ${expected_output} inside ${sources.join(' and ')}`, columns: [expected_output, ...sources] }
+      ? {
+          applicable: true,
+          reason: `looks for ${expected_output} inside ${sources.join(' and ')}`,
+          columns: [expected_output, ...sources],
+        }
       : { applicable: false, reason: 'needs expected_output and input or context mapped (POST .../map)', columns: [] };
   },
   start: (_ctx, params, columns) => {
@@ -459,56 +583,104 @@ const labelLeakage: CheckDefinition = {
         });
         if (!leaked.length) return;
         affected++;
-        findings.push({ row_ids: [row.row_id], column: leaked[0], message: `${expectedColumn} appears in ${leaked.join(' and ')}`, detail: { leaked_into: leaked } });
+        findings.push({
+          row_ids: [row.row_id],
+          column: leaked[0],
+          message: `${expectedColumn} appears in ${leaked.join(' and ')}`,
+          detail: { leaked_into: leaked },
+        });
       },
       finish: () => ({ affected, findings: findings.list, summary: `${affected} rows leak their expected output` }),
     };
   },
 };
 
-export const QUALITY_CHECKS: readonly CheckDefinition[] = [exactDuplicates, nearDuplicates, emptyFields, pii, lengthOutliers, languageMismatch, labelLeakage];
+export const QUALITY_CHECKS: readonly CheckDefinition[] = [
+  exactDuplicates,
+  nearDuplicates,
+  emptyFields,
+  pii,
+  lengthOutliers,
+  languageMismatch,
+  labelLeakage,
+];
 
 /** Checks a selection against the catalogue and fills in default params. */
 export function validateSelection(selection: unknown): Selection[] {
-  if (!Array.isArray(selection)) throw new QualityCheckSelectionError('checks must be an array of { "check": id, "params": {...} }');
-  if (selection.length > QUALITY_CHECKS.length * 2) throw new QualityCheckSelectionError(`at most ${QUALITY_CHECKS.length * 2} checks per run`);
+  if (!Array.isArray(selection))
+    throw new QualityCheckSelectionError('checks must be an array of { "check": id, "params": {...} }');
+  if (selection.length > QUALITY_CHECKS.length * 2)
+    throw new QualityCheckSelectionError(`at most ${QUALITY_CHECKS.length * 2} checks per run`);
   return selection.map((item, i) => {
-    if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new QualityCheckSelectionError('each check is an object with "check" and optional "params"', String(i));
+    if (typeof item !== 'object' || item === null || Array.isArray(item))
+      throw new QualityCheckSelectionError('each check is an object with "check" and optional "params"', String(i));
     const { check, params = {}, ...rest } = item as { check?: unknown; params?: unknown };
-    if (Object.keys(rest).length) throw new QualityCheckSelectionError(`unknown member "${Object.keys(rest)[0]}"; a check has "check" and "params"`, String(i));
+    if (Object.keys(rest).length)
+      throw new QualityCheckSelectionError(
+        `unknown member "${Object.keys(rest)[0]}"; a check has "check" and "params"`,
+        String(i),
+      );
     const def = QUALITY_CHECKS.find((c) => c.id === check);
-    if (!def) throw new QualityCheckSelectionError(`unknown check ${JSON.stringify(check)}; the checks are ${QUALITY_CHECKS.map((c) => c.id).join(', ')}`, `${i}.check`);
-    if (typeof params !== 'object' || params === null || Array.isArray(params)) throw new QualityCheckSelectionError('params must be an object', `${i}.params`);
+    if (!def)
+      throw new QualityCheckSelectionError(
+        `unknown check ${JSON.stringify(check)}; the checks are ${QUALITY_CHECKS.map((c) => c.id).join(', ')}`,
+        `${i}.check`,
+      );
+    if (typeof params !== 'object' || params === null || Array.isArray(params))
+      throw new QualityCheckSelectionError('params must be an object', `${i}.params`);
     const resolved: Record<string, unknown> = {};
     for (const [name, spec] of Object.entries(def.params)) resolved[name] = spec.default;
     for (const [name, value] of Object.entries(params as Record<string, unknown>)) {
       const spec = def.params[name];
-      if (!spec) throw new QualityCheckSelectionError(`${def.id} has no parameter "${name}"; it has ${Object.keys(def.params).join(', ')}`, `${i}.params.${name}`);
+      if (!spec)
+        throw new QualityCheckSelectionError(
+          `${def.id} has no parameter "${name}"; it has ${Object.keys(def.params).join(', ')}`,
+          `${i}.params.${name}`,
+        );
       const ok =
-        spec.type === 'string[]' ? Array.isArray(value) && value.length <= 1000 && value.every((v) => typeof v === 'string')
-        : spec.type === 'number' ? typeof value === 'number' && Number.isFinite(value) && value >= 0
-        : typeof value === spec.type;
-      if (!ok) throw new QualityCheckSelectionError(`${def.id}.${name} must be ${spec.type === 'number' ? 'a non-negative number' : `a ${spec.type}`}`, `${i}.params.${name}`);
+        spec.type === 'string[]'
+          ? Array.isArray(value) && value.length <= 1000 && value.every((v) => typeof v === 'string')
+          : spec.type === 'number'
+            ? typeof value === 'number' && Number.isFinite(value) && value >= 0
+            : typeof value === spec.type;
+      if (!ok)
+        throw new QualityCheckSelectionError(
+          `${def.id}.${name} must be ${spec.type === 'number' ? 'a non-negative number' : `a ${spec.type}`}`,
+          `${i}.params.${name}`,
+        );
       resolved[name] = value;
     }
     if (def.id === 'pii') {
       const bad = (resolved.kinds as string[]).filter((k) => !(PII_KINDS as string[]).includes(k));
-      if (bad.length) throw new QualityCheckSelectionError(`pii.kinds: unknown kind "${bad[0]}"; the kinds are ${PII_KINDS.join(', ')}`, `${i}.params.kinds`);
+      if (bad.length)
+        throw new QualityCheckSelectionError(
+          `pii.kinds: unknown kind "${bad[0]}"; the kinds are ${PII_KINDS.join(', ')}`,
+          `${i}.params.kinds`,
+        );
     }
     return { check: def.id, params: resolved };
   });
 }
 
 /** Runs the selected checks in one pass over the rows. A check whose columns are missing is skipped, with the reason. */
-export async function runQualityChecks(rows: AsyncIterable<QualityRow> | Iterable<QualityRow>, ctx: QualityContext, selection: Selection[]): Promise<QualityVerdict> {
+export async function runQualityChecks(
+  rows: AsyncIterable<QualityRow> | Iterable<QualityRow>,
+  ctx: QualityContext,
+  selection: Selection[],
+): Promise<QualityVerdict> {
   const known = new Set(ctx.columns.map((c) => c.name));
   const running = selection.map((sel) => {
     const def = QUALITY_CHECKS.find((c) => c.id === sel.check)!;
     const given = sel.params.columns as string[];
-    const applicability = given.length ? { applicable: true, reason: 'columns given', columns: given } : def.applicability(ctx);
+    const applicability = given.length
+      ? { applicable: true, reason: 'columns given', columns: given }
+      : def.applicability(ctx);
     const missing = applicability.columns.filter((c) => !known.has(c));
     if (!applicability.applicable || missing.length) {
-      return { sel, skipped: missing.length ? `no column ${missing.join(', ')} in this version` : applicability.reason };
+      return {
+        sel,
+        skipped: missing.length ? `no column ${missing.join(', ')} in this version` : applicability.reason,
+      };
     }
     return { sel, acc: def.start(ctx, sel.params, applicability.columns) };
   });
@@ -518,19 +690,41 @@ export async function runQualityChecks(rows: AsyncIterable<QualityRow> | Iterabl
     for (const r of running) r.acc?.add(row);
   }
   const checks: CheckResult[] = running.map(({ sel, acc, skipped }) => {
-    if (!acc) return { check: sel.check, status: 'skipped', summary: skipped!, affected_rows: 0, affected_ratio: 0, findings: [] };
+    if (!acc)
+      return {
+        check: sel.check,
+        status: 'skipped',
+        summary: skipped!,
+        affected_rows: 0,
+        affected_ratio: 0,
+        findings: [],
+      };
     const { affected, findings, summary } = acc.finish(count);
     const ratio = count ? affected / count : 0;
-    const status = ratio > (sel.params.fail_ratio as number) ? 'fail' : ratio > (sel.params.warn_ratio as number) ? 'warn' : 'pass';
+    const status =
+      ratio > (sel.params.fail_ratio as number) ? 'fail' : ratio > (sel.params.warn_ratio as number) ? 'warn' : 'pass';
     const capped = findings.length === sel.params.max_findings ? ` (first ${findings.length} findings listed)` : '';
-    return { check: sel.check, status, summary: summary + capped, affected_rows: affected, affected_ratio: Math.round(ratio * 10000) / 10000, findings };
+    return {
+      check: sel.check,
+      status,
+      summary: summary + capped,
+      affected_rows: affected,
+      affected_ratio: Math.round(ratio * 10000) / 10000,
+      findings,
+    };
   });
-  const verdict = checks.some((c) => c.status === 'fail') ? 'fail' : checks.some((c) => c.status === 'warn') ? 'warn' : 'pass';
+  const verdict = checks.some((c) => c.status === 'fail')
+    ? 'fail'
+    : checks.some((c) => c.status === 'warn')
+      ? 'warn'
+      : 'pass';
   return { verdict, checks, rows_checked: count };
 }
 
 /** Checks suited to a schema, each with why. */
-export function suggestChecks(ctx: QualityContext): Array<{ check: string; reason: string; params: Record<string, unknown> }> {
+export function suggestChecks(
+  ctx: QualityContext,
+): Array<{ check: string; reason: string; params: Record<string, unknown> }> {
   return QUALITY_CHECKS.flatMap((def) => {
     const a = def.applicability(ctx);
     if (!a.applicable) return [];

@@ -1,12 +1,30 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+} from 'class-validator';
 import { TAG_PATTERN, UpdateLabelledRecordRequest } from '../../../../libs/common/labelled-record.dto.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { VERSION_STATES, type VersionState } from '../entities/dataset-version.entity.js';
 import { DATASET_KINDS, type DatasetKind } from '../entities/dataset.entity.js';
 import { UPLOAD_FORMATS, type UploadFormat } from '../ingest/row-sources.js';
-import { EXAMPLE_AT, EXAMPLE_CONTENT_SHA256, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import {
+  EXAMPLE_AT,
+  EXAMPLE_CONTENT_SHA256,
+  EXAMPLE_ID,
+  EXAMPLE_NAME,
+} from '../../../../libs/common/openapi-examples.js';
 import { ValidateIfPresent, Trim } from '../../../../libs/common/dto-decorators.js';
 
 // Values the examples below share.
@@ -30,23 +48,30 @@ export const DATASET_SORTS = ['name', '-name', 'created_at', '-created_at', 'upd
 
 export class ListDatasetsQuery extends PageQueryDto {
   /** Only datasets of this workspace; without it, datasets of every workspace you belong to */
-  @IsOptional() @IsUUID()
+  @IsOptional()
+  @IsUUID()
   workspace_id?: string;
 
   /** Case-insensitive substring of the name */
-  @IsOptional() @IsString() @MaxLength(200)
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
   q?: string;
 
   @ApiPropertyOptional({ enum: DATASET_KINDS })
-  @IsOptional() @IsIn(DATASET_KINDS)
+  @IsOptional()
+  @IsIn(DATASET_KINDS)
   kind?: DatasetKind;
 
   /** Only datasets carrying this tag */
-  @IsOptional() @IsString() @Matches(TAG_PATTERN)
+  @IsOptional()
+  @IsString()
+  @Matches(TAG_PATTERN)
   tag?: string;
 
   @ApiPropertyOptional({ enum: DATASET_SORTS, default: '-created_at' })
-  @IsOptional() @IsIn(DATASET_SORTS)
+  @IsOptional()
+  @IsIn(DATASET_SORTS)
   sort?: (typeof DATASET_SORTS)[number];
 }
 
@@ -60,42 +85,62 @@ export class UploadDatasetQuery {
 export class UploadDatasetRequest {
   /** Name of the new dataset (1..200 characters, unique in the workspace); defaults to the file name without its extension */
   @ApiPropertyOptional({ example: EXAMPLE_NAME.dataset })
-  @ValidateIfPresent() @Trim() @IsString() @MinLength(1) @MaxLength(200)
+  @ValidateIfPresent()
+  @Trim()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
   name?: string;
 
   /** Add the file as a new version of this dataset instead of creating one */
   @ApiPropertyOptional({ example: EXAMPLE_ID.dataset })
-  @ValidateIfPresent() @IsUUID()
+  @ValidateIfPresent()
+  @IsUUID()
   dataset_id?: string;
 
   @ApiPropertyOptional({ example: EXAMPLE_DESCRIPTION })
-  @ValidateIfPresent() @IsString() @MaxLength(2000)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(2000)
   description?: string;
 
   /** Tags: a JSON array or a comma-separated list */
   @ApiPropertyOptional({ type: [String], example: ['golden', 'faq'] })
-  @ValidateIfPresent() @Transform(tagList) @IsArray() @ArrayMaxSize(20) @Matches(TAG_PATTERN, { each: true })
+  @ValidateIfPresent()
+  @Transform(tagList)
+  @IsArray()
+  @ArrayMaxSize(20)
+  @Matches(TAG_PATTERN, { each: true })
   tags?: string[];
 
   /** The file's format; by default taken from the file name's extension (.csv, .json, .jsonl or .ndjson, .parquet) */
   @ApiPropertyOptional({ enum: UPLOAD_FORMATS, example: 'csv' })
-  @ValidateIfPresent() @IsIn(UPLOAD_FORMATS)
+  @ValidateIfPresent()
+  @IsIn(UPLOAD_FORMATS)
   format?: UploadFormat;
 
   /** CSV field delimiter, one character (default `,`) */
   @ApiPropertyOptional({ example: ',' })
-  @ValidateIfPresent() @IsString() @Matches(/^[^\r\n"]$/, { message: 'delimiter must be one character other than a quote or a line break' })
+  @ValidateIfPresent()
+  @IsString()
+  @Matches(/^[^\r\n"]$/, { message: 'delimiter must be one character other than a quote or a line break' })
   delimiter?: string;
 
   /** Message of the version the upload creates */
   @ApiPropertyOptional({ example: 'April questions, reviewed' })
-  @ValidateIfPresent() @IsString() @MaxLength(2000)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(2000)
   message?: string;
 }
 
 /** The multipart body as documented: the file and the text fields (validation sees only the fields). */
 export class UploadDatasetForm extends UploadDatasetRequest {
-  @ApiProperty({ type: 'string', format: 'binary', description: 'The file: CSV (with a header line), JSON (an array of objects), JSON Lines or Parquet' })
+  @ApiProperty({
+    type: 'string',
+    format: 'binary',
+    description: 'The file: CSV (with a header line), JSON (an array of objects), JSON Lines or Parquet',
+  })
   file: unknown;
 }
 
@@ -164,7 +209,12 @@ export class DatasetVersionResponse {
   @ApiProperty({ example: 'April questions, reviewed' })
   message: string;
   /** `upload` (a file) or `commit` (staged row edits) */
-  @ApiProperty({ enum: ['upload', 'commit', 'generated', 'landed'], description: 'How the version was made: an upload, committed row edits, rows generated by an SDG run, or landed traces', example: 'commit' })
+  @ApiProperty({
+    enum: ['upload', 'commit', 'generated', 'landed'],
+    description:
+      'How the version was made: an upload, committed row edits, rows generated by an SDG run, or landed traces',
+    example: 'commit',
+  })
   source: 'upload' | 'commit' | 'generated' | 'landed';
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.previousVersion })
   parent_version_id: string | null;
@@ -191,9 +241,6 @@ export class DatasetVersionResponse {
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true, example: null })
   retired_at: Date | null;
 }
-
-
-
 
 export class DatasetResponse {
   @ApiProperty({ example: EXAMPLE_ID.dataset })
@@ -236,7 +283,10 @@ export class ColumnStatsDto {
   @ApiProperty({ example: 'question' })
   name: string;
   /** Dominant JSON type of the non-null values; `mixed` when none has 90% of them; `null` when every value is null */
-  @ApiProperty({ enum: ['string', 'integer', 'number', 'boolean', 'object', 'array', 'null', 'mixed'], example: 'string' })
+  @ApiProperty({
+    enum: ['string', 'integer', 'number', 'boolean', 'object', 'array', 'null', 'mixed'],
+    example: 'string',
+  })
   type: string;
   /** Count of values per JSON type; rows without the column count as `null` */
   @ApiProperty({ type: 'object', additionalProperties: { type: 'integer' }, example: { string: 214 } })
@@ -276,7 +326,8 @@ export class SchemaResponse {
 
 export class SchemaQuery {
   /** The version to describe; default: the current version, else the newest */
-  @IsOptional() @IsUUID()
+  @IsOptional()
+  @IsUUID()
   version_id?: string;
 }
 
@@ -289,10 +340,10 @@ export class GetDatasetVersionResponse extends DatasetVersionResponse {
   schema: ColumnStatsDto[];
 }
 
-
 export class ListVersionsQuery extends PageQueryDto {
   @ApiPropertyOptional({ enum: VERSION_STATES })
-  @IsOptional() @IsIn(VERSION_STATES)
+  @IsOptional()
+  @IsIn(VERSION_STATES)
   state?: VersionState;
 }
 
@@ -325,7 +376,11 @@ export class AuditEntryResponse {
   @ApiProperty({ type: 'string', nullable: true, example: EXAMPLE_NAME.userEmail })
   actor_email: string | null;
   /** What changed (row ids, counts, versions, before and after values) */
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { version: 3, inserted: 12, updated: 3, deleted: 1 } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { version: 3, inserted: 12, updated: 3, deleted: 1 },
+  })
   details: Record<string, unknown>;
   @ApiProperty({ type: 'string', nullable: true, example: EXAMPLE_ID.request })
   request_id: string | null;
@@ -335,29 +390,50 @@ export class AuditEntryResponse {
 
 export class AuditQuery {
   /** Entries at most (newest first), 1..500 */
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(500)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(500)
   limit: number = 100;
 
   /** Only entries older than this instant (ISO 8601), to page back */
-  @IsOptional() @IsString() @Matches(/^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$/, { message: 'before must be an ISO 8601 date-time' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$/, { message: 'before must be an ISO 8601 date-time' })
   before?: string;
 }
 
 /** Maps canonical fields onto the version's columns; every named column must exist. Replaces the whole mapping. */
 export class MapVersionRequest {
   @ApiPropertyOptional({ example: 'question' })
-  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(256)
+  @ValidateIfPresent()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(256)
   input?: string;
   @ApiPropertyOptional({ example: 'answer' })
-  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(256)
+  @ValidateIfPresent()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(256)
   expected_output?: string;
   @ApiPropertyOptional({ example: 'context' })
-  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(256)
+  @ValidateIfPresent()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(256)
   context?: string;
   @ApiPropertyOptional({ example: 'conversation_id' })
-  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(256)
+  @ValidateIfPresent()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(256)
   session_id?: string;
   @ApiPropertyOptional({ example: ['topic', 'language'] })
-  @ValidateIfPresent() @IsArray() @ArrayMaxSize(200) @IsString({ each: true })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMaxSize(200)
+  @IsString({ each: true })
   metadata?: string[];
 }

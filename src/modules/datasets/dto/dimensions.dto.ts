@@ -1,8 +1,30 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+} from 'class-validator';
 import { MAX_ROWS_PER_EDIT } from '../rows.rules.js';
-import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_ROW, EXAMPLE_TRACE } from '../../../../libs/common/openapi-examples.js';
+import {
+  ApiSchemaExample,
+  EXAMPLE_AT,
+  EXAMPLE_ID,
+  EXAMPLE_ROW,
+  EXAMPLE_TRACE,
+} from '../../../../libs/common/openapi-examples.js';
 import { ValidateIfPresent, Trim } from '../../../../libs/common/dto-decorators.js';
 
 export const DIMENSION_NAME = /^[A-Za-z0-9][A-Za-z0-9 _.:/-]{0,99}$/;
@@ -14,35 +36,56 @@ const ruleSchema = {
   example: { field: 'question', op: 'contains', value: 'refund' },
 };
 
-@ApiSchemaExample({ dimension: 'topic', value: 'cancellation', row_ids: [EXAMPLE_ID.rows[1]], version_id: EXAMPLE_ID.version, description: 'What the customer is contacting support about' })
+@ApiSchemaExample({
+  dimension: 'topic',
+  value: 'cancellation',
+  row_ids: [EXAMPLE_ID.rows[1]],
+  version_id: EXAMPLE_ID.version,
+  description: 'What the customer is contacting support about',
+})
 export class AssignDimensionRequest {
   /** The dimension (axis of coverage), e.g. `topic`; created on first use */
   @ApiProperty({ example: 'topic' })
-  @Trim() @IsString() @Matches(DIMENSION_NAME, { message: 'dimension must be 1..100 letters, digits, spaces or _ . : / - and start with a letter or digit' })
+  @Trim()
+  @IsString()
+  @Matches(DIMENSION_NAME, {
+    message: 'dimension must be 1..100 letters, digits, spaces or _ . : / - and start with a letter or digit',
+  })
   dimension: string;
 
   /** The value to assign, e.g. `billing`; added to the dimension's values on first use */
   @ApiProperty({ example: 'cancellation' })
-  @Trim() @IsString() @MinLength(1) @MaxLength(200)
+  @Trim()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
   value: string;
 
   /** Rows to assign (1..1000); give this or `rule` */
   @ApiPropertyOptional({ example: [EXAMPLE_ID.rows[1]] })
-  @ValidateIfPresent() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_ROWS_PER_EDIT) @IsUUID('all', { each: true })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_ROWS_PER_EDIT)
+  @IsUUID('all', { each: true })
   row_ids?: string[];
 
   @ApiPropertyOptional(ruleSchema)
-  @ValidateIfPresent() @IsObject()
+  @ValidateIfPresent()
+  @IsObject()
   rule?: Record<string, unknown>;
 
   /** The version `rule` is evaluated on and `row_ids` must belong to; default: the current version, else the newest */
   @ApiPropertyOptional({ example: EXAMPLE_ID.version })
-  @ValidateIfPresent() @IsUUID()
+  @ValidateIfPresent()
+  @IsUUID()
   version_id?: string;
 
   /** Describes the dimension when this call creates it */
   @ApiPropertyOptional({ example: 'What the customer is contacting support about' })
-  @ValidateIfPresent() @IsString() @MaxLength(2000)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(2000)
   description?: string;
 }
 
@@ -105,7 +148,9 @@ export class DatasetDimensionsResponse {
 
 export class DimensionValuesQuery {
   /** Only this dimension (default: every dimension) */
-  @IsOptional() @IsString() @MaxLength(100)
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
   dimension?: string;
 }
 
@@ -134,32 +179,61 @@ export class DimensionValuesResponse {
 
 export class DimensionsQueryRequest {
   /** Dimension -> accepted values; a row matches when it has one of the values of every dimension named */
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, example: { topic: ['account_access', 'billing'], customer_persona: ['new_customer'] } })
-  @ValidateIfPresent() @IsObject()
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'array', items: { type: 'string' } },
+    example: { topic: ['account_access', 'billing'], customer_persona: ['new_customer'] },
+  })
+  @ValidateIfPresent()
+  @IsObject()
   dimensions?: Record<string, string[]>;
 
   /** A further filter in the query language */
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { field: 'language', op: 'eq', value: 'en' } })
-  @ValidateIfPresent() @IsObject()
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    example: { field: 'language', op: 'eq', value: 'en' },
+  })
+  @ValidateIfPresent()
+  @IsObject()
   filter?: Record<string, unknown>;
 
   /** Dimensions to count the matching rows by (each combination of their values, `null` for none) */
   @ApiPropertyOptional({ example: ['topic'] })
-  @ValidateIfPresent() @IsArray() @ArrayMaxSize(3) @IsString({ each: true })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMaxSize(3)
+  @IsString({ each: true })
   group_by?: string[];
 
-  @ApiPropertyOptional({ minimum: 0, maximum: 1000, default: 50, description: 'Matching rows to return (0 for counts only)', example: 20 })
-  @ValidateIfPresent() @IsInt() @Min(0) @Max(1000)
+  @ApiPropertyOptional({
+    minimum: 0,
+    maximum: 1000,
+    default: 50,
+    description: 'Matching rows to return (0 for counts only)',
+    example: 20,
+  })
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(0)
+  @Max(1000)
   limit?: number;
 
   @ApiPropertyOptional({ example: 0 })
-  @ValidateIfPresent() @IsInt() @Min(0) @Max(10_000_000)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(0)
+  @Max(10_000_000)
   offset?: number;
 }
 
 export class DimensionGroupCount {
   /** The combination: dimension -> value (null when the row has none) */
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string', nullable: true }, example: { topic: 'account_access', customer_persona: 'new_customer' } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string', nullable: true },
+    example: { topic: 'account_access', customer_persona: 'new_customer' },
+  })
   values: Record<string, string | null>;
   @ApiProperty({ example: 11 })
   count: number;
@@ -176,7 +250,17 @@ export class DatasetDimensionsQueryResponse {
   @ApiProperty({ type: () => [DimensionGroupCount] })
   groups: DimensionGroupCount[];
   /** Matching rows (with `_row_id` and `_dimensions`) */
-  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true }, example: [{ _row_id: EXAMPLE_ID.rows[0], ...EXAMPLE_ROW, _dimensions: { topic: 'account_access', customer_persona: 'new_customer' } }] })
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    example: [
+      {
+        _row_id: EXAMPLE_ID.rows[0],
+        ...EXAMPLE_ROW,
+        _dimensions: { topic: 'account_access', customer_persona: 'new_customer' },
+      },
+    ],
+  })
   items: Array<Record<string, unknown>>;
   @ApiProperty({ example: 20 })
   limit: number;
@@ -190,26 +274,42 @@ export type PartitionLevel = (typeof PARTITION_LEVELS)[number];
 export class CreatePartitionRequest {
   /** Unique within the version, 1..200 characters */
   @ApiProperty({ example: 'billing-en' })
-  @Trim() @IsString() @MinLength(1) @MaxLength(200)
+  @Trim()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
   name: string;
 
   @ApiPropertyOptional({ example: 'English billing questions' })
-  @ValidateIfPresent() @IsString() @MaxLength(2000)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(2000)
   description?: string;
 
   /** What `resolve` lists: `session` (rows grouped by the mapped session_id column; one row, one session without it), or `trace` and `span` for trace datasets */
   @ApiPropertyOptional({ enum: PARTITION_LEVELS, default: 'session', example: 'session' })
-  @ValidateIfPresent() @IsIn(PARTITION_LEVELS)
+  @ValidateIfPresent()
+  @IsIn(PARTITION_LEVELS)
   level?: PartitionLevel;
 
   /** Dimension -> accepted values */
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, example: { topic: ['billing', 'returns_refunds'] } })
-  @ValidateIfPresent() @IsObject()
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'array', items: { type: 'string' } },
+    example: { topic: ['billing', 'returns_refunds'] },
+  })
+  @ValidateIfPresent()
+  @IsObject()
   dimension_values?: Record<string, string[]>;
 
   /** A filter in the query language */
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { field: 'language', op: 'eq', value: 'en' } })
-  @ValidateIfPresent() @IsObject()
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    example: { field: 'language', op: 'eq', value: 'en' },
+  })
+  @ValidateIfPresent()
+  @IsObject()
   filter?: Record<string, unknown>;
 }
 
@@ -226,9 +326,18 @@ export class PartitionResponse {
   description: string;
   @ApiProperty({ enum: PARTITION_LEVELS, example: 'session' })
   level: PartitionLevel;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, example: { topic: ['billing', 'returns_refunds'] } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'array', items: { type: 'string' } },
+    example: { topic: ['billing', 'returns_refunds'] },
+  })
   dimension_values: Record<string, string[]>;
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, example: { field: 'language', op: 'eq', value: 'en' } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    example: { field: 'language', op: 'eq', value: 'en' },
+  })
   filter: Record<string, unknown> | null;
   /** Rows the partition holds now (dimension assignments may change it) */
   @ApiProperty({ example: 41 })
@@ -241,14 +350,24 @@ export class PartitionResponse {
 
 export class ResolvePartitionQuery {
   /** Members per page, 1..1000 */
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   limit: number = 100;
 
-  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(10_000_000)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(10_000_000)
   offset: number = 0;
 
   /** Include each member's rows in full (default false: ids only) */
-  @IsOptional() @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value)) @IsBoolean()
+  @IsOptional()
+  @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @IsBoolean()
   include_rows: boolean = false;
 }
 
@@ -261,7 +380,11 @@ export class SessionPartition {
   /** Rows of the session, in dataset order */
   @ApiProperty({ example: [EXAMPLE_ID.rows[0], EXAMPLE_ID.rows[1]] })
   row_ids: string[];
-  @ApiPropertyOptional({ type: 'array', items: { type: 'object', additionalProperties: true }, example: [{ _row_id: EXAMPLE_ID.rows[0], question: 'How do I reset my password?', conversation_id: 'conv-0193' }] })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    example: [{ _row_id: EXAMPLE_ID.rows[0], question: 'How do I reset my password?', conversation_id: 'conv-0193' }],
+  })
   rows?: Array<Record<string, unknown>>;
 }
 
@@ -275,7 +398,11 @@ export class TracePartition {
   /** Span rows of the trace, in start order */
   @ApiProperty({ example: [EXAMPLE_ID.rows[0]] })
   row_ids: string[];
-  @ApiPropertyOptional({ type: 'array', items: { type: 'object', additionalProperties: true }, example: [{ _row_id: EXAMPLE_ID.rows[0], span_id: EXAMPLE_TRACE.span, name: 'ChatCompletion' }] })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    example: [{ _row_id: EXAMPLE_ID.rows[0], span_id: EXAMPLE_TRACE.span, name: 'ChatCompletion' }],
+  })
   rows?: Array<Record<string, unknown>>;
 }
 
@@ -313,7 +440,11 @@ export class DatasetVersionAvailableMetricsResponse {
   @ApiProperty({ example: EXAMPLE_ID.version })
   version_id: string;
   /** The canonical fields mapped onto columns */
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { input: 'question', expected_output: 'answer', context: 'context' } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { input: 'question', expected_output: 'answer', context: 'context' },
+  })
   mapping: Record<string, unknown>;
   @ApiProperty({ type: () => [AvailableMetric] })
   metrics: AvailableMetric[];

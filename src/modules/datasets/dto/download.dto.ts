@@ -6,24 +6,33 @@ import { EXAMPLE_AT, EXAMPLE_CONTENT_SHA256, EXAMPLE_ID } from '../../../../libs
 
 export class VersionDownloadQuery {
   @ApiPropertyOptional({ enum: DOWNLOAD_FORMATS, default: 'csv' })
-  @IsOptional() @IsIn(DOWNLOAD_FORMATS)
+  @IsOptional()
+  @IsIn(DOWNLOAD_FORMATS)
   format?: DownloadFormat;
 
   /** Lifetime of the URL in seconds, 10..604800 (default SIGNED_URL_TTL_SECONDS, 3600) */
   @ApiPropertyOptional({ minimum: 10, maximum: 604800 })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(10) @Max(604800)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(10)
+  @Max(604800)
   expires_in?: number;
 }
 
 export class DatasetDownloadQuery extends VersionDownloadQuery {
   /** The version to download; default: the current version, else the newest */
-  @IsOptional() @IsUUID()
+  @IsOptional()
+  @IsUUID()
   version_id?: string;
 }
 
 export class PresignedUrlResponse {
   /** GET this URL without a bearer token until `expires_at` */
-  @ApiProperty({ example: 'https://eval.example.com/datasets/files/6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c/89fa3cc1-e563-4ad1-af4c-d5becdca17df?format=csv&expires=1747733400&signature=3b1f…' })
+  @ApiProperty({
+    example:
+      'https://eval.example.com/datasets/files/6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c/89fa3cc1-e563-4ad1-af4c-d5becdca17df?format=csv&expires=1747733400&signature=3b1f…',
+  })
   url: string;
   @ApiProperty({ enum: ['GET'], example: 'GET' })
   method: 'GET';
@@ -47,11 +56,13 @@ export class SignedFileQuery {
 
   /** Unix time after which the URL is refused */
   @ApiProperty()
-  @IsString() @Matches(/^\d{1,12}$/)
+  @IsString()
+  @Matches(/^\d{1,12}$/)
   expires: string;
 
   /** HMAC-SHA256 of the path, format and expiry */
   @ApiProperty()
-  @IsString() @MaxLength(100)
+  @IsString()
+  @MaxLength(100)
   signature: string;
 }

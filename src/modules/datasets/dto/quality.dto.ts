@@ -4,11 +4,15 @@ import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { EXAMPLE_AT, EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
 import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-
 export class QualityCheckParamDto {
   @ApiProperty({ enum: ['number', 'string', 'boolean', 'string[]'], example: 'number' })
   type: string;
-  @ApiProperty({ description: 'Default value', nullable: true, oneOf: [{ type: 'number' }, { type: 'string' }, { type: 'boolean' }, { type: 'array', items: { type: 'string' } }], example: 0.85 })
+  @ApiProperty({
+    description: 'Default value',
+    nullable: true,
+    oneOf: [{ type: 'number' }, { type: 'string' }, { type: 'boolean' }, { type: 'array', items: { type: 'string' } }],
+    example: 0.85,
+  })
   default: unknown;
   @ApiProperty({ example: 'Jaccard similarity at or above which two texts are near duplicates' })
   description: string;
@@ -46,14 +50,24 @@ export class DatasetSelectableChecksResponse {
 
 export class AvailableChecksQuery {
   /** The version the checks would run on; default: the current version, else the newest */
-  @IsOptional() @IsUUID()
+  @IsOptional()
+  @IsUUID()
   version_id?: string;
 }
 
 export class RunQualityChecksRequest {
   /** Checks to run, each `{ "check": id, "params": {...} }`; default: every applicable check with default params */
-  @ApiPropertyOptional({ type: 'array', items: { type: 'object', properties: { check: { type: 'string' }, params: { type: 'object', additionalProperties: true } }, required: ['check'] }, example: [{ check: 'pii' }, { check: 'near_duplicates', params: { threshold: 0.9 } }] })
-  @ValidateIfPresent() @IsArray()
+  @ApiPropertyOptional({
+    type: 'array',
+    items: {
+      type: 'object',
+      properties: { check: { type: 'string' }, params: { type: 'object', additionalProperties: true } },
+      required: ['check'],
+    },
+    example: [{ check: 'pii' }, { check: 'near_duplicates', params: { threshold: 0.9 } }],
+  })
+  @ValidateIfPresent()
+  @IsArray()
   checks?: unknown[];
 }
 
@@ -119,7 +133,11 @@ export class DataOperationRunResponse {
   @ApiProperty({ enum: ['running', 'succeeded', 'failed'], example: 'succeeded' })
   state: 'running' | 'succeeded' | 'failed';
   /** The checks and params asked for */
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { checks: [{ check: 'pii' }, { check: 'near_duplicates', params: { threshold: 0.9 } }] } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { checks: [{ check: 'pii' }, { check: 'near_duplicates', params: { threshold: 0.9 } }] },
+  })
   params: Record<string, unknown>;
   @ApiProperty({ enum: ['pass', 'warn', 'fail'], nullable: true, example: 'warn' })
   verdict: 'pass' | 'warn' | 'fail' | null;
@@ -144,7 +162,8 @@ export class CheckSuggestionsQuery {
   dataset_id: string;
 
   /** Its version; default: the current version, else the newest */
-  @IsOptional() @IsUUID()
+  @IsOptional()
+  @IsUUID()
   version_id?: string;
 }
 

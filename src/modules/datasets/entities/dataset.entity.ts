@@ -28,7 +28,12 @@ export class DatasetEntity extends WorkspaceRecord {
   latestVersion: number;
 
   /** Next row ordinal to hand out; rows keep theirs across versions, so order is stable. */
-  @Column({ name: 'next_ordinal', type: 'bigint', default: 0, transformer: { to: (v: number) => v, from: (v: string | number) => Number(v) } })
+  @Column({
+    name: 'next_ordinal',
+    type: 'bigint',
+    default: 0,
+    transformer: { to: (v: number) => v, from: (v: string | number) => Number(v) },
+  })
   nextOrdinal: number;
 
   @Column({ name: 'updated_by', type: 'uuid', nullable: true })

@@ -60,7 +60,8 @@ class HashSet64 {
   private grow(): void {
     const old = this.slots;
     const slots = new Uint32Array(old.length * 2);
-    for (let i = 0; i < old.length; i += 2) if (old[i] !== 0 || old[i + 1] !== 0) HashSet64.insert(slots, old[i], old[i + 1]);
+    for (let i = 0; i < old.length; i += 2)
+      if (old[i] !== 0 || old[i + 1] !== 0) HashSet64.insert(slots, old[i], old[i + 1]);
     this.slots = slots;
   }
 }
@@ -95,7 +96,15 @@ export class ColumnStatsCollector {
       const value = row[name];
       let acc = this.columns.get(name);
       if (!acc) {
-        acc = { types: [0, 0, 0, 0, 0, 0], distinct: new HashSet64(), min: null, max: null, minLength: null, maxLength: null, totalLength: 0 };
+        acc = {
+          types: [0, 0, 0, 0, 0, 0],
+          distinct: new HashSet64(),
+          min: null,
+          max: null,
+          minLength: null,
+          maxLength: null,
+          totalLength: 0,
+        };
         this.columns.set(name, acc);
       }
       if (value === null || value === undefined) continue;
@@ -152,7 +161,14 @@ export function columnStats(
   name: string,
   counts: Record<string, number>,
   rowCount: number,
-  agg: { distinct: number; min: number | null; max: number | null; minLength: number | null; maxLength: number | null; meanLength: number | null },
+  agg: {
+    distinct: number;
+    min: number | null;
+    max: number | null;
+    minLength: number | null;
+    maxLength: number | null;
+    meanLength: number | null;
+  },
 ): ColumnStats {
   const types: Record<string, number> = {};
   let nonNull = 0;

@@ -5,7 +5,9 @@ import { jsonbKeyOrder, jsonbOutput } from './jsonb-text.js';
 // holds the same against the database itself.
 describe('jsonbOutput', () => {
   it('orders members by their UTF-8 length, then bytewise, with jsonb spacing', () => {
-    expect(jsonbOutput({ zz: 1, a: 2, é: 3, ab: 4, b: { y: [], x: {} } })).toBe('{"a": 2, "b": {"x": {}, "y": []}, "ab": 4, "zz": 1, "é": 3}');
+    expect(jsonbOutput({ zz: 1, a: 2, é: 3, ab: 4, b: { y: [], x: {} } })).toBe(
+      '{"a": 2, "b": {"x": {}, "y": []}, "ab": 4, "zz": 1, "é": 3}',
+    );
     expect(['é', 'ab', 'a', 'ключ', 'zzzz'].sort(jsonbKeyOrder)).toEqual(['a', 'ab', 'é', 'zzzz', 'ключ']);
   });
 
@@ -18,7 +20,9 @@ describe('jsonbOutput', () => {
   });
 
   it('escapes strings as JSON.stringify does and leaves out what JSON cannot hold', () => {
-    expect(jsonbOutput({ s: 'q"\\\n\t\u0001é', u: undefined, f: () => 1, a: [undefined, null, true] })).toBe('{"a": [null, null, true], "s": "q\\"\\\\\\n\\t\\u0001é"}');
+    expect(jsonbOutput({ s: 'q"\\\n\t\u0001é', u: undefined, f: () => 1, a: [undefined, null, true] })).toBe(
+      '{"a": [null, null, true], "s": "q\\"\\\\\\n\\t\\u0001é"}',
+    );
     expect(jsonbOutput({ d: new Date('2026-01-02T03:04:05.000Z') })).toBe('{"d": "2026-01-02T03:04:05.000Z"}');
   });
 });

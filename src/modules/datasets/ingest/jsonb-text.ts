@@ -19,7 +19,8 @@ export function jsonbOutput(value: unknown): string {
       return value ? 'true' : 'false';
     case 'object':
       if (value === null) return 'null';
-      if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return jsonbOutput((value as { toJSON(): unknown }).toJSON());
+      if (typeof (value as { toJSON?: unknown }).toJSON === 'function')
+        return jsonbOutput((value as { toJSON(): unknown }).toJSON());
       if (Array.isArray(value)) return arrayText(value);
       return objectText(value as Record<string, unknown>);
     default:

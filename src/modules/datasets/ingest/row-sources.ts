@@ -39,7 +39,11 @@ export function formatFromFilename(filename: string): UploadFormat | undefined {
  * rows, or a Parquet batch): memory stays bounded whatever the file's size, and the rows cost no
  * promise each on their way.
  */
-export function readRows(path: string, format: UploadFormat, options: { delimiter?: string } = {}): AsyncGenerator<SourceRow[]> {
+export function readRows(
+  path: string,
+  format: UploadFormat,
+  options: { delimiter?: string } = {},
+): AsyncGenerator<SourceRow[]> {
   switch (format) {
     case 'csv':
       return csvRows(path, options.delimiter ?? ',');
@@ -101,7 +105,15 @@ async function* csvRows(path: string, delimiter: string): AsyncGenerator<SourceR
   // line, and row rules name the record (quoted fields may span lines). Its options go to its
   // Transform stream too (its type omits them): a batch is what it holds ready.
   const parser = createReadStream(path).pipe(
-    parseCsv({ delimiter, bom: true, relax_quotes: false, skip_empty_lines: true, relax_column_count: false, max_record_size: 16 * 1024 * 1024, readableHighWaterMark: PARSED_AHEAD } as CsvOptions),
+    parseCsv({
+      delimiter,
+      bom: true,
+      relax_quotes: false,
+      skip_empty_lines: true,
+      relax_column_count: false,
+      max_record_size: 16 * 1024 * 1024,
+      readableHighWaterMark: PARSED_AHEAD,
+    } as CsvOptions),
   );
   let header: string[] | undefined;
   let n = 0;
@@ -130,16 +142,20 @@ async function* csvRows(path: string, delimiter: string): AsyncGenerator<SourceR
 
 function csvReason(message: string): string {
   // csv-parse says e.g. "Invalid Record Length: expect 3, got 2 on line 4"; the line is reported apart.
-  return message.replace(/ on line \d+$/, '').replace(/^Invalid Record Length: expect (\d+), got (\d+)$/, 'expected $1 fields as in the header, found $2');
+  return message
+    .replace(/ on line \d+$/, '')
+    .replace(/^Invalid Record Length: expect (\d+), got (\d+)$/, 'expected $1 fields as in the header, found $2');
 }
 
 function checkHeader(record: string[]): string[] {
-  if (record.length > MAX_COLUMNS) throw new IngestError('line 1', `${record.length} columns; at most ${MAX_COLUMNS} are allowed`);
+  if (record.length > MAX_COLUMNS)
+    throw new IngestError('line 1', `${record.length} columns; at most ${MAX_COLUMNS} are allowed`);
   const seen = new Set<string>();
   return record.map((raw, i) => {
     const name = raw.trim();
     if (!name) throw new IngestError('line 1', `column ${i + 1} has an empty name`);
-    if (name.length > MAX_COLUMN_NAME) throw new IngestError('line 1', `column ${i + 1} has a name longer than ${MAX_COLUMN_NAME} characters`);
+    if (name.length > MAX_COLUMN_NAME)
+      throw new IngestError('line 1', `column ${i + 1} has a name longer than ${MAX_COLUMN_NAME} characters`);
     if (seen.has(name)) throw new IngestError('line 1', `column name "${name}" appears twice`);
     seen.add(name);
     return name;
@@ -161,7 +177,10 @@ async function* jsonlRows(path: string): AsyncGenerator<SourceRow[]> {
     rows.push({ where: `line ${n}`, data: asRowObject(value, `line ${n}`) });
   };
   // Lines end at \n (a \r before it is JSON whitespace); a chunk's last, unfinished line waits for the next.
-  for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 18 }) as AsyncIterable<string>) {
+  for await (const chunk of createReadStream(path, {
+    encoding: 'utf8',
+    highWaterMark: 1 << 18,
+  }) as AsyncIterable<string>) {
     const lines = (rest + chunk).split('\n');
     rest = lines.pop()!;
     const rows: SourceRow[] = [];
@@ -183,7 +202,11 @@ async function* jsonArrayRows(path: string): AsyncGenerator<SourceRow[]> {
       const rows: SourceRow[] = [];
       for (const item of items) {
         if (!sawArray) {
-          if (typeof item.key !== 'number') throw new IngestError('the document', 'a JSON upload must be an array of objects (use JSON Lines for one object per line)');
+          if (typeof item.key !== 'number')
+            throw new IngestError(
+              'the document',
+              'a JSON upload must be an array of objects (use JSON Lines for one object per line)',
+            );
           sawArray = true;
         }
         n++;
@@ -213,9 +236,18 @@ async function* parquetRows(path: string): AsyncGenerator<SourceRow[]> {
   for (let start = 0; start < total; start += PARQUET_BATCH) {
     let rows: Record<string, unknown>[];
     try {
-      rows = await parquetReadObjects({ file, metadata, compressors, rowStart: start, rowEnd: Math.min(total, start + PARQUET_BATCH) });
+      rows = await parquetReadObjects({
+        file,
+        metadata,
+        compressors,
+        rowStart: start,
+        rowEnd: Math.min(total, start + PARQUET_BATCH),
+      });
     } catch (err) {
-      throw new IngestError(`row ${start + 1}`, `cannot decode this part of the Parquet file (${(err as Error).message})`);
+      throw new IngestError(
+        `row ${start + 1}`,
+        `cannot decode this part of the Parquet file (${(err as Error).message})`,
+      );
     }
     yield rows.map((row, i) => ({ where: `row ${start + i + 1}`, data: toJson(row) as Record<string, unknown> }));
   }
@@ -223,7 +255,10 @@ async function* parquetRows(path: string): AsyncGenerator<SourceRow[]> {
 
 function asRowObject(value: unknown, where: string): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new IngestError(where, `expected a JSON object (one row), found ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`);
+    throw new IngestError(
+      where,
+      `expected a JSON object (one row), found ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`,
+    );
   }
   return value as Record<string, unknown>;
 }

@@ -1,6 +1,19 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsObject, IsOptional, IsString, IsUrl, IsUUID, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUrl,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+} from 'class-validator';
 import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { IsBoundedJson } from '../../../../libs/common/record-validators.js';
@@ -27,7 +40,11 @@ export class OpsWorkspaceQuery {
 
 export class OpSchemaQuery extends OpsWorkspaceQuery {
   /** A registered op's version (default the newest) */
-  @IsOptional() @Transform(({ value }) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value)) @IsInt() @Min(1) @Max(MAX_INT32)
+  @IsOptional()
+  @Transform(({ value }) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value))
+  @IsInt()
+  @Min(1)
+  @Max(MAX_INT32)
   version?: number;
 }
 
@@ -36,11 +53,13 @@ export class ListRegistryQuery extends PageQueryDto {
   workspace_id: string;
 
   @ApiPropertyOptional({ enum: OP_KINDS })
-  @ValidateIfPresent() @IsIn(OP_KINDS)
+  @ValidateIfPresent()
+  @IsIn(OP_KINDS)
   kind?: OpKind;
 
   @ApiPropertyOptional({ enum: OP_SOURCES })
-  @ValidateIfPresent() @IsIn(OP_SOURCES)
+  @ValidateIfPresent()
+  @IsIn(OP_SOURCES)
   source?: (typeof OP_SOURCES)[number];
 }
 
@@ -48,7 +67,9 @@ export class ListRegistryQuery extends PageQueryDto {
 export class RegisterOpBody {
   /** Unique in the workspace and not a built-in op's name; registering a name again adds a version */
   @ApiProperty({ example: EXAMPLE_NAME.customOp })
-  @Trim() @IsString() @Matches(OP_NAME_PATTERN, { message: OP_NAME_MESSAGE })
+  @Trim()
+  @IsString()
+  @Matches(OP_NAME_PATTERN, { message: OP_NAME_MESSAGE })
   name: string;
 
   @ApiProperty({ enum: OP_KINDS, example: 'metric' })
@@ -56,12 +77,24 @@ export class RegisterOpBody {
   kind: OpKind;
 
   @ApiPropertyOptional({ example: EXAMPLE_DESCRIPTION })
-  @ValidateIfPresent() @IsString() @MaxLength(2000)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(2000)
   description?: string;
 
   /** JSON Schema (draft-07) of the op's parameters; its root must be an object schema. Default: an object with no properties allowed */
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { type: 'object', properties: { min_length: { type: 'integer', minimum: 1 } }, additionalProperties: false } })
-  @ValidateIfPresent() @IsObject() @IsBoundedJson(64_000)
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    example: {
+      type: 'object',
+      properties: { min_length: { type: 'integer', minimum: 1 } },
+      additionalProperties: false,
+    },
+  })
+  @ValidateIfPresent()
+  @IsObject()
+  @IsBoundedJson(64_000)
   params_schema?: Record<string, unknown>;
 
   /** The custom op (by name) whose endpoint serves this operation; it receives {op: <name>, params, items} */
@@ -80,64 +113,94 @@ export class RegisterOpRequest extends RegisterOpBody {
 export class PublishCustomOpRequest extends OmitType(RegisterOpBody, ['custom_op'] as const) {
   /** Where the service POSTs batches: {op, params, items} -> {results} (docs/ops.md) */
   @ApiProperty({ example: EXAMPLE_ENDPOINT })
-  @IsUrl(url) @MaxLength(2000)
+  @IsUrl(url)
+  @MaxLength(2000)
   endpoint_url: string;
 
   /** Checked with GET on each deploy (2xx = healthy); default: an empty batch POSTed to endpoint_url must answer {results: []} */
   @ApiPropertyOptional({ example: EXAMPLE_HEALTH_URL })
-  @ValidateIfPresent() @IsUrl(url) @MaxLength(2000)
+  @ValidateIfPresent()
+  @IsUrl(url)
+  @MaxLength(2000)
   health_url?: string;
 
   /** Per call, 100..300000 ms (default 30000) */
   @ApiPropertyOptional({ example: 30000 })
-  @ValidateIfPresent() @IsInt() @Min(100) @Max(300_000)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(100)
+  @Max(300_000)
   timeout_ms?: number;
 
   /** A workspace secret sent as `Authorization: Bearer <value>` (admins choose where secrets go) */
   @ApiPropertyOptional({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.secret })
-  @ValidateIf((_, v) => v !== undefined && v !== null) @IsUUID()
+  @ValidateIf((_, v) => v !== undefined && v !== null)
+  @IsUUID()
   secret_id?: string | null;
 }
 
 /** A new revision: what is left out stays as it was; the health check runs again. */
 export class RedeployCustomOpRequest {
   @ApiPropertyOptional({ example: EXAMPLE_ENDPOINT })
-  @ValidateIfPresent() @IsUrl(url) @MaxLength(2000)
+  @ValidateIfPresent()
+  @IsUrl(url)
+  @MaxLength(2000)
   endpoint_url?: string;
 
   /** '' returns to the protocol probe */
   @ApiPropertyOptional({ example: EXAMPLE_HEALTH_URL })
-  @ValidateIf((_, v) => v !== undefined && v !== '') @IsUrl(url) @MaxLength(2000)
+  @ValidateIf((_, v) => v !== undefined && v !== '')
+  @IsUrl(url)
+  @MaxLength(2000)
   health_url?: string;
 
   @ApiPropertyOptional({ example: 45000 })
-  @ValidateIfPresent() @IsInt() @Min(100) @Max(300_000)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(100)
+  @Max(300_000)
   timeout_ms?: number;
 
   @ApiPropertyOptional({ example: 'Share of toxic sentences in the answer, from the moderation model v2' })
-  @ValidateIfPresent() @IsString() @MaxLength(2000)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(2000)
   description?: string;
 
   /** A new parameter schema: registers a new version of the op of the same name */
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { type: 'object', properties: { min_length: { type: 'integer', minimum: 1 } }, additionalProperties: false } })
-  @ValidateIfPresent() @IsObject() @IsBoundedJson(64_000)
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    example: {
+      type: 'object',
+      properties: { min_length: { type: 'integer', minimum: 1 } },
+      additionalProperties: false,
+    },
+  })
+  @ValidateIfPresent()
+  @IsObject()
+  @IsBoundedJson(64_000)
   params_schema?: Record<string, unknown>;
 
   @ApiPropertyOptional({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.secret })
-  @ValidateIf((_, v) => v !== undefined && v !== null) @IsUUID()
+  @ValidateIf((_, v) => v !== undefined && v !== null)
+  @IsUUID()
   secret_id?: string | null;
 }
 
 export class StopCustomOpRequest {
   /** Why it is stopped (kept with the state) */
   @ApiPropertyOptional({ example: 'The moderation model is being replaced' })
-  @ValidateIfPresent() @IsString() @MaxLength(500)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(500)
   reason?: string;
 }
 
 export class ListCustomOpsQuery extends PageQueryDto {
   @ApiPropertyOptional({ enum: CUSTOM_OP_STATES })
-  @ValidateIfPresent() @IsIn(CUSTOM_OP_STATES)
+  @ValidateIfPresent()
+  @IsIn(CUSTOM_OP_STATES)
   state?: CustomOpState;
 }
 
@@ -165,7 +228,11 @@ export class RegistryOpView {
   @ApiProperty({ example: 1 })
   version_count: number;
   /** JSON Schema (draft-07) of the parameters; they are checked against it wherever the op is used */
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { type: 'object', properties: {}, additionalProperties: false } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { type: 'object', properties: {}, additionalProperties: false },
+  })
   params_schema: Record<string, unknown>;
   /** The custom op serving it (null for built-ins) */
   @ApiProperty({ type: () => CustomOpRefDto, nullable: true })
@@ -231,7 +298,11 @@ export class OpSchemaResponse {
   /** The JSON Schema dialect */
   @ApiProperty({ example: 'http://json-schema.org/draft-07/schema#' })
   dialect: string;
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { type: 'object', properties: { threshold: { type: 'number' } }, additionalProperties: false } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { type: 'object', properties: { threshold: { type: 'number' } }, additionalProperties: false },
+  })
   schema: Record<string, unknown>;
 }
 
@@ -250,7 +321,12 @@ export class CustomOpRevisionDto {
   @ApiProperty({ type: 'string', nullable: true, example: null })
   reason: string | null;
   /** What the check saw: status_code, latency_ms, method, url */
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, example: { status_code: 200, latency_ms: 84, method: 'GET', url: EXAMPLE_HEALTH_URL } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    example: { status_code: 200, latency_ms: 84, method: 'GET', url: EXAMPLE_HEALTH_URL },
+  })
   health: Record<string, unknown> | null;
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.user })
   created_by: string | null;

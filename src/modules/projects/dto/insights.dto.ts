@@ -10,43 +10,64 @@ const TREND_STATES = ['queued', 'running', 'awaiting_upload', 'succeeded', 'fail
 
 export class CoverageQuery {
   /** A value is a gap when fewer rows than this cover it (1..100000, default 1) */
-  @ValidateIfPresent() @Type(() => Number) @IsInt() @Min(1) @Max(100_000)
+  @ValidateIfPresent()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
   min_rows?: number;
 
   /** Dimension pairs to cross, comma-separated `a:b` (at most 5), e.g. `topic:persona,topic:language` */
-  @ValidateIfPresent() @IsString() @Matches(/^[a-z][a-z0-9_:,]{0,700}$/, { message: 'pairs must be comma-separated dimension:dimension pairs' })
+  @ValidateIfPresent()
+  @IsString()
+  @Matches(/^[a-z][a-z0-9_:,]{0,700}$/, { message: 'pairs must be comma-separated dimension:dimension pairs' })
   pairs?: string;
 }
 
 export class TrendRequest {
   /** Metric names to plot (default: every metric the runs scored; at most 20) */
   @ApiPropertyOptional({ example: [EXAMPLE_NAME.metricConfig, 'latency'] })
-  @ValidateIfPresent() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(20) @IsString({ each: true }) @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, { each: true, message: 'each metric must be a metric name' })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(20)
+  @IsString({ each: true })
+  @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, { each: true, message: 'each metric must be a metric name' })
   metrics?: string[];
 
   /** Runs created at or after this time */
   @ApiPropertyOptional({ type: 'string', format: 'date-time', example: '2025-04-01T00:00:00.000Z' })
-  @ValidateIfPresent() @Type(() => Date) @IsDate()
+  @ValidateIfPresent()
+  @Type(() => Date)
+  @IsDate()
   from?: Date;
 
   /** Runs created before this time */
   @ApiPropertyOptional({ type: 'string', format: 'date-time', example: '2025-06-01T00:00:00.000Z' })
-  @ValidateIfPresent() @Type(() => Date) @IsDate()
+  @ValidateIfPresent()
+  @Type(() => Date)
+  @IsDate()
   to?: Date;
 
   /** A project dimension: one series per value (rows without a value are `null`) */
   @ApiPropertyOptional({ example: 'topic' })
-  @ValidateIfPresent() @IsString() @Matches(KEY, { message: 'group_by must be a dimension name' })
+  @ValidateIfPresent()
+  @IsString()
+  @Matches(KEY, { message: 'group_by must be a dimension name' })
   group_by?: string;
 
   /** `run` (default): one point per run; `day` or `week`: runs pooled per UTC day or ISO week */
   @ApiPropertyOptional({ enum: ['run', 'day', 'week'], example: 'week' })
-  @ValidateIfPresent() @IsIn(['run', 'day', 'week'])
+  @ValidateIfPresent()
+  @IsIn(['run', 'day', 'week'])
   interval?: 'run' | 'day' | 'week';
 
   /** Run states included (default every state but `cancelled`) */
   @ApiPropertyOptional({ enum: TREND_STATES, isArray: true, example: ['succeeded', 'failed'] })
-  @ValidateIfPresent() @IsArray() @ArrayMaxSize(6) @IsIn(TREND_STATES, { each: true })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMaxSize(6)
+  @IsIn(TREND_STATES, { each: true })
   states?: string[];
 }
 

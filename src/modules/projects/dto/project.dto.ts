@@ -19,60 +19,110 @@ export class ListProjectsQuery extends PageQueryDto {
   workspace_id: string;
 
   /** Projects whose name contains this text (case-insensitive) */
-  @ValidateIfPresent() @IsString() @MaxLength(100)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(100)
   q?: string;
 
   /** `name`, `created_at` or `updated_at`, `-` for descending (default `name`) */
   @ApiPropertyOptional({ enum: ['name', '-name', 'created_at', '-created_at', 'updated_at', '-updated_at'] })
-  @ValidateIfPresent() @IsIn(['name', '-name', 'created_at', '-created_at', 'updated_at', '-updated_at'])
+  @ValidateIfPresent()
+  @IsIn(['name', '-name', 'created_at', '-created_at', 'updated_at', '-updated_at'])
   sort?: string;
 }
 
-@ApiSchemaExample({ workspace_id: EXAMPLE_ID.workspace, name: EXAMPLE_NAME.project, description: EXAMPLE_DESCRIPTION, template: 'customer-support-assistant', dimensions: [{ name: 'topic', description: 'What the customer is contacting support about.', values: [{ value: 'billing', description: 'Invoices, charges, failed payments, payment methods and taxes.' }, { value: 'account_access', description: 'Login problems, password resets, two-factor authentication and locked accounts.' }] }], sut_ids: [EXAMPLE_ID.sut], dataset_ids: [EXAMPLE_ID.dataset] })
+@ApiSchemaExample({
+  workspace_id: EXAMPLE_ID.workspace,
+  name: EXAMPLE_NAME.project,
+  description: EXAMPLE_DESCRIPTION,
+  template: 'customer-support-assistant',
+  dimensions: [
+    {
+      name: 'topic',
+      description: 'What the customer is contacting support about.',
+      values: [
+        { value: 'billing', description: 'Invoices, charges, failed payments, payment methods and taxes.' },
+        {
+          value: 'account_access',
+          description: 'Login problems, password resets, two-factor authentication and locked accounts.',
+        },
+      ],
+    },
+  ],
+  sut_ids: [EXAMPLE_ID.sut],
+  dataset_ids: [EXAMPLE_ID.dataset],
+})
 export class CreateProjectRequest extends CreateCatalogueEntryRequest {
   /** A built-in template name (GET /templates); when `dimensions` is left out the template's list is used */
   @ApiPropertyOptional({ example: 'customer-support-assistant' })
-  @ValidateIfPresent() @IsString() @MaxLength(100)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(100)
   template?: string;
 
   /** The coverage dimensions: GET /templates/{name} `dimensions` as it is, or edited (at most 20) */
   @ApiPropertyOptional({ type: [DimensionDefinition], maxItems: MAX_PROJECT_DIMENSIONS })
-  @ValidateIfPresent() @IsArray() @ArrayMaxSize(MAX_PROJECT_DIMENSIONS) @NestedObject(() => DimensionDefinition, { each: true })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMaxSize(MAX_PROJECT_DIMENSIONS)
+  @NestedObject(() => DimensionDefinition, { each: true })
   dimensions?: DimensionDefinition[];
 
   /** SUTs of the workspace evaluated by this project */
   @ApiPropertyOptional({ example: [EXAMPLE_ID.sut] })
-  @ValidateIfPresent() @IsArray() @ArrayMaxSize(MAX_PROJECT_LINKS) @IsUUID('all', { each: true })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMaxSize(MAX_PROJECT_LINKS)
+  @IsUUID('all', { each: true })
   sut_ids?: string[];
 
   /** Datasets of the workspace whose rows the project's coverage counts */
   @ApiPropertyOptional({ example: [EXAMPLE_ID.dataset] })
-  @ValidateIfPresent() @IsArray() @ArrayMaxSize(MAX_PROJECT_LINKS) @IsUUID('all', { each: true })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMaxSize(MAX_PROJECT_LINKS)
+  @IsUUID('all', { each: true })
   dataset_ids?: string[];
 }
 
 export class UpdateProjectRequest {
   @ApiPropertyOptional({ example: EXAMPLE_NAME.project })
-  @ValidateIfPresent() @Trim() @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, { message: 'name must be 1..100 letters, digits, spaces or . _ : - and start with a letter or digit' })
+  @ValidateIfPresent()
+  @Trim()
+  @IsString()
+  @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, {
+    message: 'name must be 1..100 letters, digits, spaces or . _ : - and start with a letter or digit',
+  })
   name?: string;
 
   @ApiPropertyOptional({ example: 'Release gate of the support assistant, with order lookups' })
-  @ValidateIfPresent() @IsString() @MaxLength(2000)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(2000)
   description?: string;
 
   /** Replaces the whole dimension list */
   @ApiPropertyOptional({ type: [DimensionDefinition], maxItems: MAX_PROJECT_DIMENSIONS })
-  @ValidateIfPresent() @IsArray() @ArrayMaxSize(MAX_PROJECT_DIMENSIONS) @NestedObject(() => DimensionDefinition, { each: true })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMaxSize(MAX_PROJECT_DIMENSIONS)
+  @NestedObject(() => DimensionDefinition, { each: true })
   dimensions?: DimensionDefinition[];
 
   /** Replaces the linked SUTs */
   @ApiPropertyOptional({ example: [EXAMPLE_ID.sut] })
-  @ValidateIfPresent() @IsArray() @ArrayMaxSize(MAX_PROJECT_LINKS) @IsUUID('all', { each: true })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMaxSize(MAX_PROJECT_LINKS)
+  @IsUUID('all', { each: true })
   sut_ids?: string[];
 
   /** Replaces the linked datasets */
   @ApiPropertyOptional({ example: [EXAMPLE_ID.dataset, EXAMPLE_ID.traceDataset] })
-  @ValidateIfPresent() @IsArray() @ArrayMaxSize(MAX_PROJECT_LINKS) @IsUUID('all', { each: true })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMaxSize(MAX_PROJECT_LINKS)
+  @IsUUID('all', { each: true })
   dataset_ids?: string[];
 }
 
@@ -86,12 +136,17 @@ export class MoveProjectRequest {
 export class AttachTestPlanRequest {
   /** The test plan's id or name */
   @ApiProperty({ example: EXAMPLE_NAME.testPlan })
-  @Trim() @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, { message: 'test_plan must be a test plan id or name' })
+  @Trim()
+  @IsString()
+  @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, { message: 'test_plan must be a test plan id or name' })
   test_plan: string;
 
   /** The plan version to carry (default: its latest) */
   @ApiPropertyOptional({ example: 3 })
-  @ValidateIfPresent() @IsInt() @Min(1) @Max(MAX_INT32)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_INT32)
   version?: number;
 }
 

@@ -16,19 +16,23 @@ export class RecommendationWorkspaceQuery {
 
 export class ListRecommendationsQuery extends RecommendationWorkspaceQuery {
   /** Only this use case (`rag_qa`, `customer_support`, …) */
-  @ValidateIfPresent() @IsString() @Matches(KEY, { message: 'use_case must be lower-case snake_case' })
+  @ValidateIfPresent()
+  @IsString()
+  @Matches(KEY, { message: 'use_case must be lower-case snake_case' })
   use_case?: string;
 
   /** `builtin`, `workspace` or both (default) */
   @ApiPropertyOptional({ enum: ['builtin', 'workspace'] })
-  @ValidateIfPresent() @IsIn(['builtin', 'workspace'])
+  @ValidateIfPresent()
+  @IsIn(['builtin', 'workspace'])
   source?: 'builtin' | 'workspace';
 }
 
 export class RecommendedMetricDto {
   /** The metric as runs name it */
   @ApiProperty({ example: 'faithfulness' })
-  @IsString() @Matches(NAME, { message: 'name must be 1..100 letters, digits, spaces or . _ : -' })
+  @IsString()
+  @Matches(NAME, { message: 'name must be 1..100 letters, digits, spaces or . _ : -' })
   name: string;
 
   @ApiProperty({ enum: ['deterministic', 'judged'], example: 'judged' })
@@ -36,41 +40,59 @@ export class RecommendedMetricDto {
   kind: 'deterministic' | 'judged';
 
   @ApiPropertyOptional({ example: 'Answers stay within the retrieved help-centre articles' })
-  @ValidateIfPresent() @IsString() @MaxLength(500)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(500)
   description?: string;
 
   /** A starting pass rule (omit for an informative metric) */
-  @ValidateIfPresent() @NestedObject(() => ThresholdDto)
+  @ValidateIfPresent()
+  @NestedObject(() => ThresholdDto)
   threshold?: ThresholdDto;
 }
 
 /** The whole definition of a workspace recommendation (PUT replaces it all). */
 export class RecommendationDefinition {
   @ApiProperty({ example: 'Support RAG essentials' })
-  @Trim() @IsString() @Matches(NAME, { message: 'name must be 1..100 letters, digits, spaces or . _ : - and start with a letter or digit' })
+  @Trim()
+  @IsString()
+  @Matches(NAME, { message: 'name must be 1..100 letters, digits, spaces or . _ : - and start with a letter or digit' })
   name: string;
 
   /** The kind of application (snake_case), e.g. `rag_qa` */
   @ApiProperty({ example: 'rag_qa', pattern: KEY.source })
-  @IsString() @Matches(KEY, { message: 'use_case must be lower-case snake_case' })
+  @IsString()
+  @Matches(KEY, { message: 'use_case must be lower-case snake_case' })
   use_case: string;
 
   @ApiPropertyOptional({ example: 'What every retrieval-backed support assistant should be tested for' })
-  @ValidateIfPresent() @IsString() @MaxLength(2000)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(2000)
   description?: string;
 
   /** Metrics of the package (at most 50) */
-  @IsArray() @ArrayMaxSize(50) @NestedObject(() => RecommendedMetricDto, { each: true })
+  @IsArray()
+  @ArrayMaxSize(50)
+  @NestedObject(() => RecommendedMetricDto, { each: true })
   metrics: RecommendedMetricDto[];
 
   /** Dataset quality checks to run (`exact_duplicates`, `pii`, …; at most 20) */
   @ApiPropertyOptional({ example: ['exact_duplicates', 'pii'] })
-  @ValidateIfPresent() @IsArray() @ArrayMaxSize(20) @IsString({ each: true }) @Matches(KEY, { each: true, message: 'each check must be a check id' })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @IsString({ each: true })
+  @Matches(KEY, { each: true, message: 'each check must be a check id' })
   checks?: string[];
 
   /** Dimensions to cover (snake_case names; at most 20) */
   @ApiPropertyOptional({ example: ['topic', 'customer_persona'] })
-  @ValidateIfPresent() @IsArray() @ArrayMaxSize(20) @IsString({ each: true }) @Matches(KEY, { each: true, message: 'each dimension must be lower-case snake_case' })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @IsString({ each: true })
+  @Matches(KEY, { each: true, message: 'each dimension must be lower-case snake_case' })
   dimensions?: string[];
 }
 

@@ -14,7 +14,9 @@ export class DimensionValueDefinition {
   /** snake_case identifier, unique within its dimension. */
   @ApiProperty({ example: 'billing', pattern: DIMENSION_KEY_PATTERN.source })
   @IsString()
-  @Matches(DIMENSION_KEY_PATTERN, { message: 'value must be lower-case snake_case (a-z, 0-9, _), 1-64 characters, starting with a letter' })
+  @Matches(DIMENSION_KEY_PATTERN, {
+    message: 'value must be lower-case snake_case (a-z, 0-9, _), 1-64 characters, starting with a letter',
+  })
   value: string;
 
   /** What a row with this value is about; guides people (and rules) assigning values. */
@@ -29,7 +31,9 @@ export class DimensionDefinition {
   /** snake_case identifier, unique within the list. */
   @ApiProperty({ example: 'topic', pattern: DIMENSION_KEY_PATTERN.source })
   @IsString()
-  @Matches(DIMENSION_KEY_PATTERN, { message: 'name must be lower-case snake_case (a-z, 0-9, _), 1-64 characters, starting with a letter' })
+  @Matches(DIMENSION_KEY_PATTERN, {
+    message: 'name must be lower-case snake_case (a-z, 0-9, _), 1-64 characters, starting with a letter',
+  })
   name: string;
 
   @ApiProperty({ example: 'What the customer is contacting support about.' })
@@ -63,7 +67,11 @@ export class SuggestedMetric {
   /** What it measures and why it matters for this use case. */
   @ApiProperty({ example: 'Answers stay within the retrieved help-centre articles' })
   description: string;
-  @ApiPropertyOptional({ type: SuggestedThreshold, nullable: true, description: 'A starting pass rule; null when the metric is informative only' })
+  @ApiPropertyOptional({
+    type: SuggestedThreshold,
+    nullable: true,
+    description: 'A starting pass rule; null when the metric is informative only',
+  })
   threshold: SuggestedThreshold | null;
 }
 
@@ -95,7 +103,8 @@ export class TemplateDetail {
   use_case: string;
   @ApiProperty({
     type: [DimensionDefinition],
-    description: 'The coverage dimensions, each with its values. Project creation accepts this list as it is, or edited.',
+    description:
+      'The coverage dimensions, each with its values. Project creation accepts this list as it is, or edited.',
   })
   dimensions: DimensionDefinition[];
   @ApiProperty({ type: [SuggestedMetric] })

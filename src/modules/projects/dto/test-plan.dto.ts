@@ -1,5 +1,19 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsString,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { CreateCatalogueEntryRequest } from '../../catalogues/dto/catalogue-entry.dto.js';
@@ -10,7 +24,15 @@ import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 // Values the examples below share.
 const EXAMPLE_DESCRIPTION = 'The bar a support-bot release must clear';
 const EXAMPLE_MESSAGE = 'Billing answers must reach 0.9';
-const EXAMPLE_METRICS = [{ name: EXAMPLE_NAME.metricConfig, threshold: { operator: '>=', value: 0.8 }, per_dimension: [{ dimension: 'topic', value: 'billing', threshold: { operator: '>=', value: 0.9 } }], gating: true }, { name: 'latency', threshold: { operator: '<=', value: 2500 }, gating: false }];
+const EXAMPLE_METRICS = [
+  {
+    name: EXAMPLE_NAME.metricConfig,
+    threshold: { operator: '>=', value: 0.8 },
+    per_dimension: [{ dimension: 'topic', value: 'billing', threshold: { operator: '>=', value: 0.9 } }],
+    gating: true,
+  },
+  { name: 'latency', threshold: { operator: '<=', value: 2500 }, gating: false },
+];
 const EXAMPLE_RELEASE_RULE = { mode: 'all_metrics', include_dimension_thresholds: true, min_row_pass_rate: 0.9 };
 
 const KEY = /^[a-z][a-z0-9_]{0,63}$/;
@@ -23,7 +45,9 @@ export class ListTestPlansQuery extends PageQueryDto {
   workspace_id: string;
 
   /** Plans whose name contains this text (case-insensitive) */
-  @ValidateIfPresent() @IsString() @MaxLength(100)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(100)
   q?: string;
 }
 
@@ -45,19 +69,23 @@ export class ThresholdDto {
   operator: '>=' | '<=';
 
   @ApiProperty({ example: 0.8 })
-  @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(-1e12) @Max(1e12)
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(-1e12)
+  @Max(1e12)
   value: number;
 }
 
 export class DimensionThresholdDto {
   /** A dimension name (snake_case) */
   @ApiProperty({ example: 'topic' })
-  @IsString() @Matches(KEY, { message: 'dimension must be lower-case snake_case' })
+  @IsString()
+  @Matches(KEY, { message: 'dimension must be lower-case snake_case' })
   dimension: string;
 
   /** One of the dimension's values */
   @ApiProperty({ example: 'billing' })
-  @IsString() @Matches(KEY, { message: 'value must be lower-case snake_case' })
+  @IsString()
+  @Matches(KEY, { message: 'value must be lower-case snake_case' })
   value: string;
 
   @NestedObject(() => ThresholdDto)
@@ -67,19 +95,24 @@ export class DimensionThresholdDto {
 export class PlanMetricDto {
   /** The metric as runs name it (`exact_match`, a metric config name, `faithfulness`, …) */
   @ApiProperty({ example: EXAMPLE_NAME.metricConfig })
-  @IsString() @Matches(METRIC, { message: 'name must be 1..100 letters, digits, spaces or . _ : -' })
+  @IsString()
+  @Matches(METRIC, { message: 'name must be 1..100 letters, digits, spaces or . _ : -' })
   name: string;
 
   @NestedObject(() => ThresholdDto)
   threshold: ThresholdDto;
 
   /** Thresholds for the rows of one dimension value (at most 100) */
-  @ValidateIfPresent() @IsArray() @ArrayMaxSize(100) @NestedObject(() => DimensionThresholdDto, { each: true })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @NestedObject(() => DimensionThresholdDto, { each: true })
   per_dimension?: DimensionThresholdDto[];
 
   /** Counts toward the release rule (default true); false: reported only */
   @ApiPropertyOptional({ example: true })
-  @ValidateIfPresent() @IsBoolean()
+  @ValidateIfPresent()
+  @IsBoolean()
   gating?: boolean;
 }
 
@@ -90,12 +123,14 @@ export class PlanDatasetDto {
 
   /** Pin a version of the dataset (default: its current, else latest, version when a run starts) */
   @ApiPropertyOptional({ example: EXAMPLE_ID.version })
-  @ValidateIfPresent() @IsUUID()
+  @ValidateIfPresent()
+  @IsUUID()
   version_id?: string;
 
   /** Run only a partition of the dataset (one of its versions' partitions) */
   @ApiPropertyOptional({ example: EXAMPLE_ID.partition })
-  @ValidateIfPresent() @IsUUID()
+  @ValidateIfPresent()
+  @IsUUID()
   partition_id?: string;
 }
 
@@ -103,62 +138,98 @@ export class PlanDatasetDto {
 export class ReleaseRuleDto {
   /** `all_metrics` (default): every gating metric meets its threshold; `min_metrics_passing`: at least `min_metrics_passing` do */
   @ApiPropertyOptional({ enum: ['all_metrics', 'min_metrics_passing'], example: 'all_metrics' })
-  @ValidateIfPresent() @IsIn(['all_metrics', 'min_metrics_passing'])
+  @ValidateIfPresent()
+  @IsIn(['all_metrics', 'min_metrics_passing'])
   mode?: 'all_metrics' | 'min_metrics_passing';
 
   /** Required with mode `min_metrics_passing`; at most the number of gating metrics */
   @ApiPropertyOptional({ example: 2 })
-  @ValidateIfPresent() @IsInt() @Min(1) @Max(MAX_PLAN_METRICS)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PLAN_METRICS)
   min_metrics_passing?: number;
 
   /** Per-dimension thresholds must hold too (default true) */
   @ApiPropertyOptional({ example: true })
-  @ValidateIfPresent() @IsBoolean()
+  @ValidateIfPresent()
+  @IsBoolean()
   include_dimension_thresholds?: boolean;
 
   /** The run's row pass rate must reach this share, 0..1 (default: no such rule) */
   @ApiPropertyOptional({ example: 0.9 })
-  @ValidateIfPresent() @IsNumber() @Min(0) @Max(1)
+  @ValidateIfPresent()
+  @IsNumber()
+  @Min(0)
+  @Max(1)
   min_row_pass_rate?: number;
 }
 
 /** What a test plan version defines. */
 export class TestPlanDefinitionRequest {
   /** Datasets (optionally a pinned version or a partition) the plan runs on (1..50) */
-  @ValidateIfPresent() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_PLAN_DATASETS) @NestedObject(() => PlanDatasetDto, { each: true })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_PLAN_DATASETS)
+  @NestedObject(() => PlanDatasetDto, { each: true })
   datasets?: PlanDatasetDto[];
 
   /** Metrics with their thresholds (1..50, unique names) */
-  @ValidateIfPresent() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_PLAN_METRICS) @NestedObject(() => PlanMetricDto, { each: true })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_PLAN_METRICS)
+  @NestedObject(() => PlanMetricDto, { each: true })
   metrics?: PlanMetricDto[];
 
   /** When a release passes (default: every gating metric meets its threshold) */
-  @ValidateIfPresent() @NestedObject(() => ReleaseRuleDto)
+  @ValidateIfPresent()
+  @NestedObject(() => ReleaseRuleDto)
   release_rule?: ReleaseRuleDto;
 
   /** What this version is about */
   @ApiPropertyOptional({ example: EXAMPLE_MESSAGE })
-  @ValidateIfPresent() @IsString() @MaxLength(2000)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(2000)
   message?: string;
 }
 
-@ApiSchemaExample({ workspace_id: EXAMPLE_ID.workspace, name: EXAMPLE_NAME.testPlan, description: EXAMPLE_DESCRIPTION, datasets: [{ dataset_id: EXAMPLE_ID.dataset, version_id: EXAMPLE_ID.version }], metrics: EXAMPLE_METRICS, release_rule: EXAMPLE_RELEASE_RULE, message: 'First plan for the May release' })
+@ApiSchemaExample({
+  workspace_id: EXAMPLE_ID.workspace,
+  name: EXAMPLE_NAME.testPlan,
+  description: EXAMPLE_DESCRIPTION,
+  datasets: [{ dataset_id: EXAMPLE_ID.dataset, version_id: EXAMPLE_ID.version }],
+  metrics: EXAMPLE_METRICS,
+  release_rule: EXAMPLE_RELEASE_RULE,
+  message: 'First plan for the May release',
+})
 export class CreateTestPlanRequest extends CreateCatalogueEntryRequest {
   /** Datasets (optionally a pinned version or a partition) the plan runs on (1..50) */
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_PLAN_DATASETS) @NestedObject(() => PlanDatasetDto, { each: true })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_PLAN_DATASETS)
+  @NestedObject(() => PlanDatasetDto, { each: true })
   datasets: PlanDatasetDto[];
 
   /** Metrics with their thresholds (1..50, unique names) */
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_PLAN_METRICS) @NestedObject(() => PlanMetricDto, { each: true })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_PLAN_METRICS)
+  @NestedObject(() => PlanMetricDto, { each: true })
   metrics: PlanMetricDto[];
 
   /** When a release passes (default: every gating metric meets its threshold) */
-  @ValidateIfPresent() @NestedObject(() => ReleaseRuleDto)
+  @ValidateIfPresent()
+  @NestedObject(() => ReleaseRuleDto)
   release_rule?: ReleaseRuleDto;
 
   /** What version 1 is about */
   @ApiPropertyOptional({ example: 'First plan for the May release' })
-  @ValidateIfPresent() @IsString() @MaxLength(2000)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(2000)
   message?: string;
 }
 
@@ -166,12 +237,17 @@ export class CreateTestPlanRequest extends CreateCatalogueEntryRequest {
 export class CreateTestPlanVersionRequest extends TestPlanDefinitionRequest {
   /** The version to start from (default the latest); what the body leaves out is copied from it */
   @ApiPropertyOptional({ example: 2 })
-  @ValidateIfPresent() @IsInt() @Min(1) @Max(MAX_INT32)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_INT32)
   from_version?: number;
 
   /** A new description of the plan */
   @ApiPropertyOptional({ example: EXAMPLE_DESCRIPTION })
-  @ValidateIfPresent() @IsString() @MaxLength(2000)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(2000)
   description?: string;
 }
 

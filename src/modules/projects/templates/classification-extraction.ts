@@ -38,7 +38,10 @@ export const classificationExtraction: ProjectTemplate = {
       values: [
         { value: 'frequent', description: 'One of the common labels.' },
         { value: 'rare', description: 'A label seen in under 2% of traffic.' },
-        { value: 'none_applies', description: 'No label fits or the field is absent; the model must say so instead of guessing.' },
+        {
+          value: 'none_applies',
+          description: 'No label fits or the field is absent; the model must say so instead of guessing.',
+        },
       ],
     },
     {
@@ -73,11 +76,41 @@ export const classificationExtraction: ProjectTemplate = {
     },
   ],
   suggested_metrics: [
-    { name: 'accuracy', kind: 'deterministic', description: 'Exact match of the label with the expected one.', threshold: { operator: '>=', value: 0.9 } },
-    { name: 'macro_f1', kind: 'deterministic', description: 'F1 averaged over labels, so rare labels weigh as much as frequent ones.', threshold: { operator: '>=', value: 0.8 } },
-    { name: 'field_exact_match', kind: 'deterministic', description: 'Share of extracted fields equal to the expected values.', threshold: { operator: '>=', value: 0.9 } },
-    { name: 'json_validity', kind: 'deterministic', description: 'Output parses as JSON.', threshold: { operator: '>=', value: 0.99 } },
-    { name: 'schema_adherence', kind: 'deterministic', description: 'Output conforms to the requested JSON schema.', threshold: { operator: '>=', value: 0.99 } },
-    { name: 'abstention_accuracy', kind: 'deterministic', description: 'Answers "none" exactly when no label or field applies.', threshold: { operator: '>=', value: 0.85 } },
+    {
+      name: 'accuracy',
+      kind: 'deterministic',
+      description: 'Exact match of the label with the expected one.',
+      threshold: { operator: '>=', value: 0.9 },
+    },
+    {
+      name: 'macro_f1',
+      kind: 'deterministic',
+      description: 'F1 averaged over labels, so rare labels weigh as much as frequent ones.',
+      threshold: { operator: '>=', value: 0.8 },
+    },
+    {
+      name: 'field_exact_match',
+      kind: 'deterministic',
+      description: 'Share of extracted fields equal to the expected values.',
+      threshold: { operator: '>=', value: 0.9 },
+    },
+    {
+      name: 'json_validity',
+      kind: 'deterministic',
+      description: 'Output parses as JSON.',
+      threshold: { operator: '>=', value: 0.99 },
+    },
+    {
+      name: 'schema_adherence',
+      kind: 'deterministic',
+      description: 'Output conforms to the requested JSON schema.',
+      threshold: { operator: '>=', value: 0.99 },
+    },
+    {
+      name: 'abstention_accuracy',
+      kind: 'deterministic',
+      description: 'Answers "none" exactly when no label or field applies.',
+      threshold: { operator: '>=', value: 0.85 },
+    },
   ],
 };

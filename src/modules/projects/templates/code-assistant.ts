@@ -19,7 +19,10 @@ export const codeAssistant: ProjectTemplate = {
         { value: 'test_writing', description: 'Write unit or integration tests for existing code.' },
         { value: 'code_review', description: 'Point out defects, risks and improvements in a change.' },
         { value: 'documentation', description: 'Write docstrings, READMEs or API docs.' },
-        { value: 'migration', description: 'Upgrade to a new library or language version, or port between frameworks.' },
+        {
+          value: 'migration',
+          description: 'Upgrade to a new library or language version, or port between frameworks.',
+        },
       ],
     },
     {
@@ -65,7 +68,10 @@ export const codeAssistant: ProjectTemplate = {
         { value: 'data_engineering', description: 'Pipelines, transformations, analytics queries.' },
         { value: 'infrastructure', description: 'CI, containers, infrastructure as code.' },
         { value: 'algorithms', description: 'Data structures and algorithmic problems.' },
-        { value: 'security_sensitive', description: 'Authentication, cryptography, input handling, where a subtle mistake is a vulnerability.' },
+        {
+          value: 'security_sensitive',
+          description: 'Authentication, cryptography, input handling, where a subtle mistake is a vulnerability.',
+        },
       ],
     },
     {
@@ -73,19 +79,63 @@ export const codeAssistant: ProjectTemplate = {
       description: 'How well the request specifies what is wanted.',
       values: [
         { value: 'precise_spec', description: 'Inputs, outputs and constraints are stated.' },
-        { value: 'underspecified', description: 'Key details are missing; a good answer asks or states its assumptions.' },
-        { value: 'wrong_assumption', description: 'The request rests on a false premise (a non-existent API); the assistant should correct it.' },
-        { value: 'natural_language_only', description: 'Described in everyday terms by someone who does not know the codebase.' },
+        {
+          value: 'underspecified',
+          description: 'Key details are missing; a good answer asks or states its assumptions.',
+        },
+        {
+          value: 'wrong_assumption',
+          description: 'The request rests on a false premise (a non-existent API); the assistant should correct it.',
+        },
+        {
+          value: 'natural_language_only',
+          description: 'Described in everyday terms by someone who does not know the codebase.',
+        },
       ],
     },
   ],
   suggested_metrics: [
-    { name: 'pass_at_1', kind: 'deterministic', description: 'Share of tasks whose first answer passes the task\'s tests.', threshold: { operator: '>=', value: 0.7 } },
-    { name: 'compiles', kind: 'deterministic', description: 'The code parses or compiles (and type-checks where the language has types).', threshold: { operator: '>=', value: 0.95 } },
-    { name: 'code_correctness', kind: 'judged', description: 'A reviewer rubric on correctness where no tests exist.', threshold: { operator: '>=', value: 0.8 } },
-    { name: 'security_findings', kind: 'deterministic', description: 'Static-analysis security findings introduced by the answer.', threshold: { operator: '<=', value: 0 } },
-    { name: 'explanation_quality', kind: 'judged', description: 'Explanations and reviews are accurate, complete and clear.', threshold: { operator: '>=', value: 0.8 } },
-    { name: 'convention_adherence', kind: 'judged', description: 'Follows the style and conventions of the surrounding code.', threshold: { operator: '>=', value: 0.7 } },
-    { name: 'latency_p95_ms', kind: 'deterministic', description: '95th-percentile response time in milliseconds.', threshold: { operator: '<=', value: 15000 } },
+    {
+      name: 'pass_at_1',
+      kind: 'deterministic',
+      description: "Share of tasks whose first answer passes the task's tests.",
+      threshold: { operator: '>=', value: 0.7 },
+    },
+    {
+      name: 'compiles',
+      kind: 'deterministic',
+      description: 'The code parses or compiles (and type-checks where the language has types).',
+      threshold: { operator: '>=', value: 0.95 },
+    },
+    {
+      name: 'code_correctness',
+      kind: 'judged',
+      description: 'A reviewer rubric on correctness where no tests exist.',
+      threshold: { operator: '>=', value: 0.8 },
+    },
+    {
+      name: 'security_findings',
+      kind: 'deterministic',
+      description: 'Static-analysis security findings introduced by the answer.',
+      threshold: { operator: '<=', value: 0 },
+    },
+    {
+      name: 'explanation_quality',
+      kind: 'judged',
+      description: 'Explanations and reviews are accurate, complete and clear.',
+      threshold: { operator: '>=', value: 0.8 },
+    },
+    {
+      name: 'convention_adherence',
+      kind: 'judged',
+      description: 'Follows the style and conventions of the surrounding code.',
+      threshold: { operator: '>=', value: 0.7 },
+    },
+    {
+      name: 'latency_p95_ms',
+      kind: 'deterministic',
+      description: '95th-percentile response time in milliseconds.',
+      threshold: { operator: '<=', value: 15000 },
+    },
   ],
 };

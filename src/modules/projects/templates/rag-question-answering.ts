@@ -31,8 +31,14 @@ export const ragQuestionAnswering: ProjectTemplate = {
         { value: 'single_passage', description: 'One retrieved passage holds the whole answer.' },
         { value: 'multi_passage', description: 'The answer is spread over several passages or documents.' },
         { value: 'partial', description: 'The corpus answers only part; the assistant must say what is missing.' },
-        { value: 'unanswerable', description: 'The corpus does not hold the answer; the right output is a refusal, not a guess.' },
-        { value: 'conflicting_sources', description: 'Sources disagree; the assistant must notice and say so, or prefer the authoritative one.' },
+        {
+          value: 'unanswerable',
+          description: 'The corpus does not hold the answer; the right output is a refusal, not a guess.',
+        },
+        {
+          value: 'conflicting_sources',
+          description: 'Sources disagree; the assistant must notice and say so, or prefer the authoritative one.',
+        },
       ],
     },
     {
@@ -40,7 +46,10 @@ export const ragQuestionAnswering: ProjectTemplate = {
       description: 'The kind of document the answer comes from.',
       values: [
         { value: 'product_documentation', description: 'Manuals, guides and reference pages.' },
-        { value: 'policy_document', description: 'Terms, internal policies and compliance texts with precise wording.' },
+        {
+          value: 'policy_document',
+          description: 'Terms, internal policies and compliance texts with precise wording.',
+        },
         { value: 'knowledge_base_article', description: 'Support articles and how-tos.' },
         { value: 'table', description: 'Tabular data (price lists, specifications) flattened into text.' },
         { value: 'faq', description: 'Short question-answer pairs.' },
@@ -53,9 +62,12 @@ export const ragQuestionAnswering: ProjectTemplate = {
       values: [
         { value: 'well_formed', description: 'A complete, grammatical question.' },
         { value: 'keywords_only', description: 'A few search terms without a sentence.' },
-        { value: 'conversational_follow_up', description: 'Refers back to an earlier turn ("and what about the other one?").' },
+        {
+          value: 'conversational_follow_up',
+          description: 'Refers back to an earlier turn ("and what about the other one?").',
+        },
         { value: 'misspelled', description: 'Typos or wrong product names.' },
-        { value: 'jargon_heavy', description: 'Domain or internal jargon that may not match the documents\' wording.' },
+        { value: 'jargon_heavy', description: "Domain or internal jargon that may not match the documents' wording." },
         { value: 'verbose', description: 'A long message with background, of which the question is a small part.' },
       ],
     },
@@ -85,19 +97,62 @@ export const ragQuestionAnswering: ProjectTemplate = {
       description: 'How recently the content that answers the question changed.',
       values: [
         { value: 'stable', description: 'Content that has not changed for a long time.' },
-        { value: 'recently_updated', description: 'Content changed recently; an older cached or embedded copy would be wrong.' },
+        {
+          value: 'recently_updated',
+          description: 'Content changed recently; an older cached or embedded copy would be wrong.',
+        },
         { value: 'superseded', description: 'An old version still exists in the corpus next to the current one.' },
       ],
     },
   ],
   suggested_metrics: [
-    { name: 'faithfulness', kind: 'judged', description: 'Every claim in the answer is supported by the retrieved context (no hallucination).', threshold: { operator: '>=', value: 0.9 } },
-    { name: 'answer_relevance', kind: 'judged', description: 'The answer addresses the question asked, without padding.', threshold: { operator: '>=', value: 0.8 } },
-    { name: 'answer_correctness', kind: 'judged', description: 'Agrees with the expected answer.', threshold: { operator: '>=', value: 0.8 } },
-    { name: 'context_recall', kind: 'judged', description: 'The retrieved passages contain what the expected answer needs.', threshold: { operator: '>=', value: 0.8 } },
-    { name: 'context_precision', kind: 'judged', description: 'Relevant passages are ranked above irrelevant ones.', threshold: { operator: '>=', value: 0.7 } },
-    { name: 'citation_accuracy', kind: 'deterministic', description: 'Cited sources are among the expected source documents.', threshold: { operator: '>=', value: 0.9 } },
-    { name: 'refusal_accuracy', kind: 'judged', description: 'Declines unanswerable questions and answers answerable ones.', threshold: { operator: '>=', value: 0.9 } },
-    { name: 'latency_p95_ms', kind: 'deterministic', description: '95th-percentile end-to-end time, retrieval included, in milliseconds.', threshold: { operator: '<=', value: 6000 } },
+    {
+      name: 'faithfulness',
+      kind: 'judged',
+      description: 'Every claim in the answer is supported by the retrieved context (no hallucination).',
+      threshold: { operator: '>=', value: 0.9 },
+    },
+    {
+      name: 'answer_relevance',
+      kind: 'judged',
+      description: 'The answer addresses the question asked, without padding.',
+      threshold: { operator: '>=', value: 0.8 },
+    },
+    {
+      name: 'answer_correctness',
+      kind: 'judged',
+      description: 'Agrees with the expected answer.',
+      threshold: { operator: '>=', value: 0.8 },
+    },
+    {
+      name: 'context_recall',
+      kind: 'judged',
+      description: 'The retrieved passages contain what the expected answer needs.',
+      threshold: { operator: '>=', value: 0.8 },
+    },
+    {
+      name: 'context_precision',
+      kind: 'judged',
+      description: 'Relevant passages are ranked above irrelevant ones.',
+      threshold: { operator: '>=', value: 0.7 },
+    },
+    {
+      name: 'citation_accuracy',
+      kind: 'deterministic',
+      description: 'Cited sources are among the expected source documents.',
+      threshold: { operator: '>=', value: 0.9 },
+    },
+    {
+      name: 'refusal_accuracy',
+      kind: 'judged',
+      description: 'Declines unanswerable questions and answers answerable ones.',
+      threshold: { operator: '>=', value: 0.9 },
+    },
+    {
+      name: 'latency_p95_ms',
+      kind: 'deterministic',
+      description: '95th-percentile end-to-end time, retrieval included, in milliseconds.',
+      threshold: { operator: '<=', value: 6000 },
+    },
   ],
 };

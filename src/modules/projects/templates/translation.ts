@@ -49,9 +49,18 @@ export const translation: ProjectTemplate = {
       values: [
         { value: 'plain', description: 'Nothing special.' },
         { value: 'idioms', description: 'Idioms and figures of speech that must not be translated literally.' },
-        { value: 'named_entities', description: 'Product, person and place names that stay as they are or follow a glossary.' },
-        { value: 'numbers_units_dates', description: 'Numbers, currencies, units and dates with locale-specific formats.' },
-        { value: 'placeholders_markup', description: 'Variables ({name}, %s) and HTML or Markdown that must survive intact.' },
+        {
+          value: 'named_entities',
+          description: 'Product, person and place names that stay as they are or follow a glossary.',
+        },
+        {
+          value: 'numbers_units_dates',
+          description: 'Numbers, currencies, units and dates with locale-specific formats.',
+        },
+        {
+          value: 'placeholders_markup',
+          description: 'Variables ({name}, %s) and HTML or Markdown that must survive intact.',
+        },
         { value: 'ambiguous_terms', description: 'Words whose translation depends on context.' },
       ],
     },
@@ -67,12 +76,47 @@ export const translation: ProjectTemplate = {
     },
   ],
   suggested_metrics: [
-    { name: 'comet', kind: 'deterministic', description: 'Learned translation-quality score against the reference (COMET).', threshold: { operator: '>=', value: 0.8 } },
-    { name: 'chrf', kind: 'deterministic', description: 'Character n-gram F-score against the reference.', threshold: { operator: '>=', value: 0.6 } },
-    { name: 'bleu', kind: 'deterministic', description: 'Word n-gram overlap with the reference; informative, tracked over releases.', threshold: null },
-    { name: 'adequacy', kind: 'judged', description: 'The translation carries the full meaning of the source.', threshold: { operator: '>=', value: 0.85 } },
-    { name: 'fluency', kind: 'judged', description: 'Reads naturally in the target language and register.', threshold: { operator: '>=', value: 0.8 } },
-    { name: 'terminology_accuracy', kind: 'deterministic', description: 'Glossary terms are translated as the glossary says.', threshold: { operator: '>=', value: 0.95 } },
-    { name: 'placeholder_preservation', kind: 'deterministic', description: 'Placeholders and markup of the source all appear unchanged in the target.', threshold: { operator: '>=', value: 1 } },
+    {
+      name: 'comet',
+      kind: 'deterministic',
+      description: 'Learned translation-quality score against the reference (COMET).',
+      threshold: { operator: '>=', value: 0.8 },
+    },
+    {
+      name: 'chrf',
+      kind: 'deterministic',
+      description: 'Character n-gram F-score against the reference.',
+      threshold: { operator: '>=', value: 0.6 },
+    },
+    {
+      name: 'bleu',
+      kind: 'deterministic',
+      description: 'Word n-gram overlap with the reference; informative, tracked over releases.',
+      threshold: null,
+    },
+    {
+      name: 'adequacy',
+      kind: 'judged',
+      description: 'The translation carries the full meaning of the source.',
+      threshold: { operator: '>=', value: 0.85 },
+    },
+    {
+      name: 'fluency',
+      kind: 'judged',
+      description: 'Reads naturally in the target language and register.',
+      threshold: { operator: '>=', value: 0.8 },
+    },
+    {
+      name: 'terminology_accuracy',
+      kind: 'deterministic',
+      description: 'Glossary terms are translated as the glossary says.',
+      threshold: { operator: '>=', value: 0.95 },
+    },
+    {
+      name: 'placeholder_preservation',
+      kind: 'deterministic',
+      description: 'Placeholders and markup of the source all appear unchanged in the target.',
+      threshold: { operator: '>=', value: 1 },
+    },
   ],
 };

@@ -1,10 +1,25 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  MaxLength,
+  MinLength,
+} from 'class-validator';
 import { NestedObject } from '../../../../libs/common/record-validators.js';
-import { REPORT_FORMATS, SECTION_KEYS, type ReportFormat, type SectionKey } from '../../../../libs/reports/report.types.js';
+import {
+  REPORT_FORMATS,
+  SECTION_KEYS,
+  type ReportFormat,
+  type SectionKey,
+} from '../../../../libs/reports/report.types.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
 import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
-
 
 export const MAX_PROMPT = 20_000;
 export const MAX_QUESTIONS = 20;
@@ -23,16 +38,33 @@ export class ReportConfigSectionDto {
 
   /** Its title in reports (default: the built-in title) */
   @ApiPropertyOptional({ example: 'Release summary' })
-  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(200)
+  @ValidateIfPresent()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
   title?: string;
 
   /** Questions the section should answer beside the built-in ones (up to 20, each up to 500 characters) */
   @ApiPropertyOptional({ example: ['Is the release ready to ship?'] })
-  @ValidateIfPresent() @IsArray() @ArrayMaxSize(MAX_QUESTIONS) @IsString({ each: true }) @MinLength(1, { each: true }) @MaxLength(500, { each: true })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMaxSize(MAX_QUESTIONS)
+  @IsString({ each: true })
+  @MinLength(1, { each: true })
+  @MaxLength(500, { each: true })
   questions?: string[];
 }
 
-@ApiSchemaExample({ workspace_id: EXAMPLE_ID.workspace, name: EXAMPLE_NAME.reportConfig, description: 'What the release board reads', sections: [{ key: 'summary', title: 'Release summary', questions: ['Is the release ready to ship?'] }, { key: 'regressions' }, { key: 'failure_examples' }] })
+@ApiSchemaExample({
+  workspace_id: EXAMPLE_ID.workspace,
+  name: EXAMPLE_NAME.reportConfig,
+  description: 'What the release board reads',
+  sections: [
+    { key: 'summary', title: 'Release summary', questions: ['Is the release ready to ship?'] },
+    { key: 'regressions' },
+    { key: 'failure_examples' },
+  ],
+})
 export class CreateReportConfigRequest {
   @ApiProperty({ example: EXAMPLE_ID.workspace })
   @IsUUID()
@@ -40,16 +72,23 @@ export class CreateReportConfigRequest {
 
   /** Unique in the workspace (case-insensitive), 1..100 characters */
   @ApiProperty({ example: EXAMPLE_NAME.reportConfig })
-  @IsString() @Matches(/\S/, { message: 'name must not be blank' }) @MaxLength(100)
+  @IsString()
+  @Matches(/\S/, { message: 'name must not be blank' })
+  @MaxLength(100)
   name: string;
 
   @ApiPropertyOptional({ example: 'What the release board reads' })
-  @ValidateIfPresent() @IsString() @MaxLength(2000)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(2000)
   description?: string;
 
   /** The sections, in report order (1..6, each key once) */
   @ApiProperty({ type: () => [ReportConfigSectionDto] })
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(SECTION_KEYS.length) @NestedObject(() => ReportConfigSectionDto, { each: true })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(SECTION_KEYS.length)
+  @NestedObject(() => ReportConfigSectionDto, { each: true })
   sections: ReportConfigSectionDto[];
 }
 
@@ -98,22 +137,33 @@ export class UpdateReportSettingsRequest {
 
   /** The config new reports use when the request names none (null: every built-in section) */
   @ApiPropertyOptional({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.reportConfig })
-  @IsOptional() @IsUUID()
+  @IsOptional()
+  @IsUUID()
   default_config_id?: string | null;
 
   /** The judge that writes narratives (null: the deterministic template) */
   @ApiPropertyOptional({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.judge })
-  @IsOptional() @IsUUID()
+  @IsOptional()
+  @IsUUID()
   judge_id?: string | null;
 
   /** Formats exports and downloads may use (1..3) */
-  @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...REPORT_FORMATS] }, example: ['markdown', 'html', 'pdf'] })
-  @ValidateIfPresent() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(REPORT_FORMATS.length) @IsIn(REPORT_FORMATS, { each: true })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', enum: [...REPORT_FORMATS] },
+    example: ['markdown', 'html', 'pdf'],
+  })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(REPORT_FORMATS.length)
+  @IsIn(REPORT_FORMATS, { each: true })
   formats?: ReportFormat[];
 
   /** The format of exports and downloads that name none; one of formats */
   @ApiPropertyOptional({ enum: REPORT_FORMATS, example: 'pdf' })
-  @ValidateIfPresent() @IsIn(REPORT_FORMATS)
+  @ValidateIfPresent()
+  @IsIn(REPORT_FORMATS)
   default_format?: ReportFormat;
 }
 
@@ -124,7 +174,11 @@ export class ReportSettingsResponse {
   default_config_id: string | null;
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.judge })
   judge_id: string | null;
-  @ApiProperty({ type: 'array', items: { type: 'string', enum: [...REPORT_FORMATS] }, example: ['markdown', 'html', 'pdf'] })
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'string', enum: [...REPORT_FORMATS] },
+    example: ['markdown', 'html', 'pdf'],
+  })
   formats: string[];
   @ApiProperty({ enum: REPORT_FORMATS, example: 'pdf' })
   default_format: string;
@@ -143,8 +197,13 @@ export class PutSectionPromptRequest {
   workspace_id: string;
 
   /** The prompt (1..20,000 characters); placeholders: {{run_name}}, {{sut_name}}, {{dataset_name}}, {{section_title}}, {{questions}}, {{data}} */
-  @ApiProperty({ example: 'Write a short executive summary (3 to 5 sentences) of the evaluation run "{{run_name}}" of {{sut_name}} on {{dataset_name}} for the release board. Use only the figures given.\n\nQuestions to answer:\n{{questions}}\n\nFigures (JSON):\n{{data}}' })
-  @IsString() @Matches(/\S/, { message: 'prompt must not be blank' }) @MaxLength(MAX_PROMPT)
+  @ApiProperty({
+    example:
+      'Write a short executive summary (3 to 5 sentences) of the evaluation run "{{run_name}}" of {{sut_name}} on {{dataset_name}} for the release board. Use only the figures given.\n\nQuestions to answer:\n{{questions}}\n\nFigures (JSON):\n{{data}}',
+  })
+  @IsString()
+  @Matches(/\S/, { message: 'prompt must not be blank' })
+  @MaxLength(MAX_PROMPT)
   prompt: string;
 }
 
@@ -154,15 +213,23 @@ export class ReportSectionPromptResponse {
   @ApiProperty({ example: 'Summary' })
   title: string;
   /** The prompt in effect */
-  @ApiProperty({ example: 'Write a short executive summary (3 to 5 sentences) of the evaluation run "{{run_name}}" of {{sut_name}} on {{dataset_name}} for the release board. Use only the figures given.\n\nQuestions to answer:\n{{questions}}\n\nFigures (JSON):\n{{data}}' })
+  @ApiProperty({
+    example:
+      'Write a short executive summary (3 to 5 sentences) of the evaluation run "{{run_name}}" of {{sut_name}} on {{dataset_name}} for the release board. Use only the figures given.\n\nQuestions to answer:\n{{questions}}\n\nFigures (JSON):\n{{data}}',
+  })
   prompt: string;
   /** `builtin`, or `custom` when the workspace replaced it */
   @ApiProperty({ enum: ['builtin', 'custom'], example: 'custom' })
   source: string;
   /** The built-in prompt (what DELETE falls back to) */
-  @ApiProperty({ example: 'Write a short executive summary (3 to 5 sentences) of the evaluation run "{{run_name}}" of {{sut_name}} on {{dataset_name}}. …' })
+  @ApiProperty({
+    example:
+      'Write a short executive summary (3 to 5 sentences) of the evaluation run "{{run_name}}" of {{sut_name}} on {{dataset_name}}. …',
+  })
   builtin_prompt: string;
-  @ApiProperty({ example: ['{{run_name}}', '{{sut_name}}', '{{dataset_name}}', '{{section_title}}', '{{questions}}', '{{data}}'] })
+  @ApiProperty({
+    example: ['{{run_name}}', '{{sut_name}}', '{{dataset_name}}', '{{section_title}}', '{{questions}}', '{{data}}'],
+  })
   placeholders: string[];
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.user })
   updated_by: string | null;

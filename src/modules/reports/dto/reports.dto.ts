@@ -1,11 +1,26 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsOptional,
+  IsString,
+  IsUUID,
+  MaxLength,
+  MinLength,
+} from 'class-validator';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { NestedObject } from '../../../../libs/common/record-validators.js';
-import { REPORT_FORMATS, SECTION_KEYS, type ReportFormat, type SectionKey } from '../../../../libs/reports/report.types.js';
+import {
+  REPORT_FORMATS,
+  SECTION_KEYS,
+  type ReportFormat,
+  type SectionKey,
+} from '../../../../libs/reports/report.types.js';
 import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
 import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
-
 
 /** Limits of report content, documented in docs/reports.md. */
 export const MAX_SECTION_MARKDOWN = 100_000;
@@ -17,61 +32,88 @@ export class ListReportsQuery extends PageQueryDto {
   workspace_id: string;
 
   /** Only the reports of this run */
-  @IsOptional() @IsUUID()
+  @IsOptional()
+  @IsUUID()
   run_id?: string;
 }
 
 export class CreateReportRequest {
   /** The report's title (default: "Report: <run name>") */
   @ApiPropertyOptional({ example: 'support-bot-v2 release review' })
-  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(MAX_TITLE)
+  @ValidateIfPresent()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(MAX_TITLE)
   title?: string;
 
   /** The report config choosing sections, order and questions (default: the workspace settings' default config, else every built-in section) */
   @ApiPropertyOptional({ example: EXAMPLE_ID.reportConfig })
-  @ValidateIfPresent() @IsUUID()
+  @ValidateIfPresent()
+  @IsUUID()
   config_id?: string;
 
   /** The judge that writes each section's narrative (default: the workspace settings' judge; none: the deterministic template) */
   @ApiPropertyOptional({ example: EXAMPLE_ID.judge })
-  @ValidateIfPresent() @IsUUID()
+  @ValidateIfPresent()
+  @IsUUID()
   judge_id?: string;
 
   /** Write every narrative from the template even when a judge is configured */
   @ApiPropertyOptional({ example: false })
-  @ValidateIfPresent() @IsBoolean()
+  @ValidateIfPresent()
+  @IsBoolean()
   template_only?: boolean;
 
   /** Only these sections, in this order (default: the config's) */
-  @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...SECTION_KEYS] }, example: ['summary', 'metrics_overview', 'regressions'] })
-  @ValidateIfPresent() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(SECTION_KEYS.length) @IsIn(SECTION_KEYS, { each: true })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', enum: [...SECTION_KEYS] },
+    example: ['summary', 'metrics_overview', 'regressions'],
+  })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(SECTION_KEYS.length)
+  @IsIn(SECTION_KEYS, { each: true })
   sections?: SectionKey[];
 
   /** The run to compare against in `regressions` (default: the previous run of the same SUT on the same dataset) */
   @ApiPropertyOptional({ example: EXAMPLE_ID.baseRun })
-  @ValidateIfPresent() @IsUUID()
+  @ValidateIfPresent()
+  @IsUUID()
   baseline_run_id?: string;
 }
 
 export class RegenerateReportRequest {
   /** Keep sections edited through PUT content as they are (default true); false rebuilds them too */
   @ApiPropertyOptional({ example: true })
-  @ValidateIfPresent() @IsBoolean()
+  @ValidateIfPresent()
+  @IsBoolean()
   keep_edits?: boolean;
 
   /** Rebuild with this judge instead of the one that built the report */
   @ApiPropertyOptional({ example: EXAMPLE_ID.judge })
-  @ValidateIfPresent() @IsUUID()
+  @ValidateIfPresent()
+  @IsUUID()
   judge_id?: string;
 
   /** Write every narrative from the template */
   @ApiPropertyOptional({ example: false })
-  @ValidateIfPresent() @IsBoolean()
+  @ValidateIfPresent()
+  @IsBoolean()
   template_only?: boolean;
 
   /** The sections to have, in order (default: the report's current sections; name a deleted one to bring it back) */
-  @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...SECTION_KEYS] }, example: ['summary', 'metrics_overview', 'regressions'] })
-  @ValidateIfPresent() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(SECTION_KEYS.length) @IsIn(SECTION_KEYS, { each: true })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', enum: [...SECTION_KEYS] },
+    example: ['summary', 'metrics_overview', 'regressions'],
+  })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(SECTION_KEYS.length)
+  @IsIn(SECTION_KEYS, { each: true })
   sections?: SectionKey[];
 }
 
@@ -82,52 +124,68 @@ export class SectionEdit {
   key: SectionKey;
 
   /** Its new Markdown (at most 100,000 characters) */
-  @ApiProperty({ example: '## Summary\n\nThe run passed its pass rule: 199 of 214 rows (93%) passed, above the 90% the release needs. Two calls timed out.' })
-  @IsString() @MaxLength(MAX_SECTION_MARKDOWN)
+  @ApiProperty({
+    example:
+      '## Summary\n\nThe run passed its pass rule: 199 of 214 rows (93%) passed, above the 90% the release needs. Two calls timed out.',
+  })
+  @IsString()
+  @MaxLength(MAX_SECTION_MARKDOWN)
   markdown: string;
 
   /** A new title */
   @ApiPropertyOptional({ example: 'Release summary' })
-  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(MAX_TITLE)
+  @ValidateIfPresent()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(MAX_TITLE)
   title?: string;
 }
 
 export class UpdateReportContentRequest {
   /** A new report title */
   @ApiPropertyOptional({ example: 'support-bot-v2 release review' })
-  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(MAX_TITLE)
+  @ValidateIfPresent()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(MAX_TITLE)
   title?: string;
 
   /** The sections to change; the others stay as they are */
   @ApiProperty({ type: () => [SectionEdit] })
-  @IsArray() @ArrayMaxSize(SECTION_KEYS.length) @NestedObject(() => SectionEdit, { each: true })
+  @IsArray()
+  @ArrayMaxSize(SECTION_KEYS.length)
+  @NestedObject(() => SectionEdit, { each: true })
   sections: SectionEdit[];
 }
 
 export class FormatQuery {
   /** The format (default: the workspace settings' default format for downloads, markdown for content URLs) */
   @ApiPropertyOptional({ enum: REPORT_FORMATS })
-  @IsOptional() @IsIn(REPORT_FORMATS)
+  @IsOptional()
+  @IsIn(REPORT_FORMATS)
   format?: ReportFormat;
 }
 
 export class ContentUrlQuery {
   /** markdown (default) or html */
   @ApiPropertyOptional({ enum: ['markdown', 'html'] })
-  @IsOptional() @IsIn(['markdown', 'html'])
+  @IsOptional()
+  @IsIn(['markdown', 'html'])
   format?: 'markdown' | 'html';
 }
 
 export class ExportReportRequest {
   /** markdown, html or pdf (default: the workspace settings' default format) */
   @ApiPropertyOptional({ enum: REPORT_FORMATS, example: 'pdf' })
-  @ValidateIfPresent() @IsIn(REPORT_FORMATS)
+  @ValidateIfPresent()
+  @IsIn(REPORT_FORMATS)
   format?: ReportFormat;
 }
 
 export class QuestionsQuery {
   /** Answer for this report config's sections and questions (default: the workspace settings' default config) */
-  @IsOptional() @IsUUID()
+  @IsOptional()
+  @IsUUID()
   config_id?: string;
 }
 
@@ -141,10 +199,17 @@ export class ReportSectionContent {
   @ApiProperty({ example: ['Did the run pass its pass rule?'] })
   questions: string[];
   /** Heading, narrative and figures as Markdown */
-  @ApiProperty({ example: '## Summary\n\nThe run passed its pass rule: 199 of 214 rows (93%) passed, above the 90% the release needs. Two calls timed out.' })
+  @ApiProperty({
+    example:
+      '## Summary\n\nThe run passed its pass rule: 199 of 214 rows (93%) passed, above the 90% the release needs. Two calls timed out.',
+  })
   markdown: string;
   /** The figures behind the section, computed from the run's results */
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { rows: 214, passed_rows: 199, pass_rate: 0.93, passed: true } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { rows: 214, passed_rows: 199, pass_rate: 0.93, passed: true },
+  })
   data: Record<string, unknown>;
   /** `judge`: the narrative came from the workspace's judge; `template`: from the deterministic template */
   @ApiProperty({ enum: ['judge', 'template'], example: 'judge' })
@@ -213,7 +278,10 @@ export class ReportContentResponse {
   @ApiProperty({ example: 'support-bot-v2 release review' })
   title: string;
   /** The whole report as one Markdown document */
-  @ApiProperty({ example: '# support-bot-v2 release review\n\n## Summary\n\nThe run passed its pass rule: 199 of 214 rows (93%) passed, above the 90% the release needs. Two calls timed out.' })
+  @ApiProperty({
+    example:
+      '# support-bot-v2 release review\n\n## Summary\n\nThe run passed its pass rule: 199 of 214 rows (93%) passed, above the 90% the release needs. Two calls timed out.',
+  })
   markdown: string;
   @ApiProperty({ type: () => [ReportSectionContent] })
   sections: ReportSectionContent[];
@@ -227,7 +295,10 @@ export class ReportContentUrlResponse {
   @ApiProperty({ example: EXAMPLE_ID.report })
   report_id: string;
   /** A signed URL the service serves without a token until `expires_at` */
-  @ApiProperty({ example: 'https://eval.example.com/reports/files/43488329-2fac-4156-acc1-c4e948966c8d/content?format=markdown&expires=1747733400&signature=9c4e…' })
+  @ApiProperty({
+    example:
+      'https://eval.example.com/reports/files/43488329-2fac-4156-acc1-c4e948966c8d/content?format=markdown&expires=1747733400&signature=9c4e…',
+  })
   url: string;
   @ApiProperty({ example: EXAMPLE_AT.expires })
   expires_at: Date;
@@ -244,7 +315,10 @@ export class ReportDownloadResponse {
   @ApiProperty({ example: EXAMPLE_ID.reportExport })
   export_id: string;
   /** A signed URL the service serves without a token until `expires_at` */
-  @ApiProperty({ example: 'https://eval.example.com/reports/files/43488329-2fac-4156-acc1-c4e948966c8d/exports/c3141298-a7ee-4566-bfb7-3da25f5af77a?expires=1747733400&signature=51af…' })
+  @ApiProperty({
+    example:
+      'https://eval.example.com/reports/files/43488329-2fac-4156-acc1-c4e948966c8d/exports/c3141298-a7ee-4566-bfb7-3da25f5af77a?expires=1747733400&signature=51af…',
+  })
   url: string;
   @ApiProperty({ example: 'GET' })
   method: string;

@@ -12,12 +12,20 @@ export const DIFF_STATUSES = ['regressed', 'improved', 'unchanged', 'changed', '
 export class StatisticsQuery {
   /** Significance level of the paired tests, after Holm's correction: 0.0001..0.5 (default 0.05) */
   @ApiPropertyOptional({ example: 0.05 })
-  @IsOptional() @Type(() => Number) @IsNumber() @Min(0.0001) @Max(0.5)
+  @IsOptional()
+  @Type(() => Number)
+  @IsNumber()
+  @Min(0.0001)
+  @Max(0.5)
   alpha?: number;
 
   /** Fewer matched rows than this: `too_few_rows`, no test (2..10000, default 10) */
   @ApiPropertyOptional({ example: 10 })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(2) @Max(10_000)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(2)
+  @Max(10_000)
   min_rows?: number;
 }
 
@@ -32,25 +40,39 @@ export class DiffQuery extends StatisticsQuery {
 
   /** Only rows of this status */
   @ApiPropertyOptional({ enum: DIFF_STATUSES })
-  @IsOptional() @IsIn(DIFF_STATUSES)
+  @IsOptional()
+  @IsIn(DIFF_STATUSES)
   status?: (typeof DIFF_STATUSES)[number];
 
   /** A score move smaller than this is no move (default 1e-9) */
-  @IsOptional() @Type(() => Number) @IsNumber() @Min(0) @Max(1_000_000)
+  @IsOptional()
+  @Type(() => Number)
+  @IsNumber()
+  @Min(0)
+  @Max(1_000_000)
   tolerance?: number;
 
   /** Rows per page, 1..1000 (default 100) */
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   limit?: number;
 
-  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(10_000_000)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(10_000_000)
   offset?: number;
 }
 
 export class DiffExportQuery extends DiffQuery {
   /** csv (one line per row, a base/candidate/delta column triple per metric) or json (summary and every row); default csv */
   @ApiPropertyOptional({ enum: ['csv', 'json'] })
-  @IsOptional() @IsIn(['csv', 'json'])
+  @IsOptional()
+  @IsIn(['csv', 'json'])
   format?: 'csv' | 'json';
 }
 
@@ -88,7 +110,11 @@ export class DiffRowDto {
   base_passed: boolean | null;
   @ApiProperty({ type: 'boolean', nullable: true, example: false })
   candidate_passed: boolean | null;
-  @ApiProperty({ type: 'object', additionalProperties: { $ref: '#/components/schemas/MetricDeltaDto' }, example: { [EXAMPLE_NAME.metricConfig]: EXAMPLE_DELTA } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { $ref: '#/components/schemas/MetricDeltaDto' },
+    example: { [EXAMPLE_NAME.metricConfig]: EXAMPLE_DELTA },
+  })
   metrics: Record<string, MetricDeltaDto>;
   @ApiProperty({ example: true })
   output_changed: boolean;
@@ -133,12 +159,39 @@ export class DiffSummaryDto {
 }
 
 const EXAMPLE_COMPARISON = {
-  name: EXAMPLE_NAME.metricConfig, measure: 'score', n: 214, status: 'tested', base_mean: 0.84, candidate_mean: 0.86, mean_delta: 0.02, ci_low: -0.004, ci_high: 0.043,
-  test: 'wilcoxon_signed_rank', method: 'normal_approximation', statistic: 1840, p_value: 0.11, p_adjusted: 0.33, effect_size: { name: 'rank_biserial', value: 0.21 }, direction: 'better', significant: false,
+  name: EXAMPLE_NAME.metricConfig,
+  measure: 'score',
+  n: 214,
+  status: 'tested',
+  base_mean: 0.84,
+  candidate_mean: 0.86,
+  mean_delta: 0.02,
+  ci_low: -0.004,
+  ci_high: 0.043,
+  test: 'wilcoxon_signed_rank',
+  method: 'normal_approximation',
+  statistic: 1840,
+  p_value: 0.11,
+  p_adjusted: 0.33,
+  effect_size: { name: 'rank_biserial', value: 0.21 },
+  direction: 'better',
+  significant: false,
 };
 const EXAMPLE_ROW_VERDICT = {
-  ...EXAMPLE_COMPARISON, name: 'row_verdict', measure: 'verdict', base_mean: 0.91, candidate_mean: 0.93, mean_delta: 0.023, ci_low: -0.009, ci_high: 0.056,
-  test: 'mcnemar_exact', method: 'exact', statistic: 4, p_value: 0.27, p_adjusted: 0.54, effect_size: { name: 'risk_difference', value: 0.023 },
+  ...EXAMPLE_COMPARISON,
+  name: 'row_verdict',
+  measure: 'verdict',
+  base_mean: 0.91,
+  candidate_mean: 0.93,
+  mean_delta: 0.023,
+  ci_low: -0.009,
+  ci_high: 0.056,
+  test: 'mcnemar_exact',
+  method: 'exact',
+  statistic: 4,
+  p_value: 0.27,
+  p_adjusted: 0.54,
+  effect_size: { name: 'risk_difference', value: 0.023 },
 };
 
 /** One metric (or the row verdict) compared over the matched rows: see docs/runs.md "Statistics" */
@@ -181,7 +234,12 @@ export class PairedComparisonDto {
   @ApiProperty({ type: 'number', nullable: true, example: 0.33 })
   p_adjusted: number | null;
   /** `rank_biserial` (matched pairs, -1..1) for scores, `risk_difference` (change in pass rate) for verdicts */
-  @ApiProperty({ type: 'object', nullable: true, properties: { name: { type: 'string', enum: ['rank_biserial', 'risk_difference'] }, value: { type: 'number' } }, example: { name: 'rank_biserial', value: 0.21 } })
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    properties: { name: { type: 'string', enum: ['rank_biserial', 'risk_difference'] }, value: { type: 'number' } },
+    example: { name: 'rank_biserial', value: 0.21 },
+  })
   effect_size: { name: string; value: number } | null;
   /** Which way the candidate moved by the metric's better direction (`none`: balanced); null when not tested */
   @ApiProperty({ enum: ['better', 'worse', 'none'], nullable: true, example: 'better' })
@@ -266,9 +324,18 @@ export class DiffSideDto {
   passed: boolean | null;
   @ApiProperty({ type: 'number', nullable: true, example: 980 })
   latency_ms: number | null;
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { [EXAMPLE_NAME.metricConfig]: { score: 3, normalized: 0.5, passed: false } } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { [EXAMPLE_NAME.metricConfig]: { score: 3, normalized: 0.5, passed: false } },
+  })
   scores: Record<string, unknown>;
-  @ApiProperty({ type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } }, nullable: true, example: null })
+  @ApiProperty({
+    type: 'object',
+    properties: { code: { type: 'string' }, message: { type: 'string' } },
+    nullable: true,
+    example: null,
+  })
   error: { code: string; message: string } | null;
 }
 
@@ -282,17 +349,34 @@ export class RunDiffRowResponse {
   @ApiProperty({ enum: DIFF_STATUSES, example: 'regressed' })
   status: string;
   /** The dataset row (from the candidate run, else the base) */
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { question: 'How do I cancel my plan?', answer: 'Settings > Plan > Cancel; the plan stays active until the end of the billing period.', topic: 'cancellation', language: 'en' } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: {
+      question: 'How do I cancel my plan?',
+      answer: 'Settings > Plan > Cancel; the plan stays active until the end of the billing period.',
+      topic: 'cancellation',
+      language: 'en',
+    },
+  })
   row: Record<string, unknown>;
   @ApiProperty({ type: 'string', nullable: true, example: 'How do I cancel my plan?' })
   input: string | null;
-  @ApiProperty({ type: 'string', nullable: true, example: 'Settings > Plan > Cancel; the plan stays active until the end of the billing period.' })
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: 'Settings > Plan > Cancel; the plan stays active until the end of the billing period.',
+  })
   expected_output: string | null;
   /** The first repetition of the row in each run; null when the run does not have the row */
   @ApiProperty({ type: () => DiffSideDto, nullable: true })
   base: DiffSideDto | null;
   @ApiProperty({ type: () => DiffSideDto, nullable: true })
   candidate: DiffSideDto | null;
-  @ApiProperty({ type: 'object', additionalProperties: { $ref: '#/components/schemas/MetricDeltaDto' }, example: { [EXAMPLE_NAME.metricConfig]: EXAMPLE_DELTA } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { $ref: '#/components/schemas/MetricDeltaDto' },
+    example: { [EXAMPLE_NAME.metricConfig]: EXAMPLE_DELTA },
+  })
   metrics: Record<string, MetricDeltaDto>;
 }

@@ -9,23 +9,37 @@ export type GateFormat = (typeof GATE_FORMATS)[number];
 export class GateQuery extends StatisticsQuery {
   /** The project whose test plan judges the run (default: the one project with a test plan linking the run's SUT or dataset; without one, the run's own pass rule judges) */
   @ApiPropertyOptional({ example: EXAMPLE_ID.project })
-  @IsOptional() @IsUUID()
+  @IsOptional()
+  @IsUUID()
   project_id?: string;
 
   /** A run to compare against (the last release): the gate fails on a significant regression of a gating metric or the row verdict, overall or on a dimension value */
   @ApiPropertyOptional({ example: EXAMPLE_ID.baseRun })
-  @IsOptional() @IsUUID()
+  @IsOptional()
+  @IsUUID()
   baseline_run_id?: string;
 
   /** json (default), markdown (a pull-request comment) or junit (JUnit XML); wins over the Accept header (application/json, text/markdown, application/xml) */
   @ApiPropertyOptional({ enum: GATE_FORMATS })
-  @IsOptional() @IsIn(GATE_FORMATS)
+  @IsOptional()
+  @IsIn(GATE_FORMATS)
   format?: GateFormat;
 }
 
 export class GateCheckDto {
   /** run_state (the run succeeded), threshold (a metric's mean), dimension_threshold (its mean on one dimension value), release_rule (min_metrics_passing), metric_pass_rate (without a test plan: a metric's min_pass_rate of the run's pass rule), row_pass_rate, regression (against the baseline) */
-  @ApiProperty({ enum: ['run_state', 'threshold', 'dimension_threshold', 'release_rule', 'metric_pass_rate', 'row_pass_rate', 'regression'], example: 'dimension_threshold' })
+  @ApiProperty({
+    enum: [
+      'run_state',
+      'threshold',
+      'dimension_threshold',
+      'release_rule',
+      'metric_pass_rate',
+      'row_pass_rate',
+      'regression',
+    ],
+    example: 'dimension_threshold',
+  })
   kind: string;
   /** skipped: nothing to check (no rows of the value, too few rows to test) */
   @ApiProperty({ enum: ['pass', 'fail', 'skipped'], example: 'fail' })

@@ -3,7 +3,6 @@ import { IsArray, IsInt, IsObject, Max, Min } from 'class-validator';
 import { EXAMPLE_ID, EXAMPLE_OUTPUT, EXAMPLE_ROW } from '../../../../libs/common/openapi-examples.js';
 import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-
 export const MAX_RESULTS_LIMIT = 1000;
 
 export class RunResultsQueryRequest {
@@ -13,22 +12,47 @@ export class RunResultsQueryRequest {
    * `cost_usd`, `scores.<metric>.score`, `scores.<metric>.passed`, `error.code`, `session_id`,
    * `turn`, `repetition`, `dimensions.<name>`
    */
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { and: [{ field: 'passed', op: 'eq', value: false }, { field: 'dimensions.topic', op: 'eq', value: 'billing' }] } })
-  @ValidateIfPresent() @IsObject()
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    example: {
+      and: [
+        { field: 'passed', op: 'eq', value: false },
+        { field: 'dimensions.topic', op: 'eq', value: 'billing' },
+      ],
+    },
+  })
+  @ValidateIfPresent()
+  @IsObject()
   filter?: Record<string, unknown>;
 
   /** Sort keys over the same fields, first wins; results keep dataset order after them */
-  @ApiPropertyOptional({ type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, direction: { type: 'string', enum: ['asc', 'desc'] } }, required: ['field'] }, example: [{ field: 'latency_ms', direction: 'desc' }] })
-  @ValidateIfPresent() @IsArray()
+  @ApiPropertyOptional({
+    type: 'array',
+    items: {
+      type: 'object',
+      properties: { field: { type: 'string' }, direction: { type: 'string', enum: ['asc', 'desc'] } },
+      required: ['field'],
+    },
+    example: [{ field: 'latency_ms', direction: 'desc' }],
+  })
+  @ValidateIfPresent()
+  @IsArray()
   sort?: Array<Record<string, unknown>>;
 
   /** 1..1000, default 50 */
   @ApiPropertyOptional({ example: 50 })
-  @ValidateIfPresent() @IsInt() @Min(1) @Max(MAX_RESULTS_LIMIT)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_RESULTS_LIMIT)
   limit?: number;
 
   @ApiPropertyOptional({ example: 0 })
-  @ValidateIfPresent() @IsInt() @Min(0) @Max(10_000_000)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(0)
+  @Max(10_000_000)
   offset?: number;
 }
 
@@ -51,16 +75,44 @@ export class RunItemResultDto {
   output: string | null;
   @ApiProperty({ type: 'number', nullable: true, example: 1040 })
   latency_ms: number | null;
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, example: { prompt_tokens: 412, completion_tokens: 38, total_tokens: 450 } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    example: { prompt_tokens: 412, completion_tokens: 38, total_tokens: 450 },
+  })
   usage: Record<string, unknown> | null;
   @ApiProperty({ type: 'number', nullable: true, example: 0.00041 })
   cost_usd: number | null;
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, example: { sources: ['kb/security/reset-password'] } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    example: { sources: ['kb/security/reset-password'] },
+  })
   extras: Record<string, unknown> | null;
-  @ApiProperty({ type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } }, nullable: true, example: null })
+  @ApiProperty({
+    type: 'object',
+    properties: { code: { type: 'string' }, message: { type: 'string' } },
+    nullable: true,
+    example: null,
+  })
   error: { code: string; message: string } | null;
   /** metric -> {score, passed, normalized, label, reason, detail, error} */
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { 'answer-correctness': { score: 5, normalized: 1, passed: true, label: null, reason: 'Same steps as the reference, and adds the expiry.' }, latency: { score: 1040, passed: true } } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: {
+      'answer-correctness': {
+        score: 5,
+        normalized: 1,
+        passed: true,
+        label: null,
+        reason: 'Same steps as the reference, and adds the expiry.',
+      },
+      latency: { score: 1040, passed: true },
+    },
+  })
   scores: Record<string, unknown>;
   @ApiProperty({ type: 'boolean', nullable: true, example: true })
   passed: boolean | null;

@@ -1,6 +1,19 @@
 import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 import { TAG_PATTERN } from '../../../../libs/common/labelled-record.dto.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { RUN_STATES, type RunState } from '../entities/run.entity.js';
@@ -8,20 +21,35 @@ import { NestedObject } from '../../../../libs/common/record-validators.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
 import { ValidateIfPresent, Trim } from '../../../../libs/common/dto-decorators.js';
 
-
 export class RunSampleDto {
   /** Rows to draw (at most the rows there are) */
   @ApiProperty({ example: 100 })
-  @IsInt() @Min(1) @Max(1_000_000)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
   size: number;
 
   /** The same seed draws the same rows (default 0) */
   @ApiPropertyOptional({ example: 7 })
-  @ValidateIfPresent() @IsInt() @Min(0) @Max(2_147_483_647)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(0)
+  @Max(2_147_483_647)
   seed?: number;
 }
 
-@ApiSchemaExample({ workspace_id: EXAMPLE_ID.workspace, name: EXAMPLE_NAME.run, dataset_id: EXAMPLE_ID.dataset, version_id: EXAMPLE_ID.version, sut_id: EXAMPLE_ID.sut, connection_id: EXAMPLE_ID.connection, eval_config_id: EXAMPLE_ID.evalConfig, concurrency: 8, repetitions: 1, tags: ['nightly', 'release-candidate'] })
+@ApiSchemaExample({
+  workspace_id: EXAMPLE_ID.workspace,
+  name: EXAMPLE_NAME.run,
+  dataset_id: EXAMPLE_ID.dataset,
+  version_id: EXAMPLE_ID.version,
+  sut_id: EXAMPLE_ID.sut,
+  connection_id: EXAMPLE_ID.connection,
+  eval_config_id: EXAMPLE_ID.evalConfig,
+  concurrency: 8,
+  repetitions: 1,
+  tags: ['nightly', 'release-candidate'],
+})
 export class CreateRunRequest {
   /** The workspace that runs it (members) */
   @ApiProperty({ example: EXAMPLE_ID.workspace })
@@ -29,7 +57,10 @@ export class CreateRunRequest {
   workspace_id: string;
 
   @ApiPropertyOptional({ example: EXAMPLE_NAME.run })
-  @ValidateIfPresent() @Trim() @IsString() @MaxLength(200)
+  @ValidateIfPresent()
+  @Trim()
+  @IsString()
+  @MaxLength(200)
   name?: string;
 
   @ApiProperty({ example: EXAMPLE_ID.dataset })
@@ -38,12 +69,14 @@ export class CreateRunRequest {
 
   /** Default: the dataset's current version, else its newest */
   @ApiPropertyOptional({ example: EXAMPLE_ID.version })
-  @ValidateIfPresent() @IsUUID()
+  @ValidateIfPresent()
+  @IsUUID()
   version_id?: string;
 
   /** Only the rows of this partition of the version */
   @ApiPropertyOptional({ example: EXAMPLE_ID.partition })
-  @ValidateIfPresent() @IsUUID()
+  @ValidateIfPresent()
+  @IsUUID()
   partition_id?: string;
 
   @ApiProperty({ example: EXAMPLE_ID.sut })
@@ -56,35 +89,52 @@ export class CreateRunRequest {
 
   /** The metrics, default judge and pass rule; or name `metrics` */
   @ApiPropertyOptional({ example: EXAMPLE_ID.evalConfig })
-  @ValidateIfPresent() @IsUUID()
+  @ValidateIfPresent()
+  @IsUUID()
   eval_config_id?: string;
 
   /** Metric names (configs or built-ins), resolved as GET .../metric-configs/resolved says, when there is no eval config */
   @ApiPropertyOptional({ example: ['answer-correctness', 'faithfulness', 'latency'] })
-  @ValidateIfPresent() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(100, { each: true })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(100, { each: true })
   metrics?: string[];
 
   /** The judge for judged metrics that name none */
   @ApiPropertyOptional({ example: EXAMPLE_ID.judge })
-  @ValidateIfPresent() @IsUUID()
+  @ValidateIfPresent()
+  @IsUUID()
   judge_id?: string;
 
   /** Calls in flight at most (1..256); default and ceiling: the connection's max_concurrency */
   @ApiPropertyOptional({ example: 8 })
-  @ValidateIfPresent() @IsInt() @Min(1) @Max(256)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(1)
+  @Max(256)
   concurrency?: number;
 
   /** A deterministic sample of the rows */
-  @ValidateIfPresent() @NestedObject(() => RunSampleDto)
+  @ValidateIfPresent()
+  @NestedObject(() => RunSampleDto)
   sample?: RunSampleDto;
 
   /** Each row is sent this many times (1..10, default 1), e.g. to measure variance */
   @ApiPropertyOptional({ example: 1 })
-  @ValidateIfPresent() @IsInt() @Min(1) @Max(10)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(1)
+  @Max(10)
   repetitions?: number;
 
   @ApiPropertyOptional({ example: ['nightly', 'release-candidate'] })
-  @ValidateIfPresent() @IsArray() @ArrayMaxSize(20) @Matches(TAG_PATTERN, { each: true })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @Matches(TAG_PATTERN, { each: true })
   tags?: string[];
 }
 
@@ -92,47 +142,64 @@ export const RERUN_MODES = ['all', 'errors', 'failed'] as const;
 export class RerunRequest {
   /** `all` rows again, only rows whose call failed (`errors`), or rows that errored or failed the pass rule (`failed`); default all */
   @ApiPropertyOptional({ enum: RERUN_MODES, example: 'errors' })
-  @ValidateIfPresent() @IsIn(RERUN_MODES)
+  @ValidateIfPresent()
+  @IsIn(RERUN_MODES)
   mode?: (typeof RERUN_MODES)[number];
 }
 
 export class ListRunsQuery extends PageQueryDto {
   /** Runs of this workspace; without it, of every workspace you belong to */
-  @IsOptional() @IsUUID()
+  @IsOptional()
+  @IsUUID()
   workspace_id?: string;
 
-  @IsOptional() @IsUUID()
+  @IsOptional()
+  @IsUUID()
   sut_id?: string;
 
-  @IsOptional() @IsUUID()
+  @IsOptional()
+  @IsUUID()
   dataset_id?: string;
 
   @ApiPropertyOptional({ enum: RUN_STATES })
-  @IsOptional() @IsIn(RUN_STATES)
+  @IsOptional()
+  @IsIn(RUN_STATES)
   state?: RunState;
 
-  @IsOptional() @IsString() @MaxLength(64)
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
   tag?: string;
 
   /** Only runs of this project's linked SUTs or datasets (the runs its trend reads) */
-  @IsOptional() @IsUUID()
+  @IsOptional()
+  @IsUUID()
   project_id?: string;
 }
 
 export class SutRunsQuery extends PageQueryDto {
   @ApiPropertyOptional({ enum: RUN_STATES })
-  @IsOptional() @IsIn(RUN_STATES)
+  @IsOptional()
+  @IsIn(RUN_STATES)
   state?: RunState;
 }
 
 export class EventsQuery {
   /** Only events after this `seq` (poll with the last one you saw) */
   @ApiPropertyOptional({ type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, example: 42 })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(Number.MAX_SAFE_INTEGER)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
   after?: number;
 
   /** 1..1000, default 500 */
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   limit?: number;
 }
 
@@ -210,7 +277,15 @@ export class RunResponse {
   eval_config_id: string | null;
   @ApiProperty({ type: () => [RunMetricView] })
   metrics: RunMetricView[];
-  @ApiProperty({ type: 'object', properties: { row: { type: 'string', enum: ['all', 'any'] }, min_pass_rate: { type: 'number' }, errors_fail: { type: 'boolean' } }, example: { row: 'all', min_pass_rate: 0.9, errors_fail: true } })
+  @ApiProperty({
+    type: 'object',
+    properties: {
+      row: { type: 'string', enum: ['all', 'any'] },
+      min_pass_rate: { type: 'number' },
+      errors_fail: { type: 'boolean' },
+    },
+    example: { row: 'all', min_pass_rate: 0.9, errors_fail: true },
+  })
   pass_rule: { row: 'all' | 'any'; min_pass_rate: number; errors_fail: boolean };
   @ApiProperty({ example: 8 })
   concurrency: number;
@@ -229,7 +304,23 @@ export class RunResponse {
   @ApiProperty({ type: 'boolean', nullable: true, example: true })
   passed: boolean | null;
   /** Set once the run ended: per metric aggregates, pass rate, latency, cost (GET .../results for breakdowns) */
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, example: { rows: 214, completed: 212, errored: 2, passed_rows: 199, failed_rows: 15, pass_rate: 0.93, passed: true, reasons: [], latency_ms: { mean: 1180, p50: 1040, p90: 1890, p99: 2710 }, cost_usd_total: 0.84 } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    example: {
+      rows: 214,
+      completed: 212,
+      errored: 2,
+      passed_rows: 199,
+      failed_rows: 15,
+      pass_rate: 0.93,
+      passed: true,
+      reasons: [],
+      latency_ms: { mean: 1180, p50: 1040, p90: 1890, p99: 2710 },
+      cost_usd_total: 0.84,
+    },
+  })
   summary: Record<string, unknown> | null;
   @ApiProperty({ example: false })
   cancel_requested: boolean;
@@ -256,6 +347,10 @@ export class RunEventResponse {
   type: string;
   @ApiProperty({ example: EXAMPLE_AT.finished })
   at: Date;
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { from: 'running', to: 'succeeded', reason: null, passed: true, pass_rate: 0.93 } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { from: 'running', to: 'succeeded', reason: null, passed: true, pass_rate: 0.93 },
+  })
   data: Record<string, unknown>;
 }

@@ -1,5 +1,19 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsString,
+  IsUUID,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+} from 'class-validator';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { IsBoundedJson, IsStringRecord, NestedObject } from '../../../../libs/common/record-validators.js';
 import { CreateCatalogueEntryRequest } from '../../catalogues/dto/catalogue-entry.dto.js';
@@ -17,7 +31,15 @@ export class ListSdgAdaptersQuery extends PageQueryDto {
   workspace_id: string;
 }
 
-@ApiSchemaExample({ workspace_id: EXAMPLE_ID.workspace, name: 'faq-paraphrases', description: 'Paraphrases the golden questions per task', kind: 'template', columns: { input: 'How do I {{dim.task}} in {{seed.product}}?', expected_output: '{{seed.answer}}' }, dimensions: { task: ['reset a password', 'change plan'] }, dimension_columns: true })
+@ApiSchemaExample({
+  workspace_id: EXAMPLE_ID.workspace,
+  name: 'faq-paraphrases',
+  description: 'Paraphrases the golden questions per task',
+  kind: 'template',
+  columns: { input: 'How do I {{dim.task}} in {{seed.product}}?', expected_output: '{{seed.answer}}' },
+  dimensions: { task: ['reset a password', 'change plan'] },
+  dimension_columns: true,
+})
 export class CreateSdgAdapterRequest extends CreateCatalogueEntryRequest {
   /** `template`: rows rendered from templates over seed rows and dimension values; `llm`: a judge connection generates (or paraphrases) rows from a prompt */
   @ApiProperty({ enum: SDG_KINDS, example: 'template' })
@@ -25,38 +47,65 @@ export class CreateSdgAdapterRequest extends CreateCatalogueEntryRequest {
   kind: (typeof SDG_KINDS)[number];
 
   /** template: column -> template over {{seed.<column>}}, {{dim.<name>}}, {{index}} */
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { input: 'How do I {{dim.task}} in {{seed.product}}?', expected_output: '{{seed.answer}}' } })
-  @ValidateIfPresent() @IsStringRecord(50)
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { input: 'How do I {{dim.task}} in {{seed.product}}?', expected_output: '{{seed.answer}}' },
+  })
+  @ValidateIfPresent()
+  @IsStringRecord(50)
   columns?: Record<string, string>;
 
   /** llm: the instruction, a template over {{seed.<column>}} and {{dim.<name>}} */
-  @ApiPropertyOptional({ example: 'Write {{count}} questions a customer could ask about {{dim.task}}, each with the answer from: {{seed.answer}}' })
-  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(20_000)
+  @ApiPropertyOptional({
+    example:
+      'Write {{count}} questions a customer could ask about {{dim.task}}, each with the answer from: {{seed.answer}}',
+  })
+  @ValidateIfPresent()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(20_000)
   prompt?: string;
 
   /** llm: the columns each generated row must have */
   @ApiPropertyOptional({ example: ['question', 'answer'] })
-  @ValidateIfPresent() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(200, { each: true })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(200, { each: true })
   output_columns?: string[];
 
   /** llm: rows asked for per prompt, 1..20 (default 5) */
   @ApiPropertyOptional({ example: 5 })
-  @ValidateIfPresent() @IsInt() @Min(1) @Max(20)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(1)
+  @Max(20)
   count?: number;
 
   /** Dimension -> values, combined with every seed row */
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, example: { task: ['reset a password', 'change plan'] } })
-  @ValidateIfPresent() @IsObject() @IsBoundedJson(64_000)
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'array', items: { type: 'string' } },
+    example: { task: ['reset a password', 'change plan'] },
+  })
+  @ValidateIfPresent()
+  @IsObject()
+  @IsBoundedJson(64_000)
   dimensions?: Record<string, string[]>;
 
   /** Write each dimension's value as a column too (default true) */
   @ApiPropertyOptional({ example: true })
-  @ValidateIfPresent() @IsBoolean()
+  @ValidateIfPresent()
+  @IsBoolean()
   dimension_columns?: boolean;
 
   /** llm: the judge connection that generates */
   @ApiPropertyOptional({ example: EXAMPLE_ID.judge })
-  @ValidateIfPresent() @IsUUID()
+  @ValidateIfPresent()
+  @IsUUID()
   judge_id?: string;
 }
 
@@ -67,12 +116,16 @@ export class SdgSeedDto {
   dataset_id: string;
 
   @ApiPropertyOptional({ example: EXAMPLE_ID.version })
-  @ValidateIfPresent() @IsUUID()
+  @ValidateIfPresent()
+  @IsUUID()
   version_id?: string;
 
   /** Seed rows used at most, in dataset order (1..1000, default 100) */
   @ApiPropertyOptional({ example: 100 })
-  @ValidateIfPresent() @IsInt() @Min(1) @Max(1000)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   limit?: number;
 }
 
@@ -82,17 +135,23 @@ export class StartSdgRunRequest {
   @IsUUID()
   target_dataset_id: string;
 
-  @ValidateIfPresent() @NestedObject(() => SdgSeedDto)
+  @ValidateIfPresent()
+  @NestedObject(() => SdgSeedDto)
   seed?: SdgSeedDto;
 
   /** Rows generated at most (1..10000, default 1000) */
   @ApiPropertyOptional({ example: 500 })
-  @ValidateIfPresent() @IsInt() @Min(1) @Max(10_000)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
   max_rows?: number;
 
   /** The new version's message */
   @ApiPropertyOptional({ example: 'Paraphrased questions for the May release' })
-  @ValidateIfPresent() @IsString() @MaxLength(2000)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(2000)
   message?: string;
 }
 
@@ -141,7 +200,12 @@ export class SdgAdapterResponse {
   description: string;
   @ApiProperty({ enum: SDG_KINDS, example: 'template' })
   kind: string;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, nullable: true, example: { input: 'How do I {{dim.task}} in {{seed.product}}?', expected_output: '{{seed.answer}}' } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    nullable: true,
+    example: { input: 'How do I {{dim.task}} in {{seed.product}}?', expected_output: '{{seed.answer}}' },
+  })
   columns: Record<string, string> | null;
   @ApiProperty({ type: 'string', nullable: true, example: null })
   prompt: string | null;
@@ -149,7 +213,11 @@ export class SdgAdapterResponse {
   output_columns: string[] | null;
   @ApiProperty({ type: 'integer', nullable: true, example: null })
   count: number | null;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, example: { task: ['reset a password', 'change plan'] } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'array', items: { type: 'string' } },
+    example: { task: ['reset a password', 'change plan'] },
+  })
   dimensions: Record<string, string[]>;
   @ApiProperty({ example: true })
   dimension_columns: boolean;

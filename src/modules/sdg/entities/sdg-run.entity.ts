@@ -20,7 +20,11 @@ export class SdgRunEntity {
   tracked: TrackedJobColumns;
 
   @Column({ type: 'jsonb' })
-  params: { seed: { dataset_id: string; version_number: number; limit: number; where: string; params: unknown[] } | null; max_rows: number; message: string };
+  params: {
+    seed: { dataset_id: string; version_number: number; limit: number; where: string; params: unknown[] } | null;
+    max_rows: number;
+    message: string;
+  };
 
   @Column({ type: 'integer', default: 0 })
   generated: number;

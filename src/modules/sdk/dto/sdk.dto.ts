@@ -41,7 +41,7 @@ export class BundleFile {
   @ApiProperty({ example: 'src/client.ts' })
   path: string;
   /** The file's UTF-8 text */
-  @ApiProperty({ example: 'export * from \'./api\';\n' })
+  @ApiProperty({ example: "export * from './api';\n" })
   content: string;
 }
 
@@ -54,7 +54,10 @@ export class BundleResponse {
   @ApiProperty({ example: 'typescript' })
   language: string;
   /** How to use the bundle */
-  @ApiProperty({ example: 'Write each file at its path in a folder (e.g. src/ews/), then: import { EvaluationWorkspaceClient } from "./ews".' })
+  @ApiProperty({
+    example:
+      'Write each file at its path in a folder (e.g. src/ews/), then: import { EvaluationWorkspaceClient } from "./ews".',
+  })
   instructions: string;
   @ApiProperty({ type: [BundleFile] })
   files: BundleFile[];

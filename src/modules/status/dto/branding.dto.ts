@@ -27,7 +27,11 @@ export class BrandingResponse {
   @ApiProperty({ example: 'Evaluation Workspace' })
   product_name: string;
   /** One line under the product name; null when not set. */
-  @ApiProperty({ type: String, nullable: true, example: 'Prove your LLM application is good enough, release after release.' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'Prove your LLM application is good enough, release after release.',
+  })
   tagline: string | null;
   /** Main colour, `#RRGGBB` (upper-case). */
   @ApiProperty({ example: '#1E3A8A', pattern: HEX_COLOUR.source })
@@ -37,7 +41,12 @@ export class BrandingResponse {
   accent_color: string;
   @ApiProperty({ description: IMAGE_URL_DOC, example: 'https://example.com/logo.svg' })
   logo_url: string;
-  @ApiProperty({ type: String, nullable: true, description: `${IMAGE_URL_DOC} Null when not set.`, example: 'https://example.com/favicon.png' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: `${IMAGE_URL_DOC} Null when not set.`,
+    example: 'https://example.com/favicon.png',
+  })
   favicon_url: string | null;
   /** Where users get help: an https URL or `mailto:` address; null when not set. */
   @ApiProperty({ type: String, nullable: true, example: 'mailto:support@example.com' })
@@ -80,12 +89,22 @@ export class UpdateBrandingRequest {
   @checkedBy('isImageUrl', imageUrlProblem)
   logo_url: string;
 
-  @ApiPropertyOptional({ type: String, nullable: true, description: IMAGE_URL_DOC, example: 'https://example.com/favicon.png' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: IMAGE_URL_DOC,
+    example: 'https://example.com/favicon.png',
+  })
   @IsOptional()
   @checkedBy('isImageUrl', imageUrlProblem)
   favicon_url?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true, description: 'An https URL or `mailto:` address.', example: 'https://help.example.com' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'An https URL or `mailto:` address.',
+    example: 'https://help.example.com',
+  })
   @IsOptional()
   @checkedBy('isSupportUrl', supportUrlProblem)
   support_url?: string | null;

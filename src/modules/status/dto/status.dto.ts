@@ -58,7 +58,10 @@ export class NotReadyProblem {
   @ApiProperty({
     type: 'object',
     additionalProperties: { $ref: getSchemaPath(ReadinessCheck) },
-    example: { database: { status: 'down', latency_ms: 2000, error: 'the database did not answer within 2 s' }, queue: { status: 'up', latency_ms: 1 } },
+    example: {
+      database: { status: 'down', latency_ms: 2000, error: 'the database did not answer within 2 s' },
+      queue: { status: 'up', latency_ms: 1 },
+    },
   })
   checks: Record<string, ReadinessCheck>;
 }

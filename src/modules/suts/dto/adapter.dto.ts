@@ -1,8 +1,19 @@
 import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsObject, IsString, MaxLength, MinLength } from 'class-validator';
-import { ANY_JSON_OR_NULL, IsBoundedJson, IsStringRecord, NestedObject } from '../../../../libs/common/record-validators.js';
+import {
+  ANY_JSON_OR_NULL,
+  IsBoundedJson,
+  IsStringRecord,
+  NestedObject,
+} from '../../../../libs/common/record-validators.js';
 import { PATH_LANGUAGES, type PathLanguage } from '../../../../libs/evaluation/sut/sut.types.js';
-import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_OUTPUT, EXAMPLE_ROW } from '../../../../libs/common/openapi-examples.js';
+import {
+  ApiSchemaExample,
+  EXAMPLE_AT,
+  EXAMPLE_ID,
+  EXAMPLE_OUTPUT,
+  EXAMPLE_ROW,
+} from '../../../../libs/common/openapi-examples.js';
 import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
 const TEMPLATE_LIMIT = 64_000;
@@ -10,41 +21,82 @@ const TEMPLATE_LIMIT = 64_000;
 /** The adapter of the examples: support-bot-v2's JSON API, and what it answers. */
 const EXAMPLE_ADAPTER = {
   request: { body: { question: '{{input}}', history: '{{history}}' }, headers: { 'X-Request-Source': 'evaluation' } },
-  response: { language: 'jsonpath', output: '$.answer', usage: { prompt_tokens: '$.usage.prompt_tokens', completion_tokens: '$.usage.completion_tokens', total_tokens: '$.usage.total_tokens' }, extras: { sources: '$.sources' } },
+  response: {
+    language: 'jsonpath',
+    output: '$.answer',
+    usage: {
+      prompt_tokens: '$.usage.prompt_tokens',
+      completion_tokens: '$.usage.completion_tokens',
+      total_tokens: '$.usage.total_tokens',
+    },
+    extras: { sources: '$.sources' },
+  },
 };
-const EXAMPLE_SUT_ANSWER = { answer: EXAMPLE_OUTPUT, sources: ['kb/security/reset-password'], usage: { prompt_tokens: 412, completion_tokens: 38, total_tokens: 450 } };
+const EXAMPLE_SUT_ANSWER = {
+  answer: EXAMPLE_OUTPUT,
+  sources: ['kb/security/reset-password'],
+  usage: { prompt_tokens: 412, completion_tokens: 38, total_tokens: 450 },
+};
 
 export class AdapterRequestDto {
   /** http: the JSON body template; openai_chat: merged over {model, messages, ...parameters}. Strings may hold {{placeholders}} (docs/suts.md) */
-  @ApiPropertyOptional({ ...ANY_JSON_OR_NULL, description: 'Any JSON value; a string that is exactly one placeholder is replaced by the value itself', example: { question: '{{input}}', history: '{{history}}' } } as ApiPropertyOptions)
-  @ValidateIfPresent() @IsBoundedJson(TEMPLATE_LIMIT)
+  @ApiPropertyOptional({
+    ...ANY_JSON_OR_NULL,
+    description: 'Any JSON value; a string that is exactly one placeholder is replaced by the value itself',
+    example: { question: '{{input}}', history: '{{history}}' },
+  } as ApiPropertyOptions)
+  @ValidateIfPresent()
+  @IsBoundedJson(TEMPLATE_LIMIT)
   body?: unknown;
 
   /** openai_chat only: the messages template; an element that is exactly "{{history}}" is spread into the earlier turns */
-  @ApiPropertyOptional({ type: 'array', items: {}, example: [{ role: 'system', content: 'You are a support agent.' }, '{{history}}', { role: 'user', content: '{{input}}' }] })
-  @ValidateIfPresent() @IsArray() @ArrayMaxSize(200) @IsBoundedJson(TEMPLATE_LIMIT)
+  @ApiPropertyOptional({
+    type: 'array',
+    items: {},
+    example: [
+      { role: 'system', content: 'You are a support agent.' },
+      '{{history}}',
+      { role: 'user', content: '{{input}}' },
+    ],
+  })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMaxSize(200)
+  @IsBoundedJson(TEMPLATE_LIMIT)
   messages?: unknown[];
 
   /** Headers, templated */
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { 'X-Request-Source': 'evaluation' } })
-  @ValidateIfPresent() @IsStringRecord(50)
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { 'X-Request-Source': 'evaluation' },
+  })
+  @ValidateIfPresent()
+  @IsStringRecord(50)
   headers?: Record<string, string>;
 
   /** Query parameters, templated */
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { locale: 'en' } })
-  @ValidateIfPresent() @IsStringRecord(50)
+  @ValidateIfPresent()
+  @IsStringRecord(50)
   query?: Record<string, string>;
 }
 
 export class UsagePathsDto {
   @ApiPropertyOptional({ example: '$.usage.prompt_tokens' })
-  @ValidateIfPresent() @IsString() @MaxLength(500)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(500)
   prompt_tokens?: string;
   @ApiPropertyOptional({ example: '$.usage.completion_tokens' })
-  @ValidateIfPresent() @IsString() @MaxLength(500)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(500)
   completion_tokens?: string;
   @ApiPropertyOptional({ example: '$.usage.total_tokens' })
-  @ValidateIfPresent() @IsString() @MaxLength(500)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(500)
   total_tokens?: string;
 }
 
@@ -56,20 +108,26 @@ export class AdapterResponseMappingDto {
 
   /** Where the output is, e.g. `$.choices[0].message.content` (JSONPath) or `choices[0].message.content` (JMESPath) */
   @ApiProperty({ example: '$.answer' })
-  @IsString() @MinLength(1) @MaxLength(500)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(500)
   output: string;
 
-  @ValidateIfPresent() @NestedObject(() => UsagePathsDto)
+  @ValidateIfPresent()
+  @NestedObject(() => UsagePathsDto)
   usage?: UsagePathsDto;
 
   /** Where the SUT reports its own cost in USD */
   @ApiPropertyOptional({ example: '$.cost.usd' })
-  @ValidateIfPresent() @IsString() @MaxLength(500)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(500)
   cost_usd?: string;
 
   /** More fields kept with each result, by name (e.g. contexts of a RAG answer) */
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { sources: '$.sources' } })
-  @ValidateIfPresent() @IsStringRecord(20)
+  @ValidateIfPresent()
+  @IsStringRecord(20)
   extras?: Record<string, string>;
 }
 
@@ -108,22 +166,29 @@ export class ChatMessageDto {
   role: 'system' | 'user' | 'assistant' | 'tool';
 
   @ApiProperty({ example: 'I forgot my password.' })
-  @IsString() @MaxLength(100_000)
+  @IsString()
+  @MaxLength(100_000)
   content: string;
 }
 
 export class RowMappingDto {
   /** Column holding the input (default `input`) */
   @ApiPropertyOptional({ example: 'question' })
-  @ValidateIfPresent() @IsString() @MaxLength(500)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(500)
   input?: string;
   /** Column holding the reference answer (default `expected_output`) */
   @ApiPropertyOptional({ example: 'answer' })
-  @ValidateIfPresent() @IsString() @MaxLength(500)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(500)
   expected_output?: string;
   /** Column holding retrieved context (default `context`) */
   @ApiPropertyOptional({ example: 'context' })
-  @ValidateIfPresent() @IsString() @MaxLength(500)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(500)
   context?: string;
 }
 
@@ -131,28 +196,45 @@ export class RowMappingDto {
 export class SampleRowDto {
   /** The row's columns */
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: EXAMPLE_ROW })
-  @ValidateIfPresent() @IsObject() @IsBoundedJson(256_000)
+  @ValidateIfPresent()
+  @IsObject()
+  @IsBoundedJson(256_000)
   row?: Record<string, unknown>;
 
   /** Which columns are input, expected_output and context (defaults: columns of those names) */
-  @ValidateIfPresent() @NestedObject(() => RowMappingDto)
+  @ValidateIfPresent()
+  @NestedObject(() => RowMappingDto)
   mapping?: RowMappingDto;
 
   /** Earlier turns of the conversation, for multi-turn rows */
   @ApiPropertyOptional({ type: () => [ChatMessageDto] })
-  @ValidateIfPresent() @IsArray() @ArrayMaxSize(200) @NestedObject(() => ChatMessageDto, { each: true })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMaxSize(200)
+  @NestedObject(() => ChatMessageDto, { each: true })
   history?: ChatMessageDto[];
 }
 
-@ApiSchemaExample({ row: EXAMPLE_ROW, mapping: { input: 'question', expected_output: 'answer' }, adapter: EXAMPLE_ADAPTER, response: EXAMPLE_SUT_ANSWER })
+@ApiSchemaExample({
+  row: EXAMPLE_ROW,
+  mapping: { input: 'question', expected_output: 'answer' },
+  adapter: EXAMPLE_ADAPTER,
+  response: EXAMPLE_SUT_ANSWER,
+})
 export class ValidateAdapterRequest extends SampleRowDto {
   /** The adapter to check; default: the connection's adapter in force */
-  @ValidateIfPresent() @NestedObject(() => CreateAdapterRequest)
+  @ValidateIfPresent()
+  @NestedObject(() => CreateAdapterRequest)
   adapter?: CreateAdapterRequest;
 
   /** A response body as the SUT would answer, to try the extraction on */
-  @ApiPropertyOptional({ ...ANY_JSON_OR_NULL, description: 'Any JSON value (or a string for a non-JSON answer)', example: EXAMPLE_SUT_ANSWER } as ApiPropertyOptions)
-  @ValidateIfPresent() @IsBoundedJson(1_000_000)
+  @ApiPropertyOptional({
+    ...ANY_JSON_OR_NULL,
+    description: 'Any JSON value (or a string for a non-JSON answer)',
+    example: EXAMPLE_SUT_ANSWER,
+  } as ApiPropertyOptions)
+  @ValidateIfPresent()
+  @IsBoundedJson(1_000_000)
   response?: unknown;
 }
 
@@ -163,7 +245,19 @@ export class AdapterIssueDto {
   /** JSON Pointer into the adapter */
   @ApiProperty({ example: '/response/output' })
   pointer: string;
-  @ApiProperty({ enum: ['template_syntax', 'unknown_placeholder', 'missing_value', 'path_syntax', 'path_no_match', 'not_a_number', 'response_not_json', 'invalid_spec'], example: 'path_no_match' })
+  @ApiProperty({
+    enum: [
+      'template_syntax',
+      'unknown_placeholder',
+      'missing_value',
+      'path_syntax',
+      'path_no_match',
+      'not_a_number',
+      'response_not_json',
+      'invalid_spec',
+    ],
+    example: 'path_no_match',
+  })
   code: string;
   @ApiProperty({ example: '$.answer matched nothing in the sample response' })
   message: string;
@@ -176,9 +270,17 @@ export class RenderedRequestDto {
   @ApiProperty({ example: 'https://support-bot.example.com/v2/answer' })
   url: string;
   /** Secrets show as *** */
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, example: { 'content-type': 'application/json', authorization: 'Bearer ***' } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { 'content-type': 'application/json', authorization: 'Bearer ***' },
+  })
   headers: Record<string, string>;
-  @ApiPropertyOptional({ ...ANY_JSON_OR_NULL, description: 'The JSON body, any JSON value', example: { question: 'How do I reset my password?', history: [] } } as ApiPropertyOptions)
+  @ApiPropertyOptional({
+    ...ANY_JSON_OR_NULL,
+    description: 'The JSON body, any JSON value',
+    example: { question: 'How do I reset my password?', history: [] },
+  } as ApiPropertyOptions)
   body?: unknown;
 }
 
@@ -219,7 +321,10 @@ export class AdapterValidateResult {
 }
 
 export class ConnectionTestErrorDto {
-  @ApiProperty({ enum: ['timeout', 'network', 'http_status', 'response_not_json', 'extraction_failed', 'render_failed', 'cancelled'], example: 'http_status' })
+  @ApiProperty({
+    enum: ['timeout', 'network', 'http_status', 'response_not_json', 'extraction_failed', 'render_failed', 'cancelled'],
+    example: 'http_status',
+  })
   code: string;
   @ApiProperty({ example: 'The SUT answered 503 Service Unavailable' })
   message: string;

@@ -1,7 +1,29 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsString, IsUrl, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsObject,
+  IsString,
+  IsUrl,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
 import { IsBoundedJson, IsStringRecord, NestedObject } from '../../../../libs/common/record-validators.js';
-import { CONNECTION_KINDS, HTTP_METHODS, type ConnectionKind, type HttpMethod } from '../../../../libs/evaluation/sut/sut.types.js';
+import {
+  CONNECTION_KINDS,
+  HTTP_METHODS,
+  type ConnectionKind,
+  type HttpMethod,
+} from '../../../../libs/evaluation/sut/sut.types.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
 import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
@@ -14,36 +36,53 @@ const AUTH_SCHEMES = ['bearer', 'header', 'query'] as const;
 export class HttpTransportDto {
   /** The endpoint, http or https */
   @ApiProperty({ example: EXAMPLE_URL })
-  @IsUrl(url) @MaxLength(2000)
+  @IsUrl(url)
+  @MaxLength(2000)
   url: string;
 
   @ApiPropertyOptional({ enum: HTTP_METHODS, default: 'POST', example: 'POST' })
-  @ValidateIfPresent() @IsIn(HTTP_METHODS)
+  @ValidateIfPresent()
+  @IsIn(HTTP_METHODS)
   method?: HttpMethod;
 
   /** Static headers sent with every call (templated headers are the adapter's); put keys in `auth`, never here */
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { 'X-Client': 'evaluation-workspace' } })
-  @ValidateIfPresent() @IsStringRecord(50)
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { 'X-Client': 'evaluation-workspace' },
+  })
+  @ValidateIfPresent()
+  @IsStringRecord(50)
   headers?: Record<string, string>;
 }
 
 export class OpenAiChatTransportDto {
   /** The API root, e.g. https://api.openai.com/v1 (`/chat/completions` is appended) */
   @ApiProperty({ example: 'https://api.openai.com/v1' })
-  @IsUrl(url) @MaxLength(2000)
+  @IsUrl(url)
+  @MaxLength(2000)
   base_url: string;
 
   @ApiProperty({ example: 'gpt-4o-mini' })
-  @IsString() @MinLength(1) @MaxLength(200)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
   model: string;
 
   /** Sent in every body: temperature, max_tokens, top_p, seed, stop, response_format… */
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { temperature: 0, max_tokens: 512 } })
-  @ValidateIfPresent() @IsObject() @IsBoundedJson(16_000)
+  @ValidateIfPresent()
+  @IsObject()
+  @IsBoundedJson(16_000)
   parameters?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { 'OpenAI-Organization': 'org-example' } })
-  @ValidateIfPresent() @IsStringRecord(50)
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { 'OpenAI-Organization': 'org-example' },
+  })
+  @ValidateIfPresent()
+  @IsStringRecord(50)
   headers?: Record<string, string>;
 }
 
@@ -61,78 +100,110 @@ export class ConnectionAuthDto {
 
   /** For `header`: the header name, e.g. x-api-key */
   @ApiPropertyOptional({ example: 'x-api-key' })
-  @ValidateIfPresent() @Matches(/^[A-Za-z0-9-]{1,100}$/)
+  @ValidateIfPresent()
+  @Matches(/^[A-Za-z0-9-]{1,100}$/)
   header?: string;
 
   /** For `header`: text before the value, e.g. "Token " */
   @ApiPropertyOptional({ example: 'Token ' })
-  @ValidateIfPresent() @IsString() @MaxLength(50)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(50)
   prefix?: string;
 
   /** For `query`: the parameter name */
   @ApiPropertyOptional({ example: 'api_key' })
-  @ValidateIfPresent() @Matches(/^[A-Za-z0-9_.-]{1,100}$/)
+  @ValidateIfPresent()
+  @Matches(/^[A-Za-z0-9_.-]{1,100}$/)
   param?: string;
 }
 
 export class RetryPolicyDto {
   /** Calls in all, the first included (1..10, default 3) */
   @ApiPropertyOptional({ example: 3 })
-  @ValidateIfPresent() @IsInt() @Min(1) @Max(10)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(1)
+  @Max(10)
   max_attempts?: number;
 
   /** Default 500; doubles per attempt with full jitter */
   @ApiPropertyOptional({ example: 500 })
-  @ValidateIfPresent() @IsInt() @Min(0) @Max(60_000)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
   initial_backoff_ms?: number;
 
   /** Default 10000; also caps Retry-After */
   @ApiPropertyOptional({ example: 10000 })
-  @ValidateIfPresent() @IsInt() @Min(0) @Max(300_000)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(0)
+  @Max(300_000)
   max_backoff_ms?: number;
 
   /** Default 408, 409, 425, 429, 500, 502, 503, 504 */
   @ApiPropertyOptional({ example: [408, 429, 500, 502, 503, 504] })
-  @ValidateIfPresent() @IsArray() @ArrayMaxSize(50) @IsInt({ each: true }) @Min(400, { each: true }) @Max(599, { each: true })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsInt({ each: true })
+  @Min(400, { each: true })
+  @Max(599, { each: true })
   retry_on_status?: number[];
 
   /** Default true */
   @ApiPropertyOptional({ example: true })
-  @ValidateIfPresent() @IsBoolean()
+  @ValidateIfPresent()
+  @IsBoolean()
   retry_on_timeout?: boolean;
 }
 
 /** What a connection holds beside its name; `kind` is fixed at creation. */
 class ConnectionFields {
   /** For kind http */
-  @ValidateIfPresent() @NestedObject(() => HttpTransportDto)
+  @ValidateIfPresent()
+  @NestedObject(() => HttpTransportDto)
   http?: HttpTransportDto;
 
   /** For kind openai_chat */
-  @ValidateIfPresent() @NestedObject(() => OpenAiChatTransportDto)
+  @ValidateIfPresent()
+  @NestedObject(() => OpenAiChatTransportDto)
   openai_chat?: OpenAiChatTransportDto;
 
   /** The key to send, by secret reference; null removes it */
   @ApiPropertyOptional({ type: () => ConnectionAuthDto, nullable: true })
-  @ValidateIf((_, v) => v !== undefined && v !== null) @NestedObject(() => ConnectionAuthDto)
+  @ValidateIf((_, v) => v !== undefined && v !== null)
+  @NestedObject(() => ConnectionAuthDto)
   auth?: ConnectionAuthDto | null;
 
   /** Per attempt, 100..600000 ms (default 30000) */
   @ApiPropertyOptional({ example: 30000 })
-  @ValidateIfPresent() @IsInt() @Min(100) @Max(600_000)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
   timeout_ms?: number;
 
   /** Calls a run keeps in flight at most, 1..256 (default 8) */
   @ApiPropertyOptional({ example: 8 })
-  @ValidateIfPresent() @IsInt() @Min(1) @Max(256)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(1)
+  @Max(256)
   max_concurrency?: number;
 
   /** Calls a run starts per second at most, 0.01..10000; null for no limit (default) */
   @ApiPropertyOptional({ type: 'number', nullable: true, minimum: 0.01, maximum: 10_000, example: 5 })
-  @ValidateIf((_, v) => v !== undefined && v !== null) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0.01) @Max(10_000)
+  @ValidateIf((_, v) => v !== undefined && v !== null)
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0.01)
+  @Max(10_000)
   requests_per_second?: number | null;
 
-  @ValidateIfPresent() @NestedObject(() => RetryPolicyDto)
+  @ValidateIfPresent()
+  @NestedObject(() => RetryPolicyDto)
   retry?: RetryPolicyDto;
 }
 
@@ -140,15 +211,30 @@ class ConnectionFields {
 export class UpdateConnectionRequest extends ConnectionFields {
   /** Unique within the SUT, case-insensitively */
   @ApiPropertyOptional({ example: EXAMPLE_NAME.connection })
-  @ValidateIfPresent() @Trim() @IsString() @MinLength(1) @MaxLength(200)
+  @ValidateIfPresent()
+  @Trim()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
   name?: string;
 }
 
-@ApiSchemaExample({ name: EXAMPLE_NAME.connection, kind: 'http', http: { url: EXAMPLE_URL, method: 'POST' }, auth: { secret_id: EXAMPLE_ID.secret, scheme: 'bearer' }, timeout_ms: 30000, max_concurrency: 8, retry: { max_attempts: 3 } })
+@ApiSchemaExample({
+  name: EXAMPLE_NAME.connection,
+  kind: 'http',
+  http: { url: EXAMPLE_URL, method: 'POST' },
+  auth: { secret_id: EXAMPLE_ID.secret, scheme: 'bearer' },
+  timeout_ms: 30000,
+  max_concurrency: 8,
+  retry: { max_attempts: 3 },
+})
 export class CreateConnectionRequest extends ConnectionFields {
   /** Unique within the SUT, case-insensitively (1..200 characters) */
   @ApiProperty({ example: EXAMPLE_NAME.connection })
-  @Trim() @IsString() @MinLength(1) @MaxLength(200)
+  @Trim()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
   name: string;
 
   /** `http` (a JSON endpoint), `openai_chat` (an OpenAI-compatible chat completions API) or `offline` (outputs are uploaded to the run) */

@@ -5,18 +5,21 @@ import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
 import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-
 export class ListSutsQuery extends PageQueryDto {
   /** The workspace whose systems to list */
   @IsUUID()
   workspace_id: string;
 
   /** Only systems whose name contains this text (case-insensitive) */
-  @IsOptional() @IsString() @MaxLength(200)
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
   q?: string;
 
   /** Only systems carrying this tag */
-  @IsOptional() @IsString() @MaxLength(50)
+  @IsOptional()
+  @IsString()
+  @MaxLength(50)
   tag?: string;
 }
 
@@ -28,20 +31,32 @@ export class CreateSutRequest {
 
   /** Unique in the workspace, case-insensitively (1..200 characters) */
   @ApiProperty({ example: EXAMPLE_NAME.sut })
-  @Trim() @IsString() @MinLength(1) @MaxLength(200)
+  @Trim()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
   name: string;
 
   @ApiPropertyOptional({ example: 'Support assistant with retrieval over the help centre' })
-  @ValidateIfPresent() @IsString() @MaxLength(2000)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(2000)
   description?: string;
 
   /** Up to 20 tags of 1..64 letters, digits or . _ : / - */
   @ApiPropertyOptional({ example: ['production', 'rag'] })
-  @ValidateIfPresent() @IsArray() @ArrayMaxSize(20) @Matches(TAG_PATTERN, { each: true })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @Matches(TAG_PATTERN, { each: true })
   tags?: string[];
 }
 
-@ApiSchemaExample({ name: EXAMPLE_NAME.sut, description: 'Support assistant with retrieval over the help centre and order lookups', tags: ['production', 'rag'] })
+@ApiSchemaExample({
+  name: EXAMPLE_NAME.sut,
+  description: 'Support assistant with retrieval over the help centre and order lookups',
+  tags: ['production', 'rag'],
+})
 export class UpdateSutRequest extends UpdateLabelledRecordRequest {}
 
 export class SutResponse {

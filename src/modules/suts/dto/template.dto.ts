@@ -6,11 +6,34 @@ import { CreateAdapterRequest } from './adapter.dto.js';
 export class SutTemplateConnectionDto {
   @ApiProperty({ enum: CONNECTION_KINDS, example: 'openai_chat' })
   kind: string;
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'For kind http: {url, method, headers}', example: null })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: 'For kind http: {url, method, headers}',
+    example: null,
+  })
   http?: Record<string, unknown>;
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'For kind openai_chat: {base_url, model, parameters, headers}', example: { base_url: 'https://api.openai.com/v1', model: 'gpt-4o-mini', parameters: { temperature: 0 }, headers: {} } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: 'For kind openai_chat: {base_url, model, parameters, headers}',
+    example: {
+      base_url: 'https://api.openai.com/v1',
+      model: 'gpt-4o-mini',
+      parameters: { temperature: 0 },
+      headers: {},
+    },
+  })
   openai_chat?: Record<string, unknown>;
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'Where the key goes ({scheme, header?, prefix?, param?}); add your secret_id', example: { scheme: 'bearer' } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: 'Where the key goes ({scheme, header?, prefix?, param?}); add your secret_id',
+    example: { scheme: 'bearer' },
+  })
   auth: Record<string, unknown> | null;
   @ApiProperty({ example: 60000 })
   timeout_ms: number;
@@ -18,7 +41,17 @@ export class SutTemplateConnectionDto {
   max_concurrency: number;
   @ApiProperty({ type: 'number', nullable: true, example: null })
   requests_per_second: number | null;
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { max_attempts: 3, initial_backoff_ms: 500, max_backoff_ms: 10000, retry_on_status: [408, 409, 425, 429, 500, 502, 503, 504], retry_on_timeout: true } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: {
+      max_attempts: 3,
+      initial_backoff_ms: 500,
+      max_backoff_ms: 10000,
+      retry_on_status: [408, 409, 425, 429, 500, 502, 503, 504],
+      retry_on_timeout: true,
+    },
+  })
   retry: Record<string, unknown>;
 }
 
@@ -28,12 +61,17 @@ export class SutTemplateDto {
   id: string;
   @ApiProperty({ example: 'OpenAI-compatible chat' })
   name: string;
-  @ApiProperty({ example: 'Any /chat/completions endpoint: OpenAI, vLLM, Ollama, LiteLLM, OpenRouter… The earlier turns of a session are sent as history.' })
+  @ApiProperty({
+    example:
+      'Any /chat/completions endpoint: OpenAI, vLLM, Ollama, LiteLLM, OpenRouter… The earlier turns of a session are sent as history.',
+  })
   description: string;
   connection: SutTemplateConnectionDto;
   adapter: CreateAdapterRequest;
   /** Which dataset columns the adapter reads */
-  @ApiProperty({ example: 'Map the column with the user message to input; expected_output is used by the metrics, not sent.' })
+  @ApiProperty({
+    example: 'Map the column with the user message to input; expected_output is used by the metrics, not sent.',
+  })
   row_mapping_hint: string;
 }
 

@@ -71,7 +71,10 @@ class OtlpPartialSuccess {
   @ApiProperty({ type: String, example: '2' })
   rejectedSpans: string;
   /** Why, with where to read the rejected spans and their payloads */
-  @ApiProperty({ example: '2 spans rejected: invalid_id (2); the first, request 1, span 4: span_id is not 16 hex characters. GET /traces/runs/{run_id}/drops lists them with their payloads' })
+  @ApiProperty({
+    example:
+      '2 spans rejected: invalid_id (2); the first, request 1, span 4: span_id is not 16 hex characters. GET /traces/runs/{run_id}/drops lists them with their payloads',
+  })
   errorMessage: string;
 }
 

@@ -1,6 +1,21 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsNumber, IsObject, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsObject,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
 import { ANY_JSON as ANY, IsBoundedJson, NestedObject } from '../../../../libs/common/record-validators.js';
 import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_TRACE } from '../../../../libs/common/openapi-examples.js';
 import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
@@ -12,20 +27,31 @@ import { INGEST_STATES, OPEN } from './traces.dto.js';
 export class GroundTruthItem {
   /** A trace of the version */
   @ApiProperty({ example: EXAMPLE_TRACE.trace })
-  @IsString() @MinLength(1) @MaxLength(200)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
   trace_id: string;
 
   /** What the trace should have produced: text or any JSON */
-  @ApiProperty({ ...ANY, description: 'text or any JSON value', example: 'Your refund was issued on 12 May and reaches your card within 5 business days.' })
-  @ValidateIf(() => true) @IsBoundedJson(64_000)
+  @ApiProperty({
+    ...ANY,
+    description: 'text or any JSON value',
+    example: 'Your refund was issued on 12 May and reaches your card within 5 business days.',
+  })
+  @ValidateIf(() => true)
+  @IsBoundedJson(64_000)
   expected_output: unknown;
 
   @ApiPropertyOptional({ example: 'Checked against the billing system' })
-  @ValidateIfPresent() @IsString() @MaxLength(4000)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(4000)
   notes?: string;
 
   /** Labels of the expectation (e.g. `resolved`, `escalate`) */
-  @ValidateIfPresent() @IsObject() @IsBoundedJson(8_000)
+  @ValidateIfPresent()
+  @IsObject()
+  @IsBoundedJson(8_000)
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { outcome: 'resolved' } })
   labels?: Record<string, unknown>;
 }
@@ -33,11 +59,16 @@ export class GroundTruthItem {
 export class CreateGroundTruthRequest {
   /** Expected outputs, one per trace (at most 10000); a new ground-truth version replaces the whole set */
   @ApiProperty({ type: [GroundTruthItem] })
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(10_000) @NestedObject(() => GroundTruthItem, { each: true })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(10_000)
+  @NestedObject(() => GroundTruthItem, { each: true })
   items: GroundTruthItem[];
 
   @ApiPropertyOptional({ example: 'Refund conversations reviewed by the billing team' })
-  @ValidateIfPresent() @IsString() @MaxLength(2000)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(2000)
   message?: string;
 }
 
@@ -71,7 +102,11 @@ export class TraceGroundTruthResponse extends TraceGroundTruthVersionResponse {
 
 export class GroundTruthQuery {
   /** A ground-truth version number (default: the newest) */
-  @ValidateIfPresent() @Type(() => Number) @IsInt() @Min(1) @Max(MAX_INT32)
+  @ValidateIfPresent()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_INT32)
   number?: number;
 }
 
@@ -160,7 +195,9 @@ export class TopologyGraph {
 
 export class TopologyQuery {
   /** Only traces with this tag */
-  @ValidateIfPresent() @IsString() @MaxLength(100)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(100)
   tag?: string;
 }
 
@@ -206,50 +243,93 @@ export class RecomputeEnrichmentRequest {
   /** Model -> USD per 1M input and output tokens, over the built-in table (matched by model prefix) */
   @ApiPropertyOptional({
     type: 'object',
-    additionalProperties: { type: 'object', required: ['input_per_1m', 'output_per_1m'], properties: { input_per_1m: { type: 'number', minimum: 0 }, output_per_1m: { type: 'number', minimum: 0 } } },
+    additionalProperties: {
+      type: 'object',
+      required: ['input_per_1m', 'output_per_1m'],
+      properties: { input_per_1m: { type: 'number', minimum: 0 }, output_per_1m: { type: 'number', minimum: 0 } },
+    },
     example: { 'my-finetune': { input_per_1m: 0.3, output_per_1m: 1.2 } },
   })
-  @ValidateIfPresent() @IsObject() @IsBoundedJson(32_000)
+  @ValidateIfPresent()
+  @IsObject()
+  @IsBoundedJson(32_000)
   prices?: Record<string, { input_per_1m: number; output_per_1m: number }>;
 }
 
-export const ENRICHMENT_SORTS = ['duration_ms', 'cost', 'tokens_total', 'error_count', 'span_count', 'start_time', 'trace_id'] as const;
+export const ENRICHMENT_SORTS = [
+  'duration_ms',
+  'cost',
+  'tokens_total',
+  'error_count',
+  'span_count',
+  'start_time',
+  'trace_id',
+] as const;
 
 export class EnrichmentResultsQuery {
-  @ValidateIfPresent() @IsString() @MaxLength(200)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(200)
   trace_id?: string;
-  @ValidateIfPresent() @IsString() @MaxLength(200)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(200)
   session_id?: string;
   /** true: only traces with an error span; false: only those without */
   @ApiPropertyOptional({ enum: ['true', 'false'] })
-  @ValidateIfPresent() @IsIn(['true', 'false'])
+  @ValidateIfPresent()
+  @IsIn(['true', 'false'])
   has_error?: 'true' | 'false';
   @ApiPropertyOptional({ enum: ['true', 'false'] })
-  @ValidateIfPresent() @IsIn(['true', 'false'])
+  @ValidateIfPresent()
+  @IsIn(['true', 'false'])
   loop_detected?: 'true' | 'false';
   /** A model any LLM span of the trace used */
-  @ValidateIfPresent() @IsString() @MaxLength(200)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(200)
   model?: string;
   /** Only traces with this tag */
-  @ValidateIfPresent() @IsString() @MaxLength(100)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(100)
   tag?: string;
-  @ValidateIfPresent() @Type(() => Number) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0)
+  @ValidateIfPresent()
+  @Type(() => Number)
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
   min_duration_ms?: number;
-  @ValidateIfPresent() @Type(() => Number) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0)
+  @ValidateIfPresent()
+  @Type(() => Number)
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
   max_duration_ms?: number;
-  @ValidateIfPresent() @Type(() => Number) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0)
+  @ValidateIfPresent()
+  @Type(() => Number)
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
   min_cost?: number;
   @ApiPropertyOptional({ enum: ENRICHMENT_SORTS, default: 'start_time' })
-  @ValidateIfPresent() @IsIn(ENRICHMENT_SORTS)
+  @ValidateIfPresent()
+  @IsIn(ENRICHMENT_SORTS)
   sort?: (typeof ENRICHMENT_SORTS)[number];
   @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'asc' })
-  @ValidateIfPresent() @IsIn(['asc', 'desc'])
+  @ValidateIfPresent()
+  @IsIn(['asc', 'desc'])
   order?: 'asc' | 'desc';
   @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 100 })
-  @ValidateIfPresent() @Type(() => Number) @IsInt() @Min(1) @Max(1000)
+  @ValidateIfPresent()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   limit: number = 100;
   @ApiPropertyOptional({ minimum: 0, default: 0 })
-  @ValidateIfPresent() @Type(() => Number) @IsInt() @Min(0) @Max(10_000_000)
+  @ValidateIfPresent()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(10_000_000)
   offset: number = 0;
 }
 
@@ -266,36 +346,57 @@ export class TraceTagResponse {
 
 export class TraceTagsQuery {
   /** Only the tags of this trace */
-  @ValidateIfPresent() @IsString() @MaxLength(200)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(200)
   trace_id?: string;
   /** Only this tag */
-  @ValidateIfPresent() @IsString() @MaxLength(100)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(100)
   tag?: string;
 }
 
 export class PutTraceTagsRequest {
   /** Traces of the version (at most 1000) */
   @ApiProperty({ example: [EXAMPLE_TRACE.trace, EXAMPLE_TRACE.otherTrace] })
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(1000) @IsString({ each: true }) @MinLength(1, { each: true }) @MaxLength(200, { each: true })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(1000)
+  @IsString({ each: true })
+  @MinLength(1, { each: true })
+  @MaxLength(200, { each: true })
   trace_ids: string[];
 
   /** Tags: 1..100 characters of letters, digits, `-`, `_`, `.`, `:` or `/` (at most 50) */
   @ApiProperty({ example: [] }) // Empty: Spectral reads the pattern without the `u` flag, and then no real tag matches `\p{L}`.
-  @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) @Matches(/^[\p{L}\p{N}_.:/-]{1,100}$/u, { each: true, message: 'each tag must be 1..100 letters, digits or - _ . : /' })
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @Matches(/^[\p{L}\p{N}_.:/-]{1,100}$/u, {
+    each: true,
+    message: 'each tag must be 1..100 letters, digits or - _ . : /',
+  })
   tags: string[];
 
   /** `add` (default) adds the tags to each trace; `replace` makes them each trace's only tags (an empty list clears them) */
   @ApiPropertyOptional({ enum: ['add', 'replace'], default: 'add', example: 'replace' })
-  @ValidateIfPresent() @IsIn(['add', 'replace'])
+  @ValidateIfPresent()
+  @IsIn(['add', 'replace'])
   mode?: 'add' | 'replace';
 }
 
 export class DeleteTraceTagsQuery {
   /** Remove tags of this trace (all its tags, or only `tag`) */
-  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(200)
+  @ValidateIfPresent()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
   trace_id?: string;
   /** Remove this tag (from `trace_id`, or from every trace of the version) */
-  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(100)
+  @ValidateIfPresent()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
   tag?: string;
 }
-

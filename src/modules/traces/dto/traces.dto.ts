@@ -1,14 +1,58 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsString,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+} from 'class-validator';
 import { ANY_JSON as ANY } from '../../../../libs/common/record-validators.js';
 import { CONVENTIONS, DROP_REASONS } from '../../../../libs/traces/span.types.js';
-import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME, EXAMPLE_TRACE } from '../../../../libs/common/openapi-examples.js';
+import {
+  ApiSchemaExample,
+  EXAMPLE_AT,
+  EXAMPLE_ID,
+  EXAMPLE_NAME,
+  EXAMPLE_TRACE,
+} from '../../../../libs/common/openapi-examples.js';
 import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 import { JOB_STATE_VOCABULARY } from '../../../../libs/queue/tracked-job.js';
 
 /** An OTLP/JSON ExportTraceServiceRequest of the examples: one LLM span of support-bot. */
-export const EXAMPLE_OTLP_REQUEST = { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'support-bot' } }] }, scopeSpans: [{ spans: [{ traceId: EXAMPLE_TRACE.trace, spanId: EXAMPLE_TRACE.span, name: 'ChatCompletion', kind: 3, startTimeUnixNano: '1747145160000000000', endTimeUnixNano: '1747145161040000000', attributes: [{ key: 'openinference.span.kind', value: { stringValue: 'LLM' } }, { key: 'llm.model_name', value: { stringValue: 'gpt-4o-mini' } }] }] }] }] };
+export const EXAMPLE_OTLP_REQUEST = {
+  resourceSpans: [
+    {
+      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'support-bot' } }] },
+      scopeSpans: [
+        {
+          spans: [
+            {
+              traceId: EXAMPLE_TRACE.trace,
+              spanId: EXAMPLE_TRACE.span,
+              name: 'ChatCompletion',
+              kind: 3,
+              startTimeUnixNano: '1747145160000000000',
+              endTimeUnixNano: '1747145161040000000',
+              attributes: [
+                { key: 'openinference.span.kind', value: { stringValue: 'LLM' } },
+                { key: 'llm.model_name', value: { stringValue: 'gpt-4o-mini' } },
+              ],
+            },
+          ],
+        },
+      ],
+    },
+  ],
+};
 
 export const OPEN = { type: 'object', additionalProperties: true } as const;
 
@@ -26,14 +70,25 @@ export class WorkspaceQuery {
   workspace_id: string;
 }
 
-@ApiSchemaExample({ workspace_id: EXAMPLE_ID.workspace, name: 'langfuse-production', kind: 'langfuse', url: 'https://cloud.langfuse.com', secret_id: EXAMPLE_ID.secret, public_key_secret_id: EXAMPLE_ID.otherSecret, page_size: 100, dataset_id: EXAMPLE_ID.traceDataset })
+@ApiSchemaExample({
+  workspace_id: EXAMPLE_ID.workspace,
+  name: 'langfuse-production',
+  kind: 'langfuse',
+  url: 'https://cloud.langfuse.com',
+  secret_id: EXAMPLE_ID.secret,
+  public_key_secret_id: EXAMPLE_ID.otherSecret,
+  page_size: 100,
+  dataset_id: EXAMPLE_ID.traceDataset,
+})
 export class CreateTraceConnectionRequest {
   @ApiProperty({ example: EXAMPLE_ID.workspace })
   @IsUUID()
   workspace_id: string;
 
   @ApiProperty({ example: 'langfuse-production' })
-  @IsString() @MinLength(1) @MaxLength(200)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
   name: string;
 
   /** `otlp_file_url`: an OTLP/JSON, JSON Lines or OTLP/protobuf file at a URL; `langfuse`: a Langfuse-compatible public API; `phoenix`: a Phoenix-compatible REST API */
@@ -43,32 +98,43 @@ export class CreateTraceConnectionRequest {
 
   /** The file URL (otlp_file_url) or the API's base URL (langfuse, phoenix), http or https */
   @ApiProperty({ example: 'https://cloud.langfuse.com' })
-  @IsString() @MaxLength(2000) @Matches(/^https?:\/\/\S+$/, { message: 'url must be an http(s) URL' })
+  @IsString()
+  @MaxLength(2000)
+  @Matches(/^https?:\/\/\S+$/, { message: 'url must be an http(s) URL' })
   url: string;
 
   /** Workspace secret holding the bearer token (otlp_file_url, phoenix) or the Langfuse secret key */
   @ApiPropertyOptional({ example: EXAMPLE_ID.secret })
-  @ValidateIfPresent() @IsUUID()
+  @ValidateIfPresent()
+  @IsUUID()
   secret_id?: string;
 
   /** langfuse: workspace secret holding the public key (Basic auth is public key : secret key) */
   @ApiPropertyOptional({ example: EXAMPLE_ID.otherSecret })
-  @ValidateIfPresent() @IsUUID()
+  @ValidateIfPresent()
+  @IsUUID()
   public_key_secret_id?: string;
 
   /** phoenix: the project whose spans are read (default `default`) */
   @ApiPropertyOptional({ example: 'default' })
-  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(200)
+  @ValidateIfPresent()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
   project?: string;
 
   /** Records asked for per page from an API, 1..1000 (default 100) */
   @ApiPropertyOptional({ example: 100 })
-  @ValidateIfPresent() @IsInt() @Min(1) @Max(1000)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   page_size?: number;
 
   /** The trace dataset landings from this connection go to (unless a landing names another) */
   @ApiPropertyOptional({ example: EXAMPLE_ID.traceDataset })
-  @ValidateIfPresent() @IsUUID()
+  @ValidateIfPresent()
+  @IsUUID()
   dataset_id?: string;
 }
 
@@ -105,31 +171,46 @@ export class TraceSourceConnectionResponse {
 export class LandingOptions {
   /** An existing trace dataset to add a version to */
   @ApiPropertyOptional({ example: EXAMPLE_ID.traceDataset })
-  @ValidateIfPresent() @IsUUID()
+  @ValidateIfPresent()
+  @IsUUID()
   dataset_id?: string;
 
   /** Or a dataset by name: created (kind `traces`) when the workspace has none of this name */
   @ApiPropertyOptional({ example: EXAMPLE_NAME.traceDataset })
-  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(200)
+  @ValidateIfPresent()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
   dataset_name?: string;
 
   /** The convention to read attributes with; `auto` (default) picks it per span */
   @ApiPropertyOptional({ enum: CONVENTION_CHOICES, default: 'auto', example: 'auto' })
-  @ValidateIfPresent() @IsIn(CONVENTION_CHOICES)
+  @ValidateIfPresent()
+  @IsIn(CONVENTION_CHOICES)
   convention?: ConventionChoice;
 
   /** Keep attributes no canonical field takes under `attributes` (default true); false drops them */
   @ApiPropertyOptional({ example: true })
-  @ValidateIfPresent() @IsBoolean()
+  @ValidateIfPresent()
+  @IsBoolean()
   keep_unmapped?: boolean;
 
   /** The new version's message */
   @ApiPropertyOptional({ example: 'Production traces of 13 May' })
-  @ValidateIfPresent() @IsString() @MaxLength(2000)
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(2000)
   message?: string;
 }
 
-@ApiSchemaExample({ workspace_id: EXAMPLE_ID.workspace, upload_id: EXAMPLE_ID.traceUpload, dataset_id: EXAMPLE_ID.traceDataset, convention: 'auto', keep_unmapped: true, message: 'Production traces of 13 May' })
+@ApiSchemaExample({
+  workspace_id: EXAMPLE_ID.workspace,
+  upload_id: EXAMPLE_ID.traceUpload,
+  dataset_id: EXAMPLE_ID.traceDataset,
+  convention: 'auto',
+  keep_unmapped: true,
+  message: 'Production traces of 13 May',
+})
 export class LandTracesRequest extends LandingOptions {
   @ApiProperty({ example: EXAMPLE_ID.workspace })
   @IsUUID()
@@ -137,29 +218,47 @@ export class LandTracesRequest extends LandingOptions {
 
   /** Land this upload (POST /traces/uploads) ... */
   @ApiPropertyOptional({ example: EXAMPLE_ID.traceUpload })
-  @ValidateIfPresent() @IsUUID()
+  @ValidateIfPresent()
+  @IsUUID()
   upload_id?: string;
 
   /** ... or pull from this connection (exactly one of the two) */
   @ApiPropertyOptional({ example: EXAMPLE_ID.traceConnection })
-  @ValidateIfPresent() @IsUUID()
+  @ValidateIfPresent()
+  @IsUUID()
   connection_id?: string;
 
   /** connection: stop after this many records (default 100000) */
   @ApiPropertyOptional({ example: 100000 })
-  @ValidateIfPresent() @IsInt() @Min(1) @Max(1_000_000)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
   max_records?: number;
 }
 
-@ApiSchemaExample({ dataset_id: EXAMPLE_ID.traceDataset, convention: 'langfuse', max_records: 20000, message: 'Langfuse traces of 13 May' })
+@ApiSchemaExample({
+  dataset_id: EXAMPLE_ID.traceDataset,
+  convention: 'langfuse',
+  max_records: 20000,
+  message: 'Langfuse traces of 13 May',
+})
 export class LandFromConnectionRequest extends LandingOptions {
   /** Stop after this many records (default 100000) */
   @ApiPropertyOptional({ example: 20000 })
-  @ValidateIfPresent() @IsInt() @Min(1) @Max(1_000_000)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
   max_records?: number;
 }
 
-@ApiSchemaExample({ workspace_id: EXAMPLE_ID.workspace, dataset_name: EXAMPLE_NAME.traceDataset, convention: 'auto', records: [EXAMPLE_OTLP_REQUEST] })
+@ApiSchemaExample({
+  workspace_id: EXAMPLE_ID.workspace,
+  dataset_name: EXAMPLE_NAME.traceDataset,
+  convention: 'auto',
+  records: [EXAMPLE_OTLP_REQUEST],
+})
 export class LandInlineRequest extends LandingOptions {
   @ApiProperty({ example: EXAMPLE_ID.workspace })
   @IsUUID()
@@ -167,7 +266,9 @@ export class LandInlineRequest extends LandingOptions {
 
   /** OTLP/JSON ExportTraceServiceRequest objects and/or span records (OpenTelemetry, Phoenix, Langfuse or plain `trace_id`/`span_id` records), at most 10000 */
   @ApiProperty({ type: 'array', items: OPEN, example: [EXAMPLE_OTLP_REQUEST] })
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_INLINE_RECORDS)
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_INLINE_RECORDS)
   records: unknown[];
 }
 
@@ -178,19 +279,27 @@ export class DetectConventionsRequest {
 
   /** A sample: OTLP/JSON requests and/or span records, at most 10000 */
   @ApiProperty({ type: 'array', items: OPEN, example: [EXAMPLE_OTLP_REQUEST] })
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_INLINE_RECORDS)
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_INLINE_RECORDS)
   records: unknown[];
 
   /** Spans examined, 1..10000 (default 1000) */
   @ApiPropertyOptional({ example: 1000 })
-  @ValidateIfPresent() @IsInt() @Min(1) @Max(10_000)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
   sample?: number;
 }
 
 export class DetectUploadRequest {
   /** Spans examined, 1..10000 (default 1000) */
   @ApiPropertyOptional({ example: 1000 })
-  @ValidateIfPresent() @IsInt() @Min(1) @Max(10_000)
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
   sample?: number;
 }
 
@@ -346,7 +455,11 @@ export class TraceIngestRunResponse {
   @ApiProperty({ type: 'object', additionalProperties: { type: 'integer' }, example: { missing_span_id: 3 } })
   drop_reasons: Record<string, number>;
   /** Normalised spans (landed or deduplicated) by the convention that mapped them */
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'integer' }, example: { openinference: 1180, plain_otel: 24 } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'integer' },
+    example: { openinference: 1180, plain_otel: 24 },
+  })
   conventions: Record<string, number>;
   /** Traces in the version the landing wrote (0 when nothing new landed) */
   @ApiProperty({ example: 96 })
@@ -383,7 +496,12 @@ export class TraceDropRecordResponse {
   @ApiProperty({ example: 'line 12' })
   source_ref: string;
   /** The original record */
-  @ApiProperty({ ...ANY, nullable: true, description: 'the original record, as received', example: { trace_id: EXAMPLE_TRACE.trace, name: 'retrieve' } })
+  @ApiProperty({
+    ...ANY,
+    nullable: true,
+    description: 'the original record, as received',
+    example: { trace_id: EXAMPLE_TRACE.trace, name: 'retrieve' },
+  })
   payload: unknown;
   @ApiProperty({ example: EXAMPLE_AT.created })
   created_at: Date;
@@ -408,14 +526,23 @@ export class TraceIngestRunDropsResponse {
 export class DropsQuery {
   /** Only drops of this reason */
   @ApiPropertyOptional({ enum: DROP_REASONS })
-  @ValidateIfPresent() @IsIn(DROP_REASONS)
+  @ValidateIfPresent()
+  @IsIn(DROP_REASONS)
   reason?: string;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 100 })
-  @ValidateIfPresent() @Type(() => Number) @IsInt() @Min(1) @Max(1000)
+  @ValidateIfPresent()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   limit: number = 100;
 
   @ApiPropertyOptional({ minimum: 0, default: 0 })
-  @ValidateIfPresent() @Type(() => Number) @IsInt() @Min(0) @Max(10_000_000)
+  @ValidateIfPresent()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(10_000_000)
   offset: number = 0;
 }

@@ -6,64 +6,86 @@ import { PASSWORD_MAX, PASSWORD_MIN } from '../../../../libs/auth/password-hashe
 import { EXAMPLE_AT, EXAMPLE_CREDENTIAL, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
 import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-
-
 export const USER_SORTS = ['created_at', '-created_at', 'email', '-email', 'display_name', '-display_name'] as const;
 
 export class ListUsersQuery extends PageQueryDto {
   /** Case-insensitive substring of the email or display name */
-  @IsOptional() @IsString() @MaxLength(200)
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
   q?: string;
 
   @ApiPropertyOptional({ enum: ['active', 'deactivated'] })
-  @IsOptional() @IsIn(['active', 'deactivated'])
+  @IsOptional()
+  @IsIn(['active', 'deactivated'])
   status?: 'active' | 'deactivated';
 
   @ApiPropertyOptional({ enum: SYSTEM_ROLES })
-  @IsOptional() @IsIn(SYSTEM_ROLES)
+  @IsOptional()
+  @IsIn(SYSTEM_ROLES)
   system_role?: SystemRole;
 
   @ApiPropertyOptional({ enum: USER_SORTS, default: 'email' })
-  @IsOptional() @IsIn(USER_SORTS)
+  @IsOptional()
+  @IsIn(USER_SORTS)
   sort?: (typeof USER_SORTS)[number];
 }
 
 export class CreateUserRequest {
   @ApiProperty({ example: EXAMPLE_NAME.memberEmail })
-  @Trim() @IsEmail() @MaxLength(320)
+  @Trim()
+  @IsEmail()
+  @MaxLength(320)
   email: string;
 
   @ApiProperty({ example: EXAMPLE_NAME.member })
-  @Trim() @IsString() @MinLength(1) @MaxLength(200)
+  @Trim()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
   display_name: string;
 
   /** Without one the user cannot log in until given a reset token (POST /users/{id}/reset-token). */
   @ApiPropertyOptional({ example: EXAMPLE_CREDENTIAL.password })
-  @ValidateIfPresent() @IsString() @MinLength(PASSWORD_MIN) @MaxLength(PASSWORD_MAX)
+  @ValidateIfPresent()
+  @IsString()
+  @MinLength(PASSWORD_MIN)
+  @MaxLength(PASSWORD_MAX)
   password?: string;
 
   @ApiPropertyOptional({ enum: SYSTEM_ROLES, default: 'user', example: 'user' })
-  @ValidateIfPresent() @IsIn(SYSTEM_ROLES)
+  @ValidateIfPresent()
+  @IsIn(SYSTEM_ROLES)
   system_role?: SystemRole;
 }
 
 export class UpdateUserRequest {
   @ApiPropertyOptional({ example: EXAMPLE_NAME.memberEmail })
-  @ValidateIfPresent() @Trim() @IsEmail() @MaxLength(320)
+  @ValidateIfPresent()
+  @Trim()
+  @IsEmail()
+  @MaxLength(320)
   email?: string;
 
   @ApiPropertyOptional({ example: 'Grace B. Hopper' })
-  @ValidateIfPresent() @Trim() @IsString() @MinLength(1) @MaxLength(200)
+  @ValidateIfPresent()
+  @Trim()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
   display_name?: string;
 
   @ApiPropertyOptional({ enum: SYSTEM_ROLES, example: 'user' })
-  @ValidateIfPresent() @IsIn(SYSTEM_ROLES)
+  @ValidateIfPresent()
+  @IsIn(SYSTEM_ROLES)
   system_role?: SystemRole;
 }
 
 export class ResetPasswordRequest {
   @ApiProperty({ example: EXAMPLE_CREDENTIAL.newPassword })
-  @IsString() @MinLength(PASSWORD_MIN) @MaxLength(PASSWORD_MAX)
+  @IsString()
+  @MinLength(PASSWORD_MIN)
+  @MaxLength(PASSWORD_MAX)
   password: string;
 }
 
@@ -103,7 +125,10 @@ export class ResetTokenResponse {
   @ApiProperty({ example: EXAMPLE_AT.tokenExpires })
   expires_at: Date;
   /** How to redeem the token */
-  @ApiProperty({ example: 'POST /auth/token with {"grant_type": "reset_token", "reset_token": "<this token>", "new_password": "<8 to 256 characters>"}; it works once' })
+  @ApiProperty({
+    example:
+      'POST /auth/token with {"grant_type": "reset_token", "reset_token": "<this token>", "new_password": "<8 to 256 characters>"}; it works once',
+  })
   usage: string;
 }
 

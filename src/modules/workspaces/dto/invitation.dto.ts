@@ -6,18 +6,20 @@ import type { InvitationState } from '../entities/workspace-invitation.entity.js
 import { EXAMPLE_AT, EXAMPLE_CREDENTIAL, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
 import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
-
 export const INVITATION_STATES = ['pending', 'accepted', 'revoked', 'expired'] as const;
 
 export class ListInvitationsQuery {
   @ApiPropertyOptional({ enum: INVITATION_STATES })
-  @IsOptional() @IsIn(INVITATION_STATES)
+  @IsOptional()
+  @IsIn(INVITATION_STATES)
   state?: InvitationState;
 }
 
 export class CreateInvitationRequest {
   @ApiProperty({ example: EXAMPLE_NAME.memberEmail })
-  @Trim() @IsEmail() @MaxLength(320)
+  @Trim()
+  @IsEmail()
+  @MaxLength(320)
   email: string;
 
   @ApiProperty({ enum: WORKSPACE_ROLES, example: 'member' })
@@ -28,17 +30,26 @@ export class CreateInvitationRequest {
 export class AcceptInvitationRequest {
   /** The token from the invitation (shown once when it was created or resent) */
   @ApiProperty({ example: EXAMPLE_CREDENTIAL.invitationToken })
-  @IsString() @MinLength(1) @MaxLength(200)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
   token: string;
 
   /** For a new account; defaults to the email's local part */
   @ApiPropertyOptional({ example: EXAMPLE_NAME.member })
-  @ValidateIfPresent() @Trim() @IsString() @MinLength(1) @MaxLength(200)
+  @ValidateIfPresent()
+  @Trim()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
   display_name?: string;
 
   /** A new account's password; or, for an existing account without a bearer token, its current password */
   @ApiPropertyOptional({ example: EXAMPLE_CREDENTIAL.password })
-  @ValidateIfPresent() @IsString() @MinLength(1) @MaxLength(PASSWORD_MAX)
+  @ValidateIfPresent()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(PASSWORD_MAX)
   password?: string;
 }
 
@@ -77,6 +88,9 @@ export class CreateInvitationResponse extends InvitationResponse {
   @ApiProperty({ example: EXAMPLE_CREDENTIAL.invitationToken })
   token: string;
   /** How the invitee accepts */
-  @ApiProperty({ example: 'POST /auth/accept-invitation with {"token": "<token>", "password": "…"} (or with the invitee\'s bearer token)' })
+  @ApiProperty({
+    example:
+      'POST /auth/accept-invitation with {"token": "<token>", "password": "…"} (or with the invitee\'s bearer token)',
+  })
   accept_path: string;
 }

@@ -3,20 +3,29 @@ import { CreateUserRequest } from '../../users/dto/user.dto.js';
 import { Type } from 'class-transformer';
 import { IsEmail, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import { WORKSPACE_ROLES, type WorkspaceRole } from '../../../../libs/auth/roles.js';
-import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_CREDENTIAL, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import {
+  ApiSchemaExample,
+  EXAMPLE_AT,
+  EXAMPLE_CREDENTIAL,
+  EXAMPLE_ID,
+  EXAMPLE_NAME,
+} from '../../../../libs/common/openapi-examples.js';
 import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
-
 
 @ApiSchemaExample({ email: EXAMPLE_NAME.memberEmail, role: 'member' })
 export class AddMemberRequest {
   /** The user to add; give this or `email` */
   @ApiPropertyOptional({ example: EXAMPLE_ID.member })
-  @ValidateIfPresent() @IsUUID()
+  @ValidateIfPresent()
+  @IsUUID()
   user_id?: string;
 
   /** The email of an existing user (case-insensitive); give this or `user_id` */
   @ApiPropertyOptional({ example: EXAMPLE_NAME.memberEmail })
-  @ValidateIfPresent() @Trim() @IsEmail() @MaxLength(320)
+  @ValidateIfPresent()
+  @Trim()
+  @IsEmail()
+  @MaxLength(320)
   email?: string;
 
   @ApiProperty({ enum: WORKSPACE_ROLES, example: 'member' })
@@ -31,7 +40,11 @@ export class ChangeMemberRoleRequest {
 }
 
 /** The user fields of POST /users (without a system role), plus the workspace role. */
-export class CreateWorkspaceUserRequest extends PickType(CreateUserRequest, ['email', 'display_name', 'password'] as const) {
+export class CreateWorkspaceUserRequest extends PickType(CreateUserRequest, [
+  'email',
+  'display_name',
+  'password',
+] as const) {
   @ApiProperty({ enum: WORKSPACE_ROLES, example: 'member' })
   @IsIn(WORKSPACE_ROLES)
   role: WorkspaceRole;
@@ -39,11 +52,17 @@ export class CreateWorkspaceUserRequest extends PickType(CreateUserRequest, ['em
 
 export class UserCandidatesQuery {
   /** Case-insensitive substring of the email or display name */
-  @IsOptional() @IsString() @MaxLength(200)
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
   q?: string;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 50, default: 20 })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(50)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(50)
   limit: number = 20;
 }
 

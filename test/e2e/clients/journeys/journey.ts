@@ -81,26 +81,66 @@ export const baseUrl = setting('EWS_URL');
 
 export async function journey(generator: string, client: JourneyClient): Promise<void> {
   const token = await client.signIn(setting('EWS_EMAIL'), setting('EWS_PASSWORD'));
-  check(token.token_type === 'bearer' && token.access_token.length > 20, 'sign-in gives a bearer token', token.token_type);
+  check(
+    token.token_type === 'bearer' && token.access_token.length > 20,
+    'sign-in gives a bearer token',
+    token.token_type,
+  );
 
   const workspaceName = `Journey by ${generator}`;
   const workspace = await client.createWorkspace(workspaceName);
-  check(workspace.name === workspaceName && /^[0-9a-f-]{36}$/.test(workspace.id), 'the workspace has its name and an id', workspace);
+  check(
+    workspace.name === workspaceName && /^[0-9a-f-]{36}$/.test(workspace.id),
+    'the workspace has its name and an id',
+    workspace,
+  );
 
   const secret = await client.createSecret(workspace.id, 'JUDGE_API_KEY', 'sk-generated-client');
   check(secret.name === 'JUDGE_API_KEY', 'the secret has its name', secret);
   const secrets = await client.listSecrets(workspace.id);
-  check(secrets.total === 1 && secrets.items.length === 1 && secrets.items[0].id === secret.id, 'the workspace lists its one secret', secrets);
+  check(
+    secrets.total === 1 && secrets.items.length === 1 && secrets.items[0].id === secret.id,
+    'the workspace lists its one secret',
+    secrets,
+  );
   check(!JSON.stringify(secrets).includes('sk-generated-client'), 'the list never carries the secret value', secrets);
 
   const file = new File([CSV], 'capitals.csv', { type: 'text/csv' });
   const uploaded = await client.uploadDataset(workspace.id, file, { name: 'capitals', tags: TAGS });
-  check(uploaded.name === 'capitals' && uploaded.workspace_id === workspace.id, 'the dataset is named and in the workspace', uploaded);
-  check(JSON.stringify(uploaded.tags) === JSON.stringify(TAGS), 'the dataset carries both tags of the multipart form', uploaded.tags);
-  check(uploaded.latest_version?.row_count === ROWS && JSON.stringify(uploaded.latest_version.columns) === JSON.stringify(COLUMNS), 'the first version has the CSV rows and columns', uploaded.latest_version);
+  check(
+    uploaded.name === 'capitals' && uploaded.workspace_id === workspace.id,
+    'the dataset is named and in the workspace',
+    uploaded,
+  );
+  check(
+    JSON.stringify(uploaded.tags) === JSON.stringify(TAGS),
+    'the dataset carries both tags of the multipart form',
+    uploaded.tags,
+  );
+  check(
+    uploaded.latest_version?.row_count === ROWS &&
+      JSON.stringify(uploaded.latest_version.columns) === JSON.stringify(COLUMNS),
+    'the first version has the CSV rows and columns',
+    uploaded.latest_version,
+  );
 
   const datasets = await client.listDatasets(workspace.id);
-  check(datasets.total === 1 && datasets.items.length === 1 && datasets.items[0].id === uploaded.id, 'the workspace lists the uploaded dataset', datasets);
+  check(
+    datasets.total === 1 && datasets.items.length === 1 && datasets.items[0].id === uploaded.id,
+    'the workspace lists the uploaded dataset',
+    datasets,
+  );
 
-  console.log(JSON.stringify({ generator, workspace_id: workspace.id, secret_id: secret.id, secrets: secrets.total, dataset_id: uploaded.id, rows: uploaded.latest_version.row_count, tags: uploaded.tags, datasets: datasets.total }));
+  console.log(
+    JSON.stringify({
+      generator,
+      workspace_id: workspace.id,
+      secret_id: secret.id,
+      secrets: secrets.total,
+      dataset_id: uploaded.id,
+      rows: uploaded.latest_version.row_count,
+      tags: uploaded.tags,
+      datasets: datasets.total,
+    }),
+  );
 }

@@ -29,10 +29,14 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }
 
@@ -48,12 +52,10 @@ export class TestJobs {
   ) {}
 
   private async record(ctx: JobContext, note: string | null = null): Promise<void> {
-    await this.dataSource.query('INSERT INTO test_job_invocations (job_id, attempt, worker, note) VALUES ($1, $2, $3, $4)', [
-      ctx.job.id,
-      ctx.job.attempts,
-      this.queue.workerId,
-      note,
-    ]);
+    await this.dataSource.query(
+      'INSERT INTO test_job_invocations (job_id, attempt, worker, note) VALUES ($1, $2, $3, $4)',
+      [ctx.job.id, ctx.job.attempts, this.queue.workerId, note],
+    );
   }
 
   private gate(key: string) {
@@ -82,7 +84,8 @@ export class TestJobs {
   async flaky(ctx: JobContext<{ fail_times: number }>) {
     // The claimed job still carries the previous attempt's error.
     await this.record(ctx as JobContext, ctx.job.error ? `previous: ${ctx.job.error.message}` : null);
-    if (ctx.job.attempts <= ctx.payload.fail_times) throw new JobFailure(`planned failure ${ctx.job.attempts}`, { code: 'planned_failure' });
+    if (ctx.job.attempts <= ctx.payload.fail_times)
+      throw new JobFailure(`planned failure ${ctx.job.attempts}`, { code: 'planned_failure' });
     return { attempt: ctx.job.attempts };
   }
 
@@ -140,7 +143,10 @@ class StartEchoRequest {
   @IsString()
   value: string;
 
-  @IsOptional() @IsInt() @Min(0) @Max(10)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(10)
   priority?: number;
 }
 
@@ -153,7 +159,11 @@ class TestJobsController {
   @Public()
   @AcceptedAt({ type: JobResponse, location: (job) => `/test-jobs/${job.id}` })
   async start(@Body() body: StartEchoRequest): Promise<JobResponse> {
-    const { job } = await this.queue.enqueue({ type: 'test.echo', payload: { value: body.value }, priority: body.priority });
+    const { job } = await this.queue.enqueue({
+      type: 'test.echo',
+      payload: { value: body.value },
+      priority: body.priority,
+    });
     return toJobResponse(job);
   }
 

@@ -17,7 +17,9 @@ export async function createTrackedTables(dataSource: DataSource): Promise<void>
     state text NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'running', 'succeeded', 'failed', 'cancelled')),
     failure jsonb, progress jsonb, job_id uuid,
     created_at timestamptz NOT NULL DEFAULT now(), started_at timestamptz, finished_at timestamptz)`);
-  await dataSource.query('CREATE TABLE IF NOT EXISTS test_tracked_seen (run_id uuid NOT NULL, job_status text NOT NULL, record_state text NOT NULL)');
+  await dataSource.query(
+    'CREATE TABLE IF NOT EXISTS test_tracked_seen (run_id uuid NOT NULL, job_status text NOT NULL, record_state text NOT NULL)',
+  );
 }
 
 export type TrackedMode = 'succeed' | 'fail' | 'self' | 'wait';
@@ -41,8 +43,15 @@ export class TrackedTestJobs {
   /** What a family's listener sees: the record already ended by the queue. */
   @OnJobSettled('test.tracked')
   async seen(job: Job<{ run_id: string }>) {
-    const [record]: Array<{ state: string }> = await this.db.query('SELECT state FROM test_tracked_runs WHERE id = $1', [job.payload.run_id]);
-    await this.db.query('INSERT INTO test_tracked_seen (run_id, job_status, record_state) VALUES ($1, $2, $3)', [job.payload.run_id, job.status, record.state]);
+    const [record]: Array<{ state: string }> = await this.db.query(
+      'SELECT state FROM test_tracked_runs WHERE id = $1',
+      [job.payload.run_id],
+    );
+    await this.db.query('INSERT INTO test_tracked_seen (run_id, job_status, record_state) VALUES ($1, $2, $3)', [
+      job.payload.run_id,
+      job.status,
+      record.state,
+    ]);
   }
 }
 

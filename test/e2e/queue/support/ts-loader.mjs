@@ -27,10 +27,15 @@ async function transpile(source, fileName) {
 }
 
 export async function resolve(specifier, context, next) {
-  if (context.parentURL?.endsWith('.ts') && specifier.endsWith('.js') && (specifier.startsWith('.') || specifier.startsWith('/'))) {
+  if (
+    context.parentURL?.endsWith('.ts') &&
+    specifier.endsWith('.js') &&
+    (specifier.startsWith('.') || specifier.startsWith('/'))
+  ) {
     const url = new URL(specifier, context.parentURL);
     const tsUrl = new URL(url.href.replace(/\.js$/, '.ts'));
-    if (!existsSync(fileURLToPath(url)) && existsSync(fileURLToPath(tsUrl))) return { url: tsUrl.href, shortCircuit: true };
+    if (!existsSync(fileURLToPath(url)) && existsSync(fileURLToPath(tsUrl)))
+      return { url: tsUrl.href, shortCircuit: true };
   }
   return next(specifier, context);
 }
@@ -39,7 +44,10 @@ export async function load(url, context, next) {
   if (!url.endsWith('.ts')) return next(url, context);
   const fileName = fileURLToPath(url);
   const source = readFileSync(fileName, 'utf8');
-  const cached = join(cacheDir, `${createHash('sha256').update(fileName).update('\0').update(source).digest('hex')}.js`);
+  const cached = join(
+    cacheDir,
+    `${createHash('sha256').update(fileName).update('\0').update(source).digest('hex')}.js`,
+  );
   if (existsSync(cached)) return { format: 'module', source: readFileSync(cached, 'utf8'), shortCircuit: true };
   const output = await transpile(source, fileName);
   // Written aside then renamed: a process starting at the same time never reads half a file.

@@ -22,9 +22,14 @@ export async function spawnWorker(env: Record<string, string>, timeoutMs = 30_00
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const workerId = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker process not ready within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`worker process not ready within ${timeoutMs} ms:\n${output}`)),
+      timeoutMs,
+    );
     const onData = () => {
       const match = output.match(/^READY (\S+)$/m);
       if (match) {

@@ -6,7 +6,10 @@ import { fileURLToPath } from 'node:url';
 
 await createClient({
   input: fileURLToPath(new URL('../openapi.json', import.meta.url)),
-  output: { path: fileURLToPath(new URL('./generated', import.meta.url)), tsConfigPath: fileURLToPath(new URL('../tsconfig.json', import.meta.url)) },
+  output: {
+    path: fileURLToPath(new URL('./generated', import.meta.url)),
+    tsConfigPath: fileURLToPath(new URL('../tsconfig.json', import.meta.url)),
+  },
   plugins: ['@hey-api/client-fetch', '@hey-api/typescript', '@hey-api/sdk'],
   logs: { level: 'silent' },
 });

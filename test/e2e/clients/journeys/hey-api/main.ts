@@ -6,7 +6,14 @@ import { baseUrl, dataOf, journey } from '../journey.js';
 import { client } from './generated/client.gen.js';
 // The generated functions this journey calls, named after the document's operationIds: a renamed
 // operationId changes this import only.
-import { createSecret, createWorkspace, issueToken as signIn, listDatasets, listSecrets, uploadDataset } from './generated/sdk.gen.js';
+import {
+  createSecret,
+  createWorkspace,
+  issueToken as signIn,
+  listDatasets,
+  listSecrets,
+  uploadDataset,
+} from './generated/sdk.gen.js';
 
 let token = '';
 client.setConfig({ baseUrl, auth: () => token });

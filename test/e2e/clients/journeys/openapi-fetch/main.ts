@@ -27,10 +27,19 @@ await journey('openapi-typescript + openapi-fetch', {
     return dataOf('create workspace', await client.POST('/workspaces', { body: { name } }));
   },
   async createSecret(workspace_id, name, value) {
-    return dataOf('create secret', await client.POST('/workspaces/{workspace_id}/secrets', { params: { path: { workspace_id } }, body: { name, value } }));
+    return dataOf(
+      'create secret',
+      await client.POST('/workspaces/{workspace_id}/secrets', {
+        params: { path: { workspace_id } },
+        body: { name, value },
+      }),
+    );
   },
   async listSecrets(workspace_id) {
-    return dataOf('list secrets', await client.GET('/workspaces/{workspace_id}/secrets', { params: { path: { workspace_id } } }));
+    return dataOf(
+      'list secrets',
+      await client.GET('/workspaces/{workspace_id}/secrets', { params: { path: { workspace_id } } }),
+    );
   },
   async uploadDataset(workspace_id, file, { name, tags }) {
     return dataOf(
@@ -43,7 +52,8 @@ await journey('openapi-typescript + openapi-fetch', {
         bodySerializer(body) {
           const form = new FormData();
           for (const [field, value] of Object.entries(body)) {
-            for (const item of [value].flat()) if (item !== undefined) form.append(field, item instanceof Blob ? item : String(item));
+            for (const item of [value].flat())
+              if (item !== undefined) form.append(field, item instanceof Blob ? item : String(item));
           }
           return form;
         },

@@ -10,6 +10,8 @@ await generate({
     target: fileURLToPath(new URL('./generated/api.ts', import.meta.url)),
     client: 'fetch',
     mode: 'single',
-    override: { mutator: { path: fileURLToPath(new URL('./fetcher.ts', import.meta.url)), name: 'customFetch', extension: '.js' } },
+    override: {
+      mutator: { path: fileURLToPath(new URL('./fetcher.ts', import.meta.url)), name: 'customFetch', extension: '.js' },
+    },
   },
 });

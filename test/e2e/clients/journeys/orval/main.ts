@@ -6,12 +6,23 @@ import { baseUrl, failed, journey } from '../journey.js';
 import { connection } from './fetcher.js';
 // The generated functions this journey calls, named after the document's operationIds: a renamed
 // operationId changes this import only.
-import { createSecret, createWorkspace, issueToken as signIn, listDatasets, listSecrets, uploadDataset } from './generated/api.js';
+import {
+  createSecret,
+  createWorkspace,
+  issueToken as signIn,
+  listDatasets,
+  listSecrets,
+  uploadDataset,
+} from './generated/api.js';
 
 connection.baseUrl = baseUrl;
 
 /** The body of the expected answer (its type narrowed by the status), or the failure. */
-function ok<R extends { status: number; data: unknown }, S extends R['status']>(call: string, answer: R, status: S): Extract<R, { status: S }>['data'] {
+function ok<R extends { status: number; data: unknown }, S extends R['status']>(
+  call: string,
+  answer: R,
+  status: S,
+): Extract<R, { status: S }>['data'] {
   if (answer.status !== status) throw failed(call, answer.status, answer.data);
   return (answer as Extract<R, { status: S }>).data;
 }
