@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { Db } from '../database/unit-of-work.js';
+import { workspaceOfRecord } from '../database/record-queries.js';
 
 /** Finds the workspace that owns a record; null when the record does not exist. */
 export type WorkspaceResolver = (id: string) => Promise<string | null>;
@@ -13,6 +15,8 @@ export class WorkspaceResourceRegistry {
   private readonly resolvers = new Map<string, WorkspaceResolver>();
   private readonly tables = new Map<string, string>();
 
+  constructor(private readonly db: Db) {}
+
   register(kind: string, resolver: WorkspaceResolver): void {
     if (this.resolvers.has(kind)) throw new Error(`workspace resolver for ${kind} registered twice`);
     this.resolvers.set(kind, resolver);
@@ -21,13 +25,13 @@ export class WorkspaceResourceRegistry {
   /**
    * Registers a record kind kept in `table`, whose `id` is its key and `workspace_id` its
    * workspace: the guard then finds the record's workspace in the same statement as the caller's
-   * session and membership (one round trip) rather than with a query of its own. `resolver`
-   * (the same lookup) serves the other callers of `resolve`.
+   * session and membership (one round trip) rather than with a query of its own, and `resolve`
+   * reads the same column.
    */
-  registerTable(kind: string, table: string, resolver: WorkspaceResolver): void {
+  registerTable(kind: string, table: string): void {
     if (!/^[a-z_][a-z0-9_]*$/.test(table))
       throw new Error(`workspace resolver for ${kind}: "${table}" is not a table name`);
-    this.register(kind, resolver);
+    this.register(kind, (id) => workspaceOfRecord(this.db, table, id));
     this.tables.set(kind, table);
   }
 

@@ -5,3 +5,4 @@ export * from './embedded-lock.js';
 export * from './entity-columns.js';
 export * from './notifications.js';
 export * from './unit-of-work.js';
+export * from './record-queries.js';

@@ -78,18 +78,11 @@ import { WorkspaceMetricConfigsController } from './workspace-metric-configs.con
   ],
 })
 export class CataloguesModule implements OnModuleInit {
-  constructor(
-    private readonly registry: WorkspaceResourceRegistry,
-    private readonly notifications: NotificationConfigsRepository,
-    private readonly judges: JudgesRepository,
-    private readonly evalConfigs: EvalConfigsRepository,
-  ) {}
+  constructor(private readonly registry: WorkspaceResourceRegistry) {}
 
   onModuleInit(): void {
-    this.registry.registerTable('notification_config', 'notification_configs', (id) =>
-      this.notifications.workspaceOf(id),
-    );
-    this.registry.registerTable('judge', 'judges', (id) => this.judges.workspaceOf(id));
-    this.registry.registerTable('eval_config', 'eval_configs', (id) => this.evalConfigs.workspaceOf(id));
+    this.registry.registerTable('notification_config', 'notification_configs');
+    this.registry.registerTable('judge', 'judges');
+    this.registry.registerTable('eval_config', 'eval_configs');
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EvalConfigEntity } from './entities/eval-config.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { nameTaken } from '../../../libs/database/record-queries.js';
 import { containsPattern } from '../../../libs/database/like.js';
 
 @Injectable()
@@ -30,19 +31,7 @@ export class EvalConfigsRepository {
   }
 
   async nameTaken(workspaceId: string, name: string, exceptId: string | null): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
-      'SELECT 1 FROM eval_configs WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3',
-      [workspaceId, name, exceptId],
-    );
-    return rows.length > 0;
-  }
-
-  async workspaceOf(id: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await this.repo.query(
-      'SELECT workspace_id FROM eval_configs WHERE id = $1',
-      [id],
-    );
-    return rows[0]?.workspace_id ?? null;
+    return nameTaken(this.db, 'eval_configs', { column: 'workspace_id', value: workspaceId }, name, exceptId);
   }
 
   save(config: Partial<EvalConfigEntity>): Promise<EvalConfigEntity> {

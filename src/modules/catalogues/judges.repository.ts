@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { JudgeEntity } from './entities/judge.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { nameTaken } from '../../../libs/database/record-queries.js';
 
 @Injectable()
 export class JudgesRepository {
@@ -31,19 +32,7 @@ export class JudgesRepository {
   }
 
   async nameTaken(workspaceId: string, name: string, exceptId: string | null): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
-      'SELECT 1 FROM judges WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3',
-      [workspaceId, name, exceptId],
-    );
-    return rows.length > 0;
-  }
-
-  async workspaceOf(id: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await this.repo.query(
-      'SELECT workspace_id FROM judges WHERE id = $1',
-      [id],
-    );
-    return rows[0]?.workspace_id ?? null;
+    return nameTaken(this.db, 'judges', { column: 'workspace_id', value: workspaceId }, name, exceptId);
   }
 
   /** What refers to the judge: metric config versions and eval configs, by name. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { NotificationConfigEntity } from './entities/notification-config.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { nameTaken } from '../../../libs/database/record-queries.js';
 
 @Injectable()
 export class NotificationConfigsRepository {
@@ -15,19 +16,7 @@ export class NotificationConfigsRepository {
   }
 
   async nameTaken(workspaceId: string, name: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
-      'SELECT 1 FROM notification_configs WHERE workspace_id = $1 AND lower(name) = lower($2)',
-      [workspaceId, name],
-    );
-    return rows.length > 0;
-  }
-
-  async workspaceOf(id: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await this.repo.query(
-      'SELECT workspace_id FROM notification_configs WHERE id = $1',
-      [id],
-    );
-    return rows[0]?.workspace_id ?? null;
+    return nameTaken(this.db, 'notification_configs', { column: 'workspace_id', value: workspaceId }, name);
   }
 
   findForUpdate(workspaceId: string, id: string): Promise<NotificationConfigEntity | null> {

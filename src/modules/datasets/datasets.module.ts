@@ -77,13 +77,10 @@ import { VersionsService } from './versions.service.js';
   ],
 })
 export class DatasetsModule implements OnModuleInit {
-  constructor(
-    private readonly registry: WorkspaceResourceRegistry,
-    private readonly datasets: DatasetsRepository,
-  ) {}
+  constructor(private readonly registry: WorkspaceResourceRegistry) {}
 
   onModuleInit(): void {
-    this.registry.registerTable('dataset', 'datasets', (id) => this.datasets.workspaceOf(id));
-    this.registry.registerTable('dataset_version', 'dataset_versions', (id) => this.datasets.workspaceOfVersion(id));
+    this.registry.registerTable('dataset', 'datasets');
+    this.registry.registerTable('dataset_version', 'dataset_versions');
   }
 }

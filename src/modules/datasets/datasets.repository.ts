@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DatasetVersionEntity, type VersionState } from './entities/dataset-version.entity.js';
 import { DatasetEntity, type DatasetKind } from './entities/dataset.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { nameTaken } from '../../../libs/database/record-queries.js';
 import { containsPattern } from '../../../libs/database/like.js';
 
 export interface DatasetListFilter {
@@ -192,22 +193,6 @@ export class DatasetsRepository {
     return this.datasets.findOne({ where: { id }, lock: { mode: 'for_no_key_update' } });
   }
 
-  async workspaceOf(id: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await this.datasets.query(
-      'SELECT workspace_id FROM datasets WHERE id = $1',
-      [id],
-    );
-    return rows[0]?.workspace_id ?? null;
-  }
-
-  async workspaceOfVersion(id: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await this.versions.query(
-      'SELECT workspace_id FROM dataset_versions WHERE id = $1',
-      [id],
-    );
-    return rows[0]?.workspace_id ?? null;
-  }
-
   /** Of `ids`, those that are not datasets of the workspace. */
   async missing(workspaceId: string, ids: string[]): Promise<string[]> {
     if (!ids.length) return [];
@@ -229,11 +214,7 @@ export class DatasetsRepository {
   }
 
   async nameTaken(workspaceId: string, name: string, exceptId: string | undefined): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
-      'SELECT 1 FROM datasets WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3',
-      [workspaceId, name, exceptId ?? null],
-    );
-    return rows.length > 0;
+    return nameTaken(this.db, 'datasets', { column: 'workspace_id', value: workspaceId }, name, exceptId);
   }
 
   async insert(

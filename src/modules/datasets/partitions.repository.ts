@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { nameTaken } from '../../../libs/database/record-queries.js';
 
 export interface PartitionRow {
   id: string;
@@ -23,11 +24,7 @@ export class PartitionsRepository {
   constructor(private readonly db: Db) {}
 
   async nameTaken(versionId: string, name: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
-      'SELECT 1 FROM dataset_partitions WHERE version_id = $1 AND lower(name) = lower($2)',
-      [versionId, name],
-    );
-    return rows.length > 0;
+    return nameTaken(this.db, 'dataset_partitions', { column: 'version_id', value: versionId }, name);
   }
 
   async insert(p: Omit<PartitionRow, 'id' | 'created_at'> & { workspace_id: string }): Promise<PartitionRow> {

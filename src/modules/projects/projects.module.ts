@@ -27,16 +27,11 @@ import './projects.errors.js';
   exports: [ProjectsService],
 })
 export class ProjectsModule implements OnModuleInit {
-  constructor(
-    private readonly registry: WorkspaceResourceRegistry,
-    private readonly repo: ProjectsRepository,
-  ) {}
+  constructor(private readonly registry: WorkspaceResourceRegistry) {}
 
   onModuleInit(): void {
-    this.registry.registerTable('project', 'projects', (id) => this.repo.workspaceOfProject(id));
-    this.registry.registerTable('test_plan', 'test_plans', (id) => this.repo.workspaceOfPlan(id));
-    this.registry.registerTable('test_package_recommendation', 'test_package_recommendations', (id) =>
-      this.repo.workspaceOfRecommendation(id),
-    );
+    this.registry.registerTable('project', 'projects');
+    this.registry.registerTable('test_plan', 'test_plans');
+    this.registry.registerTable('test_package_recommendation', 'test_package_recommendations');
   }
 }

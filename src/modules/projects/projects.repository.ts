@@ -4,6 +4,7 @@ import { RecommendationEntity } from './entities/recommendation.entity.js';
 import { TestPlanEntity, TestPlanVersionEntity } from './entities/test-plan.entity.js';
 import type { TrendCell } from './trend.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { nameTaken } from '../../../libs/database/record-queries.js';
 import { containsPattern } from '../../../libs/database/like.js';
 
 const like = containsPattern;
@@ -72,24 +73,12 @@ export class ProjectsRepository {
   }
 
   async projectNameTaken(workspaceId: string, name: string, exceptId: string | null): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
-      'SELECT 1 FROM projects WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3',
-      [workspaceId, name, exceptId],
-    );
-    return rows.length > 0;
+    return nameTaken(this.db, 'projects', { column: 'workspace_id', value: workspaceId }, name, exceptId);
   }
 
   saveProject(project: Partial<ProjectEntity>): Promise<ProjectEntity> {
     const repo = this.projects;
     return repo.save(repo.create(project));
-  }
-
-  async workspaceOfProject(id: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await this.projects.query(
-      'SELECT workspace_id FROM projects WHERE id = $1',
-      [id],
-    );
-    return rows[0]?.workspace_id ?? null;
   }
 
   // Test plans
@@ -123,11 +112,7 @@ export class ProjectsRepository {
   }
 
   async planNameTaken(workspaceId: string, name: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
-      'SELECT 1 FROM test_plans WHERE workspace_id = $1 AND lower(name) = lower($2)',
-      [workspaceId, name],
-    );
-    return rows.length > 0;
+    return nameTaken(this.db, 'test_plans', { column: 'workspace_id', value: workspaceId }, name);
   }
 
   savePlan(plan: Partial<TestPlanEntity>): Promise<TestPlanEntity> {
@@ -187,14 +172,6 @@ export class ProjectsRepository {
       .getMany();
   }
 
-  async workspaceOfPlan(id: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await this.plans.query(
-      'SELECT workspace_id FROM test_plans WHERE id = $1',
-      [id],
-    );
-    return rows[0]?.workspace_id ?? null;
-  }
-
   // Recommendations
 
   recommendationList(workspaceId: string, useCase?: string): Promise<RecommendationEntity[]> {
@@ -209,11 +186,13 @@ export class ProjectsRepository {
   }
 
   async recommendationNameTaken(workspaceId: string, name: string, exceptId: string | null): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
-      'SELECT 1 FROM test_package_recommendations WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3',
-      [workspaceId, name, exceptId],
+    return nameTaken(
+      this.db,
+      'test_package_recommendations',
+      { column: 'workspace_id', value: workspaceId },
+      name,
+      exceptId,
     );
-    return rows.length > 0;
   }
 
   saveRecommendation(rec: Partial<RecommendationEntity>): Promise<RecommendationEntity> {
@@ -223,14 +202,6 @@ export class ProjectsRepository {
 
   async deleteRecommendation(workspaceId: string, id: string): Promise<void> {
     await this.recommendations.delete({ id, workspaceId });
-  }
-
-  async workspaceOfRecommendation(id: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await this.recommendations.query(
-      'SELECT workspace_id FROM test_package_recommendations WHERE id = $1',
-      [id],
-    );
-    return rows[0]?.workspace_id ?? null;
   }
 
   // Trend

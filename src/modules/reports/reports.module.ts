@@ -49,13 +49,10 @@ import { ReportsService } from './reports.service.js';
   ],
 })
 export class ReportsModule implements OnModuleInit {
-  constructor(
-    private readonly registry: WorkspaceResourceRegistry,
-    private readonly reports: ReportsRepository,
-  ) {}
+  constructor(private readonly registry: WorkspaceResourceRegistry) {}
 
   onModuleInit(): void {
-    this.registry.registerTable('report', 'reports', (id) => this.reports.workspaceOf(id));
-    this.registry.registerTable('report_config', 'report_configs', (id) => this.reports.configWorkspaceOf(id));
+    this.registry.registerTable('report', 'reports');
+    this.registry.registerTable('report_config', 'report_configs');
   }
 }

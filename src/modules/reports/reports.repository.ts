@@ -5,6 +5,7 @@ import { ReportSectionPromptEntity } from './entities/report-section-prompt.enti
 import { ReportSettingsEntity } from './entities/report-settings.entity.js';
 import { ReportEntity } from './entities/report.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { nameTaken } from '../../../libs/database/record-queries.js';
 
 /** Reports, their exports, configs, settings and section prompts: queries only, every one by workspace. */
 @Injectable()
@@ -56,14 +57,6 @@ export class ReportsRepository {
     return this.reports.save(this.reports.create(report));
   }
 
-  async workspaceOf(id: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await this.reports.query(
-      'SELECT workspace_id FROM reports WHERE id = $1',
-      [id],
-    );
-    return rows[0]?.workspace_id ?? null;
-  }
-
   saveExport(file: Partial<ReportExportEntity>): Promise<ReportExportEntity> {
     return this.exports.save(this.exports.create(file));
   }
@@ -98,20 +91,8 @@ export class ReportsRepository {
     return this.configs.findOne({ where: { id, workspaceId } });
   }
 
-  async configWorkspaceOf(id: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await this.configs.query(
-      'SELECT workspace_id FROM report_configs WHERE id = $1',
-      [id],
-    );
-    return rows[0]?.workspace_id ?? null;
-  }
-
   async configNameTaken(workspaceId: string, name: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
-      'SELECT 1 FROM report_configs WHERE workspace_id = $1 AND lower(name) = lower($2)',
-      [workspaceId, name],
-    );
-    return rows.length > 0;
+    return nameTaken(this.db, 'report_configs', { column: 'workspace_id', value: workspaceId }, name);
   }
 
   saveConfig(config: Partial<ReportConfigEntity>): Promise<ReportConfigEntity> {

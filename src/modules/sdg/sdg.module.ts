@@ -23,12 +23,9 @@ import { SdgService } from './sdg.service.js';
   providers: [SdgService, SdgRepository, SdgGenerator],
 })
 export class SdgModule implements OnModuleInit {
-  constructor(
-    private readonly registry: WorkspaceResourceRegistry,
-    private readonly sdg: SdgRepository,
-  ) {}
+  constructor(private readonly registry: WorkspaceResourceRegistry) {}
 
   onModuleInit(): void {
-    this.registry.registerTable('sdg_adapter', 'sdg_adapters', (id) => this.sdg.workspaceOf(id));
+    this.registry.registerTable('sdg_adapter', 'sdg_adapters');
   }
 }

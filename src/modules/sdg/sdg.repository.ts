@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { SdgAdapterEntity } from './entities/sdg-adapter.entity.js';
 import { SdgRunEntity } from './entities/sdg-run.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { nameTaken } from '../../../libs/database/record-queries.js';
 import { trackedRecord } from '../../../libs/queue/tracked-job.js';
 
 /** The record an SDG job settles (its `sdg_run_id`): the queue keeps its tracked columns. */
@@ -28,19 +29,7 @@ export class SdgRepository {
   }
 
   async nameTaken(workspaceId: string, name: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
-      'SELECT 1 FROM sdg_adapters WHERE workspace_id = $1 AND lower(name) = lower($2)',
-      [workspaceId, name],
-    );
-    return rows.length > 0;
-  }
-
-  async workspaceOf(id: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await this.adapters.query(
-      'SELECT workspace_id FROM sdg_adapters WHERE id = $1',
-      [id],
-    );
-    return rows[0]?.workspace_id ?? null;
+    return nameTaken(this.db, 'sdg_adapters', { column: 'workspace_id', value: workspaceId }, name);
   }
 
   saveAdapter(adapter: Partial<SdgAdapterEntity>): Promise<SdgAdapterEntity> {

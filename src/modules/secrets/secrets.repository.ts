@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Sealed } from '../../../libs/crypto/secret-cipher.js';
 import { WorkspaceSecretEntity } from './entities/workspace-secret.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { nameTaken } from '../../../libs/database/record-queries.js';
 import { containsPattern } from '../../../libs/database/like.js';
 
 @Injectable()
@@ -55,11 +56,7 @@ export class SecretsRepository {
   }
 
   async nameTaken(workspaceId: string, name: string, exceptId?: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
-      'SELECT 1 FROM workspace_secrets WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3',
-      [workspaceId, name, exceptId ?? null],
-    );
-    return rows.length > 0;
+    return nameTaken(this.db, 'workspace_secrets', { column: 'workspace_id', value: workspaceId }, name, exceptId);
   }
 
   async insert(

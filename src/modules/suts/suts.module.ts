@@ -20,12 +20,9 @@ import { SutsService } from './suts.service.js';
   exports: [SutsService],
 })
 export class SutsModule implements OnModuleInit {
-  constructor(
-    private readonly registry: WorkspaceResourceRegistry,
-    private readonly suts: SutsRepository,
-  ) {}
+  constructor(private readonly registry: WorkspaceResourceRegistry) {}
 
   onModuleInit(): void {
-    this.registry.registerTable('sut', 'suts', (id) => this.suts.workspaceOfSut(id));
+    this.registry.registerTable('sut', 'suts');
   }
 }

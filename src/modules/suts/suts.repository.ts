@@ -3,6 +3,7 @@ import { AdapterEntity } from './entities/adapter.entity.js';
 import { ConnectionEntity } from './entities/connection.entity.js';
 import { SutEntity } from './entities/sut.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { nameTaken } from '../../../libs/database/record-queries.js';
 import { containsPattern } from '../../../libs/database/like.js';
 
 export interface SutFilter {
@@ -69,18 +70,7 @@ export class SutsRepository {
   }
 
   async sutNameTaken(workspaceId: string, name: string, exceptId: string | null): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
-      'SELECT 1 FROM suts WHERE workspace_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3',
-      [workspaceId, name, exceptId],
-    );
-    return rows.length > 0;
-  }
-
-  async workspaceOfSut(id: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await this.suts.query('SELECT workspace_id FROM suts WHERE id = $1', [
-      id,
-    ]);
-    return rows[0]?.workspace_id ?? null;
+    return nameTaken(this.db, 'suts', { column: 'workspace_id', value: workspaceId }, name, exceptId);
   }
 
   saveSut(sut: Partial<SutEntity>): Promise<SutEntity> {
@@ -105,11 +95,7 @@ export class SutsRepository {
   }
 
   async connectionNameTaken(sutId: string, name: string, exceptId: string | null): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
-      'SELECT 1 FROM sut_connections WHERE sut_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3',
-      [sutId, name, exceptId],
-    );
-    return rows.length > 0;
+    return nameTaken(this.db, 'sut_connections', { column: 'sut_id', value: sutId }, name, exceptId);
   }
 
   saveConnection(connection: Partial<ConnectionEntity>): Promise<ConnectionEntity> {
