@@ -55,26 +55,21 @@ export class LiveRepository {
     );
   }
 
-  /** The dataset's stream, created (with its ingest run) on first use; concurrent first uses create one. */
-  async findOrCreate(datasetId: string, workspaceId: string, createdBy: string | null): Promise<LiveStreamRow> {
-    const existing = await this.find(datasetId);
-    if (existing) return existing;
+  /** Serialises the creation of the dataset's stream (until the unit of work ends). */
+  async lockCreation(datasetId: string): Promise<void> {
     await this.db.lock(`trace-live:${datasetId}`);
-    const raced = await this.find(datasetId);
-    if (raced) return raced;
-    const [run]: Array<{ id: string }> = await this.db.query(
-      `INSERT INTO trace_ingest_runs (workspace_id, dataset_id, source_kind, options, state, created_by, started_at)
-       VALUES ($1, $2, 'otlp', $3, 'running', $4, now()) RETURNING id`,
-      [
-        workspaceId,
-        datasetId,
-        JSON.stringify({ dataset_id: datasetId, convention: 'auto', keep_unmapped: true }),
-        createdBy,
-      ],
-    );
+  }
+
+  /** The dataset's stream, its counters kept on ingest run `runId`. */
+  async insert(
+    datasetId: string,
+    workspaceId: string,
+    runId: string,
+    createdBy: string | null,
+  ): Promise<LiveStreamRow> {
     const [row] = await this.db.query(
       `INSERT INTO trace_live_streams (dataset_id, workspace_id, ingest_run_id, created_by) VALUES ($1, $2, $3, $4) RETURNING ${STREAM_COLUMNS}`,
-      [datasetId, workspaceId, run.id, createdBy],
+      [datasetId, workspaceId, runId, createdBy],
     );
     return row;
   }
