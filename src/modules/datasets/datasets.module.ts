@@ -12,6 +12,7 @@ import { PartitionsRepository } from './partitions.repository.js';
 import { PartitionsService } from './partitions.service.js';
 import { DatasetsRepository } from './datasets.repository.js';
 import { DatasetsService } from './datasets.service.js';
+import { DatasetWritesService } from './dataset-writes.service.js';
 import { DownloadService } from './download.service.js';
 import { DatasetVersionEntity } from './entities/dataset-version.entity.js';
 import { DatasetEntity } from './entities/dataset.entity.js';
@@ -24,6 +25,7 @@ import { QualityService } from './quality.service.js';
 import { RowsController } from './rows.controller.js';
 import { RowsRepository } from './rows.repository.js';
 import { RowsService } from './rows.service.js';
+import { SpanRowsRepository } from './span-rows.repository.js';
 import { GeneratedRowsService } from './generated-rows.service.js';
 import { RunSourceService } from './run-source.service.js';
 import { DatasetVersionsController, VersionsController } from './versions.controller.js';
@@ -53,7 +55,9 @@ import { VersionsService } from './versions.service.js';
     PartitionsRepository,
     DatasetsRepository,
     RowsRepository,
+    SpanRowsRepository,
     RowsService,
+    DatasetWritesService,
     VersionsService,
     QueryService,
     DownloadService,
@@ -71,9 +75,7 @@ import { VersionsService } from './versions.service.js';
     RunSourceService,
     GeneratedRowsService,
     PartitionsService,
-    // Only for traces/trace-landing.ts and live-landing.ts, allowlisted in test/architecture/layering.spec.ts.
-    RowsRepository,
-    DatasetsRepository,
+    DatasetWritesService,
   ],
 })
 export class DatasetsModule implements OnModuleInit {

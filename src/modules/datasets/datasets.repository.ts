@@ -204,13 +204,30 @@ export class DatasetsRepository {
     return ids.filter((id) => !found.has(id));
   }
 
-  /** The kind of the workspace's dataset of this name (compared case-insensitively), or null when there is none. */
-  async kindByName(workspaceId: string, name: string): Promise<DatasetKind | null> {
-    const rows: Array<{ kind: DatasetKind }> = await this.db.query(
-      'SELECT kind FROM datasets WHERE workspace_id = $1 AND lower(name) = lower($2)',
+  /** The id and kind of the workspace's dataset of this name (compared case-insensitively), or null when there is none. */
+  async findByName(workspaceId: string, name: string): Promise<{ id: string; kind: DatasetKind } | null> {
+    const rows: Array<{ id: string; kind: DatasetKind }> = await this.db.query(
+      'SELECT id, kind FROM datasets WHERE workspace_id = $1 AND lower(name) = lower($2)',
       [workspaceId, name],
     );
-    return rows[0]?.kind ?? null;
+    return rows[0] ?? null;
+  }
+
+  /** The datasets of this kind in these workspaces (every workspace when null), by workspace then id. */
+  ofKind(
+    kind: DatasetKind,
+    workspaceIds: string[] | null,
+  ): Promise<Array<{ workspace_id: string; dataset_id: string }>> {
+    return this.db.query(
+      `SELECT workspace_id, id AS dataset_id FROM datasets
+        WHERE kind = $1 AND ($2::uuid[] IS NULL OR workspace_id = ANY($2::uuid[])) ORDER BY workspace_id, id`,
+      [kind, workspaceIds],
+    );
+  }
+
+  /** The kind of the workspace's dataset of this name (compared case-insensitively), or null when there is none. */
+  async kindByName(workspaceId: string, name: string): Promise<DatasetKind | null> {
+    return (await this.findByName(workspaceId, name))?.kind ?? null;
   }
 
   async nameTaken(workspaceId: string, name: string, exceptId: string | undefined): Promise<boolean> {
@@ -279,6 +296,20 @@ export class DatasetsRepository {
 
   findVersionById(versionId: string): Promise<DatasetVersionEntity | null> {
     return this.versions.findOne({ where: { id: versionId } });
+  }
+
+  /** Adds rows to a version's count (a live head growing by a batch). */
+  async addVersionRows(versionId: string, rows: number): Promise<void> {
+    await this.db.query('UPDATE dataset_versions SET row_count = row_count + $2 WHERE id = $1', [versionId, rows]);
+  }
+
+  /** Takes rows from a version's count (spans deleted by retention); answers the version's id, or null when there is none. */
+  async shrinkVersion(datasetId: string, number: number, rows: number): Promise<string | null> {
+    const [row]: Array<{ id: string }> = await this.db.query(
+      'WITH changed AS (UPDATE dataset_versions SET row_count = GREATEST(row_count - $3, 0) WHERE dataset_id = $1 AND number = $2 RETURNING id) SELECT id FROM changed',
+      [datasetId, number, rows],
+    );
+    return row?.id ?? null;
   }
 
   findVersionForUpdate(datasetId: string, versionId: string): Promise<DatasetVersionEntity | null> {

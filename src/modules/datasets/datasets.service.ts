@@ -315,7 +315,8 @@ export class DatasetsService {
    * Records a version whose rows are already written: the content hash and the column statistics
    * come from the rows themselves, unless an upload gathered them while it streamed; columns keep
    * `columnOrder` (the file's order, or the parent's). A number a trace landing has reserved
-   * (its rows are being written) is refused to anyone but that landing (`reserved`).
+   * (its rows are being written) is refused to anyone but that landing (`reserved`). The mapping
+   * carries over from the parent; `mapping` is the one a version gets when none carries over.
    */
   async createVersion(
     dataset: DatasetEntity,
@@ -328,7 +329,13 @@ export class DatasetsService {
       gathered,
       content,
       reserved = false,
-    }: { gathered?: ColumnStats[]; content?: { rowCount: number; sha256: string }; reserved?: boolean } = {},
+      mapping: fallback,
+    }: {
+      gathered?: ColumnStats[];
+      content?: { rowCount: number; sha256: string };
+      reserved?: boolean;
+      mapping?: DatasetVersionEntity['mapping'];
+    } = {},
   ): Promise<DatasetVersionEntity> {
     if (!reserved && (await this.datasets.writingVersion(dataset.id)) === number) {
       throw new DomainError(
@@ -345,11 +352,12 @@ export class DatasetsService {
     const parent = number > 1 ? await this.datasets.findVersionByNumber(dataset.id, number - 1) : null;
     const columns = new Set(stats.columns.map((c) => c.name));
     // The mapping carries over while its columns still exist.
-    const mapping = Object.fromEntries(
+    const carried = Object.fromEntries(
       Object.entries(parent?.mapping ?? {})
         .map(([field, value]) => [field, Array.isArray(value) ? value.filter((c) => columns.has(c)) : value])
         .filter(([, value]) => (Array.isArray(value) ? value.length > 0 : columns.has(value as string))),
     );
+    const mapping = Object.keys(carried).length || !fallback ? carried : { ...fallback };
     return this.datasets.insertVersion({
       datasetId: dataset.id,
       workspaceId: dataset.workspaceId,

@@ -10,6 +10,7 @@ import { AppConfig } from '../../../libs/config/app-config.js';
 import { spanRowId, TraceDatasets } from './trace-landing.js';
 import { jsonbText } from './jsonb.js';
 import { TRACE_LIVE_LAND_JOB } from './live-jobs.js';
+import { LiveStreamsService } from './live-streams.service.js';
 import { LiveRepository } from './live.repository.js';
 import { TraceErrors } from './traces.errors.js';
 import { TracesRepository } from './traces.repository.js';
@@ -56,6 +57,7 @@ export class LiveIngestService {
   constructor(
     private readonly config: AppConfig,
     private readonly live: LiveRepository,
+    private readonly streams: LiveStreamsService,
     private readonly traces: TracesRepository,
     private readonly traceDatasets: TraceDatasets,
     private readonly queue: JobQueue,
@@ -125,7 +127,7 @@ export class LiveIngestService {
       // Streams are locked in dataset-id order, so two exports to the same datasets never wait on each other in a cycle.
       for (const [name, entry] of [...byDataset].sort(([a], [b]) => datasets.get(a)!.localeCompare(datasets.get(b)!))) {
         const datasetId = datasets.get(name)!;
-        const stream = await this.live.findOrCreate(datasetId, workspaceId, caller.userId);
+        const stream = await this.streams.open(datasetId, workspaceId, caller.userId);
         if (entry.drops.length) dropsRunId = stream.ingest_run_id;
         const added = await this.live.enqueueSpans(
           datasetId,

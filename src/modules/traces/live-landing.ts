@@ -5,7 +5,7 @@ import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decora
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import type { Job, JobContext } from '../../../libs/queue/job.types.js';
 import type { CanonicalSpan } from '../../../libs/traces/span.types.js';
-import { DatasetsRepository } from '../datasets/datasets.repository.js';
+import { DatasetWritesService } from '../datasets/dataset-writes.service.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
 import type { DatasetEntity } from '../datasets/entities/dataset.entity.js';
 import type { DatasetVersionEntity } from '../datasets/entities/dataset-version.entity.js';
@@ -33,7 +33,7 @@ export class LiveLanding {
 
   constructor(
     private readonly live: LiveRepository,
-    private readonly datasets: DatasetsRepository,
+    private readonly datasets: DatasetWritesService,
     private readonly datasetsService: DatasetsService,
     private readonly landing: TraceLanding,
     private readonly queue: JobQueue,
@@ -90,7 +90,7 @@ export class LiveLanding {
   @JobHandler(TRACE_LIVE_SEAL_JOB, { maxAttempts: 5 })
   async sealExpired({ payload }: JobContext<{ dataset_id: string; version_id: string }>): Promise<{ sealed: boolean }> {
     return this.transactions.run(async () => {
-      const dataset = await this.datasets.findForUpdate(payload.dataset_id);
+      const dataset = await this.datasets.lock(payload.dataset_id);
       const stream = dataset ? await this.live.find(dataset.id, true) : null;
       if (!dataset || !stream || stream.head_version_id !== payload.version_id) return { sealed: false };
       const due = stream.head_opened_at ? stream.head_opened_at.getTime() + stream.window_seconds * 1000 : 0;
@@ -106,7 +106,7 @@ export class LiveLanding {
 
   /** Seals the dataset's open head now (POST /traces/datasets/{id}/live:seal); inside the caller's unit of work. */
   async sealNow(datasetId: string): Promise<string | null> {
-    const dataset = await this.datasets.findForUpdate(datasetId);
+    const dataset = await this.datasets.lock(datasetId);
     const stream = dataset ? await this.live.find(datasetId, true) : null;
     if (!dataset || !stream?.head_version_id) return null;
     const sealed = stream.head_version_id;
@@ -116,32 +116,32 @@ export class LiveLanding {
 
   /** One bounded batch from the inbox into the open head (opened here when there is none that may grow). */
   private async landBatch(datasetId: string): Promise<{ taken: number; landed: number; blocked?: boolean }> {
-    const dataset = await this.datasets.findForUpdate(datasetId);
+    const dataset = await this.datasets.lock(datasetId);
     const stream = dataset ? await this.live.find(datasetId, true) : null;
     if (!dataset || !stream) return { taken: 0, landed: 0 };
     if ((await this.datasets.writingVersion(dataset.id)) !== null) return { taken: 0, landed: 0, blocked: true };
-    let head = stream.head_version_id ? await this.datasets.findVersionById(stream.head_version_id) : null;
+    let head = stream.head_version_id ? await this.datasets.version(stream.head_version_id) : null;
     if (head && !this.mayGrow(dataset, stream, head)) {
       await this.seal(dataset, stream);
       head = null;
     }
     const number = head ? head.number : dataset.latestVersion + 1;
     const room = head ? stream.max_spans - stream.head_spans : stream.max_spans;
-    const { taken, landed } = await this.live.moveSpans(
+    const { taken, landed } = await this.datasets.appendFrom(
       dataset.id,
-      Math.min(LIVE_LAND_BATCH, room),
       number,
       dataset.nextOrdinal,
+      this.live.inboxSource(dataset.id, Math.min(LIVE_LAND_BATCH, room)),
     );
     if (!taken) return { taken, landed };
     let versionId = head?.id ?? null;
     if (landed > 0) {
       if (head) {
-        await this.live.addVersionRows(head.id, landed);
+        await this.datasets.growVersion(head.id, landed);
         await this.live.setHead(dataset.id, { versionId: head.id, spans: stream.head_spans + landed, opened: false });
       } else {
         const previous = dataset.latestVersion
-          ? await this.datasets.findVersionByNumber(dataset.id, dataset.latestVersion)
+          ? await this.datasets.versionByNumber(dataset.id, dataset.latestVersion)
           : null;
         const columns = [
           ...SPAN_COLUMNS.map(String),
@@ -160,12 +160,8 @@ export class LiveLanding {
           stream.created_by,
           // Its statistics are its parent's until the seal reads them from its rows: reading them
           // here would read the whole dataset (a version holds its parent's rows) under the locks.
-          { gathered: previous?.columns },
+          { gathered: previous?.columns, mapping: TRACE_MAPPING },
         );
-        if (!Object.keys(version.mapping).length) {
-          version.mapping = { ...TRACE_MAPPING };
-          await this.datasets.saveVersion(version);
-        }
         await this.datasets.setCounters(dataset.id, { latestVersion: number });
         await this.live.setHead(dataset.id, { versionId: version.id, spans: landed, opened: true });
         await this.scheduleSeal(dataset, version.id, new Date(Date.now() + stream.window_seconds * 1000));
@@ -223,7 +219,7 @@ export class LiveLanding {
 
   /** A sealed head's statistics and content hash from its rows, then its enrichment queued. */
   private async finishSeal(datasetId: string, versionId: string): Promise<{ rows: number }> {
-    const version = await this.datasets.findVersionForUpdate(datasetId, versionId);
+    const version = await this.datasets.lockVersion(datasetId, versionId);
     if (!version) return { rows: 0 };
     const restated = await this.datasetsService.restat(version);
     await this.landing.queueEnrichment(version.workspaceId, datasetId, version.id, version.createdBy);

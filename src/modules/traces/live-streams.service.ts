@@ -3,6 +3,7 @@ import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError } from '../../../libs/common/domain-error.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
 import { VersionsService } from '../datasets/versions.service.js';
 import {
@@ -14,12 +15,15 @@ import {
 import { LiveLanding } from './live-landing.js';
 import { LiveRepository, type LiveStreamRow } from './live.repository.js';
 import { TraceErrors } from './traces.errors.js';
+import { TRACE_INGEST_RUNS, TracesRepository } from './traces.repository.js';
 
 /** A trace dataset's live stream as users see and set it: the open head, its window and size, pending spans. */
 @Injectable()
 export class LiveStreamsService {
   constructor(
     private readonly live: LiveRepository,
+    private readonly traces: TracesRepository,
+    private readonly tracked: TrackedRecords,
     private readonly landing: LiveLanding,
     private readonly datasets: DatasetsService,
     private readonly versions: VersionsService,
@@ -41,7 +45,7 @@ export class LiveStreamsService {
   ): Promise<TraceLiveStreamResponse> {
     const stream = await this.transactions.run(async () => {
       await this.requireTraceDataset(access, datasetId);
-      await this.live.findOrCreate(datasetId, access.workspaceId, caller.userId);
+      await this.open(datasetId, access.workspaceId, caller.userId);
       await this.live.updateSettings(datasetId, body);
       await this.audit.record({
         actor: caller,
@@ -54,6 +58,32 @@ export class LiveStreamsService {
       return (await this.live.find(datasetId))!;
     });
     return this.toResponse(stream);
+  }
+
+  /**
+   * The dataset's stream, opened with its ingest run on first use; concurrent first uses open one.
+   * Inside the caller's unit of work. The run is a tracked record (docs/architecture.md#background-work)
+   * that no one job settles: it is marked running through TrackedRecords when the stream opens and
+   * stays running while the stream lives, its counters moved by each export and landing batch.
+   */
+  async open(datasetId: string, workspaceId: string, createdBy: string | null): Promise<LiveStreamRow> {
+    const existing = await this.live.find(datasetId);
+    if (existing) return existing;
+    await this.live.lockCreation(datasetId);
+    const raced = await this.live.find(datasetId);
+    if (raced) return raced;
+    const run = await this.traces.insertRun({
+      workspace_id: workspaceId,
+      dataset_id: datasetId,
+      source_kind: 'otlp',
+      upload_id: null,
+      connection_id: null,
+      inline_records: null,
+      options: { dataset_id: datasetId, convention: 'auto', keep_unmapped: true },
+      created_by: createdBy,
+    });
+    await this.tracked.start(TRACE_INGEST_RUNS, run.id);
+    return this.live.insert(datasetId, workspaceId, run.id, createdBy);
   }
 
   /** Seals the open head now: the next span opens a new version. */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import type { RowSource } from '../datasets/dataset-writes.service.js';
 
 /** A dataset's live stream: where OTLP exports land, the open head version and its sealing window. */
 export interface LiveStreamRow {
@@ -54,26 +55,21 @@ export class LiveRepository {
     );
   }
 
-  /** The dataset's stream, created (with its ingest run) on first use; concurrent first uses create one. */
-  async findOrCreate(datasetId: string, workspaceId: string, createdBy: string | null): Promise<LiveStreamRow> {
-    const existing = await this.find(datasetId);
-    if (existing) return existing;
+  /** Serialises the creation of the dataset's stream (until the unit of work ends). */
+  async lockCreation(datasetId: string): Promise<void> {
     await this.db.lock(`trace-live:${datasetId}`);
-    const raced = await this.find(datasetId);
-    if (raced) return raced;
-    const [run]: Array<{ id: string }> = await this.db.query(
-      `INSERT INTO trace_ingest_runs (workspace_id, dataset_id, source_kind, options, state, created_by, started_at)
-       VALUES ($1, $2, 'otlp', $3, 'running', $4, now()) RETURNING id`,
-      [
-        workspaceId,
-        datasetId,
-        JSON.stringify({ dataset_id: datasetId, convention: 'auto', keep_unmapped: true }),
-        createdBy,
-      ],
-    );
+  }
+
+  /** The dataset's stream, its counters kept on ingest run `runId`. */
+  async insert(
+    datasetId: string,
+    workspaceId: string,
+    runId: string,
+    createdBy: string | null,
+  ): Promise<LiveStreamRow> {
     const [row] = await this.db.query(
       `INSERT INTO trace_live_streams (dataset_id, workspace_id, ingest_run_id, created_by) VALUES ($1, $2, $3, $4) RETURNING ${STREAM_COLUMNS}`,
-      [datasetId, workspaceId, run.id, createdBy],
+      [datasetId, workspaceId, runId, createdBy],
     );
     return row;
   }
@@ -180,35 +176,21 @@ export class LiveRepository {
   }
 
   /**
-   * Moves up to `limit` inbox spans, in acknowledgement order, into the dataset as rows of version
-   * `number` (ordinals from `firstOrdinal`), in one statement: spans the dataset already shows
-   * (landed before, by any landing) are taken from the inbox and not written again.
+   * Takes up to `limit` inbox spans, in acknowledgement order, as a row source for the datasets
+   * family to append in the same statement (DatasetWritesService.appendFrom): one statement moves
+   * them from the inbox into the dataset, and spans it already shows are taken and not written.
    */
-  async moveSpans(
-    datasetId: string,
-    limit: number,
-    number: number,
-    firstOrdinal: number,
-  ): Promise<{ taken: number; landed: number }> {
-    const [row]: Array<{ taken: number; landed: number }> = await this.db.query(
-      `WITH taken AS (
+  inboxSource(datasetId: string, limit: number): RowSource {
+    return {
+      ctes: `taken AS (
          DELETE FROM trace_inbox i USING (SELECT row_id FROM trace_inbox WHERE dataset_id = $1 ORDER BY seq LIMIT $2) t
           WHERE i.dataset_id = $1 AND i.row_id = t.row_id RETURNING i.row_id, i.seq, i.data
        ), numbered AS (
          SELECT row_id, data, row_number() OVER (ORDER BY seq) AS n FROM taken
-       ), written AS (
-         INSERT INTO dataset_rows (dataset_id, row_id, added_in, ordinal, data)
-         SELECT $1, f.row_id, $3, $4 + f.n - 1, f.data FROM numbered f
-          WHERE NOT EXISTS (SELECT 1 FROM dataset_rows r WHERE r.dataset_id = $1 AND r.row_id = f.row_id AND r.removed_in IS NULL)
-         RETURNING 1
-       ) SELECT (SELECT count(*) FROM taken)::int AS taken, (SELECT count(*) FROM written)::int AS landed`,
-      [datasetId, limit, number, firstOrdinal],
-    );
-    return row;
-  }
-
-  async addVersionRows(versionId: string, rows: number): Promise<void> {
-    await this.db.query('UPDATE dataset_versions SET row_count = row_count + $2 WHERE id = $1', [versionId, rows]);
+       )`,
+      relation: 'numbered',
+      params: [datasetId, limit],
+    };
   }
 
   /** Streams whose open head has outlived its window (the sweep seals them when no export arrives to do it). */

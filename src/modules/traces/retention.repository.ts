@@ -8,13 +8,6 @@ export interface RetentionRow {
   updated_at: Date;
 }
 
-/** A trace dataset and the retention that applies to it (its own, else its workspace's). */
-export interface RetainedDataset {
-  workspace_id: string;
-  dataset_id: string;
-  retention_days: number;
-}
-
 /** `trace_retention`, and the deletions the retention sweep makes: queries only. */
 @Injectable()
 export class RetentionRepository {
@@ -53,16 +46,10 @@ export class RetentionRepository {
     ]);
   }
 
-  /** Every trace dataset (of one workspace, or all) with the retention that applies to it: a dataset's own setting (null keeps forever) wins over its workspace's. */
-  retained(workspaceId: string | null): Promise<RetainedDataset[]> {
+  /** Every retention setting (of one workspace, or all): workspace defaults and datasets' own. */
+  settings(workspaceId: string | null): Promise<RetentionRow[]> {
     return this.db.query(
-      `SELECT d.workspace_id, d.id AS dataset_id, COALESCE(own.retention_days, CASE WHEN own.id IS NULL THEN ws.retention_days END) AS retention_days
-         FROM datasets d
-         LEFT JOIN trace_retention own ON own.workspace_id = d.workspace_id AND own.dataset_id = d.id
-         LEFT JOIN trace_retention ws ON ws.workspace_id = d.workspace_id AND ws.dataset_id IS NULL
-        WHERE d.kind = 'traces' AND ($1::uuid IS NULL OR d.workspace_id = $1)
-          AND COALESCE(own.retention_days, CASE WHEN own.id IS NULL THEN ws.retention_days END) IS NOT NULL
-        ORDER BY d.workspace_id, d.id`,
+      'SELECT workspace_id, dataset_id, retention_days, updated_at FROM trace_retention WHERE ($1::uuid IS NULL OR workspace_id = $1)',
       [workspaceId],
     );
   }
@@ -73,37 +60,6 @@ export class RetentionRepository {
       'SELECT workspace_id, retention_days FROM trace_retention WHERE dataset_id IS NULL AND retention_days IS NOT NULL AND ($1::uuid IS NULL OR workspace_id = $1) ORDER BY workspace_id',
       [workspaceId],
     );
-  }
-
-  /**
-   * Deletes up to `limit` of a trace dataset's spans that started before `cutoff` (from every
-   * version) and answers, per version number, how many rows it lost, so its row count follows.
-   */
-  async deleteSpansBefore(
-    datasetId: string,
-    cutoff: Date,
-    limit: number,
-  ): Promise<{ deleted: number; lost: Array<{ number: number; rows: number }> }> {
-    const [row]: Array<{ deleted: number; lost: Array<{ number: number; rows: number }> | null }> = await this.db.query(
-      `WITH gone AS (
-         DELETE FROM dataset_rows r USING (
-           SELECT row_id, added_in FROM dataset_rows WHERE dataset_id = $1 AND (data->>'start_time')::timestamptz < $2 LIMIT $3
-         ) x WHERE r.dataset_id = $1 AND r.row_id = x.row_id AND r.added_in = x.added_in RETURNING r.added_in, r.removed_in
-       ), lost AS (
-         SELECT v.number, count(*)::int AS rows FROM dataset_versions v JOIN gone g ON g.added_in <= v.number AND (g.removed_in IS NULL OR g.removed_in > v.number)
-          WHERE v.dataset_id = $1 GROUP BY v.number
-       ) SELECT (SELECT count(*) FROM gone)::int AS deleted, (SELECT json_agg(json_build_object('number', number, 'rows', rows)) FROM lost) AS lost`,
-      [datasetId, cutoff, limit],
-    );
-    return { deleted: row.deleted, lost: row.lost ?? [] };
-  }
-
-  async shrinkVersion(datasetId: string, number: number, rows: number): Promise<string | null> {
-    const [row]: Array<{ id: string }> = await this.db.query(
-      'WITH changed AS (UPDATE dataset_versions SET row_count = GREATEST(row_count - $3, 0) WHERE dataset_id = $1 AND number = $2 RETURNING id) SELECT id FROM changed',
-      [datasetId, number, rows],
-    );
-    return row?.id ?? null;
   }
 
   /** Uploads of a workspace received before `cutoff`: their rows are deleted here, and their files by the caller. */

@@ -7,6 +7,7 @@ import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobHandler } from '../../../libs/queue/job-handler.decorator.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { AppConfig } from '../../../libs/config/app-config.js';
+import { DatasetWritesService } from '../datasets/dataset-writes.service.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
 import { VersionsService } from '../datasets/versions.service.js';
 import type {
@@ -15,12 +16,19 @@ import type {
   TraceRetentionSweepResponse,
 } from './dto/retention.dto.js';
 import { TRACE_RETENTION_JOB } from './live-jobs.js';
-import { RetentionRepository, type RetainedDataset } from './retention.repository.js';
+import { RetentionRepository } from './retention.repository.js';
 import { TraceErrors } from './traces.errors.js';
 
 /** Spans one sweep transaction deletes: bounded, so writers to the dataset wait at most one batch. */
 const SWEEP_BATCH = 10_000;
 const HOUR_MS = 3600_000;
+
+/** A trace dataset and the retention that applies to it (its own, else its workspace's). */
+interface RetainedDataset {
+  workspace_id: string;
+  dataset_id: string;
+  retention_days: number;
+}
 
 /**
  * Trace retention: a workspace's default and per-dataset overrides, and the sweep (hourly, in a
@@ -36,6 +44,7 @@ export class TraceRetentionService implements OnApplicationBootstrap {
     private readonly config: AppConfig,
     private readonly retention: RetentionRepository,
     private readonly datasetsService: DatasetsService,
+    private readonly datasetWrites: DatasetWritesService,
     private readonly versions: VersionsService,
     private readonly audit: AuditService,
     private readonly queue: JobQueue,
@@ -160,7 +169,7 @@ export class TraceRetentionService implements OnApplicationBootstrap {
   private async sweep(workspaceId: string | null): Promise<TraceRetentionSweepResponse> {
     const sweptAt = new Date();
     const datasets: TraceRetentionSweepResponse['datasets'] = [];
-    for (const target of await this.retention.retained(workspaceId)) {
+    for (const target of await this.retained(workspaceId)) {
       const swept = await this.sweepDataset(target, sweptAt);
       if (swept.spans_deleted) datasets.push(swept);
     }
@@ -194,6 +203,22 @@ export class TraceRetentionService implements OnApplicationBootstrap {
     return { swept_at: sweptAt, datasets, uploads_deleted: uploadsDeleted, payloads_cleared: payloadsCleared };
   }
 
+  /**
+   * Every trace dataset (of one workspace, or all) with the retention that applies to it, by
+   * workspace then dataset: a dataset's own setting (null keeps forever) wins over its workspace's.
+   */
+  private async retained(workspaceId: string | null): Promise<RetainedDataset[]> {
+    const settings = await this.retention.settings(workspaceId);
+    if (!settings.length) return [];
+    const own = new Map(settings.filter((r) => r.dataset_id).map((r) => [r.dataset_id!, r.retention_days]));
+    const defaults = new Map(settings.filter((r) => !r.dataset_id).map((r) => [r.workspace_id, r.retention_days]));
+    const datasets = await this.datasetWrites.traceDatasets([...new Set(settings.map((r) => r.workspace_id))]);
+    return datasets.flatMap(({ workspace_id, dataset_id }) => {
+      const days = own.has(dataset_id) ? own.get(dataset_id)! : (defaults.get(workspace_id) ?? null);
+      return days === null ? [] : [{ workspace_id, dataset_id, retention_days: days }];
+    });
+  }
+
   private async sweepDataset(
     target: RetainedDataset,
     now: Date,
@@ -204,11 +229,12 @@ export class TraceRetentionService implements OnApplicationBootstrap {
     for (;;) {
       const batch = await this.transactions.run(async () => {
         if (!(await this.datasetsService.findLocked(target.workspace_id, target.dataset_id))) return 0;
-        const { deleted: n, lost } = await this.retention.deleteSpansBefore(target.dataset_id, cutoff, SWEEP_BATCH);
-        for (const { number, rows } of lost) {
-          await this.retention.shrinkVersion(target.dataset_id, number, rows);
-          touched.add(number);
-        }
+        const { deleted: n, versions } = await this.datasetWrites.deleteSpansBefore(
+          target.dataset_id,
+          cutoff,
+          SWEEP_BATCH,
+        );
+        for (const number of versions) touched.add(number);
         return n;
       });
       deleted += batch;

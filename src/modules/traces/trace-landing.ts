@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BulkWriter, type BulkValue } from '../../../libs/database/bulk-writer.js';
-import { Db, TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import type { BulkValue } from '../../../libs/database/bulk-writer.js';
+import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
 import { JobFailure } from '../../../libs/queue/job-outcome.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
@@ -12,10 +12,9 @@ import { normaliseSpan } from '../../../libs/traces/conventions.js';
 import { readRecordsAsync, readTraceFile, type ReadItem, type TraceFileFormat } from '../../../libs/traces/readers.js';
 import type { CanonicalSpan, Convention } from '../../../libs/traces/span.types.js';
 import { AppConfig } from '../../../libs/config/app-config.js';
-import { DatasetsRepository } from '../datasets/datasets.repository.js';
+import { DatasetWritesService } from '../datasets/dataset-writes.service.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
 import { ColumnStatsCollector } from '../datasets/ingest/column-stats.js';
-import { RowsRepository } from '../datasets/rows.repository.js';
 import type { DatasetEntity } from '../datasets/entities/dataset.entity.js';
 import { SecretsService } from '../secrets/secrets.service.js';
 import { pullConnection } from './connection-sources.js';
@@ -74,37 +73,25 @@ export function spanRowId(datasetId: string, traceId: string, spanId: string): s
 /** Trace datasets found by name, created on first use: where landings and OTLP exports name their target. */
 @Injectable()
 export class TraceDatasets {
-  constructor(
-    private readonly db: Db,
-    private readonly datasets: DatasetsRepository,
-  ) {}
+  constructor(private readonly datasets: DatasetWritesService) {}
 
   /**
    * The id of the workspace's dataset of this name (compared case-insensitively), created as a
    * trace dataset when there is none; null when a test-case dataset has the name. Inside a unit
    * of work: concurrent first uses of one name create one dataset.
    */
-  async findOrCreate(
+  findOrCreate(
     workspaceId: string,
     name: string,
     createdBy: string | null,
     description: string,
   ): Promise<string | null> {
-    const find = async () => {
-      const existing: Array<{ id: string; kind: string }> = await this.db.query(
-        'SELECT id, kind FROM datasets WHERE workspace_id = $1 AND lower(name) = lower($2)',
-        [workspaceId, name],
-      );
-      return existing[0] ? (existing[0].kind === 'traces' ? existing[0].id : null) : undefined;
-    };
-    // The lock is only for creating: every OTLP export names its dataset, and most find it.
-    const found = await find();
-    if (found !== undefined) return found;
-    await this.db.lock(`trace-dataset:${workspaceId}:${name.toLowerCase()}`);
-    const raced = await find();
-    if (raced !== undefined) return raced;
-    return (await this.datasets.insert({ workspaceId, name, description, kind: 'traces', tags: ['traces'], createdBy }))
-      .id;
+    return this.datasets.findOrCreateByName(workspaceId, name, {
+      kind: 'traces',
+      description,
+      tags: ['traces'],
+      createdBy,
+    });
   }
 }
 
@@ -145,14 +132,11 @@ export class TraceLanding {
   constructor(
     private readonly config: AppConfig,
     private readonly traces: TracesRepository,
-    private readonly datasets: DatasetsRepository,
+    private readonly datasets: DatasetWritesService,
     private readonly datasetsService: DatasetsService,
-    private readonly rows: RowsRepository,
     private readonly secrets: SecretsService,
-    private readonly bulk: BulkWriter,
     private readonly queue: JobQueue,
     private readonly transactions: TransactionRunner,
-    private readonly db: Db,
     private readonly traceDatasets: TraceDatasets,
     private readonly tracked: TrackedRecords,
   ) {}
@@ -214,7 +198,7 @@ export class TraceLanding {
   private async targetDataset(run: IngestRunRow): Promise<DatasetEntity> {
     const id = run.dataset_id ?? run.options.dataset_id;
     if (id) {
-      const dataset = await this.datasets.findForUpdate(id);
+      const dataset = await this.datasets.lock(id);
       if (!dataset || dataset.workspaceId !== run.workspace_id || dataset.kind !== 'traces')
         throw new JobFailure(`dataset ${id} is no longer a trace dataset of the workspace`, {
           code: 'dataset_gone',
@@ -234,7 +218,7 @@ export class TraceLanding {
         code: 'dataset_gone',
         retry: false,
       });
-    return (await this.datasets.findForUpdate(found))!;
+    return (await this.datasets.lock(found))!;
   }
 
   /** Reserves the dataset's next version for the run (or finds the one an earlier attempt reserved); waits while another landing holds one. */
@@ -252,7 +236,7 @@ export class TraceLanding {
         }
         if ((await this.datasets.writingVersion(dataset.id)) !== null) return null;
         const number = dataset.latestVersion + 1;
-        await this.datasets.setWritingVersion(dataset.id, number);
+        await this.datasets.reserve(dataset.id, number);
         await this.traces.updateRun(run.id, {
           dataset_id: dataset.id,
           version_number: number,
@@ -337,28 +321,7 @@ export class TraceLanding {
     spans: BulkValue[][],
     drops: Parameters<TracesRepository['appendDrops']>[0],
   ): Promise<void> {
-    if (spans.length) {
-      await this.db.query(
-        'CREATE TEMP TABLE trace_stage (row_id uuid NOT NULL, ordinal bigint NOT NULL, data jsonb NOT NULL) ON COMMIT DROP',
-      );
-      await this.bulk.append(
-        'trace_stage',
-        STAGE_COLUMNS,
-        (async function* () {
-          yield spans;
-        })(),
-      );
-      // A lookup per span by primary key (LATERAL … LIMIT 1 keeps it one): as a NOT EXISTS, a
-      // dataset whose rows the statistics do not know yet was read whole for every span.
-      await this.db.query(
-        `INSERT INTO dataset_rows (dataset_id, row_id, added_in, ordinal, data)
-         SELECT $1, f.row_id, $2, f.ordinal, f.data
-           FROM (SELECT DISTINCT ON (s.row_id) s.row_id, s.ordinal, s.data FROM trace_stage s ORDER BY s.row_id, s.ordinal) f
-           LEFT JOIN LATERAL (SELECT 1 AS held FROM dataset_rows r WHERE r.dataset_id = $1 AND r.row_id = f.row_id AND r.removed_in IS NULL LIMIT 1) e ON true
-          WHERE e.held IS NULL`,
-        [datasetId, number],
-      );
-    }
+    await this.datasets.appendNew(datasetId, number, spans);
     await this.traces.appendDrops(drops);
   }
 
@@ -370,34 +333,32 @@ export class TraceLanding {
   ): Promise<{ landed: number; dropped: number; version_id: string | null }> {
     const { dataset, number, ordinalBase } = reservation;
     const { received, staged, dropped, dropReasons, conventions, collector } = outcome;
-    const head = dataset.latestVersion
-      ? await this.datasets.findVersionByNumber(dataset.id, dataset.latestVersion)
-      : null;
+    const head = dataset.latestVersion ? await this.datasets.versionByNumber(dataset.id, dataset.latestVersion) : null;
     const columns = [
       ...SPAN_COLUMNS.map(String),
       ...(head?.columns.map((c) => c.name).filter((c) => !SPAN_COLUMNS.includes(c as keyof CanonicalSpan)) ?? []),
     ];
     // Read from the rows before the dataset is locked: nothing else writes under this number.
     const measured = await this.transactions.run(async () => {
-      const landed = await this.traces.countAddedIn(dataset.id, number);
+      const landed = await this.datasets.countAddedIn(dataset.id, number);
       if (!landed) return { landed };
-      const content = await this.rows.contentHash(dataset.id, number);
+      const content = await this.datasets.contentHash(dataset.id, number);
       const gathered =
         collector && landed === staged
           ? collector.finish(
               columns,
               landed,
               collector.uncounted().length
-                ? await this.rows.distinctCounts(dataset.id, number, collector.uncounted())
+                ? await this.datasets.distinctCounts(dataset.id, number, collector.uncounted())
                 : {},
             )
           : undefined;
-      const columnStats = gathered ?? (await this.rows.versionStats(dataset.id, number, columns, content.rowCount));
-      return { landed, content, columnStats, traces: await this.traces.countTraces(dataset.id, number) };
+      const columnStats = gathered ?? (await this.datasets.versionStats(dataset.id, number, columns, content.rowCount));
+      return { landed, content, columnStats, traces: await this.datasets.countTraces(dataset.id, number) };
     });
     const landed = measured.landed;
     return this.transactions.run(async () => {
-      const locked = (await this.datasets.findForUpdate(dataset.id))!;
+      const locked = (await this.datasets.lock(dataset.id))!;
       let versionId: string | null = null;
       if (measured.content) {
         const version = await this.datasetsService.createVersion(
@@ -410,12 +371,8 @@ export class TraceLanding {
             changes: { inserted: landed, updated: 0, deleted: 0 },
           },
           run.created_by,
-          { gathered: measured.columnStats, content: measured.content, reserved: true },
+          { gathered: measured.columnStats, content: measured.content, reserved: true, mapping: TRACE_MAPPING },
         );
-        if (!Object.keys(version.mapping).length) {
-          version.mapping = { ...TRACE_MAPPING };
-          await this.datasets.saveVersion(version);
-        }
         await this.datasets.setCounters(dataset.id, {
           latestVersion: number,
           nextOrdinal: Math.max(locked.nextOrdinal, ordinalBase + staged),
@@ -424,7 +381,7 @@ export class TraceLanding {
         versionId = version.id;
         await this.queueEnrichment(run.workspace_id, dataset.id, version.id, run.created_by);
       }
-      await this.datasets.setWritingVersion(dataset.id, null, number);
+      await this.datasets.release(dataset.id, number);
       await this.traces.updateRun(run.id, {
         dataset_id: dataset.id,
         version_id: versionId,
@@ -446,10 +403,10 @@ export class TraceLanding {
   /** After a landing failed for good: removes the rows it wrote under its number (a batch per transaction) and releases the number. */
   private async abandon(datasetId: string, number: number): Promise<void> {
     if ((await this.transactions.run(() => this.datasets.writingVersion(datasetId))) !== number) return;
-    while ((await this.transactions.run(() => this.traces.deleteAddedIn(datasetId, number, LAND_BATCH))) > 0);
+    while ((await this.transactions.run(() => this.datasets.deleteAddedIn(datasetId, number, LAND_BATCH))) > 0);
     await this.transactions.run(async () => {
-      await this.datasets.findForUpdate(datasetId);
-      await this.datasets.setWritingVersion(datasetId, null, number);
+      await this.datasets.lock(datasetId);
+      await this.datasets.release(datasetId, number);
     });
   }
 
@@ -478,9 +435,3 @@ export class TraceLanding {
     });
   }
 }
-
-const STAGE_COLUMNS = [
-  { name: 'row_id', type: 'uuid' as const },
-  { name: 'ordinal', type: 'bigint' as const },
-  { name: 'data', type: 'jsonb' as const },
-];

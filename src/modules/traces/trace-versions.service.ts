@@ -10,6 +10,7 @@ import { ENRICHMENT_FIELDS } from '../../../libs/traces/enrichment.js';
 import { buildTopology, type TopologySpan } from '../../../libs/traces/topology.js';
 import type { DatasetVersionEntity } from '../datasets/entities/dataset-version.entity.js';
 import type { DatasetEntity } from '../datasets/entities/dataset.entity.js';
+import { DatasetWritesService } from '../datasets/dataset-writes.service.js';
 import { VersionsService } from '../datasets/versions.service.js';
 import type { DropsQuery, TraceDropRecordResponse } from './dto/traces.dto.js';
 import type {
@@ -47,6 +48,7 @@ export class TraceVersionsService {
   constructor(
     private readonly traces: TracesRepository,
     private readonly versions: VersionsService,
+    private readonly datasets: DatasetWritesService,
     private readonly queue: JobQueue,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
@@ -179,7 +181,7 @@ export class TraceVersionsService {
       ? new Set((await this.traces.listTags(version.id, undefined, tag)).map((t) => t.trace_id))
       : null;
     const spans: TopologySpan[] = [];
-    for await (const page of this.traces.spansByTrace(datasetId, version.number)) {
+    for await (const page of this.datasets.spansByTrace(datasetId, version.number)) {
       for (const s of page) {
         if (tagged && !tagged.has(String(s.trace_id))) continue;
         spans.push({
@@ -364,7 +366,7 @@ export class TraceVersionsService {
   }
 
   private async requireTraces(datasetId: string, version: DatasetVersionEntity, traceIds: string[]): Promise<void> {
-    const known = await this.traces.knownTraces(datasetId, version.number, traceIds);
+    const known = await this.datasets.knownTraces(datasetId, version.number, traceIds);
     const unknown = traceIds.filter((id) => !known.has(id));
     if (unknown.length)
       throw new DomainError(

@@ -113,9 +113,6 @@ export interface TagRow {
   created_at: Date;
 }
 
-/** Where a version's span rows are: the visibility test of dataset_rows for version `number`. */
-const VISIBLE = 'r.dataset_id = $1 AND r.added_in <= $2 AND (r.removed_in IS NULL OR r.removed_in > $2)';
-
 /** Trace sources, ingest runs and their drops, ground truth, enrichment and tags: queries only. */
 @Injectable()
 export class TracesRepository {
@@ -310,69 +307,6 @@ export class TracesRepository {
       `SELECT id, run_id, version_id, ordinal, reason, detail, source_ref, payload, created_at FROM trace_drops WHERE version_id = $1 AND ($2::text IS NULL OR reason = $2) ORDER BY created_at, run_id, ordinal LIMIT $3 OFFSET $4`,
       [versionId, reason ?? null, limit, offset],
     );
-  }
-
-  // Spans of a version
-
-  /** The version's spans (rows), ordered by trace then row order, in pages: what topology and enrichment read (walks dataset_rows_trace_idx). */
-  async *spansByTrace(
-    datasetId: string,
-    versionNumber: number,
-    pageSize = 5000,
-  ): AsyncGenerator<Array<Record<string, unknown>>> {
-    let after: { trace: string; ordinal: string } | null = null;
-    for (;;) {
-      const rows: Array<{ data: Record<string, unknown>; ordinal: string; trace: string }> = await this.db.query(
-        `SELECT r.data, r.ordinal, r.data ->> 'trace_id' AS trace FROM dataset_rows r
-          WHERE ${VISIBLE} AND r.data ? 'span_id' AND r.data ? 'trace_id' ${after ? `AND (r.data ->> 'trace_id', r.ordinal) > ($4, $5::bigint)` : ''}
-          ORDER BY r.data ->> 'trace_id', r.ordinal LIMIT $3`,
-        after ? [datasetId, versionNumber, pageSize, after.trace, after.ordinal] : [datasetId, versionNumber, pageSize],
-      );
-      if (!rows.length) return;
-      yield rows.map((r) => r.data);
-      const last = rows[rows.length - 1];
-      after = { trace: last.trace, ordinal: String(last.ordinal) };
-      if (rows.length < pageSize) return;
-    }
-  }
-
-  /** Rows written under version `number` (a landing's, before or after its version record exists). */
-  async countAddedIn(datasetId: string, number: number): Promise<number> {
-    const [row] = await this.db.query(
-      'SELECT count(*)::int AS n FROM dataset_rows WHERE dataset_id = $1 AND added_in = $2',
-      [datasetId, number],
-    );
-    return row.n;
-  }
-
-  /** Deletes up to `limit` rows written under version `number` (what an abandoned landing wrote); answers how many. */
-  async deleteAddedIn(datasetId: string, number: number, limit: number): Promise<number> {
-    const [row] = await this.db.query(
-      `WITH gone AS (
-         DELETE FROM dataset_rows r USING (SELECT row_id FROM dataset_rows WHERE dataset_id = $1 AND added_in = $2 LIMIT $3) g
-          WHERE r.dataset_id = $1 AND r.added_in = $2 AND r.row_id = g.row_id RETURNING 1
-       ) SELECT count(*)::int AS n FROM gone`,
-      [datasetId, number, limit],
-    );
-    return row.n;
-  }
-
-  async countTraces(datasetId: string, versionNumber: number): Promise<number> {
-    const [row] = await this.db.query(
-      `SELECT count(DISTINCT r.data->>'trace_id')::int AS n FROM dataset_rows r WHERE ${VISIBLE}`,
-      [datasetId, versionNumber],
-    );
-    return row.n;
-  }
-
-  /** Which of these trace ids the version holds. */
-  async knownTraces(datasetId: string, versionNumber: number, traceIds: string[]): Promise<Set<string>> {
-    if (!traceIds.length) return new Set();
-    const rows: Array<{ t: string }> = await this.db.query(
-      `SELECT DISTINCT r.data->>'trace_id' AS t FROM dataset_rows r WHERE ${VISIBLE} AND r.data->>'trace_id' = ANY($3::text[])`,
-      [datasetId, versionNumber, traceIds],
-    );
-    return new Set(rows.map((r) => r.t));
   }
 
   // Ground truth

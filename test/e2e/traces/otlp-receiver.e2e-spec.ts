@@ -188,7 +188,11 @@ describe('OTLP/HTTP receiver (POST /v1/traces)', () => {
       const run = (await t.http.get(`/traces/runs/${live.ingest_run_id}`).set(r.member.auth).expect(200)).body;
       expect(run).toEqual(
         expect.objectContaining({
+          // A tracked record no one job settles: started through TrackedRecords when the stream opened, never ended.
           state: 'running',
+          started_at: expect.any(String),
+          finished_at: null,
+          job_id: null,
           dataset_id: datasetId,
           version_id: live.head_version_id,
           source: expect.objectContaining({ kind: 'otlp' }),
