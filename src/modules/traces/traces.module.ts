@@ -46,14 +46,11 @@ import './traces.errors.js';
   ],
 })
 export class TracesModule implements OnModuleInit {
-  constructor(
-    private readonly registry: WorkspaceResourceRegistry,
-    private readonly traces: TracesRepository,
-  ) {}
+  constructor(private readonly registry: WorkspaceResourceRegistry) {}
 
   onModuleInit(): void {
-    this.registry.register('trace_connection', (id) => this.traces.workspaceOf('trace_connections', id));
-    this.registry.register('trace_upload', (id) => this.traces.workspaceOf('trace_uploads', id));
-    this.registry.register('trace_ingest_run', (id) => this.traces.workspaceOf('trace_ingest_runs', id));
+    this.registry.registerTable('trace_connection', 'trace_connections');
+    this.registry.registerTable('trace_upload', 'trace_uploads');
+    this.registry.registerTable('trace_ingest_run', 'trace_ingest_runs');
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { BulkWriter, type BulkValue } from '../../../libs/database/bulk-writer.js';
 import { jsonbText } from './jsonb.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { nameTaken } from '../../../libs/database/record-queries.js';
 import { trackedRecord, type TrackedColumns } from '../../../libs/queue/tracked-job.js';
 
 /** The records landing and enrichment jobs settle: the queue keeps their tracked columns. */
@@ -158,14 +159,7 @@ export class TracesRepository {
   }
 
   async connectionNameTaken(workspaceId: string, name: string): Promise<boolean> {
-    return (
-      (
-        await this.db.query('SELECT 1 FROM trace_connections WHERE workspace_id = $1 AND lower(name) = lower($2)', [
-          workspaceId,
-          name,
-        ])
-      ).length > 0
-    );
+    return nameTaken(this.db, 'trace_connections', { column: 'workspace_id', value: workspaceId }, name);
   }
 
   listConnections(workspaceId: string): Promise<TraceConnectionRow[]> {
@@ -472,13 +466,6 @@ export class TracesRepository {
   }
 
   // Access
-
-  async workspaceOf(
-    table: 'trace_connections' | 'trace_uploads' | 'trace_ingest_runs',
-    id: string,
-  ): Promise<string | null> {
-    return (await this.db.query(`SELECT workspace_id FROM ${table} WHERE id = $1`, [id]))[0]?.workspace_id ?? null;
-  }
 }
 
 const RUN_COLUMNS =
