@@ -52,17 +52,16 @@ export class RunExecutor {
   ) {}
 
   @JobHandler(RUN_JOB, { maxAttempts: 5, tracks: RUNS })
-  async execute({
-    job,
-    payload,
-    signal,
-    progress,
-  }: JobContext<RunPayload>): Promise<{ state: RunState; items: number }> {
-    // The queue has marked the run running (its first start kept across retries); the first attempt says so.
+  async execute({ payload, signal, progress }: JobContext<RunPayload>): Promise<{ state: RunState; items: number }> {
+    // The queue has marked the run running (its first start kept across retries and hand-backs); the event says it once.
     const run = await this.runs.find(payload.run_id);
     if (!run || run.state !== 'running') return { state: run?.state ?? 'failed', items: 0 };
-    if (job.attempts === 1)
-      await this.runs.appendEvent(run.id, run.workspaceId, 'state_changed', { from: 'queued', to: 'running', reason: null });
+    if (!(await this.runs.hasStateEvent(run.id, 'running')))
+      await this.runs.appendEvent(run.id, run.workspaceId, 'state_changed', {
+        from: 'queued',
+        to: 'running',
+        reason: null,
+      });
     const snapshot = run.snapshot;
     const keys = await this.keys(run);
     const connectionKey = snapshot.connection.spec.auth
@@ -242,7 +241,8 @@ export class RunExecutor {
       const ended = !failure
         ? await this.tracked.succeed(RUNS, runId)
         : await this.tracked.fail(RUNS, runId, failure, failure.code === 'cancelled' ? 'cancelled' : 'failed');
-      if (ended) await this.recordEnd((await this.runs.find(runId))!, from, from === current.state ? summary : undefined);
+      if (ended)
+        await this.recordEnd((await this.runs.find(runId))!, from, from === current.state ? summary : undefined);
     });
   }
 

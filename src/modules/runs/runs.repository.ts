@@ -167,7 +167,8 @@ export class RunsRepository {
     if (filter.sutId) query.andWhere('r.sut_id = :sut', { sut: filter.sutId });
     if (filter.datasetId) query.andWhere('r.dataset_id = :ds', { ds: filter.datasetId });
     if (filter.state) query.andWhere(STATE_CONDITIONS[filter.state]);
-    if (filter.states?.length) query.andWhere(`(${filter.states.map((state) => STATE_CONDITIONS[state]).join(' OR ')})`);
+    if (filter.states?.length)
+      query.andWhere(`(${filter.states.map((state) => STATE_CONDITIONS[state]).join(' OR ')})`);
     if (filter.tag) query.andWhere(':tag = ANY(r.tags)', { tag: filter.tag });
     if (filter.projectId) {
       query.andWhere(
@@ -411,6 +412,15 @@ export class RunsRepository {
       JSON.stringify(data),
     ]);
     await this.notifications.notify(RUN_EVENTS_CHANNEL, runId);
+  }
+
+  /** Whether the run has had a `state_changed` event to this state. */
+  async hasStateEvent(runId: string, to: RunState): Promise<boolean> {
+    const rows: unknown[] = await this.db.query(
+      `SELECT 1 FROM run_events WHERE run_id = $1 AND type = 'state_changed' AND data->>'to' = $2 LIMIT 1`,
+      [runId, to],
+    );
+    return rows.length > 0;
   }
 
   /**

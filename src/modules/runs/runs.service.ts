@@ -167,8 +167,7 @@ export class RunsService {
         details: { state: locked.state },
       });
     });
-    if (run.state === 'awaiting_upload' || !run.jobId)
-      await this.executor.finish(id, CANCELLED);
+    if (run.state === 'awaiting_upload' || !run.jobId) await this.executor.finish(id, CANCELLED);
     else await this.queue.cancel(run.jobId);
     const deadline = Date.now() + CANCEL_WAIT_MS;
     while (Date.now() < deadline && !TERMINAL_RUN_STATES.has((await this.runs.find(id))!.state))
