@@ -212,7 +212,10 @@ export class ProjectsRepository {
     f: { sutIds: string[]; datasetIds: string[]; from?: Date; to?: Date; states: string[] },
   ): Promise<Array<{ id: string; name: string; state: string; sut_id: string; dataset_id: string; created_at: Date }>> {
     return this.projects.query(
-      `SELECT id, name, state, sut_id, dataset_id, created_at FROM runs
+      `SELECT id, name, state, sut_id, dataset_id, created_at FROM (
+         -- A run's documented state (runStateOf): an offline run awaiting its upload is queued without a job.
+         SELECT id, name, CASE WHEN state = 'queued' AND job_id IS NULL THEN 'awaiting_upload' ELSE state END AS state,
+                sut_id, dataset_id, created_at, workspace_id FROM runs) runs
         WHERE workspace_id = $1 AND (sut_id = ANY($2::uuid[]) OR dataset_id = ANY($3::uuid[])) AND state = ANY($4::text[])
           AND ($5::timestamptz IS NULL OR created_at >= $5) AND ($6::timestamptz IS NULL OR created_at < $6)
         ORDER BY created_at, id LIMIT 1000`,

@@ -10,14 +10,18 @@ import type { ChatMessage } from '../../../libs/evaluation/sut/sut.types.js';
 import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
 import { JobFailure } from '../../../libs/queue/job-outcome.js';
 import { JobInterrupted, type Job, type JobContext } from '../../../libs/queue/job.types.js';
+import type { TrackedFailure } from '../../../libs/queue/tracked-job.js';
+import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
 import { SecretsService } from '../secrets/secrets.service.js';
 import { TERMINAL_RUN_STATES, type RunEntity, type RunState } from './entities/run.entity.js';
 import { ItemScorer, type ScoringKeys } from './item-scorer.js';
 import { NotificationDispatcher } from '../catalogues/notification-dispatcher.js';
 import { RunSummaries } from './run-summaries.js';
-import { RunsRepository, type ItemKey, type RunItemRow } from './runs.repository.js';
+import { RUNS, RunsRepository, type ItemKey, type RunItemRow } from './runs.repository.js';
 
 export const RUN_JOB = 'runs.execute';
+/** The failure of a run cancelled by request (`POST /runs/{id}/cancel`) while it ran or waited for its upload. */
+export const CANCELLED: TrackedFailure = { code: 'cancelled', message: 'cancelled by request; what was done is kept' };
 /** Row and judge errors recorded as events per run at most (the items keep every error). */
 const MAX_ERROR_EVENTS = 100;
 const PROGRESS_EVERY_MS = 1000;
@@ -44,14 +48,20 @@ export class RunExecutor {
     private readonly transactions: TransactionRunner,
     private readonly summaries: RunSummaries,
     private readonly config: AppConfig,
+    private readonly tracked: TrackedRecords,
   ) {}
 
-  @JobHandler(RUN_JOB, { maxAttempts: 5 })
+  @JobHandler(RUN_JOB, { maxAttempts: 5, tracks: RUNS })
   async execute({ payload, signal, progress }: JobContext<RunPayload>): Promise<{ state: RunState; items: number }> {
+    // The queue has marked the run running (its first start kept across retries and hand-backs); the event says it once.
     const run = await this.runs.find(payload.run_id);
-    if (!run || TERMINAL_RUN_STATES.has(run.state) || run.state === 'awaiting_upload')
-      return { state: run?.state ?? 'failed', items: 0 };
-    if (run.state === 'queued') await this.transition(run, 'running', null);
+    if (!run || run.state !== 'running') return { state: run?.state ?? 'failed', items: 0 };
+    if (!(await this.runs.hasStateEvent(run.id, 'running')))
+      await this.runs.appendEvent(run.id, run.workspaceId, 'state_changed', {
+        from: 'queued',
+        to: 'running',
+        reason: null,
+      });
     const snapshot = run.snapshot;
     const keys = await this.keys(run);
     const connectionKey = snapshot.connection.spec.auth
@@ -165,14 +175,12 @@ export class RunExecutor {
     await tracker.flush();
     if (signal.aborted) {
       const reason = signal.reason instanceof JobInterrupted ? signal.reason.reason : 'shutdown';
-      if (reason === 'cancelled') {
-        await this.finish(run.id, 'cancelled', 'cancelled by request; what was done is kept');
-        return { state: 'cancelled', items: counts.total };
-      }
-      // A lost lease or a shutdown: the job goes back to the queue and resumes from the items recorded.
+      // Cancelled: the run ends with what was done, and its job ends cancelled. A lost lease or a shutdown: the job
+      // goes back to the queue and resumes from the items recorded.
+      if (reason === 'cancelled') await this.finish(run.id, CANCELLED);
       throw signal.reason instanceof Error ? signal.reason : new Error('interrupted');
     }
-    await this.finish(run.id, 'succeeded', null);
+    await this.finish(run.id, null);
     return { state: 'succeeded', items: counts.total };
   }
 
@@ -202,23 +210,23 @@ export class RunExecutor {
     }
   }
 
-  /** A run whose job ended without the handler finishing it (failed for good, cancelled while queued, worker lost) ends too. */
+  /**
+   * A run whose job ended without its executor ending it (failed for good, cancelled before it ran, its worker lost
+   * for good): the queue has ended its record (state, failure, finished_at) in this transaction; what the end means
+   * beyond the record is written here. An executor that ended its run wrote all of it (and its summary).
+   */
   @OnJobSettled(RUN_JOB)
   async onSettled(job: Job<RunPayload>): Promise<void> {
     const run = await this.runs.findForUpdate(job.payload.run_id);
-    if (!run || TERMINAL_RUN_STATES.has(run.state) || run.state === 'awaiting_upload') return;
-    const cancelled = job.status === 'cancelled';
-    await this.settle(
-      run,
-      cancelled ? 'cancelled' : 'failed',
-      cancelled
-        ? 'cancelled by request; what was done is kept'
-        : `the run could not finish: ${job.error?.message ?? job.status}`,
-    );
+    if (!run || !TERMINAL_RUN_STATES.has(run.state) || run.summary) return;
+    await this.recordEnd(run, run.startedAt ? 'running' : 'queued');
   }
 
-  /** Ends a run: final counts, the summary over its answered items, the state event, and webhooks. */
-  async finish(runId: string, state: 'succeeded' | 'failed' | 'cancelled', reason: string | null): Promise<void> {
+  /**
+   * Ends a run (`failure` null: succeeded; else failed or, with code `cancelled`, cancelled) with what the end
+   * means: its tracked columns, the summary over its answered items, the state event and webhooks, in one transaction.
+   */
+  async finish(runId: string, failure: TrackedFailure | null): Promise<void> {
     const current = await this.runs.find(runId);
     if (!current || TERMINAL_RUN_STATES.has(current.state)) return;
     // The run's items have no other writer once its executor ends, so their summary is read before the run is
@@ -229,48 +237,34 @@ export class RunExecutor {
     await this.transactions.run(async () => {
       const run = await this.runs.findForUpdate(runId);
       if (!run || TERMINAL_RUN_STATES.has(run.state)) return;
-      await this.settle(run, state, reason, run.state === current.state ? summary : undefined);
+      const from = run.state;
+      const ended = !failure
+        ? await this.tracked.succeed(RUNS, runId)
+        : await this.tracked.fail(RUNS, runId, failure, failure.code === 'cancelled' ? 'cancelled' : 'failed');
+      if (ended)
+        await this.recordEnd((await this.runs.find(runId))!, from, from === current.state ? summary : undefined);
     });
   }
 
-  private async settle(
-    run: RunEntity,
-    state: 'succeeded' | 'failed' | 'cancelled',
-    reason: string | null,
-    read?: RunSummary,
-  ): Promise<void> {
+  /** What an ended run's record does not say: summary, verdict and final counts, the `state_changed` event, webhooks. */
+  private async recordEnd(run: RunEntity, from: RunState, read?: RunSummary): Promise<void> {
     const summary = read ?? (await this.summaries.summarize(run, { scored: false }));
-    const from = run.state;
-    Object.assign(run, {
-      state,
-      stateReason: reason,
+    const end = {
       summary,
-      passed: state === 'succeeded' ? summary.passed : null,
+      passed: run.state === 'succeeded' ? summary.passed : null,
       completed: summary.completed,
       errored: summary.errored,
-      finishedAt: new Date(),
-    });
-    await this.runs.save(run);
+    };
+    await this.runs.saveEnd(run.id, end);
+    Object.assign(run, end);
     await this.runs.appendEvent(run.id, run.workspaceId, 'state_changed', {
       from,
-      to: state,
-      reason,
+      to: run.state,
+      reason: run.stateReason,
       passed: run.passed,
       pass_rate: summary.pass_rate,
     });
-    await this.notifications.dispatch(run.workspaceId, `run.${state}`, runEvent(run));
-  }
-
-  private async transition(run: RunEntity, to: RunState, reason: string | null): Promise<void> {
-    await this.transactions.run(async () => {
-      const locked = await this.runs.findForUpdate(run.id);
-      if (!locked || locked.state === to) return;
-      const from = locked.state;
-      Object.assign(locked, { state: to, stateReason: reason, startedAt: locked.startedAt ?? new Date() });
-      await this.runs.save(locked);
-      await this.runs.appendEvent(run.id, run.workspaceId, 'state_changed', { from, to, reason });
-    });
-    run.state = to;
+    await this.notifications.dispatch(run.workspaceId, `run.${run.state}`, runEvent(run));
   }
 
   private async progress(

@@ -1,9 +1,23 @@
 import { Injectable } from '@nestjs/common';
-import type { MetricScore } from '../../../libs/evaluation/runs/run.types.js';
+import type { MetricScore, RunSummary } from '../../../libs/evaluation/runs/run.types.js';
+import { trackedRecord } from '../../../libs/queue/tracked-job.js';
 import type { RunSource } from '../datasets/run-source.service.js';
 import { RunEntity, type RunState } from './entities/run.entity.js';
 import { DatabaseNotifications } from '../../../libs/database/notifications.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+
+/** The record a run's job settles (docs/architecture.md#background-work): the queue keeps its state with the job's. */
+export const RUNS = trackedRecord('runs', 'run_id');
+
+/** A documented state as a condition on the tracked columns of `r` (`awaiting_upload`: queued without a job). */
+const STATE_CONDITIONS: Record<RunState, string> = {
+  awaiting_upload: `(r.state = 'queued' AND r.job_id IS NULL)`,
+  queued: `(r.state = 'queued' AND r.job_id IS NOT NULL)`,
+  running: `r.state = 'running'`,
+  succeeded: `r.state = 'succeeded'`,
+  failed: `r.state = 'failed'`,
+  cancelled: `r.state = 'cancelled'`,
+};
 
 /** The channel every run event is signalled on (the run id as payload): live streams listen to it. */
 export const RUN_EVENTS_CHANNEL = 'ews_run_events';
@@ -152,8 +166,9 @@ export class RunsRepository {
     const query = this.runs.createQueryBuilder('r').where('r.workspace_id IN (:...ws)', { ws: filter.workspaceIds });
     if (filter.sutId) query.andWhere('r.sut_id = :sut', { sut: filter.sutId });
     if (filter.datasetId) query.andWhere('r.dataset_id = :ds', { ds: filter.datasetId });
-    if (filter.state) query.andWhere('r.state = :state', { state: filter.state });
-    if (filter.states) query.andWhere('r.state IN (:...states)', { states: filter.states });
+    if (filter.state) query.andWhere(STATE_CONDITIONS[filter.state]);
+    if (filter.states?.length)
+      query.andWhere(`(${filter.states.map((state) => STATE_CONDITIONS[state]).join(' OR ')})`);
     if (filter.tag) query.andWhere(':tag = ANY(r.tags)', { tag: filter.tag });
     if (filter.projectId) {
       query.andWhere(
@@ -377,6 +392,17 @@ export class RunsRepository {
     ]);
   }
 
+  /** What a run's end leaves beside its tracked columns: its summary, verdict and final counts. */
+  async saveEnd(
+    runId: string,
+    end: { summary: RunSummary; passed: boolean | null; completed: number; errored: number },
+  ): Promise<void> {
+    await this.db.query(
+      'UPDATE runs SET summary = $2, passed = $3, completed = $4, errored = $5, updated_at = now() WHERE id = $1',
+      [runId, JSON.stringify(end.summary), end.passed, end.completed, end.errored],
+    );
+  }
+
   /** Appends an event and signals it to live streams in every process when its transaction commits. */
   async appendEvent(runId: string, workspaceId: string, type: string, data: Record<string, unknown>): Promise<void> {
     await this.db.query('INSERT INTO run_events (run_id, workspace_id, type, data) VALUES ($1, $2, $3, $4)', [
@@ -386,6 +412,15 @@ export class RunsRepository {
       JSON.stringify(data),
     ]);
     await this.notifications.notify(RUN_EVENTS_CHANNEL, runId);
+  }
+
+  /** Whether the run has had a `state_changed` event to this state. */
+  async hasStateEvent(runId: string, to: RunState): Promise<boolean> {
+    const rows: unknown[] = await this.db.query(
+      `SELECT 1 FROM run_events WHERE run_id = $1 AND type = 'state_changed' AND data->>'to' = $2 LIMIT 1`,
+      [runId, to],
+    );
+    return rows.length > 0;
   }
 
   /**

@@ -20,7 +20,7 @@ import type {
 } from './dto/run.dto.js';
 import type { UploadOutputsRequest } from './dto/upload.dto.js';
 import { TERMINAL_RUN_STATES, type RunEntity } from './entities/run.entity.js';
-import { RUN_JOB, RunExecutor } from './run-executor.js';
+import { CANCELLED, RUN_JOB, RunExecutor } from './run-executor.js';
 import { toEventResponse } from './run-event-streams.service.js';
 import { RunPlanner } from './run-planner.js';
 import { RunErrors } from './runs.errors.js';
@@ -49,7 +49,8 @@ export class RunsService {
     if (!body.eval_config_id && !body.metrics)
       throw new DomainError(RunErrors.metrics_required, 'Name an eval_config_id or `metrics` to score the run with');
     const source = await this.sources.resolve(access.workspaceId, body.dataset_id, body.version_id, body.partition_id);
-    const id = await this.transactions.run(async () => {
+    // Answered from the unit of work that queues it: the run as it was made, before a worker starts it.
+    return this.transactions.run(async () => {
       const snapshot = await this.planner.snapshot(access.workspaceId, source, {
         sutId: body.sut_id,
         connectionId: body.connection_id,
@@ -68,7 +69,6 @@ export class RunsService {
         sutId: snapshot.sut.id,
         connectionId: snapshot.connection.id,
         evalConfigId: snapshot.eval_config?.id ?? null,
-        state: offline ? 'awaiting_upload' : 'queued',
         snapshot,
         concurrency: Math.min(body.concurrency ?? spec.max_concurrency, spec.max_concurrency),
         sample: body.sample ? { size: body.sample.size, seed: body.sample.seed ?? 0 } : null,
@@ -90,21 +90,12 @@ export class RunsService {
         snapshot.metrics.flatMap((m) => (m.config ? [m.config.id] : [])),
         run.id,
       );
-      if (!offline)
-        run.jobId = (
-          await this.queue.enqueue({
-            type: RUN_JOB,
-            payload: { run_id: run.id },
-            workspaceId: access.workspaceId,
-            targetType: 'run',
-            targetId: run.id,
-            createdBy: caller.userId,
-          })
-        ).job.id;
+      // An offline run stays queued without a job (awaiting_upload) until its outputs are uploaded.
+      if (!offline) await this.enqueue(access, run.id, caller);
       await this.runs.save(run);
       await this.runs.appendEvent(run.id, access.workspaceId, 'state_changed', {
         from: null,
-        to: run.state,
+        to: offline ? 'awaiting_upload' : 'queued',
         total: run.total,
       });
       await this.audit.record({
@@ -115,9 +106,8 @@ export class RunsService {
         targetId: run.id,
         details: { sut_id: run.sutId, dataset_id: run.datasetId, version_id: run.versionId, items: run.total },
       });
-      return run.id;
+      return this.get(access, run.id);
     });
-    return this.get(access, id);
   }
 
   async list(caller: Principal, query: ListRunsQuery, workspaceIds?: string[]): Promise<Page<RunResponse>> {
@@ -177,8 +167,7 @@ export class RunsService {
         details: { state: locked.state },
       });
     });
-    if (run.state === 'awaiting_upload' || !run.jobId)
-      await this.executor.finish(id, 'cancelled', 'cancelled by request; what was done is kept');
+    if (run.state === 'awaiting_upload' || !run.jobId) await this.executor.finish(id, CANCELLED);
     else await this.queue.cancel(run.jobId);
     const deadline = Date.now() + CANCEL_WAIT_MS;
     while (Date.now() < deadline && !TERMINAL_RUN_STATES.has((await this.runs.find(id))!.state))
@@ -195,7 +184,7 @@ export class RunsService {
         `Run ${id} is ${source.state}; rerun it once it has ended (or cancel it)`,
       );
     const mode = body.mode ?? 'all';
-    const newId = await this.transactions.run(async () => {
+    return this.transactions.run(async () => {
       const offline = source.snapshot.connection.spec.kind === 'offline';
       const run = await this.runs.save({
         workspaceId: access.workspaceId,
@@ -206,7 +195,6 @@ export class RunsService {
         sutId: source.sutId,
         connectionId: source.connectionId,
         evalConfigId: source.evalConfigId,
-        state: offline ? 'awaiting_upload' : 'queued',
         snapshot: source.snapshot,
         concurrency: source.concurrency,
         sample: source.sample,
@@ -222,21 +210,12 @@ export class RunsService {
           RunErrors.nothing_to_rerun,
           mode === 'errors' ? `Run ${id} has no rows whose call failed` : `Run ${id} has no failed rows`,
         );
-      if (!offline)
-        run.jobId = (
-          await this.queue.enqueue({
-            type: RUN_JOB,
-            payload: { run_id: run.id },
-            workspaceId: access.workspaceId,
-            targetType: 'run',
-            targetId: run.id,
-            createdBy: caller.userId,
-          })
-        ).job.id;
+      // An offline run stays queued without a job (awaiting_upload) until its outputs are uploaded.
+      if (!offline) await this.enqueue(access, run.id, caller);
       await this.runs.save(run);
       await this.runs.appendEvent(run.id, access.workspaceId, 'state_changed', {
         from: null,
-        to: run.state,
+        to: offline ? 'awaiting_upload' : 'queued',
         total: run.total,
         rerun_of: source.id,
         mode,
@@ -250,9 +229,8 @@ export class RunsService {
         targetId: run.id,
         details: { rerun_of: source.id, mode, items: run.total },
       });
-      return run.id;
+      return this.get(access, run.id);
     });
-    return this.get(access, newId);
   }
 
   /** Outputs of an offline run, by row id; scoring is queued unless `complete: false`. */
@@ -262,7 +240,7 @@ export class RunsService {
     body: UploadOutputsRequest,
     caller: Principal,
   ): Promise<RunResponse> {
-    await this.transactions.run(async () => {
+    return this.transactions.run(async () => {
       const run = await this.runs.findForUpdate(id);
       if (!run || run.workspaceId !== access.workspaceId) throw new NotFoundError('run', id);
       if (run.state !== 'awaiting_upload')
@@ -302,22 +280,23 @@ export class RunsService {
         outputs: body.results.length,
         complete: body.complete ?? true,
       });
-      if (body.complete === false) return;
-      run.state = 'queued';
-      run.jobId = (
-        await this.queue.enqueue({
-          type: RUN_JOB,
-          payload: { run_id: id },
-          workspaceId: access.workspaceId,
-          targetType: 'run',
-          targetId: id,
-          createdBy: caller.userId,
-        })
-      ).job.id;
-      await this.runs.save(run);
+      if (body.complete === false) return this.get(access, id);
+      await this.enqueue(access, id, caller);
       await this.runs.appendEvent(id, access.workspaceId, 'state_changed', { from: 'awaiting_upload', to: 'queued' });
+      return this.get(access, id);
     });
-    return this.get(access, id);
+  }
+
+  /** Queues the run's job: the queue names it on the run (`job_id`) in this unit of work and keeps the run's state with it. */
+  private async enqueue(access: WorkspaceAccess, runId: string, caller: Principal): Promise<void> {
+    await this.queue.enqueue({
+      type: RUN_JOB,
+      payload: { run_id: runId },
+      workspaceId: access.workspaceId,
+      targetType: 'run',
+      targetId: runId,
+      createdBy: caller.userId,
+    });
   }
 
   async events(access: WorkspaceAccess, id: string, query: EventsQuery): Promise<RunEventResponse[]> {
