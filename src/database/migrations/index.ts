@@ -18,6 +18,7 @@ import { TraceLandingReservation1765400000000 } from './1765400000000-trace-land
 import { TrackedJobs1765500000000 } from './1765500000000-tracked-jobs.js';
 import { RunItemPages1765600000000 } from './1765600000000-run-item-pages.js';
 import { JobOrder1765700000000 } from './1765700000000-job-order.js';
+import { RunItemCounts1766000000000 } from './1766000000000-run-item-counts.js';
 
 /** Every migration, in order. Families append theirs; the same list runs on PostgreSQL and PGlite. */
 export const migrations = [
@@ -41,4 +42,5 @@ export const migrations = [
   TrackedJobs1765500000000,
   RunItemPages1765600000000,
   JobOrder1765700000000,
+  RunItemCounts1766000000000,
 ];
