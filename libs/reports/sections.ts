@@ -71,6 +71,8 @@ export interface SectionDraft {
 const EXAMPLES = 5;
 const REGRESSED_ROWS = 10;
 const TEXT_CUT = 300;
+/** How much of an item's texts a report needs: one character past the cut tells `cut` the text was longer. */
+export const REPORT_TEXT_KEPT = TEXT_CUT + 1;
 
 export function round4(x: number | null): number | null {
   return x === null ? null : Math.round(x * 10_000) / 10_000;

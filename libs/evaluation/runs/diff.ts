@@ -17,7 +17,7 @@ export interface DiffResult {
 }
 
 /** One row of one run with its repetitions folded together. */
-interface FoldedRow {
+export interface FoldedRow {
   passed: boolean | null;
   output: string | null;
   scores: Map<string, { score: number | null; passed: boolean | null }>;
@@ -43,26 +43,62 @@ function majority(verdicts: ReadonlyArray<boolean | null | undefined>): boolean 
   return yes + no === 0 ? null : yes > no;
 }
 
-function fold(items: readonly ItemResult[], metrics: readonly RunMetricSpec[]): Map<string, FoldedRow> {
-  const byRow = new Map<string, ItemResult[]>();
+/** What folding reads of an item: its row, repetition, verdict, scores and output (any stand-in for it that is equal exactly when the outputs are). */
+export type FoldItem = Pick<ItemResult, 'row_id' | 'repetition' | 'output' | 'scores' | 'passed'>;
+
+function foldRow(reps: FoldItem[], metrics: readonly RunMetricSpec[]): FoldedRow {
+  reps.sort((a, b) => a.repetition - b.repetition);
+  const scores = new Map<string, { score: number | null; passed: boolean | null }>();
+  for (const metric of metrics) {
+    const entries = reps.map((r) => (hasOwn(r.scores, metric.name) ? r.scores[metric.name] : undefined));
+    // On the metric's one scale (0..1 for judged rubrics), so deltas compare across metrics.
+    const values = entries.map(reportedScore).filter(isScore);
+    scores.set(metric.name, { score: mean(values), passed: majority(entries.map((e) => e?.passed)) });
+  }
+  return { passed: majority(reps.map((r) => r.passed)), output: reps[0].output, scores };
+}
+
+/**
+ * A run's answered items folded a row at a time as they are read (a row's repetitions adjacent, as
+ * in the items' order): what a diff keeps of a run is a verdict, an output and a score per metric
+ * per row, never the items.
+ */
+export class RunFold {
+  private readonly rows = new Map<string, FoldedRow>();
+  private reps: FoldItem[] = [];
+
+  constructor(private readonly metrics: readonly RunMetricSpec[]) {}
+
+  add(item: FoldItem): void {
+    if (this.reps.length && this.reps[0].row_id !== item.row_id) this.flush();
+    if (!this.reps.length && this.rows.has(item.row_id))
+      throw new Error(`row ${item.row_id} came back after other rows: its repetitions must be adjacent`);
+    this.reps.push(item);
+  }
+
+  /** The folded rows, in the order their first item came. */
+  result(): Map<string, FoldedRow> {
+    this.flush();
+    return this.rows;
+  }
+
+  private flush(): void {
+    if (!this.reps.length) return;
+    this.rows.set(this.reps[0].row_id, foldRow(this.reps, this.metrics));
+    this.reps = [];
+  }
+}
+
+function fold(items: readonly FoldItem[], metrics: readonly RunMetricSpec[]): Map<string, FoldedRow> {
+  const byRow = new Map<string, FoldItem[]>();
   for (const item of items) {
     const reps = byRow.get(item.row_id);
     if (reps) reps.push(item);
     else byRow.set(item.row_id, [item]);
   }
-  const folded = new Map<string, FoldedRow>();
-  for (const [rowId, reps] of byRow) {
-    reps.sort((a, b) => a.repetition - b.repetition);
-    const scores = new Map<string, { score: number | null; passed: boolean | null }>();
-    for (const metric of metrics) {
-      const entries = reps.map((r) => (hasOwn(r.scores, metric.name) ? r.scores[metric.name] : undefined));
-      // On the metric's one scale (0..1 for judged rubrics), so deltas compare across metrics.
-      const values = entries.map(reportedScore).filter(isScore);
-      scores.set(metric.name, { score: mean(values), passed: majority(entries.map((e) => e?.passed)) });
-    }
-    folded.set(rowId, { passed: majority(reps.map((r) => r.passed)), output: reps[0].output, scores });
-  }
-  return folded;
+  const run = new RunFold(metrics);
+  for (const reps of byRow.values()) for (const item of reps) run.add(item);
+  return run.result();
 }
 
 function classify(
@@ -117,14 +153,22 @@ function sideStats(rows: Map<string, FoldedRow>, name: string): { mean: number |
 }
 
 export function diffRows(
-  base: ItemResult[],
-  candidate: ItemResult[],
+  base: readonly FoldItem[],
+  candidate: readonly FoldItem[],
+  metrics: RunMetricSpec[],
+  opts?: DiffOptions,
+): DiffResult {
+  return diffFolded(fold(base, metrics), fold(candidate, metrics), metrics, opts);
+}
+
+/** The diff of two runs already folded (RunFold), rows in the order of the base's then the candidate's new ones. */
+export function diffFolded(
+  baseRows: Map<string, FoldedRow>,
+  candidateRows: Map<string, FoldedRow>,
   metrics: RunMetricSpec[],
   opts?: DiffOptions,
 ): DiffResult {
   const tolerance = opts?.tolerance ?? 1e-9;
-  const baseRows = fold(base, metrics);
-  const candidateRows = fold(candidate, metrics);
   const rowIds = new Set([...baseRows.keys(), ...candidateRows.keys()]);
 
   const rows: DiffRow[] = [];
@@ -184,25 +228,40 @@ export function diffRows(
   return { rows, summary };
 }
 
+/** Diff rows written to a CSV a chunk at a time. */
+const CSV_CHUNK = 1000;
+
 /** RFC 4180 CSV (CRLF records) of diff rows: one base/candidate/delta column triple per metric. */
 export function diffToCsv(rows: DiffRow[], metricNames: string[]): string {
+  return [...diffCsvChunks(rows, metricNames)].join('');
+}
+
+/** The same CSV in pieces (the header, then a thousand rows at a time), for a response that streams it. */
+export function* diffCsvChunks(rows: readonly DiffRow[], metricNames: string[]): Generator<string> {
   const header = ['row_id', 'status', 'base_passed', 'candidate_passed', 'output_changed'];
   for (const name of metricNames) header.push(`${name}_base`, `${name}_candidate`, `${name}_delta`);
-  const records: Array<Array<string | number | boolean | null>> = [header];
-  for (const row of rows) {
-    const record: Array<string | number | boolean | null> = [
-      row.row_id,
-      row.status,
-      row.base_passed,
-      row.candidate_passed,
-      row.output_changed,
-    ];
-    for (const name of metricNames) {
-      const d = hasOwn(row.metrics, name) ? row.metrics[name] : undefined;
-      record.push(d?.base ?? null, d?.candidate ?? null, d?.delta ?? null);
+  yield csvRecords([header]);
+  for (let start = 0; start < rows.length; start += CSV_CHUNK) {
+    const records: Array<Array<string | number | boolean | null>> = [];
+    for (const row of rows.slice(start, start + CSV_CHUNK)) {
+      const record: Array<string | number | boolean | null> = [
+        row.row_id,
+        row.status,
+        row.base_passed,
+        row.candidate_passed,
+        row.output_changed,
+      ];
+      for (const name of metricNames) {
+        const d = hasOwn(row.metrics, name) ? row.metrics[name] : undefined;
+        record.push(d?.base ?? null, d?.candidate ?? null, d?.delta ?? null);
+      }
+      records.push(record);
     }
-    records.push(record);
+    yield csvRecords(records);
   }
+}
+
+function csvRecords(records: Array<Array<string | number | boolean | null>>): string {
   return stringify(records, {
     record_delimiter: '\r\n',
     // With an explicit record delimiter the library stops quoting lone CR / LF unless told to.

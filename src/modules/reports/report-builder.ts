@@ -7,6 +7,7 @@ import {
   BUILTIN_PROMPTS,
   draftSections,
   renderPrompt,
+  REPORT_TEXT_KEPT,
   sectionMarkdown,
   type ReportInput,
   type ReportItem,
@@ -30,10 +31,18 @@ export class ReportBuilder {
     private readonly secrets: SecretsService,
   ) {}
 
-  /** The run, its recorded results and those of the baseline run, as the section builders take them. */
+  /**
+   * The run, its recorded results and those of the baseline run, as the section builders take
+   * them: read a page at a time, each item kept without its row data and with its texts cut to what
+   * a section shows (REPORT_TEXT_KEPT), so a report holds a few hundred bytes per item.
+   */
   async input(run: RunEntity, baseline: RunEntity | null): Promise<ReportInput> {
-    const items = async (r: RunEntity): Promise<ReportItem[]> =>
-      (await this.runs.items(r.id)).filter((i) => i.status !== 'pending').map((i) => reportItem(i, r));
+    const items = async (r: RunEntity): Promise<ReportItem[]> => {
+      const kept: ReportItem[] = [];
+      for await (const page of this.runs.itemPages(r.id))
+        for (const i of page) if (i.status !== 'pending') kept.push(reportItem(i, r));
+      return kept;
+    };
     return {
       run: {
         id: run.id,
@@ -183,8 +192,10 @@ export function narrativeOf(text: string): string {
     .trim();
 }
 
+/** The value as text, cut to what a report shows of it. */
 function text(v: unknown): string | null {
-  return v === undefined || v === null ? null : typeof v === 'string' ? v : JSON.stringify(v);
+  const whole = v === undefined || v === null ? null : typeof v === 'string' ? v : JSON.stringify(v);
+  return whole === null ? null : whole.slice(0, REPORT_TEXT_KEPT);
 }
 
 function reportItem(i: RunItemRow, run: RunEntity): ReportItem {
@@ -193,7 +204,7 @@ function reportItem(i: RunItemRow, run: RunEntity): ReportItem {
     row_id: i.row_id,
     repetition: i.repetition,
     status: i.status as 'done' | 'error',
-    output: i.output,
+    output: text(i.output),
     latency_ms: i.latency_ms,
     cost_usd: i.cost_usd,
     error: i.error,

@@ -251,9 +251,7 @@ export class ReportsService {
     const config = id ? await this.reports.findConfig(access.workspaceId, id) : null;
     if (configId && !config) throw new NotFoundError('report config', configId);
     const metrics = run.snapshot.metrics.map((m) => m.name);
-    const dimensions = [
-      ...new Set((await this.runs.items(runId)).flatMap((i) => Object.keys(i.dimensions ?? {}))),
-    ].sort();
+    const dimensions = await this.runs.dimensionNames(runId);
     const hasBaseline = (await this.runs.previousSucceededId(run)) !== null;
     return {
       run_id: runId,

@@ -19,6 +19,7 @@ import type {
 } from './dto/results.dto.js';
 import type { RunEntity } from './entities/run.entity.js';
 import { RunsRepository, type RunItemRow } from './runs.repository.js';
+import { itemPages } from './run-item-pages.js';
 import { RunSummaries } from './run-summaries.js';
 import { RunsService } from './runs.service.js';
 
@@ -70,7 +71,6 @@ export class ResultsService {
   /** Per metric mean, pass rate and distribution, per dimension breakdown, latency and cost; over the items scored so far while the run is going. */
   async results(access: WorkspaceAccess, id: string): Promise<Record<string, unknown>> {
     const run = await this.runsService.require(access, id);
-    const { total } = await this.runs.counts(id);
     const summary = await this.summaries.summarize(run, { scored: true });
     return {
       run_id: id,
@@ -78,7 +78,7 @@ export class ResultsService {
       final: run.finishedAt !== null,
       passed: run.passed,
       pass_rule: run.snapshot.pass_rule,
-      items: total,
+      items: run.total,
       scored: summary.rows,
       summary,
     };
@@ -201,7 +201,7 @@ export class ResultsService {
     };
   }
 
-  /** Streams the results as Parquet: a row per item, the row's mapped fields, output, latency, cost, verdict, and a score and verdict column per metric. */
+  /** Streams the results as Parquet, read a page at a time and written a row group at a time: a row per item, the row's mapped fields, output, latency, cost, verdict, and a score and verdict column per metric. */
   async serveParquet(req: Request, res: Response, runId: string, filename: string): Promise<void> {
     this.signer.assertValid(
       `/files/runs/${runId}/${encodeURIComponent(filename)}`,
@@ -209,7 +209,7 @@ export class ResultsService {
     );
     const run = await this.runs.find(runId);
     if (!run) throw new NotFoundError('run', runId);
-    const items = await this.runs.items(runId);
+    const items = itemPages((from, limit) => this.runs.itemPage(runId, from, limit), this.config.env.RUN_PAGE_SIZE);
     const metrics = run.snapshot.metrics.map((m) => m.name);
     const mapping = run.snapshot.mapping;
     res.status(200);
@@ -238,7 +238,7 @@ export class ResultsService {
         ]),
         { name: 'row_json', type: 'STRING', nullable: false },
       ],
-      rows: items.map((i) => ({
+      rows: rowsOf(items, (i) => ({
         row_id: i.row_id,
         repetition: i.repetition,
         session_id: i.session_id,
@@ -262,6 +262,11 @@ export class ResultsService {
     });
     res.end();
   }
+}
+
+/** Each item of the pages as a row. */
+async function* rowsOf<T>(pages: AsyncIterable<RunItemRow[]>, row: (i: RunItemRow) => T): AsyncGenerator<T> {
+  for await (const page of pages) for (const item of page) yield row(item);
 }
 
 function itemDto(i: RunItemRow): RunItemResultDto {

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../../libs/config/app-config.js';
 import type { RunEntity } from './entities/run.entity.js';
+import { itemPages } from './run-item-pages.js';
 import { RunsRepository, type RunItemRow } from './runs.repository.js';
 
 export type { RunItemRow } from './runs.repository.js';
@@ -7,16 +9,24 @@ export type { RunItemRow } from './runs.repository.js';
 /** What other families (reports) read of runs: a run of a workspace, its recorded items and the run before it, never the tables. */
 @Injectable()
 export class RunReadService {
-  constructor(private readonly runs: RunsRepository) {}
+  constructor(
+    private readonly runs: RunsRepository,
+    private readonly config: AppConfig,
+  ) {}
 
   /** The workspace's run, or null (also when the run belongs to another workspace). */
   find(workspaceId: string, id: string): Promise<RunEntity | null> {
     return this.runs.findIn(workspaceId, id);
   }
 
-  /** Every item of a run found with `find`, in execution order (sessions by their first row, turns in order). */
-  items(runId: string): Promise<RunItemRow[]> {
-    return this.runs.items(runId);
+  /** The items of a run found with `find` a page at a time (RUN_PAGE_SIZE), in execution order (sessions by their first row, turns in order). */
+  itemPages(runId: string): AsyncGenerator<RunItemRow[]> {
+    return itemPages((from, limit) => this.runs.itemPage(runId, from, limit), this.config.env.RUN_PAGE_SIZE);
+  }
+
+  /** The names of the dimensions the run's rows have values for, sorted. */
+  async dimensionNames(runId: string): Promise<string[]> {
+    return (await this.runs.dimensionNames(runId)).sort();
   }
 
   /** The id of the newest succeeded run of the same SUT on the same dataset created before this one (a report's baseline), or null. */

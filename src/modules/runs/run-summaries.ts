@@ -4,16 +4,15 @@ import type { ItemResult, RunSummary } from '../../../libs/evaluation/runs/run.t
 import { FailureAnalysis, type FailureReport } from '../../../libs/evaluation/runs/failures.js';
 import { SummaryAccumulator } from '../../../libs/evaluation/runs/summary.js';
 import type { RunEntity } from './entities/run.entity.js';
-import { RunsRepository, type ItemKey, type SummaryItemRow } from './runs.repository.js';
+import { itemPages } from './run-item-pages.js';
+import { RunsRepository, type SummaryItemRow } from './runs.repository.js';
 
 /** Summary rows read at a time, per row the executor reads: they carry no row data or output. */
 const SUMMARY_PAGE_FACTOR = 4;
 
 /**
  * Run summaries and failure reports read from the database a page at a time, in the items'
- * order, into accumulators: the memory of a summary is a few numbers per item, never the items. The
- * pages are read one after another, each one statement, so the same code is right inside a
- * transaction (one client, one query at a time) and outside one.
+ * order (itemPages), into accumulators: the memory of a summary is a few numbers per item, never the items.
  */
 @Injectable()
 export class RunSummaries {
@@ -38,16 +37,11 @@ export class RunSummaries {
   }
 
   /** The run's answered items in their order, a page at a time. */
-  private async *answered(runId: string, scored: boolean): AsyncGenerator<SummaryItemRow[]> {
-    const size = this.config.env.RUN_PAGE_SIZE * SUMMARY_PAGE_FACTOR;
-    let from: ItemKey | null = null;
-    for (;;) {
-      const page = await this.runs.summaryItems(runId, from, size, scored);
-      yield page;
-      if (page.length < size) return;
-      const last = page[page.length - 1];
-      from = { ordinal: last.ordinal, row_id: last.row_id, repetition: last.repetition };
-    }
+  private answered(runId: string, scored: boolean): AsyncGenerator<SummaryItemRow[]> {
+    return itemPages(
+      (from, limit) => this.runs.summaryItems(runId, from, limit, scored),
+      this.config.env.RUN_PAGE_SIZE * SUMMARY_PAGE_FACTOR,
+    );
   }
 }
 

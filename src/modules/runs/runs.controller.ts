@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import {
   Body,
   Controller,
@@ -119,7 +121,7 @@ export class RunsController {
     const file = await this.diffs.export(access, query, query.format ?? 'csv');
     res.status(200).setHeader('Content-Type', file.contentType);
     res.setHeader('Content-Disposition', `attachment; filename="${file.filename}"`);
-    res.send(file.body);
+    await pipeline(Readable.from(file.chunks), res);
   }
 
   /** One row side by side in both runs (viewers). */

@@ -67,6 +67,9 @@ export type SummaryItemRow = Pick<
   | 'dimensions'
 >;
 
+/** What a diff reads of an item: a summary's fields and its output's md5. */
+export type DiffItemRow = SummaryItemRow & { output: string | null };
+
 export interface ItemOutcome {
   status: 'done' | 'error';
   output: string | null;
@@ -239,9 +242,35 @@ export class RunsRepository {
     return rows[0].n;
   }
 
-  /** Every item in order (ITEM_ORDER). All in memory: for what must see a whole run at once (diffs, reports). */
-  items(runId: string): Promise<RunItemRow[]> {
-    return this.db.query(`SELECT ${ITEM_COLUMNS} FROM run_items WHERE run_id = $1 ORDER BY ${ITEM_ORDER}`, [runId]);
+  /** The next page of items after `from`, in order (ITEM_ORDER), every column. */
+  itemPage(runId: string, from: ItemKey | null, limit: number): Promise<RunItemRow[]> {
+    const params: unknown[] = [runId, limit];
+    return this.db.query(
+      `SELECT ${ITEM_COLUMNS} FROM run_items WHERE run_id = $1 ${after(from, params)} ORDER BY ${ITEM_ORDER} LIMIT $2`,
+      params,
+    );
+  }
+
+  /**
+   * The next page of items after `from` with what a diff reads: no row data, and the output as its
+   * md5 (equal exactly when the outputs are, and null when there is none), the pending ones too.
+   */
+  diffItems(runId: string, from: ItemKey | null, limit: number): Promise<DiffItemRow[]> {
+    const params: unknown[] = [runId, limit];
+    return this.db.query(
+      `SELECT ordinal, row_id, repetition, status, md5(output) AS output, latency_ms, cost_usd, error, scores, passed, dimensions FROM run_items
+        WHERE run_id = $1 ${after(from, params)} ORDER BY ${ITEM_ORDER} LIMIT $2`,
+      params,
+    );
+  }
+
+  /** The dimension names of the run's rows, in no order. */
+  async dimensionNames(runId: string): Promise<string[]> {
+    const rows: Array<{ name: string }> = await this.db.query(
+      'SELECT DISTINCT jsonb_object_keys(dimensions) AS name FROM run_items WHERE run_id = $1',
+      [runId],
+    );
+    return rows.map((r) => r.name);
   }
 
   itemsByIds(runId: string, rowIds: string[]): Promise<RunItemRow[]> {
@@ -360,17 +389,21 @@ export class RunsRepository {
     return rows.filter((r) => !r.matched).map((r) => r.row_id);
   }
 
+  /**
+   * The run's items by status: those pending or errored are counted in run_items_unanswered_idx
+   * (which holds only them, so a finished run's count reads almost nothing), the rest are the
+   * run's total (fixed when its items are created) less those.
+   */
   async counts(
-    runId: string,
-  ): Promise<{ total: number; completed: number; errored: number; pending: number; unscored: number }> {
-    const rows: Array<{ total: number; completed: number; errored: number; pending: number; unscored: number }> =
-      await this.db.query(
-        `SELECT count(*)::int AS total, count(*) FILTER (WHERE status = 'done')::int AS completed, count(*) FILTER (WHERE status = 'error')::int AS errored,
-              count(*) FILTER (WHERE status = 'pending')::int AS pending, count(*) FILTER (WHERE status <> 'pending' AND scored_at IS NULL)::int AS unscored
-         FROM run_items WHERE run_id = $1`,
-        [runId],
-      );
-    return rows[0];
+    run: Pick<RunEntity, 'id' | 'total'>,
+  ): Promise<{ total: number; completed: number; errored: number; pending: number }> {
+    const rows: Array<{ errored: number; pending: number }> = await this.db.query(
+      `SELECT count(*) FILTER (WHERE status = 'error')::int AS errored, count(*) FILTER (WHERE status = 'pending')::int AS pending
+         FROM run_items WHERE run_id = $1 AND status <> 'done'`,
+      [run.id],
+    );
+    const { errored, pending } = rows[0];
+    return { total: run.total, completed: run.total - errored - pending, errored, pending };
   }
 
   /** Items, and those finished (answered and scored) by status: where a resumed run's progress starts. */

@@ -144,7 +144,8 @@ export class RunsService {
   }
 
   async get(access: WorkspaceAccess, id: string): Promise<RunResponse> {
-    return toResponse(await this.require(access, id), await this.runs.counts(id));
+    const run = await this.require(access, id);
+    return toResponse(run, await this.runs.counts(run));
   }
 
   /** Stops new calls at once; the run ends `cancelled` with what was done kept. Waits a few seconds for the worker to stop. */
