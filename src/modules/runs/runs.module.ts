@@ -53,12 +53,9 @@ import { RunsService } from './runs.service.js';
   exports: [RunReadService],
 })
 export class RunsModule implements OnModuleInit {
-  constructor(
-    private readonly registry: WorkspaceResourceRegistry,
-    private readonly runs: RunsRepository,
-  ) {}
+  constructor(private readonly registry: WorkspaceResourceRegistry) {}
 
   onModuleInit(): void {
-    this.registry.register('run', (id) => this.runs.workspaceOf(id));
+    this.registry.registerTable('run', 'runs');
   }
 }

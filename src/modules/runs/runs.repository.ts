@@ -158,13 +158,6 @@ export class RunsRepository {
     return this.runs.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
   }
 
-  async workspaceOf(id: string): Promise<string | null> {
-    const rows: Array<{ workspace_id: string }> = await this.runs.query('SELECT workspace_id FROM runs WHERE id = $1', [
-      id,
-    ]);
-    return rows[0]?.workspace_id ?? null;
-  }
-
   page(filter: RunFilter, window: { skip: number; take: number }): Promise<[RunEntity[], number]> {
     const query = this.runs.createQueryBuilder('r').where('r.workspace_id IN (:...ws)', { ws: filter.workspaceIds });
     if (filter.sutId) query.andWhere('r.sut_id = :sut', { sut: filter.sutId });
