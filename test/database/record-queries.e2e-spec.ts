@@ -1,33 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openDatabase, type OpenedDatabase } from '../../libs/database/data-source.factory.js';
 import { nameTaken, workspaceOfRecord } from '../../libs/database/record-queries.js';
 import { Db } from '../../libs/database/unit-of-work.js';
-import { migrations } from '../../src/database/migrations/index.js';
-import { databaseUrl, withAdminClient } from '../utils/database.js';
-import { onPostgres } from '../utils/database-mode.js';
+import { openScratchDatabase, type ScratchDatabase } from '../utils/scratch-database.js';
 
 /** The shared record queries every family's repository calls with its own table (name uniqueness, a record's workspace). */
 describe('record queries', () => {
-  const name = `ews_records_${process.pid}_${Date.now().toString(36)}`;
-  const dataDir = mkdtempSync(join(tmpdir(), 'ews-records-'));
-  let opened: OpenedDatabase;
+  let scratch: ScratchDatabase;
   let db: Db;
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    if (onPostgres) await withAdminClient((client) => client.query(`CREATE DATABASE ${name}`));
-    opened = await openDatabase({
-      url: onPostgres ? databaseUrl(name) : undefined,
-      dataDir,
-      poolSize: 2,
-      entities: [],
-      migrations,
-    });
-    await opened.dataSource.runMigrations({ transaction: 'each' });
-    db = new Db(opened.dataSource);
+    scratch = await openScratchDatabase('records');
+    await scratch.dataSource.runMigrations({ transaction: 'each' });
+    db = new Db(scratch.dataSource);
     const one = async (sql: string, params: unknown[] = []) =>
       ((await db.query(sql, params)) as Array<{ id: string }>)[0].id;
     ids.a = await one(`INSERT INTO workspaces (name) VALUES ('a') RETURNING id`);
@@ -36,9 +21,7 @@ describe('record queries', () => {
   });
 
   afterAll(async () => {
-    await opened?.close();
-    if (onPostgres) await withAdminClient((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-    rmSync(dataDir, { recursive: true, force: true });
+    await scratch?.close();
   });
 
   it('finds a name taken in its scope whatever its case, and not by the record being renamed or in another scope', async () => {

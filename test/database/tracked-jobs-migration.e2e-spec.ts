@@ -1,16 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
-import { openDatabase, type OpenedDatabase } from '../../libs/database/data-source.factory.js';
 import { TrackedJobs1765500000000 } from '../../src/database/migrations/1765500000000-tracked-jobs.js';
-import { migrations as all } from '../../src/database/migrations/index.js';
-
-/** The migrations up to this one: the later ones stay out, so `undoLastMigration` undoes this one. */
-const migrations = all.slice(0, all.indexOf(TrackedJobs1765500000000) + 1);
-import { databaseUrl, withAdminClient } from '../utils/database.js';
-import { onPostgres } from '../utils/database-mode.js';
+import { migrationsUpTo, openScratchDatabase, type ScratchDatabase } from '../utils/scratch-database.js';
 
 /**
  * The tracked-jobs migration (docs/architecture.md#background-work) on a database holding
@@ -18,9 +9,7 @@ import { onPostgres } from '../utils/database-mode.js';
  * its `down`: on a scratch PostgreSQL database, or an embedded one in a scratch directory.
  */
 describe('the tracked-jobs migration', () => {
-  const name = `ews_tracked_${process.pid}_${Date.now().toString(36)}`;
-  const dataDir = mkdtempSync(join(tmpdir(), 'ews-tracked-'));
-  let opened: OpenedDatabase;
+  let scratch: ScratchDatabase;
   let db: DataSource;
   const ids: Record<string, string> = {};
 
@@ -28,15 +17,8 @@ describe('the tracked-jobs migration', () => {
     ((await db.query(sql, params)) as T[])[0];
 
   beforeAll(async () => {
-    if (onPostgres) await withAdminClient((client) => client.query(`CREATE DATABASE ${name}`));
-    opened = await openDatabase({
-      url: onPostgres ? databaseUrl(name) : undefined,
-      dataDir,
-      poolSize: 2,
-      entities: [],
-      migrations,
-    });
-    db = opened.dataSource;
+    scratch = await openScratchDatabase('tracked', migrationsUpTo(TrackedJobs1765500000000));
+    db = scratch.dataSource;
     await db.runMigrations({ transaction: 'each' });
     await db.undoLastMigration({ transaction: 'each' });
 
@@ -102,9 +84,7 @@ describe('the tracked-jobs migration', () => {
   });
 
   afterAll(async () => {
-    await opened?.close();
-    if (onPostgres) await withAdminClient((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-    rmSync(dataDir, { recursive: true, force: true });
+    await scratch?.close();
   });
 
   it('carries texts and objects over to one failure shape, and counts over to progress', async () => {

@@ -1,17 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
-import { openDatabase, type OpenedDatabase } from '../../libs/database/data-source.factory.js';
 import { TrackedRuns1765900000000 } from '../../src/database/migrations/1765900000000-tracked-runs.js';
-import { migrations as all } from '../../src/database/migrations/index.js';
-import { databaseUrl, withAdminClient } from '../utils/database.js';
-import { onPostgres } from '../utils/database-mode.js';
-
-/** The migrations up to this one: the later ones stay out, so `undoLastMigration` undoes this one. */
-const migrations = all.slice(0, all.indexOf(TrackedRuns1765900000000) + 1);
+import { migrationsUpTo, openScratchDatabase, type ScratchDatabase } from '../utils/scratch-database.js';
 
 /**
  * The migration that brings evaluation runs into the tracked-job model (docs/architecture.md#background-work)
@@ -19,9 +10,7 @@ const migrations = all.slice(0, all.indexOf(TrackedRuns1765900000000) + 1);
  * or an embedded one in a scratch directory.
  */
 describe('the tracked-runs migration', () => {
-  const name = `ews_tracked_runs_${process.pid}_${Date.now().toString(36)}`;
-  const dataDir = mkdtempSync(join(tmpdir(), 'ews-tracked-runs-'));
-  let opened: OpenedDatabase;
+  let scratch: ScratchDatabase;
   let db: DataSource;
   let workspaceId: string;
   const job = randomUUID();
@@ -37,15 +26,8 @@ describe('the tracked-runs migration', () => {
     );
 
   beforeAll(async () => {
-    if (onPostgres) await withAdminClient((client) => client.query(`CREATE DATABASE ${name}`));
-    opened = await openDatabase({
-      url: onPostgres ? databaseUrl(name) : undefined,
-      dataDir,
-      poolSize: 2,
-      entities: [],
-      migrations,
-    });
-    db = opened.dataSource;
+    scratch = await openScratchDatabase('tracked_runs', migrationsUpTo(TrackedRuns1765900000000));
+    db = scratch.dataSource;
     await db.runMigrations({ transaction: 'each' });
     await db.undoLastMigration({ transaction: 'each' });
 
@@ -62,9 +44,7 @@ describe('the tracked-runs migration', () => {
   });
 
   afterAll(async () => {
-    await opened?.close();
-    if (onPostgres) await withAdminClient((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-    rmSync(dataDir, { recursive: true, force: true });
+    await scratch?.close();
   });
 
   it('keeps the job states, makes reasons failures, and an offline run awaiting its upload a queued run without a job', async () => {
