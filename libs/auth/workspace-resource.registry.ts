@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../database/unit-of-work.js';
-import { workspaceOfRecord } from '../database/record-queries.js';
+import { identifier, workspaceOfRecord } from '../database/record-queries.js';
 
 /** Finds the workspace that owns a record; null when the record does not exist. */
 export type WorkspaceResolver = (id: string) => Promise<string | null>;
@@ -29,8 +29,7 @@ export class WorkspaceResourceRegistry {
    * reads the same column.
    */
   registerTable(kind: string, table: string): void {
-    if (!/^[a-z_][a-z0-9_]*$/.test(table))
-      throw new Error(`workspace resolver for ${kind}: "${table}" is not a table name`);
+    identifier(table, 'table');
     this.register(kind, (id) => workspaceOfRecord(this.db, table, id));
     this.tables.set(kind, table);
   }

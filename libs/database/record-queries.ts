@@ -1,9 +1,11 @@
 import type { Db } from './unit-of-work.js';
 
-const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
+/** A plain identifier PostgreSQL keeps whole (at most 63 bytes). */
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 
-function identifier(name: string): string {
-  if (!IDENTIFIER.test(name)) throw new Error(`"${name}" is not a table or column name`);
+/** `name` when it is a plain lower-case SQL identifier (the `what` this code names); throws otherwise. */
+export function identifier(name: string, what = 'table or column'): string {
+  if (!IDENTIFIER.test(name)) throw new Error(`"${name}" is not a ${what} name`);
   return name;
 }
 

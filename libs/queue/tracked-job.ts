@@ -1,3 +1,4 @@
+import { identifier } from '../database/record-queries.js';
 import { JOB_STATUSES, type Job, type JobStatus, type JsonObject } from './job.types.js';
 
 /**
@@ -42,11 +43,8 @@ export interface TrackedRecord {
   readonly idKey: string;
 }
 
-const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
-
 export function trackedRecord(table: string, idKey: string): TrackedRecord {
-  if (!IDENTIFIER.test(table)) throw new Error(`tracked record: "${table}" is not a table name`);
-  return Object.freeze({ table, idKey });
+  return Object.freeze({ table: identifier(table, 'table'), idKey });
 }
 
 /** The id of the record a job of a tracked type works for, from its payload. */
