@@ -19,6 +19,7 @@ import {
   type SessionAccess,
   type Standing,
 } from './access.repository.js';
+import { AccessCache } from './access-cache.js';
 import { ACCESS_RULE, acceptsApiKeys, AccessRule, WorkspaceSource } from './access.decorators.js';
 import { ApiKeyVerifier, bearerApiKey } from './api-key-verifier.js';
 import type { Principal, WorkspaceAccess } from './roles.js';
@@ -52,8 +53,9 @@ type Target =
  * A user's token costs one round trip: the JWT's signature is checked in process (HS256), then
  * one statement reads the session (not revoked, not expired, user active) together with the
  * route's workspace (a record's, for the kinds registered with their table) and the caller's
- * membership there (AccessRepository.findSessionWithAccess). Nothing is cached, so logout,
- * deactivation, removal and role changes take effect on the next request.
+ * membership there (AccessRepository.findSessionWithAccess). What it read is kept in the
+ * AccessCache, so a warm request costs none; logout, deactivation, removal and role changes
+ * reach every process's cache with their commit and take effect on the next request.
  *
  * A bearer that starts with `ews_` is an API key: it acts for its creator inside its own
  * workspace only, with the lower of its role and the creator's current one; routes marked
@@ -67,6 +69,7 @@ export class AccessGuard implements CanActivate {
     private readonly resources: WorkspaceResourceRegistry,
     private readonly apiKeys: ApiKeyVerifier,
     private readonly tokens: TokenSigner,
+    private readonly cache: AccessCache,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -143,9 +146,7 @@ export class AccessGuard implements CanActivate {
     const key = bearerApiKey(req.headers.authorization);
     if (key) return this.apiKeys.verify(key, { ip: req.ip }, lookup);
     const claims = this.verifyToken(req);
-    const session: ActiveSession | SessionAccess | undefined = lookup
-      ? await this.access.findSessionWithAccess(claims.jti, lookup)
-      : await this.access.findActiveSession(claims.jti);
+    const session = await this.session(claims.jti, lookup);
     if (!session || session.userId !== claims.sub)
       throw new UnauthenticatedError('The token has been revoked, or its user is deactivated');
     const principal: Principal = {
@@ -157,6 +158,21 @@ export class AccessGuard implements CanActivate {
       tokenExpiresAt: session.expiresAt,
     };
     return { principal, standing: lookup ? (session as SessionAccess) : undefined };
+  }
+
+  /**
+   * The live session of a token, with the caller's standing towards `lookup` when there is one:
+   * from the access cache when it holds every part, else read in one statement and kept.
+   */
+  private async session(tokenId: string, lookup?: AccessTarget): Promise<ActiveSession | SessionAccess | undefined> {
+    const cached = lookup ? this.cache.sessionAccess(tokenId, lookup) : this.cache.session(tokenId);
+    if (cached) return cached;
+    const generation = this.cache.begin();
+    const session = lookup
+      ? await this.access.findSessionWithAccess(tokenId, lookup)
+      : await this.access.findActiveSession(tokenId);
+    if (session) this.cache.keep(generation, tokenId, session, lookup && 'table' in lookup ? lookup : undefined);
+    return session;
   }
 
   /** The claims of the bearer JWT (HS256, unexpired, with a subject and an id), or 401. */

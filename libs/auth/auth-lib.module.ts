@@ -4,6 +4,7 @@ import { AppConfig } from '../config/app-config.js';
 import { APP_GUARD } from '@nestjs/core';
 import { MediaTypeGuard } from '../common/media-type.guard.js';
 import { JwtModule } from '@nestjs/jwt';
+import { AccessCache } from './access-cache.js';
 import { AccessGuard } from './access.guard.js';
 import { AccessRepository } from './access.repository.js';
 import { ApiKeyVerifier } from './api-key-verifier.js';
@@ -33,6 +34,7 @@ import { ApiKeyAccess } from './workspace-access.js';
     }),
   ],
   providers: [
+    AccessCache,
     AccessRepository,
     ApiKeyVerifier,
     ApiKeyAccess,
@@ -45,6 +47,7 @@ import { ApiKeyAccess } from './workspace-access.js';
     { provide: APP_GUARD, useClass: MediaTypeGuard },
   ],
   exports: [
+    AccessCache,
     AccessRepository,
     ApiKeyVerifier,
     ApiKeyAccess,

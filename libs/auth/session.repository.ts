@@ -1,10 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../database/unit-of-work.js';
+import { AccessCache } from './access-cache.js';
 
 /** Bearer-token sessions: one row per issued token, so logout and deactivation revoke at once. */
 @Injectable()
 export class SessionRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly cache: AccessCache,
+  ) {}
 
   async create(session: {
     id: string;
@@ -24,6 +28,7 @@ export class SessionRepository {
       'UPDATE auth_tokens SET revoked_at = now(), revoked_reason = $2 WHERE id = $1 AND revoked_at IS NULL',
       [tokenId, reason],
     );
+    this.cache.changed({ token: tokenId });
   }
 
   /** Revokes every live token of the user; returns how many. */
@@ -33,6 +38,7 @@ export class SessionRepository {
       'UPDATE auth_tokens SET revoked_at = now(), revoked_reason = $2 WHERE user_id = $1 AND revoked_at IS NULL',
       [userId, reason],
     );
+    this.cache.changed({ user: userId });
     return affected;
   }
 }

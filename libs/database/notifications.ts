@@ -5,8 +5,9 @@ import { CONNECT_TIMEOUT_MS } from './data-source.factory.js';
 import { Db } from './unit-of-work.js';
 
 /**
- * Called with each notification's payload; with `undefined` after the listening connection was
- * lost and opened again, when notifications sent meanwhile may have been missed (read again).
+ * Called with each notification's payload; with `undefined` when the listening connection is
+ * lost and again once it is open again: notifications sent meanwhile may have been missed (read
+ * again, or stop trusting what was kept).
  */
 export type NotificationListener = (payload: string | undefined) => void;
 
@@ -62,6 +63,15 @@ export class DatabaseNotifications implements OnApplicationShutdown {
       throw err;
     }
     return () => this.forget(channel, listener);
+  }
+
+  /**
+   * Whether a notification sent now reaches this process's listeners: on the embedded database
+   * always (delivered in-process); on PostgreSQL while the listening connection is open. A cache
+   * kept coherent by notifications serves from memory only while this holds.
+   */
+  get live(): boolean {
+    return this.config.embedded || this.client !== undefined;
   }
 
   /** How many listeners are registered (all channels). */
@@ -136,6 +146,8 @@ export class DatabaseNotifications implements OnApplicationShutdown {
     void client.end().catch(() => undefined);
     if (this.closed) return;
     this.logger.warn(`the LISTEN connection was lost${err ? ` (${err.message})` : ''}; opening another`);
+    // Whatever was sent from now until the connection is back is missed: say so at once too.
+    for (const channel of this.listeners.keys()) this.deliver(channel, undefined);
     this.scheduleReconnect();
   }
 

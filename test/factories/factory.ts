@@ -1,3 +1,4 @@
+import { AccessCache } from '../../libs/auth/access-cache.js';
 import argon2 from 'argon2';
 import { randomBytes } from 'node:crypto';
 import type supertest from 'supertest';
@@ -29,6 +30,12 @@ export class Factory {
     private readonly dataSource: DataSource,
     /** The app's hashing cost (PASSWORD_HASH_*), so a login verifies at the cost the app would have hashed at. */
     private readonly hashing: { memoryCost: number; timeCost: number; parallelism: number },
+    /**
+     * The app's access cache: memberships written here go behind the service's back, so the
+     * factory tells the cache itself, as the members repository would (on PostgreSQL the
+     * database's trigger would tell it too, a moment later).
+     */
+    private readonly access: AccessCache,
   ) {}
 
   private defaultHash?: Promise<string>;
@@ -95,6 +102,7 @@ export class Factory {
        ON CONFLICT (workspace_id, user_id) DO UPDATE SET role = EXCLUDED.role`,
       [workspaceId, userId, role],
     );
+    this.access.forget({ member: { workspace: workspaceId, user: userId } });
   }
 
   /** A workspace with one actor per role: owner, admin, member, viewer, and an outsider. */

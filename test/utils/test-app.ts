@@ -1,3 +1,4 @@
+import { AccessCache } from '../../libs/auth/access-cache.js';
 import type { DynamicModule, Type } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { randomBytes } from 'node:crypto';
@@ -146,11 +147,16 @@ async function bootTestApp(env: Record<string, string>, options: TestAppOptions)
     dataSource,
     db,
     http,
-    factory: new Factory(http, dataSource, {
-      memoryCost: config.env.PASSWORD_HASH_MEMORY_KIB,
-      timeCost: config.env.PASSWORD_HASH_TIME_COST,
-      parallelism: config.env.PASSWORD_HASH_PARALLELISM,
-    }),
+    factory: new Factory(
+      http,
+      dataSource,
+      {
+        memoryCost: config.env.PASSWORD_HASH_MEMORY_KIB,
+        timeCost: config.env.PASSWORD_HASH_TIME_COST,
+        parallelism: config.env.PASSWORD_HASH_PARALLELISM,
+      },
+      app.get(AccessCache),
+    ),
     // Idempotent: a test may stop the app early (the embedded DATA_DIR serves one process).
     close: (withinMs = CLOSE_BOUND_MS) => {
       running.delete(testApp);

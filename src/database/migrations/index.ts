@@ -19,6 +19,7 @@ import { TrackedJobs1765500000000 } from './1765500000000-tracked-jobs.js';
 import { RunItemPages1765600000000 } from './1765600000000-run-item-pages.js';
 import { JobOrder1765700000000 } from './1765700000000-job-order.js';
 import { TrackedRuns1765900000000 } from './1765900000000-tracked-runs.js';
+import { AccessChanges1766300000000 } from './1766300000000-access-changes.js';
 import { RunItemCounts1766000000000 } from './1766000000000-run-item-counts.js';
 
 /** Every migration, in order. Families append theirs; the same list runs on PostgreSQL and PGlite. */
@@ -45,4 +46,5 @@ export const migrations = [
   JobOrder1765700000000,
   TrackedRuns1765900000000,
   RunItemCounts1766000000000,
+  AccessChanges1766300000000,
 ];

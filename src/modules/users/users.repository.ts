@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AccessCache } from '../../../libs/auth/access-cache.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { PasswordResetTokenEntity } from './entities/password-reset-token.entity.js';
 import { UserEntity } from './entities/user.entity.js';
@@ -6,7 +7,10 @@ import { containsPattern } from '../../../libs/database/like.js';
 
 @Injectable()
 export class UsersRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly access: AccessCache,
+  ) {}
 
   private get users() {
     return this.db.repository(UserEntity);
@@ -65,8 +69,11 @@ export class UsersRepository {
       .getManyAndCount();
   }
 
+  /** Saves a changed user; every process drops its cached sessions and memberships of them. */
   async save(user: UserEntity): Promise<UserEntity> {
-    return this.users.save(user);
+    const saved = await this.users.save(user);
+    this.access.changed({ user: user.id });
+    return saved;
   }
 
   /** Marks every unused reset token of the user used, so only the newest one works. */

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AccessCache } from '../../../libs/auth/access-cache.js';
 import type { WorkspaceRole } from '../../../libs/auth/roles.js';
 import { WorkspaceMemberEntity } from './entities/workspace-member.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
@@ -42,7 +43,10 @@ const MEMBER_SELECT = `SELECT m.workspace_id, m.user_id, u.email, u.display_name
 
 @Injectable()
 export class MembersRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly access: AccessCache,
+  ) {}
 
   private get repo() {
     return this.db.repository(WorkspaceMemberEntity);
@@ -84,6 +88,7 @@ export class MembersRepository {
 
   async insert(member: Pick<WorkspaceMemberEntity, 'workspaceId' | 'userId' | 'role' | 'addedBy'>): Promise<void> {
     await this.repo.insert(member);
+    this.changed(member.workspaceId, member.userId);
   }
 
   /** Inserts the membership unless the user is already a member; true when it inserted. */
@@ -95,15 +100,23 @@ export class MembersRepository {
        ON CONFLICT (workspace_id, user_id) DO NOTHING RETURNING user_id`,
       [member.workspaceId, member.userId, member.role, member.addedBy],
     );
+    if (rows.length === 1) this.changed(member.workspaceId, member.userId);
     return rows.length === 1;
   }
 
   async setRole(workspaceId: string, userId: string, role: WorkspaceRole): Promise<void> {
     await this.repo.update({ workspaceId, userId }, { role });
+    this.changed(workspaceId, userId);
   }
 
   async delete(workspaceId: string, userId: string): Promise<void> {
     await this.repo.delete({ workspaceId, userId });
+    this.changed(workspaceId, userId);
+  }
+
+  /** Every process drops its cached standing of the user in the workspace (the access guard's). */
+  private changed(workspace: string, user: string): void {
+    this.access.changed({ member: { workspace, user } });
   }
 
   /** Active users who are not members, matching q, at most `limit`. */

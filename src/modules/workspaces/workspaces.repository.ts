@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AccessCache } from '../../../libs/auth/access-cache.js';
 import type { WorkspaceRole } from '../../../libs/auth/roles.js';
 import { WorkspaceEntity } from './entities/workspace.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
@@ -13,7 +14,10 @@ export interface WorkspaceView {
 
 @Injectable()
 export class WorkspacesRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly access: AccessCache,
+  ) {}
 
   private get repo() {
     return this.db.repository(WorkspaceEntity);
@@ -78,5 +82,6 @@ export class WorkspacesRepository {
 
   async delete(id: string): Promise<void> {
     await this.repo.delete({ id });
+    this.access.changed({ workspace: id });
   }
 }
