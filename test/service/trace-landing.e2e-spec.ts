@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import type { Job } from '../../libs/queue/job.types.js';
 import { TrackedRecords } from '../../libs/queue/tracked-records.service.js';
-import { TransactionRunner } from '../../libs/database/unit-of-work.js';
+import { Db, TransactionRunner } from '../../libs/database/unit-of-work.js';
 import { DatasetWritesService } from '../../src/modules/datasets/dataset-writes.service.js';
 import { DatasetsService } from '../../src/modules/datasets/datasets.service.js';
 import { TraceRetentionService } from '../../src/modules/traces/retention.service.js';
-import { spanRowId, TraceLanding } from '../../src/modules/traces/trace-landing.js';
+import { LAND_BATCH, spanRowId, TraceLanding } from '../../src/modules/traces/trace-landing.js';
 import { TRACE_INGEST_RUNS } from '../../src/modules/traces/traces.repository.js';
 import { TracesService } from '../../src/modules/traces/traces.service.js';
 import { domainError, startServiceApp, type Caller, type ServiceApp } from './service-app.js';
@@ -181,6 +181,33 @@ describe('service tier: trace landing and retention', () => {
       [1, 2, (await shown(datasetId, 1)).sha256],
       [2, 3, v2.sha256],
     ]);
+  });
+
+  it('writes a large landing in bounded batches of LAND_BATCH spans, each in its own transaction', async () => {
+    const total = 2 * LAND_BATCH + 1;
+    const records = Array.from({ length: total }, (_, i) => span(`t${i % 50}`, `s${i}`));
+    const { runId } = await land(records, { dataset_name: 'landed-large' });
+    const writes = s.get(DatasetWritesService);
+    const db = s.get(Db);
+    const write = writes.appendNew.bind(writes);
+    // Each batch: how many spans, and the transaction it ran in (a manager is one transaction's).
+    const batches: Array<{ spans: number; transaction: unknown }> = [];
+    const appendNew = jest.spyOn(writes, 'appendNew').mockImplementation((datasetId, number, rows) => {
+      batches.push({ spans: rows.length, transaction: db.inTransaction ? db.manager : null });
+      return write(datasetId, number, rows);
+    });
+    try {
+      expect((await attempt(runId)).landed).toBe(total);
+    } finally {
+      appendNew.mockRestore();
+    }
+    expect(batches.map((b) => b.spans)).toEqual([LAND_BATCH, LAND_BATCH, 1]);
+    const transactions = batches.map((b) => b.transaction);
+    expect(transactions).not.toContain(null);
+    expect(new Set(transactions).size).toBe(3);
+    const datasetId = await datasetOf(runId);
+    expect(await ingestRun(runId)).toEqual(expect.objectContaining({ received: total, landed: total, traces: 50 }));
+    expect((await versions(datasetId)).map((v) => [v.number, v.row_count])).toEqual([[1, total]]);
   });
 
   it('keeps its number reserved when it crashes after writing: nobody makes that version, the retry writes nothing twice', async () => {
