@@ -4,6 +4,7 @@ import type { Job } from '../../libs/queue/job.types.js';
 import { JobInterrupted, type InterruptionReason } from '../../libs/queue/job.types.js';
 import { TrackedRecords } from '../../libs/queue/tracked-records.service.js';
 import { DatasetsService } from '../../src/modules/datasets/datasets.service.js';
+import type { CreatePartitionRequest } from '../../src/modules/datasets/dto/dimensions.dto.js';
 import { PartitionsService } from '../../src/modules/datasets/partitions.service.js';
 import { RunSourceService } from '../../src/modules/datasets/run-source.service.js';
 import { VersionsService } from '../../src/modules/datasets/versions.service.js';
@@ -293,14 +294,18 @@ describe('service tier: run planning and execution', () => {
     it('selects a partition’s rows by its filter, and refuses a partition that selects none', async () => {
       const dataset = await s.get(DatasetsService).require(c.access, data.datasetId);
       const version = (await s.get(VersionsService).find(c.workspaceId, data.datasetId, data.versionId))!;
-      const partitions = s.get(PartitionsService);
-      const odd = await partitions.create(
-        c.access,
-        dataset,
-        version,
-        { name: 'odd', filter: { field: 'topic', op: 'eq', value: 'odd' } } as never,
-        c.principal,
-      );
+      // A partition of the version whose filter keeps the rows of one topic.
+      const partition = (topic: string) =>
+        s
+          .get(PartitionsService)
+          .create(
+            c.access,
+            dataset,
+            version,
+            { name: topic, filter: { field: 'topic', op: 'eq', value: topic } } as CreatePartitionRequest,
+            c.principal,
+          );
+      const odd = await partition('odd');
       const run = await create({ version_id: data.versionId, partition_id: odd.id });
       expect(run.partition_id).toBe(odd.id);
       const chosen = await s.query<{ input: string }>(
@@ -308,13 +313,7 @@ describe('service tier: run planning and execution', () => {
         [run.id],
       );
       expect(chosen.map((r) => r.input)).toEqual(ROWS.filter((_, i) => i % 2).map((r) => r.input));
-      const none = await partitions.create(
-        c.access,
-        dataset,
-        version,
-        { name: 'none', filter: { field: 'topic', op: 'eq', value: 'neither' } } as never,
-        c.principal,
-      );
+      const none = await partition('neither');
       await domainError(create({ partition_id: none.id }), 'run_input_invalid', { field: 'partition_id' });
     });
   });
