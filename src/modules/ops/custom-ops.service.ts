@@ -266,7 +266,7 @@ export class CustomOpsService {
     payload,
     signal,
   }: JobContext<DeployPayload>): Promise<{ state: string; reason: string | null }> {
-    const target = await this.transactions.run(() => this.ops.findCustomOpById(payload.custom_op_id));
+    const target = await this.transactions.run(() => this.ops.findCustomOpForUpdateUnscoped(payload.custom_op_id));
     if (!target || target.revision !== payload.revision || target.state !== 'deploying') {
       await this.transactions.run(async () => {
         const replaced = !target || target.revision !== payload.revision;
@@ -292,7 +292,7 @@ export class CustomOpsService {
       target.name,
     );
     return this.transactions.run(async () => {
-      const op = await this.ops.findCustomOpById(payload.custom_op_id);
+      const op = await this.ops.findCustomOpForUpdateUnscoped(payload.custom_op_id);
       const revision = await this.ops.findRevision(payload.custom_op_id, payload.revision);
       if (!op || !revision) return { state: 'superseded', reason: null };
       await this.ops.saveRevision(
@@ -330,7 +330,7 @@ export class CustomOpsService {
   @OnJobSettled(DEPLOY_JOB)
   async onDeploySettled(job: Job<DeployPayload>): Promise<void> {
     if (job.status === 'succeeded') return;
-    const op = await this.ops.findCustomOpById(job.payload.custom_op_id);
+    const op = await this.ops.findCustomOpForUpdateUnscoped(job.payload.custom_op_id);
     if (!op || op.revision !== job.payload.revision || op.state !== 'deploying') return;
     await this.ops.saveCustomOp(
       Object.assign(op, {

@@ -207,7 +207,7 @@ export class ResultsService {
       `/files/runs/${runId}/${encodeURIComponent(filename)}`,
       req.query as Record<string, unknown>,
     );
-    const run = await this.runs.find(runId);
+    const run = await this.runs.findUnscoped(runId);
     if (!run) throw new NotFoundError('run', runId);
     const items = itemPages((from, limit) => this.runs.itemPage(runId, from, limit), this.config.env.RUN_PAGE_SIZE);
     const metrics = run.snapshot.metrics.map((m) => m.name);

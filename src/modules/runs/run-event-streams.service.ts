@@ -130,8 +130,8 @@ export class RunEventStreams {
     sink: EventSink,
   ): Promise<void> {
     const after = startingPoint(from);
-    const run = await this.runs.find(runId);
-    if (!run || run.workspaceId !== access.workspaceId) throw new NotFoundError('run', runId);
+    const run = await this.runs.find(access.workspaceId, runId);
+    if (!run) throw new NotFoundError('run', runId);
     const endedBefore = TERMINAL_RUN_STATES.has(run.state);
     const release = this.acquire(caller.userId);
     try {

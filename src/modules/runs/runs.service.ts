@@ -154,7 +154,7 @@ export class RunsService {
     if (TERMINAL_RUN_STATES.has(run.state))
       throw new DomainError(RunErrors.run_not_active, `Run ${id} has already ended (${run.state})`);
     await this.transactions.run(async () => {
-      const locked = await this.runs.findForUpdate(id);
+      const locked = await this.runs.findForUpdate(access.workspaceId, id);
       if (!locked || TERMINAL_RUN_STATES.has(locked.state)) return;
       locked.cancelRequestedAt = new Date();
       await this.runs.save(locked);
@@ -171,7 +171,7 @@ export class RunsService {
     if (run.state === 'awaiting_upload' || !run.jobId) await this.executor.finish(id, CANCELLED);
     else await this.queue.cancel(run.jobId);
     const deadline = Date.now() + CANCEL_WAIT_MS;
-    while (Date.now() < deadline && !TERMINAL_RUN_STATES.has((await this.runs.find(id))!.state))
+    while (Date.now() < deadline && !TERMINAL_RUN_STATES.has((await this.runs.find(access.workspaceId, id))!.state))
       await new Promise((resolve) => setTimeout(resolve, 50));
     return this.get(access, id);
   }
@@ -242,8 +242,8 @@ export class RunsService {
     caller: Principal,
   ): Promise<RunResponse> {
     return this.transactions.run(async () => {
-      const run = await this.runs.findForUpdate(id);
-      if (!run || run.workspaceId !== access.workspaceId) throw new NotFoundError('run', id);
+      const run = await this.runs.findForUpdate(access.workspaceId, id);
+      if (!run) throw new NotFoundError('run', id);
       if (run.state !== 'awaiting_upload')
         throw new DomainError(
           RunErrors.run_not_awaiting_upload,
@@ -306,8 +306,8 @@ export class RunsService {
   }
 
   async require(access: WorkspaceAccess, id: string): Promise<RunEntity> {
-    const run = await this.runs.find(id);
-    if (!run || run.workspaceId !== access.workspaceId) throw new NotFoundError('run', id);
+    const run = await this.runs.find(access.workspaceId, id);
+    if (!run) throw new NotFoundError('run', id);
     return run;
   }
 }

@@ -152,7 +152,7 @@ export class SdgService {
         targetId: adapterId,
         details: { sdg_run_id: created.id, target_dataset_id: body.target_dataset_id },
       });
-      return (await this.sdg.findRun(created.id))!;
+      return (await this.sdg.findRunOf(access.workspaceId, adapterId, created.id))!;
     });
     return runResponse(run);
   }

@@ -358,8 +358,8 @@ export class TracesService {
   // Helpers
 
   private async requireRun(workspaceId: string, runId: string): Promise<IngestRunRow> {
-    const run = await this.traces.findRun(runId);
-    if (!run || run.workspace_id !== workspaceId) throw new NotFoundError('trace ingest run', runId);
+    const run = await this.traces.findRun(workspaceId, runId);
+    if (!run) throw new NotFoundError('trace ingest run', runId);
     return run;
   }
 
