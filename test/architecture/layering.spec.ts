@@ -10,6 +10,7 @@ import {
   type SourceFile,
 } from './import-graph.js';
 import { createdTables, foreignTablesInSql, tableOwners } from './table-owners.js';
+import { dtoBuildersOutsideMappers } from './mappers.js';
 import { unnamedWorkspaceFreeFinders, workspaceComparedAfterLoad, workspaceFreeCallers } from './tenancy.js';
 
 const root = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', '..');
@@ -398,6 +399,52 @@ describe('repositories take the workspace (STYLE.md: find(workspaceId, id), neve
       'src/modules/runs/runs.repository.ts: findForUpdate',
     ]);
     expect(workspaceFreeCallers(planted)).toEqual(['src/modules/runs/runs.service.ts: findUnscoped']);
+  });
+});
+
+/** Functions that build a DTO from no entity (so no mapper's work), each with its reason. */
+const DTO_BUILDERS_ELSEWHERE = [
+  // The built-in catalogue: recommendations made from the project templates, not from records.
+  'src/modules/projects/builtin-recommendations.ts: builtinRecommendations',
+  'src/modules/projects/builtin-recommendations.ts: fromTemplate',
+  // Statistics: the trend's series pooled from run cells.
+  'src/modules/projects/trend.ts: buildSeries',
+  // A request's auth as stored on a connection (secret id apart), not a response.
+  'src/modules/suts/connections.service.ts: authShape',
+];
+
+describe('one mapper per family (STYLE.md: response DTOs are built by mappers from entities)', () => {
+  it("a family's entity → response functions live in its <family>.mapper.ts", () => {
+    expect(against(dtoBuildersOutsideMappers(files), DTO_BUILDERS_ELSEWHERE)).toEqual({ new: [], stale: [] });
+  });
+
+  it('the rule sees a DTO (response or request) built outside the mapper, and not in the mapper, a library or a function returning something else', () => {
+    const planted: SourceFile[] = [
+      {
+        path: 'src/modules/secrets/secrets.service.ts',
+        text: [
+          "import type {\n  CreateSecretRequest,\n  WorkspaceSecretResponse as Shown,\n} from './dto/secret.dto.js';",
+          "import { type Page } from '../../../libs/common/pagination.js';",
+          'function toResponse(\n  s: WorkspaceSecretEntity,\n  f: (x: number) => number,\n): Shown {\n  return { id: s.id };\n}',
+          'export async function listed(rows: Row[]): Promise<Page<Shown>> {\n  return page(rows);\n}',
+          'function aad(workspaceId: string): string {\n  return workspaceId;\n}',
+          'function request(): CreateSecretRequest | null {\n  return null;\n}',
+        ].join('\n'),
+      },
+      {
+        path: 'src/modules/secrets/secrets.mapper.ts',
+        text: "import type { WorkspaceSecretResponse } from './dto/secret.dto.js';\nexport function toSecretResponse(s: E): WorkspaceSecretResponse {\n  return {};\n}",
+      },
+      {
+        path: 'libs/queue/dto/tracked-run.dto.ts',
+        text: "import type { X } from './dto/x.js';\nexport function trackedRunFields(): X {\n  return {};\n}",
+      },
+    ];
+    expect(dtoBuildersOutsideMappers(planted)).toEqual([
+      'src/modules/secrets/secrets.service.ts: toResponse',
+      'src/modules/secrets/secrets.service.ts: listed',
+      'src/modules/secrets/secrets.service.ts: request',
+    ]);
   });
 });
 

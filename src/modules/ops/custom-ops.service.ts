@@ -17,7 +17,6 @@ import type {
   CustomOpRedeployResponse,
   CustomOpsListResponse,
   CustomOpStopResponse,
-  CustomOpSummary,
   ListCustomOpsQuery,
   PublishCustomOpRequest,
   RedeployCustomOpRequest,
@@ -25,9 +24,10 @@ import type {
 } from './dto/ops.dto.js';
 import type { CustomOpRevisionEntity } from './entities/custom-op-revision.entity.js';
 import type { CustomOpEntity } from './entities/custom-op.entity.js';
-import { OpRegistry, registeredView } from './op-registry.service.js';
+import { OpRegistry } from './op-registry.service.js';
 import { OpsErrors } from './ops.errors.js';
 import { CUSTOM_OP_REVISIONS, OpsRepository } from './ops.repository.js';
+import { registeredView, summary } from './ops.mapper.js';
 
 export const DEPLOY_JOB = 'ops.custom-op-deploy';
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -359,26 +359,6 @@ export class CustomOpsService {
     });
     return job.id;
   }
-}
-
-function summary(op: CustomOpEntity): CustomOpSummary {
-  return {
-    id: op.id,
-    workspace_id: op.workspaceId,
-    name: op.name,
-    description: op.description,
-    state: op.state,
-    state_reason: op.stateReason,
-    revision: op.revision,
-    endpoint_url: op.endpointUrl,
-    health_url: op.healthUrl || null,
-    timeout_ms: op.timeoutMs,
-    secret_id: op.secretId,
-    last_checked_at: op.lastCheckedAt,
-    created_by: op.createdBy,
-    created_at: op.createdAt,
-    updated_at: op.updatedAt,
-  };
 }
 
 function revisionDto(r: CustomOpRevisionEntity) {

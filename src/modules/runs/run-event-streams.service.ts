@@ -7,7 +7,8 @@ import { AppConfig } from '../../../libs/config/app-config.js';
 import type { RunEventResponse } from './dto/run.dto.js';
 import { TERMINAL_RUN_STATES, type RunState } from './entities/run.entity.js';
 import { RunErrors } from './runs.errors.js';
-import { RUN_EVENTS_CHANNEL, RunsRepository, type RunEventRow } from './runs.repository.js';
+import { RUN_EVENTS_CHANNEL, RunsRepository } from './runs.repository.js';
+import { toEventResponse } from './runs.mapper.js';
 /** Events read at once. */
 const PAGE = 500;
 /**
@@ -85,10 +86,6 @@ class Doorbell {
       this.answer = () => settle('ring');
     });
   }
-}
-
-export function toEventResponse(e: RunEventRow): RunEventResponse {
-  return { seq: Number(e.id), type: e.type, at: e.at, data: e.data };
 }
 
 function isTerminalEvent(e: RunEventResponse): boolean {
