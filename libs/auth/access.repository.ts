@@ -135,16 +135,17 @@ export class AccessRepository {
     return rows.length === 0 ? { exists: false, role: null } : { exists: true, role: rows[0].role };
   }
 
-  /** The user's memberships with workspace names, oldest first. */
+  /** The user's memberships with workspace names, oldest first (only the one in `workspaceId` when given: an API key's). */
   async membershipsOf(
     userId: string,
+    workspaceId?: string,
   ): Promise<Array<{ workspaceId: string; workspaceName: string; role: WorkspaceRole; joinedAt: Date }>> {
     const rows: Array<{ workspace_id: string; name: string; role: WorkspaceRole; created_at: Date }> =
       await this.db.query(
         `SELECT m.workspace_id, w.name, m.role, m.created_at
          FROM workspace_members m JOIN workspaces w ON w.id = m.workspace_id
-        WHERE m.user_id = $1 ORDER BY m.created_at, w.name`,
-        [userId],
+        WHERE m.user_id = $1 AND ($2::uuid IS NULL OR m.workspace_id = $2) ORDER BY m.created_at, w.name`,
+        [userId, workspaceId ?? null],
       );
     return rows.map((r) => ({
       workspaceId: r.workspace_id,

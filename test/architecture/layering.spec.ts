@@ -10,6 +10,8 @@ import {
   type SourceFile,
 } from './import-graph.js';
 import { createdTables, foreignTablesInSql, tableOwners } from './table-owners.js';
+import { dtoBuildersOutsideMappers } from './mappers.js';
+import { unnamedWorkspaceFreeFinders, workspaceComparedAfterLoad, workspaceFreeCallers } from './tenancy.js';
 
 const root = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', '..');
 
@@ -325,6 +327,123 @@ describe('a family owns its tables (STYLE.md: only its repository names them; ot
       'src/modules/auth/auth.service.ts names users (users)',
       'src/modules/runs/run-items.ts names dataset_rows (datasets)',
       'src/modules/workspaces/members.repository.ts names users (users)',
+    ]);
+  });
+});
+
+/**
+ * Who looks records up without a workspace, and why (docs/architecture.md#data-access): each holds
+ * no workspace to scope by. A new caller fails here until it is listed with its reason.
+ */
+const WORKSPACE_FREE_CALLERS = [
+  // The trace landings' jobs name the dataset and version in their payload.
+  'src/modules/datasets/dataset-writes.service.ts: findForUpdateUnscoped, findVersionByIdUnscoped',
+  // Signed file URLs: the signature, not a workspace, authorises them.
+  'src/modules/datasets/download.service.ts: findVersionByIdUnscoped',
+  'src/modules/reports/report-files.service.ts: findUnscoped',
+  'src/modules/runs/results.service.ts: findUnscoped',
+  // Job handlers resolving their job's record.
+  'src/modules/ops/custom-ops.service.ts: findCustomOpForUpdateUnscoped',
+  'src/modules/runs/run-executor.ts: findForUpdateUnscoped, findUnscoped',
+  'src/modules/sdg/sdg-generator.ts: findRunUnscoped',
+  'src/modules/traces/trace-enrichment.ts: findEnrichmentRunUnscoped',
+  'src/modules/traces/trace-landing.ts: findRunUnscoped',
+];
+
+describe('repositories take the workspace (STYLE.md: find(workspaceId, id), never load-then-compare)', () => {
+  it("no family compares a loaded record's workspace after the fact", () => {
+    expect(workspaceComparedAfterLoad(files)).toEqual([]);
+  });
+
+  it('a finder by id alone is named …Unscoped, and only the listed callers use one', () => {
+    expect(unnamedWorkspaceFreeFinders(files, ['users', 'workspaces'])).toEqual([]);
+    expect(against(workspaceFreeCallers(files), WORKSPACE_FREE_CALLERS)).toEqual({ new: [], stale: [] });
+  });
+
+  it('the rules see a comparison after the load, an unnamed workspace-free finder and its caller', () => {
+    const planted: SourceFile[] = [
+      {
+        path: 'src/modules/runs/runs.service.ts',
+        text: [
+          'const run = await this.runs.find(id);',
+          "if (!run || run.workspaceId !== access.workspaceId) throw new NotFoundError('run', id);",
+          'return dataset && dataset.workspaceId === workspaceId ? dataset : null;',
+          'if (access.workspaceId !== run?.snapshot.workspace_id) return;',
+          // The caller's own standing against a value is no loaded record.
+          'if (target === access.workspaceId) throw new Error();',
+          'const again = await this.runs.findUnscoped(id);',
+        ].join('\n'),
+      },
+      {
+        path: 'src/modules/runs/runs.repository.ts',
+        text: [
+          '  find(id: string): Promise<RunEntity | null> {',
+          '  async findForUpdate(id: string, lock = true) {',
+          '  findUnscoped(id: string): Promise<RunEntity | null> {',
+          '  find(workspaceId: string, id: string) {',
+          '  findVersion(datasetId: string, id: string) {',
+          // A repository compares nothing after the fact: its WHERE holds the workspace.
+          '  const same = row.workspace_id === workspaceId;',
+        ].join('\n'),
+      },
+      { path: 'src/modules/users/users.repository.ts', text: '  findById(id: string) {' },
+      { path: 'libs/auth/access.guard.ts', text: 'if (key && key.workspaceId !== workspaceId) {' },
+    ];
+    expect(workspaceComparedAfterLoad(planted)).toEqual([
+      "src/modules/runs/runs.service.ts:2: if (!run || run.workspaceId !== access.workspaceId) throw new NotFoundError('run', id);",
+      'src/modules/runs/runs.service.ts:3: return dataset && dataset.workspaceId === workspaceId ? dataset : null;',
+      'src/modules/runs/runs.service.ts:4: if (access.workspaceId !== run?.snapshot.workspace_id) return;',
+    ]);
+    expect(unnamedWorkspaceFreeFinders(planted, ['users'])).toEqual([
+      'src/modules/runs/runs.repository.ts: find',
+      'src/modules/runs/runs.repository.ts: findForUpdate',
+    ]);
+    expect(workspaceFreeCallers(planted)).toEqual(['src/modules/runs/runs.service.ts: findUnscoped']);
+  });
+});
+
+/** Functions that build a DTO from no entity (so no mapper's work), each with its reason. */
+const DTO_BUILDERS_ELSEWHERE = [
+  // The built-in catalogue: recommendations made from the project templates, not from records.
+  'src/modules/projects/builtin-recommendations.ts: builtinRecommendations',
+  'src/modules/projects/builtin-recommendations.ts: fromTemplate',
+  // Statistics: the trend's series pooled from run cells.
+  'src/modules/projects/trend.ts: buildSeries',
+  // A request's auth as stored on a connection (secret id apart), not a response.
+  'src/modules/suts/connections.service.ts: authShape',
+];
+
+describe('one mapper per family (STYLE.md: response DTOs are built by mappers from entities)', () => {
+  it("a family's entity → response functions live in its <family>.mapper.ts", () => {
+    expect(against(dtoBuildersOutsideMappers(files), DTO_BUILDERS_ELSEWHERE)).toEqual({ new: [], stale: [] });
+  });
+
+  it('the rule sees a DTO (response or request) built outside the mapper, and not in the mapper, a library or a function returning something else', () => {
+    const planted: SourceFile[] = [
+      {
+        path: 'src/modules/secrets/secrets.service.ts',
+        text: [
+          "import type {\n  CreateSecretRequest,\n  WorkspaceSecretResponse as Shown,\n} from './dto/secret.dto.js';",
+          "import { type Page } from '../../../libs/common/pagination.js';",
+          'function toResponse(\n  s: WorkspaceSecretEntity,\n  f: (x: number) => number,\n): Shown {\n  return { id: s.id };\n}',
+          'export async function listed(rows: Row[]): Promise<Page<Shown>> {\n  return page(rows);\n}',
+          'function aad(workspaceId: string): string {\n  return workspaceId;\n}',
+          'function request(): CreateSecretRequest | null {\n  return null;\n}',
+        ].join('\n'),
+      },
+      {
+        path: 'src/modules/secrets/secrets.mapper.ts',
+        text: "import type { WorkspaceSecretResponse } from './dto/secret.dto.js';\nexport function toSecretResponse(s: E): WorkspaceSecretResponse {\n  return {};\n}",
+      },
+      {
+        path: 'libs/queue/dto/tracked-run.dto.ts',
+        text: "import type { X } from './dto/x.js';\nexport function trackedRunFields(): X {\n  return {};\n}",
+      },
+    ];
+    expect(dtoBuildersOutsideMappers(planted)).toEqual([
+      'src/modules/secrets/secrets.service.ts: toResponse',
+      'src/modules/secrets/secrets.service.ts: listed',
+      'src/modules/secrets/secrets.service.ts: request',
     ]);
   });
 });

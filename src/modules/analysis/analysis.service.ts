@@ -6,7 +6,6 @@ import { labelColumns } from '../../../libs/dataset-analysis/annotation.js';
 import { textColumns } from '../../../libs/dataset-analysis/text.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
-import { trackedRunFields } from '../../../libs/queue/dto/tracked-run.dto.js';
 import { EmbeddingConfigsService } from '../catalogues/embedding-configs.service.js';
 import type { FilterContext } from '../datasets/query-language.js';
 import { QueryService } from '../datasets/query.service.js';
@@ -34,6 +33,7 @@ import {
   type TextAnalysisResult,
   type VisualAnalysisResult,
 } from './dto/analysis.dto.js';
+import { clusterRunResponse, runResponse } from './analysis.mapper.js';
 
 const DEFAULT_SEED = 42;
 const SAMPLE_ROWS = 2000;
@@ -368,50 +368,4 @@ export class AnalysisService {
       );
     return { run, result };
   }
-}
-
-function runResponse(r: AnalysisRunRow): AnalysisRunResponse {
-  const { version_number: _n, mapped_input: _m, ...params } = r.params as Record<string, unknown>;
-  const tracked = trackedRunFields(r, ANALYSIS_RUN_STATES, [
-    'state',
-    'state_reason',
-    'progress',
-    'job_id',
-    'created_at',
-    'started_at',
-    'finished_at',
-  ]);
-  return {
-    id: r.id,
-    workspace_id: r.workspace_id,
-    dataset_id: r.dataset_id,
-    version_id: r.version_id,
-    kinds: r.kinds,
-    ...tracked,
-    params,
-    created_by: r.created_by,
-  };
-}
-
-function clusterRunResponse(r: ClusterRunRow): DatasetClustersRun {
-  const params = r.params as { column: string; k: number | null; seed: number };
-  const result = r.result as { k: number; silhouette: number | null; rows: number; embedder: string } | null;
-  return {
-    id: r.id,
-    dataset_id: r.dataset_id,
-    version_id: r.version_id,
-    ...trackedRunFields(r, ANALYSIS_RUN_STATES, [
-      'state',
-      'state_reason',
-      'progress',
-      'job_id',
-      'created_at',
-      'finished_at',
-    ]),
-    column: params.column,
-    k_requested: params.k,
-    seed: params.seed,
-    embedder: result?.embedder ?? null,
-    summary: result ? { k: result.k, silhouette: result.silhouette, rows: result.rows } : null,
-  };
 }

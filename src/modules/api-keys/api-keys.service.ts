@@ -27,31 +27,13 @@ import type {
   CreateApiKeyRequest,
   ListApiKeysQuery,
 } from './dto/api-key.dto.js';
+import { toApiKeyResponse } from './api-keys.mapper.js';
 
 /** Active keys one user may hold in one workspace. */
 export const API_KEYS_PER_USER = 50;
 
 /** `ews_<12 hex: prefix>_<43 base64url: 256 random bits>` */
 const KEY_SHAPE = /^ews_([0-9a-f]{12})_[A-Za-z0-9_-]{43}$/;
-
-function toResponse(k: ApiKeyRow): ApiKeyResponse {
-  const expired = k.expires_at !== null && new Date(k.expires_at).getTime() <= Date.now();
-  return {
-    id: k.id,
-    workspace_id: k.workspace_id,
-    name: k.name,
-    prefix: `${API_KEY_PREFIX}${k.prefix}`,
-    role: k.role,
-    status: k.revoked_at ? 'revoked' : expired ? 'expired' : 'active',
-    created_by: k.user_id,
-    expires_at: k.expires_at,
-    last_used_at: k.last_used_at,
-    last_used_ip: k.last_used_ip,
-    revoked_at: k.revoked_at,
-    revoked_reason: k.revoked_reason,
-    created_at: k.created_at,
-  };
-}
 
 function sameHash(a: string, b: string): boolean {
   const x = Buffer.from(a, 'hex');
@@ -155,7 +137,7 @@ export class ApiKeysService implements OnModuleInit {
         targetId: row.id,
         details: { name: row.name, prefix: `${API_KEY_PREFIX}${prefix}`, role: row.role, expires_at: row.expires_at },
       });
-      return { ...toResponse(row), key };
+      return { ...toApiKeyResponse(row), key };
     });
   }
 
@@ -166,11 +148,11 @@ export class ApiKeysService implements OnModuleInit {
       { status: query.status, q: query.q, createdBy: this.seesAll(access) ? undefined : caller.userId },
       pageWindow(query),
     );
-    return pageOf(rows, total, query, toResponse);
+    return pageOf(rows, total, query, toApiKeyResponse);
   }
 
   async get(access: WorkspaceAccess, id: string, caller: Principal): Promise<ApiKeyResponse> {
-    return toResponse(await this.require(access, id, caller));
+    return toApiKeyResponse(await this.require(access, id, caller));
   }
 
   /** Revokes the key at once (its creator or an admin); revoking a revoked key changes nothing. */

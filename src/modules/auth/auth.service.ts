@@ -169,15 +169,11 @@ export class AuthService {
   async me(userId: string, tokenExpiresAt?: Date, apiKey?: Principal['apiKey']): Promise<MeResponse> {
     const user = await this.users.find(userId);
     if (!user) throw new DomainError(CommonErrors.unauthenticated, 'The user of this token no longer exists');
-    const memberships = await this.memberships(user.id);
+    const memberships = await this.memberships(user.id, apiKey?.workspaceId);
     return {
       ...toUserResponse(user),
       ...(apiKey ? { system_role: 'user' as const } : {}),
-      memberships: apiKey
-        ? memberships
-            .filter((m) => m.workspace_id === apiKey.workspaceId)
-            .map((m) => ({ ...m, role: lowerRole(m.role, apiKey.role) }))
-        : memberships,
+      memberships: apiKey ? memberships.map((m) => ({ ...m, role: lowerRole(m.role, apiKey.role) })) : memberships,
       ...(tokenExpiresAt ? { token_expires_at: tokenExpiresAt } : {}),
     };
   }
@@ -204,7 +200,7 @@ export class AuthService {
     };
   }
 
-  private async memberships(userId: string): Promise<UserMembershipResponse[]> {
-    return (await this.access.membershipsOf(userId)).map(toMembershipResponse);
+  private async memberships(userId: string, workspaceId?: string): Promise<UserMembershipResponse[]> {
+    return (await this.access.membershipsOf(userId, workspaceId)).map(toMembershipResponse);
   }
 }

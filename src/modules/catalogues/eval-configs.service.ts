@@ -18,6 +18,7 @@ import { EvalConfigsRepository } from './eval-configs.repository.js';
 import { MetricConfigsRepository } from './metric-configs.repository.js';
 import { MetricDefaultsService } from './metric-defaults.service.js';
 import { resolveMetric } from './metric-resolution.js';
+import { toEvalConfigResponse } from './catalogues.mapper.js';
 
 const DEFAULT_PASS_RULE: PassRule = { row: 'all', min_pass_rate: 1, errors_fail: true };
 
@@ -43,13 +44,13 @@ export class EvalConfigsService {
 
   async list(access: WorkspaceAccess, query: ListEvalConfigsQuery): Promise<Page<EvalConfigResponse>> {
     const [rows, total] = await this.evalConfigs.page(access.workspaceId, query.q, pageWindow(query));
-    return pageOf(rows, total, query, toResponse);
+    return pageOf(rows, total, query, toEvalConfigResponse);
   }
 
   async get(access: WorkspaceAccess, id: string): Promise<EvalConfigResponse> {
     const config = await this.evalConfigs.find(access.workspaceId, id);
     if (!config) throw new NotFoundError('eval config', id);
-    return toResponse(config);
+    return toEvalConfigResponse(config);
   }
 
   async create(access: WorkspaceAccess, body: CreateEvalConfigRequest, caller: Principal): Promise<EvalConfigResponse> {
@@ -71,7 +72,7 @@ export class EvalConfigsService {
         targetId: config.id,
         details: { name: config.name, metrics: config.metrics.map((m) => m.config_name) },
       });
-      return toResponse(config);
+      return toEvalConfigResponse(config);
     });
   }
 
@@ -86,7 +87,7 @@ export class EvalConfigsService {
     return this.transactions.run(async () => {
       const config = await this.evalConfigs.findForUpdate(access.workspaceId, id);
       if (!config) throw new NotFoundError('eval config', id);
-      assertIfMatch(req, this.etag(toResponse(config)));
+      assertIfMatch(req, this.etag(toEvalConfigResponse(config)));
       if (
         body.name.toLowerCase() !== config.name.toLowerCase() &&
         (await this.evalConfigs.nameTaken(access.workspaceId, body.name, id))
@@ -106,7 +107,7 @@ export class EvalConfigsService {
         targetId: id,
         details: { name: saved.name, metrics: saved.metrics.map((m) => m.config_name) },
       });
-      return toResponse(saved);
+      return toEvalConfigResponse(saved);
     });
   }
 
@@ -192,19 +193,4 @@ function nameTaken(name: string): DomainError {
     CatalogueErrors.eval_config_name_taken,
     `The workspace already has an eval config named "${name}"`,
   );
-}
-
-function toResponse(e: EvalConfigEntity): EvalConfigResponse {
-  return {
-    id: e.id,
-    workspace_id: e.workspaceId,
-    name: e.name,
-    description: e.description,
-    metrics: e.metrics,
-    default_judge_id: e.defaultJudgeId,
-    pass_rule: e.passRule,
-    created_by: e.createdBy,
-    created_at: e.createdAt,
-    updated_at: e.updatedAt,
-  };
 }

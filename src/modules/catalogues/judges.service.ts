@@ -21,6 +21,7 @@ import type {
 } from './dto/judge.dto.js';
 import type { JudgeEntity } from './entities/judge.entity.js';
 import { JudgesRepository } from './judges.repository.js';
+import { toJudgeResponse } from './catalogues.mapper.js';
 
 const DEFAULTS = { timeoutMs: 60_000, maxAttempts: 3, maxConcurrency: 4, azureApiVersion: '2024-10-21' };
 
@@ -37,11 +38,11 @@ export class JudgesService {
 
   async list(access: WorkspaceAccess, query: ListJudgesQuery): Promise<Page<JudgeConnectionResponse>> {
     const [rows, total] = await this.judges.page(access.workspaceId, query.provider, pageWindow(query));
-    return pageOf(rows, total, query, toResponse);
+    return pageOf(rows, total, query, toJudgeResponse);
   }
 
   async get(access: WorkspaceAccess, id: string): Promise<JudgeConnectionResponse> {
-    return toResponse(await this.require(access, id));
+    return toJudgeResponse(await this.require(access, id));
   }
 
   async create(access: WorkspaceAccess, body: CreateJudgeRequest, caller: Principal): Promise<JudgeConnectionResponse> {
@@ -72,7 +73,7 @@ export class JudgesService {
         targetId: judge.id,
         details: { name: judge.name, provider: judge.provider, base_url: judge.baseUrl, model: judge.model },
       });
-      return toResponse(judge);
+      return toJudgeResponse(judge);
     });
   }
 
@@ -123,7 +124,7 @@ export class JudgesService {
           secret_id: { from: before.secret_id, to: saved.secretId },
         },
       });
-      return toResponse(saved);
+      return toJudgeResponse(saved);
     });
   }
 
@@ -230,26 +231,4 @@ export function scaleOf(scale: ScaleDto): VerdictScale {
 
 function nameTaken(name: string): DomainError {
   return new DomainError(CatalogueErrors.judge_name_taken, `The workspace already has a judge named "${name}"`);
-}
-
-function toResponse(j: JudgeEntity): JudgeConnectionResponse {
-  return {
-    id: j.id,
-    workspace_id: j.workspaceId,
-    name: j.name,
-    description: j.description,
-    provider: j.provider,
-    base_url: j.baseUrl,
-    model: j.model,
-    api_version: j.apiVersion,
-    parameters: j.parameters,
-    json_mode: j.jsonMode,
-    timeout_ms: j.timeoutMs,
-    max_attempts: j.maxAttempts,
-    max_concurrency: j.maxConcurrency,
-    secret_id: j.secretId,
-    created_by: j.createdBy,
-    created_at: j.createdAt,
-    updated_at: j.updatedAt,
-  };
 }

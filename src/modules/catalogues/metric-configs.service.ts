@@ -18,7 +18,6 @@ import {
 import { checkRubric } from '../../../libs/evaluation/judges/rubric.js';
 import { OpRegistry } from '../ops/op-registry.service.js';
 import { CatalogueErrors } from './catalogues.errors.js';
-import type { ScaleDto } from './dto/judge.dto.js';
 import type {
   CreateMetricConfigRequest,
   CreateMetricConfigVersionRequest,
@@ -31,6 +30,7 @@ import type {
 import type { JudgedSpec, MetricConfigEntity, MetricConfigKind } from './entities/metric-config.entity.js';
 import { scaleOf } from './judges.service.js';
 import { MetricConfigsRepository } from './metric-configs.repository.js';
+import { toMetricConfigResponse } from './catalogues.mapper.js';
 
 const FIVE_POINT = { type: 'numeric' as const, min: 1, max: 5 };
 
@@ -58,7 +58,7 @@ export class MetricConfigsService {
     const config = await this.configs.find(access.workspaceId, name, parseVersion(version));
     if (!config) throw notFound(name, version);
     const latest = await this.configs.find(access.workspaceId, name, 'latest');
-    return toResponse(config, latest?.configVersion === config.configVersion);
+    return toMetricConfigResponse(config, latest?.configVersion === config.configVersion);
   }
 
   /** Version 1 of a new name. */
@@ -91,7 +91,7 @@ export class MetricConfigsService {
         targetId: config.id,
         details: { name: config.name, version: 1, kind: config.kind, metric: config.metric },
       });
-      return toResponse(config, true);
+      return toMetricConfigResponse(config, true);
     });
   }
 
@@ -128,7 +128,7 @@ export class MetricConfigsService {
         targetId: config.id,
         details: { name: config.name, version: next, from_version: base.configVersion },
       });
-      return toResponse(config, true);
+      return toMetricConfigResponse(config, true);
     });
   }
 
@@ -157,7 +157,7 @@ export class MetricConfigsService {
         targetId: config.id,
         details: { name: config.name, version: config.configVersion, fields: Object.keys(body) },
       });
-      return toResponse(saved, versions[versions.length - 1].configVersion === saved.configVersion);
+      return toMetricConfigResponse(saved, versions[versions.length - 1].configVersion === saved.configVersion);
     });
   }
 
@@ -364,26 +364,4 @@ function paramsInvalid(metric: string, errors: Array<{ field: string; message: s
     `Invalid parameters for ${metric}: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`,
     { errors },
   );
-}
-
-export function toResponse(c: MetricConfigEntity, isLatest: boolean): MetricConfigResponse {
-  return {
-    id: c.id,
-    workspace_id: c.workspaceId,
-    name: c.name,
-    version: c.configVersion,
-    description: c.description,
-    kind: c.kind,
-    metric: c.metric,
-    params: c.params,
-    threshold: c.threshold,
-    judged: c.judged ? { ...c.judged, scale: c.judged.scale as ScaleDto, judge_id: c.judgeId } : null,
-    frozen: c.firstUsedAt !== null,
-    first_used_at: c.firstUsedAt,
-    first_used_by_run: c.firstUsedByRun,
-    is_latest: isLatest,
-    created_by: c.createdBy,
-    created_at: c.createdAt,
-    updated_at: c.updatedAt,
-  };
 }

@@ -10,16 +10,15 @@ import type {
   MetricConfigResolutionListResponse,
   ResolveMetricConfigsQuery,
   SetMetricDefaultsRequest,
-  WorkspaceMetricConfigDefault,
   WorkspaceMetricConfigDefaultListResponse,
   WorkspaceMetricConfigDefaultVersionsResponse,
 } from './dto/metric-defaults.dto.js';
 import type { EvalConfigEntity } from './entities/eval-config.entity.js';
-import type { MetricConfigDefaultEntity } from './entities/metric-config-default.entity.js';
 import type { MetricConfigKind } from './entities/metric-config.entity.js';
 import { EvalConfigsRepository } from './eval-configs.repository.js';
 import { MetricConfigsRepository } from './metric-configs.repository.js';
 import { metricNames, resolveMetric, type Resolution, type ResolutionInputs } from './metric-resolution.js';
+import { toMetricDefaultResponse } from './catalogues.mapper.js';
 
 const BUILTIN_KINDS: ReadonlyMap<string, MetricConfigKind> = new Map(BUILTIN_METRICS.map((m) => [m.name, m.kind]));
 
@@ -40,7 +39,7 @@ export class MetricDefaultsService {
   async list(access: WorkspaceAccess): Promise<WorkspaceMetricConfigDefaultListResponse> {
     const items = (await this.configs.currentDefaults(access.workspaceId))
       .filter((d) => d.configName !== null)
-      .map(defaultDto);
+      .map(toMetricDefaultResponse);
     return { workspace_id: access.workspaceId, items, total: items.length };
   }
 
@@ -128,7 +127,7 @@ export class MetricDefaultsService {
     return {
       workspace_id: access.workspaceId,
       metric_name: revisions[0]?.metricName ?? metricName,
-      items: revisions.map(defaultDto),
+      items: revisions.map(toMetricDefaultResponse),
       total: revisions.length,
     };
   }
@@ -177,16 +176,4 @@ export class MetricDefaultsService {
       ...(evalConfig ? { evalRefs: evalConfig.metrics, evalName: evalConfig.name } : {}),
     };
   }
-}
-
-function defaultDto(d: MetricConfigDefaultEntity): WorkspaceMetricConfigDefault {
-  return {
-    metric_name: d.metricName,
-    config_name: d.configName,
-    config_version: d.configVersion,
-    revision: d.revision,
-    note: d.note,
-    set_by: d.setBy,
-    set_at: d.setAt,
-  };
 }

@@ -4,7 +4,6 @@ import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
 import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.js';
-import { SIGNATURE_HEADER } from '../../../libs/common/webhook-signature.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { SecretReferences } from '../secrets/secret-references.js';
 import { SecretsService } from '../secrets/secrets.service.js';
@@ -14,14 +13,8 @@ import type {
   ListNotificationConfigsQuery,
   NotificationConfigResponse,
 } from './dto/notification-config.dto.js';
-import type { NotificationConfigEntity } from './entities/notification-config.entity.js';
 import { NotificationConfigsRepository } from './notification-configs.repository.js';
-
-const SIGNING = {
-  algorithm: 'HMAC-SHA256' as const,
-  header: SIGNATURE_HEADER,
-  format: 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">',
-};
+import { toNotificationConfigResponse } from './catalogues.mapper.js';
 
 /**
  * Webhooks a workspace's events are POSTed to, signed with a workspace secret (see
@@ -39,7 +32,7 @@ export class NotificationConfigsService {
 
   async list(access: WorkspaceAccess, query: ListNotificationConfigsQuery): Promise<Page<NotificationConfigResponse>> {
     const [rows, total] = await this.configs.page(access.workspaceId, pageWindow(query));
-    return pageOf(rows, total, query, (r) => toResponse(r));
+    return pageOf(rows, total, query, (r) => toNotificationConfigResponse(r));
   }
 
   async create(
@@ -86,7 +79,7 @@ export class NotificationConfigsService {
         targetId: config.id,
         details: { name: config.name, url: config.url, events: config.events },
       });
-      return toResponse(config, body.secret_id === undefined);
+      return toNotificationConfigResponse(config, body.secret_id === undefined);
     });
   }
 
@@ -106,21 +99,4 @@ export class NotificationConfigsService {
       });
     });
   }
-}
-
-function toResponse(c: NotificationConfigEntity, secretCreated?: boolean): NotificationConfigResponse {
-  return {
-    id: c.id,
-    workspace_id: c.workspaceId,
-    name: c.name,
-    description: c.description,
-    url: c.url,
-    events: c.events,
-    enabled: c.enabled,
-    secret_id: c.secretId,
-    ...(secretCreated !== undefined ? { secret_created: secretCreated } : {}),
-    signing: SIGNING,
-    created_by: c.createdBy,
-    created_at: c.createdAt,
-  };
 }

@@ -52,7 +52,7 @@ export class DatasetWritesService {
 
   /** The dataset, locked `FOR NO KEY UPDATE` against other writers of it (rows referencing it go on being inserted). */
   lock(datasetId: string): Promise<DatasetEntity | null> {
-    return this.datasets.findForUpdate(datasetId);
+    return this.datasets.findForUpdateUnscoped(datasetId);
   }
 
   /** The version number a landing is writing (its rows are readable by no one yet), or null. */
@@ -78,11 +78,11 @@ export class DatasetWritesService {
   // Versions
 
   version(versionId: string): Promise<DatasetVersionEntity | null> {
-    return this.datasets.findVersionById(versionId);
+    return this.datasets.findVersionByIdUnscoped(versionId);
   }
 
-  versionByNumber(datasetId: string, number: number): Promise<DatasetVersionEntity | null> {
-    return this.datasets.findVersionByNumber(datasetId, number);
+  versionByNumber(workspaceId: string, datasetId: string, number: number): Promise<DatasetVersionEntity | null> {
+    return this.datasets.findVersionByNumber(workspaceId, datasetId, number);
   }
 
   lockVersion(datasetId: string, versionId: string): Promise<DatasetVersionEntity | null> {

@@ -6,6 +6,18 @@ import type {
   SnapshotResponse,
 } from './dto/dataset.dto.js';
 import type { DatasetFields, VersionFields } from './datasets.repository.js';
+import type { DataOperationRunResponse, DatasetQualityVerdictResponse } from './dto/quality.dto.js';
+import type { OperationRunRow } from './quality.repository.js';
+import { defineStateVocabulary } from '../../../libs/queue/tracked-job.js';
+
+/** The documented states of a data-operation run: it runs in the request, so it is never seen queued or cancelled. */
+export const OPERATION_RUN_STATES = defineStateVocabulary(['running', 'succeeded', 'failed'], {
+  queued: 'running',
+  running: 'running',
+  succeeded: 'succeeded',
+  failed: 'failed',
+  cancelled: 'failed',
+});
 
 export const DOWNLOAD_FORMATS = ['csv', 'jsonl', 'parquet'] as const;
 export type DownloadFormat = (typeof DOWNLOAD_FORMATS)[number];
@@ -83,4 +95,21 @@ export function toAuditEntry(e: AuditEventEntity): AuditEntryResponse {
 /** A stored row as clients see it: its id under `_row_id`, then its columns. */
 export function rowObject(rowId: string, data: Record<string, unknown>): Record<string, unknown> {
   return { _row_id: rowId, ...data };
+}
+
+export function operationRunResponse(r: OperationRunRow<DatasetQualityVerdictResponse>): DataOperationRunResponse {
+  return {
+    id: r.id,
+    dataset_id: r.dataset_id,
+    version_id: r.version_id,
+    kind: r.kind,
+    state: OPERATION_RUN_STATES.show(r.state),
+    params: r.params,
+    verdict: r.verdict,
+    result: r.result,
+    error: r.failure?.message ?? null,
+    created_by: r.created_by,
+    created_at: r.created_at,
+    finished_at: r.finished_at,
+  };
 }

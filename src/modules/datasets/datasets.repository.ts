@@ -131,8 +131,9 @@ export class DatasetsRepository {
       .getManyAndCount();
   }
 
-  find(id: string): Promise<DatasetEntity | null> {
-    return this.repo().findOne({ where: { id } });
+  /** The workspace's dataset, or null (also when it belongs to another workspace). */
+  find(workspaceId: string, id: string): Promise<DatasetEntity | null> {
+    return this.repo().findOne({ where: { id, workspaceId } });
   }
 
   /**
@@ -189,7 +190,12 @@ export class DatasetsRepository {
    * `FOR KEY SHARE`) go on being inserted meanwhile; every reference cascades or sets null, so a
    * dataset deleted afterwards takes them along.
    */
-  findForUpdate(id: string): Promise<DatasetEntity | null> {
+  findForUpdate(workspaceId: string, id: string): Promise<DatasetEntity | null> {
+    return this.datasets.findOne({ where: { id, workspaceId }, lock: { mode: 'for_no_key_update' } });
+  }
+
+  /** Workspace-free, for the trace landings' jobs, which name the dataset in their payload (`DatasetWritesService.lock`). */
+  findForUpdateUnscoped(id: string): Promise<DatasetEntity | null> {
     return this.datasets.findOne({ where: { id }, lock: { mode: 'for_no_key_update' } });
   }
 
@@ -290,11 +296,16 @@ export class DatasetsRepository {
     return this.versions.save(version);
   }
 
-  findVersion(datasetId: string, versionId: string): Promise<DatasetVersionEntity | null> {
-    return this.versionRepo().findOne({ where: { id: versionId, datasetId } });
+  findVersion(workspaceId: string, datasetId: string, versionId: string): Promise<DatasetVersionEntity | null> {
+    return this.versionRepo().findOne({ where: { id: versionId, datasetId, workspaceId } });
   }
 
-  findVersionById(versionId: string): Promise<DatasetVersionEntity | null> {
+  findVersionById(workspaceId: string, versionId: string): Promise<DatasetVersionEntity | null> {
+    return this.versions.findOne({ where: { id: versionId, workspaceId } });
+  }
+
+  /** Workspace-free, for a signed download URL and the live landing's job, which hold no workspace. */
+  findVersionByIdUnscoped(versionId: string): Promise<DatasetVersionEntity | null> {
     return this.versions.findOne({ where: { id: versionId } });
   }
 
@@ -316,8 +327,8 @@ export class DatasetsRepository {
     return this.versions.findOne({ where: { id: versionId, datasetId }, lock: { mode: 'for_no_key_update' } });
   }
 
-  findVersionByNumber(datasetId: string, number: number): Promise<DatasetVersionEntity | null> {
-    return this.versionRepo().findOne({ where: { datasetId, number } });
+  findVersionByNumber(workspaceId: string, datasetId: string, number: number): Promise<DatasetVersionEntity | null> {
+    return this.versionRepo().findOne({ where: { datasetId, number, workspaceId } });
   }
 
   findCurrentVersion(datasetId: string): Promise<DatasetVersionEntity | null> {

@@ -299,10 +299,10 @@ export class DatasetsService {
   /** The version named, else the current one, else the newest; 404 when the dataset has none. */
   async resolveVersion(dataset: DatasetEntity, versionId: string | undefined): Promise<DatasetVersionEntity> {
     const version = versionId
-      ? await this.datasets.findVersion(dataset.id, versionId)
+      ? await this.datasets.findVersion(dataset.workspaceId, dataset.id, versionId)
       : dataset.currentVersionId
-        ? await this.datasets.findVersion(dataset.id, dataset.currentVersionId)
-        : await this.datasets.findVersionByNumber(dataset.id, dataset.latestVersion);
+        ? await this.datasets.findVersion(dataset.workspaceId, dataset.id, dataset.currentVersionId)
+        : await this.datasets.findVersionByNumber(dataset.workspaceId, dataset.id, dataset.latestVersion);
     if (!version)
       throw new DomainError(
         DatasetErrors.version_not_found,
@@ -349,7 +349,8 @@ export class DatasetsService {
       sha256,
       columns: gathered ?? (await this.rows.versionStats(dataset.id, number, columnOrder, rowCount)),
     };
-    const parent = number > 1 ? await this.datasets.findVersionByNumber(dataset.id, number - 1) : null;
+    const parent =
+      number > 1 ? await this.datasets.findVersionByNumber(dataset.workspaceId, dataset.id, number - 1) : null;
     const columns = new Set(stats.columns.map((c) => c.name));
     // The mapping carries over while its columns still exist.
     const carried = Object.fromEntries(
@@ -392,8 +393,8 @@ export class DatasetsService {
 
   /** The dataset, in the caller's workspace (the guard resolved it from the path). */
   async require(access: WorkspaceAccess, id: string): Promise<DatasetEntity> {
-    const dataset = await this.datasets.find(id);
-    if (!dataset || dataset.workspaceId !== access.workspaceId) throw new NotFoundError('dataset', id);
+    const dataset = await this.datasets.find(access.workspaceId, id);
+    if (!dataset) throw new NotFoundError('dataset', id);
     return dataset;
   }
 
@@ -418,8 +419,7 @@ export class DatasetsService {
    * or null: for families that write beside a dataset (traces) and answer with errors of their own.
    */
   async findLocked(workspaceId: string, id: string): Promise<DatasetEntity | null> {
-    const dataset = await this.datasets.findForUpdate(id);
-    return dataset && dataset.workspaceId === workspaceId ? dataset : null;
+    return this.datasets.findForUpdate(workspaceId, id);
   }
 
   async responses(datasets: DatasetEntity[]): Promise<DatasetResponse[]> {

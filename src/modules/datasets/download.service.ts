@@ -59,7 +59,7 @@ export class DownloadService {
   async serve(req: Request, res: Response, versionId: string, filename: string, format: DownloadFormat): Promise<void> {
     const path = `/files/dataset-versions/${versionId}/${encodeURIComponent(filename)}`;
     this.signer.assertValid(path, req.query as Record<string, unknown>);
-    const version = await this.datasets.findVersionById(versionId);
+    const version = await this.datasets.findVersionByIdUnscoped(versionId);
     if (!version) throw new NotFoundError('dataset version', versionId);
     res.status(200);
     res.setHeader('Content-Type', CONTENT_TYPES[format]);

@@ -25,9 +25,9 @@ export class GeneratedRowsService {
     createdBy: string | null,
   ): Promise<DatasetVersionEntity> {
     return this.transactions.run(async () => {
-      const dataset = await this.datasets.findForUpdate(datasetId);
-      if (!dataset || dataset.workspaceId !== workspaceId) throw new NotFoundError('dataset', datasetId);
-      const head = await this.datasets.findVersionByNumber(datasetId, dataset.latestVersion);
+      const dataset = await this.datasets.findForUpdate(workspaceId, datasetId);
+      if (!dataset) throw new NotFoundError('dataset', datasetId);
+      const head = await this.datasets.findVersionByNumber(workspaceId, datasetId, dataset.latestVersion);
       const next = dataset.latestVersion + 1;
       const batch: Array<[string, number, string]> = generated.map((row, i) => [
         randomUUID(),

@@ -4,7 +4,7 @@ import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, ValidationFailedError } from '../../../libs/common/domain-error.js';
 import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { defineStateVocabulary, failureOf } from '../../../libs/queue/tracked-job.js';
+import { failureOf } from '../../../libs/queue/tracked-job.js';
 import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
 import {
   QualityCheckSelectionError,
@@ -26,19 +26,11 @@ import type {
   SuggestionResponse,
 } from './dto/quality.dto.js';
 import type { DatasetVersionEntity } from './entities/dataset-version.entity.js';
-import { DATA_OPERATION_RUNS, QualityRepository, type OperationRunRow } from './quality.repository.js';
+import { DATA_OPERATION_RUNS, QualityRepository } from './quality.repository.js';
 import { RowsRepository } from './rows.repository.js';
+import { operationRunResponse } from './datasets.mapper.js';
 
 const KIND = 'quality_checks';
-
-/** The documented states of a data-operation run: it runs in the request, so it is never seen queued or cancelled. */
-export const OPERATION_RUN_STATES = defineStateVocabulary(['running', 'succeeded', 'failed'], {
-  queued: 'running',
-  running: 'running',
-  succeeded: 'succeeded',
-  failed: 'failed',
-  cancelled: 'failed',
-});
 
 /**
  * Quality checks over a version's rows (duplicates, empty fields, personal data, length
@@ -184,21 +176,4 @@ export class QualityService {
       );
     return operationRunResponse(row);
   }
-}
-
-function operationRunResponse(r: OperationRunRow<DatasetQualityVerdictResponse>): DataOperationRunResponse {
-  return {
-    id: r.id,
-    dataset_id: r.dataset_id,
-    version_id: r.version_id,
-    kind: r.kind,
-    state: OPERATION_RUN_STATES.show(r.state),
-    params: r.params,
-    verdict: r.verdict,
-    result: r.result,
-    error: r.failure?.message ?? null,
-    created_by: r.created_by,
-    created_at: r.created_at,
-    finished_at: r.finished_at,
-  };
 }

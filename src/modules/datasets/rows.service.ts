@@ -214,7 +214,7 @@ export class RowsService {
           { row_ids: stale.slice(0, 1000) },
         );
       }
-      const head = await this.datasets.findVersionByNumber(datasetId, dataset.latestVersion);
+      const head = await this.datasets.findVersionByNumber(dataset.workspaceId, datasetId, dataset.latestVersion);
       const next = dataset.latestVersion + 1;
       const changes = await this.rows.applyStaged(datasetId, next, dataset.nextOrdinal);
       const columnOrder = [...(head?.columns.map((c) => c.name) ?? [])];

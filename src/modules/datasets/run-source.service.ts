@@ -29,15 +29,14 @@ export class RunSourceService {
 
   /** The dataset's given version (default: its current version, else its newest), or a partition of it. */
   async resolve(workspaceId: string, datasetId: string, versionId?: string, partitionId?: string): Promise<RunSource> {
-    const dataset = await this.datasets.find(datasetId);
+    const dataset = await this.datasets.find(workspaceId, datasetId);
     const unknown = (detail: string, field: string) =>
       new DomainError(DatasetErrors.unknown_row_source, detail, { field });
-    if (!dataset || dataset.workspaceId !== workspaceId)
-      throw unknown(`Workspace ${workspaceId} has no dataset ${datasetId}`, 'dataset_id');
+    if (!dataset) throw unknown(`Workspace ${workspaceId} has no dataset ${datasetId}`, 'dataset_id');
     const version = versionId
-      ? await this.datasets.findVersion(datasetId, versionId)
+      ? await this.datasets.findVersion(workspaceId, datasetId, versionId)
       : dataset.currentVersionId
-        ? await this.datasets.findVersion(datasetId, dataset.currentVersionId)
+        ? await this.datasets.findVersion(workspaceId, datasetId, dataset.currentVersionId)
         : (await this.datasets.latestVersions([datasetId]))[0];
     if (!version)
       throw versionId

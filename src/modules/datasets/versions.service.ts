@@ -44,7 +44,7 @@ export class VersionsService {
   async getById(access: WorkspaceAccess, versionId: string): Promise<GetDatasetVersionResponse> {
     const version = await this.findById(access.workspaceId, versionId);
     if (!version) throw new NotFoundError('dataset version', versionId);
-    const dataset = (await this.datasets.find(version.datasetId))!;
+    const dataset = (await this.datasets.find(access.workspaceId, version.datasetId))!;
     return {
       ...toVersionResponse(version),
       dataset: { id: dataset.id, name: dataset.name, kind: dataset.kind, current_version_id: dataset.currentVersionId },
@@ -56,17 +56,17 @@ export class VersionsService {
 
   /** The workspace's version, by id alone. */
   async findById(workspaceId: string, versionId: string): Promise<DatasetVersionEntity | null> {
-    return inWorkspace(workspaceId, await this.datasets.findVersionById(versionId));
+    return this.datasets.findVersionById(workspaceId, versionId);
   }
 
   /** The version of the workspace's dataset, by id. */
   async find(workspaceId: string, datasetId: string, versionId: string): Promise<DatasetVersionEntity | null> {
-    return inWorkspace(workspaceId, await this.datasets.findVersion(datasetId, versionId));
+    return this.datasets.findVersion(workspaceId, datasetId, versionId);
   }
 
   /** The version of the workspace's dataset, by number. */
   async findByNumber(workspaceId: string, datasetId: string, number: number): Promise<DatasetVersionEntity | null> {
-    return inWorkspace(workspaceId, await this.datasets.findVersionByNumber(datasetId, number));
+    return this.datasets.findVersionByNumber(workspaceId, datasetId, number);
   }
 
   /** The version of the dataset named in the path, or 404. */
@@ -76,7 +76,7 @@ export class VersionsService {
     versionId: string,
   ): Promise<{ dataset: DatasetEntity; version: DatasetVersionEntity }> {
     const dataset = await this.datasetsService.require(access, datasetId);
-    const version = await this.datasets.findVersion(datasetId, versionId);
+    const version = await this.datasets.findVersion(access.workspaceId, datasetId, versionId);
     if (!version)
       throw new DomainError(DatasetErrors.version_not_found, `Dataset ${datasetId} has no version ${versionId}`);
     return { dataset, version };
@@ -197,8 +197,4 @@ export class VersionsService {
       return toVersionResponse(saved);
     });
   }
-}
-
-function inWorkspace(workspaceId: string, version: DatasetVersionEntity | null): DatasetVersionEntity | null {
-  return version && version.workspaceId === workspaceId ? version : null;
 }

@@ -17,7 +17,6 @@ import type {
   CustomOpRedeployResponse,
   CustomOpsListResponse,
   CustomOpStopResponse,
-  CustomOpSummary,
   ListCustomOpsQuery,
   PublishCustomOpRequest,
   RedeployCustomOpRequest,
@@ -25,9 +24,10 @@ import type {
 } from './dto/ops.dto.js';
 import type { CustomOpRevisionEntity } from './entities/custom-op-revision.entity.js';
 import type { CustomOpEntity } from './entities/custom-op.entity.js';
-import { OpRegistry, registeredView } from './op-registry.service.js';
+import { OpRegistry } from './op-registry.service.js';
 import { OpsErrors } from './ops.errors.js';
 import { CUSTOM_OP_REVISIONS, OpsRepository } from './ops.repository.js';
+import { registeredView, summary } from './ops.mapper.js';
 
 export const DEPLOY_JOB = 'ops.custom-op-deploy';
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -266,7 +266,7 @@ export class CustomOpsService {
     payload,
     signal,
   }: JobContext<DeployPayload>): Promise<{ state: string; reason: string | null }> {
-    const target = await this.transactions.run(() => this.ops.findCustomOpById(payload.custom_op_id));
+    const target = await this.transactions.run(() => this.ops.findCustomOpForUpdateUnscoped(payload.custom_op_id));
     if (!target || target.revision !== payload.revision || target.state !== 'deploying') {
       await this.transactions.run(async () => {
         const replaced = !target || target.revision !== payload.revision;
@@ -292,7 +292,7 @@ export class CustomOpsService {
       target.name,
     );
     return this.transactions.run(async () => {
-      const op = await this.ops.findCustomOpById(payload.custom_op_id);
+      const op = await this.ops.findCustomOpForUpdateUnscoped(payload.custom_op_id);
       const revision = await this.ops.findRevision(payload.custom_op_id, payload.revision);
       if (!op || !revision) return { state: 'superseded', reason: null };
       await this.ops.saveRevision(
@@ -330,7 +330,7 @@ export class CustomOpsService {
   @OnJobSettled(DEPLOY_JOB)
   async onDeploySettled(job: Job<DeployPayload>): Promise<void> {
     if (job.status === 'succeeded') return;
-    const op = await this.ops.findCustomOpById(job.payload.custom_op_id);
+    const op = await this.ops.findCustomOpForUpdateUnscoped(job.payload.custom_op_id);
     if (!op || op.revision !== job.payload.revision || op.state !== 'deploying') return;
     await this.ops.saveCustomOp(
       Object.assign(op, {
@@ -359,26 +359,6 @@ export class CustomOpsService {
     });
     return job.id;
   }
-}
-
-function summary(op: CustomOpEntity): CustomOpSummary {
-  return {
-    id: op.id,
-    workspace_id: op.workspaceId,
-    name: op.name,
-    description: op.description,
-    state: op.state,
-    state_reason: op.stateReason,
-    revision: op.revision,
-    endpoint_url: op.endpointUrl,
-    health_url: op.healthUrl || null,
-    timeout_ms: op.timeoutMs,
-    secret_id: op.secretId,
-    last_checked_at: op.lastCheckedAt,
-    created_by: op.createdBy,
-    created_at: op.createdAt,
-    updated_at: op.updatedAt,
-  };
 }
 
 function revisionDto(r: CustomOpRevisionEntity) {

@@ -14,10 +14,10 @@ import type {
   RegistryListResponse,
   RegistryOpView,
 } from './dto/ops.dto.js';
-import type { CustomOpEntity } from './entities/custom-op.entity.js';
 import { OP_KINDS, type RegistryOpEntity } from './entities/registry-op.entity.js';
 import { OpsErrors } from './ops.errors.js';
 import { OpsRepository } from './ops.repository.js';
+import { registeredView } from './ops.mapper.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const ajv = addFormats(new Ajv({ strict: false, allErrors: true }));
@@ -254,28 +254,6 @@ export class OpRegistry {
       ...[...byName.values()].map((versions) => registeredView(versions, customOps.get(versions[0].customOpId))),
     ];
   }
-}
-
-export function registeredView(versions: RegistryOpEntity[], customOp: CustomOpEntity | undefined): RegistryOpView {
-  const latest = versions[0];
-  const available = customOp?.state === 'active';
-  return {
-    name: latest.name,
-    kind: latest.kind,
-    description: latest.description,
-    source: 'workspace',
-    version: latest.opVersion,
-    version_count: versions.length,
-    params_schema: latest.paramsSchema,
-    custom_op: customOp ? { name: customOp.name, state: customOp.state } : null,
-    available,
-    unavailable_reason: available
-      ? null
-      : customOp
-        ? `custom op ${customOp.name} is ${customOp.state}${customOp.stateReason ? `: ${customOp.stateReason}` : ''}`
-        : 'its custom op was deleted',
-    registered_at: latest.createdAt,
-  };
 }
 
 /** A params schema must compile and describe an object. */

@@ -73,7 +73,8 @@ export class OpsRepository {
     return query.getOne();
   }
 
-  findCustomOpById(id: string): Promise<CustomOpEntity | null> {
+  /** Workspace-free, for the health check resolving its job's custom op. */
+  findCustomOpForUpdateUnscoped(id: string): Promise<CustomOpEntity | null> {
     return this.customOps.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
   }
 

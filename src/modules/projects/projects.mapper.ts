@@ -11,6 +11,8 @@ import type { ProjectEntity } from './entities/project.entity.js';
 import type { RecommendationEntity } from './entities/recommendation.entity.js';
 import type { TestPlanEntity, TestPlanVersionEntity } from './entities/test-plan.entity.js';
 import { checkReason } from './builtin-recommendations.js';
+import type { TemplateDetail, TemplateSummary } from './dto/template.dto.js';
+import type { ProjectTemplate } from './templates/index.js';
 
 function planRef(p: ProjectEntity, plans: ReadonlyMap<string, TestPlanEntity>): ProjectTestPlanRef | null {
   const plan = p.testPlanId ? plans.get(p.testPlanId) : undefined;
@@ -137,5 +139,36 @@ export function toRecommendation(r: RecommendationEntity): TestPackageRecommenda
     dimensions: [...r.dimensions],
     created_at: r.createdAt,
     updated_at: r.updatedAt,
+  };
+}
+
+export function toSummary(t: ProjectTemplate): TemplateSummary {
+  return {
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    use_case: t.use_case,
+    dimension_count: t.dimensions.length,
+  };
+}
+
+/** Deep copies, so a caller editing a response (before passing it to project creation) cannot touch the catalogue. */
+export function toDetail(t: ProjectTemplate): TemplateDetail {
+  return {
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    use_case: t.use_case,
+    dimensions: t.dimensions.map((d) => ({
+      name: d.name,
+      description: d.description,
+      values: d.values.map((v) => ({ value: v.value, description: v.description })),
+    })),
+    suggested_metrics: t.suggested_metrics.map((m) => ({
+      name: m.name,
+      kind: m.kind,
+      description: m.description,
+      threshold: m.threshold ? { ...m.threshold } : null,
+    })),
   };
 }

@@ -97,7 +97,7 @@ export class ReportFilesService {
       `/files/reports/${reportId}/content/${encodeURIComponent(filename)}`,
       req.query as Record<string, unknown>,
     );
-    const report = await this.reports.findById(reportId);
+    const report = await this.reports.findUnscoped(reportId);
     if (!report) throw new NotFoundError('report', reportId);
     const format: ReportFormat = filename.endsWith('.html') ? 'html' : 'markdown';
     const body = await this.render(report, format);

@@ -8,7 +8,6 @@ import {
   type ReportFormat,
   type SectionKey,
 } from '../../../libs/reports/report.types.js';
-import { BUILTIN_PROMPTS, PROMPT_PLACEHOLDERS, SECTION_TITLES } from '../../../libs/reports/sections.js';
 import { JudgesService } from '../catalogues/judges.service.js';
 import type {
   PutSectionPromptRequest,
@@ -16,9 +15,9 @@ import type {
   ReportSettingsResponse,
   UpdateReportSettingsRequest,
 } from './dto/report-configs.dto.js';
-import type { ReportSectionPromptEntity } from './entities/report-section-prompt.entity.js';
 import { ReportErrors } from './reports.errors.js';
 import { ReportsRepository } from './reports.repository.js';
+import { promptResponse } from './reports.mapper.js';
 
 /** A workspace's report defaults as they apply (built-in defaults when never set). */
 export interface EffectiveSettings {
@@ -173,17 +172,4 @@ export function knownSection(key: string): SectionKey {
 
 function invalid(field: string, detail: string): DomainError {
   return new DomainError(ReportErrors.report_settings_invalid, detail, { field });
-}
-
-function promptResponse(key: SectionKey, custom: ReportSectionPromptEntity | null): ReportSectionPromptResponse {
-  return {
-    section_key: key,
-    title: SECTION_TITLES[key],
-    prompt: custom?.prompt ?? BUILTIN_PROMPTS[key],
-    source: custom ? 'custom' : 'builtin',
-    builtin_prompt: BUILTIN_PROMPTS[key],
-    placeholders: PROMPT_PLACEHOLDERS.map((p) => `{{${p}}}`),
-    updated_by: custom?.updatedBy ?? null,
-    updated_at: custom?.updatedAt ?? null,
-  };
 }

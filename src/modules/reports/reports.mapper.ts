@@ -1,10 +1,15 @@
-import type { ReportSection } from '../../../libs/reports/report.types.js';
+import type { ReportSection, SectionKey } from '../../../libs/reports/report.types.js';
 import { reportMarkdown } from '../../../libs/reports/render.js';
-import type { ReportConfigResponse, ReportConfigSummary } from './dto/report-configs.dto.js';
+import type {
+  ReportConfigResponse,
+  ReportConfigSummary,
+  ReportSectionPromptResponse,
+} from './dto/report-configs.dto.js';
 import type { ReportContentResponse, ReportResponse, ReportSectionContent, ReportSummary } from './dto/reports.dto.js';
 import type { ReportConfigEntity } from './entities/report-config.entity.js';
 import type { ReportEntity } from './entities/report.entity.js';
-import { SECTION_TITLES } from '../../../libs/reports/sections.js';
+import { BUILTIN_PROMPTS, PROMPT_PLACEHOLDERS, SECTION_TITLES } from '../../../libs/reports/sections.js';
+import type { ReportSectionPromptEntity } from './entities/report-section-prompt.entity.js';
 
 export function sectionContent(s: ReportSection): ReportSectionContent {
   return {
@@ -85,5 +90,18 @@ export function configResponse(c: ReportConfigEntity, defaultId: string | null):
       questions: s.questions ?? [],
     })),
     created_by: c.createdBy,
+  };
+}
+
+export function promptResponse(key: SectionKey, custom: ReportSectionPromptEntity | null): ReportSectionPromptResponse {
+  return {
+    section_key: key,
+    title: SECTION_TITLES[key],
+    prompt: custom?.prompt ?? BUILTIN_PROMPTS[key],
+    source: custom ? 'custom' : 'builtin',
+    builtin_prompt: BUILTIN_PROMPTS[key],
+    placeholders: PROMPT_PLACEHOLDERS.map((p) => `{{${p}}}`),
+    updated_by: custom?.updatedBy ?? null,
+    updated_at: custom?.updatedAt ?? null,
   };
 }

@@ -48,8 +48,8 @@ export class ReportsRepository {
     return this.reports.findOne({ where: { id, workspaceId } });
   }
 
-  /** For signed-URL routes: the signature, not a workspace, authorises them. */
-  findById(id: string): Promise<ReportEntity | null> {
+  /** Workspace-free, for signed-URL routes: the signature, not a workspace, authorises them. */
+  findUnscoped(id: string): Promise<ReportEntity | null> {
     return this.reports.findOne({ where: { id } });
   }
 

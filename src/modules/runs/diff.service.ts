@@ -144,7 +144,10 @@ export class DiffService {
       s
         ? { label, output: s.output, passed: s.passed, error: s.error ? `${s.error.code}: ${s.error.message}` : null }
         : null;
-    const [base, candidate] = [await this.runs.find(query.base), await this.runs.find(query.candidate)];
+    const [base, candidate] = [
+      await this.runs.find(access.workspaceId, query.base),
+      await this.runs.find(access.workspaceId, query.candidate),
+    ];
     return renderDiffRowPng({
       row_id: row.row_id,
       status: row.status,

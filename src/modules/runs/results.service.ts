@@ -11,17 +11,13 @@ import type { FilterContext } from '../datasets/query-language.js';
 import { QueryService } from '../datasets/query.service.js';
 import { VersionsService } from '../datasets/versions.service.js';
 import type { WorkspaceAccess } from '../../../libs/auth/roles.js';
-import type {
-  RunItemResultDto,
-  RunResultsQueryRequest,
-  RunResultsQueryResponse,
-  RunSessionResponse,
-} from './dto/results.dto.js';
+import type { RunResultsQueryRequest, RunResultsQueryResponse, RunSessionResponse } from './dto/results.dto.js';
 import type { RunEntity } from './entities/run.entity.js';
 import { RunsRepository, type RunItemRow } from './runs.repository.js';
 import { itemPages } from './run-item-pages.js';
 import { RunSummaries } from './run-summaries.js';
 import { RunsService } from './runs.service.js';
+import { itemDto } from './runs.mapper.js';
 
 /** The result fields the query language sees on each item (`row.<column>` for the dataset row). */
 const RESULT_FIELDS = [
@@ -207,7 +203,7 @@ export class ResultsService {
       `/files/runs/${runId}/${encodeURIComponent(filename)}`,
       req.query as Record<string, unknown>,
     );
-    const run = await this.runs.find(runId);
+    const run = await this.runs.findUnscoped(runId);
     if (!run) throw new NotFoundError('run', runId);
     const items = itemPages((from, limit) => this.runs.itemPage(runId, from, limit), this.config.env.RUN_PAGE_SIZE);
     const metrics = run.snapshot.metrics.map((m) => m.name);
@@ -267,24 +263,4 @@ export class ResultsService {
 /** Each item of the pages as a row. */
 async function* rowsOf<T>(pages: AsyncIterable<RunItemRow[]>, row: (i: RunItemRow) => T): AsyncGenerator<T> {
   for await (const page of pages) for (const item of page) yield row(item);
-}
-
-function itemDto(i: RunItemRow): RunItemResultDto {
-  return {
-    row_id: i.row_id,
-    repetition: i.repetition,
-    session_id: i.session_id,
-    turn: i.turn,
-    status: i.status,
-    row: i.data,
-    output: i.output,
-    latency_ms: i.latency_ms,
-    usage: i.usage,
-    cost_usd: i.cost_usd,
-    extras: i.extras,
-    error: i.error,
-    scores: i.scores ?? {},
-    passed: i.passed,
-    dimensions: i.dimensions,
-  };
 }

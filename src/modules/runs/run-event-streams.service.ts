@@ -7,7 +7,8 @@ import { AppConfig } from '../../../libs/config/app-config.js';
 import type { RunEventResponse } from './dto/run.dto.js';
 import { TERMINAL_RUN_STATES, type RunState } from './entities/run.entity.js';
 import { RunErrors } from './runs.errors.js';
-import { RUN_EVENTS_CHANNEL, RunsRepository, type RunEventRow } from './runs.repository.js';
+import { RUN_EVENTS_CHANNEL, RunsRepository } from './runs.repository.js';
+import { toEventResponse } from './runs.mapper.js';
 /** Events read at once. */
 const PAGE = 500;
 /**
@@ -87,10 +88,6 @@ class Doorbell {
   }
 }
 
-export function toEventResponse(e: RunEventRow): RunEventResponse {
-  return { seq: Number(e.id), type: e.type, at: e.at, data: e.data };
-}
-
 function isTerminalEvent(e: RunEventResponse): boolean {
   return e.type === 'state_changed' && TERMINAL_RUN_STATES.has(e.data.to as RunState);
 }
@@ -130,8 +127,8 @@ export class RunEventStreams {
     sink: EventSink,
   ): Promise<void> {
     const after = startingPoint(from);
-    const run = await this.runs.find(runId);
-    if (!run || run.workspaceId !== access.workspaceId) throw new NotFoundError('run', runId);
+    const run = await this.runs.find(access.workspaceId, runId);
+    if (!run) throw new NotFoundError('run', runId);
     const endedBefore = TERMINAL_RUN_STATES.has(run.state);
     const release = this.acquire(caller.userId);
     try {

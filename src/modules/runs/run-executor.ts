@@ -54,7 +54,7 @@ export class RunExecutor {
   @JobHandler(RUN_JOB, { maxAttempts: 5, tracks: RUNS })
   async execute({ payload, signal, progress }: JobContext<RunPayload>): Promise<{ state: RunState; items: number }> {
     // The queue has marked the run running (its first start kept across retries and hand-backs); the event says it once.
-    const run = await this.runs.find(payload.run_id);
+    const run = await this.runs.findUnscoped(payload.run_id);
     if (!run || run.state !== 'running') return { state: run?.state ?? 'failed', items: 0 };
     if (!(await this.runs.hasStateEvent(run.id, 'running')))
       await this.runs.appendEvent(run.id, run.workspaceId, 'state_changed', {
@@ -217,7 +217,7 @@ export class RunExecutor {
    */
   @OnJobSettled(RUN_JOB)
   async onSettled(job: Job<RunPayload>): Promise<void> {
-    const run = await this.runs.findForUpdate(job.payload.run_id);
+    const run = await this.runs.findForUpdateUnscoped(job.payload.run_id);
     if (!run || !TERMINAL_RUN_STATES.has(run.state) || run.summary) return;
     await this.recordEnd(run, run.startedAt ? 'running' : 'queued');
   }
@@ -227,7 +227,7 @@ export class RunExecutor {
    * means: its tracked columns, the summary over its answered items, the state event and webhooks, in one transaction.
    */
   async finish(runId: string, failure: TrackedFailure | null): Promise<void> {
-    const current = await this.runs.find(runId);
+    const current = await this.runs.findUnscoped(runId);
     if (!current || TERMINAL_RUN_STATES.has(current.state)) return;
     // The run's items have no other writer once its executor ends, so their summary is read before the run is
     // locked, in pages that leave the embedded database's one connection free in between. An offline run
@@ -235,14 +235,18 @@ export class RunExecutor {
     const summary =
       current.state === 'awaiting_upload' ? undefined : await this.summaries.summarize(current, { scored: false });
     await this.transactions.run(async () => {
-      const run = await this.runs.findForUpdate(runId);
+      const run = await this.runs.findForUpdateUnscoped(runId);
       if (!run || TERMINAL_RUN_STATES.has(run.state)) return;
       const from = run.state;
       const ended = !failure
         ? await this.tracked.succeed(RUNS, runId)
         : await this.tracked.fail(RUNS, runId, failure, failure.code === 'cancelled' ? 'cancelled' : 'failed');
       if (ended)
-        await this.recordEnd((await this.runs.find(runId))!, from, from === current.state ? summary : undefined);
+        await this.recordEnd(
+          (await this.runs.findUnscoped(runId))!,
+          from,
+          from === current.state ? summary : undefined,
+        );
     });
   }
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { WorkspaceAccess } from '../../../libs/auth/roles.js';
 import type { RunQueueResponse } from './dto/queue.dto.js';
 import { RunsRepository } from './runs.repository.js';
-import { toResponse } from './runs.service.js';
+import { toRunResponse } from './runs.mapper.js';
 
 /** What waits and what runs in a workspace. */
 @Injectable()
@@ -19,7 +19,7 @@ export class RunQueueService {
       name: r.name,
       state: r.state,
       position,
-      progress: toResponse(r).progress,
+      progress: toRunResponse(r).progress,
       started_at: r.startedAt,
       created_at: r.createdAt,
     });

@@ -16,7 +16,7 @@ export class RunReadService {
 
   /** The workspace's run, or null (also when the run belongs to another workspace). */
   find(workspaceId: string, id: string): Promise<RunEntity | null> {
-    return this.runs.findIn(workspaceId, id);
+    return this.runs.find(workspaceId, id);
   }
 
   /** The items of a run found with `find` a page at a time (RUN_PAGE_SIZE), in execution order (sessions by their first row, turns in order). */

@@ -130,13 +130,14 @@ export class RunsRepository {
     return repo.save(repo.create(run));
   }
 
-  find(id: string): Promise<RunEntity | null> {
-    return this.runs.findOne({ where: { id } });
+  /** The workspace's run, or null (also when the run belongs to another workspace). */
+  find(workspaceId: string, id: string): Promise<RunEntity | null> {
+    return this.runs.findOne({ where: { id, workspaceId } });
   }
 
-  /** The workspace's run, or null (also when the run belongs to another workspace). */
-  findIn(workspaceId: string, id: string): Promise<RunEntity | null> {
-    return this.runs.findOne({ where: { id, workspaceId } });
+  /** Workspace-free, for who holds no workspace: the executor resolving its job's run, a signed file URL. */
+  findUnscoped(id: string): Promise<RunEntity | null> {
+    return this.runs.findOne({ where: { id } });
   }
 
   /** The newest succeeded run of the same SUT on the same dataset created before this one. */
@@ -154,7 +155,12 @@ export class RunsRepository {
     return rows[0]?.id ?? null;
   }
 
-  findForUpdate(id: string): Promise<RunEntity | null> {
+  findForUpdate(workspaceId: string, id: string): Promise<RunEntity | null> {
+    return this.runs.findOne({ where: { id, workspaceId }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  /** Workspace-free, for the executor ending its job's run. */
+  findForUpdateUnscoped(id: string): Promise<RunEntity | null> {
     return this.runs.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
   }
 

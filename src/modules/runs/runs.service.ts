@@ -21,7 +21,7 @@ import type {
 import type { UploadOutputsRequest } from './dto/upload.dto.js';
 import { TERMINAL_RUN_STATES, type RunEntity } from './entities/run.entity.js';
 import { CANCELLED, RUN_JOB, RunExecutor } from './run-executor.js';
-import { toEventResponse } from './run-event-streams.service.js';
+import { toEventResponse, toRunResponse } from './runs.mapper.js';
 import { RunPlanner } from './run-planner.js';
 import { RunErrors } from './runs.errors.js';
 import { RunsRepository } from './runs.repository.js';
@@ -132,7 +132,7 @@ export class RunsService {
       },
       { skip: (query.page - 1) * query.page_size, take: query.page_size },
     );
-    return { items: rows.map((r) => toResponse(r)), total, page: query.page, page_size: query.page_size };
+    return { items: rows.map((r) => toRunResponse(r)), total, page: query.page, page_size: query.page_size };
   }
 
   async sutRuns(access: WorkspaceAccess, sutId: string, query: SutRunsQuery): Promise<Page<RunResponse>> {
@@ -140,12 +140,12 @@ export class RunsService {
       { workspaceIds: [access.workspaceId], sutId, state: query.state },
       { skip: (query.page - 1) * query.page_size, take: query.page_size },
     );
-    return { items: rows.map((r) => toResponse(r)), total, page: query.page, page_size: query.page_size };
+    return { items: rows.map((r) => toRunResponse(r)), total, page: query.page, page_size: query.page_size };
   }
 
   async get(access: WorkspaceAccess, id: string): Promise<RunResponse> {
     const run = await this.require(access, id);
-    return toResponse(run, await this.runs.counts(run));
+    return toRunResponse(run, await this.runs.counts(run));
   }
 
   /** Stops new calls at once; the run ends `cancelled` with what was done kept. Waits a few seconds for the worker to stop. */
@@ -154,7 +154,7 @@ export class RunsService {
     if (TERMINAL_RUN_STATES.has(run.state))
       throw new DomainError(RunErrors.run_not_active, `Run ${id} has already ended (${run.state})`);
     await this.transactions.run(async () => {
-      const locked = await this.runs.findForUpdate(id);
+      const locked = await this.runs.findForUpdate(access.workspaceId, id);
       if (!locked || TERMINAL_RUN_STATES.has(locked.state)) return;
       locked.cancelRequestedAt = new Date();
       await this.runs.save(locked);
@@ -171,7 +171,7 @@ export class RunsService {
     if (run.state === 'awaiting_upload' || !run.jobId) await this.executor.finish(id, CANCELLED);
     else await this.queue.cancel(run.jobId);
     const deadline = Date.now() + CANCEL_WAIT_MS;
-    while (Date.now() < deadline && !TERMINAL_RUN_STATES.has((await this.runs.find(id))!.state))
+    while (Date.now() < deadline && !TERMINAL_RUN_STATES.has((await this.runs.find(access.workspaceId, id))!.state))
       await new Promise((resolve) => setTimeout(resolve, 50));
     return this.get(access, id);
   }
@@ -242,8 +242,8 @@ export class RunsService {
     caller: Principal,
   ): Promise<RunResponse> {
     return this.transactions.run(async () => {
-      const run = await this.runs.findForUpdate(id);
-      if (!run || run.workspaceId !== access.workspaceId) throw new NotFoundError('run', id);
+      const run = await this.runs.findForUpdate(access.workspaceId, id);
+      if (!run) throw new NotFoundError('run', id);
       if (run.state !== 'awaiting_upload')
         throw new DomainError(
           RunErrors.run_not_awaiting_upload,
@@ -306,68 +306,8 @@ export class RunsService {
   }
 
   async require(access: WorkspaceAccess, id: string): Promise<RunEntity> {
-    const run = await this.runs.find(id);
-    if (!run || run.workspaceId !== access.workspaceId) throw new NotFoundError('run', id);
+    const run = await this.runs.find(access.workspaceId, id);
+    if (!run) throw new NotFoundError('run', id);
     return run;
   }
-}
-
-export function toResponse(
-  r: RunEntity,
-  counts?: { total: number; completed: number; errored: number; pending: number },
-): RunResponse {
-  const total = counts?.total ?? r.total;
-  const completed = counts?.completed ?? r.completed;
-  const errored = counts?.errored ?? r.errored;
-  const pending = counts?.pending ?? Math.max(0, total - completed - errored);
-  return {
-    id: r.id,
-    workspace_id: r.workspaceId,
-    name: r.name,
-    state: r.state,
-    state_reason: r.stateReason,
-    dataset_id: r.datasetId,
-    version_id: r.versionId,
-    partition_id: r.partitionId,
-    sut_id: r.sutId,
-    connection_id: r.connectionId,
-    connection_kind: r.snapshot.connection.spec.kind,
-    adapter_revision: r.snapshot.adapter.revision,
-    eval_config_id: r.evalConfigId,
-    metrics: r.snapshot.metrics.map((m) => ({
-      name: m.name,
-      kind: m.kind,
-      metric: m.metric,
-      source: m.source,
-      config_name: m.config?.name ?? null,
-      config_version: m.config?.version ?? null,
-      threshold: m.threshold,
-      judge_id: m.judge?.id ?? null,
-      gating: m.gating,
-      min_pass_rate: m.min_pass_rate,
-    })),
-    pass_rule: r.snapshot.pass_rule,
-    concurrency: r.concurrency,
-    sample: r.sample,
-    repetitions: r.repetitions,
-    tags: r.tags,
-    rerun_of: r.rerunOf,
-    rerun_mode: r.rerunMode,
-    progress: {
-      total,
-      completed,
-      errored,
-      pending,
-      percent: total ? Math.round(((total - pending) / total) * 1000) / 10 : 0,
-    },
-    passed: r.passed,
-    summary: r.summary as unknown as Record<string, unknown> | null,
-    cancel_requested: r.cancelRequestedAt !== null,
-    job_id: r.jobId,
-    created_by: r.createdBy,
-    created_at: r.createdAt,
-    started_at: r.startedAt,
-    finished_at: r.finishedAt,
-    updated_at: r.updatedAt,
-  };
 }

@@ -41,7 +41,7 @@ export class SdgGenerator {
     payload,
     signal,
   }: JobContext<SdgPayload>): Promise<{ generated: number; version_id: string | null }> {
-    const run = await this.sdg.findRun(payload.sdg_run_id);
+    const run = await this.sdg.findRunUnscoped(payload.sdg_run_id);
     if (!run || isTerminal(run.tracked.state))
       return { generated: run?.generated ?? 0, version_id: run?.versionId ?? null };
     const adapter = await this.sdg.find(run.workspaceId, run.adapterId);

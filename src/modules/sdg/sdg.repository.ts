@@ -53,7 +53,8 @@ export class SdgRepository {
     return this.runs.findOne({ where: { id, adapterId, workspaceId } });
   }
 
-  findRun(id: string): Promise<SdgRunEntity | null> {
+  /** Workspace-free, for the generator resolving its job's run. */
+  findRunUnscoped(id: string): Promise<SdgRunEntity | null> {
     return this.runs.findOne({ where: { id } });
   }
 

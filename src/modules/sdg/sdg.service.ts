@@ -5,26 +5,21 @@ import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js
 import { type Page } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
-import { trackedRunFields } from '../../../libs/queue/dto/tracked-run.dto.js';
 import { JudgesService } from '../catalogues/judges.service.js';
 import { RunSourceService } from '../datasets/run-source.service.js';
 import {
-  SDG_RUN_STATES,
   type CreateSdgAdapterRequest,
   type ListSdgAdaptersQuery,
   type SdgAdapterResponse,
   type SdgRunResponse,
   type StartSdgRunRequest,
 } from './dto/sdg.dto.js';
-import type { SdgAdapterEntity } from './entities/sdg-adapter.entity.js';
-import type { SdgRunEntity } from './entities/sdg-run.entity.js';
 import { SDG_JOB } from './sdg-generator.js';
 import { checkSdgTemplate } from './sdg-template.js';
 import type { LlmSpec, SdgSpec, TemplateSpec } from './sdg.types.js';
 import { SdgErrors } from './sdg.errors.js';
 import { SdgRepository } from './sdg.repository.js';
-
-const RECENT_RUNS = 5;
+import { RECENT_RUNS, runResponse, toAdapterResponse } from './sdg.mapper.js';
 
 /** SDG adapters and the runs that add generated rows to a dataset as a new candidate version. */
 @Injectable()
@@ -47,7 +42,7 @@ export class SdgService {
       rows.map((r) => r.id),
       RECENT_RUNS,
     );
-    return { items: rows.map((r) => toResponse(r, runs)), total, page: query.page, page_size: query.page_size };
+    return { items: rows.map((r) => toAdapterResponse(r, runs)), total, page: query.page, page_size: query.page_size };
   }
 
   async getRun(access: WorkspaceAccess, adapterId: string, runId: string): Promise<SdgRunResponse> {
@@ -59,7 +54,7 @@ export class SdgService {
   async get(access: WorkspaceAccess, id: string): Promise<SdgAdapterResponse> {
     const adapter = await this.sdg.find(access.workspaceId, id);
     if (!adapter) throw new NotFoundError('SDG adapter', id);
-    return toResponse(adapter, await this.sdg.recentRuns([id], RECENT_RUNS));
+    return toAdapterResponse(adapter, await this.sdg.recentRuns([id], RECENT_RUNS));
   }
 
   async create(access: WorkspaceAccess, body: CreateSdgAdapterRequest, caller: Principal): Promise<SdgAdapterResponse> {
@@ -94,7 +89,7 @@ export class SdgService {
         targetId: adapter.id,
         details: { name: adapter.name, kind: adapter.kind },
       });
-      return toResponse(adapter, []);
+      return toAdapterResponse(adapter, []);
     });
   }
 
@@ -152,7 +147,7 @@ export class SdgService {
         targetId: adapterId,
         details: { sdg_run_id: created.id, target_dataset_id: body.target_dataset_id },
       });
-      return (await this.sdg.findRun(created.id))!;
+      return (await this.sdg.findRunOf(access.workspaceId, adapterId, created.id))!;
     });
     return runResponse(run);
   }
@@ -196,52 +191,4 @@ export class SdgService {
           dimension_columns,
         } satisfies LlmSpec);
   }
-}
-
-export function runResponse(r: SdgRunEntity): SdgRunResponse {
-  const tracked = trackedRunFields({ ...r.tracked, created_at: r.createdAt }, SDG_RUN_STATES, [
-    'state',
-    'state_reason',
-    'job_id',
-    'created_at',
-    'finished_at',
-  ]);
-  return {
-    id: r.id,
-    adapter_id: r.adapterId,
-    workspace_id: r.workspaceId,
-    ...tracked,
-    target_dataset_id: r.targetDatasetId,
-    version_id: r.versionId,
-    generated: r.generated,
-    dropped: r.dropped,
-    errors: r.errors,
-    created_by: r.createdBy,
-  };
-}
-
-function toResponse(a: SdgAdapterEntity, runs: SdgRunEntity[]): SdgAdapterResponse {
-  const llm = a.kind === 'llm' ? (a.spec as LlmSpec) : null;
-  const template = a.kind === 'template' ? (a.spec as TemplateSpec) : null;
-  return {
-    id: a.id,
-    workspace_id: a.workspaceId,
-    name: a.name,
-    description: a.description,
-    kind: a.kind,
-    columns: template?.columns ?? null,
-    prompt: llm?.prompt ?? null,
-    output_columns: llm?.columns ?? null,
-    count: llm?.count ?? null,
-    dimensions: a.spec.dimensions,
-    dimension_columns: a.spec.dimension_columns,
-    judge_id: a.judgeId,
-    recent_runs: runs
-      .filter((r) => r.adapterId === a.id)
-      .slice(0, RECENT_RUNS)
-      .map(runResponse),
-    created_by: a.createdBy,
-    created_at: a.createdAt,
-    updated_at: a.updatedAt,
-  };
 }

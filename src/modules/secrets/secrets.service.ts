@@ -18,6 +18,7 @@ import type {
 import type { WorkspaceSecretEntity } from './entities/workspace-secret.entity.js';
 import { SecretErrors } from './secrets.errors.js';
 import { SecretsRepository } from './secrets.repository.js';
+import { toSecretResponse } from './secrets.mapper.js';
 
 const SORTS = { name: 'lower(s.name)', created_at: 's.created_at' } as const;
 
@@ -33,21 +34,6 @@ export interface KeyRotationReport {
 
 /** The associated data binding a ciphertext to its row. */
 const aad = (workspaceId: string, secretId: string) => `workspace_secret:${workspaceId}:${secretId}`;
-
-function toResponse(s: WorkspaceSecretEntity): WorkspaceSecretResponse {
-  return {
-    id: s.id,
-    workspace_id: s.workspaceId,
-    name: s.name,
-    description: s.description,
-    created_by: s.createdBy,
-    updated_by: s.updatedBy,
-    last_revealed_at: s.lastRevealedAt,
-    created_at: s.createdAt,
-    updated_at: s.updatedAt,
-    version: s.version,
-  };
-}
 
 /**
  * Workspace secrets: encrypted at rest (AES-256-GCM), never in a response except reveal,
@@ -73,11 +59,11 @@ export class SecretsService {
       parseSort(query.sort, SORTS, 'name'),
       pageWindow(query),
     );
-    return pageOf(rows, total, query, toResponse);
+    return pageOf(rows, total, query, toSecretResponse);
   }
 
   async get(access: WorkspaceAccess, id: string): Promise<WorkspaceSecretResponse> {
-    return toResponse(await this.require(access.workspaceId, id));
+    return toSecretResponse(await this.require(access.workspaceId, id));
   }
 
   /** Stores a secret; inside the caller's transaction when given one (another family creating a key it needs). */
@@ -106,7 +92,7 @@ export class SecretsService {
         targetId: id,
         details: { name: body.name },
       });
-      return toResponse(secret);
+      return toSecretResponse(secret);
     };
     return this.transactions.run(work);
   }
@@ -121,7 +107,7 @@ export class SecretsService {
     return this.transactions.run(async () => {
       const secret = await this.secrets.findForUpdate(access.workspaceId, id);
       if (!secret) throw new NotFoundError('secret', id);
-      assertIfMatch(req, this.etag(toResponse(secret)));
+      assertIfMatch(req, this.etag(toSecretResponse(secret)));
       const changed: string[] = [];
       if (body.name !== undefined && body.name !== secret.name) {
         if (await this.secrets.nameTaken(access.workspaceId, body.name, id)) throw this.nameTaken(body.name);
@@ -134,7 +120,7 @@ export class SecretsService {
       }
       const sealed = body.value !== undefined ? this.cipher.seal(body.value, aad(access.workspaceId, id)) : undefined;
       if (sealed) changed.push('value');
-      if (changed.length === 0) return toResponse(secret);
+      if (changed.length === 0) return toSecretResponse(secret);
       secret.updatedBy = caller.userId;
       const saved = await this.secrets.save(secret, sealed);
       await this.audit.record({
@@ -145,7 +131,7 @@ export class SecretsService {
         targetId: id,
         details: { changed },
       });
-      return toResponse(saved);
+      return toSecretResponse(saved);
     });
   }
 

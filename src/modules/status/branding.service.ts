@@ -4,27 +4,16 @@ import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal } from '../../../libs/auth/roles.js';
 import { assertIfMatch, ifNoneMatch, strongEtag } from '../../../libs/common/etag.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { DEFAULT_BRANDING, type BrandingValue } from './branding.defaults.js';
+import { type BrandingValue } from './branding.defaults.js';
 import type { BrandingResponse, UpdateBrandingRequest } from './dto/branding.dto.js';
-import type { SettingEntity } from './entities/setting.entity.js';
 import { SettingsRepository } from './settings.repository.js';
+import { toBrandingResponse } from './status.mapper.js';
 
 export const BRANDING_KEY = 'branding';
 
 export interface BrandingRepresentation {
   body: BrandingResponse;
   etag: string;
-}
-
-/** Stored values are merged over the defaults so a field added in a later release has a value. */
-function toResponse(setting: SettingEntity | null): BrandingResponse {
-  const stored = (setting?.value ?? {}) as Partial<BrandingValue>;
-  return {
-    ...DEFAULT_BRANDING,
-    ...stored,
-    updated_at: setting ? setting.updatedAt.toISOString() : null,
-    version: setting?.version ?? 0,
-  };
 }
 
 /** Strong: it is computed over the exact representation, so any byte that changes changes it. */
@@ -41,7 +30,7 @@ export class BrandingService {
   ) {}
 
   async current(): Promise<BrandingRepresentation> {
-    return represent(toResponse(await this.settings.find(BRANDING_KEY)));
+    return represent(toBrandingResponse(await this.settings.find(BRANDING_KEY)));
   }
 
   /** The current branding, or `notModified` when the caller's If-None-Match names it. */
@@ -67,7 +56,7 @@ export class BrandingService {
     };
     const saved = await this.transactions.run(async () => {
       await this.settings.lock(BRANDING_KEY);
-      const before = toResponse(await this.settings.find(BRANDING_KEY));
+      const before = toBrandingResponse(await this.settings.find(BRANDING_KEY));
       assertIfMatch(req as Request, represent(before).etag);
       const setting = await this.settings.write(BRANDING_KEY, { ...value }, actor.userId);
       const changed = (Object.keys(value) as Array<keyof BrandingValue>).filter(
@@ -82,6 +71,6 @@ export class BrandingService {
       });
       return setting;
     });
-    return represent(toResponse(saved));
+    return represent(toBrandingResponse(saved));
   }
 }

@@ -31,10 +31,10 @@ import type {
   CreateConnectionRequest,
   UpdateConnectionRequest,
 } from './dto/connection.dto.js';
-import type { AdapterEntity } from './entities/adapter.entity.js';
 import type { ConnectionEntity, ConnectionLimits } from './entities/connection.entity.js';
 import { SutErrors } from './suts.errors.js';
 import { SutsRepository } from './suts.repository.js';
+import { adapterResponse, toConnectionResponse } from './suts.mapper.js';
 
 const DEFAULT_LIMITS: Omit<ConnectionLimits, 'retry'> = {
   timeout_ms: 30_000,
@@ -63,7 +63,7 @@ export class ConnectionsService {
     await this.requireSut(access, sutId);
     const connections = await this.suts.listConnections(sutId);
     const adapters = await this.suts.currentAdapters(connections.map((c) => c.id));
-    return connections.map((c) => toResponse(c, adapters.get(c.id)?.revision ?? 0));
+    return connections.map((c) => toConnectionResponse(c, adapters.get(c.id)?.revision ?? 0));
   }
 
   async create(
@@ -103,7 +103,7 @@ export class ConnectionsService {
       });
       return created;
     });
-    return toResponse(connection, 0);
+    return toConnectionResponse(connection, 0);
   }
 
   /** `http` / `openai_chat` replace the transport as a whole; `retry` is merged over the current policy; `auth: null` removes the key. */
@@ -159,7 +159,7 @@ export class ConnectionsService {
       return saved;
     });
     const adapter = (await this.suts.currentAdapters([id])).get(id);
-    return toResponse(updated, adapter?.revision ?? 0);
+    return toConnectionResponse(updated, adapter?.revision ?? 0);
   }
 
   async delete(access: WorkspaceAccess, sutId: string, id: string, caller: Principal): Promise<void> {
@@ -430,39 +430,4 @@ function responseBody(response: unknown): { value?: unknown; issue?: AdapterIssu
       },
     };
   }
-}
-
-function adapterResponse(connection: ConnectionEntity, adapter: AdapterEntity | undefined): AdapterResponse {
-  const spec = adapter?.spec ?? defaultAdapter(connection.kind);
-  return {
-    id: adapter?.id ?? null,
-    connection_id: connection.id,
-    revision: adapter?.revision ?? 0,
-    source: adapter ? 'custom' : 'default',
-    request: spec.request,
-    response: spec.response,
-    created_by: adapter?.createdBy ?? null,
-    created_at: adapter?.createdAt ?? null,
-  };
-}
-
-function toResponse(c: ConnectionEntity, adapterRevision: number): ConnectionResponse {
-  return {
-    id: c.id,
-    sut_id: c.sutId,
-    workspace_id: c.workspaceId,
-    name: c.name,
-    kind: c.kind,
-    http: c.kind === 'http' ? (c.transport as HttpTransport) : null,
-    openai_chat: c.kind === 'openai_chat' ? (c.transport as OpenAiChatTransport) : null,
-    auth: c.auth && c.secretId ? { secret_id: c.secretId, ...c.auth } : null,
-    timeout_ms: c.limits.timeout_ms,
-    max_concurrency: c.limits.max_concurrency,
-    requests_per_second: c.limits.requests_per_second,
-    retry: c.limits.retry,
-    adapter_revision: adapterRevision,
-    created_by: c.createdBy,
-    created_at: c.createdAt,
-    updated_at: c.updatedAt,
-  };
 }

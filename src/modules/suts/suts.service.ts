@@ -12,6 +12,7 @@ import type { ConnectionEntity } from './entities/connection.entity.js';
 import type { SutEntity } from './entities/sut.entity.js';
 import { SutErrors } from './suts.errors.js';
 import { SutsRepository } from './suts.repository.js';
+import { toSutResponse } from './suts.mapper.js';
 
 /** Systems under test: the applications a workspace evaluates (their connections are ConnectionsService's). */
 @Injectable()
@@ -50,7 +51,7 @@ export class SutsService {
     const [rows, total] = await this.suts.page(access.workspaceId, { q: query.q, tag: query.tag }, pageWindow(query));
     const counts = await this.suts.connectionCounts(rows.map((r) => r.id));
     return {
-      items: rows.map((r) => toResponse(r, counts.get(r.id) ?? 0)),
+      items: rows.map((r) => toSutResponse(r, counts.get(r.id) ?? 0)),
       total,
       page: query.page,
       page_size: query.page_size,
@@ -60,7 +61,7 @@ export class SutsService {
   async get(access: WorkspaceAccess, id: string): Promise<SutResponse> {
     const sut = await this.suts.find(access.workspaceId, id);
     if (!sut) throw new NotFoundError('SUT', id);
-    return toResponse(sut, (await this.suts.connectionCounts([id])).get(id) ?? 0);
+    return toSutResponse(sut, (await this.suts.connectionCounts([id])).get(id) ?? 0);
   }
 
   async create(access: WorkspaceAccess, body: CreateSutRequest, caller: Principal): Promise<SutResponse> {
@@ -83,7 +84,7 @@ export class SutsService {
       });
       return created;
     });
-    return toResponse(sut, 0);
+    return toSutResponse(sut, 0);
   }
 
   /** Renames, re-describes or re-tags; honours If-Match. */
@@ -97,7 +98,7 @@ export class SutsService {
     await this.transactions.run(async () => {
       const sut = await this.suts.findForUpdate(access.workspaceId, id);
       if (!sut) throw new NotFoundError('SUT', id);
-      assertIfMatch(req, this.etag(toResponse(sut, 0)));
+      assertIfMatch(req, this.etag(toSutResponse(sut, 0)));
       const changes: Record<string, { from: unknown; to: unknown }> = {};
       if (body.name !== undefined && body.name !== sut.name) {
         if (await this.suts.sutNameTaken(access.workspaceId, body.name, id)) throw nameTaken(body.name);
@@ -147,18 +148,4 @@ export class SutsService {
 
 function nameTaken(name: string): DomainError {
   return new DomainError(SutErrors.sut_name_taken, `The workspace already has a system under test named "${name}"`);
-}
-
-function toResponse(s: SutEntity, connectionCount: number): SutResponse {
-  return {
-    id: s.id,
-    workspace_id: s.workspaceId,
-    name: s.name,
-    description: s.description,
-    tags: s.tags,
-    connection_count: connectionCount,
-    created_by: s.createdBy,
-    created_at: s.createdAt,
-    updated_at: s.updatedAt,
-  };
 }

@@ -141,7 +141,7 @@ export class LiveLanding {
         await this.live.setHead(dataset.id, { versionId: head.id, spans: stream.head_spans + landed, opened: false });
       } else {
         const previous = dataset.latestVersion
-          ? await this.datasets.versionByNumber(dataset.id, dataset.latestVersion)
+          ? await this.datasets.versionByNumber(dataset.workspaceId, dataset.id, dataset.latestVersion)
           : null;
         const columns = [
           ...SPAN_COLUMNS.map(String),

@@ -46,7 +46,7 @@ export class TraceEnricher {
   /** The queue marks the run running, keeps the progress reported and ends it when the job ends without it (`tracks`). */
   @JobHandler(TRACE_ENRICH_JOB, { maxAttempts: 3, tracks: TRACE_ENRICHMENT_RUNS })
   async enrich({ payload, signal, progress }: JobContext<EnrichPayload>): Promise<{ traces: number }> {
-    const run = await this.traces.findEnrichmentRun(payload.enrichment_run_id);
+    const run = await this.traces.findEnrichmentRunUnscoped(payload.enrichment_run_id);
     if (!run || isTerminal(run.state)) return { traces: Number(run?.progress?.done ?? 0) };
     const version = await this.versions.find(run.workspace_id, run.dataset_id, run.version_id);
     if (!version) throw new JobFailure('the trace version was deleted', { code: 'version_gone', retry: false });

@@ -147,7 +147,7 @@ export class TraceLanding {
     payload,
     signal,
   }: JobContext<LandPayload>): Promise<{ landed: number; dropped: number; version_id: string | null }> {
-    const run = await this.traces.findRun(payload.ingest_run_id, true);
+    const run = await this.traces.findRunUnscoped(payload.ingest_run_id, true);
     if (!run || isTerminal(run.state))
       return { landed: run?.landed ?? 0, dropped: run?.dropped ?? 0, version_id: run?.version_id ?? null };
     const source = await this.open(run, signal);
@@ -160,7 +160,7 @@ export class TraceLanding {
   @OnJobSettled(TRACE_LAND_JOB)
   async onSettled(job: Job<LandPayload>): Promise<void> {
     if (job.status === 'succeeded') return;
-    const run = await this.traces.findRun(job.payload.ingest_run_id);
+    const run = await this.traces.findRunUnscoped(job.payload.ingest_run_id);
     if (!run || run.state === 'succeeded') return;
     if (run.dataset_id && run.version_number !== null) await this.abandon(run.dataset_id, run.version_number);
   }
@@ -198,8 +198,8 @@ export class TraceLanding {
   private async targetDataset(run: IngestRunRow): Promise<DatasetEntity> {
     const id = run.dataset_id ?? run.options.dataset_id;
     if (id) {
-      const dataset = await this.datasets.lock(id);
-      if (!dataset || dataset.workspaceId !== run.workspace_id || dataset.kind !== 'traces')
+      const dataset = await this.datasetsService.findLocked(run.workspace_id, id);
+      if (!dataset || dataset.kind !== 'traces')
         throw new JobFailure(`dataset ${id} is no longer a trace dataset of the workspace`, {
           code: 'dataset_gone',
           retry: false,
@@ -226,7 +226,7 @@ export class TraceLanding {
     for (;;) {
       const reserved = await this.transactions.run(async (): Promise<Reservation | null> => {
         const dataset = await this.targetDataset(run);
-        const earlier = await this.traces.findRun(run.id);
+        const earlier = await this.traces.findRunUnscoped(run.id);
         if (
           earlier?.version_number !== null &&
           earlier?.version_number !== undefined &&
@@ -333,7 +333,9 @@ export class TraceLanding {
   ): Promise<{ landed: number; dropped: number; version_id: string | null }> {
     const { dataset, number, ordinalBase } = reservation;
     const { received, staged, dropped, dropReasons, conventions, collector } = outcome;
-    const head = dataset.latestVersion ? await this.datasets.versionByNumber(dataset.id, dataset.latestVersion) : null;
+    const head = dataset.latestVersion
+      ? await this.datasets.versionByNumber(dataset.workspaceId, dataset.id, dataset.latestVersion)
+      : null;
     const columns = [
       ...SPAN_COLUMNS.map(String),
       ...(head?.columns.map((c) => c.name).filter((c) => !SPAN_COLUMNS.includes(c as keyof CanonicalSpan)) ?? []),

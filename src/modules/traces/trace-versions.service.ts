@@ -4,9 +4,7 @@ import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
-import { failureObject } from '../../../libs/queue/dto/tracked-run.dto.js';
 import { JOB_STATE_VOCABULARY } from '../../../libs/queue/tracked-job.js';
-import { ENRICHMENT_FIELDS } from '../../../libs/traces/enrichment.js';
 import { buildTopology, type TopologySpan } from '../../../libs/traces/topology.js';
 import type { DatasetVersionEntity } from '../datasets/entities/dataset-version.entity.js';
 import type { DatasetEntity } from '../datasets/entities/dataset.entity.js';
@@ -29,8 +27,8 @@ import type {
 } from './dto/trace-data.dto.js';
 import { TRACE_ENRICH_JOB } from './trace-enrichment.js';
 import { TraceErrors } from './traces.errors.js';
-import { toDrop } from './traces.service.js';
-import { TracesRepository, type EnrichmentRunRow, type GroundTruthRow } from './traces.repository.js';
+import { TracesRepository } from './traces.repository.js';
+import { toDrop, toGroundTruthVersion, toStatus } from './traces.mapper.js';
 
 const SORT_EXPRESSIONS: Record<string, string> = {
   duration_ms: "(e.data->>'duration_ms')::float8",
@@ -399,52 +397,4 @@ function checkPrices(prices: Record<string, unknown>): Record<string, { input_pe
     out[model] = { input_per_1m: p.input_per_1m as number, output_per_1m: p.output_per_1m as number };
   }
   return out;
-}
-
-function toGroundTruthVersion(row: GroundTruthRow): TraceGroundTruthVersionResponse {
-  return {
-    id: row.id,
-    dataset_id: row.dataset_id,
-    version_id: row.version_id,
-    number: row.number,
-    item_count: row.item_count,
-    message: row.message,
-    created_by: row.created_by,
-    created_at: row.created_at,
-  };
-}
-
-function toStatus(datasetId: string, versionId: string, run: EnrichmentRunRow | null): TraceEnrichmentStatusResponse {
-  const fields = ENRICHMENT_FIELDS.map((f) => ({ name: String(f.name), type: f.type, description: f.description }));
-  if (!run)
-    return {
-      dataset_id: datasetId,
-      version_id: versionId,
-      state: 'not_started',
-      run_id: null,
-      traces_total: 0,
-      traces_done: 0,
-      progress: 0,
-      prices: null,
-      error: null,
-      started_at: null,
-      finished_at: null,
-      fields,
-    };
-  const total = Number(run.progress?.total ?? 0);
-  const done = Number(run.progress?.done ?? 0);
-  return {
-    dataset_id: datasetId,
-    version_id: versionId,
-    state: JOB_STATE_VOCABULARY.show(run.state),
-    run_id: run.id,
-    traces_total: total,
-    traces_done: done,
-    progress: run.state === 'succeeded' ? 1 : total ? Math.min(1, done / total) : 0,
-    prices: run.prices,
-    error: failureObject(run.failure),
-    started_at: run.started_at,
-    finished_at: run.finished_at,
-    fields,
-  };
 }

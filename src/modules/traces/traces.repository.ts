@@ -222,12 +222,22 @@ export class TracesRepository {
     return created;
   }
 
-  async findRun(id: string, withRecords = false): Promise<IngestRunRow | null> {
+  /** The workspace's ingest run, or null (also when it belongs to another workspace). */
+  findRun(workspaceId: string, id: string): Promise<IngestRunRow | null> {
+    return this.selectRun(id, workspaceId, false);
+  }
+
+  /** Workspace-free, for the landing resolving its job's run (with its inline records when asked). */
+  findRunUnscoped(id: string, withRecords = false): Promise<IngestRunRow | null> {
+    return this.selectRun(id, null, withRecords);
+  }
+
+  private async selectRun(id: string, workspaceId: string | null, withRecords: boolean): Promise<IngestRunRow | null> {
     return (
       (
         await this.db.query(
-          `SELECT ${RUN_COLUMNS}${withRecords ? ', inline_records' : ''}, COALESCE((SELECT s.pending FROM trace_live_streams s WHERE s.ingest_run_id = trace_ingest_runs.id), 0) AS pending FROM trace_ingest_runs WHERE id = $1`,
-          [id],
+          `SELECT ${RUN_COLUMNS}${withRecords ? ', inline_records' : ''}, COALESCE((SELECT s.pending FROM trace_live_streams s WHERE s.ingest_run_id = trace_ingest_runs.id), 0) AS pending FROM trace_ingest_runs WHERE id = $1 AND ($2::uuid IS NULL OR workspace_id = $2)`,
+          [id, workspaceId],
         )
       )[0] ?? null
     );
@@ -360,7 +370,8 @@ export class TracesRepository {
     return created;
   }
 
-  async findEnrichmentRun(id: string): Promise<EnrichmentRunRow | null> {
+  /** Workspace-free, for the enricher resolving its job's run. */
+  async findEnrichmentRunUnscoped(id: string): Promise<EnrichmentRunRow | null> {
     return (await this.db.query('SELECT * FROM trace_enrichment_runs WHERE id = $1', [id]))[0] ?? null;
   }
 

@@ -8,8 +8,6 @@ import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
-import { failureObject } from '../../../libs/queue/dto/tracked-run.dto.js';
-import { JOB_STATE_VOCABULARY } from '../../../libs/queue/tracked-job.js';
 import { detectConventions } from '../../../libs/traces/conventions.js';
 import {
   readRecordsAsync,
@@ -30,7 +28,6 @@ import type {
   LandInlineRequest,
   LandTracesRequest,
   TraceConventionDetectionResponse,
-  TraceDropRecordResponse,
   TraceIngestRunDropsResponse,
   TraceIngestRunResponse,
   TraceSourceConnectionResponse,
@@ -40,12 +37,12 @@ import { TRACE_LAND_JOB } from './trace-landing.js';
 import { TraceErrors } from './traces.errors.js';
 import {
   TracesRepository,
-  type DropRow,
   type IngestOptions,
   type IngestRunRow,
   type TraceConnectionRow,
   type TraceUploadRow,
 } from './traces.repository.js';
+import { toConnection, toDrop, toRun, toUpload } from './traces.mapper.js';
 
 /** Detection stops reading a source after this many records (the sample is taken from them). */
 const DETECT_READ_LIMIT = 20_000;
@@ -358,8 +355,8 @@ export class TracesService {
   // Helpers
 
   private async requireRun(workspaceId: string, runId: string): Promise<IngestRunRow> {
-    const run = await this.traces.findRun(runId);
-    if (!run || run.workspace_id !== workspaceId) throw new NotFoundError('trace ingest run', runId);
+    const run = await this.traces.findRun(workspaceId, runId);
+    if (!run) throw new NotFoundError('trace ingest run', runId);
     return run;
   }
 
@@ -389,78 +386,4 @@ function withConnectionTarget<T extends LandingOptions>(body: T, connection: Tra
   return body.dataset_id || body.dataset_name || !connection.dataset_id
     ? body
     : { ...body, dataset_id: connection.dataset_id };
-}
-
-export function toConnection(row: TraceConnectionRow): TraceSourceConnectionResponse {
-  return {
-    id: row.id,
-    workspace_id: row.workspace_id,
-    name: row.name,
-    kind: row.kind,
-    url: row.url,
-    secret_id: row.secret_id,
-    public_key_secret_id: row.public_key_secret_id,
-    project: row.kind === 'phoenix' ? (row.settings.project ?? 'default') : null,
-    page_size: row.settings.page_size ?? 100,
-    dataset_id: row.dataset_id,
-    created_by: row.created_by,
-    created_at: row.created_at,
-    last_landed_at: row.last_landed_at,
-  };
-}
-
-function toUpload(row: TraceUploadRow): TraceUploadResponse {
-  return {
-    id: row.id,
-    workspace_id: row.workspace_id,
-    filename: row.filename,
-    format: row.format,
-    size_bytes: Number(row.size_bytes),
-    sha256: row.sha256,
-    created_by: row.created_by,
-    created_at: row.created_at,
-  };
-}
-
-export function toRun(row: IngestRunRow): TraceIngestRunResponse {
-  return {
-    id: row.id,
-    workspace_id: row.workspace_id,
-    state: JOB_STATE_VOCABULARY.show(row.state),
-    source: { kind: row.source_kind, upload_id: row.upload_id, connection_id: row.connection_id },
-    dataset_id: row.dataset_id,
-    version_id: row.version_id,
-    convention: row.options.convention ?? 'auto',
-    keep_unmapped: row.options.keep_unmapped !== false,
-    counts: {
-      received: row.received,
-      landed: row.landed,
-      deduplicated: row.deduplicated,
-      dropped: row.dropped,
-      pending: row.pending ?? 0,
-    },
-    drop_reasons: row.drop_reasons,
-    conventions: row.conventions,
-    traces: row.traces,
-    error: failureObject(row.failure),
-    job_id: row.job_id,
-    created_by: row.created_by,
-    created_at: row.created_at,
-    started_at: row.started_at,
-    finished_at: row.finished_at,
-  };
-}
-
-export function toDrop(row: DropRow): TraceDropRecordResponse {
-  return {
-    id: row.id,
-    run_id: row.run_id,
-    version_id: row.version_id,
-    ordinal: row.ordinal,
-    reason: row.reason,
-    detail: row.detail,
-    source_ref: row.source_ref,
-    payload: row.payload,
-    created_at: row.created_at,
-  };
 }

@@ -24,38 +24,15 @@ import type {
   InvitationResponse,
   ListInvitationsQuery,
 } from './dto/invitation.dto.js';
-import type { InvitationState, WorkspaceInvitationEntity } from './entities/workspace-invitation.entity.js';
+import type { WorkspaceInvitationEntity } from './entities/workspace-invitation.entity.js';
 import { InvitationErrors } from './invitations.errors.js';
 import { InvitationsRepository } from './invitations.repository.js';
 import { MembersService } from './members.service.js';
 import { WorkspaceErrors } from './workspaces.errors.js';
+import { stateOf, toInvitationResponse } from './workspaces.mapper.js';
 
 const ACCEPT_PATH =
   'POST /auth/accept-invitation with {"token": "<token>", "password": "…"} (or with the invitee\'s bearer token)';
-
-export function stateOf(invitation: WorkspaceInvitationEntity, now = new Date()): InvitationState {
-  return invitation.status === 'pending' && invitation.expiresAt.getTime() <= now.getTime()
-    ? 'expired'
-    : invitation.status;
-}
-
-function toResponse(i: WorkspaceInvitationEntity): InvitationResponse {
-  return {
-    id: i.id,
-    workspace_id: i.workspaceId,
-    email: i.email,
-    role: i.role,
-    state: stateOf(i),
-    expires_at: i.expiresAt,
-    invited_by: i.invitedBy,
-    accepted_by: i.acceptedBy,
-    accepted_at: i.acceptedAt,
-    revoked_at: i.revokedAt,
-    sent_count: i.sentCount,
-    last_sent_at: i.lastSentAt,
-    created_at: i.createdAt,
-  };
-}
 
 /**
  * Invitations: a workspace admin invites an email with a role; the token is shown once and
@@ -76,7 +53,7 @@ export class InvitationsService {
   ) {}
 
   async list(access: WorkspaceAccess, query: ListInvitationsQuery): Promise<InvitationResponse[]> {
-    return (await this.invitations.list(access.workspaceId, query.state)).map(toResponse);
+    return (await this.invitations.list(access.workspaceId, query.state)).map(toInvitationResponse);
   }
 
   async create(
@@ -126,7 +103,7 @@ export class InvitationsService {
         targetId: invitation.id,
         details: { email, role: body.role },
       });
-      return { ...toResponse(invitation), token, accept_path: ACCEPT_PATH };
+      return { ...toInvitationResponse(invitation), token, accept_path: ACCEPT_PATH };
     });
   }
 
@@ -148,7 +125,7 @@ export class InvitationsService {
         targetId: id,
         details: { sent_count: saved.sentCount },
       });
-      return { ...toResponse(saved), token, accept_path: ACCEPT_PATH };
+      return { ...toInvitationResponse(saved), token, accept_path: ACCEPT_PATH };
     });
   }
 
@@ -165,7 +142,7 @@ export class InvitationsService {
         targetType: 'invitation',
         targetId: id,
       });
-      return toResponse(saved);
+      return toInvitationResponse(saved);
     });
   }
 

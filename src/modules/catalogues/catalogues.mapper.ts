@@ -1,0 +1,108 @@
+import type { EvalConfigResponse } from './dto/eval-config.dto.js';
+import type { EvalConfigEntity } from './entities/eval-config.entity.js';
+import type { JudgeConnectionResponse, ScaleDto } from './dto/judge.dto.js';
+import type { JudgeEntity } from './entities/judge.entity.js';
+import type { NotificationConfigResponse } from './dto/notification-config.dto.js';
+import type { NotificationConfigEntity } from './entities/notification-config.entity.js';
+import type { MetricConfigResponse } from './dto/metric-config.dto.js';
+import type { MetricConfigEntity } from './entities/metric-config.entity.js';
+import type { WorkspaceMetricConfigDefault } from './dto/metric-defaults.dto.js';
+import type { MetricConfigDefaultEntity } from './entities/metric-config-default.entity.js';
+import { SIGNATURE_HEADER } from '../../../libs/common/webhook-signature.js';
+
+const SIGNING = {
+  algorithm: 'HMAC-SHA256' as const,
+  header: SIGNATURE_HEADER,
+  format: 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">',
+};
+
+export function toEvalConfigResponse(e: EvalConfigEntity): EvalConfigResponse {
+  return {
+    id: e.id,
+    workspace_id: e.workspaceId,
+    name: e.name,
+    description: e.description,
+    metrics: e.metrics,
+    default_judge_id: e.defaultJudgeId,
+    pass_rule: e.passRule,
+    created_by: e.createdBy,
+    created_at: e.createdAt,
+    updated_at: e.updatedAt,
+  };
+}
+
+export function toJudgeResponse(j: JudgeEntity): JudgeConnectionResponse {
+  return {
+    id: j.id,
+    workspace_id: j.workspaceId,
+    name: j.name,
+    description: j.description,
+    provider: j.provider,
+    base_url: j.baseUrl,
+    model: j.model,
+    api_version: j.apiVersion,
+    parameters: j.parameters,
+    json_mode: j.jsonMode,
+    timeout_ms: j.timeoutMs,
+    max_attempts: j.maxAttempts,
+    max_concurrency: j.maxConcurrency,
+    secret_id: j.secretId,
+    created_by: j.createdBy,
+    created_at: j.createdAt,
+    updated_at: j.updatedAt,
+  };
+}
+
+export function toNotificationConfigResponse(
+  c: NotificationConfigEntity,
+  secretCreated?: boolean,
+): NotificationConfigResponse {
+  return {
+    id: c.id,
+    workspace_id: c.workspaceId,
+    name: c.name,
+    description: c.description,
+    url: c.url,
+    events: c.events,
+    enabled: c.enabled,
+    secret_id: c.secretId,
+    ...(secretCreated !== undefined ? { secret_created: secretCreated } : {}),
+    signing: SIGNING,
+    created_by: c.createdBy,
+    created_at: c.createdAt,
+  };
+}
+
+export function toMetricConfigResponse(c: MetricConfigEntity, isLatest: boolean): MetricConfigResponse {
+  return {
+    id: c.id,
+    workspace_id: c.workspaceId,
+    name: c.name,
+    version: c.configVersion,
+    description: c.description,
+    kind: c.kind,
+    metric: c.metric,
+    params: c.params,
+    threshold: c.threshold,
+    judged: c.judged ? { ...c.judged, scale: c.judged.scale as ScaleDto, judge_id: c.judgeId } : null,
+    frozen: c.firstUsedAt !== null,
+    first_used_at: c.firstUsedAt,
+    first_used_by_run: c.firstUsedByRun,
+    is_latest: isLatest,
+    created_by: c.createdBy,
+    created_at: c.createdAt,
+    updated_at: c.updatedAt,
+  };
+}
+
+export function toMetricDefaultResponse(d: MetricConfigDefaultEntity): WorkspaceMetricConfigDefault {
+  return {
+    metric_name: d.metricName,
+    config_name: d.configName,
+    config_version: d.configVersion,
+    revision: d.revision,
+    note: d.note,
+    set_by: d.setBy,
+    set_at: d.setAt,
+  };
+}

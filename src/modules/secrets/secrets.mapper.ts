@@ -1,0 +1,17 @@
+import type { WorkspaceSecretResponse } from './dto/secret.dto.js';
+import type { WorkspaceSecretEntity } from './entities/workspace-secret.entity.js';
+
+export function toSecretResponse(s: WorkspaceSecretEntity): WorkspaceSecretResponse {
+  return {
+    id: s.id,
+    workspace_id: s.workspaceId,
+    name: s.name,
+    description: s.description,
+    created_by: s.createdBy,
+    updated_by: s.updatedBy,
+    last_revealed_at: s.lastRevealedAt,
+    created_at: s.createdAt,
+    updated_at: s.updatedAt,
+    version: s.version,
+  };
+}

@@ -1,0 +1,144 @@
+import { failureObject } from '../../../libs/queue/dto/tracked-run.dto.js';
+import { JOB_STATE_VOCABULARY } from '../../../libs/queue/tracked-job.js';
+import { ENRICHMENT_FIELDS } from '../../../libs/traces/enrichment.js';
+import type {
+  TraceDropRecordResponse,
+  TraceIngestRunResponse,
+  TraceSourceConnectionResponse,
+  TraceUploadResponse,
+} from './dto/traces.dto.js';
+import type { TraceEnrichmentStatusResponse, TraceGroundTruthVersionResponse } from './dto/trace-data.dto.js';
+import type {
+  DropRow,
+  EnrichmentRunRow,
+  GroundTruthRow,
+  IngestRunRow,
+  TraceConnectionRow,
+  TraceUploadRow,
+} from './traces.repository.js';
+
+export function toGroundTruthVersion(row: GroundTruthRow): TraceGroundTruthVersionResponse {
+  return {
+    id: row.id,
+    dataset_id: row.dataset_id,
+    version_id: row.version_id,
+    number: row.number,
+    item_count: row.item_count,
+    message: row.message,
+    created_by: row.created_by,
+    created_at: row.created_at,
+  };
+}
+
+export function toStatus(
+  datasetId: string,
+  versionId: string,
+  run: EnrichmentRunRow | null,
+): TraceEnrichmentStatusResponse {
+  const fields = ENRICHMENT_FIELDS.map((f) => ({ name: String(f.name), type: f.type, description: f.description }));
+  if (!run)
+    return {
+      dataset_id: datasetId,
+      version_id: versionId,
+      state: 'not_started',
+      run_id: null,
+      traces_total: 0,
+      traces_done: 0,
+      progress: 0,
+      prices: null,
+      error: null,
+      started_at: null,
+      finished_at: null,
+      fields,
+    };
+  const total = Number(run.progress?.total ?? 0);
+  const done = Number(run.progress?.done ?? 0);
+  return {
+    dataset_id: datasetId,
+    version_id: versionId,
+    state: JOB_STATE_VOCABULARY.show(run.state),
+    run_id: run.id,
+    traces_total: total,
+    traces_done: done,
+    progress: run.state === 'succeeded' ? 1 : total ? Math.min(1, done / total) : 0,
+    prices: run.prices,
+    error: failureObject(run.failure),
+    started_at: run.started_at,
+    finished_at: run.finished_at,
+    fields,
+  };
+}
+
+export function toConnection(row: TraceConnectionRow): TraceSourceConnectionResponse {
+  return {
+    id: row.id,
+    workspace_id: row.workspace_id,
+    name: row.name,
+    kind: row.kind,
+    url: row.url,
+    secret_id: row.secret_id,
+    public_key_secret_id: row.public_key_secret_id,
+    project: row.kind === 'phoenix' ? (row.settings.project ?? 'default') : null,
+    page_size: row.settings.page_size ?? 100,
+    dataset_id: row.dataset_id,
+    created_by: row.created_by,
+    created_at: row.created_at,
+    last_landed_at: row.last_landed_at,
+  };
+}
+
+export function toUpload(row: TraceUploadRow): TraceUploadResponse {
+  return {
+    id: row.id,
+    workspace_id: row.workspace_id,
+    filename: row.filename,
+    format: row.format,
+    size_bytes: Number(row.size_bytes),
+    sha256: row.sha256,
+    created_by: row.created_by,
+    created_at: row.created_at,
+  };
+}
+
+export function toRun(row: IngestRunRow): TraceIngestRunResponse {
+  return {
+    id: row.id,
+    workspace_id: row.workspace_id,
+    state: JOB_STATE_VOCABULARY.show(row.state),
+    source: { kind: row.source_kind, upload_id: row.upload_id, connection_id: row.connection_id },
+    dataset_id: row.dataset_id,
+    version_id: row.version_id,
+    convention: row.options.convention ?? 'auto',
+    keep_unmapped: row.options.keep_unmapped !== false,
+    counts: {
+      received: row.received,
+      landed: row.landed,
+      deduplicated: row.deduplicated,
+      dropped: row.dropped,
+      pending: row.pending ?? 0,
+    },
+    drop_reasons: row.drop_reasons,
+    conventions: row.conventions,
+    traces: row.traces,
+    error: failureObject(row.failure),
+    job_id: row.job_id,
+    created_by: row.created_by,
+    created_at: row.created_at,
+    started_at: row.started_at,
+    finished_at: row.finished_at,
+  };
+}
+
+export function toDrop(row: DropRow): TraceDropRecordResponse {
+  return {
+    id: row.id,
+    run_id: row.run_id,
+    version_id: row.version_id,
+    ordinal: row.ordinal,
+    reason: row.reason,
+    detail: row.detail,
+    source_ref: row.source_ref,
+    payload: row.payload,
+    created_at: row.created_at,
+  };
+}
