@@ -20,6 +20,7 @@ import { RunItemPages1765600000000 } from './1765600000000-run-item-pages.js';
 import { JobOrder1765700000000 } from './1765700000000-job-order.js';
 import { TrackedRuns1765900000000 } from './1765900000000-tracked-runs.js';
 import { RunItemCounts1766000000000 } from './1766000000000-run-item-counts.js';
+import { DatasetPublishedRows1766100000000 } from './1766100000000-dataset-published-rows.js';
 
 /** Every migration, in order. Families append theirs; the same list runs on PostgreSQL and PGlite. */
 export const migrations = [
@@ -45,4 +46,5 @@ export const migrations = [
   JobOrder1765700000000,
   TrackedRuns1765900000000,
   RunItemCounts1766000000000,
+  DatasetPublishedRows1766100000000,
 ];

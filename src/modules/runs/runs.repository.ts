@@ -199,14 +199,13 @@ export class RunsRepository {
       : '';
     const rows: Array<{ n: number }> = await this.db.query(
       `WITH chosen AS (
-         SELECT r.row_id, r.ordinal, r.data, ${session} AS session_id FROM dataset_rows r
-          WHERE r.dataset_id = $1 AND r.added_in <= $2 AND (r.removed_in IS NULL OR r.removed_in > $2) AND (${source.where}) ${sampled}
+         SELECT r.row_id, r.ordinal, r.data, r.dimensions, ${session} AS session_id FROM dataset_version_rows($1, $2) r
+          WHERE (${source.where}) ${sampled}
        ), inserted AS (
          INSERT INTO run_items (run_id, workspace_id, row_id, repetition, ordinal, session_id, turn, data, dimensions)
          SELECT ${p(runId)}, ${p(workspaceId)}, c.row_id, rep, c.ordinal, c.session_id,
                 CASE WHEN c.session_id IS NULL THEN NULL ELSE row_number() OVER (PARTITION BY c.session_id, rep ORDER BY c.ordinal)::int END,
-                c.data,
-                (SELECT coalesce(jsonb_object_agg(d.dimension, d.value), '{}'::jsonb) FROM dataset_row_dimensions d WHERE d.dataset_id = $1 AND d.row_id = c.row_id)
+                c.data, c.dimensions
            FROM chosen c CROSS JOIN generate_series(1, ${p(opts.repetitions)}::int) rep
          RETURNING 1
        ) SELECT count(*)::int AS n FROM inserted`,
