@@ -234,9 +234,6 @@ const FOREIGN_SQL_LEFT = [
   'src/modules/catalogues/metric-configs.repository.ts names workspaces (workspaces)',
   'src/modules/datasets/datasets.repository.ts names workspace_members (workspaces)',
   'src/modules/ops/ops.repository.ts names metric_configs (catalogues)',
-  'src/modules/projects/projects.repository.ts names run_items (runs)',
-  'src/modules/projects/projects.repository.ts names runs (runs)',
-  'src/modules/runs/runs.repository.ts names projects (projects)',
   'src/modules/workspaces/members.repository.ts names users (users)',
 ];
 
