@@ -232,7 +232,6 @@ const FOREIGN_SQL_LEFT = [
   'src/modules/api-keys/api-keys.repository.ts names users (users)',
   'src/modules/catalogues/embedding-configs.repository.ts names workspaces (workspaces)',
   'src/modules/catalogues/metric-configs.repository.ts names workspaces (workspaces)',
-  'src/modules/datasets/datasets.repository.ts names workspace_members (workspaces)',
   'src/modules/ops/ops.repository.ts names metric_configs (catalogues)',
   'src/modules/workspaces/members.repository.ts names users (users)',
 ];
