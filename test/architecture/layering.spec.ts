@@ -218,6 +218,7 @@ const TABLES_WITHOUT_ENTITY: Record<string, string> = {
  */
 const PUBLISHED_FUNCTIONS: Record<string, string> = {
   dataset_version_rows: 'datasets',
+  user_identities: 'users',
 };
 
 /** Tables the libraries own (the job queue, the audit trail, sessions): no family's, so not checked here. */
@@ -227,9 +228,9 @@ const LIBRARY_TABLES = ['audit_events', 'auth_tokens', 'jobs'];
  * Today's SQL that names another family's table: the work left (docs/architecture.md lists it).
  * The list may only shrink: move the query to the owner's repository and call the owner's service.
  */
-const FOREIGN_SQL_LEFT = [
-  // Joins and existence checks on another family's table inside one statement.
-  'src/modules/api-keys/api-keys.repository.ts names users (users)',
+const FOREIGN_SQL_LEFT: string[] = [
+  // (Bulk reads inside another family's statement call the owner's published functions; the
+  // rest ask the owner's service, or a source the owner's module provides where an import would close a cycle.)
 ];
 
 /** What `found` has beyond `allowed` (new violations), and what `allowed` lists that is no longer found (to strike out). */

@@ -81,4 +81,25 @@ describe('published functions', () => {
       expect(got).toEqual(expected);
     }
   });
+
+  it("user_identities answers who a user is, and the API key check's join on it is the join on users", async () => {
+    const user = (
+      (await db.query(
+        `INSERT INTO users (email, display_name, status) VALUES ('ada@example.com', 'Ada', 'deactivated') RETURNING id`,
+      )) as Array<{ id: string }>
+    )[0].id;
+    expect(
+      await db.query('SELECT email, display_name, system_role, active FROM user_identities() WHERE id = $1', [user]),
+    ).toEqual([{ email: 'ada@example.com', display_name: 'Ada', system_role: 'user', active: false }]);
+    const direct = await plan(
+      `SELECT k.id, u.email, u.system_role, u.status = 'active' AS active FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.prefix = $1`,
+      ['abc'],
+    );
+    const published = await plan(
+      'SELECT k.id, u.email, u.system_role, u.active FROM api_keys k JOIN user_identities() u ON u.id = k.user_id WHERE k.prefix = $1',
+      ['abc'],
+    );
+    expect(published.join('\n')).not.toContain('Function Scan');
+    expect(published).toEqual(direct);
+  });
 });
