@@ -21,6 +21,8 @@ import { JobOrder1765700000000 } from './1765700000000-job-order.js';
 import { TrackedRuns1765900000000 } from './1765900000000-tracked-runs.js';
 import { AccessChanges1766300000000 } from './1766300000000-access-changes.js';
 import { RunItemCounts1766000000000 } from './1766000000000-run-item-counts.js';
+import { DatasetPublishedRows1766100000000 } from './1766100000000-dataset-published-rows.js';
+import { UserIdentities1766100001000 } from './1766100001000-user-identities.js';
 
 /** Every migration, in order. Families append theirs; the same list runs on PostgreSQL and PGlite. */
 export const migrations = [
@@ -46,5 +48,7 @@ export const migrations = [
   JobOrder1765700000000,
   TrackedRuns1765900000000,
   RunItemCounts1766000000000,
+  DatasetPublishedRows1766100000000,
+  UserIdentities1766100001000,
   AccessChanges1766300000000,
 ];

@@ -148,10 +148,7 @@ export class AnalysisRepository {
     limit: number,
   ): Promise<Array<{ row_id: string; ordinal: string; data: Record<string, unknown>; dims: Record<string, string> }>> {
     return this.db.query(
-      `SELECT r.row_id, r.ordinal, r.data,
-              (SELECT coalesce(jsonb_object_agg(d.dimension, d.value), '{}'::jsonb) FROM dataset_row_dimensions d WHERE d.dataset_id = r.dataset_id AND d.row_id = r.row_id) AS dims
-         FROM dataset_rows r WHERE r.dataset_id = $1 AND r.added_in <= $2 AND (r.removed_in IS NULL OR r.removed_in > $2)
-        ORDER BY r.ordinal LIMIT $3`,
+      `SELECT r.row_id, r.ordinal, r.data, r.dimensions AS dims FROM dataset_version_rows($1, $2) r ORDER BY r.ordinal LIMIT $3`,
       [datasetId, versionNumber, limit],
     );
   }

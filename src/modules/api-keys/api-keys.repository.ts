@@ -112,11 +112,11 @@ export class ApiKeysRepository {
     return n;
   }
 
-  /** The key with this prefix, its hash and its creator, whatever its state. */
+  /** The key with this prefix, its hash and its creator (published by the users family: `user_identities()`), whatever its state. */
   async credential(prefix: string): Promise<ApiKeyCredential | undefined> {
     const rows: ApiKeyCredential[] = await this.db.query(
-      `SELECT ${COLUMNS}, k.secret_hash, u.email, u.display_name, u.system_role, u.status = 'active' AS user_active
-         FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.prefix = $1`,
+      `SELECT ${COLUMNS}, k.secret_hash, u.email, u.display_name, u.system_role, u.active AS user_active
+         FROM api_keys k JOIN user_identities() u ON u.id = k.user_id WHERE k.prefix = $1`,
       [prefix],
     );
     return rows[0];
@@ -134,8 +134,8 @@ export class ApiKeysRepository {
     const standing = standingSql(table, 'k.user_id', '$2');
     const rows = await this.db.prepared<ApiKeyCredential & StandingRow>(
       `api_key_access_${table ?? 'workspace'}`,
-      `SELECT ${COLUMNS}, k.secret_hash, u.email, u.display_name, u.system_role, u.status = 'active' AS user_active, ${standing.columns}
-         FROM api_keys k JOIN users u ON u.id = k.user_id ${standing.joins} WHERE k.prefix = $1`,
+      `SELECT ${COLUMNS}, k.secret_hash, u.email, u.display_name, u.system_role, u.active AS user_active, ${standing.columns}
+         FROM api_keys k JOIN user_identities() u ON u.id = k.user_id ${standing.joins} WHERE k.prefix = $1`,
       [prefix, 'table' in target ? target.id : target.workspaceId],
     );
     return rows[0];

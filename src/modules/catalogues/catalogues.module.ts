@@ -2,7 +2,10 @@ import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { WorkspaceResourceRegistry } from '../../../libs/auth/workspace-resource.registry.js';
 import { OpsModule } from '../ops/ops.module.js';
+import { OpUsers } from '../ops/op-users.js';
 import { SecretsModule } from '../secrets/secrets.module.js';
+import { EmbeddingConfigRefs } from '../workspaces/embedding-config-refs.js';
+import { WorkspacesModule } from '../workspaces/workspaces.module.js';
 import { EmbeddingConfigsController } from './embedding-configs.controller.js';
 import { EmbeddingConfigsRepository } from './embedding-configs.repository.js';
 import { EmbeddingConfigsService } from './embedding-configs.service.js';
@@ -43,6 +46,7 @@ import { WorkspaceMetricConfigsController } from './workspace-metric-configs.con
     ]),
     SecretsModule,
     OpsModule,
+    WorkspacesModule,
   ],
   controllers: [
     EmbeddingConfigsController,
@@ -78,9 +82,17 @@ import { WorkspaceMetricConfigsController } from './workspace-metric-configs.con
   ],
 })
 export class CataloguesModule implements OnModuleInit {
-  constructor(private readonly registry: WorkspaceResourceRegistry) {}
+  constructor(
+    private readonly registry: WorkspaceResourceRegistry,
+    private readonly opUsers: OpUsers,
+    private readonly metricConfigs: MetricConfigsService,
+    private readonly embeddingConfigRefs: EmbeddingConfigRefs,
+    private readonly embeddingConfigs: EmbeddingConfigsService,
+  ) {}
 
   onModuleInit(): void {
+    this.embeddingConfigRefs.provide((workspaceId, ref) => this.embeddingConfigs.exists(workspaceId, ref));
+    this.opUsers.provide((workspaceId, opNames) => this.metricConfigs.usingOps(workspaceId, opNames));
     this.registry.registerTable('notification_config', 'notification_configs');
     this.registry.registerTable('judge', 'judges');
     this.registry.registerTable('eval_config', 'eval_configs');

@@ -23,13 +23,6 @@ export class EmbeddingConfigsRepository {
     return qb.getOne();
   }
 
-  /** The workspace's chosen embedding config (PUT /workspaces/{id}/embedding-config). */
-  async workspaceChoice(workspaceId: string): Promise<{ provider: 'local' | 'remote'; config_ref?: string }> {
-    const rows: Array<{ embedding_config: { provider: 'local' | 'remote'; config_ref?: string } | null }> =
-      await this.repo.query('SELECT embedding_config FROM workspaces WHERE id = $1', [workspaceId]);
-    return rows[0]?.embedding_config ?? { provider: 'local' };
-  }
-
   async insert(config: Partial<EmbeddingConfigEntity>): Promise<EmbeddingConfigEntity> {
     const repo = this.repo;
     return repo.save(repo.create(config));

@@ -14,6 +14,7 @@ import type {
   EmbeddingConfigResponse,
   ListEmbeddingConfigsQuery,
 } from './dto/embedding-config.dto.js';
+import { WorkspacesService } from '../workspaces/workspaces.service.js';
 import { EmbeddingConfigsRepository } from './embedding-configs.repository.js';
 import type { EmbeddingConfigEntity } from './entities/embedding-config.entity.js';
 
@@ -32,12 +33,13 @@ export class EmbeddingConfigsService {
     private readonly secrets: SecretsService,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
+    private readonly workspaces: WorkspacesService,
   ) {}
 
   /** The built-in local embedder first, then the workspace's configs by name. */
   async list(access: WorkspaceAccess, query: ListEmbeddingConfigsQuery): Promise<Page<EmbeddingConfigResponse>> {
     const [choice, rows] = await Promise.all([
-      this.configs.workspaceChoice(access.workspaceId),
+      this.workspaces.embeddingChoice(access.workspaceId),
       this.configs.list(access.workspaceId),
     ]);
     const all = [this.local(access.workspaceId, choice), ...rows.map((r) => this.toResponse(r, choice))];
@@ -52,7 +54,7 @@ export class EmbeddingConfigsService {
 
   /** By id or name; `local` is the built-in embedder. */
   async get(access: WorkspaceAccess, ref: string): Promise<EmbeddingConfigResponse> {
-    const choice = await this.configs.workspaceChoice(access.workspaceId);
+    const choice = await this.workspaces.embeddingChoice(access.workspaceId);
     if (ref.toLowerCase() === LOCAL_CONFIG_NAME) return this.local(access.workspaceId, choice);
     const config = await this.configs.findByRef(access.workspaceId, ref);
     if (!config) throw await this.notFound(access.workspaceId, ref);
@@ -101,14 +103,14 @@ export class EmbeddingConfigsService {
       });
       return config;
     });
-    return this.toResponse(created, await this.configs.workspaceChoice(access.workspaceId));
+    return this.toResponse(created, await this.workspaces.embeddingChoice(access.workspaceId));
   }
 
   /** The embedder the workspace chose (the built-in local one unless a remote config is set), for clustering and visual analysis. */
   async embedderFor(
     workspaceId: string,
   ): Promise<{ name: string; embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> }> {
-    const choice = await this.configs.workspaceChoice(workspaceId);
+    const choice = await this.workspaces.embeddingChoice(workspaceId);
     const config =
       choice.provider === 'remote' && choice.config_ref
         ? await this.configs.findByRef(workspaceId, choice.config_ref)

@@ -153,7 +153,13 @@ export class MetricConfigsRepository {
     return repo.save(repo.create({ ...entry, revision: rows[0].next, setAt: new Date() }));
   }
 
-  async lockWorkspace(workspaceId: string): Promise<void> {
-    await this.db.query('SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId]);
+  /** The configs (`name vN`, in order, at most 20) of kind custom scoring with any of the ops named (lower case). */
+  async usingOps(workspaceId: string, opNames: string[]): Promise<string[]> {
+    const rows: Array<{ ref: string }> = await this.db.query(
+      `SELECT DISTINCT name || ' v' || config_version AS ref FROM metric_configs
+        WHERE workspace_id = $1 AND kind = 'custom' AND lower(metric) = ANY($2::text[]) ORDER BY 1 LIMIT 20`,
+      [workspaceId, opNames],
+    );
+    return rows.map((r) => r.ref);
   }
 }

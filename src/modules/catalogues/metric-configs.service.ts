@@ -29,6 +29,7 @@ import type {
 } from './dto/metric-config.dto.js';
 import type { JudgedSpec, MetricConfigEntity, MetricConfigKind } from './entities/metric-config.entity.js';
 import { scaleOf } from './judges.service.js';
+import { WorkspacesService } from '../workspaces/workspaces.service.js';
 import { MetricConfigsRepository } from './metric-configs.repository.js';
 import { toMetricConfigResponse } from './catalogues.mapper.js';
 
@@ -47,7 +48,13 @@ export class MetricConfigsService {
     private readonly ops: OpRegistry,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
+    private readonly workspaces: WorkspacesService,
   ) {}
+
+  /** The configs scoring with any of the ops named (lower case), for a custom op's delete (`OpUsers`). */
+  usingOps(workspaceId: string, opNames: string[]): Promise<string[]> {
+    return this.configs.usingOps(workspaceId, opNames);
+  }
 
   async list(access: WorkspaceAccess, query: ListMetricConfigsQuery): Promise<Page<MetricConfigSummary>> {
     const [rows, total] = await this.configs.summaries(access.workspaceId, query, pageWindow(query));
@@ -164,7 +171,7 @@ export class MetricConfigsService {
   /** Refused once a run used the version, or while a workspace default or an eval config pins it. */
   async delete(access: WorkspaceAccess, name: string, version: string, caller: Principal): Promise<void> {
     await this.transactions.run(async () => {
-      await this.configs.lockWorkspace(access.workspaceId);
+      await this.workspaces.lock(access.workspaceId);
       const wanted = parseVersion(version);
       const versions = await this.configs.lockName(access.workspaceId, name);
       const config =

@@ -16,6 +16,7 @@ import type {
 import type { EvalConfigEntity } from './entities/eval-config.entity.js';
 import type { MetricConfigKind } from './entities/metric-config.entity.js';
 import { EvalConfigsRepository } from './eval-configs.repository.js';
+import { WorkspacesService } from '../workspaces/workspaces.service.js';
 import { MetricConfigsRepository } from './metric-configs.repository.js';
 import { metricNames, resolveMetric, type Resolution, type ResolutionInputs } from './metric-resolution.js';
 import { toMetricDefaultResponse } from './catalogues.mapper.js';
@@ -34,6 +35,7 @@ export class MetricDefaultsService {
     private readonly ops: OpRegistry,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
+    private readonly workspaces: WorkspacesService,
   ) {}
 
   async list(access: WorkspaceAccess): Promise<WorkspaceMetricConfigDefaultListResponse> {
@@ -56,7 +58,7 @@ export class MetricDefaultsService {
         field: 'defaults',
       });
     return this.transactions.run(async () => {
-      await this.configs.lockWorkspace(access.workspaceId);
+      await this.workspaces.lock(access.workspaceId);
       const inputs = await this.inputs(access.workspaceId);
       const known = new Set(metricNames(inputs).map((n) => n.toLowerCase()));
       for (const [i, entry] of body.defaults.entries()) {

@@ -8,7 +8,7 @@ import { containsPattern } from '../../../libs/database/like.js';
 export interface DatasetListFilter {
   workspaceId?: string;
   /** When no workspace is named: the workspaces the caller belongs to (undefined: every one, for system admins). */
-  memberOf?: string;
+  workspaceIds?: string[];
   q?: string;
   kind?: DatasetKind;
   tag?: string;
@@ -116,10 +116,7 @@ export class DatasetsRepository {
   ) {
     const qb = this.datasets.createQueryBuilder('d');
     if (filter.workspaceId) qb.andWhere('d.workspace_id = :workspaceId', { workspaceId: filter.workspaceId });
-    if (filter.memberOf)
-      qb.andWhere('d.workspace_id IN (SELECT m.workspace_id FROM workspace_members m WHERE m.user_id = :userId)', {
-        userId: filter.memberOf,
-      });
+    if (filter.workspaceIds) qb.andWhere('d.workspace_id = ANY(:workspaceIds)', { workspaceIds: filter.workspaceIds });
     if (filter.q) qb.andWhere('lower(d.name) LIKE :pattern', { pattern: containsPattern(filter.q.toLowerCase()) });
     if (filter.kind) qb.andWhere('d.kind = :kind', { kind: filter.kind });
     if (filter.tag) qb.andWhere(':tag = ANY(d.tags)', { tag: filter.tag });

@@ -1,3 +1,4 @@
+import { AccessRepository } from '../../../libs/auth/access.repository.js';
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { createHash, randomUUID } from 'node:crypto';
@@ -48,6 +49,7 @@ export class DatasetsService {
     private readonly transactions: TransactionRunner,
     private readonly config: AppConfig,
     private readonly indexMaintenance: DatasetIndexMaintenance,
+    private readonly access: AccessRepository,
   ) {}
 
   etag(dataset: Pick<DatasetResponse, 'id' | 'version'>): string {
@@ -62,9 +64,10 @@ export class DatasetsService {
     );
     // Without workspace_id: every workspace the caller belongs to (an API key: its own).
     const workspaceId = query.workspace_id ?? caller.apiKey?.workspaceId;
-    const memberOf = workspaceId || caller.systemRole === 'admin' ? undefined : caller.userId;
+    const workspaceIds =
+      workspaceId || caller.systemRole === 'admin' ? undefined : await this.access.workspaceIdsOf(caller.userId);
     const [rows, total] = await this.datasets.list(
-      { workspaceId, memberOf, q: query.q, kind: query.kind, tag: query.tag },
+      { workspaceId, workspaceIds, q: query.q, kind: query.kind, tag: query.tag },
       sort,
       pageWindow(query),
     );

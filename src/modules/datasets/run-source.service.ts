@@ -6,7 +6,7 @@ import { DimensionsService } from './dimensions.service.js';
 import type { ColumnMapping } from './entities/dataset-version.entity.js';
 import { PartitionsRepository } from './partitions.repository.js';
 
-/** The rows a run executes: SQL over alias `r` (dataset_rows) with `$1` the dataset, `$2` the version number and `params` after them. */
+/** The rows a run executes: SQL over alias `r` of `dataset_version_rows($1, $2)` ($1 the dataset, $2 the version number) with `params` after them. */
 export interface RunSource {
   datasetId: string;
   datasetName: string;

@@ -28,6 +28,7 @@ import { OpRegistry } from './op-registry.service.js';
 import { OpsErrors } from './ops.errors.js';
 import { CUSTOM_OP_REVISIONS, OpsRepository } from './ops.repository.js';
 import { registeredView, summary } from './ops.mapper.js';
+import { OpUsers } from './op-users.js';
 
 export const DEPLOY_JOB = 'ops.custom-op-deploy';
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -65,6 +66,7 @@ export class CustomOpsService {
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
     private readonly tracked: TrackedRecords,
+    private readonly opUsers: OpUsers,
   ) {}
 
   async list(access: WorkspaceAccess, query: ListCustomOpsQuery): Promise<CustomOpsListResponse> {
@@ -237,7 +239,10 @@ export class CustomOpsService {
           OpsErrors.custom_op_not_stopped,
           `Custom op "${op.name}" is ${op.state}; stop it first (PATCH /workspaces/${access.workspaceId}/custom_ops/${op.name}/stop)`,
         );
-      const users = await this.ops.metricConfigsUsing(access.workspaceId, op.id);
+      const users = await this.opUsers.of(
+        access.workspaceId,
+        await this.ops.opNamesServedBy(access.workspaceId, op.id),
+      );
       if (users.length)
         throw new DomainError(
           OpsErrors.custom_op_in_use,

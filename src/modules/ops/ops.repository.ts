@@ -114,14 +114,12 @@ export class OpsRepository {
     ]);
   }
 
-  /** Metric config versions that score with any op this custom op serves. */
-  async metricConfigsUsing(workspaceId: string, customOpId: string): Promise<string[]> {
-    const rows: Array<{ ref: string }> = await this.db.query(
-      `SELECT DISTINCT m.name || ' v' || m.config_version AS ref FROM metric_configs m
-       JOIN registry_ops o ON o.workspace_id = m.workspace_id AND lower(o.name) = lower(m.metric)
-       WHERE m.workspace_id = $1 AND m.kind = 'custom' AND o.custom_op_id = $2 ORDER BY 1 LIMIT 20`,
+  /** The names (lower case) of the registered ops this custom op serves. */
+  async opNamesServedBy(workspaceId: string, customOpId: string): Promise<string[]> {
+    const rows: Array<{ name: string }> = await this.db.query(
+      'SELECT DISTINCT lower(name) AS name FROM registry_ops WHERE workspace_id = $1 AND custom_op_id = $2',
       [workspaceId, customOpId],
     );
-    return rows.map((r) => r.ref);
+    return rows.map((r) => r.name);
   }
 }

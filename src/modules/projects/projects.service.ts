@@ -27,6 +27,7 @@ import type { ProjectDimension, ProjectEntity } from './entities/project.entity.
 import type { PlanMetricSpec, ReleaseRuleSpec, TestPlanEntity } from './entities/test-plan.entity.js';
 import { toProjectListItem, toProjectResponse } from './projects.mapper.js';
 import { ProjectErrors } from './projects.errors.js';
+import { RunTrends } from './run-trends.js';
 import { ProjectsRepository } from './projects.repository.js';
 import { buildSeries } from './trend.js';
 
@@ -73,6 +74,13 @@ function sameDimensions(a: readonly ProjectDimension[], b: readonly ProjectDimen
 
 const unique = (ids: readonly string[]) => [...new Set(ids.map((id) => id.toLowerCase()))];
 
+/** What a project links: the runs of its SUTs or datasets in its workspace are its runs. */
+export interface ProjectLinks {
+  workspaceId: string;
+  sutIds: string[];
+  datasetIds: string[];
+}
+
 /** Projects: their dimensions and links, the test plan version they carry, moves, coverage and trend. */
 @Injectable()
 export class ProjectsService {
@@ -81,6 +89,7 @@ export class ProjectsService {
     private readonly datasets: DatasetsService,
     private readonly dimensions: DimensionsService,
     private readonly suts: SutsService,
+    private readonly runTrends: RunTrends,
     private readonly access: AccessRepository,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
@@ -99,6 +108,12 @@ export class ProjectsService {
     const project = await this.repo.findProject(access.workspaceId, id);
     if (!project) throw new NotFoundError('project', id);
     return project;
+  }
+
+  /** A project's links (its SUTs and datasets) when it is in one of the workspaces given, else null: the runs list's filter. */
+  async links(workspaceIds: string[], id: string): Promise<ProjectLinks | null> {
+    const project = await this.repo.findProjectIn(workspaceIds, id);
+    return project && { workspaceId: project.workspaceId, sutIds: project.sutIds, datasetIds: project.datasetIds };
   }
 
   async list(access: WorkspaceAccess, query: ListProjectsQuery): Promise<Page<ProjectListItem>> {
@@ -455,14 +470,14 @@ export class ProjectsService {
       );
     }
     const interval = body.interval ?? 'run';
-    const runs = await this.repo.trendRuns(access.workspaceId, {
+    const runs = await this.runTrends.runs(access.workspaceId, {
       sutIds: project.sutIds,
       datasetIds: project.datasetIds,
       from: body.from,
       to: body.to,
       states: body.states ?? DEFAULT_TREND_STATES,
     });
-    const cells = await this.repo.trendCells(
+    const cells = await this.runTrends.cells(
       access.workspaceId,
       runs.map((r) => r.id),
       body.metrics ?? null,

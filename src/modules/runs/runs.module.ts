@@ -11,6 +11,8 @@ import { DiffService } from './diff.service.js';
 import { GateController } from './gate.controller.js';
 import { GateService } from './gate.service.js';
 import { ProjectsModule } from '../projects/projects.module.js';
+import { RunTrends } from '../projects/run-trends.js';
+import { ProjectTrendsService } from './project-trends.service.js';
 import { RunEntity } from './entities/run.entity.js';
 import { ResultsService } from './results.service.js';
 import { RunEventStreams } from './run-event-streams.service.js';
@@ -48,14 +50,20 @@ import { RunsService } from './runs.service.js';
     GateService,
     RunQueueService,
     RunSummaries,
+    ProjectTrendsService,
     UrlSigner,
   ],
   exports: [RunReadService],
 })
 export class RunsModule implements OnModuleInit {
-  constructor(private readonly registry: WorkspaceResourceRegistry) {}
+  constructor(
+    private readonly registry: WorkspaceResourceRegistry,
+    private readonly runTrends: RunTrends,
+    private readonly projectTrends: ProjectTrendsService,
+  ) {}
 
   onModuleInit(): void {
     this.registry.registerTable('run', 'runs');
+    this.runTrends.provide(this.projectTrends);
   }
 }

@@ -2,6 +2,9 @@ import { Injectable } from '@nestjs/common';
 import type { MetricScore, RunSummary } from '../../../libs/evaluation/runs/run.types.js';
 import { trackedRecord } from '../../../libs/queue/tracked-job.js';
 import type { RunSource } from '../datasets/run-source.service.js';
+import type { ProjectLinks } from '../projects/projects.service.js';
+import type { TrendRun, TrendRunFilter } from '../projects/run-trends.js';
+import type { TrendCell } from '../projects/trend.js';
 import { RunEntity, type RunState } from './entities/run.entity.js';
 import { DatabaseNotifications } from '../../../libs/database/notifications.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
@@ -95,8 +98,8 @@ export interface RunFilter {
   state?: RunState;
   states?: RunState[];
   tag?: string;
-  /** Runs of the project's linked SUTs or datasets */
-  projectId?: string;
+  /** Runs of the project's linked SUTs or datasets, in its workspace */
+  project?: ProjectLinks;
 }
 
 const ITEM_COLUMNS =
@@ -172,10 +175,14 @@ export class RunsRepository {
     if (filter.states?.length)
       query.andWhere(`(${filter.states.map((state) => STATE_CONDITIONS[state]).join(' OR ')})`);
     if (filter.tag) query.andWhere(':tag = ANY(r.tags)', { tag: filter.tag });
-    if (filter.projectId) {
+    if (filter.project) {
       query.andWhere(
-        'EXISTS (SELECT 1 FROM projects p WHERE p.id = :project AND p.workspace_id = r.workspace_id AND (r.sut_id = ANY(p.sut_ids) OR r.dataset_id = ANY(p.dataset_ids)))',
-        { project: filter.projectId },
+        'r.workspace_id = :projectWorkspace AND (r.sut_id = ANY(:projectSuts) OR r.dataset_id = ANY(:projectDatasets))',
+        {
+          projectWorkspace: filter.project.workspaceId,
+          projectSuts: filter.project.sutIds,
+          projectDatasets: filter.project.datasetIds,
+        },
       );
     }
     return query
@@ -205,14 +212,13 @@ export class RunsRepository {
       : '';
     const rows: Array<{ n: number }> = await this.db.query(
       `WITH chosen AS (
-         SELECT r.row_id, r.ordinal, r.data, ${session} AS session_id FROM dataset_rows r
-          WHERE r.dataset_id = $1 AND r.added_in <= $2 AND (r.removed_in IS NULL OR r.removed_in > $2) AND (${source.where}) ${sampled}
+         SELECT r.row_id, r.ordinal, r.data, r.dimensions, ${session} AS session_id FROM dataset_version_rows($1, $2) r
+          WHERE (${source.where}) ${sampled}
        ), inserted AS (
          INSERT INTO run_items (run_id, workspace_id, row_id, repetition, ordinal, session_id, turn, data, dimensions)
          SELECT ${p(runId)}, ${p(workspaceId)}, c.row_id, rep, c.ordinal, c.session_id,
                 CASE WHEN c.session_id IS NULL THEN NULL ELSE row_number() OVER (PARTITION BY c.session_id, rep ORDER BY c.ordinal)::int END,
-                c.data,
-                (SELECT coalesce(jsonb_object_agg(d.dimension, d.value), '{}'::jsonb) FROM dataset_row_dimensions d WHERE d.dataset_id = $1 AND d.row_id = c.row_id)
+                c.data, c.dimensions
            FROM chosen c CROSS JOIN generate_series(1, ${p(opts.repetitions)}::int) rep
          RETURNING 1
        ) SELECT count(*)::int AS n FROM inserted`,
@@ -488,5 +494,49 @@ export class RunsRepository {
       this.runs.query(`SELECT count(*)::int AS n ${base}`, whereParams) as Promise<Array<{ n: number }>>,
     ]);
     return { rows, total: count[0].n };
+  }
+
+  /** A project's trend: the runs of its SUTs or datasets in the window, oldest first. */
+  trendRuns(workspaceId: string, f: TrendRunFilter): Promise<TrendRun[]> {
+    return this.db.query(
+      `SELECT id, name, state, sut_id, dataset_id, created_at FROM (
+         -- A run's documented state (runStateOf): an offline run awaiting its upload is queued without a job.
+         SELECT id, name, CASE WHEN state = 'queued' AND job_id IS NULL THEN 'awaiting_upload' ELSE state END AS state,
+                sut_id, dataset_id, created_at, workspace_id FROM runs) runs
+        WHERE workspace_id = $1 AND (sut_id = ANY($2::uuid[]) OR dataset_id = ANY($3::uuid[])) AND state = ANY($4::text[])
+          AND ($5::timestamptz IS NULL OR created_at >= $5) AND ($6::timestamptz IS NULL OR created_at < $6)
+        ORDER BY created_at, id LIMIT 1000`,
+      [workspaceId, f.sutIds, f.datasetIds, f.states, f.from ?? null, f.to ?? null],
+    );
+  }
+
+  /** Per run, metric and group value: the sum, count, range and verdicts of numeric scores. */
+  async trendCells(
+    workspaceId: string,
+    runIds: string[],
+    metrics: string[] | null,
+    groupBy: string | null,
+  ): Promise<TrendCell[]> {
+    if (!runIds.length) return [];
+    const rows: Array<Omit<TrendCell, 'created_at'> & { created_at: Date }> = await this.db.query(
+      `SELECT r.id AS run_id, r.created_at, m.key AS metric, CASE WHEN $4::text IS NULL THEN NULL ELSE i.dimensions ->> $4::text END AS "group",
+              sum((m.value ->> 'score')::float8) AS sum, count(*)::int AS count,
+              min((m.value ->> 'score')::float8) AS min, max((m.value ->> 'score')::float8) AS max,
+              count(*) FILTER (WHERE m.value -> 'passed' = 'true'::jsonb)::int AS passed,
+              count(*) FILTER (WHERE jsonb_typeof(m.value -> 'passed') = 'boolean')::int AS verdicts
+         FROM runs r JOIN run_items i ON i.run_id = r.id AND i.workspace_id = r.workspace_id
+         CROSS JOIN LATERAL jsonb_each(coalesce(i.scores, '{}'::jsonb)) m
+        WHERE r.workspace_id = $1 AND r.id = ANY($2::uuid[]) AND jsonb_typeof(m.value -> 'score') = 'number'
+          AND ($3::text[] IS NULL OR m.key = ANY($3::text[]))
+        GROUP BY r.id, r.created_at, m.key, 4`,
+      [workspaceId, runIds, metrics, groupBy],
+    );
+    return rows.map((r) => ({
+      ...r,
+      created_at: new Date(r.created_at),
+      sum: Number(r.sum),
+      min: Number(r.min),
+      max: Number(r.max),
+    }));
   }
 }

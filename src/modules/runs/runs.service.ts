@@ -9,6 +9,7 @@ import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { MetricConfigsService } from '../catalogues/metric-configs.service.js';
 import { RunSourceService } from '../datasets/run-source.service.js';
+import { ProjectsService } from '../projects/projects.service.js';
 import type {
   CreateRunRequest,
   EventsQuery,
@@ -40,6 +41,7 @@ export class RunsService {
     private readonly queue: JobQueue,
     private readonly access: AccessRepository,
     private readonly registry: WorkspaceResourceRegistry,
+    private readonly projects: ProjectsService,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
   ) {}
@@ -119,8 +121,8 @@ export class RunsService {
       throw new NotFoundError('SUT', query.sut_id);
     if (query.dataset_id && !ids.includes((await this.registry.resolve('dataset', query.dataset_id)) ?? ''))
       throw new NotFoundError('dataset', query.dataset_id);
-    if (query.project_id && !ids.includes((await this.registry.resolve('project', query.project_id)) ?? ''))
-      throw new NotFoundError('project', query.project_id);
+    const project = query.project_id ? await this.projects.links(ids, query.project_id) : undefined;
+    if (project === null) throw new NotFoundError('project', query.project_id!);
     const [rows, total] = await this.runs.page(
       {
         workspaceIds: ids,
@@ -128,7 +130,7 @@ export class RunsService {
         datasetId: query.dataset_id,
         state: query.state,
         tag: query.tag,
-        projectId: query.project_id,
+        project,
       },
       { skip: (query.page - 1) * query.page_size, take: query.page_size },
     );

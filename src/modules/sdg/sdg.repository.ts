@@ -73,7 +73,7 @@ export class SdgRepository {
     limit: number,
   ): Promise<Array<{ data: Record<string, unknown> }>> {
     return this.runs.query(
-      `SELECT r.data FROM dataset_rows r WHERE r.dataset_id = $1 AND r.added_in <= $2 AND (r.removed_in IS NULL OR r.removed_in > $2) AND (${where}) ORDER BY r.ordinal LIMIT ${Number(limit)}`,
+      `SELECT r.data FROM dataset_version_rows($1, $2) r WHERE (${where}) ORDER BY r.ordinal LIMIT ${Number(limit)}`,
       [datasetId, versionNumber, ...params],
     );
   }

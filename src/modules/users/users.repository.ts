@@ -1,3 +1,4 @@
+import { In } from 'typeorm';
 import { Injectable } from '@nestjs/common';
 import { AccessCache } from '../../../libs/auth/access-cache.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
@@ -35,6 +36,26 @@ export class UsersRepository {
 
   findByEmail(email: string): Promise<UserEntity | null> {
     return this.users.createQueryBuilder('u').where('lower(u.email) = lower(:email)', { email }).getOne();
+  }
+
+  findByIds(ids: string[]): Promise<UserEntity[]> {
+    return ids.length ? this.users.findBy({ id: In(ids) }) : Promise.resolve([]);
+  }
+
+  /** Active users outside `excluded` whose email or name contains q, by email, at most `limit`. */
+  candidates(
+    excluded: string[],
+    q: string | undefined,
+    limit: number,
+  ): Promise<Array<{ id: string; email: string; display_name: string }>> {
+    const pattern = q ? containsPattern(q.toLowerCase()) : '%';
+    return this.db.query(
+      `SELECT u.id, u.email, u.display_name FROM users u
+        WHERE u.status = 'active' AND NOT (u.id = ANY($1::uuid[]))
+          AND (lower(u.email) LIKE $2 OR lower(u.display_name) LIKE $2)
+        ORDER BY u.email LIMIT $3`,
+      [excluded, pattern, limit],
+    );
   }
 
   findByIdForUpdate(id: string): Promise<UserEntity | null> {

@@ -259,6 +259,20 @@ export class UsersService {
   }
 
   /** The user of this email (compared case-insensitively), or null. */
+  /** The users with these ids (those that exist), in no order. */
+  findMany(ids: string[]): Promise<UserEntity[]> {
+    return this.users.findByIds(ids);
+  }
+
+  /** Active users not among `excluded` whose email or name contains q (workspace member candidates). */
+  candidates(
+    excluded: string[],
+    q: string | undefined,
+    limit: number,
+  ): Promise<Array<{ id: string; email: string; display_name: string }>> {
+    return this.users.candidates(excluded, q, limit);
+  }
+
   findByEmail(email: string): Promise<UserEntity | null> {
     return this.users.findByEmail(email);
   }

@@ -3,43 +3,40 @@ import { AccessCache } from '../../../libs/auth/access-cache.js';
 import type { WorkspaceRole } from '../../../libs/auth/roles.js';
 import { WorkspaceMemberEntity } from './entities/workspace-member.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
-import { containsPattern } from '../../../libs/database/like.js';
 
-export interface MemberRow {
+/** A membership as its table holds it. */
+export interface MembershipRow {
   workspaceId: string;
   userId: string;
-  email: string;
-  displayName: string;
   role: WorkspaceRole;
-  userStatus: 'active' | 'deactivated';
   joinedAt: Date;
   addedBy: string | null;
 }
 
-interface RawMember {
+/** A membership with the member's user (the users family's: `MembersService` asks UsersService). */
+export interface MemberRow extends MembershipRow {
+  email: string;
+  displayName: string;
+  userStatus: 'active' | 'deactivated';
+}
+
+interface RawMembership {
   workspace_id: string;
   user_id: string;
-  email: string;
-  display_name: string;
   role: WorkspaceRole;
-  status: 'active' | 'deactivated';
   created_at: Date;
   added_by: string | null;
 }
 
-const toRow = (r: RawMember): MemberRow => ({
+const toRow = (r: RawMembership): MembershipRow => ({
   workspaceId: r.workspace_id,
   userId: r.user_id,
-  email: r.email,
-  displayName: r.display_name,
   role: r.role,
-  userStatus: r.status,
   joinedAt: new Date(r.created_at),
   addedBy: r.added_by,
 });
 
-const MEMBER_SELECT = `SELECT m.workspace_id, m.user_id, u.email, u.display_name, m.role, u.status, m.created_at, m.added_by
-  FROM workspace_members m JOIN users u ON u.id = m.user_id`;
+const MEMBER_SELECT = 'SELECT workspace_id, user_id, role, created_at, added_by FROM workspace_members';
 
 @Injectable()
 export class MembersRepository {
@@ -56,20 +53,28 @@ export class MembersRepository {
     return this.db.manager;
   }
 
-  async list(workspaceId: string): Promise<MemberRow[]> {
-    const rows: RawMember[] = await this.q().query(
-      `${MEMBER_SELECT} WHERE m.workspace_id = $1 ORDER BY m.created_at, u.email`,
-      [workspaceId],
-    );
+  /** The workspace's memberships, oldest first. */
+  async list(workspaceId: string): Promise<MembershipRow[]> {
+    const rows: RawMembership[] = await this.q().query(`${MEMBER_SELECT} WHERE workspace_id = $1 ORDER BY created_at`, [
+      workspaceId,
+    ]);
     return rows.map(toRow);
   }
 
-  async find(workspaceId: string, userId: string): Promise<MemberRow | null> {
-    const rows: RawMember[] = await this.q().query(`${MEMBER_SELECT} WHERE m.workspace_id = $1 AND m.user_id = $2`, [
+  async find(workspaceId: string, userId: string): Promise<MembershipRow | null> {
+    const rows: RawMembership[] = await this.q().query(`${MEMBER_SELECT} WHERE workspace_id = $1 AND user_id = $2`, [
       workspaceId,
       userId,
     ]);
     return rows[0] ? toRow(rows[0]) : null;
+  }
+
+  async memberIds(workspaceId: string): Promise<string[]> {
+    const rows: Array<{ user_id: string }> = await this.db.query(
+      'SELECT user_id FROM workspace_members WHERE workspace_id = $1',
+      [workspaceId],
+    );
+    return rows.map((r) => r.user_id);
   }
 
   /** The membership row locked for a role change or removal. */
@@ -117,22 +122,5 @@ export class MembersRepository {
   /** Every process drops its cached standing of the user in the workspace (the access guard's). */
   private changed(workspace: string, user: string): void {
     this.access.changed({ member: { workspace, user } });
-  }
-
-  /** Active users who are not members, matching q, at most `limit`. */
-  async candidates(
-    workspaceId: string,
-    q: string | undefined,
-    limit: number,
-  ): Promise<Array<{ id: string; email: string; display_name: string }>> {
-    const pattern = q ? containsPattern(q.toLowerCase()) : '%';
-    return this.q().query(
-      `SELECT u.id, u.email, u.display_name FROM users u
-        WHERE u.status = 'active'
-          AND NOT EXISTS (SELECT 1 FROM workspace_members m WHERE m.workspace_id = $1 AND m.user_id = u.id)
-          AND (lower(u.email) LIKE $2 OR lower(u.display_name) LIKE $2)
-        ORDER BY u.email LIMIT $3`,
-      [workspaceId, pattern, limit],
-    );
   }
 }

@@ -18,7 +18,7 @@ import type {
   WorkspaceMemberResponse,
   WorkspaceUserCandidateResponse,
 } from './dto/member.dto.js';
-import { MembersRepository } from './members.repository.js';
+import { MembersRepository, type MemberRow, type MembershipRow } from './members.repository.js';
 import { WorkspaceErrors } from './workspaces.errors.js';
 import { toMemberResponse } from './workspaces.mapper.js';
 
@@ -42,7 +42,25 @@ export class MembersService {
   }
 
   async list(access: WorkspaceAccess): Promise<WorkspaceMemberResponse[]> {
-    return (await this.members.list(access.workspaceId)).map(toMemberResponse);
+    return (await this.withUsers(await this.members.list(access.workspaceId))).map(toMemberResponse);
+  }
+
+  private async member(workspaceId: string, userId: string): Promise<MemberRow | null> {
+    const membership = await this.members.find(workspaceId, userId);
+    return membership && (await this.withUsers([membership]))[0];
+  }
+
+  /** The memberships with their users' names and status (the users family's), by join time then email. */
+  private async withUsers(memberships: MembershipRow[]): Promise<MemberRow[]> {
+    const users = new Map((await this.usersService.findMany(memberships.map((m) => m.userId))).map((u) => [u.id, u]));
+    return memberships
+      .flatMap((m) => {
+        const user = users.get(m.userId);
+        return user ? [{ ...m, email: user.email, displayName: user.displayName, userStatus: user.status }] : [];
+      })
+      .sort(
+        (a, b) => a.joinedAt.getTime() - b.joinedAt.getTime() || (a.email < b.email ? -1 : a.email > b.email ? 1 : 0),
+      );
   }
 
   async add(access: WorkspaceAccess, body: AddMemberRequest, caller: Principal): Promise<WorkspaceMemberResponse> {
@@ -80,7 +98,7 @@ export class MembersService {
         targetId: user.id,
         details: { role: body.role },
       });
-      return toMemberResponse((await this.members.find(access.workspaceId, user.id))!);
+      return toMemberResponse((await this.member(access.workspaceId, user.id))!);
     });
   }
 
@@ -95,7 +113,7 @@ export class MembersService {
       const owners = await this.members.lockOwners(access.workspaceId);
       const member = await this.members.findForUpdate(access.workspaceId, userId);
       if (!member) throw new NotFoundError('member', userId);
-      if (member.role === role) return toMemberResponse((await this.members.find(access.workspaceId, userId))!);
+      if (member.role === role) return toMemberResponse((await this.member(access.workspaceId, userId))!);
       if (member.role === 'owner' || role === 'owner')
         this.assertStillOwner(access, caller, owners, 'grant the owner role or change the role of an owner');
       if (member.role === 'owner') this.assertAnotherOwner(owners, userId, 'demote');
@@ -108,7 +126,7 @@ export class MembersService {
         targetId: userId,
         details: { from: member.role, to: role },
       });
-      return toMemberResponse((await this.members.find(access.workspaceId, userId))!);
+      return toMemberResponse((await this.member(access.workspaceId, userId))!);
     });
   }
 
@@ -174,7 +192,7 @@ export class MembersService {
         targetId: user.id,
         details: { role: body.role },
       });
-      const response = toMemberResponse((await this.members.find(access.workspaceId, user.id))!);
+      const response = toMemberResponse((await this.member(access.workspaceId, user.id))!);
       if (body.password) return response;
       const reset = await this.usersService.issueResetToken(user.id, caller);
       return { ...response, reset_token: reset.token, reset_token_expires_at: reset.expiresAt };
@@ -182,7 +200,7 @@ export class MembersService {
   }
 
   async candidates(access: WorkspaceAccess, query: UserCandidatesQuery): Promise<WorkspaceUserCandidateResponse[]> {
-    return this.members.candidates(access.workspaceId, query.q, query.limit);
+    return this.usersService.candidates(await this.members.memberIds(access.workspaceId), query.q, query.limit);
   }
 
   /**

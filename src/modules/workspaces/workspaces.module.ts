@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeysModule } from '../api-keys/api-keys.module.js';
-import { CataloguesModule } from '../catalogues/catalogues.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { WorkspaceMemberEntity } from './entities/workspace-member.entity.js';
 import { WorkspaceEntity } from './entities/workspace.entity.js';
@@ -11,16 +10,12 @@ import { MembersService } from './members.service.js';
 import { WorkspacesController } from './workspaces.controller.js';
 import { WorkspacesRepository } from './workspaces.repository.js';
 import { WorkspacesService } from './workspaces.service.js';
+import { EmbeddingConfigRefs } from './embedding-config-refs.js';
 
 @Module({
-  imports: [
-    TypeOrmModule.forFeature([WorkspaceEntity, WorkspaceMemberEntity]),
-    UsersModule,
-    CataloguesModule,
-    ApiKeysModule,
-  ],
+  imports: [TypeOrmModule.forFeature([WorkspaceEntity, WorkspaceMemberEntity]), UsersModule, ApiKeysModule],
   controllers: [WorkspacesController, MembersController],
-  providers: [WorkspacesService, WorkspacesRepository, MembersService, MembersRepository],
-  exports: [MembersService],
+  providers: [WorkspacesService, WorkspacesRepository, MembersService, MembersRepository, EmbeddingConfigRefs],
+  exports: [MembersService, WorkspacesService, EmbeddingConfigRefs],
 })
 export class WorkspacesModule {}

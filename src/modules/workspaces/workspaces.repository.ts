@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AccessCache } from '../../../libs/auth/access-cache.js';
 import type { WorkspaceRole } from '../../../libs/auth/roles.js';
-import { WorkspaceEntity } from './entities/workspace.entity.js';
+import { WorkspaceEntity, type EmbeddingConfigValue } from './entities/workspace.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { containsPattern } from '../../../libs/database/like.js';
 
@@ -69,6 +69,20 @@ export class WorkspacesRepository {
 
   findByIdForUpdate(id: string): Promise<WorkspaceEntity | null> {
     return this.repo.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  /** The workspace's embedding choice, null when there is no such workspace. */
+  async embeddingConfig(id: string): Promise<EmbeddingConfigValue | null> {
+    const rows: Array<{ embedding_config: EmbeddingConfigValue | null }> = await this.db.query(
+      'SELECT embedding_config FROM workspaces WHERE id = $1',
+      [id],
+    );
+    return rows[0]?.embedding_config ?? null;
+  }
+
+  /** Locks the workspace row until the unit of work ends. */
+  async lock(id: string): Promise<void> {
+    await this.db.query('SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE', [id]);
   }
 
   create(workspace: Pick<WorkspaceEntity, 'name' | 'description' | 'createdBy'>): Promise<WorkspaceEntity> {

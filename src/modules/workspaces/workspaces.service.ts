@@ -6,7 +6,6 @@ import { NotFoundError, ValidationFailedError } from '../../../libs/common/domai
 import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
 import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { EmbeddingConfigsService } from '../catalogues/embedding-configs.service.js';
 import type {
   CreateWorkspaceRequest,
   EmbeddingConfigRequest,
@@ -19,6 +18,7 @@ import type { EmbeddingConfigValue } from './entities/workspace.entity.js';
 import { MembersRepository } from './members.repository.js';
 import { toWorkspaceListItem, toWorkspaceResponse } from './workspaces.mapper.js';
 import { WorkspacesRepository } from './workspaces.repository.js';
+import { EmbeddingConfigRefs } from './embedding-config-refs.js';
 
 // Names sort case-insensitively, as people read them.
 const SORTS = { name: 'lower(w.name)', created_at: 'w.created_at' } as const;
@@ -30,8 +30,18 @@ export class WorkspacesService {
     private readonly members: MembersRepository,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
-    private readonly embeddingConfigs: EmbeddingConfigsService,
+    private readonly embeddingConfigs: EmbeddingConfigRefs,
   ) {}
+
+  /** The workspace's embedding choice (the built-in local embedder unless it chose a remote config), for the catalogues. */
+  async embeddingChoice(workspaceId: string): Promise<EmbeddingConfigValue> {
+    return (await this.workspaces.embeddingConfig(workspaceId)) ?? { provider: 'local' };
+  }
+
+  /** Locks the workspace row in the caller's unit of work (serialising the workspace's metric defaults). */
+  lock(workspaceId: string): Promise<void> {
+    return this.workspaces.lock(workspaceId);
+  }
 
   etag(workspace: WorkspaceResponse): string {
     return strongEtag('workspace', workspace.id, workspace.version);
