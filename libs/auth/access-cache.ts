@@ -1,8 +1,8 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { DatabaseNotifications } from '../database/notifications.js';
 import { Db } from '../database/unit-of-work.js';
-import type { ActiveSession, SessionAccess } from './access.repository.js';
+import type { AccessTarget, ActiveSession, SessionAccess, Standing } from './access.repository.js';
 import type { WorkspaceRole } from './roles.js';
 
 /** The channel every process listens on; a payload is one AccessChange as JSON. */
@@ -17,12 +17,21 @@ export type AccessChange =
   | { token: string } // one token revoked
   | { user: string } // a user's tokens, status, system role or profile
   | { member: { workspace: string; user: string } } // a membership added, re-roled or removed
-  | { workspace: string }; // a workspace deleted
+  | { workspace: string } // a workspace deleted
+  | { key: string } // an API key (by its prefix) revoked, expired or deleted
+  | { record: { table: string; id: string } }; // a record moved to another workspace
 
 /** The user's standing in a workspace: whether it exists and their role there (null: not a member). */
 interface Membership {
   exists: boolean;
   role: WorkspaceRole | null;
+}
+
+/** An API key as kept: whose it is, its workspace, and the credential the API keys family read. */
+interface KeptKey {
+  userId: string;
+  workspaceId: string;
+  credential: object;
 }
 
 /** How many entries each map keeps (least recently used dropped first) and for how long at most. */
@@ -32,23 +41,28 @@ const TTL_MS = 60_000;
 /**
  * What the access guard read from the database, kept in memory so that a warm request checks its
  * token and membership without a round trip: sessions by token id, a record's workspace by table
- * and id (it never changes), and a user's membership by workspace. Coherent across processes:
- * on PostgreSQL every write to auth_tokens, users, workspaces or workspace_members sends an
- * AccessChange with its commit (a trigger, so SQL by hand counts too) and every process drops what
- * it names; the writing process also drops it itself right after its commit (the repositories say
- * so), so its own next request sees the change without waiting for the notification. The embedded
- * database serves one process, which is that writer. While this process may miss changes (its
- * listening connection is
- * down) it keeps nothing and serves nothing. A read that raced with a change is not kept (the
+ * and id (it changes only when a record moves), a user's membership by workspace, and API keys by
+ * prefix. Coherent across processes: every write to auth_tokens, api_keys, users, workspaces,
+ * workspace_members or a record's workspace_id sends an AccessChange with its commit (a trigger,
+ * so SQL by hand counts too) and every process drops what it names: on PostgreSQL through
+ * LISTEN/NOTIFY, on the embedded database handed over by the engine before the COMMIT returns.
+ * The writing process also drops it itself right after its commit (the repositories say so), so
+ * its own next request sees the change without waiting for the notification. While this process
+ * may miss changes (its listening connection is down) it keeps nothing and serves nothing. A read that raced with a change is not kept (the
  * generation counter). Entries also expire after TTL_MS, a bound on the damage of a bug, not a
  * part of the design. See docs/architecture.md#authentication.
  */
 @Injectable()
-export class AccessCache {
+export class AccessCache implements OnModuleInit {
   private readonly logger = new Logger('AccessCache');
   private readonly sessions = new LRUCache<string, ActiveSession>({ max: MAX_ENTRIES, ttl: TTL_MS });
   private readonly records = new LRUCache<string, string>({ max: MAX_ENTRIES, ttl: TTL_MS });
   private readonly memberships = new LRUCache<string, Membership>({ max: MAX_ENTRIES, ttl: TTL_MS });
+  /** API keys by prefix: what the API keys family read about the key and its creator (ApiKeyCredential there). */
+  private readonly keys = new LRUCache<string, KeptKey>({
+    max: MAX_ENTRIES,
+    ttl: TTL_MS,
+  });
   /** Bumped by every change: a read that started before it is not kept. */
   private generation = 0;
   private listening?: Promise<unknown>;
@@ -81,18 +95,37 @@ export class AccessCache {
    * The session with the caller's standing towards a record (`table`, `id`) or a workspace, from
    * memory; undefined when any part of it has to be read.
    */
-  sessionAccess(
-    tokenId: string,
-    target: { table: string; id: string } | { workspaceId: string },
-  ): SessionAccess | undefined {
+  sessionAccess(tokenId: string, target: AccessTarget): SessionAccess | undefined {
     const session = this.session(tokenId);
-    if (!session) return undefined;
-    const workspaceId =
-      'workspaceId' in target ? target.workspaceId : this.records.get(recordKey(target.table, target.id));
-    if (workspaceId === undefined) return undefined;
-    const membership = this.memberships.get(membershipKey(workspaceId, session.userId));
-    if (!membership) return undefined;
-    return { ...session, workspaceId, workspaceExists: membership.exists, role: membership.role };
+    const standing = session && this.standing(session.userId, target);
+    return standing && { ...session, ...standing };
+  }
+
+  /**
+   * An API key's credential as the API keys family read it (with its creator), by the key's
+   * prefix, and with a target the creator's standing towards it; undefined when any part has to be
+   * read. The credential is the object kept: the family may note a use on it (last_used_at).
+   */
+  apiKey<T extends object>(prefix: string, target?: AccessTarget): { credential: T; standing?: Standing } | undefined {
+    if (!this.usable()) return undefined;
+    const kept = this.keys.get(prefix);
+    if (!kept) return undefined;
+    if (!target) return { credential: kept.credential as T };
+    const standing = this.standing(kept.userId, target);
+    return standing && { credential: kept.credential as T, standing };
+  }
+
+  /** Keeps what a key check that began at `generation` read, unless access changed meanwhile. */
+  keepApiKey(
+    generation: number,
+    prefix: string,
+    key: KeptKey,
+    standing?: Standing,
+    record?: { table: string; id: string },
+  ): void {
+    if (generation !== this.generation || !this.usable()) return;
+    this.keys.set(prefix, key);
+    if (standing) this.keepStanding(key.userId, standing, record);
   }
 
   /** Keeps what a read that began at `generation` found, unless access changed meanwhile. */
@@ -105,9 +138,24 @@ export class AccessCache {
     if (generation !== this.generation || !this.usable()) return;
     const { userId, email, displayName, systemRole, expiresAt } = found;
     this.sessions.set(tokenId, { userId, email, displayName, systemRole, expiresAt });
-    if (!('workspaceId' in found) || found.workspaceId === null) return;
-    if (record) this.records.set(recordKey(record.table, record.id), found.workspaceId);
-    this.memberships.set(membershipKey(found.workspaceId, userId), { exists: found.workspaceExists, role: found.role });
+    if ('workspaceId' in found) this.keepStanding(userId, found, record);
+  }
+
+  private standing(userId: string, target: AccessTarget): Standing | undefined {
+    const workspaceId =
+      'workspaceId' in target ? target.workspaceId : this.records.get(recordKey(target.table, target.id));
+    if (workspaceId === undefined) return undefined;
+    const membership = this.memberships.get(membershipKey(workspaceId, userId));
+    return membership && { workspaceId, workspaceExists: membership.exists, role: membership.role };
+  }
+
+  private keepStanding(userId: string, standing: Standing, record?: { table: string; id: string }): void {
+    if (standing.workspaceId === null) return;
+    if (record) this.records.set(recordKey(record.table, record.id), standing.workspaceId);
+    this.memberships.set(membershipKey(standing.workspaceId, userId), {
+      exists: standing.workspaceExists,
+      role: standing.role,
+    });
   }
 
   /**
@@ -126,11 +174,18 @@ export class AccessCache {
       this.sessions.clear();
       this.records.clear();
       this.memberships.clear();
+      this.keys.clear();
+    } else if ('key' in change) {
+      this.keys.delete(change.key);
+    } else if ('record' in change) {
+      this.records.delete(recordKey(change.record.table, change.record.id));
     } else if ('token' in change) {
       this.sessions.delete(change.token);
     } else if ('user' in change) {
       for (const [token] of [...this.sessions.entries()].filter(([, s]) => s.userId === change.user))
         this.sessions.delete(token);
+      for (const [prefix] of [...this.keys.entries()].filter(([, k]) => k.userId === change.user))
+        this.keys.delete(prefix);
       this.dropMemberships((key) => key.endsWith(`/${change.user}`));
     } else if ('member' in change) {
       this.memberships.delete(membershipKey(change.member.workspace, change.member.user));
@@ -138,6 +193,8 @@ export class AccessCache {
       this.dropMemberships((key) => key.startsWith(`${change.workspace}/`));
       for (const [key] of [...this.records.entries()].filter(([, workspaceId]) => workspaceId === change.workspace))
         this.records.delete(key);
+      for (const [prefix] of [...this.keys.entries()].filter(([, k]) => k.workspaceId === change.workspace))
+        this.keys.delete(prefix);
     }
   }
 
@@ -150,10 +207,24 @@ export class AccessCache {
     return this.heard && this.notifications.live;
   }
 
+  /**
+   * On the embedded database the engine hands this process the triggers' changes as their COMMIT
+   * returns (so SQL by hand through the same engine counts at once); its LISTEN must be asked for
+   * before any transaction can be open: now.
+   */
+  async onModuleInit(): Promise<void> {
+    if (this.notifications.inProcess) {
+      this.start();
+      await this.listening;
+    }
+  }
+
   /** Listens for changes from the first request on (a worker process that serves none never does). */
   private start(): void {
     this.listening ??= this.notifications
-      .listen(ACCESS_CHANNEL, (payload) => this.forget(payload === undefined ? undefined : parseChange(payload)))
+      .listen(ACCESS_CHANNEL, (payload) => this.forget(payload === undefined ? undefined : parseChange(payload)), {
+        fromDatabase: true,
+      })
       .then(() => (this.heard = true))
       .catch((err: Error) => {
         // Not listening: nothing is kept or served, and the next request tries again.

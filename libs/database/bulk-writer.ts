@@ -11,7 +11,7 @@ import {
   type CopyValue,
 } from './copy-binary.js';
 import type { OpenedDatabase } from './data-source.factory.js';
-import { OPENED_DATABASE } from './database.module.js';
+import { OPENED_DATABASE } from './data-source.factory.js';
 import { Db } from './unit-of-work.js';
 
 export interface BulkColumn {

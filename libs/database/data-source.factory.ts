@@ -31,6 +31,9 @@ export interface DatabaseTarget {
   logger?: PinoLogger;
 }
 
+/** The provider of `{ db?: OpenedDatabase }`, the database once it is open (DatabaseModule). */
+export const OPENED_DATABASE = Symbol('OPENED_DATABASE');
+
 export interface OpenedDatabase {
   dataSource: DataSource;
   kind: 'postgres' | 'embedded';

@@ -5,12 +5,12 @@ import { AppConfig } from '../config/app-config.js';
 import type { Logger } from 'pino';
 import { ReadinessRegistry } from '../common/readiness.js';
 import { withTimeout } from '../common/timeout.js';
-import { migrate, openDatabase, type OpenedDatabase } from './data-source.factory.js';
+import { migrate, OPENED_DATABASE, openDatabase, type OpenedDatabase } from './data-source.factory.js';
 import { DatabaseShutdown } from './database-shutdown.js';
 import { DatabaseNotifications } from './notifications.js';
 import { Db, refuseQueriesOutsideTransaction, TransactionRunner } from './unit-of-work.js';
 
-export const OPENED_DATABASE = Symbol('OPENED_DATABASE');
+export { OPENED_DATABASE };
 
 /** What the application hands the database module: its configuration, logger and migrations (libs never import src). */
 export interface DatabaseModuleOptions {

@@ -1,7 +1,7 @@
-import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
 import { AppConfig } from '../config/app-config.js';
-import { CONNECT_TIMEOUT_MS } from './data-source.factory.js';
+import { CONNECT_TIMEOUT_MS, OPENED_DATABASE, type OpenedDatabase } from './data-source.factory.js';
 import { Db } from './unit-of-work.js';
 
 /**
@@ -28,6 +28,8 @@ const RECONNECT_MAX_MS = 10_000;
 export class DatabaseNotifications implements OnApplicationShutdown {
   private readonly logger = new Logger('DatabaseNotifications');
   private readonly listeners = new Map<string, Set<NotificationListener>>();
+  /** Channels the embedded engine itself listens on (sent by triggers). */
+  private readonly engineChannels = new Set<string>();
   private client?: pg.Client;
   private connecting?: Promise<pg.Client>;
   private reconnectTimer?: NodeJS.Timeout;
@@ -37,7 +39,13 @@ export class DatabaseNotifications implements OnApplicationShutdown {
   constructor(
     private readonly config: AppConfig,
     private readonly db: Db,
+    @Inject(OPENED_DATABASE) private readonly opened: { db?: OpenedDatabase },
   ) {}
+
+  /** Whether notifications stay in this process (the embedded database) rather than go between processes. */
+  get inProcess(): boolean {
+    return this.config.embedded;
+  }
 
   /** Signals `payload` on `channel` when the open transaction commits (at once outside one). */
   async notify(channel: string, payload: string): Promise<void> {
@@ -46,9 +54,26 @@ export class DatabaseNotifications implements OnApplicationShutdown {
     else await this.db.query('SELECT pg_notify($1, $2)', [channel, payload]);
   }
 
-  /** Calls `listener` for every notification on `channel` from now on; resolves once listening. Returns the function that stops it. */
-  async listen(channel: string, listener: NotificationListener): Promise<() => void> {
+  /**
+   * Calls `listener` for every notification on `channel` from now on; resolves once listening.
+   * Returns the function that stops it. `fromDatabase`: the channel is also sent by SQL
+   * (`pg_notify` in a trigger); on the embedded database the engine then hands those to this
+   * process when their transaction commits, before the COMMIT returns. The engine's LISTEN
+   * runs on its one session, so it must be asked for before any transaction can be open (at
+   * module init), or an open transaction's rollback would undo it.
+   */
+  async listen(
+    channel: string,
+    listener: NotificationListener,
+    options: { fromDatabase?: boolean } = {},
+  ): Promise<() => void> {
     checkChannel(channel);
+    if (options.fromDatabase && this.config.embedded && !this.engineChannels.has(channel)) {
+      const pglite = this.opened.db?.pglite;
+      if (!pglite) throw new Error('the embedded database is not open');
+      this.engineChannels.add(channel);
+      await pglite.listen(channel, (payload) => this.deliver(channel, payload));
+    }
     let set = this.listeners.get(channel);
     const first = !set;
     if (!set) this.listeners.set(channel, (set = new Set()));

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AccessCache } from '../../../libs/auth/access-cache.js';
 import { type AccessTarget, standingSql, type StandingRow } from '../../../libs/auth/access.repository.js';
 import type { SystemRole, WorkspaceRole } from '../../../libs/auth/roles.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
@@ -29,6 +30,12 @@ export interface ApiKeyCredential extends ApiKeyRow {
   user_active: boolean;
 }
 
+/** The credential alone, without the standing columns a statement with a target adds: what the access cache keeps. */
+export function credentialOf(row: ApiKeyCredential & Partial<StandingRow>): ApiKeyCredential {
+  const { target_workspace_id: _w, workspace_exists: _e, member_role: _r, ...credential } = row;
+  return credential;
+}
+
 const COLUMNS =
   'k.id, k.workspace_id, k.user_id, k.name, k.prefix, k.role, k.expires_at, k.last_used_at, k.last_used_ip, k.revoked_at, k.revoked_reason, k.created_at';
 const STATUS: Record<ApiKeyStatusFilter, string> = {
@@ -46,7 +53,10 @@ function updated(result: [ApiKeyRow[], number]): ApiKeyRow[] {
 /** The api_keys table: machine credentials of a workspace, stored as SHA-256 hashes. */
 @Injectable()
 export class ApiKeysRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly access: AccessCache,
+  ) {}
 
   async insert(key: {
     workspaceId: string;
@@ -151,7 +161,7 @@ export class ApiKeysRepository {
 
   /** Revokes the key if it is live; the revoked row, or undefined when it was already revoked. */
   async revoke(id: string, by: string | null, reason: string): Promise<ApiKeyRow | undefined> {
-    return updated(
+    return this.revoked(
       await this.db.query(
         `UPDATE api_keys AS k SET revoked_at = now(), revoked_by = $2, revoked_reason = $3 WHERE k.id = $1 AND k.revoked_at IS NULL RETURNING ${COLUMNS}`,
         [id, by, reason],
@@ -161,11 +171,18 @@ export class ApiKeysRepository {
 
   /** Revokes the user's live keys, in one workspace or all; answers the revoked rows. */
   async revokeAllOf(userId: string, workspaceId: string | null, reason: string): Promise<ApiKeyRow[]> {
-    return updated(
+    return this.revoked(
       await this.db.query(
         `UPDATE api_keys AS k SET revoked_at = now(), revoked_reason = $3 WHERE k.user_id = $1 AND ($2::uuid IS NULL OR k.workspace_id = $2) AND k.revoked_at IS NULL RETURNING ${COLUMNS}`,
         [userId, workspaceId, reason],
       ),
     );
+  }
+
+  /** The rows an UPDATE ... RETURNING revoked; this process's access cache drops them after the commit. */
+  private revoked(result: [ApiKeyRow[], number]): ApiKeyRow[] {
+    const rows = updated(result);
+    for (const row of rows) this.access.changed({ key: row.prefix });
+    return rows;
   }
 }

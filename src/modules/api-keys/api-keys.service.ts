@@ -7,6 +7,7 @@ import {
   standingOf,
   type StandingRow,
 } from '../../../libs/auth/access.repository.js';
+import { AccessCache } from '../../../libs/auth/access-cache.js';
 import { API_KEY_PREFIX, ApiKeyVerifier } from '../../../libs/auth/api-key-verifier.js';
 import { roleAtLeast, type Principal, type WorkspaceAccess } from '../../../libs/auth/roles.js';
 import {
@@ -20,7 +21,7 @@ import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.j
 import { hashSecretToken } from '../../../libs/common/secret-token.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { ApiKeyErrors } from './api-keys.errors.js';
-import { type ApiKeyCredential, ApiKeysRepository, type ApiKeyRow } from './api-keys.repository.js';
+import { type ApiKeyCredential, ApiKeysRepository, type ApiKeyRow, credentialOf } from './api-keys.repository.js';
 import type {
   ApiKeyCreatedResponse,
   ApiKeyResponse,
@@ -54,6 +55,7 @@ export class ApiKeysService implements OnModuleInit {
     private readonly verifier: ApiKeyVerifier,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
+    private readonly cache: AccessCache,
   ) {}
 
   onModuleInit(): void {
@@ -71,15 +73,18 @@ export class ApiKeysService implements OnModuleInit {
   ): Promise<{ principal: Principal; standing?: Standing }> {
     const prefix = KEY_SHAPE.exec(key)?.[1];
     if (!prefix) throw new UnauthenticatedError('The API key is malformed');
-    const found = target ? await this.keys.credentialWithAccess(prefix, target) : await this.keys.credential(prefix);
+    const { found, standing } = await this.credential(prefix, target);
     if (!found || !sameHash(found.secret_hash, hashSecretToken(key)))
       throw new UnauthenticatedError('The API key is invalid');
     if (found.revoked_at) throw new UnauthenticatedError('The API key has been revoked');
     if (found.expires_at && new Date(found.expires_at).getTime() <= Date.now())
       throw new UnauthenticatedError(`The API key expired at ${new Date(found.expires_at).toISOString()}`);
     if (!found.user_active) throw new UnauthenticatedError('The user who created this API key is deactivated');
-    if (!found.last_used_at || Date.now() - new Date(found.last_used_at).getTime() > 60_000)
+    if (!found.last_used_at || Date.now() - new Date(found.last_used_at).getTime() > 60_000) {
       await this.keys.touch(found.id, client.ip);
+      // The kept credential too, so this process records a use at most once a minute.
+      found.last_used_at = new Date();
+    }
     const principal: Principal = {
       userId: found.user_id,
       email: found.email,
@@ -90,7 +95,33 @@ export class ApiKeysService implements OnModuleInit {
       tokenExpiresAt: found.expires_at ? new Date(found.expires_at) : undefined,
       apiKey: { id: found.id, name: found.name, workspaceId: found.workspace_id, role: found.role },
     };
-    return { principal, standing: target ? standingOf(found as ApiKeyCredential & StandingRow) : undefined };
+    return { principal, standing };
+  }
+
+  /**
+   * The key with this prefix and its creator, with their standing towards the target: from the
+   * access cache when it holds every part, else read in one statement and kept (the cache drops it
+   * when the key is revoked or its creator or membership changes: libs/auth/access-cache.ts).
+   */
+  private async credential(
+    prefix: string,
+    target?: AccessTarget,
+  ): Promise<{ found?: ApiKeyCredential; standing?: Standing }> {
+    const cached = this.cache.apiKey<ApiKeyCredential>(prefix, target);
+    if (cached) return { found: cached.credential, standing: cached.standing };
+    const generation = this.cache.begin();
+    const row = target ? await this.keys.credentialWithAccess(prefix, target) : await this.keys.credential(prefix);
+    if (!row) return {};
+    const standing = target ? standingOf(row as ApiKeyCredential & StandingRow) : undefined;
+    const found = credentialOf(row);
+    this.cache.keepApiKey(
+      generation,
+      prefix,
+      { userId: found.user_id, workspaceId: found.workspace_id, credential: found },
+      standing,
+      target && 'table' in target ? target : undefined,
+    );
+    return { found, standing };
   }
 
   async create(access: WorkspaceAccess, body: CreateApiKeyRequest, caller: Principal): Promise<ApiKeyCreatedResponse> {

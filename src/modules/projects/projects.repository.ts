@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { ProjectEntity } from './entities/project.entity.js';
 import { RecommendationEntity } from './entities/recommendation.entity.js';
 import { TestPlanEntity, TestPlanVersionEntity } from './entities/test-plan.entity.js';
+import { AccessCache } from '../../../libs/auth/access-cache.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { nameTaken } from '../../../libs/database/record-queries.js';
 import { containsPattern } from '../../../libs/database/like.js';
@@ -12,7 +13,10 @@ const like = containsPattern;
 /** Projects, test plans, recommendations, and the reads over runs that trend needs: queries only. */
 @Injectable()
 export class ProjectsRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly access: AccessCache,
+  ) {}
 
   private get projects() {
     return this.db.repository(ProjectEntity);
@@ -84,6 +88,13 @@ export class ProjectsRepository {
   saveProject(project: Partial<ProjectEntity>): Promise<ProjectEntity> {
     const repo = this.projects;
     return repo.save(repo.create(project));
+  }
+
+  /** Saves a project given another workspace; every process's access cache forgets where it was. */
+  async saveMoved(project: ProjectEntity): Promise<ProjectEntity> {
+    const saved = await this.saveProject(project);
+    this.access.changed({ record: { table: 'projects', id: project.id } });
+    return saved;
   }
 
   // Test plans

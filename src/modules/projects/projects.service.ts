@@ -291,7 +291,7 @@ export class ProjectsService {
         testPlanId: null,
         testPlanVersion: null,
       });
-      const saved = await this.repo.saveProject(project);
+      const saved = await this.repo.saveMoved(project);
       await this.audit.record({
         actor: caller,
         workspaceId: access.workspaceId,

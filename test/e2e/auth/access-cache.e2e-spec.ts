@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { AccessCache } from '../../../libs/auth/access-cache.js';
+import { movableTables } from '../../../src/database/migrations/1766300000000-access-changes.js';
 import { DatabaseNotifications } from '../../../libs/database/notifications.js';
 import { describeOn } from '../../utils/database-mode.js';
 import { expectProblem } from '../../utils/problem.js';
@@ -101,6 +102,38 @@ describe('the access cache: a change to access takes effect on the next request'
     await read(r.outsider.auth).expect(200);
   });
 
+  it('API keys: a revoked key is refused at once; its creator demoted, the key is held to the new role at once', async () => {
+    const { r, ws, dataset, read } = await world();
+    const created = await t.http
+      .post(`/workspaces/${ws}/api-keys`)
+      .set(r.member.auth)
+      .send({ name: 'ci', role: 'member' })
+      .expect(201);
+    const { id, key } = created.body as { id: string; key: string };
+    const keyAuth = { Authorization: `Bearer ${key}` };
+    const rename = (name: string) => t.http.patch(`/datasets/${dataset}`).set(keyAuth).send({ name });
+    await read(keyAuth).expect(200);
+    await rename('renamed-by-key').expect(200);
+    await t.http
+      .patch(`/workspaces/${ws}/members/${r.member.id}`)
+      .set(r.owner.auth)
+      .send({ role: 'viewer' })
+      .expect(200);
+    expectProblem(await rename('renamed-by-key-again'), 403, 'forbidden');
+    await read(keyAuth).expect(200);
+    await t.http.delete(`/workspaces/${ws}/api-keys/${id}`).set(r.member.auth).expect(204);
+    expectProblem(await read(keyAuth), 401);
+  });
+
+  it('every table of records in a workspace says when a record moves (a later migration must add the trigger too)', async () => {
+    const tables = await movableTables(t.dataSource);
+    expect(tables).toEqual(expect.arrayContaining(['datasets', 'projects', 'runs']));
+    const triggers: Array<{ tgname: string }> = await t.dataSource.query(
+      `SELECT tgname FROM pg_trigger WHERE right(tgname, 13) = '_access_moved' AND NOT tgisinternal`,
+    );
+    expect(triggers.map((x) => x.tgname).sort()).toEqual(tables.map((table) => `${table}_access_moved`).sort());
+  });
+
   it('a workspace deleted: its records are gone for everyone at once', async () => {
     const { r, ws, read } = await world();
     await read(r.viewer.auth).expect(200);
@@ -146,7 +179,7 @@ describeOn('postgres', 'other processes hear changes through LISTEN/NOTIFY; the 
       // Until B answers the viewer and the member from memory (it starts listening at its first
       // request and keeps nothing before it hears): what follows must then reach it.
       const cache = b.app.get(AccessCache);
-      await within(5_000, async () => {
+      await within(15_000, async () => {
         for (const who of [r.viewer, r.member]) await readOnB(who.auth).expect(200);
         return [r.viewer, r.member].every((who) => cache.session(jtiOf(who.token)) !== undefined);
       });
@@ -160,10 +193,37 @@ describeOn('postgres', 'other processes hear changes through LISTEN/NOTIFY; the 
       expect(took).toBeLessThan(2_000);
     });
 
+    it('an API key revoked through one process is refused by the other', async () => {
+      const { r, ws, readOnB } = await world();
+      const created = await a.http
+        .post(`/workspaces/${ws}/api-keys`)
+        .set(r.member.auth)
+        .send({ name: 'ci', role: 'viewer' })
+        .expect(201);
+      const { id, key } = created.body as { id: string; key: string };
+      const keyAuth = { Authorization: `Bearer ${key}` };
+      await readOnB(keyAuth).expect(200);
+      await readOnB(keyAuth).expect(200);
+      await a.http.delete(`/workspaces/${ws}/api-keys/${id}`).set(r.member.auth).expect(204);
+      await within(2_000, async () => (await readOnB(keyAuth)).status === 401);
+    });
+
     it('a member removed through one process is refused by the other', async () => {
       const { r, ws, readOnB } = await world();
       await a.http.delete(`/workspaces/${ws}/members/${r.viewer.id}`).set(r.owner.auth).expect(204);
       await within(2_000, async () => (await readOnB(r.viewer.auth)).status === 403);
+    });
+
+    it('a project moved through one process: the other answers for its new workspace', async () => {
+      const { r, ws, readOnB } = await world();
+      const target = await a.factory.newWorkspace(r.admin);
+      const project = (
+        await a.http.post('/projects').set(r.member.auth).send({ workspace_id: ws, name: 'moving' }).expect(201)
+      ).body as { id: string };
+      await b.http.get(`/projects/${project.id}`).set(r.viewer.auth).expect(200);
+      await a.http.post(`/projects/${project.id}/move`).set(r.admin.auth).send({ workspace_id: target.id }).expect(200);
+      await within(2_000, async () => (await b.http.get(`/projects/${project.id}`).set(r.viewer.auth)).status === 403);
+      expect((await readOnB(r.viewer.auth)).status).toBe(200);
     });
 
     it("SQL by hand (an operator deactivating a user) reaches every process's cache", async () => {
