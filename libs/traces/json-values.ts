@@ -9,6 +9,8 @@
  * Paths are JSONPath of the simple kind `$.a.*.b`: member names, and `*` for any member or element.
  */
 
+import { JSON_CHAR } from '../common/json-limits.js';
+
 /** One value found: the member name (or element index) it stood at, and how deeply it nests. */
 export interface JsonPathValue {
   value: unknown;
@@ -37,14 +39,7 @@ const enum State {
   End,
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
+const { QUOTE, BACKSLASH, COMMA, COLON, OPEN_ARRAY, CLOSE_ARRAY, OPEN_OBJECT, CLOSE_OBJECT } = JSON_CHAR;
 
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
