@@ -46,19 +46,24 @@ interface MemberOrder {
 const orders = new Map<string, MemberOrder>();
 const MAX_ORDERS = 256;
 
-let last: MemberOrder = { keys: [], order: [], quoted: [] };
+/** The shapes met last (a row and the objects inside it): compared name by name before any lookup. */
+const recent: MemberOrder[] = [];
+const RECENT = 4;
 
 function memberOrder(keys: string[]): MemberOrder {
-  if (sameNames(last.keys, keys)) return last;
+  for (const shape of recent) if (sameNames(shape.keys, keys)) return shape;
   const signature = keys.join('\u0000');
-  const known = orders.get(signature);
+  let known = orders.get(signature);
   // The signature can be shared by names holding NUL: the names themselves decide.
-  if (known && sameNames(known.keys, keys)) return (last = known);
-  const order = [...keys].sort(jsonbKeyOrder);
-  const made = { keys, order, quoted: order.map((k) => `${JSON.stringify(k)}: `) };
-  if (orders.size >= MAX_ORDERS) orders.clear();
-  orders.set(signature, made);
-  return (last = made);
+  if (!known || !sameNames(known.keys, keys)) {
+    const order = [...keys].sort(jsonbKeyOrder);
+    known = { keys, order, quoted: order.map((k) => `${JSON.stringify(k)}: `) };
+    if (orders.size >= MAX_ORDERS) orders.clear();
+    orders.set(signature, known);
+  }
+  recent.unshift(known);
+  if (recent.length > RECENT) recent.pop();
+  return known;
 }
 
 function sameNames(a: string[], b: string[]): boolean {
