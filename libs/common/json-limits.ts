@@ -19,12 +19,18 @@ export interface JsonScan {
   loneSurrogate: boolean;
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_ARRAY = 0x5b;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_ARRAY = 0x5d;
-const CLOSE_OBJECT = 0x7d;
+/** The bytes (and UTF-16 units) of JSON's structure, for scanners of raw JSON. */
+export const JSON_CHAR = {
+  QUOTE: 0x22,
+  BACKSLASH: 0x5c,
+  COMMA: 0x2c,
+  COLON: 0x3a,
+  OPEN_ARRAY: 0x5b,
+  OPEN_OBJECT: 0x7b,
+  CLOSE_ARRAY: 0x5d,
+  CLOSE_OBJECT: 0x7d,
+} as const;
+const { QUOTE, BACKSLASH, OPEN_ARRAY, OPEN_OBJECT, CLOSE_ARRAY, CLOSE_OBJECT } = JSON_CHAR;
 const LOWER_U = 0x75;
 
 function hexValue(code: number): number {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { END, keep, oiLlm, ok, span, START } from '../../test/utils/source-spans.js';
 import { detectSpanConvention, normaliseSpan } from './conventions.js';
+import { jsonBytes, jsonBytesBound, jsonFits } from './conventions/mapping-context.js';
 
 describe('detectSpanConvention', () => {
   it('recognises each convention by its markers', () => {
@@ -568,5 +569,28 @@ describe('normaliseSpan: langfuse', () => {
     expect([r.span.kind, r.span.session_id, r.span.user_id]).toEqual(['tool', 's-3', 'u-3']);
     expect(r.span.tool_calls).toEqual([{ name: 'lookup_order', arguments: { order: 7 }, id: null }]);
     expect(r.span.status).toBe('unset');
+  });
+});
+
+describe('jsonBytesBound', () => {
+  it('is never below the bytes of the JSON, and cannot bound what JSON.stringify writes its own way', () => {
+    const values: unknown[] = [
+      'plain',
+      'é 😀 \u0000 \ud800 "\\\n',
+      -2.2250738585072014e-308,
+      1e21,
+      Number.NaN,
+      true,
+      null,
+      [undefined, () => 1, 'x'],
+      { a: undefined, 'ключ\u0001': [1, { b: [[]] }], '': {} },
+    ];
+    for (const v of values) expect(jsonBytesBound(v)).toBeGreaterThanOrEqual(jsonBytes(v));
+    expect(jsonBytesBound({ at: new Date(0) })).toBe(Number.POSITIVE_INFINITY);
+    expect(jsonBytesBound([1n])).toBe(Number.POSITIVE_INFINITY);
+    // Near the limit the bytes themselves decide.
+    expect(jsonFits('x'.repeat(10), 12)).toBe(true);
+    expect(jsonFits('x'.repeat(11), 12)).toBe(false);
+    expect(jsonFits({ at: new Date(0) }, 10)).toBe(false);
   });
 });

@@ -17,7 +17,7 @@ import { CONVENTIONS } from './span.types.js';
 import { TRACELOOP } from './conventions/attributes.js';
 import { mapGenAi } from './conventions/genai.js';
 import { mapLangfuse } from './conventions/langfuse.js';
-import { Ctx, foldKey, jsonBytes, round3, toStr } from './conventions/mapping-context.js';
+import { Ctx, foldKey, jsonBytes, jsonFits, round3, toStr } from './conventions/mapping-context.js';
 import { mapOpenInference } from './conventions/openinference.js';
 import { mapOpenLlmetry } from './conventions/openllmetry.js';
 
@@ -276,8 +276,8 @@ function validate(span: SourceSpan, maxRecordBytes: number): { ok: true; v: Vali
   });
   if (typeof span !== 'object' || span === null || typeof span.attributes !== 'object' || span.attributes === null)
     return fail('malformed_record', 'not a span object with attributes');
-  const size = jsonBytes(span);
-  if (size > maxRecordBytes) return fail('record_too_large', `record is ${size} bytes, limit ${maxRecordBytes}`);
+  if (!jsonFits(span, maxRecordBytes))
+    return fail('record_too_large', `record is ${jsonBytes(span)} bytes, limit ${maxRecordBytes}`);
   const t = checkId(span.trace_id, 32);
   if (!t.ok)
     return t.missing
@@ -414,7 +414,7 @@ export function normaliseSpan(
     const dropped: string[] = [...clashes];
     for (const [k, val] of candidates) {
       unmapped.push(k);
-      if (options.keepUnmapped && jsonBytes(val) <= maxAttr) attributes[k] = val;
+      if (options.keepUnmapped && jsonFits(val, maxAttr)) attributes[k] = val;
       else dropped.push(k);
     }
 

@@ -153,6 +153,25 @@ describe('service tier: trace landing and retention', () => {
     });
   });
 
+  it('hashes a first landing as its rows stream: the version hash is that of the rows as stored, whatever their text', async () => {
+    const odd = {
+      ...span('t1', 'a'),
+      attributes: {
+        ключ: 'é 😀 \u2028',
+        big: 1e21,
+        small: 1.5e-7,
+        list: [1, { b: 2, a: 1 }, null, 'q"uote\\'],
+        nested: { z: true, aa: { '': 0 } },
+      },
+    };
+    const { runId, attempt: go } = await land([odd, span('t1', 'b', 0, 'a')], { dataset_name: 'landed-text' });
+    expect((await go()).landed).toBe(2);
+    const datasetId = await datasetOf(runId);
+    const [version] = await versions(datasetId);
+    expect(version).toEqual(expect.objectContaining({ number: 1, row_count: 2 }));
+    expect(version.content_sha256).toBe((await shown(datasetId, 1)).sha256);
+  });
+
   it('lands the same spans again without writing them twice; only new spans make a version', async () => {
     const first = [span('t1', 'a'), span('t1', 'b', 0, 'a')];
     const one = await land(first, { dataset_name: 'landed-2' });
@@ -241,7 +260,9 @@ describe('service tier: trace landing and retention', () => {
     expect(await ingestRun(runId)).toEqual(
       expect.objectContaining({ state: 'succeeded', version_number: 1, received: 3, landed: 3, deduplicated: 0 }),
     );
-    expect((await versions(datasetId)).map((v) => [v.number, v.row_count])).toEqual([[1, 3]]);
+    expect((await versions(datasetId)).map((v) => [v.number, v.row_count, v.content_sha256])).toEqual([
+      [1, 3, (await shown(datasetId, 1)).sha256],
+    ]);
     expect(await dataset(datasetId)).toEqual(expect.objectContaining({ latest_version: 1, writing_version: null }));
   });
 

@@ -45,6 +45,48 @@ export function jsonBytes(v: unknown): number {
   }
 }
 
+/** The longest text JSON.stringify gives a number (`-2.2250738585072014e-308`). */
+const NUMBER_BYTES = 24;
+
+/**
+ * An upper bound of jsonBytes(v) found without writing the JSON: a string's UTF-16 unit takes at
+ * most 6 bytes (`\uXXXX`). Infinity for what it cannot bound (toJSON, BigInt, deep nesting), so
+ * the caller measures exactly; limits are checked with it first and measured only when near.
+ */
+export function jsonBytesBound(v: unknown, depth = 0): number {
+  switch (typeof v) {
+    case 'string':
+      return v.length * 6 + 2;
+    case 'number':
+      return NUMBER_BYTES;
+    case 'boolean':
+      return 5;
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      // Left out of objects, `null` in arrays.
+      return 4;
+    case 'object': {
+      if (v === null) return 4;
+      if (depth > 64 || typeof (v as { toJSON?: unknown }).toJSON === 'function') return Number.POSITIVE_INFINITY;
+      let n = 2;
+      if (Array.isArray(v)) {
+        for (const x of v) n += jsonBytesBound(x, depth + 1) + 1;
+        return n;
+      }
+      for (const k in v) n += k.length * 6 + 3 + jsonBytesBound((v as Record<string, unknown>)[k], depth + 1) + 1;
+      return n;
+    }
+    default:
+      return Number.POSITIVE_INFINITY;
+  }
+}
+
+/** Whether the JSON of `v` takes at most `limit` bytes (written only when the bound says it might not). */
+export function jsonFits(v: unknown, limit: number): boolean {
+  return jsonBytesBound(v) <= limit || jsonBytes(v) <= limit;
+}
+
 /** Folds numeric path segments so indexed attribute families group together. */
 export function foldKey(key: string): string {
   return key.replace(/(^|\.)\d+(?=\.|$)/g, '$1*');

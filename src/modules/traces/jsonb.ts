@@ -1,3 +1,5 @@
+import { jsonbOutput } from '../datasets/ingest/jsonb-text.js';
+
 /** Unpaired UTF-16 surrogates (with the u flag a pair is one code point, so only a lone half matches) and NUL. */
 const UNSTORABLE = /[\u0000\uD800-\uDFFF]/gu;
 const clean = (text: string): string => text.replace(UNSTORABLE, '\uFFFD');
@@ -17,4 +19,14 @@ export function jsonbText(value: unknown): string {
     }
     return v;
   });
+}
+
+/**
+ * The text PostgreSQL prints for the jsonb of `value` (`data::text`), once made storable as
+ * jsonbText makes it: what a landing sends, so it can hash the version's rows while they stream.
+ */
+export function jsonbStoredText(value: unknown): string {
+  const text = jsonbOutput(value);
+  if (!text.includes('\\u0000') && !text.includes('\\ud')) return text;
+  return jsonbOutput(JSON.parse(jsonbText(value)));
 }

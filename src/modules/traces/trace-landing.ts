@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BulkValue } from '../../../libs/database/bulk-writer.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
@@ -19,7 +19,7 @@ import type { DatasetEntity } from '../datasets/entities/dataset.entity.js';
 import { SecretsService } from '../secrets/secrets.service.js';
 import { pullConnection } from './connection-sources.js';
 import { TRACE_ENRICH_JOB } from './trace-enrichment.js';
-import { jsonbText } from './jsonb.js';
+import { jsonbStoredText, jsonbText } from './jsonb.js';
 import { TRACE_INGEST_RUNS, TracesRepository, type IngestRunRow } from './traces.repository.js';
 
 export const TRACE_LAND_JOB = 'traces.land';
@@ -63,11 +63,10 @@ interface LandPayload {
 
 /** A span's row id: the same trace and span in the same dataset always get the same id, so landing twice writes once. */
 export function spanRowId(datasetId: string, traceId: string, spanId: string): string {
-  const h = createHash('sha1').update(`${datasetId}\u0000${traceId}\u0000${spanId}`).digest();
-  h[6] = (h[6] & 0x0f) | 0x50;
-  h[8] = (h[8] & 0x3f) | 0x80;
-  const x = h.subarray(0, 16).toString('hex');
-  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
+  // A name-based UUID (version 5 bits over SHA-1), built from the digest's hex: one call per span.
+  const x = hash('sha1', `${datasetId}\u0000${traceId}\u0000${spanId}`, 'hex');
+  const variant = '89ab'[parseInt(x[16], 16) & 3];
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-5${x.slice(13, 16)}-${variant}${x.slice(17, 20)}-${x.slice(20, 32)}`;
 }
 
 /** Trace datasets found by name, created on first use: where landings and OTLP exports name their target. */
@@ -268,50 +267,73 @@ export class TraceLanding {
     // statistics gathered on the way, as uploads do, instead of scanning the rows again (4-6 s per
     // 100,000 spans); otherwise they are computed from the rows.
     const collector = dataset.latestVersion === 0 ? new ColumnStatsCollector() : null;
+    // Then the version's content hash (RowsRepository.contentHash's definition) is taken on the
+    // way too: each span is sent as the very text jsonb prints, in row order.
+    const content = collector ? createHash('sha256') : null;
     let spans: BulkValue[][] = [];
     let drops: Parameters<TracesRepository['appendDrops']>[0] = [];
     // A retry takes the drops anew, with the counts.
     await this.transactions.run(() => this.traces.clearDrops(run.id));
+    // On PostgreSQL (a process of its own) a batch is written while the next one is read and
+    // normalised, so both cores work; at most one batch is in flight, so memory and transactions
+    // stay bounded. The embedded database runs in this thread: there a batch is written before
+    // reading goes on, so its one connection is held no longer than the batch's own statements.
+    const overlap = !this.config.embedded;
+    let writing: Promise<void> | undefined;
     const flush = async () => {
       const batch = spans;
       const batchDrops = drops;
       spans = [];
       drops = [];
-      if (batch.length || batchDrops.length)
-        await this.transactions.run(() => this.writeBatch(dataset.id, number, batch, batchDrops));
+      if (!batch.length && !batchDrops.length) return;
+      await writing;
+      writing = this.transactions.run(() => this.writeBatch(dataset.id, number, batch, batchDrops));
+      // Its failure is taken by the next flush or at the end; until then it is not an unhandled rejection.
+      writing.catch(() => undefined);
+      if (!overlap) await writing;
     };
-    for await (const item of source) {
-      received++;
-      if (received % 1000 === 0) signal.throwIfAborted();
-      const result =
-        'drop' in item
-          ? { ok: false as const, drop: item.drop }
-          : normaliseSpan(item.span, convention, { keepUnmapped });
-      if (!result.ok) {
-        dropped++;
-        dropReasons[result.drop.reason] = (dropReasons[result.drop.reason] ?? 0) + 1;
-        drops.push({
-          workspace_id: run.workspace_id,
-          run_id: run.id,
-          dataset_id: dataset.id,
-          ordinal: dropped,
-          reason: result.drop.reason,
-          detail: result.drop.detail,
-          source_ref: result.drop.source_ref,
-          payload: result.drop.payload,
-        });
-        if (drops.length >= DROP_BATCH) await flush();
-        continue;
+    try {
+      for await (const item of source) {
+        received++;
+        if (received % 1000 === 0) signal.throwIfAborted();
+        const result =
+          'drop' in item
+            ? { ok: false as const, drop: item.drop }
+            : normaliseSpan(item.span, convention, { keepUnmapped });
+        if (!result.ok) {
+          dropped++;
+          dropReasons[result.drop.reason] = (dropReasons[result.drop.reason] ?? 0) + 1;
+          drops.push({
+            workspace_id: run.workspace_id,
+            run_id: run.id,
+            dataset_id: dataset.id,
+            ordinal: dropped,
+            reason: result.drop.reason,
+            detail: result.drop.detail,
+            source_ref: result.drop.source_ref,
+            payload: result.drop.payload,
+          });
+          if (drops.length >= DROP_BATCH) await flush();
+          continue;
+        }
+        const span = result.span;
+        conventions[span.convention] = (conventions[span.convention] ?? 0) + 1;
+        collector?.add(span as unknown as Record<string, unknown>);
+        const rowId = spanRowId(dataset.id, span.trace_id, span.span_id);
+        const data = content ? jsonbStoredText(span) : jsonbText(span);
+        content?.update(`${staged ? '\n' : ''}${rowId} ${data}`);
+        spans.push([rowId, ordinalBase + staged, data]);
+        staged++;
+        if (spans.length >= LAND_BATCH) await flush();
       }
-      const span = result.span;
-      conventions[span.convention] = (conventions[span.convention] ?? 0) + 1;
-      collector?.add(span as unknown as Record<string, unknown>);
-      spans.push([spanRowId(dataset.id, span.trace_id, span.span_id), ordinalBase + staged, jsonbText(span)]);
-      staged++;
-      if (spans.length >= LAND_BATCH) await flush();
+      await flush();
+    } finally {
+      // Nothing of this landing may still be writing when it fails (its rows are then removed).
+      await writing?.catch(() => undefined);
     }
-    await flush();
-    return { received, staged, dropped, dropReasons, conventions, collector };
+    await writing;
+    const streamed = content ? { rowCount: staged, sha256: content.digest('hex') } : null;
+    return { received, staged, dropped, dropReasons, conventions, collector, streamed };
   }
 
   /** One batch: staged by COPY, then the spans the dataset does not hold yet (in any version still showing them, or written by this landing) are written; its drops kept. */
@@ -332,7 +354,7 @@ export class TraceLanding {
     outcome: Awaited<ReturnType<TraceLanding['write']>>,
   ): Promise<{ landed: number; dropped: number; version_id: string | null }> {
     const { dataset, number, ordinalBase } = reservation;
-    const { received, staged, dropped, dropReasons, conventions, collector } = outcome;
+    const { received, staged, dropped, dropReasons, conventions, collector, streamed } = outcome;
     const head = dataset.latestVersion
       ? await this.datasets.versionByNumber(dataset.workspaceId, dataset.id, dataset.latestVersion)
       : null;
@@ -344,9 +366,11 @@ export class TraceLanding {
     const measured = await this.transactions.run(async () => {
       const landed = await this.datasets.countAddedIn(dataset.id, number);
       if (!landed) return { landed };
-      const content = await this.datasets.contentHash(dataset.id, number);
+      // Every staged span written once (none repeated): the rows are what was hashed on the way.
+      const whole = landed === staged;
+      const content = streamed && whole ? streamed : await this.datasets.contentHash(dataset.id, number);
       const gathered =
-        collector && landed === staged
+        collector && whole
           ? collector.finish(
               columns,
               landed,

@@ -36,22 +36,44 @@ function arrayText(values: unknown[]): string {
   return `${out}]`;
 }
 
-/** The last member order worked out (rows of one file mostly share theirs). */
-let lastKeys: string[] = [];
-let lastOrder: string[] = [];
-let lastQuoted: string[] = [];
+/** A member order worked out: the names as the object lists them, in jsonb's order, quoted. */
+interface MemberOrder {
+  keys: string[];
+  order: string[];
+  quoted: string[];
+}
+/** Orders worked out, by the object's names (rows of one file share a few shapes, nested ones included). */
+const orders = new Map<string, MemberOrder>();
+const MAX_ORDERS = 256;
+
+/** The shapes met last (a row and the objects inside it): compared name by name before any lookup. */
+const recent: MemberOrder[] = [];
+const RECENT = 4;
+
+function memberOrder(keys: string[]): MemberOrder {
+  for (const shape of recent) if (sameNames(shape.keys, keys)) return shape;
+  const signature = keys.join('\u0000');
+  let known = orders.get(signature);
+  // The signature can be shared by names holding NUL: the names themselves decide.
+  if (!known || !sameNames(known.keys, keys)) {
+    const order = [...keys].sort(jsonbKeyOrder);
+    known = { keys, order, quoted: order.map((k) => `${JSON.stringify(k)}: `) };
+    if (orders.size >= MAX_ORDERS) orders.clear();
+    orders.set(signature, known);
+  }
+  recent.unshift(known);
+  if (recent.length > RECENT) recent.pop();
+  return known;
+}
+
+function sameNames(a: string[], b: string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 function objectText(object: Record<string, unknown>): string {
-  const keys = Object.keys(object);
-  let same = keys.length === lastKeys.length;
-  for (let i = 0; same && i < keys.length; i++) same = keys[i] === lastKeys[i];
-  if (!same) {
-    lastKeys = keys;
-    lastOrder = [...keys].sort(jsonbKeyOrder);
-    lastQuoted = lastOrder.map((k) => `${JSON.stringify(k)}: `);
-  }
-  const order = lastOrder;
-  const quoted = lastQuoted;
+  const { order, quoted } = memberOrder(Object.keys(object));
   let out = '{';
   let first = true;
   for (let i = 0; i < order.length; i++) {
