@@ -4,7 +4,7 @@ import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { AccessRepository } from '../../../libs/auth/access.repository.js';
 import { WorkspaceResourceRegistry } from '../../../libs/auth/workspace-resource.registry.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { type Page } from '../../../libs/common/pagination.js';
+import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { MetricConfigsService } from '../catalogues/metric-configs.service.js';
@@ -130,17 +130,17 @@ export class RunsService {
         tag: query.tag,
         projectId: query.project_id,
       },
-      { skip: (query.page - 1) * query.page_size, take: query.page_size },
+      pageWindow(query),
     );
-    return { items: rows.map((r) => toRunResponse(r)), total, page: query.page, page_size: query.page_size };
+    return pageOf(rows, total, query, (r) => toRunResponse(r));
   }
 
   async sutRuns(access: WorkspaceAccess, sutId: string, query: SutRunsQuery): Promise<Page<RunResponse>> {
     const [rows, total] = await this.runs.page(
       { workspaceIds: [access.workspaceId], sutId, state: query.state },
-      { skip: (query.page - 1) * query.page_size, take: query.page_size },
+      pageWindow(query),
     );
-    return { items: rows.map((r) => toRunResponse(r)), total, page: query.page, page_size: query.page_size };
+    return pageOf(rows, total, query, (r) => toRunResponse(r));
   }
 
   async get(access: WorkspaceAccess, id: string): Promise<RunResponse> {

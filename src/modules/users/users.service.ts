@@ -49,11 +49,6 @@ export class UsersService {
     private readonly apiKeys: ApiKeysService,
   ) {}
 
-  /** The response record of a user; never carries the password hash. */
-  toResponse(user: UserEntity): UserResponse {
-    return toUserResponse(user);
-  }
-
   etag(user: UserResponse): string {
     return strongEtag('user', user.id, user.version);
   }
