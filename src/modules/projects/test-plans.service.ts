@@ -216,10 +216,7 @@ export class TestPlansService {
           `from_version: ${plan.name} has no version ${baseNumber} (latest is ${plan.latestVersion})`,
           { errors: ['from_version names no version'] },
         );
-      const definition = planDefinition(
-        body.metrics ?? base.metrics,
-        body.release_rule ?? (body.metrics ? base.releaseRule : base.releaseRule),
-      );
+      const definition = planDefinition(body.metrics ?? base.metrics, body.release_rule ?? base.releaseRule);
       const datasets = await this.checkDatasets(access.workspaceId, body.datasets ?? base.datasets);
       const number = plan.latestVersion + 1;
       plan.latestVersion = number;

@@ -90,14 +90,7 @@ export class RunsService {
         snapshot.metrics.flatMap((m) => (m.config ? [m.config.id] : [])),
         run.id,
       );
-      // An offline run stays queued without a job (awaiting_upload) until its outputs are uploaded.
-      if (!offline) await this.enqueue(access, run.id, caller);
-      await this.runs.save(run);
-      await this.runs.appendEvent(run.id, access.workspaceId, 'state_changed', {
-        from: null,
-        to: offline ? 'awaiting_upload' : 'queued',
-        total: run.total,
-      });
+      await this.start(access, run, offline, caller);
       await this.audit.record({
         actor: caller,
         workspaceId: access.workspaceId,
@@ -211,16 +204,7 @@ export class RunsService {
           RunErrors.nothing_to_rerun,
           mode === 'errors' ? `Run ${id} has no rows whose call failed` : `Run ${id} has no failed rows`,
         );
-      // An offline run stays queued without a job (awaiting_upload) until its outputs are uploaded.
-      if (!offline) await this.enqueue(access, run.id, caller);
-      await this.runs.save(run);
-      await this.runs.appendEvent(run.id, access.workspaceId, 'state_changed', {
-        from: null,
-        to: offline ? 'awaiting_upload' : 'queued',
-        total: run.total,
-        rerun_of: source.id,
-        mode,
-      });
+      await this.start(access, run, offline, caller, { rerun_of: source.id, mode });
       await this.runs.appendEvent(source.id, access.workspaceId, 'rerun_started', { run_id: run.id, mode });
       await this.audit.record({
         actor: caller,
@@ -285,6 +269,25 @@ export class RunsService {
       await this.enqueue(access, id, caller);
       await this.runs.appendEvent(id, access.workspaceId, 'state_changed', { from: 'awaiting_upload', to: 'queued' });
       return this.get(access, id);
+    });
+  }
+
+  /** A materialised run starts (its total counted) and says so in its first event. */
+  private async start(
+    access: WorkspaceAccess,
+    run: RunEntity,
+    offline: boolean,
+    caller: Principal,
+    event: Record<string, unknown> = {},
+  ): Promise<void> {
+    // An offline run stays queued without a job (awaiting_upload) until its outputs are uploaded.
+    if (!offline) await this.enqueue(access, run.id, caller);
+    await this.runs.save(run);
+    await this.runs.appendEvent(run.id, access.workspaceId, 'state_changed', {
+      from: null,
+      to: offline ? 'awaiting_upload' : 'queued',
+      total: run.total,
+      ...event,
     });
   }
 
