@@ -6,6 +6,7 @@ import { type Page, pageFrom } from '../../../libs/common/pagination.js';
 import { embedRemote } from '../../../libs/evaluation/embeddings-client.js';
 import { LOCAL_EMBEDDER, localEmbed } from '../../../libs/evaluation/local-embedder.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import { isUniqueViolation } from '../../../libs/database/database-errors.js';
 import { SecretReferences } from '../secrets/secret-references.js';
 import { SecretsService } from '../secrets/secrets.service.js';
 import { CatalogueErrors } from './catalogues.errors.js';
@@ -84,9 +85,7 @@ export class EmbeddingConfigsService {
           createdBy: caller.userId,
         })
         .catch((err: unknown) => {
-          throw (err as { driverError?: { code?: string } }).driverError?.code === '23505'
-            ? this.nameTaken(body.name)
-            : err;
+          throw isUniqueViolation(err) ? this.nameTaken(body.name) : err;
         });
       await this.audit.record({
         actor: caller,
