@@ -14,6 +14,18 @@ import { TokenSigner } from './token-signer.js';
 import { WorkspaceResourceRegistry } from './workspace-resource.registry.js';
 import { ApiKeyAccess } from './workspace-access.js';
 
+/** What the families use of the library: provided here and exported as they are. */
+const SHARED = [
+  AccessCache,
+  AccessRepository,
+  ApiKeyVerifier,
+  ApiKeyAccess,
+  WorkspaceResourceRegistry,
+  TokenSigner,
+  PasswordHasher,
+  SessionRepository,
+];
+
 /** Authentication and authorization shared by every family; the guard is global. */
 @Global()
 @Module({
@@ -34,27 +46,11 @@ import { ApiKeyAccess } from './workspace-access.js';
     }),
   ],
   providers: [
-    AccessCache,
-    AccessRepository,
-    ApiKeyVerifier,
-    ApiKeyAccess,
-    WorkspaceResourceRegistry,
-    TokenSigner,
-    PasswordHasher,
-    SessionRepository,
+    ...SHARED,
     { provide: APP_GUARD, useClass: AccessGuard },
     // After the access guard, so a request without a token is 401 whatever its Content-Type.
     { provide: APP_GUARD, useClass: MediaTypeGuard },
   ],
-  exports: [
-    AccessCache,
-    AccessRepository,
-    ApiKeyVerifier,
-    ApiKeyAccess,
-    WorkspaceResourceRegistry,
-    TokenSigner,
-    PasswordHasher,
-    SessionRepository,
-  ],
+  exports: SHARED,
 })
 export class AuthLibModule {}

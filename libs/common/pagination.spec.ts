@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { MAX_PAGE_SIZE, PageOf, PageQueryDto, pageWindow, parseSort } from './pagination.js';
+import { MAX_PAGE_SIZE, PageOf, PageQueryDto, pageFrom, pageWindow, parseSort } from './pagination.js';
 
 describe('pagination', () => {
   const parse = (q: Record<string, string>) => plainToInstance(PageQueryDto, q, { exposeDefaultValues: true });
@@ -17,6 +17,18 @@ describe('pagination', () => {
     expect(validateSync(parse({ page_size: String(MAX_PAGE_SIZE + 1) }))).not.toHaveLength(0);
     expect(validateSync(parse({ page: '0' }))).not.toHaveLength(0);
     expect(validateSync(parse({ page: 'abc' }))).not.toHaveLength(0);
+  });
+
+  it('pages a list held in memory, the total counting every item', () => {
+    const all = ['a', 'b', 'c', 'd', 'e'];
+    expect(pageFrom(all, parse({ page: '2', page_size: '2' }))).toEqual({
+      items: ['c', 'd'],
+      total: 5,
+      page: 2,
+      page_size: 2,
+    });
+    expect(pageFrom(all, parse({ page: '3', page_size: '2' })).items).toEqual(['e']);
+    expect(pageFrom(all, parse({ page: '4', page_size: '2' })).items).toEqual([]);
   });
 
   it('parses sort fields against an allow-list, falling back for unknown ones', () => {

@@ -37,6 +37,12 @@ export function pageOf<E, T>(rows: E[], total: number, query: PageQueryDto, map:
   return { items: rows.map(map), total, page: query.page, page_size: query.page_size };
 }
 
+/** The asked page of a list held whole in memory (a catalogue merged from built-ins and rows). */
+export function pageFrom<T>(all: T[], query: PageQueryDto): Page<T> {
+  const { skip, take } = pageWindow(query);
+  return { items: all.slice(skip, skip + take), total: all.length, page: query.page, page_size: query.page_size };
+}
+
 /** skip/take for a repository from the page query. */
 export function pageWindow(query: PageQueryDto): { skip: number; take: number } {
   return { skip: (query.page - 1) * query.page_size, take: query.page_size };

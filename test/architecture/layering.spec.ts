@@ -464,6 +464,10 @@ describe('one mapper per family (STYLE.md: response DTOs are built by mappers fr
           'export async function listed(rows: Row[]): Promise<Page<Shown>> {\n  return page(rows);\n}',
           'function aad(workspaceId: string): string {\n  return workspaceId;\n}',
           'function request(): CreateSecretRequest | null {\n  return null;\n}',
+          'export class SecretsService {',
+          '  private async toShown(s: WorkspaceSecretEntity): Promise<Shown> {\n    return { id: s.id };\n  }',
+          '  toString(): string {\n    return "";\n  }',
+          '}',
         ].join('\n'),
       },
       {
@@ -479,6 +483,7 @@ describe('one mapper per family (STYLE.md: response DTOs are built by mappers fr
       'src/modules/secrets/secrets.service.ts: toResponse',
       'src/modules/secrets/secrets.service.ts: listed',
       'src/modules/secrets/secrets.service.ts: request',
+      'src/modules/secrets/secrets.service.ts: toShown',
     ]);
   });
 });

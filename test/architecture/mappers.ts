@@ -29,7 +29,8 @@ function balanced(text: string, open: number): number {
 
 /**
  * Top-level functions outside a family's `<family>.mapper.ts` that build a DTO: declared to return
- * a type imported from a `dto/` module. Entity → response mapping lives in the family's one mapper.
+ * a type imported from a `dto/` module; and class methods named as mappers are (`to…`, as
+ * `toResponse`) that do. Entity → response mapping lives in the family's one mapper.
  */
 export function dtoBuildersOutsideMappers(files: SourceFile[]): string[] {
   const found: string[] = [];
@@ -38,7 +39,11 @@ export function dtoBuildersOutsideMappers(files: SourceFile[]): string[] {
     if (!family || f.path.endsWith('.mapper.ts') || /\/dto\//.test(f.path)) continue;
     const dtos = dtoNames(f.text);
     if (!dtos.size) continue;
-    for (const m of f.text.matchAll(/^(?:export\s+)?(?:async\s+)?function\s+(\w+)\s*(?:<[^>]*>)?\(/gm)) {
+    const functions = f.text.matchAll(/^(?:export\s+)?(?:async\s+)?function\s+(\w+)\s*(?:<[^>]*>)?\(/gm);
+    const methods = f.text.matchAll(
+      /^[ \t]+(?:(?:private|protected|public|static|async)\s+)*(to[A-Z]\w*)\s*(?:<[^>]*>)?\(/gm,
+    );
+    for (const m of [...functions, ...methods]) {
       const after = f.text.slice(balanced(f.text, m.index + m[0].length - 1));
       const returned = /^\s*:\s*([^{]+?)\s*\{/.exec(after)?.[1] ?? '';
       if ((returned.match(/\w+/g) ?? []).some((name) => dtos.has(name))) found.push(`${f.path}: ${m[1]}`);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { diffRows } from './diff.js';
 import { diffStatistics } from './diff-statistics.js';
+import { answeredItem } from '../../../test/factories/item-result.js';
 import type { ItemResult, RunMetricSpec } from './run.types.js';
 
 const metrics: RunMetricSpec[] = [
@@ -10,21 +11,15 @@ const metrics: RunMetricSpec[] = [
 ];
 
 function item(rowId: string, exact: 0 | 1, judge: number, latency: number): ItemResult {
-  return {
-    row_id: rowId,
-    repetition: 0,
-    status: 'done',
-    output: 'x',
+  return answeredItem(rowId, {
     latency_ms: latency,
-    cost_usd: null,
-    error: null,
     scores: {
       exact: { score: exact, passed: exact === 1 },
       judge: { score: judge * 4 + 1, normalized: judge, passed: judge >= 0.5 },
       latency: { score: latency, passed: null },
     },
     passed: exact === 1 && judge >= 0.5,
-  };
+  });
 }
 
 /** 40 rows: billing (24) regresses on exact match and gets slower in the candidate, shipping (12) is unchanged, returns (4) improves. */

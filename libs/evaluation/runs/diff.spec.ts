@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { diffRows, diffToCsv } from './diff.js';
+import { answeredItem } from '../../../test/factories/item-result.js';
 import type { DiffRow, ItemResult, MetricScore, RunMetricSpec } from './run.types.js';
 
 const s = (score: number | null, passed: boolean | null = null): MetricScore => ({ score, passed });
@@ -10,18 +11,7 @@ function item(
   passed: boolean | null,
   fields: Partial<ItemResult> = {},
 ): ItemResult {
-  return {
-    row_id,
-    repetition: 0,
-    status: 'done',
-    output: 'same',
-    latency_ms: null,
-    cost_usd: null,
-    error: null,
-    scores,
-    passed,
-    ...fields,
-  };
+  return answeredItem(row_id, { output: 'same', scores, passed, ...fields });
 }
 
 const metrics: RunMetricSpec[] = [

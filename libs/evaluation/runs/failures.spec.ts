@@ -1,21 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { FailureAnalysis } from './failures.js';
-import type { ItemResult, RunMetricSpec } from './run.types.js';
+import { answeredItem } from '../../../test/factories/item-result.js';
+import type { RunMetricSpec } from './run.types.js';
 
-function item(row_id: string, fields: Partial<ItemResult>): ItemResult {
-  return {
-    row_id,
-    repetition: 0,
-    status: 'done',
-    output: 'x',
-    latency_ms: null,
-    cost_usd: null,
-    error: null,
-    scores: {},
-    passed: null,
-    ...fields,
-  };
-}
+const item = answeredItem;
 
 const metrics: RunMetricSpec[] = [
   { name: 'acc', better: 'higher', gating: true, min_pass_rate: null },

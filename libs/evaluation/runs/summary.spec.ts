@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { answeredItem } from '../../../test/factories/item-result.js';
 import type { ItemResult, MetricScore, PassRule, RunMetricSpec } from './run.types.js';
 import { histogram, nearestRank } from './stats.js';
 import { summarize, SummaryAccumulator } from './summary.js';
@@ -9,20 +10,7 @@ const s = (score: number | null, passed: boolean | null, error?: string): Metric
   ...(error ? { error } : {}),
 });
 
-function item(row_id: string, fields: Partial<ItemResult>): ItemResult {
-  return {
-    row_id,
-    repetition: 0,
-    status: 'done',
-    output: 'x',
-    latency_ms: null,
-    cost_usd: null,
-    error: null,
-    scores: {},
-    passed: null,
-    ...fields,
-  };
-}
+const item = answeredItem;
 
 const metrics: RunMetricSpec[] = [
   { name: 'acc', better: 'higher', gating: true, min_pass_rate: null },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { answeredItem } from '../../../test/factories/item-result.js';
 import { passAtK, passHatK, summarizeTrials } from './trials.js';
 import type { ItemResult, PassRule, RunMetricSpec } from './run.types.js';
 
@@ -37,22 +38,14 @@ describe('pass@k and pass^k', () => {
 describe('summarizeTrials', () => {
   const rule: PassRule = { row: 'all', min_pass_rate: 0.5, errors_fail: true };
   const metrics: RunMetricSpec[] = [{ name: 'judge', better: 'higher', gating: true, min_pass_rate: null }];
-  const item = (
-    row: string,
-    repetition: number,
-    score: number | null,
-    status: 'done' | 'error' = 'done',
-  ): ItemResult => ({
-    row_id: row,
-    repetition,
-    status,
-    output: null,
-    latency_ms: null,
-    cost_usd: null,
-    error: null,
-    scores: score === null ? {} : { judge: { score, passed: score >= 0.5 } },
-    passed: score === null ? null : score >= 0.5,
-  });
+  const item = (row: string, repetition: number, score: number | null, status: 'done' | 'error' = 'done'): ItemResult =>
+    answeredItem(row, {
+      repetition,
+      status,
+      output: null,
+      scores: score === null ? {} : { judge: { score, passed: score >= 0.5 } },
+      passed: score === null ? null : score >= 0.5,
+    });
 
   it('computes pass@k, pass^k, flaky rows and each metric spread across three repetitions', () => {
     const items = [

@@ -89,32 +89,19 @@ export class AnalysisService {
         { unknown, available: columns },
       );
     const kinds = [...new Set(body.kinds ?? ANALYSIS_KINDS)];
-    const id = await this.transactions.run(async () => {
-      const params = {
-        version_number: version.number,
-        mapped_input: version.mapping.input,
-        text_columns: body.text_columns,
-        label_columns: body.label_columns,
-        visual_column: body.visual_column,
-        seed: body.seed ?? DEFAULT_SEED,
-      };
-      const runId = await this.analysis.insertRun('analysis_runs', {
-        workspace_id: access.workspaceId,
-        dataset_id: datasetId,
-        version_id: versionId,
-        params,
-        created_by: caller.userId,
-        kinds,
-      });
-      await this.queue.enqueue({
-        type: ANALYSIS_JOB,
-        payload: { run_id: runId },
-        workspaceId: access.workspaceId,
-        targetType: 'dataset',
-        targetId: datasetId,
-        createdBy: caller.userId,
-      });
-      return runId;
+    const params = {
+      version_number: version.number,
+      mapped_input: version.mapping.input,
+      text_columns: body.text_columns,
+      label_columns: body.label_columns,
+      visual_column: body.visual_column,
+      seed: body.seed ?? DEFAULT_SEED,
+    };
+    const id = await this.queueRun(access, caller, 'analysis_runs', ANALYSIS_JOB, {
+      datasetId,
+      versionId,
+      params,
+      kinds,
     });
     return runResponse((await this.analysis.find('analysis_runs', id))!);
   }
@@ -275,24 +262,8 @@ export class AnalysisService {
         AnalysisErrors.not_clusterable,
         availability.reason ?? `column "${column}" has fewer than ${MIN_CLUSTER_ROWS} non-empty text values`,
       );
-    const id = await this.transactions.run(async () => {
-      const runId = await this.analysis.insertRun('cluster_runs', {
-        workspace_id: access.workspaceId,
-        dataset_id: datasetId,
-        version_id: versionId,
-        params: { version_number: version.number, column, k: body.k ?? null, seed: body.seed ?? DEFAULT_SEED },
-        created_by: caller.userId,
-      });
-      await this.queue.enqueue({
-        type: CLUSTER_JOB,
-        payload: { run_id: runId },
-        workspaceId: access.workspaceId,
-        targetType: 'dataset',
-        targetId: datasetId,
-        createdBy: caller.userId,
-      });
-      return runId;
-    });
+    const params = { version_number: version.number, column, k: body.k ?? null, seed: body.seed ?? DEFAULT_SEED };
+    const id = await this.queueRun(access, caller, 'cluster_runs', CLUSTER_JOB, { datasetId, versionId, params });
     return clusterRunResponse((await this.analysis.find('cluster_runs', id))!);
   }
 
@@ -367,5 +338,34 @@ export class AnalysisService {
         `No ${kind} analysis of this version has succeeded yet; POST /datasets/${datasetId}/versions/${versionId}/analysis-runs with kinds ["${kind}"]`,
       );
     return { run, result };
+  }
+
+  /** Records a run of the version and queues its job in one unit of work; the run's id. */
+  private queueRun(
+    access: WorkspaceAccess,
+    caller: Principal,
+    table: 'analysis_runs' | 'cluster_runs',
+    job: typeof ANALYSIS_JOB | typeof CLUSTER_JOB,
+    run: { datasetId: string; versionId: string; params: Record<string, unknown>; kinds?: AnalysisKind[] },
+  ): Promise<string> {
+    return this.transactions.run(async () => {
+      const runId = await this.analysis.insertRun(table, {
+        workspace_id: access.workspaceId,
+        dataset_id: run.datasetId,
+        version_id: run.versionId,
+        params: run.params,
+        created_by: caller.userId,
+        kinds: run.kinds,
+      });
+      await this.queue.enqueue({
+        type: job,
+        payload: { run_id: runId },
+        workspaceId: access.workspaceId,
+        targetType: 'dataset',
+        targetId: run.datasetId,
+        createdBy: caller.userId,
+      });
+      return runId;
+    });
   }
 }

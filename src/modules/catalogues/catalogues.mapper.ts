@@ -8,7 +8,13 @@ import type { MetricConfigResponse } from './dto/metric-config.dto.js';
 import type { MetricConfigEntity } from './entities/metric-config.entity.js';
 import type { WorkspaceMetricConfigDefault } from './dto/metric-defaults.dto.js';
 import type { MetricConfigDefaultEntity } from './entities/metric-config-default.entity.js';
+import type { EmbeddingConfigResponse } from './dto/embedding-config.dto.js';
+import type { EmbeddingConfigEntity } from './entities/embedding-config.entity.js';
 import { SIGNATURE_HEADER } from '../../../libs/common/webhook-signature.js';
+import { LOCAL_EMBEDDER } from '../../../libs/evaluation/local-embedder.js';
+
+/** The built-in local embedder's name: always there, never a row. */
+export const LOCAL_CONFIG_NAME = 'local';
 
 const SIGNING = {
   algorithm: 'HMAC-SHA256' as const,
@@ -104,5 +110,51 @@ export function toMetricDefaultResponse(d: MetricConfigDefaultEntity): Workspace
     note: d.note,
     set_by: d.setBy,
     set_at: d.setAt,
+  };
+}
+
+/** The workspace's embedder choice as the config responses read it (`in_use`). */
+export interface EmbeddingChoice {
+  provider: string;
+  config_ref?: string;
+}
+
+/** The built-in local embedder, shown first in every workspace's list. */
+export function localEmbeddingConfigResponse(workspaceId: string, choice: EmbeddingChoice): EmbeddingConfigResponse {
+  return {
+    id: null,
+    workspace_id: workspaceId,
+    name: LOCAL_CONFIG_NAME,
+    description: 'Built-in: hashed character 3- to 5-grams, deterministic, no network',
+    provider: 'local',
+    builtin: true,
+    base_url: null,
+    model: LOCAL_EMBEDDER.name,
+    dimensions: LOCAL_EMBEDDER.defaultDimensions,
+    batch_size: 1000,
+    secret_id: null,
+    in_use: choice.provider === 'local',
+    created_by: null,
+    created_at: null,
+  };
+}
+
+export function toEmbeddingConfigResponse(c: EmbeddingConfigEntity, choice: EmbeddingChoice): EmbeddingConfigResponse {
+  const ref = choice.config_ref?.toLowerCase();
+  return {
+    id: c.id,
+    workspace_id: c.workspaceId,
+    name: c.name,
+    description: c.description,
+    provider: c.provider,
+    builtin: false,
+    base_url: c.baseUrl,
+    model: c.model,
+    dimensions: c.dimensions,
+    batch_size: c.batchSize,
+    secret_id: c.secretId,
+    in_use: choice.provider === 'remote' && (ref === c.id || ref === c.name.toLowerCase()),
+    created_by: c.createdBy,
+    created_at: c.createdAt,
   };
 }

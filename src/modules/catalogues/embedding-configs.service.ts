@@ -2,13 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError } from '../../../libs/common/domain-error.js';
-import { type Page } from '../../../libs/common/pagination.js';
+import { type Page, pageFrom } from '../../../libs/common/pagination.js';
 import { embedRemote } from '../../../libs/evaluation/embeddings-client.js';
 import { LOCAL_EMBEDDER, localEmbed } from '../../../libs/evaluation/local-embedder.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import { isUniqueViolation } from '../../../libs/database/database-errors.js';
 import { SecretReferences } from '../secrets/secret-references.js';
 import { SecretsService } from '../secrets/secrets.service.js';
 import { CatalogueErrors } from './catalogues.errors.js';
+import { LOCAL_CONFIG_NAME, localEmbeddingConfigResponse, toEmbeddingConfigResponse } from './catalogues.mapper.js';
 import type {
   CreateEmbeddingConfigRequest,
   EmbeddingConfigResponse,
@@ -16,9 +18,6 @@ import type {
 } from './dto/embedding-config.dto.js';
 import { WorkspacesService } from '../workspaces/workspaces.service.js';
 import { EmbeddingConfigsRepository } from './embedding-configs.repository.js';
-import type { EmbeddingConfigEntity } from './entities/embedding-config.entity.js';
-
-export const LOCAL_CONFIG_NAME = 'local';
 
 /**
  * Embedding configurations: the built-in local embedder (always there, named `local`, no
@@ -42,23 +41,22 @@ export class EmbeddingConfigsService {
       this.workspaces.embeddingChoice(access.workspaceId),
       this.configs.list(access.workspaceId),
     ]);
-    const all = [this.local(access.workspaceId, choice), ...rows.map((r) => this.toResponse(r, choice))];
-    const start = (query.page - 1) * query.page_size;
-    return {
-      items: all.slice(start, start + query.page_size),
-      total: all.length,
-      page: query.page,
-      page_size: query.page_size,
-    };
+    return pageFrom(
+      [
+        localEmbeddingConfigResponse(access.workspaceId, choice),
+        ...rows.map((r) => toEmbeddingConfigResponse(r, choice)),
+      ],
+      query,
+    );
   }
 
   /** By id or name; `local` is the built-in embedder. */
   async get(access: WorkspaceAccess, ref: string): Promise<EmbeddingConfigResponse> {
     const choice = await this.workspaces.embeddingChoice(access.workspaceId);
-    if (ref.toLowerCase() === LOCAL_CONFIG_NAME) return this.local(access.workspaceId, choice);
+    if (ref.toLowerCase() === LOCAL_CONFIG_NAME) return localEmbeddingConfigResponse(access.workspaceId, choice);
     const config = await this.configs.findByRef(access.workspaceId, ref);
     if (!config) throw await this.notFound(access.workspaceId, ref);
-    return this.toResponse(config, choice);
+    return toEmbeddingConfigResponse(config, choice);
   }
 
   /** Whether `ref` names a remote config of the workspace (for PUT /workspaces/{id}/embedding-config). */
@@ -89,9 +87,7 @@ export class EmbeddingConfigsService {
           createdBy: caller.userId,
         })
         .catch((err: unknown) => {
-          throw (err as { driverError?: { code?: string } }).driverError?.code === '23505'
-            ? this.nameTaken(body.name)
-            : err;
+          throw isUniqueViolation(err) ? this.nameTaken(body.name) : err;
         });
       await this.audit.record({
         actor: caller,
@@ -103,7 +99,7 @@ export class EmbeddingConfigsService {
       });
       return config;
     });
-    return this.toResponse(created, await this.workspaces.embeddingChoice(access.workspaceId));
+    return toEmbeddingConfigResponse(created, await this.workspaces.embeddingChoice(access.workspaceId));
   }
 
   /** The embedder the workspace chose (the built-in local one unless a remote config is set), for clustering and visual analysis. */
@@ -126,48 +122,6 @@ export class EmbeddingConfigsService {
       timeout_ms: 60_000,
     };
     return { name: `${config.name} (${config.model})`, embed: (texts, signal) => embedRemote(endpoint, texts, signal) };
-  }
-
-  private local(workspaceId: string, choice: { provider: string }): EmbeddingConfigResponse {
-    return {
-      id: null,
-      workspace_id: workspaceId,
-      name: LOCAL_CONFIG_NAME,
-      description: 'Built-in: hashed character 3- to 5-grams, deterministic, no network',
-      provider: 'local',
-      builtin: true,
-      base_url: null,
-      model: LOCAL_EMBEDDER.name,
-      dimensions: LOCAL_EMBEDDER.defaultDimensions,
-      batch_size: 1000,
-      secret_id: null,
-      in_use: choice.provider === 'local',
-      created_by: null,
-      created_at: null,
-    };
-  }
-
-  private toResponse(
-    c: EmbeddingConfigEntity,
-    choice: { provider: string; config_ref?: string },
-  ): EmbeddingConfigResponse {
-    const ref = choice.config_ref?.toLowerCase();
-    return {
-      id: c.id,
-      workspace_id: c.workspaceId,
-      name: c.name,
-      description: c.description,
-      provider: c.provider,
-      builtin: false,
-      base_url: c.baseUrl,
-      model: c.model,
-      dimensions: c.dimensions,
-      batch_size: c.batchSize,
-      secret_id: c.secretId,
-      in_use: choice.provider === 'remote' && (ref === c.id || ref === c.name.toLowerCase()),
-      created_by: c.createdBy,
-      created_at: c.createdAt,
-    };
   }
 
   private nameTaken(name: string): DomainError {

@@ -8,6 +8,8 @@ import type {
 import type { DatasetFields, VersionFields } from './datasets.repository.js';
 import type { DataOperationRunResponse, DatasetQualityVerdictResponse } from './dto/quality.dto.js';
 import type { OperationRunRow } from './quality.repository.js';
+import type { PartitionResponse } from './dto/dimensions.dto.js';
+import type { PartitionRow } from './partitions.repository.js';
 import { defineStateVocabulary } from '../../../libs/queue/tracked-job.js';
 
 /** The documented states of a data-operation run: it runs in the request, so it is never seen queued or cancelled. */
@@ -111,5 +113,22 @@ export function operationRunResponse(r: OperationRunRow<DatasetQualityVerdictRes
     created_by: r.created_by,
     created_at: r.created_at,
     finished_at: r.finished_at,
+  };
+}
+
+/** A saved partition with the number of rows it selects in its version. */
+export function toPartitionResponse(row: PartitionRow, rowCount: number): PartitionResponse {
+  return {
+    id: row.id,
+    dataset_id: row.dataset_id,
+    version_id: row.version_id,
+    name: row.name,
+    description: row.description,
+    level: row.level,
+    dimension_values: row.dimension_values,
+    filter: row.filter,
+    row_count: rowCount,
+    created_by: row.created_by,
+    created_at: row.created_at,
   };
 }

@@ -9,6 +9,7 @@ import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js
 import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
 import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import { isUniqueViolation } from '../../../libs/database/database-errors.js';
 import { AppConfig } from '../../../libs/config/app-config.js';
 import { DatasetErrors } from './datasets.errors.js';
 import { toAuditEntry, toDatasetResponse, toSnapshotResponse } from './datasets.mapper.js';
@@ -150,10 +151,7 @@ export class DatasetsService {
         }
         if (dataset.latestVersion > 0) await this.rows.closeAll(dataset.id, number);
         await this.rows.append(dataset.id, number, batches()).catch((err: unknown) => {
-          if (
-            (err as { code?: string; driverError?: { code?: string } }).code === '23505' ||
-            (err as { driverError?: { code?: string } }).driverError?.code === '23505'
-          ) {
+          if (isUniqueViolation(err)) {
             throw new DomainError(DatasetErrors.invalid_row, 'Two rows carry the same _row_id', {
               where: 'the file',
               reason: 'a _row_id appears twice',
@@ -455,7 +453,7 @@ export class DatasetsService {
         createdBy: caller.userId,
       })
       .catch((err: unknown) => {
-        throw (err as { driverError?: { code?: string } }).driverError?.code === '23505' ? this.nameTaken(name) : err;
+        throw isUniqueViolation(err) ? this.nameTaken(name) : err;
       });
     await this.audit.record({
       actor: caller,

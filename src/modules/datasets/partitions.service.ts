@@ -5,7 +5,7 @@ import { DomainError } from '../../../libs/common/domain-error.js';
 import { metricAvailability } from '../../../libs/evaluation/metric-catalogue.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { DatasetErrors } from './datasets.errors.js';
-import { rowObject } from './datasets.mapper.js';
+import { rowObject, toPartitionResponse } from './datasets.mapper.js';
 import { DimensionsRepository } from './dimensions.repository.js';
 import { DimensionsService } from './dimensions.service.js';
 import type {
@@ -84,12 +84,12 @@ export class PartitionsService {
       });
       return created;
     });
-    return this.toResponse(row, version);
+    return this.response(row, version);
   }
 
   async list(version: DatasetVersionEntity): Promise<PartitionResponse[]> {
     const rows = await this.partitions.list(version.id);
-    return Promise.all(rows.map((row) => this.toResponse(row, version)));
+    return Promise.all(rows.map((row) => this.response(row, version)));
   }
 
   async delete(
@@ -183,7 +183,7 @@ export class PartitionsService {
     version: DatasetVersionEntity,
     partitionId: string,
   ): Promise<PartitionAvailableMetricsResponse> {
-    const partition = await this.toResponse(await this.require(version, partitionId), version);
+    const partition = await this.response(await this.require(version, partitionId), version);
     return { ...this.availableMetrics(version), partition_id: partition.id, row_count: partition.row_count };
   }
 
@@ -200,7 +200,8 @@ export class PartitionsService {
     );
   }
 
-  private async toResponse(row: PartitionRow, version: DatasetVersionEntity): Promise<PartitionResponse> {
+  /** The partition's response: the rows it selects in the version counted first, then mapped. */
+  private async response(row: PartitionRow, version: DatasetVersionEntity): Promise<PartitionResponse> {
     const selection = this.dimensionsService.select(version, row.dimension_values, row.filter ?? undefined);
     const count = await this.dimensions.countMatching(
       version.datasetId,
@@ -208,18 +209,6 @@ export class PartitionsService {
       selection.where,
       selection.params,
     );
-    return {
-      id: row.id,
-      dataset_id: row.dataset_id,
-      version_id: row.version_id,
-      name: row.name,
-      description: row.description,
-      level: row.level,
-      dimension_values: row.dimension_values,
-      filter: row.filter,
-      row_count: count,
-      created_by: row.created_by,
-      created_at: row.created_at,
-    };
+    return toPartitionResponse(row, count);
   }
 }

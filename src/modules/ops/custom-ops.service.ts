@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
+import { pageOf, pageWindow } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { checkCustomOpHealth } from '../../../libs/evaluation/custom-op-client.js';
 import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
@@ -70,11 +71,8 @@ export class CustomOpsService {
   ) {}
 
   async list(access: WorkspaceAccess, query: ListCustomOpsQuery): Promise<CustomOpsListResponse> {
-    const [rows, total] = await this.ops.pageCustomOps(access.workspaceId, query.state, {
-      skip: (query.page - 1) * query.page_size,
-      take: query.page_size,
-    });
-    return { items: rows.map(summary), total, page: query.page, page_size: query.page_size };
+    const [rows, total] = await this.ops.pageCustomOps(access.workspaceId, query.state, pageWindow(query));
+    return pageOf(rows, total, query, summary);
   }
 
   async detail(access: WorkspaceAccess, name: string): Promise<CustomOpDetailResponse> {

@@ -4,6 +4,7 @@ import addFormatsModule from 'ajv-formats';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
+import { pageFrom } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { BUILTIN_OPS } from './builtin-ops.js';
 import type {
@@ -135,13 +136,7 @@ export class OpRegistry {
     const views = (await this.views(access.workspaceId)).filter(
       (v) => (!query.kind || v.kind === query.kind) && (!query.source || v.source === query.source),
     );
-    const start = (query.page - 1) * query.page_size;
-    return {
-      items: views.slice(start, start + query.page_size),
-      total: views.length,
-      page: query.page,
-      page_size: query.page_size,
-    };
+    return pageFrom(views, query);
   }
 
   async get(access: WorkspaceAccess, name: string): Promise<RegistryOpView> {

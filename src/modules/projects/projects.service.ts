@@ -3,7 +3,7 @@ import { AuditService } from '../../../libs/audit/audit.service.js';
 import { AccessRepository } from '../../../libs/auth/access.repository.js';
 import { roleAtLeast, type Principal, type WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, ForbiddenError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { type Page, pageWindow, parseSort } from '../../../libs/common/pagination.js';
+import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
 import { DimensionsService } from '../datasets/dimensions.service.js';
@@ -120,7 +120,7 @@ export class ProjectsService {
     const sort = parseSort(query.sort, SORTS, 'name');
     const [rows, total] = await this.repo.page(access.workspaceId, { q: query.q, ...sort }, pageWindow(query));
     const plans = await this.plansOf(access.workspaceId, rows);
-    return { items: rows.map((p) => toProjectListItem(p, plans)), total, page: query.page, page_size: query.page_size };
+    return pageOf(rows, total, query, (p) => toProjectListItem(p, plans));
   }
 
   async get(access: WorkspaceAccess, id: string): Promise<ProjectResponse> {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { type Page, pageWindow } from '../../../libs/common/pagination.js';
+import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
 import { PartitionsService } from '../datasets/partitions.service.js';
@@ -148,18 +148,13 @@ export class TestPlansService {
       access.workspaceId,
       plans.map((p) => p.id),
     );
-    return {
-      items: plans.map((p) =>
-        toTestPlanSummary(
-          p,
-          latest.find((v) => v.testPlanId === p.id),
-          projects.filter((x) => x.testPlanId === p.id).length,
-        ),
+    return pageOf(plans, total, query, (p) =>
+      toTestPlanSummary(
+        p,
+        latest.find((v) => v.testPlanId === p.id),
+        projects.filter((x) => x.testPlanId === p.id).length,
       ),
-      total,
-      page: query.page,
-      page_size: query.page_size,
-    };
+    );
   }
 
   async create(access: WorkspaceAccess, body: CreateTestPlanRequest, caller: Principal): Promise<TestPlanResponse> {
@@ -216,10 +211,7 @@ export class TestPlansService {
           `from_version: ${plan.name} has no version ${baseNumber} (latest is ${plan.latestVersion})`,
           { errors: ['from_version names no version'] },
         );
-      const definition = planDefinition(
-        body.metrics ?? base.metrics,
-        body.release_rule ?? (body.metrics ? base.releaseRule : base.releaseRule),
-      );
+      const definition = planDefinition(body.metrics ?? base.metrics, body.release_rule ?? base.releaseRule);
       const datasets = await this.checkDatasets(access.workspaceId, body.datasets ?? base.datasets);
       const number = plan.latestVersion + 1;
       plan.latestVersion = number;
@@ -271,10 +263,7 @@ export class TestPlansService {
       test_plan_id: plan.id,
       name: plan.name,
       latest_version: plan.latestVersion,
-      items: rows.map(toVersionSummary),
-      total,
-      page: query.page,
-      page_size: query.page_size,
+      ...pageOf(rows, total, query, toVersionSummary),
     };
   }
 }

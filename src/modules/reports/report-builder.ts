@@ -17,6 +17,7 @@ import type { JudgeEntity } from '../catalogues/entities/judge.entity.js';
 import { judgeConnection } from '../catalogues/judges.service.js';
 import type { RunEntity } from '../runs/entities/run.entity.js';
 import { RunReadService, type RunItemRow } from '../runs/run-read.service.js';
+import { itemResult } from '../runs/run-summaries.js';
 import { SecretsService } from '../secrets/secrets.service.js';
 
 const SYSTEM_PROMPT =
@@ -201,16 +202,7 @@ function text(v: unknown): string | null {
 function reportItem(i: RunItemRow, run: RunEntity): ReportItem {
   const mapping = run.snapshot.mapping;
   return {
-    row_id: i.row_id,
-    repetition: i.repetition,
-    status: i.status as 'done' | 'error',
-    output: text(i.output),
-    latency_ms: i.latency_ms,
-    cost_usd: i.cost_usd,
-    error: i.error,
-    scores: i.scores ?? {},
-    passed: i.passed,
-    dimensions: i.dimensions,
+    ...itemResult({ ...i, output: text(i.output) }),
     input: text(valueAt(i.data, mapping.input ?? 'input')),
     expected_output: text(valueAt(i.data, mapping.expected_output ?? 'expected_output')),
   };

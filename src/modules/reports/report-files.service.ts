@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { UrlSigner } from '../../../libs/common/signed-url.js';
+import { type SignedUrl, UrlSigner } from '../../../libs/common/signed-url.js';
 import { reportHtml, reportMarkdown, reportPdf } from '../../../libs/reports/render.js';
 import type { ReportFormat } from '../../../libs/reports/report.types.js';
 import { AppConfig } from '../../../libs/config/app-config.js';
@@ -12,7 +12,7 @@ import type { ReportExportEntity } from './entities/report-export.entity.js';
 import type { ReportEntity } from './entities/report.entity.js';
 import { ReportSettingsService } from './report-settings.service.js';
 import { ReportErrors } from './reports.errors.js';
-import { renderable } from './reports.mapper.js';
+import { renderable, toDownloadResponse } from './reports.mapper.js';
 import { ReportsRepository } from './reports.repository.js';
 
 const FILES: Record<ReportFormat, { ext: string; contentType: string }> = {
@@ -76,12 +76,7 @@ export class ReportFilesService {
 
   contentUrl(req: Request, report: ReportEntity, format: 'markdown' | 'html'): ReportContentUrlResponse {
     const file = FILES[format];
-    const signed = this.signer.sign(
-      req,
-      `/files/reports/${report.id}/content/report-${report.id}.${file.ext}`,
-      {},
-      this.config.env.SIGNED_URL_TTL_SECONDS,
-    );
+    const signed = this.sign(req, `/files/reports/${report.id}/content/report-${report.id}.${file.ext}`);
     return {
       report_id: report.id,
       url: signed.url,
@@ -152,24 +147,15 @@ export class ReportFilesService {
     });
   }
 
+  /** The stored file's response with a URL signed for it: signing needs the request's origin, the rest is mapping. */
   private downloadResponse(req: Request, file: ReportExportEntity): ReportDownloadResponse {
-    const signed = this.signer.sign(
-      req,
-      `/files/reports/${file.reportId}/exports/${file.id}/${file.filename}`,
-      {},
-      this.config.env.SIGNED_URL_TTL_SECONDS,
+    return toDownloadResponse(
+      file,
+      this.sign(req, `/files/reports/${file.reportId}/exports/${file.id}/${file.filename}`),
     );
-    return {
-      report_id: file.reportId,
-      export_id: file.id,
-      url: signed.url,
-      method: 'GET',
-      expires_at: signed.expires_at,
-      format: file.format,
-      filename: file.filename,
-      content_type: file.contentType,
-      size_bytes: file.sizeBytes,
-      created_at: file.createdAt,
-    };
+  }
+
+  private sign(req: Request, path: string): SignedUrl {
+    return this.signer.sign(req, path, {}, this.config.env.SIGNED_URL_TTL_SECONDS);
   }
 }

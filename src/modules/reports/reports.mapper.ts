@@ -5,7 +5,15 @@ import type {
   ReportConfigSummary,
   ReportSectionPromptResponse,
 } from './dto/report-configs.dto.js';
-import type { ReportContentResponse, ReportResponse, ReportSectionContent, ReportSummary } from './dto/reports.dto.js';
+import type {
+  ReportContentResponse,
+  ReportDownloadResponse,
+  ReportResponse,
+  ReportSectionContent,
+  ReportSummary,
+} from './dto/reports.dto.js';
+import type { SignedUrl } from '../../../libs/common/signed-url.js';
+import type { ReportExportEntity } from './entities/report-export.entity.js';
 import type { ReportConfigEntity } from './entities/report-config.entity.js';
 import type { ReportEntity } from './entities/report.entity.js';
 import { BUILTIN_PROMPTS, PROMPT_PLACEHOLDERS, SECTION_TITLES } from '../../../libs/reports/sections.js';
@@ -103,5 +111,21 @@ export function promptResponse(key: SectionKey, custom: ReportSectionPromptEntit
     placeholders: PROMPT_PLACEHOLDERS.map((p) => `{{${p}}}`),
     updated_by: custom?.updatedBy ?? null,
     updated_at: custom?.updatedAt ?? null,
+  };
+}
+
+/** A stored export with the signed URL that serves it. */
+export function toDownloadResponse(file: ReportExportEntity, signed: SignedUrl): ReportDownloadResponse {
+  return {
+    report_id: file.reportId,
+    export_id: file.id,
+    url: signed.url,
+    method: 'GET',
+    expires_at: signed.expires_at,
+    format: file.format,
+    filename: file.filename,
+    content_type: file.contentType,
+    size_bytes: file.sizeBytes,
+    created_at: file.createdAt,
   };
 }

@@ -4,7 +4,7 @@ import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import type { Request } from 'express';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
 import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
-import { pageWindow, type Page } from '../../../libs/common/pagination.js';
+import { pageOf, pageWindow, type Page } from '../../../libs/common/pagination.js';
 import { metricAvailability } from '../../../libs/evaluation/metric-catalogue.js';
 import type { ConfigSection, ReportSection, SectionKey } from '../../../libs/reports/report.types.js';
 import { plannedSections, SECTION_TITLES, sectionQuestions } from '../../../libs/reports/sections.js';
@@ -51,7 +51,7 @@ export class ReportsService {
     // A run of another workspace is as unknown as a missing one.
     if (query.run_id) await this.requireRun(access, query.run_id);
     const [rows, total] = await this.reports.page(access.workspaceId, query.run_id, pageWindow(query));
-    return { items: rows.map(reportSummary), total, page: query.page, page_size: query.page_size };
+    return pageOf(rows, total, query, reportSummary);
   }
 
   async require(access: WorkspaceAccess, id: string): Promise<ReportEntity> {

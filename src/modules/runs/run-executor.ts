@@ -273,14 +273,7 @@ export class RunExecutor {
 
   private async progress(
     run: RunEntity,
-    data: {
-      done: number;
-      total: number;
-      completed: number;
-      errored: number;
-      rate_per_s: number | null;
-      eta_s: number | null;
-    },
+    data: RunProgress,
     report: (p: Record<string, number | null>) => Promise<void>,
   ): Promise<void> {
     await this.runs.setProgress(run.id, data);
@@ -371,6 +364,16 @@ class ScoreBuffer {
   }
 }
 
+/** A run's progress report: on the record, in its `progress` event and on its job. */
+type RunProgress = {
+  done: number;
+  total: number;
+  completed: number;
+  errored: number;
+  rate_per_s: number | null;
+  eta_s: number | null;
+};
+
 /** Counts finished items (from those finished before this attempt) and reports progress (done/total, rate, ETA) at most once a second. */
 class ProgressTracker {
   private readonly total: number;
@@ -384,14 +387,7 @@ class ProgressTracker {
 
   constructor(
     counts: { total: number; done: number; completed: number; errored: number },
-    private readonly report: (data: {
-      done: number;
-      total: number;
-      completed: number;
-      errored: number;
-      rate_per_s: number | null;
-      eta_s: number | null;
-    }) => Promise<void>,
+    private readonly report: (data: RunProgress) => Promise<void>,
   ) {
     ({ total: this.total, done: this.done, completed: this.completed, errored: this.errored } = counts);
     this.startDone = this.done;

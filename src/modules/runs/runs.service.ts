@@ -4,7 +4,7 @@ import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { AccessRepository } from '../../../libs/auth/access.repository.js';
 import { WorkspaceResourceRegistry } from '../../../libs/auth/workspace-resource.registry.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { type Page } from '../../../libs/common/pagination.js';
+import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { MetricConfigsService } from '../catalogues/metric-configs.service.js';
@@ -92,14 +92,7 @@ export class RunsService {
         snapshot.metrics.flatMap((m) => (m.config ? [m.config.id] : [])),
         run.id,
       );
-      // An offline run stays queued without a job (awaiting_upload) until its outputs are uploaded.
-      if (!offline) await this.enqueue(access, run.id, caller);
-      await this.runs.save(run);
-      await this.runs.appendEvent(run.id, access.workspaceId, 'state_changed', {
-        from: null,
-        to: offline ? 'awaiting_upload' : 'queued',
-        total: run.total,
-      });
+      await this.start(access, run, offline, caller);
       await this.audit.record({
         actor: caller,
         workspaceId: access.workspaceId,
@@ -132,17 +125,17 @@ export class RunsService {
         tag: query.tag,
         project,
       },
-      { skip: (query.page - 1) * query.page_size, take: query.page_size },
+      pageWindow(query),
     );
-    return { items: rows.map((r) => toRunResponse(r)), total, page: query.page, page_size: query.page_size };
+    return pageOf(rows, total, query, (r) => toRunResponse(r));
   }
 
   async sutRuns(access: WorkspaceAccess, sutId: string, query: SutRunsQuery): Promise<Page<RunResponse>> {
     const [rows, total] = await this.runs.page(
       { workspaceIds: [access.workspaceId], sutId, state: query.state },
-      { skip: (query.page - 1) * query.page_size, take: query.page_size },
+      pageWindow(query),
     );
-    return { items: rows.map((r) => toRunResponse(r)), total, page: query.page, page_size: query.page_size };
+    return pageOf(rows, total, query, (r) => toRunResponse(r));
   }
 
   async get(access: WorkspaceAccess, id: string): Promise<RunResponse> {
@@ -213,16 +206,7 @@ export class RunsService {
           RunErrors.nothing_to_rerun,
           mode === 'errors' ? `Run ${id} has no rows whose call failed` : `Run ${id} has no failed rows`,
         );
-      // An offline run stays queued without a job (awaiting_upload) until its outputs are uploaded.
-      if (!offline) await this.enqueue(access, run.id, caller);
-      await this.runs.save(run);
-      await this.runs.appendEvent(run.id, access.workspaceId, 'state_changed', {
-        from: null,
-        to: offline ? 'awaiting_upload' : 'queued',
-        total: run.total,
-        rerun_of: source.id,
-        mode,
-      });
+      await this.start(access, run, offline, caller, { rerun_of: source.id, mode });
       await this.runs.appendEvent(source.id, access.workspaceId, 'rerun_started', { run_id: run.id, mode });
       await this.audit.record({
         actor: caller,
@@ -287,6 +271,25 @@ export class RunsService {
       await this.enqueue(access, id, caller);
       await this.runs.appendEvent(id, access.workspaceId, 'state_changed', { from: 'awaiting_upload', to: 'queued' });
       return this.get(access, id);
+    });
+  }
+
+  /** A materialised run starts (its total counted) and says so in its first event. */
+  private async start(
+    access: WorkspaceAccess,
+    run: RunEntity,
+    offline: boolean,
+    caller: Principal,
+    event: Record<string, unknown> = {},
+  ): Promise<void> {
+    // An offline run stays queued without a job (awaiting_upload) until its outputs are uploaded.
+    if (!offline) await this.enqueue(access, run.id, caller);
+    await this.runs.save(run);
+    await this.runs.appendEvent(run.id, access.workspaceId, 'state_changed', {
+      from: null,
+      to: offline ? 'awaiting_upload' : 'queued',
+      total: run.total,
+      ...event,
     });
   }
 

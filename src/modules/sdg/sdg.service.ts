@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { type Page } from '../../../libs/common/pagination.js';
+import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { JudgesService } from '../catalogues/judges.service.js';
@@ -34,15 +34,12 @@ export class SdgService {
   ) {}
 
   async list(access: WorkspaceAccess, query: ListSdgAdaptersQuery): Promise<Page<SdgAdapterResponse>> {
-    const [rows, total] = await this.sdg.page(access.workspaceId, {
-      skip: (query.page - 1) * query.page_size,
-      take: query.page_size,
-    });
+    const [rows, total] = await this.sdg.page(access.workspaceId, pageWindow(query));
     const runs = await this.sdg.recentRuns(
       rows.map((r) => r.id),
       RECENT_RUNS,
     );
-    return { items: rows.map((r) => toAdapterResponse(r, runs)), total, page: query.page, page_size: query.page_size };
+    return pageOf(rows, total, query, (r) => toAdapterResponse(r, runs));
   }
 
   async getRun(access: WorkspaceAccess, adapterId: string, runId: string): Promise<SdgRunResponse> {

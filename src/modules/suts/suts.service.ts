@@ -4,7 +4,7 @@ import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
 import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
-import { type Page, pageWindow } from '../../../libs/common/pagination.js';
+import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import type { CreateSutRequest, ListSutsQuery, SutResponse, UpdateSutRequest } from './dto/sut.dto.js';
 import type { AdapterEntity } from './entities/adapter.entity.js';
@@ -50,12 +50,7 @@ export class SutsService {
   async list(access: WorkspaceAccess, query: ListSutsQuery): Promise<Page<SutResponse>> {
     const [rows, total] = await this.suts.page(access.workspaceId, { q: query.q, tag: query.tag }, pageWindow(query));
     const counts = await this.suts.connectionCounts(rows.map((r) => r.id));
-    return {
-      items: rows.map((r) => toSutResponse(r, counts.get(r.id) ?? 0)),
-      total,
-      page: query.page,
-      page_size: query.page_size,
-    };
+    return pageOf(rows, total, query, (r) => toSutResponse(r, counts.get(r.id) ?? 0));
   }
 
   async get(access: WorkspaceAccess, id: string): Promise<SutResponse> {

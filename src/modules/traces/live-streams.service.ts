@@ -6,15 +6,11 @@ import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
 import { VersionsService } from '../datasets/versions.service.js';
-import {
-  LIVE_MAX_SPANS,
-  LIVE_WINDOW_SECONDS,
-  type PutTraceLiveSettingsRequest,
-  type TraceLiveStreamResponse,
-} from './dto/live.dto.js';
+import type { PutTraceLiveSettingsRequest, TraceLiveStreamResponse } from './dto/live.dto.js';
 import { LiveLanding } from './live-landing.js';
 import { LiveRepository, type LiveStreamRow } from './live.repository.js';
 import { TraceErrors } from './traces.errors.js';
+import { idleLiveStreamResponse, toLiveStreamResponse } from './traces.mapper.js';
 import { TRACE_INGEST_RUNS, TracesRepository } from './traces.repository.js';
 
 /** A trace dataset's live stream as users see and set it: the open head, its window and size, pending spans. */
@@ -34,7 +30,7 @@ export class LiveStreamsService {
   async get(access: WorkspaceAccess, datasetId: string): Promise<TraceLiveStreamResponse> {
     await this.requireTraceDataset(access, datasetId);
     const stream = await this.live.find(datasetId);
-    return stream ? this.toResponse(stream) : this.idle(access, datasetId);
+    return stream ? this.response(stream) : idleLiveStreamResponse(access.workspaceId, datasetId);
   }
 
   async configure(
@@ -57,7 +53,7 @@ export class LiveStreamsService {
       });
       return (await this.live.find(datasetId))!;
     });
-    return this.toResponse(stream);
+    return this.response(stream);
   }
 
   /**
@@ -103,27 +99,15 @@ export class LiveStreamsService {
       return (await this.live.find(datasetId))!;
     });
     // A dataset that never received a span has nothing to seal.
-    return stream ? this.toResponse(stream) : this.idle(access, datasetId);
+    return stream ? this.response(stream) : idleLiveStreamResponse(access.workspaceId, datasetId);
   }
 
-  /** A trace dataset that has received no span over OTLP and has no settings: the defaults it would stream with. */
-  private idle(access: WorkspaceAccess, datasetId: string): TraceLiveStreamResponse {
-    return {
-      dataset_id: datasetId,
-      workspace_id: access.workspaceId,
-      ingest_run_id: null,
-      head_version_id: null,
-      head_version_number: null,
-      head_opened_at: null,
-      head_seals_at: null,
-      head_spans: 0,
-      window_seconds: LIVE_WINDOW_SECONDS.default,
-      max_spans: LIVE_MAX_SPANS.default,
-      pending_spans: 0,
-      last_received_at: null,
-      last_landed_at: null,
-      created_at: null,
-    };
+  /** The stream's response: its head version's number read first, then mapped. */
+  private async response(stream: LiveStreamRow): Promise<TraceLiveStreamResponse> {
+    const head = stream.head_version_id
+      ? await this.versions.findById(stream.workspace_id, stream.head_version_id)
+      : null;
+    return toLiveStreamResponse(stream, head?.number ?? null);
   }
 
   private async requireTraceDataset(access: WorkspaceAccess, datasetId: string): Promise<void> {
@@ -134,29 +118,5 @@ export class LiveStreamsService {
         `Dataset ${datasetId} is a test-case dataset; live streams belong to trace datasets`,
         { field: 'dataset_id' },
       );
-  }
-
-  private async toResponse(stream: LiveStreamRow): Promise<TraceLiveStreamResponse> {
-    const head = stream.head_version_id
-      ? await this.versions.findById(stream.workspace_id, stream.head_version_id)
-      : null;
-    return {
-      dataset_id: stream.dataset_id,
-      workspace_id: stream.workspace_id,
-      ingest_run_id: stream.ingest_run_id,
-      head_version_id: stream.head_version_id,
-      head_version_number: head?.number ?? null,
-      head_opened_at: stream.head_opened_at,
-      head_seals_at: stream.head_opened_at
-        ? new Date(stream.head_opened_at.getTime() + stream.window_seconds * 1000)
-        : null,
-      head_spans: stream.head_spans,
-      window_seconds: stream.window_seconds,
-      max_spans: stream.max_spans,
-      pending_spans: stream.pending,
-      last_received_at: stream.last_received_at,
-      last_landed_at: stream.last_landed_at,
-      created_at: stream.created_at,
-    };
   }
 }

@@ -72,14 +72,7 @@ export class TraceRetentionService implements OnApplicationBootstrap {
   async putWorkspace(access: WorkspaceAccess, days: number | null, caller: Principal): Promise<TraceRetentionResponse> {
     await this.transactions.run(async () => {
       await this.retention.put(access.workspaceId, null, days, caller.userId);
-      await this.audit.record({
-        actor: caller,
-        workspaceId: access.workspaceId,
-        action: 'trace_retention.updated',
-        targetType: 'workspace',
-        targetId: access.workspaceId,
-        details: { retention_days: days },
-      });
+      await this.recordChange(access, caller, 'workspace', access.workspaceId, { retention_days: days });
     });
     return this.getWorkspace(access);
   }
@@ -105,14 +98,7 @@ export class TraceRetentionService implements OnApplicationBootstrap {
     await this.transactions.run(async () => {
       await this.requireTraceDataset(access, datasetId);
       await this.retention.put(access.workspaceId, datasetId, days, caller.userId);
-      await this.audit.record({
-        actor: caller,
-        workspaceId: access.workspaceId,
-        action: 'trace_retention.updated',
-        targetType: 'dataset',
-        targetId: datasetId,
-        details: { retention_days: days },
-      });
+      await this.recordChange(access, caller, 'dataset', datasetId, { retention_days: days });
     });
     return this.getDataset(access, datasetId);
   }
@@ -122,14 +108,24 @@ export class TraceRetentionService implements OnApplicationBootstrap {
     await this.transactions.run(async () => {
       await this.requireTraceDataset(access, datasetId);
       await this.retention.remove(access.workspaceId, datasetId);
-      await this.audit.record({
-        actor: caller,
-        workspaceId: access.workspaceId,
-        action: 'trace_retention.updated',
-        targetType: 'dataset',
-        targetId: datasetId,
-        details: { inherited: true },
-      });
+      await this.recordChange(access, caller, 'dataset', datasetId, { inherited: true });
+    });
+  }
+
+  private async recordChange(
+    access: WorkspaceAccess,
+    caller: Principal,
+    targetType: 'workspace' | 'dataset',
+    targetId: string,
+    details: Record<string, unknown>,
+  ): Promise<void> {
+    await this.audit.record({
+      actor: caller,
+      workspaceId: access.workspaceId,
+      action: 'trace_retention.updated',
+      targetType,
+      targetId,
+      details,
     });
   }
 

@@ -8,6 +8,8 @@ import type {
   TraceUploadResponse,
 } from './dto/traces.dto.js';
 import type { TraceEnrichmentStatusResponse, TraceGroundTruthVersionResponse } from './dto/trace-data.dto.js';
+import { LIVE_MAX_SPANS, LIVE_WINDOW_SECONDS, type TraceLiveStreamResponse } from './dto/live.dto.js';
+import type { LiveStreamRow } from './live.repository.js';
 import type {
   DropRow,
   EnrichmentRunRow,
@@ -140,5 +142,47 @@ export function toDrop(row: DropRow): TraceDropRecordResponse {
     source_ref: row.source_ref,
     payload: row.payload,
     created_at: row.created_at,
+  };
+}
+
+/** A live stream with its head version's number (null without a head). */
+export function toLiveStreamResponse(stream: LiveStreamRow, headVersionNumber: number | null): TraceLiveStreamResponse {
+  return {
+    dataset_id: stream.dataset_id,
+    workspace_id: stream.workspace_id,
+    ingest_run_id: stream.ingest_run_id,
+    head_version_id: stream.head_version_id,
+    head_version_number: headVersionNumber,
+    head_opened_at: stream.head_opened_at,
+    head_seals_at: stream.head_opened_at
+      ? new Date(stream.head_opened_at.getTime() + stream.window_seconds * 1000)
+      : null,
+    head_spans: stream.head_spans,
+    window_seconds: stream.window_seconds,
+    max_spans: stream.max_spans,
+    pending_spans: stream.pending,
+    last_received_at: stream.last_received_at,
+    last_landed_at: stream.last_landed_at,
+    created_at: stream.created_at,
+  };
+}
+
+/** A trace dataset that has received no span over OTLP and has no settings: the defaults it would stream with. */
+export function idleLiveStreamResponse(workspaceId: string, datasetId: string): TraceLiveStreamResponse {
+  return {
+    dataset_id: datasetId,
+    workspace_id: workspaceId,
+    ingest_run_id: null,
+    head_version_id: null,
+    head_version_number: null,
+    head_opened_at: null,
+    head_seals_at: null,
+    head_spans: 0,
+    window_seconds: LIVE_WINDOW_SECONDS.default,
+    max_spans: LIVE_MAX_SPANS.default,
+    pending_spans: 0,
+    last_received_at: null,
+    last_landed_at: null,
+    created_at: null,
   };
 }

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import { PasswordHasher } from '../../../libs/auth/password-hasher.js';
 import { AppConfig } from '../../../libs/config/app-config.js';
+import { isUniqueViolation } from '../../../libs/database/database-errors.js';
 import { UsersRepository } from './users.repository.js';
 
 /**
@@ -35,7 +36,7 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
       });
     } catch (err) {
       // Another process created the first user at the same time.
-      if ((err as { driverError?: { code?: string } }).driverError?.code === '23505') return;
+      if (isUniqueViolation(err)) return;
       throw err;
     }
     await this.audit.record({

@@ -10,6 +10,7 @@ import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
 import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
 import { hashSecretToken, newSecretToken } from '../../../libs/common/secret-token.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import { isUniqueViolation } from '../../../libs/database/database-errors.js';
 import { AppConfig } from '../../../libs/config/app-config.js';
 import { ApiKeysService } from '../api-keys/api-keys.service.js';
 import type {
@@ -48,11 +49,6 @@ export class UsersService {
     private readonly transactions: TransactionRunner,
     private readonly apiKeys: ApiKeysService,
   ) {}
-
-  /** The response record of a user; never carries the password hash. */
-  toResponse(user: UserEntity): UserResponse {
-    return toUserResponse(user);
-  }
 
   etag(user: UserResponse): string {
     return strongEtag('user', user.id, user.version);
@@ -341,8 +337,4 @@ export class UsersService {
   private emailTaken(email: string): DomainError {
     return new DomainError(UserErrors.email_taken, `A user with email ${email.toLowerCase()} already exists`);
   }
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  return (err as { driverError?: { code?: string } }).driverError?.code === '23505';
 }

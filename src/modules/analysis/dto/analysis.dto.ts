@@ -12,7 +12,7 @@ import {
   Min,
 } from 'class-validator';
 import { EXAMPLE_AT, EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
-import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { SortKeys, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 import { TrackedRunProperty } from '../../../../libs/queue/dto/tracked-run.dto.js';
 import { UNCANCELLABLE_VOCABULARY } from '../../../../libs/queue/tracked-job.js';
 
@@ -110,17 +110,7 @@ export class AnalysisQueryRequest {
   @IsObject()
   filter?: Record<string, unknown>;
 
-  @ApiPropertyOptional({
-    type: 'array',
-    items: {
-      type: 'object',
-      properties: { field: { type: 'string' }, direction: { type: 'string', enum: ['asc', 'desc'] } },
-      required: ['field'],
-    },
-    example: [{ field: 'question.tokens', direction: 'desc' }],
-  })
-  @ValidateIfPresent()
-  @IsArray()
+  @SortKeys([{ field: 'question.tokens', direction: 'desc' }])
   sort?: Array<Record<string, unknown>>;
 
   /** 1..1000, default 100 */

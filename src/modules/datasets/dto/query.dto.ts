@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsArray, IsBoolean, IsInt, IsObject, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import { ApiSchemaExample, EXAMPLE_ID, EXAMPLE_ROW } from '../../../../libs/common/openapi-examples.js';
-import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { SortKeys, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
 export const MAX_QUERY_LIMIT = 1000;
 
@@ -37,17 +37,7 @@ export class RowQueryRequest {
   filter?: Record<string, unknown>;
 
   /** Sort keys, first wins; rows keep their dataset order after them */
-  @ApiPropertyOptional({
-    type: 'array',
-    items: {
-      type: 'object',
-      properties: { field: { type: 'string' }, direction: { type: 'string', enum: ['asc', 'desc'] } },
-      required: ['field'],
-    },
-    example: [{ field: 'topic', direction: 'asc' }],
-  })
-  @ValidateIfPresent()
-  @IsArray()
+  @SortKeys([{ field: 'topic', direction: 'asc' }])
   sort?: Array<Record<string, unknown>>;
 
   /** Columns to return (default: all); `_row_id` always comes back */

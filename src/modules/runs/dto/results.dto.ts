@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsArray, IsInt, IsObject, Max, Min } from 'class-validator';
+import { IsInt, IsObject, Max, Min } from 'class-validator';
 import { EXAMPLE_ID, EXAMPLE_OUTPUT, EXAMPLE_ROW } from '../../../../libs/common/openapi-examples.js';
-import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { SortKeys, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
 export const MAX_RESULTS_LIMIT = 1000;
 
@@ -27,17 +27,7 @@ export class RunResultsQueryRequest {
   filter?: Record<string, unknown>;
 
   /** Sort keys over the same fields, first wins; results keep dataset order after them */
-  @ApiPropertyOptional({
-    type: 'array',
-    items: {
-      type: 'object',
-      properties: { field: { type: 'string' }, direction: { type: 'string', enum: ['asc', 'desc'] } },
-      required: ['field'],
-    },
-    example: [{ field: 'latency_ms', direction: 'desc' }],
-  })
-  @ValidateIfPresent()
-  @IsArray()
+  @SortKeys([{ field: 'latency_ms', direction: 'desc' }])
   sort?: Array<Record<string, unknown>>;
 
   /** 1..1000, default 50 */
