@@ -3,9 +3,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateSchemaTypes, SCHEMA_TYPES_FILE } from '../utils/schema-types.js';
-import { openDatabase, type OpenedDatabase } from '../../libs/database/data-source.factory.js';
-import { migrations } from '../../src/database/migrations/index.js';
-import { createTestDatabase, type TestDatabase } from '../utils/database.js';
+import type { OpenedDatabase } from '../../libs/database/data-source.factory.js';
+import { createTestDatabase, openTestDatabase, type TestDatabase } from '../utils/database.js';
 
 const root = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 
@@ -23,10 +22,7 @@ describe('schema types', () => {
   beforeAll(async () => {
     // A copy of the template migrated by every migration (test/utils/database.ts).
     testDb = await createTestDatabase();
-    opened =
-      testDb.kind === 'postgres'
-        ? await openDatabase({ url: testDb.url, dataDir: '/nonexistent', poolSize: 2, entities: [], migrations })
-        : await openDatabase({ dataDir: testDb.dataDir, poolSize: 1, entities: [], migrations });
+    opened = await openTestDatabase(testDb, 2);
     generated = await generateSchemaTypes(opened.dataSource);
   });
 

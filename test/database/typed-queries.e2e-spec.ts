@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
-import { openDatabase, type OpenedDatabase } from '../../libs/database/data-source.factory.js';
+import type { OpenedDatabase } from '../../libs/database/data-source.factory.js';
 import { Db, refuseQueriesOutsideTransaction, TransactionRunner } from '../../libs/database/unit-of-work.js';
-import { migrations } from '../../src/database/migrations/index.js';
-import { createTestDatabase, type TestDatabase } from '../utils/database.js';
+import { createTestDatabase, openTestDatabase, type TestDatabase } from '../utils/database.js';
 import { TEST_DATABASE } from '../utils/database-mode.js';
 
 /**
@@ -21,10 +20,7 @@ describe(`typed queries on ${TEST_DATABASE}`, () => {
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
-    opened =
-      testDb.kind === 'postgres'
-        ? await openDatabase({ url: testDb.url, dataDir: '/nonexistent', poolSize: 2, entities: [], migrations })
-        : await openDatabase({ dataDir: testDb.dataDir, poolSize: 1, entities: [], migrations });
+    opened = await openTestDatabase(testDb, 2);
     refuseQueriesOutsideTransaction(opened.dataSource);
     db = new Db(opened.dataSource);
     transactions = new TransactionRunner(opened.dataSource);
