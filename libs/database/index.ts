@@ -6,3 +6,4 @@ export * from './entity-columns.js';
 export * from './notifications.js';
 export * from './unit-of-work.js';
 export * from './record-queries.js';
+export * from './typed-queries.js';

@@ -8,6 +8,8 @@ import {
   type QueryRunner,
   type Repository,
 } from 'typeorm';
+import type { Compilable, Simplify } from 'kysely';
+import { queryBuilder, rowsOf, type AnswersRows, type QueryBuilder, type WriteQuery } from './typed-queries.js';
 
 /**
  * The unit of work open in an async context. Mutable: when the work ends, `manager` is cleared,
@@ -103,6 +105,22 @@ export class Db {
 
   query<T = any>(sql: string, parameters?: unknown[]): Promise<T> {
     return this.manager.query(sql, parameters);
+  }
+
+  /**
+   * Runs a statement built against the schema types (libs/database/schema.ts) in the open unit of
+   * work, like `query`, and answers its rows typed from the schema: renaming a column breaks the
+   * build of every statement that names it. For a SELECT or a write with RETURNING.
+   */
+  async typed<O>(build: (q: QueryBuilder) => Compilable<O> & AnswersRows<O>): Promise<Array<Simplify<O>>> {
+    const compiled = build(queryBuilder).compile();
+    return rowsOf<Simplify<O>>(compiled, await this.query(compiled.sql, compiled.parameters as unknown[]));
+  }
+
+  /** Runs a write without RETURNING built against the schema types, in the open unit of work. */
+  async typedWrite(build: (q: QueryBuilder) => WriteQuery): Promise<void> {
+    const compiled = build(queryBuilder).compile();
+    await this.query(compiled.sql, compiled.parameters as unknown[]);
   }
 
   /**

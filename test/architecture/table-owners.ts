@@ -43,11 +43,18 @@ export function foreignTablesInSql(files: SourceFile[], owners: Map<string, stri
   return [...found].sort();
 }
 
-/** The names after `FROM`, `JOIN`, `INTO`, `UPDATE`, `TABLE`, `USING` or `EXISTS` in SQL text. */
+/**
+ * The names after `FROM`, `JOIN`, `INTO`, `UPDATE`, `TABLE`, `USING` or `EXISTS` in SQL text, and
+ * the tables a typed statement starts from or joins (`selectFrom('runs as r')`, `innerJoin('runs', …)`).
+ */
 function tablesNamed(sql: string): string[] {
-  return [...sql.matchAll(/\b(?:FROM|JOIN|INTO|UPDATE|TABLE|USING|EXISTS)\s+"?([a-z_][a-z0-9_]*)"?/gi)].map(
-    (m) => m[1],
-  );
+  const text = [...sql.matchAll(/\b(?:FROM|JOIN|INTO|UPDATE|TABLE|USING|EXISTS)\s+"?([a-z_][a-z0-9_]*)"?/gi)];
+  const typed = [
+    ...sql.matchAll(
+      /\b(?:selectFrom|insertInto|updateTable|deleteFrom|mergeInto|(?:inner|left|right|full|cross)Join(?:Lateral)?)\(\s*'([a-z_][a-z0-9_]*)(?:\s+as\s+\w+)?'/g,
+    ),
+  ];
+  return [...text, ...typed].map((m) => m[1]);
 }
 
 /** A function the migrations create: its name, whether it is a trigger's, and its body (between `$$`). */

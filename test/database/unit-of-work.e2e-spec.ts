@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { openDatabase, type OpenedDatabase } from '../../libs/database/data-source.factory.js';
+import type { OpenedDatabase } from '../../libs/database/data-source.factory.js';
 import {
   Db,
   QueryOutsideTransactionError,
   refuseQueriesOutsideTransaction,
   TransactionRunner,
 } from '../../libs/database/unit-of-work.js';
-import { migrations } from '../../src/database/migrations/index.js';
-import { createTestDatabase, type TestDatabase } from '../utils/database.js';
+import { createTestDatabase, openTestDatabase, type TestDatabase } from '../utils/database.js';
 import { TEST_DATABASE } from '../utils/database-mode.js';
 
 /**
@@ -25,10 +24,7 @@ describe(`unit of work on ${TEST_DATABASE}`, () => {
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
-    db =
-      testDb.kind === 'postgres'
-        ? await openDatabase({ url: testDb.url, dataDir: '/nonexistent', poolSize: 4, entities: [], migrations })
-        : await openDatabase({ dataDir: testDb.dataDir, poolSize: 1, entities: [], migrations });
+    db = await openTestDatabase(testDb, 4);
     refuseQueriesOutsideTransaction(db.dataSource);
     uow = new Db(db.dataSource);
     transactions = new TransactionRunner(db.dataSource);

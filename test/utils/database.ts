@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import lockfile from 'proper-lockfile';
-import { migrate, openDatabase } from '../../libs/database/data-source.factory.js';
+import { migrate, openDatabase, type OpenedDatabase } from '../../libs/database/data-source.factory.js';
 import { migrations } from '../../src/database/migrations/index.js';
 import { TEST_DATABASE } from './database-mode.js';
 
@@ -124,6 +124,16 @@ export function ensureTemplate(): Promise<string> {
 /** A fresh database for one test file, of the kind this run is on (TEST_DATABASE). */
 export function createTestDatabase(): Promise<TestDatabase> {
   return TEST_DATABASE === 'embedded' ? createEmbeddedDatabase() : createPostgresDatabase();
+}
+
+/**
+ * The test database opened below the application (no entities; the migrations already ran): for
+ * tests of libs/database itself. The embedded one has its single connection whatever `poolSize`.
+ */
+export function openTestDatabase(testDb: TestDatabase, poolSize: number): Promise<OpenedDatabase> {
+  return testDb.kind === 'postgres'
+    ? openDatabase({ url: testDb.url, dataDir: '/nonexistent', poolSize, entities: [], migrations })
+    : openDatabase({ dataDir: testDb.dataDir, poolSize: 1, entities: [], migrations });
 }
 
 /** A fresh PostgreSQL database, cloned from the migrated template. */

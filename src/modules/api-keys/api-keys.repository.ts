@@ -2,28 +2,33 @@ import { Injectable } from '@nestjs/common';
 import { AccessCache } from '../../../libs/auth/access-cache.js';
 import { type AccessTarget, standingSql, type StandingRow } from '../../../libs/auth/access.repository.js';
 import type { SystemRole, WorkspaceRole } from '../../../libs/auth/roles.js';
+import { sql, type Expression, type ExpressionBuilder, type Selectable, type SqlBool } from 'kysely';
+import type { ApiKeys, DB } from '../../../libs/database/schema.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import type { ApiKeyStatusFilter } from './dto/api-key.dto.js';
 import { containsPattern } from '../../../libs/database/like.js';
 
-export interface ApiKeyRow {
-  id: string;
-  workspace_id: string;
-  user_id: string;
-  name: string;
-  prefix: string;
-  role: WorkspaceRole;
-  expires_at: Date | null;
-  last_used_at: Date | null;
-  last_used_ip: string | null;
-  revoked_at: Date | null;
-  revoked_reason: string | null;
-  created_at: Date;
-}
+const COLUMNS = [
+  'id',
+  'workspace_id',
+  'user_id',
+  'name',
+  'prefix',
+  'role',
+  'expires_at',
+  'last_used_at',
+  'last_used_ip',
+  'revoked_at',
+  'revoked_reason',
+  'created_at',
+] as const;
 
-/** A key as the guard checks it: with its hash and its creator. */
+/** A key as the service sees it (its hash left out); the role column holds a WorkspaceRole (a CHECK constraint). */
+export type ApiKeyRow = Omit<Pick<Selectable<ApiKeys>, (typeof COLUMNS)[number]>, 'role'> & { role: WorkspaceRole };
+
+/** A key as the guard checks it: with its hash and its creator (from `user_identities()`, the users family's). */
 export interface ApiKeyCredential extends ApiKeyRow {
-  secret_hash: string;
+  secret_hash: Selectable<ApiKeys>['secret_hash'];
   email: string;
   display_name: string;
   system_role: SystemRole;
@@ -36,19 +41,18 @@ export function credentialOf(row: ApiKeyCredential & Partial<StandingRow>): ApiK
   return credential;
 }
 
-const COLUMNS =
-  'k.id, k.workspace_id, k.user_id, k.name, k.prefix, k.role, k.expires_at, k.last_used_at, k.last_used_ip, k.revoked_at, k.revoked_reason, k.created_at';
-const STATUS: Record<ApiKeyStatusFilter, string> = {
-  active: 'k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())',
-  expired: 'k.revoked_at IS NULL AND k.expires_at <= now()',
-  revoked: 'k.revoked_at IS NOT NULL',
-  all: 'true',
-};
+/** The columns of ApiKeyRow for the hand-written statements that join `user_identities()`. */
+const COLUMN_LIST = COLUMNS.map((c) => `k.${c}`).join(', ');
 
-/** The rows of an UPDATE ... RETURNING: TypeORM's postgres driver answers them as [rows, affected]. */
-function updated(result: [ApiKeyRow[], number]): ApiKeyRow[] {
-  return result[0];
-}
+const now = sql<Date>`now()`;
+type KeyCondition = (eb: ExpressionBuilder<DB, 'api_keys'>) => Expression<SqlBool>;
+const STATUS: Record<ApiKeyStatusFilter, KeyCondition> = {
+  active: (eb) =>
+    eb.and([eb('revoked_at', 'is', null), eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)])]),
+  expired: (eb) => eb.and([eb('revoked_at', 'is', null), eb('expires_at', '<=', now)]),
+  revoked: (eb) => eb('revoked_at', 'is not', null),
+  all: (eb) => eb.lit(true),
+};
 
 /** The api_keys table: machine credentials of a workspace, stored as SHA-256 hashes. */
 @Injectable()
@@ -67,9 +71,20 @@ export class ApiKeysRepository {
     role: WorkspaceRole;
     expiresAt: Date | null;
   }): Promise<ApiKeyRow> {
-    const rows: ApiKeyRow[] = await this.db.query(
-      `INSERT INTO api_keys AS k (workspace_id, user_id, name, prefix, secret_hash, role, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
-      [key.workspaceId, key.userId, key.name, key.prefix, key.secretHash, key.role, key.expiresAt],
+    const rows = await this.db.typed((q) =>
+      q
+        .insertInto('api_keys')
+        .values({
+          workspace_id: key.workspaceId,
+          user_id: key.userId,
+          name: key.name,
+          prefix: key.prefix,
+          secret_hash: key.secretHash,
+          role: key.role,
+          expires_at: key.expiresAt,
+        })
+        .returning(COLUMNS)
+        .$narrowType<{ role: WorkspaceRole }>(),
     );
     return rows[0];
   }
@@ -80,28 +95,43 @@ export class ApiKeysRepository {
     filter: { status: ApiKeyStatusFilter; q?: string; createdBy?: string },
     window: { skip: number; take: number },
   ): Promise<[ApiKeyRow[], number]> {
-    const params: unknown[] = [
-      workspaceId,
-      filter.createdBy ?? null,
-      filter.q ? containsPattern(filter.q.toLowerCase()) : null,
-    ];
-    const where = `k.workspace_id = $1 AND ($2::uuid IS NULL OR k.user_id = $2) AND ($3::text IS NULL OR lower(k.name) LIKE $3) AND ${STATUS[filter.status]}`;
-    const rows: Array<ApiKeyRow & { total: number }> = await this.db.query(
-      `SELECT ${COLUMNS}, count(*) OVER ()::int AS total FROM api_keys k WHERE ${where} ORDER BY k.created_at DESC, k.id LIMIT $4 OFFSET $5`,
-      [...params, window.take, window.skip],
+    const where: KeyCondition = (eb) =>
+      eb.and([
+        eb('workspace_id', '=', workspaceId),
+        ...(filter.createdBy ? [eb('user_id', '=', filter.createdBy)] : []),
+        ...(filter.q ? [eb(eb.fn('lower', ['name']), 'like', containsPattern(filter.q.toLowerCase()))] : []),
+        STATUS[filter.status](eb),
+      ]);
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('api_keys')
+        .select(COLUMNS)
+        .select(sql<number>`count(*) OVER ()::int`.as('total'))
+        .where(where)
+        .orderBy('created_at', 'desc')
+        .orderBy('id')
+        .limit(window.take)
+        .offset(window.skip)
+        .$narrowType<{ role: WorkspaceRole }>(),
     );
     if (rows.length || window.skip === 0) return [rows, rows[0]?.total ?? 0];
-    const [{ total }]: Array<{ total: number }> = await this.db.query(
-      `SELECT count(*)::int AS total FROM api_keys k WHERE ${where}`,
-      params,
+    const [{ total }] = await this.db.typed((q) =>
+      q
+        .selectFrom('api_keys')
+        .select(sql<number>`count(*)::int`.as('total'))
+        .where(where),
     );
     return [rows, total];
   }
 
   async find(workspaceId: string, id: string): Promise<ApiKeyRow | undefined> {
-    const rows: ApiKeyRow[] = await this.db.query(
-      `SELECT ${COLUMNS} FROM api_keys k WHERE k.id = $1 AND k.workspace_id = $2`,
-      [id, workspaceId],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('api_keys')
+        .select(COLUMNS)
+        .where('id', '=', id)
+        .where('workspace_id', '=', workspaceId)
+        .$narrowType<{ role: WorkspaceRole }>(),
     );
     return rows[0];
   }
@@ -115,9 +145,13 @@ export class ApiKeysRepository {
   }
 
   async countActive(workspaceId: string, userId: string): Promise<number> {
-    const [{ n }]: Array<{ n: number }> = await this.db.query(
-      `SELECT count(*)::int AS n FROM api_keys k WHERE k.workspace_id = $1 AND k.user_id = $2 AND ${STATUS.active}`,
-      [workspaceId, userId],
+    const [{ n }] = await this.db.typed((q) =>
+      q
+        .selectFrom('api_keys')
+        .select(sql<number>`count(*)::int`.as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .where('user_id', '=', userId)
+        .where(STATUS.active),
     );
     return n;
   }
@@ -125,7 +159,7 @@ export class ApiKeysRepository {
   /** The key with this prefix, its hash and its creator (published by the users family: `user_identities()`), whatever its state. */
   async credential(prefix: string): Promise<ApiKeyCredential | undefined> {
     const rows: ApiKeyCredential[] = await this.db.query(
-      `SELECT ${COLUMNS}, k.secret_hash, u.email, u.display_name, u.system_role, u.active AS user_active
+      `SELECT ${COLUMN_LIST}, k.secret_hash, u.email, u.display_name, u.system_role, u.active AS user_active
          FROM api_keys k JOIN user_identities() u ON u.id = k.user_id WHERE k.prefix = $1`,
       [prefix],
     );
@@ -144,14 +178,17 @@ export class ApiKeysRepository {
     const standing = standingSql(table, 'k.user_id', '$2');
     const rows = await this.db.prepared<ApiKeyCredential & StandingRow>(
       `api_key_access_${table ?? 'workspace'}`,
-      `SELECT ${COLUMNS}, k.secret_hash, u.email, u.display_name, u.system_role, u.active AS user_active, ${standing.columns}
+      `SELECT ${COLUMN_LIST}, k.secret_hash, u.email, u.display_name, u.system_role, u.active AS user_active, ${standing.columns}
          FROM api_keys k JOIN user_identities() u ON u.id = k.user_id ${standing.joins} WHERE k.prefix = $1`,
       [prefix, 'table' in target ? target.id : target.workspaceId],
     );
     return rows[0];
   }
 
-  /** Records a use, at most once a minute per key (a write per call would cost every request). */
+  /**
+   * Records a use, at most once a minute per key (a write per call would cost every request).
+   * Hand-written: it runs on every request with a key, where compiling a builder would cost each one.
+   */
   async touch(id: string, ip: string | undefined): Promise<void> {
     await this.db.query(
       `UPDATE api_keys SET last_used_at = now(), last_used_ip = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
@@ -161,27 +198,35 @@ export class ApiKeysRepository {
 
   /** Revokes the key if it is live; the revoked row, or undefined when it was already revoked. */
   async revoke(id: string, by: string | null, reason: string): Promise<ApiKeyRow | undefined> {
-    return this.revoked(
-      await this.db.query(
-        `UPDATE api_keys AS k SET revoked_at = now(), revoked_by = $2, revoked_reason = $3 WHERE k.id = $1 AND k.revoked_at IS NULL RETURNING ${COLUMNS}`,
-        [id, by, reason],
-      ),
-    )[0];
+    const rows = await this.db.typed((q) =>
+      q
+        .updateTable('api_keys')
+        .set({ revoked_at: now, revoked_by: by, revoked_reason: reason })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .returning(COLUMNS)
+        .$narrowType<{ role: WorkspaceRole }>(),
+    );
+    return this.revoked(rows)[0];
   }
 
   /** Revokes the user's live keys, in one workspace or all; answers the revoked rows. */
   async revokeAllOf(userId: string, workspaceId: string | null, reason: string): Promise<ApiKeyRow[]> {
-    return this.revoked(
-      await this.db.query(
-        `UPDATE api_keys AS k SET revoked_at = now(), revoked_reason = $3 WHERE k.user_id = $1 AND ($2::uuid IS NULL OR k.workspace_id = $2) AND k.revoked_at IS NULL RETURNING ${COLUMNS}`,
-        [userId, workspaceId, reason],
-      ),
+    const rows = await this.db.typed((q) =>
+      q
+        .updateTable('api_keys')
+        .set({ revoked_at: now, revoked_reason: reason })
+        .where('user_id', '=', userId)
+        .$if(workspaceId !== null, (u) => u.where('workspace_id', '=', workspaceId!))
+        .where('revoked_at', 'is', null)
+        .returning(COLUMNS)
+        .$narrowType<{ role: WorkspaceRole }>(),
     );
+    return this.revoked(rows);
   }
 
   /** The rows an UPDATE ... RETURNING revoked; this process's access cache drops them after the commit. */
-  private revoked(result: [ApiKeyRow[], number]): ApiKeyRow[] {
-    const rows = updated(result);
+  private revoked(rows: ApiKeyRow[]): ApiKeyRow[] {
     for (const row of rows) this.access.changed({ key: row.prefix });
     return rows;
   }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
 import type { Sealed } from '../../../libs/crypto/secret-cipher.js';
 import { WorkspaceSecretEntity } from './entities/workspace-secret.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
@@ -48,10 +49,9 @@ export class SecretsRepository {
   }
 
   async existsInWorkspace(workspaceId: string, id: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query('SELECT 1 FROM workspace_secrets WHERE id = $1 AND workspace_id = $2', [
-      id,
-      workspaceId,
-    ]);
+    const rows = await this.db.typed((q) =>
+      q.selectFrom('workspace_secrets').select('id').where('id', '=', id).where('workspace_id', '=', workspaceId),
+    );
     return rows.length > 0;
   }
 
@@ -79,17 +79,15 @@ export class SecretsRepository {
     afterId: string,
     limit: number,
   ): Promise<Array<{ id: string; workspaceId: string } & Sealed>> {
-    const rows: Array<{
-      id: string;
-      workspace_id: string;
-      ciphertext: Buffer;
-      iv: Buffer;
-      auth_tag: Buffer;
-      key_id: string;
-    }> = await this.db.query(
-      `SELECT id, workspace_id, ciphertext, iv, auth_tag, key_id FROM workspace_secrets
-        WHERE key_id <> $1 AND id > $2 ORDER BY id LIMIT $3 FOR UPDATE`,
-      [keyId, afterId, limit],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('workspace_secrets')
+        .select(['id', 'workspace_id', 'ciphertext', 'iv', 'auth_tag', 'key_id'])
+        .where('key_id', '<>', keyId)
+        .where('id', '>', afterId)
+        .orderBy('id')
+        .limit(limit)
+        .forUpdate(),
     );
     return rows.map((r) => ({
       id: r.id,
@@ -103,21 +101,31 @@ export class SecretsRepository {
 
   /** Replaces the sealed value only: re-sealing is not an edit (version and updated_at stay). */
   async reseal(id: string, sealed: Sealed): Promise<void> {
-    await this.db.query(
-      'UPDATE workspace_secrets SET ciphertext = $2, iv = $3, auth_tag = $4, key_id = $5 WHERE id = $1',
-      [id, sealed.ciphertext, sealed.iv, sealed.authTag, sealed.keyId],
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('workspace_secrets')
+        .set({ ciphertext: sealed.ciphertext, iv: sealed.iv, auth_tag: sealed.authTag, key_id: sealed.keyId })
+        .where('id', '=', id),
     );
   }
 
   async countByKey(): Promise<Record<string, number>> {
-    const rows: Array<{ key_id: string; n: number }> = await this.db.query(
-      'SELECT key_id, count(*)::int AS n FROM workspace_secrets GROUP BY key_id',
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('workspace_secrets')
+        .select(['key_id', sql<number>`count(*)::int`.as('n')])
+        .groupBy('key_id'),
     );
     return Object.fromEntries(rows.map((r) => [r.key_id, r.n]));
   }
 
   async markRevealed(id: string): Promise<void> {
-    await this.db.query('UPDATE workspace_secrets SET last_revealed_at = now() WHERE id = $1', [id]);
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('workspace_secrets')
+        .set({ last_revealed_at: sql`now()` })
+        .where('id', '=', id),
+    );
   }
 
   async delete(id: string): Promise<void> {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
 import { AdapterEntity } from './entities/adapter.entity.js';
 import { ConnectionEntity } from './entities/connection.entity.js';
 import { SutEntity } from './entities/sut.entity.js';
@@ -43,9 +44,12 @@ export class SutsRepository {
   /** Connections per SUT, for a page of SUTs. */
   async connectionCounts(sutIds: string[]): Promise<Map<string, number>> {
     if (!sutIds.length) return new Map();
-    const rows: Array<{ sut_id: string; n: number }> = await this.db.query(
-      'SELECT sut_id, count(*)::int AS n FROM sut_connections WHERE sut_id = ANY($1) GROUP BY sut_id',
-      [sutIds],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('sut_connections')
+        .select(['sut_id', sql<number>`count(*)::int`.as('n')])
+        .where('sut_id', '=', sql<string>`ANY(${sutIds}::uuid[])`)
+        .groupBy('sut_id'),
     );
     return new Map(rows.map((r) => [r.sut_id, r.n]));
   }
@@ -53,9 +57,12 @@ export class SutsRepository {
   /** Of `ids`, those that are not SUTs of the workspace. */
   async missing(workspaceId: string, ids: string[]): Promise<string[]> {
     if (!ids.length) return [];
-    const rows: Array<{ id: string }> = await this.db.query(
-      'SELECT id FROM suts WHERE workspace_id = $1 AND id = ANY($2::uuid[])',
-      [workspaceId, ids],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('suts')
+        .select('id')
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', sql<string>`ANY(${ids}::uuid[])`),
     );
     const found = new Set(rows.map((r) => r.id));
     return ids.filter((id) => !found.has(id));
@@ -125,9 +132,11 @@ export class SutsRepository {
   async insertAdapter(
     adapter: Pick<AdapterEntity, 'workspaceId' | 'connectionId' | 'spec' | 'createdBy'>,
   ): Promise<AdapterEntity> {
-    const rows: Array<{ next: number }> = await this.db.query(
-      'SELECT coalesce(max(revision), 0) + 1 AS next FROM sut_adapters WHERE connection_id = $1',
-      [adapter.connectionId],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('sut_adapters')
+        .select(sql<number>`coalesce(max(revision), 0) + 1`.as('next'))
+        .where('connection_id', '=', adapter.connectionId),
     );
     const repo = this.db.repository(AdapterEntity);
     return repo.save(repo.create({ ...adapter, revision: rows[0].next }));
