@@ -93,6 +93,9 @@ describe('AccessCache', () => {
     hub.listener?.('not json');
     expect(cache.session('t1')).toBeUndefined();
     cache.keep(cache.begin(), 't1', found(), record);
+    hub.listener?.(JSON.stringify({ tenant: 'w1' }));
+    expect(cache.session('t1')).toBeUndefined();
+    cache.keep(cache.begin(), 't1', found(), record);
     hub.listener?.(undefined);
     expect(cache.session('t1')).toBeUndefined();
     cache.keep(cache.begin(), 't1', found(), record);

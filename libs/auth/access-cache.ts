@@ -242,12 +242,17 @@ function membershipKey(workspaceId: string, userId: string): string {
   return `${workspaceId}/${userId}`;
 }
 
-/** A change as sent; one that cannot be read drops everything (safe whatever it said). */
+/** A change as sent; one that cannot be read, or of a kind this code does not know, drops everything (safe whatever it said). */
 function parseChange(payload: string): AccessChange | undefined {
   try {
-    const change = JSON.parse(payload) as AccessChange;
-    return change && typeof change === 'object' ? change : undefined;
+    const change = JSON.parse(payload) as Record<string, unknown> | null;
+    if (!change || typeof change !== 'object') return undefined;
+    const [kind, ...more] = Object.keys(change);
+    if (more.length || !CHANGE_KINDS.has(kind) || change[kind] === null || change[kind] === undefined) return undefined;
+    return change as AccessChange;
   } catch {
     return undefined;
   }
 }
+
+const CHANGE_KINDS = new Set(['token', 'user', 'member', 'workspace', 'key', 'record']);
