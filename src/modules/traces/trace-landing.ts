@@ -8,7 +8,7 @@ import { JobFailure } from '../../../libs/queue/job-outcome.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { isTerminal, type Job, type JobContext } from '../../../libs/queue/job.types.js';
 import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
-import { normaliseSpan } from '../../../libs/traces/conventions.js';
+import { normaliseSpan, REPORTED_FIELDS } from '../../../libs/traces/conventions.js';
 import { readRecordsAsync, readTraceFile, type ReadItem, type TraceFileFormat } from '../../../libs/traces/readers.js';
 import type { CanonicalSpan, Convention } from '../../../libs/traces/span.types.js';
 import { AppConfig } from '../../../libs/config/app-config.js';
@@ -26,32 +26,7 @@ export const TRACE_LAND_JOB = 'traces.land';
 const DROP_BATCH = 500;
 
 /** The columns of a trace dataset version, in this order (attributes last). */
-export const SPAN_COLUMNS: Array<keyof CanonicalSpan> = [
-  'trace_id',
-  'span_id',
-  'parent_span_id',
-  'session_id',
-  'user_id',
-  'name',
-  'kind',
-  'start_time',
-  'end_time',
-  'duration_ms',
-  'status',
-  'error',
-  'input',
-  'output',
-  'model',
-  'tokens_input',
-  'tokens_output',
-  'tokens_total',
-  'cost',
-  'tool_calls',
-  'retrieved_documents',
-  'service_name',
-  'convention',
-  'attributes',
-];
+export const SPAN_COLUMNS: Array<keyof CanonicalSpan> = [...REPORTED_FIELDS, 'convention', 'attributes'];
 
 /** How a trace version maps onto the canonical fields runs and partitions use. */
 export const TRACE_MAPPING = { input: 'input', session_id: 'session_id' };
