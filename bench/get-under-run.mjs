@@ -1,0 +1,213 @@
+// An authenticated `GET /datasets/{dataset_id}` while an evaluation run is going, against the same
+// GET with nothing else to do, and the run's time with the GETs going against its time alone
+// (issue 20: "a GET p99 under a running run rises by at most 1.5x").
+//
+// Three processes: the product (`node dist/src/main.js`, what `npm start` runs, in-process run
+// workers), the load generator (autocannon, BENCH_CONNECTIONS=32, BENCH_SECONDS=10), and this one,
+// which seeds through the API and serves a local SUT answering every request after BENCH_SUT_MS
+// (50). Each of BENCH_ROUNDS=3 rounds measures, in turn:
+//   quiet GET   the GET alone;
+//   run alone   a run of ROWS (10,000) rows at concurrency 32, from POST /runs to its finished_at;
+//   both        the same run again, the GET load starting one second after it (it must end
+//               before the run does: ROWS x SUT ms / 32 > BENCH_SECONDS + 1).
+// Ratios are taken within a round; each figure is min / median / max over the rounds.
+//
+//   npm run build && BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/get-under-run.mjs
+//   npm run build && node bench/get-under-run.mjs        # embedded PGlite
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { withDatabase } from './support.mjs';
+import { freePort, load, spread, startServer } from './lib/processes.mjs';
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const runRows = Number(process.env.ROWS ?? 10_000);
+const sutMs = Number(process.env.BENCH_SUT_MS ?? 50);
+const concurrency = 32;
+const EMAIL = 'bench@example.com';
+const PASSWORD = 'bench-password-1';
+
+if ((runRows * sutMs) / 1000 / concurrency <= seconds + 1)
+  throw new Error(`a run of ${runRows} rows would end before the GET load does: raise ROWS or lower BENCH_SECONDS`);
+
+/** A SUT answering every request after `sutMs`, as a remote model would. */
+async function startSut() {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () =>
+      setTimeout(() => {
+        const { input } = JSON.parse(body);
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ output: `answer to ${input}` }));
+      }, sutMs),
+    );
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/answer`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(resolve);
+      }),
+  };
+}
+
+function client(base, token) {
+  return async (method, path, body) => {
+    const form = body instanceof FormData;
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body && !form ? { 'content-type': 'application/json' } : {}),
+      },
+      body: form ? body : body && JSON.stringify(body),
+    });
+    const json = await res.json();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+}
+
+/** Starts a run of the dataset and answers the seconds from POST /runs to its finished_at. */
+async function timedRun(api, body) {
+  const began = Date.now();
+  const run = await api('POST', '/runs', body);
+  return {
+    id: run.id,
+    finished: (async () => {
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        const now = await api('GET', `/runs/${run.id}`);
+        if (['succeeded', 'failed', 'cancelled'].includes(now.state)) {
+          if (now.state !== 'succeeded') throw new Error(`run ${run.id} ended ${now.state}: ${now.state_reason}`);
+          return (Date.parse(now.finished_at) - began) / 1000;
+        }
+      }
+    })(),
+  };
+}
+
+await withDatabase(async (databaseUrl) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ews-bench-get-run-'));
+  const port = await freePort();
+  const sut = await startSut();
+  let product;
+  try {
+    product = await startServer(
+      ['dist/src/main.js'],
+      {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        ADMIN_EMAIL: EMAIL,
+        ADMIN_PASSWORD: PASSWORD,
+        JWT_SECRET: randomBytes(32).toString('hex'),
+        ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+        UPLOAD_MAX_ROWS: String(runRows),
+        ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      },
+      async () => {
+        const res = await fetch(`http://127.0.0.1:${port}/ready`).catch(() => null);
+        return res?.status === 200 ? `http://127.0.0.1:${port}` : undefined;
+      },
+    );
+    const { access_token: token } = await client(product.url)('POST', '/auth/token', {
+      email: EMAIL,
+      password: PASSWORD,
+    });
+    const api = client(product.url, token);
+    const ws = (await api('POST', '/workspaces', { name: 'bench' })).id;
+    const form = new FormData();
+    form.append('name', 'run-bench');
+    const lines = Array.from({ length: runRows }, (_, i) =>
+      JSON.stringify({ input: `question ${i}`, expected_output: `answer to question ${i}` }),
+    );
+    form.append('file', new Blob([lines.join('\n')], { type: 'application/x-ndjson' }), 'rows.jsonl');
+    const dataset = await api('POST', `/datasets/upload?workspace_id=${ws}`, form);
+    const sutId = (await api('POST', '/suts', { workspace_id: ws, name: 'bench-sut' })).id;
+    const connection = (
+      await api('POST', `/suts/${sutId}/connections`, {
+        name: 'local',
+        kind: 'http',
+        http: { url: sut.url },
+        max_concurrency: concurrency,
+        timeout_ms: 10_000,
+      })
+    ).id;
+    const runBody = {
+      workspace_id: ws,
+      dataset_id: dataset.id,
+      sut_id: sutId,
+      connection_id: connection,
+      metrics: ['exact_match', 'token_f1'],
+      concurrency,
+    };
+    const target = `${product.url}/datasets/${dataset.id}`;
+    const headers = { authorization: `Bearer ${token}` };
+    await load(target, { headers, connections, seconds: 3 }); // warm-up
+    const rows = [];
+    for (let round = 1; round <= rounds; round++) {
+      const quiet = await load(target, { headers, connections, seconds });
+      const alone = await (await timedRun(api, runBody)).finished;
+      const run = await timedRun(api, runBody);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const busy = await load(target, { headers, connections, seconds });
+      const withGets = await run.finished;
+      for (const [name, r] of Object.entries({ quiet, busy }))
+        if (r.errors) throw new Error(`${name} GETs: ${r.errors} errors or non-2xx answers in round ${round}`);
+      rows.push({ quiet, busy, alone, withGets });
+      process.stderr.write(
+        `round ${round}: GET p99 ${quiet.p99} ms alone, ${busy.p99} ms under the run; run ${alone.toFixed(1)} s alone, ${withGets.toFixed(1)} s under the GETs\n`,
+      );
+    }
+    const mode = databaseUrl ? 'PostgreSQL' : 'embedded PGlite';
+    console.log(
+      `\n${mode}: GET /datasets/{dataset_id} at ${connections} connections for ${seconds} s, and a run of ${runRows} rows (SUT ${sutMs} ms, concurrency ${concurrency}), ${rounds} rounds (min / median / max); node ${process.version}, ${cpus().length} cores, load average ${loadavg()[0].toFixed(1)}`,
+    );
+    console.log('| measure | alone | together | together / alone |\n|---|---|---|---|');
+    const line = (name, a, b, digits) =>
+      console.log(
+        `| ${name} | ${spread(a, digits)} | ${spread(b, digits)} | ${spread(
+          a.map((x, i) => b[i] / x),
+          2,
+        )} |`,
+      );
+    line(
+      'GET p99 (ms)',
+      rows.map((r) => r.quiet.p99),
+      rows.map((r) => r.busy.p99),
+      1,
+    );
+    line(
+      'GET p50 (ms)',
+      rows.map((r) => r.quiet.p50),
+      rows.map((r) => r.busy.p50),
+      1,
+    );
+    line(
+      'GET req/s',
+      rows.map((r) => r.quiet.rps),
+      rows.map((r) => r.busy.rps),
+      0,
+    );
+    line(
+      'run (s)',
+      rows.map((r) => r.alone),
+      rows.map((r) => r.withGets),
+      1,
+    );
+  } finally {
+    await product?.stop();
+    await sut.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
