@@ -15,16 +15,16 @@ export class RateGate {
     this.next = slot + 1000 / this.perSecond;
     const delay = slot - now;
     if (delay <= 0) return;
+    // The abort listener goes when the slot comes: a run's signal outlives its calls, and one left per call would
+    // keep a closure per item of a rate-limited run until the run ends.
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, delay);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(timer);
-          resolve();
-        },
-        { once: true },
-      );
+      const timer = setTimeout(done, delay);
+      signal?.addEventListener('abort', done, { once: true });
+      function done(): void {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      }
     });
   }
 }
