@@ -8,7 +8,10 @@
 //   npm run build && BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/traces.mjs
 //   npm run build && node bench/traces.mjs            # embedded PGlite (twin: a fresh PGlite)
 //
-// BENCH_SPANS (default 100000), BENCH_ROUNDS (3). Creates its own database (or data directory) and
+// Before each round it prints the service's memory at rest (process.memoryUsage(): rss, V8 heap
+// used and reserved, external, array buffers), as found and after a full GC.
+//
+// BENCH_SPANS (default 100000), BENCH_ROUNDS (3), BENCH_COPY=0 (no COPY twin). Creates its own database (or data directory) and
 // removes it afterwards.
 import { execFile } from 'node:child_process';
 import { createWriteStream, statSync } from 'node:fs';
@@ -18,10 +21,11 @@ import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
 import { spread } from './lib/processes.mjs';
-import { plainCopy, withBenchApp, withDatabase, withPeakRss } from './support.mjs';
+import { formatSplit, memorySplit, plainCopy, withBenchApp, withDatabase, withPeakRss } from './support.mjs';
 
 const spans = Number(process.env.BENCH_SPANS ?? 100_000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const twin = process.env.BENCH_COPY !== '0';
 const PER_TRACE = 10;
 const hex = (n, width) => n.toString(16).padStart(width, '0');
 const str = (key, value) => ({ key, value: { stringValue: value } });
@@ -104,6 +108,13 @@ await withDatabase((databaseUrl) =>
       const ratios = [];
       const peaks = [];
       for (let round = 0; round < rounds; round++) {
+        // The service at rest before the round, as found and after a full collection: a landing that
+        // kept anything would raise the collected heap (or external memory) from round to round.
+        const found = await memorySplit();
+        const held = await memorySplit(true);
+        console.log(
+          `[${mode}] at rest before round ${round + 1}: ${formatSplit(found)}; after a GC ${formatSplit(held)}`,
+        );
         const t0 = performance.now();
         const {
           result: run,
@@ -130,14 +141,16 @@ await withDatabase((databaseUrl) =>
           (b) => ['succeeded', 'failed'].includes(b.state),
         );
         const enrichS = (performance.now() - t1) / 1000;
-        const copy = await plainCopy(databaseUrl ?? app.get(DataSource), run.dataset_id);
-        const copyRate = copy.rows / (copy.ms / 1000);
+        const copy = twin ? await plainCopy(databaseUrl ?? app.get(DataSource), run.dataset_id) : null;
+        const copyRate = copy ? copy.rows / (copy.ms / 1000) : NaN;
         rates.push(rate);
-        ratios.push(rate / copyRate);
+        if (copy) ratios.push(rate / copyRate);
         peaks.push(peak / 1e6);
         console.log(
           `[${mode}] round ${round + 1}: landing ${run.counts.landed} spans (${run.traces} traces) from a ${(size / 1e6).toFixed(0)} MB OTLP/JSON file: ${(landMs / 1000).toFixed(1)} s, ${Math.round(rate)} spans/s;` +
-            ` plain COPY of the ${copy.rows} normalised rows ${(copy.ms / 1000).toFixed(1)} s, ${Math.round(copyRate)} rows/s; landing = ${(rate / copyRate).toFixed(2)} of the COPY rate;` +
+            (copy
+              ? ` plain COPY of the ${copy.rows} normalised rows ${(copy.ms / 1000).toFixed(1)} s, ${Math.round(copyRate)} rows/s; landing = ${(rate / copyRate).toFixed(2)} of the COPY rate;`
+              : '') +
             ` peak rss ${Math.round(peak / 1e6)} MB (${Math.round(before / 1e6)} MB before); enrichment after it ${enrichS.toFixed(1)} s (${enrichment.state})`,
         );
         if (round === 0) {
@@ -151,7 +164,7 @@ await withDatabase((databaseUrl) =>
         }
       }
       console.log(
-        `[${mode}] ${rounds} rounds, min / median / max: ${spread(rates)} spans/s; landing / COPY rate ${spread(ratios, 2)}; peak rss ${spread(peaks)} MB`,
+        `[${mode}] ${rounds} rounds, min / median / max: ${spread(rates)} spans/s;${ratios.length ? ` landing / COPY rate ${spread(ratios, 2)};` : ''} peak rss ${spread(peaks)} MB`,
       );
     },
   ),

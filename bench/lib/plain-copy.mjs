@@ -3,7 +3,10 @@
 // and bench/traces.mjs:
 //
 //   node bench/lib/plain-copy.mjs <postgres://… | pglite> <file> <csv|jsonl>
+//   node bench/lib/plain-copy.mjs <postgres://…> <dataset id> dataset
 //
+//   dataset  a dataset's rows (as stored, jsonb text, in order) read from that database by this
+//          process (not the measured service's), then COPYed as `jsonl`
 //   csv    the datasets bench's CSV (header id,question,answer,language,difficulty,score): each line
 //          is turned into its JSON document inside the timed part, as an upload must
 //   jsonl  one JSON document a line (a landing's normalised spans)
@@ -17,13 +20,27 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
-const [target, file, kind] = process.argv.slice(2);
-if (!target || !file || !['csv', 'jsonl'].includes(kind)) {
+const [target, file, given] = process.argv.slice(2);
+if (!target || !file || !['csv', 'jsonl', 'dataset'].includes(given)) {
   console.error('usage: node bench/lib/plain-copy.mjs <postgres-url | pglite> <file> <csv|jsonl>');
+  console.error('       node bench/lib/plain-copy.mjs <postgres-url> <dataset-id> dataset');
   process.exit(2);
 }
+const kind = given === 'dataset' ? 'jsonl' : given;
+const text = given === 'dataset' ? await datasetRows(target, file) : readFileSync(file, 'utf8');
 
-const text = readFileSync(file, 'utf8');
+/** A dataset's rows as stored (jsonb text), one a line, in order. */
+async function datasetRows(url, datasetId) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const { rows } = await client.query(
+    'SELECT data::text AS data FROM dataset_rows WHERE dataset_id = $1 AND removed_in IS NULL ORDER BY ordinal',
+    [datasetId],
+  );
+  await client.end();
+  return `${rows.map((r) => r.data).join('\n')}\n`;
+}
 const CSV_LINE = /^(\d+),"([^"]*)","([^"]*)",(\w+),(\d+),([\d.]+)$/;
 
 /** The COPY's CSV lines `id,"document"`, chunk by chunk. */

@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
 /**
  * Spaces call starts to at most `perSecond` (null = no limit): each `wait()` resolves at the
  * next free slot, in call order. Combined with a concurrency limit it gives a connection's
@@ -15,16 +17,8 @@ export class RateGate {
     this.next = slot + 1000 / this.perSecond;
     const delay = slot - now;
     if (delay <= 0) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, delay);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(timer);
-          resolve();
-        },
-        { once: true },
-      );
-    });
+    // Node's timer removes its abort listener when the slot comes (a run's signal outlives its calls: one left per
+    // call would keep a closure per item of a rate-limited run until the run ended); an abort ends the wait early.
+    await sleep(delay, undefined, { signal }).catch(() => undefined);
   }
 }
