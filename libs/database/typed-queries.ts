@@ -49,3 +49,13 @@ export function rowsOf<O>(compiled: CompiledQuery<unknown>, result: unknown): O[
   if (kind === 'UpdateQueryNode' || kind === 'DeleteQueryNode') return (result as [O[], number])[0];
   return result as O[];
 }
+
+/**
+ * A table's row as a repository reads it: the schema's columns, with some of them (a jsonb
+ * column, a text column held by a CHECK constraint) given the type the application knows they
+ * hold. Only the table's columns can be narrowed, so renaming one breaks the type.
+ */
+export type NarrowedRow<
+  Row,
+  Narrowing extends { [K in keyof Narrowing]: K extends keyof Row ? unknown : never },
+> = Omit<Row, keyof Narrowing> & Narrowing;

@@ -1,4 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import type { Selectable } from 'kysely';
+import type { DB } from '../../../libs/database/schema.js';
+import type { NarrowedRow } from '../../../libs/database/typed-queries.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { trackedRecord, type TrackedColumns } from '../../../libs/queue/tracked-job.js';
 
@@ -8,19 +11,27 @@ export type AnalysisKind = 'text' | 'annotation' | 'visual';
 export const ANALYSIS_RUNS = trackedRecord('analysis_runs', 'run_id');
 export const CLUSTER_RUNS = trackedRecord('cluster_runs', 'run_id');
 
-export interface AnalysisRunRow extends TrackedColumns {
-  id: string;
-  workspace_id: string;
-  dataset_id: string;
-  version_id: string;
-  kinds: AnalysisKind[];
-  params: Record<string, unknown>;
-  created_by: string | null;
-}
+/** An analysis run as read (`SELECT *`): its tracked columns, kinds and parameters narrowed. */
+export type AnalysisRunRow = NarrowedRow<
+  Selectable<DB['analysis_runs']>,
+  TrackedColumns & { kinds: AnalysisKind[]; params: Record<string, unknown> }
+>;
 
-export interface ClusterRunRow extends Omit<AnalysisRunRow, 'kinds'> {
-  result: Record<string, unknown> | null;
-}
+export type ClusterRunRow = NarrowedRow<
+  Selectable<DB['cluster_runs']>,
+  TrackedColumns & { params: Record<string, unknown>; result: Record<string, unknown> | null }
+>;
+
+/** A row of a version as `dataset_version_rows()` (the datasets family's) answers it, its dimension values as `dims`. */
+export type VersionRow = NarrowedRow<
+  Pick<Selectable<DB['dataset_rows']>, 'row_id' | 'ordinal' | 'data'>,
+  { data: Record<string, unknown> }
+> & { dims: Record<string, string> };
+
+export type RowPropertiesRow = NarrowedRow<
+  Pick<Selectable<DB['analysis_row_properties']>, 'row_id' | 'props'>,
+  { props: Record<string, unknown> }
+>;
 
 type Table = 'analysis_runs' | 'cluster_runs';
 
@@ -28,10 +39,6 @@ type Table = 'analysis_runs' | 'cluster_runs';
 @Injectable()
 export class AnalysisRepository {
   constructor(private readonly db: Db) {}
-
-  private m() {
-    return this.db.manager;
-  }
 
   async insertRun<T extends Table>(
     table: T,
@@ -44,74 +51,111 @@ export class AnalysisRepository {
       kinds?: AnalysisKind[];
     },
   ): Promise<string> {
-    const kinds = table === 'analysis_runs' ? ', kinds' : '';
-    const values = table === 'analysis_runs' ? ', $6' : '';
-    const rows: Array<{ id: string }> = await this.db.query(
-      `INSERT INTO ${table} (workspace_id, dataset_id, version_id, params, created_by${kinds}) VALUES ($1, $2, $3, $4, $5${values}) RETURNING id`,
-      [
-        run.workspace_id,
-        run.dataset_id,
-        run.version_id,
-        JSON.stringify(run.params),
-        run.created_by,
-        ...(table === 'analysis_runs' ? [run.kinds] : []),
-      ],
+    const values = {
+      workspace_id: run.workspace_id,
+      dataset_id: run.dataset_id,
+      version_id: run.version_id,
+      params: JSON.stringify(run.params),
+      created_by: run.created_by,
+    };
+    const [{ id }] = await this.db.typed((q) =>
+      table === 'analysis_runs'
+        ? q
+            .insertInto('analysis_runs')
+            .values({ ...values, kinds: run.kinds ?? [] })
+            .returning('id')
+        : q.insertInto('cluster_runs').values(values).returning('id'),
     );
-    return rows[0].id;
+    return id;
   }
 
   /** A cluster run's result (its state is the queue's: `TrackedRecords`). */
   async saveClusterResult(id: string, result: Record<string, unknown>): Promise<void> {
-    await this.db.query('UPDATE cluster_runs SET result = $2 WHERE id = $1', [id, JSON.stringify(result)]);
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('cluster_runs')
+        .set({ result: JSON.stringify(result) })
+        .where('id', '=', id),
+    );
   }
 
   find(table: 'analysis_runs', id: string): Promise<AnalysisRunRow | null>;
   find(table: 'cluster_runs', id: string): Promise<ClusterRunRow | null>;
   async find(table: Table, id: string): Promise<AnalysisRunRow | ClusterRunRow | null> {
-    const rows = await this.db.query(`SELECT * FROM ${table} WHERE id = $1`, [id]);
+    const rows = await this.db.typed((q) =>
+      q.selectFrom(table).selectAll().where('id', '=', id).$castTo<AnalysisRunRow | ClusterRunRow>(),
+    );
     return rows[0] ?? null;
   }
 
   list(table: Table, versionId: string, limit: number): Promise<Array<AnalysisRunRow | ClusterRunRow>> {
-    return this.db.query(`SELECT * FROM ${table} WHERE version_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [
-      versionId,
-      limit,
-    ]);
+    return this.db.typed((q) =>
+      q
+        .selectFrom(table)
+        .selectAll()
+        .where('version_id', '=', versionId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .$castTo<AnalysisRunRow | ClusterRunRow>(),
+    );
   }
 
   /** The newest succeeded analysis run of the version that computed `kind`. */
   async latestWith(versionId: string, kind: AnalysisKind): Promise<AnalysisRunRow | null> {
-    const rows: AnalysisRunRow[] = await this.db.query(
-      `SELECT * FROM analysis_runs WHERE version_id = $1 AND state = 'succeeded' AND $2 = ANY(kinds) ORDER BY finished_at DESC, id DESC LIMIT 1`,
-      [versionId, kind],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('analysis_runs')
+        .selectAll()
+        .where('version_id', '=', versionId)
+        .where('state', '=', 'succeeded')
+        .where((eb) => eb(eb.val<string>(kind), '=', eb.fn.any('kinds')))
+        .orderBy('finished_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .$castTo<AnalysisRunRow>(),
     );
     return rows[0] ?? null;
   }
 
   async latestCluster(versionId: string): Promise<ClusterRunRow | null> {
-    const rows: ClusterRunRow[] = await this.db.query(
-      'SELECT * FROM cluster_runs WHERE version_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1',
-      [versionId],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('cluster_runs')
+        .selectAll()
+        .where('version_id', '=', versionId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .$castTo<ClusterRunRow>(),
     );
     return rows[0] ?? null;
   }
 
   async saveResult(runId: string, kind: AnalysisKind, result: Record<string, unknown>): Promise<void> {
-    await this.db.query(
-      'INSERT INTO analysis_results (run_id, kind, result) VALUES ($1, $2, $3) ON CONFLICT (run_id, kind) DO UPDATE SET result = excluded.result',
-      [runId, kind, JSON.stringify(result)],
+    await this.db.typedWrite((q) =>
+      q
+        .insertInto('analysis_results')
+        .values({ run_id: runId, kind, result: JSON.stringify(result) })
+        .onConflict((oc) =>
+          oc.columns(['run_id', 'kind']).doUpdateSet((eb) => ({ result: eb.ref('excluded.result') })),
+        ),
     );
   }
 
   async result(runId: string, kind: AnalysisKind): Promise<Record<string, unknown> | null> {
-    const rows: Array<{ result: Record<string, unknown> }> = await this.db.query(
-      'SELECT result FROM analysis_results WHERE run_id = $1 AND kind = $2',
-      [runId, kind],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('analysis_results')
+        .select('result')
+        .where('run_id', '=', runId)
+        .where('kind', '=', kind)
+        .$castTo<{ result: Record<string, unknown> }>(),
     );
     return rows[0]?.result ?? null;
   }
 
-  /** Per-row properties, written a batch at a time. */
+  /** Per-row properties, written a batch at a time (a batch is one jsonb parameter, unpacked by jsonb_to_recordset). */
   async saveRowProperties(
     runId: string,
     kind: AnalysisKind,
@@ -134,7 +178,7 @@ export class AnalysisRepository {
     params: unknown[],
     limit: number,
     offset: number,
-  ): Promise<Array<{ row_id: string; props: Record<string, unknown> }>> {
+  ): Promise<RowPropertiesRow[]> {
     return this.db.query(
       `SELECT p.row_id, p.props FROM analysis_row_properties p WHERE p.run_id = $1 AND p.kind = $2 AND (${where}) ORDER BY ${orderBy ? `${orderBy}, ` : ''}p.ordinal LIMIT ${Number(limit)} OFFSET ${Number(offset)}`,
       params,
@@ -142,11 +186,7 @@ export class AnalysisRepository {
   }
 
   /** The rows of a version in order (up to `limit`), with their dimension values. */
-  versionRows(
-    datasetId: string,
-    versionNumber: number,
-    limit: number,
-  ): Promise<Array<{ row_id: string; ordinal: string; data: Record<string, unknown>; dims: Record<string, string> }>> {
+  versionRows(datasetId: string, versionNumber: number, limit: number): Promise<VersionRow[]> {
     return this.db.query(
       `SELECT r.row_id, r.ordinal, r.data, r.dimensions AS dims FROM dataset_version_rows($1, $2) r ORDER BY r.ordinal LIMIT $3`,
       [datasetId, versionNumber, limit],

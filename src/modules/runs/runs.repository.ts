@@ -8,9 +8,14 @@ import type { TrendCell } from '../projects/trend.js';
 import { RunEntity, type RunState } from './entities/run.entity.js';
 import { DatabaseNotifications } from '../../../libs/database/notifications.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { sql, type Expression, type ExpressionBuilder, type Selectable, type SqlBool } from 'kysely';
+import type { DB } from '../../../libs/database/schema.js';
+import type { NarrowedRow, QueryBuilder } from '../../../libs/database/typed-queries.js';
 
 /** The record a run's job settles (docs/architecture.md#background-work): the queue keeps its state with the job's. */
 export const RUNS = trackedRecord('runs', 'run_id');
+
+const now = sql<Date>`now()`;
 
 /** A documented state as a condition on the tracked columns of `r` (`awaiting_upload`: queued without a job). */
 const STATE_CONDITIONS: Record<RunState, string> = {
@@ -25,28 +30,41 @@ const STATE_CONDITIONS: Record<RunState, string> = {
 /** The channel every run event is signalled on (the run id as payload): live streams listen to it. */
 export const RUN_EVENTS_CHANNEL = 'ews_run_events';
 
-/** A row of a run as the executor and the result views read it. */
-export interface RunItemRow {
-  row_id: string;
-  repetition: number;
-  ordinal: string;
-  session_id: string | null;
-  turn: number | null;
-  data: Record<string, unknown>;
-  dimensions: Record<string, string>;
-  status: 'pending' | 'done' | 'error';
-  output: string | null;
-  latency_ms: number | null;
-  usage: { prompt_tokens: number | null; completion_tokens: number | null; total_tokens: number | null } | null;
-  cost_usd: number | null;
-  extras: Record<string, unknown> | null;
-  error: { code: string; message: string } | null;
-  attempts: number | null;
-  scores: Record<string, MetricScore> | null;
-  passed: boolean | null;
-  called_at: Date | null;
-  scored_at: Date | null;
-}
+const ITEM_COLUMNS = [
+  'row_id',
+  'repetition',
+  'ordinal',
+  'session_id',
+  'turn',
+  'data',
+  'dimensions',
+  'status',
+  'output',
+  'latency_ms',
+  'usage',
+  'cost_usd',
+  'extras',
+  'error',
+  'attempts',
+  'scores',
+  'passed',
+  'called_at',
+  'scored_at',
+] as const;
+
+/** A row of a run as the executor and the result views read it: its jsonb columns and status narrowed. */
+export type RunItemRow = NarrowedRow<
+  Pick<Selectable<DB['run_items']>, (typeof ITEM_COLUMNS)[number]>,
+  {
+    data: Record<string, unknown>;
+    dimensions: Record<string, string>;
+    status: 'pending' | 'done' | 'error';
+    usage: { prompt_tokens: number | null; completion_tokens: number | null; total_tokens: number | null } | null;
+    extras: Record<string, unknown> | null;
+    error: { code: string; message: string } | null;
+    scores: Record<string, MetricScore> | null;
+  }
+>;
 
 /** Where a page of a run's items ends, in their order (ordinal, row_id, repetition): the next page starts after it. */
 export interface ItemKey {
@@ -56,40 +74,32 @@ export interface ItemKey {
 }
 
 /** What the run's summary reads of an item (never its row data or output). */
-export type SummaryItemRow = Pick<
-  RunItemRow,
-  | 'ordinal'
-  | 'row_id'
-  | 'repetition'
-  | 'status'
-  | 'latency_ms'
-  | 'cost_usd'
-  | 'error'
-  | 'scores'
-  | 'passed'
-  | 'dimensions'
->;
+const SUMMARY_COLUMNS = [
+  'ordinal',
+  'row_id',
+  'repetition',
+  'status',
+  'latency_ms',
+  'cost_usd',
+  'error',
+  'scores',
+  'passed',
+  'dimensions',
+] as const;
+export type SummaryItemRow = Pick<RunItemRow, (typeof SUMMARY_COLUMNS)[number]>;
 
 /** What a diff reads of an item: a summary's fields and its output's md5. */
 export type DiffItemRow = SummaryItemRow & { output: string | null };
 
-export interface ItemOutcome {
-  status: 'done' | 'error';
-  output: string | null;
-  latency_ms: number | null;
-  usage: RunItemRow['usage'];
-  cost_usd: number | null;
-  extras: Record<string, unknown> | null;
-  error: { code: string; message: string } | null;
-  attempts: number | null;
-}
+export type ItemOutcome = Pick<
+  RunItemRow,
+  'output' | 'latency_ms' | 'usage' | 'cost_usd' | 'extras' | 'error' | 'attempts'
+> & { status: 'done' | 'error' };
 
-export interface RunEventRow {
-  id: string;
-  type: string;
-  at: Date;
-  data: Record<string, unknown>;
-}
+export type RunEventRow = NarrowedRow<
+  Pick<Selectable<DB['run_events']>, 'id' | 'type' | 'at' | 'data'>,
+  { data: Record<string, unknown> }
+>;
 
 export interface RunFilter {
   workspaceIds: string[];
@@ -102,18 +112,46 @@ export interface RunFilter {
   project?: ProjectLinks;
 }
 
-const ITEM_COLUMNS =
-  'row_id, repetition, ordinal, session_id, turn, data, dimensions, status, output, latency_ms, usage, cost_usd, extras, error, attempts, scores, passed, called_at, scored_at';
 /** The items' one order: the dataset's (sessions by their first row), a row's repetitions together. Unique, so pages can follow it. */
 const ITEM_ORDER = 'ordinal, row_id, repetition';
+const ITEM_COLUMN_LIST = ITEM_COLUMNS.join(', ');
 /** An item not yet answered, or answered and not yet scored. */
 const unfinished = (alias = '') => `(${alias}status = 'pending' OR ${alias}scored_at IS NULL)`;
+
+type ItemCondition = (eb: ExpressionBuilder<DB, 'run_items'>) => Expression<SqlBool>;
+
+/** Items after a page's last key, in ITEM_ORDER; every item for the first page. */
+function afterKey(key: ItemKey | null): ItemCondition {
+  return (eb) =>
+    key
+      ? eb(
+          eb.refTuple('ordinal', 'row_id', 'repetition'),
+          '>',
+          eb.tuple(
+            sql<string>`${key.ordinal}::bigint`,
+            sql<string>`${key.row_id}::uuid`,
+            sql<number>`${key.repetition}::int`,
+          ),
+        )
+      : eb.lit(true);
+}
 
 /** `AND (<prefix>ordinal, row_id, repetition) > (...)` after a page's last key, its values appended to `params`; nothing for the first page. */
 function after(key: ItemKey | null, params: unknown[], prefix = ''): string {
   if (!key) return '';
   const at = params.push(key.ordinal, key.row_id, key.repetition);
   return `AND (${prefix}ordinal, ${prefix}row_id, ${prefix}repetition) > ($${at - 2}::bigint, $${at - 1}::uuid, $${at}::int)`;
+}
+
+/** A run's items after `from` (all of them with null), in ITEM_ORDER: what a page selects from. */
+function itemsAfter(q: QueryBuilder, runId: string, from: ItemKey | null) {
+  return q
+    .selectFrom('run_items')
+    .where('run_id', '=', runId)
+    .where(afterKey(from))
+    .orderBy('ordinal')
+    .orderBy('row_id')
+    .orderBy('repetition');
 }
 
 /** Runs, their items and events: queries only. */
@@ -151,9 +189,19 @@ export class RunsRepository {
     datasetId: string;
     createdAt: Date;
   }): Promise<string | null> {
-    const rows: Array<{ id: string }> = await this.db.query(
-      `SELECT id FROM runs WHERE workspace_id = $1 AND sut_id = $2 AND dataset_id = $3 AND id <> $4 AND created_at < $5 AND state = 'succeeded' ORDER BY created_at DESC, id DESC LIMIT 1`,
-      [run.workspaceId, run.sutId, run.datasetId, run.id, run.createdAt],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('runs')
+        .select('id')
+        .where('workspace_id', '=', run.workspaceId)
+        .where('sut_id', '=', run.sutId)
+        .where('dataset_id', '=', run.datasetId)
+        .where('id', '<>', run.id)
+        .where('created_at', '<', run.createdAt)
+        .where('state', '=', 'succeeded')
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1),
     );
     return rows[0]?.id ?? null;
   }
@@ -249,11 +297,7 @@ export class RunsRepository {
 
   /** The next page of items after `from`, in order (ITEM_ORDER), every column. */
   itemPage(runId: string, from: ItemKey | null, limit: number): Promise<RunItemRow[]> {
-    const params: unknown[] = [runId, limit];
-    return this.db.query(
-      `SELECT ${ITEM_COLUMNS} FROM run_items WHERE run_id = $1 ${after(from, params)} ORDER BY ${ITEM_ORDER} LIMIT $2`,
-      params,
-    );
+    return this.db.typed((q) => itemsAfter(q, runId, from).select(ITEM_COLUMNS).limit(limit).$castTo<RunItemRow>());
   }
 
   /**
@@ -261,27 +305,33 @@ export class RunsRepository {
    * md5 (equal exactly when the outputs are, and null when there is none), the pending ones too.
    */
   diffItems(runId: string, from: ItemKey | null, limit: number): Promise<DiffItemRow[]> {
-    const params: unknown[] = [runId, limit];
-    return this.db.query(
-      `SELECT ordinal, row_id, repetition, status, md5(output) AS output, latency_ms, cost_usd, error, scores, passed, dimensions FROM run_items
-        WHERE run_id = $1 ${after(from, params)} ORDER BY ${ITEM_ORDER} LIMIT $2`,
-      params,
+    return this.db.typed((q) =>
+      itemsAfter(q, runId, from)
+        .select(SUMMARY_COLUMNS)
+        .select((eb) => eb.fn<string | null>('md5', ['output']).as('output'))
+        .limit(limit)
+        .$castTo<DiffItemRow>(),
     );
   }
 
   /** The dimension names of the run's rows, in no order. */
   async dimensionNames(runId: string): Promise<string[]> {
-    const rows: Array<{ name: string }> = await this.db.query(
-      'SELECT DISTINCT jsonb_object_keys(dimensions) AS name FROM run_items WHERE run_id = $1',
-      [runId],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('run_items')
+        .select((eb) => eb.fn<string>('jsonb_object_keys', ['dimensions']).as('name'))
+        .distinct()
+        .where('run_id', '=', runId),
     );
     return rows.map((r) => r.name);
   }
 
   itemsByIds(runId: string, rowIds: string[]): Promise<RunItemRow[]> {
-    return this.db.query(
-      `SELECT ${ITEM_COLUMNS} FROM run_items WHERE run_id = $1 AND row_id = ANY($2::uuid[]) ORDER BY ${ITEM_ORDER}`,
-      [runId, rowIds],
+    return this.db.typed((q) =>
+      itemsAfter(q, runId, null)
+        .select(ITEM_COLUMNS)
+        .where('row_id', '=', sql<string>`ANY(${rowIds}::uuid[])`)
+        .$castTo<RunItemRow>(),
     );
   }
 
@@ -302,20 +352,16 @@ export class RunsRepository {
     const params: unknown[] = [runId, limit];
     const rows: Array<RunItemRow & { head: number; place: number }> = await this.db.query(
       `WITH heads AS (
-         SELECT ${ITEM_COLUMNS} FROM run_items h
+         SELECT ${ITEM_COLUMN_LIST} FROM run_items h
           WHERE h.run_id = $1 ${after(from, params, 'h.')}
             AND CASE WHEN h.session_id IS NULL THEN ${unfinished('h.')}
                 ELSE (SELECT 1 FROM run_items e WHERE e.run_id = $1 AND e.session_id = h.session_id AND e.repetition = h.repetition AND e.turn < h.turn LIMIT 1) IS NULL
                  AND (SELECT 1 FROM run_items u WHERE u.run_id = $1 AND u.session_id = h.session_id AND u.repetition = h.repetition AND ${unfinished('u.')} LIMIT 1) IS NOT NULL END
           ORDER BY ${ITEM_ORDER} LIMIT $2
        ), numbered AS (SELECT row_number() OVER (ORDER BY ${ITEM_ORDER}) AS head, heads.* FROM heads)
-       SELECT n.head::int AS head, ${ITEM_COLUMNS.split(', ')
-         .map((c) => `n.${c}`)
-         .join(', ')}, 0 AS place FROM numbered n
+       SELECT n.head::int AS head, ${ITEM_COLUMNS.map((c) => `n.${c}`).join(', ')}, 0 AS place FROM numbered n
        UNION ALL
-       SELECT n.head::int, ${ITEM_COLUMNS.split(', ')
-         .map((c) => `i.${c}`)
-         .join(', ')}, 1 FROM numbered n
+       SELECT n.head::int, ${ITEM_COLUMNS.map((c) => `i.${c}`).join(', ')}, 1 FROM numbered n
          JOIN run_items i ON i.run_id = $1 AND i.session_id = n.session_id AND i.repetition = n.repetition AND i.turn > n.turn
        ORDER BY head, place, turn, ordinal`,
       params,
@@ -331,39 +377,49 @@ export class RunsRepository {
 
   /** The next page of items with an answer (`scored`: and their scores), after `from`, with what a summary reads. */
   summaryItems(runId: string, from: ItemKey | null, limit: number, scored: boolean): Promise<SummaryItemRow[]> {
-    const params: unknown[] = [runId, limit];
-    return this.db.query(
-      `SELECT ordinal, row_id, repetition, status, latency_ms, cost_usd, error, scores, passed, dimensions FROM run_items
-        WHERE run_id = $1 AND status <> 'pending' ${scored ? 'AND scored_at IS NOT NULL' : ''} ${after(from, params)}
-        ORDER BY ${ITEM_ORDER} LIMIT $2`,
-      params,
+    return this.db.typed((q) =>
+      itemsAfter(q, runId, from)
+        .select(SUMMARY_COLUMNS)
+        .where('status', '<>', 'pending')
+        .$if(scored, (s) => s.where('scored_at', 'is not', null))
+        .limit(limit)
+        .$castTo<SummaryItemRow>(),
     );
   }
 
   session(runId: string, sessionId: string): Promise<RunItemRow[]> {
-    return this.runs.query(
-      `SELECT ${ITEM_COLUMNS} FROM run_items WHERE run_id = $1 AND session_id = $2 ORDER BY repetition, turn, ordinal`,
-      [runId, sessionId],
+    return this.db.typed((q) =>
+      q
+        .selectFrom('run_items')
+        .select(ITEM_COLUMNS)
+        .where('run_id', '=', runId)
+        .where('session_id', '=', sessionId)
+        .orderBy('repetition')
+        .orderBy('turn')
+        .orderBy('ordinal')
+        .$castTo<RunItemRow>(),
     );
   }
 
   async saveOutcome(runId: string, rowId: string, repetition: number, outcome: ItemOutcome): Promise<void> {
-    await this.runs.query(
-      `UPDATE run_items SET status = $4, output = $5, latency_ms = $6, usage = $7, cost_usd = $8, extras = $9, error = $10, attempts = $11, called_at = now()
-        WHERE run_id = $1 AND row_id = $2 AND repetition = $3`,
-      [
-        runId,
-        rowId,
-        repetition,
-        outcome.status,
-        outcome.output,
-        outcome.latency_ms,
-        outcome.usage === null ? null : JSON.stringify(outcome.usage),
-        outcome.cost_usd,
-        outcome.extras === null ? null : JSON.stringify(outcome.extras),
-        outcome.error === null ? null : JSON.stringify(outcome.error),
-        outcome.attempts,
-      ],
+    const json = (value: object | null) => (value === null ? null : JSON.stringify(value));
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('run_items')
+        .set({
+          status: outcome.status,
+          output: outcome.output,
+          latency_ms: outcome.latency_ms,
+          usage: json(outcome.usage),
+          cost_usd: outcome.cost_usd,
+          extras: json(outcome.extras),
+          error: json(outcome.error),
+          attempts: outcome.attempts,
+          called_at: now,
+        })
+        .where('run_id', '=', runId)
+        .where('row_id', '=', rowId)
+        .where('repetition', '=', repetition),
     );
   }
 
@@ -373,7 +429,7 @@ export class RunsRepository {
     scored: Array<{ row_id: string; repetition: number; scores: Record<string, MetricScore>; passed: boolean | null }>,
   ): Promise<void> {
     if (!scored.length) return;
-    await this.runs.query(
+    await this.db.query(
       `UPDATE run_items i SET scores = s.scores, passed = s.passed, scored_at = now()
          FROM jsonb_to_recordset($2::jsonb) AS s(row_id uuid, repetition int, scores jsonb, passed boolean)
         WHERE i.run_id = $1 AND i.row_id = s.row_id AND i.repetition = s.repetition`,
@@ -402,32 +458,43 @@ export class RunsRepository {
   async counts(
     run: Pick<RunEntity, 'id' | 'total'>,
   ): Promise<{ total: number; completed: number; errored: number; pending: number }> {
-    const rows: Array<{ errored: number; pending: number }> = await this.db.query(
-      `SELECT count(*) FILTER (WHERE status = 'error')::int AS errored, count(*) FILTER (WHERE status = 'pending')::int AS pending
-         FROM run_items WHERE run_id = $1 AND status <> 'done'`,
-      [run.id],
+    const [{ errored, pending }] = await this.db.typed((q) =>
+      q
+        .selectFrom('run_items')
+        .select([
+          sql<number>`count(*) FILTER (WHERE status = 'error')::int`.as('errored'),
+          sql<number>`count(*) FILTER (WHERE status = 'pending')::int`.as('pending'),
+        ])
+        .where('run_id', '=', run.id)
+        .where('status', '<>', 'done'),
     );
-    const { errored, pending } = rows[0];
     return { total: run.total, completed: run.total - errored - pending, errored, pending };
   }
 
   /** Items, and those finished (answered and scored) by status: where a resumed run's progress starts. */
   async finishedCounts(runId: string): Promise<{ total: number; done: number; completed: number; errored: number }> {
-    const rows: Array<{ total: number; done: number; completed: number; errored: number }> = await this.db.query(
-      `SELECT count(*)::int AS total, count(*) FILTER (WHERE NOT ${unfinished()})::int AS done,
-              count(*) FILTER (WHERE NOT ${unfinished()} AND status = 'done')::int AS completed, count(*) FILTER (WHERE NOT ${unfinished()} AND status = 'error')::int AS errored
-         FROM run_items WHERE run_id = $1`,
-      [runId],
+    const finished = sql.raw(`NOT ${unfinished()}`);
+    const [counts] = await this.db.typed((q) =>
+      q
+        .selectFrom('run_items')
+        .select([
+          sql<number>`count(*)::int`.as('total'),
+          sql<number>`count(*) FILTER (WHERE ${finished})::int`.as('done'),
+          sql<number>`count(*) FILTER (WHERE ${finished} AND status = 'done')::int`.as('completed'),
+          sql<number>`count(*) FILTER (WHERE ${finished} AND status = 'error')::int`.as('errored'),
+        ])
+        .where('run_id', '=', runId),
     );
-    return rows[0];
+    return counts;
   }
 
   async setProgress(runId: string, counts: { completed: number; errored: number }): Promise<void> {
-    await this.runs.query('UPDATE runs SET completed = $2, errored = $3, updated_at = now() WHERE id = $1', [
-      runId,
-      counts.completed,
-      counts.errored,
-    ]);
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('runs')
+        .set({ completed: counts.completed, errored: counts.errored, updated_at: now })
+        .where('id', '=', runId),
+    );
   }
 
   /** What a run's end leaves beside its tracked columns: its summary, verdict and final counts. */
@@ -435,28 +502,38 @@ export class RunsRepository {
     runId: string,
     end: { summary: RunSummary; passed: boolean | null; completed: number; errored: number },
   ): Promise<void> {
-    await this.db.query(
-      'UPDATE runs SET summary = $2, passed = $3, completed = $4, errored = $5, updated_at = now() WHERE id = $1',
-      [runId, JSON.stringify(end.summary), end.passed, end.completed, end.errored],
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('runs')
+        .set({
+          summary: JSON.stringify(end.summary),
+          passed: end.passed,
+          completed: end.completed,
+          errored: end.errored,
+          updated_at: now,
+        })
+        .where('id', '=', runId),
     );
   }
 
   /** Appends an event and signals it to live streams in every process when its transaction commits. */
   async appendEvent(runId: string, workspaceId: string, type: string, data: Record<string, unknown>): Promise<void> {
-    await this.db.query('INSERT INTO run_events (run_id, workspace_id, type, data) VALUES ($1, $2, $3, $4)', [
-      runId,
-      workspaceId,
-      type,
-      JSON.stringify(data),
-    ]);
+    await this.db.typedWrite((q) =>
+      q.insertInto('run_events').values({ run_id: runId, workspace_id: workspaceId, type, data: JSON.stringify(data) }),
+    );
     await this.notifications.notify(RUN_EVENTS_CHANNEL, runId);
   }
 
   /** Whether the run has had a `state_changed` event to this state. */
   async hasStateEvent(runId: string, to: RunState): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
-      `SELECT 1 FROM run_events WHERE run_id = $1 AND type = 'state_changed' AND data->>'to' = $2 LIMIT 1`,
-      [runId, to],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('run_events')
+        .select(sql<number>`1`.as('one'))
+        .where('run_id', '=', runId)
+        .where('type', '=', 'state_changed')
+        .where(sql<string>`data->>'to'`, '=', to)
+        .limit(1),
     );
     return rows.length > 0;
   }
@@ -466,9 +543,15 @@ export class RunsRepository {
    * order of the column: ordered by the text alias, event 10 would come before event 9.
    */
   events(runId: string, after: number, limit: number): Promise<RunEventRow[]> {
-    return this.runs.query(
-      'SELECT id::text AS id, type, at, data FROM run_events WHERE run_id = $1 AND id > $2 ORDER BY run_events.id LIMIT $3',
-      [runId, String(after), limit],
+    return this.db.typed((q) =>
+      q
+        .selectFrom('run_events')
+        .select([sql<string>`id::text`.as('id'), 'type', 'at', 'data'])
+        .where('run_id', '=', runId)
+        .where('id', '>', String(after))
+        .orderBy('run_events.id')
+        .limit(limit)
+        .$castTo<RunEventRow>(),
     );
   }
 
@@ -483,15 +566,13 @@ export class RunsRepository {
   ): Promise<{ rows: RunItemRow[]; total: number }> {
     const base = `FROM run_items i WHERE i.run_id = $1 AND (${where})`;
     const [rows, count] = await Promise.all([
-      this.runs.query(
-        `SELECT ${ITEM_COLUMNS.split(', ')
-          .map((c) => `i.${c}`)
-          .join(
-            ', ',
-          )} ${base} ORDER BY ${orderBy ? `${orderBy}, ` : ''}i.ordinal, i.row_id, i.repetition LIMIT ${Number(limit)} OFFSET ${Number(offset)}`,
+      this.db.query(
+        `SELECT ${ITEM_COLUMNS.map((c) => `i.${c}`).join(
+          ', ',
+        )} ${base} ORDER BY ${orderBy ? `${orderBy}, ` : ''}i.ordinal, i.row_id, i.repetition LIMIT ${Number(limit)} OFFSET ${Number(offset)}`,
         params,
       ) as Promise<RunItemRow[]>,
-      this.runs.query(`SELECT count(*)::int AS n ${base}`, whereParams) as Promise<Array<{ n: number }>>,
+      this.db.query(`SELECT count(*)::int AS n ${base}`, whereParams) as Promise<Array<{ n: number }>>,
     ]);
     return { rows, total: count[0].n };
   }

@@ -1,33 +1,33 @@
 import { Injectable } from '@nestjs/common';
+import { sql, type NotNull, type Selectable } from 'kysely';
+import type { DB } from '../../../libs/database/schema.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import type { RowSource } from '../datasets/dataset-writes.service.js';
 
+const STREAM_COLUMNS = [
+  'dataset_id',
+  'workspace_id',
+  'ingest_run_id',
+  'head_version_id',
+  'head_opened_at',
+  'head_spans',
+  'window_seconds',
+  'max_spans',
+  'pending',
+  'land_queued',
+  'last_received_at',
+  'last_landed_at',
+  'created_by',
+  'created_at',
+] as const;
+
 /** A dataset's live stream: where OTLP exports land, the open head version and its sealing window. */
-export interface LiveStreamRow {
-  dataset_id: string;
-  workspace_id: string;
-  ingest_run_id: string;
-  head_version_id: string | null;
-  head_opened_at: Date | null;
-  head_spans: number;
-  window_seconds: number;
-  max_spans: number;
-  pending: number;
-  land_queued: boolean;
-  last_received_at: Date | null;
-  last_landed_at: Date | null;
-  created_by: string | null;
-  created_at: Date;
-}
+export type LiveStreamRow = Pick<Selectable<DB['trace_live_streams']>, (typeof STREAM_COLUMNS)[number]>;
 
-/** One acknowledged span waiting to land. */
-export interface InboxSpan {
-  row_id: string;
-  data: string;
-}
+/** One acknowledged span waiting to land (its data as JSON text). */
+export type InboxSpan = Pick<Selectable<DB['trace_inbox']>, 'row_id'> & { data: string };
 
-const STREAM_COLUMNS =
-  'dataset_id, workspace_id, ingest_run_id, head_version_id, head_opened_at, head_spans, window_seconds, max_spans, pending, land_queued, last_received_at, last_landed_at, created_by, created_at';
+const now = sql<Date>`now()`;
 
 /** Counters one export or one landing batch adds to the stream's ingest run. */
 export interface RunCounts {
@@ -45,14 +45,14 @@ export class LiveRepository {
   constructor(private readonly db: Db) {}
 
   async find(datasetId: string, forUpdate = false): Promise<LiveStreamRow | null> {
-    return (
-      (
-        await this.db.query(
-          `SELECT ${STREAM_COLUMNS} FROM trace_live_streams WHERE dataset_id = $1${forUpdate ? ' FOR UPDATE' : ''}`,
-          [datasetId],
-        )
-      )[0] ?? null
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('trace_live_streams')
+        .select(STREAM_COLUMNS)
+        .where('dataset_id', '=', datasetId)
+        .$if(forUpdate, (s) => s.forUpdate()),
     );
+    return rows[0] ?? null;
   }
 
   /** Serialises the creation of the dataset's stream (until the unit of work ends). */
@@ -67,17 +67,25 @@ export class LiveRepository {
     runId: string,
     createdBy: string | null,
   ): Promise<LiveStreamRow> {
-    const [row] = await this.db.query(
-      `INSERT INTO trace_live_streams (dataset_id, workspace_id, ingest_run_id, created_by) VALUES ($1, $2, $3, $4) RETURNING ${STREAM_COLUMNS}`,
-      [datasetId, workspaceId, runId, createdBy],
+    const [row] = await this.db.typed((q) =>
+      q
+        .insertInto('trace_live_streams')
+        .values({ dataset_id: datasetId, workspace_id: workspaceId, ingest_run_id: runId, created_by: createdBy })
+        .returning(STREAM_COLUMNS),
     );
     return row;
   }
 
   async updateSettings(datasetId: string, settings: { window_seconds?: number; max_spans?: number }): Promise<void> {
-    await this.db.query(
-      'UPDATE trace_live_streams SET window_seconds = COALESCE($2, window_seconds), max_spans = COALESCE($3, max_spans), updated_at = now() WHERE dataset_id = $1',
-      [datasetId, settings.window_seconds ?? null, settings.max_spans ?? null],
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('trace_live_streams')
+        .set((eb) => ({
+          window_seconds: eb.fn.coalesce(eb.val(settings.window_seconds ?? null), eb.ref('window_seconds')),
+          max_spans: eb.fn.coalesce(eb.val(settings.max_spans ?? null), eb.ref('max_spans')),
+          updated_at: now,
+        }))
+        .where('dataset_id', '=', datasetId),
     );
   }
 
@@ -95,7 +103,8 @@ export class LiveRepository {
     return added;
   }
 
-  // UPDATE ... RETURNING is read through a CTE: TypeORM answers a bare one as [rows, affected].
+  // (Db.typed answers a bare UPDATE ... RETURNING's rows; the SQL text below reads one through a CTE,
+  // as TypeORM answers a bare one as [rows, affected].)
 
   /**
    * After an export: adds to the pending count and marks a landing as queued. Answers whether one
@@ -113,7 +122,14 @@ export class LiveRepository {
   }
 
   async hasSpans(datasetId: string): Promise<boolean> {
-    return (await this.db.query('SELECT 1 FROM trace_inbox WHERE dataset_id = $1 LIMIT 1', [datasetId])).length > 0;
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('trace_inbox')
+        .select(sql<number>`1`.as('one'))
+        .where('dataset_id', '=', datasetId)
+        .limit(1),
+    );
+    return rows.length > 0;
   }
 
   /** Ends a landing's claim on the stream; answers whether spans arrived meanwhile and the claim was taken again for them. */
@@ -121,27 +137,57 @@ export class LiveRepository {
     // Lock first, then look: an export holding the lock commits its spans before this statement's
     // snapshot is taken, so they are seen (a lock waited for inside the UPDATE would not refresh
     // the EXISTS below, and the export, seeing a landing queued, would queue none: spans stranded).
-    await this.db.query('SELECT 1 FROM trace_live_streams WHERE dataset_id = $1 FOR UPDATE', [datasetId]);
-    const [row]: Array<{ land_queued: boolean }> = await this.db.query(
-      `WITH changed AS (
-         UPDATE trace_live_streams SET land_queued = EXISTS (SELECT 1 FROM trace_inbox WHERE dataset_id = $1), updated_at = now() WHERE dataset_id = $1 RETURNING land_queued
-       ) SELECT land_queued FROM changed`,
-      [datasetId],
+    await this.db.typed((q) =>
+      q
+        .selectFrom('trace_live_streams')
+        .select(sql<number>`1`.as('one'))
+        .where('dataset_id', '=', datasetId)
+        .forUpdate(),
+    );
+    const [row] = await this.db.typed((q) =>
+      q
+        .updateTable('trace_live_streams')
+        .set((eb) => ({
+          land_queued: eb
+            .exists(
+              eb
+                .selectFrom('trace_inbox')
+                .select(sql<number>`1`.as('one'))
+                .where('trace_inbox.dataset_id', '=', datasetId),
+            )
+            .$castTo<boolean>(),
+          updated_at: now,
+        }))
+        .where('dataset_id', '=', datasetId)
+        .returning('land_queued'),
     );
     return row?.land_queued ?? false;
   }
 
   async setHead(datasetId: string, head: { versionId: string | null; spans: number; opened: boolean }): Promise<void> {
-    await this.db.query(
-      `UPDATE trace_live_streams SET head_version_id = $2, head_spans = $3, head_opened_at = CASE WHEN $4 THEN now() WHEN $2::uuid IS NULL THEN NULL ELSE head_opened_at END, updated_at = now() WHERE dataset_id = $1`,
-      [datasetId, head.versionId, head.spans, head.opened],
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('trace_live_streams')
+        .set((eb) => ({
+          head_version_id: head.versionId,
+          head_spans: head.spans,
+          head_opened_at: head.opened ? now : head.versionId === null ? null : eb.ref('head_opened_at'),
+          updated_at: now,
+        }))
+        .where('dataset_id', '=', datasetId),
     );
   }
 
   async noteLanded(datasetId: string, taken: number): Promise<void> {
-    await this.db.query(
-      'UPDATE trace_live_streams SET pending = GREATEST(pending - $2, 0), last_landed_at = now(), updated_at = now() WHERE dataset_id = $1',
-      [datasetId, taken],
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('trace_live_streams')
+        .set((eb) => ({
+          pending: eb.fn<number>('greatest', [eb('pending', '-', taken), eb.lit(0)]),
+          last_landed_at: now,
+          updated_at: now,
+        }))
+        .where('dataset_id', '=', datasetId),
     );
   }
 
@@ -197,10 +243,15 @@ export class LiveRepository {
   async expiredHeads(
     limit: number,
   ): Promise<Array<{ dataset_id: string; workspace_id: string; head_version_id: string }>> {
-    return this.db.query(
-      `SELECT dataset_id, workspace_id, head_version_id FROM trace_live_streams
-        WHERE head_version_id IS NOT NULL AND head_opened_at + make_interval(secs => window_seconds) <= now() ORDER BY head_opened_at LIMIT $1`,
-      [limit],
+    return this.db.typed((q) =>
+      q
+        .selectFrom('trace_live_streams')
+        .select(['dataset_id', 'workspace_id', 'head_version_id'])
+        .where('head_version_id', 'is not', null)
+        .where(sql<boolean>`head_opened_at + make_interval(secs => window_seconds) <= now()`)
+        .orderBy('head_opened_at')
+        .limit(limit)
+        .$narrowType<{ head_version_id: NotNull }>(),
     );
   }
 }
