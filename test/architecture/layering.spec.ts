@@ -388,9 +388,6 @@ const UNTYPED_REPOSITORIES = [
   'src/modules/catalogues/judges.repository.ts',
   'src/modules/catalogues/metric-configs.repository.ts',
   'src/modules/catalogues/notification-configs.repository.ts',
-  'src/modules/datasets/dimensions.repository.ts',
-  'src/modules/datasets/rows.repository.ts',
-  'src/modules/datasets/span-rows.repository.ts',
   'src/modules/ops/ops.repository.ts',
   'src/modules/runs/runs.repository.ts',
   'src/modules/traces/live.repository.ts',
@@ -409,6 +406,15 @@ const HAND_WRITTEN_KEPT: Record<string, number> = {
   'src/modules/api-keys/api-keys.repository.ts': 4,
   // findView: the statement of GET /datasets/{id}, prepared once per connection (bench/http-get.mjs).
   'src/modules/datasets/datasets.repository.ts': 1,
+  // assign (a CTE that writes) and the six reads of a selection: their WHERE is the filter compiler's SQL text
+  // with positional parameters; countedVersions, valueCounts and pairCounts share the COUNTED CTE.
+  'src/modules/datasets/dimensions.repository.ts': 10,
+  // gin_clean_pending_list and ANALYZE (no table statement); contentHash, versionStats and distinctCounts
+  // (aggregates over jsonb_each); page and its count (the filter compiler's SQL text); stageMany (unnest of arrays).
+  'src/modules/datasets/rows.repository.ts': 8,
+  // Trace landing's COPY staging (a temp table and the insert from it); appendFrom (the caller's CTEs);
+  // deleteAddedIn and deleteStartedBefore (data-modifying CTEs); spansByTrace (keyset on the trace index's expression).
+  'src/modules/datasets/span-rows.repository.ts': 6,
 };
 
 describe('typed queries (docs/architecture.md, "Typed queries")', () => {
