@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DatasetVersionEntity, type VersionState } from './entities/dataset-version.entity.js';
 import { DatasetEntity, type DatasetKind } from './entities/dataset.entity.js';
+import { sql, type Selectable } from 'kysely';
+import type { Datasets, DatasetVersions } from '../../../libs/database/schema.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { nameTaken } from '../../../libs/database/record-queries.js';
 import { containsPattern } from '../../../libs/database/like.js';
@@ -40,37 +42,48 @@ export interface DatasetView {
   counts: { count: number; staged: number };
 }
 
-interface DatasetViewRow {
-  id: string;
-  workspace_id: string;
-  name: string;
-  description: string;
+/** The dataset's columns of DATASET_VIEW_SQL. */
+type ViewDatasetColumns = Pick<
+  Selectable<Datasets>,
+  | 'id'
+  | 'workspace_id'
+  | 'name'
+  | 'description'
+  | 'tags'
+  | 'current_version_id'
+  | 'created_by'
+  | 'created_at'
+  | 'updated_at'
+  | 'version'
+>;
+type ViewVersionColumn =
+  | 'number'
+  | 'message'
+  | 'parent_version_id'
+  | 'row_count'
+  | 'content_sha256'
+  | 'created_by'
+  | 'created_at'
+  | 'promoted_at'
+  | 'retired_at';
+
+/**
+ * A row of DATASET_VIEW_SQL: the dataset's columns, then its latest version's prefixed `v_`
+ * (null all together when it has none, which `v_id` says). The CHECK-constrained text columns
+ * and the JSON ones as the entities read them.
+ */
+type DatasetViewRow = ViewDatasetColumns & { [K in ViewVersionColumn as `v_${K}`]: Selectable<DatasetVersions>[K] } & {
   kind: DatasetKind;
-  tags: string[];
-  current_version_id: string | null;
-  created_by: string | null;
-  created_at: Date;
-  updated_at: Date;
-  version: number;
-  version_count: number;
+  version_count: Selectable<Datasets>['latest_version'];
   staged_edits: number;
-  v_id: string | null;
-  v_number: number;
+  v_id: Selectable<DatasetVersions>['id'] | null;
   v_state: VersionState;
-  v_message: string;
   v_source: DatasetVersionEntity['source'];
-  v_parent_version_id: string | null;
-  v_row_count: number;
   v_column_names: string[];
   v_mapping: DatasetVersionEntity['mapping'];
-  v_content_sha256: string;
   v_upload: DatasetVersionEntity['upload'];
   v_changes: DatasetVersionEntity['changes'];
-  v_created_by: string | null;
-  v_created_at: Date;
-  v_promoted_at: Date | null;
-  v_retired_at: Date | null;
-}
+};
 
 /**
  * The statement of DatasetsRepository.findView ($1 the dataset, $2 its workspace). Exported for
@@ -199,9 +212,12 @@ export class DatasetsRepository {
   /** Of `ids`, those that are not datasets of the workspace. */
   async missing(workspaceId: string, ids: string[]): Promise<string[]> {
     if (!ids.length) return [];
-    const rows: Array<{ id: string }> = await this.db.query(
-      'SELECT id FROM datasets WHERE workspace_id = $1 AND id = ANY($2::uuid[])',
-      [workspaceId, ids],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('datasets')
+        .select('id')
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', sql<string>`ANY(${ids}::uuid[])`),
     );
     const found = new Set(rows.map((r) => r.id));
     return ids.filter((id) => !found.has(id));
@@ -209,9 +225,13 @@ export class DatasetsRepository {
 
   /** The id and kind of the workspace's dataset of this name (compared case-insensitively), or null when there is none. */
   async findByName(workspaceId: string, name: string): Promise<{ id: string; kind: DatasetKind } | null> {
-    const rows: Array<{ id: string; kind: DatasetKind }> = await this.db.query(
-      'SELECT id, kind FROM datasets WHERE workspace_id = $1 AND lower(name) = lower($2)',
-      [workspaceId, name],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('datasets')
+        .select(['id', 'kind'])
+        .where('workspace_id', '=', workspaceId)
+        .where((eb) => eb(eb.fn('lower', ['name']), '=', eb.fn('lower', [eb.val(name)])))
+        .$narrowType<{ kind: DatasetKind }>(),
     );
     return rows[0] ?? null;
   }
@@ -221,10 +241,14 @@ export class DatasetsRepository {
     kind: DatasetKind,
     workspaceIds: string[] | null,
   ): Promise<Array<{ workspace_id: string; dataset_id: string }>> {
-    return this.db.query(
-      `SELECT workspace_id, id AS dataset_id FROM datasets
-        WHERE kind = $1 AND ($2::uuid[] IS NULL OR workspace_id = ANY($2::uuid[])) ORDER BY workspace_id, id`,
-      [kind, workspaceIds],
+    return this.db.typed((q) =>
+      q
+        .selectFrom('datasets')
+        .select(['workspace_id', 'id as dataset_id'])
+        .where('kind', '=', kind)
+        .$if(workspaceIds !== null, (w) => w.where('workspace_id', '=', sql<string>`ANY(${workspaceIds}::uuid[])`))
+        .orderBy('workspace_id')
+        .orderBy('id'),
     );
   }
 
@@ -252,30 +276,37 @@ export class DatasetsRepository {
   /** Bumps counters without touching the record's version (ETag) or updated_at. */
   /** The version number a trace landing is writing (its rows are not readable yet), or null. */
   async writingVersion(id: string): Promise<number | null> {
-    const rows: Array<{ n: number | null }> = await this.db.query(
-      'SELECT writing_version AS n FROM datasets WHERE id = $1',
-      [id],
-    );
-    return rows[0]?.n ?? null;
+    const rows = await this.db.typed((q) => q.selectFrom('datasets').select('writing_version').where('id', '=', id));
+    return rows[0]?.writing_version ?? null;
   }
 
   /** Reserves version `number` for a landing (null releases the reservation it holds on `number`). */
   async setWritingVersion(id: string, number: number | null, holding?: number): Promise<void> {
-    await this.db.query(
-      'UPDATE datasets SET writing_version = $2 WHERE id = $1 AND ($3::int IS NULL OR writing_version = $3)',
-      [id, number, holding ?? null],
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('datasets')
+        .set({ writing_version: number })
+        .where('id', '=', id)
+        .$if(holding !== undefined, (w) => w.where('writing_version', '=', holding!)),
     );
   }
 
   async setCounters(id: string, counters: { latestVersion?: number; nextOrdinal?: number }): Promise<void> {
-    await this.db.query(
-      'UPDATE datasets SET latest_version = COALESCE($2, latest_version), next_ordinal = COALESCE($3, next_ordinal) WHERE id = $1',
-      [id, counters.latestVersion ?? null, counters.nextOrdinal ?? null],
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('datasets')
+        .set((eb) => ({
+          latest_version: eb.fn.coalesce(eb.val(counters.latestVersion ?? null), 'latest_version'),
+          next_ordinal: eb.fn.coalesce(eb.val(counters.nextOrdinal ?? null), 'next_ordinal'),
+        }))
+        .where('id', '=', id),
     );
   }
 
   async setCurrentVersion(id: string, versionId: string | null): Promise<void> {
-    await this.db.query('UPDATE datasets SET current_version_id = $2 WHERE id = $1', [id, versionId]);
+    await this.db.typedWrite((q) =>
+      q.updateTable('datasets').set({ current_version_id: versionId }).where('id', '=', id),
+    );
   }
 
   async delete(id: string): Promise<void> {
@@ -308,14 +339,23 @@ export class DatasetsRepository {
 
   /** Adds rows to a version's count (a live head growing by a batch). */
   async addVersionRows(versionId: string, rows: number): Promise<void> {
-    await this.db.query('UPDATE dataset_versions SET row_count = row_count + $2 WHERE id = $1', [versionId, rows]);
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('dataset_versions')
+        .set((eb) => ({ row_count: eb('row_count', '+', rows) }))
+        .where('id', '=', versionId),
+    );
   }
 
   /** Takes rows from a version's count (spans deleted by retention); answers the version's id, or null when there is none. */
   async shrinkVersion(datasetId: string, number: number, rows: number): Promise<string | null> {
-    const [row]: Array<{ id: string }> = await this.db.query(
-      'WITH changed AS (UPDATE dataset_versions SET row_count = GREATEST(row_count - $3, 0) WHERE dataset_id = $1 AND number = $2 RETURNING id) SELECT id FROM changed',
-      [datasetId, number, rows],
+    const [row] = await this.db.typed((q) =>
+      q
+        .updateTable('dataset_versions')
+        .set((eb) => ({ row_count: eb.fn('greatest', [eb('row_count', '-', rows), eb.lit(0)]) }))
+        .where('dataset_id', '=', datasetId)
+        .where('number', '=', number)
+        .returning('id'),
     );
     return row?.id ?? null;
   }
@@ -348,12 +388,27 @@ export class DatasetsRepository {
   /** Version counts and newest versions of several datasets at once (for list pages). */
   async versionSummaries(datasetIds: string[]): Promise<Map<string, { count: number; staged: number }>> {
     if (!datasetIds.length) return new Map();
-    const rows: Array<{ id: string; count: number; staged: number }> = await this.datasets.query(
-      `SELECT d.id,
-              (SELECT count(*)::int FROM dataset_versions v WHERE v.dataset_id = d.id) AS count,
-              (SELECT count(*)::int FROM dataset_staged_edits s WHERE s.dataset_id = d.id) AS staged
-         FROM datasets d WHERE d.id = ANY($1::uuid[])`,
-      [datasetIds],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('datasets as d')
+        .select((eb) => [
+          'd.id',
+          eb
+            .selectFrom('dataset_versions as v')
+            .select(sql<number>`count(*)::int`.as('n'))
+            .whereRef('v.dataset_id', '=', 'd.id')
+            .$asScalar()
+            .$notNull()
+            .as('count'),
+          eb
+            .selectFrom('dataset_staged_edits as s')
+            .select(sql<number>`count(*)::int`.as('n'))
+            .whereRef('s.dataset_id', '=', 'd.id')
+            .$asScalar()
+            .$notNull()
+            .as('staged'),
+        ])
+        .where('d.id', '=', sql<string>`ANY(${datasetIds}::uuid[])`),
     );
     return new Map(rows.map((r) => [r.id, { count: r.count, staged: r.staged }]));
   }

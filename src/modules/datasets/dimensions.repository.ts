@@ -1,29 +1,33 @@
 import { Injectable } from '@nestjs/common';
-import { visibleIn } from './rows.repository.js';
+import { sql, type Selectable } from 'kysely';
+import { shownIn, visibleIn } from './rows.repository.js';
+import type {
+  DatasetDimensions,
+  DatasetRowDimensions,
+  DatasetRows,
+  Datasets,
+  DatasetVersions,
+} from '../../../libs/database/schema.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 
 /** The version of a dataset that cross-dataset counts take: the current one, else the latest, with its visible rows. */
 export interface CountedVersion {
-  dataset_id: string;
-  name: string;
-  version_id: string | null;
+  dataset_id: Selectable<Datasets>['id'];
+  name: Selectable<Datasets>['name'];
+  version_id: Selectable<DatasetVersions>['id'] | null;
   /** The version's number (0 when the dataset has none). */
-  n: number;
+  n: Selectable<DatasetVersions>['number'];
   version_source: 'current' | 'latest';
   rows: number;
 }
 
 /** Rows of the counted versions assigned `value` of `dimension`. */
-export interface DimensionCount {
-  dimension: string;
-  value: string;
-  rows: number;
-}
+export type DimensionCount = Pick<Selectable<DatasetRowDimensions>, 'dimension' | 'value'> & { rows: number };
 
 /** Rows assigned both `values[0]` of `dimensions[0]` and `values[1]` of `dimensions[1]`. */
 export interface PairCount {
   dimensions: [string, string];
-  values: [string, string];
+  values: [Selectable<DatasetRowDimensions>['value'], Selectable<DatasetRowDimensions>['value']];
   rows: number;
 }
 
@@ -35,11 +39,9 @@ const COUNTED = `SELECT d.id AS dataset_id, d.name, coalesce(cv.id, lv.id) AS ve
   LEFT JOIN dataset_versions lv ON lv.dataset_id = d.id AND lv.number = d.latest_version
   WHERE d.workspace_id = $1 AND d.id = ANY($2::uuid[])`;
 
-export interface DimensionDefinition {
-  name: string;
-  description: string;
-  values: string[];
-}
+export type DimensionDefinition = Pick<Selectable<DatasetDimensions>, 'name' | 'description' | 'values'>;
+
+type RowId = Selectable<DatasetRows>['row_id'];
 
 /**
  * Dimensions of a dataset and their assignment to rows. Assignments belong to a row id, so they
@@ -50,14 +52,13 @@ export interface DimensionDefinition {
 export class DimensionsRepository {
   constructor(private readonly db: Db) {}
 
-  private q() {
-    return this.db.manager;
-  }
-
   async definitions(datasetId: string): Promise<DimensionDefinition[]> {
-    return this.q().query(
-      'SELECT name, description, "values" FROM dataset_dimensions WHERE dataset_id = $1 ORDER BY name',
-      [datasetId],
+    return this.db.typed((q) =>
+      q
+        .selectFrom('dataset_dimensions')
+        .select(['name', 'description', 'values'])
+        .where('dataset_id', '=', datasetId)
+        .orderBy('name'),
     );
   }
 
@@ -68,17 +69,24 @@ export class DimensionsRepository {
     value: string,
     description: string,
   ): Promise<{ createdDimension: boolean; createdValue: boolean }> {
-    const created: unknown[] = await this.db.query(
-      `INSERT INTO dataset_dimensions (dataset_id, name, description, "values") VALUES ($1, $2, $3, ARRAY[$4]::text[])
-       ON CONFLICT (dataset_id, name) DO NOTHING RETURNING name`,
-      [datasetId, name, description, value],
+    const created = await this.db.typed((q) =>
+      q
+        .insertInto('dataset_dimensions')
+        .values({ dataset_id: datasetId, name, description, values: sql<string[]>`ARRAY[${value}]::text[]` })
+        .onConflict((c) => c.columns(['dataset_id', 'name']).doNothing())
+        .returning('name'),
     );
     if (created.length) return { createdDimension: true, createdValue: true };
-    const [, added]: [unknown, number] = await this.db.query(
-      `UPDATE dataset_dimensions SET "values" = array_append("values", $3) WHERE dataset_id = $1 AND name = $2 AND NOT ($3 = ANY("values"))`,
-      [datasetId, name, value],
+    const added = await this.db.typed((q) =>
+      q
+        .updateTable('dataset_dimensions')
+        .set((eb) => ({ values: eb.fn<string[]>('array_append', ['values', eb.val(value)]) }))
+        .where('dataset_id', '=', datasetId)
+        .where('name', '=', name)
+        .where((eb) => eb.not(eb(eb.val(value), '=', eb.fn.any('values'))))
+        .returning('name'),
     );
-    return { createdDimension: false, createdValue: added > 0 };
+    return { createdDimension: false, createdValue: added.length > 0 };
   }
 
   /**
@@ -94,7 +102,7 @@ export class DimensionsRepository {
     where: string;
     params: unknown[];
   }): Promise<{ assigned: number; reassigned: number }> {
-    const [row]: Array<{ assigned: number; reassigned: number }> = await this.db.query(
+    const [row] = await this.db.query<Array<{ assigned: number; reassigned: number }>>(
       `WITH target AS (
          SELECT r.row_id FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND (${req.where})
        ), previous AS (
@@ -116,12 +124,19 @@ export class DimensionsRepository {
   async counts(
     datasetId: string,
     version: number,
-  ): Promise<Array<{ dimension: string; value: string; count: number }>> {
-    return this.db.query(
-      `SELECT d.dimension, d.value, count(*)::int AS count
-         FROM dataset_row_dimensions d JOIN dataset_rows r ON r.dataset_id = d.dataset_id AND r.row_id = d.row_id AND ${visibleIn('r', '$2')}
-        WHERE d.dataset_id = $1 GROUP BY d.dimension, d.value ORDER BY d.dimension, count(*) DESC, d.value`,
-      [datasetId, version],
+  ): Promise<Array<Pick<Selectable<DatasetRowDimensions>, 'dimension' | 'value'> & { count: number }>> {
+    return this.db.typed((q) =>
+      q
+        .selectFrom('dataset_row_dimensions as d')
+        .innerJoin('dataset_rows as r', (join) =>
+          join.onRef('r.dataset_id', '=', 'd.dataset_id').onRef('r.row_id', '=', 'd.row_id').on(shownIn('r', version)),
+        )
+        .select(['d.dimension', 'd.value', sql<number>`count(*)::int`.as('count')])
+        .where('d.dataset_id', '=', datasetId)
+        .groupBy(['d.dimension', 'd.value'])
+        .orderBy('d.dimension')
+        .orderBy(sql`count(*)`, 'desc')
+        .orderBy('d.value'),
     );
   }
 
@@ -131,7 +146,7 @@ export class DimensionsRepository {
   }
 
   async countMatching(datasetId: string, version: number, where: string, params: unknown[]): Promise<number> {
-    const [{ n }]: Array<{ n: number }> = await this.db.query(
+    const [{ n }] = await this.db.query<Array<{ n: number }>>(
       `SELECT count(*)::int AS n FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND (${where})`,
       [datasetId, version, ...params],
     );
@@ -152,7 +167,9 @@ export class DimensionsRepository {
       all.push(name);
       return DimensionsRepository.valueOf(`$${all.length}`);
     });
-    const rows: Array<Record<string, string | null> & { n: number }> = await this.db.query(
+    const rows = await this.db.query<
+      Array<Record<string, Selectable<DatasetRowDimensions>['value'] | null> & { n: number }>
+    >(
       `SELECT ${exprs.map((e, i) => `${e} AS g${i}`).join(', ')}, count(*)::int AS n
          FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND (${where})
         GROUP BY ${exprs.map((_, i) => i + 1).join(', ')} ORDER BY n DESC, ${exprs.map((_, i) => `g${i} NULLS LAST`).join(', ')}`,
@@ -172,7 +189,14 @@ export class DimensionsRepository {
     params: unknown[],
     limit: number,
     offset: number,
-  ): Promise<Array<{ row_id: string; data: Record<string, unknown>; dims: Record<string, string> }>> {
+  ): Promise<
+    Array<
+      Pick<Selectable<DatasetRows>, 'row_id'> & {
+        data: Record<string, unknown>;
+        dims: Record<string, Selectable<DatasetRowDimensions>['value']>;
+      }
+    >
+  > {
     return this.db.query(
       `SELECT r.row_id, r.data,
               (SELECT coalesce(jsonb_object_agg(d.dimension, d.value), '{}'::jsonb) FROM dataset_row_dimensions d WHERE d.dataset_id = r.dataset_id AND d.row_id = r.row_id) AS dims
@@ -194,7 +218,7 @@ export class DimensionsRepository {
     sessionColumn: string | undefined,
     limit: number,
     offset: number,
-  ): Promise<Array<{ session_id: string; row_ids: string[] }>> {
+  ): Promise<Array<{ session_id: string; row_ids: RowId[] }>> {
     const all: unknown[] = [datasetId, version, ...params];
     let key = 'r.row_id::text';
     if (sessionColumn) {
@@ -217,7 +241,7 @@ export class DimensionsRepository {
     params: unknown[],
     limit: number,
     offset: number,
-  ): Promise<Array<{ trace_id: string; session_id: string | null; row_ids: string[] }>> {
+  ): Promise<Array<{ trace_id: string; session_id: string | null; row_ids: RowId[] }>> {
     return this.db.query(
       `SELECT t.trace_id, t.row_ids,
               (SELECT min(x.data ->> 'session_id') FROM dataset_rows x
@@ -239,7 +263,7 @@ export class DimensionsRepository {
     params: unknown[],
     limit: number,
     offset: number,
-  ): Promise<Array<{ span_id: string; trace_id: string; row_id: string }>> {
+  ): Promise<Array<Pick<Selectable<DatasetRows>, 'row_id'> & { span_id: string; trace_id: string }>> {
     return this.db.query(
       `SELECT r.data ->> 'span_id' AS span_id, r.data ->> 'trace_id' AS trace_id, r.row_id::text AS row_id
          FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND (${where})
@@ -278,7 +302,7 @@ export class DimensionsRepository {
   /** Rows per pair of values of two dimensions over those versions. */
   async pairCounts(workspaceId: string, datasetIds: string[], a: string, b: string): Promise<PairCount[]> {
     if (!datasetIds.length) return [];
-    const rows: Array<{ va: string; vb: string; rows: number }> = await this.db.query(
+    const rows = await this.db.query<Array<{ va: PairCount['values'][0]; vb: PairCount['values'][1]; rows: number }>>(
       `WITH src AS (${COUNTED})
        SELECT da.value AS va, db.value AS vb, count(*)::int AS rows
          FROM src JOIN dataset_rows r ON r.dataset_id = src.dataset_id AND ${visibleIn('r', 'src.n')}

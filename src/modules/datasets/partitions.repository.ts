@@ -1,22 +1,34 @@
 import { Injectable } from '@nestjs/common';
+import type { Selectable } from 'kysely';
+import type { DatasetPartitions, JsonObject } from '../../../libs/database/schema.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { nameTaken } from '../../../libs/database/record-queries.js';
 
-export interface PartitionRow {
-  id: string;
-  dataset_id: string;
-  version_id: string;
-  name: string;
-  description: string;
-  level: 'session' | 'trace' | 'span';
+/** The level column's CHECK constraint. */
+export type PartitionLevel = 'session' | 'trace' | 'span';
+
+const COLUMNS = [
+  'id',
+  'dataset_id',
+  'version_id',
+  'name',
+  'description',
+  'level',
+  'dimension_values',
+  'filter',
+  'created_by',
+  'created_at',
+] as const;
+
+/** What the JSON columns and the CHECK-constrained level hold. */
+interface Narrowed {
+  level: PartitionLevel;
   dimension_values: Record<string, string[]>;
-  filter: Record<string, unknown> | null;
-  created_by: string | null;
-  created_at: Date;
+  filter: JsonObject | null;
 }
 
-const COLUMNS =
-  'id, dataset_id, version_id, name, description, level, dimension_values, filter, created_by, created_at';
+export type PartitionRow = Omit<Pick<Selectable<DatasetPartitions>, (typeof COLUMNS)[number]>, keyof Narrowed> &
+  Narrowed;
 
 /** Saved partitions of dataset versions. */
 @Injectable()
@@ -27,53 +39,70 @@ export class PartitionsRepository {
     return nameTaken(this.db, 'dataset_partitions', { column: 'version_id', value: versionId }, name);
   }
 
-  async insert(p: Omit<PartitionRow, 'id' | 'created_at'> & { workspace_id: string }): Promise<PartitionRow> {
-    const [created]: PartitionRow[] = await this.db.query(
-      `INSERT INTO dataset_partitions (workspace_id, dataset_id, version_id, name, description, level, dimension_values, filter, created_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
-      [
-        p.workspace_id,
-        p.dataset_id,
-        p.version_id,
-        p.name,
-        p.description,
-        p.level,
-        JSON.stringify(p.dimension_values),
-        p.filter ? JSON.stringify(p.filter) : null,
-        p.created_by,
-      ],
+  async insert(
+    p: Omit<PartitionRow, 'id' | 'created_at' | 'filter'> & { workspace_id: string; filter: object | null },
+  ): Promise<PartitionRow> {
+    const [created] = await this.db.typed((q) =>
+      q
+        .insertInto('dataset_partitions')
+        .values({
+          workspace_id: p.workspace_id,
+          dataset_id: p.dataset_id,
+          version_id: p.version_id,
+          name: p.name,
+          description: p.description,
+          level: p.level,
+          dimension_values: JSON.stringify(p.dimension_values),
+          filter: p.filter ? JSON.stringify(p.filter) : null,
+          created_by: p.created_by,
+        })
+        .returning(COLUMNS)
+        .$narrowType<Narrowed>(),
     );
     return created;
   }
 
   list(versionId: string): Promise<PartitionRow[]> {
-    return this.db.query(`SELECT ${COLUMNS} FROM dataset_partitions WHERE version_id = $1 ORDER BY created_at, id`, [
-      versionId,
-    ]);
+    return this.db.typed((q) =>
+      q
+        .selectFrom('dataset_partitions')
+        .select(COLUMNS)
+        .where('version_id', '=', versionId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .$narrowType<Narrowed>(),
+    );
   }
 
   async find(versionId: string, id: string): Promise<PartitionRow | undefined> {
-    const [row]: PartitionRow[] = await this.db.query(
-      `SELECT ${COLUMNS} FROM dataset_partitions WHERE id = $1 AND version_id = $2`,
-      [id, versionId],
+    const [row] = await this.db.typed((q) =>
+      q
+        .selectFrom('dataset_partitions')
+        .select(COLUMNS)
+        .where('id', '=', id)
+        .where('version_id', '=', versionId)
+        .$narrowType<Narrowed>(),
     );
     return row;
   }
 
   /** Whether the partition is one of the workspace's dataset's (of any of its versions). */
   async ofDataset(workspaceId: string, datasetId: string, id: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
-      'SELECT 1 FROM dataset_partitions WHERE id = $1 AND dataset_id = $2 AND workspace_id = $3',
-      [id, datasetId, workspaceId],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('dataset_partitions')
+        .select('id')
+        .where('id', '=', id)
+        .where('dataset_id', '=', datasetId)
+        .where('workspace_id', '=', workspaceId),
     );
     return rows.length > 0;
   }
 
   async delete(versionId: string, id: string): Promise<boolean> {
-    const [, deleted]: [unknown, number] = await this.db.query(
-      'DELETE FROM dataset_partitions WHERE id = $1 AND version_id = $2',
-      [id, versionId],
+    const deleted = await this.db.typed((q) =>
+      q.deleteFrom('dataset_partitions').where('id', '=', id).where('version_id', '=', versionId).returning('id'),
     );
-    return deleted > 0;
+    return deleted.length > 0;
   }
 }

@@ -1,23 +1,58 @@
 import { Injectable } from '@nestjs/common';
+import { sql, type Selectable } from 'kysely';
+import type { DataOperationRuns, JsonObject } from '../../../libs/database/schema.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
-import { trackedRecord, type TrackedColumns } from '../../../libs/queue/tracked-job.js';
+import {
+  trackedRecord,
+  type TrackedColumns,
+  type TrackedFailure,
+  type TrackedState,
+} from '../../../libs/queue/tracked-job.js';
 
 /** Data-operation runs run in the request (no job), but keep the tracked columns all background operations keep. */
 export const DATA_OPERATION_RUNS = trackedRecord('data_operation_runs', 'run_id');
 
-export interface OperationRunRow<R> extends TrackedColumns {
-  id: string;
-  dataset_id: string;
-  version_id: string;
-  kind: string;
-  params: Record<string, unknown>;
+const COLUMNS = [
+  'id',
+  'dataset_id',
+  'version_id',
+  'kind',
+  'state',
+  'params',
+  'verdict',
+  'result',
+  'failure',
+  'progress',
+  'job_id',
+  'created_by',
+  'created_at',
+  'started_at',
+  'finished_at',
+] as const;
+
+/** What the CHECK-constrained and JSON columns hold, as far as the types can say. */
+interface Narrowed {
+  state: TrackedState;
   verdict: 'pass' | 'warn' | 'fail' | null;
-  result: R | null;
-  created_by: string | null;
+  params: JsonObject;
+  progress: JsonObject | null;
 }
 
-const COLUMNS =
-  'id, dataset_id, version_id, kind, state, params, verdict, result, failure, progress, job_id, created_by, created_at, started_at, finished_at';
+/** A run as stored: its result is the JSON its kind's check wrote (`R`), its failure the tracked-job model's. */
+export type OperationRunRow<R> = Omit<
+  Pick<Selectable<DataOperationRuns>, (typeof COLUMNS)[number]>,
+  'result' | 'failure' | keyof Narrowed
+> &
+  Narrowed &
+  Pick<TrackedColumns, 'failure'> & { result: R | null };
+
+type StoredRun = Omit<OperationRunRow<never>, 'result' | 'failure'> &
+  Pick<Selectable<DataOperationRuns>, 'result' | 'failure'>;
+
+/** The JSON columns as what was written to them (the database holds them as any JSON). */
+function run<R>(row: StoredRun): OperationRunRow<R> {
+  return { ...row, result: row.result as R | null, failure: row.failure as unknown as TrackedFailure | null };
+}
 
 /** Data-operation runs (quality checks) of dataset versions: each run is kept with its verdict. */
 @Injectable()
@@ -25,7 +60,7 @@ export class QualityRepository {
   constructor(private readonly db: Db) {}
 
   /** A new run (queued: `TrackedRecords` starts and ends it). */
-  async insert<R>(run: {
+  async insert<R>(record: {
     workspaceId: string;
     datasetId: string;
     versionId: string;
@@ -33,63 +68,105 @@ export class QualityRepository {
     params: unknown;
     createdBy: string;
   }): Promise<OperationRunRow<R>> {
-    const [row]: Array<OperationRunRow<R>> = await this.db.query(
-      `INSERT INTO data_operation_runs (workspace_id, dataset_id, version_id, kind, params, created_by) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
-      [run.workspaceId, run.datasetId, run.versionId, run.kind, JSON.stringify(run.params), run.createdBy],
+    const [row] = await this.db.typed((q) =>
+      q
+        .insertInto('data_operation_runs')
+        .values({
+          workspace_id: record.workspaceId,
+          dataset_id: record.datasetId,
+          version_id: record.versionId,
+          kind: record.kind,
+          params: JSON.stringify(record.params),
+          created_by: record.createdBy,
+        })
+        .returning(COLUMNS)
+        .$narrowType<Narrowed>(),
     );
-    return row;
+    return run<R>(row);
   }
 
   async saveVerdict(id: string, verdict: string, result: unknown): Promise<void> {
-    await this.db.query('UPDATE data_operation_runs SET verdict = $2, result = $3 WHERE id = $1', [
-      id,
-      verdict,
-      JSON.stringify(result),
-    ]);
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('data_operation_runs')
+        .set({ verdict, result: JSON.stringify(result) })
+        .where('id', '=', id),
+    );
   }
 
   async latestSucceeded<R>(versionId: string, kind: string): Promise<OperationRunRow<R> | undefined> {
-    const [row]: Array<OperationRunRow<R>> = await this.db.query(
-      `SELECT ${COLUMNS} FROM data_operation_runs WHERE version_id = $1 AND kind = $2 AND state = 'succeeded' ORDER BY created_at DESC, id DESC LIMIT 1`,
-      [versionId, kind],
+    const [row] = await this.db.typed((q) =>
+      q
+        .selectFrom('data_operation_runs')
+        .select(COLUMNS)
+        .where('version_id', '=', versionId)
+        .where('kind', '=', kind)
+        .where('state', '=', 'succeeded')
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .$narrowType<Narrowed>(),
     );
-    return row;
+    return row && run<R>(row);
   }
 
   /** The newest successful result of every version of the dataset, newest version first. */
   async latestPerVersion<R>(datasetId: string, kind: string): Promise<R[]> {
-    const rows: Array<{ result: R }> = await this.db.query(
-      `SELECT latest.result FROM (
-         SELECT DISTINCT ON (o.version_id) o.result, v.number
-           FROM data_operation_runs o JOIN dataset_versions v ON v.id = o.version_id
-          WHERE o.dataset_id = $1 AND o.kind = $2 AND o.state = 'succeeded'
-          ORDER BY o.version_id, o.created_at DESC, o.id DESC
-       ) latest ORDER BY latest.number DESC`,
-      [datasetId, kind],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom((sub) =>
+          sub
+            .selectFrom('data_operation_runs as o')
+            .innerJoin('dataset_versions as v', 'v.id', 'o.version_id')
+            .distinctOn('o.version_id')
+            .select(['o.result', 'v.number'])
+            .where('o.dataset_id', '=', datasetId)
+            .where('o.kind', '=', kind)
+            .where('o.state', '=', 'succeeded')
+            .orderBy('o.version_id')
+            .orderBy('o.created_at', 'desc')
+            .orderBy('o.id', 'desc')
+            .as('latest'),
+        )
+        .select('latest.result')
+        .orderBy('latest.number', 'desc'),
     );
-    return rows.map((r) => r.result);
+    return rows.map((r) => r.result as R);
   }
 
   async page<R>(
     versionId: string,
     window: { skip: number; take: number },
   ): Promise<[Array<OperationRunRow<R>>, number]> {
-    const rows: Array<OperationRunRow<R>> = await this.db.query(
-      `SELECT ${COLUMNS} FROM data_operation_runs WHERE version_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
-      [versionId, window.take, window.skip],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('data_operation_runs')
+        .select(COLUMNS)
+        .where('version_id', '=', versionId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(window.take)
+        .offset(window.skip)
+        .$narrowType<Narrowed>(),
     );
-    const [{ n }]: Array<{ n: number }> = await this.db.query(
-      'SELECT count(*)::int AS n FROM data_operation_runs WHERE version_id = $1',
-      [versionId],
+    const [{ n }] = await this.db.typed((q) =>
+      q
+        .selectFrom('data_operation_runs')
+        .select(sql<number>`count(*)::int`.as('n'))
+        .where('version_id', '=', versionId),
     );
-    return [rows, n];
+    return [rows.map((r) => run<R>(r)), n];
   }
 
   async find<R>(versionId: string, id: string): Promise<OperationRunRow<R> | undefined> {
-    const [row]: Array<OperationRunRow<R>> = await this.db.query(
-      `SELECT ${COLUMNS} FROM data_operation_runs WHERE id = $1 AND version_id = $2`,
-      [id, versionId],
+    const [row] = await this.db.typed((q) =>
+      q
+        .selectFrom('data_operation_runs')
+        .select(COLUMNS)
+        .where('id', '=', id)
+        .where('version_id', '=', versionId)
+        .$narrowType<Narrowed>(),
     );
-    return row;
+    return row && run<R>(row);
   }
 }

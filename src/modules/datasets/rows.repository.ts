@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { BulkWriter, type BulkValue } from '../../../libs/database/bulk-writer.js';
 import type { ColumnStats } from './entities/dataset-version.entity.js';
 import { columnStats } from './ingest/column-stats.js';
+import { sql, type Expression, type ExpressionBuilder, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
+import type { DatasetRows, DatasetStagedEdits, DB, JsonObject } from '../../../libs/database/schema.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 
 /** SQL that keeps the row records of version `$n` of alias `r`: added at or before n, not yet removed at n. */
@@ -9,20 +11,32 @@ export function visibleIn(alias: string, placeholder: string): string {
   return `${alias}.added_in <= ${placeholder} AND (${alias}.removed_in IS NULL OR ${alias}.removed_in > ${placeholder})`;
 }
 
-export interface StoredRow {
-  row_id: string;
-  ordinal: number;
-  data: Record<string, unknown>;
+/** `visibleIn` for a typed statement: the row records of alias `alias` (of dataset_rows) that version `version` shows. */
+export function shownIn(alias: string, version: number | Expression<number>): RawBuilder<SqlBool> {
+  const [added, removed] = [sql.ref(`${alias}.added_in`), sql.ref(`${alias}.removed_in`)];
+  return sql<SqlBool>`(${added} <= ${version} AND (${removed} IS NULL OR ${removed} > ${version}))`;
 }
 
-export interface StagedEdit {
-  row_id: string;
+/** A row record as read: its ordinal (an int8) as a number. */
+export type StoredRow = Pick<Selectable<DatasetRows>, 'row_id'> & { ordinal: number; data: Record<string, unknown> };
+
+const STAGED_COLUMNS = ['row_id', 'op', 'data', 'base_version', 'staged_by', 'staged_by_email', 'staged_at'] as const;
+
+/** The op column's CHECK constraint, and the data a staged insert or update holds (a row object). */
+interface StagedNarrowed {
   op: 'insert' | 'update' | 'delete';
-  data: Record<string, unknown> | null;
-  base_version: number;
-  staged_by: string | null;
-  staged_by_email: string | null;
-  staged_at: Date;
+  data: JsonObject | null;
+}
+
+export type StagedEdit = Omit<
+  Pick<Selectable<DatasetStagedEdits>, (typeof STAGED_COLUMNS)[number]>,
+  keyof StagedNarrowed
+> &
+  Omit<StagedNarrowed, 'data'> & { data: Record<string, unknown> | null };
+
+/** The columns of a StoredRow, over dataset_rows as `r`. */
+function storedColumns(eb: ExpressionBuilder<DB & { r: DatasetRows }, 'r'>) {
+  return ['r.row_id', eb.cast<number>('r.ordinal', 'float8').as('ordinal'), 'r.data'] as const;
 }
 
 export interface RowPageRequest {
@@ -56,10 +70,6 @@ export class RowsRepository {
     private readonly bulk: BulkWriter,
   ) {}
 
-  private q() {
-    return this.db.manager;
-  }
-
   /** Appends row records `[row_id, ordinal, data-json]` added in `version`. */
   append(datasetId: string, version: number, batches: AsyncIterable<Array<[string, number, string]>>): Promise<number> {
     async function* withKeys(): AsyncGenerator<BulkValue[][]> {
@@ -90,10 +100,13 @@ export class RowsRepository {
 
   /** Closes every row still open, at `version` (an upload replacing the dataset's content). */
   async closeAll(datasetId: string, version: number): Promise<void> {
-    await this.db.query('UPDATE dataset_rows SET removed_in = $2 WHERE dataset_id = $1 AND removed_in IS NULL', [
-      datasetId,
-      version,
-    ]);
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('dataset_rows')
+        .set({ removed_in: version })
+        .where('dataset_id', '=', datasetId)
+        .where('removed_in', 'is', null),
+    );
   }
 
   /** Row count and content hash of a version: SHA-256 over `row_id data` lines in row order (jsonb text, so key order does not matter). */
@@ -168,19 +181,27 @@ export class RowsRepository {
   /** The ids among `rowIds` that are rows of the version. */
   async existing(datasetId: string, version: number, rowIds: string[]): Promise<Set<string>> {
     if (!rowIds.length) return new Set();
-    const rows: Array<{ row_id: string }> = await this.q().query(
-      `SELECT r.row_id FROM dataset_rows r WHERE r.dataset_id = $1 AND r.row_id = ANY($3::uuid[]) AND ${visibleIn('r', '$2')}`,
-      [datasetId, version, rowIds],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('dataset_rows as r')
+        .select('r.row_id')
+        .where('r.dataset_id', '=', datasetId)
+        .where('r.row_id', '=', sql<string>`ANY(${rowIds}::uuid[])`)
+        .where(shownIn('r', version)),
     );
     return new Set(rows.map((r) => r.row_id));
   }
 
   async byIds(datasetId: string, version: number, rowIds: string[]): Promise<Map<string, StoredRow>> {
     if (!rowIds.length) return new Map();
-    const rows: StoredRow[] = await this.q().query(
-      `SELECT r.row_id, r.ordinal::float8 AS ordinal, r.data FROM dataset_rows r
-        WHERE r.dataset_id = $1 AND r.row_id = ANY($3::uuid[]) AND ${visibleIn('r', '$2')}`,
-      [datasetId, version, rowIds],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('dataset_rows as r')
+        .select(storedColumns)
+        .where('r.dataset_id', '=', datasetId)
+        .where('r.row_id', '=', sql<string>`ANY(${rowIds}::uuid[])`)
+        .where(shownIn('r', version))
+        .$narrowType<{ data: JsonObject }>(),
     );
     return new Map(rows.map((r) => [r.row_id, r]));
   }
@@ -191,7 +212,7 @@ export class RowsRepository {
     const params = [req.datasetId, req.version, ...req.params];
     const order = [req.orderBy, 'r.ordinal'].filter(Boolean).join(', ');
     const after = req.afterOrdinal !== undefined ? ` AND r.ordinal > ${Number(req.afterOrdinal)}` : '';
-    const rows: StoredRow[] = await this.q().query(
+    const rows = await this.db.query<StoredRow[]>(
       `SELECT r.row_id, r.ordinal::float8 AS ordinal, ${req.dataExpr ?? 'r.data'} AS data FROM dataset_rows r
         WHERE ${where}${after} ORDER BY ${order} LIMIT ${Number(req.limit)} OFFSET ${req.afterOrdinal !== undefined ? 0 : Number(req.offset)}`,
       params,
@@ -199,7 +220,7 @@ export class RowsRepository {
     if (!req.withTotal) return { rows };
     const countParams = params.slice(0, 2 + (req.whereParams ?? req.params.length));
     const cap = req.countLimit;
-    const [{ n }]: Array<{ n: number }> = await this.q().query(
+    const [{ n }] = await this.db.query<Array<{ n: number }>>(
       cap
         ? `SELECT count(*)::int AS n FROM (SELECT 1 FROM dataset_rows r WHERE ${where} LIMIT ${Number(cap) + 1}) s`
         : `SELECT count(*)::int AS n FROM dataset_rows r WHERE ${where}`,
@@ -212,10 +233,17 @@ export class RowsRepository {
   async *stream(datasetId: string, version: number, batchSize = 2000): AsyncGenerator<StoredRow[]> {
     let after = -1;
     for (;;) {
-      const rows: StoredRow[] = await this.db.query(
-        `SELECT r.row_id, r.ordinal::float8 AS ordinal, r.data FROM dataset_rows r
-          WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND r.ordinal > $3 ORDER BY r.ordinal LIMIT $4`,
-        [datasetId, version, after, batchSize],
+      const from = after;
+      const rows = await this.db.typed((q) =>
+        q
+          .selectFrom('dataset_rows as r')
+          .select(storedColumns)
+          .where('r.dataset_id', '=', datasetId)
+          .where(shownIn('r', version))
+          .where('r.ordinal', '>', String(from))
+          .orderBy('r.ordinal')
+          .limit(batchSize)
+          .$narrowType<{ data: JsonObject }>(),
       );
       if (!rows.length) return;
       yield rows;
@@ -227,17 +255,27 @@ export class RowsRepository {
   // Staged edits
 
   async staged(datasetId: string): Promise<StagedEdit[]> {
-    return this.q().query(
-      'SELECT row_id, op, data, base_version, staged_by, staged_by_email, staged_at FROM dataset_staged_edits WHERE dataset_id = $1 ORDER BY staged_at, row_id',
-      [datasetId],
+    return this.db.typed((q) =>
+      q
+        .selectFrom('dataset_staged_edits')
+        .select(STAGED_COLUMNS)
+        .where('dataset_id', '=', datasetId)
+        .orderBy('staged_at')
+        .orderBy('row_id')
+        .$narrowType<StagedNarrowed>(),
     );
   }
 
   async stagedFor(datasetId: string, rowIds: string[]): Promise<Map<string, StagedEdit>> {
     if (!rowIds.length) return new Map();
-    const rows: StagedEdit[] = await this.db.query(
-      'SELECT row_id, op, data, base_version, staged_by, staged_by_email, staged_at FROM dataset_staged_edits WHERE dataset_id = $1 AND row_id = ANY($2::uuid[]) FOR UPDATE',
-      [datasetId, rowIds],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('dataset_staged_edits')
+        .select(STAGED_COLUMNS)
+        .where('dataset_id', '=', datasetId)
+        .where('row_id', '=', sql<string>`ANY(${rowIds}::uuid[])`)
+        .forUpdate()
+        .$narrowType<StagedNarrowed>(),
     );
     return new Map(rows.map((r) => [r.row_id, r]));
   }
@@ -267,18 +305,19 @@ export class RowsRepository {
 
   async unstage(datasetId: string, rowIds: string[]): Promise<void> {
     if (!rowIds.length) return;
-    await this.db.query('DELETE FROM dataset_staged_edits WHERE dataset_id = $1 AND row_id = ANY($2::uuid[])', [
-      datasetId,
-      rowIds,
-    ]);
+    await this.db.typedWrite((q) =>
+      q
+        .deleteFrom('dataset_staged_edits')
+        .where('dataset_id', '=', datasetId)
+        .where('row_id', '=', sql<string>`ANY(${rowIds}::uuid[])`),
+    );
   }
 
   async discardStaged(datasetId: string): Promise<number> {
-    const [, affected]: [unknown, number] = await this.db.query(
-      'DELETE FROM dataset_staged_edits WHERE dataset_id = $1',
-      [datasetId],
+    const discarded = await this.db.typed((q) =>
+      q.deleteFrom('dataset_staged_edits').where('dataset_id', '=', datasetId).returning('row_id'),
     );
-    return affected;
+    return discarded.length;
   }
 
   /**
@@ -292,28 +331,71 @@ export class RowsRepository {
     firstOrdinal: number,
   ): Promise<{ inserted: number; updated: number; deleted: number }> {
     const head = next - 1;
-    await this.db.query(
-      `UPDATE dataset_rows r SET removed_in = $2
-         FROM dataset_staged_edits s
-        WHERE s.dataset_id = $1 AND s.op IN ('update', 'delete') AND r.dataset_id = $1 AND r.row_id = s.row_id AND ${visibleIn('r', '$3')}`,
-      [datasetId, next, head],
+    const written = ['dataset_id', 'row_id', 'added_in', 'ordinal', 'data'] as const;
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('dataset_rows as r')
+        .from('dataset_staged_edits as s')
+        .set({ removed_in: next })
+        .where('s.dataset_id', '=', datasetId)
+        .where('s.op', 'in', ['update', 'delete'])
+        .where('r.dataset_id', '=', datasetId)
+        .whereRef('r.row_id', '=', 's.row_id')
+        .where(shownIn('r', head)),
     );
-    await this.db.query(
-      `INSERT INTO dataset_rows (dataset_id, row_id, added_in, ordinal, data)
-       SELECT $1, s.row_id, $2, r.ordinal, s.data
-         FROM dataset_staged_edits s JOIN dataset_rows r ON r.dataset_id = $1 AND r.row_id = s.row_id AND r.removed_in = $2
-        WHERE s.dataset_id = $1 AND s.op = 'update'`,
-      [datasetId, next],
+    await this.db.typedWrite((q) =>
+      q
+        .insertInto('dataset_rows')
+        .columns(written)
+        .expression((eb) =>
+          eb
+            .selectFrom('dataset_staged_edits as s')
+            .innerJoin('dataset_rows as r', (join) =>
+              join.on('r.dataset_id', '=', datasetId).onRef('r.row_id', '=', 's.row_id').on('r.removed_in', '=', next),
+            )
+            .select([
+              eb.val(datasetId).as('dataset_id'),
+              's.row_id',
+              eb.val(next).as('added_in'),
+              'r.ordinal',
+              's.data',
+            ])
+            .where('s.dataset_id', '=', datasetId)
+            .where('s.op', '=', 'update'),
+        ),
     );
-    await this.db.query(
-      `INSERT INTO dataset_rows (dataset_id, row_id, added_in, ordinal, data)
-       SELECT $1, s.row_id, $2, $3 + row_number() OVER (ORDER BY s.staged_at, s.row_id) - 1, s.data
-         FROM dataset_staged_edits s WHERE s.dataset_id = $1 AND s.op = 'insert'`,
-      [datasetId, next, firstOrdinal],
+    await this.db.typedWrite((q) =>
+      q
+        .insertInto('dataset_rows')
+        .columns(written)
+        .expression((eb) =>
+          eb
+            .selectFrom('dataset_staged_edits as s')
+            .select((s) => [
+              s.val(datasetId).as('dataset_id'),
+              's.row_id',
+              s.val(next).as('added_in'),
+              s(
+                s(
+                  s.val(firstOrdinal),
+                  '+',
+                  s.fn.agg<number>('row_number').over((o) => o.orderBy('s.staged_at').orderBy('s.row_id')),
+                ),
+                '-',
+                s.lit(1),
+              ).as('ordinal'),
+              's.data',
+            ])
+            .where('s.dataset_id', '=', datasetId)
+            .where('s.op', '=', 'insert'),
+        ),
     );
-    const counts: Array<{ op: string; n: number }> = await this.db.query(
-      'SELECT op, count(*)::int AS n FROM dataset_staged_edits WHERE dataset_id = $1 GROUP BY op',
-      [datasetId],
+    const counts = await this.db.typed((q) =>
+      q
+        .selectFrom('dataset_staged_edits')
+        .select(['op', sql<number>`count(*)::int`.as('n')])
+        .where('dataset_id', '=', datasetId)
+        .groupBy('op'),
     );
     await this.discardStaged(datasetId);
     const n = (op: string) => counts.find((c) => c.op === op)?.n ?? 0;
@@ -322,12 +404,25 @@ export class RowsRepository {
 
   /** Staged updates and deletes whose row the newest version no longer has. */
   async staleStaged(datasetId: string, head: number): Promise<string[]> {
-    const rows: Array<{ row_id: string }> = await this.db.query(
-      `SELECT s.row_id FROM dataset_staged_edits s
-        WHERE s.dataset_id = $1 AND s.op IN ('update', 'delete')
-          AND NOT EXISTS (SELECT 1 FROM dataset_rows r WHERE r.dataset_id = $1 AND r.row_id = s.row_id AND ${visibleIn('r', '$2')})
-        ORDER BY s.row_id`,
-      [datasetId, head],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('dataset_staged_edits as s')
+        .select('s.row_id')
+        .where('s.dataset_id', '=', datasetId)
+        .where('s.op', 'in', ['update', 'delete'])
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('dataset_rows as r')
+                .select(eb.lit(1).as('one'))
+                .where('r.dataset_id', '=', datasetId)
+                .whereRef('r.row_id', '=', 's.row_id')
+                .where(shownIn('r', head)),
+            ),
+          ),
+        )
+        .orderBy('s.row_id'),
     );
     return rows.map((r) => r.row_id);
   }

@@ -1,10 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { BulkWriter, type BulkValue } from '../../../libs/database/bulk-writer.js';
+import { sql, type Selectable } from 'kysely';
+import type { DatasetRows, DatasetVersions } from '../../../libs/database/schema.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
-import { visibleIn } from './rows.repository.js';
+import { shownIn, visibleIn } from './rows.repository.js';
 
 /** Where a version's span rows are: the visibility test of dataset_rows for version `$2` of dataset `$1`. */
 const VISIBLE = `r.dataset_id = $1 AND ${visibleIn('r', '$2')}`;
+
+/** A span row's trace id, over dataset_rows as `r`. */
+const TRACE_ID = sql<string>`r.data->>'trace_id'`;
+
+/** A span row as spansByTrace pages through them. */
+type SpanOfTrace = Pick<Selectable<DatasetRows>, 'ordinal'> & { data: Record<string, unknown>; trace: string };
+
+/** How many rows a version lost. */
+type VersionLoss = Pick<Selectable<DatasetVersions>, 'number'> & { rows: number };
 
 const STAGE_COLUMNS = [
   { name: 'row_id', type: 'uuid' as const },
@@ -74,7 +85,7 @@ export class SpanRowsRepository {
   ): Promise<{ taken: number; landed: number }> {
     const k = source.params.length;
     const [d, n, o] = [`$${k + 1}::uuid`, `$${k + 2}::int`, `$${k + 3}::bigint`];
-    const [row]: Array<{ taken: number; landed: number }> = await this.db.query(
+    const [row] = await this.db.query<Array<{ taken: number; landed: number }>>(
       `WITH ${source.ctes}, written AS (
          INSERT INTO dataset_rows (dataset_id, row_id, added_in, ordinal, data)
          SELECT ${d}, f.row_id, ${n}, ${o} + f.n - 1, f.data FROM ${source.relation} f
@@ -88,16 +99,19 @@ export class SpanRowsRepository {
 
   /** Rows written under version `number` (a landing's, before or after its version record exists). */
   async countAddedIn(datasetId: string, number: number): Promise<number> {
-    const [row] = await this.db.query(
-      'SELECT count(*)::int AS n FROM dataset_rows WHERE dataset_id = $1 AND added_in = $2',
-      [datasetId, number],
+    const [row] = await this.db.typed((q) =>
+      q
+        .selectFrom('dataset_rows')
+        .select(sql<number>`count(*)::int`.as('n'))
+        .where('dataset_id', '=', datasetId)
+        .where('added_in', '=', number),
     );
     return row.n;
   }
 
   /** Deletes up to `limit` rows written under version `number` (what an abandoned landing wrote); answers how many. */
   async deleteAddedIn(datasetId: string, number: number, limit: number): Promise<number> {
-    const [row] = await this.db.query(
+    const [row] = await this.db.query<Array<{ n: number }>>(
       `WITH gone AS (
          DELETE FROM dataset_rows r USING (SELECT row_id FROM dataset_rows WHERE dataset_id = $1 AND added_in = $2 LIMIT $3) g
           WHERE r.dataset_id = $1 AND r.added_in = $2 AND r.row_id = g.row_id RETURNING 1
@@ -115,8 +129,8 @@ export class SpanRowsRepository {
     datasetId: string,
     cutoff: Date,
     limit: number,
-  ): Promise<{ deleted: number; lost: Array<{ number: number; rows: number }> }> {
-    const [row]: Array<{ deleted: number; lost: Array<{ number: number; rows: number }> | null }> = await this.db.query(
+  ): Promise<{ deleted: number; lost: VersionLoss[] }> {
+    const [row] = await this.db.query<Array<{ deleted: number; lost: VersionLoss[] | null }>>(
       `WITH gone AS (
          DELETE FROM dataset_rows r USING (
            SELECT row_id, added_in FROM dataset_rows WHERE dataset_id = $1 AND (data->>'start_time')::timestamptz < $2 LIMIT $3
@@ -138,7 +152,7 @@ export class SpanRowsRepository {
   ): AsyncGenerator<Array<Record<string, unknown>>> {
     let after: { trace: string; ordinal: string } | null = null;
     for (;;) {
-      const rows: Array<{ data: Record<string, unknown>; ordinal: string; trace: string }> = await this.db.query(
+      const rows: SpanOfTrace[] = await this.db.query(
         `SELECT r.data, r.ordinal, r.data ->> 'trace_id' AS trace FROM dataset_rows r
           WHERE ${VISIBLE} AND r.data ? 'span_id' AND r.data ? 'trace_id' ${after ? `AND (r.data ->> 'trace_id', r.ordinal) > ($4, $5::bigint)` : ''}
           ORDER BY r.data ->> 'trace_id', r.ordinal LIMIT $3`,
@@ -153,9 +167,12 @@ export class SpanRowsRepository {
   }
 
   async countTraces(datasetId: string, versionNumber: number): Promise<number> {
-    const [row] = await this.db.query(
-      `SELECT count(DISTINCT r.data->>'trace_id')::int AS n FROM dataset_rows r WHERE ${VISIBLE}`,
-      [datasetId, versionNumber],
+    const [row] = await this.db.typed((q) =>
+      q
+        .selectFrom('dataset_rows as r')
+        .select(sql<number>`count(DISTINCT r.data->>'trace_id')::int`.as('n'))
+        .where('r.dataset_id', '=', datasetId)
+        .where(shownIn('r', versionNumber)),
     );
     return row.n;
   }
@@ -163,9 +180,14 @@ export class SpanRowsRepository {
   /** Which of these trace ids the version holds. */
   async knownTraces(datasetId: string, versionNumber: number, traceIds: string[]): Promise<Set<string>> {
     if (!traceIds.length) return new Set();
-    const rows: Array<{ t: string }> = await this.db.query(
-      `SELECT DISTINCT r.data->>'trace_id' AS t FROM dataset_rows r WHERE ${VISIBLE} AND r.data->>'trace_id' = ANY($3::text[])`,
-      [datasetId, versionNumber, traceIds],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('dataset_rows as r')
+        .select(TRACE_ID.as('t'))
+        .distinct()
+        .where('r.dataset_id', '=', datasetId)
+        .where(shownIn('r', versionNumber))
+        .where(TRACE_ID, '=', sql<string>`ANY(${traceIds}::text[])`),
     );
     return new Set(rows.map((r) => r.t));
   }
