@@ -390,7 +390,6 @@ const UNTYPED_REPOSITORIES = [
   'src/modules/datasets/quality.repository.ts',
   'src/modules/datasets/rows.repository.ts',
   'src/modules/datasets/span-rows.repository.ts',
-  'src/modules/ops/ops.repository.ts',
   'src/modules/runs/runs.repository.ts',
   'src/modules/traces/live.repository.ts',
   'src/modules/traces/retention.repository.ts',
