@@ -394,9 +394,6 @@ const UNTYPED_REPOSITORIES = [
   'src/modules/traces/live.repository.ts',
   'src/modules/traces/retention.repository.ts',
   'src/modules/traces/traces.repository.ts',
-  'src/modules/workspaces/invitations.repository.ts',
-  'src/modules/workspaces/members.repository.ts',
-  'src/modules/workspaces/workspaces.repository.ts',
 ];
 
 /** Hand-written statements a typed repository keeps, with why. */
