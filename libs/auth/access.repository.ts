@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import type { Selectable } from 'kysely';
+import type { AuthTokens, Users, WorkspaceMembers, Workspaces } from '../database/schema.js';
 import { Db } from '../database/unit-of-work.js';
 import type { SystemRole, WorkspaceRole } from './roles.js';
 
@@ -66,6 +68,10 @@ export function sessionWithAccessSql(table: string | undefined): string {
            WHERE t.id = $1 AND t.revoked_at IS NULL AND t.expires_at > now() AND u.status = 'active'`;
 }
 
+/** A live session's row: the token's and its user's columns; system_role holds a SystemRole (a CHECK constraint). */
+type SessionRow = Pick<Selectable<AuthTokens>, 'user_id' | 'expires_at'> &
+  Pick<Selectable<Users>, 'email' | 'display_name'> & { system_role: SystemRole };
+
 /** The read queries every request's authorization needs: token sessions and memberships. */
 @Injectable()
 export class AccessRepository {
@@ -73,13 +79,7 @@ export class AccessRepository {
 
   /** The session of an unrevoked, unexpired token whose user is active; undefined otherwise. */
   async findActiveSession(tokenId: string): Promise<ActiveSession | undefined> {
-    const rows: Array<{
-      user_id: string;
-      email: string;
-      display_name: string;
-      system_role: SystemRole;
-      expires_at: Date;
-    }> = await this.db.prepared(
+    const rows: SessionRow[] = await this.db.prepared(
       'active_session',
       `SELECT t.user_id, u.email, u.display_name, u.system_role, t.expires_at
            FROM auth_tokens t JOIN users u ON u.id = t.user_id
@@ -104,9 +104,7 @@ export class AccessRepository {
    * by its id in its table) and the user's role there. Undefined when the session is not live.
    */
   async findSessionWithAccess(tokenId: string, target: AccessTarget): Promise<SessionAccess | undefined> {
-    const rows: Array<
-      { user_id: string; email: string; display_name: string; system_role: SystemRole; expires_at: Date } & StandingRow
-    > = await this.db.prepared(
+    const rows: Array<SessionRow & StandingRow> = await this.db.prepared(
       `session_access_${'table' in target ? target.table : 'workspace'}`,
       sessionWithAccessSql('table' in target ? target.table : undefined),
       [tokenId, 'table' in target ? target.id : target.workspaceId],
@@ -126,11 +124,15 @@ export class AccessRepository {
 
   /** Whether the workspace exists and, if so, the user's role in it (null when not a member). */
   async membership(workspaceId: string, userId: string): Promise<{ exists: boolean; role: WorkspaceRole | null }> {
-    const rows: Array<{ role: WorkspaceRole | null }> = await this.db.query(
-      `SELECT m.role FROM workspaces w
-         LEFT JOIN workspace_members m ON m.workspace_id = w.id AND m.user_id = $2
-        WHERE w.id = $1`,
-      [workspaceId, userId],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('workspaces as w')
+        .leftJoin('workspace_members as m', (join) =>
+          join.onRef('m.workspace_id', '=', 'w.id').on('m.user_id', '=', userId),
+        )
+        .select('m.role')
+        .where('w.id', '=', workspaceId)
+        .$narrowType<{ role: WorkspaceRole | null }>(),
     );
     return rows.length === 0 ? { exists: false, role: null } : { exists: true, role: rows[0].role };
   }
@@ -139,14 +141,25 @@ export class AccessRepository {
   async membershipsOf(
     userId: string,
     workspaceId?: string,
-  ): Promise<Array<{ workspaceId: string; workspaceName: string; role: WorkspaceRole; joinedAt: Date }>> {
-    const rows: Array<{ workspace_id: string; name: string; role: WorkspaceRole; created_at: Date }> =
-      await this.db.query(
-        `SELECT m.workspace_id, w.name, m.role, m.created_at
-         FROM workspace_members m JOIN workspaces w ON w.id = m.workspace_id
-        WHERE m.user_id = $1 AND ($2::uuid IS NULL OR m.workspace_id = $2) ORDER BY m.created_at, w.name`,
-        [userId, workspaceId ?? null],
-      );
+  ): Promise<
+    Array<{
+      workspaceId: Selectable<WorkspaceMembers>['workspace_id'];
+      workspaceName: Selectable<Workspaces>['name'];
+      role: WorkspaceRole;
+      joinedAt: Selectable<WorkspaceMembers>['created_at'];
+    }>
+  > {
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('workspace_members as m')
+        .innerJoin('workspaces as w', 'w.id', 'm.workspace_id')
+        .select(['m.workspace_id', 'w.name', 'm.role', 'm.created_at'])
+        .where('m.user_id', '=', userId)
+        .$if(workspaceId !== undefined, (s) => s.where('m.workspace_id', '=', workspaceId!))
+        .orderBy('m.created_at')
+        .orderBy('w.name')
+        .$narrowType<{ role: WorkspaceRole }>(),
+    );
     return rows.map((r) => ({
       workspaceId: r.workspace_id,
       workspaceName: r.name,
@@ -157,9 +170,8 @@ export class AccessRepository {
 
   /** Ids of the workspaces the user belongs to, for lists that span the caller's workspaces. */
   async workspaceIdsOf(userId: string): Promise<string[]> {
-    const rows: Array<{ workspace_id: string }> = await this.db.query(
-      'SELECT workspace_id FROM workspace_members WHERE user_id = $1',
-      [userId],
+    const rows = await this.db.typed((q) =>
+      q.selectFrom('workspace_members').select('workspace_id').where('user_id', '=', userId),
     );
     return rows.map((r) => r.workspace_id);
   }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
 import { Db } from '../database/unit-of-work.js';
 import { AccessCache } from './access-cache.js';
 
@@ -17,28 +18,39 @@ export class SessionRepository {
     userAgent?: string;
     ip?: string;
   }): Promise<void> {
-    await this.db.query(
-      'INSERT INTO auth_tokens (id, user_id, expires_at, user_agent, ip) VALUES ($1, $2, $3, $4, $5)',
-      [session.id, session.userId, session.expiresAt, session.userAgent?.slice(0, 512) ?? null, session.ip ?? null],
+    await this.db.typedWrite((q) =>
+      q.insertInto('auth_tokens').values({
+        id: session.id,
+        user_id: session.userId,
+        expires_at: session.expiresAt,
+        user_agent: session.userAgent?.slice(0, 512) ?? null,
+        ip: session.ip ?? null,
+      }),
     );
   }
 
   async revoke(tokenId: string, reason: string): Promise<void> {
-    await this.db.query(
-      'UPDATE auth_tokens SET revoked_at = now(), revoked_reason = $2 WHERE id = $1 AND revoked_at IS NULL',
-      [tokenId, reason],
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('auth_tokens')
+        .set({ revoked_at: sql`now()`, revoked_reason: reason })
+        .where('id', '=', tokenId)
+        .where('revoked_at', 'is', null),
     );
     this.cache.changed({ token: tokenId });
   }
 
   /** Revokes every live token of the user; returns how many. */
   async revokeAllOf(userId: string, reason: string): Promise<number> {
-    // A raw UPDATE answers [rows, affected] through TypeORM's postgres driver.
-    const [, affected]: [unknown[], number] = await this.db.query(
-      'UPDATE auth_tokens SET revoked_at = now(), revoked_reason = $2 WHERE user_id = $1 AND revoked_at IS NULL',
-      [userId, reason],
+    const revoked = await this.db.typed((q) =>
+      q
+        .updateTable('auth_tokens')
+        .set({ revoked_at: sql`now()`, revoked_reason: reason })
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .returning('id'),
     );
     this.cache.changed({ user: userId });
-    return affected;
+    return revoked.length;
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
 import { Db } from '../../../libs/database/unit-of-work.js';
 
 // The window (or lock) of the existing row is over: this attempt starts a new one.
@@ -21,7 +22,8 @@ export class LoginThrottleRepository {
    * is refused and locks the key for `lockSeconds` from then. Returns the seconds the key stays
    * locked: 0 means go ahead and check the password. At most `lockSeconds`: now() is each
    * transaction's start, and an attempt that began just before the one that set the lock (it
-   * waited for the row) would otherwise count a second more than the lock lasts.
+   * waited for the row) would otherwise count a second more than the lock lasts. Kept as SQL text:
+   * its CASE arms are the throttle's rule, clearer read side by side than as builder expressions.
    */
   async beginAttempt(key: string, max: number, lockSeconds: number): Promise<number> {
     const rows: Array<{ locked_seconds: number }> = await this.db.query(
@@ -43,15 +45,24 @@ export class LoginThrottleRepository {
    * for load); the lock goes too when the count falls below `max` again.
    */
   async refundAttempt(key: string, max: number): Promise<void> {
-    await this.db.query(
-      `UPDATE login_throttle SET failures = greatest(failures - 1, 0),
-         locked_until = CASE WHEN failures - 1 < $2 THEN NULL ELSE locked_until END
-       WHERE key = $1 AND failures > 0`,
-      [key, max],
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('login_throttle')
+        .set((eb) => ({
+          failures: eb.fn<number>('greatest', [eb('failures', '-', eb.lit(1)), eb.lit(0)]),
+          locked_until: eb
+            .case()
+            .when(eb('failures', '-', eb.lit(1)), '<', max)
+            .then(sql<Date | null>`NULL`)
+            .else(eb.ref('locked_until'))
+            .end(),
+        }))
+        .where('key', '=', key)
+        .where('failures', '>', 0),
     );
   }
 
   async clear(key: string): Promise<void> {
-    await this.db.query('DELETE FROM login_throttle WHERE key = $1', [key]);
+    await this.db.typedWrite((q) => q.deleteFrom('login_throttle').where('key', '=', key));
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
 import { JudgeEntity } from './entities/judge.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { nameTaken } from '../../../libs/database/record-queries.js';
@@ -37,10 +38,21 @@ export class JudgesRepository {
 
   /** What refers to the judge: metric config versions and eval configs, by name. */
   async references(id: string): Promise<string[]> {
-    const rows: Array<{ ref: string }> = await this.db.query(
-      `SELECT 'metric config ' || name || ' v' || config_version AS ref FROM metric_configs WHERE judge_id = $1
-       UNION ALL SELECT 'eval config ' || name FROM eval_configs WHERE default_judge_id = $1 ORDER BY 1 LIMIT 20`,
-      [id],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('metric_configs')
+        .select((eb) =>
+          sql<string>`'metric config ' || ${eb.ref('name')} || ' v' || ${eb.ref('config_version')}`.as('ref'),
+        )
+        .where('judge_id', '=', id)
+        .unionAll((eb) =>
+          eb
+            .selectFrom('eval_configs')
+            .select((e) => sql<string>`'eval config ' || ${e.ref('name')}`.as('ref'))
+            .where('default_judge_id', '=', id),
+        )
+        .orderBy('ref')
+        .limit(20),
     );
     return rows.map((r) => r.ref);
   }

@@ -1,18 +1,58 @@
 import { Injectable } from '@nestjs/common';
+import { sql, type Expression, type ExpressionBuilder, type Selectable, type SqlBool } from 'kysely';
 import { MetricConfigDefaultEntity } from './entities/metric-config-default.entity.js';
-import { MetricConfigEntity } from './entities/metric-config.entity.js';
+import { MetricConfigEntity, type MetricConfigKind } from './entities/metric-config.entity.js';
+import type { DB, EvalConfigs, MetricConfigs } from '../../../libs/database/schema.js';
+import type { QueryBuilder } from '../../../libs/database/typed-queries.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { containsPattern } from '../../../libs/database/like.js';
 
-export interface MetricConfigSummaryRow {
-  name: string;
-  kind: MetricConfigEntity['kind'];
-  metric: string;
-  description: string;
-  latest_version: number;
+type ConfigVersion = Selectable<MetricConfigs>['config_version'];
+
+/** One line per name, from its newest version; the kind column holds a MetricConfigKind (a CHECK constraint). */
+export type MetricConfigSummaryRow = Pick<
+  Selectable<MetricConfigs>,
+  'name' | 'metric' | 'description' | 'updated_at'
+> & {
+  kind: MetricConfigKind;
+  latest_version: ConfigVersion;
   version_count: number;
-  frozen_versions: number[];
-  updated_at: Date;
+  frozen_versions: ConfigVersion[];
+};
+
+type ConfigCondition = (eb: ExpressionBuilder<DB, 'metric_configs'>) => Expression<SqlBool>;
+
+/** The workspace's versions grouped by name (case-insensitively), each line from its newest version. */
+function summaryQuery(q: QueryBuilder, where: ConfigCondition) {
+  return q
+    .selectFrom('metric_configs')
+    .select((eb) => {
+      const newest = <C extends 'name' | 'kind' | 'metric' | 'description'>(column: C) =>
+        sql<
+          Selectable<MetricConfigs>[C]
+        >`(${eb.fn.agg('array_agg', [column]).orderBy('config_version', 'desc')})[1]`.as(column);
+      return [
+        newest('name'),
+        newest('kind'),
+        newest('metric'),
+        newest('description'),
+        eb.fn.max('config_version').as('latest_version'),
+        sql<number>`count(*)::int`.as('version_count'),
+        eb.fn
+          .coalesce(
+            eb.fn
+              .agg<ConfigVersion[]>('array_agg', ['config_version'])
+              .orderBy('config_version')
+              .filterWhere('first_used_at', 'is not', null),
+            sql<ConfigVersion[]>`'{}'`,
+          )
+          .as('frozen_versions'),
+        eb.fn.max('updated_at').as('updated_at'),
+      ];
+    })
+    .where(where)
+    .groupBy(sql`lower(name)`)
+    .$narrowType<{ kind: MetricConfigKind }>();
 }
 
 /** Metric config versions and the workspace's pinned defaults: queries only. */
@@ -34,27 +74,21 @@ export class MetricConfigsRepository {
     filter: { kind?: string; metric?: string; q?: string },
     window: { skip: number; take: number },
   ): Promise<[MetricConfigSummaryRow[], number]> {
-    const params: unknown[] = [workspaceId];
-    const where = ['workspace_id = $1'];
-    if (filter.kind) where.push(`kind = $${params.push(filter.kind)}`);
-    if (filter.metric) where.push(`lower(metric) = lower($${params.push(filter.metric)})`);
-    if (filter.q) where.push(`name ILIKE $${params.push(containsPattern(filter.q))} ESCAPE '\\'`);
-    const grouped = `SELECT (array_agg(name ORDER BY config_version DESC))[1] AS name,
-        (array_agg(kind ORDER BY config_version DESC))[1] AS kind,
-        (array_agg(metric ORDER BY config_version DESC))[1] AS metric,
-        (array_agg(description ORDER BY config_version DESC))[1] AS description,
-        max(config_version)::int AS latest_version,
-        count(*)::int AS version_count,
-        coalesce(array_agg(config_version ORDER BY config_version) FILTER (WHERE first_used_at IS NOT NULL), '{}') AS frozen_versions,
-        max(updated_at) AS updated_at
-      FROM metric_configs WHERE ${where.join(' AND ')} GROUP BY lower(name) ORDER BY lower(name)`;
+    const where: ConfigCondition = (eb) =>
+      eb.and([
+        eb('workspace_id', '=', workspaceId),
+        ...(filter.kind ? [eb('kind', '=', filter.kind)] : []),
+        ...(filter.metric ? [eb(eb.fn('lower', ['metric']), '=', eb.fn('lower', [eb.val(filter.metric)]))] : []),
+        ...(filter.q ? [eb('name', 'ilike', containsPattern(filter.q))] : []),
+      ]);
     const [rows, count] = await Promise.all([
-      this.configs.query(`${grouped} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [
-        ...params,
-        window.take,
-        window.skip,
-      ]) as Promise<MetricConfigSummaryRow[]>,
-      this.configs.query(`SELECT count(*)::int AS n FROM (${grouped}) g`, params) as Promise<Array<{ n: number }>>,
+      this.db.typed((q) =>
+        summaryQuery(q, where)
+          .orderBy(sql`lower(name)`)
+          .limit(window.take)
+          .offset(window.skip),
+      ),
+      this.db.typed((q) => q.selectFrom(summaryQuery(q, where).as('g')).select(sql<number>`count(*)::int`.as('n'))),
     ]);
     return [rows, count[0].n];
   }
@@ -94,23 +128,28 @@ export class MetricConfigsRepository {
   /** Freezes versions a run is about to use; the first run is remembered. */
   async markUsed(ids: string[], runId: string): Promise<void> {
     if (!ids.length) return;
-    await this.db.query(
-      'UPDATE metric_configs SET first_used_at = now(), first_used_by_run = $2 WHERE id = ANY($1) AND first_used_at IS NULL',
-      [ids, runId],
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('metric_configs')
+        .set({ first_used_at: sql`now()`, first_used_by_run: runId })
+        .where('id', '=', sql<string>`ANY(${ids}::uuid[])`)
+        .where('first_used_at', 'is', null),
     );
   }
 
   async judgeInWorkspace(workspaceId: string, judgeId: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query('SELECT 1 FROM judges WHERE id = $1 AND workspace_id = $2', [
-      judgeId,
-      workspaceId,
-    ]);
+    const rows = await this.db.typed((q) =>
+      q.selectFrom('judges').select('id').where('id', '=', judgeId).where('workspace_id', '=', workspaceId),
+    );
     return rows.length > 0;
   }
 
-  /** Eval configs that pin this exact version. */
+  /**
+   * Eval configs that pin this exact version. Kept as SQL text: it reads the pins out of the
+   * metrics array with jsonb_array_elements() in FROM and ->> operators, clearer as written.
+   */
   async evalConfigsPinning(workspaceId: string, name: string, version: number): Promise<string[]> {
-    const rows: Array<{ name: string }> = await this.db.query(
+    const rows: Array<Pick<Selectable<EvalConfigs>, 'name'>> = await this.db.query(
       `SELECT e.name FROM eval_configs e, jsonb_array_elements(e.metrics) m
        WHERE e.workspace_id = $1 AND lower(m->>'config_name') = lower($2) AND (m->>'config_version')::int = $3 ORDER BY e.name`,
       [workspaceId, name, version],
@@ -145,9 +184,12 @@ export class MetricConfigsRepository {
       'workspaceId' | 'metricName' | 'configName' | 'configVersion' | 'note' | 'setBy'
     >,
   ): Promise<MetricConfigDefaultEntity> {
-    const rows: Array<{ next: number }> = await this.db.query(
-      'SELECT coalesce(max(revision), 0) + 1 AS next FROM metric_config_defaults WHERE workspace_id = $1 AND lower(metric_name) = lower($2)',
-      [entry.workspaceId, entry.metricName],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('metric_config_defaults')
+        .select(sql<number>`coalesce(max(revision), 0) + 1`.as('next'))
+        .where('workspace_id', '=', entry.workspaceId)
+        .where((eb) => eb(eb.fn('lower', ['metric_name']), '=', eb.fn('lower', [eb.val(entry.metricName)]))),
     );
     const repo = this.defaults;
     return repo.save(repo.create({ ...entry, revision: rows[0].next, setAt: new Date() }));
@@ -155,10 +197,16 @@ export class MetricConfigsRepository {
 
   /** The configs (`name vN`, in order, at most 20) of kind custom scoring with any of the ops named (lower case). */
   async usingOps(workspaceId: string, opNames: string[]): Promise<string[]> {
-    const rows: Array<{ ref: string }> = await this.db.query(
-      `SELECT DISTINCT name || ' v' || config_version AS ref FROM metric_configs
-        WHERE workspace_id = $1 AND kind = 'custom' AND lower(metric) = ANY($2::text[]) ORDER BY 1 LIMIT 20`,
-      [workspaceId, opNames],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('metric_configs')
+        .select((eb) => sql<string>`${eb.ref('name')} || ' v' || ${eb.ref('config_version')}`.as('ref'))
+        .distinct()
+        .where('workspace_id', '=', workspaceId)
+        .where('kind', '=', 'custom')
+        .where((eb) => eb(eb.fn('lower', ['metric']), '=', sql<string>`ANY(${opNames}::text[])`))
+        .orderBy('ref')
+        .limit(20),
     );
     return rows.map((r) => r.ref);
   }

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { sql, type Selectable } from 'kysely';
+import type { JsonObject, NotificationConfigs, NotificationDeliveries } from '../../../libs/database/schema.js';
 import { NotificationConfigEntity } from './entities/notification-config.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { nameTaken } from '../../../libs/database/record-queries.js';
@@ -48,64 +50,73 @@ export class NotificationConfigsRepository {
     event: string;
     payload: Record<string, unknown>;
   }): Promise<void> {
-    await this.db.query(
-      'INSERT INTO notification_deliveries (id, workspace_id, config_id, event, payload) VALUES ($1, $2, $3, $4, $5)',
-      [d.id, d.workspaceId, d.configId, d.event, JSON.stringify(d.payload)],
+    await this.db.typedWrite((q) =>
+      q.insertInto('notification_deliveries').values({
+        id: d.id,
+        workspace_id: d.workspaceId,
+        config_id: d.configId,
+        event: d.event,
+        payload: JSON.stringify(d.payload),
+      }),
     );
   }
 
   async delivery(id: string): Promise<DeliveryRow | null> {
-    const rows: DeliveryRow[] = await this.repo.query(
-      `SELECT d.id, d.workspace_id, d.event, d.payload, d.status, d.attempts, d.last_status_code, c.url, c.secret_id
-         FROM notification_deliveries d JOIN notification_configs c ON c.id = d.config_id WHERE d.id = $1`,
-      [id],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('notification_deliveries as d')
+        .innerJoin('notification_configs as c', 'c.id', 'd.config_id')
+        .select([
+          'd.id',
+          'd.workspace_id',
+          'd.event',
+          'd.payload',
+          'd.status',
+          'd.attempts',
+          'd.last_status_code',
+          'c.url',
+          'c.secret_id',
+        ])
+        .where('d.id', '=', id)
+        .$narrowType<Pick<DeliveryRow, 'payload' | 'status'>>(),
     );
     return rows[0] ?? null;
   }
 
+  /** Records an attempt; a final outcome settles the status (and the time of a delivery). */
   async recordAttempt(
     id: string,
     outcome: {
       attempts: number;
       statusCode: number | null;
       error: string | null;
-      final: 'delivered' | 'failed' | null;
+      final: Exclude<DeliveryStatus, 'pending'> | null;
     },
   ): Promise<void> {
-    await this.repo.query(
-      `UPDATE notification_deliveries SET attempts = $2, last_status_code = $3, last_error = $4, status = coalesce($5, status), delivered_at = CASE WHEN $5 = 'delivered' THEN now() ELSE delivered_at END WHERE id = $1`,
-      [id, outcome.attempts, outcome.statusCode, outcome.error, outcome.final],
-    );
-  }
-
-  /** Recent deliveries of a config, newest first. */
-  deliveries(
-    configId: string,
-    limit: number,
-  ): Promise<
-    Array<
-      Omit<DeliveryRow, 'url' | 'secret_id' | 'workspace_id' | 'payload'> & {
-        created_at: Date;
-        delivered_at: Date | null;
-        last_error: string | null;
-      }
-    >
-  > {
-    return this.repo.query(
-      'SELECT id, event, status, attempts, last_status_code, last_error, created_at, delivered_at FROM notification_deliveries WHERE config_id = $1 ORDER BY created_at DESC LIMIT $2',
-      [configId, limit],
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('notification_deliveries')
+        .set({
+          attempts: outcome.attempts,
+          last_status_code: outcome.statusCode,
+          last_error: outcome.error,
+          ...(outcome.final ? { status: outcome.final } : {}),
+          ...(outcome.final === 'delivered' ? { delivered_at: sql<Date>`now()` } : {}),
+        })
+        .where('id', '=', id),
     );
   }
 }
 
-export interface DeliveryRow {
-  id: string;
-  workspace_id: string;
-  event: string;
-  payload: Record<string, unknown>;
-  status: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  last_status_code: number | null;
-  url: string;
-  secret_id: string;
-}
+/** A delivery's status (a CHECK constraint): pending until delivered, or failed for good. */
+type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** A delivery with its config's URL and secret, as the dispatcher sends it (the payload is the event object it stored). */
+export type DeliveryRow = Pick<
+  Selectable<NotificationDeliveries>,
+  'id' | 'workspace_id' | 'event' | 'attempts' | 'last_status_code'
+> &
+  Pick<Selectable<NotificationConfigs>, 'url' | 'secret_id'> & {
+    payload: JsonObject;
+    status: DeliveryStatus;
+  };

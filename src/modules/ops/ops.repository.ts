@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
 import { CustomOpRevisionEntity } from './entities/custom-op-revision.entity.js';
 import { CustomOpEntity, type CustomOpState } from './entities/custom-op.entity.js';
 import { RegistryOpEntity } from './entities/registry-op.entity.js';
@@ -40,9 +41,12 @@ export class OpsRepository {
       'workspaceId' | 'name' | 'kind' | 'description' | 'paramsSchema' | 'customOpId' | 'createdBy'
     >,
   ): Promise<RegistryOpEntity> {
-    const rows: Array<{ next: number }> = await this.db.query(
-      'SELECT coalesce(max(op_version), 0) + 1 AS next FROM registry_ops WHERE workspace_id = $1 AND lower(name) = lower($2)',
-      [op.workspaceId, op.name],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('registry_ops')
+        .select(sql<number>`coalesce(max(op_version), 0) + 1`.as('next'))
+        .where('workspace_id', '=', op.workspaceId)
+        .where((eb) => eb(eb.fn('lower', ['name']), '=', eb.fn('lower', [eb.val(op.name)]))),
     );
     const repo = this.ops;
     return repo.save(repo.create({ ...op, opVersion: rows[0].next }));
@@ -102,23 +106,35 @@ export class OpsRepository {
 
   /** Marks earlier revisions that were active (or still being checked) as superseded once a later one is. */
   async supersedeBefore(customOpId: string, revision: number): Promise<void> {
-    await this.db.query(
-      `UPDATE custom_op_revisions SET superseded_at = now() WHERE custom_op_id = $1 AND revision < $2 AND superseded_at IS NULL AND state IN ('queued', 'running', 'succeeded')`,
-      [customOpId, revision],
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('custom_op_revisions')
+        .set({ superseded_at: sql`now()` })
+        .where('custom_op_id', '=', customOpId)
+        .where('revision', '<', revision)
+        .where('superseded_at', 'is', null)
+        .where('state', 'in', ['queued', 'running', 'succeeded']),
     );
   }
 
   async markSuperseded(id: string): Promise<void> {
-    await this.db.query('UPDATE custom_op_revisions SET superseded_at = coalesce(superseded_at, now()) WHERE id = $1', [
-      id,
-    ]);
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('custom_op_revisions')
+        .set((eb) => ({ superseded_at: eb.fn.coalesce('superseded_at', sql<Date>`now()`) }))
+        .where('id', '=', id),
+    );
   }
 
   /** The names (lower case) of the registered ops this custom op serves. */
   async opNamesServedBy(workspaceId: string, customOpId: string): Promise<string[]> {
-    const rows: Array<{ name: string }> = await this.db.query(
-      'SELECT DISTINCT lower(name) AS name FROM registry_ops WHERE workspace_id = $1 AND custom_op_id = $2',
-      [workspaceId, customOpId],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('registry_ops')
+        .select((eb) => eb.fn<string>('lower', ['name']).as('name'))
+        .distinct()
+        .where('workspace_id', '=', workspaceId)
+        .where('custom_op_id', '=', customOpId),
     );
     return rows.map((r) => r.name);
   }

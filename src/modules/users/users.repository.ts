@@ -1,6 +1,8 @@
 import { In } from 'typeorm';
 import { Injectable } from '@nestjs/common';
+import { sql, type Selectable } from 'kysely';
 import { AccessCache } from '../../../libs/auth/access-cache.js';
+import type { Users } from '../../../libs/database/schema.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { PasswordResetTokenEntity } from './entities/password-reset-token.entity.js';
 import { UserEntity } from './entities/user.entity.js';
@@ -47,14 +49,24 @@ export class UsersRepository {
     excluded: string[],
     q: string | undefined,
     limit: number,
-  ): Promise<Array<{ id: string; email: string; display_name: string }>> {
+  ): Promise<Array<Pick<Selectable<Users>, 'id' | 'email' | 'display_name'>>> {
     const pattern = q ? containsPattern(q.toLowerCase()) : '%';
-    return this.db.query(
-      `SELECT u.id, u.email, u.display_name FROM users u
-        WHERE u.status = 'active' AND NOT (u.id = ANY($1::uuid[]))
-          AND (lower(u.email) LIKE $2 OR lower(u.display_name) LIKE $2)
-        ORDER BY u.email LIMIT $3`,
-      [excluded, pattern, limit],
+    return this.db.typed((b) =>
+      b
+        .selectFrom('users')
+        .select(['id', 'email', 'display_name'])
+        .where('status', '=', 'active')
+        .where((eb) =>
+          eb.and([
+            eb.not(eb('id', '=', sql<string>`ANY(${excluded}::uuid[])`)),
+            eb.or([
+              eb(eb.fn('lower', ['email']), 'like', pattern),
+              eb(eb.fn('lower', ['display_name']), 'like', pattern),
+            ]),
+          ]),
+        )
+        .orderBy('email')
+        .limit(limit),
     );
   }
 
@@ -64,8 +76,14 @@ export class UsersRepository {
 
   /** Ids of the active system admins, locked so two concurrent demotions cannot both pass. */
   async lockActiveAdmins(): Promise<string[]> {
-    const rows: Array<{ id: string }> = await this.db.query(
-      `SELECT id FROM users WHERE system_role = 'admin' AND status = 'active' ORDER BY id FOR UPDATE`,
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('users')
+        .select('id')
+        .where('system_role', '=', 'admin')
+        .where('status', '=', 'active')
+        .orderBy('id')
+        .forUpdate(),
     );
     return rows.map((r) => r.id);
   }
@@ -99,9 +117,13 @@ export class UsersRepository {
 
   /** Marks every unused reset token of the user used, so only the newest one works. */
   async invalidateResetTokens(userId: string): Promise<void> {
-    await this.db.query('UPDATE password_reset_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL', [
-      userId,
-    ]);
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('password_reset_tokens')
+        .set({ used_at: sql`now()` })
+        .where('user_id', '=', userId)
+        .where('used_at', 'is', null),
+    );
   }
 
   count(): Promise<number> {
@@ -138,11 +160,14 @@ export class UsersRepository {
 
   /** Marks a live reset token used and returns its user id; null when unknown, used or expired. */
   async consumeResetToken(tokenHash: string): Promise<string | null> {
-    const [rows]: [Array<{ user_id: string }>, number] = await this.db.query(
-      `UPDATE password_reset_tokens SET used_at = now()
-        WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()
-        RETURNING user_id`,
-      [tokenHash],
+    const rows = await this.db.typed((q) =>
+      q
+        .updateTable('password_reset_tokens')
+        .set({ used_at: sql`now()` })
+        .where('token_hash', '=', tokenHash)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', sql<Date>`now()`)
+        .returning('user_id'),
     );
     return rows[0]?.user_id ?? null;
   }

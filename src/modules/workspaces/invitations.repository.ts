@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
 import type { InvitationState } from './entities/workspace-invitation.entity.js';
 import { WorkspaceInvitationEntity } from './entities/workspace-invitation.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
@@ -59,9 +60,11 @@ export class InvitationsRepository {
 
   /** Frees the (workspace, email) pending slot held by an expired invitation before a new one. */
   async retireExpired(id: string): Promise<void> {
-    await this.db.query(
-      `UPDATE workspace_invitations SET status = 'revoked', revoked_at = now(), updated_at = now() WHERE id = $1`,
-      [id],
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('workspace_invitations')
+        .set({ status: 'revoked', revoked_at: sql`now()`, updated_at: sql`now()` })
+        .where('id', '=', id),
     );
   }
 }

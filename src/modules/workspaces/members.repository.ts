@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import type { Selectable } from 'kysely';
 import { AccessCache } from '../../../libs/auth/access-cache.js';
 import type { WorkspaceRole } from '../../../libs/auth/roles.js';
 import { WorkspaceMemberEntity } from './entities/workspace-member.entity.js';
+import type { WorkspaceMembers } from '../../../libs/database/schema.js';
+import type { QueryBuilder } from '../../../libs/database/typed-queries.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 
 /** A membership as its table holds it. */
@@ -20,13 +23,12 @@ export interface MemberRow extends MembershipRow {
   userStatus: 'active' | 'deactivated';
 }
 
-interface RawMembership {
-  workspace_id: string;
-  user_id: string;
+const MEMBER_COLUMNS = ['workspace_id', 'user_id', 'role', 'created_at', 'added_by'] as const;
+
+/** A membership row; the role column holds a WorkspaceRole (a CHECK constraint). */
+type RawMembership = Omit<Pick<Selectable<WorkspaceMembers>, (typeof MEMBER_COLUMNS)[number]>, 'role'> & {
   role: WorkspaceRole;
-  created_at: Date;
-  added_by: string | null;
-}
+};
 
 const toRow = (r: RawMembership): MembershipRow => ({
   workspaceId: r.workspace_id,
@@ -36,7 +38,12 @@ const toRow = (r: RawMembership): MembershipRow => ({
   addedBy: r.added_by,
 });
 
-const MEMBER_SELECT = 'SELECT workspace_id, user_id, role, created_at, added_by FROM workspace_members';
+const memberships = (q: QueryBuilder, workspaceId: string) =>
+  q
+    .selectFrom('workspace_members')
+    .select(MEMBER_COLUMNS)
+    .where('workspace_id', '=', workspaceId)
+    .$narrowType<{ role: WorkspaceRole }>();
 
 @Injectable()
 export class MembersRepository {
@@ -49,30 +56,20 @@ export class MembersRepository {
     return this.db.repository(WorkspaceMemberEntity);
   }
 
-  private q() {
-    return this.db.manager;
-  }
-
   /** The workspace's memberships, oldest first. */
   async list(workspaceId: string): Promise<MembershipRow[]> {
-    const rows: RawMembership[] = await this.q().query(`${MEMBER_SELECT} WHERE workspace_id = $1 ORDER BY created_at`, [
-      workspaceId,
-    ]);
+    const rows = await this.db.typed((q) => memberships(q, workspaceId).orderBy('created_at'));
     return rows.map(toRow);
   }
 
   async find(workspaceId: string, userId: string): Promise<MembershipRow | null> {
-    const rows: RawMembership[] = await this.q().query(`${MEMBER_SELECT} WHERE workspace_id = $1 AND user_id = $2`, [
-      workspaceId,
-      userId,
-    ]);
+    const rows = await this.db.typed((q) => memberships(q, workspaceId).where('user_id', '=', userId));
     return rows[0] ? toRow(rows[0]) : null;
   }
 
   async memberIds(workspaceId: string): Promise<string[]> {
-    const rows: Array<{ user_id: string }> = await this.db.query(
-      'SELECT user_id FROM workspace_members WHERE workspace_id = $1',
-      [workspaceId],
+    const rows = await this.db.typed((q) =>
+      q.selectFrom('workspace_members').select('user_id').where('workspace_id', '=', workspaceId),
     );
     return rows.map((r) => r.user_id);
   }
@@ -84,9 +81,14 @@ export class MembersRepository {
 
   /** Owners of the workspace, locked so two concurrent demotions cannot leave it without one. */
   async lockOwners(workspaceId: string): Promise<string[]> {
-    const rows: Array<{ user_id: string }> = await this.db.query(
-      `SELECT user_id FROM workspace_members WHERE workspace_id = $1 AND role = 'owner' ORDER BY user_id FOR UPDATE`,
-      [workspaceId],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('workspace_members')
+        .select('user_id')
+        .where('workspace_id', '=', workspaceId)
+        .where('role', '=', 'owner')
+        .orderBy('user_id')
+        .forUpdate(),
     );
     return rows.map((r) => r.user_id);
   }
@@ -100,10 +102,17 @@ export class MembersRepository {
   async insertIfAbsent(
     member: Pick<WorkspaceMemberEntity, 'workspaceId' | 'userId' | 'role' | 'addedBy'>,
   ): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
-      `INSERT INTO workspace_members (workspace_id, user_id, role, added_by) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (workspace_id, user_id) DO NOTHING RETURNING user_id`,
-      [member.workspaceId, member.userId, member.role, member.addedBy],
+    const rows = await this.db.typed((q) =>
+      q
+        .insertInto('workspace_members')
+        .values({
+          workspace_id: member.workspaceId,
+          user_id: member.userId,
+          role: member.role,
+          added_by: member.addedBy,
+        })
+        .onConflict((oc) => oc.columns(['workspace_id', 'user_id']).doNothing())
+        .returning('user_id'),
     );
     if (rows.length === 1) this.changed(member.workspaceId, member.userId);
     return rows.length === 1;

@@ -73,16 +73,20 @@ export class WorkspacesRepository {
 
   /** The workspace's embedding choice, null when there is no such workspace. */
   async embeddingConfig(id: string): Promise<EmbeddingConfigValue | null> {
-    const rows: Array<{ embedding_config: EmbeddingConfigValue | null }> = await this.db.query(
-      'SELECT embedding_config FROM workspaces WHERE id = $1',
-      [id],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('workspaces')
+        .select('embedding_config')
+        .where('id', '=', id)
+        // The object the service wrote (WorkspaceEntity.embeddingConfig): the schema knows it as JSON only.
+        .$castTo<{ embedding_config: EmbeddingConfigValue }>(),
     );
     return rows[0]?.embedding_config ?? null;
   }
 
   /** Locks the workspace row until the unit of work ends. */
   async lock(id: string): Promise<void> {
-    await this.db.query('SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE', [id]);
+    await this.db.typed((q) => q.selectFrom('workspaces').select('id').where('id', '=', id).forUpdate());
   }
 
   create(workspace: Pick<WorkspaceEntity, 'name' | 'description' | 'createdBy'>): Promise<WorkspaceEntity> {
