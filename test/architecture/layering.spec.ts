@@ -417,6 +417,8 @@ const HAND_WRITTEN_KEPT: Record<string, number> = {
   'src/modules/auth/auth.repository.ts': 1,
   // evalConfigsPinning: the pins read out of eval_configs.metrics with jsonb_array_elements() in FROM.
   'src/modules/catalogues/metric-configs.repository.ts': 1,
+  // seedRows: a version's rows from dataset_version_rows() (the datasets family's) under the filter compiler's SQL text.
+  'src/modules/sdg/sdg.repository.ts': 1,
 };
 
 /**

@@ -1,7 +1,11 @@
 import type { SourceFile } from './import-graph.js';
 
-/** A statement written as SQL text through Db (`db.query(`, `db.prepared(`), whose row type nothing checks. */
-const HAND_WRITTEN = /\bdb\.(?:query|prepared)\s*[<(]/g;
+/**
+ * A statement written as SQL text, whose row type nothing checks: through Db (`db.query(`,
+ * `db.prepared(`) or any other way to hand SQL to the driver (a TypeORM repository's or manager's
+ * `.query(`, a query runner's).
+ */
+const HAND_WRITTEN = /\.(?:query|prepared)\s*[<(]/g;
 
 /** The families' repositories: the files `untypedStatements` checks unless told others. */
 export const FAMILY_REPOSITORIES = /^src\/modules\/.*\.repository\.ts$/;

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
 import { ReportConfigEntity } from './entities/report-config.entity.js';
 import { ReportExportEntity } from './entities/report-export.entity.js';
 import { ReportSectionPromptEntity } from './entities/report-section-prompt.entity.js';
@@ -122,10 +123,17 @@ export class ReportsRepository {
   }
 
   async upsertPrompt(workspaceId: string, sectionKey: string, prompt: string, userId: string | null): Promise<void> {
-    await this.prompts.query(
-      `INSERT INTO report_section_prompts (workspace_id, section_key, prompt, updated_by) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (workspace_id, section_key) DO UPDATE SET prompt = EXCLUDED.prompt, updated_by = EXCLUDED.updated_by, updated_at = now()`,
-      [workspaceId, sectionKey, prompt, userId],
+    await this.db.typedWrite((q) =>
+      q
+        .insertInto('report_section_prompts')
+        .values({ workspace_id: workspaceId, section_key: sectionKey, prompt, updated_by: userId })
+        .onConflict((oc) =>
+          oc.columns(['workspace_id', 'section_key']).doUpdateSet((eb) => ({
+            prompt: eb.ref('excluded.prompt'),
+            updated_by: eb.ref('excluded.updated_by'),
+            updated_at: sql<Date>`now()`,
+          })),
+        ),
     );
   }
 

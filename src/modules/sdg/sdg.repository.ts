@@ -72,7 +72,7 @@ export class SdgRepository {
     params: unknown[],
     limit: number,
   ): Promise<Array<{ data: Record<string, unknown> }>> {
-    return this.runs.query(
+    return this.db.query(
       `SELECT r.data FROM dataset_version_rows($1, $2) r WHERE (${where}) ORDER BY r.ordinal LIMIT ${Number(limit)}`,
       [datasetId, versionNumber, ...params],
     );
