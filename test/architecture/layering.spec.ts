@@ -394,7 +394,6 @@ const UNTYPED_REPOSITORIES = [
   'src/modules/datasets/rows.repository.ts',
   'src/modules/datasets/span-rows.repository.ts',
   'src/modules/ops/ops.repository.ts',
-  'src/modules/traces/traces.repository.ts',
   'src/modules/users/users.repository.ts',
   'src/modules/workspaces/invitations.repository.ts',
   'src/modules/workspaces/members.repository.ts',
@@ -414,6 +413,9 @@ const HAND_WRITTEN_KEPT: Record<string, number> = {
   // note reading the queued flag as it was before its own update (a locked CTE); an ingest run's
   // counters summed key by key into its jsonb counts.
   'src/modules/traces/live.repository.ts': 3,
+  // A page of enrichment results and its count under conditions over the jsonb data the service
+  // compiles to SQL with their own numbered parameters (and its order by a chosen field).
+  'src/modules/traces/traces.repository.ts': 2,
   // Items made from dataset_version_rows() (the datasets family's) under a compiled filter, and copied
   // from another run (insert-select CTEs counting what they wrote); a page of conversations (CTEs and a
   // UNION); scores and uploaded outputs unpacked from one jsonb parameter; a page and its count under a
