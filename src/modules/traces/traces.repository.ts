@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import { BulkWriter, type BulkValue } from '../../../libs/database/bulk-writer.js';
 import { jsonbText } from './jsonb.js';
+import type { DB } from '../../../libs/database/schema.js';
+import type { NarrowedRow } from '../../../libs/database/typed-queries.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { nameTaken } from '../../../libs/database/record-queries.js';
 import { trackedRecord, type TrackedColumns } from '../../../libs/queue/tracked-job.js';
@@ -9,33 +12,16 @@ import { trackedRecord, type TrackedColumns } from '../../../libs/queue/tracked-
 export const TRACE_INGEST_RUNS = trackedRecord('trace_ingest_runs', 'ingest_run_id');
 export const TRACE_ENRICHMENT_RUNS = trackedRecord('trace_enrichment_runs', 'enrichment_run_id');
 
-export interface TraceConnectionRow {
-  id: string;
-  workspace_id: string;
-  name: string;
-  kind: 'otlp_file_url' | 'langfuse' | 'phoenix';
-  url: string;
-  settings: { project?: string; page_size?: number };
-  secret_id: string | null;
-  public_key_secret_id: string | null;
-  dataset_id: string | null;
-  created_by: string | null;
-  created_at: Date;
-  updated_at: Date;
-  last_landed_at: Date | null;
-}
+const now = sql<Date>`now()`;
+const count = sql<number>`count(*)::int`.as('n');
 
-export interface TraceUploadRow {
-  id: string;
-  workspace_id: string;
-  filename: string;
-  format: string;
-  size_bytes: string | number;
-  sha256: string;
-  path: string;
-  created_by: string | null;
-  created_at: Date;
-}
+/** A trace source connection as read (`SELECT *`): its kind and settings narrowed. */
+export type TraceConnectionRow = NarrowedRow<
+  Selectable<DB['trace_connections']>,
+  { kind: 'otlp_file_url' | 'langfuse' | 'phoenix'; settings: { project?: string; page_size?: number } }
+>;
+
+export type TraceUploadRow = Selectable<DB['trace_uploads']>;
 
 export interface IngestOptions {
   dataset_id?: string;
@@ -46,73 +32,112 @@ export interface IngestOptions {
   max_records?: number;
 }
 
-export interface IngestRunRow extends TrackedColumns {
-  id: string;
-  workspace_id: string;
-  dataset_id: string | null;
-  version_id: string | null;
-  source_kind: 'upload' | 'inline' | 'connection' | 'otlp';
-  upload_id: string | null;
-  connection_id: string | null;
-  inline_records?: unknown[] | null;
-  options: IngestOptions;
-  received: number;
-  landed: number;
-  deduplicated: number;
-  dropped: number;
-  drop_reasons: Record<string, number>;
-  conventions: Record<string, number>;
-  traces: number;
-  /** Acknowledged spans of a live stream not landed yet (read by findRun). */
-  pending?: number;
-  /** The version number a file landing reserved and writes under (kept for its retries). */
-  version_number: number | null;
-  /** The ordinal of the landing's first span (its spans take the next ones, in file order). */
-  ordinal_base: number | null;
-  created_by: string | null;
-}
+/** What an ingest run's reads answer (never its inline records unless asked): the ordinal base as a number. */
+const RUN_COLUMNS = [
+  'id',
+  'workspace_id',
+  'dataset_id',
+  'version_id',
+  'source_kind',
+  'upload_id',
+  'connection_id',
+  'options',
+  'state',
+  'received',
+  'landed',
+  'deduplicated',
+  'dropped',
+  'drop_reasons',
+  'conventions',
+  'traces',
+  'failure',
+  'progress',
+  'job_id',
+  'created_by',
+  'created_at',
+  'started_at',
+  'finished_at',
+  'version_number',
+] as const;
+const ordinalBase = sql<number | null>`ordinal_base::float8`.as('ordinal_base');
 
-export interface DropRow {
-  id: string;
-  run_id: string;
-  version_id: string | null;
-  ordinal: number;
-  reason: string;
-  detail: string;
-  source_ref: string;
-  payload: unknown;
-  created_at: Date;
-}
+type IngestRuns = Selectable<DB['trace_ingest_runs']>;
 
-export interface GroundTruthRow {
-  id: string;
-  workspace_id: string;
-  dataset_id: string;
-  version_id: string;
-  number: number;
-  message: string;
-  items: Array<Record<string, unknown>>;
-  item_count: number;
-  created_by: string | null;
-  created_at: Date;
-}
+/**
+ * An ingest run as read: its tracked columns, source, options and counts narrowed; `ordinal_base`
+ * (the ordinal of the landing's first span) read as a number; `pending` (acknowledged spans of a
+ * live stream not landed yet) only by findRun; its inline records only when asked.
+ */
+export type IngestRunRow = NarrowedRow<
+  Pick<IngestRuns, (typeof RUN_COLUMNS)[number] | 'ordinal_base'>,
+  TrackedColumns & {
+    source_kind: 'upload' | 'inline' | 'connection' | 'otlp';
+    options: IngestOptions;
+    drop_reasons: Record<string, number>;
+    conventions: Record<string, number>;
+    ordinal_base: number | null;
+  }
+> &
+  Partial<NarrowedRow<Pick<IngestRuns, 'inline_records'>, { inline_records: unknown[] | null }>> & {
+    pending?: number;
+  };
+
+/** What a landing records on its run (its tracked columns are the queue's). */
+export type IngestRunUpdate = Partial<
+  Pick<
+    IngestRunRow,
+    | 'dataset_id'
+    | 'version_id'
+    | 'version_number'
+    | 'ordinal_base'
+    | 'received'
+    | 'landed'
+    | 'deduplicated'
+    | 'dropped'
+    | 'drop_reasons'
+    | 'conventions'
+    | 'traces'
+  > & { inline_records: null }
+>;
+
+const DROP_COLUMNS = [
+  'id',
+  'run_id',
+  'version_id',
+  'ordinal',
+  'reason',
+  'detail',
+  'source_ref',
+  'payload',
+  'created_at',
+] as const;
+
+export type DropRow = Pick<Selectable<DB['trace_drops']>, (typeof DROP_COLUMNS)[number]>;
+
+export type GroundTruthRow = NarrowedRow<
+  Selectable<DB['trace_ground_truth_versions']>,
+  { items: Array<Record<string, unknown>> }
+>;
 
 /** Its progress is `{done, total}`, counted in traces. */
-export interface EnrichmentRunRow extends TrackedColumns {
-  id: string;
-  workspace_id: string;
-  dataset_id: string;
-  version_id: string;
-  trigger: 'landing' | 'recompute';
-  prices: Record<string, { input_per_1m: number; output_per_1m: number }> | null;
-}
+export type EnrichmentRunRow = NarrowedRow<
+  Selectable<DB['trace_enrichment_runs']>,
+  TrackedColumns & {
+    trigger: 'landing' | 'recompute';
+    prices: Record<string, { input_per_1m: number; output_per_1m: number }> | null;
+  }
+>;
 
-export interface TagRow {
-  trace_id: string;
-  tag: string;
-  created_by: string | null;
-  created_at: Date;
-}
+/** A page of enrichment results: each result's data, with the total matching. */
+type EnrichmentPageRow = NarrowedRow<
+  Pick<Selectable<DB['trace_enrichment_results']>, 'data'>,
+  { data: Record<string, unknown> }
+> & { total: number };
+
+export type TagRow = Pick<Selectable<DB['trace_tags']>, 'trace_id' | 'tag' | 'created_by' | 'created_at'>;
+
+/** A list of values as one `text[]` parameter. */
+const textArray = (values: string[]) => sql<string[]>`${values}::text[]`;
 
 /** Trace sources, ingest runs and their drops, ground truth, enrichment and tags: queries only. */
 @Injectable()
@@ -122,38 +147,28 @@ export class TracesRepository {
     private readonly bulk: BulkWriter,
   ) {}
 
-  /** Sets the given columns of one run row (objects stored as jsonb); column names come from the typed callers, never from requests. */
-  private async update(table: 'trace_ingest_runs', id: string, fields: object, extra = ''): Promise<void> {
-    const entries = Object.entries(fields);
-    if (!entries.length) return;
-    const values = entries.map(([, v]) =>
-      v !== null && typeof v === 'object' && !(v instanceof Date) ? JSON.stringify(v) : v,
-    );
-    await this.db.query(
-      `UPDATE ${table} SET ${entries.map(([k], i) => `${k} = $${i + 2}`).join(', ')}${extra} WHERE id = $1`,
-      [id, ...values],
-    );
-  }
-
   // Connections
 
   async insertConnection(
-    row: Omit<TraceConnectionRow, 'id' | 'created_at' | 'updated_at' | 'last_landed_at'>,
+    row: Pick<
+      TraceConnectionRow,
+      | 'workspace_id'
+      | 'name'
+      | 'kind'
+      | 'url'
+      | 'settings'
+      | 'secret_id'
+      | 'public_key_secret_id'
+      | 'dataset_id'
+      | 'created_by'
+    >,
   ): Promise<TraceConnectionRow> {
-    const [created] = await this.db.query(
-      `INSERT INTO trace_connections (workspace_id, name, kind, url, settings, secret_id, public_key_secret_id, dataset_id, created_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
-      [
-        row.workspace_id,
-        row.name,
-        row.kind,
-        row.url,
-        JSON.stringify(row.settings),
-        row.secret_id,
-        row.public_key_secret_id,
-        row.dataset_id,
-        row.created_by,
-      ],
+    const [created] = await this.db.typed((q) =>
+      q
+        .insertInto('trace_connections')
+        .values({ ...row, settings: JSON.stringify(row.settings) })
+        .returningAll()
+        .$castTo<TraceConnectionRow>(),
     );
     return created;
   }
@@ -163,38 +178,47 @@ export class TracesRepository {
   }
 
   listConnections(workspaceId: string): Promise<TraceConnectionRow[]> {
-    return this.db.query('SELECT * FROM trace_connections WHERE workspace_id = $1 ORDER BY lower(name), id', [
-      workspaceId,
-    ]);
-  }
-
-  async findConnection(workspaceId: string, id: string): Promise<TraceConnectionRow | null> {
-    return (
-      (
-        await this.db.query('SELECT * FROM trace_connections WHERE workspace_id = $1 AND id = $2', [workspaceId, id])
-      )[0] ?? null
+    return this.db.typed((q) =>
+      q
+        .selectFrom('trace_connections')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .orderBy((eb) => eb.fn('lower', ['name']))
+        .orderBy('id')
+        .$castTo<TraceConnectionRow>(),
     );
   }
 
+  async findConnection(workspaceId: string, id: string): Promise<TraceConnectionRow | null> {
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('trace_connections')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .$castTo<TraceConnectionRow>(),
+    );
+    return rows[0] ?? null;
+  }
+
   async touchConnection(id: string): Promise<void> {
-    await this.db.query('UPDATE trace_connections SET last_landed_at = now() WHERE id = $1', [id]);
+    await this.db.typedWrite((q) =>
+      q.updateTable('trace_connections').set({ last_landed_at: now }).where('id', '=', id),
+    );
   }
 
   // Uploads
 
-  async insertUpload(row: Omit<TraceUploadRow, 'created_at'>): Promise<TraceUploadRow> {
-    const [created] = await this.db.query(
-      'INSERT INTO trace_uploads (id, workspace_id, filename, format, size_bytes, sha256, path, created_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *',
-      [row.id, row.workspace_id, row.filename, row.format, row.size_bytes, row.sha256, row.path, row.created_by],
-    );
+  async insertUpload(row: Omit<Insertable<DB['trace_uploads']>, 'created_at'>): Promise<TraceUploadRow> {
+    const [created] = await this.db.typed((q) => q.insertInto('trace_uploads').values(row).returningAll());
     return created;
   }
 
   async findUpload(workspaceId: string, id: string): Promise<TraceUploadRow | null> {
-    return (
-      (await this.db.query('SELECT * FROM trace_uploads WHERE workspace_id = $1 AND id = $2', [workspaceId, id]))[0] ??
-      null
+    const rows = await this.db.typed((q) =>
+      q.selectFrom('trace_uploads').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id),
     );
+    return rows[0] ?? null;
   }
 
   // Ingest runs
@@ -205,19 +229,21 @@ export class TracesRepository {
       'workspace_id' | 'dataset_id' | 'source_kind' | 'upload_id' | 'connection_id' | 'options' | 'created_by'
     > & { inline_records: unknown[] | null },
   ): Promise<IngestRunRow> {
-    const [created] = await this.db.query(
-      `INSERT INTO trace_ingest_runs (workspace_id, dataset_id, source_kind, upload_id, connection_id, inline_records, options, created_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${RUN_COLUMNS}`,
-      [
-        row.workspace_id,
-        row.dataset_id,
-        row.source_kind,
-        row.upload_id,
-        row.connection_id,
-        row.inline_records ? JSON.stringify(row.inline_records) : null,
-        JSON.stringify(row.options),
-        row.created_by,
-      ],
+    const [created] = await this.db.typed((q) =>
+      q
+        .insertInto('trace_ingest_runs')
+        .values({
+          workspace_id: row.workspace_id,
+          dataset_id: row.dataset_id,
+          source_kind: row.source_kind,
+          upload_id: row.upload_id,
+          connection_id: row.connection_id,
+          inline_records: row.inline_records ? JSON.stringify(row.inline_records) : null,
+          options: JSON.stringify(row.options),
+          created_by: row.created_by,
+        })
+        .returning([...RUN_COLUMNS, ordinalBase])
+        .$castTo<IngestRunRow>(),
     );
     return created;
   }
@@ -233,19 +259,44 @@ export class TracesRepository {
   }
 
   private async selectRun(id: string, workspaceId: string | null, withRecords: boolean): Promise<IngestRunRow | null> {
-    return (
-      (
-        await this.db.query(
-          `SELECT ${RUN_COLUMNS}${withRecords ? ', inline_records' : ''}, COALESCE((SELECT s.pending FROM trace_live_streams s WHERE s.ingest_run_id = trace_ingest_runs.id), 0) AS pending FROM trace_ingest_runs WHERE id = $1 AND ($2::uuid IS NULL OR workspace_id = $2)`,
-          [id, workspaceId],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('trace_ingest_runs')
+        .select([...RUN_COLUMNS, ordinalBase])
+        .$if(withRecords, (s) => s.select('inline_records'))
+        .select((eb) =>
+          eb.fn
+            .coalesce(
+              eb
+                .selectFrom('trace_live_streams as s')
+                .select('s.pending')
+                .whereRef('s.ingest_run_id', '=', 'trace_ingest_runs.id'),
+              eb.lit(0),
+            )
+            .as('pending'),
         )
-      )[0] ?? null
+        .where('id', '=', id)
+        .$if(workspaceId !== null, (s) => s.where('workspace_id', '=', workspaceId!))
+        .$castTo<IngestRunRow>(),
     );
+    return rows[0] ?? null;
   }
 
-  /** What a landing found and made; its tracked columns are the queue's (`TrackedRecords`). */
-  async updateRun(id: string, fields: Partial<Omit<IngestRunRow, 'id' | keyof TrackedColumns>>): Promise<void> {
-    await this.update('trace_ingest_runs', id, fields, ', updated_at = now()');
+  /** What a landing found and made (objects stored as jsonb); its tracked columns are the queue's (`TrackedRecords`). */
+  async updateRun(id: string, fields: IngestRunUpdate): Promise<void> {
+    if (!Object.keys(fields).length) return;
+    const { drop_reasons: dropReasons, conventions, ...plain } = fields;
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('trace_ingest_runs')
+        .set({
+          ...plain,
+          drop_reasons: dropReasons && JSON.stringify(dropReasons),
+          conventions: conventions && JSON.stringify(conventions),
+          updated_at: now,
+        })
+        .where('id', '=', id),
+    );
   }
 
   // Drops
@@ -292,102 +343,133 @@ export class TracesRepository {
   }
 
   async setDropsVersion(runId: string, versionId: string): Promise<void> {
-    await this.db.query('UPDATE trace_drops SET version_id = $2 WHERE run_id = $1', [runId, versionId]);
+    await this.db.typedWrite((q) =>
+      q.updateTable('trace_drops').set({ version_id: versionId }).where('run_id', '=', runId),
+    );
   }
 
   async clearDrops(runId: string): Promise<void> {
-    await this.db.query('DELETE FROM trace_drops WHERE run_id = $1', [runId]);
+    await this.db.typedWrite((q) => q.deleteFrom('trace_drops').where('run_id', '=', runId));
   }
 
   runDrops(runId: string, reason: string | undefined, limit: number, offset: number): Promise<DropRow[]> {
-    return this.db.query(
-      `SELECT id, run_id, version_id, ordinal, reason, detail, source_ref, payload, created_at FROM trace_drops WHERE run_id = $1 AND ($2::text IS NULL OR reason = $2) ORDER BY ordinal LIMIT $3 OFFSET $4`,
-      [runId, reason ?? null, limit, offset],
+    return this.db.typed((q) =>
+      q
+        .selectFrom('trace_drops')
+        .select(DROP_COLUMNS)
+        .where('run_id', '=', runId)
+        .$if(reason !== undefined, (s) => s.where('reason', '=', reason!))
+        .orderBy('ordinal')
+        .limit(limit)
+        .offset(offset),
     );
   }
 
   versionDrops(versionId: string, reason: string | undefined, limit: number, offset: number): Promise<DropRow[]> {
-    return this.db.query(
-      `SELECT id, run_id, version_id, ordinal, reason, detail, source_ref, payload, created_at FROM trace_drops WHERE version_id = $1 AND ($2::text IS NULL OR reason = $2) ORDER BY created_at, run_id, ordinal LIMIT $3 OFFSET $4`,
-      [versionId, reason ?? null, limit, offset],
+    return this.db.typed((q) =>
+      q
+        .selectFrom('trace_drops')
+        .select(DROP_COLUMNS)
+        .where('version_id', '=', versionId)
+        .$if(reason !== undefined, (s) => s.where('reason', '=', reason!))
+        .orderBy('created_at')
+        .orderBy('run_id')
+        .orderBy('ordinal')
+        .limit(limit)
+        .offset(offset),
     );
   }
 
   // Ground truth
 
-  async insertGroundTruth(row: Omit<GroundTruthRow, 'id' | 'created_at' | 'number'>): Promise<GroundTruthRow> {
+  async insertGroundTruth(
+    row: Pick<
+      GroundTruthRow,
+      'workspace_id' | 'dataset_id' | 'version_id' | 'message' | 'items' | 'item_count' | 'created_by'
+    >,
+  ): Promise<GroundTruthRow> {
     await this.db.lock(`ground-truth:${row.version_id}`);
-    const [created] = await this.db.query(
-      `INSERT INTO trace_ground_truth_versions (workspace_id, dataset_id, version_id, number, message, items, item_count, created_by)
-       VALUES ($1, $2, $3, (SELECT coalesce(max(number), 0) + 1 FROM trace_ground_truth_versions WHERE version_id = $3), $4, $5, $6, $7) RETURNING *`,
-      [
-        row.workspace_id,
-        row.dataset_id,
-        row.version_id,
-        row.message,
-        JSON.stringify(row.items),
-        row.item_count,
-        row.created_by,
-      ],
+    const [created] = await this.db.typed((q) =>
+      q
+        .insertInto('trace_ground_truth_versions')
+        .values((eb) => ({
+          ...row,
+          number: eb
+            .selectFrom('trace_ground_truth_versions')
+            .select((s) => s(s.fn.coalesce(s.fn.max('number'), s.lit(0)), '+', s.lit(1)).as('next'))
+            .where('version_id', '=', row.version_id),
+          items: JSON.stringify(row.items),
+        }))
+        .returningAll()
+        .$castTo<GroundTruthRow>(),
     );
     return created;
   }
 
   async groundTruth(versionId: string, number?: number): Promise<GroundTruthRow | null> {
-    const rows = await this.db.query(
-      `SELECT * FROM trace_ground_truth_versions WHERE version_id = $1 ${number ? 'AND number = $2' : ''} ORDER BY number DESC LIMIT 1`,
-      number ? [versionId, number] : [versionId],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('trace_ground_truth_versions')
+        .selectAll()
+        .where('version_id', '=', versionId)
+        .$if(!!number, (s) => s.where('number', '=', number!))
+        .orderBy('number', 'desc')
+        .limit(1)
+        .$castTo<GroundTruthRow>(),
     );
     return rows[0] ?? null;
   }
 
   async groundTruthNumbers(versionId: string): Promise<number[]> {
-    return (
-      await this.db.query('SELECT number FROM trace_ground_truth_versions WHERE version_id = $1 ORDER BY number DESC', [
-        versionId,
-      ])
-    ).map((r: { number: number }) => r.number);
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('trace_ground_truth_versions')
+        .select('number')
+        .where('version_id', '=', versionId)
+        .orderBy('number', 'desc'),
+    );
+    return rows.map((r) => r.number);
   }
 
   // Enrichment
 
   async insertEnrichmentRun(
-    row: Pick<EnrichmentRunRow, 'workspace_id' | 'dataset_id' | 'version_id' | 'trigger' | 'prices'> & {
-      created_by: string | null;
-    },
+    row: Pick<EnrichmentRunRow, 'workspace_id' | 'dataset_id' | 'version_id' | 'trigger' | 'prices' | 'created_by'>,
   ): Promise<EnrichmentRunRow> {
-    const [created] = await this.db.query(
-      'INSERT INTO trace_enrichment_runs (workspace_id, dataset_id, version_id, trigger, prices, created_by) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *',
-      [
-        row.workspace_id,
-        row.dataset_id,
-        row.version_id,
-        row.trigger,
-        row.prices ? JSON.stringify(row.prices) : null,
-        row.created_by,
-      ],
+    const [created] = await this.db.typed((q) =>
+      q
+        .insertInto('trace_enrichment_runs')
+        .values({ ...row, prices: row.prices ? JSON.stringify(row.prices) : null })
+        .returningAll()
+        .$castTo<EnrichmentRunRow>(),
     );
     return created;
   }
 
   /** Workspace-free, for the enricher resolving its job's run. */
   async findEnrichmentRunUnscoped(id: string): Promise<EnrichmentRunRow | null> {
-    return (await this.db.query('SELECT * FROM trace_enrichment_runs WHERE id = $1', [id]))[0] ?? null;
+    const rows = await this.db.typed((q) =>
+      q.selectFrom('trace_enrichment_runs').selectAll().where('id', '=', id).$castTo<EnrichmentRunRow>(),
+    );
+    return rows[0] ?? null;
   }
 
   async latestEnrichmentRun(versionId: string): Promise<EnrichmentRunRow | null> {
-    return (
-      (
-        await this.db.query(
-          'SELECT * FROM trace_enrichment_runs WHERE version_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1',
-          [versionId],
-        )
-      )[0] ?? null
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('trace_enrichment_runs')
+        .selectAll()
+        .where('version_id', '=', versionId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .$castTo<EnrichmentRunRow>(),
     );
+    return rows[0] ?? null;
   }
 
   async clearEnrichment(versionId: string): Promise<void> {
-    await this.db.query('DELETE FROM trace_enrichment_results WHERE version_id = $1', [versionId]);
+    await this.db.typedWrite((q) => q.deleteFrom('trace_enrichment_results').where('version_id', '=', versionId));
   }
 
   async appendEnrichment(
@@ -422,7 +504,7 @@ export class TracesRepository {
     offset: number,
   ): Promise<{ items: Array<Record<string, unknown>>; total: number }> {
     const conditions = ['e.version_id = $1', ...where].join(' AND ');
-    const rows: Array<{ data: Record<string, unknown>; total: number }> = await this.db.query(
+    const rows: EnrichmentPageRow[] = await this.db.query(
       `SELECT e.data, count(*) OVER ()::int AS total FROM trace_enrichment_results e WHERE ${conditions} ORDER BY ${orderBy}, e.trace_id LIMIT ${Number(limit)} OFFSET ${Number(offset)}`,
       [versionId, ...params],
     );
@@ -430,10 +512,10 @@ export class TracesRepository {
       rows[0]?.total ??
       (offset > 0
         ? (
-            await this.db.query(`SELECT count(*)::int AS n FROM trace_enrichment_results e WHERE ${conditions}`, [
-              versionId,
-              ...params,
-            ])
+            await this.db.query<Array<{ n: number }>>(
+              `SELECT count(*)::int AS n FROM trace_enrichment_results e WHERE ${conditions}`,
+              [versionId, ...params],
+            )
           )[0].n
         : 0);
     return { items: rows.map((r) => r.data), total };
@@ -442,9 +524,15 @@ export class TracesRepository {
   // Tags
 
   listTags(versionId: string, traceId?: string, tag?: string): Promise<TagRow[]> {
-    return this.db.query(
-      'SELECT trace_id, tag, created_by, created_at FROM trace_tags WHERE version_id = $1 AND ($2::text IS NULL OR trace_id = $2) AND ($3::text IS NULL OR tag = $3) ORDER BY trace_id, tag',
-      [versionId, traceId ?? null, tag ?? null],
+    return this.db.typed((q) =>
+      q
+        .selectFrom('trace_tags')
+        .select(['trace_id', 'tag', 'created_by', 'created_at'])
+        .where('version_id', '=', versionId)
+        .$if(traceId !== undefined, (s) => s.where('trace_id', '=', traceId!))
+        .$if(tag !== undefined, (s) => s.where('tag', '=', tag!))
+        .orderBy('trace_id')
+        .orderBy('tag'),
     );
   }
 
@@ -455,29 +543,56 @@ export class TracesRepository {
     replace: boolean,
   ): Promise<void> {
     if (replace)
-      await this.db.query(
-        'DELETE FROM trace_tags WHERE version_id = $1 AND trace_id = ANY($2::text[]) AND NOT (tag = ANY($3::text[]))',
-        [row.version_id, traceIds, tags],
+      await this.db.typedWrite((q) =>
+        q
+          .deleteFrom('trace_tags')
+          .where('version_id', '=', row.version_id)
+          .where((eb) =>
+            eb.and([
+              eb('trace_id', '=', eb.fn.any(textArray(traceIds))),
+              eb.not(eb('tag', '=', eb.fn.any(textArray(tags)))),
+            ]),
+          ),
       );
     if (!tags.length) return;
-    await this.db.query(
-      `INSERT INTO trace_tags (workspace_id, dataset_id, version_id, trace_id, tag, created_by)
-       SELECT $1, $2, $3, t.trace_id, g.tag, $6 FROM unnest($4::text[]) AS t(trace_id) CROSS JOIN unnest($5::text[]) AS g(tag)
-       ON CONFLICT (version_id, trace_id, tag) DO NOTHING`,
-      [row.workspace_id, row.dataset_id, row.version_id, traceIds, tags, row.created_by],
+    // Every tag on every trace: the two lists unnested and crossed; a tag a trace has already stays.
+    await this.db.typedWrite((q) =>
+      q
+        .insertInto('trace_tags')
+        .columns(['workspace_id', 'dataset_id', 'version_id', 'trace_id', 'tag', 'created_by'])
+        .expression((eb) =>
+          eb
+            .selectFrom([
+              sql<{ trace_id: string }>`unnest(${textArray(traceIds)})`.as<'t'>(sql`t(trace_id)`),
+              sql<{ tag: string }>`unnest(${textArray(tags)})`.as<'g'>(sql`g(tag)`),
+            ])
+            .select((s) => [
+              s.val(row.workspace_id).as('workspace_id'),
+              s.val(row.dataset_id).as('dataset_id'),
+              s.val(row.version_id).as('version_id'),
+              't.trace_id',
+              'g.tag',
+              s.val(row.created_by).as('created_by'),
+            ]),
+        )
+        .onConflict((oc) => oc.columns(['version_id', 'trace_id', 'tag']).doNothing()),
     );
   }
 
   async deleteTags(versionId: string, traceId: string | undefined, tag: string | undefined): Promise<number> {
-    const [row] = await this.db.query(
-      'WITH gone AS (DELETE FROM trace_tags WHERE version_id = $1 AND ($2::text IS NULL OR trace_id = $2) AND ($3::text IS NULL OR tag = $3) RETURNING 1) SELECT count(*)::int AS n FROM gone',
-      [versionId, traceId ?? null, tag ?? null],
+    const [row] = await this.db.typed((q) =>
+      q
+        .with('gone', (w) =>
+          w
+            .deleteFrom('trace_tags')
+            .where('version_id', '=', versionId)
+            .$if(traceId !== undefined, (s) => s.where('trace_id', '=', traceId!))
+            .$if(tag !== undefined, (s) => s.where('tag', '=', tag!))
+            .returning('tag'),
+        )
+        .selectFrom('gone')
+        .select(count),
     );
     return row.n;
   }
-
-  // Access
 }
-
-const RUN_COLUMNS =
-  'id, workspace_id, dataset_id, version_id, source_kind, upload_id, connection_id, options, state, received, landed, deduplicated, dropped, drop_reasons, conventions, traces, failure, progress, job_id, created_by, created_at, started_at, finished_at, version_number, ordinal_base::float8 AS ordinal_base';
