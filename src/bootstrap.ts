@@ -1,6 +1,7 @@
 import type { DynamicModule, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { OpenAPIObject } from '@nestjs/swagger';
 import type { Logger } from 'pino';
 import { HttpDrain } from '../libs/common/http-drain.js';
 import { answerClientErrors, bodyParsers, requestIdMiddleware } from '../libs/common/http-pipeline.js';
@@ -42,9 +43,13 @@ export async function createApp(
   app.use(OTLP_TRACES_PATH, otlpBodyParser(config.env.OTLP_MAX_BYTES));
   for (const parser of bodyParsers(config.env.BODY_LIMIT)) app.use(parser);
   app.useGlobalPipes(createValidationPipe());
-  const document = buildOpenApiDocument(app);
-  app.useGlobalFilters(new ProblemFilter(logger, RouteTable.fromOpenApi(document)));
-  serveOpenApi(app, document);
+  // The OpenAPI document is built the first time something needs it (GET /docs, /openapi.json or
+  // /openapi.yaml, a 404 or 405 that consults the route table), then kept: it takes most of a
+  // second, which the start (the first answer of GET /live) does without.
+  let document: OpenAPIObject | undefined;
+  const openApiDocument = (): OpenAPIObject => (document ??= buildOpenApiDocument(app));
+  app.useGlobalFilters(new ProblemFilter(logger, RouteTable.deferred(openApiDocument)));
+  serveOpenApi(app, openApiDocument);
   // No enableShutdownHooks(): signals belong to GracefulShutdown (src/main.ts), which bounds the close.
   answerClientErrors(app.getHttpServer());
   await app.init();

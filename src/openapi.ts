@@ -72,7 +72,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   });
 }
 
-export function serveOpenApi(app: INestApplication, document: OpenAPIObject): void {
+/** Serves the document at /docs (Swagger UI), /openapi.json and /openapi.yaml; `document` runs at the first request. */
+export function serveOpenApi(app: INestApplication, document: () => OpenAPIObject): void {
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'openapi.json',
     yamlDocumentUrl: 'openapi.yaml',

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { DomainError } from './domain-error.js';
 import { CODE_FOR_STATUS, CommonErrors } from './error-codes.js';
 import { buildProblem, Problem, writeProblem } from './problem.js';
-import { RouteTable } from './route-table.js';
+import type { RouteTable } from './route-table.js';
 
 /** PostgreSQL SQLSTATEs the service answers with a client error instead of a 500. */
 const PG_CLIENT_ERRORS: Record<string, string> = {
@@ -35,7 +35,7 @@ interface Mapped {
 export class ProblemFilter implements ExceptionFilter {
   constructor(
     private readonly logger: Logger,
-    private readonly routes?: RouteTable,
+    private readonly routes?: Pick<RouteTable, 'allowedMethods'>,
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {

@@ -23,4 +23,16 @@ describe('RouteTable', () => {
     expect(table.allowedMethods('/users/a/b')).toEqual([]);
     expect(table.allowedMethods('/datasets/abc/dimensionsXassign')).toEqual([]);
   });
+
+  it('reads a deferred document at the first lookup, and only then', () => {
+    let reads = 0;
+    const deferred = RouteTable.deferred(() => {
+      reads++;
+      return { paths: { '/users/{user_id}': { get: {} } } };
+    });
+    expect(reads).toBe(0);
+    expect(deferred.allowedMethods('/users/1')).toEqual(['GET', 'HEAD']);
+    expect(deferred.allowedMethods('/nowhere')).toEqual([]);
+    expect(reads).toBe(1);
+  });
 });

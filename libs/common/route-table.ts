@@ -1,10 +1,19 @@
 /**
- * The service's operations as (method, path pattern) pairs, built from the OpenAPI document
- * at boot. Lets the error filter tell an unknown path (404) from a known path called with
- * the wrong method (405 with Allow).
+ * The service's operations as (method, path pattern) pairs, built from the OpenAPI document.
+ * Lets the error filter tell an unknown path (404) from a known path called with the wrong
+ * method (405 with Allow).
  */
 export class RouteTable {
   private readonly routes: Array<{ pattern: RegExp; methods: Set<string> }> = [];
+
+  /**
+   * A table read from the document the first time a path is looked up: the service builds its
+   * document after it listens (src/bootstrap.ts), not on the way to its first answer.
+   */
+  static deferred(document: () => { paths: object }): Pick<RouteTable, 'allowedMethods'> {
+    let table: RouteTable | undefined;
+    return { allowedMethods: (path) => (table ??= RouteTable.fromOpenApi(document())).allowedMethods(path) };
+  }
 
   static fromOpenApi(document: { paths: object }): RouteTable {
     const table = new RouteTable();

@@ -123,8 +123,8 @@ describe('clustering', () => {
   );
   const vectors = items.map((i) => localEmbed(i.text));
 
-  it('recovers known topics, names them by distinctive terms, and is the same for a seed', () => {
-    const result = clusterTexts(items, vectors, { seed: 7, k: 3 });
+  it('recovers known topics, names them by distinctive terms, and is the same for a seed', async () => {
+    const result = await clusterTexts(items, vectors, { seed: 7, k: 3 });
     expect(result.k).toBe(3);
     for (const cluster of result.clusters) {
       const members = result.points.filter((p) => p.cluster === cluster.id).map((p) => p.row_id.split('-')[0]);
@@ -134,12 +134,12 @@ describe('clustering', () => {
     }
     const names = result.clusters.map((c) => c.terms.map((t) => t.term).join(' '));
     expect(names.some((n) => /goal|football/.test(n))).toBe(true);
-    expect(clusterTexts(items, vectors, { seed: 7, k: 3 })).toEqual(result);
+    expect(await clusterTexts(items, vectors, { seed: 7, k: 3 })).toEqual(result);
     for (const p of result.points) expect(Math.abs(p.x) <= 1 && Math.abs(p.y) <= 1).toBe(true);
   });
 
-  it('chooses k by silhouette', () => {
-    const result = clusterTexts(items, vectors, { seed: 3 });
+  it('chooses k by silhouette', async () => {
+    const result = await clusterTexts(items, vectors, { seed: 3 });
     expect(result.candidates.length).toBeGreaterThan(1);
     expect(result.k).toBe(3);
     expect(result.silhouette).toBeGreaterThan(0);
@@ -151,8 +151,10 @@ describe('clustering', () => {
     expect(terms[1][0].term).toBe('dog');
   });
 
-  it('handles tiny inputs', () => {
-    expect(clusterTexts([], [], { seed: 1 })).toEqual(expect.objectContaining({ k: 0, clusters: [], points: [] }));
-    expect(clusterTexts(items.slice(0, 2), vectors.slice(0, 2), { seed: 1 }).k).toBe(1);
+  it('handles tiny inputs', async () => {
+    expect(await clusterTexts([], [], { seed: 1 })).toEqual(
+      expect.objectContaining({ k: 0, clusters: [], points: [] }),
+    );
+    expect((await clusterTexts(items.slice(0, 2), vectors.slice(0, 2), { seed: 1 })).k).toBe(1);
   });
 });

@@ -1,4 +1,4 @@
-import { kmeans } from 'ml-kmeans';
+import type { kmeans as KMeans } from 'ml-kmeans';
 import { round } from './stats.js';
 
 const { sqrt, log, min, max, floor, abs } = Math;
@@ -101,8 +101,15 @@ export interface KMeansResult {
   candidates: Array<{ k: number; silhouette: number | null }>;
 }
 
-/** k-means++ (seeded); without `k`, every k from 2 to kMax is tried and the best mean silhouette wins. */
-export function clusterPoints(points: number[][], opts: { seed: number; k?: number; kMax?: number }): KMeansResult {
+/**
+ * k-means++ (seeded); without `k`, every k from 2 to kMax is tried and the best mean silhouette wins.
+ * `kmeans` is ml-kmeans's, which clusterTexts loads when it is first called (some 250 modules no start needs).
+ */
+export function clusterPoints(
+  points: number[][],
+  opts: { seed: number; k?: number; kMax?: number },
+  kmeans: typeof KMeans,
+): KMeansResult {
   const n = points.length;
   if (n < 3)
     return {
@@ -231,11 +238,11 @@ export interface ClusterResult {
  * dimensions, k-means++ with k by silhouette (or given), clusters by size (largest is 0), named by
  * their three most distinctive terms, exemplars nearest each centroid. The same seed gives the same result.
  */
-export function clusterTexts(
+export async function clusterTexts(
   items: Array<{ row_id: string; text: string }>,
   vectors: ArrayLike<number>[],
   opts: { seed: number; k?: number; kMax?: number; exemplars?: number },
-): ClusterResult {
+): Promise<ClusterResult> {
   if (!items.length)
     return { k: 0, silhouette: null, method: 'kmeans', projection: 'pca', candidates: [], clusters: [], points: [] };
   // Wide vectors of many rows are projected down first; small sets keep every dimension.
@@ -243,7 +250,7 @@ export function clusterTexts(
     vectors.length > REDUCE_ABOVE_ROWS
       ? reduce(vectors, REDUCED_DIMENSIONS, opts.seed)
       : vectors.map((v) => unit(Array.from(v)));
-  const found = clusterPoints(points, opts);
+  const found = clusterPoints(points, opts, (await import('ml-kmeans')).kmeans);
   const sizes = new Array<number>(found.k).fill(0);
   for (const a of found.assignments) sizes[a]++;
   const order = sizes

@@ -1,16 +1,20 @@
-import { getEncoding, type Tiktoken } from 'js-tiktoken';
+import type { Tiktoken } from 'js-tiktoken';
 import { eng, fra, deu, spa, ita, por, nld, removeStopwords } from 'stopword';
 import { syllable } from 'syllable';
-import { detect } from 'tinyld';
+import { lazyRequire } from '../common/lazy-require.js';
 import { histogram, round, summary, type Histogram, type Summary } from './stats.js';
 
+// tinyld's language profiles and js-tiktoken's ranks (5.6 MB of source) load with the first text
+// analysed, not at every start.
+const tinyld = lazyRequire<typeof import('tinyld')>('tinyld');
+const tiktoken = lazyRequire<typeof import('js-tiktoken')>('js-tiktoken');
 const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
 const STOPWORDS: Record<string, string[]> = { en: eng, fr: fra, de: deu, es: spa, it: ita, pt: por, nl: nld };
 
 let encoder: Tiktoken | undefined;
 /** cl100k_base (GPT-4, GPT-3.5), built once: token counts match what the common chat models bill. */
 function tokens(text: string): number {
-  encoder ??= getEncoding('cl100k_base');
+  encoder ??= tiktoken().getEncoding('cl100k_base');
   return encoder.encode(text).length;
 }
 
@@ -42,7 +46,7 @@ export function textProperties(value: unknown): TextProperties {
   const text = asText(value);
   const trimmed = text.trim();
   const words = (trimmed.match(WORD) ?? []).length;
-  const language = trimmed.length >= 12 ? detect(trimmed) || null : null;
+  const language = trimmed.length >= 12 ? tinyld().detect(trimmed) || null : null;
   return {
     chars: text.length,
     words,

@@ -11,7 +11,6 @@ import {
 import { DiscoveryModule } from '@nestjs/core';
 import { AppConfig } from '../config/app-config.js';
 import { ReadinessRegistry } from '../common/readiness.js';
-import { BullMqDriver } from './drivers/bullmq.driver.js';
 import { InProcessDriver } from './drivers/in-process.driver.js';
 import { QUEUE_DRIVER, type QueueDriver } from './drivers/queue-driver.js';
 import { JobExecutor } from './job-executor.js';
@@ -72,9 +71,15 @@ class QueueLifecycle implements OnModuleInit, OnApplicationBootstrap, BeforeAppl
     {
       provide: QUEUE_DRIVER,
       inject: [AppConfig, JobRepository, JobExecutor, JobSweeper],
-      useFactory: (config: AppConfig, repo: JobRepository, executor: JobExecutor, sweeper: JobSweeper): QueueDriver =>
+      // BullMQ and ioredis (some 250 modules) load only when REDIS_URL asks for them.
+      useFactory: async (
+        config: AppConfig,
+        repo: JobRepository,
+        executor: JobExecutor,
+        sweeper: JobSweeper,
+      ): Promise<QueueDriver> =>
         config.queueDriver === 'bullmq'
-          ? new BullMqDriver(config, repo, executor, sweeper)
+          ? new (await import('./drivers/bullmq.driver.js')).BullMqDriver(config, repo, executor, sweeper)
           : new InProcessDriver(config, repo, executor, sweeper),
     },
     JobQueue,

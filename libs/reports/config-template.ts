@@ -1,6 +1,9 @@
-import { stringify } from 'yaml';
+import { lazyRequire } from '../common/lazy-require.js';
 import { SECTION_KEYS } from './report.types.js';
 import { SECTION_TITLES } from './sections.js';
+
+// Some 70 modules, for the one request that asks for the template.
+const yaml = lazyRequire<typeof import('yaml')>('yaml');
 
 /** A starting report config as commented YAML: every built-in section in the default order. */
 export function reportConfigTemplate(): string {
@@ -14,6 +17,6 @@ export function reportConfigTemplate(): string {
     `# sections[].key: one of ${SECTION_KEYS.join(', ')}; each at most once, in report order.`,
     '# sections[].title: the heading in reports (optional).',
     '# sections[].questions: up to 20 extra questions the section should answer (optional).',
-    stringify(body),
+    yaml().stringify(body),
   ].join('\n');
 }

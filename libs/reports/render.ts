@@ -2,10 +2,9 @@
  * Renders a report as Markdown, HTML (charts as inline SVG) and PDF (pdfkit, charts as vector
  * drawing, text in the DejaVu fonts shipped as a dependency so no system fonts are needed).
  */
-import MarkdownIt from 'markdown-it';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import PDFDocument from 'pdfkit';
+import { lazyRequire } from '../common/lazy-require.js';
 import type { ReportSection } from './report.types.js';
 import { pct } from './sections.js';
 
@@ -33,8 +32,13 @@ export interface BarChart {
   bars: Array<{ label: string; value: number | null }>;
 }
 
+// pdfkit (with fontkit) and markdown-it load with the first report rendered, not at every start.
+const PDFDocument = lazyRequire<typeof import('pdfkit')>('pdfkit');
+const markdownIt = lazyRequire<typeof import('markdown-it').default>('markdown-it');
+type MarkdownIt = InstanceType<ReturnType<typeof markdownIt>>;
+let parser: MarkdownIt | undefined;
 // html: false so edited content cannot inject markup into the HTML export.
-const md = new MarkdownIt({ html: false, linkify: false, typographer: false });
+const md = (): MarkdownIt => (parser ??= new (markdownIt())({ html: false, linkify: false, typographer: false }));
 
 /** The charts a section carries: pass rate per metric, and per value of each dimension. */
 export function chartsOf(section: ReportSection): BarChart[] {
@@ -111,7 +115,7 @@ function barColour(value: number | null): string {
 export function reportHtml(report: RenderableReport): string {
   const sections = report.sections.map(
     (s) =>
-      `<section id="${escapeXml(s.key)}">${md.render(s.markdown)}${chartsOf(s)
+      `<section id="${escapeXml(s.key)}">${md().render(s.markdown)}${chartsOf(s)
         .map((c) => `<figure>${chartSvg(c)}</figure>`)
         .join('')}</section>`,
   );
@@ -124,7 +128,7 @@ ${sections.join('\n')}
 `;
 }
 
-type Token = ReturnType<InstanceType<typeof MarkdownIt>['parse']>[number];
+type Token = ReturnType<MarkdownIt['parse']>[number];
 
 function inlineText(token: Token | undefined): string {
   if (!token) return '';
@@ -144,7 +148,7 @@ function inlineText(token: Token | undefined): string {
 
 /** The report as a PDF: headings, paragraphs, lists, tables and bar charts, all vector. */
 export function reportPdf(report: RenderableReport): Promise<Buffer> {
-  const doc = new PDFDocument({
+  const doc = new (PDFDocument())({
     size: 'A4',
     margin: 50,
     info: { Title: report.title, Producer: 'Evaluation Workspace Service' },
@@ -192,7 +196,7 @@ interface Layout {
 }
 
 function writeMarkdown(doc: PDFKit.PDFDocument, markdown: string, l: Layout): void {
-  const tokens = md.parse(markdown, {});
+  const tokens = md().parse(markdown, {});
   const lists: Array<{ ordered: boolean; n: number }> = [];
   let table: string[][] | null = null;
   let row: string[] | null = null;

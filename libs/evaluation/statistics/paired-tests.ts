@@ -3,8 +3,11 @@
  * family of them. The distributions come from stdlib (exact signed-rank and binomial tails); this
  * file fixes the conventions: two-sided, zero differences dropped, p-values capped at 1.
  */
-import binomialTest from '@stdlib/stats-binomial-test';
-import wilcoxon from '@stdlib/stats-wilcoxon';
+import { lazyRequire } from '../../common/lazy-require.js';
+
+// Some 700 modules between them: loaded when a diff first needs them, not at every start.
+const binomialTest = lazyRequire<typeof import('@stdlib/stats-binomial-test')>('@stdlib/stats-binomial-test');
+const wilcoxon = lazyRequire<typeof import('@stdlib/stats-wilcoxon')>('@stdlib/stats-wilcoxon');
 
 // Bound once: global lookups are slow inside jest's sandbox.
 const { abs, min } = Math;
@@ -67,7 +70,7 @@ export function wilcoxonSignedRank(differences: readonly number[]): SignedRankRe
   }
   const absolute = nonZero.map(abs);
   const ties = new Set(absolute).size !== n;
-  const result = wilcoxon(nonZero, { alternative: 'two-sided', zeroMethod: 'wilcox', correction: true });
+  const result = wilcoxon()(nonZero, { alternative: 'two-sided', zeroMethod: 'wilcox', correction: true });
   const positive = result.statistic;
   const negative = total - positive;
   return {
@@ -92,7 +95,7 @@ export function mcnemarExact(worse: number, better: number): PairedTestResult {
   const discordant = worse + better;
   const smaller = min(worse, better);
   if (discordant === 0) return { test: 'mcnemar_exact', method: 'exact', statistic: 0, p_value: 1, informative: 0 };
-  const result = binomialTest(smaller, discordant, { p: 0.5, alternative: 'two-sided' });
+  const result = binomialTest()(smaller, discordant, { p: 0.5, alternative: 'two-sided' });
   return {
     test: 'mcnemar_exact',
     method: 'exact',

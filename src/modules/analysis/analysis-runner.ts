@@ -118,7 +118,7 @@ export class AnalysisRunner {
     const vectors = await embedder.embed(texts, signal);
     signal.throwIfAborted();
     await progress({ step: 'clustering', rows: rows.length }).catch(() => undefined);
-    const result = clusterTexts(
+    const result = await clusterTexts(
       rows.map((r, i) => ({ row_id: r.row_id, text: texts[i] })),
       vectors,
       { seed: params.seed, ...(params.k ? { k: params.k } : {}) },
@@ -202,7 +202,7 @@ export class AnalysisRunner {
     const embedder = await this.embeddings.embedderFor(workspaceId);
     const texts = usable.map((r) => textOf(r.data[column]));
     const vectors = await embedder.embed(texts, signal);
-    const result = clusterTexts(
+    const result = await clusterTexts(
       usable.map((r, i) => ({ row_id: r.row_id, text: texts[i] })),
       vectors,
       { seed },

@@ -1,14 +1,5 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import {
-  Metadata,
-  Server,
-  ServerCredentials,
-  status as GrpcStatus,
-  type sendUnaryData,
-  type ServerUnaryCall,
-  type ServiceDefinition,
-  type ServiceError,
-} from '@grpc/grpc-js';
+import type { sendUnaryData, Server, ServerUnaryCall, ServiceDefinition, ServiceError } from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
 import { ApiKeyAccess } from '../../../libs/auth/workspace-access.js';
 import { DomainError } from '../../../libs/common/domain-error.js';
@@ -77,19 +68,21 @@ export class OtlpGrpcReceiver implements OnApplicationShutdown {
   /** Starts serving on host:port (port 0: any free one); answers the bound port. */
   async listen(port: number, host: string): Promise<number> {
     if (this.server) throw new Error('the OTLP/gRPC receiver is already listening');
-    const server = new Server({ 'grpc.max_receive_message_length': this.config.env.OTLP_MAX_BYTES });
+    // grpc-js (some 70 modules) loads only when OTLP_GRPC_PORT asks for the receiver.
+    const grpc = await import('@grpc/grpc-js');
+    const server = new grpc.Server({ 'grpc.max_receive_message_length': this.config.env.OTLP_MAX_BYTES });
     server.addService(TRACE_SERVICE, {
       Export: (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
         this.export(call).then(
           (answer) => callback(null, answer),
-          (err: unknown) => callback(this.failure(err)),
+          (err: unknown) => callback(this.failure(err, grpc)),
         );
       },
     });
     const bound = await new Promise<number>((resolve, reject) => {
       server.bindAsync(
         `${host.includes(':') ? `[${host}]` : host}:${port}`,
-        ServerCredentials.createInsecure(),
+        grpc.ServerCredentials.createInsecure(),
         (err, actual) => (err ? reject(err) : resolve(actual)),
       );
     });
@@ -141,16 +134,16 @@ export class OtlpGrpcReceiver implements OnApplicationShutdown {
   }
 
   /** A DomainError as the gRPC status OTLP asks for; anything else is INTERNAL, logged, its text kept in. */
-  private failure(err: unknown): Partial<ServiceError> {
+  private failure(err: unknown, grpc: typeof import('@grpc/grpc-js')): Partial<ServiceError> {
     if (!(err instanceof DomainError)) {
       this.logger.error(`OTLP/gRPC export failed: ${(err as Error)?.stack ?? err}`);
-      return { code: GrpcStatus.INTERNAL, details: 'internal error' };
+      return { code: grpc.status.INTERNAL, details: 'internal error' };
     }
     const status = errorCodeDefinition(err.code)!.status;
     const message = `${err.code}: ${err.detail}`;
     // Backpressure is UNAVAILABLE with RetryInfo (the OTLP/gRPC throttling rule), which exporters retry after the delay.
-    const code = status === 429 ? GrpcStatus.UNAVAILABLE : grpcCode(status);
-    const metadata = new Metadata();
+    const code = status === 429 ? grpc.status.UNAVAILABLE : grpcCode(status);
+    const metadata = new grpc.Metadata();
     metadata.set(
       'grpc-status-details-bin',
       Buffer.from(encodeStatus(code, message, status === 429 ? BACKPRESSURE_RETRY_SECONDS : undefined)),

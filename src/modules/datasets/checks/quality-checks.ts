@@ -1,7 +1,9 @@
-import { detect } from 'tinyld';
+import { lazyRequire } from '../../../../libs/common/lazy-require.js';
 import { findPii, type PiiKind } from './pii.js';
 import { asText, jaccard, mask, mix32, normalizeText, shingles, words } from './text.js';
 
+// tinyld's language profiles load with the first check that detects a language, not at every start.
+const tinyld = lazyRequire<typeof import('tinyld')>('tinyld');
 // Bound once: a global lookup per call is slow where globals are intercepted (jest's sandbox) and this runs in hot loops.
 const { imul } = Math;
 
@@ -510,7 +512,7 @@ const languageMismatch: CheckDefinition = {
         const langs = columns.map((c) => {
           const text = asText(row.data[c]);
           if (!text || text.trim().length < MIN_LANGUAGE_CHARS) return undefined;
-          const lang = detect(text) || undefined;
+          const lang = tinyld().detect(text) || undefined;
           if (lang) tally.set(lang, (tally.get(lang) ?? 0) + 1);
           return lang;
         });
