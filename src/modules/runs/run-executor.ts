@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { defaultMaxListeners, setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { rowContext } from '../../../libs/evaluation/row-context.js';
@@ -25,6 +26,8 @@ export const CANCELLED: TrackedFailure = { code: 'cancelled', message: 'cancelle
 /** Row and judge errors recorded as events per run at most (the items keep every error). */
 const MAX_ERROR_EVENTS = 100;
 const PROGRESS_EVERY_MS = 1000;
+/** Runs of more pages than this refresh the items' planner statistics before they start (RunsRepository.analyzeItems). */
+const ANALYZE_FROM_PAGES = 10;
 
 interface RunPayload {
   run_id: string;
@@ -74,12 +77,18 @@ export class RunExecutor {
     const gate = new RateGate(spec.requests_per_second);
     const scores = new ScoreBuffer((batch) => this.runs.saveScores(run.id, batch));
     const counts = await this.runs.finishedCounts(run.id);
+    // The planner is told how many items a run of many pages has, or each page would read every item after it.
+    if (counts.total > ANALYZE_FROM_PAGES * this.config.env.RUN_PAGE_SIZE) await this.runs.analyzeItems();
     const tracker = new ProgressTracker(counts, async (data) => {
       await scores.flush();
       await this.progress(run, data, progress);
     });
     // Conversations in progress at once: enough to keep every SUT slot busy, few enough to bound memory and database writes.
-    const lanes = new Lanes(Math.max(8, 2 * width));
+    const laneCount = Math.max(8, 2 * width);
+    const lanes = new Lanes(laneCount);
+    // Each call waiting under the run's signal (a rate slot or a retry's backoff in a SUT slot, a judge's in a lane)
+    // holds an abort listener until its wait ends: as many at once as calls in flight, not a leak past Node's 10.
+    setMaxListeners(defaultMaxListeners + width + laneCount, signal);
     let errorEvents = 0;
     const note = async (type: string, data: Record<string, unknown>) => {
       if (errorEvents++ < MAX_ERROR_EVENTS) await this.runs.appendEvent(run.id, run.workspaceId, type, data);

@@ -179,6 +179,16 @@ describe('runs: executed a page at a time', () => {
       expect(run.summary!.trials).toEqual(
         expect.objectContaining({ repetitions: 2, rows: 1050, repeated_rows: 1050, flaky_rows: flaky }),
       );
+      // The run of eleven pages refreshed the items' statistics: a page after a key is read down the page index, not
+      // found among every item after it and sorted (a read of the rest of the run per page).
+      const [{ 'QUERY PLAN': plan }] = await t.dataSource.query(
+        `EXPLAIN (FORMAT JSON) SELECT * FROM run_items WHERE run_id = $1 AND (ordinal, row_id, repetition) > (0, '00000000-0000-0000-0000-000000000000'::uuid, 1)
+          ORDER BY ordinal, row_id, repetition LIMIT ${PAGE}`,
+        [run.id],
+      );
+      const nodes = JSON.stringify(typeof plan === 'string' ? JSON.parse(plan) : plan);
+      expect(nodes).toContain('"Index Name":"run_items_page_idx"');
+      expect(nodes).not.toContain('"Node Type":"Sort"');
       // Summarised a page at a time, the summary is the one of all the items at once, to the last digit.
       expect(run.summary).toEqual(await summaryOfAllItems(t.dataSource, run.id));
       const results = (await t.http.get(`/runs/${run.id}/results`).set(owner.auth).expect(200)).body;
