@@ -15,11 +15,11 @@
 //   npm run build && BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/get-under-run.mjs
 //   npm run build && node bench/get-under-run.mjs        # embedded PGlite
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { withDatabase } from './support.mjs';
+import { startSut } from './lib/sut.mjs';
 import { freePort, load, spread, startServer } from './lib/processes.mjs';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -33,32 +33,6 @@ const PASSWORD = 'bench-password-1';
 
 if ((runRows * sutMs) / 1000 / concurrency <= seconds + 1)
   throw new Error(`a run of ${runRows} rows would end before the GET load does: raise ROWS or lower BENCH_SECONDS`);
-
-/** A SUT answering every request after `sutMs`, as a remote model would. */
-async function startSut() {
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () =>
-      setTimeout(() => {
-        const { input } = JSON.parse(body);
-        res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ output: `answer to ${input}` }));
-      }, sutMs),
-    );
-  });
-  server.keepAliveTimeout = 60_000;
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${server.address().port}/answer`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(resolve);
-      }),
-  };
-}
 
 function client(base, token) {
   return async (method, path, body) => {
@@ -99,7 +73,7 @@ async function timedRun(api, body) {
 await withDatabase(async (databaseUrl) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'ews-bench-get-run-'));
   const port = await freePort();
-  const sut = await startSut();
+  const sut = await startSut(sutMs);
   let product;
   try {
     product = await startServer(
@@ -181,30 +155,13 @@ await withDatabase(async (databaseUrl) => {
           2,
         )} |`,
       );
-    line(
-      'GET p99 (ms)',
-      rows.map((r) => r.quiet.p99),
-      rows.map((r) => r.busy.p99),
-      1,
-    );
-    line(
-      'GET p50 (ms)',
-      rows.map((r) => r.quiet.p50),
-      rows.map((r) => r.busy.p50),
-      1,
-    );
-    line(
-      'GET req/s',
-      rows.map((r) => r.quiet.rps),
-      rows.map((r) => r.busy.rps),
-      0,
-    );
-    line(
-      'run (s)',
-      rows.map((r) => r.alone),
-      rows.map((r) => r.withGets),
-      1,
-    );
+    const measures = [
+      ['GET p99 (ms)', (r) => r.quiet.p99, (r) => r.busy.p99, 1],
+      ['GET p50 (ms)', (r) => r.quiet.p50, (r) => r.busy.p50, 1],
+      ['GET req/s', (r) => r.quiet.rps, (r) => r.busy.rps, 0],
+      ['run (s)', (r) => r.alone, (r) => r.withGets, 1],
+    ];
+    for (const [name, alone, together, digits] of measures) line(name, rows.map(alone), rows.map(together), digits);
   } finally {
     await product?.stop();
     await sut.close();

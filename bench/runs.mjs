@@ -14,7 +14,6 @@
 // Environment: ROWS (or BENCH_RUN_ROWS; 10000), BENCH_SUT_MS (50), BENCH_CONCURRENCY (32),
 // BENCH_SCORE_ROWS (100000, or 0 when ROWS is set), RUN_PAGE_SIZE (the service's, 500).
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -23,6 +22,7 @@ import supertest from 'supertest';
 import { createApp } from '../dist/src/bootstrap.js';
 import { AppConfig } from '../dist/libs/config/app-config.js';
 import { withDatabase } from './support.mjs';
+import { startSut } from './lib/sut.mjs';
 
 const runRows = Number(process.env.ROWS ?? process.env.BENCH_RUN_ROWS ?? 10_000);
 const sutMs = Number(process.env.BENCH_SUT_MS ?? 50);
@@ -33,32 +33,6 @@ const scoreRows = Number(process.env.BENCH_SCORE_ROWS ?? (process.env.ROWS ? 0 :
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc');
 const mb = (bytes) => Math.round(bytes / 1e6);
-
-/** A SUT answering every request after `sutMs`, as a remote model would. */
-async function startSut() {
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () =>
-      setTimeout(() => {
-        const input = JSON.parse(body).input;
-        res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ output: `answer to ${input}` }));
-      }, sutMs),
-    );
-  });
-  server.keepAliveTimeout = 60_000;
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${server.address().port}/answer`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(resolve);
-      }),
-  };
-}
 
 /** Polls the run until it ends: less often for large runs, as a client would (each GET counts the run's items). */
 async function settle(http, auth, id) {
@@ -123,7 +97,7 @@ await withDatabase(async (databaseUrl) => {
   const { app } = await createApp(config);
   await app.listen(0, '127.0.0.1');
   const http = supertest(app.getHttpServer());
-  const sut = await startSut();
+  const sut = await startSut(sutMs);
   const mode = databaseUrl ? 'PostgreSQL' : 'embedded PGlite';
   try {
     const login = await http
