@@ -403,10 +403,10 @@ const HAND_WRITTEN_KEPT: Record<string, number> = {
   'src/modules/traces/traces.repository.ts': 2,
   // Items made from dataset_version_rows() (the datasets family's) under a compiled filter, and copied
   // from another run (insert-select CTEs counting what they wrote); a page of conversations (CTEs and a
-  // UNION); scores, answers and uploaded outputs unpacked from one jsonb parameter; a page and its count under a
+  // UNION); scores and uploaded outputs unpacked from one jsonb parameter; a page and its count under a
   // query-language filter compiled to SQL; the trend's runs and its cells (reports: LATERAL jsonb_each);
-  // ANALYZE run_items before a large run's pages (no table statement); answers unpacked from one jsonb parameter.
-  'src/modules/runs/runs.repository.ts': 11,
+  // ANALYZE run_items before a large run's pages (no table statement).
+  'src/modules/runs/runs.repository.ts': 10,
   // findView: the statement of GET /datasets/{id}, prepared once per connection (bench/http-get.mjs).
   'src/modules/datasets/datasets.repository.ts': 1,
   // assign (a CTE that writes) and the six reads of a selection: their WHERE is the filter compiler's SQL text

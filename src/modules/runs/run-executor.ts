@@ -18,7 +18,6 @@ import { TERMINAL_RUN_STATES, type RunEntity, type RunState } from './entities/r
 import { ItemScorer, type ScoringKeys } from './item-scorer.js';
 import { NotificationDispatcher } from '../catalogues/notification-dispatcher.js';
 import { RunSummaries } from './run-summaries.js';
-import { AnswerWriter } from './answer-writer.js';
 import { RUNS, RunsRepository, type ItemKey, type RunItemRow } from './runs.repository.js';
 
 export const RUN_JOB = 'runs.execute';
@@ -77,7 +76,6 @@ export class RunExecutor {
     const slots = pLimit(width);
     const gate = new RateGate(spec.requests_per_second);
     const scores = new ScoreBuffer((batch) => this.runs.saveScores(run.id, batch));
-    const answers = new AnswerWriter((batch) => this.runs.saveOutcomes(run.id, batch));
     const counts = await this.runs.finishedCounts(run.id);
     // The planner is told how many items a run of many pages has, or each page would read every item after it.
     if (counts.total > ANALYZE_FROM_PAGES * this.config.env.RUN_PAGE_SIZE) await this.runs.analyzeItems();
@@ -108,7 +106,7 @@ export class RunExecutor {
           error: { code: 'not_uploaded', message: 'no output was uploaded for this row' },
           attempts: null,
         };
-        await answers.save({ row_id: item.row_id, repetition: item.repetition, ...missing });
+        await this.runs.saveOutcome(run.id, item.row_id, item.repetition, missing);
         Object.assign(item, missing);
       }
       if (item.status === 'pending') {
@@ -134,7 +132,7 @@ export class RunExecutor {
           error: result.error ? { code: result.error.code, message: result.error.message } : null,
           attempts: result.attempts,
         };
-        await answers.save({ row_id: item.row_id, repetition: item.repetition, ...outcome });
+        await this.runs.saveOutcome(run.id, item.row_id, item.repetition, outcome);
         Object.assign(item, outcome);
         if (outcome.error)
           await note('row_error', {

@@ -401,19 +401,25 @@ export class RunsRepository {
     );
   }
 
-  /** Writes the answers of many items in one statement (one commit): the executor's group commit of answers. */
-  async saveOutcomes(
-    runId: string,
-    outcomes: Array<Pick<ItemKey, 'row_id' | 'repetition'> & ItemOutcome>,
-  ): Promise<void> {
-    if (!outcomes.length) return;
-    await this.db.query(
-      `UPDATE run_items i SET status = o.status, output = o.output, latency_ms = o.latency_ms, usage = o.usage,
-              cost_usd = o.cost_usd, extras = o.extras, error = o.error, attempts = o.attempts, called_at = now()
-         FROM jsonb_to_recordset($2::jsonb) AS o(row_id uuid, repetition int, status text, output text,
-              latency_ms double precision, usage jsonb, cost_usd double precision, extras jsonb, error jsonb, attempts int)
-        WHERE i.run_id = $1 AND i.row_id = o.row_id AND i.repetition = o.repetition`,
-      [runId, JSON.stringify(outcomes)],
+  async saveOutcome(runId: string, rowId: string, repetition: number, outcome: ItemOutcome): Promise<void> {
+    const json = (value: object | null) => (value === null ? null : JSON.stringify(value));
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('run_items')
+        .set({
+          status: outcome.status,
+          output: outcome.output,
+          latency_ms: outcome.latency_ms,
+          usage: json(outcome.usage),
+          cost_usd: outcome.cost_usd,
+          extras: json(outcome.extras),
+          error: json(outcome.error),
+          attempts: outcome.attempts,
+          called_at: now,
+        })
+        .where('run_id', '=', runId)
+        .where('row_id', '=', rowId)
+        .where('repetition', '=', repetition),
     );
   }
 
