@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { sql, type ExpressionBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
 import {
   DataSource,
   type EntitySubscriberInterface,
@@ -6,9 +7,11 @@ import {
   type TransactionCommitEvent,
   type TransactionRollbackEvent,
 } from 'typeorm';
+import type { DB } from '../database/schema.js';
+import type { NarrowedRow } from '../database/typed-queries.js';
 import { Db, TransactionRunner } from '../database/unit-of-work.js';
 import type { JobTransition } from './job-outcome.js';
-import type { EnqueueJob, Job, JobFilter, JobStatus, JsonObject, JsonValue } from './job.types.js';
+import type { EnqueueJob, Job, JobError, JobFilter, JobStatus, JsonObject, JsonValue } from './job.types.js';
 
 /** A running job's next state: one of the error transitions, or success with its result. */
 export type JobUpdate = JobTransition | { status: 'succeeded'; result: JsonValue };
@@ -16,31 +19,20 @@ export type JobUpdate = JobTransition | { status: 'succeeded'; result: JsonValue
 /** Runs inside the transaction that moves a job to a terminal state (the `@OnJobSettled` hooks). */
 export type SettledHook = (job: Job) => Promise<void>;
 
-interface JobRow {
-  id: string;
-  workspace_id: string | null;
-  type: string;
-  payload: JsonObject;
-  status: JobStatus;
-  priority: number;
-  attempts: number;
-  max_attempts: number;
-  run_after: Date;
-  lease_owner: string | null;
-  lease_expires_at: Date | null;
-  progress: JsonObject | null;
-  result: JsonValue | null;
-  error: Job['error'];
-  idempotency_key: string | null;
-  target_type: string | null;
-  target_id: string | null;
-  created_by: string | null;
-  cancel_requested_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-  started_at: Date | null;
-  finished_at: Date | null;
-}
+/**
+ * A row of `jobs` as the queue reads it (`SELECT *`, `RETURNING *`): the schema's columns, the
+ * CHECK-limited status and the jsonb columns given the shapes the queue writes.
+ */
+type JobRow = NarrowedRow<
+  Selectable<DB['jobs']>,
+  {
+    status: JobStatus;
+    payload: JsonObject;
+    progress: JsonObject | null;
+    result: JsonValue | null;
+    error: JobError | null;
+  }
+>;
 
 function toJob(row: JobRow): Job {
   return {
@@ -70,15 +62,40 @@ function toJob(row: JobRow): Job {
   };
 }
 
-/** `UPDATE … RETURNING` answers `[rows, affected]` through TypeORM's postgres driver. */
-function updatedRows(result: unknown): JobRow[] {
-  return (result as [JobRow[], number])[0];
-}
-
+/** A jsonb value as a parameter (node-postgres would send a JavaScript array as a PostgreSQL array). */
 const json = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
 
-const CLAIM_SET = `status = 'running', lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2),
-  attempts = attempts + 1, started_at = now(), updated_at = now()`;
+const now = sql<Date>`now()`;
+
+/** `seconds` from now, as the database counts time (leases, retry delays). */
+const fromNow = (seconds: number) => sql<Date>`now() + make_interval(secs => ${seconds})`;
+
+/** A claim of a queued job by the worker holding `token`: a new attempt, leased for `leaseSeconds`. */
+const claimed = (token: string, leaseSeconds: number) => (eb: ExpressionBuilder<DB, 'jobs'>) => ({
+  status: 'running',
+  lease_owner: token,
+  lease_expires_at: fromNow(leaseSeconds),
+  attempts: eb('attempts', '+', 1),
+  started_at: now,
+  updated_at: now,
+});
+
+/** The running job `id` while the worker holding `token` has it (a worker that lost its lease matches nothing). */
+const heldBy = (id: string, token: string) => (eb: ExpressionBuilder<DB, 'jobs'>) =>
+  eb.and([eb('id', '=', id), eb('lease_owner', '=', token), eb('status', '=', 'running')]);
+
+/** The queue views' filter (`JobFilter`) on a statement over `jobs`. */
+function matching<O>(qb: SelectQueryBuilder<DB, 'jobs', O>, filter: JobFilter): SelectQueryBuilder<DB, 'jobs', O> {
+  const { workspaceId, targetType, targetId, type, status } = filter;
+  return qb
+    .$if(!!workspaceId, (q) => q.where('workspace_id', '=', workspaceId!))
+    .$if(!!targetType, (q) => q.where('target_type', '=', targetType!))
+    .$if(!!targetId, (q) => q.where('target_id', '=', targetId!))
+    .$if(!!type, (q) => q.where('type', '=', sql<string>`ANY(${Array.isArray(type) ? type : [type]}::text[])`))
+    .$if(!!status, (q) =>
+      q.where('status', '=', sql<string>`ANY(${Array.isArray(status) ? status : [status]}::text[])`),
+    );
+}
 
 interface PendingAfterCommit {
   depth: number;
@@ -147,60 +164,57 @@ export class JobRepository implements EntitySubscriberInterface {
 
   /** Inserts the job, or returns the existing one with the same (type, idempotency key). */
   async insert(request: EnqueueJob & { maxAttempts: number }): Promise<{ job: Job; created: boolean }> {
-    const db = this.db;
-    const rows: JobRow[] = await db.query(
-      `INSERT INTO jobs (type, payload, workspace_id, target_type, target_id, idempotency_key, max_attempts, priority, run_after, created_by)
-       VALUES ($1, $2::jsonb, $3, $4, $5, $6, $7, $8, COALESCE($9::timestamptz, now()), $10)
-       ON CONFLICT (type, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-       RETURNING *`,
-      [
-        request.type,
-        json(request.payload),
-        request.workspaceId ?? null,
-        request.targetType ?? null,
-        request.targetId ?? null,
-        request.idempotencyKey ?? null,
-        request.maxAttempts,
-        request.priority ?? 0,
-        request.runAfter ?? null,
-        request.createdBy ?? null,
-      ],
+    const rows = await this.db.typed((q) =>
+      q
+        .insertInto('jobs')
+        .values({
+          type: request.type,
+          payload: json(request.payload),
+          workspace_id: request.workspaceId ?? null,
+          target_type: request.targetType ?? null,
+          target_id: request.targetId ?? null,
+          idempotency_key: request.idempotencyKey ?? null,
+          max_attempts: request.maxAttempts,
+          priority: request.priority ?? 0,
+          run_after: request.runAfter ?? now,
+          created_by: request.createdBy ?? null,
+        })
+        .onConflict((oc) =>
+          oc.columns(['type', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing(),
+        )
+        .returningAll()
+        .$castTo<JobRow>(),
     );
     if (rows.length) return { job: toJob(rows[0]), created: true };
-    const existing: JobRow[] = await db.query('SELECT * FROM jobs WHERE type = $1 AND idempotency_key = $2', [
-      request.type,
-      request.idempotencyKey,
-    ]);
+    const existing = await this.db.typed((q) =>
+      q
+        .selectFrom('jobs')
+        .selectAll()
+        .where('type', '=', request.type)
+        .where('idempotency_key', '=', request.idempotencyKey!)
+        .$castTo<JobRow>(),
+    );
     return { job: toJob(existing[0]), created: false };
   }
 
   async findById(id: string): Promise<Job | null> {
-    const rows: JobRow[] = await this.db.query('SELECT * FROM jobs WHERE id = $1', [id]);
+    const rows = await this.db.typed((q) => q.selectFrom('jobs').selectAll().where('id', '=', id).$castTo<JobRow>());
     return rows.length ? toJob(rows[0]) : null;
   }
 
   async findLatestByTarget(targetType: string, targetId: string, type?: string): Promise<Job | null> {
-    const rows: JobRow[] = await this.db.query(
-      `SELECT * FROM jobs WHERE target_type = $1 AND target_id = $2 AND ($3::text IS NULL OR type = $3)
-       ORDER BY seq DESC LIMIT 1`,
-      [targetType, targetId, type ?? null],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('jobs')
+        .selectAll()
+        .where('target_type', '=', targetType)
+        .where('target_id', '=', targetId)
+        .$if(type !== undefined && type !== null, (w) => w.where('type', '=', type!))
+        .orderBy('seq', 'desc')
+        .limit(1)
+        .$castTo<JobRow>(),
     );
     return rows.length ? toJob(rows[0]) : null;
-  }
-
-  private where(filter: JobFilter): { sql: string; params: unknown[] } {
-    const clauses: string[] = [];
-    const params: unknown[] = [];
-    const add = (sql: string, value: unknown) => {
-      params.push(value);
-      clauses.push(sql.replace('?', `$${params.length}`));
-    };
-    if (filter.workspaceId) add('workspace_id = ?', filter.workspaceId);
-    if (filter.targetType) add('target_type = ?', filter.targetType);
-    if (filter.targetId) add('target_id = ?', filter.targetId);
-    if (filter.type) add('type = ANY(?::text[])', Array.isArray(filter.type) ? filter.type : [filter.type]);
-    if (filter.status) add('status = ANY(?::text[])', Array.isArray(filter.status) ? filter.status : [filter.status]);
-    return { sql: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
   }
 
   /** `order: 'claim'` lists in the order workers take jobs (priority, then due time). */
@@ -209,32 +223,50 @@ export class JobRepository implements EntitySubscriberInterface {
     window: { skip: number; take: number },
     order: 'newest' | 'claim',
   ): Promise<[Job[], number]> {
-    const { sql, params } = this.where(filter);
-    const orderBy = order === 'claim' ? 'priority DESC, run_after, seq' : 'seq DESC';
-    const rows: JobRow[] = await this.db.query(
-      `SELECT * FROM jobs ${sql} ORDER BY ${orderBy} OFFSET $${params.length + 1} LIMIT $${params.length + 2}`,
-      [...params, window.skip, window.take],
+    const rows = await this.db.typed((q) =>
+      matching(q.selectFrom('jobs').selectAll(), filter)
+        .$if(order === 'claim', (o) => o.orderBy('priority', 'desc').orderBy('run_after').orderBy('seq'))
+        .$if(order !== 'claim', (o) => o.orderBy('seq', 'desc'))
+        .offset(window.skip)
+        .limit(window.take)
+        .$castTo<JobRow>(),
     );
-    const [{ total }] = await this.db.query(`SELECT count(*)::int AS total FROM jobs ${sql}`, params);
+    const [{ total }] = await this.db.typed((q) =>
+      matching(q.selectFrom('jobs').select(sql<number>`count(*)::int`.as('total')), filter),
+    );
     return [rows.map(toJob), total];
   }
 
-  async countByStatus(filter: JobFilter): Promise<Array<{ status: JobStatus; count: number }>> {
-    const { sql, params } = this.where(filter);
-    return this.db.query(`SELECT status, count(*)::int AS count FROM jobs ${sql} GROUP BY status`, params);
+  countByStatus(filter: JobFilter): Promise<Array<{ status: JobStatus; count: number }>> {
+    return this.db.typed((q) =>
+      matching(q.selectFrom('jobs').select(['status', sql<number>`count(*)::int`.as('count')]), filter)
+        .groupBy('status')
+        .$narrowType<{ status: JobStatus }>(),
+    );
   }
 
   /** Takes the next due queued job (skipping rows other workers are taking). */
   async claimNext(token: string, leaseSeconds: number): Promise<Job | null> {
-    const rows = updatedRows(
-      await this.db.query(
-        `UPDATE jobs SET ${CLAIM_SET}
-         WHERE id = (SELECT id FROM jobs WHERE status = 'queued' AND run_after <= now()
-                     ORDER BY priority DESC, run_after, seq FOR UPDATE SKIP LOCKED LIMIT 1)
-           AND status = 'queued'
-         RETURNING *`,
-        [token, leaseSeconds],
-      ),
+    const rows = await this.db.typed((q) =>
+      q
+        .updateTable('jobs')
+        .set(claimed(token, leaseSeconds))
+        .where('id', '=', (eb) =>
+          eb
+            .selectFrom('jobs')
+            .select('id')
+            .where('status', '=', 'queued')
+            .where('run_after', '<=', now)
+            .orderBy('priority', 'desc')
+            .orderBy('run_after')
+            .orderBy('seq')
+            .limit(1)
+            .forUpdate()
+            .skipLocked(),
+        )
+        .where('status', '=', 'queued')
+        .returningAll()
+        .$castTo<JobRow>(),
     );
     return rows.length ? toJob(rows[0]) : null;
   }
@@ -244,70 +276,80 @@ export class JobRepository implements EntitySubscriberInterface {
    * absorbs clock differences between the process that computed a delay and the database.
    */
   async claimById(id: string, token: string, leaseSeconds: number): Promise<Job | null> {
-    const rows = updatedRows(
-      await this.db.query(
-        `UPDATE jobs SET ${CLAIM_SET}
-         WHERE id = $3 AND status = 'queued' AND run_after <= now() + interval '2 seconds'
-         RETURNING *`,
-        [token, leaseSeconds, id],
-      ),
+    const rows = await this.db.typed((q) =>
+      q
+        .updateTable('jobs')
+        .set(claimed(token, leaseSeconds))
+        .where('id', '=', id)
+        .where('status', '=', 'queued')
+        .where('run_after', '<=', sql<Date>`now() + interval '2 seconds'`)
+        .returningAll()
+        .$castTo<JobRow>(),
     );
     return rows.length ? toJob(rows[0]) : null;
   }
 
   /** Extends a lease still held (and not yet expired); null when it is lost. */
   async heartbeat(id: string, token: string, leaseSeconds: number): Promise<{ cancelRequested: boolean } | null> {
-    const rows = updatedRows(
-      await this.db.query(
-        `UPDATE jobs SET lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
-         WHERE id = $1 AND lease_owner = $2 AND status = 'running' AND lease_expires_at > now()
-         RETURNING cancel_requested_at`,
-        [id, token, leaseSeconds],
-      ),
-    ) as unknown as Array<{ cancel_requested_at: Date | null }>;
+    const rows = await this.db.typed((q) =>
+      q
+        .updateTable('jobs')
+        .set({ lease_expires_at: fromNow(leaseSeconds), updated_at: now })
+        .where(heldBy(id, token))
+        .where('lease_expires_at', '>', now)
+        .returning('cancel_requested_at'),
+    );
     return rows.length ? { cancelRequested: rows[0].cancel_requested_at !== null } : null;
   }
 
   async saveProgress(id: string, token: string, progress: JsonObject): Promise<boolean> {
-    const [, affected] = (await this.db.query(
-      `UPDATE jobs SET progress = $3::jsonb, updated_at = now() WHERE id = $1 AND lease_owner = $2 AND status = 'running'`,
-      [id, token, json(progress)],
-    )) as [unknown, number];
-    return affected > 0;
+    const rows = await this.db.typed((q) =>
+      q
+        .updateTable('jobs')
+        .set({ progress: json(progress), updated_at: now })
+        .where(heldBy(id, token))
+        .returning('id'),
+    );
+    return rows.length > 0;
   }
 
   /** Which of these running jobs have a cancellation request. */
   async cancelRequested(ids: string[]): Promise<string[]> {
     if (!ids.length) return [];
-    const rows: Array<{ id: string }> = await this.db.query(
-      `SELECT id FROM jobs WHERE id = ANY($1::uuid[]) AND cancel_requested_at IS NOT NULL`,
-      [ids],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('jobs')
+        .select('id')
+        .where('id', '=', sql<string>`ANY(${ids}::uuid[])`)
+        .where('cancel_requested_at', 'is not', null),
     );
     return rows.map((r) => r.id);
   }
 
+  /**
+   * A job's next state: back to the queue after a delay (its lease given up), or ended (with its
+   * result when it succeeded). The error is the transition's (none on success).
+   */
   private async apply(id: string, update: JobUpdate): Promise<Job> {
-    const rows = updatedRows(
-      await this.db.query(
-        `UPDATE jobs SET
-           status = $2,
-           run_after = CASE WHEN $2 = 'queued' THEN now() + make_interval(secs => $3) ELSE run_after END,
-           error = $4::jsonb,
-           result = CASE WHEN $2 = 'succeeded' THEN $5::jsonb ELSE result END,
-           lease_owner = CASE WHEN $2 = 'queued' THEN NULL ELSE lease_owner END,
-           lease_expires_at = NULL,
-           finished_at = CASE WHEN $2 = 'queued' THEN NULL ELSE now() END,
-           updated_at = now()
-         WHERE id = $1
-         RETURNING *`,
-        [
-          id,
-          update.status,
-          update.status === 'queued' ? update.delayMs / 1000 : 0,
-          update.status === 'succeeded' ? null : json(update.error),
-          update.status === 'succeeded' ? json(update.result ?? null) : null,
-        ],
-      ),
+    const next =
+      update.status === 'queued'
+        ? { run_after: fromNow(update.delayMs / 1000), lease_owner: null, finished_at: null }
+        : update.status === 'succeeded'
+          ? { result: json(update.result ?? null), finished_at: now }
+          : { finished_at: now };
+    const rows = await this.db.typed((q) =>
+      q
+        .updateTable('jobs')
+        .set({
+          status: update.status,
+          error: update.status === 'succeeded' ? null : json(update.error),
+          lease_expires_at: null,
+          updated_at: now,
+          ...next,
+        })
+        .where('id', '=', id)
+        .returningAll()
+        .$castTo<JobRow>(),
     );
     return toJob(rows[0]);
   }
@@ -335,9 +377,8 @@ export class JobRepository implements EntitySubscriberInterface {
     onHookError: (err: unknown) => void,
   ): Promise<Job | null> {
     return this.transactions.run(async () => {
-      const rows: JobRow[] = await this.db.query(
-        `SELECT * FROM jobs WHERE id = $1 AND lease_owner = $2 AND status = 'running' FOR UPDATE`,
-        [id, token],
+      const rows = await this.db.typed((q) =>
+        q.selectFrom('jobs').selectAll().where(heldBy(id, token)).forUpdate().$castTo<JobRow>(),
       );
       if (!rows.length) return null;
       const job = await this.apply(id, decide(toJob(rows[0])));
@@ -347,10 +388,15 @@ export class JobRepository implements EntitySubscriberInterface {
   }
 
   /** Running jobs whose lease expired (their worker died or hung). */
-  async expiredLeases(limit: number): Promise<Array<{ id: string; type: string }>> {
-    return this.db.query(
-      `SELECT id, type FROM jobs WHERE status = 'running' AND lease_expires_at < now() ORDER BY lease_expires_at LIMIT $1`,
-      [limit],
+  expiredLeases(limit: number): Promise<Array<{ id: string; type: string }>> {
+    return this.db.typed((q) =>
+      q
+        .selectFrom('jobs')
+        .select(['id', 'type'])
+        .where('status', '=', 'running')
+        .where('lease_expires_at', '<', now)
+        .orderBy('lease_expires_at')
+        .limit(limit),
     );
   }
 
@@ -362,9 +408,16 @@ export class JobRepository implements EntitySubscriberInterface {
     onHookError: (err: unknown) => void,
   ): Promise<Job | null> {
     return this.transactions.run(async () => {
-      const rows: JobRow[] = await this.db.query(
-        `SELECT * FROM jobs WHERE id = $1 AND status = 'running' AND lease_expires_at < now() FOR UPDATE SKIP LOCKED`,
-        [id],
+      const rows = await this.db.typed((q) =>
+        q
+          .selectFrom('jobs')
+          .selectAll()
+          .where('id', '=', id)
+          .where('status', '=', 'running')
+          .where('lease_expires_at', '<', now)
+          .forUpdate()
+          .skipLocked()
+          .$castTo<JobRow>(),
       );
       if (!rows.length) return null;
       const job = await this.apply(id, decide(toJob(rows[0])));
@@ -379,14 +432,24 @@ export class JobRepository implements EntitySubscriberInterface {
    */
   async release(ids: string[], tokens: string[]): Promise<Job[]> {
     if (!ids.length) return [];
-    const rows = updatedRows(
-      await this.db.query(
-        `UPDATE jobs SET status = 'queued', attempts = GREATEST(attempts - 1, 0), run_after = now(),
-           lease_owner = NULL, lease_expires_at = NULL, started_at = NULL, updated_at = now()
-         WHERE id = ANY($1::uuid[]) AND lease_owner = ANY($2::text[]) AND status = 'running' AND cancel_requested_at IS NULL
-         RETURNING *`,
-        [ids, tokens],
-      ),
+    const rows = await this.db.typed((q) =>
+      q
+        .updateTable('jobs')
+        .set((eb) => ({
+          status: 'queued',
+          attempts: eb.fn('greatest', [eb('attempts', '-', 1), eb.lit(0)]),
+          run_after: now,
+          lease_owner: null,
+          lease_expires_at: null,
+          started_at: null,
+          updated_at: now,
+        }))
+        .where('id', '=', sql<string>`ANY(${ids}::uuid[])`)
+        .where('lease_owner', '=', sql<string>`ANY(${tokens}::text[])`)
+        .where('status', '=', 'running')
+        .where('cancel_requested_at', 'is', null)
+        .returningAll()
+        .$castTo<JobRow>(),
     );
     return rows.map(toJob);
   }
@@ -401,33 +464,44 @@ export class JobRepository implements EntitySubscriberInterface {
     onHookError: (err: unknown) => void,
   ): Promise<Job | null> {
     return this.transactions.run(async (): Promise<Job | null> => {
-      const rows: JobRow[] = await this.db.query('SELECT * FROM jobs WHERE id = $1 FOR UPDATE', [id]);
+      const rows = await this.db.typed((q) =>
+        q.selectFrom('jobs').selectAll().where('id', '=', id).forUpdate().$castTo<JobRow>(),
+      );
       if (!rows.length) return null;
       const current = toJob(rows[0]);
       if (current.status === 'queued') {
-        const error = {
+        const error: JobError = {
           message: 'cancelled while queued',
           code: 'cancelled',
           attempts: current.attempts,
           at: new Date().toISOString(),
         };
-        const cancelled = updatedRows(
-          await this.db.query(
-            `UPDATE jobs SET status = 'cancelled', cancel_requested_at = now(), error = $2::jsonb, finished_at = now(), updated_at = now()
-             WHERE id = $1 RETURNING *`,
-            [id, json(error)],
-          ),
+        const cancelled = await this.db.typed((q) =>
+          q
+            .updateTable('jobs')
+            .set({
+              status: 'cancelled',
+              cancel_requested_at: now,
+              error: json(error),
+              finished_at: now,
+              updated_at: now,
+            })
+            .where('id', '=', id)
+            .returningAll()
+            .$castTo<JobRow>(),
         );
         const job = toJob(cancelled[0]);
         await this.runHooks(job, hooks(job), onHookError);
         return job;
       }
       if (current.status === 'running' && !current.cancelRequestedAt) {
-        const updated = updatedRows(
-          await this.db.query(
-            `UPDATE jobs SET cancel_requested_at = now(), updated_at = now() WHERE id = $1 RETURNING *`,
-            [id],
-          ),
+        const updated = await this.db.typed((q) =>
+          q
+            .updateTable('jobs')
+            .set({ cancel_requested_at: now, updated_at: now })
+            .where('id', '=', id)
+            .returningAll()
+            .$castTo<JobRow>(),
         );
         return toJob(updated[0]);
       }
@@ -437,16 +511,28 @@ export class JobRepository implements EntitySubscriberInterface {
 
   /** Queued jobs due for a while: BullMQ should hold them; the sweeper re-adds any it lost. */
   async overdueQueued(overdueSeconds: number, limit: number): Promise<Job[]> {
-    const rows: JobRow[] = await this.db.query(
-      `SELECT * FROM jobs WHERE status = 'queued' AND run_after <= now() - make_interval(secs => $1)
-       ORDER BY priority DESC, run_after, seq LIMIT $2`,
-      [overdueSeconds, limit],
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('jobs')
+        .selectAll()
+        .where('status', '=', 'queued')
+        .where('run_after', '<=', sql<Date>`now() - make_interval(secs => ${overdueSeconds})`)
+        .orderBy('priority', 'desc')
+        .orderBy('run_after')
+        .orderBy('seq')
+        .limit(limit)
+        .$castTo<JobRow>(),
     );
     return rows.map(toJob);
   }
 
   /** The readiness probe of the in-process queue: the jobs table answers. */
   async ping(): Promise<void> {
-    await this.db.query('SELECT 1 FROM jobs LIMIT 1');
+    await this.db.typed((q) =>
+      q
+        .selectFrom('jobs')
+        .select((eb) => eb.lit(1).as('one'))
+        .limit(1),
+    );
   }
 }

@@ -1,3 +1,4 @@
+import type { DB, Generated, Json, Timestamp } from '../database/schema.js';
 import { identifier } from '../database/record-queries.js';
 import { JOB_STATUSES, type Job, type JobStatus, type JsonObject } from './job.types.js';
 
@@ -34,17 +35,37 @@ export interface TrackedColumns {
   finished_at: Date | null;
 }
 
+/** The tracked columns as the schema (libs/database/schema.ts) types them, with the record's id. */
+interface TrackedSchemaColumns {
+  id: Generated<string>;
+  state: Generated<string>;
+  failure: Json | null;
+  progress: Json | null;
+  job_id: string | null;
+  created_at: Generated<Timestamp>;
+  started_at: Timestamp | null;
+  finished_at: Timestamp | null;
+}
+
+/**
+ * The tables a job can settle: those of the schema holding every tracked column, with its type.
+ * A registration naming another table, or a table whose tracked column was renamed, does not
+ * compile, and the queue's statements over `record.table` are typed by these columns.
+ */
+export type TrackedTable = { [T in keyof DB]: DB[T] extends TrackedSchemaColumns ? T : never }[keyof DB];
+
 /**
  * Which record a job settles: the family's table holding the tracked columns and the payload
  * member naming the record. Given to `@JobHandler(type, { tracks })`.
  */
 export interface TrackedRecord {
-  readonly table: string;
+  readonly table: TrackedTable;
   readonly idKey: string;
 }
 
-export function trackedRecord(table: string, idKey: string): TrackedRecord {
-  return Object.freeze({ table: identifier(table, 'table'), idKey });
+export function trackedRecord(table: TrackedTable, idKey: string): TrackedRecord {
+  identifier(table, 'table');
+  return Object.freeze({ table, idKey });
 }
 
 /** The id of the record a job of a tracked type works for, from its payload. */

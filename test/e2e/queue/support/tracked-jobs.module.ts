@@ -4,12 +4,15 @@ import { Db } from '../../../../libs/database/unit-of-work.js';
 import { JobHandler, OnJobSettled } from '../../../../libs/queue/job-handler.decorator.js';
 import { JobFailure } from '../../../../libs/queue/job-outcome.js';
 import type { Job, JobContext } from '../../../../libs/queue/job.types.js';
-import { trackedRecord } from '../../../../libs/queue/tracked-job.js';
+import { trackedRecord, type TrackedTable } from '../../../../libs/queue/tracked-job.js';
 import { TrackedRecords } from '../../../../libs/queue/tracked-records.service.js';
 import { sleep } from './test-jobs.module.js';
 
-/** A family's table of tracked records, as the tracked-jobs migration shapes them. */
-export const TEST_TRACKED_RUNS = trackedRecord('test_tracked_runs', 'run_id');
+/**
+ * A family's table of tracked records, as the tracked-jobs migration shapes them. The tests make
+ * it themselves, so the schema types do not know it: it is shaped like a `TrackedTable` (below).
+ */
+export const TEST_TRACKED_RUNS = trackedRecord('test_tracked_runs' as TrackedTable, 'run_id');
 
 export async function createTrackedTables(dataSource: DataSource): Promise<void> {
   await dataSource.query(`CREATE TABLE IF NOT EXISTS test_tracked_runs (
