@@ -35,6 +35,17 @@ export interface TrackedColumns {
   finished_at: Date | null;
 }
 
+/** The tracked columns' names, for a family's select list of its tracked table (`[...OWN, ...TRACKED_COLUMNS]`). */
+export const TRACKED_COLUMNS = [
+  'state',
+  'failure',
+  'progress',
+  'job_id',
+  'created_at',
+  'started_at',
+  'finished_at',
+] as const satisfies ReadonlyArray<keyof TrackedColumns>;
+
 /** The tracked columns as the schema (libs/database/schema.ts) types them, with the record's id. */
 interface TrackedSchemaColumns {
   id: Generated<string>;

@@ -3,6 +3,7 @@ import { sql, type Selectable } from 'kysely';
 import type { DataOperationRuns, JsonObject } from '../../../libs/database/schema.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import {
+  TRACKED_COLUMNS,
   trackedRecord,
   type TrackedColumns,
   type TrackedFailure,
@@ -17,17 +18,11 @@ const COLUMNS = [
   'dataset_id',
   'version_id',
   'kind',
-  'state',
   'params',
   'verdict',
   'result',
-  'failure',
-  'progress',
-  'job_id',
   'created_by',
-  'created_at',
-  'started_at',
-  'finished_at',
+  ...TRACKED_COLUMNS,
 ] as const;
 
 /** What the CHECK-constrained and JSON columns hold, as far as the types can say. */

@@ -6,7 +6,7 @@ import type { DB } from '../../../libs/database/schema.js';
 import type { NarrowedRow } from '../../../libs/database/typed-queries.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { nameTaken } from '../../../libs/database/record-queries.js';
-import { trackedRecord, type TrackedColumns } from '../../../libs/queue/tracked-job.js';
+import { TRACKED_COLUMNS, trackedRecord, type TrackedColumns } from '../../../libs/queue/tracked-job.js';
 
 /** The records landing and enrichment jobs settle: the queue keeps their tracked columns. */
 export const TRACE_INGEST_RUNS = trackedRecord('trace_ingest_runs', 'ingest_run_id');
@@ -42,7 +42,6 @@ const RUN_COLUMNS = [
   'upload_id',
   'connection_id',
   'options',
-  'state',
   'received',
   'landed',
   'deduplicated',
@@ -50,14 +49,9 @@ const RUN_COLUMNS = [
   'drop_reasons',
   'conventions',
   'traces',
-  'failure',
-  'progress',
-  'job_id',
   'created_by',
-  'created_at',
-  'started_at',
-  'finished_at',
   'version_number',
+  ...TRACKED_COLUMNS,
 ] as const;
 const ordinalBase = sql<number | null>`ordinal_base::float8`.as('ordinal_base');
 
