@@ -14,6 +14,10 @@
 //
 //   npm run build && BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/get-under-run.mjs
 //   npm run build && node bench/get-under-run.mjs        # embedded PGlite
+//   BENCH_CPU_PROF=/tmp/prof …                           # CPU profiles of the product (and worker)
+//   BENCH_WORKERS=process REDIS_URL=redis://127.0.0.1:6379 BENCH_DATABASE_URL=… node bench/get-under-run.mjs
+//                                                         # the API with RUN_WORKERS=false and the run's
+//                                                         # worker a process of its own (dist/src/worker.js)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +32,11 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const runRows = Number(process.env.ROWS ?? 10_000);
 const sutMs = Number(process.env.BENCH_SUT_MS ?? 50);
 const concurrency = 32;
+const separateWorkers = process.env.BENCH_WORKERS === 'process';
+if (separateWorkers && !(process.env.BENCH_DATABASE_URL && process.env.REDIS_URL))
+  throw new Error(
+    'BENCH_WORKERS=process needs BENCH_DATABASE_URL and REDIS_URL: workers of their own share PostgreSQL and Redis',
+  );
 const EMAIL = 'bench@example.com';
 const PASSWORD = 'bench-password-1';
 
@@ -75,25 +84,34 @@ await withDatabase(async (databaseUrl) => {
   const port = await freePort();
   const sut = await startSut(sutMs);
   let product;
+  let worker;
   try {
-    product = await startServer(
-      ['dist/src/main.js'],
-      {
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATA_DIR: dataDir,
-        ADMIN_EMAIL: EMAIL,
-        ADMIN_PASSWORD: PASSWORD,
-        JWT_SECRET: randomBytes(32).toString('hex'),
-        ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-        UPLOAD_MAX_ROWS: String(runRows),
-        ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-      },
-      async () => {
-        const res = await fetch(`http://127.0.0.1:${port}/ready`).catch(() => null);
-        return res?.status === 200 ? `http://127.0.0.1:${port}` : undefined;
-      },
-    );
+    const env = {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      ADMIN_EMAIL: EMAIL,
+      ADMIN_PASSWORD: PASSWORD,
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      UPLOAD_MAX_ROWS: String(runRows),
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      ...(separateWorkers ? { RUN_WORKERS: 'false' } : {}),
+    };
+    // BENCH_CPU_PROF=dir: the product (and a worker process) write a CPU profile there when they stop.
+    const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+    product = await startServer([...profile, 'dist/src/main.js'], env, async () => {
+      const res = await fetch(`http://127.0.0.1:${port}/ready`).catch(() => null);
+      return res?.status === 200 ? `http://127.0.0.1:${port}` : undefined;
+    });
+    if (separateWorkers) {
+      // Ready once it has said so in its log; its own port is only for probes.
+      worker = await startServer(
+        [...profile, 'dist/src/worker.js'],
+        { ...env, RUN_WORKERS: 'true', PORT: String(await freePort()) },
+        (out) => (/worker(s)? (started|ready|running)/i.test(out) ? 'worker' : undefined),
+      );
+    }
     const { access_token: token } = await client(product.url)('POST', '/auth/token', {
       email: EMAIL,
       password: PASSWORD,
@@ -143,7 +161,7 @@ await withDatabase(async (databaseUrl) => {
         `round ${round}: GET p99 ${quiet.p99} ms alone, ${busy.p99} ms under the run; run ${alone.toFixed(1)} s alone, ${withGets.toFixed(1)} s under the GETs\n`,
       );
     }
-    const mode = databaseUrl ? 'PostgreSQL' : 'embedded PGlite';
+    const mode = `${databaseUrl ? 'PostgreSQL' : 'embedded PGlite'}, ${separateWorkers ? 'workers in a process of their own (BullMQ on Redis)' : 'in-process workers'}`;
     console.log(
       `\n${mode}: GET /datasets/{dataset_id} at ${connections} connections for ${seconds} s, and a run of ${runRows} rows (SUT ${sutMs} ms, concurrency ${concurrency}), ${rounds} rounds (min / median / max); node ${process.version}, ${cpus().length} cores, load average ${loadavg()[0].toFixed(1)}`,
     );
@@ -163,6 +181,7 @@ await withDatabase(async (databaseUrl) => {
     ];
     for (const [name, alone, together, digits] of measures) line(name, rows.map(alone), rows.map(together), digits);
   } finally {
+    await worker?.stop();
     await product?.stop();
     await sut.close();
     rmSync(dataDir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { AppConfig } from '../config/app-config.js';
 
 export interface TokenClaims {
@@ -13,6 +14,13 @@ export interface TokenClaims {
 /** Signs the service's bearer tokens (HS256 JWTs); each token's jti is a revocable session. */
 @Injectable()
 export class TokenSigner {
+  /**
+   * Tokens whose signature has been checked, by their exact text: a request with a token seen
+   * before skips the HMAC, the base64 and the JSON parse (a tenth of a GET's CPU in process).
+   * Expiry is checked on every use; revocation is the session's business (AccessGuard).
+   */
+  private readonly verified = new LRUCache<string, Readonly<TokenClaims>>({ max: 10_000 });
+
   constructor(
     private readonly jwt: JwtService,
     private readonly config: AppConfig,
@@ -28,7 +36,7 @@ export class TokenSigner {
   }
 
   /** The claims of a well-signed, unexpired token; undefined otherwise. */
-  verify(token: string): TokenClaims | undefined {
+  verify(token: string): Readonly<TokenClaims> | undefined {
     try {
       return this.claims(token);
     } catch {
@@ -37,7 +45,12 @@ export class TokenSigner {
   }
 
   /** The claims of a well-signed (HS256), unexpired token; throws jsonwebtoken's error otherwise (`TokenExpiredError` when expired). */
-  claims(token: string): TokenClaims {
-    return this.jwt.verify<TokenClaims>(token, { algorithms: ['HS256'] });
+  claims(token: string): Readonly<TokenClaims> {
+    const known = this.verified.get(token);
+    // An expired one is verified again, so that jsonwebtoken throws its TokenExpiredError.
+    if (known && known.exp * 1000 > Date.now()) return known;
+    const claims = Object.freeze(this.jwt.verify<TokenClaims>(token, { algorithms: ['HS256'] }));
+    this.verified.set(token, claims);
+    return claims;
   }
 }

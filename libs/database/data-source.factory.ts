@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { DataSource, type DataSourceOptions, type MixedList } from 'typeorm';
 import { lockDataDirectory } from './embedded-lock.js';
+import { pgWithPriorityPool } from './priority-pool.js';
 import { TypeOrmJsonLogger } from './typeorm-logger.js';
 import type { Logger as PinoLogger } from 'pino';
 
@@ -45,6 +46,8 @@ export interface OpenedDatabase {
 function baseOptions(target: DatabaseTarget) {
   return {
     type: 'postgres' as const,
+    // Requests before jobs for a connection that frees up (libs/database/priority-pool.ts).
+    driver: pgWithPriorityPool,
     uuidExtension: 'pgcrypto' as const,
     entities: target.entities,
     migrations: target.migrations,

@@ -124,6 +124,17 @@ export class Db {
   }
 
   /**
+   * A typed write without RETURNING that a long job makes once per item (a run's answers): as a
+   * named prepared statement (`prepared`), planned once per connection rather than per call. On
+   * the embedded database planning runs in this process, beside the requests being served. The
+   * builder must compile to the same text on every call (`name` is unique to it).
+   */
+  async preparedWrite(name: string, build: (q: QueryBuilder) => WriteQuery): Promise<void> {
+    const compiled = build(queryBuilder).compile();
+    await this.prepared(name, compiled.sql, compiled.parameters as unknown[]);
+  }
+
+  /**
    * A read that every request makes (authorization, a record's view) as a named prepared
    * statement: parsed and planned once per connection instead of on every call, which on the
    * embedded database (PostgreSQL compiled to WebAssembly, in this process) cost more than

@@ -189,6 +189,20 @@ describe('runs: executed a page at a time', () => {
       const nodes = JSON.stringify(typeof plan === 'string' ? JSON.parse(plan) : plan);
       expect(nodes).toContain('"Index Name":"run_items_page_idx"');
       expect(nodes).not.toContain('"Node Type":"Sort"');
+      // And again once its items were answered: the statistics know them answered, so the summary's pages (the
+      // answered items after a key) are read down the same index, not planned as a scan and sort of the whole table.
+      const [{ common }] = await t.dataSource.query(
+        `SELECT most_common_vals::text AS common FROM pg_stats WHERE tablename = 'run_items' AND attname = 'status'`,
+      );
+      expect(String(common)).toContain('done');
+      const [{ 'QUERY PLAN': answered }] = await t.dataSource.query(
+        `EXPLAIN (FORMAT JSON) SELECT * FROM run_items WHERE run_id = $1 AND (ordinal, row_id, repetition) > (0, '00000000-0000-0000-0000-000000000000'::uuid, 1)
+          AND status <> 'pending' ORDER BY ordinal, row_id, repetition LIMIT ${4 * PAGE}`,
+        [run.id],
+      );
+      const answeredNodes = JSON.stringify(typeof answered === 'string' ? JSON.parse(answered) : answered);
+      expect(answeredNodes).toContain('"Index Name":"run_items_page_idx"');
+      expect(answeredNodes).not.toContain('"Node Type":"Sort"');
       // Summarised a page at a time, the summary is the one of all the items at once, to the last digit.
       expect(run.summary).toEqual(await summaryOfAllItems(t.dataSource, run.id));
       const results = (await t.http.get(`/runs/${run.id}/results`).set(owner.auth).expect(200)).body;
