@@ -19,7 +19,7 @@
 //                                                         # the API with RUN_WORKERS=false and the run's
 //                                                         # worker a process of its own (dist/src/worker.js)
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { withDatabase } from './support.mjs';
@@ -111,6 +111,8 @@ await withDatabase(async (databaseUrl) => {
         { ...env, RUN_WORKERS: 'true', PORT: String(await freePort()) },
         (out) => (/worker(s)? (started|ready|running)/i.test(out) ? 'worker' : undefined),
       );
+      // BENCH_WORKER_NICE=10: the worker process at a lower CPU priority than the API's (what `nice` does).
+      if (process.env.BENCH_WORKER_NICE) setPriority(worker.pid, Number(process.env.BENCH_WORKER_NICE));
     }
     const { access_token: token } = await client(product.url)('POST', '/auth/token', {
       email: EMAIL,

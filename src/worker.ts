@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { DynamicModule, INestApplicationContext, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { realpathSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
 import { createRootLogger, JsonLogger } from '../libs/common/logger.js';
@@ -43,6 +44,26 @@ export function exitOnSignals(context: INestApplicationContext, config: AppConfi
     .attach({ app: context });
 }
 
+/**
+ * Lowers this process's CPU priority to WORKER_NICE (a nice value), so that on a host shared with
+ * API processes the requests are served first and the jobs take the CPU they leave: a run is
+ * background work, a request has someone waiting. Measured with bench/get-under-run.mjs on two
+ * cores: a GET's p99 under a 10,000-row run rose 2.3x with the worker at the API's priority and
+ * 1.3x at nice 10, while the run took 1.05x as long either way. Called first, so the threads the
+ * process starts afterwards (libuv's pool) inherit it. Raising a priority would need privileges,
+ * so a lower WORKER_NICE than the current one is left alone.
+ */
+export function takeWorkerPriority(config: AppConfig, logger: Logger): void {
+  const nice = config.env.WORKER_NICE;
+  try {
+    if (getPriority() >= nice) return;
+    setPriority(nice);
+    logger.info({ nice }, 'worker CPU priority lowered (WORKER_NICE)');
+  } catch (err) {
+    logger.warn({ nice, err: (err as Error).message }, 'worker CPU priority left unchanged');
+  }
+}
+
 async function main(): Promise<void> {
   // This process exists to run jobs: RUN_WORKERS=false (meant for the API) does not apply.
   const config = AppConfig.fromEnvironment({ ...process.env, RUN_WORKERS: 'true' });
@@ -52,6 +73,7 @@ async function main(): Promise<void> {
     );
   }
   const logger = createRootLogger(config.env.LOG_LEVEL);
+  takeWorkerPriority(config, logger);
   const context = await createWorker(config, { logger });
   exitOnSignals(context, config, logger);
   logger.info(

@@ -1,13 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { configureOutbound, outboundFetch, outboundRefusal } from './outbound.js';
+import { configureOutbound, outboundFetch, outboundRefusal, outboundRequest } from './outbound.js';
 
 describe('outbound policy', () => {
   let server: Server;
   let port: number;
   beforeAll(async () => {
-    server = createServer((_req, res) => res.end('pong'));
+    server = createServer((req, res) => {
+      // A redirect to the cloud metadata address: each hop is checked like the first.
+      if (req.url === '/to-metadata') return res.writeHead(302, { location: 'http://169.254.169.254/latest/' }).end();
+      res.end('pong');
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
   });
@@ -57,5 +61,20 @@ describe('outbound policy', () => {
     );
     configureOutbound({ blockPrivate: false });
     expect((await outboundFetch(`http://localhost:${port}/`)).status).toBe(200);
+  });
+
+  it('holds outboundRequest (the SUT calls) to the same policy, on every redirect hop too', async () => {
+    const get = (url: string) => outboundRequest(url, { method: 'GET', headers: {} });
+    configureOutbound({ blockPrivate: false });
+    expect((await get(`http://127.0.0.1:${port}/`)).text).toBe('pong');
+    await expect(get('http://169.254.169.254/latest/meta-data/')).rejects.toThrow(
+      expect.objectContaining({ code: 'EOUTBOUND_BLOCKED' }),
+    );
+    await expect(get(`http://127.0.0.1:${port}/to-metadata`)).rejects.toThrow(
+      expect.objectContaining({ code: 'EOUTBOUND_BLOCKED' }),
+    );
+    configureOutbound({ blockPrivate: true });
+    await expect(get(`http://localhost:${port}/`)).rejects.toThrow('OUTBOUND_BLOCK_PRIVATE');
+    configureOutbound({ blockPrivate: false });
   });
 });

@@ -288,6 +288,14 @@ export class Environment {
   @Max(64)
   QUEUE_CONCURRENCY: number = 2;
 
+  /** The CPU priority (nice value, 0–19) a worker process of its own (`npm run start:worker`) takes at start: API processes on the same host are served first */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(19)
+  WORKER_NICE: number = 10;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { outboundRequest } from '../../common/outbound.js';
 import { defaultAdapter } from './adapter.js';
 import { callSut } from './sut-client.js';
 import type { AdapterSpec, ConnectionSpec, RetryPolicy, RowContext } from './sut.types.js';
@@ -50,6 +51,8 @@ function handle(req: IncomingMessage, res: ServerResponse, body: string): void {
       return count === 1
         ? reply(res, 429, '{"error":"slow down"}', { 'retry-after': url.searchParams.get('after') ?? '0' })
         : reply(res, 200, JSON.stringify({ output: 'after wait' }));
+    case '/moved':
+      return reply(res, 307, '', { location: `/ok?id=${key}-after` });
     case '/down':
       return reply(res, 500, 'x'.repeat(5000));
     case '/not-json':
@@ -89,6 +92,12 @@ const conn = (path: string, overrides: Partial<ConnectionSpec> = {}): Connection
 });
 
 describe('callSut against a local server', () => {
+  it('follows a redirect as fetch would, the body sent again to the new address', async () => {
+    const result = await callSut(conn('/moved'), adapter, row, { secret: null });
+    expect(result).toMatchObject({ ok: true, status_code: 200, attempts: 1, extracted: { output: 'echo hi' } });
+    expect(hits.get('/moved-after')).toBe(1);
+  });
+
   it('a fast 200 is extracted; usage issues do not fail the call', async () => {
     const result = await callSut(conn('/ok'), adapter, row, { secret: null });
     expect(result).toMatchObject({ ok: true, status_code: 200, attempts: 1, error: null, response_excerpt: null });
@@ -246,8 +255,8 @@ describe('callSut against a local server', () => {
         secret: null,
         signal: controller.signal,
         // Aborted once the 429 is in (inside the 10 s backoff), however long the call itself took.
-        fetch: async (input, init) => {
-          const response = await fetch(input, init);
+        request: async (url, init) => {
+          const response = await outboundRequest(url, init);
           setTimeout(() => controller.abort(), 200);
           return response;
         },

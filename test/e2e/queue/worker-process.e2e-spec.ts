@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
@@ -79,7 +79,9 @@ describeOn(
   });
 
   it('SIGTERM stops a worker process cleanly (exit 0) and hands its unfinished job back to the queue', async () => {
-    const worker = await spawn({ QUEUE_SHUTDOWN_GRACE_SECONDS: '1', LOG_LEVEL: 'info' });
+    const worker = await spawn({ QUEUE_SHUTDOWN_GRACE_SECONDS: '1', LOG_LEVEL: 'info', WORKER_NICE: '13' });
+    // It took the lower CPU priority WORKER_NICE names (never a higher one than this runner's).
+    expect(getPriority(worker.child.pid)).toBe(Math.max(13, getPriority()));
     const { job } = await queue.enqueue({ type: 'test.wait-for-abort', payload: {} });
     await waitFor('the child to start the job', async () => (await invocations(api.dataSource, job.id)).length === 1);
 
