@@ -17,9 +17,10 @@
 //   BENCH_CPU_PROF=/tmp/prof …                           # CPU profiles of the product (and worker)
 //   BENCH_WORKERS=process REDIS_URL=redis://127.0.0.1:6379 BENCH_DATABASE_URL=… node bench/get-under-run.mjs
 //                                                         # the API with RUN_WORKERS=false and the run's
-//                                                         # worker a process of its own (dist/src/worker.js)
+//                                                         # worker a process of its own (dist/src/worker.js,
+//                                                         # at its WORKER_NICE CPU priority: 10 unless set)
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, setPriority, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { withDatabase } from './support.mjs';
@@ -111,8 +112,6 @@ await withDatabase(async (databaseUrl) => {
         { ...env, RUN_WORKERS: 'true', PORT: String(await freePort()) },
         (out) => (/worker(s)? (started|ready|running)/i.test(out) ? 'worker' : undefined),
       );
-      // BENCH_WORKER_NICE=10: the worker process at a lower CPU priority than the API's (what `nice` does).
-      if (process.env.BENCH_WORKER_NICE) setPriority(worker.pid, Number(process.env.BENCH_WORKER_NICE));
     }
     const { access_token: token } = await client(product.url)('POST', '/auth/token', {
       email: EMAIL,

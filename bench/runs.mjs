@@ -1,6 +1,6 @@
 // Runs at scale, through the real HTTP API and the in-process queue:
 //  1. ROWS rows (10,000 by default; 100,000 and 1,000,000 for the memory bound) through a local
-//     SUT that answers in 50 ms, at concurrency 32: wall time from POST /runs to the run's end, as
+//     SUT that answers in 50 ms (a process of its own, bench/lib/sut.mjs), at concurrency 32: wall time from POST /runs to the run's end, as
 //     a ratio of the ideal ROWS x 50 ms / 32 (15.6 s for 10,000), with the process's RSS sampled
 //     every 100 ms: before the run (after a GC) and its peak during the run;
 //  2. scoring 100,000 uploaded outputs of an offline run with deterministic metrics
@@ -22,7 +22,7 @@ import supertest from 'supertest';
 import { createApp } from '../dist/src/bootstrap.js';
 import { AppConfig } from '../dist/libs/config/app-config.js';
 import { withDatabase } from './support.mjs';
-import { startSut } from './lib/sut.mjs';
+import { startSutProcess } from './lib/sut.mjs';
 
 const runRows = Number(process.env.ROWS ?? process.env.BENCH_RUN_ROWS ?? 10_000);
 const sutMs = Number(process.env.BENCH_SUT_MS ?? 50);
@@ -97,7 +97,8 @@ await withDatabase(async (databaseUrl) => {
   const { app } = await createApp(config);
   await app.listen(0, '127.0.0.1');
   const http = supertest(app.getHttpServer());
-  const sut = await startSut(sutMs);
+  // The SUT is a process of its own, as a real one is another machine's: its CPU is not counted as the service's.
+  const sut = await startSutProcess(sutMs);
   const mode = databaseUrl ? 'PostgreSQL' : 'embedded PGlite';
   try {
     const login = await http

@@ -5,6 +5,8 @@ export interface RequestContext {
   userId?: string;
   /** The API key the caller authenticated with, if any (audit entries name it). */
   apiKeyId?: string;
+  /** Work nobody waits on: a job run by a worker (its context names the job). Queued behind requests for a connection (libs/database/priority-pool.ts). */
+  background?: boolean;
 }
 
 /** Carries the request id (and caller) to every log line written while serving a request. */

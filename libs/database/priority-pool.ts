@@ -22,8 +22,9 @@ interface PoolInternals {
  * workers a run's answers (one write each, thousands a minute) queue for the same connections as
  * the requests being served: on the embedded database there is one, on PostgreSQL DATABASE_POOL_SIZE.
  * A GET then waits behind every answer queued before it, and its latency follows the run's pace.
- * Here a waiter from a request (one with a request context) goes ahead of the jobs' waiters that
- * have waited less than BACKGROUND_YIELD_MS, behind the other requests' waiters.
+ * Here a waiter from a request (a request context that is not a job's) goes ahead of the jobs'
+ * waiters (and those of other work outside any request) that have waited less than
+ * BACKGROUND_YIELD_MS, behind the other requests' waiters.
  *
  * It reorders pg-pool's own queue (`_pendingQueue`, an array since pg-pool 2); should a release
  * change that, `prioritised` reports false and the pool stays first come, first served
@@ -45,7 +46,10 @@ export class PriorityPool extends pg.Pool {
     const before = queue?.length ?? 0;
     const result = super.connect(callback as never) as Promise<pg.PoolClient> | void;
     // Queued: no idle connection and no room for a new one.
-    if (Array.isArray(queue) && queue.length === before + 1) this.place(queue, requestContext.getStore() !== undefined);
+    if (Array.isArray(queue) && queue.length === before + 1) {
+      const context = requestContext.getStore();
+      this.place(queue, context !== undefined && !context.background);
+    }
     return result;
   }
 

@@ -287,7 +287,7 @@ export class JobExecutor {
     };
     try {
       const value = await requestContext.run(
-        { requestId: `job:${job.id}`, userId: job.createdBy ?? undefined },
+        { requestId: `job:${job.id}`, userId: job.createdBy ?? undefined, background: true },
         async () => {
           if (record) await this.tracked.start(record, trackedIdOf(record, job));
           return run(ctx);

@@ -36,14 +36,19 @@ describe(`the connection pool on ${TEST_DATABASE}: requests before jobs`, () => 
     return held;
   }
 
-  /** A waiter for a connection: from a request (with a request context) or from a job; records when it got one. */
-  function wait(name: string, from: 'request' | 'job', order: string[]): Promise<pg.PoolClient> {
+  /**
+   * A waiter for a connection: from a request, from a job (in the context a worker gives it,
+   * libs/queue/job-executor.ts) or from work outside either; records when it got one.
+   */
+  function wait(name: string, from: 'request' | 'job' | 'outside', order: string[]): Promise<pg.PoolClient> {
     const take = () =>
       pool.connect().then((client) => {
         order.push(name);
         return client;
       });
-    return from === 'request' ? requestContext.run({ requestId: name }, take) : take();
+    if (from === 'request') return requestContext.run({ requestId: name }, take);
+    if (from === 'job') return requestContext.run({ requestId: `job:${name}`, background: true }, take);
+    return take();
   }
 
   /**
@@ -76,12 +81,12 @@ describe(`the connection pool on ${TEST_DATABASE}: requests before jobs`, () => 
       'job-1': wait('job-1', 'job', order),
       'job-2': wait('job-2', 'job', order),
       'request-1': wait('request-1', 'request', order),
-      'job-3': wait('job-3', 'job', order),
+      'outside-1': wait('outside-1', 'outside', order),
       'request-2': wait('request-2', 'request', order),
     };
     expect(pool.waitingCount).toBe(5);
     const all = await freeOneByOne(held, waiters, order);
-    expect(order).toEqual(['request-1', 'request-2', 'job-1', 'job-2', 'job-3']);
+    expect(order).toEqual(['request-1', 'request-2', 'job-1', 'job-2', 'outside-1']);
     for (const client of all) client.release();
     // Every connection came back: a query still runs.
     expect((await db.dataSource.query('SELECT 1 AS one'))[0].one).toBe(1);
