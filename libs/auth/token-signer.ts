@@ -16,7 +16,7 @@ export interface TokenClaims {
 export class TokenSigner {
   /**
    * Tokens whose signature has been checked, by their exact text: a request with a token seen
-   * before skips the HMAC, the base64 and the JSON parse (a tenth of a GET's CPU in process).
+   * before skips the HMAC, the base64 and the JSON parse (jsonwebtoken: about 4 % of a GET's CPU).
    * Expiry is checked on every use; revocation is the session's business (AccessGuard).
    */
   private readonly verified = new LRUCache<string, Readonly<TokenClaims>>({ max: 10_000 });
