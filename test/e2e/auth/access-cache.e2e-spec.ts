@@ -5,6 +5,7 @@ import { movableTables } from '../../../src/database/migrations/1766300000000-ac
 import { DatabaseNotifications } from '../../../libs/database/notifications.js';
 import { describeOn } from '../../utils/database-mode.js';
 import { expectProblem } from '../../utils/problem.js';
+import { within } from '../../utils/within.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 
 /**
@@ -161,16 +162,6 @@ describeOn('postgres', 'other processes hear changes through LISTEN/NOTIFY; the 
       await b?.close();
       await a?.close();
     });
-
-    /** Polls `attempt` until it holds: a notification reaches the other process a moment after the commit. */
-    const within = async (ms: number, attempt: () => Promise<boolean>): Promise<number> => {
-      const started = Date.now();
-      while (!(await attempt())) {
-        if (Date.now() - started > ms) throw new Error(`not seen within ${ms} ms`);
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-      return Date.now() - started;
-    };
 
     const world = async () => {
       const r = await a.factory.workspaceWithRoles();
