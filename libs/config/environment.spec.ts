@@ -139,6 +139,13 @@ describe('environment', () => {
     expect(failure({ JOB_LEASE_SECONDS: '1.5' })).toMatch(/^ {2}JOB_LEASE_SECONDS: /m);
   });
 
+  it('takes EMBEDDED_SHARED_BUFFERS in whole MB or GB only', () => {
+    for (const bad of ['32', '32mb', '0MB', '1.5GB', '32MB; fsync=on', '-c fsync=on'])
+      expect(failure({ EMBEDDED_SHARED_BUFFERS: bad })).toMatch(/^ {2}EMBEDDED_SHARED_BUFFERS: .*whole MB or GB/m);
+    expect(loadEnvironment({ EMBEDDED_SHARED_BUFFERS: '64MB' }).EMBEDDED_SHARED_BUFFERS).toBe('64MB');
+    expect(loadEnvironment({}).EMBEDDED_SHARED_BUFFERS).toBeUndefined();
+  });
+
   it('takes TRUSTED_PROXIES as addresses, CIDR ranges or range names, each one express accepts', () => {
     for (const value of [
       'loopback',

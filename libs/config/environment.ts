@@ -72,6 +72,17 @@ export class Environment {
   @Max(100)
   DATABASE_POOL_SIZE: number = 10;
 
+  /**
+   * The embedded database's buffer cache (PostgreSQL's `shared_buffers`), whole megabytes or
+   * gigabytes; unset, 32MB (openDatabase's default). PGlite touches all of it when it opens, so it
+   * is resident memory from the start.
+   */
+  @IsOptional()
+  @Matches(/^[1-9][0-9]{0,5}(MB|GB)$/, {
+    message: 'EMBEDDED_SHARED_BUFFERS must be a size in whole MB or GB, such as 32MB',
+  })
+  EMBEDDED_SHARED_BUFFERS?: string;
+
   @IsOptional()
   @IsEmail()
   ADMIN_EMAIL: string = 'admin@example.com';

@@ -74,6 +74,7 @@ export class DatabaseModule {
               url: config.env.DATABASE_URL,
               dataDir: config.dataDir,
               poolSize: config.env.DATABASE_POOL_SIZE,
+              sharedBuffers: config.env.EMBEDDED_SHARED_BUFFERS,
               entities: (options?.entities ?? []) as Function[],
               migrations,
               logger,

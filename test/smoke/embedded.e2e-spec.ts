@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import supertest from 'supertest';
 import { createRootLogger } from '../../libs/common/logger.js';
 import { DataDirLockedError, openDatabase } from '../../libs/database/index.js';
+import { EMBEDDED_SHARED_BUFFERS_DEFAULT } from '../../libs/database/data-source.factory.js';
+import { DataSource } from 'typeorm';
 import { createApp } from '../../src/bootstrap.js';
 import { AppConfig } from '../../libs/config/app-config.js';
 import { migrations } from '../../src/database/migrations/index.js';
@@ -23,7 +25,7 @@ describeOn('embedded', 'starts from a DATA_DIR alone, whatever the project; once
   'smoke: embedded mode (PGlite under DATA_DIR, in-process queue)',
   () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ews-smoke-'));
-    const env = {
+    const env: Record<string, string> = {
       DATA_DIR: dataDir,
       ADMIN_EMAIL: 'smoke-admin@example.com',
       ADMIN_PASSWORD: 'smoke-password-1',
@@ -64,6 +66,13 @@ describeOn('embedded', 'starts from a DATA_DIR alone, whatever the project; once
           queue: { status: 'up', latency_ms: expect.any(Number) },
         },
       });
+    });
+
+    it('runs PGlite with the default EMBEDDED_SHARED_BUFFERS, not its own 128MB, and leaves postgresql.conf alone', async () => {
+      const db = app!.get(DataSource);
+      expect(await db.query('SHOW shared_buffers')).toEqual([{ shared_buffers: EMBEDDED_SHARED_BUFFERS_DEFAULT }]);
+      // The setting is on PGlite's command line; the data directory's own file still has initdb's.
+      expect(readFileSync(join(dataDir, 'pgdata', 'postgresql.conf'), 'utf8')).toMatch(/^timezone = /m);
     });
 
     it('created the configured admin on first start, who can log in and read /auth/me', async () => {
@@ -164,8 +173,11 @@ describeOn('embedded', 'starts from a DATA_DIR alone, whatever the project; once
       const jwtSecret = config.keys.jwtSecret;
       await app!.close();
       app = undefined;
+      // The restart also takes another buffer cache size.
+      env.EMBEDDED_SHARED_BUFFERS = '16MB';
       await boot();
       expect(config.keys.jwtSecret).toBe(jwtSecret);
+      expect(await app!.get(DataSource).query('SHOW shared_buffers')).toEqual([{ shared_buffers: '16MB' }]);
 
       // The token issued before the restart is still valid: same key, persisted session.
       const me = await http.get('/auth/me').set('Authorization', `Bearer ${token}`).expect(200);
