@@ -41,7 +41,12 @@ export class BulkWriter {
     private readonly db: Db,
   ) {}
 
-  async append(table: string, columns: BulkColumn[], batches: AsyncIterable<BulkValue[][]>): Promise<number> {
+  /** `batches` may be an array of batches (`[rows]` for one) or an async source that yields them as they are read. */
+  async append(
+    table: string,
+    columns: BulkColumn[],
+    batches: AsyncIterable<BulkValue[][]> | Iterable<BulkValue[][]>,
+  ): Promise<number> {
     if (!this.db.manager.queryRunner?.isTransactionActive)
       throw new Error(`BulkWriter.append(${table}) runs inside a unit of work (TransactionRunner.run)`);
     const sql = `COPY ${table} (${columns.map((c) => `"${c.name}"`).join(', ')}) FROM`;

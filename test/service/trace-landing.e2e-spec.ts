@@ -6,7 +6,7 @@ import { Db, TransactionRunner } from '../../libs/database/unit-of-work.js';
 import { DatasetWritesService } from '../../src/modules/datasets/dataset-writes.service.js';
 import { DatasetsService } from '../../src/modules/datasets/datasets.service.js';
 import { TraceRetentionService } from '../../src/modules/traces/retention.service.js';
-import { LAND_BATCH, spanRowId, TraceLanding } from '../../src/modules/traces/trace-landing.js';
+import { FRESH_IDS_MAX, LAND_BATCH, spanRowId, TraceLanding } from '../../src/modules/traces/trace-landing.js';
 import { TRACE_INGEST_RUNS } from '../../src/modules/traces/traces.repository.js';
 import { TracesService } from '../../src/modules/traces/traces.service.js';
 import { domainError, startServiceApp, type Caller, type ServiceApp } from './service-app.js';
@@ -202,25 +202,107 @@ describe('service tier: trace landing and retention', () => {
     ]);
   });
 
+  /** Records each batch a landing writes: by which path, how many spans, in which transaction (a manager is one transaction's). */
+  function watchBatches() {
+    const writes = s.get(DatasetWritesService);
+    const db = s.get(Db);
+    const batches: Array<{ path: 'fresh' | 'staged'; spans: number; transaction: unknown }> = [];
+    const spies = (['appendFresh', 'appendNew'] as const).map((method) => {
+      const write = writes[method].bind(writes) as (
+        d: string,
+        n: number,
+        rows: Array<[string, number, string]>,
+      ) => Promise<void>;
+      return jest.spyOn(writes, method).mockImplementation(async (datasetId, number, rows) => {
+        const path = method === 'appendFresh' ? 'fresh' : 'staged';
+        batches.push({ path, spans: rows.length, transaction: db.inTransaction ? db.manager : null });
+        return write(datasetId, number, rows as Array<[string, number, string]>);
+      });
+    });
+    return { batches, stop: () => spies.forEach((spy) => spy.mockRestore()) };
+  }
+
+  it('writes a first landing straight into its version, a span repeated in the file once, and hashes it on the way', async () => {
+    const records = [
+      span('t1', 'a'),
+      span('t1', 'b', 0, 'a'),
+      span('t1', 'a'),
+      span('t2', 'c'),
+      span('t1', 'b', 0, 'a'),
+    ];
+    const { runId } = await land(records, { dataset_name: 'landed-fresh' });
+    const contentHash = jest.spyOn(s.get(DatasetWritesService), 'contentHash');
+    const { batches, stop } = watchBatches();
+    try {
+      expect((await attempt(runId)).landed).toBe(3);
+    } finally {
+      stop();
+    }
+    expect(batches.map((b) => [b.path, b.spans])).toEqual([['fresh', 3]]);
+    // Every span it wrote was hashed as it went: the hash is not read back from the rows.
+    expect(contentHash).not.toHaveBeenCalled();
+    contentHash.mockRestore();
+    expect(await ingestRun(runId)).toEqual(
+      expect.objectContaining({ state: 'succeeded', received: 5, landed: 3, deduplicated: 2, traces: 2 }),
+    );
+    // The conventions count every normalised span, the repeated ones too.
+    const [{ conventions }] = await s.query<{ conventions: Record<string, number> }>(
+      'SELECT conventions FROM trace_ingest_runs WHERE id = $1',
+      [runId],
+    );
+    expect(Object.values(conventions).reduce((a, b) => a + b, 0)).toBe(5);
+    const datasetId = await datasetOf(runId);
+    const v1 = await shown(datasetId, 1);
+    expect(v1.spans).toEqual(['a', 'b', 'c']);
+    expect(await versions(datasetId)).toEqual([
+      { number: 1, row_count: 3, content_sha256: v1.sha256, source: 'landed' },
+    ]);
+  });
+
+  it('takes the staged path for the rest of a first landing past the span ids it may keep, and still writes each span once', async () => {
+    const limited = landing as unknown as { freshIdsMax: number };
+    limited.freshIdsMax = 3;
+    // `a` and `b` come again after the switch: the staged path finds them written.
+    const records = ['a', 'b', 'c', 'd', 'a', 'e', 'b'].map((id) => span('t1', id));
+    const { runId } = await land(records, { dataset_name: 'landed-switch' });
+    const { batches, stop } = watchBatches();
+    try {
+      expect((await attempt(runId)).landed).toBe(5);
+    } finally {
+      stop();
+      limited.freshIdsMax = FRESH_IDS_MAX;
+    }
+    expect(batches.map((b) => [b.path, b.spans])).toEqual([
+      ['fresh', 3],
+      ['staged', 4],
+    ]);
+    expect(await ingestRun(runId)).toEqual(
+      expect.objectContaining({ state: 'succeeded', received: 7, landed: 5, deduplicated: 2 }),
+    );
+    const datasetId = await datasetOf(runId);
+    const v1 = await shown(datasetId, 1);
+    expect(v1.spans).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(await versions(datasetId)).toEqual([
+      { number: 1, row_count: 5, content_sha256: v1.sha256, source: 'landed' },
+    ]);
+  });
+
   it('writes a large landing in bounded batches of LAND_BATCH spans, each in its own transaction', async () => {
     const total = 2 * LAND_BATCH + 1;
     const records = Array.from({ length: total }, (_, i) => span(`t${i % 50}`, `s${i}`));
     const { runId } = await land(records, { dataset_name: 'landed-large' });
-    const writes = s.get(DatasetWritesService);
-    const db = s.get(Db);
-    const write = writes.appendNew.bind(writes);
-    // Each batch: how many spans, and the transaction it ran in (a manager is one transaction's).
-    const batches: Array<{ spans: number; transaction: unknown }> = [];
-    const appendNew = jest.spyOn(writes, 'appendNew').mockImplementation((datasetId, number, rows) => {
-      batches.push({ spans: rows.length, transaction: db.inTransaction ? db.manager : null });
-      return write(datasetId, number, rows);
-    });
+    const { batches, stop } = watchBatches();
     try {
       expect((await attempt(runId)).landed).toBe(total);
     } finally {
-      appendNew.mockRestore();
+      stop();
     }
-    expect(batches.map((b) => b.spans)).toEqual([LAND_BATCH, LAND_BATCH, 1]);
+    // A first landing into an empty dataset: every batch COPYed straight into the version.
+    expect(batches.map((b) => [b.path, b.spans])).toEqual([
+      ['fresh', LAND_BATCH],
+      ['fresh', LAND_BATCH],
+      ['fresh', 1],
+    ]);
     const transactions = batches.map((b) => b.transaction);
     expect(transactions).not.toContain(null);
     expect(new Set(transactions).size).toBe(3);

@@ -101,6 +101,20 @@ export class DatasetWritesService {
     return this.spans.appendNew(datasetId, number, rows);
   }
 
+  /**
+   * Rows ([row_id, ordinal, jsonb text]) COPYed straight into version `number`: for a writer that
+   * knows none of them is in the dataset or repeated (TraceLanding's first landing into an empty
+   * dataset); a repeated row id fails the COPY on the primary key.
+   */
+  async appendFresh(datasetId: string, number: number, rows: Array<[string, number, string]>): Promise<void> {
+    await this.rows.append(datasetId, number, [rows]);
+  }
+
+  /** Whether the dataset holds any row at all (in any version, or written under a reserved number). */
+  holdsRows(datasetId: string): Promise<boolean> {
+    return this.spans.holdsRows(datasetId);
+  }
+
   /** The rows the caller's statement yields, written under `number` in that same statement (one round trip). */
   appendFrom(
     datasetId: string,

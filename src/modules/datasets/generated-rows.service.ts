@@ -34,13 +34,9 @@ export class GeneratedRowsService {
         dataset.nextOrdinal + i,
         JSON.stringify(row),
       ]);
-      await this.rows.append(
-        datasetId,
-        next,
-        (async function* () {
-          for (let i = 0; i < batch.length; i += 5000) yield batch.slice(i, i + 5000);
-        })(),
-      );
+      const batches: Array<Array<[string, number, string]>> = [];
+      for (let i = 0; i < batch.length; i += 5000) batches.push(batch.slice(i, i + 5000));
+      await this.rows.append(datasetId, next, batches);
       const columnOrder = [...(head?.columns.map((c) => c.name) ?? [])];
       for (const row of generated)
         for (const key of Object.keys(row)) if (!columnOrder.includes(key)) columnOrder.push(key);

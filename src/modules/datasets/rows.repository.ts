@@ -71,7 +71,11 @@ export class RowsRepository {
   ) {}
 
   /** Appends row records `[row_id, ordinal, data-json]` added in `version`. */
-  append(datasetId: string, version: number, batches: AsyncIterable<Array<[string, number, string]>>): Promise<number> {
+  append(
+    datasetId: string,
+    version: number,
+    batches: AsyncIterable<Array<[string, number, string]>> | Iterable<Array<[string, number, string]>>,
+  ): Promise<number> {
     async function* withKeys(): AsyncGenerator<BulkValue[][]> {
       for await (const batch of batches)
         yield batch.map(([rowId, ordinal, json]) => [datasetId, rowId, version, ordinal, json]);

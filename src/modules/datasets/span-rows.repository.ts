@@ -53,13 +53,7 @@ export class SpanRowsRepository {
     await this.db.query(
       'CREATE TEMP TABLE span_stage (row_id uuid NOT NULL, ordinal bigint NOT NULL, data jsonb NOT NULL) ON COMMIT DROP',
     );
-    await this.bulk.append(
-      'span_stage',
-      STAGE_COLUMNS,
-      (async function* () {
-        yield rows;
-      })(),
-    );
+    await this.bulk.append('span_stage', STAGE_COLUMNS, [rows]);
     // A lookup per span by primary key (LATERAL … LIMIT 1 keeps it one): as a NOT EXISTS, a
     // dataset whose rows the statistics do not know yet was read whole for every span.
     await this.db.query(
@@ -95,6 +89,14 @@ export class SpanRowsRepository {
       [...source.params, datasetId, number, firstOrdinal],
     );
     return row;
+  }
+
+  /** Whether the dataset holds any row at all, in any version or none yet (a landing's under its reserved number). */
+  async holdsRows(datasetId: string): Promise<boolean> {
+    const rows = await this.db.typed((q) =>
+      q.selectFrom('dataset_rows').select('row_id').where('dataset_id', '=', datasetId).limit(1),
+    );
+    return rows.length > 0;
   }
 
   /** Rows written under version `number` (a landing's, before or after its version record exists). */

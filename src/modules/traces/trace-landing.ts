@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHash, hash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { BulkValue } from '../../../libs/database/bulk-writer.js';
+import { WordHashSet } from '../../../libs/common/hash-set.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
 import { JobFailure } from '../../../libs/queue/job-outcome.js';
@@ -69,6 +69,19 @@ export class TraceDatasets {
   }
 }
 
+/** The 128 bits of a row id, as WordHashSet keys them (one array, reused: the set copies what it keeps). */
+const rowIdWords = new Uint32Array(4);
+function uuidWords(id: string): Uint32Array {
+  rowIdWords[0] = parseInt(id.slice(0, 8), 16);
+  rowIdWords[1] = parseInt(id.slice(9, 13) + id.slice(14, 18), 16);
+  rowIdWords[2] = parseInt(id.slice(19, 23) + id.slice(24, 28), 16);
+  rowIdWords[3] = parseInt(id.slice(28, 36), 16);
+  return rowIdWords;
+}
+
+/** Span ids a first landing keeps to tell repeated spans apart itself (16 bytes each, the table at most half full: 32-64 MB). */
+export const FRESH_IDS_MAX = 1_000_000;
+
 /** Spans one landing transaction writes: bounded, so a landing holds no lock and no long transaction. */
 export const LAND_BATCH = 5000;
 /** How often a landing that waits for another landing of the same dataset looks again. */
@@ -103,6 +116,9 @@ interface Reservation {
  */
 @Injectable()
 export class TraceLanding {
+  /** FRESH_IDS_MAX; a test lowers it to see the switch to the staged path. */
+  protected freshIdsMax = FRESH_IDS_MAX;
+
   constructor(
     private readonly config: AppConfig,
     private readonly traces: TracesRepository,
@@ -245,7 +261,16 @@ export class TraceLanding {
     // Then the version's content hash (RowsRepository.contentHash's definition) is taken on the
     // way too: each span is sent as the very text jsonb prints, in row order.
     const content = collector ? createHash('sha256') : null;
-    let spans: BulkValue[][] = [];
+    // And when the dataset holds no row at all (an earlier attempt's included), the landing knows
+    // every span it writes: it tells repeated spans apart itself, by row id, and COPYs its batches
+    // straight into dataset_rows, without the staging table and the lookup per span. Past
+    // FRESH_IDS_MAX spans the ids kept would grow too large; the rest of the file takes the staged
+    // path, which looks up what is written already.
+    let fresh =
+      collector && !(await this.transactions.run(() => this.datasets.holdsRows(dataset.id)))
+        ? new WordHashSet(4, 1 << 16)
+        : null;
+    let spans: Array<[string, number, string]> = [];
     let drops: Parameters<TracesRepository['appendDrops']>[0] = [];
     // A retry takes the drops anew, with the counts.
     await this.transactions.run(() => this.traces.clearDrops(run.id));
@@ -258,11 +283,12 @@ export class TraceLanding {
     const flush = async () => {
       const batch = spans;
       const batchDrops = drops;
+      const direct = fresh !== null;
       spans = [];
       drops = [];
       if (!batch.length && !batchDrops.length) return;
       await writing;
-      writing = this.transactions.run(() => this.writeBatch(dataset.id, number, batch, batchDrops));
+      writing = this.transactions.run(() => this.writeBatch(dataset.id, number, batch, batchDrops, direct));
       // Its failure is taken by the next flush or at the end; until then it is not an unhandled rejection.
       writing.catch(() => undefined);
       if (!overlap) await writing;
@@ -292,14 +318,21 @@ export class TraceLanding {
           continue;
         }
         const span = result.span;
+        // Every normalised span counts, landed or deduplicated.
         conventions[span.convention] = (conventions[span.convention] ?? 0) + 1;
-        collector?.add(span as unknown as Record<string, unknown>);
         const rowId = spanRowId(dataset.id, span.trace_id, span.span_id);
+        // A repeated span is not written again (counted as deduplicated).
+        if (fresh && !fresh.add(uuidWords(rowId))) continue;
+        collector?.add(span as unknown as Record<string, unknown>);
         const data = content ? jsonbStoredText(span) : jsonbText(span);
         content?.update(`${staged ? '\n' : ''}${rowId} ${data}`);
         spans.push([rowId, ordinalBase + staged, data]);
         staged++;
         if (spans.length >= LAND_BATCH) await flush();
+        if (fresh && fresh.size >= this.freshIdsMax) {
+          await flush();
+          fresh = null;
+        }
       }
       await flush();
     } finally {
@@ -311,14 +344,20 @@ export class TraceLanding {
     return { received, staged, dropped, dropReasons, conventions, collector, streamed };
   }
 
-  /** One batch: staged by COPY, then the spans the dataset does not hold yet (in any version still showing them, or written by this landing) are written; its drops kept. */
+  /**
+   * One batch, with its drops: COPYed straight into the version when `direct` (the landing knows
+   * none of them is written), else staged by COPY and then the spans the dataset does not hold yet
+   * (in any version still showing them, or written by this landing) are written.
+   */
   private async writeBatch(
     datasetId: string,
     number: number,
-    spans: BulkValue[][],
+    spans: Array<[string, number, string]>,
     drops: Parameters<TracesRepository['appendDrops']>[0],
+    direct: boolean,
   ): Promise<void> {
-    await this.datasets.appendNew(datasetId, number, spans);
+    if (direct) await this.datasets.appendFresh(datasetId, number, spans);
+    else await this.datasets.appendNew(datasetId, number, spans);
     await this.traces.appendDrops(drops);
   }
 

@@ -330,9 +330,7 @@ export class TracesRepository {
         { name: 'source_ref', type: 'text' },
         { name: 'payload', type: 'jsonb' },
       ],
-      (async function* () {
-        yield rows;
-      })(),
+      [rows],
     );
   }
 
@@ -482,9 +480,7 @@ export class TracesRepository {
         { name: 'trace_id', type: 'text' },
         { name: 'data', type: 'jsonb' },
       ],
-      (async function* () {
-        yield results.map((r) => [workspaceId, datasetId, versionId, r.trace_id, JSON.stringify(r.data)]);
-      })(),
+      [results.map((r) => [workspaceId, datasetId, versionId, r.trace_id, JSON.stringify(r.data)])],
     );
   }
 

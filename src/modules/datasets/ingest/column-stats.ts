@@ -1,3 +1,4 @@
+import { WordHashSet } from '../../../../libs/common/hash-set.js';
 import type { ColumnStats } from '../entities/dataset-version.entity.js';
 
 /** Distinct values tracked exactly per column; beyond this the column's distinct count is recounted in SQL. */
@@ -11,7 +12,7 @@ interface Acc {
   /** Non-null values per type, indexed as TYPE_NAMES. */
   types: [number, number, number, number, number, number];
   /** 64-bit hashes of the canonical values: two numbers per value in typed arrays instead of its text (expected collisions at the cap: about 1e-9) */
-  distinct: HashSet64 | undefined;
+  distinct: WordHashSet | undefined;
   min: number | null;
   max: number | null;
   minLength: number | null;
@@ -27,47 +28,11 @@ function canonical(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
 }
 
-/**
- * A set of 64-bit hashes (two 32-bit halves) by open addressing in one Uint32Array: no object
- * per member, so counting the distinct values of 100,000 rows costs no garbage. The pair 0,0
- * marks a free slot (a hash that is 0,0 is stored as 0,1).
- */
-class HashSet64 {
-  private slots = new Uint32Array(2 * 1024);
-  size = 0;
-
-  add(h1: number, h2: number): void {
-    if (h1 === 0 && h2 === 0) h2 = 1;
-    if ((this.size + 1) * 2 > this.slots.length / 2) this.grow();
-    if (HashSet64.insert(this.slots, h1, h2)) this.size++;
-  }
-
-  /** Whether the pair was new to `slots`. */
-  private static insert(slots: Uint32Array, h1: number, h2: number): boolean {
-    const mask = slots.length / 2 - 1;
-    for (let i = (h1 ^ h2) & mask; ; i = (i + 1) & mask) {
-      const a = slots[2 * i];
-      const b = slots[2 * i + 1];
-      if (a === 0 && b === 0) {
-        slots[2 * i] = h1;
-        slots[2 * i + 1] = h2;
-        return true;
-      }
-      if (a === h1 && b === h2) return false;
-    }
-  }
-
-  private grow(): void {
-    const old = this.slots;
-    const slots = new Uint32Array(old.length * 2);
-    for (let i = 0; i < old.length; i += 2)
-      if (old[i] !== 0 || old[i + 1] !== 0) HashSet64.insert(slots, old[i], old[i + 1]);
-    this.slots = slots;
-  }
-}
+/** The two 32-bit halves of a value's hash, handed to the set (which copies what it keeps). */
+const pair = new Uint32Array(2);
 
 /** cyrb53's mixing (public domain, bryc) kept to 64 bits: `seed` tells strings from other JSON text with the same characters. */
-function hashInto(set: HashSet64, text: string, seed: number): void {
+function hashInto(set: WordHashSet, text: string, seed: number): void {
   let h1 = 0xdeadbeef ^ seed;
   let h2 = 0x41c6ce57 ^ seed;
   const imul = Math.imul;
@@ -78,7 +43,9 @@ function hashInto(set: HashSet64, text: string, seed: number): void {
   }
   h1 = imul(h1 ^ (h1 >>> 16), 2246822507) ^ imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = imul(h2 ^ (h2 >>> 16), 2246822507) ^ imul(h1 ^ (h1 >>> 13), 3266489909);
-  set.add(h1 >>> 0, h2 >>> 0);
+  pair[0] = h1;
+  pair[1] = h2;
+  set.add(pair);
 }
 
 const SURROGATE = /[\uD800-\uDBFF]/;
@@ -98,7 +65,7 @@ export class ColumnStatsCollector {
       if (!acc) {
         acc = {
           types: [0, 0, 0, 0, 0, 0],
-          distinct: new HashSet64(),
+          distinct: new WordHashSet(2),
           min: null,
           max: null,
           minLength: null,
