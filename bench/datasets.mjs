@@ -9,7 +9,8 @@
 //   npm run build && BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/datasets.mjs
 //   npm run build && node bench/datasets.mjs            # embedded PGlite (twin: a fresh PGlite)
 //
-// BENCH_UPLOAD_ROWS (100000), BENCH_ROUNDS (3), BENCH_QUERY_ROWS (1000000; 0 skips the queries).
+// BENCH_UPLOAD_ROWS (100000), BENCH_ROUNDS (3), BENCH_QUERY_ROWS (1000000; 0 skips the queries);
+// EMBEDDED_SHARED_BUFFERS (the service's, 32MB) to compare the embedded database's buffer cache sizes.
 // Creates its own database (or data directory) and removes it afterwards.
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';

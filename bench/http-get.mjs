@@ -1,12 +1,15 @@
 // An authenticated `GET /datasets/{dataset_id}` under load, as a ratio against bare twins measured
-// in the same run. Three servers, each a process of its own, on the same database:
+// in the same run. Four servers, each a process of its own, on the same database:
 //   product      `node dist/src/main.js`, what `npm start` runs (its defaults: JSON logs at info,
 //                in-process workers), logs to /dev/null;
 //   indexed      bench/lib/twin.mjs: Express 5 + a JWT check + one indexed lookup;
-//   product-sql  bench/lib/twin.mjs: Express 5 + a JWT check + the statements the product issues.
+//   product-sql  bench/lib/twin.mjs: Express 5 + a JWT check + the statements the product issues
+//                (warm, as the product with its access cache: the dataset's statement only);
+//   nest-sql     bench/lib/twin.mjs: the same in a bare NestJS app (a global JWT guard, one
+//                controller): the framework's own cost, without the product's pipeline.
 // The load generator (autocannon, BENCH_CONNECTIONS=32 keep-alive connections, BENCH_SECONDS=10
 // per measure) is a process of its own too. After a warm-up, BENCH_ROUNDS=3 rounds measure the
-// three in turn, the order reversed every other round; each figure is min / median / max over
+// four in turn, the order reversed every other round; each figure is min / median / max over
 // the rounds, and each ratio is taken within a round.
 //
 //   npm run build && BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/http-get.mjs
@@ -108,13 +111,13 @@ await withDatabase(async (databaseUrl) => {
     let product = await startProduct(env);
     servers.push(product);
     const { token, datasetId } = await seed(product.url);
-    let twinTargets = { indexed: databaseUrl, 'product-sql': databaseUrl };
+    let twinTargets = { indexed: databaseUrl, 'product-sql': databaseUrl, 'nest-sql': databaseUrl };
     if (!databaseUrl) {
       // PGlite serves one process: each twin opens a copy of the product's database, taken while it is stopped.
       await product.stop();
       servers.length = 0;
       twinTargets = {};
-      for (const kind of ['indexed', 'product-sql']) {
+      for (const kind of ['indexed', 'product-sql', 'nest-sql']) {
         twinTargets[kind] = join(dataDir, kind);
         cpSync(join(env.DATA_DIR, 'pgdata'), twinTargets[kind], { recursive: true });
       }
@@ -122,7 +125,7 @@ await withDatabase(async (databaseUrl) => {
       servers.push(product);
     }
     const targets = { product: product.url };
-    for (const kind of ['indexed', 'product-sql']) {
+    for (const kind of ['indexed', 'product-sql', 'nest-sql']) {
       const twin = await startTwin(kind, twinTargets[kind], { JWT_SECRET: env.JWT_SECRET });
       servers.push(twin);
       targets[kind] = twin.url;
@@ -134,7 +137,7 @@ await withDatabase(async (databaseUrl) => {
         throw new Error(`${name}: GET /datasets/{id} answered ${res.status}: ${await res.text()}`);
       await load(`${base}/datasets/${datasetId}`, { headers, connections, seconds: 3 }); // warm-up
     }
-    const results = { product: [], indexed: [], 'product-sql': [] };
+    const results = { product: [], indexed: [], 'product-sql': [], 'nest-sql': [] };
     for (let round = 0; round < rounds; round++) {
       const order = Object.keys(results);
       if (round % 2) order.reverse();

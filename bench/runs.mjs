@@ -2,7 +2,7 @@
 //  1. ROWS rows (10,000 by default; 100,000 and 1,000,000 for the memory bound) through a local
 //     SUT that answers in 50 ms (a process of its own, bench/lib/sut.mjs), at concurrency 32: wall time from POST /runs to the run's end, as
 //     a ratio of the ideal ROWS x 50 ms / 32 (15.6 s for 10,000), with the process's RSS sampled
-//     every 100 ms: before the run (after a GC) and its peak during the run;
+//     every 100 ms: before the run (after a GC), and its lowest and highest sample during the run;
 //  2. scoring 100,000 uploaded outputs of an offline run with deterministic metrics
 //     (exact_match, contains, token_f1, levenshtein, rouge_l, length): rows per second from
 //     the upload's end to `succeeded` (by default only when ROWS is not set).
@@ -44,12 +44,24 @@ async function settle(http, auth, id) {
   }
 }
 
-/** The process's peak RSS while `work` runs, sampled every 100 ms. */
+/**
+ * The process's RSS while `work` runs, sampled every 100 ms: the lowest and highest sample. The
+ * lowest shows what the process gave back of what it held before (a large upload's memory is
+ * returned during the run), so the highest is read against it too.
+ */
 async function peakRss(work) {
-  let peak = process.memoryUsage.rss();
-  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 100);
+  let low = Infinity;
+  let peak = 0;
+  const sample = () => {
+    const rss = process.memoryUsage.rss();
+    low = Math.min(low, rss);
+    peak = Math.max(peak, rss);
+  };
+  const timer = setInterval(sample, 100);
   try {
-    return { result: await work(), peak: Math.max(peak, process.memoryUsage.rss()) };
+    const result = await work();
+    sample();
+    return { result, peak, low };
   } finally {
     clearInterval(timer);
   }
@@ -129,7 +141,11 @@ await withDatabase(async (databaseUrl) => {
       gc();
       const before = process.memoryUsage.rss();
       const t0 = Date.now();
-      const { result: done, peak } = await peakRss(async () => {
+      const {
+        result: done,
+        peak,
+        low,
+      } = await peakRss(async () => {
         const run = (
           await http
             .post('/runs')
@@ -153,7 +169,7 @@ await withDatabase(async (databaseUrl) => {
         `[${mode}] run of ${runRows} rows, SUT ${sutMs} ms, concurrency ${concurrency}: ${seconds.toFixed(1)} s (ideal ${ideal.toFixed(1)} s, ratio ${(seconds / ideal).toFixed(2)}x); ${done.state}, ${done.progress.completed} answered, pass rate ${done.summary?.pass_rate}`,
       );
       console.log(
-        `  rss before the run ${mb(before)} MB, peak during the run ${mb(peak)} MB (+${mb(peak - before)} MB); summary and finish after the last answer: ${lastProgress ? ((Date.parse(done.finished_at) - lastProgress) / 1000).toFixed(1) : '?'} s`,
+        `  rss before the run ${mb(before)} MB, during the run ${mb(low)}–${mb(peak)} MB (peak ${peak >= before ? '+' : ''}${mb(peak - before)} MB); summary and finish after the last answer: ${lastProgress ? ((Date.parse(done.finished_at) - lastProgress) / 1000).toFixed(1) : '?'} s`,
       );
     }
 

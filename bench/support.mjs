@@ -44,6 +44,8 @@ export async function withBenchApp(databaseUrl, env, fn) {
     ADMIN_EMAIL: 'bench@example.com',
     ADMIN_PASSWORD: 'bench-password-1',
     LOG_LEVEL: 'silent',
+    // The embedded database's buffer cache, to compare sizes (docs/configuration.md).
+    ...(process.env.EMBEDDED_SHARED_BUFFERS ? { EMBEDDED_SHARED_BUFFERS: process.env.EMBEDDED_SHARED_BUFFERS } : {}),
     ...env,
   });
   const { app } = await createApp(config);
