@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { CopyBinaryEncoder } from './copy-binary.js';
+import { COPY_BINARY_HEADER, COPY_BINARY_TRAILER, CopyBinaryEncoder } from './copy-binary.js';
 
 describe('CopyBinaryEncoder', () => {
   it('writes each field with its length: uuid as 16 bytes, integers big-endian, jsonb after its version byte, null as -1', () => {
@@ -18,6 +18,26 @@ describe('CopyBinaryEncoder', () => {
     ]);
     expect(out.equals(expected)).toBe(true);
     expect(encoder.bytes).toBe(0);
+  });
+
+  it('file(): the rows so far between header and trailer, in a buffer of that exact size; the next file starts over', () => {
+    const encoder = new CopyBinaryEncoder(['integer', 'text'], 4);
+    encoder.row([1, 'a']);
+    encoder.row([2, null]);
+    const rows = Buffer.from([
+      0, 2, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 1, 97, 0, 2, 0, 0, 0, 4, 0, 0, 0, 2, 0xff, 0xff, 0xff, 0xff,
+    ]);
+    const first = encoder.file();
+    expect(Buffer.from(first).equals(Buffer.concat([COPY_BINARY_HEADER, rows, COPY_BINARY_TRAILER]))).toBe(true);
+    expect(encoder.bytes).toBe(0);
+    encoder.row([3, 'b']);
+    const second = Buffer.from(encoder.file());
+    expect(second.subarray(COPY_BINARY_HEADER.length, second.length - COPY_BINARY_TRAILER.length)).toEqual(
+      Buffer.from([0, 2, 0, 0, 0, 4, 0, 0, 0, 3, 0, 0, 0, 1, 98]),
+    );
+    expect(Buffer.from(first).subarray(COPY_BINARY_HEADER.length, COPY_BINARY_HEADER.length + 2)).toEqual(
+      Buffer.from([0, 2]),
+    );
   });
 
   it('refuses what is not a UUID', () => {

@@ -88,6 +88,20 @@ export class CopyBinaryEncoder {
     return out;
   }
 
+  /**
+   * The rows encoded so far as a whole COPY file (header, rows, trailer) in an ArrayBuffer of its
+   * exact size, their one copy; starts over in the same buffer. For a reader that takes the file at
+   * once and is done with it before the next rows are encoded (the embedded database's /dev/blob).
+   */
+  file(): ArrayBuffer {
+    const out = new Uint8Array(COPY_BINARY_HEADER.length + this.at + COPY_BINARY_TRAILER.length);
+    out.set(COPY_BINARY_HEADER, 0);
+    out.set(this.buf.subarray(0, this.at), COPY_BINARY_HEADER.length);
+    out.set(COPY_BINARY_TRAILER, COPY_BINARY_HEADER.length + this.at);
+    this.at = 0;
+    return out.buffer;
+  }
+
   private room(bytes: number): void {
     if (this.at + bytes <= this.buf.length) return;
     let size = this.buf.length * 2;
