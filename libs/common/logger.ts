@@ -1,10 +1,10 @@
 import type { LoggerService } from '@nestjs/common';
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { requestContext } from './request-context.js';
 
-/** Structured JSON logs on stdout; every line written inside a request carries its request_id. */
-export function createRootLogger(level: string): Logger {
-  return pino({
+/** Structured JSON logs on stdout (or `destination`); every line written inside a request carries its request_id. */
+export function createRootLogger(level: string, destination?: DestinationStream): Logger {
+  const options: LoggerOptions = {
     level,
     base: { service: 'ews' },
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -17,7 +17,8 @@ export function createRootLogger(level: string): Logger {
       paths: ['*.password', '*.token', '*.value', '*.authorization', 'req.headers.authorization'],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** Adapts pino to Nest's LoggerService so framework messages are JSON lines too. */
