@@ -3,6 +3,7 @@ import express from 'express';
 import supertest from 'supertest';
 import { requestIdMiddleware } from './http-pipeline.js';
 import { createRootLogger } from './logger.js';
+import { requestPressure } from './request-pressure.js';
 
 describe('requestIdMiddleware', () => {
   const capture = () => {
@@ -33,6 +34,21 @@ describe('requestIdMiddleware', () => {
       }),
     ]);
     expect(JSON.stringify(lines)).not.toContain('secret-in-query');
+  });
+
+  it('counts the request as in flight until its response is done (background work gives way meanwhile)', async () => {
+    const { logger } = capture();
+    const app = express();
+    app.use(requestIdMiddleware(logger));
+    const before = requestPressure.requestsInFlight;
+    let during = -1;
+    app.get('/slow', (_req, res) => {
+      during = requestPressure.requestsInFlight;
+      res.json({ ok: true });
+    });
+    await supertest(app).get('/slow').expect(200);
+    expect(during).toBe(before + 1);
+    expect(requestPressure.requestsInFlight).toBe(before);
   });
 
   it('leaves the root logger redacting: a password or token logged elsewhere is censored', () => {

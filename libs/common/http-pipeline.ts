@@ -14,6 +14,7 @@ import {
 } from './json-limits.js';
 import { buildProblem, type Problem, writeProblem } from './problem.js';
 import { requestContext } from './request-context.js';
+import { requestPressure } from './request-pressure.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -28,7 +29,10 @@ export function requestIdMiddleware(logger: Logger): RequestHandler {
     res.setHeader('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
     const ctx = { requestId } as { requestId: string; userId?: string };
+    requestPressure.begin(res);
+    res.once('close', () => requestPressure.end(res));
     res.on('finish', () => {
+      requestPressure.end(res);
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       access.info(
         {

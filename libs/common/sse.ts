@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import { endOnDrain } from './http-drain.js';
+import { requestPressure } from './request-pressure.js';
 
 /** Where a service sends a stream of events, free of HTTP: the Server-Sent Events response behind it is the controller's. */
 export interface EventSink {
@@ -43,6 +44,8 @@ export class SseResponse implements EventSink {
     this.res.setHeader('X-Accel-Buffering', 'no');
     this.res.flushHeaders();
     this.res.socket?.setNoDelay(true);
+    // Open for as long as the client follows: not a request waiting to be served.
+    requestPressure.end(this.res);
   }
 
   async send(id: string, event: string, data: unknown): Promise<void> {

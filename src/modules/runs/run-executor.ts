@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { defaultMaxListeners, setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
+import { requestPressure } from '../../../libs/common/request-pressure.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { rowContext } from '../../../libs/evaluation/row-context.js';
 import { RateGate } from '../../../libs/evaluation/runs/rate-gate.js';
@@ -119,6 +120,8 @@ export class RunExecutor {
         });
         const result = await slots(async () => {
           if (signal.aborted) return null;
+          // Requests served by this process go first while they are waiting (libs/common/request-pressure.ts).
+          await requestPressure.giveWay(signal);
           await gate.wait(signal);
           return signal.aborted ? null : callSut(spec, snapshot.adapter.spec, ctx, { secret: connectionKey, signal });
         });

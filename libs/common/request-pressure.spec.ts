@@ -1,0 +1,82 @@
+import { describe, expect, it } from '@jest/globals';
+import { MAX_WAIT_MS, RequestPressure, YIELD_DELAY_MS } from './request-pressure.js';
+
+/** Keeps the event loop busy: every turn of it, a task that holds it for `ms`. */
+const busyLoop = (ms: number) => {
+  let running = true;
+  const hold = () => {
+    if (!running) return;
+    const until = performance.now() + ms;
+    while (performance.now() < until);
+    setImmediate(hold);
+  };
+  setImmediate(hold);
+  return () => {
+    running = false;
+  };
+};
+
+const timed = async (work: Promise<void>) => {
+  const started = performance.now();
+  await work;
+  return performance.now() - started;
+};
+
+describe('RequestPressure', () => {
+  it('lets background work go at once while no request is in flight, however late the loop runs', async () => {
+    const pressure = new RequestPressure();
+    const stop = busyLoop(20);
+    try {
+      expect(await timed(pressure.giveWay())).toBeLessThan(25);
+    } finally {
+      stop();
+    }
+  });
+
+  it('holds it while a request is in flight and the loop runs late, at most MAX_WAIT_MS a turn', async () => {
+    const pressure = new RequestPressure();
+    const res = {};
+    pressure.begin(res);
+    const stop = busyLoop(20);
+    try {
+      const waited = await timed(pressure.giveWay());
+      expect(waited).toBeGreaterThanOrEqual(MAX_WAIT_MS - 1);
+      expect(waited).toBeLessThan(MAX_WAIT_MS + 200);
+      expect(pressure.recentDelayMs).toBeGreaterThan(YIELD_DELAY_MS);
+    } finally {
+      stop();
+    }
+    pressure.end(res);
+    expect(await timed(pressure.giveWay())).toBeLessThan(5);
+  });
+
+  it('lets it go once the loop is on time again, with requests still in flight', async () => {
+    const pressure = new RequestPressure();
+    pressure.begin({});
+    const waited = await timed(pressure.giveWay());
+    // The first look waits one sample period; the loop was on time, so the next turns go at once.
+    expect(waited).toBeLessThan(MAX_WAIT_MS);
+    expect(pressure.recentDelayMs).toBeLessThanOrEqual(YIELD_DELAY_MS);
+    expect(await timed(pressure.giveWay())).toBeLessThan(5);
+  });
+
+  it('counts a response once however often it ends, and stops waiting when the work is aborted', async () => {
+    const pressure = new RequestPressure();
+    const [a, b] = [{}, {}];
+    pressure.begin(a);
+    pressure.begin(b);
+    pressure.end(a);
+    pressure.end(a);
+    expect(pressure.requestsInFlight).toBe(1);
+    const stop = busyLoop(20);
+    try {
+      const abort = new AbortController();
+      setTimeout(() => abort.abort(), 60);
+      expect(await timed(pressure.giveWay(abort.signal))).toBeLessThan(MAX_WAIT_MS);
+    } finally {
+      stop();
+    }
+    pressure.end(b);
+    expect(pressure.requestsInFlight).toBe(0);
+  });
+});
