@@ -59,6 +59,8 @@ export class RequestPressure {
       const pause = Math.min(SAMPLE_MS, deadline - now);
       if (pause <= 0) return;
       await sleep(pause, undefined, { signal }).catch(() => undefined);
+      // Woken by the abort, not by the timer: nothing was measured.
+      if (signal?.aborted) return;
       if (!fresh || performance.now() - this.lookedAt >= SAMPLE_MS) {
         this.lateMs = Math.max(0, performance.now() - now - pause);
         this.lookedAt = performance.now();
