@@ -60,6 +60,24 @@ describe('RequestPressure', () => {
     expect(await timed(pressure.giveWay())).toBeLessThan(5);
   });
 
+  it('takes two requests begun within a sample period for requests being served, though none is in flight', async () => {
+    const pressure = new RequestPressure();
+    const [a, b] = [{}, {}];
+    pressure.begin(a);
+    pressure.end(a);
+    const stop = busyLoop(20);
+    try {
+      // One arrival alone (a client polling a run's progress) holds nothing back.
+      expect(await timed(pressure.giveWay())).toBeLessThan(25);
+      pressure.begin(b);
+      pressure.end(b);
+      expect(pressure.requestsInFlight).toBe(0);
+      expect(await timed(pressure.giveWay())).toBeGreaterThanOrEqual(40);
+    } finally {
+      stop();
+    }
+  });
+
   it('counts a response once however often it ends, and stops waiting when the work is aborted', async () => {
     const pressure = new RequestPressure();
     const [a, b] = [{}, {}];
