@@ -8,17 +8,17 @@ const SAMPLE_MS = 50;
 export const MAX_WAIT_MS = 250;
 
 /**
- * Requests first, in a process that serves them and runs jobs too (the in-process workers that `npm
- * start` gives): background work asks `giveWay()` before each unit of work (a run before each SUT
- * call). While requests are being served (see `serving`) and the event loop runs late, the turn
- * waits, up to MAX_WAIT_MS. How late the loop runs is measured by the waiting itself: a turn sleeps SAMPLE_MS
- * and sees how much later than asked its timer fired (more than YIELD_DELAY_MS: the loop is busy
- * with something, the requests' work among it); the look stays fresh for SAMPLE_MS, so other turns
- * meanwhile go at once or wait without looking again. Measured on two cores: a GET's p99 at 32
- * connections rose 1.13x (PostgreSQL) and 1.26x (embedded) under a 10,000-row run, against 1.9x
- * and 1.95x before runs gave way (README, Benchmarks). A worker process (`npm run start:worker`) serves no request, so its work never waits
- * here; there the operating system's priority does the same (WORKER_NICE). See
- * docs/architecture.md#requests-first.
+ * Requests first, in a process that serves them and runs jobs too (the in-process workers that
+ * `npm start` gives): background work asks `giveWay()` before each unit of work (a run before each
+ * SUT call). While requests are being served (see `serving`) and the event loop runs late, the
+ * turn waits, up to MAX_WAIT_MS. How late the loop runs is measured by the waiting itself: a turn
+ * sleeps SAMPLE_MS and sees how much later than asked its timer fired (more than YIELD_DELAY_MS:
+ * the loop is busy with something, the requests' work among it); the look stays fresh for
+ * SAMPLE_MS, so other turns meanwhile go at once or wait without looking again. Measured on two
+ * cores: a GET's p99 at 32 connections rose 1.13x (PostgreSQL) and 1.26x (embedded) under a
+ * 10,000-row run, against 1.9x and 1.95x before runs gave way (README, Benchmarks). A worker
+ * process (`npm run start:worker`) serves no request, so its work never waits here; there the
+ * operating system's priority does the same (WORKER_NICE). See docs/architecture.md#requests-first.
  */
 export class RequestPressure {
   private inFlight = 0;
@@ -65,7 +65,7 @@ export class RequestPressure {
     return this.lateMs;
   }
 
-  /** Resolves when background work may go on: at once unless requests are in flight and the loop runs late. */
+  /** Resolves when background work may go on: at once unless requests are being served and the loop runs late. */
   async giveWay(signal?: AbortSignal): Promise<void> {
     const deadline = performance.now() + MAX_WAIT_MS;
     while (this.serving() && !signal?.aborted) {
