@@ -24,6 +24,7 @@ const shared = {
   transform: { '^.+\\.ts$': tsJest },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
+  setupFiles: ['<rootDir>/test/utils/jest/worker-threads.cjs'],
 };
 
 const e2e = '.*\\.e2e-spec\\.ts$';
@@ -34,14 +35,14 @@ const projects = [
     ...shared,
     displayName: { name: 'e2e-postgres', color: 'blue' },
     testRegex: e2e,
-    setupFiles: ['<rootDir>/test/utils/jest/postgres.cjs'],
+    setupFiles: [...shared.setupFiles, '<rootDir>/test/utils/jest/postgres.cjs'],
     setupFilesAfterEnv: ['<rootDir>/test/utils/jest/e2e-cleanup.ts'],
   },
   {
     ...shared,
     displayName: { name: 'e2e-embedded', color: 'magenta' },
     testRegex: e2e,
-    setupFiles: ['<rootDir>/test/utils/jest/embedded.cjs'],
+    setupFiles: [...shared.setupFiles, '<rootDir>/test/utils/jest/embedded.cjs'],
     setupFilesAfterEnv: ['<rootDir>/test/utils/jest/e2e-cleanup.ts', '<rootDir>/test/utils/jest/embedded-watchdog.ts'],
   },
 ];

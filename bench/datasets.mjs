@@ -10,7 +10,8 @@
 //   npm run build && node bench/datasets.mjs            # embedded PGlite (twin: a fresh PGlite)
 //
 // BENCH_UPLOAD_ROWS (100000), BENCH_ROUNDS (3), BENCH_QUERY_ROWS (1000000; 0 skips the queries);
-// EMBEDDED_SHARED_BUFFERS (the service's, 32MB) to compare the embedded database's buffer cache sizes.
+// EMBEDDED_SHARED_BUFFERS (the service's, 32MB) to compare the embedded database's buffer cache sizes;
+// UPLOAD_THREAD_MIN_BYTES (the service's, 1 MiB) to compare parsing on a worker thread with parsing on node's own.
 // Creates its own database (or data directory) and removes it afterwards.
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -71,7 +72,11 @@ async function mergeSeconds(app, datasetId) {
 await withDatabase((databaseUrl) =>
   withBenchApp(
     databaseUrl,
-    { UPLOAD_MAX_ROWS: String(Math.max(uploadRows, queryRows)) },
+    {
+      UPLOAD_MAX_ROWS: String(Math.max(uploadRows, queryRows)),
+      // A file this large or larger is parsed on a worker thread; 1000000000 parses every upload on node's own thread, to compare.
+      ...(process.env.UPLOAD_THREAD_MIN_BYTES ? { UPLOAD_THREAD_MIN_BYTES: process.env.UPLOAD_THREAD_MIN_BYTES } : {}),
+    },
     async ({ app, base, http, token, auth, ws, dataDir, mode }) => {
       const csv = csvOf(uploadRows);
       const file = join(dataDir, 'upload.csv');

@@ -21,7 +21,7 @@ export class WordHashSet {
     if ((this.size + 1) * 2 > this.slots.length / this.width) this.grow();
     let zero = true;
     for (let w = 0; w < this.width && zero; w++) if (key[w] !== 0) zero = false;
-    const added = WordHashSet.insert(this.slots, this.width, zero ? this.zeroKey() : key);
+    const added = WordHashSet.insert(this.slots, this.width, zero ? this.zeroKey() : key, 0);
     if (added) this.size++;
     return added;
   }
@@ -38,9 +38,10 @@ export class WordHashSet {
     return key;
   }
 
-  private static insert(slots: Uint32Array, width: number, key: ArrayLike<number>): boolean {
+  /** Inserts the key held in `key` from word `from` on. */
+  private static insert(slots: Uint32Array, width: number, key: ArrayLike<number>, from: number): boolean {
     let mix = 0;
-    for (let w = 0; w < width; w++) mix = Math.imul(mix ^ key[w], 0x9e3779b1);
+    for (let w = 0; w < width; w++) mix = Math.imul(mix ^ key[from + w], 0x9e3779b1);
     const mask = slots.length / width - 1;
     for (let i = (mix ^ (mix >>> 15)) & mask; ; i = (i + 1) & mask) {
       const at = i * width;
@@ -49,10 +50,10 @@ export class WordHashSet {
       for (let w = 0; w < width; w++) {
         const s = slots[at + w];
         if (s !== 0) free = false;
-        if (s !== key[w] >>> 0) same = false;
+        if (s !== key[from + w] >>> 0) same = false;
       }
       if (free) {
-        for (let w = 0; w < width; w++) slots[at + w] = key[w];
+        for (let w = 0; w < width; w++) slots[at + w] = key[from + w];
         return true;
       }
       if (same) return false;
@@ -63,9 +64,11 @@ export class WordHashSet {
     const old = this.slots;
     const width = this.width;
     const slots = new Uint32Array(old.length * 2);
+    // Straight from the old table: no view of each slot (those views were most of a growth's cost).
     for (let at = 0; at < old.length; at += width) {
-      const key = old.subarray(at, at + width);
-      if (key.some((word) => word !== 0)) WordHashSet.insert(slots, width, key);
+      let used = false;
+      for (let w = 0; w < width && !used; w++) if (old[at + w] !== 0) used = true;
+      if (used) WordHashSet.insert(slots, width, old, at);
     }
     this.slots = slots;
   }

@@ -273,6 +273,16 @@ export class Environment {
   @Max(100_000_000)
   UPLOAD_MAX_ROWS: number = 1_000_000;
 
+  /**
+   * Uploads of at least this many bytes are read and encoded on a worker thread, overlapping the
+   * database's COPY (default 1 MiB; 0 sends every upload there).
+   */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  UPLOAD_THREAD_MIN_BYTES: number = 1024 * 1024;
+
   /** Lifetime of signed download URLs when the caller does not ask for one, in seconds. */
   @IsOptional()
   @Transform(toInt)

@@ -7,8 +7,10 @@ import {
   COPY_BINARY_HEADER,
   COPY_BINARY_TRAILER,
   CopyBinaryEncoder,
+  type CopyFraming,
   type CopyType,
   type CopyValue,
+  type EncodedChunk,
 } from './copy-binary.js';
 import type { OpenedDatabase } from './data-source.factory.js';
 import { OPENED_DATABASE } from './data-source.factory.js';
@@ -25,6 +27,8 @@ export type BulkValue = CopyValue;
 
 /** The embedded database takes its COPY a blob at a time: about this many bytes each (memory stays bounded). */
 const EMBEDDED_CHUNK_BYTES = 4 * 1024 * 1024;
+/** Rows encoded elsewhere (a worker thread) reach PostgreSQL's COPY in chunks of about this many bytes. */
+const STREAM_CHUNK_BYTES = 1024 * 1024;
 
 /**
  * A Blob over bytes already in memory. PGlite reads the file of `COPY … FROM '/dev/blob'` through
@@ -36,9 +40,16 @@ const EMBEDDED_CHUNK_BYTES = 4 * 1024 * 1024;
 export class ArrayBufferBlob extends Blob {
   override readonly size: number;
 
-  constructor(private readonly buffer: ArrayBuffer) {
+  private readonly buffer: ArrayBuffer;
+
+  constructor(bytes: Uint8Array) {
     super([]);
-    this.size = buffer.byteLength;
+    // A view of part of its buffer (none here does that) gives its part as a buffer of its own.
+    this.buffer =
+      bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+        ? (bytes.buffer as ArrayBuffer)
+        : bytes.slice().buffer;
+    this.size = bytes.byteLength;
   }
 
   override arrayBuffer(): Promise<ArrayBuffer> {
@@ -77,43 +88,63 @@ export class BulkWriter {
     private readonly db: Db,
   ) {}
 
+  /** How this database takes encoded rows (`copy`), and in chunks of about how many bytes. */
+  get chunking(): { framing: CopyFraming; chunkBytes: number } {
+    return this.opened.db?.pglite
+      ? { framing: 'file', chunkBytes: EMBEDDED_CHUNK_BYTES }
+      : { framing: 'stream', chunkBytes: STREAM_CHUNK_BYTES };
+  }
+
   /** `batches` may be an array of batches (`[rows]` for one) or an async source that yields them as they are read. */
-  async append(
+  append(
     table: string,
-    columns: BulkColumn[],
+    columns: readonly BulkColumn[],
     batches: AsyncIterable<BulkValue[][]> | Iterable<BulkValue[][]>,
   ): Promise<number> {
-    if (!this.db.manager.queryRunner?.isTransactionActive)
-      throw new Error(`BulkWriter.append(${table}) runs inside a unit of work (TransactionRunner.run)`);
-    const sql = `COPY ${table} (${columns.map((c) => `"${c.name}"`).join(', ')}) FROM`;
     const encoder = new CopyBinaryEncoder(columns.map((c) => c.type));
+    const whole = this.chunking.framing === 'file';
+    async function* encoded(): AsyncGenerator<EncodedChunk> {
+      let rows = 0;
+      for await (const batch of batches) {
+        for (const row of batch) encoder.row(row);
+        rows += batch.length;
+        if (whole && encoder.bytes < EMBEDDED_CHUNK_BYTES) continue;
+        yield { bytes: whole ? new Uint8Array(encoder.file()) : encoder.take(), rows };
+        rows = 0;
+      }
+      if (rows) yield { bytes: whole ? new Uint8Array(encoder.file()) : encoder.take(), rows };
+    }
+    return this.copy(table, columns, encoded());
+  }
+
+  /**
+   * Writes rows already encoded in COPY's binary format, framed as `framing` says (a worker
+   * thread encodes an upload's rows while the database takes the previous chunk). Answers the rows written.
+   */
+  async copy(table: string, columns: readonly BulkColumn[], chunks: AsyncIterable<EncodedChunk>): Promise<number> {
+    if (!this.db.manager.queryRunner?.isTransactionActive)
+      throw new Error(`BulkWriter.copy(${table}) runs inside a unit of work (TransactionRunner.run)`);
+    const sql = `COPY ${table} (${columns.map((c) => `"${c.name}"`).join(', ')}) FROM`;
     let written = 0;
     const pglite = this.opened.db?.pglite;
     if (pglite) {
-      const flush = async () => {
-        if (!encoder.bytes) return;
-        await pglite.query(`${sql} '/dev/blob' (FORMAT binary)`, [], { blob: new ArrayBufferBlob(encoder.file()) });
-      };
-      for await (const batch of batches) {
-        for (const row of batch) encoder.row(row);
-        written += batch.length;
-        if (encoder.bytes >= EMBEDDED_CHUNK_BYTES) await flush();
+      for await (const chunk of chunks) {
+        await pglite.query(`${sql} '/dev/blob' (FORMAT binary)`, [], { blob: new ArrayBufferBlob(chunk.bytes) });
+        written += chunk.rows;
       }
-      await flush();
       return written;
     }
     const client = (this.db.manager.queryRunner as unknown as { databaseConnection: PoolClient }).databaseConnection;
     const copy = client.query(copyFrom(`${sql} STDIN (FORMAT binary)`));
-    async function* chunks() {
+    async function* framed() {
       yield COPY_BINARY_HEADER;
-      for await (const batch of batches) {
-        for (const row of batch) encoder.row(row);
-        written += batch.length;
-        yield encoder.take();
+      for await (const chunk of chunks) {
+        written += chunk.rows;
+        yield chunk.bytes;
       }
       yield COPY_BINARY_TRAILER;
     }
-    await pipeline(Readable.from(chunks(), { objectMode: false }), copy);
+    await pipeline(Readable.from(framed(), { objectMode: false }), copy);
     return written;
   }
 }

@@ -13,6 +13,19 @@ export type CopyType = 'uuid' | 'integer' | 'bigint' | 'jsonb' | 'text';
 /** A value to write: strings, numbers, null; jsonb values are passed already serialised. */
 export type CopyValue = string | number | null;
 
+/**
+ * How a COPY's reader takes encoded rows: `stream`, one COPY over many chunks (PostgreSQL's
+ * `FROM STDIN`; the writer writes the header and trailer around them); `file`, every chunk a
+ * whole COPY file of its own (the embedded database's /dev/blob).
+ */
+export type CopyFraming = 'stream' | 'file';
+
+/** Rows encoded in COPY's binary format: `bytes` holds `rows` rows, as a whole file when the framing is `file`. */
+export interface EncodedChunk {
+  bytes: Uint8Array;
+  rows: number;
+}
+
 /** Signature, flags (no OIDs), header extension length. */
 export const COPY_BINARY_HEADER = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
 /** The field count -1 that ends the data. */

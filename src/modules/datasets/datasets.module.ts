@@ -1,4 +1,5 @@
-import { Module, OnModuleInit } from '@nestjs/common';
+import { Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { endIdleThreads } from '../../../libs/common/thread-generator.js';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { WorkspaceResourceRegistry } from '../../../libs/auth/workspace-resource.registry.js';
 import { FileUploadInterceptor } from '../../../libs/common/upload.interceptor.js';
@@ -78,11 +79,16 @@ import { VersionsService } from './versions.service.js';
     DatasetWritesService,
   ],
 })
-export class DatasetsModule implements OnModuleInit {
+export class DatasetsModule implements OnModuleInit, OnApplicationShutdown {
   constructor(private readonly registry: WorkspaceResourceRegistry) {}
 
   onModuleInit(): void {
     this.registry.registerTable('dataset', 'datasets');
     this.registry.registerTable('dataset_version', 'dataset_versions');
+  }
+
+  /** The upload thread kept warm ends with the application (ingest/upload-thread.ts). */
+  onApplicationShutdown(): Promise<void> {
+    return endIdleThreads();
   }
 }

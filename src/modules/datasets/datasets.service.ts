@@ -1,7 +1,6 @@
 import { AccessRepository } from '../../../libs/auth/access.repository.js';
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { createHash, randomUUID } from 'node:crypto';
 import { unlink } from 'node:fs/promises';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
@@ -27,12 +26,11 @@ import type {
 import type { ColumnStats, DatasetVersionEntity } from './entities/dataset-version.entity.js';
 import type { DatasetEntity, DatasetKind } from './entities/dataset.entity.js';
 import { DatasetIndexMaintenance } from './index-maintenance.js';
-import { ColumnStatsCollector } from './ingest/column-stats.js';
-import { formatFromFilename, IngestError, readRows } from './ingest/row-sources.js';
+import { formatFromFilename, IngestError } from './ingest/row-sources.js';
+import { TooManyRowsError, type UploadSummary } from './ingest/upload-encoding.js';
+import { encodedUpload } from './ingest/upload-thread.js';
 import { RowsRepository } from './rows.repository.js';
-import { normalizeRow, RowRuleError } from './rows.rules.js';
-
-const BATCH = 2000;
+import { RowRuleError } from './rows.rules.js';
 
 export interface UploadedFile {
   path: string;
@@ -106,51 +104,28 @@ export class DatasetsService {
           ? await this.requireLocked(access, body.dataset_id)
           : await this.create(access, body, file.originalname, caller);
         const number = dataset.latestVersion + 1;
-        const columnOrder: string[] = [];
-        const seen = new Set<string>();
-        const stats = new ColumnStatsCollector();
-        // The version's content hash (RowsRepository.contentHash's definition) taken as the rows
-        // stream: the rows are sent as the very text jsonb prints, in row order.
-        const content = createHash('sha256');
-        let ordinal = dataset.nextOrdinal;
-        let count = 0;
-        const maxRows = this.config.env.UPLOAD_MAX_ROWS;
-        const source = readRows(file.path, format, { delimiter: body.delimiter });
-        async function* batches(): AsyncGenerator<Array<[string, number, string]>> {
-          let batch: Array<[string, number, string]> = [];
-          let lines: string[] = [];
-          const flush = () => {
-            content.update((count > batch.length ? '\n' : '') + lines.join('\n'));
-            const full = batch;
-            batch = [];
-            lines = [];
-            return full;
-          };
-          for await (const rows of source) {
-            for (const { where, data } of rows) {
-              if (++count > maxRows)
-                throw new DomainError(
-                  DatasetErrors.too_many_rows,
-                  `The file has more than ${maxRows} rows (UPLOAD_MAX_ROWS)`,
-                );
-              const row = normalizeRow(data, where);
-              stats.add(row.data);
-              for (const key in row.data) {
-                if (!seen.has(key)) {
-                  seen.add(key);
-                  columnOrder.push(key);
-                }
-              }
-              const rowId = row.rowId ?? randomUUID();
-              batch.push([rowId, ordinal++, row.json]);
-              lines.push(`${rowId} ${row.json}`);
-            }
-            if (batch.length >= BATCH) yield flush();
-          }
-          if (batch.length) yield flush();
+        // Read, checked, measured, hashed and encoded for COPY as the rows stream (on a worker
+        // thread for a large file, overlapping the COPY): nothing reads them back.
+        const encoding = encodedUpload(
+          {
+            path: file.path,
+            format,
+            delimiter: body.delimiter,
+            maxRows: this.config.env.UPLOAD_MAX_ROWS,
+            datasetId: dataset.id,
+            version: number,
+            firstOrdinal: dataset.nextOrdinal,
+            ...this.rows.copyChunking,
+          },
+          file.size,
+          this.config.env.UPLOAD_THREAD_MIN_BYTES,
+        );
+        let summary: UploadSummary | undefined;
+        async function* chunks() {
+          summary = yield* encoding;
         }
         if (dataset.latestVersion > 0) await this.rows.closeAll(dataset.id, number);
-        await this.rows.append(dataset.id, number, batches()).catch((err: unknown) => {
+        await this.rows.appendEncoded(chunks()).catch((err: unknown) => {
           if (isUniqueViolation(err)) {
             throw new DomainError(DatasetErrors.invalid_row, 'Two rows carry the same _row_id', {
               where: 'the file',
@@ -159,9 +134,12 @@ export class DatasetsService {
           }
           throw err;
         });
+        const { rowCount: count, nextOrdinal: ordinal, columnOrder, sha256, uncounted } = summary!;
         if (count === 0) throw new DomainError(DatasetErrors.empty_dataset, 'The file holds no rows');
-        const uncounted = stats.uncounted();
         const recounted = uncounted.length ? await this.rows.distinctCounts(dataset.id, number, uncounted) : {};
+        const gathered = summary!.columns.map((column) =>
+          uncounted.includes(column.name) ? { ...column, distinct_count: recounted[column.name] ?? 0 } : column,
+        );
         const version = await this.createVersion(
           dataset,
           number,
@@ -172,10 +150,7 @@ export class DatasetsService {
             upload: { filename: file.originalname, format, bytes: file.size },
           },
           caller.userId,
-          {
-            gathered: stats.finish(columnOrder, count, recounted),
-            content: { rowCount: count, sha256: content.digest('hex') },
-          },
+          { gathered, content: { rowCount: count, sha256 } },
         );
         await this.datasets.setCounters(dataset.id, { latestVersion: number, nextOrdinal: ordinal });
         await this.indexMaintenance.afterBulkWrite(access.workspaceId, dataset.id, count);
@@ -199,6 +174,7 @@ export class DatasetsService {
       });
       return this.get(access, datasetId);
     } catch (err) {
+      if (err instanceof TooManyRowsError) throw new DomainError(DatasetErrors.too_many_rows, err.message);
       if (err instanceof IngestError || err instanceof RowRuleError) {
         throw new DomainError(DatasetErrors.malformed_file, `${err.where}: ${err.reason}`, {
           where: err.where,

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { BulkWriter, type BulkValue } from '../../../libs/database/bulk-writer.js';
 import type { ColumnStats } from './entities/dataset-version.entity.js';
 import { columnStats } from './ingest/column-stats.js';
+import { DATASET_ROW_COLUMNS } from './ingest/upload-encoding.js';
+import type { CopyFraming, EncodedChunk } from '../../../libs/database/copy-binary.js';
 import { sql, type Expression, type ExpressionBuilder, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
 import type { DatasetRows, DatasetStagedEdits, DB, JsonObject } from '../../../libs/database/schema.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
@@ -80,17 +82,17 @@ export class RowsRepository {
       for await (const batch of batches)
         yield batch.map(([rowId, ordinal, json]) => [datasetId, rowId, version, ordinal, json]);
     }
-    return this.bulk.append(
-      'dataset_rows',
-      [
-        { name: 'dataset_id', type: 'uuid' },
-        { name: 'row_id', type: 'uuid' },
-        { name: 'added_in', type: 'integer' },
-        { name: 'ordinal', type: 'bigint' },
-        { name: 'data', type: 'jsonb' },
-      ],
-      withKeys(),
-    );
+    return this.bulk.append('dataset_rows', DATASET_ROW_COLUMNS, withKeys());
+  }
+
+  /** Appends row records already encoded for COPY (ingest/upload-encoding.ts), as `copyChunking` asks. */
+  appendEncoded(chunks: AsyncIterable<EncodedChunk>): Promise<number> {
+    return this.bulk.copy('dataset_rows', DATASET_ROW_COLUMNS, chunks);
+  }
+
+  /** How appendEncoded's chunks are framed and about how large each is, for this database. */
+  get copyChunking(): { framing: CopyFraming; chunkBytes: number } {
+    return this.bulk.chunking;
   }
 
   /** Merges the GIN index's pending list into the index, then refreshes the planner's statistics; answers the pages merged. */

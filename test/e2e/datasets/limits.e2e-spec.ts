@@ -2,8 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { expectProblem } from '../../utils/problem.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 
-/** The documented upload limits, crossed: UPLOAD_MAX_BYTES and UPLOAD_MAX_ROWS answer 413 and create nothing. */
-describe('datasets: upload limits', () => {
+/**
+ * The documented upload limits, crossed: UPLOAD_MAX_BYTES and UPLOAD_MAX_ROWS answer 413 and
+ * create nothing, whether the file is parsed on node's own thread or on a worker thread.
+ */
+describe.each([
+  { where: "node's own thread", env: {} as Record<string, string> },
+  { where: 'a worker thread', env: { UPLOAD_THREAD_MIN_BYTES: '0' } },
+])('datasets: upload limits (files parsed on $where)', ({ env }) => {
   let t: TestApp;
   let r: Awaited<ReturnType<TestApp['factory']['workspaceWithRoles']>>;
   const upload = (content: string, name: string) =>
@@ -14,7 +20,7 @@ describe('datasets: upload limits', () => {
       .attach('file', Buffer.from(content), name);
 
   beforeAll(async () => {
-    t = await startTestApp({ UPLOAD_MAX_BYTES: '2048', UPLOAD_MAX_ROWS: '3' });
+    t = await startTestApp({ UPLOAD_MAX_BYTES: '2048', UPLOAD_MAX_ROWS: '3', ...env });
     r = await t.factory.workspaceWithRoles();
   });
   afterAll(async () => t?.close());

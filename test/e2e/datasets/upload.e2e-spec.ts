@@ -9,7 +9,13 @@ import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 const CSV =
   'question,answer,difficulty,score\n"What is 2+2?",4,easy,0.5\n"Capital of France?",Paris,medium,1\n"Say ""hi""",hi,,007\n';
 
-describe('datasets: upload, read, edit, delete', () => {
+// Twice: files parsed on node's own thread (small files, by default), and on a worker thread
+// (UPLOAD_THREAD_MIN_BYTES=0 sends every file there; from 1 MiB on by default). Cases that do
+// not parse a file run once.
+describe.each([
+  { where: "node's own thread", env: {} as Record<string, string>, everything: true },
+  { where: 'a worker thread', env: { UPLOAD_THREAD_MIN_BYTES: '0' }, everything: false },
+])('datasets: upload, read, edit, delete (files parsed on $where)', ({ env, everything }) => {
   let t: TestApp;
   let r: Awaited<ReturnType<TestApp['factory']['workspaceWithRoles']>>;
   let ws: string;
@@ -57,7 +63,7 @@ describe('datasets: upload, read, edit, delete', () => {
   };
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp(env);
     r = await t.factory.workspaceWithRoles();
     ws = r.workspace.id;
   });
@@ -233,31 +239,36 @@ describe('datasets: upload, read, edit, delete', () => {
     ).toEqual(before);
   });
 
-  it('validates the request: file part, fields, workspace and roles', async () => {
-    expectProblem(
-      await t.http.post('/datasets/upload').query({ workspace_id: ws }).set(r.member.auth).field('name', 'x'),
-      400,
-      'file_required',
-    );
-    expectProblem(await upload(r.member.auth, CSV, 'a.csv', { format: 'xlsx' }), 400, 'validation_failed');
-    expectProblem(await upload(r.member.auth, CSV, 'a.csv', { owner: 'me' }), 400, 'validation_failed');
-    expectProblem(await upload(r.member.auth, CSV, 'qa-set.csv'), 409, 'dataset_name_taken');
-    expectProblem(
-      await t.http.post('/datasets/upload').set(r.member.auth).attach('file', Buffer.from(CSV), 'a.csv'),
-      400,
-    );
-    expectProblem(await upload(r.viewer.auth, CSV, 'v.csv'), 403);
-    expectProblem(await upload(r.outsider.auth, CSV, 'o.csv'), 403);
-    expectProblem(await upload(r.member.auth, CSV, 'n.csv', {}, randomUUID()), 404);
-    expectProblem(
-      await t.http.post('/datasets/upload').query({ workspace_id: ws }).attach('file', Buffer.from(CSV), 'a.csv'),
-      401,
-    );
-    expectProblem(
-      await t.http.post('/datasets/upload').query({ workspace_id: ws }).set(r.member.auth).send({ name: 'json body' }),
-      415,
-    );
-  });
+  if (everything)
+    it('validates the request: file part, fields, workspace and roles', async () => {
+      expectProblem(
+        await t.http.post('/datasets/upload').query({ workspace_id: ws }).set(r.member.auth).field('name', 'x'),
+        400,
+        'file_required',
+      );
+      expectProblem(await upload(r.member.auth, CSV, 'a.csv', { format: 'xlsx' }), 400, 'validation_failed');
+      expectProblem(await upload(r.member.auth, CSV, 'a.csv', { owner: 'me' }), 400, 'validation_failed');
+      expectProblem(await upload(r.member.auth, CSV, 'qa-set.csv'), 409, 'dataset_name_taken');
+      expectProblem(
+        await t.http.post('/datasets/upload').set(r.member.auth).attach('file', Buffer.from(CSV), 'a.csv'),
+        400,
+      );
+      expectProblem(await upload(r.viewer.auth, CSV, 'v.csv'), 403);
+      expectProblem(await upload(r.outsider.auth, CSV, 'o.csv'), 403);
+      expectProblem(await upload(r.member.auth, CSV, 'n.csv', {}, randomUUID()), 404);
+      expectProblem(
+        await t.http.post('/datasets/upload').query({ workspace_id: ws }).attach('file', Buffer.from(CSV), 'a.csv'),
+        401,
+      );
+      expectProblem(
+        await t.http
+          .post('/datasets/upload')
+          .query({ workspace_id: ws })
+          .set(r.member.auth)
+          .send({ name: 'json body' }),
+        415,
+      );
+    });
 
   it('uploads a new version into an existing dataset, closing the old rows', async () => {
     const res = await upload(r.member.auth, 'question,answer\nQ,A\n', 'ignored.csv', {
@@ -293,85 +304,86 @@ describe('datasets: upload, read, edit, delete', () => {
     await expectStatsMatchSql(datasetId);
   });
 
-  it('lists, reads, patches with If-Match and deletes', async () => {
-    const list = await t.http
-      .get('/datasets')
-      .query({ workspace_id: ws, q: 'QA', sort: 'name' })
-      .set(r.viewer.auth)
-      .expect(200);
-    expect(list.body.items.map((d: { name: string }) => d.name)).toEqual(['qa-set']);
-    const mine = await t.http.get('/datasets').query({ tag: 'smoke' }).set(r.viewer.auth).expect(200);
-    expect(mine.body.total).toBe(1);
-    expect((await t.http.get('/datasets').set(r.outsider.auth).expect(200)).body.total).toBe(0);
-    expectProblem(await t.http.get('/datasets').query({ workspace_id: ws }).set(r.outsider.auth), 403);
-    expectProblem(await t.http.get('/datasets').query({ workspace_id: 'x' }).set(r.viewer.auth), 400);
-    expectProblem(await t.http.get('/datasets').query({ page_size: 1000 }).set(r.viewer.auth), 400);
+  if (everything)
+    it('lists, reads, patches with If-Match and deletes', async () => {
+      const list = await t.http
+        .get('/datasets')
+        .query({ workspace_id: ws, q: 'QA', sort: 'name' })
+        .set(r.viewer.auth)
+        .expect(200);
+      expect(list.body.items.map((d: { name: string }) => d.name)).toEqual(['qa-set']);
+      const mine = await t.http.get('/datasets').query({ tag: 'smoke' }).set(r.viewer.auth).expect(200);
+      expect(mine.body.total).toBe(1);
+      expect((await t.http.get('/datasets').set(r.outsider.auth).expect(200)).body.total).toBe(0);
+      expectProblem(await t.http.get('/datasets').query({ workspace_id: ws }).set(r.outsider.auth), 403);
+      expectProblem(await t.http.get('/datasets').query({ workspace_id: 'x' }).set(r.viewer.auth), 400);
+      expectProblem(await t.http.get('/datasets').query({ page_size: 1000 }).set(r.viewer.auth), 400);
 
-    const got = await t.http.get(`/datasets/${datasetId}`).set(r.viewer.auth).expect(200);
-    const patched = await t.http
-      .patch(`/datasets/${datasetId}`)
-      .set(r.member.auth)
-      .set('If-Match', got.headers.etag)
-      .send({ name: 'QA set', tags: ['smoke'] })
-      .expect(200);
-    expect(patched.body).toEqual(expect.objectContaining({ name: 'QA set', tags: ['smoke'], version: 2 }));
-    expectProblem(
-      await t.http
+      const got = await t.http.get(`/datasets/${datasetId}`).set(r.viewer.auth).expect(200);
+      const patched = await t.http
         .patch(`/datasets/${datasetId}`)
         .set(r.member.auth)
         .set('If-Match', got.headers.etag)
-        .send({ name: 'again' }),
-      412,
-    );
-    expectProblem(await t.http.patch(`/datasets/${datasetId}`).set(r.member.auth).send({ name: null }), 400);
-    expectProblem(
-      await t.http.patch(`/datasets/${datasetId}`).set(r.member.auth).send({ workspace_id: randomUUID() }),
-      400,
-    );
-    expectProblem(
-      await t.http.patch(`/datasets/${datasetId}`).set(r.member.auth).send({ name: 'Lines' }),
-      409,
-      'dataset_name_taken',
-    );
-    expectProblem(await t.http.patch(`/datasets/${datasetId}`).set(r.viewer.auth).send({ name: 'v' }), 403);
-    expectProblem(await t.http.get(`/datasets/${datasetId}`).set(r.outsider.auth), 403);
-    expectProblem(await t.http.get(`/datasets/${randomUUID()}`).set(r.viewer.auth), 404);
-    expectProblem(await t.http.get('/datasets/not-a-uuid').set(r.viewer.auth), 400);
-    expectProblem(await t.http.get(`/datasets/${datasetId}`), 401);
+        .send({ name: 'QA set', tags: ['smoke'] })
+        .expect(200);
+      expect(patched.body).toEqual(expect.objectContaining({ name: 'QA set', tags: ['smoke'], version: 2 }));
+      expectProblem(
+        await t.http
+          .patch(`/datasets/${datasetId}`)
+          .set(r.member.auth)
+          .set('If-Match', got.headers.etag)
+          .send({ name: 'again' }),
+        412,
+      );
+      expectProblem(await t.http.patch(`/datasets/${datasetId}`).set(r.member.auth).send({ name: null }), 400);
+      expectProblem(
+        await t.http.patch(`/datasets/${datasetId}`).set(r.member.auth).send({ workspace_id: randomUUID() }),
+        400,
+      );
+      expectProblem(
+        await t.http.patch(`/datasets/${datasetId}`).set(r.member.auth).send({ name: 'Lines' }),
+        409,
+        'dataset_name_taken',
+      );
+      expectProblem(await t.http.patch(`/datasets/${datasetId}`).set(r.viewer.auth).send({ name: 'v' }), 403);
+      expectProblem(await t.http.get(`/datasets/${datasetId}`).set(r.outsider.auth), 403);
+      expectProblem(await t.http.get(`/datasets/${randomUUID()}`).set(r.viewer.auth), 404);
+      expectProblem(await t.http.get('/datasets/not-a-uuid').set(r.viewer.auth), 400);
+      expectProblem(await t.http.get(`/datasets/${datasetId}`), 401);
 
-    const audit = await t.http.get(`/datasets/${datasetId}/audit`).set(r.viewer.auth).expect(200);
-    expect(audit.body.map((e: { action: string }) => e.action)).toEqual([
-      'dataset.updated',
-      'version.created',
-      'version.created',
-      'dataset.created',
-    ]);
-    expect(audit.body[0]).toEqual(
-      expect.objectContaining({
-        actor_id: r.member.id,
-        details: { name: { from: 'qa-set', to: 'QA set' }, tags: { from: ['smoke', 'en'], to: ['smoke'] } },
-      }),
-    );
-    const older = await t.http
-      .get(`/datasets/${datasetId}/audit`)
-      .query({ before: audit.body[1].created_at, limit: 1 })
-      .set(r.viewer.auth)
-      .expect(200);
-    expect(older.body).toHaveLength(1);
+      const audit = await t.http.get(`/datasets/${datasetId}/audit`).set(r.viewer.auth).expect(200);
+      expect(audit.body.map((e: { action: string }) => e.action)).toEqual([
+        'dataset.updated',
+        'version.created',
+        'version.created',
+        'dataset.created',
+      ]);
+      expect(audit.body[0]).toEqual(
+        expect.objectContaining({
+          actor_id: r.member.id,
+          details: { name: { from: 'qa-set', to: 'QA set' }, tags: { from: ['smoke', 'en'], to: ['smoke'] } },
+        }),
+      );
+      const older = await t.http
+        .get(`/datasets/${datasetId}/audit`)
+        .query({ before: audit.body[1].created_at, limit: 1 })
+        .set(r.viewer.auth)
+        .expect(200);
+      expect(older.body).toHaveLength(1);
 
-    const snapshots = await t.http.get(`/datasets/${datasetId}/snapshots`).set(r.viewer.auth).expect(200);
-    expect(
-      snapshots.body.map((s: { version_number: number; formats: string[] }) => [s.version_number, s.formats]),
-    ).toEqual([
-      [2, ['csv', 'jsonl', 'parquet']],
-      [1, ['csv', 'jsonl', 'parquet']],
-    ]);
+      const snapshots = await t.http.get(`/datasets/${datasetId}/snapshots`).set(r.viewer.auth).expect(200);
+      expect(
+        snapshots.body.map((s: { version_number: number; formats: string[] }) => [s.version_number, s.formats]),
+      ).toEqual([
+        [2, ['csv', 'jsonl', 'parquet']],
+        [1, ['csv', 'jsonl', 'parquet']],
+      ]);
 
-    expectProblem(await t.http.delete(`/datasets/${datasetId}`).set(r.member.auth), 403);
-    await t.http.delete(`/datasets/${datasetId}`).set(r.admin.auth).expect(204);
-    expectProblem(await t.http.get(`/datasets/${datasetId}`).set(r.viewer.auth), 404);
-    expect(
-      await t.dataSource.query('SELECT count(*)::int AS n FROM dataset_rows WHERE dataset_id = $1', [datasetId]),
-    ).toEqual([{ n: 0 }]);
-  });
+      expectProblem(await t.http.delete(`/datasets/${datasetId}`).set(r.member.auth), 403);
+      await t.http.delete(`/datasets/${datasetId}`).set(r.admin.auth).expect(204);
+      expectProblem(await t.http.get(`/datasets/${datasetId}`).set(r.viewer.auth), 404);
+      expect(
+        await t.dataSource.query('SELECT count(*)::int AS n FROM dataset_rows WHERE dataset_id = $1', [datasetId]),
+      ).toEqual([{ n: 0 }]);
+    });
 });
