@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { ResourceLimits } from 'node:worker_threads';
 import { within } from '../../test/utils/within.js';
 import type { SequenceInput } from '../../test/utils/threads/sequence-worker.js';
 import { endIdleThreads, generatorOnThread, siblingModule } from './thread-generator.js';
@@ -9,15 +10,16 @@ import { endIdleThreads, generatorOnThread, siblingModule } from './thread-gener
 const WORKER = siblingModule(import.meta.url, '../../test/utils/threads/sequence-worker');
 
 type Value = { i: number; bytes: Uint8Array };
-type Result = { total: number; thread?: number };
+type Result = { total: number; thread?: number; youngMb?: number };
 
-function run(input: Omit<SequenceInput, 'progress'>, ahead?: number) {
+function run(input: Omit<SequenceInput, 'progress'>, ahead?: number, resourceLimits?: ResourceLimits) {
   const progress = new Int32Array(new SharedArrayBuffer(8));
   const values = generatorOnThread<Value, Result>(
     WORKER,
     { ...input, progress: progress.buffer },
     {
       ahead,
+      resourceLimits,
       errors: {
         SequenceError: (fields, message) => Object.assign(new Error(message), { name: 'SequenceError', ...fields }),
       },
@@ -96,6 +98,12 @@ describe('generatorOnThread', () => {
     await cut.values.return({ total: 0 });
     const c = await drain(run({ count: 3, threadId: true }).values);
     expect(c.result.thread).not.toBe(a.result.thread);
+  });
+
+  it('starts a thread with the heap limits asked for', async () => {
+    await endIdleThreads();
+    const { result } = await drain(run({ count: 1, limits: true }, 2, { maxYoungGenerationSizeMb: 8 }).values);
+    expect(result.youngMb).toBe(8);
   });
 
   it('fails, naming the module, when the thread dies before it finishes', async () => {

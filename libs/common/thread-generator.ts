@@ -1,6 +1,6 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parentPort, type Transferable, Worker } from 'node:worker_threads';
+import { parentPort, type ResourceLimits, type Transferable, Worker } from 'node:worker_threads';
 
 /**
  * An async generator run on a worker thread, consumed on this one as if it ran here: its values
@@ -37,6 +37,8 @@ export function siblingModule(importMetaUrl: string, name: string): URL {
 export interface GeneratorOnThreadOptions {
   /** Values the worker may produce before the consumer takes them (default 2). */
   ahead?: number;
+  /** Heap limits of a thread started for this run (a kept thread keeps those it was started with). */
+  resourceLimits?: ResourceLimits;
   /** Rebuilds errors of the classes named: the consumer catches them as it would on its own thread. */
   errors?: Record<string, (fields: Record<string, unknown>, message: string) => Error>;
 }
@@ -47,7 +49,7 @@ const IDLE_MS = 10_000;
 /** Threads that finished a run cleanly, one per module at most, kept warm for the next run. */
 const idle = new Map<string, { worker: Worker; timer: NodeJS.Timeout; gone: () => void }>();
 
-function takeThread(entry: URL): Worker {
+function takeThread(entry: URL, resourceLimits: ResourceLimits | undefined): Worker {
   const kept = idle.get(entry.href);
   if (kept) {
     idle.delete(entry.href);
@@ -56,7 +58,7 @@ function takeThread(entry: URL): Worker {
     kept.worker.ref();
     return kept.worker;
   }
-  return startWorker(entry);
+  return startWorker(entry, resourceLimits);
 }
 
 function keepThread(entry: URL, worker: Worker): void {
@@ -98,7 +100,7 @@ export async function* generatorOnThread<T, R>(
   input: unknown,
   options: GeneratorOnThreadOptions = {},
 ): AsyncGenerator<T, R> {
-  const worker = takeThread(entry);
+  const worker = takeThread(entry, options.resourceLimits);
   const inbox: Array<FromWorker<T, R>> = [];
   let failure: Error | undefined;
   let wake: (() => void) | undefined;
@@ -146,14 +148,14 @@ export async function* generatorOnThread<T, R>(
   }
 }
 
-function startWorker(entry: URL): Worker {
+function startWorker(entry: URL, resourceLimits: ResourceLimits | undefined): Worker {
   // The sources running unbuilt under jest: the thread loads them through the hooks named, which
   // transpile TypeScript. (A process started with such hooks on its command line passes them on
   // to its threads by itself.)
   const hooks = process.env[TYPESCRIPT_HOOKS_ENV];
-  if (!entry.pathname.endsWith('.ts') || !hooks) return new Worker(entry);
+  if (!entry.pathname.endsWith('.ts') || !hooks) return new Worker(entry, { resourceLimits });
   const bootstrap = `require('node:module').register(${JSON.stringify(hooks)}); import(${JSON.stringify(entry.href)});`;
-  return new Worker(bootstrap, { eval: true });
+  return new Worker(bootstrap, { eval: true, resourceLimits });
 }
 
 function revive(error: ThreadError, known: NonNullable<GeneratorOnThreadOptions['errors']>): Error {

@@ -3,7 +3,7 @@
  * buffer of its own, counting in `progress` (shared memory) the values made [0] and the buffers
  * found moved once handed over [1]; fails or dies at the item asked.
  */
-import { threadId } from 'node:worker_threads';
+import { resourceLimits, threadId } from 'node:worker_threads';
 import { serveGenerator } from '../../../libs/common/thread-generator.js';
 
 export class SequenceError extends Error {
@@ -23,6 +23,8 @@ export interface SequenceInput {
   exitAt?: number;
   /** Answer the thread's id with the total. */
   threadId?: boolean;
+  /** Answer the thread's young generation limit with the total. */
+  limits?: boolean;
 }
 
 async function* sequence(
@@ -38,7 +40,11 @@ async function* sequence(
     yield { i, bytes };
     if (bytes.byteLength === 0) Atomics.add(progress, 1, 1);
   }
-  return { total: input.count, ...(input.threadId ? { thread: threadId } : {}) };
+  return {
+    total: input.count,
+    ...(input.threadId ? { thread: threadId } : {}),
+    ...(input.limits ? { youngMb: resourceLimits.maxYoungGenerationSizeMb } : {}),
+  };
 }
 
 serveGenerator(sequence, (value) => [value.bytes.buffer as ArrayBuffer]);
