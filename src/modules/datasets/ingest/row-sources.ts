@@ -104,7 +104,8 @@ async function* csvRows(path: string, delimiter: string): AsyncGenerator<SourceR
   // Without csv-parse's per-record `info` (a third of its cost): parse errors carry their own
   // line, and row rules name the record (quoted fields may span lines). Its options go to its
   // Transform stream too (its type omits them): a batch is what it holds ready.
-  const parser = createReadStream(path).pipe(
+  const file = createReadStream(path);
+  const parser = file.pipe(
     parseCsv({
       delimiter,
       bom: true,
@@ -136,6 +137,10 @@ async function* csvRows(path: string, delimiter: string): AsyncGenerator<SourceR
     const e = err as { code?: string; lines?: number; message: string };
     if (e.code?.startsWith('CSV_')) throw new IngestError(`line ${e.lines ?? '?'}`, csvReason(e.message));
     throw err;
+  } finally {
+    // A consumer that stops early (a row breaking a rule) leaves the file half read: close it now.
+    file.destroy();
+    parser.destroy();
   }
   if (!header) throw new IngestError('line 1', 'the file is empty: a CSV upload needs a header line');
 }
@@ -194,7 +199,8 @@ async function* jsonlRows(path: string): AsyncGenerator<SourceRow[]> {
 
 async function* jsonArrayRows(path: string): AsyncGenerator<SourceRow[]> {
   const parser = new JSONParser({ paths: ['$.*'], keepStack: false }, { readableHighWaterMark: PARSED_AHEAD });
-  const source = createReadStream(path).pipe(parser);
+  const file = createReadStream(path);
+  const source = file.pipe(parser);
   let n = 0;
   let sawArray = false;
   try {
@@ -217,6 +223,9 @@ async function* jsonArrayRows(path: string): AsyncGenerator<SourceRow[]> {
   } catch (err) {
     if (err instanceof IngestError) throw err;
     throw new IngestError(n ? `after row ${n}` : 'the document', `not valid JSON (${(err as Error).message})`);
+  } finally {
+    file.destroy();
+    source.destroy();
   }
   if (!sawArray) throw new IngestError('the document', 'a JSON upload must be a non-empty array of objects');
 }

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { endIdleThreads } from '../../../../libs/common/thread-generator.js';
@@ -67,6 +67,27 @@ describe('encodedUpload', () => {
       expect(here.summary.columns.find((c) => c.name === 'n')).toMatchObject({ type: 'integer', distinct_count: 7 });
       if (framing === 'file')
         for (const chunk of here.chunks) expect(chunk.bytes.subarray(0, 6).toString()).toBe('PGCOPY');
+    },
+  );
+
+  it.each(['csv', 'json'] as const)(
+    'closes the file when a row breaks a rule half way through it (%s)',
+    async (format) => {
+      const many = Array.from({ length: 50_000 }, (_, i) => ({ a: i }));
+      many[10] = { _row_id: 'nope' } as never;
+      const path =
+        format === 'csv'
+          ? file(
+              'half.csv',
+              `_row_id,a\n${many.map((r) => `${(r as { _row_id?: string })._row_id ?? ''},${r.a ?? ''}`).join('\n')}\n`,
+            )
+          : file('half.json', JSON.stringify(many));
+      const open = () => readdirSync('/proc/self/fd').length;
+      const before = open();
+      const caught = await collect(options(path, { format }), Infinity).catch((err: unknown) => err);
+      expect(caught).toBeInstanceOf(RowRuleError);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(open()).toBeLessThanOrEqual(before);
     },
   );
 
