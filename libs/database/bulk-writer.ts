@@ -102,17 +102,17 @@ export class BulkWriter {
     batches: AsyncIterable<BulkValue[][]> | Iterable<BulkValue[][]>,
   ): Promise<number> {
     const encoder = new CopyBinaryEncoder(columns.map((c) => c.type));
-    const whole = this.chunking.framing === 'file';
+    const { framing } = this.chunking;
     async function* encoded(): AsyncGenerator<EncodedChunk> {
       let rows = 0;
       for await (const batch of batches) {
         for (const row of batch) encoder.row(row);
         rows += batch.length;
-        if (whole && encoder.bytes < EMBEDDED_CHUNK_BYTES) continue;
-        yield { bytes: whole ? new Uint8Array(encoder.file()) : encoder.take(), rows };
+        if (framing === 'file' && encoder.bytes < EMBEDDED_CHUNK_BYTES) continue;
+        yield { bytes: encoder.chunk(framing), rows };
         rows = 0;
       }
-      if (rows) yield { bytes: whole ? new Uint8Array(encoder.file()) : encoder.take(), rows };
+      if (rows) yield { bytes: encoder.chunk(framing), rows };
     }
     return this.copy(table, columns, encoded());
   }

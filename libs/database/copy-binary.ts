@@ -115,6 +115,11 @@ export class CopyBinaryEncoder {
     return out.buffer;
   }
 
+  /** The rows encoded so far as the framing's reader takes them (`take` for a stream, `file` for a file), and starts over. */
+  chunk(framing: CopyFraming): Uint8Array {
+    return framing === 'file' ? new Uint8Array(this.file()) : this.take();
+  }
+
   private room(bytes: number): void {
     if (this.at + bytes <= this.buf.length) return;
     let size = this.buf.length * 2;

@@ -1,17 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
-import {
-  CopyBinaryEncoder,
-  type CopyFraming,
-  type CopyType,
-  type EncodedChunk,
-} from '../../../../libs/database/copy-binary.js';
+import type { BulkColumn } from '../../../../libs/database/bulk-writer.js';
+import { CopyBinaryEncoder, type CopyFraming, type EncodedChunk } from '../../../../libs/database/copy-binary.js';
 import type { ColumnStats } from '../entities/dataset-version.entity.js';
 import { normalizeRow } from '../rows.rules.js';
 import { ColumnStatsCollector } from './column-stats.js';
 import { readRows, type UploadFormat } from './row-sources.js';
 
 /** The columns of `dataset_rows` an upload writes, in the order its encoded rows carry them. */
-export const DATASET_ROW_COLUMNS: ReadonlyArray<{ name: string; type: CopyType }> = [
+export const DATASET_ROW_COLUMNS: readonly BulkColumn[] = [
   { name: 'dataset_id', type: 'uuid' },
   { name: 'row_id', type: 'uuid' },
   { name: 'added_in', type: 'integer' },
@@ -76,7 +72,7 @@ export async function* encodeUpload(options: UploadEncodingOptions): AsyncGenera
   let pending = 0;
   let lines: string[] = [];
   const take = (): EncodedChunk => {
-    const chunk = { bytes: framing === 'file' ? new Uint8Array(encoder.file()) : encoder.take(), rows: pending };
+    const chunk = { bytes: encoder.chunk(framing), rows: pending };
     pending = 0;
     return chunk;
   };
