@@ -14,7 +14,7 @@
 //
 //   npm run build && BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/http-get.mjs
 //   npm run build && node bench/http-get.mjs        # embedded PGlite; the twins open copies of its data directory
-//   BENCH_CPU_PROF=/tmp/prof …                      # the product writes a CPU profile there when it stops
+//   BENCH_CPU_PROF=/tmp/prof …                      # each server writes <server>.cpuprofile there when it stops
 //
 // Creates its own database (or data directory) and removes it afterwards.
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
@@ -30,18 +30,27 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const EMAIL = 'bench@example.com';
 const PASSWORD = 'bench-password-1';
 
+/** Node's flags for a server's CPU profile, written to BENCH_CPU_PROF as <server>.cpuprofile when it stops. */
+const profile = (server) =>
+  process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=${server}.cpuprofile`]
+    : [];
+
 async function startProduct(env) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  return startServer([...profile, 'dist/src/main.js'], { ...env, PORT: String(port), HOST: '127.0.0.1' }, async () => {
-    const res = await fetch(`${url}/ready`).catch(() => null);
-    return res?.status === 200 ? url : undefined;
-  });
+  return startServer(
+    [...profile('product'), 'dist/src/main.js'],
+    { ...env, PORT: String(port), HOST: '127.0.0.1' },
+    async () => {
+      const res = await fetch(`${url}/ready`).catch(() => null);
+      return res?.status === 200 ? url : undefined;
+    },
+  );
 }
 
 async function startTwin(kind, target, env) {
-  return startServer(['bench/lib/twin.mjs', kind, target], env, (output) => {
+  return startServer([...profile(kind), 'bench/lib/twin.mjs', kind, target], env, (output) => {
     const m = /listening (\d+)/.exec(output);
     return m ? `http://127.0.0.1:${m[1]}` : undefined;
   });

@@ -16,7 +16,7 @@ export const MAX_WAIT_MS = 250;
  * the loop is busy with something, the requests' work among it); the look stays fresh for
  * SAMPLE_MS, so other turns meanwhile go at once or wait without looking again. Measured on two
  * cores: a GET's p99 at 32 connections rose 1.13x (PostgreSQL) and 1.26x (embedded) under a
- * 10,000-row run, against 1.9x and 1.95x before runs gave way (README, Benchmarks). A worker
+ * 10,000-row run, against 1.9x and 1.95x before runs gave way (docs/performance.md). A worker
  * process (`npm run start:worker`) serves no request, so its work never waits here; there the
  * operating system's priority does the same (WORKER_NICE). See docs/architecture.md#requests-first.
  */
