@@ -2,7 +2,7 @@
 // GET with nothing else to do, and the run's time with the GETs going against its time alone
 // (issue 20: "a GET p99 under a running run rises by at most 1.5x").
 //
-// Three processes: the product (`node dist/src/main.js`, what `npm start` runs, in-process run
+// Three processes: the product (`node <npm start's flags> dist/src/main.js`, what `npm start` runs, in-process run
 // workers), the load generator (autocannon, BENCH_CONNECTIONS=32, BENCH_SECONDS=10), and this one,
 // which seeds through the API and serves a local SUT answering every request after BENCH_SUT_MS
 // (50). Each of BENCH_ROUNDS=3 rounds measures, in turn:
@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { withDatabase } from './support.mjs';
 import { startSut } from './lib/sut.mjs';
-import { freePort, load, spread, startServer } from './lib/processes.mjs';
+import { freePort, load, serviceNodeFlags, spread, startServer } from './lib/processes.mjs';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -101,14 +101,14 @@ await withDatabase(async (databaseUrl) => {
     };
     // BENCH_CPU_PROF=dir: the product (and a worker process) write a CPU profile there when they stop.
     const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-    product = await startServer([...profile, 'dist/src/main.js'], env, async () => {
+    product = await startServer([...profile, ...serviceNodeFlags, 'dist/src/main.js'], env, async () => {
       const res = await fetch(`http://127.0.0.1:${port}/ready`).catch(() => null);
       return res?.status === 200 ? `http://127.0.0.1:${port}` : undefined;
     });
     if (separateWorkers) {
       // Ready once it has said so in its log; its own port is only for probes.
       worker = await startServer(
-        [...profile, 'dist/src/worker.js'],
+        [...profile, ...serviceNodeFlags, 'dist/src/worker.js'],
         { ...env, RUN_WORKERS: 'true', PORT: String(await freePort()) },
         (out) => (/worker(s)? (started|ready|running)/i.test(out) ? 'worker' : undefined),
       );

@@ -1,6 +1,6 @@
 // An authenticated `GET /datasets/{dataset_id}` under load, as a ratio against bare twins measured
 // in the same run. Four servers, each a process of its own, on the same database:
-//   product      `node dist/src/main.js`, what `npm start` runs (its defaults: JSON logs at info,
+//   product      `node <npm start's flags> dist/src/main.js`, what `npm start` runs (its defaults: JSON logs at info,
 //                in-process workers), logs to /dev/null;
 //   indexed      bench/lib/twin.mjs: Express 5 + a JWT check + one indexed lookup;
 //   product-sql  bench/lib/twin.mjs: Express 5 + a JWT check + the statements the product issues
@@ -22,7 +22,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { withDatabase } from './support.mjs';
-import { freePort, load, spread, startServer } from './lib/processes.mjs';
+import { freePort, load, serviceNodeFlags, spread, startServer } from './lib/processes.mjs';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -40,7 +40,7 @@ async function startProduct(env) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   return startServer(
-    [...profile('product'), 'dist/src/main.js'],
+    [...profile('product'), ...serviceNodeFlags, 'dist/src/main.js'],
     { ...env, PORT: String(port), HOST: '127.0.0.1' },
     async () => {
       const res = await fetch(`${url}/ready`).catch(() => null);

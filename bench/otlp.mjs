@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { plainCopy, withDatabase } from './support.mjs';
+import { serviceNodeFlags } from './lib/processes.mjs';
 
 const EXPORTERS = Number(process.env.EXPORTERS ?? 4);
 const SECONDS = Number(process.env.SECONDS ?? 60);
@@ -145,7 +146,7 @@ async function main() {
     };
     let service;
     const boot = async () => {
-      service = spawn(process.execPath, ['dist/src/main.js'], {
+      service = spawn(process.execPath, [...serviceNodeFlags, 'dist/src/main.js'], {
         cwd: root,
         env,
         stdio: ['ignore', 'ignore', 'inherit'],

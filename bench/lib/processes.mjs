@@ -1,11 +1,18 @@
 // Servers and load generators as processes of their own, so a measure never shares an event
 // loop with what it measures.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** The flags `npm start` gives node before `dist/src/main.js` (package.json), so a benchmark runs the service as users do. */
+export const serviceNodeFlags = (() => {
+  const words = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start.split(/\s+/);
+  return words.slice(words.indexOf('node') + 1, words.indexOf('dist/src/main.js'));
+})();
 
 export async function freePort() {
   const server = createServer();

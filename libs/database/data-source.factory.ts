@@ -1,10 +1,10 @@
 import { PGlite } from '@electric-sql/pglite';
-import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { pgcrypto } from '@electric-sql/pglite/contrib/pgcrypto';
 import { join } from 'node:path';
 import pg from 'pg';
 import { DataSource, type DataSourceOptions, type MixedList } from 'typeorm';
 import { lockDataDirectory } from './embedded-lock.js';
+import { embeddedPgConfig } from './pglite-connection.js';
 import { pgWithPriorityPool } from './priority-pool.js';
 import { TypeOrmJsonLogger } from './typeorm-logger.js';
 import type { Logger as PinoLogger } from 'pino';
@@ -130,7 +130,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<OpenedDataba
     const dataSource = await new DataSource({
       ...baseOptions(target),
       poolSize: 1,
-      extra: { ...createPgConfig(pglite) },
+      extra: embeddedPgConfig(pglite),
     } as DataSourceOptions).initialize();
     const db = pglite;
     return {

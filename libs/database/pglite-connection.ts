@@ -1,0 +1,137 @@
+import { EventEmitter } from 'node:events';
+import type { PGlite } from '@electric-sql/pglite';
+import { serialize } from 'pg-protocol';
+
+type BackendMessage = { name: string };
+type ParseOptions = Parameters<typeof serialize.parse>[0];
+type BindOptions = Parameters<typeof serialize.bind>[0];
+type ExecuteOptions = Parameters<typeof serialize.execute>[0];
+type PortalOptions = Parameters<typeof serialize.describe>[0];
+
+/**
+ * node-postgres's connection to the embedded database: what `@electric-sql/pglite/node-postgres`'s
+ * `PglitePgConnection` does, but handing PGlite the messages of a statement together. node-postgres
+ * writes a prepared statement as Parse, Bind, Describe, Execute and Sync in one go, as it would
+ * to a socket; PGlite's adapter gave each to the engine on its own, and each call entered the
+ * WebAssembly engine, ran its protocol loop and synchronised the file system once more. Here the
+ * messages up to a Sync or a Flush are one call, as a server reads them from one packet: a warm
+ * prepared read costs one call instead of four (bench/http-get.mjs; docs/performance.md). A simple
+ * query, COPY data and the authentication messages go at once, as before.
+ *
+ * The engine answers the batch in order; the answers are emitted as the adapter emitted them
+ * (each message by its name, `errorMessage` for an error, `message` when someone listens for it),
+ * and an error ends nothing early: the engine skips to the Sync as PostgreSQL does.
+ */
+export class BatchingPgliteConnection extends EventEmitter {
+  /** Read by node-postgres's client. */
+  _connecting = false;
+  readonly stream = { destroy: () => this.end() };
+  readonly parsedStatements: Record<string, string> = {};
+  readonly submittedNamedStatements: Record<string, string> = {};
+  private pending: Uint8Array[] = [];
+  /** The engine's answers come in order: each call waits for the one before. */
+  private queue: Promise<unknown>;
+  private forwardMessages = false;
+
+  constructor(private readonly pglite: PGlite) {
+    super();
+    this.on('newListener', (event) => {
+      if (event === 'message') this.forwardMessages = true;
+    });
+    this.queue = pglite.waitReady;
+  }
+
+  async connect(): Promise<void> {
+    this._connecting = true;
+    await this.pglite.waitReady;
+    process.nextTick(() => this.emit('readyForQuery'));
+  }
+
+  // Held until the Sync or Flush that ends them.
+  parse(query: ParseOptions): void {
+    this.pending.push(serialize.parse(query));
+  }
+  bind(config: BindOptions): void {
+    this.pending.push(serialize.bind(config));
+  }
+  describe(msg: PortalOptions): void {
+    this.pending.push(serialize.describe(msg));
+  }
+  execute(config: ExecuteOptions): void {
+    this.pending.push(serialize.execute(config));
+  }
+  close(msg: PortalOptions): void {
+    this.pending.push(serialize.close(msg));
+  }
+
+  sync(): void {
+    this.send(serialize.sync());
+  }
+  flush(): void {
+    this.send(serialize.flush());
+  }
+  query(text: string): void {
+    this.send(serialize.query(text));
+  }
+  sendCopyFromChunk(chunk: Buffer): void {
+    this.send(serialize.copyData(chunk));
+  }
+  endCopyFrom(): void {
+    this.send(serialize.copyDone());
+  }
+  sendCopyFail(message: string): void {
+    this.send(serialize.copyFail(message));
+  }
+  sendSASLInitialResponseMessage(mechanism: string, initialResponse: string): void {
+    this.send(serialize.sendSASLInitialResponseMessage(mechanism, initialResponse));
+  }
+  sendSCRAMClientFinalMessage(additionalData: string): void {
+    this.send(serialize.sendSCRAMClientFinalMessage(additionalData));
+  }
+
+  // The engine is in this process: no TLS, startup, password or cancel request to send.
+  requestSsl(): void {}
+  startup(): void {}
+  password(): void {}
+  cancel(): void {}
+  ref(): void {}
+  unref(): void {}
+
+  end(): void {
+    this.queue = this.queue.then(() => {
+      this.emit('end');
+    });
+    for (const event of this.eventNames()) if (event !== 'newListener') this.removeAllListeners(event);
+    this.forwardMessages = false;
+  }
+
+  /** Sends `last` with whatever waits before it, as one call of the engine. */
+  private send(last: Uint8Array): void {
+    const messages = this.pending.length ? Buffer.concat([...this.pending, last]) : last;
+    this.pending = [];
+    this.queue = this.queue
+      .then(() => this.pglite.execProtocolStream(messages, { throwOnError: false }))
+      .then((answers: BackendMessage[]) => {
+        for (const answer of answers) {
+          if (this.forwardMessages) this.emit('message', answer);
+          this.emit(answer.name === 'error' ? 'errorMessage' : answer.name, answer);
+        }
+      })
+      .catch((err: unknown) => {
+        this.emit('error', err);
+      });
+  }
+}
+
+/** node-postgres's options for the embedded engine: one connection, handed the engine through BatchingPgliteConnection. */
+export function embeddedPgConfig(pglite: PGlite) {
+  return {
+    poolSize: 1,
+    user: 'postgres',
+    password: 'dummy',
+    database: 'postgres',
+    host: 'localhost',
+    port: 5432,
+    connection: new BatchingPgliteConnection(pglite),
+  };
+}
