@@ -15,6 +15,7 @@
 //   npm run build && BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/http-get.mjs
 //   npm run build && node bench/http-get.mjs        # embedded PGlite; the twins open copies of its data directory
 //   BENCH_CPU_PROF=/tmp/prof …                      # each server writes <server>.cpuprofile there when it stops
+//   BENCH_SERVICE_FLAGS=--max-semi-space-size=32 …  # node flags for the product beyond npm start's
 //
 // Creates its own database (or data directory) and removes it afterwards.
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';

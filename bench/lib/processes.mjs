@@ -8,10 +8,15 @@ import { fileURLToPath } from 'node:url';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** The flags `npm start` gives node before `dist/src/main.js` (package.json), so a benchmark runs the service as users do. */
+/**
+ * The flags the service is started with: those `npm start` gives node before `dist/src/main.js`
+ * (package.json), so a benchmark runs the service as users do, then BENCH_SERVICE_FLAGS
+ * (space-separated), to measure a setting such as `--max-semi-space-size=32` (docs/operations.md).
+ */
 export const serviceNodeFlags = (() => {
   const words = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start.split(/\s+/);
-  return words.slice(words.indexOf('node') + 1, words.indexOf('dist/src/main.js'));
+  const extra = process.env.BENCH_SERVICE_FLAGS?.split(/\s+/).filter(Boolean) ?? [];
+  return [...words.slice(words.indexOf('node') + 1, words.indexOf('dist/src/main.js')), ...extra];
 })();
 
 export async function freePort() {
