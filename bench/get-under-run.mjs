@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { withDatabase } from './support.mjs';
 import { startSut } from './lib/sut.mjs';
-import { freePort, load, serviceNodeFlags, spread, startServer } from './lib/processes.mjs';
+import { freePort, load, serviceNodeFlags, spread, startServer, workerNodeFlags } from './lib/processes.mjs';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -108,7 +108,7 @@ await withDatabase(async (databaseUrl) => {
     if (separateWorkers) {
       // Ready once it has said so in its log; its own port is only for probes.
       worker = await startServer(
-        [...profile, ...serviceNodeFlags, 'dist/src/worker.js'],
+        [...profile, ...workerNodeFlags, 'dist/src/worker.js'],
         { ...env, RUN_WORKERS: 'true', PORT: String(await freePort()) },
         (out) => (/worker(s)? (started|ready|running)/i.test(out) ? 'worker' : undefined),
       );

@@ -8,16 +8,21 @@ import { fileURLToPath } from 'node:url';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/**
- * The flags the service is started with: those `npm start` gives node before `dist/src/main.js`
- * (package.json), so a benchmark runs the service as users do, then BENCH_SERVICE_FLAGS
- * (space-separated), to measure a setting such as `--max-semi-space-size=32` (docs/operations.md).
- */
-export const serviceNodeFlags = (() => {
-  const words = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start.split(/\s+/);
+/** The flags an npm script gives node before `entry` (package.json), then BENCH_SERVICE_FLAGS (space-separated). */
+function nodeFlagsOf(script, entry) {
+  const words = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts[script].split(/\s+/);
+  const at = words.indexOf(entry);
   const extra = process.env.BENCH_SERVICE_FLAGS?.split(/\s+/).filter(Boolean) ?? [];
-  return [...words.slice(words.indexOf('node') + 1, words.indexOf('dist/src/main.js')), ...extra];
-})();
+  return [...words.slice(words.lastIndexOf('node', at) + 1, at), ...extra];
+}
+
+/**
+ * The flags the API and a worker process are started with, as `npm start` and `npm run
+ * start:worker` start them, so a benchmark runs the service as users do; BENCH_SERVICE_FLAGS adds
+ * a setting to measure, such as `--max-semi-space-size=32` (docs/operations.md#node-flags).
+ */
+export const serviceNodeFlags = nodeFlagsOf('start', 'dist/src/main.js');
+export const workerNodeFlags = nodeFlagsOf('start:worker', 'dist/src/worker.js');
 
 export async function freePort() {
   const server = createServer();

@@ -107,7 +107,7 @@ export class BatchingPgliteConnection extends EventEmitter {
 
   /** Sends `last` with whatever waits before it, as one call of the engine. */
   private send(last: Uint8Array): void {
-    const messages = this.pending.length ? Buffer.concat([...this.pending, last]) : last;
+    const messages = this.pending.length ? Buffer.concat(this.pending.concat(last)) : last;
     this.pending = [];
     this.queue = this.queue
       .then(() => this.pglite.execProtocolStream(messages, { throwOnError: false }))
