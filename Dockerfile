@@ -26,10 +26,13 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 # 4. The runtime image: production dependencies + dist, run as a non-root user.
 FROM ${NODE_IMAGE} AS runtime
+# The allocator settings npm start and npm run start:worker give node (docs/operations.md#memory).
 ENV NODE_ENV=production \
     PORT=3000 \
     HOST=0.0.0.0 \
-    DATA_DIR=/data
+    DATA_DIR=/data \
+    MALLOC_ARENA_MAX=1 \
+    MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 # The image's unprivileged `node` user (uid 1000) owns only the data directory.
 RUN mkdir -p /data && chown node:node /data

@@ -13,48 +13,18 @@
 // EMBEDDED_SHARED_BUFFERS (the service's, 32MB) to compare the embedded database's buffer cache sizes;
 // UPLOAD_THREAD_MIN_BYTES (the service's, 1 MiB) to compare parsing on a worker thread with parsing on node's own.
 // Creates its own database (or data directory) and removes it afterwards.
-import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { median, spread } from './lib/processes.mjs';
-import { plainCopyProcess, withBenchApp, withDatabase, withPeakRss } from './support.mjs';
+import { csvOf, curlUpload } from './lib/uploads.mjs';
+import { asNpmStartRuns, plainCopyProcess, withBenchApp, withDatabase, withPeakRss } from './support.mjs';
+
+asNpmStartRuns();
 
 const uploadRows = Number(process.env.BENCH_UPLOAD_ROWS ?? 100_000);
 const queryRows = Number(process.env.BENCH_QUERY_ROWS ?? 1_000_000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-const LANGS = ['en', 'fr', 'de', 'es', 'it'];
-
-function csvOf(n, offset = 0) {
-  const lines = ['id,question,answer,language,difficulty,score'];
-  for (let i = offset; i < offset + n; i++) {
-    lines.push(
-      `${i},"What is question number ${i}, please?","Answer ${i} is ${(i * 7919) % 1000}",${LANGS[i % 5]},${i % 10},${((i * 31) % 1000) / 10}`,
-    );
-  }
-  return `${lines.join('\n')}\n`;
-}
-
-/** Uploads with curl, a client in its own process, so the server's event loop does only server work. */
-async function curlUpload(base, token, workspaceId, file, name) {
-  const { stdout } = await promisify(execFile)(
-    'curl',
-    [
-      '-sS',
-      '-f',
-      '-H',
-      `Authorization: Bearer ${token}`,
-      '-F',
-      `file=@${file}`,
-      ...(name ? ['-F', `name=${name}`] : []),
-      `${base}/datasets/upload?workspace_id=${workspaceId}`,
-    ],
-    { maxBuffer: 64 * 1024 * 1024 },
-  );
-  return JSON.parse(stdout);
-}
-
 /** Waits for the merge of the row index that an upload of the dataset scheduled, through the app's own connection; answers its duration. */
 async function mergeSeconds(app, datasetId) {
   const db = app.get(DataSource);

@@ -25,7 +25,16 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { withDatabase } from './support.mjs';
 import { startSut } from './lib/sut.mjs';
-import { freePort, load, serviceNodeFlags, spread, startServer, workerNodeFlags } from './lib/processes.mjs';
+import {
+  freePort,
+  load,
+  serviceEnv,
+  serviceNodeFlags,
+  spread,
+  startServer,
+  workerEnv,
+  workerNodeFlags,
+} from './lib/processes.mjs';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -101,15 +110,19 @@ await withDatabase(async (databaseUrl) => {
     };
     // BENCH_CPU_PROF=dir: the product (and a worker process) write a CPU profile there when they stop.
     const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-    product = await startServer([...profile, ...serviceNodeFlags, 'dist/src/main.js'], env, async () => {
-      const res = await fetch(`http://127.0.0.1:${port}/ready`).catch(() => null);
-      return res?.status === 200 ? `http://127.0.0.1:${port}` : undefined;
-    });
+    product = await startServer(
+      [...profile, ...serviceNodeFlags, 'dist/src/main.js'],
+      { ...serviceEnv, ...env },
+      async () => {
+        const res = await fetch(`http://127.0.0.1:${port}/ready`).catch(() => null);
+        return res?.status === 200 ? `http://127.0.0.1:${port}` : undefined;
+      },
+    );
     if (separateWorkers) {
       // Ready once it has said so in its log; its own port is only for probes.
       worker = await startServer(
         [...profile, ...workerNodeFlags, 'dist/src/worker.js'],
-        { ...env, RUN_WORKERS: 'true', PORT: String(await freePort()) },
+        { ...workerEnv, ...env, RUN_WORKERS: 'true', PORT: String(await freePort()) },
         (out) => (/worker(s)? (started|ready|running)/i.test(out) ? 'worker' : undefined),
       );
     }

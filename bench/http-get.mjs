@@ -21,15 +21,13 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { withDatabase } from './support.mjs';
-import { freePort, load, serviceNodeFlags, spread, startServer } from './lib/processes.mjs';
+import { load, spread, startServer } from './lib/processes.mjs';
+import { api, EMAIL, PASSWORD, productEnv, startProduct } from './lib/service.mjs';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-const EMAIL = 'bench@example.com';
-const PASSWORD = 'bench-password-1';
 
 /** Node's flags for a server's CPU profile, written to BENCH_CPU_PROF as <server>.cpuprofile when it stops. */
 const profile = (server) =>
@@ -37,38 +35,11 @@ const profile = (server) =>
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=${server}.cpuprofile`]
     : [];
 
-async function startProduct(env) {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  return startServer(
-    [...profile('product'), ...serviceNodeFlags, 'dist/src/main.js'],
-    { ...env, PORT: String(port), HOST: '127.0.0.1' },
-    async () => {
-      const res = await fetch(`${url}/ready`).catch(() => null);
-      return res?.status === 200 ? url : undefined;
-    },
-  );
-}
-
 async function startTwin(kind, target, env) {
   return startServer([...profile(kind), 'bench/lib/twin.mjs', kind, target], env, (output) => {
     const m = /listening (\d+)/.exec(output);
     return m ? `http://127.0.0.1:${m[1]}` : undefined;
   });
-}
-
-async function api(base, method, path, token, body) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body && !(body instanceof FormData) ? { 'content-type': 'application/json' } : {}),
-    },
-    body: body instanceof FormData ? body : body && JSON.stringify(body),
-  });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
 }
 
 /** A workspace with a 200-row dataset of two versions, through the product's API; answers the token and the dataset id. */
@@ -108,17 +79,10 @@ async function seed(base) {
 
 await withDatabase(async (databaseUrl) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'ews-bench-get-'));
-  const env = {
-    DATA_DIR: join(dataDir, 'product'),
-    ADMIN_EMAIL: EMAIL,
-    ADMIN_PASSWORD: PASSWORD,
-    JWT_SECRET: randomBytes(32).toString('hex'),
-    ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-  };
+  const env = productEnv(join(dataDir, 'product'), databaseUrl);
   const servers = [];
   try {
-    let product = await startProduct(env);
+    let product = await startProduct(env, profile('product'));
     servers.push(product);
     const { token, datasetId } = await seed(product.url);
     let twinTargets = { indexed: databaseUrl, 'product-sql': databaseUrl, 'nest-sql': databaseUrl };
@@ -131,7 +95,7 @@ await withDatabase(async (databaseUrl) => {
         twinTargets[kind] = join(dataDir, kind);
         cpSync(join(env.DATA_DIR, 'pgdata'), twinTargets[kind], { recursive: true });
       }
-      product = await startProduct(env);
+      product = await startProduct(env, profile('product'));
       servers.push(product);
     }
     const targets = { product: product.url };

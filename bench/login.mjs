@@ -11,7 +11,9 @@ import argon2 from 'argon2';
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { withBenchApp, withDatabase } from './support.mjs';
+import { asNpmStartRuns, withBenchApp, withDatabase } from './support.mjs';
+
+asNpmStartRuns();
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const appEnv = Object.fromEntries(

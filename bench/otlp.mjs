@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { plainCopy, withDatabase } from './support.mjs';
-import { serviceNodeFlags } from './lib/processes.mjs';
+import { serviceEnv, serviceNodeFlags } from './lib/processes.mjs';
 
 const EXPORTERS = Number(process.env.EXPORTERS ?? 4);
 const SECONDS = Number(process.env.SECONDS ?? 60);
@@ -148,7 +148,7 @@ async function main() {
     const boot = async () => {
       service = spawn(process.execPath, [...serviceNodeFlags, 'dist/src/main.js'], {
         cwd: root,
-        env,
+        env: { ...serviceEnv, ...env },
         stdio: ['ignore', 'ignore', 'inherit'],
       });
       for (let i = 0; i < 600; i++) {

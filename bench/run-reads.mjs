@@ -10,7 +10,9 @@
 // Environment: ROWS (100000), RUN_PAGE_SIZE (the service's, 500).
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { withBenchApp, withDatabase } from './support.mjs';
+import { asNpmStartRuns, withBenchApp, withDatabase } from './support.mjs';
+
+asNpmStartRuns();
 
 const rows = Number(process.env.ROWS ?? 100_000);
 setFlagsFromString('--expose-gc');

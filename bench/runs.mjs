@@ -21,8 +21,10 @@ import { runInNewContext } from 'node:vm';
 import supertest from 'supertest';
 import { createApp } from '../dist/src/bootstrap.js';
 import { AppConfig } from '../dist/libs/config/app-config.js';
-import { withDatabase } from './support.mjs';
+import { asNpmStartRuns, withDatabase } from './support.mjs';
 import { startSutProcess } from './lib/sut.mjs';
+
+asNpmStartRuns();
 
 const runRows = Number(process.env.ROWS ?? process.env.BENCH_RUN_ROWS ?? 10_000);
 const sutMs = Number(process.env.BENCH_SUT_MS ?? 50);

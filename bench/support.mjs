@@ -1,7 +1,25 @@
 // Shared by the benchmarks.
+import { spawnSync } from 'node:child_process';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import pg from 'pg';
+import { serviceEnv, serviceNodeFlags } from './lib/processes.mjs';
+
+/**
+ * A benchmark that hosts the service in its own process runs as `npm start` runs the service: with
+ * its node flags and its environment (docs/operations.md#node-flags, #memory). Started without one
+ * of them, it runs itself again with them and exits as that run does; a variable set by hand is kept.
+ */
+export function asNpmStartRuns() {
+  const flags = serviceNodeFlags.filter((flag) => !process.execArgv.includes(flag));
+  const env = Object.entries(serviceEnv).filter(([name]) => process.env[name] === undefined);
+  if (!flags.length && !env.length) return;
+  const again = spawnSync(process.execPath, [...flags, ...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, ...Object.fromEntries(env) },
+  });
+  process.exit(again.status ?? 1);
+}
 
 /**
  * Runs `fn` with the URL of a fresh PostgreSQL database created under BENCH_DATABASE_URL and

@@ -13,15 +13,24 @@
 //
 // BENCH_SPANS (default 100000), BENCH_ROUNDS (3), BENCH_COPY=0 (no COPY twin). Creates its own database (or data directory) and
 // removes it afterwards.
-import { execFile } from 'node:child_process';
 import { createWriteStream, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
 import { spread } from './lib/processes.mjs';
-import { formatSplit, memorySplit, plainCopy, withBenchApp, withDatabase, withPeakRss } from './support.mjs';
+import { curlPostFile } from './lib/uploads.mjs';
+import {
+  asNpmStartRuns,
+  formatSplit,
+  memorySplit,
+  plainCopy,
+  withBenchApp,
+  withDatabase,
+  withPeakRss,
+} from './support.mjs';
+
+asNpmStartRuns();
 
 const spans = Number(process.env.BENCH_SPANS ?? 100_000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -90,20 +99,7 @@ await withDatabase((databaseUrl) =>
       const file = join(dataDir, 'spans.json');
       await writeOtlp(file);
       const size = statSync(file).size;
-      const { stdout } = await promisify(execFile)(
-        'curl',
-        [
-          '-sS',
-          '-f',
-          '-H',
-          `Authorization: Bearer ${token}`,
-          '-F',
-          `file=@${file}`,
-          `${base}/traces/uploads?workspace_id=${ws}`,
-        ],
-        { maxBuffer: 1024 * 1024 },
-      );
-      const upload = JSON.parse(stdout);
+      const upload = await curlPostFile(`${base}/traces/uploads?workspace_id=${ws}`, token, file);
       const rates = [];
       const ratios = [];
       const peaks = [];

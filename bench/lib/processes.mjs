@@ -8,21 +8,35 @@ import { fileURLToPath } from 'node:url';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** The flags an npm script gives node before `entry` (package.json), then BENCH_SERVICE_FLAGS (space-separated). */
-function nodeFlagsOf(script, entry) {
+/**
+ * What an npm script starts `entry` with (package.json): `flags`, node's flags before `entry`, then
+ * BENCH_SERVICE_FLAGS (space-separated); `env`, the variables it sets before `node` (`NAME=value`).
+ */
+function startOf(script, entry) {
   const words = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts[script].split(/\s+/);
   const at = words.indexOf(entry);
+  const node = words.lastIndexOf('node', at);
   const extra = process.env.BENCH_SERVICE_FLAGS?.split(/\s+/).filter(Boolean) ?? [];
-  return [...words.slice(words.lastIndexOf('node', at) + 1, at), ...extra];
+  let first = node;
+  while (first > 0 && /^[A-Z_][A-Z0-9_]*=/.test(words[first - 1])) first--;
+  const env = Object.fromEntries(
+    words.slice(first, node).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]),
+  );
+  return { flags: [...words.slice(node + 1, at), ...extra], env };
 }
 
 /**
- * The flags the API and a worker process are started with, as `npm start` and `npm run
- * start:worker` start them, so a benchmark runs the service as users do; BENCH_SERVICE_FLAGS adds
- * a setting to measure, such as `--max-semi-space-size=32` (docs/operations.md#node-flags).
+ * The flags and environment the API and a worker process are started with, as `npm start` and
+ * `npm run start:worker` start them, so a benchmark runs the service as users do;
+ * BENCH_SERVICE_FLAGS adds a setting to measure, such as `--max-semi-space-size=32`
+ * (docs/operations.md#node-flags). The environment goes under the benchmark's own.
  */
-export const serviceNodeFlags = nodeFlagsOf('start', 'dist/src/main.js');
-export const workerNodeFlags = nodeFlagsOf('start:worker', 'dist/src/worker.js');
+const serviceStart = startOf('start', 'dist/src/main.js');
+const workerStart = startOf('start:worker', 'dist/src/worker.js');
+export const serviceNodeFlags = serviceStart.flags;
+export const serviceEnv = serviceStart.env;
+export const workerNodeFlags = workerStart.flags;
+export const workerEnv = workerStart.env;
 
 export async function freePort() {
   const server = createServer();

@@ -7,6 +7,20 @@ const root = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname,
 /** The flags a worker process gets (docs/operations.md#node-flags). */
 const WORKER_FLAGS = ['--max-semi-space-size=32'];
 
+/** The allocator settings every process of the service starts with (docs/operations.md#memory). */
+const ALLOCATOR_ENV = { MALLOC_ARENA_MAX: '1', MALLOC_MMAP_THRESHOLD_: '131072' };
+
+/** The variables a shell line sets before the `node` that starts `entry` (`NAME=value node …`). */
+function envBefore(command: string, entry: string): Record<string, string> {
+  const words = command.split(/\s+/);
+  const node = words.lastIndexOf('node', words.indexOf(entry));
+  let first = node;
+  while (first > 0 && /^[A-Z_][A-Z0-9_]*=/.test(words[first - 1])) first--;
+  return Object.fromEntries(
+    words.slice(first, node).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]),
+  );
+}
+
 /** The arguments node is started with in `command` (a shell line or an exec array) for `entry`. */
 function nodeArgs(command: string | string[], entry: string): string[] | undefined {
   const words = typeof command === 'string' ? command.split(/\s+/) : command;
@@ -17,21 +31,38 @@ function nodeArgs(command: string | string[], entry: string): string[] | undefin
 }
 
 /**
- * The young generation each start command gives node, as docs/operations.md#node-flags decides
- * it: a worker (PostgreSQL and Redis only) gets 32-MB semi-spaces; the API as `npm start` and the
- * Docker image run it (the embedded database by default) keeps V8's own, since there the larger
- * young generation raised an upload's peak memory by about 80 MB and gained no speed. A flag added
- * or dropped in one place and not its documented others would make a deployment behave unlike
- * what the benchmarks measured.
+ * The heap and allocator settings each start command gives node, as docs/operations.md#node-flags
+ * and #memory decide them: a worker (PostgreSQL and Redis only) gets 32-MB semi-spaces; the API as
+ * `npm start` and the Docker image run it (the embedded database by default) keeps V8's own, since
+ * there the larger young generation raised an upload's peak memory by about 80 MB and gained no
+ * speed; every process gets glibc's allocator with one arena and a fixed mmap threshold. A setting added or
+ * dropped in one place and not its documented others would make a deployment behave unlike what
+ * the benchmarks measured.
  */
 describe('node flags', () => {
   const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
     .scripts;
-  const dockerCmd = /^CMD (\[.*\])$/m.exec(readFileSync(join(root, 'Dockerfile'), 'utf8'))?.[1];
+  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+  const dockerCmd = /^CMD (\[.*\])$/m.exec(dockerfile)?.[1];
+  // The runtime stage's ENV instruction, its continuation lines joined.
+  const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+  const dockerEnv = Object.fromEntries(
+    [
+      ...(/^ENV ((?:.*\\\n)*.*)$/m.exec(runtime)?.[1] ?? '')
+        .replace(/\\\n/g, ' ')
+        .matchAll(/([A-Z_][A-Z0-9_]*)=(\S+)/g),
+    ].map((m) => [m[1], m[2]]),
+  );
 
   it('npm run start:worker gives the worker 32-MB semi-spaces; npm start gives the API no flag', () => {
     expect(nodeArgs(scripts['start:worker'], 'dist/src/worker.js')).toEqual(WORKER_FLAGS);
     expect(nodeArgs(scripts.start, 'dist/src/main.js')).toEqual([]);
+  });
+
+  it('npm start, npm run start:worker and the Docker image give node the same allocator settings', () => {
+    expect(envBefore(scripts.start, 'dist/src/main.js')).toEqual(ALLOCATOR_ENV);
+    expect(envBefore(scripts['start:worker'], 'dist/src/worker.js')).toEqual(ALLOCATOR_ENV);
+    expect(dockerEnv).toMatchObject(ALLOCATOR_ENV);
   });
 
   it("the Docker image's command starts the API as npm start does", () => {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { NotFoundError } from '../../../libs/common/domain-error.js';
+import { timeOrderedUuid } from '../../../libs/common/time-ordered-uuid.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { DatasetsRepository } from './datasets.repository.js';
 import { DatasetsService } from './datasets.service.js';
@@ -30,7 +30,7 @@ export class GeneratedRowsService {
       const head = await this.datasets.findVersionByNumber(workspaceId, datasetId, dataset.latestVersion);
       const next = dataset.latestVersion + 1;
       const batch: Array<[string, number, string]> = generated.map((row, i) => [
-        randomUUID(),
+        timeOrderedUuid(),
         dataset.nextOrdinal + i,
         JSON.stringify(row),
       ]);

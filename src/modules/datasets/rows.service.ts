@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, ValidationFailedError } from '../../../libs/common/domain-error.js';
+import { timeOrderedUuid } from '../../../libs/common/time-ordered-uuid.js';
 import { isUuid } from '../../../libs/common/uuid.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { DatasetErrors } from './datasets.errors.js';
@@ -48,7 +48,7 @@ export class RowsService {
     caller: Principal,
   ): Promise<Array<Record<string, unknown>>> {
     const normalized = body.rows.map((row, i) => this.normalize(row, `rows[${i}]`));
-    const ids = normalized.map((r) => r.rowId ?? randomUUID());
+    const ids = normalized.map((r) => r.rowId ?? timeOrderedUuid());
     const repeated = ids.filter((id, i) => ids.indexOf(id) !== i);
     if (repeated.length)
       throw new DomainError(DatasetErrors.invalid_row, `_row_id ${repeated[0]} appears twice in the request`, {

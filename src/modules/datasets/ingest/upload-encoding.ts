@@ -1,4 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { timeOrderedUuid } from '../../../../libs/common/time-ordered-uuid.js';
 import type { BulkColumn } from '../../../../libs/database/bulk-writer.js';
 import { CopyBinaryEncoder, type CopyFraming, type EncodedChunk } from '../../../../libs/database/copy-binary.js';
 import type { ColumnStats } from '../entities/dataset-version.entity.js';
@@ -87,7 +88,7 @@ export async function* encodeUpload(options: UploadEncodingOptions): AsyncGenera
           columnOrder.push(key);
         }
       }
-      const rowId = row.rowId ?? randomUUID();
+      const rowId = row.rowId ?? timeOrderedUuid();
       encoder.row([datasetId, rowId, version, ordinal++, row.json]);
       pending++;
       lines.push(`${rowId} ${row.json}`);

@@ -1,0 +1,48 @@
+// The product as `npm start` runs it, a process of its own, and a client of its API.
+import { randomBytes } from 'node:crypto';
+import { freePort, serviceEnv, serviceNodeFlags, startServer } from './processes.mjs';
+
+export const EMAIL = 'bench@example.com';
+export const PASSWORD = 'bench-password-1';
+
+/** The product's environment for a benchmark: its data under `dataDir`, the admin EMAIL/PASSWORD, fresh keys, PostgreSQL when `databaseUrl`. */
+export function productEnv(dataDir, databaseUrl, extra = {}) {
+  return {
+    DATA_DIR: dataDir,
+    ADMIN_EMAIL: EMAIL,
+    ADMIN_PASSWORD: PASSWORD,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...extra,
+  };
+}
+
+/** Starts `node <npm start's flags> dist/src/main.js` in npm start's environment (`nodeArgs` first, e.g. a profiler's) and waits until /ready answers 200. */
+export async function startProduct(env, nodeArgs = []) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  return startServer(
+    [...nodeArgs, ...serviceNodeFlags, 'dist/src/main.js'],
+    { ...serviceEnv, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    async () => {
+      const res = await fetch(`${url}/ready`).catch(() => null);
+      return res?.status === 200 ? url : undefined;
+    },
+  );
+}
+
+/** One API call; a JSON body or a FormData; answers the parsed body, throws on a non-2xx answer. */
+export async function api(base, method, path, token, body) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body && !(body instanceof FormData) ? { 'content-type': 'application/json' } : {}),
+    },
+    body: body instanceof FormData ? body : body && JSON.stringify(body),
+  });
+  const json = await res.json();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
