@@ -22,19 +22,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { withDatabase } from './support.mjs';
 import { startSut } from './lib/sut.mjs';
-import {
-  freePort,
-  load,
-  serviceEnv,
-  serviceNodeFlags,
-  spread,
-  startServer,
-  workerEnv,
-  workerNodeFlags,
-} from './lib/processes.mjs';
+import { freePort, load, spread, startServer, workerEnv, workerNodeFlags } from './lib/processes.mjs';
+import { EMAIL, PASSWORD, productEnv, startProduct } from './lib/service.mjs';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -47,8 +38,6 @@ if (separateWorkers && !(process.env.BENCH_DATABASE_URL && process.env.REDIS_URL
   throw new Error(
     'BENCH_WORKERS=process needs BENCH_DATABASE_URL and REDIS_URL: workers of their own share PostgreSQL and Redis',
   );
-const EMAIL = 'bench@example.com';
-const PASSWORD = 'bench-password-1';
 
 if ((runRows * sutMs) / 1000 / concurrency <= seconds + 1)
   throw new Error(`a run of ${runRows} rows would end before the GET load does: raise ROWS or lower BENCH_SECONDS`);
@@ -91,38 +80,22 @@ async function timedRun(api, body) {
 
 await withDatabase(async (databaseUrl) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'ews-bench-get-run-'));
-  const port = await freePort();
   const sut = await startSut(sutMs);
   let product;
   let worker;
   try {
-    const env = {
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      ADMIN_EMAIL: EMAIL,
-      ADMIN_PASSWORD: PASSWORD,
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    const env = productEnv(dataDir, databaseUrl, {
       UPLOAD_MAX_ROWS: String(runRows),
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       ...(separateWorkers ? { RUN_WORKERS: 'false' } : {}),
-    };
+    });
     // BENCH_CPU_PROF=dir: the product (and a worker process) write a CPU profile there when they stop.
     const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-    product = await startServer(
-      [...profile, ...serviceNodeFlags, 'dist/src/main.js'],
-      { ...serviceEnv, ...env },
-      async () => {
-        const res = await fetch(`http://127.0.0.1:${port}/ready`).catch(() => null);
-        return res?.status === 200 ? `http://127.0.0.1:${port}` : undefined;
-      },
-    );
+    product = await startProduct(env, profile);
     if (separateWorkers) {
       // Ready once it has said so in its log; its own port is only for probes.
       worker = await startServer(
         [...profile, ...workerNodeFlags, 'dist/src/worker.js'],
-        { ...workerEnv, ...env, RUN_WORKERS: 'true', PORT: String(await freePort()) },
+        { ...workerEnv, ...env, RUN_WORKERS: 'true', HOST: '127.0.0.1', PORT: String(await freePort()) },
         (out) => (/worker(s)? (started|ready|running)/i.test(out) ? 'worker' : undefined),
       );
     }

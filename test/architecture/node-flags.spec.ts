@@ -38,9 +38,9 @@ function nodeArgs(command: string | string[], entry: string): string[] | undefin
  * `npm start` and the Docker image run it (the embedded database by default) keeps V8's maximum,
  * since there the larger young generation raised an upload's peak memory by about 80 MB and gained
  * no speed, but never drops below 8 MB (shrunk while idle, a run's items were promoted and piled
- * up in the old generation); every process gets glibc's allocator with one arena and a fixed mmap threshold. A setting added or
- * dropped in one place and not its documented others would make a deployment behave unlike what
- * the benchmarks measured.
+ * up in the old generation); every process gets glibc's allocator with one arena and a fixed mmap
+ * threshold. A setting added or dropped in one place and not its documented others would make a
+ * deployment behave unlike what the benchmarks measured.
  */
 describe('node flags', () => {
   const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
