@@ -10,7 +10,9 @@
 // The load generator (autocannon, BENCH_CONNECTIONS=32 keep-alive connections, BENCH_SECONDS=10
 // per measure) is a process of its own too. After a warm-up, BENCH_ROUNDS=3 rounds measure the
 // four in turn, the order reversed every other round; each figure is min / median / max over
-// the rounds, and each ratio is taken within a round.
+// the rounds, and each ratio is taken within a round. Besides req/s, each server's CPU time a
+// request (from /proc, over the measure): the load generator and PostgreSQL share the two cores
+// with the server, so req/s moves with the machine's load more than this does.
 //
 //   npm run build && BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/http-get.mjs
 //   npm run build && node bench/http-get.mjs        # embedded PGlite; the twins open copies of its data directory
@@ -99,10 +101,12 @@ await withDatabase(async (databaseUrl) => {
       servers.push(product);
     }
     const targets = { product: product.url };
+    const pids = { product: product.pid };
     for (const kind of ['indexed', 'product-sql', 'nest-sql']) {
       const twin = await startTwin(kind, twinTargets[kind], { JWT_SECRET: env.JWT_SECRET });
       servers.push(twin);
       targets[kind] = twin.url;
+      pids[kind] = twin.pid;
     }
     const headers = { authorization: `Bearer ${token}` };
     for (const [name, base] of Object.entries(targets)) {
@@ -116,34 +120,50 @@ await withDatabase(async (databaseUrl) => {
       const order = Object.keys(results);
       if (round % 2) order.reverse();
       for (const name of order) {
-        const r = await load(`${targets[name]}/datasets/${datasetId}`, { headers, connections, seconds });
+        const r = await load(`${targets[name]}/datasets/${datasetId}`, {
+          headers,
+          connections,
+          seconds,
+          pid: pids[name],
+        });
         if (r.errors) throw new Error(`${name}: ${r.errors} errors or non-2xx answers in round ${round + 1}`);
         results[name].push(r);
-        process.stderr.write(`round ${round + 1} ${name}: ${Math.round(r.rps)} req/s, p99 ${r.p99} ms\n`);
+        process.stderr.write(
+          `round ${round + 1} ${name}: ${Math.round(r.rps)} req/s, p99 ${r.p99} ms, ${Math.round(r.cpuUs)} us of CPU a request\n`,
+        );
       }
     }
     const mode = databaseUrl ? 'PostgreSQL' : 'embedded PGlite';
     console.log(
       `\n${mode}: GET /datasets/{dataset_id}, ${connections} connections, ${seconds} s per measure, ${rounds} rounds (min / median / max); node ${process.version}, ${cpus().length} cores, load average ${loadavg()[0].toFixed(1)}`,
     );
-    console.log('| server | req/s | p50 ms | p99 ms | product / this (req/s) |\n|---|---|---|---|---|');
+    console.log(
+      '| server | req/s | p50 ms | p99 ms | product / this (req/s) | server CPU a request (us) | this / product (CPU a request) |\n|---|---|---|---|---|---|---|',
+    );
+    // The CPU ratio is the rate the product would reach, as a share of this server's, were the server's CPU all that limited both.
+    const ratio = (name, of) =>
+      name === 'product'
+        ? ''
+        : spread(
+            results[name].map((r, i) => of(results.product[i], r)),
+            2,
+          );
     for (const [name, rs] of Object.entries(results)) {
-      const ratio =
-        name === 'product'
-          ? ''
-          : spread(
-              rs.map((r, i) => results.product[i].rps / r.rps),
-              2,
-            );
-      console.log(
-        `| ${name} | ${spread(rs.map((r) => r.rps))} | ${spread(
+      const cells = [
+        spread(rs.map((r) => r.rps)),
+        spread(
           rs.map((r) => r.p50),
           1,
-        )} | ${spread(
+        ),
+        spread(
           rs.map((r) => r.p99),
           1,
-        )} | ${ratio} |`,
-      );
+        ),
+        ratio(name, (product, r) => product.rps / r.rps),
+        spread(rs.map((r) => r.cpuUs)),
+        ratio(name, (product, r) => r.cpuUs / product.cpuUs),
+      ];
+      console.log(`| ${name} | ${cells.join(' | ')} |`);
     }
   } finally {
     for (const s of servers) await s.stop();

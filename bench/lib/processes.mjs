@@ -96,11 +96,21 @@ export async function startServer(args, env, ready, { timeoutMs = 300_000 } = {}
   };
 }
 
+/** CPU seconds (user and system) process `pid` has used so far, from /proc (Linux). */
+export function cpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The fields after the command name, which may hold spaces and parentheses: utime and stime are the 12th and 13th, in clock ticks (100 a second).
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /**
  * autocannon in its own process: `connections` keep-alive connections for `seconds` on `url`.
- * Answers req/s (mean), p50/p99 latency in ms, and the count of errors and non-2xx answers.
+ * Answers req/s (mean), p50/p99 latency in ms, and the count of errors and non-2xx answers; given
+ * the `pid` of the server, also the CPU time it spent a request (`cpuUs`, microseconds), a figure
+ * that depends less than req/s on what else the machine is doing.
  */
-export async function load(url, { headers = {}, connections = 32, seconds = 10 } = {}) {
+export async function load(url, { headers = {}, connections = 32, seconds = 10, pid } = {}) {
   const args = [
     join(root, 'node_modules', 'autocannon', 'autocannon.js'),
     '-c',
@@ -111,6 +121,7 @@ export async function load(url, { headers = {}, connections = 32, seconds = 10 }
   ];
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
   args.push(url);
+  const cpuBefore = pid === undefined ? 0 : cpuSeconds(pid);
   const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -118,8 +129,15 @@ export async function load(url, { headers = {}, connections = 32, seconds = 10 }
   child.stderr.on('data', (c) => (stderr += c));
   const code = await new Promise((resolve) => child.once('exit', resolve));
   if (code !== 0) throw new Error(`autocannon exited ${code}: ${stderr.slice(-2000)}`);
+  const cpu = pid === undefined ? undefined : cpuSeconds(pid) - cpuBefore;
   const r = JSON.parse(stdout);
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx };
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts + r.non2xx,
+    ...(cpu === undefined ? {} : { cpuUs: (cpu * 1e6) / Math.max(1, r.requests.total) }),
+  };
 }
 
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
