@@ -194,7 +194,10 @@ export class RowsRepository {
     return Object.fromEntries(rows.map((r) => [r.key, r.n]));
   }
 
-  /** Runs `statement` with sorting disfavoured by the planner, in the open transaction; a failed statement's transaction takes the setting with it. */
+  /**
+   * Runs `statement` with sorting disfavoured by the planner, in the open transaction; a statement
+   * that fails takes the setting with its transaction.
+   */
   private async withoutSort<T>(statement: () => Promise<T>): Promise<T> {
     await this.db.query('SET LOCAL enable_sort = off');
     const result = await statement();
