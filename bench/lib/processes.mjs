@@ -99,7 +99,8 @@ export async function startServer(args, env, ready, { timeoutMs = 300_000 } = {}
 /** CPU seconds (user and system) process `pid` has used so far, from /proc (Linux). */
 export function cpuSeconds(pid) {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // The fields after the command name, which may hold spaces and parentheses: utime and stime are the 12th and 13th, in clock ticks (100 a second).
+  // The fields after the command name, which may hold spaces and parentheses: utime and stime
+  // are the 12th and 13th, in clock ticks (100 a second).
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
