@@ -4,7 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { Logger } from 'pino';
 import { HttpDrain } from '../libs/common/http-drain.js';
-import { answerClientErrors, bodyParsers, requestIdMiddleware } from '../libs/common/http-pipeline.js';
+import { answerClientErrors, bodyParser, requestMiddleware } from '../libs/common/http-pipeline.js';
 import { createRootLogger, JsonLogger } from '../libs/common/logger.js';
 import { ProblemFilter } from '../libs/common/problem.filter.js';
 import { RouteTable } from '../libs/common/route-table.js';
@@ -37,11 +37,10 @@ export async function createApp(
   // X-Forwarded-For is believed only from proxies the operator names; otherwise req.ip is the peer.
   app.set('trust proxy', trustProxySetting(config.env.TRUSTED_PROXIES));
   const drain = new HttpDrain();
-  app.use(drain.middleware());
-  app.use(requestIdMiddleware(logger));
+  app.use(requestMiddleware(logger, drain));
   // OTLP/HTTP exports are protobuf or JSON of their own size limit, read before the API's body parsers.
   app.use(OTLP_TRACES_PATH, otlpBodyParser(config.env.OTLP_MAX_BYTES));
-  for (const parser of bodyParsers(config.env.BODY_LIMIT)) app.use(parser);
+  app.use(bodyParser(config.env.BODY_LIMIT));
   app.useGlobalPipes(createValidationPipe());
   // The OpenAPI document is built the first time something needs it (GET /docs, /openapi.json or
   // /openapi.yaml, a 404 or 405 that consults the route table), then kept: it takes most of a

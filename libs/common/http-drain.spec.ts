@@ -4,6 +4,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
 import { HttpDrain } from './http-drain.js';
+import { requestMiddleware } from './http-pipeline.js';
+import { createRootLogger } from './logger.js';
 
 /** A server with the drain first in line, a route that waits for `release`, and one that streams. */
 async function serve(): Promise<{
@@ -19,7 +21,7 @@ async function serve(): Promise<{
   const gate = new Promise<void>((resolve) => (release = resolve));
   let finishStream!: () => void;
   const streamGate = new Promise<void>((resolve) => (finishStream = resolve));
-  app.use(drain.middleware());
+  app.use(requestMiddleware(createRootLogger('silent'), drain));
   app.get('/slow', async (_req, res) => {
     await gate;
     res.json({ done: true });
@@ -73,7 +75,9 @@ describe('HttpDrain', () => {
     const conn = await rawConnection(port);
     conn.socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
     await until('the request to be in flight', () => drain.pending().length === 1);
-    expect(drain.pending()).toEqual([{ method: 'GET', path: '/slow', age_ms: expect.any(Number) }]);
+    expect(drain.pending()).toEqual([
+      { method: 'GET', path: '/slow', request_id: expect.any(String), age_ms: expect.any(Number) },
+    ]);
 
     const draining = drain.drain(server, 10_000);
     expect(drain.isDraining).toBe(true);
@@ -95,7 +99,7 @@ describe('HttpDrain', () => {
     const started = Date.now();
     const left = await drain.drain(server, 300);
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
-    expect(left).toEqual([{ method: 'GET', path: '/slow', age_ms: expect.any(Number) }]);
+    expect(left).toEqual([{ method: 'GET', path: '/slow', request_id: 'stuck-1', age_ms: expect.any(Number) }]);
     drain.closeConnections(server);
     await conn.closed;
     expect(conn.received()).toBe('');

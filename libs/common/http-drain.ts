@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import { CommonErrors } from './error-codes.js';
 import { buildProblem, writeProblem } from './problem.js';
 
@@ -37,26 +37,31 @@ export class HttpDrain {
     return this.draining;
   }
 
-  /** First in the pipeline, so every request is counted from its arrival until its response closes. */
-  middleware(): RequestHandler {
-    return (req: Request, res: Response, next: NextFunction) => {
-      if (this.draining) {
-        res.setHeader('Connection', 'close');
-        if (!PROBE_PATHS.has(req.path)) {
-          return writeProblem(
-            res,
-            buildProblem(CommonErrors.service_unavailable, 'The service is shutting down; retry on another instance'),
-            { 'Retry-After': '5' },
-          );
-        }
+  /**
+   * Called first for every request (http-pipeline's requestMiddleware), which calls `done` once its
+   * response closes. While draining, a request other than a probe is answered 503 here and `admit`
+   * answers false: nothing else may handle it.
+   */
+  admit(req: Request, res: Response): boolean {
+    if (this.draining) {
+      res.setHeader('Connection', 'close');
+      if (!PROBE_PATHS.has(req.path)) {
+        writeProblem(
+          res,
+          buildProblem(CommonErrors.service_unavailable, 'The service is shutting down; retry on another instance'),
+          { 'Retry-After': '5' },
+        );
+        return false;
       }
-      this.inFlight.set(res, { method: req.method, path: req.originalUrl.split('?')[0], started: Date.now() });
-      res.once('close', () => {
-        this.inFlight.delete(res);
-        if (!this.inFlight.size) this.onIdle?.();
-      });
-      next();
-    };
+    }
+    this.inFlight.set(res, { method: req.method, path: req.originalUrl.split('?')[0], started: Date.now() });
+    return true;
+  }
+
+  /** The response of an admitted request closed. */
+  done(res: Response): void {
+    this.inFlight.delete(res);
+    if (!this.inFlight.size) this.onIdle?.();
   }
 
   pending(): InFlightRequest[] {

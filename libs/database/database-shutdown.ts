@@ -3,13 +3,14 @@ import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { withTimeout } from '../common/timeout.js';
+import { poolReads } from './pool-reads.js';
 
 /** After their statements were cancelled, how long connections get to come back before they are closed. */
 const CANCEL_SETTLE_MS = 2_000;
 /** Bound of each step that talks to the server while aborting (connect, cancel, terminate, rollback): one round stays under 10 s. */
 const STEP_TIMEOUT_MS = 2_000;
 
-/** A TypeORM query runner holding a pooled connection (the parts used here). */
+/** A TypeORM query runner holding a pooled connection, or a PoolLease (the parts used here). */
 interface ConnectedRunner {
   isReleased: boolean;
   databaseConnection?: { processID?: number | null; query(sql: string): Promise<unknown> };
@@ -49,10 +50,11 @@ export class DatabaseShutdown {
     return this.dataSource.driver as unknown as PostgresDriverView;
   }
 
+  /** TypeORM's query runners holding a connection, and the connections checked out for reads (pool-reads.ts). */
   private runners(): ConnectedRunner[] {
-    return this.dataSource.isInitialized
-      ? [...(this.driver.connectedQueryRunners ?? [])].filter((r) => !r.isReleased)
-      : [];
+    if (!this.dataSource.isInitialized) return [];
+    const runners: ConnectedRunner[] = [...(this.driver.connectedQueryRunners ?? [])];
+    return [...runners, ...poolReads(this.dataSource).inUse()].filter((r) => !r.isReleased);
   }
 
   /** Connections checked out right now. */

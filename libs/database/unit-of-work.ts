@@ -9,6 +9,7 @@ import {
   type Repository,
 } from 'typeorm';
 import type { Compilable, Simplify } from 'kysely';
+import { poolReads } from './pool-reads.js';
 import { queryBuilder, rowsOf, type AnswersRows, type QueryBuilder, type WriteQuery } from './typed-queries.js';
 
 /**
@@ -143,16 +144,7 @@ export class Db {
    */
   async prepared<T>(name: string, sql: string, parameters: unknown[]): Promise<T[]> {
     if (this.inTransaction) return this.query<T[]>(sql, parameters);
-    // A query runner of the data source's, so that a shutdown sees the connection it holds (libs/database/database-shutdown.ts).
-    const runner = this.dataSource.createQueryRunner();
-    try {
-      const client = (await runner.connect()) as {
-        query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: T[] }>;
-      };
-      return (await client.query({ name, text: sql, values: parameters })).rows;
-    } finally {
-      await runner.release();
-    }
+    return poolReads(this.dataSource).prepared<T>(name, sql, parameters);
   }
 }
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { DatabaseShutdown } from '../../libs/database/database-shutdown.js';
 import { openDatabase, type OpenedDatabase } from '../../libs/database/data-source.factory.js';
+import { Db } from '../../libs/database/unit-of-work.js';
 import type { AppConfig } from '../../libs/config/app-config.js';
 import { migrations } from '../../src/database/migrations/index.js';
 import { createPostgresDatabase, type PostgresTestDatabase } from '../utils/database.js';
@@ -76,6 +77,35 @@ describeOn('postgres', 'aborts work on a PostgreSQL database of its own')(
         await holder.query('COMMIT');
       }
       expect((await db.dataSource.query('SELECT note FROM shutdown_probe WHERE id = 1'))[0].note).toBe('before');
+    });
+
+    it("sees and cancels a request's prepared read (Db.prepared, on a pooled connection without a query runner)", async () => {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE shutdown_probe IN ACCESS EXCLUSIVE MODE');
+      const read = new Db(db.dataSource)
+        .prepared('shutdown_probe_read', 'SELECT note FROM shutdown_probe WHERE id = $1', [1])
+        .then(
+          () => 'answered',
+          (err: { code?: string }) => err.code,
+        );
+      try {
+        await waitUntil(async () => (await waitingOnLocks()) === 1);
+        const [{ pid }] = aborter.busy();
+        expect(await activity([pid!])).toEqual([pid]);
+        expect(await aborter.abortBusy()).toBe(1);
+        expect(await read).toBe('57014');
+        expect(aborter.busy()).toEqual([]);
+      } finally {
+        await holder.query('COMMIT');
+      }
+      // The connection went back to the pool in working order.
+      expect(
+        await new Db(db.dataSource).prepared(
+          'shutdown_probe_read',
+          'SELECT note FROM shutdown_probe WHERE id = $1',
+          [1],
+        ),
+      ).toEqual([{ note: 'before' }]);
     });
 
     it('terminates and drops a connection whose owner does not let go (idle in its transaction)', async () => {
