@@ -32,7 +32,7 @@ ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     DATA_DIR=/data \
     MALLOC_ARENA_MAX=1 \
-    MALLOC_MMAP_THRESHOLD_=131072
+    MALLOC_MMAP_THRESHOLD_=32768
 WORKDIR /app
 # The image's unprivileged `node` user (uid 1000) owns only the data directory.
 RUN mkdir -p /data && chown node:node /data

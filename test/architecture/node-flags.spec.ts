@@ -10,7 +10,7 @@ const WORKER_FLAGS = ['--max-semi-space-size=32'];
 const API_FLAGS = ['--min-semi-space-size=8'];
 
 /** The allocator settings every process of the service starts with (docs/operations.md#memory). */
-const ALLOCATOR_ENV = { MALLOC_ARENA_MAX: '1', MALLOC_MMAP_THRESHOLD_: '131072' };
+const ALLOCATOR_ENV = { MALLOC_ARENA_MAX: '1', MALLOC_MMAP_THRESHOLD_: '32768' };
 
 /** The variables a shell line sets before the `node` that starts `entry` (`NAME=value node …`). */
 function envBefore(command: string, entry: string): Record<string, string> {
