@@ -14,8 +14,22 @@ export const POOL_WAIT_MS = 30_000;
 /** How long opening one connection to PostgreSQL may take (an unreachable server answers 503 after it). */
 export const CONNECT_TIMEOUT_MS = 5_000;
 
-/** A node-postgres client that gives up connecting after CONNECT_TIMEOUT_MS, whatever the pool waits. */
-class ConnectWithin extends pg.Client {
+/**
+ * The service's node-postgres client, on either database: it always hears its own 'error' event.
+ * pg-pool listens only while a client is idle and a TypeORM query runner only while it holds one;
+ * a connection lost at another moment (a second 'error' after the runner let go, or while a read
+ * of Db.prepared holds it without a runner) would otherwise crash the process. The query that was
+ * running fails, and the pool discards the broken client when it comes back.
+ */
+class ServiceClient extends pg.Client {
+  constructor(config: pg.ClientConfig) {
+    super(config);
+    this.on('error', () => undefined);
+  }
+}
+
+/** A PostgreSQL client that gives up connecting after CONNECT_TIMEOUT_MS, whatever the pool waits. */
+class ConnectWithin extends ServiceClient {
   constructor(config: pg.ClientConfig) {
     super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   }
@@ -97,15 +111,6 @@ export function postgresOptions(target: DatabaseTarget & { url: string }): DataS
 export async function openDatabase(target: DatabaseTarget): Promise<OpenedDatabase> {
   if (target.url) {
     const dataSource = await new DataSource(postgresOptions({ ...target, url: target.url })).initialize();
-    // A connection the server terminates can emit a second 'error' after TypeORM's query runner
-    // has released it and removed its listener; unheard, that one would crash the process. Every
-    // client keeps a listener of its own (the pool already discards broken clients).
-    const pool = (
-      dataSource.driver as unknown as {
-        master?: { on(event: 'connect', fn: (client: { on(event: 'error', fn: () => void): void }) => void): void };
-      }
-    ).master;
-    pool?.on('connect', (client) => client.on('error', () => undefined));
     return {
       dataSource,
       kind: 'postgres',
@@ -130,7 +135,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<OpenedDataba
     const dataSource = await new DataSource({
       ...baseOptions(target),
       poolSize: 1,
-      extra: embeddedPgConfig(pglite),
+      extra: { ...embeddedPgConfig(pglite), Client: ServiceClient },
     } as DataSourceOptions).initialize();
     const db = pglite;
     return {

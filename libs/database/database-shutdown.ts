@@ -53,8 +53,11 @@ export class DatabaseShutdown {
   /** TypeORM's query runners holding a connection, and the connections checked out for reads (pool-reads.ts). */
   private runners(): ConnectedRunner[] {
     if (!this.dataSource.isInitialized) return [];
-    const runners: ConnectedRunner[] = [...(this.driver.connectedQueryRunners ?? [])];
-    return [...runners, ...poolReads(this.dataSource).inUse()].filter((r) => !r.isReleased);
+    const held: ConnectedRunner[] = [
+      ...(this.driver.connectedQueryRunners ?? []),
+      ...poolReads(this.dataSource).inUse(),
+    ];
+    return held.filter((r) => !r.isReleased);
   }
 
   /** Connections checked out right now. */

@@ -41,8 +41,6 @@ export class PoolLease {
  */
 export class PoolReads {
   private readonly leases = new Set<PoolLease>();
-  /** Clients given a lasting error listener (below). */
-  private readonly listened = new WeakSet<pg.PoolClient>();
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -54,13 +52,9 @@ export class PoolReads {
   /** Runs a named prepared statement on a pooled connection of its own; answers the rows. */
   async prepared<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
     const pool = (this.dataSource.driver as unknown as { master: pg.Pool }).master;
+    // Every client hears its own errors (data-source.factory.ts's ServiceClient): one lost while
+    // held here fails its query, and the pool drops it when it comes back.
     const client = await pool.connect();
-    // pg-pool listens for a client's errors only while it is idle; one that errors while checked
-    // out (its connection lost) fails its query, and the pool drops it when it comes back.
-    if (!this.listened.has(client)) {
-      this.listened.add(client);
-      client.on('error', () => undefined);
-    }
     const lease = new PoolLease(client, this.leases);
     try {
       return (await client.query({ name, text, values })).rows as T[];
