@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { withDatabase } from './support.mjs';
 import { startSut } from './lib/sut.mjs';
 import { freePort, load, spread, startServer, workerEnv, workerNodeFlags } from './lib/processes.mjs';
-import { EMAIL, PASSWORD, productEnv, startProduct } from './lib/service.mjs';
+import { EMAIL, httpSut, PASSWORD, productEnv, startProduct } from './lib/service.mjs';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -112,24 +112,7 @@ await withDatabase(async (databaseUrl) => {
     );
     form.append('file', new Blob([lines.join('\n')], { type: 'application/x-ndjson' }), 'rows.jsonl');
     const dataset = await api('POST', `/datasets/upload?workspace_id=${ws}`, form);
-    const sutId = (await api('POST', '/suts', { workspace_id: ws, name: 'bench-sut' })).id;
-    const connection = (
-      await api('POST', `/suts/${sutId}/connections`, {
-        name: 'local',
-        kind: 'http',
-        http: { url: sut.url },
-        max_concurrency: concurrency,
-        timeout_ms: 10_000,
-      })
-    ).id;
-    const runBody = {
-      workspace_id: ws,
-      dataset_id: dataset.id,
-      sut_id: sutId,
-      connection_id: connection,
-      metrics: ['exact_match', 'token_f1'],
-      concurrency,
-    };
+    const runBody = (await httpSut(api, ws, sut.url, concurrency)).runOf(dataset.id);
     const target = `${product.url}/datasets/${dataset.id}`;
     const headers = { authorization: `Bearer ${token}` };
     await load(target, { headers, connections, seconds: 3 }); // warm-up

@@ -10,10 +10,10 @@
 //   npm run build && BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/upload-rss.mjs
 //
 // Creates its own database (or data directory) and removes it afterwards.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spread } from './lib/processes.mjs';
+import { rssMb, rssSampler, spread } from './lib/processes.mjs';
 import { api, EMAIL, PASSWORD, productEnv, startProduct } from './lib/service.mjs';
 import { csvOf, curlUpload } from './lib/uploads.mjs';
 import { withDatabase } from './support.mjs';
@@ -22,7 +22,6 @@ const rows = Number(process.env.BENCH_UPLOAD_ROWS ?? 100_000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const settleMs = Number(process.env.BENCH_SETTLE_MS ?? 10_000);
 
-const rssMb = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 await withDatabase(async (databaseUrl) => {
@@ -51,8 +50,8 @@ await withDatabase(async (databaseUrl) => {
     const times = [];
     for (let round = 0; round < rounds; round++) {
       const rest = rssMb(service.pid);
+      const sampler = rssSampler(service.pid, 20);
       let peak = rest;
-      const sampler = setInterval(() => (peak = Math.max(peak, rssMb(service.pid))), 20);
       const t0 = performance.now();
       try {
         const dataset = await curlUpload(service.url, token, ws.id, file, `upload ${round + 1}`);
@@ -61,7 +60,7 @@ await withDatabase(async (databaseUrl) => {
         times.push((performance.now() - t0) / 1000);
         await sleep(settleMs);
       } finally {
-        clearInterval(sampler);
+        peak = sampler.stop().peak;
       }
       rests.push(rest);
       peaks.push(peak);

@@ -105,6 +105,31 @@ export function cpuSeconds(pid) {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/** Process `pid`'s resident set in MB (VmRSS in /proc/<pid>/status), as `ps` and the kernel count it. */
+export const rssMb = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+
+/**
+ * Samples process `pid`'s RSS every `everyMs` from outside it until `stop()`, which answers the
+ * lowest and highest sample in MB (the lowest shows what it gave back of what it held before).
+ */
+export function rssSampler(pid, everyMs) {
+  let low = rssMb(pid);
+  let peak = low;
+  const sample = () => {
+    const rss = rssMb(pid);
+    low = Math.min(low, rss);
+    peak = Math.max(peak, rss);
+  };
+  const timer = setInterval(sample, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return { low, peak };
+    },
+  };
+}
+
 /**
  * autocannon in its own process: `connections` keep-alive connections for `seconds` on `url`.
  * Answers req/s (mean), p50/p99 latency in ms, and the count of errors and non-2xx answers; given

@@ -46,3 +46,29 @@ export async function api(base, method, path, token, body) {
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json;
 }
+
+/**
+ * A SUT in workspace `ws` with an HTTP connection to `url` taking `concurrency` calls at once,
+ * through `call(method, path, body)` (an API client); answers `{ sutId, connectionId, runOf }`,
+ * `runOf(datasetId)` the body of a `POST /runs` of the dataset through it, scored by exact_match
+ * and token_f1, at `concurrency`.
+ */
+export async function httpSut(call, ws, url, concurrency) {
+  const sutId = (await call('POST', '/suts', { workspace_id: ws, name: 'bench-sut' })).id;
+  const connection = await call('POST', `/suts/${sutId}/connections`, {
+    name: 'local',
+    kind: 'http',
+    http: { url },
+    max_concurrency: concurrency,
+    timeout_ms: 10_000,
+  });
+  const runOf = (datasetId) => ({
+    workspace_id: ws,
+    dataset_id: datasetId,
+    sut_id: sutId,
+    connection_id: connection.id,
+    metrics: ['exact_match', 'token_f1'],
+    concurrency,
+  });
+  return { sutId, connectionId: connection.id, runOf };
+}

@@ -1,8 +1,12 @@
 import { EventEmitter } from 'node:events';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { PGlite } from '@electric-sql/pglite';
 import { serialize } from 'pg-protocol';
 
 type BackendMessage = { name: string };
+
+/** How long the engine's calls may hold the event loop before the next one waits for a turn of it. */
+export const TURN_BUDGET_MS = 20;
 type ParseOptions = Parameters<typeof serialize.parse>[0];
 type BindOptions = Parameters<typeof serialize.bind>[0];
 type ExecuteOptions = Parameters<typeof serialize.execute>[0];
@@ -18,6 +22,15 @@ type PortalOptions = Parameters<typeof serialize.describe>[0];
  * prepared read costs one call instead of four (bench/http-get.mjs; docs/performance.md). A simple
  * query, COPY data and the authentication messages go at once, as before.
  *
+ * The engine runs on this thread and answers within the promise that asked it, so statements that
+ * follow one another (a run's summary read a page after a page, a unit of work's statements, the
+ * requests waiting for the connection) ran within one turn of the event loop: nothing else ran
+ * until the last, no request was read, no health check answered, no timer fired, and a keep-alive
+ * connection whose idle timer fell due meanwhile was closed with a request in it
+ * (docs/performance.md#runs). A call made when the calls have held the loop for more than
+ * TURN_BUDGET_MS waits for the next turn first. (A turn before every call cost the GET of a
+ * record a fifth of its rate: 32 requests' statements then interleave.)
+ *
  * The engine answers the batch in order; the answers are emitted as the adapter emitted them
  * (each message by its name, `errorMessage` for an error, `message` when someone listens for it),
  * and an error ends nothing early: the engine skips to the Sync as PostgreSQL does.
@@ -32,6 +45,8 @@ export class BatchingPgliteConnection extends EventEmitter {
   /** The engine's answers come in order: each call waits for the one before. */
   private queue: Promise<unknown>;
   private forwardMessages = false;
+  /** When the calls of this turn of the event loop began; undefined once it turned. */
+  private heldSince: number | undefined;
 
   constructor(private readonly pglite: PGlite) {
     super();
@@ -105,11 +120,26 @@ export class BatchingPgliteConnection extends EventEmitter {
     this.forwardMessages = false;
   }
 
+  /**
+   * Whether the engine's calls have held the event loop for more than TURN_BUDGET_MS since it last
+   * turned: the first call of a turn notes the time and asks to hear when the loop turns again (one
+   * `setImmediate` a turn, not a call).
+   */
+  private heldTooLong(): boolean {
+    if (this.heldSince === undefined) {
+      this.heldSince = performance.now();
+      setImmediate(() => (this.heldSince = undefined));
+      return false;
+    }
+    return performance.now() - this.heldSince > TURN_BUDGET_MS;
+  }
+
   /** Sends `last` with whatever waits before it, as one call of the engine. */
   private send(last: Uint8Array): void {
     const messages = this.pending.length ? Buffer.concat(this.pending.concat(last)) : last;
     this.pending = [];
     this.queue = this.queue
+      .then(() => (this.heldTooLong() ? nextTurn() : undefined))
       .then(() => this.pglite.execProtocolStream(messages, { throwOnError: false }))
       .then((answers: BackendMessage[]) => {
         for (const answer of answers) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import { BatchingPgliteConnection } from '../../libs/database/pglite-connection.js';
+import { BatchingPgliteConnection, TURN_BUDGET_MS } from '../../libs/database/pglite-connection.js';
 import { describeOn } from '../utils/database-mode.js';
 
 /**
@@ -92,6 +92,27 @@ describeOn('embedded', 'the connection to the embedded engine')(
       expect((await client.query('SELECT count(*)::int AS n FROM probe WHERE id = $1', [100])).rows).toEqual([
         { n: 0 },
       ]);
+    });
+
+    it('lets the event loop turn while statements follow one another for longer than TURN_BUDGET_MS', async () => {
+      // One statement that keeps the engine busy for a while, then the same again and again, each asked for as the one
+      // before answers (as a unit of work or a run's summary does): the engine answers in the promise that asked it.
+      const busy = 'SELECT count(*) FROM generate_series(1, 300000)';
+      const started = performance.now();
+      await client.query(busy);
+      const oneMs = performance.now() - started;
+      const statements = Math.ceil((6 * TURN_BUDGET_MS) / Math.max(1, oneMs)) + 4;
+      let done = 0;
+      let doneWhenTurned: number | undefined;
+      setImmediate(() => (doneWhenTurned = done));
+      for (let i = 0; i < statements; i++) {
+        await client.query(busy);
+        done++;
+      }
+      // Without a turn between them the callback ran after the last of them (all ran in one turn).
+      expect(doneWhenTurned).toBeDefined();
+      expect(doneWhenTurned!).toBeLessThan(statements);
+      expect(doneWhenTurned!).toBeLessThanOrEqual(Math.ceil(TURN_BUDGET_MS / Math.max(1, oneMs)) + 2);
     });
   },
 );

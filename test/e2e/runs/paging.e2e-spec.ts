@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { ItemResult, PassRule, RunMetricSpec } from '../../../libs/evaluation/runs/run.types.js';
 import { summarize } from '../../../libs/evaluation/runs/summary.js';
+import { MATERIALIZE_PAGES } from '../../../src/modules/runs/runs.service.js';
 import { uploadRows } from '../../utils/datasets.js';
 import { chatCompletion, FakeUpstream, type RecordedRequest } from '../../utils/fake-upstream.js';
 import { restartableApps, type TestApp } from '../../utils/test-app.js';
@@ -178,6 +179,26 @@ describe('runs: executed a page at a time', () => {
       const flaky = rows.filter((_, i) => i % 50 !== 7 && i % 4 !== 0 && i % 10 === 3).length;
       expect(run.summary!.trials).toEqual(
         expect.objectContaining({ repetitions: 2, rows: 1050, repeated_rows: 1050, flaky_rows: flaky }),
+      );
+      // Its items were created MATERIALIZE_PAGES pages of rows a statement (1,000 of the 1,050 rows, then 50):
+      // every item once, and each conversation's turns count on across the two, 1, 2, 3… in the rows' order.
+      const [{ items, distinct }] = await t.dataSource.query(
+        'SELECT count(*)::int AS items, count(DISTINCT (row_id, repetition))::int AS distinct FROM run_items WHERE run_id = $1',
+        [run.id],
+      );
+      expect({ items, distinct }).toEqual({ items: 2100, distinct: 2100 });
+      const sessions: Array<{ session_id: string; turns: number[]; inputs: string[] }> = await t.dataSource.query(
+        `SELECT session_id, repetition, array_agg(turn ORDER BY ordinal) AS turns, array_agg(data ->> 'input' ORDER BY ordinal) AS inputs
+           FROM run_items WHERE run_id = $1 AND session_id IS NOT NULL GROUP BY session_id, repetition`,
+        [run.id],
+      );
+      expect(sessions).toHaveLength(2 * 13);
+      for (const session of sessions) {
+        expect(session.turns).toEqual(session.turns.map((_, i) => i + 1));
+        expect(session.inputs).toEqual(turns.get(session.session_id));
+      }
+      expect(sessions.some((s) => s.inputs.some((input) => Number(input.slice(1)) >= MATERIALIZE_PAGES * PAGE))).toBe(
+        true,
       );
       // The run of eleven pages refreshed the items' statistics: a page after a key is read down the page index, not
       // found among every item after it and sorted (a read of the rest of the run per page).
