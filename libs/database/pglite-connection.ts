@@ -4,13 +4,13 @@ import type { PGlite } from '@electric-sql/pglite';
 import { serialize } from 'pg-protocol';
 
 type BackendMessage = { name: string };
-
-/** How long the engine's calls may hold the event loop before the next one waits for a turn of it. */
-export const TURN_BUDGET_MS = 20;
 type ParseOptions = Parameters<typeof serialize.parse>[0];
 type BindOptions = Parameters<typeof serialize.bind>[0];
 type ExecuteOptions = Parameters<typeof serialize.execute>[0];
 type PortalOptions = Parameters<typeof serialize.describe>[0];
+
+/** How long the engine's calls may hold the event loop before the next one waits for a turn of it. */
+export const TURN_BUDGET_MS = 20;
 
 /**
  * node-postgres's connection to the embedded database: what `@electric-sql/pglite/node-postgres`'s

@@ -250,10 +250,11 @@ export class RunsRepository {
    * statement of the same unit of work: on the embedded database a statement runs on node's own
    * thread, and one statement over a million rows held it for about half a minute (6.7 s for
    * 200,000 rows; no request, timer or health check answered meanwhile, and a keep-alive
-   * connection reused then was reset). Between two statements the loop takes a turn
-   * (BatchingPgliteConnection). Other requests' statements still wait for the unit of work there
-   * (one connection); the rest of their work does not. A turn counts on from the session's last turn in the chunks before. A sample is
-   * chosen over all the rows at once (one statement, as before).
+   * connection reused then was reset). Between chunks the embedded connection lets the event
+   * loop turn once its calls have held it TURN_BUDGET_MS (BatchingPgliteConnection). Other
+   * requests' statements still wait for the unit of work there (one connection); the rest of
+   * their work does not. A conversation's turns count on from the session's last turn in the
+   * chunks before. A sample is chosen over all the rows at once (one statement, as before).
    */
   async materialize(
     runId: string,
