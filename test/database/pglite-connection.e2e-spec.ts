@@ -98,9 +98,13 @@ describeOn('embedded', 'the connection to the embedded engine')(
       // One statement that keeps the engine busy for a while, then the same again and again, each asked for as the one
       // before answers (as a unit of work or a run's summary does): the engine answers in the promise that asked it.
       const busy = 'SELECT count(*) FROM generate_series(1, 300000)';
-      const started = performance.now();
-      await client.query(busy);
-      const oneMs = performance.now() - started;
+      // The fastest of three: statements no faster than it, so no more of them fit in the budget than the bound says.
+      let oneMs = Infinity;
+      for (let i = 0; i < 3; i++) {
+        const started = performance.now();
+        await client.query(busy);
+        oneMs = Math.min(oneMs, performance.now() - started);
+      }
       const statements = Math.ceil((6 * TURN_BUDGET_MS) / Math.max(1, oneMs)) + 4;
       let done = 0;
       let doneWhenTurned: number | undefined;
