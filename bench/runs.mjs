@@ -20,7 +20,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { rssMb, rssSampler } from './lib/processes.mjs';
+import { rssDuring, rssMb } from './lib/processes.mjs';
 import { api, EMAIL, httpSut, PASSWORD, productEnv, startProduct } from './lib/service.mjs';
 import { startSutProcess } from './lib/sut.mjs';
 import { curlUpload } from './lib/uploads.mjs';
@@ -35,21 +35,21 @@ const settleMs = Number(process.env.BENCH_SETTLE_MS ?? 10_000);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls the run until it ends: less often for large runs, as a client would (each GET counts the run's items). */
-async function settle(base, token, id) {
+async function settle(call, id) {
   const every = Math.min(5000, Math.max(250, runRows / 100));
   for (;;) {
-    const run = await api(base, 'GET', `/runs/${id}`, token);
+    const run = await call('GET', `/runs/${id}`);
     if (['succeeded', 'failed', 'cancelled'].includes(run.state)) return run;
     await sleep(every);
   }
 }
 
 /** When the run's last progress event was recorded: from it to the run's end is the summary's and the finish's time. */
-async function lastProgressAt(base, token, id) {
+async function lastProgressAt(call, id) {
   let after = 0;
   let last = null;
   for (;;) {
-    const events = await api(base, 'GET', `/runs/${id}/events?after=${after}&limit=1000`, token);
+    const events = await call('GET', `/runs/${id}/events?after=${after}&limit=1000`);
     for (const e of events) if (e.type === 'progress') last = Date.parse(e.at);
     if (events.length < 1000) return last;
     after = events.at(-1).seq;
@@ -88,8 +88,9 @@ await withDatabase(async (databaseUrl) => {
       email: EMAIL,
       password: PASSWORD,
     });
-    const ws = (await api(base, 'POST', '/workspaces', token, { name: 'bench' })).id;
+    // The API as this token's client, at the service's address of the moment (it is started again below).
     const call = (method, path, body) => api(base, method, path, token, body);
+    const ws = (await call('POST', '/workspaces', { name: 'bench' })).id;
     const target = await httpSut(call, ws, sut.url, concurrency);
     const { sutId } = target;
 
@@ -113,19 +114,13 @@ await withDatabase(async (databaseUrl) => {
       base = service.url;
       await sleep(settleMs);
       const before = rssMb(service.pid);
-      const sampler = rssSampler(service.pid, 100);
       const t0 = Date.now();
-      let done;
-      let during;
-      try {
-        const run = await call('POST', '/runs', target.runOf(dataset.id));
-        done = await settle(base, token, run.id);
-      } finally {
-        during = sampler.stop();
-      }
+      const { result: done, ...during } = await rssDuring(service.pid, 100, async () =>
+        settle(call, (await call('POST', '/runs', target.runOf(dataset.id))).id),
+      );
       const seconds = (Date.parse(done.finished_at) - t0) / 1000;
       const ideal = (runRows * sutMs) / 1000 / concurrency;
-      const lastProgress = await lastProgressAt(base, token, done.id);
+      const lastProgress = await lastProgressAt(call, done.id);
       const mb = Math.round;
       console.log(
         `[${mode}] run of ${runRows} rows, SUT ${sutMs} ms, concurrency ${concurrency}: ${seconds.toFixed(1)} s (ideal ${ideal.toFixed(1)} s, ratio ${(seconds / ideal).toFixed(2)}x); ${done.state}, ${done.progress.completed} answered, pass rate ${done.summary?.pass_rate}`,
@@ -145,10 +140,8 @@ await withDatabase(async (databaseUrl) => {
         (i) => ({ input: `question ${i}`, expected_output: `the answer to question number ${i} is ${i * 7}` }),
         'score-bench',
       );
-      const offline = (
-        await api(base, 'POST', `/suts/${sutId}/connections`, token, { name: 'offline', kind: 'offline' })
-      ).id;
-      const run = await api(base, 'POST', '/runs', token, {
+      const offline = (await call('POST', `/suts/${sutId}/connections`, { name: 'offline', kind: 'offline' })).id;
+      const run = await call('POST', '/runs', {
         workspace_id: ws,
         dataset_id: dataset.id,
         sut_id: sutId,
@@ -157,7 +150,7 @@ await withDatabase(async (databaseUrl) => {
       });
       const rowIds = [];
       for (let offset = 0; offset < scoreRows; offset += 1000) {
-        const page = await api(base, 'POST', `/runs/${run.id}/results/query`, token, { limit: 1000, offset });
+        const page = await call('POST', `/runs/${run.id}/results/query`, { limit: 1000, offset });
         for (const item of page.items) rowIds.push([item.row_id, item.row.expected_output]);
       }
       const tu = performance.now();
@@ -167,21 +160,14 @@ await withDatabase(async (databaseUrl) => {
           output: (i + j) % 3 ? expected : `${expected} or so`,
           latency_ms: 40,
         }));
-        await api(base, 'PUT', `/runs/${run.id}/upload`, token, {
+        await call('PUT', `/runs/${run.id}/upload`, {
           results: chunk,
           complete: i + 10_000 >= rowIds.length,
         });
       }
       const uploadSeconds = (performance.now() - tu) / 1000;
-      const sampler = rssSampler(service.pid, 100);
       const t0 = performance.now();
-      let done;
-      let peak;
-      try {
-        done = await settle(base, token, run.id);
-      } finally {
-        ({ peak } = sampler.stop());
-      }
+      const { result: done, peak } = await rssDuring(service.pid, 100, () => settle(call, run.id));
       const seconds = (performance.now() - t0) / 1000;
       console.log(
         `[${mode}] scoring ${scoreRows} uploaded outputs with 6 deterministic metrics: ${seconds.toFixed(1)} s (${Math.round(scoreRows / seconds)} rows/s; upload ${uploadSeconds.toFixed(1)} s); ${done.state}, pass rate ${done.summary?.pass_rate}; the service's peak RSS ${Math.round(peak)} MB`,

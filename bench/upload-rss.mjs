@@ -13,7 +13,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { rssMb, rssSampler, spread } from './lib/processes.mjs';
+import { rssDuring, rssMb, spread } from './lib/processes.mjs';
 import { api, EMAIL, PASSWORD, productEnv, startProduct } from './lib/service.mjs';
 import { csvOf, curlUpload } from './lib/uploads.mjs';
 import { withDatabase } from './support.mjs';
@@ -50,18 +50,14 @@ await withDatabase(async (databaseUrl) => {
     const times = [];
     for (let round = 0; round < rounds; round++) {
       const rest = rssMb(service.pid);
-      const sampler = rssSampler(service.pid, 20);
-      let peak = rest;
       const t0 = performance.now();
-      try {
+      const { peak } = await rssDuring(service.pid, 20, async () => {
         const dataset = await curlUpload(service.url, token, ws.id, file, `upload ${round + 1}`);
         if (dataset.latest_version.row_count !== rows)
           throw new Error(`the upload holds ${dataset.latest_version.row_count} rows`);
         times.push((performance.now() - t0) / 1000);
         await sleep(settleMs);
-      } finally {
-        peak = sampler.stop().peak;
-      }
+      });
       rests.push(rest);
       peaks.push(peak);
       console.log(

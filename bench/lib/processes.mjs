@@ -109,10 +109,11 @@ export function cpuSeconds(pid) {
 export const rssMb = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 
 /**
- * Samples process `pid`'s RSS every `everyMs` from outside it until `stop()`, which answers the
- * lowest and highest sample in MB (the lowest shows what it gave back of what it held before).
+ * Process `pid`'s RSS sampled every `everyMs` from outside it while `work()` runs: `{ result, low,
+ * peak }`, the lowest and highest sample in MB (the lowest shows what it gave back of what it held
+ * before). The samples are taken until `work` ends, whether it answers or throws.
  */
-export function rssSampler(pid, everyMs) {
+export async function rssDuring(pid, everyMs, work) {
   let low = rssMb(pid);
   let peak = low;
   const sample = () => {
@@ -121,13 +122,13 @@ export function rssSampler(pid, everyMs) {
     peak = Math.max(peak, rss);
   };
   const timer = setInterval(sample, everyMs);
-  return {
-    stop() {
-      clearInterval(timer);
-      sample();
-      return { low, peak };
-    },
-  };
+  try {
+    const result = await work();
+    sample();
+    return { result, low, peak };
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 /**
