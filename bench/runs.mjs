@@ -126,7 +126,7 @@ await withDatabase(async (databaseUrl) => {
         `[${mode}] run of ${runRows} rows, SUT ${sutMs} ms, concurrency ${concurrency}: ${seconds.toFixed(1)} s (ideal ${ideal.toFixed(1)} s, ratio ${(seconds / ideal).toFixed(2)}x); ${done.state}, ${done.progress.completed} answered, pass rate ${done.summary?.pass_rate}`,
       );
       console.log(
-        `  the service's RSS: at rest before the run ${mb(before)} MB (the upload took ${uploadSeconds.toFixed(1)} s), during the run ${mb(during.low)}–${mb(during.peak)} MB (peak ${during.peak >= before ? '+' : ''}${mb(during.peak - before)} MB); summary and finish after the last answer: ${lastProgress ? ((Date.parse(done.finished_at) - lastProgress) / 1000).toFixed(1) : '?'} s`,
+        `  the service's RSS: at rest before the run ${mb(before)} MB (the upload took ${uploadSeconds.toFixed(1)} s), during the run ${mb(during.low)}–${mb(during.peak)} MB (peak ${during.peak >= before ? '+' : ''}${mb(during.peak - before)} MB, ${during.peakAt.toFixed(0)} s into the run's ${during.seconds.toFixed(0)}); summary and finish after the last answer: ${lastProgress ? ((Date.parse(done.finished_at) - lastProgress) / 1000).toFixed(1) : '?'} s`,
       );
     }
 

@@ -5,6 +5,9 @@
 // this process from the upload's start until BENCH_SETTLE_MS=10000 after its answer, so the index
 // merge the upload queues counts too. Prints the RSS at rest before each upload, its peak, the
 // upload's time, and min / median / max over the rounds (the issue's aim, embedded: under 400 MB).
+// Meanwhile a client in a process of its own asks GET /live every 50 ms (bench/lib/prober.mjs):
+// the longest answer is the longest the service kept every request waiting (on the embedded
+// database, a statement holding the engine, which runs on the service's thread).
 //
 //   npm run build && node bench/upload-rss.mjs          # embedded PGlite, the default
 //   npm run build && BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/upload-rss.mjs
@@ -13,7 +16,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { rssDuring, rssMb, spread } from './lib/processes.mjs';
+import { probeDuring, rssDuring, rssMb, spread } from './lib/processes.mjs';
 import { api, EMAIL, PASSWORD, productEnv, startProduct } from './lib/service.mjs';
 import { csvOf, curlUpload } from './lib/uploads.mjs';
 import { withDatabase } from './support.mjs';
@@ -48,24 +51,31 @@ await withDatabase(async (databaseUrl) => {
     const rests = [];
     const peaks = [];
     const times = [];
+    const waits = [];
     for (let round = 0; round < rounds; round++) {
       const rest = rssMb(service.pid);
       const t0 = performance.now();
-      const { peak } = await rssDuring(service.pid, 20, async () => {
-        const dataset = await curlUpload(service.url, token, ws.id, file, `upload ${round + 1}`);
-        if (dataset.latest_version.row_count !== rows)
-          throw new Error(`the upload holds ${dataset.latest_version.row_count} rows`);
-        times.push((performance.now() - t0) / 1000);
-        await sleep(settleMs);
+      const { probe, result: peak } = await probeDuring(`${service.url}/live`, 50, async () => {
+        const sampled = await rssDuring(service.pid, 20, async () => {
+          const dataset = await curlUpload(service.url, token, ws.id, file, `upload ${round + 1}`);
+          if (dataset.latest_version.row_count !== rows)
+            throw new Error(`the upload holds ${dataset.latest_version.row_count} rows`);
+          times.push((performance.now() - t0) / 1000);
+          await sleep(settleMs);
+        });
+        return sampled.peak;
       });
       rests.push(rest);
       peaks.push(peak);
+      waits.push(probe.maxMs);
       console.log(
-        `  round ${round + 1}: upload ${times[round].toFixed(2)} s; RSS at rest before it ${Math.round(rest)} MB, peak ${Math.round(peak)} MB`,
+        `  round ${round + 1}: upload ${times[round].toFixed(2)} s; RSS at rest before it ${Math.round(rest)} MB, peak ${Math.round(peak)} MB; ` +
+          `GET /live every 50 ms meanwhile: ${probe.count} answers, median ${probe.medianMs.toFixed(1)} ms, longest ${Math.round(probe.maxMs)} ms, ${probe.failed} failed`,
       );
     }
     console.log(
-      `${mode}, min / median / max: upload ${spread(times, 2)} s; RSS at rest ${spread(rests)} MB; peak ${spread(peaks)} MB (aim, embedded: under 400 MB)`,
+      `${mode}, min / median / max: upload ${spread(times, 2)} s; RSS at rest ${spread(rests)} MB; peak ${spread(peaks)} MB (aim, embedded: under 400 MB); ` +
+        `longest /live answer ${spread(waits)} ms`,
     );
   } finally {
     await service?.stop();

@@ -1,6 +1,6 @@
 // Servers and load generators as processes of their own, so a measure never shares an event
 // loop with what it measures.
-import { spawn } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -110,24 +110,48 @@ export const rssMb = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/pro
 
 /**
  * Process `pid`'s RSS sampled every `everyMs` from outside it while `work()` runs: `{ result, low,
- * peak }`, the lowest and highest sample in MB (the lowest shows what it gave back of what it held
- * before). The samples are taken until `work` ends, whether it answers or throws.
+ * peak, peakAt, seconds }`, the lowest and highest sample in MB (the lowest shows what it gave back
+ * of what it held before), when the highest was taken and how long `work` ran (seconds from its
+ * start). The samples are taken until `work` ends, whether it answers or throws.
  */
 export async function rssDuring(pid, everyMs, work) {
+  const t0 = performance.now();
   let low = rssMb(pid);
   let peak = low;
+  let peakAt = 0;
   const sample = () => {
     const rss = rssMb(pid);
     low = Math.min(low, rss);
-    peak = Math.max(peak, rss);
+    if (rss > peak) [peak, peakAt] = [rss, (performance.now() - t0) / 1000];
   };
   const timer = setInterval(sample, everyMs);
   try {
     const result = await work();
     sample();
-    return { result, low, peak };
+    return { result, low, peak, peakAt, seconds: (performance.now() - t0) / 1000 };
   } finally {
     clearInterval(timer);
+  }
+}
+
+/**
+ * `url` asked one request at a time, every `everyMs`, by a process of its own (bench/lib/prober.mjs)
+ * while `work()` runs: `{ result, probe: { count, medianMs, maxMs, failed } }`. `maxMs` is the
+ * longest the service kept a client waiting meanwhile.
+ */
+export async function probeDuring(url, everyMs, work) {
+  const child = fork(join(root, 'bench', 'lib', 'prober.mjs'), [url, String(everyMs)], { stdio: 'ignore' });
+  const report = new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`the prober exited (${code}) before it reported`)));
+  });
+  report.catch(() => undefined); // read below, unless work() throws first
+  try {
+    const result = await work();
+    child.send('stop');
+    return { result, probe: await report };
+  } finally {
+    if (child.exitCode === null) child.kill();
   }
 }
 

@@ -14,6 +14,7 @@ import {
 } from './copy-binary.js';
 import type { OpenedDatabase } from './data-source.factory.js';
 import { OPENED_DATABASE } from './data-source.factory.js';
+import { engineTurns } from './pglite-connection.js';
 import { Db } from './unit-of-work.js';
 
 export interface BulkColumn {
@@ -33,6 +34,20 @@ export type BulkValue = CopyValue;
  * bench/datasets.mjs, 2026-11-27), the peak RSS no higher.
  */
 const CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * On the embedded database, how a bulk write treats GIN indexes' pending lists (the row index's:
+ * migration 1766400000000 leaves it at the engine's default, 4 MB). The first
+ * EMBEDDED_DEFERRED_GIN_ROWS rows may fill a list up to EMBEDDED_DEFERRED_GIN_LIMIT and leave it to
+ * the merge queued after the write (an upload of 100,000 rows answers as fast as it did when every
+ * merge was deferred); past them the write merges as it goes, 4 MB at a time. PGlite runs on the
+ * service's thread and a merge is one statement that holds it: the merge of a 1,000,000-row
+ * upload's deferred list held every request for 14.7 s on a 2-core machine, 4 MB at a time the
+ * longest statement took 1.2 s (docs/performance.md#dataset-uploads). On PostgreSQL the index
+ * keeps its 128-MB list and the merge runs on a connection of its own.
+ */
+export const EMBEDDED_DEFERRED_GIN_ROWS = 100_000;
+export const EMBEDDED_DEFERRED_GIN_LIMIT = '16MB';
 
 /**
  * A Blob over bytes already in memory. PGlite reads the file of `COPY … FROM '/dev/blob'` through
@@ -130,7 +145,17 @@ export class BulkWriter {
     let written = 0;
     const pglite = this.opened.db?.pglite;
     if (pglite) {
+      const turns = engineTurns(pglite);
+      await this.db.query(`SET LOCAL gin_pending_list_limit = '${EMBEDDED_DEFERRED_GIN_LIMIT}'`);
+      let deferring = true;
       for await (const chunk of chunks) {
+        if (deferring && written >= EMBEDDED_DEFERRED_GIN_ROWS) {
+          await this.db.query('SET LOCAL gin_pending_list_limit TO DEFAULT');
+          deferring = false;
+        }
+        // Chunks come from a worker thread as fast as the engine takes them: without a turn between, an upload's
+        // COPY statements held every request of the service for a second at a time (docs/performance.md#dataset-uploads).
+        await turns.take();
         await pglite.query(`${sql} '/dev/blob' (FORMAT binary)`, [], { blob: new ArrayBufferBlob(chunk.bytes) });
         written += chunk.rows;
       }

@@ -13,6 +13,39 @@ type PortalOptions = Parameters<typeof serialize.describe>[0];
 export const TURN_BUDGET_MS = 20;
 
 /**
+ * How long the embedded engine's calls have held the event loop in this turn of it, kept per
+ * engine: every caller (node-postgres's connection below, the bulk writer's COPY) asks it before
+ * a call, so a run of calls from any of them lets the loop turn once TURN_BUDGET_MS is spent.
+ */
+export class EngineTurns {
+  /** When the calls of this turn of the event loop began; undefined once it turned. */
+  private heldSince: number | undefined;
+
+  /**
+   * Before a call of the engine: nothing when the calls of this turn are within the budget, else
+   * a promise of the next turn to wait for. The first call of a turn notes the time and asks to
+   * hear when the loop turns again (one `setImmediate` a turn, not a call).
+   */
+  take(): Promise<void> | undefined {
+    if (this.heldSince === undefined) {
+      this.heldSince = performance.now();
+      setImmediate(() => (this.heldSince = undefined));
+      return undefined;
+    }
+    return performance.now() - this.heldSince > TURN_BUDGET_MS ? nextTurn() : undefined;
+  }
+}
+
+const turnsByEngine = new WeakMap<PGlite, EngineTurns>();
+
+/** The engine's EngineTurns, shared by everything that calls it. */
+export function engineTurns(pglite: PGlite): EngineTurns {
+  let turns = turnsByEngine.get(pglite);
+  if (!turns) turnsByEngine.set(pglite, (turns = new EngineTurns()));
+  return turns;
+}
+
+/**
  * node-postgres's connection to the embedded database: what `@electric-sql/pglite/node-postgres`'s
  * `PglitePgConnection` does, but handing PGlite the messages of a statement together. node-postgres
  * writes a prepared statement as Parse, Bind, Describe, Execute and Sync in one go, as it would
@@ -27,8 +60,8 @@ export const TURN_BUDGET_MS = 20;
  * requests waiting for the connection) ran within one turn of the event loop: nothing else ran
  * until the last, no request was read, no health check answered, no timer fired, and a keep-alive
  * connection whose idle timer fell due meanwhile was closed with a request in it
- * (docs/performance.md#runs). A call made when the calls have held the loop for more than
- * TURN_BUDGET_MS waits for the next turn first. (A turn before every call cost the GET of a
+ * (docs/performance.md#runs). A call made when the engine's calls have held the loop for more than
+ * TURN_BUDGET_MS waits for the next turn first (EngineTurns). (A turn before every call cost the GET of a
  * record a fifth of its rate: 32 requests' statements then interleave.)
  *
  * The engine answers the batch in order; the answers are emitted as the adapter emitted them
@@ -45,11 +78,11 @@ export class BatchingPgliteConnection extends EventEmitter {
   /** The engine's answers come in order: each call waits for the one before. */
   private queue: Promise<unknown>;
   private forwardMessages = false;
-  /** When the calls of this turn of the event loop began; undefined once it turned. */
-  private heldSince: number | undefined;
+  private readonly turns: EngineTurns;
 
   constructor(private readonly pglite: PGlite) {
     super();
+    this.turns = engineTurns(pglite);
     this.on('newListener', (event) => {
       if (event === 'message') this.forwardMessages = true;
     });
@@ -120,26 +153,12 @@ export class BatchingPgliteConnection extends EventEmitter {
     this.forwardMessages = false;
   }
 
-  /**
-   * Whether the engine's calls have held the event loop for more than TURN_BUDGET_MS since it last
-   * turned: the first call of a turn notes the time and asks to hear when the loop turns again (one
-   * `setImmediate` a turn, not a call).
-   */
-  private heldTooLong(): boolean {
-    if (this.heldSince === undefined) {
-      this.heldSince = performance.now();
-      setImmediate(() => (this.heldSince = undefined));
-      return false;
-    }
-    return performance.now() - this.heldSince > TURN_BUDGET_MS;
-  }
-
   /** Sends `last` with whatever waits before it, as one call of the engine. */
   private send(last: Uint8Array): void {
     const messages = this.pending.length ? Buffer.concat(this.pending.concat(last)) : last;
     this.pending = [];
     this.queue = this.queue
-      .then(() => (this.heldTooLong() ? nextTurn() : undefined))
+      .then(() => this.turns.take())
       .then(() => this.pglite.execProtocolStream(messages, { throwOnError: false }))
       .then((answers: BackendMessage[]) => {
         for (const answer of answers) {
