@@ -7,16 +7,17 @@ import { RowsRepository } from './rows.repository.js';
 /** Writes of at least this many rows schedule a merge of the row index's pending list. */
 export const MERGE_AFTER_ROWS = 10_000;
 /**
- * On the embedded database the merge holds its one connection (its list is at most 4 MB there,
- * migration 1766400000000: up to about half a second on a slow machine), so it starts this long
- * after the write commits: the writer's answer, and the reads a client makes right after it, are
- * not queued behind it.
+ * On the embedded database the merge holds its one connection (what a bulk write leaves there is
+ * at most its first 100,000 rows' entries, up to 16 MB, BulkWriter: 1.6–2.8 s on a slow 2-core
+ * machine), so it starts this long after the write commits: the writer's answer, and the reads a
+ * client makes right after it, are not queued behind it.
  */
 export const EMBEDDED_MERGE_DELAY_MS = 2_000;
 
 /**
  * Bulk writes leave their GIN entries in the index's pending list (fast loads; up to 128 MB on
- * PostgreSQL, 4 MB on the embedded database, where the writes merge it as it fills); a queued job
+ * PostgreSQL; on the embedded database a bulk write's first 100,000 rows, up to 16 MB, and the
+ * write merges the rest 4 MB at a time); a queued job
  * merges what is left and refreshes the statistics right after the write commits, so queries are
  * fast again within seconds instead of waiting for autovacuum (which the embedded database does not run).
  */
