@@ -10,7 +10,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * memory, which never shrinks, by 27 MB (docs/performance.md#dataset-uploads). With the option
  * reset the session's setting decides, which the index's own option would override. PostgreSQL
  * keeps 128 MB: there the merge runs on a connection of its own, and the upload answers sooner
- * for not merging.
+ * for not merging. (An embedded database dumped and restored into PostgreSQL carries the reset;
+ * `ALTER INDEX dataset_rows_data_idx SET (gin_pending_list_limit = 131072)` gives it PostgreSQL's.)
  */
 export class EmbeddedRowIndexPendingList1766400000000 implements MigrationInterface {
   name = 'EmbeddedRowIndexPendingList1766400000000';
