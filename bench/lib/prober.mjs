@@ -5,6 +5,8 @@
 // `{ count, medianMs, maxMs, failed }` and exits.
 //
 //   node bench/lib/prober.mjs <url> <everyMs>
+import { median } from './processes.mjs';
+
 const [url, everyArg] = process.argv.slice(2);
 const everyMs = Number(everyArg ?? 50);
 const times = [];
@@ -28,8 +30,6 @@ while (!stopping) {
   times.push(performance.now() - t0);
   await sleep(everyMs);
 }
-times.sort((a, b) => a - b);
-process.send(
-  { count: times.length, medianMs: times[Math.floor(times.length / 2)] ?? 0, maxMs: times.at(-1) ?? 0, failed },
-  () => process.exit(0),
+process.send({ count: times.length, medianMs: median(times) ?? 0, maxMs: Math.max(0, ...times), failed }, () =>
+  process.exit(0),
 );

@@ -17,9 +17,9 @@ export const EMBEDDED_MERGE_DELAY_MS = 2_000;
 /**
  * Bulk writes leave their GIN entries in the index's pending list (fast loads; up to 128 MB on
  * PostgreSQL; on the embedded database a bulk write's first 100,000 rows, up to 16 MB, and the
- * write merges the rest 4 MB at a time); a queued job
- * merges what is left and refreshes the statistics right after the write commits, so queries are
- * fast again within seconds instead of waiting for autovacuum (which the embedded database does not run).
+ * write merges the rest 4 MB at a time); a queued job merges what is left and refreshes the
+ * statistics right after the write commits, so queries are fast again within seconds instead of
+ * waiting for autovacuum (which the embedded database does not run).
  */
 @Injectable()
 export class DatasetIndexMaintenance {

@@ -22,9 +22,13 @@ describe('datasets: what a bulk write holds', () => {
   const PAGES_IN_4_MB = (4 * 1024 * 1024) / 8192;
   let t: TestApp;
 
-  /** `count` rows of the upload benchmark's shape, 1,000 a batch, as RowsRepository.append takes them. */
-  function* rowsOf(count: number): Generator<Array<[string, number, string]>> {
-    for (let from = 0; from < count; from += 1000)
+  /**
+   * `count` rows of the upload benchmark's shape, 1,000 a batch, as RowsRepository.append takes them;
+   * `beforeBatch(n)` is called as the write asks for batch n.
+   */
+  function* rowsOf(count: number, beforeBatch?: (n: number) => void): Generator<Array<[string, number, string]>> {
+    for (let from = 0; from < count; from += 1000) {
+      beforeBatch?.(from / 1000);
       yield Array.from({ length: Math.min(1000, count - from) }, (_, i): [string, number, string] => {
         const g = from + i;
         const doc = {
@@ -38,6 +42,7 @@ describe('datasets: what a bulk write holds', () => {
           JSON.stringify({ ...doc, language: 'en', difficulty: g % 10, score: ((g * 31) % 1000) / 10 }),
         ];
       });
+    }
   }
 
   /** Appends `count` rows to a new dataset in a unit of work of their own, then merges the pending list: answers the pages merged. */
@@ -110,23 +115,17 @@ describe('datasets: what a bulk write holds', () => {
   itOn('embedded', 'the engine runs on the event loop of the service only there')(
     'lets the event loop turn between the COPY statements of a bulk write',
     async () => {
-      // 40 batches of 1,000 rows, about 8 MB encoded: COPY statements of 1 MB, each well past the turn budget.
+      // 40 batches of 1,000 rows, about 7 MB encoded: COPY statements of 1 MB, each well past the turn budget.
       const BATCHES = 40;
       let turned = false;
       let batchWhenTurned: number | undefined;
-      function* batches(): Generator<Array<[string, number, string]>> {
-        for (let b = 0; b < BATCHES; b++) {
-          if (turned && batchWhenTurned === undefined) batchWhenTurned = b;
-          yield Array.from({ length: 1000 }, (_, i): [string, number, string] => {
-            const n = b * 1000 + i;
-            return [randomUUID(), n, JSON.stringify({ id: n, text: `row ${n} `.repeat(20) })];
-          });
-        }
-      }
+      const batches = rowsOf(BATCHES * 1000, (n) => {
+        if (turned && batchWhenTurned === undefined) batchWhenTurned = n;
+      });
       const rows = t.app.get(RowsRepository, { strict: false });
       const written = await t.app.get(TransactionRunner).run(async () => {
         setImmediate(() => (turned = true));
-        return rows.append(randomUUID(), 1, batches());
+        return rows.append(randomUUID(), 1, batches);
       });
       expect(written).toBe(BATCHES * 1000);
       // Without a turn between the statements the callback ran after the write had read every batch.
