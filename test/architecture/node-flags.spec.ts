@@ -38,10 +38,10 @@ function nodeArgs(command: string | string[], entry: string): string[] | undefin
  * `npm start` and the Docker image run it (the embedded database by default) keeps V8's maximum,
  * since there the larger young generation raised an upload's peak memory by about 80 MB and gained
  * no speed, but never drops below 8 MB (shrunk while idle, a run's items were promoted and piled
- * up in the old generation), and its old generation is capped at 1.5 GB, which caps how far V8 lets it
- * grow between two full collections (a long run's memory swung by twice as much with V8's default
- * of 4 GB); every process gets glibc's allocator with one arena and a fixed mmap
- * threshold. A setting added or dropped in one place and not its documented others would make a
+ * up in the old generation), and its old generation is capped at 1.5 GB, which caps how far V8
+ * lets it grow between two full collections (with V8's default of about 4 GB a long run's old
+ * generation swung by twice as much); every process gets glibc's allocator with one arena and a
+ * fixed mmap threshold. A setting added or dropped in one place and not its documented others would make a
  * deployment behave unlike what the benchmarks measured.
  */
 describe('node flags', () => {
