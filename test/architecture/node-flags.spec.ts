@@ -41,8 +41,8 @@ function nodeArgs(command: string | string[], entry: string): string[] | undefin
  * up in the old generation), and its old generation is capped at 1.5 GB, which caps how far V8
  * lets it grow between two full collections (with V8's default of about 4 GB a long run's old
  * generation swung by twice as much); every process gets glibc's allocator with one arena and a
- * fixed mmap threshold. A setting added or dropped in one place and not its documented others would make a
- * deployment behave unlike what the benchmarks measured.
+ * fixed mmap threshold. A setting added or dropped in one place and not its documented others
+ * would make a deployment behave unlike what the benchmarks measured.
  */
 describe('node flags', () => {
   const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
