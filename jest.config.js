@@ -1,49 +1,85 @@
 /**
- * Unit specs live beside the code (*.spec.ts) and run once; end-to-end specs under test/
- * (*.e2e-spec.ts) run twice, once per database: `e2e-postgres` (a PostgreSQL database per file)
- * and `e2e-embedded` (the PGlite DATA_DIR and in-process queue `npm start` uses, one per file).
- * One `npm test` runs the three projects over the same two workers; `--selectProjects` picks.
- * See docs/testing.md.
+ * Four tiers (docs/testing.md):
+ * - `unit`: *.spec.ts beside the code, no database.
+ * - `medium-postgres`, `medium-embedded`: test/medium/ (*.medium-spec.ts), a family's services
+ *   and repositories on a real database of each kind, no HTTP; the rules of each operation.
+ * - `e2e-postgres`: every *.e2e-spec.ts (HTTP contracts, access and error answers, journeys).
+ * - `e2e-embedded`: the e2e files listed below, those about the embedded mode itself or that
+ *   reach every operation, on the PGlite DATA_DIR and in-process queue `npm start` uses.
+ * One `npm test` runs them all over the same two workers; TEST_PROJECTS picks.
  */
-const tsJest = [
-  'ts-jest',
-  {
-    useESM: true,
-    tsconfig: '<rootDir>/tsconfig.test.json',
-    diagnostics: { warnOnly: false },
-    astTransformers: { before: ['<rootDir>/test/utils/swagger-transformer.cjs'] },
-  },
-];
-
 const shared = {
   rootDir: '.',
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
-  transform: { '^.+\\.ts$': tsJest },
+  // Each file's JavaScript from the tests' one build (test/utils/jest/test-build.mjs).
+  transform: { '^.+\\.ts$': '<rootDir>/test/utils/jest/compiled-transform.cjs' },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
   setupFiles: ['<rootDir>/test/utils/jest/worker-threads.cjs'],
 };
 
-const e2e = '.*\\.e2e-spec\\.ts$';
+/** Both databases, as the e2e and medium projects set them up. */
+const on = {
+  postgres: {
+    setupFiles: [...shared.setupFiles, '<rootDir>/test/utils/jest/postgres.cjs'],
+    setupFilesAfterEnv: ['<rootDir>/test/utils/jest/e2e-cleanup.ts'],
+  },
+  embedded: {
+    setupFiles: [...shared.setupFiles, '<rootDir>/test/utils/jest/embedded.cjs'],
+    setupFilesAfterEnv: ['<rootDir>/test/utils/jest/e2e-cleanup.ts', '<rootDir>/test/utils/jest/embedded-watchdog.ts'],
+  },
+};
+
+/**
+ * The e2e files that also run on the embedded database. Every service and repository runs on
+ * both in the medium tier; these are what only a whole process or the HTTP surface shows there.
+ */
+const ALSO_EMBEDDED = [
+  // A folder (ending in /) or one file, without .e2e-spec.ts.
+  // The service as `npm start` runs it: a fresh DATA_DIR, signals, restarts, work aborted at exit.
+  'test/smoke/',
+  'test/faults/shutdown-abort',
+  // The database layer itself: PGlite's one connection, the unit of work, typed queries, pools.
+  'test/database/',
+  // Every operation, under each role: each answers on the embedded database.
+  'test/security/role-matrix',
+  // The in-process queue is the embedded mode's; the embedded upload and its bulk writes differ.
+  'test/e2e/queue/in-process',
+  'test/e2e/datasets/bulk-writes',
+  'test/e2e/datasets/distinct-counts',
+  'test/e2e/datasets/upload',
+  // Blocks of their own on the embedded database (describeOn / itOn).
+  'test/e2e/users/users-rules',
+  'test/security/secrets-at-rest',
+  // A run end to end, streamed, on the embedded connection shared with the requests.
+  'test/e2e/runs/event-stream',
+];
+
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const projects = [
   { ...shared, displayName: { name: 'unit', color: 'white' }, testRegex: '.*\\.spec\\.ts$' },
   {
     ...shared,
-    displayName: { name: 'e2e-postgres', color: 'blue' },
-    testRegex: e2e,
-    setupFiles: [...shared.setupFiles, '<rootDir>/test/utils/jest/postgres.cjs'],
-    setupFilesAfterEnv: ['<rootDir>/test/utils/jest/e2e-cleanup.ts'],
+    ...on.postgres,
+    displayName: { name: 'medium-postgres', color: 'cyan' },
+    testRegex: 'test/medium/.*\\.medium-spec\\.ts$',
   },
   {
     ...shared,
+    ...on.embedded,
+    displayName: { name: 'medium-embedded', color: 'yellow' },
+    testRegex: 'test/medium/.*\\.medium-spec\\.ts$',
+  },
+  { ...shared, ...on.postgres, displayName: { name: 'e2e-postgres', color: 'blue' }, testRegex: '.*\\.e2e-spec\\.ts$' },
+  {
+    ...shared,
+    ...on.embedded,
     displayName: { name: 'e2e-embedded', color: 'magenta' },
-    testRegex: e2e,
-    setupFiles: [...shared.setupFiles, '<rootDir>/test/utils/jest/embedded.cjs'],
-    setupFilesAfterEnv: ['<rootDir>/test/utils/jest/e2e-cleanup.ts', '<rootDir>/test/utils/jest/embedded-watchdog.ts'],
+    testRegex: ALSO_EMBEDDED.map((path) => `${escape(path)}${path.endsWith('/') ? '.*' : ''}\\.e2e-spec\\.ts$`),
   },
 ];
 
@@ -61,6 +97,7 @@ if (unknown.length)
 
 export default {
   maxWorkers: 2,
+  globalSetup: '<rootDir>/test/utils/jest/global-setup.mjs',
   // Each e2e file loads the whole application into the worker's module registry, and under ESM
   // jest keeps part of it: a worker grew to 4.5 GB after 50 files and every file after ran
   // slower (GC). A worker over this limit after a file is replaced by a fresh one.

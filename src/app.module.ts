@@ -53,6 +53,24 @@ export const FAMILY_MODULES = [
   SdkModule,
 ];
 
+/**
+ * What every family stands on: configuration, readiness, the database (migrated), access, audit
+ * and the queue. The API and the worker put every family on it (AppModule); the medium tests
+ * put the families they test (test/medium/medium.ts).
+ */
+export function foundationModules(config: AppConfig, logger: Logger): Array<Type | DynamicModule> {
+  // The API and the worker are both composed here: one place sets the process's outbound policy.
+  configureOutbound({ blockPrivate: config.env.OUTBOUND_BLOCK_PRIVATE });
+  return [
+    ConfigModule.forRoot(config),
+    ReadinessModule,
+    DatabaseModule.forRoot({ config, logger, migrations }),
+    AuthLibModule,
+    AuditModule,
+    QueueModule,
+  ];
+}
+
 @Module({})
 export class AppModule {
   /** `extraModules` join the families (tests register test-only job handlers this way). */
@@ -61,20 +79,9 @@ export class AppModule {
     extraModules: Array<Type | DynamicModule> = [],
     logger: Logger = createRootLogger(config.env.LOG_LEVEL),
   ): DynamicModule {
-    // The API and the worker are both composed here: one place sets the process's outbound policy.
-    configureOutbound({ blockPrivate: config.env.OUTBOUND_BLOCK_PRIVATE });
     return {
       module: AppModule,
-      imports: [
-        ConfigModule.forRoot(config),
-        ReadinessModule,
-        DatabaseModule.forRoot({ config, logger, migrations }),
-        AuthLibModule,
-        AuditModule,
-        QueueModule,
-        ...FAMILY_MODULES,
-        ...extraModules,
-      ],
+      imports: [...foundationModules(config, logger), ...FAMILY_MODULES, ...extraModules],
     };
   }
 }

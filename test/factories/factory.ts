@@ -26,7 +26,8 @@ export interface Actor extends TestUser {
  */
 export class Factory {
   constructor(
-    private readonly http: ReturnType<typeof supertest>,
+    /** The app's HTTP server, for logins; none in the medium tier, which has no HTTP. */
+    private readonly http: ReturnType<typeof supertest> | undefined,
     private readonly dataSource: DataSource,
     /** The app's hashing cost (PASSWORD_HASH_*), so a login verifies at the cost the app would have hashed at. */
     private readonly hashing: { memoryCost: number; timeCost: number; parallelism: number },
@@ -67,8 +68,10 @@ export class Factory {
 
   /** Logs in as a well-behaved client: a 429 auth_busy (a burst of logins) is retried after Retry-After. */
   async login(user: Pick<TestUser, 'email' | 'password'>): Promise<string> {
+    const http = this.http;
+    if (!http) throw new Error('login needs the HTTP server: a medium test calls the services with a Caller instead');
     for (let attempt = 1; ; attempt++) {
-      const res = await this.http.post('/auth/token').send({ email: user.email, password: user.password });
+      const res = await http.post('/auth/token').send({ email: user.email, password: user.password });
       if (res.status === 200) return res.body.access_token;
       if (res.status !== 429 || res.body.error_code !== 'auth_busy' || attempt >= 60) {
         throw new Error(`login of ${user.email} failed: ${res.status} ${JSON.stringify(res.body)}`);

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatasetsService } from '../../src/modules/datasets/datasets.service.js';
 import { RowsService } from '../../src/modules/datasets/rows.service.js';
-import { domainError, startServiceApp, type Caller, type ServiceApp, type UploadedRows } from './service-app.js';
+import { domainError, startMedium, type Caller, type Medium, type UploadedRows } from './medium.js';
+import { DatasetsModule } from '../../src/modules/datasets/datasets.module.js';
 
 /**
  * RowsService called directly over the real database: staged inserts, updates and deletes
@@ -13,12 +14,12 @@ import { domainError, startServiceApp, type Caller, type ServiceApp, type Upload
  * hash), conflicting and stale edits, and a commit with nothing staged.
  */
 describe('service tier: commits of staged edits', () => {
-  let s: ServiceApp;
+  let s: Medium;
   let rows: RowsService;
   let c: Caller;
 
   beforeAll(async () => {
-    s = await startServiceApp();
+    s = await startMedium([DatasetsModule]);
     rows = s.get(RowsService);
     c = await s.caller();
   });
@@ -193,8 +194,8 @@ describe('service tier: commits of staged edits', () => {
   it('refuses another user’s edit of a staged row, naming the edit it conflicts with', async () => {
     const data = await fourRows();
     const [a, b] = data.rowIds;
-    const other = await s.t.factory.newUser();
-    await s.t.factory.addMember(c.workspaceId, other.id, 'member');
+    const other = await s.factory.newUser();
+    await s.factory.addMember(c.workspaceId, other.id, 'member');
     const second: Caller = {
       ...c,
       principal: { ...c.principal, userId: other.id, email: other.email, tokenId: randomUUID() },

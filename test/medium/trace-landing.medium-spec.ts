@@ -9,7 +9,9 @@ import { TraceRetentionService } from '../../src/modules/traces/retention.servic
 import { FRESH_IDS_MAX, LAND_BATCH, spanRowId, TraceLanding } from '../../src/modules/traces/trace-landing.js';
 import { TRACE_INGEST_RUNS } from '../../src/modules/traces/traces.repository.js';
 import { TracesService } from '../../src/modules/traces/traces.service.js';
-import { domainError, startServiceApp, type Caller, type ServiceApp } from './service-app.js';
+import { domainError, startMedium, type Caller, type Medium } from './medium.js';
+import { DatasetsModule } from '../../src/modules/datasets/datasets.module.js';
+import { TracesModule } from '../../src/modules/traces/traces.module.js';
 
 const DAY_MS = 24 * 3600_000;
 
@@ -35,12 +37,12 @@ function span(trace: string, id: string, daysAgo = 0, parent: string | null = nu
  * for good (its rows removed, the number released), and retention's bounded deletes.
  */
 describe('service tier: trace landing and retention', () => {
-  let s: ServiceApp;
+  let s: Medium;
   let c: Caller;
   let landing: TraceLanding;
 
   beforeAll(async () => {
-    s = await startServiceApp();
+    s = await startMedium([TracesModule, DatasetsModule]);
     c = await s.caller();
     landing = s.get(TraceLanding);
   });

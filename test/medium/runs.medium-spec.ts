@@ -16,7 +16,10 @@ import { RunsService } from '../../src/modules/runs/runs.service.js';
 import { ConnectionsService } from '../../src/modules/suts/connections.service.js';
 import { SutsService } from '../../src/modules/suts/suts.service.js';
 import { chatCompletion, FakeUpstream, type RecordedRequest } from '../utils/fake-upstream.js';
-import { domainError, startServiceApp, type Caller, type ServiceApp, type UploadedRows } from './service-app.js';
+import { domainError, startMedium, type Caller, type Medium, type UploadedRows } from './medium.js';
+import { DatasetsModule } from '../../src/modules/datasets/datasets.module.js';
+import { RunsModule } from '../../src/modules/runs/runs.module.js';
+import { SutsModule } from '../../src/modules/suts/suts.module.js';
 
 type Messages = Array<{ role: string; content: string }>;
 const asked = (req: RecordedRequest) => (req.body as { messages: Messages }).messages.at(-1)!.content;
@@ -37,7 +40,7 @@ const ROWS = Array.from({ length: N }, (_, i) => ({
  * test runs the job handler itself, as the queue would, and stops it as the queue would.
  */
 describe('service tier: run planning and execution', () => {
-  let s: ServiceApp;
+  let s: Medium;
   let sut: FakeUpstream;
   let c: Caller;
   let data: UploadedRows;
@@ -51,7 +54,7 @@ describe('service tier: run planning and execution', () => {
   beforeAll(async () => {
     sut = await FakeUpstream.start();
     sut.on('POST', '/v1/chat/completions', (req, nth) => answer(req, nth));
-    s = await startServiceApp({ RUN_PAGE_SIZE: String(PAGE) });
+    s = await startMedium([RunsModule, DatasetsModule, SutsModule], { RUN_PAGE_SIZE: String(PAGE) });
     c = await s.caller();
     data = await s.dataset(c, ROWS);
     sutId = (await s.get(SutsService).create(c.access, { workspace_id: c.workspaceId, name: 'chat' }, c.principal)).id;
