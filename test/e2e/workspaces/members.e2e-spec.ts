@@ -1,11 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../factories/factory.js';
-import { MembersService } from '../../../src/modules/workspaces/members.service.js';
 import { expectProblem } from '../../utils/problem.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 
+/**
+ * The HTTP contract of the members routes: status and body on success, each problem answer,
+ * and which callers the guard lets through. The membership rules themselves (who may change or
+ * remove whom, the last owner, leaving, audit, candidates' filters) are
+ * test/medium/members.medium-spec.ts's, on both databases.
+ */
 describe('workspace members, users and candidates', () => {
   let t: TestApp;
   let r: Awaited<ReturnType<TestApp['factory']['workspaceWithRoles']>>;
@@ -22,25 +26,18 @@ describe('workspace members, users and candidates', () => {
     await t?.close();
   });
 
-  /** The role as GET members reports it (undefined when not a member). */
-  const roleOf = async (userId: string, workspaceId = ws): Promise<string | undefined> => {
-    const res = await t.http.get(`/workspaces/${workspaceId}/members`).set(sysadmin.auth).expect(200);
-    return (res.body as Array<{ user_id: string; role: string }>).find((m) => m.user_id === userId)?.role;
-  };
-  const auditOf = (
-    action: string,
-    targetId: string,
-    workspaceId = ws,
-  ): Promise<Array<{ actor_id: string; details: Record<string, unknown> }>> =>
-    t.dataSource.query(
-      `SELECT actor_id, details FROM audit_events WHERE action = $1 AND target_id = $2 AND workspace_id = $3 ORDER BY created_at`,
-      [action, targetId, workspaceId],
-    );
-  /** A fresh workspace with one owner (the actor), created through the API. */
-  const soloWorkspace = async (name: string): Promise<{ owner: Actor; id: string }> => {
+  /** The membership's role as the table holds it (undefined when not a member). */
+  const roleOf = async (userId: string, workspaceId = ws): Promise<string | undefined> =>
+    (
+      await t.dataSource.query('SELECT role FROM workspace_members WHERE workspace_id = $1 AND user_id = $2', [
+        workspaceId,
+        userId,
+      ])
+    )[0]?.role;
+  /** A fresh workspace whose only member is its owner (the actor). */
+  const soloWorkspace = async (): Promise<{ owner: Actor; id: string }> => {
     const owner = await t.factory.actor();
-    const res = await t.http.post('/workspaces').set(owner.auth).send({ name }).expect(201);
-    return { owner, id: res.body.id };
+    return { owner, id: (await t.factory.newWorkspace(owner)).id };
   };
 
   describe('GET /workspaces/{workspace_id}/members', () => {
@@ -61,16 +58,6 @@ describe('workspace members, users and candidates', () => {
       expect(res.body.map((m: { role: string }) => m.role).sort()).toEqual(['admin', 'member', 'owner', 'viewer']);
     });
 
-    it('shows a deactivated member as such', async () => {
-      const u = await t.factory.newUser({ status: 'deactivated' });
-      await t.factory.addMember(ws, u.id, 'viewer');
-      const res = await t.http.get(`/workspaces/${ws}/members`).set(r.viewer.auth).expect(200);
-      expect(res.body.find((m: { user_id: string }) => m.user_id === u.id)).toEqual(
-        expect.objectContaining({ user_status: 'deactivated' }),
-      );
-      await t.dataSource.query('DELETE FROM workspace_members WHERE user_id = $1', [u.id]);
-    });
-
     it('is 403 for outsiders, 404 for an unknown workspace, 400 for a malformed id, 401 anonymous', async () => {
       expectProblem(await t.http.get(`/workspaces/${ws}/members`).set(r.outsider.auth), 403, 'forbidden');
       expectProblem(await t.http.get(`/workspaces/${randomUUID()}/members`).set(r.owner.auth), 404, 'not_found');
@@ -80,7 +67,7 @@ describe('workspace members, users and candidates', () => {
   });
 
   describe('POST /workspaces/{workspace_id}/members', () => {
-    it('adds by user id or by email (admins), persisted and audited', async () => {
+    it('adds by user id or by email (admins): 201 with the member, who reaches the workspace at once', async () => {
       const a = await t.factory.newUser();
       const b = await t.factory.newUser();
       const byId = await t.http
@@ -104,22 +91,16 @@ describe('workspace members, users and candidates', () => {
         .send({ email: `  ${b.email.toUpperCase()} `, role: 'viewer' })
         .expect(201);
       expect(byEmail.body.user_id).toBe(b.id);
-      expect(await roleOf(a.id)).toBe('member');
-      expect(await roleOf(b.id)).toBe('viewer');
-      expect(await auditOf('member.added', a.id)).toEqual([
-        expect.objectContaining({ actor_id: r.admin.id, details: { role: 'member' } }),
-      ]);
       const added = await t.factory.login(a);
       await t.http.get(`/workspaces/${ws}`).set('Authorization', `Bearer ${added}`).expect(200);
     });
 
-    it('refuses duplicates (409), deactivated users (409), unknown users (404) and owner grants by admins (403)', async () => {
+    it('is 409 already_member or user_deactivated, 404 for an unknown user, 403 owner_role_required for an admin granting owner', async () => {
       expectProblem(
         await t.http.post(`/workspaces/${ws}/members`).set(r.admin.auth).send({ user_id: r.member.id, role: 'viewer' }),
         409,
         'already_member',
       );
-      expect(await roleOf(r.member.id)).toBe('member');
       const gone = await t.factory.newUser({ status: 'deactivated' });
       expectProblem(
         await t.http.post(`/workspaces/${ws}/members`).set(r.admin.auth).send({ user_id: gone.id, role: 'viewer' }),
@@ -134,44 +115,26 @@ describe('workspace members, users and candidates', () => {
         404,
         'not_found',
       );
-      expectProblem(
-        await t.http
-          .post(`/workspaces/${ws}/members`)
-          .set(r.admin.auth)
-          .send({ email: 'nobody@nowhere.test', role: 'viewer' }),
-        404,
-        'not_found',
-      );
       const c = await t.factory.newUser();
       expectProblem(
         await t.http.post(`/workspaces/${ws}/members`).set(r.admin.auth).send({ user_id: c.id, role: 'owner' }),
         403,
         'owner_role_required',
       );
-      expect(await roleOf(c.id)).toBeUndefined();
+    });
+
+    it('lets a system admin who is not a member add members', async () => {
+      const u = await t.factory.newUser();
       await t.http
         .post(`/workspaces/${ws}/members`)
-        .set(r.owner.auth)
-        .send({ user_id: c.id, role: 'owner' })
-        .expect(201);
-      expect(await roleOf(c.id)).toBe('owner');
-    });
-
-    it('lets a system admin who is not a member grant any role', async () => {
-      const u = await t.factory.newUser();
-      const res = await t.http
-        .post(`/workspaces/${ws}/members`)
         .set(sysadmin.auth)
-        .send({ user_id: u.id, role: 'owner' })
+        .send({ user_id: u.id, role: 'viewer' })
         .expect(201);
-      expect(res.body).toEqual(expect.objectContaining({ role: 'owner', added_by: sysadmin.id }));
     });
 
-    it('is 400 without exactly one of user_id and email, with nulls or a bad role; 403 for members and viewers; 401 anonymous', async () => {
+    it('is 400 with nulls, malformed ids or emails, a bad or missing role or an unknown field; 403 for members and viewers; 401 anonymous', async () => {
       const u = await t.factory.newUser();
       const bad = [
-        { role: 'viewer' },
-        { user_id: u.id, email: u.email, role: 'viewer' },
         { user_id: null, role: 'viewer' },
         { user_id: null, email: u.email, role: 'viewer' },
         { user_id: 'not-a-uuid', role: 'viewer' },
@@ -207,7 +170,7 @@ describe('workspace members, users and candidates', () => {
   });
 
   describe('PATCH /workspaces/{workspace_id}/members/{user_id}', () => {
-    it('changes roles (admins), persisted and audited; the same role is a no-op', async () => {
+    it('changes a role (admins): 200 with the member', async () => {
       const u = await t.factory.newUser();
       await t.factory.addMember(ws, u.id, 'viewer');
       const res = await t.http
@@ -215,71 +178,31 @@ describe('workspace members, users and candidates', () => {
         .set(r.admin.auth)
         .send({ role: 'admin' })
         .expect(200);
-      expect(res.body).toEqual(expect.objectContaining({ user_id: u.id, role: 'admin' }));
-      expect(await roleOf(u.id)).toBe('admin');
-      await t.http.patch(`/workspaces/${ws}/members/${u.id}`).set(r.admin.auth).send({ role: 'member' }).expect(200);
-      await t.http.patch(`/workspaces/${ws}/members/${u.id}`).set(r.admin.auth).send({ role: 'member' }).expect(200);
-      expect((await auditOf('member.role_changed', u.id)).map((a) => a.details)).toEqual([
-        { from: 'viewer', to: 'admin' },
-        { from: 'admin', to: 'member' },
-      ]);
+      expect(res.body).toEqual({
+        workspace_id: ws,
+        user_id: u.id,
+        email: u.email,
+        display_name: u.email.split('@')[0],
+        role: 'admin',
+        user_status: 'active',
+        joined_at: expect.any(String),
+        added_by: null,
+      });
     });
 
-    it('only owners promote to owner or change an owner', async () => {
-      const u = await t.factory.newUser();
-      await t.factory.addMember(ws, u.id, 'member');
+    it('is 403 owner_role_required for an admin promoting to owner, 409 last_owner for the last owner', async () => {
       expectProblem(
-        await t.http.patch(`/workspaces/${ws}/members/${u.id}`).set(r.admin.auth).send({ role: 'owner' }),
+        await t.http.patch(`/workspaces/${ws}/members/${r.member.id}`).set(r.admin.auth).send({ role: 'owner' }),
         403,
         'owner_role_required',
       );
-      expectProblem(
-        await t.http.patch(`/workspaces/${ws}/members/${r.admin.id}`).set(r.admin.auth).send({ role: 'owner' }),
-        403,
-        'owner_role_required',
-      );
-      expectProblem(
-        await t.http.patch(`/workspaces/${ws}/members/${r.owner.id}`).set(r.admin.auth).send({ role: 'viewer' }),
-        403,
-        'owner_role_required',
-      );
-      expect(await roleOf(r.owner.id)).toBe('owner');
-      expect(await roleOf(r.admin.id)).toBe('admin');
-      await t.http.patch(`/workspaces/${ws}/members/${u.id}`).set(r.owner.auth).send({ role: 'owner' }).expect(200);
-      await t.http.patch(`/workspaces/${ws}/members/${u.id}`).set(r.owner.auth).send({ role: 'viewer' }).expect(200);
-      expect(await roleOf(u.id)).toBe('viewer');
-    });
-
-    it('never demotes the last owner (409 last_owner), but does once there is another', async () => {
-      const { owner, id } = await soloWorkspace('solo');
+      const { owner, id } = await soloWorkspace();
       expectProblem(
         await t.http.patch(`/workspaces/${id}/members/${owner.id}`).set(owner.auth).send({ role: 'admin' }),
         409,
         'last_owner',
       );
-      expectProblem(
-        await t.http.patch(`/workspaces/${id}/members/${owner.id}`).set(sysadmin.auth).send({ role: 'viewer' }),
-        409,
-        'last_owner',
-      );
-      expect(await roleOf(owner.id, id)).toBe('owner');
-      const co = await t.factory.newUser();
-      await t.http
-        .post(`/workspaces/${id}/members`)
-        .set(owner.auth)
-        .send({ user_id: co.id, role: 'owner' })
-        .expect(201);
-      await t.http.patch(`/workspaces/${id}/members/${owner.id}`).set(owner.auth).send({ role: 'admin' }).expect(200);
-      expect(await roleOf(owner.id, id)).toBe('admin');
-      expect(await auditOf('member.role_changed', owner.id, id)).toEqual([
-        expect.objectContaining({ details: { from: 'owner', to: 'admin' } }),
-      ]);
-      // The former owner is an admin now: the co-owner is the last owner and stays one.
-      expectProblem(
-        await t.http.patch(`/workspaces/${id}/members/${co.id}`).set(owner.auth).send({ role: 'admin' }),
-        403,
-        'owner_role_required',
-      );
+      expect([await roleOf(r.member.id), await roleOf(owner.id, id)]).toEqual(['member', 'owner']);
     });
 
     it('is 404 for a non-member or unknown workspace, 400 for a bad role or id, 403 for members, 401 anonymous', async () => {
@@ -333,30 +256,11 @@ describe('workspace members, users and candidates', () => {
       expectProblem(await t.http.get(`/workspaces/${ws}/members`).set(u.auth), 403);
       expect((await t.http.get('/workspaces').set(u.auth).expect(200)).body.total).toBe(0);
       await t.http.get('/auth/me').set(u.auth).expect(200);
-      expect(await roleOf(u.id)).toBeUndefined();
-      expect(await auditOf('member.removed', u.id)).toEqual([
-        expect.objectContaining({ actor_id: r.admin.id, details: { role: 'member', left: false } }),
-      ]);
     });
 
-    it('any member may leave', async () => {
-      const leaver = await t.factory.actor();
-      await t.factory.addMember(ws, leaver.id, 'viewer');
-      await t.http.delete(`/workspaces/${ws}/members/${leaver.id}`).set(leaver.auth).expect(204);
-      expect(await roleOf(leaver.id)).toBeUndefined();
-      expect(await auditOf('member.removed', leaver.id)).toEqual([
-        expect.objectContaining({ actor_id: leaver.id, details: { role: 'viewer', left: true } }),
-      ]);
-    });
-
-    it('viewers and members cannot remove others; admins cannot remove owners; owners can', async () => {
+    it('is 403 forbidden for a viewer removing another, 403 owner_role_required for an admin removing an owner, 409 last_owner', async () => {
       expectProblem(
         await t.http.delete(`/workspaces/${ws}/members/${r.member.id}`).set(r.viewer.auth),
-        403,
-        'forbidden',
-      );
-      expectProblem(
-        await t.http.delete(`/workspaces/${ws}/members/${r.viewer.id}`).set(r.member.auth),
         403,
         'forbidden',
       );
@@ -365,30 +269,13 @@ describe('workspace members, users and candidates', () => {
         403,
         'owner_role_required',
       );
-      expect(await roleOf(r.member.id)).toBe('member');
-      expect(await roleOf(r.owner.id)).toBe('owner');
-
-      const { owner, id } = await soloWorkspace('two owners');
-      const co = await t.factory.actor();
-      await t.factory.addMember(id, co.id, 'owner');
-      const admin = await t.factory.actor();
-      await t.factory.addMember(id, admin.id, 'admin');
-      await t.http.delete(`/workspaces/${id}/members/${co.id}`).set(owner.auth).expect(204);
-      expect(await roleOf(co.id, id)).toBeUndefined();
-      const other = await t.factory.newUser();
-      await t.factory.addMember(id, other.id, 'admin');
-      await t.http.delete(`/workspaces/${id}/members/${other.id}`).set(admin.auth).expect(204);
-    });
-
-    it('never removes the last owner (409), not even when they leave; a co-owner makes leaving possible', async () => {
-      const { owner, id } = await soloWorkspace('solo-2');
+      const { owner, id } = await soloWorkspace();
       expectProblem(await t.http.delete(`/workspaces/${id}/members/${owner.id}`).set(owner.auth), 409, 'last_owner');
-      expectProblem(await t.http.delete(`/workspaces/${id}/members/${owner.id}`).set(sysadmin.auth), 409, 'last_owner');
-      expect(await roleOf(owner.id, id)).toBe('owner');
-      const co = await t.factory.newUser();
-      await t.factory.addMember(id, co.id, 'owner');
-      await t.http.delete(`/workspaces/${id}/members/${owner.id}`).set(owner.auth).expect(204);
-      expectProblem(await t.http.get(`/workspaces/${id}`).set(owner.auth), 403);
+      expect([await roleOf(r.member.id), await roleOf(r.owner.id), await roleOf(owner.id, id)]).toEqual([
+        'member',
+        'owner',
+        'owner',
+      ]);
     });
 
     it('is 404 for a non-member or unknown workspace, 400 for a malformed id, 401 anonymous, 403 for outsiders', async () => {
@@ -420,12 +307,6 @@ describe('workspace members, users and candidates', () => {
         }),
       );
       expect(res.body.reset_token).toBeUndefined();
-      expect(await roleOf(res.body.user_id)).toBe('member');
-      const [user] = await t.dataSource.query('SELECT system_role FROM users WHERE id = $1', [res.body.user_id]);
-      expect(user.system_role).toBe('user');
-      expect(await auditOf('workspace.user_created', res.body.user_id)).toEqual([
-        expect.objectContaining({ actor_id: r.admin.id, details: { role: 'member' } }),
-      ]);
       const token = await t.factory.login({ email: 'direct@test.local', password: 'direct-pass-1' });
       await t.http.get(`/workspaces/${ws}`).set('Authorization', `Bearer ${token}`).expect(200);
     });
@@ -436,8 +317,14 @@ describe('workspace members, users and candidates', () => {
         .set(r.admin.auth)
         .send({ email: 'nopass@test.local', display_name: 'No Pass', role: 'viewer' })
         .expect(201);
-      expect(res.body.reset_token).toMatch(/^rst_/);
-      expect(new Date(res.body.reset_token_expires_at).getTime()).toBeGreaterThan(Date.now());
+      expect(res.body).toEqual(
+        expect.objectContaining({
+          email: 'nopass@test.local',
+          role: 'viewer',
+          reset_token: expect.stringMatching(/^rst_/),
+          reset_token_expires_at: expect.any(String),
+        }),
+      );
       expectProblem(
         await t.http.post('/auth/token').send({ email: 'nopass@test.local', password: 'anything-at-all' }),
         401,
@@ -457,29 +344,17 @@ describe('workspace members, users and candidates', () => {
             .send({ grant_type: 'reset_token', reset_token: res.body.reset_token, new_password: 'again-pass-1' })
         ).status,
       ).toBe(401);
-      const listed = await t.http.get(`/workspaces/${ws}/members`).set(r.viewer.auth).expect(200);
-      expect(listed.body.find((m: { email: string }) => m.email === 'nopass@test.local')).not.toHaveProperty(
-        'reset_token',
+    });
+
+    it('is 409 email_taken for a registered email, 403 for owner by an admin or for members, 400 invalid, 401 anonymous', async () => {
+      expectProblem(
+        await t.http
+          .post(`/workspaces/${ws}/users`)
+          .set(r.admin.auth)
+          .send({ email: r.outsider.email, display_name: 'x', role: 'viewer' }),
+        409,
+        'email_taken',
       );
-    });
-
-    it('lets an owner create an owner', async () => {
-      const res = await t.http
-        .post(`/workspaces/${ws}/users`)
-        .set(r.owner.auth)
-        .send({ email: 'co-owner@test.local', display_name: 'Co', password: 'co-owner-pass', role: 'owner' })
-        .expect(201);
-      expect(await roleOf(res.body.user_id)).toBe('owner');
-    });
-
-    it('is 409 email_taken for a registered email (pointing at members), 403 for owner by an admin or for members, 400 invalid, 401 anonymous', async () => {
-      const taken = await t.http
-        .post(`/workspaces/${ws}/users`)
-        .set(r.admin.auth)
-        .send({ email: r.outsider.email.toUpperCase(), display_name: 'x', role: 'viewer' });
-      expectProblem(taken, 409, 'email_taken');
-      expect(taken.body.detail).toContain(`/workspaces/${ws}/members`);
-      expect(await roleOf(r.outsider.id)).toBeUndefined();
       expectProblem(
         await t.http
           .post(`/workspaces/${ws}/users`)
@@ -534,67 +409,15 @@ describe('workspace members, users and candidates', () => {
   });
 
   describe('GET /workspaces/{workspace_id}/user-candidates', () => {
-    it('lists active non-members matching q on email or display name (admins)', async () => {
-      const a = await t.factory.newUser({ email: 'cand-one@cands.test' });
-      await t.factory.newUser({ email: 'cand-two@cands.test', status: 'deactivated' });
-      const member = await t.factory.newUser({ email: 'cand-three@cands.test' });
-      await t.factory.addMember(ws, member.id, 'viewer');
+    it('lists candidates as id, email and display name (admins)', async () => {
       const res = await t.http
         .get(`/workspaces/${ws}/user-candidates`)
         .set(r.admin.auth)
-        .query({ q: 'CANDS.TEST' })
+        .query({ q: r.outsider.email, limit: 5 })
         .expect(200);
-      expect(res.body).toEqual([{ id: a.id, email: 'cand-one@cands.test', display_name: 'cand-one' }]);
-      await t.dataSource.query(`UPDATE users SET display_name = 'Zelda Quartermaine' WHERE id = $1`, [a.id]);
-      const byName = await t.http
-        .get(`/workspaces/${ws}/user-candidates`)
-        .set(r.admin.auth)
-        .query({ q: 'quarter' })
-        .expect(200);
-      expect(byName.body).toEqual([{ id: a.id, email: 'cand-one@cands.test', display_name: 'Zelda Quartermaine' }]);
-      expect(
-        (await t.http.get(`/workspaces/${ws}/user-candidates`).set(r.admin.auth).query({ q: '%' }).expect(200)).body,
-      ).toEqual([]);
-      const outsider = await t.http
-        .get(`/workspaces/${ws}/user-candidates`)
-        .set(r.admin.auth)
-        .query({ q: r.outsider.email })
-        .expect(200);
-      expect(outsider.body).toEqual([
+      expect(res.body).toEqual([
         { id: r.outsider.id, email: r.outsider.email, display_name: r.outsider.email.split('@')[0] },
       ]);
-      expect(
-        (
-          await t.http
-            .get(`/workspaces/${ws}/user-candidates`)
-            .set(r.admin.auth)
-            .query({ q: r.viewer.email })
-            .expect(200)
-        ).body,
-      ).toEqual([]);
-    });
-
-    it('returns at most limit (default 20, max 50) candidates', async () => {
-      for (let i = 0; i < 22; i++) await t.factory.newUser({ email: `bulk-${String(i).padStart(2, '0')}@bulk.test` });
-      const byDefault = await t.http
-        .get(`/workspaces/${ws}/user-candidates`)
-        .set(r.admin.auth)
-        .query({ q: 'bulk.test' })
-        .expect(200);
-      expect(byDefault.body).toHaveLength(20);
-      expect(byDefault.body[0].email).toBe('bulk-00@bulk.test');
-      expect(
-        (
-          await t.http
-            .get(`/workspaces/${ws}/user-candidates`)
-            .set(r.admin.auth)
-            .query({ q: 'bulk.test', limit: 50 })
-            .expect(200)
-        ).body,
-      ).toHaveLength(22);
-      expect(
-        (await t.http.get(`/workspaces/${ws}/user-candidates`).set(r.admin.auth).query({ limit: 1 }).expect(200)).body,
-      ).toHaveLength(1);
     });
 
     it('is 400 for a limit out of 1..50, 403 for members and outsiders, 404 unknown workspace, 401 anonymous', async () => {
@@ -656,87 +479,6 @@ describe('workspace members, users and candidates', () => {
       expect((await t.http.get(`/workspaces/${bid}/members`).set(b.owner.auth).expect(200)).body).toEqual(
         membersBefore,
       );
-    });
-  });
-
-  describe('concurrent changes', () => {
-    it('two owners demoting or removing each other at once leave exactly one owner, never a deadlock', async () => {
-      for (const attempt of ['demote', 'remove'] as const) {
-        for (let round = 0; round < 5; round++) {
-          const { owner: a, id } = await soloWorkspace(`pair-${attempt}-${round}`);
-          const b = await t.factory.actor();
-          await t.factory.addMember(id, b.id, 'owner');
-          const act = (by: Actor, target: Actor) =>
-            attempt === 'demote'
-              ? t.http.patch(`/workspaces/${id}/members/${target.id}`).set(by.auth).send({ role: 'admin' })
-              : t.http.delete(`/workspaces/${id}/members/${target.id}`).set(by.auth);
-          const [x, y] = await Promise.all([act(a, b), act(b, a)]);
-          const statuses = [x.status, y.status].sort();
-          expect(statuses[0]).toBe(attempt === 'demote' ? 200 : 204);
-          expect([403, 409]).toContain(statuses[1]);
-          const owners = await t.dataSource.query(
-            `SELECT user_id FROM workspace_members WHERE workspace_id = $1 AND role = 'owner'`,
-            [id],
-          );
-          expect(owners).toHaveLength(1);
-        }
-      }
-    });
-  });
-
-  describe('MembersService.addOrUpgradeMember (used when an invitation is accepted)', () => {
-    it('adds a membership, raises a lower role, never lowers a higher one', async () => {
-      const members = t.app.get(MembersService);
-      const { owner, id } = await soloWorkspace('invites');
-      const u = await t.factory.newUser();
-      const actor = { userId: owner.id, email: owner.email };
-
-      expect(await members.addOrUpgradeMember(id, u.id, 'viewer', actor)).toBe('viewer');
-      expect(await roleOf(u.id, id)).toBe('viewer');
-      expect(await auditOf('member.added', u.id, id)).toEqual([
-        expect.objectContaining({ actor_id: owner.id, details: { role: 'viewer', via: 'invitation' } }),
-      ]);
-
-      expect(await members.addOrUpgradeMember(id, u.id, 'admin', actor)).toBe('admin');
-      expect(await roleOf(u.id, id)).toBe('admin');
-      expect(await members.addOrUpgradeMember(id, u.id, 'member', actor)).toBe('admin');
-      expect(await members.addOrUpgradeMember(id, u.id, 'admin', actor)).toBe('admin');
-      expect(await roleOf(u.id, id)).toBe('admin');
-      expect((await auditOf('member.role_changed', u.id, id)).map((a) => a.details)).toEqual([
-        { from: 'viewer', to: 'admin', via: 'invitation' },
-      ]);
-    });
-
-    it('joins the caller transaction: a rollback leaves no membership', async () => {
-      const members = t.app.get(MembersService);
-      const { owner, id } = await soloWorkspace('rollback');
-      const u = await t.factory.newUser();
-      await expect(
-        t.app.get(TransactionRunner).run(async () => {
-          await members.addOrUpgradeMember(id, u.id, 'member', { userId: owner.id, email: owner.email });
-          throw new Error('invitation failed later');
-        }),
-      ).rejects.toThrow('invitation failed later');
-      expect(await roleOf(u.id, id)).toBeUndefined();
-      expect(await auditOf('member.added', u.id, id)).toEqual([]);
-    });
-
-    it('two concurrent acceptances for the same user end with one membership at the higher role', async () => {
-      const members = t.app.get(MembersService);
-      const { id } = await soloWorkspace('race');
-      const u = await t.factory.newUser();
-      const results = await Promise.all([
-        members.addOrUpgradeMember(id, u.id, 'member', undefined),
-        members.addOrUpgradeMember(id, u.id, 'admin', undefined),
-      ]);
-      expect(results).toContain('admin');
-      expect(await roleOf(u.id, id)).toBe('admin');
-      expect(
-        await t.dataSource.query('SELECT 1 FROM workspace_members WHERE workspace_id = $1 AND user_id = $2', [
-          id,
-          u.id,
-        ]),
-      ).toHaveLength(1);
     });
   });
 });
