@@ -1,5 +1,5 @@
 /**
- * Real OTLP payloads for tests: spans made by the OpenTelemetry JS SDK (sdk-trace-base) with
+ * Real OTLP payloads for tests: spans made by the OpenTelemetry JS SDK (sdk-trace) with
  * OpenInference and GenAI attributes, serialised by the OpenTelemetry project's own OTLP
  * serializers (JSON and protobuf), exactly as an exporter would send them.
  */
@@ -8,12 +8,7 @@ import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otl
 import { credentials, Client as GrpcClient, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { createRequire } from 'node:module';
 import type { Response } from 'superagent';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-  type ReadableSpan,
-} from '@opentelemetry/sdk-trace-base';
+import { TracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace';
 
 export interface SpanPlan {
   name: string;
@@ -28,7 +23,7 @@ export interface SpanPlan {
 /** Records the planned traces (one root plan per trace) and returns the SDK's finished spans. */
 export function recordTraces(roots: SpanPlan[], t0 = Date.UTC(2026, 10, 1, 12, 0, 0)): ReadableSpan[] {
   const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
   const tracer = provider.getTracer('ews-tests', '1.0.0');
   const open = (plan: SpanPlan, parent: Span | null, base: number): void => {
     const ctx = parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT;

@@ -6,7 +6,7 @@ import { OTLPTraceExporter as OtlpProtoExporter } from '@opentelemetry/exporter-
 import { OTLPTraceExporter as OtlpGrpcExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { TracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace';
 import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
@@ -116,9 +116,9 @@ describe('OTLP/HTTP receiver (POST /v1/traces)', () => {
       shutdown: () => exporter.shutdown(),
       forceFlush: () => exporter.forceFlush?.() ?? Promise.resolve(),
     };
-    const provider = new BasicTracerProvider({
+    const provider = new TracerProvider({
       resource: resourceFromAttributes({ 'service.name': service }),
-      spanProcessors: [new BatchSpanProcessor(observed, { maxExportBatchSize: 7, scheduledDelayMillis: 50 })],
+      spanProcessors: [new BatchSpanProcessor({ exporter: observed, maxExportBatchSize: 7, scheduledDelayMillis: 50 })],
     });
     const tracer = provider.getTracer('support-bot', '1.0.0');
     for (let i = 0; i < traces; i++) {
