@@ -11,18 +11,25 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /**
  * What an npm script starts `entry` with (package.json): `flags`, node's flags before `entry`, then
  * BENCH_SERVICE_FLAGS (space-separated); `env`, the variables it sets before `node` (`NAME=value`).
+ * BENCH_SERVICE_DROP (space-separated names: `--max-old-space-size`, `MALLOC_ARENA_MAX`) leaves
+ * out the script's flags and variables of those names, to measure the service without them.
  */
 function startOf(script, entry) {
   const words = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts[script].split(/\s+/);
   const at = words.indexOf(entry);
   const node = words.lastIndexOf('node', at);
   const extra = process.env.BENCH_SERVICE_FLAGS?.split(/\s+/).filter(Boolean) ?? [];
+  const drop = new Set(process.env.BENCH_SERVICE_DROP?.split(/\s+/).filter(Boolean) ?? []);
+  const kept = (word) => !drop.has(word.split('=')[0]);
   let first = node;
   while (first > 0 && /^[A-Z_][A-Z0-9_]*=/.test(words[first - 1])) first--;
   const env = Object.fromEntries(
-    words.slice(first, node).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]),
+    words
+      .slice(first, node)
+      .filter(kept)
+      .map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]),
   );
-  return { flags: [...words.slice(node + 1, at), ...extra], env };
+  return { flags: [...words.slice(node + 1, at).filter(kept), ...extra], env };
 }
 
 /**
