@@ -19,15 +19,8 @@ import { SutsModule } from '../../src/modules/suts/suts.module.js';
 import { SutsService } from '../../src/modules/suts/suts.service.js';
 import { FakeUpstream, type RecordedRequest } from '../utils/fake-upstream.js';
 import { domainError, startMedium, type Caller, type Medium, type UploadedRows } from './medium.js';
+import { CAPITAL_ROWS, capitalAnswers } from '../factories/capitals.js';
 
-const ROWS = [
-  { input: 'capital of France?', expected_output: 'Paris' },
-  { input: 'capital of Italy?', expected_output: 'Rome' },
-  { input: 'capital of Spain?', expected_output: 'Madrid' },
-  { input: 'capital of Peru?', expected_output: 'Lima' },
-  { input: 'capital of Chile?', expected_output: 'Santiago' },
-  { input: 'capital of Fiji?', expected_output: 'Suva' },
-];
 const question = (req: RecordedRequest) => (req.body as { question: string }).question;
 
 /**
@@ -43,15 +36,8 @@ describe('service tier: run rules', () => {
   let sutId: string;
   let connectionId: string;
   let evalConfigId: string;
-  /** The SUT: right for most rows, wrong for Peru and Chile, and a 500 for Fiji. */
-  let answers: Record<string, string | null> = {
-    France: 'Paris',
-    Italy: 'Rome',
-    Spain: 'Madrid',
-    Peru: 'Cusco',
-    Chile: 'Valparaiso',
-    Fiji: null,
-  };
+  /** The SUT under test: right for most rows, wrong for Peru and Chile, and a 500 for Fiji. */
+  let answers = capitalAnswers();
   let first: RunResponse;
 
   beforeAll(async () => {
@@ -64,7 +50,7 @@ describe('service tier: run rules', () => {
     });
     s = await startMedium([RunsModule, DatasetsModule, SutsModule, CataloguesModule]);
     c = await s.caller();
-    data = await s.dataset(c, ROWS, 'capitals');
+    data = await s.dataset(c, CAPITAL_ROWS, 'capitals');
     sutId = (await s.get(SutsService).create(c.access, { workspace_id: c.workspaceId, name: 'geo-bot' }, c.principal))
       .id;
     connectionId = await connection({
@@ -253,7 +239,7 @@ describe('service tier: run rules', () => {
       expect(failed.items[0]).toEqual(
         expect.objectContaining({
           status: 'done',
-          row: ROWS[4],
+          row: CAPITAL_ROWS[4],
           scores: expect.objectContaining({ exact_match: expect.objectContaining({ score: 0 }) }),
         }),
       );

@@ -8,6 +8,7 @@ import { FakeUpstream, type RecordedRequest } from '../../utils/fake-upstream.js
 import { expectProblem } from '../../utils/problem.js';
 import { followLocation } from '../../utils/accepted.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
+import { CAPITAL_ROWS, capitalAnswers } from '../../factories/capitals.js';
 
 type Run = {
   id: string;
@@ -29,23 +30,8 @@ describe('runs', () => {
   let evalConfigId: string;
   let firstRun: Run;
   let again: Run;
-  const ROWS = [
-    { input: 'capital of France?', expected_output: 'Paris' },
-    { input: 'capital of Italy?', expected_output: 'Rome' },
-    { input: 'capital of Spain?', expected_output: 'Madrid' },
-    { input: 'capital of Peru?', expected_output: 'Lima' },
-    { input: 'capital of Chile?', expected_output: 'Santiago' },
-    { input: 'capital of Fiji?', expected_output: 'Suva' },
-  ];
   /** The SUT under test: right for most rows, wrong for Peru and Chile, and a 500 for Fiji. */
-  let answers: Record<string, string | null> = {
-    France: 'Paris',
-    Italy: 'Rome',
-    Spain: 'Madrid',
-    Peru: 'Cusco',
-    Chile: 'Valparaiso',
-    Fiji: null,
-  };
+  let answers = capitalAnswers();
 
   async function settled(id: string, auth = r.viewer.auth): Promise<Run> {
     for (let i = 0; i < 400; i++) {
@@ -70,7 +56,7 @@ describe('runs', () => {
         : { json: { answer, usage: { in: 10, out: 2 } } };
     });
     hooks.on('POST', '/hook', { status: 204 });
-    data = await uploadRows(t, r.member.auth, ws, ROWS, 'capitals.json');
+    data = await uploadRows(t, r.member.auth, ws, CAPITAL_ROWS, 'capitals.json');
     sutId = (await t.http.post('/suts').set(r.member.auth).send({ workspace_id: ws, name: 'geo-bot' }).expect(201)).body
       .id;
     connectionId = (
