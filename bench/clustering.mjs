@@ -28,7 +28,7 @@ const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().r
 const t0 = performance.now();
 const vectors = items.map((item) => localEmbed(item.text));
 const embedded = performance.now();
-const result = clusterTexts(items, vectors, { seed: 42 });
+const result = await clusterTexts(items, vectors, { seed: 42 });
 const done = performance.now();
 clearInterval(sampler);
 console.log(

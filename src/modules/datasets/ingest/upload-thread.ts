@@ -16,7 +16,7 @@ const WORKER = siblingModule(import.meta.url, 'upload-worker');
  * alternating runs of bench/datasets.mjs (2026-11-27) 12 uploads took 1.13-1.93 s (mean 1.48)
  * against 6 at 8 MB taking 1.37-2.12 s (mean 1.80), the peak RSS 5-10 MB higher; 64 MB was no
  * faster and held 40 MB more. The old generation is not capped here (a cap would fail wide rows):
- * the thread gets the process's ceiling, 1.5 GB for the API (docs/operations.md#node-flags).
+ * the thread gets the process's, V8's default for the API (docs/operations.md#node-flags).
  */
 const YOUNG_GENERATION_MB: Record<UploadEncodingOptions['framing'], number> = { file: 8, stream: 32 };
 
