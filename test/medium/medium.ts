@@ -7,13 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { AccessCache } from '../../libs/auth/access-cache.js';
-import type { Principal, WorkspaceAccess } from '../../libs/auth/roles.js';
+import type { Principal, WorkspaceAccess, WorkspaceRole } from '../../libs/auth/roles.js';
 import { DomainError } from '../../libs/common/domain-error.js';
 import { createRootLogger, JsonLogger } from '../../libs/common/logger.js';
 import { AppConfig } from '../../libs/config/app-config.js';
 import { foundationModules } from '../../src/app.module.js';
 import { DatasetsService } from '../../src/modules/datasets/datasets.service.js';
-import { Factory } from '../factories/factory.js';
+import { Factory, type TestUser } from '../factories/factory.js';
 import { createTestDatabase, type TestDatabase } from '../utils/database.js';
 import { watchPool } from '../utils/embedded-watchdog.js';
 import { testEnvironment } from '../utils/test-app.js';
@@ -109,17 +109,7 @@ export async function startMedium(
     async caller() {
       const user = await factory.newUser();
       const workspace = await factory.newWorkspace(user);
-      return {
-        principal: {
-          userId: user.id,
-          email: user.email,
-          displayName: user.email.split('@')[0],
-          systemRole: 'user',
-          tokenId: randomUUID(),
-        },
-        access: { workspaceId: workspace.id, role: 'owner', viaSystemAdmin: false },
-        workspaceId: workspace.id,
-      };
+      return callerAs(user, workspace.id, 'owner');
     },
     async dataset(caller, rows, name = `rows-${randomBytes(3).toString('hex')}`) {
       const path = join(files, `${randomUUID()}.json`);
@@ -148,6 +138,62 @@ export async function startMedium(
       })()),
   };
   return medium;
+}
+
+/** The principal a request of `user` would carry (a token of their own). */
+export function principalOf(user: Pick<TestUser, 'id' | 'email'>, systemRole: 'admin' | 'user' = 'user'): Principal {
+  return {
+    userId: user.id,
+    email: user.email,
+    displayName: user.email.split('@')[0],
+    systemRole,
+    tokenId: randomUUID(),
+  };
+}
+
+/** The user acting in the workspace with `role`, as the guard resolves it for a member. */
+export function callerAs(user: Pick<TestUser, 'id' | 'email'>, workspaceId: string, role: WorkspaceRole): Caller {
+  return { principal: principalOf(user), access: { workspaceId, role, viaSystemAdmin: false }, workspaceId };
+}
+
+/** A system administrator who is not a member of the workspace: the guard gives them owner access. */
+export async function sysadminIn(s: Medium, workspaceId: string): Promise<Caller> {
+  const user = await s.factory.newUser({ systemRole: 'admin' });
+  return {
+    principal: principalOf(user, 'admin'),
+    access: { workspaceId, role: 'owner', viaSystemAdmin: true },
+    workspaceId,
+  };
+}
+
+/** A workspace with one user per role, each as a caller with the access the guard would give them. */
+export interface Team {
+  id: string;
+  owner: Caller;
+  admin: Caller;
+  member: Caller;
+  viewer: Caller;
+}
+
+/** A fresh workspace with an owner, an admin, a member and a viewer. */
+export async function teamIn(s: Medium): Promise<Team> {
+  const [owner, admin, member, viewer] = await Promise.all([
+    s.factory.newUser(),
+    s.factory.newUser(),
+    s.factory.newUser(),
+    s.factory.newUser(),
+  ]);
+  const { id } = await s.factory.newWorkspace(owner);
+  await s.factory.addMember(id, admin.id, 'admin');
+  await s.factory.addMember(id, member.id, 'member');
+  await s.factory.addMember(id, viewer.id, 'viewer');
+  return {
+    id,
+    owner: callerAs(owner, id, 'owner'),
+    admin: callerAs(admin, id, 'admin'),
+    member: callerAs(member, id, 'member'),
+    viewer: callerAs(viewer, id, 'viewer'),
+  };
 }
 
 /** The DomainError `work` fails with, checked to carry `code` (and `extensions`, when given). */

@@ -1,23 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import type { Principal, WorkspaceRole } from '../../libs/auth/roles.js';
 import { hashSecretToken } from '../../libs/common/secret-token.js';
 import { TransactionRunner } from '../../libs/database/unit-of-work.js';
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
 import { UserCandidatesQuery } from '../../src/modules/workspaces/dto/member.dto.js';
 import { MembersService } from '../../src/modules/workspaces/members.service.js';
 import { WorkspacesModule } from '../../src/modules/workspaces/workspaces.module.js';
-import type { TestUser } from '../factories/factory.js';
-import { domainError, startMedium, type Caller, type Medium } from './medium.js';
-
-/** A workspace with one user per role, each as a caller with the access the guard would give them. */
-interface Team {
-  id: string;
-  owner: Caller;
-  admin: Caller;
-  member: Caller;
-  viewer: Caller;
-}
+import {
+  callerAs,
+  domainError,
+  principalOf,
+  startMedium,
+  sysadminIn,
+  teamIn,
+  type Caller,
+  type Medium,
+} from './medium.js';
 
 /**
  * MembersService called directly over the real database: who may add, change and remove whom,
@@ -36,51 +34,6 @@ describe('service tier: workspace members', () => {
   afterAll(async () => {
     await s?.close();
   });
-
-  const principalOf = (user: Pick<TestUser, 'id' | 'email'>, systemRole: 'admin' | 'user' = 'user'): Principal => ({
-    userId: user.id,
-    email: user.email,
-    displayName: user.email.split('@')[0],
-    systemRole,
-    tokenId: randomUUID(),
-  });
-
-  /** The user acting in the workspace with `role`, as the guard resolves it for a member. */
-  const as = (user: Pick<TestUser, 'id' | 'email'>, workspaceId: string, role: WorkspaceRole): Caller => ({
-    principal: principalOf(user),
-    access: { workspaceId, role, viaSystemAdmin: false },
-    workspaceId,
-  });
-
-  /** A system administrator who is not a member: the guard gives them owner access. */
-  const sysadminIn = async (workspaceId: string): Promise<Caller> => {
-    const user = await s.factory.newUser({ systemRole: 'admin' });
-    return {
-      principal: principalOf(user, 'admin'),
-      access: { workspaceId, role: 'owner', viaSystemAdmin: true },
-      workspaceId,
-    };
-  };
-
-  const team = async (): Promise<Team> => {
-    const [owner, admin, member, viewer] = await Promise.all([
-      s.factory.newUser(),
-      s.factory.newUser(),
-      s.factory.newUser(),
-      s.factory.newUser(),
-    ]);
-    const { id } = await s.factory.newWorkspace(owner);
-    await s.factory.addMember(id, admin.id, 'admin');
-    await s.factory.addMember(id, member.id, 'member');
-    await s.factory.addMember(id, viewer.id, 'viewer');
-    return {
-      id,
-      owner: as(owner, id, 'owner'),
-      admin: as(admin, id, 'admin'),
-      member: as(member, id, 'member'),
-      viewer: as(viewer, id, 'viewer'),
-    };
-  };
 
   /** A workspace whose only member is its owner. */
   const solo = async (): Promise<Caller> => s.caller();
@@ -118,7 +71,7 @@ describe('service tier: workspace members', () => {
 
   describe('list', () => {
     it('answers every member with their user, by join time then email, a deactivated user as such', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       const gone = await s.factory.newUser({ status: 'deactivated' });
       await s.factory.addMember(t.id, gone.id, 'viewer');
       // Two members who joined at the same moment come by email.
@@ -132,6 +85,14 @@ describe('service tier: workspace members', () => {
         `UPDATE workspace_members SET created_at = '2030-01-01T00:00:00Z' WHERE user_id = ANY($1::uuid[])`,
         [[a.id, b.id]],
       );
+      // The others joined one after another, a second apart (statements a moment apart can share a
+      // timestamp, and then come by email).
+      const joined = [t.owner, t.admin, t.member, t.viewer].map((c) => c.principal.userId).concat(gone.id);
+      for (const [i, userId] of joined.entries())
+        await s.query(
+          `UPDATE workspace_members SET created_at = $3::timestamptz WHERE workspace_id = $1 AND user_id = $2`,
+          [t.id, userId, new Date(Date.UTC(2029, 0, 1, 0, 0, i)).toISOString()],
+        );
       const rows = await s.query<{ user_id: string; role: string; created_at: Date; added_by: string | null }>(
         'SELECT user_id, role, created_at, added_by FROM workspace_members WHERE workspace_id = $1',
         [t.id],
@@ -176,7 +137,7 @@ describe('service tier: workspace members', () => {
 
   describe('add', () => {
     it('adds an active user by id or by email in any case, noting who added them, audited', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       const [a, b] = await Promise.all([s.factory.newUser(), s.factory.newUser()]);
       const byId = await members.add(t.admin.access, { user_id: a.id, role: 'member' }, t.admin.principal);
       const [row] = await s.query<{ created_at: Date }>(
@@ -210,7 +171,7 @@ describe('service tier: workspace members', () => {
     });
 
     it('refuses a member already there, a deactivated user, an unknown id or email, writing nothing', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       const member = t.member.principal.userId;
       await domainError(
         members.add(t.admin.access, { user_id: member, role: 'viewer' }, t.admin.principal),
@@ -241,7 +202,7 @@ describe('service tier: workspace members', () => {
     });
 
     it('needs exactly one of user_id and email', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       const u = await s.factory.newUser();
       const expected = { errors: [{ field: 'user_id', message: 'give exactly one of user_id or email' }] };
       await domainError(
@@ -258,7 +219,7 @@ describe('service tier: workspace members', () => {
     });
 
     it('lets only owners grant the owner role, a system admin who is not a member included', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       const [c, d] = await Promise.all([s.factory.newUser(), s.factory.newUser()]);
       await domainError(
         members.add(t.admin.access, { user_id: c.id, role: 'owner' }, t.admin.principal),
@@ -269,7 +230,7 @@ describe('service tier: workspace members', () => {
         'owner',
       );
       expect(await roleOf(c.id, t.id)).toBe('owner');
-      const sysadmin = await sysadminIn(t.id);
+      const sysadmin = await sysadminIn(s, t.id);
       const added = await members.add(sysadmin.access, { user_id: d.id, role: 'owner' }, sysadmin.principal);
       expect([added.role, added.added_by]).toEqual(['owner', sysadmin.principal.userId]);
       expect(await membership(d.id, t.id)).toEqual({ role: 'owner', added_by: sysadmin.principal.userId });
@@ -278,7 +239,7 @@ describe('service tier: workspace members', () => {
 
   describe('changeRole', () => {
     it('changes a role, persisted and audited; the same role again records nothing', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       const u = await s.factory.newUser();
       await s.factory.addMember(t.id, u.id, 'viewer');
       const changed = await members.changeRole(t.admin.access, u.id, 'admin', t.admin.principal);
@@ -295,7 +256,7 @@ describe('service tier: workspace members', () => {
     });
 
     it('lets only owners promote to owner or change the role of an owner', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       const u = await s.factory.newUser();
       await s.factory.addMember(t.id, u.id, 'member');
       const admin = t.admin.principal.userId;
@@ -319,7 +280,7 @@ describe('service tier: workspace members', () => {
       const c = await solo();
       const me = c.principal.userId;
       await domainError(members.changeRole(c.access, me, 'admin', c.principal), 'last_owner');
-      const sysadmin = await sysadminIn(c.workspaceId);
+      const sysadmin = await sysadminIn(s, c.workspaceId);
       await domainError(members.changeRole(sysadmin.access, me, 'viewer', sysadmin.principal), 'last_owner');
       expect(await roleOf(me, c.workspaceId)).toBe('owner');
       const co = await s.factory.newUser();
@@ -341,7 +302,7 @@ describe('service tier: workspace members', () => {
     });
 
     it('answers not_found for a user who is no member here, a member of another workspace included', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       const elsewhere = await solo();
       await domainError(
         members.changeRole(t.admin.access, elsewhere.principal.userId, 'viewer', t.admin.principal),
@@ -361,15 +322,19 @@ describe('service tier: workspace members', () => {
 
   describe('remove', () => {
     it("an admin removes a member: the row goes, audited, and the member's API keys there are revoked", async () => {
-      const t = await team();
+      const t = await teamIn(s);
       const other = await solo();
       const u = await s.factory.newUser();
       await s.factory.addMember(t.id, u.id, 'member');
       await s.factory.addMember(other.workspaceId, u.id, 'member');
       const keys = s.get(ApiKeysService);
-      const here = await keys.create(as(u, t.id, 'member').access, { name: 'ci', role: 'member' }, principalOf(u));
+      const here = await keys.create(
+        callerAs(u, t.id, 'member').access,
+        { name: 'ci', role: 'member' },
+        principalOf(u),
+      );
       const there = await keys.create(
-        as(u, other.workspaceId, 'member').access,
+        callerAs(u, other.workspaceId, 'member').access,
         { name: 'ci', role: 'viewer' },
         principalOf(u),
       );
@@ -399,7 +364,7 @@ describe('service tier: workspace members', () => {
     });
 
     it('lets any member leave, audited as leaving', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       const viewer = t.viewer.principal.userId;
       await members.remove(t.viewer.access, viewer, t.viewer.principal);
       expect(await roleOf(viewer, t.id)).toBeUndefined();
@@ -409,7 +374,7 @@ describe('service tier: workspace members', () => {
     });
 
     it('keeps viewers and members from removing others and admins from removing owners; owners remove co-owners', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       const [member, viewer, owner] = [t.member, t.viewer, t.owner].map((c) => c.principal.userId);
       await domainError(members.remove(t.viewer.access, member, t.viewer.principal), 'forbidden');
       await domainError(members.remove(t.member.access, viewer, t.member.principal), 'forbidden');
@@ -435,7 +400,7 @@ describe('service tier: workspace members', () => {
       const c = await solo();
       const me = c.principal.userId;
       await domainError(members.remove(c.access, me, c.principal), 'last_owner');
-      const sysadmin = await sysadminIn(c.workspaceId);
+      const sysadmin = await sysadminIn(s, c.workspaceId);
       await domainError(members.remove(sysadmin.access, me, sysadmin.principal), 'last_owner');
       expect(await roleOf(me, c.workspaceId)).toBe('owner');
       const co = await s.factory.newUser();
@@ -448,7 +413,7 @@ describe('service tier: workspace members', () => {
     });
 
     it('answers not_found for a user who is no member here', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       const elsewhere = await solo();
       await domainError(members.remove(t.admin.access, elsewhere.principal.userId, t.admin.principal), 'not_found', {
         resource: 'member',
@@ -468,7 +433,7 @@ describe('service tier: workspace members', () => {
       )[0];
 
     it('creates a user with a password straight into the workspace, as a plain user, audited', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       const created = await members.createUser(
         t.admin.access,
         { email: 'Direct@Medium.test', display_name: 'Direct', password: 'direct-pass-1', role: 'member' },
@@ -494,7 +459,7 @@ describe('service tier: workspace members', () => {
     });
 
     it('without a password hands back a one-time reset token, stored hashed, and the user has no password', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       const before = Date.now();
       const created = await members.createUser(
         t.admin.access,
@@ -528,7 +493,7 @@ describe('service tier: workspace members', () => {
     });
 
     it('lets only an owner create an owner: an admin asking writes no user', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       await domainError(
         members.createUser(
           t.admin.access,
@@ -547,7 +512,7 @@ describe('service tier: workspace members', () => {
     });
 
     it('refuses a registered email in any case (email_taken, pointing at adding the member), writing nothing', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       const registered = await s.factory.newUser();
       const err = await domainError(
         members.createUser(
@@ -570,7 +535,7 @@ describe('service tier: workspace members', () => {
     const query = (fields: Partial<UserCandidatesQuery>) => Object.assign(new UserCandidatesQuery(), fields);
 
     it('answers active non-members whose email or display name contains q, in any case, taking q literally', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       const a = await s.factory.newUser({ email: 'cand-one@cands.test' });
       await s.factory.newUser({ email: 'cand-two@cands.test', status: 'deactivated' });
       const member = await s.factory.newUser({ email: 'cand-three@cands.test' });
@@ -598,7 +563,7 @@ describe('service tier: workspace members', () => {
     });
 
     it('answers at most limit candidates (20 by default), by email', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       const emails = Array.from({ length: 22 }, (_, i) => `bulk-${String(i).padStart(2, '0')}@bulk.test`);
       for (const email of [...emails].reverse()) await s.factory.newUser({ email });
       const byDefault = await members.candidates(t.admin.access, query({ q: 'bulk.test' }));
@@ -617,7 +582,7 @@ describe('service tier: workspace members', () => {
           const a = await solo();
           const bUser = await s.factory.newUser();
           await s.factory.addMember(a.workspaceId, bUser.id, 'owner');
-          const b = as(bUser, a.workspaceId, 'owner');
+          const b = callerAs(bUser, a.workspaceId, 'owner');
           const act = (by: Caller, target: Caller) =>
             attempt === 'demote'
               ? members.changeRole(by.access, target.principal.userId, 'admin', by.principal)

@@ -1,23 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Request } from 'express';
 import { randomUUID } from 'node:crypto';
-import type { Principal, WorkspaceRole } from '../../libs/auth/roles.js';
+import type { Principal } from '../../libs/auth/roles.js';
 import { CataloguesModule } from '../../src/modules/catalogues/catalogues.module.js';
 import { EmbeddingConfigsService } from '../../src/modules/catalogues/embedding-configs.service.js';
 import { ListWorkspacesQuery } from '../../src/modules/workspaces/dto/workspace.dto.js';
 import { WorkspacesModule } from '../../src/modules/workspaces/workspaces.module.js';
 import { WorkspacesService } from '../../src/modules/workspaces/workspaces.service.js';
-import type { TestUser } from '../factories/factory.js';
-import { domainError, startMedium, type Caller, type Medium } from './medium.js';
-
-/** A workspace with one user per role, each as a caller with the access the guard would give them. */
-interface Team {
-  id: string;
-  owner: Caller;
-  admin: Caller;
-  member: Caller;
-  viewer: Caller;
-}
+import { domainError, principalOf, startMedium, sysadminIn, teamIn, type Caller, type Medium } from './medium.js';
 
 /**
  * WorkspacesService called directly over the real database: what a creation writes, who sees
@@ -37,51 +27,6 @@ describe('service tier: workspaces', () => {
   afterAll(async () => {
     await s?.close();
   });
-
-  const principalOf = (user: Pick<TestUser, 'id' | 'email'>, systemRole: 'admin' | 'user' = 'user'): Principal => ({
-    userId: user.id,
-    email: user.email,
-    displayName: user.email.split('@')[0],
-    systemRole,
-    tokenId: randomUUID(),
-  });
-
-  /** The user acting in the workspace with `role`, as the guard resolves it for a member. */
-  const as = (user: Pick<TestUser, 'id' | 'email'>, workspaceId: string, role: WorkspaceRole): Caller => ({
-    principal: principalOf(user),
-    access: { workspaceId, role, viaSystemAdmin: false },
-    workspaceId,
-  });
-
-  /** A system administrator who is not a member: the guard gives them owner access. */
-  const sysadminIn = async (workspaceId: string): Promise<Caller> => {
-    const user = await s.factory.newUser({ systemRole: 'admin' });
-    return {
-      principal: principalOf(user, 'admin'),
-      access: { workspaceId, role: 'owner', viaSystemAdmin: true },
-      workspaceId,
-    };
-  };
-
-  const team = async (): Promise<Team> => {
-    const [owner, admin, member, viewer] = await Promise.all([
-      s.factory.newUser(),
-      s.factory.newUser(),
-      s.factory.newUser(),
-      s.factory.newUser(),
-    ]);
-    const { id } = await s.factory.newWorkspace(owner);
-    await s.factory.addMember(id, admin.id, 'admin');
-    await s.factory.addMember(id, member.id, 'member');
-    await s.factory.addMember(id, viewer.id, 'viewer');
-    return {
-      id,
-      owner: as(owner, id, 'owner'),
-      admin: as(admin, id, 'admin'),
-      member: as(member, id, 'member'),
-      viewer: as(viewer, id, 'viewer'),
-    };
-  };
 
   /** A user who is a member of nothing. */
   const stranger = async (): Promise<Principal> => principalOf(await s.factory.newUser());
@@ -171,7 +116,7 @@ describe('service tier: workspaces', () => {
 
   describe('list', () => {
     it('answers only the caller workspaces with their role and member count; nothing for a non-member', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       const mine = await workspaces.list(listQuery(), t.viewer.principal);
       expect(mine).toEqual({
         items: [
@@ -198,8 +143,8 @@ describe('service tier: workspaces', () => {
     });
 
     it('shows a system admin every workspace with a null role where not a member, or only theirs with mine', async () => {
-      const t = await team();
-      const admin = (await sysadminIn(t.id)).principal;
+      const t = await teamIn(s);
+      const admin = (await sysadminIn(s, t.id)).principal;
       const all = await workspaces.list(listQuery({ page_size: 200 }), admin);
       const [{ count }] = await s.query<{ count: number }>('SELECT count(*)::int AS count FROM workspaces');
       expect(all.total).toBe(count);
@@ -269,8 +214,8 @@ describe('service tier: workspaces', () => {
     });
 
     it('never shows a member of one workspace, whatever their role, another workspace', async () => {
-      const a = await team();
-      const b = await team();
+      const a = await teamIn(s);
+      const b = await teamIn(s);
       const bName = (await row(b.id)).name;
       for (const intruder of [a.owner, a.admin, a.member, a.viewer]) {
         const listed = await workspaces.list(listQuery({ page_size: 200 }), intruder.principal);
@@ -282,7 +227,7 @@ describe('service tier: workspaces', () => {
 
   describe('get', () => {
     it('answers the reading member role, and not_found for a workspace that is gone', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       expect((await workspaces.get(t.viewer.access, t.viewer.principal)).role).toBe('viewer');
       expect((await workspaces.get(t.owner.access, t.owner.principal)).role).toBe('owner');
       await domainError(
@@ -294,7 +239,7 @@ describe('service tier: workspaces', () => {
 
   describe('update', () => {
     it('renames with the current ETag: one version up, a new ETag, the description kept, one audit row', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       const before = await workspaces.get(t.admin.access, t.admin.principal);
       const renamed = await workspaces.update(
         t.admin.access,
@@ -320,7 +265,7 @@ describe('service tier: workspaces', () => {
     });
 
     it('refuses a stale ETag with precondition_failed and the current one, changing nothing', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       const stale = workspaces.etag(await workspaces.get(t.owner.access, t.owner.principal));
       const moved = await workspaces.update(t.admin.access, { name: 'Moved on' }, request(), t.admin.principal);
       await domainError(
@@ -333,7 +278,7 @@ describe('service tier: workspaces', () => {
     });
 
     it('sets and clears the description; an unchanged body keeps the version and writes no audit row', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       const set = await workspaces.update(
         t.owner.access,
         { description: 'Nightly regression suite' },
@@ -358,7 +303,7 @@ describe('service tier: workspaces', () => {
     });
 
     it('records a rename and a new description in one audit row', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       const before = await row(t.id);
       await workspaces.update(t.admin.access, { name: 'Both', description: 'changed' }, request(), t.admin.principal);
       expect(await row(t.id)).toEqual(expect.objectContaining({ name: 'Both', description: 'changed', version: 2 }));
@@ -368,7 +313,7 @@ describe('service tier: workspaces', () => {
     });
 
     it('is not_found for a workspace that is gone', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       await domainError(
         workspaces.update(
           { ...t.admin.access, workspaceId: randomUUID() },
@@ -383,7 +328,7 @@ describe('service tier: workspaces', () => {
 
   describe('delete', () => {
     it('deletes the workspace with its members and configs; the audit row outlives it', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       await remoteConfig(t.admin, 'doomed-embedder');
       const name = (await row(t.id)).name;
       await workspaces.delete(t.owner.access, t.owner.principal);
@@ -399,8 +344,8 @@ describe('service tier: workspaces', () => {
     });
 
     it('lets a system admin who is not a member delete any workspace, audited as theirs', async () => {
-      const t = await team();
-      const admin = await sysadminIn(t.id);
+      const t = await teamIn(s);
+      const admin = await sysadminIn(s, t.id);
       await workspaces.delete(admin.access, admin.principal);
       expect(await row(t.id)).toBeUndefined();
       expect((await auditOf('workspace.deleted', t.id)).map((a) => a.actor_id)).toEqual([admin.principal.userId]);
@@ -416,7 +361,7 @@ describe('service tier: workspaces', () => {
     };
 
     it('switches to a remote config and back to local, persisted, one version each, audited with from and to', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       await remoteConfig(t.admin, 'openai-small');
       const before = await workspaces.get(t.admin.access, t.admin.principal);
       const res = await workspaces.setEmbeddingConfig(
@@ -453,8 +398,8 @@ describe('service tier: workspaces', () => {
     });
 
     it('is validation_failed for a config_ref the workspace lacks or one given with the local embedder', async () => {
-      const t = await team();
-      const other = await team();
+      const t = await teamIn(s);
+      const other = await teamIn(s);
       await remoteConfig(other.admin, 'elsewhere');
       for (const config_ref of ['no-such-config', 'elsewhere'])
         await domainError(
@@ -481,7 +426,7 @@ describe('service tier: workspaces', () => {
     });
 
     it('keeps model and dimensions for the local embedder; an identical call changes nothing', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       const local = { provider: 'local', model: 'minilm-l6', dimensions: 384 } as const;
       const first = await workspaces.setEmbeddingConfig(t.admin.access, local, request(), t.admin.principal);
       expect(first.embedding_config).toEqual(local);
@@ -493,7 +438,7 @@ describe('service tier: workspaces', () => {
     });
 
     it('replaces the whole choice: fields left out are dropped', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       await workspaces.setEmbeddingConfig(
         t.admin.access,
         { provider: 'local', model: 'minilm-l6', dimensions: 384 },
@@ -511,7 +456,7 @@ describe('service tier: workspaces', () => {
     });
 
     it('refuses a stale ETag with precondition_failed and leaves the choice as it was', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       await remoteConfig(t.admin, 'x');
       const stale = workspaces.etag(await workspaces.get(t.admin.access, t.admin.principal));
       const moved = await workspaces.update(t.admin.access, { description: 'moved on' }, request(), t.admin.principal);
@@ -529,7 +474,7 @@ describe('service tier: workspaces', () => {
     });
 
     it('is not_found for a workspace that is gone', async () => {
-      const t = await team();
+      const t = await teamIn(s);
       await domainError(
         workspaces.setEmbeddingConfig(
           { ...t.admin.access, workspaceId: randomUUID() },
