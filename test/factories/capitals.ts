@@ -20,3 +20,14 @@ export const capitalAnswers = (): Record<string, string | null> => ({
   Chile: 'Valparaiso',
   Fiji: null,
 });
+
+/** The eval config the runs family's tests score with: exact_match gating at 0.5, f1, latency informational. */
+export const CAPITALS_EVAL_CONFIG = {
+  name: 'gate',
+  metrics: [
+    { config_name: 'exact_match', min_pass_rate: 0.5 },
+    { config_name: 'f1' },
+    { config_name: 'latency', gating: false },
+  ],
+  pass_rule: { min_pass_rate: 0.5 },
+};

@@ -19,7 +19,7 @@ import { SutsModule } from '../../src/modules/suts/suts.module.js';
 import { SutsService } from '../../src/modules/suts/suts.service.js';
 import { FakeUpstream, type RecordedRequest } from '../utils/fake-upstream.js';
 import { domainError, startMedium, type Caller, type Medium, type UploadedRows } from './medium.js';
-import { CAPITAL_ROWS, capitalAnswers } from '../factories/capitals.js';
+import { CAPITAL_ROWS, CAPITALS_EVAL_CONFIG, capitalAnswers } from '../factories/capitals.js';
 
 const question = (req: RecordedRequest) => (req.body as { question: string }).question;
 
@@ -86,13 +86,7 @@ describe('service tier: run rules', () => {
         c.access,
         {
           workspace_id: c.workspaceId,
-          name: 'gate',
-          metrics: [
-            { config_name: 'exact_match', min_pass_rate: 0.5 },
-            { config_name: 'f1' },
-            { config_name: 'latency', gating: false },
-          ],
-          pass_rule: { min_pass_rate: 0.5 },
+          ...CAPITALS_EVAL_CONFIG,
         } as never,
         c.principal,
       )

@@ -8,7 +8,7 @@ import { FakeUpstream, type RecordedRequest } from '../../utils/fake-upstream.js
 import { expectProblem } from '../../utils/problem.js';
 import { followLocation } from '../../utils/accepted.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
-import { CAPITAL_ROWS, capitalAnswers } from '../../factories/capitals.js';
+import { CAPITAL_ROWS, CAPITALS_EVAL_CONFIG, capitalAnswers } from '../../factories/capitals.js';
 
 type Run = {
   id: string;
@@ -95,13 +95,7 @@ describe('runs', () => {
         .set(r.member.auth)
         .send({
           workspace_id: ws,
-          name: 'gate',
-          metrics: [
-            { config_name: 'exact_match', min_pass_rate: 0.5 },
-            { config_name: 'f1' },
-            { config_name: 'latency', gating: false },
-          ],
-          pass_rule: { min_pass_rate: 0.5 },
+          ...CAPITALS_EVAL_CONFIG,
         })
         .expect(201)
     ).body.id;
