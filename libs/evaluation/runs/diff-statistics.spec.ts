@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { diffRows } from './diff.js';
 import { diffStatistics } from './diff-statistics.js';
 import { answeredItem } from '../../../test/factories/item-result.js';
-import type { ItemResult, RunMetricSpec } from './run.types.js';
+import type { DiffRow, ItemResult, RunMetricSpec } from './run.types.js';
 
 const metrics: RunMetricSpec[] = [
   { name: 'exact', better: 'higher', gating: true, min_pass_rate: null },
@@ -135,5 +135,55 @@ describe('diffStatistics', () => {
     expect(strict.by_dimension).toEqual([]);
     const tiny = diffStatistics(diff.rows, metrics, { seedKey: 'b:c', alpha: 1e-12 });
     expect(tiny.metrics.find((m) => m.name === 'exact')!.significant).toBe(false);
+  });
+});
+
+describe('diffStatistics of averaged trials', () => {
+  const exactMatch: RunMetricSpec[] = [{ name: 'exact_match', better: 'higher', gating: true, min_pass_rate: null }];
+
+  /** Three trials a row, scored by their mean: `down` rows lose one trial of three, `up` rows gain one, `same` keep theirs. */
+  function flakyRows(down: number, up: number, same: number): DiffRow[] {
+    const row = (i: number, base: number, candidate: number): DiffRow => ({
+      row_id: `row-${i}`,
+      status: 'changed',
+      base_passed: base > 0.5,
+      candidate_passed: candidate > 0.5,
+      output_changed: true,
+      metrics: {
+        exact_match: {
+          base,
+          candidate,
+          delta: candidate - base,
+          base_passed: base > 0.5,
+          candidate_passed: candidate > 0.5,
+        },
+      },
+    });
+    return [
+      ...Array.from({ length: down }, (_, i) => row(i, 1, 2 / 3)),
+      ...Array.from({ length: up }, (_, i) => row(down + i, 0, 1 / 3)),
+      ...Array.from({ length: same }, (_, i) => row(down + up + i, 2 / 3, 2 / 3)),
+    ];
+  }
+
+  it('ranks a lost trial and a gained trial as the same change: 8 down and 6 up is not a regression', () => {
+    const stats = diffStatistics(flakyRows(8, 6, 10), exactMatch, { seedKey: 'b:c' });
+    const [metric] = stats.metrics;
+    expect(metric).toMatchObject({ measure: 'score', test: 'wilcoxon_signed_rank', method: 'normal_approximation' });
+    expect(metric.p_value!.toFixed(3)).toBe('0.618');
+    expect(metric.effect_size).toEqual({
+      name: 'rank_biserial',
+      value: expect.closeTo(-1 / 7, 12) as unknown as number,
+    });
+    expect(metric.significant).toBe(false);
+    expect(metric.mean_delta).toBeCloseTo((8 * (-1 / 3) + 6 * (1 / 3)) / 24, 12);
+  });
+
+  it('keeps 40 down and 25 up, every row keeping its majority verdict, from failing the gate', () => {
+    const stats = diffStatistics(flakyRows(40, 25, 35), exactMatch, { seedKey: 'b:c' });
+    expect(stats.metrics[0].p_value!.toFixed(3)).toBe('0.063');
+    expect(stats.metrics[0].significant).toBe(false);
+    // The row verdict did not move at all.
+    expect(stats.row_verdict).toMatchObject({ p_value: 1, significant: false });
   });
 });

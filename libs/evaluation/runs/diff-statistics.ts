@@ -4,7 +4,7 @@
  * See docs/runs.md "Statistics" for the choices.
  */
 import { bootstrapMeanInterval, seedFromText } from '../statistics/bootstrap.js';
-import { holmAdjust, mcnemarExact, wilcoxonSignedRank } from '../statistics/paired-tests.js';
+import { holmAdjust, mcnemarExact, pairedDifferences, wilcoxonSignedRank } from '../statistics/paired-tests.js';
 import type { DiffRow, DiffStatistics, PairedComparison, RunMetricSpec } from './run.types.js';
 import { isScore, mean } from './stats.js';
 
@@ -79,7 +79,8 @@ function compare(
   seed: number,
 ): PairedComparison {
   const n = pairs.base.length;
-  const differences = pairs.candidate.map((c, i) => c - pairs.base[i]);
+  // Rounded to about 12 significant digits, so equal changes of averaged trial scores tie when ranked.
+  const differences = pairedDifferences(pairs.base, pairs.candidate);
   const comparison: PairedComparison = {
     name,
     measure,

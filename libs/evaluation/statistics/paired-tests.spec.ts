@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { holmAdjust, mcnemarExact, wilcoxonSignedRank } from './paired-tests.js';
+import { holmAdjust, mcnemarExact, pairedDifferences, wilcoxonSignedRank } from './paired-tests.js';
 
 // Standard normal CDF via the complementary error function (Abramowitz & Stegun 7.1.26 is too
 // coarse for 1e-6): a series good to 1e-12 for the values used here.
@@ -77,6 +77,75 @@ describe('wilcoxonSignedRank', () => {
   it('gives the smallest exact p for n all in one direction: 2 / 2^n', () => {
     expect(wilcoxonSignedRank([-1, -2, -3, -4, -5, -6]).p_value).toBeCloseTo(2 / 64, 12);
     expect(wilcoxonSignedRank([-1, -2, -3, -4, -5, -6]).rank_biserial).toBe(-1);
+  });
+});
+
+/** R's normal approximation, written out: continuity 0.5 toward the mean, variance less sum(t^3 - t)/48 over tie groups. */
+function tieCorrectedP(positiveRanks: number, n: number, tieGroups: number[]): number {
+  const mean = (n * (n + 1)) / 4;
+  const variance = (n * (n + 1) * (2 * n + 1)) / 24 - tieGroups.reduce((sum, t) => sum + t ** 3 - t, 0) / 48;
+  const z = (positiveRanks - mean - 0.5 * Math.sign(positiveRanks - mean)) / Math.sqrt(variance);
+  return 2 * (1 - normalCdf(Math.abs(z)));
+}
+
+describe('pairedDifferences', () => {
+  it('makes equal changes reached along different float paths equal, and rounding noise zero', () => {
+    // Averaged trials: one trial of three lost (1 -> 2/3) or gained (0 -> 1/3).
+    expect(2 / 3 - 1).not.toBe(-(1 / 3 - 0));
+    const [down, up, none] = pairedDifferences([1, 0, 0.3], [2 / 3, 1 / 3, 0.1 + 0.2]);
+    expect(down).toBe(-up);
+    expect(Math.abs(down - -1 / 3)).toBeLessThan(1e-11);
+    expect(none).toBe(0);
+  });
+
+  it("keeps about 12 significant digits of the largest value, whatever the metric's scale, and exact changes exact", () => {
+    // Latency in ms: 1,200.5 -> 1,300.75 and 2,000 -> 2,100.25 are the same +100.25.
+    const [a, b] = pairedDifferences([1200.5, 2000], [1300.75, 2100.25]);
+    expect(a).toBe(b);
+    expect(a).toBe(100.25);
+    expect(pairedDifferences([1, 0.25], [0, 0.75])).toEqual([-1, 0.5]);
+    // A change in the 11th significant digit survives.
+    expect(pairedDifferences([0.5], [0.50000000001])[0]).not.toBe(0);
+    expect(pairedDifferences([0, 0], [0, 0])).toEqual([0, 0]);
+  });
+});
+
+describe('wilcoxonSignedRank with ties of averaged trial scores', () => {
+  // Three trials a row: `down` rows lost one trial (1 -> 2/3), `up` rows gained one (0 -> 1/3).
+  const flaky = (down: number, up: number) =>
+    pairedDifferences(
+      [...Array<number>(down).fill(1), ...Array<number>(up).fill(0)],
+      [...Array<number>(down).fill(2 / 3), ...Array<number>(up).fill(1 / 3)],
+    );
+
+  it('ranks every equal change equally: 8 down and 6 up is p = 0.618, rank-biserial -1/7', () => {
+    const result = wilcoxonSignedRank(flaky(8, 6));
+    expect(result.method).toBe('normal_approximation');
+    // All 14 tie at the mean rank 7.5: W+ = 6 * 7.5 = 45, W- = 60.
+    expect(result.rank_sum_positive).toBe(45);
+    expect(result.rank_sum_negative).toBe(60);
+    expect(result.rank_biserial).toBeCloseTo(-1 / 7, 12);
+    expect(result.p_value).toBeCloseTo(tieCorrectedP(45, 14, [14]), 12);
+    expect(result.p_value.toFixed(3)).toBe('0.618');
+  });
+
+  it('is not significant for 40 down and 25 up (p = 0.063), where ranking them apart gave 4e-7', () => {
+    const result = wilcoxonSignedRank(flaky(40, 25));
+    expect(result.rank_sum_positive).toBe(25 * 33);
+    expect(result.p_value).toBeCloseTo(tieCorrectedP(825, 65, [65]), 12);
+    expect(result.p_value.toFixed(3)).toBe('0.063');
+  });
+
+  it("leaves the exact distribution when zeros were dropped, as R's wilcox.test does", () => {
+    // R: wilcox.test(c(0, 1, 2, 3, 4, 5, -6)) warns "cannot compute exact p-value with zeroes": V = 15, normal approximation.
+    const result = wilcoxonSignedRank([0, 1, 2, 3, 4, 5, -6]);
+    expect(result.informative).toBe(6);
+    expect(result.method).toBe('normal_approximation');
+    expect(result.rank_sum_positive).toBe(15);
+    expect(result.p_value).toBeCloseTo(tieCorrectedP(15, 6, []), 12);
+    // Without the zero the same differences are exact: 2 * P(V <= 6) for n = 6, 14 of the 64 sign patterns.
+    expect(wilcoxonSignedRank([1, 2, 3, 4, 5, -6])).toMatchObject({ method: 'exact' });
+    expect(wilcoxonSignedRank([1, 2, 3, 4, 5, -6]).p_value).toBeCloseTo(28 / 64, 12);
   });
 });
 

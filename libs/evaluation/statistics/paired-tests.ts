@@ -10,7 +10,29 @@ const binomialTest = lazyRequire<typeof import('@stdlib/stats-binomial-test')>('
 const wilcoxon = lazyRequire<typeof import('@stdlib/stats-wilcoxon')>('@stdlib/stats-wilcoxon');
 
 // Bound once: global lookups are slow inside jest's sandbox.
-const { abs, min } = Math;
+const { abs, ceil, log2, max, min, round } = Math;
+
+/** Binary digits paired differences keep below the largest value compared (2^-40 is about 1e-12): see pairedDifferences. */
+export const DIFFERENCE_BITS = 40;
+
+/**
+ * Paired differences `candidate[i] - base[i]`, each rounded to a multiple of one quantum: 2^-40
+ * of the power of two at or above the largest magnitude among all the values compared (about 12
+ * significant digits of it). Float subtraction makes equal changes unequal in the last bit
+ * (`2/3 - 1` is -0.33333333333333337, `1/3 - 0` is 0.3333333333333333), and a rank test would
+ * rank them apart; on one quantum they are exact opposites and tie, as they must. A difference
+ * below half a quantum (rounding noise such as `0.1 + 0.2 - 0.3`) becomes 0. The quantum is a
+ * power of two, so differences such as 1, 0.5 or 100.25 stay exact.
+ */
+export function pairedDifferences(base: readonly number[], candidate: readonly number[]): number[] {
+  let scale = 0;
+  for (let i = 0; i < base.length; i++) scale = max(scale, abs(base[i]), abs(candidate[i]));
+  const raw = candidate.map((c, i) => c - base[i]);
+  if (scale === 0 || !Number.isFinite(scale)) return raw;
+  const quantum = 2 ** (ceil(log2(scale)) - DIFFERENCE_BITS);
+  // The same multiple of the same quantum is the same float, whatever path led to it; `|| 0` turns -0 into 0.
+  return raw.map((d) => round(d / quantum) * quantum || 0);
+}
 
 export interface PairedTestResult {
   test: 'wilcoxon_signed_rank' | 'mcnemar_exact';
@@ -36,8 +58,9 @@ export interface SignedRankResult extends PairedTestResult {
  * Two-sided Wilcoxon signed-rank test of paired differences against 0. Zero differences are
  * dropped (Wilcoxon's method, SciPy's and R's default); the exact distribution is used when at
  * most 50 differences remain and none tie and none were zero, the normal approximation with a
- * continuity correction and the tie-corrected variance otherwise (as R's wilcox.test). Every
- * difference zero: no evidence of a change, p = 1.
+ * continuity correction and the tie-corrected variance otherwise (as R's wilcox.test). Ties are
+ * exact equality of |difference|: form differences of computed scores with pairedDifferences.
+ * Every difference zero: no evidence of a change, p = 1.
  */
 export function wilcoxonSignedRank(differences: readonly number[]): SignedRankResult {
   const nonZero = differences.filter((d) => d !== 0);
@@ -54,12 +77,13 @@ export function wilcoxonSignedRank(differences: readonly number[]): SignedRankRe
       rank_biserial: 0,
     };
   const total = (n * (n + 1)) / 2;
+  const zeros = differences.length - n;
   if (n === 1) {
     // stdlib needs two values; one difference has the exact two-sided p of 1 (ranks 1 of 1).
     const positive = nonZero[0] > 0 ? 1 : 0;
     return {
       test: 'wilcoxon_signed_rank',
-      method: 'exact',
+      method: zeros > 0 ? 'normal_approximation' : 'exact',
       statistic: 0,
       p_value: 1,
       informative: 1,
@@ -68,14 +92,14 @@ export function wilcoxonSignedRank(differences: readonly number[]): SignedRankRe
       rank_biserial: positive ? 1 : -1,
     };
   }
-  const absolute = nonZero.map(abs);
-  const ties = new Set(absolute).size !== n;
-  const result = wilcoxon()(nonZero, { alternative: 'two-sided', zeroMethod: 'wilcox', correction: true });
+  const ties = new Set(nonZero.map(abs)).size !== n;
+  // Zeros included: stdlib drops them and, as R, leaves the exact distribution when there were any.
+  const result = wilcoxon()([...differences], { alternative: 'two-sided', zeroMethod: 'wilcox', correction: true });
   const positive = result.statistic;
   const negative = total - positive;
   return {
     test: 'wilcoxon_signed_rank',
-    method: n > 50 || ties ? 'normal_approximation' : 'exact',
+    method: n > 50 || ties || zeros > 0 ? 'normal_approximation' : 'exact',
     statistic: min(positive, negative),
     // The exact two-sided tail doubles a one-sided one, which passes 1 at the centre of the distribution.
     p_value: min(1, result.pValue),
