@@ -24,6 +24,7 @@ import { RunItemCounts1766000000000 } from './1766000000000-run-item-counts.js';
 import { DatasetPublishedRows1766100000000 } from './1766100000000-dataset-published-rows.js';
 import { UserIdentities1766100001000 } from './1766100001000-user-identities.js';
 import { EmbeddedRowIndexPendingList1766400000000 } from './1766400000000-embedded-row-index-pending-list.js';
+import { LiveDropVersions1766450000000 } from './1766450000000-live-drop-versions.js';
 
 /** Every migration, in order. Families append theirs; the same list runs on PostgreSQL and PGlite. */
 export const migrations = [
@@ -53,4 +54,5 @@ export const migrations = [
   UserIdentities1766100001000,
   AccessChanges1766300000000,
   EmbeddedRowIndexPendingList1766400000000,
+  LiveDropVersions1766450000000,
 ];

@@ -159,6 +159,8 @@ export class LiveIngestService {
             detail: drop.detail,
             source_ref: drop.source_ref,
             payload: drop.payload,
+            // The version the export's spans join: the landing claims it when it lands them; with none to land, the open head.
+            version_id: added > 0 ? null : stream.head_version_id,
           })),
         );
         if (added > 0 && !wasQueued) {

@@ -168,6 +168,8 @@ export class LiveLanding {
         versionId = version.id;
       }
     }
+    // Spans of this stream dropped on receipt belong with the version their export's spans joined.
+    if (versionId) await this.live.claimDrops(stream.ingest_run_id, versionId);
     await this.datasets.setCounters(dataset.id, { nextOrdinal: dataset.nextOrdinal + taken });
     await this.live.noteLanded(dataset.id, taken);
     await this.live.addRunCounts(

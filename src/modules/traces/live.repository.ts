@@ -121,6 +121,17 @@ export class LiveRepository {
     return { wasQueued: row?.was_queued ?? false };
   }
 
+  /** Gives the stream's drops not yet on a version (received with spans still to land) to the version those spans joined. */
+  async claimDrops(runId: string, versionId: string): Promise<void> {
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('trace_drops')
+        .set({ version_id: versionId })
+        .where('run_id', '=', runId)
+        .where('version_id', 'is', null),
+    );
+  }
+
   async hasSpans(datasetId: string): Promise<boolean> {
     const rows = await this.db.typed((q) =>
       q

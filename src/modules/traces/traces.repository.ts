@@ -305,6 +305,8 @@ export class TracesRepository {
       detail: string;
       source_ref: string;
       payload: unknown;
+      /** The version the span would have joined, when already known (file landings set it when they finish). */
+      version_id?: string | null;
     }>,
   ): Promise<void> {
     if (!drops.length) return;
@@ -312,6 +314,7 @@ export class TracesRepository {
       d.workspace_id,
       d.run_id,
       d.dataset_id,
+      d.version_id ?? null,
       d.ordinal,
       d.reason,
       d.detail,
@@ -324,6 +327,7 @@ export class TracesRepository {
         { name: 'workspace_id', type: 'uuid' },
         { name: 'run_id', type: 'uuid' },
         { name: 'dataset_id', type: 'uuid' },
+        { name: 'version_id', type: 'uuid' },
         { name: 'ordinal', type: 'integer' },
         { name: 'reason', type: 'text' },
         { name: 'detail', type: 'text' },

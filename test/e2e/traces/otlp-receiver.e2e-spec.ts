@@ -250,6 +250,22 @@ describe('OTLP/HTTP receiver (POST /v1/traces)', () => {
     expect(drops.total).toBe(2);
     expect(drops.items.map((d: { ordinal: number }) => d.ordinal)).toEqual([1, 2]);
     expect(drops.items[0].payload).toBeTruthy();
+    // The version the export's other spans joined lists them too.
+    const onVersion = (
+      await t.http.get(`/traces/versions/${live.head_version_id}/drops`).set(r.member.auth).expect(200)
+    ).body;
+    expect(onVersion.map((d: { ordinal: number }) => d.ordinal)).toEqual([1, 2]);
+
+    // An export whose every span is dropped: its drop is on the open head it would have joined.
+    const lone = otlpJson(recordTraces([agentTrace('s-4', 'Hi')])) as typeof request;
+    lone.resourceSpans[0].scopeSpans[0].spans = [
+      { ...lone.resourceSpans[0].scopeSpans[0].spans[0], spanId: 'abcdef0123456789ab' },
+    ];
+    const rejected = await t.http.post('/v1/traces').set(bearer()).set('x-ews-dataset', dataset).send(lone).expect(200);
+    expect(rejected.body.partialSuccess.rejectedSpans).toBe('1');
+    const all = (await t.http.get(`/traces/versions/${live.head_version_id}/drops`).set(r.member.auth).expect(200))
+      .body;
+    expect(all.map((d: { ordinal: number }) => d.ordinal)).toEqual([1, 2, 3]);
   });
 
   it('answers failures in the request encoding: a google.rpc.Status for protobuf, problem+json with code and message for JSON', async () => {
