@@ -376,6 +376,9 @@ describe('normaliseSpan: genai', () => {
       ),
     );
     expect(r.span.kind).toBe('tool');
+    // The tool's own name, not the span name `execute_tool get_weather`.
+    expect(r.span.name).toBe('get_weather');
+    expect(r.used.name).toEqual(['gen_ai.tool.name']);
     expect(r.span.tool_calls).toEqual([{ name: 'get_weather', arguments: { city: 'Paris' }, id: 'call_1' }]);
     expect(r.span.input).toEqual({ city: 'Paris' });
     expect([r.span.status, r.span.error]).toEqual(['error', 'TimeoutError']);
@@ -409,6 +412,49 @@ describe('normaliseSpan: genai', () => {
       ),
     );
     expect(r.span.kind).toBe('agent');
+    // The agent's own name, as OpenInference and OpenLLMetry give it, not the span name.
+    expect(r.span.name).toBe('Planner');
+    expect(r.span.attributes).not.toHaveProperty('gen_ai.agent.name');
+
+    // Without gen_ai.agent.name the span name stays; a chat span keeps its name whatever agent it serves.
+    const unnamed = ok(
+      normaliseSpan(
+        span({ name: 'invoke_agent', attributes: { 'gen_ai.operation.name': 'invoke_agent' } }),
+        'auto',
+        keep,
+      ),
+    );
+    expect(unnamed.span.name).toBe('invoke_agent');
+    const chat = ok(
+      normaliseSpan(
+        span({ name: 'chat gpt-4o', attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.agent.name': 'Planner' } }),
+        'auto',
+        keep,
+      ),
+    );
+    expect(chat.span.name).toBe('chat gpt-4o');
+  });
+
+  it('names OpenInference agents and tools by agent.name and tool.name when their span names differ', () => {
+    const agent = ok(
+      normaliseSpan(
+        span({ name: 'Agent.run', attributes: { 'openinference.span.kind': 'AGENT', 'agent.name': 'support-agent' } }),
+        'auto',
+        keep,
+      ),
+    );
+    expect([agent.span.kind, agent.span.name]).toEqual(['agent', 'support-agent']);
+    const tool = ok(
+      normaliseSpan(
+        span({
+          name: 'FunctionTool.call',
+          attributes: { 'openinference.span.kind': 'TOOL', 'tool.name': 'lookup_order' },
+        }),
+        'auto',
+        keep,
+      ),
+    );
+    expect([tool.span.kind, tool.span.name]).toEqual(['tool', 'lookup_order']);
   });
 });
 

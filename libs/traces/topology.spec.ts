@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { buildTopology, latencyStats, nearestRank } from './topology.js';
 import type { TopologySpan } from './topology.js';
+import { keep, ok, span } from '../../test/utils/source-spans.js';
+import { normaliseSpan } from './conventions.js';
 
 const T1 = 'a'.repeat(32);
 const T2 = 'b'.repeat(32);
@@ -107,5 +109,35 @@ describe('nearest-rank percentiles', () => {
     expect(latencyStats(v)).toEqual({ mean: 10.5, p50: 10, p95: 19, p99: 20, max: 20 });
     expect(nearestRank([7], 99)).toBe(7);
     expect(nearestRank([1, 2, 3, 4], 0)).toBe(1);
+  });
+});
+
+describe('buildTopology of GenAI spans', () => {
+  it('names agent and tool components by gen_ai.agent.name and gen_ai.tool.name, as the other conventions do', () => {
+    const genai = (span_id: string, parent: string | null, name: string, attributes: Record<string, string>) =>
+      ok(normaliseSpan(span({ span_id, parent_span_id: parent, name, attributes }), 'auto', keep)).span;
+    const graph = buildTopology([
+      genai('00f067aa0ba90201', null, 'invoke_agent support-agent', {
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.agent.name': 'support-agent',
+      }),
+      genai('00f067aa0ba90202', '00f067aa0ba90201', 'chat gpt-4o', {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.request.model': 'gpt-4o',
+      }),
+      genai('00f067aa0ba90203', '00f067aa0ba90201', 'execute_tool lookup_order', {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'lookup_order',
+      }),
+    ]);
+    expect(graph.nodes.map((n) => n.id).sort()).toEqual([
+      'agent:support-agent',
+      'llm:chat gpt-4o',
+      'tool:lookup_order',
+    ]);
+    expect(graph.edges.map((e) => `${e.source} -> ${e.target}`).sort()).toEqual([
+      'agent:support-agent -> llm:chat gpt-4o',
+      'agent:support-agent -> tool:lookup_order',
+    ]);
   });
 });

@@ -95,6 +95,7 @@ export function eventContent(attrs: Record<string, AttributeValue>): AttributeVa
 export function mapGenAi(ctx: Ctx): void {
   const a = ctx.attrs;
   ctx.setKind(GEN_AI.OPERATION_NAME, GENAI_KIND, (x) => x.toLowerCase());
+  ctx.setComponentName([GEN_AI.AGENT_NAME], [GEN_AI.TOOL_NAME]);
   // The response model is what actually served the call; the request model is the fallback.
   ctx.setString('model', [GEN_AI.RESPONSE_MODEL, GEN_AI.REQUEST_MODEL]);
   ctx.setNumber('tokens_input', [GEN_AI.USAGE_INPUT_TOKENS, GEN_AI.USAGE_PROMPT_TOKENS]);

@@ -188,6 +188,17 @@ export class Ctx {
     }
   }
 
+  /**
+   * The component's own name where the convention gives it apart from the span name (GenAI names
+   * its spans `invoke_agent support-agent`, `execute_tool lookup_order`): an agent span's agent, a
+   * tool span's tool. Topology, enrichment and search then name components alike in every
+   * convention; the span name stays the fallback.
+   */
+  setComponentName(agentKeys: string[], toolKeys: string[]): void {
+    if (this.out.kind === 'agent') this.setString('name', agentKeys);
+    else if (this.out.kind === 'tool') this.setString('name', toolKeys);
+  }
+
   setNumber(field: 'tokens_input' | 'tokens_output' | 'tokens_total' | 'cost', keys: string[]): void {
     if (!this.empty(field)) return;
     for (const key of keys) {

@@ -107,6 +107,7 @@ export function oiDocuments(ctx: Ctx, prefix: string): RetrievedDocument[] {
 export function mapOpenInference(ctx: Ctx): void {
   const a = ctx.attrs;
   ctx.setKind(OI.OPENINFERENCE_SPAN_KIND, OI_KIND, (x) => x.toUpperCase());
+  ctx.setComponentName([OI.AGENT_NAME], [OI.TOOL_NAME]);
   const isJson = (mimeKey: string): boolean => String(a[mimeKey] ?? '').toLowerCase() === 'application/json';
   ctx.setValue(
     'input',
