@@ -270,9 +270,10 @@ export class JobExecutor {
   private async invoke(run: (ctx: JobContext) => unknown, entry: ActiveJob): Promise<HandlerOutcome> {
     const { job, token } = entry;
     const record = this.registry.tracking(job.type);
+    // The handler registered for this job's type: its payload is that type's (the queue stored what the compiler checked at enqueue).
     const ctx: JobContext = {
-      job,
-      payload: job.payload,
+      job: job as JobContext['job'],
+      payload: job.payload as JobContext['payload'],
       signal: entry.controller.signal,
       progress: async (progress: JsonObject) => {
         if (entry.detached || entry.leaseLost)

@@ -12,7 +12,8 @@ import {
   type JobFilter,
   JOB_STATUSES,
   type JobStatus,
-  type JsonObject,
+  type JobOf,
+  type JobType,
 } from './job.types.js';
 import { trackedIdOf } from './tracked-job.js';
 import { TrackedRecords } from './tracked-records.service.js';
@@ -52,7 +53,7 @@ export class JobQueue {
    * Queues a job. For a type whose handler `tracks` a record, the payload names the record and
    * the record gets the job's id (in the caller's unit of work, with the job).
    */
-  async enqueue<P extends JsonObject>(request: EnqueueJob<P>): Promise<EnqueueResult<P>> {
+  async enqueue<T extends JobType>(request: EnqueueJob<T>): Promise<EnqueueResult<T>> {
     const handler = this.registry.handler(request.type);
     if (!handler) {
       throw new Error(
@@ -77,7 +78,7 @@ export class JobQueue {
     // The record names its job in the same transaction (a tracked type's record is made with its job).
     if (handler.tracks) await this.tracked.attachJob(handler.tracks, job);
     if (created) this.repo.afterCommit(() => this.driver.dispatch([job]));
-    return { job: job as Job<P>, created };
+    return { job: job as JobOf<T>, created };
   }
 
   /** The job, or null (also for a malformed id). */

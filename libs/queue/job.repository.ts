@@ -163,7 +163,9 @@ export class JobRepository implements EntitySubscriberInterface {
   }
 
   /** Inserts the job, or returns the existing one with the same (type, idempotency key). */
-  async insert(request: EnqueueJob & { maxAttempts: number }): Promise<{ job: Job; created: boolean }> {
+  async insert(
+    request: Omit<EnqueueJob, 'type' | 'payload'> & { type: string; payload: JsonObject; maxAttempts: number },
+  ): Promise<{ job: Job; created: boolean }> {
     const rows = await this.db.typed((q) =>
       q
         .insertInto('jobs')

@@ -55,11 +55,25 @@ export function isTerminal(status: JobStatus): boolean {
   return TERMINAL_STATUSES.includes(status);
 }
 
+/**
+ * Every job type and its payload. Each family declares its own in its `<family>.jobs.ts` by
+ * augmenting this interface (`declare module '…/libs/queue/job.types.js'`), so the `*.jobs.ts`
+ * files list what runs in the background, and the compiler checks every
+ * enqueue, handler and settled listener against the payload declared for its type.
+ */
+export interface JobPayloads {}
+
+/** A declared job type. */
+export type JobType = keyof JobPayloads & string;
+
+/** A job of one declared type: its payload as declared, its `type` that literal. */
+export type JobOf<T extends JobType> = Job<JobPayloads[T]> & { type: T };
+
 /** What a family asks the queue to run. */
-export interface EnqueueJob<P extends JsonObject = JsonObject> {
-  /** The handler's type, e.g. `cluster.run` (a `@JobHandler('cluster.run')` method runs it). */
-  type: string;
-  payload: P;
+export interface EnqueueJob<T extends JobType = JobType> {
+  /** The handler's type, e.g. `clusters.run` (a `@JobHandler('clusters.run')` method runs it). */
+  type: T;
+  payload: JobPayloads[T];
   /** The tenant; put it on every job that touches workspace data. */
   workspaceId?: string | null;
   /** The record this job works for (e.g. `run`, its id): the family's queue views list by it. */
@@ -77,17 +91,17 @@ export interface EnqueueJob<P extends JsonObject = JsonObject> {
   createdBy?: string | null;
 }
 
-export interface EnqueueResult<P = JsonObject> {
-  job: Job<P>;
+export interface EnqueueResult<T extends JobType = JobType> {
+  job: JobOf<T>;
   /** False when an idempotency key matched an existing job (nothing new was queued). */
   created: boolean;
 }
 
-/** What a handler receives. */
-export interface JobContext<P = JsonObject> {
+/** What the handler of jobs of type `T` receives. */
+export interface JobContext<T extends JobType = JobType> {
   /** The job as claimed: `attempts` is this attempt's number (1 for the first). */
-  job: Job<P>;
-  payload: P;
+  job: JobOf<T>;
+  payload: JobPayloads[T];
   /**
    * Aborted when the job is cancelled, when this worker lost its lease, or when the process
    * shuts down and the grace period ran out; `signal.reason` is a {@link JobInterrupted}.
@@ -98,7 +112,7 @@ export interface JobContext<P = JsonObject> {
   progress(progress: JsonObject): Promise<void>;
 }
 
-export type JobHandlerFunction<P = JsonObject> = (ctx: JobContext<P>) => Promise<JsonValue | void> | JsonValue | void;
+export type JobHandlerFunction = (ctx: JobContext) => Promise<unknown>;
 
 /** Filters for queue views (e.g. GET /runs/queue). */
 export interface JobFilter {

@@ -69,12 +69,12 @@ export type TrackedTable = { [T in keyof DB]: DB[T] extends TrackedSchemaColumns
  * Which record a job settles: the family's table holding the tracked columns and the payload
  * member naming the record. Given to `@JobHandler(type, { tracks })`.
  */
-export interface TrackedRecord {
+export interface TrackedRecord<K extends string = string> {
   readonly table: TrackedTable;
-  readonly idKey: string;
+  readonly idKey: K;
 }
 
-export function trackedRecord(table: TrackedTable, idKey: string): TrackedRecord {
+export function trackedRecord<K extends string>(table: TrackedTable, idKey: K): TrackedRecord<K> {
   identifier(table, 'table');
   return Object.freeze({ table, idKey });
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import type { Job } from '../../libs/queue/job.types.js';
+import type { JobOf } from '../../libs/queue/job.types.js';
+import type { RUN_JOB } from '../../src/modules/runs/runs.jobs.js';
 import { TrackedRecords } from '../../libs/queue/tracked-records.service.js';
 import { CataloguesModule } from '../../src/modules/catalogues/catalogues.module.js';
 import { EvalConfigsService } from '../../src/modules/catalogues/eval-configs.service.js';
@@ -118,7 +119,7 @@ describe('service tier: run rules', () => {
   async function execute(runId: string): Promise<RunResponse> {
     await s.get(TrackedRecords).start(RUNS, runId);
     await s.get(RunExecutor).execute({
-      job: {} as Job<{ run_id: string }>,
+      job: {} as JobOf<typeof RUN_JOB>,
       payload: { run_id: runId },
       signal: new AbortController().signal,
       progress: async () => undefined,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createHash, randomUUID } from 'node:crypto';
-import type { Job } from '../../libs/queue/job.types.js';
+import type { JobOf } from '../../libs/queue/job.types.js';
+import type { RUN_JOB } from '../../src/modules/runs/runs.jobs.js';
 import { JobInterrupted, type InterruptionReason } from '../../libs/queue/job.types.js';
 import { TrackedRecords } from '../../libs/queue/tracked-records.service.js';
 import { DatasetsService } from '../../src/modules/datasets/datasets.service.js';
@@ -115,7 +116,7 @@ describe('service tier: run planning and execution', () => {
       const result = await s
         .get(RunExecutor)
         .execute({
-          job: {} as Job<{ run_id: string }>,
+          job: {} as JobOf<typeof RUN_JOB>,
           payload: { run_id: runId },
           signal: controller.signal,
           progress: async (p) => void reports.push(p),

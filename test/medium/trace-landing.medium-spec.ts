@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createHash } from 'node:crypto';
-import type { Job } from '../../libs/queue/job.types.js';
+import type { JobOf } from '../../libs/queue/job.types.js';
+import type { TRACE_LAND_JOB } from '../../src/modules/traces/traces.jobs.js';
 import { TrackedRecords } from '../../libs/queue/tracked-records.service.js';
 import { Db, TransactionRunner } from '../../libs/database/unit-of-work.js';
 import { DatasetWritesService } from '../../src/modules/datasets/dataset-writes.service.js';
@@ -61,7 +62,7 @@ describe('service tier: trace landing and retention', () => {
   async function attempt(runId: string) {
     await s.get(TrackedRecords).start(TRACE_INGEST_RUNS, runId);
     return landing.land({
-      job: {} as Job<{ ingest_run_id: string }>,
+      job: {} as JobOf<typeof TRACE_LAND_JOB>,
       payload: { ingest_run_id: runId },
       signal: new AbortController().signal,
       progress: async () => undefined,
@@ -367,9 +368,7 @@ describe('service tier: trace landing and retention', () => {
       await s
         .get(TrackedRecords)
         .fail(TRACE_INGEST_RUNS, runId, { code: 'failed', message: 'test: gives up' }, 'failed');
-      await landing.onSettled({ status: 'failed', payload: { ingest_run_id: runId } } as Job<{
-        ingest_run_id: string;
-      }>);
+      await landing.onSettled({ status: 'failed', payload: { ingest_run_id: runId } } as JobOf<typeof TRACE_LAND_JOB>);
     });
     expect(await addedIn(datasetId, 2)).toBe(0);
     expect(await dataset(datasetId)).toEqual(expect.objectContaining({ latest_version: 1, writing_version: null }));

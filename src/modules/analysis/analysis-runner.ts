@@ -10,16 +10,10 @@ import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
 import { EmbeddingConfigsService } from '../catalogues/embedding-configs.service.js';
 import { ANALYSIS_RUNS, AnalysisRepository, CLUSTER_RUNS, type AnalysisKind } from './analysis.repository.js';
 import { MAX_ANALYSIS_ROWS } from './dto/analysis.dto.js';
+import { ANALYSIS_JOB, CLUSTER_JOB } from './analysis.jobs.js';
 
-export const ANALYSIS_JOB = 'analysis.run';
-export const CLUSTER_JOB = 'clusters.run';
 /** Non-empty texts a column needs to be clustered. */
 export const MIN_CLUSTER_ROWS = 2;
-
-interface RunPayload {
-  run_id: string;
-  [key: string]: string;
-}
 
 type Row = { row_id: string; ordinal: string; data: Record<string, unknown>; dims: Record<string, string> };
 
@@ -56,7 +50,11 @@ export class AnalysisRunner {
 
   /** The queue marks the run running, records the progress reported and ends it when the job ends without it (`tracks`). */
   @JobHandler(ANALYSIS_JOB, { maxAttempts: 2, tracks: ANALYSIS_RUNS })
-  async analyse({ payload, signal, progress }: JobContext<RunPayload>): Promise<{ kinds: string[]; rows: number }> {
+  async analyse({
+    payload,
+    signal,
+    progress,
+  }: JobContext<typeof ANALYSIS_JOB>): Promise<{ kinds: string[]; rows: number }> {
     const run = await this.analysis.find('analysis_runs', payload.run_id);
     if (!run || isTerminal(run.state)) return { kinds: [], rows: 0 };
     const params = run.params as {
@@ -100,7 +98,7 @@ export class AnalysisRunner {
   }
 
   @JobHandler(CLUSTER_JOB, { maxAttempts: 2, tracks: CLUSTER_RUNS })
-  async cluster({ payload, signal, progress }: JobContext<RunPayload>): Promise<{ k: number; rows: number }> {
+  async cluster({ payload, signal, progress }: JobContext<typeof CLUSTER_JOB>): Promise<{ k: number; rows: number }> {
     const run = await this.analysis.find('cluster_runs', payload.run_id);
     if (!run || isTerminal(run.state)) return { k: 0, rows: 0 };
     const params = run.params as { version_number: number; column: string; k: number | null; seed: number };

@@ -18,7 +18,8 @@ import {
   type AnalysisRunRow,
   type ClusterRunRow,
 } from './analysis.repository.js';
-import { ANALYSIS_JOB, CLUSTER_JOB, embeddingColumn, MIN_CLUSTER_ROWS, textOf } from './analysis-runner.js';
+import { embeddingColumn, MIN_CLUSTER_ROWS, textOf } from './analysis-runner.js';
+import { ANALYSIS_JOB, CLUSTER_JOB } from './analysis.jobs.js';
 import {
   ANALYSIS_KINDS,
   ANALYSIS_RUN_STATES,

@@ -8,16 +8,11 @@ import type { JobContext } from '../../../libs/queue/job.types.js';
 import { SecretsService } from '../secrets/secrets.service.js';
 import { NotificationConfigsRepository } from './notification-configs.repository.js';
 import { outboundFetch } from '../../../libs/common/outbound.js';
+import { DELIVERY_JOB } from './catalogues.jobs.js';
 
-export const DELIVERY_JOB = 'notifications.deliver';
 const DELIVERY_TIMEOUT_MS = 10_000;
 /** Attempts per delivery; the queue backs off between them. */
 const DELIVERY_ATTEMPTS = 5;
-
-interface DeliveryPayload {
-  delivery_id: string;
-  [key: string]: string;
-}
 
 /**
  * Webhook delivery: an event of a workspace becomes one delivery per enabled config that wants
@@ -40,7 +35,7 @@ export class NotificationDispatcher {
       const id = randomUUID();
       const payload = { id, event, workspace_id: workspaceId, created_at: new Date().toISOString(), data };
       await this.configs.insertDelivery({ id, workspaceId, configId: config.id, event, payload });
-      await this.queue.enqueue<DeliveryPayload>({
+      await this.queue.enqueue({
         type: DELIVERY_JOB,
         payload: { delivery_id: id },
         workspaceId,
@@ -53,7 +48,7 @@ export class NotificationDispatcher {
   }
 
   @JobHandler(DELIVERY_JOB, { maxAttempts: DELIVERY_ATTEMPTS })
-  async deliver({ payload, job, signal }: JobContext<DeliveryPayload>): Promise<{ status_code: number }> {
+  async deliver({ payload, job, signal }: JobContext<typeof DELIVERY_JOB>): Promise<{ status_code: number }> {
     const delivery = await this.configs.delivery(payload.delivery_id);
     if (!delivery || delivery.status === 'delivered') return { status_code: delivery?.last_status_code ?? 0 };
     const secret = await this.secrets.resolveValue(delivery.workspace_id, delivery.secret_id);

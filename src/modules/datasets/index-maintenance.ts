@@ -3,6 +3,7 @@ import { JobHandler } from '../../../libs/queue/job-handler.decorator.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { AppConfig } from '../../../libs/config/app-config.js';
 import { RowsRepository } from './rows.repository.js';
+import { MERGE_ROW_INDEX_JOB } from './datasets.jobs.js';
 
 /** Writes of at least this many rows schedule a merge of the row index's pending list. */
 export const MERGE_AFTER_ROWS = 10_000;
@@ -34,7 +35,7 @@ export class DatasetIndexMaintenance {
     if (rowsWritten < MERGE_AFTER_ROWS) return;
     const runAfter = this.config.embedded ? new Date(Date.now() + EMBEDDED_MERGE_DELAY_MS) : undefined;
     await this.queue.enqueue({
-      type: 'datasets.merge-row-index',
+      type: MERGE_ROW_INDEX_JOB,
       payload: { rows: rowsWritten },
       workspaceId,
       targetType: 'dataset',
@@ -43,7 +44,7 @@ export class DatasetIndexMaintenance {
     });
   }
 
-  @JobHandler('datasets.merge-row-index')
+  @JobHandler(MERGE_ROW_INDEX_JOB)
   async merge(): Promise<{ pages_merged: number }> {
     return { pages_merged: await this.rows.mergePendingIndex() };
   }

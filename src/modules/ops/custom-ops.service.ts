@@ -7,7 +7,7 @@ import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { checkCustomOpHealth } from '../../../libs/evaluation/custom-op-client.js';
 import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
-import type { Job, JobContext } from '../../../libs/queue/job.types.js';
+import type { JobContext, JobOf } from '../../../libs/queue/job.types.js';
 import { defineStateVocabulary } from '../../../libs/queue/tracked-job.js';
 import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
 import { SecretReferences } from '../secrets/secret-references.js';
@@ -30,17 +30,9 @@ import { OpsErrors } from './ops.errors.js';
 import { CUSTOM_OP_REVISIONS, OpsRepository } from './ops.repository.js';
 import { registeredView, summary } from './ops.mapper.js';
 import { OpUsers } from './op-users.js';
+import { DEPLOY_JOB } from './ops.jobs.js';
 
-export const DEPLOY_JOB = 'ops.custom-op-deploy';
 const DEFAULT_TIMEOUT_MS = 30_000;
-
-interface DeployPayload {
-  custom_op_id: string;
-  revision: number;
-  /** The revision record the check settles (jobs queued before it was added carry it since the tracked-jobs migration). */
-  revision_id: string;
-  [key: string]: string | number;
-}
 
 /** A revision's documented outcome: its check's state, unless a later revision superseded it. */
 const REVISION_STATES = defineStateVocabulary(['deploying', 'active', 'failed', 'superseded'], {
@@ -268,7 +260,7 @@ export class CustomOpsService {
   async checkRevision({
     payload,
     signal,
-  }: JobContext<DeployPayload>): Promise<{ state: string; reason: string | null }> {
+  }: JobContext<typeof DEPLOY_JOB>): Promise<{ state: string; reason: string | null }> {
     const target = await this.transactions.run(() => this.ops.findCustomOpForUpdateUnscoped(payload.custom_op_id));
     if (!target || target.revision !== payload.revision || target.state !== 'deploying') {
       await this.transactions.run(async () => {
@@ -331,7 +323,7 @@ export class CustomOpsService {
 
   /** A check that never finished (worker lost, cancelled) fails its op too; its revision the queue ended (`tracks`). */
   @OnJobSettled(DEPLOY_JOB)
-  async onDeploySettled(job: Job<DeployPayload>): Promise<void> {
+  async onDeploySettled(job: JobOf<typeof DEPLOY_JOB>): Promise<void> {
     if (job.status === 'succeeded') return;
     const op = await this.ops.findCustomOpForUpdateUnscoped(job.payload.custom_op_id);
     if (!op || op.revision !== job.payload.revision || op.state !== 'deploying') return;
@@ -353,7 +345,7 @@ export class CustomOpsService {
       timeoutMs: op.timeoutMs,
       createdBy: caller.userId,
     });
-    const { job } = await this.queue.enqueue<DeployPayload>({
+    const { job } = await this.queue.enqueue({
       type: DEPLOY_JOB,
       payload: { custom_op_id: op.id, revision: op.revision, revision_id: revision.id },
       workspaceId,

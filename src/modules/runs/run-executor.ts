@@ -11,7 +11,7 @@ import { callSut } from '../../../libs/evaluation/sut/sut-client.js';
 import type { ChatMessage } from '../../../libs/evaluation/sut/sut.types.js';
 import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
 import { JobFailure } from '../../../libs/queue/job-outcome.js';
-import { JobInterrupted, type Job, type JobContext } from '../../../libs/queue/job.types.js';
+import { JobInterrupted, type JobContext, type JobOf } from '../../../libs/queue/job.types.js';
 import type { TrackedFailure } from '../../../libs/queue/tracked-job.js';
 import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
 import { SecretsService } from '../secrets/secrets.service.js';
@@ -20,8 +20,8 @@ import { ItemScorer, type ScoringKeys } from './item-scorer.js';
 import { NotificationDispatcher } from '../catalogues/notification-dispatcher.js';
 import { RunSummaries } from './run-summaries.js';
 import { RUNS, RunsRepository, type ItemKey, type RunItemRow } from './runs.repository.js';
+import { RUN_JOB } from './runs.jobs.js';
 
-export const RUN_JOB = 'runs.execute';
 /** The failure of a run cancelled by request (`POST /runs/{id}/cancel`) while it ran or waited for its upload. */
 export const CANCELLED: TrackedFailure = { code: 'cancelled', message: 'cancelled by request; what was done is kept' };
 /** Row and judge errors recorded as events per run at most (the items keep every error). */
@@ -29,11 +29,6 @@ const MAX_ERROR_EVENTS = 100;
 const PROGRESS_EVERY_MS = 1000;
 /** Runs of more pages than this refresh the items' planner statistics before they start (RunsRepository.analyzeItems). */
 const ANALYZE_FROM_PAGES = 10;
-
-interface RunPayload {
-  run_id: string;
-  [key: string]: string;
-}
 
 /**
  * Executes a run: calls the SUT for every pending item (the connection's concurrency and rate,
@@ -56,7 +51,11 @@ export class RunExecutor {
   ) {}
 
   @JobHandler(RUN_JOB, { maxAttempts: 5, tracks: RUNS })
-  async execute({ payload, signal, progress }: JobContext<RunPayload>): Promise<{ state: RunState; items: number }> {
+  async execute({
+    payload,
+    signal,
+    progress,
+  }: JobContext<typeof RUN_JOB>): Promise<{ state: RunState; items: number }> {
     // The queue has marked the run running (its first start kept across retries and hand-backs); the event says it once.
     const run = await this.runs.findUnscoped(payload.run_id);
     if (!run || run.state !== 'running') return { state: run?.state ?? 'failed', items: 0 };
@@ -237,7 +236,7 @@ export class RunExecutor {
    * beyond the record is written here. An executor that ended its run wrote all of it (and its summary).
    */
   @OnJobSettled(RUN_JOB)
-  async onSettled(job: Job<RunPayload>): Promise<void> {
+  async onSettled(job: JobOf<typeof RUN_JOB>): Promise<void> {
     const run = await this.runs.findForUpdateUnscoped(job.payload.run_id);
     if (!run || !TERMINAL_RUN_STATES.has(run.state) || run.summary) return;
     await this.recordEnd(run, run.startedAt ? 'running' : 'queued');

@@ -22,7 +22,8 @@ import type {
 } from './dto/run.dto.js';
 import type { UploadOutputsRequest } from './dto/upload.dto.js';
 import { TERMINAL_RUN_STATES, type RunEntity } from './entities/run.entity.js';
-import { CANCELLED, RUN_JOB, RunExecutor } from './run-executor.js';
+import { CANCELLED, RunExecutor } from './run-executor.js';
+import { RUN_JOB } from './runs.jobs.js';
 import { toEventResponse, toRunResponse } from './runs.mapper.js';
 import { RunPlanner } from './run-planner.js';
 import { RunErrors } from './runs.errors.js';

@@ -14,14 +14,9 @@ import { combinations, renderSdgTemplate } from './sdg-template.js';
 import type { LlmSpec, TemplateSpec } from './sdg.types.js';
 import { SdgErrors } from './sdg.errors.js';
 import { SDG_RUNS, SdgRepository } from './sdg.repository.js';
+import { SDG_JOB } from './sdg.jobs.js';
 
-export const SDG_JOB = 'sdg.generate';
 const MAX_ERRORS = 20;
-
-interface SdgPayload {
-  sdg_run_id: string;
-  [key: string]: string;
-}
 
 /** Generates an SDG run's rows (templates, or an LLM through a judge connection) and adds them to the target as a new candidate version. */
 @Injectable()
@@ -40,7 +35,7 @@ export class SdgGenerator {
   async generate({
     payload,
     signal,
-  }: JobContext<SdgPayload>): Promise<{ generated: number; version_id: string | null }> {
+  }: JobContext<typeof SDG_JOB>): Promise<{ generated: number; version_id: string | null }> {
     const run = await this.sdg.findRunUnscoped(payload.sdg_run_id);
     if (!run || isTerminal(run.tracked.state))
       return { generated: run?.generated ?? 0, version_id: run?.versionId ?? null };

@@ -14,7 +14,7 @@ import {
   type SdgRunResponse,
   type StartSdgRunRequest,
 } from './dto/sdg.dto.js';
-import { SDG_JOB } from './sdg-generator.js';
+import { SDG_JOB } from './sdg.jobs.js';
 import { checkSdgTemplate } from './sdg-template.js';
 import type { LlmSpec, SdgSpec, TemplateSpec } from './sdg.types.js';
 import { SdgErrors } from './sdg.errors.js';

@@ -9,7 +9,7 @@ import type { CanonicalSpan, Drop } from '../../../libs/traces/span.types.js';
 import { AppConfig } from '../../../libs/config/app-config.js';
 import { spanRowId, TraceDatasets } from './trace-landing.js';
 import { jsonbText } from './jsonb.js';
-import { TRACE_LIVE_LAND_JOB } from './live-jobs.js';
+import { TRACE_LIVE_LAND_JOB } from './traces.jobs.js';
 import { LiveStreamsService } from './live-streams.service.js';
 import { LiveRepository } from './live.repository.js';
 import { TraceErrors } from './traces.errors.js';

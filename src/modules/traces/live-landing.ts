@@ -3,13 +3,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
-import type { Job, JobContext } from '../../../libs/queue/job.types.js';
+import type { JobContext, JobOf } from '../../../libs/queue/job.types.js';
 import type { CanonicalSpan } from '../../../libs/traces/span.types.js';
 import { DatasetWritesService } from '../datasets/dataset-writes.service.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
 import type { DatasetEntity } from '../datasets/entities/dataset.entity.js';
 import type { DatasetVersionEntity } from '../datasets/entities/dataset-version.entity.js';
-import { TRACE_LIVE_LAND_JOB, TRACE_LIVE_SEAL_JOB, TRACE_LIVE_SEALED_JOB } from './live-jobs.js';
+import { TRACE_LIVE_LAND_JOB, TRACE_LIVE_SEAL_JOB, TRACE_LIVE_SEALED_JOB } from './traces.jobs.js';
 import { LiveRepository, type LiveStreamRow } from './live.repository.js';
 import { SPAN_COLUMNS, TRACE_MAPPING, TraceLanding } from './trace-landing.js';
 
@@ -45,7 +45,7 @@ export class LiveLanding {
     payload,
     signal,
     progress,
-  }: JobContext<{ dataset_id: string }>): Promise<{ taken: number; landed: number }> {
+  }: JobContext<typeof TRACE_LIVE_LAND_JOB>): Promise<{ taken: number; landed: number }> {
     let taken = 0;
     let landed = 0;
     for (;;) {
@@ -66,7 +66,7 @@ export class LiveLanding {
   }
 
   @OnJobSettled(TRACE_LIVE_LAND_JOB)
-  async onLandSettled(job: Job<{ dataset_id: string }>): Promise<void> {
+  async onLandSettled(job: JobOf<typeof TRACE_LIVE_LAND_JOB>): Promise<void> {
     if (job.status === 'succeeded') return;
     // A landing that failed for good gives up its claim: the spans stay in the inbox and the next export queues a new landing.
     this.logger.warn(`live landing of dataset ${job.payload.dataset_id} ${job.status}: ${job.error?.message ?? ''}`);
@@ -88,7 +88,7 @@ export class LiveLanding {
 
   /** Seals the head a window ago opened, if it is still the open one (an export or a manual seal may have sealed it since). */
   @JobHandler(TRACE_LIVE_SEAL_JOB, { maxAttempts: 5 })
-  async sealExpired({ payload }: JobContext<{ dataset_id: string; version_id: string }>): Promise<{ sealed: boolean }> {
+  async sealExpired({ payload }: JobContext<typeof TRACE_LIVE_SEAL_JOB>): Promise<{ sealed: boolean }> {
     return this.transactions.run(async () => {
       const dataset = await this.datasets.lock(payload.dataset_id);
       const stream = dataset ? await this.live.find(dataset.id, true) : null;
@@ -215,7 +215,7 @@ export class LiveLanding {
   }
 
   @JobHandler(TRACE_LIVE_SEALED_JOB, { maxAttempts: 5 })
-  async finishSealed({ payload }: JobContext<{ dataset_id: string; version_id: string }>): Promise<{ rows: number }> {
+  async finishSealed({ payload }: JobContext<typeof TRACE_LIVE_SEALED_JOB>): Promise<{ rows: number }> {
     return this.transactions.run(() => this.finishSeal(payload.dataset_id, payload.version_id));
   }
 

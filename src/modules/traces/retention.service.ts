@@ -15,7 +15,7 @@ import type {
   TraceRetentionResponse,
   TraceRetentionSweepResponse,
 } from './dto/retention.dto.js';
-import { TRACE_RETENTION_JOB } from './live-jobs.js';
+import { TRACE_RETENTION_JOB } from './traces.jobs.js';
 import { RetentionRepository } from './retention.repository.js';
 import { TraceErrors } from './traces.errors.js';
 

@@ -9,14 +9,9 @@ import type { CanonicalSpan } from '../../../libs/traces/span.types.js';
 import { DatasetWritesService } from '../datasets/dataset-writes.service.js';
 import { VersionsService } from '../datasets/versions.service.js';
 import { TRACE_ENRICHMENT_RUNS, TracesRepository } from './traces.repository.js';
+import { TRACE_ENRICH_JOB } from './traces.jobs.js';
 
-export const TRACE_ENRICH_JOB = 'traces.enrich';
 const WRITE_BATCH = 1000;
-
-interface EnrichPayload {
-  enrichment_run_id: string;
-  [key: string]: string;
-}
 
 /** The built-in price table with a request's prices over it. */
 export function priceTable(
@@ -45,7 +40,7 @@ export class TraceEnricher {
 
   /** The queue marks the run running, keeps the progress reported and ends it when the job ends without it (`tracks`). */
   @JobHandler(TRACE_ENRICH_JOB, { maxAttempts: 3, tracks: TRACE_ENRICHMENT_RUNS })
-  async enrich({ payload, signal, progress }: JobContext<EnrichPayload>): Promise<{ traces: number }> {
+  async enrich({ payload, signal, progress }: JobContext<typeof TRACE_ENRICH_JOB>): Promise<{ traces: number }> {
     const run = await this.traces.findEnrichmentRunUnscoped(payload.enrichment_run_id);
     if (!run || isTerminal(run.state)) return { traces: Number(run?.progress?.done ?? 0) };
     const version = await this.versions.find(run.workspace_id, run.dataset_id, run.version_id);

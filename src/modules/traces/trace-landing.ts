@@ -6,7 +6,7 @@ import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
 import { JobFailure } from '../../../libs/queue/job-outcome.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
-import { isTerminal, type Job, type JobContext } from '../../../libs/queue/job.types.js';
+import { isTerminal, type JobContext, type JobOf } from '../../../libs/queue/job.types.js';
 import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
 import { normaliseSpan, REPORTED_FIELDS } from '../../../libs/traces/conventions.js';
 import { readRecordsAsync, readTraceFile, type ReadItem, type TraceFileFormat } from '../../../libs/traces/readers.js';
@@ -18,11 +18,10 @@ import { ColumnStatsCollector } from '../datasets/ingest/column-stats.js';
 import type { DatasetEntity } from '../datasets/entities/dataset.entity.js';
 import { SecretsService } from '../secrets/secrets.service.js';
 import { pullConnection } from './connection-sources.js';
-import { TRACE_ENRICH_JOB } from './trace-enrichment.js';
+import { TRACE_ENRICH_JOB, TRACE_LAND_JOB } from './traces.jobs.js';
 import { jsonbStoredText, jsonbText } from './jsonb.js';
 import { TRACE_INGEST_RUNS, TracesRepository, type IngestRunRow } from './traces.repository.js';
 
-export const TRACE_LAND_JOB = 'traces.land';
 const DROP_BATCH = 500;
 
 /** The columns of a trace dataset version, in this order (attributes last). */
@@ -30,11 +29,6 @@ export const SPAN_COLUMNS: Array<keyof CanonicalSpan> = [...REPORTED_FIELDS, 'co
 
 /** How a trace version maps onto the canonical fields runs and partitions use. */
 export const TRACE_MAPPING = { input: 'input', session_id: 'session_id' };
-
-interface LandPayload {
-  ingest_run_id: string;
-  [key: string]: string;
-}
 
 /** A span's row id: the same trace and span in the same dataset always get the same id, so landing twice writes once. */
 export function spanRowId(datasetId: string, traceId: string, spanId: string): string {
@@ -136,7 +130,7 @@ export class TraceLanding {
   async land({
     payload,
     signal,
-  }: JobContext<LandPayload>): Promise<{ landed: number; dropped: number; version_id: string | null }> {
+  }: JobContext<typeof TRACE_LAND_JOB>): Promise<{ landed: number; dropped: number; version_id: string | null }> {
     const run = await this.traces.findRunUnscoped(payload.ingest_run_id, true);
     if (!run || isTerminal(run.state))
       return { landed: run?.landed ?? 0, dropped: run?.dropped ?? 0, version_id: run?.version_id ?? null };
@@ -148,7 +142,7 @@ export class TraceLanding {
 
   /** A landing that ended without finishing gives its reserved version number back (the run itself the queue ended). */
   @OnJobSettled(TRACE_LAND_JOB)
-  async onSettled(job: Job<LandPayload>): Promise<void> {
+  async onSettled(job: JobOf<typeof TRACE_LAND_JOB>): Promise<void> {
     if (job.status === 'succeeded') return;
     const run = await this.traces.findRunUnscoped(job.payload.ingest_run_id);
     if (!run || run.state === 'succeeded') return;

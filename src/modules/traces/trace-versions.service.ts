@@ -25,7 +25,7 @@ import type {
   TraceTagResponse,
   TraceTagsQuery,
 } from './dto/trace-data.dto.js';
-import { TRACE_ENRICH_JOB } from './trace-enrichment.js';
+import { TRACE_ENRICH_JOB } from './traces.jobs.js';
 import { TraceErrors } from './traces.errors.js';
 import { TracesRepository } from './traces.repository.js';
 import { toDrop, toGroundTruthVersion, toStatus } from './traces.mapper.js';

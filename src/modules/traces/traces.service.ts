@@ -33,7 +33,7 @@ import type {
   TraceSourceConnectionResponse,
   TraceUploadResponse,
 } from './dto/traces.dto.js';
-import { TRACE_LAND_JOB } from './trace-landing.js';
+import { TRACE_LAND_JOB } from './traces.jobs.js';
 import { TraceErrors } from './traces.errors.js';
 import {
   TracesRepository,

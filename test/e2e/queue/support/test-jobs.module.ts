@@ -12,6 +12,18 @@ import { JobQueue } from '../../../../libs/queue/job-queue.service.js';
 import { toJobResponse } from '../../../../libs/queue/job.mapper.js';
 import type { Job, JobContext } from '../../../../libs/queue/job.types.js';
 
+declare module '../../../../libs/queue/job.types.js' {
+  interface JobPayloads {
+    'test.echo': { value?: string };
+    'test.flaky': { fail_times: number };
+    'test.permanent': Record<string, never>;
+    'test.wait-for-abort': Record<string, never>;
+    'test.sleep': { ms: number };
+    'test.stall-first': Record<string, never>;
+    'test.gated': Record<string, never>;
+  }
+}
+
 /**
  * Test-only job handlers. Every invocation is written to `test_job_invocations` and every
  * settled job to `test_job_settled` (tables made by `createProbeTables`), so tests can count
@@ -51,7 +63,7 @@ export class TestJobs {
     private readonly queue: JobQueue,
   ) {}
 
-  private async record(ctx: JobContext, note: string | null = null): Promise<void> {
+  private async record(ctx: Pick<JobContext, 'job'>, note: string | null = null): Promise<void> {
     await this.dataSource.query(
       'INSERT INTO test_job_invocations (job_id, attempt, worker, note) VALUES ($1, $2, $3, $4)',
       [ctx.job.id, ctx.job.attempts, this.queue.workerId, note],
@@ -74,30 +86,30 @@ export class TestJobs {
   }
 
   @JobHandler('test.echo')
-  async echo(ctx: JobContext<{ value?: string }>) {
-    await this.record(ctx as JobContext);
+  async echo(ctx: JobContext<'test.echo'>) {
+    await this.record(ctx);
     await ctx.progress({ stage: 'echoing' });
     return { echo: ctx.payload.value ?? null, attempt: ctx.job.attempts, worker: this.queue.workerId };
   }
 
   @JobHandler('test.flaky', { maxAttempts: 4 })
-  async flaky(ctx: JobContext<{ fail_times: number }>) {
+  async flaky(ctx: JobContext<'test.flaky'>) {
     // The claimed job still carries the previous attempt's error.
-    await this.record(ctx as JobContext, ctx.job.error ? `previous: ${ctx.job.error.message}` : null);
+    await this.record(ctx, ctx.job.error ? `previous: ${ctx.job.error.message}` : null);
     if (ctx.job.attempts <= ctx.payload.fail_times)
       throw new JobFailure(`planned failure ${ctx.job.attempts}`, { code: 'planned_failure' });
     return { attempt: ctx.job.attempts };
   }
 
   @JobHandler('test.permanent')
-  async permanent(ctx: JobContext) {
+  async permanent(ctx: JobContext<'test.permanent'>) {
     await this.record(ctx);
     throw new JobFailure('the dataset is gone', { code: 'dataset_missing', retry: false });
   }
 
   /** Runs until its signal aborts, and records why. */
   @JobHandler('test.wait-for-abort')
-  async waitForAbort(ctx: JobContext) {
+  async waitForAbort(ctx: JobContext<'test.wait-for-abort'>) {
     await this.record(ctx, 'started');
     await ctx.progress({ stage: 'waiting' });
     try {
@@ -110,7 +122,7 @@ export class TestJobs {
   }
 
   @JobHandler('test.sleep')
-  async sleep(ctx: JobContext<{ ms: number }>) {
+  async sleep(ctx: JobContext<'test.sleep'>) {
     await this.record(ctx);
     await sleep(ctx.payload.ms, ctx.signal);
     return { slept: ctx.payload.ms, worker: this.queue.workerId };
@@ -118,7 +130,7 @@ export class TestJobs {
 
   /** The first attempt hangs (ignoring its signal) until the process dies; later ones succeed. */
   @JobHandler('test.stall-first')
-  async stallFirst(ctx: JobContext) {
+  async stallFirst(ctx: JobContext<'test.stall-first'>) {
     await this.record(ctx);
     if (ctx.job.attempts === 1) await new Promise<never>(() => undefined);
     return { attempt: ctx.job.attempts, worker: this.queue.workerId };
@@ -126,7 +138,7 @@ export class TestJobs {
 
   /** Each attempt waits for its gate, ignoring its signal (a handler that does not cooperate). */
   @JobHandler('test.gated')
-  async gated(ctx: JobContext) {
+  async gated(ctx: JobContext<'test.gated'>) {
     await this.record(ctx);
     await this.gate(`${ctx.job.id}/${ctx.job.attempts}`).opened;
     return { attempt: ctx.job.attempts };

@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import { Db } from '../../../../libs/database/unit-of-work.js';
 import { JobHandler, OnJobSettled } from '../../../../libs/queue/job-handler.decorator.js';
 import { JobFailure } from '../../../../libs/queue/job-outcome.js';
-import type { Job, JobContext } from '../../../../libs/queue/job.types.js';
+import type { JobContext, JobOf } from '../../../../libs/queue/job.types.js';
 import { trackedRecord, type TrackedTable } from '../../../../libs/queue/tracked-job.js';
 import { TrackedRecords } from '../../../../libs/queue/tracked-records.service.js';
 import { sleep } from './test-jobs.module.js';
@@ -27,6 +27,12 @@ export async function createTrackedTables(dataSource: DataSource): Promise<void>
 
 export type TrackedMode = 'succeed' | 'fail' | 'self' | 'wait';
 
+declare module '../../../../libs/queue/job.types.js' {
+  interface JobPayloads {
+    'test.tracked': { run_id: string; mode: TrackedMode };
+  }
+}
+
 @Injectable()
 export class TrackedTestJobs {
   constructor(
@@ -35,7 +41,7 @@ export class TrackedTestJobs {
   ) {}
 
   @JobHandler('test.tracked', { maxAttempts: 1, tracks: TEST_TRACKED_RUNS })
-  async run({ payload, signal, progress }: JobContext<{ run_id: string; mode: TrackedMode }>) {
+  async run({ payload, signal, progress }: JobContext<'test.tracked'>) {
     await progress({ step: 1 });
     if (payload.mode === 'fail') throw new JobFailure('planned failure', { code: 'planned', retry: false });
     if (payload.mode === 'wait') await sleep(60_000, signal);
@@ -45,7 +51,7 @@ export class TrackedTestJobs {
 
   /** What a family's listener sees: the record already ended by the queue. */
   @OnJobSettled('test.tracked')
-  async seen(job: Job<{ run_id: string }>) {
+  async seen(job: JobOf<'test.tracked'>) {
     const [record]: Array<{ state: string }> = await this.db.query(
       'SELECT state FROM test_tracked_runs WHERE id = $1',
       [job.payload.run_id],
