@@ -43,6 +43,7 @@ export const EXAMPLE_ID = {
   run: 'cab22811-9604-4326-bc9d-ff3c6d2bd1d4',
   /** The earlier run it is compared with (the last release). */
   baseRun: '27e1b0d8-e509-43eb-a23c-37b7a89187e2',
+  gateVerdict: '5c3e9d1a-7b2f-4e8a-9c6d-0f1e2a3b4c5d',
   job: 'fc7b3a5d-aa83-4122-8a09-9989bf9cc2ae',
   project: '9b8a0353-a1c1-46e3-a5d1-685e862c1010',
   testPlan: 'fff19340-5181-49eb-ab99-294933175b23',

@@ -524,6 +524,28 @@ export interface RunEvents {
   workspace_id: string;
 }
 
+export interface RunGateVerdicts {
+  alpha: number;
+  baseline_run_id: string | null;
+  failures: number;
+  fingerprint: string;
+  id: Generated<string>;
+  label: string | null;
+  min_rows: number | null;
+  passed: number;
+  project_id: string | null;
+  recorded_at: Generated<Timestamp>;
+  recorded_by: string | null;
+  run_id: string;
+  skipped: number;
+  test_plan_id: string | null;
+  test_plan_name: string | null;
+  test_plan_version: number | null;
+  verdict: string;
+  warnings: number;
+  workspace_id: string;
+}
+
 export interface RunItems {
   attempts: number | null;
   called_at: Timestamp | null;
@@ -964,6 +986,7 @@ export interface DB {
   report_settings: ReportSettings;
   reports: Reports;
   run_events: RunEvents;
+  run_gate_verdicts: RunGateVerdicts;
   run_items: RunItems;
   runs: Runs;
   sdg_adapters: SdgAdapters;

@@ -8,6 +8,7 @@ import { EvalConfigsService } from '../../src/modules/catalogues/eval-configs.se
 import { MetricConfigsService } from '../../src/modules/catalogues/metric-configs.service.js';
 import { DatasetsModule } from '../../src/modules/datasets/datasets.module.js';
 import { DiffService } from '../../src/modules/runs/diff.service.js';
+import { GateService } from '../../src/modules/runs/gate.service.js';
 import type { CreateRunRequest, RunResponse } from '../../src/modules/runs/dto/run.dto.js';
 import { ResultsService } from '../../src/modules/runs/results.service.js';
 import { RunExecutor } from '../../src/modules/runs/run-executor.js';
@@ -539,6 +540,61 @@ describe('service tier: run rules', () => {
         'invalid_filter',
       );
       expect(unknown.message).toContain('"_passed"');
+    });
+  });
+
+  describe('GateService.record: recorded verdicts and the last good run', () => {
+    it('records a verdict once per inputs and outcome, audits it, and lists runs by their newest verdict of a label', async () => {
+      const gates = s.get(GateService);
+      const record = (runId: string, body: object) => gates.record(c.access, runId, body as never, c.principal);
+      const lastGood = async (filter: object) =>
+        (
+          await s.get(RunsService).list(c.principal, {
+            workspace_id: c.workspaceId,
+            sut_id: sutId,
+            dataset_id: data.datasetId,
+            page: 1,
+            page_size: 10,
+            ...filter,
+          } as never)
+        ).items.map((r) => r.id);
+      // Half the rows right: the eval config's pass rule (0.5) passes; France wrong too: it fails.
+      const good = await execute((await create({ eval_config_id: evalConfigId })).id);
+      answers = { ...capitalAnswers(), France: 'Lyon' };
+      const bad = await execute((await create({ eval_config_id: evalConfigId })).id).finally(() => {
+        answers = capitalAnswers();
+      });
+
+      const first = await record(good.id, { label: 'main' });
+      expect(first.created).toBe(true);
+      expect(first.response.record).toEqual(
+        expect.objectContaining({ run_id: good.id, label: 'main', verdict: 'pass', recorded_by: c.principal.userId }),
+      );
+      const again = await record(good.id, { label: 'main' });
+      expect(again.created).toBe(false);
+      expect(again.response.record).toEqual(first.response.record);
+      expect((await audit(good.id)).map((a) => a.action)).toEqual(['run.created', 'run.gate_recorded']);
+      expect((await record(bad.id, { label: 'main', baseline_run_id: good.id })).response.record.verdict).toBe('fail');
+
+      // The last good run of `main` is not the newer run whose gate failed.
+      expect(await lastGood({ gate_verdict: 'pass', gate_label: 'main' })).toEqual([good.id]);
+      expect(await lastGood({ gate_verdict: 'fail' })).toEqual([bad.id]);
+      // The run's newest verdict of the label decides: a later failure of the good run takes it out.
+      await s.query(`UPDATE run_gate_verdicts SET recorded_at = recorded_at - interval '1 hour' WHERE run_id = $1`, [
+        good.id,
+      ]);
+      await s.query(
+        `INSERT INTO run_gate_verdicts (workspace_id, run_id, label, alpha, verdict, failures, warnings, passed, skipped, fingerprint)
+         VALUES ($1, $2, 'main', 0.05, 'fail', 1, 0, 0, 0, 'later')`,
+        [c.workspaceId, good.id],
+      );
+      expect(await lastGood({ gate_verdict: 'pass', gate_label: 'main' })).toEqual([]);
+      expect(await lastGood({ gate_label: 'main' })).toEqual([bad.id, good.id]);
+      expect((await gates.list(c.access, good.id)).map((v) => v.verdict)).toEqual(['fail', 'pass']);
+
+      const queued = await create({ eval_config_id: evalConfigId });
+      await domainError(record(queued.id, {}), 'gate_run_not_finished', { run_id: queued.id });
+      await domainError(record(good.id, { baseline_run_id: randomUUID() }), 'not_found');
     });
   });
 });

@@ -25,6 +25,7 @@ import { DatasetPublishedRows1766100000000 } from './1766100000000-dataset-publi
 import { UserIdentities1766100001000 } from './1766100001000-user-identities.js';
 import { EmbeddedRowIndexPendingList1766400000000 } from './1766400000000-embedded-row-index-pending-list.js';
 import { LiveDropVersions1766450000000 } from './1766450000000-live-drop-versions.js';
+import { RunGateVerdicts1766500000000 } from './1766500000000-run-gate-verdicts.js';
 
 /** Every migration, in order. Families append theirs; the same list runs on PostgreSQL and PGlite. */
 export const migrations = [
@@ -55,4 +56,5 @@ export const migrations = [
   AccessChanges1766300000000,
   EmbeddedRowIndexPendingList1766400000000,
   LiveDropVersions1766450000000,
+  RunGateVerdicts1766500000000,
 ];

@@ -45,6 +45,12 @@ export const RunErrors = defineErrorCodes('runs', {
     description:
       'The release gate compares with a baseline run once that run has ended; `baseline_run_id` is still queued, running or awaiting an upload.',
   },
+  gate_run_not_finished: {
+    status: 409,
+    title: 'Run not finished',
+    description:
+      'A gate verdict is recorded once the run has ended (succeeded, failed or cancelled); GET /runs/{run_id}/gate judges it meanwhile without recording.',
+  },
   event_streams_exhausted: {
     status: 503,
     title: 'Event streams exhausted',

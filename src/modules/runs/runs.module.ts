@@ -10,6 +10,7 @@ import { SecretsModule } from '../secrets/secrets.module.js';
 import { DiffService } from './diff.service.js';
 import { GateController } from './gate.controller.js';
 import { GateService } from './gate.service.js';
+import { GateVerdictsRepository } from './gate-verdicts.repository.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { RunTrends } from '../projects/run-trends.js';
 import { ProjectTrendsService } from './project-trends.service.js';
@@ -48,6 +49,7 @@ import { RunsService } from './runs.service.js';
     ResultsService,
     DiffService,
     GateService,
+    GateVerdictsRepository,
     RunQueueService,
     RunSummaries,
     ProjectTrendsService,

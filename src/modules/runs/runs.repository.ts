@@ -6,6 +6,7 @@ import type { ProjectLinks } from '../projects/projects.service.js';
 import type { TrendRun, TrendRunFilter } from '../projects/run-trends.js';
 import type { TrendCell } from '../projects/trend.js';
 import { RunEntity, type RunState } from './entities/run.entity.js';
+import { gateVerdictCondition } from './gate-verdicts.repository.js';
 import { DatabaseNotifications } from '../../../libs/database/notifications.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { sql, type Expression, type ExpressionBuilder, type Selectable, type SqlBool } from 'kysely';
@@ -110,6 +111,8 @@ export interface RunFilter {
   tag?: string;
   /** Runs of the project's linked SUTs or datasets, in its workspace */
   project?: ProjectLinks;
+  /** Runs by their recorded gate verdicts (gateVerdictCondition) */
+  gate?: { verdict?: string; label?: string };
 }
 
 /** The items' one order: the dataset's (sessions by their first row), a row's repetitions together. Unique, so pages can follow it. */
@@ -233,6 +236,8 @@ export class RunsRepository {
         },
       );
     }
+    const gate = filter.gate && gateVerdictCondition(filter.gate);
+    if (gate) query.andWhere(gate, { gateVerdict: filter.gate!.verdict, gateLabel: filter.gate!.label });
     return query
       .orderBy('r.created_at', 'DESC')
       .addOrderBy('r.id', 'DESC')

@@ -135,6 +135,7 @@ export class RunsService {
         state: query.state,
         tag: query.tag,
         project,
+        gate: { verdict: query.gate_verdict, label: query.gate_label },
       },
       pageWindow(query),
     );

@@ -1842,6 +1842,14 @@ export interface CreateReportRequest {
   title?: string;
 }
 
+export interface CreateRunGateVerdictParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+}
+
 /** @example {"workspace_id":"8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b","name":"support-bot-v2 nightly 2025-05-13","dataset_id":"6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c","version_id":"89fa3cc1-e563-4ad1-af4c-d5becdca17df","sut_id":"a92b7315-b960-467d-9b3d-45e8b02b3351","connection_id":"9535f71a-4c76-4544-92c7-d0117af05d92","eval_config_id":"fbe89949-95ca-4fae-9022-be8b4fd7304c","concurrency":8,"repetitions":1,"tags":["nightly","release-candidate"]} */
 export interface CreateRunRequest {
   /**
@@ -4028,6 +4036,67 @@ export interface GateTestPlanDto {
   version: number;
 }
 
+export interface GateVerdictResponse {
+  /** @example 0.05 */
+  alpha: number;
+  /**
+   * The run compared with; null without a baseline (or when that run was deleted since)
+   * @example "27e1b0d8-e509-43eb-a23c-37b7a89187e2"
+   */
+  baseline_run_id: string | null;
+  /**
+   * Blocking checks that failed
+   * @example 0
+   */
+  failures: number;
+  /** @example "5c3e9d1a-7b2f-4e8a-9c6d-0f1e2a3b4c5d" */
+  id: string;
+  /**
+   * The label the verdict was recorded with (a branch such as `main`); null without one
+   * @example "main"
+   */
+  label: string | null;
+  /**
+   * The minimum of matched rows asked for (null: the default, 10)
+   * @example null
+   */
+  min_rows: number | null;
+  /** @example 8 */
+  passed: number;
+  /**
+   * The project whose test plan judged the run; null when none did
+   * @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010"
+   */
+  project_id: string | null;
+  /** @example "2025-05-13T14:05:12.000Z" */
+  recorded_at: string;
+  /**
+   * Who recorded it (the user, or the creator of the API key used)
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
+  recorded_by: string | null;
+  /** @example "cab22811-9604-4326-bc9d-ff3c6d2bd1d4" */
+  run_id: string;
+  /** @example 1 */
+  skipped: number;
+  /**
+   * The test plan version that judged the run; all three null: the run's own pass rule did
+   * @example "fff19340-5181-49eb-ab99-294933175b23"
+   */
+  test_plan_id: string | null;
+  /** @example "support-release-plan" */
+  test_plan_name: string | null;
+  /** @example 2 */
+  test_plan_version: number | null;
+  /** @example "pass" */
+  verdict: "pass" | "fail";
+  /**
+   * Non-blocking checks that failed
+   * @example 1
+   */
+  warnings: number;
+}
+
 export interface GetAnalysisRunParams {
   /**
    * The dataset's id
@@ -6035,9 +6104,24 @@ export interface ListRunEventsParams {
   runId: string;
 }
 
+export interface ListRunGateVerdictsParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+}
+
 export interface ListRunsParams {
   /** @format uuid */
   dataset_id?: string;
+  /**
+   * Only runs with a gate verdict recorded with this label (a branch such as `main`)
+   * @example "main"
+   */
+  gate_label?: string;
+  /** Only runs whose newest recorded gate verdict (of `gate_label`, when given) is this: with `pass`, the first is the last good run (`--baseline latest`) */
+  gate_verdict?: "pass" | "fail";
   /**
    * 1-based page number
    * @min 1
@@ -8040,6 +8124,74 @@ export interface RecomputeTraceEnrichmentParams {
    * @format uuid
    */
   versionId: string;
+}
+
+export interface RecordGateRequest {
+  /**
+   * Significance level of the paired tests, after Holm's correction: 0.0001..0.5 (default 0.05)
+   * @min 0.0001
+   * @max 0.5
+   * @example 0.05
+   */
+  alpha?: number;
+  /**
+   * A run to compare against (the last release): the gate fails on a significant regression of a gating metric or the row verdict, overall or on a dimension value
+   * @format uuid
+   * @example "27e1b0d8-e509-43eb-a23c-37b7a89187e2"
+   */
+  baseline_run_id?: string;
+  /**
+   * The line of runs the verdict belongs to, e.g. the branch `main` (1..64 letters, digits or . _ : / -); `--baseline latest --baseline-label main` finds the newest run whose verdict with this label passed
+   * @example "main"
+   */
+  label?: string;
+  /**
+   * Fewer matched rows than this: `too_few_rows`, no test (2..10000, default 10)
+   * @min 2
+   * @max 10000
+   * @example 10
+   */
+  min_rows?: number;
+  /**
+   * The project whose test plan judges the run (default: the one project with a test plan linking the run's SUT or dataset; without one, the run's own pass rule judges)
+   * @format uuid
+   * @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010"
+   */
+  project_id?: string;
+}
+
+export interface RecordedGateResponse {
+  /** @example 0.05 */
+  alpha: number;
+  /** @example "27e1b0d8-e509-43eb-a23c-37b7a89187e2" */
+  baseline_run_id: string | null;
+  /** Every check, in order: run state, thresholds (each metric, then its dimension values) and release rule, or the run's pass rule without a plan; row pass rate; regressions */
+  checks: GateCheckDto[];
+  /**
+   * Blocking checks that failed
+   * @example 1
+   */
+  failures: number;
+  /**
+   * The project whose plan judged the run; null when none was named or found
+   * @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010"
+   */
+  project_id: string | null;
+  record: GateVerdictResponse;
+  /** @example "cab22811-9604-4326-bc9d-ff3c6d2bd1d4" */
+  run_id: string;
+  /** The test plan version that judged the run; null: the run's own pass rule did (the project carries no plan, or no project links the run) */
+  test_plan: GateTestPlanDto | null;
+  /**
+   * fail when any blocking check failed
+   * @example "fail"
+   */
+  verdict: "pass" | "fail";
+  /**
+   * Non-blocking checks that failed
+   * @example 0
+   */
+  warnings: number;
 }
 
 export interface RedeployCustomOpParams {
@@ -17735,6 +17887,40 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description Judges an ended run as GET does and records the verdict (members). An optional `label` names the line of runs (a branch such as `main`): `GET /runs?gate_verdict=pass&gate_label=main` then finds the last good run. 201 with the answer and the record; the same inputs with the same outcome again answer that record with 200. A run not yet ended is 409.
+     *
+     * @tags runs
+     * @name CreateRunGateVerdict
+     * @summary Judges an ended run as GET does and records the verdict (members)
+     * @request POST:/runs/{run_id}/gate
+     * @secure
+     * @response `200` `RecordedGateResponse` The same verdict was recorded before: that record
+     * @response `201` `RecordedGateResponse` The verdict, judged and recorded
+     * @response `400` `ProblemResponse` validation_failed, project_ambiguous
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` gate_run_not_finished, gate_baseline_not_finished
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    createRunGateVerdict: (
+      { runId }: CreateRunGateVerdictParams,
+      data: RecordGateRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<RecordedGateResponse, ProblemResponse>({
+        path: `/runs/${runId}/gate`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description The diff as a CSV (a line per row, base/candidate/delta per metric) or JSON file (viewers).
      *
      * @tags runs
@@ -17889,7 +18075,7 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description The release gate (viewers): judges a run by its project's test plan (thresholds overall and per dimension value, the release rule; without a plan, the run's own pass rule) and, with `baseline_run_id`, fails on a significant regression against that run. Answers 200 with `verdict` pass or fail and every check (a run that has not succeeded fails); `format` or the Accept header picks JSON, Markdown (a pull-request comment) or JUnit XML. Nothing is recorded: the same runs and plan give the same answer.
+     * @description The release gate (viewers): judges a run by its project's test plan (thresholds overall and per dimension value, the release rule; without a plan, the run's own pass rule) and, with `baseline_run_id`, fails on a significant regression against that run. Answers 200 with `verdict` pass or fail and every check (a run that has not succeeded fails); `format` or the Accept header picks JSON, Markdown (a pull-request comment) or JUnit XML. Nothing is recorded (POST records): the same runs and plan give the same answer.
      *
      * @tags runs
      * @name GetRunGate
@@ -18046,6 +18232,33 @@ export class EvaluationWorkspaceClient<
         path: `/runs/${runId}/events`,
         method: "GET",
         query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The run's recorded gate verdicts, newest first (viewers).
+     *
+     * @tags runs
+     * @name ListRunGateVerdicts
+     * @summary The run's recorded gate verdicts, newest first (viewers)
+     * @request GET:/runs/{run_id}/gate-verdicts
+     * @secure
+     * @response `200` `(GateVerdictResponse)[]`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listRunGateVerdicts: (
+      { runId }: ListRunGateVerdictsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<GateVerdictResponse[], ProblemResponse>({
+        path: `/runs/${runId}/gate-verdicts`,
+        method: "GET",
         secure: true,
         format: "json",
         ...params,

@@ -20,6 +20,7 @@ import { RUN_STATES, type RunState } from '../entities/run.entity.js';
 import { NestedObject } from '../../../../libs/common/record-validators.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
 import { ValidateIfPresent, Trim } from '../../../../libs/common/dto-decorators.js';
+import { GATE_LABEL_PATTERN, GATE_LABEL_RULE, GATE_VERDICTS, type GateVerdict } from './gate-verdict.dto.js';
 
 export class RunSampleDto {
   /** Rows to draw (at most the rows there are) */
@@ -175,6 +176,19 @@ export class ListRunsQuery extends PageQueryDto {
   @IsOptional()
   @IsUUID()
   project_id?: string;
+
+  /** Only runs whose newest recorded gate verdict (of `gate_label`, when given) is this: with `pass`, the first is the last good run (`--baseline latest`) */
+  @ApiPropertyOptional({ enum: GATE_VERDICTS })
+  @IsOptional()
+  @IsIn(GATE_VERDICTS)
+  gate_verdict?: GateVerdict;
+
+  /** Only runs with a gate verdict recorded with this label (a branch such as `main`) */
+  @ApiPropertyOptional({ example: 'main' })
+  @IsOptional()
+  @IsString()
+  @Matches(GATE_LABEL_PATTERN, { message: GATE_LABEL_RULE })
+  gate_label?: string;
 }
 
 export class SutRunsQuery extends PageQueryDto {

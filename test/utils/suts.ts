@@ -1,0 +1,36 @@
+import type { TestApp } from './test-app.js';
+
+type Auth = Record<string, string>;
+
+/**
+ * A SUT of the workspace with one connection. An `http` connection gets the adapter the tests'
+ * fake SUTs speak: `{question: <input>}` sent, `$.answer` read.
+ */
+export async function sutWithConnection(
+  t: TestApp,
+  auth: Auth,
+  workspaceId: string,
+  sut: { name: string; connection: Record<string, unknown> & { kind: string } },
+): Promise<{ sutId: string; connectionId: string }> {
+  const sutId = (await t.http.post('/suts').set(auth).send({ workspace_id: workspaceId, name: sut.name }).expect(201))
+    .body.id as string;
+  const connectionId = (await t.http.post(`/suts/${sutId}/connections`).set(auth).send(sut.connection).expect(201)).body
+    .id as string;
+  if (sut.connection.kind === 'http')
+    await t.http
+      .post(`/suts/${sutId}/connections/${connectionId}/adapter`)
+      .set(auth)
+      .send({ request: { body: { question: '{{input}}' } }, response: { language: 'jsonpath', output: '$.answer' } })
+      .expect(201);
+  return { sutId, connectionId };
+}
+
+/** The run once it has ended (polled every 50 ms, for 30 s at most). */
+export async function endedRun<T extends { state: string }>(t: TestApp, auth: Auth, runId: string): Promise<T> {
+  for (let i = 0; i < 600; i++) {
+    const run = (await t.http.get(`/runs/${runId}`).set(auth).expect(200)).body as T;
+    if (['succeeded', 'failed', 'cancelled'].includes(run.state)) return run;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`run ${runId} did not end`);
+}
