@@ -218,4 +218,14 @@ describe('gate renderers', () => {
       "· the run's own pass rule (no test plan)",
     );
   });
+
+  it('escapes the operator alike in the Threshold and Detail cells', () => {
+    const row = gateToMarkdown(report())
+      .split('\n')
+      .find((l) => l.includes('lang=fr'))!
+      .split(' | ');
+    expect(row[4]).toBe('&gt;= 0.6');
+    expect(row[8]).toBe('acc on lang=fr: mean 0.5 misses &gt;= 0.6 |');
+    expect(row.join(' | ')).not.toMatch(/(^|[^&]|&[a-z]+;)>=/);
+  });
 });

@@ -390,7 +390,7 @@ export function gateToMarkdown(report: GateReport): string {
         ? ''
         : `${formatNumber(c.mean_delta)}${c.ci_low === null ? '' : ` (${formatNumber(c.ci_low)}..${formatNumber(c.ci_high)})`}`;
     const p = c.p_adjusted === null ? '' : formatP(c.p_adjusted);
-    const row = `| ${icon(c)} | ${c.kind} | ${cell(c.metric ?? '')} | ${cell(where(c))} | ${threshold} | ${c.observed === null ? '' : formatNumber(c.observed)} | ${delta} | ${p} | ${cell(c.message)} |`;
+    const row = `| ${icon(c)} | ${c.kind} | ${cell(c.metric ?? '')} | ${cell(where(c))} | ${cell(threshold)} | ${c.observed === null ? '' : formatNumber(c.observed)} | ${delta} | ${p} | ${cell(c.message)} |`;
     if (size + row.length + 200 > MARKDOWN_MAX_CHARS) {
       omitted++;
       continue;
