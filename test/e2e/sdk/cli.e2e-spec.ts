@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { FakeUpstream } from '../../utils/fake-upstream.js';
 import { packSdk, repoRoot, run } from '../../utils/sdk-package.js';
+import { sutWithConnection } from '../../utils/suts.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 
 type Outcome = { code: number; stdout: string; stderr: string };
@@ -46,6 +47,28 @@ describe('sdk: the ews command', () => {
       );
     });
 
+  /** A SUT whose connection `staging` is the local SUT. */
+  const staging = (name: string) =>
+    sutWithConnection(t, owner.auth, ws, {
+      name,
+      connection: { name: 'staging', kind: 'http', http: { url: sut.url('/answer') }, max_concurrency: 2 },
+    });
+  /** `ews run --gate` on the continents dataset, its result in <name>.json. */
+  const gatedRun = (name: string, ...more: string[]) => [
+    'run',
+    '--gate',
+    '--dataset',
+    'continents',
+    '--sut',
+    'geo-bot',
+    '--eval-config',
+    'release',
+    '--no-progress',
+    '--out',
+    join(project, `${name}.json`),
+    ...more,
+  ];
+
   beforeAll(async () => {
     t = await startTestApp();
     await t.app.listen(0, '127.0.0.1');
@@ -76,20 +99,7 @@ describe('sdk: the ews command', () => {
         .expect(201)
     ).body.key as string;
     env = { EWS_URL: baseUrl, EWS_API_KEY: key };
-    const sutId = (await t.http.post('/suts').set(owner.auth).send({ workspace_id: ws, name: 'geo-bot' }).expect(201))
-      .body.id;
-    const connection = (
-      await t.http
-        .post(`/suts/${sutId}/connections`)
-        .set(owner.auth)
-        .send({ name: 'staging', kind: 'http', http: { url: sut.url('/answer') }, max_concurrency: 2 })
-        .expect(201)
-    ).body.id;
-    await t.http
-      .post(`/suts/${sutId}/connections/${connection}/adapter`)
-      .set(owner.auth)
-      .send({ request: { body: { question: '{{input}}' } }, response: { language: 'jsonpath', output: '$.answer' } })
-      .expect(201);
+    await staging('geo-bot');
     await t.http
       .post('/eval-configs')
       .set(owner.auth)
@@ -110,6 +120,8 @@ describe('sdk: the ews command', () => {
   const csv = (countries: string[]) =>
     ['input,expected_output', ...countries.map((c) => `capital of ${c}?,${answers[c] ?? c}`)].join('\n') + '\n';
   let passing: string;
+  /** The continents dataset and the run the gate test compares with. */
+  let continents: { datasetId: string; base: string };
 
   it('uploads a file as a dataset, then as its next version', async () => {
     const file = join(project, 'capitals.csv');
@@ -139,6 +151,9 @@ describe('sdk: the ews command', () => {
       'release',
       '--tag',
       'pr-1',
+      '--gate',
+      '--label',
+      'main',
       '--out',
       out,
     ]);
@@ -160,12 +175,14 @@ describe('sdk: the ews command', () => {
           tags: ['pr-1'],
           progress: expect.objectContaining({ total: 6 }),
         }),
+        // Recorded with its label: what the next `--baseline latest` finds.
+        gate: expect.objectContaining({ verdict: 'pass', record: expect.objectContaining({ label: 'main' }) }),
       }),
     );
     passing = result.run.id;
   });
 
-  it('exits 1 when the run fails its pass rule, naming the metric, with the diff against the latest passing run', async () => {
+  it('exits 1 when the run fails its pass rule, naming the metric, with the diff against the last run whose gate passed', async () => {
     answers.Peru = 'Cusco';
     answers.Chile = 'Valparaiso';
     const out = join(project, 'regressed.json');
@@ -282,23 +299,8 @@ describe('sdk: the ews command', () => {
     ).body.id;
     await t.http.put(`/projects/${projectId}/test-plan`).set(owner.auth).send({ test_plan: plan }).expect(200);
 
-    const gated = (name: string) => [
-      'run',
-      '--gate',
-      '--dataset',
-      'continents',
-      '--sut',
-      'geo-bot',
-      '--eval-config',
-      'release',
-      '--no-progress',
-      '--markdown',
-      join(project, `${name}.md`),
-      '--junit',
-      join(project, `${name}.xml`),
-      '--out',
-      join(project, `${name}.json`),
-    ];
+    const gated = (name: string) =>
+      gatedRun(name, '--markdown', join(project, `${name}.md`), '--junit', join(project, `${name}.xml`));
     const unchanged = await ews(gated('unchanged'));
     expect(unchanged.stdout).toMatch(/^gate: pass$/m);
     expect(unchanged.code).toBe(0);
@@ -337,7 +339,13 @@ describe('sdk: the ews command', () => {
     expect(result.gate.checks).toContainEqual(
       expect.objectContaining({ kind: 'threshold', metric: 'exact_match', status: 'pass' }),
     );
-    expect(readFileSync(join(project, 'regressed.md'), 'utf8')).toMatch(/^## ❌ Release gate failed: /);
+    const markdown = readFileSync(join(project, 'regressed.md'), 'utf8');
+    expect(markdown).toMatch(/^## ❌ Release gate failed: /);
+    // The operator is escaped alike in the Threshold and the Detail cells.
+    expect(markdown).toContain(
+      '| dimension_threshold | exact_match | continent=americas | &gt;= 0.9 | 0 |  |  | exact_match on continent=americas: mean 0 misses &gt;= 0.9 |',
+    );
+    expect(markdown).not.toMatch(/\| >=/);
     expect(readFileSync(join(project, 'regressed.xml'), 'utf8')).toContain(
       '<testcase classname="ews.gate.dimension_threshold" name="exact_match continent=americas &gt;= 0.9">',
     );
@@ -355,7 +363,84 @@ describe('sdk: the ews command', () => {
           'exact_match',
         ])
       ).stderr,
-    ).toContain('--project, --markdown and --junit go with --gate');
+    ).toContain('--project, --label, --markdown and --junit go with --gate');
+    continents = { datasetId, base: base.run.id };
+  });
+
+  it('compares with the last run whose recorded gate passed, with the label: not with a run whose gate failed', async () => {
+    Object.assign(answers, { Peru: 'Lima', Chile: 'Santiago' });
+    const gated = (name: string, ...more: string[]) =>
+      ews(gatedRun(name, '--label', 'main', '--baseline', 'latest', ...more));
+    const result = (name: string) => JSON.parse(readFileSync(join(project, `${name}.json`), 'utf8'));
+    // No verdict of `main` passed yet on this dataset: allowed, the first run goes without a baseline.
+    const first = await gated('main-1', '--allow-no-baseline');
+    expect(first.stderr).toContain(
+      'no run of this SUT on this dataset has passed a recorded gate with label "main": no baseline to compare with (--allow-no-baseline)',
+    );
+    expect(first.code).toBe(0);
+    const good = result('main-1').run.id as string;
+    expect(result('main-1').gate.record).toEqual(expect.objectContaining({ label: 'main', verdict: 'pass' }));
+
+    // Peru wrong: the eval config still passes (5 of 6 >= 0.8), the plan's Americas threshold (0.9) does not.
+    answers.Peru = 'Cusco';
+    const failing = await gated('main-2');
+    expect(failing.code).toBe(1);
+    expect(result('main-2')).toEqual(
+      expect.objectContaining({
+        baseline_run_id: good,
+        run: expect.objectContaining({ passed: true }),
+        gate: expect.objectContaining({ verdict: 'fail' }),
+      }),
+    );
+    // The same regression again: still compared with the last good run, and still failing.
+    const again = await gated('main-3');
+    expect(again.code).toBe(1);
+    expect(result('main-3')).toEqual(
+      expect.objectContaining({ baseline_run_id: good, gate: expect.objectContaining({ verdict: 'fail' }) }),
+    );
+    expect(again.stdout).toContain(`against base ${good}: 6 rows`);
+    answers.Peru = 'Lima';
+  });
+
+  it('exits 2 before any run starts when the baseline asked for is missing, unknown or of another dataset', async () => {
+    const file = join(project, 'pair.csv');
+    writeFileSync(file, csv(['France', 'Italy']));
+    const upload = await ews(['upload', file, '--dataset', 'pair']);
+    const datasetId = /^created dataset pair \(([0-9a-f-]{36})\)/m.exec(upload.stdout)![1];
+    const runsOfPair = async () =>
+      (await t.http.get('/runs').query({ workspace_id: ws, dataset_id: datasetId }).set(owner.auth).expect(200)).body
+        .total as number;
+    const run = (...more: string[]) =>
+      ews(['run', '--dataset', 'pair', '--sut', 'geo-bot', '--metrics', 'exact_match', '--no-progress', ...more]);
+
+    // Metrics on the command line, no eval config, no recorded gate on this dataset: nothing to compare with is an error.
+    const none = await run('--baseline', 'latest');
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain(
+      'ews: --baseline latest: no run of this SUT on this dataset has passed a recorded gate (`ews run --gate` records one; --allow-no-baseline lets the first run of a pipeline go without)',
+    );
+    const unknown = await run('--baseline', '00000000-0000-4000-8000-000000000000');
+    expect(unknown).toEqual(
+      expect.objectContaining({
+        code: 2,
+        stderr: 'ews: --baseline: no run 00000000-0000-4000-8000-000000000000 in this workspace\n',
+      }),
+    );
+    const otherDataset = await run('--baseline', continents.base);
+    expect(otherDataset.code).toBe(2);
+    expect(otherDataset.stderr).toContain(`ews: --baseline: run ${continents.base} ran on another dataset`);
+    expect((await run('--baseline', 'yesterday')).stderr).toContain('--baseline takes a run id or "latest"');
+    expect((await run('--baseline', continents.base, '--allow-no-baseline')).stderr).toContain(
+      '--baseline-label and --allow-no-baseline go with --baseline latest',
+    );
+    expect(await runsOfPair()).toBe(0);
+
+    // Allowed: the run goes without a comparison and passes.
+    const allowed = await run('--baseline', 'latest', '--allow-no-baseline');
+    expect(allowed.stdout).toContain('Verdict: PASSED');
+    expect(allowed.stdout).not.toContain('against base');
+    expect(allowed.code).toBe(0);
+    expect(await runsOfPair()).toBe(1);
   });
 
   it("writes the run's report as a PDF", async () => {
@@ -384,21 +469,7 @@ describe('sdk: the ews command', () => {
   });
 
   it('runs the ews steps of the GitHub Actions workflow and the GitLab CI job in examples/ci', async () => {
-    const sutId = (
-      await t.http.post('/suts').set(owner.auth).send({ workspace_id: ws, name: 'support-bot' }).expect(201)
-    ).body.id;
-    const connection = (
-      await t.http
-        .post(`/suts/${sutId}/connections`)
-        .set(owner.auth)
-        .send({ name: 'staging', kind: 'http', http: { url: sut.url('/answer') }, max_concurrency: 2 })
-        .expect(201)
-    ).body.id;
-    await t.http
-      .post(`/suts/${sutId}/connections/${connection}/adapter`)
-      .set(owner.auth)
-      .send({ request: { body: { question: '{{input}}' } }, response: { language: 'jsonpath', output: '$.answer' } })
-      .expect(201);
+    await staging('support-bot');
     mkdirSync(join(project, 'eval'), { recursive: true });
     writeFileSync(join(project, 'eval', 'questions.csv'), csv(['France', 'Italy', 'Spain']));
     const github = parseYaml(readFileSync(join(repoRoot, 'examples', 'ci', 'github-actions.yml'), 'utf8')) as {

@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createClient, type EwsClient } from '../client.js';
 import { isEwsApiError } from '../errors.js';
-import type { CreateRunRequest, GateResponse, RunDiffResponse, RunResponse } from '../generated/api.js';
+import type { CreateRunRequest, RecordedGateResponse, RunDiffResponse, RunResponse } from '../generated/api.js';
 import { diffSummary, ProgressBar, runSummary } from './render.js';
 import {
   defaultVersion,
@@ -29,10 +29,13 @@ Environment: EWS_URL (the service's address), EWS_API_KEY (an API key, ews_...),
 
   ews run --dataset <name|id> [--version <n|id>] [--partition <name|id>] --sut <name|id> [--connection <name|id>]
           (--eval-config <name|id> | --metrics a,b [--judge <id>]) [--name <text>] [--tag <t>]... [--repetitions <n>]
-          [--concurrency <n>] [--baseline <run id>|latest] [--out <file.json>] [--no-progress] [--workspace <name|id>]
-          [--gate [--project <id>] [--markdown <file.md>] [--junit <file.xml>]]
+          [--concurrency <n>] [--baseline <run id>|latest [--baseline-label <label>] [--allow-no-baseline]]
+          [--out <file.json>] [--no-progress] [--workspace <name|id>]
+          [--gate [--project <id>] [--label <label>] [--markdown <file.md>] [--junit <file.xml>]]
       Starts a run, follows it live, prints its summary; exit 0 when it passes, 1 when it fails its pass rule
-      (with --gate: the release gate, the project's test plan and no significant regression against --baseline), 2 on an error.
+      (with --gate: the release gate, the project's test plan and no significant regression against --baseline,
+      recorded with --label), 2 on an error. --baseline latest: the last run of the SUT on the dataset whose
+      recorded gate passed (with --baseline-label, default --label); none found is exit 2 unless --allow-no-baseline.
   ews diff <run> <baseline> [--out <file.json>] [--fail-on-regression]
       Compares a run with a baseline row by row; with --fail-on-regression, exit 1 when a row regressed.
   ews upload <file> --dataset <name> [--message <text>] [--tag <t>]... [--workspace <name|id>]
@@ -89,20 +92,49 @@ function connect(env: NodeJS.ProcessEnv): EwsClient {
 
 const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
 
-/** The run to compare with: the id given, or with `latest` the newest passing run of the same SUT on the same dataset. */
-async function baselineOf(client: EwsClient, run: RunResponse, given: string): Promise<string | undefined> {
-  if (given !== 'latest') {
-    if (!isUuid(given)) throw new UsageError('--baseline takes a run id or "latest"');
-    return given;
+/** What `--baseline` names, checked before the run starts: the run compared with, or none (`latest` finding none when allowed). */
+async function baselineOf(
+  client: EwsClient,
+  given: string,
+  on: { workspaceId: string; sutId: string; datasetId: string; label?: string; allowNone: boolean },
+): Promise<string | undefined> {
+  if (given === 'latest') {
+    // The service's lookup: the newest run of the SUT on the dataset whose newest recorded gate verdict (of the label) passed.
+    const good = await client.runs.listRuns({
+      workspace_id: on.workspaceId,
+      sut_id: on.sutId,
+      dataset_id: on.datasetId,
+      gate_verdict: 'pass',
+      ...(on.label ? { gate_label: on.label } : {}),
+      page_size: 1,
+    });
+    if (good.items[0]) return good.items[0].id;
+    const what = `no run of this SUT on this dataset has passed a recorded gate${on.label ? ` with label "${on.label}"` : ''}`;
+    if (on.allowNone) {
+      process.stderr.write(`${what}: no baseline to compare with (--allow-no-baseline)\n`);
+      return undefined;
+    }
+    throw new UsageError(
+      `--baseline latest: ${what} (\`ews run --gate\` records one; --allow-no-baseline lets the first run of a pipeline go without)`,
+    );
   }
-  const runs = await client.runs.listRuns({
-    workspace_id: run.workspace_id,
-    sut_id: run.sut_id,
-    dataset_id: run.dataset_id,
-    state: 'succeeded',
-    page_size: 100,
-  });
-  return runs.items.find((r) => r.id !== run.id && r.passed === true)?.id;
+  if (!isUuid(given)) throw new UsageError('--baseline takes a run id or "latest"');
+  let run: RunResponse;
+  try {
+    run = await client.runs.getRun({ runId: given });
+  } catch (err) {
+    // 403: a run of a workspace the API key is not scoped to.
+    if (isEwsApiError(err) && (err.status === 404 || err.status === 403))
+      throw new UsageError(`--baseline: no run ${given} in this workspace`);
+    throw err;
+  }
+  if (run.workspace_id !== on.workspaceId)
+    throw new UsageError(`--baseline: run ${given} belongs to another workspace`);
+  if (!TERMINAL.has(run.state))
+    throw new UsageError(`--baseline: run ${given} is ${run.state}; compare with a run that has ended`);
+  if (run.dataset_id !== on.datasetId)
+    throw new UsageError(`--baseline: run ${given} ran on another dataset; compare runs of the same dataset`);
+  return run.id;
 }
 
 /**
@@ -121,21 +153,25 @@ function verdictOf(run: RunResponse): { exit: number; passed: boolean | null; re
 }
 
 /**
- * With `--gate`: the release gate's verdict (GET /runs/{run_id}/gate: the project's test plan,
- * thresholds per dimension value, no significant regression against the baseline), written as
- * Markdown and JUnit XML when asked. A failed blocking check exits 1, naming it.
+ * With `--gate`: the release gate's verdict, recorded with the label (POST /runs/{run_id}/gate:
+ * the project's test plan, thresholds per dimension value, no significant regression against the
+ * baseline), written as Markdown and JUnit XML when asked (GET, the same inputs: the same
+ * answer). A failed blocking check exits 1, naming it.
  */
 async function gateVerdict(
   client: EwsClient,
   run: RunResponse,
-  options: { baseline?: string; project?: string; markdown?: string; junit?: string },
-): Promise<{ exit: number; passed: boolean | null; reasons: string[]; gate: GateResponse }> {
-  const query = {
-    runId: run.id,
+  options: { baseline?: string; project?: string; label?: string; markdown?: string; junit?: string },
+): Promise<{ exit: number; passed: boolean | null; reasons: string[]; gate: RecordedGateResponse }> {
+  const inputs = {
     ...(options.baseline ? { baseline_run_id: options.baseline } : {}),
     ...(options.project ? { project_id: options.project } : {}),
   };
-  const gate = await client.runs.getRunGate(query);
+  const gate = await client.runs.createRunGateVerdict(
+    { runId: run.id },
+    { ...inputs, ...(options.label ? { label: options.label } : {}) },
+  );
+  const query = { runId: run.id, ...inputs };
   if (options.markdown)
     writeFileSync(
       options.markdown,
@@ -178,16 +214,22 @@ async function runCommand(args: string[], env: NodeJS.ProcessEnv): Promise<numbe
     repetitions: { type: 'string' },
     concurrency: { type: 'string' },
     baseline: { type: 'string' },
+    'baseline-label': { type: 'string' },
+    'allow-no-baseline': { type: 'boolean' },
     out: { type: 'string' },
     'no-progress': { type: 'boolean' },
     gate: { type: 'boolean' },
     project: { type: 'string' },
+    label: { type: 'string' },
     markdown: { type: 'string' },
     junit: { type: 'string' },
   });
   if (values.help) return usage();
-  if (!values.gate && (values.project || values.markdown || values.junit))
-    throw new UsageError('--project, --markdown and --junit go with --gate');
+  if (!values.gate && (values.project || values.label !== undefined || values.markdown || values.junit))
+    throw new UsageError('--project, --label, --markdown and --junit go with --gate');
+  const latest = str(values, 'baseline') === 'latest';
+  if (!latest && (values['baseline-label'] !== undefined || values['allow-no-baseline']))
+    throw new UsageError('--baseline-label and --allow-no-baseline go with --baseline latest');
   const client = connect(env);
   if (!values['eval-config'] && !values.metrics) throw new UsageError('name --eval-config or --metrics');
   const workspaceId = await resolveWorkspace(client, str(values, 'workspace') ?? env.EWS_WORKSPACE);
@@ -225,6 +267,18 @@ async function runCommand(args: string[], env: NodeJS.ProcessEnv): Promise<numbe
     ...(int(values, 'repetitions') !== undefined ? { repetitions: int(values, 'repetitions') } : {}),
     ...(int(values, 'concurrency') !== undefined ? { concurrency: int(values, 'concurrency') } : {}),
   };
+  // An empty label (a CI variable that is not set) is no label.
+  const label = str(values, 'label') || undefined;
+  // The baseline is known (or refused) before anything runs.
+  const baseline = str(values, 'baseline')
+    ? await baselineOf(client, str(values, 'baseline')!, {
+        workspaceId,
+        sutId,
+        datasetId,
+        label: str(values, 'baseline-label') || label,
+        allowNone: values['allow-no-baseline'] === true,
+      })
+    : undefined;
   const started = await client.runs.startRun(body);
   process.stderr.write(`started run ${started.id} (${started.name}): ${started.progress.total} items\n`);
   const bar = values['no-progress'] ? undefined : new ProgressBar();
@@ -238,9 +292,6 @@ async function runCommand(args: string[], env: NodeJS.ProcessEnv): Promise<numbe
   }
   process.stdout.write(`${runSummary(run)}\n`);
   let diff: RunDiffResponse | undefined;
-  const baseline = str(values, 'baseline') ? await baselineOf(client, run, str(values, 'baseline')!) : undefined;
-  if (str(values, 'baseline') && !baseline)
-    process.stderr.write('no passing run of this SUT on this dataset to compare with\n');
   if (baseline) {
     diff = await client.runs.getRunDiff({ base: baseline, candidate: run.id, limit: 100 });
     process.stdout.write(`\n${diffSummary(diff)}\n`);
@@ -249,6 +300,7 @@ async function runCommand(args: string[], env: NodeJS.ProcessEnv): Promise<numbe
     ? await gateVerdict(client, run, {
         baseline,
         project: str(values, 'project'),
+        label,
         markdown: str(values, 'markdown'),
         junit: str(values, 'junit'),
       })
