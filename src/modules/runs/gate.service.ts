@@ -7,13 +7,9 @@ import { ProjectsService } from '../projects/projects.service.js';
 import { DiffService } from './diff.service.js';
 import { DEFAULT_ALPHA } from '../../../libs/evaluation/runs/diff-statistics.js';
 import type { GateFormat, GateQuery, GateResponse } from './dto/gate.dto.js';
-import type {
-  GateVerdict,
-  GateVerdictResponse,
-  RecordedGateResponse,
-  RecordGateRequest,
-} from './dto/gate-verdict.dto.js';
-import { GateVerdictsRepository, type GateVerdictRow } from './gate-verdicts.repository.js';
+import type { GateVerdictResponse, RecordedGateResponse, RecordGateRequest } from './dto/gate-verdict.dto.js';
+import { GateVerdictsRepository } from './gate-verdicts.repository.js';
+import { toGateVerdictResponse } from './runs.mapper.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { TERMINAL_RUN_STATES } from './entities/run.entity.js';
 import { RunErrors } from './runs.errors.js';
@@ -169,26 +165,4 @@ export class GateService {
     const run = await this.runsService.require(access, runId);
     return (await this.verdicts.list(access.workspaceId, run.id)).map(toGateVerdictResponse);
   }
-}
-
-function toGateVerdictResponse(row: GateVerdictRow): GateVerdictResponse {
-  return {
-    id: row.id,
-    run_id: row.run_id,
-    label: row.label,
-    project_id: row.project_id,
-    test_plan_id: row.test_plan_id,
-    test_plan_name: row.test_plan_name,
-    test_plan_version: row.test_plan_version,
-    baseline_run_id: row.baseline_run_id,
-    alpha: row.alpha,
-    min_rows: row.min_rows,
-    verdict: row.verdict as GateVerdict,
-    failures: row.failures,
-    warnings: row.warnings,
-    passed: row.passed,
-    skipped: row.skipped,
-    recorded_by: row.recorded_by,
-    recorded_at: row.recorded_at.toISOString(),
-  };
 }

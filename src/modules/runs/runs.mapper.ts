@@ -1,4 +1,6 @@
+import type { GateVerdict, GateVerdictResponse } from './dto/gate-verdict.dto.js';
 import type { RunItemResultDto } from './dto/results.dto.js';
+import type { GateVerdictRow } from './gate-verdicts.repository.js';
 import type { RunEntity } from './entities/run.entity.js';
 import type { RunEventRow, RunItemRow } from './runs.repository.js';
 import type { RunEventResponse, RunResponse } from './dto/run.dto.js';
@@ -84,5 +86,28 @@ export function toRunResponse(
     started_at: r.startedAt,
     finished_at: r.finishedAt,
     updated_at: r.updatedAt,
+  };
+}
+
+/** A recorded gate verdict's response. */
+export function toGateVerdictResponse(row: GateVerdictRow): GateVerdictResponse {
+  return {
+    id: row.id,
+    run_id: row.run_id,
+    label: row.label,
+    project_id: row.project_id,
+    test_plan_id: row.test_plan_id,
+    test_plan_name: row.test_plan_name,
+    test_plan_version: row.test_plan_version,
+    baseline_run_id: row.baseline_run_id,
+    alpha: row.alpha,
+    min_rows: row.min_rows,
+    verdict: row.verdict as GateVerdict,
+    failures: row.failures,
+    warnings: row.warnings,
+    passed: row.passed,
+    skipped: row.skipped,
+    recorded_by: row.recorded_by,
+    recorded_at: row.recorded_at.toISOString(),
   };
 }

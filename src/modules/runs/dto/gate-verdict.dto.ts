@@ -1,8 +1,9 @@
-import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
-import { IsOptional, IsString, Matches } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsInt, IsNumber, IsString, IsUUID, Matches, Max, Min } from 'class-validator';
+import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 import { TAG_PATTERN } from '../../../../libs/common/labelled-record.dto.js';
 import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
-import { GateQuery, GateResponse } from './gate.dto.js';
+import { GateResponse } from './gate.dto.js';
 
 /** A label names the line of runs a verdict belongs to (a branch, an environment): a tag's characters. */
 export const GATE_LABEL_PATTERN = TAG_PATTERN;
@@ -10,11 +11,39 @@ export const GATE_LABEL_RULE = 'a label is 1..64 letters, digits or . _ : / - st
 export const GATE_VERDICTS = ['pass', 'fail'] as const;
 export type GateVerdict = (typeof GATE_VERDICTS)[number];
 
-/** The gate's inputs, as GET /runs/{run_id}/gate takes them, and the label to record the verdict with. */
-export class RecordGateRequest extends OmitType(GateQuery, ['format'] as const) {
+/** The gate's inputs, as GET /runs/{run_id}/gate takes them, and the label to record the verdict with (a JSON body: no field takes null). */
+export class RecordGateRequest {
+  /** The project whose test plan judges the run (default: the one project with a test plan linking the run's SUT or dataset; without one, the run's own pass rule judges) */
+  @ApiPropertyOptional({ example: EXAMPLE_ID.project })
+  @ValidateIfPresent()
+  @IsUUID()
+  project_id?: string;
+
+  /** A run to compare against (the last release): the gate fails on a significant regression of a gating metric or the row verdict, overall or on a dimension value */
+  @ApiPropertyOptional({ example: EXAMPLE_ID.baseRun })
+  @ValidateIfPresent()
+  @IsUUID()
+  baseline_run_id?: string;
+
+  /** Significance level of the paired tests, after Holm's correction: 0.0001..0.5 (default 0.05) */
+  @ApiPropertyOptional({ example: 0.05 })
+  @ValidateIfPresent()
+  @IsNumber()
+  @Min(0.0001)
+  @Max(0.5)
+  alpha?: number;
+
+  /** Fewer matched rows than this: `too_few_rows`, no test (2..10000, default 10) */
+  @ApiPropertyOptional({ example: 10 })
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(2)
+  @Max(10_000)
+  min_rows?: number;
+
   /** The line of runs the verdict belongs to, e.g. the branch `main` (1..64 letters, digits or . _ : / -); `--baseline latest --baseline-label main` finds the newest run whose verdict with this label passed */
   @ApiPropertyOptional({ example: 'main' })
-  @IsOptional()
+  @ValidateIfPresent()
   @IsString()
   @Matches(GATE_LABEL_PATTERN, { message: GATE_LABEL_RULE })
   label?: string;
