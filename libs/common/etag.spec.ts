@@ -1,9 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import type { Request } from 'express';
 import { DomainError } from './domain-error.js';
-import { assertIfMatch, ifNoneMatch, strongEtag } from './etag.js';
-
-const req = (headers: Record<string, string>) => ({ headers }) as unknown as Request;
+import { IfMatchPrecondition, IfNoneMatchCondition, strongEtag } from './etag.js';
 
 describe('ETags', () => {
   it('are strong, quoted and change with the version', () => {
@@ -15,24 +12,28 @@ describe('ETags', () => {
 
   it('If-None-Match matches the current tag, a list, a weak form or *', () => {
     const tag = strongEtag('x', 3);
-    expect(ifNoneMatch(req({ 'if-none-match': tag }), tag)).toBe(true);
-    expect(ifNoneMatch(req({ 'if-none-match': `"other", ${tag}` }), tag)).toBe(true);
-    expect(ifNoneMatch(req({ 'if-none-match': `W/${tag}` }), tag)).toBe(true);
-    expect(ifNoneMatch(req({ 'if-none-match': '*' }), tag)).toBe(true);
-    expect(ifNoneMatch(req({ 'if-none-match': '"stale"' }), tag)).toBe(false);
-    expect(ifNoneMatch(req({}), tag)).toBe(false);
+    const matches = (header: string | undefined) => IfNoneMatchCondition.of(header).matches(tag);
+    expect(matches(tag)).toBe(true);
+    expect(matches(`"other", ${tag}`)).toBe(true);
+    expect(matches(`W/${tag}`)).toBe(true);
+    expect(matches('*')).toBe(true);
+    expect(matches('"stale"')).toBe(false);
+    expect(matches(undefined)).toBe(false);
   });
 
   it('If-Match refuses a stale tag with 412 and lets a write without one through unless required', () => {
     const tag = strongEtag('x', 3);
-    expect(() => assertIfMatch(req({ 'if-match': tag }), tag)).not.toThrow();
-    expect(() => assertIfMatch(req({}), tag)).not.toThrow();
-    expect(() => assertIfMatch(req({ 'if-match': '"stale"' }), tag)).toThrow(DomainError);
-    try {
-      assertIfMatch(req({ 'if-match': '"stale"' }), tag);
-    } catch (err) {
-      expect((err as DomainError).code).toBe('precondition_failed');
-    }
-    expect(() => assertIfMatch(req({}), tag, true)).toThrow(expect.objectContaining({ code: 'precondition_required' }));
+    const check =
+      (header: string | undefined, required = false) =>
+      () =>
+        IfMatchPrecondition.of(header).check(tag, required);
+    expect(check(tag)).not.toThrow();
+    expect(check(`"a", ${tag}`)).not.toThrow();
+    expect(check('*')).not.toThrow();
+    expect(check(undefined)).not.toThrow();
+    expect(check('"stale"')).toThrow(DomainError);
+    expect(check('"stale"')).toThrow(expect.objectContaining({ code: 'precondition_failed' }));
+    expect(check(undefined, true)).toThrow(expect.objectContaining({ code: 'precondition_required' }));
+    expect(check('', true)).toThrow(expect.objectContaining({ code: 'precondition_required' }));
   });
 });

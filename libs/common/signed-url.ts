@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { Request } from 'express';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AppConfig } from '../config/app-config.js';
 import { DomainError } from './domain-error.js';
@@ -21,12 +20,13 @@ export type SignatureCheck = 'valid' | 'expired' | 'invalid';
 export class UrlSigner {
   constructor(private readonly config: AppConfig) {}
 
-  sign(req: Request, path: string, params: Record<string, string>, ttlSeconds: number): SignedUrl {
+  /** A URL to `path` signed with `params`, at the caller's origin (`@RequestOrigin()`) unless PUBLIC_BASE_URL names the service's. */
+  sign(origin: string, path: string, params: Record<string, string>, ttlSeconds: number): SignedUrl {
     const expires = Math.floor(Date.now() / 1000) + ttlSeconds;
     const query = new URLSearchParams({ ...params, expires: String(expires) });
     query.sort();
     query.set('signature', this.mac(path, query));
-    return { url: `${this.baseUrl(req)}${path}?${query.toString()}`, expires_at: new Date(expires * 1000) };
+    return { url: `${this.baseUrl(origin)}${path}?${query.toString()}`, expires_at: new Date(expires * 1000) };
   }
 
   /** Throws 403 invalid_signature or url_expired unless the query signs this path and has not expired. */
@@ -57,9 +57,8 @@ export class UrlSigner {
       .digest('base64url');
   }
 
-  private baseUrl(req: Request): string {
+  private baseUrl(origin: string): string {
     const configured = this.config.env.PUBLIC_BASE_URL;
-    if (configured) return configured.replace(/\/$/, '');
-    return `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+    return configured ? configured.replace(/\/$/, '') : origin;
   }
 }

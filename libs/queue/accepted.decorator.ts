@@ -1,29 +1,6 @@
-import {
-  applyDecorators,
-  type CallHandler,
-  type ExecutionContext,
-  HttpCode,
-  HttpStatus,
-  type NestInterceptor,
-  type Type,
-  UseInterceptors,
-} from '@nestjs/common';
+import { applyDecorators, HttpCode, HttpStatus, type Type, UseInterceptors } from '@nestjs/common';
 import { ApiAcceptedResponse } from '@nestjs/swagger';
-import type { Response } from 'express';
-import { map, type Observable } from 'rxjs';
-
-class LocationInterceptor<T> implements NestInterceptor<T, T> {
-  constructor(private readonly location: (body: T) => string) {}
-
-  intercept(context: ExecutionContext, next: CallHandler<T>): Observable<T> {
-    return next.handle().pipe(
-      map((body) => {
-        context.switchToHttp().getResponse<Response>().setHeader('Location', this.location(body));
-        return body;
-      }),
-    );
-  }
-}
+import { ResponseHeaderInterceptor } from '../common/response-header.interceptor.js';
 
 export interface AcceptedAtOptions<T> {
   /** The response record (its `id` and state), e.g. `RunResponse`. */
@@ -55,6 +32,6 @@ export function AcceptedAt<T>(options: AcceptedAtOptions<T>): MethodDecorator {
       description: options.description ?? 'Accepted: the work runs asynchronously; poll the Location for its state.',
       headers: { Location: { description: 'Where to poll the record', schema: { type: 'string' } } },
     }),
-    UseInterceptors(new LocationInterceptor(options.location)),
+    UseInterceptors(new ResponseHeaderInterceptor('Location', options.location)),
   );
 }

@@ -82,6 +82,16 @@ describe('layering (STYLE.md habits)', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('HTTP ends at the controller: no service, repository or other provider of a family takes an express type', () => {
+    // If-Match is an IfMatchPrecondition (@IfMatch()), a signed URL's origin a string (@RequestOrigin()), a file a FileAnswer.
+    const httpPlumbing = /(\.controller\.ts$|\.interceptor\.ts$|^src\/modules\/traces\/otlp-http\.ts$)/;
+    const offenders = files
+      .filter((f) => f.path.startsWith('src/modules/') && !httpPlumbing.test(f.path))
+      .filter((f) => /from 'express'/.test(f.text))
+      .map((f) => f.path);
+    expect(offenders).toEqual([]);
+  });
+
   it('repositories throw no HTTP errors', () => {
     const offenders = files
       .filter(
@@ -203,6 +213,7 @@ const TABLES_WITHOUT_ENTITY: Record<string, string> = {
   dataset_rows: 'datasets',
   dataset_staged_edits: 'datasets',
   run_events: 'runs',
+  run_gate_verdicts: 'runs',
   run_items: 'runs',
   trace_connections: 'traces',
   trace_drops: 'traces',

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Request } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../libs/auth/roles.js';
 import { CataloguesModule } from '../../src/modules/catalogues/catalogues.module.js';
@@ -8,6 +7,8 @@ import { ListWorkspacesQuery } from '../../src/modules/workspaces/dto/workspace.
 import { WorkspacesModule } from '../../src/modules/workspaces/workspaces.module.js';
 import { WorkspacesService } from '../../src/modules/workspaces/workspaces.service.js';
 import { domainError, principalOf, startMedium, sysadminIn, teamIn, type Caller, type Medium } from './medium.js';
+import { IfMatchPrecondition } from '../../libs/common/etag.js';
+import { workspaceEtag } from '../../src/modules/workspaces/workspaces.mapper.js';
 
 /**
  * WorkspacesService called directly over the real database: what a creation writes, who sees
@@ -35,8 +36,7 @@ describe('service tier: workspaces', () => {
     Object.assign(new ListWorkspacesQuery(), fields);
 
   /** The request as the service reads it: only its If-Match header. */
-  const request = (ifMatch?: string): Request =>
-    ({ headers: ifMatch === undefined ? {} : { 'if-match': ifMatch } }) as unknown as Request;
+  const request = (ifMatch?: string): IfMatchPrecondition => IfMatchPrecondition.of(ifMatch);
 
   const row = async (id: string) =>
     (
@@ -98,7 +98,7 @@ describe('service tier: workspaces', () => {
       ]);
       const read = await workspaces.get({ workspaceId: created.id, role: 'owner', viaSystemAdmin: false }, creator);
       expect(read).toEqual(created);
-      expect(workspaces.etag(read)).toBe(workspaces.etag(created));
+      expect(workspaceEtag(read)).toBe(workspaceEtag(created));
     });
 
     it('stores an absent description as empty; a name need not be unique, in any case', async () => {
@@ -244,7 +244,7 @@ describe('service tier: workspaces', () => {
       const renamed = await workspaces.update(
         t.admin.access,
         { name: 'Renamed' },
-        request(workspaces.etag(before)),
+        request(workspaceEtag(before)),
         t.admin.principal,
       );
       expect(renamed).toEqual({
@@ -253,7 +253,7 @@ describe('service tier: workspaces', () => {
         version: before.version + 1,
         updated_at: expect.any(Date),
       });
-      expect(workspaces.etag(renamed)).not.toBe(workspaces.etag(before));
+      expect(workspaceEtag(renamed)).not.toBe(workspaceEtag(before));
       expect(await row(t.id)).toEqual(expect.objectContaining({ name: 'Renamed', description: '', version: 2 }));
       expect(await auditOf('workspace.updated', t.id)).toEqual([
         {
@@ -266,12 +266,12 @@ describe('service tier: workspaces', () => {
 
     it('refuses a stale ETag with precondition_failed and the current one, changing nothing', async () => {
       const t = await teamIn(s);
-      const stale = workspaces.etag(await workspaces.get(t.owner.access, t.owner.principal));
+      const stale = workspaceEtag(await workspaces.get(t.owner.access, t.owner.principal));
       const moved = await workspaces.update(t.admin.access, { name: 'Moved on' }, request(), t.admin.principal);
       await domainError(
         workspaces.update(t.owner.access, { name: 'Lost' }, request(stale), t.owner.principal),
         'precondition_failed',
-        { current_etag: workspaces.etag(moved) },
+        { current_etag: workspaceEtag(moved) },
       );
       expect(await row(t.id)).toEqual(expect.objectContaining({ name: 'Moved on', version: 2 }));
       expect(await auditOf('workspace.updated', t.id)).toHaveLength(1);
@@ -367,7 +367,7 @@ describe('service tier: workspaces', () => {
       const res = await workspaces.setEmbeddingConfig(
         t.admin.access,
         { provider: 'remote', config_ref: 'openai-small', model: 'text-embedding-3-small', dimensions: 1536 },
-        request(workspaces.etag(before)),
+        request(workspaceEtag(before)),
         t.admin.principal,
       );
       expect(res).toEqual(expect.objectContaining({ id: t.id, embedding_config: remote, version: before.version + 1 }));
@@ -458,7 +458,7 @@ describe('service tier: workspaces', () => {
     it('refuses a stale ETag with precondition_failed and leaves the choice as it was', async () => {
       const t = await teamIn(s);
       await remoteConfig(t.admin, 'x');
-      const stale = workspaces.etag(await workspaces.get(t.admin.access, t.admin.principal));
+      const stale = workspaceEtag(await workspaces.get(t.admin.access, t.admin.principal));
       const moved = await workspaces.update(t.admin.access, { description: 'moved on' }, request(), t.admin.principal);
       await domainError(
         workspaces.setEmbeddingConfig(
@@ -468,7 +468,7 @@ describe('service tier: workspaces', () => {
           t.admin.principal,
         ),
         'precondition_failed',
-        { current_etag: workspaces.etag(moved) },
+        { current_etag: workspaceEtag(moved) },
       );
       expect(await row(t.id)).toEqual(expect.objectContaining({ embedding_config: { provider: 'local' }, version: 2 }));
     });

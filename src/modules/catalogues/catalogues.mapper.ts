@@ -1,3 +1,4 @@
+import { strongEtag } from '../../../libs/common/etag.js';
 import type { EvalConfigResponse } from './dto/eval-config.dto.js';
 import type { EvalConfigEntity } from './entities/eval-config.entity.js';
 import type { JudgeConnectionResponse, ScaleDto } from './dto/judge.dto.js';
@@ -157,4 +158,9 @@ export function toEmbeddingConfigResponse(c: EmbeddingConfigEntity, choice: Embe
     created_by: c.createdBy,
     created_at: c.createdAt,
   };
+}
+
+/** The record's ETag (If-Match on writes; the ETag header on reads and writes). */
+export function evalConfigEtag(config: EvalConfigResponse): string {
+  return strongEtag('eval_config', config.id, config.updated_at.toISOString());
 }

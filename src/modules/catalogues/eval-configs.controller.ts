@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import {
   ApiConflictResponse,
   ApiCreatedResponse,
@@ -8,7 +8,6 @@ import {
   ApiPreconditionFailedResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
@@ -21,6 +20,9 @@ import {
   ReplaceEvalConfigRequest,
 } from './dto/eval-config.dto.js';
 import { EvalConfigsService } from './eval-configs.service.js';
+import { IfMatch, WithETag } from '../../../libs/common/etag.decorators.js';
+import type { IfMatchPrecondition } from '../../../libs/common/etag.js';
+import { evalConfigEtag } from './catalogues.mapper.js';
 
 const EVAL_CONFIG = { resource: 'eval_config', param: 'eval_config_id' } as const;
 
@@ -60,13 +62,12 @@ export class EvalConfigsController {
   @ApiOperation({ operationId: 'getEvalConfig' })
   @WorkspaceRoleRequired('viewer', EVAL_CONFIG)
   @ApiOkResponse({ type: EvalConfigResponse })
+  @WithETag(evalConfigEtag)
   async get(
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('eval_config_id') id: string,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<EvalConfigResponse> {
     const config = await this.evalConfigs.get(access, id);
-    res.setHeader('ETag', this.evalConfigs.etag(config));
     return config;
   }
 
@@ -77,16 +78,15 @@ export class EvalConfigsController {
   @ApiOkResponse({ type: EvalConfigResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'eval_config_name_taken' })
   @ApiPreconditionFailedResponse({ type: ProblemResponse, description: 'If-Match does not match the current ETag' })
+  @WithETag(evalConfigEtag)
   async replace(
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('eval_config_id') id: string,
     @Body() body: ReplaceEvalConfigRequest,
-    @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
+    @IfMatch() ifMatch: IfMatchPrecondition,
     @CurrentUser() caller: Principal,
   ): Promise<EvalConfigResponse> {
-    const config = await this.evalConfigs.replace(access, id, body, req, caller);
-    res.setHeader('ETag', this.evalConfigs.etag(config));
+    const config = await this.evalConfigs.replace(access, id, body, ifMatch, caller);
     return config;
   }
 

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { Request } from 'express';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
+import type { IfMatchPrecondition } from '../../../libs/common/etag.js';
 import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { CatalogueErrors } from './catalogues.errors.js';
@@ -18,7 +17,7 @@ import { EvalConfigsRepository } from './eval-configs.repository.js';
 import { MetricConfigsRepository } from './metric-configs.repository.js';
 import { MetricDefaultsService } from './metric-defaults.service.js';
 import { resolveMetric } from './metric-resolution.js';
-import { toEvalConfigResponse } from './catalogues.mapper.js';
+import { toEvalConfigResponse, evalConfigEtag } from './catalogues.mapper.js';
 
 const DEFAULT_PASS_RULE: PassRule = { row: 'all', min_pass_rate: 1, errors_fail: true };
 
@@ -36,10 +35,6 @@ export class EvalConfigsService {
   /** The workspace's eval config, or null: for runs, whose planner snapshots it. */
   find(workspaceId: string, id: string): Promise<EvalConfigEntity | null> {
     return this.evalConfigs.find(workspaceId, id);
-  }
-
-  etag(config: EvalConfigResponse): string {
-    return strongEtag('eval_config', config.id, config.updated_at.toISOString());
   }
 
   async list(access: WorkspaceAccess, query: ListEvalConfigsQuery): Promise<Page<EvalConfigResponse>> {
@@ -81,13 +76,13 @@ export class EvalConfigsService {
     access: WorkspaceAccess,
     id: string,
     body: ReplaceEvalConfigRequest,
-    req: Request,
+    ifMatch: IfMatchPrecondition,
     caller: Principal,
   ): Promise<EvalConfigResponse> {
     return this.transactions.run(async () => {
       const config = await this.evalConfigs.findForUpdate(access.workspaceId, id);
       if (!config) throw new NotFoundError('eval config', id);
-      assertIfMatch(req, this.etag(toEvalConfigResponse(config)));
+      ifMatch.check(evalConfigEtag(toEvalConfigResponse(config)));
       if (
         body.name.toLowerCase() !== config.name.toLowerCase() &&
         (await this.evalConfigs.nameTaken(access.workspaceId, body.name, id))

@@ -7,7 +7,6 @@ import {
   Patch,
   Post,
   Query,
-  Req,
   Res,
   UploadedFile,
   UseInterceptors,
@@ -24,7 +23,6 @@ import {
   ApiPreconditionFailedResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
@@ -52,6 +50,11 @@ import { DatasetDownloadQuery, PresignedUrlResponse } from './dto/download.dto.j
 import { DatasetQueryRequest, QueryResponse } from './dto/query.dto.js';
 import { QueryService } from './query.service.js';
 import { VersionsService } from './versions.service.js';
+import type { Response } from 'express';
+import { IfMatch, WithETag } from '../../../libs/common/etag.decorators.js';
+import type { IfMatchPrecondition } from '../../../libs/common/etag.js';
+import { datasetEtag } from './datasets.mapper.js';
+import { RequestOrigin } from '../../../libs/common/file-answer.js';
 
 const DATASET = { resource: 'dataset', param: 'dataset_id' };
 
@@ -92,6 +95,7 @@ export class DatasetsController {
     type: ProblemResponse,
     description: 'payload_too_large (UPLOAD_MAX_BYTES) or too_many_rows (UPLOAD_MAX_ROWS)',
   })
+  @WithETag(datasetEtag)
   async upload(
     @Query() _query: UploadDatasetQuery,
     @CurrentWorkspace() access: WorkspaceAccess,
@@ -101,7 +105,6 @@ export class DatasetsController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<DatasetResponse> {
     const dataset = await this.datasets.upload(access, body, file, caller);
-    res.setHeader('ETag', this.datasets.etag(dataset));
     res.setHeader('Location', `/datasets/${dataset.id}`);
     return dataset;
   }
@@ -111,13 +114,12 @@ export class DatasetsController {
   @ApiOperation({ operationId: 'getDataset' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DatasetResponse })
+  @WithETag(datasetEtag)
   async get(
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('dataset_id') id: string,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<DatasetResponse> {
     const dataset = await this.datasets.get(access, id);
-    res.setHeader('ETag', this.datasets.etag(dataset));
     return dataset;
   }
 
@@ -128,16 +130,15 @@ export class DatasetsController {
   @ApiOkResponse({ type: DatasetResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'dataset_name_taken' })
   @ApiPreconditionFailedResponse({ type: ProblemResponse, description: 'If-Match does not match the current ETag' })
+  @WithETag(datasetEtag)
   async update(
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('dataset_id') id: string,
     @Body() body: UpdateDatasetRequest,
-    @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
+    @IfMatch() ifMatch: IfMatchPrecondition,
     @CurrentUser() caller: Principal,
   ): Promise<DatasetResponse> {
-    const dataset = await this.datasets.update(access, id, body, req, caller);
-    res.setHeader('ETag', this.datasets.etag(dataset));
+    const dataset = await this.datasets.update(access, id, body, ifMatch, caller);
     return dataset;
   }
 
@@ -215,11 +216,11 @@ export class DatasetsController {
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('dataset_id') id: string,
     @Query() query: DatasetDownloadQuery,
-    @Req() req: Request,
+    @RequestOrigin() origin: string,
   ): Promise<PresignedUrlResponse> {
     const dataset = await this.datasets.require(access, id);
     const version = await this.datasets.resolveVersion(dataset, query.version_id);
-    return this.downloads.presign(req, dataset.name, version, query.format, query.expires_in);
+    return this.downloads.presign(origin, dataset.name, version, query.format, query.expires_in);
   }
 
   /** Filters, sorts, projects and pages a version's rows (viewers); see docs/query-language.md. */

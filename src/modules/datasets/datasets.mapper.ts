@@ -1,3 +1,4 @@
+import { strongEtag } from '../../../libs/common/etag.js';
 import type { AuditEventEntity } from '../../../libs/audit/audit-event.entity.js';
 import type {
   AuditEntryResponse,
@@ -131,4 +132,9 @@ export function toPartitionResponse(row: PartitionRow, rowCount: number): Partit
     created_by: row.created_by,
     created_at: row.created_at,
   };
+}
+
+/** The record's ETag (If-Match on writes; the ETag header on reads and writes). */
+export function datasetEtag(dataset: Pick<DatasetResponse, 'id' | 'version'>): string {
+  return strongEtag('dataset', dataset.id, dataset.version);
 }

@@ -1,17 +1,16 @@
 import { AccessRepository } from '../../../libs/auth/access.repository.js';
 import { Injectable } from '@nestjs/common';
-import type { Request } from 'express';
 import { unlink } from 'node:fs/promises';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
+import type { IfMatchPrecondition } from '../../../libs/common/etag.js';
 import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { isUniqueViolation } from '../../../libs/database/database-errors.js';
 import { AppConfig } from '../../../libs/config/app-config.js';
 import { DatasetErrors } from './datasets.errors.js';
-import { toAuditEntry, toDatasetResponse, toSnapshotResponse } from './datasets.mapper.js';
+import { datasetEtag, toAuditEntry, toDatasetResponse, toSnapshotResponse } from './datasets.mapper.js';
 import { DatasetsRepository } from './datasets.repository.js';
 import type {
   AuditEntryResponse,
@@ -50,10 +49,6 @@ export class DatasetsService {
     private readonly indexMaintenance: DatasetIndexMaintenance,
     private readonly access: AccessRepository,
   ) {}
-
-  etag(dataset: Pick<DatasetResponse, 'id' | 'version'>): string {
-    return strongEtag('dataset', dataset.id, dataset.version);
-  }
 
   async list(query: ListDatasetsQuery, caller: Principal): Promise<Page<DatasetResponse>> {
     const sort = parseSort(
@@ -191,12 +186,12 @@ export class DatasetsService {
     access: WorkspaceAccess,
     id: string,
     body: UpdateDatasetRequest,
-    req: Request,
+    ifMatch: IfMatchPrecondition,
     caller: Principal,
   ): Promise<DatasetResponse> {
     await this.transactions.run(async () => {
       const dataset = await this.requireLocked(access, id);
-      assertIfMatch(req, this.etag(dataset));
+      ifMatch.check(datasetEtag(dataset));
       const changes: Record<string, { from: unknown; to: unknown }> = {};
       if (body.name !== undefined && body.name !== dataset.name) {
         if (await this.datasets.nameTaken(access.workspaceId, body.name, id)) throw this.nameTaken(body.name);

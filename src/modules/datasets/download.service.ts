@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { stringify } from 'csv-stringify';
-import type { Request, Response } from 'express';
 import { parquetWriteRows } from 'hyparquet-writer';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { NotFoundError } from '../../../libs/common/domain-error.js';
+import { attachment, type FileAnswer } from '../../../libs/common/file-answer.js';
 import { streamWriter } from '../../../libs/common/parquet-stream.js';
 import { UrlSigner } from '../../../libs/common/signed-url.js';
 import { AppConfig } from '../../../libs/config/app-config.js';
@@ -35,7 +35,7 @@ export class DownloadService {
   ) {}
 
   presign(
-    req: Request,
+    origin: string,
     datasetName: string,
     version: DatasetVersionEntity,
     format: DownloadFormat = 'csv',
@@ -43,7 +43,7 @@ export class DownloadService {
   ): PresignedUrlResponse {
     const filename = `${datasetName.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 100) || 'dataset'}-v${version.number}.${format}`;
     const path = `/files/dataset-versions/${version.id}/${encodeURIComponent(filename)}`;
-    const signed = this.signer.sign(req, path, { format }, ttl ?? this.config.env.SIGNED_URL_TTL_SECONDS);
+    const signed = this.signer.sign(origin, path, { format }, ttl ?? this.config.env.SIGNED_URL_TTL_SECONDS);
     return {
       url: signed.url,
       method: 'GET',
@@ -55,23 +55,32 @@ export class DownloadService {
     };
   }
 
-  /** Checks the signature, then streams the file. */
-  async serve(req: Request, res: Response, versionId: string, filename: string, format: DownloadFormat): Promise<void> {
+  /** Checks the signature (`query`, the request's own), then answers the file, streamed from the version's rows. */
+  async file(
+    query: Record<string, unknown>,
+    versionId: string,
+    filename: string,
+    format: DownloadFormat,
+  ): Promise<FileAnswer> {
     const path = `/files/dataset-versions/${versionId}/${encodeURIComponent(filename)}`;
-    this.signer.assertValid(path, req.query as Record<string, unknown>);
+    this.signer.assertValid(path, query);
     const version = await this.datasets.findVersionByIdUnscoped(versionId);
     if (!version) throw new NotFoundError('dataset version', versionId);
-    res.status(200);
-    res.setHeader('Content-Type', CONTENT_TYPES[format]);
-    res.setHeader('Content-Disposition', `attachment; filename="${filename.replace(/"/g, '')}"`);
-    res.setHeader('ETag', `"${version.contentSha256}-${format}"`);
-    res.setHeader('Cache-Control', 'private, max-age=0');
     const columns = version.columns;
-    const batches = this.rows.stream(version.datasetId, version.number);
-    if (format === 'jsonl') await this.writeJsonl(res, batches);
-    else if (format === 'csv') await this.writeCsv(res, columns, batches);
-    else await this.writeParquet(res, columns, batches);
-    res.end();
+    return {
+      contentType: CONTENT_TYPES[format],
+      headers: {
+        'Content-Disposition': attachment(filename),
+        ETag: `"${version.contentSha256}-${format}"`,
+        'Cache-Control': 'private, max-age=0',
+      },
+      body: async (out) => {
+        const batches = this.rows.stream(version.datasetId, version.number);
+        if (format === 'jsonl') await this.writeJsonl(out, batches);
+        else if (format === 'csv') await this.writeCsv(out, columns, batches);
+        else await this.writeParquet(out, columns, batches);
+      },
+    };
   }
 
   private async writeJsonl(

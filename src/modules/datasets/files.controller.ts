@@ -1,7 +1,8 @@
-import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { Public } from '../../../libs/auth/access.decorators.js';
+import { RawQuery, sendFile } from '../../../libs/common/file-answer.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
 import { DownloadService } from './download.service.js';
@@ -24,9 +25,9 @@ export class FilesController {
     @UuidParam('version_id') versionId: string,
     @Param('filename') filename: string,
     @Query() query: SignedFileQuery,
-    @Req() req: Request,
+    @RawQuery() signed: Record<string, unknown>,
     @Res() res: Response,
   ): Promise<void> {
-    await this.downloads.serve(req, res, versionId, filename, query.format);
+    await sendFile(res, await this.downloads.file(signed, versionId, filename, query.format));
   }
 }

@@ -1,6 +1,5 @@
-import { Body, Controller, Get, HttpCode, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
@@ -11,6 +10,7 @@ import { PresignedUrlResponse, VersionDownloadQuery } from './dto/download.dto.j
 import { QueryResponse, RowQueryRequest } from './dto/query.dto.js';
 import { QueryService } from './query.service.js';
 import { VersionsService } from './versions.service.js';
+import { RequestOrigin } from '../../../libs/common/file-answer.js';
 
 const DATASET = { resource: 'dataset', param: 'dataset_id' };
 
@@ -98,10 +98,10 @@ export class VersionsController {
     @UuidParam('dataset_id') id: string,
     @UuidParam('version_id') versionId: string,
     @Query() query: VersionDownloadQuery,
-    @Req() req: Request,
+    @RequestOrigin() origin: string,
   ): Promise<PresignedUrlResponse> {
     const { dataset, version } = await this.versions.require(access, id, versionId);
-    return this.downloads.presign(req, dataset.name, version, query.format, query.expires_in);
+    return this.downloads.presign(origin, dataset.name, version, query.format, query.expires_in);
   }
 }
 

@@ -1,10 +1,11 @@
-import { Controller, Get, Param, Req, Res } from '@nestjs/common';
+import { Controller, Get, Param, Res } from '@nestjs/common';
 import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { Public } from '../../../libs/auth/access.decorators.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
 import { ReportFilesService } from './report-files.service.js';
+import { RawQuery, sendFile } from '../../../libs/common/file-answer.js';
 
 /** Report files behind signed URLs (from content-url, download and export): the signature authorises them. */
 @ApiTags('reports')
@@ -22,10 +23,10 @@ export class ReportFilesController {
   async content(
     @UuidParam('report_id') id: string,
     @Param('filename') filename: string,
-    @Req() req: Request,
+    @RawQuery() signed: Record<string, unknown>,
     @Res() res: Response,
   ): Promise<void> {
-    await this.files.serveContent(req, res, id, filename);
+    await sendFile(res, await this.files.contentFile(signed, id, filename));
   }
 
   /** A stored export (Markdown, HTML or PDF). */
@@ -39,9 +40,9 @@ export class ReportFilesController {
     @UuidParam('report_id') id: string,
     @UuidParam('export_id') exportId: string,
     @Param('filename') filename: string,
-    @Req() req: Request,
+    @RawQuery() signed: Record<string, unknown>,
     @Res() res: Response,
   ): Promise<void> {
-    await this.files.serveExport(req, res, id, exportId, filename);
+    await sendFile(res, await this.files.exportFile(signed, id, exportId, filename));
   }
 }

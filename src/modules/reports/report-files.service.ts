@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { Request, Response } from 'express';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
+import { attachment, type FileAnswer } from '../../../libs/common/file-answer.js';
 import { type SignedUrl, UrlSigner } from '../../../libs/common/signed-url.js';
 import { reportHtml, reportMarkdown, reportPdf } from '../../../libs/reports/render.js';
 import type { ReportFormat } from '../../../libs/reports/report.types.js';
@@ -40,7 +40,7 @@ export class ReportFilesService {
 
   /** Renders the report in a format and stores the file; the answer's URL serves exactly that file. */
   async export(
-    req: Request,
+    origin: string,
     access: WorkspaceAccess,
     report: ReportEntity,
     format: ReportFormat | undefined,
@@ -56,12 +56,12 @@ export class ReportFilesService {
       targetId: report.id,
       details: { format: chosen, export_id: file.id, size_bytes: file.sizeBytes },
     });
-    return this.downloadResponse(req, file);
+    return this.downloadResponse(origin, file);
   }
 
   /** A URL to the report's file: the newest export of this version of the report, rendered and stored first when there is none. */
   async download(
-    req: Request,
+    origin: string,
     access: WorkspaceAccess,
     report: ReportEntity,
     format: ReportFormat | undefined,
@@ -71,12 +71,12 @@ export class ReportFilesService {
     const file =
       (await this.reports.latestExport(access.workspaceId, report.id, chosen, report.version)) ??
       (await this.store(report, chosen, caller.userId));
-    return this.downloadResponse(req, file);
+    return this.downloadResponse(origin, file);
   }
 
-  contentUrl(req: Request, report: ReportEntity, format: 'markdown' | 'html'): ReportContentUrlResponse {
+  contentUrl(origin: string, report: ReportEntity, format: 'markdown' | 'html'): ReportContentUrlResponse {
     const file = FILES[format];
-    const signed = this.sign(req, `/files/reports/${report.id}/content/report-${report.id}.${file.ext}`);
+    const signed = this.sign(origin, `/files/reports/${report.id}/content/report-${report.id}.${file.ext}`);
     return {
       report_id: report.id,
       url: signed.url,
@@ -86,38 +86,34 @@ export class ReportFilesService {
     };
   }
 
-  /** Serves the report's current content (signed URL from content-url). */
-  async serveContent(req: Request, res: Response, reportId: string, filename: string): Promise<void> {
-    this.signer.assertValid(
-      `/files/reports/${reportId}/content/${encodeURIComponent(filename)}`,
-      req.query as Record<string, unknown>,
-    );
+  /** The report's current content (signed URL from content-url; `query`, the request's own, checked first). */
+  async contentFile(query: Record<string, unknown>, reportId: string, filename: string): Promise<FileAnswer> {
+    this.signer.assertValid(`/files/reports/${reportId}/content/${encodeURIComponent(filename)}`, query);
     const report = await this.reports.findUnscoped(reportId);
     if (!report) throw new NotFoundError('report', reportId);
     const format: ReportFormat = filename.endsWith('.html') ? 'html' : 'markdown';
-    const body = await this.render(report, format);
-    res.status(200).setHeader('Content-Type', FILES[format].contentType);
-    res.setHeader('Cache-Control', 'private, max-age=0');
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    if (format === 'html')
-      res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:");
-    res.end(body);
+    return {
+      contentType: FILES[format].contentType,
+      headers: { 'Cache-Control': 'private, max-age=0', ...untrustedDocument(format) },
+      body: await this.render(report, format),
+    };
   }
 
-  /** Serves a stored export (signed URL from download or export). */
-  async serveExport(req: Request, res: Response, reportId: string, exportId: string, filename: string): Promise<void> {
-    this.signer.assertValid(
-      `/files/reports/${reportId}/exports/${exportId}/${encodeURIComponent(filename)}`,
-      req.query as Record<string, unknown>,
-    );
+  /** A stored export (signed URL from download or export; `query`, the request's own, checked first). */
+  async exportFile(
+    query: Record<string, unknown>,
+    reportId: string,
+    exportId: string,
+    filename: string,
+  ): Promise<FileAnswer> {
+    this.signer.assertValid(`/files/reports/${reportId}/exports/${exportId}/${encodeURIComponent(filename)}`, query);
     const file = await this.reports.exportWithContent(reportId, exportId);
     if (!file) throw new NotFoundError('report export', exportId);
-    res.status(200).setHeader('Content-Type', file.contentType);
-    res.setHeader('Content-Disposition', `attachment; filename="${file.filename}"`);
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    if (file.format === 'html')
-      res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:");
-    res.end(file.content);
+    return {
+      contentType: file.contentType,
+      headers: { 'Content-Disposition': attachment(file.filename), ...untrustedDocument(file.format) },
+      body: file.content,
+    };
   }
 
   private async format(workspaceId: string, asked: ReportFormat | undefined): Promise<ReportFormat> {
@@ -148,14 +144,24 @@ export class ReportFilesService {
   }
 
   /** The stored file's response with a URL signed for it: signing needs the request's origin, the rest is mapping. */
-  private downloadResponse(req: Request, file: ReportExportEntity): ReportDownloadResponse {
+  private downloadResponse(origin: string, file: ReportExportEntity): ReportDownloadResponse {
     return toDownloadResponse(
       file,
-      this.sign(req, `/files/reports/${file.reportId}/exports/${file.id}/${file.filename}`),
+      this.sign(origin, `/files/reports/${file.reportId}/exports/${file.id}/${file.filename}`),
     );
   }
 
-  private sign(req: Request, path: string): SignedUrl {
-    return this.signer.sign(req, path, {}, this.config.env.SIGNED_URL_TTL_SECONDS);
+  private sign(origin: string, path: string): SignedUrl {
+    return this.signer.sign(origin, path, {}, this.config.env.SIGNED_URL_TTL_SECONDS);
   }
+}
+
+/** A report's document may carry what users wrote: never sniffed, and HTML with no script or remote resource. */
+function untrustedDocument(format: string): Record<string, string> {
+  return {
+    'X-Content-Type-Options': 'nosniff',
+    ...(format === 'html'
+      ? { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:" }
+      : {}),
+  };
 }

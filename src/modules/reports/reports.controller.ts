@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiCreatedResponse,
@@ -8,7 +8,6 @@ import {
   ApiPreconditionFailedResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
@@ -33,7 +32,10 @@ import {
   UpdateReportContentRequest,
 } from './dto/reports.dto.js';
 import { ReportFilesService } from './report-files.service.js';
-import { reportEtag, ReportsService } from './reports.service.js';
+import { reportContentEtag, reportEtag, ReportsService } from './reports.service.js';
+import { IfMatch, WithETag } from '../../../libs/common/etag.decorators.js';
+import type { IfMatchPrecondition } from '../../../libs/common/etag.js';
+import { RequestOrigin } from '../../../libs/common/file-answer.js';
 
 const REPORT = { resource: 'report', param: 'report_id' } as const;
 const RUN = { resource: 'run', param: 'run_id' } as const;
@@ -92,14 +94,9 @@ export class ReportsController {
   @ApiOperation({ operationId: 'getReport' })
   @WorkspaceRoleRequired('viewer', REPORT)
   @ApiOkResponse({ type: ReportResponse })
-  async get(
-    @CurrentWorkspace() access: WorkspaceAccess,
-    @UuidParam('report_id') id: string,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<ReportResponse> {
-    const report = await this.reports.get(access, id);
-    res.setHeader('ETag', reportEtag(report));
-    return report;
+  @WithETag(reportEtag)
+  get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('report_id') id: string): Promise<ReportResponse> {
+    return this.reports.get(access, id);
   }
 
   /** Every section and the whole report as one Markdown document (viewers); the ETag serves If-Match on PUT content. */
@@ -107,14 +104,12 @@ export class ReportsController {
   @ApiOperation({ operationId: 'getReportContent' })
   @WorkspaceRoleRequired('viewer', REPORT)
   @ApiOkResponse({ type: ReportContentResponse })
-  async content(
+  @WithETag(reportContentEtag)
+  content(
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('report_id') id: string,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<ReportContentResponse> {
-    const content = await this.reports.content(access, id);
-    res.setHeader('ETag', reportEtag({ id, version: content.version }));
-    return content;
+    return this.reports.content(access, id);
   }
 
   /** Edits sections' markdown and titles (members); edited sections are marked `edited`. Honours If-Match. */
@@ -124,17 +119,15 @@ export class ReportsController {
   @ApiOkResponse({ type: ReportContentResponse })
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed, report_content_invalid' })
   @ApiPreconditionFailedResponse({ type: ProblemResponse, description: 'If-Match does not match the current ETag' })
-  async updateContent(
+  @WithETag(reportContentEtag)
+  updateContent(
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('report_id') id: string,
     @Body() body: UpdateReportContentRequest,
-    @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
+    @IfMatch() ifMatch: IfMatchPrecondition,
     @CurrentUser() caller: Principal,
   ): Promise<ReportContentResponse> {
-    const content = await this.reports.updateContent(access, id, body, req, caller);
-    res.setHeader('ETag', reportEtag({ id, version: content.version }));
-    return content;
+    return this.reports.updateContent(access, id, body, ifMatch, caller);
   }
 
   /** A signed, expiring URL to the report's current content as Markdown or HTML (viewers). */
@@ -146,9 +139,9 @@ export class ReportsController {
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('report_id') id: string,
     @Query() query: ContentUrlQuery,
-    @Req() req: Request,
+    @RequestOrigin() origin: string,
   ): Promise<ReportContentUrlResponse> {
-    return this.files.contentUrl(req, await this.reports.require(access, id), query.format ?? 'markdown');
+    return this.files.contentUrl(origin, await this.reports.require(access, id), query.format ?? 'markdown');
   }
 
   /** One section by its key (viewers). */
@@ -190,10 +183,10 @@ export class ReportsController {
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('report_id') id: string,
     @Query() query: FormatQuery,
-    @Req() req: Request,
+    @RequestOrigin() origin: string,
     @CurrentUser() caller: Principal,
   ): Promise<ReportDownloadResponse> {
-    return this.files.download(req, access, await this.reports.require(access, id), query.format, caller);
+    return this.files.download(origin, access, await this.reports.require(access, id), query.format, caller);
   }
 
   /** Renders the report as Markdown, HTML or PDF and stores the file (members); answers a signed URL to it. */
@@ -207,10 +200,10 @@ export class ReportsController {
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('report_id') id: string,
     @Body() body: ExportReportRequest,
-    @Req() req: Request,
+    @RequestOrigin() origin: string,
     @CurrentUser() caller: Principal,
   ): Promise<ReportDownloadResponse> {
-    return this.files.export(req, access, await this.reports.require(access, id), body?.format, caller);
+    return this.files.export(origin, access, await this.reports.require(access, id), body?.format, caller);
   }
 
   /** Rebuilds the report from its run (members), keeping edited sections unless `keep_edits` is false. */

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import type { Request } from 'express';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
+import { type IfMatchPrecondition, strongEtag } from '../../../libs/common/etag.js';
 import { pageOf, pageWindow, type Page } from '../../../libs/common/pagination.js';
 import { metricAvailability } from '../../../libs/evaluation/metric-catalogue.js';
 import type { ConfigSection, ReportSection, SectionKey } from '../../../libs/reports/report.types.js';
@@ -129,11 +128,11 @@ export class ReportsService {
     access: WorkspaceAccess,
     id: string,
     body: UpdateReportContentRequest,
-    req: Request,
+    ifMatch: IfMatchPrecondition,
     caller: Principal,
   ): Promise<ReportContentResponse> {
     const report = await this.require(access, id);
-    assertIfMatch(req, reportEtag(report));
+    ifMatch.check(reportEtag(report));
     const errors: string[] = [];
     const keys = body.sections.map((s) => s.key);
     for (const [i, key] of keys.entries()) {
@@ -320,6 +319,11 @@ export class ReportsService {
 /** The report's ETag: its id and version (every edit, deletion and regeneration bumps the version). */
 export function reportEtag(report: { id: string; version: number }): string {
   return strongEtag('report', report.id, report.version);
+}
+
+/** The same ETag, read off the report's content. */
+export function reportContentEtag(content: Pick<ReportContentResponse, 'report_id' | 'version'>): string {
+  return reportEtag({ id: content.report_id, version: content.version });
 }
 
 function reference(field: string, detail: string): DomainError {

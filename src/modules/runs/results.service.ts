@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { Request, Response } from 'express';
 import { parquetWriteRows } from 'hyparquet-writer';
+import type { Writable } from 'node:stream';
 import { NotFoundError } from '../../../libs/common/domain-error.js';
+import { attachment, type FileAnswer } from '../../../libs/common/file-answer.js';
 import { streamWriter } from '../../../libs/common/parquet-stream.js';
 import { UrlSigner } from '../../../libs/common/signed-url.js';
 import { valueAt } from '../../../libs/evaluation/row-context.js';
@@ -181,10 +182,10 @@ export class ResultsService {
     return { run_id: id, state: run.state, ...(await this.summaries.failures(run)) };
   }
 
-  parquetUrl(req: Request, access: WorkspaceAccess, run: RunEntity): Record<string, unknown> {
+  parquetUrl(origin: string, access: WorkspaceAccess, run: RunEntity): Record<string, unknown> {
     const filename = `run-${run.id}.parquet`;
     const path = `/files/runs/${run.id}/${filename}`;
-    const signed = this.signer.sign(req, path, {}, this.config.env.SIGNED_URL_TTL_SECONDS);
+    const signed = this.signer.sign(origin, path, {}, this.config.env.SIGNED_URL_TTL_SECONDS);
     void access;
     return {
       url: signed.url,
@@ -197,23 +198,25 @@ export class ResultsService {
     };
   }
 
-  /** Streams the results as Parquet, read a page at a time and written a row group at a time: a row per item, the row's mapped fields, output, latency, cost, verdict, and a score and verdict column per metric. */
-  async serveParquet(req: Request, res: Response, runId: string, filename: string): Promise<void> {
-    this.signer.assertValid(
-      `/files/runs/${runId}/${encodeURIComponent(filename)}`,
-      req.query as Record<string, unknown>,
-    );
+  /** The results as Parquet (signed URL from parquet-url; `query`, the request's own, checked first), read a page at a time and written a row group at a time: a row per item, the row's mapped fields, output, latency, cost, verdict, and a score and verdict column per metric. */
+  async parquetFile(query: Record<string, unknown>, runId: string, filename: string): Promise<FileAnswer> {
+    this.signer.assertValid(`/files/runs/${runId}/${encodeURIComponent(filename)}`, query);
     const run = await this.runs.findUnscoped(runId);
     if (!run) throw new NotFoundError('run', runId);
-    const items = itemPages((from, limit) => this.runs.itemPage(runId, from, limit), this.config.env.RUN_PAGE_SIZE);
+    return {
+      contentType: 'application/vnd.apache.parquet',
+      headers: { 'Content-Disposition': attachment(filename) },
+      body: (out) => this.writeParquet(out, run),
+    };
+  }
+
+  private async writeParquet(out: Writable, run: RunEntity): Promise<void> {
+    const items = itemPages((from, limit) => this.runs.itemPage(run.id, from, limit), this.config.env.RUN_PAGE_SIZE);
     const metrics = run.snapshot.metrics.map((m) => m.name);
     const mapping = run.snapshot.mapping;
-    res.status(200);
-    res.setHeader('Content-Type', 'application/vnd.apache.parquet');
-    res.setHeader('Content-Disposition', `attachment; filename="${filename.replace(/"/g, '')}"`);
     const text = (v: unknown) => (v === undefined || v === null ? null : typeof v === 'string' ? v : JSON.stringify(v));
     await parquetWriteRows({
-      writer: streamWriter(res),
+      writer: streamWriter(out),
       rowGroupSize: 10_000,
       columns: [
         { name: 'row_id', type: 'STRING', nullable: false },
@@ -256,7 +259,6 @@ export class ResultsService {
         row_json: JSON.stringify(i.data),
       })),
     });
-    res.end();
   }
 }
 

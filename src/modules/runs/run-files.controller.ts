@@ -1,6 +1,6 @@
-import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { CurrentWorkspace, Public, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
@@ -9,6 +9,7 @@ import { UuidParam } from '../../../libs/common/uuid-param.js';
 import { RunResponse, SutRunsQuery } from './dto/run.dto.js';
 import { ResultsService } from './results.service.js';
 import { RunsService } from './runs.service.js';
+import { RawQuery, sendFile } from '../../../libs/common/file-answer.js';
 
 @ApiTags('runs')
 @Controller()
@@ -28,10 +29,10 @@ export class RunFilesController {
   async parquet(
     @UuidParam('run_id') runId: string,
     @Param('filename') filename: string,
-    @Req() req: Request,
+    @RawQuery() signed: Record<string, unknown>,
     @Res() res: Response,
   ): Promise<void> {
-    await this.results.serveParquet(req, res, runId, filename);
+    await sendFile(res, await this.results.parquetFile(signed, runId, filename));
   }
 
   /** The runs of one SUT, newest first (viewers). */

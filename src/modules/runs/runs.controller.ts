@@ -10,7 +10,6 @@ import {
   Post,
   Put,
   Query,
-  Req,
   Res,
   UseInterceptors,
 } from '@nestjs/common';
@@ -23,7 +22,7 @@ import {
   ApiProduces,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
@@ -58,6 +57,7 @@ import { RunEventStreams } from './run-event-streams.service.js';
 import { ApiRunEventStream } from './run-event-stream.openapi.js';
 import { RunQueueService } from './run-queue.service.js';
 import { RunsService } from './runs.service.js';
+import { RequestOrigin } from '../../../libs/common/file-answer.js';
 
 const RUN = { resource: 'run', param: 'run_id' } as const;
 const BASE_RUN = { resource: 'run', query: 'base' } as const;
@@ -264,9 +264,9 @@ export class RunsController {
   async parquetUrl(
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('run_id') id: string,
-    @Req() req: Request,
+    @RequestOrigin() origin: string,
   ): Promise<Record<string, unknown>> {
-    return this.results.parquetUrl(req, access, await this.runs.require(access, id));
+    return this.results.parquetUrl(origin, access, await this.runs.require(access, id));
   }
 
   /** Results flattened for a table (viewers): the row's columns with `_output`, `_passed`, `_score.<metric>`; filtered and sorted in the query language. */

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiConflictResponse,
   ApiCreatedResponse,
@@ -8,7 +8,6 @@ import {
   ApiPreconditionFailedResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
@@ -22,6 +21,9 @@ import {
   WorkspaceSecretRevealResponse,
 } from './dto/secret.dto.js';
 import { SecretsService } from './secrets.service.js';
+import { IfMatch, WithETag } from '../../../libs/common/etag.decorators.js';
+import type { IfMatchPrecondition } from '../../../libs/common/etag.js';
+import { secretEtag } from './secrets.mapper.js';
 
 const WORKSPACE = { param: 'workspace_id' };
 
@@ -61,13 +63,12 @@ export class SecretsController {
   @ApiOperation({ operationId: 'getSecret' })
   @WorkspaceRoleRequired('member', WORKSPACE)
   @ApiOkResponse({ type: WorkspaceSecretResponse })
+  @WithETag(secretEtag)
   async get(
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('secret_id') id: string,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<WorkspaceSecretResponse> {
     const secret = await this.secrets.get(access, id);
-    res.setHeader('ETag', this.secrets.etag(secret));
     return secret;
   }
 
@@ -78,16 +79,15 @@ export class SecretsController {
   @ApiOkResponse({ type: WorkspaceSecretResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'secret_name_taken' })
   @ApiPreconditionFailedResponse({ type: ProblemResponse, description: 'If-Match does not match the current ETag' })
+  @WithETag(secretEtag)
   async update(
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('secret_id') id: string,
     @Body() body: UpdateSecretRequest,
-    @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
+    @IfMatch() ifMatch: IfMatchPrecondition,
     @CurrentUser() caller: Principal,
   ): Promise<WorkspaceSecretResponse> {
-    const secret = await this.secrets.update(access, id, body, req, caller);
-    res.setHeader('ETag', this.secrets.etag(secret));
+    const secret = await this.secrets.update(access, id, body, ifMatch, caller);
     return secret;
   }
 

@@ -1,3 +1,4 @@
+import { strongEtag } from '../../../libs/common/etag.js';
 import type { WorkspaceSecretResponse } from './dto/secret.dto.js';
 import type { WorkspaceSecretEntity } from './entities/workspace-secret.entity.js';
 
@@ -14,4 +15,9 @@ export function toSecretResponse(s: WorkspaceSecretEntity): WorkspaceSecretRespo
     updated_at: s.updatedAt,
     version: s.version,
   };
+}
+
+/** The record's ETag (If-Match on writes; the ETag header on reads and writes). */
+export function secretEtag(secret: WorkspaceSecretResponse): string {
+  return strongEtag('secret', secret.id, secret.version);
 }

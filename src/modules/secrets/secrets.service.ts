@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { Request } from 'express';
 import { randomUUID } from 'node:crypto';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
+import type { IfMatchPrecondition } from '../../../libs/common/etag.js';
 import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
 import { SecretCipher, SecretDecryptionError } from '../../../libs/crypto/secret-cipher.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
@@ -18,7 +17,7 @@ import type {
 import type { WorkspaceSecretEntity } from './entities/workspace-secret.entity.js';
 import { SecretErrors } from './secrets.errors.js';
 import { SecretsRepository } from './secrets.repository.js';
-import { toSecretResponse } from './secrets.mapper.js';
+import { toSecretResponse, secretEtag } from './secrets.mapper.js';
 
 const SORTS = { name: 'lower(s.name)', created_at: 's.created_at' } as const;
 
@@ -47,10 +46,6 @@ export class SecretsService {
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
   ) {}
-
-  etag(secret: WorkspaceSecretResponse): string {
-    return strongEtag('secret', secret.id, secret.version);
-  }
 
   async list(access: WorkspaceAccess, query: ListSecretsQuery): Promise<Page<WorkspaceSecretResponse>> {
     const [rows, total] = await this.secrets.list(
@@ -101,13 +96,13 @@ export class SecretsService {
     access: WorkspaceAccess,
     id: string,
     body: UpdateSecretRequest,
-    req: Request,
+    ifMatch: IfMatchPrecondition,
     caller: Principal,
   ): Promise<WorkspaceSecretResponse> {
     return this.transactions.run(async () => {
       const secret = await this.secrets.findForUpdate(access.workspaceId, id);
       if (!secret) throw new NotFoundError('secret', id);
-      assertIfMatch(req, this.etag(toSecretResponse(secret)));
+      ifMatch.check(secretEtag(toSecretResponse(secret)));
       const changed: string[] = [];
       if (body.name !== undefined && body.name !== secret.name) {
         if (await this.secrets.nameTaken(access.workspaceId, body.name, id)) throw this.nameTaken(body.name);

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Put, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Put, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiHeader,
@@ -8,7 +8,9 @@ import {
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
+import { IfMatch, IfNoneMatch } from '../../../libs/common/etag.decorators.js';
+import type { IfMatchPrecondition, IfNoneMatchCondition } from '../../../libs/common/etag.js';
 import { CurrentUser, Public, SystemAdmin } from '../../../libs/auth/access.decorators.js';
 import type { Principal } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
@@ -38,8 +40,11 @@ export class BrandingController {
     headers: { ETag: { description: 'Strong entity tag of this representation', schema: { type: 'string' } } },
   })
   @ApiResponse({ status: 304, description: 'Not modified: your copy (If-None-Match) is current; empty body' })
-  async read(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<BrandingResponse | undefined> {
-    const { body, etag, notModified } = await this.branding.read(req);
+  async read(
+    @IfNoneMatch() ifNoneMatch: IfNoneMatchCondition,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<BrandingResponse | undefined> {
+    const { body, etag, notModified } = await this.branding.read(ifNoneMatch);
     res.setHeader('ETag', etag).setHeader('Cache-Control', 'no-cache');
     if (notModified) {
       res.status(304);
@@ -73,10 +78,10 @@ export class BrandingController {
   async replace(
     @Body() body: UpdateBrandingRequest,
     @CurrentUser() principal: Principal,
-    @Req() req: Request,
+    @IfMatch() ifMatch: IfMatchPrecondition,
     @Res({ passthrough: true }) res: Response,
   ): Promise<BrandingResponse> {
-    const saved = await this.branding.replace(body, principal, req);
+    const saved = await this.branding.replace(body, principal, ifMatch);
     res.setHeader('ETag', saved.etag);
     return saved.body;
   }

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { Request } from 'express';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal } from '../../../libs/auth/roles.js';
-import { assertIfMatch, ifNoneMatch, strongEtag } from '../../../libs/common/etag.js';
+import { type IfMatchPrecondition, type IfNoneMatchCondition, strongEtag } from '../../../libs/common/etag.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { type BrandingValue } from './branding.defaults.js';
 import type { BrandingResponse, UpdateBrandingRequest } from './dto/branding.dto.js';
@@ -34,16 +33,16 @@ export class BrandingService {
   }
 
   /** The current branding, or `notModified` when the caller's If-None-Match names it. */
-  async read(req: Pick<Request, 'headers'>): Promise<BrandingRepresentation & { notModified: boolean }> {
+  async read(ifNoneMatch: IfNoneMatchCondition): Promise<BrandingRepresentation & { notModified: boolean }> {
     const current = await this.current();
-    return { ...current, notModified: ifNoneMatch(req as Request, current.etag) };
+    return { ...current, notModified: ifNoneMatch.matches(current.etag) };
   }
 
   /** Replaces the whole branding; with If-Match, only when nobody changed it since the caller read it (else 412). */
   async replace(
     input: UpdateBrandingRequest,
     actor: Principal,
-    req: Pick<Request, 'headers'>,
+    ifMatch: IfMatchPrecondition,
   ): Promise<BrandingRepresentation> {
     const value: BrandingValue = {
       product_name: input.product_name.trim(),
@@ -57,7 +56,7 @@ export class BrandingService {
     const saved = await this.transactions.run(async () => {
       await this.settings.lock(BRANDING_KEY);
       const before = toBrandingResponse(await this.settings.find(BRANDING_KEY));
-      assertIfMatch(req as Request, represent(before).etag);
+      ifMatch.check(represent(before).etag);
       const setting = await this.settings.write(BRANDING_KEY, { ...value }, actor.userId);
       const changed = (Object.keys(value) as Array<keyof BrandingValue>).filter(
         (field) => before[field] !== value[field],

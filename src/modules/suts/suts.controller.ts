@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiConflictResponse,
   ApiCreatedResponse,
@@ -8,7 +8,6 @@ import {
   ApiPreconditionFailedResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
 import {
   Authenticated,
   CurrentUser,
@@ -23,6 +22,9 @@ import { SUT_TEMPLATES } from '../../../libs/evaluation/sut/templates.js';
 import { CreateSutRequest, ListSutsQuery, SutResponse, UpdateSutRequest } from './dto/sut.dto.js';
 import { SutTemplateList } from './dto/template.dto.js';
 import { SutsService } from './suts.service.js';
+import { IfMatch, WithETag } from '../../../libs/common/etag.decorators.js';
+import type { IfMatchPrecondition } from '../../../libs/common/etag.js';
+import { sutEtag } from './suts.mapper.js';
 
 export const SUT = { resource: 'sut', param: 'sut_id' } as const;
 
@@ -68,13 +70,9 @@ export class SutsController {
   @ApiOperation({ operationId: 'getSut' })
   @WorkspaceRoleRequired('viewer', SUT)
   @ApiOkResponse({ type: SutResponse })
-  async get(
-    @CurrentWorkspace() access: WorkspaceAccess,
-    @UuidParam('sut_id') id: string,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<SutResponse> {
+  @WithETag(sutEtag)
+  async get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('sut_id') id: string): Promise<SutResponse> {
     const sut = await this.suts.get(access, id);
-    res.setHeader('ETag', this.suts.etag(sut));
     return sut;
   }
 
@@ -85,16 +83,15 @@ export class SutsController {
   @ApiOkResponse({ type: SutResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'sut_name_taken' })
   @ApiPreconditionFailedResponse({ type: ProblemResponse, description: 'If-Match does not match the current ETag' })
+  @WithETag(sutEtag)
   async update(
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('sut_id') id: string,
     @Body() body: UpdateSutRequest,
-    @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
+    @IfMatch() ifMatch: IfMatchPrecondition,
     @CurrentUser() caller: Principal,
   ): Promise<SutResponse> {
-    const sut = await this.suts.update(access, id, body, req, caller);
-    res.setHeader('ETag', this.suts.etag(sut));
+    const sut = await this.suts.update(access, id, body, ifMatch, caller);
     return sut;
   }
 

@@ -1,3 +1,4 @@
+import { strongEtag } from '../../../libs/common/etag.js';
 import { defaultAdapter } from '../../../libs/evaluation/sut/adapter.js';
 import type { HttpTransport, OpenAiChatTransport } from '../../../libs/evaluation/sut/sut.types.js';
 import type { AdapterResponse } from './dto/adapter.dto.js';
@@ -54,4 +55,9 @@ export function toSutResponse(s: SutEntity, connectionCount: number): SutRespons
     created_at: s.createdAt,
     updated_at: s.updatedAt,
   };
+}
+
+/** The record's ETag (If-Match on writes; the ETag header on reads and writes). */
+export function sutEtag(sut: SutResponse): string {
+  return strongEtag('sut', sut.id, sut.updated_at.toISOString());
 }

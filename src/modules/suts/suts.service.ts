@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { Request } from 'express';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
+import type { IfMatchPrecondition } from '../../../libs/common/etag.js';
 import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import type { CreateSutRequest, ListSutsQuery, SutResponse, UpdateSutRequest } from './dto/sut.dto.js';
@@ -12,7 +11,7 @@ import type { ConnectionEntity } from './entities/connection.entity.js';
 import type { SutEntity } from './entities/sut.entity.js';
 import { SutErrors } from './suts.errors.js';
 import { SutsRepository } from './suts.repository.js';
-import { toSutResponse } from './suts.mapper.js';
+import { toSutResponse, sutEtag } from './suts.mapper.js';
 
 /** Systems under test: the applications a workspace evaluates (their connections are ConnectionsService's). */
 @Injectable()
@@ -41,10 +40,6 @@ export class SutsService {
   /** Of `ids`, those that are not SUTs of the workspace (for families that link SUTs: projects). */
   missing(workspaceId: string, ids: string[]): Promise<string[]> {
     return this.suts.missing(workspaceId, ids);
-  }
-
-  etag(sut: SutResponse): string {
-    return strongEtag('sut', sut.id, sut.updated_at.toISOString());
   }
 
   async list(access: WorkspaceAccess, query: ListSutsQuery): Promise<Page<SutResponse>> {
@@ -87,13 +82,13 @@ export class SutsService {
     access: WorkspaceAccess,
     id: string,
     body: UpdateSutRequest,
-    req: Request,
+    ifMatch: IfMatchPrecondition,
     caller: Principal,
   ): Promise<SutResponse> {
     await this.transactions.run(async () => {
       const sut = await this.suts.findForUpdate(access.workspaceId, id);
       if (!sut) throw new NotFoundError('SUT', id);
-      assertIfMatch(req, this.etag(toSutResponse(sut, 0)));
+      ifMatch.check(sutEtag(toSutResponse(sut, 0)));
       const changes: Record<string, { from: unknown; to: unknown }> = {};
       if (body.name !== undefined && body.name !== sut.name) {
         if (await this.suts.sutNameTaken(access.workspaceId, body.name, id)) throw nameTaken(body.name);

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiConflictResponse,
   ApiCreatedResponse,
@@ -8,7 +8,6 @@ import {
   ApiPreconditionFailedResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
 import { CurrentUser, SystemAdmin } from '../../../libs/auth/access.decorators.js';
 import type { Principal } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
@@ -24,6 +23,9 @@ import {
   UserResponse,
 } from './dto/user.dto.js';
 import { UsersService } from './users.service.js';
+import { IfMatch, WithETag } from '../../../libs/common/etag.decorators.js';
+import type { IfMatchPrecondition } from '../../../libs/common/etag.js';
+import { userEtag } from './users.mapper.js';
 
 @ApiTags('users')
 @Controller('users')
@@ -55,9 +57,9 @@ export class UsersController {
   @SystemAdmin({ orSelf: 'user_id' })
   @ApiOkResponse({ type: UserResponse })
   @ApiNotFoundResponse({ type: ProblemResponse })
-  async get(@UuidParam('user_id') id: string, @Res({ passthrough: true }) res: Response): Promise<UserResponse> {
+  @WithETag(userEtag)
+  async get(@UuidParam('user_id') id: string): Promise<UserResponse> {
     const user = await this.users.get(id);
-    res.setHeader('ETag', this.users.etag(user));
     return user;
   }
 
@@ -72,15 +74,14 @@ export class UsersController {
     description: 'email_taken, or last_admin when demoting the last active admin',
   })
   @ApiPreconditionFailedResponse({ type: ProblemResponse, description: 'If-Match does not match the current ETag' })
+  @WithETag(userEtag)
   async update(
     @UuidParam('user_id') id: string,
     @Body() body: UpdateUserRequest,
-    @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
+    @IfMatch() ifMatch: IfMatchPrecondition,
     @CurrentUser() actor: Principal,
   ): Promise<UserResponse> {
-    const user = await this.users.update(id, body, req, actor);
-    res.setHeader('ETag', this.users.etag(user));
+    const user = await this.users.update(id, body, ifMatch, actor);
     return user;
   }
 

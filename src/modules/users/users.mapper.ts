@@ -1,3 +1,4 @@
+import { strongEtag } from '../../../libs/common/etag.js';
 import type { UserEntity } from './entities/user.entity.js';
 import type { UserMembershipResponse, UserResponse } from './dto/user.dto.js';
 
@@ -24,4 +25,9 @@ export function toMembershipResponse(m: {
   joinedAt: Date;
 }): UserMembershipResponse {
   return { workspace_id: m.workspaceId, workspace_name: m.workspaceName, role: m.role, joined_at: m.joinedAt };
+}
+
+/** The record's ETag (If-Match on writes; the ETag header on reads and writes). */
+export function userEtag(user: UserResponse): string {
+  return strongEtag('user', user.id, user.version);
 }

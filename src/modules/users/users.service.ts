@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type { Request } from 'express';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import { AccessRepository } from '../../../libs/auth/access.repository.js';
 import { PasswordHasher } from '../../../libs/auth/password-hasher.js';
 import type { Principal, SystemRole } from '../../../libs/auth/roles.js';
 import { SessionRepository } from '../../../libs/auth/session.repository.js';
 import { DomainError, ForbiddenError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
+import type { IfMatchPrecondition } from '../../../libs/common/etag.js';
 import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
 import { hashSecretToken, newSecretToken } from '../../../libs/common/secret-token.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
@@ -23,7 +22,7 @@ import type {
 } from './dto/user.dto.js';
 import type { UserEntity } from './entities/user.entity.js';
 import { UserErrors } from './users.errors.js';
-import { toMembershipResponse, toUserResponse } from './users.mapper.js';
+import { toMembershipResponse, toUserResponse, userEtag } from './users.mapper.js';
 import { UsersRepository } from './users.repository.js';
 
 const SORTS = { created_at: 'u.created_at', email: 'u.email', display_name: 'lower(u.display_name)' } as const;
@@ -49,10 +48,6 @@ export class UsersService {
     private readonly transactions: TransactionRunner,
     private readonly apiKeys: ApiKeysService,
   ) {}
-
-  etag(user: UserResponse): string {
-    return strongEtag('user', user.id, user.version);
-  }
 
   async list(query: ListUsersQuery): Promise<Page<UserResponse>> {
     const [rows, total] = await this.users.list(
@@ -109,12 +104,17 @@ export class UsersService {
     return toUserResponse(user);
   }
 
-  async update(id: string, body: UpdateUserRequest, req: Request, actor: Principal): Promise<UserResponse> {
+  async update(
+    id: string,
+    body: UpdateUserRequest,
+    ifMatch: IfMatchPrecondition,
+    actor: Principal,
+  ): Promise<UserResponse> {
     return this.transactions.run(async () => {
       // A role change locks the admin set before the user row: the same order as deactivate, so no deadlock.
       const admins = body.system_role !== undefined ? await this.lockAdminsAsActor(actor) : undefined;
       const user = await this.requireLocked(id);
-      assertIfMatch(req, this.etag(toUserResponse(user)));
+      ifMatch.check(userEtag(toUserResponse(user)));
       const changes: Record<string, unknown> = {};
       if (body.email !== undefined && body.email.toLowerCase() !== user.email) {
         const other = await this.users.findByEmail(body.email);

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Put, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -7,7 +7,6 @@ import {
   ApiPreconditionFailedResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
 import {
   Authenticated,
   CurrentUser,
@@ -26,6 +25,9 @@ import {
   WorkspaceResponse,
 } from './dto/workspace.dto.js';
 import { WorkspacesService } from './workspaces.service.js';
+import { IfMatch, WithETag } from '../../../libs/common/etag.decorators.js';
+import type { IfMatchPrecondition } from '../../../libs/common/etag.js';
+import { workspaceEtag } from './workspaces.mapper.js';
 
 const WORKSPACE = { param: 'workspace_id' };
 
@@ -48,13 +50,9 @@ export class WorkspacesController {
   @ApiOperation({ operationId: 'createWorkspace' })
   @Authenticated({ apiKeys: false })
   @ApiCreatedResponse({ type: WorkspaceResponse })
-  async create(
-    @Body() body: CreateWorkspaceRequest,
-    @CurrentUser() caller: Principal,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<WorkspaceResponse> {
+  @WithETag(workspaceEtag)
+  async create(@Body() body: CreateWorkspaceRequest, @CurrentUser() caller: Principal): Promise<WorkspaceResponse> {
     const workspace = await this.workspaces.create(body, caller);
-    res.setHeader('ETag', this.workspaces.etag(workspace));
     return workspace;
   }
 
@@ -63,13 +61,9 @@ export class WorkspacesController {
   @ApiOperation({ operationId: 'getWorkspace' })
   @WorkspaceRoleRequired('viewer', WORKSPACE)
   @ApiOkResponse({ type: WorkspaceResponse })
-  async get(
-    @CurrentWorkspace() access: WorkspaceAccess,
-    @CurrentUser() caller: Principal,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<WorkspaceResponse> {
+  @WithETag(workspaceEtag)
+  async get(@CurrentWorkspace() access: WorkspaceAccess, @CurrentUser() caller: Principal): Promise<WorkspaceResponse> {
     const workspace = await this.workspaces.get(access, caller);
-    res.setHeader('ETag', this.workspaces.etag(workspace));
     return workspace;
   }
 
@@ -79,15 +73,14 @@ export class WorkspacesController {
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiOkResponse({ type: WorkspaceResponse })
   @ApiPreconditionFailedResponse({ type: ProblemResponse, description: 'If-Match does not match the current ETag' })
+  @WithETag(workspaceEtag)
   async update(
     @CurrentWorkspace() access: WorkspaceAccess,
     @Body() body: UpdateWorkspaceRequest,
-    @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
+    @IfMatch() ifMatch: IfMatchPrecondition,
     @CurrentUser() caller: Principal,
   ): Promise<WorkspaceResponse> {
-    const workspace = await this.workspaces.update(access, body, req, caller);
-    res.setHeader('ETag', this.workspaces.etag(workspace));
+    const workspace = await this.workspaces.update(access, body, ifMatch, caller);
     return workspace;
   }
 
@@ -107,15 +100,14 @@ export class WorkspacesController {
   @WorkspaceRoleRequired('admin', WORKSPACE)
   @ApiOkResponse({ type: WorkspaceResponse })
   @ApiPreconditionFailedResponse({ type: ProblemResponse, description: 'If-Match does not match the current ETag' })
+  @WithETag(workspaceEtag)
   async setEmbeddingConfig(
     @CurrentWorkspace() access: WorkspaceAccess,
     @Body() body: EmbeddingConfigRequest,
-    @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
+    @IfMatch() ifMatch: IfMatchPrecondition,
     @CurrentUser() caller: Principal,
   ): Promise<WorkspaceResponse> {
-    const workspace = await this.workspaces.setEmbeddingConfig(access, body, req, caller);
-    res.setHeader('ETag', this.workspaces.etag(workspace));
+    const workspace = await this.workspaces.setEmbeddingConfig(access, body, ifMatch, caller);
     return workspace;
   }
 }

@@ -1,3 +1,4 @@
+import { strongEtag } from '../../../libs/common/etag.js';
 import type { MemberRow } from './members.repository.js';
 import type { WorkspaceView } from './workspaces.repository.js';
 import type { WorkspaceMemberResponse } from './dto/member.dto.js';
@@ -68,4 +69,9 @@ export function toInvitationResponse(i: WorkspaceInvitationEntity): InvitationRe
     last_sent_at: i.lastSentAt,
     created_at: i.createdAt,
   };
+}
+
+/** The record's ETag (If-Match on writes; the ETag header on reads and writes). */
+export function workspaceEtag(workspace: WorkspaceResponse): string {
+  return strongEtag('workspace', workspace.id, workspace.version);
 }

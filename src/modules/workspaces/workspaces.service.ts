@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { Request } from 'express';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { NotFoundError, ValidationFailedError } from '../../../libs/common/domain-error.js';
-import { assertIfMatch, strongEtag } from '../../../libs/common/etag.js';
+import type { IfMatchPrecondition } from '../../../libs/common/etag.js';
 import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import type {
@@ -16,7 +15,7 @@ import type {
 } from './dto/workspace.dto.js';
 import type { EmbeddingConfigValue } from './entities/workspace.entity.js';
 import { MembersRepository } from './members.repository.js';
-import { toWorkspaceListItem, toWorkspaceResponse } from './workspaces.mapper.js';
+import { toWorkspaceListItem, toWorkspaceResponse, workspaceEtag } from './workspaces.mapper.js';
 import { WorkspacesRepository } from './workspaces.repository.js';
 import { EmbeddingConfigRefs } from './embedding-config-refs.js';
 
@@ -41,10 +40,6 @@ export class WorkspacesService {
   /** Locks the workspace row in the caller's unit of work (serialising the workspace's metric defaults). */
   lock(workspaceId: string): Promise<void> {
     return this.workspaces.lock(workspaceId);
-  }
-
-  etag(workspace: WorkspaceResponse): string {
-    return strongEtag('workspace', workspace.id, workspace.version);
   }
 
   /** A user's workspaces; system admins see all of them unless they ask for `mine`; an API key its own. */
@@ -95,12 +90,12 @@ export class WorkspacesService {
   async update(
     access: WorkspaceAccess,
     body: UpdateWorkspaceRequest,
-    req: Request,
+    ifMatch: IfMatchPrecondition,
     caller: Principal,
   ): Promise<WorkspaceResponse> {
     return this.transactions.run(async () => {
       const current = await this.requireView(access.workspaceId, caller);
-      assertIfMatch(req, this.etag(toWorkspaceResponse(current)));
+      ifMatch.check(workspaceEtag(toWorkspaceResponse(current)));
       const workspace = current.workspace;
       const changes: Record<string, { from: string; to: string }> = {};
       if (body.name !== undefined && body.name !== workspace.name)
@@ -143,7 +138,7 @@ export class WorkspacesService {
   async setEmbeddingConfig(
     access: WorkspaceAccess,
     body: EmbeddingConfigRequest,
-    req: Request,
+    ifMatch: IfMatchPrecondition,
     caller: Principal,
   ): Promise<WorkspaceResponse> {
     if (body.provider === 'local' && body.config_ref !== undefined) {
@@ -154,7 +149,7 @@ export class WorkspacesService {
     }
     return this.transactions.run(async () => {
       const current = await this.requireView(access.workspaceId, caller);
-      assertIfMatch(req, this.etag(toWorkspaceResponse(current)));
+      ifMatch.check(workspaceEtag(toWorkspaceResponse(current)));
       if (body.provider === 'remote' && !(await this.embeddingConfigs.exists(access.workspaceId, body.config_ref!))) {
         throw new ValidationFailedError(
           `The workspace has no embedding config "${body.config_ref}"; create it with POST /embedding-configs first`,
