@@ -1,6 +1,6 @@
 import { loneSurrogatePath, MAX_VALUE_DEPTH, valueDepth } from '../../../libs/common/json-limits.js';
 import { isUuid } from '../../../libs/common/uuid.js';
-import { jsonbOutput } from './ingest/jsonb-text.js';
+import { jsonbOutput } from '../../../libs/database/jsonb-text.js';
 import { MAX_COLUMN_NAME, MAX_COLUMNS } from './ingest/row-sources.js';
 
 /** One row's JSON may take at most this many bytes. */
@@ -23,7 +23,7 @@ export interface NormalizedRow {
   /** The row's own `_row_id`, when it carried one. */
   rowId?: string;
   data: Record<string, unknown>;
-  /** The row as jsonb prints it (ingest/jsonb-text.ts): what is stored, hashed and measured against MAX_ROW_BYTES. */
+  /** The row as jsonb prints it (libs/database/jsonb-text.ts): what is stored, hashed and measured against MAX_ROW_BYTES. */
   json: string;
 }
 

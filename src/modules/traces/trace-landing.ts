@@ -19,7 +19,7 @@ import type { DatasetEntity } from '../datasets/entities/dataset.entity.js';
 import { SecretsService } from '../secrets/secrets.service.js';
 import { pullConnection } from './connection-sources.js';
 import { TRACE_ENRICH_JOB, TRACE_LAND_JOB } from './traces.jobs.js';
-import { jsonbStoredText, jsonbText } from './jsonb.js';
+import { jsonbStoredText, jsonbText } from '../../../libs/database/jsonb-text.js';
 import { TRACE_INGEST_RUNS, TracesRepository, type IngestRunRow } from './traces.repository.js';
 
 const DROP_BATCH = 500;

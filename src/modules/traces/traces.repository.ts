@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { sql, type Insertable, type Selectable } from 'kysely';
 import { BulkWriter, type BulkValue } from '../../../libs/database/bulk-writer.js';
-import { jsonbText } from './jsonb.js';
+import { jsonbText } from '../../../libs/database/jsonb-text.js';
 import type { DB } from '../../../libs/database/schema.js';
 import type { NarrowedRow } from '../../../libs/database/typed-queries.js';
 import { Db } from '../../../libs/database/unit-of-work.js';

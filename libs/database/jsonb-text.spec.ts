@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { jsonbKeyOrder, jsonbOutput } from './jsonb-text.js';
+import { jsonbKeyOrder, jsonbOutput, jsonbStoredText, jsonbText } from './jsonb-text.js';
 
 // What PostgreSQL prints for these values as jsonb (`SELECT $1::jsonb::text`); test/e2e/datasets/upload
 // holds the same against the database itself.
@@ -24,5 +24,21 @@ describe('jsonbOutput', () => {
       '{"a": [null, null, true], "s": "q\\"\\\\\\n\\t\\u0001é"}',
     );
     expect(jsonbOutput({ d: new Date('2026-01-02T03:04:05.000Z') })).toBe('{"d": "2026-01-02T03:04:05.000Z"}');
+  });
+});
+
+describe('jsonbStoredText', () => {
+  it('is the text jsonb prints for a value it can store as it is', () => {
+    const value = { span_id: 'a', attributes: { ключ: 'é 😀', big: 1e21, list: [1, { b: 2, a: 1 }] }, n: null };
+    expect(jsonbStoredText(value)).toBe(jsonbOutput(value));
+    expect(JSON.parse(jsonbStoredText(value))).toEqual(value);
+  });
+
+  it('holds what jsonbText stores when a name or value has a NUL or an unpaired surrogate', () => {
+    const value = { 'a\u0000b': 'x\u0000y', lone: 'half \ud800 pair', pair: '😀', inner: [{ 'k\udc00': 1 }] };
+    const text = jsonbStoredText(value);
+    expect(text).not.toMatch(/\\u0000|\\ud[89a-f]/);
+    expect(JSON.parse(text)).toEqual(JSON.parse(jsonbText(value)));
+    expect(text).toBe(jsonbOutput(JSON.parse(jsonbText(value))));
   });
 });
