@@ -155,7 +155,7 @@ export class Db {
  *
  * A small equivalent of `@nestjs-cls/transactional`, which cannot be loaded here: it is
  * CommonJS requiring the ESM-only NestJS 12, which Node runs but jest's ESM runtime (before
- * Node 24.9) does not (docs/architecture.md).
+ * Node 24.9) does not (docs/decisions/0005-unit-of-work-in-async-context.md).
  */
 @Injectable()
 export class TransactionRunner {
