@@ -47,9 +47,9 @@ export function exitOnSignals(context: INestApplicationContext, config: AppConfi
 /**
  * Lowers this process's CPU priority to WORKER_NICE (a nice value), so that on a host shared with
  * API processes the requests are served first and the jobs take the CPU they leave: a run is
- * background work, a request has someone waiting. Measured with bench/get-under-run.mjs on two
- * cores: a GET's p99 under a 10,000-row run rose 2.3x with the worker at the API's priority and
- * 1.3x at nice 10, while the run took 1.05x as long either way. Called first, so the threads the
+ * background work, a request has someone waiting. Measured with bench/get-under-run.mjs: at nice
+ * 10 a GET's p99 under a run rose far less than at the API's priority, and the run took about as
+ * long either way (docs/performance.md#a-get-while-a-run-is-going). Called first, so the threads the
  * process starts afterwards (libuv's pool) inherit it. Raising a priority would need privileges,
  * so a lower WORKER_NICE than the current one is left alone.
  */

@@ -32,7 +32,7 @@ const SHARED = [
   imports: [
     // HS256 with the key as a KeyObject made once: given the secret as a string, jsonwebtoken
     // makes one (createSecretKey) on every sign and verify, which cost more CPU than the rest of
-    // an authenticated GET together (bench/http-get.mjs, docs/performance.md).
+    // an authenticated GET together (bench/http-get.mjs, docs/performance.md#an-authenticated-get-of-a-record).
     JwtModule.registerAsync({
       inject: [AppConfig],
       useFactory: (config: AppConfig) => {

@@ -5,11 +5,11 @@ import { v7 } from 'uuid';
  * UUIDv7 (RFC 9562): a millisecond timestamp first, then a counter seeded at random every
  * millisecond, so the ids one process makes sort in the order it made them. Rows keyed by
  * (dataset_id, row_id) then land at the right edge of the primary key's B-tree instead of on a
- * random page: a 100,000-row load spends a fifth less time in PostgreSQL (docs/performance.md).
+ * random page: a 100,000-row load spends less time in PostgreSQL (docs/performance.md#dataset-uploads).
  *
- * `uuid`'s own v7() asks crypto for 16 bytes on every call (about 2 us, ten times node's
- * randomUUID()); here the random bytes come from a pool refilled 256 ids at a time and uuid lays
- * out and prints them.
+ * `uuid`'s own v7() asks crypto for 16 bytes on every call (many times the cost of node's
+ * randomUUID(), docs/performance.md#dataset-uploads); here the random bytes come from a pool
+ * refilled 256 ids at a time and uuid lays out and prints them.
  */
 const POOL_BYTES = 4096;
 const pool = new Uint8Array(POOL_BYTES);

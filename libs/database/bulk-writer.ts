@@ -29,9 +29,8 @@ export type BulkValue = CopyValue;
 /**
  * Encoded rows reach the COPY in chunks of about this many bytes: PostgreSQL's as a stream, the
  * embedded database's a blob at a time. Memory stays bounded, and what is left to copy when the
- * encoding ends is small: an embedded upload of 100,000 rows (21.6 MB of COPY data) took
- * 1.84-2.09 s in 1-MiB chunks against 1.72-2.35 s in 4-MiB ones (six each, alternating,
- * bench/datasets.mjs, 2026-11-27), the peak RSS no higher.
+ * encoding ends is small: 1-MiB chunks were a little faster than 4-MiB ones for an embedded
+ * upload, the peak RSS no higher (docs/performance.md#dataset-uploads).
  */
 const CHUNK_BYTES = 1024 * 1024;
 
@@ -42,8 +41,8 @@ const CHUNK_BYTES = 1024 * 1024;
  * the merge queued after the write (an upload of 100,000 rows answers as fast as it did when every
  * merge was deferred); past them the write merges as it goes, 4 MB at a time. PGlite runs on the
  * service's thread and a merge is one statement that holds it: the merge of a 1,000,000-row
- * upload's deferred list held every request for 14.7 s on a 2-core machine, 4 MB at a time the
- * longest statement took 1.2 s (docs/performance.md#dataset-uploads). On PostgreSQL the index
+ * upload's deferred list held every request for seconds, 4 MB at a time the longest statement
+ * took about a tenth of that (docs/performance.md#dataset-uploads). On PostgreSQL the index
  * keeps its 128-MB list and the merge runs on a connection of its own.
  */
 export const EMBEDDED_DEFERRED_GIN_ROWS = 100_000;
@@ -53,7 +52,7 @@ export const EMBEDDED_DEFERRED_GIN_LIMIT = '16MB';
  * A Blob over bytes already in memory. PGlite reads the file of `COPY … FROM '/dev/blob'` through
  * `arrayBuffer()`, which here hands over the buffer itself: a Blob built from bytes copies them,
  * and its `arrayBuffer()` copies them again, two more copies of every chunk that stay in memory
- * until a collection (about 90 MB at the peak of a 100,000-row upload). The other readers give the
+ * until a collection (docs/performance.md#copies-of-copy-chunks). The other readers give the
  * same bytes through a Blob of a copy.
  */
 export class ArrayBufferBlob extends Blob {

@@ -37,8 +37,9 @@ class ConnectWithin extends ServiceClient {
 
 /**
  * The embedded database's buffer cache. PGlite's own default, 128MB, is resident from the moment
- * it opens (it touches all of it); at 32MB a freshly opened database holds about 100 MB less, and
- * a 100,000-row insert took as long (docs/configuration.md, EMBEDDED_SHARED_BUFFERS). The data
+ * it opens (it touches all of it); at 32MB a freshly opened database holds much less, and a
+ * 100,000-row insert took as long (docs/configuration.md, EMBEDDED_SHARED_BUFFERS;
+ * docs/performance.md#dataset-uploads). The data
  * files stay in the operating system's page cache besides.
  */
 export const EMBEDDED_SHARED_BUFFERS_DEFAULT = '32MB';

@@ -52,7 +52,8 @@ export function engineTurns(pglite: PGlite): EngineTurns {
  * to a socket; PGlite's adapter gave each to the engine on its own, and each call entered the
  * WebAssembly engine, ran its protocol loop and synchronised the file system once more. Here the
  * messages up to a Sync or a Flush are one call, as a server reads them from one packet: a warm
- * prepared read costs one call instead of four (bench/http-get.mjs; docs/performance.md). A simple
+ * prepared read costs one call instead of four (bench/http-get.mjs;
+ * docs/performance.md#an-authenticated-get-of-a-record). A simple
  * query, COPY data and the authentication messages go at once, as before.
  *
  * The engine runs on this thread and answers within the promise that asked it, so statements that
@@ -62,7 +63,7 @@ export function engineTurns(pglite: PGlite): EngineTurns {
  * connection whose idle timer fell due meanwhile was closed with a request in it
  * (docs/performance.md#runs). A call made when the engine's calls have held the loop for more than
  * TURN_BUDGET_MS waits for the next turn first (EngineTurns). (A turn before every call cost the GET of a
- * record a fifth of its rate: 32 requests' statements then interleave.)
+ * record much of its rate, docs/performance.md#runs: 32 requests' statements then interleave.)
  *
  * The engine answers the batch in order; the answers are emitted as the adapter emitted them
  * (each message by its name, `errorMessage` for an error, `message` when someone listens for it),

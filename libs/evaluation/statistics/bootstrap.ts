@@ -27,7 +27,7 @@ export function seedFromText(text: string): number {
 /**
  * xoshiro128** (Blackman & Vigna 2018), its state filled from the seed by splitmix32: a small,
  * fast generator that passes BigCrush, written out because the bootstrap draws hundreds of
- * millions of indices on a large diff and a call per draw into a library generator cost 10x.
+ * millions of indices on a large diff and a call per draw into a library generator cost many times more.
  */
 export class Xoshiro128 {
   private a: number;

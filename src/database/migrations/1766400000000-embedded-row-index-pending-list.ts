@@ -6,8 +6,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * write sets the limit for its own rows (BulkWriter: the first 100,000 rows' merge is left for
  * after the write, the rest is merged 4 MB at a time as it is written). PGlite runs on the
  * service's own thread: merging a 1,000,000-row upload's 115-MB list was one statement that held
- * every request for 14.7 s on a 2-core machine, and its accumulator grew the engine's WebAssembly
- * memory, which never shrinks, by 27 MB (docs/performance.md#dataset-uploads). With the option
+ * every request for seconds, and its accumulator grew the engine's WebAssembly memory, which never
+ * shrinks (docs/performance.md#dataset-uploads). With the option
  * reset the session's setting decides, which the index's own option would override. PostgreSQL
  * keeps 128 MB: there the merge runs on a connection of its own, and the upload answers sooner
  * for not merging. (An embedded database dumped and restored into PostgreSQL carries the reset;

@@ -8,10 +8,10 @@ import { MERGE_ROW_INDEX_JOB } from './datasets.jobs.js';
 /** Writes of at least this many rows schedule a merge of the row index's pending list. */
 export const MERGE_AFTER_ROWS = 10_000;
 /**
- * On the embedded database the merge holds its one connection (what a bulk write leaves there is
- * at most its first 100,000 rows' entries, up to 16 MB, BulkWriter: 1.6–2.8 s on a slow 2-core
- * machine), so it starts this long after the write commits: the writer's answer, and the reads a
- * client makes right after it, are not queued behind it.
+ * On the embedded database the merge holds its one connection for seconds (what a bulk write
+ * leaves there is at most its first 100,000 rows' entries, up to 16 MB, BulkWriter;
+ * docs/performance.md#dataset-uploads), so it starts this long after the write commits: the
+ * writer's answer, and the reads a client makes right after it, are not queued behind it.
  */
 export const EMBEDDED_MERGE_DELAY_MS = 2_000;
 

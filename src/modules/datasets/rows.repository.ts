@@ -177,18 +177,17 @@ export class RowsRepository {
     // (the plan chosen for them), held about 250 bytes of the engine's memory a row until the
     // statement ended: PostgreSQL gives it back then, but the embedded engine's WebAssembly
     // memory never shrinks, and one upload of 1,000,000 rows (its columns past DISTINCT_CAP) grew
-    // it from 128 to 382 MB for good. With jsonb_object_keys it did not grow, sorted or hashed
-    // (test/e2e/datasets/distinct-counts.e2e-spec.ts).
+    // it for good by more than the engine's whole buffer cache. With jsonb_object_keys it did not
+    // grow, sorted or hashed (test/e2e/datasets/distinct-counts.e2e-spec.ts; docs/performance.md#runs).
     const sql = `SELECT s.key, count(*)::int AS n FROM (
          SELECT k.key, r.data -> k.key AS value FROM dataset_rows r CROSS JOIN LATERAL jsonb_object_keys(r.data) AS k(key)
           WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND jsonb_typeof(r.data -> k.key) <> 'null' ${only ? 'AND k.key = ANY($3::text[])' : ''}
           GROUP BY 1, 2
        ) s GROUP BY s.key`;
     const parameters = only ? [datasetId, version, only] : [datasetId, version];
-    // The planner, which expects a hundred keys a row, would sort the pairs: twice as long as
-    // hashing them (22 against 10 s for 1,000,000 rows of four columns on the embedded engine;
-    // jsonb_each's plan took 13 s), both spilling to disk within work_mem. Inside a unit of work
-    // it is told to hash, for this statement only.
+    // The planner, which expects a hundred keys a row, would sort the pairs: about twice as long
+    // as hashing them, both spilling to disk within work_mem (docs/performance.md#runs). Inside a
+    // unit of work it is told to hash, for this statement only.
     const count = (): Promise<Array<{ key: string; n: number }>> => this.db.query(sql, parameters);
     const rows = this.db.inTransaction ? await this.withoutSort(count) : await count();
     return Object.fromEntries(rows.map((r) => [r.key, r.n]));

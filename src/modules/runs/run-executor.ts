@@ -191,8 +191,8 @@ export class RunExecutor {
         : 'shutdown'
       : null;
     // Told again now that the items are answered: with the statistics of the start (every item pending) the
-    // summary's pages, which read the answered ones, were each planned as a scan of the whole table (a
-    // 1,000,000-item run: 1.7 s a page, 394 s for its summary). The reads after the run gain too.
+    // summary's pages, which read the answered ones, were each planned as a scan of the whole table, and a
+    // large run's summary took minutes (docs/performance.md#runs). The reads after the run gain too.
     if (large && (reason === null || reason === 'cancelled')) await this.runs.analyzeItems();
     if (reason !== null) {
       // Cancelled: the run ends with what was done, and its job ends cancelled. A lost lease or a shutdown: the job

@@ -253,9 +253,9 @@ export class RunsRepository {
    *
    * Without a sample the rows go in chunks of `chunkRows`, in the rows' order, each chunk one
    * statement of the same unit of work: on the embedded database a statement runs on node's own
-   * thread, and one statement over a million rows held it for about half a minute (6.7 s for
-   * 200,000 rows; no request, timer or health check answered meanwhile, and a keep-alive
-   * connection reused then was reset). Between chunks the embedded connection lets the event
+   * thread, and one statement over many rows held it for seconds, during which no request, timer
+   * or health check answered and a keep-alive connection reused then was reset
+   * (docs/performance.md#runs). Between chunks the embedded connection lets the event
    * loop turn once its calls have held it TURN_BUDGET_MS (BatchingPgliteConnection). Other
    * requests' statements still wait for the unit of work there (one connection); the rest of
    * their work does not. A conversation's turns count on from the session's last turn in the

@@ -34,8 +34,8 @@ const CANCEL_WAIT_MS = 5000;
 /** Starting, listing, cancelling, rerunning and feeding runs; their execution is RunExecutor's. */
 /**
  * A run's items are created this many pages (RUN_PAGE_SIZE) of rows a statement (2,500 rows at
- * the default): about 80 ms a statement on the embedded database of a slow 2-core machine, so
- * node's thread, which that database runs on, is never held longer (RunsRepository.materialize).
+ * the default): a short statement even on a slow machine (docs/performance.md#a-runs-items-in-chunks),
+ * so node's thread, which the embedded database runs on, is never held long (RunsRepository.materialize).
  */
 export const MATERIALIZE_PAGES = 5;
 
