@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// The npm registry mirror of this workplace does not serve some platform-specific optional
-// packages (darwin, win32, android, ... builds of msgpackr-extract and unrs-resolver), so an
-// `npm install` made here writes a package-lock.json without their entries, and `npm ci` then
-// refuses it ("Missing: … from lock file"). This adds the missing entries, with os/cpu/libc so
+// A registry that does not serve some platform-specific optional packages (darwin, win32,
+// android, ... builds of msgpackr-extract and unrs-resolver) makes `npm install` write a
+// package-lock.json without their entries, and `npm ci` then refuses it ("Missing: … from lock
+// file"). This adds the missing entries, with os/cpu/libc so
 // npm skips them on other platforms without fetching them (and fetches them by name and version
 // from the public registry on the platforms that need them).
 //   node .ci/complete-lockfile.mjs          rewrite package-lock.json
