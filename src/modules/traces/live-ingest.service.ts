@@ -7,7 +7,7 @@ import { normaliseSpan } from '../../../libs/traces/conventions.js';
 import type { ReadItem } from '../../../libs/traces/readers.js';
 import type { CanonicalSpan, Drop } from '../../../libs/traces/span.types.js';
 import { AppConfig } from '../../../libs/config/app-config.js';
-import { spanRowId, TraceDatasets } from './trace-landing.js';
+import { spanRowId, TraceDatasets } from './trace-datasets.service.js';
 import { jsonbText } from '../../../libs/database/jsonb-text.js';
 import { TRACE_LIVE_LAND_JOB } from './traces.jobs.js';
 import { LiveStreamsService } from './live-streams.service.js';

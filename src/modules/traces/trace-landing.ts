@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { createHash, hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WordHashSet } from '../../../libs/common/hash-set.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
@@ -8,7 +8,7 @@ import { JobFailure } from '../../../libs/queue/job-outcome.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { isTerminal, type JobContext, type JobOf } from '../../../libs/queue/job.types.js';
 import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
-import { normaliseSpan, REPORTED_FIELDS } from '../../../libs/traces/conventions.js';
+import { normaliseSpan } from '../../../libs/traces/conventions.js';
 import { readRecordsAsync, readTraceFile, type ReadItem, type TraceFileFormat } from '../../../libs/traces/readers.js';
 import type { CanonicalSpan, Convention } from '../../../libs/traces/span.types.js';
 import { AppConfig } from '../../../libs/config/app-config.js';
@@ -21,47 +21,9 @@ import { pullConnection } from './connection-sources.js';
 import { TRACE_ENRICH_JOB, TRACE_LAND_JOB } from './traces.jobs.js';
 import { jsonbStoredText, jsonbText } from '../../../libs/database/jsonb-text.js';
 import { TRACE_INGEST_RUNS, TracesRepository, type IngestRunRow } from './traces.repository.js';
+import { SPAN_COLUMNS, spanRowId, TRACE_MAPPING, TraceDatasets } from './trace-datasets.service.js';
 
 const DROP_BATCH = 500;
-
-/** The columns of a trace dataset version, in this order (attributes last). */
-export const SPAN_COLUMNS: Array<keyof CanonicalSpan> = [...REPORTED_FIELDS, 'convention', 'attributes'];
-
-/** How a trace version maps onto the canonical fields runs and partitions use. */
-export const TRACE_MAPPING = { input: 'input', session_id: 'session_id' };
-
-/** A span's row id: the same trace and span in the same dataset always get the same id, so landing twice writes once. */
-export function spanRowId(datasetId: string, traceId: string, spanId: string): string {
-  // A name-based UUID (version 5 bits over SHA-1), built from the digest's hex: one call per span.
-  const x = hash('sha1', `${datasetId}\u0000${traceId}\u0000${spanId}`, 'hex');
-  const variant = '89ab'[parseInt(x[16], 16) & 3];
-  return `${x.slice(0, 8)}-${x.slice(8, 12)}-5${x.slice(13, 16)}-${variant}${x.slice(17, 20)}-${x.slice(20, 32)}`;
-}
-
-/** Trace datasets found by name, created on first use: where landings and OTLP exports name their target. */
-@Injectable()
-export class TraceDatasets {
-  constructor(private readonly datasets: DatasetWritesService) {}
-
-  /**
-   * The id of the workspace's dataset of this name (compared case-insensitively), created as a
-   * trace dataset when there is none; null when a test-case dataset has the name. Inside a unit
-   * of work: concurrent first uses of one name create one dataset.
-   */
-  findOrCreate(
-    workspaceId: string,
-    name: string,
-    createdBy: string | null,
-    description: string,
-  ): Promise<string | null> {
-    return this.datasets.findOrCreateByName(workspaceId, name, {
-      kind: 'traces',
-      description,
-      tags: ['traces'],
-      createdBy,
-    });
-  }
-}
 
 /** The 128 bits of a row id, as WordHashSet keys them (one array, reused: the set copies what it keeps). */
 const rowIdWords = new Uint32Array(4);
