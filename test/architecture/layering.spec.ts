@@ -92,6 +92,15 @@ describe('layering (STYLE.md habits)', () => {
     expect(offenders).toEqual([]);
   });
 
+  it("every provider's file says its role: .service, .repository, .job (background work) and the like", () => {
+    const roles =
+      /\.(controller|service|repository|job|module|guard|interceptor|receiver|mapper|errors|jobs|rules)\.ts$/;
+    const unnamed = files
+      .filter((f) => f.path.startsWith('src/modules/') && /@Injectable\(/.test(f.text) && !roles.test(f.path))
+      .map((f) => f.path);
+    expect(unnamed).toEqual([]);
+  });
+
   it('repositories throw no HTTP errors', () => {
     const offenders = files
       .filter(
@@ -502,10 +511,10 @@ const WORKSPACE_FREE_CALLERS = [
   'src/modules/runs/results.service.ts: findUnscoped',
   // Job handlers resolving their job's record.
   'src/modules/ops/custom-ops.service.ts: findCustomOpForUpdateUnscoped',
-  'src/modules/runs/run-executor.ts: findForUpdateUnscoped, findUnscoped',
-  'src/modules/sdg/sdg-generator.ts: findRunUnscoped',
-  'src/modules/traces/trace-enrichment.ts: findEnrichmentRunUnscoped',
-  'src/modules/traces/trace-landing.ts: findRunUnscoped',
+  'src/modules/runs/run-executor.job.ts: findForUpdateUnscoped, findUnscoped',
+  'src/modules/sdg/sdg-generator.job.ts: findRunUnscoped',
+  'src/modules/traces/trace-enrichment.job.ts: findEnrichmentRunUnscoped',
+  'src/modules/traces/trace-landing.job.ts: findRunUnscoped',
 ];
 
 describe('repositories take the workspace (STYLE.md: find(workspaceId, id), never load-then-compare)', () => {

@@ -11,7 +11,7 @@ import { DiffService } from '../../src/modules/runs/diff.service.js';
 import { GateService } from '../../src/modules/runs/gate.service.js';
 import type { CreateRunRequest, RunResponse } from '../../src/modules/runs/dto/run.dto.js';
 import { ResultsService } from '../../src/modules/runs/results.service.js';
-import { RunExecutor } from '../../src/modules/runs/run-executor.js';
+import { RunExecutor } from '../../src/modules/runs/run-executor.job.js';
 import { RunQueueService } from '../../src/modules/runs/run-queue.service.js';
 import { RUNS } from '../../src/modules/runs/runs.repository.js';
 import { RunsModule } from '../../src/modules/runs/runs.module.js';

@@ -8,7 +8,7 @@ import { DatasetWritesService } from '../../src/modules/datasets/dataset-writes.
 import { DatasetsService } from '../../src/modules/datasets/datasets.service.js';
 import { TraceRetentionService } from '../../src/modules/traces/retention.service.js';
 import { spanRowId } from '../../src/modules/traces/trace-datasets.service.js';
-import { FRESH_IDS_MAX, LAND_BATCH, TraceLanding } from '../../src/modules/traces/trace-landing.js';
+import { FRESH_IDS_MAX, LAND_BATCH, TraceLanding } from '../../src/modules/traces/trace-landing.job.js';
 import { TRACE_INGEST_RUNS } from '../../src/modules/traces/traces.repository.js';
 import { TracesService } from '../../src/modules/traces/traces.service.js';
 import { domainError, startMedium, type Caller, type Medium } from './medium.js';

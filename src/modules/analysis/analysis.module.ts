@@ -3,7 +3,7 @@ import { CataloguesModule } from '../catalogues/catalogues.module.js';
 import { DatasetsModule } from '../datasets/datasets.module.js';
 import { AnalysisController } from './analysis.controller.js';
 import { AnalysisRepository } from './analysis.repository.js';
-import { AnalysisRunner } from './analysis-runner.js';
+import { AnalysisRunner } from './analysis-runner.job.js';
 import { AnalysisService } from './analysis.service.js';
 import { AnalysisPropertiesController } from './properties.controller.js';
 

@@ -18,7 +18,7 @@ import {
   type AnalysisRunRow,
   type ClusterRunRow,
 } from './analysis.repository.js';
-import { embeddingColumn, MIN_CLUSTER_ROWS, textOf } from './analysis-runner.js';
+import { embeddingColumn, MIN_CLUSTER_ROWS, textOf } from './analysis-runner.job.js';
 import { ANALYSIS_JOB, CLUSTER_JOB } from './analysis.jobs.js';
 import {
   ANALYSIS_KINDS,

@@ -2,9 +2,9 @@ import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { WorkspaceResourceRegistry } from '../../../libs/auth/workspace-resource.registry.js';
 import { OpsModule } from '../ops/ops.module.js';
-import { OpUsers } from '../ops/op-users.js';
+import { OpUsers } from '../ops/op-users.service.js';
 import { SecretsModule } from '../secrets/secrets.module.js';
-import { EmbeddingConfigRefs } from '../workspaces/embedding-config-refs.js';
+import { EmbeddingConfigRefs } from '../workspaces/embedding-config-refs.service.js';
 import { WorkspacesModule } from '../workspaces/workspaces.module.js';
 import { EmbeddingConfigsController } from './embedding-configs.controller.js';
 import { EmbeddingConfigsRepository } from './embedding-configs.repository.js';
@@ -30,7 +30,7 @@ import { MetricDefaultsService } from './metric-defaults.service.js';
 import { NotificationConfigsController } from './notification-configs.controller.js';
 import { NotificationConfigsRepository } from './notification-configs.repository.js';
 import { NotificationConfigsService } from './notification-configs.service.js';
-import { NotificationDispatcher } from './notification-dispatcher.js';
+import { NotificationDispatcher } from './notification-dispatcher.service.js';
 import { WorkspaceMetricConfigsController } from './workspace-metric-configs.controller.js';
 
 /** Configuration catalogues: judges, metric configs (versioned, with workspace defaults), eval configs, embedding configs, webhooks and the metric catalogue. */

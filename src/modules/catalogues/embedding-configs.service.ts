@@ -7,7 +7,7 @@ import { embedRemote } from '../../../libs/evaluation/embeddings-client.js';
 import { LOCAL_EMBEDDER, localEmbed } from '../../../libs/evaluation/local-embedder.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { isUniqueViolation } from '../../../libs/database/database-errors.js';
-import { SecretReferences } from '../secrets/secret-references.js';
+import { SecretReferences } from '../secrets/secret-references.service.js';
 import { SecretsService } from '../secrets/secrets.service.js';
 import { CatalogueErrors } from './catalogues.errors.js';
 import { LOCAL_CONFIG_NAME, localEmbeddingConfigResponse, toEmbeddingConfigResponse } from './catalogues.mapper.js';

@@ -7,7 +7,7 @@ import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { grade, PROBE } from '../../../libs/evaluation/judges/grade.js';
 import type { JudgeConnection, VerdictScale } from '../../../libs/evaluation/judges/judge.types.js';
 import { checkRubric } from '../../../libs/evaluation/judges/rubric.js';
-import { SecretReferences } from '../secrets/secret-references.js';
+import { SecretReferences } from '../secrets/secret-references.service.js';
 import { SecretsService } from '../secrets/secrets.service.js';
 import { CatalogueErrors } from './catalogues.errors.js';
 import type {

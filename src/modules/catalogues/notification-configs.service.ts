@@ -5,7 +5,7 @@ import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
 import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { SecretReferences } from '../secrets/secret-references.js';
+import { SecretReferences } from '../secrets/secret-references.service.js';
 import { SecretsService } from '../secrets/secrets.service.js';
 import { CatalogueErrors } from './catalogues.errors.js';
 import type {

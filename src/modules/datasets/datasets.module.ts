@@ -18,7 +18,7 @@ import { DownloadService } from './download.service.js';
 import { DatasetVersionEntity } from './entities/dataset-version.entity.js';
 import { DatasetEntity } from './entities/dataset.entity.js';
 import { FilesController } from './files.controller.js';
-import { DatasetIndexMaintenance } from './index-maintenance.js';
+import { DatasetIndexMaintenance } from './index-maintenance.job.js';
 import { QueryService } from './query.service.js';
 import { QualityController } from './quality.controller.js';
 import { QualityRepository } from './quality.repository.js';

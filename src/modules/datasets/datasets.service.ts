@@ -24,7 +24,7 @@ import type {
 } from './dto/dataset.dto.js';
 import type { ColumnStats, DatasetVersionEntity } from './entities/dataset-version.entity.js';
 import type { DatasetEntity, DatasetKind } from './entities/dataset.entity.js';
-import { DatasetIndexMaintenance } from './index-maintenance.js';
+import { DatasetIndexMaintenance } from './index-maintenance.job.js';
 import { formatFromFilename, IngestError } from './ingest/row-sources.js';
 import { TooManyRowsError, type UploadSummary } from './ingest/upload-encoding.js';
 import { encodedUpload } from './ingest/upload-thread.js';

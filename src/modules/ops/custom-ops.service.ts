@@ -10,7 +10,7 @@ import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import type { JobContext, JobOf } from '../../../libs/queue/job.types.js';
 import { defineStateVocabulary } from '../../../libs/queue/tracked-job.js';
 import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
-import { SecretReferences } from '../secrets/secret-references.js';
+import { SecretReferences } from '../secrets/secret-references.service.js';
 import { SecretsService } from '../secrets/secrets.service.js';
 import type {
   CustomOpDetailResponse,
@@ -29,7 +29,7 @@ import { OpRegistry } from './op-registry.service.js';
 import { OpsErrors } from './ops.errors.js';
 import { CUSTOM_OP_REVISIONS, OpsRepository } from './ops.repository.js';
 import { registeredView, summary } from './ops.mapper.js';
-import { OpUsers } from './op-users.js';
+import { OpUsers } from './op-users.service.js';
 import { DEPLOY_JOB } from './ops.jobs.js';
 
 const DEFAULT_TIMEOUT_MS = 30_000;

@@ -6,7 +6,7 @@ import { CustomOpRevisionEntity } from './entities/custom-op-revision.entity.js'
 import { CustomOpEntity } from './entities/custom-op.entity.js';
 import { RegistryOpEntity } from './entities/registry-op.entity.js';
 import { OpRegistry } from './op-registry.service.js';
-import { OpUsers } from './op-users.js';
+import { OpUsers } from './op-users.service.js';
 import { OpsController } from './ops.controller.js';
 import { OpsRepository } from './ops.repository.js';
 import { WorkspaceOpsController } from './workspace-ops.controller.js';

@@ -9,7 +9,7 @@ import { TestPlanEntity, TestPlanVersionEntity } from './entities/test-plan.enti
 import { ProjectsController } from './projects.controller.js';
 import { ProjectsRepository } from './projects.repository.js';
 import { ProjectsService } from './projects.service.js';
-import { RunTrends } from './run-trends.js';
+import { RunTrends } from './run-trends.service.js';
 import { RecommendationsController } from './recommendations.controller.js';
 import { RecommendationsService } from './recommendations.service.js';
 import { TestPlansController } from './test-plans.controller.js';

@@ -27,7 +27,7 @@ import type { ProjectDimension, ProjectEntity } from './entities/project.entity.
 import type { PlanMetricSpec, ReleaseRuleSpec, TestPlanEntity } from './entities/test-plan.entity.js';
 import { toProjectListItem, toProjectResponse } from './projects.mapper.js';
 import { ProjectErrors } from './projects.errors.js';
-import { RunTrends } from './run-trends.js';
+import { RunTrends } from './run-trends.service.js';
 import { ProjectsRepository } from './projects.repository.js';
 import { buildSeries } from './trend.js';
 

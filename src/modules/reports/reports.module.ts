@@ -11,7 +11,7 @@ import { ReportExportEntity } from './entities/report-export.entity.js';
 import { ReportSectionPromptEntity } from './entities/report-section-prompt.entity.js';
 import { ReportSettingsEntity } from './entities/report-settings.entity.js';
 import { ReportEntity } from './entities/report.entity.js';
-import { ReportBuilder } from './report-builder.js';
+import { ReportBuilder } from './report-builder.service.js';
 import { ReportConfigsController } from './report-configs.controller.js';
 import { ReportConfigsService } from './report-configs.service.js';
 import { ReportFilesController } from './report-files.controller.js';

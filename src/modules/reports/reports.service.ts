@@ -26,7 +26,7 @@ import type {
   UpdateReportContentRequest,
 } from './dto/reports.dto.js';
 import type { ReportEntity } from './entities/report.entity.js';
-import { ReportBuilder } from './report-builder.js';
+import { ReportBuilder } from './report-builder.service.js';
 import { ReportSettingsService } from './report-settings.service.js';
 import { ReportErrors } from './reports.errors.js';
 import { contentResponse, reportResponse, reportSummary, sectionContent } from './reports.mapper.js';

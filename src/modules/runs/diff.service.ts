@@ -9,7 +9,7 @@ import type { DiffRow, DiffStatistics, ItemResult, RunMetricSpec } from '../../.
 import { AppConfig } from '../../../libs/config/app-config.js';
 import type { DiffQuery, RunDiffResponse, RunDiffRowResponse } from './dto/diff.dto.js';
 import type { RunEntity } from './entities/run.entity.js';
-import { itemResult } from './run-summaries.js';
+import { itemResult } from './run-summaries.service.js';
 import { RunErrors } from './runs.errors.js';
 import { itemPages } from './run-item-pages.js';
 import { RunsRepository, type DiffItemRow, type RunItemRow } from './runs.repository.js';

@@ -13,7 +13,7 @@ import { toGateVerdictResponse } from './runs.mapper.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { TERMINAL_RUN_STATES } from './entities/run.entity.js';
 import { RunErrors } from './runs.errors.js';
-import { RunSummaries } from './run-summaries.js';
+import { RunSummaries } from './run-summaries.service.js';
 import { RunsService } from './runs.service.js';
 
 export const GATE_MEDIA_TYPES: Record<GateFormat, string> = {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { RunTrendSource, TrendRun, TrendRunFilter } from '../projects/run-trends.js';
+import type { RunTrendSource, TrendRun, TrendRunFilter } from '../projects/run-trends.service.js';
 import type { TrendCell } from '../projects/trend.js';
 import { RunsRepository } from './runs.repository.js';
 

@@ -16,7 +16,7 @@ import type { RunResultsQueryRequest, RunResultsQueryResponse, RunSessionRespons
 import type { RunEntity } from './entities/run.entity.js';
 import { RunsRepository, type RunItemRow } from './runs.repository.js';
 import { itemPages } from './run-item-pages.js';
-import { RunSummaries } from './run-summaries.js';
+import { RunSummaries } from './run-summaries.service.js';
 import { RunsService } from './runs.service.js';
 import { itemDto } from './runs.mapper.js';
 

@@ -22,10 +22,10 @@ import type {
 } from './dto/run.dto.js';
 import type { UploadOutputsRequest } from './dto/upload.dto.js';
 import { TERMINAL_RUN_STATES, type RunEntity } from './entities/run.entity.js';
-import { CANCELLED, RunExecutor } from './run-executor.js';
+import { CANCELLED, RunExecutor } from './run-executor.job.js';
 import { RUN_JOB } from './runs.jobs.js';
 import { toEventResponse, toRunResponse } from './runs.mapper.js';
-import { RunPlanner } from './run-planner.js';
+import { RunPlanner } from './run-planner.service.js';
 import { RunErrors } from './runs.errors.js';
 import { RunsRepository } from './runs.repository.js';
 

@@ -7,7 +7,7 @@ import { SecretsModule } from '../secrets/secrets.module.js';
 import { SdgAdapterEntity } from './entities/sdg-adapter.entity.js';
 import { SdgRunEntity } from './entities/sdg-run.entity.js';
 import { SdgController } from './sdg.controller.js';
-import { SdgGenerator } from './sdg-generator.js';
+import { SdgGenerator } from './sdg-generator.job.js';
 import { SdgRepository } from './sdg.repository.js';
 import { SdgService } from './sdg.service.js';
 

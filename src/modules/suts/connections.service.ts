@@ -14,7 +14,7 @@ import type {
   HttpTransport,
   OpenAiChatTransport,
 } from '../../../libs/evaluation/sut/sut.types.js';
-import { SecretReferences } from '../secrets/secret-references.js';
+import { SecretReferences } from '../secrets/secret-references.service.js';
 import { SecretsService } from '../secrets/secrets.service.js';
 import type {
   AdapterResponse,

@@ -16,7 +16,7 @@ import { SutsService } from './suts.service.js';
   imports: [TypeOrmModule.forFeature([SutEntity, ConnectionEntity, AdapterEntity]), SecretsModule],
   controllers: [SutsController, ConnectionsController],
   providers: [SutsService, SutsRepository, ConnectionsService],
-  // SutsRepository only for runs/run-planner.ts, allowlisted in test/architecture/layering.spec.ts.
+  // SutsRepository only for runs/run-planner.service.ts, allowlisted in test/architecture/layering.spec.ts.
   exports: [SutsService],
 })
 export class SutsModule implements OnModuleInit {

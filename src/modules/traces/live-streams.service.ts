@@ -7,7 +7,7 @@ import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
 import { VersionsService } from '../datasets/versions.service.js';
 import type { PutTraceLiveSettingsRequest, TraceLiveStreamResponse } from './dto/live.dto.js';
-import { LiveLanding } from './live-landing.js';
+import { LiveLanding } from './live-landing.job.js';
 import { LiveRepository, type LiveStreamRow } from './live.repository.js';
 import { TraceErrors } from './traces.errors.js';
 import { idleLiveStreamResponse, toLiveStreamResponse } from './traces.mapper.js';

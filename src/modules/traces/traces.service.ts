@@ -19,7 +19,7 @@ import {
 import type { Drop, SourceSpan } from '../../../libs/traces/span.types.js';
 import { AppConfig } from '../../../libs/config/app-config.js';
 import { DatasetsService, type UploadedFile } from '../datasets/datasets.service.js';
-import { SecretReferences } from '../secrets/secret-references.js';
+import { SecretReferences } from '../secrets/secret-references.service.js';
 import type {
   CreateTraceConnectionRequest,
   DropsQuery,

@@ -10,7 +10,7 @@ import { MembersService } from './members.service.js';
 import { WorkspacesController } from './workspaces.controller.js';
 import { WorkspacesRepository } from './workspaces.repository.js';
 import { WorkspacesService } from './workspaces.service.js';
-import { EmbeddingConfigRefs } from './embedding-config-refs.js';
+import { EmbeddingConfigRefs } from './embedding-config-refs.service.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([WorkspaceEntity, WorkspaceMemberEntity]), UsersModule, ApiKeysModule],

@@ -17,7 +17,7 @@ import type { EmbeddingConfigValue } from './entities/workspace.entity.js';
 import { MembersRepository } from './members.repository.js';
 import { toWorkspaceListItem, toWorkspaceResponse, workspaceEtag } from './workspaces.mapper.js';
 import { WorkspacesRepository } from './workspaces.repository.js';
-import { EmbeddingConfigRefs } from './embedding-config-refs.js';
+import { EmbeddingConfigRefs } from './embedding-config-refs.service.js';
 
 // Names sort case-insensitively, as people read them.
 const SORTS = { name: 'lower(w.name)', created_at: 'w.created_at' } as const;

@@ -17,7 +17,7 @@ import type { JudgeEntity } from '../catalogues/entities/judge.entity.js';
 import { judgeConnection } from '../catalogues/judges.service.js';
 import type { RunEntity } from '../runs/entities/run.entity.js';
 import { RunReadService, type RunItemRow } from '../runs/run-read.service.js';
-import { itemResult } from '../runs/run-summaries.js';
+import { itemResult } from '../runs/run-summaries.service.js';
 import { SecretsService } from '../secrets/secrets.service.js';
 
 const SYSTEM_PROMPT =

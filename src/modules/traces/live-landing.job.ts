@@ -12,7 +12,7 @@ import type { DatasetVersionEntity } from '../datasets/entities/dataset-version.
 import { TRACE_LIVE_LAND_JOB, TRACE_LIVE_SEAL_JOB, TRACE_LIVE_SEALED_JOB } from './traces.jobs.js';
 import { LiveRepository, type LiveStreamRow } from './live.repository.js';
 import { SPAN_COLUMNS, TRACE_MAPPING } from './trace-datasets.service.js';
-import { TraceLanding } from './trace-landing.js';
+import { TraceLanding } from './trace-landing.job.js';
 
 /** Spans one landing transaction moves from the inbox: bounded, so other writers to the dataset wait at most one batch. */
 export const LIVE_LAND_BATCH = 5000;

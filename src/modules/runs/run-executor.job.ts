@@ -17,8 +17,8 @@ import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
 import { SecretsService } from '../secrets/secrets.service.js';
 import { TERMINAL_RUN_STATES, type RunEntity, type RunState } from './entities/run.entity.js';
 import { ItemScorer, type ScoringKeys } from './item-scorer.js';
-import { NotificationDispatcher } from '../catalogues/notification-dispatcher.js';
-import { RunSummaries } from './run-summaries.js';
+import { NotificationDispatcher } from '../catalogues/notification-dispatcher.service.js';
+import { RunSummaries } from './run-summaries.service.js';
 import { RUNS, RunsRepository, type ItemKey, type RunItemRow } from './runs.repository.js';
 import { RUN_JOB } from './runs.jobs.js';
 
