@@ -25,7 +25,7 @@ import type {
 import type { ColumnStats, DatasetVersionEntity } from './entities/dataset-version.entity.js';
 import type { DatasetEntity, DatasetKind } from './entities/dataset.entity.js';
 import { DatasetIndexMaintenance } from './index-maintenance.job.js';
-import { formatFromFilename, IngestError } from './ingest/row-sources.js';
+import { formatFromFilename, IngestError, type UploadFormat } from './ingest/row-sources.js';
 import { TooManyRowsError, type UploadSummary } from './ingest/upload-encoding.js';
 import { encodedUpload } from './ingest/upload-thread.js';
 import { RowsRepository } from './rows.repository.js';
@@ -99,42 +99,13 @@ export class DatasetsService {
           ? await this.requireLocked(access, body.dataset_id)
           : await this.create(access, body, file.originalname, caller);
         const number = dataset.latestVersion + 1;
-        // Read, checked, measured, hashed and encoded for COPY as the rows stream (on a worker
-        // thread for a large file, overlapping the COPY): nothing reads them back.
-        const encoding = encodedUpload(
-          {
-            path: file.path,
-            format,
-            delimiter: body.delimiter,
-            maxRows: this.config.env.UPLOAD_MAX_ROWS,
-            datasetId: dataset.id,
-            version: number,
-            firstOrdinal: dataset.nextOrdinal,
-            ...this.rows.copyChunking,
-          },
-          file.size,
-          this.config.env.UPLOAD_THREAD_MIN_BYTES,
-        );
-        let summary: UploadSummary | undefined;
-        async function* chunks() {
-          summary = yield* encoding;
-        }
-        if (dataset.latestVersion > 0) await this.rows.closeAll(dataset.id, number);
-        await this.rows.appendEncoded(chunks()).catch((err: unknown) => {
-          if (isUniqueViolation(err)) {
-            throw new DomainError(DatasetErrors.invalid_row, 'Two rows carry the same _row_id', {
-              where: 'the file',
-              reason: 'a _row_id appears twice',
-            });
-          }
-          throw err;
-        });
-        const { rowCount: count, nextOrdinal: ordinal, columnOrder, sha256, uncounted } = summary!;
-        if (count === 0) throw new DomainError(DatasetErrors.empty_dataset, 'The file holds no rows');
-        const recounted = uncounted.length ? await this.rows.distinctCounts(dataset.id, number, uncounted) : {};
-        const gathered = summary!.columns.map((column) =>
-          uncounted.includes(column.name) ? { ...column, distinct_count: recounted[column.name] ?? 0 } : column,
-        );
+        const {
+          rowCount: count,
+          nextOrdinal: ordinal,
+          columnOrder,
+          sha256,
+          gathered,
+        } = await this.writeUploadedRows(dataset, number, file, format, body.delimiter);
         const version = await this.createVersion(
           dataset,
           number,
@@ -180,6 +151,57 @@ export class DatasetsService {
     } finally {
       await unlink(file.path).catch(() => undefined);
     }
+  }
+
+  /**
+   * Writes the file's rows as version `number` of the dataset: read, checked, measured, hashed and
+   * encoded for COPY as the rows stream (on a worker thread for a large file, overlapping the
+   * COPY), so nothing reads them back; the columns' distinct counts the stream could not keep are
+   * counted in the database after.
+   */
+  private async writeUploadedRows(
+    dataset: DatasetEntity,
+    number: number,
+    file: UploadedFile,
+    format: UploadFormat,
+    delimiter: string | undefined,
+  ): Promise<UploadSummary & { gathered: UploadSummary['columns'] }> {
+    const encoding = encodedUpload(
+      {
+        path: file.path,
+        format,
+        delimiter,
+        maxRows: this.config.env.UPLOAD_MAX_ROWS,
+        datasetId: dataset.id,
+        version: number,
+        firstOrdinal: dataset.nextOrdinal,
+        ...this.rows.copyChunking,
+      },
+      file.size,
+      this.config.env.UPLOAD_THREAD_MIN_BYTES,
+    );
+    let summary: UploadSummary | undefined;
+    async function* chunks() {
+      summary = yield* encoding;
+    }
+    if (dataset.latestVersion > 0) await this.rows.closeAll(dataset.id, number);
+    await this.rows.appendEncoded(chunks()).catch((err: unknown) => {
+      if (isUniqueViolation(err)) {
+        throw new DomainError(DatasetErrors.invalid_row, 'Two rows carry the same _row_id', {
+          where: 'the file',
+          reason: 'a _row_id appears twice',
+        });
+      }
+      throw err;
+    });
+    const written = summary!;
+    if (written.rowCount === 0) throw new DomainError(DatasetErrors.empty_dataset, 'The file holds no rows');
+    const { uncounted } = written;
+    const recounted = uncounted.length ? await this.rows.distinctCounts(dataset.id, number, uncounted) : {};
+    const gathered = written.columns.map((column) =>
+      uncounted.includes(column.name) ? { ...column, distinct_count: recounted[column.name] ?? 0 } : column,
+    );
+    return { ...written, gathered };
   }
 
   async update(

@@ -8,6 +8,7 @@ import { RateGate } from '../../../libs/evaluation/runs/rate-gate.js';
 import type { RunSummary } from '../../../libs/evaluation/runs/run.types.js';
 import { AppConfig } from '../../../libs/config/app-config.js';
 import { callSut } from '../../../libs/evaluation/sut/sut-client.js';
+import type { SutCallResult } from '../../../libs/evaluation/sut/sut.types.js';
 import type { ChatMessage } from '../../../libs/evaluation/sut/sut.types.js';
 import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
 import { JobFailure } from '../../../libs/queue/job-outcome.js';
@@ -59,22 +60,12 @@ export class RunExecutor {
     // The queue has marked the run running (its first start kept across retries and hand-backs); the event says it once.
     const run = await this.runs.findUnscoped(payload.run_id);
     if (!run || run.state !== 'running') return { state: run?.state ?? 'failed', items: 0 };
-    if (!(await this.runs.hasStateEvent(run.id, 'running')))
-      await this.runs.appendEvent(run.id, run.workspaceId, 'state_changed', {
-        from: 'queued',
-        to: 'running',
-        reason: null,
-      });
+    await this.announceStart(run);
     const snapshot = run.snapshot;
     const keys = await this.keys(run);
-    const connectionKey = snapshot.connection.spec.auth
-      ? await this.secret(run, snapshot.connection.spec.auth.secret_id, 'the connection')
-      : null;
     const scorer = new ItemScorer(snapshot.metrics, snapshot.pass_rule, snapshot.mapping, keys, signal);
-    const spec = snapshot.connection.spec;
-    const width = Math.max(1, Math.min(run.concurrency, spec.max_concurrency));
-    const slots = pLimit(width);
-    const gate = new RateGate(spec.requests_per_second);
+    const sut = await this.sutCaller(run, signal);
+    const width = sut.width;
     const scores = new ScoreBuffer((batch) => this.runs.saveScores(run.id, batch));
     const counts = await this.runs.finishedCounts(run.id);
     // The planner is told how many items a run of many pages has, or each page would read every item after it.
@@ -96,45 +87,14 @@ export class RunExecutor {
     };
 
     const runItem = async (item: RunItemRow, history: ChatMessage[]) => {
-      if (item.status === 'pending' && spec.kind === 'offline') {
-        const missing = {
-          status: 'error' as const,
-          output: null,
-          latency_ms: null,
-          usage: null,
-          cost_usd: null,
-          extras: null,
-          error: { code: 'not_uploaded', message: 'no output was uploaded for this row' },
-          attempts: null,
-        };
-        await this.runs.saveOutcome(run.id, item.row_id, item.repetition, missing);
-        Object.assign(item, missing);
+      if (item.status === 'pending' && snapshot.connection.spec.kind === 'offline') {
+        await this.runs.saveOutcome(run.id, item.row_id, item.repetition, NOT_UPLOADED);
+        Object.assign(item, NOT_UPLOADED);
       }
       if (item.status === 'pending') {
-        const ctx = rowContext(item.data, snapshot.mapping, {
-          row_id: item.row_id,
-          history,
-          session_id: item.session_id,
-          turn: item.turn,
-        });
-        const result = await slots(async () => {
-          if (signal.aborted) return null;
-          // Requests served by this process go first while they are waiting (libs/common/request-pressure.ts).
-          await requestPressure.giveWay(signal);
-          await gate.wait(signal);
-          return signal.aborted ? null : callSut(spec, snapshot.adapter.spec, ctx, { secret: connectionKey, signal });
-        });
+        const result = await sut.call(item, history);
         if (!result || result.error?.code === 'cancelled') return false;
-        const outcome = {
-          status: result.ok ? ('done' as const) : ('error' as const),
-          output: result.extracted?.output ?? null,
-          latency_ms: result.status_code === null && !result.ok ? null : result.latency_ms,
-          usage: result.extracted?.usage ?? null,
-          cost_usd: result.extracted?.cost_usd ?? null,
-          extras: result.extracted?.extras ?? null,
-          error: result.error ? { code: result.error.code, message: result.error.message } : null,
-          attempts: result.attempts,
-        };
+        const outcome = outcomeOf(result);
         await this.runs.saveOutcome(run.id, item.row_id, item.repetition, outcome);
         Object.assign(item, outcome);
         if (outcome.error)
@@ -185,6 +145,51 @@ export class RunExecutor {
     }
     await scores.flush();
     await tracker.flush();
+    await this.end(run.id, signal, large);
+    return { state: 'succeeded', items: counts.total };
+  }
+
+  /** The run's `running` event, once however often its job starts again. */
+  private async announceStart(run: RunEntity): Promise<void> {
+    if (await this.runs.hasStateEvent(run.id, 'running')) return;
+    await this.runs.appendEvent(run.id, run.workspaceId, 'state_changed', {
+      from: 'queued',
+      to: 'running',
+      reason: null,
+    });
+  }
+
+  /**
+   * Calls the SUT for an item with the conversation so far, within the run's concurrency (a slot
+   * of `width`) and its connection's rate: null when the run was stopped before the call.
+   */
+  private async sutCaller(run: RunEntity, signal: AbortSignal) {
+    const { connection, adapter, mapping } = run.snapshot;
+    const spec = connection.spec;
+    const secret = spec.auth ? await this.secret(run, spec.auth.secret_id, 'the connection') : null;
+    const width = Math.max(1, Math.min(run.concurrency, spec.max_concurrency));
+    const slots = pLimit(width);
+    const gate = new RateGate(spec.requests_per_second);
+    const call = (item: RunItemRow, history: ChatMessage[]) => {
+      const { row_id, session_id, turn } = item;
+      const ctx = rowContext(item.data, mapping, { row_id, history, session_id, turn });
+      return slots(async () => {
+        if (signal.aborted) return null;
+        // Requests served by this process go first while they are waiting (libs/common/request-pressure.ts).
+        await requestPressure.giveWay(signal);
+        await gate.wait(signal);
+        return signal.aborted ? null : callSut(spec, adapter.spec, ctx, { secret, signal });
+      });
+    };
+    return { width, call };
+  }
+
+  /**
+   * Ends the run once its items are answered or the work was interrupted. Cancelled: the run ends
+   * with what was done, and its job ends cancelled (thrown). A lost lease or a shutdown: the job
+   * goes back to the queue (thrown) and resumes from the items recorded.
+   */
+  private async end(runId: string, signal: AbortSignal, large: boolean): Promise<void> {
     const reason = signal.aborted
       ? signal.reason instanceof JobInterrupted
         ? signal.reason.reason
@@ -194,14 +199,9 @@ export class RunExecutor {
     // summary's pages, which read the answered ones, were each planned as a scan of the whole table, and a
     // large run's summary took minutes (docs/performance.md#runs). The reads after the run gain too.
     if (large && (reason === null || reason === 'cancelled')) await this.runs.analyzeItems();
-    if (reason !== null) {
-      // Cancelled: the run ends with what was done, and its job ends cancelled. A lost lease or a shutdown: the job
-      // goes back to the queue and resumes from the items recorded.
-      if (reason === 'cancelled') await this.finish(run.id, CANCELLED);
-      throw signal.reason instanceof Error ? signal.reason : new Error('interrupted');
-    }
-    await this.finish(run.id, null);
-    return { state: 'succeeded', items: counts.total };
+    if (reason === null) return this.finish(runId, null);
+    if (reason === 'cancelled') await this.finish(runId, CANCELLED);
+    throw signal.reason instanceof Error ? signal.reason : new Error('interrupted');
   }
 
   /**
@@ -479,4 +479,30 @@ class Lanes {
     await Promise.all(this.running);
     if (this.failure) throw this.failure.error;
   }
+}
+
+/** An offline run's item whose output was never uploaded. */
+const NOT_UPLOADED = {
+  status: 'error' as const,
+  output: null,
+  latency_ms: null,
+  usage: null,
+  cost_usd: null,
+  extras: null,
+  error: { code: 'not_uploaded', message: 'no output was uploaded for this row' },
+  attempts: null,
+};
+
+/** What a SUT call leaves on its item: the extracted answer, or the error (no latency when nothing answered). */
+function outcomeOf(result: SutCallResult) {
+  return {
+    status: result.ok ? ('done' as const) : ('error' as const),
+    output: result.extracted?.output ?? null,
+    latency_ms: result.status_code === null && !result.ok ? null : result.latency_ms,
+    usage: result.extracted?.usage ?? null,
+    cost_usd: result.extracted?.cost_usd ?? null,
+    extras: result.extracted?.extras ?? null,
+    error: result.error ? { code: result.error.code, message: result.error.message } : null,
+    attempts: result.attempts,
+  };
 }

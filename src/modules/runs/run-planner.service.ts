@@ -9,7 +9,7 @@ import type { JudgedSpec } from '../catalogues/entities/metric-config.entity.js'
 import { EvalConfigsService } from '../catalogues/eval-configs.service.js';
 import { judgeConnection, JudgesService } from '../catalogues/judges.service.js';
 import { MetricDefaultsService } from '../catalogues/metric-defaults.service.js';
-import { resolveMetric } from '../catalogues/metric-resolution.js';
+import { type Resolution, resolveMetric } from '../catalogues/metric-resolution.js';
 import type { RunSource } from '../datasets/run-source.service.js';
 import { OpRegistry } from '../ops/op-registry.service.js';
 import { connectionSpec } from '../suts/connections.service.js';
@@ -100,38 +100,7 @@ export class RunPlanner {
         min_pass_rate: ref.min_pass_rate,
         better: deterministicMetric(resolved.metric)?.better ?? 'higher',
       };
-      if (resolved.kind === 'judged') {
-        metric.judged = config?.judged ?? builtinJudged(resolved.metric);
-        const id = config?.judgeId ?? judgeId;
-        if (!id)
-          throw new DomainError(
-            CatalogueErrors.judge_required,
-            `${field}: ${ref.config_name} is judged and no judge is named: set judge_id (or the eval config's default judge)`,
-          );
-        const judge = await this.judges.find(workspaceId, id);
-        if (!judge) throw invalid(`Workspace ${workspaceId} has no judge ${id}`, 'judge_id');
-        metric.judge = {
-          id: judge.id,
-          name: judge.name,
-          connection: judgeConnection(judge),
-          secret_id: judge.secretId,
-          max_concurrency: judge.maxConcurrency,
-        };
-      }
-      if (resolved.kind === 'custom') {
-        const endpoint = await this.ops.endpointOf(workspaceId, resolved.metric);
-        if (!endpoint || endpoint.state !== 'active')
-          throw new DomainError(
-            RunErrors.metric_unavailable,
-            `${field}: custom metric ${resolved.metric} is not served by an active custom op${endpoint ? ` (its op is ${endpoint.state})` : ''}`,
-          );
-        metric.custom_op = {
-          name: endpoint.name,
-          endpoint_url: endpoint.endpoint_url,
-          timeout_ms: endpoint.timeout_ms,
-          secret_id: endpoint.secret_id,
-        };
-      }
+      await this.attachScorer(workspaceId, metric, config, judgeId, field);
       metrics.push(metric);
     }
     return {
@@ -150,6 +119,48 @@ export class RunPlanner {
       metrics,
       pass_rule: evalConfig?.passRule ?? DEFAULT_PASS_RULE,
     };
+  }
+
+  /** A judged metric's rubric and judge, or a custom metric's op, checked and copied into the snapshot. */
+  private async attachScorer(
+    workspaceId: string,
+    metric: RunMetric,
+    config: Resolution['config'],
+    judgeId: string | null,
+    field: string,
+  ): Promise<void> {
+    if (metric.kind === 'judged') {
+      metric.judged = config?.judged ?? builtinJudged(metric.metric);
+      const id = config?.judgeId ?? judgeId;
+      if (!id)
+        throw new DomainError(
+          CatalogueErrors.judge_required,
+          `${field}: ${metric.name} is judged and no judge is named: set judge_id (or the eval config's default judge)`,
+        );
+      const judge = await this.judges.find(workspaceId, id);
+      if (!judge) throw invalid(`Workspace ${workspaceId} has no judge ${id}`, 'judge_id');
+      metric.judge = {
+        id: judge.id,
+        name: judge.name,
+        connection: judgeConnection(judge),
+        secret_id: judge.secretId,
+        max_concurrency: judge.maxConcurrency,
+      };
+    }
+    if (metric.kind === 'custom') {
+      const endpoint = await this.ops.endpointOf(workspaceId, metric.metric);
+      if (!endpoint || endpoint.state !== 'active')
+        throw new DomainError(
+          RunErrors.metric_unavailable,
+          `${field}: custom metric ${metric.metric} is not served by an active custom op${endpoint ? ` (its op is ${endpoint.state})` : ''}`,
+        );
+      metric.custom_op = {
+        name: endpoint.name,
+        endpoint_url: endpoint.endpoint_url,
+        timeout_ms: endpoint.timeout_ms,
+        secret_id: endpoint.secret_id,
+      };
+    }
   }
 }
 

@@ -10,7 +10,7 @@ import { isTerminal, type JobContext, type JobOf } from '../../../libs/queue/job
 import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
 import { normaliseSpan } from '../../../libs/traces/conventions.js';
 import { readRecordsAsync, readTraceFile, type ReadItem, type TraceFileFormat } from '../../../libs/traces/readers.js';
-import type { CanonicalSpan, Convention } from '../../../libs/traces/span.types.js';
+import type { CanonicalSpan, Convention, Drop } from '../../../libs/traces/span.types.js';
 import { AppConfig } from '../../../libs/config/app-config.js';
 import { DatasetWritesService } from '../datasets/dataset-writes.service.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
@@ -24,6 +24,8 @@ import { TRACE_INGEST_RUNS, TracesRepository, type IngestRunRow } from './traces
 import { SPAN_COLUMNS, spanRowId, TRACE_MAPPING, TraceDatasets } from './trace-datasets.service.js';
 
 const DROP_BATCH = 500;
+
+type DropRecord = Parameters<TracesRepository['appendDrops']>[0][number];
 
 /** The 128 bits of a row id, as WordHashSet keys them (one array, reused: the set copies what it keeps). */
 const rowIdWords = new Uint32Array(4);
@@ -227,7 +229,7 @@ export class TraceLanding {
         ? new WordHashSet(4, 1 << 16)
         : null;
     let spans: Array<[string, number, string]> = [];
-    let drops: Parameters<TracesRepository['appendDrops']>[0] = [];
+    let drops: DropRecord[] = [];
     // A retry takes the drops anew, with the counts.
     await this.transactions.run(() => this.traces.clearDrops(run.id));
     // On PostgreSQL (a process of its own) a batch is written while the next one is read and
@@ -260,16 +262,7 @@ export class TraceLanding {
         if (!result.ok) {
           dropped++;
           dropReasons[result.drop.reason] = (dropReasons[result.drop.reason] ?? 0) + 1;
-          drops.push({
-            workspace_id: run.workspace_id,
-            run_id: run.id,
-            dataset_id: dataset.id,
-            ordinal: dropped,
-            reason: result.drop.reason,
-            detail: result.drop.detail,
-            source_ref: result.drop.source_ref,
-            payload: result.drop.payload,
-          });
+          drops.push(dropRecord(run, dataset.id, dropped, result.drop));
           if (drops.length >= DROP_BATCH) await flush();
           continue;
         }
@@ -430,4 +423,19 @@ export class TraceLanding {
       createdBy,
     });
   }
+}
+
+/** A dropped record as its run keeps it: the reason, where it was, and what it held. */
+function dropRecord(run: IngestRunRow, datasetId: string, ordinal: number, drop: Drop): DropRecord {
+  const { reason, detail, source_ref, payload } = drop;
+  return {
+    workspace_id: run.workspace_id,
+    run_id: run.id,
+    dataset_id: datasetId,
+    ordinal,
+    reason,
+    detail,
+    source_ref,
+    payload,
+  };
 }
