@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { END, keep, oiLlm, ok, span, START, TRACE } from '../../test/utils/source-spans.js';
-import { detectConventions, foldKey, normaliseSpan, REPORTED_FIELDS } from './conventions.js';
+import { detectConventions, normaliseSpan, REPORTED_FIELDS } from './conventions.js';
+import { foldKey } from './conventions/mapping-context.js';
 import type { CanonicalSpan, SourceSpan } from './span.types.js';
 
 describe('normaliseSpan: values the mapping does not know are kept, not consumed', () => {

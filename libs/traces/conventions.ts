@@ -21,9 +21,6 @@ import { Ctx, foldKey, jsonBytes, jsonFits, round3, toStr } from './conventions/
 import { mapOpenInference } from './conventions/openinference.js';
 import { mapOpenLlmetry } from './conventions/openllmetry.js';
 
-export { GEN_AI, LANGFUSE, TRACELOOP } from './conventions/attributes.js';
-export { foldKey } from './conventions/mapping-context.js';
-
 /** Canonical fields a convention fills from attributes, events or resource (ids and times are structural). */
 export const MAPPED_FIELDS = [
   'kind',

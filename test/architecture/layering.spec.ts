@@ -101,6 +101,11 @@ describe('layering (STYLE.md habits)', () => {
     expect(unnamed).toEqual([]);
   });
 
+  it('no barrels: code imports the file that defines what it uses', () => {
+    const reexports = files.filter((f) => /^export (\*|\{[^}]*\}) from /m.test(f.text)).map((f) => f.path);
+    expect(reexports).toEqual([]);
+  });
+
   it('repositories throw no HTTP errors', () => {
     const offenders = files
       .filter(
