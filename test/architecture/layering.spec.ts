@@ -580,7 +580,7 @@ const DTO_BUILDERS_ELSEWHERE = [
   'src/modules/projects/builtin-recommendations.ts: builtinRecommendations',
   'src/modules/projects/builtin-recommendations.ts: fromTemplate',
   // Statistics: the trend's series pooled from run cells.
-  'src/modules/projects/trend.ts: buildSeries',
+  'src/modules/runs/trend.ts: buildSeries',
   // A request's auth as stored on a connection (secret id apart), not a response.
   'src/modules/suts/connections.service.ts: authShape',
 ];

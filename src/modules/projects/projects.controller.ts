@@ -12,7 +12,7 @@ import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { PageOf, type Page } from '../../../libs/common/pagination.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
-import { CoverageQuery, ProjectCoverageResponse, ProjectTrendResponse, TrendRequest } from './dto/insights.dto.js';
+import { CoverageQuery, ProjectCoverageResponse } from './dto/insights.dto.js';
 import {
   AttachTestPlanRequest,
   CreateProjectRequest,
@@ -117,24 +117,6 @@ export class ProjectsController {
     @CurrentUser() caller: Principal,
   ): Promise<ProjectResponse> {
     return this.projects.move(access, id, body, caller);
-  }
-
-  /** Metric values of the project's runs (of its SUTs or datasets) over time, per dimension value, ready for a chart (viewers). */
-  @Post(':project_id/trend')
-  @ApiOperation({ operationId: 'getProjectTrend' })
-  @HttpCode(200)
-  @WorkspaceRoleRequired('viewer', PROJECT)
-  @ApiOkResponse({ type: ProjectTrendResponse })
-  @ApiBadRequestResponse({
-    type: ProblemResponse,
-    description: 'validation_failed, project_dimension_unknown, invalid_time_range',
-  })
-  trend(
-    @CurrentWorkspace() access: WorkspaceAccess,
-    @UuidParam('project_id') id: string,
-    @Body() body: TrendRequest,
-  ): Promise<ProjectTrendResponse> {
-    return this.projects.trend(access, id, body);
   }
 
   /** Attaches a test plan version (default its latest) to a project that has none (members). */

@@ -9,7 +9,6 @@ import { TestPlanEntity, TestPlanVersionEntity } from './entities/test-plan.enti
 import { ProjectsController } from './projects.controller.js';
 import { ProjectsRepository } from './projects.repository.js';
 import { ProjectsService } from './projects.service.js';
-import { RunTrends } from './run-trends.service.js';
 import { RecommendationsController } from './recommendations.controller.js';
 import { RecommendationsService } from './recommendations.service.js';
 import { TestPlansController } from './test-plans.controller.js';
@@ -24,8 +23,8 @@ import './projects.errors.js';
     SutsModule,
   ],
   controllers: [ProjectsController, TestPlansController, RecommendationsController],
-  providers: [ProjectsService, TestPlansService, RecommendationsService, ProjectsRepository, RunTrends],
-  exports: [ProjectsService, RunTrends],
+  providers: [ProjectsService, TestPlansService, RecommendationsService, ProjectsRepository],
+  exports: [ProjectsService],
 })
 export class ProjectsModule implements OnModuleInit {
   constructor(private readonly registry: WorkspaceResourceRegistry) {}

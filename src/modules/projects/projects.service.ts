@@ -11,7 +11,7 @@ import { SutsService } from '../suts/suts.service.js';
 import { PROJECT_TEMPLATES } from './templates/index.js';
 import type { DimensionDefinition } from './dto/template.dto.js';
 import { buildCoverage, parsePairs } from './coverage.js';
-import type { CoverageQuery, ProjectCoverageResponse, ProjectTrendResponse, TrendRequest } from './dto/insights.dto.js';
+import type { CoverageQuery, ProjectCoverageResponse, TrendRequest } from './dto/insights.dto.js';
 import type {
   AttachTestPlanRequest,
   CreateProjectRequest,
@@ -27,9 +27,7 @@ import type { ProjectDimension, ProjectEntity } from './entities/project.entity.
 import type { PlanMetricSpec, ReleaseRuleSpec, TestPlanEntity } from './entities/test-plan.entity.js';
 import { toProjectListItem, toProjectResponse } from './projects.mapper.js';
 import { ProjectErrors } from './projects.errors.js';
-import { RunTrends } from './run-trends.service.js';
 import { ProjectsRepository } from './projects.repository.js';
-import { buildSeries } from './trend.js';
 
 /** A project and the test plan version it carries (null: none), as the release gate reads them. */
 export interface ReleasePlan {
@@ -81,7 +79,23 @@ export interface ProjectLinks {
   datasetIds: string[];
 }
 
-/** Projects: their dimensions and links, the test plan version they carry, moves, coverage and trend. */
+/** The runs a project's trend reads: of its SUTs or datasets, in the window, in these states. */
+export interface TrendRunFilter {
+  sutIds: string[];
+  datasetIds: string[];
+  from?: Date;
+  to?: Date;
+  states: string[];
+}
+
+/** A project's trend, checked and scoped: which runs, grouped by which of its dimensions. */
+export interface ProjectTrendScope {
+  projectId: string;
+  groupBy: string | null;
+  filter: TrendRunFilter;
+}
+
+/** Projects: their dimensions and links, the test plan version they carry, moves, coverage and the trend's scope. */
 @Injectable()
 export class ProjectsService {
   constructor(
@@ -89,7 +103,6 @@ export class ProjectsService {
     private readonly datasets: DatasetsService,
     private readonly dimensions: DimensionsService,
     private readonly suts: SutsService,
-    private readonly runTrends: RunTrends,
     private readonly access: AccessRepository,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
@@ -457,7 +470,11 @@ export class ProjectsService {
     };
   }
 
-  async trend(access: WorkspaceAccess, id: string, body: TrendRequest): Promise<ProjectTrendResponse> {
+  /**
+   * What a project's trend covers, checked: its SUTs and datasets, the window, the run states and
+   * the dimension to group by (the runs family reads the runs: POST /projects/{id}/trend).
+   */
+  async trendScope(access: WorkspaceAccess, id: string, body: TrendRequest): Promise<ProjectTrendScope> {
     const project = await this.load(access, id);
     if (body.from && body.to && body.from >= body.to)
       throw new DomainError(ProjectErrors.invalid_time_range, 'from must be before to', { field: 'from' });
@@ -469,37 +486,16 @@ export class ProjectsService {
         { field: 'group_by', available: project.dimensions.map((d) => d.name) },
       );
     }
-    const interval = body.interval ?? 'run';
-    const runs = await this.runTrends.runs(access.workspaceId, {
-      sutIds: project.sutIds,
-      datasetIds: project.datasetIds,
-      from: body.from,
-      to: body.to,
-      states: body.states ?? DEFAULT_TREND_STATES,
-    });
-    const cells = await this.runTrends.cells(
-      access.workspaceId,
-      runs.map((r) => r.id),
-      body.metrics ?? null,
-      groupBy,
-    );
-    const series = buildSeries(cells, interval);
     return {
-      project_id: project.id,
-      interval,
-      group_by: groupBy,
-      from: body.from ?? null,
-      to: body.to ?? null,
-      metrics: body.metrics ?? [...new Set(cells.map((c) => c.metric))].sort(),
-      runs: runs.map((r) => ({
-        id: r.id,
-        name: r.name,
-        state: r.state,
-        sut_id: r.sut_id,
-        dataset_id: r.dataset_id,
-        created_at: new Date(r.created_at),
-      })),
-      series,
+      projectId: project.id,
+      groupBy,
+      filter: {
+        sutIds: project.sutIds,
+        datasetIds: project.datasetIds,
+        from: body.from,
+        to: body.to,
+        states: body.states ?? DEFAULT_TREND_STATES,
+      },
     };
   }
 }

@@ -12,7 +12,7 @@ import { GateController } from './gate.controller.js';
 import { GateService } from './gate.service.js';
 import { GateVerdictsRepository } from './gate-verdicts.repository.js';
 import { ProjectsModule } from '../projects/projects.module.js';
-import { RunTrends } from '../projects/run-trends.service.js';
+import { ProjectTrendsController } from './project-trends.controller.js';
 import { ProjectTrendsService } from './project-trends.service.js';
 import { RunEntity } from './entities/run.entity.js';
 import { ResultsService } from './results.service.js';
@@ -38,7 +38,7 @@ import { RunsService } from './runs.service.js';
     SecretsModule,
     ProjectsModule,
   ],
-  controllers: [RunsController, RunFilesController, GateController],
+  controllers: [RunsController, RunFilesController, GateController, ProjectTrendsController],
   providers: [
     RunsService,
     RunsRepository,
@@ -58,14 +58,9 @@ import { RunsService } from './runs.service.js';
   exports: [RunReadService],
 })
 export class RunsModule implements OnModuleInit {
-  constructor(
-    private readonly registry: WorkspaceResourceRegistry,
-    private readonly runTrends: RunTrends,
-    private readonly projectTrends: ProjectTrendsService,
-  ) {}
+  constructor(private readonly registry: WorkspaceResourceRegistry) {}
 
   onModuleInit(): void {
     this.registry.registerTable('run', 'runs');
-    this.runTrends.provide(this.projectTrends);
   }
 }

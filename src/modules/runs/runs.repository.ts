@@ -3,8 +3,8 @@ import type { MetricScore, RunSummary } from '../../../libs/evaluation/runs/run.
 import { trackedRecord } from '../../../libs/queue/tracked-job.js';
 import type { RunSource } from '../datasets/run-source.service.js';
 import type { ProjectLinks } from '../projects/projects.service.js';
-import type { TrendRun, TrendRunFilter } from '../projects/run-trends.service.js';
-import type { TrendCell } from '../projects/trend.js';
+import type { TrendRunFilter } from '../projects/projects.service.js';
+import type { TrendCell, TrendRun } from './trend.js';
 import { RunEntity, type RunState } from './entities/run.entity.js';
 import { gateVerdictCondition } from './gate-verdicts.repository.js';
 import { DatabaseNotifications } from '../../../libs/database/notifications.js';

@@ -18481,6 +18481,306 @@ export class EvaluationWorkspaceClient<
         ...params,
       }),
   };
+  projects = {
+    /**
+     * @description Attaches a test plan version (default its latest) to a project that has none (members).
+     *
+     * @tags projects
+     * @name AttachProjectTestPlan
+     * @summary Attaches a test plan version (default its latest) to a project that has none (members)
+     * @request POST:/projects/{project_id}/test-plan
+     * @secure
+     * @response `200` `ProjectPatchResponse`
+     * @response `400` `ProblemResponse` validation_failed, unknown_test_plan
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the project {project_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` project_test_plan_attached
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    attachProjectTestPlan: (
+      { projectId }: AttachProjectTestPlanParams,
+      data: AttachTestPlanRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ProjectPatchResponse, ProblemResponse>({
+        path: `/projects/${projectId}/test-plan`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Creates a project (members) from a template's dimension list (as it is or edited), with SUTs and datasets of the workspace.
+     *
+     * @tags projects
+     * @name CreateProject
+     * @summary Creates a project (members) from a template's dimension list (as it is or edited), with SUTs and datasets of the workspace
+     * @request POST:/projects
+     * @secure
+     * @response `201` `ProjectCreateResponse`
+     * @response `400` `ProblemResponse` validation_failed, unknown_template, project_dimensions_invalid, unknown_sut, unknown_dataset
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` project_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    createProject: (data: CreateProjectRequest, params: RequestParams = {}) =>
+      this.request<ProjectCreateResponse, ProblemResponse>({
+        path: `/projects`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Detaches the test plan (members); a project without one is answered unchanged.
+     *
+     * @tags projects
+     * @name DetachProjectTestPlan
+     * @summary Detaches the test plan (members); a project without one is answered unchanged
+     * @request DELETE:/projects/{project_id}/test-plan
+     * @secure
+     * @response `200` `ProjectResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the project {project_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    detachProjectTestPlan: (
+      { projectId }: DetachProjectTestPlanParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ProjectResponse, ProblemResponse>({
+        path: `/projects/${projectId}/test-plan`,
+        method: "DELETE",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description One project (viewers).
+     *
+     * @tags projects
+     * @name GetProject
+     * @summary One project (viewers)
+     * @request GET:/projects/{project_id}
+     * @secure
+     * @response `200` `ProjectResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the project {project_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getProject: ({ projectId }: GetProjectParams, params: RequestParams = {}) =>
+      this.request<ProjectResponse, ProblemResponse>({
+        path: `/projects/${projectId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Rows of the project's datasets per dimension value (and chosen pairs), and the values with fewer than `min_rows` (viewers).
+     *
+     * @tags projects
+     * @name GetProjectCoverage
+     * @summary Rows of the project's datasets per dimension value (and chosen pairs), and the values with fewer than `min_rows` (viewers)
+     * @request GET:/projects/{project_id}/coverage
+     * @secure
+     * @response `200` `ProjectCoverageResponse`
+     * @response `400` `ProblemResponse` validation_failed, project_dimension_unknown
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the project {project_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getProjectCoverage: (
+      { projectId, ...query }: GetProjectCoverageParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ProjectCoverageResponse, ProblemResponse>({
+        path: `/projects/${projectId}/coverage`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Metric values of the project's runs (of its SUTs or datasets) over time, per dimension value, ready for a chart (viewers).
+     *
+     * @tags projects
+     * @name GetProjectTrend
+     * @summary Metric values of the project's runs (of its SUTs or datasets) over time, per dimension value, ready for a chart (viewers)
+     * @request POST:/projects/{project_id}/trend
+     * @secure
+     * @response `200` `ProjectTrendResponse`
+     * @response `400` `ProblemResponse` validation_failed, project_dimension_unknown, invalid_time_range
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the project {project_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getProjectTrend: (
+      { projectId }: GetProjectTrendParams,
+      data: TrendRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ProjectTrendResponse, ProblemResponse>({
+        path: `/projects/${projectId}/trend`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The workspace's projects (viewers); filter with `q`, sort by name, created_at or updated_at.
+     *
+     * @tags projects
+     * @name ListProjects
+     * @summary The workspace's projects (viewers); filter with `q`, sort by name, created_at or updated_at
+     * @request GET:/projects
+     * @secure
+     * @response `200` `ProjectListItemPage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listProjects: (query: ListProjectsParams, params: RequestParams = {}) =>
+      this.request<ProjectListItemPage, ProblemResponse>({
+        path: `/projects`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Moves the project to another workspace (admins of both); its links to the old workspace's SUTs, datasets and test plan are dropped.
+     *
+     * @tags projects
+     * @name MoveProject
+     * @summary Moves the project to another workspace (admins of both); its links to the old workspace's SUTs, datasets and test plan are dropped
+     * @request POST:/projects/{project_id}/move
+     * @secure
+     * @response `200` `ProjectResponse`
+     * @response `400` `ProblemResponse` validation_failed, project_move_invalid
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the project {project_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` project_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    moveProject: (
+      { projectId }: MoveProjectParams,
+      data: MoveProjectRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ProjectResponse, ProblemResponse>({
+        path: `/projects/${projectId}/move`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Sets the project's test plan version, replacing any attached one (members).
+     *
+     * @tags projects
+     * @name ReplaceProjectTestPlan
+     * @summary Sets the project's test plan version, replacing any attached one (members)
+     * @request PUT:/projects/{project_id}/test-plan
+     * @secure
+     * @response `200` `ProjectPatchResponse`
+     * @response `400` `ProblemResponse` validation_failed, unknown_test_plan
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the project {project_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    replaceProjectTestPlan: (
+      { projectId }: ReplaceProjectTestPlanParams,
+      data: AttachTestPlanRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ProjectPatchResponse, ProblemResponse>({
+        path: `/projects/${projectId}/test-plan`,
+        method: "PUT",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Changes name, description, dimensions or links (members); lists replace the old ones.
+     *
+     * @tags projects
+     * @name UpdateProject
+     * @summary Changes name, description, dimensions or links (members); lists replace the old ones
+     * @request PATCH:/projects/{project_id}
+     * @secure
+     * @response `200` `ProjectPatchResponse`
+     * @response `400` `ProblemResponse` validation_failed, project_dimensions_invalid, unknown_sut, unknown_dataset
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the project {project_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` project_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    updateProject: (
+      { projectId }: UpdateProjectParams,
+      data: UpdateProjectRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ProjectPatchResponse, ProblemResponse>({
+        path: `/projects/${projectId}`,
+        method: "PATCH",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+  };
   sdg = {
     /**
      * @description Adds an adapter (members): templates over seed rows and dimension values, or an LLM prompt through a judge connection.
@@ -19331,306 +19631,6 @@ export class EvaluationWorkspaceClient<
       this.request<File, ProblemResponse>({
         path: `/v1/traces`,
         method: "POST",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-  };
-  projects = {
-    /**
-     * @description Attaches a test plan version (default its latest) to a project that has none (members).
-     *
-     * @tags projects
-     * @name AttachProjectTestPlan
-     * @summary Attaches a test plan version (default its latest) to a project that has none (members)
-     * @request POST:/projects/{project_id}/test-plan
-     * @secure
-     * @response `200` `ProjectPatchResponse`
-     * @response `400` `ProblemResponse` validation_failed, unknown_test_plan
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the project {project_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` project_test_plan_attached
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    attachProjectTestPlan: (
-      { projectId }: AttachProjectTestPlanParams,
-      data: AttachTestPlanRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<ProjectPatchResponse, ProblemResponse>({
-        path: `/projects/${projectId}/test-plan`,
-        method: "POST",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Creates a project (members) from a template's dimension list (as it is or edited), with SUTs and datasets of the workspace.
-     *
-     * @tags projects
-     * @name CreateProject
-     * @summary Creates a project (members) from a template's dimension list (as it is or edited), with SUTs and datasets of the workspace
-     * @request POST:/projects
-     * @secure
-     * @response `201` `ProjectCreateResponse`
-     * @response `400` `ProblemResponse` validation_failed, unknown_template, project_dimensions_invalid, unknown_sut, unknown_dataset
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` project_name_taken
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    createProject: (data: CreateProjectRequest, params: RequestParams = {}) =>
-      this.request<ProjectCreateResponse, ProblemResponse>({
-        path: `/projects`,
-        method: "POST",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Detaches the test plan (members); a project without one is answered unchanged.
-     *
-     * @tags projects
-     * @name DetachProjectTestPlan
-     * @summary Detaches the test plan (members); a project without one is answered unchanged
-     * @request DELETE:/projects/{project_id}/test-plan
-     * @secure
-     * @response `200` `ProjectResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the project {project_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    detachProjectTestPlan: (
-      { projectId }: DetachProjectTestPlanParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<ProjectResponse, ProblemResponse>({
-        path: `/projects/${projectId}/test-plan`,
-        method: "DELETE",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description One project (viewers).
-     *
-     * @tags projects
-     * @name GetProject
-     * @summary One project (viewers)
-     * @request GET:/projects/{project_id}
-     * @secure
-     * @response `200` `ProjectResponse`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the project {project_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    getProject: ({ projectId }: GetProjectParams, params: RequestParams = {}) =>
-      this.request<ProjectResponse, ProblemResponse>({
-        path: `/projects/${projectId}`,
-        method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Rows of the project's datasets per dimension value (and chosen pairs), and the values with fewer than `min_rows` (viewers).
-     *
-     * @tags projects
-     * @name GetProjectCoverage
-     * @summary Rows of the project's datasets per dimension value (and chosen pairs), and the values with fewer than `min_rows` (viewers)
-     * @request GET:/projects/{project_id}/coverage
-     * @secure
-     * @response `200` `ProjectCoverageResponse`
-     * @response `400` `ProblemResponse` validation_failed, project_dimension_unknown
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the project {project_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    getProjectCoverage: (
-      { projectId, ...query }: GetProjectCoverageParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<ProjectCoverageResponse, ProblemResponse>({
-        path: `/projects/${projectId}/coverage`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Metric values of the project's runs (of its SUTs or datasets) over time, per dimension value, ready for a chart (viewers).
-     *
-     * @tags projects
-     * @name GetProjectTrend
-     * @summary Metric values of the project's runs (of its SUTs or datasets) over time, per dimension value, ready for a chart (viewers)
-     * @request POST:/projects/{project_id}/trend
-     * @secure
-     * @response `200` `ProjectTrendResponse`
-     * @response `400` `ProblemResponse` validation_failed, project_dimension_unknown, invalid_time_range
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the project {project_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    getProjectTrend: (
-      { projectId }: GetProjectTrendParams,
-      data: TrendRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<ProjectTrendResponse, ProblemResponse>({
-        path: `/projects/${projectId}/trend`,
-        method: "POST",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description The workspace's projects (viewers); filter with `q`, sort by name, created_at or updated_at.
-     *
-     * @tags projects
-     * @name ListProjects
-     * @summary The workspace's projects (viewers); filter with `q`, sort by name, created_at or updated_at
-     * @request GET:/projects
-     * @secure
-     * @response `200` `ProjectListItemPage`
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    listProjects: (query: ListProjectsParams, params: RequestParams = {}) =>
-      this.request<ProjectListItemPage, ProblemResponse>({
-        path: `/projects`,
-        method: "GET",
-        query: query,
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Moves the project to another workspace (admins of both); its links to the old workspace's SUTs, datasets and test plan are dropped.
-     *
-     * @tags projects
-     * @name MoveProject
-     * @summary Moves the project to another workspace (admins of both); its links to the old workspace's SUTs, datasets and test plan are dropped
-     * @request POST:/projects/{project_id}/move
-     * @secure
-     * @response `200` `ProjectResponse`
-     * @response `400` `ProblemResponse` validation_failed, project_move_invalid
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the project {project_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` project_name_taken
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    moveProject: (
-      { projectId }: MoveProjectParams,
-      data: MoveProjectRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<ProjectResponse, ProblemResponse>({
-        path: `/projects/${projectId}/move`,
-        method: "POST",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Sets the project's test plan version, replacing any attached one (members).
-     *
-     * @tags projects
-     * @name ReplaceProjectTestPlan
-     * @summary Sets the project's test plan version, replacing any attached one (members)
-     * @request PUT:/projects/{project_id}/test-plan
-     * @secure
-     * @response `200` `ProjectPatchResponse`
-     * @response `400` `ProblemResponse` validation_failed, unknown_test_plan
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the project {project_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    replaceProjectTestPlan: (
-      { projectId }: ReplaceProjectTestPlanParams,
-      data: AttachTestPlanRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<ProjectPatchResponse, ProblemResponse>({
-        path: `/projects/${projectId}/test-plan`,
-        method: "PUT",
-        body: data,
-        secure: true,
-        type: ContentType.Json,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description Changes name, description, dimensions or links (members); lists replace the old ones.
-     *
-     * @tags projects
-     * @name UpdateProject
-     * @summary Changes name, description, dimensions or links (members); lists replace the old ones
-     * @request PATCH:/projects/{project_id}
-     * @secure
-     * @response `200` `ProjectPatchResponse`
-     * @response `400` `ProblemResponse` validation_failed, project_dimensions_invalid, unknown_sut, unknown_dataset
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the project {project_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` project_name_taken
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    updateProject: (
-      { projectId }: UpdateProjectParams,
-      data: UpdateProjectRequest,
-      params: RequestParams = {},
-    ) =>
-      this.request<ProjectPatchResponse, ProblemResponse>({
-        path: `/projects/${projectId}`,
-        method: "PATCH",
         body: data,
         secure: true,
         type: ContentType.Json,

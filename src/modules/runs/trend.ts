@@ -1,4 +1,14 @@
-import type { TrendPoint, TrendSeries } from './dto/insights.dto.js';
+import type { TrendPoint, TrendSeries } from '../projects/dto/insights.dto.js';
+
+/** A run as a project's trend lists it (its documented state: `runStateOf`). */
+export interface TrendRun {
+  id: string;
+  name: string;
+  state: string;
+  sut_id: string;
+  dataset_id: string;
+  created_at: Date;
+}
 
 /** Scores of one metric in one run, for one group value: sums so that runs pool exactly. */
 export interface TrendCell {
