@@ -9,6 +9,7 @@ import {
   pages,
   paginate,
   type ClientOptions,
+  type Problem,
 } from './typescript/src/index.js';
 
 /**
@@ -196,7 +197,16 @@ describe('SDK client', () => {
       .listDatasets({ page_size: 1000 })
       .catch((err: unknown) => err)) as EwsApiError;
     expect(invalid.errors).toEqual([{ field: 'page_size', message: 'page_size must not be greater than 200' }]);
+    expect(invalid.problems).toEqual([]);
     expect(invalid.requestId).toBe('req-1');
+
+    // An `…_invalid` error lists its problems one line each: `problems`, not field errors.
+    const dimensions = new EwsApiError(
+      problem(400, 'project_dimensions_invalid', { errors: ['dimensions[1].name: "topic" appears twice'] }) as Problem,
+      { request: 'POST /projects' },
+    );
+    expect(dimensions.errors).toEqual([]);
+    expect(dimensions.problems).toEqual(['dimensions[1].name: "topic" appears twice']);
 
     const gateway = (await client.live.getLiveness().catch((err: unknown) => err)) as EwsApiError;
     expect(gateway).toEqual(expect.objectContaining({ status: 502, errorCode: 'http_502' }));

@@ -2,8 +2,9 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import packageJson from '../package.json' with { type: 'json' };
 import { completeOpenApiDocument } from '../libs/common/openapi-completion.js';
+import { admitNullReferences } from '../libs/common/openapi-nullable.js';
 import { EXAMPLE_OTLP_REQUEST } from './modules/traces/dto/traces.dto.js';
-import { describeOtlpRoute } from './modules/traces/otlp-http.js';
+import { describeOtlpErrors, describeOtlpRoute } from './modules/traces/otlp-http.js';
 
 export const API_TITLE = 'Evaluation Workspace Service';
 
@@ -65,11 +66,16 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   // test/contract/operation-ids.spec.ts refuses (docs/api-conventions.md, "Operation ids").
   const document = SwaggerModule.createDocument(app, config);
   describeOtlpRoute(document as never, EXAMPLE_OTLP_REQUEST);
+  // The document follows 3.0.3's reading of `nullable` (libs/common/openapi-nullable.ts).
+  document.openapi = '3.0.3';
+  admitNullReferences(document);
   // Relative: Try it out calls the server that served the document, whatever its address.
-  return completeOpenApiDocument(document, {
+  const completed = completeOpenApiDocument(document, {
     tags: TAG_DESCRIPTIONS,
     servers: [{ url: '/', description: 'This service' }],
   });
+  describeOtlpErrors(completed as never);
+  return completed;
 }
 
 /** Serves the document at /docs (Swagger UI), /openapi.json and /openapi.yaml; `document` runs at the first request. */

@@ -92,7 +92,9 @@ function rule(value: AccessRule) {
     );
   }
   const concealed = value.kind === 'workspace' && 'conceal' in value.from && value.from.conceal;
-  if (value.kind === 'system-admin' || (value.kind === 'workspace' && !concealed)) {
+  // An API key where only a user's token is taken is refused with 403 (access.guard.ts), concealed or not.
+  const refusesKeys = value.kind !== 'public' && value.kind !== 'optional-user' && !acceptsApiKeys(value);
+  if (refusesKeys || (value.kind === 'workspace' && !concealed)) {
     decorators.push(ApiForbiddenResponse({ type: ProblemResponse, description: `Allowed: ${describe(value)}` }));
   }
   if (value.kind === 'workspace') {

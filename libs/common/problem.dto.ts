@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { EXAMPLE_ID } from './openapi-examples.js';
 
 export class ProblemFieldError {
@@ -9,6 +9,7 @@ export class ProblemFieldError {
 }
 
 /** RFC 9457 problem details; every error the service returns has this shape. */
+@ApiExtraModels(ProblemFieldError)
 export class ProblemResponse {
   @ApiProperty({ example: '/problems/validation-failed' })
   type: string;
@@ -25,6 +26,12 @@ export class ProblemResponse {
     example: EXAMPLE_ID.request,
   })
   request_id?: string;
-  @ApiPropertyOptional({ type: [ProblemFieldError], description: 'Present on validation_failed' })
-  errors?: ProblemFieldError[];
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { oneOf: [{ $ref: getSchemaPath(ProblemFieldError) }, { type: 'string' }] },
+    description:
+      'On validation_failed (and metric_params_invalid): one {field, message} per offending field. On the other codes whose description says "`errors` lists each problem" (project_dimensions_invalid, test_plan_invalid, rubric_invalid, report_content_invalid, …): one line per problem',
+    example: [{ field: 'email', message: 'email must be an email' }],
+  })
+  errors?: Array<ProblemFieldError | string>;
 }

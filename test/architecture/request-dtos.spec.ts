@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { getMetadataStorage } from 'class-validator';
+import { admitsNull } from '../../libs/common/openapi-nullable.js';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { MAX_INT32 } from '../../libs/common/json-limits.js';
@@ -43,7 +44,7 @@ describe('request DTOs', () => {
     getTargetValidationMetadatas(target: Dto, schema: string, always: boolean, strictGroups: boolean): Metadata[];
   };
   const document = JSON.parse(readFileSync(join(root, 'docs', 'openapi.json'), 'utf8')) as {
-    components: { schemas: Record<string, { properties?: Record<string, { nullable?: boolean }> }> };
+    components: { schemas: Record<string, { properties?: Record<string, { nullable?: boolean; anyOf?: unknown[] }> }> };
   };
 
   /** Every DTO reachable from `roots` through @NestedObject, with the path it was reached by. */
@@ -120,7 +121,7 @@ describe('request DTOs', () => {
     for (const [cls, via] of reachable(bodies)) {
       for (const [property, metas] of properties(cls)) {
         if (!metas.some((m) => m.name === 'isOptional')) continue;
-        if (document.components.schemas[cls.name]?.properties?.[property]?.nullable !== true)
+        if (!admitsNull(document.components.schemas[cls.name]?.properties?.[property]))
           offenders.push(
             `${via}: ${property} takes null (@IsOptional) but the document does not say nullable; use @ValidateIfPresent()`,
           );

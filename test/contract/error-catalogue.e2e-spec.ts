@@ -45,7 +45,7 @@ database, or an unexpected fault.
 | \`detail\` | yes | What went wrong in this occurrence, in a sentence meant for people (do not parse it). |
 | \`error_code\` | yes | The stable, machine-readable code from the tables below; branch on this. |
 | \`request_id\` | yes, on requests | Equals the \`X-Request-Id\` response header and the \`request_id\` of the server's log lines. |
-| \`errors\` | on \`validation_failed\` | One \`{field, message}\` per offending field (nested fields dotted: \`dimensions.0.name\`). |
+| \`errors\` | on \`validation_failed\` and the codes below whose description says \`errors\` | On \`validation_failed\` and \`metric_params_invalid\`: one \`{field, message}\` per offending field (nested fields dotted: \`dimensions.0.name\`); on the others, one line (a string) per problem. |
 
 Some codes add members of their own (RFC 9457 extensions), named in their description:
 \`current_etag\` on \`precondition_failed\`, \`available\` on \`template_not_found\`, \`checks\` on

@@ -6,6 +6,7 @@ import addFormatsModule from 'ajv-formats';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DomainError } from '../../libs/common/domain-error.js';
+import { admitsNull } from '../../libs/common/openapi-nullable.js';
 import { createValidationPipe } from '../../libs/common/validation.js';
 import { HTTP_METHODS, repoRoot } from './support/spec-operations.js';
 
@@ -49,7 +50,11 @@ function jsonSchema(node: unknown): unknown {
     out.additionalProperties = false;
   if (nullable !== true) return out;
   if (typeof out.type === 'string' && !out.allOf && !out.oneOf && !out.$ref)
-    return { ...out, type: [out.type, 'null'], ...(Array.isArray(out.enum) ? { enum: [...out.enum, null] } : {}) };
+    return {
+      ...out,
+      type: [out.type, 'null'],
+      ...(Array.isArray(out.enum) && !out.enum.includes(null) ? { enum: [...out.enum, null] } : {}),
+    };
   return { anyOf: [out, { type: 'null' }] };
 }
 
@@ -75,8 +80,9 @@ function* schemaNodes(node: unknown, place: string): Generator<[Node, string]> {
 function hasExample(member: Node): boolean {
   if (member.example !== undefined || typeof member.$ref === 'string' || member.format === 'binary') return true;
   if (member.items) return hasExample(member.items as Node);
-  const parts = (member.allOf ?? member.oneOf) as Node[] | undefined;
-  return !!parts?.length && parts.every((part) => typeof part.$ref === 'string');
+  // A nullable reference is `anyOf: [{$ref}, null]` (libs/common/openapi-nullable.ts).
+  const parts = (member.allOf ?? member.oneOf ?? member.anyOf) as Node[] | undefined;
+  return !!parts?.length && parts.every((part) => typeof part.$ref === 'string' || admitsNull(part));
 }
 
 /** The classes controllers take as `@Body()`, by name (the name of their schema in the document). */

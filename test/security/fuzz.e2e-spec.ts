@@ -194,7 +194,11 @@ function jsonSchema(node: unknown): unknown {
   if (nullable !== true) return out;
   // `nullable` beside allOf/oneOf/$ref (the OpenAPI 3.0 idiom for a nullable reference) makes the whole schema nullable.
   if (typeof out.type === 'string' && !out.allOf && !out.oneOf && !out.$ref)
-    return { ...out, type: [out.type, 'null'], ...(Array.isArray(out.enum) ? { enum: [...out.enum, null] } : {}) };
+    return {
+      ...out,
+      type: [out.type, 'null'],
+      ...(Array.isArray(out.enum) && !out.enum.includes(null) ? { enum: [...out.enum, null] } : {}),
+    };
   return { anyOf: [out, { type: 'null' }] };
 }
 

@@ -1,5 +1,6 @@
 import type supertest from 'supertest';
 import type { Test } from 'supertest';
+import { admitsNull } from '../../libs/common/openapi-nullable.js';
 import { HTTP_METHODS, type OpenApiDocument, type OpenApiOperation } from '../contract/support/spec-operations.js';
 
 export type Schema = {
@@ -15,6 +16,7 @@ export type Schema = {
   minLength?: number;
   pattern?: string;
   oneOf?: Schema[];
+  anyOf?: Schema[];
   allOf?: Schema[];
   additionalProperties?: boolean | Schema;
   nullable?: boolean;
@@ -69,6 +71,9 @@ export function walk(document: OpenApiDocument): WalkedOperation[] {
 
 export function resolve(document: OpenApiDocument, schema: Schema | undefined): Schema {
   let s = schema ?? {};
+  // A nullable reference (`anyOf: [{$ref}, null]`, libs/common/openapi-nullable.ts) stands for its reference.
+  const referenced = s.anyOf?.filter((alternative) => !admitsNull(alternative));
+  if (referenced?.length === 1 && s.anyOf!.length === 2) s = referenced[0];
   for (let i = 0; s.$ref && i < 20; i++)
     s = (document.components?.schemas?.[s.$ref.replace('#/components/schemas/', '')] ?? {}) as Schema;
   if (s.allOf?.length)
@@ -293,10 +298,7 @@ export function bodyMembers(document: OpenApiDocument, schema: Schema | undefine
     for (const [name, child] of Object.entries(s.properties ?? {})) {
       const resolved = resolve(document, child);
       // Or an alternative of a oneOf that takes null (how an "any JSON value" member says it, OpenAPI 3.0 having no null type).
-      const nullable =
-        child.nullable === true ||
-        resolved.nullable === true ||
-        (resolved.oneOf ?? []).some((alt) => alt.nullable === true);
+      const nullable = admitsNull(child) || admitsNull(resolved);
       out.push({ path: [...path, name], schema: resolved, optional: !(s.required ?? []).includes(name), nullable });
       visit(child, [...path, name], depth + 1);
     }

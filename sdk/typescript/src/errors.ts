@@ -42,6 +42,15 @@ export class EwsApiError extends Error {
 
   /** Per-field messages of a `validation_failed` problem (empty for other errors). */
   get errors(): ProblemFieldError[] {
+    return this.listed().filter((e): e is ProblemFieldError => typeof e === 'object' && e !== null);
+  }
+
+  /** The problems an `…_invalid` error lists one line each (project_dimensions_invalid, test_plan_invalid, …). */
+  get problems(): string[] {
+    return this.listed().filter((e): e is string => typeof e === 'string');
+  }
+
+  private listed(): Array<ProblemFieldError | string> {
     return this.problem.errors ?? [];
   }
 

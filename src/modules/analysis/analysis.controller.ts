@@ -1,8 +1,17 @@
 import { Body, Controller, Get, HttpCode, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
+import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
 import { AcceptedAt } from '../../../libs/queue/accepted.decorator.js';
 import { AnalysisService } from './analysis.service.js';
@@ -201,7 +210,11 @@ export class AnalysisController {
   @Get('cluster-runs/latest')
   @ApiOperation({ operationId: 'getLatestClusterRun' })
   @WorkspaceRoleRequired('viewer', DATASET)
-  @ApiOkResponse({ type: DatasetClustersRun, description: 'The newest run, or null when there is none' })
+  @ApiExtraModels(DatasetClustersRun)
+  @ApiOkResponse({
+    description: 'The newest run, or null when there is none',
+    schema: { nullable: true, allOf: [{ $ref: getSchemaPath(DatasetClustersRun) }] },
+  })
   async latest(
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('dataset_id') datasetId: string,
@@ -231,6 +244,7 @@ export class AnalysisController {
   @ApiOperation({ operationId: 'getClusterRunResult' })
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DatasetClustersResult })
+  @ApiConflictResponse({ type: ProblemResponse, description: 'cluster_run_not_finished' })
   clusterResult(
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('dataset_id') datasetId: string,

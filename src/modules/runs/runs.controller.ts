@@ -111,8 +111,20 @@ export class RunsController {
   @Get('diff/export')
   @ApiOperation({ operationId: 'exportRunDiff' })
   @WorkspaceRoleRequired('viewer', BASE_RUN)
-  @ApiProduces('text/csv', 'application/json')
-  @ApiOkResponse({ description: 'The diff file', schema: OBJECT })
+  @ApiOkResponse({
+    description: 'The diff file: CSV (`format=csv`, the default) or JSON (`format=json`)',
+    content: {
+      'text/csv': {
+        schema: {
+          type: 'string',
+          example:
+            'row_id,status,base_passed,candidate_passed,output_changed,exact-match_base,exact-match_candidate,exact-match_delta\n' +
+            'r-017,regressed,true,false,true,1,0,-1\n',
+        },
+      },
+      'application/json': { schema: OBJECT },
+    },
+  })
   async export(
     @CurrentWorkspace() access: WorkspaceAccess,
     @Query() query: DiffExportQuery,

@@ -111,3 +111,21 @@ export function describeOtlpRoute(
       'application/json': json,
     };
 }
+
+/**
+ * A protobuf export's errors are answered in protobuf too (a google.rpc.Status, otlpProblemWriter):
+ * beside each error's problem+json, once the document's errors are complete.
+ */
+export function describeOtlpErrors(document: { paths: Record<string, Record<string, any>> }): void {
+  const responses = document.paths[OTLP_TRACES_PATH]?.post?.responses ?? {};
+  for (const [status, response] of Object.entries<{ content?: Record<string, unknown> }>(responses)) {
+    if (!/^[45]\d\d$/.test(status) || !response.content) continue;
+    response.content['application/x-protobuf'] = {
+      schema: {
+        type: 'string',
+        format: 'binary',
+        description: 'A google.rpc.Status (code and message), binary protobuf: the answer to a protobuf export',
+      },
+    };
+  }
+}

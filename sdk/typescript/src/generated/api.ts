@@ -1296,7 +1296,7 @@ export interface CreateEmbeddingConfigRequest {
    */
   secret_id?: string;
   /**
-   * The workspace that will own the entry (admins)
+   * The workspace that will own the entry (the caller is admin or above in it)
    * @format uuid
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
@@ -1313,7 +1313,7 @@ export interface CreateEvalConfigRequest {
   default_judge_id?: string | null;
   /**
    * @maxLength 2000
-   * @example "OpenAI small embeddings for clustering and semantic metrics"
+   * @example "What a release of support-bot-v2 must pass"
    */
   description?: string;
   /**
@@ -1325,12 +1325,12 @@ export interface CreateEvalConfigRequest {
   /**
    * Unique in the workspace, case-insensitively
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
-   * @example "openai-small"
+   * @example "support-release-gate"
    */
   name: string;
   pass_rule?: PassRuleDto;
   /**
-   * The workspace that will own the entry (admins)
+   * The workspace that will own the entry (the caller is member or above in it)
    * @format uuid
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
@@ -1444,7 +1444,7 @@ export interface CreateJudgeRequest {
   base_url: string;
   /**
    * @maxLength 2000
-   * @example "OpenAI small embeddings for clustering and semantic metrics"
+   * @example "Grades answers for correctness and faithfulness"
    */
   description?: string;
   /**
@@ -1476,7 +1476,7 @@ export interface CreateJudgeRequest {
   /**
    * Unique in the workspace, case-insensitively
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
-   * @example "openai-small"
+   * @example "gpt-4o-mini-judge"
    */
   name: string;
   /**
@@ -1500,7 +1500,7 @@ export interface CreateJudgeRequest {
    */
   timeout_ms?: number;
   /**
-   * The workspace that will own the entry (admins)
+   * The workspace that will own the entry (the caller is member or above in it)
    * @format uuid
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
@@ -1591,7 +1591,7 @@ export interface CreateMetricConfigVersionRequest {
 export interface CreateNotificationConfigRequest {
   /**
    * @maxLength 2000
-   * @example "OpenAI small embeddings for clustering and semantic metrics"
+   * @example "Tell the release channel when a run fails"
    */
   description?: string;
   /**
@@ -1613,7 +1613,7 @@ export interface CreateNotificationConfigRequest {
   /**
    * Unique in the workspace, case-insensitively
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
-   * @example "openai-small"
+   * @example "ci-alerts"
    */
   name: string;
   /**
@@ -1630,7 +1630,7 @@ export interface CreateNotificationConfigRequest {
    */
   url: string;
   /**
-   * The workspace that will own the entry (admins)
+   * The workspace that will own the entry (the caller is admin or above in it)
    * @format uuid
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
@@ -1690,7 +1690,7 @@ export interface CreateProjectRequest {
   dataset_ids?: string[];
   /**
    * @maxLength 2000
-   * @example "OpenAI small embeddings for clustering and semantic metrics"
+   * @example "Release gate of the support assistant"
    */
   description?: string;
   /**
@@ -1701,7 +1701,7 @@ export interface CreateProjectRequest {
   /**
    * Unique in the workspace, case-insensitively
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
-   * @example "openai-small"
+   * @example "support-bot-release"
    */
   name: string;
   /**
@@ -1716,7 +1716,7 @@ export interface CreateProjectRequest {
    */
   template?: string;
   /**
-   * The workspace that will own the entry (admins)
+   * The workspace that will own the entry (the caller is member or above in it)
    * @format uuid
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
@@ -1948,7 +1948,7 @@ export interface CreateSdgAdapterRequest {
   count?: number;
   /**
    * @maxLength 2000
-   * @example "OpenAI small embeddings for clustering and semantic metrics"
+   * @example "Paraphrases the golden questions per task"
    */
   description?: string;
   /**
@@ -1975,7 +1975,7 @@ export interface CreateSdgAdapterRequest {
   /**
    * Unique in the workspace, case-insensitively
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
-   * @example "openai-small"
+   * @example "faq-paraphrases"
    */
   name: string;
   /**
@@ -1993,7 +1993,7 @@ export interface CreateSdgAdapterRequest {
    */
   prompt?: string;
   /**
-   * The workspace that will own the entry (admins)
+   * The workspace that will own the entry (the caller is member or above in it)
    * @format uuid
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
@@ -2072,7 +2072,7 @@ export interface CreateTestPlanRequest {
   datasets: PlanDatasetDto[];
   /**
    * @maxLength 2000
-   * @example "OpenAI small embeddings for clustering and semantic metrics"
+   * @example "The bar a support-bot release must clear"
    */
   description?: string;
   /**
@@ -2089,13 +2089,13 @@ export interface CreateTestPlanRequest {
   /**
    * Unique in the workspace, case-insensitively
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
-   * @example "openai-small"
+   * @example "support-release-plan"
    */
   name: string;
   /** When a release passes (default: every gating metric meets its threshold) */
   release_rule?: ReleaseRuleDto;
   /**
-   * The workspace that will own the entry (admins)
+   * The workspace that will own the entry (the caller is member or above in it)
    * @format uuid
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
@@ -7318,8 +7318,11 @@ export interface ProblemResponse {
    * @example "validation_failed"
    */
   error_code: string;
-  /** Present on validation_failed */
-  errors?: ProblemFieldError[];
+  /**
+   * On validation_failed (and metric_params_invalid): one {field, message} per offending field. On the other codes whose description says "`errors` lists each problem" (project_dimensions_invalid, test_plan_invalid, rubric_invalid, report_content_invalid, …): one line per problem
+   * @example [{"field":"email","message":"email must be an email"}]
+   */
+  errors?: (ProblemFieldError | string)[];
   /**
    * Correlates with the X-Request-Id header and the server logs
    * @example "3f0c2d4e-8b1a-4c5d-9e7f-6a2b1c0d9e8f"
@@ -8487,7 +8490,7 @@ export interface ReplaceEvalConfigRequest {
   default_judge_id?: string | null;
   /**
    * @maxLength 2000
-   * @example "OpenAI small embeddings for clustering and semantic metrics"
+   * @example "What a release of support-bot-v2 must pass"
    */
   description?: string;
   /**
@@ -8499,7 +8502,7 @@ export interface ReplaceEvalConfigRequest {
   /**
    * Unique in the workspace, case-insensitively
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
-   * @example "openai-small"
+   * @example "support-release-gate"
    */
   name: string;
   pass_rule?: PassRuleDto;
@@ -13169,6 +13172,7 @@ export class EvaluationWorkspaceClient<
      * @secure
      * @response `204` `void` Logged out
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: any authenticated user (a user's token, not an API key)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
@@ -13641,6 +13645,7 @@ export class EvaluationWorkspaceClient<
      * @response `201` `WorkspaceResponse`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: any authenticated user (a user's token, not an API key)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
@@ -15112,6 +15117,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` cluster_run_not_finished
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getClusterRunResult: (
@@ -15242,7 +15248,7 @@ export class EvaluationWorkspaceClient<
      * @summary The newest cluster run of the version, or null (viewers)
      * @request GET:/datasets/{dataset_id}/versions/{version_id}/cluster-runs/latest
      * @secure
-     * @response `200` `DatasetClustersRun` The newest run, or null when there is none
+     * @response `200` `(DatasetClustersRun | null)` The newest run, or null when there is none
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
@@ -15253,7 +15259,7 @@ export class EvaluationWorkspaceClient<
       { datasetId, versionId }: GetLatestClusterRunParams,
       params: RequestParams = {},
     ) =>
-      this.request<DatasetClustersRun, ProblemResponse>({
+      this.request<DatasetClustersRun | null, ProblemResponse>({
         path: `/datasets/${datasetId}/versions/${versionId}/cluster-runs/latest`,
         method: "GET",
         secure: true,
@@ -17928,7 +17934,7 @@ export class EvaluationWorkspaceClient<
      * @summary The diff as a CSV (a line per row, base/candidate/delta per metric) or JSON file (viewers)
      * @request GET:/runs/diff/export
      * @secure
-     * @response `200` `Record<string,any>` The diff file
+     * @response `200` `string` The diff file: CSV (`format=csv`, the default) or JSON (`format=json`)
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run ?base
@@ -17936,7 +17942,7 @@ export class EvaluationWorkspaceClient<
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     exportRunDiff: (query: ExportRunDiffParams, params: RequestParams = {}) =>
-      this.request<Record<string, any>, ProblemResponse>({
+      this.request<string, ProblemResponse>({
         path: `/runs/diff/export`,
         method: "GET",
         query: query,

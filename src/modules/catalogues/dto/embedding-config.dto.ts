@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsString, IsUrl, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
-import { CreateCatalogueEntryRequest } from './catalogue-entry.dto.js';
+import { catalogueEntryRequest } from './catalogue-entry.dto.js';
 import { REMOTE_EMBEDDING_PROVIDERS, type RemoteEmbeddingProvider } from '../entities/embedding-config.entity.js';
 import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
 import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
@@ -18,7 +18,11 @@ export class ListEmbeddingConfigsQuery extends PageQueryDto {
   workspace_id: string;
 }
 
-export class CreateEmbeddingConfigRequest extends CreateCatalogueEntryRequest {
+export class CreateEmbeddingConfigRequest extends catalogueEntryRequest({
+  creator: 'admin',
+  name: EXAMPLE_NAME.embeddingConfig,
+  description: 'OpenAI small embeddings for clustering and semantic metrics',
+}) {
   @ApiProperty({ enum: REMOTE_EMBEDDING_PROVIDERS, example: 'openai_compatible' })
   @IsIn(REMOTE_EMBEDDING_PROVIDERS)
   provider: RemoteEmbeddingProvider;

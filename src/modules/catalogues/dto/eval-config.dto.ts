@@ -17,7 +17,7 @@ import {
 } from 'class-validator';
 import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
-import { CreateCatalogueEntryRequest } from './catalogue-entry.dto.js';
+import { catalogueEntryRequest } from './catalogue-entry.dto.js';
 import { CONFIG_NAME_PATTERN } from './metric-config.dto.js';
 import { NestedObject } from '../../../../libs/common/record-validators.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
@@ -25,6 +25,11 @@ import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
 // Values the examples below share.
 const EXAMPLE_DESCRIPTION = 'What a release of support-bot-v2 must pass';
+const EvalConfigEntry = catalogueEntryRequest({
+  creator: 'member',
+  name: EXAMPLE_NAME.evalConfig,
+  description: EXAMPLE_DESCRIPTION,
+});
 const EXAMPLE_METRICS = [
   { config_name: EXAMPLE_NAME.metricConfig, config_version: 2, min_pass_rate: 0.9 },
   { config_name: 'faithfulness' },
@@ -126,7 +131,7 @@ class EvalConfigFields {
   default_judge_id: EXAMPLE_ID.judge,
   pass_rule: { row: 'all', min_pass_rate: 0.9, errors_fail: true },
 })
-export class CreateEvalConfigRequest extends IntersectionType(CreateCatalogueEntryRequest, EvalConfigFields) {}
+export class CreateEvalConfigRequest extends IntersectionType(EvalConfigEntry, EvalConfigFields) {}
 
 /** Replaces the eval config as a whole. */
 @ApiSchemaExample({
@@ -137,7 +142,7 @@ export class CreateEvalConfigRequest extends IntersectionType(CreateCatalogueEnt
   pass_rule: { row: 'all', min_pass_rate: 0.95, errors_fail: true },
 })
 export class ReplaceEvalConfigRequest extends IntersectionType(
-  OmitType(CreateCatalogueEntryRequest, ['workspace_id'] as const),
+  OmitType(EvalConfigEntry, ['workspace_id'] as const),
   EvalConfigFields,
 ) {}
 

@@ -21,7 +21,7 @@ import {
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { IsBoundedJson, NestedObject } from '../../../../libs/common/record-validators.js';
 import { JUDGE_PROVIDERS, type JudgeProvider } from '../../../../libs/evaluation/judges/judge.types.js';
-import { CreateCatalogueEntryRequest } from './catalogue-entry.dto.js';
+import { catalogueEntryRequest } from './catalogue-entry.dto.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
 import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 
@@ -110,7 +110,10 @@ class JudgeTuning {
   max_concurrency: 4,
   secret_id: EXAMPLE_ID.secret,
 })
-export class CreateJudgeRequest extends IntersectionType(CreateCatalogueEntryRequest, JudgeTuning) {
+export class CreateJudgeRequest extends IntersectionType(
+  catalogueEntryRequest({ creator: 'member', name: EXAMPLE_NAME.judge, description: EXAMPLE_DESCRIPTION }),
+  JudgeTuning,
+) {
   @ApiProperty({ enum: JUDGE_PROVIDERS, example: 'openai_compatible' })
   @IsIn(JUDGE_PROVIDERS)
   provider: JudgeProvider;

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsUrl, IsUUID, MaxLength } from 'class-validator';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
-import { CreateCatalogueEntryRequest } from './catalogue-entry.dto.js';
+import { catalogueEntryRequest } from './catalogue-entry.dto.js';
 import { NOTIFICATION_EVENTS, type NotificationEvent } from '../entities/notification-config.entity.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
 import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
@@ -20,7 +20,11 @@ export class ListNotificationConfigsQuery extends PageQueryDto {
   events: ['run.failed', 'quality_check.failed'],
   enabled: true,
 })
-export class CreateNotificationConfigRequest extends CreateCatalogueEntryRequest {
+export class CreateNotificationConfigRequest extends catalogueEntryRequest({
+  creator: 'admin',
+  name: 'ci-alerts',
+  description: 'Tell the release channel when a run fails',
+}) {
   /** Where deliveries are POSTed (http or https) */
   @ApiProperty({ example: 'https://hooks.example.com/ews' })
   @IsUrl({ require_protocol: true, protocols: ['http', 'https'], require_tld: false })

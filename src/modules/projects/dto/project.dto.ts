@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
 import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
-import { CreateCatalogueEntryRequest } from '../../catalogues/dto/catalogue-entry.dto.js';
+import { catalogueEntryRequest } from '../../catalogues/dto/catalogue-entry.dto.js';
 import { NestedObject } from '../../../../libs/common/record-validators.js';
 import { DimensionDefinition } from './template.dto.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
@@ -52,7 +52,11 @@ export class ListProjectsQuery extends PageQueryDto {
   sut_ids: [EXAMPLE_ID.sut],
   dataset_ids: [EXAMPLE_ID.dataset],
 })
-export class CreateProjectRequest extends CreateCatalogueEntryRequest {
+export class CreateProjectRequest extends catalogueEntryRequest({
+  creator: 'member',
+  name: EXAMPLE_NAME.project,
+  description: EXAMPLE_DESCRIPTION,
+}) {
   /** A built-in template name (GET /templates); when `dimensions` is left out the template's list is used */
   @ApiPropertyOptional({ example: 'customer-support-assistant' })
   @ValidateIfPresent()

@@ -16,7 +16,7 @@ import {
 } from 'class-validator';
 import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
-import { CreateCatalogueEntryRequest } from '../../catalogues/dto/catalogue-entry.dto.js';
+import { catalogueEntryRequest } from '../../catalogues/dto/catalogue-entry.dto.js';
 import { NestedObject } from '../../../../libs/common/record-validators.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
 import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
@@ -205,7 +205,11 @@ export class TestPlanDefinitionRequest {
   release_rule: EXAMPLE_RELEASE_RULE,
   message: 'First plan for the May release',
 })
-export class CreateTestPlanRequest extends CreateCatalogueEntryRequest {
+export class CreateTestPlanRequest extends catalogueEntryRequest({
+  creator: 'member',
+  name: EXAMPLE_NAME.testPlan,
+  description: EXAMPLE_DESCRIPTION,
+}) {
   /** Datasets (optionally a pinned version or a partition) the plan runs on (1..50) */
   @IsArray()
   @ArrayMinSize(1)

@@ -16,7 +16,7 @@ import {
 } from 'class-validator';
 import { PageQueryDto } from '../../../../libs/common/pagination.js';
 import { IsBoundedJson, IsStringRecord, NestedObject } from '../../../../libs/common/record-validators.js';
-import { CreateCatalogueEntryRequest } from '../../catalogues/dto/catalogue-entry.dto.js';
+import { catalogueEntryRequest } from '../../catalogues/dto/catalogue-entry.dto.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
 import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
 import { TrackedRunProperty } from '../../../../libs/queue/dto/tracked-run.dto.js';
@@ -40,7 +40,11 @@ export class ListSdgAdaptersQuery extends PageQueryDto {
   dimensions: { task: ['reset a password', 'change plan'] },
   dimension_columns: true,
 })
-export class CreateSdgAdapterRequest extends CreateCatalogueEntryRequest {
+export class CreateSdgAdapterRequest extends catalogueEntryRequest({
+  creator: 'member',
+  name: 'faq-paraphrases',
+  description: 'Paraphrases the golden questions per task',
+}) {
   /** `template`: rows rendered from templates over seed rows and dimension values; `llm`: a judge connection generates (or paraphrases) rows from a prompt */
   @ApiProperty({ enum: SDG_KINDS, example: 'template' })
   @IsIn(SDG_KINDS)
