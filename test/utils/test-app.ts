@@ -15,6 +15,12 @@ import { Environment } from '../../libs/config/environment.js';
 import { Factory } from '../factories/factory.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { watchPool } from './embedded-watchdog.js';
+import {
+  checkResponses,
+  loadResponseContract,
+  responseCheckEnabled,
+  type ResponseContract,
+} from './response-contract.js';
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -133,6 +139,16 @@ async function bootTestApp(env: Record<string, string>, options: TestAppOptions)
     throw err;
   }
   const http = supertest(app.getHttpServer());
+  // Every answer, to any client, is checked against the served document (test/utils/response-contract.ts).
+  if (responseCheckEnabled) {
+    try {
+      checkResponses(app.getHttpServer(), await fileContract(http));
+    } catch (err) {
+      await closeWithin(app, CLOSE_BOUND_MS);
+      await removeOwn();
+      throw err;
+    }
+  }
   const dataSource = app.get(DataSource);
   let closing: Promise<void> | undefined;
   if (db.kind === 'embedded') watchPool((dataSource.driver as unknown as { master?: unknown }).master);
@@ -168,6 +184,22 @@ async function bootTestApp(env: Record<string, string>, options: TestAppOptions)
   };
   running.add(testApp);
   return testApp;
+}
+
+/** This file's contract: read once, by the first app it boots (again by the next if that failed). */
+let contract: Promise<ResponseContract> | undefined;
+
+function fileContract(http: ReturnType<typeof supertest>): Promise<ResponseContract> {
+  if (contract) return contract;
+  const loading = loadResponseContract(async () => {
+    const res = await http.get('/openapi.json');
+    if (res.status !== 200) throw new Error(`GET /openapi.json answered ${res.status}`);
+    return res.body as object;
+  });
+  loading.catch(() => {
+    if (contract === loading) contract = undefined;
+  });
+  return (contract = loading);
 }
 
 /**

@@ -1,5 +1,11 @@
-import { afterAll } from '@jest/globals';
+import { afterAll, afterEach } from '@jest/globals';
+import { assertResponsesMatchDocument } from '../response-contract.js';
 import { closeLeftoverApps } from '../test-app.js';
+
+// Every answer the app gave during a test must be one the OpenAPI document admits: the test that
+// caused a violation fails with it; what hooks outside a test caused fails the file.
+afterEach(assertResponsesMatchDocument);
+afterAll(assertResponsesMatchDocument);
 
 // After every e2e file: an app it left running (an afterAll that failed, a beforeAll that timed
 // out while the app was booting) is closed here rather than kept alive in the jest worker.
