@@ -8,13 +8,14 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { recordViolation } from './response-violations.js';
 
 /**
  * Every answer the application gives during an end-to-end test, checked against the OpenAPI
  * document it serves (docs/testing.md, "Every answer is a contract check"). The check is Stoplight
  * Prism's own: its router finds the operation of the request, its output validator checks that the
- * status is declared, that the media type is one the response lists and, for JSON, the body
- * against the schema (docs/decisions/0003-responses-checked-against-the-document.md).
+ * status is declared, that the media type is one the response lists and, for JSON and text, the
+ * body against that media type's schema (docs/decisions/0003-responses-checked-against-the-document.md).
  */
 
 /** One operation of the document as Prism reads it (@stoplight/types IHttpOperation, the parts used here). */
@@ -290,13 +291,10 @@ function mediaKind(contentType: unknown): 'json' | 'text' | 'other' {
   return JSON_MEDIA_TYPE.test(type) ? 'json' : TEXT_MEDIA_TYPE.test(type) ? 'text' : 'other';
 }
 
-/** The violations found since the last look. */
-const found: string[] = [];
-
 /**
  * Records every answer `server` gives (whichever client asked: supertest, the SDK, the CLI or
  * fetch over a socket) and checks it against `contract` once the answer is complete. A violation
- * is kept, with the test that was running, for `responseViolations()`.
+ * is kept, with the test that was running (test/utils/response-violations.ts).
  */
 export function checkResponses(server: Server, contract: ResponseContract): void {
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -335,26 +333,7 @@ export function checkResponses(server: Server, contract: ResponseContract): void
         }
       }
       for (const violation of contract.check(exchange))
-        found.push(test ? `${violation}\n    (during "${test}")` : violation);
+        recordViolation(test ? `${violation}\n    (during "${test}")` : violation);
     });
   });
 }
-
-/** The violations found since the last call. */
-export function responseViolations(): string[] {
-  return found.splice(0);
-}
-
-/** Fails with every violation found since the last look (e2e-cleanup.ts calls it after each test and file). */
-export function assertResponsesMatchDocument(): void {
-  const violations = responseViolations();
-  if (!violations.length) return;
-  const error = new Error(
-    `${violations.length} answer(s) the OpenAPI document does not admit (fix the document or the answer; docs/testing.md):\n${violations.join('\n')}`,
-  );
-  error.stack = error.message;
-  throw error;
-}
-
-/** Off with TEST_RESPONSE_CHECK=off (to measure what the check costs). */
-export const responseCheckEnabled = process.env.TEST_RESPONSE_CHECK !== 'off';

@@ -15,12 +15,8 @@ import { Environment } from '../../libs/config/environment.js';
 import { Factory } from '../factories/factory.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { watchPool } from './embedded-watchdog.js';
-import {
-  checkResponses,
-  loadResponseContract,
-  responseCheckEnabled,
-  type ResponseContract,
-} from './response-contract.js';
+import type { ResponseContract } from './response-contract.js';
+import { responseCheckEnabled } from './response-violations.js';
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -142,6 +138,7 @@ async function bootTestApp(env: Record<string, string>, options: TestAppOptions)
   // Every answer, to any client, is checked against the served document (test/utils/response-contract.ts).
   if (responseCheckEnabled) {
     try {
+      const { checkResponses } = await import('./response-contract.js');
       checkResponses(app.getHttpServer(), await fileContract(http));
     } catch (err) {
       await closeWithin(app, CLOSE_BOUND_MS);
@@ -191,11 +188,14 @@ let contract: Promise<ResponseContract> | undefined;
 
 function fileContract(http: ReturnType<typeof supertest>): Promise<ResponseContract> {
   if (contract) return contract;
-  const loading = loadResponseContract(async () => {
-    const res = await http.get('/openapi.json');
-    if (res.status !== 200) throw new Error(`GET /openapi.json answered ${res.status}`);
-    return res.body as object;
-  });
+  // Loaded by the first app: the files that boot none (the medium tier) never load Prism.
+  const loading = import('./response-contract.js').then(({ loadResponseContract }) =>
+    loadResponseContract(async () => {
+      const res = await http.get('/openapi.json');
+      if (res.status !== 200) throw new Error(`GET /openapi.json answered ${res.status}`);
+      return res.body as object;
+    }),
+  );
   loading.catch(() => {
     if (contract === loading) contract = undefined;
   });

@@ -1,5 +1,5 @@
 import { afterAll, afterEach } from '@jest/globals';
-import { assertResponsesMatchDocument } from '../response-contract.js';
+import { assertResponsesMatchDocument } from '../response-violations.js';
 import { closeLeftoverApps } from '../test-app.js';
 
 // Every answer the app gave during a test must be one the OpenAPI document admits: the test that
