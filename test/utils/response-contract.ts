@@ -15,7 +15,7 @@ import { recordViolation } from './response-violations.js';
  * document it serves (docs/testing.md, "Every answer is a contract check"). The check is Stoplight
  * Prism's own: its router finds the operation of the request, its output validator checks that the
  * status is declared, that the media type is one the response lists and, for JSON and text, the
- * body against that media type's schema (docs/decisions/0003-responses-checked-against-the-document.md).
+ * body against that media type's schema (docs/decisions/0012-responses-checked-against-the-document.md).
  */
 
 /** One operation of the document as Prism reads it (@stoplight/types IHttpOperation, the parts used here). */
