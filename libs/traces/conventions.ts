@@ -324,6 +324,87 @@ function exceptionMessage(span: SourceSpan): string | null {
   return msg !== null ? (type !== null ? `${type}: ${msg}` : msg) : (type ?? 'exception');
 }
 
+/** The span's status: error on an OTLP error status, an exception event or a convention marker; marks its source. */
+function markStatus(ctx: Ctx, span: SourceSpan, exc: string | null, convErrKeys: string[]): CanonicalSpan['status'] {
+  const otlpErr = span.status_code === 'error';
+  const isError = otlpErr || exc !== null || ctx.out.error !== null;
+  if (otlpErr || !isError) ctx.mark('status', '@span.status');
+  else if (exc !== null) ctx.mark('status', '@event.exception');
+  else if (!ctx.used.has('status')) ctx.mark('status', ...convErrKeys);
+  return isError ? 'error' : span.status_code === 'ok' ? 'ok' : 'unset';
+}
+
+/** The span's error message: OTLP status message, else the exception event's, else the convention's; marks its source. */
+function markError(ctx: Ctx, span: SourceSpan, exc: string | null, convErrKeys: string[]): string | null {
+  // Only the source whose message is taken counts as used; the others stay unmapped and are kept.
+  if (span.status_code === 'error' && span.status_message) {
+    ctx.mark('error', '@span.status');
+    return span.status_message;
+  }
+  if (exc !== null) {
+    ctx.mark('error', '@event.exception');
+    return exc;
+  }
+  if (ctx.out.error !== null) {
+    ctx.mark('error', ...convErrKeys);
+    return ctx.out.error;
+  }
+  return null;
+}
+
+/** A span's values no field took, gathered once per span. */
+interface Leftovers {
+  /** The span's own attributes: a non-attribute source never overwrites one */
+  spanAttributes: Record<string, AttributeValue>;
+  /** Provenance keys some field took */
+  usedKeys: Set<string>;
+  /** Provenance key and value of each leftover, span attributes first */
+  candidates: Array<[string, AttributeValue]>;
+  /** Non-attribute keys equal to a span attribute's key (reported as dropped) */
+  clashes: string[];
+}
+
+/** Adds a non-attribute leftover unless a field took it; one whose key a span attribute has is a clash instead. */
+function addNonAttribute(left: Leftovers, k: string, val: AttributeValue): void {
+  if (left.usedKeys.has(k)) return;
+  if (k in left.spanAttributes) left.clashes.push(k);
+  else left.candidates.push([k, val]);
+}
+
+/** Everything no field took, under its provenance key: span attributes, resource, scope, then unconsumed events. */
+function leftovers(ctx: Ctx, span: SourceSpan): Leftovers {
+  const left: Leftovers = { spanAttributes: span.attributes, usedKeys: new Set<string>(), candidates: [], clashes: [] };
+  for (const keys of ctx.used.values()) for (const k of keys) left.usedKeys.add(k);
+  for (const [k, val] of Object.entries(span.attributes))
+    if (!left.usedKeys.has(k) && val !== undefined) left.candidates.push([k, val]);
+  // Non-attribute sources never overwrite a span attribute with the same key; such a clash is reported as dropped.
+  for (const [k, val] of Object.entries(ctx.span.resource))
+    if (val !== undefined) addNonAttribute(left, `resource.${k}`, val);
+  if (span.scope?.name) addNonAttribute(left, 'otel.scope.name', span.scope.name);
+  if (span.scope?.version) addNonAttribute(left, 'otel.scope.version', span.scope.version);
+  const rest = ctx.span.events.filter((_, i) => !ctx.consumedEvents.has(i));
+  if (rest.length > 0)
+    addNonAttribute(
+      left,
+      'span.events',
+      rest.map((e) => ({ name: e.name, time_unix_nano: e.time_unix_nano, attributes: e.attributes })),
+    );
+  return left;
+}
+
+/** Marks the structural fields, so `used` accounts for every field of the row, and lists `used` per field. */
+function usedByField(ctx: Ctx, v: Validated): Record<string, string[]> {
+  ctx.mark('trace_id', '@span.trace_id');
+  ctx.mark('span_id', '@span.span_id');
+  if (v.parent_span_id !== null) ctx.mark('parent_span_id', '@span.parent_span_id');
+  ctx.mark('start_time', '@span.start_time_unix_nano');
+  ctx.mark('end_time', '@span.end_time_unix_nano');
+  ctx.mark('duration_ms', '@span.start_time_unix_nano', '@span.end_time_unix_nano');
+  const used: Record<string, string[]> = {};
+  for (const [f, keys] of ctx.used) if (keys.size > 0) used[f] = [...keys];
+  return used;
+}
+
 /**
  * Maps one source span. Never throws: records that cannot land come back as `{ ok: false, drop }`.
  * `convention: 'auto'` detects per span.
@@ -353,24 +434,8 @@ export function normaliseSpan(
     const convErrKeys = [...(ctx.used.get('error') ?? [])];
     ctx.used.delete('error');
     const exc = exceptionMessage(ctx.span);
-    const otlpErr = span.status_code === 'error';
-    const isError = otlpErr || exc !== null || o.error !== null;
-    const status: CanonicalSpan['status'] = isError ? 'error' : span.status_code === 'ok' ? 'ok' : 'unset';
-    if (otlpErr || !isError) ctx.mark('status', '@span.status');
-    else if (exc !== null) ctx.mark('status', '@event.exception');
-    else if (!ctx.used.has('status')) ctx.mark('status', ...convErrKeys);
-    // Only the source whose message is taken counts as used; the others stay unmapped and are kept.
-    let error: string | null = null;
-    if (otlpErr && span.status_message) {
-      error = span.status_message;
-      ctx.mark('error', '@span.status');
-    } else if (exc !== null) {
-      error = exc;
-      ctx.mark('error', '@event.exception');
-    } else if (o.error !== null) {
-      error = o.error;
-      ctx.mark('error', ...convErrKeys);
-    }
+    const status = markStatus(ctx, span, exc, convErrKeys);
+    const error = markError(ctx, span, exc, convErrKeys);
 
     const name = o.name ?? (typeof span.name === 'string' ? span.name : String(span.name ?? ''));
     if (o.name === null) ctx.mark('name', '@span.name');
@@ -384,32 +449,11 @@ export function normaliseSpan(
     if (serviceName !== null) ctx.mark('service_name', 'resource.service.name');
 
     // Everything no field took, under its provenance key.
-    const usedKeys = new Set<string>();
-    for (const keys of ctx.used.values()) for (const k of keys) usedKeys.add(k);
-    const candidates: Array<[string, AttributeValue]> = [];
-    for (const [k, val] of Object.entries(span.attributes))
-      if (!usedKeys.has(k) && val !== undefined) candidates.push([k, val]);
-    // Non-attribute sources never overwrite a span attribute with the same key; such a clash is reported as dropped.
-    const clashes: string[] = [];
-    const addNonAttr = (k: string, val: AttributeValue): void => {
-      if (usedKeys.has(k)) return;
-      if (k in span.attributes) clashes.push(k);
-      else candidates.push([k, val]);
-    };
-    for (const [k, val] of Object.entries(ctx.span.resource)) if (val !== undefined) addNonAttr(`resource.${k}`, val);
-    if (span.scope?.name) addNonAttr('otel.scope.name', span.scope.name);
-    if (span.scope?.version) addNonAttr('otel.scope.version', span.scope.version);
-    const rest = ctx.span.events.filter((_, i) => !ctx.consumedEvents.has(i));
-    if (rest.length > 0)
-      addNonAttr(
-        'span.events',
-        rest.map((e) => ({ name: e.name, time_unix_nano: e.time_unix_nano, attributes: e.attributes })),
-      );
-
+    const left = leftovers(ctx, span);
     const attributes: Record<string, AttributeValue> = {};
-    const unmapped: string[] = [...clashes];
-    const dropped: string[] = [...clashes];
-    for (const [k, val] of candidates) {
+    const unmapped: string[] = [...left.clashes];
+    const dropped: string[] = [...left.clashes];
+    for (const [k, val] of left.candidates) {
       unmapped.push(k);
       if (options.keepUnmapped && jsonFits(val, maxAttr)) attributes[k] = val;
       else dropped.push(k);
@@ -442,15 +486,7 @@ export function normaliseSpan(
       convention: conv,
       attributes,
     };
-    // Structural fields, so `used` accounts for every field of the row.
-    ctx.mark('trace_id', '@span.trace_id');
-    ctx.mark('span_id', '@span.span_id');
-    if (v.parent_span_id !== null) ctx.mark('parent_span_id', '@span.parent_span_id');
-    ctx.mark('start_time', '@span.start_time_unix_nano');
-    ctx.mark('end_time', '@span.end_time_unix_nano');
-    ctx.mark('duration_ms', '@span.start_time_unix_nano', '@span.end_time_unix_nano');
-    const used: Record<string, string[]> = {};
-    for (const [f, keys] of ctx.used) if (keys.size > 0) used[f] = [...keys];
+    const used = usedByField(ctx, v);
     return { ok: true, span: canonical, used, unmapped, dropped };
   } catch (e) {
     // Mapping code only reads plain values; anything thrown means a record shape no reader should emit.
@@ -487,27 +523,34 @@ function evenSample<T>(items: T[], cap: number): T[] {
   return out;
 }
 
-export function detectConventions(spans: SourceSpan[], options: DetectOptions = {}): TraceConventionDetection {
-  const cap = Math.max(1, Math.floor(options.sample ?? 1000));
-  const mode = options.convention ?? 'auto';
-  const normOpts: NormaliseOptions = {
-    keepUnmapped: options.keepUnmapped ?? true,
-    maxAttributeBytes: options.maxAttributeBytes,
-    maxRecordBytes: options.maxRecordBytes,
-  };
-  const warnings: string[] = [];
-
-  // Drops over every span: validation is cheap next to mapping.
+/** Records that cannot land, per reason: how many, and the first one's source_ref. */
+function countDrops(spans: SourceSpan[], maxRecordBytes: number): Map<DropReason, { count: number; example: string }> {
   const drops = new Map<DropReason, { count: number; example: string }>();
   for (const s of spans) {
-    const r = validate(s, normOpts.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES);
+    const r = validate(s, maxRecordBytes);
     if (r.ok) continue;
     const d = drops.get(r.drop.reason) ?? { count: 0, example: r.drop.source_ref };
     d.count++;
     drops.set(r.drop.reason, d);
   }
+  return drops;
+}
 
-  const sample = evenSample(spans, cap);
+/** How the sampled spans' own markers vote for a convention, and the convention chosen. */
+interface ConventionVote {
+  /** Sampled spans per convention their markers say */
+  perConv: Map<Convention, number>;
+  /** LLM conventions (not plain_otel) some sampled span carries, in precedence order */
+  llmConvs: Convention[];
+  /** Sampled spans carrying any LLM convention's markers */
+  marked: number;
+  best: Convention;
+  confidence: number;
+  candidates: ConventionCandidate[];
+}
+
+/** Counts the sample's spans per convention and picks the convention with the most. */
+function voteConvention(sample: SourceSpan[]): ConventionVote {
   const perConv = new Map<Convention, number>();
   for (const s of sample) {
     const c = typeof s === 'object' && s !== null && s.attributes ? detectSpanConvention(s) : 'plain_otel';
@@ -527,56 +570,76 @@ export function detectConventions(spans: SourceSpan[], options: DetectOptions = 
       (a, b) =>
         b.spans - a.spans || CONVENTION_PRECEDENCE.indexOf(a.convention) - CONVENTION_PRECEDENCE.indexOf(b.convention),
     );
+  return { perConv, llmConvs, marked, best, confidence, candidates };
+}
 
-  const fieldSources = new Map<string, Set<string>>(REPORTED_FIELDS.map((f) => [f, new Set<string>()]));
-  const fieldCounts = new Map<string, number>(REPORTED_FIELDS.map((f) => [f, 0]));
-  const unmappedStats = new Map<string, { spans: number; dropped: number; examples: Set<string> }>();
-  const traceSession = new Map<string, boolean>();
-  let llmSpans = 0;
-  let llmNoTokens = 0;
-  let llmNoModel = 0;
-  let normalised = 0;
-  for (const s of sample) {
-    const r = normaliseSpan(s, mode, normOpts);
-    if (!r.ok) continue;
-    normalised++;
-    const cs = r.span;
-    for (const f of REPORTED_FIELDS) {
-      if (!fieldHasValue(cs, f)) continue;
-      fieldCounts.set(f, fieldCounts.get(f)! + 1);
-      for (const k of r.used[f] ?? []) fieldSources.get(f)!.add(foldKey(k));
-    }
-    // Per folded key in this span: was any of its concrete keys dropped?
-    const droppedSet = new Set(r.dropped);
-    const inSpan = new Map<string, boolean>();
-    for (const k of r.unmapped) {
-      const fk = foldKey(k);
-      inSpan.set(fk, (inSpan.get(fk) ?? false) || droppedSet.has(k));
-      const st = unmappedStats.get(fk) ?? { spans: 0, dropped: 0, examples: new Set<string>() };
-      if (st.examples.size < 3) st.examples.add(k);
-      unmappedStats.set(fk, st);
-    }
-    for (const [fk, wasDropped] of inSpan) {
-      const st = unmappedStats.get(fk)!;
-      st.spans++;
-      if (wasDropped) st.dropped++;
-    }
-    traceSession.set(cs.trace_id, (traceSession.get(cs.trace_id) ?? false) || cs.session_id !== null);
-    if (cs.kind === 'llm') {
-      llmSpans++;
-      if (cs.tokens_input === null && cs.tokens_output === null && cs.tokens_total === null) llmNoTokens++;
-      if (cs.model === null) llmNoModel++;
-    }
+/** What normalising the sample showed, added to span by span. */
+interface SampleStats {
+  /** Reported field -> folded provenance keys that supplied it */
+  fieldSources: Map<string, Set<string>>;
+  /** Reported field -> sampled spans where it got a value */
+  fieldCounts: Map<string, number>;
+  /** Folded unmapped key -> spans carrying it, spans dropping it, up to 3 concrete keys */
+  unmappedStats: Map<string, { spans: number; dropped: number; examples: Set<string> }>;
+  /** Trace id -> whether any of its sampled spans has a session id */
+  traceSession: Map<string, boolean>;
+  llmSpans: number;
+  llmNoTokens: number;
+  llmNoModel: number;
+  /** Sampled spans that normalised */
+  normalised: number;
+}
+
+/** Empty statistics, one per detection. */
+function newSampleStats(): SampleStats {
+  return {
+    fieldSources: new Map<string, Set<string>>(REPORTED_FIELDS.map((f) => [f, new Set<string>()])),
+    fieldCounts: new Map<string, number>(REPORTED_FIELDS.map((f) => [f, 0])),
+    unmappedStats: new Map(),
+    traceSession: new Map(),
+    llmSpans: 0,
+    llmNoTokens: 0,
+    llmNoModel: 0,
+    normalised: 0,
+  };
+}
+
+/** Adds one sampled span's normalisation to the statistics (a dropped span adds nothing). */
+function tallySpan(stats: SampleStats, r: NormaliseResult): void {
+  if (!r.ok) return;
+  stats.normalised++;
+  const cs = r.span;
+  for (const f of REPORTED_FIELDS) {
+    if (!fieldHasValue(cs, f)) continue;
+    stats.fieldCounts.set(f, stats.fieldCounts.get(f)! + 1);
+    for (const k of r.used[f] ?? []) stats.fieldSources.get(f)!.add(foldKey(k));
   }
+  // Per folded key in this span: was any of its concrete keys dropped?
+  const droppedSet = new Set(r.dropped);
+  const inSpan = new Map<string, boolean>();
+  for (const k of r.unmapped) {
+    const fk = foldKey(k);
+    inSpan.set(fk, (inSpan.get(fk) ?? false) || droppedSet.has(k));
+    const st = stats.unmappedStats.get(fk) ?? { spans: 0, dropped: 0, examples: new Set<string>() };
+    if (st.examples.size < 3) st.examples.add(k);
+    stats.unmappedStats.set(fk, st);
+  }
+  for (const [fk, wasDropped] of inSpan) {
+    const st = stats.unmappedStats.get(fk)!;
+    st.spans++;
+    if (wasDropped) st.dropped++;
+  }
+  stats.traceSession.set(cs.trace_id, (stats.traceSession.get(cs.trace_id) ?? false) || cs.session_id !== null);
+  if (cs.kind === 'llm') {
+    stats.llmSpans++;
+    if (cs.tokens_input === null && cs.tokens_output === null && cs.tokens_total === null) stats.llmNoTokens++;
+    if (cs.model === null) stats.llmNoModel++;
+  }
+}
 
-  const n = sample.length;
-  const field_mappings: FieldMapping[] = REPORTED_FIELDS.map((f) => ({
-    field: f,
-    source_attributes: [...fieldSources.get(f)!].sort(),
-    spans_mapped: fieldCounts.get(f)!,
-    coverage: n === 0 ? 0 : round3(fieldCounts.get(f)! / n),
-  }));
-  const unmapped_attributes: UnmappedAttribute[] = [...unmappedStats.entries()]
+/** Unmapped keys, most spans first (then by key). */
+function unmappedAttributes(stats: SampleStats): UnmappedAttribute[] {
+  return [...stats.unmappedStats.entries()]
     .map(([key, st]) => ({
       key,
       spans: st.spans,
@@ -585,29 +648,53 @@ export function detectConventions(spans: SourceSpan[], options: DetectOptions = 
       examples: [...st.examples],
     }))
     .sort((a, b) => b.spans - a.spans || a.key.localeCompare(b.key));
-  const dropped_records: DroppedRecords[] = [...drops.entries()]
-    .map(([reason, d]) => ({ reason, count: d.count, example_source_ref: d.example }))
-    .sort((a, b) => b.count - a.count);
+}
 
-  if (n < spans.length) warnings.push(`examined ${n} of ${spans.length} spans (sample cap ${cap})`);
+/** The parts of the report the warnings read. */
+interface WarningInputs {
+  spanCount: number;
+  sampled: number;
+  cap: number;
+  mode: Convention | 'auto';
+  vote: ConventionVote;
+  stats: SampleStats;
+  unmapped: UnmappedAttribute[];
+  drops: DroppedRecords[];
+}
+
+/** What the report's reader should know: sampling, mixed or forced conventions, missing sessions, tokens, models, drops. */
+function detectionWarnings({
+  spanCount,
+  sampled: n,
+  cap,
+  mode,
+  vote,
+  stats,
+  unmapped,
+  drops,
+}: WarningInputs): string[] {
+  const warnings: string[] = [];
+  const { perConv, llmConvs, best, marked } = vote;
+  if (n < spanCount) warnings.push(`examined ${n} of ${spanCount} spans (sample cap ${cap})`);
   if (llmConvs.length > 1)
     warnings.push(`mixed conventions: ${llmConvs.map((c) => `${c} (${perConv.get(c)} spans)`).join(', ')}`);
   if (mode !== 'auto' && mode !== best && marked > 0)
     warnings.push(
       `convention forced to ${mode} but ${perConv.get(mode) ?? 0} of ${n} sampled spans carry its markers (detected ${best})`,
     );
-  const traces = traceSession.size;
-  const withoutSession = [...traceSession.values()].filter((x) => !x).length;
+  const traces = stats.traceSession.size;
+  const withoutSession = [...stats.traceSession.values()].filter((x) => !x).length;
   if (traces > 0 && withoutSession === traces)
     warnings.push(`no session id on any sampled span: traces cannot be grouped into sessions`);
   else if (withoutSession > 0)
     warnings.push(`${withoutSession} of ${traces} sampled traces have no span with a session id`);
+  const { llmSpans, llmNoTokens, llmNoModel } = stats;
   if (llmNoTokens > 0)
     warnings.push(
       `${llmNoTokens} of ${llmSpans} llm spans have no token counts: cost can only be reported, not estimated, for them`,
     );
   if (llmNoModel > 0) warnings.push(`${llmNoModel} of ${llmSpans} llm spans have no model name`);
-  const droppedKeys = unmapped_attributes.filter((u) => u.fate === 'dropped');
+  const droppedKeys = unmapped.filter((u) => u.fate === 'dropped');
   if (droppedKeys.length > 0)
     warnings.push(
       `${droppedKeys.length} unmapped attribute keys are dropped in some spans: ${droppedKeys
@@ -615,17 +702,57 @@ export function detectConventions(spans: SourceSpan[], options: DetectOptions = 
         .map((u) => u.key)
         .join(', ')}${droppedKeys.length > 10 ? ', ...' : ''}`,
     );
-  const totalDrops = dropped_records.reduce((x, d) => x + d.count, 0);
+  const totalDrops = drops.reduce((x, d) => x + d.count, 0);
   if (totalDrops > 0)
     warnings.push(
-      `${totalDrops} of ${spans.length} records cannot be landed (${dropped_records.map((d) => `${d.reason}: ${d.count}`).join(', ')})`,
+      `${totalDrops} of ${spanCount} records cannot be landed (${drops.map((d) => `${d.reason}: ${d.count}`).join(', ')})`,
     );
-  if (n > 0 && normalised === 0) warnings.push('no sampled span could be normalised');
+  if (n > 0 && stats.normalised === 0) warnings.push('no sampled span could be normalised');
+  return warnings;
+}
+
+export function detectConventions(spans: SourceSpan[], options: DetectOptions = {}): TraceConventionDetection {
+  const cap = Math.max(1, Math.floor(options.sample ?? 1000));
+  const mode = options.convention ?? 'auto';
+  const normOpts: NormaliseOptions = {
+    keepUnmapped: options.keepUnmapped ?? true,
+    maxAttributeBytes: options.maxAttributeBytes,
+    maxRecordBytes: options.maxRecordBytes,
+  };
+
+  // Drops over every span: validation is cheap next to mapping.
+  const drops = countDrops(spans, normOpts.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES);
+  const sample = evenSample(spans, cap);
+  const vote = voteConvention(sample);
+  const stats = newSampleStats();
+  for (const s of sample) tallySpan(stats, normaliseSpan(s, mode, normOpts));
+
+  const n = sample.length;
+  const field_mappings: FieldMapping[] = REPORTED_FIELDS.map((f) => ({
+    field: f,
+    source_attributes: [...stats.fieldSources.get(f)!].sort(),
+    spans_mapped: stats.fieldCounts.get(f)!,
+    coverage: n === 0 ? 0 : round3(stats.fieldCounts.get(f)! / n),
+  }));
+  const unmapped_attributes = unmappedAttributes(stats);
+  const dropped_records: DroppedRecords[] = [...drops.entries()]
+    .map(([reason, d]) => ({ reason, count: d.count, example_source_ref: d.example }))
+    .sort((a, b) => b.count - a.count);
+  const warnings = detectionWarnings({
+    spanCount: spans.length,
+    sampled: n,
+    cap,
+    mode,
+    vote,
+    stats,
+    unmapped: unmapped_attributes,
+    drops: dropped_records,
+  });
 
   return {
-    convention: best,
-    confidence,
-    candidates,
+    convention: vote.best,
+    confidence: vote.confidence,
+    candidates: vote.candidates,
     span_count: spans.length,
     sampled: n,
     field_mappings,

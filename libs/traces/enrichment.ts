@@ -282,7 +282,16 @@ export function findCycles(
   return out;
 }
 
-export function enrichTrace(spans: CanonicalSpan[], prices: PriceTable = DEFAULT_PRICES): TraceEnrichment {
+/** A trace's spans in start order (then span id), with its roots and each span's children. */
+interface TraceTree {
+  ordered: CanonicalSpan[];
+  /** Spans with no parent in the trace (or their own parent), in start order */
+  roots: CanonicalSpan[];
+  children: Map<string, CanonicalSpan[]>;
+}
+
+/** Orders the spans by start time and links each to its parent in the trace. */
+function buildTree(spans: CanonicalSpan[]): TraceTree {
   const ordered = [...spans].sort(
     (a, b) => a.start_time.localeCompare(b.start_time) || a.span_id.localeCompare(b.span_id),
   );
@@ -298,8 +307,11 @@ export function enrichTrace(spans: CanonicalSpan[], prices: PriceTable = DEFAULT
       else children.set(parent.span_id, [s]);
     }
   }
-  const root = roots[0] ?? null;
+  return { ordered, roots, children };
+}
 
+/** The deepest span level of the tree, root = 1 (0 for no spans). */
+function maxDepthOf({ ordered, roots, children }: TraceTree): number {
   // Depth by walking down from roots; a parent cycle would leave spans unvisited, which then count as depth 1.
   const depth = new Map<string, number>();
   const stack: Array<[CanonicalSpan, number]> = roots.map((r) => [r, 1]);
@@ -309,38 +321,67 @@ export function enrichTrace(spans: CanonicalSpan[], prices: PriceTable = DEFAULT
     depth.set(s.span_id, d);
     for (const c of children.get(s.span_id) ?? []) stack.push([c, d + 1]);
   }
-  const maxDepth = ordered.length === 0 ? 0 : Math.max(1, ...depth.values());
+  return ordered.length === 0 ? 0 : Math.max(1, ...depth.values());
+}
 
-  // Lowest carriers: spans with the value and no descendant with it.
-  const lowest = (has: (s: CanonicalSpan) => boolean): CanonicalSpan[] => {
-    const memo = new Map<string, boolean>();
-    const below = (s: CanonicalSpan, seen: Set<string>): boolean => {
-      if (memo.has(s.span_id)) return memo.get(s.span_id)!;
-      if (seen.has(s.span_id)) return false;
-      seen.add(s.span_id);
-      const r = (children.get(s.span_id) ?? []).some((c) => has(c) || below(c, seen));
-      memo.set(s.span_id, r);
-      return r;
-    };
-    return ordered.filter((s) => has(s) && !below(s, new Set()));
+/** Whether any descendant of `s` has the value (memoised per span; a span seen twice on the walk ends it). */
+function hasBelow(
+  s: CanonicalSpan,
+  has: (s: CanonicalSpan) => boolean,
+  children: Map<string, CanonicalSpan[]>,
+  memo: Map<string, boolean>,
+  seen: Set<string>,
+): boolean {
+  if (memo.has(s.span_id)) return memo.get(s.span_id)!;
+  if (seen.has(s.span_id)) return false;
+  seen.add(s.span_id);
+  let r = false;
+  for (const c of children.get(s.span_id) ?? [])
+    if (has(c) || hasBelow(c, has, children, memo, seen)) {
+      r = true;
+      break;
+    }
+  memo.set(s.span_id, r);
+  return r;
+}
+
+/** Lowest carriers: spans with the value and no descendant with it. */
+function lowestCarriers(tree: TraceTree, has: (s: CanonicalSpan) => boolean): CanonicalSpan[] {
+  const memo = new Map<string, boolean>();
+  return tree.ordered.filter((s) => has(s) && !hasBelow(s, has, tree.children, memo, new Set()));
+}
+
+/** Whether the span reports any token count. */
+const hasTokens = (s: CanonicalSpan): boolean =>
+  s.tokens_input !== null || s.tokens_output !== null || s.tokens_total !== null;
+
+/** Whether the span reports a cost. */
+const hasCost = (s: CanonicalSpan): boolean => s.cost !== null;
+
+/** The sum of the values present; null when none is. */
+function sumOrNull(vals: Array<number | null>): number | null {
+  const present = vals.filter((v): v is number => v !== null);
+  return present.length === 0 ? null : present.reduce((a, b) => a + b, 0);
+}
+
+/** Input, output and total tokens summed over the token-carrying spans (a span's total defaults to input + output). */
+function tokenSums(tokenSpans: CanonicalSpan[]): {
+  input: number | null;
+  output: number | null;
+  total: number | null;
+} {
+  return {
+    input: sumOrNull(tokenSpans.map((s) => s.tokens_input)),
+    output: sumOrNull(tokenSpans.map((s) => s.tokens_output)),
+    total: sumOrNull(tokenSpans.map((s) => s.tokens_total ?? (s.tokens_input ?? 0) + (s.tokens_output ?? 0))),
   };
-  const hasTokens = (s: CanonicalSpan): boolean =>
-    s.tokens_input !== null || s.tokens_output !== null || s.tokens_total !== null;
-  const tokenSpans = lowest(hasTokens);
-  const sumOrNull = (vals: Array<number | null>): number | null => {
-    const present = vals.filter((v): v is number => v !== null);
-    return present.length === 0 ? null : present.reduce((a, b) => a + b, 0);
-  };
-  const tokensInput = sumOrNull(tokenSpans.map((s) => s.tokens_input));
-  const tokensOutput = sumOrNull(tokenSpans.map((s) => s.tokens_output));
-  const tokensTotal = sumOrNull(
-    tokenSpans.map((s) => s.tokens_total ?? (s.tokens_input ?? 0) + (s.tokens_output ?? 0)),
-  );
+}
 
-  const costSpans = lowest((s) => s.cost !== null);
-  const costReportedRaw = sumOrNull(costSpans.map((s) => s.cost));
-  const costReported = costReportedRaw === null ? null : round6(costReportedRaw);
-
+/** USD of the token-carrying spans' tokens at table prices (null if none could be priced), and the models with no price. */
+function estimateCost(
+  tokenSpans: CanonicalSpan[],
+  prices: PriceTable,
+): { estimated: number | null; unpriced: Set<string> } {
   let estimated: number | null = null;
   const unpriced = new Set<string>();
   for (const s of tokenSpans) {
@@ -354,16 +395,23 @@ export function enrichTrace(spans: CanonicalSpan[], prices: PriceTable = DEFAULT
     estimated =
       (estimated ?? 0) + ((s.tokens_input ?? 0) * p.input_per_1m + (s.tokens_output ?? 0) * p.output_per_1m) / 1e6;
   }
-  const costEstimated = estimated === null ? null : round6(estimated);
-  const costSource = costReported !== null ? 'reported' : costEstimated !== null ? 'estimated' : null;
+  return { estimated: estimated === null ? null : round6(estimated), unpriced };
+}
 
-  const errorSpans = ordered.filter((s) => s.status === 'error');
+/** One tool call, executed (tool span) or requested (llm span), with its canonical arguments. */
+interface Invocation {
+  name: string;
+  args: string;
+  span_id: string;
+}
 
+/** Calls per tool name (sorted by name) and every invocation, requested ones only for tools never executed. */
+function toolUse(ordered: CanonicalSpan[]): { counts: Record<string, number>; invocations: Invocation[] } {
   // Tool use: executed (tool spans) vs requested (llm tool_calls), max per name.
   const executed = new Map<string, number>();
   const requested = new Map<string, number>();
-  const invocations: Array<{ name: string; args: string; span_id: string }> = [];
-  const requestedInvocations: Array<{ name: string; args: string; span_id: string }> = [];
+  const invocations: Invocation[] = [];
+  const requestedInvocations: Invocation[] = [];
   for (const s of ordered) {
     if (s.kind === 'tool') {
       const name = toolName(s);
@@ -376,15 +424,18 @@ export function enrichTrace(spans: CanonicalSpan[], prices: PriceTable = DEFAULT
       }
     }
   }
-  const toolCallCounts: Record<string, number> = {};
+  const counts: Record<string, number> = {};
   for (const name of [...new Set([...executed.keys(), ...requested.keys()])].sort())
-    toolCallCounts[name] = Math.max(executed.get(name) ?? 0, requested.get(name) ?? 0);
+    counts[name] = Math.max(executed.get(name) ?? 0, requested.get(name) ?? 0);
   // Requested calls stand in for tools that have no tool span of their own (executed uninstrumented).
-  const allInvocations = [...invocations, ...requestedInvocations.filter((r) => !executed.has(r.name))];
+  return { counts, invocations: [...invocations, ...requestedInvocations.filter((r) => !executed.has(r.name))] };
+}
 
+/** `repeated_call` loops: the same tool with the same arguments called 3+ times. */
+function repeatedCalls(invocations: Invocation[]): DetectedLoop[] {
   const loops: DetectedLoop[] = [];
   const repeats = new Map<string, { name: string; args: string; count: number }>();
-  for (const inv of allInvocations) {
+  for (const inv of invocations) {
     const k = `${inv.name}\u0000${inv.args}`;
     const r = repeats.get(k) ?? { name: inv.name, args: inv.args, count: 0 };
     r.count++;
@@ -398,24 +449,42 @@ export function enrichTrace(spans: CanonicalSpan[], prices: PriceTable = DEFAULT
         kind: 'repeated_call',
         detail: r.args.length > 200 ? `${r.args.slice(0, 200)}...` : r.args,
       });
+  return loops;
+}
 
+/** `cycle` loops among the non-root call spans in start order, the longest run of each block. */
+function cycles({ ordered, roots }: TraceTree): DetectedLoop[] {
   const callSpans = ordered.filter((s) => CALL_KINDS.has(s.kind) && !roots.includes(s));
   const labels = callSpans.map((s) => (s.kind === 'tool' ? toolName(s) : s.name));
-  const cycles = new Map<string, DetectedLoop>();
+  const found = new Map<string, DetectedLoop>();
   for (const c of findCycles(labels)) {
     const name = c.block.join(' -> ');
-    const prev = cycles.get(name);
+    const prev = found.get(name);
     if (!prev || c.repetitions > prev.repetitions)
-      cycles.set(name, {
+      found.set(name, {
         name,
         repetitions: c.repetitions,
         kind: 'cycle',
         detail: `starts at span ${callSpans[c.start].span_id}`,
       });
   }
-  loops.push(...cycles.values());
-  loops.sort((a, b) => b.repetitions - a.repetitions || a.name.localeCompare(b.name));
+  return [...found.values()];
+}
 
+/** Every loop of the trace, most repetitions first (then by name). */
+function detectLoops(tree: TraceTree, invocations: Invocation[]): DetectedLoop[] {
+  const loops = repeatedCalls(invocations);
+  loops.push(...cycles(tree));
+  return loops.sort((a, b) => b.repetitions - a.repetitions || a.name.localeCompare(b.name));
+}
+
+/** Earliest start and latest end (epoch ms), and the duration: the root's when a single root covers every span. */
+function traceTimes({ ordered, roots }: TraceTree): {
+  startMs: number | null;
+  endMs: number | null;
+  duration: number | null;
+} {
+  const root = roots[0] ?? null;
   const startMs = ordered.length === 0 ? null : Math.min(...ordered.map((s) => Date.parse(s.start_time)));
   const endMs = ordered.length === 0 ? null : Math.max(...ordered.map((s) => Date.parse(s.end_time)));
   const singleCoveringRoot =
@@ -425,22 +494,48 @@ export function enrichTrace(spans: CanonicalSpan[], prices: PriceTable = DEFAULT
     Date.parse(root.end_time) === endMs;
   const duration =
     startMs === null || endMs === null ? null : singleCoveringRoot ? root!.duration_ms : round3(endMs - startMs);
+  return { startMs, endMs, duration };
+}
 
-  const firstOf = (f: (s: CanonicalSpan) => string | null): string | null =>
-    root && f(root) !== null ? f(root) : (ordered.map(f).find((v) => v !== null) ?? null);
+/** The root's value, else the earliest span's that has one. */
+function firstOf(
+  root: CanonicalSpan | null,
+  ordered: CanonicalSpan[],
+  f: (s: CanonicalSpan) => string | null,
+): string | null {
+  return root && f(root) !== null ? f(root) : (ordered.map(f).find((v) => v !== null) ?? null);
+}
+
+export function enrichTrace(spans: CanonicalSpan[], prices: PriceTable = DEFAULT_PRICES): TraceEnrichment {
+  const tree = buildTree(spans);
+  const { ordered } = tree;
+  const root = tree.roots[0] ?? null;
+  const maxDepth = maxDepthOf(tree);
+
+  const tokenSpans = lowestCarriers(tree, hasTokens);
+  const tokens = tokenSums(tokenSpans);
+  const costReportedRaw = sumOrNull(lowestCarriers(tree, hasCost).map((s) => s.cost));
+  const costReported = costReportedRaw === null ? null : round6(costReportedRaw);
+  const { estimated: costEstimated, unpriced } = estimateCost(tokenSpans, prices);
+  const costSource = costReported !== null ? 'reported' : costEstimated !== null ? 'estimated' : null;
+
+  const errorSpans = ordered.filter((s) => s.status === 'error');
+  const tools = toolUse(ordered);
+  const loops = detectLoops(tree, tools.invocations);
+  const { startMs, endMs, duration } = traceTimes(tree);
 
   return {
     trace_id: ordered[0]?.trace_id ?? '',
-    session_id: firstOf((s) => s.session_id),
-    user_id: firstOf((s) => s.user_id),
+    session_id: firstOf(root, ordered, (s) => s.session_id),
+    user_id: firstOf(root, ordered, (s) => s.user_id),
     root_span_name: root?.name ?? null,
     span_count: ordered.length,
     start_time: startMs === null ? null : new Date(startMs).toISOString(),
     end_time: endMs === null ? null : new Date(endMs).toISOString(),
     duration_ms: duration,
-    tokens_input: tokensInput,
-    tokens_output: tokensOutput,
-    tokens_total: tokensTotal,
+    tokens_input: tokens.input,
+    tokens_output: tokens.output,
+    tokens_total: tokens.total,
     cost_reported: costReported,
     cost_estimated: costEstimated,
     cost: costSource === 'reported' ? costReported : costEstimated,
@@ -450,8 +545,8 @@ export function enrichTrace(spans: CanonicalSpan[], prices: PriceTable = DEFAULT
     has_error: errorSpans.length > 0,
     errors: errorSpans.slice(0, 5).map((s) => ({ span_id: s.span_id, span_name: s.name, message: s.error })),
     llm_calls: ordered.filter((s) => s.kind === 'llm').length,
-    tool_calls: Object.values(toolCallCounts).reduce((a, b) => a + b, 0),
-    tool_call_counts: toolCallCounts,
+    tool_calls: Object.values(tools.counts).reduce((a, b) => a + b, 0),
+    tool_call_counts: tools.counts,
     retriever_calls: ordered.filter((s) => s.kind === 'retriever').length,
     max_depth: maxDepth,
     models: [...new Set(ordered.map((s) => s.model).filter((m): m is string => m !== null))].sort(),

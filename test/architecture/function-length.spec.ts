@@ -13,9 +13,6 @@ const MAX_LINES = 100;
 const LONG_FUNCTIONS: Record<string, string> = {
   'src/database/migrations/*: *.up':
     'a migration is the list of statements that make its tables; split, it reads out of order',
-  'libs/traces/conventions.ts: normaliseSpan': 'one pass over a span: the convention chosen, then every field mapped',
-  'libs/traces/conventions.ts: detectConventions': 'one pass over the sample, every statistic the answer reports',
-  'libs/traces/enrichment.ts: enrichTrace': 'one pass over a trace, every figure of its enrichment',
 };
 
 interface Found {
