@@ -334,7 +334,8 @@ describe('trace source connections', () => {
     ).body;
     expect(graph.edges.map((e: { source: string; target: string }) => `${e.source} -> ${e.target}`).sort()).toEqual([
       'chain:chain-p1 -> llm:llm-p2',
-      'chain:chain-p1 -> tool:tool-p3',
+      // The tool span is named by its tool (tool.name), not by its span name `tool-p3`.
+      'chain:chain-p1 -> tool:search',
     ]);
   });
 
