@@ -25,6 +25,17 @@ export async function sutWithConnection(
   return { sutId, connectionId };
 }
 
+/** Starts a run with `body` (its 202) and answers it once it has ended, read by `reader`. */
+export async function runToEnd<T extends { state: string }>(
+  t: TestApp,
+  starter: Auth,
+  reader: Auth,
+  body: Record<string, unknown>,
+): Promise<T> {
+  const started = await t.http.post('/runs').set(starter).send(body).expect(202);
+  return endedRun<T>(t, reader, started.body.id as string);
+}
+
 /** The run once it has ended (polled every 50 ms, for 30 s at most). */
 export async function endedRun<T extends { state: string }>(t: TestApp, auth: Auth, runId: string): Promise<T> {
   for (let i = 0; i < 600; i++) {

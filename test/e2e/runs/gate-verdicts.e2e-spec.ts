@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { uploadRows, type UploadedDataset } from '../../utils/datasets.js';
 import { FakeUpstream, type RecordedRequest } from '../../utils/fake-upstream.js';
 import { expectProblem } from '../../utils/problem.js';
-import { endedRun, sutWithConnection } from '../../utils/suts.js';
+import { runToEnd, sutWithConnection } from '../../utils/suts.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 
 type Run = { id: string; state: string };
@@ -44,20 +44,14 @@ describe('recorded gate verdicts', () => {
   let base: Run;
   let regressed: Run;
 
-  async function run(): Promise<Run> {
-    const started = await t.http
-      .post('/runs')
-      .set(r.member.auth)
-      .send({
-        workspace_id: ws,
-        dataset_id: data.datasetId,
-        sut_id: sutId,
-        connection_id: connectionId,
-        eval_config_id: evalConfigId,
-      })
-      .expect(202);
-    return endedRun<Run>(t, r.viewer.auth, started.body.id);
-  }
+  const run = (): Promise<Run> =>
+    runToEnd<Run>(t, r.member.auth, r.viewer.auth, {
+      workspace_id: ws,
+      dataset_id: data.datasetId,
+      sut_id: sutId,
+      connection_id: connectionId,
+      eval_config_id: evalConfigId,
+    });
 
   const record = (runId: string, body: object, auth = r.member.auth) =>
     t.http.post(`/runs/${runId}/gate`).set(auth).send(body);

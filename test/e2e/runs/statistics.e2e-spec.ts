@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { uploadRows, type UploadedDataset } from '../../utils/datasets.js';
 import { FakeUpstream, type RecordedRequest } from '../../utils/fake-upstream.js';
 import { expectProblem } from '../../utils/problem.js';
+import { runToEnd } from '../../utils/suts.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 
 type Run = { id: string; state: string; passed: boolean | null; summary: Record<string, unknown> | null };
@@ -56,30 +57,15 @@ describe('run statistics', () => {
   }));
   const runs: Record<string, Run> = {};
 
-  async function settled(id: string): Promise<Run> {
-    for (let i = 0; i < 600; i++) {
-      const run = (await t.http.get(`/runs/${id}`).set(r.viewer.auth).expect(200)).body as Run;
-      if (['succeeded', 'failed', 'cancelled'].includes(run.state)) return run;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`run ${id} did not end`);
-  }
-
-  async function run(body: Record<string, unknown> = {}): Promise<Run> {
-    const started = await t.http
-      .post('/runs')
-      .set(r.member.auth)
-      .send({
-        workspace_id: ws,
-        dataset_id: data.datasetId,
-        sut_id: sutId,
-        connection_id: connectionId,
-        eval_config_id: evalConfigId,
-        ...body,
-      })
-      .expect(202);
-    return settled(started.body.id);
-  }
+  const run = (body: Record<string, unknown> = {}): Promise<Run> =>
+    runToEnd<Run>(t, r.member.auth, r.viewer.auth, {
+      workspace_id: ws,
+      dataset_id: data.datasetId,
+      sut_id: sutId,
+      connection_id: connectionId,
+      eval_config_id: evalConfigId,
+      ...body,
+    });
 
   beforeAll(async () => {
     t = await startTestApp();
