@@ -352,7 +352,9 @@ describe('service tier: workspaces', () => {
     });
   });
 
-  describe('setEmbeddingConfig', () => {
+  describe('the embedding config chosen (PUT /workspaces/{id}/embedding-config)', () => {
+    const choose: EmbeddingConfigsService['choose'] = (...args) => s.get(EmbeddingConfigsService).choose(...args);
+
     const remote = {
       provider: 'remote',
       config_ref: 'openai-small',
@@ -364,7 +366,7 @@ describe('service tier: workspaces', () => {
       const t = await teamIn(s);
       await remoteConfig(t.admin, 'openai-small');
       const before = await workspaces.get(t.admin.access, t.admin.principal);
-      const res = await workspaces.setEmbeddingConfig(
+      const res = await choose(
         t.admin.access,
         { provider: 'remote', config_ref: 'openai-small', model: 'text-embedding-3-small', dimensions: 1536 },
         request(workspaceEtag(before)),
@@ -373,12 +375,7 @@ describe('service tier: workspaces', () => {
       expect(res).toEqual(expect.objectContaining({ id: t.id, embedding_config: remote, version: before.version + 1 }));
       expect((await row(t.id)).embedding_config).toEqual(remote);
       expect(await s.get(WorkspacesService).embeddingChoice(t.id)).toEqual(remote);
-      const back = await workspaces.setEmbeddingConfig(
-        t.owner.access,
-        { provider: 'local' },
-        request(),
-        t.owner.principal,
-      );
+      const back = await choose(t.owner.access, { provider: 'local' }, request(), t.owner.principal);
       expect(back.embedding_config).toEqual({ provider: 'local' });
       expect(await row(t.id)).toEqual(
         expect.objectContaining({ embedding_config: { provider: 'local' }, version: before.version + 2 }),
@@ -403,22 +400,12 @@ describe('service tier: workspaces', () => {
       await remoteConfig(other.admin, 'elsewhere');
       for (const config_ref of ['no-such-config', 'elsewhere'])
         await domainError(
-          workspaces.setEmbeddingConfig(
-            t.admin.access,
-            { provider: 'remote', config_ref },
-            request(),
-            t.admin.principal,
-          ),
+          choose(t.admin.access, { provider: 'remote', config_ref }, request(), t.admin.principal),
           'validation_failed',
         );
       await remoteConfig(t.admin, 'openai-small');
       await domainError(
-        workspaces.setEmbeddingConfig(
-          t.admin.access,
-          { provider: 'local', config_ref: 'openai-small' },
-          request(),
-          t.admin.principal,
-        ),
+        choose(t.admin.access, { provider: 'local', config_ref: 'openai-small' }, request(), t.admin.principal),
         'validation_failed',
       );
       expect(await row(t.id)).toEqual(expect.objectContaining({ embedding_config: { provider: 'local' }, version: 1 }));
@@ -428,10 +415,10 @@ describe('service tier: workspaces', () => {
     it('keeps model and dimensions for the local embedder; an identical call changes nothing', async () => {
       const t = await teamIn(s);
       const local = { provider: 'local', model: 'minilm-l6', dimensions: 384 } as const;
-      const first = await workspaces.setEmbeddingConfig(t.admin.access, local, request(), t.admin.principal);
+      const first = await choose(t.admin.access, local, request(), t.admin.principal);
       expect(first.embedding_config).toEqual(local);
       expect(first.version).toBe(2);
-      const again = await workspaces.setEmbeddingConfig(t.admin.access, { ...local }, request(), t.admin.principal);
+      const again = await choose(t.admin.access, { ...local }, request(), t.admin.principal);
       expect(again.version).toBe(2);
       expect((await row(t.id)).version).toBe(2);
       expect(await auditOf('workspace.embedding_config_changed', t.id)).toHaveLength(1);
@@ -439,18 +426,13 @@ describe('service tier: workspaces', () => {
 
     it('replaces the whole choice: fields left out are dropped', async () => {
       const t = await teamIn(s);
-      await workspaces.setEmbeddingConfig(
+      await choose(
         t.admin.access,
         { provider: 'local', model: 'minilm-l6', dimensions: 384 },
         request(),
         t.admin.principal,
       );
-      const res = await workspaces.setEmbeddingConfig(
-        t.admin.access,
-        { provider: 'local', dimensions: 384 },
-        request(),
-        t.admin.principal,
-      );
+      const res = await choose(t.admin.access, { provider: 'local', dimensions: 384 }, request(), t.admin.principal);
       expect(res.embedding_config).toEqual({ provider: 'local', dimensions: 384 });
       expect((await row(t.id)).embedding_config).toEqual({ provider: 'local', dimensions: 384 });
     });
@@ -461,12 +443,7 @@ describe('service tier: workspaces', () => {
       const stale = workspaceEtag(await workspaces.get(t.admin.access, t.admin.principal));
       const moved = await workspaces.update(t.admin.access, { description: 'moved on' }, request(), t.admin.principal);
       await domainError(
-        workspaces.setEmbeddingConfig(
-          t.admin.access,
-          { provider: 'remote', config_ref: 'x' },
-          request(stale),
-          t.admin.principal,
-        ),
+        choose(t.admin.access, { provider: 'remote', config_ref: 'x' }, request(stale), t.admin.principal),
         'precondition_failed',
         { current_etag: workspaceEtag(moved) },
       );
@@ -476,12 +453,7 @@ describe('service tier: workspaces', () => {
     it('is not_found for a workspace that is gone', async () => {
       const t = await teamIn(s);
       await domainError(
-        workspaces.setEmbeddingConfig(
-          { ...t.admin.access, workspaceId: randomUUID() },
-          { provider: 'local' },
-          request(),
-          t.admin.principal,
-        ),
+        choose({ ...t.admin.access, workspaceId: randomUUID() }, { provider: 'local' }, request(), t.admin.principal),
         'not_found',
       );
     });

@@ -4,8 +4,8 @@ import { WorkspaceResourceRegistry } from '../../../libs/auth/workspace-resource
 import { OpsModule } from '../ops/ops.module.js';
 import { OpUsers } from '../ops/op-users.service.js';
 import { SecretsModule } from '../secrets/secrets.module.js';
-import { EmbeddingConfigRefs } from '../workspaces/embedding-config-refs.service.js';
 import { WorkspacesModule } from '../workspaces/workspaces.module.js';
+import { WorkspaceEmbeddingController } from './workspace-embedding.controller.js';
 import { EmbeddingConfigsController } from './embedding-configs.controller.js';
 import { EmbeddingConfigsRepository } from './embedding-configs.repository.js';
 import { EmbeddingConfigsService } from './embedding-configs.service.js';
@@ -56,6 +56,7 @@ import { WorkspaceMetricConfigsController } from './workspace-metric-configs.con
     MetricConfigsController,
     WorkspaceMetricConfigsController,
     EvalConfigsController,
+    WorkspaceEmbeddingController,
   ],
   providers: [
     EmbeddingConfigsService,
@@ -86,12 +87,9 @@ export class CataloguesModule implements OnModuleInit {
     private readonly registry: WorkspaceResourceRegistry,
     private readonly opUsers: OpUsers,
     private readonly metricConfigs: MetricConfigsService,
-    private readonly embeddingConfigRefs: EmbeddingConfigRefs,
-    private readonly embeddingConfigs: EmbeddingConfigsService,
   ) {}
 
   onModuleInit(): void {
-    this.embeddingConfigRefs.provide((workspaceId, ref) => this.embeddingConfigs.exists(workspaceId, ref));
     this.opUsers.provide((workspaceId, opNames) => this.metricConfigs.usingOps(workspaceId, opNames));
     this.registry.registerTable('notification_config', 'notification_configs');
     this.registry.registerTable('judge', 'judges');

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { DomainError } from '../../../libs/common/domain-error.js';
+import { DomainError, ValidationFailedError } from '../../../libs/common/domain-error.js';
+import type { IfMatchPrecondition } from '../../../libs/common/etag.js';
 import { type Page, pageFrom } from '../../../libs/common/pagination.js';
 import { embedRemote } from '../../../libs/evaluation/embeddings-client.js';
 import { LOCAL_EMBEDDER, localEmbed } from '../../../libs/evaluation/local-embedder.js';
@@ -16,6 +17,7 @@ import type {
   EmbeddingConfigResponse,
   ListEmbeddingConfigsQuery,
 } from './dto/embedding-config.dto.js';
+import type { EmbeddingConfigRequest, WorkspaceResponse } from '../workspaces/dto/workspace.dto.js';
 import { WorkspacesService } from '../workspaces/workspaces.service.js';
 import { EmbeddingConfigsRepository } from './embedding-configs.repository.js';
 
@@ -62,6 +64,24 @@ export class EmbeddingConfigsService {
   /** Whether `ref` names a remote config of the workspace (for PUT /workspaces/{id}/embedding-config). */
   async exists(workspaceId: string, ref: string): Promise<boolean> {
     return (await this.configs.findByRef(workspaceId, ref)) !== null;
+  }
+
+  /** The workspace's choice (PUT /workspaces/{id}/embedding-config): a remote choice must name one of its configs. */
+  choose(
+    access: WorkspaceAccess,
+    body: EmbeddingConfigRequest,
+    ifMatch: IfMatchPrecondition,
+    caller: Principal,
+  ): Promise<WorkspaceResponse> {
+    return this.transactions.run(async () => {
+      if (body.provider === 'remote' && body.config_ref && !(await this.exists(access.workspaceId, body.config_ref))) {
+        throw new ValidationFailedError(
+          `The workspace has no embedding config "${body.config_ref}"; create it with POST /embedding-configs first`,
+          [{ field: 'config_ref', message: 'names no embedding config of the workspace' }],
+        );
+      }
+      return this.workspaces.setEmbeddingConfig(access, body, ifMatch, caller);
+    });
   }
 
   async create(

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -18,7 +18,6 @@ import { PageOf, type Page } from '../../../libs/common/pagination.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import {
   CreateWorkspaceRequest,
-  EmbeddingConfigRequest,
   ListWorkspacesQuery,
   UpdateWorkspaceRequest,
   WorkspaceListItem,
@@ -92,22 +91,5 @@ export class WorkspacesController {
   @ApiNoContentResponse({ description: 'Deleted' })
   async delete(@CurrentWorkspace() access: WorkspaceAccess, @CurrentUser() caller: Principal): Promise<void> {
     await this.workspaces.delete(access, caller);
-  }
-
-  /** How the workspace embeds text for clustering and similarity (admins). `local` needs no network. Honours If-Match. */
-  @Put(':workspace_id/embedding-config')
-  @ApiOperation({ operationId: 'setWorkspaceEmbeddingConfig' })
-  @WorkspaceRoleRequired('admin', WORKSPACE)
-  @ApiOkResponse({ type: WorkspaceResponse })
-  @ApiPreconditionFailedResponse({ type: ProblemResponse, description: 'If-Match does not match the current ETag' })
-  @WithETag(workspaceEtag)
-  async setEmbeddingConfig(
-    @CurrentWorkspace() access: WorkspaceAccess,
-    @Body() body: EmbeddingConfigRequest,
-    @IfMatch() ifMatch: IfMatchPrecondition,
-    @CurrentUser() caller: Principal,
-  ): Promise<WorkspaceResponse> {
-    const workspace = await this.workspaces.setEmbeddingConfig(access, body, ifMatch, caller);
-    return workspace;
   }
 }

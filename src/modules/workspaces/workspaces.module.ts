@@ -10,12 +10,11 @@ import { MembersService } from './members.service.js';
 import { WorkspacesController } from './workspaces.controller.js';
 import { WorkspacesRepository } from './workspaces.repository.js';
 import { WorkspacesService } from './workspaces.service.js';
-import { EmbeddingConfigRefs } from './embedding-config-refs.service.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([WorkspaceEntity, WorkspaceMemberEntity]), UsersModule, ApiKeysModule],
   controllers: [WorkspacesController, MembersController],
-  providers: [WorkspacesService, WorkspacesRepository, MembersService, MembersRepository, EmbeddingConfigRefs],
-  exports: [MembersService, WorkspacesService, EmbeddingConfigRefs],
+  providers: [WorkspacesService, WorkspacesRepository, MembersService, MembersRepository],
+  exports: [MembersService, WorkspacesService],
 })
 export class WorkspacesModule {}

@@ -17,7 +17,6 @@ import type { EmbeddingConfigValue } from './entities/workspace.entity.js';
 import { MembersRepository } from './members.repository.js';
 import { toWorkspaceListItem, toWorkspaceResponse, workspaceEtag } from './workspaces.mapper.js';
 import { WorkspacesRepository } from './workspaces.repository.js';
-import { EmbeddingConfigRefs } from './embedding-config-refs.service.js';
 
 // Names sort case-insensitively, as people read them.
 const SORTS = { name: 'lower(w.name)', created_at: 'w.created_at' } as const;
@@ -29,7 +28,6 @@ export class WorkspacesService {
     private readonly members: MembersRepository,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
-    private readonly embeddingConfigs: EmbeddingConfigRefs,
   ) {}
 
   /** The workspace's embedding choice (the built-in local embedder unless it chose a remote config), for the catalogues. */
@@ -134,7 +132,10 @@ export class WorkspacesService {
     });
   }
 
-  /** Replaces the embedding config (PUT semantics: absent fields are dropped). Unchanged is a no-op. */
+  /**
+   * Replaces the embedding config (PUT semantics: absent fields are dropped). Unchanged is a no-op.
+   * A remote choice's config is checked by its family first (EmbeddingConfigsService.choose).
+   */
   async setEmbeddingConfig(
     access: WorkspaceAccess,
     body: EmbeddingConfigRequest,
@@ -150,12 +151,6 @@ export class WorkspacesService {
     return this.transactions.run(async () => {
       const current = await this.requireView(access.workspaceId, caller);
       ifMatch.check(workspaceEtag(toWorkspaceResponse(current)));
-      if (body.provider === 'remote' && !(await this.embeddingConfigs.exists(access.workspaceId, body.config_ref!))) {
-        throw new ValidationFailedError(
-          `The workspace has no embedding config "${body.config_ref}"; create it with POST /embedding-configs first`,
-          [{ field: 'config_ref', message: 'names no embedding config of the workspace' }],
-        );
-      }
       const next: EmbeddingConfigValue = {
         provider: body.provider,
         ...(body.config_ref !== undefined ? { config_ref: body.config_ref } : {}),
