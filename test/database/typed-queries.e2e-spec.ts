@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
 import type { OpenedDatabase } from '../../libs/database/data-source.factory.js';
+import { entitiesFrom } from '../../libs/database/typed-entities.js';
 import { Db, refuseQueriesOutsideTransaction, TransactionRunner } from '../../libs/database/unit-of-work.js';
+import { DatasetEntity } from '../../src/modules/datasets/entities/dataset.entity.js';
 import { createTestDatabase, openTestDatabase, type TestDatabase } from '../utils/database.js';
 import { TEST_DATABASE } from '../utils/database-mode.js';
 
@@ -20,7 +22,7 @@ describe(`typed queries on ${TEST_DATABASE}`, () => {
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
-    opened = await openTestDatabase(testDb, 2);
+    opened = await openTestDatabase(testDb, 2, [DatasetEntity]);
     refuseQueriesOutsideTransaction(opened.dataSource);
     db = new Db(opened.dataSource);
     transactions = new TransactionRunner(opened.dataSource);
@@ -53,6 +55,25 @@ describe(`typed queries on ${TEST_DATABASE}`, () => {
       q.selectFrom('workspaces').select('embedding_config').where('id', '=', workspaceId),
     );
     expect(workspace.embedding_config).toEqual({ provider: 'local' });
+  });
+
+  it("gives rows of an entity's table back as that entity, as TypeORM hydrates it (column names, transformers)", async () => {
+    await db.typedWrite((q) =>
+      q
+        .insertInto('datasets')
+        .values({ workspace_id: workspaceId, name: 'entity', tags: ['x', 'y'], next_ordinal: '41' }),
+    );
+    const repo = db.repository(DatasetEntity);
+    const rows = await db.typed((q) =>
+      q.selectFrom('datasets').selectAll().where('workspace_id', '=', workspaceId).where('name', '=', 'entity'),
+    );
+    const [typed] = entitiesFrom(repo, rows);
+    const loaded = await repo.findOneByOrFail({ workspaceId, name: 'entity' });
+    expect(typed).toBeInstanceOf(DatasetEntity);
+    expect(typed).toEqual(loaded);
+    // next_ordinal's transformer: int8 text from the driver, a number on the entity.
+    expect(typed.nextOrdinal).toBe(41);
+    expect(typed.tags).toEqual(['x', 'y']);
   });
 
   it("answers the rows of an UPDATE or DELETE with RETURNING (not the driver's [rows, affected])", async () => {

@@ -130,10 +130,14 @@ export function createTestDatabase(): Promise<TestDatabase> {
  * The test database opened below the application (no entities; the migrations already ran): for
  * tests of libs/database itself. The embedded one has its single connection whatever `poolSize`.
  */
-export function openTestDatabase(testDb: TestDatabase, poolSize: number): Promise<OpenedDatabase> {
+export function openTestDatabase(
+  testDb: TestDatabase,
+  poolSize: number,
+  entities: Array<new () => object> = [],
+): Promise<OpenedDatabase> {
   return testDb.kind === 'postgres'
-    ? openDatabase({ url: testDb.url, dataDir: '/nonexistent', poolSize, entities: [], migrations })
-    : openDatabase({ dataDir: testDb.dataDir, poolSize: 1, entities: [], migrations });
+    ? openDatabase({ url: testDb.url, dataDir: '/nonexistent', poolSize, entities, migrations })
+    : openDatabase({ dataDir: testDb.dataDir, poolSize: 1, entities, migrations });
 }
 
 /** A fresh PostgreSQL database, cloned from the migrated template. */
