@@ -2,10 +2,10 @@ import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { WorkspaceResourceRegistry } from '../../../libs/auth/workspace-resource.registry.js';
 import { OpsModule } from '../ops/ops.module.js';
-import { OpUsers } from '../ops/op-users.service.js';
 import { SecretsModule } from '../secrets/secrets.module.js';
 import { WorkspacesModule } from '../workspaces/workspaces.module.js';
 import { WorkspaceEmbeddingController } from './workspace-embedding.controller.js';
+import { CustomOpDeletionController } from './custom-op-deletion.controller.js';
 import { EmbeddingConfigsController } from './embedding-configs.controller.js';
 import { EmbeddingConfigsRepository } from './embedding-configs.repository.js';
 import { EmbeddingConfigsService } from './embedding-configs.service.js';
@@ -57,6 +57,7 @@ import { WorkspaceMetricConfigsController } from './workspace-metric-configs.con
     WorkspaceMetricConfigsController,
     EvalConfigsController,
     WorkspaceEmbeddingController,
+    CustomOpDeletionController,
   ],
   providers: [
     EmbeddingConfigsService,
@@ -83,14 +84,9 @@ import { WorkspaceMetricConfigsController } from './workspace-metric-configs.con
   ],
 })
 export class CataloguesModule implements OnModuleInit {
-  constructor(
-    private readonly registry: WorkspaceResourceRegistry,
-    private readonly opUsers: OpUsers,
-    private readonly metricConfigs: MetricConfigsService,
-  ) {}
+  constructor(private readonly registry: WorkspaceResourceRegistry) {}
 
   onModuleInit(): void {
-    this.opUsers.provide((workspaceId, opNames) => this.metricConfigs.usingOps(workspaceId, opNames));
     this.registry.registerTable('notification_config', 'notification_configs');
     this.registry.registerTable('judge', 'judges');
     this.registry.registerTable('eval_config', 'eval_configs');

@@ -16,6 +16,7 @@ import {
   judgedMetricDefault,
 } from '../../../libs/evaluation/judged-metrics.js';
 import { checkRubric } from '../../../libs/evaluation/judges/rubric.js';
+import { CustomOpsService } from '../ops/custom-ops.service.js';
 import { OpRegistry } from '../ops/op-registry.service.js';
 import { CatalogueErrors } from './catalogues.errors.js';
 import type {
@@ -49,11 +50,16 @@ export class MetricConfigsService {
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
     private readonly workspaces: WorkspacesService,
+    private readonly customOps: CustomOpsService,
   ) {}
 
-  /** The configs scoring with any of the ops named (lower case), for a custom op's delete (`OpUsers`). */
-  usingOps(workspaceId: string, opNames: string[]): Promise<string[]> {
-    return this.configs.usingOps(workspaceId, opNames);
+  /** Deletes a stopped custom op of the workspace (DELETE …/custom_ops/{name}), refused while metric configs score with its ops. */
+  deleteCustomOp(access: WorkspaceAccess, name: string, caller: Principal): Promise<void> {
+    return this.transactions.run(async () => {
+      const served = await this.customOps.servedOps(access, name);
+      const users = served.length ? await this.configs.usingOps(access.workspaceId, served) : [];
+      await this.customOps.delete(access, name, caller, users);
+    });
   }
 
   async list(access: WorkspaceAccess, query: ListMetricConfigsQuery): Promise<Page<MetricConfigSummary>> {

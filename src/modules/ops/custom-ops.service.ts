@@ -29,7 +29,6 @@ import { OpRegistry } from './op-registry.service.js';
 import { OpsErrors } from './ops.errors.js';
 import { CUSTOM_OP_REVISIONS, OpsRepository } from './ops.repository.js';
 import { registeredView, summary } from './ops.mapper.js';
-import { OpUsers } from './op-users.service.js';
 import { DEPLOY_JOB } from './ops.jobs.js';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -59,7 +58,6 @@ export class CustomOpsService {
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
     private readonly tracked: TrackedRecords,
-    private readonly opUsers: OpUsers,
   ) {}
 
   async list(access: WorkspaceAccess, query: ListCustomOpsQuery): Promise<CustomOpsListResponse> {
@@ -219,20 +217,19 @@ export class CustomOpsService {
     });
   }
 
-  /** Deletes a stopped op with its revisions and registered ops; refused while metric configs score with them. */
-  async delete(access: WorkspaceAccess, name: string, caller: Principal): Promise<void> {
+  /**
+   * The ops a stopped custom op serves, its row locked for the deletion that follows in the same
+   * unit of work (the metric configs family asks who scores with them: DELETE …/custom_ops/{name}).
+   */
+  async servedOps(access: WorkspaceAccess, name: string): Promise<string[]> {
+    const op = await this.stoppedForDeletion(access, name);
+    return this.ops.opNamesServedBy(access.workspaceId, op.id);
+  }
+
+  /** Deletes a stopped op with its revisions and registered ops; refused while metric configs (`users`) score with them. */
+  async delete(access: WorkspaceAccess, name: string, caller: Principal, users: string[]): Promise<void> {
     await this.transactions.run(async () => {
-      const op = await this.ops.findCustomOp(access.workspaceId, name, true);
-      if (!op) throw new NotFoundError('custom op', name);
-      if (op.state !== 'stopped')
-        throw new DomainError(
-          OpsErrors.custom_op_not_stopped,
-          `Custom op "${op.name}" is ${op.state}; stop it first (PATCH /workspaces/${access.workspaceId}/custom_ops/${op.name}/stop)`,
-        );
-      const users = await this.opUsers.of(
-        access.workspaceId,
-        await this.ops.opNamesServedBy(access.workspaceId, op.id),
-      );
+      const op = await this.stoppedForDeletion(access, name);
       if (users.length)
         throw new DomainError(
           OpsErrors.custom_op_in_use,
@@ -249,6 +246,17 @@ export class CustomOpsService {
         details: { name: op.name },
       });
     });
+  }
+
+  private async stoppedForDeletion(access: WorkspaceAccess, name: string) {
+    const op = await this.ops.findCustomOp(access.workspaceId, name, true);
+    if (!op) throw new NotFoundError('custom op', name);
+    if (op.state !== 'stopped')
+      throw new DomainError(
+        OpsErrors.custom_op_not_stopped,
+        `Custom op "${op.name}" is ${op.state}; stop it first (PATCH /workspaces/${access.workspaceId}/custom_ops/${op.name}/stop)`,
+      );
+    return op;
   }
 
   /**

@@ -1,12 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import {
-  ApiConflictResponse,
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
 import { ProblemResponse } from '../../../libs/common/problem.dto.js';
@@ -111,20 +104,5 @@ export class WorkspaceOpsController {
     @CurrentUser() caller: Principal,
   ): Promise<CustomOpStopResponse> {
     return this.customOps.stop(access, name, body, caller);
-  }
-
-  /** Deletes a stopped op with its revisions and the ops it serves (admins). */
-  @Delete('custom_ops/:name')
-  @ApiOperation({ operationId: 'deleteCustomOp' })
-  @HttpCode(204)
-  @WorkspaceRoleRequired('admin', WORKSPACE)
-  @ApiNoContentResponse({ description: 'Deleted' })
-  @ApiConflictResponse({ type: ProblemResponse, description: 'custom_op_not_stopped, custom_op_in_use' })
-  async delete(
-    @CurrentWorkspace() access: WorkspaceAccess,
-    @Param('name') name: string,
-    @CurrentUser() caller: Principal,
-  ): Promise<void> {
-    await this.customOps.delete(access, name, caller);
   }
 }
