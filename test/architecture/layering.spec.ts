@@ -436,11 +436,11 @@ const HAND_WRITTEN_KEPT: Record<string, number> = {
   'src/modules/datasets/datasets.repository.ts': 1,
   // assign (a CTE that writes) and the six reads of a selection: their WHERE is the filter compiler's SQL text
   // with positional parameters; countedVersions, valueCounts and pairCounts share the COUNTED CTE.
-  'src/modules/datasets/dimensions.repository.ts': 10,
+  'src/modules/datasets/dimensions/dimensions.repository.ts': 10,
   // gin_clean_pending_list and ANALYZE (no table statement); contentHash, versionStats (aggregates over
   // jsonb_each) and distinctCounts (over jsonb_object_keys, with the two SET LOCAL enable_sort around it);
   // page and its count (the filter compiler's SQL text); stageMany (unnest of arrays).
-  'src/modules/datasets/rows.repository.ts': 10,
+  'src/modules/datasets/rows/rows.repository.ts': 10,
   // Trace landing's COPY staging (a temp table and the insert from it); appendFrom (the caller's CTEs);
   // deleteAddedIn and deleteStartedBefore (data-modifying CTEs); spansByTrace (keyset on the trace index's expression).
   'src/modules/datasets/span-rows.repository.ts': 6,
@@ -511,7 +511,7 @@ const WORKSPACE_FREE_CALLERS = [
   // The trace landings' jobs name the dataset and version in their payload.
   'src/modules/datasets/dataset-writes.service.ts: findForUpdateUnscoped, findVersionByIdUnscoped',
   // Signed file URLs: the signature, not a workspace, authorises them.
-  'src/modules/datasets/download.service.ts: findVersionByIdUnscoped',
+  'src/modules/datasets/versions/download.service.ts: findVersionByIdUnscoped',
   'src/modules/reports/report-files.service.ts: findUnscoped',
   'src/modules/runs/results.service.ts: findUnscoped',
   // Job handlers resolving their job's record.

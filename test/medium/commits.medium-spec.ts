@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatasetsService } from '../../src/modules/datasets/datasets.service.js';
-import { RowsService } from '../../src/modules/datasets/rows.service.js';
+import { RowsService } from '../../src/modules/datasets/rows/rows.service.js';
 import { domainError, startMedium, type Caller, type Medium, type UploadedRows } from './medium.js';
 import { DatasetsModule } from '../../src/modules/datasets/datasets.module.js';
 

@@ -6,9 +6,9 @@ import { JobInterrupted, type InterruptionReason } from '../../libs/queue/job.ty
 import { TrackedRecords } from '../../libs/queue/tracked-records.service.js';
 import { DatasetsService } from '../../src/modules/datasets/datasets.service.js';
 import type { CreatePartitionRequest } from '../../src/modules/datasets/dto/dimensions.dto.js';
-import { PartitionsService } from '../../src/modules/datasets/partitions.service.js';
+import { PartitionsService } from '../../src/modules/datasets/dimensions/partitions.service.js';
 import { RunSourceService } from '../../src/modules/datasets/run-source.service.js';
-import { VersionsService } from '../../src/modules/datasets/versions.service.js';
+import { VersionsService } from '../../src/modules/datasets/versions/versions.service.js';
 import type { CreateRunRequest } from '../../src/modules/runs/dto/run.dto.js';
 import { RunExecutor } from '../../src/modules/runs/run-executor.job.js';
 import { RunPlanner, type RunInputs } from '../../src/modules/runs/run-planner.service.js';

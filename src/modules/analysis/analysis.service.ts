@@ -7,9 +7,9 @@ import { textColumns } from '../../../libs/dataset-analysis/text.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { EmbeddingConfigsService } from '../catalogues/embedding-configs.service.js';
-import type { FilterContext } from '../datasets/query-language.js';
-import { QueryService } from '../datasets/query.service.js';
-import { VersionsService } from '../datasets/versions.service.js';
+import type { FilterContext } from '../datasets/rows/query-language.js';
+import { QueryService } from '../datasets/rows/query.service.js';
+import { VersionsService } from '../datasets/versions/versions.service.js';
 import { DatasetErrors } from '../datasets/datasets.errors.js';
 import { AnalysisErrors } from './analysis.errors.js';
 import {

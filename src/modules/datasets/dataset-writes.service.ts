@@ -4,7 +4,7 @@ import { Db } from '../../../libs/database/unit-of-work.js';
 import { DatasetsRepository } from './datasets.repository.js';
 import type { DatasetVersionEntity } from './entities/dataset-version.entity.js';
 import type { DatasetEntity } from './entities/dataset.entity.js';
-import { RowsRepository } from './rows.repository.js';
+import { RowsRepository } from './rows/rows.repository.js';
 import { SpanRowsRepository, type RowSource } from './span-rows.repository.js';
 
 export type { RowSource } from './span-rows.repository.js';

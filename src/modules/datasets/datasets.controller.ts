@@ -30,7 +30,7 @@ import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { FileUploadInterceptor } from '../../../libs/common/upload.interceptor.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
 import { DatasetsService, type UploadedFile as StoredUpload } from './datasets.service.js';
-import { DownloadService } from './download.service.js';
+import { DownloadService } from './versions/download.service.js';
 import {
   AuditEntryResponse,
   AuditQuery,
@@ -48,8 +48,8 @@ import {
 } from './dto/dataset.dto.js';
 import { DatasetDownloadQuery, PresignedUrlResponse } from './dto/download.dto.js';
 import { DatasetQueryRequest, QueryResponse } from './dto/query.dto.js';
-import { QueryService } from './query.service.js';
-import { VersionsService } from './versions.service.js';
+import { QueryService } from './rows/query.service.js';
+import { VersionsService } from './versions/versions.service.js';
 import type { Response } from 'express';
 import { IfMatch, WithETag } from '../../../libs/common/etag.decorators.js';
 import type { IfMatchPrecondition } from '../../../libs/common/etag.js';

@@ -8,9 +8,9 @@ import type {
 } from './dto/dataset.dto.js';
 import type { DatasetFields, VersionFields } from './datasets.repository.js';
 import type { DataOperationRunResponse, DatasetQualityVerdictResponse } from './dto/quality.dto.js';
-import type { OperationRunRow } from './quality.repository.js';
+import type { OperationRunRow } from './quality/quality.repository.js';
 import type { PartitionResponse } from './dto/dimensions.dto.js';
-import type { PartitionRow } from './partitions.repository.js';
+import type { PartitionRow } from './dimensions/partitions.repository.js';
 import { defineStateVocabulary } from '../../../libs/queue/tracked-job.js';
 
 /** The documented states of a data-operation run: it runs in the request, so it is never seen queued or cancelled. */

@@ -6,31 +6,31 @@ import { FileUploadInterceptor } from '../../../libs/common/upload.interceptor.j
 import { UrlSigner } from '../../../libs/common/signed-url.js';
 import { BulkWriter } from '../../../libs/database/bulk-writer.js';
 import { DatasetsController } from './datasets.controller.js';
-import { DimensionAssignController, VersionDimensionsController } from './dimensions.controller.js';
-import { DimensionsRepository } from './dimensions.repository.js';
-import { DimensionsService } from './dimensions.service.js';
-import { PartitionsRepository } from './partitions.repository.js';
-import { PartitionsService } from './partitions.service.js';
+import { DimensionAssignController, VersionDimensionsController } from './dimensions/dimensions.controller.js';
+import { DimensionsRepository } from './dimensions/dimensions.repository.js';
+import { DimensionsService } from './dimensions/dimensions.service.js';
+import { PartitionsRepository } from './dimensions/partitions.repository.js';
+import { PartitionsService } from './dimensions/partitions.service.js';
 import { DatasetsRepository } from './datasets.repository.js';
 import { DatasetsService } from './datasets.service.js';
 import { DatasetWritesService } from './dataset-writes.service.js';
-import { DownloadService } from './download.service.js';
+import { DownloadService } from './versions/download.service.js';
 import { DatasetVersionEntity } from './entities/dataset-version.entity.js';
 import { DatasetEntity } from './entities/dataset.entity.js';
-import { FilesController } from './files.controller.js';
+import { FilesController } from './versions/files.controller.js';
 import { DatasetIndexMaintenance } from './index-maintenance.job.js';
-import { QueryService } from './query.service.js';
-import { QualityController } from './quality.controller.js';
-import { QualityRepository } from './quality.repository.js';
-import { QualityService } from './quality.service.js';
-import { RowsController } from './rows.controller.js';
-import { RowsRepository } from './rows.repository.js';
-import { RowsService } from './rows.service.js';
+import { QueryService } from './rows/query.service.js';
+import { QualityController } from './quality/quality.controller.js';
+import { QualityRepository } from './quality/quality.repository.js';
+import { QualityService } from './quality/quality.service.js';
+import { RowsController } from './rows/rows.controller.js';
+import { RowsRepository } from './rows/rows.repository.js';
+import { RowsService } from './rows/rows.service.js';
 import { SpanRowsRepository } from './span-rows.repository.js';
-import { GeneratedRowsService } from './generated-rows.service.js';
+import { GeneratedRowsService } from './rows/generated-rows.service.js';
 import { RunSourceService } from './run-source.service.js';
-import { DatasetVersionsController, VersionsController } from './versions.controller.js';
-import { VersionsService } from './versions.service.js';
+import { DatasetVersionsController, VersionsController } from './versions/versions.controller.js';
+import { VersionsService } from './versions/versions.service.js';
 
 /** Datasets, their versions and rows: upload, staged edits and commits, query, download. */
 @Module({

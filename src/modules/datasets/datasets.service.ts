@@ -28,8 +28,8 @@ import { DatasetIndexMaintenance } from './index-maintenance.job.js';
 import { formatFromFilename, IngestError, type UploadFormat } from './ingest/row-sources.js';
 import { TooManyRowsError, type UploadSummary } from './ingest/upload-encoding.js';
 import { encodedUpload } from './ingest/upload-thread.js';
-import { RowsRepository } from './rows.repository.js';
-import { RowRuleError } from './rows.rules.js';
+import { RowsRepository } from './rows/rows.repository.js';
+import { RowRuleError } from './rows/rows.rules.js';
 
 export interface UploadedFile {
   path: string;

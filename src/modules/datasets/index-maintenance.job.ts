@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { JobHandler } from '../../../libs/queue/job-handler.decorator.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { AppConfig } from '../../../libs/config/app-config.js';
-import { RowsRepository } from './rows.repository.js';
+import { RowsRepository } from './rows/rows.repository.js';
 import { MERGE_ROW_INDEX_JOB } from './datasets.jobs.js';
 
 /** Writes of at least this many rows schedule a merge of the row index's pending list. */

@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../../libs/common/domain-error.js';
 import { DatasetErrors } from './datasets.errors.js';
 import { DatasetsRepository } from './datasets.repository.js';
-import { DimensionsService } from './dimensions.service.js';
+import { DimensionsService } from './dimensions/dimensions.service.js';
 import type { ColumnMapping } from './entities/dataset-version.entity.js';
-import { PartitionsRepository } from './partitions.repository.js';
+import { PartitionsRepository } from './dimensions/partitions.repository.js';
 
 /** The rows a run executes: SQL over alias `r` of `dataset_version_rows($1, $2)` ($1 the dataset, $2 the version number) with `params` after them. */
 export interface RunSource {

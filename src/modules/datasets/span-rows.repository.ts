@@ -3,7 +3,7 @@ import { BulkWriter, type BulkValue } from '../../../libs/database/bulk-writer.j
 import { sql, type Selectable } from 'kysely';
 import type { DatasetRows, DatasetVersions } from '../../../libs/database/schema.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
-import { shownIn, visibleIn } from './rows.repository.js';
+import { shownIn, visibleIn } from './rows/rows.repository.js';
 
 /** Where a version's span rows are: the visibility test of dataset_rows for version `$2` of dataset `$1`. */
 const VISIBLE = `r.dataset_id = $1 AND ${visibleIn('r', '$2')}`;

@@ -1,5 +1,5 @@
 import type { CoverageDimension, CoverageGap, CoveragePair } from './dto/insights.dto.js';
-import type { DimensionCount, PairCount } from '../datasets/dimensions.service.js';
+import type { DimensionCount, PairCount } from '../datasets/dimensions/dimensions.service.js';
 import type { ProjectDimension } from './entities/project.entity.js';
 
 export interface CoverageReport {

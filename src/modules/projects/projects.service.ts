@@ -6,7 +6,7 @@ import { DomainError, ForbiddenError, NotFoundError } from '../../../libs/common
 import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
-import { DimensionsService } from '../datasets/dimensions.service.js';
+import { DimensionsService } from '../datasets/dimensions/dimensions.service.js';
 import { SutsService } from '../suts/suts.service.js';
 import { PROJECT_TEMPLATES } from './templates/index.js';
 import type { DimensionDefinition } from './dto/template.dto.js';

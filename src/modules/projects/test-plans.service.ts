@@ -5,8 +5,8 @@ import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js
 import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
-import { PartitionsService } from '../datasets/partitions.service.js';
-import { VersionsService } from '../datasets/versions.service.js';
+import { PartitionsService } from '../datasets/dimensions/partitions.service.js';
+import { VersionsService } from '../datasets/versions/versions.service.js';
 import type {
   CreateTestPlanRequest,
   CreateTestPlanVersionRequest,

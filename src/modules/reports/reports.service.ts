@@ -10,8 +10,8 @@ import { plannedSections, SECTION_TITLES, sectionQuestions } from '../../../libs
 import type { JudgeEntity } from '../catalogues/entities/judge.entity.js';
 import { JudgesService } from '../catalogues/judges.service.js';
 import type { PartitionResponse } from '../datasets/dto/dimensions.dto.js';
-import { PartitionsService } from '../datasets/partitions.service.js';
-import { VersionsService } from '../datasets/versions.service.js';
+import { PartitionsService } from '../datasets/dimensions/partitions.service.js';
+import { VersionsService } from '../datasets/versions/versions.service.js';
 import type { RunEntity } from '../runs/entities/run.entity.js';
 import { RunReadService } from '../runs/run-read.service.js';
 import type {

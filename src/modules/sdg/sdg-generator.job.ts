@@ -7,7 +7,7 @@ import { JobFailure } from '../../../libs/queue/job-outcome.js';
 import { isTerminal, type JobContext } from '../../../libs/queue/job.types.js';
 import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
 import { judgeConnection, JudgesService } from '../catalogues/judges.service.js';
-import { GeneratedRowsService } from '../datasets/generated-rows.service.js';
+import { GeneratedRowsService } from '../datasets/rows/generated-rows.service.js';
 import { SecretsService } from '../secrets/secrets.service.js';
 import type { SdgRunEntity } from './entities/sdg-run.entity.js';
 import { combinations, renderSdgTemplate } from './sdg-template.js';

@@ -5,7 +5,7 @@ import { DomainError } from '../../../libs/common/domain-error.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
-import { VersionsService } from '../datasets/versions.service.js';
+import { VersionsService } from '../datasets/versions/versions.service.js';
 import type { PutTraceLiveSettingsRequest, TraceLiveStreamResponse } from './dto/live.dto.js';
 import { LiveLanding } from './live-landing.job.js';
 import { LiveRepository, type LiveStreamRow } from './live.repository.js';

@@ -9,7 +9,7 @@ import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { AppConfig } from '../../../libs/config/app-config.js';
 import { DatasetWritesService } from '../datasets/dataset-writes.service.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
-import { VersionsService } from '../datasets/versions.service.js';
+import { VersionsService } from '../datasets/versions/versions.service.js';
 import type {
   DatasetTraceRetentionResponse,
   TraceRetentionResponse,

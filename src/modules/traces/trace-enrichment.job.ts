@@ -7,7 +7,7 @@ import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
 import { DEFAULT_PRICES, enrichTrace, type PriceTable } from '../../../libs/traces/enrichment.js';
 import type { CanonicalSpan } from '../../../libs/traces/span.types.js';
 import { DatasetWritesService } from '../datasets/dataset-writes.service.js';
-import { VersionsService } from '../datasets/versions.service.js';
+import { VersionsService } from '../datasets/versions/versions.service.js';
 import { TRACE_ENRICHMENT_RUNS, TracesRepository } from './traces.repository.js';
 import { TRACE_ENRICH_JOB } from './traces.jobs.js';
 

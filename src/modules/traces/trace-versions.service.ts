@@ -9,7 +9,7 @@ import { buildTopology, type TopologySpan } from '../../../libs/traces/topology.
 import type { DatasetVersionEntity } from '../datasets/entities/dataset-version.entity.js';
 import type { DatasetEntity } from '../datasets/entities/dataset.entity.js';
 import { DatasetWritesService } from '../datasets/dataset-writes.service.js';
-import { VersionsService } from '../datasets/versions.service.js';
+import { VersionsService } from '../datasets/versions/versions.service.js';
 import type { DropsQuery, TraceDropRecordResponse } from './dto/traces.dto.js';
 import type {
   CreateGroundTruthRequest,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { RowsRepository } from '../../../src/modules/datasets/rows.repository.js';
+import { RowsRepository } from '../../../src/modules/datasets/rows/rows.repository.js';
 import { OPENED_DATABASE, type OpenedDatabase } from '../../../libs/database/data-source.factory.js';
 import { Db, TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { itOn } from '../../utils/database-mode.js';

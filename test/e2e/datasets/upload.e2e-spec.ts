@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { randomUUID } from 'node:crypto';
-import { RowsRepository } from '../../../src/modules/datasets/rows.repository.js';
+import { RowsRepository } from '../../../src/modules/datasets/rows/rows.repository.js';
 import { expectProblem } from '../../utils/problem.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';

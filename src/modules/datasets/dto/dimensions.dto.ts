@@ -17,7 +17,7 @@ import {
   Min,
   MinLength,
 } from 'class-validator';
-import { MAX_ROWS_PER_EDIT } from '../rows.rules.js';
+import { MAX_ROWS_PER_EDIT } from '../rows/rows.rules.js';
 import {
   ApiSchemaExample,
   EXAMPLE_AT,

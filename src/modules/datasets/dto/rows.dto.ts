@@ -10,7 +10,7 @@ import {
   IsUUID,
   MaxLength,
 } from 'class-validator';
-import { MAX_ROWS_PER_EDIT } from '../rows.rules.js';
+import { MAX_ROWS_PER_EDIT } from '../rows/rows.rules.js';
 import { DatasetVersionResponse } from './dataset.dto.js';
 import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
 import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';

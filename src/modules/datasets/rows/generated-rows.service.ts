@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { NotFoundError } from '../../../libs/common/domain-error.js';
-import { timeOrderedUuid } from '../../../libs/common/time-ordered-uuid.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { DatasetsRepository } from './datasets.repository.js';
-import { DatasetsService } from './datasets.service.js';
-import type { DatasetVersionEntity } from './entities/dataset-version.entity.js';
+import { NotFoundError } from '../../../../libs/common/domain-error.js';
+import { timeOrderedUuid } from '../../../../libs/common/time-ordered-uuid.js';
+import { TransactionRunner } from '../../../../libs/database/unit-of-work.js';
+import { DatasetsRepository } from '../datasets.repository.js';
+import { DatasetsService } from '../datasets.service.js';
+import type { DatasetVersionEntity } from '../entities/dataset-version.entity.js';
 import { RowsRepository } from './rows.repository.js';
 
 /** Rows made by another family (synthetic data generation) added as a new candidate version: the newest version's rows plus them, no existing version touched. */

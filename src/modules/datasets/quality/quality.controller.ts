@@ -1,10 +1,10 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { PageOf, type Page } from '../../../libs/common/pagination.js';
-import { UuidParam } from '../../../libs/common/uuid-param.js';
-import { DatasetsService } from './datasets.service.js';
+import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../../libs/auth/access.decorators.js';
+import type { Principal, WorkspaceAccess } from '../../../../libs/auth/roles.js';
+import { PageOf, type Page } from '../../../../libs/common/pagination.js';
+import { UuidParam } from '../../../../libs/common/uuid-param.js';
+import { DatasetsService } from '../datasets.service.js';
 import {
   AvailableChecksQuery,
   CheckSuggestionsQuery,
@@ -15,9 +15,9 @@ import {
   QualityCheckParamDto,
   RunQualityChecksRequest,
   SuggestionResponse,
-} from './dto/quality.dto.js';
+} from '../dto/quality.dto.js';
 import { QualityService } from './quality.service.js';
-import { VersionsService } from './versions.service.js';
+import { VersionsService } from '../versions/versions.service.js';
 
 const DATASET = { resource: 'dataset', param: 'dataset_id' };
 

@@ -3,17 +3,17 @@ import { stringify } from 'csv-stringify';
 import { parquetWriteRows } from 'hyparquet-writer';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { NotFoundError } from '../../../libs/common/domain-error.js';
-import { attachment, type FileAnswer } from '../../../libs/common/file-answer.js';
-import { streamWriter } from '../../../libs/common/parquet-stream.js';
-import { UrlSigner } from '../../../libs/common/signed-url.js';
-import { AppConfig } from '../../../libs/config/app-config.js';
-import type { DownloadFormat } from './datasets.mapper.js';
-import { DatasetsRepository } from './datasets.repository.js';
-import type { PresignedUrlResponse } from './dto/download.dto.js';
-import type { ColumnStats, DatasetVersionEntity } from './entities/dataset-version.entity.js';
-import { RowsRepository } from './rows.repository.js';
-import { ROW_ID } from './rows.rules.js';
+import { NotFoundError } from '../../../../libs/common/domain-error.js';
+import { attachment, type FileAnswer } from '../../../../libs/common/file-answer.js';
+import { streamWriter } from '../../../../libs/common/parquet-stream.js';
+import { UrlSigner } from '../../../../libs/common/signed-url.js';
+import { AppConfig } from '../../../../libs/config/app-config.js';
+import type { DownloadFormat } from '../datasets.mapper.js';
+import { DatasetsRepository } from '../datasets.repository.js';
+import type { PresignedUrlResponse } from '../dto/download.dto.js';
+import type { ColumnStats, DatasetVersionEntity } from '../entities/dataset-version.entity.js';
+import { RowsRepository } from '../rows/rows.repository.js';
+import { ROW_ID } from '../rows/rows.rules.js';
 
 const CONTENT_TYPES: Record<DownloadFormat, string> = {
   csv: 'text/csv; charset=utf-8',

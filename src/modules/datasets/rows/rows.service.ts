@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../../../libs/audit/audit.service.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { DomainError, ValidationFailedError } from '../../../libs/common/domain-error.js';
-import { timeOrderedUuid } from '../../../libs/common/time-ordered-uuid.js';
-import { isUuid } from '../../../libs/common/uuid.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { DatasetErrors } from './datasets.errors.js';
-import { rowObject, toVersionResponse } from './datasets.mapper.js';
-import { DatasetsRepository } from './datasets.repository.js';
-import { DatasetsService } from './datasets.service.js';
+import { AuditService } from '../../../../libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '../../../../libs/auth/roles.js';
+import { DomainError, ValidationFailedError } from '../../../../libs/common/domain-error.js';
+import { timeOrderedUuid } from '../../../../libs/common/time-ordered-uuid.js';
+import { isUuid } from '../../../../libs/common/uuid.js';
+import { TransactionRunner } from '../../../../libs/database/unit-of-work.js';
+import { DatasetErrors } from '../datasets.errors.js';
+import { rowObject, toVersionResponse } from '../datasets.mapper.js';
+import { DatasetsRepository } from '../datasets.repository.js';
+import { DatasetsService } from '../datasets.service.js';
 import type {
   CommitRowsRequest,
   DeleteRowsRequest,
@@ -16,11 +16,11 @@ import type {
   RowOperationResponse,
   StagedEditResponse,
   UpdateRowsRequest,
-} from './dto/rows.dto.js';
-import type { DatasetEntity } from './entities/dataset.entity.js';
+} from '../dto/rows.dto.js';
+import type { DatasetEntity } from '../entities/dataset.entity.js';
 import { RowsRepository, type StagedEdit } from './rows.repository.js';
 import { MAX_ROWS_PER_EDIT, normalizeRow, RowRuleError } from './rows.rules.js';
-import { VersionsService } from './versions.service.js';
+import { VersionsService } from '../versions/versions.service.js';
 
 /** Audit entries list at most this many row ids; the count is always exact. */
 const AUDIT_ROW_IDS = 100;

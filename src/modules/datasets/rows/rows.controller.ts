@@ -1,9 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { ApiConflictResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { ProblemResponse } from '../../../libs/common/problem.dto.js';
-import { UuidParam } from '../../../libs/common/uuid-param.js';
+import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../../libs/auth/access.decorators.js';
+import type { Principal, WorkspaceAccess } from '../../../../libs/auth/roles.js';
+import { ProblemResponse } from '../../../../libs/common/problem.dto.js';
+import { UuidParam } from '../../../../libs/common/uuid-param.js';
 import {
   CommitRowsRequest,
   DeleteRowsRequest,
@@ -11,7 +11,7 @@ import {
   RowOperationResponse,
   StagedEditResponse,
   UpdateRowsRequest,
-} from './dto/rows.dto.js';
+} from '../dto/rows.dto.js';
 import { RowsService } from './rows.service.js';
 
 const DATASET = { resource: 'dataset', param: 'dataset_id' };

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { DomainError } from '../../../libs/common/domain-error.js';
-import { DatasetErrors } from './datasets.errors.js';
-import { rowObject } from './datasets.mapper.js';
-import type { QueryResponse, RowQueryRequest } from './dto/query.dto.js';
-import type { DatasetVersionEntity } from './entities/dataset-version.entity.js';
+import { DomainError } from '../../../../libs/common/domain-error.js';
+import { DatasetErrors } from '../datasets.errors.js';
+import { rowObject } from '../datasets.mapper.js';
+import type { QueryResponse, RowQueryRequest } from '../dto/query.dto.js';
+import type { DatasetVersionEntity } from '../entities/dataset-version.entity.js';
 import { compileFilter, compileProjection, compileSort, FilterError, type FilterContext } from './query-language.js';
 import { RowsRepository } from './rows.repository.js';
 

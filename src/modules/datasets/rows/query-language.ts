@@ -1,5 +1,5 @@
-import { isUuid } from '../../../libs/common/uuid.js';
-import { containsPattern, escapeLike } from '../../../libs/database/like.js';
+import { isUuid } from '../../../../libs/common/uuid.js';
+import { containsPattern, escapeLike } from '../../../../libs/database/like.js';
 
 /**
  * The JSON query language over dataset rows, compiled to a parameterised PostgreSQL boolean

@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { sql, type Selectable } from 'kysely';
-import { shownIn, visibleIn } from './rows.repository.js';
+import { shownIn, visibleIn } from '../rows/rows.repository.js';
 import type {
   DatasetDimensions,
   DatasetRowDimensions,
   DatasetRows,
   Datasets,
   DatasetVersions,
-} from '../../../libs/database/schema.js';
-import { Db } from '../../../libs/database/unit-of-work.js';
+} from '../../../../libs/database/schema.js';
+import { Db } from '../../../../libs/database/unit-of-work.js';
 
 /** The version of a dataset that cross-dataset counts take: the current one, else the latest, with its visible rows. */
 export interface CountedVersion {

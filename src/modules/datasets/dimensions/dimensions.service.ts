@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../../../libs/audit/audit.service.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { DomainError, ValidationFailedError } from '../../../libs/common/domain-error.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { DatasetErrors } from './datasets.errors.js';
-import { rowObject } from './datasets.mapper.js';
-import { DatasetsService } from './datasets.service.js';
+import { AuditService } from '../../../../libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '../../../../libs/auth/roles.js';
+import { DomainError, ValidationFailedError } from '../../../../libs/common/domain-error.js';
+import { TransactionRunner } from '../../../../libs/database/unit-of-work.js';
+import { DatasetErrors } from '../datasets.errors.js';
+import { rowObject } from '../datasets.mapper.js';
+import { DatasetsService } from '../datasets.service.js';
 import {
   type CountedVersion,
   type DimensionCount,
@@ -21,10 +21,10 @@ import type {
   DatasetDimensionsResponse,
   DimensionsQueryRequest,
   DimensionValuesResponse,
-} from './dto/dimensions.dto.js';
-import type { DatasetVersionEntity } from './entities/dataset-version.entity.js';
-import { QueryService } from './query.service.js';
-import { RowsRepository } from './rows.repository.js';
+} from '../dto/dimensions.dto.js';
+import type { DatasetVersionEntity } from '../entities/dataset-version.entity.js';
+import { QueryService } from '../rows/query.service.js';
+import { RowsRepository } from '../rows/rows.repository.js';
 
 export interface RowSelection {
   /** SQL over alias `r`, parameters after the leading ones the caller gave. */

@@ -1,7 +1,7 @@
-import { loneSurrogatePath, MAX_VALUE_DEPTH, valueDepth } from '../../../libs/common/json-limits.js';
-import { isUuid } from '../../../libs/common/uuid.js';
-import { jsonbOutput } from '../../../libs/database/jsonb-text.js';
-import { MAX_COLUMN_NAME, MAX_COLUMNS } from './ingest/row-sources.js';
+import { loneSurrogatePath, MAX_VALUE_DEPTH, valueDepth } from '../../../../libs/common/json-limits.js';
+import { isUuid } from '../../../../libs/common/uuid.js';
+import { jsonbOutput } from '../../../../libs/database/jsonb-text.js';
+import { MAX_COLUMN_NAME, MAX_COLUMNS } from '../ingest/row-sources.js';
 
 /** One row's JSON may take at most this many bytes. */
 export const MAX_ROW_BYTES = 1024 * 1024;

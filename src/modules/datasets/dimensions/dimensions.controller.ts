@@ -9,10 +9,10 @@ import {
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { ProblemResponse } from '../../../libs/common/problem.dto.js';
-import { UuidParam } from '../../../libs/common/uuid-param.js';
+import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../../libs/auth/access.decorators.js';
+import type { Principal, WorkspaceAccess } from '../../../../libs/auth/roles.js';
+import { ProblemResponse } from '../../../../libs/common/problem.dto.js';
+import { UuidParam } from '../../../../libs/common/uuid-param.js';
 import { DimensionsService } from './dimensions.service.js';
 import {
   AssignDimensionRequest,
@@ -30,9 +30,9 @@ import {
   SessionPartition,
   SpanPartition,
   TracePartition,
-} from './dto/dimensions.dto.js';
+} from '../dto/dimensions.dto.js';
 import { PartitionsService } from './partitions.service.js';
-import { VersionsService } from './versions.service.js';
+import { VersionsService } from '../versions/versions.service.js';
 
 const DATASET = { resource: 'dataset', param: 'dataset_id' };
 

@@ -1,21 +1,21 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../../../libs/audit/audit.service.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { DatasetErrors } from './datasets.errors.js';
-import { toVersionResponse } from './datasets.mapper.js';
-import { DatasetsRepository } from './datasets.repository.js';
-import { DatasetsService } from './datasets.service.js';
+import { AuditService } from '../../../../libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '../../../../libs/auth/roles.js';
+import { DomainError, NotFoundError } from '../../../../libs/common/domain-error.js';
+import { type Page, pageOf, pageWindow } from '../../../../libs/common/pagination.js';
+import { TransactionRunner } from '../../../../libs/database/unit-of-work.js';
+import { DatasetErrors } from '../datasets.errors.js';
+import { toVersionResponse } from '../datasets.mapper.js';
+import { DatasetsRepository } from '../datasets.repository.js';
+import { DatasetsService } from '../datasets.service.js';
 import type {
   DatasetVersionResponse,
   GetDatasetVersionResponse,
   ListVersionsQuery,
   MapVersionRequest,
-} from './dto/dataset.dto.js';
-import type { ColumnMapping, DatasetVersionEntity } from './entities/dataset-version.entity.js';
-import type { DatasetEntity } from './entities/dataset.entity.js';
+} from '../dto/dataset.dto.js';
+import type { ColumnMapping, DatasetVersionEntity } from '../entities/dataset-version.entity.js';
+import type { DatasetEntity } from '../entities/dataset.entity.js';
 
 /**
  * The lifecycle of versions: a new version is a `candidate`; promote makes it the dataset's one

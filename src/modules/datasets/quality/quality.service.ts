@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../../../libs/audit/audit.service.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { DomainError, ValidationFailedError } from '../../../libs/common/domain-error.js';
-import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { failureOf } from '../../../libs/queue/tracked-job.js';
-import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
+import { AuditService } from '../../../../libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '../../../../libs/auth/roles.js';
+import { DomainError, ValidationFailedError } from '../../../../libs/common/domain-error.js';
+import { type Page, pageOf, pageWindow } from '../../../../libs/common/pagination.js';
+import { TransactionRunner } from '../../../../libs/database/unit-of-work.js';
+import { failureOf } from '../../../../libs/queue/tracked-job.js';
+import { TrackedRecords } from '../../../../libs/queue/tracked-records.service.js';
 import {
   QualityCheckSelectionError,
   QUALITY_CHECKS,
@@ -15,8 +15,8 @@ import {
   type QualityContext,
   type QualityRow,
   type Selection,
-} from './checks/quality-checks.js';
-import { DatasetErrors } from './datasets.errors.js';
+} from '../checks/quality-checks.js';
+import { DatasetErrors } from '../datasets.errors.js';
 import type {
   DataOperationRunResponse,
   DatasetQualityVerdictResponse,
@@ -24,11 +24,11 @@ import type {
   ListOperationRunsQuery,
   RunQualityChecksRequest,
   SuggestionResponse,
-} from './dto/quality.dto.js';
-import type { DatasetVersionEntity } from './entities/dataset-version.entity.js';
+} from '../dto/quality.dto.js';
+import type { DatasetVersionEntity } from '../entities/dataset-version.entity.js';
 import { DATA_OPERATION_RUNS, QualityRepository } from './quality.repository.js';
-import { RowsRepository } from './rows.repository.js';
-import { operationRunResponse } from './datasets.mapper.js';
+import { RowsRepository } from '../rows/rows.repository.js';
+import { operationRunResponse } from '../datasets.mapper.js';
 
 const KIND = 'quality_checks';
 

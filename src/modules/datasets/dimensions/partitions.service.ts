@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../../../libs/audit/audit.service.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { DomainError } from '../../../libs/common/domain-error.js';
-import { metricAvailability } from '../../../libs/evaluation/metric-catalogue.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { DatasetErrors } from './datasets.errors.js';
-import { rowObject, toPartitionResponse } from './datasets.mapper.js';
+import { AuditService } from '../../../../libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '../../../../libs/auth/roles.js';
+import { DomainError } from '../../../../libs/common/domain-error.js';
+import { metricAvailability } from '../../../../libs/evaluation/metric-catalogue.js';
+import { TransactionRunner } from '../../../../libs/database/unit-of-work.js';
+import { DatasetErrors } from '../datasets.errors.js';
+import { rowObject, toPartitionResponse } from '../datasets.mapper.js';
 import { DimensionsRepository } from './dimensions.repository.js';
 import { DimensionsService } from './dimensions.service.js';
 import type {
@@ -17,11 +17,11 @@ import type {
   SessionPartition,
   SpanPartition,
   TracePartition,
-} from './dto/dimensions.dto.js';
-import type { DatasetVersionEntity } from './entities/dataset-version.entity.js';
-import type { DatasetEntity } from './entities/dataset.entity.js';
+} from '../dto/dimensions.dto.js';
+import type { DatasetVersionEntity } from '../entities/dataset-version.entity.js';
+import type { DatasetEntity } from '../entities/dataset.entity.js';
 import { PartitionsRepository, type PartitionRow } from './partitions.repository.js';
-import { RowsRepository } from './rows.repository.js';
+import { RowsRepository } from '../rows/rows.repository.js';
 
 /** Saved slices of a version by dimension values and/or a filter; `resolve` lists their members. */
 @Injectable()
