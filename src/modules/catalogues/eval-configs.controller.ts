@@ -63,12 +63,11 @@ export class EvalConfigsController {
   @WorkspaceRoleRequired('viewer', EVAL_CONFIG)
   @ApiOkResponse({ type: EvalConfigResponse })
   @WithETag(evalConfigEtag)
-  async get(
+  get(
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('eval_config_id') id: string,
   ): Promise<EvalConfigResponse> {
-    const config = await this.evalConfigs.get(access, id);
-    return config;
+    return this.evalConfigs.get(access, id);
   }
 
   /** Replaces the eval config (members); honours If-Match. Runs keep the snapshot they started with. */
@@ -79,15 +78,14 @@ export class EvalConfigsController {
   @ApiConflictResponse({ type: ProblemResponse, description: 'eval_config_name_taken' })
   @ApiPreconditionFailedResponse({ type: ProblemResponse, description: 'If-Match does not match the current ETag' })
   @WithETag(evalConfigEtag)
-  async replace(
+  replace(
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('eval_config_id') id: string,
     @Body() body: ReplaceEvalConfigRequest,
     @IfMatch() ifMatch: IfMatchPrecondition,
     @CurrentUser() caller: Principal,
   ): Promise<EvalConfigResponse> {
-    const config = await this.evalConfigs.replace(access, id, body, ifMatch, caller);
-    return config;
+    return this.evalConfigs.replace(access, id, body, ifMatch, caller);
   }
 
   /** Deletes an eval config (members); runs that used it keep their snapshot. */

@@ -115,12 +115,8 @@ export class DatasetsController {
   @WorkspaceRoleRequired('viewer', DATASET)
   @ApiOkResponse({ type: DatasetResponse })
   @WithETag(datasetEtag)
-  async get(
-    @CurrentWorkspace() access: WorkspaceAccess,
-    @UuidParam('dataset_id') id: string,
-  ): Promise<DatasetResponse> {
-    const dataset = await this.datasets.get(access, id);
-    return dataset;
+  get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('dataset_id') id: string): Promise<DatasetResponse> {
+    return this.datasets.get(access, id);
   }
 
   /** Renames, re-describes or re-tags the dataset (members). Honours If-Match. */
@@ -131,15 +127,14 @@ export class DatasetsController {
   @ApiConflictResponse({ type: ProblemResponse, description: 'dataset_name_taken' })
   @ApiPreconditionFailedResponse({ type: ProblemResponse, description: 'If-Match does not match the current ETag' })
   @WithETag(datasetEtag)
-  async update(
+  update(
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('dataset_id') id: string,
     @Body() body: UpdateDatasetRequest,
     @IfMatch() ifMatch: IfMatchPrecondition,
     @CurrentUser() caller: Principal,
   ): Promise<DatasetResponse> {
-    const dataset = await this.datasets.update(access, id, body, ifMatch, caller);
-    return dataset;
+    return this.datasets.update(access, id, body, ifMatch, caller);
   }
 
   /** Deletes the dataset with every version, row, dimension and partition (admins). */

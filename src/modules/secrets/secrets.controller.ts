@@ -64,12 +64,11 @@ export class SecretsController {
   @WorkspaceRoleRequired('member', WORKSPACE)
   @ApiOkResponse({ type: WorkspaceSecretResponse })
   @WithETag(secretEtag)
-  async get(
+  get(
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('secret_id') id: string,
   ): Promise<WorkspaceSecretResponse> {
-    const secret = await this.secrets.get(access, id);
-    return secret;
+    return this.secrets.get(access, id);
   }
 
   /** Renames, re-describes or replaces the value (admins). */
@@ -80,15 +79,14 @@ export class SecretsController {
   @ApiConflictResponse({ type: ProblemResponse, description: 'secret_name_taken' })
   @ApiPreconditionFailedResponse({ type: ProblemResponse, description: 'If-Match does not match the current ETag' })
   @WithETag(secretEtag)
-  async update(
+  update(
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('secret_id') id: string,
     @Body() body: UpdateSecretRequest,
     @IfMatch() ifMatch: IfMatchPrecondition,
     @CurrentUser() caller: Principal,
   ): Promise<WorkspaceSecretResponse> {
-    const secret = await this.secrets.update(access, id, body, ifMatch, caller);
-    return secret;
+    return this.secrets.update(access, id, body, ifMatch, caller);
   }
 
   /** Returns the value (admins). Audited as secret.revealed. */

@@ -71,9 +71,8 @@ export class SutsController {
   @WorkspaceRoleRequired('viewer', SUT)
   @ApiOkResponse({ type: SutResponse })
   @WithETag(sutEtag)
-  async get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('sut_id') id: string): Promise<SutResponse> {
-    const sut = await this.suts.get(access, id);
-    return sut;
+  get(@CurrentWorkspace() access: WorkspaceAccess, @UuidParam('sut_id') id: string): Promise<SutResponse> {
+    return this.suts.get(access, id);
   }
 
   /** Renames, re-describes or re-tags (members). Honours If-Match. */
@@ -84,15 +83,14 @@ export class SutsController {
   @ApiConflictResponse({ type: ProblemResponse, description: 'sut_name_taken' })
   @ApiPreconditionFailedResponse({ type: ProblemResponse, description: 'If-Match does not match the current ETag' })
   @WithETag(sutEtag)
-  async update(
+  update(
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('sut_id') id: string,
     @Body() body: UpdateSutRequest,
     @IfMatch() ifMatch: IfMatchPrecondition,
     @CurrentUser() caller: Principal,
   ): Promise<SutResponse> {
-    const sut = await this.suts.update(access, id, body, ifMatch, caller);
-    return sut;
+    return this.suts.update(access, id, body, ifMatch, caller);
   }
 
   /** Deletes the system with its connections and adapters (admins). */

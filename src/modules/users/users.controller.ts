@@ -58,9 +58,8 @@ export class UsersController {
   @ApiOkResponse({ type: UserResponse })
   @ApiNotFoundResponse({ type: ProblemResponse })
   @WithETag(userEtag)
-  async get(@UuidParam('user_id') id: string): Promise<UserResponse> {
-    const user = await this.users.get(id);
-    return user;
+  get(@UuidParam('user_id') id: string): Promise<UserResponse> {
+    return this.users.get(id);
   }
 
   /** Changes email, display name or system role (system admins). Send If-Match to avoid overwriting. */
@@ -75,14 +74,13 @@ export class UsersController {
   })
   @ApiPreconditionFailedResponse({ type: ProblemResponse, description: 'If-Match does not match the current ETag' })
   @WithETag(userEtag)
-  async update(
+  update(
     @UuidParam('user_id') id: string,
     @Body() body: UpdateUserRequest,
     @IfMatch() ifMatch: IfMatchPrecondition,
     @CurrentUser() actor: Principal,
   ): Promise<UserResponse> {
-    const user = await this.users.update(id, body, ifMatch, actor);
-    return user;
+    return this.users.update(id, body, ifMatch, actor);
   }
 
   /** Deactivates the user and revokes every token they hold (system admins). */

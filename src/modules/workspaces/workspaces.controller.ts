@@ -50,9 +50,8 @@ export class WorkspacesController {
   @Authenticated({ apiKeys: false })
   @ApiCreatedResponse({ type: WorkspaceResponse })
   @WithETag(workspaceEtag)
-  async create(@Body() body: CreateWorkspaceRequest, @CurrentUser() caller: Principal): Promise<WorkspaceResponse> {
-    const workspace = await this.workspaces.create(body, caller);
-    return workspace;
+  create(@Body() body: CreateWorkspaceRequest, @CurrentUser() caller: Principal): Promise<WorkspaceResponse> {
+    return this.workspaces.create(body, caller);
   }
 
   /** A workspace with the caller's role; carries an ETag for If-Match on PATCH. */
@@ -61,9 +60,8 @@ export class WorkspacesController {
   @WorkspaceRoleRequired('viewer', WORKSPACE)
   @ApiOkResponse({ type: WorkspaceResponse })
   @WithETag(workspaceEtag)
-  async get(@CurrentWorkspace() access: WorkspaceAccess, @CurrentUser() caller: Principal): Promise<WorkspaceResponse> {
-    const workspace = await this.workspaces.get(access, caller);
-    return workspace;
+  get(@CurrentWorkspace() access: WorkspaceAccess, @CurrentUser() caller: Principal): Promise<WorkspaceResponse> {
+    return this.workspaces.get(access, caller);
   }
 
   /** Renames or re-describes the workspace (admins). Send If-Match to avoid overwriting. */
@@ -73,14 +71,13 @@ export class WorkspacesController {
   @ApiOkResponse({ type: WorkspaceResponse })
   @ApiPreconditionFailedResponse({ type: ProblemResponse, description: 'If-Match does not match the current ETag' })
   @WithETag(workspaceEtag)
-  async update(
+  update(
     @CurrentWorkspace() access: WorkspaceAccess,
     @Body() body: UpdateWorkspaceRequest,
     @IfMatch() ifMatch: IfMatchPrecondition,
     @CurrentUser() caller: Principal,
   ): Promise<WorkspaceResponse> {
-    const workspace = await this.workspaces.update(access, body, ifMatch, caller);
-    return workspace;
+    return this.workspaces.update(access, body, ifMatch, caller);
   }
 
   /** Deletes the workspace and everything in it (owners). */
