@@ -71,13 +71,14 @@ export function PageOf<T>(item: TypeOf<T>): TypeOf<Page<T>> {
 
 /**
  * Parses `sort=field` / `sort=-field` against the fields a list allows.
- * Returns a column and direction safe to put in ORDER BY.
+ * Returns what `allowed` gives the field (a column, or a sort key the repository turns into a
+ * typed ORDER BY) and the direction.
  */
-export function parseSort<F extends string>(
+export function parseSort<F extends string, C extends string = string>(
   sort: string | undefined,
-  allowed: Record<F, string>,
+  allowed: Record<F, C>,
   fallback: NoInfer<F> | `-${NoInfer<F>}`,
-): { column: string; direction: 'ASC' | 'DESC' } {
+): { column: C; direction: 'ASC' | 'DESC' } {
   const value = sort ?? fallback;
   const desc = value.startsWith('-');
   const field = (desc ? value.slice(1) : value) as F;

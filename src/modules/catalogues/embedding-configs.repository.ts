@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { EmbeddingConfigEntity } from './entities/embedding-config.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { entitiesFrom } from '../../../libs/database/typed-entities.js';
+import { sameText } from '../../../libs/database/typed-fragments.js';
 
 @Injectable()
 export class EmbeddingConfigsRepository {
@@ -16,11 +18,15 @@ export class EmbeddingConfigsRepository {
 
   /** By id (a UUID) or by name, case-insensitively. */
   async findByRef(workspaceId: string, ref: string): Promise<EmbeddingConfigEntity | null> {
-    const qb = this.repo.createQueryBuilder('c').where('c.workspace_id = :workspaceId', { workspaceId });
-    if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(ref))
-      qb.andWhere('(c.id = CAST(:id AS uuid) OR lower(c.name) = lower(:ref))', { id: ref, ref });
-    else qb.andWhere('lower(c.name) = lower(:ref)', { ref });
-    return qb.getOne();
+    const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(ref);
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('embedding_configs')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where((eb) => (isUuid ? eb.or([eb('id', '=', ref), sameText(eb, 'name', ref)]) : sameText(eb, 'name', ref))),
+    );
+    return entitiesFrom(this.repo, rows.slice(0, 1))[0] ?? null;
   }
 
   async insert(config: Partial<EmbeddingConfigEntity>): Promise<EmbeddingConfigEntity> {

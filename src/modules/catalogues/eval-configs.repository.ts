@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EvalConfigEntity } from './entities/eval-config.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { nameTaken } from '../../../libs/database/record-queries.js';
-import { containsPattern } from '../../../libs/database/like.js';
+import { containsText, entityPage, type PageWindow } from '../../../libs/database/typed-fragments.js';
 
 @Injectable()
 export class EvalConfigsRepository {
@@ -12,14 +12,18 @@ export class EvalConfigsRepository {
     return this.db.repository(EvalConfigEntity);
   }
 
-  page(
-    workspaceId: string,
-    q: string | undefined,
-    window: { skip: number; take: number },
-  ): Promise<[EvalConfigEntity[], number]> {
-    const query = this.repo.createQueryBuilder('e').where('e.workspace_id = :workspaceId', { workspaceId });
-    if (q) query.andWhere(`e.name ILIKE :q ESCAPE '\\'`, { q: containsPattern(q) });
-    return query.orderBy('lower(e.name)').addOrderBy('e.id').skip(window.skip).take(window.take).getManyAndCount();
+  page(workspaceId: string, q: string | undefined, window: PageWindow): Promise<[EvalConfigEntity[], number]> {
+    return entityPage(
+      this.db,
+      this.repo,
+      (b) =>
+        b
+          .selectFrom('eval_configs')
+          .where('workspace_id', '=', workspaceId)
+          .$if(!!q, (w) => w.where((eb) => containsText(eb, 'name', q!))),
+      (matching) => matching.orderBy((eb) => eb.fn('lower', ['name'])).orderBy('id'),
+      window,
+    );
   }
 
   find(workspaceId: string, id: string): Promise<EvalConfigEntity | null> {

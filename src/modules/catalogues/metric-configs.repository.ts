@@ -5,7 +5,8 @@ import { MetricConfigEntity, type MetricConfigKind } from './entities/metric-con
 import type { DB, EvalConfigs, MetricConfigs } from '../../../libs/database/schema.js';
 import type { QueryBuilder } from '../../../libs/database/typed-queries.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
-import { containsPattern } from '../../../libs/database/like.js';
+import { entitiesFrom } from '../../../libs/database/typed-entities.js';
+import { containsText, sameText } from '../../../libs/database/typed-fragments.js';
 
 type ConfigVersion = Selectable<MetricConfigs>['config_version'];
 
@@ -55,6 +56,15 @@ function summaryQuery(q: QueryBuilder, where: ConfigCondition) {
     .$narrowType<{ kind: MetricConfigKind }>();
 }
 
+/** The versions of the workspace's config of this name (compared case-insensitively), every column. */
+function versionsOfName(q: QueryBuilder, workspaceId: string, name: string) {
+  return q
+    .selectFrom('metric_configs')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where((eb) => sameText(eb, 'name', name));
+}
+
 /** Metric config versions and the workspace's pinned defaults: queries only. */
 @Injectable()
 export class MetricConfigsRepository {
@@ -78,8 +88,8 @@ export class MetricConfigsRepository {
       eb.and([
         eb('workspace_id', '=', workspaceId),
         ...(filter.kind ? [eb('kind', '=', filter.kind)] : []),
-        ...(filter.metric ? [eb(eb.fn('lower', ['metric']), '=', eb.fn('lower', [eb.val(filter.metric)]))] : []),
-        ...(filter.q ? [eb('name', 'ilike', containsPattern(filter.q))] : []),
+        ...(filter.metric ? [sameText(eb, 'metric', filter.metric)] : []),
+        ...(filter.q ? [containsText(eb, 'name', filter.q)] : []),
       ]);
     const [rows, count] = await Promise.all([
       this.db.typed((q) =>
@@ -93,22 +103,19 @@ export class MetricConfigsRepository {
     return [rows, count[0].n];
   }
 
-  find(workspaceId: string, name: string, version: number | 'latest'): Promise<MetricConfigEntity | null> {
-    const query = this.configs
-      .createQueryBuilder('m')
-      .where('m.workspace_id = :workspaceId AND lower(m.name) = lower(:name)', { workspaceId, name });
-    if (version !== 'latest') query.andWhere('m.config_version = :version', { version });
-    return query.orderBy('m.config_version', 'DESC').getOne();
+  async find(workspaceId: string, name: string, version: number | 'latest'): Promise<MetricConfigEntity | null> {
+    const rows = await this.db.typed((q) =>
+      versionsOfName(q, workspaceId, name)
+        .$if(version !== 'latest', (w) => w.where('config_version', '=', version as number))
+        .orderBy('config_version', 'desc'),
+    );
+    return entitiesFrom(this.configs, rows.slice(0, 1))[0] ?? null;
   }
 
+  /** Every version of the name, oldest first, locked (FOR UPDATE) until the transaction ends. */
   async lockName(workspaceId: string, name: string): Promise<MetricConfigEntity[]> {
-    return this.db
-      .repository(MetricConfigEntity)
-      .createQueryBuilder('m')
-      .setLock('pessimistic_write')
-      .where('m.workspace_id = :workspaceId AND lower(m.name) = lower(:name)', { workspaceId, name })
-      .orderBy('m.config_version', 'ASC')
-      .getMany();
+    const rows = await this.db.typed((q) => versionsOfName(q, workspaceId, name).orderBy('config_version').forUpdate());
+    return entitiesFrom(this.configs, rows);
   }
 
   /** Every version of the workspace, newest first per name (resolution and the catalogue read them all; a workspace has hundreds at most). */
@@ -158,23 +165,29 @@ export class MetricConfigsRepository {
   }
 
   /** The newest default revision of each metric (cleared pins included). */
-  currentDefaults(workspaceId: string): Promise<MetricConfigDefaultEntity[]> {
-    return this.db.manager
-      .getRepository(MetricConfigDefaultEntity)
-      .createQueryBuilder('d')
-      .distinctOn(['lower(d.metric_name)'])
-      .where('d.workspace_id = :workspaceId', { workspaceId })
-      .orderBy('lower(d.metric_name)')
-      .addOrderBy('d.revision', 'DESC')
-      .getMany();
+  async currentDefaults(workspaceId: string): Promise<MetricConfigDefaultEntity[]> {
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('metric_config_defaults')
+        .selectAll()
+        .distinctOn((eb) => eb.fn('lower', ['metric_name']))
+        .where('workspace_id', '=', workspaceId)
+        .orderBy((eb) => eb.fn('lower', ['metric_name']))
+        .orderBy('revision', 'desc'),
+    );
+    return entitiesFrom(this.defaults, rows);
   }
 
-  defaultHistory(workspaceId: string, metricName: string): Promise<MetricConfigDefaultEntity[]> {
-    return this.defaults
-      .createQueryBuilder('d')
-      .where('d.workspace_id = :workspaceId AND lower(d.metric_name) = lower(:metricName)', { workspaceId, metricName })
-      .orderBy('d.revision', 'DESC')
-      .getMany();
+  async defaultHistory(workspaceId: string, metricName: string): Promise<MetricConfigDefaultEntity[]> {
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('metric_config_defaults')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where((eb) => sameText(eb, 'metric_name', metricName))
+        .orderBy('revision', 'desc'),
+    );
+    return entitiesFrom(this.defaults, rows);
   }
 
   /** Adds the next revision of a metric's default; callers serialise on the workspace row. */
@@ -189,7 +202,7 @@ export class MetricConfigsRepository {
         .selectFrom('metric_config_defaults')
         .select(sql<number>`coalesce(max(revision), 0) + 1`.as('next'))
         .where('workspace_id', '=', entry.workspaceId)
-        .where((eb) => eb(eb.fn('lower', ['metric_name']), '=', eb.fn('lower', [eb.val(entry.metricName)]))),
+        .where((eb) => sameText(eb, 'metric_name', entry.metricName)),
     );
     const repo = this.defaults;
     return repo.save(repo.create({ ...entry, revision: rows[0].next, setAt: new Date() }));

@@ -4,6 +4,8 @@ import type { JsonObject, NotificationConfigs, NotificationDeliveries } from '..
 import { NotificationConfigEntity } from './entities/notification-config.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { nameTaken } from '../../../libs/database/record-queries.js';
+import { entitiesFrom } from '../../../libs/database/typed-entities.js';
+import { holds } from '../../../libs/database/typed-fragments.js';
 
 @Injectable()
 export class NotificationConfigsRepository {
@@ -35,12 +37,17 @@ export class NotificationConfigsRepository {
   }
 
   /** Enabled configs of the workspace that want this event. */
-  subscribed(workspaceId: string, event: string): Promise<NotificationConfigEntity[]> {
-    return this.repo
-      .createQueryBuilder('c')
-      .where('c.workspace_id = :workspaceId AND c.enabled AND :event = ANY(c.events)', { workspaceId, event })
-      .orderBy('c.name')
-      .getMany();
+  async subscribed(workspaceId: string, event: string): Promise<NotificationConfigEntity[]> {
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('notification_configs')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where((eb) => eb.ref('enabled'))
+        .where((eb) => holds(eb, 'events', event))
+        .orderBy('name'),
+    );
+    return entitiesFrom(this.repo, rows);
   }
 
   async insertDelivery(d: {

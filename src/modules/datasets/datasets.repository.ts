@@ -5,7 +5,15 @@ import { sql, type Selectable } from 'kysely';
 import type { Datasets, DatasetVersions } from '../../../libs/database/schema.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { nameTaken } from '../../../libs/database/record-queries.js';
-import { containsPattern } from '../../../libs/database/like.js';
+import { entitiesFrom } from '../../../libs/database/typed-entities.js';
+import {
+  direction,
+  entityPage,
+  holds,
+  isAnyOf,
+  lowerContains,
+  type PageWindow,
+} from '../../../libs/database/typed-fragments.js';
 
 export interface DatasetListFilter {
   workspaceId?: string;
@@ -14,6 +22,12 @@ export interface DatasetListFilter {
   q?: string;
   kind?: DatasetKind;
   tag?: string;
+}
+
+/** What a list of datasets sorts by (then by id), and which way. */
+export interface DatasetSort {
+  column: 'name' | 'created_at' | 'updated_at';
+  direction: 'ASC' | 'DESC';
 }
 
 /** The fields of a dataset that its response shows. */
@@ -122,23 +136,23 @@ export class DatasetsRepository {
     return this.versions;
   }
 
-  async list(
-    filter: DatasetListFilter,
-    sort: { column: string; direction: 'ASC' | 'DESC' },
-    window: { skip: number; take: number },
-  ) {
-    const qb = this.datasets.createQueryBuilder('d');
-    if (filter.workspaceId) qb.andWhere('d.workspace_id = :workspaceId', { workspaceId: filter.workspaceId });
-    if (filter.workspaceIds) qb.andWhere('d.workspace_id = ANY(:workspaceIds)', { workspaceIds: filter.workspaceIds });
-    if (filter.q) qb.andWhere('lower(d.name) LIKE :pattern', { pattern: containsPattern(filter.q.toLowerCase()) });
-    if (filter.kind) qb.andWhere('d.kind = :kind', { kind: filter.kind });
-    if (filter.tag) qb.andWhere(':tag = ANY(d.tags)', { tag: filter.tag });
-    return qb
-      .orderBy(sort.column, sort.direction)
-      .addOrderBy('d.id', 'ASC')
-      .skip(window.skip)
-      .take(window.take)
-      .getManyAndCount();
+  list(filter: DatasetListFilter, sort: DatasetSort, window: PageWindow): Promise<[DatasetEntity[], number]> {
+    return entityPage(
+      this.db,
+      this.datasets,
+      (q) =>
+        q
+          .selectFrom('datasets')
+          .$if(filter.workspaceId !== undefined, (w) => w.where('workspace_id', '=', filter.workspaceId!))
+          .$if(filter.workspaceIds !== undefined, (w) =>
+            w.where((eb) => isAnyOf(eb, 'workspace_id', filter.workspaceIds!)),
+          )
+          .$if(!!filter.q, (w) => w.where((eb) => lowerContains(eb, 'name', filter.q!)))
+          .$if(!!filter.kind, (w) => w.where('kind', '=', filter.kind!))
+          .$if(!!filter.tag, (w) => w.where((eb) => holds(eb, 'tags', filter.tag!))),
+      (matching) => matching.orderBy(sort.column, direction(sort)).orderBy('id'),
+      window,
+    );
   }
 
   /** The workspace's dataset, or null (also when it belongs to another workspace). */
@@ -413,12 +427,18 @@ export class DatasetsRepository {
     return new Map(rows.map((r) => [r.id, { count: r.count, staged: r.staged }]));
   }
 
-  latestVersions(datasetIds: string[]): Promise<DatasetVersionEntity[]> {
-    if (!datasetIds.length) return Promise.resolve([]);
-    return this.versions
-      .createQueryBuilder('v')
-      .innerJoin(DatasetEntity, 'd', 'd.id = v.dataset_id AND d.latest_version = v.number')
-      .where('v.dataset_id IN (:...ids)', { ids: datasetIds })
-      .getMany();
+  /** The newest version of each dataset given. */
+  async latestVersions(datasetIds: string[]): Promise<DatasetVersionEntity[]> {
+    if (!datasetIds.length) return [];
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('dataset_versions as v')
+        .innerJoin('datasets as d', (join) =>
+          join.onRef('d.id', '=', 'v.dataset_id').onRef('d.latest_version', '=', 'v.number'),
+        )
+        .selectAll('v')
+        .where('v.dataset_id', 'in', datasetIds),
+    );
+    return entitiesFrom(this.versions, rows);
   }
 }

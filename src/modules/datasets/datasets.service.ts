@@ -53,7 +53,7 @@ export class DatasetsService {
   async list(query: ListDatasetsQuery, caller: Principal): Promise<Page<DatasetResponse>> {
     const sort = parseSort(
       query.sort,
-      { name: 'd.name', created_at: 'd.created_at', updated_at: 'd.updated_at' },
+      { name: 'name', created_at: 'created_at', updated_at: 'updated_at' },
       '-created_at',
     );
     // Without workspace_id: every workspace the caller belongs to (an API key: its own).

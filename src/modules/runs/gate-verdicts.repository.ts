@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { Insertable, Selectable } from 'kysely';
-import type { RunGateVerdicts } from '../../../libs/database/schema.js';
+import type { Expression, ExpressionBuilder, Insertable, Selectable, SqlBool } from 'kysely';
+import type { DB, RunGateVerdicts } from '../../../libs/database/schema.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 
 export type GateVerdictRow = Selectable<RunGateVerdicts>;
@@ -45,14 +45,27 @@ export class GateVerdictsRepository {
 }
 
 /**
- * The condition on runs `r` of GET /runs' gate filters: the run's newest verdict (of the label,
- * when named) is `verdict`; with only a label, the run has a verdict of that label. Named
- * parameters `gateVerdict` and `gateLabel`.
+ * The condition on runs of GET /runs' gate filters: the run's newest verdict (of the label, when
+ * named) is `verdict`; with only a label, the run has a verdict of that label. Null when neither
+ * is asked.
  */
-export function gateVerdictCondition(filter: { verdict?: string; label?: string }): string | null {
-  const ofLabel = filter.label === undefined ? '' : ' AND v.label = :gateLabel';
-  if (filter.verdict)
-    return `(SELECT v.verdict FROM run_gate_verdicts v WHERE v.run_id = r.id${ofLabel} ORDER BY v.recorded_at DESC, v.id DESC LIMIT 1) = :gateVerdict`;
-  if (filter.label !== undefined) return `EXISTS (SELECT 1 FROM run_gate_verdicts v WHERE v.run_id = r.id${ofLabel})`;
+export function gateVerdictCondition(filter: {
+  verdict?: string;
+  label?: string;
+}): ((eb: ExpressionBuilder<DB, 'runs'>) => Expression<SqlBool>) | null {
+  const verdicts = (eb: ExpressionBuilder<DB, 'runs'>) =>
+    eb
+      .selectFrom('run_gate_verdicts as v')
+      .whereRef('v.run_id', '=', 'runs.id')
+      .$if(filter.label !== undefined, (w) => w.where('v.label', '=', filter.label!));
+  const { verdict } = filter;
+  if (verdict)
+    return (eb) =>
+      eb(
+        verdicts(eb).select('v.verdict').orderBy('v.recorded_at', 'desc').orderBy('v.id', 'desc').limit(eb.lit(1)),
+        '=',
+        verdict,
+      );
+  if (filter.label !== undefined) return (eb) => eb.exists(verdicts(eb).select(eb.lit(1).as('one')));
   return null;
 }

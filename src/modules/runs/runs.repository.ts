@@ -12,20 +12,23 @@ import { Db } from '../../../libs/database/unit-of-work.js';
 import { sql, type Expression, type ExpressionBuilder, type Selectable, type SqlBool } from 'kysely';
 import type { DB } from '../../../libs/database/schema.js';
 import type { NarrowedRow, QueryBuilder } from '../../../libs/database/typed-queries.js';
+import { entityPage, holds, isAnyOf, type PageWindow } from '../../../libs/database/typed-fragments.js';
 
 /** The record a run's job settles (docs/architecture.md#background-work): the queue keeps its state with the job's. */
 export const RUNS = trackedRecord('runs', 'run_id');
 
 const now = sql<Date>`now()`;
 
-/** A documented state as a condition on the tracked columns of `r` (`awaiting_upload`: queued without a job). */
-const STATE_CONDITIONS: Record<RunState, string> = {
-  awaiting_upload: `(r.state = 'queued' AND r.job_id IS NULL)`,
-  queued: `(r.state = 'queued' AND r.job_id IS NOT NULL)`,
-  running: `r.state = 'running'`,
-  succeeded: `r.state = 'succeeded'`,
-  failed: `r.state = 'failed'`,
-  cancelled: `r.state = 'cancelled'`,
+type RunCondition = (eb: ExpressionBuilder<DB, 'runs'>) => Expression<SqlBool>;
+
+/** A documented state as a condition on the tracked columns of a run (`awaiting_upload`: queued without a job). */
+const STATE_CONDITIONS: Record<RunState, RunCondition> = {
+  awaiting_upload: (eb) => eb.and([eb('state', '=', 'queued'), eb('job_id', 'is', null)]),
+  queued: (eb) => eb.and([eb('state', '=', 'queued'), eb('job_id', 'is not', null)]),
+  running: (eb) => eb('state', '=', 'running'),
+  succeeded: (eb) => eb('state', '=', 'succeeded'),
+  failed: (eb) => eb('state', '=', 'failed'),
+  cancelled: (eb) => eb('state', '=', 'cancelled'),
 };
 
 /** The channel every run event is signalled on (the run id as payload): live streams listen to it. */
@@ -218,32 +221,33 @@ export class RunsRepository {
     return this.runs.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
   }
 
-  page(filter: RunFilter, window: { skip: number; take: number }): Promise<[RunEntity[], number]> {
-    const query = this.runs.createQueryBuilder('r').where('r.workspace_id IN (:...ws)', { ws: filter.workspaceIds });
-    if (filter.sutId) query.andWhere('r.sut_id = :sut', { sut: filter.sutId });
-    if (filter.datasetId) query.andWhere('r.dataset_id = :ds', { ds: filter.datasetId });
-    if (filter.state) query.andWhere(STATE_CONDITIONS[filter.state]);
-    if (filter.states?.length)
-      query.andWhere(`(${filter.states.map((state) => STATE_CONDITIONS[state]).join(' OR ')})`);
-    if (filter.tag) query.andWhere(':tag = ANY(r.tags)', { tag: filter.tag });
-    if (filter.project) {
-      query.andWhere(
-        'r.workspace_id = :projectWorkspace AND (r.sut_id = ANY(:projectSuts) OR r.dataset_id = ANY(:projectDatasets))',
-        {
-          projectWorkspace: filter.project.workspaceId,
-          projectSuts: filter.project.sutIds,
-          projectDatasets: filter.project.datasetIds,
-        },
-      );
-    }
+  page(filter: RunFilter, window: PageWindow): Promise<[RunEntity[], number]> {
+    const { project, states } = filter;
     const gate = filter.gate && gateVerdictCondition(filter.gate);
-    if (gate) query.andWhere(gate, { gateVerdict: filter.gate!.verdict, gateLabel: filter.gate!.label });
-    return query
-      .orderBy('r.created_at', 'DESC')
-      .addOrderBy('r.id', 'DESC')
-      .skip(window.skip)
-      .take(window.take)
-      .getManyAndCount();
+    return entityPage(
+      this.db,
+      this.runs,
+      (q) =>
+        q
+          .selectFrom('runs')
+          .where('workspace_id', 'in', filter.workspaceIds)
+          .$if(!!filter.sutId, (w) => w.where('sut_id', '=', filter.sutId!))
+          .$if(!!filter.datasetId, (w) => w.where('dataset_id', '=', filter.datasetId!))
+          .$if(!!filter.state, (w) => w.where(STATE_CONDITIONS[filter.state!]))
+          .$if(!!states?.length, (w) => w.where((eb) => eb.or(states!.map((state) => STATE_CONDITIONS[state](eb)))))
+          .$if(!!filter.tag, (w) => w.where((eb) => holds(eb, 'tags', filter.tag!)))
+          .$if(!!project, (w) =>
+            w.where((eb) =>
+              eb.and([
+                eb('workspace_id', '=', project!.workspaceId),
+                eb.or([isAnyOf(eb, 'sut_id', project!.sutIds), isAnyOf(eb, 'dataset_id', project!.datasetIds)]),
+              ]),
+            ),
+          )
+          .$if(!!gate, (w) => w.where(gate!)),
+      (matching) => matching.orderBy('created_at', 'desc').orderBy('id', 'desc'),
+      window,
+    );
   }
 
   /**

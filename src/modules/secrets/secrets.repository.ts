@@ -4,7 +4,36 @@ import type { Sealed } from '../../../libs/crypto/secret-cipher.js';
 import { WorkspaceSecretEntity } from './entities/workspace-secret.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { nameTaken } from '../../../libs/database/record-queries.js';
-import { containsPattern } from '../../../libs/database/like.js';
+import { entitiesFrom } from '../../../libs/database/typed-entities.js';
+import {
+  countOf,
+  direction,
+  lowerContains,
+  withTotal,
+  type PageWindow,
+} from '../../../libs/database/typed-fragments.js';
+import type { QueryBuilder } from '../../../libs/database/typed-queries.js';
+
+/** What a list of secrets sorts by (name case-insensitively, then id), and which way. */
+export interface SecretSort {
+  column: 'name' | 'created_at';
+  direction: 'ASC' | 'DESC';
+}
+
+/** A secret's columns but its sealed value: what TypeORM reads of the entity (the value's columns are `select: false`). */
+const METADATA_COLUMNS = [
+  'id',
+  'created_at',
+  'updated_at',
+  'workspace_id',
+  'created_by',
+  'version',
+  'name',
+  'description',
+  'key_id',
+  'updated_by',
+  'last_revealed_at',
+] as const;
 
 @Injectable()
 export class SecretsRepository {
@@ -17,17 +46,24 @@ export class SecretsRepository {
   async list(
     workspaceId: string,
     q: string | undefined,
-    sort: { column: string; direction: 'ASC' | 'DESC' },
-    window: { skip: number; take: number },
-  ) {
-    const qb = this.repo.createQueryBuilder('s').where('s.workspace_id = :workspaceId', { workspaceId });
-    if (q) qb.andWhere('lower(s.name) LIKE :pattern', { pattern: containsPattern(q.toLowerCase()) });
-    return qb
-      .orderBy(sort.column, sort.direction)
-      .addOrderBy('s.id', 'ASC')
-      .skip(window.skip)
-      .take(window.take)
-      .getManyAndCount();
+    sort: SecretSort,
+    window: PageWindow,
+  ): Promise<[WorkspaceSecretEntity[], number]> {
+    const matching = (b: QueryBuilder) =>
+      b
+        .selectFrom('workspace_secrets')
+        .where('workspace_id', '=', workspaceId)
+        .$if(!!q, (w) => w.where((eb) => lowerContains(eb, 'name', q!)));
+    const rows = await this.db.typed((b) =>
+      matching(b)
+        .select(METADATA_COLUMNS)
+        .orderBy((eb) => (sort.column === 'name' ? eb.fn('lower', ['name']) : eb.ref('created_at')), direction(sort))
+        .orderBy('id')
+        .offset(window.skip)
+        .limit(window.take),
+    );
+    const [, total] = await withTotal(rows, window, () => countOf(this.db, matching));
+    return [entitiesFrom(this.repo, rows), total];
   }
 
   /** Metadata only, scoped to the workspace. */
@@ -40,12 +76,15 @@ export class SecretsRepository {
   }
 
   /** With the sealed value, for reveal and internal use. */
-  findSealed(workspaceId: string, id: string): Promise<WorkspaceSecretEntity | null> {
-    return this.repo
-      .createQueryBuilder('s')
-      .addSelect(['s.ciphertext', 's.iv', 's.authTag'])
-      .where('s.id = :id AND s.workspace_id = :workspaceId', { id, workspaceId })
-      .getOne();
+  async findSealed(workspaceId: string, id: string): Promise<WorkspaceSecretEntity | null> {
+    const rows = await this.db.typed((q) =>
+      q.selectFrom('workspace_secrets').selectAll().where('id', '=', id).where('workspace_id', '=', workspaceId),
+    );
+    const [row] = rows;
+    if (!row) return null;
+    // entitiesFrom leaves the sealed columns unset (TypeORM does not select them unless asked).
+    const [secret] = entitiesFrom(this.repo, rows);
+    return Object.assign(secret, { ciphertext: row.ciphertext, iv: row.iv, authTag: row.auth_tag });
   }
 
   async existsInWorkspace(workspaceId: string, id: string): Promise<boolean> {

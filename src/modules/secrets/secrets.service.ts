@@ -19,7 +19,7 @@ import { SecretErrors } from './secrets.errors.js';
 import { SecretsRepository } from './secrets.repository.js';
 import { toSecretResponse, secretEtag } from './secrets.mapper.js';
 
-const SORTS = { name: 'lower(s.name)', created_at: 's.created_at' } as const;
+const SORTS = { name: 'name', created_at: 'created_at' } as const;
 
 export interface KeyRotationReport {
   /** The current key's id */

@@ -5,7 +5,8 @@ import { ConnectionEntity } from './entities/connection.entity.js';
 import { SutEntity } from './entities/sut.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { nameTaken } from '../../../libs/database/record-queries.js';
-import { containsPattern } from '../../../libs/database/like.js';
+import { entitiesFrom } from '../../../libs/database/typed-entities.js';
+import { containsText, entityPage, holds, type PageWindow } from '../../../libs/database/typed-fragments.js';
 
 export interface SutFilter {
   q?: string;
@@ -25,20 +26,19 @@ export class SutsRepository {
     return this.db.repository(ConnectionEntity);
   }
 
-  async page(
-    workspaceId: string,
-    filter: SutFilter,
-    window: { skip: number; take: number },
-  ): Promise<[SutEntity[], number]> {
-    const query = this.suts.createQueryBuilder('s').where('s.workspace_id = :workspaceId', { workspaceId });
-    if (filter.q) query.andWhere(`s.name ILIKE :q ESCAPE '\\'`, { q: containsPattern(filter.q) });
-    if (filter.tag) query.andWhere(':tag = ANY(s.tags)', { tag: filter.tag });
-    return query
-      .orderBy('lower(s.name)', 'ASC')
-      .addOrderBy('s.id', 'ASC')
-      .skip(window.skip)
-      .take(window.take)
-      .getManyAndCount();
+  page(workspaceId: string, filter: SutFilter, window: PageWindow): Promise<[SutEntity[], number]> {
+    return entityPage(
+      this.db,
+      this.suts,
+      (q) =>
+        q
+          .selectFrom('suts')
+          .where('workspace_id', '=', workspaceId)
+          .$if(!!filter.q, (w) => w.where((eb) => containsText(eb, 'name', filter.q!)))
+          .$if(!!filter.tag, (w) => w.where((eb) => holds(eb, 'tags', filter.tag!))),
+      (matching) => matching.orderBy((eb) => eb.fn('lower', ['name'])).orderBy('id'),
+      window,
+    );
   }
 
   /** Connections per SUT, for a page of SUTs. */
@@ -117,15 +117,17 @@ export class SutsRepository {
   /** The newest adapter revision of each connection given. */
   async currentAdapters(connectionIds: string[]): Promise<Map<string, AdapterEntity>> {
     if (!connectionIds.length) return new Map();
-    const rows = await this.db.manager
-      .getRepository(AdapterEntity)
-      .createQueryBuilder('a')
-      .distinctOn(['a.connection_id'])
-      .where('a.connection_id IN (:...ids)', { ids: connectionIds })
-      .orderBy('a.connection_id')
-      .addOrderBy('a.revision', 'DESC')
-      .getMany();
-    return new Map(rows.map((a) => [a.connectionId, a]));
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('sut_adapters')
+        .selectAll()
+        .distinctOn('connection_id')
+        .where('connection_id', 'in', connectionIds)
+        .orderBy('connection_id')
+        .orderBy('revision', 'desc'),
+    );
+    const adapters = entitiesFrom(this.db.repository(AdapterEntity), rows);
+    return new Map(adapters.map((a) => [a.connectionId, a]));
   }
 
   /** Adds the next revision; the caller holds the connection's row lock, so revisions do not race. */

@@ -1,0 +1,125 @@
+import {
+  sql,
+  type Expression,
+  type ExpressionBuilder,
+  type ReferenceExpression,
+  type SelectQueryBuilder,
+  type SqlBool,
+  type StringReference,
+} from 'kysely';
+import type { ObjectLiteral, Repository } from 'typeorm';
+import { containsPattern } from './like.js';
+import type { DB } from './schema.js';
+import { entitiesFrom } from './typed-entities.js';
+import type { QueryBuilder } from './typed-queries.js';
+import type { Db } from './unit-of-work.js';
+
+/**
+ * Predicates and reads the repositories' typed queries share: each a small function over the
+ * schema types, so a statement names its columns once and a renamed column breaks its build.
+ */
+
+/** `lower(column) = lower(value)`: names compare case-insensitively (the `lower(name)` unique indexes serve it). */
+export function sameText<TB extends keyof DB>(
+  eb: ExpressionBuilder<DB, TB>,
+  column: ReferenceExpression<DB, TB>,
+  value: string,
+): Expression<SqlBool> {
+  return eb(eb.fn('lower', [column]), '=', eb.fn('lower', [eb.val(value)]));
+}
+
+/** `column ILIKE '%text%'`: contains `text` literally, case-insensitively (backslash is PostgreSQL's default LIKE escape). */
+export function containsText<TB extends keyof DB>(
+  eb: ExpressionBuilder<DB, TB>,
+  column: ReferenceExpression<DB, TB>,
+  text: string,
+): Expression<SqlBool> {
+  return eb(column, 'ilike', containsPattern(text));
+}
+
+/**
+ * `lower(column) LIKE '%text%'` with `text` lowered here: contains it literally, case-insensitively
+ * as the lists of datasets and secrets have always compared.
+ */
+export function lowerContains<TB extends keyof DB>(
+  eb: ExpressionBuilder<DB, TB>,
+  column: ReferenceExpression<DB, TB>,
+  text: string,
+): Expression<SqlBool> {
+  return eb(eb.fn('lower', [column]), 'like', containsPattern(text.toLowerCase()));
+}
+
+/** `value = ANY(column)`: the array column holds `value` (a record's tags, a config's events). */
+export function holds<TB extends keyof DB>(
+  eb: ExpressionBuilder<DB, TB>,
+  column: StringReference<DB, TB>,
+  value: string,
+): Expression<SqlBool> {
+  return sql<SqlBool>`${value} = ANY(${eb.ref(column)})`;
+}
+
+/** `column = ANY(values)`: one array parameter however many values (a caller's workspaces, a project's SUTs). */
+export function isAnyOf<TB extends keyof DB>(
+  eb: ExpressionBuilder<DB, TB>,
+  column: StringReference<DB, TB>,
+  values: readonly string[],
+): Expression<SqlBool> {
+  return sql<SqlBool>`${eb.ref(column)} = ANY(${values})`;
+}
+
+/** Which rows of a list: `skip` rows on, at most `take`. */
+export interface PageWindow {
+  skip: number;
+  take: number;
+}
+
+/**
+ * A page's rows and how many rows match in all, counted as TypeORM's `getManyAndCount` counts:
+ * a page that is neither full nor empty past the first row tells the total itself (`skip` + its
+ * rows), and only otherwise does `count` run. A list shorter than a page is one statement.
+ */
+export async function withTotal<R>(
+  rows: R[],
+  window: PageWindow,
+  count: () => Promise<number>,
+): Promise<[R[], number]> {
+  const told = rows.length < window.take && (rows.length > 0 || window.skip === 0);
+  return [rows, told ? window.skip + rows.length : await count()];
+}
+
+/** Rows of one table a filter matches, before they are selected, sorted or paged. */
+type Matching<TB extends keyof DB> = SelectQueryBuilder<DB, TB, object>;
+
+/** `count(*)` of the rows `matching` selects. */
+export async function countOf<TB extends keyof DB>(
+  db: Db,
+  matching: (q: QueryBuilder) => Matching<TB>,
+): Promise<number> {
+  const [{ total }] = await db.typed((q) => matching(q).select((eb) => eb.fn.countAll<string>().as('total')));
+  return Number(total);
+}
+
+/**
+ * A page of an entity's rows and how many rows match in all, as TypeORM's `getManyAndCount`
+ * answers: the page (`matching`, sorted by `order`, OFFSET `skip` LIMIT `take`) read as entities,
+ * and the count of `matching` when the page does not tell it (withTotal).
+ */
+export async function entityPage<T extends ObjectLiteral, TB extends keyof DB>(
+  db: Db,
+  repo: Repository<T>,
+  matching: (q: QueryBuilder) => Matching<TB>,
+  order: (query: Matching<TB>) => Matching<TB>,
+  window: PageWindow,
+): Promise<[T[], number]> {
+  // The rows' type depends on TB; entitiesFrom reads them by the entity's columns.
+  const rows = await db.typed(
+    (q) => order(matching(q)).selectAll().offset(window.skip).limit(window.take) as Matching<TB>,
+  );
+  const [, total] = await withTotal(rows, window, () => countOf(db, matching));
+  return [entitiesFrom(repo, rows), total];
+}
+
+/** The direction of a list's sort (libs/common/pagination.ts parseSort) as Kysely's orderBy takes it. */
+export function direction(sort: { direction: 'ASC' | 'DESC' }): 'asc' | 'desc' {
+  return sort.direction === 'DESC' ? 'desc' : 'asc';
+}
