@@ -111,9 +111,10 @@ export async function entityPage<T extends ObjectLiteral, TB extends keyof DB>(
   order: (query: Matching<TB>) => Matching<TB>,
   window: PageWindow,
 ): Promise<[T[], number]> {
-  // The rows' type depends on TB; entitiesFrom reads them by the entity's columns.
+  // The columns TypeORM reads for the entity (the rows' type depends on TB: entitiesFrom reads them by column).
+  const columns = selectedColumns(repo) as never;
   const rows = await db.typed(
-    (q) => order(matching(q)).selectAll().offset(window.skip).limit(window.take) as Matching<TB>,
+    (q) => order(matching(q)).select(columns).offset(window.skip).limit(window.take) as Matching<TB>,
   );
   const [, total] = await withTotal(rows, window, () => countOf(db, matching));
   return [entitiesFrom(repo, rows), total];
@@ -122,4 +123,37 @@ export async function entityPage<T extends ObjectLiteral, TB extends keyof DB>(
 /** The direction of a list's sort (libs/common/pagination.ts parseSort) as Kysely's orderBy takes it. */
 export function direction(sort: { direction: 'ASC' | 'DESC' }): 'asc' | 'desc' {
   return sort.direction === 'DESC' ? 'desc' : 'asc';
+}
+
+/**
+ * ORDER BY the column a list is asked to sort by (`lower(column)` when `lower`: names sort as
+ * people read them), then by `tieBreaker` ascending, so that pages never overlap.
+ */
+export function sorted<D, TB extends keyof D, O>(
+  query: SelectQueryBuilder<D, TB, O>,
+  sort: { column: StringReference<D, TB>; direction: 'ASC' | 'DESC'; lower?: boolean },
+  tieBreaker: StringReference<D, TB>,
+): SelectQueryBuilder<D, TB, O> {
+  const direction = sort.direction === 'DESC' ? 'desc' : 'asc';
+  const first = sort.lower
+    ? query.orderBy((eb) => eb.fn('lower', [sort.column]), direction)
+    : query.orderBy(sort.column, direction);
+  return first.orderBy(tieBreaker, 'asc');
+}
+
+/**
+ * The columns of `table` TypeORM reads for `repo`'s entity: all but those it does not select by
+ * default (`select: false`: a password hash, a token hash), so a typed read holds no more than
+ * TypeORM's did.
+ */
+export function entityColumns<T extends ObjectLiteral, TB extends keyof DB & string>(
+  repo: Repository<T>,
+  table: TB,
+): Array<keyof DB[TB] & string> {
+  if (repo.metadata.tableName !== table) throw new Error(`${repo.metadata.name} is not kept in ${table}`);
+  return selectedColumns(repo) as Array<keyof DB[TB] & string>;
+}
+
+function selectedColumns(repo: Repository<ObjectLiteral>): string[] {
+  return repo.metadata.columns.filter((c) => c.isSelect).map((c) => c.databaseName);
 }

@@ -4,6 +4,8 @@ import { CustomOpRevisionEntity } from './entities/custom-op-revision.entity.js'
 import { CustomOpEntity, type CustomOpState } from './entities/custom-op.entity.js';
 import { RegistryOpEntity } from './entities/registry-op.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import { entitiesFrom } from '../../../libs/database/typed-entities.js';
+import { sameText } from '../../../libs/database/typed-fragments.js';
 import { trackedRecord } from '../../../libs/queue/tracked-job.js';
 
 /** The record a custom op's health check settles (its `revision_id`): the queue keeps its tracked columns. */
@@ -27,12 +29,16 @@ export class OpsRepository {
     return this.ops.find({ where: { workspaceId }, order: { name: 'ASC', opVersion: 'DESC' } });
   }
 
-  versionsOf(workspaceId: string, name: string): Promise<RegistryOpEntity[]> {
-    return this.ops
-      .createQueryBuilder('o')
-      .where('o.workspace_id = :workspaceId AND lower(o.name) = lower(:name)', { workspaceId, name })
-      .orderBy('o.op_version', 'DESC')
-      .getMany();
+  async versionsOf(workspaceId: string, name: string): Promise<RegistryOpEntity[]> {
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('registry_ops')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where((eb) => sameText(eb, 'name', name))
+        .orderBy('op_version', 'desc'),
+    );
+    return entitiesFrom(this.ops, rows);
   }
 
   async insertOpVersion(
@@ -46,15 +52,16 @@ export class OpsRepository {
         .selectFrom('registry_ops')
         .select(sql<number>`coalesce(max(op_version), 0) + 1`.as('next'))
         .where('workspace_id', '=', op.workspaceId)
-        .where((eb) => eb(eb.fn('lower', ['name']), '=', eb.fn('lower', [eb.val(op.name)]))),
+        .where((eb) => sameText(eb, 'name', op.name)),
     );
     const repo = this.ops;
     return repo.save(repo.create({ ...op, opVersion: rows[0].next }));
   }
 
-  customOpsByIds(ids: string[]): Promise<CustomOpEntity[]> {
-    if (!ids.length) return Promise.resolve([]);
-    return this.customOps.createQueryBuilder('c').where('c.id IN (:...ids)', { ids }).getMany();
+  async customOpsByIds(ids: string[]): Promise<CustomOpEntity[]> {
+    if (!ids.length) return [];
+    const rows = await this.db.typed((q) => q.selectFrom('custom_ops').selectAll().where('id', 'in', ids));
+    return entitiesFrom(this.customOps, rows);
   }
 
   pageCustomOps(
@@ -69,12 +76,16 @@ export class OpsRepository {
     });
   }
 
-  findCustomOp(workspaceId: string, name: string, lock = false): Promise<CustomOpEntity | null> {
-    const query = this.customOps
-      .createQueryBuilder('c')
-      .where('c.workspace_id = :workspaceId AND lower(c.name) = lower(:name)', { workspaceId, name });
-    if (lock) query.setLock('pessimistic_write');
-    return query.getOne();
+  async findCustomOp(workspaceId: string, name: string, lock = false): Promise<CustomOpEntity | null> {
+    const rows = await this.db.typed((q) => {
+      const query = q
+        .selectFrom('custom_ops')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where((eb) => sameText(eb, 'name', name));
+      return lock ? query.forUpdate() : query;
+    });
+    return entitiesFrom(this.customOps, rows)[0] ?? null;
   }
 
   /** Workspace-free, for the health check resolving its job's custom op. */

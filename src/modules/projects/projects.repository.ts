@@ -6,9 +6,25 @@ import { TestPlanEntity, TestPlanVersionEntity } from './entities/test-plan.enti
 import { AccessCache } from '../../../libs/auth/access-cache.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { nameTaken } from '../../../libs/database/record-queries.js';
-import { containsPattern } from '../../../libs/database/like.js';
+import { entitiesFrom } from '../../../libs/database/typed-entities.js';
+import { containsText, entityPage, holds, sameText, sorted } from '../../../libs/database/typed-fragments.js';
+import type { QueryBuilder } from '../../../libs/database/typed-queries.js';
 
-const like = containsPattern;
+/** What a project list sorts by: names case-insensitively, as people read them. */
+export type ProjectSort = 'name' | 'created_at' | 'updated_at';
+
+/** Names case-insensitively, as people read them. */
+const BY_NAME = { column: 'name', direction: 'ASC', lower: true } as const;
+
+/** The workspace's projects. */
+function projectsOf(q: QueryBuilder, workspaceId: string) {
+  return q.selectFrom('projects').where('workspace_id', '=', workspaceId);
+}
+
+/** The workspace's test plans. */
+function plansOf(q: QueryBuilder, workspaceId: string) {
+  return q.selectFrom('test_plans').where('workspace_id', '=', workspaceId);
+}
 
 /** Projects, test plans, recommendations, and the reads over runs that trend needs: queries only. */
 @Injectable()
@@ -38,30 +54,29 @@ export class ProjectsRepository {
 
   page(
     workspaceId: string,
-    filter: { q?: string; column: string; direction: 'ASC' | 'DESC' },
+    filter: { q?: string; column: ProjectSort; direction: 'ASC' | 'DESC' },
     window: { skip: number; take: number },
   ): Promise<[ProjectEntity[], number]> {
-    const query = this.projects.createQueryBuilder('p').where('p.workspace_id = :workspaceId', { workspaceId });
-    if (filter.q) query.andWhere(`p.name ILIKE :q ESCAPE '\\'`, { q: like(filter.q) });
-    return query
-      .orderBy(filter.column, filter.direction)
-      .addOrderBy('p.id', 'ASC')
-      .skip(window.skip)
-      .take(window.take)
-      .getManyAndCount();
+    const { q: text, column, direction } = filter;
+    return entityPage(
+      this.db,
+      this.projects,
+      (q) => projectsOf(q, workspaceId).$if(!!text, (query) => query.where((eb) => containsText(eb, 'name', text!))),
+      (query) => sorted(query, { column, direction, lower: column === 'name' }, 'id'),
+      window,
+    );
   }
 
   /** Projects of the workspace carrying a test plan and linking the SUT or the dataset, by name. */
-  projectsWithPlanLinking(workspaceId: string, sutId: string, datasetId: string): Promise<ProjectEntity[]> {
-    return this.projects
-      .createQueryBuilder('p')
-      .where(
-        'p.workspace_id = :workspaceId AND p.test_plan_id IS NOT NULL AND (:sutId = ANY(p.sut_ids) OR :datasetId = ANY(p.dataset_ids))',
-        { workspaceId, sutId, datasetId },
-      )
-      .orderBy('lower(p.name)', 'ASC')
-      .addOrderBy('p.id', 'ASC')
-      .getMany();
+  async projectsWithPlanLinking(workspaceId: string, sutId: string, datasetId: string): Promise<ProjectEntity[]> {
+    const rows = await this.db.typed((q) =>
+      projectsOf(q, workspaceId)
+        .selectAll()
+        .where('test_plan_id', 'is not', null)
+        .where((eb) => eb.or([holds(eb, 'sut_ids', sutId), holds(eb, 'dataset_ids', datasetId)]))
+        .$call((query) => sorted(query, BY_NAME, 'id')),
+    );
+    return entitiesFrom(this.projects, rows);
   }
 
   findProject(workspaceId: string, id: string): Promise<ProjectEntity | null> {
@@ -74,11 +89,8 @@ export class ProjectsRepository {
   }
 
   async lockProject(workspaceId: string, id: string): Promise<ProjectEntity | null> {
-    return this.projects
-      .createQueryBuilder('p')
-      .setLock('pessimistic_write')
-      .where('p.id = :id AND p.workspace_id = :workspaceId', { id, workspaceId })
-      .getOne();
+    const rows = await this.db.typed((q) => projectsOf(q, workspaceId).selectAll().where('id', '=', id).forUpdate());
+    return entitiesFrom(this.projects, rows)[0] ?? null;
   }
 
   async projectNameTaken(workspaceId: string, name: string, exceptId: string | null): Promise<boolean> {
@@ -104,27 +116,28 @@ export class ProjectsRepository {
     q: string | undefined,
     window: { skip: number; take: number },
   ): Promise<[TestPlanEntity[], number]> {
-    const query = this.plans.createQueryBuilder('t').where('t.workspace_id = :workspaceId', { workspaceId });
-    if (q) query.andWhere(`t.name ILIKE :q ESCAPE '\\'`, { q: like(q) });
-    return query
-      .orderBy('lower(t.name)', 'ASC')
-      .addOrderBy('t.id', 'ASC')
-      .skip(window.skip)
-      .take(window.take)
-      .getManyAndCount();
+    return entityPage(
+      this.db,
+      this.plans,
+      (b) => plansOf(b, workspaceId).$if(!!q, (query) => query.where((eb) => containsText(eb, 'name', q!))),
+      (query) => sorted(query, BY_NAME, 'id'),
+      window,
+    );
   }
 
   /** A plan by id (when `ref` is a UUID) or else by name, in the workspace. */
   async findPlan(workspaceId: string, ref: string, lock = false): Promise<TestPlanEntity | null> {
     const isId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(ref);
-    const one = (where: string) => {
-      const query = this.plans
-        .createQueryBuilder('t')
-        .where(`t.workspace_id = :workspaceId AND ${where}`, { workspaceId, ref });
-      if (lock) query.setLock('pessimistic_write');
-      return query.getOne();
+    const one = async (by: 'id' | 'name') => {
+      const rows = await this.db.typed((q) => {
+        const query = plansOf(q, workspaceId)
+          .selectAll()
+          .where((eb) => (by === 'id' ? eb('id', '=', ref) : sameText(eb, 'name', ref)));
+        return lock ? query.forUpdate() : query;
+      });
+      return entitiesFrom(this.plans, rows)[0] ?? null;
     };
-    return (isId ? await one('t.id = :ref') : null) ?? one('lower(t.name) = lower(:ref)');
+    return (isId ? await one('id') : null) ?? one('name');
   }
 
   async planNameTaken(workspaceId: string, name: string): Promise<boolean> {
@@ -160,32 +173,39 @@ export class ProjectsRepository {
   /** The latest version of each plan given. */
   async latestVersions(workspaceId: string, plans: TestPlanEntity[]): Promise<TestPlanVersionEntity[]> {
     if (!plans.length) return [];
-    return this.versions
-      .createQueryBuilder('v')
-      .innerJoin(TestPlanEntity, 't', 't.id = v.test_plan_id AND t.latest_version = v.number')
-      .where('v.workspace_id = :workspaceId AND v.test_plan_id IN (:...ids)', {
-        workspaceId,
-        ids: plans.map((p) => p.id),
-      })
-      .getMany();
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('test_plan_versions as v')
+        .innerJoin('test_plans as t', (join) =>
+          join.onRef('t.id', '=', 'v.test_plan_id').onRef('t.latest_version', '=', 'v.number'),
+        )
+        .selectAll('v')
+        .where('v.workspace_id', '=', workspaceId)
+        .where(
+          'v.test_plan_id',
+          'in',
+          plans.map((p) => p.id),
+        ),
+    );
+    return entitiesFrom(this.versions, rows);
   }
 
   /** Plans by id in the workspace (for project responses). */
-  plansByIds(workspaceId: string, ids: string[]): Promise<TestPlanEntity[]> {
-    if (!ids.length) return Promise.resolve([]);
-    return this.plans
-      .createQueryBuilder('t')
-      .where('t.workspace_id = :workspaceId AND t.id IN (:...ids)', { workspaceId, ids })
-      .getMany();
+  async plansByIds(workspaceId: string, ids: string[]): Promise<TestPlanEntity[]> {
+    if (!ids.length) return [];
+    const rows = await this.db.typed((q) => plansOf(q, workspaceId).selectAll().where('id', 'in', ids));
+    return entitiesFrom(this.plans, rows);
   }
 
-  projectsUsingPlans(workspaceId: string, planIds: string[]): Promise<ProjectEntity[]> {
-    if (!planIds.length) return Promise.resolve([]);
-    return this.projects
-      .createQueryBuilder('p')
-      .where('p.workspace_id = :workspaceId AND p.test_plan_id IN (:...planIds)', { workspaceId, planIds })
-      .orderBy('lower(p.name)')
-      .getMany();
+  async projectsUsingPlans(workspaceId: string, planIds: string[]): Promise<ProjectEntity[]> {
+    if (!planIds.length) return [];
+    const rows = await this.db.typed((q) =>
+      projectsOf(q, workspaceId)
+        .selectAll()
+        .where('test_plan_id', 'in', planIds)
+        .orderBy((eb) => eb.fn('lower', ['name'])),
+    );
+    return entitiesFrom(this.projects, rows);
   }
 
   // Recommendations

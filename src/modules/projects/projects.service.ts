@@ -27,7 +27,7 @@ import type { ProjectDimension, ProjectEntity } from './entities/project.entity.
 import type { PlanMetricSpec, ReleaseRuleSpec, TestPlanEntity } from './entities/test-plan.entity.js';
 import { toProjectListItem, toProjectResponse } from './projects.mapper.js';
 import { ProjectErrors } from './projects.errors.js';
-import { ProjectsRepository } from './projects.repository.js';
+import { ProjectsRepository, type ProjectSort } from './projects.repository.js';
 
 /** A project and the test plan version it carries (null: none), as the release gate reads them. */
 export interface ReleasePlan {
@@ -42,7 +42,10 @@ export interface ReleasePlan {
   } | null;
 }
 
-const SORTS = { name: 'lower(p.name)', created_at: 'p.created_at', updated_at: 'p.updated_at' };
+const SORTS = { name: 'name', created_at: 'created_at', updated_at: 'updated_at' } as const satisfies Record<
+  string,
+  ProjectSort
+>;
 const DEFAULT_TREND_STATES = ['queued', 'running', 'awaiting_upload', 'succeeded', 'failed'];
 
 /** Checks a dimension list: unique names, unique values in each. Returns a deep copy. */

@@ -7,6 +7,7 @@ import { ReportSettingsEntity } from './entities/report-settings.entity.js';
 import { ReportEntity } from './entities/report.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { nameTaken } from '../../../libs/database/record-queries.js';
+import { entitiesFrom } from '../../../libs/database/typed-entities.js';
 
 /** Reports, their exports, configs, settings and section prompts: queries only, every one by workspace. */
 @Injectable()
@@ -76,12 +77,15 @@ export class ReportsRepository {
   }
 
   /** An export with its bytes, for the signed download route. */
-  exportWithContent(reportId: string, exportId: string): Promise<ReportExportEntity | null> {
-    return this.exports
-      .createQueryBuilder('e')
-      .addSelect('e.content')
-      .where('e.id = :exportId AND e.report_id = :reportId', { exportId, reportId })
-      .getOne();
+  async exportWithContent(reportId: string, exportId: string): Promise<ReportExportEntity | null> {
+    const [row] = await this.db.typed((q) =>
+      q.selectFrom('report_exports').selectAll().where('id', '=', exportId).where('report_id', '=', reportId),
+    );
+    if (!row) return null;
+    const [file] = entitiesFrom(this.exports, [row]);
+    // Not selected by default (`select: false`), so entitiesFrom leaves it unset.
+    file.content = row.content;
+    return file;
   }
 
   listConfigs(workspaceId: string): Promise<ReportConfigEntity[]> {

@@ -3,6 +3,7 @@ import { SdgAdapterEntity } from './entities/sdg-adapter.entity.js';
 import { SdgRunEntity } from './entities/sdg-run.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { nameTaken } from '../../../libs/database/record-queries.js';
+import { entitiesFrom } from '../../../libs/database/typed-entities.js';
 import { trackedRecord } from '../../../libs/queue/tracked-job.js';
 
 /** The record an SDG job settles (its `sdg_run_id`): the queue keeps its tracked columns. */
@@ -40,12 +41,15 @@ export class SdgRepository {
   /** The latest runs of each adapter given, newest first. */
   async recentRuns(adapterIds: string[], limit: number): Promise<SdgRunEntity[]> {
     if (!adapterIds.length) return [];
-    return this.runs
-      .createQueryBuilder('r')
-      .where('r.adapter_id IN (:...ids)', { ids: adapterIds })
-      .orderBy('r.created_at', 'DESC')
-      .limit(limit * adapterIds.length)
-      .getMany();
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('sdg_runs')
+        .selectAll()
+        .where('adapter_id', 'in', adapterIds)
+        .orderBy('created_at', 'desc')
+        .limit(limit * adapterIds.length),
+    );
+    return entitiesFrom(this.runs, rows);
   }
 
   /** A run of the adapter, in the workspace. */

@@ -7,6 +7,20 @@ import { Db } from '../../../libs/database/unit-of-work.js';
 import { PasswordResetTokenEntity } from './entities/password-reset-token.entity.js';
 import { UserEntity } from './entities/user.entity.js';
 import { containsPattern } from '../../../libs/database/like.js';
+import { entitiesFrom } from '../../../libs/database/typed-entities.js';
+import { entityPage, sameText, sorted } from '../../../libs/database/typed-fragments.js';
+import type { QueryBuilder } from '../../../libs/database/typed-queries.js';
+
+/** What the user list sorts by: display names case-insensitively. */
+export type UserSort = 'created_at' | 'email' | 'display_name';
+
+/** The user of this e-mail, compared case-insensitively, with every column (the password hash too). */
+function byEmail(q: QueryBuilder, email: string) {
+  return q
+    .selectFrom('users')
+    .selectAll()
+    .where((eb) => sameText(eb, 'email', email));
+}
 
 @Injectable()
 export class UsersRepository {
@@ -28,16 +42,19 @@ export class UsersRepository {
   }
 
   /** With the password hash, for login. */
-  findByEmailWithPassword(email: string): Promise<UserEntity | null> {
-    return this.users
-      .createQueryBuilder('u')
-      .addSelect('u.passwordHash')
-      .where('lower(u.email) = lower(:email)', { email })
-      .getOne();
+  async findByEmailWithPassword(email: string): Promise<UserEntity | null> {
+    const [row] = await this.db.typed((q) => byEmail(q, email));
+    if (!row) return null;
+    const [user] = entitiesFrom(this.users, [row]);
+    // Not selected by default (`select: false`), so entitiesFrom leaves it unset.
+    user.passwordHash = row.password_hash;
+    return user;
   }
 
-  findByEmail(email: string): Promise<UserEntity | null> {
-    return this.users.createQueryBuilder('u').where('lower(u.email) = lower(:email)', { email }).getOne();
+  /** Without the password hash: entitiesFrom leaves the column TypeORM does not select unset. */
+  async findByEmail(email: string): Promise<UserEntity | null> {
+    const rows = await this.db.typed((q) => byEmail(q, email));
+    return entitiesFrom(this.users, rows)[0] ?? null;
   }
 
   findByIds(ids: string[]): Promise<UserEntity[]> {
@@ -90,22 +107,31 @@ export class UsersRepository {
 
   async list(
     filter: { q?: string; status?: string; systemRole?: string },
-    sort: { column: string; direction: 'ASC' | 'DESC' },
+    sort: { column: UserSort; direction: 'ASC' | 'DESC' },
     window: { skip: number; take: number },
   ): Promise<[UserEntity[], number]> {
-    const qb = this.users.createQueryBuilder('u');
-    if (filter.q) {
-      const pattern = containsPattern(filter.q.toLowerCase());
-      qb.andWhere('(lower(u.email) LIKE :pattern OR lower(u.display_name) LIKE :pattern)', { pattern });
-    }
-    if (filter.status) qb.andWhere('u.status = :status', { status: filter.status });
-    if (filter.systemRole) qb.andWhere('u.system_role = :role', { role: filter.systemRole });
-    return qb
-      .orderBy(sort.column, sort.direction)
-      .addOrderBy('u.id', 'ASC')
-      .skip(window.skip)
-      .take(window.take)
-      .getManyAndCount();
+    const { q: text, status, systemRole } = filter;
+    return entityPage(
+      this.db,
+      this.users,
+      (q) => {
+        let query = q.selectFrom('users');
+        if (text) {
+          const pattern = containsPattern(text.toLowerCase());
+          query = query.where((eb) =>
+            eb.or([
+              eb(eb.fn('lower', ['email']), 'like', pattern),
+              eb(eb.fn('lower', ['display_name']), 'like', pattern),
+            ]),
+          );
+        }
+        if (status) query = query.where('status', '=', status);
+        if (systemRole) query = query.where('system_role', '=', systemRole);
+        return query;
+      },
+      (query) => sorted(query, { ...sort, lower: sort.column === 'display_name' }, 'id'),
+      window,
+    );
   }
 
   /** Saves a changed user; every process drops its cached sessions and memberships of them. */

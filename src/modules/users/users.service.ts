@@ -23,9 +23,12 @@ import type {
 import type { UserEntity } from './entities/user.entity.js';
 import { UserErrors } from './users.errors.js';
 import { toMembershipResponse, toUserResponse, userEtag } from './users.mapper.js';
-import { UsersRepository } from './users.repository.js';
+import { UsersRepository, type UserSort } from './users.repository.js';
 
-const SORTS = { created_at: 'u.created_at', email: 'u.email', display_name: 'lower(u.display_name)' } as const;
+const SORTS = { created_at: 'created_at', email: 'email', display_name: 'display_name' } as const satisfies Record<
+  string,
+  UserSort
+>;
 
 export interface NewUser {
   email: string;

@@ -1,11 +1,21 @@
 import { Injectable } from '@nestjs/common';
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { InvitationState } from './entities/workspace-invitation.entity.js';
 import { WorkspaceInvitationEntity } from './entities/workspace-invitation.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
+import type { DB } from '../../../libs/database/schema.js';
+import { entitiesFrom } from '../../../libs/database/typed-entities.js';
+import { sameText } from '../../../libs/database/typed-fragments.js';
 
-/** SQL for the derived state: pending past its expiry reads as expired. */
-const STATE_SQL = `CASE WHEN i.status = 'pending' AND i.expires_at <= now() THEN 'expired' ELSE i.status END`;
+/** The derived state: pending past its expiry reads as expired. */
+function stateOf(eb: ExpressionBuilder<DB, 'workspace_invitations'>) {
+  return eb
+    .case()
+    .when(eb.and([eb('status', '=', sql.lit('pending')), eb('expires_at', '<=', sql<Date>`now()`)]))
+    .then(sql.lit('expired'))
+    .else(eb.ref('status'))
+    .end();
+}
 
 @Injectable()
 export class InvitationsRepository {
@@ -15,10 +25,14 @@ export class InvitationsRepository {
     return this.db.repository(WorkspaceInvitationEntity);
   }
 
-  list(workspaceId: string, state?: InvitationState): Promise<WorkspaceInvitationEntity[]> {
-    const qb = this.repo.createQueryBuilder('i').where('i.workspace_id = :workspaceId', { workspaceId });
-    if (state) qb.andWhere(`${STATE_SQL} = :state`, { state });
-    return qb.orderBy('i.created_at', 'DESC').addOrderBy('i.id', 'ASC').getMany();
+  async list(workspaceId: string, state?: InvitationState): Promise<WorkspaceInvitationEntity[]> {
+    const rows = await this.db.typed((q) => {
+      const query = q.selectFrom('workspace_invitations').selectAll().where('workspace_id', '=', workspaceId);
+      return (state ? query.where((eb) => eb(stateOf(eb), '=', state)) : query)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'asc');
+    });
+    return entitiesFrom(this.repo, rows);
   }
 
   findForUpdate(workspaceId: string, id: string): Promise<WorkspaceInvitationEntity | null> {
@@ -36,14 +50,15 @@ export class InvitationsRepository {
 
   /** A pending (not yet expired) invitation of this email to this workspace. */
   async findLivePending(workspaceId: string, email: string): Promise<WorkspaceInvitationEntity | null> {
-    return this.db
-      .repository(WorkspaceInvitationEntity)
-      .createQueryBuilder('i')
-      .where("i.workspace_id = :workspaceId AND lower(i.email) = lower(:email) AND i.status = 'pending'", {
-        workspaceId,
-        email,
-      })
-      .getOne();
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('workspace_invitations')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where((eb) => sameText(eb, 'email', email))
+        .where('status', '=', sql.lit('pending')),
+    );
+    return entitiesFrom(this.repo, rows)[0] ?? null;
   }
 
   async insert(invitation: Partial<WorkspaceInvitationEntity>): Promise<WorkspaceInvitationEntity> {

@@ -1,9 +1,25 @@
 import { Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
 import { AccessCache } from '../../../libs/auth/access-cache.js';
 import type { WorkspaceRole } from '../../../libs/auth/roles.js';
 import { WorkspaceEntity, type EmbeddingConfigValue } from './entities/workspace.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { containsPattern } from '../../../libs/database/like.js';
+import { entitiesFrom } from '../../../libs/database/typed-entities.js';
+import { sorted } from '../../../libs/database/typed-fragments.js';
+import type { QueryBuilder } from '../../../libs/database/typed-queries.js';
+
+/** What the workspace list sorts by: names case-insensitively. */
+export type WorkspaceSort = 'name' | 'created_at';
+
+/** Workspaces with the caller's membership (`m`) beside each, when they have one. */
+function withMembership(q: QueryBuilder, userId: string) {
+  return q
+    .selectFrom('workspaces as w')
+    .leftJoin('workspace_members as m', (join) =>
+      join.onRef('m.workspace_id', '=', 'w.id').on('m.user_id', '=', userId),
+    );
+}
 
 /** A workspace as one caller sees it: with their role and the member count. */
 export interface WorkspaceView {
@@ -23,48 +39,61 @@ export class WorkspacesRepository {
     return this.db.repository(WorkspaceEntity);
   }
 
-  private viewQuery(userId: string) {
-    return this.repo
-      .createQueryBuilder('w')
-      .leftJoin('workspace_members', 'm', 'm.workspace_id = w.id AND m.user_id = :userId', { userId })
-      .addSelect('m.role', 'caller_role')
-      .addSelect('(SELECT count(*) FROM workspace_members c WHERE c.workspace_id = w.id)::int', 'member_count');
-  }
-
-  private static toView(
-    entities: WorkspaceEntity[],
-    raw: Array<{ caller_role: WorkspaceRole | null; member_count: number }>,
-  ): WorkspaceView[] {
+  /** The matching workspaces' columns, the caller's role and the member count, as views. */
+  private async views(matching: (q: QueryBuilder) => ReturnType<typeof withMembership>): Promise<WorkspaceView[]> {
+    const rows = await this.db.typed((q) =>
+      matching(q)
+        .selectAll('w')
+        .select('m.role as caller_role')
+        .select((eb) =>
+          eb
+            .selectFrom('workspace_members as c')
+            .select(sql<number>`count(*)::int`.as('count'))
+            .whereRef('c.workspace_id', '=', 'w.id')
+            .as('member_count'),
+        ),
+    );
+    const entities = entitiesFrom(this.repo, rows);
     return entities.map((workspace, i) => ({
       workspace,
-      role: raw[i].caller_role ?? null,
-      memberCount: Number(raw[i].member_count),
+      role: (rows[i].caller_role as WorkspaceRole | null) ?? null,
+      memberCount: Number(rows[i].member_count),
     }));
   }
 
   async list(
     userId: string,
     filter: { q?: string; onlyMine: boolean; only?: string },
-    sort: { column: string; direction: 'ASC' | 'DESC' },
+    sort: { column: WorkspaceSort; direction: 'ASC' | 'DESC' },
     window: { skip: number; take: number },
   ): Promise<[WorkspaceView[], number]> {
-    const qb = this.viewQuery(userId);
-    if (filter.onlyMine) qb.andWhere('m.user_id IS NOT NULL');
-    if (filter.only) qb.andWhere('w.id = :only', { only: filter.only });
-    if (filter.q) qb.andWhere('lower(w.name) LIKE :pattern', { pattern: containsPattern(filter.q.toLowerCase()) });
-    const total = await qb.getCount();
-    const { entities, raw } = await qb
-      .orderBy(sort.column, sort.direction)
-      .addOrderBy('w.id', 'ASC')
-      .offset(window.skip)
-      .limit(window.take)
-      .getRawAndEntities();
-    return [WorkspacesRepository.toView(entities, raw), total];
+    const { onlyMine, only, q: text } = filter;
+    const matching = (q: QueryBuilder) => {
+      let query = withMembership(q, userId);
+      if (onlyMine) query = query.where('m.user_id', 'is not', null);
+      if (only) query = query.where('w.id', '=', only);
+      if (text)
+        query = query.where((eb) => eb(eb.fn('lower', ['w.name']), 'like', containsPattern(text.toLowerCase())));
+      return query;
+    };
+    const [{ total }] = await this.db.typed((q) =>
+      matching(q).select((eb) => eb.fn.count<string>('w.id').distinct().as('total')),
+    );
+    const views = await this.views((q) =>
+      sorted(
+        matching(q),
+        { column: `w.${sort.column}`, direction: sort.direction, lower: sort.column === 'name' },
+        'w.id',
+      )
+        .offset(window.skip)
+        .limit(window.take),
+    );
+    return [views, Number(total)];
   }
 
   async findView(id: string, userId: string): Promise<WorkspaceView | null> {
-    const { entities, raw } = await this.viewQuery(userId).where('w.id = :id', { id }).getRawAndEntities();
-    return entities.length ? WorkspacesRepository.toView(entities, raw)[0] : null;
+    const [view] = await this.views((q) => withMembership(q, userId).where('w.id', '=', id));
+    return view ?? null;
   }
 
   findByIdForUpdate(id: string): Promise<WorkspaceEntity | null> {

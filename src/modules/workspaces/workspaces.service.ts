@@ -16,10 +16,10 @@ import type {
 import type { EmbeddingConfigValue } from './entities/workspace.entity.js';
 import { MembersRepository } from './members.repository.js';
 import { toWorkspaceListItem, toWorkspaceResponse, workspaceEtag } from './workspaces.mapper.js';
-import { WorkspacesRepository } from './workspaces.repository.js';
+import { WorkspacesRepository, type WorkspaceSort } from './workspaces.repository.js';
 
 // Names sort case-insensitively, as people read them.
-const SORTS = { name: 'lower(w.name)', created_at: 'w.created_at' } as const;
+const SORTS = { name: 'name', created_at: 'created_at' } as const satisfies Record<string, WorkspaceSort>;
 
 @Injectable()
 export class WorkspacesService {
