@@ -3,7 +3,14 @@ import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { OpenedDatabase } from '../../libs/database/data-source.factory.js';
 import type { DB } from '../../libs/database/schema.js';
 import type { QueryBuilder } from '../../libs/database/typed-queries.js';
-import { containsText, entityPage, holds, sameText, sorted } from '../../libs/database/typed-fragments.js';
+import {
+  containsText,
+  entityColumns,
+  entityPage,
+  holds,
+  sameText,
+  sorted,
+} from '../../libs/database/typed-fragments.js';
 import { Db } from '../../libs/database/unit-of-work.js';
 import { DatasetEntity } from '../../src/modules/datasets/entities/dataset.entity.js';
 import { createTestDatabase, openTestDatabase, type TestDatabase } from '../utils/database.js';
@@ -63,6 +70,9 @@ describe(`typed query fragments on ${TEST_DATABASE}`, () => {
       take: 2,
     });
     expect(page[0]).toBeInstanceOf(DatasetEntity);
+    // Not selected by default (`select: false`), by TypeORM nor here.
+    expect(entityColumns(repo, 'datasets')).not.toContain('writing_version');
+    expect(page[0].writingVersion).toBeUndefined();
     expect(page.map((d) => d.name)).toEqual(['Alpha', 'alpha_2']);
     expect(total).toBe(names.length);
     const [beyond, counted] = await entityPage(

@@ -8,18 +8,15 @@ import { PasswordResetTokenEntity } from './entities/password-reset-token.entity
 import { UserEntity } from './entities/user.entity.js';
 import { containsPattern } from '../../../libs/database/like.js';
 import { entitiesFrom } from '../../../libs/database/typed-entities.js';
-import { entityPage, sameText, sorted } from '../../../libs/database/typed-fragments.js';
+import { entityColumns, entityPage, sameText, sorted } from '../../../libs/database/typed-fragments.js';
 import type { QueryBuilder } from '../../../libs/database/typed-queries.js';
 
 /** What the user list sorts by: display names case-insensitively. */
 export type UserSort = 'created_at' | 'email' | 'display_name';
 
-/** The user of this e-mail, compared case-insensitively, with every column (the password hash too). */
+/** The user of this e-mail, compared case-insensitively. */
 function byEmail(q: QueryBuilder, email: string) {
-  return q
-    .selectFrom('users')
-    .selectAll()
-    .where((eb) => sameText(eb, 'email', email));
+  return q.selectFrom('users').where((eb) => sameText(eb, 'email', email));
 }
 
 @Injectable()
@@ -43,7 +40,7 @@ export class UsersRepository {
 
   /** With the password hash, for login. */
   async findByEmailWithPassword(email: string): Promise<UserEntity | null> {
-    const [row] = await this.db.typed((q) => byEmail(q, email));
+    const [row] = await this.db.typed((q) => byEmail(q, email).selectAll());
     if (!row) return null;
     const [user] = entitiesFrom(this.users, [row]);
     // Not selected by default (`select: false`), so entitiesFrom leaves it unset.
@@ -51,9 +48,9 @@ export class UsersRepository {
     return user;
   }
 
-  /** Without the password hash: entitiesFrom leaves the column TypeORM does not select unset. */
+  /** Without the password hash. */
   async findByEmail(email: string): Promise<UserEntity | null> {
-    const rows = await this.db.typed((q) => byEmail(q, email));
+    const rows = await this.db.typed((q) => byEmail(q, email).select(entityColumns(this.users, 'users')));
     return entitiesFrom(this.users, rows)[0] ?? null;
   }
 

@@ -5,7 +5,7 @@ import { WorkspaceInvitationEntity } from './entities/workspace-invitation.entit
 import { Db } from '../../../libs/database/unit-of-work.js';
 import type { DB } from '../../../libs/database/schema.js';
 import { entitiesFrom } from '../../../libs/database/typed-entities.js';
-import { sameText } from '../../../libs/database/typed-fragments.js';
+import { entityColumns, sameText } from '../../../libs/database/typed-fragments.js';
 
 /** The derived state: pending past its expiry reads as expired. */
 function stateOf(eb: ExpressionBuilder<DB, 'workspace_invitations'>) {
@@ -27,7 +27,10 @@ export class InvitationsRepository {
 
   async list(workspaceId: string, state?: InvitationState): Promise<WorkspaceInvitationEntity[]> {
     const rows = await this.db.typed((q) => {
-      const query = q.selectFrom('workspace_invitations').selectAll().where('workspace_id', '=', workspaceId);
+      const query = q
+        .selectFrom('workspace_invitations')
+        .select(entityColumns(this.repo, 'workspace_invitations'))
+        .where('workspace_id', '=', workspaceId);
       return (state ? query.where((eb) => eb(stateOf(eb), '=', state)) : query)
         .orderBy('created_at', 'desc')
         .orderBy('id', 'asc');
@@ -53,7 +56,7 @@ export class InvitationsRepository {
     const rows = await this.db.typed((q) =>
       q
         .selectFrom('workspace_invitations')
-        .selectAll()
+        .select(entityColumns(this.repo, 'workspace_invitations'))
         .where('workspace_id', '=', workspaceId)
         .where((eb) => sameText(eb, 'email', email))
         .where('status', '=', sql.lit('pending')),
