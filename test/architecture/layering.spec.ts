@@ -482,12 +482,17 @@ describe('typed queries (docs/architecture.md, "Typed queries")', () => {
       { path: 'src/modules/runs/runs.repository.ts', text: 'await this.db.typed((q) => q.selectFrom("runs"));' },
       { path: 'src/modules/traces/traces.repository.ts', text: 'await this.db.query<Row[]>(sql);' },
       { path: 'src/modules/secrets/secrets.service.ts', text: 'await this.db.query(sql);' },
+      {
+        path: 'src/modules/suts/suts.repository.ts',
+        text: "return this.repo.createQueryBuilder('s').where('s.workspace_id = :id', { id }).getMany();",
+      },
     ];
     const untyped = ['src/modules/runs/runs.repository.ts', 'src/modules/traces/traces.repository.ts'];
     expect(untypedStatements(planted, untyped, { 'src/modules/api-keys/api-keys.repository.ts': 2 })).toEqual([
       'src/modules/api-keys/api-keys.repository.ts has 1 hand-written statements: lower its count to 1',
       'src/modules/runs/runs.repository.ts has no hand-written statement left: take it off the untyped list',
       'src/modules/secrets/secrets.repository.ts has 1 hand-written statements, 0 kept: use db.typed',
+      'src/modules/suts/suts.repository.ts has 1 hand-written statements, 0 kept: use db.typed',
     ]);
     const libs: SourceFile[] = [
       { path: 'libs/auth/session.repository.ts', text: "await this.db.query('DELETE FROM auth_tokens');" },

@@ -3,9 +3,10 @@ import type { SourceFile } from './import-graph.js';
 /**
  * A statement written as SQL text, whose row type nothing checks: through Db (`db.query(`,
  * `db.prepared(`) or any other way to hand SQL to the driver (a TypeORM repository's or manager's
- * `.query(`, a query runner's).
+ * `.query(`, a query runner's), or built by TypeORM's query builder, whose predicates, sorts and
+ * joins are strings (`.where('s.workspace_id = :id')`): each `createQueryBuilder(` counts.
  */
-const HAND_WRITTEN = /\.(?:query|prepared)\s*[<(]/g;
+const HAND_WRITTEN = /\.(?:query|prepared|createQueryBuilder)\s*[<(]/g;
 
 /** The families' repositories: the files `untypedStatements` checks unless told others. */
 export const FAMILY_REPOSITORIES = /^src\/modules\/.*\.repository\.ts$/;
