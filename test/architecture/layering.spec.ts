@@ -101,6 +101,15 @@ describe('layering (STYLE.md habits)', () => {
     expect(unnamed).toEqual([]);
   });
 
+  it('a family folder holds at most 25 files at its top; more go into sub-folders by subject', () => {
+    const perFolder = new Map<string, number>();
+    for (const f of files) {
+      const top = /^src\/modules\/([^/]+)\/[^/]+\.ts$/.exec(f.path);
+      if (top) perFolder.set(top[1], (perFolder.get(top[1]) ?? 0) + 1);
+    }
+    expect([...perFolder].filter(([, n]) => n > 25).map(([family, n]) => `${family}: ${n} files`)).toEqual([]);
+  });
+
   it('no barrels: code imports the file that defines what it uses', () => {
     const reexports = files.filter((f) => /^export (\*|\{[^}]*\}) from /m.test(f.text)).map((f) => f.path);
     expect(reexports).toEqual([]);
@@ -447,7 +456,7 @@ const HAND_WRITTEN_KEPT: Record<string, number> = {
   // beginAttempt: one INSERT … ON CONFLICT DO UPDATE whose CASE arms are the login throttle's rule.
   'src/modules/auth/auth.repository.ts': 1,
   // evalConfigsPinning: the pins read out of eval_configs.metrics with jsonb_array_elements() in FROM.
-  'src/modules/catalogues/metric-configs.repository.ts': 1,
+  'src/modules/catalogues/metrics/metric-configs.repository.ts': 1,
   // seedRows: a version's rows from dataset_version_rows() (the datasets family's) under the filter compiler's SQL text.
   'src/modules/sdg/sdg.repository.ts': 1,
 };
@@ -518,10 +527,10 @@ const WORKSPACE_FREE_CALLERS = [
   // Signed file URLs: the signature, not a workspace, authorises them.
   'src/modules/datasets/versions/download.service.ts: findVersionByIdUnscoped',
   'src/modules/reports/report-files.service.ts: findUnscoped',
-  'src/modules/runs/results.service.ts: findUnscoped',
+  'src/modules/runs/results/results.service.ts: findUnscoped',
   // Job handlers resolving their job's record.
   'src/modules/ops/custom-ops.service.ts: findCustomOpForUpdateUnscoped',
-  'src/modules/runs/run-executor.job.ts: findForUpdateUnscoped, findUnscoped',
+  'src/modules/runs/execution/run-executor.job.ts: findForUpdateUnscoped, findUnscoped',
   'src/modules/sdg/sdg-generator.job.ts: findRunUnscoped',
   'src/modules/traces/trace-enrichment.job.ts: findEnrichmentRunUnscoped',
   'src/modules/traces/trace-landing.job.ts: findRunUnscoped',
@@ -585,7 +594,7 @@ const DTO_BUILDERS_ELSEWHERE = [
   'src/modules/projects/builtin-recommendations.ts: builtinRecommendations',
   'src/modules/projects/builtin-recommendations.ts: fromTemplate',
   // Statistics: the trend's series pooled from run cells.
-  'src/modules/runs/trend.ts: buildSeries',
+  'src/modules/runs/trends/trend.ts: buildSeries',
   // A request's auth as stored on a connection (secret id apart), not a response.
   'src/modules/suts/connections.service.ts: authShape',
 ];

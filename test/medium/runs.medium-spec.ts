@@ -10,8 +10,8 @@ import { PartitionsService } from '../../src/modules/datasets/dimensions/partiti
 import { RunSourceService } from '../../src/modules/datasets/run-source.service.js';
 import { VersionsService } from '../../src/modules/datasets/versions/versions.service.js';
 import type { CreateRunRequest } from '../../src/modules/runs/dto/run.dto.js';
-import { RunExecutor } from '../../src/modules/runs/run-executor.job.js';
-import { RunPlanner, type RunInputs } from '../../src/modules/runs/run-planner.service.js';
+import { RunExecutor } from '../../src/modules/runs/execution/run-executor.job.js';
+import { RunPlanner, type RunInputs } from '../../src/modules/runs/execution/run-planner.service.js';
 import { RUNS, RunsRepository } from '../../src/modules/runs/runs.repository.js';
 import { RunsService } from '../../src/modules/runs/runs.service.js';
 import { ConnectionsService } from '../../src/modules/suts/connections.service.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../libs/auth/roles.js';
 import { CataloguesModule } from '../../src/modules/catalogues/catalogues.module.js';
-import { EmbeddingConfigsService } from '../../src/modules/catalogues/embedding-configs.service.js';
+import { EmbeddingConfigsService } from '../../src/modules/catalogues/embedding-configs/embedding-configs.service.js';
 import { ListWorkspacesQuery } from '../../src/modules/workspaces/dto/workspace.dto.js';
 import { WorkspacesModule } from '../../src/modules/workspaces/workspaces.module.js';
 import { WorkspacesService } from '../../src/modules/workspaces/workspaces.service.js';

@@ -7,7 +7,7 @@ import { JobHandler } from '../../../libs/queue/job-handler.decorator.js';
 import { JobFailure } from '../../../libs/queue/job-outcome.js';
 import { isTerminal, type JobContext } from '../../../libs/queue/job.types.js';
 import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
-import { EmbeddingConfigsService } from '../catalogues/embedding-configs.service.js';
+import { EmbeddingConfigsService } from '../catalogues/embedding-configs/embedding-configs.service.js';
 import { ANALYSIS_RUNS, AnalysisRepository, CLUSTER_RUNS, type AnalysisKind } from './analysis.repository.js';
 import { MAX_ANALYSIS_ROWS } from './dto/analysis.dto.js';
 import { ANALYSIS_JOB, CLUSTER_JOB } from './analysis.jobs.js';

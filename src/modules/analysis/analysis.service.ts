@@ -6,7 +6,7 @@ import { labelColumns } from '../../../libs/dataset-analysis/annotation.js';
 import { textColumns } from '../../../libs/dataset-analysis/text.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
-import { EmbeddingConfigsService } from '../catalogues/embedding-configs.service.js';
+import { EmbeddingConfigsService } from '../catalogues/embedding-configs/embedding-configs.service.js';
 import type { FilterContext } from '../datasets/rows/query-language.js';
 import { QueryService } from '../datasets/rows/query.service.js';
 import { VersionsService } from '../datasets/versions/versions.service.js';

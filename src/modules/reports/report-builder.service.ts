@@ -14,10 +14,10 @@ import {
   type SectionDraft,
 } from '../../../libs/reports/sections.js';
 import type { JudgeEntity } from '../catalogues/entities/judge.entity.js';
-import { judgeConnection } from '../catalogues/judges.service.js';
+import { judgeConnection } from '../catalogues/judges/judges.service.js';
 import type { RunEntity } from '../runs/entities/run.entity.js';
 import { RunReadService, type RunItemRow } from '../runs/run-read.service.js';
-import { itemResult } from '../runs/run-summaries.service.js';
+import { itemResult } from '../runs/execution/run-summaries.service.js';
 import { SecretsService } from '../secrets/secrets.service.js';
 
 const SYSTEM_PROMPT =

@@ -8,7 +8,7 @@ import {
   type ReportFormat,
   type SectionKey,
 } from '../../../libs/reports/report.types.js';
-import { JudgesService } from '../catalogues/judges.service.js';
+import { JudgesService } from '../catalogues/judges/judges.service.js';
 import type {
   PutSectionPromptRequest,
   ReportSectionPromptResponse,

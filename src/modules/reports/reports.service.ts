@@ -8,7 +8,7 @@ import { metricAvailability } from '../../../libs/evaluation/metric-catalogue.js
 import type { ConfigSection, ReportSection, SectionKey } from '../../../libs/reports/report.types.js';
 import { plannedSections, SECTION_TITLES, sectionQuestions } from '../../../libs/reports/sections.js';
 import type { JudgeEntity } from '../catalogues/entities/judge.entity.js';
-import { JudgesService } from '../catalogues/judges.service.js';
+import { JudgesService } from '../catalogues/judges/judges.service.js';
 import type { PartitionResponse } from '../datasets/dto/dimensions.dto.js';
 import { PartitionsService } from '../datasets/dimensions/partitions.service.js';
 import { VersionsService } from '../datasets/versions/versions.service.js';

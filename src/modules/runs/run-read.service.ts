@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../../libs/config/app-config.js';
 import type { RunEntity } from './entities/run.entity.js';
-import { itemPages } from './run-item-pages.js';
+import { itemPages } from './execution/run-item-pages.js';
 import { RunsRepository, type RunItemRow } from './runs.repository.js';
 
 export type { RunItemRow } from './runs.repository.js';

@@ -30,7 +30,7 @@ import { ProblemResponse } from '../../../libs/common/problem.dto.js';
 import { UuidParam } from '../../../libs/common/uuid-param.js';
 import { SseResponse } from '../../../libs/common/sse.js';
 import { AcceptedAt } from '../../../libs/queue/accepted.decorator.js';
-import { DiffService } from './diff.service.js';
+import { DiffService } from './results/diff.service.js';
 import {
   DiffExportQuery,
   DiffQuery,
@@ -52,7 +52,7 @@ import {
 import { QueueQuery, RunQueueResponse } from './dto/queue.dto.js';
 import { UploadOutputsRequest } from './dto/upload.dto.js';
 import { NdjsonBodyInterceptor } from './ndjson-body.interceptor.js';
-import { ResultsService } from './results.service.js';
+import { ResultsService } from './results/results.service.js';
 import { RunEventStreams } from './run-event-streams.service.js';
 import { ApiRunEventStream } from './run-event-stream.openapi.js';
 import { RunQueueService } from './run-queue.service.js';

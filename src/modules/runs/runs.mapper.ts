@@ -1,6 +1,6 @@
 import type { GateVerdict, GateVerdictResponse } from './dto/gate-verdict.dto.js';
 import type { RunItemResultDto } from './dto/results.dto.js';
-import type { GateVerdictRow } from './gate-verdicts.repository.js';
+import type { GateVerdictRow } from './gate/gate-verdicts.repository.js';
 import type { RunEntity } from './entities/run.entity.js';
 import type { RunEventRow, RunItemRow } from './runs.repository.js';
 import type { RunEventResponse, RunResponse } from './dto/run.dto.js';

@@ -8,7 +8,7 @@ import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.j
 import { AppConfig } from '../../../libs/config/app-config.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
-import { MetricConfigsService } from '../catalogues/metric-configs.service.js';
+import { MetricConfigsService } from '../catalogues/metrics/metric-configs.service.js';
 import { RunSourceService } from '../datasets/run-source.service.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import type {
@@ -22,10 +22,10 @@ import type {
 } from './dto/run.dto.js';
 import type { UploadOutputsRequest } from './dto/upload.dto.js';
 import { TERMINAL_RUN_STATES, type RunEntity } from './entities/run.entity.js';
-import { CANCELLED, RunExecutor } from './run-executor.job.js';
+import { CANCELLED, RunExecutor } from './execution/run-executor.job.js';
 import { RUN_JOB } from './runs.jobs.js';
 import { toEventResponse, toRunResponse } from './runs.mapper.js';
-import { RunPlanner } from './run-planner.service.js';
+import { RunPlanner } from './execution/run-planner.service.js';
 import { RunErrors } from './runs.errors.js';
 import { RunsRepository } from './runs.repository.js';
 

@@ -6,7 +6,7 @@ import { JobHandler } from '../../../libs/queue/job-handler.decorator.js';
 import { JobFailure } from '../../../libs/queue/job-outcome.js';
 import { isTerminal, type JobContext } from '../../../libs/queue/job.types.js';
 import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
-import { judgeConnection, JudgesService } from '../catalogues/judges.service.js';
+import { judgeConnection, JudgesService } from '../catalogues/judges/judges.service.js';
 import { GeneratedRowsService } from '../datasets/rows/generated-rows.service.js';
 import { SecretsService } from '../secrets/secrets.service.js';
 import type { SdgRunEntity } from './entities/sdg-run.entity.js';
