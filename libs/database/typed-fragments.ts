@@ -134,10 +134,10 @@ export function sorted<D, TB extends keyof D, O>(
   sort: { column: StringReference<D, TB>; direction: 'ASC' | 'DESC'; lower?: boolean },
   tieBreaker: StringReference<D, TB>,
 ): SelectQueryBuilder<D, TB, O> {
-  const direction = sort.direction === 'DESC' ? 'desc' : 'asc';
+  const order = direction(sort);
   const first = sort.lower
-    ? query.orderBy((eb) => eb.fn('lower', [sort.column]), direction)
-    : query.orderBy(sort.column, direction);
+    ? query.orderBy((eb) => eb.fn('lower', [sort.column]), order)
+    : query.orderBy(sort.column, order);
   return first.orderBy(tieBreaker, 'asc');
 }
 

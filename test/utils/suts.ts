@@ -36,9 +36,14 @@ export async function runToEnd<T extends { state: string }>(
   return endedRun<T>(t, reader, started.body.id as string);
 }
 
-/** The run once it has ended (polled every 50 ms, for 30 s at most). */
-export async function endedRun<T extends { state: string }>(t: TestApp, auth: Auth, runId: string): Promise<T> {
-  for (let i = 0; i < 600; i++) {
+/** The run once it has ended (polled every 50 ms, for `withinMs` at most). */
+export async function endedRun<T extends { state: string }>(
+  t: TestApp,
+  auth: Auth,
+  runId: string,
+  withinMs = 30_000,
+): Promise<T> {
+  for (let i = 0; i < withinMs / 50; i++) {
     const run = (await t.http.get(`/runs/${runId}`).set(auth).expect(200)).body as T;
     if (['succeeded', 'failed', 'cancelled'].includes(run.state)) return run;
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -139,18 +139,15 @@ export class LiveIngestService {
       conventions: countBy(entry.spans, (s) => s.convention),
     });
     await this.traces.appendDrops(
-      entry.drops.map((drop, i) => ({
+      {
         workspace_id: workspaceId,
         run_id: stream.ingest_run_id,
         dataset_id: datasetId,
-        ordinal: droppedBefore + i + 1,
-        reason: drop.reason,
-        detail: drop.detail,
-        source_ref: drop.source_ref,
-        payload: drop.payload,
         // The version the export's spans join: the landing claims it when it lands them; with none to land, the open head.
         version_id: added > 0 ? null : stream.head_version_id,
-      })),
+      },
+      droppedBefore + 1,
+      entry.drops,
     );
     if (added > 0 && !wasQueued) {
       await this.queue.enqueue({

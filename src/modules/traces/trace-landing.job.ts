@@ -25,8 +25,6 @@ import { SPAN_COLUMNS, spanRowId, TRACE_MAPPING, TraceDatasets } from './trace-d
 
 const DROP_BATCH = 500;
 
-type DropRecord = Parameters<TracesRepository['appendDrops']>[0][number];
-
 /** The 128 bits of a row id, as WordHashSet keys them (one array, reused: the set copies what it keeps). */
 const rowIdWords = new Uint32Array(4);
 function uuidWords(id: string): Uint32Array {
@@ -229,7 +227,7 @@ export class TraceLanding {
         ? new WordHashSet(4, 1 << 16)
         : null;
     let spans: Array<[string, number, string]> = [];
-    let drops: DropRecord[] = [];
+    let drops: Drop[] = [];
     // A retry takes the drops anew, with the counts.
     await this.transactions.run(() => this.traces.clearDrops(run.id));
     // On PostgreSQL (a process of its own) a batch is written while the next one is read and
@@ -246,7 +244,13 @@ export class TraceLanding {
       drops = [];
       if (!batch.length && !batchDrops.length) return;
       await writing;
-      writing = this.transactions.run(() => this.writeBatch(dataset.id, number, batch, batchDrops, direct));
+      // The batch's drops are the last of those counted so far: their ordinals end at `dropped`.
+      const of = { workspace_id: run.workspace_id, run_id: run.id, dataset_id: dataset.id };
+      const dropsFrom = dropped - batchDrops.length + 1;
+      writing = this.transactions.run(async () => {
+        await this.writeBatch(dataset.id, number, batch, direct);
+        await this.traces.appendDrops(of, dropsFrom, batchDrops);
+      });
       // Its failure is taken by the next flush or at the end; until then it is not an unhandled rejection.
       writing.catch(() => undefined);
       if (!overlap) await writing;
@@ -262,7 +266,7 @@ export class TraceLanding {
         if (!result.ok) {
           dropped++;
           dropReasons[result.drop.reason] = (dropReasons[result.drop.reason] ?? 0) + 1;
-          drops.push(dropRecord(run, dataset.id, dropped, result.drop));
+          drops.push(result.drop);
           if (drops.length >= DROP_BATCH) await flush();
           continue;
         }
@@ -294,7 +298,7 @@ export class TraceLanding {
   }
 
   /**
-   * One batch, with its drops: COPYed straight into the version when `direct` (the landing knows
+   * One batch: COPYed straight into the version when `direct` (the landing knows
    * none of them is written), else staged by COPY and then the spans the dataset does not hold yet
    * (in any version still showing them, or written by this landing) are written.
    */
@@ -302,12 +306,10 @@ export class TraceLanding {
     datasetId: string,
     number: number,
     spans: Array<[string, number, string]>,
-    drops: Parameters<TracesRepository['appendDrops']>[0],
     direct: boolean,
   ): Promise<void> {
     if (direct) await this.datasets.appendFresh(datasetId, number, spans);
     else await this.datasets.appendNew(datasetId, number, spans);
-    await this.traces.appendDrops(drops);
   }
 
   /** Records the version (when the landing wrote any span), moves the dataset's counters, releases the number, and closes the run. */
@@ -423,19 +425,4 @@ export class TraceLanding {
       createdBy,
     });
   }
-}
-
-/** A dropped record as its run keeps it: the reason, where it was, and what it held. */
-function dropRecord(run: IngestRunRow, datasetId: string, ordinal: number, drop: Drop): DropRecord {
-  const { reason, detail, source_ref, payload } = drop;
-  return {
-    workspace_id: run.workspace_id,
-    run_id: run.id,
-    dataset_id: datasetId,
-    ordinal,
-    reason,
-    detail,
-    source_ref,
-    payload,
-  };
 }

@@ -7,6 +7,7 @@ import type { NarrowedRow } from '../../../libs/database/typed-queries.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { nameTaken } from '../../../libs/database/record-queries.js';
 import { TRACKED_COLUMNS, trackedRecord, type TrackedColumns } from '../../../libs/queue/tracked-job.js';
+import type { Drop } from '../../../libs/traces/span.types.js';
 
 /** The records landing and enrichment jobs settle: the queue keeps their tracked columns. */
 export const TRACE_INGEST_RUNS = trackedRecord('trace_ingest_runs', 'ingest_run_id');
@@ -295,27 +296,25 @@ export class TracesRepository {
 
   // Drops
 
+  /** An ingest run's drops, numbered on from `firstOrdinal` in the order given. */
   async appendDrops(
-    drops: Array<{
+    of: {
       workspace_id: string;
       run_id: string;
       dataset_id: string | null;
-      ordinal: number;
-      reason: string;
-      detail: string;
-      source_ref: string;
-      payload: unknown;
-      /** The version the span would have joined, when already known (file landings set it when they finish). */
+      /** The version the spans would have joined, when already known (file landings set it when they finish). */
       version_id?: string | null;
-    }>,
+    },
+    firstOrdinal: number,
+    drops: readonly Drop[],
   ): Promise<void> {
     if (!drops.length) return;
-    const rows: BulkValue[][] = drops.map((d) => [
-      d.workspace_id,
-      d.run_id,
-      d.dataset_id,
-      d.version_id ?? null,
-      d.ordinal,
+    const rows: BulkValue[][] = drops.map((d, i) => [
+      of.workspace_id,
+      of.run_id,
+      of.dataset_id,
+      of.version_id ?? null,
+      firstOrdinal + i,
       d.reason,
       d.detail,
       d.source_ref,

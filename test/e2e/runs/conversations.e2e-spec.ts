@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { uploadRows } from '../../utils/datasets.js';
 import { chatCompletion, FakeUpstream, type RecordedRequest } from '../../utils/fake-upstream.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
+import { endedRun } from '../../utils/suts.js';
 
 /** Multi-turn rows through an OpenAI-compatible SUT that rate-limits and sometimes answers garbage, graded by an LLM judge. */
 describe('runs: conversations, judges, rate limits and malformed answers', () => {
@@ -11,14 +12,7 @@ describe('runs: conversations, judges, rate limits and malformed answers', () =>
   let sut: FakeUpstream;
   let judge: FakeUpstream;
 
-  async function settled(id: string) {
-    for (let i = 0; i < 400; i++) {
-      const run = (await t.http.get(`/runs/${id}`).set(r.viewer.auth).expect(200)).body;
-      if (['succeeded', 'failed', 'cancelled'].includes(run.state)) return run;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error('run did not end');
-  }
+  const settled = (id: string) => endedRun<{ state: string }>(t, r.viewer.auth, id, 20_000);
 
   beforeAll(async () => {
     t = await startTestApp();

@@ -6,6 +6,7 @@ import type { ItemResult, RunMetricSpec } from '../../../libs/evaluation/runs/ru
 import { uploadRows, type UploadedDataset } from '../../utils/datasets.js';
 import { FakeUpstream, type RecordedRequest } from '../../utils/fake-upstream.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
+import { endedRun } from '../../utils/suts.js';
 
 type Run = { id: string; state: string; progress: Record<string, number> };
 type Item = ItemResult & { ordinal: string; data: Record<string, unknown> };
@@ -47,14 +48,7 @@ describe('runs: read a page at a time', () => {
     return { json: { answer: `the answer to question ${i} is ${i}` } };
   }
 
-  async function settled(id: string): Promise<Run> {
-    for (let i = 0; i < 1200; i++) {
-      const run = (await t.http.get(`/runs/${id}`).set(r.viewer.auth).expect(200)).body as Run;
-      if (['succeeded', 'failed', 'cancelled'].includes(run.state)) return run;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error(`run ${id} did not end`);
-  }
+  const settled = (id: string) => endedRun<Run>(t, r.viewer.auth, id, 120_000);
 
   beforeAll(async () => {
     t = await startTestApp({ RUN_PAGE_SIZE: String(PAGE) });

@@ -7,6 +7,7 @@ import { MATERIALIZE_PAGES } from '../../../src/modules/runs/runs.service.js';
 import { uploadRows } from '../../utils/datasets.js';
 import { chatCompletion, FakeUpstream, type RecordedRequest } from '../../utils/fake-upstream.js';
 import { restartableApps, type TestApp } from '../../utils/test-app.js';
+import { endedRun } from '../../utils/suts.js';
 
 type Messages = Array<{ role: string; content: string }>;
 type Run = {
@@ -95,14 +96,7 @@ describe('runs: executed a page at a time', () => {
     return { owner, ws, datasetId: data.datasetId, sutId, connectionId };
   }
 
-  async function settled(t: TestApp, auth: Record<string, string>, id: string): Promise<Run> {
-    for (let i = 0; i < 1200; i++) {
-      const run = (await t.http.get(`/runs/${id}`).set(auth).expect(200)).body as Run;
-      if (['succeeded', 'failed', 'cancelled'].includes(run.state)) return run;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error(`run ${id} did not end`);
-  }
+  const settled = (t: TestApp, auth: Record<string, string>, id: string) => endedRun<Run>(t, auth, id, 120_000);
 
   it('calls every item once, conversations in order across pages, and summarises as the whole list would', async () => {
     const t = await apps.start();

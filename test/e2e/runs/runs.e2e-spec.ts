@@ -9,6 +9,7 @@ import { expectProblem } from '../../utils/problem.js';
 import { followLocation } from '../../utils/accepted.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 import { CAPITAL_ROWS, CAPITALS_EVAL_CONFIG, capitalAnswers } from '../../factories/capitals.js';
+import { endedRun } from '../../utils/suts.js';
 
 type Run = {
   id: string;
@@ -33,14 +34,7 @@ describe('runs', () => {
   /** The SUT under test: right for most rows, wrong for Peru and Chile, and a 500 for Fiji. */
   let answers = capitalAnswers();
 
-  async function settled(id: string, auth = r.viewer.auth): Promise<Run> {
-    for (let i = 0; i < 400; i++) {
-      const run = (await t.http.get(`/runs/${id}`).set(auth).expect(200)).body as Run;
-      if (['succeeded', 'failed', 'cancelled'].includes(run.state)) return run;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`run ${id} did not end`);
-  }
+  const settled = (id: string, auth = r.viewer.auth) => endedRun<Run>(t, auth, id, 20_000);
 
   beforeAll(async () => {
     t = await startTestApp();
