@@ -7,6 +7,17 @@ const SAMPLE_MS = 50;
 /** The longest one turn waits: a steady load slows background work down but never stops it. */
 export const MAX_WAIT_MS = 250;
 
+/** The time and the sleeping the measure uses: the process's own, or a test's. */
+export interface PressureClock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+const processClock: PressureClock = {
+  now: () => performance.now(),
+  sleep: (ms, signal) => sleep(ms, undefined, { signal }).catch(() => undefined),
+};
+
 /**
  * Requests first, in a process that serves them and runs jobs too (the in-process workers that
  * `npm start` gives): background work asks `giveWay()` before each unit of work (a run before each
@@ -29,12 +40,14 @@ export class RequestPressure {
   private lateMs = 0;
   private lookedAt = -Infinity;
 
+  constructor(private readonly clock: PressureClock = processClock) {}
+
   /** A request arrived (the HTTP pipeline calls it with the response). */
   begin(res: object): void {
     this.counted.add(res);
     this.inFlight++;
     this.beforeLastBegun = this.lastBegun;
-    this.lastBegun = performance.now();
+    this.lastBegun = this.clock.now();
   }
 
   /**
@@ -57,7 +70,7 @@ export class RequestPressure {
    * polling a run's progress a few times a second does not hold the run back.
    */
   private serving(): boolean {
-    return this.inFlight > 0 || performance.now() - this.beforeLastBegun < SAMPLE_MS;
+    return this.inFlight > 0 || this.clock.now() - this.beforeLastBegun < SAMPLE_MS;
   }
 
   /** How late the event loop ran at the last look, in ms (0 until a turn looked). */
@@ -67,19 +80,20 @@ export class RequestPressure {
 
   /** Resolves when background work may go on: at once unless requests are being served and the loop runs late. */
   async giveWay(signal?: AbortSignal): Promise<void> {
-    const deadline = performance.now() + MAX_WAIT_MS;
+    const { clock } = this;
+    const deadline = clock.now() + MAX_WAIT_MS;
     while (this.serving() && !signal?.aborted) {
-      const now = performance.now();
+      const now = clock.now();
       const fresh = now - this.lookedAt < SAMPLE_MS;
       if (fresh && this.lateMs <= YIELD_DELAY_MS) return;
       const pause = Math.min(SAMPLE_MS, deadline - now);
       if (pause <= 0) return;
-      await sleep(pause, undefined, { signal }).catch(() => undefined);
+      await clock.sleep(pause, signal);
       // Woken by the abort, not by the timer: nothing was measured.
       if (signal?.aborted) return;
-      if (!fresh || performance.now() - this.lookedAt >= SAMPLE_MS) {
-        this.lateMs = Math.max(0, performance.now() - now - pause);
-        this.lookedAt = performance.now();
+      if (!fresh || clock.now() - this.lookedAt >= SAMPLE_MS) {
+        this.lateMs = Math.max(0, clock.now() - now - pause);
+        this.lookedAt = clock.now();
       }
     }
   }
