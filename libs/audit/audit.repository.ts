@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { LessThan } from 'typeorm';
+import { entityPage } from '../database/typed-fragments.js';
 import { Db } from '../database/unit-of-work.js';
 import { AuditEventEntity } from './audit-event.entity.js';
 
@@ -23,22 +23,17 @@ export class AuditRepository {
     options: { skip: number; take: number; before?: Date },
   ): Promise<[AuditEventEntity[], number]> {
     const { before, ...window } = options;
-    return this.repo.findAndCount({
-      where: { targetType, targetId, ...(before ? { createdAt: LessThan(before) } : {}) },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      ...window,
-    });
-  }
-
-  async findByWorkspace(
-    workspaceId: string,
-    options: { skip: number; take: number; action?: string },
-  ): Promise<[AuditEventEntity[], number]> {
-    return this.repo.findAndCount({
-      where: { workspaceId, ...(options.action ? { action: options.action } : {}) },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: options.skip,
-      take: options.take,
-    });
+    return entityPage(
+      this.db,
+      this.repo,
+      (q) =>
+        q
+          .selectFrom('audit_events')
+          .where('target_type', '=', targetType)
+          .where('target_id', '=', targetId)
+          .$if(before !== undefined, (query) => query.where('created_at', '<', before!)),
+      (query) => query.orderBy('created_at', 'desc').orderBy('id', 'desc'),
+      window,
+    );
   }
 }

@@ -41,8 +41,4 @@ export class AuditService {
   forTarget(targetType: string, targetId: string, window: { skip: number; take: number; before?: Date }) {
     return this.repo.findByTarget(targetType, targetId, window);
   }
-
-  forWorkspace(workspaceId: string, window: { skip: number; take: number; action?: string }) {
-    return this.repo.findByWorkspace(workspaceId, window);
-  }
 }

@@ -120,6 +120,21 @@ export async function entityPage<T extends ObjectLiteral, TB extends keyof DB>(
   return [entitiesFrom(repo, rows), total];
 }
 
+/**
+ * Every row `matching` selects, sorted by `order`, read as entities (the columns TypeORM reads for
+ * the entity, as `entityPage`): a list too short to page (a workspace's configs, a record's revisions).
+ */
+export async function entityList<T extends ObjectLiteral, TB extends keyof DB>(
+  db: Db,
+  repo: Repository<T>,
+  matching: (q: QueryBuilder) => Matching<TB>,
+  order: (query: Matching<TB>) => Matching<TB>,
+): Promise<T[]> {
+  const columns = selectedColumns(repo) as never;
+  const rows = await db.typed((q) => order(matching(q)).select(columns) as Matching<TB>);
+  return entitiesFrom(repo, rows);
+}
+
 /** The direction of a list's sort (libs/common/pagination.ts parseSort) as Kysely's orderBy takes it. */
 export function direction(sort: { direction: 'ASC' | 'DESC' }): 'asc' | 'desc' {
   return sort.direction === 'DESC' ? 'desc' : 'asc';

@@ -495,10 +495,22 @@ describe('typed queries (docs/architecture.md, "Typed queries")', () => {
         path: 'src/modules/suts/suts.repository.ts',
         text: "return this.repo.createQueryBuilder('s').where('s.workspace_id = :id', { id }).getMany();",
       },
+      {
+        path: 'src/modules/reports/reports.repository.ts',
+        text: [
+          "return this.reports.find({ where: { workspaceId }, order: { name: 'ASC' } });",
+          'const [rows, total] = await this.reports.findAndCount({ where: { workspaceId }, ...window });',
+          'return this.users.count();',
+          // A record by its key, and an array's find, are not lists.
+          'return this.reports.findOne({ where: { id, workspaceId } });',
+          'const hit = counts.find((c) => c.op === op);',
+        ].join('\n'),
+      },
     ];
     const untyped = ['src/modules/runs/runs.repository.ts', 'src/modules/traces/traces.repository.ts'];
     expect(untypedStatements(planted, untyped, { 'src/modules/api-keys/api-keys.repository.ts': 2 })).toEqual([
       'src/modules/api-keys/api-keys.repository.ts has 1 hand-written statements: lower its count to 1',
+      'src/modules/reports/reports.repository.ts has 3 hand-written statements, 0 kept: use db.typed',
       'src/modules/runs/runs.repository.ts has no hand-written statement left: take it off the untyped list',
       'src/modules/secrets/secrets.repository.ts has 1 hand-written statements, 0 kept: use db.typed',
       'src/modules/suts/suts.repository.ts has 1 hand-written statements, 0 kept: use db.typed',

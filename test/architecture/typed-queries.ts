@@ -4,9 +4,19 @@ import type { SourceFile } from './import-graph.js';
  * A statement written as SQL text, whose row type nothing checks: through Db (`db.query(`,
  * `db.prepared(`) or any other way to hand SQL to the driver (a TypeORM repository's or manager's
  * `.query(`, a query runner's), or built by TypeORM's query builder, whose predicates, sorts and
- * joins are strings (`.where('s.workspace_id = :id')`): each `createQueryBuilder(` counts.
+ * joins are strings (`.where('s.workspace_id = :id')`): each `createQueryBuilder(` counts. So does
+ * a TypeORM repository's list or count (TYPEORM_LIST).
  */
 const HAND_WRITTEN = /\.(?:query|prepared|createQueryBuilder)\s*[<(]/g;
+
+/**
+ * A TypeORM repository's list or count: `find({ where, order })`, `findBy`, `findAndCount`,
+ * `count()`… TypeORM stays for a record by its key (findOne, save, insert, update and delete by
+ * key); what selects by anything else, sorts or counts is a typed query (`entityList`,
+ * `entityPage`, `countOf` in libs/database/typed-fragments.ts).
+ */
+const TYPEORM_LIST =
+  /\.(?:find|findBy|findAndCount|findAndCountBy|countBy|count|sum|average|minimum|maximum)\(\s*[{)]/g;
 
 /** The families' repositories: the files `untypedStatements` checks unless told others. */
 export const FAMILY_REPOSITORIES = /^src\/modules\/.*\.repository\.ts$/;
@@ -30,7 +40,7 @@ export function untypedStatements(
   const problems: string[] = [];
   for (const f of files) {
     if (!scope.test(f.path) || f.path.endsWith('.spec.ts')) continue;
-    const count = f.text.match(HAND_WRITTEN)?.length ?? 0;
+    const count = (f.text.match(HAND_WRITTEN)?.length ?? 0) + (f.text.match(TYPEORM_LIST)?.length ?? 0);
     if (untyped.includes(f.path)) {
       if (count === 0) problems.push(`${f.path} has no hand-written statement left: take it off the untyped list`);
       continue;

@@ -5,7 +5,9 @@ import type { DB } from '../../libs/database/schema.js';
 import type { QueryBuilder } from '../../libs/database/typed-queries.js';
 import {
   containsText,
+  countOf,
   entityColumns,
+  entityList,
   entityPage,
   holds,
   sameText,
@@ -84,5 +86,24 @@ describe(`typed query fragments on ${TEST_DATABASE}`, () => {
     );
     expect(beyond).toEqual([]);
     expect(counted).toBe(names.length);
+  });
+
+  it('answers every matching row as entities in the order asked, and counts them', async () => {
+    const repo = db.repository(DatasetEntity);
+    const odd = (q: QueryBuilder) => inWorkspace(q).where((eb) => holds(eb, 'tags', 'odd'));
+    const list = await entityList(db, repo, odd, (query) => query.orderBy('name', 'desc'));
+    expect(list.every((d) => d instanceof DatasetEntity)).toBe(true);
+    // Plain ORDER BY name: the collation's order, as TypeORM's `order: { name: 'DESC' }` gave.
+    expect(
+      list
+        .map((d) => d.name)
+        .sort()
+        .reverse(),
+    ).toEqual(['alpha_2', 'Alpha']);
+    expect(list.map((d) => d.name)).toHaveLength(2);
+    expect(list[0].writingVersion).toBeUndefined();
+    expect(list[0].tags).toEqual(['odd']);
+    expect(await countOf(db, odd)).toBe(2);
+    expect(await countOf(db, inWorkspace)).toBe(names.length);
   });
 });

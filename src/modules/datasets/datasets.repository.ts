@@ -8,6 +8,7 @@ import { nameTaken } from '../../../libs/database/record-queries.js';
 import { entitiesFrom } from '../../../libs/database/typed-entities.js';
 import {
   direction,
+  entityList,
   entityPage,
   holds,
   isAnyOf,
@@ -387,16 +388,26 @@ export class DatasetsRepository {
   }
 
   listVersions(datasetId: string, state: VersionState | undefined, window: { skip: number; take: number }) {
-    return this.versions.findAndCount({
-      where: { datasetId, ...(state ? { state } : {}) },
-      order: { number: 'DESC' },
-      skip: window.skip,
-      take: window.take,
-    });
+    return entityPage(
+      this.db,
+      this.versions,
+      (q) =>
+        q
+          .selectFrom('dataset_versions')
+          .where('dataset_id', '=', datasetId)
+          .$if(state !== undefined, (query) => query.where('state', '=', state!)),
+      (query) => query.orderBy('number', 'desc'),
+      window,
+    );
   }
 
   allVersions(datasetId: string): Promise<DatasetVersionEntity[]> {
-    return this.versions.find({ where: { datasetId }, order: { number: 'DESC' } });
+    return entityList(
+      this.db,
+      this.versions,
+      (q) => q.selectFrom('dataset_versions').where('dataset_id', '=', datasetId),
+      (query) => query.orderBy('number', 'desc'),
+    );
   }
 
   /** Version counts and newest versions of several datasets at once (for list pages). */

@@ -5,7 +5,7 @@ import { CustomOpEntity, type CustomOpState } from './entities/custom-op.entity.
 import { RegistryOpEntity } from './entities/registry-op.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { entitiesFrom } from '../../../libs/database/typed-entities.js';
-import { sameText } from '../../../libs/database/typed-fragments.js';
+import { entityList, entityPage, sameText } from '../../../libs/database/typed-fragments.js';
 import { trackedRecord } from '../../../libs/queue/tracked-job.js';
 
 /** The record a custom op's health check settles (its `revision_id`): the queue keeps its tracked columns. */
@@ -26,7 +26,12 @@ export class OpsRepository {
 
   /** Every version of every registered op of the workspace, newest version first per name. */
   registered(workspaceId: string): Promise<RegistryOpEntity[]> {
-    return this.ops.find({ where: { workspaceId }, order: { name: 'ASC', opVersion: 'DESC' } });
+    return entityList(
+      this.db,
+      this.ops,
+      (q) => q.selectFrom('registry_ops').where('workspace_id', '=', workspaceId),
+      (query) => query.orderBy('name', 'asc').orderBy('op_version', 'desc'),
+    );
   }
 
   async versionsOf(workspaceId: string, name: string): Promise<RegistryOpEntity[]> {
@@ -69,11 +74,17 @@ export class OpsRepository {
     state: CustomOpState | undefined,
     window: { skip: number; take: number },
   ): Promise<[CustomOpEntity[], number]> {
-    return this.customOps.findAndCount({
-      where: { workspaceId, ...(state ? { state } : {}) },
-      order: { name: 'ASC', id: 'ASC' },
-      ...window,
-    });
+    return entityPage(
+      this.db,
+      this.customOps,
+      (q) =>
+        q
+          .selectFrom('custom_ops')
+          .where('workspace_id', '=', workspaceId)
+          .$if(state !== undefined, (query) => query.where('state', '=', state!)),
+      (query) => query.orderBy('name', 'asc').orderBy('id', 'asc'),
+      window,
+    );
   }
 
   async findCustomOp(workspaceId: string, name: string, lock = false): Promise<CustomOpEntity | null> {
@@ -103,7 +114,12 @@ export class OpsRepository {
   }
 
   revisions(customOpId: string): Promise<CustomOpRevisionEntity[]> {
-    return this.db.repository(CustomOpRevisionEntity).find({ where: { customOpId }, order: { revision: 'DESC' } });
+    return entityList(
+      this.db,
+      this.db.repository(CustomOpRevisionEntity),
+      (q) => q.selectFrom('custom_op_revisions').where('custom_op_id', '=', customOpId),
+      (query) => query.orderBy('revision', 'desc'),
+    );
   }
 
   saveRevision(revision: Partial<CustomOpRevisionEntity>): Promise<CustomOpRevisionEntity> {

@@ -7,7 +7,14 @@ import { AccessCache } from '../../../libs/auth/access-cache.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { nameTaken } from '../../../libs/database/record-queries.js';
 import { entitiesFrom } from '../../../libs/database/typed-entities.js';
-import { containsText, entityPage, holds, sameText, sorted } from '../../../libs/database/typed-fragments.js';
+import {
+  containsText,
+  entityList,
+  entityPage,
+  holds,
+  sameText,
+  sorted,
+} from '../../../libs/database/typed-fragments.js';
 import type { QueryBuilder } from '../../../libs/database/typed-queries.js';
 
 /** What a project list sorts by: names case-insensitively, as people read them. */
@@ -163,11 +170,14 @@ export class ProjectsRepository {
     planId: string,
     window: { skip: number; take: number },
   ): Promise<[TestPlanVersionEntity[], number]> {
-    return this.versions.findAndCount({
-      where: { workspaceId, testPlanId: planId },
-      order: { number: 'DESC' },
-      ...window,
-    });
+    return entityPage(
+      this.db,
+      this.versions,
+      (q) =>
+        q.selectFrom('test_plan_versions').where('workspace_id', '=', workspaceId).where('test_plan_id', '=', planId),
+      (query) => query.orderBy('number', 'desc'),
+      window,
+    );
   }
 
   /** The latest version of each plan given. */
@@ -211,10 +221,16 @@ export class ProjectsRepository {
   // Recommendations
 
   recommendationList(workspaceId: string, useCase?: string): Promise<RecommendationEntity[]> {
-    return this.recommendations.find({
-      where: { workspaceId, ...(useCase ? { useCase } : {}) },
-      order: { name: 'ASC', id: 'ASC' },
-    });
+    return entityList(
+      this.db,
+      this.recommendations,
+      (q) =>
+        q
+          .selectFrom('test_package_recommendations')
+          .where('workspace_id', '=', workspaceId)
+          .$if(!!useCase, (query) => query.where('use_case', '=', useCase!)),
+      (query) => query.orderBy('name', 'asc').orderBy('id', 'asc'),
+    );
   }
 
   findRecommendation(workspaceId: string, id: string): Promise<RecommendationEntity | null> {

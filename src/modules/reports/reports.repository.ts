@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { entityList, entityPage } from '../../../libs/database/typed-fragments.js';
 import { sql } from 'kysely';
 import { ReportConfigEntity } from './entities/report-config.entity.js';
 import { ReportExportEntity } from './entities/report-export.entity.js';
@@ -39,11 +40,17 @@ export class ReportsRepository {
     runId: string | undefined,
     window: { skip: number; take: number },
   ): Promise<[ReportEntity[], number]> {
-    return this.reports.findAndCount({
-      where: { workspaceId, ...(runId ? { runId } : {}) },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      ...window,
-    });
+    return entityPage(
+      this.db,
+      this.reports,
+      (q) =>
+        q
+          .selectFrom('reports')
+          .where('workspace_id', '=', workspaceId)
+          .$if(!!runId, (query) => query.where('run_id', '=', runId!)),
+      (query) => query.orderBy('created_at', 'desc').orderBy('id', 'desc'),
+      window,
+    );
   }
 
   find(workspaceId: string, id: string): Promise<ReportEntity | null> {
@@ -89,7 +96,12 @@ export class ReportsRepository {
   }
 
   listConfigs(workspaceId: string): Promise<ReportConfigEntity[]> {
-    return this.configs.find({ where: { workspaceId }, order: { name: 'ASC', id: 'ASC' } });
+    return entityList(
+      this.db,
+      this.configs,
+      (q) => q.selectFrom('report_configs').where('workspace_id', '=', workspaceId),
+      (query) => query.orderBy('name', 'asc').orderBy('id', 'asc'),
+    );
   }
 
   findConfig(workspaceId: string, id: string): Promise<ReportConfigEntity | null> {
@@ -119,7 +131,12 @@ export class ReportsRepository {
   }
 
   listPrompts(workspaceId: string): Promise<ReportSectionPromptEntity[]> {
-    return this.prompts.find({ where: { workspaceId } });
+    return entityList(
+      this.db,
+      this.prompts,
+      (q) => q.selectFrom('report_section_prompts').where('workspace_id', '=', workspaceId),
+      (query) => query.orderBy('section_key', 'asc'),
+    );
   }
 
   findPrompt(workspaceId: string, sectionKey: string): Promise<ReportSectionPromptEntity | null> {

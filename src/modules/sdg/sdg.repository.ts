@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { entityPage } from '../../../libs/database/typed-fragments.js';
 import { SdgAdapterEntity } from './entities/sdg-adapter.entity.js';
 import { SdgRunEntity } from './entities/sdg-run.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
@@ -22,7 +23,13 @@ export class SdgRepository {
   }
 
   page(workspaceId: string, window: { skip: number; take: number }): Promise<[SdgAdapterEntity[], number]> {
-    return this.adapters.findAndCount({ where: { workspaceId }, order: { name: 'ASC', id: 'ASC' }, ...window });
+    return entityPage(
+      this.db,
+      this.adapters,
+      (q) => q.selectFrom('sdg_adapters').where('workspace_id', '=', workspaceId),
+      (query) => query.orderBy('name', 'asc').orderBy('id', 'asc'),
+      window,
+    );
   }
 
   find(workspaceId: string, id: string): Promise<SdgAdapterEntity | null> {

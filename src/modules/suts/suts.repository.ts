@@ -6,7 +6,13 @@ import { SutEntity } from './entities/sut.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { nameTaken } from '../../../libs/database/record-queries.js';
 import { entitiesFrom } from '../../../libs/database/typed-entities.js';
-import { containsText, entityPage, holds, type PageWindow } from '../../../libs/database/typed-fragments.js';
+import {
+  containsText,
+  entityList,
+  entityPage,
+  holds,
+  type PageWindow,
+} from '../../../libs/database/typed-fragments.js';
 
 export interface SutFilter {
   q?: string;
@@ -90,7 +96,12 @@ export class SutsRepository {
   }
 
   listConnections(sutId: string): Promise<ConnectionEntity[]> {
-    return this.connections.find({ where: { sutId }, order: { name: 'ASC', id: 'ASC' } });
+    return entityList(
+      this.db,
+      this.connections,
+      (q) => q.selectFrom('sut_connections').where('sut_id', '=', sutId),
+      (query) => query.orderBy('name', 'asc').orderBy('id', 'asc'),
+    );
   }
 
   findConnection(sutId: string, id: string): Promise<ConnectionEntity | null> {

@@ -1,4 +1,3 @@
-import { In } from 'typeorm';
 import { Injectable } from '@nestjs/common';
 import { sql, type Selectable } from 'kysely';
 import { AccessCache } from '../../../libs/auth/access-cache.js';
@@ -8,7 +7,14 @@ import { PasswordResetTokenEntity } from './entities/password-reset-token.entity
 import { UserEntity } from './entities/user.entity.js';
 import { containsPattern } from '../../../libs/database/like.js';
 import { entitiesFrom } from '../../../libs/database/typed-entities.js';
-import { entityColumns, entityPage, sameText, sorted } from '../../../libs/database/typed-fragments.js';
+import {
+  countOf,
+  entityColumns,
+  entityList,
+  entityPage,
+  sameText,
+  sorted,
+} from '../../../libs/database/typed-fragments.js';
 import type { QueryBuilder } from '../../../libs/database/typed-queries.js';
 
 /** What the user list sorts by: display names case-insensitively. */
@@ -55,7 +61,13 @@ export class UsersRepository {
   }
 
   findByIds(ids: string[]): Promise<UserEntity[]> {
-    return ids.length ? this.users.findBy({ id: In(ids) }) : Promise.resolve([]);
+    if (!ids.length) return Promise.resolve([]);
+    return entityList(
+      this.db,
+      this.users,
+      (q) => q.selectFrom('users').where('id', 'in', ids),
+      (query) => query,
+    );
   }
 
   /** Active users outside `excluded` whose email or name contains q, by email, at most `limit`. */
@@ -150,7 +162,7 @@ export class UsersRepository {
   }
 
   count(): Promise<number> {
-    return this.users.count();
+    return countOf(this.db, (q) => q.selectFrom('users'));
   }
 
   async create(user: Pick<UserEntity, 'email' | 'displayName' | 'passwordHash' | 'systemRole'>): Promise<UserEntity> {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EmbeddingConfigEntity } from '../entities/embedding-config.entity.js';
 import { Db } from '../../../../libs/database/unit-of-work.js';
 import { entitiesFrom } from '../../../../libs/database/typed-entities.js';
-import { sameText } from '../../../../libs/database/typed-fragments.js';
+import { entityList, sameText } from '../../../../libs/database/typed-fragments.js';
 
 @Injectable()
 export class EmbeddingConfigsRepository {
@@ -13,7 +13,12 @@ export class EmbeddingConfigsRepository {
   }
 
   list(workspaceId: string): Promise<EmbeddingConfigEntity[]> {
-    return this.repo.find({ where: { workspaceId }, order: { name: 'ASC', id: 'ASC' } });
+    return entityList(
+      this.db,
+      this.repo,
+      (q) => q.selectFrom('embedding_configs').where('workspace_id', '=', workspaceId),
+      (query) => query.orderBy('name', 'asc').orderBy('id', 'asc'),
+    );
   }
 
   /** By id (a UUID) or by name, case-insensitively. */

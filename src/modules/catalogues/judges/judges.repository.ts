@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { entityPage } from '../../../../libs/database/typed-fragments.js';
 import { sql } from 'kysely';
 import { JudgeEntity } from '../entities/judge.entity.js';
 import { Db } from '../../../../libs/database/unit-of-work.js';
@@ -17,11 +18,17 @@ export class JudgesRepository {
     provider: string | undefined,
     window: { skip: number; take: number },
   ): Promise<[JudgeEntity[], number]> {
-    return this.repo.findAndCount({
-      where: { workspaceId, ...(provider ? { provider: provider as JudgeEntity['provider'] } : {}) },
-      order: { name: 'ASC', id: 'ASC' },
-      ...window,
-    });
+    return entityPage(
+      this.db,
+      this.repo,
+      (q) =>
+        q
+          .selectFrom('judges')
+          .where('workspace_id', '=', workspaceId)
+          .$if(!!provider, (query) => query.where('provider', '=', provider!)),
+      (query) => query.orderBy('name', 'asc').orderBy('id', 'asc'),
+      window,
+    );
   }
 
   find(workspaceId: string, id: string): Promise<JudgeEntity | null> {

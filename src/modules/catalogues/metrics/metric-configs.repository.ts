@@ -6,7 +6,7 @@ import type { DB, EvalConfigs, MetricConfigs } from '../../../../libs/database/s
 import type { QueryBuilder } from '../../../../libs/database/typed-queries.js';
 import { Db } from '../../../../libs/database/unit-of-work.js';
 import { entitiesFrom } from '../../../../libs/database/typed-entities.js';
-import { containsText, sameText } from '../../../../libs/database/typed-fragments.js';
+import { containsText, entityList, sameText } from '../../../../libs/database/typed-fragments.js';
 
 type ConfigVersion = Selectable<MetricConfigs>['config_version'];
 
@@ -120,7 +120,12 @@ export class MetricConfigsRepository {
 
   /** Every version of the workspace, newest first per name (resolution and the catalogue read them all; a workspace has hundreds at most). */
   all(workspaceId: string): Promise<MetricConfigEntity[]> {
-    return this.configs.find({ where: { workspaceId }, order: { name: 'ASC', configVersion: 'DESC' } });
+    return entityList(
+      this.db,
+      this.configs,
+      (q) => q.selectFrom('metric_configs').where('workspace_id', '=', workspaceId),
+      (query) => query.orderBy('name', 'asc').orderBy('config_version', 'desc'),
+    );
   }
 
   save(config: Partial<MetricConfigEntity>): Promise<MetricConfigEntity> {

@@ -5,7 +5,7 @@ import { NotificationConfigEntity } from '../entities/notification-config.entity
 import { Db } from '../../../../libs/database/unit-of-work.js';
 import { nameTaken } from '../../../../libs/database/record-queries.js';
 import { entitiesFrom } from '../../../../libs/database/typed-entities.js';
-import { holds } from '../../../../libs/database/typed-fragments.js';
+import { entityPage, holds } from '../../../../libs/database/typed-fragments.js';
 
 @Injectable()
 export class NotificationConfigsRepository {
@@ -16,7 +16,13 @@ export class NotificationConfigsRepository {
   }
 
   page(workspaceId: string, window: { skip: number; take: number }): Promise<[NotificationConfigEntity[], number]> {
-    return this.repo.findAndCount({ where: { workspaceId }, order: { name: 'ASC', id: 'ASC' }, ...window });
+    return entityPage(
+      this.db,
+      this.repo,
+      (q) => q.selectFrom('notification_configs').where('workspace_id', '=', workspaceId),
+      (query) => query.orderBy('name', 'asc').orderBy('id', 'asc'),
+      window,
+    );
   }
 
   async nameTaken(workspaceId: string, name: string): Promise<boolean> {
