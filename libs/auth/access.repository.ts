@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DummyValue, GenerateSql } from '../database/generate-sql.js';
 import type { Selectable } from 'kysely';
 import type { AuthTokens, Users, WorkspaceMembers, Workspaces } from '../database/schema.js';
 import { Db } from '../database/unit-of-work.js';
@@ -77,6 +78,7 @@ type SessionRow = Pick<Selectable<AuthTokens>, 'user_id' | 'expires_at'> &
 export class AccessRepository {
   constructor(private readonly db: Db) {}
 
+  @GenerateSql({ params: [DummyValue.UUID] })
   /** The session of an unrevoked, unexpired token whose user is active; undefined otherwise. */
   async findActiveSession(tokenId: string): Promise<ActiveSession | undefined> {
     const rows: SessionRow[] = await this.db.prepared(
@@ -98,6 +100,10 @@ export class AccessRepository {
     );
   }
 
+  @GenerateSql(
+    { name: 'a workspace', params: [DummyValue.UUID, { workspaceId: DummyValue.UUID2 }] },
+    { name: 'a run', params: [DummyValue.UUID, { table: 'runs', id: DummyValue.UUID2 }] },
+  )
   /**
    * `findActiveSession` and `membership` in one statement (one round trip): the session of an
    * unrevoked, unexpired token of an active user, with the target's workspace (a record's, found

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { DummyValue, GenerateSql } from '../database/generate-sql.js';
 import { sql, type ExpressionBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
 import {
   DataSource,
@@ -247,6 +248,7 @@ export class JobRepository implements EntitySubscriberInterface {
     );
   }
 
+  @GenerateSql({ params: [DummyValue.UUID, 60] })
   /** Takes the next due queued job (skipping rows other workers are taking). */
   async claimNext(token: string, leaseSeconds: number): Promise<Job | null> {
     const rows = await this.db.typed((q) =>
@@ -291,6 +293,7 @@ export class JobRepository implements EntitySubscriberInterface {
     return rows.length ? toJob(rows[0]) : null;
   }
 
+  @GenerateSql({ params: [DummyValue.UUID, DummyValue.UUID2, 60] })
   /** Extends a lease still held (and not yet expired); null when it is lost. */
   async heartbeat(id: string, token: string, leaseSeconds: number): Promise<{ cancelRequested: boolean } | null> {
     const rows = await this.db.typed((q) =>
@@ -428,6 +431,7 @@ export class JobRepository implements EntitySubscriberInterface {
     });
   }
 
+  @GenerateSql({ params: [[DummyValue.UUID], [DummyValue.UUID2]] })
   /**
    * Gives jobs back to the queue on shutdown: the interrupted attempt does not count. Jobs with
    * a cancellation request stay running; the sweeper cancels them when their lease expires.

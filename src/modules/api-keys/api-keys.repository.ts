@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DummyValue, GenerateSql } from '../../../libs/database/generate-sql.js';
 import { AccessCache } from '../../../libs/auth/access-cache.js';
 import { type AccessTarget, standingSql, type StandingRow } from '../../../libs/auth/access.repository.js';
 import type { SystemRole, WorkspaceRole } from '../../../libs/auth/roles.js';
@@ -166,6 +167,7 @@ export class ApiKeysRepository {
     return rows[0];
   }
 
+  @GenerateSql({ name: 'a dataset', params: ['ews_sample', { table: 'datasets', id: DummyValue.UUID }] })
   /**
    * `credential` with the key creator's standing towards the route's target (a workspace, or a
    * record of a table with a workspace_id) in the same statement, prepared once per connection.
@@ -185,6 +187,7 @@ export class ApiKeysRepository {
     return rows[0];
   }
 
+  @GenerateSql({ params: [DummyValue.UUID, '127.0.0.1'] })
   /**
    * Records a use, at most once a minute per key (a write per call would cost every request).
    * Hand-written: it runs on every request with a key, where compiling a builder would cost each one.

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DummyValue, GenerateSql } from '../../../libs/database/generate-sql.js';
 import { DatasetVersionEntity, type VersionState } from './entities/dataset-version.entity.js';
 import { DatasetEntity, type DatasetKind } from './entities/dataset.entity.js';
 import { sql, type Selectable } from 'kysely';
@@ -161,6 +162,7 @@ export class DatasetsRepository {
     return this.repo().findOne({ where: { id, workspaceId } });
   }
 
+  @GenerateSql({ params: [DummyValue.UUID, DummyValue.UUID2] })
   /**
    * What `GET /datasets/{id}` answers, in one statement: the dataset in its workspace, its
    * version and staged-edit counts, and its latest version with the names of its columns only

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DummyValue, GenerateSql } from '../../../libs/database/generate-sql.js';
 import type { MetricScore, RunSummary } from '../../../libs/evaluation/runs/run.types.js';
 import { trackedRecord } from '../../../libs/queue/tracked-job.js';
 import type { RunSource } from '../datasets/run-source.service.js';
@@ -335,6 +336,13 @@ export class RunsRepository {
     return rows[0].n;
   }
 
+  @GenerateSql(
+    { name: 'the first page', params: [DummyValue.UUID, null, 100] },
+    {
+      name: 'after an item',
+      params: [DummyValue.UUID, { ordinal: '1', row_id: DummyValue.UUID2, repetition: 1 }, 100],
+    },
+  )
   /** The next page of items after `from`, in order (ITEM_ORDER), every column. */
   itemPage(runId: string, from: ItemKey | null, limit: number): Promise<RunItemRow[]> {
     return this.db.typed((q) => itemsAfter(q, runId, from).select(ITEM_COLUMNS).limit(limit).$castTo<RunItemRow>());
@@ -441,6 +449,23 @@ export class RunsRepository {
     );
   }
 
+  @GenerateSql({
+    params: [
+      DummyValue.UUID,
+      DummyValue.UUID2,
+      1,
+      {
+        status: 'done',
+        output: 'x',
+        latency_ms: 5,
+        usage: null,
+        cost_usd: null,
+        extras: null,
+        error: null,
+        attempts: 1,
+      },
+    ],
+  })
   async saveOutcome(runId: string, rowId: string, repetition: number, outcome: ItemOutcome): Promise<void> {
     const json = (value: object | null) => (value === null ? null : JSON.stringify(value));
     // Once per answer, thousands a minute: prepared, so it is planned once per connection.
