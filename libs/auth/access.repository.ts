@@ -73,6 +73,16 @@ export function sessionWithAccessSql(table: string | undefined): string {
 type SessionRow = Pick<Selectable<AuthTokens>, 'user_id' | 'expires_at'> &
   Pick<Selectable<Users>, 'email' | 'display_name'> & { system_role: SystemRole };
 
+function sessionOf(row: SessionRow): ActiveSession {
+  return {
+    userId: row.user_id,
+    email: row.email,
+    displayName: row.display_name,
+    systemRole: row.system_role,
+    expiresAt: new Date(row.expires_at),
+  };
+}
+
 /** The read queries every request's authorization needs: token sessions and memberships. */
 @Injectable()
 export class AccessRepository {
@@ -88,16 +98,7 @@ export class AccessRepository {
           WHERE t.id = $1 AND t.revoked_at IS NULL AND t.expires_at > now() AND u.status = 'active'`,
       [tokenId],
     );
-    const row = rows[0];
-    return (
-      row && {
-        userId: row.user_id,
-        email: row.email,
-        displayName: row.display_name,
-        systemRole: row.system_role,
-        expiresAt: new Date(row.expires_at),
-      }
-    );
+    return rows[0] && sessionOf(rows[0]);
   }
 
   @GenerateSql(
@@ -116,16 +117,7 @@ export class AccessRepository {
       [tokenId, 'table' in target ? target.id : target.workspaceId],
     );
     const row = rows[0];
-    return (
-      row && {
-        userId: row.user_id,
-        email: row.email,
-        displayName: row.display_name,
-        systemRole: row.system_role,
-        expiresAt: new Date(row.expires_at),
-        ...standingOf(row),
-      }
-    );
+    return row && { ...sessionOf(row), ...standingOf(row) };
   }
 
   /** Whether the workspace exists and, if so, the user's role in it (null when not a member). */
