@@ -29,9 +29,11 @@ export class EmbeddingConfigsRepository {
         .selectFrom('embedding_configs')
         .selectAll()
         .where('workspace_id', '=', workspaceId)
-        .where((eb) => (isUuid ? eb.or([eb('id', '=', ref), sameText(eb, 'name', ref)]) : sameText(eb, 'name', ref))),
+        .where((eb) => (isUuid ? eb.or([eb('id', '=', ref), sameText(eb, 'name', ref)]) : sameText(eb, 'name', ref)))
+        // One at most: a new config may not be named like another's id (create answers 409).
+        .limit(1),
     );
-    return entitiesFrom(this.repo, rows.slice(0, 1))[0] ?? null;
+    return entitiesFrom(this.repo, rows)[0] ?? null;
   }
 
   async insert(config: Partial<EmbeddingConfigEntity>): Promise<EmbeddingConfigEntity> {
