@@ -1,3 +1,7 @@
+import {
+  cohensKappa as agreementCohensKappa,
+  fleissKappa as agreementFleissKappa,
+} from '../evaluation/statistics/agreement.js';
 import { round } from './stats.js';
 
 export type Label = string | null;
@@ -17,37 +21,21 @@ export function labelDistribution(labels: Label[]): LabelShare[] {
     .sort((a, b) => b.count - a.count || a.label.localeCompare(b.label));
 }
 
-/** Cohen's kappa of two raters over the items both labelled; null with fewer than 2 such items or when chance agreement is total. */
+/** Cohen's kappa of two raters over the items both labelled (agreement.ts), to 4 decimals; null with fewer than 2 such items or when chance agreement is total. */
 export function cohensKappa(a: Label[], b: Label[]): number | null {
-  const pairs = a
-    .map((x, i) => [x, b[i]] as const)
-    .filter((p): p is readonly [string, string] => p[0] !== null && p[1] !== null);
-  if (pairs.length < 2) return null;
-  const n = pairs.length;
-  const observed = pairs.filter(([x, y]) => x === y).length / n;
-  const labels = new Set(pairs.flat());
-  let expected = 0;
-  for (const l of labels)
-    expected += (pairs.filter(([x]) => x === l).length / n) * (pairs.filter(([, y]) => y === l).length / n);
-  return expected === 1 ? null : round((observed - expected) / (1 - expected));
+  const kappa = agreementCohensKappa(a, b).value;
+  return kappa === null ? null : round(kappa);
 }
 
-/** Fleiss' kappa: items x category counts, every item rated by the same number of raters (items rated otherwise are left out). */
+/**
+ * Fleiss' kappa (agreement.ts) of items x category counts, to 4 decimals. Items may have
+ * different numbers of labels (Gwet's generalisation); annotationAnalysis passes only the rows
+ * every label column labelled.
+ */
 export function fleissKappa(table: Array<Record<string, number>>): number | null {
-  const raters = table.map((row) => Object.values(row).reduce((s, c) => s + c, 0));
-  const n = raters
-    .filter((r) => r >= 2)
-    .sort((x, y) => raters.filter((r) => r === y).length - raters.filter((r) => r === x).length)[0];
-  if (!n) return null;
-  const rows = table.filter((_, i) => raters[i] === n);
-  const N = rows.length;
-  if (N < 2) return null;
-  const categories = [...new Set(rows.flatMap((r) => Object.keys(r)))];
-  const p = categories.map((c) => rows.reduce((s, r) => s + (r[c] ?? 0), 0) / (N * n));
-  const P = rows.map((r) => (categories.reduce((s, c) => s + (r[c] ?? 0) ** 2, 0) - n) / (n * (n - 1)));
-  const Pbar = P.reduce((s, x) => s + x, 0) / N;
-  const Pe = p.reduce((s, x) => s + x * x, 0);
-  return Pe === 1 ? null : round((Pbar - Pe) / (1 - Pe));
+  const ratings = table.map((row) => Object.entries(row).flatMap(([label, count]) => Array<string>(count).fill(label)));
+  const kappa = agreementFleissKappa(ratings).value;
+  return kappa === null ? null : round(kappa);
 }
 
 /** Landis & Koch's reading of a kappa. */
