@@ -41,6 +41,7 @@ WORKDIR /app
 RUN mkdir -p /data && chown node:node /data
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# package.json also maps the subpath imports (#libs/…, #src/…) to dist/ ("imports", "default").
 COPY package.json ./
 COPY sdk ./sdk
 COPY examples ./examples

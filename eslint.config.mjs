@@ -7,6 +7,8 @@ import tseslint from 'typescript-eslint';
 
 /** Import patterns that reach the application (src/) from wherever a file in libs/ sits. */
 const SRC_FROM_LIBS = ['**/src/*', '**/src/**'];
+/** The same through the package's subpath import of src/ (package.json "imports"; `#` opens a comment in a group pattern). */
+const SRC_SUBPATH = '^#src/';
 
 export default tseslint.config(
   {
@@ -53,6 +55,11 @@ export default tseslint.config(
               message:
                 'libs/ never import src/: hand what a library needs over to it (docs/architecture.md#which-room).',
             },
+            {
+              regex: SRC_SUBPATH,
+              message:
+                'libs/ never import src/: hand what a library needs over to it (docs/architecture.md#which-room).',
+            },
           ],
         },
       ],
@@ -73,7 +80,10 @@ export default tseslint.config(
               message: 'Only controllers know HTTP (docs/architecture.md#layers-and-their-rules).',
             },
           ],
-          patterns: [{ group: SRC_FROM_LIBS, message: 'libs/ never import src/.' }],
+          patterns: [
+            { group: SRC_FROM_LIBS, message: 'libs/ never import src/.' },
+            { regex: SRC_SUBPATH, message: 'libs/ never import src/.' },
+          ],
         },
       ],
     },
@@ -117,7 +127,10 @@ export default tseslint.config(
               message: 'Only controllers know HTTP (docs/architecture.md#layers-and-their-rules).',
             },
           ],
-          patterns: [{ group: SRC_FROM_LIBS, message: 'libs/ never import src/.' }],
+          patterns: [
+            { group: SRC_FROM_LIBS, message: 'libs/ never import src/.' },
+            { regex: SRC_SUBPATH, message: 'libs/ never import src/.' },
+          ],
         },
       ],
     },

@@ -8,6 +8,23 @@
  *   reach every operation, on the PGlite DATA_DIR and in-process queue `npm start` uses.
  * One `npm test` runs them all over the same two workers; TEST_PROJECTS picks.
  */
+import { readFileSync } from 'node:fs';
+
+/**
+ * The package's subpath imports (package.json "imports", docs/decisions/0015-subpath-imports.md)
+ * mapped to the TypeScript sources their "types" condition names: `#libs/database/db.js` →
+ * <rootDir>/libs/database/db(.ts). Node's own choice, "default", is the build in dist/, which
+ * the tests never load.
+ */
+const packageJson = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
+const subpathSources = Object.fromEntries(
+  Object.entries(packageJson.imports ?? {}).map(([key, target]) => {
+    if (!/^#[\w-]+\/\*$/.test(key) || !/^\.\/[\w-]+\/\*$/.test(target.types ?? ''))
+      throw new Error(`package.json imports: ${key} is not "#name/*" with "types": "./folder/*"`);
+    return [`^${key.slice(0, -1)}(.*)\\.js$`, `<rootDir>/${target.types.slice(2, -1)}$1`];
+  }),
+);
+
 const shared = {
   rootDir: '.',
   testEnvironment: 'node',
@@ -16,7 +33,7 @@ const shared = {
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   // Each file's JavaScript from the tests' one build (test/utils/jest/test-build.mjs).
   transform: { '^.+\\.ts$': '<rootDir>/test/utils/jest/compiled-transform.cjs' },
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1', ...subpathSources },
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
   setupFiles: ['<rootDir>/test/utils/jest/worker-threads.cjs'],
 };

@@ -2,8 +2,8 @@
 // naming and the 2-D map, timed, with the process's peak RSS. The library the cluster runs use.
 //
 //   npm run build && node bench/clustering.mjs        (BENCH_CLUSTER_ROWS, default 10000)
-import { clusterTexts } from '../dist/libs/dataset-analysis/clustering.js';
-import { localEmbed } from '../dist/libs/evaluation/local-embedder.js';
+import { clusterTexts } from '#libs/dataset-analysis/clustering.js';
+import { localEmbed } from '#libs/evaluation/local-embedder.js';
 
 const rows = Number(process.env.BENCH_CLUSTER_ROWS ?? 10_000);
 const TOPICS = [

@@ -52,8 +52,8 @@ export async function withBenchApp(databaseUrl, env, fn) {
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
   const { default: supertest } = await import('supertest');
-  const { createApp } = await import('../dist/src/bootstrap.js');
-  const { AppConfig } = await import('../dist/libs/config/app-config.js');
+  const { createApp } = await import('#src/bootstrap.js');
+  const { AppConfig } = await import('#libs/config/app-config.js');
   const dataDir = mkdtempSync(join(tmpdir(), 'ews-bench-'));
   if (!databaseUrl) await initEmbedded(join(dataDir, 'pgdata'));
   const config = AppConfig.fromEnvironment({

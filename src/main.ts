@@ -1,8 +1,8 @@
 import 'reflect-metadata';
-import { createRootLogger } from '../libs/common/logger.js';
-import { DataDirLockedError } from '../libs/database/embedded-lock.js';
-import { AppConfig } from '../libs/config/app-config.js';
-import { ConfigurationError } from '../libs/config/environment.js';
+import { createRootLogger } from '#libs/common/logger.js';
+import { DataDirLockedError } from '#libs/database/embedded-lock.js';
+import { AppConfig } from '#libs/config/app-config.js';
+import { ConfigurationError } from '#libs/config/environment.js';
 import { createApp } from './bootstrap.js';
 import { OtlpGrpcReceiver } from './modules/traces/otlp-grpc.receiver.js';
 import { GracefulShutdown } from './shutdown.js';

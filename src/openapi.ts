@@ -1,10 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import packageJson from '../package.json' with { type: 'json' };
 import { completeOpenApiDocument } from '../libs/common/openapi-completion.js';
 import { admitNullReferences } from '../libs/common/openapi-nullable.js';
 import { EXAMPLE_OTLP_REQUEST } from './modules/traces/dto/traces.dto.js';
 import { describeOtlpErrors, describeOtlpRoute } from './modules/traces/otlp-http.js';
+import { SERVICE_VERSION } from './version.js';
 
 export const API_TITLE = 'Evaluation Workspace Service';
 
@@ -52,7 +52,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       'Keep test datasets, run your LLM application over them, score outputs with metrics and judges, compare runs, ingest traces and publish reports. ' +
         'Errors are application/problem+json (RFC 9457) with an error_code; see docs/errors.md.',
     )
-    .setVersion(packageJson.version)
+    .setVersion(SERVICE_VERSION)
     .addBearerAuth({
       type: 'http',
       scheme: 'bearer',

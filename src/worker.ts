@@ -5,12 +5,12 @@ import { realpathSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
-import { createRootLogger, JsonLogger } from '../libs/common/logger.js';
-import { DataDirLockedError } from '../libs/database/embedded-lock.js';
-import { JobQueue } from '../libs/queue/job-queue.service.js';
+import { createRootLogger, JsonLogger } from '#libs/common/logger.js';
+import { DataDirLockedError } from '#libs/database/embedded-lock.js';
+import { JobQueue } from '#libs/queue/job-queue.service.js';
 import { AppModule } from './app.module.js';
-import { AppConfig } from '../libs/config/app-config.js';
-import { ConfigurationError } from '../libs/config/environment.js';
+import { AppConfig } from '#libs/config/app-config.js';
+import { ConfigurationError } from '#libs/config/environment.js';
 import { GracefulShutdown } from './shutdown.js';
 
 export interface WorkerOptions {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { Principal } from '../auth/roles.js';
-import { currentApiKeyId, currentRequestId } from '../common/request-context.js';
+import type { Principal } from '#libs/auth/roles.js';
+import { currentApiKeyId, currentRequestId } from '#libs/common/request-context.js';
 import { AuditEventEntity } from './audit-event.entity.js';
 import { AuditRepository } from './audit.repository.js';
 

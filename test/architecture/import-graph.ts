@@ -1,4 +1,5 @@
-import { posix } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, posix } from 'node:path';
 
 /** A source file as the layering rules see it: its path from the repository root, and its text. */
 export interface SourceFile {
@@ -6,31 +7,90 @@ export interface SourceFile {
   text: string;
 }
 
-/** One import of one file: who imports, and the repository path it names (extension dropped). */
+/** One import of one file: who imports, the repository path it names (extension dropped), and how it was written. */
 export interface ImportEdge {
   from: string;
   to: string;
+  specifier: string;
+}
+
+/** A subpath import of package.json "imports" (`#libs/*` → `./libs/*`): the prefix and the folder it names. */
+interface Subpath {
+  prefix: string;
+  folder: string;
 }
 
 /**
- * The relative modules a file imports or re-exports, statically or with `import()`, type-only
- * imports included (they still tie one folder to another).
+ * The package's subpath imports as the type checker reads them: the "types" target, the sources
+ * (docs/decisions/0015-subpath-imports.md). `#libs/database/db.js` is the file libs/database/db.ts.
  */
-export function relativeImports(file: SourceFile): ImportEdge[] {
+function subpathsOf(packageJson: { imports?: Record<string, string | Record<string, string>> }): Subpath[] {
+  return Object.entries(packageJson.imports ?? {}).map(([key, target]) => {
+    const source = typeof target === 'string' ? target : (target.types ?? target.default);
+    if (!key.endsWith('/*') || !source?.startsWith('./') || !source.endsWith('/*'))
+      throw new Error(`package.json imports: ${key} is not "#name/*" naming "./folder/*"`);
+    return { prefix: key.slice(0, -1), folder: source.slice(2, -1) };
+  });
+}
+
+const root = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', '..');
+const SUBPATHS = subpathsOf(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')));
+
+/**
+ * The repository's modules a file imports or re-exports, statically or with `import()`, type-only
+ * imports included (they still tie one folder to another), and the modules a `declare module`
+ * augments or a `jest.mock` replaces: written relatively (`../x.js`) or as a subpath import
+ * (`#libs/database/db.js`), which names the same file as the relative climb it replaces.
+ */
+export function localImports(file: SourceFile): ImportEdge[] {
   const specifiers = [
-    ...file.text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)(['"])(\.{1,2}\/[^'"]+)\1/gm),
+    ...file.text.matchAll(
+      /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+|\bdeclare\s+module\s+|\bjest\.(?:unstable_mockModule|mock)\(\s*)(['"])((?:\.{1,2}\/|#)[^'"]+)\1/gm,
+    ),
   ].map((m) => m[2]);
-  return specifiers.map((spec) => ({
-    from: file.path,
-    to: posix.normalize(posix.join(posix.dirname(file.path), spec)).replace(/\.(js|ts)$/, ''),
-  }));
+  return specifiers.flatMap((specifier) => {
+    const subpath = SUBPATHS.find((s) => specifier.startsWith(s.prefix));
+    if (specifier.startsWith('#') && !subpath) return [];
+    const path = subpath
+      ? subpath.folder + specifier.slice(subpath.prefix.length)
+      : posix.normalize(posix.join(posix.dirname(file.path), specifier));
+    return [{ from: file.path, to: path.replace(/\.(js|ts)$/, ''), specifier }];
+  });
+}
+
+/**
+ * Relative imports that climb into a library from outside it: `../libs/…` (or deeper, or
+ * `../dist/libs/…`) from anywhere, `../database/…` from another library. A library is reached
+ * as `#libs/<library>/…`; only files of one library import each other relatively.
+ */
+export function climbsIntoLibs(files: SourceFile[]): string[] {
+  return files
+    .flatMap(localImports)
+    .filter((edge) => edge.specifier.startsWith('../'))
+    .filter((edge) => {
+      const library = /^(dist\/)?libs\/([^/]+)\//.exec(edge.to);
+      return library !== null && (library[1] !== undefined || !edge.from.startsWith(`libs/${library[2]}/`));
+    })
+    .map((edge) => `${edge.from} imports ${edge.specifier}`);
+}
+
+/**
+ * The repository's package.json files imported by a module: the compiler would write the file into
+ * dist/ beside the code, a package of its own for everything built, whose subpath imports
+ * (`#libs/*` → `./dist/libs/*`) would resolve against dist/ (docs/decisions/0015-subpath-imports.md).
+ */
+export function packageJsonImports(files: SourceFile[]): string[] {
+  return files
+    .flatMap(localImports)
+    .filter((edge) => posix.basename(edge.to) === 'package.json')
+    .map((edge) => `${edge.from} imports ${edge.specifier}`);
 }
 
 /** Imports from libs/ into src/: libraries serve the application, never the other way round. */
 export function libsImportingSrc(files: SourceFile[]): string[] {
   return files
     .filter((f) => f.path.startsWith('libs/'))
-    .flatMap(relativeImports)
+    .flatMap(localImports)
     .filter((edge) => edge.to.startsWith('src/'))
     .map((edge) => `${edge.from} imports ${edge.to}`);
 }
@@ -45,7 +105,7 @@ export type FamilyGraph = Map<string, Map<string, ImportEdge>>;
 
 export function familyGraph(files: SourceFile[]): FamilyGraph {
   const graph: FamilyGraph = new Map();
-  for (const edge of files.flatMap(relativeImports)) {
+  for (const edge of files.flatMap(localImports)) {
     const from = familyOf(edge.from);
     const to = familyOf(edge.to);
     if (!from) continue;
@@ -128,7 +188,7 @@ function describeCycle(graph: FamilyGraph, component: string[]): string {
  */
 export function repositoryImportsAcrossFamilies(files: SourceFile[]): string[] {
   return files
-    .flatMap(relativeImports)
+    .flatMap(localImports)
     .filter((edge) => edge.to.endsWith('.repository'))
     .filter((edge) => {
       const from = familyOf(edge.from);

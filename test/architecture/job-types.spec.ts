@@ -1,16 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  JOB_HANDLER,
-  JobHandler,
-  OnJobSettled,
-  type JobHandlerMetadata,
-} from '../../libs/queue/job-handler.decorator.js';
-import type { JobQueue } from '../../libs/queue/job-queue.service.js';
-import type { JobContext, JobOf } from '../../libs/queue/job.types.js';
-import { trackedRecord } from '../../libs/queue/tracked-job.js';
-import { TRACE_LIVE_LAND_JOB, TRACE_LIVE_SEAL_JOB } from '../../src/modules/traces/traces.jobs.js';
+import { JOB_HANDLER, JobHandler, OnJobSettled, type JobHandlerMetadata } from '#libs/queue/job-handler.decorator.js';
+import type { JobQueue } from '#libs/queue/job-queue.service.js';
+import type { JobContext, JobOf } from '#libs/queue/job.types.js';
+import { trackedRecord } from '#libs/queue/tracked-job.js';
+import { TRACE_LIVE_LAND_JOB, TRACE_LIVE_SEAL_JOB } from '#src/modules/traces/traces.jobs.js';
 
 const root = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', '..');
 

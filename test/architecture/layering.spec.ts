@@ -2,10 +2,13 @@ import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import {
+  climbsIntoLibs,
   exportedRepositories,
   familyCycles,
   familyGraph,
   libsImportingSrc,
+  localImports,
+  packageJsonImports,
   repositoryImportsAcrossFamilies,
   type SourceFile,
 } from './import-graph.js';
@@ -156,11 +159,92 @@ describe('imports run one way (docs/architecture.md#which-room)', () => {
         path: 'libs/common/ok.ts',
         text: "import { x } from '../config/app-config.js';\nimport type { Y } from './y.js';",
       },
-      { path: 'src/app.module.ts', text: "import { DatabaseModule } from '../libs/database/database.module.js';" },
+      { path: 'src/app.module.ts', text: "import { DatabaseModule } from '#libs/database/database.module.js';" },
+      // The subpath import of the sources (package.json "imports") is seen as the climb was.
+      { path: 'libs/auth/auth-lib.module.ts', text: "import type { AppModule } from '#src/app.module.js';" },
+      { path: 'libs/common/lazy.ts', text: "export const load = () => import('#src/modules/runs/runs.service.js');" },
     ];
     expect(libsImportingSrc(planted)).toEqual([
       'libs/queue/queue.module.ts imports src/config/app-config',
       'libs/database/database.module.ts imports src/database/migrations/index',
+      'libs/auth/auth-lib.module.ts imports src/app.module',
+      'libs/common/lazy.ts imports src/modules/runs/runs.service',
+    ]);
+  });
+
+  it('a subpath import names the same file as the relative climb it replaces; other specifiers name none', () => {
+    const written = (text: string) => localImports({ path: 'src/modules/runs/runs.jobs.ts', text }).map((e) => e.to);
+    const climbs = [
+      "import { Db } from '../../../libs/database/unit-of-work.js';",
+      "export type { JobContext } from '../../../libs/queue/job.types.js';",
+      "const { AppConfig } = await import('../../../libs/config/app-config.js');",
+      "declare module '../../../libs/queue/job.types.js' {}",
+      "import {\n  type Page,\n  paginate,\n} from '../../../libs/common/pagination.js';",
+      "import '../../app.module.js';",
+    ];
+    const subpaths = [
+      "import { Db } from '#libs/database/unit-of-work.js';",
+      "export type { JobContext } from '#libs/queue/job.types.js';",
+      "const { AppConfig } = await import('#libs/config/app-config.js');",
+      "declare module '#libs/queue/job.types.js' {}",
+      "import {\n  type Page,\n  paginate,\n} from '#libs/common/pagination.js';",
+      "import '#src/app.module.js';",
+    ];
+    expect(subpaths.map(written)).toEqual(climbs.map(written));
+    expect(written(climbs[0])).toEqual(['libs/database/unit-of-work']);
+    expect(written("import { x } from '#unknown/x.js';\nimport { Injectable } from '@nestjs/common';")).toEqual([]);
+  });
+
+  it('the rule sees a relative climb into a library, from the application, the tests and another library', () => {
+    const planted: SourceFile[] = [
+      { path: 'src/main.ts', text: "import { AppConfig } from '../libs/config/app-config.js';" },
+      {
+        path: 'src/modules/runs/runs.service.ts',
+        text: "import {\n  Db,\n} from '../../../libs/database/unit-of-work.js';\nimport { RunsRepository } from './runs.repository.js';",
+      },
+      {
+        path: 'test/e2e/runs/runs.e2e-spec.ts',
+        text: "jest.unstable_mockModule('../../../libs/common/outbound.js', () => ({}));",
+      },
+      { path: 'libs/auth/access-cache.ts', text: "import type { Db } from '../database/unit-of-work.js';" },
+      {
+        path: 'bench/clustering.mjs',
+        text: "import { clusterTexts } from '../dist/libs/dataset-analysis/clustering.js';",
+      },
+      // A library's own files, subpath imports, and climbs that reach no library are fine.
+      { path: 'libs/queue/drivers/bullmq.driver.ts', text: "import { JobDriver } from '../job-driver.js';" },
+      { path: 'libs/evaluation/judges/judge-client.ts', text: "import { Metric } from '../metrics/metric.js';" },
+      { path: 'src/modules/runs/runs.module.ts', text: "import { QueueModule } from '#libs/queue/queue.module.js';" },
+      { path: 'test/utils/test-app.ts', text: "import { createApp } from '../../src/bootstrap.js';" },
+      { path: 'src/modules/runs/runs.mapper.ts', text: "import { toPage } from '../datasets/datasets.mapper.js';" },
+    ];
+    expect(climbsIntoLibs(planted)).toEqual([
+      'src/main.ts imports ../libs/config/app-config.js',
+      'src/modules/runs/runs.service.ts imports ../../../libs/database/unit-of-work.js',
+      'test/e2e/runs/runs.e2e-spec.ts imports ../../../libs/common/outbound.js',
+      'libs/auth/access-cache.ts imports ../database/unit-of-work.js',
+      'bench/clustering.mjs imports ../dist/libs/dataset-analysis/clustering.js',
+    ]);
+  });
+
+  it('no built module imports a package.json, which would make dist/ a package of its own', () => {
+    expect(packageJsonImports(files)).toEqual([]);
+  });
+
+  it('the rule sees a package.json imported, and not one read or named as a package', () => {
+    const planted: SourceFile[] = [
+      { path: 'src/openapi.ts', text: "import packageJson from '../package.json' with { type: 'json' };" },
+      {
+        path: 'src/modules/status/status.service.ts',
+        text: "const { version } = await import('../../../package.json', { with: { type: 'json' } });",
+      },
+      { path: 'src/version.ts', text: 'readFileSync(findPackageJSON(import.meta.url)!, "utf8");' },
+      { path: 'libs/reports/render.ts', text: "require.resolve('dejavu-fonts-ttf/package.json');" },
+      { path: 'libs/reports/templates.ts', text: "import templates from './templates.json' with { type: 'json' };" },
+    ];
+    expect(packageJsonImports(planted)).toEqual([
+      'src/openapi.ts imports ../package.json',
+      'src/modules/status/status.service.ts imports ../../../package.json',
     ]);
   });
 
@@ -190,7 +274,7 @@ describe('imports run one way (docs/architecture.md#which-room)', () => {
       },
       {
         path: 'src/modules/datasets/x.ts',
-        text: "import { Y } from './sub/y.js';\nimport { Z } from '../../../libs/common/z.js';",
+        text: "import { Y } from './sub/y.js';\nimport { Z } from '#libs/common/z.js';",
       },
     ];
     expect(familyCycles(familyGraph(planted))).toEqual([
@@ -303,7 +387,7 @@ describe('a family owns its tables (STYLE.md: only its repository names them; ot
       // Its own repository, a library's, and another family's service are fine.
       {
         path: 'src/modules/runs/runs.service.ts',
-        text: "import { RunsRepository } from './runs.repository.js';\nimport { AccessRepository } from '../../../libs/auth/access.repository.js';\nimport { JudgesService } from '../catalogues/judges.service.js';",
+        text: "import { RunsRepository } from './runs.repository.js';\nimport { AccessRepository } from '#libs/auth/access.repository.js';\nimport { JudgesService } from '../catalogues/judges.service.js';",
       },
       {
         path: 'src/modules/users/users.module.ts',
@@ -622,7 +706,7 @@ describe('one mapper per family (STYLE.md: response DTOs are built by mappers fr
         path: 'src/modules/secrets/secrets.service.ts',
         text: [
           "import type {\n  CreateSecretRequest,\n  WorkspaceSecretResponse as Shown,\n} from './dto/secret.dto.js';",
-          "import { type Page } from '../../../libs/common/pagination.js';",
+          "import { type Page } from '#libs/common/pagination.js';",
           'function toResponse(\n  s: WorkspaceSecretEntity,\n  f: (x: number) => number,\n): Shown {\n  return { id: s.id };\n}',
           'export async function listed(rows: Row[]): Promise<Page<Shown>> {\n  return page(rows);\n}',
           'function aad(workspaceId: string): string {\n  return workspaceId;\n}',

@@ -41,11 +41,19 @@ describe('lint', () => {
     expect(run.status).toBe(0);
   }, 300_000);
 
-  it('the rules fail on planted violations: libs importing src, HTTP or typeorm values outside their rooms, a long file', () => {
+  it('the rules fail on planted violations: libs importing src (relatively or as #src), HTTP or typeorm values outside their rooms, a long file', () => {
     const planted: Array<[string, string]> = [
       [
         'libs/queue/planted.ts',
         "import { AppConfig } from '../../src/config/app-config.js';\nexport const c = AppConfig;\n",
+      ],
+      [
+        'libs/queue/planted-subpath.ts',
+        "import { AppConfig } from '#src/config/app-config.js';\nexport const c = AppConfig;\n",
+      ],
+      [
+        'libs/common/planted-type.ts',
+        "import type { AppModule } from '#src/app.module.js';\nexport type M = AppModule;\n",
       ],
       ['src/modules/runs/planted.service.ts', "import express from 'express';\nexport const e = express;\n"],
       [
@@ -73,6 +81,8 @@ describe('lint', () => {
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout)).toEqual({
       'libs/queue/planted.ts': ['@typescript-eslint/no-restricted-imports'],
+      'libs/queue/planted-subpath.ts': ['@typescript-eslint/no-restricted-imports'],
+      'libs/common/planted-type.ts': ['@typescript-eslint/no-restricted-imports'],
       'src/modules/runs/planted.service.ts': ['@typescript-eslint/no-restricted-imports'],
       'src/modules/runs/planted-types.service.ts': [],
       'src/modules/runs/planted-query.service.ts': ['@typescript-eslint/no-restricted-imports'],

@@ -3,7 +3,7 @@
 /** Checks a custom op's new revision (reachable, answers its contract) and makes it active. */
 export const DEPLOY_JOB = 'ops.custom-op-deploy';
 
-declare module '../../../libs/queue/job.types.js' {
+declare module '#libs/queue/job.types.js' {
   interface JobPayloads {
     [DEPLOY_JOB]: {
       custom_op_id: string;

@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import packageJson from '../../../package.json' with { type: 'json' };
 import { DomainError } from '../../../libs/common/domain-error.js';
 import { CommonErrors } from '../../../libs/common/error-codes.js';
 import { ReadinessRegistry } from '../../../libs/common/readiness.js';
 import { withTimeout } from '../../../libs/common/timeout.js';
+import { SERVICE_VERSION } from '../../version.js';
 import type { LiveResponse, ReadinessCheck, ReadyResponse } from './dto/status.dto.js';
 
 /** A probe that has not answered within this bound counts as down (GET /ready must answer fast for orchestrators). */
@@ -22,7 +22,7 @@ export class StatusService {
   constructor(private readonly readiness: ReadinessRegistry) {}
 
   live(): LiveResponse {
-    return { status: 'ok', uptime_seconds: Math.round(process.uptime()), version: packageJson.version };
+    return { status: 'ok', uptime_seconds: Math.round(process.uptime()), version: SERVICE_VERSION };
   }
 
   /** Runs every registered probe at once; any probe down (or slower than the bound), or a shutdown under way, makes the answer 503. */

@@ -1,6 +1,7 @@
 // Lets a child process run the TypeScript sources directly (worker processes in the queue
 // tests): `node --import ./register-ts.mjs script.ts`. Compiles each file on its own, as
-// ts-jest's isolated mode would; `.js` specifiers resolve to the `.ts` file beside them.
+// ts-jest's isolated mode would; `.js` specifiers resolve to the `.ts` file beside them, and the
+// package's subpath imports (#libs/…, #src/…) to the sources rather than to dist/.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,7 +27,27 @@ async function transpile(source, fileName) {
   return ts.transpileModule(source, { compilerOptions, fileName }).outputText;
 }
 
+/**
+ * The package's subpath imports (`#libs/…`, `#src/…`: package.json "imports") from a TypeScript
+ * source resolve to the sources, under the "types" condition the type checker follows, instead of
+ * to the build in dist/ ("default", what Node picks). `.js` names the `.ts` file, as it does for
+ * relative specifiers; a subpath with no source of that name falls back to the name as written.
+ */
+async function resolveSubpath(specifier, context, next) {
+  const sources = { ...context, conditions: ['types', ...context.conditions] };
+  const ts = specifier.replace(/\.js$/, '.ts');
+  if (ts !== specifier) {
+    try {
+      return await next(ts, sources);
+    } catch (err) {
+      if (err.code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    }
+  }
+  return next(specifier, sources);
+}
+
 export async function resolve(specifier, context, next) {
+  if (context.parentURL?.endsWith('.ts') && specifier.startsWith('#')) return resolveSubpath(specifier, context, next);
   if (
     context.parentURL?.endsWith('.ts') &&
     specifier.endsWith('.js') &&

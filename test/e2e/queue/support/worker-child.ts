@@ -1,8 +1,8 @@
 import 'reflect-metadata';
-import { createRootLogger } from '../../../../libs/common/logger.js';
-import { JobQueue } from '../../../../libs/queue/job-queue.service.js';
-import { AppConfig } from '../../../../libs/config/app-config.js';
-import { createWorker, exitOnSignals, takeWorkerPriority } from '../../../../src/worker.js';
+import { createRootLogger } from '#libs/common/logger.js';
+import { JobQueue } from '#libs/queue/job-queue.service.js';
+import { AppConfig } from '#libs/config/app-config.js';
+import { createWorker, exitOnSignals, takeWorkerPriority } from '#src/worker.js';
 import { TestJobsModule } from './test-jobs.module.js';
 
 /**
