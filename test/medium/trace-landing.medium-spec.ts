@@ -6,6 +6,7 @@ import { TrackedRecords } from '../../libs/queue/tracked-records.service.js';
 import { Db, TransactionRunner } from '../../libs/database/unit-of-work.js';
 import { DatasetWritesService } from '../../src/modules/datasets/dataset-writes.service.js';
 import { DatasetsService } from '../../src/modules/datasets/datasets.service.js';
+import { RowsRepository } from '../../src/modules/datasets/rows/rows.repository.js';
 import { TraceRetentionService } from '../../src/modules/traces/retention.service.js';
 import { spanRowId } from '../../src/modules/traces/trace-datasets.service.js';
 import { FRESH_IDS_MAX, LAND_BATCH, TraceLanding } from '../../src/modules/traces/trace-landing.job.js';
@@ -211,19 +212,13 @@ describe('service tier: trace landing and retention', () => {
     const writes = s.get(DatasetWritesService);
     const db = s.get(Db);
     const batches: Array<{ path: 'fresh' | 'staged'; spans: number; transaction: unknown }> = [];
-    const spies = (['appendFresh', 'appendNew'] as const).map((method) => {
-      const write = writes[method].bind(writes) as (
-        d: string,
-        n: number,
-        rows: Array<[string, number, string]>,
-      ) => Promise<void>;
-      return jest.spyOn(writes, method).mockImplementation(async (datasetId, number, rows) => {
-        const path = method === 'appendFresh' ? 'fresh' : 'staged';
-        batches.push({ path, spans: rows.length, transaction: db.inTransaction ? db.manager : null });
-        return write(datasetId, number, rows as Array<[string, number, string]>);
-      });
+    const write = writes.appendReserved.bind(writes);
+    const spy = jest.spyOn(writes, 'appendReserved').mockImplementation(async (reservation, rows, how) => {
+      const path = how.known ? 'fresh' : 'staged';
+      batches.push({ path, spans: rows.length, transaction: db.inTransaction ? db.manager : null });
+      return write(reservation, rows, how);
     });
-    return { batches, stop: () => spies.forEach((spy) => spy.mockRestore()) };
+    return { batches, stop: () => spy.mockRestore() };
   }
 
   it('writes a first landing straight into its version, a span repeated in the file once, and hashes it on the way', async () => {
@@ -235,7 +230,7 @@ describe('service tier: trace landing and retention', () => {
       span('t1', 'b', 0, 'a'),
     ];
     const { runId } = await land(records, { dataset_name: 'landed-fresh' });
-    const contentHash = jest.spyOn(s.get(DatasetWritesService), 'contentHash');
+    const contentHash = jest.spyOn(s.get(RowsRepository), 'contentHash');
     const { batches, stop } = watchBatches();
     try {
       expect((await attempt(runId)).landed).toBe(3);
@@ -403,7 +398,7 @@ describe('service tier: trace landing and retention', () => {
     const writes = s.get(DatasetWritesService);
     const batch = await s.get(TransactionRunner).run(async () => {
       await s.get(DatasetsService).findLocked(c.workspaceId, datasetId);
-      return writes.deleteSpansBefore(datasetId, new Date(Date.now() - 30 * DAY_MS), 2);
+      return writes.deleteBefore(datasetId, 'start_time', new Date(Date.now() - 30 * DAY_MS), 2);
     });
     expect(batch.deleted).toBe(2);
     expect([...batch.versions].sort()).toEqual([1, 2]);

@@ -13,7 +13,9 @@ import { PartitionsRepository } from './dimensions/partitions.repository.js';
 import { PartitionsService } from './dimensions/partitions.service.js';
 import { DatasetsRepository } from './datasets.repository.js';
 import { DatasetsService } from './datasets.service.js';
+import { BulkRowsRepository } from './bulk-rows.repository.js';
 import { DatasetWritesService } from './dataset-writes.service.js';
+import { KeyedRowsService } from './keyed-rows.service.js';
 import { DownloadService } from './versions/download.service.js';
 import { DatasetVersionEntity } from './entities/dataset-version.entity.js';
 import { DatasetEntity } from './entities/dataset.entity.js';
@@ -26,7 +28,6 @@ import { QualityService } from './quality/quality.service.js';
 import { RowsController } from './rows/rows.controller.js';
 import { RowsRepository } from './rows/rows.repository.js';
 import { RowsService } from './rows/rows.service.js';
-import { SpanRowsRepository } from './span-rows.repository.js';
 import { GeneratedRowsService } from './rows/generated-rows.service.js';
 import { RunSourceService } from './run-source.service.js';
 import { DatasetVersionsController, VersionsController } from './versions/versions.controller.js';
@@ -56,9 +57,10 @@ import { VersionsService } from './versions/versions.service.js';
     PartitionsRepository,
     DatasetsRepository,
     RowsRepository,
-    SpanRowsRepository,
+    BulkRowsRepository,
     RowsService,
     DatasetWritesService,
+    KeyedRowsService,
     VersionsService,
     QueryService,
     DownloadService,
@@ -77,6 +79,7 @@ import { VersionsService } from './versions/versions.service.js';
     GeneratedRowsService,
     PartitionsService,
     DatasetWritesService,
+    KeyedRowsService,
   ],
 })
 export class DatasetsModule implements OnModuleInit, OnApplicationShutdown {

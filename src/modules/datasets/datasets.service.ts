@@ -408,6 +408,14 @@ export class DatasetsService {
     return this.datasets.kindByName(workspaceId, name);
   }
 
+  /** The datasets of this kind in these workspaces (every workspace when null), by workspace then id. */
+  ofKind(
+    kind: DatasetKind,
+    workspaceIds: string[] | null,
+  ): Promise<Array<{ workspace_id: string; dataset_id: string }>> {
+    return this.datasets.ofKind(kind, workspaceIds);
+  }
+
   /**
    * The workspace's dataset with its row locked for the caller's unit of work (which it joins),
    * or null: for families that write beside a dataset (traces) and answer with errors of their own.

@@ -4,9 +4,7 @@ import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import type { JobContext, JobOf } from '../../../libs/queue/job.types.js';
-import type { CanonicalSpan } from '../../../libs/traces/span.types.js';
 import { DatasetWritesService } from '../datasets/dataset-writes.service.js';
-import { DatasetsService } from '../datasets/datasets.service.js';
 import type { DatasetEntity } from '../datasets/entities/dataset.entity.js';
 import type { DatasetVersionEntity } from '../datasets/entities/dataset-version.entity.js';
 import { TRACE_LIVE_LAND_JOB, TRACE_LIVE_SEAL_JOB, TRACE_LIVE_SEALED_JOB } from './traces.jobs.js';
@@ -35,7 +33,6 @@ export class LiveLanding {
   constructor(
     private readonly live: LiveRepository,
     private readonly datasets: DatasetWritesService,
-    private readonly datasetsService: DatasetsService,
     private readonly landing: TraceLanding,
     private readonly queue: JobQueue,
     private readonly transactions: TransactionRunner,
@@ -120,64 +117,34 @@ export class LiveLanding {
     const dataset = await this.datasets.lock(datasetId);
     const stream = dataset ? await this.live.find(datasetId, true) : null;
     if (!dataset || !stream) return { taken: 0, landed: 0 };
-    if ((await this.datasets.writingVersion(dataset.id)) !== null) return { taken: 0, landed: 0, blocked: true };
+    if (await this.datasets.isReserved(dataset.id)) return { taken: 0, landed: 0, blocked: true };
     let head = stream.head_version_id ? await this.datasets.version(stream.head_version_id) : null;
     if (head && !this.mayGrow(dataset, stream, head)) {
       await this.seal(dataset, stream);
       head = null;
     }
-    const number = head ? head.number : dataset.latestVersion + 1;
     const room = head ? stream.max_spans - stream.head_spans : stream.max_spans;
-    const { taken, landed } = await this.datasets.appendFrom(
-      dataset.id,
-      number,
-      dataset.nextOrdinal,
+    const { taken, landed, version } = await this.datasets.appendFrom(
+      dataset,
+      head ?? {
+        leadingColumns: SPAN_COLUMNS,
+        fields: { source: 'landed', message: `Live spans (OTLP) from ${new Date().toISOString()}` },
+        createdBy: stream.created_by,
+        mapping: TRACE_MAPPING,
+      },
       this.live.inboxSource(dataset.id, Math.min(LIVE_LAND_BATCH, room)),
     );
     if (!taken) return { taken, landed };
-    let versionId = head?.id ?? null;
-    if (landed > 0) {
-      if (head) {
-        await this.datasets.growVersion(head.id, landed);
-        await this.live.setHead(dataset.id, { versionId: head.id, spans: stream.head_spans + landed, opened: false });
-      } else {
-        const previous = dataset.latestVersion
-          ? await this.datasets.versionByNumber(dataset.workspaceId, dataset.id, dataset.latestVersion)
-          : null;
-        const columns = [
-          ...SPAN_COLUMNS.map(String),
-          ...(previous?.columns.map((c) => c.name).filter((c) => !SPAN_COLUMNS.includes(c as keyof CanonicalSpan)) ??
-            []),
-        ];
-        const version = await this.datasetsService.createVersion(
-          dataset,
-          number,
-          columns,
-          {
-            source: 'landed',
-            message: `Live spans (OTLP) from ${new Date().toISOString()}`,
-            changes: { inserted: landed, updated: 0, deleted: 0 },
-          },
-          stream.created_by,
-          // Its statistics are its parent's until the seal reads them from its rows: reading them
-          // here would read the whole dataset (a version holds its parent's rows) under the locks.
-          { gathered: previous?.columns, mapping: TRACE_MAPPING },
-        );
-        await this.datasets.setCounters(dataset.id, { latestVersion: number });
-        await this.live.setHead(dataset.id, { versionId: version.id, spans: landed, opened: true });
-        await this.scheduleSeal(dataset, version.id, new Date(Date.now() + stream.window_seconds * 1000));
-        versionId = version.id;
-      }
+    if (landed && head) {
+      await this.live.setHead(dataset.id, { versionId: head.id, spans: stream.head_spans + landed, opened: false });
+    } else if (landed && version) {
+      await this.live.setHead(dataset.id, { versionId: version.id, spans: landed, opened: true });
+      await this.scheduleSeal(dataset, version.id, new Date(Date.now() + stream.window_seconds * 1000));
     }
     // Spans of this stream dropped on receipt belong with the version their export's spans joined.
-    if (versionId) await this.live.claimDrops(stream.ingest_run_id, versionId);
-    await this.datasets.setCounters(dataset.id, { nextOrdinal: dataset.nextOrdinal + taken });
+    if (version) await this.live.claimDrops(stream.ingest_run_id, version.id);
     await this.live.noteLanded(dataset.id, taken);
-    await this.live.addRunCounts(
-      stream.ingest_run_id,
-      { landed, deduplicated: taken - landed },
-      versionId ?? undefined,
-    );
+    await this.live.addRunCounts(stream.ingest_run_id, { landed, deduplicated: taken - landed }, version?.id);
     return { taken, landed };
   }
 
@@ -222,11 +189,10 @@ export class LiveLanding {
 
   /** A sealed head's statistics and content hash from its rows, then its enrichment queued. */
   private async finishSeal(datasetId: string, versionId: string): Promise<{ rows: number }> {
-    const version = await this.datasets.lockVersion(datasetId, versionId);
-    if (!version) return { rows: 0 };
-    const restated = await this.datasetsService.restat(version);
-    await this.landing.queueEnrichment(version.workspaceId, datasetId, version.id, version.createdBy);
-    return { rows: restated.rowCount };
+    const sealed = await this.datasets.sealVersion(datasetId, versionId);
+    if (!sealed) return { rows: 0 };
+    await this.landing.queueEnrichment(sealed.workspaceId, datasetId, sealed.id, sealed.createdBy);
+    return { rows: sealed.rowCount };
   }
 
   private async scheduleSeal(dataset: DatasetEntity, versionId: string, at: Date): Promise<void> {

@@ -1,15 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { DomainError } from '../../../libs/common/domain-error.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
-import { DatasetsService } from '../datasets/datasets.service.js';
 import { VersionsService } from '../datasets/versions/versions.service.js';
 import type { PutTraceLiveSettingsRequest, TraceLiveStreamResponse } from './dto/live.dto.js';
 import { LiveLanding } from './live-landing.job.js';
 import { LiveRepository, type LiveStreamRow } from './live.repository.js';
-import { TraceErrors } from './traces.errors.js';
+import { TraceDatasets } from './trace-datasets.service.js';
 import { idleLiveStreamResponse, toLiveStreamResponse } from './traces.mapper.js';
 import { TRACE_INGEST_RUNS, TracesRepository } from './traces.repository.js';
 
@@ -21,7 +19,7 @@ export class LiveStreamsService {
     private readonly traces: TracesRepository,
     private readonly tracked: TrackedRecords,
     private readonly landing: LiveLanding,
-    private readonly datasets: DatasetsService,
+    private readonly traceDatasets: TraceDatasets,
     private readonly versions: VersionsService,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
@@ -111,12 +109,6 @@ export class LiveStreamsService {
   }
 
   private async requireTraceDataset(access: WorkspaceAccess, datasetId: string): Promise<void> {
-    const dataset = await this.datasets.require(access, datasetId);
-    if (dataset.kind !== 'traces')
-      throw new DomainError(
-        TraceErrors.trace_dataset_invalid,
-        `Dataset ${datasetId} is a test-case dataset; live streams belong to trace datasets`,
-        { field: 'dataset_id' },
-      );
+    await this.traceDatasets.require(access, datasetId, 'live streams belong to trace datasets');
   }
 }

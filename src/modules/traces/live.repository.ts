@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { sql, type NotNull, type Selectable } from 'kysely';
 import type { DB } from '../../../libs/database/schema.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
-import type { RowSource } from '../datasets/dataset-writes.service.js';
+import type { RowSource } from '../datasets/dataset-writes.types.js';
 
 const STREAM_COLUMNS = [
   'dataset_id',
@@ -238,16 +238,29 @@ export class LiveRepository {
    * them from the inbox into the dataset, and spans it already shows are taken and not written.
    */
   inboxSource(datasetId: string, limit: number): RowSource {
-    return {
-      ctes: `taken AS (
-         DELETE FROM trace_inbox i USING (SELECT row_id FROM trace_inbox WHERE dataset_id = $1 ORDER BY seq LIMIT $2) t
-          WHERE i.dataset_id = $1 AND i.row_id = t.row_id RETURNING i.row_id, i.seq, i.data
-       ), numbered AS (
-         SELECT row_id, data, row_number() OVER (ORDER BY seq) AS n FROM taken
-       )`,
-      relation: 'numbered',
-      params: [datasetId, limit],
-    };
+    return (q) =>
+      q
+        .with('inbox_taken', (w) =>
+          w
+            .deleteFrom('trace_inbox as i')
+            .using(
+              w
+                .selectFrom('trace_inbox')
+                .select('row_id')
+                .where('dataset_id', '=', datasetId)
+                .orderBy('seq')
+                .limit(limit)
+                .as('t'),
+            )
+            .where('i.dataset_id', '=', datasetId)
+            .whereRef('i.row_id', '=', 't.row_id')
+            .returning(['i.row_id', 'i.seq', 'i.data']),
+        )
+        .with('sourced_rows', (w) =>
+          w
+            .selectFrom('inbox_taken')
+            .select(['row_id', 'data', sql<string>`row_number() OVER (ORDER BY seq)`.as('place')]),
+        );
   }
 
   /** Streams whose open head has outlived its window (the sweep seals them when no export arrives to do it). */

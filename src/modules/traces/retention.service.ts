@@ -2,14 +2,11 @@ import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { rm } from 'node:fs/promises';
 import { AuditService } from '../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { DomainError } from '../../../libs/common/domain-error.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobHandler } from '../../../libs/queue/job-handler.decorator.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { AppConfig } from '../../../libs/config/app-config.js';
 import { DatasetWritesService } from '../datasets/dataset-writes.service.js';
-import { DatasetsService } from '../datasets/datasets.service.js';
-import { VersionsService } from '../datasets/versions/versions.service.js';
 import type {
   DatasetTraceRetentionResponse,
   TraceRetentionResponse,
@@ -17,11 +14,13 @@ import type {
 } from './dto/retention.dto.js';
 import { TRACE_RETENTION_JOB } from './traces.jobs.js';
 import { RetentionRepository } from './retention.repository.js';
-import { TraceErrors } from './traces.errors.js';
+import { TraceDatasets } from './trace-datasets.service.js';
 
 /** Spans one sweep transaction deletes: bounded, so writers to the dataset wait at most one batch. */
 const SWEEP_BATCH = 10_000;
 const HOUR_MS = 3600_000;
+/** The key of a span's data that retention ages it by: when it started. */
+const SPAN_START = 'start_time';
 
 /** A trace dataset and the retention that applies to it (its own, else its workspace's). */
 interface RetainedDataset {
@@ -43,9 +42,8 @@ export class TraceRetentionService implements OnApplicationBootstrap {
   constructor(
     private readonly config: AppConfig,
     private readonly retention: RetentionRepository,
-    private readonly datasetsService: DatasetsService,
+    private readonly traceDatasets: TraceDatasets,
     private readonly datasetWrites: DatasetWritesService,
-    private readonly versions: VersionsService,
     private readonly audit: AuditService,
     private readonly queue: JobQueue,
     private readonly transactions: TransactionRunner,
@@ -208,7 +206,7 @@ export class TraceRetentionService implements OnApplicationBootstrap {
     if (!settings.length) return [];
     const own = new Map(settings.filter((r) => r.dataset_id).map((r) => [r.dataset_id!, r.retention_days]));
     const defaults = new Map(settings.filter((r) => !r.dataset_id).map((r) => [r.workspace_id, r.retention_days]));
-    const datasets = await this.datasetWrites.traceDatasets([...new Set(settings.map((r) => r.workspace_id))]);
+    const datasets = await this.traceDatasets.inWorkspaces([...new Set(settings.map((r) => r.workspace_id))]);
     return datasets.flatMap(({ workspace_id, dataset_id }) => {
       const days = own.has(dataset_id) ? own.get(dataset_id)! : (defaults.get(workspace_id) ?? null);
       return days === null ? [] : [{ workspace_id, dataset_id, retention_days: days }];
@@ -224,9 +222,10 @@ export class TraceRetentionService implements OnApplicationBootstrap {
     let deleted = 0;
     for (;;) {
       const batch = await this.transactions.run(async () => {
-        if (!(await this.datasetsService.findLocked(target.workspace_id, target.dataset_id))) return 0;
-        const { deleted: n, versions } = await this.datasetWrites.deleteSpansBefore(
+        if (!(await this.traceDatasets.findLocked(target.workspace_id, target.dataset_id))) return 0;
+        const { deleted: n, versions } = await this.datasetWrites.deleteBefore(
           target.dataset_id,
+          SPAN_START,
           cutoff,
           SWEEP_BATCH,
         );
@@ -238,12 +237,10 @@ export class TraceRetentionService implements OnApplicationBootstrap {
     }
     if (deleted) {
       await this.transactions.run(async () => {
-        if (!(await this.datasetsService.findLocked(target.workspace_id, target.dataset_id))) return;
+        const dataset = await this.traceDatasets.findLocked(target.workspace_id, target.dataset_id);
+        if (!dataset) return;
         // Content hashes and column statistics describe the rows the versions hold now.
-        for (const number of touched) {
-          const version = await this.versions.findByNumber(target.workspace_id, target.dataset_id, number);
-          if (version) await this.datasetsService.restat(version);
-        }
+        await this.datasetWrites.restatVersions(dataset, [...touched]);
         await this.audit.record({
           workspaceId: target.workspace_id,
           action: 'trace_retention.swept',
@@ -268,12 +265,6 @@ export class TraceRetentionService implements OnApplicationBootstrap {
   }
 
   private async requireTraceDataset(access: WorkspaceAccess, datasetId: string): Promise<void> {
-    const dataset = await this.datasetsService.require(access, datasetId);
-    if (dataset.kind !== 'traces')
-      throw new DomainError(
-        TraceErrors.trace_dataset_invalid,
-        `Dataset ${datasetId} is a test-case dataset; retention applies to trace datasets`,
-        { field: 'dataset_id' },
-      );
+    await this.traceDatasets.require(access, datasetId, 'retention applies to trace datasets');
   }
 }

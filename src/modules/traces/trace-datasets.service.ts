@@ -2,7 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { hash } from 'node:crypto';
 import { REPORTED_FIELDS } from '../../../libs/traces/conventions.js';
 import type { CanonicalSpan } from '../../../libs/traces/span.types.js';
+import type { WorkspaceAccess } from '../../../libs/auth/roles.js';
+import { DomainError } from '../../../libs/common/domain-error.js';
 import { DatasetWritesService } from '../datasets/dataset-writes.service.js';
+import { DatasetsService } from '../datasets/datasets.service.js';
+import type { DatasetEntity, DatasetKind } from '../datasets/entities/dataset.entity.js';
+import { KeyedRowsService } from '../datasets/keyed-rows.service.js';
+import { TraceErrors } from './traces.errors.js';
 
 /** The columns of a trace dataset version, in this order (attributes last). */
 export const SPAN_COLUMNS: Array<keyof CanonicalSpan> = [...REPORTED_FIELDS, 'convention', 'attributes'];
@@ -18,10 +24,24 @@ export function spanRowId(datasetId: string, traceId: string, spanId: string): s
   return `${x.slice(0, 8)}-${x.slice(8, 12)}-5${x.slice(13, 16)}-${variant}${x.slice(17, 20)}-${x.slice(20, 32)}`;
 }
 
-/** Trace datasets found by name, created on first use: where landings and OTLP exports name their target. */
+/** The key of a span row's data its trace is under: a trace is the spans that share it. */
+const TRACE_KEY = 'trace_id';
+/** What makes a row of a trace dataset a span (rows without it are not read as spans). */
+const SPAN_KEYS = ['span_id'];
+
+/**
+ * Trace datasets as the traces family asks the datasets family for them: found (by name, created
+ * on first use, where landings and OTLP exports name their target; by id; every one of some
+ * workspaces) and their versions' rows read as spans, trace by trace. The meaning of a trace (the
+ * spans sharing a `trace_id`) is held here; the datasets family reads its rows by key.
+ */
 @Injectable()
 export class TraceDatasets {
-  constructor(private readonly datasets: DatasetWritesService) {}
+  constructor(
+    private readonly datasets: DatasetWritesService,
+    private readonly datasetsService: DatasetsService,
+    private readonly keyed: KeyedRowsService,
+  ) {}
 
   /**
    * The id of the workspace's dataset of this name (compared case-insensitively), created as a
@@ -40,5 +60,49 @@ export class TraceDatasets {
       tags: ['traces'],
       createdBy,
     });
+  }
+
+  /** The kind of the workspace's dataset of this name (compared case-insensitively), or null when the name is free. */
+  kindOfName(workspaceId: string, name: string): Promise<DatasetKind | null> {
+    return this.datasetsService.kindByName(workspaceId, name);
+  }
+
+  /** The workspace's dataset (of any kind: the caller answers a test-case one), locked for the caller's unit of work; null when missing. */
+  findLocked(workspaceId: string, datasetId: string): Promise<DatasetEntity | null> {
+    return this.datasetsService.findLocked(workspaceId, datasetId);
+  }
+
+  /** The caller's trace dataset (404 when missing); a test-case dataset is refused, `purpose` saying what needs a trace dataset. */
+  async require(access: WorkspaceAccess, datasetId: string, purpose: string): Promise<DatasetEntity> {
+    const dataset = await this.datasetsService.require(access, datasetId);
+    if (dataset.kind !== 'traces')
+      throw new DomainError(
+        TraceErrors.trace_dataset_invalid,
+        `Dataset ${datasetId} is a test-case dataset; ${purpose}`,
+        { field: 'dataset_id' },
+      );
+    return dataset;
+  }
+
+  /** The trace datasets of these workspaces (every workspace when null), by workspace then id. */
+  inWorkspaces(workspaceIds: string[] | null): Promise<Array<{ workspace_id: string; dataset_id: string }>> {
+    return this.datasetsService.ofKind('traces', workspaceIds);
+  }
+
+  // A version's spans
+
+  /** The version's spans in pages, trace by trace (a trace's spans in row order): what topology and enrichment read. */
+  spansByTrace(datasetId: string, number: number): AsyncGenerator<Array<Record<string, unknown>>> {
+    return this.keyed.byKey(datasetId, number, TRACE_KEY, SPAN_KEYS);
+  }
+
+  /** How many traces the version holds. */
+  countTraces(datasetId: string, number: number): Promise<number> {
+    return this.keyed.countDistinct(datasetId, number, TRACE_KEY);
+  }
+
+  /** Which of these trace ids the version holds. */
+  knownTraces(datasetId: string, number: number, traceIds: string[]): Promise<Set<string>> {
+    return this.keyed.presentValues(datasetId, number, TRACE_KEY, traceIds);
   }
 }

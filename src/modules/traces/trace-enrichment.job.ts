@@ -6,8 +6,8 @@ import { isTerminal, type JobContext } from '../../../libs/queue/job.types.js';
 import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
 import { DEFAULT_PRICES, enrichTrace, type PriceTable } from '../../../libs/traces/enrichment.js';
 import type { CanonicalSpan } from '../../../libs/traces/span.types.js';
-import { DatasetWritesService } from '../datasets/dataset-writes.service.js';
 import { VersionsService } from '../datasets/versions/versions.service.js';
+import { TraceDatasets } from './trace-datasets.service.js';
 import { TRACE_ENRICHMENT_RUNS, TracesRepository } from './traces.repository.js';
 import { TRACE_ENRICH_JOB } from './traces.jobs.js';
 
@@ -33,7 +33,7 @@ export class TraceEnricher {
   constructor(
     private readonly traces: TracesRepository,
     private readonly versions: VersionsService,
-    private readonly datasets: DatasetWritesService,
+    private readonly traceDatasets: TraceDatasets,
     private readonly transactions: TransactionRunner,
     private readonly tracked: TrackedRecords,
   ) {}
@@ -45,7 +45,7 @@ export class TraceEnricher {
     if (!run || isTerminal(run.state)) return { traces: Number(run?.progress?.done ?? 0) };
     const version = await this.versions.find(run.workspace_id, run.dataset_id, run.version_id);
     if (!version) throw new JobFailure('the trace version was deleted', { code: 'version_gone', retry: false });
-    const total = await this.datasets.countTraces(run.dataset_id, version.number);
+    const total = await this.traceDatasets.countTraces(run.dataset_id, version.number);
     await progress({ done: 0, total });
     const prices = priceTable(run.prices);
     const results: Array<{ trace_id: string; data: unknown }> = [];
@@ -54,7 +54,7 @@ export class TraceEnricher {
       if (current.length) results.push({ trace_id: current[0].trace_id, data: enrichTrace(current, prices) });
       current = [];
     };
-    for await (const page of this.datasets.spansByTrace(run.dataset_id, version.number)) {
+    for await (const page of this.traceDatasets.spansByTrace(run.dataset_id, version.number)) {
       signal.throwIfAborted();
       for (const data of page as unknown as CanonicalSpan[]) {
         if (current.length && current[0].trace_id !== data.trace_id) finish();

@@ -10,10 +10,10 @@ import { isTerminal, type JobContext, type JobOf } from '../../../libs/queue/job
 import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
 import { normaliseSpan } from '../../../libs/traces/conventions.js';
 import { readRecordsAsync, readTraceFile, type ReadItem, type TraceFileFormat } from '../../../libs/traces/readers.js';
-import type { CanonicalSpan, Convention, Drop } from '../../../libs/traces/span.types.js';
+import type { Convention, Drop } from '../../../libs/traces/span.types.js';
 import { AppConfig } from '../../../libs/config/app-config.js';
 import { DatasetWritesService } from '../datasets/dataset-writes.service.js';
-import { DatasetsService } from '../datasets/datasets.service.js';
+import type { PlacedRow, VersionReservation } from '../datasets/dataset-writes.types.js';
 import { ColumnStatsCollector } from '../datasets/ingest/column-stats.js';
 import type { DatasetEntity } from '../datasets/entities/dataset.entity.js';
 import { SecretsService } from '../secrets/secrets.service.js';
@@ -43,27 +43,34 @@ export const LAND_BATCH = 5000;
 /** How often a landing that waits for another landing of the same dataset looks again. */
 const RESERVATION_POLL_MS = 500;
 
-/** The version a landing writes: the dataset, the number reserved for it, the ordinal of its first span. */
+/** The version a landing writes: the dataset and the reservation the datasets family gave it. */
 interface Reservation {
   dataset: DatasetEntity;
-  number: number;
-  ordinalBase: number;
+  reservation: VersionReservation;
+}
+
+/** The reservation a run keeps (an earlier attempt's), if it has one. */
+function reservationOf(run: IngestRunRow, datasetId: string): VersionReservation | null {
+  return run.version_number === null
+    ? null
+    : { datasetId, number: run.version_number, firstOrdinal: Number(run.ordinal_base) };
 }
 
 /**
  * Lands an ingest run in bounded transactions (docs/traces.md#how-a-file-lands):
  *
- * 1. **Reserve** (one short transaction, the dataset locked): the dataset's next version number
- *    is reserved for this run (`datasets.writing_version`) and kept on the run with the ordinal
- *    of its first span. Nobody else may make that version meanwhile (DatasetsService.createVersion
- *    answers 409 dataset_busy; another landing, and live landing, wait for the reservation).
+ * 1. **Reserve** (one short transaction, the dataset locked): the datasets family reserves the
+ *    dataset's next version for this run (DatasetWritesService.reserveNextVersion), kept on the
+ *    run. Nobody else may make that version meanwhile (DatasetsService.createVersion answers 409
+ *    dataset_busy; another landing, and live landing, wait for the reservation).
  * 2. **Write** (a transaction per LAND_BATCH spans, no dataset lock): the source is read and
- *    normalised, each batch is staged by COPY and the spans the dataset does not hold yet are
+ *    normalised, and each batch is handed over with each span's place in the landing's order
+ *    (the datasets family makes them ordinals); the spans the dataset does not hold yet are
  *    written under the reserved number. No version record carries that number yet, and no later
  *    version can be made, so those rows are readable by no one.
  * 3. **Finish**: the version's content hash and statistics are read from its rows, then one short
- *    transaction (the dataset locked) records the version, moves the dataset's counters, releases
- *    the reservation and queues the enrichment: the version appears whole, or not at all.
+ *    transaction records the version (the datasets family moving its counters and releasing the
+ *    reservation) and queues the enrichment: the version appears whole, or not at all.
  *
  * A retry after a crash keeps the reservation and reads the source again from its start: spans
  * written by the earlier attempt are found in the dataset and skipped, as any repeated span is
@@ -79,7 +86,6 @@ export class TraceLanding {
     private readonly config: AppConfig,
     private readonly traces: TracesRepository,
     private readonly datasets: DatasetWritesService,
-    private readonly datasetsService: DatasetsService,
     private readonly secrets: SecretsService,
     private readonly queue: JobQueue,
     private readonly transactions: TransactionRunner,
@@ -108,7 +114,8 @@ export class TraceLanding {
     if (job.status === 'succeeded') return;
     const run = await this.traces.findRunUnscoped(job.payload.ingest_run_id);
     if (!run || run.state === 'succeeded') return;
-    if (run.dataset_id && run.version_number !== null) await this.abandon(run.dataset_id, run.version_number);
+    const reservation = run.dataset_id ? reservationOf(run, run.dataset_id) : null;
+    if (reservation) await this.abandon(reservation);
   }
 
   private async open(run: IngestRunRow, signal: AbortSignal): Promise<AsyncIterable<ReadItem>> {
@@ -144,7 +151,7 @@ export class TraceLanding {
   private async targetDataset(run: IngestRunRow): Promise<DatasetEntity> {
     const id = run.dataset_id ?? run.options.dataset_id;
     if (id) {
-      const dataset = await this.datasetsService.findLocked(run.workspace_id, id);
+      const dataset = await this.traceDatasets.findLocked(run.workspace_id, id);
       if (!dataset || dataset.kind !== 'traces')
         throw new JobFailure(`dataset ${id} is no longer a trace dataset of the workspace`, {
           code: 'dataset_gone',
@@ -173,22 +180,16 @@ export class TraceLanding {
       const reserved = await this.transactions.run(async (): Promise<Reservation | null> => {
         const dataset = await this.targetDataset(run);
         const earlier = await this.traces.findRunUnscoped(run.id);
-        if (
-          earlier?.version_number !== null &&
-          earlier?.version_number !== undefined &&
-          (await this.datasets.writingVersion(dataset.id)) === earlier.version_number
-        ) {
-          return { dataset, number: earlier.version_number, ordinalBase: Number(earlier.ordinal_base) };
-        }
-        if ((await this.datasets.writingVersion(dataset.id)) !== null) return null;
-        const number = dataset.latestVersion + 1;
-        await this.datasets.reserve(dataset.id, number);
+        const held = earlier ? reservationOf(earlier, dataset.id) : null;
+        if (held && (await this.datasets.stillReserved(held))) return { dataset, reservation: held };
+        const reservation = await this.datasets.reserveNextVersion(dataset);
+        if (!reservation) return null;
         await this.traces.updateRun(run.id, {
           dataset_id: dataset.id,
-          version_number: number,
-          ordinal_base: dataset.nextOrdinal,
+          version_number: reservation.number,
+          ordinal_base: reservation.firstOrdinal,
         });
-        return { dataset, number, ordinalBase: dataset.nextOrdinal };
+        return { dataset, reservation };
       });
       if (reserved) return reserved;
       await sleep(RESERVATION_POLL_MS, undefined, { signal });
@@ -202,7 +203,7 @@ export class TraceLanding {
     source: AsyncIterable<ReadItem>,
     signal: AbortSignal,
   ) {
-    const { dataset, number, ordinalBase } = reservation;
+    const { dataset } = reservation;
     const keepUnmapped = run.options.keep_unmapped !== false;
     const convention = (run.options.convention ?? 'auto') as Convention | 'auto';
     let received = 0;
@@ -226,7 +227,7 @@ export class TraceLanding {
       collector && !(await this.transactions.run(() => this.datasets.holdsRows(dataset.id)))
         ? new WordHashSet(4, 1 << 16)
         : null;
-    let spans: Array<[string, number, string]> = [];
+    let spans: PlacedRow[] = [];
     let drops: Drop[] = [];
     // A retry takes the drops anew, with the counts.
     await this.transactions.run(() => this.traces.clearDrops(run.id));
@@ -248,7 +249,7 @@ export class TraceLanding {
       const of = { workspace_id: run.workspace_id, run_id: run.id, dataset_id: dataset.id };
       const dropsFrom = dropped - batchDrops.length + 1;
       writing = this.transactions.run(async () => {
-        await this.writeBatch(dataset.id, number, batch, direct);
+        await this.datasets.appendReserved(reservation.reservation, batch, { known: direct });
         await this.traces.appendDrops(of, dropsFrom, batchDrops);
       });
       // Its failure is taken by the next flush or at the end; until then it is not an unhandled rejection.
@@ -279,7 +280,7 @@ export class TraceLanding {
         collector?.add(span as unknown as Record<string, unknown>);
         const data = content ? jsonbStoredText(span) : jsonbText(span);
         content?.update(`${staged ? '\n' : ''}${rowId} ${data}`);
-        spans.push([rowId, ordinalBase + staged, data]);
+        spans.push([rowId, staged, data]);
         staged++;
         if (spans.length >= LAND_BATCH) await flush();
         if (fresh && fresh.size >= this.freshIdsMax) {
@@ -297,82 +298,45 @@ export class TraceLanding {
     return { received, staged, dropped, dropReasons, conventions, collector, streamed };
   }
 
-  /**
-   * One batch: COPYed straight into the version when `direct` (the landing knows
-   * none of them is written), else staged by COPY and then the spans the dataset does not hold yet
-   * (in any version still showing them, or written by this landing) are written.
-   */
-  private async writeBatch(
-    datasetId: string,
-    number: number,
-    spans: Array<[string, number, string]>,
-    direct: boolean,
-  ): Promise<void> {
-    if (direct) await this.datasets.appendFresh(datasetId, number, spans);
-    else await this.datasets.appendNew(datasetId, number, spans);
-  }
-
-  /** Records the version (when the landing wrote any span), moves the dataset's counters, releases the number, and closes the run. */
+  /** Records the version (when the landing wrote any span) or releases its number, and closes the run. */
   private async finish(
     run: IngestRunRow,
-    reservation: Reservation,
+    { dataset, reservation }: Reservation,
     outcome: Awaited<ReturnType<TraceLanding['write']>>,
   ): Promise<{ landed: number; dropped: number; version_id: string | null }> {
-    const { dataset, number, ordinalBase } = reservation;
     const { received, staged, dropped, dropReasons, conventions, collector, streamed } = outcome;
-    const head = dataset.latestVersion
-      ? await this.datasets.versionByNumber(dataset.workspaceId, dataset.id, dataset.latestVersion)
-      : null;
-    const columns = [
-      ...SPAN_COLUMNS.map(String),
-      ...(head?.columns.map((c) => c.name).filter((c) => !SPAN_COLUMNS.includes(c as keyof CanonicalSpan)) ?? []),
-    ];
+    const columns = await this.datasets.columnOrder(dataset, SPAN_COLUMNS);
     // Read from the rows before the dataset is locked: nothing else writes under this number.
     const measured = await this.transactions.run(async () => {
-      const landed = await this.datasets.countAddedIn(dataset.id, number);
-      if (!landed) return { landed };
-      // Every staged span written once (none repeated): the rows are what was hashed on the way.
-      const whole = landed === staged;
-      const content = streamed && whole ? streamed : await this.datasets.contentHash(dataset.id, number);
-      const gathered =
-        collector && whole
-          ? collector.finish(
-              columns,
-              landed,
-              collector.uncounted().length
-                ? await this.datasets.distinctCounts(dataset.id, number, collector.uncounted())
-                : {},
-            )
-          : undefined;
-      const columnStats = gathered ?? (await this.datasets.versionStats(dataset.id, number, columns, content.rowCount));
-      return { landed, content, columnStats, traces: await this.datasets.countTraces(dataset.id, number) };
+      const rows = await this.datasets.measureReserved(reservation, columns, {
+        placed: staged,
+        content: streamed,
+        collector,
+      });
+      return {
+        ...rows,
+        traces: rows.landed ? await this.traceDatasets.countTraces(dataset.id, reservation.number) : 0,
+      };
     });
     const landed = measured.landed;
     return this.transactions.run(async () => {
-      const locked = (await this.datasets.lock(dataset.id))!;
       let versionId: string | null = null;
-      if (measured.content) {
-        const version = await this.datasetsService.createVersion(
-          locked,
-          number,
-          columns,
+      if (landed) {
+        const version = await this.datasets.recordReserved(
+          reservation,
           {
-            source: 'landed',
-            message: run.options.message ?? `Landed ${landed} spans (${run.source_kind})`,
-            changes: { inserted: landed, updated: 0, deleted: 0 },
+            columns,
+            measured,
+            fields: { source: 'landed', message: run.options.message ?? `Landed ${landed} spans (${run.source_kind})` },
+            createdBy: run.created_by,
+            mapping: TRACE_MAPPING,
           },
-          run.created_by,
-          { gathered: measured.columnStats, content: measured.content, reserved: true, mapping: TRACE_MAPPING },
+          staged,
         );
-        await this.datasets.setCounters(dataset.id, {
-          latestVersion: number,
-          nextOrdinal: Math.max(locked.nextOrdinal, ordinalBase + staged),
-        });
         await this.traces.setDropsVersion(run.id, version.id);
         versionId = version.id;
         await this.queueEnrichment(run.workspace_id, dataset.id, version.id, run.created_by);
-      }
-      await this.datasets.release(dataset.id, number);
+      } else await this.datasets.release(reservation);
       await this.traces.updateRun(run.id, {
         dataset_id: dataset.id,
         version_id: versionId,
@@ -382,7 +346,7 @@ export class TraceLanding {
         dropped,
         drop_reasons: dropReasons,
         conventions,
-        traces: measured.traces ?? 0,
+        traces: measured.traces,
         inline_records: null,
       });
       await this.tracked.succeed(TRACE_INGEST_RUNS, run.id);
@@ -391,14 +355,11 @@ export class TraceLanding {
     });
   }
 
-  /** After a landing failed for good: removes the rows it wrote under its number (a batch per transaction) and releases the number. */
-  private async abandon(datasetId: string, number: number): Promise<void> {
-    if ((await this.transactions.run(() => this.datasets.writingVersion(datasetId))) !== number) return;
-    while ((await this.transactions.run(() => this.datasets.deleteAddedIn(datasetId, number, LAND_BATCH))) > 0);
-    await this.transactions.run(async () => {
-      await this.datasets.lock(datasetId);
-      await this.datasets.release(datasetId, number);
-    });
+  /** After a landing failed for good: removes the rows it wrote under its reservation (a batch per transaction) and releases it. */
+  private async abandon(reservation: VersionReservation): Promise<void> {
+    if (!(await this.transactions.run(() => this.datasets.stillReserved(reservation)))) return;
+    while ((await this.transactions.run(() => this.datasets.discardReserved(reservation, LAND_BATCH))) > 0);
+    await this.transactions.run(() => this.datasets.release(reservation));
   }
 
   /** Queues the per-trace enrichment of a version that landing wrote or sealed. */

@@ -8,7 +8,6 @@ import { JOB_STATE_VOCABULARY } from '../../../libs/queue/tracked-job.js';
 import { buildTopology, type TopologySpan } from '../../../libs/traces/topology.js';
 import type { DatasetVersionEntity } from '../datasets/entities/dataset-version.entity.js';
 import type { DatasetEntity } from '../datasets/entities/dataset.entity.js';
-import { DatasetWritesService } from '../datasets/dataset-writes.service.js';
 import { VersionsService } from '../datasets/versions/versions.service.js';
 import type { DropsQuery, TraceDropRecordResponse } from './dto/traces.dto.js';
 import type {
@@ -26,6 +25,7 @@ import type {
   TraceTagsQuery,
 } from './dto/trace-data.dto.js';
 import { TRACE_ENRICH_JOB } from './traces.jobs.js';
+import { TraceDatasets } from './trace-datasets.service.js';
 import { TraceErrors } from './traces.errors.js';
 import { TracesRepository } from './traces.repository.js';
 import { toDrop, toGroundTruthVersion, toStatus } from './traces.mapper.js';
@@ -46,7 +46,7 @@ export class TraceVersionsService {
   constructor(
     private readonly traces: TracesRepository,
     private readonly versions: VersionsService,
-    private readonly datasets: DatasetWritesService,
+    private readonly traceDatasets: TraceDatasets,
     private readonly queue: JobQueue,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
@@ -179,7 +179,7 @@ export class TraceVersionsService {
       ? new Set((await this.traces.listTags(version.id, undefined, tag)).map((t) => t.trace_id))
       : null;
     const spans: TopologySpan[] = [];
-    for await (const page of this.datasets.spansByTrace(datasetId, version.number)) {
+    for await (const page of this.traceDatasets.spansByTrace(datasetId, version.number)) {
       for (const s of page) {
         if (tagged && !tagged.has(String(s.trace_id))) continue;
         spans.push({
@@ -364,7 +364,7 @@ export class TraceVersionsService {
   }
 
   private async requireTraces(datasetId: string, version: DatasetVersionEntity, traceIds: string[]): Promise<void> {
-    const known = await this.datasets.knownTraces(datasetId, version.number, traceIds);
+    const known = await this.traceDatasets.knownTraces(datasetId, version.number, traceIds);
     const unknown = traceIds.filter((id) => !known.has(id));
     if (unknown.length)
       throw new DomainError(

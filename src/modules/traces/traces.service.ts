@@ -18,7 +18,7 @@ import {
 } from '../../../libs/traces/readers.js';
 import type { Drop, SourceSpan } from '../../../libs/traces/span.types.js';
 import { AppConfig } from '../../../libs/config/app-config.js';
-import { DatasetsService, type UploadedFile } from '../datasets/datasets.service.js';
+import type { UploadedFile } from '../datasets/datasets.service.js';
 import { SecretReferences } from '../secrets/secret-references.service.js';
 import type {
   CreateTraceConnectionRequest,
@@ -34,6 +34,7 @@ import type {
   TraceUploadResponse,
 } from './dto/traces.dto.js';
 import { TRACE_LAND_JOB } from './traces.jobs.js';
+import { TraceDatasets } from './trace-datasets.service.js';
 import { TraceErrors } from './traces.errors.js';
 import {
   TracesRepository,
@@ -53,7 +54,7 @@ export class TracesService {
   constructor(
     private readonly config: AppConfig,
     private readonly traces: TracesRepository,
-    private readonly datasets: DatasetsService,
+    private readonly traceDatasets: TraceDatasets,
     private readonly secretReferences: SecretReferences,
     private readonly queue: JobQueue,
     private readonly audit: AuditService,
@@ -289,7 +290,7 @@ export class TracesService {
     return this.transactions.run(async () => {
       if (body.dataset_id) await this.requireTraceDataset(access.workspaceId, body.dataset_id);
       if (body.dataset_name) {
-        const kind = await this.datasets.kindByName(access.workspaceId, body.dataset_name);
+        const kind = await this.traceDatasets.kindOfName(access.workspaceId, body.dataset_name);
         if (kind && kind !== 'traces')
           throw new DomainError(
             TraceErrors.trace_dataset_invalid,
@@ -367,7 +368,7 @@ export class TracesService {
   }
 
   private async requireTraceDataset(workspaceId: string, datasetId: string): Promise<void> {
-    const dataset = await this.datasets.findLocked(workspaceId, datasetId);
+    const dataset = await this.traceDatasets.findLocked(workspaceId, datasetId);
     if (!dataset)
       throw new DomainError(TraceErrors.trace_dataset_invalid, `Workspace ${workspaceId} has no dataset ${datasetId}`, {
         field: 'dataset_id',

@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import { BulkRowsRepository } from './bulk-rows.repository.js';
+
+/** Rows a page of KeyedRowsService.byKey holds at most, unless told. */
+const PAGE_SIZE = 5000;
+
+/**
+ * A version's rows read by a key of their data, for families that give the key a meaning of
+ * their own (a trace dataset's rows are spans, grouped by `trace_id`): the rows in pages grouped by
+ * the value under the key, how many distinct values there are, which of some values are present.
+ * Keys are plain words (letters, digits, underscores), written into the statement so an index over
+ * the key serves it.
+ */
+@Injectable()
+export class KeyedRowsService {
+  constructor(private readonly rows: BulkRowsRepository) {}
+
+  /**
+   * The data of the rows version `number` shows that hold `key` and every key of `holding`, by the
+   * value under `key` then row order, in pages: a group's rows are consecutive (a page may end
+   * inside one).
+   */
+  byKey(
+    datasetId: string,
+    number: number,
+    key: string,
+    holding: string[] = [],
+    pageSize = PAGE_SIZE,
+  ): AsyncGenerator<Array<Record<string, unknown>>> {
+    return this.rows.byKey(datasetId, number, key, holding, pageSize);
+  }
+
+  /** How many distinct values the version's rows hold under `key`. */
+  countDistinct(datasetId: string, number: number, key: string): Promise<number> {
+    return this.rows.countDistinct(datasetId, number, key);
+  }
+
+  /** Which of `values` the version's rows hold under `key`. */
+  presentValues(datasetId: string, number: number, key: string, values: string[]): Promise<Set<string>> {
+    return this.rows.presentValues(datasetId, number, key, values);
+  }
+}
