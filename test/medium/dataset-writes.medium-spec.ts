@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { TransactionRunner } from '../../libs/database/unit-of-work.js';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { Db, TransactionRunner } from '../../libs/database/unit-of-work.js';
 import { DatasetWritesService } from '../../src/modules/datasets/dataset-writes.service.js';
 import type { NextVersion } from '../../src/modules/datasets/dataset-writes.types.js';
 import { DatasetsModule } from '../../src/modules/datasets/datasets.module.js';
 import { DatasetsService } from '../../src/modules/datasets/datasets.service.js';
+import { KeyedRowsService } from '../../src/modules/datasets/keyed-rows.service.js';
 import { LiveRepository } from '../../src/modules/traces/live.repository.js';
 import { spanRowId, TraceDatasets } from '../../src/modules/traces/trace-datasets.service.js';
 import { TracesModule } from '../../src/modules/traces/traces.module.js';
@@ -55,15 +56,15 @@ describe('service tier: the datasets family numbers versions and ordinals for bu
       [datasetId],
     );
 
-  /** Acknowledged spans into the dataset's inbox, in this order. */
-  const inbox = (datasetId: string, spanIds: string[]) =>
+  /** Acknowledged spans into the dataset's inbox, in this order (`span` or `trace/span`: trace t1 unless named). */
+  const inbox = (datasetId: string, spans: string[]) =>
     transactions.run(() =>
       s.get(LiveRepository).enqueueSpans(
         datasetId,
-        spanIds.map((id) => ({
-          row_id: spanRowId(datasetId, 't1', id),
-          data: JSON.stringify({ trace_id: 't1', span_id: id }),
-        })),
+        spans.map((named) => {
+          const [trace, id] = named.includes('/') ? named.split('/') : ['t1', named];
+          return { row_id: spanRowId(datasetId, trace, id), data: JSON.stringify({ trace_id: trace, span_id: id }) };
+        }),
       ),
     );
 
@@ -132,5 +133,45 @@ describe('service tier: the datasets family numbers versions and ordinals for bu
     // An empty inbox takes nothing and moves nothing.
     expect(await fromInbox(datasetId, null)).toEqual({ taken: 0, landed: 0, version: null });
     expect(await counters(datasetId)).toEqual({ latest_version: 1, writing_version: null, next_ordinal: 4 });
+  });
+
+  it('reads a version by key: grouped by trace in keyset pages, through the partial trace index; counts and finds its values', async () => {
+    const datasetId = await traceDataset('keyed');
+    await inbox(datasetId, ['t2/c', 't1/a', 't1/b']);
+    await fromInbox(datasetId, null);
+    const keyed = s.get(KeyedRowsService);
+    const pages: unknown[][] = [];
+    for await (const page of keyed.byKey(datasetId, 1, 'trace_id', ['span_id'], 1))
+      pages.push(page.map((span) => span.span_id));
+    expect(pages).toEqual([['a'], ['b'], ['c']]);
+    expect(await s.get(TraceDatasets).countTraces(datasetId, 1)).toBe(2);
+    expect(await s.get(TraceDatasets).knownTraces(datasetId, 1, ['t1', 't9'])).toEqual(new Set(['t1']));
+    await expect(keyed.countDistinct(datasetId, 1, "trace_id') OR ('")).rejects.toThrow('not a plain key');
+
+    // The statement a trace's spans are read with names the index's literals, so the planner may use it.
+    const db = s.get(Db);
+    const query = db.query.bind(db);
+    const seen: Array<{ sql: string; params: unknown[] }> = [];
+    const spy = jest.spyOn(db, 'query').mockImplementation((sql: string, params?: unknown[]) => {
+      seen.push({ sql, params: params ?? [] });
+      return query(sql, params);
+    });
+    try {
+      for await (const page of s.get(TraceDatasets).spansByTrace(datasetId, 1)) expect(page).toHaveLength(3);
+    } finally {
+      spy.mockRestore();
+    }
+    // Planned once for any parameters (a prepared statement's generic plan): only literals prove the index's predicate.
+    const { sql, params } = seen[0];
+    const values = params.map((v) => (typeof v === 'number' ? String(v) : `'${String(v)}'`)).join(', ');
+    const plan = await transactions.run(async () => {
+      await db.query('SET LOCAL enable_seqscan = off');
+      await db.query('SET LOCAL plan_cache_mode = force_generic_plan');
+      await db.query(`PREPARE spans_by_trace AS ${sql}`);
+      const explained = await db.query<Array<Record<string, string>>>(`EXPLAIN EXECUTE spans_by_trace(${values})`);
+      await db.query('DEALLOCATE spans_by_trace');
+      return explained;
+    });
+    expect(plan.map((line) => Object.values(line)[0]).join('\n')).toContain('dataset_rows_trace_idx');
   });
 });
