@@ -1,5 +1,6 @@
 import {
   sql,
+  type AliasedRawBuilder,
   type Expression,
   type ExpressionBuilder,
   type ReferenceExpression,
@@ -9,7 +10,7 @@ import {
 } from 'kysely';
 import type { ObjectLiteral, Repository } from 'typeorm';
 import { containsPattern } from './like.js';
-import type { DB } from './schema.js';
+import type { DatasetRows, DB, JsonObject } from './schema.js';
 import { entitiesFrom } from './typed-entities.js';
 import type { QueryBuilder } from './typed-queries.js';
 import type { Db } from './unit-of-work.js';
@@ -65,6 +66,26 @@ export function isAnyOf<TB extends keyof DB>(
   values: readonly string[],
 ): Expression<SqlBool> {
   return sql<SqlBool>`${eb.ref(column)} = ANY(${values})`;
+}
+
+/** `count(*)::int AS n`: how many rows, as a number (`count(*)` is an int8, which the driver answers as text). */
+export function countN(): AliasedRawBuilder<number, 'n'> {
+  return sql<number>`count(*)::int`.as('n');
+}
+
+/** A row of `dataset_version_rows()`: a version's row with its dimension values as one object. */
+export type PublishedRow = Pick<DatasetRows, 'dataset_id' | 'row_id' | 'ordinal'> & {
+  data: JsonObject;
+  dimensions: Record<string, string>;
+};
+
+/**
+ * The rows of version `version` of a dataset as the datasets family publishes them to the others
+ * (`dataset_version_rows()`, a function PostgreSQL inlines into the statement), as alias `r`: runs,
+ * analysis and SDG read them without naming its tables.
+ */
+export function publishedRows(datasetId: string, version: number): AliasedRawBuilder<PublishedRow, 'r'> {
+  return sql<PublishedRow>`dataset_version_rows(${datasetId}, ${version})`.as('r');
 }
 
 /** Which rows of a list: `skip` rows on, at most `take`. */

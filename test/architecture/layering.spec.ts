@@ -556,10 +556,8 @@ const HAND_WRITTEN_KEPT: Record<string, number> = {
   // The advisory lock (no table); credential and credentialWithAccess join user_identities() (the users
   // family's function) and the latter is prepared once per connection; touch runs on every keyed request.
   'src/modules/api-keys/api-keys.repository.ts': 4,
-  // A batch of row properties unpacked from one jsonb parameter (jsonb_to_recordset); a page under a
-  // query-language filter compiled to SQL with its own numbered parameters; a version's rows from
-  // dataset_version_rows() (the datasets family's function).
-  'src/modules/analysis/analysis.repository.ts': 3,
+  // A batch of row properties unpacked from one jsonb parameter (jsonb_to_recordset).
+  'src/modules/analysis/analysis.repository.ts': 1,
   // Spans into the inbox from two unnested arrays in their order, counting those new; an export's
   // note reading the queued flag as it was before its own update (a locked CTE); an ingest run's
   // counters summed key by key into its jsonb counts.
@@ -567,21 +565,19 @@ const HAND_WRITTEN_KEPT: Record<string, number> = {
   // A page of enrichment results and its count under conditions over the jsonb data the service
   // compiles to SQL with their own numbered parameters (and its order by a chosen field).
   'src/modules/traces/traces.repository.ts': 2,
-  // Items made from dataset_version_rows() (the datasets family's) under a compiled filter, and copied
-  // from another run (insert-select CTEs counting what they wrote); a page of conversations (CTEs and a
-  // UNION); scores and uploaded outputs unpacked from one jsonb parameter; a page and its count under a
-  // query-language filter compiled to SQL; the trend's runs and its cells (reports: LATERAL jsonb_each);
-  // ANALYZE run_items before a large run's pages (no table statement).
-  'src/modules/runs/runs.repository.ts': 10,
+  // Items copied from another run (an insert-select CTE counting what it wrote); a page of conversations
+  // (CTEs and a UNION); scores and uploaded outputs unpacked from one jsonb parameter; the trend's runs
+  // and its cells (reports: LATERAL jsonb_each); ANALYZE run_items before a large run's pages (no table
+  // statement).
+  'src/modules/runs/runs.repository.ts': 7,
   // findView: the statement of GET /datasets/{id}, prepared once per connection (bench/http-get.mjs).
   'src/modules/datasets/datasets.repository.ts': 1,
-  // assign (a CTE that writes) and the six reads of a selection: their WHERE is the filter compiler's SQL text
-  // with positional parameters; countedVersions, valueCounts and pairCounts share the COUNTED CTE.
-  'src/modules/datasets/dimensions/dimensions.repository.ts': 10,
+  // countedVersions, valueCounts and pairCounts share the COUNTED CTE (each dataset's current version, else its latest).
+  'src/modules/datasets/dimensions/dimensions.repository.ts': 3,
   // gin_clean_pending_list and ANALYZE (no table statement); contentHash, versionStats (aggregates over
   // jsonb_each) and distinctCounts (over jsonb_object_keys, with the two SET LOCAL enable_sort around it);
-  // page and its count (the filter compiler's SQL text); stageMany (unnest of arrays).
-  'src/modules/datasets/rows/rows.repository.ts': 10,
+  // stageMany (unnest of arrays).
+  'src/modules/datasets/rows/rows.repository.ts': 8,
   // A reserved version's COPY staging (a temp table, and the insert from it: DISTINCT ON and a LATERAL
   // lookup per row); deleteAddedIn and deleteBefore (data-modifying CTEs, the latter aggregating the
   // versions' losses with json_agg). appendFrom and the reads by key are typed.
@@ -590,8 +586,6 @@ const HAND_WRITTEN_KEPT: Record<string, number> = {
   'src/modules/auth/auth.repository.ts': 1,
   // evalConfigsPinning: the pins read out of eval_configs.metrics with jsonb_array_elements() in FROM.
   'src/modules/catalogues/metrics/metric-configs.repository.ts': 1,
-  // seedRows: a version's rows from dataset_version_rows() (the datasets family's) under the filter compiler's SQL text.
-  'src/modules/sdg/sdg.repository.ts': 1,
 };
 
 /**

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createHash, randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { queryBuilder } from '../../libs/database/typed-queries.js';
 import type { JobOf } from '../../libs/queue/job.types.js';
 import type { RUN_JOB } from '../../src/modules/runs/runs.jobs.js';
 import { JobInterrupted, type InterruptionReason } from '../../libs/queue/job.types.js';
@@ -174,9 +176,10 @@ describe('service tier: run planning and execution', () => {
         partitionId: null,
         // A JSON upload maps nothing: rows are read by their column names (input, expected_output).
         mapping: {},
-        where: 'TRUE',
-        params: [],
+        where: expect.anything(),
       });
+      // Every row of the version: the filter is TRUE, with nothing bound.
+      expect(sql`${source.where}`.compile(queryBuilder)).toMatchObject({ sql: 'TRUE', parameters: [] });
       const snapshot = await s.get(RunPlanner).snapshot(c.workspaceId, source, inputs());
       expect(snapshot.dataset).toEqual({
         id: data.datasetId,

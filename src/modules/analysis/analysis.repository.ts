@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
+import { grouped, orderedBy, type FilterContext, type RowQuery } from '../../../libs/database/query-language.js';
+import { publishedRows } from '../../../libs/database/typed-fragments.js';
 import type { DB } from '../../../libs/database/schema.js';
 import type { NarrowedRow } from '../../../libs/database/typed-queries.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
@@ -34,6 +36,16 @@ export type RowPropertiesRow = NarrowedRow<
 >;
 
 type Table = 'analysis_runs' | 'cluster_runs';
+
+/** The query language's context over a run's row properties, alias `p` (rows have no dimensions there). */
+export function rowPropertiesContext(columns: Iterable<string>): FilterContext {
+  return {
+    row: sql.ref('p.props'),
+    rowId: sql.ref<string>('p.row_id'),
+    dimension: () => sql<string | null>`NULL`,
+    columns: new Set(columns),
+  };
+}
 
 /** Analysis and cluster runs, their results and per-row properties: queries only. */
 @Injectable()
@@ -171,25 +183,39 @@ export class AnalysisRepository {
     }
   }
 
-  /** A page of rows whose properties match a compiled filter over `p` (`$1` run, `$2` kind). */
-  async queryRowProperties(
-    where: string,
-    orderBy: string | undefined,
-    params: unknown[],
+  /** A page of the run's rows of `kind` whose properties match a compiled query over `p` (rowPropertiesContext). */
+  queryRowProperties(
+    runId: string,
+    kind: AnalysisKind,
+    query: RowQuery,
     limit: number,
     offset: number,
   ): Promise<RowPropertiesRow[]> {
-    return this.db.query(
-      `SELECT p.row_id, p.props FROM analysis_row_properties p WHERE p.run_id = $1 AND p.kind = $2 AND (${where}) ORDER BY ${orderBy ? `${orderBy}, ` : ''}p.ordinal LIMIT ${Number(limit)} OFFSET ${Number(offset)}`,
-      params,
+    return this.db.typed((q) =>
+      orderedBy(
+        q
+          .selectFrom('analysis_row_properties as p')
+          .select(['p.row_id', 'p.props'])
+          .where('p.run_id', '=', runId)
+          .where('p.kind', '=', kind)
+          .$if(!!query.where, (w) => w.where(grouped(query.where!))),
+        query.orderBy,
+      )
+        .orderBy('p.ordinal')
+        .limit(limit)
+        .offset(offset)
+        .$castTo<RowPropertiesRow>(),
     );
   }
 
   /** The rows of a version in order (up to `limit`), with their dimension values. */
   versionRows(datasetId: string, versionNumber: number, limit: number): Promise<VersionRow[]> {
-    return this.db.query(
-      `SELECT r.row_id, r.ordinal, r.data, r.dimensions AS dims FROM dataset_version_rows($1, $2) r ORDER BY r.ordinal LIMIT $3`,
-      [datasetId, versionNumber, limit],
+    return this.db.typed((q) =>
+      q
+        .selectFrom(publishedRows(datasetId, versionNumber))
+        .select(['r.row_id', 'r.ordinal', 'r.data', 'r.dimensions as dims'])
+        .orderBy('r.ordinal')
+        .limit(limit),
     );
   }
 }

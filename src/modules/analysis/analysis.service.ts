@@ -7,7 +7,6 @@ import { textColumns } from '../../../libs/dataset-analysis/text.js';
 import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
 import { JobQueue } from '../../../libs/queue/job-queue.service.js';
 import { EmbeddingConfigsService } from '../catalogues/embedding-configs/embedding-configs.service.js';
-import type { FilterContext } from '../datasets/rows/query-language.js';
 import { QueryService } from '../datasets/rows/query.service.js';
 import { VersionsService } from '../datasets/versions/versions.service.js';
 import { DatasetErrors } from '../datasets/datasets.errors.js';
@@ -17,6 +16,7 @@ import {
   type AnalysisKind,
   type AnalysisRunRow,
   type ClusterRunRow,
+  rowPropertiesContext,
 } from './analysis.repository.js';
 import { embeddingColumn, MIN_CLUSTER_ROWS, textOf } from './analysis-runner.job.js';
 import { ANALYSIS_JOB, CLUSTER_JOB } from './analysis.jobs.js';
@@ -191,21 +191,8 @@ export class AnalysisService {
         : kind === 'annotation'
           ? [...((result.label_columns as string[]) ?? params.label_columns ?? []), 'labelled', 'agree']
           : ['x', 'y', 'cluster'];
-    const ctx: FilterContext = {
-      rowExpr: 'p.props',
-      rowIdExpr: 'p.row_id',
-      dimensionExpr: () => 'NULL',
-      columns: new Set(columns),
-      params: [run.id, kind],
-    };
-    const compiled = this.query.compileQuery(ctx, body.filter, body.sort);
-    const rows = await this.analysis.queryRowProperties(
-      compiled.where,
-      compiled.orderBy,
-      compiled.params,
-      body.limit ?? 100,
-      body.offset ?? 0,
-    );
+    const compiled = this.query.compileQuery(rowPropertiesContext(columns), body.filter, body.sort);
+    const rows = await this.analysis.queryRowProperties(run.id, kind, compiled, body.limit ?? 100, body.offset ?? 0);
     return rows.map((r) => ({ row_id: r.row_id, ...r.props }));
   }
 

@@ -1,12 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../../libs/common/domain-error.js';
+import { everyRow, type Filter } from '../../../libs/database/query-language.js';
 import { DatasetErrors } from './datasets.errors.js';
 import { DatasetsRepository } from './datasets.repository.js';
 import { DimensionsService } from './dimensions/dimensions.service.js';
 import type { ColumnMapping } from './entities/dataset-version.entity.js';
 import { PartitionsRepository } from './dimensions/partitions.repository.js';
 
-/** The rows a run executes: SQL over alias `r` of `dataset_version_rows($1, $2)` ($1 the dataset, $2 the version number) with `params` after them. */
+/**
+ * The rows a run executes: those of `dataset_version_rows(datasetId, versionNumber)`, alias `r`,
+ * that `where` selects (a filter the datasets family compiled: its values bound, its SQL built here).
+ */
 export interface RunSource {
   datasetId: string;
   datasetName: string;
@@ -14,8 +18,7 @@ export interface RunSource {
   versionNumber: number;
   partitionId: string | null;
   mapping: ColumnMapping;
-  where: string;
-  params: unknown[];
+  where: Filter;
 }
 
 /** What runs (and other families that execute rows) ask of datasets: a version or partition, checked, as a row selection. */
@@ -42,7 +45,7 @@ export class RunSourceService {
       throw versionId
         ? unknown(`Dataset ${dataset.name} has no version ${versionId}`, 'version_id')
         : unknown(`Dataset ${dataset.name} has no version yet`, 'dataset_id');
-    let selection = { where: 'TRUE', params: [] as unknown[] };
+    let selection = { where: everyRow() };
     if (partitionId) {
       const partition = await this.partitions.find(version.id, partitionId);
       if (!partition)

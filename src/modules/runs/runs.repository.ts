@@ -10,10 +10,86 @@ import { RunEntity, type RunState } from './entities/run.entity.js';
 import { gateVerdictCondition } from './gate/gate-verdicts.repository.js';
 import { DatabaseNotifications } from '../../../libs/database/notifications.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
-import { sql, type Expression, type ExpressionBuilder, type Selectable, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type QueryCreator, type Selectable, type SqlBool } from 'kysely';
+import { grouped, orderedBy, type FilterContext, type RowQuery } from '../../../libs/database/query-language.js';
 import type { DB } from '../../../libs/database/schema.js';
 import type { NarrowedRow, QueryBuilder } from '../../../libs/database/typed-queries.js';
-import { entityPage, holds, isAnyOf, type PageWindow } from '../../../libs/database/typed-fragments.js';
+import {
+  countN,
+  entityPage,
+  holds,
+  isAnyOf,
+  publishedRows,
+  type PageWindow,
+} from '../../../libs/database/typed-fragments.js';
+
+/** What an item holds of its source row: its key, place, session and turn, data and dimension values. */
+const ITEM_ROW_COLUMNS = ['row_id', 'repetition', 'ordinal', 'session_id', 'turn', 'data', 'dimensions'] as const;
+
+/** The columns materialize writes of each item, in the order of its select list. */
+const MATERIALIZED_COLUMNS = ['run_id', 'workspace_id', ...ITEM_ROW_COLUMNS] as const;
+
+/** The last row (ordinal, row id) of a chunk of materialize: the next chunk starts after it. */
+interface ChunkEnd {
+  ordinal: string;
+  rowId: string;
+}
+
+/**
+ * The source rows one statement of materialize makes items of, with each row's session: a sample
+ * (every row at once, ordered by a hash of row id and seed) or the chunk after `after`, in row order.
+ */
+function chosenRows(
+  q: QueryCreator<DB>,
+  source: RunSource,
+  opts: { sample: { size: number; seed: number } | null; chunkRows: number },
+  after: ChunkEnd | null,
+) {
+  const session = source.mapping.session_id
+    ? sql<string | null>`(r.data ->> ${source.mapping.session_id})`
+    : sql<string | null>`NULL::text`;
+  const rows = q
+    .selectFrom(publishedRows(source.datasetId, source.versionNumber))
+    .select(['r.row_id', 'r.ordinal', 'r.data', 'r.dimensions', session.as('session_id')])
+    .where(grouped(source.where));
+  if (opts.sample) return rows.orderBy(sql`md5(r.row_id::text || ${String(opts.sample.seed)})`).limit(opts.sample.size);
+  // `ordinal >=` bounds the scan of dataset_rows_order_idx; the row id orders rows of one ordinal.
+  return rows
+    .$if(after !== null, (w) =>
+      w.where((eb) =>
+        eb.and([
+          eb('r.ordinal', '>=', after!.ordinal),
+          eb.or([eb('r.ordinal', '>', after!.ordinal), eb('r.row_id', '>', after!.rowId)]),
+        ]),
+      ),
+    )
+    .orderBy('r.ordinal')
+    .orderBy('r.row_id')
+    .limit(opts.chunkRows);
+}
+
+/**
+ * The query language's contexts over a run's items, alias `i`: POST /runs/{id}/query sees each
+ * item as an object of its result fields (`row` for the dataset row); the table view as the
+ * dataset row's own columns beside the result under `_`-prefixed names and each metric's score
+ * as `_score.<metric>` (on the metric's one scale: normalised 0..1 where it has one, as
+ * reportedScore). A dimension is the item's value of it.
+ */
+const ITEM_SHAPES = {
+  results: sql`jsonb_build_object('row', i.data, 'row_id', i.row_id, 'repetition', i.repetition, 'session_id', i.session_id, 'turn', i.turn, 'status', i.status, 'output', i.output,
+    'latency_ms', i.latency_ms, 'cost_usd', i.cost_usd, 'usage', i.usage, 'extras', i.extras, 'error', i.error, 'scores', i.scores, 'passed', i.passed, 'dimensions', i.dimensions)`,
+  table: sql`(coalesce(i.data, '{}'::jsonb) || jsonb_build_object('_repetition', i.repetition, '_status', i.status, '_output', i.output, '_passed', i.passed, '_latency_ms', i.latency_ms, '_error', i.error -> 'code')
+    || (SELECT coalesce(jsonb_object_agg('_score.' || s.key, CASE WHEN jsonb_typeof(s.value -> 'normalized') = 'number' THEN s.value -> 'normalized' ELSE s.value -> 'score' END), '{}'::jsonb) FROM jsonb_each(coalesce(i.scores, '{}'::jsonb)) s))`,
+};
+
+export function resultsContext(shape: keyof typeof ITEM_SHAPES, columns: Iterable<string>): FilterContext {
+  return {
+    row: ITEM_SHAPES[shape],
+    rowId: sql.ref<string>('i.row_id'),
+    dimension: (name) => sql<string | null>`(i.dimensions ->> ${name})`,
+    columns: new Set(columns),
+  };
+}
 
 /** The record a run's job settles (docs/architecture.md#background-work): the queue keeps its state with the job's. */
 export const RUNS = trackedRecord('runs', 'run_id');
@@ -36,13 +112,7 @@ const STATE_CONDITIONS: Record<RunState, RunCondition> = {
 export const RUN_EVENTS_CHANNEL = 'ews_run_events';
 
 const ITEM_COLUMNS = [
-  'row_id',
-  'repetition',
-  'ordinal',
-  'session_id',
-  'turn',
-  'data',
-  'dimensions',
+  ...ITEM_ROW_COLUMNS,
   'status',
   'output',
   'latency_ms',
@@ -272,47 +342,54 @@ export class RunsRepository {
     source: RunSource,
     opts: { repetitions: number; sample: { size: number; seed: number } | null; chunkRows: number },
   ): Promise<number> {
-    const params: unknown[] = [source.datasetId, source.versionNumber, ...source.params];
-    const p = (value: unknown) => `$${params.push(value)}`;
-    const session = source.mapping.session_id ? `(r.data ->> ${p(source.mapping.session_id)})` : 'NULL::text';
-    const run = p(runId);
-    const insert = (chosen: string, turnsBefore: string) => `WITH chosen AS (${chosen}), inserted AS (
-         INSERT INTO run_items (run_id, workspace_id, row_id, repetition, ordinal, session_id, turn, data, dimensions)
-         SELECT ${run}, ${p(workspaceId)}, c.row_id, rep, c.ordinal, c.session_id,
-                CASE WHEN c.session_id IS NULL THEN NULL
-                     ELSE (row_number() OVER (PARTITION BY c.session_id, rep ORDER BY c.ordinal) + ${turnsBefore})::int END,
-                c.data, c.dimensions
-           FROM chosen c CROSS JOIN generate_series(1, ${p(opts.repetitions)}::int) rep
-         RETURNING 1
-       )`;
-    const select = `SELECT r.row_id, r.ordinal, r.data, r.dimensions, ${session} AS session_id FROM dataset_version_rows($1, $2) r
-          WHERE (${source.where})`;
-    // A sample: every row at once, ordered by the hash. Else the chunk after the last row (ordinal, row_id) of the
-    // one before, its turns counted on from the earlier chunks' (this unit of work's to read).
-    const chosen = opts.sample
-      ? `${select} ORDER BY md5(r.row_id::text || ${p(String(opts.sample.seed))}) LIMIT ${p(opts.sample.size)}`
-      : // `ordinal >=` bounds the scan of dataset_rows_order_idx; the row id orders rows of one ordinal.
-        `${select} AND ($${params.length + 1}::bigint IS NULL OR r.ordinal >= $${params.length + 1}::bigint
-            AND (r.ordinal > $${params.length + 1}::bigint OR r.row_id > $${params.length + 2}::uuid))
-          ORDER BY r.ordinal, r.row_id LIMIT $${params.length + 3}`;
-    const afterAt = params.length;
-    if (!opts.sample) params.push(null, null, opts.chunkRows);
-    const turnsBefore = opts.sample
-      ? '0'
-      : `coalesce((SELECT max(i.turn) FROM run_items i
-           WHERE i.run_id = ${run} AND i.session_id = c.session_id AND i.repetition = rep), 0)`;
-    const last = 'FROM chosen c ORDER BY c.ordinal DESC, c.row_id DESC LIMIT 1';
-    const sql = `${insert(chosen, turnsBefore)}
-       SELECT (SELECT count(*) FROM inserted)::int AS n, (SELECT count(*) FROM chosen)::int AS rows,
-              (SELECT c.ordinal::text ${last}) AS ordinal, (SELECT c.row_id ${last}) AS row_id`;
     let total = 0;
+    let after: ChunkEnd | null = null;
     for (;;) {
-      const [res]: Array<{ n: number; rows: number; ordinal: string | null; row_id: string | null }> =
-        await this.db.query(sql, params);
-      total += res.n;
-      if (opts.sample || res.rows < opts.chunkRows) return total;
-      params[afterAt] = res.ordinal;
-      params[afterAt + 1] = res.row_id;
+      const [res] = await this.db.typed((q) =>
+        q
+          .with('chosen', (w) => chosenRows(w, source, opts, after))
+          .with('inserted', (w) =>
+            w
+              .insertInto('run_items')
+              .columns(MATERIALIZED_COLUMNS)
+              .expression((eb) =>
+                eb
+                  .selectFrom('chosen as c')
+                  .crossJoin(sql<{ rep: number }>`generate_series(1, ${opts.repetitions}::int)`.as('rep'))
+                  .select([
+                    sql<string>`${runId}::uuid`.as('run_id'),
+                    sql<string>`${workspaceId}::uuid`.as('workspace_id'),
+                    'c.row_id',
+                    'rep.rep as repetition',
+                    'c.ordinal',
+                    'c.session_id',
+                    // A conversation's turns count on from the session's last turn in the chunks before (none with a sample).
+                    sql<number | null>`CASE WHEN c.session_id IS NULL THEN NULL
+                      ELSE (row_number() OVER (PARTITION BY c.session_id, rep ORDER BY c.ordinal) + ${
+                        opts.sample
+                          ? 0
+                          : sql`coalesce((SELECT max(i.turn) FROM run_items i
+                              WHERE i.run_id = ${runId} AND i.session_id = c.session_id AND i.repetition = rep), 0)`
+                      })::int END`.as('turn'),
+                    'c.data',
+                    'c.dimensions',
+                  ]),
+              )
+              .returning(sql`1`.as('one')),
+          )
+          .selectNoFrom((eb) => {
+            const last = eb.selectFrom('chosen as c').orderBy('c.ordinal', 'desc').orderBy('c.row_id', 'desc').limit(1);
+            return [
+              eb.selectFrom('inserted').select(countN()).as('n'),
+              eb.selectFrom('chosen').select(countN()).as('rows'),
+              last.select(sql<string>`c.ordinal::text`.as('ordinal')).as('ordinal'),
+              last.select('c.row_id').as('row_id'),
+            ];
+          }),
+      );
+      total += res.n ?? 0;
+      if (opts.sample || (res.rows ?? 0) < opts.chunkRows) return total;
+      after = { ordinal: res.ordinal!, rowId: res.row_id! };
     }
   }
 
@@ -631,26 +708,31 @@ export class RunsRepository {
     );
   }
 
-  /** A page of items matching a compiled filter over `i` (`$1` is the run), in the given order; the count binds only the filter's values. */
+  /** A page of the run's items matching a query compiled over `i` (resultsContext), in its order then the items'; and their count. */
   async queryItems(
-    where: string,
-    whereParams: unknown[],
-    orderBy: string | undefined,
-    params: unknown[],
+    runId: string,
+    query: RowQuery,
     limit: number,
     offset: number,
   ): Promise<{ rows: RunItemRow[]; total: number }> {
-    const base = `FROM run_items i WHERE i.run_id = $1 AND (${where})`;
-    const [rows, count] = await Promise.all([
-      this.db.query(
-        `SELECT ${ITEM_COLUMNS.map((c) => `i.${c}`).join(
-          ', ',
-        )} ${base} ORDER BY ${orderBy ? `${orderBy}, ` : ''}i.ordinal, i.row_id, i.repetition LIMIT ${Number(limit)} OFFSET ${Number(offset)}`,
-        params,
-      ) as Promise<RunItemRow[]>,
-      this.db.query(`SELECT count(*)::int AS n ${base}`, whereParams) as Promise<Array<{ n: number }>>,
+    const matching = (q: QueryBuilder) =>
+      q
+        .selectFrom('run_items as i')
+        .where('i.run_id', '=', runId)
+        .$if(!!query.where, (w) => w.where(grouped(query.where!)));
+    const [rows, [{ n }]] = await Promise.all([
+      this.db.typed((q) =>
+        orderedBy(matching(q).select(ITEM_COLUMNS), query.orderBy)
+          .orderBy('i.ordinal')
+          .orderBy('i.row_id')
+          .orderBy('i.repetition')
+          .limit(limit)
+          .offset(offset)
+          .$castTo<RunItemRow>(),
+      ),
+      this.db.typed((q) => matching(q).select(countN())),
     ]);
-    return { rows, total: count[0].n };
+    return { rows, total: n };
   }
 
   /** A project's trend: the runs of its SUTs or datasets in the window, oldest first. */

@@ -43,13 +43,7 @@ export class SdgGenerator {
     if (!adapter) throw new JobFailure('the SDG adapter was deleted', { code: 'adapter_gone', retry: false });
     const seeds = run.params.seed
       ? (
-          await this.sdg.seedRows(
-            run.params.seed.dataset_id,
-            run.params.seed.version_number,
-            run.params.seed.where,
-            run.params.seed.params,
-            run.params.seed.limit,
-          )
+          await this.sdg.seedRows(run.params.seed.dataset_id, run.params.seed.version_number, run.params.seed.limit)
         ).map((r) => r.data)
       : [{}];
     const combos = combinations(adapter.spec.dimensions);

@@ -4,7 +4,9 @@ import { SdgAdapterEntity } from './entities/sdg-adapter.entity.js';
 import { SdgRunEntity } from './entities/sdg-run.entity.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { nameTaken } from '../../../libs/database/record-queries.js';
+import type { JsonObject } from '../../../libs/database/schema.js';
 import { entitiesFrom } from '../../../libs/database/typed-entities.js';
+import { publishedRows } from '../../../libs/database/typed-fragments.js';
 import { trackedRecord } from '../../../libs/queue/tracked-job.js';
 
 /** The record an SDG job settles (its `sdg_run_id`): the queue keeps its tracked columns. */
@@ -75,17 +77,10 @@ export class SdgRepository {
     return repo.save(repo.create(run));
   }
 
-  /** Seed rows of a version (SQL selection over alias `r`), in dataset order. */
-  seedRows(
-    datasetId: string,
-    versionNumber: number,
-    where: string,
-    params: unknown[],
-    limit: number,
-  ): Promise<Array<{ data: Record<string, unknown> }>> {
-    return this.db.query(
-      `SELECT r.data FROM dataset_version_rows($1, $2) r WHERE (${where}) ORDER BY r.ordinal LIMIT ${Number(limit)}`,
-      [datasetId, versionNumber, ...params],
+  /** The first `limit` rows of a version, in dataset order: an SDG run's seed rows. */
+  seedRows(datasetId: string, versionNumber: number, limit: number): Promise<Array<{ data: JsonObject }>> {
+    return this.db.typed((q) =>
+      q.selectFrom(publishedRows(datasetId, versionNumber)).select('r.data').orderBy('r.ordinal').limit(limit),
     );
   }
 }

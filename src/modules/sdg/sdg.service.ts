@@ -119,8 +119,6 @@ export class SdgService {
                 dataset_id: seed.datasetId,
                 version_number: seed.versionNumber,
                 limit: body.seed?.limit ?? 100,
-                where: seed.where,
-                params: seed.params,
               }
             : null,
           max_rows: body.max_rows ?? 1000,

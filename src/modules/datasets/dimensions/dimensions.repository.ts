@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { sql, type Selectable } from 'kysely';
+import { sql, type Expression, type QueryCreator, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
+import { grouped } from '../../../../libs/database/query-language.js';
+import { countN } from '../../../../libs/database/typed-fragments.js';
 import { shownIn, visibleIn } from '../rows/rows.repository.js';
 import type {
   DatasetDimensions,
@@ -7,6 +9,8 @@ import type {
   DatasetRows,
   Datasets,
   DatasetVersions,
+  DB,
+  JsonObject,
 } from '../../../../libs/database/schema.js';
 import { Db } from '../../../../libs/database/unit-of-work.js';
 
@@ -43,10 +47,32 @@ export type DimensionDefinition = Pick<Selectable<DatasetDimensions>, 'name' | '
 
 type RowId = Selectable<DatasetRows>['row_id'];
 
+/** A row's value (text) of dimension `name`, over alias `r`. */
+export function dimensionValue(name: string): RawBuilder<string | null> {
+  return sql<
+    string | null
+  >`(SELECT d.value FROM dataset_row_dimensions d WHERE d.dataset_id = ${sql.ref('r.dataset_id')} AND d.row_id = ${sql.ref('r.row_id')} AND d.dimension = ${name})`;
+}
+
+/** The rows of alias `r` that carry one of `values` of dimension `name`. */
+export function carriesAnyOf(name: string, values: readonly string[]): RawBuilder<SqlBool> {
+  return sql<SqlBool>`EXISTS (SELECT 1 FROM dataset_row_dimensions d WHERE d.dataset_id = ${sql.ref('r.dataset_id')} AND d.row_id = ${sql.ref('r.row_id')} AND d.dimension = ${name} AND d.value = ANY(${values}::text[]))`;
+}
+
+/** The rows of the version (alias `r`) that `where` selects. */
+function selected(q: QueryCreator<DB>, datasetId: string, version: number, where: Expression<SqlBool>) {
+  return q
+    .selectFrom('dataset_rows as r')
+    .where('r.dataset_id', '=', datasetId)
+    .where(shownIn('r', version))
+    .where(grouped(where));
+}
+
 /**
  * Dimensions of a dataset and their assignment to rows. Assignments belong to a row id, so they
  * follow the row across versions; counts are always taken over one version's rows.
- * Every row-selecting statement takes `$1` = dataset id and `$2` = version number.
+ * Every row-selecting statement takes the dataset, the version number and a filter over alias `r`
+ * (RowSelection).
  */
 @Injectable()
 export class DimensionsRepository {
@@ -90,8 +116,8 @@ export class DimensionsRepository {
   }
 
   /**
-   * Assigns `value` of `dimension` to the version's rows matching `where` (SQL over alias `r`
-   * whose parameters follow $1..$5). Answers rows assigned and, of them, rows that had another value.
+   * Assigns `value` of `dimension` to the version's rows matching `where` (over alias `r`).
+   * Answers rows assigned and, of them, rows that had another value.
    */
   async assign(req: {
     datasetId: string;
@@ -99,23 +125,48 @@ export class DimensionsRepository {
     dimension: string;
     value: string;
     userId: string;
-    where: string;
-    params: unknown[];
+    where: Expression<SqlBool>;
   }): Promise<{ assigned: number; reassigned: number }> {
-    const [row] = await this.db.query<Array<{ assigned: number; reassigned: number }>>(
-      `WITH target AS (
-         SELECT r.row_id FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND (${req.where})
-       ), previous AS (
-         SELECT count(*) AS n FROM dataset_row_dimensions d JOIN target t ON t.row_id = d.row_id
-          WHERE d.dataset_id = $1 AND d.dimension = $3 AND d.value <> $4
-       ), written AS (
-         INSERT INTO dataset_row_dimensions (dataset_id, row_id, dimension, value, assigned_by)
-         SELECT $1, t.row_id, $3, $4, $5 FROM target t
-         ON CONFLICT (dataset_id, row_id, dimension) DO UPDATE SET value = excluded.value, assigned_by = excluded.assigned_by, assigned_at = now()
-         RETURNING 1
-       )
-       SELECT (SELECT count(*) FROM written)::int AS assigned, (SELECT n FROM previous)::int AS reassigned`,
-      [req.datasetId, req.version, req.dimension, req.value, req.userId, ...req.params],
+    const [row] = await this.db.typed((q) =>
+      q
+        .with('target', (w) => selected(w, req.datasetId, req.version, req.where).select('r.row_id'))
+        .with('previous', (w) =>
+          w
+            .selectFrom('dataset_row_dimensions as d')
+            .innerJoin('target as t', 't.row_id', 'd.row_id')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('d.dataset_id', '=', req.datasetId)
+            .where('d.dimension', '=', req.dimension)
+            .where('d.value', '<>', req.value),
+        )
+        .with('written', (w) =>
+          w
+            .insertInto('dataset_row_dimensions')
+            .columns(['dataset_id', 'row_id', 'dimension', 'value', 'assigned_by'])
+            .expression((eb) =>
+              eb
+                .selectFrom('target as t')
+                .select([
+                  eb.val(req.datasetId).as('dataset_id'),
+                  't.row_id',
+                  eb.val(req.dimension).as('dimension'),
+                  eb.val(req.value).as('value'),
+                  eb.val(req.userId).as('assigned_by'),
+                ]),
+            )
+            .onConflict((c) =>
+              c.columns(['dataset_id', 'row_id', 'dimension']).doUpdateSet((eb) => ({
+                value: eb.ref('excluded.value'),
+                assigned_by: eb.ref('excluded.assigned_by'),
+                assigned_at: sql`now()`,
+              })),
+            )
+            .returning(sql`1`.as('one')),
+        )
+        .selectNoFrom([
+          sql<number>`(SELECT count(*) FROM written)::int`.as('assigned'),
+          sql<number>`(SELECT n FROM previous)::int`.as('reassigned'),
+        ]),
     );
     return row;
   }
@@ -140,16 +191,8 @@ export class DimensionsRepository {
     );
   }
 
-  /** SQL for a row's value of a dimension given by placeholder, over alias `r`. */
-  static valueOf(placeholder: string): string {
-    return `(SELECT d.value FROM dataset_row_dimensions d WHERE d.dataset_id = r.dataset_id AND d.row_id = r.row_id AND d.dimension = ${placeholder})`;
-  }
-
-  async countMatching(datasetId: string, version: number, where: string, params: unknown[]): Promise<number> {
-    const [{ n }] = await this.db.query<Array<{ n: number }>>(
-      `SELECT count(*)::int AS n FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND (${where})`,
-      [datasetId, version, ...params],
-    );
+  async countMatching(datasetId: string, version: number, where: Expression<SqlBool>): Promise<number> {
+    const [{ n }] = await this.db.typed((q) => selected(q, datasetId, version, where).select(countN()));
     return n;
   }
 
@@ -157,26 +200,25 @@ export class DimensionsRepository {
   async groups(
     datasetId: string,
     version: number,
-    where: string,
-    params: unknown[],
+    where: Expression<SqlBool>,
     groupBy: string[],
   ): Promise<Array<{ values: Record<string, string | null>; count: number }>> {
     if (!groupBy.length) return [];
-    const all = [datasetId, version, ...params];
-    const exprs = groupBy.map((name) => {
-      all.push(name);
-      return DimensionsRepository.valueOf(`$${all.length}`);
-    });
-    const rows = await this.db.query<
-      Array<Record<string, Selectable<DatasetRowDimensions>['value'] | null> & { n: number }>
-    >(
-      `SELECT ${exprs.map((e, i) => `${e} AS g${i}`).join(', ')}, count(*)::int AS n
-         FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND (${where})
-        GROUP BY ${exprs.map((_, i) => i + 1).join(', ')} ORDER BY n DESC, ${exprs.map((_, i) => `g${i} NULLS LAST`).join(', ')}`,
-      all,
+    const aliases = groupBy.map((_, i) => `g${i}`);
+    const rows = await this.db.typed((q) =>
+      aliases
+        .reduce(
+          (query, alias) => query.orderBy(sql`${sql.ref(alias)} NULLS LAST`),
+          selected(q, datasetId, version, where)
+            .select(groupBy.map((name, i) => dimensionValue(name).as(aliases[i])))
+            .select(countN())
+            .groupBy(aliases.map((_, i) => sql.lit(i + 1)))
+            .orderBy('n', 'desc'),
+        )
+        .$castTo<Record<string, Selectable<DatasetRowDimensions>['value'] | null> & { n: number }>(),
     );
     return rows.map((row) => ({
-      values: Object.fromEntries(groupBy.map((name, i) => [name, row[`g${i}`]])),
+      values: Object.fromEntries(groupBy.map((name, i) => [name, row[aliases[i]]])),
       count: row.n,
     }));
   }
@@ -185,8 +227,7 @@ export class DimensionsRepository {
   async rows(
     datasetId: string,
     version: number,
-    where: string,
-    params: unknown[],
+    where: Expression<SqlBool>,
     limit: number,
     offset: number,
   ): Promise<
@@ -197,12 +238,25 @@ export class DimensionsRepository {
       }
     >
   > {
-    return this.db.query(
-      `SELECT r.row_id, r.data,
-              (SELECT coalesce(jsonb_object_agg(d.dimension, d.value), '{}'::jsonb) FROM dataset_row_dimensions d WHERE d.dataset_id = r.dataset_id AND d.row_id = r.row_id) AS dims
-         FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND (${where})
-        ORDER BY r.ordinal LIMIT ${Number(limit)} OFFSET ${Number(offset)}`,
-      [datasetId, version, ...params],
+    return this.db.typed((q) =>
+      selected(q, datasetId, version, where)
+        .select([
+          'r.row_id',
+          'r.data',
+          (eb) =>
+            eb
+              .selectFrom('dataset_row_dimensions as d')
+              .select(
+                sql<Record<string, string>>`coalesce(jsonb_object_agg(d.dimension, d.value), '{}'::jsonb)`.as('dims'),
+              )
+              .whereRef('d.dataset_id', '=', 'r.dataset_id')
+              .whereRef('d.row_id', '=', 'r.row_id')
+              .as('dims'),
+        ])
+        .orderBy('r.ordinal')
+        .limit(limit)
+        .offset(offset)
+        .$narrowType<{ data: JsonObject; dims: Record<string, string> }>(),
     );
   }
 
@@ -213,23 +267,21 @@ export class DimensionsRepository {
   async sessions(
     datasetId: string,
     version: number,
-    where: string,
-    params: unknown[],
+    where: Expression<SqlBool>,
     sessionColumn: string | undefined,
     limit: number,
     offset: number,
   ): Promise<Array<{ session_id: string; row_ids: RowId[] }>> {
-    const all: unknown[] = [datasetId, version, ...params];
-    let key = 'r.row_id::text';
-    if (sessionColumn) {
-      all.push(sessionColumn);
-      key = `coalesce(r.data ->> $${all.length}, r.row_id::text)`;
-    }
-    return this.db.query(
-      `SELECT ${key} AS session_id, array_agg(r.row_id::text ORDER BY r.ordinal) AS row_ids
-         FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND (${where})
-        GROUP BY 1 ORDER BY min(r.ordinal) LIMIT ${Number(limit)} OFFSET ${Number(offset)}`,
-      all,
+    const key = sessionColumn
+      ? sql<string>`coalesce(r.data ->> ${sessionColumn}, r.row_id::text)`
+      : sql<string>`r.row_id::text`;
+    return this.db.typed((q) =>
+      selected(q, datasetId, version, where)
+        .select([key.as('session_id'), sql<RowId[]>`array_agg(r.row_id::text ORDER BY r.ordinal)`.as('row_ids')])
+        .groupBy(sql.lit(1))
+        .orderBy(sql`min(r.ordinal)`)
+        .limit(limit)
+        .offset(offset),
     );
   }
 
@@ -237,21 +289,40 @@ export class DimensionsRepository {
   traces(
     datasetId: string,
     version: number,
-    where: string,
-    params: unknown[],
+    where: Expression<SqlBool>,
     limit: number,
     offset: number,
   ): Promise<Array<{ trace_id: string; session_id: string | null; row_ids: RowId[] }>> {
-    return this.db.query(
-      `SELECT t.trace_id, t.row_ids,
-              (SELECT min(x.data ->> 'session_id') FROM dataset_rows x
-                WHERE x.dataset_id = $1 AND ${visibleIn('x', '$2')} AND x.data @> jsonb_build_object('trace_id', t.trace_id)) AS session_id
-         FROM (SELECT r.data ->> 'trace_id' AS trace_id, min(r.data ->> 'start_time') AS started,
-                      array_agg(r.row_id::text ORDER BY r.data ->> 'start_time', r.ordinal) AS row_ids
-                 FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND (${where})
-                GROUP BY 1 ORDER BY 2, 1 LIMIT ${Number(limit)} OFFSET ${Number(offset)}) t
-        ORDER BY t.started, t.trace_id`,
-      [datasetId, version, ...params],
+    return this.db.typed((q) =>
+      q
+        .selectFrom(
+          selected(q, datasetId, version, where)
+            .select([
+              sql<string>`r.data ->> 'trace_id'`.as('trace_id'),
+              sql<string>`min(r.data ->> 'start_time')`.as('started'),
+              sql<RowId[]>`array_agg(r.row_id::text ORDER BY r.data ->> 'start_time', r.ordinal)`.as('row_ids'),
+            ])
+            .groupBy(sql.lit(1))
+            .orderBy(sql.lit(2))
+            .orderBy(sql.lit(1))
+            .limit(limit)
+            .offset(offset)
+            .as('t'),
+        )
+        .select([
+          't.trace_id',
+          't.row_ids',
+          (eb) =>
+            eb
+              .selectFrom('dataset_rows as x')
+              .select(sql<string | null>`min(x.data ->> 'session_id')`.as('session_id'))
+              .where('x.dataset_id', '=', datasetId)
+              .where(shownIn('x', version))
+              .where(sql<SqlBool>`x.data @> jsonb_build_object('trace_id', t.trace_id)`)
+              .as('session_id'),
+        ])
+        .orderBy('t.started')
+        .orderBy('t.trace_id'),
     );
   }
 
@@ -259,16 +330,22 @@ export class DimensionsRepository {
   spans(
     datasetId: string,
     version: number,
-    where: string,
-    params: unknown[],
+    where: Expression<SqlBool>,
     limit: number,
     offset: number,
   ): Promise<Array<Pick<Selectable<DatasetRows>, 'row_id'> & { span_id: string; trace_id: string }>> {
-    return this.db.query(
-      `SELECT r.data ->> 'span_id' AS span_id, r.data ->> 'trace_id' AS trace_id, r.row_id::text AS row_id
-         FROM dataset_rows r WHERE r.dataset_id = $1 AND ${visibleIn('r', '$2')} AND (${where})
-        ORDER BY r.data ->> 'trace_id', r.data ->> 'start_time', r.ordinal LIMIT ${Number(limit)} OFFSET ${Number(offset)}`,
-      [datasetId, version, ...params],
+    return this.db.typed((q) =>
+      selected(q, datasetId, version, where)
+        .select([
+          sql<string>`r.data ->> 'span_id'`.as('span_id'),
+          sql<string>`r.data ->> 'trace_id'`.as('trace_id'),
+          sql<RowId>`r.row_id::text`.as('row_id'),
+        ])
+        .orderBy(sql`r.data ->> 'trace_id'`)
+        .orderBy(sql`r.data ->> 'start_time'`)
+        .orderBy('r.ordinal')
+        .limit(limit)
+        .offset(offset),
     );
   }
 

@@ -2,12 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { AuditService } from '../../../../libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '../../../../libs/auth/roles.js';
 import { DomainError, ValidationFailedError } from '../../../../libs/common/domain-error.js';
+import { allOf, rowIdIn, type Filter } from '../../../../libs/database/query-language.js';
 import { TransactionRunner } from '../../../../libs/database/unit-of-work.js';
 import { DatasetErrors } from '../datasets.errors.js';
 import { rowObject } from '../datasets.mapper.js';
 import { DatasetsService } from '../datasets.service.js';
 import {
   type CountedVersion,
+  carriesAnyOf,
   type DimensionCount,
   DimensionsRepository,
   type PairCount,
@@ -27,9 +29,8 @@ import { QueryService } from '../rows/query.service.js';
 import { RowsRepository } from '../rows/rows.repository.js';
 
 export interface RowSelection {
-  /** SQL over alias `r`, parameters after the leading ones the caller gave. */
-  where: string;
-  params: unknown[];
+  /** A filter over the version's rows, alias `r` (dataset_rows or `dataset_version_rows()`). */
+  where: Filter;
 }
 
 /** Dimensions: the axes a team wants coverage on, their values, and which rows carry which value. */
@@ -58,7 +59,6 @@ export class DimensionsService {
     }
     const dataset = await this.datasetsService.require(access, datasetId);
     const version = await this.datasetsService.resolveVersion(dataset, body.version_id);
-    const leading: unknown[] = [datasetId, version.number, body.dimension, body.value, caller.userId];
     let selection: RowSelection;
     if (body.row_ids) {
       const ids = [...new Set(body.row_ids.map((id) => id.toLowerCase()))];
@@ -68,10 +68,9 @@ export class DimensionsService {
         throw new DomainError(DatasetErrors.row_not_found, `Version ${version.number} has no row ${missing[0]}`, {
           row_ids: missing,
         });
-      selection = { where: `r.row_id = ANY($${leading.length + 1}::uuid[])`, params: [ids] };
+      selection = { where: rowIdIn(this.query.context(version), ids) };
     } else {
-      const ctx = this.query.context(version, [...leading]);
-      selection = { where: this.query.compileWith(ctx, body.rule, '/rule'), params: ctx.params.slice(leading.length) };
+      selection = { where: this.query.compileWith(this.query.context(version), body.rule, '/rule') };
     }
     return this.transactions.run(async () => {
       await this.datasetsService.requireLocked(access, datasetId);
@@ -170,11 +169,9 @@ export class DimensionsService {
     const limit = body.limit ?? 50;
     const offset = body.offset ?? 0;
     const [total, groups, rows] = await Promise.all([
-      this.dimensions.countMatching(dataset.id, version.number, selection.where, selection.params),
-      this.dimensions.groups(dataset.id, version.number, selection.where, selection.params, body.group_by ?? []),
-      limit
-        ? this.dimensions.rows(dataset.id, version.number, selection.where, selection.params, limit, offset)
-        : Promise.resolve([]),
+      this.dimensions.countMatching(dataset.id, version.number, selection.where),
+      this.dimensions.groups(dataset.id, version.number, selection.where, body.group_by ?? []),
+      limit ? this.dimensions.rows(dataset.id, version.number, selection.where, limit, offset) : Promise.resolve([]),
     ]);
     return {
       dataset_id: dataset.id,
@@ -189,15 +186,14 @@ export class DimensionsService {
 
   /**
    * The rows of a version that carry one of the given values of every dimension named and match
-   * the filter: SQL over alias `r` with parameters after $1 (dataset) and $2 (version).
+   * the filter: a filter over alias `r`.
    */
   select(
     version: DatasetVersionEntity,
     dimensionValues: Record<string, unknown> | undefined,
     filter: unknown,
   ): RowSelection {
-    const ctx = this.query.context(version);
-    const clauses: string[] = [];
+    const clauses: Filter[] = [];
     for (const [name, values] of Object.entries(dimensionValues ?? {})) {
       if (
         !Array.isArray(values) ||
@@ -210,14 +206,11 @@ export class DimensionsService {
           [{ field: `dimensions.${name}`, message: 'a non-empty array of strings' }],
         );
       }
-      ctx.params.push(name, values);
-      const n = ctx.params.length;
-      clauses.push(
-        `EXISTS (SELECT 1 FROM dataset_row_dimensions d WHERE d.dataset_id = r.dataset_id AND d.row_id = r.row_id AND d.dimension = $${n - 1} AND d.value = ANY($${n}::text[]))`,
-      );
+      clauses.push(carriesAnyOf(name, values as string[]));
     }
-    if (filter !== undefined && filter !== null) clauses.push(this.query.compileWith(ctx, filter, '/filter'));
-    return { where: clauses.length ? clauses.map((c) => `(${c})`).join(' AND ') : 'TRUE', params: ctx.params.slice(2) };
+    if (filter !== undefined && filter !== null)
+      clauses.push(this.query.compileWith(this.query.context(version), filter, '/filter'));
+    return { where: allOf(clauses) };
   }
 
   // For other families (a project's coverage): counts across the workspace's datasets, each at its

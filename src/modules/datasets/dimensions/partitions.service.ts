@@ -134,7 +134,6 @@ export class PartitionsService {
         version.datasetId,
         version.number,
         selection.where,
-        selection.params,
         query.limit,
         query.offset,
       );
@@ -152,7 +151,6 @@ export class PartitionsService {
         version.datasetId,
         version.number,
         selection.where,
-        selection.params,
         query.limit,
         query.offset,
       );
@@ -162,7 +160,6 @@ export class PartitionsService {
       version.datasetId,
       version.number,
       selection.where,
-      selection.params,
       version.mapping.session_id,
       query.limit,
       query.offset,
@@ -203,12 +200,7 @@ export class PartitionsService {
   /** The partition's response: the rows it selects in the version counted first, then mapped. */
   private async response(row: PartitionRow, version: DatasetVersionEntity): Promise<PartitionResponse> {
     const selection = this.dimensionsService.select(version, row.dimension_values, row.filter ?? undefined);
-    const count = await this.dimensions.countMatching(
-      version.datasetId,
-      version.number,
-      selection.where,
-      selection.params,
-    );
+    const count = await this.dimensions.countMatching(version.datasetId, version.number, selection.where);
     return toPartitionResponse(row, count);
   }
 }

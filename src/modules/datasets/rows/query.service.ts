@@ -5,55 +5,47 @@ import { DatasetErrors } from '../datasets.errors.js';
 import { rowObject } from '../datasets.mapper.js';
 import type { QueryResponse, RowQueryRequest } from '../dto/query.dto.js';
 import type { DatasetVersionEntity } from '../entities/dataset-version.entity.js';
-import { compileFilter, compileProjection, compileSort, FilterError, type FilterContext } from './query-language.js';
-import { RowsRepository } from './rows.repository.js';
+import {
+  compileFilter,
+  compileProjection,
+  compileSort,
+  FilterError,
+  type Filter,
+  type FilterContext,
+  type RowQuery,
+} from '../../../../libs/database/query-language.js';
+import { RowsRepository, versionRowsContext } from './rows.repository.js';
 
 const DEFAULT_LIMIT = 50;
 /** Totals are exact up to this many matching rows; beyond it `total_capped` is true (counting a million rows costs seconds). */
 export const TOTAL_CAP = 10_000;
 
 /**
- * Runs the JSON query language over a version's rows in SQL. Every value and JSON path key is a
- * bind parameter; unknown columns and operators are 400 invalid_filter naming the member.
+ * Runs the JSON query language over a version's rows in SQL (libs/database/query-language.ts).
+ * Every value and JSON path key is a bind parameter; unknown columns and operators are 400
+ * invalid_filter naming the member.
  */
 @Injectable()
 export class QueryService {
   constructor(private readonly rows: RowsRepository) {}
 
-  /** A context for the filter compiler over alias `r`, with $1 and $2 taken by dataset and version. */
-  context(version: DatasetVersionEntity, params: unknown[] = [version.datasetId, version.number]): FilterContext {
-    return {
-      rowExpr: 'r.data',
-      rowIdExpr: 'r.row_id',
-      dimensionExpr: (p: string) =>
-        `(SELECT d.value FROM dataset_row_dimensions d WHERE d.dataset_id = r.dataset_id AND d.row_id = r.row_id AND d.dimension = ${p})`,
-      columns: new Set(version.columns.map((c) => c.name)),
-      params,
-    };
+  /** A context for the filter compiler over the version's rows, alias `r`. */
+  context(version: DatasetVersionEntity): FilterContext {
+    return versionRowsContext(version.columns.map((c) => c.name));
   }
 
   /**
    * Compiles a filter and a sort onto a context another family built (run results), with errors
-   * as 400 invalid_filter pointing into the body. `whereParams` are the bind values the filter
-   * needs (the context's own first), `params` those of filter and sort together.
+   * as 400 invalid_filter pointing into the body: the filter (none when absent) and the sort keys.
    */
-  compileQuery(
-    ctx: FilterContext,
-    filter: unknown,
-    sort: unknown,
-  ): { where: string; whereParams: unknown[]; orderBy?: string; params: unknown[] } {
+  compileQuery(ctx: FilterContext, filter: unknown, sort: unknown): RowQuery {
     const where =
-      filter === undefined || filter === null ? 'TRUE' : this.translate(() => compileFilter(filter, ctx), '/filter');
-    const whereParams = [...ctx.params];
-    const orderBy =
-      sort === undefined || sort === null
-        ? undefined
-        : this.translate(() => compileSort(sort, ctx), '/sort') || undefined;
-    return { where, whereParams, orderBy, params: [...ctx.params] };
+      filter === undefined || filter === null ? undefined : this.translate(() => compileFilter(filter, ctx), '/filter');
+    return { where, orderBy: this.translate(() => compileSort(sort, ctx), '/sort') };
   }
 
-  /** Compiles a filter onto an existing context (its params grow); errors point under `root`. */
-  compileWith(ctx: FilterContext, filter: unknown, root: string): string {
+  /** Compiles a filter onto a context; errors point under `root`. */
+  compileWith(ctx: FilterContext, filter: unknown, root: string): Filter {
     return this.translate(() => compileFilter(filter, ctx), root);
   }
 
@@ -61,9 +53,8 @@ export class QueryService {
     const ctx = this.context(version);
     const where =
       body.filter !== undefined ? this.translate(() => compileFilter(body.filter, ctx), '/filter') : undefined;
-    const whereParams = ctx.params.length - 2;
-    const orderBy = body.sort !== undefined ? this.translate(() => compileSort(body.sort, ctx), '/sort') : undefined;
-    const dataExpr =
+    const orderBy = body.sort !== undefined ? this.translate(() => compileSort(body.sort, ctx), '/sort') : [];
+    const data =
       body.select !== undefined ? this.translate(() => compileProjection(body.select, ctx), '/select') : undefined;
     const limit = body.limit ?? DEFAULT_LIMIT;
     const fingerprint = this.fingerprint(version, body, limit);
@@ -71,15 +62,13 @@ export class QueryService {
     const offset = cursor?.offset ?? body.offset ?? 0;
     const withTotal = body.include_total ?? true;
     // In row order a cursor carries the last row's ordinal: each page is an index range, however deep.
-    const keyset = !orderBy;
+    const keyset = !orderBy.length;
     const { rows, total, capped } = await this.rows.page({
       datasetId: version.datasetId,
       version: version.number,
       where,
-      orderBy: orderBy || undefined,
-      dataExpr,
-      params: ctx.params.slice(2),
-      whereParams,
+      orderBy,
+      data,
       limit: limit + 1,
       offset,
       afterOrdinal: keyset ? cursor?.after : undefined,

@@ -5,7 +5,10 @@ import { columnStats } from '../ingest/column-stats.js';
 import { DATASET_ROW_COLUMNS } from '../ingest/upload-encoding.js';
 import type { CopyFraming, EncodedChunk } from '../../../../libs/database/copy-binary.js';
 import { sql, type Expression, type ExpressionBuilder, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
+import { grouped, orderedBy, type FilterContext, type SortKey } from '../../../../libs/database/query-language.js';
 import type { DatasetRows, DatasetStagedEdits, DB, JsonObject } from '../../../../libs/database/schema.js';
+import { countN } from '../../../../libs/database/typed-fragments.js';
+import type { QueryBuilder } from '../../../../libs/database/typed-queries.js';
 import { Db } from '../../../../libs/database/unit-of-work.js';
 
 /** SQL that keeps the row records of version `$n` of alias `r`: added at or before n, not yet removed at n. */
@@ -17,6 +20,24 @@ export function visibleIn(alias: string, placeholder: string): string {
 export function shownIn(alias: string, version: number | Expression<number>): RawBuilder<SqlBool> {
   const [added, removed] = [sql.ref(`${alias}.added_in`), sql.ref(`${alias}.removed_in`)];
   return sql<SqlBool>`(${added} <= ${version} AND (${removed} IS NULL OR ${removed} > ${version}))`;
+}
+
+/**
+ * The query language's context over the rows of alias `r` (dataset_rows, or the datasets family's
+ * `dataset_version_rows()`, which has the same columns): the row's data, its id, and its value of
+ * a dimension. `columns` are the version's.
+ */
+export function versionRowsContext(columns: Iterable<string>): FilterContext {
+  const [datasetId, rowId] = [sql.ref('r.dataset_id'), sql.ref<string>('r.row_id')];
+  return {
+    row: sql.ref('r.data'),
+    rowId,
+    dimension: (name) =>
+      sql<
+        string | null
+      >`(SELECT d.value FROM dataset_row_dimensions d WHERE d.dataset_id = ${datasetId} AND d.row_id = ${rowId} AND d.dimension = ${name})`,
+    columns: new Set(columns),
+  };
 }
 
 /** A row record as read: its ordinal (an int8) as a number. */
@@ -44,14 +65,12 @@ function storedColumns(eb: ExpressionBuilder<DB & { r: DatasetRows }, 'r'>) {
 export interface RowPageRequest {
   datasetId: string;
   version: number;
-  /** SQL boolean over alias `r` (from the filter compiler), with its parameters starting at $3. */
-  where?: string;
-  /** How many of `params` the `where` clause uses (the rest belong to the order and projection). */
-  whereParams?: number;
-  /** SQL select expression of the returned data over alias `r` (projection), default `r.data`. */
-  dataExpr?: string;
-  orderBy?: string;
-  params: unknown[];
+  /** The filter over alias `r` (from the query language's compiler). */
+  where?: Expression<SqlBool>;
+  /** The returned data over alias `r` (a projection), default `r.data`. */
+  data?: RawBuilder<Record<string, unknown>>;
+  /** Sort keys before the row order. */
+  orderBy: SortKey[];
   limit: number;
   offset: number;
   withTotal: boolean;
@@ -234,23 +253,42 @@ export class RowsRepository {
 
   /** One page of a version's rows: filtered, ordered (row order last), projected; the total counted up to a limit. */
   async page(req: RowPageRequest): Promise<{ rows: StoredRow[]; total?: number; capped?: boolean }> {
-    const where = `r.dataset_id = $1 AND ${visibleIn('r', '$2')}${req.where ? ` AND (${req.where})` : ''}`;
-    const params = [req.datasetId, req.version, ...req.params];
-    const order = [req.orderBy, 'r.ordinal'].filter(Boolean).join(', ');
-    const after = req.afterOrdinal !== undefined ? ` AND r.ordinal > ${Number(req.afterOrdinal)}` : '';
-    const rows = await this.db.query<StoredRow[]>(
-      `SELECT r.row_id, r.ordinal::float8 AS ordinal, ${req.dataExpr ?? 'r.data'} AS data FROM dataset_rows r
-        WHERE ${where}${after} ORDER BY ${order} LIMIT ${Number(req.limit)} OFFSET ${req.afterOrdinal !== undefined ? 0 : Number(req.offset)}`,
-      params,
+    const matching = (q: QueryBuilder) =>
+      q
+        .selectFrom('dataset_rows as r')
+        .where('r.dataset_id', '=', req.datasetId)
+        .where(shownIn('r', req.version))
+        .$if(!!req.where, (w) => w.where(grouped(req.where!)));
+    const keyset = req.afterOrdinal !== undefined;
+    const rows = await this.db.typed((q) =>
+      orderedBy(
+        matching(q)
+          .$if(keyset, (w) => w.where('r.ordinal', '>', String(req.afterOrdinal)))
+          .select([
+            'r.row_id',
+            sql<number>`r.ordinal::float8`.as('ordinal'),
+            (req.data ?? sql.ref<Record<string, unknown>>('r.data')).as('data'),
+          ])
+          .$narrowType<{ data: Record<string, unknown> }>(),
+        req.orderBy,
+      )
+        .orderBy('r.ordinal')
+        .limit(req.limit)
+        .offset(keyset ? 0 : req.offset),
     );
     if (!req.withTotal) return { rows };
-    const countParams = params.slice(0, 2 + (req.whereParams ?? req.params.length));
     const cap = req.countLimit;
-    const [{ n }] = await this.db.query<Array<{ n: number }>>(
+    const [{ n }] = await this.db.typed((q) =>
       cap
-        ? `SELECT count(*)::int AS n FROM (SELECT 1 FROM dataset_rows r WHERE ${where} LIMIT ${Number(cap) + 1}) s`
-        : `SELECT count(*)::int AS n FROM dataset_rows r WHERE ${where}`,
-      countParams,
+        ? q
+            .selectFrom(
+              matching(q)
+                .select(sql`1`.as('one'))
+                .limit(cap + 1)
+                .as('s'),
+            )
+            .select(countN())
+        : matching(q).select(countN()),
     );
     return { rows, total: cap ? Math.min(n, cap) : n, capped: cap ? n > cap : false };
   }

@@ -8,13 +8,13 @@ import { UrlSigner } from '../../../../libs/common/signed-url.js';
 import { valueAt } from '../../../../libs/evaluation/row-context.js';
 import { reportedScore } from '../../../../libs/evaluation/runs/stats.js';
 import { AppConfig } from '../../../../libs/config/app-config.js';
-import type { FilterContext } from '../../datasets/rows/query-language.js';
+import type { FilterContext } from '../../../../libs/database/query-language.js';
 import { QueryService } from '../../datasets/rows/query.service.js';
 import { VersionsService } from '../../datasets/versions/versions.service.js';
 import type { WorkspaceAccess } from '../../../../libs/auth/roles.js';
 import type { RunResultsQueryRequest, RunResultsQueryResponse, RunSessionResponse } from '../dto/results.dto.js';
 import type { RunEntity } from '../entities/run.entity.js';
-import { RunsRepository, type RunItemRow } from '../runs.repository.js';
+import { resultsContext, RunsRepository, type RunItemRow } from '../runs.repository.js';
 import { itemPages } from '../execution/run-item-pages.js';
 import { RunSummaries } from '../execution/run-summaries.service.js';
 import { RunsService } from '../runs.service.js';
@@ -38,19 +38,14 @@ const RESULT_FIELDS = [
   'passed',
   'dimensions',
 ];
-const ROW_EXPR = `jsonb_build_object('row', i.data, 'row_id', i.row_id, 'repetition', i.repetition, 'session_id', i.session_id, 'turn', i.turn, 'status', i.status, 'output', i.output,
-  'latency_ms', i.latency_ms, 'cost_usd', i.cost_usd, 'usage', i.usage, 'extras', i.extras, 'error', i.error, 'scores', i.scores, 'passed', i.passed, 'dimensions', i.dimensions)`;
 
 /**
  * The table of POST /runs/{run_id}/query, which its filter and sort name too: the dataset row's
  * own columns, then the result under `_`-prefixed names and each metric's score as
- * `_score.<metric>` (on the metric's one scale: normalised 0..1 where it has one, as
- * reportedScore). One vocabulary for what it answers and what it filters on.
+ * `_score.<metric>` (RunsRepository's `resultsContext`). One vocabulary for what it answers and
+ * what it filters on.
  */
-const TABLE_EXPR = `(coalesce(i.data, '{}'::jsonb) || jsonb_build_object('_repetition', i.repetition, '_status', i.status, '_output', i.output, '_passed', i.passed, '_latency_ms', i.latency_ms, '_error', i.error -> 'code')
-  || (SELECT coalesce(jsonb_object_agg('_score.' || s.key, CASE WHEN jsonb_typeof(s.value -> 'normalized') = 'number' THEN s.value -> 'normalized' ELSE s.value -> 'score' END), '{}'::jsonb) FROM jsonb_each(coalesce(i.scores, '{}'::jsonb)) s))`;
 const TABLE_RESULT_COLUMNS = ['_repetition', '_status', '_output', '_passed', '_latency_ms', '_error'];
-const DIMENSION_EXPR = (p: string) => `(i.dimensions ->> ${p})`;
 
 /** What a run produced: aggregates, filtered results, conversations, failure analysis, and a Parquet export. */
 @Injectable()
@@ -88,17 +83,7 @@ export class ResultsService {
     body: RunResultsQueryRequest,
   ): Promise<RunResultsQueryResponse> {
     await this.runsService.require(access, id);
-    return this.page(
-      {
-        rowExpr: ROW_EXPR,
-        rowIdExpr: 'i.row_id',
-        dimensionExpr: DIMENSION_EXPR,
-        columns: new Set(RESULT_FIELDS),
-        params: [id],
-      },
-      id,
-      body,
-    );
+    return this.page(resultsContext('results', RESULT_FIELDS), id, body);
   }
 
   /**
@@ -119,11 +104,7 @@ export class ResultsService {
       ...TABLE_RESULT_COLUMNS,
       ...run.snapshot.metrics.map((m) => `_score.${m.name}`),
     ]);
-    const page = await this.page(
-      { rowExpr: TABLE_EXPR, rowIdExpr: 'i.row_id', dimensionExpr: DIMENSION_EXPR, columns, params: [id] },
-      id,
-      body,
-    );
+    const page = await this.page(resultsContext('table', columns), id, body);
     return {
       run_id: id,
       total: page.total,
@@ -152,14 +133,7 @@ export class ResultsService {
     const compiled = this.query.compileQuery(ctx, body.filter, body.sort);
     const limit = body.limit ?? 50;
     const offset = body.offset ?? 0;
-    const { rows, total } = await this.runs.queryItems(
-      compiled.where,
-      compiled.whereParams,
-      compiled.orderBy,
-      compiled.params,
-      limit,
-      offset,
-    );
+    const { rows, total } = await this.runs.queryItems(id, compiled, limit, offset);
     return { run_id: id, items: rows.map(itemDto), total, limit, offset };
   }
 

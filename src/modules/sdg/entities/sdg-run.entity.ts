@@ -21,7 +21,8 @@ export class SdgRunEntity {
 
   @Column({ type: 'jsonb' })
   params: {
-    seed: { dataset_id: string; version_number: number; limit: number; where: string; params: unknown[] } | null;
+    /** The seed: the first `limit` rows of the version (runs queued before docs/decisions/0013 also hold `where: 'TRUE'`, `params: []`). */
+    seed: { dataset_id: string; version_number: number; limit: number } | null;
     max_rows: number;
     message: string;
   };

@@ -1,10 +1,13 @@
-import { isUuid } from '../../../../libs/common/uuid.js';
-import { containsPattern, escapeLike } from '../../../../libs/database/like.js';
+import { sql, type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { isUuid } from '../common/uuid.js';
+import { containsPattern, escapeLike } from './like.js';
 
 /**
- * The JSON query language over dataset rows, compiled to a parameterised PostgreSQL boolean
- * expression. Every value and every JSON path key is a bind parameter; only operator keywords
- * and the caller's trusted expressions reach the SQL text. See docs/query-language.md.
+ * The JSON query language over dataset rows, compiled to Kysely expressions: a PostgreSQL
+ * boolean for a filter, ORDER BY keys for a sort, a jsonb object for a projection. Every value
+ * and every JSON path key is a bind parameter (`sql` interpolation); only operator keywords and
+ * the context's expressions reach the SQL text. The caller places the expressions in its own
+ * typed statement, over whatever table its context names. See docs/query-language.md.
  *
  *   Filter := {"and": [Filter…]} | {"or": [Filter…]} | {"not": Filter}
  *           | {"field": Field, "op": Op, "value"?: JSON, "case_insensitive"?: bool}
@@ -12,16 +15,34 @@ import { containsPattern, escapeLike } from '../../../../libs/database/like.js';
  *   Field  := "column" | "column.key.key" | ["column", "key", …] | "_row_id"
  */
 export interface FilterContext {
-  /** SQL expression of the row's jsonb object, e.g. `r.data` (trusted). */
-  rowExpr: string;
-  /** SQL expression of the row id (uuid), e.g. `r.row_id`. */
-  rowIdExpr: string;
-  /** SQL of a row's value (text) of the dimension whose name is bound at `placeholder`. */
-  dimensionExpr: (placeholder: string) => string;
+  /** The row's jsonb object, e.g. `sql.ref('r.data')`. */
+  row: Expression<unknown>;
+  /** The row id (uuid), e.g. `sql.ref('r.row_id')`. */
+  rowId: Expression<string>;
+  /** A row's value (text) of the dimension `name`, which the expression binds. */
+  dimension: (name: string) => Expression<string | null>;
   /** Top-level columns of the version; a field's first segment must be one of them. */
   columns: ReadonlySet<string>;
-  /** Bind parameters so far; the compiler appends and numbers its placeholders after them. */
-  params: unknown[];
+}
+
+/** A compiled filter: a boolean over the context's row. */
+export type Filter = RawBuilder<SqlBool>;
+
+/** A compiled sort key, its direction and `NULLS LAST` included: `query.orderBy(key)`. */
+export type SortKey = RawBuilder<unknown>;
+
+/** A filter (none: every row) and sort keys, compiled for a statement over the context's table. */
+export interface RowQuery {
+  where?: Filter;
+  orderBy: SortKey[];
+}
+
+/** `query` ordered by the sort keys (the caller's tie-breakers after them). */
+export function orderedBy<D, TB extends keyof D, O>(
+  query: SelectQueryBuilder<D, TB, O>,
+  keys: readonly SortKey[],
+): SelectQueryBuilder<D, TB, O> {
+  return keys.reduce((ordered, key) => ordered.orderBy(key), query);
 }
 
 /** A filter, sort or projection that breaks the language; `path` is a JSON pointer into it. */
@@ -53,20 +74,46 @@ interface State {
   predicates: number;
 }
 
-export function compileFilter(filter: unknown, ctx: FilterContext): string {
+export function compileFilter(filter: unknown, ctx: FilterContext): Filter {
   return node(filter, '', 0, { ctx, predicates: 0 });
 }
 
-function bind(state: State, value: unknown): string {
-  state.ctx.params.push(value);
-  return `$${state.ctx.params.length}`;
+/** Every row: the filter of a selection that has none. */
+export function everyRow(): Filter {
+  return sql<SqlBool>`TRUE`;
+}
+
+/** `(a) AND (b) …` of the filters given, each parenthesised; every row when there are none. */
+export function allOf(filters: readonly Expression<SqlBool>[]): Filter {
+  if (!filters.length) return everyRow();
+  return sql<SqlBool>`${sql.join(
+    filters.map((f) => sql`(${f})`),
+    sql` AND `,
+  )}`;
+}
+
+/** `(filter)`: a filter placed beside other conditions of a statement, whatever its own operators. */
+export function grouped(filter: Expression<SqlBool>): Filter {
+  return sql<SqlBool>`(${filter})`;
+}
+
+/** The rows among `ids` (any number of them: one array parameter). */
+export function rowIdIn(ctx: FilterContext, ids: readonly string[]): Filter {
+  return sql<SqlBool>`${ctx.rowId} = ANY(${ids}::uuid[])`;
+}
+
+/** Comparison operators, as SQL keywords (never a value). */
+const COMPARE = { lt: sql`<`, lte: sql`<=`, gt: sql`>`, gte: sql`>=` } as const;
+
+function like(ci: boolean): RawBuilder<unknown> {
+  return ci ? sql`ILIKE` : sql`LIKE`;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function node(filter: unknown, path: string, depth: number, state: State): string {
+function node(filter: unknown, path: string, depth: number, state: State): Filter {
   const here = path || '/';
   if (!isObject(filter)) throw new FilterError(here, 'a filter must be a JSON object');
   if (depth > LIMITS.depth) throw new FilterError(here, `filters nest at most ${LIMITS.depth} levels deep`);
@@ -81,19 +128,19 @@ function node(filter: unknown, path: string, depth: number, state: State): strin
       const parts = filter[combinator];
       if (!Array.isArray(parts) || parts.length === 0)
         throw new FilterError(`${path}/${combinator}`, `"${combinator}" takes a non-empty array of filters`);
-      const sql = parts.map((part, i) => node(part, `${path}/${combinator}/${i}`, depth + 1, state));
-      return `(${sql.join(combinator === 'and' ? ' AND ' : ' OR ')})`;
+      const compiled = parts.map((part, i) => node(part, `${path}/${combinator}/${i}`, depth + 1, state));
+      return sql<SqlBool>`(${sql.join(compiled, combinator === 'and' ? sql` AND ` : sql` OR `)})`;
     }
   }
   if ('not' in filter) {
     if (keys.length !== 1) throw new FilterError(here, '"not" stands alone in its object');
     // A predicate on an absent field is false, never NULL, so NOT inverts it exactly.
-    return `(NOT ${node(filter.not, `${path}/not`, depth + 1, state)})`;
+    return sql<SqlBool>`(NOT ${node(filter.not, `${path}/not`, depth + 1, state)})`;
   }
   return predicate(filter, path, state);
 }
 
-function predicate(p: Record<string, unknown>, path: string, state: State): string {
+function predicate(p: Record<string, unknown>, path: string, state: State): Filter {
   const here = path || '/';
   if (++state.predicates > LIMITS.predicates)
     throw new FilterError(here, `a filter holds at most ${LIMITS.predicates} predicates`);
@@ -209,86 +256,86 @@ function fieldPath(field: unknown, path: string, ctx: FilterContext): string[] {
 }
 
 /** The jsonb at the path (NULL when absent): `data #> $n::text[]`. */
-function jsonAt(segments: string[], state: State): string {
-  return `(${state.ctx.rowExpr} #> ${bind(state, segments)}::text[])`;
+function jsonAt(segments: string[], state: State): RawBuilder<unknown> {
+  return sql`(${state.ctx.row} #> ${segments}::text[])`;
 }
 
 function nested(segments: string[], value: unknown): unknown {
   return segments.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value);
 }
 
-function jsonPredicate(segments: string[], op: Op, value: unknown, ci: boolean, state: State): string {
-  const at = jsonAt(segments, state);
-  const text = `(${at} #>> '{}')`;
-  const typed = (v: unknown) => (typeof v === 'number' ? 'number' : 'string');
+/** `value` as a jsonb parameter (its JSON text, cast). */
+function jsonb(value: unknown): RawBuilder<unknown> {
+  return sql`${JSON.stringify(value)}::jsonb`;
+}
+
+function jsonPredicate(segments: string[], op: Op, value: unknown, ci: boolean, state: State): Filter {
+  const row = state.ctx.row;
+  const at = () => jsonAt(segments, state);
+  const text = () => sql`(${at()} #>> '{}')`;
+  const typed = (v: unknown) => (typeof v === 'number' ? sql`'number'` : sql`'string'`);
   switch (op) {
     case 'eq':
       if (ci && typeof value === 'string')
-        return `(jsonb_typeof(${at}) = 'string' AND lower(${text}) = lower(${bind(state, value)}))`;
+        return sql<SqlBool>`(jsonb_typeof(${at()}) = 'string' AND lower(${text()}) = lower(${value}))`;
       // Containment of a nested scalar is exact equality and can use the GIN index on data.
       if (value !== null && typeof value !== 'object') {
-        return `(${state.ctx.rowExpr} @> ${bind(state, JSON.stringify(nested(segments, value)))}::jsonb AND jsonb_typeof(${at}) <> 'array')`;
+        return sql<SqlBool>`(${row} @> ${jsonb(nested(segments, value))} AND jsonb_typeof(${at()}) <> 'array')`;
       }
-      return `coalesce(${at} = ${bind(state, JSON.stringify(value))}::jsonb, false)`;
+      return sql<SqlBool>`coalesce(${at()} = ${jsonb(value)}, false)`;
     case 'ne':
-      return `(${at} IS DISTINCT FROM ${bind(state, JSON.stringify(value))}::jsonb)`;
+      return sql<SqlBool>`(${at()} IS DISTINCT FROM ${jsonb(value)})`;
     case 'lt':
     case 'lte':
     case 'gt':
-    case 'gte': {
-      const sym = { lt: '<', lte: '<=', gt: '>', gte: '>=' }[op];
+    case 'gte':
       // jsonb compares numbers numerically and strings by code point order within one type; the type guard keeps others out.
-      return `coalesce(jsonb_typeof(${at}) = '${typed(value)}' AND ${at} ${sym} ${bind(state, JSON.stringify(value))}::jsonb, false)`;
-    }
+      return sql<SqlBool>`coalesce(jsonb_typeof(${at()}) = ${typed(value)} AND ${at()} ${COMPARE[op]} ${jsonb(value)}, false)`;
     case 'in': {
       const values = value as unknown[];
       if (values.every((v) => typeof v !== 'object')) {
         // One containment test per value keeps the GIN index usable.
-        return `(jsonb_typeof(${at}) <> 'array' AND (${values.map((v) => `${state.ctx.rowExpr} @> ${bind(state, JSON.stringify(nested(segments, v)))}::jsonb`).join(' OR ')}))`;
+        const each = values.map((v) => sql`${row} @> ${jsonb(nested(segments, v))}`);
+        return sql<SqlBool>`(jsonb_typeof(${at()}) <> 'array' AND (${sql.join(each, sql` OR `)}))`;
       }
-      return `coalesce(${at} = ANY(${bind(
-        state,
-        values.map((v) => JSON.stringify(v)),
-      )}::jsonb[]), false)`;
+      return sql<SqlBool>`coalesce(${at()} = ANY(${values.map((v) => JSON.stringify(v))}::jsonb[]), false)`;
     }
     case 'contains': {
-      const element = `coalesce(jsonb_typeof(${at}) = 'array' AND ${at} @> ${bind(state, JSON.stringify([value]))}::jsonb, false)`;
+      const element = sql<SqlBool>`coalesce(jsonb_typeof(${at()}) = 'array' AND ${at()} @> ${jsonb([value])}, false)`;
       if (typeof value !== 'string') return element;
-      const pattern = bind(state, containsPattern(value));
-      return `(${element} OR coalesce(jsonb_typeof(${at}) = 'string' AND ${text} ${ci ? 'ILIKE' : 'LIKE'} ${pattern}, false))`;
+      return sql<SqlBool>`(${element} OR coalesce(jsonb_typeof(${at()}) = 'string' AND ${text()} ${like(ci)} ${containsPattern(value)}, false))`;
     }
     case 'starts_with':
-      return `coalesce(jsonb_typeof(${at}) = 'string' AND ${text} ${ci ? 'ILIKE' : 'LIKE'} ${bind(state, `${escapeLike(value as string)}%`)}, false)`;
+      return sql<SqlBool>`coalesce(jsonb_typeof(${at()}) = 'string' AND ${text()} ${like(ci)} ${`${escapeLike(value as string)}%`}, false)`;
     case 'is_null':
-      return value ? `coalesce(${at} = 'null'::jsonb, true)` : `coalesce(${at} <> 'null'::jsonb, false)`;
+      return value
+        ? sql<SqlBool>`coalesce(${at()} = 'null'::jsonb, true)`
+        : sql<SqlBool>`coalesce(${at()} <> 'null'::jsonb, false)`;
   }
 }
 
-function rowIdPredicate(op: Op, value: unknown, path: string, state: State): string {
-  const id = state.ctx.rowIdExpr;
+function rowIdPredicate(op: Op, value: unknown, path: string, state: State): Filter {
+  const id = state.ctx.rowId;
   const uuid = (v: unknown, p: string) => {
     if (typeof v !== 'string' || !isUuid(v)) throw new FilterError(p, `${ROW_ID} compares with UUIDs`);
     return v.toLowerCase();
   };
   switch (op) {
     case 'eq':
-      return `(${id} = ${bind(state, uuid(value, `${path}/value`))}::uuid)`;
+      return sql<SqlBool>`(${id} = ${uuid(value, `${path}/value`)}::uuid)`;
     case 'ne':
-      return `(${id} <> ${bind(state, uuid(value, `${path}/value`))}::uuid)`;
+      return sql<SqlBool>`(${id} <> ${uuid(value, `${path}/value`)}::uuid)`;
     case 'in':
-      return `(${id} = ANY(${bind(
-        state,
-        (value as unknown[]).map((v, i) => uuid(v, `${path}/value/${i}`)),
-      )}::uuid[]))`;
+      return sql<SqlBool>`(${id} = ANY(${(value as unknown[]).map((v, i) => uuid(v, `${path}/value/${i}`))}::uuid[]))`;
     default:
       throw new FilterError(`${path}/op`, `${ROW_ID} takes eq, ne or in`);
   }
 }
 
-function dimensionPredicate(name: unknown, op: Op, value: unknown, ci: boolean, path: string, state: State): string {
+function dimensionPredicate(name: unknown, op: Op, value: unknown, ci: boolean, path: string, state: State): Filter {
   if (typeof name !== 'string' || !name.length || name.length > 100)
     throw new FilterError(`${path}/dimension`, 'dimension is the name of a dimension (1..100 characters)');
-  const at = state.ctx.dimensionExpr(bind(state, name));
+  const at = state.ctx.dimension(name);
   const text = (v: unknown, p: string) => {
     if (typeof v !== 'string') throw new FilterError(p, 'dimension values are strings');
     return v;
@@ -296,52 +343,47 @@ function dimensionPredicate(name: unknown, op: Op, value: unknown, ci: boolean, 
   switch (op) {
     case 'eq':
       return ci
-        ? `coalesce(lower(${at}) = lower(${bind(state, text(value, `${path}/value`))}), false)`
-        : `coalesce(${at} = ${bind(state, text(value, `${path}/value`))}, false)`;
+        ? sql<SqlBool>`coalesce(lower(${at}) = lower(${text(value, `${path}/value`)}), false)`
+        : sql<SqlBool>`coalesce(${at} = ${text(value, `${path}/value`)}, false)`;
     case 'ne':
-      return `(${at} IS DISTINCT FROM ${bind(state, text(value, `${path}/value`))})`;
+      return sql<SqlBool>`(${at} IS DISTINCT FROM ${text(value, `${path}/value`)})`;
     case 'in':
-      return `coalesce(${at} = ANY(${bind(
-        state,
-        (value as unknown[]).map((v, i) => text(v, `${path}/value/${i}`)),
-      )}::text[]), false)`;
+      return sql<SqlBool>`coalesce(${at} = ANY(${(value as unknown[]).map((v, i) => text(v, `${path}/value/${i}`))}::text[]), false)`;
     case 'lt':
     case 'lte':
     case 'gt':
     case 'gte':
-      return `coalesce(${at} ${{ lt: '<', lte: '<=', gt: '>', gte: '>=' }[op]} ${bind(state, String(value))} COLLATE "C", false)`;
+      return sql<SqlBool>`coalesce(${at} ${COMPARE[op]} ${String(value)} COLLATE "C", false)`;
     case 'contains':
-      return `coalesce(${at} ${ci ? 'ILIKE' : 'LIKE'} ${bind(state, containsPattern(text(value, `${path}/value`)))}, false)`;
+      return sql<SqlBool>`coalesce(${at} ${like(ci)} ${containsPattern(text(value, `${path}/value`))}, false)`;
     case 'starts_with':
-      return `coalesce(${at} ${ci ? 'ILIKE' : 'LIKE'} ${bind(state, `${escapeLike(value as string)}%`)}, false)`;
+      return sql<SqlBool>`coalesce(${at} ${like(ci)} ${`${escapeLike(value as string)}%`}, false)`;
     case 'is_null':
-      return value ? `(${at} IS NULL)` : `(${at} IS NOT NULL)`;
+      return value ? sql<SqlBool>`(${at} IS NULL)` : sql<SqlBool>`(${at} IS NOT NULL)`;
   }
 }
 
-/** ORDER BY keys (without the words), by JSON value with NULLS LAST; the caller appends its tie-breaker. */
-export function compileSort(sort: unknown, ctx: FilterContext): string {
-  if (sort === undefined || sort === null) return '';
+/** ORDER BY keys, by JSON value with NULLS LAST; the caller orders by its tie-breaker after them. */
+export function compileSort(sort: unknown, ctx: FilterContext): SortKey[] {
+  if (sort === undefined || sort === null) return [];
   if (!Array.isArray(sort) || sort.length > LIMITS.sortKeys)
     throw new FilterError('/', `sort is an array of at most ${LIMITS.sortKeys} keys`);
   const state: State = { ctx, predicates: 0 };
-  return sort
-    .map((key, i) => {
-      if (!isObject(key)) throw new FilterError(`/${i}`, 'a sort key is {"field": …, "direction": "asc" | "desc"}');
-      const unknown = Object.keys(key).filter((k) => k !== 'field' && k !== 'direction');
-      if (unknown.length) throw new FilterError(`/${i}/${unknown[0]}`, `unknown member "${unknown[0]}" in a sort key`);
-      const direction = key.direction ?? 'asc';
-      if (direction !== 'asc' && direction !== 'desc')
-        throw new FilterError(`/${i}/direction`, 'direction is asc or desc');
-      const segments = fieldPath(key.field, `/${i}/field`, ctx);
-      const expr = segments[0] === ROW_ID ? ctx.rowIdExpr : jsonAt(segments, state);
-      return `${expr} ${direction === 'asc' ? 'ASC' : 'DESC'} NULLS LAST`;
-    })
-    .join(', ');
+  return sort.map((key, i) => {
+    if (!isObject(key)) throw new FilterError(`/${i}`, 'a sort key is {"field": …, "direction": "asc" | "desc"}');
+    const unknown = Object.keys(key).filter((k) => k !== 'field' && k !== 'direction');
+    if (unknown.length) throw new FilterError(`/${i}/${unknown[0]}`, `unknown member "${unknown[0]}" in a sort key`);
+    const direction = key.direction ?? 'asc';
+    if (direction !== 'asc' && direction !== 'desc')
+      throw new FilterError(`/${i}/direction`, 'direction is asc or desc');
+    const segments = fieldPath(key.field, `/${i}/field`, ctx);
+    const expr = segments[0] === ROW_ID ? ctx.rowId : jsonAt(segments, state);
+    return direction === 'asc' ? sql`${expr} ASC NULLS LAST` : sql`${expr} DESC NULLS LAST`;
+  });
 }
 
 /** A jsonb object of only the selected top-level columns (absent columns stay absent). */
-export function compileProjection(select: unknown, ctx: FilterContext): string {
+export function compileProjection(select: unknown, ctx: FilterContext): RawBuilder<Record<string, unknown>> {
   if (!Array.isArray(select) || select.length > LIMITS.select || !select.every((c) => typeof c === 'string')) {
     throw new FilterError('/', `select is an array of at most ${LIMITS.select} column names`);
   }
@@ -349,8 +391,7 @@ export function compileProjection(select: unknown, ctx: FilterContext): string {
   columns.forEach((c, i) => {
     if (!ctx.columns.has(c)) throw new FilterError(`/${i}`, `unknown column "${c.slice(0, 100)}"`);
   });
-  if (!columns.length) return `'{}'::jsonb`;
-  ctx.params.push(columns);
+  if (!columns.length) return sql`'{}'::jsonb`;
   // Keep the keys named: jsonb_object_agg over the row's own entries, so absent columns stay absent.
-  return `(SELECT coalesce(jsonb_object_agg(e.key, e.value), '{}'::jsonb) FROM jsonb_each(${ctx.rowExpr}) e WHERE e.key = ANY($${ctx.params.length}::text[]))`;
+  return sql`(SELECT coalesce(jsonb_object_agg(e.key, e.value), '{}'::jsonb) FROM jsonb_each(${ctx.row}) e WHERE e.key = ANY(${columns}::text[]))`;
 }
