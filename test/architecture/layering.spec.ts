@@ -608,7 +608,7 @@ describe('typed queries (docs/architecture.md, "Typed queries")', () => {
     expect(untypedStatements(files, UNTYPED_LIBS, LIBS_HAND_WRITTEN_KEPT, TABLE_LIBRARIES)).toEqual([]);
   });
 
-  it('the rule sees a new hand-written statement in a typed repository, a stale count and a stale untyped entry', () => {
+  it('the rule sees a new hand-written statement in a typed repository (sql.raw too), a stale count and a stale untyped entry', () => {
     const planted: SourceFile[] = [
       {
         path: 'src/modules/secrets/secrets.repository.ts',
@@ -618,6 +618,11 @@ describe('typed queries (docs/architecture.md, "Typed queries")', () => {
       { path: 'src/modules/runs/runs.repository.ts', text: 'await this.db.typed((q) => q.selectFrom("runs"));' },
       { path: 'src/modules/traces/traces.repository.ts', text: 'await this.db.query<Row[]>(sql);' },
       { path: 'src/modules/secrets/secrets.service.ts', text: 'await this.db.query(sql);' },
+      {
+        path: 'src/modules/projects/projects.repository.ts',
+        text: "await this.db.typed((q) => q.selectFrom('projects').selectAll().where(sql.raw(`name = '${name}'`)));",
+      },
+      { path: 'src/modules/sdg/sdg.repository.ts', text: "sql.raw('ANALYZE'); await this.db.query('ANALYZE');" },
       {
         path: 'src/modules/suts/suts.repository.ts',
         text: "return this.repo.createQueryBuilder('s').where('s.workspace_id = :id', { id }).getMany();",
@@ -635,10 +640,13 @@ describe('typed queries (docs/architecture.md, "Typed queries")', () => {
       },
     ];
     const untyped = ['src/modules/runs/runs.repository.ts', 'src/modules/traces/traces.repository.ts'];
-    expect(untypedStatements(planted, untyped, { 'src/modules/api-keys/api-keys.repository.ts': 2 })).toEqual([
+    const kept = { 'src/modules/api-keys/api-keys.repository.ts': 2, 'src/modules/sdg/sdg.repository.ts': 1 };
+    expect(untypedStatements(planted, untyped, kept)).toEqual([
       'src/modules/api-keys/api-keys.repository.ts has 1 hand-written statements: lower its count to 1',
+      'src/modules/projects/projects.repository.ts has 1 hand-written statements, 0 kept: use db.typed',
       'src/modules/reports/reports.repository.ts has 3 hand-written statements, 0 kept: use db.typed',
       'src/modules/runs/runs.repository.ts has no hand-written statement left: take it off the untyped list',
+      'src/modules/sdg/sdg.repository.ts has 2 hand-written statements, 1 kept: use db.typed',
       'src/modules/secrets/secrets.repository.ts has 1 hand-written statements, 0 kept: use db.typed',
       'src/modules/suts/suts.repository.ts has 1 hand-written statements, 0 kept: use db.typed',
     ]);

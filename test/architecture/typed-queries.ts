@@ -5,9 +5,10 @@ import type { SourceFile } from './import-graph.js';
  * `db.prepared(`) or any other way to hand SQL to the driver (a TypeORM repository's or manager's
  * `.query(`, a query runner's), or built by TypeORM's query builder, whose predicates, sorts and
  * joins are strings (`.where('s.workspace_id = :id')`): each `createQueryBuilder(` counts. So does
- * a TypeORM repository's list or count (TYPEORM_LIST).
+ * Kysely's `sql.raw(`: a string that a typed statement takes as SQL, unchecked and unbound. And so
+ * does a TypeORM repository's list or count (TYPEORM_LIST).
  */
-const HAND_WRITTEN = /\.(?:query|prepared|createQueryBuilder)\s*[<(]/g;
+const HAND_WRITTEN = /\.(?:query|prepared|createQueryBuilder)\s*[<(]|\bsql\.raw\s*\(/g;
 
 /**
  * A TypeORM repository's list or count: `find({ where, order })`, `findBy`, `findAndCount`,

@@ -616,7 +616,7 @@ export class RunsRepository {
 
   /** Items, and those finished (answered and scored) by status: where a resumed run's progress starts. */
   async finishedCounts(runId: string): Promise<{ total: number; done: number; completed: number; errored: number }> {
-    const finished = sql.raw(`NOT ${unfinished()}`);
+    const finished = sql<SqlBool>`NOT (status = 'pending' OR scored_at IS NULL)`;
     const [counts] = await this.db.typed((q) =>
       q
         .selectFrom('run_items')
