@@ -562,9 +562,6 @@ const HAND_WRITTEN_KEPT: Record<string, number> = {
   // note reading the queued flag as it was before its own update (a locked CTE); an ingest run's
   // counters summed key by key into its jsonb counts.
   'src/modules/traces/live.repository.ts': 3,
-  // A page of enrichment results and its count under conditions over the jsonb data the service
-  // compiles to SQL with their own numbered parameters (and its order by a chosen field).
-  'src/modules/traces/traces.repository.ts': 2,
   // Items copied from another run (an insert-select CTE counting what it wrote); a page of conversations
   // (CTEs and a UNION); scores and uploaded outputs unpacked from one jsonb parameter; the trend's runs
   // and its cells (reports: LATERAL jsonb_each); ANALYZE run_items before a large run's pages (no table

@@ -30,16 +30,6 @@ import { TraceErrors } from './traces.errors.js';
 import { TracesRepository } from './traces.repository.js';
 import { toDrop, toGroundTruthVersion, toStatus } from './traces.mapper.js';
 
-const SORT_EXPRESSIONS: Record<string, string> = {
-  duration_ms: "(e.data->>'duration_ms')::float8",
-  cost: "(e.data->>'cost')::float8",
-  tokens_total: "(e.data->>'tokens_total')::float8",
-  error_count: "(e.data->>'error_count')::float8",
-  span_count: "(e.data->>'span_count')::float8",
-  start_time: "e.data->>'start_time'",
-  trace_id: 'e.trace_id',
-};
-
 /** What trace datasets' versions offer: ground truth, promotion, drops, topology, enrichment and tags. */
 @Injectable()
 export class TraceVersionsService {
@@ -252,31 +242,13 @@ export class TraceVersionsService {
     query: EnrichmentResultsQuery,
   ): Promise<Record<string, unknown>> {
     const { version } = await this.traceVersion(access, datasetId, versionId);
-    const where: string[] = [];
-    const params: unknown[] = [];
-    const add = (sql: (p: string) => string, value: unknown) => {
-      params.push(value);
-      where.push(sql(`$${params.length + 1}`));
-    };
-    if (query.trace_id) add((p) => `e.trace_id = ${p}`, query.trace_id);
-    if (query.session_id) add((p) => `e.data->>'session_id' = ${p}`, query.session_id);
-    if (query.has_error) add((p) => `(e.data->>'has_error')::boolean = ${p}::boolean`, query.has_error);
-    if (query.loop_detected) add((p) => `(e.data->>'loop_detected')::boolean = ${p}::boolean`, query.loop_detected);
-    if (query.model) add((p) => `e.data->'models' ? ${p}`, query.model);
-    if (query.min_duration_ms !== undefined)
-      add((p) => `(e.data->>'duration_ms')::float8 >= ${p}`, query.min_duration_ms);
-    if (query.max_duration_ms !== undefined)
-      add((p) => `(e.data->>'duration_ms')::float8 <= ${p}`, query.max_duration_ms);
-    if (query.min_cost !== undefined) add((p) => `coalesce((e.data->>'cost')::float8, 0) >= ${p}`, query.min_cost);
-    if (query.tag)
-      add(
-        (p) =>
-          `EXISTS (SELECT 1 FROM trace_tags t WHERE t.version_id = e.version_id AND t.trace_id = e.trace_id AND t.tag = ${p})`,
-        query.tag,
-      );
     const sort = query.sort ?? 'start_time';
-    const order = `${SORT_EXPRESSIONS[sort]} ${query.order === 'desc' ? 'DESC' : 'ASC'} NULLS LAST`;
-    const page = await this.traces.enrichmentPage(version.id, where, params, order, query.limit, query.offset);
+    const page = await this.traces.enrichmentPage(
+      version.id,
+      query,
+      { by: sort, direction: query.order ?? 'asc' },
+      { skip: query.offset, take: query.limit },
+    );
     const status = await this.traces.latestEnrichmentRun(version.id);
     return {
       dataset_id: datasetId,

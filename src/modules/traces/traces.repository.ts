@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type Insertable, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
 import { BulkWriter, type BulkValue } from '../../../libs/database/bulk-writer.js';
 import { jsonbText } from '../../../libs/database/jsonb-text.js';
 import type { DB } from '../../../libs/database/schema.js';
-import type { NarrowedRow } from '../../../libs/database/typed-queries.js';
+import { countN, type PageWindow } from '../../../libs/database/typed-fragments.js';
+import type { NarrowedRow, QueryBuilder } from '../../../libs/database/typed-queries.js';
 import { Db } from '../../../libs/database/unit-of-work.js';
 import { nameTaken } from '../../../libs/database/record-queries.js';
 import { TRACKED_COLUMNS, trackedRecord, type TrackedColumns } from '../../../libs/queue/tracked-job.js';
@@ -130,6 +131,50 @@ type EnrichmentPageRow = NarrowedRow<
 > & { total: number };
 
 export type TagRow = Pick<Selectable<DB['trace_tags']>, 'trace_id' | 'tag' | 'created_by' | 'created_at'>;
+
+/** What a page of enrichment results keeps (each member given: one condition on the result). */
+export interface EnrichmentFilter {
+  trace_id?: string;
+  session_id?: string;
+  has_error?: 'true' | 'false';
+  loop_detected?: 'true' | 'false';
+  /** A model any LLM span of the trace used. */
+  model?: string;
+  tag?: string;
+  min_duration_ms?: number;
+  max_duration_ms?: number;
+  min_cost?: number;
+}
+
+/** What a page of enrichment results sorts by (numbers as numbers; then by trace id). */
+const ENRICHMENT_SORTS = {
+  duration_ms: sql`(e.data->>'duration_ms')::float8`,
+  cost: sql`(e.data->>'cost')::float8`,
+  tokens_total: sql`(e.data->>'tokens_total')::float8`,
+  error_count: sql`(e.data->>'error_count')::float8`,
+  span_count: sql`(e.data->>'span_count')::float8`,
+  start_time: sql`e.data->>'start_time'`,
+  trace_id: sql.ref('e.trace_id'),
+};
+
+export type EnrichmentSort = keyof typeof ENRICHMENT_SORTS;
+
+/** The conditions of `f` on enrichment results, alias `e`. */
+function enrichmentConditions(f: EnrichmentFilter): Array<RawBuilder<SqlBool>> {
+  const at = (key: string) => sql`(e.data->>${sql.lit(key)})`;
+  return [
+    f.trace_id && sql<SqlBool>`e.trace_id = ${f.trace_id}`,
+    f.session_id && sql<SqlBool>`e.data->>'session_id' = ${f.session_id}`,
+    f.has_error && sql<SqlBool>`${at('has_error')}::boolean = ${f.has_error}::boolean`,
+    f.loop_detected && sql<SqlBool>`${at('loop_detected')}::boolean = ${f.loop_detected}::boolean`,
+    f.model && sql<SqlBool>`e.data->'models' ? ${f.model}`,
+    f.min_duration_ms !== undefined && sql<SqlBool>`${at('duration_ms')}::float8 >= ${f.min_duration_ms}`,
+    f.max_duration_ms !== undefined && sql<SqlBool>`${at('duration_ms')}::float8 <= ${f.max_duration_ms}`,
+    f.min_cost !== undefined && sql<SqlBool>`coalesce(${at('cost')}::float8, 0) >= ${f.min_cost}`,
+    f.tag &&
+      sql<SqlBool>`EXISTS (SELECT 1 FROM trace_tags t WHERE t.version_id = e.version_id AND t.trace_id = e.trace_id AND t.tag = ${f.tag})`,
+  ].filter((c): c is RawBuilder<SqlBool> => !!c);
+}
 
 /** A list of values as one `text[]` parameter. */
 const textArray = (values: string[]) => sql<string[]>`${values}::text[]`;
@@ -487,30 +532,31 @@ export class TracesRepository {
     );
   }
 
-  /** Enrichment results under parameterised conditions over `e.data` (built by the service), with the total matching. */
+  /** A page of the version's enrichment results that `filter` keeps, sorted, with the total matching. */
   async enrichmentPage(
     versionId: string,
-    where: string[],
-    params: unknown[],
-    orderBy: string,
-    limit: number,
-    offset: number,
+    filter: EnrichmentFilter,
+    sort: { by: EnrichmentSort; direction: 'asc' | 'desc' },
+    window: PageWindow,
   ): Promise<{ items: Array<Record<string, unknown>>; total: number }> {
-    const conditions = ['e.version_id = $1', ...where].join(' AND ');
-    const rows: EnrichmentPageRow[] = await this.db.query(
-      `SELECT e.data, count(*) OVER ()::int AS total FROM trace_enrichment_results e WHERE ${conditions} ORDER BY ${orderBy}, e.trace_id LIMIT ${Number(limit)} OFFSET ${Number(offset)}`,
-      [versionId, ...params],
+    const matching = (q: QueryBuilder) =>
+      enrichmentConditions(filter).reduce(
+        (query, condition) => query.where(condition),
+        q.selectFrom('trace_enrichment_results as e').where('e.version_id', '=', versionId),
+      );
+    const key = ENRICHMENT_SORTS[sort.by];
+    const rows = await this.db.typed((q) =>
+      matching(q)
+        .select(['e.data', sql<number>`count(*) OVER ()::int`.as('total')])
+        .orderBy(sort.direction === 'desc' ? sql`${key} DESC NULLS LAST` : sql`${key} ASC NULLS LAST`)
+        .orderBy('e.trace_id')
+        .limit(window.take)
+        .offset(window.skip)
+        .$castTo<EnrichmentPageRow>(),
     );
+    // Past the last result the window counts none: the total is counted apart.
     const total =
-      rows[0]?.total ??
-      (offset > 0
-        ? (
-            await this.db.query<Array<{ n: number }>>(
-              `SELECT count(*)::int AS n FROM trace_enrichment_results e WHERE ${conditions}`,
-              [versionId, ...params],
-            )
-          )[0].n
-        : 0);
+      rows[0]?.total ?? (window.skip > 0 ? (await this.db.typed((q) => matching(q).select(countN())))[0].n : 0);
     return { items: rows.map((r) => r.data), total };
   }
 

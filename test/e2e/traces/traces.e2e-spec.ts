@@ -318,13 +318,16 @@ describe('trace ingestion', () => {
     expect(status.fields.map((f: { name: string }) => f.name)).toEqual(
       expect.arrayContaining(['duration_ms', 'tokens_total', 'cost', 'loop_detected']),
     );
-    const results = (
-      await t.http
-        .get(`/datasets/${datasetId}/versions/${versionId}/trace-enrichment/results`)
-        .query({ trace_id: traceA })
-        .set(r.viewer.auth)
-        .expect(200)
-    ).body;
+    /** GET the version's enrichment results (as the viewer) under `query`. */
+    const enrichmentResults = async (query: Record<string, unknown>) =>
+      (
+        await t.http
+          .get(`/datasets/${datasetId}/versions/${versionId}/trace-enrichment/results`)
+          .query(query)
+          .set(r.viewer.auth)
+          .expect(200)
+      ).body;
+    const results = await enrichmentResults({ trace_id: traceA });
     expect(results.total).toBe(1);
     const a = results.items[0];
     expect(a).toEqual(
@@ -347,31 +350,16 @@ describe('trace ingestion', () => {
     expect(a.tool_call_counts).toEqual({ lookup_order: 2 });
     // gpt-4o-mini: 100 x 0.15 / 1M + 20 x 0.60 / 1M
     expect(a.cost).toBeCloseTo(0.000027, 9);
-    const errors = (
-      await t.http
-        .get(`/datasets/${datasetId}/versions/${versionId}/trace-enrichment/results`)
-        .query({ has_error: 'true', sort: 'duration_ms', order: 'desc' })
-        .set(r.viewer.auth)
-        .expect(200)
-    ).body;
+    const errors = await enrichmentResults({ has_error: 'true', sort: 'duration_ms', order: 'desc' });
     expect(errors.total).toBe(2);
-    const byModel = (
-      await t.http
-        .get(`/datasets/${datasetId}/versions/${versionId}/trace-enrichment/results`)
-        .query({ model: 'gpt-4o-mini', min_duration_ms: 1000 })
-        .set(r.viewer.auth)
-        .expect(200)
-    ).body;
+    const durations = errors.items.map((i: { duration_ms: number }) => i.duration_ms);
+    expect(durations).toEqual([...durations].sort((x, y) => y - x));
+    // A page past the last result still tells the total (counted apart).
+    const past = await enrichmentResults({ has_error: 'true', offset: 5 });
+    expect(past).toMatchObject({ total: 2, items: [] });
+    const byModel = await enrichmentResults({ model: 'gpt-4o-mini', min_duration_ms: 1000 });
     expect(byModel.total).toBe(2);
-    expect(
-      (
-        await t.http
-          .get(`/datasets/${datasetId}/versions/${versionId}/trace-enrichment/results`)
-          .query({ model: 'gpt-4o' })
-          .set(r.viewer.auth)
-          .expect(200)
-      ).body.total,
-    ).toBe(0);
+    expect((await enrichmentResults({ model: 'gpt-4o' })).total).toBe(0);
 
     const queued = (
       await t.http
@@ -382,13 +370,7 @@ describe('trace ingestion', () => {
     ).body;
     expect(queued.state).toBe('queued');
     await enriched(datasetId, versionId);
-    const repriced = (
-      await t.http
-        .get(`/datasets/${datasetId}/versions/${versionId}/trace-enrichment/results`)
-        .query({ trace_id: traceA })
-        .set(r.viewer.auth)
-        .expect(200)
-    ).body.items[0];
+    const repriced = (await enrichmentResults({ trace_id: traceA })).items[0];
     expect(repriced.cost).toBeCloseTo(0.00014, 9);
     expectProblem(
       await t.http
