@@ -4,8 +4,8 @@
 // diff plus its statistics (median of 5). Each comparison bootstraps 2,000 resamples.
 //
 //   npm run build && node bench/diff-statistics.mjs
-import { diffStatistics } from '../dist/libs/evaluation/runs/diff-statistics.js';
-import { diffRows } from '../dist/libs/evaluation/runs/diff.js';
+import { diffStatistics } from '#libs/evaluation/runs/diff-statistics.js';
+import { diffRows } from '#libs/evaluation/runs/diff.js';
 
 const rows = Number(process.env.BENCH_STATS_ROWS ?? 10_000);
 const metrics = [

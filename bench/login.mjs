@@ -121,7 +121,7 @@ await withDatabase((databaseUrl) =>
       );
       return email;
     };
-    const env = app.get((await import('../dist/libs/config/app-config.js')).AppConfig).env;
+    const env = app.get((await import('#libs/config/app-config.js')).AppConfig).env;
     console.log(
       `\n${mode}, node ${process.version}, app env ${JSON.stringify(appEnv)}, PASSWORD_HASH_CONCURRENCY=${env.PASSWORD_HASH_CONCURRENCY ?? 'n/a'} PASSWORD_HASH_QUEUE=${env.PASSWORD_HASH_QUEUE ?? (env.PASSWORD_HASH_CONCURRENCY ? 2 * env.PASSWORD_HASH_CONCURRENCY : 'n/a')}`,
     );

@@ -99,7 +99,7 @@ await withDatabase(async (databaseUrl) =>
         ids.push(run.id);
       }
       // Answers and scores written straight to the items: the candidate (second run) moves on a third of the rows.
-      const db = app.get((await import('../dist/libs/database/unit-of-work.js')).Db);
+      const db = app.get((await import('#libs/database/unit-of-work.js')).Db);
       for (const [r, id] of ids.entries()) {
         await db.query(
           `UPDATE run_items SET status = 'done', output = repeat('answer ', 70) || (ordinal * ${r + 1})::text, latency_ms = 40 + ordinal % 17,

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import { completeOpenApiDocument } from '../libs/common/openapi-completion.js';
-import { admitNullReferences } from '../libs/common/openapi-nullable.js';
+import { completeOpenApiDocument } from '#libs/common/openapi-completion.js';
+import { admitNullReferences } from '#libs/common/openapi-nullable.js';
 import { EXAMPLE_OTLP_REQUEST } from './modules/traces/dto/traces.dto.js';
 import { describeOtlpErrors, describeOtlpRoute } from './modules/traces/otlp-http.js';
 import { SERVICE_VERSION } from './version.js';

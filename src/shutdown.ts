@@ -1,11 +1,11 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
-import type { HttpDrain } from '../libs/common/http-drain.js';
-import { ReadinessRegistry } from '../libs/common/readiness.js';
-import { DatabaseShutdown } from '../libs/database/database-shutdown.js';
-import { JobQueue } from '../libs/queue/job-queue.service.js';
-import type { Environment } from '../libs/config/environment.js';
+import type { HttpDrain } from '#libs/common/http-drain.js';
+import { ReadinessRegistry } from '#libs/common/readiness.js';
+import { DatabaseShutdown } from '#libs/database/database-shutdown.js';
+import { JobQueue } from '#libs/queue/job-queue.service.js';
+import type { Environment } from '#libs/config/environment.js';
 
 /** Past the longer grace, still-busy database work is aborted even if the queue has not stopped (jobs need their grace, 1 s to wind down and the hand-back). */
 const ABORT_AFTER_GRACE_S = 2;

@@ -14,8 +14,8 @@
 import { createSecretKey } from 'node:crypto';
 import express from 'express';
 import jwt from 'jsonwebtoken';
-import { sessionWithAccessSql } from '../../dist/libs/auth/access.repository.js';
-import { DATASET_VIEW_SQL } from '../../dist/src/modules/datasets/datasets.repository.js';
+import { sessionWithAccessSql } from '#libs/auth/access.repository.js';
+import { DATASET_VIEW_SQL } from '#src/modules/datasets/datasets.repository.js';
 
 const [kind, target] = process.argv.slice(2);
 if (!['indexed', 'product-sql', 'nest-sql'].includes(kind) || !target) {

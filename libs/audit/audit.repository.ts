@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { entityPage } from '../database/typed-fragments.js';
-import { Db } from '../database/unit-of-work.js';
+import { entityPage } from '#libs/database/typed-fragments.js';
+import { Db } from '#libs/database/unit-of-work.js';
 import { AuditEventEntity } from './audit-event.entity.js';
 
 @Injectable()

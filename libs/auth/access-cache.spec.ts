@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import type { DatabaseNotifications, NotificationListener } from '../database/notifications.js';
-import type { Db } from '../database/unit-of-work.js';
+import type { DatabaseNotifications, NotificationListener } from '#libs/database/notifications.js';
+import type { Db } from '#libs/database/unit-of-work.js';
 import { AccessCache } from './access-cache.js';
 import type { SessionAccess } from './access.repository.js';
 

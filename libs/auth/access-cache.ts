@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { DatabaseNotifications } from '../database/notifications.js';
-import { Db } from '../database/unit-of-work.js';
+import { DatabaseNotifications } from '#libs/database/notifications.js';
+import { Db } from '#libs/database/unit-of-work.js';
 import type { AccessTarget, ActiveSession, SessionAccess, Standing } from './access.repository.js';
 import type { WorkspaceRole } from './roles.js';
 

@@ -6,7 +6,7 @@ import {
   ApiNotFoundResponse,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import { ProblemResponse } from '../common/problem.dto.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
 import type { Principal, WorkspaceAccess, WorkspaceRole } from './roles.js';
 
 export const ACCESS_RULE = 'ews:access-rule';

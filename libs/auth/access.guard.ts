@@ -8,10 +8,10 @@ import {
   NotFoundError,
   UnauthenticatedError,
   ValidationFailedError,
-} from '../common/domain-error.js';
-import { CommonErrors } from '../common/error-codes.js';
-import { requestContext } from '../common/request-context.js';
-import { isUuid } from '../common/uuid.js';
+} from '#libs/common/domain-error.js';
+import { CommonErrors } from '#libs/common/error-codes.js';
+import { requestContext } from '#libs/common/request-context.js';
+import { isUuid } from '#libs/common/uuid.js';
 import {
   AccessRepository,
   type AccessTarget,

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DummyValue, GenerateSql } from '../database/generate-sql.js';
+import { DummyValue, GenerateSql } from '#libs/database/generate-sql.js';
 import type { Selectable } from 'kysely';
-import type { AuthTokens, Users, WorkspaceMembers, Workspaces } from '../database/schema.js';
-import { Db } from '../database/unit-of-work.js';
+import type { AuthTokens, Users, WorkspaceMembers, Workspaces } from '#libs/database/schema.js';
+import { Db } from '#libs/database/unit-of-work.js';
 import type { SystemRole, WorkspaceRole } from './roles.js';
 
 export interface ActiveSession {

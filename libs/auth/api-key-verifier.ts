@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { UnauthenticatedError } from '../common/domain-error.js';
+import { UnauthenticatedError } from '#libs/common/domain-error.js';
 import type { AccessTarget, Standing } from './access.repository.js';
 import type { Principal } from './roles.js';
 

@@ -1,8 +1,8 @@
 import { Global, Module } from '@nestjs/common';
 import { createSecretKey } from 'node:crypto';
-import { AppConfig } from '../config/app-config.js';
+import { AppConfig } from '#libs/config/app-config.js';
 import { APP_GUARD } from '@nestjs/core';
-import { MediaTypeGuard } from '../common/media-type.guard.js';
+import { MediaTypeGuard } from '#libs/common/media-type.guard.js';
 import { JwtModule } from '@nestjs/jwt';
 import { AccessCache } from './access-cache.js';
 import { AccessGuard } from './access.guard.js';

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import argon2 from 'argon2';
 import pLimit, { type LimitFunction } from 'p-limit';
-import { AppConfig } from '../config/app-config.js';
-import { DomainError } from '../common/domain-error.js';
-import { defineErrorCodes } from '../common/error-codes.js';
-import { requestContext } from '../common/request-context.js';
+import { AppConfig } from '#libs/config/app-config.js';
+import { DomainError } from '#libs/common/domain-error.js';
+import { defineErrorCodes } from '#libs/common/error-codes.js';
+import { requestContext } from '#libs/common/request-context.js';
 
 /** Password length limits for every place that sets one. */
 export const PASSWORD_MIN = 8;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
-import { Db } from '../database/unit-of-work.js';
+import { Db } from '#libs/database/unit-of-work.js';
 import { AccessCache } from './access-cache.js';
 
 /** Bearer-token sessions: one row per issued token, so logout and deactivation revoke at once. */

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { JwtService } from '@nestjs/jwt';
 import { createSecretKey } from 'node:crypto';
-import type { AppConfig } from '../config/app-config.js';
+import type { AppConfig } from '#libs/config/app-config.js';
 import { TokenSigner } from './token-signer.js';
 
 /** TokenSigner remembers tokens it has verified by their text; expiry, tampering and other keys still fail. */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { AppConfig } from '../config/app-config.js';
+import { AppConfig } from '#libs/config/app-config.js';
 
 export interface TokenClaims {
   sub: string;

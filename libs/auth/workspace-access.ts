@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ForbiddenError, NotFoundError, UnauthenticatedError } from '../common/domain-error.js';
+import { ForbiddenError, NotFoundError, UnauthenticatedError } from '#libs/common/domain-error.js';
 import { AccessRepository, type Standing } from './access.repository.js';
 import { ApiKeyVerifier, bearerApiKey } from './api-key-verifier.js';
 import { lowerRole, roleAtLeast, type Principal, type WorkspaceAccess, type WorkspaceRole } from './roles.js';

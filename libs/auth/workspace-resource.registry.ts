@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../database/unit-of-work.js';
-import { identifier, workspaceOfRecord } from '../database/record-queries.js';
+import { Db } from '#libs/database/unit-of-work.js';
+import { identifier, workspaceOfRecord } from '#libs/database/record-queries.js';
 
 /** Finds the workspace that owns a record; null when the record does not exist. */
 export type WorkspaceResolver = (id: string) => Promise<string | null>;

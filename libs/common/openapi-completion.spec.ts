@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { completeOpenApiDocument, composeExample, exampleProblem } from './openapi-completion.js';
 import { UuidParam } from './uuid-param.js';
-import '../auth/password-hasher.js'; // registers auth_busy
+import '#libs/auth/password-hasher.js'; // registers auth_busy
 
 UuidParam('thing_id');
 

@@ -4,7 +4,7 @@ import multer from 'multer';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { from, Observable, switchMap } from 'rxjs';
-import { AppConfig } from '../config/app-config.js';
+import { AppConfig } from '#libs/config/app-config.js';
 import { DomainError, ValidationFailedError } from './domain-error.js';
 import { CommonErrors } from './error-codes.js';
 

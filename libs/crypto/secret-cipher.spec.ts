@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { AppConfig } from '../config/app-config.js';
+import { AppConfig } from '#libs/config/app-config.js';
 import { keyIdOf, SecretCipher, SecretDecryptionError } from './secret-cipher.js';
 
 const config = (key = randomBytes(32).toString('base64'), previous?: string) =>

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { AppConfig } from '../config/app-config.js';
+import { AppConfig } from '#libs/config/app-config.js';
 
 export interface Sealed {
   ciphertext: Buffer;

@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../config/app-config.js';
-import { withTimeout } from '../common/timeout.js';
+import { AppConfig } from '#libs/config/app-config.js';
+import { withTimeout } from '#libs/common/timeout.js';
 import { poolReads } from './pool-reads.js';
 
 /** After their statements were cancelled, how long connections get to come back before they are closed. */

@@ -1,10 +1,10 @@
 import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, type DataSourceOptions, type MixedList } from 'typeorm';
-import { AppConfig } from '../config/app-config.js';
+import { AppConfig } from '#libs/config/app-config.js';
 import type { Logger } from 'pino';
-import { ReadinessRegistry } from '../common/readiness.js';
-import { withTimeout } from '../common/timeout.js';
+import { ReadinessRegistry } from '#libs/common/readiness.js';
+import { withTimeout } from '#libs/common/timeout.js';
 import { migrate, OPENED_DATABASE, openDatabase, type OpenedDatabase } from './data-source.factory.js';
 import { DatabaseShutdown } from './database-shutdown.js';
 import { DatabaseNotifications } from './notifications.js';

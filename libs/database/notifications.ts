@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
-import { AppConfig } from '../config/app-config.js';
+import { AppConfig } from '#libs/config/app-config.js';
 import { CONNECT_TIMEOUT_MS, OPENED_DATABASE, type OpenedDatabase } from './data-source.factory.js';
 import { Db } from './unit-of-work.js';
 

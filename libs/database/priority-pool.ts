@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { requestContext } from '../common/request-context.js';
+import { requestContext } from '#libs/common/request-context.js';
 
 /**
  * How long a waiting background acquisition (a job's, outside any request) may be passed by

@@ -1,5 +1,5 @@
 import { sql, type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import { isUuid } from '../common/uuid.js';
+import { isUuid } from '#libs/common/uuid.js';
 import { containsPattern, escapeLike } from './like.js';
 
 /**

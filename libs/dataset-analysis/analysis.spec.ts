@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { localEmbed } from '../evaluation/local-embedder.js';
+import { localEmbed } from '#libs/evaluation/local-embedder.js';
 import { annotationAnalysis, cohensKappa, fleissKappa, labelColumns } from './annotation.js';
 import { clusterTerms, clusterTexts } from './clustering.js';
 import { histogram, summary } from './stats.js';

@@ -1,7 +1,7 @@
 import {
   cohensKappa as agreementCohensKappa,
   fleissKappa as agreementFleissKappa,
-} from '../evaluation/statistics/agreement.js';
+} from '#libs/evaluation/statistics/agreement.js';
 import { round } from './stats.js';
 
 export type Label = string | null;

@@ -1,7 +1,7 @@
 import type { Tiktoken } from 'js-tiktoken';
 import { eng, fra, deu, spa, ita, por, nld, removeStopwords } from 'stopword';
 import { syllable } from 'syllable';
-import { lazyRequire } from '../common/lazy-require.js';
+import { lazyRequire } from '#libs/common/lazy-require.js';
 import { histogram, round, summary, type Histogram, type Summary } from './stats.js';
 
 // tinyld's language profiles and js-tiktoken's ranks (5.6 MB of source) load with the first text

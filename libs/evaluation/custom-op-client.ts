@@ -4,7 +4,7 @@
  * The deploy check is GET <health_url> answering 2xx, or, without a health URL, the same POST
  * with an empty batch answering 2xx with `results: []`.
  */
-import { outboundFetch } from '../common/outbound.js';
+import { outboundFetch } from '#libs/common/outbound.js';
 
 export interface CustomOpEndpoint {
   endpoint_url: string;

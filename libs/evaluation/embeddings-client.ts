@@ -1,5 +1,5 @@
 /** An OpenAI-compatible embeddings endpoint: POST {base_url}/embeddings {model, input[, dimensions]} -> {data: [{index, embedding}]}. */
-import { outboundFetch } from '../common/outbound.js';
+import { outboundFetch } from '#libs/common/outbound.js';
 
 export interface RemoteEmbeddingEndpoint {
   base_url: string;

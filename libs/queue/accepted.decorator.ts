@@ -1,6 +1,6 @@
 import { applyDecorators, HttpCode, HttpStatus, type Type, UseInterceptors } from '@nestjs/common';
 import { ApiAcceptedResponse } from '@nestjs/swagger';
-import { ResponseHeaderInterceptor } from '../common/response-header.interceptor.js';
+import { ResponseHeaderInterceptor } from '#libs/common/response-header.interceptor.js';
 
 export interface AcceptedAtOptions<T> {
   /** The response record (its `id` and state), e.g. `RunResponse`. */

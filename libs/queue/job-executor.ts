@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppConfig } from '../config/app-config.js';
-import { requestContext } from '../common/request-context.js';
+import { AppConfig } from '#libs/config/app-config.js';
+import { requestContext } from '#libs/common/request-context.js';
 import { ThrottledLog } from './drivers/driver-support.js';
 import { JobHandlerRegistry } from './job-handler.registry.js';
 import { decideAfterError, JobFailure } from './job-outcome.js';

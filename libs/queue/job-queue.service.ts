@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppConfig } from '../config/app-config.js';
-import { isUuid } from '../common/uuid.js';
+import { AppConfig } from '#libs/config/app-config.js';
+import { isUuid } from '#libs/common/uuid.js';
 import { QUEUE_DRIVER, type QueueDriver } from './drivers/queue-driver.js';
 import { JobExecutor } from './job-executor.js';
 import { JobHandlerRegistry } from './job-handler.registry.js';

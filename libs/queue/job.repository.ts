@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DummyValue, GenerateSql } from '../database/generate-sql.js';
+import { DummyValue, GenerateSql } from '#libs/database/generate-sql.js';
 import { sql, type ExpressionBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
 import {
   DataSource,
@@ -8,9 +8,9 @@ import {
   type TransactionCommitEvent,
   type TransactionRollbackEvent,
 } from 'typeorm';
-import type { DB } from '../database/schema.js';
-import type { NarrowedRow } from '../database/typed-queries.js';
-import { Db, TransactionRunner } from '../database/unit-of-work.js';
+import type { DB } from '#libs/database/schema.js';
+import type { NarrowedRow } from '#libs/database/typed-queries.js';
+import { Db, TransactionRunner } from '#libs/database/unit-of-work.js';
 import type { JobTransition } from './job-outcome.js';
 import type { EnqueueJob, Job, JobError, JobFilter, JobStatus, JsonObject, JsonValue } from './job.types.js';
 

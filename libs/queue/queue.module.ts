@@ -9,8 +9,8 @@ import {
   OnModuleInit,
 } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { AppConfig } from '../config/app-config.js';
-import { ReadinessRegistry } from '../common/readiness.js';
+import { AppConfig } from '#libs/config/app-config.js';
+import { ReadinessRegistry } from '#libs/common/readiness.js';
 import { InProcessDriver } from './drivers/in-process.driver.js';
 import { QUEUE_DRIVER, type QueueDriver } from './drivers/queue-driver.js';
 import { JobExecutor } from './job-executor.js';

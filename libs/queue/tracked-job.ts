@@ -1,5 +1,5 @@
-import type { DB, Generated, Json, Timestamp } from '../database/schema.js';
-import { identifier } from '../database/record-queries.js';
+import type { DB, Generated, Json, Timestamp } from '#libs/database/schema.js';
+import { identifier } from '#libs/database/record-queries.js';
 import { JOB_STATUSES, type Job, type JobStatus, type JsonObject } from './job.types.js';
 
 /**

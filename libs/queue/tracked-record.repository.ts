@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
-import { Db } from '../database/unit-of-work.js';
+import { Db } from '#libs/database/unit-of-work.js';
 import type { JsonObject } from './job.types.js';
 import type { TrackedFailure, TrackedRecord, TrackedState } from './tracked-job.js';
 

@@ -1,4 +1,4 @@
-import { lazyRequire } from '../common/lazy-require.js';
+import { lazyRequire } from '#libs/common/lazy-require.js';
 import { SECTION_KEYS } from './report.types.js';
 import { SECTION_TITLES } from './sections.js';
 

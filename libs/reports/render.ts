@@ -4,7 +4,7 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { lazyRequire } from '../common/lazy-require.js';
+import { lazyRequire } from '#libs/common/lazy-require.js';
 import type { ReportSection } from './report.types.js';
 import { pct } from './sections.js';
 

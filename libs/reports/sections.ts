@@ -2,9 +2,9 @@
  * The built-in report sections: their titles, questions, prompts, the figures each takes from a
  * run's results, and the deterministic narrative used when no judge writes one. Pure functions.
  */
-import { diffRows, type DiffResult } from '../evaluation/runs/diff.js';
-import { summarize } from '../evaluation/runs/summary.js';
-import type { ItemResult, PassRule, RunMetricSpec, RunSummary } from '../evaluation/runs/run.types.js';
+import { diffRows, type DiffResult } from '#libs/evaluation/runs/diff.js';
+import { summarize } from '#libs/evaluation/runs/summary.js';
+import type { ItemResult, PassRule, RunMetricSpec, RunSummary } from '#libs/evaluation/runs/run.types.js';
 import type { ConfigSection, SectionKey } from './report.types.js';
 import { SECTION_KEYS } from './report.types.js';
 

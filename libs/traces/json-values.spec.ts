@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { valueDepth } from '../common/json-limits.js';
+import { valueDepth } from '#libs/common/json-limits.js';
 import { JsonPathSplitter, JsonValuesError, type JsonPathValue } from './json-values.js';
 
 const OTLP = [

@@ -9,7 +9,7 @@
  * Paths are JSONPath of the simple kind `$.a.*.b`: member names, and `*` for any member or element.
  */
 
-import { JSON_CHAR } from '../common/json-limits.js';
+import { JSON_CHAR } from '#libs/common/json-limits.js';
 
 /** One value found: the member name (or element index) it stood at, and how deeply it nests. */
 export interface JsonPathValue {

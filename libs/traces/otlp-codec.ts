@@ -7,7 +7,7 @@
  * `google.rpc.Status` in the request's encoding.
  */
 import { createRequire } from 'node:module';
-import { MAX_BODY_DEPTH, scanJson } from '../common/json-limits.js';
+import { MAX_BODY_DEPTH, scanJson } from '#libs/common/json-limits.js';
 import { readProtobufBuffer, readRecordsAsync, type ReadItem } from './readers.js';
 
 const require = createRequire(import.meta.url);

@@ -11,7 +11,7 @@ import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
-import { MAX_BODY_DEPTH, scanJson, valueDepth } from '../common/json-limits.js';
+import { MAX_BODY_DEPTH, scanJson, valueDepth } from '#libs/common/json-limits.js';
 import { JsonPathSplitter, type JsonPathValue } from './json-values.js';
 import type { AttributeValue, Drop, SourceSpan } from './span.types.js';
 

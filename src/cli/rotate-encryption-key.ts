@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { createRootLogger, JsonLogger } from '../../libs/common/logger.js';
+import { createRootLogger, JsonLogger } from '#libs/common/logger.js';
 import { AppModule } from '../app.module.js';
-import { AppConfig } from '../../libs/config/app-config.js';
+import { AppConfig } from '#libs/config/app-config.js';
 import { SecretsService } from '../modules/secrets/secrets.service.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
-import { loadEnvironment } from '../../libs/config/environment.js';
-import { cliDataSource, loadedEntities } from '../../libs/database/cli-data-source.js';
+import { loadEnvironment } from '#libs/config/environment.js';
+import { cliDataSource, loadedEntities } from '#libs/database/cli-data-source.js';
 // Loads every family module (FAMILY_MODULES), hence every entity the application registers.
 import '../app.module.js';
 import { migrations } from './migrations/index.js';

@@ -2,10 +2,10 @@ import { describe, expect, it } from '@jest/globals';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { getMetadataStorage } from 'class-validator';
-import { admitsNull } from '../../libs/common/openapi-nullable.js';
+import { admitsNull } from '#libs/common/openapi-nullable.js';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { MAX_INT32 } from '../../libs/common/json-limits.js';
+import { MAX_INT32 } from '#libs/common/json-limits.js';
 
 const root = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', '..');
 

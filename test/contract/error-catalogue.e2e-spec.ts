@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { allErrorCodes } from '../../libs/common/error-codes.js';
-import { problemType } from '../../libs/common/problem.js';
+import { allErrorCodes } from '#libs/common/error-codes.js';
+import { problemType } from '#libs/common/problem.js';
 import { startTestApp, type TestApp } from '../utils/test-app.js';
 import { repoRoot } from './support/spec-operations.js';
 

@@ -5,9 +5,9 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { DomainError } from '../../libs/common/domain-error.js';
-import { admitsNull } from '../../libs/common/openapi-nullable.js';
-import { createValidationPipe } from '../../libs/common/validation.js';
+import { DomainError } from '#libs/common/domain-error.js';
+import { admitsNull } from '#libs/common/openapi-nullable.js';
+import { createValidationPipe } from '#libs/common/validation.js';
 import { HTTP_METHODS, repoRoot } from './support/spec-operations.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { AuthService } from '../../src/modules/auth/auth.service.js';
+import { AuthService } from '#src/modules/auth/auth.service.js';
 import { responseViolations } from '../utils/response-violations.js';
 import { startTestApp, type TestApp } from '../utils/test-app.js';
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { admitNullReferences } from '../../libs/common/openapi-nullable.js';
+import { admitNullReferences } from '#libs/common/openapi-nullable.js';
 import { ResponseContract } from '../utils/response-contract.js';
 
 /**

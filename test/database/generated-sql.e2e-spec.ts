@@ -4,8 +4,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { format } from 'sql-formatter';
-import { sqlTargets, type SqlTarget } from '../../libs/database/generate-sql.js';
-import { Db, TransactionRunner } from '../../libs/database/unit-of-work.js';
+import { sqlTargets, type SqlTarget } from '#libs/database/generate-sql.js';
+import { Db, TransactionRunner } from '#libs/database/unit-of-work.js';
 import { TEST_DATABASE } from '../utils/database-mode.js';
 import { startTestApp, type TestApp } from '../utils/test-app.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
-import { JobOrder1765700000000 } from '../../src/database/migrations/1765700000000-job-order.js';
+import { JobOrder1765700000000 } from '#src/database/migrations/1765700000000-job-order.js';
 import { migrationsUpTo, openScratchDatabase, type ScratchDatabase } from '../utils/scratch-database.js';
 
 /**

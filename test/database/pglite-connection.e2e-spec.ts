@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import { BatchingPgliteConnection, TURN_BUDGET_MS } from '../../libs/database/pglite-connection.js';
+import { BatchingPgliteConnection, TURN_BUDGET_MS } from '#libs/database/pglite-connection.js';
 import { describeOn } from '../utils/database-mode.js';
 
 /**

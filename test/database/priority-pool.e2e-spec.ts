@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
-import { requestContext } from '../../libs/common/request-context.js';
-import type { OpenedDatabase } from '../../libs/database/data-source.factory.js';
-import { BACKGROUND_YIELD_MS, PriorityPool } from '../../libs/database/priority-pool.js';
+import { requestContext } from '#libs/common/request-context.js';
+import type { OpenedDatabase } from '#libs/database/data-source.factory.js';
+import { BACKGROUND_YIELD_MS, PriorityPool } from '#libs/database/priority-pool.js';
 import { createTestDatabase, openTestDatabase, type TestDatabase } from '../utils/database.js';
 import { TEST_DATABASE } from '../utils/database-mode.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Db } from '../../libs/database/unit-of-work.js';
+import { Db } from '#libs/database/unit-of-work.js';
 import { openScratchDatabase, type ScratchDatabase } from '../utils/scratch-database.js';
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { nameTaken, workspaceOfRecord } from '../../libs/database/record-queries.js';
-import { Db } from '../../libs/database/unit-of-work.js';
+import { nameTaken, workspaceOfRecord } from '#libs/database/record-queries.js';
+import { Db } from '#libs/database/unit-of-work.js';
 import { openScratchDatabase, type ScratchDatabase } from '../utils/scratch-database.js';
 
 /** The shared record queries every family's repository calls with its own table (name uniqueness, a record's workspace). */

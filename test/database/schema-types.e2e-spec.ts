@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateSchemaTypes, SCHEMA_TYPES_FILE } from '../utils/schema-types.js';
-import type { OpenedDatabase } from '../../libs/database/data-source.factory.js';
+import type { OpenedDatabase } from '#libs/database/data-source.factory.js';
 import { createTestDatabase, openTestDatabase, type TestDatabase } from '../utils/database.js';
 
 const root = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..');

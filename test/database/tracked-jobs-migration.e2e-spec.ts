@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
-import { TrackedJobs1765500000000 } from '../../src/database/migrations/1765500000000-tracked-jobs.js';
+import { TrackedJobs1765500000000 } from '#src/database/migrations/1765500000000-tracked-jobs.js';
 import { migrationsUpTo, openScratchDatabase, type ScratchDatabase } from '../utils/scratch-database.js';
 
 /**

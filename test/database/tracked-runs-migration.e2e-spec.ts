@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { TrackedRuns1765900000000 } from '../../src/database/migrations/1765900000000-tracked-runs.js';
+import { TrackedRuns1765900000000 } from '#src/database/migrations/1765900000000-tracked-runs.js';
 import { migrationsUpTo, openScratchDatabase, type ScratchDatabase } from '../utils/scratch-database.js';
 
 /**

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
-import type { OpenedDatabase } from '../../libs/database/data-source.factory.js';
-import type { DB } from '../../libs/database/schema.js';
-import type { QueryBuilder } from '../../libs/database/typed-queries.js';
+import type { OpenedDatabase } from '#libs/database/data-source.factory.js';
+import type { DB } from '#libs/database/schema.js';
+import type { QueryBuilder } from '#libs/database/typed-queries.js';
 import {
   containsText,
   countOf,
@@ -12,9 +12,9 @@ import {
   holds,
   sameText,
   sorted,
-} from '../../libs/database/typed-fragments.js';
-import { Db } from '../../libs/database/unit-of-work.js';
-import { DatasetEntity } from '../../src/modules/datasets/entities/dataset.entity.js';
+} from '#libs/database/typed-fragments.js';
+import { Db } from '#libs/database/unit-of-work.js';
+import { DatasetEntity } from '#src/modules/datasets/entities/dataset.entity.js';
 import { createTestDatabase, openTestDatabase, type TestDatabase } from '../utils/database.js';
 import { TEST_DATABASE } from '../utils/database-mode.js';
 

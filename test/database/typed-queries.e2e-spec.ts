@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
-import type { OpenedDatabase } from '../../libs/database/data-source.factory.js';
-import { entitiesFrom } from '../../libs/database/typed-entities.js';
-import { Db, refuseQueriesOutsideTransaction, TransactionRunner } from '../../libs/database/unit-of-work.js';
-import { DatasetEntity } from '../../src/modules/datasets/entities/dataset.entity.js';
+import type { OpenedDatabase } from '#libs/database/data-source.factory.js';
+import { entitiesFrom } from '#libs/database/typed-entities.js';
+import { Db, refuseQueriesOutsideTransaction, TransactionRunner } from '#libs/database/unit-of-work.js';
+import { DatasetEntity } from '#src/modules/datasets/entities/dataset.entity.js';
 import { createTestDatabase, openTestDatabase, type TestDatabase } from '../utils/database.js';
 import { TEST_DATABASE } from '../utils/database-mode.js';
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { OpenedDatabase } from '../../libs/database/data-source.factory.js';
+import type { OpenedDatabase } from '#libs/database/data-source.factory.js';
 import {
   Db,
   QueryOutsideTransactionError,
   refuseQueriesOutsideTransaction,
   TransactionRunner,
-} from '../../libs/database/unit-of-work.js';
+} from '#libs/database/unit-of-work.js';
 import { createTestDatabase, openTestDatabase, type TestDatabase } from '../utils/database.js';
 import { TEST_DATABASE } from '../utils/database-mode.js';
 

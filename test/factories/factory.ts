@@ -1,9 +1,9 @@
-import { AccessCache } from '../../libs/auth/access-cache.js';
+import { AccessCache } from '#libs/auth/access-cache.js';
 import argon2 from 'argon2';
 import { randomBytes } from 'node:crypto';
 import type supertest from 'supertest';
 import type { DataSource } from 'typeorm';
-import type { WorkspaceRole } from '../../libs/auth/roles.js';
+import type { WorkspaceRole } from '#libs/auth/roles.js';
 
 export const DEFAULT_PASSWORD = 'correct-horse-battery';
 

@@ -1,4 +1,4 @@
-import type { ItemResult } from '../../libs/evaluation/runs/run.types.js';
+import type { ItemResult } from '#libs/evaluation/runs/run.types.js';
 
 /** A run item the SUT answered (`done`, output `x`, no scores or verdict) with the fields a test sets. */
 export function answeredItem(row_id: string, fields: Partial<ItemResult> = {}): ItemResult {

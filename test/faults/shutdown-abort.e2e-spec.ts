@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { DatabaseShutdown } from '../../libs/database/database-shutdown.js';
-import { openDatabase, type OpenedDatabase } from '../../libs/database/data-source.factory.js';
-import { Db } from '../../libs/database/unit-of-work.js';
-import type { AppConfig } from '../../libs/config/app-config.js';
-import { migrations } from '../../src/database/migrations/index.js';
+import { DatabaseShutdown } from '#libs/database/database-shutdown.js';
+import { openDatabase, type OpenedDatabase } from '#libs/database/data-source.factory.js';
+import { Db } from '#libs/database/unit-of-work.js';
+import type { AppConfig } from '#libs/config/app-config.js';
+import { migrations } from '#src/database/migrations/index.js';
 import { createPostgresDatabase, type PostgresTestDatabase } from '../utils/database.js';
 import { describeOn } from '../utils/database-mode.js';
 

@@ -3,10 +3,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DatasetsService } from '../../src/modules/datasets/datasets.service.js';
-import { RowsService } from '../../src/modules/datasets/rows/rows.service.js';
+import { DatasetsService } from '#src/modules/datasets/datasets.service.js';
+import { RowsService } from '#src/modules/datasets/rows/rows.service.js';
 import { domainError, startMedium, type Caller, type Medium, type UploadedRows } from './medium.js';
-import { DatasetsModule } from '../../src/modules/datasets/datasets.module.js';
+import { DatasetsModule } from '#src/modules/datasets/datasets.module.js';
 
 /**
  * RowsService called directly over the real database: staged inserts, updates and deletes

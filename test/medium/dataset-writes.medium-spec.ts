@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { Db, TransactionRunner } from '../../libs/database/unit-of-work.js';
-import { DatasetWritesService } from '../../src/modules/datasets/dataset-writes.service.js';
-import type { NextVersion } from '../../src/modules/datasets/dataset-writes.types.js';
-import { DatasetsModule } from '../../src/modules/datasets/datasets.module.js';
-import { DatasetsService } from '../../src/modules/datasets/datasets.service.js';
-import { KeyedRowsService } from '../../src/modules/datasets/keyed-rows.service.js';
-import { LiveRepository } from '../../src/modules/traces/live.repository.js';
-import { spanRowId, TraceDatasets } from '../../src/modules/traces/trace-datasets.service.js';
-import { TracesModule } from '../../src/modules/traces/traces.module.js';
+import { Db, TransactionRunner } from '#libs/database/unit-of-work.js';
+import { DatasetWritesService } from '#src/modules/datasets/dataset-writes.service.js';
+import type { NextVersion } from '#src/modules/datasets/dataset-writes.types.js';
+import { DatasetsModule } from '#src/modules/datasets/datasets.module.js';
+import { DatasetsService } from '#src/modules/datasets/datasets.service.js';
+import { KeyedRowsService } from '#src/modules/datasets/keyed-rows.service.js';
+import { LiveRepository } from '#src/modules/traces/live.repository.js';
+import { spanRowId, TraceDatasets } from '#src/modules/traces/trace-datasets.service.js';
+import { TracesModule } from '#src/modules/traces/traces.module.js';
 import { domainError, startMedium, type Caller, type Medium } from './medium.js';
 
 const NEXT: NextVersion = {

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { DatasetsModule } from '../../src/modules/datasets/datasets.module.js';
-import { DimensionsService } from '../../src/modules/datasets/dimensions/dimensions.service.js';
-import type { ResolvePartitionQuery } from '../../src/modules/datasets/dto/dimensions.dto.js';
-import { PartitionsService } from '../../src/modules/datasets/dimensions/partitions.service.js';
-import { QueryService } from '../../src/modules/datasets/rows/query.service.js';
-import { VersionsService } from '../../src/modules/datasets/versions/versions.service.js';
+import { DatasetsModule } from '#src/modules/datasets/datasets.module.js';
+import { DimensionsService } from '#src/modules/datasets/dimensions/dimensions.service.js';
+import type { ResolvePartitionQuery } from '#src/modules/datasets/dto/dimensions.dto.js';
+import { PartitionsService } from '#src/modules/datasets/dimensions/partitions.service.js';
+import { QueryService } from '#src/modules/datasets/rows/query.service.js';
+import { VersionsService } from '#src/modules/datasets/versions/versions.service.js';
 import { domainError, startMedium, type Caller, type Medium } from './medium.js';
 
 const ROWS = [

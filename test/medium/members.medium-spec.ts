@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { hashSecretToken } from '../../libs/common/secret-token.js';
-import { TransactionRunner } from '../../libs/database/unit-of-work.js';
-import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
-import { UserCandidatesQuery } from '../../src/modules/workspaces/dto/member.dto.js';
-import { MembersService } from '../../src/modules/workspaces/members.service.js';
-import { WorkspacesModule } from '../../src/modules/workspaces/workspaces.module.js';
+import { hashSecretToken } from '#libs/common/secret-token.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
+import { ApiKeysService } from '#src/modules/api-keys/api-keys.service.js';
+import { UserCandidatesQuery } from '#src/modules/workspaces/dto/member.dto.js';
+import { MembersService } from '#src/modules/workspaces/members.service.js';
+import { WorkspacesModule } from '#src/modules/workspaces/workspaces.module.js';
 import {
   callerAs,
   domainError,

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { isUuid } from '../../libs/common/uuid.js';
-import { DatasetsModule } from '../../src/modules/datasets/datasets.module.js';
-import { DatasetsService } from '../../src/modules/datasets/datasets.service.js';
-import { ListVersionsQuery } from '../../src/modules/datasets/dto/dataset.dto.js';
-import { RowsService } from '../../src/modules/datasets/rows/rows.service.js';
-import { VersionsService } from '../../src/modules/datasets/versions/versions.service.js';
+import { isUuid } from '#libs/common/uuid.js';
+import { DatasetsModule } from '#src/modules/datasets/datasets.module.js';
+import { DatasetsService } from '#src/modules/datasets/datasets.service.js';
+import { ListVersionsQuery } from '#src/modules/datasets/dto/dataset.dto.js';
+import { RowsService } from '#src/modules/datasets/rows/rows.service.js';
+import { VersionsService } from '#src/modules/datasets/versions/versions.service.js';
 import { domainError, startMedium, type Caller, type Medium } from './medium.js';
 
 /**

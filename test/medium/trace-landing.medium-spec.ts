@@ -1,20 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createHash } from 'node:crypto';
-import type { JobOf } from '../../libs/queue/job.types.js';
-import type { TRACE_LAND_JOB } from '../../src/modules/traces/traces.jobs.js';
-import { TrackedRecords } from '../../libs/queue/tracked-records.service.js';
-import { Db, TransactionRunner } from '../../libs/database/unit-of-work.js';
-import { DatasetWritesService } from '../../src/modules/datasets/dataset-writes.service.js';
-import { DatasetsService } from '../../src/modules/datasets/datasets.service.js';
-import { RowsRepository } from '../../src/modules/datasets/rows/rows.repository.js';
-import { TraceRetentionService } from '../../src/modules/traces/retention.service.js';
-import { spanRowId } from '../../src/modules/traces/trace-datasets.service.js';
-import { FRESH_IDS_MAX, LAND_BATCH, TraceLanding } from '../../src/modules/traces/trace-landing.job.js';
-import { TRACE_INGEST_RUNS } from '../../src/modules/traces/traces.repository.js';
-import { TracesService } from '../../src/modules/traces/traces.service.js';
+import type { JobOf } from '#libs/queue/job.types.js';
+import type { TRACE_LAND_JOB } from '#src/modules/traces/traces.jobs.js';
+import { TrackedRecords } from '#libs/queue/tracked-records.service.js';
+import { Db, TransactionRunner } from '#libs/database/unit-of-work.js';
+import { DatasetWritesService } from '#src/modules/datasets/dataset-writes.service.js';
+import { DatasetsService } from '#src/modules/datasets/datasets.service.js';
+import { RowsRepository } from '#src/modules/datasets/rows/rows.repository.js';
+import { TraceRetentionService } from '#src/modules/traces/retention.service.js';
+import { spanRowId } from '#src/modules/traces/trace-datasets.service.js';
+import { FRESH_IDS_MAX, LAND_BATCH, TraceLanding } from '#src/modules/traces/trace-landing.job.js';
+import { TRACE_INGEST_RUNS } from '#src/modules/traces/traces.repository.js';
+import { TracesService } from '#src/modules/traces/traces.service.js';
 import { domainError, startMedium, type Caller, type Medium } from './medium.js';
-import { DatasetsModule } from '../../src/modules/datasets/datasets.module.js';
-import { TracesModule } from '../../src/modules/traces/traces.module.js';
+import { DatasetsModule } from '#src/modules/datasets/datasets.module.js';
+import { TracesModule } from '#src/modules/traces/traces.module.js';
 
 const DAY_MS = 24 * 3600_000;
 

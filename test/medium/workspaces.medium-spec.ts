@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '../../libs/auth/roles.js';
-import { CataloguesModule } from '../../src/modules/catalogues/catalogues.module.js';
-import { EmbeddingConfigsService } from '../../src/modules/catalogues/embedding-configs/embedding-configs.service.js';
-import { ListWorkspacesQuery } from '../../src/modules/workspaces/dto/workspace.dto.js';
-import { WorkspacesModule } from '../../src/modules/workspaces/workspaces.module.js';
-import { WorkspacesService } from '../../src/modules/workspaces/workspaces.service.js';
+import type { Principal } from '#libs/auth/roles.js';
+import { CataloguesModule } from '#src/modules/catalogues/catalogues.module.js';
+import { EmbeddingConfigsService } from '#src/modules/catalogues/embedding-configs/embedding-configs.service.js';
+import { ListWorkspacesQuery } from '#src/modules/workspaces/dto/workspace.dto.js';
+import { WorkspacesModule } from '#src/modules/workspaces/workspaces.module.js';
+import { WorkspacesService } from '#src/modules/workspaces/workspaces.service.js';
 import { domainError, principalOf, startMedium, sysadminIn, teamIn, type Caller, type Medium } from './medium.js';
-import { IfMatchPrecondition } from '../../libs/common/etag.js';
-import { workspaceEtag } from '../../src/modules/workspaces/workspaces.mapper.js';
+import { IfMatchPrecondition } from '#libs/common/etag.js';
+import { workspaceEtag } from '#src/modules/workspaces/workspaces.mapper.js';
 
 /**
  * WorkspacesService called directly over the real database: what a creation writes, who sees

@@ -1,6 +1,6 @@
 import type supertest from 'supertest';
 import type { Test } from 'supertest';
-import { admitsNull } from '../../libs/common/openapi-nullable.js';
+import { admitsNull } from '#libs/common/openapi-nullable.js';
 import { HTTP_METHODS, type OpenApiDocument, type OpenApiOperation } from '../contract/support/spec-operations.js';
 
 export type Schema = {

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { ModulesContainer, Reflector } from '@nestjs/core';
-import { ACCESS_RULE, type AccessRule } from '../../libs/auth/access.decorators.js';
+import { ACCESS_RULE, type AccessRule } from '#libs/auth/access.decorators.js';
 import { normalisePath, type OpenApiDocument } from '../contract/support/spec-operations.js';
 import type { TestApp } from '../utils/test-app.js';
 import { startSweep, type Tenant } from './fixtures.js';

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { keyIdOf } from '../../libs/crypto/secret-cipher.js';
+import { keyIdOf } from '#libs/crypto/secret-cipher.js';
 import { ADMIN_URL, createTestDatabase, databaseUrl, type TestDatabase } from '../utils/database.js';
 import { startTestApp, testEnvironment, type TestApp } from '../utils/test-app.js';
 

@@ -4,9 +4,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import supertest from 'supertest';
-import { createRootLogger } from '../../libs/common/logger.js';
-import { createApp } from '../../src/bootstrap.js';
-import { AppConfig } from '../../libs/config/app-config.js';
+import { createRootLogger } from '#libs/common/logger.js';
+import { createApp } from '#src/bootstrap.js';
+import { AppConfig } from '#libs/config/app-config.js';
 import { QUERY_CASES, QUERY_ROWS } from '../e2e/datasets/query-cases.js';
 
 jest.setTimeout(120_000);

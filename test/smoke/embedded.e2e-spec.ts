@@ -4,14 +4,14 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import supertest from 'supertest';
-import { createRootLogger } from '../../libs/common/logger.js';
-import { openDatabase } from '../../libs/database/data-source.factory.js';
-import { DataDirLockedError } from '../../libs/database/embedded-lock.js';
-import { EMBEDDED_SHARED_BUFFERS_DEFAULT } from '../../libs/database/data-source.factory.js';
+import { createRootLogger } from '#libs/common/logger.js';
+import { openDatabase } from '#libs/database/data-source.factory.js';
+import { DataDirLockedError } from '#libs/database/embedded-lock.js';
+import { EMBEDDED_SHARED_BUFFERS_DEFAULT } from '#libs/database/data-source.factory.js';
 import { DataSource } from 'typeorm';
-import { createApp } from '../../src/bootstrap.js';
-import { AppConfig } from '../../libs/config/app-config.js';
-import { migrations } from '../../src/database/migrations/index.js';
+import { createApp } from '#src/bootstrap.js';
+import { AppConfig } from '#libs/config/app-config.js';
+import { migrations } from '#src/database/migrations/index.js';
 import { describeOn } from '../utils/database-mode.js';
 
 // A fresh DATA_DIR: initdb and every migration on PGlite, which takes a minute or more on the

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { shutdownBounds } from '../../src/shutdown.js';
+import { shutdownBounds } from '#src/shutdown.js';
 import { createPostgresDatabase, type PostgresTestDatabase } from '../utils/database.js';
 import { describeOn } from '../utils/database-mode.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testEnvironment } from '../utils/test-app.js';

@@ -10,14 +10,14 @@ import {
   raterAgreement,
   type Estimate,
   type MeasurementLevel,
-} from '../../libs/evaluation/statistics/agreement.js';
-import { correctedPassRate } from '../../libs/evaluation/statistics/corrected-rate.js';
+} from '#libs/evaluation/statistics/agreement.js';
+import { correctedPassRate } from '#libs/evaluation/statistics/corrected-rate.js';
 import {
   binaryValidity,
   compareJudges,
   scoreValidity,
   type Proportion,
-} from '../../libs/evaluation/statistics/judge-validity.js';
+} from '#libs/evaluation/statistics/judge-validity.js';
 
 /**
  * The review statistics against an independent computation: review-statistics-reference.py

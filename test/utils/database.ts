@@ -16,8 +16,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import lockfile from 'proper-lockfile';
-import { migrate, openDatabase, type OpenedDatabase } from '../../libs/database/data-source.factory.js';
-import { migrations } from '../../src/database/migrations/index.js';
+import { migrate, openDatabase, type OpenedDatabase } from '#libs/database/data-source.factory.js';
+import { migrations } from '#src/database/migrations/index.js';
 import { TEST_DATABASE } from './database-mode.js';
 
 /**

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DataSource, MigrationInterface } from 'typeorm';
-import { openDatabase, type OpenedDatabase } from '../../libs/database/data-source.factory.js';
-import { migrations as all } from '../../src/database/migrations/index.js';
+import { openDatabase, type OpenedDatabase } from '#libs/database/data-source.factory.js';
+import { migrations as all } from '#src/database/migrations/index.js';
 import { databaseUrl, withAdminClient } from './database.js';
 import { onPostgres } from './database-mode.js';
 

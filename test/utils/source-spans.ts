@@ -1,5 +1,5 @@
-import type { NormaliseResult } from '../../libs/traces/conventions.js';
-import type { SourceSpan } from '../../libs/traces/span.types.js';
+import type { NormaliseResult } from '#libs/traces/conventions.js';
+import type { SourceSpan } from '#libs/traces/span.types.js';
 
 /** Source spans for the convention mappers' unit tests: one trace, one clock, a counter for span ids. */
 export const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';

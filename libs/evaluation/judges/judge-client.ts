@@ -4,7 +4,7 @@
  */
 import type { JudgeCallResult, JudgeConnection, JudgeCredential } from './judge.types.js';
 import { buildJudgeRequest, parseJudgeResponse, type JudgeMessage, type JudgeUsage } from './providers.js';
-import { outboundFetch } from '../../common/outbound.js';
+import { outboundFetch } from '#libs/common/outbound.js';
 
 export interface CallJudgeOptions {
   /** Cancels the whole call, backoff included (the result is `cancelled`). */

@@ -6,7 +6,7 @@
  * another on the same items. A pass is the positive class: sensitivity is the share of the items
  * humans passed that the judge passed too.
  */
-import { lazyRequire } from '../../common/lazy-require.js';
+import { lazyRequire } from '#libs/common/lazy-require.js';
 import { cohensKappa, estimate, type Estimate, type EstimateOptions, type OverItems } from './agreement.js';
 import { allItems, seedFromText, type Interval } from './bootstrap.js';
 import { mcnemarExact, type PairedTestResult } from './paired-tests.js';

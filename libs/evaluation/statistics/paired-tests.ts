@@ -3,7 +3,7 @@
  * family of them. The distributions come from stdlib (exact signed-rank and binomial tails); this
  * file fixes the conventions: two-sided, zero differences dropped, p-values capped at 1.
  */
-import { lazyRequire } from '../../common/lazy-require.js';
+import { lazyRequire } from '#libs/common/lazy-require.js';
 
 // Some 700 modules between them: loaded when a diff first needs them, not at every start.
 const binomialTest = lazyRequire<typeof import('@stdlib/stats-binomial-test')>('@stdlib/stats-binomial-test');

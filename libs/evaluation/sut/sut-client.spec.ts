@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { outboundRequest } from '../../common/outbound.js';
+import { outboundRequest } from '#libs/common/outbound.js';
 import { defaultAdapter } from './adapter.js';
 import { callSut } from './sut-client.js';
 import type { AdapterSpec, ConnectionSpec, RetryPolicy, RowContext } from './sut.types.js';

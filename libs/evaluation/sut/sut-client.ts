@@ -8,7 +8,7 @@ import type {
   RowContext,
   SutCallResult,
 } from './sut.types.js';
-import { outboundRequest } from '../../common/outbound.js';
+import { outboundRequest } from '#libs/common/outbound.js';
 
 /** How much of a failed response's body is kept for diagnosis. */
 const EXCERPT_CHARS = 4096;

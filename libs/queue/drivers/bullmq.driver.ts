@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { Queue, Worker, type Job as BullJob } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { AppConfig } from '../../config/app-config.js';
-import { withTimeout } from '../../common/timeout.js';
+import type { AppConfig } from '#libs/config/app-config.js';
+import { withTimeout } from '#libs/common/timeout.js';
 import type { JobExecutor } from '../job-executor.js';
 import type { JobRepository } from '../job.repository.js';
 import type { JobSweeper } from '../job-sweeper.js';

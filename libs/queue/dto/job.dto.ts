@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { JOB_STATUSES, type JobStatus } from '../job.types.js';
-import { EXAMPLE_AT, EXAMPLE_ID } from '../../common/openapi-examples.js';
+import { EXAMPLE_AT, EXAMPLE_ID } from '#libs/common/openapi-examples.js';
 
 /** Why a job (or its last attempt) failed. */
 export class JobErrorResponse {

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { EXAMPLE_AT, EXAMPLE_ID } from '../../common/openapi-examples.js';
+import { EXAMPLE_AT, EXAMPLE_ID } from '#libs/common/openapi-examples.js';
 import type { JsonObject } from '../job.types.js';
 import type { StateVocabulary, TrackedColumns, TrackedFailure } from '../tracked-job.js';
 

@@ -9,11 +9,11 @@ import {
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { ProblemResponse } from '../../../libs/common/problem.dto.js';
-import { UuidParam } from '../../../libs/common/uuid-param.js';
-import { AcceptedAt } from '../../../libs/queue/accepted.decorator.js';
+import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
+import { UuidParam } from '#libs/common/uuid-param.js';
+import { AcceptedAt } from '#libs/queue/accepted.decorator.js';
 import { AnalysisService } from './analysis.service.js';
 import {
   AnalysisQueryRequest,

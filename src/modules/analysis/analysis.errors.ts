@@ -1,4 +1,4 @@
-import { defineErrorCodes } from '../../../libs/common/error-codes.js';
+import { defineErrorCodes } from '#libs/common/error-codes.js';
 
 export const AnalysisErrors = defineErrorCodes('analysis', {
   analysis_not_computed: {

@@ -5,7 +5,7 @@ export const ANALYSIS_JOB = 'analysis.run';
 /** Clusters a dataset version's embeddings. */
 export const CLUSTER_JOB = 'clusters.run';
 
-declare module '../../../libs/queue/job.types.js' {
+declare module '#libs/queue/job.types.js' {
   interface JobPayloads {
     [ANALYSIS_JOB]: { run_id: string };
     [CLUSTER_JOB]: { run_id: string };

@@ -1,4 +1,4 @@
-import { trackedRunFields } from '../../../libs/queue/dto/tracked-run.dto.js';
+import { trackedRunFields } from '#libs/queue/dto/tracked-run.dto.js';
 import type { AnalysisRunRow, ClusterRunRow } from './analysis.repository.js';
 import { ANALYSIS_RUN_STATES, type AnalysisRunResponse, type DatasetClustersRun } from './dto/analysis.dto.js';
 

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { sql, type Selectable } from 'kysely';
-import { grouped, orderedBy, type FilterContext, type RowQuery } from '../../../libs/database/query-language.js';
-import { publishedRows } from '../../../libs/database/typed-fragments.js';
-import type { DB } from '../../../libs/database/schema.js';
-import type { NarrowedRow } from '../../../libs/database/typed-queries.js';
-import { Db } from '../../../libs/database/unit-of-work.js';
-import { trackedRecord, type TrackedColumns } from '../../../libs/queue/tracked-job.js';
+import { grouped, orderedBy, type FilterContext, type RowQuery } from '#libs/database/query-language.js';
+import { publishedRows } from '#libs/database/typed-fragments.js';
+import type { DB } from '#libs/database/schema.js';
+import type { NarrowedRow } from '#libs/database/typed-queries.js';
+import { Db } from '#libs/database/unit-of-work.js';
+import { trackedRecord, type TrackedColumns } from '#libs/queue/tracked-job.js';
 
 export type AnalysisKind = 'text' | 'annotation' | 'visual';
 

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { TEXT_PROPERTIES, VISUAL_PROPERTIES } from '../../../libs/dataset-analysis/properties.js';
-import { labelColumns } from '../../../libs/dataset-analysis/annotation.js';
-import { textColumns } from '../../../libs/dataset-analysis/text.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { JobQueue } from '../../../libs/queue/job-queue.service.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { DomainError, NotFoundError } from '#libs/common/domain-error.js';
+import { TEXT_PROPERTIES, VISUAL_PROPERTIES } from '#libs/dataset-analysis/properties.js';
+import { labelColumns } from '#libs/dataset-analysis/annotation.js';
+import { textColumns } from '#libs/dataset-analysis/text.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
+import { JobQueue } from '#libs/queue/job-queue.service.js';
 import { EmbeddingConfigsService } from '../catalogues/embedding-configs/embedding-configs.service.js';
 import { QueryService } from '../datasets/rows/query.service.js';
 import { VersionsService } from '../datasets/versions/versions.service.js';

@@ -1,13 +1,13 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AnalysisPropertyDto } from './dto/analysis.dto.js';
-import { Authenticated } from '../../../libs/auth/access.decorators.js';
+import { Authenticated } from '#libs/auth/access.decorators.js';
 import {
   ANNOTATION_PROPERTIES,
   TEXT_PROPERTIES,
   VISUAL_PROPERTIES,
   type AnalysisProperty,
-} from '../../../libs/dataset-analysis/properties.js';
+} from '#libs/dataset-analysis/properties.js';
 
 /** The properties each analysis computes: row-level ones can be filtered with the analysis query paths. */
 @ApiTags('analysis')

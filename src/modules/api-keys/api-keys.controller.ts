@@ -7,11 +7,11 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { PageOf, type Page } from '../../../libs/common/pagination.js';
-import { ProblemResponse } from '../../../libs/common/problem.dto.js';
-import { UuidParam } from '../../../libs/common/uuid-param.js';
+import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { PageOf, type Page } from '#libs/common/pagination.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
+import { UuidParam } from '#libs/common/uuid-param.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { ApiKeyCreatedResponse, ApiKeyResponse, CreateApiKeyRequest, ListApiKeysQuery } from './dto/api-key.dto.js';
 

@@ -1,4 +1,4 @@
-import { defineErrorCodes } from '../../../libs/common/error-codes.js';
+import { defineErrorCodes } from '#libs/common/error-codes.js';
 
 export const ApiKeyErrors = defineErrorCodes('api-keys', {
   api_key_role_too_high: {

@@ -1,4 +1,4 @@
-import { API_KEY_PREFIX } from '../../../libs/auth/api-key-verifier.js';
+import { API_KEY_PREFIX } from '#libs/auth/api-key-verifier.js';
 import type { ApiKeyRow } from './api-keys.repository.js';
 import type { ApiKeyResponse } from './dto/api-key.dto.js';
 

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { DummyValue, GenerateSql } from '../../../libs/database/generate-sql.js';
-import { AccessCache } from '../../../libs/auth/access-cache.js';
-import { type AccessTarget, standingSql, type StandingRow } from '../../../libs/auth/access.repository.js';
-import type { SystemRole, WorkspaceRole } from '../../../libs/auth/roles.js';
+import { DummyValue, GenerateSql } from '#libs/database/generate-sql.js';
+import { AccessCache } from '#libs/auth/access-cache.js';
+import { type AccessTarget, standingSql, type StandingRow } from '#libs/auth/access.repository.js';
+import type { SystemRole, WorkspaceRole } from '#libs/auth/roles.js';
 import { sql, type Expression, type ExpressionBuilder, type Selectable, type SqlBool } from 'kysely';
-import type { ApiKeys, DB } from '../../../libs/database/schema.js';
-import { Db } from '../../../libs/database/unit-of-work.js';
+import type { ApiKeys, DB } from '#libs/database/schema.js';
+import { Db } from '#libs/database/unit-of-work.js';
 import type { ApiKeyStatusFilter } from './dto/api-key.dto.js';
-import { containsPattern } from '../../../libs/database/like.js';
+import { containsPattern } from '#libs/database/like.js';
 
 const COLUMNS = [
   'id',

@@ -1,25 +1,20 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { AuditService } from '../../../libs/audit/audit.service.js';
-import {
-  type AccessTarget,
-  type Standing,
-  standingOf,
-  type StandingRow,
-} from '../../../libs/auth/access.repository.js';
-import { AccessCache } from '../../../libs/auth/access-cache.js';
-import { API_KEY_PREFIX, ApiKeyVerifier } from '../../../libs/auth/api-key-verifier.js';
-import { roleAtLeast, type Principal, type WorkspaceAccess } from '../../../libs/auth/roles.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import { type AccessTarget, type Standing, standingOf, type StandingRow } from '#libs/auth/access.repository.js';
+import { AccessCache } from '#libs/auth/access-cache.js';
+import { API_KEY_PREFIX, ApiKeyVerifier } from '#libs/auth/api-key-verifier.js';
+import { roleAtLeast, type Principal, type WorkspaceAccess } from '#libs/auth/roles.js';
 import {
   DomainError,
   ForbiddenError,
   NotFoundError,
   UnauthenticatedError,
   ValidationFailedError,
-} from '../../../libs/common/domain-error.js';
-import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.js';
-import { hashSecretToken } from '../../../libs/common/secret-token.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
+} from '#libs/common/domain-error.js';
+import { type Page, pageOf, pageWindow } from '#libs/common/pagination.js';
+import { hashSecretToken } from '#libs/common/secret-token.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
 import { ApiKeyErrors } from './api-keys.errors.js';
 import { type ApiKeyCredential, ApiKeysRepository, type ApiKeyRow, credentialOf } from './api-keys.repository.js';
 import type {

@@ -10,9 +10,9 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { Authenticated, CurrentUser, Public } from '../../../libs/auth/access.decorators.js';
-import type { Principal } from '../../../libs/auth/roles.js';
-import { ProblemResponse } from '../../../libs/common/problem.dto.js';
+import { Authenticated, CurrentUser, Public } from '#libs/auth/access.decorators.js';
+import type { Principal } from '#libs/auth/roles.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
 import { AuthService } from './auth.service.js';
 import { MeResponse, TokenRequest, TokenResponse, VerifyRequest, VerifyResponse } from './dto/auth.dto.js';
 

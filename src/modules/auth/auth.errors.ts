@@ -1,4 +1,4 @@
-import { defineErrorCodes } from '../../../libs/common/error-codes.js';
+import { defineErrorCodes } from '#libs/common/error-codes.js';
 
 export const AuthErrors = defineErrorCodes('auth', {
   invalid_credentials: {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
-import { Db } from '../../../libs/database/unit-of-work.js';
+import { Db } from '#libs/database/unit-of-work.js';
 
 // The window (or lock) of the existing row is over: this attempt starts a new one.
 const FRESH = `(t.locked_until <= now() OR (t.locked_until IS NULL AND t.window_started_at <= now() - make_interval(secs => $3)))`;

@@ -1,4 +1,4 @@
-import { defineErrorCodes } from '../../../libs/common/error-codes.js';
+import { defineErrorCodes } from '#libs/common/error-codes.js';
 
 export const CatalogueErrors = defineErrorCodes('catalogues', {
   embedding_config_name_taken: {

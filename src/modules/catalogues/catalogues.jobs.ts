@@ -3,7 +3,7 @@
 /** Delivers one signed webhook notification, retried with backoff. */
 export const DELIVERY_JOB = 'notifications.deliver';
 
-declare module '../../../libs/queue/job.types.js' {
+declare module '#libs/queue/job.types.js' {
   interface JobPayloads {
     [DELIVERY_JOB]: { delivery_id: string };
   }

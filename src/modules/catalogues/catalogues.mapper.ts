@@ -1,4 +1,4 @@
-import { strongEtag } from '../../../libs/common/etag.js';
+import { strongEtag } from '#libs/common/etag.js';
 import type { EvalConfigResponse } from './dto/eval-config.dto.js';
 import type { EvalConfigEntity } from './entities/eval-config.entity.js';
 import type { JudgeConnectionResponse, ScaleDto } from './dto/judge.dto.js';
@@ -11,8 +11,8 @@ import type { WorkspaceMetricConfigDefault } from './dto/metric-defaults.dto.js'
 import type { MetricConfigDefaultEntity } from './entities/metric-config-default.entity.js';
 import type { EmbeddingConfigResponse } from './dto/embedding-config.dto.js';
 import type { EmbeddingConfigEntity } from './entities/embedding-config.entity.js';
-import { SIGNATURE_HEADER } from '../../../libs/common/webhook-signature.js';
-import { LOCAL_EMBEDDER } from '../../../libs/evaluation/local-embedder.js';
+import { SIGNATURE_HEADER } from '#libs/common/webhook-signature.js';
+import { LOCAL_EMBEDDER } from '#libs/evaluation/local-embedder.js';
 
 /** The built-in local embedder's name: always there, never a row. */
 export const LOCAL_CONFIG_NAME = 'local';

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { sql, type Selectable, type SqlBool } from 'kysely';
-import { BulkWriter, type BulkValue } from '../../../libs/database/bulk-writer.js';
-import type { DatasetVersions } from '../../../libs/database/schema.js';
-import { Db } from '../../../libs/database/unit-of-work.js';
+import { BulkWriter, type BulkValue } from '#libs/database/bulk-writer.js';
+import type { DatasetVersions } from '#libs/database/schema.js';
+import { Db } from '#libs/database/unit-of-work.js';
 import type { RowSource } from './dataset-writes.types.js';
 import { shownIn } from './rows/rows.repository.js';
 

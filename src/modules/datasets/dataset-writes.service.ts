@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../libs/database/unit-of-work.js';
+import { Db } from '#libs/database/unit-of-work.js';
 import { BulkRowsRepository } from './bulk-rows.repository.js';
 import { DatasetsRepository } from './datasets.repository.js';
 import { DatasetsService } from './datasets.service.js';

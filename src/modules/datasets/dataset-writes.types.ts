@@ -1,5 +1,5 @@
 import type { QueryCreator } from 'kysely';
-import type { DB, Json } from '../../../libs/database/schema.js';
+import type { DB, Json } from '#libs/database/schema.js';
 import type { DatasetVersionEntity } from './entities/dataset-version.entity.js';
 
 /**

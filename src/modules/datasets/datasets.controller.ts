@@ -23,12 +23,12 @@ import {
   ApiPreconditionFailedResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { PageOf, type Page } from '../../../libs/common/pagination.js';
-import { ProblemResponse } from '../../../libs/common/problem.dto.js';
-import { FileUploadInterceptor } from '../../../libs/common/upload.interceptor.js';
-import { UuidParam } from '../../../libs/common/uuid-param.js';
+import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { PageOf, type Page } from '#libs/common/pagination.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
+import { FileUploadInterceptor } from '#libs/common/upload.interceptor.js';
+import { UuidParam } from '#libs/common/uuid-param.js';
 import { DatasetsService, type UploadedFile as StoredUpload } from './datasets.service.js';
 import { DownloadService } from './versions/download.service.js';
 import {
@@ -51,10 +51,10 @@ import { DatasetQueryRequest, QueryResponse } from './dto/query.dto.js';
 import { QueryService } from './rows/query.service.js';
 import { VersionsService } from './versions/versions.service.js';
 import type { Response } from 'express';
-import { IfMatch, WithETag } from '../../../libs/common/etag.decorators.js';
-import type { IfMatchPrecondition } from '../../../libs/common/etag.js';
+import { IfMatch, WithETag } from '#libs/common/etag.decorators.js';
+import type { IfMatchPrecondition } from '#libs/common/etag.js';
 import { datasetEtag } from './datasets.mapper.js';
-import { RequestOrigin } from '../../../libs/common/file-answer.js';
+import { RequestOrigin } from '#libs/common/file-answer.js';
 
 const DATASET = { resource: 'dataset', param: 'dataset_id' };
 

@@ -1,5 +1,5 @@
-import { strongEtag } from '../../../libs/common/etag.js';
-import type { AuditEventEntity } from '../../../libs/audit/audit-event.entity.js';
+import { strongEtag } from '#libs/common/etag.js';
+import type { AuditEventEntity } from '#libs/audit/audit-event.entity.js';
 import type {
   AuditEntryResponse,
   DatasetResponse,
@@ -11,7 +11,7 @@ import type { DataOperationRunResponse, DatasetQualityVerdictResponse } from './
 import type { OperationRunRow } from './quality/quality.repository.js';
 import type { PartitionResponse } from './dto/dimensions.dto.js';
 import type { PartitionRow } from './dimensions/partitions.repository.js';
-import { defineStateVocabulary } from '../../../libs/queue/tracked-job.js';
+import { defineStateVocabulary } from '#libs/queue/tracked-job.js';
 
 /** The documented states of a data-operation run: it runs in the request, so it is never seen queued or cancelled. */
 export const OPERATION_RUN_STATES = defineStateVocabulary(['running', 'succeeded', 'failed'], {

@@ -1,10 +1,10 @@
 import { Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { endIdleThreads } from '../../../libs/common/thread-generator.js';
+import { endIdleThreads } from '#libs/common/thread-generator.js';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { WorkspaceResourceRegistry } from '../../../libs/auth/workspace-resource.registry.js';
-import { FileUploadInterceptor } from '../../../libs/common/upload.interceptor.js';
-import { UrlSigner } from '../../../libs/common/signed-url.js';
-import { BulkWriter } from '../../../libs/database/bulk-writer.js';
+import { WorkspaceResourceRegistry } from '#libs/auth/workspace-resource.registry.js';
+import { FileUploadInterceptor } from '#libs/common/upload.interceptor.js';
+import { UrlSigner } from '#libs/common/signed-url.js';
+import { BulkWriter } from '#libs/database/bulk-writer.js';
 import { DatasetsController } from './datasets.controller.js';
 import { DimensionAssignController, VersionDimensionsController } from './dimensions/dimensions.controller.js';
 import { DimensionsRepository } from './dimensions/dimensions.repository.js';

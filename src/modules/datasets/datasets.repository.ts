@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { DummyValue, GenerateSql } from '../../../libs/database/generate-sql.js';
+import { DummyValue, GenerateSql } from '#libs/database/generate-sql.js';
 import { DatasetVersionEntity, type VersionState } from './entities/dataset-version.entity.js';
 import { DatasetEntity, type DatasetKind } from './entities/dataset.entity.js';
 import { sql, type Selectable } from 'kysely';
-import type { Datasets, DatasetVersions } from '../../../libs/database/schema.js';
-import { Db } from '../../../libs/database/unit-of-work.js';
-import { nameTaken } from '../../../libs/database/record-queries.js';
-import { entitiesFrom } from '../../../libs/database/typed-entities.js';
+import type { Datasets, DatasetVersions } from '#libs/database/schema.js';
+import { Db } from '#libs/database/unit-of-work.js';
+import { nameTaken } from '#libs/database/record-queries.js';
+import { entitiesFrom } from '#libs/database/typed-entities.js';
 import {
   direction,
   entityList,
@@ -15,7 +15,7 @@ import {
   isAnyOf,
   lowerContains,
   type PageWindow,
-} from '../../../libs/database/typed-fragments.js';
+} from '#libs/database/typed-fragments.js';
 
 export interface DatasetListFilter {
   workspaceId?: string;

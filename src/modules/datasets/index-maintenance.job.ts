@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { JobHandler } from '../../../libs/queue/job-handler.decorator.js';
-import { JobQueue } from '../../../libs/queue/job-queue.service.js';
-import { AppConfig } from '../../../libs/config/app-config.js';
+import { JobHandler } from '#libs/queue/job-handler.decorator.js';
+import { JobQueue } from '#libs/queue/job-queue.service.js';
+import { AppConfig } from '#libs/config/app-config.js';
 import { RowsRepository } from './rows/rows.repository.js';
 import { MERGE_ROW_INDEX_JOB } from './datasets.jobs.js';
 

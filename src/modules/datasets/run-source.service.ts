@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError } from '../../../libs/common/domain-error.js';
-import { everyRow, type Filter } from '../../../libs/database/query-language.js';
+import { DomainError } from '#libs/common/domain-error.js';
+import { everyRow, type Filter } from '#libs/database/query-language.js';
 import { DatasetErrors } from './datasets.errors.js';
 import { DatasetsRepository } from './datasets.repository.js';
 import { DimensionsService } from './dimensions/dimensions.service.js';

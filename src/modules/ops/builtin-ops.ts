@@ -1,5 +1,5 @@
-import { DETERMINISTIC_METRICS } from '../../../libs/evaluation/deterministic-metrics.js';
-import { GENERIC_JUDGED_METRIC, JUDGED_METRIC_DEFAULTS } from '../../../libs/evaluation/judged-metrics.js';
+import { DETERMINISTIC_METRICS } from '#libs/evaluation/deterministic-metrics.js';
+import { GENERIC_JUDGED_METRIC, JUDGED_METRIC_DEFAULTS } from '#libs/evaluation/judged-metrics.js';
 import { QUALITY_CHECKS, type ParamSpec } from '../datasets/checks/quality-checks.js';
 import type { OpKind } from './entities/registry-op.entity.js';
 

@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../../../libs/audit/audit.service.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { pageOf, pageWindow } from '../../../libs/common/pagination.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { checkCustomOpHealth } from '../../../libs/evaluation/custom-op-client.js';
-import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
-import { JobQueue } from '../../../libs/queue/job-queue.service.js';
-import type { JobContext, JobOf } from '../../../libs/queue/job.types.js';
-import { defineStateVocabulary } from '../../../libs/queue/tracked-job.js';
-import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { DomainError, NotFoundError } from '#libs/common/domain-error.js';
+import { pageOf, pageWindow } from '#libs/common/pagination.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
+import { checkCustomOpHealth } from '#libs/evaluation/custom-op-client.js';
+import { JobHandler, OnJobSettled } from '#libs/queue/job-handler.decorator.js';
+import { JobQueue } from '#libs/queue/job-queue.service.js';
+import type { JobContext, JobOf } from '#libs/queue/job.types.js';
+import { defineStateVocabulary } from '#libs/queue/tracked-job.js';
+import { TrackedRecords } from '#libs/queue/tracked-records.service.js';
 import { SecretReferences } from '../secrets/secret-references.service.js';
 import { SecretsService } from '../secrets/secrets.service.js';
 import type {

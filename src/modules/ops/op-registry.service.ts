@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { AuditService } from '../../../libs/audit/audit.service.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { pageFrom } from '../../../libs/common/pagination.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { DomainError, NotFoundError } from '#libs/common/domain-error.js';
+import { pageFrom } from '#libs/common/pagination.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
 import { BUILTIN_OPS } from './builtin-ops.js';
 import type {
   ListRegistryQuery,

@@ -3,10 +3,10 @@ import { sql } from 'kysely';
 import { CustomOpRevisionEntity } from './entities/custom-op-revision.entity.js';
 import { CustomOpEntity, type CustomOpState } from './entities/custom-op.entity.js';
 import { RegistryOpEntity } from './entities/registry-op.entity.js';
-import { Db } from '../../../libs/database/unit-of-work.js';
-import { entitiesFrom } from '../../../libs/database/typed-entities.js';
-import { entityList, entityPage, sameText } from '../../../libs/database/typed-fragments.js';
-import { trackedRecord } from '../../../libs/queue/tracked-job.js';
+import { Db } from '#libs/database/unit-of-work.js';
+import { entitiesFrom } from '#libs/database/typed-entities.js';
+import { entityList, entityPage, sameText } from '#libs/database/typed-fragments.js';
+import { trackedRecord } from '#libs/queue/tracked-job.js';
 
 /** The record a custom op's health check settles (its `revision_id`): the queue keeps its tracked columns. */
 export const CUSTOM_OP_REVISIONS = trackedRecord('custom_op_revisions', 'revision_id');

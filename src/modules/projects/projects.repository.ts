@@ -3,19 +3,12 @@ import { Injectable } from '@nestjs/common';
 import { ProjectEntity } from './entities/project.entity.js';
 import { RecommendationEntity } from './entities/recommendation.entity.js';
 import { TestPlanEntity, TestPlanVersionEntity } from './entities/test-plan.entity.js';
-import { AccessCache } from '../../../libs/auth/access-cache.js';
-import { Db } from '../../../libs/database/unit-of-work.js';
-import { nameTaken } from '../../../libs/database/record-queries.js';
-import { entitiesFrom } from '../../../libs/database/typed-entities.js';
-import {
-  containsText,
-  entityList,
-  entityPage,
-  holds,
-  sameText,
-  sorted,
-} from '../../../libs/database/typed-fragments.js';
-import type { QueryBuilder } from '../../../libs/database/typed-queries.js';
+import { AccessCache } from '#libs/auth/access-cache.js';
+import { Db } from '#libs/database/unit-of-work.js';
+import { nameTaken } from '#libs/database/record-queries.js';
+import { entitiesFrom } from '#libs/database/typed-entities.js';
+import { containsText, entityList, entityPage, holds, sameText, sorted } from '#libs/database/typed-fragments.js';
+import type { QueryBuilder } from '#libs/database/typed-queries.js';
 
 /** What a project list sorts by: names case-insensitively, as people read them. */
 export type ProjectSort = 'name' | 'created_at' | 'updated_at';

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../../../libs/audit/audit.service.js';
-import { AccessRepository } from '../../../libs/auth/access.repository.js';
-import { roleAtLeast, type Principal, type WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { DomainError, ForbiddenError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import { AccessRepository } from '#libs/auth/access.repository.js';
+import { roleAtLeast, type Principal, type WorkspaceAccess } from '#libs/auth/roles.js';
+import { DomainError, ForbiddenError, NotFoundError } from '#libs/common/domain-error.js';
+import { type Page, pageOf, pageWindow, parseSort } from '#libs/common/pagination.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
 import { DimensionsService } from '../datasets/dimensions/dimensions.service.js';
 import { SutsService } from '../suts/suts.service.js';

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../../../libs/audit/audit.service.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { DomainError, NotFoundError, ValidationFailedError } from '../../../libs/common/domain-error.js';
-import { isUuid } from '../../../libs/common/uuid.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { DomainError, NotFoundError, ValidationFailedError } from '#libs/common/domain-error.js';
+import { isUuid } from '#libs/common/uuid.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
 import { BUILTIN_PREFIX, builtinRecommendations, checkReason } from './builtin-recommendations.js';
 import type {
   CreateRecommendationRequest,

@@ -1,7 +1,7 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { Authenticated } from '../../../libs/auth/access.decorators.js';
-import { ProblemResponse } from '../../../libs/common/problem.dto.js';
+import { Authenticated } from '#libs/auth/access.decorators.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
 import { TemplateDetail, TemplateSummary } from './dto/template.dto.js';
 import { TemplatesService } from './templates.service.js';
 

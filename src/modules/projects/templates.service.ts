@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError } from '../../../libs/common/domain-error.js';
+import { DomainError } from '#libs/common/domain-error.js';
 import type { TemplateDetail, TemplateSummary } from './dto/template.dto.js';
 import { ProjectErrors } from './projects.errors.js';
 import { PROJECT_TEMPLATES } from './templates/index.js';

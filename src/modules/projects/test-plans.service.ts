@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../../../libs/audit/audit.service.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { type Page, pageOf, pageWindow } from '../../../libs/common/pagination.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { DomainError, NotFoundError } from '#libs/common/domain-error.js';
+import { type Page, pageOf, pageWindow } from '#libs/common/pagination.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
 import { PartitionsService } from '../datasets/dimensions/partitions.service.js';
 import { VersionsService } from '../datasets/versions/versions.service.js';

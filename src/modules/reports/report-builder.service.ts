@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { jsonrepair } from 'jsonrepair';
-import { callJudge } from '../../../libs/evaluation/judges/judge-client.js';
-import { valueAt } from '../../../libs/evaluation/row-context.js';
-import type { ConfigSection, ReportSection, SectionKey } from '../../../libs/reports/report.types.js';
+import { callJudge } from '#libs/evaluation/judges/judge-client.js';
+import { valueAt } from '#libs/evaluation/row-context.js';
+import type { ConfigSection, ReportSection, SectionKey } from '#libs/reports/report.types.js';
 import {
   BUILTIN_PROMPTS,
   draftSections,
@@ -12,7 +12,7 @@ import {
   type ReportInput,
   type ReportItem,
   type SectionDraft,
-} from '../../../libs/reports/sections.js';
+} from '#libs/reports/sections.js';
 import type { JudgeEntity } from '../catalogues/entities/judge.entity.js';
 import { judgeConnection } from '../catalogues/judges/judges.service.js';
 import type { RunEntity } from '../runs/entities/run.entity.js';

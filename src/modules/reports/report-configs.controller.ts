@@ -9,15 +9,10 @@ import {
   ApiProduces,
   ApiTags,
 } from '@nestjs/swagger';
-import {
-  Authenticated,
-  CurrentUser,
-  CurrentWorkspace,
-  WorkspaceRoleRequired,
-} from '../../../libs/auth/access.decorators.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { ProblemResponse } from '../../../libs/common/problem.dto.js';
-import { UuidParam } from '../../../libs/common/uuid-param.js';
+import { Authenticated, CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
+import { UuidParam } from '#libs/common/uuid-param.js';
 import {
   CreateReportConfigRequest,
   ReportConfigResponse,

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../../../libs/audit/audit.service.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { reportConfigTemplate } from '../../../libs/reports/config-template.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { DomainError, NotFoundError } from '#libs/common/domain-error.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
+import { reportConfigTemplate } from '#libs/reports/config-template.js';
 import type { CreateReportConfigRequest, ReportConfigResponse, ReportConfigSummary } from './dto/report-configs.dto.js';
 import type { ReportConfigEntity } from './entities/report-config.entity.js';
 import { ReportSettingsService } from './report-settings.service.js';

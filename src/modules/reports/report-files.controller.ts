@@ -1,11 +1,11 @@
 import { Controller, Get, Param, Res } from '@nestjs/common';
 import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Public } from '../../../libs/auth/access.decorators.js';
-import { ProblemResponse } from '../../../libs/common/problem.dto.js';
-import { UuidParam } from '../../../libs/common/uuid-param.js';
+import { Public } from '#libs/auth/access.decorators.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
+import { UuidParam } from '#libs/common/uuid-param.js';
 import { ReportFilesService } from './report-files.service.js';
-import { RawQuery, sendFile } from '../../../libs/common/file-answer.js';
+import { RawQuery, sendFile } from '#libs/common/file-answer.js';
 
 /** Report files behind signed URLs (from content-url, download and export): the signature authorises them. */
 @ApiTags('reports')

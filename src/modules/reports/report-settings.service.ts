@@ -1,13 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../../../libs/audit/audit.service.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { DomainError } from '../../../libs/common/domain-error.js';
-import {
-  REPORT_FORMATS,
-  SECTION_KEYS,
-  type ReportFormat,
-  type SectionKey,
-} from '../../../libs/reports/report.types.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { DomainError } from '#libs/common/domain-error.js';
+import { REPORT_FORMATS, SECTION_KEYS, type ReportFormat, type SectionKey } from '#libs/reports/report.types.js';
 import { JudgesService } from '../catalogues/judges/judges.service.js';
 import type {
   PutSectionPromptRequest,

@@ -8,11 +8,11 @@ import {
   ApiPreconditionFailedResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { PageOf, type Page } from '../../../libs/common/pagination.js';
-import { ProblemResponse } from '../../../libs/common/problem.dto.js';
-import { UuidParam } from '../../../libs/common/uuid-param.js';
+import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { PageOf, type Page } from '#libs/common/pagination.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
+import { UuidParam } from '#libs/common/uuid-param.js';
 import { PartitionResponse } from '../datasets/dto/dimensions.dto.js';
 import {
   ContentUrlQuery,
@@ -33,9 +33,9 @@ import {
 } from './dto/reports.dto.js';
 import { ReportFilesService } from './report-files.service.js';
 import { reportContentEtag, reportEtag, ReportsService } from './reports.service.js';
-import { IfMatch, WithETag } from '../../../libs/common/etag.decorators.js';
-import type { IfMatchPrecondition } from '../../../libs/common/etag.js';
-import { RequestOrigin } from '../../../libs/common/file-answer.js';
+import { IfMatch, WithETag } from '#libs/common/etag.decorators.js';
+import type { IfMatchPrecondition } from '#libs/common/etag.js';
+import { RequestOrigin } from '#libs/common/file-answer.js';
 
 const REPORT = { resource: 'report', param: 'report_id' } as const;
 const RUN = { resource: 'run', param: 'run_id' } as const;

@@ -1,5 +1,5 @@
-import type { ReportSection, SectionKey } from '../../../libs/reports/report.types.js';
-import { reportMarkdown } from '../../../libs/reports/render.js';
+import type { ReportSection, SectionKey } from '#libs/reports/report.types.js';
+import { reportMarkdown } from '#libs/reports/render.js';
 import type {
   ReportConfigResponse,
   ReportConfigSummary,
@@ -12,11 +12,11 @@ import type {
   ReportSectionContent,
   ReportSummary,
 } from './dto/reports.dto.js';
-import type { SignedUrl } from '../../../libs/common/signed-url.js';
+import type { SignedUrl } from '#libs/common/signed-url.js';
 import type { ReportExportEntity } from './entities/report-export.entity.js';
 import type { ReportConfigEntity } from './entities/report-config.entity.js';
 import type { ReportEntity } from './entities/report.entity.js';
-import { BUILTIN_PROMPTS, PROMPT_PLACEHOLDERS, SECTION_TITLES } from '../../../libs/reports/sections.js';
+import { BUILTIN_PROMPTS, PROMPT_PLACEHOLDERS, SECTION_TITLES } from '#libs/reports/sections.js';
 import type { ReportSectionPromptEntity } from './entities/report-section-prompt.entity.js';
 
 export function sectionContent(s: ReportSection): ReportSectionContent {

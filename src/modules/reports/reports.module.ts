@@ -1,7 +1,7 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { WorkspaceResourceRegistry } from '../../../libs/auth/workspace-resource.registry.js';
-import { UrlSigner } from '../../../libs/common/signed-url.js';
+import { WorkspaceResourceRegistry } from '#libs/auth/workspace-resource.registry.js';
+import { UrlSigner } from '#libs/common/signed-url.js';
 import { CataloguesModule } from '../catalogues/catalogues.module.js';
 import { DatasetsModule } from '../datasets/datasets.module.js';
 import { RunsModule } from '../runs/runs.module.js';

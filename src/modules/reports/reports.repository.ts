@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { entityList, entityPage } from '../../../libs/database/typed-fragments.js';
+import { entityList, entityPage } from '#libs/database/typed-fragments.js';
 import { sql } from 'kysely';
 import { ReportConfigEntity } from './entities/report-config.entity.js';
 import { ReportExportEntity } from './entities/report-export.entity.js';
 import { ReportSectionPromptEntity } from './entities/report-section-prompt.entity.js';
 import { ReportSettingsEntity } from './entities/report-settings.entity.js';
 import { ReportEntity } from './entities/report.entity.js';
-import { Db } from '../../../libs/database/unit-of-work.js';
-import { nameTaken } from '../../../libs/database/record-queries.js';
-import { entitiesFrom } from '../../../libs/database/typed-entities.js';
+import { Db } from '#libs/database/unit-of-work.js';
+import { nameTaken } from '#libs/database/record-queries.js';
+import { entitiesFrom } from '#libs/database/typed-entities.js';
 
 /** Reports, their exports, configs, settings and section prompts: queries only, every one by workspace. */
 @Injectable()

@@ -1,7 +1,7 @@
 import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
 import type { Request } from 'express';
 import type { Observable } from 'rxjs';
-import { DomainError } from '../../../libs/common/domain-error.js';
+import { DomainError } from '#libs/common/domain-error.js';
 import { RunErrors } from './runs.errors.js';
 
 /**

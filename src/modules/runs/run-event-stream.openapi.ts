@@ -6,7 +6,7 @@ import {
   ApiServiceUnavailableResponse,
   ApiTooManyRequestsResponse,
 } from '@nestjs/swagger';
-import { ProblemResponse } from '../../../libs/common/problem.dto.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
 
 const EXAMPLE_STREAM = [
   'id: 1042\nevent: state_changed\ndata: {"seq":1042,"type":"state_changed","at":"2026-11-20T10:02:00.000Z","data":{"from":"queued","to":"running","reason":null}}\n',

@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { DomainError, NotFoundError, ValidationFailedError } from '../../../libs/common/domain-error.js';
-import type { EventSink } from '../../../libs/common/sse.js';
-import { DatabaseNotifications } from '../../../libs/database/notifications.js';
-import { AppConfig } from '../../../libs/config/app-config.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { DomainError, NotFoundError, ValidationFailedError } from '#libs/common/domain-error.js';
+import type { EventSink } from '#libs/common/sse.js';
+import { DatabaseNotifications } from '#libs/database/notifications.js';
+import { AppConfig } from '#libs/config/app-config.js';
 import type { RunEventResponse } from './dto/run.dto.js';
 import { TERMINAL_RUN_STATES, type RunState } from './entities/run.entity.js';
 import { RunErrors } from './runs.errors.js';

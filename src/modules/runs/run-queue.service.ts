@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { WorkspaceAccess } from '../../../libs/auth/roles.js';
+import type { WorkspaceAccess } from '#libs/auth/roles.js';
 import type { RunQueueResponse } from './dto/queue.dto.js';
 import { RunsRepository } from './runs.repository.js';
 import { toRunResponse } from './runs.mapper.js';

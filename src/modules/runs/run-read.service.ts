@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../../libs/config/app-config.js';
+import { AppConfig } from '#libs/config/app-config.js';
 import type { RunEntity } from './entities/run.entity.js';
 import { itemPages } from './execution/run-item-pages.js';
 import { RunsRepository, type RunItemRow } from './runs.repository.js';

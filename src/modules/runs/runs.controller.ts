@@ -23,13 +23,13 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { PageOf, type Page } from '../../../libs/common/pagination.js';
-import { ProblemResponse } from '../../../libs/common/problem.dto.js';
-import { UuidParam } from '../../../libs/common/uuid-param.js';
-import { SseResponse } from '../../../libs/common/sse.js';
-import { AcceptedAt } from '../../../libs/queue/accepted.decorator.js';
+import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { PageOf, type Page } from '#libs/common/pagination.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
+import { UuidParam } from '#libs/common/uuid-param.js';
+import { SseResponse } from '#libs/common/sse.js';
+import { AcceptedAt } from '#libs/queue/accepted.decorator.js';
 import { DiffService } from './results/diff.service.js';
 import {
   DiffExportQuery,
@@ -57,7 +57,7 @@ import { RunEventStreams } from './run-event-streams.service.js';
 import { ApiRunEventStream } from './run-event-stream.openapi.js';
 import { RunQueueService } from './run-queue.service.js';
 import { RunsService } from './runs.service.js';
-import { RequestOrigin } from '../../../libs/common/file-answer.js';
+import { RequestOrigin } from '#libs/common/file-answer.js';
 
 const RUN = { resource: 'run', param: 'run_id' } as const;
 const BASE_RUN = { resource: 'run', query: 'base' } as const;

@@ -3,7 +3,7 @@
 /** Executes a run: calls the SUT for each row and repetition, scores every answer, writes the summary. */
 export const RUN_JOB = 'runs.execute';
 
-declare module '../../../libs/queue/job.types.js' {
+declare module '#libs/queue/job.types.js' {
   interface JobPayloads {
     [RUN_JOB]: { run_id: string };
   }

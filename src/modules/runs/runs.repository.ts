@@ -1,27 +1,20 @@
 import { Injectable } from '@nestjs/common';
-import { DummyValue, GenerateSql } from '../../../libs/database/generate-sql.js';
-import type { MetricScore, RunSummary } from '../../../libs/evaluation/runs/run.types.js';
-import { trackedRecord } from '../../../libs/queue/tracked-job.js';
+import { DummyValue, GenerateSql } from '#libs/database/generate-sql.js';
+import type { MetricScore, RunSummary } from '#libs/evaluation/runs/run.types.js';
+import { trackedRecord } from '#libs/queue/tracked-job.js';
 import type { RunSource } from '../datasets/run-source.service.js';
 import type { ProjectLinks } from '../projects/projects.service.js';
 import type { TrendRunFilter } from '../projects/projects.service.js';
 import type { TrendCell, TrendRun } from './trends/trend.js';
 import { RunEntity, type RunState } from './entities/run.entity.js';
 import { gateVerdictCondition } from './gate/gate-verdicts.repository.js';
-import { DatabaseNotifications } from '../../../libs/database/notifications.js';
-import { Db } from '../../../libs/database/unit-of-work.js';
+import { DatabaseNotifications } from '#libs/database/notifications.js';
+import { Db } from '#libs/database/unit-of-work.js';
 import { sql, type Expression, type ExpressionBuilder, type QueryCreator, type Selectable, type SqlBool } from 'kysely';
-import { grouped, orderedBy, type FilterContext, type RowQuery } from '../../../libs/database/query-language.js';
-import type { DB } from '../../../libs/database/schema.js';
-import type { NarrowedRow, QueryBuilder } from '../../../libs/database/typed-queries.js';
-import {
-  countN,
-  entityPage,
-  holds,
-  isAnyOf,
-  publishedRows,
-  type PageWindow,
-} from '../../../libs/database/typed-fragments.js';
+import { grouped, orderedBy, type FilterContext, type RowQuery } from '#libs/database/query-language.js';
+import type { DB } from '#libs/database/schema.js';
+import type { NarrowedRow, QueryBuilder } from '#libs/database/typed-queries.js';
+import { countN, entityPage, holds, isAnyOf, publishedRows, type PageWindow } from '#libs/database/typed-fragments.js';
 
 /** What an item holds of its source row: its key, place, session and turn, data and dimension values. */
 const ITEM_ROW_COLUMNS = ['row_id', 'repetition', 'ordinal', 'session_id', 'turn', 'data', 'dimensions'] as const;

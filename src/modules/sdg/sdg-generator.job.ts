@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { jsonrepair } from 'jsonrepair';
-import { callJudge } from '../../../libs/evaluation/judges/judge-client.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { JobHandler } from '../../../libs/queue/job-handler.decorator.js';
-import { JobFailure } from '../../../libs/queue/job-outcome.js';
-import { isTerminal, type JobContext } from '../../../libs/queue/job.types.js';
-import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
+import { callJudge } from '#libs/evaluation/judges/judge-client.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
+import { JobHandler } from '#libs/queue/job-handler.decorator.js';
+import { JobFailure } from '#libs/queue/job-outcome.js';
+import { isTerminal, type JobContext } from '#libs/queue/job.types.js';
+import { TrackedRecords } from '#libs/queue/tracked-records.service.js';
 import { judgeConnection, JudgesService } from '../catalogues/judges/judges.service.js';
 import { GeneratedRowsService } from '../datasets/rows/generated-rows.service.js';
 import { SecretsService } from '../secrets/secrets.service.js';

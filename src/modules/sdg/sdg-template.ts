@@ -1,4 +1,4 @@
-import { valueAt } from '../../../libs/evaluation/row-context.js';
+import { valueAt } from '#libs/evaluation/row-context.js';
 
 const PLACEHOLDER = /\{\{\s*([^}]*?)\s*\}\}/g;
 

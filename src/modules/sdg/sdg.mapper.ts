@@ -1,4 +1,4 @@
-import { trackedRunFields } from '../../../libs/queue/dto/tracked-run.dto.js';
+import { trackedRunFields } from '#libs/queue/dto/tracked-run.dto.js';
 import { SDG_RUN_STATES, type SdgAdapterResponse, type SdgRunResponse } from './dto/sdg.dto.js';
 import type { SdgAdapterEntity } from './entities/sdg-adapter.entity.js';
 import type { SdgRunEntity } from './entities/sdg-run.entity.js';

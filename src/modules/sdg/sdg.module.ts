@@ -1,6 +1,6 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { WorkspaceResourceRegistry } from '../../../libs/auth/workspace-resource.registry.js';
+import { WorkspaceResourceRegistry } from '#libs/auth/workspace-resource.registry.js';
 import { CataloguesModule } from '../catalogues/catalogues.module.js';
 import { DatasetsModule } from '../datasets/datasets.module.js';
 import { SecretsModule } from '../secrets/secrets.module.js';

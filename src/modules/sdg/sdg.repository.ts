@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { entityPage } from '../../../libs/database/typed-fragments.js';
+import { entityPage } from '#libs/database/typed-fragments.js';
 import { SdgAdapterEntity } from './entities/sdg-adapter.entity.js';
 import { SdgRunEntity } from './entities/sdg-run.entity.js';
-import { Db } from '../../../libs/database/unit-of-work.js';
-import { nameTaken } from '../../../libs/database/record-queries.js';
-import type { JsonObject } from '../../../libs/database/schema.js';
-import { entitiesFrom } from '../../../libs/database/typed-entities.js';
-import { publishedRows } from '../../../libs/database/typed-fragments.js';
-import { trackedRecord } from '../../../libs/queue/tracked-job.js';
+import { Db } from '#libs/database/unit-of-work.js';
+import { nameTaken } from '#libs/database/record-queries.js';
+import type { JsonObject } from '#libs/database/schema.js';
+import { entitiesFrom } from '#libs/database/typed-entities.js';
+import { publishedRows } from '#libs/database/typed-fragments.js';
+import { trackedRecord } from '#libs/queue/tracked-job.js';
 
 /** The record an SDG job settles (its `sdg_run_id`): the queue keeps its tracked columns. */
 export const SDG_RUNS = trackedRecord('sdg_runs', 'sdg_run_id');

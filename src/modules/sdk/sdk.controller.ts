@@ -9,8 +9,8 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { createReadStream, statSync } from 'node:fs';
-import { Authenticated } from '../../../libs/auth/access.decorators.js';
-import { ProblemResponse } from '../../../libs/common/problem.dto.js';
+import { Authenticated } from '#libs/auth/access.decorators.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
 import { BundleResponse, SdkVersionsResponse } from './dto/sdk.dto.js';
 import { SdkService } from './sdk.service.js';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DomainError } from '../../../libs/common/domain-error.js';
+import { DomainError } from '#libs/common/domain-error.js';
 import type { BundleResponse, SdkVersionsResponse } from './dto/sdk.dto.js';
 import { findRoot, readTree } from './sdk-files.js';
 import { SdkErrors } from './sdk.errors.js';

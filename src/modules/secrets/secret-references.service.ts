@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { roleAtLeast, type WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { DomainError } from '../../../libs/common/domain-error.js';
+import { roleAtLeast, type WorkspaceAccess } from '#libs/auth/roles.js';
+import { DomainError } from '#libs/common/domain-error.js';
 import { SecretErrors } from './secrets.errors.js';
 import { SecretsRepository } from './secrets.repository.js';
 

@@ -1,4 +1,4 @@
-import { strongEtag } from '../../../libs/common/etag.js';
+import { strongEtag } from '#libs/common/etag.js';
 import type { WorkspaceSecretResponse } from './dto/secret.dto.js';
 import type { WorkspaceSecretEntity } from './entities/workspace-secret.entity.js';
 

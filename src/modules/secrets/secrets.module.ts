@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { SecretCipher } from '../../../libs/crypto/secret-cipher.js';
+import { SecretCipher } from '#libs/crypto/secret-cipher.js';
 import { WorkspaceSecretEntity } from './entities/workspace-secret.entity.js';
 import { SecretReferences } from './secret-references.service.js';
 import { SecretsController } from './secrets.controller.js';

@@ -1,18 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
-import type { Sealed } from '../../../libs/crypto/secret-cipher.js';
+import type { Sealed } from '#libs/crypto/secret-cipher.js';
 import { WorkspaceSecretEntity } from './entities/workspace-secret.entity.js';
-import { Db } from '../../../libs/database/unit-of-work.js';
-import { nameTaken } from '../../../libs/database/record-queries.js';
-import { entitiesFrom } from '../../../libs/database/typed-entities.js';
-import {
-  countOf,
-  direction,
-  lowerContains,
-  withTotal,
-  type PageWindow,
-} from '../../../libs/database/typed-fragments.js';
-import type { QueryBuilder } from '../../../libs/database/typed-queries.js';
+import { Db } from '#libs/database/unit-of-work.js';
+import { nameTaken } from '#libs/database/record-queries.js';
+import { entitiesFrom } from '#libs/database/typed-entities.js';
+import { countOf, direction, lowerContains, withTotal, type PageWindow } from '#libs/database/typed-fragments.js';
+import type { QueryBuilder } from '#libs/database/typed-queries.js';
 
 /** What a list of secrets sorts by (name case-insensitively, then id), and which way. */
 export interface SecretSort {

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { AuditService } from '../../../libs/audit/audit.service.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import type { IfMatchPrecondition } from '../../../libs/common/etag.js';
-import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
-import { SecretCipher, SecretDecryptionError } from '../../../libs/crypto/secret-cipher.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { DomainError, NotFoundError } from '#libs/common/domain-error.js';
+import type { IfMatchPrecondition } from '#libs/common/etag.js';
+import { type Page, pageOf, pageWindow, parseSort } from '#libs/common/pagination.js';
+import { SecretCipher, SecretDecryptionError } from '#libs/crypto/secret-cipher.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
 import type {
   CreateSecretRequest,
   ListSecretsQuery,

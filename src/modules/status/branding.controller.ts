@@ -9,11 +9,11 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { IfMatch, IfNoneMatch } from '../../../libs/common/etag.decorators.js';
-import type { IfMatchPrecondition, IfNoneMatchCondition } from '../../../libs/common/etag.js';
-import { CurrentUser, Public, SystemAdmin } from '../../../libs/auth/access.decorators.js';
-import type { Principal } from '../../../libs/auth/roles.js';
-import { ProblemResponse } from '../../../libs/common/problem.dto.js';
+import { IfMatch, IfNoneMatch } from '#libs/common/etag.decorators.js';
+import type { IfMatchPrecondition, IfNoneMatchCondition } from '#libs/common/etag.js';
+import { CurrentUser, Public, SystemAdmin } from '#libs/auth/access.decorators.js';
+import type { Principal } from '#libs/auth/roles.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
 import { BrandingService } from './branding.service.js';
 import { BrandingResponse, UpdateBrandingRequest } from './dto/branding.dto.js';
 

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../../../libs/audit/audit.service.js';
-import type { Principal } from '../../../libs/auth/roles.js';
-import { type IfMatchPrecondition, type IfNoneMatchCondition, strongEtag } from '../../../libs/common/etag.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import type { Principal } from '#libs/auth/roles.js';
+import { type IfMatchPrecondition, type IfNoneMatchCondition, strongEtag } from '#libs/common/etag.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
 import { type BrandingValue } from './branding.defaults.js';
 import type { BrandingResponse, UpdateBrandingRequest } from './dto/branding.dto.js';
 import { SettingsRepository } from './settings.repository.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Repository } from 'typeorm';
 import { SettingEntity } from './entities/setting.entity.js';
-import { Db } from '../../../libs/database/unit-of-work.js';
+import { Db } from '#libs/database/unit-of-work.js';
 
 @Injectable()
 export class SettingsRepository {

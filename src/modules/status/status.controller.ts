@@ -1,6 +1,6 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
-import { Public } from '../../../libs/auth/access.decorators.js';
+import { Public } from '#libs/auth/access.decorators.js';
 import { LiveResponse, NotReadyProblem, ReadinessCheck, ReadyResponse } from './dto/status.dto.js';
 import { StatusService } from './status.service.js';
 

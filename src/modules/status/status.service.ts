@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DomainError } from '../../../libs/common/domain-error.js';
-import { CommonErrors } from '../../../libs/common/error-codes.js';
-import { ReadinessRegistry } from '../../../libs/common/readiness.js';
-import { withTimeout } from '../../../libs/common/timeout.js';
+import { DomainError } from '#libs/common/domain-error.js';
+import { CommonErrors } from '#libs/common/error-codes.js';
+import { ReadinessRegistry } from '#libs/common/readiness.js';
+import { withTimeout } from '#libs/common/timeout.js';
 import { SERVICE_VERSION } from '../../version.js';
 import type { LiveResponse, ReadinessCheck, ReadyResponse } from './dto/status.dto.js';
 

@@ -1,19 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../../../libs/audit/audit.service.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { rowContext } from '../../../libs/evaluation/row-context.js';
-import { checkAdapter, DEFAULT_RETRY, defaultAdapter, renderRequest } from '../../../libs/evaluation/sut/adapter.js';
-import { extractResponse } from '../../../libs/evaluation/sut/extract.js';
-import { callSut } from '../../../libs/evaluation/sut/sut-client.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { DomainError, NotFoundError } from '#libs/common/domain-error.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
+import { rowContext } from '#libs/evaluation/row-context.js';
+import { checkAdapter, DEFAULT_RETRY, defaultAdapter, renderRequest } from '#libs/evaluation/sut/adapter.js';
+import { extractResponse } from '#libs/evaluation/sut/extract.js';
+import { callSut } from '#libs/evaluation/sut/sut-client.js';
 import type {
   AdapterIssue,
   AdapterSpec,
   ConnectionSpec,
   HttpTransport,
   OpenAiChatTransport,
-} from '../../../libs/evaluation/sut/sut.types.js';
+} from '#libs/evaluation/sut/sut.types.js';
 import { SecretReferences } from '../secrets/secret-references.service.js';
 import { SecretsService } from '../secrets/secrets.service.js';
 import type {

@@ -8,22 +8,17 @@ import {
   ApiPreconditionFailedResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import {
-  Authenticated,
-  CurrentUser,
-  CurrentWorkspace,
-  WorkspaceRoleRequired,
-} from '../../../libs/auth/access.decorators.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { PageOf, type Page } from '../../../libs/common/pagination.js';
-import { ProblemResponse } from '../../../libs/common/problem.dto.js';
-import { UuidParam } from '../../../libs/common/uuid-param.js';
-import { SUT_TEMPLATES } from '../../../libs/evaluation/sut/templates.js';
+import { Authenticated, CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { PageOf, type Page } from '#libs/common/pagination.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
+import { UuidParam } from '#libs/common/uuid-param.js';
+import { SUT_TEMPLATES } from '#libs/evaluation/sut/templates.js';
 import { CreateSutRequest, ListSutsQuery, SutResponse, UpdateSutRequest } from './dto/sut.dto.js';
 import { SutTemplateList } from './dto/template.dto.js';
 import { SutsService } from './suts.service.js';
-import { IfMatch, WithETag } from '../../../libs/common/etag.decorators.js';
-import type { IfMatchPrecondition } from '../../../libs/common/etag.js';
+import { IfMatch, WithETag } from '#libs/common/etag.decorators.js';
+import type { IfMatchPrecondition } from '#libs/common/etag.js';
 import { sutEtag } from './suts.mapper.js';
 
 export const SUT = { resource: 'sut', param: 'sut_id' } as const;

@@ -1,4 +1,4 @@
-import { defineErrorCodes } from '../../../libs/common/error-codes.js';
+import { defineErrorCodes } from '#libs/common/error-codes.js';
 
 export const SutErrors = defineErrorCodes('suts', {
   sut_name_taken: {

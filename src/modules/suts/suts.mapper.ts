@@ -1,6 +1,6 @@
-import { strongEtag } from '../../../libs/common/etag.js';
-import { defaultAdapter } from '../../../libs/evaluation/sut/adapter.js';
-import type { HttpTransport, OpenAiChatTransport } from '../../../libs/evaluation/sut/sut.types.js';
+import { strongEtag } from '#libs/common/etag.js';
+import { defaultAdapter } from '#libs/evaluation/sut/adapter.js';
+import type { HttpTransport, OpenAiChatTransport } from '#libs/evaluation/sut/sut.types.js';
 import type { AdapterResponse } from './dto/adapter.dto.js';
 import type { ConnectionResponse } from './dto/connection.dto.js';
 import type { AdapterEntity } from './entities/adapter.entity.js';

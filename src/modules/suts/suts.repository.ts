@@ -3,16 +3,10 @@ import { sql } from 'kysely';
 import { AdapterEntity } from './entities/adapter.entity.js';
 import { ConnectionEntity } from './entities/connection.entity.js';
 import { SutEntity } from './entities/sut.entity.js';
-import { Db } from '../../../libs/database/unit-of-work.js';
-import { nameTaken } from '../../../libs/database/record-queries.js';
-import { entitiesFrom } from '../../../libs/database/typed-entities.js';
-import {
-  containsText,
-  entityList,
-  entityPage,
-  holds,
-  type PageWindow,
-} from '../../../libs/database/typed-fragments.js';
+import { Db } from '#libs/database/unit-of-work.js';
+import { nameTaken } from '#libs/database/record-queries.js';
+import { entitiesFrom } from '#libs/database/typed-entities.js';
+import { containsText, entityList, entityPage, holds, type PageWindow } from '#libs/database/typed-fragments.js';
 
 export interface SutFilter {
   q?: string;

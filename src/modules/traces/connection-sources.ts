@@ -4,16 +4,10 @@ import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
-import { JobFailure } from '../../../libs/queue/job-outcome.js';
-import {
-  langfuseObservation,
-  readTraceFile,
-  recordSpans,
-  sniffFormat,
-  type ReadItem,
-} from '../../../libs/traces/readers.js';
+import { JobFailure } from '#libs/queue/job-outcome.js';
+import { langfuseObservation, readTraceFile, recordSpans, sniffFormat, type ReadItem } from '#libs/traces/readers.js';
 import type { TraceConnectionRow } from './traces.repository.js';
-import { outboundFetch } from '../../../libs/common/outbound.js';
+import { outboundFetch } from '#libs/common/outbound.js';
 
 export interface ConnectionCredentials {
   /** Bearer token (otlp_file_url, phoenix) or Langfuse secret key */

@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { JobHandler, OnJobSettled } from '../../../libs/queue/job-handler.decorator.js';
-import { JobQueue } from '../../../libs/queue/job-queue.service.js';
-import type { JobContext, JobOf } from '../../../libs/queue/job.types.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
+import { JobHandler, OnJobSettled } from '#libs/queue/job-handler.decorator.js';
+import { JobQueue } from '#libs/queue/job-queue.service.js';
+import type { JobContext, JobOf } from '#libs/queue/job.types.js';
 import { DatasetWritesService } from '../datasets/dataset-writes.service.js';
 import type { DatasetEntity } from '../datasets/entities/dataset.entity.js';
 import type { DatasetVersionEntity } from '../datasets/entities/dataset-version.entity.js';

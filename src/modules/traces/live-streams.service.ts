@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../../../libs/audit/audit.service.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
+import { TrackedRecords } from '#libs/queue/tracked-records.service.js';
 import { VersionsService } from '../datasets/versions/versions.service.js';
 import type { PutTraceLiveSettingsRequest, TraceLiveStreamResponse } from './dto/live.dto.js';
 import { LiveLanding } from './live-landing.job.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { sql, type NotNull, type Selectable } from 'kysely';
-import type { DB } from '../../../libs/database/schema.js';
-import { Db } from '../../../libs/database/unit-of-work.js';
+import type { DB } from '#libs/database/schema.js';
+import { Db } from '#libs/database/unit-of-work.js';
 import type { RowSource } from '../datasets/dataset-writes.types.js';
 
 const STREAM_COLUMNS = [

@@ -1,18 +1,18 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { sendUnaryData, Server, ServerUnaryCall, ServiceDefinition, ServiceError } from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
-import { ApiKeyAccess } from '../../../libs/auth/workspace-access.js';
-import { DomainError } from '../../../libs/common/domain-error.js';
-import { errorCodeDefinition } from '../../../libs/common/error-codes.js';
-import { requestContext } from '../../../libs/common/request-context.js';
-import { AppConfig } from '../../../libs/config/app-config.js';
+import { ApiKeyAccess } from '#libs/auth/workspace-access.js';
+import { DomainError } from '#libs/common/domain-error.js';
+import { errorCodeDefinition } from '#libs/common/error-codes.js';
+import { requestContext } from '#libs/common/request-context.js';
+import { AppConfig } from '#libs/config/app-config.js';
 import {
   decodeExportRequest,
   encodeExportResponse,
   encodeStatus,
   grpcCode,
   OtlpDecodeError,
-} from '../../../libs/traces/otlp-codec.js';
+} from '#libs/traces/otlp-codec.js';
 import {
   BACKPRESSURE_RETRY_SECONDS,
   DATASET_HEADER,

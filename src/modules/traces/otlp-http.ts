@@ -1,15 +1,9 @@
 import type { RequestHandler } from 'express';
-import { rawBodyParser } from '../../../libs/common/http-pipeline.js';
-import { DomainError } from '../../../libs/common/domain-error.js';
-import { CommonErrors } from '../../../libs/common/error-codes.js';
-import { PROBLEM_CONTENT_TYPE, type ProblemWriter } from '../../../libs/common/problem.js';
-import {
-  encodeStatus,
-  grpcCode,
-  OTLP_JSON_TYPE,
-  OTLP_PROTOBUF_TYPES,
-  otlpEncoding,
-} from '../../../libs/traces/otlp-codec.js';
+import { rawBodyParser } from '#libs/common/http-pipeline.js';
+import { DomainError } from '#libs/common/domain-error.js';
+import { CommonErrors } from '#libs/common/error-codes.js';
+import { PROBLEM_CONTENT_TYPE, type ProblemWriter } from '#libs/common/problem.js';
+import { encodeStatus, grpcCode, OTLP_JSON_TYPE, OTLP_PROTOBUF_TYPES, otlpEncoding } from '#libs/traces/otlp-codec.js';
 
 /** The media type refusal of POST /v1/traces. */
 export function unsupportedOtlpType(contentType: string | undefined): DomainError {

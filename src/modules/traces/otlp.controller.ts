@@ -12,16 +12,11 @@ import {
   ApiUnsupportedMediaTypeResponse,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { DomainError } from '../../../libs/common/domain-error.js';
-import { ProblemResponse } from '../../../libs/common/problem.dto.js';
-import {
-  decodeExportRequest,
-  encodeExportResponse,
-  OtlpDecodeError,
-  otlpEncoding,
-} from '../../../libs/traces/otlp-codec.js';
+import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { DomainError } from '#libs/common/domain-error.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
+import { decodeExportRequest, encodeExportResponse, OtlpDecodeError, otlpEncoding } from '#libs/traces/otlp-codec.js';
 import { OtlpExportResponse } from './dto/live.dto.js';
 import { DATASET_HEADER, LiveIngestService, otlpDatasetName } from './live-ingest.service.js';
 import { unsupportedOtlpType } from './otlp-http.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { sql, type Selectable } from 'kysely';
-import type { DB } from '../../../libs/database/schema.js';
-import { Db } from '../../../libs/database/unit-of-work.js';
+import type { DB } from '#libs/database/schema.js';
+import { Db } from '#libs/database/unit-of-work.js';
 
 const COLUMNS = ['workspace_id', 'dataset_id', 'retention_days', 'updated_at'] as const;
 

@@ -1,11 +1,11 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { rm } from 'node:fs/promises';
-import { AuditService } from '../../../libs/audit/audit.service.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { JobHandler } from '../../../libs/queue/job-handler.decorator.js';
-import { JobQueue } from '../../../libs/queue/job-queue.service.js';
-import { AppConfig } from '../../../libs/config/app-config.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
+import { JobHandler } from '#libs/queue/job-handler.decorator.js';
+import { JobQueue } from '#libs/queue/job-queue.service.js';
+import { AppConfig } from '#libs/config/app-config.js';
 import { DatasetWritesService } from '../datasets/dataset-writes.service.js';
 import type {
   DatasetTraceRetentionResponse,

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { hash } from 'node:crypto';
-import { REPORTED_FIELDS } from '../../../libs/traces/conventions.js';
-import type { CanonicalSpan } from '../../../libs/traces/span.types.js';
-import type { WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { DomainError } from '../../../libs/common/domain-error.js';
+import { REPORTED_FIELDS } from '#libs/traces/conventions.js';
+import type { CanonicalSpan } from '#libs/traces/span.types.js';
+import type { WorkspaceAccess } from '#libs/auth/roles.js';
+import { DomainError } from '#libs/common/domain-error.js';
 import { DatasetWritesService } from '../datasets/dataset-writes.service.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
 import type { DatasetEntity, DatasetKind } from '../datasets/entities/dataset.entity.js';

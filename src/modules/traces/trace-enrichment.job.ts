@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { JobHandler } from '../../../libs/queue/job-handler.decorator.js';
-import { JobFailure } from '../../../libs/queue/job-outcome.js';
-import { isTerminal, type JobContext } from '../../../libs/queue/job.types.js';
-import { TrackedRecords } from '../../../libs/queue/tracked-records.service.js';
-import { DEFAULT_PRICES, enrichTrace, type PriceTable } from '../../../libs/traces/enrichment.js';
-import type { CanonicalSpan } from '../../../libs/traces/span.types.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
+import { JobHandler } from '#libs/queue/job-handler.decorator.js';
+import { JobFailure } from '#libs/queue/job-outcome.js';
+import { isTerminal, type JobContext } from '#libs/queue/job.types.js';
+import { TrackedRecords } from '#libs/queue/tracked-records.service.js';
+import { DEFAULT_PRICES, enrichTrace, type PriceTable } from '#libs/traces/enrichment.js';
+import type { CanonicalSpan } from '#libs/traces/span.types.js';
 import { VersionsService } from '../datasets/versions/versions.service.js';
 import { TraceDatasets } from './trace-datasets.service.js';
 import { TRACE_ENRICHMENT_RUNS, TracesRepository } from './traces.repository.js';

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../../../libs/audit/audit.service.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { JobQueue } from '../../../libs/queue/job-queue.service.js';
-import { JOB_STATE_VOCABULARY } from '../../../libs/queue/tracked-job.js';
-import { buildTopology, type TopologySpan } from '../../../libs/traces/topology.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { DomainError, NotFoundError } from '#libs/common/domain-error.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
+import { JobQueue } from '#libs/queue/job-queue.service.js';
+import { JOB_STATE_VOCABULARY } from '#libs/queue/tracked-job.js';
+import { buildTopology, type TopologySpan } from '#libs/traces/topology.js';
 import type { DatasetVersionEntity } from '../datasets/entities/dataset-version.entity.js';
 import type { DatasetEntity } from '../datasets/entities/dataset.entity.js';
 import { VersionsService } from '../datasets/versions/versions.service.js';

@@ -10,12 +10,12 @@ import {
   ApiPayloadTooLargeResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../libs/auth/access.decorators.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { ProblemResponse } from '../../../libs/common/problem.dto.js';
-import { FileUploadInterceptor } from '../../../libs/common/upload.interceptor.js';
-import { UuidParam } from '../../../libs/common/uuid-param.js';
-import { AcceptedAt } from '../../../libs/queue/accepted.decorator.js';
+import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
+import { FileUploadInterceptor } from '#libs/common/upload.interceptor.js';
+import { UuidParam } from '#libs/common/uuid-param.js';
+import { AcceptedAt } from '#libs/queue/accepted.decorator.js';
 import type { UploadedFile as StoredUpload } from '../datasets/datasets.service.js';
 import {
   CreateTraceConnectionRequest,

@@ -13,7 +13,7 @@ export const TRACE_LIVE_SEALED_JOB = 'traces.live-sealed';
 /** Deletes trace data older than its retention (hourly, and on demand). */
 export const TRACE_RETENTION_JOB = 'traces.retention-sweep';
 
-declare module '../../../libs/queue/job.types.js' {
+declare module '#libs/queue/job.types.js' {
   interface JobPayloads {
     [TRACE_LAND_JOB]: { ingest_run_id: string };
     [TRACE_ENRICH_JOB]: { enrichment_run_id: string };

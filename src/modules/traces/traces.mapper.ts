@@ -1,6 +1,6 @@
-import { failureObject } from '../../../libs/queue/dto/tracked-run.dto.js';
-import { JOB_STATE_VOCABULARY } from '../../../libs/queue/tracked-job.js';
-import { ENRICHMENT_FIELDS } from '../../../libs/traces/enrichment.js';
+import { failureObject } from '#libs/queue/dto/tracked-run.dto.js';
+import { JOB_STATE_VOCABULARY } from '#libs/queue/tracked-job.js';
+import { ENRICHMENT_FIELDS } from '#libs/traces/enrichment.js';
 import type {
   TraceDropRecordResponse,
   TraceIngestRunResponse,

@@ -1,7 +1,7 @@
 import { Module, OnModuleInit } from '@nestjs/common';
-import { WorkspaceResourceRegistry } from '../../../libs/auth/workspace-resource.registry.js';
-import { FileUploadInterceptor } from '../../../libs/common/upload.interceptor.js';
-import { BulkWriter } from '../../../libs/database/bulk-writer.js';
+import { WorkspaceResourceRegistry } from '#libs/auth/workspace-resource.registry.js';
+import { FileUploadInterceptor } from '#libs/common/upload.interceptor.js';
+import { BulkWriter } from '#libs/database/bulk-writer.js';
 import { DatasetsModule } from '../datasets/datasets.module.js';
 import { SecretsModule } from '../secrets/secrets.module.js';
 import { LiveIngestService } from './live-ingest.service.js';

@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { sql, type Insertable, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
-import { BulkWriter, type BulkValue } from '../../../libs/database/bulk-writer.js';
-import { jsonbText } from '../../../libs/database/jsonb-text.js';
-import type { DB } from '../../../libs/database/schema.js';
-import { countN, type PageWindow } from '../../../libs/database/typed-fragments.js';
-import type { NarrowedRow, QueryBuilder } from '../../../libs/database/typed-queries.js';
-import { Db } from '../../../libs/database/unit-of-work.js';
-import { nameTaken } from '../../../libs/database/record-queries.js';
-import { TRACKED_COLUMNS, trackedRecord, type TrackedColumns } from '../../../libs/queue/tracked-job.js';
-import type { Drop } from '../../../libs/traces/span.types.js';
+import { BulkWriter, type BulkValue } from '#libs/database/bulk-writer.js';
+import { jsonbText } from '#libs/database/jsonb-text.js';
+import type { DB } from '#libs/database/schema.js';
+import { countN, type PageWindow } from '#libs/database/typed-fragments.js';
+import type { NarrowedRow, QueryBuilder } from '#libs/database/typed-queries.js';
+import { Db } from '#libs/database/unit-of-work.js';
+import { nameTaken } from '#libs/database/record-queries.js';
+import { TRACKED_COLUMNS, trackedRecord, type TrackedColumns } from '#libs/queue/tracked-job.js';
+import type { Drop } from '#libs/traces/span.types.js';
 
 /** The records landing and enrichment jobs settle: the queue keeps their tracked columns. */
 export const TRACE_INGEST_RUNS = trackedRecord('trace_ingest_runs', 'ingest_run_id');

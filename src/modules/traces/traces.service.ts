@@ -3,21 +3,21 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AuditService } from '../../../libs/audit/audit.service.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { DomainError, NotFoundError } from '../../../libs/common/domain-error.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { JobQueue } from '../../../libs/queue/job-queue.service.js';
-import { detectConventions } from '../../../libs/traces/conventions.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { DomainError, NotFoundError } from '#libs/common/domain-error.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
+import { JobQueue } from '#libs/queue/job-queue.service.js';
+import { detectConventions } from '#libs/traces/conventions.js';
 import {
   readRecordsAsync,
   readTraceFile,
   sniffFormat,
   type ReadItem,
   type TraceFileFormat,
-} from '../../../libs/traces/readers.js';
-import type { Drop, SourceSpan } from '../../../libs/traces/span.types.js';
-import { AppConfig } from '../../../libs/config/app-config.js';
+} from '#libs/traces/readers.js';
+import type { Drop, SourceSpan } from '#libs/traces/span.types.js';
+import { AppConfig } from '#libs/config/app-config.js';
 import type { UploadedFile } from '../datasets/datasets.service.js';
 import { SecretReferences } from '../secrets/secret-references.service.js';
 import type {

@@ -1,9 +1,9 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { AuditService } from '../../../libs/audit/audit.service.js';
-import { PasswordHasher } from '../../../libs/auth/password-hasher.js';
-import { AppConfig } from '../../../libs/config/app-config.js';
-import { isUniqueViolation } from '../../../libs/database/database-errors.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import { PasswordHasher } from '#libs/auth/password-hasher.js';
+import { AppConfig } from '#libs/config/app-config.js';
+import { isUniqueViolation } from '#libs/database/database-errors.js';
 import { UsersRepository } from './users.repository.js';
 
 /**

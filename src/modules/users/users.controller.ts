@@ -8,11 +8,11 @@ import {
   ApiPreconditionFailedResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { CurrentUser, SystemAdmin } from '../../../libs/auth/access.decorators.js';
-import type { Principal } from '../../../libs/auth/roles.js';
-import { PageOf, type Page } from '../../../libs/common/pagination.js';
-import { ProblemResponse } from '../../../libs/common/problem.dto.js';
-import { UuidParam } from '../../../libs/common/uuid-param.js';
+import { CurrentUser, SystemAdmin } from '#libs/auth/access.decorators.js';
+import type { Principal } from '#libs/auth/roles.js';
+import { PageOf, type Page } from '#libs/common/pagination.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
+import { UuidParam } from '#libs/common/uuid-param.js';
 import {
   CreateUserRequest,
   ListUsersQuery,
@@ -23,8 +23,8 @@ import {
   UserResponse,
 } from './dto/user.dto.js';
 import { UsersService } from './users.service.js';
-import { IfMatch, WithETag } from '../../../libs/common/etag.decorators.js';
-import type { IfMatchPrecondition } from '../../../libs/common/etag.js';
+import { IfMatch, WithETag } from '#libs/common/etag.decorators.js';
+import type { IfMatchPrecondition } from '#libs/common/etag.js';
 import { userEtag } from './users.mapper.js';
 
 @ApiTags('users')

@@ -1,4 +1,4 @@
-import { strongEtag } from '../../../libs/common/etag.js';
+import { strongEtag } from '#libs/common/etag.js';
 import type { UserEntity } from './entities/user.entity.js';
 import type { UserMembershipResponse, UserResponse } from './dto/user.dto.js';
 

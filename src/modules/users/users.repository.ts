@@ -1,21 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { sql, type Selectable } from 'kysely';
-import { AccessCache } from '../../../libs/auth/access-cache.js';
-import type { Users } from '../../../libs/database/schema.js';
-import { Db } from '../../../libs/database/unit-of-work.js';
+import { AccessCache } from '#libs/auth/access-cache.js';
+import type { Users } from '#libs/database/schema.js';
+import { Db } from '#libs/database/unit-of-work.js';
 import { PasswordResetTokenEntity } from './entities/password-reset-token.entity.js';
 import { UserEntity } from './entities/user.entity.js';
-import { containsPattern } from '../../../libs/database/like.js';
-import { entitiesFrom } from '../../../libs/database/typed-entities.js';
-import {
-  countOf,
-  entityColumns,
-  entityList,
-  entityPage,
-  sameText,
-  sorted,
-} from '../../../libs/database/typed-fragments.js';
-import type { QueryBuilder } from '../../../libs/database/typed-queries.js';
+import { containsPattern } from '#libs/database/like.js';
+import { entitiesFrom } from '#libs/database/typed-entities.js';
+import { countOf, entityColumns, entityList, entityPage, sameText, sorted } from '#libs/database/typed-fragments.js';
+import type { QueryBuilder } from '#libs/database/typed-queries.js';
 
 /** What the user list sorts by: display names case-insensitively. */
 export type UserSort = 'created_at' | 'email' | 'display_name';

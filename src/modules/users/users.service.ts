@@ -1,16 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../../../libs/audit/audit.service.js';
-import { AccessRepository } from '../../../libs/auth/access.repository.js';
-import { PasswordHasher } from '../../../libs/auth/password-hasher.js';
-import type { Principal, SystemRole } from '../../../libs/auth/roles.js';
-import { SessionRepository } from '../../../libs/auth/session.repository.js';
-import { DomainError, ForbiddenError, NotFoundError } from '../../../libs/common/domain-error.js';
-import type { IfMatchPrecondition } from '../../../libs/common/etag.js';
-import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
-import { hashSecretToken, newSecretToken } from '../../../libs/common/secret-token.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { isUniqueViolation } from '../../../libs/database/database-errors.js';
-import { AppConfig } from '../../../libs/config/app-config.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import { AccessRepository } from '#libs/auth/access.repository.js';
+import { PasswordHasher } from '#libs/auth/password-hasher.js';
+import type { Principal, SystemRole } from '#libs/auth/roles.js';
+import { SessionRepository } from '#libs/auth/session.repository.js';
+import { DomainError, ForbiddenError, NotFoundError } from '#libs/common/domain-error.js';
+import type { IfMatchPrecondition } from '#libs/common/etag.js';
+import { type Page, pageOf, pageWindow, parseSort } from '#libs/common/pagination.js';
+import { hashSecretToken, newSecretToken } from '#libs/common/secret-token.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
+import { isUniqueViolation } from '#libs/database/database-errors.js';
+import { AppConfig } from '#libs/config/app-config.js';
 import { ApiKeysService } from '../api-keys/api-keys.service.js';
 import type {
   CreateUserRequest,

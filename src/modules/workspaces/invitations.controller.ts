@@ -14,10 +14,10 @@ import {
   CurrentWorkspace,
   PublicWithOptionalUser,
   WorkspaceRoleRequired,
-} from '../../../libs/auth/access.decorators.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { ProblemResponse } from '../../../libs/common/problem.dto.js';
-import { UuidParam } from '../../../libs/common/uuid-param.js';
+} from '#libs/auth/access.decorators.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
+import { UuidParam } from '#libs/common/uuid-param.js';
 import { MeResponse } from '../auth/dto/auth.dto.js';
 import {
   AcceptInvitationRequest,

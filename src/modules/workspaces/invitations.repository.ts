@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { InvitationState } from './entities/workspace-invitation.entity.js';
 import { WorkspaceInvitationEntity } from './entities/workspace-invitation.entity.js';
-import { Db } from '../../../libs/database/unit-of-work.js';
-import type { DB } from '../../../libs/database/schema.js';
-import { entitiesFrom } from '../../../libs/database/typed-entities.js';
-import { entityColumns, sameText } from '../../../libs/database/typed-fragments.js';
+import { Db } from '#libs/database/unit-of-work.js';
+import type { DB } from '#libs/database/schema.js';
+import { entitiesFrom } from '#libs/database/typed-entities.js';
+import { entityColumns, sameText } from '#libs/database/typed-fragments.js';
 
 /** The derived state: pending past its expiry reads as expired. */
 function stateOf(eb: ExpressionBuilder<DB, 'workspace_invitations'>) {

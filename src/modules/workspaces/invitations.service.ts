@@ -1,19 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../../../libs/audit/audit.service.js';
-import { PasswordHasher } from '../../../libs/auth/password-hasher.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import {
-  DomainError,
-  NotFoundError,
-  UnauthenticatedError,
-  ValidationFailedError,
-} from '../../../libs/common/domain-error.js';
-import { hashSecretToken, newSecretToken } from '../../../libs/common/secret-token.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { AppConfig } from '../../../libs/config/app-config.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import { PasswordHasher } from '#libs/auth/password-hasher.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { DomainError, NotFoundError, UnauthenticatedError, ValidationFailedError } from '#libs/common/domain-error.js';
+import { hashSecretToken, newSecretToken } from '#libs/common/secret-token.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
+import { AppConfig } from '#libs/config/app-config.js';
 import { AuthErrors } from '../auth/auth.errors.js';
 import { AuthService } from '../auth/auth.service.js';
-import { PASSWORD_MIN } from '../../../libs/auth/password-hasher.js';
+import { PASSWORD_MIN } from '#libs/auth/password-hasher.js';
 import type { MeResponse } from '../auth/dto/auth.dto.js';
 import type { UserEntity } from '../users/entities/user.entity.js';
 import { UsersService } from '../users/users.service.js';

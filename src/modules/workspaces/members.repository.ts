@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { Selectable } from 'kysely';
-import { AccessCache } from '../../../libs/auth/access-cache.js';
-import type { WorkspaceRole } from '../../../libs/auth/roles.js';
+import { AccessCache } from '#libs/auth/access-cache.js';
+import type { WorkspaceRole } from '#libs/auth/roles.js';
 import { WorkspaceMemberEntity } from './entities/workspace-member.entity.js';
-import type { WorkspaceMembers } from '../../../libs/database/schema.js';
-import type { QueryBuilder } from '../../../libs/database/typed-queries.js';
-import { Db } from '../../../libs/database/unit-of-work.js';
+import type { WorkspaceMembers } from '#libs/database/schema.js';
+import type { QueryBuilder } from '#libs/database/typed-queries.js';
+import { Db } from '#libs/database/unit-of-work.js';
 
 /** A membership as its table holds it. */
 export interface MembershipRow {

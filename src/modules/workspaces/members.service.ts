@@ -1,13 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../../../libs/audit/audit.service.js';
-import { roleAtLeast, type Principal, type WorkspaceAccess, type WorkspaceRole } from '../../../libs/auth/roles.js';
-import {
-  DomainError,
-  ForbiddenError,
-  NotFoundError,
-  ValidationFailedError,
-} from '../../../libs/common/domain-error.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import { roleAtLeast, type Principal, type WorkspaceAccess, type WorkspaceRole } from '#libs/auth/roles.js';
+import { DomainError, ForbiddenError, NotFoundError, ValidationFailedError } from '#libs/common/domain-error.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
 import { ApiKeysService } from '../api-keys/api-keys.service.js';
 import { UserErrors } from '../users/users.errors.js';
 import { UsersService } from '../users/users.service.js';

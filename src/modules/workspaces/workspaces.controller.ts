@@ -7,15 +7,10 @@ import {
   ApiPreconditionFailedResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import {
-  Authenticated,
-  CurrentUser,
-  CurrentWorkspace,
-  WorkspaceRoleRequired,
-} from '../../../libs/auth/access.decorators.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { PageOf, type Page } from '../../../libs/common/pagination.js';
-import { ProblemResponse } from '../../../libs/common/problem.dto.js';
+import { Authenticated, CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { PageOf, type Page } from '#libs/common/pagination.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
 import {
   CreateWorkspaceRequest,
   ListWorkspacesQuery,
@@ -24,8 +19,8 @@ import {
   WorkspaceResponse,
 } from './dto/workspace.dto.js';
 import { WorkspacesService } from './workspaces.service.js';
-import { IfMatch, WithETag } from '../../../libs/common/etag.decorators.js';
-import type { IfMatchPrecondition } from '../../../libs/common/etag.js';
+import { IfMatch, WithETag } from '#libs/common/etag.decorators.js';
+import type { IfMatchPrecondition } from '#libs/common/etag.js';
 import { workspaceEtag } from './workspaces.mapper.js';
 
 const WORKSPACE = { param: 'workspace_id' };

@@ -1,4 +1,4 @@
-import { strongEtag } from '../../../libs/common/etag.js';
+import { strongEtag } from '#libs/common/etag.js';
 import type { MemberRow } from './members.repository.js';
 import type { WorkspaceView } from './workspaces.repository.js';
 import type { WorkspaceMemberResponse } from './dto/member.dto.js';

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
-import { AccessCache } from '../../../libs/auth/access-cache.js';
-import type { WorkspaceRole } from '../../../libs/auth/roles.js';
+import { AccessCache } from '#libs/auth/access-cache.js';
+import type { WorkspaceRole } from '#libs/auth/roles.js';
 import { WorkspaceEntity, type EmbeddingConfigValue } from './entities/workspace.entity.js';
-import { Db } from '../../../libs/database/unit-of-work.js';
-import { containsPattern } from '../../../libs/database/like.js';
-import { entitiesFrom } from '../../../libs/database/typed-entities.js';
-import { sorted } from '../../../libs/database/typed-fragments.js';
-import type { QueryBuilder } from '../../../libs/database/typed-queries.js';
+import { Db } from '#libs/database/unit-of-work.js';
+import { containsPattern } from '#libs/database/like.js';
+import { entitiesFrom } from '#libs/database/typed-entities.js';
+import { sorted } from '#libs/database/typed-fragments.js';
+import type { QueryBuilder } from '#libs/database/typed-queries.js';
 
 /** What the workspace list sorts by: names case-insensitively. */
 export type WorkspaceSort = 'name' | 'created_at';

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../../../libs/audit/audit.service.js';
-import type { Principal, WorkspaceAccess } from '../../../libs/auth/roles.js';
-import { NotFoundError, ValidationFailedError } from '../../../libs/common/domain-error.js';
-import type { IfMatchPrecondition } from '../../../libs/common/etag.js';
-import { type Page, pageOf, pageWindow, parseSort } from '../../../libs/common/pagination.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { NotFoundError, ValidationFailedError } from '#libs/common/domain-error.js';
+import type { IfMatchPrecondition } from '#libs/common/etag.js';
+import { type Page, pageOf, pageWindow, parseSort } from '#libs/common/pagination.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
 import type {
   CreateWorkspaceRequest,
   EmbeddingConfigRequest,

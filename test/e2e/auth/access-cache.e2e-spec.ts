@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { AccessCache } from '../../../libs/auth/access-cache.js';
-import { movableTables } from '../../../src/database/migrations/1766300000000-access-changes.js';
-import { DatabaseNotifications } from '../../../libs/database/notifications.js';
+import { AccessCache } from '#libs/auth/access-cache.js';
+import { movableTables } from '#src/database/migrations/1766300000000-access-changes.js';
+import { DatabaseNotifications } from '#libs/database/notifications.js';
 import { describeOn } from '../../utils/database-mode.js';
 import { expectProblem } from '../../utils/problem.js';
 import { within } from '../../utils/within.js';

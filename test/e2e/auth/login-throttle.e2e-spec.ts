@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { Response } from 'supertest';
-import { PasswordHasher } from '../../../libs/auth/password-hasher.js';
+import { PasswordHasher } from '#libs/auth/password-hasher.js';
 import type { TestUser } from '../../factories/factory.js';
 import { expectProblem } from '../../utils/problem.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';

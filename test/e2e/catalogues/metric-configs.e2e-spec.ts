@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { MetricConfigsService } from '../../../src/modules/catalogues/metrics/metric-configs.service.js';
+import { MetricConfigsService } from '#src/modules/catalogues/metrics/metric-configs.service.js';
 import { expectProblem } from '../../utils/problem.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
 
 describe('metric configs, workspace defaults and resolution', () => {
   let t: TestApp;

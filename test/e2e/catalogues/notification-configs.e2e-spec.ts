@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { signWebhook, verifyWebhook } from '../../../libs/common/webhook-signature.js';
+import { signWebhook, verifyWebhook } from '#libs/common/webhook-signature.js';
 import { expectProblem } from '../../utils/problem.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 

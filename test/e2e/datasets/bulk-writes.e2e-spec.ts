@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { EMBEDDED_DEFERRED_GIN_ROWS } from '../../../libs/database/bulk-writer.js';
-import { Db, TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { RowsRepository } from '../../../src/modules/datasets/rows/rows.repository.js';
+import { EMBEDDED_DEFERRED_GIN_ROWS } from '#libs/database/bulk-writer.js';
+import { Db, TransactionRunner } from '#libs/database/unit-of-work.js';
+import { RowsRepository } from '#src/modules/datasets/rows/rows.repository.js';
 import { itOn, onEmbedded } from '../../utils/database-mode.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { RowsRepository } from '../../../src/modules/datasets/rows/rows.repository.js';
-import { OPENED_DATABASE, type OpenedDatabase } from '../../../libs/database/data-source.factory.js';
-import { Db, TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import { RowsRepository } from '#src/modules/datasets/rows/rows.repository.js';
+import { OPENED_DATABASE, type OpenedDatabase } from '#libs/database/data-source.factory.js';
+import { Db, TransactionRunner } from '#libs/database/unit-of-work.js';
 import { itOn } from '../../utils/database-mode.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 

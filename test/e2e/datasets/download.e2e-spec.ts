@@ -3,7 +3,7 @@ import { parse } from 'csv-parse/sync';
 import { parquetReadObjects } from 'hyparquet';
 import { randomUUID } from 'node:crypto';
 import supertest from 'supertest';
-import { UrlSigner } from '../../../libs/common/signed-url.js';
+import { UrlSigner } from '#libs/common/signed-url.js';
 import { expectProblem } from '../../utils/problem.js';
 import { uploadRows } from '../../utils/datasets.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { randomUUID } from 'node:crypto';
-import { RowsRepository } from '../../../src/modules/datasets/rows/rows.repository.js';
+import { RowsRepository } from '#src/modules/datasets/rows/rows.repository.js';
 import { expectProblem } from '../../utils/problem.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
 
 const CSV =
   'question,answer,difficulty,score\n"What is 2+2?",4,easy,0.5\n"Capital of France?",Paris,medium,1\n"Say ""hi""",hi,,007\n';

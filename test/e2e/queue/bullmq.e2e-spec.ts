@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
-import { ReadinessRegistry } from '../../../libs/common/readiness.js';
-import { BULLMQ_QUEUE_NAME, bullJobId } from '../../../libs/queue/drivers/bullmq.driver.js';
-import { JobQueue } from '../../../libs/queue/job-queue.service.js';
+import { ReadinessRegistry } from '#libs/common/readiness.js';
+import { BULLMQ_QUEUE_NAME, bullJobId } from '#libs/queue/drivers/bullmq.driver.js';
+import { JobQueue } from '#libs/queue/job-queue.service.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 import { invocations, settledRows, waitFor, waitForStatus } from './support/probes.js';
 import { createProbeTables, TestJobsModule } from './support/test-jobs.module.js';

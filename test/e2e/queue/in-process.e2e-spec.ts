@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ReadinessRegistry } from '../../../libs/common/readiness.js';
-import { TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { JobQueue } from '../../../libs/queue/job-queue.service.js';
-import type { JobType } from '../../../libs/queue/job.types.js';
+import { ReadinessRegistry } from '#libs/common/readiness.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
+import { JobQueue } from '#libs/queue/job-queue.service.js';
+import type { JobType } from '#libs/queue/job.types.js';
 import { expectProblem } from '../../utils/problem.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 import { invocations, settledRows, waitFor, waitForStatus } from './support/probes.js';

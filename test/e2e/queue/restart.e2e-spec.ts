@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { JobQueue } from '../../../libs/queue/job-queue.service.js';
+import { JobQueue } from '#libs/queue/job-queue.service.js';
 import type { TestDatabase } from '../../utils/database.js';
 import { itOn } from '../../utils/database-mode.js';
 import { restartableApps } from '../../utils/test-app.js';

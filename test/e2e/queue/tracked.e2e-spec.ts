@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Db, TransactionRunner } from '../../../libs/database/unit-of-work.js';
-import { JobQueue } from '../../../libs/queue/job-queue.service.js';
-import type { Job, JobPayloads } from '../../../libs/queue/job.types.js';
+import { Db, TransactionRunner } from '#libs/database/unit-of-work.js';
+import { JobQueue } from '#libs/queue/job-queue.service.js';
+import type { Job, JobPayloads } from '#libs/queue/job.types.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 import { waitFor, waitForStatus } from './support/probes.js';
 import { createTrackedTables, TrackedTestJobsModule, type TrackedMode } from './support/tracked-jobs.module.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { JobQueue } from '../../../libs/queue/job-queue.service.js';
+import { JobQueue } from '#libs/queue/job-queue.service.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 import { invocations, settledRows, waitFor, waitForStatus } from './support/probes.js';
 import { createProbeTables, TestJobsModule } from './support/test-jobs.module.js';

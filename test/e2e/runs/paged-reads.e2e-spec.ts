@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parquetReadObjects } from 'hyparquet';
-import { diffRows, diffToCsv } from '../../../libs/evaluation/runs/diff.js';
-import { diffStatistics } from '../../../libs/evaluation/runs/diff-statistics.js';
-import type { ItemResult, RunMetricSpec } from '../../../libs/evaluation/runs/run.types.js';
+import { diffRows, diffToCsv } from '#libs/evaluation/runs/diff.js';
+import { diffStatistics } from '#libs/evaluation/runs/diff-statistics.js';
+import type { ItemResult, RunMetricSpec } from '#libs/evaluation/runs/run.types.js';
 import { uploadRows, type UploadedDataset } from '../../utils/datasets.js';
 import { FakeUpstream, type RecordedRequest } from '../../utils/fake-upstream.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';

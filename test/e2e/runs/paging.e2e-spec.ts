@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import type { ItemResult, PassRule, RunMetricSpec } from '../../../libs/evaluation/runs/run.types.js';
-import { summarize } from '../../../libs/evaluation/runs/summary.js';
-import { MATERIALIZE_PAGES } from '../../../src/modules/runs/runs.service.js';
+import type { ItemResult, PassRule, RunMetricSpec } from '#libs/evaluation/runs/run.types.js';
+import { summarize } from '#libs/evaluation/runs/summary.js';
+import { MATERIALIZE_PAGES } from '#src/modules/runs/runs.service.js';
 import { uploadRows } from '../../utils/datasets.js';
 import { chatCompletion, FakeUpstream, type RecordedRequest } from '../../utils/fake-upstream.js';
 import { restartableApps, type TestApp } from '../../utils/test-app.js';

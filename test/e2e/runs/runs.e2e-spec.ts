@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parquetReadObjects } from 'hyparquet';
 import { PNG } from 'pngjs';
 import { randomUUID } from 'node:crypto';
-import { verifyWebhook } from '../../../libs/common/webhook-signature.js';
+import { verifyWebhook } from '#libs/common/webhook-signature.js';
 import { uploadRows, type UploadedDataset } from '../../utils/datasets.js';
 import { FakeUpstream, type RecordedRequest } from '../../utils/fake-upstream.js';
 import { expectProblem } from '../../utils/problem.js';

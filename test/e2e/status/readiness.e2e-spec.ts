@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ReadinessRegistry } from '../../../libs/common/readiness.js';
+import { ReadinessRegistry } from '#libs/common/readiness.js';
 import { requirePostgres, withAdminClient } from '../../utils/database.js';
 import { itOn } from '../../utils/database-mode.js';
 import { expectProblem } from '../../utils/problem.js';

@@ -4,7 +4,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { expectProblem } from '../../utils/problem.js';
 import { restartableApps, type TestApp } from '../../utils/test-app.js';
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { OtlpGrpcReceiver } from '../../../src/modules/traces/otlp-grpc.receiver.js';
+import { OtlpGrpcReceiver } from '#src/modules/traces/otlp-grpc.receiver.js';
 import {
   agentTrace,
   binary,

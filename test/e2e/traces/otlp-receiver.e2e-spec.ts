@@ -21,7 +21,7 @@ import {
   readRpcStatus as readStatus,
   recordTraces,
 } from '../../utils/otel-traces.js';
-import { OtlpGrpcReceiver } from '../../../src/modules/traces/otlp-grpc.receiver.js';
+import { OtlpGrpcReceiver } from '#src/modules/traces/otlp-grpc.receiver.js';
 
 const require = createRequire(import.meta.url);
 const root = require('@opentelemetry/otlp-transformer/build/src/generated/root.js');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { RowsRepository } from '../../../src/modules/datasets/rows/rows.repository.js';
-import { SPAN_COLUMNS } from '../../../src/modules/traces/trace-datasets.service.js';
+import { RowsRepository } from '#src/modules/datasets/rows/rows.repository.js';
+import { SPAN_COLUMNS } from '#src/modules/traces/trace-datasets.service.js';
 import { uploadRows } from '../../utils/datasets.js';
 import { agentTrace, genAiTrace, otlpJson, otlpProtobuf, recordTraces } from '../../utils/otel-traces.js';
 import { expectProblem } from '../../utils/problem.js';

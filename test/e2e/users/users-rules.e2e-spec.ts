@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Response } from 'supertest';
-import { hashSecretToken } from '../../../libs/common/secret-token.js';
+import { hashSecretToken } from '#libs/common/secret-token.js';
 import type { Actor } from '../../factories/factory.js';
 import { expectProblem } from '../../utils/problem.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';

@@ -4,7 +4,7 @@
  * found moved once handed over [1]; fails or dies at the item asked.
  */
 import { resourceLimits, threadId } from 'node:worker_threads';
-import { serveGenerator } from '../../../libs/common/thread-generator.js';
+import { serveGenerator } from '#libs/common/thread-generator.js';
 
 export class SequenceError extends Error {
   constructor(

@@ -11,10 +11,10 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
-import { EXAMPLE_AT, EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
-import { SortKeys, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
-import { TrackedRunProperty } from '../../../../libs/queue/dto/tracked-run.dto.js';
-import { UNCANCELLABLE_VOCABULARY } from '../../../../libs/queue/tracked-job.js';
+import { EXAMPLE_AT, EXAMPLE_ID } from '#libs/common/openapi-examples.js';
+import { SortKeys, ValidateIfPresent } from '#libs/common/dto-decorators.js';
+import { TrackedRunProperty } from '#libs/queue/dto/tracked-run.dto.js';
+import { UNCANCELLABLE_VOCABULARY } from '#libs/queue/tracked-job.js';
 
 export const ANALYSIS_KINDS = ['text', 'annotation', 'visual'] as const;
 /** The documented states of analysis and cluster runs: no `cancelled` (a cancelled job shows as `failed`). */

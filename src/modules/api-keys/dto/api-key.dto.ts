@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsIn, IsISO8601, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { WORKSPACE_ROLES, type WorkspaceRole } from '../../../../libs/auth/roles.js';
-import { PageQueryDto } from '../../../../libs/common/pagination.js';
-import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { WORKSPACE_ROLES, type WorkspaceRole } from '#libs/auth/roles.js';
+import { PageQueryDto } from '#libs/common/pagination.js';
+import { Trim, ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 export const API_KEY_STATUSES = ['active', 'expired', 'revoked', 'all'] as const;
 export type ApiKeyStatusFilter = (typeof API_KEY_STATUSES)[number];

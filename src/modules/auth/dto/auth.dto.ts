@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEmail, IsIn, IsString, MaxLength, MinLength } from 'class-validator';
-import { PASSWORD_MAX, PASSWORD_MIN } from '../../../../libs/auth/password-hasher.js';
-import { SYSTEM_ROLES, type SystemRole } from '../../../../libs/auth/roles.js';
+import { PASSWORD_MAX, PASSWORD_MIN } from '#libs/auth/password-hasher.js';
+import { SYSTEM_ROLES, type SystemRole } from '#libs/auth/roles.js';
 import { UserMembershipResponse, UserResponse } from '../../users/dto/user.dto.js';
 import {
   ApiSchemaExample,
@@ -9,8 +9,8 @@ import {
   EXAMPLE_CREDENTIAL,
   EXAMPLE_ID,
   EXAMPLE_NAME,
-} from '../../../../libs/common/openapi-examples.js';
-import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+} from '#libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 /**
  * Credentials for a token. JSON `{email, password}`, or the OAuth2 password form

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, IsUUID, Matches, MaxLength } from 'class-validator';
-import { EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
-import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { EXAMPLE_ID } from '#libs/common/openapi-examples.js';
+import { Trim, ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 /** How an entry of one kind is shown in the document: who creates it, and an example name and description. */
 export interface CatalogueEntryExample {

@@ -1,10 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsString, IsUrl, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { PageQueryDto } from '../../../../libs/common/pagination.js';
+import { PageQueryDto } from '#libs/common/pagination.js';
 import { catalogueEntryRequest } from './catalogue-entry.dto.js';
 import { REMOTE_EMBEDDING_PROVIDERS, type RemoteEmbeddingProvider } from '../entities/embedding-config.entity.js';
-import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
-import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 export class WorkspaceQuery {
   /** The workspace whose configurations these are */

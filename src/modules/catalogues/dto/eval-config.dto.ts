@@ -15,13 +15,13 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
-import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
-import { PageQueryDto } from '../../../../libs/common/pagination.js';
+import { MAX_INT32 } from '#libs/common/json-limits.js';
+import { PageQueryDto } from '#libs/common/pagination.js';
 import { catalogueEntryRequest } from './catalogue-entry.dto.js';
 import { CONFIG_NAME_PATTERN } from './metric-config.dto.js';
-import { NestedObject } from '../../../../libs/common/record-validators.js';
-import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
-import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { NestedObject } from '#libs/common/record-validators.js';
+import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 // Values the examples below share.
 const EXAMPLE_DESCRIPTION = 'What a release of support-bot-v2 must pass';

@@ -18,12 +18,12 @@ import {
   MinLength,
   ValidateIf,
 } from 'class-validator';
-import { PageQueryDto } from '../../../../libs/common/pagination.js';
-import { IsBoundedJson, NestedObject } from '../../../../libs/common/record-validators.js';
-import { JUDGE_PROVIDERS, type JudgeProvider } from '../../../../libs/evaluation/judges/judge.types.js';
+import { PageQueryDto } from '#libs/common/pagination.js';
+import { IsBoundedJson, NestedObject } from '#libs/common/record-validators.js';
+import { JUDGE_PROVIDERS, type JudgeProvider } from '#libs/evaluation/judges/judge.types.js';
 import { catalogueEntryRequest } from './catalogue-entry.dto.js';
-import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
-import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
+import { Trim, ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 // Values the examples below share.
 const EXAMPLE_DESCRIPTION = 'Grades answers for correctness and faithfulness';

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
+import { EXAMPLE_ID } from '#libs/common/openapi-examples.js';
 
 export class CatalogueMetric {
   /** The metric's name, as eval configs, defaults and runs refer to it */

@@ -17,13 +17,13 @@ import {
   MinLength,
   ValidateIf,
 } from 'class-validator';
-import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
-import { PageQueryDto } from '../../../../libs/common/pagination.js';
-import { IsBoundedJson, NestedObject } from '../../../../libs/common/record-validators.js';
+import { MAX_INT32 } from '#libs/common/json-limits.js';
+import { PageQueryDto } from '#libs/common/pagination.js';
+import { IsBoundedJson, NestedObject } from '#libs/common/record-validators.js';
 import { METRIC_CONFIG_KINDS, type MetricConfigKind } from '../entities/metric-config.entity.js';
 import { EXAMPLE_RUBRIC, ScaleDto } from './judge.dto.js';
-import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
-import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
+import { Trim, ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 // Values the examples below share.
 const EXAMPLE_DESCRIPTION = 'Correctness against the reviewed answer, graded 1 to 5';

@@ -14,12 +14,12 @@ import {
   MinLength,
   ValidateIf,
 } from 'class-validator';
-import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
+import { MAX_INT32 } from '#libs/common/json-limits.js';
 import { METRIC_CONFIG_KINDS, type MetricConfigKind } from '../entities/metric-config.entity.js';
 import { CONFIG_NAME_PATTERN } from './metric-config.dto.js';
-import { NestedObject } from '../../../../libs/common/record-validators.js';
-import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
-import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { NestedObject } from '#libs/common/record-validators.js';
+import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 export class MetricDefaultEntryDto {
   /** The metric being pinned: a built-in metric (bleu, correctness…), a custom metric op, or a metric config name */

@@ -1,10 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsUrl, IsUUID, MaxLength } from 'class-validator';
-import { PageQueryDto } from '../../../../libs/common/pagination.js';
+import { PageQueryDto } from '#libs/common/pagination.js';
 import { catalogueEntryRequest } from './catalogue-entry.dto.js';
 import { NOTIFICATION_EVENTS, type NotificationEvent } from '../entities/notification-config.entity.js';
-import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
-import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID } from '#libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 export class ListNotificationConfigsQuery extends PageQueryDto {
   /** The workspace whose webhooks to list */

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { EmbeddingConfigEntity } from '../entities/embedding-config.entity.js';
-import { Db } from '../../../../libs/database/unit-of-work.js';
-import { entitiesFrom } from '../../../../libs/database/typed-entities.js';
-import { entityList, sameText } from '../../../../libs/database/typed-fragments.js';
+import { Db } from '#libs/database/unit-of-work.js';
+import { entitiesFrom } from '#libs/database/typed-entities.js';
+import { entityList, sameText } from '#libs/database/typed-fragments.js';
 
 @Injectable()
 export class EmbeddingConfigsRepository {

@@ -1,10 +1,10 @@
 import { Body, Controller, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiPreconditionFailedResponse, ApiTags } from '@nestjs/swagger';
-import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../../libs/auth/access.decorators.js';
-import type { Principal, WorkspaceAccess } from '../../../../libs/auth/roles.js';
-import { IfMatch, WithETag } from '../../../../libs/common/etag.decorators.js';
-import type { IfMatchPrecondition } from '../../../../libs/common/etag.js';
-import { ProblemResponse } from '../../../../libs/common/problem.dto.js';
+import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { IfMatch, WithETag } from '#libs/common/etag.decorators.js';
+import type { IfMatchPrecondition } from '#libs/common/etag.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
 import { EmbeddingConfigRequest, WorkspaceResponse } from '../../workspaces/dto/workspace.dto.js';
 import { workspaceEtag } from '../../workspaces/workspaces.mapper.js';
 import { EmbeddingConfigsService } from './embedding-configs.service.js';

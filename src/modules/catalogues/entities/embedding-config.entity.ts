@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import { WorkspaceRecord } from '../../../../libs/database/entity-columns.js';
+import { WorkspaceRecord } from '#libs/database/entity-columns.js';
 
 export const REMOTE_EMBEDDING_PROVIDERS = ['openai_compatible', 'azure_openai'] as const;
 export type RemoteEmbeddingProvider = (typeof REMOTE_EMBEDDING_PROVIDERS)[number];

@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import { WorkspaceRecord } from '../../../../libs/database/entity-columns.js';
+import { WorkspaceRecord } from '#libs/database/entity-columns.js';
 
 /** A metric of an eval config: a metric config by name, pinned to a version or resolved when the run starts. */
 export interface EvalMetricRef {

@@ -1,6 +1,6 @@
 import { Column, Entity } from 'typeorm';
-import { WorkspaceRecord } from '../../../../libs/database/entity-columns.js';
-import type { JudgeProvider } from '../../../../libs/evaluation/judges/judge.types.js';
+import { WorkspaceRecord } from '#libs/database/entity-columns.js';
+import type { JudgeProvider } from '#libs/evaluation/judges/judge.types.js';
 
 /** A connection to an LLM that grades outputs; its key is a workspace secret, by reference. */
 @Entity('judges')

@@ -1,6 +1,6 @@
 import { Column, Entity } from 'typeorm';
-import { WorkspaceRecord } from '../../../../libs/database/entity-columns.js';
-import type { VerdictScale } from '../../../../libs/evaluation/judges/judge.types.js';
+import { WorkspaceRecord } from '#libs/database/entity-columns.js';
+import type { VerdictScale } from '#libs/evaluation/judges/judge.types.js';
 
 export const METRIC_CONFIG_KINDS = ['deterministic', 'judged', 'custom'] as const;
 export type MetricConfigKind = (typeof METRIC_CONFIG_KINDS)[number];

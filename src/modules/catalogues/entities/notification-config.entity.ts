@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import { WorkspaceRecord } from '../../../../libs/database/entity-columns.js';
+import { WorkspaceRecord } from '#libs/database/entity-columns.js';
 
 export const NOTIFICATION_EVENTS = [
   'run.succeeded',

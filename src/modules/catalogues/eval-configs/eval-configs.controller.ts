@@ -8,11 +8,11 @@ import {
   ApiPreconditionFailedResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../../libs/auth/access.decorators.js';
-import type { Principal, WorkspaceAccess } from '../../../../libs/auth/roles.js';
-import { PageOf, type Page } from '../../../../libs/common/pagination.js';
-import { ProblemResponse } from '../../../../libs/common/problem.dto.js';
-import { UuidParam } from '../../../../libs/common/uuid-param.js';
+import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { PageOf, type Page } from '#libs/common/pagination.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
+import { UuidParam } from '#libs/common/uuid-param.js';
 import {
   CreateEvalConfigRequest,
   EvalConfigResponse,
@@ -20,8 +20,8 @@ import {
   ReplaceEvalConfigRequest,
 } from '../dto/eval-config.dto.js';
 import { EvalConfigsService } from './eval-configs.service.js';
-import { IfMatch, WithETag } from '../../../../libs/common/etag.decorators.js';
-import type { IfMatchPrecondition } from '../../../../libs/common/etag.js';
+import { IfMatch, WithETag } from '#libs/common/etag.decorators.js';
+import type { IfMatchPrecondition } from '#libs/common/etag.js';
 import { evalConfigEtag } from '../catalogues.mapper.js';
 
 const EVAL_CONFIG = { resource: 'eval_config', param: 'eval_config_id' } as const;

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { EvalConfigEntity } from '../entities/eval-config.entity.js';
-import { Db } from '../../../../libs/database/unit-of-work.js';
-import { nameTaken } from '../../../../libs/database/record-queries.js';
-import { containsText, entityPage, type PageWindow } from '../../../../libs/database/typed-fragments.js';
+import { Db } from '#libs/database/unit-of-work.js';
+import { nameTaken } from '#libs/database/record-queries.js';
+import { containsText, entityPage, type PageWindow } from '#libs/database/typed-fragments.js';
 
 @Injectable()
 export class EvalConfigsRepository {

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { entityPage } from '../../../../libs/database/typed-fragments.js';
+import { entityPage } from '#libs/database/typed-fragments.js';
 import { sql } from 'kysely';
 import { JudgeEntity } from '../entities/judge.entity.js';
-import { Db } from '../../../../libs/database/unit-of-work.js';
-import { nameTaken } from '../../../../libs/database/record-queries.js';
+import { Db } from '#libs/database/unit-of-work.js';
+import { nameTaken } from '#libs/database/record-queries.js';
 
 @Injectable()
 export class JudgesRepository {

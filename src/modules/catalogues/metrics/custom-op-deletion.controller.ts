@@ -1,8 +1,8 @@
 import { Controller, Delete, HttpCode, Param } from '@nestjs/common';
 import { ApiConflictResponse, ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../../libs/auth/access.decorators.js';
-import type { Principal, WorkspaceAccess } from '../../../../libs/auth/roles.js';
-import { ProblemResponse } from '../../../../libs/common/problem.dto.js';
+import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
 import { MetricConfigsService } from './metric-configs.service.js';
 
 /** Deleting a custom op is answered by the family whose metric configs may still score with it. */

@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentWorkspace, WorkspaceRoleRequired } from '../../../../libs/auth/access.decorators.js';
-import type { WorkspaceAccess } from '../../../../libs/auth/roles.js';
+import { CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
+import type { WorkspaceAccess } from '#libs/auth/roles.js';
 import { WorkspaceMetricCatalogue } from '../dto/metric-catalogue.dto.js';
 import { MetricCatalogueService } from './metric-catalogue.service.js';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DETERMINISTIC_METRICS } from '../../../../libs/evaluation/deterministic-metrics.js';
-import { BUILTIN_METRICS, type DatasetField } from '../../../../libs/evaluation/metric-catalogue.js';
-import { judgedMetricDefault } from '../../../../libs/evaluation/judged-metrics.js';
+import { DETERMINISTIC_METRICS } from '#libs/evaluation/deterministic-metrics.js';
+import { BUILTIN_METRICS, type DatasetField } from '#libs/evaluation/metric-catalogue.js';
+import { judgedMetricDefault } from '#libs/evaluation/judged-metrics.js';
 import { OpRegistry } from '../../ops/op-registry.service.js';
 import type { CatalogueMetric, WorkspaceMetricCatalogue } from '../dto/metric-catalogue.dto.js';
 import { MetricConfigsRepository } from './metric-configs.repository.js';

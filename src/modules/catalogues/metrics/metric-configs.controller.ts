@@ -7,10 +7,10 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../../libs/auth/access.decorators.js';
-import type { Principal, WorkspaceAccess } from '../../../../libs/auth/roles.js';
-import { PageOf, type Page } from '../../../../libs/common/pagination.js';
-import { ProblemResponse } from '../../../../libs/common/problem.dto.js';
+import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { PageOf, type Page } from '#libs/common/pagination.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
 import {
   CreateMetricConfigRequest,
   ListMetricConfigsQuery,

@@ -2,11 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { sql, type Expression, type ExpressionBuilder, type Selectable, type SqlBool } from 'kysely';
 import { MetricConfigDefaultEntity } from '../entities/metric-config-default.entity.js';
 import { MetricConfigEntity, type MetricConfigKind } from '../entities/metric-config.entity.js';
-import type { DB, EvalConfigs, MetricConfigs } from '../../../../libs/database/schema.js';
-import type { QueryBuilder } from '../../../../libs/database/typed-queries.js';
-import { Db } from '../../../../libs/database/unit-of-work.js';
-import { entitiesFrom } from '../../../../libs/database/typed-entities.js';
-import { containsText, entityList, sameText } from '../../../../libs/database/typed-fragments.js';
+import type { DB, EvalConfigs, MetricConfigs } from '#libs/database/schema.js';
+import type { QueryBuilder } from '#libs/database/typed-queries.js';
+import { Db } from '#libs/database/unit-of-work.js';
+import { entitiesFrom } from '#libs/database/typed-entities.js';
+import { containsText, entityList, sameText } from '#libs/database/typed-fragments.js';
 
 type ConfigVersion = Selectable<MetricConfigs>['config_version'];
 

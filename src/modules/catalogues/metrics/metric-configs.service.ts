@@ -1,21 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../../../../libs/audit/audit.service.js';
-import type { Principal, WorkspaceAccess } from '../../../../libs/auth/roles.js';
-import { DomainError, NotFoundError } from '../../../../libs/common/domain-error.js';
-import { type Page, pageWindow } from '../../../../libs/common/pagination.js';
-import { TransactionRunner } from '../../../../libs/database/unit-of-work.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { DomainError, NotFoundError } from '#libs/common/domain-error.js';
+import { type Page, pageWindow } from '#libs/common/pagination.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
 import {
   DETERMINISTIC_METRICS,
   deterministicMetric,
   MetricParamsError,
   validateMetricParams,
-} from '../../../../libs/evaluation/deterministic-metrics.js';
-import {
-  GENERIC_JUDGED_METRIC,
-  JUDGED_METRIC_DEFAULTS,
-  judgedMetricDefault,
-} from '../../../../libs/evaluation/judged-metrics.js';
-import { checkRubric } from '../../../../libs/evaluation/judges/rubric.js';
+} from '#libs/evaluation/deterministic-metrics.js';
+import { GENERIC_JUDGED_METRIC, JUDGED_METRIC_DEFAULTS, judgedMetricDefault } from '#libs/evaluation/judged-metrics.js';
+import { checkRubric } from '#libs/evaluation/judges/rubric.js';
 import { CustomOpsService } from '../../ops/custom-ops.service.js';
 import { OpRegistry } from '../../ops/op-registry.service.js';
 import { CatalogueErrors } from '../catalogues.errors.js';

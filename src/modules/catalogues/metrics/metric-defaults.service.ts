@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../../../../libs/audit/audit.service.js';
-import type { Principal, WorkspaceAccess } from '../../../../libs/auth/roles.js';
-import { DomainError, NotFoundError } from '../../../../libs/common/domain-error.js';
-import { TransactionRunner } from '../../../../libs/database/unit-of-work.js';
-import { BUILTIN_METRICS } from '../../../../libs/evaluation/metric-catalogue.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { DomainError, NotFoundError } from '#libs/common/domain-error.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
+import { BUILTIN_METRICS } from '#libs/evaluation/metric-catalogue.js';
 import { OpRegistry } from '../../ops/op-registry.service.js';
 import { CatalogueErrors } from '../catalogues.errors.js';
 import type {

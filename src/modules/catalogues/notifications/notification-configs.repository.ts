@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { sql, type Selectable } from 'kysely';
-import type { JsonObject, NotificationConfigs, NotificationDeliveries } from '../../../../libs/database/schema.js';
+import type { JsonObject, NotificationConfigs, NotificationDeliveries } from '#libs/database/schema.js';
 import { NotificationConfigEntity } from '../entities/notification-config.entity.js';
-import { Db } from '../../../../libs/database/unit-of-work.js';
-import { nameTaken } from '../../../../libs/database/record-queries.js';
-import { entitiesFrom } from '../../../../libs/database/typed-entities.js';
-import { entityPage, holds } from '../../../../libs/database/typed-fragments.js';
+import { Db } from '#libs/database/unit-of-work.js';
+import { nameTaken } from '#libs/database/record-queries.js';
+import { entitiesFrom } from '#libs/database/typed-entities.js';
+import { entityPage, holds } from '#libs/database/typed-fragments.js';
 
 @Injectable()
 export class NotificationConfigsRepository {

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { AuditService } from '../../../../libs/audit/audit.service.js';
-import type { Principal, WorkspaceAccess } from '../../../../libs/auth/roles.js';
-import { DomainError, NotFoundError } from '../../../../libs/common/domain-error.js';
-import { type Page, pageOf, pageWindow } from '../../../../libs/common/pagination.js';
-import { TransactionRunner } from '../../../../libs/database/unit-of-work.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { DomainError, NotFoundError } from '#libs/common/domain-error.js';
+import { type Page, pageOf, pageWindow } from '#libs/common/pagination.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
 import { SecretReferences } from '../../secrets/secret-references.service.js';
 import { SecretsService } from '../../secrets/secrets.service.js';
 import { CatalogueErrors } from '../catalogues.errors.js';

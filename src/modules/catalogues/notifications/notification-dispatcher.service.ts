@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { SIGNATURE_HEADER, signWebhook } from '../../../../libs/common/webhook-signature.js';
-import { JobHandler } from '../../../../libs/queue/job-handler.decorator.js';
-import { JobFailure } from '../../../../libs/queue/job-outcome.js';
-import { JobQueue } from '../../../../libs/queue/job-queue.service.js';
-import type { JobContext } from '../../../../libs/queue/job.types.js';
+import { SIGNATURE_HEADER, signWebhook } from '#libs/common/webhook-signature.js';
+import { JobHandler } from '#libs/queue/job-handler.decorator.js';
+import { JobFailure } from '#libs/queue/job-outcome.js';
+import { JobQueue } from '#libs/queue/job-queue.service.js';
+import type { JobContext } from '#libs/queue/job.types.js';
 import { SecretsService } from '../../secrets/secrets.service.js';
 import { NotificationConfigsRepository } from './notification-configs.repository.js';
-import { outboundFetch } from '../../../../libs/common/outbound.js';
+import { outboundFetch } from '#libs/common/outbound.js';
 import { DELIVERY_JOB } from '../catalogues.jobs.js';
 
 const DELIVERY_TIMEOUT_MS = 10_000;

@@ -1,4 +1,4 @@
-import { lazyRequire } from '../../../../libs/common/lazy-require.js';
+import { lazyRequire } from '#libs/common/lazy-require.js';
 import { findPii, type PiiKind } from './pii.js';
 import { asText, jaccard, mask, mix32, normalizeText, shingles, words } from './text.js';
 

@@ -9,10 +9,10 @@ import {
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../../libs/auth/access.decorators.js';
-import type { Principal, WorkspaceAccess } from '../../../../libs/auth/roles.js';
-import { ProblemResponse } from '../../../../libs/common/problem.dto.js';
-import { UuidParam } from '../../../../libs/common/uuid-param.js';
+import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
+import { UuidParam } from '#libs/common/uuid-param.js';
 import { DimensionsService } from './dimensions.service.js';
 import {
   AssignDimensionRequest,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { sql, type Expression, type QueryCreator, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
-import { grouped } from '../../../../libs/database/query-language.js';
-import { countN } from '../../../../libs/database/typed-fragments.js';
+import { grouped } from '#libs/database/query-language.js';
+import { countN } from '#libs/database/typed-fragments.js';
 import { shownIn, visibleIn } from '../rows/rows.repository.js';
 import type {
   DatasetDimensions,
@@ -11,8 +11,8 @@ import type {
   DatasetVersions,
   DB,
   JsonObject,
-} from '../../../../libs/database/schema.js';
-import { Db } from '../../../../libs/database/unit-of-work.js';
+} from '#libs/database/schema.js';
+import { Db } from '#libs/database/unit-of-work.js';
 
 /** The version of a dataset that cross-dataset counts take: the current one, else the latest, with its visible rows. */
 export interface CountedVersion {

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../../../../libs/audit/audit.service.js';
-import type { Principal, WorkspaceAccess } from '../../../../libs/auth/roles.js';
-import { DomainError, ValidationFailedError } from '../../../../libs/common/domain-error.js';
-import { allOf, rowIdIn, type Filter } from '../../../../libs/database/query-language.js';
-import { TransactionRunner } from '../../../../libs/database/unit-of-work.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { DomainError, ValidationFailedError } from '#libs/common/domain-error.js';
+import { allOf, rowIdIn, type Filter } from '#libs/database/query-language.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
 import { DatasetErrors } from '../datasets.errors.js';
 import { rowObject } from '../datasets.mapper.js';
 import { DatasetsService } from '../datasets.service.js';

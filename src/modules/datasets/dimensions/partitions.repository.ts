@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Selectable } from 'kysely';
-import type { DatasetPartitions, JsonObject } from '../../../../libs/database/schema.js';
-import { Db } from '../../../../libs/database/unit-of-work.js';
-import { nameTaken } from '../../../../libs/database/record-queries.js';
+import type { DatasetPartitions, JsonObject } from '#libs/database/schema.js';
+import { Db } from '#libs/database/unit-of-work.js';
+import { nameTaken } from '#libs/database/record-queries.js';
 
 /** The level column's CHECK constraint. */
 export type PartitionLevel = 'session' | 'trace' | 'span';

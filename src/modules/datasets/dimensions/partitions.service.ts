@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../../../../libs/audit/audit.service.js';
-import type { Principal, WorkspaceAccess } from '../../../../libs/auth/roles.js';
-import { DomainError } from '../../../../libs/common/domain-error.js';
-import { metricAvailability } from '../../../../libs/evaluation/metric-catalogue.js';
-import { TransactionRunner } from '../../../../libs/database/unit-of-work.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { DomainError } from '#libs/common/domain-error.js';
+import { metricAvailability } from '#libs/evaluation/metric-catalogue.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
 import { DatasetErrors } from '../datasets.errors.js';
 import { rowObject, toPartitionResponse } from '../datasets.mapper.js';
 import { DimensionsRepository } from './dimensions.repository.js';

@@ -14,18 +14,13 @@ import {
   Min,
   MinLength,
 } from 'class-validator';
-import { TAG_PATTERN, UpdateLabelledRecordRequest } from '../../../../libs/common/labelled-record.dto.js';
-import { PageQueryDto } from '../../../../libs/common/pagination.js';
+import { TAG_PATTERN, UpdateLabelledRecordRequest } from '#libs/common/labelled-record.dto.js';
+import { PageQueryDto } from '#libs/common/pagination.js';
 import { VERSION_STATES, type VersionState } from '../entities/dataset-version.entity.js';
 import { DATASET_KINDS, type DatasetKind } from '../entities/dataset.entity.js';
 import { UPLOAD_FORMATS, type UploadFormat } from '../ingest/row-sources.js';
-import {
-  EXAMPLE_AT,
-  EXAMPLE_CONTENT_SHA256,
-  EXAMPLE_ID,
-  EXAMPLE_NAME,
-} from '../../../../libs/common/openapi-examples.js';
-import { ValidateIfPresent, Trim } from '../../../../libs/common/dto-decorators.js';
+import { EXAMPLE_AT, EXAMPLE_CONTENT_SHA256, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
+import { ValidateIfPresent, Trim } from '#libs/common/dto-decorators.js';
 
 // Values the examples below share.
 const EXAMPLE_DESCRIPTION = 'Questions customers asked in April, with answers reviewed by the support team';

@@ -18,14 +18,8 @@ import {
   MinLength,
 } from 'class-validator';
 import { MAX_ROWS_PER_EDIT } from '../rows/rows.rules.js';
-import {
-  ApiSchemaExample,
-  EXAMPLE_AT,
-  EXAMPLE_ID,
-  EXAMPLE_ROW,
-  EXAMPLE_TRACE,
-} from '../../../../libs/common/openapi-examples.js';
-import { ValidateIfPresent, Trim } from '../../../../libs/common/dto-decorators.js';
+import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_ROW, EXAMPLE_TRACE } from '#libs/common/openapi-examples.js';
+import { ValidateIfPresent, Trim } from '#libs/common/dto-decorators.js';
 
 export const DIMENSION_NAME = /^[A-Za-z0-9][A-Za-z0-9 _.:/-]{0,99}$/;
 

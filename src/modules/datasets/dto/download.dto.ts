@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
 import { DOWNLOAD_FORMATS, type DownloadFormat } from '../datasets.mapper.js';
-import { EXAMPLE_AT, EXAMPLE_CONTENT_SHA256, EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
+import { EXAMPLE_AT, EXAMPLE_CONTENT_SHA256, EXAMPLE_ID } from '#libs/common/openapi-examples.js';
 
 export class VersionDownloadQuery {
   @ApiPropertyOptional({ enum: DOWNLOAD_FORMATS, default: 'csv' })

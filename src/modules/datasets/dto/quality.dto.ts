@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { IsArray, IsOptional, IsUUID } from 'class-validator';
-import { PageQueryDto } from '../../../../libs/common/pagination.js';
-import { EXAMPLE_AT, EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
-import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { PageQueryDto } from '#libs/common/pagination.js';
+import { EXAMPLE_AT, EXAMPLE_ID } from '#libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 export class QualityCheckParamDto {
   @ApiProperty({ enum: ['number', 'string', 'boolean', 'string[]'], example: 'number' })

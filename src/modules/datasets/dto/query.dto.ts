@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsArray, IsBoolean, IsInt, IsObject, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
-import { ApiSchemaExample, EXAMPLE_ID, EXAMPLE_ROW } from '../../../../libs/common/openapi-examples.js';
-import { SortKeys, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { ApiSchemaExample, EXAMPLE_ID, EXAMPLE_ROW } from '#libs/common/openapi-examples.js';
+import { SortKeys, ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 export const MAX_QUERY_LIMIT = 1000;
 

@@ -12,8 +12,8 @@ import {
 } from 'class-validator';
 import { MAX_ROWS_PER_EDIT } from '../rows/rows.rules.js';
 import { DatasetVersionResponse } from './dataset.dto.js';
-import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
-import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 export class InsertRowsRequest {
   /** Rows to stage for insertion (1..1000), each a JSON object of columns; a `_row_id` (UUID) is kept as the row's id, else one is assigned */

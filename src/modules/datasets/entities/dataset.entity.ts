@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import { WorkspaceRecord } from '../../../../libs/database/entity-columns.js';
+import { WorkspaceRecord } from '#libs/database/entity-columns.js';
 
 export const DATASET_KINDS = ['rows', 'traces'] as const;
 export type DatasetKind = (typeof DATASET_KINDS)[number];

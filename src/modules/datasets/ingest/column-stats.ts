@@ -1,4 +1,4 @@
-import { WordHashSet } from '../../../../libs/common/hash-set.js';
+import { WordHashSet } from '#libs/common/hash-set.js';
 import type { ColumnStats } from '../entities/dataset-version.entity.js';
 
 /** Distinct values tracked exactly per column; beyond this the column's distinct count is recounted in SQL. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { timeOrderedUuid } from '../../../../libs/common/time-ordered-uuid.js';
-import type { BulkColumn } from '../../../../libs/database/bulk-writer.js';
-import { CopyBinaryEncoder, type CopyFraming, type EncodedChunk } from '../../../../libs/database/copy-binary.js';
+import { timeOrderedUuid } from '#libs/common/time-ordered-uuid.js';
+import type { BulkColumn } from '#libs/database/bulk-writer.js';
+import { CopyBinaryEncoder, type CopyFraming, type EncodedChunk } from '#libs/database/copy-binary.js';
 import type { ColumnStats } from '../entities/dataset-version.entity.js';
 import { normalizeRow } from '../rows/rows.rules.js';
 import { ColumnStatsCollector } from './column-stats.js';

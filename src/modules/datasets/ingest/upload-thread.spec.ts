@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { endIdleThreads } from '../../../../libs/common/thread-generator.js';
+import { endIdleThreads } from '#libs/common/thread-generator.js';
 import { RowRuleError } from '../rows/rows.rules.js';
 import { IngestError } from './row-sources.js';
 import { TooManyRowsError, type UploadEncodingOptions } from './upload-encoding.js';

@@ -1,7 +1,7 @@
-import { generatorOnThread, siblingModule } from '../../../../libs/common/thread-generator.js';
+import { generatorOnThread, siblingModule } from '#libs/common/thread-generator.js';
 import { RowRuleError } from '../rows/rows.rules.js';
 import { IngestError } from './row-sources.js';
-import type { EncodedChunk } from '../../../../libs/database/copy-binary.js';
+import type { EncodedChunk } from '#libs/database/copy-binary.js';
 import { encodeUpload, TooManyRowsError, type UploadEncodingOptions, type UploadSummary } from './upload-encoding.js';
 
 const WORKER = siblingModule(import.meta.url, 'upload-worker');

@@ -1,9 +1,9 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../../libs/auth/access.decorators.js';
-import type { Principal, WorkspaceAccess } from '../../../../libs/auth/roles.js';
-import { PageOf, type Page } from '../../../../libs/common/pagination.js';
-import { UuidParam } from '../../../../libs/common/uuid-param.js';
+import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { PageOf, type Page } from '#libs/common/pagination.js';
+import { UuidParam } from '#libs/common/uuid-param.js';
 import { DatasetsService } from '../datasets.service.js';
 import {
   AvailableChecksQuery,

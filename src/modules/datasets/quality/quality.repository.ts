@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { sql, type Selectable } from 'kysely';
-import type { DataOperationRuns, JsonObject } from '../../../../libs/database/schema.js';
-import { Db } from '../../../../libs/database/unit-of-work.js';
+import type { DataOperationRuns, JsonObject } from '#libs/database/schema.js';
+import { Db } from '#libs/database/unit-of-work.js';
 import {
   TRACKED_COLUMNS,
   trackedRecord,
   type TrackedColumns,
   type TrackedFailure,
   type TrackedState,
-} from '../../../../libs/queue/tracked-job.js';
+} from '#libs/queue/tracked-job.js';
 
 /** Data-operation runs run in the request (no job), but keep the tracked columns all background operations keep. */
 export const DATA_OPERATION_RUNS = trackedRecord('data_operation_runs', 'run_id');

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../../../../libs/audit/audit.service.js';
-import type { Principal, WorkspaceAccess } from '../../../../libs/auth/roles.js';
-import { DomainError, ValidationFailedError } from '../../../../libs/common/domain-error.js';
-import { type Page, pageOf, pageWindow } from '../../../../libs/common/pagination.js';
-import { TransactionRunner } from '../../../../libs/database/unit-of-work.js';
-import { failureOf } from '../../../../libs/queue/tracked-job.js';
-import { TrackedRecords } from '../../../../libs/queue/tracked-records.service.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { DomainError, ValidationFailedError } from '#libs/common/domain-error.js';
+import { type Page, pageOf, pageWindow } from '#libs/common/pagination.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
+import { failureOf } from '#libs/queue/tracked-job.js';
+import { TrackedRecords } from '#libs/queue/tracked-records.service.js';
 import {
   QualityCheckSelectionError,
   QUALITY_CHECKS,

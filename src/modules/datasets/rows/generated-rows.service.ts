@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { NotFoundError } from '../../../../libs/common/domain-error.js';
-import { timeOrderedUuid } from '../../../../libs/common/time-ordered-uuid.js';
-import { TransactionRunner } from '../../../../libs/database/unit-of-work.js';
+import { NotFoundError } from '#libs/common/domain-error.js';
+import { timeOrderedUuid } from '#libs/common/time-ordered-uuid.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
 import { DatasetsRepository } from '../datasets.repository.js';
 import { DatasetsService } from '../datasets.service.js';
 import type { DatasetVersionEntity } from '../entities/dataset-version.entity.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { DomainError } from '../../../../libs/common/domain-error.js';
+import { DomainError } from '#libs/common/domain-error.js';
 import { DatasetErrors } from '../datasets.errors.js';
 import { rowObject } from '../datasets.mapper.js';
 import type { QueryResponse, RowQueryRequest } from '../dto/query.dto.js';
@@ -13,7 +13,7 @@ import {
   type Filter,
   type FilterContext,
   type RowQuery,
-} from '../../../../libs/database/query-language.js';
+} from '#libs/database/query-language.js';
 import { RowsRepository, versionRowsContext } from './rows.repository.js';
 
 const DEFAULT_LIMIT = 50;

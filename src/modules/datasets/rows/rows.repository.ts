@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { BulkWriter, type BulkValue } from '../../../../libs/database/bulk-writer.js';
+import { BulkWriter, type BulkValue } from '#libs/database/bulk-writer.js';
 import type { ColumnStats } from '../entities/dataset-version.entity.js';
 import { columnStats } from '../ingest/column-stats.js';
 import { DATASET_ROW_COLUMNS } from '../ingest/upload-encoding.js';
-import type { CopyFraming, EncodedChunk } from '../../../../libs/database/copy-binary.js';
+import type { CopyFraming, EncodedChunk } from '#libs/database/copy-binary.js';
 import { sql, type Expression, type ExpressionBuilder, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
-import { grouped, orderedBy, type FilterContext, type SortKey } from '../../../../libs/database/query-language.js';
-import type { DatasetRows, DatasetStagedEdits, DB, JsonObject } from '../../../../libs/database/schema.js';
-import { countN } from '../../../../libs/database/typed-fragments.js';
-import type { QueryBuilder } from '../../../../libs/database/typed-queries.js';
-import { Db } from '../../../../libs/database/unit-of-work.js';
+import { grouped, orderedBy, type FilterContext, type SortKey } from '#libs/database/query-language.js';
+import type { DatasetRows, DatasetStagedEdits, DB, JsonObject } from '#libs/database/schema.js';
+import { countN } from '#libs/database/typed-fragments.js';
+import type { QueryBuilder } from '#libs/database/typed-queries.js';
+import { Db } from '#libs/database/unit-of-work.js';
 
 /** SQL that keeps the row records of version `$n` of alias `r`: added at or before n, not yet removed at n. */
 export function visibleIn(alias: string, placeholder: string): string {

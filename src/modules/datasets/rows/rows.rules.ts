@@ -1,6 +1,6 @@
-import { loneSurrogatePath, MAX_VALUE_DEPTH, valueDepth } from '../../../../libs/common/json-limits.js';
-import { isUuid } from '../../../../libs/common/uuid.js';
-import { jsonbOutput } from '../../../../libs/database/jsonb-text.js';
+import { loneSurrogatePath, MAX_VALUE_DEPTH, valueDepth } from '#libs/common/json-limits.js';
+import { isUuid } from '#libs/common/uuid.js';
+import { jsonbOutput } from '#libs/database/jsonb-text.js';
 import { MAX_COLUMN_NAME, MAX_COLUMNS } from '../ingest/row-sources.js';
 
 /** One row's JSON may take at most this many bytes. */

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { AuditService } from '../../../../libs/audit/audit.service.js';
-import type { Principal, WorkspaceAccess } from '../../../../libs/auth/roles.js';
-import { DomainError, ValidationFailedError } from '../../../../libs/common/domain-error.js';
-import { timeOrderedUuid } from '../../../../libs/common/time-ordered-uuid.js';
-import { isUuid } from '../../../../libs/common/uuid.js';
-import { TransactionRunner } from '../../../../libs/database/unit-of-work.js';
+import { AuditService } from '#libs/audit/audit.service.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { DomainError, ValidationFailedError } from '#libs/common/domain-error.js';
+import { timeOrderedUuid } from '#libs/common/time-ordered-uuid.js';
+import { isUuid } from '#libs/common/uuid.js';
+import { TransactionRunner } from '#libs/database/unit-of-work.js';
 import { DatasetErrors } from '../datasets.errors.js';
 import { rowObject, toVersionResponse } from '../datasets.mapper.js';
 import { DatasetsRepository } from '../datasets.repository.js';

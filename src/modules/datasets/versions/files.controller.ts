@@ -1,10 +1,10 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Public } from '../../../../libs/auth/access.decorators.js';
-import { RawQuery, sendFile } from '../../../../libs/common/file-answer.js';
-import { ProblemResponse } from '../../../../libs/common/problem.dto.js';
-import { UuidParam } from '../../../../libs/common/uuid-param.js';
+import { Public } from '#libs/auth/access.decorators.js';
+import { RawQuery, sendFile } from '#libs/common/file-answer.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
+import { UuidParam } from '#libs/common/uuid-param.js';
 import { DownloadService } from './download.service.js';
 import { SignedFileQuery } from '../dto/download.dto.js';
 

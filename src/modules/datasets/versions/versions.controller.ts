@@ -1,16 +1,16 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../../libs/auth/access.decorators.js';
-import type { Principal, WorkspaceAccess } from '../../../../libs/auth/roles.js';
-import { ProblemResponse } from '../../../../libs/common/problem.dto.js';
-import { UuidParam } from '../../../../libs/common/uuid-param.js';
+import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
+import { UuidParam } from '#libs/common/uuid-param.js';
 import { DownloadService } from './download.service.js';
 import { DatasetVersionResponse, GetDatasetVersionResponse, MapVersionRequest } from '../dto/dataset.dto.js';
 import { PresignedUrlResponse, VersionDownloadQuery } from '../dto/download.dto.js';
 import { QueryResponse, RowQueryRequest } from '../dto/query.dto.js';
 import { QueryService } from '../rows/query.service.js';
 import { VersionsService } from './versions.service.js';
-import { RequestOrigin } from '../../../../libs/common/file-answer.js';
+import { RequestOrigin } from '#libs/common/file-answer.js';
 
 const DATASET = { resource: 'dataset', param: 'dataset_id' };
 

@@ -14,13 +14,13 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
-import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
-import { PageQueryDto } from '../../../../libs/common/pagination.js';
-import { IsBoundedJson } from '../../../../libs/common/record-validators.js';
+import { MAX_INT32 } from '#libs/common/json-limits.js';
+import { PageQueryDto } from '#libs/common/pagination.js';
+import { IsBoundedJson } from '#libs/common/record-validators.js';
 import { CUSTOM_OP_STATES, type CustomOpState } from '../entities/custom-op.entity.js';
 import { OP_KINDS, type OpKind } from '../entities/registry-op.entity.js';
-import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
-import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
+import { Trim, ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 // Values the examples below share.
 const EXAMPLE_DESCRIPTION = 'Share of toxic sentences in the answer, from the moderation model';

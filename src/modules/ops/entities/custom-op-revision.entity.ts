@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import { TrackedJobColumns } from '../../../../libs/queue/tracked-job.entity.js';
+import { TrackedJobColumns } from '#libs/queue/tracked-job.entity.js';
 
 /**
  * One deploy of a custom op: where it pointed and how its health check went. The check is its

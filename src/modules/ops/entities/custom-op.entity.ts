@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import { WorkspaceRecord } from '../../../../libs/database/entity-columns.js';
+import { WorkspaceRecord } from '#libs/database/entity-columns.js';
 
 export const CUSTOM_OP_STATES = ['deploying', 'active', 'failed', 'stopped'] as const;
 export type CustomOpState = (typeof CUSTOM_OP_STATES)[number];

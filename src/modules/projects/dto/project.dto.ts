@@ -1,12 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
-import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
-import { PageQueryDto } from '../../../../libs/common/pagination.js';
+import { MAX_INT32 } from '#libs/common/json-limits.js';
+import { PageQueryDto } from '#libs/common/pagination.js';
 import { catalogueEntryRequest } from '../../catalogues/dto/catalogue-entry.dto.js';
-import { NestedObject } from '../../../../libs/common/record-validators.js';
+import { NestedObject } from '#libs/common/record-validators.js';
 import { DimensionDefinition } from './template.dto.js';
-import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
-import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
+import { Trim, ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 // Values the examples below share.
 const EXAMPLE_DESCRIPTION = 'Release gate of the support assistant';

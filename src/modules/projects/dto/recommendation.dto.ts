@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
 import { ThresholdDto, ThresholdResponse } from './test-plan.dto.js';
-import { NestedObject } from '../../../../libs/common/record-validators.js';
-import { EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
-import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { NestedObject } from '#libs/common/record-validators.js';
+import { EXAMPLE_ID } from '#libs/common/openapi-examples.js';
+import { Trim, ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 const KEY = /^[a-z][a-z0-9_]{0,63}$/;
 const NAME = /^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/;

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsString, Matches, MaxLength } from 'class-validator';
-import { NestedObject } from '../../../../libs/common/record-validators.js';
+import { NestedObject } from '#libs/common/record-validators.js';
 
 /** Dimension names and values are identifiers: lower-case snake_case, 1-64 characters. */
 export const DIMENSION_KEY_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;

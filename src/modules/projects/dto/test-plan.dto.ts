@@ -14,12 +14,12 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
-import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
-import { PageQueryDto } from '../../../../libs/common/pagination.js';
+import { MAX_INT32 } from '#libs/common/json-limits.js';
+import { PageQueryDto } from '#libs/common/pagination.js';
 import { catalogueEntryRequest } from '../../catalogues/dto/catalogue-entry.dto.js';
-import { NestedObject } from '../../../../libs/common/record-validators.js';
-import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
-import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { NestedObject } from '#libs/common/record-validators.js';
+import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 // Values the examples below share.
 const EXAMPLE_DESCRIPTION = 'The bar a support-bot release must clear';

@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import { WorkspaceRecord } from '../../../../libs/database/entity-columns.js';
+import { WorkspaceRecord } from '#libs/database/entity-columns.js';
 
 /** One coverage axis of a project, as a template lists it (or edited). */
 export interface ProjectDimension {

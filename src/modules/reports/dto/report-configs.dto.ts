@@ -11,15 +11,10 @@ import {
   MaxLength,
   MinLength,
 } from 'class-validator';
-import { NestedObject } from '../../../../libs/common/record-validators.js';
-import {
-  REPORT_FORMATS,
-  SECTION_KEYS,
-  type ReportFormat,
-  type SectionKey,
-} from '../../../../libs/reports/report.types.js';
-import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
-import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { NestedObject } from '#libs/common/record-validators.js';
+import { REPORT_FORMATS, SECTION_KEYS, type ReportFormat, type SectionKey } from '#libs/reports/report.types.js';
+import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 export const MAX_PROMPT = 20_000;
 export const MAX_QUESTIONS = 20;

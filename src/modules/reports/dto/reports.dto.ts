@@ -11,16 +11,11 @@ import {
   MaxLength,
   MinLength,
 } from 'class-validator';
-import { PageQueryDto } from '../../../../libs/common/pagination.js';
-import { NestedObject } from '../../../../libs/common/record-validators.js';
-import {
-  REPORT_FORMATS,
-  SECTION_KEYS,
-  type ReportFormat,
-  type SectionKey,
-} from '../../../../libs/reports/report.types.js';
-import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
-import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { PageQueryDto } from '#libs/common/pagination.js';
+import { NestedObject } from '#libs/common/record-validators.js';
+import { REPORT_FORMATS, SECTION_KEYS, type ReportFormat, type SectionKey } from '#libs/reports/report.types.js';
+import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 /** Limits of report content, documented in docs/reports.md. */
 export const MAX_SECTION_MARKDOWN = 100_000;

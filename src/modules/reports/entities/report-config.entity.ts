@@ -1,6 +1,6 @@
 import { Column, Entity } from 'typeorm';
-import { WorkspaceRecord } from '../../../../libs/database/entity-columns.js';
-import type { ConfigSection } from '../../../../libs/reports/report.types.js';
+import { WorkspaceRecord } from '#libs/database/entity-columns.js';
+import type { ConfigSection } from '#libs/reports/report.types.js';
 
 /** Which sections a report has, in which order, with their titles and extra questions. */
 @Entity('report_configs')

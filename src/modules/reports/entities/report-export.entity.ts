@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import type { ReportFormat } from '../../../../libs/reports/report.types.js';
+import type { ReportFormat } from '#libs/reports/report.types.js';
 
 /** A rendered file of a report (Markdown, HTML or PDF), stored so downloads serve exactly what was exported. */
 @Entity('report_exports')

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-import type { ReportFormat } from '../../../../libs/reports/report.types.js';
+import type { ReportFormat } from '#libs/reports/report.types.js';
 
 /** A workspace's report defaults: config, judge and formats. */
 @Entity('report_settings')

@@ -1,6 +1,6 @@
 import { Column, Entity } from 'typeorm';
-import { WorkspaceRecord } from '../../../../libs/database/entity-columns.js';
-import type { ReportSection } from '../../../../libs/reports/report.types.js';
+import { WorkspaceRecord } from '#libs/database/entity-columns.js';
+import type { ReportSection } from '#libs/reports/report.types.js';
 
 /** A report built from a run: its sections (markdown and figures), which config and judge built it. */
 @Entity('reports')

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsNumber, IsOptional, IsUUID, Max, Min } from 'class-validator';
-import { EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import { EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
 
 /** How the example's judged metric moved on a regressed row. */
 const EXAMPLE_DELTA = { base: 0.75, candidate: 0.5, delta: -0.25, base_passed: true, candidate_passed: false };

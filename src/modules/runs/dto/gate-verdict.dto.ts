@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsNumber, IsString, IsUUID, Matches, Max, Min } from 'class-validator';
-import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
-import { TAG_PATTERN } from '../../../../libs/common/labelled-record.dto.js';
-import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
+import { TAG_PATTERN } from '#libs/common/labelled-record.dto.js';
+import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
 import { GateResponse } from './gate.dto.js';
 
 /** A label names the line of runs a verdict belongs to (a branch, an environment): a tag's characters. */

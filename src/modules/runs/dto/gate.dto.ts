@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsUUID } from 'class-validator';
-import { EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
+import { EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
 import { StatisticsQuery } from './diff.dto.js';
 
 export const GATE_FORMATS = ['json', 'markdown', 'junit'] as const;

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsObject, Max, Min } from 'class-validator';
-import { EXAMPLE_ID, EXAMPLE_OUTPUT, EXAMPLE_ROW } from '../../../../libs/common/openapi-examples.js';
-import { SortKeys, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { EXAMPLE_ID, EXAMPLE_OUTPUT, EXAMPLE_ROW } from '#libs/common/openapi-examples.js';
+import { SortKeys, ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 export const MAX_RESULTS_LIMIT = 1000;
 

@@ -14,12 +14,12 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
-import { TAG_PATTERN } from '../../../../libs/common/labelled-record.dto.js';
-import { PageQueryDto } from '../../../../libs/common/pagination.js';
+import { TAG_PATTERN } from '#libs/common/labelled-record.dto.js';
+import { PageQueryDto } from '#libs/common/pagination.js';
 import { RUN_STATES, type RunState } from '../entities/run.entity.js';
-import { NestedObject } from '../../../../libs/common/record-validators.js';
-import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
-import { ValidateIfPresent, Trim } from '../../../../libs/common/dto-decorators.js';
+import { NestedObject } from '#libs/common/record-validators.js';
+import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
+import { ValidateIfPresent, Trim } from '#libs/common/dto-decorators.js';
 import { GATE_LABEL_PATTERN, GATE_LABEL_RULE, GATE_VERDICTS, type GateVerdict } from './gate-verdict.dto.js';
 
 export class RunSampleDto {

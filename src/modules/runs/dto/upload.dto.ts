@@ -12,9 +12,9 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
-import { NestedObject } from '../../../../libs/common/record-validators.js';
-import { ApiSchemaExample, EXAMPLE_ID, EXAMPLE_OUTPUT } from '../../../../libs/common/openapi-examples.js';
-import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { NestedObject } from '#libs/common/record-validators.js';
+import { ApiSchemaExample, EXAMPLE_ID, EXAMPLE_OUTPUT } from '#libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 export const MAX_UPLOAD_OUTPUTS = 10_000;
 

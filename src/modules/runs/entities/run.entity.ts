@@ -1,8 +1,8 @@
 import { Column, Entity } from 'typeorm';
-import { WorkspaceRecord } from '../../../../libs/database/entity-columns.js';
-import type { RunSummary } from '../../../../libs/evaluation/runs/run.types.js';
-import { defineStateVocabulary, type TrackedColumns } from '../../../../libs/queue/tracked-job.js';
-import { TrackedJobColumns } from '../../../../libs/queue/tracked-job.entity.js';
+import { WorkspaceRecord } from '#libs/database/entity-columns.js';
+import type { RunSummary } from '#libs/evaluation/runs/run.types.js';
+import { defineStateVocabulary, type TrackedColumns } from '#libs/queue/tracked-job.js';
+import { TrackedJobColumns } from '#libs/queue/tracked-job.entity.js';
 import type { RunSnapshot } from '../execution/run-snapshot.js';
 
 export const RUN_STATES = ['queued', 'running', 'awaiting_upload', 'succeeded', 'failed', 'cancelled'] as const;

@@ -1,10 +1,10 @@
 import pLimit, { type LimitFunction } from 'p-limit';
-import { invokeCustomOp } from '../../../../libs/evaluation/custom-op-client.js';
-import { scoreDeterministic } from '../../../../libs/evaluation/deterministic-metrics.js';
-import { grade } from '../../../../libs/evaluation/judges/grade.js';
-import { valueAt } from '../../../../libs/evaluation/row-context.js';
-import { rowVerdict } from '../../../../libs/evaluation/runs/row-verdict.js';
-import type { MetricScore, PassRule } from '../../../../libs/evaluation/runs/run.types.js';
+import { invokeCustomOp } from '#libs/evaluation/custom-op-client.js';
+import { scoreDeterministic } from '#libs/evaluation/deterministic-metrics.js';
+import { grade } from '#libs/evaluation/judges/grade.js';
+import { valueAt } from '#libs/evaluation/row-context.js';
+import { rowVerdict } from '#libs/evaluation/runs/row-verdict.js';
+import type { MetricScore, PassRule } from '#libs/evaluation/runs/run.types.js';
 import type { ColumnMapping } from '../../datasets/entities/dataset-version.entity.js';
 import type { RunMetric } from './run-snapshot.js';
 import type { RunItemRow } from '../runs.repository.js';

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError } from '../../../../libs/common/domain-error.js';
-import { deterministicMetric } from '../../../../libs/evaluation/deterministic-metrics.js';
-import { judgedMetricDefault } from '../../../../libs/evaluation/judged-metrics.js';
-import type { PassRule } from '../../../../libs/evaluation/runs/run.types.js';
-import { defaultAdapter } from '../../../../libs/evaluation/sut/adapter.js';
+import { DomainError } from '#libs/common/domain-error.js';
+import { deterministicMetric } from '#libs/evaluation/deterministic-metrics.js';
+import { judgedMetricDefault } from '#libs/evaluation/judged-metrics.js';
+import type { PassRule } from '#libs/evaluation/runs/run.types.js';
+import { defaultAdapter } from '#libs/evaluation/sut/adapter.js';
 import type { EvalConfigEntity, EvalMetricRef } from '../../catalogues/entities/eval-config.entity.js';
 import type { JudgedSpec } from '../../catalogues/entities/metric-config.entity.js';
 import { EvalConfigsService } from '../../catalogues/eval-configs/eval-configs.service.js';

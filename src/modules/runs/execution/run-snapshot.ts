@@ -1,6 +1,6 @@
-import type { JudgeConnection } from '../../../../libs/evaluation/judges/judge.types.js';
-import type { PassRule, RunMetricSpec } from '../../../../libs/evaluation/runs/run.types.js';
-import type { AdapterSpec, ConnectionSpec } from '../../../../libs/evaluation/sut/sut.types.js';
+import type { JudgeConnection } from '#libs/evaluation/judges/judge.types.js';
+import type { PassRule, RunMetricSpec } from '#libs/evaluation/runs/run.types.js';
+import type { AdapterSpec, ConnectionSpec } from '#libs/evaluation/sut/sut.types.js';
 import type { JudgedSpec, MetricConfigKind } from '../../catalogues/entities/metric-config.entity.js';
 import type { ColumnMapping } from '../../datasets/entities/dataset-version.entity.js';
 

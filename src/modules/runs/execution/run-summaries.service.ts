@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../../../libs/config/app-config.js';
-import type { ItemResult, RunSummary } from '../../../../libs/evaluation/runs/run.types.js';
-import { FailureAnalysis, type FailureReport } from '../../../../libs/evaluation/runs/failures.js';
-import { SummaryAccumulator } from '../../../../libs/evaluation/runs/summary.js';
+import { AppConfig } from '#libs/config/app-config.js';
+import type { ItemResult, RunSummary } from '#libs/evaluation/runs/run.types.js';
+import { FailureAnalysis, type FailureReport } from '#libs/evaluation/runs/failures.js';
+import { SummaryAccumulator } from '#libs/evaluation/runs/summary.js';
 import type { RunEntity } from '../entities/run.entity.js';
 import { itemPages } from './run-item-pages.js';
 import { RunsRepository, type SummaryItemRow } from '../runs.repository.js';

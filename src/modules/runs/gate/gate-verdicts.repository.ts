@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Expression, ExpressionBuilder, Insertable, Selectable, SqlBool } from 'kysely';
-import type { DB, RunGateVerdicts } from '../../../../libs/database/schema.js';
-import { Db } from '../../../../libs/database/unit-of-work.js';
+import type { DB, RunGateVerdicts } from '#libs/database/schema.js';
+import { Db } from '#libs/database/unit-of-work.js';
 
 export type GateVerdictRow = Selectable<RunGateVerdicts>;
 

@@ -11,10 +11,10 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '../../../../libs/auth/access.decorators.js';
-import type { Principal, WorkspaceAccess } from '../../../../libs/auth/roles.js';
-import { ProblemResponse } from '../../../../libs/common/problem.dto.js';
-import { UuidParam } from '../../../../libs/common/uuid-param.js';
+import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
+import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
+import { UuidParam } from '#libs/common/uuid-param.js';
 import { GateQuery, GateResponse, type GateFormat } from '../dto/gate.dto.js';
 import { GateVerdictResponse, RecordedGateResponse, RecordGateRequest } from '../dto/gate-verdict.dto.js';
 import { GateService } from './gate.service.js';

@@ -1,18 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import type { WorkspaceAccess } from '../../../../libs/auth/roles.js';
-import { DomainError } from '../../../../libs/common/domain-error.js';
-import { valueAt } from '../../../../libs/evaluation/row-context.js';
-import { renderDiffRowPng } from '../../../../libs/evaluation/runs/diff-image.js';
-import { diffStatistics } from '../../../../libs/evaluation/runs/diff-statistics.js';
-import {
-  diffCsvChunks,
-  diffFolded,
-  diffRows,
-  RunFold,
-  type DiffResult,
-} from '../../../../libs/evaluation/runs/diff.js';
-import type { DiffRow, DiffStatistics, ItemResult, RunMetricSpec } from '../../../../libs/evaluation/runs/run.types.js';
-import { AppConfig } from '../../../../libs/config/app-config.js';
+import type { WorkspaceAccess } from '#libs/auth/roles.js';
+import { DomainError } from '#libs/common/domain-error.js';
+import { valueAt } from '#libs/evaluation/row-context.js';
+import { renderDiffRowPng } from '#libs/evaluation/runs/diff-image.js';
+import { diffStatistics } from '#libs/evaluation/runs/diff-statistics.js';
+import { diffCsvChunks, diffFolded, diffRows, RunFold, type DiffResult } from '#libs/evaluation/runs/diff.js';
+import type { DiffRow, DiffStatistics, ItemResult, RunMetricSpec } from '#libs/evaluation/runs/run.types.js';
+import { AppConfig } from '#libs/config/app-config.js';
 import type { DiffQuery, RunDiffResponse, RunDiffRowResponse } from '../dto/diff.dto.js';
 import type { RunEntity } from '../entities/run.entity.js';
 import { itemResult } from '../execution/run-summaries.service.js';

@@ -1,15 +1,15 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { CurrentWorkspace, Public, WorkspaceRoleRequired } from '../../../../libs/auth/access.decorators.js';
-import type { WorkspaceAccess } from '../../../../libs/auth/roles.js';
-import { PageOf, type Page } from '../../../../libs/common/pagination.js';
-import { ProblemResponse } from '../../../../libs/common/problem.dto.js';
-import { UuidParam } from '../../../../libs/common/uuid-param.js';
+import { CurrentWorkspace, Public, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
+import type { WorkspaceAccess } from '#libs/auth/roles.js';
+import { PageOf, type Page } from '#libs/common/pagination.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
+import { UuidParam } from '#libs/common/uuid-param.js';
 import { RunResponse, SutRunsQuery } from '../dto/run.dto.js';
 import { ResultsService } from './results.service.js';
 import { RunsService } from '../runs.service.js';
-import { RawQuery, sendFile } from '../../../../libs/common/file-answer.js';
+import { RawQuery, sendFile } from '#libs/common/file-answer.js';
 
 @ApiTags('runs')
 @Controller()

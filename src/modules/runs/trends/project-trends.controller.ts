@@ -1,9 +1,9 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentWorkspace, WorkspaceRoleRequired } from '../../../../libs/auth/access.decorators.js';
-import type { WorkspaceAccess } from '../../../../libs/auth/roles.js';
-import { ProblemResponse } from '../../../../libs/common/problem.dto.js';
-import { UuidParam } from '../../../../libs/common/uuid-param.js';
+import { CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
+import type { WorkspaceAccess } from '#libs/auth/roles.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
+import { UuidParam } from '#libs/common/uuid-param.js';
 import { ProjectTrendResponse, TrendRequest } from '../../projects/dto/insights.dto.js';
 import { ProjectTrendsService } from './project-trends.service.js';
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { WorkspaceAccess } from '../../../../libs/auth/roles.js';
+import type { WorkspaceAccess } from '#libs/auth/roles.js';
 import type { ProjectTrendResponse, TrendRequest } from '../../projects/dto/insights.dto.js';
 import { ProjectsService } from '../../projects/projects.service.js';
 import { RunsRepository } from '../runs.repository.js';

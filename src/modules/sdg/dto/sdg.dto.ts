@@ -14,13 +14,13 @@ import {
   Min,
   MinLength,
 } from 'class-validator';
-import { PageQueryDto } from '../../../../libs/common/pagination.js';
-import { IsBoundedJson, IsStringRecord, NestedObject } from '../../../../libs/common/record-validators.js';
+import { PageQueryDto } from '#libs/common/pagination.js';
+import { IsBoundedJson, IsStringRecord, NestedObject } from '#libs/common/record-validators.js';
 import { catalogueEntryRequest } from '../../catalogues/dto/catalogue-entry.dto.js';
-import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
-import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
-import { TrackedRunProperty } from '../../../../libs/queue/dto/tracked-run.dto.js';
-import { UNCANCELLABLE_VOCABULARY } from '../../../../libs/queue/tracked-job.js';
+import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID } from '#libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
+import { TrackedRunProperty } from '#libs/queue/dto/tracked-run.dto.js';
+import { UNCANCELLABLE_VOCABULARY } from '#libs/queue/tracked-job.js';
 
 export const SDG_KINDS = ['template', 'llm'] as const;
 /** The documented states of an SDG run: no `cancelled` (a cancelled job shows as `failed`). */

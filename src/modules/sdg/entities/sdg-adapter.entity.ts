@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import { WorkspaceRecord } from '../../../../libs/database/entity-columns.js';
+import { WorkspaceRecord } from '#libs/database/entity-columns.js';
 import type { SdgSpec } from '../sdg.types.js';
 
 /** How synthetic rows are made: templates over seed rows and dimension values, or an LLM through a judge connection. */

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import { TrackedJobColumns } from '../../../../libs/queue/tracked-job.entity.js';
+import { TrackedJobColumns } from '#libs/queue/tracked-job.entity.js';
 
 /** One generation: its inputs, its tracked state (the queue's, libs/queue/tracked-job.ts) and the candidate version it made. */
 @Entity('sdg_runs')

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
-import { PageQueryDto } from '../../../../libs/common/pagination.js';
-import { EXAMPLE_AT, EXAMPLE_CREDENTIAL, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
-import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { PageQueryDto } from '#libs/common/pagination.js';
+import { EXAMPLE_AT, EXAMPLE_CREDENTIAL, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 export const SECRET_VALUE_MAX = 65_536;
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;

@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import { WorkspaceRecord } from '../../../../libs/database/entity-columns.js';
+import { WorkspaceRecord } from '#libs/database/entity-columns.js';
 
 /** An API key or credential, AES-256-GCM encrypted at rest; never leaves the service except by reveal. */
 @Entity('workspace_secrets')

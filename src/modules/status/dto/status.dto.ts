@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { EXAMPLE_ID } from '../../../../libs/common/openapi-examples.js';
+import { EXAMPLE_ID } from '#libs/common/openapi-examples.js';
 
 export class LiveResponse {
   /** Always `ok` when the process answers. */

@@ -1,20 +1,15 @@
 import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsObject, IsString, MaxLength, MinLength } from 'class-validator';
-import {
-  ANY_JSON_OR_NULL,
-  IsBoundedJson,
-  IsStringRecord,
-  NestedObject,
-} from '../../../../libs/common/record-validators.js';
-import { PATH_LANGUAGES, type PathLanguage } from '../../../../libs/evaluation/sut/sut.types.js';
+import { ANY_JSON_OR_NULL, IsBoundedJson, IsStringRecord, NestedObject } from '#libs/common/record-validators.js';
+import { PATH_LANGUAGES, type PathLanguage } from '#libs/evaluation/sut/sut.types.js';
 import {
   ApiSchemaExample,
   EXAMPLE_AT,
   EXAMPLE_ID,
   EXAMPLE_OUTPUT,
   EXAMPLE_ROW,
-} from '../../../../libs/common/openapi-examples.js';
-import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+} from '#libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 const TEMPLATE_LIMIT = 64_000;
 

@@ -17,15 +17,15 @@ import {
   MinLength,
   ValidateIf,
 } from 'class-validator';
-import { IsBoundedJson, IsStringRecord, NestedObject } from '../../../../libs/common/record-validators.js';
+import { IsBoundedJson, IsStringRecord, NestedObject } from '#libs/common/record-validators.js';
 import {
   CONNECTION_KINDS,
   HTTP_METHODS,
   type ConnectionKind,
   type HttpMethod,
-} from '../../../../libs/evaluation/sut/sut.types.js';
-import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
-import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+} from '#libs/evaluation/sut/sut.types.js';
+import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
+import { Trim, ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 // Values the examples below share.
 const EXAMPLE_URL = 'https://support-bot.example.com/v2/answer';

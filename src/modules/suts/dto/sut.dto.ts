@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
-import { TAG_PATTERN, UpdateLabelledRecordRequest } from '../../../../libs/common/labelled-record.dto.js';
-import { PageQueryDto } from '../../../../libs/common/pagination.js';
-import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
-import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { TAG_PATTERN, UpdateLabelledRecordRequest } from '#libs/common/labelled-record.dto.js';
+import { PageQueryDto } from '#libs/common/pagination.js';
+import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
+import { Trim, ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 export class ListSutsQuery extends PageQueryDto {
   /** The workspace whose systems to list */

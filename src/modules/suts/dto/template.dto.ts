@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { SutTemplate } from '../../../../libs/evaluation/sut/templates.js';
-import { CONNECTION_KINDS } from '../../../../libs/evaluation/sut/sut.types.js';
+import type { SutTemplate } from '#libs/evaluation/sut/templates.js';
+import { CONNECTION_KINDS } from '#libs/evaluation/sut/sut.types.js';
 import { CreateAdapterRequest } from './adapter.dto.js';
 
 export class SutTemplateConnectionDto {

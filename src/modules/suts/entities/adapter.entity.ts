@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import type { AdapterSpec } from '../../../../libs/evaluation/sut/sut.types.js';
+import type { AdapterSpec } from '#libs/evaluation/sut/sut.types.js';
 
 /** One revision of a connection's adapter; revisions are never changed, a run records the one it used. */
 @Entity('sut_adapters')

@@ -1,12 +1,12 @@
 import { Column, Entity } from 'typeorm';
-import { WorkspaceRecord } from '../../../../libs/database/entity-columns.js';
+import { WorkspaceRecord } from '#libs/database/entity-columns.js';
 import type {
   ConnectionAuth,
   ConnectionKind,
   HttpTransport,
   OpenAiChatTransport,
   RetryPolicy,
-} from '../../../../libs/evaluation/sut/sut.types.js';
+} from '#libs/evaluation/sut/sut.types.js';
 
 export interface ConnectionLimits {
   timeout_ms: number;

@@ -16,10 +16,10 @@ import {
   MinLength,
   ValidateIf,
 } from 'class-validator';
-import { ANY_JSON as ANY, IsBoundedJson, NestedObject } from '../../../../libs/common/record-validators.js';
-import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_TRACE } from '../../../../libs/common/openapi-examples.js';
-import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
-import { MAX_INT32 } from '../../../../libs/common/json-limits.js';
+import { ANY_JSON as ANY, IsBoundedJson, NestedObject } from '#libs/common/record-validators.js';
+import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_TRACE } from '#libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
+import { MAX_INT32 } from '#libs/common/json-limits.js';
 import { INGEST_STATES, OPEN } from './traces.dto.js';
 
 /* What is read and written on a landed trace dataset: ground truth, the current version, topology, enrichment and tags. */

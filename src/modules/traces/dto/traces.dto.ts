@@ -15,17 +15,17 @@ import {
   Min,
   MinLength,
 } from 'class-validator';
-import { ANY_JSON as ANY } from '../../../../libs/common/record-validators.js';
-import { CONVENTIONS, DROP_REASONS } from '../../../../libs/traces/span.types.js';
+import { ANY_JSON as ANY } from '#libs/common/record-validators.js';
+import { CONVENTIONS, DROP_REASONS } from '#libs/traces/span.types.js';
 import {
   ApiSchemaExample,
   EXAMPLE_AT,
   EXAMPLE_ID,
   EXAMPLE_NAME,
   EXAMPLE_TRACE,
-} from '../../../../libs/common/openapi-examples.js';
-import { ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
-import { JOB_STATE_VOCABULARY } from '../../../../libs/queue/tracked-job.js';
+} from '#libs/common/openapi-examples.js';
+import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
+import { JOB_STATE_VOCABULARY } from '#libs/queue/tracked-job.js';
 
 /** An OTLP/JSON ExportTraceServiceRequest of the examples: one LLM span of support-bot. */
 export const EXAMPLE_OTLP_REQUEST = {

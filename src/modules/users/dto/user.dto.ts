@@ -1,10 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
-import { SYSTEM_ROLES, WORKSPACE_ROLES, type SystemRole, type WorkspaceRole } from '../../../../libs/auth/roles.js';
-import { PageQueryDto } from '../../../../libs/common/pagination.js';
-import { PASSWORD_MAX, PASSWORD_MIN } from '../../../../libs/auth/password-hasher.js';
-import { EXAMPLE_AT, EXAMPLE_CREDENTIAL, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
-import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { SYSTEM_ROLES, WORKSPACE_ROLES, type SystemRole, type WorkspaceRole } from '#libs/auth/roles.js';
+import { PageQueryDto } from '#libs/common/pagination.js';
+import { PASSWORD_MAX, PASSWORD_MIN } from '#libs/auth/password-hasher.js';
+import { EXAMPLE_AT, EXAMPLE_CREDENTIAL, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
+import { Trim, ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 export const USER_SORTS = ['created_at', '-created_at', 'email', '-email', 'display_name', '-display_name'] as const;
 

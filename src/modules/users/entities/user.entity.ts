@@ -1,6 +1,6 @@
 import { Column, Entity, VersionColumn } from 'typeorm';
-import { BaseRecord } from '../../../../libs/database/entity-columns.js';
-import type { SystemRole } from '../../../../libs/auth/roles.js';
+import { BaseRecord } from '#libs/database/entity-columns.js';
+import type { SystemRole } from '#libs/auth/roles.js';
 
 export type UserStatus = 'active' | 'deactivated';
 

@@ -1,10 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
-import { WORKSPACE_ROLES, type WorkspaceRole } from '../../../../libs/auth/roles.js';
-import { PASSWORD_MAX } from '../../../../libs/auth/password-hasher.js';
+import { WORKSPACE_ROLES, type WorkspaceRole } from '#libs/auth/roles.js';
+import { PASSWORD_MAX } from '#libs/auth/password-hasher.js';
 import type { InvitationState } from '../entities/workspace-invitation.entity.js';
-import { EXAMPLE_AT, EXAMPLE_CREDENTIAL, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
-import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { EXAMPLE_AT, EXAMPLE_CREDENTIAL, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
+import { Trim, ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 export const INVITATION_STATES = ['pending', 'accepted', 'revoked', 'expired'] as const;
 

@@ -2,15 +2,15 @@ import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { CreateUserRequest } from '../../users/dto/user.dto.js';
 import { Type } from 'class-transformer';
 import { IsEmail, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
-import { WORKSPACE_ROLES, type WorkspaceRole } from '../../../../libs/auth/roles.js';
+import { WORKSPACE_ROLES, type WorkspaceRole } from '#libs/auth/roles.js';
 import {
   ApiSchemaExample,
   EXAMPLE_AT,
   EXAMPLE_CREDENTIAL,
   EXAMPLE_ID,
   EXAMPLE_NAME,
-} from '../../../../libs/common/openapi-examples.js';
-import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+} from '#libs/common/openapi-examples.js';
+import { Trim, ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 @ApiSchemaExample({ email: EXAMPLE_NAME.memberEmail, role: 'member' })
 export class AddMemberRequest {

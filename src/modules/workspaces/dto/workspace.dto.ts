@@ -13,10 +13,10 @@ import {
   MinLength,
   ValidateIf,
 } from 'class-validator';
-import { WORKSPACE_ROLES, type WorkspaceRole } from '../../../../libs/auth/roles.js';
-import { PageQueryDto } from '../../../../libs/common/pagination.js';
-import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '../../../../libs/common/openapi-examples.js';
-import { Trim, ValidateIfPresent } from '../../../../libs/common/dto-decorators.js';
+import { WORKSPACE_ROLES, type WorkspaceRole } from '#libs/auth/roles.js';
+import { PageQueryDto } from '#libs/common/pagination.js';
+import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
+import { Trim, ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 // Values the examples below share.
 const EXAMPLE_DESCRIPTION = 'Evaluations of the support assistant before each release';

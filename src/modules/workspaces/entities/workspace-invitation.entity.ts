@@ -1,6 +1,6 @@
 import { Column, Entity } from 'typeorm';
-import type { WorkspaceRole } from '../../../../libs/auth/roles.js';
-import { BaseRecord } from '../../../../libs/database/entity-columns.js';
+import type { WorkspaceRole } from '#libs/auth/roles.js';
+import { BaseRecord } from '#libs/database/entity-columns.js';
 
 /** Stored states; `expired` is derived (pending and past expires_at) when read. */
 export type StoredInvitationStatus = 'pending' | 'accepted' | 'revoked';

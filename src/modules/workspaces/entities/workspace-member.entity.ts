@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-import type { WorkspaceRole } from '../../../../libs/auth/roles.js';
+import type { WorkspaceRole } from '#libs/auth/roles.js';
 
 @Entity('workspace_members')
 export class WorkspaceMemberEntity {

@@ -1,5 +1,5 @@
 import { Column, Entity, VersionColumn } from 'typeorm';
-import { BaseRecord } from '../../../../libs/database/entity-columns.js';
+import { BaseRecord } from '#libs/database/entity-columns.js';
 
 /** How the workspace embeds text (clustering, similarity metrics). */
 export interface EmbeddingConfigValue {

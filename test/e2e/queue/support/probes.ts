@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
-import type { JobQueue } from '../../../../libs/queue/job-queue.service.js';
-import type { Job, JobStatus } from '../../../../libs/queue/job.types.js';
+import type { JobQueue } from '#libs/queue/job-queue.service.js';
+import type { Job, JobStatus } from '#libs/queue/job.types.js';
 
 /** Polls `probe` until it returns a truthy value; fails with `what` after `timeoutMs`. */
 export async function waitFor<T>(

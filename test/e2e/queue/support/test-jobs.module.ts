@@ -1,18 +1,18 @@
 import { Body, Controller, Get, Injectable, Module, Param, Post } from '@nestjs/common';
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { DataSource } from 'typeorm';
-import { Db } from '../../../../libs/database/unit-of-work.js';
-import { Public } from '../../../../libs/auth/access.decorators.js';
-import { NotFoundError } from '../../../../libs/common/domain-error.js';
-import { AcceptedAt } from '../../../../libs/queue/accepted.decorator.js';
-import { JobResponse } from '../../../../libs/queue/dto/job.dto.js';
-import { JobHandler, OnJobSettled } from '../../../../libs/queue/job-handler.decorator.js';
-import { JobFailure } from '../../../../libs/queue/job-outcome.js';
-import { JobQueue } from '../../../../libs/queue/job-queue.service.js';
-import { toJobResponse } from '../../../../libs/queue/job.mapper.js';
-import type { Job, JobContext } from '../../../../libs/queue/job.types.js';
+import { Db } from '#libs/database/unit-of-work.js';
+import { Public } from '#libs/auth/access.decorators.js';
+import { NotFoundError } from '#libs/common/domain-error.js';
+import { AcceptedAt } from '#libs/queue/accepted.decorator.js';
+import { JobResponse } from '#libs/queue/dto/job.dto.js';
+import { JobHandler, OnJobSettled } from '#libs/queue/job-handler.decorator.js';
+import { JobFailure } from '#libs/queue/job-outcome.js';
+import { JobQueue } from '#libs/queue/job-queue.service.js';
+import { toJobResponse } from '#libs/queue/job.mapper.js';
+import type { Job, JobContext } from '#libs/queue/job.types.js';
 
-declare module '../../../../libs/queue/job.types.js' {
+declare module '#libs/queue/job.types.js' {
   interface JobPayloads {
     'test.echo': { value?: string };
     'test.flaky': { fail_times: number };

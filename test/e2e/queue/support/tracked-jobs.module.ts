@@ -1,11 +1,11 @@
 import { Injectable, Module } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { Db } from '../../../../libs/database/unit-of-work.js';
-import { JobHandler, OnJobSettled } from '../../../../libs/queue/job-handler.decorator.js';
-import { JobFailure } from '../../../../libs/queue/job-outcome.js';
-import type { JobContext, JobOf } from '../../../../libs/queue/job.types.js';
-import { trackedRecord, type TrackedTable } from '../../../../libs/queue/tracked-job.js';
-import { TrackedRecords } from '../../../../libs/queue/tracked-records.service.js';
+import { Db } from '#libs/database/unit-of-work.js';
+import { JobHandler, OnJobSettled } from '#libs/queue/job-handler.decorator.js';
+import { JobFailure } from '#libs/queue/job-outcome.js';
+import type { JobContext, JobOf } from '#libs/queue/job.types.js';
+import { trackedRecord, type TrackedTable } from '#libs/queue/tracked-job.js';
+import { TrackedRecords } from '#libs/queue/tracked-records.service.js';
 import { sleep } from './test-jobs.module.js';
 
 /**
@@ -27,7 +27,7 @@ export async function createTrackedTables(dataSource: DataSource): Promise<void>
 
 export type TrackedMode = 'succeed' | 'fail' | 'self' | 'wait';
 
-declare module '../../../../libs/queue/job.types.js' {
+declare module '#libs/queue/job.types.js' {
   interface JobPayloads {
     'test.tracked': { run_id: string; mode: TrackedMode };
   }
