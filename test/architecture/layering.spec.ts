@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import {
   climbsIntoLibs,
@@ -32,6 +32,16 @@ const files: SourceFile[] = [...sources(join(root, 'src')), ...sources(join(root
   path: relative(root, path),
   text: readFileSync(path, 'utf8'),
 }));
+
+/** Every module of the package (specs, scripts and benchmarks too); a folder with a package.json of its own is another package. */
+function modules(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory())
+      return ['node_modules', 'dist'].includes(name) || existsSync(join(path, 'package.json')) ? [] : modules(path);
+    return /\.(ts|mts|cts|js|mjs|cjs)$/.test(name) ? [path] : [];
+  });
+}
 
 /** True when the file imports a value (not only types) from the module. */
 function importsValueFrom(text: string, module: string): boolean {
@@ -194,6 +204,14 @@ describe('imports run one way (docs/architecture.md#which-room)', () => {
     expect(subpaths.map(written)).toEqual(climbs.map(written));
     expect(written(climbs[0])).toEqual(['libs/database/unit-of-work']);
     expect(written("import { x } from '#unknown/x.js';\nimport { Injectable } from '@nestjs/common';")).toEqual([]);
+  });
+
+  it('nothing climbs into a library: the application, the tests, the benchmarks and the other libraries import #libs/…', () => {
+    const everywhere: SourceFile[] = ['src', 'libs', 'test', 'bench', 'sdk', 'scripts']
+      .flatMap((dir) => modules(join(root, dir)))
+      .map((path) => ({ path: relative(root, path), text: readFileSync(path, 'utf8') }));
+    expect(everywhere.length).toBeGreaterThan(files.length);
+    expect(climbsIntoLibs(everywhere)).toEqual([]);
   });
 
   it('the rule sees a relative climb into a library, from the application, the tests and another library', () => {
