@@ -11,7 +11,7 @@ import { gateVerdictCondition } from './gate/gate-verdicts.repository.js';
 import { DatabaseNotifications } from '#libs/database/notifications.js';
 import { Db } from '#libs/database/unit-of-work.js';
 import { sql, type Expression, type ExpressionBuilder, type QueryCreator, type Selectable, type SqlBool } from 'kysely';
-import { grouped, orderedBy, type FilterContext, type RowQuery } from '#libs/database/query-language.js';
+import { everyRow, grouped, orderedBy, type FilterContext, type RowQuery } from '#libs/database/query-language.js';
 import type { DB } from '#libs/database/schema.js';
 import type { NarrowedRow, QueryBuilder } from '#libs/database/typed-queries.js';
 import { countN, entityPage, holds, isAnyOf, publishedRows, type PageWindow } from '#libs/database/typed-fragments.js';
@@ -225,6 +225,17 @@ function itemsAfter(q: QueryBuilder, runId: string, from: ItemKey | null) {
 }
 
 /** Runs, their items and events: queries only. */
+/** A run's source in the generated SQL (src/queries): a version's every row, its sessions mapped. */
+const SAMPLE_SOURCE: RunSource = {
+  datasetId: DummyValue.UUID,
+  datasetName: DummyValue.STRING,
+  versionId: DummyValue.UUID2,
+  versionNumber: 1,
+  partitionId: null,
+  mapping: { input: 'question', session_id: 'conversation' },
+  where: everyRow(),
+};
+
 @Injectable()
 export class RunsRepository {
   constructor(
@@ -314,6 +325,21 @@ export class RunsRepository {
     );
   }
 
+  @GenerateSql(
+    {
+      name: 'in chunks, by session',
+      params: [DummyValue.UUID, DummyValue.UUID2, SAMPLE_SOURCE, { repetitions: 2, sample: null, chunkRows: 500 }],
+    },
+    {
+      name: 'a seeded sample',
+      params: [
+        DummyValue.UUID,
+        DummyValue.UUID2,
+        SAMPLE_SOURCE,
+        { repetitions: 1, sample: { size: 10, seed: 7 }, chunkRows: 500 },
+      ],
+    },
+  )
   /**
    * Creates the run's items from the source rows: a deterministic sample when asked (by a hash
    * of row id and seed), times the repetitions, with each row's session and turn by the mapped

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DummyValue, GenerateSql } from '#libs/database/generate-sql.js';
 import { BulkWriter, type BulkValue } from '#libs/database/bulk-writer.js';
 import type { ColumnStats } from '../entities/dataset-version.entity.js';
 import { columnStats } from '../ingest/column-stats.js';
@@ -251,6 +252,36 @@ export class RowsRepository {
     return new Map(rows.map((r) => [r.row_id, r]));
   }
 
+  @GenerateSql(
+    {
+      name: 'a page with its total',
+      params: [
+        {
+          datasetId: DummyValue.UUID,
+          version: 1,
+          orderBy: [],
+          limit: 50,
+          offset: 0,
+          withTotal: true,
+          countLimit: 10_000,
+        },
+      ],
+    },
+    {
+      name: 'keyset, no total',
+      params: [
+        {
+          datasetId: DummyValue.UUID,
+          version: 1,
+          orderBy: [],
+          limit: 50,
+          offset: 0,
+          withTotal: false,
+          afterOrdinal: 100,
+        },
+      ],
+    },
+  )
   /** One page of a version's rows: filtered, ordered (row order last), projected; the total counted up to a limit. */
   async page(req: RowPageRequest): Promise<{ rows: StoredRow[]; total?: number; capped?: boolean }> {
     const matching = (q: QueryBuilder) =>
