@@ -214,11 +214,16 @@ export class ApiKeysRepository {
   }
 
   /** Revokes the user's live keys, in one workspace or all; answers the revoked rows. */
-  async revokeAllOf(userId: string, workspaceId: string | null, reason: string): Promise<ApiKeyRow[]> {
+  async revokeAllOf(
+    userId: string,
+    workspaceId: string | null,
+    reason: string,
+    by: string | null,
+  ): Promise<ApiKeyRow[]> {
     const rows = await this.db.typed((q) =>
       q
         .updateTable('api_keys')
-        .set({ revoked_at: now, revoked_reason: reason })
+        .set({ revoked_at: now, revoked_by: by, revoked_reason: reason })
         .where('user_id', '=', userId)
         .$if(workspaceId !== null, (u) => u.where('workspace_id', '=', workspaceId!))
         .where('revoked_at', 'is', null)

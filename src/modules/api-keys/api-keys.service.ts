@@ -200,7 +200,7 @@ export class ApiKeysService implements OnModuleInit {
 
   /**
    * Revokes a user's live keys, in one workspace (they left it) or everywhere (deactivated),
-   * inside the caller's unit of work; each revocation is audited.
+   * inside the caller's unit of work, recording who did it; each revocation is audited.
    */
   async revokeAllOf(
     userId: string,
@@ -208,7 +208,7 @@ export class ApiKeysService implements OnModuleInit {
     reason: 'member_removed' | 'user_deactivated',
     actor: Principal | undefined,
   ): Promise<number> {
-    const revoked = await this.keys.revokeAllOf(userId, workspaceId, reason);
+    const revoked = await this.keys.revokeAllOf(userId, workspaceId, reason, actor?.userId ?? null);
     for (const k of revoked) {
       await this.audit.record({
         actor,

@@ -268,16 +268,21 @@ describe('API keys', () => {
     expectProblem(await t.http.get(`/workspaces/${ws}/members`).set(bearer(leaving.key)), 401, 'unauthenticated');
     await t.factory.addMember(ws, leaver.id, 'member');
     expectProblem(await t.http.get(`/workspaces/${ws}/members`).set(bearer(leaving.key)), 401, 'unauthenticated');
-    const [removed] = await t.dataSource.query('SELECT revoked_reason FROM api_keys WHERE id = $1', [leaving.id]);
-    expect(removed.revoked_reason).toBe('member_removed');
+    const [removed] = await t.dataSource.query('SELECT revoked_reason, revoked_by FROM api_keys WHERE id = $1', [
+      leaving.id,
+    ]);
+    expect(removed).toEqual({ revoked_reason: 'member_removed', revoked_by: r.admin.id });
 
     const deactivated = await newKey(leaver, 'member');
     const adminToken = await t.factory.login({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
     await t.http.post(`/users/${leaver.id}/deactivate`).set(bearer(adminToken)).expect(200);
     await t.http.post(`/users/${leaver.id}/reactivate`).set(bearer(adminToken)).expect(200);
     expectProblem(await t.http.get(`/workspaces/${ws}/members`).set(bearer(deactivated.key)), 401, 'unauthenticated');
-    const [row] = await t.dataSource.query('SELECT revoked_reason FROM api_keys WHERE id = $1', [deactivated.id]);
-    expect(row.revoked_reason).toBe('user_deactivated');
+    const [row] = await t.dataSource.query('SELECT revoked_reason, revoked_by FROM api_keys WHERE id = $1', [
+      deactivated.id,
+    ]);
+    const [admin] = await t.dataSource.query('SELECT id FROM users WHERE email = $1', [ADMIN_EMAIL]);
+    expect(row).toEqual({ revoked_reason: 'user_deactivated', revoked_by: admin.id });
   });
 
   it('answers 401 for malformed, unknown or altered keys, and 400 for bad input', async () => {
