@@ -88,8 +88,8 @@ function sessionOf(row: SessionRow): ActiveSession {
 export class AccessRepository {
   constructor(private readonly db: Db) {}
 
-  @GenerateSql({ params: [DummyValue.UUID] })
   /** The session of an unrevoked, unexpired token whose user is active; undefined otherwise. */
+  @GenerateSql({ params: [DummyValue.UUID] })
   async findActiveSession(tokenId: string): Promise<ActiveSession | undefined> {
     const rows: SessionRow[] = await this.db.prepared(
       'active_session',
@@ -101,15 +101,15 @@ export class AccessRepository {
     return rows[0] && sessionOf(rows[0]);
   }
 
-  @GenerateSql(
-    { name: 'a workspace', params: [DummyValue.UUID, { workspaceId: DummyValue.UUID2 }] },
-    { name: 'a run', params: [DummyValue.UUID, { table: 'runs', id: DummyValue.UUID2 }] },
-  )
   /**
    * `findActiveSession` and `membership` in one statement (one round trip): the session of an
    * unrevoked, unexpired token of an active user, with the target's workspace (a record's, found
    * by its id in its table) and the user's role there. Undefined when the session is not live.
    */
+  @GenerateSql(
+    { name: 'a workspace', params: [DummyValue.UUID, { workspaceId: DummyValue.UUID2 }] },
+    { name: 'a run', params: [DummyValue.UUID, { table: 'runs', id: DummyValue.UUID2 }] },
+  )
   async findSessionWithAccess(tokenId: string, target: AccessTarget): Promise<SessionAccess | undefined> {
     const rows: Array<SessionRow & StandingRow> = await this.db.prepared(
       `session_access_${'table' in target ? target.table : 'workspace'}`,

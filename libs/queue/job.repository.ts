@@ -248,8 +248,8 @@ export class JobRepository implements EntitySubscriberInterface {
     );
   }
 
-  @GenerateSql({ params: [DummyValue.UUID, 60] })
   /** Takes the next due queued job (skipping rows other workers are taking). */
+  @GenerateSql({ params: [DummyValue.UUID, 60] })
   async claimNext(token: string, leaseSeconds: number): Promise<Job | null> {
     const rows = await this.db.typed((q) =>
       q
@@ -293,8 +293,8 @@ export class JobRepository implements EntitySubscriberInterface {
     return rows.length ? toJob(rows[0]) : null;
   }
 
-  @GenerateSql({ params: [DummyValue.UUID, DummyValue.UUID2, 60] })
   /** Extends a lease still held (and not yet expired); null when it is lost. */
+  @GenerateSql({ params: [DummyValue.UUID, DummyValue.UUID2, 60] })
   async heartbeat(id: string, token: string, leaseSeconds: number): Promise<{ cancelRequested: boolean } | null> {
     const rows = await this.db.typed((q) =>
       q
@@ -431,11 +431,11 @@ export class JobRepository implements EntitySubscriberInterface {
     });
   }
 
-  @GenerateSql({ params: [[DummyValue.UUID], [DummyValue.UUID2]] })
   /**
    * Gives jobs back to the queue on shutdown: the interrupted attempt does not count. Jobs with
    * a cancellation request stay running; the sweeper cancels them when their lease expires.
    */
+  @GenerateSql({ params: [[DummyValue.UUID], [DummyValue.UUID2]] })
   async release(ids: string[], tokens: string[]): Promise<Job[]> {
     if (!ids.length) return [];
     const rows = await this.db.typed((q) =>

@@ -167,11 +167,11 @@ export class ApiKeysRepository {
     return rows[0];
   }
 
-  @GenerateSql({ name: 'a dataset', params: ['ews_sample', { table: 'datasets', id: DummyValue.UUID }] })
   /**
    * `credential` with the key creator's standing towards the route's target (a workspace, or a
    * record of a table with a workspace_id) in the same statement, prepared once per connection.
    */
+  @GenerateSql({ name: 'a dataset', params: ['ews_sample', { table: 'datasets', id: DummyValue.UUID }] })
   async credentialWithAccess(
     prefix: string,
     target: AccessTarget,
@@ -187,11 +187,11 @@ export class ApiKeysRepository {
     return rows[0];
   }
 
-  @GenerateSql({ params: [DummyValue.UUID, '127.0.0.1'] })
   /**
    * Records a use, at most once a minute per key (a write per call would cost every request).
    * Hand-written: it runs on every request with a key, where compiling a builder would cost each one.
    */
+  @GenerateSql({ params: [DummyValue.UUID, '127.0.0.1'] })
   async touch(id: string, ip: string | undefined): Promise<void> {
     await this.db.query(
       `UPDATE api_keys SET last_used_at = now(), last_used_ip = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,

@@ -162,12 +162,12 @@ export class DatasetsRepository {
     return this.repo().findOne({ where: { id, workspaceId } });
   }
 
-  @GenerateSql({ params: [DummyValue.UUID, DummyValue.UUID2] })
   /**
    * What `GET /datasets/{id}` answers, in one statement: the dataset in its workspace, its
    * version and staged-edit counts, and its latest version with the names of its columns only
    * (not their statistics). Undefined when the workspace holds no such dataset.
    */
+  @GenerateSql({ params: [DummyValue.UUID, DummyValue.UUID2] })
   async findView(workspaceId: string, id: string): Promise<DatasetView | undefined> {
     const rows = await this.db.prepared<DatasetViewRow>('dataset_view', DATASET_VIEW_SQL, [id, workspaceId]);
     const r = rows[0];

@@ -325,21 +325,6 @@ export class RunsRepository {
     );
   }
 
-  @GenerateSql(
-    {
-      name: 'in chunks, by session',
-      params: [DummyValue.UUID, DummyValue.UUID2, SAMPLE_SOURCE, { repetitions: 2, sample: null, chunkRows: 500 }],
-    },
-    {
-      name: 'a seeded sample',
-      params: [
-        DummyValue.UUID,
-        DummyValue.UUID2,
-        SAMPLE_SOURCE,
-        { repetitions: 1, sample: { size: 10, seed: 7 }, chunkRows: 500 },
-      ],
-    },
-  )
   /**
    * Creates the run's items from the source rows: a deterministic sample when asked (by a hash
    * of row id and seed), times the repetitions, with each row's session and turn by the mapped
@@ -355,6 +340,21 @@ export class RunsRepository {
    * their work does not. A conversation's turns count on from the session's last turn in the
    * chunks before. A sample is chosen over all the rows at once (one statement, as before).
    */
+  @GenerateSql(
+    {
+      name: 'in chunks, by session',
+      params: [DummyValue.UUID, DummyValue.UUID2, SAMPLE_SOURCE, { repetitions: 2, sample: null, chunkRows: 500 }],
+    },
+    {
+      name: 'a seeded sample',
+      params: [
+        DummyValue.UUID,
+        DummyValue.UUID2,
+        SAMPLE_SOURCE,
+        { repetitions: 1, sample: { size: 10, seed: 7 }, chunkRows: 500 },
+      ],
+    },
+  )
   async materialize(
     runId: string,
     workspaceId: string,
@@ -432,6 +432,7 @@ export class RunsRepository {
     return rows[0].n;
   }
 
+  /** The next page of items after `from`, in order (ITEM_ORDER), every column. */
   @GenerateSql(
     { name: 'the first page', params: [DummyValue.UUID, null, 100] },
     {
@@ -439,7 +440,6 @@ export class RunsRepository {
       params: [DummyValue.UUID, { ordinal: '1', row_id: DummyValue.UUID2, repetition: 1 }, 100],
     },
   )
-  /** The next page of items after `from`, in order (ITEM_ORDER), every column. */
   itemPage(runId: string, from: ItemKey | null, limit: number): Promise<RunItemRow[]> {
     return this.db.typed((q) => itemsAfter(q, runId, from).select(ITEM_COLUMNS).limit(limit).$castTo<RunItemRow>());
   }

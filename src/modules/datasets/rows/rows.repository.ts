@@ -85,6 +85,9 @@ export interface RowPageRequest {
  * The rows of dataset versions, in raw SQL: bulk appends, version statistics, staged edits and
  * paging. A row record is visible in versions [added_in, removed_in).
  */
+/** A page of a version's rows in the generated SQL (src/queries), before its count and keyset are chosen. */
+const SAMPLE_PAGE = { datasetId: DummyValue.UUID, version: 1, orderBy: [], limit: 50, offset: 0 };
+
 @Injectable()
 export class RowsRepository {
   constructor(
@@ -252,37 +255,11 @@ export class RowsRepository {
     return new Map(rows.map((r) => [r.row_id, r]));
   }
 
-  @GenerateSql(
-    {
-      name: 'a page with its total',
-      params: [
-        {
-          datasetId: DummyValue.UUID,
-          version: 1,
-          orderBy: [],
-          limit: 50,
-          offset: 0,
-          withTotal: true,
-          countLimit: 10_000,
-        },
-      ],
-    },
-    {
-      name: 'keyset, no total',
-      params: [
-        {
-          datasetId: DummyValue.UUID,
-          version: 1,
-          orderBy: [],
-          limit: 50,
-          offset: 0,
-          withTotal: false,
-          afterOrdinal: 100,
-        },
-      ],
-    },
-  )
   /** One page of a version's rows: filtered, ordered (row order last), projected; the total counted up to a limit. */
+  @GenerateSql(
+    { name: 'a page with its total', params: [{ ...SAMPLE_PAGE, withTotal: true, countLimit: 10_000 }] },
+    { name: 'keyset, no total', params: [{ ...SAMPLE_PAGE, withTotal: false, afterOrdinal: 100 }] },
+  )
   async page(req: RowPageRequest): Promise<{ rows: StoredRow[]; total?: number; capped?: boolean }> {
     const matching = (q: QueryBuilder) =>
       q
