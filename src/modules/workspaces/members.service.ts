@@ -108,9 +108,10 @@ export class MembersService {
       const owners = await this.members.lockOwners(access.workspaceId);
       const member = await this.members.findForUpdate(access.workspaceId, userId);
       if (!member) throw new NotFoundError('member', userId);
-      if (member.role === role) return toMemberResponse((await this.member(access.workspaceId, userId))!);
+      // Who may touch an owner's role is checked before anything else, an unchanged role included.
       if (member.role === 'owner' || role === 'owner')
         this.assertStillOwner(access, caller, owners, 'grant the owner role or change the role of an owner');
+      if (member.role === role) return toMemberResponse((await this.member(access.workspaceId, userId))!);
       if (member.role === 'owner') this.assertAnotherOwner(owners, userId, 'demote');
       await this.members.setRole(access.workspaceId, userId, role);
       await this.audit.record({

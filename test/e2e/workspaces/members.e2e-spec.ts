@@ -190,9 +190,14 @@ describe('workspace members, users and candidates', () => {
       });
     });
 
-    it('is 403 owner_role_required for an admin promoting to owner, 409 last_owner for the last owner', async () => {
+    it('is 403 owner_role_required for an admin promoting to owner or touching an owner role, 409 last_owner for the last owner', async () => {
       expectProblem(
         await t.http.patch(`/workspaces/${ws}/members/${r.member.id}`).set(r.admin.auth).send({ role: 'owner' }),
+        403,
+        'owner_role_required',
+      );
+      expectProblem(
+        await t.http.patch(`/workspaces/${ws}/members/${r.owner.id}`).set(r.admin.auth).send({ role: 'owner' }),
         403,
         'owner_role_required',
       );
