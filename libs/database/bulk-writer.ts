@@ -46,6 +46,13 @@ const CHUNK_BYTES = 1024 * 1024;
  * keeps its 128-MB list and the merge runs on a connection of its own.
  */
 export const EMBEDDED_DEFERRED_GIN_ROWS = 100_000;
+/**
+ * How long PostgreSQL's `COPY … FROM STDIN` may stay open. The pool's read timeout (a minute,
+ * data-source.factory.ts) counts from a statement's start, and a COPY stays open while its source
+ * is read, parsed and encoded: a large upload on a busy service took longer and answered 500. The
+ * producer sets a COPY's pace, so its own bound is the longest upload, not a server's silence.
+ */
+export const COPY_READ_TIMEOUT_MS = 6 * 60 * 60 * 1000;
 export const EMBEDDED_DEFERRED_GIN_LIMIT = '16MB';
 
 /**
@@ -161,7 +168,9 @@ export class BulkWriter {
       return written;
     }
     const client = (this.db.manager.queryRunner as unknown as { databaseConnection: PoolClient }).databaseConnection;
-    const copy = client.query(copyFrom(`${sql} STDIN (FORMAT binary)`));
+    const copy = client.query(
+      Object.assign(copyFrom(`${sql} STDIN (FORMAT binary)`), { query_timeout: COPY_READ_TIMEOUT_MS }),
+    );
     async function* framed() {
       yield COPY_BINARY_HEADER;
       for await (const chunk of chunks) {

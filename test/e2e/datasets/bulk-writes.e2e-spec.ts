@@ -134,4 +134,34 @@ describe('datasets: what a bulk write holds', () => {
     },
     120_000,
   );
+
+  itOn('postgres', 'the embedded engine takes a COPY as separate statements, each short')(
+    'keeps a COPY open past the pool’s read timeout while its source is still being read',
+    async () => {
+      const rows = t.app.get(RowsRepository, { strict: false });
+      const written = await t.app.get(TransactionRunner).run(async () => {
+        // The pool's read timeout, shortened for this transaction's connection to less than the source's pauses.
+        const client = (
+          t.app.get(Db).manager.queryRunner as unknown as {
+            databaseConnection: { connectionParameters: { query_timeout?: number } };
+          }
+        ).databaseConnection;
+        const before = client.connectionParameters.query_timeout;
+        client.connectionParameters.query_timeout = 100;
+        try {
+          async function* slowly() {
+            for (const batch of rowsOf(3000)) {
+              await new Promise((resolve) => setTimeout(resolve, 250));
+              yield batch;
+            }
+          }
+          return await rows.append(randomUUID(), 1, slowly());
+        } finally {
+          client.connectionParameters.query_timeout = before;
+        }
+      });
+      expect(written).toBe(3000);
+    },
+    60_000,
+  );
 });
