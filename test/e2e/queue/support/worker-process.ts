@@ -12,8 +12,12 @@ export interface WorkerProcess {
   output(): string;
 }
 
-/** Starts `worker-child.ts` in its own Node.js process and waits until it takes jobs. */
-export async function spawnWorker(env: Record<string, string>, timeoutMs = 30_000): Promise<WorkerProcess> {
+/**
+ * Starts `worker-child.ts` in its own Node.js process and waits until it takes jobs. A cold start
+ * compiles the worker's sources first, which took more than 30 s while the whole suite ran on two
+ * cores: the wait allows 75 s, within the test's 120 s.
+ */
+export async function spawnWorker(env: Record<string, string>, timeoutMs = 75_000): Promise<WorkerProcess> {
   const child = spawn(process.execPath, ['--import', join(here, 'register-ts.mjs'), join(here, 'worker-child.ts')], {
     cwd: join(here, '..', '..', '..', '..'),
     env: { PATH: process.env.PATH ?? '', ...env },
