@@ -237,6 +237,15 @@ describe('trace feedback', () => {
       user_rating: { count: 2, mean: 4.5, thumbs_up: 0, thumbs_down: 0 },
     });
     expect(byTrace['aa00000000000000000000000000bb02']).toEqual({});
+    // Traces selected by their feedback.
+    const traceIds = async (query: Record<string, string>) =>
+      (await t.http.get(`${base}/results`).query(query).set(r.viewer.auth).expect(200)).body.items.map(
+        (item: { trace_id: string }) => item.trace_id,
+      );
+    expect(await traceIds({ feedback_name: 'thumbs', feedback_value: 'false' })).toEqual([landed]);
+    expect(await traceIds({ feedback_name: 'user_rating', feedback_value: '4.5' })).toEqual([]);
+    expect(await traceIds({ feedback_value: '5' })).toEqual([landed]);
+    expect(await traceIds({ feedback_name: 'resolved' })).toEqual([]);
   });
 
   it('selects traces by feedback for other families, in a stable order', async () => {

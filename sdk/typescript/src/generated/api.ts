@@ -6478,6 +6478,16 @@ export interface ListTraceEnrichmentResultsParams {
    * @format uuid
    */
   datasetId: string;
+  /**
+   * Only traces with end-user feedback of this name (POST /traces/feedback)
+   * @maxLength 100
+   */
+  feedback_name?: string;
+  /**
+   * Only traces with feedback equal to this value (`false`: a thumbs down; a number: that score; text: that category)
+   * @maxLength 200
+   */
+  feedback_value?: string;
   /** true: only traces with an error span; false: only those without */
   has_error?: "true" | "false";
   /**

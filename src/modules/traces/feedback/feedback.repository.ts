@@ -40,6 +40,15 @@ export interface FeedbackCounts {
   thumbs_down: number | string;
 }
 
+/** A value asked for as text (a query string's) as each kind of feedback value may equal it. */
+export function feedbackEquality(text: string): NonNullable<FeedbackFilter['equals']> {
+  return {
+    text,
+    boolean: text === 'true' ? true : text === 'false' ? false : undefined,
+    number: text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : undefined,
+  };
+}
+
 type Where = (eb: ExpressionBuilder<DB, 'trace_feedback'>) => Expression<SqlBool>;
 
 /** Trace feedback (trace_feedback): always read and written with its workspace. */

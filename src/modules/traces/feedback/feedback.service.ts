@@ -16,7 +16,7 @@ import {
   type TraceFeedbackResponse,
   type TraceFeedbackSummary,
 } from '../dto/feedback.dto.js';
-import { FeedbackRepository, type FeedbackRow, type NewFeedbackRow } from './feedback.repository.js';
+import { feedbackEquality, FeedbackRepository, type FeedbackRow, type NewFeedbackRow } from './feedback.repository.js';
 import { feedbackContent, toFeedbackResponse, toFeedbackSummaries } from '../traces.mapper.js';
 import { TraceErrors } from '../traces.errors.js';
 
@@ -88,14 +88,7 @@ export class TraceFeedbackService {
         maxValue: query.max_value,
         createdAfter: query.created_after ? new Date(query.created_after) : undefined,
         createdBefore: query.created_before ? new Date(query.created_before) : undefined,
-        equals:
-          value === undefined
-            ? undefined
-            : {
-                text: value,
-                boolean: value === 'true' ? true : value === 'false' ? false : undefined,
-                number: value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : undefined,
-              },
+        equals: value === undefined ? undefined : feedbackEquality(value),
       },
       query.sort === 'created_at' ? 'asc' : 'desc',
       pageWindow(query),
