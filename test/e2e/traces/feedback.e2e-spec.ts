@@ -382,4 +382,31 @@ describe('trace feedback', () => {
       'validation_failed',
     );
   });
+
+  it("is kept no longer than the workspace's trace retention", async () => {
+    const old = (
+      await t.http.post('/traces/feedback').set(key).send({ trace_id: TRACE, name: 'aged', value: true }).expect(201)
+    ).body;
+    const recent = (
+      await t.http.post('/traces/feedback').set(key).send({ trace_id: TRACE, name: 'aged', value: false }).expect(201)
+    ).body;
+    await t.dataSource.query(`UPDATE trace_feedback SET created_at = now() - interval '40 days' WHERE id = $1`, [
+      old.id,
+    ]);
+    await t.http.put(`/workspaces/${ws}/trace-retention`).set(r.admin.auth).send({ retention_days: 30 }).expect(200);
+    const swept = (await t.http.post(`/workspaces/${ws}/trace-retention:sweep`).set(r.admin.auth).expect(200)).body;
+    expect(swept.feedback_deleted).toBe(1);
+    expectProblem(await t.http.get(`/traces/feedback/${old.id}`).set(r.viewer.auth), 404, 'not_found');
+    await t.http.get(`/traces/feedback/${recent.id}`).set(r.viewer.auth).expect(200);
+  });
+
+  it('takes an API key that names its own workspace', async () => {
+    const res = await t.http
+      .post('/traces/feedback')
+      .set(key)
+      .send({ workspace_id: ws, trace_id: TRACE, name: 'named', value: 1 })
+      .expect(201);
+    expect(res.body.workspace_id).toBe(ws);
+    await t.http.get('/traces/feedback').query({ workspace_id: ws, name: 'named' }).set(key).expect(200);
+  });
 });

@@ -11653,6 +11653,11 @@ export interface TraceRetentionResponse {
 export interface TraceRetentionSweepResponse {
   datasets: SweptDataset[];
   /**
+   * End users' feedback on traces (POST /traces/feedback) posted before the workspace's retention
+   * @example 4
+   */
+  feedback_deleted: number;
+  /**
    * Inline landing bodies and dropped records' payloads cleared (their counts and reasons stay)
    * @example 12
    */
