@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Expression, ExpressionBuilder, Insertable, Selectable, SqlBool } from 'kysely';
+import { DummyValue, GenerateSql } from '#libs/database/generate-sql.js';
 import type { DB, TraceFeedback } from '#libs/database/schema.js';
 import { countN } from '#libs/database/typed-fragments.js';
 import { Db } from '#libs/database/unit-of-work.js';
@@ -127,6 +128,7 @@ export class FeedbackRepository {
   }
 
   /** Per trace and name: how many, the mean score, thumbs up and down, for the traces named. */
+  @GenerateSql({ params: [DummyValue.UUID, ['4bf92f3577b34da6a3ce929d0e0e4736', '5b8efff798038103d269b633813fc60c']] })
   countsFor(workspaceId: string, traceIds: string[]): Promise<FeedbackCounts[]> {
     if (!traceIds.length) return Promise.resolve([]);
     return this.db.typed((q) =>
@@ -153,6 +155,10 @@ export class FeedbackRepository {
    * and then by the span id (a trace's own feedback, without a span, first): the same answer for
    * the same records whatever order they were posted in.
    */
+  @GenerateSql(
+    { name: 'a thumbs down', params: [DummyValue.UUID, { name: 'thumbs', value: false, limit: 100 }] },
+    { name: 'scores in a range', params: [DummyValue.UUID, { name: 'user_rating', min: 1, max: 2, limit: 100 }] },
+  )
   pick(workspaceId: string, pick: FeedbackPick): Promise<Array<{ trace_id: string; span_id: string | null }>> {
     return this.db.typed((q) =>
       pickConditions(pick)
