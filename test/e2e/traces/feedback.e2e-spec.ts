@@ -149,6 +149,19 @@ describe('trace feedback', () => {
       ['conflict', 409],
     ]);
     expect(res.body.items[2]).toMatchObject({ feedback: null, error_code: 'trace_feedback_key_conflict' });
+    const refused = await t.http
+      .post('/traces/feedback:batch')
+      .set(key)
+      .send({
+        items: [
+          { trace_id: TRACE, name: 'thumbs', value: true, client_key: 'batch-bad' },
+          { trace_id: TRACE, name: 'thumbs', value: null },
+        ],
+      });
+    expectProblem(refused, 400, 'validation_failed');
+    expect(refused.body.errors.map((e: { field: string }) => e.field)).toEqual(['items.1.value']);
+    const stored = await t.http.get('/traces/feedback').query({ name: 'thumbs' }).set(key).expect(200);
+    expect(stored.body.items.some((i: { client_key: string }) => i.client_key === 'batch-bad')).toBe(false);
     const tooMany = Array.from({ length: 101 }, () => items[0]);
     expectProblem(
       await t.http.post('/traces/feedback:batch').set(key).send({ items: tooMany }),
