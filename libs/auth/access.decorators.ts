@@ -20,7 +20,10 @@ export const ACCESS_RULE = 'ews:access-rule';
  *   (for operations whose contract declares no 403);
  * - `{ resource, query }`: the same, with the record id in a query parameter;
  * - `{ apiKeyOrHeader }`: an API key's own workspace, or, for a user's token, the workspace id in
- *   that request header (protocol endpoints such as OTLP/HTTP, whose body names no workspace).
+ *   that request header (protocol endpoints such as OTLP/HTTP, whose body names no workspace);
+ * - `{ apiKeyOrBody }`, `{ apiKeyOrQuery }`: an API key's own workspace, or, for a user's token, the
+ *   workspace id in that body member or query parameter (what an application's backend calls with
+ *   the key it exports traces with: trace feedback); a key that names one anyway must name its own.
  */
 export type WorkspaceSource =
   | { param: string }
@@ -28,7 +31,9 @@ export type WorkspaceSource =
   | { query: string; optional?: boolean }
   | { resource: string; param: string; conceal?: boolean }
   | { resource: string; query: string }
-  | { apiKeyOrHeader: string };
+  | { apiKeyOrHeader: string }
+  | { apiKeyOrBody: string }
+  | { apiKeyOrQuery: string };
 
 /**
  * `apiKeys: false`: a user's token only, never an API key (creating workspaces or keys, logging
@@ -68,13 +73,17 @@ function describeWho(rule: AccessRule): string {
       const where =
         'apiKeyOrHeader' in f
           ? `the API key's workspace (with a user's token: the workspace in header ${f.apiKeyOrHeader})`
-          : 'resource' in f
-            ? `the workspace of the ${f.resource} ${'param' in f ? `{${f.param}}` : `?${f.query}`}`
-            : 'param' in f
-              ? `workspace {${f.param}}`
-              : 'body' in f
-                ? `workspace_id in the body (${f.body})`
-                : `workspace in query ${f.query}`;
+          : 'apiKeyOrBody' in f
+            ? `the API key's workspace (with a user's token: ${f.apiKeyOrBody} in the body)`
+            : 'apiKeyOrQuery' in f
+              ? `the API key's workspace (with a user's token: query ${f.apiKeyOrQuery})`
+              : 'resource' in f
+                ? `the workspace of the ${f.resource} ${'param' in f ? `{${f.param}}` : `?${f.query}`}`
+                : 'param' in f
+                  ? `workspace {${f.param}}`
+                  : 'body' in f
+                    ? `workspace_id in the body (${f.body})`
+                    : `workspace in query ${f.query}`;
       return `${rule.role} or above in ${where}`;
     }
   }

@@ -195,8 +195,13 @@ export class AccessGuard implements CanActivate {
 
   private targetOf(from: WorkspaceSource, req: AuthedRequest): Target {
     try {
-      // An API key's own workspace, known once the key is: nothing to read from the request.
+      // An API key's own workspace, known once the key is: nothing to read from the request. A
+      // body or query that names a workspace anyway must name the key's (403 otherwise).
       if ('apiKeyOrHeader' in from && bearerApiKey(req.headers.authorization)) return { apiKeyWorkspace: true };
+      if (('apiKeyOrBody' in from || 'apiKeyOrQuery' in from) && bearerApiKey(req.headers.authorization)) {
+        const named = namedWorkspace(from, req)[2];
+        if (named === undefined || named === '') return { apiKeyWorkspace: true };
+      }
       if ('resource' in from) {
         const [name, id] = 'param' in from ? [from.param, req.params[from.param]] : [from.query, req.query[from.query]];
         if ('query' in from && (id === undefined || id === ''))
@@ -212,14 +217,7 @@ export class AccessGuard implements CanActivate {
         }
         return { resource: from.resource, id, table: this.resources.tableOf(from.resource) };
       }
-      const [part, name, value] =
-        'apiKeyOrHeader' in from
-          ? ['header', from.apiKeyOrHeader, req.headers[from.apiKeyOrHeader]]
-          : 'param' in from
-            ? ['path', from.param, req.params[from.param]]
-            : 'body' in from
-              ? ['body', from.body, (req.body as Record<string, unknown> | undefined)?.[from.body]]
-              : ['query', from.query, req.query[from.query]];
+      const [part, name, value] = namedWorkspace(from, req);
       if (value === undefined || value === '') {
         if ('query' in from && from.optional) return { none: true };
         throw new ValidationFailedError(`${name} is required`, [
@@ -242,4 +240,23 @@ export class AccessGuard implements CanActivate {
     const { exists, role } = await this.access.membership(workspaceId, userId);
     return { workspaceId, workspaceExists: exists, role };
   }
+}
+
+/** Where a rule that names the workspace finds it in the request: [part, name, value]. */
+function namedWorkspace(
+  from: Exclude<WorkspaceSource, { resource: string }>,
+  req: AuthedRequest,
+): [string, string, unknown] {
+  const body = (name: string): [string, string, unknown] => [
+    'body',
+    name,
+    (req.body as Record<string, unknown> | undefined)?.[name],
+  ];
+  const query = (name: string): [string, string, unknown] => ['query', name, req.query[name]];
+  if ('apiKeyOrHeader' in from) return ['header', from.apiKeyOrHeader, req.headers[from.apiKeyOrHeader]];
+  if ('param' in from) return ['path', from.param, req.params[from.param]];
+  if ('body' in from) return body(from.body);
+  if ('apiKeyOrBody' in from) return body(from.apiKeyOrBody);
+  if ('apiKeyOrQuery' in from) return query(from.apiKeyOrQuery);
+  return query(from.query);
 }

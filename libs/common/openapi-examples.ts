@@ -64,6 +64,7 @@ export const EXAMPLE_ID = {
   traceVersion: 'c126235b-f123-4f0a-83b8-ae22e7b83c4d',
   groundTruth: '35ba2ad3-e467-445e-87dd-49b42320a300',
   traceDrop: '8ba5910e-dce7-4905-95d8-741cfacb7b9b',
+  traceFeedback: 'e3a1c5d7-2b4f-4a6e-8c0d-1f3b5d7e9a2c',
   request: '3f0c2d4e-8b1a-4c5d-9e7f-6a2b1c0d9e8f',
 } as const;
 

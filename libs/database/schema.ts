@@ -780,6 +780,25 @@ export interface TraceEnrichmentRuns {
   workspace_id: string;
 }
 
+export interface TraceFeedback {
+  api_key_id: string | null;
+  client_key: string | null;
+  comment: string | null;
+  created_at: Generated<Timestamp>;
+  created_by: string | null;
+  id: Generated<string>;
+  metadata: Generated<Json>;
+  name: string;
+  span_id: string | null;
+  trace_id: string;
+  user_ref: string | null;
+  value_boolean: boolean | null;
+  value_kind: string;
+  value_number: number | null;
+  value_string: string | null;
+  workspace_id: string;
+}
+
 export interface TraceGroundTruthVersions {
   created_at: Generated<Timestamp>;
   created_by: string | null;
@@ -1002,6 +1021,7 @@ export interface DB {
   trace_drops: TraceDrops;
   trace_enrichment_results: TraceEnrichmentResults;
   trace_enrichment_runs: TraceEnrichmentRuns;
+  trace_feedback: TraceFeedback;
   trace_ground_truth_versions: TraceGroundTruthVersions;
   trace_inbox: TraceInbox;
   trace_ingest_runs: TraceIngestRuns;

@@ -226,7 +226,7 @@ export function detectSpanConvention(span: SourceSpan): Convention {
  * non-empty string (UUIDs with dashes, `run-42`, short numbers from exports) is a source's own id
  * and is accepted verbatim. Short hex strings are accepted because numeric ids from exports are hex too.
  */
-function checkId(
+export function checkId(
   raw: unknown,
   width: 32 | 16,
 ): { ok: true; id: string } | { ok: false; missing: boolean; detail: string } {

@@ -334,6 +334,7 @@ const TABLES_WITHOUT_ENTITY: Record<string, string> = {
   trace_drops: 'traces',
   trace_enrichment_results: 'traces',
   trace_enrichment_runs: 'traces',
+  trace_feedback: 'traces',
   trace_ground_truth_versions: 'traces',
   trace_inbox: 'traces',
   trace_ingest_runs: 'traces',

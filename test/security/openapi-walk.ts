@@ -175,6 +175,9 @@ export const BODY_HINTS: Record<string, (ids: (name: string) => string | undefin
   'POST /sdg/adapters/{adapter_id}/runs': (ids) => ({ target_dataset_id: ids('dataset_id') }),
   // Runs name metrics to score with.
   'POST /runs': () => ({ metrics: ['exact_match'] }),
+  // A user's token names the workspace feedback goes to (an API key's own is used otherwise).
+  'POST /traces/feedback': (ids) => ({ workspace_id: ids('workspace_id') }),
+  'POST /traces/feedback:batch': (ids) => ({ workspace_id: ids('workspace_id') }),
   // A custom op's endpoint that refuses at once, so its queued health check ends fast.
   'POST /workspaces/{workspace_id}/custom_ops': () => ({ endpoint_url: 'http://127.0.0.1:9/score', timeout_ms: 200 }),
 };

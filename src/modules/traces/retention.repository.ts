@@ -126,4 +126,16 @@ export class RetentionRepository {
     );
     return a.n + b.n;
   }
+
+  /** Deletes the end users' feedback posted before `cutoff` (comments and end-user ids are kept no longer than the traces). */
+  async deleteFeedbackBefore(workspaceId: string, cutoff: Date): Promise<number> {
+    const rows = await this.db.typed((q) =>
+      q
+        .deleteFrom('trace_feedback')
+        .where('workspace_id', '=', workspaceId)
+        .where('created_at', '<', cutoff)
+        .returning('id'),
+    );
+    return rows.length;
+  }
 }

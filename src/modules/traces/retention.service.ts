@@ -138,6 +138,7 @@ export class TraceRetentionService implements OnApplicationBootstrap {
     spans_deleted: number;
     uploads_deleted: number;
     payloads_cleared: number;
+    feedback_deleted: number;
   }> {
     const result = await this.sweep(null);
     await this.transactions.run(() => this.scheduleNext());
@@ -146,6 +147,7 @@ export class TraceRetentionService implements OnApplicationBootstrap {
       spans_deleted: result.datasets.reduce((n, d) => n + d.spans_deleted, 0),
       uploads_deleted: result.uploads_deleted,
       payloads_cleared: result.payloads_cleared,
+      feedback_deleted: result.feedback_deleted,
     };
   }
 
@@ -169,12 +171,14 @@ export class TraceRetentionService implements OnApplicationBootstrap {
     }
     let uploadsDeleted = 0;
     let payloadsCleared = 0;
+    let feedbackDeleted = 0;
     for (const { workspace_id, retention_days } of await this.retention.workspaceDefaults(workspaceId)) {
       const cutoff = new Date(sweptAt.getTime() - retention_days * 24 * HOUR_MS);
-      const { paths, cleared } = await this.transactions.run(async () => {
+      const { paths, cleared, feedback } = await this.transactions.run(async () => {
         const gone = await this.retention.deleteUploadsBefore(workspace_id, cutoff);
         const n = await this.retention.clearPayloadsBefore(workspace_id, cutoff);
-        if (gone.length || n)
+        const f = await this.retention.deleteFeedbackBefore(workspace_id, cutoff);
+        if (gone.length || n || f)
           await this.audit.record({
             workspaceId: workspace_id,
             action: 'trace_retention.swept',
@@ -185,16 +189,24 @@ export class TraceRetentionService implements OnApplicationBootstrap {
               cutoff: cutoff.toISOString(),
               uploads_deleted: gone.length,
               payloads_cleared: n,
+              feedback_deleted: f,
             },
           });
-        return { paths: gone, cleared: n };
+        return { paths: gone, cleared: n, feedback: f };
       });
       // Files go after the commit: a rollback leaves every upload whole.
       for (const path of paths) await rm(path, { force: true });
       uploadsDeleted += paths.length;
       payloadsCleared += cleared;
+      feedbackDeleted += feedback;
     }
-    return { swept_at: sweptAt, datasets, uploads_deleted: uploadsDeleted, payloads_cleared: payloadsCleared };
+    return {
+      swept_at: sweptAt,
+      datasets,
+      uploads_deleted: uploadsDeleted,
+      payloads_cleared: payloadsCleared,
+      feedback_deleted: feedbackDeleted,
+    };
   }
 
   /**

@@ -24,6 +24,7 @@ import type {
   TraceTagResponse,
   TraceTagsQuery,
 } from './dto/trace-data.dto.js';
+import { TraceFeedbackService } from './feedback/feedback.service.js';
 import { TRACE_ENRICH_JOB } from './traces.jobs.js';
 import { TraceDatasets } from './trace-datasets.service.js';
 import { TraceErrors } from './traces.errors.js';
@@ -40,6 +41,7 @@ export class TraceVersionsService {
     private readonly queue: JobQueue,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
+    private readonly feedback: TraceFeedbackService,
   ) {}
 
   /** A version of a trace dataset of the workspace, by id alone (the /traces/versions paths). */
@@ -250,11 +252,16 @@ export class TraceVersionsService {
       { skip: query.offset, take: query.limit },
     );
     const status = await this.traces.latestEnrichmentRun(version.id);
+    // Each trace's end-user feedback, summed up by name, beside what its spans say.
+    const feedback = await this.feedback.summariesFor(
+      access.workspaceId,
+      page.items.map((item) => String(item.trace_id)),
+    );
     return {
       dataset_id: datasetId,
       version_id: version.id,
       state: status ? JOB_STATE_VOCABULARY.show(status.state) : 'not_started',
-      items: page.items,
+      items: page.items.map((item) => ({ ...item, feedback: feedback.get(String(item.trace_id)) ?? {} })),
       total: page.total,
       limit: query.limit,
       offset: query.offset,

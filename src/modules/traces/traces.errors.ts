@@ -79,4 +79,10 @@ export const TraceErrors = defineErrorCodes('traces', {
     description:
       'The dataset has more acknowledged spans waiting to land than OTLP_MAX_PENDING_SPANS: the export was not accepted; retry after Retry-After seconds (OTLP exporters do).',
   },
+  trace_feedback_key_conflict: {
+    status: 409,
+    title: 'Feedback key reused',
+    description:
+      'The workspace already holds feedback under this `client_key` with other content (trace, span, name, value, comment, user_ref or metadata). A retry sends exactly what the first post sent; new feedback takes a new key.',
+  },
 });

@@ -9,6 +9,8 @@ import type {
 } from './dto/traces.dto.js';
 import type { TraceEnrichmentStatusResponse, TraceGroundTruthVersionResponse } from './dto/trace-data.dto.js';
 import { LIVE_MAX_SPANS, LIVE_WINDOW_SECONDS, type TraceLiveStreamResponse } from './dto/live.dto.js';
+import type { FeedbackValue, TraceFeedbackResponse, TraceFeedbackSummary } from './dto/feedback.dto.js';
+import type { FeedbackCounts, FeedbackRow, NewFeedbackRow } from './feedback/feedback.repository.js';
 import type { LiveStreamRow } from './live.repository.js';
 import type {
   DropRow,
@@ -185,4 +187,70 @@ export function idleLiveStreamResponse(workspaceId: string, datasetId: string): 
     last_landed_at: null,
     created_at: null,
   };
+}
+
+// Feedback
+
+type FeedbackFields = Pick<
+  FeedbackRow | NewFeedbackRow,
+  | 'trace_id'
+  | 'span_id'
+  | 'name'
+  | 'value_number'
+  | 'value_boolean'
+  | 'value_string'
+  | 'comment'
+  | 'user_ref'
+  | 'metadata'
+>;
+
+function feedbackValue(row: Pick<FeedbackFields, 'value_number' | 'value_boolean' | 'value_string'>): FeedbackValue {
+  return row.value_boolean ?? row.value_number ?? row.value_string ?? '';
+}
+
+/** What a retry must repeat for its client_key to answer the stored feedback: every member the caller sent. */
+export function feedbackContent(row: FeedbackFields): Record<string, unknown> {
+  return {
+    trace_id: row.trace_id,
+    span_id: row.span_id ?? null,
+    name: row.name,
+    value: feedbackValue(row),
+    comment: row.comment ?? null,
+    user_ref: row.user_ref ?? null,
+    metadata: typeof row.metadata === 'string' ? JSON.parse(row.metadata) : (row.metadata ?? {}),
+  };
+}
+
+export function toFeedbackResponse(row: FeedbackRow, replayed: boolean): TraceFeedbackResponse {
+  return {
+    id: row.id,
+    workspace_id: row.workspace_id,
+    trace_id: row.trace_id,
+    span_id: row.span_id,
+    name: row.name,
+    value: feedbackValue(row),
+    comment: row.comment,
+    user_ref: row.user_ref,
+    metadata: (row.metadata ?? {}) as Record<string, unknown>,
+    client_key: row.client_key,
+    created_by: row.created_by,
+    created_at: row.created_at,
+    replayed,
+  };
+}
+
+/** Per trace id: its feedback by name (count, mean score or null, thumbs up and down). */
+export function toFeedbackSummaries(counts: FeedbackCounts[]): Map<string, Record<string, TraceFeedbackSummary>> {
+  const out = new Map<string, Record<string, TraceFeedbackSummary>>();
+  for (const c of counts) {
+    const byName = out.get(c.trace_id) ?? {};
+    byName[c.name] = {
+      count: Number(c.count),
+      mean: c.mean === null ? null : Number(c.mean),
+      thumbs_up: Number(c.thumbs_up),
+      thumbs_down: Number(c.thumbs_down),
+    };
+    out.set(c.trace_id, byName);
+  }
+  return out;
 }

@@ -4,6 +4,9 @@ import { FileUploadInterceptor } from '#libs/common/upload.interceptor.js';
 import { BulkWriter } from '#libs/database/bulk-writer.js';
 import { DatasetsModule } from '../datasets/datasets.module.js';
 import { SecretsModule } from '../secrets/secrets.module.js';
+import { FeedbackController } from './feedback/feedback.controller.js';
+import { FeedbackRepository } from './feedback/feedback.repository.js';
+import { TraceFeedbackService } from './feedback/feedback.service.js';
 import { LiveIngestService } from './live-ingest.service.js';
 import { LiveLanding } from './live-landing.job.js';
 import { LiveStreamsController } from './live-streams.controller.js';
@@ -24,10 +27,17 @@ import { TracesRepository } from './traces.repository.js';
 import { TracesService } from './traces.service.js';
 import './traces.errors.js';
 
-/** Trace ingestion: detection, uploads, landing, drops, ground truth, topology, enrichment and tags. */
+/** Trace ingestion: detection, uploads, landing, drops, ground truth, topology, enrichment, tags and end users' feedback. */
 @Module({
   imports: [DatasetsModule, SecretsModule],
-  controllers: [TracesController, TraceDataController, LiveStreamsController, OtlpController, RetentionController],
+  controllers: [
+    TracesController,
+    TraceDataController,
+    LiveStreamsController,
+    OtlpController,
+    RetentionController,
+    FeedbackController,
+  ],
   providers: [
     TracesService,
     TraceVersionsService,
@@ -44,7 +54,10 @@ import './traces.errors.js';
     TraceRetentionService,
     BulkWriter,
     FileUploadInterceptor,
+    FeedbackRepository,
+    TraceFeedbackService,
   ],
+  exports: [TraceFeedbackService],
 })
 export class TracesModule implements OnModuleInit {
   constructor(private readonly registry: WorkspaceResourceRegistry) {}
@@ -53,5 +66,6 @@ export class TracesModule implements OnModuleInit {
     this.registry.registerTable('trace_connection', 'trace_connections');
     this.registry.registerTable('trace_upload', 'trace_uploads');
     this.registry.registerTable('trace_ingest_run', 'trace_ingest_runs');
+    this.registry.registerTable('trace_feedback', 'trace_feedback');
   }
 }

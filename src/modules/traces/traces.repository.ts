@@ -9,6 +9,7 @@ import { Db } from '#libs/database/unit-of-work.js';
 import { nameTaken } from '#libs/database/record-queries.js';
 import { TRACKED_COLUMNS, trackedRecord, type TrackedColumns } from '#libs/queue/tracked-job.js';
 import type { Drop } from '#libs/traces/span.types.js';
+import { feedbackEquality } from './feedback/feedback.repository.js';
 
 /** The records landing and enrichment jobs settle: the queue keeps their tracked columns. */
 export const TRACE_INGEST_RUNS = trackedRecord('trace_ingest_runs', 'ingest_run_id');
@@ -144,6 +145,9 @@ export interface EnrichmentFilter {
   min_duration_ms?: number;
   max_duration_ms?: number;
   min_cost?: number;
+  /** End-user feedback of the trace (trace_feedback): of this name, equal to this value. */
+  feedback_name?: string;
+  feedback_value?: string;
 }
 
 /** What a page of enrichment results sorts by (numbers as numbers; then by trace id). */
@@ -173,7 +177,21 @@ function enrichmentConditions(f: EnrichmentFilter): Array<RawBuilder<SqlBool>> {
     f.min_cost !== undefined && sql<SqlBool>`coalesce(${at('cost')}::float8, 0) >= ${f.min_cost}`,
     f.tag &&
       sql<SqlBool>`EXISTS (SELECT 1 FROM trace_tags t WHERE t.version_id = e.version_id AND t.trace_id = e.trace_id AND t.tag = ${f.tag})`,
+    (f.feedback_name !== undefined || f.feedback_value !== undefined) && feedbackCondition(f),
   ].filter((c): c is RawBuilder<SqlBool> => !!c);
+}
+
+/** The trace has end-user feedback of `feedback_name` (any, without), equal to `feedback_value` (any, without). */
+function feedbackCondition(f: EnrichmentFilter): RawBuilder<SqlBool> {
+  const name = f.feedback_name === undefined ? sql`TRUE` : sql`f.name = ${f.feedback_name}`;
+  let value = sql`TRUE`;
+  if (f.feedback_value !== undefined) {
+    const equals = feedbackEquality(f.feedback_value);
+    value = sql`(f.value_string = ${equals.text}${
+      equals.boolean === undefined ? sql`` : sql` OR f.value_boolean = ${equals.boolean}`
+    }${equals.number === undefined ? sql`` : sql` OR f.value_number = ${equals.number}`})`;
+  }
+  return sql<SqlBool>`EXISTS (SELECT 1 FROM trace_feedback f WHERE f.workspace_id = e.workspace_id AND f.trace_id = e.trace_id AND ${name} AND ${value})`;
 }
 
 /** A list of values as one `text[]` parameter. */

@@ -2206,6 +2206,86 @@ export interface CreateTraceConnectionRequest {
   workspace_id: string;
 }
 
+export interface CreateTraceFeedbackBatchParams {
+  batch: string;
+}
+
+export interface CreateTraceFeedbackBatchRequest {
+  /**
+   * @maxItems 100
+   * @minItems 1
+   */
+  items: FeedbackItem[];
+  /**
+   * The workspace, with a user's token (an API key's own workspace is used otherwise)
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
+  workspace_id?: string;
+}
+
+export interface CreateTraceFeedbackRequest {
+  /**
+   * Makes the post safe to retry: the same key with the same content answers the stored feedback again (1 .. 200 printable characters)
+   * @minLength 1
+   * @maxLength 200
+   * @pattern ^[\x21-\x7E]+$
+   * @example "fb-7f3c9a2e-0d41-4b8e-9a6c-2e5d1f0b7c34"
+   */
+  client_key?: string;
+  /**
+   * The end user's words, up to 4000 characters
+   * @maxLength 4000
+   * @example "The reset link in the answer had expired."
+   */
+  comment?: string;
+  /**
+   * A small object kept as it is (at most 50 members, 8 KiB as JSON)
+   * @example {"channel":"web-widget","app_version":"3.14.0"}
+   */
+  metadata?: Record<string, any>;
+  /**
+   * What is judged (`thumbs`, `user_rating`, `resolved`): a letter or digit, then letters, digits and - _ . : /
+   * @minLength 1
+   * @maxLength 100
+   * @pattern ^[A-Za-z0-9][A-Za-z0-9_.:/-]*$
+   * @example "thumbs"
+   */
+  name: string;
+  /**
+   * One span of the trace: 16 hex characters, or a source's own id
+   * @minLength 1
+   * @maxLength 128
+   * @example "00f067aa0ba902b7"
+   */
+  span_id?: string;
+  /**
+   * The trace: 32 hex characters as OpenTelemetry writes it (upper case is lowered), or a source's own id
+   * @minLength 1
+   * @maxLength 128
+   * @example "4bf92f3577b34da6a3ce929d0e0e4736"
+   */
+  trace_id: string;
+  /**
+   * The end user's id in the application (not a user of this service)
+   * @minLength 1
+   * @maxLength 200
+   * @example "customer-40912"
+   */
+  user_ref?: string;
+  /**
+   * A boolean (thumbs up: true), a finite number (a score) or a string of 1 .. 200 characters (a category)
+   * @example false
+   */
+  value: number | boolean | string;
+  /**
+   * The workspace, with a user's token (an API key's own workspace is used otherwise)
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
+  workspace_id?: string;
+}
+
 export interface CreateTraceGroundTruthParams {
   /**
    * The version's id
@@ -3154,6 +3234,14 @@ export interface DeleteTraceDatasetRetentionParams {
   datasetId: string;
 }
 
+export interface DeleteTraceFeedbackParams {
+  /**
+   * The feedback's id
+   * @format uuid
+   */
+  feedbackId: string;
+}
+
 export interface DeleteWorkspaceParams {
   /**
    * The workspace's id
@@ -3914,6 +4002,62 @@ export interface ExtractedOutputDto {
   /** @example "Open Settings > Security and choose Reset password; the link expires after one hour." */
   output: string | null;
   usage: TokenUsageDto;
+}
+
+export interface FeedbackItem {
+  /**
+   * Makes the post safe to retry: the same key with the same content answers the stored feedback again (1 .. 200 printable characters)
+   * @minLength 1
+   * @maxLength 200
+   * @pattern ^[\x21-\x7E]+$
+   * @example "fb-7f3c9a2e-0d41-4b8e-9a6c-2e5d1f0b7c34"
+   */
+  client_key?: string;
+  /**
+   * The end user's words, up to 4000 characters
+   * @maxLength 4000
+   * @example "The reset link in the answer had expired."
+   */
+  comment?: string;
+  /**
+   * A small object kept as it is (at most 50 members, 8 KiB as JSON)
+   * @example {"channel":"web-widget","app_version":"3.14.0"}
+   */
+  metadata?: Record<string, any>;
+  /**
+   * What is judged (`thumbs`, `user_rating`, `resolved`): a letter or digit, then letters, digits and - _ . : /
+   * @minLength 1
+   * @maxLength 100
+   * @pattern ^[A-Za-z0-9][A-Za-z0-9_.:/-]*$
+   * @example "thumbs"
+   */
+  name: string;
+  /**
+   * One span of the trace: 16 hex characters, or a source's own id
+   * @minLength 1
+   * @maxLength 128
+   * @example "00f067aa0ba902b7"
+   */
+  span_id?: string;
+  /**
+   * The trace: 32 hex characters as OpenTelemetry writes it (upper case is lowered), or a source's own id
+   * @minLength 1
+   * @maxLength 128
+   * @example "4bf92f3577b34da6a3ce929d0e0e4736"
+   */
+  trace_id: string;
+  /**
+   * The end user's id in the application (not a user of this service)
+   * @minLength 1
+   * @maxLength 200
+   * @example "customer-40912"
+   */
+  user_ref?: string;
+  /**
+   * A boolean (thumbs up: true), a finite number (a score) or a string of 1 .. 200 characters (a category)
+   * @example false
+   */
+  value: number | boolean | string;
 }
 
 export interface FieldMappingDto {
@@ -4852,6 +4996,14 @@ export interface GetTraceEnrichmentParams {
    * @format uuid
    */
   versionId: string;
+}
+
+export interface GetTraceFeedbackParams {
+  /**
+   * The feedback's id
+   * @format uuid
+   */
+  feedbackId: string;
 }
 
 export interface GetTraceGroundTruthParams {
@@ -6326,6 +6478,16 @@ export interface ListTraceEnrichmentResultsParams {
    * @format uuid
    */
   datasetId: string;
+  /**
+   * Only traces with end-user feedback of this name (POST /traces/feedback)
+   * @maxLength 100
+   */
+  feedback_name?: string;
+  /**
+   * Only traces with feedback equal to this value (`false`: a thumbs down; a number: that score; text: that category)
+   * @maxLength 200
+   */
+  feedback_value?: string;
   /** true: only traces with an error span; false: only those without */
   has_error?: "true" | "false";
   /**
@@ -6377,6 +6539,55 @@ export interface ListTraceEnrichmentResultsParams {
    * @format uuid
    */
   versionId: string;
+}
+
+export interface ListTraceFeedbackParams {
+  /**
+   * Posted at or after this instant
+   * @format date-time
+   */
+  created_after?: string;
+  /**
+   * Posted before this instant
+   * @format date-time
+   */
+  created_before?: string;
+  /** Scores at most this */
+  max_value?: number;
+  /** Scores at least this */
+  min_value?: number;
+  /** @maxLength 100 */
+  name?: string;
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /** `-created_at` (default, newest first) or `created_at` */
+  sort?: "created_at" | "-created_at";
+  /** @maxLength 128 */
+  span_id?: string;
+  /** @maxLength 128 */
+  trace_id?: string;
+  /** @maxLength 200 */
+  user_ref?: string;
+  /**
+   * Equal to this value: `true`/`false` match thumbs, a number matches scores, any text matches categories
+   * @maxLength 200
+   */
+  value?: string;
+  /**
+   * The workspace, with a user's token (an API key's own workspace is used otherwise)
+   * @format uuid
+   */
+  workspace_id?: string;
 }
 
 export interface ListTraceLandingRunDropsParams {
@@ -11126,6 +11337,92 @@ export interface TraceEnrichmentStatusResponse {
   version_id: string;
 }
 
+export interface TraceFeedbackBatchItem {
+  /**
+   * The conflict's error code
+   * @example null
+   */
+  error_code: string | null;
+  feedback: TraceFeedbackResponse | null;
+  /**
+   * @min 0
+   * @example 0
+   */
+  index: number;
+  /**
+   * `created`, `replayed` (stored before under its client_key) or `conflict` (its client_key holds other content)
+   * @example "created"
+   */
+  outcome: "created" | "replayed" | "conflict";
+  /**
+   * 201, 200 or 409: what POST /traces/feedback would have answered
+   * @example 201
+   */
+  status: number;
+}
+
+export interface TraceFeedbackBatchResponse {
+  items: TraceFeedbackBatchItem[];
+}
+
+export interface TraceFeedbackResponse {
+  /** @example "fb-7f3c9a2e-0d41-4b8e-9a6c-2e5d1f0b7c34" */
+  client_key: string | null;
+  /** @example "The reset link in the answer had expired." */
+  comment: string | null;
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
+  created_at: string;
+  /**
+   * The user whose token or API key posted it
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
+  created_by: string | null;
+  /** @example "e3a1c5d7-2b4f-4a6e-8c0d-1f3b5d7e9a2c" */
+  id: string;
+  /** @example {"channel":"web-widget"} */
+  metadata: Record<string, any>;
+  /** @example "thumbs" */
+  name: string;
+  /**
+   * True when this answers a retry: the feedback was already stored under its client_key
+   * @example false
+   */
+  replayed: boolean;
+  /** @example "00f067aa0ba902b7" */
+  span_id: string | null;
+  /** @example "4bf92f3577b34da6a3ce929d0e0e4736" */
+  trace_id: string;
+  /** @example "customer-40912" */
+  user_ref: string | null;
+  /** @example false */
+  value: number | boolean | string;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
+  workspace_id: string;
+}
+
+export interface TraceFeedbackResponsePage {
+  items: TraceFeedbackResponse[];
+  /**
+   * @min 1
+   * @example 1
+   */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   * @example 50
+   */
+  page_size: number;
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
+  total: number;
+}
+
 export interface TraceGroundTruthResponse {
   /**
    * @format date-time
@@ -11355,6 +11652,11 @@ export interface TraceRetentionResponse {
 
 export interface TraceRetentionSweepResponse {
   datasets: SweptDataset[];
+  /**
+   * End users' feedback on traces (POST /traces/feedback) posted before the workspace's retention
+   * @example 4
+   */
+  feedback_deleted: number;
   /**
    * Inline landing bodies and dropped records' payloads cleared (their counts and reasons stay)
    * @example 12
@@ -19034,6 +19336,72 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description Stores an end user's feedback on a trace (or one of its spans): a thumbs up or down, a score or a category under a name, with a comment and the end user's id. The trace need not have landed yet. With `client_key` the post is safe to retry: the same key and content answers the stored feedback again (200, `Idempotent-Replayed: true`), the same key with other content 409 (members; an API key's own workspace, or `workspace_id` with a user's token).
+     *
+     * @tags traces
+     * @name CreateTraceFeedback
+     * @summary Stores an end user's feedback on a trace (or one of its spans): a thumbs up or down, a score or a category under a name, with a comment and the end user's id
+     * @request POST:/traces/feedback
+     * @secure
+     * @response `200` `TraceFeedbackResponse` A retry: the feedback its client_key holds, unchanged (`replayed: true`)
+     * @response `201` `TraceFeedbackResponse` Stored
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the API key's workspace (with a user's token: workspace_id in the body)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` trace_feedback_key_conflict: the client_key holds feedback with other content
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    createTraceFeedback: (
+      data: CreateTraceFeedbackRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceFeedbackResponse, ProblemResponse>({
+        path: `/traces/feedback`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Stores up to 100 feedbacks, each as POST /traces/feedback would (idempotent by its own client_key), and answers each one's outcome: created, replayed or conflict (members).
+     *
+     * @tags traces
+     * @name CreateTraceFeedbackBatch
+     * @summary Stores up to 100 feedbacks, each as POST /traces/feedback would (idempotent by its own client_key), and answers each one's outcome: created, replayed or conflict (members)
+     * @request POST:/traces/feedback:batch
+     * @secure
+     * @response `200` `TraceFeedbackBatchResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the API key's workspace (with a user's token: workspace_id in the body)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    createTraceFeedbackBatch: (
+      { batch }: CreateTraceFeedbackBatchParams,
+      data: CreateTraceFeedbackBatchRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceFeedbackBatchResponse, ProblemResponse>({
+        path: `/traces/feedback${batch}`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description Adds a new ground-truth version: expected outputs for traces of the version (members).
      *
      * @tags traces
@@ -19088,6 +19456,33 @@ export class EvaluationWorkspaceClient<
     ) =>
       this.request<void, ProblemResponse>({
         path: `/traces/datasets/${datasetId}/retention`,
+        method: "DELETE",
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * @description Deletes one feedback, recorded in the audit trail; its client_key may be used again (members).
+     *
+     * @tags traces
+     * @name DeleteTraceFeedback
+     * @summary Deletes one feedback, recorded in the audit trail; its client_key may be used again (members)
+     * @request DELETE:/traces/feedback/{feedback_id}
+     * @secure
+     * @response `204` `void` Deleted
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the trace_feedback {feedback_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    deleteTraceFeedback: (
+      { feedbackId }: DeleteTraceFeedbackParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/traces/feedback/${feedbackId}`,
         method: "DELETE",
         secure: true,
         ...params,
@@ -19180,6 +19575,33 @@ export class EvaluationWorkspaceClient<
     ) =>
       this.request<DatasetTraceRetentionResponse, ProblemResponse>({
         path: `/traces/datasets/${datasetId}/retention`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description One feedback (viewers).
+     *
+     * @tags traces
+     * @name GetTraceFeedback
+     * @summary One feedback (viewers)
+     * @request GET:/traces/feedback/{feedback_id}
+     * @secure
+     * @response `200` `TraceFeedbackResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the trace_feedback {feedback_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getTraceFeedback: (
+      { feedbackId }: GetTraceFeedbackParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceFeedbackResponse, ProblemResponse>({
+        path: `/traces/feedback/${feedbackId}`,
         method: "GET",
         secure: true,
         format: "json",
@@ -19387,6 +19809,34 @@ export class EvaluationWorkspaceClient<
     ) =>
       this.request<TraceSourceConnectionResponse[], ProblemResponse>({
         path: `/traces/connections`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The workspace's feedback, newest first, filtered by trace, span, name, value, end user and time (viewers).
+     *
+     * @tags traces
+     * @name ListTraceFeedback
+     * @summary The workspace's feedback, newest first, filtered by trace, span, name, value, end user and time (viewers)
+     * @request GET:/traces/feedback
+     * @secure
+     * @response `200` `TraceFeedbackResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the API key's workspace (with a user's token: query workspace_id)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listTraceFeedback: (
+      query: ListTraceFeedbackParams = {},
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceFeedbackResponsePage, ProblemResponse>({
+        path: `/traces/feedback`,
         method: "GET",
         query: query,
         secure: true,

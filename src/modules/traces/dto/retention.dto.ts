@@ -76,4 +76,7 @@ export class TraceRetentionSweepResponse {
   /** Inline landing bodies and dropped records' payloads cleared (their counts and reasons stay) */
   @ApiProperty({ example: 12 })
   payloads_cleared: number;
+  /** End users' feedback on traces (POST /traces/feedback) posted before the workspace's retention */
+  @ApiProperty({ example: 4 })
+  feedback_deleted: number;
 }

@@ -309,6 +309,16 @@ export class EnrichmentResultsQuery {
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(0)
   min_cost?: number;
+  /** Only traces with end-user feedback of this name (POST /traces/feedback) */
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(100)
+  feedback_name?: string;
+  /** Only traces with feedback equal to this value (`false`: a thumbs down; a number: that score; text: that category) */
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(200)
+  feedback_value?: string;
   @ApiPropertyOptional({ enum: ENRICHMENT_SORTS, default: 'start_time' })
   @ValidateIfPresent()
   @IsIn(ENRICHMENT_SORTS)
