@@ -74,6 +74,9 @@ const ALSO_EMBEDDED = [
   'test/security/secrets-at-rest',
   // A run end to end, streamed, on the embedded connection shared with the requests.
   'test/e2e/runs/event-stream',
+  // Judge validations read a run's items and record through another family's service, then
+  // the run, results and gate read them: every query on the embedded connection too.
+  'test/e2e/runs/judge-validity',
 ];
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
