@@ -268,7 +268,7 @@ export class JudgeValidityService {
 }
 
 /** A row's value as a label: text, a finite number or a boolean; anything else is none. */
-function labelValue(v: unknown): LabelValue | null {
+function labelValue(v: unknown): string | number | boolean | null {
   if (typeof v === 'boolean' || typeof v === 'string') return v;
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }
