@@ -840,25 +840,18 @@ export interface CommitStagedRowsParams {
   datasetId: string;
 }
 
-export interface CompareJudgeValidationsParams {
-  compare: string;
-  /**
-   * The workspace the config belongs to
-   * @format uuid
-   */
-  workspace_id: string;
-}
-
 /** @example {"base_validation_id":"6a0f3c1e-2b4d-4f8a-9c7e-1d2e3f4a5b6c","candidate_validation_id":"7b1a4d2f-3c5e-4a9b-8d0f-2e3f4a5b6c7d"} */
 export interface CompareJudgeValidationsRequest {
   /**
    * The validation of the judge to compare with (say, the rubric's current version)
    * @format uuid
+   * @example "6a0f3c1e-2b4d-4f8a-9c7e-1d2e3f4a5b6c"
    */
   base_validation_id: string;
   /**
    * The validation of the other judge (say, a new rubric version), on overlapping items
    * @format uuid
+   * @example "7b1a4d2f-3c5e-4a9b-8d0f-2e3f4a5b6c7d"
    */
   candidate_validation_id: string;
 }
@@ -4494,6 +4487,15 @@ export interface GetJudgeParams {
    * @format uuid
    */
   judgeId: string;
+}
+
+export interface GetJudgeValidationComparisonParams {
+  compare: string;
+  /**
+   * The workspace the config belongs to
+   * @format uuid
+   */
+  workspace_id: string;
 }
 
 export interface GetJudgeValidationParams {
@@ -17904,7 +17906,7 @@ export class EvaluationWorkspaceClient<
      * @description Two validations (say, of two versions of a rubric) compared on the items both hold, against the human labels they share: each judge's accuracy and McNemar's exact test (viewers).
      *
      * @tags metric configs
-     * @name CompareJudgeValidations
+     * @name GetJudgeValidationComparison
      * @summary Two validations (say, of two versions of a rubric) compared on the items both hold, against the human labels they share: each judge's accuracy and McNemar's exact test (viewers)
      * @request POST:/judge-validations:compare
      * @secure
@@ -17919,8 +17921,8 @@ export class EvaluationWorkspaceClient<
      * @response `422` `ProblemResponse` judge_validations_no_shared_items
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    compareJudgeValidations: (
-      { compare, ...query }: CompareJudgeValidationsParams,
+    getJudgeValidationComparison: (
+      { compare, ...query }: GetJudgeValidationComparisonParams,
       data: CompareJudgeValidationsRequest,
       params: RequestParams = {},
     ) =>

@@ -19,10 +19,12 @@ export class ListJudgeValidationsQuery extends PageQueryDto {
 @ApiSchemaExample({ base_validation_id: EXAMPLE_VALIDATION_ID, candidate_validation_id: EXAMPLE_CANDIDATE_ID })
 export class CompareJudgeValidationsRequest {
   /** The validation of the judge to compare with (say, the rubric's current version) */
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_VALIDATION_ID })
   @IsUUID()
   base_validation_id: string;
 
   /** The validation of the other judge (say, a new rubric version), on overlapping items */
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_CANDIDATE_ID })
   @IsUUID()
   candidate_validation_id: string;
 }

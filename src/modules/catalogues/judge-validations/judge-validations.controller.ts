@@ -58,7 +58,7 @@ export class JudgeValidationsController {
    * the human labels they share: each judge's accuracy and McNemar's exact test (viewers).
    */
   @Post('judge-validations\\:compare')
-  @ApiOperation({ operationId: 'compareJudgeValidations' })
+  @ApiOperation({ operationId: 'getJudgeValidationComparison' })
   @HttpCode(200)
   @WorkspaceRoleRequired('viewer', IN_WORKSPACE)
   @ApiOkResponse({ type: JudgeValidationComparisonResponse })
