@@ -375,6 +375,35 @@ describe('judge validity: validations, corrected pass rates and the gate', () =>
     );
     // Exact McNemar: 0 against 5 discordant items, two-sided: 2 x 0.5^5.
     expect(compared.body.mcnemar.p_value).toBeCloseTo(2 * 0.5 ** 5, 12);
+
+    // The diff corrects each side by its own config version's newest validation.
+    const diff = await t.http
+      .get('/runs/diff')
+      .query({ base: v1Run.id, candidate: v2Run.id })
+      .set(r.viewer.auth)
+      .expect(200);
+    const grader = diff.body.summary.metrics.find((m: { name: string }) => m.name === 'grader');
+    expect(grader.base_corrected).toEqual(expect.objectContaining({ sensitivity: 1, specificity: 1 }));
+    expect(grader.base_corrected.pass_rate).toBeCloseTo(13 / 20, 12);
+    expect(grader.candidate_corrected).toEqual(expect.objectContaining({ validation_id: v2.id, sensitivity: 1 }));
+    expect(grader.candidate_corrected.pass_rate).toBeCloseTo(12 / 20, 12);
+  });
+
+  it("shows the corrected pass rate in a report's metric table", async () => {
+    const report = (await t.http.post(`/reports/${v1Run.id}`).set(r.member.auth).send({}).expect(201)).body as {
+      sections: Array<{
+        key: string;
+        data: { metrics: Array<Record<string, unknown>> };
+        markdown: string;
+      }>;
+    };
+    const overview = report.sections.find((x) => x.key === 'metrics_overview')!;
+    expect(overview.data.metrics[0]).toEqual(
+      expect.objectContaining({ name: 'grader', corrected: expect.objectContaining({ pass_rate: 0.65 }) }),
+    );
+    // The metric table gains the column; the narrative says it in words.
+    expect(overview.markdown).toContain('Corrected pass rate');
+    expect(overview.markdown).toContain("corrected for its judge's errors");
   });
 
   it('answers 4xx problems for what cannot be validated, and keeps to the roles and the workspace', async () => {

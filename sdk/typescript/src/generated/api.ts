@@ -1052,6 +1052,49 @@ export interface ConventionCandidateDto {
   spans: number;
 }
 
+export interface CorrectedIntervalResponse {
+  /** @example 0.89 */
+  high: number;
+  /** @example 0.34 */
+  low: number;
+}
+
+/** @example {"pass_rate":0.6,"observed":0.65,"interval":{"low":0.34,"high":0.89},"level":0.95,"method":"rogan_gladen_lang_reiczigel","clipped":"none","validation_id":"6a0f3c1e-2b4d-4f8a-9c7e-1d2e3f4a5b6c","sensitivity":0.8333,"specificity":0.625,"reason":null} */
+export interface CorrectedPassRateResponse {
+  /**
+   * `to_zero` / `to_one`: the estimate fell outside 0..1 and was set to its bound
+   * @example "none"
+   */
+  clipped: "none" | "to_zero" | "to_one" | null;
+  interval: CorrectedIntervalResponse | null;
+  /** @example 0.95 */
+  level: number;
+  /** @example "rogan_gladen_lang_reiczigel" */
+  method: "rogan_gladen_lang_reiczigel";
+  /**
+   * The pass rate as the judge gave it, over the same rows
+   * @example 0.65
+   */
+  observed: number | null;
+  /**
+   * The corrected estimate; null with `reason` when the judge or the validation cannot give one
+   * @example 0.6
+   */
+  pass_rate: number | null;
+  /** @example null */
+  reason: string | null;
+  /** @example 0.8333 */
+  sensitivity: number | null;
+  /** @example 0.625 */
+  specificity: number | null;
+  /**
+   * The validation (the newest of the config version the run used)
+   * @format uuid
+   * @example "6a0f3c1e-2b4d-4f8a-9c7e-1d2e3f4a5b6c"
+   */
+  validation_id: string;
+}
+
 export interface CoverageDataset {
   /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
@@ -3312,10 +3355,14 @@ export interface DetectUploadRequest {
 }
 
 export interface DiffMetricSummaryDto {
+  /** Judged metrics: the base run's pass rate over the diff's rows corrected for its judge (null without a validation of its config version) */
+  base_corrected?: CorrectedPassRateResponse | null;
   /** @example 0.84 */
   base_mean: number | null;
   /** @example 0.91 */
   base_pass_rate: number | null;
+  /** Judged metrics: the candidate's, corrected for its own judge's validation */
+  candidate_corrected?: CorrectedPassRateResponse | null;
   /** @example 0.86 */
   candidate_mean: number | null;
   /** @example 0.93 */

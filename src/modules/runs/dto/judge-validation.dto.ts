@@ -143,3 +143,50 @@ export class CreateJudgeValidationRequest {
   @Max(2_147_483_647)
   seed?: number;
 }
+
+export class CorrectedIntervalResponse {
+  @ApiProperty({ example: 0.34 })
+  low: number;
+  @ApiProperty({ example: 0.89 })
+  high: number;
+}
+
+/** A judged metric's pass rate corrected for its judge's validated errors (Rogan-Gladen, Lang-Reiczigel interval). */
+@ApiSchemaExample({
+  pass_rate: 0.6,
+  observed: 0.65,
+  interval: { low: 0.34, high: 0.89 },
+  level: 0.95,
+  method: 'rogan_gladen_lang_reiczigel',
+  clipped: 'none',
+  validation_id: '6a0f3c1e-2b4d-4f8a-9c7e-1d2e3f4a5b6c',
+  sensitivity: 0.8333,
+  specificity: 0.625,
+  reason: null,
+})
+export class CorrectedPassRateResponse {
+  /** The corrected estimate; null with `reason` when the judge or the validation cannot give one */
+  @ApiProperty({ type: 'number', nullable: true, example: 0.6 })
+  pass_rate: number | null;
+  /** The pass rate as the judge gave it, over the same rows */
+  @ApiProperty({ type: 'number', nullable: true, example: 0.65 })
+  observed: number | null;
+  @ApiProperty({ type: () => CorrectedIntervalResponse, nullable: true })
+  interval: CorrectedIntervalResponse | null;
+  @ApiProperty({ example: 0.95 })
+  level: number;
+  @ApiProperty({ enum: ['rogan_gladen_lang_reiczigel'], example: 'rogan_gladen_lang_reiczigel' })
+  method: string;
+  /** `to_zero` / `to_one`: the estimate fell outside 0..1 and was set to its bound */
+  @ApiProperty({ type: 'string', enum: ['none', 'to_zero', 'to_one'], nullable: true, example: 'none' })
+  clipped: string | null;
+  /** The validation (the newest of the config version the run used) */
+  @ApiProperty({ format: 'uuid', example: '6a0f3c1e-2b4d-4f8a-9c7e-1d2e3f4a5b6c' })
+  validation_id: string;
+  @ApiProperty({ type: 'number', nullable: true, example: 0.8333 })
+  sensitivity: number | null;
+  @ApiProperty({ type: 'number', nullable: true, example: 0.625 })
+  specificity: number | null;
+  @ApiProperty({ type: 'string', nullable: true, example: null })
+  reason: string | null;
+}

@@ -15,7 +15,8 @@ import {
   type CorrectedPassRate,
   type JudgePair,
 } from '#libs/evaluation/judge-validation.js';
-import type { MetricSummary, RunSummary } from '#libs/evaluation/runs/run.types.js';
+import type { DiffSummary, MetricSummary, RunSummary } from '#libs/evaluation/runs/run.types.js';
+import type { DiffResult } from '#libs/evaluation/runs/diff.js';
 import type { CreateJudgeValidationRequest, LabelValue } from '../dto/judge-validation.dto.js';
 import type { RunEntity } from '../entities/run.entity.js';
 import type { RunMetric } from '../execution/run-snapshot.js';
@@ -173,6 +174,40 @@ export class JudgeValidityService {
       ...summary,
       metrics: summary.metrics.map((m) =>
         judged.has(m.name) ? { ...m, corrected: corrected.get(m.name) ?? null } : m,
+      ),
+    };
+  }
+
+  /**
+   * A diff's summary with, for each metric judged in either run, each side's pass rate over the
+   * diff's rows corrected by the newest validation of the config version that side used.
+   */
+  async diffSummary(base: RunEntity, candidate: RunEntity, diff: DiffResult): Promise<DiffSummary> {
+    const side = async (run: RunEntity, which: 'base_passed' | 'candidate_passed') => {
+      const judged = run.snapshot.metrics.filter((m) => m.kind === 'judged');
+      const latest = await this.latest(run.workspaceId, judged);
+      return new Map(
+        judged.map((m) => {
+          const v = m.config ? latest.get(m.config.id) : undefined;
+          if (!v) return [m.name, null] as const;
+          let passed = 0;
+          let failed = 0;
+          for (const row of diff.rows) {
+            const verdict = row.metrics[m.name]?.[which];
+            if (verdict === true) passed++;
+            else if (verdict === false) failed++;
+          }
+          return [m.name, correctedOf({ passed, failed }, v)] as const;
+        }),
+      );
+    };
+    const [b, c] = [await side(base, 'base_passed'), await side(candidate, 'candidate_passed')];
+    return {
+      ...diff.summary,
+      metrics: diff.summary.metrics.map((m) =>
+        b.has(m.name) || c.has(m.name)
+          ? { ...m, base_corrected: b.get(m.name) ?? null, candidate_corrected: c.get(m.name) ?? null }
+          : m,
       ),
     };
   }
