@@ -173,6 +173,10 @@ describe('judge validity: validations, corrected pass rates and the gate', () =>
 
   it('refuses an unvalidated judge under a plan requiring validation (fail), and warns under on_failure warn', async () => {
     expect(v1Run.state).toBe('succeeded');
+    const planned = (
+      await t.http.get('/test-plans/validated judges').query({ workspace_id: ws }).set(r.viewer.auth).expect(200)
+    ).body as { metrics: Array<{ name: string; validation?: unknown }> };
+    expect(planned.metrics[0].validation).toEqual({ min_kappa_lower: 0.5, min_rates_lower: null, on_failure: 'fail' });
     const strict = (await gate(v1Run.id, failProject)).body as Gate;
     expect(strict.verdict).toBe('fail');
     expect(strict.checks).toContainEqual(
@@ -327,6 +331,18 @@ describe('judge validity: validations, corrected pass rates and the gate', () =>
       expect.objectContaining({ status: 'pass', message: expect.stringContaining('is validated') }),
     );
     expect(strict.verdict).toBe('pass');
+    // Recorded, the verdict's answer carries the same checks.
+    const recorded = (
+      await t.http
+        .post(`/runs/${v1Run.id}/gate`)
+        .set(r.member.auth)
+        .send({ project_id: failProject, label: 'main' })
+        .expect(201)
+    ).body as Gate & { record: { verdict: string } };
+    expect(recorded.record.verdict).toBe('pass');
+    expect(recorded.checks.map((c) => c.kind)).toEqual(
+      expect.arrayContaining(['judge_validity', 'corrected_pass_rate']),
+    );
     // The corrected pass rate follows the newest validation: a perfect judge's is its own.
     const grader = (await t.http.get(`/runs/${v1Run.id}`).set(r.viewer.auth).expect(200)).body.summary.metrics.find(
       (m: { name: string }) => m.name === 'grader',
