@@ -21,6 +21,7 @@ type Validation = {
     accuracy: Rate;
     kappa: { value: number; interval: { low: number; high: number } | null };
     by_dimension: { dimension: string; groups: Array<{ value: string; confusion: Record<string, number> }> } | null;
+    human_agreement: { reviewers: number; items: number; percent_agreement: { value: number } } | null;
   };
   pairs?: Array<{ item: string; judge_passed: boolean; human_passed: boolean }>;
 };
@@ -60,6 +61,8 @@ describe('judge validity: validations, corrected pass rates and the gate', () =>
     input: `question ${i}`,
     expected_output: `answer ${i}`,
     human_verdict: HUMAN_PASSES(i) ? 'pass' : 'fail',
+    // A second reviewer who disagrees with the first on row 0 only.
+    reviewer_b: HUMAN_PASSES(i) !== (i === 0) ? 'pass' : 'fail',
     topic: i % 2 ? 'billing' : 'shipping',
   }));
 
@@ -202,7 +205,7 @@ describe('judge validity: validations, corrected pass rates and the gate', () =>
   it('validates the planted judge against the human labels: exactly the planted confusion matrix and rates', async () => {
     const res = await validate(v1Run.id, {
       metric: 'grader',
-      human: { field: 'human_verdict' },
+      human: { field: 'human_verdict', reviewer_fields: ['reviewer_b'] },
       by_dimension: 'topic',
     }).expect(201);
     poor = res.body as Validation;
@@ -245,6 +248,14 @@ describe('judge validity: validations, corrected pass rates and the gate', () =>
     expect(poor.result.true_positive_rate.interval.low).toBeCloseTo(centre - half, 9);
     expect(poor.result.true_positive_rate.interval.high).toBeCloseTo(centre + half, 9);
     // Per topic (odd rows are billing): billing has human passes 1,3,..,11 and the judge passes 1,3,5,7,9,13.
+    // The reviewers agree on 19 of 20 rows: the ceiling a judge can reach.
+    expect(poor.result.human_agreement).toEqual(
+      expect.objectContaining({
+        reviewers: 2,
+        items: 20,
+        percent_agreement: expect.objectContaining({ value: 19 / 20 }),
+      }),
+    );
     const billing = poor.result.by_dimension!.groups.find((g) => g.value === 'billing')!;
     expect(billing.confusion).toEqual({
       true_positive: 5,
