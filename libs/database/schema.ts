@@ -345,6 +345,25 @@ export interface Judges {
   workspace_id: string;
 }
 
+export interface JudgeValidations {
+  config_name: string;
+  config_version: number;
+  created_at: Generated<Timestamp>;
+  created_by: string | null;
+  id: Generated<string>;
+  items: number;
+  level: number;
+  metric: string;
+  metric_config_id: string;
+  pairs: Json;
+  result: Json;
+  seed: number;
+  source: Json;
+  updated_at: Generated<Timestamp>;
+  version: Generated<number>;
+  workspace_id: string;
+}
+
 export interface LoginThrottle {
   failures: Generated<number>;
   key: string;
@@ -990,6 +1009,7 @@ export interface DB {
   embedding_configs: EmbeddingConfigs;
   eval_configs: EvalConfigs;
   jobs: Jobs;
+  judge_validations: JudgeValidations;
   judges: Judges;
   login_throttle: LoginThrottle;
   metric_config_defaults: MetricConfigDefaults;

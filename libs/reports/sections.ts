@@ -2,6 +2,8 @@
  * The built-in report sections: their titles, questions, prompts, the figures each takes from a
  * run's results, and the deterministic narrative used when no judge writes one. Pure functions.
  */
+import { correctedFigure } from '#libs/evaluation/judge-validation.js';
+import type { ConfusionMatrix } from '#libs/evaluation/statistics/judge-validity.js';
 import { diffRows, type DiffResult } from '#libs/evaluation/runs/diff.js';
 import { summarize } from '#libs/evaluation/runs/summary.js';
 import type { ItemResult, PassRule, RunMetricSpec, RunSummary } from '#libs/evaluation/runs/run.types.js';
@@ -46,6 +48,8 @@ export interface ReportInput {
     finished_at: string | null;
     pass_rule: PassRule;
     metrics: RunMetricSpec[];
+    /** Judged metrics' newest validations (of the config versions the run used), by metric name: their pass rates are shown corrected too. */
+    validations?: Record<string, { id: string; confusion: ConfusionMatrix; level: number }>;
   };
   items: ReportItem[];
   /** The previous run of the same SUT on the same dataset, with its items; null when there is none. */
@@ -282,28 +286,55 @@ const DRAFTERS: Record<SectionKey, Drafter> = {
     return { data, narrative, figures };
   },
 
-  metrics_overview: (_input, c) => {
-    const metrics = metricFigures(c);
+  metrics_overview: (input, c) => {
+    const validations = input.run.validations ?? {};
+    const metrics = metricFigures(c).map((m) => {
+      const v = validations[m.name];
+      if (!v) return m;
+      const r = correctedFigure(m.passed, m.passed + m.failed, v, v.level);
+      const interval = r.interval && { low: round4(r.interval.low), high: round4(r.interval.high) };
+      return { ...m, corrected: { pass_rate: round4(r.pass_rate), interval, validation_id: v.id, reason: r.reason } };
+    });
+    const corrected = (m: (typeof metrics)[number]) => ('corrected' in m ? m.corrected : null);
+    const anyCorrected = metrics.some((m) => corrected(m));
     const judged = metrics.filter((m) => m.pass_rate !== null);
     const weakest = judged.length ? judged.reduce((a, b) => (b.pass_rate! < a.pass_rate! ? b : a)) : null;
+    const correctedText = (m: (typeof metrics)[number]) => {
+      const k = corrected(m);
+      if (!k) return '';
+      return k.pass_rate === null
+        ? ' (no corrected pass rate)'
+        : ` (${pct(k.pass_rate)} corrected for its judge's errors${k.interval ? `, ${pct(k.interval.low)}–${pct(k.interval.high)}` : ''})`;
+    };
     const narrative = metrics.length
-      ? `${metrics.length} metrics scored the run. ${metrics.map((m) => `${m.name} has a mean of ${num(m.mean)} and a pass rate of ${pct(m.pass_rate)}`).join('; ')}.${weakest ? ` The weakest is ${weakest.name} (${pct(weakest.pass_rate)} of rows pass).` : ''}`
+      ? `${metrics.length} metrics scored the run. ${metrics.map((m) => `${m.name} has a mean of ${num(m.mean)} and a pass rate of ${pct(m.pass_rate)}${correctedText(m)}`).join('; ')}.${weakest ? ` The weakest is ${weakest.name} (${pct(weakest.pass_rate)} of rows pass).` : ''}`
       : 'No metric scored the run.';
+    const head = ['Metric', 'Mean', 'Median', 'P90', 'Min', 'Max', 'Pass rate', 'Passed', 'Failed', 'Errors'];
     const figures = metrics.length
       ? table(
-          ['Metric', 'Mean', 'Median', 'P90', 'Min', 'Max', 'Pass rate', 'Passed', 'Failed', 'Errors'],
-          metrics.map((m) => [
-            m.name,
-            num(m.mean),
-            num(m.median),
-            num(m.p90),
-            num(m.min),
-            num(m.max),
-            pct(m.pass_rate),
-            m.passed,
-            m.failed,
-            m.errors,
-          ]),
+          anyCorrected ? [...head, 'Corrected pass rate'] : head,
+          metrics.map((m) => {
+            const row: unknown[] = [
+              m.name,
+              num(m.mean),
+              num(m.median),
+              num(m.p90),
+              num(m.min),
+              num(m.max),
+              pct(m.pass_rate),
+              m.passed,
+              m.failed,
+              m.errors,
+            ];
+            const k = corrected(m);
+            if (anyCorrected)
+              row.push(
+                k?.pass_rate == null
+                  ? ''
+                  : `${pct(k.pass_rate)}${k.interval ? ` (${pct(k.interval.low)}–${pct(k.interval.high)})` : ''}`,
+              );
+            return row;
+          }),
         )
       : '';
     return { data: { metrics, weakest: weakest?.name ?? null }, narrative, figures };

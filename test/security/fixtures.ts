@@ -27,6 +27,7 @@ import type { OpenApiDocument } from '../contract/support/spec-operations.js';
 import type { Actor } from '../factories/factory.js';
 import { startTestApp, type TestApp } from '../utils/test-app.js';
 import { created, settled, type Fixture } from './fixture-kit.js';
+import { JUDGE_VALIDATION_FIXTURES } from './fixtures/judge-validations.js';
 import { PROJECT_FIXTURES } from './fixtures/projects.js';
 import { REPORT_FIXTURES } from './fixtures/reports.js';
 import { TRACE_FIXTURES } from './fixtures/traces.js';
@@ -475,6 +476,7 @@ export const FIXTURES: Record<string, Fixture> = {
   },
   ...PROJECT_FIXTURES,
   ...REPORT_FIXTURES,
+  ...JUDGE_VALIDATION_FIXTURES,
   ...TRACE_FIXTURES,
 };
 

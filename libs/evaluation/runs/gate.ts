@@ -4,11 +4,22 @@
  * answered as a verdict with every check, and rendered for a pull request (Markdown) and for CI
  * test reports (JUnit XML). Pure: the runs module hands in the summary and the statistics.
  */
+import type { CorrectedPassRate } from '../judge-validation.js';
 import type { DiffStatistics, PairedComparison, PassRule, RunMetricSpec, RunSummary } from './run.types.js';
 
 export interface GateThreshold {
   operator: '>=' | '<=';
   value: number;
+}
+
+/** A test plan's demand on a judged metric's validation against human labels. */
+export interface GateValidationRule {
+  /** The lower bound of the validation's kappa interval must reach this. */
+  min_kappa_lower: number | null;
+  /** The lower bounds of both the true positive and the true negative rate intervals must reach this. */
+  min_rates_lower: number | null;
+  /** `fail`: an unvalidated or poorly validated judge fails the gate; `warn`: it is a warning. */
+  on_failure: 'fail' | 'warn';
 }
 
 export interface GatePlan {
@@ -17,6 +28,7 @@ export interface GatePlan {
     threshold: GateThreshold;
     per_dimension: Array<{ dimension: string; value: string; threshold: GateThreshold }>;
     gating: boolean;
+    validation?: GateValidationRule | null;
   }>;
   release_rule: {
     mode: 'all_metrics' | 'min_metrics_passing';
@@ -33,7 +45,9 @@ export type GateCheckKind =
   | 'release_rule'
   | 'metric_pass_rate'
   | 'row_pass_rate'
-  | 'regression';
+  | 'regression'
+  | 'judge_validity'
+  | 'corrected_pass_rate';
 
 export interface GateCheck {
   kind: GateCheckKind;
@@ -73,6 +87,22 @@ export interface GateInput {
   plan: GatePlan | null;
   /** Statistics of the diff baseline -> run, when a baseline is given. */
   baseline: DiffStatistics | null;
+  /** The run's judged metrics: their config version, newest validation and corrected pass rate. */
+  judges?: GateJudge[];
+}
+
+/** A judged metric of the run as the gate sees its judge's validity. */
+export interface GateJudge {
+  metric: string;
+  /** The config version the run used; null for built-in defaults (no validation possible). */
+  config: { name: string; version: number } | null;
+  validation: {
+    id: string;
+    kappa_low: number | null;
+    true_positive_rate_low: number | null;
+    true_negative_rate_low: number | null;
+  } | null;
+  corrected: CorrectedPassRate | null;
 }
 
 const NONE = {
@@ -262,6 +292,82 @@ function regressionChecks(statistics: DiffStatistics, gatingMetrics: readonly st
   return checks;
 }
 
+/** What a plan's validation rule asks, in words. */
+function validationDemand(rule: GateValidationRule): string {
+  const parts = [
+    rule.min_kappa_lower === null ? null : `kappa's lower bound >= ${formatNumber(rule.min_kappa_lower)}`,
+    rule.min_rates_lower === null ? null : `both rates' lower bounds >= ${formatNumber(rule.min_rates_lower)}`,
+  ].filter((p) => p !== null);
+  return parts.length ? parts.join(' and ') : 'a validation';
+}
+
+/** A plan metric's demand that its judge be validated: met, or not and why (blocking when `on_failure` is `fail`). */
+function validityCheck(name: string, rule: GateValidationRule, judge: GateJudge | undefined): GateCheck {
+  const base = { ...NONE, kind: 'judge_validity' as const, metric: name, blocking: rule.on_failure === 'fail' };
+  const demand = validationDemand(rule);
+  const refuse = (message: string, observed: number | null = null): GateCheck => ({
+    ...base,
+    status: 'fail',
+    observed,
+    threshold: rule.min_kappa_lower ?? rule.min_rates_lower,
+    operator: '>=',
+    message: `${message}; the plan requires ${demand}${rule.on_failure === 'warn' ? ' (warning only)' : ''}`,
+  });
+  if (!judge) return refuse(`${name} is not a judged metric of this run: there is no judge to validate`);
+  if (!judge.config)
+    return refuse(`${name} ran with its built-in defaults, not a metric config version: its judge cannot be validated`);
+  const version = `${judge.config.name} v${judge.config.version}`;
+  const v = judge.validation;
+  if (!v) return refuse(`the judge of ${name} (${version}) is unvalidated: no validation against human labels`);
+  const short: string[] = [];
+  if (rule.min_kappa_lower !== null && !(v.kappa_low !== null && v.kappa_low >= rule.min_kappa_lower))
+    short.push(`kappa's lower bound is ${formatNumber(v.kappa_low)}`);
+  const rates = [v.true_positive_rate_low, v.true_negative_rate_low];
+  if (rule.min_rates_lower !== null && !rates.every((r) => r !== null && r >= rule.min_rates_lower!))
+    short.push(
+      `the true positive and true negative rates' lower bounds are ${formatNumber(rates[0])} and ${formatNumber(rates[1])}`,
+    );
+  const observed = rule.min_kappa_lower !== null ? v.kappa_low : Math.min(...rates.map((r) => r ?? -Infinity));
+  if (short.length)
+    return refuse(
+      `the judge of ${name} (${version}) is not valid enough: ${short.join(' and ')} (validation ${v.id})`,
+      Number.isFinite(observed) ? observed : null,
+    );
+  return {
+    ...base,
+    status: 'pass',
+    observed: Number.isFinite(observed) ? observed : null,
+    threshold: rule.min_kappa_lower ?? rule.min_rates_lower,
+    operator: (rule.min_kappa_lower ?? rule.min_rates_lower) ? '>=' : null,
+    message: `the judge of ${name} (${version}) is validated: ${demand} holds (validation ${v.id})`,
+  };
+}
+
+/** For information (never blocking): each validated judged metric's pass rate corrected for its judge's errors. */
+function correctedChecks(judges: readonly GateJudge[]): GateCheck[] {
+  return judges.flatMap((j): GateCheck[] => {
+    const c = j.corrected;
+    if (!c) return [];
+    const level = `${Math.round(c.level * 100)}%`;
+    return [
+      {
+        ...NONE,
+        kind: 'corrected_pass_rate',
+        status: c.pass_rate === null ? 'skipped' : 'pass',
+        blocking: false,
+        metric: j.metric,
+        observed: c.pass_rate,
+        ci_low: c.interval?.low ?? null,
+        ci_high: c.interval?.high ?? null,
+        message:
+          c.pass_rate === null
+            ? `${j.metric}: no corrected pass rate: ${c.reason}`
+            : `${j.metric}: pass rate ${formatNumber(c.observed)} as judged, ${formatNumber(c.pass_rate)} corrected for the judge's errors (${level} ${c.interval ? `${formatNumber(c.interval.low)}..${formatNumber(c.interval.high)}` : 'interval undefined'}; sensitivity ${formatNumber(c.sensitivity)}, specificity ${formatNumber(c.specificity)}, validation ${c.validation_id})`,
+      },
+    ];
+  });
+}
+
 const FINISHED = new Set(['succeeded', 'failed', 'cancelled']);
 
 function rowPassRateCheck(observed: number | null, min: number): GateCheck {
@@ -297,6 +403,15 @@ export function evaluateGate(input: GateInput): GateResult {
   });
   if (plan) {
     checks.push(...thresholdChecks(summary, plan));
+    for (const metric of plan.metrics)
+      if (metric.validation)
+        checks.push(
+          validityCheck(
+            metric.name,
+            metric.validation,
+            input.judges?.find((j) => j.metric === metric.name),
+          ),
+        );
     if (plan.release_rule.min_row_pass_rate !== null)
       checks.push(rowPassRateCheck(summary.pass_rate, plan.release_rule.min_row_pass_rate));
   } else {
@@ -309,6 +424,7 @@ export function evaluateGate(input: GateInput): GateResult {
       : run.metrics.filter((m) => m.gating).map((m) => m.name);
     checks.push(...regressionChecks(input.baseline, gating));
   }
+  checks.push(...correctedChecks(input.judges ?? []));
   const failures = checks.filter((c) => c.status === 'fail' && c.blocking).length;
   const warnings = checks.filter((c) => c.status === 'fail' && !c.blocking).length;
   return { verdict: failures === 0 ? 'pass' : 'fail', failures, warnings, checks };

@@ -27,6 +27,7 @@ import { EmbeddedRowIndexPendingList1766400000000 } from './1766400000000-embedd
 import { LiveDropVersions1766450000000 } from './1766450000000-live-drop-versions.js';
 import { RunGateVerdicts1766500000000 } from './1766500000000-run-gate-verdicts.js';
 import { TraceFeedback1766700000000 } from './1766700000000-trace-feedback.js';
+import { JudgeValidations1766800000000 } from './1766800000000-judge-validations.js';
 
 /** Every migration, in order. Families append theirs; the same list runs on PostgreSQL and PGlite. */
 export const migrations = [
@@ -59,4 +60,5 @@ export const migrations = [
   LiveDropVersions1766450000000,
   RunGateVerdicts1766500000000,
   TraceFeedback1766700000000,
+  JudgeValidations1766800000000,
 ];

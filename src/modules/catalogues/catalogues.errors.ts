@@ -97,4 +97,16 @@ export const CatalogueErrors = defineErrorCodes('catalogues', {
     description:
       'A metric is named twice, names no metric config or built-in metric, or pins a version that does not exist (`field` says which).',
   },
+  judge_validation_not_judged: {
+    status: 422,
+    title: 'Not a judged metric',
+    description:
+      'Only a judged metric config version (an LLM judge) is validated against human labels; this version is deterministic or custom.',
+  },
+  judge_validations_no_shared_items: {
+    status: 422,
+    title: 'No shared items',
+    description:
+      'The two validations share no item with a verdict of both judges and the same human label: compare validations made on the same rows (say, two runs of one dataset version).',
+  },
 });

@@ -11,6 +11,16 @@ import type { WorkspaceMetricConfigDefault } from './dto/metric-defaults.dto.js'
 import type { MetricConfigDefaultEntity } from './entities/metric-config-default.entity.js';
 import type { EmbeddingConfigResponse } from './dto/embedding-config.dto.js';
 import type { EmbeddingConfigEntity } from './entities/embedding-config.entity.js';
+import type {
+  JudgeValidationComparisonResponse,
+  JudgeValidationResponse,
+  JudgeValidationSummary,
+} from './dto/judge-validation.dto.js';
+import type {
+  JudgeValidationRow,
+  JudgeValidationSummaryRow,
+} from './judge-validations/judge-validations.repository.js';
+import type { PairedJudgeComparison } from '#libs/evaluation/judge-validation.js';
 import { SIGNATURE_HEADER } from '#libs/common/webhook-signature.js';
 import { LOCAL_EMBEDDER } from '#libs/evaluation/local-embedder.js';
 
@@ -163,4 +173,48 @@ export function toEmbeddingConfigResponse(c: EmbeddingConfigEntity, choice: Embe
 /** The record's ETag (If-Match on writes; the ETag header on reads and writes). */
 export function evalConfigEtag(config: EvalConfigResponse): string {
   return strongEtag('eval_config', config.id, config.updated_at.toISOString());
+}
+
+export function toJudgeValidationSummary(v: JudgeValidationSummaryRow): JudgeValidationSummary {
+  return {
+    id: v.id,
+    workspace_id: v.workspace_id,
+    metric_config_id: v.metric_config_id,
+    config_name: v.config_name,
+    config_version: v.config_version,
+    metric: v.metric,
+    source: v.source,
+    seed: v.seed,
+    items: v.items,
+    result: v.result,
+    created_by: v.created_by,
+    created_at: v.created_at,
+  };
+}
+
+export function toJudgeValidationResponse(v: JudgeValidationRow): JudgeValidationResponse {
+  return { ...toJudgeValidationSummary(v), pairs: v.pairs };
+}
+
+/** Two validations compared on their shared items; significant at 0.05. */
+export function toJudgeValidationComparison(
+  base: JudgeValidationRow,
+  candidate: JudgeValidationRow,
+  c: PairedJudgeComparison,
+): JudgeValidationComparisonResponse {
+  const ref = (v: JudgeValidationRow) => ({ id: v.id, config_name: v.config_name, config_version: v.config_version });
+  return {
+    base: ref(base),
+    candidate: ref(candidate),
+    shared_items: c.shared_items,
+    human_label_conflicts: c.human_label_conflicts,
+    items: c.items,
+    accuracy_base: c.accuracy_base,
+    accuracy_candidate: c.accuracy_candidate,
+    only_base_correct: c.only_a_correct,
+    only_candidate_correct: c.only_b_correct,
+    difference: c.difference,
+    mcnemar: c.mcnemar,
+    significant: c.mcnemar.p_value < 0.05,
+  };
 }

@@ -14,6 +14,10 @@ import { EvalConfigEntity } from './entities/eval-config.entity.js';
 import { JudgeEntity } from './entities/judge.entity.js';
 import { MetricConfigDefaultEntity } from './entities/metric-config-default.entity.js';
 import { MetricConfigEntity } from './entities/metric-config.entity.js';
+import { JudgeValidationEntity } from './entities/judge-validation.entity.js';
+import { JudgeValidationsController } from './judge-validations/judge-validations.controller.js';
+import { JudgeValidationsRepository } from './judge-validations/judge-validations.repository.js';
+import { JudgeValidationsService } from './judge-validations/judge-validations.service.js';
 import { NotificationConfigEntity } from './entities/notification-config.entity.js';
 import { EvalConfigsController } from './eval-configs/eval-configs.controller.js';
 import { EvalConfigsRepository } from './eval-configs/eval-configs.repository.js';
@@ -43,6 +47,7 @@ import { WorkspaceMetricConfigsController } from './metrics/workspace-metric-con
       MetricConfigEntity,
       MetricConfigDefaultEntity,
       EvalConfigEntity,
+      JudgeValidationEntity,
     ]),
     SecretsModule,
     OpsModule,
@@ -58,6 +63,7 @@ import { WorkspaceMetricConfigsController } from './metrics/workspace-metric-con
     EvalConfigsController,
     WorkspaceEmbeddingController,
     CustomOpDeletionController,
+    JudgeValidationsController,
   ],
   providers: [
     EmbeddingConfigsService,
@@ -73,6 +79,8 @@ import { WorkspaceMetricConfigsController } from './metrics/workspace-metric-con
     EvalConfigsService,
     EvalConfigsRepository,
     NotificationDispatcher,
+    JudgeValidationsService,
+    JudgeValidationsRepository,
   ],
   exports: [
     EmbeddingConfigsService,
@@ -81,6 +89,7 @@ import { WorkspaceMetricConfigsController } from './metrics/workspace-metric-con
     JudgesService,
     EvalConfigsService,
     NotificationDispatcher,
+    JudgeValidationsService,
   ],
 })
 export class CataloguesModule implements OnModuleInit {
@@ -90,5 +99,6 @@ export class CataloguesModule implements OnModuleInit {
     this.registry.registerTable('notification_config', 'notification_configs');
     this.registry.registerTable('judge', 'judges');
     this.registry.registerTable('eval_config', 'eval_configs');
+    this.registry.registerTable('judge_validation', 'judge_validations');
   }
 }

@@ -82,6 +82,7 @@ export function toTestPlanResponse(plan: TestPlanEntity, v: TestPlanVersionEntit
         threshold: { ...d.threshold },
       })),
       gating: m.gating,
+      ...(m.validation ? { validation: { ...m.validation } } : {}),
     })),
     release_rule: { ...v.releaseRule },
     created_by: v.createdBy,

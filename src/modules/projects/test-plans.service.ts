@@ -68,6 +68,15 @@ export function planDefinition(
         threshold: { operator: d.threshold.operator, value: d.threshold.value },
       })),
       gating: m.gating ?? true,
+      ...(m.validation
+        ? {
+            validation: {
+              min_kappa_lower: m.validation.min_kappa_lower ?? null,
+              min_rates_lower: m.validation.min_rates_lower ?? null,
+              on_failure: m.validation.on_failure,
+            },
+          }
+        : {}),
     };
   });
   const mode = rule?.mode ?? 'all_metrics';

@@ -61,6 +61,7 @@ export class ReportBuilder {
           gating: m.gating,
           min_pass_rate: m.min_pass_rate,
         })),
+        validations: await this.runs.judgeValidations(run),
       },
       items: await items(run),
       baseline: baseline

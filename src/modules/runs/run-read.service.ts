@@ -3,6 +3,8 @@ import { AppConfig } from '#libs/config/app-config.js';
 import type { RunEntity } from './entities/run.entity.js';
 import { itemPages } from './execution/run-item-pages.js';
 import { RunsRepository, type RunItemRow } from './runs.repository.js';
+import { JudgeValidationsService } from '../catalogues/judge-validations/judge-validations.service.js';
+import type { ConfusionMatrix } from '#libs/evaluation/statistics/judge-validity.js';
 
 export type { RunItemRow } from './runs.repository.js';
 
@@ -12,7 +14,25 @@ export class RunReadService {
   constructor(
     private readonly runs: RunsRepository,
     private readonly config: AppConfig,
+    private readonly validations: JudgeValidationsService,
   ) {}
+
+  /** The newest validation of each judged metric's config version (the run's), by metric name: what corrects its pass rate. */
+  async judgeValidations(
+    run: Pick<RunEntity, 'workspaceId' | 'snapshot'>,
+  ): Promise<Record<string, { id: string; confusion: ConfusionMatrix; level: number }>> {
+    const judged = run.snapshot.metrics.filter((m) => m.kind === 'judged' && m.config);
+    const latest = await this.validations.latest(
+      run.workspaceId,
+      judged.map((m) => m.config!.id),
+    );
+    return Object.fromEntries(
+      judged.flatMap((m) => {
+        const v = latest.get(m.config!.id);
+        return v ? [[m.name, { id: v.id, confusion: v.result.confusion, level: v.result.level }]] : [];
+      }),
+    );
+  }
 
   /** The workspace's run, or null (also when the run belongs to another workspace). */
   find(workspaceId: string, id: string): Promise<RunEntity | null> {

@@ -68,4 +68,33 @@ export const RunErrors = defineErrorCodes('runs', {
     title: 'Row not in either run',
     description: 'Neither the base nor the candidate run has this row.',
   },
+  validation_metric_invalid: {
+    status: 422,
+    title: 'Metric cannot be validated',
+    description:
+      'The metric is not one of the run, is not judged (an LLM judge), or is a built-in default without a metric config version to keep the validation with: create a metric config, run with it, and validate that run.',
+  },
+  validation_labels_invalid: {
+    status: 400,
+    title: 'Human labels invalid',
+    description:
+      'The body names the human labels by `field` or by `labels`, exactly one of them; `reviewer_fields` goes with `field`.',
+  },
+  validation_no_overlap: {
+    status: 422,
+    title: 'No labelled row',
+    description:
+      "No row of the run has both a judge verdict and a human label: the field holds no value on the run's rows, or the labels name rows the run does not have.",
+  },
+  validation_too_few_pairs: {
+    status: 422,
+    title: 'Too few labelled rows',
+    description:
+      'Fewer than 10 rows have both a judge verdict and a human label (`pairs` says how many): too few to measure the judge.',
+  },
+  validation_too_many_pairs: {
+    status: 422,
+    title: 'Too many labelled rows',
+    description: 'A validation keeps at most 10,000 labelled rows; validate a sample (a partition) of the run.',
+  },
 });

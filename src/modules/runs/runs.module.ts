@@ -26,6 +26,8 @@ import { RunSummaries } from './execution/run-summaries.service.js';
 import { RunsController } from './runs.controller.js';
 import { RunsRepository } from './runs.repository.js';
 import { RunsService } from './runs.service.js';
+import { JudgeValidityController } from './validity/judge-validity.controller.js';
+import { JudgeValidityService } from './validity/judge-validity.service.js';
 
 /** Runs: execution through the queue, events, results, diffs and exports, and the release gate. */
 @Module({
@@ -38,7 +40,7 @@ import { RunsService } from './runs.service.js';
     SecretsModule,
     ProjectsModule,
   ],
-  controllers: [RunsController, RunFilesController, GateController, ProjectTrendsController],
+  controllers: [RunsController, RunFilesController, GateController, ProjectTrendsController, JudgeValidityController],
   providers: [
     RunsService,
     RunsRepository,
@@ -54,8 +56,9 @@ import { RunsService } from './runs.service.js';
     RunSummaries,
     ProjectTrendsService,
     UrlSigner,
+    JudgeValidityService,
   ],
-  exports: [RunReadService],
+  exports: [RunReadService, JudgeValidityService],
 })
 export class RunsModule implements OnModuleInit {
   constructor(private readonly registry: WorkspaceResourceRegistry) {}

@@ -25,6 +25,7 @@ import { TERMINAL_RUN_STATES, type RunEntity } from './entities/run.entity.js';
 import { CANCELLED, RunExecutor } from './execution/run-executor.job.js';
 import { RUN_JOB } from './runs.jobs.js';
 import { toEventResponse, toRunResponse } from './runs.mapper.js';
+import { JudgeValidityService } from './validity/judge-validity.service.js';
 import { RunPlanner } from './execution/run-planner.service.js';
 import { RunErrors } from './runs.errors.js';
 import { RunsRepository } from './runs.repository.js';
@@ -54,6 +55,7 @@ export class RunsService {
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
     private readonly config: AppConfig,
+    private readonly validity: JudgeValidityService,
   ) {}
 
   /** Snapshots the inputs, creates one item per row (and repetition), freezes the metric config versions used, and queues the run (offline runs wait for an upload). */
@@ -152,7 +154,10 @@ export class RunsService {
 
   async get(access: WorkspaceAccess, id: string): Promise<RunResponse> {
     const run = await this.require(access, id);
-    return toRunResponse(run, await this.runs.counts(run));
+    const response = toRunResponse(run, await this.runs.counts(run));
+    // Judged metrics' pass rates corrected for their judges' validated errors, as of now (never stored).
+    const summary = await this.validity.withCorrected(run, run.summary);
+    return { ...response, summary: summary as unknown as Record<string, unknown> | null };
   }
 
   /** Stops new calls at once; the run ends `cancelled` with what was done kept. Waits a few seconds for the worker to stop. */

@@ -840,6 +840,51 @@ export interface CommitStagedRowsParams {
   datasetId: string;
 }
 
+/** @example {"base_validation_id":"6a0f3c1e-2b4d-4f8a-9c7e-1d2e3f4a5b6c","candidate_validation_id":"7b1a4d2f-3c5e-4a9b-8d0f-2e3f4a5b6c7d"} */
+export interface CompareJudgeValidationsRequest {
+  /**
+   * The validation of the judge to compare with (say, the rubric's current version)
+   * @format uuid
+   * @example "6a0f3c1e-2b4d-4f8a-9c7e-1d2e3f4a5b6c"
+   */
+  base_validation_id: string;
+  /**
+   * The validation of the other judge (say, a new rubric version), on overlapping items
+   * @format uuid
+   * @example "7b1a4d2f-3c5e-4a9b-8d0f-2e3f4a5b6c7d"
+   */
+  candidate_validation_id: string;
+}
+
+/** @example {"true_positive":20,"false_positive":10,"true_negative":15,"false_negative":5,"items":50} */
+export interface ConfusionMatrixResponse {
+  /**
+   * The judge failed what humans passed
+   * @example 5
+   */
+  false_negative: number;
+  /**
+   * The judge passed what humans failed
+   * @example 10
+   */
+  false_positive: number;
+  /**
+   * Items with both a judge verdict and a human label
+   * @example 50
+   */
+  items: number;
+  /**
+   * Both failed
+   * @example 15
+   */
+  true_negative: number;
+  /**
+   * Both passed
+   * @example 20
+   */
+  true_positive: number;
+}
+
 /** @example {"secret_id":"7571d304-22fc-477d-bce6-15c4e3b0f69d","scheme":"bearer"} */
 export interface ConnectionAuthDto {
   /**
@@ -1005,6 +1050,49 @@ export interface ConventionCandidateDto {
     | "plain_otel";
   /** @example 1204 */
   spans: number;
+}
+
+export interface CorrectedIntervalResponse {
+  /** @example 0.89 */
+  high: number;
+  /** @example 0.34 */
+  low: number;
+}
+
+/** @example {"pass_rate":0.6,"observed":0.65,"interval":{"low":0.34,"high":0.89},"level":0.95,"method":"rogan_gladen_lang_reiczigel","clipped":"none","validation_id":"6a0f3c1e-2b4d-4f8a-9c7e-1d2e3f4a5b6c","sensitivity":0.8333,"specificity":0.625,"reason":null} */
+export interface CorrectedPassRateResponse {
+  /**
+   * `to_zero` / `to_one`: the estimate fell outside 0..1 and was set to its bound
+   * @example "none"
+   */
+  clipped: "none" | "to_zero" | "to_one" | null;
+  interval: CorrectedIntervalResponse | null;
+  /** @example 0.95 */
+  level: number;
+  /** @example "rogan_gladen_lang_reiczigel" */
+  method: "rogan_gladen_lang_reiczigel";
+  /**
+   * The pass rate as the judge gave it, over the same rows
+   * @example 0.65
+   */
+  observed: number | null;
+  /**
+   * The corrected estimate; null with `reason` when the judge or the validation cannot give one
+   * @example 0.6
+   */
+  pass_rate: number | null;
+  /** @example null */
+  reason: string | null;
+  /** @example 0.8333 */
+  sensitivity: number | null;
+  /** @example 0.625 */
+  specificity: number | null;
+  /**
+   * The validation (the newest of the config version the run used)
+   * @format uuid
+   * @example "6a0f3c1e-2b4d-4f8a-9c7e-1d2e3f4a5b6c"
+   */
+  validation_id: string;
 }
 
 export interface CoverageDataset {
@@ -1507,6 +1595,37 @@ export interface CreateJudgeRequest {
   workspace_id: string;
 }
 
+/** @example {"metric":"answer-correctness","human":{"field":"human_verdict","positive":["pass"]},"by_dimension":"topic","confidence":0.95,"seed":1} */
+export interface CreateJudgeValidationRequest {
+  /**
+   * A dimension of the rows to break the figures down by
+   * @maxLength 64
+   * @example "topic"
+   */
+  by_dimension?: string;
+  /**
+   * Confidence level of the intervals, 0.5..0.999 (default 0.95)
+   * @min 0.5
+   * @max 0.999
+   * @example 0.95
+   */
+  confidence?: number;
+  human: HumanLabelsSourceDto;
+  /**
+   * A judged metric of the run whose config version is validated
+   * @maxLength 100
+   * @example "answer-correctness"
+   */
+  metric: string;
+  /**
+   * Seed of the bootstrap intervals (default 1): the same labels and seed give the same figures
+   * @min 0
+   * @max 2147483647
+   * @example 1
+   */
+  seed?: number;
+}
+
 /** @example {"workspace_id":"8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b","name":"answer-correctness","kind":"judged","metric":"correctness","description":"Correctness against the reviewed answer, graded 1 to 5","judged":{"rubric":"Grade how well the answer matches the reference.\nQuestion: {{input}}\nAnswer: {{output}}\nReference: {{expected_output}}\n1 = wrong or missing, 5 = correct and complete.","scale":{"type":"numeric","min":1,"max":5},"pass_threshold":0.75,"judge_id":"e171b466-fde7-4636-a3d1-b73872eb9e36"}} */
 export interface CreateMetricConfigRequest {
   /**
@@ -1843,6 +1962,14 @@ export interface CreateReportRequest {
 }
 
 export interface CreateRunGateVerdictParams {
+  /**
+   * The run's id
+   * @format uuid
+   */
+  runId: string;
+}
+
+export interface CreateRunJudgeValidationParams {
   /**
    * The run's id
    * @format uuid
@@ -3316,10 +3443,14 @@ export interface DetectUploadRequest {
 }
 
 export interface DiffMetricSummaryDto {
+  /** Judged metrics: the base run's pass rate over the diff's rows corrected for its judge (null without a validation of its config version) */
+  base_corrected?: CorrectedPassRateResponse | null;
   /** @example 0.84 */
   base_mean: number | null;
   /** @example 0.91 */
   base_pass_rate: number | null;
+  /** Judged metrics: the candidate's, corrected for its own judge's validation */
+  candidate_corrected?: CorrectedPassRateResponse | null;
   /** @example 0.86 */
   candidate_mean: number | null;
   /** @example 0.93 */
@@ -3820,6 +3951,15 @@ export interface EnrichmentFieldDto {
   type: string;
 }
 
+/** @example {"value":0.4,"interval":{"low":0.138,"high":0.64},"reason":null} */
+export interface EstimateFigureResponse {
+  interval: IntervalResponse | null;
+  /** @example null */
+  reason: string | null;
+  /** @example 0.4 */
+  value: number | null;
+}
+
 export interface EvalConfigResponse {
   /**
    * @format date-time
@@ -4093,7 +4233,7 @@ export interface GateCheckDto {
   /** @example "topic" */
   dimension: string | null;
   /**
-   * run_state (the run succeeded), threshold (a metric's mean), dimension_threshold (its mean on one dimension value), release_rule (min_metrics_passing), metric_pass_rate (without a test plan: a metric's min_pass_rate of the run's pass rule), row_pass_rate, regression (against the baseline)
+   * run_state (the run succeeded), threshold (a metric's mean), dimension_threshold (its mean on one dimension value), release_rule (min_metrics_passing), metric_pass_rate (without a test plan: a metric's min_pass_rate of the run's pass rule), row_pass_rate, regression (against the baseline), judge_validity (the plan requires the judge's validation against human labels), corrected_pass_rate (for information: a validated judge's pass rate corrected for its errors, with its interval in ci_low..ci_high)
    * @example "dimension_threshold"
    */
   kind:
@@ -4103,7 +4243,9 @@ export interface GateCheckDto {
     | "release_rule"
     | "metric_pass_rate"
     | "row_pass_rate"
-    | "regression";
+    | "regression"
+    | "judge_validity"
+    | "corrected_pass_rate";
   /**
    * Regressions: candidate - baseline over the matched rows, its 95% bootstrap interval and the paired test
    * @example null
@@ -4536,6 +4678,23 @@ export interface GetJudgeParams {
    * @format uuid
    */
   judgeId: string;
+}
+
+export interface GetJudgeValidationComparisonParams {
+  compare: string;
+  /**
+   * The workspace the config belongs to
+   * @format uuid
+   */
+  workspace_id: string;
+}
+
+export interface GetJudgeValidationParams {
+  /**
+   * The validation's id
+   * @format uuid
+   */
+  validationId: string;
 }
 
 export interface GetLatestClusterRunParams {
@@ -5145,6 +5304,64 @@ export interface HttpTransportResponse {
   url: string;
 }
 
+export interface HumanAgreementResponse {
+  fleiss_kappa: EstimateFigureResponse;
+  /**
+   * Items labelled by at least two reviewers
+   * @example 50
+   */
+  items: number;
+  percent_agreement: EstimateFigureResponse;
+  /** @example 3 */
+  reviewers: number;
+}
+
+export interface HumanLabelDto {
+  /**
+   * Each reviewer's label, when several reviewed the row (their agreement is the ceiling; at most 10)
+   * @example ["pass","pass","fail"]
+   */
+  reviews?: (string | number | boolean)[];
+  /**
+   * A row of the run
+   * @maxLength 200
+   * @example "row-17"
+   */
+  row_id: string;
+  /**
+   * The final human label of the row
+   * @example "pass"
+   */
+  value: string | number | boolean;
+}
+
+export interface HumanLabelsSourceDto {
+  /**
+   * A column of the rows' data holding the human label (e.g. `human_verdict`)
+   * @example "human_verdict"
+   */
+  field?: string;
+  /**
+   * Labels per row (at most 10,000)
+   * @minItems 1
+   */
+  labels?: HumanLabelDto[];
+  /**
+   * The values meaning pass (compared as text, case-insensitively; at most 50). Without it: true,
+   * `pass`, `passed`, `yes`, `true`, `1` pass and false, `fail`, `failed`, `no`, `false`, `0` fail;
+   * a number on a numeric judge scale passes as the judge's threshold would pass it.
+   * @maxItems 50
+   * @minItems 1
+   * @example ["pass","good"]
+   */
+  positive?: (string | number | boolean)[];
+  /**
+   * Other columns holding other reviewers' labels of the same rows (with `field`; at most 9)
+   * @example ["reviewer_b"]
+   */
+  reviewer_fields?: string[];
+}
+
 export interface IngestCountsDto {
   /**
    * Spans already in the dataset (or twice in this source): not written again
@@ -5201,6 +5418,13 @@ export interface InsertRowsRequest {
    * @example [{"question":"Can I change my billing date?","answer":"Yes: Settings > Billing > Billing date, once per month.","topic":"billing","language":"en"}]
    */
   rows: Record<string, any>[];
+}
+
+export interface IntervalResponse {
+  /** @example 0.911 */
+  high: number;
+  /** @example 0.609 */
+  low: number;
 }
 
 export interface InvitationResponse {
@@ -5338,6 +5562,31 @@ export interface JudgeErrorDto {
   message: string;
 }
 
+export interface JudgePairResponse {
+  /** @example {"topic":"billing"} */
+  dimensions: Record<string, string | null>;
+  /** @example false */
+  human_passed: boolean | null;
+  /** @example null */
+  human_score: number | null;
+  /**
+   * The run row's id
+   * @example "row-17"
+   */
+  item: string;
+  /** @example null */
+  judge_label: string | null;
+  /** @example true */
+  judge_passed: boolean | null;
+  /** @example 4 */
+  judge_score: number | null;
+  /**
+   * Each reviewer's verdict, when several labelled the item
+   * @example [true,true]
+   */
+  reviews?: (boolean | null)[];
+}
+
 export interface JudgeTestRequest {
   /**
    * @maxLength 20000
@@ -5398,6 +5647,220 @@ export interface JudgeUsageDto {
   completion_tokens: number | null;
   /** @example 182 */
   prompt_tokens: number | null;
+}
+
+export interface JudgeValidationComparisonResponse {
+  accuracy_base: RateFigureResponse;
+  accuracy_candidate: RateFigureResponse;
+  base: ValidationRefResponse;
+  candidate: ValidationRefResponse;
+  /**
+   * Accuracy of the candidate − accuracy of the base
+   * @example 0.12
+   */
+  difference: number | null;
+  /**
+   * Shared items whose human labels differ between the two: left out
+   * @example 0
+   */
+  human_label_conflicts: number;
+  /**
+   * Items compared: both verdicts and a human label
+   * @example 50
+   */
+  items: number;
+  mcnemar: McNemarResponse;
+  /**
+   * Items the base judge got right and the candidate wrong
+   * @example 0
+   */
+  only_base_correct: number;
+  /**
+   * Items the candidate got right and the base wrong
+   * @example 6
+   */
+  only_candidate_correct: number;
+  /**
+   * Items both validations hold
+   * @example 50
+   */
+  shared_items: number;
+  /**
+   * Whether the difference is significant at 0.05
+   * @example true
+   */
+  significant: boolean;
+}
+
+export interface JudgeValidationResponse {
+  /** @example "answer-correctness" */
+  config_name: string;
+  /** @example 2 */
+  config_version: number;
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
+  created_at: string;
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
+  created_by: string | null;
+  /**
+   * @format uuid
+   * @example "6a0f3c1e-2b4d-4f8a-9c7e-1d2e3f4a5b6c"
+   */
+  id: string;
+  /**
+   * Pairs kept with the validation
+   * @example 50
+   */
+  items: number;
+  /**
+   * The metric's name in the run
+   * @example "answer-correctness"
+   */
+  metric: string;
+  /**
+   * The metric config version validated
+   * @format uuid
+   * @example "3f5a0983-0d67-4a7e-a129-973f816631f0"
+   */
+  metric_config_id: string;
+  pairs: JudgePairResponse[];
+  result: JudgeValidationResultResponse;
+  /**
+   * Seed of the bootstrap intervals: the same pairs and seed give the same figures
+   * @example 1
+   */
+  seed: number;
+  source: JudgeValidationSourceResponse;
+  /**
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
+  workspace_id: string;
+}
+
+export interface JudgeValidationResultResponse {
+  accuracy: RateFigureResponse;
+  by_dimension: ValidityByDimensionResponse | null;
+  confusion: ConfusionMatrixResponse;
+  human_agreement: HumanAgreementResponse | null;
+  /** Cohen's kappa of the judge against humans (percentile bootstrap interval, seeded) */
+  kappa: EstimateFigureResponse;
+  /**
+   * Confidence level of every interval
+   * @example 0.95
+   */
+  level: number;
+  scores: ScoreValidityResponse | null;
+  /** Specificity: of the items humans failed, the share the judge failed (Wilson interval) */
+  true_negative_rate: RateFigureResponse;
+  /** Sensitivity: of the items humans passed, the share the judge passed (Wilson interval) */
+  true_positive_rate: RateFigureResponse;
+}
+
+export interface JudgeValidationSourceResponse {
+  /** @example "human_verdict" */
+  field: string | null;
+  /**
+   * `field`: a column of the run's rows held the human label; `labels`: the labels were handed in
+   * @example "field"
+   */
+  kind: "field" | "labels";
+  /**
+   * A row repeated in the run counts with its first repetition
+   * @example "first"
+   */
+  repetition: "first";
+  /**
+   * The run whose judge verdicts were validated
+   * @format uuid
+   * @example "cab22811-9604-4326-bc9d-ff3c6d2bd1d4"
+   */
+  run_id: string;
+  /**
+   * Rows with a judge verdict and no human label
+   * @example 0
+   */
+  unlabelled_rows: number;
+  /**
+   * Human labels of rows the run does not have
+   * @example 0
+   */
+  unmatched_labels: number;
+}
+
+export interface JudgeValidationSummary {
+  /** @example "answer-correctness" */
+  config_name: string;
+  /** @example 2 */
+  config_version: number;
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
+  created_at: string;
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
+  created_by: string | null;
+  /**
+   * @format uuid
+   * @example "6a0f3c1e-2b4d-4f8a-9c7e-1d2e3f4a5b6c"
+   */
+  id: string;
+  /**
+   * Pairs kept with the validation
+   * @example 50
+   */
+  items: number;
+  /**
+   * The metric's name in the run
+   * @example "answer-correctness"
+   */
+  metric: string;
+  /**
+   * The metric config version validated
+   * @format uuid
+   * @example "3f5a0983-0d67-4a7e-a129-973f816631f0"
+   */
+  metric_config_id: string;
+  result: JudgeValidationResultResponse;
+  /**
+   * Seed of the bootstrap intervals: the same pairs and seed give the same figures
+   * @example 1
+   */
+  seed: number;
+  source: JudgeValidationSourceResponse;
+  /**
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
+  workspace_id: string;
+}
+
+export interface JudgeValidationSummaryPage {
+  items: JudgeValidationSummary[];
+  /**
+   * @min 1
+   * @example 1
+   */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   * @example 50
+   */
+  page_size: number;
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
+  total: number;
 }
 
 export interface JudgedSpecDto {
@@ -5917,6 +6380,28 @@ export interface ListInvitationsParams {
    * @format uuid
    */
   workspaceId: string;
+}
+
+export interface ListJudgeValidationsParams {
+  configName: string;
+  configVersion: string;
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * The workspace the metric config belongs to
+   * @format uuid
+   */
+  workspace_id: string;
 }
 
 export interface ListJudgesParams {
@@ -6817,6 +7302,28 @@ export interface MapVersionRequest {
   session_id?: string;
 }
 
+export interface McNemarResponse {
+  /**
+   * Items exactly one judge got right
+   * @example 6
+   */
+  informative: number;
+  /** @example "exact" */
+  method: "exact";
+  /** @example 0.031 */
+  p_value: number;
+  /**
+   * The smaller of the two counts of items exactly one judge got right
+   * @example 0
+   */
+  statistic: number;
+  /**
+   * McNemar's exact test, two-sided
+   * @example "mcnemar_exact"
+   */
+  test: "mcnemar_exact";
+}
+
 export interface MeResponse {
   /**
    * @format date-time
@@ -7477,6 +7984,8 @@ export interface PlanMetricDto {
    */
   per_dimension?: DimensionThresholdDto[];
   threshold: ThresholdDto;
+  /** Judged metrics: the gate requires the judge's validation against human labels */
+  validation?: PlanValidationDto;
 }
 
 export interface PlanMetricResponse {
@@ -7486,6 +7995,40 @@ export interface PlanMetricResponse {
   name: string;
   per_dimension: DimensionThresholdResponse[];
   threshold: ThresholdResponse;
+  /** Present when the gate requires the judge's validation */
+  validation?: PlanValidationResponse;
+}
+
+/** @example {"min_kappa_lower":0.6,"on_failure":"fail"} */
+export interface PlanValidationDto {
+  /**
+   * The lower bound of the validation's kappa interval must reach this (-1..1)
+   * @min -1
+   * @max 1
+   * @example 0.6
+   */
+  min_kappa_lower?: number;
+  /**
+   * The lower bounds of both the true positive and the true negative rate intervals must reach this (0..1)
+   * @min 0
+   * @max 1
+   * @example 0.8
+   */
+  min_rates_lower?: number;
+  /**
+   * `fail`: an unvalidated or poorly validated judge fails the gate; `warn`: a warning
+   * @example "fail"
+   */
+  on_failure: "fail" | "warn";
+}
+
+export interface PlanValidationResponse {
+  /** @example 0.6 */
+  min_kappa_lower: number | null;
+  /** @example null */
+  min_rates_lower: number | null;
+  /** @example "fail" */
+  on_failure: "fail" | "warn";
 }
 
 export interface PresignedUrlResponse {
@@ -8196,6 +8739,22 @@ export interface QueuedRunDto {
   started_at: string | null;
   /** @example "running" */
   state: "queued" | "running";
+}
+
+/** @example {"value":0.8,"successes":20,"trials":25,"interval":{"low":0.609,"high":0.911},"reason":null} */
+export interface RateFigureResponse {
+  interval: IntervalResponse | null;
+  /**
+   * Why there is no value (no item of the kind)
+   * @example null
+   */
+  reason: string | null;
+  /** @example 20 */
+  successes: number;
+  /** @example 25 */
+  trials: number;
+  /** @example 0.8 */
+  value: number | null;
 }
 
 export interface ReactivateUserParams {
@@ -10005,6 +10564,15 @@ export interface SchemaResponse {
   version_id: string;
   /** @example 3 */
   version_number: number;
+}
+
+export interface ScoreValidityResponse {
+  /** @example 50 */
+  items: number;
+  /** Mean |judge − human| in the scale's units */
+  mean_absolute_error: EstimateFigureResponse;
+  /** Spearman's rank correlation (ties averaged) */
+  spearman: EstimateFigureResponse;
 }
 
 export interface SdgAdapterResponse {
@@ -12627,6 +13195,37 @@ export interface ValidateConnectionAdapterParams {
    * @format uuid
    */
   sutId: string;
+}
+
+export interface ValidationRefResponse {
+  /** @example "answer-correctness" */
+  config_name: string;
+  /** @example 2 */
+  config_version: number;
+  /**
+   * @format uuid
+   * @example "6a0f3c1e-2b4d-4f8a-9c7e-1d2e3f4a5b6c"
+   */
+  id: string;
+}
+
+export interface ValidityByDimensionResponse {
+  /** @example "topic" */
+  dimension: string;
+  groups: ValidityGroupResponse[];
+}
+
+export interface ValidityGroupResponse {
+  accuracy: RateFigureResponse;
+  confusion: ConfusionMatrixResponse;
+  kappa: EstimateFigureResponse;
+  true_negative_rate: RateFigureResponse;
+  true_positive_rate: RateFigureResponse;
+  /**
+   * The dimension value (`(none)` for rows without one)
+   * @example "billing"
+   */
+  value: string;
 }
 
 export interface VerdictDto {
@@ -17385,6 +17984,34 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description A metric config version's validations, newest first, without their per-item pairs (viewers).
+     *
+     * @tags metric configs
+     * @name ListJudgeValidations
+     * @summary A metric config version's validations, newest first, without their per-item pairs (viewers)
+     * @request GET:/metric-configs/{config_name}/{config_version}/validations
+     * @secure
+     * @response `200` `JudgeValidationSummaryPage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listJudgeValidations: (
+      { configName, configVersion, ...query }: ListJudgeValidationsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<JudgeValidationSummaryPage, ProblemResponse>({
+        path: `/metric-configs/${configName}/${configVersion}/validations`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description One line per config name, from its newest version (viewers).
      *
      * @tags metric configs
@@ -17588,6 +18215,70 @@ export class EvaluationWorkspaceClient<
       this.request<EvalConfigResponse, ProblemResponse>({
         path: `/eval-configs/${evalConfigId}`,
         method: "PUT",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+  };
+  judgeValidations = {
+    /**
+     * @description One validation with the per-item pairs it was computed from (viewers).
+     *
+     * @tags metric configs
+     * @name GetJudgeValidation
+     * @summary One validation with the per-item pairs it was computed from (viewers)
+     * @request GET:/judge-validations/{validation_id}
+     * @secure
+     * @response `200` `JudgeValidationResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the judge_validation {validation_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getJudgeValidation: (
+      { validationId }: GetJudgeValidationParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<JudgeValidationResponse, ProblemResponse>({
+        path: `/judge-validations/${validationId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+  };
+  judgeValidationsCompare = {
+    /**
+     * @description Two validations (say, of two versions of a rubric) compared on the items both hold, against the human labels they share: each judge's accuracy and McNemar's exact test (viewers).
+     *
+     * @tags metric configs
+     * @name GetJudgeValidationComparison
+     * @summary Two validations (say, of two versions of a rubric) compared on the items both hold, against the human labels they share: each judge's accuracy and McNemar's exact test (viewers)
+     * @request POST:/judge-validations:compare
+     * @secure
+     * @response `200` `JudgeValidationComparisonResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `422` `ProblemResponse` judge_validations_no_shared_items
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getJudgeValidationComparison: (
+      { compare, ...query }: GetJudgeValidationComparisonParams,
+      data: CompareJudgeValidationsRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<JudgeValidationComparisonResponse, ProblemResponse>({
+        path: `/judge-validations${compare}`,
+        method: "POST",
+        query: query,
         body: data,
         secure: true,
         type: ContentType.Json,
@@ -18220,6 +18911,40 @@ export class EvaluationWorkspaceClient<
     ) =>
       this.request<RecordedGateResponse, ProblemResponse>({
         path: `/runs/${runId}/gate`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Validates a judged metric of the run against human labels of its rows (members): a column of the rows' data (`human.field`) or labels per row (`human.labels`). Each labelled row's first repetition pairs the judge's verdict with the human label; the confusion matrix, true positive and true negative rates (Wilson intervals), accuracy and Cohen's kappa (seeded bootstrap), Spearman's rho and the mean absolute error on numeric scales, per dimension value with `by_dimension`, are kept with the metric's config version. Runs scored by that version then report corrected pass rates, and the release gate can require the validation.
+     *
+     * @tags runs
+     * @name CreateRunJudgeValidation
+     * @summary Validates a judged metric of the run against human labels of its rows (members): a column of the rows' data (`human.field`) or labels per row (`human.labels`)
+     * @request POST:/runs/{run_id}/judge-validations
+     * @secure
+     * @response `201` `JudgeValidationResponse`
+     * @response `400` `ProblemResponse` validation_failed, validation_labels_invalid
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the run {run_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `422` `ProblemResponse` validation_metric_invalid, validation_no_overlap, validation_too_few_pairs, validation_too_many_pairs
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    createRunJudgeValidation: (
+      { runId }: CreateRunJudgeValidationParams,
+      data: CreateJudgeValidationRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<JudgeValidationResponse, ProblemResponse>({
+        path: `/runs/${runId}/judge-validations`,
         method: "POST",
         body: data,
         secure: true,

@@ -112,6 +112,11 @@ export class MetricConfigsRepository {
     return entitiesFrom(this.configs, rows.slice(0, 1))[0] ?? null;
   }
 
+  /** The workspace's config version with this id, or null. */
+  findById(workspaceId: string, id: string): Promise<MetricConfigEntity | null> {
+    return this.configs.findOne({ where: { id, workspaceId } });
+  }
+
   /** Every version of the name, oldest first, locked (FOR UPDATE) until the transaction ends. */
   async lockName(workspaceId: string, name: string): Promise<MetricConfigEntity[]> {
     const rows = await this.db.typed((q) => versionsOfName(q, workspaceId, name).orderBy('config_version').forUpdate());

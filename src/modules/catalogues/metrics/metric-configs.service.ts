@@ -343,7 +343,7 @@ export class MetricConfigsService {
 }
 
 /** `3` or `latest`. */
-function parseVersion(version: string): number | 'latest' {
+export function parseVersion(version: string): number | 'latest' {
   if (version === 'latest') return 'latest';
   if (!/^[1-9]\d{0,8}$/.test(version))
     throw new DomainError(
@@ -353,7 +353,7 @@ function parseVersion(version: string): number | 'latest' {
   return Number(version);
 }
 
-function notFound(name: string, version?: string): DomainError {
+export function notFound(name: string, version?: string): DomainError {
   return new NotFoundError('metric config', version ? `${name} v${version}` : name);
 }
 

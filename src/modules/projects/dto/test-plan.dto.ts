@@ -92,6 +92,31 @@ export class DimensionThresholdDto {
   threshold: ThresholdDto;
 }
 
+/** The judge of a judged metric must be validated against human labels (POST /runs/{run_id}/judge-validations) for the run's config version. */
+@ApiSchemaExample({ min_kappa_lower: 0.6, on_failure: 'fail' })
+export class PlanValidationDto {
+  /** The lower bound of the validation's kappa interval must reach this (-1..1) */
+  @ApiPropertyOptional({ example: 0.6 })
+  @ValidateIfPresent()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(-1)
+  @Max(1)
+  min_kappa_lower?: number;
+
+  /** The lower bounds of both the true positive and the true negative rate intervals must reach this (0..1) */
+  @ApiPropertyOptional({ example: 0.8 })
+  @ValidateIfPresent()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(1)
+  min_rates_lower?: number;
+
+  /** `fail`: an unvalidated or poorly validated judge fails the gate; `warn`: a warning */
+  @ApiProperty({ enum: ['fail', 'warn'], example: 'fail' })
+  @IsIn(['fail', 'warn'])
+  on_failure: 'fail' | 'warn';
+}
+
 export class PlanMetricDto {
   /** The metric as runs name it (`exact_match`, a metric config name, `faithfulness`, …) */
   @ApiProperty({ example: EXAMPLE_NAME.metricConfig })
@@ -114,6 +139,11 @@ export class PlanMetricDto {
   @ValidateIfPresent()
   @IsBoolean()
   gating?: boolean;
+
+  /** Judged metrics: the gate requires the judge's validation against human labels */
+  @ValidateIfPresent()
+  @NestedObject(() => PlanValidationDto)
+  validation?: PlanValidationDto;
 }
 
 export class PlanDatasetDto {
@@ -270,6 +300,15 @@ export class DimensionThresholdResponse {
   threshold: ThresholdResponse;
 }
 
+export class PlanValidationResponse {
+  @ApiProperty({ type: 'number', nullable: true, example: 0.6 })
+  min_kappa_lower: number | null;
+  @ApiProperty({ type: 'number', nullable: true, example: null })
+  min_rates_lower: number | null;
+  @ApiProperty({ enum: ['fail', 'warn'], example: 'fail' })
+  on_failure: 'fail' | 'warn';
+}
+
 export class PlanMetricResponse {
   @ApiProperty({ example: EXAMPLE_NAME.metricConfig })
   name: string;
@@ -278,6 +317,9 @@ export class PlanMetricResponse {
   per_dimension: DimensionThresholdResponse[];
   @ApiProperty({ example: true })
   gating: boolean;
+  /** Present when the gate requires the judge's validation */
+  @ApiPropertyOptional({ type: () => PlanValidationResponse })
+  validation?: PlanValidationResponse;
 }
 
 export class PlanDatasetResponse {

@@ -21,6 +21,15 @@ export interface PlanMetricSpec {
   per_dimension: Array<{ dimension: string; value: string; threshold: ThresholdSpec }>;
   /** Counts toward the release rule (default true). */
   gating: boolean;
+  /** A judged metric's judge must be validated against human labels (absent: no such demand). */
+  validation?: PlanValidationSpec | null;
+}
+
+/** What a plan demands of a judged metric's validation: the lower bounds of its intervals. */
+export interface PlanValidationSpec {
+  min_kappa_lower: number | null;
+  min_rates_lower: number | null;
+  on_failure: 'fail' | 'warn';
 }
 
 export interface ReleaseRuleSpec {

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsNumber, IsOptional, IsUUID, Max, Min } from 'class-validator';
 import { EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
+import { CorrectedPassRateResponse } from './judge-validation.dto.js';
 
 /** How the example's judged metric moved on a regressed row. */
 const EXAMPLE_DELTA = { base: 0.75, candidate: 0.5, delta: -0.25, base_passed: true, candidate_passed: false };
@@ -137,6 +138,12 @@ export class DiffMetricSummaryDto {
   regressions: number;
   @ApiProperty({ example: 9 })
   improvements: number;
+  /** Judged metrics: the base run's pass rate over the diff's rows corrected for its judge (null without a validation of its config version) */
+  @ApiPropertyOptional({ type: () => CorrectedPassRateResponse, nullable: true })
+  base_corrected?: CorrectedPassRateResponse | null;
+  /** Judged metrics: the candidate's, corrected for its own judge's validation */
+  @ApiPropertyOptional({ type: () => CorrectedPassRateResponse, nullable: true })
+  candidate_corrected?: CorrectedPassRateResponse | null;
 }
 
 export class DiffSummaryDto {

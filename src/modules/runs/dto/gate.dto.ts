@@ -27,7 +27,7 @@ export class GateQuery extends StatisticsQuery {
 }
 
 export class GateCheckDto {
-  /** run_state (the run succeeded), threshold (a metric's mean), dimension_threshold (its mean on one dimension value), release_rule (min_metrics_passing), metric_pass_rate (without a test plan: a metric's min_pass_rate of the run's pass rule), row_pass_rate, regression (against the baseline) */
+  /** run_state (the run succeeded), threshold (a metric's mean), dimension_threshold (its mean on one dimension value), release_rule (min_metrics_passing), metric_pass_rate (without a test plan: a metric's min_pass_rate of the run's pass rule), row_pass_rate, regression (against the baseline), judge_validity (the plan requires the judge's validation against human labels), corrected_pass_rate (for information: a validated judge's pass rate corrected for its errors, with its interval in ci_low..ci_high) */
   @ApiProperty({
     enum: [
       'run_state',
@@ -37,6 +37,8 @@ export class GateCheckDto {
       'metric_pass_rate',
       'row_pass_rate',
       'regression',
+      'judge_validity',
+      'corrected_pass_rate',
     ],
     example: 'dimension_threshold',
   })

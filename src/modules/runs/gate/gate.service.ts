@@ -15,6 +15,7 @@ import { TERMINAL_RUN_STATES } from '../entities/run.entity.js';
 import { RunErrors } from '../runs.errors.js';
 import { RunSummaries } from '../execution/run-summaries.service.js';
 import { RunsService } from '../runs.service.js';
+import { correctedOf, JudgeValidityService } from '../validity/judge-validity.service.js';
 
 export const GATE_MEDIA_TYPES: Record<GateFormat, string> = {
   json: 'application/json; charset=utf-8',
@@ -36,6 +37,7 @@ export class GateService {
     private readonly verdicts: GateVerdictsRepository,
     private readonly transactions: TransactionRunner,
     private readonly audit: AuditService,
+    private readonly validity: JudgeValidityService,
   ) {}
 
   /** The verdict with every check; `toRecord`: refuses a run that has not ended (once every id is checked). */
@@ -77,11 +79,29 @@ export class GateService {
     // Over the rows scored so far: a run that has not ended fails its run_state check anyway.
     const summary = await this.summaries.summarize(run, { scored: true });
     const plan = project?.test_plan ?? null;
+    const judged = run.snapshot.metrics.filter((m) => m.kind === 'judged');
+    const latest = await this.validity.latest(run.workspaceId, judged);
+    const judges = judged.map((m) => {
+      const v = m.config ? (latest.get(m.config.id) ?? null) : null;
+      const s = summary.metrics.find((x) => x.name === m.name);
+      return {
+        metric: m.name,
+        config: m.config && { name: m.config.name, version: m.config.version },
+        validation: v && {
+          id: v.id,
+          kappa_low: v.result.kappa.interval?.low ?? null,
+          true_positive_rate_low: v.result.true_positive_rate.interval?.low ?? null,
+          true_negative_rate_low: v.result.true_negative_rate.interval?.low ?? null,
+        },
+        corrected: v && s ? correctedOf(s, v) : null,
+      };
+    });
     const result = evaluateGate({
       run: { state: run.state, pass_rule: run.snapshot.pass_rule, metrics: run.snapshot.metrics },
       summary,
       plan,
       baseline,
+      judges,
     });
     return {
       run_id: run.id,

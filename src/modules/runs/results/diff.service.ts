@@ -14,6 +14,7 @@ import { RunErrors } from '../runs.errors.js';
 import { itemPages } from '../execution/run-item-pages.js';
 import { RunsRepository, type DiffItemRow, type RunItemRow } from '../runs.repository.js';
 import { RunsService } from '../runs.service.js';
+import { JudgeValidityService } from '../validity/judge-validity.service.js';
 
 export interface Compared {
   base: RunEntity;
@@ -38,6 +39,7 @@ export class DiffService {
     private readonly runsService: RunsService,
     private readonly runs: RunsRepository,
     private readonly config: AppConfig,
+    private readonly validity: JudgeValidityService,
   ) {}
 
   async diff(access: WorkspaceAccess, query: DiffQuery): Promise<RunDiffResponse> {
@@ -49,7 +51,7 @@ export class DiffService {
       base_run_id: c.base.id,
       candidate_run_id: c.candidate.id,
       metrics: c.metrics.map((m) => m.name),
-      summary: c.diff.summary,
+      summary: await this.validity.diffSummary(c.base, c.candidate, c.diff),
       rows: rows.slice(offset, offset + limit),
       total: rows.length,
       limit,
@@ -89,7 +91,7 @@ export class DiffService {
       base_run_id: c.base.id,
       candidate_run_id: c.candidate.id,
       metrics: c.metrics.map((m) => m.name),
-      summary: c.diff.summary,
+      summary: await this.validity.diffSummary(c.base, c.candidate, c.diff),
       statistics: this.statistics(c, query),
     });
     return { chunks: jsonWithRows(head, rows), contentType: 'application/json', filename };

@@ -16,6 +16,7 @@ import type { RunResultsQueryRequest, RunResultsQueryResponse, RunSessionRespons
 import type { RunEntity } from '../entities/run.entity.js';
 import { resultsContext, RunsRepository, type RunItemRow } from '../runs.repository.js';
 import { itemPages } from '../execution/run-item-pages.js';
+import { JudgeValidityService } from '../validity/judge-validity.service.js';
 import { RunSummaries } from '../execution/run-summaries.service.js';
 import { RunsService } from '../runs.service.js';
 import { itemDto } from '../runs.mapper.js';
@@ -58,6 +59,7 @@ export class ResultsService {
     private readonly signer: UrlSigner,
     private readonly config: AppConfig,
     private readonly summaries: RunSummaries,
+    private readonly validity: JudgeValidityService,
   ) {}
 
   /** Per metric mean, pass rate and distribution, per dimension breakdown, latency and cost; over the items scored so far while the run is going. */
@@ -72,7 +74,7 @@ export class ResultsService {
       pass_rule: run.snapshot.pass_rule,
       items: run.total,
       scored: summary.rows,
-      summary,
+      summary: await this.validity.withCorrected(run, summary),
     };
   }
 
