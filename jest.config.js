@@ -74,6 +74,8 @@ const ALSO_EMBEDDED = [
   'test/security/secrets-at-rest',
   // A run end to end, streamed, on the embedded connection shared with the requests.
   'test/e2e/runs/event-stream',
+  // Review leases: one connection serialises them; the parallel items:next run there too.
+  'test/e2e/review/',
 ];
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

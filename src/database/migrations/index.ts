@@ -26,6 +26,7 @@ import { UserIdentities1766100001000 } from './1766100001000-user-identities.js'
 import { EmbeddedRowIndexPendingList1766400000000 } from './1766400000000-embedded-row-index-pending-list.js';
 import { LiveDropVersions1766450000000 } from './1766450000000-live-drop-versions.js';
 import { RunGateVerdicts1766500000000 } from './1766500000000-run-gate-verdicts.js';
+import { Review1766600000000 } from './1766600000000-review.js';
 
 /** Every migration, in order. Families append theirs; the same list runs on PostgreSQL and PGlite. */
 export const migrations = [
@@ -57,4 +58,5 @@ export const migrations = [
   EmbeddedRowIndexPendingList1766400000000,
   LiveDropVersions1766450000000,
   RunGateVerdicts1766500000000,
+  Review1766600000000,
 ];
