@@ -2,38 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { expectProblem } from '../../utils/problem.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 import { landingSettled } from '../../utils/traces.js';
+import { EXPECTED, planted } from '../../statistics/review-queue-planted.js';
 
 type Actor = Awaited<ReturnType<TestApp['factory']['actor']>>;
-
-/**
- * The planted labels of two reviewers on 60 items, from a linear congruential generator that
- * test/statistics/review-queue-planted.py writes out the same way; that script computes the
- * expected figures below by the independent definitions of review-statistics-reference.py.
- */
-function planted(items = 60, seed = 20251129) {
-  let state = BigInt(seed);
-  const uniform = () => {
-    state = (1103515245n * state + 12345n) % 2n ** 31n;
-    return Number(state) / 2 ** 31;
-  };
-  return Array.from({ length: items }, () => {
-    const truth = uniform() < 0.6;
-    const flip = uniform() < 0.15;
-    const base = 1 + Math.floor(uniform() * 5);
-    const nudge = uniform() < 0.25;
-    return {
-      a: { correct: truth, score: base },
-      b: { correct: truth !== flip, score: base + (nudge ? (base < 5 ? 1 : -1) : 0) },
-    };
-  });
-}
-
-/** python3 test/statistics/review-queue-planted.py */
-const EXPECTED = {
-  disagreements: 8,
-  correct: { cohens_kappa: 0.7250859106529209, alpha_nominal: 0.724537037037037 },
-  score: { cohens_kappa: 0.7624190064794816, alpha_interval: 0.964226175835588, alpha_ordinal: 0.9534435482385872 },
-};
 
 const RUBRIC = {
   fields: [
@@ -533,6 +504,7 @@ describe('review queues: the whole flow', () => {
       start_time: `2025-06-01T10:00:0${id}Z`,
       end_time: `2025-06-01T10:00:0${id + 1}Z`,
       attributes: {
+        'session.id': trace === 3 ? 'session-b' : 'session-a',
         'openinference.span.kind': parent === null ? 'CHAIN' : 'LLM',
         'input.value': input,
         'output.value': output,
@@ -579,6 +551,32 @@ describe('review queues: the whole flow', () => {
         .send({ values: { failed: res.body.item.ref !== 'trace-2' } })
         .expect(201);
     }
+    // Sessions group traces: an item is a session, its snapshot every span of its traces.
+    const sessions = (
+      await t.http
+        .post('/review-queues')
+        .set(r.member.auth)
+        .send({
+          workspace_id: r.workspace.id,
+          name: 'Sessions',
+          rubric: { fields: [{ name: 'failed', type: 'pass_fail', required: true }] },
+          source: { kind: 'sessions', id: landed.version_id },
+        })
+        .expect(201)
+    ).body.id;
+    const bySession = await t.http
+      .post(`/review-queues/${sessions}/items`)
+      .set(r.member.auth)
+      .send({ filter: { field: 'name', op: 'eq', value: 'agent' } })
+      .expect(200);
+    expect(bySession.body).toEqual({ added: 2, skipped: 0, not_found: [], total: 2 });
+    const sessionItems = (await t.http.get(`/review-queues/${sessions}/items`).set(r.viewer.auth)).body.items;
+    expect(
+      sessionItems.map((i: { ref: string; context: { span_count: number } }) => [i.ref, i.context.span_count]),
+    ).toEqual([
+      ['session-a', 4],
+      ['session-b', 2],
+    ]);
     const exported = await t.http
       .post(`/review-queues/${queue}/exports`)
       .set(r.member.auth)
