@@ -121,8 +121,8 @@ export class ReviewItemsService {
     };
   }
 
-  /** Rows of a version a filter matches, in row order, up to MAX_FILTER_CANDIDATES. */
-  private async readRows(
+  /** Rows of a version a filter matches, in row order, up to MAX_FILTER_CANDIDATES (errors of the filter point under `root`). */
+  async readRows(
     version: DatasetVersionEntity,
     filter: Record<string, unknown>,
     root: string,

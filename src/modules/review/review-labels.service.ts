@@ -6,18 +6,24 @@ import { type Page, pageOf, pageWindow, type PageQueryDto } from '#libs/common/p
 import { TransactionRunner } from '#libs/database/unit-of-work.js';
 import { DatasetWritesService } from '../datasets/dataset-writes.service.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
-import type {
-  AgreementQuery,
-  AgreementResponse,
-  FinalLabelResponse,
-  ReviewExportRequest,
-  ReviewExportResponse,
-  ReviewSourceKind,
+import type { CommitRowsRequest, UpdateRowsRequest } from '../datasets/dto/rows.dto.js';
+import { RowsService } from '../datasets/rows/rows.service.js';
+import { VersionsService } from '../datasets/versions/versions.service.js';
+import { RunReadService } from '../runs/run-read.service.js';
+import {
+  MAX_ITEMS_PER_REQUEST,
+  type AgreementQuery,
+  type AgreementResponse,
+  type FinalLabelResponse,
+  type ReviewExportRequest,
+  type ReviewExportResponse,
+  type ReviewSourceKind,
 } from './dto/review.dto.js';
 import { ReviewErrors } from './review.errors.js';
-import { toFinalLabelResponse } from './review.mapper.js';
+import { toExportResponse, toFinalLabelResponse } from './review.mapper.js';
 import { ReviewQueuesService, runIdOf } from './review-queues.service.js';
-import { ReviewRepository } from './review.repository.js';
+import { ReviewItemsService } from './review-items.service.js';
+import { ReviewRepository, type QueueRow } from './review.repository.js';
 import { fieldAgreement, type LabelValues, type RubricField } from './review.rules.js';
 
 /** What another family reads of a queue's final labels (judge validation): the rubric and each item's reference and final label. */
@@ -47,6 +53,10 @@ export class ReviewLabelsService {
     private readonly queues: ReviewQueuesService,
     private readonly datasets: DatasetsService,
     private readonly writes: DatasetWritesService,
+    private readonly versions: VersionsService,
+    private readonly rows: RowsService,
+    private readonly runs: RunReadService,
+    private readonly reader: ReviewItemsService,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
   ) {}
@@ -113,9 +123,9 @@ export class ReviewLabelsService {
   }
 
   /**
-   * Writes the queue's final labels as rows of a new candidate version of a test-case dataset:
-   * the item's input, expected output and output, its reference, and a `label_<field>` column
-   * per rubric field. An item exported before is not written again.
+   * Writes the queue's final labels into a dataset, in one unit of work: with `dataset_name`, as
+   * new rows of a new candidate version of that test-case dataset (ToTestCases); without, as
+   * label columns added to the source dataset's rows in its next version (inPlace).
    */
   async export(
     access: WorkspaceAccess,
@@ -128,49 +138,115 @@ export class ReviewLabelsService {
       const rubric = await this.queues.rubric(queue);
       const finals = (await this.review.itemCounts([queue.id])).get(queue.id)?.final ?? 0;
       if (!finals) throw new DomainError(ReviewErrors.nothing_to_export, `Queue ${queue.name} has no final label yet`);
-      const invalid = (detail: string) => new DomainError(ReviewErrors.export_target_invalid, detail);
-      const kind = await this.datasets.kindByName(access.workspaceId, body.dataset_name);
-      if (kind === 'traces') throw invalid(`${body.dataset_name} is a trace dataset`);
-      if (kind === null && !body.create_dataset)
-        throw invalid(`The workspace has no dataset ${body.dataset_name}; ask create_dataset: true`);
-      const datasetId = await this.writes.findOrCreateByName(access.workspaceId, body.dataset_name, {
-        kind: 'rows',
-        description: `Labels confirmed in review queue ${queue.name}`,
-        tags: ['review'],
-        createdBy: caller.userId,
-      });
-      if (!datasetId) throw invalid(`${body.dataset_name} is a trace dataset`);
-      const dataset = (await this.datasets.findLocked(access.workspaceId, datasetId))!;
-      if (await this.writes.isReserved(dataset.id))
-        throw invalid(`${body.dataset_name} is being written by a landing; try again when it ends`);
-      const { taken, landed, version } = await this.writes.appendFrom(
-        dataset,
-        {
-          leadingColumns: ['input', 'expected_output', 'output'],
-          fields: { source: 'commit', message: `Final labels of review queue ${queue.name}` },
-          createdBy: caller.userId,
-          mapping: { input: 'input', expected_output: 'expected_output' },
-        },
-        this.review.finalLabelSource(
-          queue.id,
-          rubric.fields.map((f) => f.name),
-        ),
-      );
+      const result =
+        body.dataset_name !== undefined
+          ? await this.appendTestCases(
+              access,
+              queue,
+              rubric.fields,
+              body.dataset_name,
+              body.create_dataset ?? false,
+              caller,
+            )
+          : await this.inPlace(access, queue, caller);
       await this.audit.record({
         actor: caller,
         workspaceId: access.workspaceId,
         action: 'review_queue.exported',
         targetType: 'review_queue',
         targetId: queue.id,
-        details: { dataset_id: dataset.id, version_id: version?.id ?? null, rows: landed },
+        details: { dataset_id: result.dataset_id, version_id: result.version_id, rows: result.rows },
       });
-      return {
-        dataset_id: dataset.id,
-        version_id: landed ? (version?.id ?? null) : null,
-        version_number: landed ? (version?.number ?? null) : null,
-        rows: landed,
-        already_exported: taken - landed,
-      };
+      return result;
     });
   }
+
+  /** New rows of the named test-case dataset: input, expected output, output, reference and label columns. */
+  private async appendTestCases(
+    access: WorkspaceAccess,
+    queue: QueueRow,
+    fields: RubricField[],
+    name: string,
+    create: boolean,
+    caller: Principal,
+  ): Promise<ReviewExportResponse> {
+    const kind = await this.datasets.kindByName(access.workspaceId, name);
+    if (kind === 'traces') throw invalid(`${name} is a trace dataset`);
+    if (kind === null && !create) throw invalid(`The workspace has no dataset ${name}; ask create_dataset: true`);
+    const datasetId = await this.writes.findOrCreateByName(access.workspaceId, name, {
+      kind: 'rows',
+      description: `Labels confirmed in review queue ${queue.name}`,
+      tags: ['review'],
+      createdBy: caller.userId,
+    });
+    if (!datasetId) throw invalid(`${name} is a trace dataset`);
+    const dataset = (await this.datasets.findLocked(access.workspaceId, datasetId))!;
+    if (await this.writes.isReserved(dataset.id))
+      throw invalid(`${name} is being written by a landing; try again when it ends`);
+    const { taken, landed, version } = await this.writes.appendFrom(
+      dataset,
+      {
+        leadingColumns: ['input', 'expected_output', 'output'],
+        fields: { source: 'commit', message: `Final labels of review queue ${queue.name}` },
+        createdBy: caller.userId,
+        mapping: { input: 'input', expected_output: 'expected_output' },
+      },
+      this.review.finalLabelSource(
+        queue.id,
+        fields.map((f) => f.name),
+      ),
+    );
+    return toExportResponse(dataset.id, landed ? version : null, landed, taken - landed, []);
+  }
+
+  /**
+   * The final labels as columns `label_<field>` of the source dataset's rows, committed as its
+   * next (candidate) version through the datasets family's row edits. Refused while the dataset
+   * has staged edits (the commit would take them too); rows its newest version no longer has are
+   * listed, not written.
+   */
+  private async inPlace(access: WorkspaceAccess, queue: QueueRow, caller: Principal): Promise<ReviewExportResponse> {
+    if (queue.source_kind !== 'dataset_version' && queue.source_kind !== 'run')
+      throw invalid('A trace or session queue exports to a test-case dataset: name it in dataset_name');
+    const datasetId =
+      queue.source_kind === 'run'
+        ? (await this.runs.find(access.workspaceId, queue.source_id))?.datasetId
+        : (await this.versions.findById(access.workspaceId, queue.source_id))?.datasetId;
+    if (!datasetId) throw invalid("The queue's source is gone");
+    if ((await this.rows.staged(access, datasetId)).length)
+      throw invalid('The source dataset has staged row edits: commit or discard them first');
+    const dataset = await this.datasets.require(access, datasetId);
+    const newest = (await this.versions.findByNumber(access.workspaceId, datasetId, dataset.latestVersion))!;
+    const items = (await this.review.allItems(queue.id)).filter((i) => i.state === 'final');
+    const present = new Set<string>();
+    for (let i = 0; i < items.length; i += MAX_ITEMS_PER_REQUEST) {
+      const ids = items.slice(i, i + MAX_ITEMS_PER_REQUEST).map((item) => item.ref);
+      for (const row of await this.reader.readRows(newest, { field: '_row_id', op: 'in', value: ids }, '/rows'))
+        present.add(String(row._row_id));
+    }
+    const written = items.filter((i) => present.has(i.ref));
+    if (!written.length) throw invalid("The source dataset's newest version has none of the labelled rows");
+    for (let i = 0; i < written.length; i += MAX_ITEMS_PER_REQUEST) {
+      const chunk = written.slice(i, i + MAX_ITEMS_PER_REQUEST);
+      const rows = Object.fromEntries(
+        chunk.map((item) => [
+          item.ref,
+          Object.fromEntries(Object.entries(item.final_label ?? {}).map(([k, v]) => [`label_${k}`, v])),
+        ]),
+      );
+      await this.rows.update(access, datasetId, { rows, mode: 'merge' } as UpdateRowsRequest, caller);
+    }
+    const committed = await this.rows.commit(
+      access,
+      datasetId,
+      { message: `Final labels of review queue ${queue.name}` } as CommitRowsRequest,
+      caller,
+    );
+    const missing = items.filter((i) => !present.has(i.ref)).map((i) => i.ref);
+    return toExportResponse(datasetId, committed.version, committed.updated, 0, missing);
+  }
+}
+
+function invalid(detail: string): DomainError {
+  return new DomainError(ReviewErrors.export_target_invalid, detail);
 }

@@ -1,6 +1,7 @@
 import type {
   FinalLabelResponse,
   ReviewItemResponse,
+  ReviewExportResponse,
   ReviewLabelResponse,
   ReviewQueueResponse,
   ReviewSourceKind,
@@ -75,5 +76,23 @@ export function toFinalLabelResponse(i: ItemRow, runId: string | null): FinalLab
     source: i.final_source ?? 'consensus',
     rubric_version: i.final_rubric_version ?? 1,
     finalised_at: i.finalised_at ?? i.created_at,
+  };
+}
+
+/** An export's answer: the dataset, the version written (null when nothing was), and the counts. */
+export function toExportResponse(
+  datasetId: string,
+  version: { id: string; number: number } | null,
+  rows: number,
+  alreadyExported: number,
+  missingRows: string[],
+): ReviewExportResponse {
+  return {
+    dataset_id: datasetId,
+    version_id: version?.id ?? null,
+    version_number: version?.number ?? null,
+    rows,
+    already_exported: alreadyExported,
+    missing_rows: missingRows,
   };
 }

@@ -362,6 +362,22 @@ describe('review queues: the whole flow', () => {
     expect(again.body).toEqual(
       expect.objectContaining({ rows: 0, already_exported: 60 - EXPECTED.disagreements + 2, version_id: null }),
     );
+    // Without a dataset name, the labels become columns of the source dataset's rows, in its next version.
+    const inPlace = await t.http.post(`/review-queues/${queueId}/exports`).set(r.member.auth).send({}).expect(201);
+    expect(inPlace.body).toEqual(
+      expect.objectContaining({ rows: 60 - EXPECTED.disagreements + 2, version_number: 2, missing_rows: [] }),
+    );
+    const next = (await t.http.get(`/dataset-versions/${inPlace.body.version_id}`).set(r.viewer.auth).expect(200)).body;
+    expect(next).toEqual(expect.objectContaining({ state: 'candidate', row_count: 60 }));
+    const labelled = await t.http
+      .post(`/datasets/${inPlace.body.dataset_id}/versions/${inPlace.body.version_id}/query`)
+      .set(r.viewer.auth)
+      .send({ filter: { field: 'label_correct', op: 'is_null', value: false }, limit: 1000 })
+      .expect(200);
+    expect(labelled.body.items).toHaveLength(60 - EXPECTED.disagreements + 2);
+    const labels = planted();
+    for (const row of labelled.body.items as Array<{ n: number; label_correct: boolean }>)
+      if (labels[row.n].a.correct === labels[row.n].b.correct) expect(row.label_correct).toBe(labels[row.n].a.correct);
   });
 
   it('validates labels against the rubric: 422 with every field named', async () => {
@@ -586,6 +602,11 @@ describe('review queues: the whole flow', () => {
     const version = (await t.http.get(`/dataset-versions/${exported.body.version_id}`).set(r.viewer.auth).expect(200))
       .body;
     expect(version).toEqual(expect.objectContaining({ state: 'candidate', row_count: 3 }));
+    expectProblem(
+      await t.http.post(`/review-queues/${queue}/exports`).set(r.member.auth).send({}),
+      409,
+      'export_target_invalid',
+    );
     const out = await t.http
       .post(`/datasets/${exported.body.dataset_id}/query`)
       .set(r.viewer.auth)

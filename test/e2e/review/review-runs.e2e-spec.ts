@@ -129,6 +129,23 @@ describe('review queues over a run', () => {
     expect(await t.app.get(ReviewLabelsService).finalLabels(r.workspace.id, runId)).toBeNull();
     const other = await t.factory.workspaceWithRoles();
     expect(await t.app.get(ReviewLabelsService).finalLabels(other.workspace.id, queueId)).toBeNull();
+    // In place: the run's dataset gets the label column in its next (candidate) version.
+    const exported = await t.http.post(`/review-queues/${queueId}/exports`).set(r.member.auth).send({}).expect(201);
+    expect(exported.body).toEqual(
+      expect.objectContaining({ dataset_id: data.datasetId, rows: 3, version_number: 2, missing_rows: [] }),
+    );
+    const rows = await t.http
+      .post(`/datasets/${data.datasetId}/versions/${exported.body.version_id}/query`)
+      .set(r.viewer.auth)
+      .send({ filter: { field: 'label_judge_right', op: 'is_null', value: false } })
+      .expect(200);
+    expect(
+      rows.body.items.map((row: { input: string; label_judge_right: boolean }) => [row.input, row.label_judge_right]),
+    ).toEqual([
+      ['q1', true],
+      ['q3', true],
+      ['q5', false],
+    ]);
     // The agreement of one reviewer: no pairs, every figure null with its reason.
     const agreement = await t.http.get(`/review-queues/${queueId}/agreement`).set(r.viewer.auth).expect(200);
     expect(agreement.body.fields[0].cohens_kappa).toEqual({ value: null, interval: null, reason: expect.any(String) });

@@ -9596,17 +9596,17 @@ export interface RevealSecretParams {
 
 export interface ReviewExportRequest {
   /**
-   * Create the dataset when the workspace has none of that name (default false)
+   * With `dataset_name`: create the dataset when the workspace has none of that name (default false)
    * @example true
    */
   create_dataset?: boolean;
   /**
-   * The test-case dataset the labelled items go to, as a new candidate version
+   * The test-case dataset the labelled items go to as new rows of a new candidate version. Absent (dataset-version and run sources): the label columns are added to the source dataset's rows, in its next version
    * @minLength 1
    * @maxLength 200
    * @example "confirmed production failures"
    */
-  dataset_name: string;
+  dataset_name?: string;
 }
 
 export interface ReviewExportResponse {
@@ -9617,6 +9617,11 @@ export interface ReviewExportResponse {
   already_exported: number;
   /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
+  /**
+   * In place: final labels of rows the source dataset's newest version no longer has
+   * @example []
+   */
+  missing_rows: string[];
   /**
    * Rows written
    * @example 12

@@ -601,15 +601,16 @@ export class AgreementResponse {
 }
 
 export class ReviewExportRequest {
-  /** The test-case dataset the labelled items go to, as a new candidate version */
-  @ApiProperty({ example: 'confirmed production failures' })
+  /** The test-case dataset the labelled items go to as new rows of a new candidate version. Absent (dataset-version and run sources): the label columns are added to the source dataset's rows, in its next version */
+  @ApiPropertyOptional({ example: 'confirmed production failures' })
+  @ValidateIfPresent()
   @Trim()
   @IsString()
   @MinLength(1)
   @MaxLength(200)
-  dataset_name: string;
+  dataset_name?: string;
 
-  /** Create the dataset when the workspace has none of that name (default false) */
+  /** With `dataset_name`: create the dataset when the workspace has none of that name (default false) */
   @ApiPropertyOptional({ example: true })
   @ValidateIfPresent()
   @IsBoolean()
@@ -630,4 +631,7 @@ export class ReviewExportResponse {
   /** Final labels already in the dataset from an earlier export */
   @ApiProperty({ example: 0 })
   already_exported: number;
+  /** In place: final labels of rows the source dataset's newest version no longer has */
+  @ApiProperty({ example: [] })
+  missing_rows: string[];
 }
