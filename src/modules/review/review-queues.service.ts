@@ -20,8 +20,14 @@ import type {
 } from './dto/review.dto.js';
 import { ReviewErrors } from './review.errors.js';
 import { toItemResponse, toQueueResponse, toRubricResponse } from './review.mapper.js';
-import { ReviewRepository, type QueueChanges, type QueueRow, type RubricRow } from './review.repository.js';
-import { rubricProblems, type RubricField } from './review.rules.js';
+import {
+  ReviewRepository,
+  type ItemRow,
+  type QueueChanges,
+  type QueueRow,
+  type RubricRow,
+} from './review.repository.js';
+import { consensus, rubricProblems, type RubricField } from './review.rules.js';
 
 /** Review queues: their settings, rubric versions and items as listed (adding items is ReviewItemsService's). */
 @Injectable()
@@ -126,6 +132,17 @@ export class ReviewQueuesService {
         await this.review.insertRubric(id, queue.rubric_version + 1, fields, caller.userId);
       }
       await this.review.updateQueue(id, changes);
+      // A lower overlap: items that already have as many labels are settled now.
+      if (body.overlap !== undefined && body.overlap < queue.overlap) {
+        const lowered = {
+          ...queue,
+          overlap: body.overlap,
+          rubric_version: changes.rubric_version ?? queue.rubric_version,
+        };
+        for (const item of await this.review.allItems(id))
+          if (item.state === 'pending' && item.labelled >= body.overlap)
+            await this.settle(lowered as QueueRow, item, item.labelled);
+      }
       await this.audit.record({
         actor: caller,
         workspaceId: access.workspaceId,
@@ -163,6 +180,33 @@ export class ReviewQueuesService {
     const queue = await this.require(access, id);
     const [rows, total] = await this.review.pageItems(id, query.state, pageWindow(query));
     return pageOf(rows, total, query, (i) => toItemResponse(i, runIdOf(queue)));
+  }
+
+  /** The item's outcome once `labelled` labels are in: final when they agree on every required field, else in disagreement. */
+  async settle(queue: QueueRow, item: ItemRow, labelled: number): Promise<void> {
+    if (labelled < queue.overlap) {
+      await this.review.setItemOutcome(item.id, {
+        state: 'pending',
+        labelled,
+        final_label: null,
+        final_source: null,
+        final_rubric_version: null,
+      });
+      return;
+    }
+    const labels = await this.review.labelsOf([item.id]);
+    const rubric = await this.rubric(queue, Math.max(...labels.map((l) => l.rubric_version)));
+    const agreed = consensus(
+      rubric.fields,
+      labels.map((l) => l.values ?? {}),
+    );
+    await this.review.setItemOutcome(item.id, {
+      state: agreed ? 'final' : 'disagreement',
+      labelled,
+      final_label: agreed,
+      final_source: agreed ? 'consensus' : null,
+      final_rubric_version: agreed ? rubric.version : null,
+    });
   }
 
   private checkRubric(rubric: RubricDto): RubricField[] {

@@ -15,7 +15,7 @@ import { ReviewErrors } from './review.errors.js';
 import { toItemResponse, toLabelResponse, toRubricResponse } from './review.mapper.js';
 import { ReviewQueuesService, runIdOf } from './review-queues.service.js';
 import { ReviewRepository, type ItemRow, type QueueRow } from './review.repository.js';
-import { cleanValues, consensus, labelProblems, type LabelValues, type RubricField } from './review.rules.js';
+import { cleanValues, labelProblems, type LabelValues, type RubricField } from './review.rules.js';
 
 /** Candidate items one request of `items:next` tries before answering that there is nothing to do. */
 const CANDIDATES = 20;
@@ -83,7 +83,7 @@ export class ReviewWorkService {
         rubric_version: rubric.version,
       });
       await this.review.keepSlot(item.id, caller.userId);
-      await this.settle(queue, item, item.labelled + 1);
+      await this.queues.settle(queue, item, item.labelled + 1);
       return toLabelResponse(label);
     });
   }
@@ -109,7 +109,7 @@ export class ReviewWorkService {
         { values: label.values, by: caller.userId, at: label.updated_at.toISOString() },
       ];
       const updated = await this.review.updateLabel(label.id, clean, label.rubric_version, history);
-      if (item.final_source !== 'adjudication') await this.settle(queue, item, item.labelled);
+      if (item.final_source !== 'adjudication') await this.queues.settle(queue, item, item.labelled);
       return toLabelResponse(updated);
     });
   }
@@ -231,33 +231,6 @@ export class ReviewWorkService {
     if (errors.length)
       throw new DomainError(ReviewErrors.label_invalid, `${errors[0].field}: ${errors[0].message}`, { errors });
     return cleanValues(values);
-  }
-
-  /** The item's outcome once `labelled` labels are in: final when they agree on every required field, else in disagreement. */
-  private async settle(queue: QueueRow, item: ItemRow, labelled: number): Promise<void> {
-    if (labelled < queue.overlap) {
-      await this.review.setItemOutcome(item.id, {
-        state: 'pending',
-        labelled,
-        final_label: null,
-        final_source: null,
-        final_rubric_version: null,
-      });
-      return;
-    }
-    const labels = await this.review.labelsOf([item.id]);
-    const rubric = await this.queues.rubric(queue, Math.max(...labels.map((l) => l.rubric_version)));
-    const agreed = consensus(
-      rubric.fields,
-      labels.map((l) => l.values ?? {}),
-    );
-    await this.review.setItemOutcome(item.id, {
-      state: agreed ? 'final' : 'disagreement',
-      labelled,
-      final_label: agreed,
-      final_source: agreed ? 'consensus' : null,
-      final_rubric_version: agreed ? rubric.version : null,
-    });
   }
 
   private async leased(queue: QueueRow, itemId: string, expires: Date): Promise<LeasedItemResponse> {

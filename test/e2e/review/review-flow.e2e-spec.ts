@@ -496,6 +496,20 @@ describe('review queues: the whole flow', () => {
     expect((await next(queue, reviewers[0]).expect(200)).body.item.id).toBe(first.item.id);
   });
 
+  it('a lower overlap settles the items that already have as many labels', async () => {
+    const queue = await queueOf({ name: 'Overlap', overlap: 2 }, { field: 'n', op: 'eq', value: 4 });
+    const leased = (await next(queue, reviewers[0]).expect(200)).body;
+    await t.http
+      .post(`/review-queues/${queue}/items/${leased.item.id}/labels`)
+      .set(reviewers[0].auth)
+      .send({ values: { correct: true, tone: 'warm' } })
+      .expect(201);
+    const patched = await t.http.patch(`/review-queues/${queue}`).set(r.member.auth).send({ overlap: 1 }).expect(200);
+    expect(patched.body.items).toEqual({ total: 1, pending: 0, final: 1, disagreement: 0 });
+    const [final] = (await t.http.get(`/review-queues/${queue}/labels`).set(r.viewer.auth).expect(200)).body.items;
+    expect(final).toEqual(expect.objectContaining({ values: { correct: true, tone: 'warm' }, source: 'consensus' }));
+  });
+
   it('another workspace can neither read nor change a queue', async () => {
     const other = await t.factory.workspaceWithRoles();
     expectProblem(await t.http.get(`/review-queues/${queueId}`).set(other.owner.auth), 403);
