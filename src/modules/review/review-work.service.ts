@@ -69,7 +69,7 @@ export class ReviewWorkService {
       const item = await this.requireItem(queue, itemId, true);
       if (await this.review.findLabel(item.id, caller.userId))
         throw new DomainError(ReviewErrors.already_labelled, `You have already labelled or skipped item ${itemId}`);
-      if (!(await this.review.liveLease(item.id, caller.userId)))
+      if (item.state !== 'pending' || !(await this.review.liveLease(item.id, caller.userId)))
         throw new DomainError(ReviewErrors.no_lease, `You hold no live lease on item ${itemId}`);
       const rubric = await this.queues.rubric(queue);
       const clean = this.validate(rubric.fields, values);

@@ -272,6 +272,7 @@ export class ReviewRepository {
         .innerJoin('review_items as i', 'i.id', 's.item_id')
         .select(['s.item_id', 's.expires_at'])
         .where('i.queue_id', '=', queueId)
+        .where('i.state', '=', 'pending')
         .where('s.reviewer_id', '=', reviewerId)
         .where('s.expires_at', '>', sql<Date>`now()`)
         .orderBy('i.position')
