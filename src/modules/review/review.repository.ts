@@ -512,6 +512,6 @@ export class ReviewRepository {
           ])
           .where('queue_id', '=', queueId)
           .where('state', '=', 'final'),
-      ) as never;
+      );
   }
 }
