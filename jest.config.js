@@ -79,6 +79,8 @@ const ALSO_EMBEDDED = [
   // Judge validations read a run's items and record through another family's service, then
   // the run, results and gate read them: every query on the embedded connection too.
   'test/e2e/runs/judge-validity',
+  // Review leases: one connection serialises them; the parallel items:next run there too.
+  'test/e2e/review/',
 ];
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

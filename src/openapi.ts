@@ -41,6 +41,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'test plans': 'Test plans of a project: thresholds and the release rule, with versions.',
   'test packages': 'Recommended test packages for a project.',
   reports: 'Reports from runs: sections, narratives, edits and exports (Markdown, HTML, PDF).',
+  review:
+    'Human review queues: rubrics, items leased to reviewers, blind labels, adjudication, agreement statistics and exports of confirmed labels (docs/review.md).',
   sdk: 'The generated TypeScript SDK and examples bundle.',
 };
 

@@ -534,6 +534,70 @@ export interface ReportSettings {
   workspace_id: string;
 }
 
+export interface ReviewItems {
+  adjudicated_by: string | null;
+  context: Json;
+  created_at: Generated<Timestamp>;
+  final_label: Json | null;
+  final_rubric_version: number | null;
+  final_source: string | null;
+  finalised_at: Timestamp | null;
+  id: Generated<string>;
+  labelled: Generated<number>;
+  position: Int8;
+  queue_id: string;
+  ref: string;
+  state: Generated<string>;
+  workspace_id: string;
+}
+
+export interface ReviewLabels {
+  created_at: Generated<Timestamp>;
+  history: Generated<Json>;
+  id: Generated<string>;
+  item_id: string;
+  kind: string;
+  queue_id: string;
+  reason: string | null;
+  reviewer_id: string;
+  rubric_version: number;
+  updated_at: Generated<Timestamp>;
+  values: Json | null;
+}
+
+export interface ReviewQueues {
+  adjudicators: string[] | null;
+  created_at: Generated<Timestamp>;
+  created_by: string | null;
+  description: Generated<string>;
+  id: Generated<string>;
+  lease_seconds: number;
+  name: string;
+  overlap: number;
+  reviewers: string[] | null;
+  rubric_version: Generated<number>;
+  source_id: string;
+  source_kind: string;
+  state: Generated<string>;
+  updated_at: Generated<Timestamp>;
+  workspace_id: string;
+}
+
+export interface ReviewRubricVersions {
+  created_at: Generated<Timestamp>;
+  created_by: string | null;
+  fields: Json;
+  queue_id: string;
+  version: number;
+}
+
+export interface ReviewSlots {
+  expires_at: Timestamp | null;
+  item_id: string;
+  reviewer_id: string;
+  slot: number;
+}
+
 export interface RunEvents {
   at: Generated<Timestamp>;
   data: Generated<Json>;
@@ -1024,6 +1088,11 @@ export interface DB {
   report_section_prompts: ReportSectionPrompts;
   report_settings: ReportSettings;
   reports: Reports;
+  review_items: ReviewItems;
+  review_labels: ReviewLabels;
+  review_queues: ReviewQueues;
+  review_rubric_versions: ReviewRubricVersions;
+  review_slots: ReviewSlots;
   run_events: RunEvents;
   run_gate_verdicts: RunGateVerdicts;
   run_items: RunItems;

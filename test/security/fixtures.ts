@@ -30,6 +30,7 @@ import { created, settled, type Fixture } from './fixture-kit.js';
 import { JUDGE_VALIDATION_FIXTURES } from './fixtures/judge-validations.js';
 import { PROJECT_FIXTURES } from './fixtures/projects.js';
 import { REPORT_FIXTURES } from './fixtures/reports.js';
+import { REVIEW_FIXTURES } from './fixtures/review.js';
 import { TRACE_FIXTURES } from './fixtures/traces.js';
 
 export { created, NAMED_BY_TEXT, type Fixture, type FixtureContext } from './fixture-kit.js';
@@ -475,6 +476,7 @@ export const FIXTURES: Record<string, Fixture> = {
       ).name,
   },
   ...PROJECT_FIXTURES,
+  ...REVIEW_FIXTURES,
   ...REPORT_FIXTURES,
   ...JUDGE_VALIDATION_FIXTURES,
   ...TRACE_FIXTURES,
@@ -527,6 +529,13 @@ export async function tenant(t: TestApp, label: string): Promise<Tenant> {
  * users who are its members, the rows of every table with a workspace_id column, and of tables
  * with only a dataset_id, by the workspace's datasets.
  */
+/** Review tables without a workspace, and how their rows reach one. */
+const REVIEW_CHILDREN: Record<string, string> = {
+  review_rubric_versions: 'queue_id IN (SELECT id FROM review_queues WHERE workspace_id = $1)',
+  review_labels: 'queue_id IN (SELECT id FROM review_queues WHERE workspace_id = $1)',
+  review_slots: 'item_id IN (SELECT id FROM review_items WHERE workspace_id = $1)',
+};
+
 export async function snapshot(t: TestApp, workspaceId: string): Promise<string> {
   const tables: Array<{ table_name: string; has_ws: boolean; has_ds: boolean }> = await t.dataSource.query(
     `SELECT c.table_name,
@@ -543,8 +552,12 @@ export async function snapshot(t: TestApp, workspaceId: string): Promise<string>
     [workspaceId],
   );
   for (const { table_name, has_ws, has_ds } of tables) {
-    if (!has_ws && !has_ds) continue;
-    const where = has_ws ? 'workspace_id = $1' : 'dataset_id IN (SELECT id FROM datasets WHERE workspace_id = $1)';
+    // The review family's tables without a workspace hang off its queues (or their items).
+    const review = !has_ws && REVIEW_CHILDREN[table_name];
+    if (!has_ws && !has_ds && !review) continue;
+    const where = has_ws
+      ? 'workspace_id = $1'
+      : review || 'dataset_id IN (SELECT id FROM datasets WHERE workspace_id = $1)';
     out[table_name] = await t.dataSource.query(`SELECT * FROM "${table_name}" t WHERE ${where} ORDER BY t::text`, [
       workspaceId,
     ]);

@@ -26,6 +26,7 @@ import { UserIdentities1766100001000 } from './1766100001000-user-identities.js'
 import { EmbeddedRowIndexPendingList1766400000000 } from './1766400000000-embedded-row-index-pending-list.js';
 import { LiveDropVersions1766450000000 } from './1766450000000-live-drop-versions.js';
 import { RunGateVerdicts1766500000000 } from './1766500000000-run-gate-verdicts.js';
+import { Review1766600000000 } from './1766600000000-review.js';
 import { TraceFeedback1766700000000 } from './1766700000000-trace-feedback.js';
 import { JudgeValidations1766800000000 } from './1766800000000-judge-validations.js';
 
@@ -59,6 +60,7 @@ export const migrations = [
   EmbeddedRowIndexPendingList1766400000000,
   LiveDropVersions1766450000000,
   RunGateVerdicts1766500000000,
+  Review1766600000000,
   TraceFeedback1766700000000,
   JudgeValidations1766800000000,
 ];

@@ -80,6 +80,7 @@ import { VersionsService } from './versions/versions.service.js';
     PartitionsService,
     DatasetWritesService,
     KeyedRowsService,
+    RowsService,
   ],
 })
 export class DatasetsModule implements OnModuleInit, OnApplicationShutdown {

@@ -173,6 +173,95 @@ export interface AddMemberRequest {
   user_id?: string;
 }
 
+export interface AddReviewItemsParams {
+  /**
+   * The queue's id
+   * @format uuid
+   */
+  queueId: string;
+}
+
+export interface AddReviewItemsRequest {
+  /**
+   * A filter in the query language (docs/query-language.md) over the source's rows (for traces and sessions: their spans)
+   * @example {"field":"topic","op":"eq","value":"refunds"}
+   */
+  filter?: Record<string, any>;
+  /**
+   * Row ids (run, dataset version), trace ids or session ids: 1..1000
+   * @minItems 1
+   * @example ["0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a60"]
+   */
+  ids?: string[];
+  /** A run source's failed rows (by verdict, or by one metric) */
+  run_failures?: RunFailuresDto;
+  /** With `filter`: a seeded random sample of the matching rows */
+  sample?: SampleDto;
+}
+
+export interface AddReviewItemsResponse {
+  /**
+   * Items added
+   * @example 58
+   */
+  added: number;
+  /**
+   * Ids named that the source does not have
+   * @example []
+   */
+  not_found: string[];
+  /**
+   * Items the queue already had
+   * @example 2
+   */
+  skipped: number;
+  /** @example 60 */
+  total: number;
+}
+
+export interface AdjudicateRequest {
+  /**
+   * The final label, validated against the queue's current rubric version
+   * @example {"correct":true,"tone":"warm","helpfulness":4}
+   */
+  values: Record<string, any>;
+}
+
+export interface AdjudicateReviewItemParams {
+  /**
+   * The item's id
+   * @format uuid
+   */
+  itemId: string;
+  /**
+   * The queue's id
+   * @format uuid
+   */
+  queueId: string;
+}
+
+export interface AgreementResponse {
+  /** @example 0.95 */
+  confidence: number;
+  /**
+   * Items in disagreement, awaiting adjudication
+   * @example 7
+   */
+  disagreements: number;
+  fields: FieldAgreementResponse[];
+  /** @example 60 */
+  items: number;
+  /** @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a51" */
+  queue_id: string;
+  /**
+   * Reviewers who labelled any item
+   * @example ["2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"]
+   */
+  reviewers: string[];
+  /** @example 42 */
+  seed: number | null;
+}
+
 export interface AnalysisPropertyDto {
   /** @example "Tokens of the question (cl100k_base)" */
   description: string;
@@ -1961,6 +2050,51 @@ export interface CreateReportRequest {
   title?: string;
 }
 
+export interface CreateReviewQueueRequest {
+  /**
+   * Who adjudicates besides admins: up to 100 user ids, each a member
+   * @example []
+   */
+  adjudicators?: string[] | null;
+  /**
+   * @maxLength 2000
+   * @example "Confirm the judge failures on refund questions"
+   */
+  description?: string;
+  /**
+   * How long a reviewer holds an item, 1..1440 minutes (default 15)
+   * @min 1
+   * @max 1440
+   * @example 15
+   */
+  lease_minutes?: number;
+  /**
+   * @minLength 1
+   * @maxLength 200
+   * @example "Refund answers, week 12"
+   */
+  name: string;
+  /**
+   * Reviewers each item needs, 1..10 (default 1)
+   * @min 1
+   * @max 10
+   * @example 2
+   */
+  overlap?: number;
+  /**
+   * Who reviews: null or absent for any member (role member or above), else up to 100 user ids, each a member
+   * @example ["2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"]
+   */
+  reviewers?: string[] | null;
+  rubric: RubricDto;
+  source: ReviewSourceDto;
+  /**
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
+  workspace_id: string;
+}
+
 export interface CreateRunGateVerdictParams {
   /**
    * The run's id
@@ -3302,6 +3436,14 @@ export interface DeleteReportSectionParams {
   sectionKey: string;
 }
 
+export interface DeleteReviewQueueParams {
+  /**
+   * The queue's id
+   * @format uuid
+   */
+  queueId: string;
+}
+
 export interface DeleteRowsParams {
   /**
    * The dataset's id
@@ -3724,6 +3866,31 @@ export interface DimensionsQueryRequest {
   offset?: number;
 }
 
+export interface DisagreementResponse {
+  item: ReviewItemResponse;
+  labels: ReviewLabelResponse[];
+}
+
+export interface DisagreementResponsePage {
+  items: DisagreementResponse[];
+  /**
+   * @min 1
+   * @example 1
+   */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   * @example 50
+   */
+  page_size: number;
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
+  total: number;
+}
+
 export interface DiscardStagedRowsParams {
   /**
    * The dataset's id
@@ -3823,6 +3990,19 @@ export interface DroppedRecordsDto {
     | "malformed_record"
     | "unsupported_record"
     | "record_too_large";
+}
+
+export interface EditReviewLabelParams {
+  /**
+   * The item's id
+   * @format uuid
+   */
+  itemId: string;
+  /**
+   * The queue's id
+   * @format uuid
+   */
+  queueId: string;
 }
 
 export interface EmbeddingConfig {
@@ -4080,6 +4260,14 @@ export interface ExportReportRequest {
   format?: "markdown" | "html" | "pdf";
 }
 
+export interface ExportReviewLabelsParams {
+  /**
+   * The queue's id
+   * @format uuid
+   */
+  queueId: string;
+}
+
 export interface ExportRunDiffParams {
   /**
    * Significance level of the paired tests, after Holm's correction: 0.0001..0.5 (default 0.05)
@@ -4200,6 +4388,38 @@ export interface FeedbackItem {
   value: number | boolean | string;
 }
 
+export interface FieldAgreementResponse {
+  /**
+   * {value, interval: {low, high, confidence, resamples, undefined_resamples} | null, reason}: value null with the reason when the data do not define it
+   * @example {"value":0.62,"interval":{"low":0.41,"high":0.8},"reason":null}
+   */
+  cohens_kappa: Record<string, any>;
+  /** @example 7 */
+  disagreements: number;
+  /** @example "correct" */
+  field: string;
+  /**
+   * {value, interval: {low, high, confidence, resamples, undefined_resamples} | null, reason}: value null with the reason when the data do not define it
+   * @example {"value":0.62,"interval":{"low":0.41,"high":0.8},"reason":null}
+   */
+  fleiss_kappa: Record<string, any>;
+  /**
+   * By level of measurement: `nominal` for pass/fail and categorical, `interval` and `ordinal` for numeric
+   * @example {"nominal":{"value":0.62,"interval":{"low":0.41,"high":0.8},"reason":null}}
+   */
+  krippendorff_alpha: Record<string, any>;
+  per_reviewer: ReviewerAgreementResponse[];
+  /**
+   * {value, interval: {low, high, confidence, resamples, undefined_resamples} | null, reason}: value null with the reason when the data do not define it
+   * @example {"value":0.62,"interval":{"low":0.41,"high":0.8},"reason":null}
+   */
+  percent_agreement: Record<string, any>;
+  /** @example 60 */
+  rated_items: number;
+  /** @example "pass_fail" */
+  type: "pass_fail" | "categorical" | "numeric" | "free_text";
+}
+
 export interface FieldMappingDto {
   /**
    * Share of the sampled spans whose field was filled, 0..1
@@ -4218,6 +4438,46 @@ export interface FieldMappingDto {
   source_attributes: string[];
   /** @example 812 */
   spans_mapped: number;
+}
+
+export interface FinalLabelResponse {
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
+  finalised_at: string;
+  /** @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a52" */
+  item_id: string;
+  /** @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a60" */
+  ref: string;
+  /** @example 1 */
+  rubric_version: number;
+  /** @example null */
+  run_id: string | null;
+  /** @example "consensus" */
+  source: "consensus" | "adjudication";
+  /** @example {"correct":true,"tone":"warm","helpfulness":4} */
+  values: Record<string, any>;
+}
+
+export interface FinalLabelResponsePage {
+  items: FinalLabelResponse[];
+  /**
+   * @min 1
+   * @example 1
+   */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   * @example 50
+   */
+  page_size: number;
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
+  total: number;
 }
 
 export interface GateCheckDto {
@@ -4888,6 +5148,36 @@ export interface GetReportSettingsParams {
    * @format uuid
    */
   workspace_id: string;
+}
+
+export interface GetReviewAgreementParams {
+  /**
+   * Confidence level of the intervals, 0.5..0.999 (default 0.95)
+   * @min 0.5
+   * @max 0.999
+   * @example 0.95
+   */
+  confidence?: number;
+  /**
+   * The queue's id
+   * @format uuid
+   */
+  queueId: string;
+  /**
+   * Seed of the bootstrap intervals over items; absent: no intervals
+   * @min 0
+   * @max 2147483647
+   * @example 42
+   */
+  seed?: number;
+}
+
+export interface GetReviewQueueParams {
+  /**
+   * The queue's id
+   * @format uuid
+   */
+  queueId: string;
 }
 
 export interface GetRunDiffParams {
@@ -5920,6 +6210,15 @@ export interface JudgedSpecResponse {
   scale: ScaleDto;
 }
 
+export interface LabelChange {
+  /** @example "2025-05-13T14:05:12.000Z" */
+  at: string;
+  /** @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a" */
+  by: string;
+  /** @example {"correct":true,"tone":"warm","helpfulness":4} */
+  values: Record<string, any>;
+}
+
 /** @example {"dataset_id":"f0eef60d-4b04-4046-aa3a-779fe13e072d","convention":"langfuse","max_records":20000,"message":"Langfuse traces of 13 May"} */
 export interface LandFromConnectionRequest {
   /**
@@ -6105,6 +6404,17 @@ export interface LatencyStatsDto {
   max: number;
   /** @example 1180 */
   mean: number;
+}
+
+export interface LeasedItemResponse {
+  item: ReviewItemResponse;
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
+  lease_expires_at: string;
+  /** The rubric version to label under */
+  rubric: RubricVersionResponse;
 }
 
 export interface ListAnalysisRunsParams {
@@ -6717,6 +7027,93 @@ export interface ListResolvedMetricConfigsParams {
    * @format uuid
    */
   workspaceId: string;
+}
+
+export interface ListReviewDisagreementsParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * The queue's id
+   * @format uuid
+   */
+  queueId: string;
+}
+
+export interface ListReviewFinalLabelsParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * The queue's id
+   * @format uuid
+   */
+  queueId: string;
+}
+
+export interface ListReviewItemsParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * The queue's id
+   * @format uuid
+   */
+  queueId: string;
+  state?: "pending" | "final" | "disagreement";
+}
+
+export interface ListReviewQueuesParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  state?: "open" | "closed";
+  /** @format uuid */
+  workspace_id: string;
+}
+
+export interface ListReviewRubricVersionsParams {
+  /**
+   * The queue's id
+   * @format uuid
+   */
+  queueId: string;
 }
 
 export interface ListRunEventsParams {
@@ -7590,6 +7987,15 @@ export interface MoveProjectRequest {
    * @example "c76382bf-32c5-4ecd-b7b0-686fa9ee9fa3"
    */
   workspace_id: string;
+}
+
+export interface NextReviewItemParams {
+  next: string;
+  /**
+   * The queue's id
+   * @format uuid
+   */
+  queueId: string;
 }
 
 export interface NotReadyProblem {
@@ -9170,6 +9576,19 @@ export interface RegistryOpView {
   version_count: number;
 }
 
+export interface ReleaseReviewLeaseParams {
+  /**
+   * The item's id
+   * @format uuid
+   */
+  itemId: string;
+  /**
+   * The queue's id
+   * @format uuid
+   */
+  queueId: string;
+}
+
 /** @example {"mode":"all_metrics","include_dimension_thresholds":true,"min_row_pass_rate":0.9} */
 export interface ReleaseRuleDto {
   /**
@@ -9945,6 +10364,236 @@ export interface RevealSecretParams {
   workspaceId: string;
 }
 
+export interface ReviewExportRequest {
+  /**
+   * With `dataset_name`: create the dataset when the workspace has none of that name (default false)
+   * @example true
+   */
+  create_dataset?: boolean;
+  /**
+   * The test-case dataset the labelled items go to as new rows of a new candidate version. Absent (dataset-version and run sources): the label columns are added to the source dataset's rows, in its next version
+   * @minLength 1
+   * @maxLength 200
+   * @example "confirmed production failures"
+   */
+  dataset_name?: string;
+}
+
+export interface ReviewExportResponse {
+  /**
+   * Final labels already in the dataset from an earlier export
+   * @example 0
+   */
+  already_exported: number;
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
+  dataset_id: string;
+  /**
+   * In place: final labels of rows the source dataset's newest version no longer has
+   * @example []
+   */
+  missing_rows: string[];
+  /**
+   * Rows written
+   * @example 12
+   */
+  rows: number;
+  /**
+   * The new candidate version, or null when every final label was exported before
+   * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
+   */
+  version_id: string | null;
+  /** @example 2 */
+  version_number: number | null;
+}
+
+export interface ReviewItemCounts {
+  /** @example 5 */
+  disagreement: number;
+  /** @example 15 */
+  final: number;
+  /** @example 40 */
+  pending: number;
+  /** @example 60 */
+  total: number;
+}
+
+export interface ReviewItemResponse {
+  /**
+   * What a reviewer needs: for a row its input, expected output, output and the run's verdicts; for a trace its spans
+   * @example {"input":"How do I get a refund?"}
+   */
+  context: Record<string, any>;
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
+  created_at: string;
+  /** @example null */
+  final_label: Record<string, any> | null;
+  /** @example null */
+  final_source: "consensus" | "adjudication" | null;
+  /** @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a52" */
+  id: string;
+  /**
+   * Labels given so far
+   * @example 1
+   */
+  labelled: number;
+  /** @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a51" */
+  queue_id: string;
+  /**
+   * The row id, trace id or session id in the source
+   * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a60"
+   */
+  ref: string;
+  /**
+   * The run's id for a run source, else null
+   * @example null
+   */
+  run_id: string | null;
+  /** @example "pending" */
+  state: "pending" | "final" | "disagreement";
+}
+
+export interface ReviewItemResponsePage {
+  items: ReviewItemResponse[];
+  /**
+   * @min 1
+   * @example 1
+   */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   * @example 50
+   */
+  page_size: number;
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
+  total: number;
+}
+
+export interface ReviewLabelResponse {
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
+  created_at: string;
+  /** Every earlier value of the label, oldest first, with who changed it and when */
+  history: LabelChange[];
+  /** @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a53" */
+  id: string;
+  /** @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a52" */
+  item_id: string;
+  /** @example "label" */
+  kind: "label" | "skip";
+  /** @example null */
+  reason: string | null;
+  /** @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a" */
+  reviewer_id: string;
+  /** @example 1 */
+  rubric_version: number;
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
+  updated_at: string;
+  /** @example {"correct":true,"tone":"warm","helpfulness":4} */
+  values: Record<string, any> | null;
+}
+
+export interface ReviewQueueResponse {
+  /** @example [] */
+  adjudicators: string[];
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
+  created_at: string;
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
+  created_by: string | null;
+  /** @example "Confirm the judge failures on refund questions" */
+  description: string;
+  /** @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a51" */
+  id: string;
+  items: ReviewItemCounts;
+  /** @example 15 */
+  lease_minutes: number;
+  /** @example "Refund answers, week 12" */
+  name: string;
+  /** @example 2 */
+  overlap: number;
+  /** @example ["2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"] */
+  reviewers: string[] | null;
+  rubric: RubricVersionResponse;
+  source: ReviewSourceDto;
+  /** @example "open" */
+  state: "open" | "closed";
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
+  updated_at: string;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
+  workspace_id: string;
+}
+
+export interface ReviewQueueResponsePage {
+  items: ReviewQueueResponse[];
+  /**
+   * @min 1
+   * @example 1
+   */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   * @example 50
+   */
+  page_size: number;
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
+  total: number;
+}
+
+export interface ReviewSourceDto {
+  /**
+   * The run id (`run`) or the dataset version id (the others)
+   * @format uuid
+   * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
+   */
+  id: string;
+  /**
+   * `run`: rows of a run; `dataset_version`: rows of a dataset version; `traces` / `sessions`: traces or sessions of a trace dataset version
+   * @example "dataset_version"
+   */
+  kind: "run" | "dataset_version" | "traces" | "sessions";
+}
+
+export interface ReviewerAgreementResponse {
+  /** @example 60 */
+  labelled: number;
+  /** @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a" */
+  reviewer_id: string;
+  /**
+   * {value, interval: {low, high, confidence, resamples, undefined_resamples} | null, reason}: value null with the reason when the data do not define it
+   * @example {"value":0.62,"interval":{"low":0.41,"high":0.8},"reason":null}
+   */
+  with_final: Record<string, any>;
+  /**
+   * {value, interval: {low, high, confidence, resamples, undefined_resamples} | null, reason}: value null with the reason when the data do not define it
+   * @example {"value":0.62,"interval":{"low":0.41,"high":0.8},"reason":null}
+   */
+  with_others: Record<string, any>;
+}
+
 export interface RevokeApiKeyParams {
   /**
    * The api key's id
@@ -10059,6 +10708,95 @@ export interface RowQueryRequest {
   }[];
 }
 
+export interface RubricDto {
+  /**
+   * 1..20 fields, at least one required
+   * @minItems 1
+   * @example [{"name":"correct","type":"pass_fail","required":true},{"name":"tone","type":"categorical","required":false,"options":["curt","neutral","warm"]},{"name":"helpfulness","type":"numeric","required":false,"min":1,"max":5},{"name":"note","type":"free_text","required":false}]
+   */
+  fields: RubricFieldDto[];
+}
+
+export interface RubricFieldDto {
+  /**
+   * @maxLength 1000
+   * @example "Does the answer state the right facts?"
+   */
+  description?: string;
+  /**
+   * numeric: the highest score (an integer above min)
+   * @min -1000
+   * @max 1000
+   * @example 5
+   */
+  max?: number;
+  /**
+   * numeric: the lowest score (an integer)
+   * @min -1000
+   * @max 1000
+   * @example 1
+   */
+  min?: number;
+  /**
+   * 1..64 letters, digits or underscores, starting with a letter
+   * @pattern ^[A-Za-z][A-Za-z0-9_]{0,63}$
+   * @example "correct"
+   */
+  name: string;
+  /**
+   * categorical: 2..50 distinct options, in their order
+   * @maxItems 50
+   * @minItems 2
+   * @example ["curt","neutral","warm"]
+   */
+  options?: string[];
+  /**
+   * Whether every label must give it (default false); final labels agree on every required field
+   * @example true
+   */
+  required?: boolean;
+  /** @example "pass_fail" */
+  type: "pass_fail" | "categorical" | "numeric" | "free_text";
+}
+
+export interface RubricFieldResponse {
+  /** @example "Does the answer state the right facts?" */
+  description?: string;
+  /** @example 5 */
+  max?: number;
+  /** @example 1 */
+  min?: number;
+  /** @example "correct" */
+  name: string;
+  /** @example ["curt","neutral","warm"] */
+  options?: string[];
+  /** @example true */
+  required: boolean;
+  /** @example "pass_fail" */
+  type: "pass_fail" | "categorical" | "numeric" | "free_text";
+}
+
+export interface RubricVersionList {
+  items: RubricVersionResponse[];
+}
+
+export interface RubricVersionResponse {
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
+  created_at: string;
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
+  created_by: string | null;
+  /** @example [{"name":"correct","type":"pass_fail","required":true},{"name":"tone","type":"categorical","required":false,"options":["curt","neutral","warm"]},{"name":"helpfulness","type":"numeric","required":false,"min":1,"max":5},{"name":"note","type":"free_text","required":false}] */
+  fields: RubricFieldResponse[];
+  /** @example 1 */
+  version: number;
+}
+
 export interface RunDiffResponse {
   /** @example "27e1b0d8-e509-43eb-a23c-37b7a89187e2" */
   base_run_id: string;
@@ -10136,6 +10874,15 @@ export interface RunEventResponse {
    * @example "state_changed"
    */
   type: string;
+}
+
+export interface RunFailuresDto {
+  /**
+   * Rows whose score of this metric failed; absent: rows whose verdict failed
+   * @maxLength 200
+   * @example "faithfulness"
+   */
+  metric?: string;
 }
 
 export interface RunItemResultDto {
@@ -10521,6 +11268,23 @@ export interface RunSessionTurnDto {
   usage: Record<string, any> | null;
 }
 
+export interface SampleDto {
+  /**
+   * The same seed over the same rows takes the same rows
+   * @min 0
+   * @max 2147483647
+   * @example 42
+   */
+  seed: number;
+  /**
+   * How many of the matching rows to take, 1..1000
+   * @min 1
+   * @max 1000
+   * @example 60
+   */
+  size: number;
+}
+
 /** @example {"type":"numeric","min":1,"max":5} */
 export interface ScaleDto {
   /**
@@ -10900,6 +11664,28 @@ export interface SetWorkspaceEmbeddingConfigParams {
   workspaceId: string;
 }
 
+export interface SkipItemRequest {
+  /**
+   * @maxLength 1000
+   * @example "Not my language"
+   */
+  reason?: string;
+}
+
+export interface SkipReviewItemParams {
+  /**
+   * The item's id
+   * @format uuid
+   */
+  itemId: string;
+  /**
+   * The queue's id
+   * @format uuid
+   */
+  queueId: string;
+  skip: string;
+}
+
 export interface SnapshotResponse {
   /** @example "9f2c4a1be0d3c5f7a8b6e4d2c0a1f3e5b7d9c8a6f4e2d0b1c3a5e7f9d8b6c4a2" */
   content_sha256: string;
@@ -11052,6 +11838,27 @@ export interface StreamRunEventsParams {
    * @format uuid
    */
   runId: string;
+}
+
+export interface SubmitLabelRequest {
+  /**
+   * Field name → value: pass_fail true/false, categorical one option, numeric an integer in the scale, free_text text
+   * @example {"correct":true,"tone":"warm","helpfulness":4}
+   */
+  values: Record<string, any>;
+}
+
+export interface SubmitReviewLabelParams {
+  /**
+   * The item's id
+   * @format uuid
+   */
+  itemId: string;
+  /**
+   * The queue's id
+   * @format uuid
+   */
+  queueId: string;
 }
 
 export interface SuggestedMetric {
@@ -12770,6 +13577,51 @@ export interface UpdateReportSettingsRequest {
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
+}
+
+export interface UpdateReviewQueueParams {
+  /**
+   * The queue's id
+   * @format uuid
+   */
+  queueId: string;
+}
+
+export interface UpdateReviewQueueRequest {
+  /** @example [] */
+  adjudicators?: string[] | null;
+  /**
+   * @maxLength 2000
+   * @example "Confirm the judge failures on refund questions"
+   */
+  description?: string;
+  /**
+   * @min 1
+   * @max 1440
+   * @example 15
+   */
+  lease_minutes?: number;
+  /**
+   * @minLength 1
+   * @maxLength 200
+   * @example "Refund answers, week 12"
+   */
+  name?: string;
+  /**
+   * @min 1
+   * @max 10
+   * @example 2
+   */
+  overlap?: number;
+  /** @example ["2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"] */
+  reviewers?: string[] | null;
+  /** A new rubric: the queue's next rubric version (labels keep the version they were given under) */
+  rubric?: RubricDto;
+  /**
+   * `closed` stops leases, labels and new items; `open` resumes
+   * @example "open"
+   */
+  state?: "open" | "closed";
 }
 
 export interface UpdateRowsParams {
@@ -21852,6 +22704,552 @@ export class EvaluationWorkspaceClient<
       this.request<ReportSettingsResponse, ProblemResponse>({
         path: `/report-settings`,
         method: "PUT",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+  };
+  reviewQueues = {
+    /**
+     * @description Adds items by a filter (optionally a seeded sample), by ids, or from a run's failures; items the queue has are skipped (members).
+     *
+     * @tags review
+     * @name AddReviewItems
+     * @summary Adds items by a filter (optionally a seeded sample), by ids, or from a run's failures; items the queue has are skipped (members)
+     * @request POST:/review-queues/{queue_id}/items
+     * @secure
+     * @response `200` `AddReviewItemsResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the review_queue {queue_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` queue_closed
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    addReviewItems: (
+      { queueId }: AddReviewItemsParams,
+      data: AddReviewItemsRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<AddReviewItemsResponse, ProblemResponse>({
+        path: `/review-queues/${queueId}/items`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The final label of an item in disagreement (admins and the queue's adjudicators).
+     *
+     * @tags review
+     * @name AdjudicateReviewItem
+     * @summary The final label of an item in disagreement (admins and the queue's adjudicators)
+     * @request POST:/review-queues/{queue_id}/items/{item_id}/adjudication
+     * @secure
+     * @response `200` `ReviewItemResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` not_an_adjudicator Allowed: member or above in the workspace of the review_queue {queue_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` not_in_disagreement
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `422` `ProblemResponse` label_invalid
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    adjudicateReviewItem: (
+      { queueId, itemId }: AdjudicateReviewItemParams,
+      data: AdjudicateRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReviewItemResponse, ProblemResponse>({
+        path: `/review-queues/${queueId}/items/${itemId}/adjudication`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Creates a queue with its rubric (version 1), source, overlap, reviewers and lease length (members).
+     *
+     * @tags review
+     * @name CreateReviewQueue
+     * @summary Creates a queue with its rubric (version 1), source, overlap, reviewers and lease length (members)
+     * @request POST:/review-queues
+     * @secure
+     * @response `201` `ReviewQueueResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    createReviewQueue: (
+      data: CreateReviewQueueRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReviewQueueResponse, ProblemResponse>({
+        path: `/review-queues`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Deletes a queue with its items and labels (admins).
+     *
+     * @tags review
+     * @name DeleteReviewQueue
+     * @summary Deletes a queue with its items and labels (admins)
+     * @request DELETE:/review-queues/{queue_id}
+     * @secure
+     * @response `204` `void` Deleted
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the review_queue {queue_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    deleteReviewQueue: (
+      { queueId }: DeleteReviewQueueParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/review-queues/${queueId}`,
+        method: "DELETE",
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * @description Edits the caller's own label; the earlier values stay in its history (members).
+     *
+     * @tags review
+     * @name EditReviewLabel
+     * @summary Edits the caller's own label; the earlier values stay in its history (members)
+     * @request PATCH:/review-queues/{queue_id}/items/{item_id}/labels/mine
+     * @secure
+     * @response `200` `ReviewLabelResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the review_queue {queue_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `422` `ProblemResponse` label_invalid
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    editReviewLabel: (
+      { queueId, itemId }: EditReviewLabelParams,
+      data: SubmitLabelRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReviewLabelResponse, ProblemResponse>({
+        path: `/review-queues/${queueId}/items/${itemId}/labels/mine`,
+        method: "PATCH",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Writes the final labels as a new candidate version of a test-case dataset (members).
+     *
+     * @tags review
+     * @name ExportReviewLabels
+     * @summary Writes the final labels as a new candidate version of a test-case dataset (members)
+     * @request POST:/review-queues/{queue_id}/exports
+     * @secure
+     * @response `201` `ReviewExportResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the review_queue {queue_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` nothing_to_export, export_target_invalid
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    exportReviewLabels: (
+      { queueId }: ExportReviewLabelsParams,
+      data: ReviewExportRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReviewExportResponse, ProblemResponse>({
+        path: `/review-queues/${queueId}/exports`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The reviewers' agreement per rubric field, with seeded bootstrap intervals over items (viewers).
+     *
+     * @tags review
+     * @name GetReviewAgreement
+     * @summary The reviewers' agreement per rubric field, with seeded bootstrap intervals over items (viewers)
+     * @request GET:/review-queues/{queue_id}/agreement
+     * @secure
+     * @response `200` `AgreementResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the review_queue {queue_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getReviewAgreement: (
+      { queueId, ...query }: GetReviewAgreementParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<AgreementResponse, ProblemResponse>({
+        path: `/review-queues/${queueId}/agreement`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description One queue with its current rubric and item counts (viewers).
+     *
+     * @tags review
+     * @name GetReviewQueue
+     * @summary One queue with its current rubric and item counts (viewers)
+     * @request GET:/review-queues/{queue_id}
+     * @secure
+     * @response `200` `ReviewQueueResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the review_queue {queue_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getReviewQueue: (
+      { queueId }: GetReviewQueueParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReviewQueueResponse, ProblemResponse>({
+        path: `/review-queues/${queueId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Items in disagreement with every reviewer's labels (admins and the queue's adjudicators).
+     *
+     * @tags review
+     * @name ListReviewDisagreements
+     * @summary Items in disagreement with every reviewer's labels (admins and the queue's adjudicators)
+     * @request GET:/review-queues/{queue_id}/disagreements
+     * @secure
+     * @response `200` `DisagreementResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` not_an_adjudicator Allowed: member or above in the workspace of the review_queue {queue_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listReviewDisagreements: (
+      { queueId, ...query }: ListReviewDisagreementsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<DisagreementResponsePage, ProblemResponse>({
+        path: `/review-queues/${queueId}/disagreements`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The final labels, in queue order (viewers).
+     *
+     * @tags review
+     * @name ListReviewFinalLabels
+     * @summary The final labels, in queue order (viewers)
+     * @request GET:/review-queues/{queue_id}/labels
+     * @secure
+     * @response `200` `FinalLabelResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the review_queue {queue_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listReviewFinalLabels: (
+      { queueId, ...query }: ListReviewFinalLabelsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<FinalLabelResponsePage, ProblemResponse>({
+        path: `/review-queues/${queueId}/labels`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The queue's items in queue order, with their state and final label, never the reviewers' labels (viewers).
+     *
+     * @tags review
+     * @name ListReviewItems
+     * @summary The queue's items in queue order, with their state and final label, never the reviewers' labels (viewers)
+     * @request GET:/review-queues/{queue_id}/items
+     * @secure
+     * @response `200` `ReviewItemResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the review_queue {queue_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listReviewItems: (
+      { queueId, ...query }: ListReviewItemsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReviewItemResponsePage, ProblemResponse>({
+        path: `/review-queues/${queueId}/items`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The workspace's review queues, newest first (viewers); `state` filters.
+     *
+     * @tags review
+     * @name ListReviewQueues
+     * @summary The workspace's review queues, newest first (viewers); `state` filters
+     * @request GET:/review-queues
+     * @secure
+     * @response `200` `ReviewQueueResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listReviewQueues: (
+      query: ListReviewQueuesParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReviewQueueResponsePage, ProblemResponse>({
+        path: `/review-queues`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Every rubric version of the queue, oldest first (viewers).
+     *
+     * @tags review
+     * @name ListReviewRubricVersions
+     * @summary Every rubric version of the queue, oldest first (viewers)
+     * @request GET:/review-queues/{queue_id}/rubric-versions
+     * @secure
+     * @response `200` `RubricVersionList`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the review_queue {queue_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listReviewRubricVersions: (
+      { queueId }: ListReviewRubricVersionsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<RubricVersionList, ProblemResponse>({
+        path: `/review-queues/${queueId}/rubric-versions`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The next item for the caller to label, on a lease, with the rubric; 204 when nothing is left for the caller (members on the reviewer list).
+     *
+     * @tags review
+     * @name NextReviewItem
+     * @summary The next item for the caller to label, on a lease, with the rubric; 204 when nothing is left for the caller (members on the reviewer list)
+     * @request POST:/review-queues/{queue_id}/items:next
+     * @secure
+     * @response `200` `LeasedItemResponse`
+     * @response `204` `void` No item needs a label from the caller
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` not_a_reviewer Allowed: member or above in the workspace of the review_queue {queue_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` queue_closed
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    nextReviewItem: (
+      { queueId, next }: NextReviewItemParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<LeasedItemResponse, ProblemResponse>({
+        path: `/review-queues/${queueId}/items${next}`,
+        method: "POST",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Releases the caller's lease on an item without labelling it (members).
+     *
+     * @tags review
+     * @name ReleaseReviewLease
+     * @summary Releases the caller's lease on an item without labelling it (members)
+     * @request DELETE:/review-queues/{queue_id}/items/{item_id}/lease
+     * @secure
+     * @response `204` `void` Released
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the review_queue {queue_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` no_lease
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    releaseReviewLease: (
+      { queueId, itemId }: ReleaseReviewLeaseParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/review-queues/${queueId}/items/${itemId}/lease`,
+        method: "DELETE",
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * @description Skips an item the caller holds, with an optional reason: its slot goes to someone else (members).
+     *
+     * @tags review
+     * @name SkipReviewItem
+     * @summary Skips an item the caller holds, with an optional reason: its slot goes to someone else (members)
+     * @request POST:/review-queues/{queue_id}/items/{item_id}:skip
+     * @secure
+     * @response `201` `ReviewLabelResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the review_queue {queue_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` no_lease, already_labelled
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    skipReviewItem: (
+      { queueId, itemId, skip }: SkipReviewItemParams,
+      data: SkipItemRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReviewLabelResponse, ProblemResponse>({
+        path: `/review-queues/${queueId}/items/${itemId}${skip}`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Submits the caller's label on an item they hold a lease on (members).
+     *
+     * @tags review
+     * @name SubmitReviewLabel
+     * @summary Submits the caller's label on an item they hold a lease on (members)
+     * @request POST:/review-queues/{queue_id}/items/{item_id}/labels
+     * @secure
+     * @response `201` `ReviewLabelResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the review_queue {queue_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` no_lease, already_labelled, queue_closed
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `422` `ProblemResponse` label_invalid
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    submitReviewLabel: (
+      { queueId, itemId }: SubmitReviewLabelParams,
+      data: SubmitLabelRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReviewLabelResponse, ProblemResponse>({
+        path: `/review-queues/${queueId}/items/${itemId}/labels`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Changes a queue (members); a new rubric becomes the next rubric version.
+     *
+     * @tags review
+     * @name UpdateReviewQueue
+     * @summary Changes a queue (members); a new rubric becomes the next rubric version
+     * @request PATCH:/review-queues/{queue_id}
+     * @secure
+     * @response `200` `ReviewQueueResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the review_queue {queue_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    updateReviewQueue: (
+      { queueId }: UpdateReviewQueueParams,
+      data: UpdateReviewQueueRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReviewQueueResponse, ProblemResponse>({
+        path: `/review-queues/${queueId}`,
+        method: "PATCH",
         body: data,
         secure: true,
         type: ContentType.Json,

@@ -1,0 +1,98 @@
+import type {
+  FinalLabelResponse,
+  ReviewItemResponse,
+  ReviewExportResponse,
+  ReviewLabelResponse,
+  ReviewQueueResponse,
+  ReviewSourceKind,
+  RubricVersionResponse,
+} from './dto/review.dto.js';
+import type { ItemRow, ItemState, LabelRow, QueueRow, RubricRow } from './review.repository.js';
+
+export function toRubricResponse(r: RubricRow): RubricVersionResponse {
+  return { version: r.version, fields: r.fields, created_by: r.created_by, created_at: r.created_at };
+}
+
+export function toQueueResponse(
+  q: QueueRow,
+  rubric: RubricRow,
+  counts: Record<ItemState, number> = { pending: 0, final: 0, disagreement: 0 },
+): ReviewQueueResponse {
+  return {
+    id: q.id,
+    workspace_id: q.workspace_id,
+    name: q.name,
+    description: q.description,
+    state: q.state as 'open' | 'closed',
+    source: { kind: q.source_kind as ReviewSourceKind, id: q.source_id },
+    overlap: q.overlap,
+    reviewers: q.reviewers,
+    adjudicators: q.adjudicators ?? [],
+    lease_minutes: Math.round(q.lease_seconds / 60),
+    rubric: toRubricResponse(rubric),
+    items: { total: counts.pending + counts.final + counts.disagreement, ...counts },
+    created_by: q.created_by,
+    created_at: q.created_at,
+    updated_at: q.updated_at,
+  };
+}
+
+export function toItemResponse(i: ItemRow, runId: string | null): ReviewItemResponse {
+  return {
+    id: i.id,
+    queue_id: i.queue_id,
+    ref: i.ref,
+    run_id: runId,
+    context: i.context,
+    state: i.state,
+    labelled: i.labelled,
+    final_label: i.final_label,
+    final_source: i.final_source,
+    created_at: i.created_at,
+  };
+}
+
+export function toLabelResponse(l: LabelRow): ReviewLabelResponse {
+  return {
+    id: l.id,
+    item_id: l.item_id,
+    reviewer_id: l.reviewer_id,
+    kind: l.kind,
+    values: l.values,
+    reason: l.reason,
+    rubric_version: l.rubric_version,
+    history: l.history.map((h) => ({ values: h.values ?? {}, by: h.by, at: h.at })),
+    created_at: l.created_at,
+    updated_at: l.updated_at,
+  };
+}
+
+export function toFinalLabelResponse(i: ItemRow, runId: string | null): FinalLabelResponse {
+  return {
+    item_id: i.id,
+    ref: i.ref,
+    run_id: runId,
+    values: i.final_label ?? {},
+    source: i.final_source ?? 'consensus',
+    rubric_version: i.final_rubric_version ?? 1,
+    finalised_at: i.finalised_at ?? i.created_at,
+  };
+}
+
+/** An export's answer: the dataset, the version written (null when nothing was), and the counts. */
+export function toExportResponse(
+  datasetId: string,
+  version: { id: string; number: number } | null,
+  rows: number,
+  alreadyExported: number,
+  missingRows: string[],
+): ReviewExportResponse {
+  return {
+    dataset_id: datasetId,
+    version_id: version?.id ?? null,
+    version_number: version?.number ?? null,
+    rows,
+    already_exported: alreadyExported,
+    missing_rows: missingRows,
+  };
+}
