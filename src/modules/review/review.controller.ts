@@ -159,7 +159,7 @@ export class ReviewController {
 
   /** The next item for the caller to label, on a lease, with the rubric; 204 when nothing is left for the caller (members on the reviewer list). */
   @Post(':queue_id/items\\:next')
-  @ApiOperation({ operationId: 'nextReviewItem' })
+  @ApiOperation({ operationId: 'claimNextReviewItem' })
   @WorkspaceRoleRequired('member', QUEUE)
   @ApiOkResponse({ type: LeasedItemResponse })
   @ApiNoContentResponse({ description: 'No item needs a label from the caller' })

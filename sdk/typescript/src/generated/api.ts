@@ -811,6 +811,15 @@ export interface CheckSuggestion {
   reason: string;
 }
 
+export interface ClaimNextReviewItemParams {
+  next: string;
+  /**
+   * The queue's id
+   * @format uuid
+   */
+  queueId: string;
+}
+
 export interface ClusterDto {
   /**
    * The members closest to the centroid
@@ -7989,15 +7998,6 @@ export interface MoveProjectRequest {
   workspace_id: string;
 }
 
-export interface NextReviewItemParams {
-  next: string;
-  /**
-   * The queue's id
-   * @format uuid
-   */
-  queueId: string;
-}
-
 export interface NotReadyProblem {
   /** @example {"database":{"status":"down","latency_ms":2000,"error":"the database did not answer within 2 s"},"queue":{"status":"up","latency_ms":1}} */
   checks: Record<string, ReadinessCheck>;
@@ -10430,7 +10430,7 @@ export interface ReviewItemResponse {
   created_at: string;
   /** @example null */
   final_label: Record<string, any> | null;
-  /** @example null */
+  /** @example "consensus" */
   final_source: "consensus" | "adjudication" | null;
   /** @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a52" */
   id: string;
@@ -22780,6 +22780,37 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description The next item for the caller to label, on a lease, with the rubric; 204 when nothing is left for the caller (members on the reviewer list).
+     *
+     * @tags review
+     * @name ClaimNextReviewItem
+     * @summary The next item for the caller to label, on a lease, with the rubric; 204 when nothing is left for the caller (members on the reviewer list)
+     * @request POST:/review-queues/{queue_id}/items:next
+     * @secure
+     * @response `200` `LeasedItemResponse`
+     * @response `204` `void` No item needs a label from the caller
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` not_a_reviewer Allowed: member or above in the workspace of the review_queue {queue_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` queue_closed
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    claimNextReviewItem: (
+      { queueId, next }: ClaimNextReviewItemParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<LeasedItemResponse, ProblemResponse>({
+        path: `/review-queues/${queueId}/items${next}`,
+        method: "POST",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description Creates a queue with its rubric (version 1), source, overlap, reviewers and lease length (members).
      *
      * @tags review
@@ -23094,37 +23125,6 @@ export class EvaluationWorkspaceClient<
       this.request<RubricVersionList, ProblemResponse>({
         path: `/review-queues/${queueId}/rubric-versions`,
         method: "GET",
-        secure: true,
-        format: "json",
-        ...params,
-      }),
-
-    /**
-     * @description The next item for the caller to label, on a lease, with the rubric; 204 when nothing is left for the caller (members on the reviewer list).
-     *
-     * @tags review
-     * @name NextReviewItem
-     * @summary The next item for the caller to label, on a lease, with the rubric; 204 when nothing is left for the caller (members on the reviewer list)
-     * @request POST:/review-queues/{queue_id}/items:next
-     * @secure
-     * @response `200` `LeasedItemResponse`
-     * @response `204` `void` No item needs a label from the caller
-     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
-     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
-     * @response `403` `ProblemResponse` not_a_reviewer Allowed: member or above in the workspace of the review_queue {queue_id}
-     * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `409` `ProblemResponse` queue_closed
-     * @response `413` `ProblemResponse` The body exceeds the documented size limit
-     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    nextReviewItem: (
-      { queueId, next }: NextReviewItemParams,
-      params: RequestParams = {},
-    ) =>
-      this.request<LeasedItemResponse, ProblemResponse>({
-        path: `/review-queues/${queueId}/items${next}`,
-        method: "POST",
         secure: true,
         format: "json",
         ...params,

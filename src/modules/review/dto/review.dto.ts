@@ -425,7 +425,7 @@ export class ReviewItemResponse {
   labelled: number;
   @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, example: null })
   final_label: Record<string, unknown> | null;
-  @ApiProperty({ enum: ['consensus', 'adjudication'], nullable: true, example: null })
+  @ApiProperty({ enum: ['consensus', 'adjudication'], nullable: true, example: 'consensus' })
   final_source: 'consensus' | 'adjudication' | null;
   @ApiProperty({ example: EXAMPLE_AT.created })
   created_at: Date;
