@@ -227,6 +227,8 @@ export class ReviewLabelsService {
       throw invalid(
         `No final label of queue ${queue.name} has an expected output in ${name}, and no earlier ground truth`,
       );
+    if (items.size > MAX_GROUND_TRUTH_ITEMS)
+      throw invalid(`A ground truth holds at most ${MAX_GROUND_TRUTH_ITEMS} traces; this one would hold ${items.size}`);
     const created = await this.traceVersions.createGroundTruth(
       access,
       version.id,
@@ -324,6 +326,9 @@ export class ReviewLabelsService {
     return toExportResponse(datasetId, committed.version, committed.updated, 0, missing);
   }
 }
+
+/** Traces a ground truth holds at most (as POST /traces/versions/{version_id}/ground-truth takes them). */
+const MAX_GROUND_TRUTH_ITEMS = 10_000;
 
 function invalid(detail: string): DomainError {
   return new DomainError(ReviewErrors.export_target_invalid, detail);
