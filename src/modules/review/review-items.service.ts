@@ -14,7 +14,9 @@ import {
   MAX_ITEMS_PER_REQUEST,
   type AddReviewItemsRequest,
   type AddReviewItemsResponse,
+  type FeedbackSelectionDto,
 } from './dto/review.dto.js';
+import { TraceFeedbackService } from '../traces/feedback/feedback.service.js';
 import { ReviewErrors } from './review.errors.js';
 import { ReviewQueuesService } from './review-queues.service.js';
 import { ReviewRepository, type NewItem, type QueueRow } from './review.repository.js';
@@ -37,6 +39,7 @@ export class ReviewItemsService {
     private readonly versions: VersionsService,
     private readonly query: QueryService,
     private readonly runs: RunReadService,
+    private readonly feedback: TraceFeedbackService,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
   ) {}
@@ -47,14 +50,17 @@ export class ReviewItemsService {
     body: AddReviewItemsRequest,
     caller: Principal,
   ): Promise<AddReviewItemsResponse> {
-    const given = [body.filter !== undefined, body.ids !== undefined, body.run_failures !== undefined].filter(Boolean);
+    const given = [body.filter, body.ids, body.run_failures, body.feedback].filter((x) => x !== undefined);
     const refuse = (detail: string) => new DomainError(ReviewErrors.item_selection_invalid, detail);
-    if (given.length !== 1) throw refuse('Give exactly one of filter, ids or run_failures');
-    if (body.sample && body.filter === undefined) throw refuse('sample goes with filter');
+    if (given.length !== 1) throw refuse('Give exactly one of filter, ids, run_failures or feedback');
+    if (body.sample && body.filter === undefined && body.feedback === undefined)
+      throw refuse('sample goes with filter or feedback');
     return this.transactions.run(async () => {
       const queue = await this.queues.require(access, queueId, true);
       if (queue.state !== 'open') throw new DomainError(ReviewErrors.queue_closed, `Queue ${queue.name} is closed`);
       if (body.run_failures && queue.source_kind !== 'run') throw refuse('run_failures needs a run source');
+      if (body.feedback && queue.source_kind !== 'traces' && queue.source_kind !== 'sessions')
+        throw refuse('feedback needs a traces or sessions source');
       const { items, notFound } = await this.select(access, queue, body);
       const present = await this.review.presentRefs(
         queue.id,
@@ -103,7 +109,10 @@ export class ReviewItemsService {
     const key = queue.source_kind === 'traces' ? 'trace_id' : 'session_id';
     let refs: string[];
     if (body.ids) refs = [...new Set(body.ids)];
-    else {
+    else if (body.feedback) {
+      refs = await this.withFeedback(access, version, key, body.feedback);
+      if (body.sample) refs = sample(refs, body.sample.size, body.sample.seed);
+    } else {
       const spans = await this.readRows(version, body.filter!, '/filter', [key]);
       refs = [...new Set(spans.map((s) => s[key]).filter((v): v is string => typeof v === 'string' && v !== ''))];
       if (body.sample) refs = sample(refs, body.sample.size, body.sample.seed);
@@ -119,6 +128,32 @@ export class ReviewItemsService {
       items: refs.filter((r) => spans.has(r)).map((r) => ({ ref: r, context: traceContext(key, spans.get(r)!) })),
       notFound: refs.filter((r) => !spans.has(r)),
     };
+  }
+
+  /**
+   * The traces of the version with such feedback (through the traces family), or the sessions of
+   * those traces, in trace id order: at most MAX_FILTER_CANDIDATES traces are looked at.
+   */
+  private async withFeedback(
+    access: WorkspaceAccess,
+    version: DatasetVersionEntity,
+    key: 'trace_id' | 'session_id',
+    selection: FeedbackSelectionDto,
+  ): Promise<string[]> {
+    const picked = await this.feedback.traceIdsWithFeedback(access.workspaceId, {
+      ...selection,
+      limit: MAX_FILTER_CANDIDATES,
+    });
+    const traceIds = [...new Set(picked.map((p) => p.trace_id))];
+    const refs = new Set<string>();
+    for (let i = 0; i < traceIds.length; i += PAGE) {
+      const filter = { field: 'trace_id', op: 'in', value: traceIds.slice(i, i + PAGE) };
+      for (const s of await this.readRows(version, filter, '/feedback', ['trace_id', 'session_id'])) {
+        const ref = s[key];
+        if (typeof ref === 'string' && ref !== '') refs.add(ref);
+      }
+    }
+    return [...refs];
   }
 
   /** Rows of a version a filter matches, in row order, up to MAX_FILTER_CANDIDATES (errors of the filter point under `root`). */

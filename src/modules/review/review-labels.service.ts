@@ -10,6 +10,8 @@ import type { CommitRowsRequest, UpdateRowsRequest } from '../datasets/dto/rows.
 import { RowsService } from '../datasets/rows/rows.service.js';
 import { VersionsService } from '../datasets/versions/versions.service.js';
 import { RunReadService } from '../runs/run-read.service.js';
+import { TraceVersionsService } from '../traces/trace-versions.service.js';
+import { TraceErrors } from '../traces/traces.errors.js';
 import {
   MAX_ITEMS_PER_REQUEST,
   type AgreementQuery,
@@ -37,6 +39,8 @@ export interface QueueFinalLabels {
     /** The reference into the source, each filled as the source has it. */
     reference: { runId: string | null; rowId: string | null; traceId: string | null; sessionId: string | null };
     values: LabelValues;
+    /** Each reviewer's label of the item (skips left out), in reviewer id order. */
+    reviews: LabelValues[];
     source: 'consensus' | 'adjudication';
     rubricVersion: number;
   }>;
@@ -57,6 +61,7 @@ export class ReviewLabelsService {
     private readonly rows: RowsService,
     private readonly runs: RunReadService,
     private readonly reader: ReviewItemsService,
+    private readonly traceVersions: TraceVersionsService,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
   ) {}
@@ -68,6 +73,9 @@ export class ReviewLabelsService {
     const rubric = await this.queues.rubric(queue);
     const kind = queue.source_kind as ReviewSourceKind;
     const items = (await this.review.allItems(queue.id)).filter((i) => i.state === 'final');
+    const reviews = new Map<string, LabelValues[]>();
+    for (const l of await this.review.queueLabels(queue.id))
+      reviews.set(l.item_id, [...(reviews.get(l.item_id) ?? []), l.values ?? {}]);
     return {
       queueId: queue.id,
       source: { kind, id: queue.source_id },
@@ -82,6 +90,7 @@ export class ReviewLabelsService {
           sessionId: kind === 'sessions' ? i.ref : null,
         },
         values: i.final_label ?? {},
+        reviews: reviews.get(i.id) ?? [],
         source: i.final_source ?? 'consensus',
         rubricVersion: i.final_rubric_version ?? rubric.version,
       })),
@@ -138,8 +147,9 @@ export class ReviewLabelsService {
       const rubric = await this.queues.rubric(queue);
       const finals = (await this.review.itemCounts([queue.id])).get(queue.id)?.final ?? 0;
       if (!finals) throw new DomainError(ReviewErrors.nothing_to_export, `Queue ${queue.name} has no final label yet`);
-      const result =
-        body.dataset_name !== undefined
+      const result = body.ground_truth
+        ? await this.groundTruth(access, queue, rubric.fields, body, caller)
+        : body.dataset_name !== undefined
           ? await this.appendTestCases(
               access,
               queue,
@@ -159,6 +169,76 @@ export class ReviewLabelsService {
       });
       return result;
     });
+  }
+
+  /**
+   * The final labels as the trace version's next ground truth, through the traces family: the
+   * newest ground truth's items with each labelled trace's item replaced by the queue's (its
+   * expected output from the free-text field named, or the earlier one when the label has none;
+   * the final label's values as its labels).
+   */
+  private async groundTruth(
+    access: WorkspaceAccess,
+    queue: QueueRow,
+    fields: RubricField[],
+    body: ReviewExportRequest,
+    caller: Principal,
+  ): Promise<ReviewExportResponse> {
+    const { expected_output_field: name, message } = body.ground_truth!;
+    if (queue.source_kind !== 'traces' || body.dataset_name !== undefined)
+      throw invalid(
+        queue.source_kind !== 'traces'
+          ? `A ground truth holds traces: queue ${queue.name} is over ${queue.source_kind}`
+          : 'Export to a dataset (dataset_name) or to the ground truth, not both',
+      );
+    if (fields.find((f) => f.name === name)?.type !== 'free_text')
+      throw new DomainError(
+        ReviewErrors.export_field_invalid,
+        `The queue's rubric has no free-text field ${name} (free-text fields: ${fields
+          .filter((f) => f.type === 'free_text')
+          .map((f) => f.name)
+          .join(', ')})`,
+        { field: name },
+      );
+    const { dataset, version } = await this.traceVersions.byId(access, queue.source_id);
+    const earlier = await this.traceVersions.groundTruth(access, version.id, undefined).catch((err: unknown) => {
+      if (err instanceof DomainError && err.code === TraceErrors.ground_truth_not_found) return null;
+      throw err;
+    });
+    const items = new Map((earlier?.items ?? []).map((i) => [i.trace_id, i]));
+    const finals = (await this.review.allItems(queue.id)).filter((i) => i.state === 'final');
+    const unwritten: string[] = [];
+    for (const item of finals) {
+      const values = item.final_label ?? {};
+      const before = items.get(item.ref);
+      const expected = values[name] ?? before?.expected_output;
+      if (expected === undefined || expected === null) {
+        unwritten.push(item.ref);
+        continue;
+      }
+      items.set(item.ref, {
+        trace_id: item.ref,
+        expected_output: expected,
+        ...(before?.notes !== undefined ? { notes: before.notes } : {}),
+        labels: values,
+      });
+    }
+    if (items.size === 0)
+      throw invalid(
+        `No final label of queue ${queue.name} has an expected output in ${name}, and no earlier ground truth`,
+      );
+    if (items.size > MAX_GROUND_TRUTH_ITEMS)
+      throw invalid(`A ground truth holds at most ${MAX_GROUND_TRUTH_ITEMS} traces; this one would hold ${items.size}`);
+    const created = await this.traceVersions.createGroundTruth(
+      access,
+      version.id,
+      { items: [...items.values()], message: message ?? `Final labels of review queue ${queue.name}` },
+      caller,
+    );
+    return {
+      ...toExportResponse(dataset.id, version, finals.length - unwritten.length, 0, unwritten),
+      ground_truth_number: created.number,
+    };
   }
 
   /** New rows of the named test-case dataset: input, expected output, output, reference and label columns. */
@@ -246,6 +326,9 @@ export class ReviewLabelsService {
     return toExportResponse(datasetId, committed.version, committed.updated, 0, missing);
   }
 }
+
+/** Traces a ground truth holds at most (as POST /traces/versions/{version_id}/ground-truth takes them). */
+const MAX_GROUND_TRUTH_ITEMS = 10_000;
 
 function invalid(detail: string): DomainError {
   return new DomainError(ReviewErrors.export_target_invalid, detail);

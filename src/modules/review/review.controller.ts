@@ -36,10 +36,13 @@ import {
   SkipItemRequest,
   SubmitLabelRequest,
   UpdateReviewQueueRequest,
+  ValidateJudgeWithQueueRequest,
 } from './dto/review.dto.js';
+import { JudgeValidationResponse } from '../catalogues/dto/judge-validation.dto.js';
 import { ReviewItemsService } from './review-items.service.js';
 import { ReviewLabelsService } from './review-labels.service.js';
 import { ReviewQueuesService } from './review-queues.service.js';
+import { ReviewValidationService } from './review-validation.service.js';
 import { ReviewWorkService } from './review-work.service.js';
 
 export const QUEUE = { resource: 'review_queue', param: 'queue_id' } as const;
@@ -52,6 +55,7 @@ export class ReviewController {
     private readonly items: ReviewItemsService,
     private readonly work: ReviewWorkService,
     private readonly labels: ReviewLabelsService,
+    private readonly validation: ReviewValidationService,
   ) {}
 
   /** The workspace's review queues, newest first (viewers); `state` filters. */
@@ -301,12 +305,17 @@ export class ReviewController {
     return this.labels.agreement(access, id, query);
   }
 
-  /** Writes the final labels as a new candidate version of a test-case dataset (members). */
+  /**
+   * Writes the final labels as a new candidate version of a test-case dataset, as label columns
+   * of the source dataset's rows, or (a traces queue, `ground_truth`) as the trace version's next
+   * ground truth (members).
+   */
   @Post(':queue_id/exports')
   @ApiOperation({ operationId: 'exportReviewLabels' })
   @WorkspaceRoleRequired('member', QUEUE)
   @ApiCreatedResponse({ type: ReviewExportResponse })
   @ApiConflictResponse({ type: ProblemResponse, description: 'nothing_to_export, export_target_invalid' })
+  @ApiUnprocessableEntityResponse({ type: ProblemResponse, description: 'export_field_invalid' })
   export(
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('queue_id') id: string,
@@ -314,5 +323,30 @@ export class ReviewController {
     @CurrentUser() caller: Principal,
   ): Promise<ReviewExportResponse> {
     return this.labels.export(access, id, body, caller);
+  }
+
+  /**
+   * Validates a judged metric of a run against the queue's final labels of a rubric field
+   * (members): each finally labelled row's verdict pairs with the judge's, each reviewer's label
+   * goes along as the reviewers' agreement (the ceiling a judge can reach), and the validation is
+   * kept with the metric's config version, as POST /runs/{run_id}/judge-validations keeps it.
+   */
+  @Post(':queue_id/judge-validations')
+  @ApiOperation({ operationId: 'validateJudgeWithReviewQueue' })
+  @WorkspaceRoleRequired('member', QUEUE)
+  @ApiCreatedResponse({ type: JudgeValidationResponse })
+  @ApiConflictResponse({ type: ProblemResponse, description: 'no_final_labels' })
+  @ApiUnprocessableEntityResponse({
+    type: ProblemResponse,
+    description:
+      'judge_validation_source_invalid, rubric_field_not_rated, validation_metric_invalid, validation_no_overlap, validation_too_few_pairs, validation_too_many_pairs',
+  })
+  validateJudge(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @UuidParam('queue_id') id: string,
+    @Body() body: ValidateJudgeWithQueueRequest,
+    @CurrentUser() caller: Principal,
+  ): Promise<JudgeValidationResponse> {
+    return this.validation.validateJudge(access, id, body, caller);
   }
 }

@@ -23,7 +23,7 @@ export const ReviewErrors = defineErrorCodes('review', {
     status: 400,
     title: 'Item selection invalid',
     description:
-      'Give exactly one of `filter`, `ids` or `run_failures`; `run_failures` needs a run source, `filter` a dataset or trace source.',
+      'Give exactly one of `filter`, `ids`, `run_failures` or `feedback`; `run_failures` needs a run source, `filter` a dataset or trace source, `feedback` a trace or session source; `sample` goes with `filter` or `feedback`.',
   },
   label_invalid: {
     status: 422,
@@ -76,6 +76,29 @@ export const ReviewErrors = defineErrorCodes('review', {
     status: 409,
     title: 'Export target invalid',
     description:
-      'The dataset named for the export does not exist (ask `create_dataset: true`) or is a trace dataset, which takes no test cases.',
+      'The dataset named for the export does not exist (ask `create_dataset: true`) or is a trace dataset, which takes no test cases; a ground-truth export needs a traces queue, and no `dataset_name` beside it.',
+  },
+  judge_validation_source_invalid: {
+    status: 422,
+    title: 'No run to validate the judge on',
+    description:
+      "A judge is validated on a run's rows: a trace or session queue has none, a dataset-version queue names its run in `run_id`, and the run must be over the queue's dataset version.",
+  },
+  rubric_field_not_rated: {
+    status: 422,
+    title: 'Rubric field cannot validate a judge',
+    description:
+      "The rubric field named is not in the queue's rubric, or is a free-text field: a judge is validated against a pass/fail, categorical or numeric field.",
+  },
+  no_final_labels: {
+    status: 409,
+    title: 'No final labels',
+    description: 'No item of the queue has a final label of the rubric field named yet.',
+  },
+  export_field_invalid: {
+    status: 422,
+    title: 'Export field invalid',
+    description:
+      "The rubric field named for the ground truth's expected output is not a free-text field of the queue's rubric.",
   },
 });

@@ -57,7 +57,7 @@ import './traces.errors.js';
     FeedbackRepository,
     TraceFeedbackService,
   ],
-  exports: [TraceFeedbackService],
+  exports: [TraceFeedbackService, TraceVersionsService],
 })
 export class TracesModule implements OnModuleInit {
   constructor(private readonly registry: WorkspaceResourceRegistry) {}

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { uploadRows, type UploadedDataset } from '../../utils/datasets.js';
-import { chatCompletion, FakeUpstream, type RecordedRequest } from '../../utils/fake-upstream.js';
+import { FakeUpstream } from '../../utils/fake-upstream.js';
+import { plantedGrader } from '../../utils/planted-judge.js';
 import { expectProblem } from '../../utils/problem.js';
-import { runToEnd, sutWithConnection } from '../../utils/suts.js';
+import { runToEnd } from '../../utils/suts.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 
 type Run = { id: string; state: string };
@@ -113,51 +114,12 @@ describe('judge validity: validations, corrected pass rates and the gate', () =>
     judge = await FakeUpstream.start();
     r = await t.factory.workspaceWithRoles();
     ws = r.workspace.id;
-    sut.on('POST', '/answer', (req: RecordedRequest) => {
-      const i = Number(/question (\d+)/.exec((req.body as { question: string }).question)?.[1]);
-      return { json: { answer: `answer ${i}` } };
-    });
-    judge.on('POST', '/v1/chat/completions', (req: RecordedRequest) => {
-      const prompt = (req.body as { messages: Array<{ content: string }> }).messages.map((m) => m.content).join('\n');
-      const i = Number(/answer (\d+)/.exec(prompt)?.[1]);
-      const pass = prompt.includes('strictly') ? HUMAN_PASSES(i) : V1_PASSES(i);
-      return { json: chatCompletion(pass ? '{"score": 5, "reason": "right"}' : '{"score": 1, "reason": "wrong"}') };
-    });
     data = await uploadRows(t, r.member.auth, ws, ROWS, 'labelled.json');
-    ({ sutId, connectionId } = await sutWithConnection(t, r.member.auth, ws, {
-      name: 'bot',
-      connection: { name: 'api', kind: 'http', http: { url: sut.url('/answer') }, max_concurrency: 4 },
+    ({ sutId, connectionId } = await plantedGrader(t, r.member.auth, ws, {
+      sut,
+      judge,
+      passes: (i, prompt) => (prompt.includes('strictly') ? HUMAN_PASSES(i) : V1_PASSES(i)),
     }));
-    const judgeId = (
-      await t.http
-        .post('/judges')
-        .set(r.member.auth)
-        .send({
-          workspace_id: ws,
-          name: 'planted',
-          provider: 'openai_compatible',
-          base_url: judge.url('/v1'),
-          model: 'j',
-          max_attempts: 1,
-        })
-        .expect(201)
-    ).body.id;
-    await t.http
-      .post('/metric-configs')
-      .set(r.member.auth)
-      .send({
-        workspace_id: ws,
-        name: 'grader',
-        kind: 'judged',
-        metric: 'llm_judge',
-        judged: {
-          rubric: 'Is {{output}} right?',
-          scale: { type: 'numeric', min: 1, max: 5 },
-          pass_threshold: 0.75,
-          judge_id: judgeId,
-        },
-      })
-      .expect(201);
     v1Run = await run();
     failProject = await project(
       'strict gate',

@@ -182,6 +182,8 @@ export interface AddReviewItemsParams {
 }
 
 export interface AddReviewItemsRequest {
+  /** A trace or session source's traces that have end-user feedback of this kind (sessions: the sessions of those traces) */
+  feedback?: FeedbackSelectionDto;
   /**
    * A filter in the query language (docs/query-language.md) over the source's rows (for traces and sessions: their spans)
    * @example {"field":"topic","op":"eq","value":"refunds"}
@@ -195,7 +197,7 @@ export interface AddReviewItemsRequest {
   ids?: string[];
   /** A run source's failed rows (by verdict, or by one metric) */
   run_failures?: RunFailuresDto;
-  /** With `filter`: a seeded random sample of the matching rows */
+  /** With `filter` or `feedback`: a seeded random sample of the matching rows (traces, sessions) */
   sample?: SampleDto;
 }
 
@@ -4397,6 +4399,31 @@ export interface FeedbackItem {
   value: number | boolean | string;
 }
 
+export interface FeedbackSelectionDto {
+  /**
+   * Scores at most this
+   * @example 2
+   */
+  max?: number;
+  /**
+   * Scores at least this
+   * @example 1
+   */
+  min?: number;
+  /**
+   * The feedback's name (e.g. `thumbs`, `user_rating`)
+   * @minLength 1
+   * @maxLength 100
+   * @example "thumbs"
+   */
+  name: string;
+  /**
+   * Equal to this value: a thumbs' boolean, a score, a category
+   * @example false
+   */
+  value?: number | boolean | string;
+}
+
 export interface FieldAgreementResponse {
   /**
    * {value, interval: {low, high, confidence, resamples, undefined_resamples} | null, reason}: value null with the reason when the data do not define it
@@ -5549,6 +5576,22 @@ export interface GetWorkspaceParams {
   workspaceId: string;
 }
 
+export interface GroundTruthExportDto {
+  /**
+   * The free-text rubric field holding each trace's expected output
+   * @minLength 1
+   * @maxLength 64
+   * @example "expected_answer"
+   */
+  expected_output_field: string;
+  /**
+   * The ground truth's message (default: the queue's name)
+   * @maxLength 2000
+   * @example "Refund conversations confirmed in review"
+   */
+  message?: string;
+}
+
 export interface GroundTruthItem {
   /**
    * text or any JSON value
@@ -6062,18 +6105,32 @@ export interface JudgeValidationResultResponse {
 }
 
 export interface JudgeValidationSourceResponse {
-  /** @example "human_verdict" */
+  /**
+   * The column of the rows (`field`) or the rubric field of the queue (`review_queue`)
+   * @example "human_verdict"
+   */
   field: string | null;
   /**
-   * `field`: a column of the run's rows held the human label; `labels`: the labels were handed in
+   * `field`: a column of the run's rows held the human label; `labels`: the labels were handed in; `review_queue`: a review queue's final labels
    * @example "field"
    */
-  kind: "field" | "labels";
+  kind: "field" | "labels" | "review_queue";
+  /**
+   * With `review_queue`: the review queue whose final labels were the human labels
+   * @format uuid
+   * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a51"
+   */
+  queue_id?: string;
   /**
    * A row repeated in the run counts with its first repetition
    * @example "first"
    */
   repetition: "first";
+  /**
+   * With `review_queue`: the queue's rubric version when the validation was made
+   * @example 1
+   */
+  rubric_version?: number;
   /**
    * The run whose judge verdicts were validated
    * @format uuid
@@ -10377,6 +10434,8 @@ export interface ReviewExportRequest {
    * @example "confirmed production failures"
    */
   dataset_name?: string;
+  /** A traces queue: the final labels as the trace version's next ground truth (its newest ground truth's items, the queue's label winning for each trace it labelled), instead of a dataset */
+  ground_truth?: GroundTruthExportDto;
 }
 
 export interface ReviewExportResponse {
@@ -10388,7 +10447,12 @@ export interface ReviewExportResponse {
   /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
   dataset_id: string;
   /**
-   * In place: final labels of rows the source dataset's newest version no longer has
+   * With `ground_truth`: the number of the trace version's new ground truth (dataset_id and version_id are the trace dataset and version)
+   * @example 2
+   */
+  ground_truth_number?: number;
+  /**
+   * In place: final labels of rows the source dataset's newest version no longer has; with `ground_truth`: traces labelled without an expected output (and none earlier), left out
    * @example []
    */
   missing_rows: string[];
@@ -14047,6 +14111,62 @@ export interface ValidateConnectionAdapterParams {
    * @format uuid
    */
   sutId: string;
+}
+
+export interface ValidateJudgeWithQueueRequest {
+  /**
+   * A dimension of the rows to break the figures down by
+   * @maxLength 64
+   * @example "topic"
+   */
+  by_dimension?: string;
+  /**
+   * Confidence level of the intervals, 0.5..0.999 (default 0.95)
+   * @min 0.5
+   * @max 0.999
+   * @example 0.95
+   */
+  confidence?: number;
+  /**
+   * The rubric field holding the human verdict: pass_fail, categorical or numeric
+   * @maxLength 64
+   * @example "correct"
+   */
+  field: string;
+  /**
+   * A judged metric of the run whose judge is validated
+   * @maxLength 100
+   * @example "grader"
+   */
+  metric: string;
+  /**
+   * The values of the field meaning pass (compared as text, case-insensitively; at most 50); without it, true and pass words pass, and a number on a numeric judge scale passes as the judge's threshold would
+   * @maxItems 50
+   * @minItems 1
+   * @example ["warm"]
+   */
+  positive?: (string | number | boolean)[];
+  /**
+   * The run judged (a dataset-version queue names it; a run queue defaults to its run). It must be over the queue's dataset version
+   * @format uuid
+   * @example "cab22811-9604-4326-bc9d-ff3c6d2bd1d4"
+   */
+  run_id?: string;
+  /**
+   * Seed of the bootstrap intervals (default 1): the same labels and seed give the same figures
+   * @min 0
+   * @max 2147483647
+   * @example 1
+   */
+  seed?: number;
+}
+
+export interface ValidateJudgeWithReviewQueueParams {
+  /**
+   * The queue's id
+   * @format uuid
+   */
+  queueId: string;
 }
 
 export interface ValidationRefResponse {
@@ -22904,11 +23024,11 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description Writes the final labels as a new candidate version of a test-case dataset (members).
+     * @description Writes the final labels as a new candidate version of a test-case dataset, as label columns of the source dataset's rows, or (a traces queue, `ground_truth`) as the trace version's next ground truth (members).
      *
      * @tags review
      * @name ExportReviewLabels
-     * @summary Writes the final labels as a new candidate version of a test-case dataset (members)
+     * @summary Writes the final labels as a new candidate version of a test-case dataset, as label columns of the source dataset's rows, or (a traces queue, `ground_truth`) as the trace version's next ground truth (members)
      * @request POST:/review-queues/{queue_id}/exports
      * @secure
      * @response `201` `ReviewExportResponse`
@@ -22919,6 +23039,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` nothing_to_export, export_target_invalid
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `422` `ProblemResponse` export_field_invalid
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     exportReviewLabels: (
@@ -23250,6 +23371,40 @@ export class EvaluationWorkspaceClient<
       this.request<ReviewQueueResponse, ProblemResponse>({
         path: `/review-queues/${queueId}`,
         method: "PATCH",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Validates a judged metric of a run against the queue's final labels of a rubric field (members): each finally labelled row's verdict pairs with the judge's, each reviewer's label goes along as the reviewers' agreement (the ceiling a judge can reach), and the validation is kept with the metric's config version, as POST /runs/{run_id}/judge-validations keeps it.
+     *
+     * @tags review
+     * @name ValidateJudgeWithReviewQueue
+     * @summary Validates a judged metric of a run against the queue's final labels of a rubric field (members): each finally labelled row's verdict pairs with the judge's, each reviewer's label goes along as the reviewers' agreement (the ceiling a judge can reach), and the validation is kept with the metric's config version, as POST /runs/{run_id}/judge-validations keeps it
+     * @request POST:/review-queues/{queue_id}/judge-validations
+     * @secure
+     * @response `201` `JudgeValidationResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the review_queue {queue_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` no_final_labels
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `422` `ProblemResponse` judge_validation_source_invalid, rubric_field_not_rated, validation_metric_invalid, validation_no_overlap, validation_too_few_pairs, validation_too_many_pairs
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    validateJudgeWithReviewQueue: (
+      { queueId }: ValidateJudgeWithReviewQueueParams,
+      data: ValidateJudgeWithQueueRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<JudgeValidationResponse, ProblemResponse>({
+        path: `/review-queues/${queueId}/judge-validations`,
+        method: "POST",
         body: data,
         secure: true,
         type: ContentType.Json,

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsUUID } from 'class-validator';
 import { PageQueryDto } from '#libs/common/pagination.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
@@ -146,11 +146,18 @@ export class JudgeValidationSourceResponse {
   /** The run whose judge verdicts were validated */
   @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.run })
   run_id: string;
-  /** `field`: a column of the run's rows held the human label; `labels`: the labels were handed in */
-  @ApiProperty({ enum: ['field', 'labels'], example: 'field' })
-  kind: 'field' | 'labels';
+  /** `field`: a column of the run's rows held the human label; `labels`: the labels were handed in; `review_queue`: a review queue's final labels */
+  @ApiProperty({ enum: ['field', 'labels', 'review_queue'], example: 'field' })
+  kind: 'field' | 'labels' | 'review_queue';
+  /** The column of the rows (`field`) or the rubric field of the queue (`review_queue`) */
   @ApiProperty({ type: 'string', nullable: true, example: 'human_verdict' })
   field: string | null;
+  /** With `review_queue`: the review queue whose final labels were the human labels */
+  @ApiPropertyOptional({ format: 'uuid', example: '0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a51' })
+  queue_id?: string;
+  /** With `review_queue`: the queue's rubric version when the validation was made */
+  @ApiPropertyOptional({ type: 'integer', example: 1 })
+  rubric_version?: number;
   /** A row repeated in the run counts with its first repetition */
   @ApiProperty({ enum: ['first'], example: 'first' })
   repetition: 'first';

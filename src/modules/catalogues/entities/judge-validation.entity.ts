@@ -6,9 +6,15 @@ import type { JudgePair, JudgeValidationResult } from '#libs/evaluation/judge-va
 export interface JudgeValidationSource {
   /** The run whose verdicts were validated. */
   run_id: string;
-  /** `field`: a column of the run's rows held the human label; `labels`: the labels were handed in. */
-  kind: 'field' | 'labels';
+  /**
+   * `field`: a column of the run's rows held the human label; `labels`: the labels were handed in;
+   * `review_queue`: a review queue's final labels of a rubric field (`field`), with the queue and its rubric version.
+   */
+  kind: 'field' | 'labels' | 'review_queue';
   field: string | null;
+  /** With `review_queue`: the queue and the rubric version whose field held the labels. */
+  queue_id?: string;
+  rubric_version?: number;
   /** How a row repeated in the run gave its verdict: its first repetition. */
   repetition: 'first';
   /** Rows of the run with a judge verdict but no human label, and human labels of rows the run lacks. */

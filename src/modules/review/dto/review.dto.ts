@@ -23,6 +23,18 @@ import { EXAMPLE_AT, EXAMPLE_ID } from '#libs/common/openapi-examples.js';
 import { NestedObject } from '#libs/common/record-validators.js';
 import { Trim, ValidateIfPresent } from '#libs/common/dto-decorators.js';
 import { RUBRIC_FIELD_TYPES, type RubricFieldType } from '../review.rules.js';
+import {
+  FEEDBACK_LIMITS,
+  FEEDBACK_VALUE_SCHEMA,
+  IsFeedbackValue,
+  type FeedbackValue,
+} from '../../traces/dto/feedback.dto.js';
+import {
+  IsLabelValue,
+  JudgeValidationSettings,
+  LABEL_VALUE_SCHEMA,
+  type LabelValue,
+} from '../../runs/dto/judge-validation.dto.js';
 
 /** Fields a rubric holds at most. */
 export const MAX_RUBRIC_FIELDS = 20;
@@ -348,6 +360,34 @@ export class RunFailuresDto {
   metric?: string;
 }
 
+/** Traces with end-user feedback of a name: equal to `value`, or a score within `min` .. `max` */
+export class FeedbackSelectionDto {
+  /** The feedback's name (e.g. `thumbs`, `user_rating`) */
+  @ApiProperty({ example: 'thumbs' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(FEEDBACK_LIMITS.nameLength)
+  name: string;
+
+  /** Equal to this value: a thumbs' boolean, a score, a category */
+  @ApiPropertyOptional({ ...FEEDBACK_VALUE_SCHEMA, example: false })
+  @ValidateIfPresent()
+  @IsFeedbackValue()
+  value?: FeedbackValue;
+
+  /** Scores at least this */
+  @ApiPropertyOptional({ example: 1 })
+  @ValidateIfPresent()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  min?: number;
+
+  /** Scores at most this */
+  @ApiPropertyOptional({ example: 2 })
+  @ValidateIfPresent()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  max?: number;
+}
+
 export class AddReviewItemsRequest {
   /** A filter in the query language (docs/query-language.md) over the source's rows (for traces and sessions: their spans) */
   @ApiPropertyOptional({
@@ -359,7 +399,7 @@ export class AddReviewItemsRequest {
   @IsObject()
   filter?: Record<string, unknown>;
 
-  /** With `filter`: a seeded random sample of the matching rows */
+  /** With `filter` or `feedback`: a seeded random sample of the matching rows (traces, sessions) */
   @ApiPropertyOptional({ type: SampleDto })
   @ValidateIfPresent()
   @NestedObject(() => SampleDto)
@@ -381,6 +421,12 @@ export class AddReviewItemsRequest {
   @ValidateIfPresent()
   @NestedObject(() => RunFailuresDto)
   run_failures?: RunFailuresDto;
+
+  /** A trace or session source's traces that have end-user feedback of this kind (sessions: the sessions of those traces) */
+  @ApiPropertyOptional({ type: FeedbackSelectionDto })
+  @ValidateIfPresent()
+  @NestedObject(() => FeedbackSelectionDto)
+  feedback?: FeedbackSelectionDto;
 }
 
 export class AddReviewItemsResponse {
@@ -600,6 +646,22 @@ export class AgreementResponse {
   fields: FieldAgreementResponse[];
 }
 
+export class GroundTruthExportDto {
+  /** The free-text rubric field holding each trace's expected output */
+  @ApiProperty({ example: 'expected_answer' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(64)
+  expected_output_field: string;
+
+  /** The ground truth's message (default: the queue's name) */
+  @ApiPropertyOptional({ example: 'Refund conversations confirmed in review' })
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(2000)
+  message?: string;
+}
+
 export class ReviewExportRequest {
   /** The test-case dataset the labelled items go to as new rows of a new candidate version. Absent (dataset-version and run sources): the label columns are added to the source dataset's rows, in its next version */
   @ApiPropertyOptional({ example: 'confirmed production failures' })
@@ -615,6 +677,12 @@ export class ReviewExportRequest {
   @ValidateIfPresent()
   @IsBoolean()
   create_dataset?: boolean;
+
+  /** A traces queue: the final labels as the trace version's next ground truth (its newest ground truth's items, the queue's label winning for each trace it labelled), instead of a dataset */
+  @ApiPropertyOptional({ type: GroundTruthExportDto })
+  @ValidateIfPresent()
+  @NestedObject(() => GroundTruthExportDto)
+  ground_truth?: GroundTruthExportDto;
 }
 
 export class ReviewExportResponse {
@@ -631,7 +699,39 @@ export class ReviewExportResponse {
   /** Final labels already in the dataset from an earlier export */
   @ApiProperty({ example: 0 })
   already_exported: number;
-  /** In place: final labels of rows the source dataset's newest version no longer has */
+  /** In place: final labels of rows the source dataset's newest version no longer has; with `ground_truth`: traces labelled without an expected output (and none earlier), left out */
   @ApiProperty({ example: [] })
   missing_rows: string[];
+  /** With `ground_truth`: the number of the trace version's new ground truth (dataset_id and version_id are the trace dataset and version) */
+  @ApiPropertyOptional({ type: 'integer', example: 2 })
+  ground_truth_number?: number;
+}
+
+export class ValidateJudgeWithQueueRequest extends JudgeValidationSettings {
+  /** A judged metric of the run whose judge is validated */
+  @ApiProperty({ example: 'grader' })
+  @IsString()
+  @MaxLength(100)
+  metric: string;
+
+  /** The rubric field holding the human verdict: pass_fail, categorical or numeric */
+  @ApiProperty({ example: 'correct' })
+  @IsString()
+  @MaxLength(64)
+  field: string;
+
+  /** The run judged (a dataset-version queue names it; a run queue defaults to its run). It must be over the queue's dataset version */
+  @ApiPropertyOptional({ format: 'uuid', example: EXAMPLE_ID.run })
+  @ValidateIfPresent()
+  @IsUUID()
+  run_id?: string;
+
+  /** The values of the field meaning pass (compared as text, case-insensitively; at most 50); without it, true and pass words pass, and a number on a numeric judge scale passes as the judge's threshold would */
+  @ApiPropertyOptional({ type: 'array', items: LABEL_VALUE_SCHEMA, example: ['warm'] })
+  @ValidateIfPresent()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(50)
+  @IsLabelValue({ each: true })
+  positive?: LabelValue[];
 }

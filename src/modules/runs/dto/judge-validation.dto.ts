@@ -25,7 +25,7 @@ const isLabelValue = (v: unknown) =>
   typeof v === 'boolean' || (typeof v === 'string' && v.length <= 200) || (typeof v === 'number' && Number.isFinite(v));
 
 /** A label value: a string of at most 200 characters, a finite number or a boolean (each, with `each`). */
-function IsLabelValue(options?: ValidationOptions): PropertyDecorator {
+export function IsLabelValue(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
     {
       name: 'isLabelValue',
@@ -39,7 +39,9 @@ function IsLabelValue(options?: ValidationOptions): PropertyDecorator {
 }
 
 const COLUMN = /^[A-Za-z_][A-Za-z0-9_ .-]{0,99}$/;
-const LABEL_VALUE_SCHEMA = { oneOf: [{ type: 'string', maxLength: 200 }, { type: 'number' }, { type: 'boolean' }] };
+export const LABEL_VALUE_SCHEMA = {
+  oneOf: [{ type: 'string', maxLength: 200 }, { type: 'number' }, { type: 'boolean' }],
+};
 
 export class HumanLabelDto {
   /** A row of the run */
@@ -103,23 +105,8 @@ export class HumanLabelsSourceDto {
   positive?: LabelValue[];
 }
 
-@ApiSchemaExample({
-  metric: EXAMPLE_NAME.metricConfig,
-  human: { field: 'human_verdict', positive: ['pass'] },
-  by_dimension: 'topic',
-  confidence: 0.95,
-  seed: 1,
-})
-export class CreateJudgeValidationRequest {
-  /** A judged metric of the run whose config version is validated */
-  @ApiProperty({ example: EXAMPLE_NAME.metricConfig })
-  @IsString()
-  @MaxLength(100)
-  metric: string;
-
-  @NestedObject(() => HumanLabelsSourceDto)
-  human: HumanLabelsSourceDto;
-
+/** The figures' settings of a validation: a breakdown, the intervals' level and the bootstrap's seed. */
+export class JudgeValidationSettings {
   /** A dimension of the rows to break the figures down by */
   @ApiPropertyOptional({ example: 'topic' })
   @ValidateIfPresent()
@@ -142,6 +129,24 @@ export class CreateJudgeValidationRequest {
   @Min(0)
   @Max(2_147_483_647)
   seed?: number;
+}
+
+@ApiSchemaExample({
+  metric: EXAMPLE_NAME.metricConfig,
+  human: { field: 'human_verdict', positive: ['pass'] },
+  by_dimension: 'topic',
+  confidence: 0.95,
+  seed: 1,
+})
+export class CreateJudgeValidationRequest extends JudgeValidationSettings {
+  /** A judged metric of the run whose config version is validated */
+  @ApiProperty({ example: EXAMPLE_NAME.metricConfig })
+  @IsString()
+  @MaxLength(100)
+  metric: string;
+
+  @NestedObject(() => HumanLabelsSourceDto)
+  human: HumanLabelsSourceDto;
 }
 
 export class CorrectedIntervalResponse {

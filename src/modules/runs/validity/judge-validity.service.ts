@@ -37,8 +37,10 @@ export interface ValidationOptions {
   dimension?: string | null;
   confidence?: number;
   seed?: number;
-  /** Where the labels came from (default: handed in). */
-  source?: { kind: 'field' | 'labels'; field: string | null };
+  /** Where the labels came from (default: handed in); a review queue names itself and its rubric version. */
+  source?:
+    | { kind: 'field' | 'labels'; field: string | null }
+    | { kind: 'review_queue'; field: string; queue_id: string; rubric_version: number };
 }
 
 const PASS_WORDS = new Set(['true', 'pass', 'passed', 'yes', '1']);
@@ -285,6 +287,9 @@ export class JudgeValidityService {
       repetition: 'first',
       unlabelled_rows: unlabelled,
       unmatched_labels: options.source?.kind === 'field' ? 0 : unmatched,
+      ...(options.source?.kind === 'review_queue'
+        ? { queue_id: options.source.queue_id, rubric_version: options.source.rubric_version }
+        : {}),
     };
     return this.validations.record(
       access,

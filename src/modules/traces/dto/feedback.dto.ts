@@ -41,7 +41,7 @@ const PRINTABLE = /^[\x21-\x7E]+$/;
 
 export type FeedbackValue = number | boolean | string;
 
-const FEEDBACK_VALUE_SCHEMA = {
+export const FEEDBACK_VALUE_SCHEMA = {
   oneOf: [
     { type: 'number' },
     { type: 'boolean' },
@@ -50,7 +50,7 @@ const FEEDBACK_VALUE_SCHEMA = {
 };
 
 /** A finite number, a boolean, or a string of 1 .. 200 characters. */
-function IsFeedbackValue(): PropertyDecorator {
+export function IsFeedbackValue(): PropertyDecorator {
   return (target, propertyName) =>
     registerDecorator({
       name: 'isFeedbackValue',

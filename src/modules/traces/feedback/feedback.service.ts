@@ -50,8 +50,19 @@ export class TraceFeedbackService {
     return { feedback: toFeedbackResponse(row, !created), replayed: !created };
   }
 
-  /** Each item as `create` would take it, in order; a conflicting item answers its conflict and the others go ahead. */
+  /**
+   * Each item as `create` would take it, in order, in one unit of work: a conflicting item
+   * answers its conflict and the others go ahead; a failure of the database stores none of them.
+   */
   async createBatch(
+    access: WorkspaceAccess,
+    caller: Principal,
+    body: CreateTraceFeedbackBatchRequest,
+  ): Promise<TraceFeedbackBatchResponse> {
+    return this.transactions.run(() => this.createEach(access, caller, body));
+  }
+
+  private async createEach(
     access: WorkspaceAccess,
     caller: Principal,
     body: CreateTraceFeedbackBatchRequest,
