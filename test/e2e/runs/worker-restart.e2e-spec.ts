@@ -119,8 +119,12 @@ describeOn(
       }
       expect(calls.size).toBe(40);
       for (const input of finishedBeforeKill) expect(calls.get(input)).toBe(1);
-      // Only the calls in flight when the worker died (at most its concurrency) were made twice.
-      expect([...calls.values()].filter((n) => n > 1).length).toBeLessThanOrEqual(2);
+      // Only the calls the worker had begun and not yet recorded were made twice: those in flight (at most
+      // its concurrency, 2) and answers still on their way to the database, each held by one of the run's
+      // lanes (max(8, 2 x concurrency) = 8); on a loaded host the writes lag and more than 2 were seen.
+      const twice = [...calls.values()].filter((n) => n > 1).length;
+      expect(twice).toBeLessThanOrEqual(8);
+      expect(calls.size + twice).toBe(sut.received('POST', '/answer').length);
       const events = (await api.http.get(`/runs/${run.id}/events`).set(owner.auth).expect(200)).body as Array<{
         type: string;
         data: { to?: string };
