@@ -27,8 +27,8 @@ export class JudgeValidations1766800000000 implements MigrationInterface {
       result jsonb NOT NULL,
       created_by uuid,
       version integer NOT NULL DEFAULT 1,
-      created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
-      updated_at timestamptz NOT NULL DEFAULT clock_timestamp()
+      created_at timestamptz NOT NULL DEFAULT now(),
+      updated_at timestamptz NOT NULL DEFAULT now()
     )`);
     await q.query(
       'CREATE INDEX judge_validations_config_idx ON judge_validations (metric_config_id, created_at DESC, id DESC)',
