@@ -142,7 +142,7 @@ export function openTestDatabase(
 
 /** A fresh PostgreSQL database, cloned from the migrated template. */
 export async function createPostgresDatabase(): Promise<PostgresTestDatabase> {
-  const template = await ensureTemplate();
+  let template = await ensureTemplate();
   const name = `ews_t_${process.pid}_${randomBytes(4).toString('hex')}`;
   await withAdminClient(async (client) => {
     for (let attempt = 0; ; attempt++) {
@@ -150,8 +150,14 @@ export async function createPostgresDatabase(): Promise<PostgresTestDatabase> {
         await client.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
         return;
       } catch (err) {
-        // Another session briefly holding the template (a concurrent clone) is retried.
-        if ((err as { code?: string }).code !== '55006' || attempt >= 20) throw err;
+        const code = (err as { code?: string }).code;
+        if (attempt >= 20 || (code !== '55006' && code !== '3D000')) throw err;
+        // Another session briefly holding the template (a concurrent clone) is retried. A checkout with
+        // other migrations on the same server drops templates not its own (ensureTemplate): build ours again.
+        if (code === '3D000') {
+          templateReady = undefined;
+          template = await ensureTemplate();
+        }
         await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
       }
     }
