@@ -576,6 +576,7 @@ export interface ReviewQueues {
   overlap: number;
   reviewers: string[] | null;
   rubric_version: Generated<number>;
+  show_verdicts: Generated<boolean>;
   source_id: string;
   source_kind: string;
   state: Generated<string>;

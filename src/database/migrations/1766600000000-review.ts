@@ -23,6 +23,7 @@ export class Review1766600000000 implements MigrationInterface {
       reviewers uuid[],
       adjudicators uuid[],
       lease_seconds integer NOT NULL CHECK (lease_seconds BETWEEN 30 AND 86400),
+      show_verdicts boolean NOT NULL DEFAULT false,
       rubric_version integer NOT NULL DEFAULT 1,
       created_by uuid,
       created_at timestamptz NOT NULL DEFAULT now(),

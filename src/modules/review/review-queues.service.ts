@@ -73,6 +73,7 @@ export class ReviewQueuesService {
         reviewers: body.reviewers ? [...new Set(body.reviewers)] : null,
         adjudicators: body.adjudicators ? [...new Set(body.adjudicators)] : null,
         lease_seconds: (body.lease_minutes ?? 15) * 60,
+        show_verdicts: body.show_verdicts ?? false,
         created_by: caller.userId,
       });
       await this.review.insertRubric(created.id, 1, fields, caller.userId);
@@ -127,6 +128,7 @@ export class ReviewQueuesService {
       if (body.adjudicators !== undefined)
         changes.adjudicators = body.adjudicators ? [...new Set(body.adjudicators)] : null;
       if (body.lease_minutes !== undefined) changes.lease_seconds = body.lease_minutes * 60;
+      if (body.show_verdicts !== undefined) changes.show_verdicts = body.show_verdicts;
       if (fields) {
         changes.rubric_version = queue.rubric_version + 1;
         await this.review.insertRubric(id, queue.rubric_version + 1, fields, caller.userId);
@@ -179,7 +181,7 @@ export class ReviewQueuesService {
   async items(access: WorkspaceAccess, id: string, query: ListReviewItemsQuery): Promise<Page<ReviewItemResponse>> {
     const queue = await this.require(access, id);
     const [rows, total] = await this.review.pageItems(id, query.state, pageWindow(query));
-    return pageOf(rows, total, query, (i) => toItemResponse(i, runIdOf(queue)));
+    return pageOf(rows, total, query, (i) => toItemResponse(i, runIdOf(queue), queue.show_verdicts));
   }
 
   /** The item's outcome once `labelled` labels are in: final when they agree on every required field, else in disagreement. */

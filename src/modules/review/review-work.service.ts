@@ -183,7 +183,7 @@ export class ReviewWorkService {
         targetId: queue.id,
         details: { item_id: item.id, ref: item.ref, values: clean },
       });
-      return toItemResponse((await this.review.findItem(queue.id, item.id))!, runIdOf(queue));
+      return toItemResponse((await this.review.findItem(queue.id, item.id))!, runIdOf(queue), queue.show_verdicts);
     });
   }
 
@@ -199,7 +199,7 @@ export class ReviewWorkService {
     const [items, total] = await this.review.pageItems(queue.id, 'disagreement', pageWindow(query));
     const labels = await this.review.labelsOf(items.map((i) => i.id));
     return pageOf(items, total, query, (i) => ({
-      item: toItemResponse(i, runIdOf(queue)),
+      item: toItemResponse(i, runIdOf(queue), queue.show_verdicts),
       labels: labels.filter((l) => l.item_id === i.id).map(toLabelResponse),
     }));
   }
@@ -236,7 +236,7 @@ export class ReviewWorkService {
   private async leased(queue: QueueRow, itemId: string, expires: Date): Promise<LeasedItemResponse> {
     const item = (await this.review.findItem(queue.id, itemId))!;
     return {
-      item: toItemResponse(item, runIdOf(queue)),
+      item: toItemResponse(item, runIdOf(queue), queue.show_verdicts),
       rubric: toRubricResponse(await this.queues.rubric(queue)),
       lease_expires_at: expires,
     };

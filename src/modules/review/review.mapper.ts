@@ -29,6 +29,7 @@ export function toQueueResponse(
     reviewers: q.reviewers,
     adjudicators: q.adjudicators ?? [],
     lease_minutes: Math.round(q.lease_seconds / 60),
+    show_verdicts: q.show_verdicts,
     rubric: toRubricResponse(rubric),
     items: { total: counts.pending + counts.final + counts.disagreement, ...counts },
     created_by: q.created_by,
@@ -37,13 +38,19 @@ export function toQueueResponse(
   };
 }
 
-export function toItemResponse(i: ItemRow, runId: string | null): ReviewItemResponse {
+/** What an item's context keeps from its run only when the queue shows verdicts. */
+const VERDICT_KEYS = new Set(['passed', 'scores']);
+
+/** An item as people see it: the run's verdicts and scores only where the queue shows them (`show_verdicts`). */
+export function toItemResponse(i: ItemRow, runId: string | null, showVerdicts: boolean): ReviewItemResponse {
   return {
     id: i.id,
     queue_id: i.queue_id,
     ref: i.ref,
     run_id: runId,
-    context: i.context,
+    context: showVerdicts
+      ? i.context
+      : Object.fromEntries(Object.entries(i.context).filter(([k]) => !VERDICT_KEYS.has(k))),
     state: i.state,
     labelled: i.labelled,
     final_label: i.final_label,

@@ -48,9 +48,10 @@ export class ReviewRepository {
   async insertQueue(
     values: Omit<
       DB['review_queues'],
-      'id' | 'created_at' | 'updated_at' | 'state' | 'rubric_version' | 'description'
+      'id' | 'created_at' | 'updated_at' | 'state' | 'rubric_version' | 'description' | 'show_verdicts'
     > & {
       description: string;
+      show_verdicts: boolean;
     },
   ): Promise<QueueRow> {
     const [row] = await this.db.typed((q) => q.insertInto('review_queues').values(values).returningAll());

@@ -77,13 +77,25 @@ describe('review queues over a run', () => {
     const items = (await t.http.get(`/review-queues/${queueId}/items`).set(r.viewer.auth).expect(200)).body.items;
     expect(items.map((i: { context: { input: string } }) => i.context.input)).toEqual(['q3', 'q5']);
     expect(items[0]).toEqual(expect.objectContaining({ run_id: runId }));
-    expect(items[0].context).toEqual(
+    // Blind to the run's verdicts unless the queue shows them: labels seen beside a judge's verdict lean towards it.
+    expect(items[0].context).toEqual({ input: 'q3', expected_output: 'echo q3', output: 'wrong' });
+    const shown = await t.http
+      .patch(`/review-queues/${queueId}`)
+      .set(r.member.auth)
+      .send({ show_verdicts: true })
+      .expect(200);
+    expect(shown.body.show_verdicts).toBe(true);
+    const withVerdicts = (await t.http.get(`/review-queues/${queueId}/items`).set(r.viewer.auth).expect(200)).body
+      .items;
+    expect(withVerdicts[0].context).toEqual(
       expect.objectContaining({
         expected_output: 'echo q3',
         output: 'wrong',
+        passed: false,
         scores: { exact_match: expect.objectContaining({ passed: false }) },
       }),
     );
+    await t.http.patch(`/review-queues/${queueId}`).set(r.member.auth).send({ show_verdicts: false }).expect(200);
     const filtered = await t.http
       .post(`/review-queues/${queueId}/items`)
       .set(r.member.auth)

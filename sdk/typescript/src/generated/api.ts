@@ -2098,6 +2098,13 @@ export interface CreateReviewQueueRequest {
    */
   reviewers?: string[] | null;
   rubric: RubricDto;
+  /**
+   * Whether reviewers and adjudicators see the run's verdicts and scores (a judge's label and
+   * reason) beside a row's output. Off by default: labels given with a judge's verdict in view lean
+   * towards it, and a judge validated against them looks better than it is.
+   * @example false
+   */
+  show_verdicts?: boolean;
   source: ReviewSourceDto;
   /**
    * @format uuid
@@ -10595,6 +10602,11 @@ export interface ReviewQueueResponse {
   /** @example ["2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"] */
   reviewers: string[] | null;
   rubric: RubricVersionResponse;
+  /**
+   * Whether item contexts carry the run's verdicts and scores (`passed`, `scores`)
+   * @example false
+   */
+  show_verdicts: boolean;
   source: ReviewSourceDto;
   /** @example "open" */
   state: "open" | "closed";
@@ -13681,6 +13693,11 @@ export interface UpdateReviewQueueRequest {
   reviewers?: string[] | null;
   /** A new rubric: the queue's next rubric version (labels keep the version they were given under) */
   rubric?: RubricDto;
+  /**
+   * Whether reviewers see the run's verdicts and scores beside a row's output
+   * @example false
+   */
+  show_verdicts?: boolean;
   /**
    * `closed` stops leases, labels and new items; `open` resumes
    * @example "open"

@@ -190,6 +190,16 @@ export class CreateReviewQueueRequest {
   @Min(1)
   @Max(1440)
   lease_minutes?: number;
+
+  /**
+   * Whether reviewers and adjudicators see the run's verdicts and scores (a judge's label and
+   * reason) beside a row's output. Off by default: labels given with a judge's verdict in view lean
+   * towards it, and a judge validated against them looks better than it is.
+   */
+  @ApiPropertyOptional({ example: false })
+  @ValidateIfPresent()
+  @IsBoolean()
+  show_verdicts?: boolean;
 }
 
 export class UpdateReviewQueueRequest {
@@ -246,6 +256,12 @@ export class UpdateReviewQueueRequest {
   @Min(1)
   @Max(1440)
   lease_minutes?: number;
+
+  /** Whether reviewers see the run's verdicts and scores beside a row's output */
+  @ApiPropertyOptional({ example: false })
+  @ValidateIfPresent()
+  @IsBoolean()
+  show_verdicts?: boolean;
 }
 
 export class ListReviewQueuesQuery extends PageQueryDto {
@@ -323,6 +339,9 @@ export class ReviewQueueResponse {
   adjudicators: string[];
   @ApiProperty({ example: 15 })
   lease_minutes: number;
+  /** Whether item contexts carry the run's verdicts and scores (`passed`, `scores`) */
+  @ApiProperty({ example: false })
+  show_verdicts: boolean;
   @ApiProperty({ type: RubricVersionResponse })
   rubric: RubricVersionResponse;
   @ApiProperty({ type: ReviewItemCounts })
