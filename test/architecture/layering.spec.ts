@@ -322,6 +322,7 @@ const TABLES_WITHOUT_ENTITY: Record<string, string> = {
   login_throttle: 'auth',
   notification_deliveries: 'catalogues',
   review_items: 'review',
+  review_judge_runs: 'review',
   review_labels: 'review',
   review_queues: 'review',
   review_rubric_versions: 'review',

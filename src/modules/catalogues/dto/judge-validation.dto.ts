@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsUUID } from 'class-validator';
 import { PageQueryDto } from '#libs/common/pagination.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
@@ -143,14 +143,24 @@ export class JudgeValidationResultResponse {
 }
 
 export class JudgeValidationSourceResponse {
-  /** The run whose judge verdicts were validated */
-  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.run })
-  run_id: string;
-  /** `field`: a column of the run's rows held the human label; `labels`: the labels were handed in */
-  @ApiProperty({ enum: ['field', 'labels'], example: 'field' })
-  kind: 'field' | 'labels';
+  /** The run whose judge verdicts were validated (null for `review_judge_run`: the judge was asked on the queue's items) */
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.run })
+  run_id: string | null;
+  /** `field`: a column of the run's rows held the human label; `labels`: the labels were handed in; `review_judge_run`: the judge was applied to a review queue's finally labelled items */
+  @ApiProperty({ enum: ['field', 'labels', 'review_judge_run'], example: 'field' })
+  kind: 'field' | 'labels' | 'review_judge_run';
+  /** The column of the rows (`field`) or the queue's rubric field (`review_judge_run`) */
   @ApiProperty({ type: 'string', nullable: true, example: 'human_verdict' })
   field: string | null;
+  /** With `review_judge_run`: the review queue whose final labels were the human labels */
+  @ApiPropertyOptional({ format: 'uuid', example: '0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a51' })
+  queue_id?: string;
+  /** With `review_judge_run`: the queue's rubric version */
+  @ApiPropertyOptional({ type: 'integer', example: 1 })
+  rubric_version?: number;
+  /** With `review_judge_run`: the judge run (GET /review-queues/{queue_id}/judge-runs/{judge_run_id}) */
+  @ApiPropertyOptional({ format: 'uuid', example: '0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a61' })
+  judge_run_id?: string;
   /** A row repeated in the run counts with its first repetition */
   @ApiProperty({ enum: ['first'], example: 'first' })
   repetition: 'first';

@@ -4,11 +4,19 @@ import type { JudgePair, JudgeValidationResult } from '#libs/evaluation/judge-va
 
 /** Where a validation's human labels came from. */
 export interface JudgeValidationSource {
-  /** The run whose verdicts were validated. */
-  run_id: string;
-  /** `field`: a column of the run's rows held the human label; `labels`: the labels were handed in. */
-  kind: 'field' | 'labels';
+  /** The run whose verdicts were validated (null for a judge run of a review queue, which asks the judge itself). */
+  run_id: string | null;
+  /**
+   * `field`: a column of the run's rows held the human label; `labels`: the labels were handed in;
+   * `review_judge_run`: the judge was applied to a review queue's finally labelled items, the rubric
+   * field `field` of rubric version `rubric_version` held the human labels.
+   */
+  kind: 'field' | 'labels' | 'review_judge_run';
   field: string | null;
+  /** With `review_judge_run`: the queue, its rubric version and the judge run. */
+  queue_id?: string;
+  rubric_version?: number;
+  judge_run_id?: string;
   /** How a row repeated in the run gave its verdict: its first repetition. */
   repetition: 'first';
   /** Rows of the run with a judge verdict but no human label, and human labels of rows the run lacks. */
