@@ -12,6 +12,7 @@ import { TrackedRecords } from '#libs/queue/tracked-records.service.js';
 import type { JudgeValidationSource } from '../../catalogues/entities/judge-validation.entity.js';
 import type { JudgedSpec, MetricConfigEntity } from '../../catalogues/entities/metric-config.entity.js';
 import { JudgeValidationsService } from '../../catalogues/judge-validations/judge-validations.service.js';
+import type { JudgeEntity } from '../../catalogues/entities/judge.entity.js';
 import { judgeConnection, JudgesService } from '../../catalogues/judges/judges.service.js';
 import { MetricDefaultsService } from '../../catalogues/metrics/metric-defaults.service.js';
 import { SecretsService } from '../../secrets/secrets.service.js';
@@ -70,7 +71,7 @@ export class ReviewJudge {
     signal,
     progress,
   }: JobContext<typeof REVIEW_JUDGE_JOB>): Promise<{ validation_id: string | null }> {
-    const run = await this.judging.findForJob(payload.judge_run_id);
+    const run = await this.judging.findRunUnscoped(payload.judge_run_id);
     if (!run || isTerminal(run.state)) return { validation_id: run?.validation_id ?? null };
     const queue = await this.review.findQueue(run.workspace_id, run.queue_id);
     if (!queue) throw stop('the review queue was deleted', 'queue_gone');
@@ -105,35 +106,7 @@ export class ReviewJudge {
       throw stop(`no final label has a value of ${field.name}`, 'no_final_labels');
     }
 
-    const key = judge.secretId ? await this.secrets.resolveValue(run.workspace_id, judge.secretId) : null;
-    const slots = pLimit(judge.maxConcurrency);
-    let done = 0;
-    const results = await Promise.all(
-      labelled.map((l) =>
-        slots(async (): Promise<GradeResult | null> => {
-          if (signal.aborted) return null;
-          const context = l.item.context;
-          const result = await grade(
-            judgeConnection(judge),
-            key,
-            config.judged!.rubric,
-            config.judged!.scale,
-            {
-              input: context.input,
-              expected_output: context.expected_output,
-              output: textOf(context.output),
-              ...(context.row && typeof context.row === 'object'
-                ? { row: context.row as Record<string, unknown> }
-                : {}),
-            },
-            { signal },
-          );
-          if (++done % PROGRESS_EVERY === 0 || done === labelled.length)
-            await progress({ done, total: labelled.length }).catch(() => undefined);
-          return result;
-        }),
-      ),
-    );
+    const results = await this.gradeAll(labelled, judge, config.judged, { signal, progress });
     signal.throwIfAborted();
 
     const pairs: JudgePair[] = [];
@@ -168,6 +141,43 @@ export class ReviewJudge {
       );
     }
     return this.record(run, config, pairs, counts, starter);
+  }
+
+  /** Each item's grade (null when the run was cancelled before its call), at the judge's max concurrency, with progress reports. */
+  private async gradeAll(
+    labelled: LabelledItem[],
+    judge: JudgeEntity,
+    judged: JudgedSpec,
+    { signal, progress }: Pick<JobContext<typeof REVIEW_JUDGE_JOB>, 'signal' | 'progress'>,
+  ): Promise<Array<GradeResult | null>> {
+    const key = judge.secretId ? await this.secrets.resolveValue(judge.workspaceId, judge.secretId) : null;
+    const slots = pLimit(judge.maxConcurrency);
+    let done = 0;
+    return Promise.all(
+      labelled.map((l) =>
+        slots(async (): Promise<GradeResult | null> => {
+          if (signal.aborted) return null;
+          const context = l.item.context;
+          const row = context.row && typeof context.row === 'object' ? (context.row as Record<string, unknown>) : null;
+          const result = await grade(
+            judgeConnection(judge),
+            key,
+            judged.rubric,
+            judged.scale,
+            {
+              input: context.input,
+              expected_output: context.expected_output,
+              output: textOf(context.output),
+              ...(row ? { row } : {}),
+            },
+            { signal },
+          );
+          if (++done % PROGRESS_EVERY === 0 || done === labelled.length)
+            await progress({ done, total: labelled.length });
+          return result;
+        }),
+      ),
+    );
   }
 
   /** Records the validation, the counts and the end of the run in one unit of work. */

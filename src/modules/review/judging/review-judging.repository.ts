@@ -66,7 +66,7 @@ export class ReviewJudgingRepository {
   }
 
   /** The record a job works for, by the id in its payload (the job carries no caller). */
-  async findForJob(id: string): Promise<JudgeRunRow | null> {
+  async findRunUnscoped(id: string): Promise<JudgeRunRow | null> {
     const [row] = await this.db.typed((q) => q.selectFrom('review_judge_runs').selectAll().where('id', '=', id));
     return (row as unknown as JudgeRunRow) ?? null;
   }
