@@ -22,6 +22,7 @@ import { ReviewQueuesService } from '../review-queues.service.js';
 import { REVIEW_JUDGE_JOB } from '../review.jobs.js';
 import { ReviewRepository, type ItemRow } from '../review.repository.js';
 import type { RubricField } from '../review.rules.js';
+import { humanVerdict, pairOf, textOf, type LabelledItem } from './review-judging.rules.js';
 import {
   REVIEW_JUDGE_RUNS,
   ReviewJudgingRepository,
@@ -32,16 +33,8 @@ import {
 
 /** Items graded between two progress reports. */
 const PROGRESS_EVERY = 10;
-/** A numeric judge scale's pass threshold when the config sets none (as runs score it). */
-const DEFAULT_PASS_THRESHOLD = 0.75;
-
-/** An item ready for the judge: its final label's verdict and each reviewer's. */
-interface LabelledItem {
-  item: ItemRow;
-  value: boolean | string | number;
-  human: boolean;
-  reviews: Array<boolean | null>;
-}
+/** An item ready for the judge, with its row (its id and context snapshot). */
+type ReadyItem = LabelledItem & { item: ItemRow };
 
 /**
  * Applies a judged metric config version's judge to a review queue's finally labelled items (the
@@ -119,7 +112,7 @@ export class ReviewJudge {
         errors.push({ item_id: l.item.id, code: error.code, message: error.message });
         return;
       }
-      pairs.push(pairOf(l, verdict, config, field));
+      pairs.push(pairOf(l, verdict, config.judged!, field));
     });
     Object.assign(counts, {
       graded: pairs.length,
@@ -145,7 +138,7 @@ export class ReviewJudge {
 
   /** Each item's grade (null when the run was cancelled before its call), at the judge's max concurrency, with progress reports. */
   private async gradeAll(
-    labelled: LabelledItem[],
+    labelled: ReadyItem[],
     judge: JudgeEntity,
     judged: JudgedSpec,
     { signal, progress }: Pick<JobContext<typeof REVIEW_JUDGE_JOB>, 'signal' | 'progress'>,
@@ -229,7 +222,7 @@ export class ReviewJudge {
     field: RubricField,
     positive: string[] | null,
     judged: JudgedSpec,
-  ): Promise<LabelledItem[]> {
+  ): Promise<ReadyItem[]> {
     const reviews = new Map<string, Array<boolean | null>>();
     for (const label of await this.review.queueLabels(queueId)) {
       const list = reviews.get(label.item_id) ?? [];
@@ -239,61 +232,13 @@ export class ReviewJudge {
     return items.flatMap((item) => {
       const value = item.final_label?.[field.name];
       const human = humanVerdict(value, field, positive, judged);
-      return human === null || value === undefined ? [] : [{ item, value, human, reviews: reviews.get(item.id) ?? [] }];
+      return human === null || value === undefined
+        ? []
+        : [{ item, ref: item.ref, value, human, reviews: reviews.get(item.id) ?? [] }];
     });
   }
 }
 
 function stop(message: string, code: string): JobFailure {
   return new JobFailure(message, { code, retry: false });
-}
-
-/**
- * A rubric value as a verdict: `positive` (as text) when given; a pass/fail field's own value; a
- * score by its place on the field's scale against the judge's pass threshold. Null when absent.
- */
-export function humanVerdict(
-  value: boolean | string | number | undefined,
-  field: RubricField,
-  positive: readonly string[] | null,
-  judged: Pick<JudgedSpec, 'pass_threshold'>,
-): boolean | null {
-  if (value === undefined || value === null || value === '') return null;
-  if (positive) return positive.includes(String(value).trim().toLowerCase());
-  if (field.type === 'pass_fail') return typeof value === 'boolean' ? value : null;
-  if (field.type === 'numeric' && typeof value === 'number' && field.max! > field.min!)
-    return (value - field.min!) / (field.max! - field.min!) >= (judged.pass_threshold ?? DEFAULT_PASS_THRESHOLD);
-  return null;
-}
-
-/** The judge's verdict beside the human one; a score on the same scale as the judge's is kept for rank agreement and error. */
-function pairOf(
-  l: LabelledItem,
-  verdict: NonNullable<GradeResult['verdict']>,
-  config: MetricConfigEntity,
-  field: RubricField,
-): JudgePair {
-  const judged = config.judged!;
-  const scale = judged.scale;
-  const sameScale =
-    field.type === 'numeric' && scale.type === 'numeric' && scale.min === field.min && scale.max === field.max;
-  return {
-    item: l.item.ref,
-    judge_passed:
-      scale.type === 'numeric'
-        ? verdict.normalized >= (judged.pass_threshold ?? DEFAULT_PASS_THRESHOLD)
-        : (judged.pass_labels ?? []).includes(verdict.label ?? ''),
-    judge_score: verdict.score,
-    judge_label: verdict.label ?? null,
-    human_passed: l.human,
-    human_score: sameScale && typeof l.value === 'number' ? l.value : null,
-    dimensions: {},
-    reviews: l.reviews,
-  };
-}
-
-/** The output as the judge reads it: text as it is, anything else as its JSON. */
-function textOf(value: unknown): string | null {
-  if (value === null || value === undefined) return null;
-  return typeof value === 'string' ? value : JSON.stringify(value);
 }

@@ -13,9 +13,9 @@ import type { ReviewJudgeRunResponse, StartReviewJudgeRunRequest } from '../dto/
 import { ReviewQueuesService } from '../review-queues.service.js';
 import { ReviewJudgingErrors } from '../review.errors.js';
 import { REVIEW_JUDGE_JOB } from '../review.jobs.js';
-import type { RubricField } from '../review.rules.js';
 import { toJudgeRunResponse } from './review-judging.mapper.js';
 import { ReviewJudgingRepository } from './review-judging.repository.js';
+import { checkField } from './review-judging.rules.js';
 
 const DEFAULT_CONFIDENCE = 0.95;
 const DEFAULT_SEED = 1;
@@ -161,35 +161,4 @@ export class ReviewJudgingService {
     if (!run) throw new NotFoundError('judge run', id);
     return run;
   }
-}
-
-/** The rubric field's fit for a judge run; answers `positive` as it is kept (lower-cased), or null. */
-function checkField(
-  field: RubricField | undefined,
-  name: string,
-  version: number,
-  positive: string[] | undefined,
-): string[] | null {
-  const refuse = (message: string) =>
-    new DomainError(ReviewJudgingErrors.judge_run_field_invalid, message, { field: name, rubric_version: version });
-  if (!field) throw refuse(`Rubric version ${version} of the queue has no field ${name}`);
-  if (field.type === 'free_text') throw refuse(`${name} is a free-text field; a judge is validated on a rated field`);
-  const values = positive?.map((v) => v.trim().toLowerCase()) ?? null;
-  if (field.type === 'pass_fail') {
-    if (values) throw refuse(`${name} is a pass/fail field: its true labels pass; it takes no positive`);
-    return null;
-  }
-  if (field.type === 'categorical') {
-    const options = (field.options ?? []).map((o) => o.toLowerCase());
-    if (!values)
-      throw refuse(`${name} is categorical: name the options that pass in positive (of ${options.join(', ')})`);
-    const unknown = values.filter((v) => !options.includes(v));
-    if (unknown.length)
-      throw refuse(`positive names ${unknown.join(', ')}, not options of ${name} (${options.join(', ')})`);
-    return values;
-  }
-  const outside = values?.filter((v) => !/^-?\d+$/.test(v) || Number(v) < field.min! || Number(v) > field.max!) ?? [];
-  if (outside.length)
-    throw refuse(`positive names ${outside.join(', ')}, not scores of ${name} (${field.min}..${field.max})`);
-  return values;
 }
