@@ -3,6 +3,7 @@ import { chatCompletion, FakeUpstream, type RecordedRequest } from '../../utils/
 import { followLocation } from '../../utils/accepted.js';
 import { expectProblem } from '../../utils/problem.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
+import { landingSettled } from '../../utils/traces.js';
 
 type Actor = Awaited<ReturnType<TestApp['factory']['actor']>>;
 type JudgeRun = {
@@ -50,6 +51,8 @@ describe('review queues: judge runs validate a judge on the finally labelled ite
   const DISAGREE = new Set([0, 5]);
   /** Items the flaky judge cannot grade: 1 (a true positive) and 13 (a false positive). */
   const FLAKY = new Set([1, 13]);
+  /** How long the slow judge takes per answer. */
+  const SLOW_MS = 1500;
   const rows = Array.from({ length: 20 }, (_, n) => ({
     n,
     input: `question ${n}`,
@@ -142,7 +145,7 @@ describe('review queues: judge runs validate a judge on the finally labelled ite
         return { status: 503, json: { error: 'overloaded' } };
       return {
         json: chatCompletion(JUDGE_PASSES(n) ? '{"score": 5, "reason": "right"}' : '{"score": 1, "reason": "wrong"}'),
-        ...(prompt.includes('slowly') ? { delayMs: 1500 } : {}),
+        ...(prompt.includes('slowly') ? { delayMs: SLOW_MS } : {}),
       };
     });
     const upload = await t.http
@@ -318,6 +321,86 @@ describe('review queues: judge runs validate a judge on the finally labelled ite
     expect(run).toEqual(expect.objectContaining({ state: 'cancelled', validation_id: null }));
     expect(run.graded).toBeLessThan(20);
     expectProblem(await cancel(), 409, 'judge_run_finished');
+    // The planted judge's delayed answers to the calls cancelled in flight end before it closes.
+    await new Promise((resolve) => setTimeout(resolve, SLOW_MS + 100));
+  });
+
+  it("asks the judge about a trace's root span: its input and output", async () => {
+    // Traces 8..19: humans pass 8..11; the judge passes 8, 9 and 12..14.
+    const traces = Array.from({ length: 12 }, (_, k) => k + 8);
+    const span = (n: number, root: boolean) => ({
+      trace_id: `trace-${n}`,
+      span_id: `span-${n}-${root ? 0 : 1}`,
+      parent_span_id: root ? null : `span-${n}-0`,
+      name: root ? 'agent' : 'llm',
+      start_time: `2025-06-01T10:00:0${root ? 0 : 1}Z`,
+      end_time: `2025-06-01T10:00:0${root ? 2 : 1}Z`,
+      attributes: {
+        'openinference.span.kind': root ? 'CHAIN' : 'LLM',
+        'input.value': root ? `question ${n}` : `prompt ${n}`,
+        'output.value': root ? `reply ${n}` : `completion ${n}`,
+      },
+    });
+    const started = await t.http
+      .post('/traces/land:inline')
+      .set(r.member.auth)
+      .send({
+        workspace_id: r.workspace.id,
+        dataset_name: 'production',
+        records: traces.flatMap((n) => [span(n, true), span(n, false)]),
+      })
+      .expect(202);
+    const landed = await landingSettled(t, r.viewer.auth, started.body.id);
+    expect(landed.state).toBe('succeeded');
+    const queue = (
+      await t.http
+        .post('/review-queues')
+        .set(r.member.auth)
+        .send({
+          workspace_id: r.workspace.id,
+          name: 'Production',
+          rubric: RUBRIC,
+          source: { kind: 'traces', id: landed.version_id },
+          reviewers: [reviewers[0].id],
+        })
+        .expect(201)
+    ).body.id as string;
+    await t.http
+      .post(`/review-queues/${queue}/items`)
+      .set(r.member.auth)
+      .send({ filter: { field: 'name', op: 'eq', value: 'agent' } })
+      .expect(200);
+    for (;;) {
+      const res = await next(queue, reviewers[0]);
+      if (res.status === 204) break;
+      const n = Number(/question (\d+)/.exec(res.body.item.context.input as string)?.[1]);
+      await t.http
+        .post(`/review-queues/${queue}/items/${res.body.item.id}/labels`)
+        .set(reviewers[0].auth)
+        .send({ values: { correct: HUMAN_PASSES(n) } })
+        .expect(201);
+    }
+    const asked = judge.requests.length;
+    const run = await settled(
+      queue,
+      (await start({ metric_config: { name: 'grader' }, field: 'correct' }, r.member.auth, queue).expect(202)).body.id,
+    );
+    expect(run).toEqual(expect.objectContaining({ state: 'succeeded', items: 12, graded: 12 }));
+    const prompts = judge.requests.slice(asked).map((req) => JSON.stringify(req.body));
+    expect(prompts.filter((p) => p.includes('reply 8') && p.includes('question 8'))).toHaveLength(1);
+    expect(prompts.filter((p) => p.includes('completion') || p.includes('prompt 8'))).toEqual([]);
+    const validation = (await t.http.get(`/judge-validations/${run.validation_id}`).set(r.viewer.auth).expect(200))
+      .body;
+    expect(validation.result.confusion).toEqual({
+      true_positive: 2,
+      false_positive: 3,
+      true_negative: 5,
+      false_negative: 2,
+      items: 12,
+    });
+    expect(validation.pairs.map((p: { item: string }) => p.item).sort()).toEqual(
+      traces.map((n) => `trace-${n}`).sort(),
+    );
   });
 
   it('is the workspace’s own: another workspace cannot start, list or read it', async () => {
