@@ -105,26 +105,20 @@ describe('review queues: judge runs validate a judge on the finally labelled ite
       .expect(201);
   }
 
-  async function queueOver(reviewerIds: string[]): Promise<string> {
+  /** A queue over a source holding the items a filter selects. */
+  async function queueOver(
+    source: { kind: string; id: string },
+    settings: { overlap?: number; reviewers: string[] },
+    filter: object,
+  ): Promise<string> {
     const queue = (
       await t.http
         .post('/review-queues')
         .set(r.member.auth)
-        .send({
-          workspace_id: r.workspace.id,
-          name: 'Answers',
-          rubric: RUBRIC,
-          source: { kind: 'dataset_version', id: versionId },
-          overlap: 2,
-          reviewers: reviewerIds,
-        })
+        .send({ workspace_id: r.workspace.id, name: `over ${source.kind}`, rubric: RUBRIC, source, ...settings })
         .expect(201)
     ).body.id as string;
-    await t.http
-      .post(`/review-queues/${queue}/items`)
-      .set(r.member.auth)
-      .send({ filter: { field: 'n', op: 'gte', value: 0 } })
-      .expect(200);
+    await t.http.post(`/review-queues/${queue}/items`).set(r.member.auth).send({ filter }).expect(200);
     return queue;
   }
 
@@ -170,8 +164,10 @@ describe('review queues: judge runs validate a judge on the finally labelled ite
       .send({ workspace_id: r.workspace.id, name: 'exact', kind: 'deterministic', metric: 'exact_match' })
       .expect(201);
 
-    queueId = await queueOver([reviewers[0].id, reviewers[1].id]);
-    emptyQueueId = await queueOver([reviewers[0].id, reviewers[1].id]);
+    const twoReviewers = { overlap: 2, reviewers: [reviewers[0].id, reviewers[1].id] };
+    const everyRow = { field: 'n', op: 'gte', value: 0 };
+    queueId = await queueOver({ kind: 'dataset_version', id: versionId }, twoReviewers, everyRow);
+    emptyQueueId = await queueOver({ kind: 'dataset_version', id: versionId }, twoReviewers, everyRow);
     itemOf = new Map();
     // Both reviewers label every item through the API; they disagree on items 0 and 5.
     for (const [k, who] of reviewers.entries()) {
@@ -352,24 +348,11 @@ describe('review queues: judge runs validate a judge on the finally labelled ite
       .expect(202);
     const landed = await landingSettled(t, r.viewer.auth, started.body.id);
     expect(landed.state).toBe('succeeded');
-    const queue = (
-      await t.http
-        .post('/review-queues')
-        .set(r.member.auth)
-        .send({
-          workspace_id: r.workspace.id,
-          name: 'Production',
-          rubric: RUBRIC,
-          source: { kind: 'traces', id: landed.version_id },
-          reviewers: [reviewers[0].id],
-        })
-        .expect(201)
-    ).body.id as string;
-    await t.http
-      .post(`/review-queues/${queue}/items`)
-      .set(r.member.auth)
-      .send({ filter: { field: 'name', op: 'eq', value: 'agent' } })
-      .expect(200);
+    const queue = await queueOver(
+      { kind: 'traces', id: landed.version_id as string },
+      { reviewers: [reviewers[0].id] },
+      { field: 'name', op: 'eq', value: 'agent' },
+    );
     for (;;) {
       const res = await next(queue, reviewers[0]);
       if (res.status === 204) break;
