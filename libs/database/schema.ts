@@ -551,6 +551,34 @@ export interface ReviewItems {
   workspace_id: string;
 }
 
+export interface ReviewJudgeRuns {
+  confidence: number;
+  config_name: string;
+  config_version: number;
+  created_at: Generated<Timestamp>;
+  created_by: string | null;
+  errors: Generated<Json>;
+  failure: Json | null;
+  field: string;
+  finished_at: Timestamp | null;
+  graded: Generated<number>;
+  id: Generated<string>;
+  items: Generated<number>;
+  job_id: string | null;
+  metric_config_id: string;
+  positive: Json | null;
+  progress: Json | null;
+  queue_id: string;
+  rubric_version: number;
+  seed: number;
+  started_at: Timestamp | null;
+  state: Generated<string>;
+  ungraded: Generated<number>;
+  unlabelled: Generated<number>;
+  validation_id: string | null;
+  workspace_id: string;
+}
+
 export interface ReviewLabels {
   created_at: Generated<Timestamp>;
   history: Generated<Json>;
@@ -1090,6 +1118,7 @@ export interface DB {
   report_settings: ReportSettings;
   reports: Reports;
   review_items: ReviewItems;
+  review_judge_runs: ReviewJudgeRuns;
   review_labels: ReviewLabels;
   review_queues: ReviewQueues;
   review_rubric_versions: ReviewRubricVersions;

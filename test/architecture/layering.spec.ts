@@ -322,6 +322,7 @@ const TABLES_WITHOUT_ENTITY: Record<string, string> = {
   login_throttle: 'auth',
   notification_deliveries: 'catalogues',
   review_items: 'review',
+  review_judge_runs: 'review',
   review_labels: 'review',
   review_queues: 'review',
   review_rubric_versions: 'review',
@@ -562,6 +563,7 @@ const WORKSPACE_FREE_CALLERS = [
   'src/modules/runs/results/results.service.ts: findUnscoped',
   // Job handlers resolving their job's record.
   'src/modules/ops/custom-ops.service.ts: findCustomOpForUpdateUnscoped',
+  'src/modules/review/judging/review-judge.job.ts: findRunUnscoped',
   'src/modules/runs/execution/run-executor.job.ts: findForUpdateUnscoped, findUnscoped',
   'src/modules/sdg/sdg-generator.job.ts: findRunUnscoped',
   'src/modules/traces/trace-enrichment.job.ts: findEnrichmentRunUnscoped',

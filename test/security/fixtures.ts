@@ -31,6 +31,7 @@ import { JUDGE_VALIDATION_FIXTURES } from './fixtures/judge-validations.js';
 import { PROJECT_FIXTURES } from './fixtures/projects.js';
 import { REPORT_FIXTURES } from './fixtures/reports.js';
 import { REVIEW_FIXTURES } from './fixtures/review.js';
+import { REVIEW_JUDGING_FIXTURES } from './fixtures/review-judging.js';
 import { TRACE_FIXTURES } from './fixtures/traces.js';
 
 export { created, NAMED_BY_TEXT, type Fixture, type FixtureContext } from './fixture-kit.js';
@@ -477,6 +478,7 @@ export const FIXTURES: Record<string, Fixture> = {
   },
   ...PROJECT_FIXTURES,
   ...REVIEW_FIXTURES,
+  ...REVIEW_JUDGING_FIXTURES,
   ...REPORT_FIXTURES,
   ...JUDGE_VALIDATION_FIXTURES,
   ...TRACE_FIXTURES,

@@ -29,6 +29,7 @@ import { RunGateVerdicts1766500000000 } from './1766500000000-run-gate-verdicts.
 import { Review1766600000000 } from './1766600000000-review.js';
 import { TraceFeedback1766700000000 } from './1766700000000-trace-feedback.js';
 import { JudgeValidations1766800000000 } from './1766800000000-judge-validations.js';
+import { ReviewJudgeRuns1766900000000 } from './1766900000000-review-judge-runs.js';
 
 /** Every migration, in order. Families append theirs; the same list runs on PostgreSQL and PGlite. */
 export const migrations = [
@@ -63,4 +64,5 @@ export const migrations = [
   Review1766600000000,
   TraceFeedback1766700000000,
   JudgeValidations1766800000000,
+  ReviewJudgeRuns1766900000000,
 ];

@@ -102,3 +102,24 @@ export const ReviewErrors = defineErrorCodes('review', {
       "The rubric field named for the ground truth's expected output is not a free-text field of the queue's rubric.",
   },
 });
+
+/** A judge run's request refused before it is queued (src/modules/review/judging). */
+export const ReviewJudgingErrors = defineErrorCodes('review', {
+  judge_run_metric_invalid: {
+    status: 422,
+    title: 'Metric config cannot judge the queue',
+    description:
+      'The metric config version named is not a judged metric, or names no judge connection: a judge run needs a judged metric config version with its judge.',
+  },
+  judge_run_field_invalid: {
+    status: 422,
+    title: 'Rubric field cannot validate a judge',
+    description:
+      "The rubric field is not in the queue's current rubric or is free text, or `positive` does not fit it: a categorical field needs `positive` (some of its options), a pass/fail field takes none.",
+  },
+  judge_run_finished: {
+    status: 409,
+    title: 'Judge run already ended',
+    description: 'The judge run has already succeeded, failed or been cancelled; there is nothing to cancel.',
+  },
+});

@@ -736,6 +736,20 @@ export interface BundleResponse {
   version: string;
 }
 
+export interface CancelReviewJudgeRunParams {
+  cancel: string;
+  /**
+   * The judge run's id
+   * @format uuid
+   */
+  judgeRunId: string;
+  /**
+   * The queue's id
+   * @format uuid
+   */
+  queueId: string;
+}
+
 export interface CancelRunParams {
   /**
    * The run's id
@@ -5215,6 +5229,19 @@ export interface GetReviewAgreementParams {
   seed?: number;
 }
 
+export interface GetReviewJudgeRunParams {
+  /**
+   * The judge run's id
+   * @format uuid
+   */
+  judgeRunId: string;
+  /**
+   * The queue's id
+   * @format uuid
+   */
+  queueId: string;
+}
+
 export interface GetReviewQueueParams {
   /**
    * The queue's id
@@ -5936,6 +5963,48 @@ export interface JudgePairResponse {
   reviews?: (boolean | null)[];
 }
 
+export interface JudgeRunFailure {
+  /**
+   * `no_final_labels`, `judge_unreachable`, `too_few_pairs`, `judge_gone`, `starter_not_member`, `cancelled`, …
+   * @example "too_few_pairs"
+   */
+  code: string;
+  /** @example "4 items have both a judge verdict and a final label; a validation needs at least 10" */
+  message: string;
+}
+
+export interface JudgeRunItemError {
+  /**
+   * The judge call's failure: `timeout`, `http_error`, `malformed_response`, …
+   * @example "http_error"
+   */
+  code: string;
+  /**
+   * @format uuid
+   * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a52"
+   */
+  item_id: string;
+  /** @example "the judge answered 503" */
+  message: string;
+}
+
+export interface JudgeRunMetricConfigDto {
+  /**
+   * The metric config's name
+   * @minLength 1
+   * @maxLength 200
+   * @example "answer-correctness"
+   */
+  name: string;
+  /**
+   * Its version; absent: the version in force (the workspace default's pin for that name, else the newest version)
+   * @min 1
+   * @max 999999999
+   * @example 2
+   */
+  version?: number;
+}
+
 export interface JudgeTestRequest {
   /**
    * @maxLength 20000
@@ -6113,17 +6182,23 @@ export interface JudgeValidationResultResponse {
 
 export interface JudgeValidationSourceResponse {
   /**
-   * The column of the rows (`field`) or the rubric field of the queue (`review_queue`)
+   * The column of the rows (`field`) or the queue's rubric field (`review_queue`, `review_judge_run`)
    * @example "human_verdict"
    */
   field: string | null;
   /**
-   * `field`: a column of the run's rows held the human label; `labels`: the labels were handed in; `review_queue`: a review queue's final labels
+   * With `review_judge_run`: the judge run (GET /review-queues/{queue_id}/judge-runs/{judge_run_id})
+   * @format uuid
+   * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a61"
+   */
+  judge_run_id?: string;
+  /**
+   * `field`: a column of the run's rows held the human label; `labels`: the labels were handed in; `review_queue`: a review queue's final labels against a run's verdicts; `review_judge_run`: the judge was applied to a review queue's finally labelled items
    * @example "field"
    */
-  kind: "field" | "labels" | "review_queue";
+  kind: "field" | "labels" | "review_queue" | "review_judge_run";
   /**
-   * With `review_queue`: the review queue whose final labels were the human labels
+   * With `review_queue` and `review_judge_run`: the review queue whose final labels were the human labels
    * @format uuid
    * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a51"
    */
@@ -6134,16 +6209,16 @@ export interface JudgeValidationSourceResponse {
    */
   repetition: "first";
   /**
-   * With `review_queue`: the queue's rubric version when the validation was made
+   * With `review_queue` and `review_judge_run`: the queue's rubric version
    * @example 1
    */
   rubric_version?: number;
   /**
-   * The run whose judge verdicts were validated
+   * The run whose judge verdicts were validated (null for `review_judge_run`: the judge was asked on the queue's items)
    * @format uuid
    * @example "cab22811-9604-4326-bc9d-ff3c6d2bd1d4"
    */
-  run_id: string;
+  run_id: string | null;
   /**
    * Rows with a judge verdict and no human label
    * @example 0
@@ -7161,6 +7236,26 @@ export interface ListReviewItemsParams {
    */
   queueId: string;
   state?: "pending" | "final" | "disagreement";
+}
+
+export interface ListReviewJudgeRunsParams {
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /**
+   * The queue's id
+   * @format uuid
+   */
+  queueId: string;
 }
 
 export interface ListReviewQueuesParams {
@@ -10546,6 +10641,135 @@ export interface ReviewItemResponsePage {
   total: number;
 }
 
+export interface ReviewJudgeRunResponse {
+  /** @example 0.95 */
+  confidence: number;
+  /** @example "answer-correctness" */
+  config_name: string;
+  /** @example 2 */
+  config_version: number;
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
+  created_at: string;
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
+  created_by: string | null;
+  /**
+   * The first 20 items the judge could not grade
+   * @example []
+   */
+  errors: JudgeRunItemError[];
+  /** @example null */
+  failure: JudgeRunFailure | null;
+  /**
+   * The rubric field whose final labels are the human verdicts
+   * @example "correct"
+   */
+  field: string;
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:07:04.000Z"
+   */
+  finished_at: string | null;
+  /**
+   * Items the judge gave a verdict on
+   * @example 46
+   */
+  graded: number;
+  /**
+   * @format uuid
+   * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a61"
+   */
+  id: string;
+  /**
+   * Finally labelled items taken (at most 2,000, the first in queue order)
+   * @example 48
+   */
+  items: number;
+  /**
+   * @format uuid
+   * @example "fc7b3a5d-aa83-4122-8a09-9989bf9cc2ae"
+   */
+  job_id: string | null;
+  /**
+   * The judged metric config version applied
+   * @format uuid
+   * @example "3f5a0983-0d67-4a7e-a129-973f816631f0"
+   */
+  metric_config_id: string;
+  /** @example null */
+  positive: string[] | null;
+  /**
+   * `{done, total}` items graded so far, while it runs
+   * @example null
+   */
+  progress: Record<string, any> | null;
+  /**
+   * @format uuid
+   * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a51"
+   */
+  queue_id: string;
+  /**
+   * The queue's rubric version when the run was asked for
+   * @example 1
+   */
+  rubric_version: number;
+  /** @example 7 */
+  seed: number;
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:06:00.000Z"
+   */
+  started_at: string | null;
+  /** @example "succeeded" */
+  state: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+  /**
+   * Items the judge could not grade (its call failed or its answer held no verdict)
+   * @example 2
+   */
+  ungraded: number;
+  /**
+   * Items whose final label has no value of the field (an optional field left empty)
+   * @example 0
+   */
+  unlabelled: number;
+  /**
+   * The judge validation recorded, once succeeded (GET /judge-validations/{validation_id})
+   * @format uuid
+   * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a62"
+   */
+  validation_id: string | null;
+  /**
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
+  workspace_id: string;
+}
+
+export interface ReviewJudgeRunResponsePage {
+  items: ReviewJudgeRunResponse[];
+  /**
+   * @min 1
+   * @example 1
+   */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   * @example 50
+   */
+  page_size: number;
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
+  total: number;
+}
+
 export interface ReviewLabelResponse {
   /**
    * @format date-time
@@ -11849,6 +12073,49 @@ export interface StartClusterRunParams {
    * @format uuid
    */
   versionId: string;
+}
+
+export interface StartReviewJudgeRunParams {
+  /**
+   * The queue's id
+   * @format uuid
+   */
+  queueId: string;
+}
+
+/** @example {"metric_config":{"name":"answer-correctness"},"field":"correct","seed":7} */
+export interface StartReviewJudgeRunRequest {
+  /**
+   * Confidence level of the validation's intervals, 0.5..0.999 (default 0.95)
+   * @min 0.5
+   * @max 0.999
+   * @example 0.95
+   */
+  confidence?: number;
+  /**
+   * The rubric field whose final labels are the human verdicts: pass/fail, categorical (with `positive`) or numeric
+   * @pattern ^[A-Za-z_][A-Za-z0-9_]{0,63}$
+   * @example "correct"
+   */
+  field: string;
+  metric_config: JudgeRunMetricConfigDto;
+  /**
+   * The values meaning pass, compared as text case-insensitively (at most 50): required for a
+   * categorical field (some of its options); for a numeric field, the scores that pass (without
+   * it, a score passes when its place on the field's scale reaches the judge's pass threshold)
+   * @maxLength 200
+   * @maxItems 50
+   * @minItems 1
+   * @example ["warm","neutral"]
+   */
+  positive?: string[];
+  /**
+   * Seed of the validation's bootstrap intervals (default 1)
+   * @min 0
+   * @max 2147483647
+   * @example 7
+   */
+  seed?: number;
 }
 
 export interface StartSdgRunParams {
@@ -22917,6 +23184,36 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description Cancels a queued or running judge run (members): no further judge calls; it ends `cancelled` and records no validation.
+     *
+     * @tags review
+     * @name CancelReviewJudgeRun
+     * @summary Cancels a queued or running judge run (members): no further judge calls; it ends `cancelled` and records no validation
+     * @request POST:/review-queues/{queue_id}/judge-runs/{judge_run_id}:cancel
+     * @secure
+     * @response `200` `ReviewJudgeRunResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the review_queue {queue_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` judge_run_finished
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    cancelReviewJudgeRun: (
+      { queueId, judgeRunId, cancel }: CancelReviewJudgeRunParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReviewJudgeRunResponse, ProblemResponse>({
+        path: `/review-queues/${queueId}/judge-runs/${judgeRunId}${cancel}`,
+        method: "POST",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description The next item for the caller to label, on a lease, with the rubric; 204 when nothing is left for the caller (members on the reviewer list).
      *
      * @tags review
@@ -23103,6 +23400,33 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description One judge run (viewers): poll it until `succeeded` (then `validation_id` names the validation), `failed` or `cancelled`. The Location of POST …/judge-runs.
+     *
+     * @tags review
+     * @name GetReviewJudgeRun
+     * @summary One judge run (viewers): poll it until `succeeded` (then `validation_id` names the validation), `failed` or `cancelled`
+     * @request GET:/review-queues/{queue_id}/judge-runs/{judge_run_id}
+     * @secure
+     * @response `200` `ReviewJudgeRunResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the review_queue {queue_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getReviewJudgeRun: (
+      { queueId, judgeRunId }: GetReviewJudgeRunParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReviewJudgeRunResponse, ProblemResponse>({
+        path: `/review-queues/${queueId}/judge-runs/${judgeRunId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description One queue with its current rubric and item counts (viewers).
      *
      * @tags review
@@ -23206,6 +23530,34 @@ export class EvaluationWorkspaceClient<
     ) =>
       this.request<ReviewItemResponsePage, ProblemResponse>({
         path: `/review-queues/${queueId}/items`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The queue's judge runs, newest first (viewers).
+     *
+     * @tags review
+     * @name ListReviewJudgeRuns
+     * @summary The queue's judge runs, newest first (viewers)
+     * @request GET:/review-queues/{queue_id}/judge-runs
+     * @secure
+     * @response `200` `ReviewJudgeRunResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the review_queue {queue_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listReviewJudgeRuns: (
+      { queueId, ...query }: ListReviewJudgeRunsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReviewJudgeRunResponsePage, ProblemResponse>({
+        path: `/review-queues/${queueId}/judge-runs`,
         method: "GET",
         query: query,
         secure: true,
@@ -23320,6 +23672,41 @@ export class EvaluationWorkspaceClient<
     ) =>
       this.request<ReviewLabelResponse, ProblemResponse>({
         path: `/review-queues/${queueId}/items/${itemId}${skip}`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Applies a judged metric config version's judge to the queue's finally labelled items, as a tracked job that records a judge validation (members).
+     *
+     * @tags review
+     * @name StartReviewJudgeRun
+     * @summary Applies a judged metric config version's judge to the queue's finally labelled items, as a tracked job that records a judge validation (members)
+     * @request POST:/review-queues/{queue_id}/judge-runs
+     * @secure
+     * @response `201` `ReviewJudgeRunResponse`
+     * @response `202` `ReviewJudgeRunResponse` Accepted: the work runs asynchronously; poll the Location for its state.
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the review_queue {queue_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `422` `ProblemResponse` judge_run_metric_invalid, judge_run_field_invalid
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    startReviewJudgeRun: (
+      { queueId }: StartReviewJudgeRunParams,
+      data: StartReviewJudgeRunRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<ReviewJudgeRunResponse, ProblemResponse>({
+        path: `/review-queues/${queueId}/judge-runs`,
         method: "POST",
         body: data,
         secure: true,

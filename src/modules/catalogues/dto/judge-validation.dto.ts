@@ -143,21 +143,24 @@ export class JudgeValidationResultResponse {
 }
 
 export class JudgeValidationSourceResponse {
-  /** The run whose judge verdicts were validated */
-  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.run })
-  run_id: string;
-  /** `field`: a column of the run's rows held the human label; `labels`: the labels were handed in; `review_queue`: a review queue's final labels */
-  @ApiProperty({ enum: ['field', 'labels', 'review_queue'], example: 'field' })
-  kind: 'field' | 'labels' | 'review_queue';
-  /** The column of the rows (`field`) or the rubric field of the queue (`review_queue`) */
+  /** The run whose judge verdicts were validated (null for `review_judge_run`: the judge was asked on the queue's items) */
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: EXAMPLE_ID.run })
+  run_id: string | null;
+  /** `field`: a column of the run's rows held the human label; `labels`: the labels were handed in; `review_queue`: a review queue's final labels against a run's verdicts; `review_judge_run`: the judge was applied to a review queue's finally labelled items */
+  @ApiProperty({ enum: ['field', 'labels', 'review_queue', 'review_judge_run'], example: 'field' })
+  kind: 'field' | 'labels' | 'review_queue' | 'review_judge_run';
+  /** The column of the rows (`field`) or the queue's rubric field (`review_queue`, `review_judge_run`) */
   @ApiProperty({ type: 'string', nullable: true, example: 'human_verdict' })
   field: string | null;
-  /** With `review_queue`: the review queue whose final labels were the human labels */
+  /** With `review_queue` and `review_judge_run`: the review queue whose final labels were the human labels */
   @ApiPropertyOptional({ format: 'uuid', example: '0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a51' })
   queue_id?: string;
-  /** With `review_queue`: the queue's rubric version when the validation was made */
+  /** With `review_queue` and `review_judge_run`: the queue's rubric version */
   @ApiPropertyOptional({ type: 'integer', example: 1 })
   rubric_version?: number;
+  /** With `review_judge_run`: the judge run (GET /review-queues/{queue_id}/judge-runs/{judge_run_id}) */
+  @ApiPropertyOptional({ format: 'uuid', example: '0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a61' })
+  judge_run_id?: string;
   /** A row repeated in the run counts with its first repetition */
   @ApiProperty({ enum: ['first'], example: 'first' })
   repetition: 'first';

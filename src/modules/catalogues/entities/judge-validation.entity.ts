@@ -4,17 +4,20 @@ import type { JudgePair, JudgeValidationResult } from '#libs/evaluation/judge-va
 
 /** Where a validation's human labels came from. */
 export interface JudgeValidationSource {
-  /** The run whose verdicts were validated. */
-  run_id: string;
+  /** The run whose verdicts were validated (null for a judge run of a review queue, which asks the judge itself). */
+  run_id: string | null;
   /**
    * `field`: a column of the run's rows held the human label; `labels`: the labels were handed in;
-   * `review_queue`: a review queue's final labels of a rubric field (`field`), with the queue and its rubric version.
+   * `review_queue`: a review queue's final labels of a rubric field (`field`) against the run's verdicts;
+   * `review_judge_run`: the judge was applied to a review queue's finally labelled items.
    */
-  kind: 'field' | 'labels' | 'review_queue';
+  kind: 'field' | 'labels' | 'review_queue' | 'review_judge_run';
   field: string | null;
-  /** With `review_queue`: the queue and the rubric version whose field held the labels. */
+  /** With `review_queue` and `review_judge_run`: the queue and the rubric version whose field held the labels. */
   queue_id?: string;
   rubric_version?: number;
+  /** With `review_judge_run`: the judge run. */
+  judge_run_id?: string;
   /** How a row repeated in the run gave its verdict: its first repetition. */
   repetition: 'first';
   /** Rows of the run with a judge verdict but no human label, and human labels of rows the run lacks. */

@@ -99,7 +99,11 @@ export class JudgeValidationsService {
   }
 
   /** Computes the figures from the pairs and keeps the validation with the config version (a judged one). */
-  record(access: WorkspaceAccess, input: JudgeValidationInput, caller: Principal): Promise<JudgeValidationResponse> {
+  record(
+    access: WorkspaceAccess,
+    input: JudgeValidationInput,
+    caller: Pick<Principal, 'userId' | 'email'>,
+  ): Promise<JudgeValidationResponse> {
     return this.transactions.run(async () => {
       const config = await this.configs.findById(access.workspaceId, input.metricConfigId);
       if (!config) throw new NotFoundError('metric config', input.metricConfigId);
@@ -138,6 +142,9 @@ export class JudgeValidationsService {
           name: config.name,
           version: config.configVersion,
           run_id: input.source.run_id,
+          ...(input.source.judge_run_id
+            ? { queue_id: input.source.queue_id, judge_run_id: input.source.judge_run_id }
+            : {}),
           items: input.pairs.length,
         },
       });
