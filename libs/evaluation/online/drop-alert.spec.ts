@@ -197,6 +197,19 @@ describe('drop alert: one evaluation', () => {
     );
   });
 
+  it('refuses impossible counts and a rule whose alpha_resolve is not above alpha', () => {
+    const good = { passes: 320, trials: 400 };
+    for (const bad of [
+      { passes: 401, trials: 400 },
+      { passes: -1, trials: 400 },
+      { passes: 1.5, trials: 400 },
+    ]) {
+      expect(() => evaluateDrop(bad, good, RULE)).toThrow(RangeError);
+      expect(() => evaluateDrop(good, bad, RULE)).toThrow(RangeError);
+    }
+    expect(() => evaluateDrop(good, good, { ...RULE, alpha_resolve: 0.05 })).toThrow(RangeError);
+  });
+
   it('never breaches on a drop smaller than min_drop, however significant', () => {
     // 78% against 80% over 100,000 traces each: p is about 1e-28, but the drop is 2 points.
     const evaluation = evaluateDrop({ passes: 78_000, trials: 100_000 }, { passes: 80_000, trials: 100_000 }, RULE);
@@ -207,9 +220,10 @@ describe('drop alert: one evaluation', () => {
 
   it('is calm on a rise and inconclusive between alpha and alpha_resolve', () => {
     expect(evaluateDrop({ passes: 330, trials: 400 }, { passes: 320, trials: 400 }, RULE).verdict).toBe('calm');
-    // p = 0.0757 (the z-test on 1/20 against 4/20 is not used: 100 trials a window here).
+    // 75% against 78.75%: p = 0.104, between alpha (0.05) and alpha_resolve (0.2).
     const between = evaluateDrop({ passes: 300, trials: 400 }, { passes: 315, trials: 400 }, RULE);
     expect(between.verdict).toBe('inconclusive');
+    expectClose(between.verdict === 'inconclusive' ? Number(between.p_value.toFixed(3)) : null, 0.104, 'p');
   });
 });
 

@@ -122,9 +122,18 @@ export function newcombeInterval(recent: WindowCount, reference: WindowCount, le
 /**
  * One evaluation: `breach` (p < alpha and a drop of at least min_drop), `calm` (p >= alpha_resolve),
  * `inconclusive` (in between, or significant but smaller than min_drop), or `no_verdict` below
- * min_samples in either window.
+ * min_samples in either window. Counts that are not whole numbers with 0 <= passes <= trials, or
+ * a rule without 0 < alpha < alpha_resolve <= 1, are a RangeError (the caller's mistake, not data).
  */
 export function evaluateDrop(recent: WindowCount, reference: WindowCount, rule: DropRule): DropEvaluation {
+  for (const { passes, trials } of [recent, reference]) {
+    if (!(Number.isInteger(passes) && Number.isInteger(trials) && passes >= 0 && passes <= trials)) {
+      throw new RangeError(`a window's passes are a whole number from 0 to its trials; got ${passes} of ${trials}`);
+    }
+  }
+  if (!(rule.alpha > 0 && rule.alpha < rule.alpha_resolve && rule.alpha_resolve <= 1)) {
+    throw new RangeError(`0 < alpha < alpha_resolve <= 1 is required; got ${rule.alpha} and ${rule.alpha_resolve}`);
+  }
   const short = [recent.trials < rule.min_samples && 'recent', reference.trials < rule.min_samples && 'reference']
     .filter(Boolean)
     .join(' and ');
