@@ -32,8 +32,11 @@ describe('review queues: the whole flow', () => {
 
   const next = (queue: string, who: Actor) => t.http.post(`/review-queues/${queue}/items:next`).set(who.auth).send();
 
-  /** A queue over the uploaded rows holding those the filter selects. */
-  async function queueOf(settings: Record<string, unknown>, filter: Record<string, unknown>): Promise<string> {
+  /** A queue (over the uploaded rows unless `settings` name a source) holding what the filter selects, and the items' answer. */
+  async function queueAdding(
+    settings: Record<string, unknown>,
+    filter: Record<string, unknown>,
+  ): Promise<{ queue: string; added: unknown }> {
     const queue = (
       await t.http
         .post('/review-queues')
@@ -46,9 +49,13 @@ describe('review queues: the whole flow', () => {
         })
         .expect(201)
     ).body.id;
-    await t.http.post(`/review-queues/${queue}/items`).set(r.member.auth).send({ filter }).expect(200);
-    return queue;
+    const added = await t.http.post(`/review-queues/${queue}/items`).set(r.member.auth).send({ filter }).expect(200);
+    return { queue, added: added.body };
   }
+
+  /** A queue over the uploaded rows holding those the filter selects. */
+  const queueOf = async (settings: Record<string, unknown>, filter: Record<string, unknown>) =>
+    (await queueAdding(settings, filter)).queue;
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -551,24 +558,13 @@ describe('review queues: the whole flow', () => {
       .expect(202);
     const landed = await landingSettled(t, r.viewer.auth, started.body.id);
     expect(landed.state).toBe('succeeded');
-    const queue = (
-      await t.http
-        .post('/review-queues')
-        .set(r.member.auth)
-        .send({
-          workspace_id: r.workspace.id,
-          name: 'Production failures',
-          rubric: { fields: [{ name: 'failed', type: 'pass_fail', required: true }] },
-          source: { kind: 'traces', id: landed.version_id },
-        })
-        .expect(201)
-    ).body.id;
-    const added = await t.http
-      .post(`/review-queues/${queue}/items`)
-      .set(r.member.auth)
-      .send({ filter: { field: 'name', op: 'eq', value: 'agent' } })
-      .expect(200);
-    expect(added.body).toEqual({ added: 3, skipped: 0, not_found: [], total: 3 });
+    const agents = { field: 'name', op: 'eq', value: 'agent' };
+    const failed = { fields: [{ name: 'failed', type: 'pass_fail', required: true }] };
+    const { queue, added } = await queueAdding(
+      { name: 'Production failures', rubric: failed, source: { kind: 'traces', id: landed.version_id } },
+      agents,
+    );
+    expect(added).toEqual({ added: 3, skipped: 0, not_found: [], total: 3 });
     for (;;) {
       const res = await next(queue, reviewers[0]);
       if (res.status === 204) break;
@@ -582,24 +578,11 @@ describe('review queues: the whole flow', () => {
         .expect(201);
     }
     // Sessions group traces: an item is a session, its snapshot every span of its traces.
-    const sessions = (
-      await t.http
-        .post('/review-queues')
-        .set(r.member.auth)
-        .send({
-          workspace_id: r.workspace.id,
-          name: 'Sessions',
-          rubric: { fields: [{ name: 'failed', type: 'pass_fail', required: true }] },
-          source: { kind: 'sessions', id: landed.version_id },
-        })
-        .expect(201)
-    ).body.id;
-    const bySession = await t.http
-      .post(`/review-queues/${sessions}/items`)
-      .set(r.member.auth)
-      .send({ filter: { field: 'name', op: 'eq', value: 'agent' } })
-      .expect(200);
-    expect(bySession.body).toEqual({ added: 2, skipped: 0, not_found: [], total: 2 });
+    const { queue: sessions, added: bySession } = await queueAdding(
+      { name: 'Sessions', rubric: failed, source: { kind: 'sessions', id: landed.version_id } },
+      agents,
+    );
+    expect(bySession).toEqual({ added: 2, skipped: 0, not_found: [], total: 2 });
     const sessionItems = (await t.http.get(`/review-queues/${sessions}/items`).set(r.viewer.auth)).body.items;
     expect(
       sessionItems.map((i: { ref: string; context: { span_count: number } }) => [i.ref, i.context.span_count]),
