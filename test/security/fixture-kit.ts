@@ -59,3 +59,45 @@ export async function settled(t: TestApp, owner: Actor, path: string, what: stri
   }
   throw new Error(`fixture ${what}: the run did not finish`);
 }
+
+/**
+ * A run through a new offline connection of the SUT, every row given `output`: with `complete`
+ * false it stays awaiting more (nothing queued), with true it is scored. Answers the run's id and
+ * its rows' ids.
+ */
+export async function offlineRun(
+  { t, owner, workspaceId }: Pick<FixtureContext, 't' | 'owner' | 'workspaceId'>,
+  run: { dataset_id: string; version_id?: string; sut_id: string; metrics: string[] },
+  outputs: { output: string; complete: boolean },
+  what: string,
+): Promise<{ run: string; rowIds: string[] }> {
+  const connection = (
+    await created(
+      t.http.post(`/suts/${run.sut_id}/connections`).set(owner.auth).send({ name: 'uploads', kind: 'offline' }),
+      201,
+      `${what} (connection)`,
+    )
+  ).id as string;
+  const id = (
+    await created(
+      t.http
+        .post('/runs')
+        .set(owner.auth)
+        .send({ workspace_id: workspaceId, ...run, connection_id: connection }),
+      202,
+      what,
+    )
+  ).id as string;
+  const items = (
+    await created(t.http.post(`/runs/${id}/results/query`).set(owner.auth).send({}), 200, `${what} (items)`)
+  ).items as Array<{ row_id: string }>;
+  await created(
+    t.http
+      .put(`/runs/${id}/upload`)
+      .set(owner.auth)
+      .send({ results: items.map((i) => ({ row_id: i.row_id, output: outputs.output })), complete: outputs.complete }),
+    202,
+    `${what} (upload)`,
+  );
+  return { run: id, rowIds: items.map((i) => i.row_id) };
+}

@@ -26,7 +26,7 @@
 import type { OpenApiDocument } from '../contract/support/spec-operations.js';
 import type { Actor } from '../factories/factory.js';
 import { startTestApp, type TestApp } from '../utils/test-app.js';
-import { created, settled, type Fixture } from './fixture-kit.js';
+import { created, offlineRun, settled, type Fixture } from './fixture-kit.js';
 import { JUDGE_VALIDATION_FIXTURES } from './fixtures/judge-validations.js';
 import { PROJECT_FIXTURES } from './fixtures/projects.js';
 import { REPORT_FIXTURES } from './fixtures/reports.js';
@@ -332,41 +332,12 @@ export const FIXTURES: Record<string, Fixture> = {
         200,
         'run_id (mapping)',
       );
-      const connection = (
-        await created(
-          t.http.post(`/suts/${ids.sut_id}/connections`).set(owner.auth).send({ name: 'uploads', kind: 'offline' }),
-          201,
-          'run_id (connection)',
-        )
-      ).id as string;
-      const run = (
-        await created(
-          t.http
-            .post('/runs')
-            .set(owner.auth)
-            .send({
-              workspace_id: workspaceId,
-              dataset_id: ids.dataset_id,
-              version_id: ids.version_id,
-              sut_id: ids.sut_id,
-              connection_id: connection,
-              metrics: ['exact_match'],
-            }),
-          202,
-          'run_id',
-        )
-      ).id as string;
       // Outputs for every row, the run kept awaiting more: results, sessions and diffs have rows, and nothing is queued.
-      const items = (
-        await created(t.http.post(`/runs/${run}/results/query`).set(owner.auth).send({}), 200, 'run_id (items)')
-      ).items as Array<{ row_id: string }>;
-      await created(
-        t.http
-          .put(`/runs/${run}/upload`)
-          .set(owner.auth)
-          .send({ results: items.map((i) => ({ row_id: i.row_id, output: '4' })), complete: false }),
-        202,
-        'run_id (upload)',
+      const { run } = await offlineRun(
+        { t, owner, workspaceId },
+        { dataset_id: ids.dataset_id, version_id: ids.version_id, sut_id: ids.sut_id, metrics: ['exact_match'] },
+        { output: '4', complete: false },
+        'run_id',
       );
       return run;
     },
