@@ -30,6 +30,12 @@ export interface HumanLabel {
   reviews?: Array<LabelValue | null>;
 }
 
+/** The human label of a run's item, and the labels handed in by row (null when read from the rows themselves). */
+interface ItemLabels {
+  of(item: RunItemRow): HumanLabel | undefined;
+  handedIn: ReadonlyMap<string, HumanLabel> | null;
+}
+
 export interface ValidationOptions {
   /** Values meaning pass (compared as text, case-insensitively). */
   positive?: readonly LabelValue[];
@@ -105,17 +111,16 @@ export class JudgeValidityService {
     if (labels) return this.validateFromLabels(access, runId, body.metric, labels, options, caller);
     const run = await this.requireRun(access, runId);
     const columns = [field!, ...(reviewers ?? [])];
-    const fromRows: HumanLabel[] = [];
-    for await (const page of this.reads.itemPages(run.id))
-      for (const item of page) {
-        const values = columns.map((c) => labelValue(item.data?.[c]));
-        fromRows.push({ row_id: item.row_id, value: values[0], ...(reviewers ? { reviews: values } : {}) });
-      }
+    // The labels are read from each item as the pairing reads the run: one pass over its items.
+    const fromRow = (item: RunItemRow): HumanLabel => {
+      const values = columns.map((c) => labelValue(item.data?.[c]));
+      return { row_id: item.row_id, value: values[0], ...(reviewers ? { reviews: values } : {}) };
+    };
     return this.record(
       access,
       run,
       body.metric,
-      fromRows,
+      { of: fromRow, handedIn: null },
       { ...options, source: { kind: 'field', field: field! } },
       caller,
     );
@@ -135,7 +140,9 @@ export class JudgeValidityService {
     caller: Principal,
   ): Promise<JudgeValidationResponse> {
     const run = await this.requireRun(access, runId);
-    return this.record(access, run, metric, labels, options, caller);
+    const byRow = new Map<string, HumanLabel>();
+    for (const l of labels) if (!byRow.has(l.row_id)) byRow.set(l.row_id, l);
+    return this.record(access, run, metric, { of: (item) => byRow.get(item.row_id), handedIn: byRow }, options, caller);
   }
 
   /**
@@ -224,7 +231,7 @@ export class JudgeValidityService {
     access: WorkspaceAccess,
     run: RunEntity,
     metricName: string,
-    labels: readonly HumanLabel[],
+    labels: ItemLabels,
     options: ValidationOptions,
     caller: Principal,
   ): Promise<JudgeValidationResponse> {
@@ -240,8 +247,6 @@ export class JudgeValidityService {
         { metric: metricName },
       );
     const positive = options.positive ? new Set(options.positive.map((v) => String(v).trim().toLowerCase())) : null;
-    const byRow = new Map<string, HumanLabel>();
-    for (const l of labels) if (!byRow.has(l.row_id)) byRow.set(l.row_id, l);
     const pairs: JudgePair[] = [];
     const seen = new Set<string>();
     let unlabelled = 0;
@@ -250,7 +255,7 @@ export class JudgeValidityService {
         // A row repeated in the run counts with its first repetition (items come in repetition order).
         if (seen.has(item.row_id)) continue;
         seen.add(item.row_id);
-        const label = byRow.get(item.row_id);
+        const label = labels.of(item);
         const human = humanVerdict(label?.value, positive, metric.judged);
         if (human === null) {
           if (item.scores?.[metric.name]?.passed != null) unlabelled++;
@@ -260,7 +265,7 @@ export class JudgeValidityService {
           pairOf(item, metric.name, label!, human, { judged: metric.judged, positive, dimension: options.dimension }),
         );
       }
-    const unmatched = [...byRow.keys()].filter((id) => !seen.has(id)).length;
+    const unmatched = labels.handedIn ? [...labels.handedIn.keys()].filter((id) => !seen.has(id)).length : 0;
     const both = pairs.filter((p) => p.judge_passed !== null).length;
     if (both === 0)
       throw new DomainError(
@@ -286,7 +291,7 @@ export class JudgeValidityService {
       field: options.source?.field ?? null,
       repetition: 'first',
       unlabelled_rows: unlabelled,
-      unmatched_labels: options.source?.kind === 'field' ? 0 : unmatched,
+      unmatched_labels: unmatched,
       ...(options.source?.kind === 'review_queue'
         ? { queue_id: options.source.queue_id, rubric_version: options.source.rubric_version }
         : {}),
