@@ -432,6 +432,73 @@ export interface NotificationDeliveries {
   workspace_id: string;
 }
 
+export interface OnlineBackfills {
+  created_at: Generated<Timestamp>;
+  created_by: string | null;
+  evaluator_id: string;
+  evaluator_version: number;
+  failure: Json | null;
+  finished_at: Timestamp | null;
+  from_time: Timestamp;
+  id: Generated<string>;
+  job_id: string | null;
+  progress: Json | null;
+  spans_read: Generated<Int8>;
+  started_at: Timestamp | null;
+  state: Generated<string>;
+  targets_sampled: Generated<number>;
+  to_time: Timestamp;
+  workspace_id: string;
+}
+
+export interface OnlineEvaluators {
+  created_at: Generated<Timestamp>;
+  created_by: string | null;
+  cursor_ordinal: Generated<Int8>;
+  dataset_id: string;
+  description: Generated<string>;
+  id: Generated<string>;
+  name: string;
+  spans_read: Generated<Int8>;
+  state: Generated<string>;
+  status: Generated<string>;
+  status_detail: string | null;
+  status_since: Timestamp | null;
+  targets_sampled: Generated<Int8>;
+  targets_seen: Generated<Int8>;
+  updated_at: Generated<Timestamp>;
+  version: Generated<number>;
+  workspace_id: string;
+}
+
+export interface OnlineEvaluatorVersions {
+  created_at: Generated<Timestamp>;
+  created_by: string | null;
+  evaluator_id: string;
+  spec: Json;
+  version: number;
+}
+
+export interface OnlineTargets {
+  attempts: Generated<number>;
+  backfill_id: string | null;
+  complete: Generated<boolean>;
+  created_at: Generated<Timestamp>;
+  evaluator_id: string;
+  evaluator_version: number;
+  finished_at: Timestamp | null;
+  lease_until: Timestamp | null;
+  level: string;
+  origin: string;
+  ready_at: Generated<Timestamp>;
+  reason: string | null;
+  session_id: string | null;
+  span_id: string | null;
+  state: Generated<string>;
+  target_key: string;
+  trace_id: string | null;
+}
+
 export interface PasswordResetTokens {
   created_at: Generated<Timestamp>;
   created_by: string | null;
@@ -989,6 +1056,32 @@ export interface TraceRetention {
   workspace_id: string;
 }
 
+export interface TraceScores {
+  cost_usd: number | null;
+  dataset_id: string;
+  detail: Json | null;
+  error: string | null;
+  evaluator_id: string;
+  evaluator_name: string;
+  evaluator_version: number;
+  id: Generated<string>;
+  label: string | null;
+  level: string;
+  metric: string;
+  model: string | null;
+  observed_at: Timestamp;
+  passed: boolean | null;
+  reason: string | null;
+  score: number | null;
+  scored_at: Generated<Timestamp>;
+  service_name: string | null;
+  session_id: string | null;
+  span_id: string | null;
+  target_key: string;
+  trace_id: string | null;
+  workspace_id: string;
+}
+
 export interface TraceTags {
   created_at: Generated<Timestamp>;
   created_by: string | null;
@@ -1109,6 +1202,10 @@ export interface DB {
   metric_configs: MetricConfigs;
   notification_configs: NotificationConfigs;
   notification_deliveries: NotificationDeliveries;
+  online_backfills: OnlineBackfills;
+  online_evaluator_versions: OnlineEvaluatorVersions;
+  online_evaluators: OnlineEvaluators;
+  online_targets: OnlineTargets;
   password_reset_tokens: PasswordResetTokens;
   projects: Projects;
   registry_ops: RegistryOps;
@@ -1146,6 +1243,7 @@ export interface DB {
   trace_ingest_runs: TraceIngestRuns;
   trace_live_streams: TraceLiveStreams;
   trace_retention: TraceRetention;
+  trace_scores: TraceScores;
   trace_tags: TraceTags;
   trace_uploads: TraceUploads;
   users: Users;

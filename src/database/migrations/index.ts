@@ -30,6 +30,8 @@ import { Review1766600000000 } from './1766600000000-review.js';
 import { TraceFeedback1766700000000 } from './1766700000000-trace-feedback.js';
 import { JudgeValidations1766800000000 } from './1766800000000-judge-validations.js';
 import { ReviewJudgeRuns1766900000000 } from './1766900000000-review-judge-runs.js';
+import { TraceScores1767000000000 } from './1767000000000-trace-scores.js';
+import { OnlineEvaluation1767100000000 } from './1767100000000-online-evaluation.js';
 
 /** Every migration, in order. Families append theirs; the same list runs on PostgreSQL and PGlite. */
 export const migrations = [
@@ -65,4 +67,6 @@ export const migrations = [
   TraceFeedback1766700000000,
   JudgeValidations1766800000000,
   ReviewJudgeRuns1766900000000,
+  TraceScores1767000000000,
+  OnlineEvaluation1767100000000,
 ];

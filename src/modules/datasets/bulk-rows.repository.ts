@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { sql, type Selectable, type SqlBool } from 'kysely';
+import { sql, type Expression, type Selectable, type SqlBool } from 'kysely';
 import { BulkWriter, type BulkValue } from '#libs/database/bulk-writer.js';
+import { DummyValue, GenerateSql } from '#libs/database/generate-sql.js';
 import type { DatasetVersions } from '#libs/database/schema.js';
 import { Db } from '#libs/database/unit-of-work.js';
 import type { RowSource } from './dataset-writes.types.js';
@@ -254,5 +255,56 @@ export class BulkRowsRepository {
         .where(value, '=', sql<string>`ANY(${values}::text[])`),
     );
     return new Set(rows.map((r) => r.v));
+  }
+  /**
+   * Rows the dataset shows now (recorded in a version, not removed since) past ordinal `after`, in
+   * row order, at most `limit`, each with whether `where` (over alias `r`) holds for it. While a
+   * landing holds the dataset's next version number (`writing_version`) nothing is answered: rows
+   * of that landing become visible, below the ordinals written after it, only when it finishes.
+   */
+  @GenerateSql({ params: [DummyValue.UUID, -1, 5000] })
+  async landedAfter(
+    datasetId: string,
+    after: number,
+    limit: number,
+    where?: Expression<SqlBool>,
+  ): Promise<Array<{ ordinal: number; data: Record<string, unknown>; matched: boolean }>> {
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('dataset_rows as r')
+        .innerJoin('datasets as d', 'd.id', 'r.dataset_id')
+        .select((eb) => [
+          eb.cast<number>('r.ordinal', 'float8').as('ordinal'),
+          'r.data',
+          sql<boolean>`${where ?? sql<SqlBool>`true`}`.as('matched'),
+        ])
+        .where('r.dataset_id', '=', datasetId)
+        .where('d.writing_version', 'is', null)
+        .where('r.ordinal', '>', sql<string>`${after}::bigint`)
+        .where('r.removed_in', 'is', null)
+        .where((eb) => eb('r.added_in', '<=', eb.ref('d.latest_version')))
+        .orderBy('r.ordinal')
+        .limit(limit),
+    );
+    return rows.map((r) => ({ ordinal: r.ordinal, data: r.data as Record<string, unknown>, matched: r.matched === true }));
+  }
+
+  /** The rows the dataset shows now whose value under `key` is one of `values`, by that value then row order. */
+  async currentWithValues(datasetId: string, key: string, values: string[]): Promise<Array<Record<string, unknown>>> {
+    if (!values.length) return [];
+    const value = sql<string>`r.data ->> ${keyLiteral(key)}`;
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('dataset_rows as r')
+        .innerJoin('datasets as d', 'd.id', 'r.dataset_id')
+        .select('r.data')
+        .where('r.dataset_id', '=', datasetId)
+        .where('r.removed_in', 'is', null)
+        .where((eb) => eb('r.added_in', '<=', eb.ref('d.latest_version')))
+        .where(value, '=', sql<string>`ANY(${values}::text[])`)
+        .orderBy(value)
+        .orderBy('r.ordinal'),
+    );
+    return rows.map((r) => r.data as Record<string, unknown>);
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Filter } from '#libs/database/query-language.js';
 import { BulkRowsRepository } from './bulk-rows.repository.js';
 
 /** Rows a page of KeyedRowsService.byKey holds at most, unless told. */
@@ -38,5 +39,24 @@ export class KeyedRowsService {
   /** Which of `values` the version's rows hold under `key`. */
   presentValues(datasetId: string, number: number, key: string, values: string[]): Promise<Set<string>> {
     return this.rows.presentValues(datasetId, number, key, values);
+  }
+
+  /**
+   * The rows the dataset shows now past ordinal `after` (row order, at most `limit`), each with
+   * whether the compiled filter holds for it: how a reader follows what lands, keeping the last
+   * ordinal it read. Nothing while a landing is writing the next version.
+   */
+  landedAfter(
+    datasetId: string,
+    after: number,
+    limit: number,
+    filter?: Filter,
+  ): Promise<Array<{ ordinal: number; data: Record<string, unknown>; matched: boolean }>> {
+    return this.rows.landedAfter(datasetId, after, limit, filter);
+  }
+
+  /** The data of the rows the dataset shows now whose value under `key` is one of `values`, by value then row order. */
+  currentWithValues(datasetId: string, key: string, values: string[]): Promise<Array<Record<string, unknown>>> {
+    return this.rows.currentWithValues(datasetId, key, values);
   }
 }

@@ -8,6 +8,8 @@ import { DatasetWritesService } from '../datasets/dataset-writes.service.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
 import type { DatasetEntity, DatasetKind } from '../datasets/entities/dataset.entity.js';
 import { KeyedRowsService } from '../datasets/keyed-rows.service.js';
+import { QueryService } from '../datasets/rows/query.service.js';
+import type { Filter } from '#libs/database/query-language.js';
 import { TraceErrors } from './traces.errors.js';
 
 /** The columns of a trace dataset version, in this order (attributes last). */
@@ -41,6 +43,7 @@ export class TraceDatasets {
     private readonly datasets: DatasetWritesService,
     private readonly datasetsService: DatasetsService,
     private readonly keyed: KeyedRowsService,
+    private readonly query: QueryService,
   ) {}
 
   /**
@@ -104,5 +107,32 @@ export class TraceDatasets {
   /** Which of these trace ids the version holds. */
   knownTraces(datasetId: string, number: number, traceIds: string[]): Promise<Set<string>> {
     return this.keyed.presentValues(datasetId, number, TRACE_KEY, traceIds);
+  }
+
+  // What lands, as it lands
+
+  /** A filter of the query language over spans, compiled (400 invalid_filter pointing under `root`). */
+  spanFilter(filter: unknown, root: string): Filter {
+    return this.query.compileWith(this.query.columnsContext(SPAN_COLUMNS), filter, root);
+  }
+
+  /**
+   * Spans the dataset shows now past ordinal `after`, in landing order (at most `limit`), each with
+   * whether `filter` holds: how online evaluation follows a dataset without touching its landing.
+   */
+  spansLandedAfter(
+    datasetId: string,
+    after: number,
+    limit: number,
+    filter?: Filter,
+  ): Promise<Array<{ ordinal: number; span: Record<string, unknown>; matched: boolean }>> {
+    return this.keyed
+      .landedAfter(datasetId, after, limit, filter)
+      .then((rows) => rows.map((r) => ({ ordinal: r.ordinal, span: r.data, matched: r.matched })));
+  }
+
+  /** The spans the dataset shows now of these traces (or sessions, by `session_id`), grouped by the key, in row order. */
+  currentSpans(datasetId: string, key: 'trace_id' | 'session_id', values: string[]): Promise<Array<Record<string, unknown>>> {
+    return this.keyed.currentWithValues(datasetId, key, values);
   }
 }

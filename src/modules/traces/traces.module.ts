@@ -18,6 +18,8 @@ import { RetentionController } from './retention.controller.js';
 import { RetentionRepository } from './retention.repository.js';
 import { TraceRetentionService } from './retention.service.js';
 import { TraceDataController } from './trace-data.controller.js';
+import { TraceScoresRepository } from './scores/scores.repository.js';
+import { TraceScoresService } from './scores/scores.service.js';
 import { TraceEnricher } from './trace-enrichment.job.js';
 import { TraceDatasets } from './trace-datasets.service.js';
 import { TraceLanding } from './trace-landing.job.js';
@@ -56,8 +58,10 @@ import './traces.errors.js';
     FileUploadInterceptor,
     FeedbackRepository,
     TraceFeedbackService,
+    TraceScoresRepository,
+    TraceScoresService,
   ],
-  exports: [TraceFeedbackService, TraceVersionsService],
+  exports: [TraceFeedbackService, TraceVersionsService, TraceScoresService, TraceDatasets],
 })
 export class TracesModule implements OnModuleInit {
   constructor(private readonly registry: WorkspaceResourceRegistry) {}

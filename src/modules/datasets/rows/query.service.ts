@@ -34,6 +34,11 @@ export class QueryService {
     return versionRowsContext(version.columns.map((c) => c.name));
   }
 
+  /** A context for the filter compiler over rows with these columns (alias `r`), for a family reading rows of its own kind. */
+  columnsContext(columns: Iterable<string>): FilterContext {
+    return versionRowsContext(columns);
+  }
+
   /**
    * Compiles a filter and a sort onto a context another family built (run results), with errors
    * as 400 invalid_filter pointing into the body: the filter (none when absent) and the sort keys.
