@@ -19,6 +19,7 @@ import { OpsModule } from './modules/ops/ops.module.js';
 import { ProjectsModule } from './modules/projects/projects.module.js';
 import { TemplatesModule } from './modules/projects/templates.module.js';
 import { ReportsModule } from './modules/reports/reports.module.js';
+import { OnlineModule } from './modules/online/online.module.js';
 import { ReviewModule } from './modules/review/review.module.js';
 import { RunsModule } from './modules/runs/runs.module.js';
 import { SdgModule } from './modules/sdg/sdg.module.js';
@@ -52,6 +53,7 @@ export const FAMILY_MODULES = [
   ProjectsModule,
   ReportsModule,
   ReviewModule,
+  OnlineModule,
   SdkModule,
 ];
 

@@ -1,0 +1,23 @@
+import { Module, OnModuleInit } from '@nestjs/common';
+import { WorkspaceResourceRegistry } from '#libs/auth/workspace-resource.registry.js';
+import { CataloguesModule } from '../catalogues/catalogues.module.js';
+import { DatasetsModule } from '../datasets/datasets.module.js';
+import { RunsModule } from '../runs/runs.module.js';
+import { SecretsModule } from '../secrets/secrets.module.js';
+import { TracesModule } from '../traces/traces.module.js';
+import './online.errors.js';
+
+/** Online evaluation of production traces: evaluators, continuous scoring and backfills, alerts on drops. */
+@Module({
+  imports: [CataloguesModule, DatasetsModule, RunsModule, SecretsModule, TracesModule],
+  controllers: [],
+  providers: [],
+})
+export class OnlineModule implements OnModuleInit {
+  constructor(private readonly registry: WorkspaceResourceRegistry) {}
+
+  onModuleInit(): void {
+    this.registry.registerTable('online_evaluator', 'online_evaluators');
+    this.registry.registerTable('online_backfill', 'online_backfills');
+  }
+}
