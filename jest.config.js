@@ -81,6 +81,8 @@ const ALSO_EMBEDDED = [
   'test/e2e/runs/judge-validity',
   // Review leases: one connection serialises them; the parallel items:next run there too.
   'test/e2e/review/',
+  // Online evaluation: follow jobs, claims under SKIP LOCKED and scores on the one embedded connection.
+  'test/e2e/online/',
 ];
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -339,6 +339,14 @@ export class Environment {
   @Max(600_000)
   JOB_RETRY_DELAY_MS: number = 5000;
 
+  /** How long targets of an online evaluator wait before a judge that could not be reached is tried again. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(3_600_000)
+  ONLINE_JUDGE_RETRY_MS: number = 30_000;
+
   /** How often an idle in-process worker looks for due jobs (enqueues in the same process wake it at once). */
   @IsOptional()
   @Transform(toInt)

@@ -457,6 +457,9 @@ export interface OnlineEvaluators {
   cursor_ordinal: Generated<Int8>;
   dataset_id: string;
   description: Generated<string>;
+  follow_again: Generated<boolean>;
+  follow_job_id: string | null;
+  follow_run_after: Timestamp | null;
   id: Generated<string>;
   name: string;
   spans_read: Generated<Int8>;
@@ -465,7 +468,7 @@ export interface OnlineEvaluators {
   status_detail: string | null;
   status_since: Timestamp | null;
   targets_sampled: Generated<Int8>;
-  targets_seen: Generated<Int8>;
+  traces_seen: Generated<Int8>;
   updated_at: Generated<Timestamp>;
   version: Generated<number>;
   workspace_id: string;

@@ -261,6 +261,7 @@ export class BulkRowsRepository {
    * row order, at most `limit`, each with whether `where` (over alias `r`) holds for it. While a
    * landing holds the dataset's next version number (`writing_version`) nothing is answered: rows
    * of that landing become visible, below the ordinals written after it, only when it finishes.
+   * With `onlyMatching`, only the rows `where` holds for.
    */
   @GenerateSql({ params: [DummyValue.UUID, -1, 5000] })
   async landedAfter(
@@ -268,6 +269,7 @@ export class BulkRowsRepository {
     after: number,
     limit: number,
     where?: Expression<SqlBool>,
+    onlyMatching = false,
   ): Promise<Array<{ ordinal: number; data: Record<string, unknown>; matched: boolean }>> {
     const rows = await this.db.typed((q) =>
       q
@@ -283,10 +285,15 @@ export class BulkRowsRepository {
         .where('r.ordinal', '>', sql<string>`${after}::bigint`)
         .where('r.removed_in', 'is', null)
         .where((eb) => eb('r.added_in', '<=', eb.ref('d.latest_version')))
+        .$if(onlyMatching && where !== undefined, (s) => s.where(where!))
         .orderBy('r.ordinal')
         .limit(limit),
     );
-    return rows.map((r) => ({ ordinal: r.ordinal, data: r.data as Record<string, unknown>, matched: r.matched === true }));
+    return rows.map((r) => ({
+      ordinal: r.ordinal,
+      data: r.data as Record<string, unknown>,
+      matched: r.matched === true,
+    }));
   }
 
   /** The rows the dataset shows now whose value under `key` is one of `values`, by that value then row order. */

@@ -44,15 +44,17 @@ export class KeyedRowsService {
   /**
    * The rows the dataset shows now past ordinal `after` (row order, at most `limit`), each with
    * whether the compiled filter holds for it: how a reader follows what lands, keeping the last
-   * ordinal it read. Nothing while a landing is writing the next version.
+   * ordinal it read (with `onlyMatching`: only the rows the filter holds for). Nothing while a
+   * landing is writing the next version.
    */
   landedAfter(
     datasetId: string,
     after: number,
     limit: number,
     filter?: Filter,
+    onlyMatching = false,
   ): Promise<Array<{ ordinal: number; data: Record<string, unknown>; matched: boolean }>> {
-    return this.rows.landedAfter(datasetId, after, limit, filter);
+    return this.rows.landedAfter(datasetId, after, limit, filter, onlyMatching);
   }
 
   /** The data of the rows the dataset shows now whose value under `key` is one of `values`, by value then row order. */

@@ -4,14 +4,21 @@ import { CataloguesModule } from '../catalogues/catalogues.module.js';
 import { DatasetsModule } from '../datasets/datasets.module.js';
 import { RunsModule } from '../runs/runs.module.js';
 import { SecretsModule } from '../secrets/secrets.module.js';
+import { ReviewModule } from '../review/review.module.js';
 import { TracesModule } from '../traces/traces.module.js';
+import { OnlineBackfill } from './online-backfill.job.js';
+import { OnlineEvaluatorsService } from './online-evaluators.service.js';
+import { OnlineFollow } from './online-follow.job.js';
+import { OnlineScoring } from './online-scoring.service.js';
+import { OnlineController } from './online.controller.js';
+import { OnlineRepository } from './online.repository.js';
 import './online.errors.js';
 
 /** Online evaluation of production traces: evaluators, continuous scoring and backfills, alerts on drops. */
 @Module({
-  imports: [CataloguesModule, DatasetsModule, RunsModule, SecretsModule, TracesModule],
-  controllers: [],
-  providers: [],
+  imports: [CataloguesModule, DatasetsModule, ReviewModule, RunsModule, SecretsModule, TracesModule],
+  controllers: [OnlineController],
+  providers: [OnlineRepository, OnlineScoring, OnlineFollow, OnlineBackfill, OnlineEvaluatorsService],
 })
 export class OnlineModule implements OnModuleInit {
   constructor(private readonly registry: WorkspaceResourceRegistry) {}

@@ -86,6 +86,36 @@ export class ReviewItemsService {
     });
   }
 
+  /**
+   * For families that route traces into a queue (online evaluation): the kind of the workspace's
+   * open queue when it is a `traces` or `sessions` queue over a version of `datasetId`, else null.
+   */
+  async traceQueueKind(workspaceId: string, queueId: string, datasetId: string): Promise<'traces' | 'sessions' | null> {
+    const queue = await this.review.findQueue(workspaceId, queueId);
+    if (!queue || queue.state !== 'open' || (queue.source_kind !== 'traces' && queue.source_kind !== 'sessions'))
+      return null;
+    const version = await this.versions.findById(workspaceId, queue.source_id);
+    return version?.datasetId === datasetId ? queue.source_kind : null;
+  }
+
+  /**
+   * Adds traces (or sessions) as items of the queue, each with its spans as context, inside the
+   * caller's unit of work; those the queue holds already are left. Answers how many were added
+   * (none when the queue is gone or closed).
+   */
+  async addFromSpans(workspaceId: string, queueId: string, groups: Map<string, Row[]>): Promise<number> {
+    const queue = await this.review.findQueue(workspaceId, queueId, true);
+    if (!queue || queue.state !== 'open' || !groups.size) return 0;
+    const key = queue.source_kind === 'sessions' ? 'session_id' : 'trace_id';
+    const present = await this.review.presentRefs(queue.id, [...groups.keys()]);
+    const fresh = [...groups].filter(([ref]) => !present.has(ref));
+    return this.review.insertItems(
+      workspaceId,
+      queue.id,
+      fresh.map(([ref, spans]) => ({ ref, context: traceContext(key, spans) })),
+    );
+  }
+
   /** The items the request selects, with their context, and the ids named that the source lacks. */
   private async select(
     access: WorkspaceAccess,

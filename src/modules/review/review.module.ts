@@ -34,7 +34,7 @@ import { ReviewRepository } from './review.repository.js';
     ReviewJudgingService,
     ReviewJudge,
   ],
-  exports: [ReviewLabelsService],
+  exports: [ReviewLabelsService, ReviewItemsService],
 })
 export class ReviewModule implements OnModuleInit {
   constructor(private readonly registry: WorkspaceResourceRegistry) {}

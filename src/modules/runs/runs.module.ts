@@ -58,7 +58,7 @@ import { JudgeValidityService } from './validity/judge-validity.service.js';
     UrlSigner,
     JudgeValidityService,
   ],
-  exports: [RunReadService, JudgeValidityService],
+  exports: [RunReadService, JudgeValidityService, RunPlanner],
 })
 export class RunsModule implements OnModuleInit {
   constructor(private readonly registry: WorkspaceResourceRegistry) {}

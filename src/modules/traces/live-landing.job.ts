@@ -7,6 +7,7 @@ import type { JobContext, JobOf } from '#libs/queue/job.types.js';
 import { DatasetWritesService } from '../datasets/dataset-writes.service.js';
 import type { DatasetEntity } from '../datasets/entities/dataset.entity.js';
 import type { DatasetVersionEntity } from '../datasets/entities/dataset-version.entity.js';
+import { LandingListeners } from './landing-listeners.js';
 import { TRACE_LIVE_LAND_JOB, TRACE_LIVE_SEAL_JOB, TRACE_LIVE_SEALED_JOB } from './traces.jobs.js';
 import { LiveRepository, type LiveStreamRow } from './live.repository.js';
 import { SPAN_COLUMNS, TRACE_MAPPING } from './trace-datasets.service.js';
@@ -36,6 +37,7 @@ export class LiveLanding {
     private readonly landing: TraceLanding,
     private readonly queue: JobQueue,
     private readonly transactions: TransactionRunner,
+    private readonly listeners: LandingListeners,
   ) {}
 
   @JobHandler(TRACE_LIVE_LAND_JOB, { maxAttempts: 5 })
@@ -145,6 +147,7 @@ export class LiveLanding {
     if (version) await this.live.claimDrops(stream.ingest_run_id, version.id);
     await this.live.noteLanded(dataset.id, taken);
     await this.live.addRunCounts(stream.ingest_run_id, { landed, deduplicated: taken - landed }, version?.id);
+    if (landed) await this.listeners.landed(dataset.workspaceId, dataset.id);
     return { taken, landed };
   }
 

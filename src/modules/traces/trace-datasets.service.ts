@@ -118,21 +118,27 @@ export class TraceDatasets {
 
   /**
    * Spans the dataset shows now past ordinal `after`, in landing order (at most `limit`), each with
-   * whether `filter` holds: how online evaluation follows a dataset without touching its landing.
+   * whether `filter` holds (with `onlyMatching`, only those it holds for): how online evaluation
+   * follows a dataset without touching its landing.
    */
   spansLandedAfter(
     datasetId: string,
     after: number,
     limit: number,
     filter?: Filter,
+    onlyMatching = false,
   ): Promise<Array<{ ordinal: number; span: Record<string, unknown>; matched: boolean }>> {
     return this.keyed
-      .landedAfter(datasetId, after, limit, filter)
+      .landedAfter(datasetId, after, limit, filter, onlyMatching)
       .then((rows) => rows.map((r) => ({ ordinal: r.ordinal, span: r.data, matched: r.matched })));
   }
 
   /** The spans the dataset shows now of these traces (or sessions, by `session_id`), grouped by the key, in row order. */
-  currentSpans(datasetId: string, key: 'trace_id' | 'session_id', values: string[]): Promise<Array<Record<string, unknown>>> {
+  currentSpans(
+    datasetId: string,
+    key: 'trace_id' | 'session_id',
+    values: string[],
+  ): Promise<Array<Record<string, unknown>>> {
     return this.keyed.currentWithValues(datasetId, key, values);
   }
 }

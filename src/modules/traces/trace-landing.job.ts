@@ -20,6 +20,7 @@ import { SecretsService } from '../secrets/secrets.service.js';
 import { pullConnection } from './connection-sources.js';
 import { TRACE_ENRICH_JOB, TRACE_LAND_JOB } from './traces.jobs.js';
 import { jsonbStoredText, jsonbText } from '#libs/database/jsonb-text.js';
+import { LandingListeners } from './landing-listeners.js';
 import { TRACE_INGEST_RUNS, TracesRepository, type IngestRunRow } from './traces.repository.js';
 import { SPAN_COLUMNS, spanRowId, TRACE_MAPPING, TraceDatasets } from './trace-datasets.service.js';
 
@@ -91,6 +92,7 @@ export class TraceLanding {
     private readonly transactions: TransactionRunner,
     private readonly traceDatasets: TraceDatasets,
     private readonly tracked: TrackedRecords,
+    private readonly listeners: LandingListeners,
   ) {}
 
   /** The queue marks the run running and ends it failed or cancelled when the job ends so (`tracks`). */
@@ -336,6 +338,7 @@ export class TraceLanding {
         await this.traces.setDropsVersion(run.id, version.id);
         versionId = version.id;
         await this.queueEnrichment(run.workspace_id, dataset.id, version.id, run.created_by);
+        await this.listeners.landed(run.workspace_id, dataset.id);
       } else await this.datasets.release(reservation);
       await this.traces.updateRun(run.id, {
         dataset_id: dataset.id,

@@ -7,6 +7,7 @@ import { SecretsModule } from '../secrets/secrets.module.js';
 import { FeedbackController } from './feedback/feedback.controller.js';
 import { FeedbackRepository } from './feedback/feedback.repository.js';
 import { TraceFeedbackService } from './feedback/feedback.service.js';
+import { LandingListeners } from './landing-listeners.js';
 import { LiveIngestService } from './live-ingest.service.js';
 import { LiveLanding } from './live-landing.job.js';
 import { LiveStreamsController } from './live-streams.controller.js';
@@ -60,8 +61,9 @@ import './traces.errors.js';
     TraceFeedbackService,
     TraceScoresRepository,
     TraceScoresService,
+    LandingListeners,
   ],
-  exports: [TraceFeedbackService, TraceVersionsService, TraceScoresService, TraceDatasets],
+  exports: [TraceFeedbackService, TraceVersionsService, TraceScoresService, TraceDatasets, LandingListeners],
 })
 export class TracesModule implements OnModuleInit {
   constructor(private readonly registry: WorkspaceResourceRegistry) {}

@@ -247,6 +247,32 @@ export class RowsService {
     return { dataset_id: datasetId, version, ...result.changes, row_count: version.row_count };
   }
 
+  /**
+   * Rows another family routes into a test-case dataset (online evaluation's failing traces),
+   * staged as inserts for a member to commit, inside the caller's unit of work. Idempotent: a row
+   * id the dataset shows or has staged already is left as it is. Answers how many were staged;
+   * none when the dataset is gone or holds traces.
+   */
+  async stageRouted(
+    workspaceId: string,
+    datasetId: string,
+    rows: Array<{ rowId: string; data: Record<string, unknown> }>,
+    stagedBy: { userId: string; email: string },
+  ): Promise<number> {
+    const dataset = await this.datasetsService.findLocked(workspaceId, datasetId);
+    if (!dataset || dataset.kind !== 'rows' || !rows.length) return 0;
+    const ids = rows.map((r) => r.rowId);
+    const existing = await this.rows.existing(datasetId, dataset.latestVersion, ids);
+    const staged = await this.rows.stagedFor(datasetId, ids);
+    const fresh = rows.filter((r) => !existing.has(r.rowId) && !staged.has(r.rowId));
+    if (!fresh.length) return 0;
+    await this.rows.stageMany(
+      datasetId,
+      fresh.map((r) => this.edit(r.rowId, 'insert', this.normalize(r.data, r.rowId).data, dataset, stagedBy)),
+    );
+    return fresh.length;
+  }
+
   private normalize(row: Record<string, unknown>, where: string) {
     try {
       return normalizeRow(row, where);
@@ -265,7 +291,7 @@ export class RowsService {
     op: StagedEdit['op'],
     data: Record<string, unknown> | null,
     dataset: DatasetEntity,
-    caller: Principal,
+    caller: Pick<Principal, 'userId' | 'email'>,
   ) {
     return {
       row_id: rowId,

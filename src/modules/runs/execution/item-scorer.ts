@@ -20,6 +20,17 @@ export interface ScoredItem {
   passed: boolean | null;
   /** Judged metrics that returned no verdict, for the run's events. */
   judgeErrors: Array<{ metric: string; judge: string; code: string; message: string }>;
+  /** Every judge call the item took, with the tokens the judge reported: what its cost is priced from. */
+  judgeCalls: JudgeCall[];
+}
+
+export interface JudgeCall {
+  metric: string;
+  judge_id: string;
+  model: string;
+  ok: boolean;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
 }
 
 type ScorableItem = Pick<RunItemRow, 'row_id' | 'data' | 'output' | 'latency_ms' | 'usage' | 'cost_usd'>;
@@ -62,6 +73,7 @@ export class ItemScorer {
       context: text(this.mapped(item, 'context')),
     };
     const judgeErrors: ScoredItem['judgeErrors'] = [];
+    const judgeCalls: JudgeCall[] = [];
     const entries = await Promise.all(
       this.metrics.map(async (metric): Promise<[string, MetricScore]> => {
         if (metric.kind === 'deterministic') {
@@ -90,12 +102,13 @@ export class ItemScorer {
         }
         if (item.output === null)
           return [metric.name, { score: null, passed: null, error: 'the SUT gave no output to score' }];
-        if (metric.kind === 'judged') return [metric.name, await this.judged(metric, item, fields, judgeErrors)];
+        if (metric.kind === 'judged')
+          return [metric.name, await this.judged(metric, item, fields, judgeErrors, judgeCalls)];
         return [metric.name, await this.custom(metric, item, fields)];
       }),
     );
     const scores = Object.fromEntries(entries);
-    return { scores, passed: rowVerdict(scores, this.metrics, this.rule), judgeErrors };
+    return { scores, passed: rowVerdict(scores, this.metrics, this.rule), judgeErrors, judgeCalls };
   }
 
   private mapped(item: ScorableItem, field: 'input' | 'expected_output' | 'context'): unknown {
@@ -107,6 +120,7 @@ export class ItemScorer {
     item: ScorableItem,
     fields: { input: string | null; expected_output: string | null; context: string | null },
     errors: ScoredItem['judgeErrors'],
+    calls: JudgeCall[],
   ): Promise<MetricScore> {
     const judge = metric.judge!;
     const spec = metric.judged!;
@@ -120,6 +134,14 @@ export class ItemScorer {
         { signal: this.signal },
       ),
     );
+    calls.push({
+      metric: metric.name,
+      judge_id: judge.id,
+      model: judge.connection.model,
+      ok: result.call.ok,
+      prompt_tokens: result.call.usage.prompt_tokens,
+      completion_tokens: result.call.usage.completion_tokens,
+    });
     if (!result.verdict) {
       const error = result.error ?? { code: 'no_verdict', message: 'the judge gave no verdict' };
       errors.push({ metric: metric.name, judge: judge.name, ...error });

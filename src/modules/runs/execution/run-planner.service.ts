@@ -74,6 +74,51 @@ export class RunPlanner {
         'Name an eval_config_id or at least one metric to score the run with',
       );
     const judgeId = inputs.judgeId ?? evalConfig?.defaultJudgeId ?? null;
+    const metrics = await this.metricsOf(workspaceId, refs, evalConfig, judgeId);
+    return {
+      dataset: {
+        id: source.datasetId,
+        name: source.datasetName,
+        version_id: source.versionId,
+        version_number: source.versionNumber,
+        partition_id: source.partitionId,
+      },
+      mapping: source.mapping,
+      sut: { id: sut.id, name: sut.name },
+      connection: { id: connection.id, name: connection.name, spec: connectionSpec(connection) },
+      adapter: { revision: adapter?.revision ?? 0, spec: adapter?.spec ?? defaultAdapter(connection.kind) },
+      eval_config: evalConfig ? { id: evalConfig.id, name: evalConfig.name } : null,
+      metrics,
+      pass_rule: evalConfig?.passRule ?? DEFAULT_PASS_RULE,
+    };
+  }
+
+  /**
+   * Metrics named without an eval config (names of metric configs or built-ins, each with an
+   * optional threshold) resolved as a run resolves them, with their judge or custom op: what an
+   * online evaluator scores with. Errors are 400 `run_input_invalid` naming `metrics.<i>`.
+   */
+  async metrics(
+    workspaceId: string,
+    named: Array<{ name: string; threshold?: number | null }>,
+    judgeId: string | null,
+  ): Promise<RunMetric[]> {
+    const refs: EvalMetricRef[] = named.map((m) => ({
+      config_name: m.name,
+      config_version: null,
+      threshold: m.threshold ?? null,
+      min_pass_rate: null,
+      gating: true,
+    }));
+    return this.metricsOf(workspaceId, refs, null, judgeId);
+  }
+
+  private async metricsOf(
+    workspaceId: string,
+    refs: EvalMetricRef[],
+    evalConfig: EvalConfigEntity | null,
+    judgeId: string | null,
+  ): Promise<RunMetric[]> {
     const resolution = await this.defaults.inputs(workspaceId, evalConfig);
     const metrics: RunMetric[] = [];
     for (const [i, ref] of refs.entries()) {
@@ -103,22 +148,7 @@ export class RunPlanner {
       await this.attachScorer(workspaceId, metric, config, judgeId, field);
       metrics.push(metric);
     }
-    return {
-      dataset: {
-        id: source.datasetId,
-        name: source.datasetName,
-        version_id: source.versionId,
-        version_number: source.versionNumber,
-        partition_id: source.partitionId,
-      },
-      mapping: source.mapping,
-      sut: { id: sut.id, name: sut.name },
-      connection: { id: connection.id, name: connection.name, spec: connectionSpec(connection) },
-      adapter: { revision: adapter?.revision ?? 0, spec: adapter?.spec ?? defaultAdapter(connection.kind) },
-      eval_config: evalConfig ? { id: evalConfig.id, name: evalConfig.name } : null,
-      metrics,
-      pass_rule: evalConfig?.passRule ?? DEFAULT_PASS_RULE,
-    };
+    return metrics;
   }
 
   /** A judged metric's rubric and judge, or a custom metric's op, checked and copied into the snapshot. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import { DummyValue, GenerateSql } from '#libs/database/generate-sql.js';
 import type { TraceScores } from '#libs/database/schema.js';
 import { Db } from '#libs/database/unit-of-work.js';
@@ -103,6 +103,18 @@ export class TraceScoresRepository {
         .orderBy('observed_at', 'desc')
         .limit(limit),
     );
+  }
+
+  /** The judge cost the evaluator's scores recorded since `since` (USD). */
+  async costSince(evaluatorId: string, since: Date): Promise<number> {
+    const [row] = await this.db.typed((q) =>
+      q
+        .selectFrom('trace_scores')
+        .select((eb) => eb.fn.coalesce(eb.fn.sum<string | number>('cost_usd'), sql<number>`0`).as('cost'))
+        .where('evaluator_id', '=', evaluatorId)
+        .where('scored_at', '>=', since),
+    );
+    return Number(row.cost);
   }
 
   /** Every score of the traces named, in one dataset, by trace, evaluator, metric. */

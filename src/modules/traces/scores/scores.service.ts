@@ -54,6 +54,11 @@ export class TraceScoresService {
     return this.scores.lowest(window, limit);
   }
 
+  /** The judge cost (USD) an evaluator's scores recorded since `since`: what a daily budget counts. */
+  costSince(evaluatorId: string, since: Date): Promise<number> {
+    return this.scores.costSince(evaluatorId, since);
+  }
+
   forTraces(workspaceId: string, datasetId: string, traceIds: string[]): Promise<TraceScoreRow[]> {
     return this.scores.forTraces(workspaceId, datasetId, traceIds);
   }
