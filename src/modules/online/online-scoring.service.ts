@@ -392,6 +392,7 @@ export class OnlineScoring {
     } catch (err) {
       throw new Error(
         `online evaluator ${evaluator.name}: a secret its metrics need cannot be read (${(err as Error).message}); set it again`,
+        { cause: err },
       );
     }
   }
