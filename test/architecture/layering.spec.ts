@@ -327,6 +327,8 @@ const TABLES_WITHOUT_ENTITY: Record<string, string> = {
   review_queues: 'review',
   review_rubric_versions: 'review',
   review_slots: 'review',
+  online_alert_events: 'online',
+  online_alert_rules: 'online',
   online_backfills: 'online',
   online_evaluator_versions: 'online',
   online_evaluators: 'online',
