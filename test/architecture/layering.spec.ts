@@ -570,6 +570,7 @@ const WORKSPACE_FREE_CALLERS = [
   'src/modules/runs/results/results.service.ts: findUnscoped',
   // Job handlers resolving their job's record.
   'src/modules/ops/custom-ops.service.ts: findCustomOpForUpdateUnscoped',
+  'src/modules/online/alerts/alert-check.job.ts: findRuleUnscoped',
   'src/modules/review/judging/review-judge.job.ts: findRunUnscoped',
   'src/modules/runs/execution/run-executor.job.ts: findForUpdateUnscoped, findUnscoped',
   'src/modules/sdg/sdg-generator.job.ts: findRunUnscoped',

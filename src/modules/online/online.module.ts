@@ -5,13 +5,22 @@ import { DatasetsModule } from '../datasets/datasets.module.js';
 import { RunsModule } from '../runs/runs.module.js';
 import { SecretsModule } from '../secrets/secrets.module.js';
 import { TracesModule } from '../traces/traces.module.js';
+import { OnlineAlertChecker } from './alerts/alert-check.job.js';
+import { OnlineAlertRulesService } from './alerts/alert-rules.service.js';
+import { OnlineAlertsController } from './alerts/alerts.controller.js';
+import { OnlineAlertsRepository } from './alerts/alerts.repository.js';
 import './online.errors.js';
 
 /** Online evaluation of production traces: evaluators, continuous scoring and backfills, alerts on drops. */
 @Module({
   imports: [CataloguesModule, DatasetsModule, RunsModule, SecretsModule, TracesModule],
-  controllers: [],
-  providers: [],
+  controllers: [OnlineAlertsController],
+  providers: [
+    // Alerts on drops of scores (./alerts): rules, their checks as a chain of jobs, their events.
+    OnlineAlertsRepository,
+    OnlineAlertChecker,
+    OnlineAlertRulesService,
+  ],
 })
 export class OnlineModule implements OnModuleInit {
   constructor(private readonly registry: WorkspaceResourceRegistry) {}
@@ -19,5 +28,6 @@ export class OnlineModule implements OnModuleInit {
   onModuleInit(): void {
     this.registry.registerTable('online_evaluator', 'online_evaluators');
     this.registry.registerTable('online_backfill', 'online_backfills');
+    this.registry.registerTable('online_alert_rule', 'online_alert_rules');
   }
 }
