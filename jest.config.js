@@ -81,6 +81,8 @@ const ALSO_EMBEDDED = [
   'test/e2e/runs/judge-validity',
   // Review leases: one connection serialises them; the parallel items:next run there too.
   'test/e2e/review/',
+  // Alert checks lock their rule, read two windows of scores and queue webhooks in one transaction.
+  'test/e2e/online/alerts',
 ];
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
