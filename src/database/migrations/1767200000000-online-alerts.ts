@@ -52,7 +52,9 @@ export class OnlineAlerts1767200000000 implements MigrationInterface {
         WHEN 'trailing' THEN reference_seconds IS NOT NULL AND reference_from IS NULL AND reference_to IS NULL
         ELSE reference_seconds IS NULL AND reference_from < reference_to END)
     )`);
-    await q.query('CREATE INDEX online_alert_rules_evaluator_idx ON online_alert_rules (evaluator_id, created_at DESC, id)');
+    await q.query(
+      'CREATE INDEX online_alert_rules_evaluator_idx ON online_alert_rules (evaluator_id, created_at DESC, id)',
+    );
     await q.query('CREATE INDEX online_alert_rules_workspace_idx ON online_alert_rules (workspace_id)');
     await q.query(`CREATE TABLE online_alert_events (
       id uuid PRIMARY KEY DEFAULT gen_random_uuid(),

@@ -270,7 +270,7 @@ export interface AlertCheckResponse {
   rule: AlertRuleResponse;
   /**
    * `firing` when this check fired the alert, `resolved` when it resolved it, else null
-   * @example null
+   * @example "firing"
    */
   transition: "firing" | "resolved" | null;
 }

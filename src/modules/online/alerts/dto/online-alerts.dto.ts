@@ -359,7 +359,7 @@ export class AlertCheckResponse {
   @ApiProperty({ type: () => AlertEvaluationResponse })
   evaluation: AlertEvaluationResponse;
   /** `firing` when this check fired the alert, `resolved` when it resolved it, else null */
-  @ApiProperty({ type: 'string', enum: ['firing', 'resolved'], nullable: true, example: null })
+  @ApiProperty({ type: 'string', enum: ['firing', 'resolved'], nullable: true, example: 'firing' })
   transition: string | null;
   /** The rule with its state after the check */
   @ApiProperty({ type: () => AlertRuleResponse })
