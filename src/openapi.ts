@@ -40,6 +40,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   projects: 'Projects grouping datasets, SUTs and runs, with coverage and trends.',
   'test plans': 'Test plans of a project: thresholds and the release rule, with versions.',
   'test packages': 'Recommended test packages for a project.',
+  'online-alerts':
+    "Alert rules on an online evaluator's scores: a recent window's pass rate tested against a reference, with hysteresis, firings and resolutions sent to webhooks (docs/online-alerts.md).",
   reports: 'Reports from runs: sections, narratives, edits and exports (Markdown, HTML, PDF).',
   review:
     'Human review queues: rubrics, items leased to reviewers, blind labels, adjudication, agreement statistics and exports of confirmed labels (docs/review.md).',

@@ -432,6 +432,52 @@ export interface NotificationDeliveries {
   workspace_id: string;
 }
 
+export interface OnlineAlertEvents {
+  created_at: Generated<Timestamp>;
+  deliveries: Generated<number>;
+  evaluator_id: string;
+  evidence: Json;
+  id: Generated<string>;
+  kind: string;
+  rule_id: string;
+  workspace_id: string;
+}
+
+export interface OnlineAlertRules {
+  alpha: number;
+  alpha_resolve: number;
+  breaches: Generated<number>;
+  calms: Generated<number>;
+  check_seconds: number;
+  check_seq: Generated<number>;
+  created_at: Generated<Timestamp>;
+  created_by: string | null;
+  description: Generated<string>;
+  enabled: Generated<boolean>;
+  evaluator_id: string;
+  fire_after: number;
+  fired_at: Timestamp | null;
+  id: Generated<string>;
+  kind: Generated<string>;
+  last_checked_at: Timestamp | null;
+  last_evaluation: Json | null;
+  metric: string;
+  min_drop: number;
+  min_samples: number;
+  name: string;
+  recent_seconds: number;
+  reference_from: Timestamp | null;
+  reference_kind: string;
+  reference_seconds: number | null;
+  reference_to: Timestamp | null;
+  resolve_after: number;
+  resolved_at: Timestamp | null;
+  state_version: Generated<number>;
+  status: Generated<string>;
+  updated_at: Generated<Timestamp>;
+  workspace_id: string;
+}
+
 export interface OnlineBackfills {
   created_at: Generated<Timestamp>;
   created_by: string | null;
@@ -1205,6 +1251,8 @@ export interface DB {
   metric_configs: MetricConfigs;
   notification_configs: NotificationConfigs;
   notification_deliveries: NotificationDeliveries;
+  online_alert_events: OnlineAlertEvents;
+  online_alert_rules: OnlineAlertRules;
   online_backfills: OnlineBackfills;
   online_evaluator_versions: OnlineEvaluatorVersions;
   online_evaluators: OnlineEvaluators;

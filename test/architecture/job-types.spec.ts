@@ -61,7 +61,8 @@ describe('the job map', () => {
       for (const file of readdirSync(join(modules, family), { recursive: true, encoding: 'utf8' })) {
         if (!file.endsWith('.ts') || file.endsWith('.spec.ts')) continue;
         const text = readFileSync(join(modules, family, file), 'utf8');
-        if (file === `${family}.jobs.ts`)
+        // The family's own, and a sub-folder's (src/modules/online/alerts/alerts.jobs.ts).
+        if (file === `${family}.jobs.ts` || /\/[\w-]+\.jobs\.ts$/.test(file))
           for (const [, name, type] of text.matchAll(/export const (\w+_JOB) = '([^']+)';/g)) declared.set(name, type);
         for (const [, argument] of text.matchAll(/@JobHandler\(([^,)]+)/g)) handled.push(argument.trim());
       }

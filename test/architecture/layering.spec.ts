@@ -327,6 +327,8 @@ const TABLES_WITHOUT_ENTITY: Record<string, string> = {
   review_queues: 'review',
   review_rubric_versions: 'review',
   review_slots: 'review',
+  online_alert_events: 'online',
+  online_alert_rules: 'online',
   online_backfills: 'online',
   online_evaluator_versions: 'online',
   online_evaluators: 'online',
@@ -568,6 +570,7 @@ const WORKSPACE_FREE_CALLERS = [
   'src/modules/runs/results/results.service.ts: findUnscoped',
   // Job handlers resolving their job's record.
   'src/modules/ops/custom-ops.service.ts: findCustomOpForUpdateUnscoped',
+  'src/modules/online/alerts/alert-check.job.ts: findRuleUnscoped',
   'src/modules/review/judging/review-judge.job.ts: findRunUnscoped',
   'src/modules/runs/execution/run-executor.job.ts: findForUpdateUnscoped, findUnscoped',
   'src/modules/sdg/sdg-generator.job.ts: findRunUnscoped',

@@ -28,6 +28,7 @@ import type { Actor } from '../factories/factory.js';
 import { startTestApp, type TestApp } from '../utils/test-app.js';
 import { created, offlineRun, settled, type Fixture } from './fixture-kit.js';
 import { JUDGE_VALIDATION_FIXTURES } from './fixtures/judge-validations.js';
+import { ONLINE_ALERT_FIXTURES } from './fixtures/online-alerts.js';
 import { PROJECT_FIXTURES } from './fixtures/projects.js';
 import { REPORT_FIXTURES } from './fixtures/reports.js';
 import { REVIEW_FIXTURES } from './fixtures/review.js';
@@ -453,6 +454,7 @@ export const FIXTURES: Record<string, Fixture> = {
   ...REPORT_FIXTURES,
   ...JUDGE_VALIDATION_FIXTURES,
   ...TRACE_FIXTURES,
+  ...ONLINE_ALERT_FIXTURES,
 };
 
 /**

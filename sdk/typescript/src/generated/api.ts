@@ -264,6 +264,342 @@ export interface AgreementResponse {
   seed: number | null;
 }
 
+export interface AlertCheckResponse {
+  evaluation: AlertEvaluationResponse;
+  /** The rule with its state after the check */
+  rule: AlertRuleResponse;
+  /**
+   * `firing` when this check fired the alert, `resolved` when it resolved it, else null
+   * @example "firing"
+   */
+  transition: "firing" | "resolved" | null;
+}
+
+export interface AlertDifference {
+  interval: IntervalDto;
+  /** @example -0.1 */
+  value: number;
+}
+
+export interface AlertEvaluationResponse {
+  /**
+   * @format date-time
+   * @example "2026-11-29T10:00:00.000Z"
+   */
+  checked_at: string;
+  difference: AlertDifference | null;
+  /**
+   * One-sided: the chance of a recent rate this low if both windows had the same rate
+   * @example 0.00055
+   */
+  p_value: number | null;
+  /**
+   * Why there is no verdict: which window has fewer than min_samples scores
+   * @example null
+   */
+  reason: string | null;
+  recent: AlertWindowEvidence;
+  reference: AlertWindowEvidence;
+  /** The alert after this check */
+  state: AlertStateDto;
+  /**
+   * `fisher_exact` when a cell of the 2x2 table expects fewer than 5, else `two_proportion_z`
+   * @example "two_proportion_z"
+   */
+  test: "fisher_exact" | "two_proportion_z" | null;
+  /**
+   * `breach` (p < alpha and a drop of at least min_drop), `calm` (p >= alpha_resolve), `inconclusive`, or `no_verdict` (too few scores)
+   * @example "breach"
+   */
+  verdict: "breach" | "calm" | "inconclusive" | "no_verdict";
+}
+
+export interface AlertEventResponse {
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
+  created_at: string;
+  /**
+   * Webhook deliveries queued for it (one per notification config subscribed to the event)
+   * @example 1
+   */
+  deliveries: number;
+  evaluation: AlertEvaluationResponse;
+  /**
+   * @format uuid
+   * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4b01"
+   */
+  evaluator_id: string;
+  /** Up to 5 of the recent window's lowest scores (failures first) */
+  examples: AlertExample[];
+  /**
+   * @format uuid
+   * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4b21"
+   */
+  id: string;
+  /** @example "firing" */
+  kind: "firing" | "resolved";
+  /**
+   * @format uuid
+   * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4b11"
+   */
+  rule_id: string;
+}
+
+export interface AlertEventResponsePage {
+  items: AlertEventResponse[];
+  /**
+   * @min 1
+   * @example 1
+   */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   * @example 50
+   */
+  page_size: number;
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
+  total: number;
+}
+
+export interface AlertExample {
+  /**
+   * @format date-time
+   * @example "2026-11-29T09:41:07.000Z"
+   */
+  observed_at: string;
+  /** @example false */
+  passed: boolean | null;
+  /** @example "the answer ignores the question" */
+  reason: string | null;
+  /** @example 0.2 */
+  score: number | null;
+  /** @example null */
+  session_id: string | null;
+  /** @example null */
+  span_id: string | null;
+  /** @example "4bf92f3577b34da6a3ce929d0e0e4736" */
+  trace_id: string | null;
+}
+
+export interface AlertReferenceDto {
+  /**
+   * Start of a fixed reference (inclusive), an ISO 8601 date-time
+   * @format date-time
+   * @example "2026-11-01T00:00:00.000Z"
+   */
+  from?: string;
+  /**
+   * `trailing`: the `seconds` right before the recent window; `fixed`: the baseline window [`from`, `to`)
+   * @example "trailing"
+   */
+  kind: "trailing" | "fixed";
+  /**
+   * Length of a trailing reference, 60 s .. 366 days
+   * @min 60
+   * @max 31622400
+   * @example 86400
+   */
+  seconds?: number;
+  /**
+   * End of a fixed reference (exclusive), an ISO 8601 date-time after `from`
+   * @format date-time
+   * @example "2026-11-08T00:00:00.000Z"
+   */
+  to?: string;
+}
+
+export interface AlertReferenceResponse {
+  /**
+   * @format date-time
+   * @example null
+   */
+  from: string | null;
+  /** @example "trailing" */
+  kind: "trailing" | "fixed";
+  /**
+   * A trailing reference's length
+   * @example 86400
+   */
+  seconds: number | null;
+  /**
+   * @format date-time
+   * @example null
+   */
+  to: string | null;
+}
+
+export interface AlertRuleResponse {
+  /** @example 0.05 */
+  alpha: number;
+  /** @example 0.2 */
+  alpha_resolve: number;
+  /**
+   * Breaches in a row so far (while ok)
+   * @example 0
+   */
+  breaches: number;
+  /**
+   * Calm checks in a row so far (while firing)
+   * @example 0
+   */
+  calms: number;
+  /** @example 300 */
+  check_seconds: number;
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
+  created_at: string;
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
+  created_by: string | null;
+  /** @example "" */
+  description: string;
+  /** @example true */
+  enabled: boolean;
+  /**
+   * @format uuid
+   * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4b01"
+   */
+  evaluator_id: string;
+  /** @example 3 */
+  fire_after: number;
+  /**
+   * When the alert last fired
+   * @format date-time
+   * @example null
+   */
+  fired_at: string | null;
+  /**
+   * @format uuid
+   * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4b11"
+   */
+  id: string;
+  /** @example "pass_rate" */
+  kind: "pass_rate";
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
+  last_checked_at: string | null;
+  /** The last check's evaluation; null before the first check and after a change of the statistics */
+  last_evaluation: AlertEvaluationResponse | null;
+  /** @example "helpfulness" */
+  metric: string;
+  /** @example 0.05 */
+  min_drop: number;
+  /** @example 100 */
+  min_samples: number;
+  /** @example "helpfulness drop" */
+  name: string;
+  /** @example 3600 */
+  recent_seconds: number;
+  reference: AlertReferenceResponse;
+  /** @example 3 */
+  resolve_after: number;
+  /**
+   * When it last resolved
+   * @format date-time
+   * @example null
+   */
+  resolved_at: string | null;
+  /**
+   * `ok` or `firing`
+   * @example "ok"
+   */
+  status: "ok" | "firing";
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
+  updated_at: string;
+  /**
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
+  workspace_id: string;
+}
+
+export interface AlertRuleResponsePage {
+  items: AlertRuleResponse[];
+  /**
+   * @min 1
+   * @example 1
+   */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   * @example 50
+   */
+  page_size: number;
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
+  total: number;
+}
+
+export interface AlertStateDto {
+  /**
+   * Breaches in a row so far (while ok)
+   * @example 1
+   */
+  breaches: number;
+  /**
+   * Calm checks in a row so far (while firing)
+   * @example 0
+   */
+  calms: number;
+  /** @example "ok" */
+  status: "ok" | "firing";
+}
+
+export interface AlertWindowEvidence {
+  /**
+   * Scoring errors in the window (not counted in trials)
+   * @example 2
+   */
+  errored: number;
+  /**
+   * Scores observed from (inclusive)
+   * @format date-time
+   * @example "2026-11-29T09:00:00.000Z"
+   */
+  from: string;
+  /** The rate's Wilson interval (95%), null without a verdict */
+  interval: IntervalDto | null;
+  /**
+   * Scores that passed
+   * @example 280
+   */
+  passes: number;
+  /**
+   * passes / trials, null without trials
+   * @example 0.7
+   */
+  rate: number | null;
+  /**
+   * … to (exclusive)
+   * @format date-time
+   * @example "2026-11-29T10:00:00.000Z"
+   */
+  to: string;
+  /**
+   * Scores with a pass verdict (passed or failed)
+   * @example 400
+   */
+  trials: number;
+}
+
 export interface AnalysisPropertyDto {
   /** @example "Tokens of the question (cl100k_base)" */
   description: string;
@@ -1303,6 +1639,96 @@ export interface CreateAdapterRequest {
   response: AdapterResponseMappingDto;
 }
 
+/** @example {"name":"helpfulness drop","metric":"helpfulness","recent_seconds":3600,"reference":{"kind":"trailing","seconds":86400},"min_samples":100,"min_drop":0.05} */
+export interface CreateAlertRuleRequest {
+  /**
+   * A check breaches when the one-sided p-value is below it, 0.0001..0.5 (default 0.05)
+   * @min 0.0001
+   * @max 0.5
+   * @example 0.05
+   */
+  alpha?: number;
+  /**
+   * A check is calm when the p-value is at least this, above alpha, up to 1 (default 0.2)
+   * @min 0.0002
+   * @max 1
+   * @example 0.2
+   */
+  alpha_resolve?: number;
+  /**
+   * How often the rule is checked, 10 s .. 1 day (default 300)
+   * @min 10
+   * @max 86400
+   * @example 300
+   */
+  check_seconds?: number;
+  /**
+   * @maxLength 2000
+   * @example "Pages when helpfulness falls against the last day"
+   */
+  description?: string;
+  /**
+   * A disabled rule is not checked on its schedule (default true)
+   * @example true
+   */
+  enabled?: boolean;
+  /**
+   * Breaches in a row that fire the alert, 1..100 (default 3)
+   * @min 1
+   * @max 100
+   * @example 3
+   */
+  fire_after?: number;
+  /**
+   * What is compared: `pass_rate`, the share of scores that passed (default)
+   * @example "pass_rate"
+   */
+  kind?: "pass_rate";
+  /**
+   * The metric of the evaluator's scores the rule watches
+   * @pattern ^[A-Za-z0-9_.:-]{1,200}$
+   * @example "helpfulness"
+   */
+  metric: string;
+  /**
+   * The smallest drop of the pass rate (0..1) that can fire, however significant a smaller one (default 0.03)
+   * @min 0
+   * @max 1
+   * @example 0.05
+   */
+  min_drop?: number;
+  /**
+   * Fewer scores with a verdict in either window give no verdict, 1..1,000,000 (default 100)
+   * @min 1
+   * @max 1000000
+   * @example 100
+   */
+  min_samples?: number;
+  /**
+   * 1..200 characters, unique among the evaluator's rules
+   * @minLength 1
+   * @maxLength 200
+   * @example "helpfulness drop"
+   */
+  name: string;
+  /**
+   * Length of the recent window, 60 s .. 366 days (default 3600)
+   * @min 60
+   * @max 31622400
+   * @example 3600
+   */
+  recent_seconds?: number;
+  /** The reference window (default: the trailing 24 hours before the recent window) */
+  reference?: AlertReferenceDto;
+  /**
+   * Calm checks in a row that resolve it, 1..100 (default 3)
+   * @min 1
+   * @max 100
+   * @example 3
+   */
+  resolve_after?: number;
+}
+
 export interface CreateAnalysisRunRequest {
   /**
    * Analyses to compute (default all three)
@@ -1842,6 +2268,8 @@ export interface CreateNotificationConfigRequest {
     | "run.cancelled"
     | "quality_check.failed"
     | "dataset.version_promoted"
+    | "online_alert.firing"
+    | "online_alert.resolved"
   )[];
   /**
    * Unique in the workspace, case-insensitively
@@ -1868,6 +2296,14 @@ export interface CreateNotificationConfigRequest {
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
+}
+
+export interface CreateOnlineAlertRuleParams {
+  /**
+   * The evaluator's id
+   * @format uuid
+   */
+  evaluatorId: string;
 }
 
 export interface CreatePartitionParams {
@@ -3412,6 +3848,14 @@ export interface DeleteNotificationConfigParams {
    * @format uuid
    */
   notificationConfigId: string;
+}
+
+export interface DeleteOnlineAlertRuleParams {
+  /**
+   * The alert rule's id
+   * @format uuid
+   */
+  alertRuleId: string;
 }
 
 export interface DeletePartitionParams {
@@ -5050,6 +5494,14 @@ export interface GetMetricConfigVersionParams {
   workspace_id: string;
 }
 
+export interface GetOnlineAlertRuleParams {
+  /**
+   * The alert rule's id
+   * @format uuid
+   */
+  alertRuleId: string;
+}
+
 export interface GetOpSchemaParams {
   name: string;
   /**
@@ -5794,6 +6246,13 @@ export interface InsertRowsRequest {
    * @example [{"question":"Can I change my billing date?","answer":"Yes: Settings > Billing > Billing date, once per month.","topic":"billing","language":"en"}]
    */
   rows: Record<string, any>[];
+}
+
+export interface IntervalDto {
+  /** @example -0.04 */
+  high: number;
+  /** @example -0.159 */
+  low: number;
 }
 
 export interface IntervalResponse {
@@ -6967,6 +7426,46 @@ export interface ListNotificationConfigsParams {
    * @format uuid
    */
   workspace_id: string;
+}
+
+export interface ListOnlineAlertEventsParams {
+  /**
+   * The alert rule's id
+   * @format uuid
+   */
+  alertRuleId: string;
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+}
+
+export interface ListOnlineAlertRulesParams {
+  /**
+   * The evaluator's id
+   * @format uuid
+   */
+  evaluatorId: string;
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
 }
 
 export interface ListOpsParams {
@@ -8199,6 +8698,8 @@ export interface NotificationConfigResponse {
     | "run.cancelled"
     | "quality_check.failed"
     | "dataset.version_promoted"
+    | "online_alert.firing"
+    | "online_alert.resolved"
   )[];
   /** @example "6e2d5c3d-61f8-4620-b504-e65050e19b29" */
   id: string;
@@ -11259,6 +11760,15 @@ export interface RunMetricView {
   threshold: number | null;
 }
 
+export interface RunOnlineAlertCheckParams {
+  /**
+   * The alert rule's id
+   * @format uuid
+   */
+  alertRuleId: string;
+  check: string;
+}
+
 export interface RunProgressDto {
   /**
    * Items answered by the SUT
@@ -13613,6 +14123,96 @@ export interface UntagTracesParams {
   versionId: string;
 }
 
+/** @example {"min_drop":0.1,"fire_after":2} */
+export interface UpdateAlertRuleRequest {
+  /**
+   * A check breaches when the one-sided p-value is below it, 0.0001..0.5 (default 0.05)
+   * @min 0.0001
+   * @max 0.5
+   * @example 0.05
+   */
+  alpha?: number;
+  /**
+   * A check is calm when the p-value is at least this, above alpha, up to 1 (default 0.2)
+   * @min 0.0002
+   * @max 1
+   * @example 0.2
+   */
+  alpha_resolve?: number;
+  /**
+   * How often the rule is checked, 10 s .. 1 day (default 300)
+   * @min 10
+   * @max 86400
+   * @example 300
+   */
+  check_seconds?: number;
+  /**
+   * @maxLength 2000
+   * @example "Pages when helpfulness falls against the last day"
+   */
+  description?: string;
+  /**
+   * A disabled rule is not checked on its schedule (default true)
+   * @example true
+   */
+  enabled?: boolean;
+  /**
+   * Breaches in a row that fire the alert, 1..100 (default 3)
+   * @min 1
+   * @max 100
+   * @example 3
+   */
+  fire_after?: number;
+  /**
+   * What is compared: `pass_rate`, the share of scores that passed (default)
+   * @example "pass_rate"
+   */
+  kind?: "pass_rate";
+  /**
+   * The metric of the evaluator's scores the rule watches
+   * @pattern ^[A-Za-z0-9_.:-]{1,200}$
+   * @example "helpfulness"
+   */
+  metric?: string;
+  /**
+   * The smallest drop of the pass rate (0..1) that can fire, however significant a smaller one (default 0.03)
+   * @min 0
+   * @max 1
+   * @example 0.05
+   */
+  min_drop?: number;
+  /**
+   * Fewer scores with a verdict in either window give no verdict, 1..1,000,000 (default 100)
+   * @min 1
+   * @max 1000000
+   * @example 100
+   */
+  min_samples?: number;
+  /**
+   * 1..200 characters, unique among the evaluator's rules
+   * @minLength 1
+   * @maxLength 200
+   * @example "helpfulness drop"
+   */
+  name?: string;
+  /**
+   * Length of the recent window, 60 s .. 366 days (default 3600)
+   * @min 60
+   * @max 31622400
+   * @example 3600
+   */
+  recent_seconds?: number;
+  /** The reference window (default: the trailing 24 hours before the recent window) */
+  reference?: AlertReferenceDto;
+  /**
+   * Calm checks in a row that resolve it, 1..100 (default 3)
+   * @min 1
+   * @max 100
+   * @example 3
+   */
+  resolve_after?: number;
+}
+
 export interface UpdateBrandingRequest {
   /**
    * `#RRGGBB`.
@@ -13833,6 +14433,14 @@ export interface UpdateMetricConfigRequest {
    * @example 0.6
    */
   threshold?: number | null;
+}
+
+export interface UpdateOnlineAlertRuleParams {
+  /**
+   * The alert rule's id
+   * @format uuid
+   */
+  alertRuleId: string;
 }
 
 export interface UpdateProjectParams {
@@ -23809,6 +24417,214 @@ export class EvaluationWorkspaceClient<
       this.request<JudgeValidationResponse, ProblemResponse>({
         path: `/review-queues/${queueId}/judge-validations`,
         method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+  };
+  onlineEvaluators = {
+    /**
+     * @description Makes an alert rule on one of the evaluator's metrics and queues its first check (members).
+     *
+     * @tags online-alerts
+     * @name CreateOnlineAlertRule
+     * @summary Makes an alert rule on one of the evaluator's metrics and queues its first check (members)
+     * @request POST:/online-evaluators/{evaluator_id}/alert-rules
+     * @secure
+     * @response `201` `AlertRuleResponse`
+     * @response `400` `ProblemResponse` alert_rule_invalid, validation_failed
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the online_evaluator {evaluator_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` alert_rule_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    createOnlineAlertRule: (
+      { evaluatorId }: CreateOnlineAlertRuleParams,
+      data: CreateAlertRuleRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<AlertRuleResponse, ProblemResponse>({
+        path: `/online-evaluators/${evaluatorId}/alert-rules`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The evaluator's alert rules with their alerts' state, newest first (viewers).
+     *
+     * @tags online-alerts
+     * @name ListOnlineAlertRules
+     * @summary The evaluator's alert rules with their alerts' state, newest first (viewers)
+     * @request GET:/online-evaluators/{evaluator_id}/alert-rules
+     * @secure
+     * @response `200` `AlertRuleResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the online_evaluator {evaluator_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listOnlineAlertRules: (
+      { evaluatorId, ...query }: ListOnlineAlertRulesParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<AlertRuleResponsePage, ProblemResponse>({
+        path: `/online-evaluators/${evaluatorId}/alert-rules`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+  };
+  onlineAlertRules = {
+    /**
+     * @description Deletes an alert rule with its history (admins).
+     *
+     * @tags online-alerts
+     * @name DeleteOnlineAlertRule
+     * @summary Deletes an alert rule with its history (admins)
+     * @request DELETE:/online-alert-rules/{alert_rule_id}
+     * @secure
+     * @response `204` `void` Deleted
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the online_alert_rule {alert_rule_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    deleteOnlineAlertRule: (
+      { alertRuleId }: DeleteOnlineAlertRuleParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/online-alert-rules/${alertRuleId}`,
+        method: "DELETE",
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * @description One alert rule with its alert's state and last evaluation (viewers).
+     *
+     * @tags online-alerts
+     * @name GetOnlineAlertRule
+     * @summary One alert rule with its alert's state and last evaluation (viewers)
+     * @request GET:/online-alert-rules/{alert_rule_id}
+     * @secure
+     * @response `200` `AlertRuleResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the online_alert_rule {alert_rule_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getOnlineAlertRule: (
+      { alertRuleId }: GetOnlineAlertRuleParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<AlertRuleResponse, ProblemResponse>({
+        path: `/online-alert-rules/${alertRuleId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The rule's firings and resolutions with their evidence, newest first (viewers).
+     *
+     * @tags online-alerts
+     * @name ListOnlineAlertEvents
+     * @summary The rule's firings and resolutions with their evidence, newest first (viewers)
+     * @request GET:/online-alert-rules/{alert_rule_id}/events
+     * @secure
+     * @response `200` `AlertEventResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the online_alert_rule {alert_rule_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listOnlineAlertEvents: (
+      { alertRuleId, ...query }: ListOnlineAlertEventsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<AlertEventResponsePage, ProblemResponse>({
+        path: `/online-alert-rules/${alertRuleId}/events`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Checks the rule now as its schedule does (members): the evaluation, and the alert's state moved by it.
+     *
+     * @tags online-alerts
+     * @name RunOnlineAlertCheck
+     * @summary Checks the rule now as its schedule does (members): the evaluation, and the alert's state moved by it
+     * @request POST:/online-alert-rules/{alert_rule_id}:check
+     * @secure
+     * @response `200` `AlertCheckResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the online_alert_rule {alert_rule_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    runOnlineAlertCheck: (
+      { alertRuleId, check }: RunOnlineAlertCheckParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<AlertCheckResponse, ProblemResponse>({
+        path: `/online-alert-rules/${alertRuleId}${check}`,
+        method: "POST",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Changes an alert rule (members); a change of its statistics starts the alert again from ok.
+     *
+     * @tags online-alerts
+     * @name UpdateOnlineAlertRule
+     * @summary Changes an alert rule (members); a change of its statistics starts the alert again from ok
+     * @request PATCH:/online-alert-rules/{alert_rule_id}
+     * @secure
+     * @response `200` `AlertRuleResponse`
+     * @response `400` `ProblemResponse` alert_rule_invalid, validation_failed
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the online_alert_rule {alert_rule_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` alert_rule_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    updateOnlineAlertRule: (
+      { alertRuleId }: UpdateOnlineAlertRuleParams,
+      data: UpdateAlertRuleRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<AlertRuleResponse, ProblemResponse>({
+        path: `/online-alert-rules/${alertRuleId}`,
+        method: "PATCH",
         body: data,
         secure: true,
         type: ContentType.Json,

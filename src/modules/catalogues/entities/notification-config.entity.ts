@@ -7,6 +7,8 @@ export const NOTIFICATION_EVENTS = [
   'run.cancelled',
   'quality_check.failed',
   'dataset.version_promoted',
+  'online_alert.firing',
+  'online_alert.resolved',
 ] as const;
 export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
 
