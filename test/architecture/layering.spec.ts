@@ -571,6 +571,8 @@ const WORKSPACE_FREE_CALLERS = [
   // Job handlers resolving their job's record.
   'src/modules/ops/custom-ops.service.ts: findCustomOpForUpdateUnscoped',
   'src/modules/online/alerts/alert-check.job.ts: findRuleUnscoped',
+  'src/modules/online/online-backfill.job.ts: findBackfillUnscoped, findUnscoped',
+  'src/modules/online/online-follow.job.ts: findUnscoped, lockUnscoped',
   'src/modules/review/judging/review-judge.job.ts: findRunUnscoped',
   'src/modules/runs/execution/run-executor.job.ts: findForUpdateUnscoped, findUnscoped',
   'src/modules/sdg/sdg-generator.job.ts: findRunUnscoped',

@@ -504,8 +504,10 @@ export async function tenant(t: TestApp, label: string): Promise<Tenant> {
  * users who are its members, the rows of every table with a workspace_id column, and of tables
  * with only a dataset_id, by the workspace's datasets.
  */
-/** Review tables without a workspace, and how their rows reach one. */
+/** Review and online evaluation tables without a workspace, and how their rows reach one. */
 const REVIEW_CHILDREN: Record<string, string> = {
+  online_evaluator_versions: 'evaluator_id IN (SELECT id FROM online_evaluators WHERE workspace_id = $1)',
+  online_targets: 'evaluator_id IN (SELECT id FROM online_evaluators WHERE workspace_id = $1)',
   review_rubric_versions: 'queue_id IN (SELECT id FROM review_queues WHERE workspace_id = $1)',
   review_labels: 'queue_id IN (SELECT id FROM review_queues WHERE workspace_id = $1)',
   review_slots: 'item_id IN (SELECT id FROM review_items WHERE workspace_id = $1)',
@@ -527,7 +529,7 @@ export async function snapshot(t: TestApp, workspaceId: string): Promise<string>
     [workspaceId],
   );
   for (const { table_name, has_ws, has_ds } of tables) {
-    // The review family's tables without a workspace hang off its queues (or their items).
+    // The review and online families' tables without a workspace hang off their queues (or items) and evaluators.
     const review = !has_ws && REVIEW_CHILDREN[table_name];
     if (!has_ws && !has_ds && !review) continue;
     const where = has_ws

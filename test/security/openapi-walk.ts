@@ -178,6 +178,12 @@ export const BODY_HINTS: Record<string, (ids: (name: string) => string | undefin
   // A user's token names the workspace feedback goes to (an API key's own is used otherwise).
   'POST /traces/feedback': (ids) => ({ workspace_id: ids('workspace_id') }),
   'POST /traces/feedback:batch': (ids) => ({ workspace_id: ids('workspace_id') }),
+  // An online evaluator scores a trace dataset with at least one metric; a backfill's range runs forwards.
+  'POST /online-evaluators': (ids) => ({ dataset_id: ids('trace_dataset_id'), metrics: [{ name: 'exact_match' }] }),
+  'POST /online-evaluators/{evaluator_id}/backfills': () => ({
+    from: '2026-01-01T00:00:00Z',
+    to: '2026-01-02T00:00:00Z',
+  }),
   // A custom op's endpoint that refuses at once, so its queued health check ends fast.
   'POST /workspaces/{workspace_id}/custom_ops': () => ({ endpoint_url: 'http://127.0.0.1:9/score', timeout_ms: 200 }),
 };

@@ -3,7 +3,7 @@ import { TransactionRunner } from '#libs/database/unit-of-work.js';
 import { JobHandler, OnJobSettled } from '#libs/queue/job-handler.decorator.js';
 import { JobQueue } from '#libs/queue/job-queue.service.js';
 import type { JobContext, JobOf } from '#libs/queue/job.types.js';
-import { LandingListeners } from '../traces/landing-listeners.js';
+import { LandingListeners } from '../traces/landing-listeners.service.js';
 import { OnlineRepository, type EvaluatorRow } from './online.repository.js';
 import { FOLLOW_BATCH, OnlineScoring, type PreparedScorer } from './online-scoring.service.js';
 import { ONLINE_FOLLOW_JOB } from './online.jobs.js';

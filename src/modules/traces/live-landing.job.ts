@@ -7,7 +7,7 @@ import type { JobContext, JobOf } from '#libs/queue/job.types.js';
 import { DatasetWritesService } from '../datasets/dataset-writes.service.js';
 import type { DatasetEntity } from '../datasets/entities/dataset.entity.js';
 import type { DatasetVersionEntity } from '../datasets/entities/dataset-version.entity.js';
-import { LandingListeners } from './landing-listeners.js';
+import { LandingListeners } from './landing-listeners.service.js';
 import { TRACE_LIVE_LAND_JOB, TRACE_LIVE_SEAL_JOB, TRACE_LIVE_SEALED_JOB } from './traces.jobs.js';
 import { LiveRepository, type LiveStreamRow } from './live.repository.js';
 import { SPAN_COLUMNS, TRACE_MAPPING } from './trace-datasets.service.js';

@@ -20,7 +20,7 @@ import { SecretsService } from '../secrets/secrets.service.js';
 import { pullConnection } from './connection-sources.js';
 import { TRACE_ENRICH_JOB, TRACE_LAND_JOB } from './traces.jobs.js';
 import { jsonbStoredText, jsonbText } from '#libs/database/jsonb-text.js';
-import { LandingListeners } from './landing-listeners.js';
+import { LandingListeners } from './landing-listeners.service.js';
 import { TRACE_INGEST_RUNS, TracesRepository, type IngestRunRow } from './traces.repository.js';
 import { SPAN_COLUMNS, spanRowId, TRACE_MAPPING, TraceDatasets } from './trace-datasets.service.js';
 

@@ -7,7 +7,7 @@ import { SecretsModule } from '../secrets/secrets.module.js';
 import { FeedbackController } from './feedback/feedback.controller.js';
 import { FeedbackRepository } from './feedback/feedback.repository.js';
 import { TraceFeedbackService } from './feedback/feedback.service.js';
-import { LandingListeners } from './landing-listeners.js';
+import { LandingListeners } from './landing-listeners.service.js';
 import { LiveIngestService } from './live-ingest.service.js';
 import { LiveLanding } from './live-landing.job.js';
 import { LiveStreamsController } from './live-streams.controller.js';

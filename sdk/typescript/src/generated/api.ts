@@ -992,6 +992,87 @@ export interface AvailableMetric {
   requires: ("input" | "expected_output" | "context")[];
 }
 
+export interface BackfillProgress {
+  /** @example 52000 */
+  spans_read: number;
+  targets: EvaluatorTargetCounts;
+  /**
+   * Targets the backfill sampled, including those already scored by the same version
+   * @example 520
+   */
+  targets_sampled: number;
+}
+
+export interface BackfillResponse {
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
+  created_at: string;
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
+  created_by: string | null;
+  /** @example "0196b1c2-3d4e-7f50-8a61-b2c3d4e5f601" */
+  evaluator_id: string;
+  /**
+   * The evaluator version it scores with (the current one when it was asked for)
+   * @example 1
+   */
+  evaluator_version: number;
+  /** @example null */
+  failure: {
+    code?: string;
+    message?: string;
+  } | null;
+  /**
+   * @format date-time
+   * @example null
+   */
+  finished_at: string | null;
+  /**
+   * @format date-time
+   * @example "2026-11-01T00:00:00.000Z"
+   */
+  from: string;
+  /** @example "0196b1c2-3d4e-7f50-8a61-b2c3d4e5f602" */
+  id: string;
+  progress: BackfillProgress;
+  /**
+   * @format date-time
+   * @example null
+   */
+  started_at: string | null;
+  /** @example "queued" */
+  state: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+  /**
+   * @format date-time
+   * @example "2026-11-08T00:00:00.000Z"
+   */
+  to: string;
+}
+
+export interface BackfillResponsePage {
+  items: BackfillResponse[];
+  /**
+   * @min 1
+   * @example 1
+   */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   * @example 50
+   */
+  page_size: number;
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
+  total: number;
+}
+
 export interface BrandingResponse {
   /**
    * Highlight colour, `#RRGGBB` (upper-case).
@@ -1070,6 +1151,15 @@ export interface BundleResponse {
   language: string;
   /** @example "0.1.0" */
   version: string;
+}
+
+export interface CancelOnlineBackfillParams {
+  /**
+   * The backfill's id
+   * @format uuid
+   */
+  backfillId: string;
+  cancel: string;
 }
 
 export interface CancelReviewJudgeRunParams {
@@ -1794,6 +1884,19 @@ export interface CreateApiKeyRequest {
   role: "viewer" | "member" | "admin" | "owner";
 }
 
+export interface CreateBackfillRequest {
+  /**
+   * Targets whose spans started at or after this time
+   * @example "2026-11-01T00:00:00Z"
+   */
+  from: string;
+  /**
+   * …and before this time (at most 366 days after `from`)
+   * @example "2026-11-08T00:00:00Z"
+   */
+  to: string;
+}
+
 export interface CreateClusterRunRequest {
   /**
    * The text column to embed and cluster (default: the mapped input, else the longest text column)
@@ -2304,6 +2407,77 @@ export interface CreateOnlineAlertRuleParams {
    * @format uuid
    */
   evaluatorId: string;
+}
+
+export interface CreateOnlineEvaluatorRequest {
+  budget?: EvaluatorBudgetDto;
+  /**
+   * The trace dataset whose landed spans are scored
+   * @format uuid
+   * @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"
+   */
+  dataset_id: string;
+  /**
+   * @maxLength 2000
+   * @example "Samples 10% of production answers for the helpfulness judge"
+   */
+  description?: string;
+  /**
+   * A filter in the query language (docs/query-language.md) over spans; null: every span
+   * @example {"field":"kind","op":"eq","value":"llm"}
+   */
+  filter?: Record<string, any> | null;
+  /**
+   * The judge of judged metrics whose config names none
+   * @format uuid
+   * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
+   */
+  judge_id?: string | null;
+  /**
+   * What one score is about: each matching span, each trace with a matching span, or each session
+   * @example "trace"
+   */
+  level?: "span" | "trace" | "session";
+  /** Where each metric input is read from the target's spans */
+  mapping?: TargetMappingDto;
+  /**
+   * 1..20 metrics, each a metric config or a built-in
+   * @minItems 1
+   * @example [{"name":"helpfulness"}]
+   */
+  metrics?: EvaluatorMetricDto[];
+  /**
+   * @minLength 1
+   * @maxLength 200
+   * @example "support-bot helpfulness"
+   */
+  name: string;
+  /**
+   * A trace whose root span has not ended is complete this long after its newest span (a session: always), 1..86400 seconds (default 30)
+   * @min 1
+   * @max 86400
+   * @example 30
+   */
+  quiet_seconds?: number;
+  /** Where failing targets go: a review queue, a dataset, or both; null: nowhere */
+  route?: EvaluatorRouteDto | null;
+  /**
+   * The share of targets scored, 0..1, decided by the trace id (OpenTelemetry's consistent sampling), so the same traces everywhere
+   * @min 0
+   * @max 1
+   * @example 0.1
+   */
+  sampling_rate?: number;
+  /**
+   * `active` (default) scores what lands; `paused` takes nothing until resumed
+   * @example "active"
+   */
+  state?: "active" | "paused";
+  /**
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
+  workspace_id: string;
 }
 
 export interface CreatePartitionParams {
@@ -3858,6 +4032,14 @@ export interface DeleteOnlineAlertRuleParams {
   alertRuleId: string;
 }
 
+export interface DeleteOnlineEvaluatorParams {
+  /**
+   * The evaluator's id
+   * @format uuid
+   */
+  evaluatorId: string;
+}
+
 export interface DeletePartitionParams {
   /**
    * The dataset's id
@@ -4714,6 +4896,209 @@ export interface EvalMetricRefResponse {
   threshold: number | null;
 }
 
+export interface EvaluatorBudgetDto {
+  /**
+   * Judge cost per rolling day in USD, at most, priced from the tokens the judge reports; null: no limit
+   * @min 0.01
+   * @max 1000000
+   * @example 5
+   */
+  cost_per_day_usd?: number | null;
+  /**
+   * Targets with judged metrics scored per rolling hour, at most (each calls every judged metric's judge once); null: no limit
+   * @min 1
+   * @max 1000000
+   * @example 600
+   */
+  judge_calls_per_hour?: number | null;
+}
+
+export interface EvaluatorMetricDto {
+  /**
+   * A metric config of the workspace or a built-in metric (`exact_match`, `answer_relevancy`, …)
+   * @minLength 1
+   * @maxLength 200
+   * @example "helpfulness"
+   */
+  name: string;
+  /**
+   * Over the metric config's threshold: the score at which a target passes
+   * @example null
+   */
+  threshold?: number | null;
+}
+
+export interface EvaluatorProgress {
+  /**
+   * The ordinal of the last span read from the dataset
+   * @example 18234
+   */
+  cursor_ordinal: number;
+  /** @example 18235 */
+  spans_read: number;
+  /**
+   * Targets the filter matched and the sampling rate took, each once
+   * @example 415
+   */
+  targets_sampled: number;
+  /**
+   * Traces whose root span was read (each trace once)
+   * @example 4120
+   */
+  traces_seen: number;
+}
+
+export interface EvaluatorRouteDto {
+  /**
+   * A test-case dataset: failing targets become staged rows (input, output, trace_id, scores), committed by a member
+   * @format uuid
+   * @example null
+   */
+  dataset_id?: string | null;
+  /**
+   * The metric whose failure routes a target (null: any metric's)
+   * @maxLength 200
+   * @example "helpfulness"
+   */
+  metric?: string | null;
+  /**
+   * A review queue of kind traces (or sessions) over this dataset: failing targets become its items
+   * @format uuid
+   * @example null
+   */
+  review_queue_id?: string | null;
+}
+
+export interface EvaluatorSpecResponse {
+  budget: EvaluatorBudgetDto;
+  /** @example null */
+  filter: Record<string, any> | null;
+  /**
+   * @format uuid
+   * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
+   */
+  judge_id: string | null;
+  /** @example "trace" */
+  level: "span" | "trace" | "session";
+  /** The mapping as given (absent fields read their defaults) */
+  mapping: TargetMappingDto;
+  metrics: EvaluatorMetricDto[];
+  /** @example 30 */
+  quiet_seconds: number;
+  route: EvaluatorRouteDto | null;
+  /** @example 0.1 */
+  sampling_rate: number;
+}
+
+export interface EvaluatorTargetCounts {
+  /**
+   * A metric could not score it and it was given up
+   * @example 0
+   */
+  failed: number;
+  /**
+   * Sampled, waiting to be complete or to be scored
+   * @example 3
+   */
+  pending: number;
+  /** @example 412 */
+  scored: number;
+  /**
+   * Not scored on purpose: over budget, superseded by a newer version, gone from the dataset
+   * @example 0
+   */
+  skipped: number;
+}
+
+export interface EvaluatorTargetResponse {
+  /** @example 1 */
+  attempts: number;
+  /**
+   * @format uuid
+   * @example null
+   */
+  backfill_id: string | null;
+  /**
+   * Whether its end was seen (a trace's root span ended)
+   * @example true
+   */
+  complete: boolean;
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
+  created_at: string;
+  /** @example 1 */
+  evaluator_version: number;
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
+  finished_at: string | null;
+  /** @example "trace" */
+  level: "span" | "trace" | "session";
+  /** @example "continuous" */
+  origin: "continuous" | "backfill";
+  /**
+   * Why it was skipped or failed, or why it waits
+   * @example null
+   */
+  reason: string | null;
+  /** @example null */
+  session_id: string | null;
+  /** @example null */
+  span_id: string | null;
+  /** @example "scored" */
+  state: "pending" | "scored" | "skipped" | "failed";
+  /**
+   * The trace id, `trace_id/span_id` for a span, or the session id
+   * @example "4bf92f3577b34da6a3ce929d0e0e4736"
+   */
+  target_key: string;
+  /** @example "4bf92f3577b34da6a3ce929d0e0e4736" */
+  trace_id: string | null;
+}
+
+export interface EvaluatorTargetResponsePage {
+  items: EvaluatorTargetResponse[];
+  /**
+   * @min 1
+   * @example 1
+   */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   * @example 50
+   */
+  page_size: number;
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
+  total: number;
+}
+
+export interface EvaluatorVersionList {
+  items: EvaluatorVersionResponse[];
+}
+
+export interface EvaluatorVersionResponse {
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
+  created_at: string;
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
+  created_by: string | null;
+  spec: EvaluatorSpecResponse;
+  /** @example 1 */
+  version: number;
+}
+
 /**
  * An ExportTraceServiceRequest, binary protobuf (opentelemetry-proto), optionally gzip-compressed (Content-Encoding: gzip)
  * @format binary
@@ -5500,6 +5885,22 @@ export interface GetOnlineAlertRuleParams {
    * @format uuid
    */
   alertRuleId: string;
+}
+
+export interface GetOnlineBackfillParams {
+  /**
+   * The backfill's id
+   * @format uuid
+   */
+  backfillId: string;
+}
+
+export interface GetOnlineEvaluatorParams {
+  /**
+   * The evaluator's id
+   * @format uuid
+   */
+  evaluatorId: string;
 }
 
 export interface GetOpSchemaParams {
@@ -7468,6 +7869,97 @@ export interface ListOnlineAlertRulesParams {
   page_size?: number;
 }
 
+export interface ListOnlineBackfillsParams {
+  /**
+   * The evaluator's id
+   * @format uuid
+   */
+  evaluatorId: string;
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+}
+
+export interface ListOnlineEvaluatorTargetsParams {
+  /**
+   * @format uuid
+   * @example "0196b1c2-3d4e-7f50-8a61-b2c3d4e5f602"
+   */
+  backfill_id?: string;
+  /**
+   * The evaluator's id
+   * @format uuid
+   */
+  evaluatorId: string;
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  state?: "pending" | "scored" | "skipped" | "failed";
+  /**
+   * @maxLength 256
+   * @example "4bf92f3577b34da6a3ce929d0e0e4736"
+   */
+  trace_id?: string;
+  /**
+   * @min 1
+   * @max 1000000
+   * @example 1
+   */
+  version?: number;
+}
+
+export interface ListOnlineEvaluatorVersionsParams {
+  /**
+   * The evaluator's id
+   * @format uuid
+   */
+  evaluatorId: string;
+}
+
+export interface ListOnlineEvaluatorsParams {
+  /**
+   * @format uuid
+   * @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"
+   */
+  dataset_id?: string;
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  state?: "active" | "paused";
+  /**
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
+  workspace_id: string;
+}
+
 export interface ListOpsParams {
   /**
    * The workspace whose operations to read
@@ -8724,6 +9216,79 @@ export interface NotificationConfigResponse {
 
 export interface NotificationConfigResponsePage {
   items: NotificationConfigResponse[];
+  /**
+   * @min 1
+   * @example 1
+   */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   * @example 50
+   */
+  page_size: number;
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
+  total: number;
+}
+
+export interface OnlineEvaluatorResponse {
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
+  created_at: string;
+  /**
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
+  created_by: string | null;
+  /** @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c" */
+  dataset_id: string;
+  /** @example "" */
+  description: string;
+  /** @example "0196b1c2-3d4e-7f50-8a61-b2c3d4e5f601" */
+  id: string;
+  /** @example "support-bot helpfulness" */
+  name: string;
+  progress: EvaluatorProgress;
+  spec: EvaluatorSpecResponse;
+  /** @example "active" */
+  state: "active" | "paused";
+  /**
+   * `judge_unreachable`: the judge did not answer, targets wait (pending) and are tried again;
+   * `budget_exhausted`: targets are skipped until the budget's window frees; `misconfigured`: a
+   * metric, judge, custom op or secret it names is gone, nothing is taken until the evaluator is changed
+   * @example "ok"
+   */
+  status: "ok" | "judge_unreachable" | "budget_exhausted" | "misconfigured";
+  /** @example null */
+  status_detail: string | null;
+  /**
+   * @format date-time
+   * @example null
+   */
+  status_since: string | null;
+  /** The current version's targets by state */
+  targets: EvaluatorTargetCounts;
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:05:12.000Z"
+   */
+  updated_at: string;
+  /**
+   * The current version: what new targets are scored by
+   * @example 1
+   */
+  version: number;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
+  workspace_id: string;
+}
+
+export interface OnlineEvaluatorResponsePage {
+  items: OnlineEvaluatorResponse[];
   /**
    * @min 1
    * @example 1
@@ -12519,6 +13084,33 @@ export interface SnapshotResponse {
   version_number: number;
 }
 
+export interface SpanFieldRefDto {
+  /**
+   * A dotted path into the span: `output`, `input`, `retrieved_documents`, `attributes.answer`
+   * @minLength 1
+   * @maxLength 500
+   * @example "output"
+   */
+  field: string;
+  /**
+   * Only spans of this kind (llm, chain, agent, tool, retriever…)
+   * @maxLength 50
+   * @example null
+   */
+  kind?: string | null;
+  /**
+   * Only spans of this name
+   * @maxLength 500
+   * @example null
+   */
+  name?: string | null;
+  /**
+   * Which spans: the first or last root (in time order), the first or last span, or all of them
+   * @example "last_root"
+   */
+  pick: "first_root" | "last_root" | "first" | "last" | "all";
+}
+
 export interface SpanPartition {
   /** @example "span" */
   level: "span";
@@ -12583,6 +13175,14 @@ export interface StartClusterRunParams {
    * @format uuid
    */
   versionId: string;
+}
+
+export interface StartOnlineBackfillParams {
+  /**
+   * The evaluator's id
+   * @format uuid
+   */
+  evaluatorId: string;
 }
 
 export interface StartReviewJudgeRunParams {
@@ -12892,6 +13492,19 @@ export interface TagTracesParams {
    * @format uuid
    */
   versionId: string;
+}
+
+export interface TargetMappingDto {
+  /** Default: the documents of every retriever span */
+  context?: SpanFieldRefDto | null;
+  /** Default: none (production traces rarely carry one) */
+  expected_output?: SpanFieldRefDto | null;
+  /** Default: the first root span's input */
+  input?: SpanFieldRefDto | null;
+  /** Default: the last root span's output */
+  output?: SpanFieldRefDto | null;
+  /** Default: the tool calls of every span */
+  tool_calls?: SpanFieldRefDto | null;
 }
 
 export interface TemplateDetail {
@@ -14441,6 +15054,74 @@ export interface UpdateOnlineAlertRuleParams {
    * @format uuid
    */
   alertRuleId: string;
+}
+
+export interface UpdateOnlineEvaluatorParams {
+  /**
+   * The evaluator's id
+   * @format uuid
+   */
+  evaluatorId: string;
+}
+
+export interface UpdateOnlineEvaluatorRequest {
+  budget?: EvaluatorBudgetDto;
+  /**
+   * @maxLength 2000
+   * @example "Samples 10% of production answers for the helpfulness judge"
+   */
+  description?: string;
+  /**
+   * A filter in the query language (docs/query-language.md) over spans; null: every span
+   * @example {"field":"kind","op":"eq","value":"llm"}
+   */
+  filter?: Record<string, any> | null;
+  /**
+   * The judge of judged metrics whose config names none
+   * @format uuid
+   * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
+   */
+  judge_id?: string | null;
+  /**
+   * What one score is about: each matching span, each trace with a matching span, or each session
+   * @example "trace"
+   */
+  level?: "span" | "trace" | "session";
+  /** Where each metric input is read from the target's spans */
+  mapping?: TargetMappingDto;
+  /**
+   * 1..20 metrics, each a metric config or a built-in
+   * @minItems 1
+   * @example [{"name":"helpfulness"}]
+   */
+  metrics?: EvaluatorMetricDto[];
+  /**
+   * @minLength 1
+   * @maxLength 200
+   * @example "support-bot helpfulness"
+   */
+  name?: string;
+  /**
+   * A trace whose root span has not ended is complete this long after its newest span (a session: always), 1..86400 seconds (default 30)
+   * @min 1
+   * @max 86400
+   * @example 30
+   */
+  quiet_seconds?: number;
+  /** Where failing targets go: a review queue, a dataset, or both; null: nowhere */
+  route?: EvaluatorRouteDto | null;
+  /**
+   * The share of targets scored, 0..1, decided by the trace id (OpenTelemetry's consistent sampling), so the same traces everywhere
+   * @min 0
+   * @max 1
+   * @example 0.1
+   */
+  sampling_rate?: number;
+  /**
+   * `paused` stops taking and scoring targets (those taken stay pending); `active` resumes where it stopped
+   * @example "paused"
+   */
+  state?: "active" | "paused";
 }
 
 export interface UpdateProjectParams {
@@ -24459,6 +25140,92 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description Creates an evaluator on a trace dataset (members): what lands from now on is sampled and scored; earlier traces take a backfill.
+     *
+     * @tags online-evaluation
+     * @name CreateOnlineEvaluator
+     * @summary Creates an evaluator on a trace dataset (members): what lands from now on is sampled and scored; earlier traces take a backfill
+     * @request POST:/online-evaluators
+     * @secure
+     * @response `201` `OnlineEvaluatorResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in workspace_id in the body (workspace_id)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` online_evaluator_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    createOnlineEvaluator: (
+      data: CreateOnlineEvaluatorRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<OnlineEvaluatorResponse, ProblemResponse>({
+        path: `/online-evaluators`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Deletes an evaluator with its ledger and backfills (admins); the scores it recorded stay with the traces.
+     *
+     * @tags online-evaluation
+     * @name DeleteOnlineEvaluator
+     * @summary Deletes an evaluator with its ledger and backfills (admins); the scores it recorded stay with the traces
+     * @request DELETE:/online-evaluators/{evaluator_id}
+     * @secure
+     * @response `204` `void` Deleted
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the online_evaluator {evaluator_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    deleteOnlineEvaluator: (
+      { evaluatorId }: DeleteOnlineEvaluatorParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<void, ProblemResponse>({
+        path: `/online-evaluators/${evaluatorId}`,
+        method: "DELETE",
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * @description One evaluator with its current version, status, progress and targets by state (viewers).
+     *
+     * @tags online-evaluation
+     * @name GetOnlineEvaluator
+     * @summary One evaluator with its current version, status, progress and targets by state (viewers)
+     * @request GET:/online-evaluators/{evaluator_id}
+     * @secure
+     * @response `200` `OnlineEvaluatorResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the online_evaluator {evaluator_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getOnlineEvaluator: (
+      { evaluatorId }: GetOnlineEvaluatorParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<OnlineEvaluatorResponse, ProblemResponse>({
+        path: `/online-evaluators/${evaluatorId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description The evaluator's alert rules with their alerts' state, newest first (viewers).
      *
      * @tags online-alerts
@@ -24481,6 +25248,242 @@ export class EvaluationWorkspaceClient<
         path: `/online-evaluators/${evaluatorId}/alert-rules`,
         method: "GET",
         query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The evaluator's backfills, newest first (viewers).
+     *
+     * @tags online-evaluation
+     * @name ListOnlineBackfills
+     * @summary The evaluator's backfills, newest first (viewers)
+     * @request GET:/online-evaluators/{evaluator_id}/backfills
+     * @secure
+     * @response `200` `BackfillResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the online_evaluator {evaluator_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listOnlineBackfills: (
+      { evaluatorId, ...query }: ListOnlineBackfillsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<BackfillResponsePage, ProblemResponse>({
+        path: `/online-evaluators/${evaluatorId}/backfills`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The workspace's evaluators, newest first (viewers); `dataset_id` and `state` filter.
+     *
+     * @tags online-evaluation
+     * @name ListOnlineEvaluators
+     * @summary The workspace's evaluators, newest first (viewers); `dataset_id` and `state` filter
+     * @request GET:/online-evaluators
+     * @secure
+     * @response `200` `OnlineEvaluatorResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listOnlineEvaluators: (
+      query: ListOnlineEvaluatorsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<OnlineEvaluatorResponsePage, ProblemResponse>({
+        path: `/online-evaluators`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The targets the evaluator took (sampled spans, traces or sessions), newest first, with their state (viewers).
+     *
+     * @tags online-evaluation
+     * @name ListOnlineEvaluatorTargets
+     * @summary The targets the evaluator took (sampled spans, traces or sessions), newest first, with their state (viewers)
+     * @request GET:/online-evaluators/{evaluator_id}/targets
+     * @secure
+     * @response `200` `EvaluatorTargetResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the online_evaluator {evaluator_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listOnlineEvaluatorTargets: (
+      { evaluatorId, ...query }: ListOnlineEvaluatorTargetsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<EvaluatorTargetResponsePage, ProblemResponse>({
+        path: `/online-evaluators/${evaluatorId}/targets`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Every version of the evaluator, newest first (viewers).
+     *
+     * @tags online-evaluation
+     * @name ListOnlineEvaluatorVersions
+     * @summary Every version of the evaluator, newest first (viewers)
+     * @request GET:/online-evaluators/{evaluator_id}/versions
+     * @secure
+     * @response `200` `EvaluatorVersionList`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the online_evaluator {evaluator_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listOnlineEvaluatorVersions: (
+      { evaluatorId }: ListOnlineEvaluatorVersionsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<EvaluatorVersionList, ProblemResponse>({
+        path: `/online-evaluators/${evaluatorId}/versions`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Scores the traces of a past time range with the current version, each once, as a tracked job (members).
+     *
+     * @tags online-evaluation
+     * @name StartOnlineBackfill
+     * @summary Scores the traces of a past time range with the current version, each once, as a tracked job (members)
+     * @request POST:/online-evaluators/{evaluator_id}/backfills
+     * @secure
+     * @response `201` `BackfillResponse`
+     * @response `202` `BackfillResponse` Accepted: the work runs asynchronously; poll the Location for its state.
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the online_evaluator {evaluator_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    startOnlineBackfill: (
+      { evaluatorId }: StartOnlineBackfillParams,
+      data: CreateBackfillRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<BackfillResponse, ProblemResponse>({
+        path: `/online-evaluators/${evaluatorId}/backfills`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Changes an evaluator (members): pause or resume it, rename it, or change what it scores (its next version).
+     *
+     * @tags online-evaluation
+     * @name UpdateOnlineEvaluator
+     * @summary Changes an evaluator (members): pause or resume it, rename it, or change what it scores (its next version)
+     * @request PATCH:/online-evaluators/{evaluator_id}
+     * @secure
+     * @response `200` `OnlineEvaluatorResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the online_evaluator {evaluator_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` online_evaluator_name_taken
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    updateOnlineEvaluator: (
+      { evaluatorId }: UpdateOnlineEvaluatorParams,
+      data: UpdateOnlineEvaluatorRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<OnlineEvaluatorResponse, ProblemResponse>({
+        path: `/online-evaluators/${evaluatorId}`,
+        method: "PATCH",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+  };
+  onlineBackfills = {
+    /**
+     * @description Cancels a queued or running backfill (members); what it scored keeps its scores.
+     *
+     * @tags online-evaluation
+     * @name CancelOnlineBackfill
+     * @summary Cancels a queued or running backfill (members); what it scored keeps its scores
+     * @request POST:/online-backfills/{backfill_id}:cancel
+     * @secure
+     * @response `200` `BackfillResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the online_backfill {backfill_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    cancelOnlineBackfill: (
+      { backfillId, cancel }: CancelOnlineBackfillParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<BackfillResponse, ProblemResponse>({
+        path: `/online-backfills/${backfillId}${cancel}`,
+        method: "POST",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description One backfill with its progress (viewers): poll it until `succeeded`, `failed` or `cancelled`.
+     *
+     * @tags online-evaluation
+     * @name GetOnlineBackfill
+     * @summary One backfill with its progress (viewers): poll it until `succeeded`, `failed` or `cancelled`
+     * @request GET:/online-backfills/{backfill_id}
+     * @secure
+     * @response `200` `BackfillResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the online_backfill {backfill_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getOnlineBackfill: (
+      { backfillId }: GetOnlineBackfillParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<BackfillResponse, ProblemResponse>({
+        path: `/online-backfills/${backfillId}`,
+        method: "GET",
         secure: true,
         format: "json",
         ...params,
