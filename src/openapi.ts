@@ -40,7 +40,9 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   projects: 'Projects grouping datasets, SUTs and runs, with coverage and trends.',
   'test plans': 'Test plans of a project: thresholds and the release rule, with versions.',
   'test packages': 'Recommended test packages for a project.',
-  'online-alerts':
+  'online evaluation':
+    'Online evaluators on trace datasets: sampled by trace id, scored as spans land and by backfills, each target once per version (docs/online-evaluation.md).',
+  'online alerts':
     "Alert rules on an online evaluator's scores: a recent window's pass rate tested against a reference, with hysteresis, firings and resolutions sent to webhooks (docs/online-alerts.md).",
   reports: 'Reports from runs: sections, narratives, edits and exports (Markdown, HTML, PDF).',
   review:

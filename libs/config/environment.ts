@@ -339,6 +339,14 @@ export class Environment {
   @Max(600_000)
   JOB_RETRY_DELAY_MS: number = 5000;
 
+  /** How long a worker holds the online targets it claimed before another may take them (its worker died). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(5)
+  @Max(3600)
+  ONLINE_LEASE_SECONDS: number = 120;
+
   /** How long targets of an online evaluator wait before a judge that could not be reached is tried again. */
   @IsOptional()
   @Transform(toInt)

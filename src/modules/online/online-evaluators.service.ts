@@ -7,6 +7,7 @@ import type { JsonObject } from '#libs/database/schema.js';
 import { TransactionRunner } from '#libs/database/unit-of-work.js';
 import { JobQueue } from '#libs/queue/job-queue.service.js';
 import { MAPPED_FIELDS } from '#libs/evaluation/online/targets.js';
+import { JudgesService } from '../catalogues/judges/judges.service.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
 import { RunPlanner } from '../runs/execution/run-planner.service.js';
 import { ReviewItemsService } from '../review/review-items.service.js';
@@ -46,6 +47,7 @@ export class OnlineEvaluatorsService {
     private readonly traces: TraceDatasets,
     private readonly datasets: DatasetsService,
     private readonly planner: RunPlanner,
+    private readonly judges: JudgesService,
     private readonly review: ReviewItemsService,
     private readonly follow: OnlineFollow,
     private readonly queue: JobQueue,
@@ -88,6 +90,7 @@ export class OnlineEvaluatorsService {
   }
 
   async list(access: WorkspaceAccess, query: ListOnlineEvaluatorsQuery): Promise<Page<OnlineEvaluatorResponse>> {
+    if (query.dataset_id) await this.datasets.require(access, query.dataset_id);
     const { rows, total } = await this.repo.page(
       access.workspaceId,
       { datasetId: query.dataset_id, state: query.state },
@@ -168,6 +171,10 @@ export class OnlineEvaluatorsService {
     query: ListEvaluatorTargetsQuery,
   ): Promise<Page<EvaluatorTargetResponse>> {
     await this.require(access, id);
+    if (query.backfill_id) {
+      const backfill = await this.repo.findBackfill(access.workspaceId, query.backfill_id);
+      if (backfill?.evaluator_id !== id) throw new NotFoundError('online backfill', query.backfill_id);
+    }
     const { rows, total } = await this.repo.targetPage(
       id,
       { version: query.version, state: query.state, backfillId: query.backfill_id, traceId: query.trace_id },
@@ -275,6 +282,8 @@ export class OnlineEvaluatorsService {
   private async check(access: WorkspaceAccess, datasetId: string, spec: EvaluatorSpec): Promise<void> {
     if (!spec.metrics.length) throw invalid('An evaluator applies at least one metric', 'metrics');
     if (spec.filter) this.traces.spanFilter(spec.filter, '/filter');
+    if (spec.judge_id && !(await this.judges.find(access.workspaceId, spec.judge_id)))
+      throw invalid(`Workspace ${access.workspaceId} has no judge ${spec.judge_id}`, 'judge_id');
     for (const field of MAPPED_FIELDS) {
       const ref = spec.mapping[field];
       const column = ref?.field.split('.')[0];

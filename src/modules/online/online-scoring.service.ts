@@ -22,8 +22,6 @@ export const FOLLOW_BATCH = 5000;
 /** Targets claimed per statement, and scored at once at most. */
 const CLAIM_BATCH = 25;
 const TARGETS_AT_ONCE = 8;
-/** How long a claimed target is held before another worker may take it (its worker died). */
-export const LEASE_SECONDS = 300;
 /** Judge failures that mean the judge was not reached (after the judge's own retries), not a bad answer. */
 const UNREACHABLE = new Set(['timeout', 'network', 'http_status']);
 
@@ -167,7 +165,7 @@ export class OnlineScoring {
     const total: ScoringRound = { claimed: 0, scored: 0, skipped: 0, unreachable: false };
     while (Date.now() < deadline && !signal.aborted) {
       const claimed = await this.transactions.run(() =>
-        this.repo.claim(evaluator.id, prepared.version, CLAIM_BATCH, LEASE_SECONDS, backfillId),
+        this.repo.claim(evaluator.id, prepared.version, CLAIM_BATCH, this.config.env.ONLINE_LEASE_SECONDS, backfillId),
       );
       if (!claimed.length) break;
       const round = await this.scoreClaimed(evaluator, prepared, claimed, signal);

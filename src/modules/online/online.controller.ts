@@ -29,7 +29,7 @@ import { OnlineEvaluatorsService } from './online-evaluators.service.js';
 export const EVALUATOR = { resource: 'online_evaluator', param: 'evaluator_id' } as const;
 const BACKFILL = { resource: 'online_backfill', param: 'backfill_id' } as const;
 
-@ApiTags('online-evaluation')
+@ApiTags('online evaluation')
 @Controller()
 export class OnlineController {
   constructor(private readonly evaluators: OnlineEvaluatorsService) {}

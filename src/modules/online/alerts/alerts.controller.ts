@@ -26,7 +26,7 @@ const EVALUATOR = { resource: 'online_evaluator', param: 'evaluator_id' } as con
 const RULE = { resource: 'online_alert_rule', param: 'alert_rule_id' } as const;
 
 /** Alert rules on an online evaluator's scores: a recent window's pass rate tested against a reference, with hysteresis. */
-@ApiTags('online-alerts')
+@ApiTags('online alerts')
 @Controller()
 export class OnlineAlertsController {
   constructor(private readonly rules: OnlineAlertRulesService) {}
