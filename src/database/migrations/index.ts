@@ -32,6 +32,7 @@ import { JudgeValidations1766800000000 } from './1766800000000-judge-validations
 import { ReviewJudgeRuns1766900000000 } from './1766900000000-review-judge-runs.js';
 import { TraceScores1767000000000 } from './1767000000000-trace-scores.js';
 import { OnlineEvaluation1767100000000 } from './1767100000000-online-evaluation.js';
+import { TraceScoreOf1767300000000 } from './1767300000000-trace-score-of.js';
 
 /** Every migration, in order. Families append theirs; the same list runs on PostgreSQL and PGlite. */
 export const migrations = [
@@ -69,4 +70,5 @@ export const migrations = [
   ReviewJudgeRuns1766900000000,
   TraceScores1767000000000,
   OnlineEvaluation1767100000000,
+  TraceScoreOf1767300000000,
 ];
