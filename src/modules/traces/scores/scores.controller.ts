@@ -29,7 +29,10 @@ export class ScoresController {
   @ApiOperation({ operationId: 'listTraceScores' })
   @WorkspaceRoleRequired('viewer', { apiKeyOrQuery: 'workspace_id' })
   @ApiOkResponse({ type: PageOf(TraceScoreResponse) })
-  list(@CurrentWorkspace() access: WorkspaceAccess, @Query() query: TraceScoresQuery): Promise<Page<TraceScoreResponse>> {
+  list(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @Query() query: TraceScoresQuery,
+  ): Promise<Page<TraceScoreResponse>> {
     return this.scores.list(access, query);
   }
 

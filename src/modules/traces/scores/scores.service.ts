@@ -153,9 +153,7 @@ export class TraceScoresService {
       to,
       bucket,
       group_by: query.group_by ?? null,
-      buckets: rows.map((row) =>
-        toScoreBucket(row, size === null ? to : new Date(row.bucket_start.getTime() + size)),
-      ),
+      buckets: rows.map((row) => toScoreBucket(row, size === null ? to : new Date(row.bucket_start.getTime() + size))),
     };
   }
 
