@@ -13526,7 +13526,7 @@ export interface TraceScoreAggregateResponse {
    * @example "2026-11-01T00:00:00.000Z"
    */
   from: string;
-  /** @example null */
+  /** @example "service" */
   group_by: "service" | "model" | "tag" | null;
   /** @example "helpfulness" */
   metric: string;

@@ -245,7 +245,7 @@ export class TraceScoreAggregateResponse {
   to: Date;
   @ApiProperty({ enum: ['hour', 'day', 'none'], example: 'day' })
   bucket: 'hour' | 'day' | 'none';
-  @ApiProperty({ type: 'string', enum: ['service', 'model', 'tag'], nullable: true, example: null })
+  @ApiProperty({ type: 'string', enum: ['service', 'model', 'tag'], nullable: true, example: 'service' })
   group_by: 'service' | 'model' | 'tag' | null;
   /** The buckets that hold scores, by start then group (null last) */
   @ApiProperty({ type: [TraceScoreBucket] })
