@@ -157,8 +157,9 @@ export class TraceScoresService {
     };
   }
 
-  private async requireDataset(access: WorkspaceAccess, datasetId: string): Promise<void> {
-    await this.traceDatasets.require(access, datasetId, 'scores are kept for trace datasets');
+  /** A dataset filter names one of the workspace's datasets (404 otherwise); a test-case dataset simply holds no scores. */
+  private requireDataset(access: WorkspaceAccess, datasetId: string): Promise<void> {
+    return this.traceDatasets.requireAnyKind(access, datasetId);
   }
 }
 
