@@ -297,6 +297,8 @@ describe('trace scores', () => {
       );
       const all = REF.aggregates[0].buckets[0];
       expectBucket((await aggregate({ dataset_id: datasetId }).expect(200)).body.buckets[0], all, 'one dataset');
+      expectBucket((await aggregate({ evaluator_version: 1 }).expect(200)).body.buckets[0], all, 'version 1');
+      expect((await aggregate({ evaluator_version: 2 }).expect(200)).body.buckets).toEqual([]);
       expect((await aggregate({ metric: 'faithfulness' }).expect(200)).body.buckets).toEqual([]);
       expect((await aggregate({ evaluator_id: randomUUID() }).expect(200)).body.buckets).toEqual([]);
     });
@@ -312,6 +314,7 @@ describe('trace scores', () => {
       await aggregate({ ...far, bucket: 'day' }).expect(200);
       expectProblem(await aggregate({ bucket: 'week' }), 400, 'validation_failed');
       expectProblem(await aggregate({ group_by: 'user' }), 400, 'validation_failed');
+      expectProblem(await aggregate({ evaluator_version: 0 }), 400, 'validation_failed');
       expectProblem(await aggregate({ evaluator_id: 'answer-quality' }), 400, 'validation_failed');
       expectProblem(await aggregate({ metric: undefined }), 400, 'validation_failed');
       expectProblem(await aggregate({ from: '2026-11-01', to: 'soon' }), 400, 'validation_failed');

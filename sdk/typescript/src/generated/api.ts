@@ -5571,7 +5571,7 @@ export interface GetTraceScoreAggregatesParams {
    */
   bucket?: "hour" | "day" | "none";
   /**
-   * Only scores of this trace dataset of the workspace
+   * Only scores of this dataset of the workspace
    * @format uuid
    */
   dataset_id?: string;
@@ -5580,6 +5580,13 @@ export interface GetTraceScoreAggregatesParams {
    * @example "3f2a9c1e-7b4d-4e8a-9c61-0d5e2f7a8b90"
    */
   evaluator_id: string;
+  /**
+   * Only this version of the evaluator (default: every version, so a trace two versions scored counts twice)
+   * @min 1
+   * @max 1000000
+   * @example 3
+   */
+  evaluator_version?: number;
   /**
    * The window's start (inclusive), by the traces' start time
    * @format date-time
@@ -7729,7 +7736,7 @@ export interface ListTraceLandingRunDropsParams {
 
 export interface ListTraceScoresParams {
   /**
-   * Only scores of this trace dataset of the workspace
+   * Only scores of this dataset of the workspace
    * @format uuid
    */
   dataset_id?: string;

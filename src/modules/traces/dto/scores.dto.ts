@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDateString, IsIn, IsNumber, IsString, IsUUID, MaxLength } from 'class-validator';
+import { IsDateString, IsIn, IsInt, IsNumber, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
 import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_TRACE } from '#libs/common/openapi-examples.js';
 import { PageQueryDto } from '#libs/common/pagination.js';
@@ -83,7 +83,7 @@ export class TraceScoresQuery extends PageQueryDto {
   @ValidateIfPresent()
   @IsUUID()
   workspace_id?: string;
-  /** Only scores of this trace dataset of the workspace */
+  /** Only scores of this dataset of the workspace */
   @ApiPropertyOptional({ format: 'uuid' })
   @ValidateIfPresent()
   @IsUUID()
@@ -178,11 +178,19 @@ export class TraceScoresAggregateQuery {
   @ValidateIfPresent()
   @IsIn(['service', 'model', 'tag'])
   group_by?: 'service' | 'model' | 'tag';
-  /** Only scores of this trace dataset of the workspace */
+  /** Only scores of this dataset of the workspace */
   @ApiPropertyOptional({ format: 'uuid' })
   @ValidateIfPresent()
   @IsUUID()
   dataset_id?: string;
+  /** Only this version of the evaluator (default: every version, so a trace two versions scored counts twice) */
+  @ApiPropertyOptional({ minimum: 1, maximum: 1_000_000, example: 3 })
+  @ValidateIfPresent()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  evaluator_version?: number;
 }
 
 /** A 95% interval. */

@@ -139,6 +139,7 @@ export class TraceScoresService {
       bucket,
       groupBy: query.group_by,
       datasetId: query.dataset_id,
+      version: query.evaluator_version,
       limit: SCORE_LIMITS.rows + 1,
     });
     if (rows.length > SCORE_LIMITS.rows)
