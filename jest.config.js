@@ -76,6 +76,8 @@ const ALSO_EMBEDDED = [
   'test/e2e/runs/event-stream',
   // Idempotent feedback: parallel posts of one client key meet the unique index on each database.
   'test/e2e/traces/feedback',
+  // Trace scores: the aggregate's date_bin and the published trace_score_of() inlined on each database.
+  'test/e2e/traces/scores',
   // Judge validations read a run's items and record through another family's service, then
   // the run, results and gate read them: every query on the embedded connection too.
   'test/e2e/runs/judge-validity',

@@ -214,6 +214,68 @@ describe('compileFilter', () => {
   });
 });
 
+describe('score predicates', () => {
+  const scored: FilterContext = {
+    ...ctx,
+    score: (evaluator, metric) => sql`score_of(${evaluator}, ${metric})`,
+  };
+
+  it("compiles a field's operator over the score's jsonb, false when the trace has none, names bound", () => {
+    const filter = { score: { evaluator: 'quality', metric: 'helpfulness' }, field: 'score', op: 'lte', value: 0.5 };
+    expect(shape(compileFilter(filter, scored))).toBe(
+      'coalesce((SELECT coalesce(jsonb_typeof(("ews_score"."value" #> $?::text[])) = \'number\' AND ("ews_score"."value" #> $?::text[]) <= $?::jsonb, false) FROM score_of($?, $?) AS ews_score(value)), false)',
+    );
+    expect(compiled(compileFilter(filter, scored)).parameters).toEqual([
+      ['score'],
+      ['score'],
+      '0.5',
+      'quality',
+      'helpfulness',
+    ]);
+    // NOT of a predicate that is never NULL inverts it exactly.
+    expect(shape(compileFilter({ not: { ...filter, field: 'passed', op: 'eq', value: false } }, scored))).toMatch(
+      /^\(NOT coalesce\(\(SELECT \("ews_score"\."value" @> \$\?::jsonb AND/,
+    );
+  });
+
+  it('keeps hostile evaluator and metric names out of the SQL text', () => {
+    const hostile = "q'); DELETE FROM trace_scores; --";
+    const { sql: text, parameters } = compiled(
+      compileFilter(
+        { score: { evaluator: hostile, metric: hostile }, field: 'label', op: 'eq', value: hostile },
+        scored,
+      ),
+    );
+    expect(text).not.toContain('DELETE');
+    expect(parameters.filter((p) => p === hostile)).toHaveLength(2);
+  });
+
+  it('answers each broken score predicate with its pointer', () => {
+    const base = { score: { evaluator: 'quality', metric: 'helpfulness' }, field: 'score', op: 'gt', value: 0 };
+    expect(failure(() => compileFilter(base, ctx))).toBe(
+      '/score: score predicates apply to the spans of trace datasets',
+    );
+    expect(failure(() => compileFilter({ ...base, score: 'quality' }, scored))).toBe(
+      '/score: score is {"evaluator": name, "metric": name}',
+    );
+    expect(failure(() => compileFilter({ ...base, score: { evaluator: 'quality' } }, scored))).toBe(
+      '/score/metric: metric is a name of 1..200 characters',
+    );
+    expect(failure(() => compileFilter({ ...base, score: { ...base.score, version: 2 } }, scored))).toBe(
+      '/score/version: unknown member "version"; score has evaluator and metric',
+    );
+    expect(failure(() => compileFilter({ ...base, field: 'reason' }, scored))).toBe(
+      "/field: a score predicate's field is one of score, passed, label",
+    );
+    expect(failure(() => compileFilter({ ...base, dimension: 'topic' }, scored))).toBe(
+      '/: a predicate names a "score" or a "dimension", not both',
+    );
+    expect(failure(() => compileFilter({ not: { ...base, op: 'gt', value: null } }, scored))).toBe(
+      '/not/value: gt takes a number or a string',
+    );
+  });
+});
+
 describe('compileSort', () => {
   it('orders by the JSON value at each path, nulls last, in the SQL it had', () => {
     const keys = compileSort(

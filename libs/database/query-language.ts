@@ -12,6 +12,7 @@ import { containsPattern, escapeLike } from './like.js';
  *   Filter := {"and": [Filter…]} | {"or": [Filter…]} | {"not": Filter}
  *           | {"field": Field, "op": Op, "value"?: JSON, "case_insensitive"?: bool}
  *           | {"dimension": name, "op": Op, "value"?: JSON}
+ *           | {"score": {"evaluator": name, "metric": name}, "field": "score" | "passed" | "label", "op": Op, "value"?: JSON}
  *   Field  := "column" | "column.key.key" | ["column", "key", …] | "_row_id"
  */
 export interface FilterContext {
@@ -23,6 +24,12 @@ export interface FilterContext {
   dimension: (name: string) => Expression<string | null>;
   /** Top-level columns of the version; a field's first segment must be one of them. */
   columns: ReadonlySet<string>;
+  /**
+   * The score an evaluator's metric gave the row's trace, for `score` predicates: a set of at
+   * most one jsonb `{score, passed, label}` (none when the trace has no such score), placed in a
+   * FROM clause. Absent: the rows have no scores, and a `score` predicate is refused.
+   */
+  score?: (evaluator: string, metric: string) => Expression<unknown>;
 }
 
 /** A compiled filter: a boolean over the context's row. */
@@ -144,13 +151,15 @@ function predicate(p: Record<string, unknown>, path: string, state: State): Filt
   const here = path || '/';
   if (++state.predicates > LIMITS.predicates)
     throw new FilterError(here, `a filter holds at most ${LIMITS.predicates} predicates`);
-  const allowed = new Set(['field', 'dimension', 'op', 'value', 'case_insensitive']);
+  const allowed = new Set(['field', 'dimension', 'score', 'op', 'value', 'case_insensitive']);
   const unknown = Object.keys(p).filter((k) => !allowed.has(k));
   if (unknown.length)
     throw new FilterError(
       `${path}/${unknown[0]}`,
       `unknown member "${unknown[0]}"; a predicate has field (or dimension), op and value, or is and/or/not`,
     );
+  if ('score' in p && 'dimension' in p)
+    throw new FilterError(here, 'a predicate names a "score" or a "dimension", not both');
   if (!('field' in p) && !('dimension' in p))
     throw new FilterError(here, 'a predicate names a "field" or a "dimension" (or the object is and/or/not)');
   if ('field' in p && 'dimension' in p)
@@ -170,9 +179,10 @@ function predicate(p: Record<string, unknown>, path: string, state: State): Filt
   }
   const value = checkValue(op, p.value, `${path}/value`, 'value' in p);
   if ('dimension' in p) return dimensionPredicate(p.dimension, op, value, p.case_insensitive === true, path, state);
+  if ('score' in p) return scorePredicate(p.score, p.field, op, value, p.case_insensitive === true, path, state);
   const segments = fieldPath(p.field, `${path}/field`, state.ctx);
   if (segments.length === 1 && segments[0] === ROW_ID) return rowIdPredicate(op, value, path, state);
-  return jsonPredicate(segments, op, value, p.case_insensitive === true, state);
+  return jsonPredicate(segments, op, value, p.case_insensitive === true, state.ctx.row);
 }
 
 function checkValue(op: Op, value: unknown, path: string, present: boolean): unknown {
@@ -256,8 +266,8 @@ function fieldPath(field: unknown, path: string, ctx: FilterContext): string[] {
 }
 
 /** The jsonb at the path (NULL when absent): `data #> $n::text[]`. */
-function jsonAt(segments: string[], state: State): RawBuilder<unknown> {
-  return sql`(${state.ctx.row} #> ${segments}::text[])`;
+function jsonAt(segments: string[], row: Expression<unknown>): RawBuilder<unknown> {
+  return sql`(${row} #> ${segments}::text[])`;
 }
 
 function nested(segments: string[], value: unknown): unknown {
@@ -269,9 +279,8 @@ function jsonb(value: unknown): RawBuilder<unknown> {
   return sql`${JSON.stringify(value)}::jsonb`;
 }
 
-function jsonPredicate(segments: string[], op: Op, value: unknown, ci: boolean, state: State): Filter {
-  const row = state.ctx.row;
-  const at = () => jsonAt(segments, state);
+function jsonPredicate(segments: string[], op: Op, value: unknown, ci: boolean, row: Expression<unknown>): Filter {
+  const at = () => jsonAt(segments, row);
   const text = () => sql`(${at()} #>> '{}')`;
   const typed = (v: unknown) => (typeof v === 'number' ? sql`'number'` : sql`'string'`);
   switch (op) {
@@ -312,6 +321,41 @@ function jsonPredicate(segments: string[], op: Op, value: unknown, ci: boolean, 
         ? sql<SqlBool>`coalesce(${at()} = 'null'::jsonb, true)`
         : sql<SqlBool>`coalesce(${at()} <> 'null'::jsonb, false)`;
   }
+}
+
+/** What a `score` predicate may compare: the members of the score's jsonb. */
+const SCORE_FIELDS = ['score', 'passed', 'label'] as const;
+
+/**
+ * `{"score": {"evaluator", "metric"}, "field": "score" | "passed" | "label", …}`: the operators of
+ * a field over the score's jsonb; false (never NULL) when the row's trace has no such score, so
+ * NOT inverts it exactly. The names are bound parameters.
+ */
+function scorePredicate(
+  score: unknown,
+  field: unknown,
+  op: Op,
+  value: unknown,
+  ci: boolean,
+  path: string,
+  state: State,
+): Filter {
+  const of = state.ctx.score;
+  if (!of) throw new FilterError(`${path}/score`, 'score predicates apply to the spans of trace datasets');
+  if (!isObject(score)) throw new FilterError(`${path}/score`, 'score is {"evaluator": name, "metric": name}');
+  const extra = Object.keys(score).filter((k) => k !== 'evaluator' && k !== 'metric');
+  if (extra.length)
+    throw new FilterError(`${path}/score/${extra[0]}`, `unknown member "${extra[0]}"; score has evaluator and metric`);
+  for (const key of ['evaluator', 'metric'] as const) {
+    const name = score[key];
+    if (typeof name !== 'string' || !name.length || name.length > 200)
+      throw new FilterError(`${path}/score/${key}`, `${key} is a name of 1..200 characters`);
+  }
+  if (typeof field !== 'string' || !(SCORE_FIELDS as readonly string[]).includes(field))
+    throw new FilterError(`${path}/field`, `a score predicate's field is one of ${SCORE_FIELDS.join(', ')}`);
+  const scored = sql.ref('ews_score.value');
+  const holds = jsonPredicate([field], op, value, ci, scored);
+  return sql<SqlBool>`coalesce((SELECT ${holds} FROM ${of(score.evaluator as string, score.metric as string)} AS ews_score(value)), false)`;
 }
 
 function rowIdPredicate(op: Op, value: unknown, path: string, state: State): Filter {
@@ -368,7 +412,6 @@ export function compileSort(sort: unknown, ctx: FilterContext): SortKey[] {
   if (sort === undefined || sort === null) return [];
   if (!Array.isArray(sort) || sort.length > LIMITS.sortKeys)
     throw new FilterError('/', `sort is an array of at most ${LIMITS.sortKeys} keys`);
-  const state: State = { ctx, predicates: 0 };
   return sort.map((key, i) => {
     if (!isObject(key)) throw new FilterError(`/${i}`, 'a sort key is {"field": …, "direction": "asc" | "desc"}');
     const unknown = Object.keys(key).filter((k) => k !== 'field' && k !== 'direction');
@@ -377,7 +420,7 @@ export function compileSort(sort: unknown, ctx: FilterContext): SortKey[] {
     if (direction !== 'asc' && direction !== 'desc')
       throw new FilterError(`/${i}/direction`, 'direction is asc or desc');
     const segments = fieldPath(key.field, `/${i}/field`, ctx);
-    const expr = segments[0] === ROW_ID ? ctx.rowId : jsonAt(segments, state);
+    const expr = segments[0] === ROW_ID ? ctx.rowId : jsonAt(segments, ctx.row);
     return direction === 'asc' ? sql`${expr} ASC NULLS LAST` : sql`${expr} DESC NULLS LAST`;
   });
 }

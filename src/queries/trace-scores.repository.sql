@@ -30,3 +30,149 @@ where
   and "metric" = $5
   and "observed_at" >= $6
   and "observed_at" < $7;
+
+-- TraceScoresRepository.newestForTraces
+select distinct
+  on ("trace_id", "evaluator_name", "metric") *
+from
+  "trace_scores"
+where
+  "workspace_id" = $1
+  and "dataset_id" = $2
+  and "trace_id" in ($3)
+order by
+  "trace_id",
+  "evaluator_name",
+  "metric",
+  "evaluator_version" desc,
+  "scored_at" desc,
+  "id";
+
+-- TraceScoresRepository.page
+select
+  *
+from
+  "trace_scores"
+where
+  "workspace_id" = $1
+  and "metric" = $2
+  and "passed" = $3
+  and "score" <= $4
+order by
+  "observed_at" desc,
+  "id" desc
+limit
+  $5
+offset
+  $6;
+
+select
+  count(*)::int as "n"
+from
+  "trace_scores"
+where
+  "workspace_id" = $1
+  and "metric" = $2
+  and "passed" = $3
+  and "score" <= $4;
+
+-- TraceScoresRepository.aggregate (by day and tag)
+select
+  "x"."bucket_start",
+  "x"."grp",
+  count(*) as "n",
+  count("x"."score") as "scored",
+  count(*) filter (
+    where
+      "x"."passed" = $1
+  ) as "passed",
+  count(*) filter (
+    where
+      "x"."passed" = $2
+  ) as "failed",
+  count(*) filter (
+    where
+      "x"."error" is not null
+  ) as "errored",
+  avg("x"."score") as "mean",
+  stddev_samp("x"."score") as "sd"
+from
+  (
+    select
+      date_bin($3::interval, s.observed_at, $4::timestamptz) as "bucket_start",
+      t.tag as "grp",
+      "s"."score",
+      "s"."passed",
+      "s"."error"
+    from
+      "trace_scores" as "s"
+      left join lateral (
+        select distinct
+          "tt"."tag"
+        from
+          "trace_tags" as "tt"
+        where
+          "tt"."dataset_id" = "s"."dataset_id"
+          and "tt"."trace_id" = "s"."trace_id"
+      ) as "t" on true
+    where
+      "s"."workspace_id" = $5
+      and "s"."evaluator_id" = $6
+      and "s"."metric" = $7
+      and "s"."observed_at" >= $8
+      and "s"."observed_at" < $9
+  ) as "x"
+group by
+  "x"."bucket_start",
+  "x"."grp"
+order by
+  "x"."bucket_start",
+  "x"."grp" asc nulls last
+limit
+  $10;
+
+-- TraceScoresRepository.aggregate (the whole window by service)
+select
+  "x"."bucket_start",
+  "x"."grp",
+  count(*) as "n",
+  count("x"."score") as "scored",
+  count(*) filter (
+    where
+      "x"."passed" = $1
+  ) as "passed",
+  count(*) filter (
+    where
+      "x"."passed" = $2
+  ) as "failed",
+  count(*) filter (
+    where
+      "x"."error" is not null
+  ) as "errored",
+  avg("x"."score") as "mean",
+  stddev_samp("x"."score") as "sd"
+from
+  (
+    select
+      $3::timestamptz as "bucket_start",
+      s.service_name as "grp",
+      "s"."score",
+      "s"."passed",
+      "s"."error"
+    from
+      "trace_scores" as "s"
+    where
+      "s"."workspace_id" = $4
+      and "s"."evaluator_id" = $5
+      and "s"."metric" = $6
+      and "s"."observed_at" >= $7
+      and "s"."observed_at" < $8
+  ) as "x"
+group by
+  "x"."bucket_start",
+  "x"."grp"
+order by
+  "x"."bucket_start",
+  "x"."grp" asc nulls last
+limit
+  $9;

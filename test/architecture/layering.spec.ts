@@ -363,6 +363,7 @@ const TABLES_WITHOUT_ENTITY: Record<string, string> = {
  */
 const PUBLISHED_FUNCTIONS: Record<string, string> = {
   dataset_version_rows: 'datasets',
+  trace_score_of: 'traces',
   user_identities: 'users',
 };
 

@@ -82,6 +82,50 @@ describe('published functions', () => {
     }
   });
 
+  it("trace_score_of answers a trace's newest score of an evaluator's metric, and is inlined beside the rows", async () => {
+    const workspace = (
+      (await db.query(`SELECT workspace_id AS id FROM datasets WHERE id = $1`, [dataset])) as Array<{ id: string }>
+    )[0].id;
+    // Trace t1: version 1 then version 2 of "quality"; t2: only an error; 400 other traces' scores around them.
+    await db.query(
+      `INSERT INTO trace_scores (workspace_id, dataset_id, evaluator_id, evaluator_name, evaluator_version, level, target_key,
+                                 trace_id, metric, score, passed, label, error, observed_at)
+       VALUES ($1, $2, gen_random_uuid(), 'quality', 1, 'trace', 't1', 't1', 'helpfulness', 0.9, true, 'good', NULL, now()),
+              ($1, $2, gen_random_uuid(), 'quality', 2, 'trace', 't1', 't1', 'helpfulness', 0.2, false, 'bad', NULL, now()),
+              ($1, $2, gen_random_uuid(), 'quality', 1, 'trace', 't2', 't2', 'helpfulness', NULL, NULL, NULL, 'timeout', now())`,
+      [workspace, dataset],
+    );
+    await db.query(
+      `INSERT INTO trace_scores (workspace_id, dataset_id, evaluator_id, evaluator_name, evaluator_version, level, target_key,
+                                 trace_id, metric, score, passed, observed_at)
+       SELECT $1, $2, gen_random_uuid(), 'quality', 1, 'trace', 'x' || g, 'x' || g, 'helpfulness', g / 400.0, g % 2 = 0, now()
+         FROM generate_series(1, 400) g`,
+      [workspace, dataset],
+    );
+    await db.query('ANALYZE trace_scores');
+    const of = (trace: string) =>
+      db.query(`SELECT s FROM trace_score_of($1, $2, 'quality', 'helpfulness') s`, [dataset, trace]);
+    expect(await of('t1')).toEqual([{ s: { score: 0.2, passed: false, label: 'bad' } }]);
+    expect(await of('t2')).toEqual([{ s: { score: null, passed: null, label: null } }]);
+    expect(await of('t3')).toEqual([]);
+    // As the query language calls it: per row, in a FROM clause of a scalar subquery.
+    const direct = await plan(
+      `SELECT r.row_id FROM dataset_rows r WHERE r.dataset_id = $1 AND coalesce((SELECT (v.s->>'passed')::boolean FROM (
+         SELECT jsonb_build_object('score', s.score, 'passed', s.passed, 'label', s.label) AS s FROM trace_scores s
+          WHERE s.dataset_id = r.dataset_id AND s.trace_id = r.data->>'q' AND s.evaluator_name = $2 AND s.metric = $3
+          ORDER BY s.evaluator_version DESC, s.scored_at DESC, s.id LIMIT 1) v), false)`,
+      [dataset, 'quality', 'helpfulness'],
+    );
+    const published = await plan(
+      `SELECT r.row_id FROM dataset_rows r WHERE r.dataset_id = $1 AND coalesce((SELECT (v.s->>'passed')::boolean
+         FROM trace_score_of(r.dataset_id, r.data->>'q', $2::text, $3::text) AS v(s)), false)`,
+      [dataset, 'quality', 'helpfulness'],
+    );
+    expect(published.join('\n')).not.toContain('Function Scan');
+    expect(published.join('\n')).toContain('trace_scores_of_idx');
+    expect(published).toEqual(direct);
+  });
+
   it("user_identities answers who a user is, and the API key check's join on it is the join on users", async () => {
     const user = (
       (await db.query(

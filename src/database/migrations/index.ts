@@ -33,6 +33,7 @@ import { ReviewJudgeRuns1766900000000 } from './1766900000000-review-judge-runs.
 import { TraceScores1767000000000 } from './1767000000000-trace-scores.js';
 import { OnlineEvaluation1767100000000 } from './1767100000000-online-evaluation.js';
 import { OnlineAlerts1767200000000 } from './1767200000000-online-alerts.js';
+import { TraceScoreOf1767300000000 } from './1767300000000-trace-score-of.js';
 
 /** Every migration, in order. Families append theirs; the same list runs on PostgreSQL and PGlite. */
 export const migrations = [
@@ -71,4 +72,5 @@ export const migrations = [
   TraceScores1767000000000,
   OnlineEvaluation1767100000000,
   OnlineAlerts1767200000000,
+  TraceScoreOf1767300000000,
 ];

@@ -138,4 +138,17 @@ export class RetentionRepository {
     );
     return rows.length;
   }
+
+  /** Deletes the dataset's trace scores whose trace started before `cutoff` (they go with the spans they score). */
+  async deleteScoresBefore(workspaceId: string, datasetId: string, cutoff: Date): Promise<number> {
+    const rows = await this.db.typed((q) =>
+      q
+        .deleteFrom('trace_scores')
+        .where('workspace_id', '=', workspaceId)
+        .where('dataset_id', '=', datasetId)
+        .where('observed_at', '<', cutoff)
+        .returning('id'),
+    );
+    return rows.length;
+  }
 }

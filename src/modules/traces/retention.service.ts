@@ -32,8 +32,9 @@ interface RetainedDataset {
 /**
  * Trace retention: a workspace's default and per-dataset overrides, and the sweep (hourly, in a
  * process that runs workers, and on demand) that deletes spans that started before the cutoff
- * from every version of the dataset (their row counts and statistics follow), uploads received
- * before it (rows and files) and the payloads landings kept, each recorded in the audit trail.
+ * from every version of the dataset (their row counts and statistics follow) with the scores of
+ * traces that started before it, uploads received before it (rows and files) and the payloads
+ * landings kept, each recorded in the audit trail.
  */
 @Injectable()
 export class TraceRetentionService implements OnApplicationBootstrap {
@@ -136,6 +137,7 @@ export class TraceRetentionService implements OnApplicationBootstrap {
   async sweepAll(): Promise<{
     datasets: number;
     spans_deleted: number;
+    scores_deleted: number;
     uploads_deleted: number;
     payloads_cleared: number;
     feedback_deleted: number;
@@ -145,6 +147,7 @@ export class TraceRetentionService implements OnApplicationBootstrap {
     return {
       datasets: result.datasets.length,
       spans_deleted: result.datasets.reduce((n, d) => n + d.spans_deleted, 0),
+      scores_deleted: result.datasets.reduce((n, d) => n + d.scores_deleted, 0),
       uploads_deleted: result.uploads_deleted,
       payloads_cleared: result.payloads_cleared,
       feedback_deleted: result.feedback_deleted,
@@ -167,7 +170,7 @@ export class TraceRetentionService implements OnApplicationBootstrap {
     const datasets: TraceRetentionSweepResponse['datasets'] = [];
     for (const target of await this.retained(workspaceId)) {
       const swept = await this.sweepDataset(target, sweptAt);
-      if (swept.spans_deleted) datasets.push(swept);
+      if (swept.spans_deleted || swept.scores_deleted) datasets.push(swept);
     }
     let uploadsDeleted = 0;
     let payloadsCleared = 0;
@@ -247,12 +250,16 @@ export class TraceRetentionService implements OnApplicationBootstrap {
       deleted += batch;
       if (batch < SWEEP_BATCH) break;
     }
-    if (deleted) {
+    // Scores go by their trace's start time, as spans do: a trace's scores leave with its spans.
+    const scoresDeleted = await this.transactions.run(() =>
+      this.retention.deleteScoresBefore(target.workspace_id, target.dataset_id, cutoff),
+    );
+    if (deleted || scoresDeleted) {
       await this.transactions.run(async () => {
         const dataset = await this.traceDatasets.findLocked(target.workspace_id, target.dataset_id);
         if (!dataset) return;
         // Content hashes and column statistics describe the rows the versions hold now.
-        await this.datasetWrites.restatVersions(dataset, [...touched]);
+        if (deleted) await this.datasetWrites.restatVersions(dataset, [...touched]);
         await this.audit.record({
           workspaceId: target.workspace_id,
           action: 'trace_retention.swept',
@@ -262,6 +269,7 @@ export class TraceRetentionService implements OnApplicationBootstrap {
             retention_days: target.retention_days,
             cutoff: cutoff.toISOString(),
             spans_deleted: deleted,
+            scores_deleted: scoresDeleted,
             versions_updated: touched.size,
           },
         });
@@ -272,6 +280,7 @@ export class TraceRetentionService implements OnApplicationBootstrap {
       retention_days: target.retention_days,
       cutoff,
       spans_deleted: deleted,
+      scores_deleted: scoresDeleted,
       versions_updated: touched.size,
     };
   }

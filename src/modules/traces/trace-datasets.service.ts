@@ -87,6 +87,11 @@ export class TraceDatasets {
     return dataset;
   }
 
+  /** The caller's dataset of any kind (404 when missing or another workspace's): what a filter by dataset names. */
+  async requireAnyKind(access: WorkspaceAccess, datasetId: string): Promise<void> {
+    await this.datasetsService.require(access, datasetId);
+  }
+
   /** The trace datasets of these workspaces (every workspace when null), by workspace then id. */
   inWorkspaces(workspaceIds: string[] | null): Promise<Array<{ workspace_id: string; dataset_id: string }>> {
     return this.datasetsService.ofKind('traces', workspaceIds);

@@ -25,6 +25,7 @@ import type {
   TraceTagsQuery,
 } from './dto/trace-data.dto.js';
 import { TraceFeedbackService } from './feedback/feedback.service.js';
+import { TraceScoresService } from './scores/scores.service.js';
 import { TRACE_ENRICH_JOB } from './traces.jobs.js';
 import { TraceDatasets } from './trace-datasets.service.js';
 import { TraceErrors } from './traces.errors.js';
@@ -42,6 +43,7 @@ export class TraceVersionsService {
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
     private readonly feedback: TraceFeedbackService,
+    private readonly scores: TraceScoresService,
   ) {}
 
   /** A version of a trace dataset of the workspace, by id alone (the /traces/versions paths). */
@@ -252,16 +254,19 @@ export class TraceVersionsService {
       { skip: query.offset, take: query.limit },
     );
     const status = await this.traces.latestEnrichmentRun(version.id);
-    // Each trace's end-user feedback, summed up by name, beside what its spans say.
-    const feedback = await this.feedback.summariesFor(
-      access.workspaceId,
-      page.items.map((item) => String(item.trace_id)),
-    );
+    // Each trace's end-user feedback, summed up by name, and its online evaluation scores, beside what its spans say.
+    const traceIds = page.items.map((item) => String(item.trace_id));
+    const feedback = await this.feedback.summariesFor(access.workspaceId, traceIds);
+    const scores = await this.scores.ofTraces(access.workspaceId, datasetId, traceIds);
     return {
       dataset_id: datasetId,
       version_id: version.id,
       state: status ? JOB_STATE_VOCABULARY.show(status.state) : 'not_started',
-      items: page.items.map((item) => ({ ...item, feedback: feedback.get(String(item.trace_id)) ?? {} })),
+      items: page.items.map((item) => ({
+        ...item,
+        feedback: feedback.get(String(item.trace_id)) ?? {},
+        scores: scores.get(String(item.trace_id)) ?? {},
+      })),
       total: page.total,
       limit: query.limit,
       offset: query.offset,

@@ -85,4 +85,10 @@ export const TraceErrors = defineErrorCodes('traces', {
     description:
       'The workspace already holds feedback under this `client_key` with other content (trace, span, name, value, comment, user_ref or metadata). A retry sends exactly what the first post sent; new feedback takes a new key.',
   },
+  trace_score_window_invalid: {
+    status: 400,
+    title: 'Score window invalid',
+    description:
+      'GET /traces/scores:aggregate needs `from` before `to`, at most 1000 hour or day buckets between them, and at most 10,000 (bucket, group) rows in its answer: a coarser bucket or a shorter window answers.',
+  },
 });

@@ -1,6 +1,8 @@
 import { failureObject } from '#libs/queue/dto/tracked-run.dto.js';
 import { JOB_STATE_VOCABULARY } from '#libs/queue/tracked-job.js';
 import { ENRICHMENT_FIELDS } from '#libs/traces/enrichment.js';
+import { wilsonInterval } from '#libs/evaluation/statistics/judge-validity.js';
+import { tMeanInterval } from '#libs/evaluation/statistics/mean-interval.js';
 import type {
   TraceDropRecordResponse,
   TraceIngestRunResponse,
@@ -10,6 +12,8 @@ import type {
 import type { TraceEnrichmentStatusResponse, TraceGroundTruthVersionResponse } from './dto/trace-data.dto.js';
 import { LIVE_MAX_SPANS, LIVE_WINDOW_SECONDS, type TraceLiveStreamResponse } from './dto/live.dto.js';
 import type { FeedbackValue, TraceFeedbackResponse, TraceFeedbackSummary } from './dto/feedback.dto.js';
+import type { TraceScoreBucket, TraceScoreOfTrace, TraceScoreResponse } from './dto/scores.dto.js';
+import type { ScoreAggregateCounts, TraceScoreRow } from './scores/scores.repository.js';
 import type { FeedbackCounts, FeedbackRow, NewFeedbackRow } from './feedback/feedback.repository.js';
 import type { LiveStreamRow } from './live.repository.js';
 import type {
@@ -251,6 +255,81 @@ export function toFeedbackSummaries(counts: FeedbackCounts[]): Map<string, Recor
       thumbs_down: Number(c.thumbs_down),
     };
     out.set(c.trace_id, byName);
+  }
+  return out;
+}
+
+export function toTraceScoreResponse(row: TraceScoreRow): TraceScoreResponse {
+  return {
+    id: row.id,
+    workspace_id: row.workspace_id,
+    dataset_id: row.dataset_id,
+    evaluator_id: row.evaluator_id,
+    evaluator_name: row.evaluator_name,
+    evaluator_version: row.evaluator_version,
+    level: row.level,
+    target_key: row.target_key,
+    trace_id: row.trace_id,
+    span_id: row.span_id,
+    session_id: row.session_id,
+    metric: row.metric,
+    score: row.score,
+    passed: row.passed,
+    label: row.label,
+    reason: row.reason,
+    error: row.error,
+    detail: row.detail as Record<string, unknown> | null,
+    service_name: row.service_name,
+    model: row.model,
+    cost_usd: row.cost_usd,
+    observed_at: row.observed_at,
+    scored_at: row.scored_at,
+  };
+}
+
+/**
+ * One bucket of an aggregation: the counts as numbers, the pass rate over the records with a
+ * verdict with Wilson's interval, the mean score with Student's t interval, at 95%.
+ */
+export function toScoreBucket(counts: ScoreAggregateCounts, end: Date): TraceScoreBucket {
+  const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
+  const [passed, failed, scored] = [Number(counts.passed), Number(counts.failed), Number(counts.scored)];
+  const [mean, sd] = [num(counts.mean), num(counts.sd)];
+  return {
+    start: counts.bucket_start,
+    end,
+    group: counts.grp,
+    n: Number(counts.n),
+    scored,
+    errored: Number(counts.errored),
+    passed,
+    failed,
+    pass_rate: passed + failed ? passed / (passed + failed) : null,
+    pass_rate_interval: wilsonInterval(passed, passed + failed),
+    mean,
+    mean_interval: mean === null ? null : tMeanInterval(mean, sd, scored),
+    sd,
+  };
+}
+
+/** Per trace id, per evaluator name and metric: its newest score record (`newest` holds one a trace, evaluator and metric). */
+export function toTraceScoresOfTraces(
+  newest: TraceScoreRow[],
+): Map<string, Record<string, Record<string, TraceScoreOfTrace>>> {
+  const out = new Map<string, Record<string, Record<string, TraceScoreOfTrace>>>();
+  for (const row of newest) {
+    if (row.trace_id === null) continue;
+    const byEvaluator = out.get(row.trace_id) ?? {};
+    byEvaluator[row.evaluator_name] = {
+      ...byEvaluator[row.evaluator_name],
+      [row.metric]: {
+        score: row.score,
+        passed: row.passed,
+        label: row.label,
+        evaluator_version: row.evaluator_version,
+      },
+    };
+    out.set(row.trace_id, byEvaluator);
   }
   return out;
 }

@@ -19,6 +19,7 @@ import { RetentionController } from './retention.controller.js';
 import { RetentionRepository } from './retention.repository.js';
 import { TraceRetentionService } from './retention.service.js';
 import { TraceDataController } from './trace-data.controller.js';
+import { ScoresController } from './scores/scores.controller.js';
 import { TraceScoresRepository } from './scores/scores.repository.js';
 import { TraceScoresService } from './scores/scores.service.js';
 import { TraceEnricher } from './trace-enrichment.job.js';
@@ -30,7 +31,7 @@ import { TracesRepository } from './traces.repository.js';
 import { TracesService } from './traces.service.js';
 import './traces.errors.js';
 
-/** Trace ingestion: detection, uploads, landing, drops, ground truth, topology, enrichment, tags and end users' feedback. */
+/** Trace ingestion: detection, uploads, landing, drops, ground truth, topology, enrichment, tags, end users' feedback and the scores of online evaluation. */
 @Module({
   imports: [DatasetsModule, SecretsModule],
   controllers: [
@@ -40,6 +41,7 @@ import './traces.errors.js';
     OtlpController,
     RetentionController,
     FeedbackController,
+    ScoresController,
   ],
   providers: [
     TracesService,

@@ -148,6 +148,11 @@ export interface EnrichmentFilter {
   /** End-user feedback of the trace (trace_feedback): of this name, equal to this value. */
   feedback_name?: string;
   feedback_value?: string;
+  /** A score of the trace (trace_scores, each evaluator's metric's newest): of this evaluator and metric, passed or failed, at most this score. */
+  score_evaluator?: string;
+  score_metric?: string;
+  score_passed?: 'true' | 'false';
+  score_max?: number;
 }
 
 /** What a page of enrichment results sorts by (numbers as numbers; then by trace id). */
@@ -178,6 +183,11 @@ function enrichmentConditions(f: EnrichmentFilter): Array<RawBuilder<SqlBool>> {
     f.tag &&
       sql<SqlBool>`EXISTS (SELECT 1 FROM trace_tags t WHERE t.version_id = e.version_id AND t.trace_id = e.trace_id AND t.tag = ${f.tag})`,
     (f.feedback_name !== undefined || f.feedback_value !== undefined) && feedbackCondition(f),
+    (f.score_evaluator !== undefined ||
+      f.score_metric !== undefined ||
+      f.score_passed !== undefined ||
+      f.score_max !== undefined) &&
+      scoreCondition(f),
   ].filter((c): c is RawBuilder<SqlBool> => !!c);
 }
 
@@ -192,6 +202,23 @@ function feedbackCondition(f: EnrichmentFilter): RawBuilder<SqlBool> {
     }${equals.number === undefined ? sql`` : sql` OR f.value_number = ${equals.number}`})`;
   }
   return sql<SqlBool>`EXISTS (SELECT 1 FROM trace_feedback f WHERE f.workspace_id = e.workspace_id AND f.trace_id = e.trace_id AND ${name} AND ${value})`;
+}
+
+/**
+ * The trace has a score that `f` keeps: among each evaluator's metric's newest score record (the
+ * highest evaluator version, then the latest scored, as `trace_score_of` answers), one of
+ * `score_evaluator` and `score_metric` (any, without), passed or failed, with a score at most `score_max`.
+ */
+function scoreCondition(f: EnrichmentFilter): RawBuilder<SqlBool> {
+  const evaluator = f.score_evaluator === undefined ? sql`TRUE` : sql`sc.evaluator_name = ${f.score_evaluator}`;
+  const metric = f.score_metric === undefined ? sql`TRUE` : sql`sc.metric = ${f.score_metric}`;
+  const passed = f.score_passed === undefined ? sql`TRUE` : sql`n.passed = ${f.score_passed}::boolean`;
+  const max = f.score_max === undefined ? sql`TRUE` : sql`n.score <= ${f.score_max}`;
+  return sql<SqlBool>`EXISTS (SELECT 1 FROM (SELECT DISTINCT ON (sc.evaluator_name, sc.metric) sc.score, sc.passed
+      FROM trace_scores sc
+     WHERE sc.workspace_id = e.workspace_id AND sc.dataset_id = e.dataset_id AND sc.trace_id = e.trace_id AND ${evaluator} AND ${metric}
+     ORDER BY sc.evaluator_name, sc.metric, sc.evaluator_version DESC, sc.scored_at DESC, sc.id) n
+   WHERE ${passed} AND ${max})`;
 }
 
 /** A list of values as one `text[]` parameter. */

@@ -6416,6 +6416,56 @@ export interface GetTraceRetentionParams {
   workspaceId: string;
 }
 
+export interface GetTraceScoreAggregatesParams {
+  aggregate: string;
+  /**
+   * `hour` or `day` (aligned to UTC midnight; at most 1000 in the window), or `none`: the whole window (default)
+   * @default "none"
+   */
+  bucket?: "hour" | "day" | "none";
+  /**
+   * Only scores of this dataset of the workspace
+   * @format uuid
+   */
+  dataset_id?: string;
+  /**
+   * @format uuid
+   * @example "3f2a9c1e-7b4d-4e8a-9c61-0d5e2f7a8b90"
+   */
+  evaluator_id: string;
+  /**
+   * Only this version of the evaluator (default: every version, so a trace two versions scored counts twice)
+   * @min 1
+   * @max 1000000
+   * @example 3
+   */
+  evaluator_version?: number;
+  /**
+   * The window's start (inclusive), by the traces' start time
+   * @format date-time
+   * @example "2026-11-01T00:00:00Z"
+   */
+  from: string;
+  /** Split each bucket by the trace's service, its model, or each of its tags (a trace of two tags counts in both) */
+  group_by?: "service" | "model" | "tag";
+  /**
+   * @maxLength 200
+   * @example "helpfulness"
+   */
+  metric: string;
+  /**
+   * The window's end (exclusive)
+   * @format date-time
+   * @example "2026-11-08T00:00:00Z"
+   */
+  to: string;
+  /**
+   * The workspace, with a user's token (an API key's own workspace is used otherwise)
+   * @format uuid
+   */
+  workspace_id?: string;
+}
+
 export interface GetTraceTopologyParams {
   /**
    * The dataset's id
@@ -8557,6 +8607,20 @@ export interface ListTraceEnrichmentResultsParams {
   offset?: number;
   /** @default "asc" */
   order?: "asc" | "desc";
+  /**
+   * Only traces scored by the evaluator of this name (online evaluation: each metric's newest score)
+   * @maxLength 200
+   */
+  score_evaluator?: string;
+  /** Only traces with a score of at most this */
+  score_max?: number;
+  /**
+   * Only traces with a score of this metric
+   * @maxLength 200
+   */
+  score_metric?: string;
+  /** Only traces with a score that passed (`true`) or failed (`false`) */
+  score_passed?: "true" | "false";
   /** @maxLength 200 */
   session_id?: string;
   /** @default "start_time" */
@@ -8659,6 +8723,59 @@ export interface ListTraceLandingRunDropsParams {
    * @format uuid
    */
   runId: string;
+}
+
+export interface ListTraceScoresParams {
+  /**
+   * Only scores of this dataset of the workspace
+   * @format uuid
+   */
+  dataset_id?: string;
+  /** @format uuid */
+  evaluator_id?: string;
+  /** @maxLength 200 */
+  evaluator_name?: string;
+  /** `true`: only records whose metric could not score; `false`: only the others */
+  has_error?: "true" | "false";
+  /** Scores at most this */
+  max_score?: number;
+  /** @maxLength 200 */
+  metric?: string;
+  /** Scores at least this */
+  min_score?: number;
+  /**
+   * Traces that started at or after this instant
+   * @format date-time
+   */
+  observed_after?: string;
+  /**
+   * Traces that started before this instant
+   * @format date-time
+   */
+  observed_before?: string;
+  /**
+   * 1-based page number
+   * @min 1
+   * @default 1
+   */
+  page?: number;
+  /**
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  page_size?: number;
+  /** `true`: only passes; `false`: only failures (scores without a verdict match neither) */
+  passed?: "true" | "false";
+  /** @maxLength 128 */
+  session_id?: string;
+  /** @maxLength 128 */
+  trace_id?: string;
+  /**
+   * The workspace, with a user's token (an API key's own workspace is used otherwise)
+   * @format uuid
+   */
+  workspace_id?: string;
 }
 
 export interface ListTraceTagsParams {
@@ -12705,6 +12822,13 @@ export interface SchemaResponse {
   version_number: number;
 }
 
+export interface ScoreInterval {
+  /** @example 0.71 */
+  high: number;
+  /** @example 0.52 */
+  low: number;
+}
+
 export interface ScoreValidityResponse {
   /** @example 50 */
   items: number;
@@ -13472,6 +13596,11 @@ export interface SweptDataset {
   dataset_id: string;
   /** @example 7 */
   retention_days: number;
+  /**
+   * Scores of online evaluation on traces that started before the cutoff
+   * @example 240
+   */
+  scores_deleted: number;
   /** @example 1180 */
   spans_deleted: number;
   /**
@@ -14513,6 +14642,187 @@ export interface TraceRetentionSweepResponse {
    * @example 3
    */
   uploads_deleted: number;
+}
+
+export interface TraceScoreAggregateResponse {
+  /** @example "day" */
+  bucket: "hour" | "day" | "none";
+  /** The buckets that hold scores, by start then group (null last) */
+  buckets: TraceScoreBucket[];
+  /** @example "3f2a9c1e-7b4d-4e8a-9c61-0d5e2f7a8b90" */
+  evaluator_id: string;
+  /**
+   * @format date-time
+   * @example "2026-11-01T00:00:00.000Z"
+   */
+  from: string;
+  /** @example "service" */
+  group_by: "service" | "model" | "tag" | null;
+  /** @example "helpfulness" */
+  metric: string;
+  /**
+   * @format date-time
+   * @example "2026-11-08T00:00:00.000Z"
+   */
+  to: string;
+}
+
+export interface TraceScoreBucket {
+  /**
+   * The bucket's end (exclusive)
+   * @format date-time
+   * @example "2026-11-02T00:00:00.000Z"
+   */
+  end: string;
+  /**
+   * Records whose metric could not score
+   * @example 3
+   */
+  errored: number;
+  /** @example 43 */
+  failed: number;
+  /**
+   * The service, model or tag of this group; null for traces without one, and when not grouped
+   * @example "support-bot"
+   */
+  group: string | null;
+  /**
+   * The mean score; null without scores
+   * @example 0.61
+   */
+  mean: number | null;
+  /** Student's t 95% interval of the mean (null below two scores) */
+  mean_interval: ScoreInterval | null;
+  /**
+   * Score records (errors included)
+   * @example 120
+   */
+  n: number;
+  /**
+   * passed / (passed + failed); null without a verdict
+   * @example 0.6325
+   */
+  pass_rate: number | null;
+  /** Wilson's 95% score interval of the pass rate */
+  pass_rate_interval: ScoreInterval | null;
+  /** @example 74 */
+  passed: number;
+  /**
+   * Records with a score
+   * @example 117
+   */
+  scored: number;
+  /**
+   * The scores' sample standard deviation (null below two scores)
+   * @example 0.22
+   */
+  sd: number | null;
+  /**
+   * The bucket's start: a whole hour or day (UTC), or the window's start with `bucket=none`
+   * @format date-time
+   * @example "2026-11-01T00:00:00.000Z"
+   */
+  start: string;
+}
+
+export interface TraceScoreResponse {
+  /**
+   * What scoring cost (a judge's tokens at its model's price)
+   * @example 0.00021
+   */
+  cost_usd: number | null;
+  /**
+   * The trace dataset the scored spans landed in
+   * @example "f0eef60d-4b04-4046-aa3a-779fe13e072d"
+   */
+  dataset_id: string;
+  /** @example null */
+  detail: Record<string, any> | null;
+  /**
+   * Why the metric could not score the target (then `score` and `passed` are null)
+   * @example null
+   */
+  error: string | null;
+  /** @example "3f2a9c1e-7b4d-4e8a-9c61-0d5e2f7a8b90" */
+  evaluator_id: string;
+  /** @example "answer-quality" */
+  evaluator_name: string;
+  /** @example 3 */
+  evaluator_version: number;
+  /** @example "a41c6e07-58d2-4f0b-9e3a-6c1d2b7f8e90" */
+  id: string;
+  /** @example "partially_helpful" */
+  label: string | null;
+  /**
+   * What was scored: one span, a whole trace or a session
+   * @example "trace"
+   */
+  level: "span" | "trace" | "session";
+  /** @example "helpfulness" */
+  metric: string;
+  /** @example "gpt-4o-mini" */
+  model: string | null;
+  /**
+   * When the scored trace started: windows, aggregates and retention go by it
+   * @format date-time
+   * @example "2025-05-13T14:06:00.000Z"
+   */
+  observed_at: string;
+  /**
+   * Whether the score passed the metric's threshold (null without a verdict)
+   * @example false
+   */
+  passed: boolean | null;
+  /**
+   * The judge's reasoning, when the metric gives one
+   * @example "The answer names the setting but not where to find it."
+   */
+  reason: string | null;
+  /**
+   * The metric's score (null when it could not score: see `error`)
+   * @example 0.4
+   */
+  score: number | null;
+  /**
+   * @format date-time
+   * @example "2025-05-13T14:07:04.000Z"
+   */
+  scored_at: string;
+  /** @example "support-bot" */
+  service_name: string | null;
+  /** @example "session-8812" */
+  session_id: string | null;
+  /** @example null */
+  span_id: string | null;
+  /**
+   * The scored target's key (the trace id for a trace, `trace_id/span_id` for a span, the session id for a session)
+   * @example "4bf92f3577b34da6a3ce929d0e0e4736"
+   */
+  target_key: string;
+  /** @example "4bf92f3577b34da6a3ce929d0e0e4736" */
+  trace_id: string | null;
+  /** @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b" */
+  workspace_id: string;
+}
+
+export interface TraceScoreResponsePage {
+  items: TraceScoreResponse[];
+  /**
+   * @min 1
+   * @example 1
+   */
+  page: number;
+  /**
+   * @min 1
+   * @max 200
+   * @example 50
+   */
+  page_size: number;
+  /**
+   * Number of items matching the filters, across all pages
+   * @example 42
+   */
+  total: number;
 }
 
 export interface TraceSourceConnectionResponse {
@@ -22961,6 +23271,34 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description One evaluator's metric over a window of traces' start times, by hour, day or the whole window, optionally split by service, model or trace tag: counts, the pass rate with Wilson's 95% interval, the mean score with Student's t 95% interval, and the SD (viewers).
+     *
+     * @tags traces
+     * @name GetTraceScoreAggregates
+     * @summary One evaluator's metric over a window of traces' start times, by hour, day or the whole window, optionally split by service, model or trace tag: counts, the pass rate with Wilson's 95% interval, the mean score with Student's t 95% interval, and the SD (viewers)
+     * @request GET:/traces/scores:aggregate
+     * @secure
+     * @response `200` `TraceScoreAggregateResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the API key's workspace (with a user's token: query workspace_id)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getTraceScoreAggregates: (
+      { aggregate, ...query }: GetTraceScoreAggregatesParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceScoreAggregateResponse, ProblemResponse>({
+        path: `/traces/scores${aggregate}`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description Lands the records in the body (OTLP/JSON requests or span records, at most 10000), through the queue (members, 202).
      *
      * @tags traces
@@ -23135,6 +23473,34 @@ export class EvaluationWorkspaceClient<
     ) =>
       this.request<TraceIngestRunDropsResponse, ProblemResponse>({
         path: `/traces/runs/${runId}/drops`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The workspace's score records, newest observed first, filtered by dataset, trace, session, evaluator, metric, verdict, score, error and time (viewers; an API key's own workspace, or `workspace_id` with a user's token).
+     *
+     * @tags traces
+     * @name ListTraceScores
+     * @summary The workspace's score records, newest observed first, filtered by dataset, trace, session, evaluator, metric, verdict, score, error and time (viewers; an API key's own workspace, or `workspace_id` with a user's token)
+     * @request GET:/traces/scores
+     * @secure
+     * @response `200` `TraceScoreResponsePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the API key's workspace (with a user's token: query workspace_id)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listTraceScores: (
+      query: ListTraceScoresParams = {},
+      params: RequestParams = {},
+    ) =>
+      this.request<TraceScoreResponsePage, ProblemResponse>({
+        path: `/traces/scores`,
         method: "GET",
         query: query,
         secure: true,
@@ -25109,7 +25475,7 @@ export class EvaluationWorkspaceClient<
     /**
      * @description Makes an alert rule on one of the evaluator's metrics and queues its first check (members).
      *
-     * @tags online-alerts
+     * @tags online alerts
      * @name CreateOnlineAlertRule
      * @summary Makes an alert rule on one of the evaluator's metrics and queues its first check (members)
      * @request POST:/online-evaluators/{evaluator_id}/alert-rules
@@ -25142,7 +25508,7 @@ export class EvaluationWorkspaceClient<
     /**
      * @description Creates an evaluator on a trace dataset (members): what lands from now on is sampled and scored; earlier traces take a backfill.
      *
-     * @tags online-evaluation
+     * @tags online evaluation
      * @name CreateOnlineEvaluator
      * @summary Creates an evaluator on a trace dataset (members): what lands from now on is sampled and scored; earlier traces take a backfill
      * @request POST:/online-evaluators
@@ -25174,7 +25540,7 @@ export class EvaluationWorkspaceClient<
     /**
      * @description Deletes an evaluator with its ledger and backfills (admins); the scores it recorded stay with the traces.
      *
-     * @tags online-evaluation
+     * @tags online evaluation
      * @name DeleteOnlineEvaluator
      * @summary Deletes an evaluator with its ledger and backfills (admins); the scores it recorded stay with the traces
      * @request DELETE:/online-evaluators/{evaluator_id}
@@ -25201,7 +25567,7 @@ export class EvaluationWorkspaceClient<
     /**
      * @description One evaluator with its current version, status, progress and targets by state (viewers).
      *
-     * @tags online-evaluation
+     * @tags online evaluation
      * @name GetOnlineEvaluator
      * @summary One evaluator with its current version, status, progress and targets by state (viewers)
      * @request GET:/online-evaluators/{evaluator_id}
@@ -25228,7 +25594,7 @@ export class EvaluationWorkspaceClient<
     /**
      * @description The evaluator's alert rules with their alerts' state, newest first (viewers).
      *
-     * @tags online-alerts
+     * @tags online alerts
      * @name ListOnlineAlertRules
      * @summary The evaluator's alert rules with their alerts' state, newest first (viewers)
      * @request GET:/online-evaluators/{evaluator_id}/alert-rules
@@ -25256,7 +25622,7 @@ export class EvaluationWorkspaceClient<
     /**
      * @description The evaluator's backfills, newest first (viewers).
      *
-     * @tags online-evaluation
+     * @tags online evaluation
      * @name ListOnlineBackfills
      * @summary The evaluator's backfills, newest first (viewers)
      * @request GET:/online-evaluators/{evaluator_id}/backfills
@@ -25284,7 +25650,7 @@ export class EvaluationWorkspaceClient<
     /**
      * @description The workspace's evaluators, newest first (viewers); `dataset_id` and `state` filter.
      *
-     * @tags online-evaluation
+     * @tags online evaluation
      * @name ListOnlineEvaluators
      * @summary The workspace's evaluators, newest first (viewers); `dataset_id` and `state` filter
      * @request GET:/online-evaluators
@@ -25312,7 +25678,7 @@ export class EvaluationWorkspaceClient<
     /**
      * @description The targets the evaluator took (sampled spans, traces or sessions), newest first, with their state (viewers).
      *
-     * @tags online-evaluation
+     * @tags online evaluation
      * @name ListOnlineEvaluatorTargets
      * @summary The targets the evaluator took (sampled spans, traces or sessions), newest first, with their state (viewers)
      * @request GET:/online-evaluators/{evaluator_id}/targets
@@ -25340,7 +25706,7 @@ export class EvaluationWorkspaceClient<
     /**
      * @description Every version of the evaluator, newest first (viewers).
      *
-     * @tags online-evaluation
+     * @tags online evaluation
      * @name ListOnlineEvaluatorVersions
      * @summary Every version of the evaluator, newest first (viewers)
      * @request GET:/online-evaluators/{evaluator_id}/versions
@@ -25367,7 +25733,7 @@ export class EvaluationWorkspaceClient<
     /**
      * @description Scores the traces of a past time range with the current version, each once, as a tracked job (members).
      *
-     * @tags online-evaluation
+     * @tags online evaluation
      * @name StartOnlineBackfill
      * @summary Scores the traces of a past time range with the current version, each once, as a tracked job (members)
      * @request POST:/online-evaluators/{evaluator_id}/backfills
@@ -25401,7 +25767,7 @@ export class EvaluationWorkspaceClient<
     /**
      * @description Changes an evaluator (members): pause or resume it, rename it, or change what it scores (its next version).
      *
-     * @tags online-evaluation
+     * @tags online evaluation
      * @name UpdateOnlineEvaluator
      * @summary Changes an evaluator (members): pause or resume it, rename it, or change what it scores (its next version)
      * @request PATCH:/online-evaluators/{evaluator_id}
@@ -25435,7 +25801,7 @@ export class EvaluationWorkspaceClient<
     /**
      * @description Cancels a queued or running backfill (members); what it scored keeps its scores.
      *
-     * @tags online-evaluation
+     * @tags online evaluation
      * @name CancelOnlineBackfill
      * @summary Cancels a queued or running backfill (members); what it scored keeps its scores
      * @request POST:/online-backfills/{backfill_id}:cancel
@@ -25465,7 +25831,7 @@ export class EvaluationWorkspaceClient<
     /**
      * @description One backfill with its progress (viewers): poll it until `succeeded`, `failed` or `cancelled`.
      *
-     * @tags online-evaluation
+     * @tags online evaluation
      * @name GetOnlineBackfill
      * @summary One backfill with its progress (viewers): poll it until `succeeded`, `failed` or `cancelled`
      * @request GET:/online-backfills/{backfill_id}
@@ -25493,7 +25859,7 @@ export class EvaluationWorkspaceClient<
     /**
      * @description Deletes an alert rule with its history (admins).
      *
-     * @tags online-alerts
+     * @tags online alerts
      * @name DeleteOnlineAlertRule
      * @summary Deletes an alert rule with its history (admins)
      * @request DELETE:/online-alert-rules/{alert_rule_id}
@@ -25520,7 +25886,7 @@ export class EvaluationWorkspaceClient<
     /**
      * @description One alert rule with its alert's state and last evaluation (viewers).
      *
-     * @tags online-alerts
+     * @tags online alerts
      * @name GetOnlineAlertRule
      * @summary One alert rule with its alert's state and last evaluation (viewers)
      * @request GET:/online-alert-rules/{alert_rule_id}
@@ -25547,7 +25913,7 @@ export class EvaluationWorkspaceClient<
     /**
      * @description The rule's firings and resolutions with their evidence, newest first (viewers).
      *
-     * @tags online-alerts
+     * @tags online alerts
      * @name ListOnlineAlertEvents
      * @summary The rule's firings and resolutions with their evidence, newest first (viewers)
      * @request GET:/online-alert-rules/{alert_rule_id}/events
@@ -25575,7 +25941,7 @@ export class EvaluationWorkspaceClient<
     /**
      * @description Checks the rule now as its schedule does (members): the evaluation, and the alert's state moved by it.
      *
-     * @tags online-alerts
+     * @tags online alerts
      * @name RunOnlineAlertCheck
      * @summary Checks the rule now as its schedule does (members): the evaluation, and the alert's state moved by it
      * @request POST:/online-alert-rules/{alert_rule_id}:check
@@ -25605,7 +25971,7 @@ export class EvaluationWorkspaceClient<
     /**
      * @description Changes an alert rule (members); a change of its statistics starts the alert again from ok.
      *
-     * @tags online-alerts
+     * @tags online alerts
      * @name UpdateOnlineAlertRule
      * @summary Changes an alert rule (members); a change of its statistics starts the alert again from ok
      * @request PATCH:/online-alert-rules/{alert_rule_id}

@@ -25,8 +25,9 @@ export function shownIn(alias: string, version: number | Expression<number>): Ra
 
 /**
  * The query language's context over the rows of alias `r` (dataset_rows, or the datasets family's
- * `dataset_version_rows()`, which has the same columns): the row's data, its id, and its value of
- * a dimension. `columns` are the version's.
+ * `dataset_version_rows()`, which has the same columns): the row's data, its id, its value of a
+ * dimension, and the score of its trace (a span's `trace_id`) that the traces family publishes
+ * (`trace_score_of()`: none for rows without a trace). `columns` are the version's.
  */
 export function versionRowsContext(columns: Iterable<string>): FilterContext {
   const [datasetId, rowId] = [sql.ref('r.dataset_id'), sql.ref<string>('r.row_id')];
@@ -37,6 +38,8 @@ export function versionRowsContext(columns: Iterable<string>): FilterContext {
       sql<
         string | null
       >`(SELECT d.value FROM dataset_row_dimensions d WHERE d.dataset_id = ${datasetId} AND d.row_id = ${rowId} AND d.dimension = ${name})`,
+    score: (evaluator, metric) =>
+      sql`trace_score_of(${datasetId}, r.data->>'trace_id', ${evaluator}::text, ${metric}::text)`,
     columns: new Set(columns),
   };
 }

@@ -59,6 +59,9 @@ class SweptDataset {
   cutoff: Date;
   @ApiProperty({ example: 1180 })
   spans_deleted: number;
+  /** Scores of online evaluation on traces that started before the cutoff */
+  @ApiProperty({ example: 240 })
+  scores_deleted: number;
   /** Versions whose rows (and statistics) changed */
   @ApiProperty({ example: 2 })
   versions_updated: number;

@@ -319,6 +319,26 @@ export class EnrichmentResultsQuery {
   @IsString()
   @MaxLength(200)
   feedback_value?: string;
+  /** Only traces scored by the evaluator of this name (online evaluation: each metric's newest score) */
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(200)
+  score_evaluator?: string;
+  /** Only traces with a score of this metric */
+  @ValidateIfPresent()
+  @IsString()
+  @MaxLength(200)
+  score_metric?: string;
+  /** Only traces with a score that passed (`true`) or failed (`false`) */
+  @ApiPropertyOptional({ enum: ['true', 'false'] })
+  @ValidateIfPresent()
+  @IsIn(['true', 'false'])
+  score_passed?: 'true' | 'false';
+  /** Only traces with a score of at most this */
+  @ValidateIfPresent()
+  @Type(() => Number)
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  score_max?: number;
   @ApiPropertyOptional({ enum: ENRICHMENT_SORTS, default: 'start_time' })
   @ValidateIfPresent()
   @IsIn(ENRICHMENT_SORTS)

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Insertable, type Selectable, type SqlBool } from 'kysely';
 import { DummyValue, GenerateSql } from '#libs/database/generate-sql.js';
-import type { TraceScores } from '#libs/database/schema.js';
+import type { DB, TraceScores } from '#libs/database/schema.js';
+import { countN, type PageWindow } from '#libs/database/typed-fragments.js';
 import { Db } from '#libs/database/unit-of-work.js';
 
 export type TraceScoreRow = Selectable<TraceScores>;
@@ -28,6 +29,42 @@ export interface ScoreWindow {
   /** Only this evaluator version (default: every version). */
   version?: number;
 }
+
+/** The filters of GET /traces/scores, as the service read them (each given: one condition). */
+export interface ScoreFilter {
+  datasetId?: string;
+  traceId?: string;
+  sessionId?: string;
+  evaluatorId?: string;
+  evaluatorName?: string;
+  metric?: string;
+  passed?: boolean;
+  minScore?: number;
+  maxScore?: number;
+  hasError?: boolean;
+  observedAfter?: Date;
+  observedBefore?: Date;
+}
+
+/** What GET /traces/scores:aggregate counts: an evaluator's metric in [from, to), by bucket and group. */
+export interface ScoreAggregation extends ScoreWindow {
+  bucket: 'hour' | 'day' | 'none';
+  groupBy?: 'service' | 'model' | 'tag';
+  datasetId?: string;
+  /** At most this many (bucket, group) rows are read. */
+  limit: number;
+}
+
+/** One bucket (and group) of an aggregation, as the database counts it (bigint and numeric as text). */
+export interface ScoreAggregateCounts extends ScoreWindowCounts {
+  bucket_start: Date;
+  grp: string | null;
+}
+
+/** Buckets are aligned to whole hours and days from this instant (UTC midnight). */
+const BUCKET_ORIGIN = '2000-01-01T00:00:00Z';
+
+type Where = (eb: ExpressionBuilder<DB, 'trace_scores'>) => Expression<SqlBool>;
 
 /** Scores of production traces (trace_scores): always read and written with their workspace. */
 @Injectable()
@@ -133,4 +170,174 @@ export class TraceScoresRepository {
         .orderBy('target_key'),
     );
   }
+  /**
+   * Each evaluator metric's newest score record of the traces named, in one dataset (the highest
+   * evaluator version, then the latest scored, then the smallest id: the order `trace_score_of`
+   * reads in), by trace, evaluator and metric.
+   */
+  @GenerateSql({ params: [DummyValue.UUID, DummyValue.UUID, ['4bf92f3577b34da6a3ce929d0e0e4736']] })
+  async newestForTraces(workspaceId: string, datasetId: string, traceIds: string[]): Promise<TraceScoreRow[]> {
+    if (!traceIds.length) return [];
+    return this.db.typed((q) =>
+      q
+        .selectFrom('trace_scores')
+        .distinctOn(['trace_id', 'evaluator_name', 'metric'])
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('dataset_id', '=', datasetId)
+        .where('trace_id', 'in', traceIds)
+        .orderBy('trace_id')
+        .orderBy('evaluator_name')
+        .orderBy('metric')
+        .orderBy('evaluator_version', 'desc')
+        .orderBy('scored_at', 'desc')
+        .orderBy('id'),
+    );
+  }
+
+  /** A page of the workspace's scores that `filter` keeps, newest observed first (then id), with the total. */
+  @GenerateSql({
+    params: [DummyValue.UUID, { metric: 'helpfulness', passed: false, maxScore: 0.5 }, { skip: 0, take: 50 }],
+  })
+  async page(
+    workspaceId: string,
+    filter: ScoreFilter,
+    window: PageWindow,
+  ): Promise<{ rows: TraceScoreRow[]; total: number }> {
+    const conditions = scoreConditions(filter);
+    const rows = await this.db.typed((q) =>
+      conditions
+        .reduce(
+          (query, condition) => query.where(condition),
+          q.selectFrom('trace_scores').selectAll().where('workspace_id', '=', workspaceId),
+        )
+        .orderBy('observed_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(window.take)
+        .offset(window.skip),
+    );
+    const [{ n }] = await this.db.typed((q) =>
+      conditions
+        .reduce(
+          (query, condition) => query.where(condition),
+          q.selectFrom('trace_scores').where('workspace_id', '=', workspaceId),
+        )
+        .select(countN()),
+    );
+    return { rows, total: n };
+  }
+
+  /**
+   * Counts of an evaluator's metric per bucket (hours or days aligned to UTC midnight, or the
+   * whole window) and group (the score's service or model, or each tag its trace has in any
+   * version of its dataset: a trace of two tags counts in both, one of none in the null group),
+   * by bucket then group; only buckets with scores, at most `limit` rows.
+   */
+  @GenerateSql(
+    {
+      name: 'by day and tag',
+      params: [
+        {
+          workspaceId: DummyValue.UUID,
+          evaluatorId: DummyValue.UUID,
+          metric: 'helpfulness',
+          from: DummyValue.DATE,
+          to: DummyValue.DATE,
+          bucket: 'day',
+          groupBy: 'tag',
+          limit: 10_001,
+        },
+      ],
+    },
+    {
+      name: 'the whole window by service',
+      params: [
+        {
+          workspaceId: DummyValue.UUID,
+          evaluatorId: DummyValue.UUID,
+          metric: 'helpfulness',
+          from: DummyValue.DATE,
+          to: DummyValue.DATE,
+          bucket: 'none',
+          groupBy: 'service',
+          limit: 10_001,
+        },
+      ],
+    },
+  )
+  aggregate(a: ScoreAggregation): Promise<ScoreAggregateCounts[]> {
+    const bucket =
+      a.bucket === 'none'
+        ? sql<Date>`${a.from}::timestamptz`
+        : sql<Date>`date_bin(${a.bucket === 'hour' ? '1 hour' : '1 day'}::interval, s.observed_at, ${BUCKET_ORIGIN}::timestamptz)`;
+    const group =
+      a.groupBy === 'tag'
+        ? sql<string | null>`t.tag`
+        : a.groupBy === 'service'
+          ? sql<string | null>`s.service_name`
+          : a.groupBy === 'model'
+            ? sql<string | null>`s.model`
+            : sql<string | null>`NULL::text`;
+    return this.db.typed((q) =>
+      q
+        .selectFrom(
+          q
+            .selectFrom('trace_scores as s')
+            .$if(a.groupBy === 'tag', (query) =>
+              query.leftJoinLateral(
+                (eb) =>
+                  eb
+                    .selectFrom('trace_tags as tt')
+                    .select('tt.tag')
+                    .distinct()
+                    .whereRef('tt.dataset_id', '=', 's.dataset_id')
+                    .whereRef('tt.trace_id', '=', 's.trace_id')
+                    .as('t'),
+                (join) => join.onTrue(),
+              ),
+            )
+            .where('s.workspace_id', '=', a.workspaceId)
+            .where('s.evaluator_id', '=', a.evaluatorId)
+            .where('s.metric', '=', a.metric)
+            .where('s.observed_at', '>=', a.from)
+            .where('s.observed_at', '<', a.to)
+            .$if(a.datasetId !== undefined, (query) => query.where('s.dataset_id', '=', a.datasetId!))
+            .$if(a.version !== undefined, (query) => query.where('s.evaluator_version', '=', a.version!))
+            .select([bucket.as('bucket_start'), group.as('grp'), 's.score', 's.passed', 's.error'])
+            .as('x'),
+        )
+        .groupBy(['x.bucket_start', 'x.grp'])
+        .select((eb) => [
+          'x.bucket_start',
+          'x.grp',
+          eb.fn.countAll<string>().as('n'),
+          eb.fn.count<string>('x.score').as('scored'),
+          eb.fn.countAll<string>().filterWhere('x.passed', '=', true).as('passed'),
+          eb.fn.countAll<string>().filterWhere('x.passed', '=', false).as('failed'),
+          eb.fn.countAll<string>().filterWhere('x.error', 'is not', null).as('errored'),
+          eb.fn.avg<string | null>('x.score').as('mean'),
+          eb.fn<string | null>('stddev_samp', ['x.score']).as('sd'),
+        ])
+        .orderBy('x.bucket_start')
+        .orderBy('x.grp', (ob) => ob.asc().nullsLast())
+        .limit(a.limit),
+    );
+  }
+}
+
+function scoreConditions(f: ScoreFilter): Where[] {
+  const out: Where[] = [];
+  if (f.datasetId !== undefined) out.push((eb) => eb('dataset_id', '=', f.datasetId!));
+  if (f.traceId !== undefined) out.push((eb) => eb('trace_id', '=', f.traceId!));
+  if (f.sessionId !== undefined) out.push((eb) => eb('session_id', '=', f.sessionId!));
+  if (f.evaluatorId !== undefined) out.push((eb) => eb('evaluator_id', '=', f.evaluatorId!));
+  if (f.evaluatorName !== undefined) out.push((eb) => eb('evaluator_name', '=', f.evaluatorName!));
+  if (f.metric !== undefined) out.push((eb) => eb('metric', '=', f.metric!));
+  if (f.passed !== undefined) out.push((eb) => eb('passed', '=', f.passed!));
+  if (f.minScore !== undefined) out.push((eb) => eb('score', '>=', f.minScore!));
+  if (f.maxScore !== undefined) out.push((eb) => eb('score', '<=', f.maxScore!));
+  if (f.hasError !== undefined) out.push((eb) => eb('error', f.hasError ? 'is not' : 'is', null));
+  if (f.observedAfter) out.push((eb) => eb('observed_at', '>=', f.observedAfter!));
+  if (f.observedBefore) out.push((eb) => eb('observed_at', '<', f.observedBefore!));
+  return out;
 }

@@ -1,4 +1,18 @@
 import { Injectable } from '@nestjs/common';
+import type { WorkspaceAccess } from '#libs/auth/roles.js';
+import { DomainError } from '#libs/common/domain-error.js';
+import { type Page, pageOf, pageWindow } from '#libs/common/pagination.js';
+import {
+  SCORE_LIMITS,
+  type TraceScoreAggregateResponse,
+  type TraceScoreOfTrace,
+  type TraceScoreResponse,
+  type TraceScoresAggregateQuery,
+  type TraceScoresQuery,
+} from '../dto/scores.dto.js';
+import { TraceDatasets } from '../trace-datasets.service.js';
+import { TraceErrors } from '../traces.errors.js';
+import { toScoreBucket, toTraceScoreResponse, toTraceScoresOfTraces } from '../traces.mapper.js';
 import {
   type NewTraceScore,
   type ScoreWindow,
@@ -21,14 +35,19 @@ export interface ScoreWindowStats {
   sd: number | null;
 }
 
+const BUCKET_MS = { hour: 3_600_000, day: 86_400_000 } as const;
+
 /**
  * Scores of production traces, kept by the traces family beside the spans they score: written by
  * online evaluation once per evaluator version, target and metric, read back per trace, per
- * window (alerts) and with a version's enrichment.
+ * window (alerts), listed, aggregated by bucket and group, and with a version's enrichment.
  */
 @Injectable()
 export class TraceScoresService {
-  constructor(private readonly scores: TraceScoresRepository) {}
+  constructor(
+    private readonly scores: TraceScoresRepository,
+    private readonly traceDatasets: TraceDatasets,
+  ) {}
 
   /** Keeps the scores no earlier write kept (inside the caller's unit of work); answers how many were new. */
   record(rows: NewTraceScore[]): Promise<number> {
@@ -62,4 +81,94 @@ export class TraceScoresService {
   forTraces(workspaceId: string, datasetId: string, traceIds: string[]): Promise<TraceScoreRow[]> {
     return this.scores.forTraces(workspaceId, datasetId, traceIds);
   }
+
+  /** Per trace, per evaluator name and metric: its newest score (traces without any are left out). */
+  async ofTraces(
+    workspaceId: string,
+    datasetId: string,
+    traceIds: string[],
+  ): Promise<Map<string, Record<string, Record<string, TraceScoreOfTrace>>>> {
+    return toTraceScoresOfTraces(await this.scores.newestForTraces(workspaceId, datasetId, traceIds));
+  }
+
+  /** GET /traces/scores: the workspace's score records that the query keeps, newest observed first. */
+  async list(access: WorkspaceAccess, query: TraceScoresQuery): Promise<Page<TraceScoreResponse>> {
+    if (query.dataset_id !== undefined) await this.requireDataset(access, query.dataset_id);
+    const flag = (v: 'true' | 'false' | undefined) => (v === undefined ? undefined : v === 'true');
+    const { rows, total } = await this.scores.page(
+      access.workspaceId,
+      {
+        datasetId: query.dataset_id,
+        traceId: query.trace_id,
+        sessionId: query.session_id,
+        evaluatorId: query.evaluator_id,
+        evaluatorName: query.evaluator_name,
+        metric: query.metric,
+        passed: flag(query.passed),
+        minScore: query.min_score,
+        maxScore: query.max_score,
+        hasError: flag(query.has_error),
+        observedAfter: query.observed_after ? new Date(query.observed_after) : undefined,
+        observedBefore: query.observed_before ? new Date(query.observed_before) : undefined,
+      },
+      pageWindow(query),
+    );
+    return pageOf(rows, total, query, toTraceScoreResponse);
+  }
+
+  /**
+   * GET /traces/scores:aggregate: an evaluator's metric over [from, to) by hour, day or the whole
+   * window, optionally by service, model or tag: counts, the pass rate with Wilson's interval, the
+   * mean score with Student's t interval and the SD.
+   */
+  async aggregate(access: WorkspaceAccess, query: TraceScoresAggregateQuery): Promise<TraceScoreAggregateResponse> {
+    const [from, to] = [new Date(query.from), new Date(query.to)];
+    const bucket = query.bucket ?? 'none';
+    if (to <= from) throw windowInvalid(`from (${query.from}) must be before to (${query.to})`, 'to');
+    const size = bucket === 'none' ? null : BUCKET_MS[bucket];
+    if (size !== null) {
+      const buckets = Math.ceil((to.getTime() - Math.floor(from.getTime() / size) * size) / size);
+      if (buckets > SCORE_LIMITS.buckets)
+        throw windowInvalid(
+          `${buckets} ${bucket} buckets between from and to; at most ${SCORE_LIMITS.buckets}: a coarser bucket or a shorter window`,
+          'bucket',
+        );
+    }
+    if (query.dataset_id !== undefined) await this.requireDataset(access, query.dataset_id);
+    const rows = await this.scores.aggregate({
+      workspaceId: access.workspaceId,
+      evaluatorId: query.evaluator_id,
+      metric: query.metric,
+      from,
+      to,
+      bucket,
+      groupBy: query.group_by,
+      datasetId: query.dataset_id,
+      version: query.evaluator_version,
+      limit: SCORE_LIMITS.rows + 1,
+    });
+    if (rows.length > SCORE_LIMITS.rows)
+      throw windowInvalid(
+        `more than ${SCORE_LIMITS.rows} (bucket, group) rows: a coarser bucket, a shorter window or no group_by`,
+        'group_by',
+      );
+    return {
+      evaluator_id: query.evaluator_id,
+      metric: query.metric,
+      from,
+      to,
+      bucket,
+      group_by: query.group_by ?? null,
+      buckets: rows.map((row) => toScoreBucket(row, size === null ? to : new Date(row.bucket_start.getTime() + size))),
+    };
+  }
+
+  /** A dataset filter names one of the workspace's datasets (404 otherwise); a test-case dataset simply holds no scores. */
+  private requireDataset(access: WorkspaceAccess, datasetId: string): Promise<void> {
+    return this.traceDatasets.requireAnyKind(access, datasetId);
+  }
+}
+
+function windowInvalid(detail: string, field: string): DomainError {
+  return new DomainError(TraceErrors.trace_score_window_invalid, detail, { field });
 }
