@@ -56,7 +56,7 @@ describe('trace scores', () => {
   let datasetId: string;
   let versionId: string;
   let otherDatasetId: string;
-  const evaluatorId = randomUUID();
+  let evaluatorId: string;
   const byTrace = new Map(REF.scores.map((s) => [s.trace_id, s]));
   const failedTraces = REF.scores.filter((s) => s.passed === false).map((s) => s.trace_id);
 
@@ -124,6 +124,20 @@ describe('trace scores', () => {
       'scored-traces',
       REF.traces.map((trace) => span(trace.trace_id, trace.start_time)),
     ));
+    // The evaluator the scores name: the workspace's own (a filter naming another's is a 404).
+    evaluatorId = (
+      await t.http
+        .post('/online-evaluators')
+        .set(r.member.auth)
+        .send({
+          workspace_id: ws,
+          dataset_id: datasetId,
+          name: EVALUATOR,
+          metrics: [{ name: 'exact_match' }],
+          state: 'paused',
+        })
+        .expect(201)
+    ).body.id;
     for (const tag of ['vip', 'beta'])
       await t.http
         .put(`/datasets/${datasetId}/versions/${versionId}/trace-tags`)
@@ -222,7 +236,7 @@ describe('trace scores', () => {
     const everyTrace = allOf(() => true);
     expect(await ids({ dataset_id: datasetId })).toEqual(everyTrace);
     expect(await ids({ evaluator_id: evaluatorId })).toEqual(everyTrace);
-    expect(await ids({ evaluator_id: randomUUID() })).toEqual([]);
+    expect((await list({ evaluator_id: randomUUID() })).status).toBe(404);
     expect(await ids({ evaluator_name: EVALUATOR, metric: METRIC })).toEqual(everyTrace);
     expect(await ids({ metric: 'faithfulness' })).toEqual([]);
     expect(await ids({ trace_id: REF.traces[4].trace_id })).toEqual([REF.traces[4].trace_id]);
@@ -300,7 +314,7 @@ describe('trace scores', () => {
       expectBucket((await aggregate({ evaluator_version: 1 }).expect(200)).body.buckets[0], all, 'version 1');
       expect((await aggregate({ evaluator_version: 2 }).expect(200)).body.buckets).toEqual([]);
       expect((await aggregate({ metric: 'faithfulness' }).expect(200)).body.buckets).toEqual([]);
-      expect((await aggregate({ evaluator_id: randomUUID() }).expect(200)).body.buckets).toEqual([]);
+      expectProblem(await aggregate({ evaluator_id: randomUUID() }), 404);
     });
 
     it('refuses a window backwards or of too many buckets, and bad members', async () => {
@@ -456,8 +470,8 @@ describe('trace scores', () => {
     expect(theirs.items.map((i: { workspace_id: string; score: number }) => [i.workspace_id, i.score])).toEqual([
       [other.workspace.id, 0.01],
     ]);
-    // Our evaluator and dataset, asked from their workspace: nothing, and a dataset they do not have.
-    const aggregate = (
+    // Our evaluator and dataset, asked from their workspace: an evaluator and a dataset they do not have.
+    expectProblem(
       await t.http
         .get('/traces/scores:aggregate')
         .query({
@@ -467,10 +481,9 @@ describe('trace scores', () => {
           from: REF.from,
           to: REF.to,
         })
-        .set(other.viewer.auth)
-        .expect(200)
-    ).body;
-    expect(aggregate.buckets).toEqual([]);
+        .set(other.viewer.auth),
+      404,
+    );
     expectProblem(
       await t.http
         .get('/traces/scores')

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { WorkspaceResourceRegistry } from '#libs/auth/workspace-resource.registry.js';
 import type { WorkspaceAccess } from '#libs/auth/roles.js';
-import { DomainError } from '#libs/common/domain-error.js';
+import { DomainError, NotFoundError } from '#libs/common/domain-error.js';
 import { type Page, pageOf, pageWindow } from '#libs/common/pagination.js';
 import {
   SCORE_LIMITS,
@@ -47,6 +48,7 @@ export class TraceScoresService {
   constructor(
     private readonly scores: TraceScoresRepository,
     private readonly traceDatasets: TraceDatasets,
+    private readonly registry: WorkspaceResourceRegistry,
   ) {}
 
   /** Keeps the scores no earlier write kept (inside the caller's unit of work); answers how many were new. */
@@ -94,6 +96,7 @@ export class TraceScoresService {
   /** GET /traces/scores: the workspace's score records that the query keeps, newest observed first. */
   async list(access: WorkspaceAccess, query: TraceScoresQuery): Promise<Page<TraceScoreResponse>> {
     if (query.dataset_id !== undefined) await this.requireDataset(access, query.dataset_id);
+    if (query.evaluator_id !== undefined) await this.requireEvaluator(access, query.evaluator_id);
     const flag = (v: 'true' | 'false' | undefined) => (v === undefined ? undefined : v === 'true');
     const { rows, total } = await this.scores.page(
       access.workspaceId,
@@ -135,6 +138,7 @@ export class TraceScoresService {
         );
     }
     if (query.dataset_id !== undefined) await this.requireDataset(access, query.dataset_id);
+    if (query.evaluator_id !== undefined) await this.requireEvaluator(access, query.evaluator_id);
     const rows = await this.scores.aggregate({
       workspaceId: access.workspaceId,
       evaluatorId: query.evaluator_id,
@@ -166,6 +170,12 @@ export class TraceScoresService {
   /** A dataset filter names one of the workspace's datasets (404 otherwise); a test-case dataset simply holds no scores. */
   private requireDataset(access: WorkspaceAccess, datasetId: string): Promise<void> {
     return this.traceDatasets.requireAnyKind(access, datasetId);
+  }
+
+  /** An evaluator named by a filter must be the workspace's (online evaluation registers its records with the guard): 404 otherwise. */
+  private async requireEvaluator(access: WorkspaceAccess, evaluatorId: string): Promise<void> {
+    if ((await this.registry.resolve('online_evaluator', evaluatorId)) !== access.workspaceId)
+      throw new NotFoundError('online evaluator', evaluatorId);
   }
 }
 
