@@ -101,7 +101,14 @@ export class ItemScorer {
           ];
         }
         if (item.output === null)
-          return [metric.name, { score: null, passed: null, error: 'the SUT gave no output to score' }];
+          return [
+            metric.name,
+            {
+              score: null,
+              passed: null,
+              error: 'no output to score (the SUT gave none, or the mapped span field is empty)',
+            },
+          ];
         if (metric.kind === 'judged')
           return [metric.name, await this.judged(metric, item, fields, judgeErrors, judgeCalls)];
         return [metric.name, await this.custom(metric, item, fields)];
