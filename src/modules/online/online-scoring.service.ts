@@ -183,18 +183,20 @@ export class OnlineScoring {
   private async scoreClaimed(
     evaluator: EvaluatorRow,
     prepared: PreparedScorer,
-    claimed: TargetRow[],
+    all: TargetRow[],
     signal: AbortSignal,
   ): Promise<ScoringRound> {
     const { spec } = prepared;
-    const over = prepared.judged ? await this.overBudget(evaluator, spec) : null;
-    if (over) {
+    const budget = prepared.judged ? await this.budgetRoom(evaluator, spec) : { room: all.length, reason: null };
+    const claimed = all.slice(0, budget.room);
+    const over = all.slice(budget.room);
+    if (over.length) {
       await this.transactions.run(async () => {
-        for (const t of claimed)
+        for (const t of over)
           await this.repo.finish(evaluator.id, prepared.version, t.target_key, 'skipped', 'budget_exhausted');
-        await this.repo.setStatus(evaluator.id, 'budget_exhausted', over);
+        await this.repo.setStatus(evaluator.id, 'budget_exhausted', budget.reason);
       });
-      return { claimed: claimed.length, scored: 0, skipped: claimed.length, unreachable: false };
+      if (!claimed.length) return { claimed: all.length, scored: 0, skipped: over.length, unreachable: false };
     }
     const spans = await this.spansOf(evaluator.dataset_id, spec.level, claimed);
     const scorer = new ItemScorer(
@@ -273,21 +275,29 @@ export class OnlineScoring {
     });
     if (unreachable.length)
       this.logger.warn(`online evaluator ${evaluator.id}: judge unreachable, ${unreachable.length} target(s) wait`);
-    return { claimed: claimed.length, scored, skipped, unreachable: unreachable.length > 0 };
+    return { claimed: all.length, scored, skipped: skipped + over.length, unreachable: unreachable.length > 0 };
   }
 
-  /** Why the evaluator may not call its judges now, or null when its budget allows. */
-  private async overBudget(evaluator: EvaluatorRow, spec: EvaluatorSpec): Promise<string | null> {
+  /**
+   * How many more targets the budget lets the evaluator judge now (what the hour's calls leave;
+   * none once the day's cost is spent), and why not more.
+   */
+  private async budgetRoom(
+    evaluator: EvaluatorRow,
+    spec: EvaluatorSpec,
+  ): Promise<{ room: number; reason: string | null }> {
     const { judge_calls_per_hour: perHour, cost_per_day_usd: perDay } = spec.budget;
-    if (perHour) {
-      const used = await this.repo.scoredSince(evaluator.id, new Date(Date.now() - 3_600_000));
-      if (used >= perHour) return `${used} targets judged in the last hour; the budget is ${perHour}`;
-    }
     if (perDay) {
       const cost = await this.scores.costSince(evaluator.id, new Date(Date.now() - 86_400_000));
-      if (cost >= perDay) return `judge cost ${cost.toFixed(4)} USD in the last day; the budget is ${perDay} USD`;
+      if (cost >= perDay)
+        return { room: 0, reason: `judge cost ${cost.toFixed(4)} USD in the last day; the budget is ${perDay} USD` };
     }
-    return null;
+    if (!perHour) return { room: Number.MAX_SAFE_INTEGER, reason: null };
+    const used = await this.repo.scoredSince(evaluator.id, new Date(Date.now() - 3_600_000));
+    return {
+      room: Math.max(0, perHour - used),
+      reason: `${used} targets judged in the last hour; the budget is ${perHour}`,
+    };
   }
 
   /** The spans of each claimed target, by target key. */

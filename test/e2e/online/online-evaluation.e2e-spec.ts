@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { isSampled } from '#libs/evaluation/online/sampling.js';
 import { TraceScoresService } from '#src/modules/traces/scores/scores.service.js';
 import { chatCompletion, FakeUpstream, type RecordedRequest } from '../../utils/fake-upstream.js';
+import { uploadRows } from '../../utils/datasets.js';
 import { expectProblem } from '../../utils/problem.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 
@@ -382,6 +383,83 @@ describe('Online evaluation: live traces sampled, scored once, backfilled', () =
     );
     expect(new Set(after.map((s) => s.trace_id))).toEqual(new Set(sampled.map(([, id]) => id)));
     expect((await evaluator(evaluatorId)).status).toBe('ok');
+  });
+
+  it('failing traces go to a review queue and a dataset as test cases; a budget skips what it cannot pay for', async () => {
+    const head = (await t.http.get(`/traces/datasets/${datasetId}/live`).set(r.member.auth).expect(200)).body;
+    const queue = await t.http
+      .post('/review-queues')
+      .set(r.member.auth)
+      .send({
+        workspace_id: ws,
+        name: 'Production failures',
+        rubric: { fields: [{ name: 'correct', type: 'pass_fail', required: true }] },
+        source: { kind: 'traces', id: head.head_version_id },
+      })
+      .expect(201);
+    const cases = await uploadRows(t, r.member.auth, ws, [{ input: 'q', output: 'a' }], 'failures.json');
+    const body = {
+      workspace_id: ws,
+      dataset_id: datasetId,
+      name: 'router',
+      metrics: [{ name: 'grader' }],
+      filter: { field: 'kind', op: 'eq', value: 'agent' },
+      budget: { judge_calls_per_hour: 12 },
+      route: { metric: 'grader', review_queue_id: queue.body.id, dataset_id: cases.datasetId },
+    };
+    expectProblem(
+      await t.http
+        .post('/online-evaluators')
+        .set(r.member.auth)
+        .send({ ...body, route: { ...body.route, metric: 'mentions_order' } }),
+      400,
+      'online_route_invalid',
+    );
+    expectProblem(
+      await t.http
+        .post('/online-evaluators')
+        .set(r.member.auth)
+        .send({ ...body, route: { review_queue_id: cases.datasetId } }),
+      400,
+      'online_route_invalid',
+    );
+    const router = (await t.http.post('/online-evaluators').set(r.member.auth).send(body).expect(201)).body.id;
+    const live = await exportTraces(3000, 3030);
+    const settled = await until(
+      'every trace scored or skipped',
+      () => evaluator(router),
+      (e) => e.targets.scored + e.targets.skipped === 30,
+    );
+    // Twelve judged in the hour, the rest skipped and said so.
+    expect(settled.targets).toEqual({ pending: 0, scored: 12, skipped: 18, failed: 0 });
+    expect(settled.status).toBe('budget_exhausted');
+    expect(settled.status_detail).toContain('the budget is 12');
+    const skipped = await t.http
+      .get(`/online-evaluators/${router}/targets`)
+      .query({ state: 'skipped', page_size: 100 })
+      .set(r.viewer.auth)
+      .expect(200);
+    expect(new Set(skipped.body.items.map((i: { reason: string }) => i.reason))).toEqual(new Set(['budget_exhausted']));
+    const failed = (await scoresOf(router, [...live.values()]))
+      .filter((s) => s.passed === false)
+      .map((s) => s.trace_id)
+      .sort();
+    expect(failed.length).toBeGreaterThan(0);
+    const items = await t.http
+      .get(`/review-queues/${queue.body.id}/items`)
+      .query({ page_size: 100 })
+      .set(r.member.auth)
+      .expect(200);
+    expect(items.body.items.map((i: { ref: string }) => i.ref).sort()).toEqual(failed);
+    expect(items.body.items[0].context.output).toMatch(/^BAD answer/);
+    const staged = await t.http.get(`/datasets/${cases.datasetId}/rows/staged`).set(r.member.auth).expect(200);
+    expect(staged.body.map((e: { row: { trace_id: string } }) => e.row.trace_id).sort()).toEqual(failed);
+    expect(staged.body[0]).toEqual(
+      expect.objectContaining({
+        op: 'insert',
+        row: expect.objectContaining({ output: expect.stringMatching(/^BAD/) }),
+      }),
+    );
   });
 
   it('a change of what it scores is the next version; paused, it takes nothing', async () => {
