@@ -3,7 +3,7 @@ import { verifyWebhook } from '#libs/common/webhook-signature.js';
 import { TransactionRunner } from '#libs/database/unit-of-work.js';
 import { Xoshiro128 } from '#libs/evaluation/statistics/bootstrap.js';
 import { TraceScoresService, type NewTraceScore } from '#src/modules/traces/scores/scores.service.js';
-import { uploadRows } from '../../utils/datasets.js';
+import { landingSettled } from '../../utils/traces.js';
 import { FakeUpstream, type RecordedRequest } from '../../utils/fake-upstream.js';
 import { expectProblem } from '../../utils/problem.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
@@ -42,13 +42,21 @@ describe('online alerts: rules, checks, hysteresis and webhooks', () => {
   let signingKey: string;
   let evaluatorCount = 0;
 
-  /** An evaluator record on the workspace's dataset (the evaluator routes are another part of the family). */
+  /** A paused evaluator of the metric on the workspace's trace dataset: its scores are planted. */
   async function evaluator(): Promise<string> {
-    const rows = (await t.dataSource.query(
-      'INSERT INTO online_evaluators (workspace_id, dataset_id, name) VALUES ($1, $2, $3) RETURNING id',
-      [ws, datasetId, `evaluator-${++evaluatorCount}`],
-    )) as Array<{ id: string }>;
-    return rows[0].id;
+    return (
+      await t.http
+        .post('/online-evaluators')
+        .set(r.member.auth)
+        .send({
+          workspace_id: ws,
+          dataset_id: datasetId,
+          name: `evaluator-${++evaluatorCount}`,
+          metrics: [{ name: METRIC }],
+          state: 'paused',
+        })
+        .expect(201)
+    ).body.id as string;
   }
 
   /** Scores of the evaluator's metric: `verdicts` in order, observed `startMsAgo` back, one every `stepMs`. */
@@ -97,7 +105,29 @@ describe('online alerts: rules, checks, hysteresis and webhooks', () => {
     hooks.on('POST', '/hook', { status: 204 });
     r = await t.factory.workspaceWithRoles();
     ws = r.workspace.id;
-    datasetId = (await uploadRows(t, r.member.auth, ws, [{ question: 'q', answer: 'a' }], 'traces.json')).datasetId;
+    const landing = await t.http
+      .post('/traces/land:inline')
+      .set(r.member.auth)
+      .send({
+        workspace_id: ws,
+        dataset_name: 'production',
+        records: [
+          {
+            trace_id: 'a'.repeat(32),
+            span_id: 'b'.repeat(16),
+            name: 'answer',
+            start_time: '2026-11-01T00:00:00Z',
+            end_time: '2026-11-01T00:00:01Z',
+          },
+        ],
+      })
+      .expect(202);
+    datasetId = (await landingSettled(t, r.member.auth, landing.body.id)).dataset_id as string;
+    await t.http
+      .post('/metric-configs')
+      .set(r.member.auth)
+      .send({ workspace_id: ws, name: METRIC, kind: 'deterministic', metric: 'exact_match' })
+      .expect(201);
     const webhook = await t.http
       .post('/notifications/config')
       .set(r.admin.auth)
@@ -287,6 +317,8 @@ describe('online alerts: rules, checks, hysteresis and webhooks', () => {
 
   it('refuses rules that do not hold together, names taken, unknown evaluators; a change of the statistics resets the alert', async () => {
     const id = await evaluator();
+    // A metric the evaluator does not score would never have a score to watch.
+    expectProblem(await rule(id, { name: 'x', metric: 'helpfulness' }), 400, 'alert_rule_invalid');
     expectProblem(
       await rule(id, { name: 'x', metric: METRIC, alpha: 0.1, alpha_resolve: 0.1 }),
       400,

@@ -116,6 +116,7 @@ export class OnlineAlertRulesService {
       const evaluator = await this.alerts.evaluator(access.workspaceId, evaluatorId);
       if (!evaluator) throw new NotFoundError('online evaluator', evaluatorId);
       await this.nameFree(evaluator.id, body.name);
+      await this.scoredMetric(evaluator.id, body.metric);
       const { reference, ...statistics } = settings;
       const rule = await this.alerts.insert({
         workspace_id: access.workspaceId,
@@ -182,6 +183,8 @@ export class OnlineAlertRulesService {
       });
       if (body.name !== undefined && body.name !== rule.name)
         await this.nameFree(rule.evaluator_id, body.name, rule.id);
+      if (body.metric !== undefined && body.metric !== rule.metric)
+        await this.scoredMetric(rule.evaluator_id, body.metric);
       const { reference, ...statistics } = settings;
       const next = {
         name: body.name ?? rule.name,
@@ -258,6 +261,13 @@ export class OnlineAlertRulesService {
     const rule = await this.alerts.find(access.workspaceId, id);
     if (!rule) throw new NotFoundError('alert rule', id);
     return rule;
+  }
+
+  /** The metric must be one a version of the evaluator scores (an old version's scores still fill the windows). */
+  private async scoredMetric(evaluatorId: string, metric: string): Promise<void> {
+    const scored = await this.alerts.scoredMetrics(evaluatorId);
+    if (!scored.includes(metric))
+      throw invalid('metric', `The evaluator scores ${scored.map((m) => `"${m}"`).join(', ')}, not "${metric}"`);
   }
 
   private async nameFree(evaluatorId: string, name: string, except?: string): Promise<void> {

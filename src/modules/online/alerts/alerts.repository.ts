@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { DB } from '#libs/database/schema.js';
 import { Db } from '#libs/database/unit-of-work.js';
 import { countOf, withTotal, type PageWindow } from '#libs/database/typed-fragments.js';
@@ -60,6 +60,17 @@ export class OnlineAlertsRepository {
         .where('id', '=', evaluatorId),
     );
     return row ?? null;
+  }
+
+  /** The metrics any version of the evaluator scores, by name. */
+  async scoredMetrics(evaluatorId: string): Promise<string[]> {
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('online_evaluator_versions')
+        .select(sql<string>`jsonb_array_elements(spec->'metrics')->>'name'`.as('name'))
+        .where('evaluator_id', '=', evaluatorId),
+    );
+    return [...new Set(rows.map((r) => r.name))].sort();
   }
 
   async nameTaken(evaluatorId: string, name: string, except?: string): Promise<boolean> {
