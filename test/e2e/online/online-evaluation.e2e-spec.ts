@@ -1,14 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
-import { ExportResultCode } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, TracerProvider, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
 import binomialTest from '@stdlib/stats-binomial-test';
 import { randomUUID } from 'node:crypto';
 import { isSampled } from '#libs/evaluation/online/sampling.js';
 import { TraceScoresService } from '#src/modules/traces/scores/scores.service.js';
-import { chatCompletion, FakeUpstream, type RecordedRequest } from '../../utils/fake-upstream.js';
+import type { FakeUpstream } from '../../utils/fake-upstream.js';
+import { exportAnswers, gradingWorld, until } from '../../utils/online.js';
 import { uploadRows } from '../../utils/datasets.js';
 import { expectProblem } from '../../utils/problem.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
@@ -41,134 +37,24 @@ describe('Online evaluation: live traces sampled, scored once, backfilled', () =
         .send({ name: 'otel-exporter', role: 'member' })
         .expect(201)
     ).body.key;
-    judge = await FakeUpstream.start();
-    judge.on('POST', '/v1/chat/completions', (req: RecordedRequest) => {
-      if (judgeDown) return { status: 503, json: { error: 'overloaded' } };
-      const prompt = (req.body as { messages: Array<{ content: string }> }).messages.map((m) => m.content).join('\n');
-      return {
-        json: chatCompletion(
-          prompt.includes('BAD') ? '{"score": 1, "reason": "wrong"}' : '{"score": 5, "reason": "right"}',
-        ),
-      };
-    });
-    const judgeId = (
-      await t.http
-        .post('/judges')
-        .set(r.admin.auth)
-        .send({
-          workspace_id: ws,
-          name: 'grader-judge',
-          provider: 'openai_compatible',
-          base_url: judge.url('/v1'),
-          model: 'gpt-4o-mini',
-          max_attempts: 1,
-        })
-        .expect(201)
-    ).body.id;
-    await t.http
-      .post('/metric-configs')
-      .set(r.member.auth)
-      .send({
-        workspace_id: ws,
-        name: 'grader',
-        kind: 'judged',
-        metric: 'llm_judge',
-        judged: {
-          rubric: 'Is {{output}} right?',
-          scale: { type: 'numeric', min: 1, max: 5 },
-          pass_threshold: 0.75,
-          judge_id: judgeId,
-        },
-      })
-      .expect(201);
-    await t.http
-      .post('/metric-configs')
-      .set(r.member.auth)
-      .send({
-        workspace_id: ws,
-        name: 'mentions_order',
-        kind: 'deterministic',
-        metric: 'contains',
-        params: { substring: 'order' },
-      })
-      .expect(201);
+    judge = await gradingWorld(t, { admin: r.admin.auth, member: r.member.auth }, ws, () => judgeDown);
   });
   afterAll(async () => {
     await t?.close();
     await judge?.close();
   });
 
-  /** Traces recorded by the OpenTelemetry SDK and sent by the real OTLP/protobuf exporter; answers their trace ids by index. */
-  async function exportTraces(from: number, to: number, startAt?: number): Promise<Map<number, string>> {
-    const ids = new Map<number, string>();
-    const results: number[] = [];
-    const exporter = new OTLPTraceExporter({
-      url: `${url}/v1/traces`,
-      headers: { Authorization: `Bearer ${key}`, 'x-ews-dataset': DATASET },
+  /** Traces sent by the OpenTelemetry exporter into the dataset (trace i starting i seconds after `startAt`, when given). */
+  const exportTraces = (from: number, to: number, startAt?: number) =>
+    exportAnswers({
+      url,
+      key,
+      dataset: DATASET,
+      from,
+      to,
+      answer,
+      startAt: startAt === undefined ? undefined : (i) => startAt + i * 1000,
     });
-    const observed: SpanExporter = {
-      export: (spans: ReadableSpan[], done) =>
-        exporter.export(spans, (result) => {
-          results.push(result.code);
-          done(result);
-        }),
-      shutdown: () => exporter.shutdown(),
-    };
-    const provider = new TracerProvider({
-      resource: resourceFromAttributes({ 'service.name': 'support-bot' }),
-      spanProcessors: [
-        new BatchSpanProcessor({ exporter: observed, maxExportBatchSize: 64, scheduledDelayMillis: 20 }),
-      ],
-    });
-    const tracer = provider.getTracer('support-bot', '1.0.0');
-    for (let i = from; i < to; i++) {
-      const start = startAt === undefined ? undefined : startAt + i * 1000;
-      tracer.startActiveSpan(
-        'support-agent',
-        {
-          startTime: start,
-          attributes: {
-            'openinference.span.kind': 'AGENT',
-            'session.id': `s-${i}`,
-            'input.value': `question ${i}`,
-            'output.value': answer(i),
-          },
-        },
-        (agent) => {
-          ids.set(i, agent.spanContext().traceId);
-          const llm = tracer.startSpan(
-            'ChatCompletion',
-            {
-              startTime: start,
-              attributes: {
-                'openinference.span.kind': 'LLM',
-                'llm.model_name': 'gpt-4o-mini',
-                'llm.token_count.prompt': 10,
-                'llm.token_count.completion': 5,
-              },
-            },
-            trace.setSpan(ROOT_CONTEXT, agent),
-          );
-          llm.end(start === undefined ? undefined : start + 200);
-          agent.end(start === undefined ? undefined : start + 300);
-        },
-      );
-    }
-    await provider.forceFlush();
-    await provider.shutdown();
-    expect(results.every((code) => code === ExportResultCode.SUCCESS)).toBe(true);
-    return ids;
-  }
-
-  async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, ms = 90_000): Promise<T> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const value = await read();
-      if (done(value)) return value;
-      if (Date.now() > deadline) throw new Error(`${what}: ${JSON.stringify(value)}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
 
   const evaluator = (id: string): Promise<any> =>
     t.http
