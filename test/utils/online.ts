@@ -153,6 +153,26 @@ export async function gradingWorld(
   return judge;
 }
 
+/**
+ * The app listening (the exporter needs a URL), a workspace with every role, and an API key an
+ * exporter sends with (member).
+ */
+export async function exportingWorkspace(
+  t: TestApp,
+): Promise<{ url: string; key: string; r: Awaited<ReturnType<TestApp['factory']['workspaceWithRoles']>> }> {
+  await t.app.listen(0, '127.0.0.1');
+  const url = await t.app.getUrl();
+  const r = await t.factory.workspaceWithRoles();
+  const key = (
+    await t.http
+      .post(`/workspaces/${r.workspace.id}/api-keys`)
+      .set(r.member.auth)
+      .send({ name: 'otel-exporter', role: 'member' })
+      .expect(201)
+  ).body.key as string;
+  return { url, key, r };
+}
+
 /** Polls `read` until `done` holds (throws with the last value after `ms`). */
 export async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, ms = 90_000): Promise<T> {
   const deadline = Date.now() + ms;

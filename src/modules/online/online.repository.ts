@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { sql, type Insertable, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import { DummyValue, GenerateSql } from '#libs/database/generate-sql.js';
 import type { JsonObject, OnlineBackfills, OnlineEvaluators, OnlineTargets } from '#libs/database/schema.js';
-import { countN } from '#libs/database/typed-fragments.js';
+import { countN, countOf, withTotal, type PageWindow } from '#libs/database/typed-fragments.js';
+import type { QueryBuilder } from '#libs/database/typed-queries.js';
 import { Db } from '#libs/database/unit-of-work.js';
 import { trackedRecord } from '#libs/queue/tracked-job.js';
 
@@ -80,31 +81,24 @@ export class OnlineRepository {
   async page(
     workspaceId: string,
     filter: { datasetId?: string; state?: string },
-    window: { skip: number; take: number },
+    window: PageWindow,
   ): Promise<{ rows: EvaluatorRow[]; total: number }> {
-    const base = () =>
-      this.db.typed((q) =>
-        q
-          .selectFrom('online_evaluators')
-          .selectAll()
-          .where('workspace_id', '=', workspaceId)
-          .$if(filter.datasetId !== undefined, (s) => s.where('dataset_id', '=', filter.datasetId!))
-          .$if(filter.state !== undefined, (s) => s.where('state', '=', filter.state!))
-          .orderBy('created_at', 'desc')
-          .orderBy('id', 'desc')
-          .limit(window.take)
-          .offset(window.skip),
-      );
-    const rows = await base();
-    const [{ n }] = await this.db.typed((q) =>
+    const matching = (q: QueryBuilder) =>
       q
         .selectFrom('online_evaluators')
         .where('workspace_id', '=', workspaceId)
         .$if(filter.datasetId !== undefined, (s) => s.where('dataset_id', '=', filter.datasetId!))
-        .$if(filter.state !== undefined, (s) => s.where('state', '=', filter.state!))
-        .select(countN()),
+        .$if(filter.state !== undefined, (s) => s.where('state', '=', filter.state!));
+    const rows = await this.db.typed((q) =>
+      matching(q)
+        .selectAll()
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(window.take)
+        .offset(window.skip),
     );
-    return { rows, total: n };
+    const [, total] = await withTotal(rows, window, () => countOf(this.db, matching));
+    return { rows, total };
   }
 
   async update(id: string, patch: Updateable<OnlineEvaluators>): Promise<EvaluatorRow> {
@@ -393,33 +387,26 @@ export class OnlineRepository {
   async targetPage(
     evaluatorId: string,
     filter: { version?: number; state?: string; backfillId?: string; traceId?: string },
-    window: { skip: number; take: number },
+    window: PageWindow,
   ): Promise<{ rows: TargetRow[]; total: number }> {
-    const rows = await this.db.typed((q) =>
+    const matching = (q: QueryBuilder) =>
       q
         .selectFrom('online_targets')
-        .selectAll()
         .where('evaluator_id', '=', evaluatorId)
         .$if(filter.version !== undefined, (s) => s.where('evaluator_version', '=', filter.version!))
         .$if(filter.state !== undefined, (s) => s.where('state', '=', filter.state!))
         .$if(filter.backfillId !== undefined, (s) => s.where('backfill_id', '=', filter.backfillId!))
-        .$if(filter.traceId !== undefined, (s) => s.where('trace_id', '=', filter.traceId!))
+        .$if(filter.traceId !== undefined, (s) => s.where('trace_id', '=', filter.traceId!));
+    const rows = await this.db.typed((q) =>
+      matching(q)
+        .selectAll()
         .orderBy('created_at', 'desc')
         .orderBy('target_key')
         .limit(window.take)
         .offset(window.skip),
     );
-    const [{ n }] = await this.db.typed((q) =>
-      q
-        .selectFrom('online_targets')
-        .select(countN())
-        .where('evaluator_id', '=', evaluatorId)
-        .$if(filter.version !== undefined, (s) => s.where('evaluator_version', '=', filter.version!))
-        .$if(filter.state !== undefined, (s) => s.where('state', '=', filter.state!))
-        .$if(filter.backfillId !== undefined, (s) => s.where('backfill_id', '=', filter.backfillId!))
-        .$if(filter.traceId !== undefined, (s) => s.where('trace_id', '=', filter.traceId!)),
-    );
-    return { rows, total: n };
+    const [, total] = await withTotal(rows, window, () => countOf(this.db, matching));
+    return { rows, total };
   }
 
   // Backfills
@@ -441,24 +428,18 @@ export class OnlineRepository {
     return row ?? null;
   }
 
-  async backfillPage(
-    evaluatorId: string,
-    window: { skip: number; take: number },
-  ): Promise<{ rows: BackfillRow[]; total: number }> {
+  async backfillPage(evaluatorId: string, window: PageWindow): Promise<{ rows: BackfillRow[]; total: number }> {
+    const matching = (q: QueryBuilder) => q.selectFrom('online_backfills').where('evaluator_id', '=', evaluatorId);
     const rows = await this.db.typed((q) =>
-      q
-        .selectFrom('online_backfills')
+      matching(q)
         .selectAll()
-        .where('evaluator_id', '=', evaluatorId)
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
         .limit(window.take)
         .offset(window.skip),
     );
-    const [{ n }] = await this.db.typed((q) =>
-      q.selectFrom('online_backfills').select(countN()).where('evaluator_id', '=', evaluatorId),
-    );
-    return { rows, total: n };
+    const [, total] = await withTotal(rows, window, () => countOf(this.db, matching));
+    return { rows, total };
   }
 
   async addBackfillCounts(id: string, counts: { spans: number; sampled: number }): Promise<void> {

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { isSampled } from '#libs/evaluation/online/sampling.js';
 import { TraceScoresService } from '#src/modules/traces/scores/scores.service.js';
 import type { FakeUpstream } from '../../utils/fake-upstream.js';
-import { exportAnswers, gradingWorld, until } from '../../utils/online.js';
+import { exportAnswers, exportingWorkspace, gradingWorld, until } from '../../utils/online.js';
 import { uploadRows } from '../../utils/datasets.js';
 import { expectProblem } from '../../utils/problem.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
@@ -26,17 +26,8 @@ describe('Online evaluation: live traces sampled, scored once, backfilled', () =
 
   beforeAll(async () => {
     t = await startTestApp({ ONLINE_JUDGE_RETRY_MS: '2000' });
-    await t.app.listen(0, '127.0.0.1');
-    url = await t.app.getUrl();
-    r = await t.factory.workspaceWithRoles();
+    ({ url, key, r } = await exportingWorkspace(t));
     ws = r.workspace.id;
-    key = (
-      await t.http
-        .post(`/workspaces/${ws}/api-keys`)
-        .set(r.member.auth)
-        .send({ name: 'otel-exporter', role: 'member' })
-        .expect(201)
-    ).body.key;
     judge = await gradingWorld(t, { admin: r.admin.auth, member: r.member.auth }, ws, () => judgeDown);
   });
   afterAll(async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { verifyWebhook } from '#libs/common/webhook-signature.js';
 import { FakeUpstream } from '../../utils/fake-upstream.js';
-import { exportAnswers, gradingWorld, until } from '../../utils/online.js';
+import { exportAnswers, exportingWorkspace, gradingWorld, until } from '../../utils/online.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 
 const MINUTE = 60_000;
@@ -28,17 +28,8 @@ describe('Online evaluation: from an instrumented application to an alert', () =
 
   beforeAll(async () => {
     t = await startTestApp();
-    await t.app.listen(0, '127.0.0.1');
-    url = await t.app.getUrl();
-    r = await t.factory.workspaceWithRoles();
+    ({ url, key, r } = await exportingWorkspace(t));
     ws = r.workspace.id;
-    key = (
-      await t.http
-        .post(`/workspaces/${ws}/api-keys`)
-        .set(r.member.auth)
-        .send({ name: 'otel-exporter', role: 'member' })
-        .expect(201)
-    ).body.key;
     judge = await gradingWorld(t, { admin: r.admin.auth, member: r.member.auth }, ws);
     hooks = await FakeUpstream.start();
     hooks.on('POST', '/hook', { status: 204 });
