@@ -21,7 +21,8 @@
 //   npm run build && BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/online.mjs
 //
 // EXPORTERS (default 4), SECONDS (default 60), PHASES (default ABC; e.g. AB, or ABAB to alternate),
-// JUDGE_MS (default 50), SCORE_TIMEOUT_S (default 600: how long C waits for every score).
+// JUDGE_MS (default 50), SCORE_TIMEOUT_S (default 600: how long C waits for every score), VERBOSE
+// (default 1: the pipeline per 10 s, spans landed, targets taken and scored, jobs running; 0: none).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -39,6 +40,7 @@ const SECONDS = Number(process.env.SECONDS ?? 60);
 const PHASES = [...(process.env.PHASES ?? 'ABC')];
 const JUDGE_MS = Number(process.env.JUDGE_MS ?? 50);
 const SCORE_TIMEOUT_S = Number(process.env.SCORE_TIMEOUT_S ?? 600);
+const VERBOSE = process.env.VERBOSE !== '0';
 const RATE = 0.1;
 const METRICS = ['ships', 'helpful'];
 /** The span landed before the load to create the dataset: its trace is not sampled at 10% (randomness 1). */
@@ -66,6 +68,32 @@ if (!process.env.BENCH_DATABASE_URL) {
 const results = [];
 for (const phase of PHASES) results.push(await withDatabase((databaseUrl) => runPhase(phase, databaseUrl)));
 summarise(results);
+
+/**
+ * CPU seconds so far of the service process and of the PostgreSQL sessions on its database (the
+ * server's backends, read from /proc: the benchmark runs beside the database).
+ */
+async function cpuNow(db, pid) {
+  const backends = (
+    await db.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')
+  ).rows;
+  const database = new Map();
+  for (const { pid: backend } of backends) {
+    try {
+      database.set(backend, cpuSeconds(backend));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return { service: cpuSeconds(pid), database };
+}
+
+/** Database CPU seconds between two cpuNow readings: of the sessions alive at the second (a session that ended between is not counted). */
+function databaseCpu(before, after) {
+  let sum = 0;
+  for (const [pid, seconds] of after.database) sum += seconds - (before?.database.get(pid) ?? 0);
+  return sum;
+}
 
 /** The judge: POST /v1/chat/completions answered after JUDGE_MS; counts the calls per trace (the trace id is in the prompt). */
 async function startJudge() {
@@ -229,7 +257,7 @@ async function runPhase(phase, databaseUrl) {
     }
 
     // The load; the stream's landed count and the service's RSS every 100 ms meanwhile.
-    const cpuAtStart = cpuSeconds(svc.child.pid);
+    const cpuAtStart = await cpuNow(db, svc.child.pid);
     const t0 = Date.now();
     const exporters = startExporters(`${svc.base}/v1/traces`, key, SECONDS, EXPORTERS);
     const landedAt = [];
@@ -250,6 +278,29 @@ async function runPhase(phase, databaseUrl) {
         await sleep(100);
       }
     })();
+    // Where the evaluator's pipeline is, every second: targets taken into its ledger and scored,
+    // and which jobs hold the service's queue slots (QUEUE_CONCURRENCY).
+    const pipeline = [];
+    const watcher = (async () => {
+      while (sampling) {
+        const at = Date.now();
+        try {
+          const ledger = evaluatorId
+            ? await db.query(
+                `SELECT count(*)::int AS taken, count(*) FILTER (WHERE state = 'scored')::int AS scored FROM online_targets WHERE evaluator_id = $1`,
+                [evaluatorId],
+              )
+            : { rows: [{ taken: 0, scored: 0 }] };
+          const jobs = await db.query(
+            `SELECT type, count(*)::int AS n FROM jobs WHERE status = 'running' GROUP BY type`,
+          );
+          pipeline.push({ at, ...ledger.rows[0], running: Object.fromEntries(jobs.rows.map((r) => [r.type, r.n])) });
+        } catch {
+          // the bench's own connection is not the service's: it stays up across the kill
+        }
+        await sleep(Math.max(0, 1000 - (Date.now() - at)));
+      }
+    })();
     let killNote = '';
     if (kill) {
       await sleep((SECONDS * 1000) / 2);
@@ -265,6 +316,7 @@ async function runPhase(phase, databaseUrl) {
       if (last && last.at > sentUntil && last.pending === 0) break;
       await sleep(200);
     }
+    const cpuLanding = await cpuNow(db, svc.child.pid);
     const lastLanded = landedAt.find((s) => s.pending === 0 && s.at > sentUntil).at;
     const live = await call('GET', `/traces/datasets/${datasetId}/live`);
     const counts = (await call('GET', `/traces/runs/${live.ingest_run_id}`)).counts;
@@ -281,6 +333,9 @@ async function runPhase(phase, databaseUrl) {
       wall: (lastLanded - t0) / 1000,
       rate: counts.landed / ((lastLanded - t0) / 1000),
       failures: [],
+      // CPU seconds from the first export to the last span landed (after a kill: since the restart).
+      cpuService: cpuLanding.service - (kill ? 0 : cpuAtStart.service),
+      cpuDatabase: databaseCpu(kill ? null : cpuAtStart, cpuLanding),
     };
     if (counts.landed !== acked) figures.failures.push(`landed ${counts.landed} of ${acked} acknowledged spans`);
 
@@ -316,7 +371,6 @@ async function runPhase(phase, databaseUrl) {
       while ((await scoredBy()) < expected.size && Date.now() < scoreDeadline) await sleep(500);
       figures.allScoredAfter = (Date.now() - lastLanded) / 1000;
       await sleep(2000); // anything late (a second write) would show now
-      figures.cpu = cpuSeconds(svc.child.pid) - (kill ? 0 : cpuAtStart);
 
       const scores = (
         await db.query(
@@ -374,10 +428,11 @@ async function runPhase(phase, databaseUrl) {
         repeated: judge.total() - calledTraces.length,
         scored: perTrace.size,
       };
-    } else figures.cpu = cpuSeconds(svc.child.pid) - cpuAtStart;
+    }
 
     sampling = false;
-    await sampler;
+    await Promise.all([sampler, watcher]);
+    figures.pipeline = windowsOf(t0, pipeline, landedAt);
     figures.rssWindows = [];
     for (let from = t0; from < sentUntil; from += 10_000) {
       const inWindow = rss.filter((s) => s.at >= from && s.at < from + 10_000 && s.bytes > 0);
@@ -391,6 +446,23 @@ async function runPhase(phase, databaseUrl) {
     await judge?.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Per 10 s from `t0` until the last sample: spans landed, targets taken and scored (at its end), and the share of seconds each job type ran. */
+function windowsOf(t0, pipeline, landedAt) {
+  const windows = [];
+  const end = pipeline.at(-1)?.at ?? t0;
+  for (let from = t0; from <= end; from += 10_000) {
+    const inWindow = pipeline.filter((p) => p.at >= from && p.at < from + 10_000);
+    if (!inWindow.length) continue;
+    const landed = landedAt.filter((l) => l.at < from + 10_000).at(-1)?.landed ?? 0;
+    const running = {};
+    for (const p of inWindow)
+      for (const type of Object.keys(p.running)) running[type] = (running[type] ?? 0) + 1 / inWindow.length;
+    const last = inWindow.at(-1);
+    windows.push({ from: (from - t0) / 1000, landed, taken: last.taken, scored: last.scored, running });
+  }
+  return windows;
 }
 
 function report(f) {
@@ -407,7 +479,7 @@ function report(f) {
     `  acknowledged ${f.acked} spans in ${f.exports} exports (${f.refused} answered 429/503, ${f.failed} failed to connect; all retried); landed ${f.landed}, deduplicated ${f.deduplicated}`,
   );
   console.log(
-    `  landing: ${Math.round(f.rate)} spans/s (${f.wall.toFixed(1)} s from the first export to the last span landed); service CPU ${f.cpu.toFixed(1)} s`,
+    `  landing: ${Math.round(f.rate)} spans/s (${f.wall.toFixed(1)} s from the first export to the last span landed); meanwhile CPU ${f.cpuService.toFixed(1)} s in the service, ${f.cpuDatabase.toFixed(1)} s in its database sessions (${((1e6 * (f.cpuService + f.cpuDatabase)) / f.landed).toFixed(0)} µs a span)`,
   );
   if (f.expected !== undefined) {
     console.log(
@@ -424,6 +496,19 @@ function report(f) {
     );
   }
   console.log(`  service peak RSS per 10 s window (MB): ${f.rssWindows.join(', ')}`);
+  if (VERBOSE) {
+    console.log(
+      '  per 10 s (at its end): spans landed, targets taken, targets scored; share of the seconds each job ran',
+    );
+    for (const w of f.pipeline)
+      console.log(
+        `    ${String(w.from).padStart(4)} s  ${String(w.landed).padStart(7)}  ${String(w.taken).padStart(5)}  ${String(w.scored).padStart(5)}  ${Object.entries(
+          w.running,
+        )
+          .map(([type, share]) => `${type} ${Math.round(share * 100)}%`)
+          .join(', ')}`,
+      );
+  }
   for (const failure of f.failures) console.log(`  FAILED: ${failure}`);
 }
 
