@@ -99,11 +99,24 @@ function databaseCpu(before, after) {
 async function startJudge() {
   const calls = new Map();
   let total = 0;
+  // Calls in flight: the most at once, and their time-weighted mean while any is.
+  const flight = { now: 0, most: 0, busyMs: 0, weightedMs: 0, since: 0 };
+  const move = (by) => {
+    const at = performance.now();
+    if (flight.now) {
+      flight.busyMs += at - flight.since;
+      flight.weightedMs += flight.now * (at - flight.since);
+    }
+    flight.since = at;
+    flight.now += by;
+    flight.most = Math.max(flight.most, flight.now);
+  };
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk) => (body += chunk));
     req.on('end', () => {
       total++;
+      move(1);
       const trace = /[0-9a-f]{32}/.exec(body)?.[0] ?? '?';
       calls.set(trace, (calls.get(trace) ?? 0) + 1);
       setTimeout(() => {
@@ -121,6 +134,7 @@ async function startJudge() {
             usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
           }),
         );
+        move(-1);
       }, JUDGE_MS);
     });
   });
@@ -130,6 +144,7 @@ async function startJudge() {
     url: `http://127.0.0.1:${server.address().port}/v1`,
     calls,
     total: () => total,
+    flight: () => ({ most: flight.most, mean: flight.busyMs ? flight.weightedMs / flight.busyMs : 0 }),
     close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))),
   };
 }
@@ -427,6 +442,7 @@ async function runPhase(phase, databaseUrl) {
         traces: calledTraces.length,
         repeated: judge.total() - calledTraces.length,
         scored: perTrace.size,
+        ...judge.flight(),
       };
     }
 
@@ -492,7 +508,7 @@ function report(f) {
       `  scores: ${f.scores} rows; sampled traces without exactly one per metric ${f.missing}, traces scored not sampled ${f.unexpected}, targets with a metric twice ${f.duplicates}; "ships" disagreeing with the planted answers ${f.shipsWrong}`,
     );
     console.log(
-      `  judge: ${f.judge.calls} calls for ${f.judge.traces} traces (${f.judge.repeated} repeated), ${f.judge.scored} traces scored`,
+      `  judge: ${f.judge.calls} calls for ${f.judge.traces} traces (${f.judge.repeated} repeated), ${f.judge.scored} traces scored; calls in flight at most ${f.judge.most}, ${f.judge.mean.toFixed(1)} on average while any was`,
     );
   }
   console.log(`  service peak RSS per 10 s window (MB): ${f.rssWindows.join(', ')}`);
