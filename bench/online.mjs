@@ -16,7 +16,7 @@
 //    calls against traces scored (a call repeats for a trace claimed when the service was killed).
 //
 // The expected set is computed here: the distinct trace ids landed in the dataset that
-// `isSampled` (dist/libs/evaluation/online/sampling.js) takes at 0.1. Exits 1 when a check fails.
+// `isSampled` (#libs/evaluation/online/sampling.js, built in dist/) takes at 0.1. Exits 1 when a check fails.
 //
 //   npm run build && BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/online.mjs
 //
@@ -29,7 +29,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { isSampled } from '../dist/libs/evaluation/online/sampling.js';
+import { isSampled } from '#libs/evaluation/online/sampling.js';
 import { BATCH, SERVICE_NAME, SPANS_PER_TRACE, isRefusal, startExporters, traceIdOf } from './lib/otlp-exporter.mjs';
 import { cpuSeconds, freePort, root, serviceEnv, serviceNodeFlags } from './lib/processes.mjs';
 import { EMAIL, PASSWORD, api, productEnv } from './lib/service.mjs';
