@@ -1,7 +1,7 @@
 // The OTLP/HTTP receiver under load, through the real service in its own process (as `npm start`
-// runs it): EXPORTERS exporter processes each send batches of 512 spans (binary protobuf, as the
-// OpenTelemetry proto exporter does) to POST /v1/traces for SECONDS, retrying a batch on 429/503
-// (after Retry-After) and on a refused connection, as exporters do. Halfway through, the service
+// runs it): EXPORTERS exporter processes (bench/lib/otlp-exporter.mjs) each send batches of 512
+// spans (binary protobuf, as the OpenTelemetry proto exporter does) to POST /v1/traces for SECONDS,
+// retrying a batch on 429/503 (after Retry-After) and on a refused connection, as exporters do. Halfway through, the service
 // is killed with SIGKILL and started again. Measured in the same run:
 // - sustained spans/s landed, beside a plain COPY of the same rows into a bare jsonb table;
 // - acknowledgement latency (p50, p99) as the exporters see it;
@@ -16,98 +16,22 @@
 // EXPORTERS (default 4), SECONDS (default 60), BATCH (default 512), KILL (default 1: SIGKILL halfway; 0: none).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { plainCopy, withDatabase } from './support.mjs';
+import { BATCH, SERVICE_NAME, startExporters } from './lib/otlp-exporter.mjs';
 import { serviceEnv, serviceNodeFlags } from './lib/processes.mjs';
 
 const EXPORTERS = Number(process.env.EXPORTERS ?? 4);
 const SECONDS = Number(process.env.SECONDS ?? 60);
-const BATCH = Number(process.env.BATCH ?? 512);
 const KILL = process.env.KILL !== '0';
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const percentile = (sorted, p) =>
   sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN;
 
-if (process.argv[2] === 'exporter')
-  await exporter(process.argv[3], process.argv[4], Number(process.argv[5]), Number(process.argv[6]));
-else await main();
-
-/** One exporter process: batches of BATCH spans, each retried until acknowledged; a line per acknowledgement. */
-async function exporter(url, key, seconds, index) {
-  const root = createRequire(import.meta.url)('@opentelemetry/otlp-transformer/build/src/generated/root.js');
-  const Request = root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
-  const hex = (n, width) => n.toString(16).padStart(width, '0');
-  const str = (key, value) => ({ key, value: { stringValue: value } });
-  const deadline = Date.now() + seconds * 1000;
-  let batchNo = 0;
-  while (Date.now() < deadline) {
-    batchNo++;
-    const now = BigInt(Date.now()) * 1_000_000n;
-    const spans = [];
-    for (let i = 0; i < BATCH; i++) {
-      const trace = index * 1e9 + batchNo * 1000 + Math.floor(i / 8);
-      const j = i % 8;
-      spans.push({
-        traceId: Buffer.from(hex(trace + 1, 32), 'hex'),
-        spanId: Buffer.from(hex(index * 1e12 + batchNo * BATCH + i + 1, 16), 'hex'),
-        ...(j ? { parentSpanId: Buffer.from(hex(index * 1e12 + batchNo * BATCH + i - j + 1, 16), 'hex') } : {}),
-        name: j ? (j % 2 ? 'ChatCompletion' : 'lookup_order') : 'support-agent',
-        kind: 1,
-        startTimeUnixNano: String(now + BigInt(j) * 1_000_000n),
-        endTimeUnixNano: String(now + BigInt(j + 40) * 1_000_000n),
-        attributes: [
-          str('openinference.span.kind', j ? (j % 2 ? 'LLM' : 'TOOL') : 'AGENT'),
-          str('session.id', `s-${trace % 500}`),
-          str('input.value', `Where is order ${trace}? (step ${j})`),
-          str('output.value', `It ships tomorrow (step ${j})`),
-          ...(j % 2
-            ? [
-                str('llm.model_name', 'gpt-4o-mini'),
-                { key: 'llm.token_count.prompt', value: { intValue: 120 } },
-                { key: 'llm.token_count.completion', value: { intValue: 24 } },
-              ]
-            : []),
-        ],
-      });
-    }
-    const body = Request.encode(
-      Request.fromObject({
-        resourceSpans: [
-          {
-            resource: { attributes: [str('service.name', 'bench-support-bot')] },
-            scopeSpans: [{ scope: { name: 'bench' }, spans }],
-          },
-        ],
-      }),
-    ).finish();
-    for (;;) {
-      const sent = performance.now();
-      try {
-        const res = await fetch(url, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-protobuf' },
-          body,
-          signal: AbortSignal.timeout(30_000),
-        });
-        await res.arrayBuffer();
-        if (res.status === 200) {
-          process.stdout.write(`A ${Date.now()} ${BATCH} ${(performance.now() - sent).toFixed(2)}\n`);
-          break;
-        }
-        process.stdout.write(`R ${res.status}\n`);
-        await sleep(Number(res.headers.get('retry-after') ?? 1) * 1000);
-      } catch {
-        // The service is down (killed): the batch is sent again once it is back.
-        process.stdout.write('E\n');
-        await sleep(200);
-      }
-    }
-  }
-}
+await main();
 
 function freePort() {
   return new Promise((resolve) => {
@@ -183,29 +107,8 @@ async function main() {
         .key;
       const keyAuth = { authorization: `Bearer ${key}` };
 
-      const acks = [];
-      let refused = 0;
-      let failed = 0;
       const t0 = Date.now();
-      const exporters = Array.from({ length: EXPORTERS }, (_, i) => {
-        const child = spawn(
-          process.execPath,
-          [fileURLToPath(import.meta.url), 'exporter', `${base}/v1/traces`, key, String(SECONDS), String(i)],
-          { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
-        );
-        let rest = '';
-        child.stdout.on('data', (chunk) => {
-          const lines = (rest + chunk).split('\n');
-          rest = lines.pop();
-          for (const line of lines) {
-            const [kind, at, spans, ms] = line.split(' ');
-            if (kind === 'A') acks.push({ at: Number(at), spans: Number(spans), ms: Number(ms) });
-            else if (kind === 'R') refused++;
-            else if (kind === 'E') failed++;
-          }
-        });
-        return new Promise((resolve) => child.on('exit', resolve));
-      });
+      const { acks, counts, done } = startExporters(`${base}/v1/traces`, key, SECONDS, EXPORTERS);
 
       // The stream's landed count over time, and the service's RSS.
       let datasetId = null;
@@ -219,7 +122,7 @@ async function main() {
           try {
             if (!datasetId)
               datasetId =
-                (await call('GET', `/datasets?workspace_id=${ws}&q=bench-support-bot`, keyAuth)).items[0]?.id ?? null;
+                (await call('GET', `/datasets?workspace_id=${ws}&q=${SERVICE_NAME}`, keyAuth)).items[0]?.id ?? null;
             if (datasetId) {
               const live = await call('GET', `/traces/datasets/${datasetId}/live`, keyAuth);
               if (live.ingest_run_id) {
@@ -247,7 +150,7 @@ async function main() {
           `  SIGKILL at ${((killedAt - t0) / 1000).toFixed(1)} s; back and ready ${((Date.now() - killedAt) / 1000).toFixed(1)} s later`,
         );
       }
-      await Promise.all(exporters);
+      await done;
       const sentUntil = Date.now();
       // Everything acknowledged lands.
       for (;;) {
@@ -283,7 +186,7 @@ async function main() {
         `[${mode}] ${EXPORTERS} exporter processes, batches of ${BATCH} spans, ${SECONDS} s${KILL ? ', SIGKILL and restart halfway' : ''}`,
       );
       console.log(
-        `  acknowledged ${acked} spans in ${acks.length} exports (${refused} answered 429/503 and retried, ${failed} failed to connect and retried); landed ${run.counts.landed}, deduplicated ${run.counts.deduplicated}, dropped ${run.counts.dropped}; rows in the newest version ${rows}`,
+        `  acknowledged ${acked} spans in ${acks.length} exports (${counts.refused} answered 429/503 and retried, ${counts.failed} failed to connect and retried); landed ${run.counts.landed}, deduplicated ${run.counts.deduplicated}, dropped ${run.counts.dropped}; rows in the newest version ${rows}`,
       );
       console.log(
         `  landed = acknowledged: ${run.counts.landed === acked ? 'yes' : `NO (${run.counts.landed} of ${acked})`}`,

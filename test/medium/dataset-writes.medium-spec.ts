@@ -148,7 +148,27 @@ describe('service tier: the datasets family numbers versions and ordinals for bu
     expect(await s.get(TraceDatasets).knownTraces(datasetId, 1, ['t1', 't9'])).toEqual(new Set(['t1']));
     await expect(keyed.countDistinct(datasetId, 1, "trace_id') OR ('")).rejects.toThrow('not a plain key');
 
-    // The statement a trace's spans are read with names the index's literals, so the planner may use it.
+    // What lands, read by trace id (online evaluation's spans of the traces it scores).
+    const traces = s.get(TraceDatasets);
+    expect((await traces.currentSpans(datasetId, 'trace_id', ['t1'])).map((span) => span.span_id)).toEqual(['a', 'b']);
+
+    // The statements a trace's spans are read with name the index's literals, so the planner may use it.
+    expect(await planOf(() => drain(traces.spansByTrace(datasetId, 1)))).toContain('dataset_rows_trace_idx');
+    expect(await planOf(() => traces.knownTraces(datasetId, 1, ['t1', 't9']))).toContain('dataset_rows_trace_idx');
+    expect(await planOf(() => traces.currentSpans(datasetId, 'trace_id', ['t1', 't2']))).toContain(
+      'dataset_rows_trace_idx',
+    );
+  });
+
+  async function drain(pages: AsyncGenerator<unknown[]>): Promise<void> {
+    for await (const page of pages) expect(page.length).toBeGreaterThan(0);
+  }
+
+  /**
+   * The plan of the first statement `read` sends, planned once for any parameters (a prepared
+   * statement's generic plan, as a pool reuses it): only literals prove a partial index's predicate.
+   */
+  async function planOf(read: () => Promise<unknown>): Promise<string> {
     const db = s.get(Db);
     const query = db.query.bind(db);
     const seen: Array<{ sql: string; params: unknown[] }> = [];
@@ -157,21 +177,27 @@ describe('service tier: the datasets family numbers versions and ordinals for bu
       return query(sql, params);
     });
     try {
-      for await (const page of s.get(TraceDatasets).spansByTrace(datasetId, 1)) expect(page).toHaveLength(3);
+      await read();
     } finally {
       spy.mockRestore();
     }
-    // Planned once for any parameters (a prepared statement's generic plan): only literals prove the index's predicate.
     const { sql, params } = seen[0];
-    const values = params.map((v) => (typeof v === 'number' ? String(v) : `'${String(v)}'`)).join(', ');
+    const literal = (v: unknown): string =>
+      typeof v === 'number'
+        ? String(v)
+        : Array.isArray(v)
+          ? `ARRAY[${v.map(literal).join(', ')}]::text[]`
+          : `'${String(v)}'`;
     const plan = await transactions.run(async () => {
       await db.query('SET LOCAL enable_seqscan = off');
       await db.query('SET LOCAL plan_cache_mode = force_generic_plan');
-      await db.query(`PREPARE spans_by_trace AS ${sql}`);
-      const explained = await db.query<Array<Record<string, string>>>(`EXPLAIN EXECUTE spans_by_trace(${values})`);
-      await db.query('DEALLOCATE spans_by_trace');
+      await db.query(`PREPARE read_by_key AS ${sql}`);
+      const explained = await db.query<Array<Record<string, string>>>(
+        `EXPLAIN EXECUTE read_by_key(${params.map(literal).join(', ')})`,
+      );
+      await db.query('DEALLOCATE read_by_key');
       return explained;
     });
-    expect(plan.map((line) => Object.values(line)[0]).join('\n')).toContain('dataset_rows_trace_idx');
-  });
+    return plan.map((line) => Object.values(line)[0]).join('\n');
+  }
 });

@@ -34,6 +34,11 @@ function keyLiteral(key: string) {
   return sql.lit(key);
 }
 
+/** `r.data ? '<key>'` for `key` and each of `holding`, as literals: the predicate of a partial index over rows holding them. */
+function held(key: string, holding: string[]) {
+  return [key, ...holding].map((k) => sql<SqlBool>`r.data ? ${keyLiteral(k)}`);
+}
+
 /**
  * A dataset's rows as the writers of rows in bulk (trace landings, live landing, retention) and
  * the readers of a version's rows by a key of their data see them: appended by COPY or from the
@@ -203,7 +208,6 @@ export class BulkRowsRepository {
     pageSize: number,
   ): AsyncGenerator<Array<Record<string, unknown>>> {
     const value = sql<string>`r.data ->> ${keyLiteral(key)}`;
-    const held = [key, ...holding].map((k) => sql<SqlBool>`r.data ? ${keyLiteral(k)}`);
     let after: KeyCursor | null = null;
     for (;;) {
       const from: KeyCursor | null = after;
@@ -213,7 +217,7 @@ export class BulkRowsRepository {
           .select(['r.data', 'r.ordinal', value.as('value')])
           .where('r.dataset_id', '=', datasetId)
           .where(shownIn('r', number))
-          .where((eb) => eb.and(held))
+          .where((eb) => eb.and(held(key, holding)))
           .$if(from !== null, (s) =>
             s.where(sql<SqlBool>`(${value}, r.ordinal) > (${from!.value}, ${from!.ordinal}::bigint)`),
           )
@@ -241,8 +245,17 @@ export class BulkRowsRepository {
     return row.n;
   }
 
-  /** Which of `values` the rows version `number` shows hold under `key`. */
-  async presentValues(datasetId: string, number: number, key: string, values: string[]): Promise<Set<string>> {
+  /**
+   * Which of `values` the rows version `number` shows hold under `key`, among the rows holding
+   * every key of `holding` too (named as literals, so a partial index over such rows serves it).
+   */
+  async presentValues(
+    datasetId: string,
+    number: number,
+    key: string,
+    values: string[],
+    holding: string[] = [],
+  ): Promise<Set<string>> {
     if (!values.length) return new Set();
     const value = sql<string>`r.data ->> ${keyLiteral(key)}`;
     const rows = await this.db.typed((q) =>
@@ -252,6 +265,7 @@ export class BulkRowsRepository {
         .distinct()
         .where('r.dataset_id', '=', datasetId)
         .where(shownIn('r', number))
+        .where((eb) => eb.and(held(key, holding)))
         .where(value, '=', sql<string>`ANY(${values}::text[])`),
     );
     return new Set(rows.map((r) => r.v));
@@ -296,8 +310,18 @@ export class BulkRowsRepository {
     }));
   }
 
-  /** The rows the dataset shows now whose value under `key` is one of `values`, by that value then row order. */
-  async currentWithValues(datasetId: string, key: string, values: string[]): Promise<Array<Record<string, unknown>>> {
+  /**
+   * The rows the dataset shows now whose value under `key` is one of `values` and that hold every
+   * key of `holding` too, by that value then row order. The keys are named as literals so a
+   * partial index over such rows (`dataset_rows_trace_idx`) serves it; without them the planner
+   * cannot use it and reads every row of the table.
+   */
+  async currentWithValues(
+    datasetId: string,
+    key: string,
+    values: string[],
+    holding: string[] = [],
+  ): Promise<Array<Record<string, unknown>>> {
     if (!values.length) return [];
     const value = sql<string>`r.data ->> ${keyLiteral(key)}`;
     const rows = await this.db.typed((q) =>
@@ -308,6 +332,7 @@ export class BulkRowsRepository {
         .where('r.dataset_id', '=', datasetId)
         .where('r.removed_in', 'is', null)
         .where((eb) => eb('r.added_in', '<=', eb.ref('d.latest_version')))
+        .where((eb) => eb.and(held(key, holding)))
         .where(value, '=', sql<string>`ANY(${values}::text[])`)
         .orderBy(value)
         .orderBy('r.ordinal'),

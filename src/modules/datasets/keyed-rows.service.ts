@@ -36,9 +36,15 @@ export class KeyedRowsService {
     return this.rows.countDistinct(datasetId, number, key);
   }
 
-  /** Which of `values` the version's rows hold under `key`. */
-  presentValues(datasetId: string, number: number, key: string, values: string[]): Promise<Set<string>> {
-    return this.rows.presentValues(datasetId, number, key, values);
+  /** Which of `values` the version's rows hold under `key` (among rows holding every key of `holding`: a partial index's predicate). */
+  presentValues(
+    datasetId: string,
+    number: number,
+    key: string,
+    values: string[],
+    holding: string[] = [],
+  ): Promise<Set<string>> {
+    return this.rows.presentValues(datasetId, number, key, values, holding);
   }
 
   /**
@@ -57,8 +63,13 @@ export class KeyedRowsService {
     return this.rows.landedAfter(datasetId, after, limit, filter, onlyMatching);
   }
 
-  /** The data of the rows the dataset shows now whose value under `key` is one of `values`, by value then row order. */
-  currentWithValues(datasetId: string, key: string, values: string[]): Promise<Array<Record<string, unknown>>> {
-    return this.rows.currentWithValues(datasetId, key, values);
+  /** The data of the rows the dataset shows now whose value under `key` is one of `values` (and that hold every key of `holding`: a partial index's predicate), by value then row order. */
+  currentWithValues(
+    datasetId: string,
+    key: string,
+    values: string[],
+    holding: string[] = [],
+  ): Promise<Array<Record<string, unknown>>> {
+    return this.rows.currentWithValues(datasetId, key, values, holding);
   }
 }

@@ -111,7 +111,7 @@ export class TraceDatasets {
 
   /** Which of these trace ids the version holds. */
   knownTraces(datasetId: string, number: number, traceIds: string[]): Promise<Set<string>> {
-    return this.keyed.presentValues(datasetId, number, TRACE_KEY, traceIds);
+    return this.keyed.presentValues(datasetId, number, TRACE_KEY, traceIds, SPAN_KEYS);
   }
 
   // What lands, as it lands
@@ -144,6 +144,6 @@ export class TraceDatasets {
     key: 'trace_id' | 'session_id',
     values: string[],
   ): Promise<Array<Record<string, unknown>>> {
-    return this.keyed.currentWithValues(datasetId, key, values);
+    return this.keyed.currentWithValues(datasetId, key, values, SPAN_KEYS);
   }
 }
