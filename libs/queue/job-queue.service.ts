@@ -119,6 +119,14 @@ export class JobQueue {
   }
 
   /** How many jobs are in each state (every state present, zero when none). */
+  /**
+   * Whether jobs of other types than `type` wait, due, for a worker: a handler that works in turns
+   * (online evaluation's follow job) ends its turn early then, so it never keeps them waiting.
+   */
+  othersDue(type: string): Promise<boolean> {
+    return this.repo.dueOtherThan(type);
+  }
+
   async countByStatus(filter: JobFilter = {}): Promise<Record<JobStatus, number>> {
     const counts = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>;
     for (const row of await this.repo.countByStatus(filter)) counts[row.status] = row.count;

@@ -248,6 +248,20 @@ export class JobRepository implements EntitySubscriberInterface {
     );
   }
 
+  /** Whether a job of another type than `type` is queued and due (a long job's cue to give its slot up). */
+  async dueOtherThan(type: string): Promise<boolean> {
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('jobs')
+        .select('id')
+        .where('status', '=', 'queued')
+        .where('run_after', '<=', now)
+        .where('type', '!=', type)
+        .limit(1),
+    );
+    return rows.length > 0;
+  }
+
   /** Takes the next due queued job (skipping rows other workers are taking). */
   @GenerateSql({ params: [DummyValue.UUID, 60] })
   async claimNext(token: string, leaseSeconds: number): Promise<Job | null> {

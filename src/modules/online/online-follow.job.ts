@@ -8,7 +8,10 @@ import { OnlineRepository, type EvaluatorRow } from './online.repository.js';
 import { FOLLOW_BATCH, OnlineScoring, type PreparedScorer } from './online-scoring.service.js';
 import { ONLINE_FOLLOW_JOB } from './online.jobs.js';
 
-/** A follow job keeps reading and scoring while there is work, this long at most, then hands over to the next. */
+/**
+ * A follow job keeps reading and scoring while there is work, this long at most, then hands over
+ * to the next; sooner when other jobs wait for a worker.
+ */
 const FOLLOW_SLICE_MS = 30_000;
 /** The earliest a follow job starts after the one before, when targets are still waiting to be complete. */
 const MIN_DELAY_MS = 250;
@@ -66,6 +69,8 @@ export class OnlineFollow implements OnModuleInit {
       targetId: evaluator.id,
       createdBy: evaluator.created_by,
       runAfter: at,
+      // Behind every other due job: a follow turn never keeps a landing waiting for a worker.
+      priority: -1,
     });
     await this.repo.setFollow(evaluator.id, { follow_job_id: job.id, follow_run_after: at, follow_again: false });
   }
@@ -83,13 +88,16 @@ export class OnlineFollow implements OnModuleInit {
       for (;;) {
         const read = await this.scoring.follow(evaluator, prepared.spec);
         evaluator = (await this.repo.findUnscoped(evaluator.id))!;
-        const round = await this.scoring.scoreReady(evaluator, prepared, null, signal, deadline);
+        const othersWait = () => this.queue.othersDue(ONLINE_FOLLOW_JOB);
+        const round = await this.scoring.scoreReady(evaluator, prepared, null, signal, deadline, othersWait);
         totals.spans += read;
         totals.scored += round.scored;
         totals.skipped += round.skipped;
         more = read === FOLLOW_BATCH || (round.claimed > 0 && !round.unreachable);
         signal.throwIfAborted();
         if (!more || Date.now() >= deadline || evaluator.version !== prepared.version) break;
+        // Landing and the rest of the queue go first: the next turn is queued behind them.
+        if (round.yielded || (await othersWait())) break;
       }
     }
     await this.transactions.run(() => this.handOver(payload.evaluator_id, job.id, more));

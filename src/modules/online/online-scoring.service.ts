@@ -19,9 +19,9 @@ import { isRouted, type EvaluatorSpec } from './online.rules.js';
 
 /** Spans read from a dataset per statement. */
 export const FOLLOW_BATCH = 5000;
-/** Targets claimed per statement, and scored at once at most. */
-const CLAIM_BATCH = 25;
-const TARGETS_AT_ONCE = 8;
+/** Targets claimed per statement, and scored at once at most (each judge keeps to its own max_concurrency). */
+const CLAIM_BATCH = 100;
+const TARGETS_AT_ONCE = 64;
 /** Judge failures that mean the judge was not reached (after the judge's own retries), not a bad answer. */
 const UNREACHABLE = new Set(['timeout', 'network', 'http_status']);
 
@@ -32,6 +32,8 @@ export interface ScoringRound {
   skipped: number;
   /** The judge could not be reached: the targets went back to wait. */
   unreachable: boolean;
+  /** Stopped early because other work waits for the worker. */
+  yielded?: boolean;
 }
 
 /** An evaluator version ready to score: its metrics resolved as a run resolves them and their keys. */
@@ -153,7 +155,8 @@ export class OnlineScoring {
 
   /**
    * Claims ready targets of the version (of a backfill, when named) and scores them, until none is
-   * ready, the judge cannot be reached, or `deadline` passes. Answers what the rounds came to.
+   * ready, the judge cannot be reached, `deadline` passes or, between claims, `yieldNow` says other
+   * work waits. Answers what the rounds came to.
    */
   async scoreReady(
     evaluator: EvaluatorRow,
@@ -161,9 +164,14 @@ export class OnlineScoring {
     backfillId: string | null,
     signal: AbortSignal,
     deadline: number,
+    yieldNow: () => Promise<boolean> = () => Promise.resolve(false),
   ): Promise<ScoringRound> {
     const total: ScoringRound = { claimed: 0, scored: 0, skipped: 0, unreachable: false };
     while (Date.now() < deadline && !signal.aborted) {
+      if (total.claimed && (await yieldNow())) {
+        total.yielded = true;
+        break;
+      }
       const claimed = await this.transactions.run(() =>
         this.repo.claim(evaluator.id, prepared.version, CLAIM_BATCH, this.config.env.ONLINE_LEASE_SECONDS, backfillId),
       );
