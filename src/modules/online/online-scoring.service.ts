@@ -200,8 +200,8 @@ export class OnlineScoring {
     const over = all.slice(budget.room);
     if (over.length) {
       await this.transactions.run(async () => {
-        for (const t of over)
-          await this.repo.finish(evaluator.id, prepared.version, t.target_key, 'skipped', 'budget_exhausted');
+        const keys = over.map((t) => t.target_key);
+        await this.repo.finishMany(evaluator.id, prepared.version, keys, 'skipped', 'budget_exhausted');
         await this.repo.setStatus(evaluator.id, 'budget_exhausted', budget.reason);
       });
       if (!claimed.length) return { claimed: all.length, scored: 0, skipped: over.length, unreachable: false };
@@ -245,20 +245,24 @@ export class OnlineScoring {
     await this.transactions.run(async () => {
       const routedTraces = new Map<string, Span[]>();
       const routedRows: Array<{ rowId: string; data: Record<string, unknown> }> = [];
-      for (const o of done) {
-        if (!o.scored || !o.ctx) {
-          // Its spans are gone (retention, a deleted dataset version): nothing left to score.
-          if (await this.repo.finish(evaluator.id, prepared.version, o.target.target_key, 'skipped', 'spans_gone'))
-            skipped++;
-          continue;
-        }
-        const rows = this.scoreRows(evaluator, prepared, o.target, o.scored, o.ctx);
-        await this.scores.record(rows);
-        if (!(await this.repo.finish(evaluator.id, prepared.version, o.target.target_key, 'scored', null))) continue;
-        scored++;
-        if (isRouted(spec.route, o.scored.scores)) {
+      // Targets whose spans are gone (retention, a deleted dataset version) have nothing left to score.
+      const gone = done.filter((o) => !o.scored || !o.ctx).map((o) => o.target.target_key);
+      skipped = (await this.repo.finishMany(evaluator.id, prepared.version, gone, 'skipped', 'spans_gone')).size;
+      // The targets still pending end scored, and only theirs are kept: one a late worker took is not scored twice.
+      const finished = await this.repo.finishMany(
+        evaluator.id,
+        prepared.version,
+        done.filter((o) => o.scored && o.ctx).map((o) => o.target.target_key),
+        'scored',
+        null,
+      );
+      const kept = done.filter((o) => finished.has(o.target.target_key));
+      await this.scores.record(kept.flatMap((o) => this.scoreRows(evaluator, prepared, o.target, o.scored!, o.ctx!)));
+      scored = kept.length;
+      for (const o of kept) {
+        if (isRouted(spec.route, o.scored!.scores)) {
           if (spec.route?.review_queue_id) routedTraces.set(o.target.session_id ?? o.target.trace_id!, o.own);
-          if (spec.route?.dataset_id) routedRows.push(this.routedRow(evaluator, o.target, o.scored, o.ctx));
+          if (spec.route?.dataset_id) routedRows.push(this.routedRow(evaluator, o.target, o.scored!, o.ctx!));
         }
       }
       if (spec.route?.review_queue_id && routedTraces.size)

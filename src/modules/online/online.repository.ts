@@ -294,25 +294,26 @@ export class OnlineRepository {
     );
   }
 
-  /** Ends a claimed target (scored, skipped or failed); false when it was no longer pending. */
-  async finish(
+  /** Ends claimed targets (scored, skipped or failed); answers those that were still pending. */
+  async finishMany(
     evaluatorId: string,
     version: number,
-    key: string,
+    keys: string[],
     state: string,
     reason: string | null,
-  ): Promise<boolean> {
+  ): Promise<Set<string>> {
+    if (!keys.length) return new Set();
     const rows = await this.db.typed((q) =>
       q
         .updateTable('online_targets')
         .set({ state, reason, lease_until: null, finished_at: sql<Date>`clock_timestamp()` })
         .where('evaluator_id', '=', evaluatorId)
         .where('evaluator_version', '=', version)
-        .where('target_key', '=', key)
+        .where('target_key', 'in', keys)
         .where('state', '=', 'pending')
         .returning('target_key'),
     );
-    return rows.length > 0;
+    return new Set(rows.map((r) => r.target_key));
   }
 
   /** Gives claimed targets back, ready again at `readyAt` (a judge that could not be reached). */

@@ -155,9 +155,15 @@ describe('Online evaluation: each target scored once', () => {
     }));
     const outcome = await tx.run(async () => ({
       kept: await scores.record(late),
-      finished: await Promise.all(hung.map((h) => repo.finish(evaluatorId, 1, h.target_key, 'scored', null))),
+      finished: await repo.finishMany(
+        evaluatorId,
+        1,
+        hung.map((h) => h.target_key),
+        'scored',
+        null,
+      ),
     }));
-    expect(outcome).toEqual({ kept: 0, finished: hung.map(() => false) });
+    expect(outcome).toEqual({ kept: 0, finished: new Set() });
 
     const rows = await scores.forTraces(
       evaluator.workspace_id,
