@@ -22,6 +22,8 @@ export const FOLLOW_BATCH = 5000;
 /** Targets claimed per statement, and scored at once at most (each judge keeps to its own max_concurrency). */
 const CLAIM_BATCH = 100;
 const TARGETS_AT_ONCE = 64;
+/** Claims scored at once by one worker. */
+const LANES = 2;
 /** Judge failures that mean the judge was not reached (after the judge's own retries), not a bad answer. */
 const UNREACHABLE = new Set(['timeout', 'network', 'http_status']);
 
@@ -167,24 +169,40 @@ export class OnlineScoring {
     yieldNow: () => Promise<boolean> = () => Promise.resolve(false),
   ): Promise<ScoringRound> {
     const total: ScoringRound = { claimed: 0, scored: 0, skipped: 0, unreachable: false };
-    while (Date.now() < deadline && !signal.aborted) {
-      if (total.claimed && (await yieldNow())) {
-        total.yielded = true;
-        break;
+    // One scorer for every claim: each judge keeps to its max_concurrency across them.
+    const scorer = new ItemScorer(
+      prepared.metrics,
+      { row: 'all', min_pass_rate: 1, errors_fail: true },
+      { input: 'input', expected_output: 'expected_output', context: 'context' },
+      prepared.keys,
+      signal,
+    );
+    let done = false;
+    const lane = async (): Promise<void> => {
+      while (!done && Date.now() < deadline && !signal.aborted) {
+        if (total.claimed && (await yieldNow())) {
+          total.yielded = done = true;
+          break;
+        }
+        const claimed = await this.transactions.run(() =>
+          this.repo.claim(
+            evaluator.id,
+            prepared.version,
+            CLAIM_BATCH,
+            this.config.env.ONLINE_LEASE_SECONDS,
+            backfillId,
+          ),
+        );
+        if (!claimed.length) break;
+        const round = await this.scoreClaimed(evaluator, prepared, claimed, scorer);
+        total.claimed += round.claimed;
+        total.scored += round.scored;
+        total.skipped += round.skipped;
+        if (round.unreachable) total.unreachable = done = true;
       }
-      const claimed = await this.transactions.run(() =>
-        this.repo.claim(evaluator.id, prepared.version, CLAIM_BATCH, this.config.env.ONLINE_LEASE_SECONDS, backfillId),
-      );
-      if (!claimed.length) break;
-      const round = await this.scoreClaimed(evaluator, prepared, claimed, signal);
-      total.claimed += round.claimed;
-      total.scored += round.scored;
-      total.skipped += round.skipped;
-      if (round.unreachable) {
-        total.unreachable = true;
-        break;
-      }
-    }
+    };
+    // Two lanes: one claims, reads spans and writes scores while the other's targets are with the judge.
+    await Promise.all(Array.from({ length: LANES }, lane));
     return total;
   }
 
@@ -192,7 +210,7 @@ export class OnlineScoring {
     evaluator: EvaluatorRow,
     prepared: PreparedScorer,
     all: TargetRow[],
-    signal: AbortSignal,
+    scorer: ItemScorer,
   ): Promise<ScoringRound> {
     const { spec } = prepared;
     const budget = prepared.judged ? await this.budgetRoom(evaluator, spec) : { room: all.length, reason: null };
@@ -207,13 +225,6 @@ export class OnlineScoring {
       if (!claimed.length) return { claimed: all.length, scored: 0, skipped: over.length, unreachable: false };
     }
     const spans = await this.spansOf(evaluator.dataset_id, spec.level, claimed);
-    const scorer = new ItemScorer(
-      prepared.metrics,
-      { row: 'all', min_pass_rate: 1, errors_fail: true },
-      { input: 'input', expected_output: 'expected_output', context: 'context' },
-      prepared.keys,
-      signal,
-    );
     const limit = pLimit(TARGETS_AT_ONCE);
     const outcomes = await Promise.all(
       claimed.map((target) =>
