@@ -22,8 +22,6 @@ export const FOLLOW_BATCH = 5000;
 /** Targets claimed per statement, and scored at once at most (each judge keeps to its own max_concurrency). */
 const CLAIM_BATCH = 100;
 const TARGETS_AT_ONCE = 64;
-/** Claims scored at once by one worker. */
-const LANES = 2;
 /** Judge failures that mean the judge was not reached (after the judge's own retries), not a bad answer. */
 const UNREACHABLE = new Set(['timeout', 'network', 'http_status']);
 
@@ -177,32 +175,25 @@ export class OnlineScoring {
       prepared.keys,
       signal,
     );
-    let done = false;
-    const lane = async (): Promise<void> => {
-      while (!done && Date.now() < deadline && !signal.aborted) {
-        if (total.claimed && (await yieldNow())) {
-          total.yielded = done = true;
-          break;
-        }
-        const claimed = await this.transactions.run(() =>
-          this.repo.claim(
-            evaluator.id,
-            prepared.version,
-            CLAIM_BATCH,
-            this.config.env.ONLINE_LEASE_SECONDS,
-            backfillId,
-          ),
-        );
-        if (!claimed.length) break;
-        const round = await this.scoreClaimed(evaluator, prepared, claimed, scorer);
-        total.claimed += round.claimed;
-        total.scored += round.scored;
-        total.skipped += round.skipped;
-        if (round.unreachable) total.unreachable = done = true;
+    while (Date.now() < deadline && !signal.aborted) {
+      if (total.claimed && (await yieldNow())) {
+        total.yielded = true;
+        break;
       }
-    };
-    // Two lanes: one claims, reads spans and writes scores while the other's targets are with the judge.
-    await Promise.all(Array.from({ length: LANES }, lane));
+      const lease = this.config.env.ONLINE_LEASE_SECONDS;
+      const claimed = await this.transactions.run(() =>
+        this.repo.claim(evaluator.id, prepared.version, CLAIM_BATCH, lease, backfillId),
+      );
+      if (!claimed.length) break;
+      const round = await this.scoreClaimed(evaluator, prepared, claimed, scorer);
+      total.claimed += round.claimed;
+      total.scored += round.scored;
+      total.skipped += round.skipped;
+      if (round.unreachable) {
+        total.unreachable = true;
+        break;
+      }
+    }
     return total;
   }
 
