@@ -391,11 +391,34 @@ function estimateCost(
       unpriced.add(s.model);
       continue;
     }
-    const p = prices.models[key];
-    estimated =
-      (estimated ?? 0) + ((s.tokens_input ?? 0) * p.input_per_1m + (s.tokens_output ?? 0) * p.output_per_1m) / 1e6;
+    estimated = (estimated ?? 0) + priceOf(prices.models[key], s.tokens_input, s.tokens_output);
   }
   return { estimated: estimated === null ? null : round6(estimated), unpriced };
+}
+
+/** USD of input and output tokens at a model's price. */
+function priceOf(p: ModelPrice, input: number | null, output: number | null): number {
+  return ((input ?? 0) * p.input_per_1m + (output ?? 0) * p.output_per_1m) / 1e6;
+}
+
+/** USD of a call's tokens at the table's price for its model (unrounded), or null when the model has no price. */
+export function tokenCost(
+  model: string,
+  input: number | null,
+  output: number | null,
+  prices: PriceTable = DEFAULT_PRICES,
+): number | null {
+  const key = matchPriceKey(model, prices);
+  return key === null ? null : priceOf(prices.models[key], input, output);
+}
+
+/**
+ * A trace's (or any group of spans') input and output tokens, counted as enrichment counts them:
+ * only the lowest spans that carry them, so parents repeating their children's usage count once.
+ */
+export function spanTokens(spans: CanonicalSpan[]): { input: number | null; output: number | null } {
+  const { input, output } = tokenSums(lowestCarriers(buildTree(spans), hasTokens));
+  return { input, output };
 }
 
 /** One tool call, executed (tool span) or requested (llm span), with its canonical arguments. */

@@ -3,6 +3,8 @@
  * (spans, traces or sessions), whether a trace is complete, and the fields a metric reads, picked
  * from the target's spans by a mapping. Pure: spans in, values out.
  */
+import { spanTokens } from '#libs/traces/enrichment.js';
+import type { CanonicalSpan } from '#libs/traces/span.types.js';
 import { valueAt } from '../row-context.js';
 import { isSampled } from './sampling.js';
 
@@ -165,16 +167,23 @@ export function targetContext(spans: Span[], mapping: TargetMapping): TargetCont
   const ends = spans.map(endOf).filter(Number.isFinite);
   const first = starts.length ? Math.min(...starts) : Date.now();
   const last = ends.length ? Math.max(...ends) : null;
-  // Tokens of the spans that report them and have no child reporting them, as enrichment counts them.
-  const withTokens = spans.filter((s) => typeof s.tokens_input === 'number' || typeof s.tokens_output === 'number');
-  const parents = new Set(withTokens.map((s) => str(s.parent_span_id)).filter((p) => p !== null));
-  const lowest = withTokens.filter((s) => !parents.has(str(s.span_id) ?? ''));
-  const tokens = lowest.length
-    ? {
-        prompt_tokens: lowest.reduce((n, s) => n + (Number(s.tokens_input) || 0), 0),
-        completion_tokens: lowest.reduce((n, s) => n + (Number(s.tokens_output) || 0), 0),
-      }
-    : null;
+  // Tokens counted as enrichment counts them, over the span fields it reads (absent ones null).
+  const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+  const counted = spanTokens(
+    spans.map((s) => ({
+      ...s,
+      span_id: String(s.span_id ?? ''),
+      parent_span_id: str(s.parent_span_id),
+      start_time: String(s.start_time ?? ''),
+      tokens_input: num(s.tokens_input),
+      tokens_output: num(s.tokens_output),
+      tokens_total: num(s.tokens_total),
+    })) as unknown as CanonicalSpan[],
+  );
+  const tokens =
+    counted.input === null && counted.output === null
+      ? null
+      : { prompt_tokens: counted.input ?? 0, completion_tokens: counted.output ?? 0 };
   const roots = spans.filter(isRoot);
   const llm = [...spans].sort((a, b) => startOf(a) - startOf(b)).find((s) => str(s.model) !== null);
   return {

@@ -5,7 +5,7 @@ import { AppConfig } from '#libs/config/app-config.js';
 import { TransactionRunner } from '#libs/database/unit-of-work.js';
 import { asText, targetContext, targetsOf, type Span, type TargetLevel } from '#libs/evaluation/online/targets.js';
 import type { MetricScore } from '#libs/evaluation/runs/run.types.js';
-import { DEFAULT_PRICES, matchPriceKey } from '#libs/traces/enrichment.js';
+import { tokenCost } from '#libs/traces/enrichment.js';
 import { RunPlanner } from '../runs/execution/run-planner.service.js';
 import { ItemScorer, type JudgeCall, type ScoredItem, type ScoringKeys } from '../runs/execution/item-scorer.js';
 import type { RunMetric } from '../runs/execution/run-snapshot.js';
@@ -424,12 +424,8 @@ export class OnlineScoring {
 export function judgeCost(calls: JudgeCall[]): number | null {
   let total: number | null = null;
   for (const c of calls) {
-    const key = matchPriceKey(c.model, DEFAULT_PRICES);
-    if (!key) continue;
-    const price = DEFAULT_PRICES.models[key];
-    total =
-      (total ?? 0) +
-      ((c.prompt_tokens ?? 0) * price.input_per_1m + (c.completion_tokens ?? 0) * price.output_per_1m) / 1_000_000;
+    const cost = tokenCost(c.model, c.prompt_tokens, c.completion_tokens);
+    if (cost !== null) total = (total ?? 0) + cost;
   }
   return total;
 }
