@@ -793,6 +793,8 @@ export interface RunItems {
   scores: Json | null;
   session_id: string | null;
   status: Generated<string>;
+  trace_id: string | null;
+  trajectory: Json | null;
   turn: number | null;
   usage: Json | null;
   workspace_id: string;

@@ -34,6 +34,7 @@ import { TraceScores1767000000000 } from './1767000000000-trace-scores.js';
 import { OnlineEvaluation1767100000000 } from './1767100000000-online-evaluation.js';
 import { OnlineAlerts1767200000000 } from './1767200000000-online-alerts.js';
 import { TraceScoreOf1767300000000 } from './1767300000000-trace-score-of.js';
+import { RunItemTrajectories1767400000000 } from './1767400000000-run-item-trajectories.js';
 
 /** Every migration, in order. Families append theirs; the same list runs on PostgreSQL and PGlite. */
 export const migrations = [
@@ -73,4 +74,5 @@ export const migrations = [
   OnlineEvaluation1767100000000,
   OnlineAlerts1767200000000,
   TraceScoreOf1767300000000,
+  RunItemTrajectories1767400000000,
 ];
