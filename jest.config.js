@@ -85,6 +85,8 @@ const ALSO_EMBEDDED = [
   'test/e2e/review/',
   // Online evaluation: follow jobs, claims under SKIP LOCKED and scores on the one embedded connection.
   'test/e2e/online/',
+  // Agents: runs joined to the SUT's exported trace (a bounded wait polling what landed), recorded traces as runs.
+  'test/e2e/agents/',
 ];
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

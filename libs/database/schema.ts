@@ -897,6 +897,7 @@ export interface SutConnections {
   name: string;
   secret_id: string | null;
   sut_id: string;
+  trace_link: Json | null;
   transport: Json | null;
   updated_at: Generated<Timestamp>;
   version: Generated<number>;

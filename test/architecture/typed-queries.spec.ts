@@ -27,10 +27,11 @@ const HAND_WRITTEN_KEPT: Record<string, number> = {
   // counters summed key by key into its jsonb counts.
   'src/modules/traces/live.repository.ts': 3,
   // Items copied from another run (an insert-select CTE counting what it wrote); a page of conversations
-  // (CTEs and a UNION); scores and uploaded outputs unpacked from one jsonb parameter; the trend's runs
-  // and its cells (reports: LATERAL jsonb_each); ANALYZE run_items before a large run's pages (no table
-  // statement).
-  'src/modules/runs/runs.repository.ts': 7,
+  // (CTEs and a UNION); scores and uploaded outputs unpacked from one jsonb parameter; ANALYZE run_items
+  // before a large run's pages (no table statement).
+  'src/modules/runs/runs.repository.ts': 5,
+  // A project trend's runs (their documented state in a subquery) and its cells (reports: LATERAL jsonb_each).
+  'src/modules/runs/trends/project-trends.repository.ts': 2,
   // findView: the statement of GET /datasets/{id}, prepared once per connection (bench/http-get.mjs).
   'src/modules/datasets/datasets.repository.ts': 1,
   // countedVersions, valueCounts and pairCounts share the COUNTED CTE (each dataset's current version, else its latest).

@@ -19,6 +19,8 @@ export interface CallSutOptions {
   /** The HTTP exchange (tests wrap it); `outboundRequest` by default. */
   request?: typeof outboundRequest;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Headers the caller adds to every attempt (a W3C `traceparent`), over the adapter's. */
+  headers?: Record<string, string>;
 }
 
 type SutError = NonNullable<SutCallResult['error']>;
@@ -104,6 +106,10 @@ async function attemptOnce(
   }
 }
 
+function withHeaders(request: RenderedRequest, headers: Record<string, string> | undefined): RenderedRequest {
+  return headers ? { ...request, headers: { ...request.headers, ...headers } } : request;
+}
+
 function roundTenth(ms: number): number {
   return Math.round(ms * 10) / 10;
 }
@@ -115,9 +121,10 @@ export async function callSut(
   row: RowContext,
   opts: CallSutOptions,
 ): Promise<SutCallResult> {
-  const shown = renderRequest(conn, adapter, row, opts.secret, { redact: true }).request;
+  const shown = withHeaders(renderRequest(conn, adapter, row, opts.secret, { redact: true }).request, opts.headers);
   const base = { request: shown, extracted: null, response_excerpt: null };
   const rendered = renderRequest(conn, adapter, row, opts.secret);
+  rendered.request = withHeaders(rendered.request, opts.headers);
   if (rendered.issues.length) {
     return {
       ...base,

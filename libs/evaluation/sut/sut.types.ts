@@ -49,6 +49,20 @@ export interface OpenAiChatTransport {
   headers: Record<string, string>;
 }
 
+/**
+ * How a run joins each row to the trace the SUT exported of its call: every call carries a W3C
+ * `traceparent`; the SUT exports its spans to the OTLP receiver into the trace dataset named here
+ * (its exporter's `x-ews-dataset`), and the run waits for them before it scores the row.
+ */
+export interface TraceLink {
+  /** The trace dataset the SUT's spans land in, by name (compared case-insensitively). */
+  dataset: string;
+  /** How long after the answer the run waits at most for the trace to land. */
+  wait_ms: number;
+  /** The trace is taken as landed once its entry span has and no new span has for this long. */
+  settle_ms: number;
+}
+
 /** What the service knows to reach one connection. Exactly one of http / openai_chat per kind; offline has neither. */
 export interface ConnectionSpec {
   kind: ConnectionKind;
@@ -60,6 +74,8 @@ export interface ConnectionSpec {
   max_concurrency: number;
   requests_per_second: number | null;
   retry: RetryPolicy;
+  /** Join each call to the SUT's own exported trace; null (or absent) when the SUT exports none here. */
+  trace_link?: TraceLink | null;
 }
 
 export const PATH_LANGUAGES = ['jsonpath', 'jmespath'] as const;

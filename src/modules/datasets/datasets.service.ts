@@ -408,6 +408,11 @@ export class DatasetsService {
     return this.datasets.kindByName(workspaceId, name);
   }
 
+  /** The id and kind of the workspace's dataset of this name (compared case-insensitively), or null when the name is free. */
+  findByName(workspaceId: string, name: string): Promise<{ id: string; kind: DatasetKind } | null> {
+    return this.datasets.findByName(workspaceId, name);
+  }
+
   /** The datasets of this kind in these workspaces (every workspace when null), by workspace then id. */
   ofKind(
     kind: DatasetKind,

@@ -18,6 +18,9 @@ import { RunEntity } from './entities/run.entity.js';
 import { ResultsService } from './results/results.service.js';
 import { RunEventStreams } from './run-event-streams.service.js';
 import { RunExecutor } from './execution/run-executor.job.js';
+import { ProjectTrendsRepository } from './trends/project-trends.repository.js';
+import { TraceJoins } from './execution/trace-joins.service.js';
+import { TracesModule } from '../traces/traces.module.js';
 import { RunFilesController } from './results/run-files.controller.js';
 import { RunPlanner } from './execution/run-planner.service.js';
 import { RunQueueService } from './run-queue.service.js';
@@ -39,6 +42,7 @@ import { JudgeValidityService } from './validity/judge-validity.service.js';
     OpsModule,
     SecretsModule,
     ProjectsModule,
+    TracesModule,
   ],
   controllers: [RunsController, RunFilesController, GateController, ProjectTrendsController, JudgeValidityController],
   providers: [
@@ -47,6 +51,8 @@ import { JudgeValidityService } from './validity/judge-validity.service.js';
     RunReadService,
     RunEventStreams,
     RunExecutor,
+    ProjectTrendsRepository,
+    TraceJoins,
     RunPlanner,
     ResultsService,
     DiffService,

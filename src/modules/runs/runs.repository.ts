@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DummyValue, GenerateSql } from '#libs/database/generate-sql.js';
+import type { Trajectory } from '#libs/evaluation/trajectory/trajectory.types.js';
 import type { MetricScore, RunSummary } from '#libs/evaluation/runs/run.types.js';
 import { trackedRecord } from '#libs/queue/tracked-job.js';
 import type { RunSource } from '../datasets/run-source.service.js';
 import type { ProjectLinks } from '../projects/projects.service.js';
-import type { TrendRunFilter } from '../projects/projects.service.js';
-import type { TrendCell, TrendRun } from './trends/trend.js';
 import { RunEntity, type RunState } from './entities/run.entity.js';
 import { gateVerdictCondition } from './gate/gate-verdicts.repository.js';
 import { DatabaseNotifications } from '#libs/database/notifications.js';
@@ -114,6 +113,8 @@ const ITEM_COLUMNS = [
   'extras',
   'error',
   'attempts',
+  'trace_id',
+  'trajectory',
   'scores',
   'passed',
   'called_at',
@@ -130,6 +131,7 @@ export type RunItemRow = NarrowedRow<
     usage: { prompt_tokens: number | null; completion_tokens: number | null; total_tokens: number | null } | null;
     extras: Record<string, unknown> | null;
     error: { code: string; message: string } | null;
+    trajectory: Trajectory | null;
     scores: Record<string, MetricScore> | null;
   }
 >;
@@ -162,7 +164,7 @@ export type DiffItemRow = SummaryItemRow & { output: string | null };
 export type ItemOutcome = Pick<
   RunItemRow,
   'output' | 'latency_ms' | 'usage' | 'cost_usd' | 'extras' | 'error' | 'attempts'
-> & { status: 'done' | 'error' };
+> & { status: 'done' | 'error'; trace_id?: string | null };
 
 export type RunEventRow = NarrowedRow<
   Pick<Selectable<DB['run_events']>, 'id' | 'type' | 'at' | 'data'>,
@@ -577,7 +579,29 @@ export class RunsRepository {
           extras: json(outcome.extras),
           error: json(outcome.error),
           attempts: outcome.attempts,
+          trace_id: outcome.trace_id ?? null,
           called_at: now,
+        })
+        .where('run_id', '=', runId)
+        .where('row_id', '=', rowId)
+        .where('repetition', '=', repetition),
+    );
+  }
+
+  /** What an item's own trace said (its trajectory, and tokens and cost where the answer gave none). */
+  async saveTrace(
+    runId: string,
+    rowId: string,
+    repetition: number,
+    joined: Pick<RunItemRow, 'trajectory' | 'usage' | 'cost_usd'>,
+  ): Promise<void> {
+    await this.db.typedWrite((q) =>
+      q
+        .updateTable('run_items')
+        .set({
+          trajectory: joined.trajectory === null ? null : JSON.stringify(joined.trajectory),
+          usage: joined.usage === null ? null : JSON.stringify(joined.usage),
+          cost_usd: joined.cost_usd,
         })
         .where('run_id', '=', runId)
         .where('row_id', '=', rowId)
@@ -752,49 +776,5 @@ export class RunsRepository {
       this.db.typed((q) => matching(q).select(countN())),
     ]);
     return { rows, total: n };
-  }
-
-  /** A project's trend: the runs of its SUTs or datasets in the window, oldest first. */
-  trendRuns(workspaceId: string, f: TrendRunFilter): Promise<TrendRun[]> {
-    return this.db.query(
-      `SELECT id, name, state, sut_id, dataset_id, created_at FROM (
-         -- A run's documented state (runStateOf): an offline run awaiting its upload is queued without a job.
-         SELECT id, name, CASE WHEN state = 'queued' AND job_id IS NULL THEN 'awaiting_upload' ELSE state END AS state,
-                sut_id, dataset_id, created_at, workspace_id FROM runs) runs
-        WHERE workspace_id = $1 AND (sut_id = ANY($2::uuid[]) OR dataset_id = ANY($3::uuid[])) AND state = ANY($4::text[])
-          AND ($5::timestamptz IS NULL OR created_at >= $5) AND ($6::timestamptz IS NULL OR created_at < $6)
-        ORDER BY created_at, id LIMIT 1000`,
-      [workspaceId, f.sutIds, f.datasetIds, f.states, f.from ?? null, f.to ?? null],
-    );
-  }
-
-  /** Per run, metric and group value: the sum, count, range and verdicts of numeric scores. */
-  async trendCells(
-    workspaceId: string,
-    runIds: string[],
-    metrics: string[] | null,
-    groupBy: string | null,
-  ): Promise<TrendCell[]> {
-    if (!runIds.length) return [];
-    const rows: Array<Omit<TrendCell, 'created_at'> & { created_at: Date }> = await this.db.query(
-      `SELECT r.id AS run_id, r.created_at, m.key AS metric, CASE WHEN $4::text IS NULL THEN NULL ELSE i.dimensions ->> $4::text END AS "group",
-              sum((m.value ->> 'score')::float8) AS sum, count(*)::int AS count,
-              min((m.value ->> 'score')::float8) AS min, max((m.value ->> 'score')::float8) AS max,
-              count(*) FILTER (WHERE m.value -> 'passed' = 'true'::jsonb)::int AS passed,
-              count(*) FILTER (WHERE jsonb_typeof(m.value -> 'passed') = 'boolean')::int AS verdicts
-         FROM runs r JOIN run_items i ON i.run_id = r.id AND i.workspace_id = r.workspace_id
-         CROSS JOIN LATERAL jsonb_each(coalesce(i.scores, '{}'::jsonb)) m
-        WHERE r.workspace_id = $1 AND r.id = ANY($2::uuid[]) AND jsonb_typeof(m.value -> 'score') = 'number'
-          AND ($3::text[] IS NULL OR m.key = ANY($3::text[]))
-        GROUP BY r.id, r.created_at, m.key, 4`,
-      [workspaceId, runIds, metrics, groupBy],
-    );
-    return rows.map((r) => ({
-      ...r,
-      created_at: new Date(r.created_at),
-      sum: Number(r.sum),
-      min: Number(r.min),
-      max: Number(r.max),
-    }));
   }
 }

@@ -13,6 +13,7 @@ import type {
   ConnectionSpec,
   HttpTransport,
   OpenAiChatTransport,
+  TraceLink,
 } from '#libs/evaluation/sut/sut.types.js';
 import { SecretReferences } from '../secrets/secret-references.service.js';
 import { SecretsService } from '../secrets/secrets.service.js';
@@ -35,6 +36,10 @@ import type { ConnectionEntity, ConnectionLimits } from './entities/connection.e
 import { SutErrors } from './suts.errors.js';
 import { SutsRepository } from './suts.repository.js';
 import { adapterResponse, toConnectionResponse } from './suts.mapper.js';
+
+/** A trace link's defaults: an exporter's batch delay (5 s by default) with room, and a second of quiet. */
+const DEFAULT_TRACE_WAIT_MS = 15_000;
+const DEFAULT_TRACE_SETTLE_MS = 1_000;
 
 const DEFAULT_LIMITS: Omit<ConnectionLimits, 'retry'> = {
   timeout_ms: 30_000,
@@ -91,6 +96,7 @@ export class ConnectionsService {
         auth: body.auth ? authShape(body.auth) : null,
         secretId: body.auth?.secret_id ?? null,
         limits: limitsOf(body, { ...DEFAULT_LIMITS, retry: DEFAULT_RETRY }),
+        traceLink: traceLinkOf(body.trace_link, null),
         createdBy: caller.userId,
       });
       await this.audit.record({
@@ -142,6 +148,7 @@ export class ConnectionsService {
       if (connection.secretId && destination !== before.destination)
         this.secretReferences.requireAdmin(access, 'change where a connection that sends a secret points');
       connection.limits = limitsOf(body, connection.limits);
+      connection.traceLink = traceLinkOf(body.trace_link, connection.traceLink);
       const saved = await this.suts.saveConnection(connection);
       await this.audit.record({
         actor: caller,
@@ -329,6 +336,7 @@ export function connectionSpec(c: ConnectionEntity): ConnectionSpec {
     openai_chat: c.kind === 'openai_chat' ? (c.transport as OpenAiChatTransport) : undefined,
     auth: c.auth && c.secretId ? { ...c.auth, secret_id: c.secretId } : null,
     ...c.limits,
+    trace_link: c.traceLink,
   };
 }
 
@@ -382,6 +390,17 @@ function limitsOf(body: UpdateConnectionRequest, current: ConnectionLimits): Con
     requests_per_second:
       body.requests_per_second === undefined ? current.requests_per_second : body.requests_per_second,
     retry,
+  };
+}
+
+/** The trace link a body asks for: absent keeps the current one, null removes it, the rest from the defaults. */
+function traceLinkOf(body: UpdateConnectionRequest['trace_link'], current: TraceLink | null): TraceLink | null {
+  if (body === undefined) return current;
+  if (body === null) return null;
+  return {
+    dataset: body.dataset,
+    wait_ms: body.wait_ms ?? current?.wait_ms ?? DEFAULT_TRACE_WAIT_MS,
+    settle_ms: body.settle_ms ?? current?.settle_ms ?? DEFAULT_TRACE_SETTLE_MS,
   };
 }
 

@@ -36,6 +36,7 @@ export function toConnectionResponse(c: ConnectionEntity, adapterRevision: numbe
     max_concurrency: c.limits.max_concurrency,
     requests_per_second: c.limits.requests_per_second,
     retry: c.limits.retry,
+    trace_link: c.traceLink,
     adapter_revision: adapterRevision,
     created_by: c.createdBy,
     created_at: c.createdAt,

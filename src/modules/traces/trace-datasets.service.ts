@@ -70,6 +70,12 @@ export class TraceDatasets {
     return this.datasetsService.kindByName(workspaceId, name);
   }
 
+  /** The id of the workspace's trace dataset of this name (compared case-insensitively); null when there is none (yet). */
+  async idByName(workspaceId: string, name: string): Promise<string | null> {
+    const found = await this.datasetsService.findByName(workspaceId, name);
+    return found?.kind === 'traces' ? found.id : null;
+  }
+
   /** The workspace's dataset (of any kind: the caller answers a test-case one), locked for the caller's unit of work; null when missing. */
   findLocked(workspaceId: string, datasetId: string): Promise<DatasetEntity | null> {
     return this.datasetsService.findLocked(workspaceId, datasetId);

@@ -1508,6 +1508,8 @@ export interface ConnectionResponse {
   sut_id: string;
   /** @example 30000 */
   timeout_ms: number;
+  /** Where the SUT exports its own trace of each call, joined to a run's rows (docs/agents.md) */
+  trace_link: TraceLinkResponse | null;
   /**
    * @format date-time
    * @example "2025-05-13T14:05:12.000Z"
@@ -1975,6 +1977,8 @@ export interface CreateConnectionRequest {
    * @example 30000
    */
   timeout_ms?: number;
+  /** Join each call to the trace the SUT exports of it (docs/agents.md); null removes it */
+  trace_link?: TraceLinkDto | null;
 }
 
 export interface CreateEmbeddingConfigRequest {
@@ -14533,6 +14537,40 @@ export interface TraceIngestRunResponse {
   workspace_id: string;
 }
 
+/** @example {"dataset":"support-bot-ci","wait_ms":15000,"settle_ms":1000} */
+export interface TraceLinkDto {
+  /**
+   * The trace dataset the SUT's exporter sends its spans to (its `x-ews-dataset`), 1..200 characters
+   * @minLength 1
+   * @maxLength 200
+   * @example "support-bot-ci"
+   */
+  dataset: string;
+  /**
+   * The trace counts as landed once its entry span has and nothing new has for this long, 0..60000 ms (default 1000)
+   * @min 0
+   * @max 60000
+   * @example 1000
+   */
+  settle_ms?: number;
+  /**
+   * How long after each answer a run waits at most for the trace, 0..300000 ms (default 15000)
+   * @min 0
+   * @max 300000
+   * @example 15000
+   */
+  wait_ms?: number;
+}
+
+export interface TraceLinkResponse {
+  /** @example "support-bot-ci" */
+  dataset: string;
+  /** @example 1000 */
+  settle_ms: number;
+  /** @example 15000 */
+  wait_ms: number;
+}
+
 export interface TraceLiveStreamResponse {
   /**
    * When the stream began (its first span or setting); null before
@@ -15216,6 +15254,8 @@ export interface UpdateConnectionRequest {
    * @example 30000
    */
   timeout_ms?: number;
+  /** Join each call to the trace the SUT exports of it (docs/agents.md); null removes it */
+  trace_link?: TraceLinkDto | null;
 }
 
 export interface UpdateDatasetParams {

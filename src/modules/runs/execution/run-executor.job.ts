@@ -9,7 +9,7 @@ import type { RunSummary } from '#libs/evaluation/runs/run.types.js';
 import { AppConfig } from '#libs/config/app-config.js';
 import { callSut } from '#libs/evaluation/sut/sut-client.js';
 import type { SutCallResult } from '#libs/evaluation/sut/sut.types.js';
-import type { ChatMessage } from '#libs/evaluation/sut/sut.types.js';
+import type { ChatMessage, TraceLink } from '#libs/evaluation/sut/sut.types.js';
 import { JobHandler, OnJobSettled } from '#libs/queue/job-handler.decorator.js';
 import { JobFailure } from '#libs/queue/job-outcome.js';
 import { JobInterrupted, type JobContext, type JobOf } from '#libs/queue/job.types.js';
@@ -18,6 +18,7 @@ import { TrackedRecords } from '#libs/queue/tracked-records.service.js';
 import { SecretsService } from '../../secrets/secrets.service.js';
 import { TERMINAL_RUN_STATES, type RunEntity, type RunState } from '../entities/run.entity.js';
 import { ItemScorer, type ScoringKeys } from './item-scorer.js';
+import { callContext, TraceJoins, type CallContext } from './trace-joins.service.js';
 import { NotificationDispatcher } from '../../catalogues/notifications/notification-dispatcher.service.js';
 import { RunSummaries } from './run-summaries.service.js';
 import { RUNS, RunsRepository, type ItemKey, type RunItemRow } from '../runs.repository.js';
@@ -30,6 +31,9 @@ const MAX_ERROR_EVENTS = 100;
 const PROGRESS_EVERY_MS = 1000;
 /** Runs of more pages than this refresh the items' planner statistics before they start (RunsRepository.analyzeItems). */
 const ANALYZE_FROM_PAGES = 10;
+
+/** Records an event of the run (row and judge errors, incomplete traces), up to MAX_ERROR_EVENTS of them. */
+type Note = (type: string, data: Record<string, unknown>) => Promise<void>;
 
 /**
  * Executes a run: calls the SUT for every pending item (the connection's concurrency and rate,
@@ -49,6 +53,7 @@ export class RunExecutor {
     private readonly summaries: RunSummaries,
     private readonly config: AppConfig,
     private readonly tracked: TrackedRecords,
+    private readonly traceJoins: TraceJoins,
   ) {}
 
   @JobHandler(RUN_JOB, { maxAttempts: 5, tracks: RUNS })
@@ -81,8 +86,9 @@ export class RunExecutor {
     // Each call waiting under the run's signal (a rate slot or a retry's backoff in a SUT slot, a judge's in a lane)
     // holds an abort listener until its wait ends: as many at once as calls in flight, not a leak past Node's 10.
     setMaxListeners(defaultMaxListeners + width + laneCount, signal);
+    const link = snapshot.connection.spec.trace_link ?? null;
     let errorEvents = 0;
-    const note = async (type: string, data: Record<string, unknown>) => {
+    const note: Note = async (type, data) => {
       if (errorEvents++ < MAX_ERROR_EVENTS) await this.runs.appendEvent(run.id, run.workspaceId, type, data);
     };
 
@@ -91,22 +97,17 @@ export class RunExecutor {
         await this.runs.saveOutcome(run.id, item.row_id, item.repetition, NOT_UPLOADED);
         Object.assign(item, NOT_UPLOADED);
       }
+      let context: CallContext | null = null;
       if (item.status === 'pending') {
-        const result = await sut.call(item, history);
-        if (!result || result.error?.code === 'cancelled') return false;
-        const outcome = outcomeOf(result);
-        await this.runs.saveOutcome(run.id, item.row_id, item.repetition, outcome);
-        Object.assign(item, outcome);
-        if (outcome.error)
-          await note('row_error', {
-            row_id: item.row_id,
-            repetition: item.repetition,
-            code: outcome.error.code,
-            message: outcome.error.message,
-            status_code: result.status_code,
-          });
+        context = callContext();
+        if (!(await this.answer(run, item, () => sut.call(item, history, context!), context, note))) return false;
       }
       if (signal.aborted) return false;
+      // An answer's own trace is read before it is scored (again after a restart, when it was not yet).
+      if (link && item.status === 'done' && item.trace_id && item.trajectory?.source !== 'trace') {
+        await this.joinTrace(run, link, item, context, signal, note);
+        if (signal.aborted) return false;
+      }
       const scored = await scorer.score(item);
       if (signal.aborted && scored.judgeErrors.some((e) => e.code === 'cancelled')) return false;
       await scores.add({
@@ -149,6 +150,63 @@ export class RunExecutor {
     return { state: 'succeeded', items: counts.total };
   }
 
+  /**
+   * Reads what an answered item's own trace says (waiting, bounded, for it to land) and keeps it with
+   * the item: the trajectory the trace shows, and its tokens and cost where the answer reported none.
+   */
+  private async joinTrace(
+    run: RunEntity,
+    link: TraceLink,
+    item: RunItemRow,
+    context: CallContext | null,
+    signal: AbortSignal,
+    note: Note,
+  ): Promise<void> {
+    // After a restart the call's span id is gone: any span of the trace counts as its entry.
+    const call = context ?? { trace_id: item.trace_id!, span_id: '', traceparent: '' };
+    const joined = await this.traceJoins.join(run.workspaceId, link, call, signal);
+    if (signal.aborted) return;
+    const traced = {
+      trajectory: joined.trajectory ?? item.trajectory,
+      usage: reported(item.usage) ? item.usage : joined.usage,
+      cost_usd: item.cost_usd ?? joined.cost_usd,
+    };
+    await this.runs.saveTrace(run.id, item.row_id, item.repetition, traced);
+    Object.assign(item, traced);
+    if (!joined.complete)
+      await note('trace_incomplete', {
+        row_id: item.row_id,
+        repetition: item.repetition,
+        trace_id: joined.trace_id,
+        spans: joined.spans,
+        waited_ms: joined.waited_ms,
+      });
+  }
+
+  /** Calls the SUT for a pending item and records its answer (or its error); false when the run stopped first. */
+  private async answer(
+    run: RunEntity,
+    item: RunItemRow,
+    call: () => Promise<SutCallResult | null>,
+    context: CallContext,
+    note: Note,
+  ): Promise<boolean> {
+    const result = await call();
+    if (!result || result.error?.code === 'cancelled') return false;
+    const outcome = { ...outcomeOf(result), trace_id: context.trace_id };
+    await this.runs.saveOutcome(run.id, item.row_id, item.repetition, outcome);
+    Object.assign(item, outcome);
+    if (outcome.error)
+      await note('row_error', {
+        row_id: item.row_id,
+        repetition: item.repetition,
+        code: outcome.error.code,
+        message: outcome.error.message,
+        status_code: result.status_code,
+      });
+    return true;
+  }
+
   /** The run's `running` event, once however often its job starts again. */
   private async announceStart(run: RunEntity): Promise<void> {
     if (await this.runs.hasStateEvent(run.id, 'running')) return;
@@ -170,7 +228,8 @@ export class RunExecutor {
     const width = Math.max(1, Math.min(run.concurrency, spec.max_concurrency));
     const slots = pLimit(width);
     const gate = new RateGate(spec.requests_per_second);
-    const call = (item: RunItemRow, history: ChatMessage[]) => {
+    // Every call carries its own W3C trace context: the SUT's spans name it, and a trace link joins them to the row.
+    const call = (item: RunItemRow, history: ChatMessage[], context: CallContext) => {
       const { row_id, session_id, turn } = item;
       const ctx = rowContext(item.data, mapping, { row_id, history, session_id, turn });
       return slots(async () => {
@@ -178,7 +237,9 @@ export class RunExecutor {
         // Requests served by this process go first while they are waiting (libs/common/request-pressure.ts).
         await requestPressure.giveWay(signal);
         await gate.wait(signal);
-        return signal.aborted ? null : callSut(spec, adapter.spec, ctx, { secret, signal });
+        return signal.aborted
+          ? null
+          : callSut(spec, adapter.spec, ctx, { secret, signal, headers: { traceparent: context.traceparent } });
       });
     };
     return { width, call };
@@ -494,6 +555,11 @@ const NOT_UPLOADED = {
 };
 
 /** What a SUT call leaves on its item: the extracted answer, or the error (no latency when nothing answered). */
+/** Whether the answer reported any token count (an adapter without usage paths gives an object of nulls). */
+function reported(usage: RunItemRow['usage']): boolean {
+  return !!usage && (usage.prompt_tokens !== null || usage.completion_tokens !== null || usage.total_tokens !== null);
+}
+
 function outcomeOf(result: SutCallResult) {
   return {
     status: result.ok ? ('done' as const) : ('error' as const),

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { WorkspaceAccess } from '#libs/auth/roles.js';
 import type { ProjectTrendResponse, TrendRequest } from '../../projects/dto/insights.dto.js';
 import { ProjectsService } from '../../projects/projects.service.js';
-import { RunsRepository } from '../runs.repository.js';
+import { ProjectTrendsRepository } from './project-trends.repository.js';
 import { buildSeries } from './trend.js';
 
 /**
@@ -13,7 +13,7 @@ import { buildSeries } from './trend.js';
 export class ProjectTrendsService {
   constructor(
     private readonly projects: ProjectsService,
-    private readonly runsRepo: RunsRepository,
+    private readonly runsRepo: ProjectTrendsRepository,
   ) {}
 
   async trend(access: WorkspaceAccess, projectId: string, body: TrendRequest): Promise<ProjectTrendResponse> {

@@ -160,6 +160,33 @@ export class RetryPolicyDto {
   retry_on_timeout?: boolean;
 }
 
+@ApiSchemaExample({ dataset: 'support-bot-ci', wait_ms: 15000, settle_ms: 1000 })
+export class TraceLinkDto {
+  /** The trace dataset the SUT's exporter sends its spans to (its `x-ews-dataset`), 1..200 characters */
+  @ApiProperty({ example: 'support-bot-ci' })
+  @Trim()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  dataset: string;
+
+  /** How long after each answer a run waits at most for the trace, 0..300000 ms (default 15000) */
+  @ApiPropertyOptional({ example: 15000 })
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(0)
+  @Max(300_000)
+  wait_ms?: number;
+
+  /** The trace counts as landed once its entry span has and nothing new has for this long, 0..60000 ms (default 1000) */
+  @ApiPropertyOptional({ example: 1000 })
+  @ValidateIfPresent()
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  settle_ms?: number;
+}
+
 /** What a connection holds beside its name; `kind` is fixed at creation. */
 class ConnectionFields {
   /** For kind http */
@@ -205,6 +232,12 @@ class ConnectionFields {
   @ValidateIfPresent()
   @NestedObject(() => RetryPolicyDto)
   retry?: RetryPolicyDto;
+
+  /** Join each call to the trace the SUT exports of it (docs/agents.md); null removes it */
+  @ApiPropertyOptional({ type: () => TraceLinkDto, nullable: true })
+  @ValidateIf((_, v) => v !== undefined && v !== null)
+  @NestedObject(() => TraceLinkDto)
+  trace_link?: TraceLinkDto | null;
 }
 
 @ApiSchemaExample({ timeout_ms: 45000, max_concurrency: 4, requests_per_second: 2 })
@@ -290,6 +323,15 @@ export class ConnectionAuthResponse {
   param?: string;
 }
 
+export class TraceLinkResponse {
+  @ApiProperty({ example: 'support-bot-ci' })
+  dataset: string;
+  @ApiProperty({ example: 15000 })
+  wait_ms: number;
+  @ApiProperty({ example: 1000 })
+  settle_ms: number;
+}
+
 export class ConnectionResponse {
   @ApiProperty({ example: EXAMPLE_ID.connection })
   id: string;
@@ -314,6 +356,9 @@ export class ConnectionResponse {
   @ApiProperty({ type: 'number', nullable: true, example: null })
   requests_per_second: number | null;
   retry: RetryPolicyResponse;
+  /** Where the SUT exports its own trace of each call, joined to a run's rows (docs/agents.md) */
+  @ApiProperty({ type: () => TraceLinkResponse, nullable: true })
+  trace_link: TraceLinkResponse | null;
   /** The adapter revision in force; 0 while the kind's default adapter is used */
   @ApiProperty({ example: 2 })
   adapter_revision: number;

@@ -6,6 +6,7 @@ import type {
   HttpTransport,
   OpenAiChatTransport,
   RetryPolicy,
+  TraceLink,
 } from '#libs/evaluation/sut/sut.types.js';
 
 export interface ConnectionLimits {
@@ -40,4 +41,8 @@ export class ConnectionEntity extends WorkspaceRecord {
 
   @Column({ type: 'jsonb' })
   limits: ConnectionLimits;
+
+  /** Where the SUT exports its own trace of each call, joined to the run's rows; null when it exports none. */
+  @Column({ name: 'trace_link', type: 'jsonb', nullable: true })
+  traceLink: TraceLink | null;
 }
