@@ -4,8 +4,8 @@ import type {
   EvaluatorTargetResponse,
   EvaluatorVersionResponse,
   OnlineEvaluatorResponse,
-  TargetMappingDto,
 } from './dto/online.dto.js';
+import type { TargetMappingDto } from '../traces/dto/span-mapping.dto.js';
 import type { BackfillRow, EvaluatorRow, TargetCounts, TargetRow } from './online.repository.js';
 import type { EvaluatorSpec } from './online.rules.js';
 

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { TargetLevel, TargetMapping } from '#libs/evaluation/online/targets.js';
 import type { EvaluatorSpecFields } from './dto/online.dto.js';
+import { targetMapping, type TargetMappingDto } from '../traces/dto/span-mapping.dto.js';
 
 /** What an evaluator version scores and how (kept as given in `online_evaluator_versions.spec`). */
 export interface EvaluatorSpec {
@@ -30,11 +31,7 @@ export function specOf(body: EvaluatorSpecFields, previous: EvaluatorSpec | null
     budget: { judge_calls_per_hour: null, cost_per_day_usd: null },
     route: null,
   };
-  const mapping: TargetMapping = {};
-  for (const [field, ref] of Object.entries(body.mapping ?? base.mapping))
-    if (ref !== undefined)
-      mapping[field as keyof TargetMapping] =
-        ref === null ? null : { pick: ref.pick, kind: ref.kind ?? null, name: ref.name ?? null, field: ref.field };
+  const mapping = targetMapping(body.mapping ?? (base.mapping as TargetMappingDto));
   return {
     level: body.level ?? base.level,
     filter: body.filter === undefined ? base.filter : body.filter,

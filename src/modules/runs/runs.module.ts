@@ -20,6 +20,8 @@ import { RunEventStreams } from './run-event-streams.service.js';
 import { RunExecutor } from './execution/run-executor.job.js';
 import { ProjectTrendsRepository } from './trends/project-trends.repository.js';
 import { TraceJoins } from './execution/trace-joins.service.js';
+import { RecordedRuns } from './execution/recorded-runs.service.js';
+import { RecordedItemsRepository } from './execution/recorded-items.repository.js';
 import { TracesModule } from '../traces/traces.module.js';
 import { RunFilesController } from './results/run-files.controller.js';
 import { RunPlanner } from './execution/run-planner.service.js';
@@ -53,6 +55,8 @@ import { JudgeValidityService } from './validity/judge-validity.service.js';
     RunExecutor,
     ProjectTrendsRepository,
     TraceJoins,
+    RecordedRuns,
+    RecordedItemsRepository,
     RunPlanner,
     ResultsService,
     DiffService,

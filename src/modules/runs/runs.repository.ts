@@ -414,19 +414,24 @@ export class RunsRepository {
     }
   }
 
-  /** Copies another run's items (all, those whose call failed, or those that failed), fresh, for a rerun. */
+  /**
+   * Copies another run's items (all, those whose call failed, or those that failed), fresh, for a
+   * rerun; with `answers` (a run over recorded traces) their recorded answers too, scored again.
+   */
   async materializeFrom(
     runId: string,
     workspaceId: string,
     fromRunId: string,
     mode: 'all' | 'errors' | 'failed',
+    answers = false,
   ): Promise<number> {
     const which =
       mode === 'all' ? 'TRUE' : mode === 'errors' ? `i.status = 'error'` : `(i.status = 'error' OR i.passed = false)`;
+    const kept = answers ? ', status, output, latency_ms, usage, cost_usd, error, trace_id, trajectory' : '';
     const rows: Array<{ n: number }> = await this.db.query(
       `WITH inserted AS (
-         INSERT INTO run_items (run_id, workspace_id, row_id, repetition, ordinal, session_id, turn, data, dimensions)
-         SELECT $1, $2, i.row_id, i.repetition, i.ordinal, i.session_id, i.turn, i.data, i.dimensions FROM run_items i WHERE i.run_id = $3 AND ${which}
+         INSERT INTO run_items (run_id, workspace_id, row_id, repetition, ordinal, session_id, turn, data, dimensions${kept})
+         SELECT $1, $2, i.row_id, i.repetition, i.ordinal, i.session_id, i.turn, i.data, i.dimensions${kept.replace(/, /g, ', i.')} FROM run_items i WHERE i.run_id = $3 AND ${which}
          RETURNING 1
        ) SELECT count(*)::int AS n FROM inserted`,
       [runId, workspaceId, fromRunId],

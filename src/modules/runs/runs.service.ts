@@ -21,6 +21,7 @@ import type {
   SutRunsQuery,
 } from './dto/run.dto.js';
 import type { UploadOutputsRequest } from './dto/upload.dto.js';
+import { RecordedRuns } from './execution/recorded-runs.service.js';
 import { TERMINAL_RUN_STATES, type RunEntity } from './entities/run.entity.js';
 import { CANCELLED, RunExecutor } from './execution/run-executor.job.js';
 import { RUN_JOB } from './runs.jobs.js';
@@ -56,6 +57,7 @@ export class RunsService {
     private readonly transactions: TransactionRunner,
     private readonly config: AppConfig,
     private readonly validity: JudgeValidityService,
+    private readonly recorded: RecordedRuns,
   ) {}
 
   /** Snapshots the inputs, creates one item per row (and repetition), freezes the metric config versions used, and queues the run (offline runs wait for an upload). */
@@ -63,6 +65,7 @@ export class RunsService {
     if (!body.eval_config_id && !body.metrics)
       throw new DomainError(RunErrors.metrics_required, 'Name an eval_config_id or `metrics` to score the run with');
     const source = await this.sources.resolve(access.workspaceId, body.dataset_id, body.version_id, body.partition_id);
+    const recorded = body.traces ? await this.recorded.spec(access, body) : null;
     // Answered from the unit of work that queues it: the run as it was made, before a worker starts it.
     return this.transactions.run(async () => {
       const snapshot = await this.planner.snapshot(access.workspaceId, source, {
@@ -74,6 +77,13 @@ export class RunsService {
       });
       const spec = snapshot.connection.spec;
       const offline = spec.kind === 'offline';
+      if (recorded && !offline)
+        throw new DomainError(
+          RunErrors.run_input_invalid,
+          'A run over recorded traces calls nothing: name an offline connection of the SUT that recorded them',
+          { field: 'connection_id' },
+        );
+      snapshot.recorded = recorded;
       const run = await this.runs.save({
         workspaceId: access.workspaceId,
         name: body.name || `${snapshot.sut.name} on ${source.datasetName} v${source.versionNumber}`,
@@ -90,11 +100,13 @@ export class RunsService {
         tags: [...new Set(body.tags ?? [])],
         createdBy: caller.userId,
       });
-      run.total = await this.runs.materialize(run.id, access.workspaceId, source, {
-        repetitions: run.repetitions,
-        sample: run.sample,
-        chunkRows: this.config.env.RUN_PAGE_SIZE * MATERIALIZE_PAGES,
-      });
+      run.total = recorded
+        ? await this.recorded.materialize(run.id, access.workspaceId, source, recorded)
+        : await this.runs.materialize(run.id, access.workspaceId, source, {
+            repetitions: run.repetitions,
+            sample: run.sample,
+            chunkRows: this.config.env.RUN_PAGE_SIZE * MATERIALIZE_PAGES,
+          });
       if (!run.total)
         throw new DomainError(
           RunErrors.run_input_invalid,
@@ -105,7 +117,8 @@ export class RunsService {
         snapshot.metrics.flatMap((m) => (m.config ? [m.config.id] : [])),
         run.id,
       );
-      await this.start(access, run, offline, caller);
+      // Recorded traces are answered already: the run is queued to score them.
+      await this.start(access, run, offline && !recorded, caller);
       await this.audit.record({
         actor: caller,
         workspaceId: access.workspaceId,
@@ -198,7 +211,8 @@ export class RunsService {
       );
     const mode = body.mode ?? 'all';
     return this.transactions.run(async () => {
-      const offline = source.snapshot.connection.spec.kind === 'offline';
+      const recorded = !!source.snapshot.recorded;
+      const offline = source.snapshot.connection.spec.kind === 'offline' && !recorded;
       const run = await this.runs.save({
         workspaceId: access.workspaceId,
         name: `${source.name} (rerun${mode === 'all' ? '' : ` of ${mode}`})`,
@@ -217,7 +231,7 @@ export class RunsService {
         rerunMode: mode,
         createdBy: caller.userId,
       });
-      run.total = await this.runs.materializeFrom(run.id, access.workspaceId, source.id, mode);
+      run.total = await this.runs.materializeFrom(run.id, access.workspaceId, source.id, mode, recorded);
       if (!run.total)
         throw new DomainError(
           RunErrors.nothing_to_rerun,

@@ -110,6 +110,11 @@ export class TraceDatasets {
     return this.keyed.byKey(datasetId, number, TRACE_KEY, SPAN_KEYS);
   }
 
+  /** The version's spans in pages, session by session (spans outside any session left out): what runs over recorded sessions read. */
+  spansBySession(datasetId: string, number: number): AsyncGenerator<Array<Record<string, unknown>>> {
+    return this.keyed.byKey(datasetId, number, 'session_id', SPAN_KEYS);
+  }
+
   /** How many traces the version holds. */
   countTraces(datasetId: string, number: number): Promise<number> {
     return this.keyed.countDistinct(datasetId, number, TRACE_KEY);

@@ -2825,6 +2825,8 @@ export interface CreateRunRequest {
    * @example ["nightly","release-candidate"]
    */
   tags?: string[];
+  /** Score recorded traces instead of calling anything: `dataset_id` is a trace dataset and the connection is offline (docs/agents.md) */
+  traces?: RecordedTracesDto;
   /**
    * Default: the dataset's current version, else its newest
    * @format uuid
@@ -10717,6 +10719,17 @@ export interface RecordedGateResponse {
    * @example 0
    */
   warnings: number;
+}
+
+/** @example {"level":"trace","mapping":{"output":{"pick":"last_root","field":"output"}}} */
+export interface RecordedTracesDto {
+  /**
+   * Each trace (default) or each session of the trace dataset version is a row
+   * @example "trace"
+   */
+  level?: "trace" | "session";
+  /** Where input, output, context, expected output and tool calls are read from the spans (as online evaluators read them) */
+  mapping?: TargetMappingDto;
 }
 
 export interface RedeployCustomOpParams {

@@ -21,7 +21,8 @@ import { PageQueryDto } from '#libs/common/pagination.js';
 import { EXAMPLE_AT, EXAMPLE_ID } from '#libs/common/openapi-examples.js';
 import { NestedObject } from '#libs/common/record-validators.js';
 import { Trim, ValidateIfPresent } from '#libs/common/dto-decorators.js';
-import { SPAN_PICKS, TARGET_LEVELS, type SpanPick, type TargetLevel } from '#libs/evaluation/online/targets.js';
+import { TARGET_LEVELS, type TargetLevel } from '#libs/evaluation/online/targets.js';
+import { TargetMappingDto } from '../../traces/dto/span-mapping.dto.js';
 
 /** Metrics an evaluator applies at most. */
 export const MAX_EVALUATOR_METRICS = 20;
@@ -42,66 +43,6 @@ export class EvaluatorMetricDto {
   @IsOptional()
   @IsNumber({ allowNaN: false, allowInfinity: false })
   threshold?: number | null;
-}
-
-export class SpanFieldRefDto {
-  /** Which spans: the first or last root (in time order), the first or last span, or all of them */
-  @ApiProperty({ enum: SPAN_PICKS, example: 'last_root' })
-  @IsIn(SPAN_PICKS)
-  pick: SpanPick;
-
-  /** Only spans of this kind (llm, chain, agent, tool, retriever…) */
-  @ApiPropertyOptional({ type: 'string', nullable: true, example: null })
-  @IsOptional()
-  @IsString()
-  @MaxLength(50)
-  kind?: string | null;
-
-  /** Only spans of this name */
-  @ApiPropertyOptional({ type: 'string', nullable: true, example: null })
-  @IsOptional()
-  @IsString()
-  @MaxLength(500)
-  name?: string | null;
-
-  /** A dotted path into the span: `output`, `input`, `retrieved_documents`, `attributes.answer` */
-  @ApiProperty({ example: 'output' })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(500)
-  field: string;
-}
-
-export class TargetMappingDto {
-  /** Default: the first root span's input */
-  @ApiPropertyOptional({ type: SpanFieldRefDto, nullable: true })
-  @IsOptional()
-  @NestedObject(() => SpanFieldRefDto)
-  input?: SpanFieldRefDto | null;
-
-  /** Default: the last root span's output */
-  @ApiPropertyOptional({ type: SpanFieldRefDto, nullable: true })
-  @IsOptional()
-  @NestedObject(() => SpanFieldRefDto)
-  output?: SpanFieldRefDto | null;
-
-  /** Default: the documents of every retriever span */
-  @ApiPropertyOptional({ type: SpanFieldRefDto, nullable: true })
-  @IsOptional()
-  @NestedObject(() => SpanFieldRefDto)
-  context?: SpanFieldRefDto | null;
-
-  /** Default: none (production traces rarely carry one) */
-  @ApiPropertyOptional({ type: SpanFieldRefDto, nullable: true })
-  @IsOptional()
-  @NestedObject(() => SpanFieldRefDto)
-  expected_output?: SpanFieldRefDto | null;
-
-  /** Default: the tool calls of every span */
-  @ApiPropertyOptional({ type: SpanFieldRefDto, nullable: true })
-  @IsOptional()
-  @NestedObject(() => SpanFieldRefDto)
-  tool_calls?: SpanFieldRefDto | null;
 }
 
 export class EvaluatorBudgetDto {

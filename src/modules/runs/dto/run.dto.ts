@@ -20,7 +20,24 @@ import { RUN_STATES, type RunState } from '../entities/run.entity.js';
 import { NestedObject } from '#libs/common/record-validators.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
 import { ValidateIfPresent, Trim } from '#libs/common/dto-decorators.js';
+import { TargetMappingDto } from '../../traces/dto/span-mapping.dto.js';
 import { GATE_LABEL_PATTERN, GATE_LABEL_RULE, GATE_VERDICTS, type GateVerdict } from './gate-verdict.dto.js';
+
+export const RECORDED_LEVELS = ['trace', 'session'] as const;
+
+@ApiSchemaExample({ level: 'trace', mapping: { output: { pick: 'last_root', field: 'output' } } })
+export class RecordedTracesDto {
+  /** Each trace (default) or each session of the trace dataset version is a row */
+  @ApiPropertyOptional({ enum: RECORDED_LEVELS, example: 'trace' })
+  @ValidateIfPresent()
+  @IsIn(RECORDED_LEVELS)
+  level?: (typeof RECORDED_LEVELS)[number];
+
+  /** Where input, output, context, expected output and tool calls are read from the spans (as online evaluators read them) */
+  @ValidateIfPresent()
+  @NestedObject(() => TargetMappingDto)
+  mapping?: TargetMappingDto;
+}
 
 export class RunSampleDto {
   /** Rows to draw (at most the rows there are) */
@@ -137,6 +154,11 @@ export class CreateRunRequest {
   @ArrayMaxSize(20)
   @Matches(TAG_PATTERN, { each: true })
   tags?: string[];
+
+  /** Score recorded traces instead of calling anything: `dataset_id` is a trace dataset and the connection is offline (docs/agents.md) */
+  @ValidateIfPresent()
+  @NestedObject(() => RecordedTracesDto)
+  traces?: RecordedTracesDto;
 }
 
 export const RERUN_MODES = ['all', 'errors', 'failed'] as const;

@@ -2,6 +2,7 @@ import type { JudgeConnection } from '#libs/evaluation/judges/judge.types.js';
 import type { PassRule, RunMetricSpec } from '#libs/evaluation/runs/run.types.js';
 import type { AdapterSpec, ConnectionSpec } from '#libs/evaluation/sut/sut.types.js';
 import type { JudgedSpec, MetricConfigKind } from '../../catalogues/entities/metric-config.entity.js';
+import type { RecordedSpec } from './recorded-runs.service.js';
 import type { ColumnMapping } from '../../datasets/entities/dataset-version.entity.js';
 
 /** A metric as a run computes it, fixed when the run was created. */
@@ -36,4 +37,6 @@ export interface RunSnapshot {
   eval_config: { id: string; name: string } | null;
   metrics: RunMetric[];
   pass_rule: PassRule;
+  /** A run over recorded traces: what a row is and how its fields are read (absent for runs that call a SUT). */
+  recorded?: RecordedSpec | null;
 }
