@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DummyValue, GenerateSql } from '#libs/database/generate-sql.js';
 import type { MetricScore, RunSummary } from '#libs/evaluation/runs/run.types.js';
+import type { Trajectory } from '#libs/evaluation/trajectory/trajectory.types.js';
 import { trackedRecord } from '#libs/queue/tracked-job.js';
 import type { RunSource } from '../datasets/run-source.service.js';
 import type { ProjectLinks } from '../projects/projects.service.js';
@@ -114,6 +115,8 @@ const ITEM_COLUMNS = [
   'extras',
   'error',
   'attempts',
+  'trajectory',
+  'trace_id',
   'scores',
   'passed',
   'called_at',
@@ -130,6 +133,7 @@ export type RunItemRow = NarrowedRow<
     usage: { prompt_tokens: number | null; completion_tokens: number | null; total_tokens: number | null } | null;
     extras: Record<string, unknown> | null;
     error: { code: string; message: string } | null;
+    trajectory: Trajectory | null;
     scores: Record<string, MetricScore> | null;
   }
 >;
@@ -162,7 +166,7 @@ export type DiffItemRow = SummaryItemRow & { output: string | null };
 export type ItemOutcome = Pick<
   RunItemRow,
   'output' | 'latency_ms' | 'usage' | 'cost_usd' | 'extras' | 'error' | 'attempts'
-> & { status: 'done' | 'error' };
+> & { status: 'done' | 'error'; trajectory?: Trajectory | null };
 
 export type RunEventRow = NarrowedRow<
   Pick<Selectable<DB['run_events']>, 'id' | 'type' | 'at' | 'data'>,
@@ -577,6 +581,7 @@ export class RunsRepository {
           extras: json(outcome.extras),
           error: json(outcome.error),
           attempts: outcome.attempts,
+          trajectory: json(outcome.trajectory ?? null),
           called_at: now,
         })
         .where('run_id', '=', runId)
