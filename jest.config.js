@@ -85,6 +85,8 @@ const ALSO_EMBEDDED = [
   'test/e2e/review/',
   // Online evaluation: follow jobs, claims under SKIP LOCKED and scores on the one embedded connection.
   'test/e2e/online/',
+  // Agents' runs save each item's trajectory with its outcome and score it on the embedded connection too.
+  'test/e2e/runs/agent-trajectories',
 ];
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -49,8 +49,9 @@ function collapse(steps: TrajectoryStep[]): StepGroup[] {
   return groups;
 }
 
+/** Text as it is; other values as canonical JSON, so a trajectory read back from storage (jsonb reorders keys) renders the same. */
 function cut(value: unknown, chars: number): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  const text = typeof value === 'string' ? value : canonicalJson(value);
   return text.length > chars ? `${text.slice(0, chars)}… (+${text.length - chars} chars)` : text;
 }
 
