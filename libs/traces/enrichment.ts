@@ -13,7 +13,7 @@
  *   occurs 3+ times back to back in start-time order among the trace's non-root spans of kind llm,
  *   tool, agent, retriever, reranker or embedding (siblings and descendants alike, as they happen).
  */
-import type { AttributeValue, CanonicalSpan, SpanKind } from './span.types.js';
+import type { CanonicalSpan, SpanKind } from './span.types.js';
 
 export interface ModelPrice {
   /** USD per 1M input (prompt) tokens */

@@ -219,6 +219,8 @@ select
   "extras",
   "error",
   "attempts",
+  "trajectory",
+  "trace_id",
   "scores",
   "passed",
   "called_at",
@@ -252,6 +254,8 @@ select
   "extras",
   "error",
   "attempts",
+  "trajectory",
+  "trace_id",
   "scores",
   "passed",
   "called_at",
@@ -279,8 +283,9 @@ set
   "extras" = $6,
   "error" = $7,
   "attempts" = $8,
+  "trajectory" = $9,
   "called_at" = now()
 where
-  "run_id" = $9
-  and "row_id" = $10
-  and "repetition" = $11;
+  "run_id" = $10
+  and "row_id" = $11
+  and "repetition" = $12;

@@ -80,7 +80,22 @@ export function jsonSubset(expected: unknown, actual: unknown): boolean {
     return (
       Array.isArray(actual) && actual.length === expected.length && expected.every((v, i) => jsonSubset(v, actual[i]))
     );
-  return canonicalJson(expected) === canonicalJson(actual);
+  if (expected === actual) return true;
+  // Leaves of different types may still be equal as JSON text ("3" against 3 is not; '{"a":1}' against {a: 1} is).
+  return typeof expected === 'string' || typeof actual === 'string'
+    ? canonicalJson(expected) === canonicalJson(actual)
+    : false;
+}
+
+/** Canonical JSON of a call's arguments, computed once per call (matching compares every pair of calls of a tool). */
+const canonicalArgs = new WeakMap<object, string>();
+function argsKey(call: ExpectedCall | TrajectoryStep): string {
+  let key = canonicalArgs.get(call);
+  if (key === undefined) {
+    key = canonicalJson(parseArguments(call.arguments ?? null));
+    canonicalArgs.set(call, key);
+  }
+  return key;
 }
 
 /** The actual arguments satisfy the expected ones under `mode`; expected `undefined` accepts any. */
@@ -96,35 +111,46 @@ export function argumentsMatch(mode: ArgsMode, expected: unknown, actual: unknow
 export type CallMatcher = (expected: ExpectedCall, actual: TrajectoryStep) => boolean;
 
 export function callMatcher(argsMode: ArgsMode | null): CallMatcher {
-  return (expected, actual) =>
-    expected.name === actual.name &&
-    (argsMode === null || argumentsMatch(argsMode, expected.arguments, actual.arguments));
+  return (expected, actual) => {
+    if (expected.name !== actual.name) return false;
+    if (argsMode === null || expected.arguments === undefined) return true;
+    if (argsMode === 'exact') return argsKey(expected) === argsKey(actual);
+    return argumentsMatch(argsMode, expected.arguments, actual.arguments);
+  };
 }
 
 /**
  * The most expected calls that can each be paired with a different actual call (a maximum
- * bipartite matching, Kuhn's augmenting paths): calls are a multiset, and a call matched once
- * cannot stand for a second expected one. Answers, per expected call, the index of its actual call or -1.
+ * bipartite matching: a greedy pass, then Kuhn's augmenting paths for the calls it left):
+ * calls are a multiset, and a call matched once cannot stand for a second expected one.
+ * Answers, per expected call, the index of its actual call or -1.
  */
 export function matchCalls(expected: ExpectedCall[], actual: TrajectoryStep[], matches: CallMatcher): number[] {
-  const candidates = expected.map((e) => actual.flatMap((a, j) => (a.name === e.name && matches(e, a) ? [j] : [])));
+  const byName = new Map<string, number[]>();
+  actual.forEach((a, j) => {
+    const same = byName.get(a.name);
+    if (same) same.push(j);
+    else byName.set(a.name, [j]);
+  });
+  const candidates = expected.map((e) => (byName.get(e.name) ?? []).filter((j) => matches(e, actual[j])));
   const ownerOf = new Array<number>(actual.length).fill(-1);
-  const augment = (i: number, seen: boolean[]): boolean => {
+  const pairedWith = new Array<number>(expected.length).fill(-1);
+  candidates.forEach((list, i) => {
+    const free = list.find((j) => ownerOf[j] === -1);
+    if (free !== undefined) [ownerOf[free], pairedWith[i]] = [i, free];
+  });
+  const augment = (i: number, seen: Uint8Array): boolean => {
     for (const j of candidates[i]) {
       if (seen[j]) continue;
-      seen[j] = true;
+      seen[j] = 1;
       if (ownerOf[j] === -1 || augment(ownerOf[j], seen)) {
-        ownerOf[j] = i;
+        [ownerOf[j], pairedWith[i]] = [i, j];
         return true;
       }
     }
     return false;
   };
-  for (let i = 0; i < expected.length; i++) augment(i, new Array<boolean>(actual.length).fill(false));
-  const pairedWith = new Array<number>(expected.length).fill(-1);
-  ownerOf.forEach((i, j) => {
-    if (i !== -1) pairedWith[i] = j;
-  });
+  for (let i = 0; i < expected.length; i++) if (pairedWith[i] === -1) augment(i, new Uint8Array(actual.length));
   return pairedWith;
 }
 

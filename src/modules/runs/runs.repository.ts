@@ -105,23 +105,11 @@ const STATE_CONDITIONS: Record<RunState, RunCondition> = {
 /** The channel every run event is signalled on (the run id as payload): live streams listen to it. */
 export const RUN_EVENTS_CHANNEL = 'ews_run_events';
 
-const ITEM_COLUMNS = [
-  ...ITEM_ROW_COLUMNS,
-  'status',
-  'output',
-  'latency_ms',
-  'usage',
-  'cost_usd',
-  'extras',
-  'error',
-  'attempts',
-  'trajectory',
-  'trace_id',
-  'scores',
-  'passed',
-  'called_at',
-  'scored_at',
-] as const;
+/** What the call of an item answered, what the agent did to answer it, and the item's verdict. */
+const ANSWER_COLUMNS = ['status', 'output', 'latency_ms', 'usage', 'cost_usd', 'extras', 'error', 'attempts'] as const;
+const AGENT_COLUMNS = ['trajectory', 'trace_id'] as const;
+const VERDICT_COLUMNS = ['scores', 'passed', 'called_at', 'scored_at'] as const;
+const ITEM_COLUMNS = [...ITEM_ROW_COLUMNS, ...ANSWER_COLUMNS, ...AGENT_COLUMNS, ...VERDICT_COLUMNS] as const;
 
 /** A row of a run as the executor and the result views read it: its jsonb columns and status narrowed. */
 export type RunItemRow = NarrowedRow<

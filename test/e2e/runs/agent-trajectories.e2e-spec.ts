@@ -194,6 +194,23 @@ describe('agent trajectories: tool calls read from answers, scored by every traj
     return results.body.items as Item[];
   };
 
+  /** The agent endpoint as a SUT whose adapter reads its steps at `$.steps`. */
+  const agentSut = async (name: string) => {
+    const ids = await sutWithConnection(t, r.member.auth, ws, {
+      name,
+      connection: { name: 'api', kind: 'http', http: { url: agent.url('/agent') } },
+    });
+    await t.http
+      .post(`/suts/${ids.sutId}/connections/${ids.connectionId}/adapter`)
+      .set(r.member.auth)
+      .send({
+        request: { body: { task: '{{input}}' } },
+        response: { language: 'jsonpath', output: '$.answer', trajectory: '$.steps' },
+      })
+      .expect(201);
+    return ids;
+  };
+
   const expectScores = (items: Item[], actualOf: (plan: AgentPlan) => PlannedCall[]) => {
     expect(items).toHaveLength(TASKS.length);
     for (const item of items) {
@@ -292,18 +309,7 @@ describe('agent trajectories: tool calls read from answers, scored by every traj
   });
 
   it("an http agent endpoint: the adapter's trajectory path reads every step it took", async () => {
-    const { sutId, connectionId } = await sutWithConnection(t, r.member.auth, ws, {
-      name: 'agent',
-      connection: { name: 'api', kind: 'http', http: { url: agent.url('/agent') } },
-    });
-    await t.http
-      .post(`/suts/${sutId}/connections/${connectionId}/adapter`)
-      .set(r.member.auth)
-      .send({
-        request: { body: { task: '{{input}}' } },
-        response: { language: 'jsonpath', output: '$.answer', trajectory: '$.steps' },
-      })
-      .expect(201);
+    const { sutId, connectionId } = await agentSut('agent');
     const items = await run(
       sutId,
       connectionId,
@@ -321,18 +327,7 @@ describe('agent trajectories: tool calls read from answers, scored by every traj
   });
 
   it('trajectory_quality: the judge sees the trajectory rendered within its budget, and the result states it', async () => {
-    const { sutId, connectionId } = await sutWithConnection(t, r.member.auth, ws, {
-      name: 'judged-agent',
-      connection: { name: 'api', kind: 'http', http: { url: agent.url('/agent') } },
-    });
-    await t.http
-      .post(`/suts/${sutId}/connections/${connectionId}/adapter`)
-      .set(r.member.auth)
-      .send({
-        request: { body: { task: '{{input}}' } },
-        response: { language: 'jsonpath', output: '$.answer', trajectory: '$.steps' },
-      })
-      .expect(201);
+    const { sutId, connectionId } = await agentSut('judged-agent');
     const judgeId = (
       await t.http
         .post('/judges')
