@@ -124,6 +124,20 @@ export const EXAMPLE_ROW = {
 /** What support-bot-v2 answered to EXAMPLE_ROW. */
 export const EXAMPLE_OUTPUT = 'Open Settings > Security and choose Reset password; the link expires after one hour.';
 
+/** What an agent did for the example row: a search of the knowledge base, then its answer. */
+export const EXAMPLE_TRAJECTORY = {
+  source: 'response',
+  steps: [
+    {
+      type: 'tool_call',
+      name: 'search_kb',
+      arguments: { query: 'reset password' },
+      output: ['kb/security/reset-password'],
+      call_id: 'call_1',
+    },
+  ],
+};
+
 /** The SHA-256 over the rows of the example dataset's current version. */
 export const EXAMPLE_CONTENT_SHA256 = '9f2c4a1be0d3c5f7a8b6e4d2c0a1f3e5b7d9c8a6f4e2d0b1c3a5e7f9d8b6c4a2';
 

@@ -1,22 +1,13 @@
-import type { Tiktoken } from 'js-tiktoken';
 import { eng, fra, deu, spa, ita, por, nld, removeStopwords } from 'stopword';
 import { syllable } from 'syllable';
 import { lazyRequire } from '#libs/common/lazy-require.js';
+import { countTokens } from '#libs/common/token-count.js';
 import { histogram, round, summary, type Histogram, type Summary } from './stats.js';
 
-// tinyld's language profiles and js-tiktoken's ranks (5.6 MB of source) load with the first text
-// analysed, not at every start.
+// tinyld's language profiles load with the first text analysed, not at every start.
 const tinyld = lazyRequire<typeof import('tinyld')>('tinyld');
-const tiktoken = lazyRequire<typeof import('js-tiktoken')>('js-tiktoken');
 const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
 const STOPWORDS: Record<string, string[]> = { en: eng, fr: fra, de: deu, es: spa, it: ita, pt: por, nl: nld };
-
-let encoder: Tiktoken | undefined;
-/** cl100k_base (GPT-4, GPT-3.5), built once: token counts match what the common chat models bill. */
-function tokens(text: string): number {
-  encoder ??= tiktoken().getEncoding('cl100k_base');
-  return encoder.encode(text).length;
-}
 
 export interface TextProperties {
   chars: number;
@@ -50,7 +41,7 @@ export function textProperties(value: unknown): TextProperties {
   return {
     chars: text.length,
     words,
-    tokens: trimmed ? tokens(text) : 0,
+    tokens: trimmed ? countTokens(text) : 0,
     language,
     flesch_reading_ease: language === 'en' ? fleschReadingEase(trimmed) : null,
     empty: trimmed.length === 0,

@@ -182,6 +182,12 @@ describe('deterministic metrics', () => {
       'latency',
       'cost',
       'length',
+      'tool_called',
+      'tool_args_match',
+      'trajectory_match',
+      'tool_call_f1',
+      'step_budget',
+      'no_repeated_calls',
     ]);
   });
 });

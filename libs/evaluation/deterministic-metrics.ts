@@ -1,11 +1,10 @@
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
 import { distance } from 'fastest-levenshtein';
 import { RE2 } from 're2-wasm';
+import { ajv, compiledSchema, violations } from './json-schema.js';
 import { cosine, localEmbed } from './local-embedder.js';
 import { bleu, rougeL, tokenF1 } from './text-metrics.js';
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+import { TRAJECTORY_METRICS } from './trajectory/trajectory-metrics.js';
+import type { Trajectory } from './trajectory/trajectory.types.js';
 
 /** What a run knows about one row when it scores it. */
 export interface MetricInput {
@@ -18,12 +17,16 @@ export interface MetricInput {
   usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
   /** Cost the SUT reported itself, in US dollars. */
   cost_usd?: number | null;
+  /** What the agent did (its tool calls and other steps); null when neither its answer nor its trace gave it. */
+  trajectory?: Trajectory | null;
+  /** The row's data: trajectory metrics read the expected tool calls from a column of it. */
+  data?: Record<string, unknown> | null;
 }
 
 export interface MetricResult {
   /** The value (similarities in [0, 1]; latency in ms; cost in USD; length in characters or words); null when it cannot be computed. */
   score: number | null;
-  /** Against the threshold, when one is configured. */
+  /** Against the threshold, when one is configured; else the metric's own verdict, when it has one. */
   passed?: boolean;
   detail?: Record<string, unknown>;
   /** Why there is no score (e.g. the output is missing): an error, never a zero. */
@@ -91,8 +94,6 @@ function jsonOf(output: string, extract: boolean): { value?: unknown; error?: st
 }
 
 const MAX_REGEX_LENGTH = 1000;
-const ajv = addFormats(new Ajv({ strict: false, allErrors: true }));
-const schemaCache = new Map<string, ValidateFunction>();
 
 export const DETERMINISTIC_METRICS: readonly DeterministicMetric[] = [
   {
@@ -176,20 +177,8 @@ export const DETERMINISTIC_METRICS: readonly DeterministicMetric[] = [
       if (typeof output !== 'string') return output;
       const parsed = jsonOf(output, params.extract_code_block === true);
       if (parsed.error) return { score: 0, detail: { parse_error: parsed.error } };
-      const key = JSON.stringify(params.schema);
-      let validate = schemaCache.get(key);
-      if (!validate) {
-        validate = ajv.compile(params.schema as object);
-        schemaCache.set(key, validate);
-      }
-      return validate(parsed.value)
-        ? { score: 1 }
-        : {
-            score: 0,
-            detail: {
-              violations: (validate.errors ?? []).slice(0, 20).map((e) => `${e.instancePath || '/'} ${e.message}`),
-            },
-          };
+      const validate = compiledSchema(params.schema as object);
+      return validate(parsed.value) ? { score: 1 } : { score: 0, detail: { violations: violations(validate) } };
     },
   },
   {
@@ -319,6 +308,7 @@ export const DETERMINISTIC_METRICS: readonly DeterministicMetric[] = [
       return { score: params.unit === 'words' ? words : characters, detail: { characters, words } };
     },
   },
+  ...TRAJECTORY_METRICS,
 ];
 
 const byName = new Map(DETERMINISTIC_METRICS.map((m) => [m.name, m]));
@@ -351,7 +341,8 @@ export function validateMetricParams(name: string, params: unknown): Record<stri
   const p = params as Record<string, unknown>;
   try {
     if (name === 'regex') new RE2(p.pattern as string, 'u');
-    if (name === 'json_schema') ajv.compile(p.schema as object);
+    if (name === 'json_schema' || (name === 'tool_args_match' && p.schema !== undefined))
+      ajv.compile(p.schema as object);
   } catch (err) {
     throw new MetricParamsError(name, [
       { field: name === 'regex' ? 'params.pattern' : 'params.schema', message: (err as Error).message },

@@ -67,6 +67,33 @@ export const BUILTIN_METRICS: readonly BuiltinMetric[] = [
   { name: 'latency', kind: 'deterministic', description: 'Time the system under test took to answer', requires: [] },
   { name: 'cost', kind: 'deterministic', description: 'Cost of the call from token usage and prices', requires: [] },
   { name: 'length', kind: 'deterministic', description: 'Length of the output in characters and words', requires: [] },
+  // Trajectory metrics read the item's trajectory, and the expected calls from a column a parameter names.
+  { name: 'tool_called', kind: 'deterministic', description: 'A named tool was (not) called', requires: [] },
+  {
+    name: 'tool_args_match',
+    kind: 'deterministic',
+    description: "A tool's calls have the expected arguments (exact, JSON subset or JSON Schema)",
+    requires: [],
+  },
+  {
+    name: 'trajectory_match',
+    kind: 'deterministic',
+    description: 'The sequence of tool calls matches the expected one (strict, unordered, subset, superset)',
+    requires: [],
+  },
+  {
+    name: 'tool_call_f1',
+    kind: 'deterministic',
+    description: 'Precision, recall and F1 of the tool calls against the expected calls',
+    requires: [],
+  },
+  { name: 'step_budget', kind: 'deterministic', description: 'Tool calls or steps within a budget', requires: [] },
+  {
+    name: 'no_repeated_calls',
+    kind: 'deterministic',
+    description: 'No identical tool call (same arguments) repeated',
+    requires: [],
+  },
   {
     name: 'correctness',
     kind: 'judged',
@@ -95,6 +122,12 @@ export const BUILTIN_METRICS: readonly BuiltinMetric[] = [
     name: 'helpfulness',
     kind: 'judged',
     description: 'A judge grades the output for helpfulness against a rubric',
+    requires: ['input'],
+  },
+  {
+    name: 'trajectory_quality',
+    kind: 'judged',
+    description: "A judge grades the agent's trajectory: goal reached, efficient, safe",
     requires: ['input'],
   },
 ];

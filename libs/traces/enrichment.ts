@@ -13,7 +13,7 @@
  *   occurs 3+ times back to back in start-time order among the trace's non-root spans of kind llm,
  *   tool, agent, retriever, reranker or embedding (siblings and descendants alike, as they happen).
  */
-import type { AttributeValue, CanonicalSpan, SpanKind } from './span.types.js';
+import type { CanonicalSpan, SpanKind } from './span.types.js';
 
 export interface ModelPrice {
   /** USD per 1M input (prompt) tokens */
@@ -201,14 +201,17 @@ export function matchPriceKey(model: string, prices: PriceTable): string | null 
   return best;
 }
 
-/** Stable JSON (sorted keys) so equal arguments compare equal whatever their key order; JSON strings are parsed first. */
-function canonicalJson(v: AttributeValue | undefined): string {
-  const norm = (x: AttributeValue | undefined): AttributeValue => {
+/**
+ * Stable JSON (sorted keys) so equal arguments compare equal whatever their key order; JSON strings are parsed first.
+ * Loop detection and the trajectory metrics (identical calls, exact arguments) share it.
+ */
+export function canonicalJson(v: unknown): string {
+  const norm = (x: unknown): unknown => {
     if (typeof x === 'string') {
       const t = x.trim();
       if (t.startsWith('{') || t.startsWith('[')) {
         try {
-          return norm(JSON.parse(t) as AttributeValue);
+          return norm(JSON.parse(t));
         } catch {
           return x;
         }
@@ -220,7 +223,7 @@ function canonicalJson(v: AttributeValue | undefined): string {
       return Object.fromEntries(
         Object.keys(x)
           .sort()
-          .map((k) => [k, norm(x[k])]),
+          .map((k) => [k, norm((x as Record<string, unknown>)[k])]),
       );
     return x ?? null;
   };

@@ -219,8 +219,8 @@ select
   "extras",
   "error",
   "attempts",
-  "trace_id",
   "trajectory",
+  "trace_id",
   "scores",
   "passed",
   "called_at",
@@ -254,8 +254,8 @@ select
   "extras",
   "error",
   "attempts",
-  "trace_id",
   "trajectory",
+  "trace_id",
   "scores",
   "passed",
   "called_at",
@@ -284,8 +284,9 @@ set
   "error" = $7,
   "attempts" = $8,
   "trace_id" = $9,
+  "trajectory" = $10,
   "called_at" = now()
 where
-  "run_id" = $10
-  and "row_id" = $11
-  and "repetition" = $12;
+  "run_id" = $11
+  and "row_id" = $12
+  and "repetition" = $13;

@@ -67,11 +67,13 @@ export interface GradeResult {
   error: { code: string; message: string } | null;
 }
 
-/** What a rubric's placeholders read: {{input}}, {{output}}, {{expected_output}}, {{context}}, and {{row.<column>}}. */
+/** What a rubric's placeholders read: {{input}}, {{output}}, {{expected_output}}, {{context}}, {{trajectory}} and {{row.<column>}}. */
 export interface GradingContext {
   input?: unknown;
   output: string | null;
   expected_output?: unknown;
   context?: unknown;
+  /** The trajectory as rendered for the judge (renderTrajectory), when the rubric names it. */
+  trajectory?: string;
   row?: Record<string, unknown>;
 }

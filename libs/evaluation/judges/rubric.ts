@@ -1,12 +1,13 @@
 /**
- * Rubric templates: `{{input}}`, `{{output}}`, `{{expected_output}}`, `{{context}}` and
+ * Rubric templates: `{{input}}`, `{{output}}`, `{{expected_output}}`, `{{context}}`,
+ * `{{trajectory}}` (what the agent did, rendered within a token budget) and
  * `{{row.<dotted path>}}` are filled from the row being graded, and the judge is told the
  * exact answer format for the scale.
  */
 import type { GradingContext, VerdictScale } from './judge.types.js';
 import type { JudgeMessage } from './providers.js';
 
-const ROOTS = ['input', 'output', 'expected_output', 'context'] as const;
+const ROOTS = ['input', 'output', 'expected_output', 'context', 'trajectory'] as const;
 type Root = (typeof ROOTS)[number];
 
 type Token =
@@ -69,6 +70,11 @@ export function checkRubric(template: string): string[] {
     }
   }
   return errors;
+}
+
+/** The rubric shows the judge the trajectory: it must be read and rendered before grading. */
+export function namesTrajectory(template: string): boolean {
+  return tokenize(template).some((t) => t.kind === 'placeholder' && t.name === 'trajectory');
 }
 
 export function renderRubric(template: string, ctx: GradingContext): { text: string; missing: string[] } {

@@ -124,6 +124,8 @@ function checkResponse(response: unknown): AdapterIssue[] {
   }
   if (response.cost_usd !== undefined)
     issues.push(...checkPathMember(language, response.cost_usd, '/response/cost_usd'));
+  if (response.trajectory !== undefined)
+    issues.push(...checkPathMember(language, response.trajectory, '/response/trajectory'));
   if (response.extras !== undefined) {
     if (!isRecord(response.extras)) issues.push(invalid('/response/extras', 'must be an object of paths'));
     else

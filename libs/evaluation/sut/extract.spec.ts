@@ -88,6 +88,7 @@ describe('extractResponse', () => {
       usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: null },
       cost_usd: 0.002,
       extras: { contexts: ['a', 'b'], first: { text: 'a', score: 0.9 }, best: ['a'], none: [] },
+      trajectory: null,
     });
   });
 

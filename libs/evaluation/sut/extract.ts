@@ -1,7 +1,9 @@
 import { compile, search, type JSONValue } from '@jmespath-community/jmespath';
 import { JSONPath } from 'jsonpath-plus';
+import type { Trajectory } from '../trajectory/trajectory.types.js';
+import { boundTrajectory, chatCompletionTrajectory, stepsTrajectory, toolCallsText } from './response-trajectory.js';
 import { joinPointer } from './template.js';
-import type { AdapterIssue, AdapterSpec, ExtractedOutput, PathLanguage } from './sut.types.js';
+import type { AdapterIssue, AdapterSpec, ConnectionKind, ExtractedOutput, PathLanguage } from './sut.types.js';
 
 /** jsonpath-plus reports failures inside filter scripts at run time with this prefix; anything else is a parse error. */
 const JSONPATH_RUNTIME_ERROR = 'jsonPath:';
@@ -179,20 +181,60 @@ function extractNumber(
   return number;
 }
 
-/** Reads the output, usage, cost and extras out of a parsed response body. */
+/** The trajectory at the adapter's path; an openai_chat completion's tool calls without one; else null. */
+function extractTrajectory(
+  spec: AdapterSpec['response'],
+  body: unknown,
+  kind: ConnectionKind,
+  issues: AdapterIssue[],
+): Trajectory | null {
+  if (spec.trajectory === undefined) return kind === 'openai_chat' ? chatCompletionTrajectory(body) : null;
+  const pointer = '/response/trajectory';
+  const evaluated = evaluate(spec.language, spec.trajectory, body, pointer);
+  if ('issue' in evaluated) {
+    issues.push(evaluated.issue);
+    return null;
+  }
+  if (evaluated.raw === undefined || evaluated.raw === null) {
+    issues.push(noMatch(spec.trajectory, pointer));
+    return null;
+  }
+  const read = stepsTrajectory(evaluated.raw);
+  if ('error' in read) {
+    issues.push({ pointer, code: 'path_no_match', message: `"${spec.trajectory}" ${read.error}` });
+    return null;
+  }
+  return read.trajectory;
+}
+
+/**
+ * Reads the output, usage, cost, extras and trajectory out of a parsed response body. A chat
+ * completion that answered with tool calls only (content null) has their JSON text as output.
+ */
 export function extractResponse(
   spec: AdapterSpec['response'],
   body: unknown,
+  kind: ConnectionKind = 'http',
 ): { extracted: ExtractedOutput; issues: AdapterIssue[] } {
   const issues: AdapterIssue[] = [];
   const { language } = spec;
 
   let output: string | null = null;
   const evaluated = evaluate(language, spec.output, body, '/response/output');
-  if ('issue' in evaluated) issues.push(evaluated.issue);
-  else if (evaluated.first === undefined || evaluated.first === null)
-    issues.push(noMatch(spec.output, '/response/output'));
-  else output = typeof evaluated.first === 'string' ? evaluated.first : JSON.stringify(evaluated.first);
+  const outputIssue: AdapterIssue | null =
+    'issue' in evaluated
+      ? evaluated.issue
+      : evaluated.first === undefined || evaluated.first === null
+        ? noMatch(spec.output, '/response/output')
+        : null;
+  if (!('issue' in evaluated) && !outputIssue)
+    output = typeof evaluated.first === 'string' ? evaluated.first : JSON.stringify(evaluated.first);
+
+  const read = extractTrajectory(spec, body, kind, issues);
+  const trajectory = read ? boundTrajectory(read) : null;
+  const called = kind === 'openai_chat' && trajectory && !('issue' in evaluated) ? toolCallsText(trajectory) : null;
+  if (output === null && called !== null) output = called;
+  else if (outputIssue) issues.unshift(outputIssue);
 
   const usage = {
     prompt_tokens: extractNumber(language, spec.usage?.prompt_tokens, body, '/response/usage/prompt_tokens', issues),
@@ -219,5 +261,5 @@ export function extractResponse(
       extras[name] = extra.raw ?? null;
     }
   }
-  return { extracted: { output, usage, cost_usd, extras }, issues };
+  return { extracted: { output, usage, cost_usd, extras, trajectory }, issues };
 }

@@ -106,6 +106,7 @@ describe('callSut against a local server', () => {
       usage: { prompt_tokens: null, completion_tokens: null, total_tokens: null },
       cost_usd: null,
       extras: {},
+      trajectory: null,
     });
     expect(result.latency_ms).toBeGreaterThan(0);
     expect(Math.round(result.latency_ms * 10)).toBe(result.latency_ms * 10);

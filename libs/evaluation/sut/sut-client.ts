@@ -175,7 +175,7 @@ export async function callSut(
     } else {
       lastStatus = outcome.status;
       if (outcome.status >= 200 && outcome.status < 300)
-        return finishResponse(outcome.status, outcome.text, attempt, adapter, finish);
+        return finishResponse(outcome.status, outcome.text, attempt, adapter, conn.kind, finish);
       retryable = policy.retry_on_status.includes(outcome.status);
       retryAfter = retryAfterMs(outcome.retryAfter);
       error = { code: 'http_status', message: `the system under test answered HTTP ${outcome.status}` };
@@ -192,6 +192,7 @@ function finishResponse(
   text: string,
   attempts: number,
   adapter: AdapterSpec,
+  kind: ConnectionSpec['kind'],
   finish: Finish,
 ): SutCallResult {
   const excerpt = text.slice(0, EXCERPT_CHARS);
@@ -207,7 +208,7 @@ function finishResponse(
       error: { code: 'response_not_json', message: `the response body is not JSON (HTTP ${status})` },
     });
   }
-  const { extracted, issues } = extractResponse(adapter.response, body);
+  const { extracted, issues } = extractResponse(adapter.response, body, kind);
   if (extracted.output === null) {
     return finish({
       ok: false,

@@ -4,6 +4,8 @@
  * endpoints validate and test them. Snake-case members: these are stored and served as JSON.
  */
 
+import type { Trajectory } from '../trajectory/trajectory.types.js';
+
 export const CONNECTION_KINDS = ['http', 'openai_chat', 'offline'] as const;
 export type ConnectionKind = (typeof CONNECTION_KINDS)[number];
 
@@ -113,6 +115,12 @@ export interface AdapterSpec {
     cost_usd?: string;
     /** Other fields kept with the result, e.g. `contexts` of a RAG endpoint. */
     extras?: Record<string, string>;
+    /**
+     * Where an agent endpoint lists the steps it took (its tool calls): a list of
+     * `{type?, name|tool|tool_name|function.name, arguments|args|input|function.arguments, output|result, error}`
+     * or of OpenAI chat messages. openai_chat connections read the completion's tool calls without it.
+     */
+    trajectory?: string;
   };
 }
 
@@ -162,6 +170,8 @@ export interface ExtractedOutput {
   usage: { prompt_tokens: number | null; completion_tokens: number | null; total_tokens: number | null };
   cost_usd: number | null;
   extras: Record<string, unknown>;
+  /** The tool calls and steps the answer shows (bounded for storage); null when it shows none. */
+  trajectory: Trajectory | null;
 }
 
 /** The outcome of one call (after retries). Failures are values, never thrown. */

@@ -19,6 +19,8 @@ export function itemDto(i: RunItemRow): RunItemResultDto {
     cost_usd: i.cost_usd,
     extras: i.extras,
     error: i.error,
+    trajectory: i.trajectory,
+    trace_id: i.trace_id,
     scores: i.scores ?? {},
     passed: i.passed,
     dimensions: i.dimensions,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DummyValue, GenerateSql } from '#libs/database/generate-sql.js';
-import type { Trajectory } from '#libs/evaluation/trajectory/trajectory.types.js';
 import type { MetricScore, RunSummary } from '#libs/evaluation/runs/run.types.js';
+import type { Trajectory } from '#libs/evaluation/trajectory/trajectory.types.js';
 import { trackedRecord } from '#libs/queue/tracked-job.js';
 import type { RunSource } from '../datasets/run-source.service.js';
 import type { ProjectLinks } from '../projects/projects.service.js';
@@ -103,23 +103,11 @@ const STATE_CONDITIONS: Record<RunState, RunCondition> = {
 /** The channel every run event is signalled on (the run id as payload): live streams listen to it. */
 export const RUN_EVENTS_CHANNEL = 'ews_run_events';
 
-const ITEM_COLUMNS = [
-  ...ITEM_ROW_COLUMNS,
-  'status',
-  'output',
-  'latency_ms',
-  'usage',
-  'cost_usd',
-  'extras',
-  'error',
-  'attempts',
-  'trace_id',
-  'trajectory',
-  'scores',
-  'passed',
-  'called_at',
-  'scored_at',
-] as const;
+/** What the call of an item answered, what the agent did to answer it, and the item's verdict. */
+const ANSWER_COLUMNS = ['status', 'output', 'latency_ms', 'usage', 'cost_usd', 'extras', 'error', 'attempts'] as const;
+const AGENT_COLUMNS = ['trajectory', 'trace_id'] as const;
+const VERDICT_COLUMNS = ['scores', 'passed', 'called_at', 'scored_at'] as const;
+const ITEM_COLUMNS = [...ITEM_ROW_COLUMNS, ...ANSWER_COLUMNS, ...AGENT_COLUMNS, ...VERDICT_COLUMNS] as const;
 
 /** A row of a run as the executor and the result views read it: its jsonb columns and status narrowed. */
 export type RunItemRow = NarrowedRow<
@@ -164,7 +152,7 @@ export type DiffItemRow = SummaryItemRow & { output: string | null };
 export type ItemOutcome = Pick<
   RunItemRow,
   'output' | 'latency_ms' | 'usage' | 'cost_usd' | 'extras' | 'error' | 'attempts'
-> & { status: 'done' | 'error'; trace_id?: string | null };
+> & { status: 'done' | 'error'; trace_id?: string | null; trajectory?: Trajectory | null };
 
 export type RunEventRow = NarrowedRow<
   Pick<Selectable<DB['run_events']>, 'id' | 'type' | 'at' | 'data'>,
@@ -585,6 +573,7 @@ export class RunsRepository {
           error: json(outcome.error),
           attempts: outcome.attempts,
           trace_id: outcome.trace_id ?? null,
+          trajectory: json(outcome.trajectory ?? null),
           called_at: now,
         })
         .where('run_id', '=', runId)

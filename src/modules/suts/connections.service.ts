@@ -255,7 +255,7 @@ export class ConnectionsService {
       const parsed = responseBody(body.response);
       if (parsed.issue) issues.push(parsed.issue);
       else {
-        const result = extractResponse(spec.response, parsed.value);
+        const result = extractResponse(spec.response, parsed.value, connection.kind);
         issues.push(...result.issues);
         extracted = result.extracted;
       }
@@ -302,6 +302,7 @@ export class ConnectionsService {
       usage: result.extracted?.usage ?? null,
       cost_usd: result.extracted?.cost_usd ?? null,
       extras: result.extracted?.extras ?? {},
+      trajectory: result.extracted?.trajectory ?? null,
       error: result.error,
       response_excerpt: result.response_excerpt,
       adapter_revision: adapter?.revision ?? 0,

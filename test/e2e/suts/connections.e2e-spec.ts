@@ -270,6 +270,7 @@ describe('SUT connections, adapters, validate and test', () => {
         usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: null },
         cost_usd: null,
         extras: { sources: ['FAQ', 'Policy'] },
+        trajectory: null,
       },
     });
     const wrong = await t.http

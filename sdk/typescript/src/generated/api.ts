@@ -124,6 +124,15 @@ export interface AdapterResponseMappingDto {
    * @example "$.answer"
    */
   output: string;
+  /**
+   * Where an agent endpoint lists its steps: a list of `{type?, name|tool|tool_name|function.name,
+   * arguments|args|input|function.arguments, output|result, error}` or of OpenAI chat messages.
+   * openai_chat connections read the completion's tool calls without it
+   * @minLength 1
+   * @maxLength 500
+   * @example "$.steps"
+   */
+  trajectory?: string;
   usage?: UsagePathsDto;
 }
 
@@ -1577,6 +1586,11 @@ export interface ConnectionTestResult {
   response_excerpt: string | null;
   /** @example 200 */
   status_code: number | null;
+  /**
+   * The tool calls and steps the answer shows (docs/suts.md: trajectories); null when it shows none
+   * @example {"source":"response","steps":[{"type":"tool_call","name":"search_kb","arguments":{"query":"reset password"},"output":["kb/security/reset-password"],"call_id":"call_1"}]}
+   */
+  trajectory: Record<string, any> | null;
   usage: TokenUsageDto | null;
 }
 
@@ -5196,6 +5210,11 @@ export interface ExtractedOutputDto {
   extras: Record<string, any>;
   /** @example "Open Settings > Security and choose Reset password; the link expires after one hour." */
   output: string | null;
+  /**
+   * The tool calls and steps the answer shows (docs/suts.md: trajectories); null when it shows none
+   * @example {"source":"response","steps":[{"type":"tool_call","name":"search_kb","arguments":{"query":"reset password"},"output":["kb/security/reset-password"],"call_id":"call_1"}]}
+   */
+  trajectory: Record<string, any> | null;
   usage: TokenUsageDto;
 }
 
@@ -12424,6 +12443,16 @@ export interface RunItemResultDto {
    * @example "done"
    */
   status: "pending" | "done" | "error";
+  /**
+   * The W3C trace id the call carried, when the run linked it to the SUT's own trace
+   * @example null
+   */
+  trace_id: string | null;
+  /**
+   * What the agent did: the tool calls and steps its answer (or its trace) showed; null when none was read
+   * @example {"source":"response","steps":[{"type":"tool_call","name":"search_kb","arguments":{"query":"reset password"},"output":["kb/security/reset-password"],"call_id":"call_1"}]}
+   */
+  trajectory: Record<string, any> | null;
   /** @example null */
   turn: number | null;
   /** @example {"prompt_tokens":412,"completion_tokens":38,"total_tokens":450} */
@@ -12771,6 +12800,16 @@ export interface RunSessionTurnDto {
    * @example "done"
    */
   status: "pending" | "done" | "error";
+  /**
+   * The W3C trace id the call carried, when the run linked it to the SUT's own trace
+   * @example null
+   */
+  trace_id: string | null;
+  /**
+   * What the agent did: the tool calls and steps its answer (or its trace) showed; null when none was read
+   * @example {"source":"response","steps":[{"type":"tool_call","name":"search_kb","arguments":{"query":"reset password"},"output":["kb/security/reset-password"],"call_id":"call_1"}]}
+   */
+  trajectory: Record<string, any> | null;
   /** @example null */
   turn: number | null;
   /** @example {"prompt_tokens":412,"completion_tokens":38,"total_tokens":450} */

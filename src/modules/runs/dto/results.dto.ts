@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsObject, Max, Min } from 'class-validator';
-import { EXAMPLE_ID, EXAMPLE_OUTPUT, EXAMPLE_ROW } from '#libs/common/openapi-examples.js';
+import { EXAMPLE_ID, EXAMPLE_OUTPUT, EXAMPLE_ROW, EXAMPLE_TRAJECTORY } from '#libs/common/openapi-examples.js';
+import type { Trajectory } from '#libs/evaluation/trajectory/trajectory.types.js';
 import { SortKeys, ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 export const MAX_RESULTS_LIMIT = 1000;
@@ -88,6 +89,12 @@ export class RunItemResultDto {
     example: null,
   })
   error: { code: string; message: string } | null;
+  /** What the agent did: the tool calls and steps its answer (or its trace) showed; null when none was read */
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, example: EXAMPLE_TRAJECTORY })
+  trajectory: Trajectory | null;
+  /** The W3C trace id the call carried, when the run linked it to the SUT's own trace */
+  @ApiProperty({ type: 'string', nullable: true, example: null })
+  trace_id: string | null;
   /** metric -> {score, passed, normalized, label, reason, detail, error} */
   @ApiProperty({
     type: 'object',

@@ -2,6 +2,14 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import { invokeCustomOp } from '#libs/evaluation/custom-op-client.js';
 import { scoreDeterministic } from '#libs/evaluation/deterministic-metrics.js';
 import { grade } from '#libs/evaluation/judges/grade.js';
+import { namesTrajectory } from '#libs/evaluation/judges/rubric.js';
+import {
+  DEFAULT_TRAJECTORY_TOKENS,
+  renderTrajectory,
+  type RenderedTrajectory,
+} from '#libs/evaluation/trajectory/render.js';
+import { NO_TRAJECTORY } from '#libs/evaluation/trajectory/trajectory-metrics.js';
+import type { Trajectory } from '#libs/evaluation/trajectory/trajectory.types.js';
 import { valueAt } from '#libs/evaluation/row-context.js';
 import { rowVerdict } from '#libs/evaluation/runs/row-verdict.js';
 import type { MetricScore, PassRule } from '#libs/evaluation/runs/run.types.js';
@@ -33,7 +41,10 @@ export interface JudgeCall {
   completion_tokens: number | null;
 }
 
-type ScorableItem = Pick<RunItemRow, 'row_id' | 'data' | 'output' | 'latency_ms' | 'usage' | 'cost_usd'>;
+type ScorableItem = Pick<RunItemRow, 'row_id' | 'data' | 'output' | 'latency_ms' | 'usage' | 'cost_usd'> & {
+  /** What the agent did; absent where no trajectory is read (the trajectory metrics then record an error). */
+  trajectory?: Trajectory | null;
+};
 
 function usageOf(usage: ScorableItem['usage']): { prompt_tokens?: number; completion_tokens?: number } | null {
   return usage
@@ -45,6 +56,27 @@ function usageOf(usage: ScorableItem['usage']): { prompt_tokens?: number; comple
 function text(value: unknown): string | null {
   if (value === undefined || value === null) return null;
   return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** The trajectory as a rubric naming {{trajectory}} shows it to the judge; null when the rubric does not name it. */
+function rubricTrajectory(
+  rubric: string,
+  trajectory: Trajectory | null,
+  output: string | null,
+): RenderedTrajectory | { error: string } | null {
+  if (!namesTrajectory(rubric)) return null;
+  if (!trajectory) return { error: NO_TRAJECTORY };
+  return renderTrajectory(trajectory, { max_tokens: DEFAULT_TRAJECTORY_TOKENS, final_answer: output });
+}
+
+/** What the judge was shown of the trajectory, kept with its verdict. */
+function trajectoryBudget(shown: RenderedTrajectory): Record<string, unknown> {
+  return {
+    trajectory_tokens: shown.tokens,
+    max_tokens: shown.max_tokens,
+    steps_shown: shown.steps_shown,
+    steps_total: shown.steps_total,
+  };
 }
 
 /**
@@ -86,6 +118,8 @@ export class ItemScorer {
               latency_ms: item.latency_ms,
               usage: usageOf(item.usage),
               cost_usd: item.cost_usd,
+              trajectory: item.trajectory ?? null,
+              data: item.data,
             },
             params,
           );
@@ -131,13 +165,15 @@ export class ItemScorer {
   ): Promise<MetricScore> {
     const judge = metric.judge!;
     const spec = metric.judged!;
+    const shown = rubricTrajectory(spec.rubric, item.trajectory ?? null, item.output);
+    if (shown && 'error' in shown) return { score: null, passed: null, error: shown.error };
     const result = await this.judgeSlots.get(judge.id)!(() =>
       grade(
         judge.connection,
         this.keys.judges.get(judge.id) ?? null,
         spec.rubric,
         spec.scale,
-        { ...fields, output: item.output, row: item.data },
+        { ...fields, output: item.output, row: item.data, trajectory: shown?.text },
         { signal: this.signal },
       ),
     );
@@ -159,7 +195,8 @@ export class ItemScorer {
       spec.scale.type === 'numeric'
         ? v.normalized >= (spec.pass_threshold ?? 0.75)
         : (spec.pass_labels ?? []).includes(v.label ?? '');
-    return { score: v.score, passed, normalized: v.normalized, label: v.label, reason: v.reason, error: null };
+    const detail = shown ? trajectoryBudget(shown) : undefined;
+    return { score: v.score, passed, normalized: v.normalized, label: v.label, reason: v.reason, detail, error: null };
   }
 
   private async custom(

@@ -570,5 +570,6 @@ function outcomeOf(result: SutCallResult) {
     extras: result.extracted?.extras ?? null,
     error: result.error ? { code: result.error.code, message: result.error.message } : null,
     attempts: result.attempts,
+    trajectory: result.extracted?.trajectory ?? null,
   };
 }

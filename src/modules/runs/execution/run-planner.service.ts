@@ -1,6 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '#libs/common/domain-error.js';
-import { deterministicMetric } from '#libs/evaluation/deterministic-metrics.js';
+import {
+  deterministicMetric,
+  MetricParamsError,
+  validateMetricParams,
+} from '#libs/evaluation/deterministic-metrics.js';
 import { judgedMetricDefault } from '#libs/evaluation/judged-metrics.js';
 import type { PassRule } from '#libs/evaluation/runs/run.types.js';
 import { defaultAdapter } from '#libs/evaluation/sut/adapter.js';
@@ -145,6 +149,7 @@ export class RunPlanner {
         min_pass_rate: ref.min_pass_rate,
         better: deterministicMetric(resolved.metric)?.better ?? 'higher',
       };
+      if (metric.kind === 'deterministic') checkParams(metric, field, evalConfig ? 'eval_config_id' : `metrics.${i}`);
       await this.attachScorer(workspaceId, metric, config, judgeId, field);
       metrics.push(metric);
     }
@@ -191,6 +196,19 @@ export class RunPlanner {
         secret_id: endpoint.secret_id,
       };
     }
+  }
+}
+
+/** A built-in named without a metric config has no parameters: those that need some (tool_called's tool, regex's pattern) are refused. */
+function checkParams(metric: RunMetric, field: string, pointer: string): void {
+  try {
+    validateMetricParams(metric.metric, metric.params);
+  } catch (err) {
+    if (!(err instanceof MetricParamsError)) throw err;
+    throw invalid(
+      `${field}: ${metric.name} ${err.message}; give them in a metric config (POST /metric-configs) and name that`,
+      pointer,
+    );
   }
 }
 

@@ -2,12 +2,14 @@ import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nest
 import { ArrayMaxSize, IsArray, IsIn, IsObject, IsString, MaxLength, MinLength } from 'class-validator';
 import { ANY_JSON_OR_NULL, IsBoundedJson, IsStringRecord, NestedObject } from '#libs/common/record-validators.js';
 import { PATH_LANGUAGES, type PathLanguage } from '#libs/evaluation/sut/sut.types.js';
+import type { Trajectory } from '#libs/evaluation/trajectory/trajectory.types.js';
 import {
   ApiSchemaExample,
   EXAMPLE_AT,
   EXAMPLE_ID,
   EXAMPLE_OUTPUT,
   EXAMPLE_ROW,
+  EXAMPLE_TRAJECTORY,
 } from '#libs/common/openapi-examples.js';
 import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
@@ -124,6 +126,18 @@ export class AdapterResponseMappingDto {
   @ValidateIfPresent()
   @IsStringRecord(20)
   extras?: Record<string, string>;
+
+  /**
+   * Where an agent endpoint lists its steps: a list of `{type?, name|tool|tool_name|function.name,
+   * arguments|args|input|function.arguments, output|result, error}` or of OpenAI chat messages.
+   * openai_chat connections read the completion's tool calls without it
+   */
+  @ApiPropertyOptional({ example: '$.steps' })
+  @ValidateIfPresent()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(500)
+  trajectory?: string;
 }
 
 @ApiSchemaExample(EXAMPLE_ADAPTER)
@@ -296,6 +310,9 @@ export class ExtractedOutputDto {
   cost_usd: number | null;
   @ApiProperty({ type: 'object', additionalProperties: true, example: { sources: ['kb/security/reset-password'] } })
   extras: Record<string, unknown>;
+  /** The tool calls and steps the answer shows (docs/suts.md: trajectories); null when it shows none */
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, example: EXAMPLE_TRAJECTORY })
+  trajectory: Trajectory | null;
 }
 
 export class AdapterValidateResult {
@@ -346,6 +363,9 @@ export class ConnectionTestResult {
   cost_usd: number | null;
   @ApiProperty({ type: 'object', additionalProperties: true, example: { sources: ['kb/security/reset-password'] } })
   extras: Record<string, unknown>;
+  /** The tool calls and steps the answer shows (docs/suts.md: trajectories); null when it shows none */
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, example: EXAMPLE_TRAJECTORY })
+  trajectory: Trajectory | null;
   @ApiProperty({ type: () => ConnectionTestErrorDto, nullable: true })
   error: ConnectionTestErrorDto | null;
   /** The start of the body when the call failed */
