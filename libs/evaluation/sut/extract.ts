@@ -1,7 +1,8 @@
 import { compile, search, type JSONValue } from '@jmespath-community/jmespath';
 import { JSONPath } from 'jsonpath-plus';
 import type { Trajectory } from '../trajectory/trajectory.types.js';
-import { boundTrajectory, chatCompletionTrajectory, stepsTrajectory, toolCallsText } from './response-trajectory.js';
+import { boundTrajectory } from '../trajectory/trajectory.types.js';
+import { chatCompletionTrajectory, stepsTrajectory, toolCallsText } from './response-trajectory.js';
 import { joinPointer } from './template.js';
 import type { AdapterIssue, AdapterSpec, ConnectionKind, ExtractedOutput, PathLanguage } from './sut.types.js';
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { checkAdapter, defaultAdapter } from './adapter.js';
 import { extractResponse } from './extract.js';
-import { boundTrajectory, MAX_STORED_STEPS, MAX_STORED_VALUE_CHARS, stepsTrajectory } from './response-trajectory.js';
+import { boundTrajectory, MAX_STORED_STEPS, MAX_STORED_VALUE_CHARS } from '../trajectory/trajectory.types.js';
+import { stepsTrajectory } from './response-trajectory.js';
 
 const completion = (message: Record<string, unknown>) => ({
   choices: [{ index: 0, message: { role: 'assistant', ...message } }],

@@ -6,12 +6,6 @@
 import { parseArguments } from '../trajectory/tool-calls.js';
 import { STEP_TYPES, type StepType, type Trajectory, type TrajectoryStep } from '../trajectory/trajectory.types.js';
 
-/** Steps stored per item at most (the first ones are kept; `truncated` counts the rest). */
-export const MAX_STORED_STEPS = 1000;
-/** Characters of a step's arguments, output or error (as JSON text when not text) kept in storage. */
-export const MAX_STORED_VALUE_CHARS = 8000;
-const MAX_NAME_CHARS = 200;
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -122,25 +116,6 @@ export function stepsTrajectory(value: unknown): { trajectory: Trajectory } | { 
     steps.push(step);
   }
   return { trajectory: { source: 'response', steps } };
-}
-
-function boundValue(value: unknown): unknown {
-  if (value === undefined || value === null) return value;
-  const json = typeof value === 'string' ? value : JSON.stringify(value);
-  if (json.length <= MAX_STORED_VALUE_CHARS) return value;
-  return `${json.slice(0, MAX_STORED_VALUE_CHARS)}… (+${json.length - MAX_STORED_VALUE_CHARS} chars)`;
-}
-
-/** The trajectory as stored: at most MAX_STORED_STEPS steps, each value at most MAX_STORED_VALUE_CHARS characters. */
-export function boundTrajectory(trajectory: Trajectory): Trajectory {
-  const kept = trajectory.steps.slice(0, MAX_STORED_STEPS).map((step) => {
-    const bounded: TrajectoryStep = { ...step, name: step.name.slice(0, MAX_NAME_CHARS) };
-    for (const key of ['arguments', 'output', 'error'] as const)
-      if (step[key] !== undefined) (bounded as unknown as Record<string, unknown>)[key] = boundValue(step[key]);
-    return bounded;
-  });
-  const dropped = trajectory.steps.length - kept.length + (trajectory.truncated ?? 0);
-  return { ...trajectory, steps: kept, ...(dropped ? { truncated: dropped } : {}) };
 }
 
 /** A chat completion's output when the model answered with tool calls only: the calls, as JSON text of `[{name, arguments}]`. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { MAX_TRAJECTORY_STEPS, trajectoryFromSpans } from './from-spans.js';
+import { trajectoryFromSpans } from './from-spans.js';
+import { MAX_STORED_STEPS as MAX_TRAJECTORY_STEPS } from './trajectory.types.js';
 
 type Row = Parameters<typeof trajectoryFromSpans>[0][number];
 

@@ -6,10 +6,8 @@
  * structure, not steps. Pure: spans in, a trajectory out.
  */
 import type { AttributeValue, CanonicalSpan } from '#libs/traces/span.types.js';
-import type { StepType, Trajectory, TrajectoryStep } from './trajectory.types.js';
-
-/** Steps kept of one trajectory; the rest are counted in `truncated`. */
-export const MAX_TRAJECTORY_STEPS = 1_000;
+import { parseArguments } from './tool-calls.js';
+import { boundTrajectory, type StepType, type Trajectory, type TrajectoryStep } from './trajectory.types.js';
 
 /** Where the MCP server a tool call went through is named, in the order read. */
 const MCP_SERVER_ATTRIBUTES = ['mcp.server.name', 'mcp_server', 'server.address'];
@@ -39,18 +37,6 @@ type SpanRow = Pick<
   | 'model'
   | 'tool_calls'
 > & { attributes?: Record<string, AttributeValue> | null };
-
-/** JSON text parsed (tool arguments often travel as text); anything else as it is. */
-export function parsedArguments(value: unknown): unknown {
-  if (typeof value !== 'string') return value ?? null;
-  const text = value.trim();
-  if (!text.startsWith('{') && !text.startsWith('[')) return value;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return value;
-  }
-}
 
 function mcpServer(span: SpanRow): string | null {
   const attributes = span.attributes ?? {};
@@ -115,7 +101,7 @@ export function trajectoryFromSpans(spans: SpanRow[], traceId: string | null): T
       steps.push({
         type,
         name: call?.name ?? span.name,
-        arguments: parsedArguments(call?.arguments ?? span.input),
+        arguments: parseArguments(call?.arguments ?? span.input),
         output: span.output ?? null,
         call_id: call?.id ?? null,
         mcp_server: mcpServer(span),
@@ -135,17 +121,11 @@ export function trajectoryFromSpans(spans: SpanRow[], traceId: string | null): T
         steps.push({
           type: 'tool_call',
           name: call.name,
-          arguments: parsedArguments(call.arguments),
+          arguments: parseArguments(call.arguments),
           call_id: call.id ?? null,
           span_id: span.span_id,
           start_time: span.start_time ?? null,
         });
   }
-  const kept = steps.slice(0, MAX_TRAJECTORY_STEPS);
-  return {
-    source: 'trace',
-    trace_id: traceId,
-    steps: kept,
-    ...(steps.length > kept.length ? { truncated: steps.length - kept.length } : {}),
-  };
+  return boundTrajectory({ source: 'trace', trace_id: traceId, steps });
 }
