@@ -85,6 +85,8 @@ const ALSO_EMBEDDED = [
   'test/e2e/review/',
   // Online evaluation: follow jobs, claims under SKIP LOCKED and scores on the one embedded connection.
   'test/e2e/online/',
+  // OTLP log records joined to their spans: the log inbox, row revisions and landing on the one embedded connection.
+  'test/e2e/traces/otlp-logs',
 ];
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
