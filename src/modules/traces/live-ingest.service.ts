@@ -15,7 +15,7 @@ import { jsonbText } from '#libs/database/jsonb-text.js';
 import { TRACE_LIVE_LAND_JOB } from './traces.jobs.js';
 import { LiveStreamsService } from './live-streams.service.js';
 import { LiveRepository } from './live.repository.js';
-import { LiveLogsRepository } from './live-logs.repository.js';
+import { LiveLogsRepository } from './logs/live-logs.repository.js';
 import { TraceErrors } from './traces.errors.js';
 import { TracesRepository } from './traces.repository.js';
 

@@ -12,7 +12,7 @@ import { jsonbText } from '#libs/database/jsonb-text.js';
 import { joinLogRecords, type SpanLogRecord } from '#libs/traces/genai-events.js';
 import type { CanonicalSpan, Drop } from '#libs/traces/span.types.js';
 import { LandingListeners } from './landing-listeners.service.js';
-import { LiveLogsRepository, type WaitingLogRecord } from './live-logs.repository.js';
+import { LiveLogsRepository, type WaitingLogRecord } from './logs/live-logs.repository.js';
 import { TracesRepository } from './traces.repository.js';
 import { TRACE_LIVE_LAND_JOB, TRACE_LIVE_SEAL_JOB, TRACE_LIVE_SEALED_JOB } from './traces.jobs.js';
 import { LiveRepository, type LiveStreamRow } from './live.repository.js';
