@@ -87,6 +87,8 @@ const ALSO_EMBEDDED = [
   'test/e2e/online/',
   // Agents: runs joined to the SUT's exported trace (a bounded wait polling what landed), recorded traces as runs.
   'test/e2e/agents/',
+  // OTLP log records joined to their spans: the log inbox, row revisions and landing on the one embedded connection.
+  'test/e2e/traces/otlp-logs',
 ];
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -12,7 +12,7 @@ import { createValidationPipe } from '#libs/common/validation.js';
 import { AppModule } from './app.module.js';
 import type { AppConfig } from '#libs/config/app-config.js';
 import { trustProxySetting } from '#libs/config/trusted-proxies.js';
-import { OTLP_TRACES_PATH, otlpBodyParser } from './modules/traces/otlp-http.js';
+import { OTLP_LOGS_PATH, OTLP_TRACES_PATH, otlpBodyParser } from './modules/traces/otlp-http.js';
 import { buildOpenApiDocument, serveOpenApi } from './openapi.js';
 
 export interface CreatedApp {
@@ -39,7 +39,7 @@ export async function createApp(
   const drain = new HttpDrain();
   app.use(requestMiddleware(logger, drain));
   // OTLP/HTTP exports are protobuf or JSON of their own size limit, read before the API's body parsers.
-  app.use(OTLP_TRACES_PATH, otlpBodyParser(config.env.OTLP_MAX_BYTES));
+  app.use([OTLP_TRACES_PATH, OTLP_LOGS_PATH], otlpBodyParser(config.env.OTLP_MAX_BYTES));
   app.use(bodyParser(config.env.BODY_LIMIT));
   app.useGlobalPipes(createValidationPipe());
   // The OpenAPI document is built the first time something needs it (GET /docs, /openapi.json or

@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { completeOpenApiDocument } from '#libs/common/openapi-completion.js';
 import { admitNullReferences } from '#libs/common/openapi-nullable.js';
-import { EXAMPLE_OTLP_REQUEST } from './modules/traces/dto/traces.dto.js';
+import { EXAMPLE_OTLP_LOGS_REQUEST, EXAMPLE_OTLP_REQUEST } from './modules/traces/dto/traces.dto.js';
 import { describeOtlpErrors, describeOtlpRoute } from './modules/traces/otlp-http.js';
 import { SERVICE_VERSION } from './version.js';
 
@@ -71,7 +71,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   // generators name their methods after. One left out gets Nest's `SecretsController_list`, which
   // test/contract/operation-ids.spec.ts refuses (docs/api-conventions.md, "Operation ids").
   const document = SwaggerModule.createDocument(app, config);
-  describeOtlpRoute(document as never, EXAMPLE_OTLP_REQUEST);
+  describeOtlpRoute(document as never, { traces: EXAMPLE_OTLP_REQUEST, logs: EXAMPLE_OTLP_LOGS_REQUEST });
   // The document follows 3.0.3's reading of `nullable` (libs/common/openapi-nullable.ts).
   document.openapi = '3.0.3';
   admitNullReferences(document);

@@ -265,6 +265,14 @@ export class Environment {
   @Max(100_000_000)
   OTLP_MAX_PENDING_SPANS: number = 200_000;
 
+  /** Seconds a log record of POST /v1/logs waits for its span to land before it is dropped (`span_not_received`; default 3600). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(7 * 24 * 3600)
+  OTLP_LOG_PENDING_SECONDS: number = 3600;
+
   /** Most rows one upload may hold (default 1,000,000); more is 413. */
   @IsOptional()
   @Transform(toInt)

@@ -1099,6 +1099,16 @@ export interface TraceLiveStreams {
   workspace_id: string;
 }
 
+export interface TraceLogInbox {
+  data: Json;
+  dataset_id: string;
+  key: string;
+  received_at: Generated<Timestamp>;
+  row_id: string;
+  seen: Generated<boolean>;
+  seq: Generated<Int8>;
+}
+
 export interface TraceRetention {
   dataset_id: string | null;
   id: Generated<string>;
@@ -1296,6 +1306,7 @@ export interface DB {
   trace_inbox: TraceInbox;
   trace_ingest_runs: TraceIngestRuns;
   trace_live_streams: TraceLiveStreams;
+  trace_log_inbox: TraceLogInbox;
   trace_retention: TraceRetention;
   trace_scores: TraceScores;
   trace_tags: TraceTags;

@@ -17,9 +17,17 @@ interface MessageType {
   encode(message: unknown): { finish(): Uint8Array };
 }
 const otlpRoot = require('@opentelemetry/otlp-transformer/build/src/generated/root.js') as {
-  opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceResponse: MessageType } } } } };
+  opentelemetry: {
+    proto: {
+      collector: {
+        trace: { v1: { ExportTraceServiceResponse: MessageType } };
+        logs: { v1: { ExportLogsServiceResponse: MessageType } };
+      };
+    };
+  };
 };
 const ExportTraceServiceResponse = otlpRoot.opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse;
+const ExportLogsServiceResponse = otlpRoot.opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse;
 // google.rpc.Status is not among the generated types; protobufjs (their runtime) writes it.
 const { Writer } = require('protobufjs/minimal') as { Writer: { create(): ProtoWriter } };
 interface ProtoWriter {
@@ -63,6 +71,18 @@ export async function decodeExportRequest(body: unknown, encoding: OtlpEncoding)
     }
     return items;
   }
+  const request = parseJsonRequest(bytes, 'resourceSpans', 'ExportTraceServiceRequest');
+  // A request without resourceSpans is valid OTLP: nothing to land.
+  if (!request.resourceSpans) return items;
+  for await (const item of readRecordsAsync([request], 'request')) items.push(item);
+  return items;
+}
+
+/**
+ * An OTLP/JSON export request (`list`: its top-level array, `resourceSpans` or `resourceLogs`),
+ * parsed within the service's nesting limit; OtlpDecodeError when the body is not one.
+ */
+export function parseJsonRequest(bytes: Uint8Array, list: string, requestName: string): Record<string, unknown> {
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (scanJson(text, MAX_BODY_DEPTH).tooDeep)
     throw new OtlpDecodeError(`the JSON nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels`);
@@ -73,28 +93,32 @@ export async function decodeExportRequest(body: unknown, encoding: OtlpEncoding)
     throw new OtlpDecodeError(`the body is not valid JSON: ${(err as Error).message}`);
   }
   if (!request || typeof request !== 'object' || Array.isArray(request))
-    throw new OtlpDecodeError('an OTLP/JSON ExportTraceServiceRequest is a JSON object with `resourceSpans`');
-  const spans = (request as { resourceSpans?: unknown }).resourceSpans;
-  if (spans !== undefined && spans !== null && !Array.isArray(spans))
-    throw new OtlpDecodeError('`resourceSpans` must be an array');
-  // A request without resourceSpans is valid OTLP: nothing to land.
-  if (!spans) return items;
-  for await (const item of readRecordsAsync([request], 'request')) items.push(item);
-  return items;
+    throw new OtlpDecodeError(`an OTLP/JSON ${requestName} is a JSON object with \`${list}\``);
+  const records = (request as Record<string, unknown>)[list];
+  if (records !== undefined && records !== null && !Array.isArray(records))
+    throw new OtlpDecodeError(`\`${list}\` must be an array`);
+  return request as Record<string, unknown>;
 }
 
-/** The success answer: empty when every span was accepted, else `partial_success` with the count and the reason. */
+/** What an export's records are: spans (TraceService) or log records (LogsService). */
+export type OtlpSignal = 'traces' | 'logs';
+
+/**
+ * The success answer: empty when every record was accepted, else `partial_success` with the count
+ * (`rejected_spans` or `rejected_log_records`) and the reason.
+ */
 export function encodeExportResponse(
   rejected: number,
   message: string,
   encoding: OtlpEncoding,
+  signal: OtlpSignal = 'traces',
 ): Uint8Array | Record<string, unknown> {
-  const partialSuccess = rejected > 0 ? { rejectedSpans: rejected, errorMessage: message } : undefined;
+  const count = signal === 'traces' ? 'rejectedSpans' : 'rejectedLogRecords';
+  const partialSuccess = rejected > 0 ? { [count]: rejected, errorMessage: message } : undefined;
   if (encoding === 'json')
-    return partialSuccess ? { partialSuccess: { rejectedSpans: String(rejected), errorMessage: message } } : {};
-  return ExportTraceServiceResponse.encode(
-    ExportTraceServiceResponse.fromObject(partialSuccess ? { partialSuccess } : {}),
-  ).finish();
+    return partialSuccess ? { partialSuccess: { [count]: String(rejected), errorMessage: message } } : {};
+  const type = signal === 'traces' ? ExportTraceServiceResponse : ExportLogsServiceResponse;
+  return type.encode(type.fromObject(partialSuccess ? { partialSuccess } : {})).finish();
 }
 
 /** gRPC status codes for the HTTP statuses the receiver answers with (the OTLP/HTTP failure body is a google.rpc.Status). */

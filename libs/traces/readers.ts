@@ -510,7 +510,7 @@ function spanOf(
 }
 
 /** OTLP ids: hex in OTLP/JSON, byte arrays from protobuf, base64 from some older JSON exporters. All-zero ids mean absent. */
-function idOf(value: unknown, bytes: number): string {
+export function idOf(value: unknown, bytes: number): string {
   let hex = '';
   if (Array.isArray(value) || value instanceof Uint8Array) hex = Buffer.from(value as number[]).toString('hex');
   else if (typeof value === 'string') {
@@ -535,7 +535,7 @@ function statusOf(code: unknown): 'unset' | 'ok' | 'error' {
   return 'unset';
 }
 
-function nanosOf(value: unknown): string | null {
+export function nanosOf(value: unknown): string | null {
   if (typeof value === 'string' && /^\d+$/.test(value)) return value === '0' ? null : value;
   if (typeof value === 'number' && Number.isFinite(value) && value > 0) return BigInt(Math.round(value)).toString();
   if (value && typeof value === 'object' && 'low' in value && 'high' in value) {
@@ -596,7 +596,7 @@ function plain(v: unknown): AttributeValue {
 }
 
 /** OTLP AnyValue (JSON or protobuf object form) to a plain value. */
-function anyValue(v: unknown): AttributeValue {
+export function anyValue(v: unknown): AttributeValue {
   if (!v || typeof v !== 'object') return plain(v);
   const a = v as Record<string, unknown>;
   if ('stringValue' in a) return String(a.stringValue);

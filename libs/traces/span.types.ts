@@ -104,6 +104,10 @@ export const DROP_REASONS = [
   'malformed_record',
   'unsupported_record',
   'record_too_large',
+  // Log records (POST /v1/logs): none correlated to a span, its span not received in time, past a span's limit
+  'missing_trace_context',
+  'span_not_received',
+  'log_records_over_limit',
 ] as const;
 export type DropReason = (typeof DROP_REASONS)[number];
 

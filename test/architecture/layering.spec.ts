@@ -350,6 +350,7 @@ const TABLES_WITHOUT_ENTITY: Record<string, string> = {
   trace_feedback: 'traces',
   trace_ground_truth_versions: 'traces',
   trace_inbox: 'traces',
+  trace_log_inbox: 'traces',
   trace_ingest_runs: 'traces',
   trace_live_streams: 'traces',
   trace_retention: 'traces',

@@ -26,6 +26,9 @@ const HAND_WRITTEN_KEPT: Record<string, number> = {
   // note reading the queued flag as it was before its own update (a locked CTE); an ingest run's
   // counters summed key by key into its jsonb counts.
   'src/modules/traces/live.repository.ts': 3,
+  // Log records into their inbox from three unnested arrays, counting those new; joined records
+  // removed by (row id, key) pairs unnested; expired ones taken by a data-modifying CTE in age order.
+  'src/modules/traces/logs/live-logs.repository.ts': 3,
   // Items copied from another run (an insert-select CTE counting what it wrote); a page of conversations
   // (CTEs and a UNION); scores and uploaded outputs unpacked from one jsonb parameter; ANALYZE run_items
   // before a large run's pages (no table statement).
@@ -42,8 +45,9 @@ const HAND_WRITTEN_KEPT: Record<string, number> = {
   'src/modules/datasets/rows/rows.repository.ts': 8,
   // A reserved version's COPY staging (a temp table, and the insert from it: DISTINCT ON and a LATERAL
   // lookup per row); deleteAddedIn and deleteBefore (data-modifying CTEs, the latter aggregating the
-  // versions' losses with json_agg). appendFrom and the reads by key are typed.
-  'src/modules/datasets/bulk-rows.repository.ts': 4,
+  // versions' losses with json_agg); revise (data-modifying CTEs: a row changed in place or retired and
+  // written again at its ordinal). appendFrom and the reads by key are typed.
+  'src/modules/datasets/bulk-rows.repository.ts': 5,
   // beginAttempt: one INSERT … ON CONFLICT DO UPDATE whose CASE arms are the login throttle's rule.
   'src/modules/auth/auth.repository.ts': 1,
   // evalConfigsPinning: the pins read out of eval_configs.metrics with jsonb_array_elements() in FROM.

@@ -166,29 +166,27 @@ export interface GrpcAnswer {
 }
 
 /** One TraceService/Export call with grpc-js's own client (no exporter: the bytes and metadata as given). */
-export function grpcExport(address: string, body: Buffer, metadata: Record<string, string>): Promise<GrpcAnswer> {
+export function grpcExport(
+  address: string,
+  body: Buffer,
+  metadata: Record<string, string>,
+  method = '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
+): Promise<GrpcAnswer> {
   const client = new GrpcClient(address, credentials.createInsecure());
   const meta = new Metadata();
   for (const [key, value] of Object.entries(metadata)) meta.set(key, value);
   const bytes = (b: Buffer) => b;
   return new Promise<GrpcAnswer>((resolve) => {
-    client.makeUnaryRequest(
-      '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
-      bytes,
-      bytes,
-      body,
-      meta,
-      (err: ServiceError | null, response?: Buffer) => {
-        client.close();
-        if (err)
-          resolve({
-            code: err.code,
-            details: err.details,
-            statusDetails: err.metadata?.get('grpc-status-details-bin')[0] as Buffer | undefined,
-          });
-        else resolve({ code: 0, response });
-      },
-    );
+    client.makeUnaryRequest(method, bytes, bytes, body, meta, (err: ServiceError | null, response?: Buffer) => {
+      client.close();
+      if (err)
+        resolve({
+          code: err.code,
+          details: err.details,
+          statusDetails: err.metadata?.get('grpc-status-details-bin')[0] as Buffer | undefined,
+        });
+      else resolve({ code: 0, response });
+    });
   });
 }
 

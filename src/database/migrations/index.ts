@@ -36,6 +36,7 @@ import { OnlineAlerts1767200000000 } from './1767200000000-online-alerts.js';
 import { TraceScoreOf1767300000000 } from './1767300000000-trace-score-of.js';
 import { RunItemTrajectories1767400000000 } from './1767400000000-run-item-trajectories.js';
 import { ConnectionTraceLinks1767410000000 } from './1767410000000-connection-trace-links.js';
+import { TraceLogInbox1767480000000 } from './1767480000000-trace-log-inbox.js';
 
 /** Every migration, in order. Families append theirs; the same list runs on PostgreSQL and PGlite. */
 export const migrations = [
@@ -77,4 +78,5 @@ export const migrations = [
   TraceScoreOf1767300000000,
   RunItemTrajectories1767400000000,
   ConnectionTraceLinks1767410000000,
+  TraceLogInbox1767480000000,
 ];

@@ -138,6 +138,49 @@ export class BulkRowsRepository {
     return { taken: row.taken ?? 0, landed: row.landed ?? 0 };
   }
 
+  /** Of `rowIds`, the rows the dataset shows now (in its newest version, or written under the next one), with the version each was written under. */
+  async currentByIds(
+    datasetId: string,
+    rowIds: string[],
+  ): Promise<Array<{ row_id: string; added_in: number; data: Record<string, unknown> }>> {
+    if (!rowIds.length) return [];
+    const rows = await this.db.typed((q) =>
+      q
+        .selectFrom('dataset_rows')
+        .select(['row_id', 'added_in', 'data'])
+        .where('dataset_id', '=', datasetId)
+        .where('removed_in', 'is', null)
+        .where('row_id', '=', sql<string>`ANY(${rowIds}::uuid[])`),
+    );
+    return rows.map((r) => ({ row_id: r.row_id, added_in: r.added_in, data: r.data as Record<string, unknown> }));
+  }
+
+  /**
+   * New data (jsonb text) for rows the dataset shows, as of version `number`: a row written under
+   * `number` is changed in place; one written under an earlier version stays in that version
+   * (removed in `number`) and its new record, at the same ordinal, is written under `number`.
+   * Answers how many rows were revised.
+   */
+  async revise(datasetId: string, number: number, rows: Array<{ row_id: string; data: string }>): Promise<number> {
+    if (!rows.length) return 0;
+    const [row]: Array<{ n: number }> = await this.db.query(
+      `WITH input AS (SELECT * FROM unnest($2::uuid[], $3::jsonb[]) AS s(row_id, data)),
+       in_place AS (
+         UPDATE dataset_rows r SET data = i.data FROM input i
+          WHERE r.dataset_id = $1 AND r.row_id = i.row_id AND r.added_in = $4 AND r.removed_in IS NULL RETURNING 1
+       ), retired AS (
+         UPDATE dataset_rows r SET removed_in = $4 FROM input i
+          WHERE r.dataset_id = $1 AND r.row_id = i.row_id AND r.added_in < $4 AND r.removed_in IS NULL
+          RETURNING r.row_id, r.ordinal, i.data
+       ), written AS (
+         INSERT INTO dataset_rows (dataset_id, row_id, added_in, ordinal, data)
+         SELECT $1, row_id, $4, ordinal, data FROM retired RETURNING 1
+       ) SELECT ((SELECT count(*) FROM in_place) + (SELECT count(*) FROM written))::int AS n`,
+      [datasetId, rows.map((r) => r.row_id), rows.map((r) => r.data), number],
+    );
+    return row?.n ?? 0;
+  }
+
   /** Whether the dataset holds any row at all, in any version or none yet (a landing's under its reserved number). */
   async holdsRows(datasetId: string): Promise<boolean> {
     const rows = await this.db.typed((q) =>

@@ -215,19 +215,55 @@ export class DatasetWritesService {
       if (growing && landed) await this.datasets.addVersionRows(growing.id, landed);
       return { taken, landed, version: growing };
     }
-    const next = into as NextVersion;
+    const version = await this.openNext(dataset, number, into as NextVersion, { inserted: landed, updated: 0 });
+    return { taken, landed, version };
+  }
+
+  /** Version `number`, whose rows were just written under it, made the dataset's newest. */
+  private async openNext(
+    dataset: DatasetEntity,
+    number: number,
+    next: NextVersion,
+    changes: { inserted: number; updated: number },
+  ): Promise<DatasetVersionEntity> {
     const parent = await this.newest(dataset);
     const version = await this.datasetsService.createVersion(
       dataset,
       number,
       leadingThen(next.leadingColumns, parent),
-      { ...next.fields, changes: { inserted: landed, updated: 0, deleted: 0 } },
+      { ...next.fields, changes: { ...changes, deleted: 0 } },
       next.createdBy,
       // Reading its statistics here would read the whole dataset (a version holds its parent's rows) under the lock.
       { gathered: parent?.columns, mapping: next.mapping },
     );
     await this.datasets.setCounters(dataset.id, { latestVersion: number });
-    return { taken, landed, version };
+    return version;
+  }
+
+  /** Of `rowIds`, the rows the dataset shows now, with the version each was written under. */
+  currentRows(
+    datasetId: string,
+    rowIds: string[],
+  ): Promise<Array<{ row_id: string; added_in: number; data: Record<string, unknown> }>> {
+    return this.bulk.currentByIds(datasetId, rowIds);
+  }
+
+  /**
+   * New data for rows the dataset shows, in the growing version `into` (a row it holds already is
+   * changed in place; a row of an earlier version gets a new record in it, the earlier version
+   * unchanged), or in the next version, opened here when any row was revised (as appendFrom does).
+   */
+  async reviseRows(
+    dataset: DatasetEntity,
+    into: DatasetVersionEntity | NextVersion,
+    rows: Array<{ row_id: string; data: string }>,
+  ): Promise<{ revised: number; version: DatasetVersionEntity | null }> {
+    const growing = 'id' in into ? into : null;
+    const number = growing ? growing.number : dataset.latestVersion + 1;
+    const revised = await this.bulk.revise(dataset.id, number, rows);
+    if (!revised || growing) return { revised, version: growing };
+    const version = await this.openNext(dataset, number, into as NextVersion, { inserted: 0, updated: revised });
+    return { revised, version };
   }
 
   // Versions

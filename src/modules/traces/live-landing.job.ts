@@ -7,7 +7,13 @@ import type { JobContext, JobOf } from '#libs/queue/job.types.js';
 import { DatasetWritesService } from '../datasets/dataset-writes.service.js';
 import type { DatasetEntity } from '../datasets/entities/dataset.entity.js';
 import type { DatasetVersionEntity } from '../datasets/entities/dataset-version.entity.js';
+import { AppConfig } from '#libs/config/app-config.js';
+import { jsonbText } from '#libs/database/jsonb-text.js';
+import { joinLogRecords, type SpanLogRecord } from '#libs/traces/genai-events.js';
+import type { CanonicalSpan, Drop } from '#libs/traces/span.types.js';
 import { LandingListeners } from './landing-listeners.service.js';
+import { LiveLogsRepository, type WaitingLogRecord } from './logs/live-logs.repository.js';
+import { TracesRepository } from './traces.repository.js';
 import { TRACE_LIVE_LAND_JOB, TRACE_LIVE_SEAL_JOB, TRACE_LIVE_SEALED_JOB } from './traces.jobs.js';
 import { LiveRepository, type LiveStreamRow } from './live.repository.js';
 import { SPAN_COLUMNS, TRACE_MAPPING } from './trace-datasets.service.js';
@@ -15,6 +21,8 @@ import { TraceLanding } from './trace-landing.job.js';
 
 /** Spans one landing transaction moves from the inbox: bounded, so other writers to the dataset wait at most one batch. */
 export const LIVE_LAND_BATCH = 5000;
+/** Waiting log records one landing transaction looks at (joins to their landed spans, or marks as waiting for them). */
+export const LOG_JOIN_BATCH = 5000;
 /** How often a landing that waits for a file landing of the same dataset (its reserved version) looks again. */
 const RESERVATION_POLL_MS = 500;
 
@@ -38,6 +46,9 @@ export class LiveLanding {
     private readonly queue: JobQueue,
     private readonly transactions: TransactionRunner,
     private readonly listeners: LandingListeners,
+    private readonly logs: LiveLogsRepository,
+    private readonly traces: TracesRepository,
+    private readonly config: AppConfig,
   ) {}
 
   @JobHandler(TRACE_LIVE_LAND_JOB, { maxAttempts: 5 })
@@ -45,9 +56,10 @@ export class LiveLanding {
     payload,
     signal,
     progress,
-  }: JobContext<typeof TRACE_LIVE_LAND_JOB>): Promise<{ taken: number; landed: number }> {
+  }: JobContext<typeof TRACE_LIVE_LAND_JOB>): Promise<{ taken: number; landed: number; joined: number }> {
     let taken = 0;
     let landed = 0;
+    let joined = 0;
     for (;;) {
       const batch = await this.transactions.run(() => this.landBatch(payload.dataset_id));
       if (batch.blocked) {
@@ -57,11 +69,13 @@ export class LiveLanding {
       }
       taken += batch.taken;
       landed += batch.landed;
-      if (batch.taken) await progress({ taken, landed });
+      joined += batch.joined;
+      if (batch.taken || batch.joined) await progress({ taken, landed, joined });
       signal.throwIfAborted();
-      if (batch.taken === LIVE_LAND_BATCH) continue;
+      if (batch.taken === LIVE_LAND_BATCH || batch.logs === LOG_JOIN_BATCH) continue;
       // Spans acknowledged while this batch landed are taken by this job too; otherwise the next export queues a new one.
-      if (!(await this.transactions.run(() => this.live.releaseOrRetake(payload.dataset_id)))) return { taken, landed };
+      if (!(await this.transactions.run(() => this.live.releaseOrRetake(payload.dataset_id))))
+        return { taken, landed, joined };
     }
   }
 
@@ -114,41 +128,149 @@ export class LiveLanding {
     return sealed;
   }
 
-  /** One bounded batch from the inbox into the open head (opened here when there is none that may grow). */
-  private async landBatch(datasetId: string): Promise<{ taken: number; landed: number; blocked?: boolean }> {
+  /**
+   * One bounded batch from the inbox into the open head (opened here when there is none that may
+   * grow), then the waiting log records joined to the spans that have landed.
+   */
+  private async landBatch(
+    datasetId: string,
+  ): Promise<{ taken: number; landed: number; logs: number; joined: number; blocked?: boolean }> {
+    const none = { taken: 0, landed: 0, logs: 0, joined: 0 };
     const dataset = await this.datasets.lock(datasetId);
     const stream = dataset ? await this.live.find(datasetId, true) : null;
-    if (!dataset || !stream) return { taken: 0, landed: 0 };
-    if (await this.datasets.isReserved(dataset.id)) return { taken: 0, landed: 0, blocked: true };
+    if (!dataset || !stream) return none;
+    if (await this.datasets.isReserved(dataset.id)) return { ...none, blocked: true };
     let head = stream.head_version_id ? await this.datasets.version(stream.head_version_id) : null;
     if (head && !this.mayGrow(dataset, stream, head)) {
       await this.seal(dataset, stream);
       head = null;
     }
     const room = head ? stream.max_spans - stream.head_spans : stream.max_spans;
-    const { taken, landed, version } = await this.datasets.appendFrom(
-      dataset,
-      head ?? {
-        leadingColumns: SPAN_COLUMNS,
-        fields: { source: 'landed', message: `Live spans (OTLP) from ${new Date().toISOString()}` },
-        createdBy: stream.created_by,
-        mapping: TRACE_MAPPING,
-      },
-      this.live.inboxSource(dataset.id, Math.min(LIVE_LAND_BATCH, room)),
-    );
-    if (!taken) return { taken, landed };
-    if (landed && head) {
-      await this.live.setHead(dataset.id, { versionId: head.id, spans: stream.head_spans + landed, opened: false });
-    } else if (landed && version) {
-      await this.live.setHead(dataset.id, { versionId: version.id, spans: landed, opened: true });
-      await this.scheduleSeal(dataset, version.id, new Date(Date.now() + stream.window_seconds * 1000));
+    const limit = Math.min(LIVE_LAND_BATCH, room);
+    // The spans this batch takes: log records that waited for them are joined once they land.
+    const taking = await this.live.nextRowIds(dataset.id, limit);
+    const { taken, landed, version } = taking.length
+      ? await this.datasets.appendFrom(
+          dataset,
+          head ?? this.nextVersion(stream),
+          this.live.inboxSource(dataset.id, limit),
+        )
+      : { taken: 0, landed: 0, version: null };
+    if (taken) {
+      if (landed && head) {
+        await this.live.setHead(dataset.id, { versionId: head.id, spans: stream.head_spans + landed, opened: false });
+      } else if (landed && version) await this.opened(dataset, stream, version, landed);
+      // Spans of this stream dropped on receipt belong with the version their export's spans joined.
+      if (version) await this.live.claimDrops(stream.ingest_run_id, version.id);
+      await this.live.noteLanded(dataset.id, taken);
+      await this.live.addRunCounts(stream.ingest_run_id, { landed, deduplicated: taken - landed }, version?.id);
     }
-    // Spans of this stream dropped on receipt belong with the version their export's spans joined.
-    if (version) await this.live.claimDrops(stream.ingest_run_id, version.id);
-    await this.live.noteLanded(dataset.id, taken);
-    await this.live.addRunCounts(stream.ingest_run_id, { landed, deduplicated: taken - landed }, version?.id);
-    if (landed) await this.listeners.landed(dataset.workspaceId, dataset.id);
-    return { taken, landed };
+    const logs = await this.joinLogs(dataset, stream, landed ? (head ?? version) : head, taking);
+    if (landed || logs.joined) await this.listeners.landed(dataset.workspaceId, dataset.id);
+    return { taken, landed, ...logs };
+  }
+
+  private nextVersion(stream: LiveStreamRow) {
+    return {
+      leadingColumns: SPAN_COLUMNS,
+      fields: { source: 'landed' as const, message: `Live spans (OTLP) from ${new Date().toISOString()}` },
+      createdBy: stream.created_by,
+      mapping: TRACE_MAPPING,
+    };
+  }
+
+  /** A version this landing opened becomes the open head, sealed when its window ends. */
+  private async opened(
+    dataset: DatasetEntity,
+    stream: LiveStreamRow,
+    version: DatasetVersionEntity,
+    spans: number,
+  ): Promise<void> {
+    await this.live.setHead(dataset.id, { versionId: version.id, spans, opened: true });
+    await this.scheduleSeal(dataset, version.id, new Date(Date.now() + stream.window_seconds * 1000));
+  }
+
+  /**
+   * Joins waiting log records to their spans' rows: those not looked at yet and those of the spans
+   * just taken. A span's row gets its new data in the open head (changed in place when it landed
+   * there, else a new record of the row; a head is opened when none is). Records whose span has not
+   * landed wait for it (marked seen); records older than OTLP_LOG_PENDING_SECONDS are dropped
+   * (`span_not_received`), as are those over a span's limit.
+   */
+  private async joinLogs(
+    dataset: DatasetEntity,
+    stream: LiveStreamRow,
+    head: DatasetVersionEntity | null,
+    taking: string[],
+  ): Promise<{ logs: number; joined: number }> {
+    const retention = this.config.env.OTLP_LOG_PENDING_SECONDS;
+    const expired = await this.logs.takeExpired(dataset.id, retention, LOG_JOIN_BATCH);
+    const drops: Drop[] = expired.map((r) =>
+      logDrop(r, 'span_not_received', `its span did not arrive within OTLP_LOG_PENDING_SECONDS (${retention} s)`),
+    );
+    const candidates = await this.logs.candidates(dataset.id, taking, LOG_JOIN_BATCH);
+    const byRow = new Map<string, WaitingLogRecord[]>();
+    for (const c of candidates) byRow.set(c.row_id, [...(byRow.get(c.row_id) ?? []), c]);
+    const rows = await this.datasets.currentRows(dataset.id, [...byRow.keys()]);
+    const revisions: Array<{ row_id: string; data: string }> = [];
+    let joined = 0;
+    for (const row of rows) {
+      const waiting = byRow.get(row.row_id)!;
+      const outcome = joinLogRecords(
+        row.data as unknown as CanonicalSpan,
+        waiting.map((w) => (w.data as { record: SpanLogRecord }).record),
+      );
+      joined += outcome.added;
+      if (outcome.added) revisions.push({ row_id: row.row_id, data: jsonbText(outcome.span) });
+      const over = new Set(outcome.overflow.map((r) => r.key));
+      for (const w of waiting.filter((x) => over.has(x.key)))
+        drops.push(logDrop(w, 'log_records_over_limit', 'its span keeps the most log records it may already'));
+    }
+    const landedRows = new Set(rows.map((r) => r.row_id));
+    await this.logs.remove(
+      dataset.id,
+      candidates.filter((c) => landedRows.has(c.row_id)),
+    );
+    const waiting = [...byRow.keys()].filter((id) => !landedRows.has(id));
+    await this.logs.markSeen(dataset.id, waiting);
+    let open = head;
+    if (revisions.length) {
+      const { version } = await this.datasets.reviseRows(dataset, head ?? this.nextVersion(stream), revisions);
+      if (!head && version) await this.opened(dataset, stream, version, 0);
+      open = version;
+    }
+    if (drops.length) {
+      const reasons: Record<string, number> = {};
+      for (const d of drops) reasons[d.reason] = (reasons[d.reason] ?? 0) + 1;
+      // A dropped log record is received and dropped at once in the stream's counters (joined ones count nowhere there).
+      const { droppedBefore } = await this.live.addRunCounts(stream.ingest_run_id, {
+        received: drops.length,
+        dropped: drops.length,
+        dropReasons: reasons,
+      });
+      await this.traces.appendDrops(
+        {
+          workspace_id: dataset.workspaceId,
+          run_id: stream.ingest_run_id,
+          dataset_id: dataset.id,
+          version_id: open?.id ?? null,
+        },
+        droppedBefore + 1,
+        drops,
+      );
+    }
+    // Records now waiting for their span are looked at again when it lands, or dropped once too old.
+    if (waiting.length)
+      await this.queue.enqueue({
+        type: TRACE_LIVE_LAND_JOB,
+        payload: { dataset_id: dataset.id },
+        workspaceId: dataset.workspaceId,
+        targetType: 'dataset',
+        targetId: dataset.id,
+        createdBy: stream.created_by,
+        runAfter: new Date(Date.now() + (retention + 1) * 1000),
+      });
+    return { logs: candidates.length + expired.length, joined };
   }
 
   /** Whether the open head may take more spans: still a candidate, still the newest version, inside its window and under its size. */
@@ -208,4 +330,15 @@ export class LiveLanding {
       runAfter: at,
     });
   }
+}
+
+/** A log record dropped by the landing, with the record and its span's ids as its payload. */
+function logDrop(record: WaitingLogRecord, reason: Drop['reason'], detail: string): Drop {
+  const data = record.data as { trace_id?: string; span_id?: string; record?: SpanLogRecord };
+  return {
+    reason,
+    detail: `log record${data.record?.event_name ? ` ${data.record.event_name}` : ''} of span ${data.span_id ?? '?'} (trace ${data.trace_id ?? '?'}): ${detail}`,
+    source_ref: `span ${data.span_id ?? '?'}`,
+    payload: data,
+  };
 }

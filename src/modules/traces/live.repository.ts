@@ -107,16 +107,17 @@ export class LiveRepository {
   // as TypeORM answers a bare one as [rows, affected].)
 
   /**
-   * After an export: adds to the pending count and marks a landing as queued. Answers whether one
-   * was queued already (then the caller queues none: the running landing takes these spans too).
+   * After an export: adds its new spans to the pending count and marks a landing as queued when it
+   * brought spans or log records. Answers whether one was queued already (then the caller queues
+   * none: the running landing takes these too).
    */
-  async noteReceived(datasetId: string, added: number): Promise<{ wasQueued: boolean }> {
+  async noteReceived(datasetId: string, added: number, addedLogs = 0): Promise<{ wasQueued: boolean }> {
     const [row]: Array<{ was_queued: boolean }> = await this.db.query(
       `WITH old AS (SELECT land_queued FROM trace_live_streams WHERE dataset_id = $1 FOR UPDATE), changed AS (
-         UPDATE trace_live_streams s SET pending = s.pending + $2, last_received_at = now(), land_queued = s.land_queued OR $2 > 0, updated_at = now()
+         UPDATE trace_live_streams s SET pending = s.pending + $2, last_received_at = now(), land_queued = s.land_queued OR $2 + $3 > 0, updated_at = now()
            FROM old WHERE s.dataset_id = $1 RETURNING old.land_queued AS was_queued
        ) SELECT was_queued FROM changed`,
-      [datasetId, added],
+      [datasetId, added, addedLogs],
     );
     return { wasQueued: row?.was_queued ?? false };
   }
@@ -159,13 +160,23 @@ export class LiveRepository {
       q
         .updateTable('trace_live_streams')
         .set((eb) => ({
+          // Log records the landing has not looked at keep it too; those waiting for their span do not.
           land_queued: eb
-            .exists(
-              eb
-                .selectFrom('trace_inbox')
-                .select(sql<number>`1`.as('one'))
-                .where('trace_inbox.dataset_id', '=', datasetId),
-            )
+            .or([
+              eb.exists(
+                eb
+                  .selectFrom('trace_inbox')
+                  .select(sql<number>`1`.as('one'))
+                  .where('trace_inbox.dataset_id', '=', datasetId),
+              ),
+              eb.exists(
+                eb
+                  .selectFrom('trace_log_inbox')
+                  .select(sql<number>`1`.as('one'))
+                  .where('trace_log_inbox.dataset_id', '=', datasetId)
+                  .where('trace_log_inbox.seen', '=', false),
+              ),
+            ])
             .$castTo<boolean>(),
           updated_at: now,
         }))
@@ -230,6 +241,14 @@ export class LiveRepository {
       ],
     );
     return { droppedBefore: (row?.dropped ?? 0) - (counts.dropped ?? 0) };
+  }
+
+  /** The row ids of the next `limit` inbox spans, in the order inboxSource takes them. */
+  async nextRowIds(datasetId: string, limit: number): Promise<string[]> {
+    const rows = await this.db.typed((q) =>
+      q.selectFrom('trace_inbox').select('row_id').where('dataset_id', '=', datasetId).orderBy('seq').limit(limit),
+    );
+    return rows.map((r) => r.row_id);
   }
 
   /**

@@ -12,7 +12,9 @@ import {
   encodeStatus,
   grpcCode,
   OtlpDecodeError,
+  type OtlpSignal,
 } from '#libs/traces/otlp-codec.js';
+import { decodeLogsRequest } from '#libs/traces/otlp-logs.js';
 import {
   BACKPRESSURE_RETRY_SECONDS,
   DATASET_HEADER,
@@ -23,16 +25,18 @@ import { TraceErrors } from './traces.errors.js';
 
 /** The method an OTLP/gRPC exporter calls (opentelemetry-proto, collector/trace/v1/trace_service.proto). */
 export const OTLP_GRPC_EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
+/** The log method (opentelemetry-proto, collector/logs/v1/logs_service.proto). */
+export const OTLP_GRPC_LOGS_EXPORT_PATH = '/opentelemetry.proto.collector.logs.v1.LogsService/Export';
 
 const bytes = (value: Buffer): Buffer => value;
 /**
- * TraceService with its one method. The request stays bytes here and is decoded by the codec the
- * HTTP receiver uses (OpenTelemetry's generated types), so a body that is not an
- * ExportTraceServiceRequest is the same INVALID_ARGUMENT and a bad span the same drop.
+ * A service with its one Export method. The request stays bytes here and is decoded by the codec
+ * the HTTP receiver uses (OpenTelemetry's generated types), so a body that is not an export
+ * request is the same INVALID_ARGUMENT and a bad record the same drop.
  */
-const TRACE_SERVICE: ServiceDefinition = {
+const exportService = (path: string): ServiceDefinition => ({
   Export: {
-    path: OTLP_GRPC_EXPORT_PATH,
+    path,
     requestStream: false,
     responseStream: false,
     requestSerialize: bytes,
@@ -41,12 +45,12 @@ const TRACE_SERVICE: ServiceDefinition = {
     responseDeserialize: bytes,
     originalName: 'export',
   },
-};
+});
 
 /**
- * The OTLP/gRPC trace receiver, on its own port (OTLP_GRPC_PORT; OTLP's is 4317): what an
- * OpenTelemetry SDK's `exporter-trace-otlp-grpc` or a Collector's `otlp` exporter sends. The same
- * live landing as POST /v1/traces: an API key in the `authorization` metadata (`Bearer ews_...`,
+ * The OTLP/gRPC trace and log receiver, on its own port (OTLP_GRPC_PORT; OTLP's is 4317): what an
+ * OpenTelemetry SDK's `exporter-trace-otlp-grpc` (`exporter-logs-otlp-grpc`) or a Collector's
+ * `otlp` exporter sends. The same live landing as POST /v1/traces and /v1/logs: an API key in the `authorization` metadata (`Bearer ews_...`,
  * member or above; its workspace is the target), the dataset from the `x-ews-dataset` metadata
  * or each resource's `service.name`, spans durable before the answer, partial success for
  * rejected spans. Failures are gRPC statuses: UNAUTHENTICATED, PERMISSION_DENIED,
@@ -71,14 +75,15 @@ export class OtlpGrpcReceiver implements OnApplicationShutdown {
     // grpc-js (some 70 modules) loads only when OTLP_GRPC_PORT asks for the receiver.
     const grpc = await import('@grpc/grpc-js');
     const server = new grpc.Server({ 'grpc.max_receive_message_length': this.config.env.OTLP_MAX_BYTES });
-    server.addService(TRACE_SERVICE, {
-      Export: (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
-        this.export(call).then(
+    const handler =
+      (signal: OtlpSignal) => (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
+        this.export(call, signal).then(
           (answer) => callback(null, answer),
           (err: unknown) => callback(this.failure(err, grpc)),
         );
-      },
-    });
+      };
+    server.addService(exportService(OTLP_GRPC_EXPORT_PATH), { Export: handler('traces') });
+    server.addService(exportService(OTLP_GRPC_LOGS_EXPORT_PATH), { Export: handler('logs') });
     const bound = await new Promise<number>((resolve, reject) => {
       server.bindAsync(
         `${host.includes(':') ? `[${host}]` : host}:${port}`,
@@ -108,7 +113,7 @@ export class OtlpGrpcReceiver implements OnApplicationShutdown {
     });
   }
 
-  private async export(call: ServerUnaryCall<Buffer, Buffer>): Promise<Buffer> {
+  private async export(call: ServerUnaryCall<Buffer, Buffer>, signal: OtlpSignal): Promise<Buffer> {
     const first = (key: string): string | undefined => {
       const value = call.metadata.get(key)[0];
       return value === undefined ? undefined : String(value);
@@ -119,16 +124,30 @@ export class OtlpGrpcReceiver implements OnApplicationShutdown {
       { requestId: randomUUID(), userId: principal.userId, apiKeyId: principal.apiKey?.id },
       async () => {
         const datasetName = otlpDatasetName(first(DATASET_HEADER));
-        const items = await decodeExportRequest(call.request, 'protobuf').catch((err: unknown) => {
+        const undecodable = (err: unknown) => {
           if (err instanceof OtlpDecodeError)
-            throw new DomainError(
+            return new DomainError(
               TraceErrors.otlp_body_undecodable,
-              `The message is not an OTLP ExportTraceServiceRequest: ${err.message}`,
+              `The message is not an OTLP ${signal === 'traces' ? 'ExportTraceServiceRequest' : 'ExportLogsServiceRequest'}: ${err.message}`,
             );
-          throw err;
-        });
-        const outcome = await this.ingest.export(principal, access.workspaceId, datasetName, items);
-        return Buffer.from(encodeExportResponse(outcome.rejected, outcome.message, 'protobuf') as Uint8Array);
+          return err;
+        };
+        let outcome;
+        if (signal === 'traces') {
+          const items = await decodeExportRequest(call.request, 'protobuf').catch((err: unknown) => {
+            throw undecodable(err);
+          });
+          outcome = await this.ingest.export(principal, access.workspaceId, datasetName, items);
+        } else {
+          let items;
+          try {
+            items = decodeLogsRequest(call.request, 'protobuf');
+          } catch (err) {
+            throw undecodable(err);
+          }
+          outcome = await this.ingest.exportLogs(principal, access.workspaceId, datasetName, items);
+        }
+        return Buffer.from(encodeExportResponse(outcome.rejected, outcome.message, 'protobuf', signal) as Uint8Array);
       },
     );
   }

@@ -5,7 +5,7 @@ import { CommonErrors } from '#libs/common/error-codes.js';
 import { PROBLEM_CONTENT_TYPE, type ProblemWriter } from '#libs/common/problem.js';
 import { encodeStatus, grpcCode, OTLP_JSON_TYPE, OTLP_PROTOBUF_TYPES, otlpEncoding } from '#libs/traces/otlp-codec.js';
 
-/** The media type refusal of POST /v1/traces. */
+/** The media type refusal of POST /v1/traces and /v1/logs. */
 export function unsupportedOtlpType(contentType: string | undefined): DomainError {
   return new DomainError(
     CommonErrors.unsupported_media_type,
@@ -16,6 +16,26 @@ export function unsupportedOtlpType(contentType: string | undefined): DomainErro
 
 /** The OTLP/HTTP trace path, as exporters append it to their endpoint. */
 export const OTLP_TRACES_PATH = '/v1/traces';
+/** The OTLP/HTTP log path, as exporters append it to their endpoint. */
+export const OTLP_LOGS_PATH = '/v1/logs';
+
+/** The OTLP/HTTP paths, what each receives, and its export request's top-level list. */
+const OTLP_ROUTES = [
+  {
+    path: OTLP_TRACES_PATH,
+    request: 'ExportTraceServiceRequest',
+    response: 'ExportTraceServiceResponse',
+    list: 'resourceSpans',
+    ids: 'hex trace and span ids',
+  },
+  {
+    path: OTLP_LOGS_PATH,
+    request: 'ExportLogsServiceRequest',
+    response: 'ExportLogsServiceResponse',
+    list: 'resourceLogs',
+    ids: 'hex trace and span ids',
+  },
+] as const;
 
 /**
  * Failures of an OTLP/HTTP request in its own encoding, as the protocol asks: a binary
@@ -41,7 +61,7 @@ function otlpProblemWriter(encoding: 'protobuf' | 'json'): ProblemWriter {
 }
 
 /**
- * The body of POST /v1/traces: binary protobuf or OTLP JSON, gzip- or deflate-compressed or not,
+ * The body of POST /v1/traces and /v1/logs: binary protobuf or OTLP JSON, gzip- or deflate-compressed or not,
  * read whole (at most `limit` bytes once decompressed: a larger export is 413, however small it
  * was compressed) and left as bytes for the codec. Runs before the service's JSON parser, whose
  * limit is for API bodies.
@@ -62,48 +82,47 @@ export function otlpBodyParser(limit: number): RequestHandler {
 }
 
 /**
- * The request and answer of POST /v1/traces per media type (decorators give one schema to every
- * type): binary protobuf as bytes, OTLP JSON as the ExportTraceServiceRequest object.
+ * The request and answer of POST /v1/traces and /v1/logs per media type (decorators give one
+ * schema to every type): binary protobuf as bytes, OTLP JSON as the export request object.
  */
 export function describeOtlpRoute(
   document: { paths: Record<string, Record<string, any>> },
-  jsonExample: unknown,
+  jsonExamples: { traces: unknown; logs: unknown },
 ): void {
-  const operation = document.paths[OTLP_TRACES_PATH]?.post;
-  if (!operation) return;
-  const bytes = {
-    type: 'string',
-    format: 'binary',
-    description:
-      'An ExportTraceServiceRequest, binary protobuf (opentelemetry-proto), optionally gzip-compressed (Content-Encoding: gzip)',
-  };
-  operation.requestBody = {
-    required: true,
-    description:
-      'An OTLP ExportTraceServiceRequest, gzip or deflate Content-Encoding allowed; at most OTLP_MAX_BYTES once decompressed',
-    content: {
-      'application/x-protobuf': { schema: bytes },
-      'application/json': {
-        schema: {
-          type: 'object',
-          description:
-            'An ExportTraceServiceRequest in the OTLP JSON mapping (hex trace and span ids, integer enums, int64 times as strings)',
-          properties: { resourceSpans: { type: 'array', items: { type: 'object', additionalProperties: true } } },
-          additionalProperties: true,
-        },
-        example: jsonExample,
-      },
-    },
-  };
-  const ok = operation.responses?.['200'];
-  const json = ok?.content?.['application/json'];
-  if (ok && json)
-    ok.content = {
-      'application/x-protobuf': {
-        schema: { type: 'string', format: 'binary', description: 'An ExportTraceServiceResponse, binary protobuf' },
-      },
-      'application/json': json,
+  for (const route of OTLP_ROUTES) {
+    const operation = document.paths[route.path]?.post;
+    if (!operation) continue;
+    const bytes = {
+      type: 'string',
+      format: 'binary',
+      description: `An ${route.request}, binary protobuf (opentelemetry-proto), optionally gzip-compressed (Content-Encoding: gzip)`,
     };
+    operation.requestBody = {
+      required: true,
+      description: `An OTLP ${route.request}, gzip or deflate Content-Encoding allowed; at most OTLP_MAX_BYTES once decompressed`,
+      content: {
+        'application/x-protobuf': { schema: bytes },
+        'application/json': {
+          schema: {
+            type: 'object',
+            description: `An ${route.request} in the OTLP JSON mapping (${route.ids}, integer enums, int64 times as strings)`,
+            properties: { [route.list]: { type: 'array', items: { type: 'object', additionalProperties: true } } },
+            additionalProperties: true,
+          },
+          example: route.path === OTLP_TRACES_PATH ? jsonExamples.traces : jsonExamples.logs,
+        },
+      },
+    };
+    const ok = operation.responses?.['200'];
+    const json = ok?.content?.['application/json'];
+    if (ok && json)
+      ok.content = {
+        'application/x-protobuf': {
+          schema: { type: 'string', format: 'binary', description: `An ${route.response}, binary protobuf` },
+        },
+        'application/json': json,
+      };
+  }
 }
 
 /**
@@ -111,8 +130,10 @@ export function describeOtlpRoute(
  * beside each error's problem+json, once the document's errors are complete.
  */
 export function describeOtlpErrors(document: { paths: Record<string, Record<string, any>> }): void {
-  const responses = document.paths[OTLP_TRACES_PATH]?.post?.responses ?? {};
-  for (const [status, response] of Object.entries<{ content?: Record<string, unknown> }>(responses)) {
+  const responses = OTLP_ROUTES.flatMap((route) =>
+    Object.entries<{ content?: Record<string, unknown> }>(document.paths[route.path]?.post?.responses ?? {}),
+  );
+  for (const [status, response] of responses) {
     if (!/^[45]\d\d$/.test(status) || !response.content) continue;
     response.content['application/x-protobuf'] = {
       schema: {

@@ -13,6 +13,7 @@ import { LiveLanding } from './live-landing.job.js';
 import { LiveStreamsController } from './live-streams.controller.js';
 import { LiveStreamsService } from './live-streams.service.js';
 import { LiveRepository } from './live.repository.js';
+import { LiveLogsRepository } from './logs/live-logs.repository.js';
 import { OtlpController } from './otlp.controller.js';
 import { OtlpGrpcReceiver } from './otlp-grpc.receiver.js';
 import { RetentionController } from './retention.controller.js';
@@ -51,6 +52,7 @@ import './traces.errors.js';
     TraceDatasets,
     TraceEnricher,
     LiveRepository,
+    LiveLogsRepository,
     LiveIngestService,
     OtlpGrpcReceiver,
     LiveLanding,

@@ -4667,7 +4667,10 @@ export interface DroppedRecordsDto {
     | "end_before_start"
     | "malformed_record"
     | "unsupported_record"
-    | "record_too_large";
+    | "record_too_large"
+    | "missing_trace_context"
+    | "span_not_received"
+    | "log_records_over_limit";
 }
 
 export interface EditReviewLabelParams {
@@ -5118,6 +5121,12 @@ export interface EvaluatorVersionResponse {
   /** @example 1 */
   version: number;
 }
+
+/**
+ * An ExportLogsServiceRequest, binary protobuf (opentelemetry-proto), optionally gzip-compressed (Content-Encoding: gzip)
+ * @format binary
+ */
+export type ExportOtlpLogsPayload = File;
 
 /**
  * An ExportTraceServiceRequest, binary protobuf (opentelemetry-proto), optionally gzip-compressed (Content-Encoding: gzip)
@@ -8742,7 +8751,10 @@ export interface ListTraceLandingRunDropsParams {
     | "end_before_start"
     | "malformed_record"
     | "unsupported_record"
-    | "record_too_large";
+    | "record_too_large"
+    | "missing_trace_context"
+    | "span_not_received"
+    | "log_records_over_limit";
   /**
    * The run's id
    * @format uuid
@@ -8848,7 +8860,10 @@ export interface ListTraceVersionDropsParams {
     | "end_before_start"
     | "malformed_record"
     | "unsupported_record"
-    | "record_too_large";
+    | "record_too_large"
+    | "missing_trace_context"
+    | "span_not_received"
+    | "log_records_over_limit";
   /**
    * The version's id
    * @format uuid
@@ -9527,6 +9542,23 @@ export interface OpenAiChatTransportResponse {
 
 export interface OtlpExportResponse {
   partialSuccess?: OtlpPartialSuccess;
+}
+
+export interface OtlpLogsExportResponse {
+  partialSuccess?: OtlpLogsPartialSuccess;
+}
+
+export interface OtlpLogsPartialSuccess {
+  /**
+   * Why, with where to read the rejected records and their payloads
+   * @example "1 log record rejected: missing_trace_context (1); the first, log record 3: the log record has no trace id: only records correlated to a span are kept. GET /traces/runs/{run_id}/drops lists them with their payloads"
+   */
+  errorMessage: string;
+  /**
+   * Log records the service rejected (an int64, as a string in the OTLP JSON mapping)
+   * @example "1"
+   */
+  rejectedLogRecords: string;
 }
 
 export interface OtlpPartialSuccess {
@@ -14307,7 +14339,10 @@ export interface TraceDropRecordResponse {
     | "end_before_start"
     | "malformed_record"
     | "unsupported_record"
-    | "record_too_large";
+    | "record_too_large"
+    | "missing_trace_context"
+    | "span_not_received"
+    | "log_records_over_limit";
   /** @example "d92aed34-d835-4276-b59e-0b2a492cade7" */
   run_id: string;
   /**
@@ -23789,6 +23824,36 @@ export class EvaluationWorkspaceClient<
       }),
   };
   v1 = {
+    /**
+     * @description Receives an OTLP/HTTP log export (binary protobuf or OTLP JSON, gzip or not), such as the GenAI events OpenTelemetry's instrumentations of model clients emit. Each record with trace context is kept for its span, in the dataset its spans land in (`x-ews-dataset`, else each resource's `service.name`), and joined to the span's row: GenAI events fill its `input`, `output` and `tool_calls` where the span lacks them, every record stays on the row as `log.records`. A record without trace context is rejected (partial success). Durable when this answers 200, authenticated and throttled as POST /v1/traces (members).
+     *
+     * @tags traces
+     * @name ExportOtlpLogs
+     * @summary Receives an OTLP/HTTP log export (binary protobuf or OTLP JSON, gzip or not), such as the GenAI events OpenTelemetry's instrumentations of model clients emit
+     * @request POST:/v1/logs
+     * @secure
+     * @response `200` `File` An ExportLogsServiceResponse in the request's encoding; `partialSuccess` counts the log records rejected and says why
+     * @response `400` `ProblemResponse` otlp_body_undecodable, otlp_dataset_header_invalid, trace_dataset_invalid (the name is a test-case dataset's), validation_failed (x-ews-workspace missing or not a UUID with a user's token). A protobuf request gets a google.rpc.Status (application/x-protobuf) instead
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: member or above in the API key's workspace (with a user's token: the workspace in header x-ews-workspace)
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` payload_too_large: over OTLP_MAX_BYTES once decompressed, or more than 10,000 log records
+     * @response `415` `ProblemResponse` unsupported_media_type: a Content-Type other than application/x-protobuf or application/json, or a Content-Encoding other than gzip or deflate
+     * @response `429` `ProblemResponse` otlp_backpressure: the dataset has more log records waiting for their spans than OTLP_MAX_PENDING_SPANS; retry after Retry-After seconds
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    exportOtlpLogs: (data: ExportOtlpLogsPayload, params: RequestParams = {}) =>
+      this.request<File, ProblemResponse>({
+        path: `/v1/logs`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+
     /**
      * @description Receives an OTLP/HTTP trace export (binary protobuf or OTLP JSON, gzip or not) into trace datasets: the `x-ews-dataset` header names the dataset, else each resource's `service.name` does (created as a trace dataset on first use). Authenticated by an API key (its workspace is the target) or a user's token with `x-ews-workspace`. The spans are durable when this answers 200, and land in the dataset's open head version within moments; an exporter's retry never lands a span twice (members).
      *

@@ -86,3 +86,24 @@ export class OtlpExportResponse {
   @ApiPropertyOptional({ type: OtlpPartialSuccess })
   partialSuccess?: OtlpPartialSuccess;
 }
+
+class OtlpLogsPartialSuccess {
+  /** Log records the service rejected (an int64, as a string in the OTLP JSON mapping) */
+  @ApiProperty({ type: String, example: '1' })
+  rejectedLogRecords: string;
+  /** Why, with where to read the rejected records and their payloads */
+  @ApiProperty({
+    example:
+      '1 log record rejected: missing_trace_context (1); the first, log record 3: the log record has no trace id: only records correlated to a span are kept. GET /traces/runs/{run_id}/drops lists them with their payloads',
+  })
+  errorMessage: string;
+}
+
+/**
+ * An ExportLogsServiceResponse in the OTLP JSON mapping (binary protobuf for a protobuf
+ * request): empty when every log record was accepted.
+ */
+export class OtlpLogsExportResponse {
+  @ApiPropertyOptional({ type: OtlpLogsPartialSuccess })
+  partialSuccess?: OtlpLogsPartialSuccess;
+}

@@ -54,6 +54,31 @@ export const EXAMPLE_OTLP_REQUEST = {
   ],
 };
 
+/** An OTLP/JSON ExportLogsServiceRequest of the examples: the user message of that span, as a GenAI event record. */
+export const EXAMPLE_OTLP_LOGS_REQUEST = {
+  resourceLogs: [
+    {
+      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'support-bot' } }] },
+      scopeLogs: [
+        {
+          scope: { name: '@opentelemetry/instrumentation-openai' },
+          logRecords: [
+            {
+              timeUnixNano: '1747145160000000000',
+              severityNumber: 9,
+              traceId: EXAMPLE_TRACE.trace,
+              spanId: EXAMPLE_TRACE.span,
+              eventName: 'gen_ai.user.message',
+              body: { kvlistValue: { values: [{ key: 'content', value: { stringValue: 'Where is my order?' } }] } },
+              attributes: [{ key: 'gen_ai.system', value: { stringValue: 'openai' } }],
+            },
+          ],
+        },
+      ],
+    },
+  ],
+};
+
 export const OPEN = { type: 'object', additionalProperties: true } as const;
 
 export const CONNECTION_KINDS = ['otlp_file_url', 'langfuse', 'phoenix'] as const;
