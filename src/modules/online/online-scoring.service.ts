@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { trajectoryFromSpans } from '#libs/evaluation/trajectory/from-spans.js';
 import pLimit from 'p-limit';
 import type { Filter } from '#libs/database/query-language.js';
 import { AppConfig } from '#libs/config/app-config.js';
@@ -235,6 +236,8 @@ export class OnlineScoring {
             latency_ms: ctx.latency_ms,
             usage: ctx.tokens as never,
             cost_usd: null,
+            // What the target's spans show the agent did: trajectory metrics score it as they score a run's.
+            trajectory: trajectoryFromSpans(own as never, spec.level === 'trace' ? target.target_key : null),
           });
           return { target, own, scored, ctx };
         }),
