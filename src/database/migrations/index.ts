@@ -35,6 +35,7 @@ import { OnlineEvaluation1767100000000 } from './1767100000000-online-evaluation
 import { OnlineAlerts1767200000000 } from './1767200000000-online-alerts.js';
 import { TraceScoreOf1767300000000 } from './1767300000000-trace-score-of.js';
 import { RunItemTrajectories1767400000000 } from './1767400000000-run-item-trajectories.js';
+import { SpanTreeIndex1767650000000 } from './1767650000000-span-tree-index.js';
 
 /** Every migration, in order. Families append theirs; the same list runs on PostgreSQL and PGlite. */
 export const migrations = [
@@ -75,4 +76,5 @@ export const migrations = [
   OnlineAlerts1767200000000,
   TraceScoreOf1767300000000,
   RunItemTrajectories1767400000000,
+  SpanTreeIndex1767650000000,
 ];

@@ -19,6 +19,8 @@ import { RetentionController } from './retention.controller.js';
 import { RetentionRepository } from './retention.repository.js';
 import { TraceRetentionService } from './retention.service.js';
 import { TraceDataController } from './trace-data.controller.js';
+import { SpanTreeController } from './span-tree.controller.js';
+import { SpanTreeService } from './span-tree.service.js';
 import { ScoresController } from './scores/scores.controller.js';
 import { TraceScoresRepository } from './scores/scores.repository.js';
 import { TraceScoresService } from './scores/scores.service.js';
@@ -37,6 +39,7 @@ import './traces.errors.js';
   controllers: [
     TracesController,
     TraceDataController,
+    SpanTreeController,
     LiveStreamsController,
     OtlpController,
     RetentionController,
@@ -46,6 +49,7 @@ import './traces.errors.js';
   providers: [
     TracesService,
     TraceVersionsService,
+    SpanTreeService,
     TracesRepository,
     TraceLanding,
     TraceDatasets,
