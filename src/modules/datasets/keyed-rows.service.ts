@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Filter } from '#libs/database/query-language.js';
 import { BulkRowsRepository } from './bulk-rows.repository.js';
-import { TreeRowsRepository, type TreeCursor, type TreeKeys, type TreeRow } from './tree-rows.repository.js';
+import { TreeRowsRepository } from './tree-rows.repository.js';
+import type { TreeCursor, TreeKeys, TreeRow } from './tree-rows.types.js';
 
 /** Rows a page of KeyedRowsService.byKey holds at most, unless told. */
 const PAGE_SIZE = 5000;

@@ -4,32 +4,7 @@ import { DummyValue, GenerateSql } from '#libs/database/generate-sql.js';
 import { Db } from '#libs/database/unit-of-work.js';
 import { keyLiteral } from './bulk-rows.repository.js';
 import { shownIn } from './rows/rows.repository.js';
-
-/**
- * How a family's rows make trees: rows sharing the value under `group` form one, each row is
- * named by `id` and hangs under the row named by its `parent`, siblings in the order of `order`
- * (then `id`). A row whose parent is empty, itself or not in the group is a root.
- */
-export interface TreeKeys {
-  group: string;
-  id: string;
-  parent: string;
-  order: string;
-}
-
-/** Where a page ended: the last row's order value and id (and depth, read by depth). */
-export interface TreeCursor {
-  depth?: number;
-  order: string;
-  id: string;
-}
-
-/** A row of a tree with how many rows hang under it directly (and its depth, read by depth; a root is 1). */
-export interface TreeRow {
-  data: Record<string, unknown>;
-  child_count: number;
-  depth: number | null;
-}
+import type { TreeCursor, TreeKeys, TreeRow } from './tree-rows.types.js';
 
 /**
  * A version's rows read as trees (a trace dataset's spans by parent), a page at a time in keyset
@@ -48,7 +23,7 @@ export class TreeRowsRepository {
     params: [
       DummyValue.UUID,
       1,
-      { group: 'trace_id', id: 'span_id', parent: 'parent_span_id', order: 'start_time' },
+      { group: 'trace_id', id: 'span_id', parent: 'parent_span_id', sort: 'start_time' },
       DummyValue.STRING,
       DummyValue.STRING,
       null,
@@ -65,7 +40,7 @@ export class TreeRowsRepository {
     limit: number,
   ): Promise<TreeRow[]> {
     const at = (alias: string, key: string) => sql<string>`${sql.ref(`${alias}.data`)} ->> ${keyLiteral(key)}`;
-    const [order, id, parent] = [at('r', keys.order), at('r', keys.id), at('r', keys.parent)];
+    const [order, id, parent] = [at('r', keys.sort), at('r', keys.id), at('r', keys.parent)];
     const rows = await this.db.typed((q) =>
       q
         .selectFrom('dataset_rows as r')
@@ -76,7 +51,7 @@ export class TreeRowsRepository {
             ? this.isRoot('r', datasetId, number, keys, groupValue)
             : eb.and([eb(parent, '=', parentId), eb(id, '<>', parentId)]),
         )
-        .$if(after !== null, (s) => s.where(sql<SqlBool>`(${order}, ${id}) > (${after!.order}, ${after!.id})`))
+        .$if(after !== null, (s) => s.where(sql<SqlBool>`(${order}, ${id}) > (${after!.sort}, ${after!.id})`))
         .orderBy(order)
         .orderBy(id)
         .limit(limit),
@@ -94,7 +69,7 @@ export class TreeRowsRepository {
     params: [
       DummyValue.UUID,
       1,
-      { group: 'trace_id', id: 'span_id', parent: 'parent_span_id', order: 'start_time' },
+      { group: 'trace_id', id: 'span_id', parent: 'parent_span_id', sort: 'start_time' },
       DummyValue.STRING,
       3,
       null,
@@ -116,12 +91,7 @@ export class TreeRowsRepository {
         .withRecursive('tree(id, sort, ordinal, depth)', (c) =>
           c
             .selectFrom('dataset_rows as r')
-            .select([
-              at('r', keys.id).as('id'),
-              at('r', keys.order).as('sort'),
-              'r.ordinal',
-              sql<number>`1`.as('depth'),
-            ])
+            .select([at('r', keys.id).as('id'), at('r', keys.sort).as('sort'), 'r.ordinal', sql<number>`1`.as('depth')])
             .where((eb) => eb.and(this.ofGroup('r', datasetId, number, keys, groupValue)))
             .where(this.isRoot('r', datasetId, number, keys, groupValue))
             .unionAll((u) =>
@@ -133,7 +103,7 @@ export class TreeRowsRepository {
                   (eb) =>
                     eb
                       .selectFrom('dataset_rows as k')
-                      .select([at('k', keys.id).as('id'), at('k', keys.order).as('sort'), 'k.ordinal'])
+                      .select([at('k', keys.id).as('id'), at('k', keys.sort).as('sort'), 'k.ordinal'])
                       .where((w) => w.and(this.ofGroup('k', datasetId, number, keys, groupValue)))
                       .where(at('k', keys.parent), '=', sql.ref<string>('t.id'))
                       .where(at('k', keys.id), '<>', sql.ref<string>('t.id'))
@@ -152,7 +122,7 @@ export class TreeRowsRepository {
             .selectFrom('tree as t')
             .selectAll()
             .$if(after !== null, (s) =>
-              s.where(sql<SqlBool>`(t.depth, t.sort, t.id) > (${after!.depth ?? 0}, ${after!.order}, ${after!.id})`),
+              s.where(sql<SqlBool>`(t.depth, t.sort, t.id) > (${after!.depth ?? 0}, ${after!.sort}, ${after!.id})`),
             )
             .orderBy('t.depth')
             .orderBy('t.sort')
@@ -180,7 +150,7 @@ export class TreeRowsRepository {
     params: [
       DummyValue.UUID,
       1,
-      { group: 'trace_id', id: 'span_id', parent: 'parent_span_id', order: 'start_time' },
+      { group: 'trace_id', id: 'span_id', parent: 'parent_span_id', sort: 'start_time' },
       DummyValue.STRING,
       DummyValue.STRING,
     ],

@@ -8,7 +8,7 @@ import { DatasetWritesService } from '../datasets/dataset-writes.service.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
 import type { DatasetEntity, DatasetKind } from '../datasets/entities/dataset.entity.js';
 import { KeyedRowsService } from '../datasets/keyed-rows.service.js';
-import type { TreeCursor, TreeKeys, TreeRow } from '../datasets/tree-rows.repository.js';
+import type { TreeCursor, TreeKeys, TreeRow } from '../datasets/tree-rows.types.js';
 import { QueryService } from '../datasets/rows/query.service.js';
 import type { Filter } from '#libs/database/query-language.js';
 import { TraceErrors } from './traces.errors.js';
@@ -32,7 +32,7 @@ const TRACE_KEY = 'trace_id';
 /** What makes a row of a trace dataset a span (rows without it are not read as spans). */
 const SPAN_KEYS = ['span_id'];
 /** A trace as a tree: spans under their parent span, siblings in start order. */
-const SPAN_TREE: TreeKeys = { group: TRACE_KEY, id: 'span_id', parent: 'parent_span_id', order: 'start_time' };
+const SPAN_TREE: TreeKeys = { group: TRACE_KEY, id: 'span_id', parent: 'parent_span_id', sort: 'start_time' };
 
 /**
  * Trace datasets as the traces family asks the datasets family for them: found (by name, created

@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
 import type { WorkspaceAccess } from '#libs/auth/roles.js';
 import { UuidParam } from '#libs/common/uuid-param.js';
-import { SpanChildrenQuery, SpansByDepthQuery, SpanTreePage } from './dto/span-tree.dto.js';
+import { SpanChildrenQuery, SpansByDepthQuery, SpanTreePage } from '../dto/span-tree.dto.js';
 import { SpanTreeService } from './span-tree.service.js';
 
 const DATASET = { resource: 'dataset', param: 'dataset_id' } as const;

@@ -2,11 +2,12 @@ import { Injectable } from '@nestjs/common';
 import type { WorkspaceAccess } from '#libs/auth/roles.js';
 import { DomainError } from '#libs/common/domain-error.js';
 import { checkId } from '#libs/traces/conventions.js';
-import type { TreeCursor, TreeRow } from '../datasets/tree-rows.repository.js';
-import type { SpanChildrenQuery, SpansByDepthQuery, SpanTreePage } from './dto/span-tree.dto.js';
-import { TraceDatasets } from './trace-datasets.service.js';
-import { TraceVersionsService } from './trace-versions.service.js';
-import { TraceErrors } from './traces.errors.js';
+import type { TreeCursor } from '../../datasets/tree-rows.types.js';
+import type { SpanChildrenQuery, SpansByDepthQuery, SpanTreePage } from '../dto/span-tree.dto.js';
+import { TraceDatasets } from '../trace-datasets.service.js';
+import { TraceVersionsService } from '../trace-versions.service.js';
+import { TraceErrors } from '../traces.errors.js';
+import { toSpanTreePage } from '../traces.mapper.js';
 
 /** What a cursor is bound to: one read (children of a span, or down to a depth) of one trace of one version. */
 interface CursorScope {
@@ -62,7 +63,9 @@ export class SpanTreeService {
           { field: parent === null ? 'trace_id' : 'parent_span_id' },
         );
     }
-    return page(datasetId, version.id, traceId, rows, query.limit, scope, false);
+    return toSpanTreePage({ datasetId, versionId: version.id, traceId }, rows, query.limit, (at) =>
+      encodeCursor(scope, at),
+    );
   }
 
   /** Every span at depth `max_depth` or above (a root is 1), level by level, each level in start order. */
@@ -88,7 +91,9 @@ export class SpanTreeService {
       throw new DomainError(TraceErrors.trace_span_not_found, `Version ${version.number} holds no trace ${traceId}`, {
         field: 'trace_id',
       });
-    return page(datasetId, version.id, traceId, rows, query.limit, scope, true);
+    return toSpanTreePage({ datasetId, versionId: version.id, traceId }, rows, query.limit, (at) =>
+      encodeCursor(scope, at),
+    );
   }
 }
 
@@ -96,34 +101,6 @@ export class SpanTreeService {
 function landedId(raw: string, width: 32 | 16): string {
   const checked = checkId(raw, width);
   return checked.ok ? checked.id : raw;
-}
-
-/** The page's items, and a cursor past its last one when a row beyond it came back. */
-function page(
-  datasetId: string,
-  versionId: string,
-  traceId: string,
-  rows: TreeRow[],
-  limit: number,
-  scope: CursorScope,
-  withDepth: boolean,
-): SpanTreePage {
-  const items = rows.slice(0, limit);
-  const last = items[items.length - 1];
-  return {
-    dataset_id: datasetId,
-    version_id: versionId,
-    trace_id: traceId,
-    items: items.map((r) => ({ span: r.data, child_count: r.child_count, depth: withDepth ? r.depth : null })),
-    next_cursor:
-      rows.length > limit && last
-        ? encodeCursor(scope, {
-            ...(withDepth ? { depth: last.depth ?? 0 } : {}),
-            order: String(last.data.start_time ?? ''),
-            id: String(last.data.span_id ?? ''),
-          })
-        : null,
-  };
 }
 
 function encodeCursor(scope: CursorScope, at: TreeCursor): string {
@@ -139,8 +116,8 @@ function decodeCursor(cursor: string, scope: CursorScope): TreeCursor {
     const at = parsed.at;
     const sameRead = parsed.version === scope.version && parsed.trace === scope.trace && parsed.read === scope.read;
     const depthOk = at?.depth === undefined || Number.isInteger(at.depth);
-    if (sameRead && at && typeof at.order === 'string' && typeof at.id === 'string' && depthOk)
-      return { order: at.order, id: at.id, ...(at.depth !== undefined ? { depth: at.depth } : {}) };
+    if (sameRead && at && typeof at.sort === 'string' && typeof at.id === 'string' && depthOk)
+      return { sort: at.sort, id: at.id, ...(at.depth !== undefined ? { depth: at.depth } : {}) };
   } catch {
     // Not base64url JSON: answered below like any cursor of another read.
   }
