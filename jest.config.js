@@ -81,6 +81,8 @@ const ALSO_EMBEDDED = [
   // A 20,000-span trace landed, read back by parent and by depth (a recursive walk by LATERAL
   // lookups), enriched: the plans and the memory on the embedded database too.
   'test/e2e/traces/large-trace',
+  // OpenInference's and OpenLLMetry's spans from an agent process, landed live on the one connection.
+  'test/e2e/traces/instrumentations',
   // Judge validations read a run's items and record through another family's service, then
   // the run, results and gate read them: every query on the embedded connection too.
   'test/e2e/runs/judge-validity',
