@@ -78,6 +78,11 @@ const ALSO_EMBEDDED = [
   'test/e2e/traces/feedback',
   // Trace scores: the aggregate's date_bin and the published trace_score_of() inlined on each database.
   'test/e2e/traces/scores',
+  // A 20,000-span trace landed, read back by parent and by depth (a recursive walk by LATERAL
+  // lookups), enriched: the plans and the memory on the embedded database too.
+  'test/e2e/traces/large-trace',
+  // OpenInference's and OpenLLMetry's spans from an agent process, landed live on the one connection.
+  'test/e2e/traces/instrumentations',
   // Judge validations read a run's items and record through another family's service, then
   // the run, results and gate read them: every query on the embedded connection too.
   'test/e2e/runs/judge-validity',

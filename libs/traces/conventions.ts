@@ -202,7 +202,11 @@ function matches(span: SourceSpan, convention: Convention): boolean {
         (k) => k.startsWith('traceloop.') || k === TRACELOOP.LLM_REQUEST_TYPE || k === TRACELOOP.LLM_USAGE_TOTAL_TOKENS,
       );
     case 'genai':
-      return keys.some((k) => k.startsWith('gen_ai.')) || (span.events ?? []).some((e) => e.name.startsWith('gen_ai.'));
+      // MCP's conventions are published with GenAI's; an MCP span is read by this mapping.
+      return (
+        keys.some((k) => k.startsWith('gen_ai.') || k.startsWith('mcp.')) ||
+        (span.events ?? []).some((e) => e.name.startsWith('gen_ai.'))
+      );
     case 'plain_otel':
       return true;
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import {
+  compactSpan,
   DEFAULT_PRICES,
   ENRICHMENT_FIELDS,
   enrichTrace,
@@ -262,5 +263,44 @@ describe('ENRICHMENT_FIELDS', () => {
     const keys = Object.keys(enrichTrace(agentTrace())).sort();
     expect(ENRICHMENT_FIELDS.map((f) => f.name).sort()).toEqual(keys);
     expect(ENRICHMENT_FIELDS.every((f) => f.type.length > 0 && f.description.length > 0)).toBe(true);
+  });
+});
+
+describe('enrichTrace over very large traces', () => {
+  it('finds the same figures from compact records as from whole spans', () => {
+    const whole: CanonicalSpan[] = agentTrace().map((s) => ({
+      ...s,
+      input: s.kind === 'tool' ? s.input : [{ role: 'user', content: 'x'.repeat(4000) }],
+      output: 'y'.repeat(4000),
+      attributes: { 'llm.invocation_parameters': 'z'.repeat(4000) },
+    }));
+    // A tool span recording no call: its input stands for the call's arguments in loop detection.
+    for (let i = 0; i < 3; i++)
+      whole.push(span(`u${i}`, 'root', 'tool', 'fetch', 3100 + i * 10, 3105 + i * 10, { input: { url: 'a' } }));
+    const compact = whole.map((s) => compactSpan(s as unknown as Record<string, unknown>));
+    expect(compact.every((s) => s.output === null && Object.keys(s.attributes).length === 0)).toBe(true);
+    expect(enrichTrace(compact)).toEqual(enrichTrace(whole));
+    expect(enrichTrace(compact).loops.map((l) => l.name)).toContain('fetch');
+  });
+
+  it('walks a chain 100,000 spans deep and a trace of 20,000 roots without recursion or quadratic passes', () => {
+    const chain = Array.from({ length: 100_000 }, (_, i) =>
+      span(`s${i}`, i === 0 ? null : `s${i - 1}`, 'llm', 'step', i, i + 1, {
+        tokens_input: i === 99_999 ? 7 : 1,
+        tokens_output: 1,
+      }),
+    );
+    const deep = enrichTrace(chain);
+    expect(deep.max_depth).toBe(100_000);
+    // Only the deepest span carries tokens with no carrier below it.
+    expect([deep.tokens_input, deep.tokens_output]).toEqual([7, 1]);
+    const flat = Array.from({ length: 20_000 }, (_, i) =>
+      span(`r${i}`, `missing${i}`, i % 2 ? 'tool' : 'llm', i % 2 ? 'lookup' : 'chat', i, i + 1),
+    );
+    const started = performance.now();
+    const wide = enrichTrace(flat);
+    expect(wide.span_count).toBe(20_000);
+    expect(wide.max_depth).toBe(1);
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 });

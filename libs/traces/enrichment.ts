@@ -313,9 +313,8 @@ function buildTree(spans: CanonicalSpan[]): TraceTree {
   return { ordered, roots, children };
 }
 
-/** The deepest span level of the tree, root = 1 (0 for no spans). */
-function maxDepthOf({ ordered, roots, children }: TraceTree): number {
-  // Depth by walking down from roots; a parent cycle would leave spans unvisited, which then count as depth 1.
+/** Each reachable span's level, root = 1, walking down from the roots (a span under a parent cycle is reached by none). */
+function depthsOf({ roots, children }: TraceTree): Map<string, number> {
   const depth = new Map<string, number>();
   const stack: Array<[CanonicalSpan, number]> = roots.map((r) => [r, 1]);
   while (stack.length > 0) {
@@ -324,34 +323,42 @@ function maxDepthOf({ ordered, roots, children }: TraceTree): number {
     depth.set(s.span_id, d);
     for (const c of children.get(s.span_id) ?? []) stack.push([c, d + 1]);
   }
-  return ordered.length === 0 ? 0 : Math.max(1, ...depth.values());
+  return depth;
 }
 
-/** Whether any descendant of `s` has the value (memoised per span; a span seen twice on the walk ends it). */
-function hasBelow(
-  s: CanonicalSpan,
+/** The deepest span level of the tree, root = 1 (0 for no spans); spans under a parent cycle count as depth 1. */
+function maxDepthOf(tree: TraceTree, depth: Map<string, number>): number {
+  let max = tree.ordered.length === 0 ? 0 : 1;
+  for (const d of depth.values()) if (d > max) max = d;
+  return max;
+}
+
+/**
+ * The spans having a descendant that carries the value: one pass from the deepest spans up, each
+ * telling its parent (no recursion, so a chain of any depth is fine; linear in the spans).
+ */
+function withCarrierBelow(
+  tree: TraceTree,
+  depth: Map<string, number>,
   has: (s: CanonicalSpan) => boolean,
-  children: Map<string, CanonicalSpan[]>,
-  memo: Map<string, boolean>,
-  seen: Set<string>,
-): boolean {
-  if (memo.has(s.span_id)) return memo.get(s.span_id)!;
-  if (seen.has(s.span_id)) return false;
-  seen.add(s.span_id);
-  let r = false;
-  for (const c of children.get(s.span_id) ?? [])
-    if (has(c) || hasBelow(c, has, children, memo, seen)) {
-      r = true;
-      break;
-    }
-  memo.set(s.span_id, r);
-  return r;
+): Set<string> {
+  const parentOf = new Map<string, string>();
+  for (const [parent, kids] of tree.children) for (const c of kids) parentOf.set(c.span_id, parent);
+  const byDepth = tree.ordered
+    .filter((s) => depth.has(s.span_id))
+    .sort((a, b) => depth.get(b.span_id)! - depth.get(a.span_id)!);
+  const below = new Set<string>();
+  for (const s of byDepth) {
+    const parent = parentOf.get(s.span_id);
+    if (parent !== undefined && (has(s) || below.has(s.span_id))) below.add(parent);
+  }
+  return below;
 }
 
 /** Lowest carriers: spans with the value and no descendant with it. */
-function lowestCarriers(tree: TraceTree, has: (s: CanonicalSpan) => boolean): CanonicalSpan[] {
-  const memo = new Map<string, boolean>();
-  return tree.ordered.filter((s) => has(s) && !hasBelow(s, has, tree.children, memo, new Set()));
+function lowestCarriers(tree: TraceTree, has: (s: CanonicalSpan) => boolean, depth = depthsOf(tree)): CanonicalSpan[] {
+  const below = withCarrierBelow(tree, depth, has);
+  return tree.ordered.filter((s) => has(s) && !below.has(s.span_id));
 }
 
 /** Whether the span reports any token count. */
@@ -480,7 +487,8 @@ function repeatedCalls(invocations: Invocation[]): DetectedLoop[] {
 
 /** `cycle` loops among the non-root call spans in start order, the longest run of each block. */
 function cycles({ ordered, roots }: TraceTree): DetectedLoop[] {
-  const callSpans = ordered.filter((s) => CALL_KINDS.has(s.kind) && !roots.includes(s));
+  const rootSet = new Set(roots);
+  const callSpans = ordered.filter((s) => CALL_KINDS.has(s.kind) && !rootSet.has(s));
   const labels = callSpans.map((s) => (s.kind === 'tool' ? toolName(s) : s.name));
   const found = new Map<string, DetectedLoop>();
   for (const c of findCycles(labels)) {
@@ -511,8 +519,14 @@ function traceTimes({ ordered, roots }: TraceTree): {
   duration: number | null;
 } {
   const root = roots[0] ?? null;
-  const startMs = ordered.length === 0 ? null : Math.min(...ordered.map((s) => Date.parse(s.start_time)));
-  const endMs = ordered.length === 0 ? null : Math.max(...ordered.map((s) => Date.parse(s.end_time)));
+  // Loops, not Math.min(...spans): a spread of a very large trace overflows the call stack.
+  let startMs: number | null = null;
+  let endMs: number | null = null;
+  for (const s of ordered) {
+    const [start, end] = [Date.parse(s.start_time), Date.parse(s.end_time)];
+    if (startMs === null || start < startMs) startMs = start;
+    if (endMs === null || end > endMs) endMs = end;
+  }
   const singleCoveringRoot =
     roots.length === 1 &&
     root !== null &&
@@ -536,11 +550,12 @@ export function enrichTrace(spans: CanonicalSpan[], prices: PriceTable = DEFAULT
   const tree = buildTree(spans);
   const { ordered } = tree;
   const root = tree.roots[0] ?? null;
-  const maxDepth = maxDepthOf(tree);
+  const depth = depthsOf(tree);
+  const maxDepth = maxDepthOf(tree, depth);
 
-  const tokenSpans = lowestCarriers(tree, hasTokens);
+  const tokenSpans = lowestCarriers(tree, hasTokens, depth);
   const tokens = tokenSums(tokenSpans);
-  const costReportedRaw = sumOrNull(lowestCarriers(tree, hasCost).map((s) => s.cost));
+  const costReportedRaw = sumOrNull(lowestCarriers(tree, hasCost, depth).map((s) => s.cost));
   const costReported = costReportedRaw === null ? null : round6(costReportedRaw);
   const { estimated: costEstimated, unpriced } = estimateCost(tokenSpans, prices);
   const costSource = costReported !== null ? 'reported' : costEstimated !== null ? 'estimated' : null;
@@ -578,6 +593,43 @@ export function enrichTrace(spans: CanonicalSpan[], prices: PriceTable = DEFAULT
     models: [...new Set(ordered.map((s) => s.model).filter((m): m is string => m !== null))].sort(),
     loop_detected: loops.length > 0,
     loops,
+  };
+}
+
+/**
+ * A landed span (a row's data) with only what enrichment reads: no output, attributes or
+ * retrieved documents, and the input only of a tool span that records no call (its input stands
+ * for the call's arguments). What the enrichment job holds of a trace, so a trace of thousands of
+ * spans with long prompts is held small, not as its rows.
+ */
+export function compactSpan(row: Record<string, unknown>): CanonicalSpan {
+  const s = row as unknown as CanonicalSpan;
+  const calls = Array.isArray(s.tool_calls) ? s.tool_calls : [];
+  return {
+    trace_id: s.trace_id,
+    span_id: s.span_id,
+    parent_span_id: s.parent_span_id ?? null,
+    session_id: s.session_id ?? null,
+    user_id: s.user_id ?? null,
+    name: s.name,
+    kind: s.kind,
+    start_time: s.start_time,
+    end_time: s.end_time,
+    duration_ms: s.duration_ms,
+    status: s.status,
+    error: s.error ?? null,
+    input: s.kind === 'tool' && calls.length === 0 ? (s.input ?? null) : null,
+    output: null,
+    model: s.model ?? null,
+    tokens_input: s.tokens_input ?? null,
+    tokens_output: s.tokens_output ?? null,
+    tokens_total: s.tokens_total ?? null,
+    cost: s.cost ?? null,
+    tool_calls: calls.map((c) => ({ name: c.name, arguments: c.arguments ?? null, id: c.id ?? null })),
+    retrieved_documents: [],
+    service_name: null,
+    convention: s.convention,
+    attributes: {},
   };
 }
 

@@ -54,6 +54,8 @@ export interface ToolCall {
   name: string;
   arguments: AttributeValue;
   id: string | null;
+  /** The MCP server the call went through (`host:port` from the client's span, the server's `service.name` from its own); only on MCP tool calls */
+  mcp_server?: string | null;
 }
 
 export interface RetrievedDocument {

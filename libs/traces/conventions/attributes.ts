@@ -26,9 +26,26 @@ export const GEN_AI = {
   TOOL_CALL_ARGUMENTS: 'gen_ai.tool.call.arguments',
   TOOL_CALL_RESULT: 'gen_ai.tool.call.result',
   AGENT_NAME: 'gen_ai.agent.name',
+  AGENT_ID: 'gen_ai.agent.id',
+  /** Before semantic-conventions-genai v0.1.0: `invoke_workflow` spans named their workflow here (now gen_ai.agent.name) */
+  WORKFLOW_NAME: 'gen_ai.workflow.name',
+  SYSTEM_INSTRUCTIONS: 'gen_ai.system_instructions',
+  RETRIEVAL_DOCUMENTS: 'gen_ai.retrieval.documents',
+  RETRIEVAL_QUERY_TEXT: 'gen_ai.retrieval.query.text',
   ERROR_TYPE: 'error.type',
   USER_ID: 'user.id',
   ENDUSER_ID: 'enduser.id',
+} as const;
+
+/** The MCP semantic conventions (published with the GenAI ones, semantic-conventions-genai v0.1.0). */
+export const MCP = {
+  METHOD_NAME: 'mcp.method.name',
+  SESSION_ID: 'mcp.session.id',
+  /** The method whose spans are tool calls */
+  TOOLS_CALL: 'tools/call',
+  JSONRPC_REQUEST_ID: 'jsonrpc.request.id',
+  SERVER_ADDRESS: 'server.address',
+  SERVER_PORT: 'server.port',
 } as const;
 
 export const TRACELOOP = {

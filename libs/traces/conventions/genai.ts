@@ -1,6 +1,6 @@
 /** OpenTelemetry GenAI onto the canonical span: also the fallback for the fields other conventions leave empty. */
 import type { AttributeValue, SpanKind, ToolCall } from '../span.types.js';
-import { GEN_AI } from './attributes.js';
+import { GEN_AI, MCP } from './attributes.js';
 import { Ctx, isObject, isPresent, parseJsonish, subRows, toStr } from './mapping-context.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -17,6 +17,9 @@ export const GENAI_KIND: Record<string, SpanKind> = {
   execute_tool: 'tool',
   invoke_agent: 'agent',
   create_agent: 'agent',
+  retrieval: 'retriever',
+  // Before semantic-conventions-genai v0.1.0: a workflow was its own operation; now `invoke_agent` (span kind internal).
+  invoke_workflow: 'agent',
 };
 
 export const GENAI_EVENT_ROLE: Record<string, string> = {
@@ -92,10 +95,109 @@ export function eventContent(attrs: Record<string, AttributeValue>): AttributeVa
   return undefined;
 }
 
+/** The tool an MCP `tools/call` span calls: gen_ai.tool.name, else the target of its name (`tools/call get_weather`). */
+function mcpToolName(ctx: Ctx): { name: string; key: string } | null {
+  const named = toStr(ctx.attrs[GEN_AI.TOOL_NAME]);
+  if (named !== null) return { name: named, key: GEN_AI.TOOL_NAME };
+  const spanName = typeof ctx.span.name === 'string' ? ctx.span.name : '';
+  const target = spanName.startsWith(`${MCP.TOOLS_CALL} `) ? spanName.slice(MCP.TOOLS_CALL.length).trim() : '';
+  return target !== '' ? { name: target, key: '@span.name' } : null;
+}
+
+/** Where an MCP call went: the server's `host:port` on the client's span, the server's own service on its span. */
+function mcpServer(ctx: Ctx): { server: string; keys: string[] } | null {
+  const address = toStr(ctx.attrs[MCP.SERVER_ADDRESS]);
+  if (ctx.span.otel_kind !== 'server' && address !== null) {
+    const port = toStr(ctx.attrs[MCP.SERVER_PORT]);
+    return port === null
+      ? { server: address, keys: [MCP.SERVER_ADDRESS] }
+      : { server: `${address}:${port}`, keys: [MCP.SERVER_ADDRESS, MCP.SERVER_PORT] };
+  }
+  const service = ctx.span.otel_kind === 'server' ? toStr(ctx.span.resource['service.name']) : null;
+  return service === null ? null : { server: service, keys: [] };
+}
+
+/**
+ * MCP (semantic-conventions-genai, MCP spans): a `tools/call` span, client's or server's, is a tool
+ * call whether or not it also carries `gen_ai.operation.name: execute_tool`; other methods
+ * (`initialize`, `tools/list`, `resources/read` ...) keep the span's own name and no kind.
+ */
+function mapMcp(ctx: Ctx): void {
+  if (toStr(ctx.attrs[MCP.METHOD_NAME]) !== MCP.TOOLS_CALL) return;
+  const tool = mcpToolName(ctx);
+  if (tool === null) return;
+  if (ctx.empty('kind')) {
+    ctx.out.kind = 'tool';
+    ctx.mark('kind', MCP.METHOD_NAME);
+  }
+  if (ctx.out.kind !== 'tool' || !ctx.empty('tool_calls')) return;
+  const args = ctx.first([GEN_AI.TOOL_CALL_ARGUMENTS]);
+  const id = ctx.first([GEN_AI.TOOL_CALL_ID, MCP.JSONRPC_REQUEST_ID]);
+  const server = mcpServer(ctx);
+  ctx.out.tool_calls.push({
+    name: tool.name,
+    arguments: args ? parseJsonish(args.value) : null,
+    id: id ? toStr(id.value) : null,
+    mcp_server: server?.server ?? null,
+  });
+  const keys = [
+    tool.key,
+    MCP.METHOD_NAME,
+    ...(args ? [args.key] : []),
+    ...(id ? [id.key] : []),
+    ...(server?.keys ?? []),
+  ];
+  ctx.mark('tool_calls', ...keys);
+  if (ctx.empty('name')) {
+    ctx.out.name = tool.name;
+    ctx.mark('name', tool.key);
+  }
+  if (ctx.empty('input') && args) {
+    ctx.out.input = parseJsonish(args.value);
+    ctx.mark('input', args.key);
+  }
+  ctx.setValue('output', GEN_AI.TOOL_CALL_RESULT, true);
+}
+
+/** `gen_ai.system_instructions` (given apart from the chat history) as the input's leading system message. */
+function withSystemInstructions(ctx: Ctx): void {
+  const instructions = ctx.first([GEN_AI.SYSTEM_INSTRUCTIONS]);
+  if (instructions === null) return;
+  const parts = parseJsonish(instructions.value);
+  const system = { role: 'system', parts: Array.isArray(parts) ? parts : [{ type: 'text', content: parts }] };
+  const input = ctx.out.input;
+  ctx.out.input = Array.isArray(input)
+    ? [system, ...input]
+    : input === undefined || input === null
+      ? [system]
+      : [system, input];
+  ctx.mark('input', instructions.key);
+}
+
+/** GenAI retrieval spans (`gen_ai.operation.name: retrieval`): the query and the documents, each `{id, score, content?}`. */
+function mapRetrieval(ctx: Ctx): void {
+  if (ctx.out.kind !== 'retriever') return;
+  if (ctx.empty('input')) ctx.setValue('input', GEN_AI.RETRIEVAL_QUERY_TEXT, false);
+  const docs = ctx.first([GEN_AI.RETRIEVAL_DOCUMENTS]);
+  if (docs === null || !ctx.empty('retrieved_documents')) return;
+  const parsed = parseJsonish(docs.value);
+  if (!Array.isArray(parsed)) return;
+  for (const d of parsed)
+    if (isObject(d))
+      ctx.out.retrieved_documents.push({
+        id: toStr(d.id),
+        content: typeof d.content === 'string' ? d.content : d.content === undefined ? null : JSON.stringify(d.content),
+        score: typeof d.score === 'number' ? d.score : null,
+        metadata: d.metadata ?? null,
+      });
+  ctx.mark('retrieved_documents', docs.key);
+}
+
 export function mapGenAi(ctx: Ctx): void {
   const a = ctx.attrs;
   ctx.setKind(GEN_AI.OPERATION_NAME, GENAI_KIND, (x) => x.toLowerCase());
-  ctx.setComponentName([GEN_AI.AGENT_NAME], [GEN_AI.TOOL_NAME]);
+  mapMcp(ctx);
+  ctx.setComponentName([GEN_AI.AGENT_NAME, GEN_AI.WORKFLOW_NAME, GEN_AI.AGENT_ID], [GEN_AI.TOOL_NAME]);
   // The response model is what actually served the call; the request model is the fallback.
   ctx.setString('model', [GEN_AI.RESPONSE_MODEL, GEN_AI.REQUEST_MODEL]);
   ctx.setNumber('tokens_input', [GEN_AI.USAGE_INPUT_TOKENS, GEN_AI.USAGE_PROMPT_TOKENS]);
@@ -106,6 +208,7 @@ export function mapGenAi(ctx: Ctx): void {
 
   ctx.setValue('input', GEN_AI.INPUT_MESSAGES, true);
   ctx.setValue('output', GEN_AI.OUTPUT_MESSAGES, true);
+  mapRetrieval(ctx);
   if (ctx.out.tool_calls.length === 0 && ctx.used.get('output')?.has(GEN_AI.OUTPUT_MESSAGES)) {
     const calls = genaiPartsToolCalls(ctx.out.output ?? null);
     if (calls.length > 0) {
@@ -154,6 +257,12 @@ export function mapGenAi(ctx: Ctx): void {
     ctx.out.output = evOut;
     ctx.mark('output', ...[...evOutNames].map((n) => `@event.${n}`));
   }
+  // Only beside this convention's own input, never in front of another convention's.
+  if (
+    ctx.empty('input') ||
+    [...(ctx.used.get('input') ?? [])].every((k) => k.startsWith('gen_ai.') || k.startsWith('@event.'))
+  )
+    withSystemInstructions(ctx);
 
   if (ctx.out.tool_calls.length === 0 && ctx.has(GEN_AI.TOOL_NAME)) {
     const args = ctx.first([GEN_AI.TOOL_CALL_ARGUMENTS]);

@@ -37,6 +37,7 @@ import { TraceScoreOf1767300000000 } from './1767300000000-trace-score-of.js';
 import { RunItemTrajectories1767400000000 } from './1767400000000-run-item-trajectories.js';
 import { ConnectionTraceLinks1767410000000 } from './1767410000000-connection-trace-links.js';
 import { TraceLogInbox1767480000000 } from './1767480000000-trace-log-inbox.js';
+import { SpanTreeIndex1767650000000 } from './1767650000000-span-tree-index.js';
 
 /** Every migration, in order. Families append theirs; the same list runs on PostgreSQL and PGlite. */
 export const migrations = [
@@ -79,4 +80,5 @@ export const migrations = [
   RunItemTrajectories1767400000000,
   ConnectionTraceLinks1767410000000,
   TraceLogInbox1767480000000,
+  SpanTreeIndex1767650000000,
 ];

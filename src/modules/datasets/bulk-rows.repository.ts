@@ -29,7 +29,7 @@ const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * `key` as a literal of the statement, not a parameter: an expression index over `data ->> 'key'`
  * (or a partial one under `data ? 'key'`) serves only a statement that names the same literal.
  */
-function keyLiteral(key: string) {
+export function keyLiteral(key: string) {
   if (!PLAIN_KEY.test(key)) throw new Error(`${JSON.stringify(key)} is not a plain key of a row's data`);
   return sql.lit(key);
 }

@@ -14,6 +14,7 @@ import { PartitionsService } from './dimensions/partitions.service.js';
 import { DatasetsRepository } from './datasets.repository.js';
 import { DatasetsService } from './datasets.service.js';
 import { BulkRowsRepository } from './bulk-rows.repository.js';
+import { TreeRowsRepository } from './tree-rows.repository.js';
 import { DatasetWritesService } from './dataset-writes.service.js';
 import { KeyedRowsService } from './keyed-rows.service.js';
 import { DownloadService } from './versions/download.service.js';
@@ -58,6 +59,7 @@ import { VersionsService } from './versions/versions.service.js';
     DatasetsRepository,
     RowsRepository,
     BulkRowsRepository,
+    TreeRowsRepository,
     RowsService,
     DatasetWritesService,
     KeyedRowsService,

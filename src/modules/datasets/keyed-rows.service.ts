@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Filter } from '#libs/database/query-language.js';
 import { BulkRowsRepository } from './bulk-rows.repository.js';
+import { TreeRowsRepository } from './tree-rows.repository.js';
+import type { TreeCursor, TreeKeys, TreeRow } from './tree-rows.types.js';
 
 /** Rows a page of KeyedRowsService.byKey holds at most, unless told. */
 const PAGE_SIZE = 5000;
@@ -14,7 +16,10 @@ const PAGE_SIZE = 5000;
  */
 @Injectable()
 export class KeyedRowsService {
-  constructor(private readonly rows: BulkRowsRepository) {}
+  constructor(
+    private readonly rows: BulkRowsRepository,
+    private readonly trees: TreeRowsRepository,
+  ) {}
 
   /**
    * The data of the rows version `number` shows that hold `key` and every key of `holding`, by the
@@ -71,5 +76,36 @@ export class KeyedRowsService {
     holding: string[] = [],
   ): Promise<Array<Record<string, unknown>>> {
     return this.rows.currentWithValues(datasetId, key, values, holding);
+  }
+
+  /** The rows of version `number` directly under `parentId` in the tree of `groupValue` (its roots when null), a keyset page, each with its child count. */
+  treeChildren(
+    datasetId: string,
+    number: number,
+    keys: TreeKeys,
+    groupValue: string,
+    parentId: string | null,
+    after: TreeCursor | null,
+    limit: number,
+  ): Promise<TreeRow[]> {
+    return this.trees.children(datasetId, number, keys, groupValue, parentId, after, limit);
+  }
+
+  /** The rows of version `number` at depth `maxDepth` or above in the tree of `groupValue` (a root is 1), a keyset page by depth, each with its child count. */
+  treeToDepth(
+    datasetId: string,
+    number: number,
+    keys: TreeKeys,
+    groupValue: string,
+    maxDepth: number,
+    after: TreeCursor | null,
+    limit: number,
+  ): Promise<TreeRow[]> {
+    return this.trees.toDepth(datasetId, number, keys, groupValue, maxDepth, after, limit);
+  }
+
+  /** Whether the tree of `groupValue` in version `number` holds a row named `id`. */
+  treeHolds(datasetId: string, number: number, keys: TreeKeys, groupValue: string, id: string): Promise<boolean> {
+    return this.trees.holds(datasetId, number, keys, groupValue, id);
   }
 }

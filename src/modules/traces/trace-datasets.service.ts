@@ -8,6 +8,7 @@ import { DatasetWritesService } from '../datasets/dataset-writes.service.js';
 import { DatasetsService } from '../datasets/datasets.service.js';
 import type { DatasetEntity, DatasetKind } from '../datasets/entities/dataset.entity.js';
 import { KeyedRowsService } from '../datasets/keyed-rows.service.js';
+import type { TreeCursor, TreeKeys, TreeRow } from '../datasets/tree-rows.types.js';
 import { QueryService } from '../datasets/rows/query.service.js';
 import type { Filter } from '#libs/database/query-language.js';
 import { TraceErrors } from './traces.errors.js';
@@ -30,6 +31,8 @@ export function spanRowId(datasetId: string, traceId: string, spanId: string): s
 const TRACE_KEY = 'trace_id';
 /** What makes a row of a trace dataset a span (rows without it are not read as spans). */
 const SPAN_KEYS = ['span_id'];
+/** A trace as a tree: spans under their parent span, siblings in start order. */
+const SPAN_TREE: TreeKeys = { group: TRACE_KEY, id: 'span_id', parent: 'parent_span_id', sort: 'start_time' };
 
 /**
  * Trace datasets as the traces family asks the datasets family for them: found (by name, created
@@ -113,6 +116,35 @@ export class TraceDatasets {
   /** The version's spans in pages, session by session (spans outside any session left out): what runs over recorded sessions read. */
   spansBySession(datasetId: string, number: number): AsyncGenerator<Array<Record<string, unknown>>> {
     return this.keyed.byKey(datasetId, number, 'session_id', SPAN_KEYS);
+  }
+
+  /** The trace's spans directly under `parentSpanId` (its roots and orphans when null), a page in start order, each with its child count. */
+  spanChildren(
+    datasetId: string,
+    number: number,
+    traceId: string,
+    parentSpanId: string | null,
+    after: TreeCursor | null,
+    limit: number,
+  ): Promise<TreeRow[]> {
+    return this.keyed.treeChildren(datasetId, number, SPAN_TREE, traceId, parentSpanId, after, limit);
+  }
+
+  /** The trace's spans at depth `maxDepth` or above (a root is 1), a page by depth then start, each with its depth and child count. */
+  spansToDepth(
+    datasetId: string,
+    number: number,
+    traceId: string,
+    maxDepth: number,
+    after: TreeCursor | null,
+    limit: number,
+  ): Promise<TreeRow[]> {
+    return this.keyed.treeToDepth(datasetId, number, SPAN_TREE, traceId, maxDepth, after, limit);
+  }
+
+  /** Whether the version's trace holds this span. */
+  holdsSpan(datasetId: string, number: number, traceId: string, spanId: string): Promise<boolean> {
+    return this.keyed.treeHolds(datasetId, number, SPAN_TREE, traceId, spanId);
   }
 
   /** How many traces the version holds. */

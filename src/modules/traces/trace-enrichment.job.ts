@@ -4,7 +4,7 @@ import { JobHandler } from '#libs/queue/job-handler.decorator.js';
 import { JobFailure } from '#libs/queue/job-outcome.js';
 import { isTerminal, type JobContext } from '#libs/queue/job.types.js';
 import { TrackedRecords } from '#libs/queue/tracked-records.service.js';
-import { DEFAULT_PRICES, enrichTrace, type PriceTable } from '#libs/traces/enrichment.js';
+import { compactSpan, DEFAULT_PRICES, enrichTrace, type PriceTable } from '#libs/traces/enrichment.js';
 import type { CanonicalSpan } from '#libs/traces/span.types.js';
 import { VersionsService } from '../datasets/versions/versions.service.js';
 import { TraceDatasets } from './trace-datasets.service.js';
@@ -26,7 +26,8 @@ export function priceTable(
 /**
  * Computes the per-trace fields of a trace version (duration, tokens, cost, errors, tool use,
  * loops) from its spans, trace by trace in pages, and replaces the version's results in one
- * transaction; progress is counted in traces.
+ * transaction; progress is counted in traces. Memory: one page of rows and the current trace's
+ * spans as compact records (compactSpan), however large the trace (docs/traces.md, "Large traces").
  */
 @Injectable()
 export class TraceEnricher {
@@ -56,9 +57,10 @@ export class TraceEnricher {
     };
     for await (const page of this.traceDatasets.spansByTrace(run.dataset_id, version.number)) {
       signal.throwIfAborted();
-      for (const data of page as unknown as CanonicalSpan[]) {
+      // Held compact: a page of rows at a time, the current trace only as what enrichment reads.
+      for (const data of page) {
         if (current.length && current[0].trace_id !== data.trace_id) finish();
-        current.push(data);
+        current.push(compactSpan(data));
       }
       await progress({ done: results.length, total });
     }

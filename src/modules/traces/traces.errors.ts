@@ -91,4 +91,16 @@ export const TraceErrors = defineErrorCodes('traces', {
     description:
       'GET /traces/scores:aggregate needs `from` before `to`, at most 1000 hour or day buckets between them, and at most 10,000 (bucket, group) rows in its answer: a coarser bucket or a shorter window answers.',
   },
+  trace_span_not_found: {
+    status: 404,
+    title: 'Trace or span not in the version',
+    description:
+      "The span tree reads answer traces the version holds: `trace_id` names none of its traces, or `parent_span_id` none of that trace's spans.",
+  },
+  span_cursor_invalid: {
+    status: 400,
+    title: 'Span cursor invalid',
+    description:
+      'A span tree page continues from the `next_cursor` of the page before it in the same read (same version, trace, `parent_span_id` or `max_depth`); this one was not issued for it.',
+  },
 });

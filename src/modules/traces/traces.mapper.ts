@@ -16,6 +16,8 @@ import type { TraceScoreBucket, TraceScoreOfTrace, TraceScoreResponse } from './
 import type { ScoreAggregateCounts, TraceScoreRow } from './scores/scores.repository.js';
 import type { FeedbackCounts, FeedbackRow, NewFeedbackRow } from './feedback/feedback.repository.js';
 import type { LiveStreamRow } from './live.repository.js';
+import type { SpanTreePage } from './dto/span-tree.dto.js';
+import type { TreeCursor, TreeRow } from '../datasets/tree-rows.types.js';
 import type {
   DropRow,
   EnrichmentRunRow,
@@ -332,4 +334,32 @@ export function toTraceScoresOfTraces(
     out.set(row.trace_id, byEvaluator);
   }
   return out;
+}
+
+/**
+ * A page of a span tree read: the rows asked for beyond `limit` say another page follows, and
+ * `cursorAt` makes its cursor from the last item's place. Depth is answered only by a read by depth.
+ */
+export function toSpanTreePage(
+  of: { datasetId: string; versionId: string; traceId: string },
+  rows: TreeRow[],
+  limit: number,
+  cursorAt: (at: TreeCursor) => string,
+): SpanTreePage {
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return {
+    dataset_id: of.datasetId,
+    version_id: of.versionId,
+    trace_id: of.traceId,
+    items: items.map((r) => ({ span: r.data, child_count: r.child_count, depth: r.depth })),
+    next_cursor:
+      rows.length > limit && last
+        ? cursorAt({
+            ...(last.depth !== null ? { depth: last.depth } : {}),
+            sort: String(last.data.start_time ?? ''),
+            id: String(last.data.span_id ?? ''),
+          })
+        : null,
+  };
 }

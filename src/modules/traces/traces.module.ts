@@ -20,6 +20,8 @@ import { RetentionController } from './retention.controller.js';
 import { RetentionRepository } from './retention.repository.js';
 import { TraceRetentionService } from './retention.service.js';
 import { TraceDataController } from './trace-data.controller.js';
+import { SpanTreeController } from './span-tree/span-tree.controller.js';
+import { SpanTreeService } from './span-tree/span-tree.service.js';
 import { ScoresController } from './scores/scores.controller.js';
 import { TraceScoresRepository } from './scores/scores.repository.js';
 import { TraceScoresService } from './scores/scores.service.js';
@@ -38,6 +40,7 @@ import './traces.errors.js';
   controllers: [
     TracesController,
     TraceDataController,
+    SpanTreeController,
     LiveStreamsController,
     OtlpController,
     RetentionController,
@@ -47,6 +50,7 @@ import './traces.errors.js';
   providers: [
     TracesService,
     TraceVersionsService,
+    SpanTreeService,
     TracesRepository,
     TraceLanding,
     TraceDatasets,

@@ -8815,6 +8815,82 @@ export interface ListTraceScoresParams {
   workspace_id?: string;
 }
 
+export interface ListTraceSpanChildrenParams {
+  /**
+   * `next_cursor` of the previous page of the same read
+   * @maxLength 1024
+   */
+  cursor?: string;
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * @min 1
+   * @max 1000
+   * @default 200
+   */
+  limit?: number;
+  /**
+   * The span whose children are read; without it, the trace's roots (spans without a parent, or whose parent is not in the trace)
+   * @minLength 1
+   * @maxLength 128
+   * @example "00f067aa0ba902b7"
+   */
+  parent_span_id?: string;
+  /**
+   * The trace (as landed: OTLP hex ids lower-cased)
+   * @minLength 1
+   * @maxLength 128
+   * @example "4bf92f3577b34da6a3ce929d0e0e4736"
+   */
+  trace_id: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
+export interface ListTraceSpansByDepthParams {
+  /**
+   * `next_cursor` of the previous page of the same read
+   * @maxLength 1024
+   */
+  cursor?: string;
+  /**
+   * The dataset's id
+   * @format uuid
+   */
+  datasetId: string;
+  /**
+   * @min 1
+   * @max 1000
+   * @default 200
+   */
+  limit?: number;
+  /**
+   * The deepest level answered: 1 is the roots, 2 their children ...
+   * @min 1
+   * @max 1000
+   * @example 2
+   */
+  max_depth: number;
+  /**
+   * The trace (as landed: OTLP hex ids lower-cased)
+   * @minLength 1
+   * @maxLength 128
+   * @example "4bf92f3577b34da6a3ce929d0e0e4736"
+   */
+  trace_id: string;
+  /**
+   * The version's id
+   * @format uuid
+   */
+  versionId: string;
+}
+
 export interface ListTraceTagsParams {
   /**
    * The dataset's id
@@ -13332,6 +13408,40 @@ export interface SpanPartition {
   span_id: string;
   /** @example "4bf92f3577b34da6a3ce929d0e0e4736" */
   trace_id: string;
+}
+
+export interface SpanTreeItem {
+  /**
+   * Spans directly under this one: read them with `parent_span_id` set to its `span_id`
+   * @example 3
+   */
+  child_count: number;
+  /**
+   * Its level, 1 for a root (null in a read of children)
+   * @example 1
+   */
+  depth: number | null;
+  /**
+   * The landed span: the canonical fields of docs/traces.md and its kept `attributes`
+   * @example {"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","span_id":"00f067aa0ba902b7","name":"support-agent","kind":"agent"}
+   */
+  span: Record<string, any>;
+}
+
+export interface SpanTreePage {
+  /** @example "f0eef60d-4b04-4046-aa3a-779fe13e072d" */
+  dataset_id: string;
+  /** Children in start order (then span id); by depth: level by level, each in start order */
+  items: SpanTreeItem[];
+  /**
+   * Pass as `cursor` for the next page; null on the last page. Versions do not change, so pages stay stable.
+   * @example null
+   */
+  next_cursor: string | null;
+  /** @example "4bf92f3577b34da6a3ce929d0e0e4736" */
+  trace_id: string;
+  /** @example "c126235b-f123-4f0a-83b8-ae22e7b83c4d" */
+  version_id: string;
 }
 
 export interface StagedEditResponse {
@@ -19755,6 +19865,62 @@ export class EvaluationWorkspaceClient<
     ) =>
       this.request<Record<string, any>, ProblemResponse>({
         path: `/datasets/${datasetId}/versions/${versionId}/trace-enrichment/results`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The spans directly under a span of a trace (without `parent_span_id`, the trace's roots and orphans), in start order, each with its child count; keyset pages of at most 1000 (viewers).
+     *
+     * @tags traces
+     * @name ListTraceSpanChildren
+     * @summary The spans directly under a span of a trace (without `parent_span_id`, the trace's roots and orphans), in start order, each with its child count; keyset pages of at most 1000 (viewers)
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/span-tree/children
+     * @secure
+     * @response `200` `SpanTreePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listTraceSpanChildren: (
+      { datasetId, versionId, ...query }: ListTraceSpanChildrenParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<SpanTreePage, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/span-tree/children`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Every span of a trace at depth `max_depth` or above (a root is 1), level by level in start order, each with its depth and child count; keyset pages of at most 1000 (viewers).
+     *
+     * @tags traces
+     * @name ListTraceSpansByDepth
+     * @summary Every span of a trace at depth `max_depth` or above (a root is 1), level by level in start order, each with its depth and child count; keyset pages of at most 1000 (viewers)
+     * @request GET:/datasets/{dataset_id}/versions/{version_id}/span-tree/by-depth
+     * @secure
+     * @response `200` `SpanTreePage`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listTraceSpansByDepth: (
+      { datasetId, versionId, ...query }: ListTraceSpansByDepthParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<SpanTreePage, ProblemResponse>({
+        path: `/datasets/${datasetId}/versions/${versionId}/span-tree/by-depth`,
         method: "GET",
         query: query,
         secure: true,
