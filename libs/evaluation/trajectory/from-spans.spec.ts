@@ -91,8 +91,8 @@ describe('trajectoryFromSpans', () => {
         kind: 'tool',
         name: 'tools/call get_weather',
         start_time: at(3),
-        tool_calls: [{ name: 'get_weather', arguments: '{"city":"Oslo"}', id: null }],
-        attributes: { 'mcp.method.name': 'tools/call', 'mcp.server.name': 'weather' },
+        // As the GenAI convention lands an MCP tools/call span: its call names the server.
+        tool_calls: [{ name: 'get_weather', arguments: '{"city":"Oslo"}', id: null, mcp_server: 'weather' }],
       }),
     ];
     const t = trajectoryFromSpans(spans, null);

@@ -5,12 +5,9 @@
  * retrievers, embedders, rerankers and guardrails are steps too; chains and unknown spans are
  * structure, not steps. Pure: spans in, a trajectory out.
  */
-import type { AttributeValue, CanonicalSpan } from '#libs/traces/span.types.js';
+import type { CanonicalSpan } from '#libs/traces/span.types.js';
 import { parseArguments } from './tool-calls.js';
 import { boundTrajectory, type StepType, type Trajectory, type TrajectoryStep } from './trajectory.types.js';
-
-/** Where the MCP server a tool call went through is named, in the order read. */
-const MCP_SERVER_ATTRIBUTES = ['mcp.server.name', 'mcp_server', 'server.address'];
 
 const STEP_OF_KIND: Partial<Record<string, StepType>> = {
   llm: 'llm',
@@ -36,18 +33,7 @@ type SpanRow = Pick<
   | 'output'
   | 'model'
   | 'tool_calls'
-> & { attributes?: Record<string, AttributeValue> | null };
-
-function mcpServer(span: SpanRow): string | null {
-  const attributes = span.attributes ?? {};
-  const isMcp = Object.keys(attributes).some((k) => k.startsWith('mcp.'));
-  if (!isMcp) return null;
-  for (const key of MCP_SERVER_ATTRIBUTES) {
-    const v = attributes[key];
-    if (typeof v === 'string' && v !== '') return v;
-  }
-  return 'mcp';
-}
+>;
 
 function startOf(span: SpanRow): number {
   const t = Date.parse(span.start_time);
@@ -104,7 +90,7 @@ export function trajectoryFromSpans(spans: SpanRow[], traceId: string | null): T
         arguments: parseArguments(call?.arguments ?? span.input),
         output: span.output ?? null,
         call_id: call?.id ?? null,
-        mcp_server: mcpServer(span),
+        mcp_server: call?.mcp_server ?? null,
         ...common,
       });
       continue;
