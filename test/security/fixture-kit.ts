@@ -40,6 +40,7 @@ export async function created(
  */
 export const NAMED_BY_TEXT = new Set([
   'name',
+  'trace_id',
   'config_name',
   'metric_name',
   'config_version',

@@ -163,7 +163,8 @@ describe('security: tenant isolation sweep', () => {
     const query: Record<string, unknown> = Object.fromEntries(
       op.queryParams
         .filter((q) => q.required)
-        .map((q) => [q.name, sample(document, q.schema, () => undefined, q.name)]),
+        // A required parameter a fixture names by text (a trace id) reads workspace A's; others are sampled.
+        .map((q) => [q.name, a.params[q.name] ?? sample(document, q.schema, () => undefined, q.name)]),
     );
     for (const s of slots.filter((x) => x.in === 'query')) query[s.name] = value('query', s.name);
     let body = validBody(document, op, (n) => value('body', n));

@@ -223,12 +223,18 @@ const PATH_FIXTURES: Record<string, Record<string, string>> = {
   '/traces/versions/{version_id}/ground-truth': { version_id: 'trace_version_id' },
   '/traces/versions/{version_id}:promote': { version_id: 'trace_version_id' },
   ...Object.fromEntries(
-    ['topology', 'trace-enrichment', 'trace-enrichment/results', 'trace-enrichment:recompute', 'trace-tags'].map(
-      (suffix) => [
-        `/datasets/{dataset_id}/versions/{version_id}/${suffix}`,
-        { dataset_id: 'trace_dataset_id', version_id: 'trace_version_id' },
-      ],
-    ),
+    [
+      'topology',
+      'trace-enrichment',
+      'trace-enrichment/results',
+      'trace-enrichment:recompute',
+      'trace-tags',
+      'span-tree/children',
+      'span-tree/by-depth',
+    ].map((suffix) => [
+      `/datasets/{dataset_id}/versions/{version_id}/${suffix}`,
+      { dataset_id: 'trace_dataset_id', version_id: 'trace_version_id' },
+    ]),
   ),
 };
 
