@@ -32,6 +32,12 @@ const PLANS: Record<string, AgentPlan> = {
   },
 };
 
+/** The calls each task should make: as planned, but the refund should also notify the customer. */
+const EXPECTED: Record<string, Array<{ name: string }>> = Object.fromEntries(
+  Object.entries(PLANS).map(([task, plan]) => [task, plan.rounds.flat().map((c) => ({ name: c.name }))]),
+);
+EXPECTED['Refund order 7'] = [...EXPECTED['Refund order 7'], { name: 'notify_customer' }];
+
 const TOOLS = {
   lookup_order: (a: Record<string, unknown>) => ({ order_id: a.order_id, parcel: `P-${String(a.order_id)}` }),
   track_parcel: () => ({ eta: 'tomorrow' }),
@@ -87,7 +93,7 @@ describe('runs: linked to the SUT’s own trace', () => {
       t,
       r.member.auth,
       ws,
-      tasks.map((question) => ({ input: question })),
+      tasks.map((question) => ({ input: question, expected_tool_calls: EXPECTED[question] })),
     );
     const { sutId, connectionId } = await sutWithConnection(t, r.member.auth, ws, {
       name: 'support-agent',
@@ -106,7 +112,7 @@ describe('runs: linked to the SUT’s own trace', () => {
       dataset_id: data.datasetId,
       sut_id: sutId,
       connection_id: connectionId,
-      metrics: ['latency', 'cost'],
+      metrics: ['latency', 'cost', 'tool_call_f1', 'trajectory_match', 'no_repeated_calls'],
     });
     expect(run.state).toBe('succeeded');
 
@@ -149,6 +155,24 @@ describe('runs: linked to the SUT’s own trace', () => {
       const prompt = Array.from({ length: calls }, (_, k) => 20 + 5 * k).reduce((a, b) => a + b, 0);
       expect(item.usage).toMatchObject({ prompt_tokens: prompt, completion_tokens: 7 * calls });
     }
+    // The trajectory metrics on the trace's trajectory, against an independent computation from the plan (names only).
+    const results = (
+      await t.http.post(`/runs/${run.id}/results/query`).set(r.viewer.auth).send({ limit: 100 }).expect(200)
+    ).body.items as Array<{ row: { input: string }; scores: Record<string, { score: number | null }> }>;
+    for (const item of results) {
+      const actual = PLANS[item.row.input].rounds.flat().map((c) => c.name);
+      const expected = EXPECTED[item.row.input].map((c) => c.name);
+      const matched = expected.filter(
+        (name, i) => expected.slice(0, i).filter((n) => n === name).length < actual.filter((n) => n === name).length,
+      ).length;
+      const precision = actual.length ? matched / actual.length : 1;
+      const recall = expected.length ? matched / expected.length : 1;
+      const f1 = precision + recall ? (2 * precision * recall) / (precision + recall) : 0;
+      expect(item.scores.tool_call_f1.score).toBeCloseTo(f1, 10);
+      expect(item.scores.trajectory_match.score).toBe(JSON.stringify(actual) === JSON.stringify(expected) ? 1 : 0);
+      expect(item.scores.no_repeated_calls.score).toBe(0);
+    }
+    expect(results.find((i) => i.row.input === 'Refund order 7')!.scores.tool_call_f1.score).toBeCloseTo(0.8, 10);
     // The tool that failed is a failed step.
     const cancel = byQuestion.get(PLANS['Cancel order 9'].answer)!;
     const failed = cancel.trajectory!.steps.find((s) => s.name === 'cancel_order')!;
