@@ -104,14 +104,7 @@ export class OtlpController {
     const encoding = otlpEncoding(req.headers['content-type']);
     if (!encoding) throw unsupportedOtlpType(req.headers['content-type']);
     const datasetName = otlpDatasetName(datasetHeader);
-    const items = await decodeExportRequest(req.body, encoding).catch((err: unknown) => {
-      if (err instanceof OtlpDecodeError)
-        throw new DomainError(
-          TraceErrors.otlp_body_undecodable,
-          `The body is not an OTLP ExportTraceServiceRequest (${encoding === 'protobuf' ? 'binary protobuf' : 'OTLP JSON'}): ${err.message}`,
-        );
-      throw err;
-    });
+    const items = await decodedAs('ExportTraceServiceRequest', encoding, () => decodeExportRequest(req.body, encoding));
     const outcome = await this.ingest.export(caller, access.workspaceId, datasetName, items);
     answerExport(res, outcome, encoding, 'traces');
   }
@@ -179,19 +172,23 @@ export class OtlpController {
     const encoding = otlpEncoding(req.headers['content-type']);
     if (!encoding) throw unsupportedOtlpType(req.headers['content-type']);
     const datasetName = otlpDatasetName(datasetHeader);
-    let items;
-    try {
-      items = decodeLogsRequest(req.body, encoding);
-    } catch (err) {
-      if (err instanceof OtlpDecodeError)
-        throw new DomainError(
-          TraceErrors.otlp_body_undecodable,
-          `The body is not an OTLP ExportLogsServiceRequest (${encoding === 'protobuf' ? 'binary protobuf' : 'OTLP JSON'}): ${err.message}`,
-        );
-      throw err;
-    }
+    const items = await decodedAs('ExportLogsServiceRequest', encoding, () => decodeLogsRequest(req.body, encoding));
     const outcome = await this.ingest.exportLogs(caller, access.workspaceId, datasetName, items);
     answerExport(res, outcome, encoding, 'logs');
+  }
+}
+
+/** A body decoded as the OTLP request it should be; an undecodable one is a 400 naming what it is not. */
+async function decodedAs<T>(request: string, encoding: OtlpEncoding, decode: () => T | Promise<T>): Promise<T> {
+  try {
+    return await decode();
+  } catch (err) {
+    if (err instanceof OtlpDecodeError)
+      throw new DomainError(
+        TraceErrors.otlp_body_undecodable,
+        `The body is not an OTLP ${request} (${encoding === 'protobuf' ? 'binary protobuf' : 'OTLP JSON'}): ${err.message}`,
+      );
+    throw err;
   }
 }
 
