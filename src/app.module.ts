@@ -15,6 +15,7 @@ import { AnalysisModule } from './modules/analysis/analysis.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
 import { CataloguesModule } from './modules/catalogues/catalogues.module.js';
 import { DatasetsModule } from './modules/datasets/datasets.module.js';
+import { McpModule } from './modules/mcp/mcp.module.js';
 import { OpsModule } from './modules/ops/ops.module.js';
 import { ProjectsModule } from './modules/projects/projects.module.js';
 import { TemplatesModule } from './modules/projects/templates.module.js';
@@ -55,6 +56,7 @@ export const FAMILY_MODULES = [
   ReviewModule,
   OnlineModule,
   SdkModule,
+  McpModule,
 ];
 
 /**

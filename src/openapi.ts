@@ -36,6 +36,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   runs: 'Runs of a SUT over a dataset version: start, progress, results, verdicts, diffs and offline uploads.',
   'synthetic data': 'Synthetic data generation through adapters.',
   analysis: 'Analyses of dataset versions (text, annotation, visual) and clustering runs.',
+  mcp: 'The Model Context Protocol server: the service as tools, resources and prompts for coding agents and assistants (docs/mcp.md).',
   traces: 'Trace ingestion (OTLP, JSONL, Phoenix, Langfuse) into trace datasets, connections, topology and enrichment.',
   projects: 'Projects grouping datasets, SUTs and runs, with coverage and trends.',
   'test plans': 'Test plans of a project: thresholds and the release rule, with versions.',

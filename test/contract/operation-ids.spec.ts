@@ -63,6 +63,7 @@ const OPERATION_VERBS = [
   'revoke',
   'run',
   'seal',
+  'send',
   'set',
   'skip',
   'start',

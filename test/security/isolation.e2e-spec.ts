@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { OpenApiDocument } from '../contract/support/spec-operations.js';
 import type { Actor } from '../factories/factory.js';
+import { mcpClient } from '../utils/mcp.js';
 import { startTestApp, type TestApp } from '../utils/test-app.js';
 import { FIXTURES, NAMED_BY_TEXT, snapshot, tenant, type Tenant } from './fixtures.js';
+import { call, recordArgs, toolArgs } from './mcp-walk.js';
 import {
   fillParams,
   fixtureFor,
@@ -300,6 +302,58 @@ describe('security: tenant isolation sweep', () => {
       }
       expect(failures).toEqual([]);
       expect(served).toBeGreaterThanOrEqual(25);
+    },
+    SWEEP_TIMEOUT_MS,
+  );
+
+  it(
+    "every MCP tool, with A's ids (all, or one beside B's own), called by B's API key and B's admin: refused, nothing of A's shown, A unchanged",
+    async () => {
+      await t.app.listen(0, '127.0.0.1');
+      const url = await t.app.getUrl();
+      const before = await snapshot(t, a.workspaceId);
+      const aIds = Object.values(a.params).filter((v) => /^[0-9a-f-]{36}$/.test(v));
+      const failures: string[] = [];
+      let calls = 0;
+      for (const [who, bearer] of [
+        ['B key', bKey.auth.Authorization.replace(/^Bearer /, '')],
+        ['B admin', bAdmin.token],
+      ] as const) {
+        const client = await mcpClient(url, bearer);
+        try {
+          for (const tool of (await client.listTools()).tools) {
+            const slots = recordArgs(tool);
+            const attempts: Array<Record<string, unknown>> = [toolArgs(tool, a.params)];
+            // Mixed: one record argument A's, the others B's (B's own records with one of A's beside them).
+            // A text named within a record (a trace id in a dataset) is no record of A's on its own.
+            if (slots.length > 1)
+              for (const { arg: theirs } of slots.filter((slot) => !NAMED_BY_TEXT.has(slot.fixture)))
+                attempts.push(toolArgs(tool, a.params, (arg) => (arg === theirs ? a.params : b.params)));
+            for (const args of slots.length ? attempts : []) {
+              calls++;
+              const answer = await call(client, tool.name, args);
+              // A refusal may name A's workspace, as the operation's own 403 does; no other id of A's may show.
+              const leaked = aIds.filter(
+                (id) => answer.text.includes(id) && !Object.values(args).includes(id) && id !== a.workspaceId,
+              );
+              if (!answer.isError || leaked.length)
+                failures.push(`${who} ${tool.name}(${JSON.stringify(args)}): ${answer.text.slice(0, 200)}`);
+            }
+            // Nothing named: the caller's own workspace, where nothing of A's may show.
+            if (!(tool.inputSchema.required ?? []).length) {
+              calls++;
+              const answer = await call(client, tool.name, {});
+              const leaked = aIds.filter((id) => answer.text.includes(id));
+              if (leaked.length) failures.push(`${who} ${tool.name}({}) shows A's ${leaked.join(', ')}`);
+            }
+          }
+        } finally {
+          await client.close();
+        }
+      }
+      console.log(`security/isolation: ${calls} MCP tool calls with A's ids or none, ${failures.length} not refused`);
+      expect(failures).toEqual([]);
+      expect(await snapshot(t, a.workspaceId)).toBe(before);
     },
     SWEEP_TIMEOUT_MS,
   );

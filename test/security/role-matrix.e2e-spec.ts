@@ -7,8 +7,10 @@ import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { ModulesContainer, Reflector } from '@nestjs/core';
 import { ACCESS_RULE, type AccessRule } from '#libs/auth/access.decorators.js';
 import { normalisePath, type OpenApiDocument } from '../contract/support/spec-operations.js';
+import { mcpClient } from '../utils/mcp.js';
 import type { TestApp } from '../utils/test-app.js';
 import { startSweep, type Tenant } from './fixtures.js';
+import { call, toolArgs } from './mcp-walk.js';
 import { fillParams, request, validBody, walk } from './openapi-walk.js';
 
 const MATRIX = join(dirname(fileURLToPath(import.meta.url)), 'role-matrix.json');
@@ -191,5 +193,46 @@ describe('security: role matrix', () => {
     Object.assign(figures, { below: calls, belowRefused: calls - failures.length });
     expect(failures).toEqual([]);
     expect(calls).toBeGreaterThanOrEqual(40);
+  });
+
+  it("MCP tools: a viewer's API key reads with every read-only tool and is refused every other with 403; a member's passes", async () => {
+    await t.app.listen(0, '127.0.0.1');
+    const url = await t.app.getUrl();
+    const key = async (role: string) =>
+      (
+        await t.http
+          .post(`/workspaces/${a.workspaceId}/api-keys`)
+          .set(a.owner.auth)
+          .send({ name: `mcp-${role}`, role })
+          .expect(201)
+      ).body.key as string;
+    const failures: string[] = [];
+    let [reads, served, writes] = [0, 0, 0];
+    for (const role of ['viewer', 'member'] as const) {
+      const client = await mcpClient(url, await key(role));
+      try {
+        for (const tool of (await client.listTools()).tools) {
+          const answer = await call(client, tool.name, toolArgs(tool, a.params));
+          const refusedByRole = /HTTP 40[13]/.test(answer.text);
+          if (tool.annotations?.readOnlyHint) {
+            if (role === 'viewer') reads++;
+            if (refusedByRole) failures.push(`${role} ${tool.name} (reads): ${answer.text.slice(0, 160)}`);
+            else if (!answer.isError && role === 'viewer') served++;
+          } else if (role === 'viewer') {
+            writes++;
+            if (!/HTTP 403/.test(answer.text))
+              failures.push(`viewer ${tool.name} (writes): ${answer.text.slice(0, 160)}`);
+          } else if (refusedByRole) failures.push(`member ${tool.name} (writes): ${answer.text.slice(0, 160)}`);
+        }
+      } finally {
+        await client.close();
+      }
+    }
+    console.log(
+      `security/role-matrix: MCP ${reads} read-only tools (${served} answered with the fixtures), ${writes} others refused to a viewer's key`,
+    );
+    expect(failures).toEqual([]);
+    expect(writes).toBeGreaterThanOrEqual(3);
+    expect(served).toBe(reads);
   });
 });

@@ -13261,6 +13261,28 @@ export interface SelectableCheck {
   reason: string;
 }
 
+/**
+ * A JSON-RPC 2.0 message of the Model Context Protocol
+ * @example {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"compare_runs","arguments":{"base_run_id":"27e1b0d8-e509-43eb-a23c-37b7a89187e2","candidate_run_id":"cab22811-9604-4326-bc9d-ff3c6d2bd1d4"}}}
+ */
+export interface SendMcpMessagePayload {
+  /** Responses: the JSON-RPC error (code, message, data) */
+  error?: Record<string, any>;
+  /** Request id (absent in notifications) */
+  id?: string | number;
+  jsonrpc: "2.0";
+  /**
+   * Requests and notifications: the method
+   * @maxLength 200
+   */
+  method?: string;
+  /** Requests: the method's parameters */
+  params?: Record<string, any>;
+  /** Responses: the result */
+  result?: Record<string, any>;
+  [key: string]: any;
+}
+
 export interface SessionPartition {
   /** @example "session" */
   level: "session";
@@ -26417,6 +26439,70 @@ export class EvaluationWorkspaceClient<
         path: `/examples/versions/${version}/download`,
         method: "GET",
         secure: true,
+        format: "json",
+        ...params,
+      }),
+  };
+  mcp = {
+    /**
+ * @description One MCP message (initialize, tools/list, tools/call, resources/read, prompts/get, …) of the 2026-07-28 revision or of the 2025 revisions (served statelessly). The answer is the JSON-RPC response, as JSON or as a Server-Sent Events stream when the client accepts one and the server sends messages before it. A tool the caller's role does not allow, or a record of another workspace, answers a tool error naming the API's refusal. GET and DELETE (the 2025 revisions' server stream and session end) answer 405: nothing is kept between requests.
+ *
+ * @tags mcp
+ * @name SendMcpMessage
+ * @summary One MCP message (initialize, tools/list, tools/call, resources/read, prompts/get, …) of the 2026-07-28 revision or of the 2025 revisions (served statelessly)
+ * @request POST:/mcp
+ * @secure
+ * @response `200` `{
+  /** Responses: the JSON-RPC error (code, message, data) *\/
+    error?: Record<string,any>,
+  /** Request id (absent in notifications) *\/
+    id?: (string | number),
+    jsonrpc: "2.0",
+  /**
+   * Requests and notifications: the method
+   * @maxLength 200
+   *\/
+    method?: string,
+  /** Requests: the method's parameters *\/
+    params?: Record<string,any>,
+  /** Responses: the result *\/
+    result?: Record<string,any>,
+    [key: string]: any,
+
+}` The JSON-RPC response (or a text/event-stream carrying it)
+ * @response `202` `void` A notification (or a response) the client sent: accepted, no body
+ * @response `400` `ProblemResponse` malformed_json (the body is not JSON); a JSON-RPC message the protocol refuses is answered as a JSON-RPC error
+ * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+ * @response `413` `ProblemResponse` The body exceeds the documented size limit
+ * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+ * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+ */
+    sendMcpMessage: (data: SendMcpMessagePayload, params: RequestParams = {}) =>
+      this.request<
+        {
+          /** Responses: the JSON-RPC error (code, message, data) */
+          error?: Record<string, any>;
+          /** Request id (absent in notifications) */
+          id?: string | number;
+          jsonrpc: "2.0";
+          /**
+           * Requests and notifications: the method
+           * @maxLength 200
+           */
+          method?: string;
+          /** Requests: the method's parameters */
+          params?: Record<string, any>;
+          /** Responses: the result */
+          result?: Record<string, any>;
+          [key: string]: any;
+        },
+        ProblemResponse
+      >({
+        path: `/mcp`,
+        method: "POST",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
         format: "json",
         ...params,
       }),

@@ -1,0 +1,77 @@
+import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiConsumes,
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiTags,
+} from '@nestjs/swagger';
+import { type NodeMcpRequestHandler, toNodeHandler } from '@modelcontextprotocol/node';
+import type { Request, Response } from 'express';
+import { Authenticated, CurrentUser } from '#libs/auth/access.decorators.js';
+import type { Principal } from '#libs/auth/roles.js';
+import { ProblemResponse } from '#libs/common/problem.dto.js';
+import { originOf } from '#libs/common/loopback-client.js';
+import { currentRequestId } from '#libs/common/request-context.js';
+import { MCP_MESSAGE_SCHEMA, MCP_REQUEST_EXAMPLE, MCP_RESPONSE_EXAMPLE } from './dto/mcp.dto.js';
+import { McpService } from './mcp.service.js';
+
+/**
+ * The MCP endpoint: a coding agent or assistant's MCP client sends JSON-RPC messages here over
+ * Streamable HTTP, with an API key (or a user's token) as its bearer. An addition beside the
+ * specification (docs/mcp.md).
+ */
+@ApiTags('mcp')
+@Controller('mcp')
+export class McpController {
+  private readonly serve: NodeMcpRequestHandler;
+
+  constructor(private readonly mcp: McpService) {
+    this.serve = toNodeHandler(mcp.handler);
+  }
+
+  /**
+   * One MCP message (initialize, tools/list, tools/call, resources/read, prompts/get, …) of the
+   * 2026-07-28 revision or of the 2025 revisions (served statelessly). The answer is the JSON-RPC
+   * response, as JSON or as a Server-Sent Events stream when the client accepts one and the
+   * server sends messages before it. A tool the caller's role does not allow, or a record of
+   * another workspace, answers a tool error naming the API's refusal. GET and DELETE (the 2025
+   * revisions' server stream and session end) answer 405: nothing is kept between requests.
+   */
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'sendMcpMessage' })
+  @Authenticated()
+  @ApiConsumes('application/json')
+  @ApiProduces('application/json', 'text/event-stream')
+  @ApiHeader({
+    name: 'MCP-Protocol-Version',
+    required: false,
+    description: 'The protocol revision the client negotiated (e.g. 2025-11-25)',
+    example: '2025-11-25',
+  })
+  @ApiBody({ schema: { ...MCP_MESSAGE_SCHEMA, example: MCP_REQUEST_EXAMPLE } })
+  @ApiOkResponse({
+    schema: { ...MCP_MESSAGE_SCHEMA, example: MCP_RESPONSE_EXAMPLE },
+    description: 'The JSON-RPC response (or a text/event-stream carrying it)',
+  })
+  @ApiAcceptedResponse({ description: 'A notification (or a response) the client sent: accepted, no body' })
+  @ApiBadRequestResponse({
+    type: ProblemResponse,
+    description:
+      'malformed_json (the body is not JSON); a JSON-RPC message the protocol refuses is answered as a JSON-RPC error',
+  })
+  async post(@CurrentUser() principal: Principal, @Req() req: Request, @Res() res: Response): Promise<void> {
+    (req as Request & { auth?: unknown }).auth = this.mcp.authInfo({
+      principal,
+      authorization: req.headers.authorization ?? '',
+      origin: originOf(req.socket),
+      requestId: currentRequestId(),
+    });
+    await this.serve(req, res, req.body);
+  }
+}
