@@ -3,6 +3,7 @@ import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
   ApiBody,
+  ApiNotAcceptableResponse,
   ApiConsumes,
   ApiHeader,
   ApiOkResponse,
@@ -18,6 +19,7 @@ import { ProblemResponse } from '#libs/common/problem.dto.js';
 import { originOf } from '#libs/common/loopback-client.js';
 import { currentRequestId } from '#libs/common/request-context.js';
 import { MCP_MESSAGE_SCHEMA, MCP_REQUEST_EXAMPLE, MCP_RESPONSE_EXAMPLE } from './dto/mcp.dto.js';
+import { refusalAsProblem } from './mcp-http.js';
 import { McpService } from './mcp.service.js';
 
 /**
@@ -31,7 +33,9 @@ export class McpController {
   private readonly serve: NodeMcpRequestHandler;
 
   constructor(private readonly mcp: McpService) {
-    this.serve = toNodeHandler(mcp.handler);
+    this.serve = toNodeHandler({
+      fetch: async (request, options) => refusalAsProblem(await mcp.handler.fetch(request, options)),
+    });
   }
 
   /**
@@ -63,7 +67,11 @@ export class McpController {
   @ApiBadRequestResponse({
     type: ProblemResponse,
     description:
-      'malformed_json (the body is not JSON); a JSON-RPC message the protocol refuses is answered as a JSON-RPC error',
+      'malformed_json (the body is not JSON), mcp_message_invalid (not a JSON-RPC message the server accepts: the problem carries the JSON-RPC error response too, `jsonrpc`, `id` and `error`)',
+  })
+  @ApiNotAcceptableResponse({
+    type: ProblemResponse,
+    description: 'mcp_not_acceptable: the Accept header admits neither application/json nor text/event-stream',
   })
   async post(@CurrentUser() principal: Principal, @Req() req: Request, @Res() res: Response): Promise<void> {
     (req as Request & { auth?: unknown }).auth = this.mcp.authInfo({

@@ -299,7 +299,7 @@ describe('MCP server', () => {
     await expect(stranger.readResource({ uri: `ews://datasets/${data.datasetId}/schema` })).rejects.toThrow();
   });
 
-  it('answers no credential with 401 problem+json, and the 2025 streams it does not keep with 405', async () => {
+  it('answers no credential with 401, an invalid message with 400 and a refused Accept with 406, as problem+json; the 2025 streams it does not keep with 405', async () => {
     const res = await t.http
       .post('/mcp')
       .set('Accept', 'application/json, text/event-stream')
@@ -311,6 +311,25 @@ describe('MCP server', () => {
       .get('/mcp')
       .set({ Authorization: `Bearer ${keys.member}`, Accept: 'text/event-stream' })
       .expect(405);
+    const invalid = await t.http
+      .post('/mcp')
+      .set({ Authorization: `Bearer ${keys.member}`, Accept: 'application/json, text/event-stream' })
+      .send({ jsonrpc: '1.0', method: 42 })
+      .expect(400);
+    expect(invalid.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(invalid.body).toEqual(
+      expect.objectContaining({
+        error_code: 'mcp_message_invalid',
+        jsonrpc: '2.0',
+        id: null,
+        error: expect.objectContaining({ code: -32600 }),
+      }),
+    );
+    const refused = await t.http
+      .post('/mcp')
+      .set({ Authorization: `Bearer ${keys.member}`, Accept: 'text/html' })
+      .send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    expect([refused.status, refused.body.error_code]).toEqual([406, 'mcp_not_acceptable']);
   });
 
   it('serves dataset schemas and reports as resources, and the prompts', async () => {

@@ -26471,8 +26471,9 @@ export class EvaluationWorkspaceClient<
 
 }` The JSON-RPC response (or a text/event-stream carrying it)
  * @response `202` `void` A notification (or a response) the client sent: accepted, no body
- * @response `400` `ProblemResponse` malformed_json (the body is not JSON); a JSON-RPC message the protocol refuses is answered as a JSON-RPC error
+ * @response `400` `ProblemResponse` malformed_json (the body is not JSON), mcp_message_invalid (not a JSON-RPC message the server accepts: the problem carries the JSON-RPC error response too, `jsonrpc`, `id` and `error`)
  * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+ * @response `406` `ProblemResponse` mcp_not_acceptable: the Accept header admits neither application/json nor text/event-stream
  * @response `413` `ProblemResponse` The body exceeds the documented size limit
  * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
  * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After

@@ -1,0 +1,38 @@
+import { CommonErrors } from '#libs/common/error-codes.js';
+import { buildProblem, PROBLEM_CONTENT_TYPE } from '#libs/common/problem.js';
+import { McpErrors } from './mcp.errors.js';
+
+/** The error code of each status the MCP transport refuses a message with. */
+const REFUSALS: Record<number, string> = {
+  406: McpErrors.mcp_not_acceptable,
+  413: CommonErrors.payload_too_large,
+  415: CommonErrors.unsupported_media_type,
+};
+
+/**
+ * The MCP transport's refusal of a message (a 4xx whose body is a JSON-RPC error without an id)
+ * as problem+json, like every refusal of the service, that stays a JSON-RPC error response:
+ * `jsonrpc`, `id` and `error` are kept beside the problem's members. Other answers pass as they are.
+ */
+export async function refusalAsProblem(response: Response): Promise<Response> {
+  if (response.status < 400 || response.status >= 500) return response;
+  const text = await response.text();
+  let rpc: { id?: unknown; error?: { code: number; message: string } } = {};
+  try {
+    rpc = JSON.parse(text) as typeof rpc;
+  } catch {
+    // Not JSON: the text is the detail.
+  }
+  const detail = rpc.error?.message ?? (text || `HTTP ${response.status}`);
+  const problem = {
+    ...buildProblem(REFUSALS[response.status] ?? McpErrors.mcp_message_invalid, detail),
+    status: response.status,
+    jsonrpc: '2.0',
+    id: rpc.id ?? null,
+    error: rpc.error ?? { code: -32600, message: detail },
+  };
+  const headers = new Headers(response.headers);
+  headers.set('content-type', PROBLEM_CONTENT_TYPE);
+  headers.delete('content-length');
+  return new Response(JSON.stringify(problem), { status: response.status, headers });
+}
