@@ -1,9 +1,22 @@
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import lockfile from 'proper-lockfile';
 import ts from 'typescript';
 
 /** Helpers of the SDK tests (test/e2e/sdk): bundles written out, consumer projects compiled and run. */
@@ -25,6 +38,41 @@ export async function packSdk(options: { from?: string; to?: string } = {}): Pro
   return pack(options);
 }
 
+/** A hash of the SDK's sources and of the script that packs them: equal hashes, equal packages. */
+function sdkSourcesHash(): string {
+  const hash = createHash('sha256').update(readFileSync(join(repoRoot, 'sdk', 'pack.mjs')));
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (['node_modules', 'dist'].includes(entry.name) || entry.name.endsWith('.tgz')) continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else hash.update(path.slice(repoRoot.length)).update(readFileSync(path));
+    }
+  };
+  walk(join(repoRoot, 'sdk', 'typescript'));
+  return hash.digest('hex').slice(0, 16);
+}
+
+/**
+ * The repository's SDK built and packed once per set of sources, whichever test file asks first:
+ * the others (in any jest worker) wait for it under a lock and reuse the tarball, read-only. A
+ * build takes 20 to 40 s; a fresh clone's suite asked for it three times.
+ */
+export async function builtSdkPackage(): Promise<string> {
+  const dir = join(tmpdir(), 'ews-sdk-packages', sdkSourcesHash());
+  mkdirSync(dir, { recursive: true });
+  const release = await lockfile.lock(dir, {
+    stale: 180_000,
+    retries: { retries: 1_200, minTimeout: 100, maxTimeout: 250 },
+  });
+  try {
+    const built = readdirSync(dir).find((f) => f.endsWith('.tgz'));
+    return built ? join(dir, built) : await packSdk({ to: dir });
+  } finally {
+    await release();
+  }
+}
+
 /**
  * The tarball GET /sdk/versions/{version}/package.tgz serves exists, as after `npm run build`:
  * `npm test` runs on a clone that was never built, and suites that call every operation (the
@@ -34,7 +82,13 @@ export async function ensureSdkPackage(): Promise<void> {
   const { version } = JSON.parse(readFileSync(join(repoRoot, 'sdk', 'typescript', 'package.json'), 'utf8')) as {
     version: string;
   };
-  if (!existsSync(join(repoRoot, 'dist', 'sdk', `ews-sdk-${version}.tgz`))) await packSdk();
+  const target = join(repoRoot, 'dist', 'sdk', `ews-sdk-${version}.tgz`);
+  if (existsSync(target)) return;
+  const built = await builtSdkPackage();
+  mkdirSync(dirname(target), { recursive: true });
+  const partial = `${target}.${process.pid}.partial`;
+  copyFileSync(built, partial);
+  renameSync(partial, target);
 }
 
 /** Writes each file of a downloaded bundle at its path in a new temporary folder. */

@@ -1,3 +1,4 @@
+import { DomainError } from '#libs/common/domain-error.js';
 import { CommonErrors } from '#libs/common/error-codes.js';
 import { buildProblem, PROBLEM_CONTENT_TYPE } from '#libs/common/problem.js';
 import { McpErrors } from './mcp.errors.js';
@@ -35,4 +36,29 @@ export async function refusalAsProblem(response: Response): Promise<Response> {
   headers.set('content-type', PROBLEM_CONTENT_TYPE);
   headers.delete('content-length');
   return new Response(JSON.stringify(problem), { status: response.status, headers });
+}
+
+/** The members a JSON-RPC 2.0 message has (request, notification, response). */
+const MESSAGE_MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params', 'result', 'error']);
+
+/**
+ * A body whose message (or a message of its batch) carries a member no JSON-RPC message has,
+ * refused before the transport reads it: 400 mcp_message_invalid naming the member, as the
+ * service names every member it refuses, and a JSON-RPC error response as well.
+ */
+export function refuseStrayMembers(body: unknown): void {
+  const messages = Array.isArray(body) ? body : [body];
+  for (const [i, message] of messages.entries()) {
+    if (!message || typeof message !== 'object' || Array.isArray(message)) continue;
+    const stray = Object.keys(message).find((member) => !MESSAGE_MEMBERS.has(member));
+    if (stray === undefined) continue;
+    const field = Array.isArray(body) ? `[${i}].${stray}` : stray;
+    const detail = `${field} is not a member of a JSON-RPC message (jsonrpc, id, method, params, result, error)`;
+    throw new DomainError(McpErrors.mcp_message_invalid, detail, {
+      errors: [{ field, message: 'not a member of a JSON-RPC message' }],
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: detail },
+    });
+  }
 }

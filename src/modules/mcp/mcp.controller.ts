@@ -19,7 +19,7 @@ import { ProblemResponse } from '#libs/common/problem.dto.js';
 import { originOf } from '#libs/common/loopback-client.js';
 import { currentRequestId } from '#libs/common/request-context.js';
 import { MCP_MESSAGE_SCHEMA, MCP_REQUEST_EXAMPLE, MCP_RESPONSE_EXAMPLE } from './dto/mcp.dto.js';
-import { refusalAsProblem } from './mcp-http.js';
+import { refusalAsProblem, refuseStrayMembers } from './mcp-http.js';
 import { McpService } from './mcp.service.js';
 
 /**
@@ -74,6 +74,7 @@ export class McpController {
     description: 'mcp_not_acceptable: the Accept header admits neither application/json nor text/event-stream',
   })
   async post(@CurrentUser() principal: Principal, @Req() req: Request, @Res() res: Response): Promise<void> {
+    refuseStrayMembers(req.body);
     (req as Request & { auth?: unknown }).auth = this.mcp.authInfo({
       principal,
       authorization: req.headers.authorization ?? '',

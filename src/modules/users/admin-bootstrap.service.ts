@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import { randomBytes } from 'node:crypto';
 import { AuditService } from '#libs/audit/audit.service.js';
 import { PasswordHasher } from '#libs/auth/password-hasher.js';
@@ -8,7 +9,9 @@ import { UsersRepository } from './users.repository.js';
 
 /**
  * First start: when no user exists, creates the system admin named by ADMIN_EMAIL with
- * ADMIN_PASSWORD, or with a random password printed once to stderr.
+ * ADMIN_PASSWORD, or with a random password printed once to stderr. Only a process that serves
+ * HTTP does: a worker started first (scaled out, perhaps without ADMIN_PASSWORD) would otherwise
+ * create the admin with a password only its own log shows, and the API's would be ignored.
  */
 @Injectable()
 export class AdminBootstrapService implements OnApplicationBootstrap {
@@ -19,9 +22,12 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
     private readonly users: UsersRepository,
     private readonly hasher: PasswordHasher,
     private readonly audit: AuditService,
+    private readonly http: HttpAdapterHost,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    // A worker's application context has no HTTP adapter.
+    if (!this.http.httpAdapter) return;
     if ((await this.users.count()) > 0) return;
     const email = this.config.env.ADMIN_EMAIL.toLowerCase();
     const generated = !this.config.env.ADMIN_PASSWORD;

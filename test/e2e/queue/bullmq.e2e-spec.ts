@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { DataSource } from 'typeorm';
 import { Redis } from 'ioredis';
 import { ReadinessRegistry } from '#libs/common/readiness.js';
 import { BULLMQ_QUEUE_NAME, bullJobId } from '#libs/queue/drivers/bullmq.driver.js';
 import { JobQueue } from '#libs/queue/job-queue.service.js';
-import { startTestApp, type TestApp } from '../../utils/test-app.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestApp, type TestApp } from '../../utils/test-app.js';
+import { createTestDatabase } from '../../utils/database.js';
 import { invocations, settledRows, waitFor, waitForStatus } from './support/probes.js';
 import { createProbeTables, TestJobsModule } from './support/test-jobs.module.js';
 import {
@@ -50,6 +52,23 @@ describeOn(
   });
 
   const workerIds = () => workers.map((w) => w.queue.workerId);
+
+  it('leaves the first admin to the API: a worker started first on an empty database creates none, the API then creates it with its ADMIN_PASSWORD', async () => {
+    const db = await createTestDatabase();
+    const worker = await startWorkerContext(db, { ...env, RUN_WORKERS: 'true', ADMIN_PASSWORD: 'the-workers-own-1' });
+    let first: TestApp | undefined;
+    try {
+      const [{ n }] = await worker.context.get(DataSource).query('SELECT count(*)::int AS n FROM users');
+      expect(n).toBe(0);
+      first = await startTestApp({ ...env, RUN_WORKERS: 'false' }, { database: db });
+      await first.http.post('/auth/token').send({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }).expect(200);
+      await first.http.post('/auth/token').send({ email: ADMIN_EMAIL, password: 'the-workers-own-1' }).expect(401);
+    } finally {
+      await first?.close();
+      await worker.close();
+      await db.drop();
+    }
+  });
 
   it('delivers through Redis: a 202 start is run by a worker process, not by the API', async () => {
     expect(queue.driverKind).toBe('bullmq');

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { FakeUpstream } from '../../utils/fake-upstream.js';
-import { packSdk, repoRoot, run } from '../../utils/sdk-package.js';
+import { builtSdkPackage, repoRoot, run } from '../../utils/sdk-package.js';
 import { sutWithConnection } from '../../utils/suts.js';
 import { startTestApp, type TestApp } from '../../utils/test-app.js';
 
@@ -79,10 +79,9 @@ describe('sdk: the ews command', () => {
       return { json: { answer: answers[country] ?? 'unknown' }, delayMs: 20 };
     });
     // The package as `npm run build` packs it, installed with npm as a CI job installs it (no dependencies: nothing from a registry).
-    const packed = mkdtempSync(join(tmpdir(), 'ews-cli-pack-'));
     project = mkdtempSync(join(tmpdir(), 'ews-cli-project-'));
-    dirs.push(packed, project);
-    const tarball = await packSdk({ to: packed });
+    dirs.push(project);
+    const tarball = await builtSdkPackage();
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'ci-job', private: true, type: 'module' }));
     await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel', 'error', tarball], {
       cwd: project,

@@ -13280,7 +13280,6 @@ export interface SendMcpMessagePayload {
   params?: Record<string, any>;
   /** Responses: the result */
   result?: Record<string, any>;
-  [key: string]: any;
 }
 
 export interface SessionPartition {
@@ -26467,7 +26466,6 @@ export class EvaluationWorkspaceClient<
     params?: Record<string,any>,
   /** Responses: the result *\/
     result?: Record<string,any>,
-    [key: string]: any,
 
 }` The JSON-RPC response (or a text/event-stream carrying it)
  * @response `202` `void` A notification (or a response) the client sent: accepted, no body
@@ -26495,7 +26493,6 @@ export class EvaluationWorkspaceClient<
           params?: Record<string, any>;
           /** Responses: the result */
           result?: Record<string, any>;
-          [key: string]: any;
         },
         ProblemResponse
       >({

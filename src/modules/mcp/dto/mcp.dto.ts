@@ -22,7 +22,7 @@ export const MCP_MESSAGE_SCHEMA = {
       description: 'Responses: the JSON-RPC error (code, message, data)',
     },
   },
-  additionalProperties: true,
+  additionalProperties: false,
 };
 
 export const MCP_REQUEST_EXAMPLE = {

@@ -35,6 +35,13 @@ const rows = z.array(z.record(z.string(), z.unknown()));
 
 /** Datasets: find them, see one's columns and a few rows, query rows in the query language. */
 export function registerDatasetTools(server: McpServer, api: McpApi): void {
+  findDatasets(server, api);
+  showDataset(server, api);
+  queryRows(server, api);
+}
+
+/** Find datasets: the `find_datasets` tool. */
+function findDatasets(server: McpServer, api: McpApi): void {
   server.registerTool(
     'find_datasets',
     {
@@ -72,7 +79,10 @@ export function registerDatasetTools(server: McpServer, api: McpApi): void {
       });
     }),
   );
+}
 
+/** Show a dataset: the `show_dataset` tool. */
+function showDataset(server: McpServer, api: McpApi): void {
   server.registerTool(
     'show_dataset',
     {
@@ -134,7 +144,10 @@ export function registerDatasetTools(server: McpServer, api: McpApi): void {
       });
     }),
   );
+}
 
+/** Query dataset rows: the `query_rows` tool. */
+function queryRows(server: McpServer, api: McpApi): void {
   server.registerTool(
     'query_rows',
     {

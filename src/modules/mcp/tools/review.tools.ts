@@ -36,6 +36,14 @@ function itemOf(i: ReviewItemResponse, maxChars = 300): z.infer<typeof item> {
 
 /** Human review: see the queues and their items, take the next item and label it. */
 export function registerReviewTools(server: McpServer, api: McpApi): void {
+  listReviewQueues(server, api);
+  listReviewItems(server, api);
+  nextReviewItem(server, api);
+  labelReviewItem(server, api);
+}
+
+/** List review queues: the `list_review_queues` tool. */
+function listReviewQueues(server: McpServer, api: McpApi): void {
   server.registerTool(
     'list_review_queues',
     {
@@ -69,7 +77,10 @@ export function registerReviewTools(server: McpServer, api: McpApi): void {
       });
     }),
   );
+}
 
+/** List review items: the `list_review_items` tool. */
+function listReviewItems(server: McpServer, api: McpApi): void {
   server.registerTool(
     'list_review_items',
     {
@@ -91,7 +102,10 @@ export function registerReviewTools(server: McpServer, api: McpApi): void {
       return answer({ items: page.items.map((i) => itemOf(i)), paging: pagingOf(page, page.items.length) });
     }),
   );
+}
 
+/** Take the next item to review: the `next_review_item` tool. */
+function nextReviewItem(server: McpServer, api: McpApi): void {
   server.registerTool(
     'next_review_item',
     {
@@ -119,7 +133,10 @@ export function registerReviewTools(server: McpServer, api: McpApi): void {
       });
     }),
   );
+}
 
+/** Label a review item: the `label_review_item` tool. */
+function labelReviewItem(server: McpServer, api: McpApi): void {
   server.registerTool(
     'label_review_item',
     {

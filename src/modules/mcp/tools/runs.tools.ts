@@ -114,6 +114,17 @@ function diffRowOf(row: DiffRowDto): z.infer<typeof diffRow> {
 
 /** Runs: list and read them, compare two with the statistics, explain a gate, start one and follow it. */
 export function registerRunTools(server: McpServer, api: McpApi): void {
+  listRuns(server, api);
+  showRun(server, api);
+  compareRuns(server, api);
+  showDiffRow(server, api);
+  explainGate(server, api);
+  startRun(server, api);
+  followRun(server, api);
+}
+
+/** List runs: the `list_runs` tool. */
+function listRuns(server: McpServer, api: McpApi): void {
   server.registerTool(
     'list_runs',
     {
@@ -143,7 +154,10 @@ export function registerRunTools(server: McpServer, api: McpApi): void {
       return answer({ runs: page.items.map(runOf), paging: pagingOf(page, page.items.length) });
     }),
   );
+}
 
+/** Show a run: the `show_run` tool. */
+function showRun(server: McpServer, api: McpApi): void {
   server.registerTool(
     'show_run',
     {
@@ -175,7 +189,10 @@ export function registerRunTools(server: McpServer, api: McpApi): void {
       });
     }),
   );
+}
 
+/** Compare two runs: the `compare_runs` tool. */
+function compareRuns(server: McpServer, api: McpApi): void {
   server.registerTool(
     'compare_runs',
     {
@@ -240,7 +257,10 @@ export function registerRunTools(server: McpServer, api: McpApi): void {
       });
     }),
   );
+}
 
+/** Show one row of a comparison: the `show_diff_row` tool. */
+function showDiffRow(server: McpServer, api: McpApi): void {
   server.registerTool(
     'show_diff_row',
     {
@@ -282,7 +302,10 @@ export function registerRunTools(server: McpServer, api: McpApi): void {
       });
     }),
   );
+}
 
+/** Explain a release gate verdict: the `explain_gate` tool. */
+function explainGate(server: McpServer, api: McpApi): void {
   server.registerTool(
     'explain_gate',
     {
@@ -327,7 +350,10 @@ export function registerRunTools(server: McpServer, api: McpApi): void {
       });
     }),
   );
+}
 
+/** Start a run: the `start_run` tool. */
+function startRun(server: McpServer, api: McpApi): void {
   server.registerTool(
     'start_run',
     {
@@ -355,7 +381,10 @@ export function registerRunTools(server: McpServer, api: McpApi): void {
       return answer({ run: runOf(run) });
     }),
   );
+}
 
+/** Follow a run: the `follow_run` tool. */
+function followRun(server: McpServer, api: McpApi): void {
   server.registerTool(
     'follow_run',
     {

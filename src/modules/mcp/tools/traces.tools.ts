@@ -62,6 +62,12 @@ const flag = (value: boolean | undefined) => (value === undefined ? undefined : 
 
 /** Production traces: search a trace dataset by what its enrichment found, read one trace as a tree. */
 export function registerTraceTools(server: McpServer, api: McpApi): void {
+  searchTraces(server, api);
+  showTrace(server, api);
+}
+
+/** Search traces: the `search_traces` tool. */
+function searchTraces(server: McpServer, api: McpApi): void {
   server.registerTool(
     'search_traces',
     {
@@ -126,7 +132,10 @@ export function registerTraceTools(server: McpServer, api: McpApi): void {
       });
     }),
   );
+}
 
+/** Show a trace: the `show_trace` tool. */
+function showTrace(server: McpServer, api: McpApi): void {
   server.registerTool(
     'show_trace',
     {
