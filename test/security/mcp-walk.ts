@@ -69,6 +69,3 @@ export async function call(client: Client, name: string, args: Record<string, un
     return { isError: true, text: String(err) };
   }
 }
-
-/** The service's refusal of a record, as a tool names it. */
-export const REFUSED = /HTTP (403|404)/;

@@ -4,7 +4,17 @@ import type { DatasetResponse } from '../../datasets/dto/dataset.dto.js';
 import type { QueryResponse } from '../../datasets/dto/query.dto.js';
 import { type McpApi, path, ToolInputError } from '../mcp-api.js';
 import { answer, clipText, clipValue, guarded } from '../tool-results.js';
-import { id, pageArg, pageSizeArg, paging, pagingOf, READS, versionOf, workspaceArg } from './tool-kit.js';
+import {
+  defaultVersion,
+  id,
+  pageArg,
+  pageSizeArg,
+  paging,
+  pagingOf,
+  READS,
+  versionOf,
+  workspaceArg,
+} from './tool-kit.js';
 
 const datasetSummary = z.object({
   id: z.string(),
@@ -107,7 +117,8 @@ function showDataset(server: McpServer, api: McpApi): void {
     },
     guarded(async (args) => {
       const dataset = await api.get<DatasetResponse>(path`/datasets/${args.dataset_id}`);
-      const versionId = await versionOf(api, args.dataset_id, args.version_id);
+      // The dataset read above names its default version: no second read.
+      const versionId = args.version_id ?? defaultVersion(dataset);
       if (!versionId)
         return answer({
           dataset: summary(dataset),

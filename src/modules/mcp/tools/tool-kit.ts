@@ -31,7 +31,6 @@ export function pagingOf(page: { total: number; page: number; page_size: number 
 }
 
 interface DatasetHead {
-  id: string;
   kind: string;
   current_version_id: string | null;
   latest_version: { id: string } | null;
@@ -41,9 +40,12 @@ interface DatasetHead {
  * The version a tool reads when none is named: a test-case dataset's current (promoted) version,
  * else its newest, as the API's own defaults do; a trace dataset's newest (its live head).
  */
-export async function versionOf(api: McpApi, datasetId: string, named?: string): Promise<string | null> {
-  if (named) return named;
-  const dataset = await api.get<DatasetHead>(path`/datasets/${datasetId}`);
+export function defaultVersion(dataset: DatasetHead): string | null {
   if (dataset.kind === 'traces') return dataset.latest_version?.id ?? null;
   return dataset.current_version_id ?? dataset.latest_version?.id ?? null;
+}
+
+/** The version named, else the dataset's default version (one read of the dataset). */
+export async function versionOf(api: McpApi, datasetId: string, named?: string): Promise<string | null> {
+  return named ?? defaultVersion(await api.get<DatasetHead>(path`/datasets/${datasetId}`));
 }
