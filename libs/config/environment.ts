@@ -325,6 +325,14 @@ export class Environment {
   @Max(19)
   WORKER_NICE: number = 10;
 
+  /** A worker process of its own answers GET /live and /ready on this port of HOST (its health probes); 0: no listener */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  WORKER_HEALTH_PORT: number = 0;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()
