@@ -95,7 +95,7 @@ const RETRY_AFTER = {
 };
 
 /** The rate-limit fields of every counted answer (draft-ietf-httpapi-ratelimit-headers; docs/api-conventions.md). */
-const RATE_LIMIT_HEADERS = {
+const RATE_LIMIT_HEADER_COMPONENTS = {
   'RateLimit-Policy': {
     description:
       "The quota of this operation's class (`read`, `write`, `ingestion` or `login`) for the caller: `q` requests per window of `w` seconds",
@@ -106,6 +106,10 @@ const RATE_LIMIT_HEADERS = {
     schema: { type: 'string', maxLength: 64, example: '"write";r=287;t=42' },
   },
 };
+/** What each 2xx and 4xx answer refers to, once in `components.headers`. */
+const RATE_LIMIT_HEADERS = Object.fromEntries(
+  Object.keys(RATE_LIMIT_HEADER_COMPONENTS).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
+);
 
 /** An example problem body for one error code, as the exception filter would write it. */
 export function exampleProblem(code: string): Record<string, unknown> {
@@ -156,7 +160,11 @@ export function completeOpenApiDocument(document: OpenAPIObject, options: Comple
   document.tags = [...used].map((name) => (options.tags[name] ? { name, description: options.tags[name] } : { name }));
   document.servers = options.servers;
   // One example problem per error code, referenced by every response that can carry it.
-  const components = (document.components ??= {}) as { examples?: Record<string, unknown> };
+  const components = (document.components ??= {}) as {
+    examples?: Record<string, unknown>;
+    headers?: Record<string, unknown>;
+  };
+  components.headers = { ...components.headers, ...RATE_LIMIT_HEADER_COMPONENTS };
   components.examples = {
     ...components.examples,
     ...Object.fromEntries(
