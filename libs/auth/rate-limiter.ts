@@ -77,7 +77,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** Counts one request of `kind` against `caller`: what remains, and whether it was over. */
-  async consume(kind: RateLimitClass, caller: RateLimitCaller): Promise<RateLimitState> {
+  private async consume(kind: RateLimitClass, caller: RateLimitCaller): Promise<RateLimitState> {
     const limiter = (await (this.limiters ??= this.build()))[kind];
     const policy = this.policies[kind];
     try {
